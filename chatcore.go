@@ -1,0 +1,198 @@
+package chatcore
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Version is chatcore's version, reported in zulip_version and in the
+// User-Agent of outgoing webhooks.
+const Version = "0.1.0"
+
+// FeatureLevel is the Zulip API feature level chatcore speaks.
+const FeatureLevel = 467
+
+// Clock tells the time. Tests inject a fake one with [WithClock].
+type Clock interface {
+	Now() time.Time
+}
+
+// ClockFunc adapts a function to [Clock].
+type ClockFunc func() time.Time
+
+// Now calls f.
+func (f ClockFunc) Now() time.Time { return f() }
+
+// Email is an outgoing e-mail.
+type Email struct {
+	To      string
+	From    string
+	Subject string
+	Body    string
+}
+
+// Mailer sends e-mails (e-mail change confirmations, deactivation notices).
+// The Service calls it only after the transaction that caused the e-mail has
+// committed. The default mailer discards mail after logging it.
+type Mailer interface {
+	Send(ctx context.Context, m Email) error
+}
+
+// Event is a change notification for the users in UserIDs, shaped as Zulip's
+// event payloads (Data holds "type", "op", ... ).
+type Event struct {
+	RealmID RealmID
+	UserIDs []UserID
+	Data    map[string]any
+}
+
+// EventSink receives events. The Service publishes an operation's events only
+// after its transaction has committed, in order. Publish must not block for long.
+type EventSink interface {
+	Publish(ctx context.Context, events []Event)
+}
+
+// PasswordHasher hashes and verifies passwords. The default is argon2id.
+type PasswordHasher interface {
+	// Hash returns an encoded hash of password.
+	Hash(password string) (string, error)
+	// Verify reports whether password matches the encoded hash.
+	Verify(hash, password string) (bool, error)
+}
+
+// Option configures a [Service].
+type Option func(*Service)
+
+// WithClock sets the clock (default: the system clock).
+func WithClock(c Clock) Option { return func(s *Service) { s.clock = c } }
+
+// WithMailer sets where e-mails go (default: logged and dropped).
+func WithMailer(m Mailer) Option { return func(s *Service) { s.mailer = m } }
+
+// WithEventSink sets where events go (default: dropped).
+func WithEventSink(e EventSink) Option { return func(s *Service) { s.events = e } }
+
+// WithPasswordHasher sets the password hasher (default: argon2id).
+func WithPasswordHasher(h PasswordHasher) Option { return func(s *Service) { s.hasher = h } }
+
+// WithLogger sets the logger for failures that reach no caller, such as a
+// mailer error after commit (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithTopicDeletion sets the batch size and time budget of topic deletion
+// (Zulip: 100 messages, 50 s). Non-positive values keep the defaults.
+func WithTopicDeletion(batchSize int, budget time.Duration) Option {
+	return func(s *Service) {
+		if batchSize > 0 {
+			s.batchSize = batchSize
+		}
+		if budget > 0 {
+			s.deleteBudget = budget
+		}
+	}
+}
+
+// WithExternalURL sets the base URL of the server (used in links in e-mails and
+// reminders), e.g. "https://chat.example.com". Default "http://127.0.0.1:9991".
+func WithExternalURL(u string) Option { return func(s *Service) { s.externalURL = u } }
+
+// Service carries out chatcore's operations with Zulip's rules on top of a
+// [Store]. All methods are safe for concurrent use.
+type Service struct {
+	store        Store
+	clock        Clock
+	mailer       Mailer
+	events       EventSink
+	hasher       PasswordHasher
+	log          *slog.Logger
+	batchSize    int
+	deleteBudget time.Duration
+	externalURL  string
+	// extra holds settings-specific configuration (languages, sounds, password
+	// policy); see settings.go.
+	settingsConfig
+}
+
+// New returns a Service over store.
+func New(store Store, opts ...Option) *Service {
+	s := &Service{
+		store:          store,
+		clock:          ClockFunc(time.Now),
+		events:         discardEvents{},
+		log:            slog.Default(),
+		batchSize:      100,
+		deleteBudget:   50 * time.Second,
+		externalURL:    "http://127.0.0.1:9991",
+		settingsConfig: defaultSettingsConfig(),
+	}
+	s.mailer = logMailer{s}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.hasher == nil {
+		s.hasher = defaultHasher()
+	}
+	return s
+}
+
+// Store returns the store the Service works on.
+func (s *Service) Store() Store { return s.store }
+
+// Now returns the Service clock's current time.
+func (s *Service) Now() time.Time { return s.clock.Now() }
+
+type discardEvents struct{}
+
+func (discardEvents) Publish(context.Context, []Event) {}
+
+type logMailer struct{ s *Service }
+
+func (m logMailer) Send(ctx context.Context, e Email) error {
+	m.s.log.InfoContext(ctx, "chatcore: e-mail not sent (no mailer configured)", "to", e.To, "subject", e.Subject)
+	return nil
+}
+
+// effects collects what an operation must do after its transaction commits.
+type effects struct {
+	events []Event
+	mails  []Email
+}
+
+func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
+	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data})
+}
+
+func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
+
+// update runs fn in one store transaction and, only once it has committed,
+// publishes the collected events and sends the collected e-mails. Mail failures
+// after commit are logged: the change they describe has happened.
+func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error) error {
+	var fx effects
+	err := s.store.Update(ctx, func(tx Tx) error {
+		fx = effects{} // a store may not retry, but never leak a failed attempt's effects
+		return fn(tx, &fx)
+	})
+	if err != nil {
+		return err
+	}
+	s.flush(ctx, &fx)
+	return nil
+}
+
+func (s *Service) flush(ctx context.Context, fx *effects) {
+	if len(fx.events) > 0 {
+		s.events.Publish(ctx, fx.events)
+	}
+	for _, m := range fx.mails {
+		if err := s.mailer.Send(ctx, m); err != nil {
+			s.log.ErrorContext(ctx, "chatcore: sending e-mail", "to", m.To, "subject", m.Subject, "err", err)
+		}
+	}
+}
+
+// view runs fn in a read-only transaction.
+func (s *Service) view(ctx context.Context, fn func(tx Tx) error) error {
+	return s.store.View(ctx, fn)
+}

@@ -1,0 +1,153 @@
+package chatcore
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Store-level sentinel errors. A [Store] wraps them with context
+// (fmt.Errorf("user %d: %w", id, ErrNotFound)); the [Service] turns them into
+// [*Error] values with Zulip's exact messages. Test with errors.Is.
+var (
+	// ErrNotFound reports that the requested object does not exist.
+	ErrNotFound = errors.New("chatcore: not found")
+	// ErrConflict reports that a write would violate a uniqueness rule (a second
+	// user with the same e-mail in a realm, a duplicate id, a duplicate
+	// linkifier pattern, ...).
+	ErrConflict = errors.New("chatcore: conflict")
+)
+
+// Code is the Zulip wire error code carried in the "code" field of an error
+// response.
+type Code string
+
+// The wire codes chatcore produces.
+const (
+	CodeBadRequest               Code = "BAD_REQUEST"
+	CodeRequestVariableMissing   Code = "REQUEST_VARIABLE_MISSING"
+	CodeRequestConfusingVar      Code = "REQUEST_CONFUSING_VAR"
+	CodeInvalidJSON              Code = "INVALID_JSON"
+	CodeUnauthorizedPrincipal    Code = "UNAUTHORIZED_PRINCIPAL"
+	CodeUnauthorized             Code = "UNAUTHORIZED"
+	CodeUserDeactivated          Code = "USER_DEACTIVATED"
+	CodeRealmDeactivated         Code = "REALM_DEACTIVATED"
+	CodeInvalidAPIKey            Code = "INVALID_API_KEY"
+	CodeRateLimitHit             Code = "RATE_LIMIT_HIT"
+	CodeCannotDeactivateLastUser Code = "CANNOT_DEACTIVATE_LAST_USER"
+	CodeStreamDoesNotExist       Code = "STREAM_DOES_NOT_EXIST"
+)
+
+// Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not
+// a function of its code (a missing scheduled message is BAD_REQUEST with status
+// 404), so transports choose their status from the Kind.
+type Kind uint8
+
+// The kinds of errors. The comment names the HTTP status the adapter uses.
+const (
+	KindInvalid         Kind = iota // 400
+	KindNotFound                    // 404
+	KindForbidden                   // 403
+	KindUnauthenticated             // 401
+	KindRateLimited                 // 429
+	KindConflict                    // 409
+)
+
+// String returns the lower-case name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case KindInvalid:
+		return "invalid"
+	case KindNotFound:
+		return "not_found"
+	case KindForbidden:
+		return "forbidden"
+	case KindUnauthenticated:
+		return "unauthenticated"
+	case KindRateLimited:
+		return "rate_limited"
+	case KindConflict:
+		return "conflict"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Error is the error every [Service] method returns for a request that cannot be
+// carried out. Msg is Zulip's exact user-facing text; Data holds extra keys of
+// Zulip's error envelope (var_name, is_last_owner, errors, ...). Any error a
+// Service method returns that is not an *Error is an internal failure (store,
+// context) whose text must not be shown to users.
+type Error struct {
+	Code Code
+	Kind Kind
+	Msg  string
+	Data map[string]any
+	Err  error // the cause, if any
+}
+
+// Error returns a debugging string such as "chatcore: BAD_REQUEST: Invalid color_scheme".
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("chatcore: %s: %s: %v", e.Code, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("chatcore: %s: %s", e.Code, e.Msg)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// BadRequest returns a BAD_REQUEST error of kind [KindInvalid] with the given message.
+func BadRequest(msg string) *Error {
+	return &Error{Code: CodeBadRequest, Kind: KindInvalid, Msg: msg}
+}
+
+// BadRequestf is [BadRequest] with a formatted message.
+func BadRequestf(format string, args ...any) *Error {
+	return BadRequest(fmt.Sprintf(format, args...))
+}
+
+// NotFound returns a BAD_REQUEST error of kind [KindNotFound], as Zulip's
+// ResourceNotFoundError (HTTP 404 with code BAD_REQUEST).
+func NotFound(msg string) *Error {
+	return &Error{Code: CodeBadRequest, Kind: KindNotFound, Msg: msg}
+}
+
+// MissingArgument returns Zulip's "Missing 'name' argument" error with var_name set.
+func MissingArgument(name string) *Error {
+	return &Error{
+		Code: CodeRequestVariableMissing, Kind: KindInvalid,
+		Msg:  fmt.Sprintf("Missing '%s' argument", name),
+		Data: map[string]any{"var_name": name},
+	}
+}
+
+// InvalidArgument returns "Invalid <name>" (BAD_REQUEST).
+func InvalidArgument(name string) *Error {
+	return BadRequest("Invalid " + name)
+}
+
+// Unauthorized returns a 401-kind error with code UNAUTHORIZED and the given message.
+func Unauthorized(msg string) *Error {
+	return &Error{Code: CodeUnauthorized, Kind: KindUnauthenticated, Msg: msg}
+}
+
+// The permission errors of Zulip's role decorators: HTTP 400, UNAUTHORIZED_PRINCIPAL.
+
+func errMustBeMember() *Error {
+	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization member"}
+}
+
+func errMustBeAdmin() *Error {
+	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization administrator"}
+}
+
+func errMustBeOwner() *Error {
+	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization owner"}
+}
+
+// ErrorCode returns the wire code of err, or "" when err is not an [*Error].
+func ErrorCode(err error) Code {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return ""
+}

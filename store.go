@@ -1,0 +1,311 @@
+package chatcore
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists chatcore's data. Implementations live under store/ (memory,
+// sqlite); store/storetest is the conformance suite every implementation must
+// pass, and embedders may run it against their own.
+//
+// All access goes through managed transactions. The [Service] runs every rule
+// that must check and write atomically ("never deactivate the only owner",
+// bulk setting edits, ...) inside one Update, so stores stay plain persistence:
+// they check no permissions, validate no input and write no user-facing text.
+// Methods return errors wrapping [ErrNotFound] or [ErrConflict] where stated.
+type Store interface {
+	// View runs fn in a read-only transaction that sees a consistent snapshot of
+	// committed data. fn must not keep tx after it returns.
+	View(ctx context.Context, fn func(tx Tx) error) error
+	// Update runs fn in a read-write transaction. It commits when fn returns nil
+	// and rolls back when fn returns an error or panics (the panic is re-raised
+	// after the rollback). Writers are serialised. fn must use only tx: calling
+	// Update or View of the same store inside fn deadlocks.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Close releases the store's resources. It must not be called while
+	// transactions are running.
+	Close() error
+}
+
+// Tx is the access a transaction gives. Methods of a Tx passed to View return
+// an error for writes. A Tx is not safe for concurrent use.
+type Tx interface {
+	RealmStore
+	UserStore
+	SettingsStore
+	GroupStore
+	StreamStore
+	MessageStore
+	ScheduledMessageStore
+	LinkifierStore
+	DraftStore
+	EmailChangeStore
+}
+
+// RealmStore persists realms.
+type RealmStore interface {
+	// Realm returns the realm with the id, or an error wrapping ErrNotFound.
+	Realm(ctx context.Context, id RealmID) (*Realm, error)
+	// RealmByStringID returns the realm with the string id, or ErrNotFound.
+	RealmByStringID(ctx context.Context, stringID string) (*Realm, error)
+	// Realms returns every realm ordered by id.
+	Realms(ctx context.Context) ([]Realm, error)
+	// CreateRealm inserts r. A zero r.ID is replaced by the next free id; an
+	// explicit id already in use, or a string id in use, gives ErrConflict.
+	CreateRealm(ctx context.Context, r *Realm) error
+	// UpdateRealm overwrites the stored realm r.ID, or returns ErrNotFound.
+	UpdateRealm(ctx context.Context, r *Realm) error
+}
+
+// UserFilter selects users; zero fields do not filter. Results are ordered by id.
+type UserFilter struct {
+	RealmID RealmID
+	IDs     []UserID // only these ids (nil: any; empty non-nil: none)
+	Roles   []Role   // only these roles
+	// Active and Bot filter on IsActive and IsBot when non-nil.
+	Active *bool
+	Bot    *bool
+	// BotOwnerID selects the bots owned by this user.
+	BotOwnerID UserID
+	// FullNameKey selects users whose FullNameKey equals it.
+	FullNameKey string
+}
+
+// UserStore persists users, bots and bot services.
+type UserStore interface {
+	// User returns the user or bot with the id, or ErrNotFound.
+	User(ctx context.Context, id UserID) (*User, error)
+	// UserByEmail returns the user of the realm whose Email equals email
+	// case-insensitively (by FoldKey), or ErrNotFound.
+	UserByEmail(ctx context.Context, realm RealmID, email string) (*User, error)
+	// UserByAPIKeyHash returns the user whose APIKeyHash equals hash, or ErrNotFound.
+	UserByAPIKeyHash(ctx context.Context, hash string) (*User, error)
+	// Users returns the users matching f.
+	Users(ctx context.Context, f UserFilter) ([]User, error)
+	// CreateUser inserts u (settings included) and fills in u.ID when zero.
+	// A duplicate id, e-mail within the realm, or API key hash gives ErrConflict;
+	// an unknown realm gives ErrNotFound.
+	CreateUser(ctx context.Context, u *User) error
+	// UpdateUser overwrites the stored user u.ID, settings included, or returns
+	// ErrNotFound. A duplicate e-mail or API key hash gives ErrConflict.
+	UpdateUser(ctx context.Context, u *User) error
+	// BotServices returns the outgoing-webhook services of a bot ordered by id.
+	BotServices(ctx context.Context, bot UserID) ([]BotService, error)
+	// CreateBotService inserts s and fills in s.ID when zero; an unknown bot
+	// gives ErrNotFound.
+	CreateBotService(ctx context.Context, s *BotService) error
+}
+
+// BulkSettingUpdate sets one setting for many users of a realm at once.
+type BulkSettingUpdate struct {
+	RealmID RealmID
+	// UserIDs are explicit targets; GroupIDs add the active members of these
+	// groups, recursively through subgroups. Bots are never updated, and ids of
+	// other realms are ignored.
+	UserIDs  []UserID
+	GroupIDs []GroupID
+	// Setting is the wire name; Value a bool, int or string of its type.
+	Setting string
+	Value   any
+	// SkipIfEdited skips users who changed this setting themselves (see
+	// SettingsStore.RecordSettingEdits).
+	SkipIfEdited bool
+}
+
+// SettingsStore holds what settings need beyond the user row.
+type SettingsStore interface {
+	// UpdateSettingBulk applies u in one set-based write (no statement per user)
+	// and returns the ids of the users whose value changed, in ascending order.
+	// Users already holding the value are left alone and not returned.
+	UpdateSettingBulk(ctx context.Context, u BulkSettingUpdate) ([]UserID, error)
+	// RecordSettingEdits records that the user changed the named settings
+	// themselves; recording one twice is not an error.
+	RecordSettingEdits(ctx context.Context, user UserID, settings []string) error
+	// EditedSettings returns the settings the user changed themselves, sorted.
+	EditedSettings(ctx context.Context, user UserID) ([]string, error)
+}
+
+// GroupStore persists user groups.
+type GroupStore interface {
+	// Group returns the group with the id, or ErrNotFound.
+	Group(ctx context.Context, id GroupID) (*Group, error)
+	// Groups returns the groups of a realm ordered by id.
+	Groups(ctx context.Context, realm RealmID) ([]Group, error)
+	// CreateGroup inserts g with its members and subgroups and fills in g.ID when
+	// zero. Duplicate ids or names in the realm give ErrConflict. Subgroups may
+	// name groups created later in the same transaction.
+	CreateGroup(ctx context.Context, g *Group) error
+	// GroupMembers returns the active human members of the groups, recursively
+	// through subgroups (cycles are harmless), sorted and without duplicates.
+	GroupMembers(ctx context.Context, ids []GroupID) ([]UserID, error)
+}
+
+// StreamStore persists channels and subscriptions.
+type StreamStore interface {
+	// Stream returns the channel with the id, or ErrNotFound.
+	Stream(ctx context.Context, id StreamID) (*Stream, error)
+	// StreamByName returns the channel of the realm with the name, compared by
+	// FoldKey, or ErrNotFound.
+	StreamByName(ctx context.Context, realm RealmID, name string) (*Stream, error)
+	// Streams returns the channels of a realm ordered by id.
+	Streams(ctx context.Context, realm RealmID) ([]Stream, error)
+	// CreateStream inserts s, filling in s.ID and s.RecipientID when zero.
+	// A duplicate id or name in the realm gives ErrConflict.
+	CreateStream(ctx context.Context, s *Stream) error
+	// UpdateStream overwrites the stored channel s.ID, or returns ErrNotFound.
+	UpdateStream(ctx context.Context, s *Stream) error
+	// Subscription returns the user's subscription to the channel, active or
+	// not, or ErrNotFound.
+	Subscription(ctx context.Context, stream StreamID, user UserID) (*Subscription, error)
+	// Subscriptions returns the subscriptions of a channel (stream != 0) or of a
+	// user (user != 0), active and inactive, ordered by stream then user.
+	Subscriptions(ctx context.Context, stream StreamID, user UserID) ([]Subscription, error)
+	// PutSubscription inserts or replaces the subscription.
+	PutSubscription(ctx context.Context, s Subscription) error
+	// DeactivateSubscriptions marks every subscription of the user inactive.
+	DeactivateSubscriptions(ctx context.Context, user UserID) error
+}
+
+// MessageKinds selects kinds of messages by what they were sent to. The zero
+// value selects all kinds.
+type MessageKinds uint8
+
+// The message kinds.
+const (
+	KindPublicChannel  MessageKinds = 1 << iota // channels that are not invite-only
+	KindPrivateChannel                          // invite-only channels
+	KindDirect                                  // direct messages, 1:1 and group
+)
+
+// MessageFilter selects messages of one realm for deletion. Zero fields do not
+// filter (RealmID is required).
+type MessageFilter struct {
+	RealmID  RealmID
+	StreamID StreamID
+	// TopicKey, when non-nil, selects channel messages whose TopicKey equals it.
+	TopicKey *string
+	// MinID keeps only messages with id >= MinID.
+	MinID    MessageID
+	SenderID UserID
+	Kinds    MessageKinds
+}
+
+// MessageQuery selects messages of one realm for reading. Results are ordered
+// by id, ascending, or descending when Newest is set.
+type MessageQuery struct {
+	RealmID RealmID
+	// Recipients, when non-nil, keeps only messages to one of these recipients
+	// (channels or direct conversations); an empty non-nil slice selects nothing.
+	Recipients []RecipientID
+	// TopicKey, when non-nil, keeps only channel messages with this TopicKey.
+	TopicKey *string
+	// AfterID and BeforeID are exclusive bounds when non-zero.
+	AfterID  MessageID
+	BeforeID MessageID
+	Newest   bool
+	// Limit bounds the result; zero means no limit.
+	Limit int
+}
+
+// DeletedMessage describes a message removed by MessageStore.DeleteMessages.
+type DeletedMessage struct {
+	ID       MessageID
+	Type     MessageType
+	StreamID StreamID
+	TopicKey string
+	SenderID UserID
+	// Recipients are the users who could see the message: the participants of a
+	// direct message; nil for channel messages (the Service knows the channel).
+	Recipients []UserID
+}
+
+// MessageStore persists messages with their reactions, edit history and
+// submessages, and the recipients of direct conversations.
+type MessageStore interface {
+	// Message returns the message with everything attached, or ErrNotFound.
+	Message(ctx context.Context, id MessageID) (*Message, error)
+	// Messages returns the messages matching q, with everything attached.
+	Messages(ctx context.Context, q MessageQuery) ([]Message, error)
+	// CreateMessage inserts m with its reactions, edit history and submessages;
+	// it fills in m.ID when zero (always above every id ever used) and sets
+	// m.TopicKey. Stores do not maintain Stream.FirstMessageID.
+	CreateMessage(ctx context.Context, m *Message) error
+	// DeleteMessages deletes up to limit messages matching f, newest (highest id)
+	// first, together with their reactions, edit history and submessages, and
+	// returns what it deleted, highest id first. limit must be positive.
+	DeleteMessages(ctx context.Context, f MessageFilter, limit int) ([]DeletedMessage, error)
+	// OldestMessageID returns the smallest message id in the channel, or 0 when
+	// it has none.
+	OldestMessageID(ctx context.Context, stream StreamID) (MessageID, error)
+	// DirectRecipient returns the recipient id of the direct conversation among
+	// exactly these users (order and duplicates do not matter), creating it if
+	// it does not exist yet.
+	DirectRecipient(ctx context.Context, realm RealmID, members []UserID) (RecipientID, error)
+	// DirectRecipients returns the recipient ids of every direct conversation the
+	// user takes part in, sorted.
+	DirectRecipients(ctx context.Context, user UserID) ([]RecipientID, error)
+}
+
+// ScheduledFilter selects scheduled messages and reminders. Zero fields do not
+// filter. Results are ordered by DeliverAt, then id.
+type ScheduledFilter struct {
+	RealmID  RealmID
+	SenderID UserID
+	Kind     ScheduledKind
+	// Delivered filters on the Delivered flag when non-nil.
+	Delivered *bool
+	// DueBy keeps rows whose DeliverAt is not after it, when non-zero.
+	DueBy time.Time
+	Limit int
+}
+
+// ScheduledMessageStore persists scheduled messages and reminders.
+type ScheduledMessageStore interface {
+	// ScheduledMessage returns the row with the id (either kind), or ErrNotFound.
+	ScheduledMessage(ctx context.Context, id ScheduledMessageID) (*ScheduledMessage, error)
+	// ScheduledMessages returns the rows matching f.
+	ScheduledMessages(ctx context.Context, f ScheduledFilter) ([]ScheduledMessage, error)
+	// CreateScheduledMessage inserts m and fills in m.ID when zero; ids are
+	// shared by both kinds and never reused.
+	CreateScheduledMessage(ctx context.Context, m *ScheduledMessage) error
+	// UpdateScheduledMessage overwrites the row m.ID, or returns ErrNotFound.
+	UpdateScheduledMessage(ctx context.Context, m *ScheduledMessage) error
+	// DeleteScheduledMessage deletes the row, or returns ErrNotFound.
+	DeleteScheduledMessage(ctx context.Context, id ScheduledMessageID) error
+}
+
+// LinkifierStore persists linkifiers.
+type LinkifierStore interface {
+	// Linkifier returns the linkifier with the id, or ErrNotFound.
+	Linkifier(ctx context.Context, id LinkifierID) (*Linkifier, error)
+	// Linkifiers returns the realm's linkifiers ordered by Order, then id.
+	Linkifiers(ctx context.Context, realm RealmID) ([]Linkifier, error)
+	// CreateLinkifier inserts l and fills in l.ID when zero. A pattern already
+	// used in the realm, or a duplicate id, gives ErrConflict.
+	CreateLinkifier(ctx context.Context, l *Linkifier) error
+	// UpdateLinkifier overwrites the stored linkifier l.ID, or returns ErrNotFound.
+	UpdateLinkifier(ctx context.Context, l *Linkifier) error
+	// DeleteLinkifier deletes the linkifier, or returns ErrNotFound.
+	DeleteLinkifier(ctx context.Context, id LinkifierID) error
+}
+
+// DraftStore persists drafts.
+type DraftStore interface {
+	// CreateDraft inserts d and fills in d.ID when zero.
+	CreateDraft(ctx context.Context, d *Draft) error
+	// Drafts returns the user's drafts ordered by id.
+	Drafts(ctx context.Context, user UserID) ([]Draft, error)
+	// DeleteDrafts deletes all of the user's drafts and returns how many.
+	DeleteDrafts(ctx context.Context, user UserID) (int, error)
+}
+
+// EmailChangeStore persists pending e-mail changes.
+type EmailChangeStore interface {
+	// CreateEmailChange inserts c; a duplicate key gives ErrConflict.
+	CreateEmailChange(ctx context.Context, c *EmailChange) error
+	// EmailChange returns the pending change with the key, or ErrNotFound.
+	EmailChange(ctx context.Context, key string) (*EmailChange, error)
+	// DeleteEmailChanges deletes every pending change of the user.
+	DeleteEmailChanges(ctx context.Context, user UserID) error
+}
