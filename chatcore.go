@@ -157,6 +157,14 @@ func (m logMailer) Send(ctx context.Context, e Email) error {
 type effects struct {
 	events []Event
 	mails  []Email
+	sent   []sentMessage
+}
+
+// sentMessage is a message an operation sent, with the users its content
+// mentions, handed to afterSend (outgoing webhooks) once the send has committed.
+type sentMessage struct {
+	msg       *Message
+	mentioned []UserID
 }
 
 func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
@@ -164,6 +172,11 @@ func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
 }
 
 func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
+
+// sentMsg records that m was sent and mentions the users in mentioned.
+func (e *effects) sentMsg(m *Message, mentioned []UserID) {
+	e.sent = append(e.sent, sentMessage{msg: m, mentioned: mentioned})
+}
 
 // update runs fn in one store transaction and, only once it has committed,
 // publishes the collected events and sends the collected e-mails. Mail failures
@@ -184,6 +197,9 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error)
 func (s *Service) flush(ctx context.Context, fx *effects) {
 	if len(fx.events) > 0 {
 		s.events.Publish(ctx, fx.events)
+	}
+	for _, sm := range fx.sent {
+		s.afterSend(ctx, sm.msg, sm.mentioned)
 	}
 	for _, m := range fx.mails {
 		if err := s.mailer.Send(ctx, m); err != nil {
