@@ -1,0 +1,383 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DeleteTopicResult is the outcome of [Service.DeleteTopic], shaped as the
+// extra field of Zulip's response.
+type DeleteTopicResult struct {
+	// Complete is false when the time budget ran out before every message of
+	// the topic was deleted; the caller should repeat the request, which
+	// continues where this one stopped.
+	Complete bool `json:"complete"`
+}
+
+// DeleteTopic deletes every message of a channel topic that the acting
+// administrator can access, newest first, in batches (see [WithTopicDeletion]).
+//
+// The topic is matched case-insensitively by [FoldKey]; "" and the realm's
+// empty-topic display name ("general chat" unless configured) both address the
+// empty topic. In a channel with protected history only the messages sent
+// since the administrator joined are deleted.
+//
+// Each batch is its own transaction: a batch is deleted completely or not at
+// all, and a finished batch stays deleted even when a later one fails. After
+// each batch commits, a delete_message event goes to the users who could see
+// the messages and the administrator; when the channel's oldest message was
+// deleted, first_message_id is recomputed and a stream update event published.
+// When the time budget, measured with the Service's clock from the start of the
+// call, runs out before a batch, DeleteTopic returns Complete false and no error.
+// A topic with no (visible) messages gives Complete true.
+//
+// Errors: UNAUTHORIZED_PRINCIPAL "Must be an organization administrator" for
+// non-administrators (checked first); BAD_REQUEST "Invalid channel ID" for an
+// unknown channel, one of another realm, an archived channel, or a private
+// channel the administrator is not subscribed to; UNAUTHORIZED for a missing or
+// deactivated actor. Other errors are internal (store, context). Safe for
+// concurrent use.
+func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream StreamID, topic string) (DeleteTopicResult, error) {
+	start := s.clock.Now()
+	var (
+		admin   *User
+		filter  MessageFilter
+		name    string
+		nothing bool
+	)
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if err := requireAdmin(u); err != nil {
+			return err
+		}
+		st, minID, visible, err := topicDeletionChannel(ctx, tx, u, stream)
+		if err != nil {
+			return err
+		}
+		realm, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		display := realm.EmptyTopicDisplayName
+		if display == "" {
+			display = DefaultEmptyTopicDisplayName
+		}
+		name = topic
+		if name == display {
+			name = ""
+		}
+		key := FoldKey(name)
+		admin = u
+		filter = MessageFilter{RealmID: u.RealmID, StreamID: st.ID, TopicKey: &key, MinID: minID}
+		nothing = !visible
+		return nil
+	})
+	if err != nil {
+		return DeleteTopicResult{}, err
+	}
+	if nothing {
+		return DeleteTopicResult{Complete: true}, nil
+	}
+	lower := strings.ToLower(name)
+	complete, err := s.deleteBatches(ctx, admin, filter, start.Add(s.deleteBudget), &lower)
+	if err != nil {
+		return DeleteTopicResult{}, err
+	}
+	return DeleteTopicResult{Complete: complete}, nil
+}
+
+// topicDeletionChannel checks that u may delete messages of the channel and
+// returns it with the smallest message id u can access (protected history).
+// visible is false when u can access no message of it at all (a channel with
+// protected history u is not subscribed to).
+func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st *Stream, minID MessageID, visible bool, err error) {
+	invalid := BadRequest("Invalid channel ID")
+	st, err = streamInRealm(ctx, tx, u.RealmID, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, 0, false, invalid
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if st.IsArchived {
+		return nil, 0, false, invalid
+	}
+	if !st.InviteOnly && st.HistoryPublicToSubscribers {
+		return st, 0, true, nil
+	}
+	sub, err := tx.Subscription(ctx, st.ID, u.ID)
+	if errors.Is(err, ErrNotFound) {
+		sub, err = nil, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	subscribed := sub != nil && sub.Active
+	if st.InviteOnly && !subscribed {
+		return nil, 0, false, invalid
+	}
+	if st.HistoryPublicToSubscribers {
+		return st, 0, true, nil
+	}
+	if !subscribed {
+		return st, 0, false, nil
+	}
+	return st, sub.FirstVisibleMessageID, true, nil
+}
+
+// deleteMessagesBatched deletes the messages matching f, newest first, in
+// batches of the configured size, each batch in its own transaction. Before
+// each batch it compares the clock with deadline and returns complete false
+// once the deadline has passed; a zero deadline means no time limit. ctx being
+// done also stops it (with ctx's error).
+//
+// After each batch commits it publishes delete_message events, grouped by
+// channel and topic (to the channel's subscribers who could see the messages)
+// and by direct conversation (to its participants), each also to actorUser
+// when it is not nil, and maintains first_message_id of every channel it
+// touched (with a stream update event when it changed). Channel events carry
+// the topic's TopicKey as topic.
+func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time) (complete bool, err error) {
+	return s.deleteBatches(ctx, actorUser, f, deadline, nil)
+}
+
+// deleteBatches is deleteMessagesBatched; topic, when not nil, is the topic
+// name channel events carry instead of the TopicKey.
+func (s *Service) deleteBatches(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time, topic *string) (bool, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if !deadline.IsZero() && !s.clock.Now().Before(deadline) {
+			return false, nil
+		}
+		var n int
+		err := s.update(ctx, func(tx Tx, fx *effects) error {
+			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
+			if err != nil {
+				return err
+			}
+			n = len(deleted)
+			return deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted, topic)
+		})
+		if err != nil {
+			return false, err
+		}
+		if n < s.batchSize {
+			// A short batch means nothing matching was left when it ran.
+			return true, nil
+		}
+	}
+}
+
+// deletionEffects records the events of one deleted batch and recomputes
+// first_message_id of the channels it touched, inside the batch's transaction.
+func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, realm RealmID, deleted []DeletedMessage, topic *string) error {
+	if len(deleted) == 0 {
+		return nil
+	}
+	type topicKey struct {
+		stream StreamID
+		topic  string
+	}
+	type dmGroup struct {
+		users []UserID
+		ids   []MessageID
+	}
+	var (
+		topicOrder []topicKey
+		topics     = map[topicKey][]MessageID{}
+		dmOrder    []string
+		dms        = map[string]*dmGroup{}
+		streamIDs  []StreamID
+		gone       = make(map[MessageID]bool, len(deleted))
+	)
+	for _, d := range deleted {
+		gone[d.ID] = true
+		if d.Type == MessageTypeStream {
+			k := topicKey{d.StreamID, d.TopicKey}
+			if _, ok := topics[k]; !ok {
+				topicOrder = append(topicOrder, k)
+			}
+			topics[k] = append(topics[k], d.ID)
+			if !slices.Contains(streamIDs, d.StreamID) {
+				streamIDs = append(streamIDs, d.StreamID)
+			}
+			continue
+		}
+		users := slices.Clone(d.Recipients)
+		slices.Sort(users)
+		users = slices.Compact(users)
+		k := idsKey(users)
+		g, ok := dms[k]
+		if !ok {
+			g = &dmGroup{users: users}
+			dms[k] = g
+			dmOrder = append(dmOrder, k)
+		}
+		g.ids = append(g.ids, d.ID)
+	}
+
+	streams := make(map[StreamID]*Stream, len(streamIDs))
+	for _, id := range streamIDs {
+		st, err := tx.Stream(ctx, id)
+		if err != nil {
+			return err
+		}
+		streams[id] = st
+	}
+
+	for _, k := range topicOrder {
+		ids := topics[k]
+		slices.Sort(ids)
+		st := streams[k.stream]
+		users, err := deletionAudience(ctx, tx, st, ids[len(ids)-1])
+		if err != nil {
+			return err
+		}
+		name := k.topic
+		if topic != nil {
+			name = *topic
+		}
+		fx.event(realm, withUser(users, actorUser), map[string]any{
+			"type":         "delete_message",
+			"message_type": "stream",
+			"stream_id":    st.ID,
+			"topic":        name,
+			"message_ids":  ids,
+		})
+	}
+	for _, k := range dmOrder {
+		g := dms[k]
+		slices.Sort(g.ids)
+		fx.event(realm, withUser(g.users, actorUser), map[string]any{
+			"type":         "delete_message",
+			"message_type": "private",
+			"message_ids":  g.ids,
+		})
+	}
+
+	for _, id := range streamIDs {
+		st := streams[id]
+		if st.FirstMessageID != 0 && !gone[st.FirstMessageID] {
+			continue
+		}
+		oldest, err := tx.OldestMessageID(ctx, st.ID)
+		if err != nil {
+			return err
+		}
+		if oldest == st.FirstMessageID {
+			continue
+		}
+		st.FirstMessageID = oldest
+		if err := tx.UpdateStream(ctx, st); err != nil {
+			return err
+		}
+		users, err := channelMetadataAudience(ctx, tx, st)
+		if err != nil {
+			return err
+		}
+		var value any
+		if oldest != 0 {
+			value = oldest
+		}
+		fx.event(realm, users, map[string]any{
+			"type":      "stream",
+			"op":        "update",
+			"property":  "first_message_id",
+			"value":     value,
+			"stream_id": st.ID,
+			"name":      st.Name,
+		})
+	}
+	return nil
+}
+
+// deletionAudience returns the active subscribers of st who could see a
+// message with id upTo or below (protected history hides older messages from
+// later subscribers), sorted.
+func deletionAudience(ctx context.Context, tx Tx, st *Stream, upTo MessageID) ([]UserID, error) {
+	subs, err := tx.Subscriptions(ctx, st.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	users := make([]UserID, 0, len(subs))
+	for _, sub := range subs {
+		if !sub.Active {
+			continue
+		}
+		if !st.HistoryPublicToSubscribers && sub.FirstVisibleMessageID > upTo {
+			continue
+		}
+		users = append(users, sub.UserID)
+	}
+	slices.Sort(users)
+	return slices.Compact(users), nil
+}
+
+// channelMetadataAudience returns the active users who can see the channel's
+// metadata, sorted: for a public channel every non-guest plus subscribed
+// guests, for a private one its subscribers plus the administrators.
+func channelMetadataAudience(ctx context.Context, tx Tx, st *Stream) ([]UserID, error) {
+	subs, err := tx.Subscriptions(ctx, st.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	subscribed := make(map[UserID]bool, len(subs))
+	for _, sub := range subs {
+		if sub.Active {
+			subscribed[sub.UserID] = true
+		}
+	}
+	active := true
+	users, err := tx.Users(ctx, UserFilter{RealmID: st.RealmID, Active: &active})
+	if err != nil {
+		return nil, err
+	}
+	var ids []UserID
+	for _, u := range users {
+		ok := subscribed[u.ID]
+		if st.InviteOnly {
+			ok = ok || u.Role.IsAdmin()
+		} else {
+			ok = ok || u.Role != RoleGuest
+		}
+		if ok {
+			ids = append(ids, u.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// withUser returns the sorted set users ∪ {u} (u may be nil) as a new slice.
+func withUser(users []UserID, u *User) []UserID {
+	set := make(map[UserID]struct{}, len(users)+1)
+	for _, id := range users {
+		set[id] = struct{}{}
+	}
+	if u != nil {
+		set[u.ID] = struct{}{}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// idsKey returns a map key for a sorted id list.
+func idsKey(ids []UserID) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(id), 10))
+	}
+	return b.String()
+}
