@@ -109,6 +109,8 @@ type Service struct {
 	batchSize    int
 	deleteBudget time.Duration
 	externalURL  string
+	// webhooks delivers outgoing webhooks; nil unless WithWebhookDelivery (webhook_dispatch.go).
+	webhooks *webhookDispatcher
 	// extra holds settings-specific configuration (languages, sounds, password
 	// policy); see settings.go.
 	settingsConfig
