@@ -1,0 +1,332 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxReminderNoteLength is the longest reminder note, in characters, that
+// [Service.CreateReminder] accepts (Zulip's MAX_REMINDER_NOTE_LENGTH, reported
+// as max_reminder_note_length by POST /register).
+const MaxReminderNoteLength = 1000
+
+// Reminder is a reminder in the wire format of GET /reminders and of reminders
+// events.
+type Reminder struct {
+	ReminderID ScheduledMessageID `json:"reminder_id"`
+	// Type is always "private".
+	Type MessageType `json:"type"`
+	// To holds the id of the user who scheduled the reminder and receives it.
+	To              []UserID `json:"to"`
+	Content         string   `json:"content"`
+	RenderedContent string   `json:"rendered_content"`
+	// ScheduledDeliveryTimestamp is the delivery time in UNIX seconds.
+	ScheduledDeliveryTimestamp int64 `json:"scheduled_delivery_timestamp"`
+	// Failed is true once a delivery attempt failed.
+	Failed                  bool      `json:"failed"`
+	ReminderTargetMessageID MessageID `json:"reminder_target_message_id"`
+}
+
+// reminderView builds the wire form of a reminder row.
+func reminderView(m *ScheduledMessage) Reminder {
+	return Reminder{
+		ReminderID:                 m.ID,
+		Type:                       MessageTypePrivate,
+		To:                         []UserID{m.SenderID},
+		Content:                    m.Content,
+		RenderedContent:            m.RenderedContent,
+		ScheduledDeliveryTimestamp: m.DeliverAt.Unix(),
+		Failed:                     m.Failed,
+		ReminderTargetMessageID:    m.ReminderTargetMessageID,
+	}
+}
+
+// CreateReminder schedules a reminder about message for actor: at deliverAt,
+// [Service.DeliverDue] sends actor a direct message from the realm's
+// notification bot that quotes the message (or says it was a poll or a todo
+// list) and links to it, with the optional note. A nil or empty note is
+// absent; a note loses trailing whitespace and leading newlines. Any user, bots
+// included, may create reminders. After commit a reminders "add" event goes to
+// actor.
+//
+// Errors (BAD_REQUEST): "Scheduled delivery time must be in the future." when
+// deliverAt is not after the Service clock's now (checked first); "Invalid
+// message(s)" for a message that does not exist, is of another realm, or that
+// actor cannot read; "Maximum reminder note length: 1000 characters" (see
+// [MaxReminderNoteLength]). UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID MessageID, deliverAt time.Time, note *string) (ScheduledMessageID, error) {
+	var id ScheduledMessageID
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if !deliverAt.After(s.clock.Now()) {
+			return errFutureDelivery()
+		}
+		target, err := accessibleMessage(ctx, tx, u, messageID)
+		if err != nil {
+			return err
+		}
+		if target == nil {
+			return errInvalidMessage()
+		}
+		var text string
+		if note != nil {
+			text, err = normalizeReminderNote(*note)
+			if err != nil {
+				return err
+			}
+		}
+		content, err := s.reminderContent(ctx, tx, target, text)
+		if err != nil {
+			return err
+		}
+		html, _, _, err := s.renderMessage(ctx, tx, u.RealmID, content)
+		if err != nil {
+			return err
+		}
+		m := &ScheduledMessage{
+			RealmID:                 u.RealmID,
+			SenderID:                u.ID,
+			Kind:                    ScheduledReminder,
+			Type:                    MessageTypePrivate,
+			DirectMembers:           []UserID{u.ID},
+			Content:                 content,
+			RenderedContent:         html,
+			DeliverAt:               deliverAt.UTC(),
+			ReminderTargetMessageID: target.ID,
+			ReminderNote:            text,
+		}
+		if err := tx.CreateScheduledMessage(ctx, m); err != nil {
+			return err
+		}
+		id = m.ID
+		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+			"type":      "reminders",
+			"op":        "add",
+			"reminders": []Reminder{reminderView(m)},
+		})
+		return nil
+	})
+	return id, err
+}
+
+// Reminders returns actor's undelivered reminders, failed ones included,
+// ordered by delivery time, then id. Errors: UNAUTHORIZED for a missing or
+// deactivated actor; others are internal.
+func (s *Service) Reminders(ctx context.Context, actorID UserID) ([]Reminder, error) {
+	var out []Reminder
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
+			RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledReminder, Delivered: new(false),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]Reminder, 0, len(rows))
+		for i := range rows {
+			out = append(out, reminderView(&rows[i]))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeleteReminder deletes (cancels) one of actor's reminders and, after commit,
+// sends a reminders "remove" event to actor.
+//
+// Errors: "Reminder does not exist" (code BAD_REQUEST, kind [KindNotFound]) for
+// an unknown id, someone else's reminder, one of another realm, or a
+// scheduled-message id; UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		m, err := ownScheduled(ctx, tx, u, id, ScheduledReminder)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return NotFound("Reminder does not exist")
+		}
+		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
+			return err
+		}
+		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+			"type":        "reminders",
+			"op":          "remove",
+			"reminder_id": m.ID,
+		})
+		return nil
+	})
+}
+
+// accessibleMessage returns the message if u can read it, or nil when it does
+// not exist, is of another realm or is hidden from u.
+func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+	m, err := tx.Message(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := canSee(ctx, tx, u, m)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return m, nil
+}
+
+// normalizeReminderNote drops trailing whitespace and leading newlines and
+// enforces MaxReminderNoteLength.
+func normalizeReminderNote(note string) (string, error) {
+	note = strings.TrimRightFunc(note, unicode.IsSpace)
+	note = strings.TrimLeft(note, "\n")
+	if utf8.RuneCountInString(note) > MaxReminderNoteLength {
+		return "", BadRequestf("Maximum reminder note length: %d characters", MaxReminderNoteLength)
+	}
+	return note, nil
+}
+
+// reminderContent builds the Markdown of the notification-bot message that
+// delivers a reminder about m with the (normalised) note: a first line naming
+// the message, the note quoted, then the sender's silent mention with a link
+// and the original text in a quote block cut to keep the whole within
+// MaxMessageLength (for /poll and /todo messages only a line saying so).
+func (s *Service) reminderContent(ctx context.Context, tx Tx, m *Message, note string) (string, error) {
+	sender, err := tx.User(ctx, m.SenderID)
+	if err != nil {
+		return "", err
+	}
+	base := strings.TrimRight(s.externalURL, "/")
+	var b strings.Builder
+	var link string
+	if m.Type == MessageTypeStream {
+		st, err := tx.Stream(ctx, m.StreamID)
+		if err != nil {
+			return "", err
+		}
+		link = base + "/" + channelMessageFragment(st, m.Topic, m.ID)
+		b.WriteString("You requested a reminder for ")
+		b.WriteString(messageLinkSyntax(st, m.Topic, m.ID))
+		b.WriteString(".")
+	} else {
+		link = base + "/" + directMessageFragment(m.DirectMembers, m.ID)
+		b.WriteString("You requested a reminder for the following direct message.")
+	}
+	if note != "" {
+		b.WriteString(" Note:\n > ")
+		b.WriteString(note)
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "@_**%s|%d** ", sender.FullName, sender.ID)
+	switch {
+	case strings.HasPrefix(m.Content, "/poll"):
+		fmt.Fprintf(&b, "[sent](%s) a poll.", link)
+	case strings.HasPrefix(m.Content, "/todo"):
+		fmt.Fprintf(&b, "[sent](%s) a todo list.", link)
+	default:
+		fmt.Fprintf(&b, "[said](%s):\n", link)
+		fence := unusedFence(m.Content)
+		open, closing := fence+"quote\n", "\n"+fence
+		room := MaxMessageLength - b.Len() - len(open) - len(closing)
+		b.WriteString(open)
+		b.WriteString(truncateBytes(m.Content, room, messageTruncatedMarker))
+		b.WriteString(closing)
+	}
+	return b.String(), nil
+}
+
+// fenceRE finds lines that open or close a backtick code fence.
+var fenceRE = regexp.MustCompile("(?m)^ {0,3}(`{3,})")
+
+// unusedFence returns a backtick fence longer than every fence in content, so
+// quoting content cannot end the quote early.
+func unusedFence(content string) string {
+	n := 3
+	for _, m := range fenceRE.FindAllStringSubmatch(content, -1) {
+		n = max(n, len(m[1])+1)
+	}
+	return strings.Repeat("`", n)
+}
+
+// brokenLinkChars are the characters that break Zulip's #**channel>topic**
+// link syntax.
+var brokenLinkChars = regexp.MustCompile("[`>*&\\[\\]]|\\$\\$")
+
+var linkTextEscapes = map[string]string{
+	"`": "&#96;", ">": "&gt;", "*": "&#42;", "&": "&amp;", "$$": "&#36;&#36;", "[": "&#91;", "]": "&#93;",
+}
+
+// messageLinkSyntax returns Zulip's #**channel>topic@id** syntax for a channel
+// message, or a plain Markdown link when a name would break that syntax.
+func messageLinkSyntax(st *Stream, topic string, id MessageID) string {
+	if !brokenLinkChars.MatchString(st.Name) && !brokenLinkChars.MatchString(topic) {
+		return fmt.Sprintf("#**%s>%s@%d**", st.Name, topic, id)
+	}
+	esc := func(s string) string {
+		return brokenLinkChars.ReplaceAllStringFunc(s, func(m string) string { return linkTextEscapes[m] })
+	}
+	shown := topic
+	if shown == "" {
+		shown = DefaultEmptyTopicDisplayName
+	}
+	return fmt.Sprintf("[#%s > %s @ 💬](%s)", esc(st.Name), esc(shown), channelMessageFragment(st, topic, id))
+}
+
+// channelMessageFragment returns the "#narrow/channel/…/near/id" part of a
+// channel message's URL.
+func channelMessageFragment(st *Stream, topic string, id MessageID) string {
+	return fmt.Sprintf("#narrow/channel/%d-%s/topic/%s/near/%d",
+		st.ID, encodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), encodeHashComponent(topic), id)
+}
+
+// directMessageFragment returns the "#narrow/dm/…/near/id" part of a direct
+// message's URL; members are every participant.
+func directMessageFragment(members []UserID, id MessageID) string {
+	parts := make([]string, len(members))
+	for i, u := range members {
+		parts[i] = strconv.FormatInt(int64(u), 10)
+	}
+	slug := strings.Join(parts, ",")
+	if len(members) >= 3 {
+		slug += "-group"
+	}
+	return fmt.Sprintf("#narrow/dm/%s/near/%d", slug, id)
+}
+
+// encodeHashComponent encodes s for a Zulip narrow URL: every byte but
+// unreserved characters and "*" is percent-encoded with "." in place of "%",
+// and "." itself is written ".2E".
+func encodeHashComponent(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && (isUnreserved(c) || c == '*') {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, ".%02X", c)
+	}
+	return b.String()
+}
+
+// isUnreserved reports whether c is an RFC 3986 unreserved character.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
+}

@@ -1,0 +1,265 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+)
+
+// CreateScheduledMessageRequest holds the parameters of POST
+// /scheduled_messages. Type, To and Topic are read exactly as
+// [SendMessageRequest] reads them.
+type CreateScheduledMessageRequest struct {
+	// Type is "stream" or "channel" for a channel message, "private" or
+	// "direct" for a direct message.
+	Type string `json:"type"`
+	// To is the channel (id or name) or the direct-message recipients (a JSON
+	// list of user ids or e-mails), as in [SendMessageRequest].
+	To *string `json:"to"`
+	// Topic is the topic of a channel message; the realm's empty-topic display
+	// name means the empty topic.
+	Topic   *string `json:"topic"`
+	Content string  `json:"content"`
+	// DeliverAt is scheduled_delivery_timestamp: when to send the message.
+	DeliverAt time.Time `json:"-"`
+}
+
+// ScheduledMessageView is a scheduled message in the wire format of GET
+// /scheduled_messages and of scheduled_messages events.
+type ScheduledMessageView struct {
+	ScheduledMessageID ScheduledMessageID `json:"scheduled_message_id"`
+	// Type is "stream" or "private".
+	Type MessageType `json:"type"`
+	// To is the channel id (a StreamID) of a channel message, or the recipients
+	// of a direct message ([]UserID, the sender excluded unless the message is
+	// to themself).
+	To any `json:"to"`
+	// Topic is present for channel messages only.
+	Topic                      *string `json:"topic,omitempty"`
+	Content                    string  `json:"content"`
+	RenderedContent            string  `json:"rendered_content"`
+	ScheduledDeliveryTimestamp int64   `json:"scheduled_delivery_timestamp"`
+	// Failed is true once a delivery attempt failed.
+	Failed bool `json:"failed"`
+}
+
+// scheduledView builds the wire form of a scheduled message.
+func scheduledView(m *ScheduledMessage) ScheduledMessageView {
+	v := ScheduledMessageView{
+		ScheduledMessageID:         m.ID,
+		Type:                       m.Type,
+		Content:                    m.Content,
+		RenderedContent:            m.RenderedContent,
+		ScheduledDeliveryTimestamp: m.DeliverAt.Unix(),
+		Failed:                     m.Failed,
+	}
+	if m.Type == MessageTypeStream {
+		v.To = m.StreamID
+		v.Topic = new(m.Topic)
+	} else {
+		to := slices.Clone(m.DirectMembers)
+		if to == nil {
+			to = []UserID{}
+		}
+		v.To = to
+	}
+	return v
+}
+
+// errFutureDelivery is Zulip's error for a delivery time that is not in the future.
+func errFutureDelivery() *Error {
+	return BadRequest("Scheduled delivery time must be in the future.")
+}
+
+// CreateScheduledMessage schedules a message from actor for delivery at
+// req.DeliverAt by [Service.DeliverDue], and returns its id. Any user, bots
+// included, may schedule messages. The destination and content are validated
+// as [Service.SendMessage] validates them (and checked again at delivery), the
+// content is stored normalised and rendered, and a scheduled_messages "add"
+// event goes to actor after commit.
+//
+// Errors (BAD_REQUEST unless noted): "Scheduled delivery time must be in the
+// future." when req.DeliverAt is not after the Service clock's now (checked
+// first); then every error [Service.SendMessage] lists for the type, channel,
+// topic, recipients and content; UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, req CreateScheduledMessageRequest) (ScheduledMessageID, error) {
+	var id ScheduledMessageID
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		sender, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if !req.DeliverAt.After(s.clock.Now()) {
+			return errFutureDelivery()
+		}
+		dest, err := s.parseDestination(ctx, tx, sender, SendMessageRequest{
+			Type: req.Type, To: req.To, Topic: req.Topic, Content: req.Content,
+		})
+		if err != nil {
+			return err
+		}
+		m := &ScheduledMessage{
+			RealmID:   sender.RealmID,
+			SenderID:  sender.ID,
+			Kind:      ScheduledSendLater,
+			DeliverAt: req.DeliverAt.UTC(),
+		}
+		if err := s.checkScheduledDestination(ctx, tx, sender, dest, req.Content, m); err != nil {
+			return err
+		}
+		if err := tx.CreateScheduledMessage(ctx, m); err != nil {
+			return err
+		}
+		id = m.ID
+		fx.event(sender.RealmID, []UserID{sender.ID}, map[string]any{
+			"type":               "scheduled_messages",
+			"op":                 "add",
+			"scheduled_messages": []ScheduledMessageView{scheduledView(m)},
+		})
+		return nil
+	})
+	return id, err
+}
+
+// checkScheduledDestination applies the checks sendInTx makes on content,
+// topic, channel and recipients without sending, and fills in the
+// destination, content and rendered content of m.
+func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage) error {
+	body, err := normalizeContent(content)
+	if err != nil {
+		return err
+	}
+	realm, err := tx.Realm(ctx, sender.RealmID)
+	if err != nil {
+		return err
+	}
+	if dest.StreamID != 0 {
+		topic, err := normalizeTopic(realm, dest.Topic)
+		if err != nil {
+			return err
+		}
+		st, err := streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		if errors.Is(err, ErrNotFound) {
+			return errChannelIDDoesNotExist(dest.StreamID)
+		}
+		if err != nil {
+			return err
+		}
+		if err := canSendToStream(ctx, tx, sender, st); err != nil {
+			return err
+		}
+		m.Type = MessageTypeStream
+		m.StreamID = st.ID
+		m.Topic = topic
+	} else {
+		if len(dest.To) == 0 {
+			return BadRequest("Message must have recipients")
+		}
+		var others []UserID
+		for _, id := range dest.To {
+			u, err := userInRealm(ctx, tx, sender.RealmID, id)
+			if errors.Is(err, ErrNotFound) {
+				return BadRequestf("Invalid user ID %d", id)
+			}
+			if err != nil {
+				return err
+			}
+			if !u.IsActive {
+				return BadRequestf("'%s' is no longer using Zulip.", u.Email)
+			}
+			if u.ID != sender.ID {
+				others = append(others, u.ID)
+			}
+		}
+		slices.Sort(others)
+		others = slices.Compact(others)
+		if len(others) == 0 {
+			others = []UserID{sender.ID} // a message to themself
+		}
+		m.Type = MessageTypePrivate
+		m.DirectMembers = others
+	}
+	html, _, _, err := s.renderMessage(ctx, tx, sender.RealmID, body)
+	if err != nil {
+		return err
+	}
+	m.Content = body
+	m.RenderedContent = html
+	return nil
+}
+
+// ScheduledMessages returns actor's undelivered scheduled messages (failed ones
+// included, reminders excluded), ordered by delivery time, then id. Errors:
+// UNAUTHORIZED for a missing or deactivated actor; others are internal.
+func (s *Service) ScheduledMessages(ctx context.Context, actorID UserID) ([]ScheduledMessageView, error) {
+	var out []ScheduledMessageView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
+			RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledSendLater, Delivered: new(false),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]ScheduledMessageView, 0, len(rows))
+		for i := range rows {
+			out = append(out, scheduledView(&rows[i]))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DeleteScheduledMessage deletes (cancels) one of actor's scheduled messages
+// and, after commit, sends a scheduled_messages "remove" event to actor. Any
+// user may delete their own; a row that was already delivered but is still
+// stored can be deleted too (it does not un-send the message).
+//
+// Errors: "Scheduled message does not exist" (code BAD_REQUEST, kind
+// [KindNotFound]) for an unknown id, someone else's scheduled message, one of
+// another realm, or a reminder id; UNAUTHORIZED for a missing or deactivated
+// actor.
+func (s *Service) DeleteScheduledMessage(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		m, err := ownScheduled(ctx, tx, u, id, ScheduledSendLater)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return NotFound("Scheduled message does not exist")
+		}
+		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
+			return err
+		}
+		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+			"type":                 "scheduled_messages",
+			"op":                   "remove",
+			"scheduled_message_id": m.ID,
+		})
+		return nil
+	})
+}
+
+// ownScheduled returns u's row of the kind with the id, or nil when there is
+// none (missing, someone else's, another realm's, or of the other kind).
+func ownScheduled(ctx context.Context, tx Tx, u *User, id ScheduledMessageID, kind ScheduledKind) (*ScheduledMessage, error) {
+	m, err := tx.ScheduledMessage(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.RealmID != u.RealmID || m.SenderID != u.ID || m.Kind != kind {
+		return nil, nil
+	}
+	return m, nil
+}
