@@ -1,0 +1,288 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+)
+
+const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
+	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message`
+
+func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
+	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
+		listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage)
+}
+
+// Message implements [chatcore.MessageStore].
+func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+	var m chatcore.Message
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
+		return nil, classify(err, fmt.Sprintf("message %d", id))
+	}
+	if err := t.attachChildren(ctx, []*chatcore.Message{&m}); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Messages implements [chatcore.MessageStore]. Reactions, edit history and
+// submessages are loaded with one query each for the whole result.
+func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+	where := []string{"realm_id = ?"}
+	args := []any{q.RealmID}
+	if q.Recipients != nil {
+		if len(q.Recipients) == 0 {
+			return nil, nil
+		}
+		where, args = append(where, "recipient_id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.Recipients))
+	}
+	if q.TopicKey != nil {
+		where, args = append(where, "type = 'stream' AND topic_key = ?"), append(args, *q.TopicKey)
+	}
+	if q.AfterID != 0 {
+		where, args = append(where, "id > ?"), append(args, q.AfterID)
+	}
+	if q.BeforeID != 0 {
+		where, args = append(where, "id < ?"), append(args, q.BeforeID)
+	}
+	query := "SELECT " + messageCols + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
+	if q.Newest {
+		query += " DESC"
+	}
+	if q.Limit > 0 {
+		query += " LIMIT " + strconv.Itoa(q.Limit)
+	}
+	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *chatcore.Message) error { return scanMessage(r, m) },
+		query, args...)
+	if err != nil || len(msgs) == 0 {
+		return msgs, err
+	}
+	ptrs := make([]*chatcore.Message, len(msgs))
+	for i := range msgs {
+		ptrs[i] = &msgs[i]
+	}
+	return msgs, t.attachChildren(ctx, ptrs)
+}
+
+// attachChildren loads the reactions, edit history and submessages of msgs.
+func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error {
+	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
+	ids := make([]chatcore.MessageID, len(msgs))
+	for i, m := range msgs {
+		byID[m.ID], ids[i] = m, m.ID
+	}
+	list := idsJSON(ids)
+
+	rows, err := t.query(ctx, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
+	if err != nil {
+		return classify(err, "reactions")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id chatcore.MessageID
+		var r chatcore.Reaction
+		if err := rows.Scan(&id, &r.UserID, &r.EmojiName, &r.EmojiCode, &r.ReactionType); err != nil {
+			return classify(err, "reactions")
+		}
+		byID[id].Reactions = append(byID[id].Reactions, r)
+	}
+	if err := rows.Err(); err != nil {
+		return classify(err, "reactions")
+	}
+	rows.Close()
+
+	rows, err = t.query(ctx, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
+		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
+	if err != nil {
+		return classify(err, "edit history")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id chatcore.MessageID
+		var e chatcore.EditHistoryEntry
+		err := rows.Scan(&id, &e.UserID, timeCol{&e.Timestamp}, &e.PrevContent, &e.PrevRenderedContent,
+			idCol[chatcore.StreamID]{&e.PrevStreamID}, idCol[chatcore.StreamID]{&e.StreamID},
+			optStrCol{&e.PrevTopic}, optStrCol{&e.Topic})
+		if err != nil {
+			return classify(err, "edit history")
+		}
+		byID[id].EditHistory = append(byID[id].EditHistory, e)
+	}
+	if err := rows.Err(); err != nil {
+		return classify(err, "edit history")
+	}
+	rows.Close()
+
+	rows, err = t.query(ctx, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
+		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, list)
+	if err != nil {
+		return classify(err, "submessages")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s chatcore.Submessage
+		if err := rows.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content); err != nil {
+			return classify(err, "submessages")
+		}
+		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
+	}
+	return classify(rows.Err(), "submessages")
+}
+
+// CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id
+// above every id ever used (AUTOINCREMENT); an explicit one is kept, and later
+// ids go above it.
+func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	m.TopicKey = chatcore.FoldKey(m.Topic)
+	var id chatcore.MessageID
+	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
+		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage).Scan(&id)
+	if err != nil {
+		return classify(err, "create message")
+	}
+	m.ID = id
+	for i, r := range m.Reactions {
+		_, err := t.exec(ctx, `INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, i, r.UserID, r.EmojiName, r.EmojiCode, r.ReactionType)
+		if err != nil {
+			return classify(err, "create reaction")
+		}
+	}
+	for i, e := range m.EditHistory {
+		_, err := t.exec(ctx, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
+			prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent, idArg(e.PrevStreamID),
+			idArg(e.StreamID), optStrArg(e.PrevTopic), optStrArg(e.Topic))
+		if err != nil {
+			return classify(err, "create edit history")
+		}
+	}
+	for i := range m.Submessages {
+		s := &m.Submessages[i]
+		s.MessageID = id
+		err := t.queryRow(ctx, `INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`, idArg(s.ID), id, s.SenderID, s.MsgType, s.Content).Scan(&s.ID)
+		if err != nil {
+			return classify(err, "create submessage")
+		}
+	}
+	return nil
+}
+
+// deleteSQL builds the one statement that deletes a batch of messages. The
+// inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
+// LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
+func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
+	where := []string{"m.realm_id = ?"}
+	args := []any{f.RealmID}
+	if f.StreamID != 0 {
+		where, args = append(where, "m.stream_id = ?"), append(args, f.StreamID)
+	}
+	if f.TopicKey != nil {
+		where, args = append(where, "m.type = 'stream' AND m.topic_key = ?"), append(args, *f.TopicKey)
+	}
+	if f.MinID != 0 {
+		where, args = append(where, "m.id >= ?"), append(args, f.MinID)
+	}
+	if f.SenderID != 0 {
+		where, args = append(where, "m.sender_id = ?"), append(args, f.SenderID)
+	}
+	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+	if k := f.Kinds & all; k != 0 && k != all {
+		var kinds []string
+		if k&chatcore.KindPublicChannel != 0 {
+			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 0))")
+		}
+		if k&chatcore.KindPrivateChannel != 0 {
+			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 1))")
+		}
+		if k&chatcore.KindDirect != 0 {
+			kinds = append(kinds, "m.type = 'private'")
+		}
+		where = append(where, "("+strings.Join(kinds, " OR ")+")")
+	}
+	args = append(args, limit)
+	return `DELETE FROM messages WHERE id IN (
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ?)
+		RETURNING id, type, stream_id, topic_key, sender_id, direct_members`, args
+}
+
+// DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
+// RETURNING statement.
+func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, fmt.Errorf("sqlite: delete messages: limit %d is not positive", limit)
+	}
+	query, args := deleteSQL(f, limit)
+	out, err := scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
+		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.TopicKey, &d.SenderID, listCol[chatcore.UserID]{&d.Recipients})
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
+	for i := range out {
+		if out[i].Type != chatcore.MessageTypePrivate {
+			out[i].Recipients = nil
+		}
+	}
+	return out, nil
+}
+
+// OldestMessageID implements [chatcore.MessageStore].
+func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
+	var id chatcore.MessageID
+	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", stream).Scan(&id)
+	return id, classify(err, "oldest message")
+}
+
+// DirectRecipient implements [chatcore.MessageStore]. In a View it can only
+// find an existing conversation.
+func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+	ids := slices.Compact(slices.Sorted(slices.Values(members)))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(int64(id), 10)
+	}
+	key := strings.Join(parts, ",")
+	var rid chatcore.RecipientID
+	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = ? AND direct_key = ?", realm, key).Scan(&rid)
+	if err == nil {
+		return rid, nil
+	}
+	if err != sql.ErrNoRows {
+		return 0, classify(err, "direct recipient")
+	}
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
+		return 0, classify(err, "create direct recipient")
+	}
+	_, err = t.exec(ctx, "INSERT INTO recipient_members (recipient_id, user_id) SELECT ?, value FROM json_each(?)", rid, idsJSON(ids))
+	return rid, classify(err, "create direct recipient")
+}
+
+// DirectRecipients implements [chatcore.MessageStore].
+func (t *tx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients",
+		"SELECT recipient_id FROM recipient_members WHERE user_id = ? ORDER BY recipient_id", user)
+}

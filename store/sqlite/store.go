@@ -1,0 +1,370 @@
+// Package sqlite is the SQLite implementation of [chatcore.Store], built on the
+// pure-Go driver modernc.org/sqlite (no cgo).
+//
+// A Store keeps two connection pools on one database file: a single writer
+// connection whose transactions start with BEGIN IMMEDIATE, used by Update, and
+// a bounded pool of query_only reader connections, used by View. The database
+// runs in WAL mode, so readers see a consistent snapshot while the writer
+// works, and because every Update queues in Go for the one writer connection,
+// callers of one process never see SQLITE_BUSY. busy_timeout still covers
+// other processes (the sqlite3 shell, backup tools) and checkpoints.
+//
+// The schema lives in embedded migrations/NNNN_name.sql files, applied in order
+// at Open and recorded in PRAGMA user_version. Open refuses a database whose
+// version is newer than the code knows.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	driver "modernc.org/sqlite"
+)
+
+// driverName is the database/sql name modernc.org/sqlite registers.
+const driverName = "sqlite"
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+var _ chatcore.Store = (*Store)(nil)
+
+// Store is a [chatcore.Store] on a SQLite database file. It is safe for
+// concurrent use; see the package documentation for how transactions are
+// scheduled.
+type Store struct {
+	writer  *sql.DB
+	readers *sql.DB
+}
+
+type config struct {
+	busyTimeout time.Duration
+	readers     int
+}
+
+// Option configures [Open].
+type Option func(*config)
+
+// WithBusyTimeout sets how long a connection waits for a lock held by another
+// process before failing with SQLITE_BUSY (default 5 s). Non-positive values
+// keep the default.
+func WithBusyTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.busyTimeout = d
+		}
+	}
+}
+
+// WithReaders sets the number of reader connections View may use at once
+// (default max(4, GOMAXPROCS)). Further Views wait for a free connection.
+// Non-positive values keep the default.
+func WithReaders(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.readers = n
+		}
+	}
+}
+
+// Open opens (creating it if needed) the SQLite database file at path, applies
+// any pending migrations and returns a Store. path must name a file: ":memory:"
+// would give every pooled connection its own database. Open fails when the
+// database's schema version is newer than this package knows, or when a
+// connection does not report the expected pragmas (WAL, foreign keys, busy
+// timeout). The caller must Close the Store.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
+		return nil, fmt.Errorf("sqlite: open %q: a database file is required", path)
+	}
+	cfg := config{busyTimeout: 5 * time.Second, readers: max(4, runtime.GOMAXPROCS(0))}
+	for _, o := range opts {
+		o(&cfg)
+	}
+
+	writer, err := sql.Open(driverName, dsn(path, cfg, false))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	if err := checkPragmas(ctx, writer, cfg, false); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+
+	readers, err := sql.Open(driverName, dsn(path, cfg, true))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	readers.SetMaxOpenConns(cfg.readers)
+	readers.SetMaxIdleConns(cfg.readers)
+	readers.SetConnMaxLifetime(0)
+	readers.SetConnMaxIdleTime(0)
+	if err := checkPragmas(ctx, readers, cfg, true); err != nil {
+		readers.Close()
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	return &Store{writer: writer, readers: readers}, nil
+}
+
+// dsn returns the data source name of a writer or reader connection. Every
+// pooled connection runs these pragmas when the driver opens it, so a
+// replacement connection is configured like the first one.
+func dsn(path string, cfg config, reader bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(cfg.busyTimeout.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "1")
+	if reader {
+		q.Set("_query_only", "1")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// checkPragmas reads back the settings the DSN asked for on one connection of
+// db and fails if any is not in effect.
+func checkPragmas(ctx context.Context, db *sql.DB, cfg config, reader bool) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return checkConn(ctx, conn, cfg.busyTimeout, reader)
+}
+
+// checkConn reports an error unless conn is in WAL mode with foreign keys on,
+// synchronous NORMAL, the busy timeout set, and query_only exactly when reader
+// is true.
+func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, reader bool) error {
+	var journal string
+	var fk, busy, syncMode, queryOnly int64
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&journal); err != nil {
+		return fmt.Errorf("read journal_mode: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return fmt.Errorf("read foreign_keys: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+		return fmt.Errorf("read busy_timeout: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&syncMode); err != nil {
+		return fmt.Errorf("read synchronous: %w", err)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA query_only").Scan(&queryOnly); err != nil {
+		return fmt.Errorf("read query_only: %w", err)
+	}
+	wantQueryOnly := int64(0)
+	if reader {
+		wantQueryOnly = 1
+	}
+	switch {
+	case !strings.EqualFold(journal, "wal"):
+		return fmt.Errorf("journal_mode is %q, want wal", journal)
+	case fk != 1:
+		return fmt.Errorf("foreign_keys is %d, want 1", fk)
+	case busy != busyTimeout.Milliseconds():
+		return fmt.Errorf("busy_timeout is %d, want %d", busy, busyTimeout.Milliseconds())
+	case syncMode != 1:
+		return fmt.Errorf("synchronous is %d, want 1 (NORMAL)", syncMode)
+	case queryOnly != wantQueryOnly:
+		return fmt.Errorf("query_only is %d, want %d", queryOnly, wantQueryOnly)
+	}
+	return nil
+}
+
+// migration is one embedded schema file.
+type migration struct {
+	version int
+	name    string
+}
+
+// migrations returns the embedded migrations ordered by version. File names
+// are NNNN_description.sql, NNNN being the version, starting at 1 without gaps.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
+		}
+		ms = append(ms, migration{version: v, name: name})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: version %d, want %d", m.name, m.version, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion returns the schema version this package migrates databases to.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// ErrNewerSchema reports a database written by a newer version of this package.
+var ErrNewerSchema = errors.New("sqlite: database schema is newer than this program supports")
+
+// migrate applies every migration above the database's user_version, each in
+// its own IMMEDIATE transaction together with the new user_version.
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	var current int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		return fmt.Errorf("read user_version: %w", err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, len(ms))
+	}
+	for _, m := range ms[current:] {
+		text, err := migrationFiles.ReadFile(m.name)
+		if err != nil {
+			return err
+		}
+		tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE through _txlock
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, string(text)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.version)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return checkSettingColumns(ctx, db)
+}
+
+// checkSettingColumns fails unless the users table has a column for every
+// personal setting, so a setting added to chatcore.Settings without a
+// migration is caught at Open rather than at the first write.
+func checkSettingColumns(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info('users')")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range chatcore.SettingNames() {
+		if !have[name] {
+			return fmt.Errorf("users table has no column for setting %q (missing migration)", name)
+		}
+	}
+	return nil
+}
+
+// View runs fn in a read-only transaction on a reader connection; see
+// [chatcore.Store]. Writes through its Tx return an error.
+func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	sqlTx, err := s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlite: begin view: %w", err)
+	}
+	return run(sqlTx, true, fn)
+}
+
+// Update runs fn in a read-write IMMEDIATE transaction on the writer
+// connection; see [chatcore.Store]. Updates are serialised in Go, so they
+// never fail with SQLITE_BUSY because of each other.
+func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin update: %w", err)
+	}
+	return run(sqlTx, false, fn)
+}
+
+// run calls fn and ends the transaction: commit on success (Update), rollback
+// on an error, on a panic (re-raised) and always for a View.
+func run(sqlTx *sql.Tx, readOnly bool, fn func(tx chatcore.Tx) error) (err error) {
+	t := &tx{tx: sqlTx, readOnly: readOnly}
+	done := false
+	defer func() {
+		if !done {
+			_ = sqlTx.Rollback() // panicking: undo, then let the panic continue
+		}
+	}()
+	ferr := fn(t)
+	done = true
+	if ferr != nil || readOnly {
+		if rerr := sqlTx.Rollback(); rerr != nil && ferr == nil {
+			return fmt.Errorf("sqlite: end view: %w", rerr)
+		}
+		return ferr
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+// Close runs PRAGMA optimize, then closes the reader pool and the writer. It
+// must not be called while transactions are running.
+func (s *Store) Close() error {
+	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
+	errR := s.readers.Close()
+	errW := s.writer.Close()
+	return errors.Join(errOpt, errR, errW)
+}
+
+// sqliteCode returns the SQLite result code of err, or 0 when err does not
+// come from the driver.
+func sqliteCode(err error) int {
+	if e, ok := errors.AsType[*driver.Error](err); ok {
+		return e.Code()
+	}
+	return 0
+}

@@ -1,0 +1,141 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+)
+
+const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
+	history_public_to_subscribers, is_archived, first_message_id, date_created`
+
+func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
+	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
+		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
+		timeCol{&s.DateCreated})
+}
+
+// Stream implements [chatcore.StreamStore].
+func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	var s chatcore.Stream
+	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE id = ?", id), &s); err != nil {
+		return nil, classify(err, fmt.Sprintf("stream %d", id))
+	}
+	return &s, nil
+}
+
+// StreamByName implements [chatcore.StreamStore].
+func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+	var s chatcore.Stream
+	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE realm_id = ? AND name_key = ?",
+		realm, chatcore.FoldKey(name)), &s)
+	if err != nil {
+		return nil, classify(err, fmt.Sprintf("stream %q", name))
+	}
+	return &s, nil
+}
+
+// Streams implements [chatcore.StreamStore].
+func (t *tx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
+	return scanAll(ctx, t, "streams", func(r *sql.Rows, s *chatcore.Stream) error { return scanStream(r, s) },
+		"SELECT "+streamCols+" FROM streams WHERE realm_id = ? ORDER BY id", realm)
+}
+
+// CreateStream implements [chatcore.StreamStore]. The channel's recipient id
+// comes from the recipients table, shared with direct conversations.
+func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	var rid chatcore.RecipientID
+	err := t.queryRow(ctx, "INSERT INTO recipients (id, realm_id) VALUES (?, ?) RETURNING id",
+		idArg(s.RecipientID), s.RealmID).Scan(&rid)
+	if err != nil {
+		return classify(err, "create stream recipient")
+	}
+	var id chatcore.StreamID
+	err = t.queryRow(ctx, "INSERT INTO streams ("+streamCols+", name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+		idArg(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), chatcore.FoldKey(s.Name)).Scan(&id)
+	if err != nil {
+		return classify(err, "create stream")
+	}
+	s.ID, s.RecipientID = id, rid
+	return nil
+}
+
+// UpdateStream implements [chatcore.StreamStore]. The recipient id is kept.
+func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("update stream %d", s.ID)
+	res, err := t.exec(ctx, `UPDATE streams SET realm_id = ?, name = ?, name_key = ?, description = ?,
+		invite_only = ?, history_public_to_subscribers = ?, is_archived = ?, first_message_id = ?,
+		date_created = ? WHERE id = ?`,
+		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), s.ID)
+	if err != nil {
+		return classify(err, what)
+	}
+	return mustAffect(res, what)
+}
+
+const subscriptionCols = "stream_id, user_id, active, first_visible_message_id"
+
+func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
+	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID})
+}
+
+// Subscription implements [chatcore.StreamStore].
+func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
+	var s chatcore.Subscription
+	err := scanSubscription(t.queryRow(ctx, "SELECT "+subscriptionCols+" FROM subscriptions WHERE stream_id = ? AND user_id = ?",
+		stream, user), &s)
+	if err != nil {
+		return nil, classify(err, fmt.Sprintf("subscription of user %d to stream %d", user, stream))
+	}
+	return &s, nil
+}
+
+// Subscriptions implements [chatcore.StreamStore]. With both ids zero it
+// returns nothing.
+func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+	var where []string
+	var args []any
+	if stream != 0 {
+		where, args = append(where, "stream_id = ?"), append(args, stream)
+	}
+	if user != 0 {
+		where, args = append(where, "user_id = ?"), append(args, user)
+	}
+	if len(where) == 0 {
+		return nil, nil
+	}
+	return scanAll(ctx, t, "subscriptions", func(r *sql.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+		"SELECT "+subscriptionCols+" FROM subscriptions WHERE "+strings.Join(where, " AND ")+" ORDER BY stream_id, user_id", args...)
+}
+
+// PutSubscription implements [chatcore.StreamStore].
+func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES (?, ?, ?, ?)
+		ON CONFLICT (stream_id, user_id) DO UPDATE SET active = excluded.active,
+		first_visible_message_id = excluded.first_visible_message_id`,
+		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID))
+	return classify(err, "put subscription")
+}
+
+// DeactivateSubscriptions implements [chatcore.StreamStore].
+func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "UPDATE subscriptions SET active = 0 WHERE user_id = ? AND active = 1", user)
+	return classify(err, "deactivate subscriptions")
+}

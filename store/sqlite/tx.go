@@ -1,0 +1,256 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	lib "modernc.org/sqlite/lib"
+)
+
+// ErrReadOnly is returned by the write methods of a Tx passed to View.
+var ErrReadOnly = errors.New("sqlite: write in a read-only transaction")
+
+// tx implements chatcore.Tx on one database/sql transaction.
+type tx struct {
+	tx       *sql.Tx
+	readOnly bool
+}
+
+var _ chatcore.Tx = (*tx)(nil)
+
+// writable returns ErrReadOnly in a View. (A reader connection is also
+// query_only, so a write that got past this would fail in SQLite.)
+func (t *tx) writable() error {
+	if t.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, query, args...)
+}
+
+func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, query, args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, query, args...)
+}
+
+// classify wraps a driver error for the operation what. Unique and primary
+// key violations wrap chatcore.ErrConflict, foreign key violations (a row that
+// names a missing parent) wrap chatcore.ErrNotFound, and sql.ErrNoRows becomes
+// ErrNotFound. The decision uses SQLite's extended result code, never the
+// message text.
+func classify(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("sqlite: %s: %w", what, chatcore.ErrNotFound)
+	}
+	switch sqliteCode(err) {
+	case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return fmt.Errorf("sqlite: %s: %w: %w", what, chatcore.ErrConflict, err)
+	case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return fmt.Errorf("sqlite: %s: %w: %w", what, chatcore.ErrNotFound, err)
+	}
+	return fmt.Errorf("sqlite: %s: %w", what, err)
+}
+
+// notFound returns an error wrapping chatcore.ErrNotFound for what.
+func notFound(what string) error {
+	return fmt.Errorf("sqlite: %s: %w", what, chatcore.ErrNotFound)
+}
+
+// mustAffect returns ErrNotFound when res changed no row.
+func mustAffect(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return classify(err, what)
+	}
+	if n == 0 {
+		return notFound(what)
+	}
+	return nil
+}
+
+// timeArg stores t as unix seconds; the zero time is NULL.
+func timeArg(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.Unix()
+}
+
+// timeCol scans a column written by timeArg (UTC, whole seconds).
+type timeCol struct{ p *time.Time }
+
+func (c timeCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = time.Time{}
+	case int64:
+		*c.p = time.Unix(v, 0).UTC()
+	default:
+		return fmt.Errorf("time column holds %T", v)
+	}
+	return nil
+}
+
+// idArg stores an id; zero ("none") is NULL.
+func idArg[T ~int64](id T) any {
+	if id == 0 {
+		return nil
+	}
+	return int64(id)
+}
+
+// idCol scans a column written by idArg.
+type idCol[T ~int64] struct{ p *T }
+
+func (c idCol[T]) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = 0
+	case int64:
+		*c.p = T(v)
+	default:
+		return fmt.Errorf("id column holds %T", v)
+	}
+	return nil
+}
+
+// strArg stores a string; "" is NULL (for columns with a partial unique index).
+func strArg(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// strCol scans a nullable TEXT column; NULL is "".
+type strCol struct{ p *string }
+
+func (c strCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = ""
+	case string:
+		*c.p = v
+	case []byte:
+		*c.p = string(v)
+	default:
+		return fmt.Errorf("text column holds %T", v)
+	}
+	return nil
+}
+
+// optStrCol scans a nullable TEXT column into a *string (NULL is nil).
+type optStrCol struct{ p **string }
+
+func (c optStrCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = nil
+	case string:
+		*c.p = &v
+	case []byte:
+		s := string(v)
+		*c.p = &s
+	default:
+		return fmt.Errorf("text column holds %T", v)
+	}
+	return nil
+}
+
+// optStrArg stores a *string; nil is NULL.
+func optStrArg(p *string) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// idsJSON returns ids as a JSON array for json_each(?), "[]" when empty.
+func idsJSON[T ~int64](ids []T) string {
+	b := make([]byte, 0, 2+len(ids)*8)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return string(append(b, ']'))
+}
+
+// listArg stores an id list as a JSON array; a nil list is NULL, so nil and
+// empty lists read back as they were written.
+func listArg[T ~int64](ids []T) any {
+	if ids == nil {
+		return nil
+	}
+	return idsJSON(ids)
+}
+
+// listCol scans a column written by listArg.
+type listCol[T ~int64] struct{ p *[]T }
+
+func (c listCol[T]) Scan(v any) error {
+	var b []byte
+	switch v := v.(type) {
+	case nil:
+		*c.p = nil
+		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("list column holds %T", v)
+	}
+	var out []T
+	if err := json.Unmarshal(b, &out); err != nil {
+		return err
+	}
+	if out == nil {
+		out = []T{}
+	}
+	*c.p = out
+	return nil
+}
+
+// scanAll runs query and collects one value per row with scan.
+func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows, *T) error, query string, args ...any) ([]T, error) {
+	rows, err := t.query(ctx, query, args...)
+	if err != nil {
+		return nil, classify(err, what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, classify(err, what)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(err, what)
+	}
+	return out, nil
+}
+
+// scanIDs runs query and collects the single integer column of every row.
+func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
+	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
+}
