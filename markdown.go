@@ -1,12 +1,466 @@
 package chatcore
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"html"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	ghtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
-// render turns message Markdown into HTML for the realm. (Placeholder: the
-// messaging work replaces this file with the goldmark renderer.)
+// Message Markdown is CommonMark (goldmark) with Zulip's chat additions:
+//
+//   - raw HTML is never passed through: it is shown as escaped text;
+//   - a newline inside a paragraph is a line break;
+//   - @**Full Name**, @**Full Name|id** mention a user and @_**…** mentions
+//     silently; @**all** (everyone, channel, stream) and @**topic** are wildcard
+//     mentions. Mentions inside code are plain text;
+//   - the realm's linkifiers turn matches in text (not in links or code) into
+//     links;
+//   - bare URLs become links; ```quote blocks are quotes; code blocks use Zulip's
+//     codehilite markup.
+
+// markdownEngine is the shared goldmark instance; goldmark parsers and
+// renderers are safe for concurrent use.
+var markdownEngine = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
+		goldmark.WithParserOptions(
+			parser.WithInlineParsers(util.Prioritized(mentionParser{}, 90)),
+		),
+		goldmark.WithRendererOptions(
+			ghtml.WithHardWraps(),
+			renderer.WithNodeRenderers(util.Prioritized(chatNodeRenderer{}, 100)),
+		),
+	)
+})
+
+// render turns message Markdown into HTML for the realm (mentions resolved
+// against its users, its linkifiers applied).
 func (s *Service) render(ctx context.Context, tx Tx, realm RealmID, content string) (string, error) {
-	return "<p>" + html.EscapeString(content) + "</p>", nil
+	out, _, _, err := s.renderMessage(ctx, tx, realm, content)
+	return out, err
+}
+
+// renderMessage renders message content for the realm. It returns the HTML,
+// the active users of the realm the content really mentions (outside code, not
+// silently; sorted, without duplicates) and whether it is a /me message.
+// Errors come only from the store.
+func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, content string) (string, []UserID, bool, error) {
+	source := []byte(expandQuoteFences(content))
+	md := markdownEngine()
+	doc := md.Parser().Parse(text.NewReader(source))
+
+	mentioned, err := resolveMentions(ctx, tx, realm, doc)
+	if err != nil {
+		return "", nil, false, err
+	}
+	links, err := loadLinkifiers(ctx, tx, realm)
+	if err != nil {
+		return "", nil, false, err
+	}
+	for _, l := range links {
+		applyLinkifier(doc, source, l)
+	}
+	var buf bytes.Buffer
+	if err := md.Renderer().Render(&buf, source, doc); err != nil {
+		return "", nil, false, err
+	}
+	out := strings.TrimRight(buf.String(), "\n")
+	return out, mentioned, strings.HasPrefix(content, "/me "), nil
+}
+
+// expandQuoteFences rewrites Zulip's ```quote (or ~~~quote) blocks as Markdown
+// block quotes, leaving other fenced code blocks alone.
+func expandQuoteFences(content string) string {
+	if !strings.Contains(content, "quote") {
+		return content
+	}
+	lines := strings.Split(content, "\n")
+	var out []string
+	var fences []string // open fences; quote fences are marked with a leading ">"
+	for _, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		fence, info := splitFence(trimmed)
+		depth := 0
+		for _, f := range fences {
+			if strings.HasPrefix(f, ">") {
+				depth++
+			}
+		}
+		prefix := strings.Repeat("> ", depth)
+		switch {
+		case fence != "" && len(fences) > 0 && info == "" && strings.TrimPrefix(fences[len(fences)-1], ">") == fence:
+			closing := fences[len(fences)-1]
+			fences = fences[:len(fences)-1]
+			if strings.HasPrefix(closing, ">") {
+				out = append(out, strings.Repeat("> ", depth-1))
+				continue
+			}
+			out = append(out, prefix+line)
+		case fence != "" && info == "quote" && !inCodeFence(fences):
+			fences = append(fences, ">"+fence)
+			out = append(out, prefix)
+		case fence != "":
+			if inCodeFence(fences) {
+				out = append(out, prefix+line)
+				continue
+			}
+			fences = append(fences, fence)
+			out = append(out, prefix+line)
+		default:
+			out = append(out, prefix+line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// inCodeFence reports whether the innermost open fence is a code fence.
+func inCodeFence(fences []string) bool {
+	return len(fences) > 0 && !strings.HasPrefix(fences[len(fences)-1], ">")
+}
+
+// splitFence returns the fence characters (``` or ~~~, or longer) that start
+// line and the info string after them, or "" when line is no fence.
+func splitFence(line string) (fence, info string) {
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return "", ""
+	}
+	c := line[0]
+	n := 0
+	for n < len(line) && line[n] == c {
+		n++
+	}
+	if n < 3 {
+		return "", ""
+	}
+	return line[:n], strings.ToLower(strings.TrimSpace(line[n:]))
+}
+
+// mentionKind is the kind of a mention node.
+var mentionKind = ast.NewNodeKind("ChatMention")
+
+// mentionNode is @**Name**, @**Name|id** or their silent @_ forms.
+type mentionNode struct {
+	ast.BaseInline
+	raw    []byte // the source text, shown when nothing matches
+	name   string
+	id     UserID // from the |id form; zero otherwise
+	silent bool
+	// Set when resolved: userID and display name, or a wildcard ("all", "topic").
+	userID   UserID
+	display  string
+	wildcard string
+}
+
+// Kind implements ast.Node.
+func (n *mentionNode) Kind() ast.NodeKind { return mentionKind }
+
+// Dump implements ast.Node.
+func (n *mentionNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"name": n.name}, nil)
+}
+
+// mentionParser parses Zulip's user mention syntax.
+type mentionParser struct{}
+
+// Trigger implements parser.InlineParser.
+func (mentionParser) Trigger() []byte { return []byte{'@'} }
+
+// Parse implements parser.InlineParser.
+func (mentionParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	switch block.PrecendingCharacter() {
+	case ' ', '\t', '\n', '\r', '\'', '"', '(', '{', '[', '/', '<', 0x85, 0xA0:
+	default:
+		return nil
+	}
+	line, _ := block.PeekLine()
+	silent := false
+	rest := line[1:]
+	if bytes.HasPrefix(rest, []byte("_")) {
+		silent = true
+		rest = rest[1:]
+	}
+	if !bytes.HasPrefix(rest, []byte("**")) {
+		return nil
+	}
+	rest = rest[2:]
+	end := bytes.Index(rest, []byte("**"))
+	if end <= 0 {
+		return nil
+	}
+	inner := string(rest[:end])
+	if strings.ContainsAny(inner, "*\n\r") {
+		return nil
+	}
+	n := &mentionNode{silent: silent}
+	n.name = inner
+	if i := strings.LastIndexByte(inner, '|'); i >= 0 {
+		if id, ok := ParseID[UserID](inner[i+1:]); ok {
+			n.name, n.id = inner[:i], id
+		}
+	}
+	length := len(line) - len(rest) + end + 2
+	n.raw = slices.Clone(line[:length])
+	block.Advance(length)
+	return n
+}
+
+// wildcardMentions maps wildcard mention names to their kind.
+var wildcardMentions = map[string]string{
+	"all": "channel", "everyone": "channel", "channel": "channel", "stream": "channel",
+	"topic": "topic",
+}
+
+// resolveMentions looks up the users the mention nodes of doc name, fills the
+// nodes in, and returns the active users mentioned non-silently.
+func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([]UserID, error) {
+	var nodes []*mentionNode
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if m, ok := n.(*mentionNode); ok && entering {
+			nodes = append(nodes, m)
+		}
+		return ast.WalkContinue, nil
+	})
+	if len(nodes) == 0 {
+		return nil, nil
+	}
+	byID := map[UserID]*User{}
+	byName := map[string]*User{}
+	var mentioned []UserID
+	for _, m := range nodes {
+		var u *User
+		switch {
+		case m.id != 0:
+			cached, ok := byID[m.id]
+			if !ok {
+				found, err := userInRealm(ctx, tx, realm, m.id)
+				if err != nil && !isNotFound(err) {
+					return nil, err
+				}
+				cached = found
+				byID[m.id] = cached
+			}
+			u = cached
+		case wildcardMentions[m.name] != "":
+			m.wildcard = wildcardMentions[m.name]
+			m.display = m.name
+			continue
+		default:
+			key := FoldKey(m.name)
+			cached, ok := byName[key]
+			if !ok {
+				users, err := tx.Users(ctx, UserFilter{RealmID: realm, FullNameKey: key})
+				if err != nil {
+					return nil, err
+				}
+				cached = pickMentionedUser(users)
+				byName[key] = cached
+			}
+			u = cached
+		}
+		if u == nil {
+			continue
+		}
+		m.userID, m.display = u.ID, u.FullName
+		if u.IsActive && !m.silent {
+			mentioned = append(mentioned, u.ID)
+		}
+	}
+	slices.Sort(mentioned)
+	return slices.Compact(mentioned), nil
+}
+
+// pickMentionedUser chooses among users sharing a full name: the first active
+// one by id, else the first.
+func pickMentionedUser(users []User) *User {
+	for i := range users {
+		if users[i].IsActive {
+			return &users[i]
+		}
+	}
+	if len(users) > 0 {
+		return &users[0]
+	}
+	return nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// applyLinkifier turns the matches of l in doc's text nodes (outside links,
+// code and mentions) into links.
+func applyLinkifier(doc ast.Node, source []byte, l compiledLinkifier) {
+	var texts []*ast.Text
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link, *ast.AutoLink, *ast.CodeSpan, *ast.CodeBlock, *ast.FencedCodeBlock,
+			*ast.HTMLBlock, *ast.RawHTML, *ast.Image, *mentionNode:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			if !n.IsRaw() && n.Segment.Padding == 0 {
+				texts = append(texts, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, t := range texts {
+		linkifyText(t, source, l)
+	}
+}
+
+// linkifyText splits t around the matches of l.
+func linkifyText(t *ast.Text, source []byte, l compiledLinkifier) {
+	value := string(t.Segment.Value(source))
+	before, after := " ", " "
+	if prev, ok := t.PreviousSibling().(*ast.Text); ok {
+		if !prev.SoftLineBreak() && !prev.HardLineBreak() {
+			pv := prev.Segment.Value(source)
+			if r, _ := utf8.DecodeLastRune(pv); r != utf8.RuneError {
+				before = string(r)
+			}
+		}
+	} else if t.PreviousSibling() != nil {
+		before = "x" // another inline element: no boundary
+	}
+	if !t.SoftLineBreak() && !t.HardLineBreak() {
+		if next, ok := t.NextSibling().(*ast.Text); ok {
+			nv := next.Segment.Value(source)
+			if r, _ := utf8.DecodeRune(nv); r != utf8.RuneError {
+				after = string(r)
+			}
+		}
+	}
+	matches := l.matches(value, before, after)
+	if len(matches) == 0 {
+		return
+	}
+	parent := t.Parent()
+	start := t.Segment.Start
+	pos := 0
+	for _, m := range matches {
+		if m.Start > pos {
+			parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(start+pos, start+m.Start)))
+		}
+		link := ast.NewLink()
+		link.Destination = []byte(m.URL)
+		link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start+m.Start, start+m.End)))
+		parent.InsertBefore(parent, t, link)
+		pos = m.End
+	}
+	if pos < len(value) {
+		rest := ast.NewTextSegment(text.NewSegment(start+pos, start+len(value)))
+		rest.SetSoftLineBreak(t.SoftLineBreak())
+		rest.SetHardLineBreak(t.HardLineBreak())
+		parent.InsertBefore(parent, t, rest)
+	} else if t.SoftLineBreak() || t.HardLineBreak() {
+		empty := ast.NewTextSegment(text.NewSegment(start+len(value), start+len(value)))
+		empty.SetSoftLineBreak(t.SoftLineBreak())
+		empty.SetHardLineBreak(t.HardLineBreak())
+		parent.InsertBefore(parent, t, empty)
+	}
+	parent.RemoveChild(parent, t)
+}
+
+// chatNodeRenderer renders mentions, escapes raw HTML instead of dropping or
+// passing it, and writes code blocks in Zulip's codehilite markup.
+type chatNodeRenderer struct{}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (chatNodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(mentionKind, renderMention)
+	reg.Register(ast.KindRawHTML, renderEscapedRawHTML)
+	reg.Register(ast.KindHTMLBlock, renderEscapedHTMLBlock)
+	reg.Register(ast.KindCodeBlock, renderCodeBlock)
+	reg.Register(ast.KindFencedCodeBlock, renderCodeBlock)
+}
+
+func renderMention(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	m := node.(*mentionNode)
+	silent, at := "", "@"
+	if m.silent {
+		silent, at = " silent", ""
+	}
+	switch {
+	case m.wildcard == "topic":
+		_, _ = w.WriteString(`<span class="topic-mention` + silent + `">` + at + html.EscapeString(m.display) + `</span>`)
+	case m.wildcard != "":
+		_, _ = w.WriteString(`<span class="user-mention channel-wildcard-mention` + silent + `" data-user-id="*">` + at + html.EscapeString(m.display) + `</span>`)
+	case m.userID != 0:
+		_, _ = w.WriteString(`<span class="user-mention` + silent + `" data-user-id="` + strconv.FormatInt(int64(m.userID), 10) + `">` + at + html.EscapeString(m.display) + `</span>`)
+	default:
+		_, _ = w.WriteString(html.EscapeString(string(m.raw)))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderEscapedRawHTML(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	n := node.(*ast.RawHTML)
+	for i := range n.Segments.Len() {
+		seg := n.Segments.At(i)
+		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderEscapedHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.HTMLBlock)
+	var b strings.Builder
+	for i := range n.Lines().Len() {
+		line := n.Lines().At(i)
+		b.Write(line.Value(source))
+	}
+	if n.HasClosure() {
+		b.Write(n.ClosureLine.Value(source))
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	for i := range lines {
+		lines[i] = html.EscapeString(lines[i])
+	}
+	_, _ = w.WriteString("<p>" + strings.Join(lines, "<br>\n") + "</p>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString(`<div class="codehilite"`)
+	if f, ok := node.(*ast.FencedCodeBlock); ok {
+		if lang := f.Language(source); len(lang) > 0 {
+			_, _ = w.WriteString(` data-code-language="` + html.EscapeString(string(lang)) + `"`)
+		}
+	}
+	_, _ = w.WriteString(`><pre><span></span><code>`)
+	lines := node.Lines()
+	for i := range lines.Len() {
+		line := lines.At(i)
+		_, _ = w.WriteString(html.EscapeString(string(line.Value(source))))
+	}
+	_, _ = w.WriteString("</code></pre></div>\n")
+	return ast.WalkSkipChildren, nil
 }

@@ -1,0 +1,512 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// LinkifierView is a linkifier on the wire (GET /realm/linkifiers and the
+// realm_linkifiers event).
+type LinkifierView struct {
+	ID          LinkifierID `json:"id"`
+	Pattern     string      `json:"pattern"`
+	URLTemplate string      `json:"url_template"`
+}
+
+// linkifierAllField is the key Zulip uses in "errors" for checks that involve
+// more than one field.
+const linkifierAllField = "__all__"
+
+// errLinkifierNotFound is Zulip's error for an unknown linkifier id (HTTP 400).
+func errLinkifierNotFound() *Error { return BadRequest("Linkifier not found.") }
+
+// linkifierValidationError builds Zulip's ValidationFailureError: msg is the
+// first message, Data["errors"] maps each field to its messages.
+func linkifierValidationError(fields []string, msgs map[string][]string) *Error {
+	errs := map[string]any{}
+	first := ""
+	for _, f := range fields {
+		if len(msgs[f]) == 0 {
+			continue
+		}
+		errs[f] = msgs[f]
+		if first == "" {
+			first = msgs[f][0]
+		}
+	}
+	return &Error{Code: CodeBadRequest, Kind: KindInvalid, Msg: first, Data: map[string]any{"errors": errs}}
+}
+
+// re2CodeText maps Go's regexp/syntax error codes to RE2's own texts, which
+// Zulip reports after "Bad regular expression: ".
+var re2CodeText = map[syntax.ErrorCode]string{
+	syntax.ErrInternalError:         "unexpected error",
+	syntax.ErrInvalidCharClass:      "invalid character class",
+	syntax.ErrInvalidCharRange:      "invalid character class range",
+	syntax.ErrInvalidEscape:         "invalid escape sequence",
+	syntax.ErrInvalidNamedCapture:   "invalid named capture group",
+	syntax.ErrInvalidPerlOp:         "invalid perl operator",
+	syntax.ErrInvalidRepeatOp:       "bad repetition operator",
+	syntax.ErrInvalidRepeatSize:     "invalid repetition size",
+	syntax.ErrInvalidUTF8:           "invalid UTF-8",
+	syntax.ErrMissingBracket:        "missing ]",
+	syntax.ErrMissingParen:          "missing )",
+	syntax.ErrMissingRepeatArgument: "no argument for repetition operator",
+	syntax.ErrTrailingBackslash:     "trailing \\",
+	syntax.ErrUnexpectedParen:       "unexpected )",
+	syntax.ErrNestingDepth:          "pattern too large - compile failed",
+	syntax.ErrLarge:                 "pattern too large - compile failed",
+}
+
+// regexpErrorText renders a pattern compile error as RE2 words it.
+func regexpErrorText(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		text, ok := re2CodeText[se.Code]
+		if !ok {
+			text = string(se.Code)
+		}
+		if se.Code == syntax.ErrTrailingBackslash || se.Expr == "" {
+			return text
+		}
+		return text + ": " + se.Expr
+	}
+	return err.Error()
+}
+
+// validateLinkifier runs Zulip's model validation of a linkifier and returns
+// the compiled pattern and template, or a *Error with Zulip's messages.
+func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *uritemplate.Template, *Error) {
+	msgs := map[string][]string{}
+	if pattern == "" {
+		msgs["pattern"] = append(msgs["pattern"], "This field cannot be blank.")
+	}
+	tmpl, tmplErr := uritemplate.New(urlTemplate)
+	if urlTemplate == "" {
+		msgs["url_template"] = append(msgs["url_template"], "This field cannot be blank.")
+	} else if tmplErr != nil {
+		msgs["url_template"] = append(msgs["url_template"], "Invalid URL template.")
+	}
+	re, reErr := regexp.Compile(pattern)
+	switch {
+	case reErr != nil:
+		msgs[linkifierAllField] = append(msgs[linkifierAllField], "Bad regular expression: "+regexpErrorText(reErr))
+	case tmplErr == nil:
+		groups := map[string]bool{}
+		for _, n := range re.SubexpNames() {
+			if n != "" {
+				groups[n] = true
+			}
+		}
+		vars := map[string]bool{}
+		for _, n := range tmpl.Varnames() {
+			vars[n] = true
+		}
+		if missing := missingNames(vars, groups); missing != "" {
+			msgs[linkifierAllField] = append(msgs[linkifierAllField],
+				fmt.Sprintf("Group '%s' in URL template is not present in linkifier pattern.", missing))
+		} else if missing := missingNames(groups, vars); missing != "" {
+			msgs[linkifierAllField] = append(msgs[linkifierAllField],
+				fmt.Sprintf("Group '%s' in linkifier pattern is not present in URL template.", missing))
+		}
+	}
+	if len(msgs) > 0 {
+		return nil, nil, linkifierValidationError([]string{"pattern", "url_template", linkifierAllField}, msgs)
+	}
+	return re, tmpl, nil
+}
+
+// missingNames returns the alphabetically first name of have that want lacks,
+// or "".
+func missingNames(have, want map[string]bool) string {
+	var missing []string
+	for n := range have {
+		if !want[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return slices.Min(missing)
+}
+
+// linkifierViews lists the realm's linkifiers in processing order.
+func linkifierViews(ctx context.Context, tx Tx, realm RealmID) ([]LinkifierView, error) {
+	ls, err := tx.Linkifiers(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LinkifierView, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, LinkifierView{ID: l.ID, Pattern: l.Pattern, URLTemplate: l.URLTemplate})
+	}
+	return out, nil
+}
+
+// linkifiersEvent records the realm_linkifiers event with the realm's current
+// list for every active user of the realm.
+func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) error {
+	list, err := linkifierViews(ctx, tx, realm)
+	if err != nil {
+		return err
+	}
+	active := true
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, Active: &active})
+	if err != nil {
+		return err
+	}
+	ids := make([]UserID, 0, len(users))
+	for _, u := range users {
+		ids = append(ids, u.ID)
+	}
+	fx.event(realm, ids, map[string]any{"type": "realm_linkifiers", "realm_linkifiers": list})
+	return nil
+}
+
+// AddLinkifier adds a linkifier to actor's realm and returns its id; it is
+// processed after every existing one. pattern and urlTemplate are trimmed.
+// Errors: UNAUTHORIZED_PRINCIPAL "Must be an organization administrator";
+// BAD_REQUEST with Data["errors"] (field → messages) for "This field cannot be
+// blank.", "Invalid URL template.", "Bad regular expression: <RE2 text>",
+// "Group '<name>' in URL template is not present in linkifier pattern.",
+// "Group '<name>' in linkifier pattern is not present in URL template." and a
+// pattern the realm already has ("Realm filter with this Realm and Pattern
+// already exists."). Existing messages are not re-rendered.
+func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, urlTemplate string) (LinkifierID, error) {
+	var id LinkifierID
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if err := requireAdmin(u); err != nil {
+			return err
+		}
+		pattern, urlTemplate := strings.TrimSpace(pattern), strings.TrimSpace(urlTemplate)
+		if _, _, verr := validateLinkifier(pattern, urlTemplate); verr != nil {
+			return verr
+		}
+		existing, err := tx.Linkifiers(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		order := 0
+		for i, l := range existing {
+			if l.Pattern == pattern {
+				return errDuplicateLinkifier()
+			}
+			if i == 0 || l.Order+1 > order {
+				order = l.Order + 1
+			}
+		}
+		l := &Linkifier{RealmID: u.RealmID, Pattern: pattern, URLTemplate: urlTemplate, Order: order}
+		if err := tx.CreateLinkifier(ctx, l); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return errDuplicateLinkifier()
+			}
+			return err
+		}
+		id = l.ID
+		return linkifiersEvent(ctx, tx, fx, u.RealmID)
+	})
+	return id, err
+}
+
+func errDuplicateLinkifier() *Error {
+	return linkifierValidationError([]string{linkifierAllField}, map[string][]string{
+		linkifierAllField: {"Realm filter with this Realm and Pattern already exists."},
+	})
+}
+
+// UpdateLinkifier replaces the pattern and URL template of a linkifier of
+// actor's realm, keeping its place in the order. Errors: those of
+// [Service.AddLinkifier], and "Linkifier not found." for an unknown id or one
+// of another realm.
+func (s *Service) UpdateLinkifier(ctx context.Context, actorID UserID, id LinkifierID, pattern, urlTemplate string) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if err := requireAdmin(u); err != nil {
+			return err
+		}
+		l, err := linkifierInRealm(ctx, tx, u.RealmID, id)
+		if err != nil {
+			return err
+		}
+		pattern, urlTemplate := strings.TrimSpace(pattern), strings.TrimSpace(urlTemplate)
+		if _, _, verr := validateLinkifier(pattern, urlTemplate); verr != nil {
+			return verr
+		}
+		existing, err := tx.Linkifiers(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		for _, o := range existing {
+			if o.ID != l.ID && o.Pattern == pattern {
+				return errDuplicateLinkifier()
+			}
+		}
+		l.Pattern, l.URLTemplate = pattern, urlTemplate
+		if err := tx.UpdateLinkifier(ctx, l); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return errDuplicateLinkifier()
+			}
+			return err
+		}
+		return linkifiersEvent(ctx, tx, fx, u.RealmID)
+	})
+}
+
+// linkifierInRealm returns the linkifier id of the realm, or "Linkifier not
+// found." when it does not exist or belongs to another realm.
+func linkifierInRealm(ctx context.Context, tx Tx, realm RealmID, id LinkifierID) (*Linkifier, error) {
+	l, err := tx.Linkifier(ctx, id)
+	if errors.Is(err, ErrNotFound) || (err == nil && l.RealmID != realm) {
+		return nil, errLinkifierNotFound()
+	}
+	return l, err
+}
+
+// Linkifiers returns the linkifiers of actor's realm in processing order. Any
+// active user may list them. Errors: UNAUTHORIZED for a missing or deactivated
+// actor.
+func (s *Service) Linkifiers(ctx context.Context, actorID UserID) ([]LinkifierView, error) {
+	var out []LinkifierView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		out, err = linkifierViews(ctx, tx, u.RealmID)
+		return err
+	})
+	return out, err
+}
+
+// RemoveLinkifier deletes a linkifier of actor's realm; the others keep their
+// order. Errors: UNAUTHORIZED_PRINCIPAL "Must be an organization
+// administrator"; BAD_REQUEST "Linkifier not found." (HTTP 400) for an unknown
+// id or one of another realm. Publishes realm_linkifiers with the remaining
+// list after commit.
+func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id LinkifierID) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if err := requireAdmin(u); err != nil {
+			return err
+		}
+		if _, err := linkifierInRealm(ctx, tx, u.RealmID, id); err != nil {
+			return err
+		}
+		if err := tx.DeleteLinkifier(ctx, id); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return errLinkifierNotFound()
+			}
+			return err
+		}
+		return linkifiersEvent(ctx, tx, fx, u.RealmID)
+	})
+}
+
+// ReorderLinkifiers sets the processing order of actor's realm's linkifiers:
+// ids must list every linkifier of the realm exactly once. Errors:
+// UNAUTHORIZED_PRINCIPAL "Must be an organization administrator"; BAD_REQUEST
+// "The ordered list must not contain duplicated linkifiers", "The ordered list
+// must enumerate all existing linkifiers exactly once" (also for ids of other
+// realms). Publishes realm_linkifiers after commit.
+func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []LinkifierID) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if err := requireAdmin(u); err != nil {
+			return err
+		}
+		seen := map[LinkifierID]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				return BadRequest("The ordered list must not contain duplicated linkifiers")
+			}
+			seen[id] = true
+		}
+		existing, err := tx.Linkifiers(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		if len(existing) != len(ids) {
+			return BadRequest("The ordered list must enumerate all existing linkifiers exactly once")
+		}
+		byID := map[LinkifierID]Linkifier{}
+		for _, l := range existing {
+			if !seen[l.ID] {
+				return BadRequest("The ordered list must enumerate all existing linkifiers exactly once")
+			}
+			byID[l.ID] = l
+		}
+		for i, id := range ids {
+			l := byID[id]
+			if l.Order == i {
+				continue
+			}
+			l.Order = i
+			if err := tx.UpdateLinkifier(ctx, &l); err != nil {
+				return err
+			}
+		}
+		return linkifiersEvent(ctx, tx, fx, u.RealmID)
+	})
+}
+
+// compiledLinkifier is a linkifier ready to apply: its pattern wrapped in
+// Zulip's boundary rule and its parsed URL template.
+type compiledLinkifier struct {
+	re    *regexp.Regexp
+	tmpl  *uritemplate.Template
+	names []string // the pattern's group names by index
+}
+
+// linkifierMatchGroup names the wrapper group that holds the matched text.
+const linkifierMatchGroup = "chatcore_linkifier_match"
+
+// compileLinkifier prepares l for matching. A match must start at the start of
+// the text, after whitespace (or Unicode space) or after one of ' " ( , : <,
+// and must not be followed by a letter or digit. compileLinkifier reports
+// false for a linkifier that no longer compiles (it is skipped, as in Zulip).
+func compileLinkifier(l Linkifier) (compiledLinkifier, bool) {
+	re, err := regexp.Compile(`[\s\x{85}\pZ'"(,:<](?P<` + linkifierMatchGroup + `>(?:` + l.Pattern + `))(?:[^\pL\pN])`)
+	if err != nil {
+		return compiledLinkifier{}, false
+	}
+	tmpl, err := uritemplate.New(l.URLTemplate)
+	if err != nil {
+		return compiledLinkifier{}, false
+	}
+	return compiledLinkifier{re: re, tmpl: tmpl, names: re.SubexpNames()}, true
+}
+
+// loadLinkifiers returns the realm's linkifiers compiled, in processing order.
+func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
+	ls, err := tx.Linkifiers(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]compiledLinkifier, 0, len(ls))
+	for _, l := range ls {
+		if c, ok := compileLinkifier(l); ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// linkifierMatch is one match of a linkifier in a text: text[Start:End] links
+// to URL.
+type linkifierMatch struct {
+	Start, End int
+	URL        string
+}
+
+// matches returns the non-overlapping matches of c in text, left to right.
+// before and after are the characters that precede and follow text in its
+// context: " " stands for a boundary (start or end of the text), anything
+// else is taken literally.
+func (c compiledLinkifier) matches(text string, before, after string) []linkifierMatch {
+	s := before + text + after
+	var out []linkifierMatch
+	pos := 0
+	for pos < len(s) {
+		loc := c.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		start, end := pos+loc[2], pos+loc[3]
+		vals := uritemplate.Values{}
+		for i, name := range c.names {
+			if name == "" || name == linkifierMatchGroup || loc[2*i] < 0 {
+				continue
+			}
+			vals.Set(name, uritemplate.String(s[pos+loc[2*i]:pos+loc[2*i+1]]))
+		}
+		u, err := c.tmpl.Expand(vals)
+		if err == nil && end > start {
+			out = append(out, linkifierMatch{Start: start - len(before), End: end - len(before), URL: u})
+		}
+		// The next match may use the character after this one as its boundary.
+		next := end
+		if next <= pos+loc[0] {
+			next = pos + loc[1]
+		}
+		pos = next
+	}
+	// Drop matches that reach into the context characters.
+	out = slices.DeleteFunc(out, func(m linkifierMatch) bool { return m.Start < 0 || m.End > len(text) })
+	return out
+}
+
+// topicLinkSplitter splits a topic into the words that may be raw URLs.
+var topicLinkSplitter = regexp.MustCompile(`[ !;),'"]`)
+
+// topicURLPattern recognises a raw URL in a topic word: with a scheme, or a
+// host name with a dot followed by an optional path.
+var topicURLPattern = regexp.MustCompile(`^(?:(?:https?|ftp)://[^\s<>]+|(?:www\.)?[\pL\pN-]+(?:\.[\pL\pN-]+)*\.[\pL]{2,}(?:/[^\s<>]*)?)`)
+
+// topicLinks returns the topic_links of a topic: the matches of every
+// linkifier plus raw URLs. Overlaps go to the earlier linkifier, then the
+// earlier match, linkifiers before raw URLs; the result is ordered by position.
+func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
+	type found struct {
+		start, end, prec int
+		link             TopicLink
+	}
+	var all []found
+	for prec, c := range linkifiers {
+		for _, m := range c.matches(topic, " ", " ") {
+			all = append(all, found{m.Start, m.End, prec, TopicLink{Text: topic[m.Start:m.End], URL: m.URL}})
+		}
+	}
+	off := 0
+	for _, loc := range topicLinkSplitter.FindAllStringIndex(topic+" ", -1) {
+		word := topic[off:min(loc[0], len(topic))]
+		if m := topicURLPattern.FindString(word); m != "" {
+			u := m
+			if pu, err := url.Parse(m); err != nil || pu.Scheme == "" {
+				u = "https://" + m
+			}
+			all = append(all, found{off, off + len(m), len(linkifiers), TopicLink{Text: m, URL: u}})
+		}
+		off = loc[1]
+	}
+	slices.SortStableFunc(all, func(a, b found) int {
+		if a.prec != b.prec {
+			return a.prec - b.prec
+		}
+		return a.start - b.start
+	})
+	var kept []found
+	for _, f := range all {
+		overlaps := slices.ContainsFunc(kept, func(k found) bool { return f.start < k.end && k.start < f.end })
+		if !overlaps {
+			kept = append(kept, f)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b found) int { return a.start - b.start })
+	out := make([]TopicLink, 0, len(kept))
+	for _, k := range kept {
+		out = append(out, k.link)
+	}
+	return out
+}

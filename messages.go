@@ -1,0 +1,806 @@
+package chatcore
+
+// Messages: sending, the message-list wire format and reading.
+//
+// Internal API for other parts of the Service (scheduled delivery, reminders,
+// outgoing-webhook replies):
+//
+//   - sendInTx(ctx, tx, fx, sender, dest, content, client) validates and sends
+//     one message inside the caller's transaction, exactly as SendMessage does
+//     (same checks, same error texts), records the "message" event and hands the
+//     message to afterSend (via fx.sentMsg) once the caller's transaction commits.
+//     Destination{StreamID, Topic} is a channel message; Destination{To} a direct
+//     message (the sender is added to the participants). SkipAccessCheck bypasses
+//     the channel-access check (outgoing-webhook replies, as Zulip does).
+//   - canSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
+//     Message and Messages; reminders use it for "a message the user can access").
+//   - messageView(ctx, tx, m, viewer, applyMarkdown) builds the message-list object;
+//     applyMarkdown=false gives raw Markdown in content with content_type
+//     text/x-markdown, as outgoing webhooks send it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of message content and topics, as in Zulip.
+const (
+	// MaxMessageLength is the largest message content in bytes; longer content
+	// is cut and ends with messageTruncatedMarker.
+	MaxMessageLength = 10000
+	// MaxTopicLength is the largest topic in characters; longer topics are cut
+	// and end with "...".
+	MaxTopicLength = 60
+	// MaxMessagesPerFetch bounds num_before and num_after of [Service.Messages].
+	MaxMessagesPerFetch = 1000
+
+	messageTruncatedMarker = "\n[message truncated]"
+	topicTruncatedMarker   = "..."
+)
+
+// Destination says where sendInTx delivers a message: a channel and topic when
+// StreamID is set, otherwise a direct message to To (the sender need not be
+// listed).
+type Destination struct {
+	StreamID StreamID
+	Topic    string
+	To       []UserID
+	// SkipAccessCheck sends to a channel without checking that the sender may
+	// post there (outgoing-webhook replies). The channel must still exist in the
+	// sender's realm.
+	SkipAccessCheck bool
+}
+
+// SendMessageRequest holds the parameters of POST /messages. Plain string fields
+// are taken literally; To is parsed by [Service.SendMessage] itself (a channel
+// name or id, a JSON list of user ids or e-mails, or comma-separated e-mails).
+type SendMessageRequest struct {
+	// Type is "stream", "channel", "private" or "direct".
+	Type string `json:"type"`
+	// To is the channel (name or id) or the direct-message recipients.
+	To *string `json:"to"`
+	// Topic is the channel message's topic; Subject is its legacy alias.
+	Topic   *string `json:"topic"`
+	Subject *string `json:"subject"`
+	Content string  `json:"content"`
+	// Client names the sending client ("website", "ZulipPython", ...); empty
+	// means "API".
+	Client string `json:"-"`
+}
+
+// SendMessage sends a message as actor and returns its id. Errors (BAD_REQUEST
+// unless noted): "Invalid type" / "Missing 'type' argument"; "Message must not be
+// empty"; "Message must not contain null bytes"; "Message must be valid UTF-8";
+// "Missing channel", "Invalid data type for channel", STREAM_DOES_NOT_EXIST
+// ("Channel 'x' does not exist", "Channel with ID 'n' does not exist"),
+// "Not authorized to send to channel 'x'"; "Missing topic", "Invalid character
+// in topic, at position N!"; "Message must have recipients", "Invalid email 'x'",
+// "Invalid user ID n", "'x' is no longer using Zulip.", "Invalid data type for
+// recipients", "Recipient lists may contain emails or user IDs, but not both.".
+// Content over [MaxMessageLength] bytes and topics over [MaxTopicLength]
+// characters are truncated, not refused.
+func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessageRequest) (MessageID, error) {
+	var id MessageID
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		sender, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		dest, err := s.parseDestination(ctx, tx, sender, req)
+		if err != nil {
+			return err
+		}
+		client := req.Client
+		if client == "" {
+			client = "API"
+		}
+		m, err := s.sendInTx(ctx, tx, fx, sender, dest, req.Content, client)
+		if err != nil {
+			return err
+		}
+		id = m.ID
+		return nil
+	})
+	return id, err
+}
+
+// parseDestination turns the type/to/topic parameters into a Destination.
+func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest) (Destination, error) {
+	var dest Destination
+	switch req.Type {
+	case "stream", "channel":
+		if req.Topic != nil && req.Subject != nil {
+			return dest, &Error{Code: CodeRequestConfusingVar, Kind: KindInvalid,
+				Msg: "Can't decide between 'topic' and 'subject' arguments"}
+		}
+		if req.To == nil {
+			return dest, BadRequest("Missing channel")
+		}
+		st, err := channelFromIndicator(ctx, tx, sender.RealmID, *req.To)
+		if err != nil {
+			return dest, err
+		}
+		topic := req.Topic
+		if topic == nil {
+			topic = req.Subject
+		}
+		if topic == nil {
+			return dest, BadRequest("Missing topic")
+		}
+		dest.StreamID = st.ID
+		dest.Topic = *topic
+	case "private", "direct":
+		if req.To == nil {
+			return dest, BadRequest("Message must have recipients")
+		}
+		to, err := directRecipientsFromParam(ctx, tx, sender.RealmID, *req.To)
+		if err != nil {
+			return dest, err
+		}
+		if len(to) == 0 {
+			return dest, BadRequest("Message must have recipients")
+		}
+		dest.To = to
+	case "":
+		return dest, MissingArgument("type")
+	default:
+		return dest, BadRequest("Invalid type: Value error, Not in the list of possible values")
+	}
+	return dest, nil
+}
+
+// channelFromIndicator resolves Zulip's "to" of a channel message: a raw name, a
+// JSON string, a JSON integer id, or a one-element JSON list of either.
+func channelFromIndicator(ctx context.Context, tx Tx, realm RealmID, to string) (*Stream, error) {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(to))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		return streamByNameForSend(ctx, tx, realm, to)
+	}
+	if list, ok := data.([]any); ok {
+		if len(list) != 1 {
+			return nil, BadRequest("Expected exactly one channel")
+		}
+		data = list[0]
+	}
+	switch v := data.(type) {
+	case string:
+		return streamByNameForSend(ctx, tx, realm, v)
+	case json.Number:
+		n, err := strconv.ParseInt(v.String(), 10, 64)
+		if err != nil {
+			return nil, BadRequest("Invalid data type for channel")
+		}
+		st, err := streamInRealm(ctx, tx, realm, StreamID(n))
+		if errors.Is(err, ErrNotFound) {
+			return nil, errChannelIDDoesNotExist(StreamID(n))
+		}
+		return st, err
+	}
+	return nil, BadRequest("Invalid data type for channel")
+}
+
+func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string) (*Stream, error) {
+	name = strings.TrimSpace(name)
+	st, err := tx.StreamByName(ctx, realm, name)
+	if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+		return nil, &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+			Msg: fmt.Sprintf("Channel '%s' does not exist", name), Data: map[string]any{"stream": name}}
+	}
+	return st, err
+}
+
+func errChannelIDDoesNotExist(id StreamID) *Error {
+	return &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+		Msg: fmt.Sprintf("Channel with ID '%d' does not exist", id), Data: map[string]any{"stream_id": int64(id)}}
+}
+
+// directRecipientsFromParam parses the "to" of a direct message: a JSON list of
+// user ids or of e-mails, or comma-separated e-mails, and resolves them to the
+// realm's users.
+func directRecipientsFromParam(ctx context.Context, tx Tx, realm RealmID, to string) ([]UserID, error) {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(to))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		data = to
+	}
+	if s, ok := data.(string); ok {
+		parts := strings.Split(s, ",")
+		list := make([]any, 0, len(parts))
+		for _, p := range parts {
+			list = append(list, p)
+		}
+		data = list
+	}
+	list, ok := data.([]any)
+	if !ok {
+		return nil, BadRequest("Invalid data type for recipients")
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	mixed := BadRequest("Recipient lists may contain emails or user IDs, but not both.")
+	var ids []UserID
+	switch list[0].(type) {
+	case string:
+		for _, item := range list {
+			email, ok := item.(string)
+			if !ok {
+				return nil, mixed
+			}
+			email = strings.TrimSpace(email)
+			if email == "" {
+				continue
+			}
+			u, err := tx.UserByEmail(ctx, realm, email)
+			if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+				return nil, BadRequestf("Invalid email '%s'", email)
+			}
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, u.ID)
+		}
+	case json.Number:
+		for _, item := range list {
+			n, ok := item.(json.Number)
+			if !ok {
+				return nil, mixed
+			}
+			v, err := strconv.ParseInt(n.String(), 10, 64)
+			if err != nil {
+				return nil, BadRequest("Invalid data type for recipients")
+			}
+			ids = append(ids, UserID(v))
+		}
+	default:
+		return nil, BadRequest("Invalid data type for recipients")
+	}
+	return ids, nil
+}
+
+// normalizeContent applies Zulip's message-body rules: trailing whitespace and
+// leading newlines are dropped, empty or NUL-containing content is refused, and
+// content over MaxMessageLength bytes is cut to end with the truncation marker.
+func normalizeContent(content string) (string, error) {
+	if !utf8.ValidString(content) {
+		return "", BadRequest("Message must be valid UTF-8")
+	}
+	content = strings.TrimRightFunc(content, unicode.IsSpace)
+	content = strings.TrimLeft(content, "\n")
+	if content == "" {
+		return "", BadRequest("Message must not be empty")
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return "", BadRequest("Message must not contain null bytes")
+	}
+	return truncateBytes(content, MaxMessageLength, messageTruncatedMarker), nil
+}
+
+// truncateBytes cuts s to at most limit bytes, ending in marker, without
+// splitting a UTF-8 sequence.
+func truncateBytes(s string, limit int, marker string) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+// normalizeTopic applies Zulip's topic rules: surrounding whitespace is
+// dropped, the realm's empty-topic display name means the empty topic,
+// unprintable characters are refused and topics over MaxTopicLength characters
+// are cut to end with "...".
+func normalizeTopic(realm *Realm, topic string) (string, error) {
+	if !utf8.ValidString(topic) {
+		return "", BadRequest("Topic must be valid UTF-8")
+	}
+	topic = strings.TrimSpace(topic)
+	if topic == emptyTopicDisplayName(realm) {
+		return "", nil
+	}
+	pos := 0
+	for _, r := range topic {
+		pos++
+		if unicode.IsControl(r) || unicode.Is(unicode.Cs, r) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cf, unicode.Co) {
+			return "", BadRequestf("Invalid character in topic, at position %d!", pos)
+		}
+	}
+	if utf8.RuneCountInString(topic) > MaxTopicLength {
+		runes := []rune(topic)
+		topic = string(runes[:MaxTopicLength-utf8.RuneCountInString(topicTruncatedMarker)]) + topicTruncatedMarker
+	}
+	return topic, nil
+}
+
+// emptyTopicDisplayName returns how the realm shows the empty topic.
+func emptyTopicDisplayName(r *Realm) string {
+	if r == nil || r.EmptyTopicDisplayName == "" {
+		return DefaultEmptyTopicDisplayName
+	}
+	return r.EmptyTopicDisplayName
+}
+
+// sendInTx validates and sends one message from sender inside tx, and records
+// its event and its afterSend hand-off in fx. It returns the stored message.
+// The errors are those listed on [Service.SendMessage] for the content, the
+// topic, the channel and the recipients; a channel of another realm is
+// "Channel with ID 'n' does not exist", a recipient of another realm or a
+// missing one "Invalid user ID n".
+func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
+	body, err := normalizeContent(content)
+	if err != nil {
+		return nil, err
+	}
+	realm, err := tx.Realm(ctx, sender.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{
+		RealmID:  sender.RealmID,
+		SenderID: sender.ID,
+		Content:  body,
+		Client:   client,
+		SentAt:   s.clock.Now().UTC(),
+	}
+	var st *Stream
+	var eventUsers []UserID
+	if dest.StreamID != 0 {
+		topic, err := normalizeTopic(realm, dest.Topic)
+		if err != nil {
+			return nil, err
+		}
+		st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, errChannelIDDoesNotExist(dest.StreamID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !dest.SkipAccessCheck {
+			if err := canSendToStream(ctx, tx, sender, st); err != nil {
+				return nil, err
+			}
+		}
+		m.Type = MessageTypeStream
+		m.StreamID = st.ID
+		m.RecipientID = st.RecipientID
+		m.Topic = topic
+		subs, err := tx.Subscriptions(ctx, st.ID, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range subs {
+			if sub.Active {
+				eventUsers = append(eventUsers, sub.UserID)
+			}
+		}
+	} else {
+		if len(dest.To) == 0 {
+			return nil, BadRequest("Message must have recipients")
+		}
+		members := []UserID{sender.ID}
+		for _, id := range dest.To {
+			u, err := userInRealm(ctx, tx, sender.RealmID, id)
+			if errors.Is(err, ErrNotFound) {
+				return nil, BadRequestf("Invalid user ID %d", id)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !u.IsActive {
+				return nil, BadRequestf("'%s' is no longer using Zulip.", u.Email)
+			}
+			members = append(members, u.ID)
+		}
+		slices.Sort(members)
+		members = slices.Compact(members)
+		rid, err := tx.DirectRecipient(ctx, sender.RealmID, members)
+		if err != nil {
+			return nil, err
+		}
+		m.Type = MessageTypePrivate
+		m.RecipientID = rid
+		m.DirectMembers = members
+		eventUsers = members
+	}
+	html, mentioned, isMe, err := s.renderMessage(ctx, tx, sender.RealmID, body)
+	if err != nil {
+		return nil, err
+	}
+	m.RenderedContent = html
+	m.IsMeMessage = isMe
+	if err := tx.CreateMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	if st != nil && st.FirstMessageID == 0 {
+		st.FirstMessageID = m.ID
+		if err := tx.UpdateStream(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	view, err := s.messageView(ctx, tx, m, sender, true)
+	if err != nil {
+		return nil, err
+	}
+	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
+	fx.sentMsg(m, mentioned)
+	return m, nil
+}
+
+// canSendToStream applies Zulip's rule for posting to a channel: archived
+// channels take no messages; non-guests may post to public channels; everyone
+// else needs an active subscription (a bot may also use its owner's).
+func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
+	denied := BadRequestf("Not authorized to send to channel '%s'", st.Name)
+	if st.IsArchived {
+		return denied
+	}
+	if !st.InviteOnly && sender.Role != RoleGuest {
+		return nil
+	}
+	ok, err := subscribed(ctx, tx, st.ID, sender.ID)
+	if err != nil || ok {
+		return err
+	}
+	if sender.IsBot && sender.BotOwnerID != 0 {
+		ok, err := subscribed(ctx, tx, st.ID, sender.BotOwnerID)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return denied
+}
+
+// subscribed reports whether the user has an active subscription to the channel.
+func subscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool, error) {
+	sub, err := tx.Subscription(ctx, stream, user)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return sub.Active, nil
+}
+
+// canSee reports whether viewer may read m: messages of another realm never;
+// direct messages when viewer takes part; channel messages of public channels
+// for non-guests; otherwise with an active subscription, and in a channel with
+// protected history only from the subscription's FirstVisibleMessageID on. A
+// sender can always read their own channel messages.
+func canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
+	if m.RealmID != viewer.RealmID {
+		return false, nil
+	}
+	if m.Type == MessageTypePrivate {
+		return slices.Contains(m.DirectMembers, viewer.ID), nil
+	}
+	if m.SenderID == viewer.ID {
+		return true, nil
+	}
+	st, err := streamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	acc, err := streamAccessFor(ctx, tx, viewer, st)
+	if err != nil {
+		return false, err
+	}
+	return acc.allows(m.ID), nil
+}
+
+// streamAccess is what a viewer may read of one channel.
+type streamAccess struct {
+	ok bool
+	// minID is the smallest readable message id (protected history), 0 for all.
+	minID MessageID
+}
+
+func (a streamAccess) allows(id MessageID) bool { return a.ok && id >= a.minID }
+
+// streamAccessFor computes the viewer's read access to st.
+func streamAccessFor(ctx context.Context, tx Tx, viewer *User, st *Stream) (streamAccess, error) {
+	if !st.InviteOnly && viewer.Role != RoleGuest {
+		return streamAccess{ok: true}, nil
+	}
+	sub, err := tx.Subscription(ctx, st.ID, viewer.ID)
+	if errors.Is(err, ErrNotFound) {
+		return streamAccess{}, nil
+	}
+	if err != nil {
+		return streamAccess{}, err
+	}
+	if !sub.Active {
+		return streamAccess{}, nil
+	}
+	acc := streamAccess{ok: true}
+	if !st.HistoryPublicToSubscribers {
+		acc.minID = sub.FirstVisibleMessageID
+	}
+	return acc, nil
+}
+
+// DisplayRecipient is one participant of a direct message in display_recipient.
+type DisplayRecipient struct {
+	ID            UserID `json:"id"`
+	Email         string `json:"email"`
+	FullName      string `json:"full_name"`
+	IsMirrorDummy bool   `json:"is_mirror_dummy"`
+}
+
+// TopicLink is one link of topic_links: a linkifier match or a URL in the topic.
+type TopicLink struct {
+	Text string `json:"text"`
+	URL  string `json:"url"`
+}
+
+// EditHistoryView is one entry of edit_history on the wire. Prev/new fields are
+// present only for what changed.
+type EditHistoryView struct {
+	UserID              UserID   `json:"user_id"`
+	Timestamp           int64    `json:"timestamp"`
+	PrevContent         *string  `json:"prev_content,omitempty"`
+	PrevRenderedContent *string  `json:"prev_rendered_content,omitempty"`
+	PrevStream          StreamID `json:"prev_stream,omitzero"`
+	Stream              StreamID `json:"stream,omitzero"`
+	PrevTopic           *string  `json:"prev_topic,omitempty"`
+	Topic               *string  `json:"topic,omitempty"`
+}
+
+// MessageView is a message in Zulip's message-list format (GET /messages, the
+// "message" of outgoing webhooks). DisplayRecipient is the channel name (a
+// string) for channel messages and a []DisplayRecipient for direct messages.
+// EditHistory, LastEditTimestamp and LastMovedTimestamp are absent unless the
+// message was edited or moved; StreamID is absent for direct messages.
+type MessageView struct {
+	AvatarURL          *string           `json:"avatar_url"`
+	Client             string            `json:"client"`
+	Content            string            `json:"content"`
+	ContentType        string            `json:"content_type"`
+	DisplayRecipient   any               `json:"display_recipient"`
+	EditHistory        []EditHistoryView `json:"edit_history,omitempty"`
+	ID                 MessageID         `json:"id"`
+	IsMeMessage        bool              `json:"is_me_message"`
+	LastEditTimestamp  int64             `json:"last_edit_timestamp,omitzero"`
+	LastMovedTimestamp int64             `json:"last_moved_timestamp,omitzero"`
+	Reactions          []Reaction        `json:"reactions"`
+	RecipientID        RecipientID       `json:"recipient_id"`
+	SenderEmail        string            `json:"sender_email"`
+	SenderFullName     string            `json:"sender_full_name"`
+	SenderID           UserID            `json:"sender_id"`
+	SenderRealmStr     string            `json:"sender_realm_str"`
+	StreamID           StreamID          `json:"stream_id,omitzero"`
+	Subject            string            `json:"subject"`
+	Submessages        []Submessage      `json:"submessages"`
+	Timestamp          int64             `json:"timestamp"`
+	TopicLinks         []TopicLink       `json:"topic_links"`
+	Type               MessageType       `json:"type"`
+	RenderedContent    string            `json:"rendered_content"`
+}
+
+// viewCache memoises what building many MessageViews looks up repeatedly.
+type viewCache struct {
+	users      map[UserID]*User
+	streams    map[StreamID]*Stream
+	realms     map[RealmID]*Realm
+	linkifiers map[RealmID][]compiledLinkifier
+}
+
+func newViewCache() *viewCache {
+	return &viewCache{
+		users:      map[UserID]*User{},
+		streams:    map[StreamID]*Stream{},
+		realms:     map[RealmID]*Realm{},
+		linkifiers: map[RealmID][]compiledLinkifier{},
+	}
+}
+
+func (c *viewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
+	if u, ok := c.users[id]; ok {
+		return u, nil
+	}
+	u, err := tx.User(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.users[id] = u
+	return u, nil
+}
+
+func (c *viewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, error) {
+	if st, ok := c.streams[id]; ok {
+		return st, nil
+	}
+	st, err := tx.Stream(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.streams[id] = st
+	return st, nil
+}
+
+func (c *viewCache) realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error) {
+	if r, ok := c.realms[id]; ok {
+		return r, nil
+	}
+	r, err := tx.Realm(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.realms[id] = r
+	return r, nil
+}
+
+func (c *viewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]compiledLinkifier, error) {
+	if l, ok := c.linkifiers[id]; ok {
+		return l, nil
+	}
+	l, err := loadLinkifiers(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	c.linkifiers[id] = l
+	return l, nil
+}
+
+// messageView builds the message-list object of m as viewer sees it. With
+// applyMarkdown, content is the rendered HTML (content_type text/html);
+// otherwise it is the raw Markdown (text/x-markdown). The empty topic is "" in
+// subject. It does not check that viewer may see m.
+func (s *Service) messageView(ctx context.Context, tx Tx, m *Message, viewer *User, applyMarkdown bool) (MessageView, error) {
+	return s.buildView(ctx, tx, newViewCache(), m, viewer, applyMarkdown)
+}
+
+func (s *Service) buildView(ctx context.Context, tx Tx, c *viewCache, m *Message, _ *User, applyMarkdown bool) (MessageView, error) {
+	sender, err := c.user(ctx, tx, m.SenderID)
+	if err != nil {
+		return MessageView{}, err
+	}
+	realm, err := c.realm(ctx, tx, sender.RealmID)
+	if err != nil {
+		return MessageView{}, err
+	}
+	senderEmail := s.apiEmail(sender)
+	avatar := s.avatarURL(sender.AvatarSource, senderEmail)
+	v := MessageView{
+		AvatarURL:       &avatar,
+		Client:          m.Client,
+		ID:              m.ID,
+		IsMeMessage:     m.IsMeMessage,
+		Reactions:       m.Reactions,
+		RecipientID:     m.RecipientID,
+		SenderEmail:     senderEmail,
+		SenderFullName:  sender.FullName,
+		SenderID:        sender.ID,
+		SenderRealmStr:  realm.StringID,
+		Subject:         m.Topic,
+		Submessages:     m.Submessages,
+		Timestamp:       m.SentAt.Unix(),
+		Type:            m.Type,
+		RenderedContent: m.RenderedContent,
+		TopicLinks:      []TopicLink{},
+	}
+	if v.Reactions == nil {
+		v.Reactions = []Reaction{}
+	}
+	if v.Submessages == nil {
+		v.Submessages = []Submessage{}
+	}
+	if applyMarkdown {
+		v.Content, v.ContentType = m.RenderedContent, "text/html"
+	} else {
+		v.Content, v.ContentType = m.Content, "text/x-markdown"
+	}
+	if !m.LastEditedAt.IsZero() {
+		v.LastEditTimestamp = m.LastEditedAt.Unix()
+	}
+	if !m.LastMovedAt.IsZero() {
+		v.LastMovedTimestamp = m.LastMovedAt.Unix()
+	}
+	if len(m.EditHistory) > 0 {
+		v.EditHistory = make([]EditHistoryView, 0, len(m.EditHistory))
+		for _, e := range m.EditHistory {
+			ev := EditHistoryView{
+				UserID:     e.UserID,
+				Timestamp:  e.Timestamp.Unix(),
+				PrevStream: e.PrevStreamID,
+				Stream:     e.StreamID,
+				PrevTopic:  e.PrevTopic,
+				Topic:      e.Topic,
+			}
+			if e.PrevContent != "" || e.PrevRenderedContent != "" {
+				ev.PrevContent = new(e.PrevContent)
+				ev.PrevRenderedContent = new(e.PrevRenderedContent)
+			}
+			v.EditHistory = append(v.EditHistory, ev)
+		}
+	}
+	if m.Type == MessageTypeStream {
+		st, err := c.stream(ctx, tx, m.StreamID)
+		if err != nil {
+			return MessageView{}, err
+		}
+		v.DisplayRecipient = st.Name
+		v.StreamID = st.ID
+		links, err := c.realmLinkifiers(ctx, tx, m.RealmID)
+		if err != nil {
+			return MessageView{}, err
+		}
+		v.TopicLinks = topicLinks(links, m.Topic)
+	} else {
+		recips := make([]DisplayRecipient, 0, len(m.DirectMembers))
+		for _, id := range m.DirectMembers {
+			u, err := c.user(ctx, tx, id)
+			if err != nil {
+				return MessageView{}, err
+			}
+			recips = append(recips, DisplayRecipient{ID: u.ID, Email: s.apiEmail(u), FullName: u.FullName})
+		}
+		slices.SortFunc(recips, func(a, b DisplayRecipient) int { return int(a.ID - b.ID) })
+		v.DisplayRecipient = recips
+	}
+	return v, nil
+}
+
+// errInvalidMessage is Zulip's error for a message the caller cannot see.
+func errInvalidMessage() *Error { return BadRequest("Invalid message(s)") }
+
+// Message returns one message as actor sees it (content rendered as HTML) and
+// its raw Markdown. A missing message, one of another realm, or one the actor
+// may not read gives BAD_REQUEST "Invalid message(s)". An empty channel topic
+// is shown as the realm's empty-topic display name in subject.
+func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (MessageView, string, error) {
+	var view MessageView
+	var raw string
+	err := s.view(ctx, func(tx Tx) error {
+		viewer, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		m, err := tx.Message(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return errInvalidMessage()
+		}
+		if err != nil {
+			return err
+		}
+		ok, err := canSee(ctx, tx, viewer, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errInvalidMessage()
+		}
+		c := newViewCache()
+		view, err = s.buildView(ctx, tx, c, m, viewer, true)
+		if err != nil {
+			return err
+		}
+		if view.Type == MessageTypeStream && view.Subject == "" {
+			r, err := c.realm(ctx, tx, viewer.RealmID)
+			if err != nil {
+				return err
+			}
+			view.Subject = emptyTopicDisplayName(r)
+		}
+		raw = m.Content
+		return nil
+	})
+	return view, raw, err
+}
