@@ -1,0 +1,777 @@
+package chatcore
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// SettingsUpdate is a partial update of a user's settings: the request of
+// Zulip's PATCH /settings. A nil field is left alone; a non-nil one is applied
+// (and, for settings, only written when it differs from the current value).
+// The json tags are the wire names; [DecodeParams] fills a SettingsUpdate from
+// wire parameters with Zulip's rules, and [SettingsUpdate.Validate] checks
+// values.
+//
+// FullName, Email, OldPassword and NewPassword are account fields rather than
+// settings. TargetUsers switches to the administrators' bulk edit of other
+// users' settings (see [Service.UpdateSettings]).
+type SettingsUpdate struct {
+	FullName    *string      `json:"full_name"`
+	Email       *string      `json:"email"`
+	OldPassword *string      `json:"old_password"`
+	NewPassword *string      `json:"new_password"`
+	TargetUsers *TargetUsers `json:"target_users" validate:"omitnil"`
+
+	TwentyFourHourTime                            *bool   `json:"twenty_four_hour_time"`
+	WebMarkReadOnScrollPolicy                     *int    `json:"web_mark_read_on_scroll_policy" validate:"omitnil,mark_read_policies"`
+	WebChannelDefaultView                         *int    `json:"web_channel_default_view" validate:"omitnil,channel_default_views"`
+	StarredMessageCounts                          *bool   `json:"starred_message_counts"`
+	ReceivesTypingNotifications                   *bool   `json:"receives_typing_notifications"`
+	WebSuggestUpdateTimezone                      *bool   `json:"web_suggest_update_timezone"`
+	FluidLayoutWidth                              *bool   `json:"fluid_layout_width"`
+	HighContrastMode                              *bool   `json:"high_contrast_mode"`
+	WebFontSizePx                                 *int    `json:"web_font_size_px" validate:"omitnil,min=1,max=200"`
+	WebLineHeightPercent                          *int    `json:"web_line_height_percent" validate:"omitnil,min=1,max=1000"`
+	ColorScheme                                   *int    `json:"color_scheme" validate:"omitnil,color_schemes"`
+	EnableDraftsSynchronization                   *bool   `json:"enable_drafts_synchronization"`
+	TranslateEmoticons                            *bool   `json:"translate_emoticons"`
+	DisplayEmojiReactionUsers                     *bool   `json:"display_emoji_reaction_users"`
+	DefaultLanguage                               *string `json:"default_language" validate:"omitnil,language"`
+	WebHomeView                                   *string `json:"web_home_view" validate:"omitnil,home_views"`
+	WebEscapeNavigatesToHomeView                  *bool   `json:"web_escape_navigates_to_home_view"`
+	LeftSideUserlist                              *bool   `json:"left_side_userlist"`
+	Emojiset                                      *string `json:"emojiset" validate:"omitnil,emojisets"`
+	DemoteInactiveStreams                         *int    `json:"demote_inactive_streams" validate:"omitnil,demote_streams_policies"`
+	UserListStyle                                 *int    `json:"user_list_style" validate:"omitnil,user_list_styles"`
+	WebAnimateImagePreviews                       *string `json:"web_animate_image_previews" validate:"omitnil,animate_previews"`
+	WebStreamUnreadsCountDisplayPolicy            *int    `json:"web_stream_unreads_count_display_policy" validate:"omitnil,unreads_count_policies"`
+	HideAIFeatures                                *bool   `json:"hide_ai_features"`
+	WebInboxShowChannelFolders                    *bool   `json:"web_inbox_show_channel_folders"`
+	WebLeftSidebarShowChannelFolders              *bool   `json:"web_left_sidebar_show_channel_folders"`
+	WebLeftSidebarUnreadsCountSummary             *bool   `json:"web_left_sidebar_unreads_count_summary"`
+	Timezone                                      *string `json:"timezone" validate:"omitnil,timezone"`
+	EnableStreamDesktopNotifications              *bool   `json:"enable_stream_desktop_notifications"`
+	EnableStreamEmailNotifications                *bool   `json:"enable_stream_email_notifications"`
+	EnableStreamPushNotifications                 *bool   `json:"enable_stream_push_notifications"`
+	EnableStreamAudibleNotifications              *bool   `json:"enable_stream_audible_notifications"`
+	NotificationSound                             *string `json:"notification_sound" validate:"omitnil,notification_sound"`
+	EnableDesktopNotifications                    *bool   `json:"enable_desktop_notifications"`
+	EnableSounds                                  *bool   `json:"enable_sounds"`
+	EmailNotificationsBatchingPeriodSeconds       *int    `json:"email_notifications_batching_period_seconds" validate:"omitnil,batching_period"`
+	EnableOfflineEmailNotifications               *bool   `json:"enable_offline_email_notifications"`
+	EnableOfflinePushNotifications                *bool   `json:"enable_offline_push_notifications"`
+	EnableOnlinePushNotifications                 *bool   `json:"enable_online_push_notifications"`
+	EnableFollowedTopicDesktopNotifications       *bool   `json:"enable_followed_topic_desktop_notifications"`
+	EnableFollowedTopicEmailNotifications         *bool   `json:"enable_followed_topic_email_notifications"`
+	EnableFollowedTopicPushNotifications          *bool   `json:"enable_followed_topic_push_notifications"`
+	EnableFollowedTopicAudibleNotifications       *bool   `json:"enable_followed_topic_audible_notifications"`
+	EnableDigestEmails                            *bool   `json:"enable_digest_emails"`
+	EnableMarketingEmails                         *bool   `json:"enable_marketing_emails"`
+	EnableLoginEmails                             *bool   `json:"enable_login_emails"`
+	MessageContentInEmailNotifications            *bool   `json:"message_content_in_email_notifications"`
+	PMContentInDesktopNotifications               *bool   `json:"pm_content_in_desktop_notifications"`
+	WildcardMentionsNotify                        *bool   `json:"wildcard_mentions_notify"`
+	EnableFollowedTopicWildcardMentionsNotify     *bool   `json:"enable_followed_topic_wildcard_mentions_notify"`
+	DesktopIconCountDisplay                       *int    `json:"desktop_icon_count_display" validate:"omitnil,desktop_icon_counts"`
+	RealmNameInEmailNotificationsPolicy           *int    `json:"realm_name_in_email_notifications_policy" validate:"omitnil,realm_name_policies"`
+	AutomaticallyFollowTopicsPolicy               *int    `json:"automatically_follow_topics_policy" validate:"omitnil,topic_visibility_policies"`
+	AutomaticallyUnmuteTopicsInMutedStreamsPolicy *int    `json:"automatically_unmute_topics_in_muted_streams_policy" validate:"omitnil,topic_visibility_policies"`
+	AutomaticallyFollowTopicsWhereMentioned       *bool   `json:"automatically_follow_topics_where_mentioned"`
+	ResolvedTopicNoticeAutoReadPolicy             *string `json:"resolved_topic_notice_auto_read_policy" validate:"omitnil,resolved_topic_policies"`
+	PresenceEnabled                               *bool   `json:"presence_enabled"`
+	EnterSends                                    *bool   `json:"enter_sends"`
+	SendPrivateTypingNotifications                *bool   `json:"send_private_typing_notifications"`
+	SendStreamTypingNotifications                 *bool   `json:"send_stream_typing_notifications"`
+	SendReadReceipts                              *bool   `json:"send_read_receipts"`
+	AllowPrivateDataExport                        *bool   `json:"allow_private_data_export"`
+	EmailAddressVisibility                        *int    `json:"email_address_visibility" validate:"omitnil,email_visibilities"`
+	WebNavigateToSentMessage                      *bool   `json:"web_navigate_to_sent_message"`
+}
+
+// TargetUsers selects the users of an administrator's bulk settings edit: the
+// users in UserIDs plus the active members of the groups in GroupIDs
+// (recursively through subgroups). Bots are never edited. At least one of the
+// lists must be non-empty. SkipIfAlreadyEdited is required: when true, users who
+// changed a setting themselves keep their value for it.
+type TargetUsers struct {
+	UserIDs             []UserID  `json:"user_ids"`
+	GroupIDs            []GroupID `json:"group_ids"`
+	SkipIfAlreadyEdited *bool     `json:"skip_if_already_edited" wire:"required" validate:"required"`
+}
+
+// settingUpdateField ties a setting of SettingsUpdate to its wire name.
+type settingUpdateField struct {
+	name  string
+	index int
+}
+
+// settingUpdateFields lists the setting fields of SettingsUpdate (everything
+// that is a [Settings] field) in declaration order.
+var settingUpdateFields = sync.OnceValue(func() []settingUpdateField {
+	t := reflect.TypeFor[SettingsUpdate]()
+	var out []settingUpdateField
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if IsSetting(name) {
+			out = append(out, settingUpdateField{name: name, index: i})
+		}
+	}
+	return out
+})
+
+// settingChange is one requested setting value.
+type settingChange struct {
+	name  string
+	value any // bool, int or string
+}
+
+// requestedSettings returns the settings u sets, timezone excluded (it is
+// applied separately), in declaration order.
+func (u *SettingsUpdate) requestedSettings() []settingChange {
+	v := reflect.ValueOf(u).Elem()
+	var out []settingChange
+	for _, f := range settingUpdateFields() {
+		if f.name == "timezone" {
+			continue
+		}
+		p := v.Field(f.index)
+		if p.IsNil() {
+			continue
+		}
+		out = append(out, settingChange{name: f.name, value: p.Elem().Interface()})
+	}
+	return out
+}
+
+// securitySensitiveSettings may not be changed for other users (Zulip's
+// SECURITY_SENSITIVE_USER_SETTINGS).
+var securitySensitiveSettings = map[string]bool{
+	"allow_private_data_export":         true,
+	"email_address_visibility":          true,
+	"enable_digest_emails":              true,
+	"enable_login_emails":               true,
+	"enable_marketing_emails":           true,
+	"presence_enabled":                  true,
+	"send_private_typing_notifications": true,
+	"send_read_receipts":                true,
+	"send_stream_typing_notifications":  true,
+}
+
+// emailChangeValidity is how long an e-mail change confirmation link works.
+const emailChangeValidity = 24 * time.Hour
+
+// maxFullNameLength is Zulip's limit on full names, in characters.
+const maxFullNameLength = 100
+
+// fullNameInvalidChars may not appear in a full name (Zulip's NAME_INVALID_CHARS).
+const fullNameInvalidChars = "*`\\>\"@"
+
+func errCannotChangeForOthers() *Error {
+	return BadRequest("Cannot change this setting for other users.")
+}
+
+func errConfirmationLink() *Error {
+	return NotFound("The confirmation link has expired or been deactivated.")
+}
+
+// UpdateSettings applies req for the user actor, with the rules of Zulip's
+// PATCH /settings, in one transaction: either everything in req takes effect
+// or nothing does. Events (one user_settings update per changed setting,
+// realm_user updates for a new full name or time zone) and e-mails are
+// published only after the commit.
+//
+// Without TargetUsers, req edits the actor's own account: the password (when
+// NewPassword is set; OldPassword must match), the e-mail address (only a
+// pending change is recorded, and a confirmation link is mailed to the new
+// address; see [Service.ConfirmEmailChange]), the full name (silently ignored
+// when the realm disables name changes and the actor is not an administrator),
+// each setting whose value differs, and the time zone (stored canonically).
+// Turning enable_drafts_synchronization off deletes the user's drafts.
+//
+// With TargetUsers, an administrator applies the settings in req to other
+// users in bulk; FullName and OldPassword are then ignored.
+//
+// Errors (all [*Error]):
+//   - UNAUTHORIZED: the actor does not exist or is deactivated.
+//   - BAD_REQUEST: "This endpoint does not accept bot requests."; every message
+//     of [SettingsUpdate.Validate] (languages and sounds are checked against
+//     the Service's sets); "Wrong password!"; "New password is too weak!";
+//     "Email address changes are disabled in this organization.";
+//     "Invalid address."; "Already has an account.";
+//     "Account has been deactivated."; "Name too long!";
+//     "Name must not be empty!"; "Invalid characters in name!";
+//     "Invalid format!"; "Unique names required in this organization.";
+//     and in bulk mode "Either user_ids or group_ids must be provided.",
+//     "Cannot change this setting for other users.",
+//     "Invalid user group ID: <id>", "Invalid user ID: <id>".
+//     A nil TargetUsers.SkipIfAlreadyEdited gives BAD_REQUEST
+//     `target_users["skip_if_already_edited"] field is missing: Field required`.
+//   - UNAUTHORIZED_PRINCIPAL: bulk mode by a non-administrator.
+//
+// Any other error is an internal (store or context) failure.
+func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req SettingsUpdate) error {
+	var pw *passwordChange
+	if req.NewPassword != nil && req.TargetUsers == nil {
+		var err error
+		if pw, err = s.preparePasswordChange(ctx, actor, &req); err != nil {
+			return err
+		}
+	}
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := s.settingsActor(ctx, tx, actor)
+		if err != nil {
+			return err
+		}
+		first, second := req.validate(&s.settingsConfig)
+		if first != nil {
+			return first
+		}
+		if req.TargetUsers != nil {
+			return s.updateSettingsBulk(ctx, tx, fx, u, &req, second)
+		}
+		if second != nil {
+			return second
+		}
+		return s.updateOwnSettings(ctx, tx, fx, u, &req, pw)
+	})
+}
+
+// settingsActor loads the actor of a settings request and refuses bots.
+func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, error) {
+	u, err := actor(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if u.IsBot {
+		return nil, BadRequest("This endpoint does not accept bot requests.")
+	}
+	return u, nil
+}
+
+// passwordChange is a verified password change, prepared outside the write
+// transaction so the deliberately slow hashing never holds the store's writer.
+type passwordChange struct {
+	oldHash string // the stored hash the old password was verified against
+	newHash string
+}
+
+// preparePasswordChange checks the request as far as the password step
+// (actor, bot, validation), verifies the old password and hashes the new one.
+func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req *SettingsUpdate) (*passwordChange, error) {
+	var stored string
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := s.settingsActor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if first, second := req.validate(&s.settingsConfig); first != nil {
+			return first
+		} else if second != nil {
+			return second
+		}
+		stored = u.PasswordHash
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	if req.OldPassword != nil && stored != "" {
+		ok, err = s.hasher.Verify(stored, *req.OldPassword)
+		if err != nil {
+			return nil, fmt.Errorf("chatcore: verifying the password of user %d: %w", actorID, err)
+		}
+	}
+	if !ok {
+		return nil, BadRequest("Wrong password!")
+	}
+	if !s.passwordStrongEnough(*req.NewPassword) {
+		return nil, BadRequest("New password is too weak!")
+	}
+	h, err := s.hasher.Hash(*req.NewPassword)
+	if err != nil {
+		return nil, fmt.Errorf("chatcore: hashing a password: %w", err)
+	}
+	return &passwordChange{oldHash: stored, newHash: h}, nil
+}
+
+// updateOwnSettings is the own-account branch of UpdateSettings (BEHAVIOR §1.3
+// steps 4-8), run inside the transaction after validation.
+func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
+	realm, err := tx.Realm(ctx, u.RealmID)
+	if err != nil {
+		return err
+	}
+	dirty := false
+
+	if pw != nil {
+		if u.PasswordHash != pw.oldHash { // changed since it was verified
+			return BadRequest("Wrong password!")
+		}
+		u.PasswordHash = pw.newHash
+		dirty = true
+	}
+
+	if req.Email != nil {
+		if err := s.startEmailChange(ctx, tx, fx, realm, u, strings.TrimSpace(*req.Email)); err != nil {
+			return err
+		}
+	}
+
+	nameChanged := false
+	if req.FullName != nil && *req.FullName != u.FullName &&
+		!(realm.NameChangesDisabled && !u.Role.IsAdmin()) {
+		name, err := checkFullName(*req.FullName)
+		if err != nil {
+			return err
+		}
+		if realm.RequireUniqueNames {
+			if err := checkUniqueName(ctx, tx, u, name); err != nil {
+				return err
+			}
+		}
+		if name != u.FullName {
+			u.FullName, u.FullNameKey = name, FoldKey(name)
+			nameChanged, dirty = true, true
+		}
+	}
+
+	var changed []string
+	var settingEvents []map[string]any
+	for _, c := range req.requestedSettings() {
+		cur, _ := u.Settings.Value(c.name)
+		if cur == c.value {
+			continue
+		}
+		if err := u.Settings.Set(c.name, c.value); err != nil {
+			return err
+		}
+		changed = append(changed, c.name)
+		settingEvents = append(settingEvents, s.settingEvent(c.name, c.value))
+	}
+	tzChanged := false
+	if req.Timezone != nil {
+		if tz := CanonicalTimezone(*req.Timezone); tz != u.Settings.Timezone {
+			u.Settings.Timezone = tz
+			changed = append(changed, "timezone")
+			settingEvents = append(settingEvents, s.settingEvent("timezone", tz))
+			tzChanged = true
+		}
+	}
+	if len(changed) > 0 {
+		dirty = true
+	}
+	if !dirty {
+		return nil
+	}
+	if err := tx.UpdateUser(ctx, u); err != nil {
+		return err
+	}
+	if len(changed) > 0 {
+		if err := tx.RecordSettingEdits(ctx, u.ID, changed); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(changed, "enable_drafts_synchronization") && !u.Settings.EnableDraftsSynchronization {
+		if _, err := tx.DeleteDrafts(ctx, u.ID); err != nil {
+			return err
+		}
+	}
+
+	var everyone []UserID
+	if nameChanged || tzChanged {
+		if everyone, err = activeUserIDs(ctx, tx, u.RealmID); err != nil {
+			return err
+		}
+	}
+	if nameChanged {
+		fx.event(u.RealmID, everyone, map[string]any{
+			"type": "realm_user", "op": "update",
+			"person": map[string]any{"user_id": u.ID, "full_name": u.FullName},
+		})
+	}
+	for _, ev := range settingEvents {
+		fx.event(u.RealmID, []UserID{u.ID}, ev)
+	}
+	if tzChanged {
+		fx.event(u.RealmID, everyone, map[string]any{
+			"type": "realm_user", "op": "update",
+			"person": map[string]any{"user_id": u.ID, "email": u.Email, "timezone": u.Settings.Timezone},
+		})
+	}
+	return nil
+}
+
+// settingEvent is the user_settings update event for one changed setting.
+func (s *Service) settingEvent(name string, value any) map[string]any {
+	ev := map[string]any{"type": "user_settings", "op": "update", "property": name, "value": value}
+	if name == "default_language" {
+		ev["language_name"] = s.languageName(value.(string))
+	}
+	return ev
+}
+
+// activeUserIDs returns the ids of the realm's active users and bots: who can
+// see a user's profile changes.
+func activeUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
+	active := true
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, Active: &active})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]UserID, len(users))
+	for i := range users {
+		ids[i] = users[i].ID
+	}
+	return ids, nil
+}
+
+// checkFullName applies Zulip's full-name rules and returns the stripped name.
+func checkFullName(raw string) (string, error) {
+	name := strings.TrimSpace(raw)
+	if !utf8.ValidString(name) {
+		return "", BadRequest("Invalid characters in name!")
+	}
+	if utf8.RuneCountInString(name) > maxFullNameLength {
+		return "", BadRequest("Name too long!")
+	}
+	if name == "" {
+		return "", BadRequest("Name must not be empty!")
+	}
+	for _, r := range name {
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cs, r) || strings.ContainsRune(fullNameInvalidChars, r) {
+			return "", BadRequest("Invalid characters in name!")
+		}
+	}
+	if endsWithPipeDigits(raw) {
+		return "", BadRequest("Invalid format!")
+	}
+	return name, nil
+}
+
+// endsWithPipeDigits reports whether s ends in "|" followed by ASCII digits,
+// the syntax of a mention that names a user id.
+func endsWithPipeDigits(s string) bool {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	return i < len(s) && i > 0 && s[i-1] == '|'
+}
+
+// checkUniqueName refuses a name another user of the realm already has.
+func checkUniqueName(ctx context.Context, tx Tx, u *User, name string) error {
+	others, err := tx.Users(ctx, UserFilter{RealmID: u.RealmID, FullNameKey: FoldKey(name)})
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		if o.ID != u.ID {
+			return BadRequest("Unique names required in this organization.")
+		}
+	}
+	return nil
+}
+
+// validEmailAddress reports whether addr is a bare e-mail address
+// ("name@example.com", no display name) of sane length.
+func validEmailAddress(addr string) bool {
+	if addr == "" || len(addr) > 254 || !utf8.ValidString(addr) {
+		return false
+	}
+	a, err := mail.ParseAddress(addr)
+	if err != nil || a.Name != "" || a.Address != addr {
+		return false
+	}
+	local, domain, ok := strings.Cut(addr, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(domain, "@[]")
+}
+
+// checkEmailAvailable refuses an address another account of the realm uses.
+func checkEmailAvailable(ctx context.Context, tx Tx, realm RealmID, addr string) error {
+	other, err := tx.UserByEmail(ctx, realm, addr)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if other.IsActive {
+		return BadRequest("Already has an account.")
+	}
+	return BadRequest("Account has been deactivated.")
+}
+
+// startEmailChange records a pending change of u's address to addr (replacing
+// older ones) and mails the confirmation link to addr. The same address is a
+// no-op.
+func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, realm *Realm, u *User, addr string) error {
+	if addr == u.Email {
+		return nil
+	}
+	if realm.EmailChangesDisabled && !u.Role.IsAdmin() {
+		return BadRequest("Email address changes are disabled in this organization.")
+	}
+	if !validEmailAddress(addr) {
+		return BadRequest("Invalid address.")
+	}
+	if err := checkEmailAvailable(ctx, tx, realm.ID, addr); err != nil {
+		return err
+	}
+	if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
+		return err
+	}
+	key, err := confirmationKey()
+	if err != nil {
+		return err
+	}
+	c := &EmailChange{Key: key, UserID: u.ID, RealmID: u.RealmID, OldEmail: u.Email, NewEmail: addr, CreatedAt: s.clock.Now()}
+	if err := tx.CreateEmailChange(ctx, c); err != nil {
+		return err
+	}
+	link := strings.TrimRight(s.externalURL, "/") + "/accounts/confirm_new_email/" + key
+	fx.mail(Email{
+		To:      addr,
+		From:    s.noreplyAddress(),
+		Subject: "Verify your new email address for " + realm.Name,
+		Body: fmt.Sprintf("Hello %s,\n\n"+
+			"Someone asked to change the email address of your account in %s from %s to %s.\n"+
+			"To confirm the change, open this link within %d hours:\n\n%s\n\n"+
+			"If you did not ask for this, ignore this message; nothing changes until the link is opened.\n",
+			u.FullName, realm.Name, u.Email, addr, int(emailChangeValidity/time.Hour), link),
+	})
+	return nil
+}
+
+// noreplyAddress is the sender of chatcore's e-mails: noreply@ the host of the
+// external URL.
+func (s *Service) noreplyAddress() string {
+	host := "localhost"
+	if u, err := url.Parse(s.externalURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return "noreply@" + host
+}
+
+// confirmationKey returns a random 24-character key of lower-case letters and
+// digits (about 124 bits), the shape of Zulip's confirmation keys.
+func confirmationKey() (string, error) {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("chatcore: confirmation key: %w", err)
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b), nil
+}
+
+// ConfirmEmailChange completes the pending e-mail change with the key from a
+// confirmation link: the user's address becomes the new one, the pending
+// change is deleted, the old address is mailed a notice, and realm_user
+// update events are published after the commit.
+//
+// Errors (all [*Error]): 404-kind BAD_REQUEST "The confirmation link has
+// expired or been deactivated." for an unknown, expired (older than 24 hours)
+// or superseded key; USER_DEACTIVATED "Account is deactivated" when the user
+// was deactivated meanwhile; BAD_REQUEST "Email address changes are disabled in
+// this organization.", "Already has an account." or "Account has been
+// deactivated." when the change is no longer allowed. Any other error is an
+// internal failure.
+func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		c, err := tx.EmailChange(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			return errConfirmationLink()
+		}
+		if err != nil {
+			return err
+		}
+		if s.clock.Now().Sub(c.CreatedAt) > emailChangeValidity {
+			return errConfirmationLink()
+		}
+		u, err := userInRealm(ctx, tx, c.RealmID, c.UserID)
+		if errors.Is(err, ErrNotFound) {
+			return errConfirmationLink()
+		}
+		if err != nil {
+			return err
+		}
+		if u.Email != c.OldEmail {
+			return errConfirmationLink()
+		}
+		if !u.IsActive {
+			return &Error{Code: CodeUserDeactivated, Kind: KindUnauthenticated, Msg: "Account is deactivated"}
+		}
+		realm, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		if realm.EmailChangesDisabled && !u.Role.IsAdmin() {
+			return BadRequest("Email address changes are disabled in this organization.")
+		}
+		if err := checkEmailAvailable(ctx, tx, realm.ID, c.NewEmail); err != nil {
+			return err
+		}
+		u.Email = c.NewEmail
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return BadRequest("Already has an account.")
+			}
+			return err
+		}
+		if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
+			return err
+		}
+		everyone, err := activeUserIDs(ctx, tx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+			"type": "realm_user", "op": "update",
+			"person": map[string]any{"user_id": u.ID, "delivery_email": u.Email},
+		})
+		fx.event(u.RealmID, everyone, map[string]any{
+			"type": "realm_user", "op": "update",
+			"person": map[string]any{"user_id": u.ID, "new_email": u.Email},
+		})
+		fx.mail(Email{
+			To:      c.OldEmail,
+			From:    s.noreplyAddress(),
+			Subject: "Email address changed for " + realm.Name,
+			Body: fmt.Sprintf("Hello %s,\n\n"+
+				"The email address of your account in %s (%s) was changed from %s to %s.\n"+
+				"If you did not make this change, contact the organization's administrators right away.\n",
+				u.FullName, realm.Name, s.externalURL, c.OldEmail, c.NewEmail),
+		})
+		return nil
+	})
+}
+
+// updateSettingsBulk is the target_users branch of UpdateSettings: an
+// administrator sets the requested settings for other users, one set-based
+// store call per setting. phase2 is the deferred language/sound/batching
+// validation error, reported after the permission checks.
+func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, admin *User, req *SettingsUpdate, phase2 error) error {
+	if err := requireAdmin(admin); err != nil {
+		return err
+	}
+	if req.Email != nil || req.NewPassword != nil || req.Timezone != nil {
+		return errCannotChangeForOthers()
+	}
+	settings := req.requestedSettings()
+	for _, c := range settings {
+		if securitySensitiveSettings[c.name] {
+			return errCannotChangeForOthers()
+		}
+	}
+	if phase2 != nil {
+		return phase2
+	}
+	t := req.TargetUsers
+	if len(t.GroupIDs) > 0 {
+		groups, err := tx.Groups(ctx, admin.RealmID)
+		if err != nil {
+			return err
+		}
+		known := make(map[GroupID]bool, len(groups))
+		for _, g := range groups {
+			known[g.ID] = true
+		}
+		for _, id := range t.GroupIDs {
+			if !known[id] {
+				return BadRequestf("Invalid user group ID: %d", id)
+			}
+		}
+	}
+	if len(t.UserIDs) > 0 {
+		found, err := tx.Users(ctx, UserFilter{RealmID: admin.RealmID, IDs: t.UserIDs})
+		if err != nil {
+			return err
+		}
+		known := make(map[UserID]bool, len(found))
+		for _, u := range found {
+			known[u.ID] = true
+		}
+		for _, id := range t.UserIDs {
+			if !known[id] {
+				return BadRequestf("Invalid user ID: %d", id)
+			}
+		}
+	}
+	for _, c := range settings {
+		changed, err := tx.UpdateSettingBulk(ctx, BulkSettingUpdate{
+			RealmID:      admin.RealmID,
+			UserIDs:      t.UserIDs,
+			GroupIDs:     t.GroupIDs,
+			Setting:      c.name,
+			Value:        c.value,
+			SkipIfEdited: *t.SkipIfAlreadyEdited,
+		})
+		if err != nil {
+			return err
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		if c.name == "enable_drafts_synchronization" && c.value == false {
+			for _, id := range changed {
+				if _, err := tx.DeleteDrafts(ctx, id); err != nil {
+					return err
+				}
+			}
+		}
+		fx.event(admin.RealmID, changed, s.settingEvent(c.name, c.value))
+	}
+	return nil
+}
+
+// TypingNotificationRecipients returns the ids of the users among users who
+// are active and have receives_typing_notifications on, in the order given:
+// the users a typing event may be delivered to.
+func TypingNotificationRecipients(users []User) []UserID {
+	var out []UserID
+	for i := range users {
+		if users[i].IsActive && users[i].Settings.ReceivesTypingNotifications {
+			out = append(out, users[i].ID)
+		}
+	}
+	return out
+}
+
+// TypingRecipients filters candidates, the would-be recipients of a typing
+// notification, down to the active users who receive typing notifications
+// (see [TypingNotificationRecipients]). Unknown ids are dropped. The result is
+// sorted by id and has no duplicates. It reads in one snapshot; errors are
+// internal store failures.
+func (s *Service) TypingRecipients(ctx context.Context, candidates []UserID) ([]UserID, error) {
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	var out []UserID
+	err := s.view(ctx, func(tx Tx) error {
+		users, err := tx.Users(ctx, UserFilter{IDs: candidates})
+		if err != nil {
+			return err
+		}
+		out = TypingNotificationRecipients(users)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
