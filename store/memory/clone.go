@@ -1,0 +1,67 @@
+package memory
+
+import (
+	"slices"
+
+	"github.com/chatcore/chatcore"
+)
+
+// The clone functions return deep copies, so neither callers nor the store can
+// reach the other's memory. Nil slices stay nil.
+
+func cloneRealm(r *chatcore.Realm) *chatcore.Realm { c := *r; return &c }
+
+func cloneUser(u *chatcore.User) *chatcore.User { c := *u; return &c }
+
+func cloneService(s *chatcore.BotService) *chatcore.BotService { c := *s; return &c }
+
+func cloneGroup(g *chatcore.Group) *chatcore.Group {
+	c := *g
+	c.Members = slices.Clone(g.Members)
+	c.Subgroups = slices.Clone(g.Subgroups)
+	return &c
+}
+
+func cloneStream(s *chatcore.Stream) *chatcore.Stream { c := *s; return &c }
+
+func cloneSub(s *chatcore.Subscription) *chatcore.Subscription { c := *s; return &c }
+
+func cloneMessage(m *chatcore.Message) *chatcore.Message {
+	c := *m
+	c.DirectMembers = slices.Clone(m.DirectMembers)
+	c.Reactions = slices.Clone(m.Reactions)
+	c.Submessages = slices.Clone(m.Submessages)
+	if m.EditHistory != nil {
+		c.EditHistory = make([]chatcore.EditHistoryEntry, len(m.EditHistory))
+		for i, e := range m.EditHistory {
+			e.PrevTopic = cloneString(e.PrevTopic)
+			e.Topic = cloneString(e.Topic)
+			c.EditHistory[i] = e
+		}
+	}
+	return &c
+}
+
+func cloneString(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	s := *p
+	return &s
+}
+
+func cloneScheduled(m *chatcore.ScheduledMessage) *chatcore.ScheduledMessage {
+	c := *m
+	c.DirectMembers = slices.Clone(m.DirectMembers)
+	return &c
+}
+
+func cloneLinkifier(l *chatcore.Linkifier) *chatcore.Linkifier { c := *l; return &c }
+
+func cloneDraft(d *chatcore.Draft) *chatcore.Draft {
+	c := *d
+	c.To = slices.Clone(d.To)
+	return &c
+}
+
+func cloneEmailChange(e *chatcore.EmailChange) *chatcore.EmailChange { c := *e; return &c }

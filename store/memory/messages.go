@@ -1,0 +1,235 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+)
+
+// Message implements chatcore.MessageStore.
+func (t *tx) Message(_ context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	m, ok := t.d.messages[id]
+	if !ok {
+		return nil, fmt.Errorf("message %d: %w", id, chatcore.ErrNotFound)
+	}
+	return cloneMessage(m), nil
+}
+
+// Messages implements chatcore.MessageStore.
+func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	// Pick candidate lists from the indexes; match re-checks every condition.
+	var lists []*idList[chatcore.MessageID]
+	switch {
+	case q.Recipients == nil:
+		lists = append(lists, t.d.msgByRealm[q.RealmID])
+	case q.TopicKey != nil:
+		for _, r := range slices.Compact(slices.Sorted(slices.Values(q.Recipients))) {
+			lists = append(lists, t.d.msgByTopic[topicKey{r, *q.TopicKey}])
+		}
+	default:
+		for _, r := range slices.Compact(slices.Sorted(slices.Values(q.Recipients))) {
+			lists = append(lists, t.d.msgByRecipient[r])
+		}
+	}
+	match := func(m *chatcore.Message) bool {
+		return m.RealmID == q.RealmID &&
+			(q.Recipients == nil || slices.Contains(q.Recipients, m.RecipientID)) &&
+			(q.TopicKey == nil || m.Type == chatcore.MessageTypeStream && m.TopicKey == *q.TopicKey)
+	}
+	var ids []chatcore.MessageID
+	for _, l := range lists {
+		n := 0
+		for id := range l.between(q.AfterID, q.BeforeID, q.Newest) {
+			if q.Limit > 0 && n == q.Limit {
+				break
+			}
+			if match(t.d.messages[id]) {
+				ids = append(ids, id)
+				n++
+			}
+		}
+	}
+	slices.Sort(ids)
+	if q.Newest {
+		slices.Reverse(ids)
+	}
+	if q.Limit > 0 && len(ids) > q.Limit {
+		ids = ids[:q.Limit]
+	}
+	out := make([]chatcore.Message, len(ids))
+	for i, id := range ids {
+		out[i] = *cloneMessage(t.d.messages[id])
+	}
+	return out, nil
+}
+
+// CreateMessage implements chatcore.MessageStore. It also fills in the
+// MessageID of m's submessages and the ID of those whose ID is zero.
+func (t *tx) CreateMessage(_ context.Context, m *chatcore.Message) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	if _, ok := t.d.messages[m.ID]; ok {
+		return fmt.Errorf("message %d: %w", m.ID, chatcore.ErrConflict)
+	}
+	if m.ID == 0 {
+		m.ID = t.d.messageMax + 1
+	}
+	useID(t, &t.d.messageMax, m.ID)
+	m.TopicKey = chatcore.FoldKey(m.Topic)
+	for i := range m.Submessages {
+		sm := &m.Submessages[i]
+		if sm.ID == 0 {
+			sm.ID = t.d.submessageMax + 1
+		}
+		useID(t, &t.d.submessageMax, sm.ID)
+		sm.MessageID = m.ID
+	}
+	put(t, t.d.messages, m.ID, cloneMessage(m))
+	index(t, t.d.msgByRealm, m.RealmID, m.ID)
+	index(t, t.d.msgByRecipient, m.RecipientID, m.ID)
+	index(t, t.d.msgBySender, m.SenderID, m.ID)
+	if m.Type == chatcore.MessageTypeStream {
+		index(t, t.d.msgByStream, m.StreamID, m.ID)
+		index(t, t.d.msgByTopic, topicKey{m.RecipientID, m.TopicKey}, m.ID)
+	}
+	return nil
+}
+
+// DeleteMessages implements chatcore.MessageStore. Reactions, edit history and
+// submessages live inside the message, so removing it removes them.
+func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	if err := t.write(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, errors.New("memory: DeleteMessages: limit must be positive")
+	}
+	// The narrowest index gives the candidates; match re-checks everything.
+	l := t.d.msgByRealm[f.RealmID]
+	switch {
+	case f.StreamID != 0 && f.TopicKey != nil:
+		if st, ok := t.d.streams[f.StreamID]; ok {
+			l = t.d.msgByTopic[topicKey{st.RecipientID, *f.TopicKey}]
+		} else {
+			l = t.d.msgByStream[f.StreamID]
+		}
+	case f.StreamID != 0:
+		l = t.d.msgByStream[f.StreamID]
+	case f.SenderID != 0:
+		l = t.d.msgBySender[f.SenderID]
+	}
+	var after chatcore.MessageID
+	if f.MinID > 0 {
+		after = f.MinID - 1
+	}
+	var victims []*chatcore.Message
+	for id := range l.between(after, 0, true) {
+		if len(victims) == limit {
+			break
+		}
+		if m := t.d.messages[id]; t.matchDelete(m, &f) {
+			victims = append(victims, m)
+		}
+	}
+	out := make([]chatcore.DeletedMessage, len(victims))
+	for i, m := range victims {
+		out[i] = chatcore.DeletedMessage{
+			ID: m.ID, Type: m.Type, StreamID: m.StreamID, TopicKey: m.TopicKey, SenderID: m.SenderID,
+		}
+		if m.Type == chatcore.MessageTypePrivate {
+			out[i].Recipients = append([]chatcore.UserID{}, m.DirectMembers...)
+		}
+		del(t, t.d.messages, m.ID)
+		unindex(t, t.d.msgByRealm, m.RealmID, m.ID)
+		unindex(t, t.d.msgByRecipient, m.RecipientID, m.ID)
+		unindex(t, t.d.msgBySender, m.SenderID, m.ID)
+		if m.Type == chatcore.MessageTypeStream {
+			unindex(t, t.d.msgByStream, m.StreamID, m.ID)
+			unindex(t, t.d.msgByTopic, topicKey{m.RecipientID, m.TopicKey}, m.ID)
+		}
+	}
+	return out, nil
+}
+
+// matchDelete reports whether m matches f.
+func (t *tx) matchDelete(m *chatcore.Message, f *chatcore.MessageFilter) bool {
+	switch {
+	case m.RealmID != f.RealmID,
+		f.StreamID != 0 && m.StreamID != f.StreamID,
+		f.TopicKey != nil && (m.Type != chatcore.MessageTypeStream || m.TopicKey != *f.TopicKey),
+		m.ID < f.MinID,
+		f.SenderID != 0 && m.SenderID != f.SenderID:
+		return false
+	}
+	if f.Kinds == 0 {
+		return true
+	}
+	kind := chatcore.KindDirect
+	if m.Type == chatcore.MessageTypeStream {
+		kind = chatcore.KindPublicChannel
+		if st, ok := t.d.streams[m.StreamID]; ok && st.InviteOnly {
+			kind = chatcore.KindPrivateChannel
+		}
+	}
+	return f.Kinds&kind != 0
+}
+
+// OldestMessageID implements chatcore.MessageStore.
+func (t *tx) OldestMessageID(_ context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
+	if err := t.read(); err != nil {
+		return 0, err
+	}
+	for id := range t.d.msgByStream[stream].all() {
+		return id, nil
+	}
+	return 0, nil
+}
+
+// DirectRecipient implements chatcore.MessageStore.
+func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+	if err := t.read(); err != nil {
+		return 0, err
+	}
+	set := slices.Compact(slices.Sorted(slices.Values(members)))
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(int64(realm), 10))
+	for _, u := range set {
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatInt(int64(u), 10))
+	}
+	key := b.String()
+	if id, ok := t.d.directByKey[key]; ok {
+		return id, nil
+	}
+	if err := t.write(); err != nil {
+		return 0, err
+	}
+	id := t.d.recipientMax + 1
+	useID(t, &t.d.recipientMax, id)
+	put(t, t.d.recipients, id, &recipient{realm: realm, members: set})
+	put(t, t.d.directByKey, key, id)
+	for _, u := range set {
+		index(t, t.d.directByUser, u, id)
+	}
+	return id, nil
+}
+
+// DirectRecipients implements chatcore.MessageStore.
+func (t *tx) DirectRecipients(_ context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	return append([]chatcore.RecipientID{}, t.d.directByUser[user].collect()...), nil
+}

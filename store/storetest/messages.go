@@ -1,0 +1,377 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// world is a small organization: three users, a bot, a public and an
+// invite-only channel, plus a second realm with a user and a channel.
+type world struct {
+	realm, other      chatcore.RealmID
+	alice, bob, carol chatcore.UserID
+	bot               chatcore.UserID // a generic bot owned by alice
+	zed               chatcore.UserID // of the other realm
+	general, secret   *chatcore.Stream
+	elsewhere         *chatcore.Stream // of the other realm
+}
+
+func newWorld(tb testing.TB, st chatcore.Store) *world {
+	tb.Helper()
+	w := &world{realm: newRealm(tb, st, "acme"), other: newRealm(tb, st, "other")}
+	ids := newUsers(tb, st, human(w.realm, "alice@x.test"), human(w.realm, "bob@x.test"),
+		human(w.realm, "carol@x.test"), human(w.other, "zed@x.test"))
+	w.alice, w.bob, w.carol, w.zed = ids[0], ids[1], ids[2], ids[3]
+	w.bot = newUsers(tb, st, bot(w.realm, "bot@x.test", w.alice))[0]
+	w.general = newStream(tb, st, w.realm, "general", false)
+	w.secret = newStream(tb, st, w.realm, "secret", true)
+	w.elsewhere = newStream(tb, st, w.other, "general", false)
+	return w
+}
+
+// query runs Messages and returns the ids.
+func query(tb testing.TB, st chatcore.Store, q chatcore.MessageQuery) []chatcore.MessageID {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var got []chatcore.MessageID
+	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		msgs, err := tx.Messages(ctx, q)
+		is.NoErr(err) // messages queried
+		got = messageIDs(msgs)
+	})
+	return got
+}
+
+// deleteBatch runs DeleteMessages in its own transaction.
+func deleteBatch(tb testing.TB, st chatcore.Store, f chatcore.MessageFilter, limit int) []chatcore.DeletedMessage {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var del []chatcore.DeletedMessage
+	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		var err error
+		del, err = tx.DeleteMessages(ctx, f, limit)
+		is.NoErr(err) // messages deleted
+	})
+	return del
+}
+
+var messageTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		m := channelMessage(w.general, w.alice, "Straße")
+		m.TopicKey = "stale"
+		m.LastEditedAt, m.LastMovedAt, m.IsMeMessage = epoch.Add(time.Minute), epoch.Add(2*time.Minute), true
+		m.Reactions = []chatcore.Reaction{
+			{UserID: w.bob, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"},
+			{UserID: w.carol, EmojiName: "tada", EmojiCode: "1f389", ReactionType: "unicode_emoji"},
+		}
+		m.EditHistory = []chatcore.EditHistoryEntry{
+			{UserID: w.alice, Timestamp: epoch.Add(2 * time.Minute), PrevTopic: ptr("old"), Topic: ptr("Straße"), PrevStreamID: w.secret.ID, StreamID: w.general.ID},
+			{UserID: w.alice, Timestamp: epoch.Add(time.Minute), PrevContent: "helo", PrevRenderedContent: "<p>helo</p>"},
+		}
+		m.Submessages = []chatcore.Submessage{{SenderID: w.bob, MsgType: "widget", Content: `{"type":"vote"}`}}
+		want := *m
+		send(t, st, m)
+		is.True(m.ID > 0)                                // id filled in
+		is.Equal(m.TopicKey, chatcore.FoldKey("Straße")) // TopicKey set on the caller's value
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Message(ctx, m.ID)
+			is.NoErr(err)                                // message found
+			is.Equal(len(got.Submessages), 1)            // submessage stored
+			is.True(got.Submessages[0].ID > 0)           // submessage has an id
+			is.Equal(got.Submessages[0].MessageID, m.ID) // submessage belongs to the message
+			want.ID, want.TopicKey = m.ID, chatcore.FoldKey("Straße")
+			want.Submessages = []chatcore.Submessage{{ID: got.Submessages[0].ID, MessageID: m.ID, SenderID: w.bob, MsgType: "widget", Content: `{"type":"vote"}`}}
+			is.Equal(normMessage(*got), normMessage(want)) // every field and attachment round-trips
+		})
+		dm := directMessage(w.realm, directRecipient(t, st, w.realm, w.alice, w.bob), w.alice, w.alice, w.bob)
+		want = *dm
+		send(t, st, dm)
+		want.ID = dm.ID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Message(ctx, dm.ID)
+			is.NoErr(err)                                  // direct message found
+			is.Equal(normMessage(*got), normMessage(want)) // direct message round-trips
+		})
+	}},
+	{"NotFoundAndConflict", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		ids := send(t, st, channelMessage(w.general, w.alice, "t"))
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.Message(ctx, ids[0]+1000)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown message
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			m := channelMessage(w.general, w.alice, "t")
+			m.ID = ids[0]
+			return tx.CreateMessage(ctx, m)
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate id
+	}},
+	{"IDsNeverReused", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		a, b := channelMessage(w.general, w.alice, "t"), channelMessage(w.general, w.alice, "t")
+		a.ID, b.ID = 1000, 500
+		send(t, st, a, b)
+		is.Equal(a.ID, chatcore.MessageID(1000)) // explicit id kept
+		is.Equal(b.ID, chatcore.MessageID(500))  // explicit id below the maximum kept
+		next := send(t, st, channelMessage(w.general, w.alice, "t"))[0]
+		is.True(next > 1000) // next id above every id used
+		del := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 1)
+		is.Equal(deletedIDs(del), []chatcore.MessageID{next}) // the newest message deleted
+		again := send(t, st, channelMessage(w.general, w.alice, "t"))[0]
+		is.True(again > next) // the id of a deleted message is not reused
+	}},
+	{"QueryOrderBoundsLimit", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		var msgs []*chatcore.Message
+		for range 6 {
+			msgs = append(msgs, channelMessage(w.general, w.alice, "t"))
+		}
+		m := send(t, st, msgs...)
+		for _, tc := range []struct {
+			name string
+			q    chatcore.MessageQuery
+			want []chatcore.MessageID
+		}{
+			{"all", chatcore.MessageQuery{RealmID: w.realm}, m},
+			{"newest", chatcore.MessageQuery{RealmID: w.realm, Newest: true}, []chatcore.MessageID{m[5], m[4], m[3], m[2], m[1], m[0]}},
+			{"after", chatcore.MessageQuery{RealmID: w.realm, AfterID: m[2]}, m[3:]},
+			{"before", chatcore.MessageQuery{RealmID: w.realm, BeforeID: m[2]}, m[:2]},
+			{"between", chatcore.MessageQuery{RealmID: w.realm, AfterID: m[1], BeforeID: m[4]}, m[2:4]},
+			{"limit oldest", chatcore.MessageQuery{RealmID: w.realm, Limit: 2}, m[:2]},
+			{"limit newest", chatcore.MessageQuery{RealmID: w.realm, Limit: 2, Newest: true}, []chatcore.MessageID{m[5], m[4]}},
+			{"limit before newest", chatcore.MessageQuery{RealmID: w.realm, BeforeID: m[4], Limit: 2, Newest: true}, []chatcore.MessageID{m[3], m[2]}},
+			{"limit after", chatcore.MessageQuery{RealmID: w.realm, AfterID: m[0], Limit: 2}, m[1:3]},
+			{"other realm", chatcore.MessageQuery{RealmID: w.other}, nil},
+		} {
+			is.Equal(query(t, st, tc.q), list(tc.want...)) // tc.name: ids in the requested order
+		}
+	}},
+	{"QueryRecipientsAndTopics", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		dmRcpt := directRecipient(t, st, w.realm, w.alice, w.bob)
+		m := send(t, st,
+			channelMessage(w.general, w.alice, "Straße"),          // 0
+			channelMessage(w.secret, w.bob, "STRASSE"),            // 1
+			directMessage(w.realm, dmRcpt, w.bob, w.alice, w.bob), // 2
+			channelMessage(w.general, w.carol, "strasse"),         // 3
+			channelMessage(w.general, w.carol, "Ä"),               // 4
+			channelMessage(w.general, w.carol, "ä"),               // 5
+			channelMessage(w.general, w.carol, ""),                // 6
+			channelMessage(w.elsewhere, w.zed, "strasse"),         // 7, other realm
+		)
+		strasse := chatcore.FoldKey("STRASSE")
+		for _, tc := range []struct {
+			name string
+			q    chatcore.MessageQuery
+			want []chatcore.MessageID
+		}{
+			{"nil recipients", chatcore.MessageQuery{RealmID: w.realm}, m[:7]},
+			{"empty recipients", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{}}, nil},
+			{"one channel", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID}}, []chatcore.MessageID{m[0], m[3], m[4], m[5], m[6]}},
+			{"channel and direct", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{dmRcpt, w.secret.RecipientID}}, m[1:3]},
+			{"channel and direct newest limit", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID, dmRcpt}, Newest: true, Limit: 3}, []chatcore.MessageID{m[6], m[5], m[4]}},
+			{"topic in a channel", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID}, TopicKey: &strasse}, []chatcore.MessageID{m[0], m[3]}},
+			{"topic across channels", chatcore.MessageQuery{RealmID: w.realm, TopicKey: &strasse}, []chatcore.MessageID{m[0], m[1], m[3]}},
+			{"unicode case", chatcore.MessageQuery{RealmID: w.realm, TopicKey: ptr(chatcore.FoldKey("Ä"))}, []chatcore.MessageID{m[4], m[5]}},
+			{"empty topic", chatcore.MessageQuery{RealmID: w.realm, TopicKey: ptr("")}, []chatcore.MessageID{m[6]}},
+			{"topic skips direct messages", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{dmRcpt}, TopicKey: ptr("")}, nil},
+			{"recipient of another realm", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.elsewhere.RecipientID}}, nil},
+			{"other realm", chatcore.MessageQuery{RealmID: w.other, TopicKey: &strasse}, []chatcore.MessageID{m[7]}},
+		} {
+			is.Equal(query(t, st, tc.q), list(tc.want...)) // tc.name: the matching messages
+		}
+	}},
+	{"DeleteNewestFirstInBatches", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		var msgs []*chatcore.Message
+		for range 7 {
+			msgs = append(msgs, channelMessage(w.general, w.bob, "Topic"))
+		}
+		m := send(t, st, msgs...)
+		f := chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: ptr(chatcore.FoldKey("topic"))}
+		del := deleteBatch(t, st, f, 3)
+		is.Equal(deletedIDs(del), []chatcore.MessageID{m[6], m[5], m[4]}) // the three newest, highest id first
+		for _, d := range del {
+			is.Equal(d.Type, chatcore.MessageTypeStream)    // channel message
+			is.Equal(d.StreamID, w.general.ID)              // its channel
+			is.Equal(d.TopicKey, chatcore.FoldKey("Topic")) // its topic key
+			is.Equal(d.SenderID, w.bob)                     // its sender
+			is.Equal(len(d.Recipients), 0)                  // no recipients for channel messages
+		}
+		is.Equal(deletedIDs(deleteBatch(t, st, f, 3)), []chatcore.MessageID{m[3], m[2], m[1]})      // the next batch
+		is.Equal(deletedIDs(deleteBatch(t, st, f, 3)), []chatcore.MessageID{m[0]})                  // the last, smaller batch
+		is.Equal(len(deleteBatch(t, st, f, 3)), 0)                                                  // nothing left
+		is.Equal(query(t, st, chatcore.MessageQuery{RealmID: w.realm}), list[chatcore.MessageID]()) // the topic is empty
+	}},
+	{"DeleteFilters", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		other := newStream(t, st, w.realm, "other", false)
+		dmRcpt := directRecipient(t, st, w.realm, w.alice, w.bob, w.carol)
+		seed := func() []chatcore.MessageID {
+			return send(t, st,
+				channelMessage(w.general, w.alice, "Straße"),                     // 0
+				channelMessage(w.general, w.bob, "STRASSE"),                      // 1
+				channelMessage(w.general, w.alice, "else"),                       // 2
+				channelMessage(other, w.alice, "strasse"),                        // 3
+				channelMessage(w.secret, w.bob, "strasse"),                       // 4
+				directMessage(w.realm, dmRcpt, w.carol, w.alice, w.bob, w.carol), // 5
+				channelMessage(w.elsewhere, w.zed, "strasse"),                    // 6, other realm
+			)
+		}
+		strasse := chatcore.FoldKey("strasse")
+		for _, tc := range []struct {
+			name string
+			f    func(m []chatcore.MessageID) chatcore.MessageFilter
+			want []int // indexes into the seeded messages, highest first
+		}{
+			{"realm", func([]chatcore.MessageID) chatcore.MessageFilter { return chatcore.MessageFilter{RealmID: w.realm} }, []int{5, 4, 3, 2, 1, 0}},
+			{"topic", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: &strasse}
+			}, []int{1, 0}},
+			{"topic in any channel", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, TopicKey: &strasse}
+			}, []int{4, 3, 1, 0}},
+			{"channel", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID}
+			}, []int{2, 1, 0}},
+			{"min id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, MinID: m[3]}
+			}, []int{5, 4, 3}},
+			{"sender", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, SenderID: w.alice}
+			}, []int{3, 2, 0}},
+			{"public", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, Kinds: chatcore.KindPublicChannel}
+			}, []int{3, 2, 1, 0}},
+			{"private", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, Kinds: chatcore.KindPrivateChannel}
+			}, []int{4}},
+			{"direct", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, Kinds: chatcore.KindDirect}
+			}, []int{5}},
+			{"private and direct by sender", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, Kinds: chatcore.KindPrivateChannel | chatcore.KindDirect, SenderID: w.bob}
+			}, []int{4}},
+			{"channel of another realm", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.elsewhere.ID}
+			}, nil},
+		} {
+			// Each case deletes from a fresh copy of the seed; earlier copies
+			// are gone already, so only this copy can match.
+			m := seed()
+			var want []chatcore.MessageID
+			for _, i := range tc.want {
+				want = append(want, m[i])
+			}
+			del := deleteBatch(t, st, tc.f(m), 100)
+			is.Equal(deletedIDs(del), want) // tc.name: exactly the matching messages, highest id first
+			left := query(t, st, chatcore.MessageQuery{RealmID: w.realm, AfterID: m[0] - 1})
+			for _, id := range want {
+				is.True(!slices.Contains(left, id)) // tc.name: a deleted message is gone
+			}
+			is.Equal(len(left), 6-len(want)) // tc.name: the rest of the seed is untouched
+			deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 100)
+			deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.other}, 100)
+		}
+	}},
+	{"DeleteDirectRecipients", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		rcpt := directRecipient(t, st, w.realm, w.carol, w.alice)
+		send(t, st, directMessage(w.realm, rcpt, w.carol, w.alice, w.carol))
+		del := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 10)
+		is.Equal(len(del), 1)                                                                        // the direct message deleted
+		is.Equal(del[0].Type, chatcore.MessageTypePrivate)                                           // direct message type
+		is.Equal(del[0].Recipients, []chatcore.UserID{min(w.alice, w.carol), max(w.alice, w.carol)}) // every participant
+		is.Equal(del[0].StreamID, chatcore.StreamID(0))                                              // no channel
+	}},
+	{"DeleteCascades", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		m := channelMessage(w.general, w.alice, "t")
+		m.Reactions = []chatcore.Reaction{{UserID: w.bob, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}
+		m.EditHistory = []chatcore.EditHistoryEntry{{UserID: w.alice, Timestamp: epoch, PrevContent: "x"}}
+		m.Submessages = []chatcore.Submessage{{SenderID: w.alice, MsgType: "widget", Content: "{}"}}
+		keep := channelMessage(w.general, w.alice, "t")
+		ids := send(t, st, keep, m)
+		del := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 1)
+		is.Equal(deletedIDs(del), []chatcore.MessageID{ids[1]}) // the message with attachments deleted
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.Message(ctx, ids[1])
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // a deleted message is not found
+			msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: w.realm})
+			is.NoErr(err)                                            // messages listed
+			is.Equal(messageIDs(msgs), []chatcore.MessageID{ids[0]}) // only the kept message remains
+			is.Equal(len(msgs[0].Reactions), 0)                      // no reaction leaked onto the kept message
+			is.Equal(len(msgs[0].Submessages), 0)                    // no submessage leaked onto the kept message
+			is.Equal(len(msgs[0].EditHistory), 0)                    // no edit history leaked onto the kept message
+		})
+	}},
+	{"OldestMessageID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		oldest := func(s chatcore.StreamID) chatcore.MessageID {
+			var id chatcore.MessageID
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				var err error
+				id, err = tx.OldestMessageID(ctx, s)
+				is.NoErr(err) // oldest id read
+			})
+			return id
+		}
+		is.Equal(oldest(w.general.ID), chatcore.MessageID(0)) // an empty channel has none
+		m := send(t, st, channelMessage(w.secret, w.alice, "a"), channelMessage(w.general, w.alice, "a"),
+			channelMessage(w.general, w.alice, "b"))
+		is.Equal(oldest(w.general.ID), m[1]) // the smallest id in the channel
+		deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, MinID: m[1], TopicKey: ptr("a")}, 10)
+		is.Equal(oldest(w.general.ID), m[2]) // the next one once the oldest is deleted
+		is.Equal(oldest(w.secret.ID), m[0])  // other channels unaffected
+	}},
+	{"DirectRecipient", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		ab := directRecipient(t, st, w.realm, w.alice, w.bob)
+		is.True(ab > 0)                                                      // a positive recipient id
+		is.Equal(directRecipient(t, st, w.realm, w.bob, w.alice), ab)        // member order does not matter
+		is.Equal(directRecipient(t, st, w.realm, w.bob, w.alice, w.bob), ab) // duplicates do not matter
+		abc := directRecipient(t, st, w.realm, w.carol, w.alice, w.bob)
+		is.True(abc != ab) // another member set is another conversation
+		self := directRecipient(t, st, w.realm, w.alice)
+		is.True(self != ab && self != abc) // the conversation with oneself is its own
+		for _, r := range []chatcore.RecipientID{ab, abc, self} {
+			is.True(r != w.general.RecipientID && r != w.secret.RecipientID && r != w.elsewhere.RecipientID) // recipient ids are shared with channels and never collide
+		}
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.DirectRecipient(ctx, w.realm, []chatcore.UserID{w.bob, w.carol, w.alice})
+			is.NoErr(err)      // an existing conversation can be read in a read-only transaction
+			is.Equal(got, abc) // the same conversation
+			rs, err := tx.DirectRecipients(ctx, w.alice)
+			is.NoErr(err)                                                                     // conversations listed
+			is.Equal(rs, slices.Sorted(slices.Values([]chatcore.RecipientID{ab, abc, self}))) // every conversation of alice, sorted
+			rs, err = tx.DirectRecipients(ctx, w.carol)
+			is.NoErr(err)                             // conversations listed
+			is.Equal(rs, []chatcore.RecipientID{abc}) // only the group conversation
+			rs, err = tx.DirectRecipients(ctx, w.zed)
+			is.NoErr(err)              // conversations listed
+			is.Equal(list(rs...), nil) // none for a user without conversations
+		})
+	}},
+}

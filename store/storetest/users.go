@@ -1,0 +1,345 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+var realmTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		want := chatcore.Realm{
+			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
+			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
+		}
+		r := want
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateRealm(ctx, &r)) // realm created
+		})
+		is.True(r.ID > 0) // a zero id is replaced by a positive one
+		want.ID = r.ID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Realm(ctx, r.ID)
+			is.NoErr(err)                   // realm found by id
+			is.Equal(normRealm(*got), want) // every field round-trips
+			got, err = tx.RealmByStringID(ctx, "acme")
+			is.NoErr(err)                   // realm found by string id
+			is.Equal(normRealm(*got), want) // same realm by string id
+		})
+	}},
+	{"ListOrderedByID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, r := range []chatcore.Realm{{ID: 30, StringID: "c"}, {ID: 10, StringID: "a"}, {ID: 20, StringID: "b"}} {
+				is.NoErr(tx.CreateRealm(ctx, &r)) // realm with explicit id created
+			}
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			rs, err := tx.Realms(ctx)
+			is.NoErr(err) // realms listed
+			var got []chatcore.RealmID
+			for _, r := range rs {
+				got = append(got, r.ID)
+			}
+			is.Equal(got, []chatcore.RealmID{10, 20, 30}) // ordered by id
+		})
+	}},
+	{"ExplicitIDsAndNextID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r := &chatcore.Realm{ID: 7, StringID: "seven"}
+			is.NoErr(tx.CreateRealm(ctx, r))    // explicit id accepted
+			is.Equal(r.ID, chatcore.RealmID(7)) // explicit id kept
+			r = &chatcore.Realm{StringID: "next"}
+			is.NoErr(tx.CreateRealm(ctx, r)) // zero id accepted
+			is.True(r.ID > 7)                // next id is above every id used
+			r2 := &chatcore.Realm{ID: 3, StringID: "three"}
+			is.NoErr(tx.CreateRealm(ctx, r2)) // explicit id below the maximum accepted
+			r3 := &chatcore.Realm{StringID: "after"}
+			is.NoErr(tx.CreateRealm(ctx, r3)) // zero id accepted
+			is.True(r3.ID > r.ID)             // next id is still above every id used
+		})
+	}},
+	{"Conflicts", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		id := newRealm(t, st, "acme")
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateRealm(ctx, &chatcore.Realm{ID: id, StringID: "other"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate id conflicts
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "acme"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate string id conflicts
+	}},
+	{"NotFound", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		newRealm(t, st, "acme")
+		ctx := context.Background()
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.Realm(ctx, 999)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown id
+			_, err = tx.RealmByStringID(ctx, "nope")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown string id
+			_, err = tx.RealmByStringID(ctx, "ACME")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // string ids compare exactly
+		})
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.UpdateRealm(ctx, &chatcore.Realm{ID: 999, StringID: "x"})
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown realm
+	}},
+	{"Update", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		id := newRealm(t, st, "acme")
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r, err := tx.Realm(ctx, id)
+			is.NoErr(err) // realm found
+			r.Name, r.RequireUniqueNames = "Renamed", true
+			is.NoErr(tx.UpdateRealm(ctx, r)) // realm updated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r, err := tx.Realm(ctx, id)
+			is.NoErr(err)                        // realm found
+			is.Equal(r.Name, "Renamed")          // new name stored
+			is.Equal(r.RequireUniqueNames, true) // new flag stored
+		})
+	}},
+}
+
+var userTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		u := human(realm, "Olivia@Acme.test")
+		u.FullName, u.FullNameKey = "Olivia Öwner", "stale key"
+		u.Role, u.PasswordHash = chatcore.RoleOwner, "argon2id$hash"
+		u.Settings.ColorScheme, u.Settings.EnterSends, u.Settings.Timezone = 2, true, "Europe/Berlin"
+		want := *u
+		want.FullNameKey = chatcore.FoldKey("Olivia Öwner")
+		newUsers(t, st, u)
+		is.True(u.ID > 0)                         // id filled in
+		is.Equal(u.FullNameKey, want.FullNameKey) // FullNameKey set on the caller's value
+		want.ID = u.ID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.User(ctx, u.ID)
+			is.NoErr(err)                  // user found
+			is.Equal(normUser(*got), want) // every field, settings included, round-trips
+		})
+	}},
+	{"ByEmailCaseInsensitive", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		ids := newUsers(t, st, human(acme, "Alice@Example.COM"), human(acme, "straße@example.com"),
+			human(other, "alice@example.com"))
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, tc := range []struct {
+				realm chatcore.RealmID
+				email string
+				want  chatcore.UserID
+			}{
+				{acme, "alice@example.com", ids[0]},
+				{acme, "ALICE@EXAMPLE.COM", ids[0]},
+				{acme, "STRASSE@EXAMPLE.COM", ids[1]},
+				{acme, "Straße@Example.com", ids[1]},
+				{other, "Alice@Example.com", ids[2]},
+			} {
+				u, err := tx.UserByEmail(ctx, tc.realm, tc.email)
+				is.NoErr(err)           // e-mail found case-insensitively
+				is.Equal(u.ID, tc.want) // the user of that realm
+			}
+			_, err := tx.UserByEmail(ctx, other, "strasse@example.com")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // e-mails of another realm are not found
+			_, err = tx.UserByEmail(ctx, acme, "bob@example.com")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown e-mail
+		})
+	}},
+	{"ByAPIKeyHash", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		ids := newUsers(t, st, human(realm, "a@x.test"), human(realm, "b@x.test"))
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			u, err := tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("b@x.test"))
+			is.NoErr(err)          // hash found
+			is.Equal(u.ID, ids[1]) // the user holding the hash
+			_, err = tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("nobody"))
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown hash
+		})
+	}},
+	{"NotFound", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		ctx := context.Background()
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.User(ctx, 12345)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown user id
+		})
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			u := human(realm, "ghost@x.test")
+			u.ID = 12345
+			return tx.UpdateUser(ctx, u)
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown user
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateUser(ctx, human(realm+100, "a@x.test"))
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // creating a user in an unknown realm
+	}},
+	{"CreateConflicts", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		ids := newUsers(t, st, human(acme, "Alice@x.test"))
+		ctx := context.Background()
+		create := func(u *chatcore.User) error {
+			return st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateUser(ctx, u) })
+		}
+		dupID := human(acme, "new@x.test")
+		dupID.ID = ids[0]
+		is.True(errors.Is(create(dupID), chatcore.ErrConflict)) // duplicate id
+		dupMail := human(acme, "ALICE@X.TEST")
+		is.True(errors.Is(create(dupMail), chatcore.ErrConflict)) // duplicate e-mail, compared case-insensitively
+		dupKey := human(acme, "carol@x.test")
+		dupKey.APIKeyHash = chatcore.HashAPIKey("Alice@x.test")
+		is.True(errors.Is(create(dupKey), chatcore.ErrConflict)) // duplicate API key hash
+		is.NoErr(create(human(other, "alice@x.test")))           // the same e-mail in another realm is fine
+	}},
+	{"Update", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		ids := newUsers(t, st, human(realm, "a@x.test"), human(realm, "b@x.test"))
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			u, err := tx.User(ctx, ids[0])
+			is.NoErr(err) // user found
+			u.Email, u.FullName, u.Role, u.IsActive = "New@x.test", "ÄBC Name", chatcore.RoleModerator, false
+			u.APIKeyHash = "new-hash"
+			u.Settings.WebFontSizePx, u.Settings.DefaultLanguage = 20, "de"
+			is.NoErr(tx.UpdateUser(ctx, u)) // user updated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			u, err := tx.User(ctx, ids[0])
+			is.NoErr(err)                                         // user found
+			is.Equal(u.Email, "New@x.test")                       // e-mail stored
+			is.Equal(u.FullNameKey, chatcore.FoldKey("äbc name")) // FullNameKey follows the new name
+			is.Equal(u.Role, chatcore.RoleModerator)              // role stored
+			is.Equal(u.IsActive, false)                           // deactivation stored
+			is.Equal(u.Settings.WebFontSizePx, 20)                // int setting stored
+			is.Equal(u.Settings.DefaultLanguage, "de")            // string setting stored
+			_, err = tx.UserByEmail(ctx, realm, "a@x.test")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // the old e-mail is free
+			got, err := tx.UserByEmail(ctx, realm, "new@X.test")
+			is.NoErr(err)            // the new e-mail is found
+			is.Equal(got.ID, ids[0]) // by the same user
+			got, err = tx.UserByAPIKeyHash(ctx, "new-hash")
+			is.NoErr(err)            // the new API key hash is found
+			is.Equal(got.ID, ids[0]) // by the same user
+			_, err = tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("a@x.test"))
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // the old API key hash is gone
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			u, err := tx.User(ctx, ids[1])
+			if err != nil {
+				return err
+			}
+			u.Email = "NEW@x.test"
+			return tx.UpdateUser(ctx, u)
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // another user's e-mail
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			u, err := tx.User(ctx, ids[1])
+			if err != nil {
+				return err
+			}
+			u.APIKeyHash = "new-hash"
+			return tx.UpdateUser(ctx, u)
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // another user's API key hash
+		create := st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateUser(ctx, human(realm, "A@x.test")) })
+		is.NoErr(create) // the freed e-mail can be used again
+	}},
+	{"ExplicitIDsAndNextID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		a, b := human(realm, "a@x.test"), human(realm, "b@x.test")
+		a.ID, b.ID = 50, 20
+		newUsers(t, st, a, b)
+		is.Equal(a.ID, chatcore.UserID(50)) // explicit id kept
+		is.Equal(b.ID, chatcore.UserID(20)) // explicit id below the maximum kept
+		c := human(realm, "c@x.test")
+		newUsers(t, st, c)
+		is.True(c.ID > 50) // next id is above every id used
+	}},
+	{"Filter", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		owner, admin, guest, gone := human(acme, "o@x.test"), human(acme, "a@x.test"), human(acme, "g@x.test"), human(acme, "d@x.test")
+		owner.ID, admin.ID, guest.ID, gone.ID = 40, 10, 30, 20
+		owner.Role, admin.Role, guest.Role = chatcore.RoleOwner, chatcore.RoleAdministrator, chatcore.RoleGuest
+		gone.IsActive = false
+		admin.FullName = "Same Name"
+		guest.FullName = "SAME NAME"
+		b := bot(acme, "bot@x.test", 40)
+		b.ID = 50
+		b2 := bot(acme, "bot2@x.test", 10)
+		b2.ID = 60
+		outsider := human(other, "out@x.test")
+		outsider.ID = 70
+		newUsers(t, st, owner, admin, guest, gone, b, b2, outsider)
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, tc := range []struct {
+				name string
+				f    chatcore.UserFilter
+				want []chatcore.UserID
+			}{
+				{"realm", chatcore.UserFilter{RealmID: acme}, []chatcore.UserID{10, 20, 30, 40, 50, 60}},
+				{"every realm", chatcore.UserFilter{}, []chatcore.UserID{10, 20, 30, 40, 50, 60, 70}},
+				{"ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{50, 10, 70, 999}}, []chatcore.UserID{10, 50}},
+				{"empty ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{}}, nil},
+				{"roles", chatcore.UserFilter{RealmID: acme, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleGuest}}, []chatcore.UserID{30, 40}},
+				{"active", chatcore.UserFilter{RealmID: acme, Active: ptr(true)}, []chatcore.UserID{10, 30, 40, 50, 60}},
+				{"inactive", chatcore.UserFilter{RealmID: acme, Active: ptr(false)}, []chatcore.UserID{20}},
+				{"bots", chatcore.UserFilter{RealmID: acme, Bot: ptr(true)}, []chatcore.UserID{50, 60}},
+				{"humans", chatcore.UserFilter{RealmID: acme, Bot: ptr(false)}, []chatcore.UserID{10, 20, 30, 40}},
+				{"bot owner", chatcore.UserFilter{RealmID: acme, BotOwnerID: 40}, []chatcore.UserID{50}},
+				{"full name key", chatcore.UserFilter{RealmID: acme, FullNameKey: chatcore.FoldKey("same name")}, []chatcore.UserID{10, 30}},
+				{"combined", chatcore.UserFilter{RealmID: acme, Active: ptr(true), Bot: ptr(false), Roles: []chatcore.Role{chatcore.RoleGuest, chatcore.RoleMember}}, []chatcore.UserID{30}},
+			} {
+				users, err := tx.Users(ctx, tc.f)
+				is.NoErr(err)                              // users listed
+				is.Equal(userIDs(users), list(tc.want...)) // matching users ordered by id
+			}
+		})
+	}},
+	{"BotServices", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		ids := newUsers(t, st, human(realm, "o@x.test"))
+		bots := newUsers(t, st, bot(realm, "b1@x.test", ids[0]), bot(realm, "b2@x.test", ids[0]))
+		s2 := &chatcore.BotService{ID: 9, BotID: bots[0], Name: "second", BaseURL: "http://b/", Token: "t2", Interface: "slack"}
+		s1 := &chatcore.BotService{BotID: bots[0], Name: "first", BaseURL: "http://a/", Token: "t1", Interface: "generic"}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateBotService(ctx, s2)) // service with explicit id created
+			is.NoErr(tx.CreateBotService(ctx, s1)) // service with zero id created
+		})
+		is.Equal(s2.ID, chatcore.BotServiceID(9)) // explicit id kept
+		is.True(s1.ID > 9)                        // next id above every id used
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.BotServices(ctx, bots[0])
+			is.NoErr(err)                                  // services listed
+			is.Equal(got, []chatcore.BotService{*s2, *s1}) // ordered by id, every field stored
+			got, err = tx.BotServices(ctx, bots[1])
+			is.NoErr(err)         // services listed
+			is.Equal(len(got), 0) // a bot without services has none
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateBotService(ctx, &chatcore.BotService{BotID: 4242, Name: "x"})
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown bot
+	}},
+}
