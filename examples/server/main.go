@@ -1,0 +1,281 @@
+// Command server is chatcore's example server: a Zulip-compatible HTTP API on
+// a SQLite file, seeded with a demo organization on first run.
+//
+//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR] [-webhook-allow-private]
+//
+// It prints ready-to-paste curl lines with the demo credentials, delivers due
+// scheduled messages and reminders every second, and shuts down gracefully on
+// SIGINT or SIGTERM.
+package main
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/store/sqlite"
+)
+
+//go:embed demo.json
+var demoFixture []byte
+
+// shutdownGrace bounds a graceful shutdown: in-flight requests get this long
+// to finish before connections are closed.
+const shutdownGrace = 4 * time.Second
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// config holds the command-line settings.
+type config struct {
+	addr         string
+	db           string
+	seed         string
+	mailDir      string
+	deliverEvery time.Duration
+	// webhookAllowPrivate lets outgoing webhooks reach loopback and private
+	// addresses (for bots running next to the server during development).
+	webhookAllowPrivate bool
+}
+
+func parseFlags(args []string, out io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
+	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing)")
+	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
+	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
+	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
+	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.deliverEvery <= 0 {
+		return c, errors.New("-deliver-every must be positive")
+	}
+	return c, nil
+}
+
+// run starts the server and blocks until ctx is cancelled (then shuts down
+// gracefully) or the server fails. It prints the listening address
+// ("chatcore listening on http://HOST:PORT") and the demo curl lines to stdout.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	cfg, err := parseFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stdout, nil))
+
+	store, err := sqlite.Open(ctx, cfg.db)
+	if err != nil {
+		return fmt.Errorf("opening database %s: %w", cfg.db, err)
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	base := "http://" + ln.Addr().String()
+
+	opts := []chatcore.Option{chatcore.WithLogger(logger), chatcore.WithExternalURL(base)}
+	if cfg.mailDir != "" {
+		if err := os.MkdirAll(cfg.mailDir, 0o755); err != nil {
+			return fmt.Errorf("-mail-dir: %w", err)
+		}
+		opts = append(opts, chatcore.WithMailer(&dirMailer{dir: cfg.mailDir, now: time.Now}))
+	}
+	opts = append(opts, webhookOptions(cfg)...)
+	svc := chatcore.New(store, opts...)
+
+	fixture, err := seed(ctx, svc, cfg)
+	if err != nil {
+		return err
+	}
+
+	srv := &http.Server{
+		Handler: httpadapter.New(svc, httpadapter.Options{
+			Logger:      logger,
+			ExternalURL: base,
+			RateLimit:   &httpadapter.RateLimit{Requests: 200, Per: time.Minute},
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// Topic deletion may work for up to 50 s before answering.
+		WriteTimeout:   70 * time.Second,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { deliverLoop(deliverCtx, svc, cfg.deliverEvery, logger) })
+	defer func() {
+		stopDelivery()
+		wg.Wait()
+	}()
+
+	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
+	printCurl(ctx, stdout, svc, base, fixture)
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// seed loads -seed FILE into an empty database (refusing a non-empty one), or
+// the embedded demo fixture into an empty database when no -seed is given. An
+// existing database without -seed is used as it is. It returns the fixture
+// whose credentials the curl lines should use.
+func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error) {
+	empty, err := svc.IsEmpty(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("inspecting database %s: %w", cfg.db, err)
+	}
+	if cfg.seed != "" {
+		if !empty {
+			return nil, fmt.Errorf("-seed: database %s already holds data; seed only a new database (use another -db path or remove the file)", cfg.db)
+		}
+		data, err := os.ReadFile(cfg.seed)
+		if err != nil {
+			return nil, fmt.Errorf("-seed: %w", err)
+		}
+		if err := svc.LoadFixture(ctx, bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("-seed %s: %w", cfg.seed, fixtureError(err))
+		}
+		return data, nil
+	}
+	if empty {
+		if err := svc.LoadFixture(ctx, bytes.NewReader(demoFixture)); err != nil {
+			return nil, fmt.Errorf("loading the demo fixture: %w", fixtureError(err))
+		}
+	}
+	return demoFixture, nil
+}
+
+// fixtureError returns the user-facing text of a fixture error (it names the
+// JSON path of the problem), or err itself when it is not a chatcore error.
+func fixtureError(err error) error {
+	if e, ok := errors.AsType[*chatcore.Error](err); ok {
+		return errors.New(e.Msg)
+	}
+	return err
+}
+
+// deliverLoop delivers due scheduled messages and reminders every interval
+// until ctx is cancelled.
+func deliverLoop(ctx context.Context, svc *chatcore.Service, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := svc.DeliverDue(ctx); err != nil && ctx.Err() == nil {
+				log.ErrorContext(ctx, "delivering scheduled messages", "err", err)
+			}
+		}
+	}
+}
+
+// credential is a login found in a fixture.
+type credential struct {
+	Email  string `json:"email"`
+	APIKey string `json:"api_key"`
+	Role   string `json:"role"`
+}
+
+// fixtureCredentials returns the owner or administrator and a member of the
+// first realm of a fixture (either may be zero).
+func fixtureCredentials(fixture []byte) (admin, member credential) {
+	var f struct {
+		Realms []struct {
+			Users []credential `json:"users"`
+		} `json:"realms"`
+	}
+	if json.Unmarshal(fixture, &f) != nil || len(f.Realms) == 0 {
+		return admin, member
+	}
+	for _, u := range f.Realms[0].Users {
+		switch {
+		case admin.Email == "" && (u.Role == "owner" || u.Role == "administrator"):
+			admin = u
+		case member.Email == "" && u.Role == "member":
+			member = u
+		}
+	}
+	return admin, member
+}
+
+// printCurl prints curl lines for the fixture's credentials, when they work
+// against this database.
+func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base string, fixture []byte) {
+	admin, member := fixtureCredentials(fixture)
+	if admin.Email == "" {
+		return
+	}
+	if _, err := svc.Authenticate(ctx, admin.Email, admin.APIKey); err != nil {
+		fmt.Fprintf(w, "(the credentials of the fixture do not work on this database; no curl examples)\n")
+		return
+	}
+	api := base + "/api/v1"
+	a := admin.Email + ":" + admin.APIKey
+	fmt.Fprintf(w, "\nTry it (%s is an organization owner):\n\n", admin.Email)
+	fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)
+	fmt.Fprintf(w, "  curl -sS -u %s %s/users/me\n", a, api)
+	fmt.Fprintf(w, "  curl -sS -u %s -X PATCH %s/settings -d color_scheme=2 -d enter_sends=true\n", a, api)
+	fmt.Fprintf(w, "  curl -sS -u %s -X POST %s/messages -d type=stream -d to=general -d topic=hello -d 'content=Hello from curl'\n", a, api)
+	fmt.Fprintf(w, "  curl -sS -u %s -G %s/messages -d anchor=newest -d num_before=5 -d num_after=0\n", a, api)
+	fmt.Fprintf(w, "  curl -sS -u %s %s/realm/linkifiers\n", a, api)
+	if member.Email != "" {
+		m := member.Email + ":" + member.APIKey
+		fmt.Fprintf(w, "  curl -sS -u %s %s/reminders\n", m, api)
+		fmt.Fprintf(w, "  curl -sS -u %s %s/scheduled_messages\n", m, api)
+	}
+	fmt.Fprintln(w)
+}

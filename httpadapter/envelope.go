@@ -1,0 +1,162 @@
+package httpadapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+)
+
+// statusByKind maps an error kind to the HTTP status Zulip uses for it.
+var statusByKind = map[chatcore.Kind]int{
+	chatcore.KindInvalid:         http.StatusBadRequest,
+	chatcore.KindNotFound:        http.StatusNotFound,
+	chatcore.KindForbidden:       http.StatusForbidden,
+	chatcore.KindUnauthenticated: http.StatusUnauthorized,
+	chatcore.KindRateLimited:     http.StatusTooManyRequests,
+	chatcore.KindConflict:        http.StatusConflict,
+}
+
+// envelopeKeys are the keys of the envelope itself; error Data never overrides them.
+var envelopeKeys = map[string]bool{"result": true, "msg": true, "code": true}
+
+// bodyTooLargeError reports a request body over the configured limit.
+type bodyTooLargeError struct{ limit int64 }
+
+func (e *bodyTooLargeError) Error() string {
+	return fmt.Sprintf("request body larger than %d bytes", e.limit)
+}
+
+// writeJSON writes v as the JSON response body with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// writeSuccess writes Zulip's success envelope: {"result":"success","msg":""}
+// plus fields at the top level and, when there are any, the sorted names of
+// the parameters the endpoint ignored.
+func (h *handler) writeSuccess(w http.ResponseWriter, r *http.Request, fields map[string]any, ignored []string) {
+	body := make(map[string]any, len(fields)+3)
+	for k, v := range fields {
+		body[k] = v
+	}
+	body["result"] = "success"
+	body["msg"] = ""
+	if len(ignored) > 0 {
+		ignored = slices.Clone(ignored)
+		slices.Sort(ignored)
+		body["ignored_parameters_unsupported"] = slices.Compact(ignored)
+	}
+	if err := writeJSON(w, http.StatusOK, body); err != nil {
+		// The fields did not encode: a programming error, never the client's.
+		h.writeError(w, r, fmt.Errorf("httpadapter: encoding response: %w", err))
+	}
+}
+
+// writeError writes err in Zulip's error envelope. It is the only place that
+// turns errors into responses: a [*chatcore.Error] gets the status of its Kind,
+// its code, message and Data keys; anything else is logged and answered with a
+// bare 500 "Internal server error" that reveals nothing about the cause.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if tl, ok := errors.AsType[*bodyTooLargeError](err); ok {
+		_ = writeJSON(w, http.StatusRequestEntityTooLarge, map[string]any{
+			"result": "error",
+			"msg":    fmt.Sprintf("Request body too large (limit: %d bytes)", tl.limit),
+			"code":   string(chatcore.CodeBadRequest),
+		})
+		return
+	}
+	e, ok := errors.AsType[*chatcore.Error](err)
+	if !ok {
+		h.log.ErrorContext(r.Context(), "httpadapter: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		_ = writeJSON(w, http.StatusInternalServerError, map[string]any{
+			"result": "error",
+			"msg":    "Internal server error",
+		})
+		return
+	}
+	status, ok := statusByKind[e.Kind]
+	if !ok {
+		status = http.StatusBadRequest
+	}
+	body := make(map[string]any, len(e.Data)+3)
+	for k, v := range e.Data {
+		if !envelopeKeys[k] {
+			body[k] = v
+		}
+	}
+	body["result"] = "error"
+	body["msg"] = e.Msg
+	body["code"] = string(e.Code)
+	switch e.Kind {
+	case chatcore.KindUnauthenticated:
+		w.Header().Set("WWW-Authenticate", `Basic realm="zulip"`)
+	case chatcore.KindRateLimited:
+		if secs, ok := retryAfterSeconds(e.Data); ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+		}
+	}
+	_ = writeJSON(w, status, body)
+}
+
+// retryAfterSeconds reads Data["retry-after"] as seconds.
+func retryAfterSeconds(data map[string]any) (float64, bool) {
+	switch v := data["retry-after"].(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// notFound is the JSON answer for a path no route matches.
+func notFound() *chatcore.Error {
+	return chatcore.NotFound("Not Found")
+}
+
+// writeMethodNotAllowed writes Zulip's 405 envelope (no code) with the allowed
+// methods, which also go in the Allow header.
+func writeMethodNotAllowed(w http.ResponseWriter, allowed []string) {
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	_ = writeJSON(w, http.StatusMethodNotAllowed, map[string]any{
+		"result":          "error",
+		"msg":             "Method Not Allowed",
+		"allowed_methods": allowed,
+	})
+}
+
+// fieldsOf turns a response struct into top-level envelope fields by its JSON
+// encoding (numbers are kept exact).
+func fieldsOf(v any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var fields map[string]any
+	if err := dec.Decode(&fields); err != nil {
+		return nil, err
+	}
+	return fields, nil
+}

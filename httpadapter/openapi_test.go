@@ -1,0 +1,110 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/matryer/is"
+	"github.com/oasdiff/yaml"
+)
+
+// specPath is the OpenAPI excerpt, which lives next to the repository (never
+// copied into it): ../shared/reference/ relative to the repository root.
+var specPath = filepath.Join("..", "..", "shared", "reference", "zulip-openapi.yaml")
+
+var loadSpec = sync.OnceValues(func() (*openapi3.T, error) {
+	data, err := os.ReadFile(specPath)
+	if err != nil {
+		return nil, err
+	}
+	return parseSpec(data)
+})
+
+// parseSpec loads the excerpt after patching what an excerpt of a larger file
+// gets wrong: $refs to components it leaves out (they become "any value"),
+// the Zulip Cloud servers entry (replaced by /api/v1) and the security
+// requirement named basicAuth while the scheme is BasicAuth.
+func parseSpec(data []byte) (*openapi3.T, error) {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var root map[string]any
+	if err := json.Unmarshal(j, &root); err != nil {
+		return nil, err
+	}
+	comps, _ := root["components"].(map[string]any)
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				if name, ok := strings.CutPrefix(ref, "#/components/"); ok {
+					kind, key, _ := strings.Cut(name, "/")
+					section, _ := comps[kind].(map[string]any)
+					if _, ok := section[key]; !ok {
+						return map[string]any{}
+					}
+				}
+			}
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		}
+		return v
+	}
+	walk(root)
+	root["servers"] = []any{map[string]any{"url": "/api/v1"}}
+	root["security"] = []any{map[string]any{"BasicAuth": []any{}}}
+	j, err = json.Marshal(root)
+	if err != nil {
+		return nil, err
+	}
+	loader := openapi3.NewLoader()
+	return loader.LoadFromData(j)
+}
+
+// checkSpec validates a response of method on the spec path template (such
+// as "/reminders/{reminder_id}") against the OpenAPI excerpt, status included.
+func checkSpec(tb testing.TB, method, template string, res *response) {
+	tb.Helper()
+	is := is.New(tb)
+	doc, err := loadSpec()
+	is.NoErr(err) // the OpenAPI excerpt loads
+	item := doc.Paths.Value(template)
+	is.True(item != nil) // the path is in the excerpt
+	op := item.GetOperation(method)
+	is.True(op != nil) // the operation is in the excerpt
+	req, err := http.NewRequest(method, "http://localhost/api/v1"+template, nil)
+	is.NoErr(err)
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req,
+			Route:   &routers.Route{Spec: doc, Path: template, PathItem: item, Method: method, Operation: op},
+		},
+		Status:  res.status,
+		Header:  res.header,
+		Body:    io.NopCloser(bytes.NewReader(res.raw)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	err = openapi3filter.ValidateResponse(context.Background(), in)
+	if err != nil {
+		tb.Logf("%s %s -> %d %s", method, template, res.status, res.raw)
+	}
+	is.NoErr(err) // the response matches the OpenAPI description
+}

@@ -1,0 +1,253 @@
+package httpadapter
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chatcore/chatcore"
+)
+
+// register answers POST /register with the initial state chatcore can give
+// (no event queue yet: queue_id is null and last_event_id -1).
+func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
+	uid := c.user.ID
+	linkifiers, err := h.svc.Linkifiers(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	scheduled, err := h.svc.ScheduledMessages(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	reminders, err := h.svc.Reminders(ctx, uid)
+	if err != nil {
+		return nil, err
+	}
+	var realm *chatcore.Realm
+	err = h.svc.Store().View(ctx, func(tx chatcore.Tx) error {
+		var err error
+		realm, err = tx.Realm(ctx, c.user.RealmID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	display := realm.EmptyTopicDisplayName
+	if display == "" {
+		display = chatcore.DefaultEmptyTopicDisplayName
+	}
+	return map[string]any{
+		"queue_id":                       nil,
+		"last_event_id":                  -1,
+		"zulip_feature_level":            chatcore.FeatureLevel,
+		"zulip_version":                  zulipVersion,
+		"zulip_merge_base":               zulipVersion,
+		"user_id":                        c.user.ID,
+		"realm_name":                     realm.Name,
+		"realm_url":                      h.opts.ExternalURL,
+		"user_settings":                  c.user.Settings,
+		"realm_linkifiers":               nonNil(linkifiers),
+		"scheduled_messages":             nonNil(scheduled),
+		"reminders":                      nonNil(reminders),
+		"realm_empty_topic_display_name": display,
+		"max_reminder_note_length":       chatcore.MaxReminderNoteLength,
+	}, nil
+}
+
+// nonNil turns a nil slice into an empty one, so it encodes as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// deleteScheduledMessage answers DELETE /scheduled_messages/{scheduled_message_id}.
+func (h *handler) deleteScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
+	return nil, h.svc.DeleteScheduledMessage(ctx, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "scheduled_message_id"))
+}
+
+// scheduledMessages answers GET /scheduled_messages.
+func (h *handler) scheduledMessages(ctx context.Context, c *call) (map[string]any, error) {
+	list, err := h.svc.ScheduledMessages(ctx, c.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"scheduled_messages": nonNil(list)}, nil
+}
+
+// reminders answers GET /reminders.
+func (h *handler) reminders(ctx context.Context, c *call) (map[string]any, error) {
+	list, err := h.svc.Reminders(ctx, c.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"reminders": nonNil(list)}, nil
+}
+
+// deleteReminder answers DELETE /reminders/{reminder_id}.
+func (h *handler) deleteReminder(ctx context.Context, c *call) (map[string]any, error) {
+	return nil, h.svc.DeleteReminder(ctx, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "reminder_id"))
+}
+
+// linkifiers answers GET /realm/linkifiers.
+func (h *handler) linkifiers(ctx context.Context, c *call) (map[string]any, error) {
+	list, err := h.svc.Linkifiers(ctx, c.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"linkifiers": nonNil(list)}, nil
+}
+
+// removeLinkifier answers DELETE /realm/filters/{filter_id}.
+func (h *handler) removeLinkifier(ctx context.Context, c *call) (map[string]any, error) {
+	return nil, h.svc.RemoveLinkifier(ctx, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"))
+}
+
+// updateSettings answers PATCH /settings (and its aliases /settings/display
+// and /settings/notifications).
+func (h *handler) updateSettings(ctx context.Context, c *call) (map[string]any, error) {
+	var req chatcore.SettingsUpdate
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	return nil, h.svc.UpdateSettings(ctx, c.user.ID, req)
+}
+
+// confirmEmailChange answers the confirmation link of an e-mail change,
+// GET /accounts/confirm_new_email/{key} (no authentication: the key is the
+// credential).
+func (h *handler) confirmEmailChange(ctx context.Context, c *call) (map[string]any, error) {
+	if err := h.svc.ConfirmEmailChange(ctx, c.r.PathValue("key")); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
+
+// deleteTopic answers POST /streams/{stream_id}/delete_topic.
+func (h *handler) deleteTopic(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		TopicName *string `json:"topic_name" wire:"required"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	res, err := h.svc.DeleteTopic(ctx, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), *req.TopicName)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"complete": res.Complete}, nil
+}
+
+// sendMessage answers POST /messages.
+func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, error) {
+	var req chatcore.SendMessageRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	req.Client = clientName(c.r)
+	id, err := h.svc.SendMessage(ctx, c.user.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": id}, nil
+}
+
+// message answers GET /messages/{message_id}.
+func (h *handler) message(ctx context.Context, c *call) (map[string]any, error) {
+	v, raw, err := h.svc.Message(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"message": v, "raw_content": raw}, nil
+}
+
+// createScheduledMessage answers POST /scheduled_messages.
+func (h *handler) createScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		chatcore.CreateScheduledMessageRequest
+		ScheduledDeliveryTimestamp *int64 `json:"scheduled_delivery_timestamp" wire:"required"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	r := req.CreateScheduledMessageRequest
+	r.DeliverAt = time.Unix(*req.ScheduledDeliveryTimestamp, 0)
+	id, err := h.svc.CreateScheduledMessage(ctx, c.user.ID, r)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"scheduled_message_id": id}, nil
+}
+
+// createReminder answers POST /reminders.
+func (h *handler) createReminder(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		MessageID                  *chatcore.MessageID `json:"message_id" wire:"required"`
+		ScheduledDeliveryTimestamp *int64              `json:"scheduled_delivery_timestamp" wire:"required"`
+		Note                       *string             `json:"note"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	id, err := h.svc.CreateReminder(ctx, c.user.ID, *req.MessageID, time.Unix(*req.ScheduledDeliveryTimestamp, 0), req.Note)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"reminder_id": id}, nil
+}
+
+// linkifierParams are the parameters of POST /realm/filters and
+// PATCH /realm/filters/{filter_id}.
+type linkifierParams struct {
+	Pattern     *string `json:"pattern" wire:"required"`
+	URLTemplate *string `json:"url_template" wire:"required"`
+}
+
+// addLinkifier answers POST /realm/filters.
+func (h *handler) addLinkifier(ctx context.Context, c *call) (map[string]any, error) {
+	var req linkifierParams
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	id, err := h.svc.AddLinkifier(ctx, c.user.ID, *req.Pattern, *req.URLTemplate)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": id}, nil
+}
+
+// updateLinkifier answers PATCH /realm/filters/{filter_id}.
+func (h *handler) updateLinkifier(ctx context.Context, c *call) (map[string]any, error) {
+	var req linkifierParams
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	return nil, h.svc.UpdateLinkifier(ctx, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"), *req.Pattern, *req.URLTemplate)
+}
+
+// reorderLinkifiers answers PATCH /realm/linkifiers.
+func (h *handler) reorderLinkifiers(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		OrderedLinkifierIDs []chatcore.LinkifierID `json:"ordered_linkifier_ids" wire:"required"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	return nil, h.svc.ReorderLinkifiers(ctx, c.user.ID, req.OrderedLinkifierIDs)
+}
+
+// clientName derives the sending client's name from the User-Agent as Zulip
+// does: the product token before the first "/" ("ZulipPython/0.9.1 ..." is
+// "ZulipPython"); no User-Agent means "API".
+func clientName(r *http.Request) string {
+	ua := strings.TrimSpace(r.UserAgent())
+	name, _, _ := strings.Cut(ua, "/")
+	name, _, _ = strings.Cut(name, " ")
+	if name == "" || len(name) > 30 {
+		return "API"
+	}
+	return name
+}
