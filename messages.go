@@ -63,13 +63,13 @@ type Destination struct {
 // name or id, a JSON list of user ids or e-mails, or comma-separated e-mails).
 type SendMessageRequest struct {
 	// Type is "stream", "channel", "private" or "direct".
-	Type string `json:"type"`
+	Type string `json:"type" wire:"required"`
 	// To is the channel (name or id) or the direct-message recipients.
 	To *string `json:"to"`
-	// Topic is the channel message's topic; Subject is its legacy alias.
-	Topic   *string `json:"topic"`
-	Subject *string `json:"subject"`
-	Content string  `json:"content"`
+	// Topic is the channel message's topic ("subject" is accepted as its
+	// legacy name).
+	Topic   *string `json:"topic" wire:"alias=subject"`
+	Content string  `json:"content" wire:"required"`
 	// Client names the sending client ("website", "ZulipPython", ...); empty
 	// means "API".
 	Client string `json:"-"`
@@ -116,10 +116,6 @@ func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req
 	var dest Destination
 	switch req.Type {
 	case "stream", "channel":
-		if req.Topic != nil && req.Subject != nil {
-			return dest, &Error{Code: CodeRequestConfusingVar, Kind: KindInvalid,
-				Msg: "Can't decide between 'topic' and 'subject' arguments"}
-		}
 		if req.To == nil {
 			return dest, BadRequest("Missing channel")
 		}
@@ -127,15 +123,11 @@ func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req
 		if err != nil {
 			return dest, err
 		}
-		topic := req.Topic
-		if topic == nil {
-			topic = req.Subject
-		}
-		if topic == nil {
+		if req.Topic == nil {
 			return dest, BadRequest("Missing topic")
 		}
 		dest.StreamID = st.ID
-		dest.Topic = *topic
+		dest.Topic = *req.Topic
 	case "private", "direct":
 		if req.To == nil {
 			return dest, BadRequest("Message must have recipients")
@@ -479,17 +471,13 @@ func subscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool,
 // canSee reports whether viewer may read m: messages of another realm never;
 // direct messages when viewer takes part; channel messages of public channels
 // for non-guests; otherwise with an active subscription, and in a channel with
-// protected history only from the subscription's FirstVisibleMessageID on. A
-// sender can always read their own channel messages.
+// protected history only from the subscription's FirstVisibleMessageID on.
 func canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
 	if m.RealmID != viewer.RealmID {
 		return false, nil
 	}
 	if m.Type == MessageTypePrivate {
 		return slices.Contains(m.DirectMembers, viewer.ID), nil
-	}
-	if m.SenderID == viewer.ID {
-		return true, nil
 	}
 	st, err := streamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
 	if errors.Is(err, ErrNotFound) {
@@ -803,4 +791,466 @@ func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (Me
 		return nil
 	})
 	return view, raw, err
+}
+
+// largerThanMaxMessageID is the anchor Zulip reports for anchor=newest.
+const largerThanMaxMessageID MessageID = 10000000000000000
+
+// NarrowTerm is one element of a narrow: {"operator": ..., "operand": ...}.
+// Operand is raw JSON: a channel id or name, a topic string, or for dm a list
+// of user ids (or e-mails, or a comma-separated e-mail string).
+type NarrowTerm struct {
+	Operator string          `json:"operator"`
+	Operand  json.RawMessage `json:"operand"`
+	Negated  bool            `json:"negated"`
+}
+
+// MessagesRequest holds the parameters of GET /messages. Nil fields take
+// Zulip's defaults: anchor "newest", num_before and num_after 0, no narrow,
+// apply_markdown true, allow_empty_topic_name false.
+type MessagesRequest struct {
+	// Anchor is "newest", "oldest", "first_unread" (treated as "newest":
+	// chatcore keeps no unread state) or a message id.
+	Anchor    *string      `json:"anchor"`
+	NumBefore *int         `json:"num_before"`
+	NumAfter  *int         `json:"num_after"`
+	Narrow    []NarrowTerm `json:"narrow"`
+	// IncludeAnchor, when false, leaves the anchor message out.
+	IncludeAnchor *bool `json:"include_anchor"`
+	// ApplyMarkdown false gives raw Markdown in content.
+	ApplyMarkdown *bool `json:"apply_markdown"`
+	// AllowEmptyTopicName true keeps the empty topic as "" in subject instead
+	// of the realm's empty-topic display name.
+	AllowEmptyTopicName *bool `json:"allow_empty_topic_name"`
+	// ClientGravatar is accepted for compatibility; avatar_url is always set.
+	ClientGravatar *bool `json:"client_gravatar"`
+}
+
+// MessagesResult is the answer of GET /messages.
+type MessagesResult struct {
+	Messages    []MessageView `json:"messages"`
+	FoundAnchor bool          `json:"found_anchor"`
+	FoundOldest bool          `json:"found_oldest"`
+	FoundNewest bool          `json:"found_newest"`
+	Anchor      MessageID     `json:"anchor"`
+}
+
+// narrowSpec is a parsed narrow.
+type narrowSpec struct {
+	stream   *Stream
+	topicKey *string
+	dm       []UserID // participants, viewer included, sorted; nil: no dm term
+}
+
+// errBadNarrow is Zulip's BadNarrowOperatorError.
+func errBadNarrow(desc string) *Error { return BadRequest("Invalid narrow operator: " + desc) }
+
+// parseNarrow checks the narrow terms against the viewer's realm.
+func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms []NarrowTerm) (narrowSpec, error) {
+	var spec narrowSpec
+	for _, t := range terms {
+		if t.Negated {
+			return spec, errBadNarrow("negated terms are not supported")
+		}
+		switch t.Operator {
+		case "channel", "stream":
+			var operand any
+			dec := json.NewDecoder(strings.NewReader(string(t.Operand)))
+			dec.UseNumber()
+			if err := dec.Decode(&operand); err != nil {
+				return spec, errBadNarrow("unknown channel")
+			}
+			var st *Stream
+			var err error
+			switch v := operand.(type) {
+			case json.Number:
+				n, perr := strconv.ParseInt(v.String(), 10, 64)
+				if perr != nil {
+					return spec, errBadNarrow("unknown channel")
+				}
+				st, err = streamInRealm(ctx, tx, viewer.RealmID, StreamID(n))
+			case string:
+				if id, ok := ParseID[StreamID](v); ok {
+					st, err = streamInRealm(ctx, tx, viewer.RealmID, id)
+				} else {
+					st, err = tx.StreamByName(ctx, viewer.RealmID, v)
+					if err == nil && st.RealmID != viewer.RealmID {
+						err = ErrNotFound
+					}
+				}
+			default:
+				return spec, errBadNarrow("unknown channel")
+			}
+			if errors.Is(err, ErrNotFound) {
+				return spec, errBadNarrow("unknown channel")
+			}
+			if err != nil {
+				return spec, err
+			}
+			spec.stream = st
+		case "topic", "subject":
+			var topic string
+			if err := json.Unmarshal(t.Operand, &topic); err != nil {
+				return spec, errBadNarrow("invalid topic")
+			}
+			topic = strings.TrimSpace(topic)
+			if topic == emptyTopicDisplayName(realm) {
+				topic = ""
+			}
+			key := FoldKey(topic)
+			spec.topicKey = &key
+		case "dm", "pm-with":
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, t.Operand)
+			if err != nil {
+				return spec, err
+			}
+			members := append(ids, viewer.ID)
+			slices.Sort(members)
+			spec.dm = slices.Compact(members)
+		default:
+			return spec, errBadNarrow("unknown operator " + t.Operator)
+		}
+	}
+	return spec, nil
+}
+
+// dmOperand resolves the operand of a dm narrow to users of the realm.
+func dmOperand(ctx context.Context, tx Tx, realm RealmID, raw json.RawMessage) ([]UserID, error) {
+	var operand any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&operand); err != nil {
+		return nil, errBadNarrow("invalid user list")
+	}
+	var ids []UserID
+	addEmail := func(email string) error {
+		email = strings.TrimSpace(email)
+		if email == "" {
+			return nil
+		}
+		u, err := tx.UserByEmail(ctx, realm, email)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+			return errBadNarrow("unknown user " + email)
+		}
+		if err != nil {
+			return err
+		}
+		ids = append(ids, u.ID)
+		return nil
+	}
+	switch v := operand.(type) {
+	case string:
+		for _, e := range strings.Split(v, ",") {
+			if err := addEmail(e); err != nil {
+				return nil, err
+			}
+		}
+	case json.Number:
+		operand = []any{v}
+	}
+	if list, ok := operand.([]any); ok {
+		for _, item := range list {
+			switch x := item.(type) {
+			case json.Number:
+				n, err := strconv.ParseInt(x.String(), 10, 64)
+				if err != nil {
+					return nil, errBadNarrow("invalid user ID")
+				}
+				u, err := userInRealm(ctx, tx, realm, UserID(n))
+				if errors.Is(err, ErrNotFound) {
+					return nil, errBadNarrow(fmt.Sprintf("unknown user ID %d", n))
+				}
+				if err != nil {
+					return nil, err
+				}
+				ids = append(ids, u.ID)
+			case string:
+				if err := addEmail(x); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, errBadNarrow("invalid user list")
+			}
+		}
+	} else if _, ok := operand.(string); !ok {
+		return nil, errBadNarrow("invalid user list")
+	}
+	if len(ids) == 0 {
+		return nil, errBadNarrow("invalid user list")
+	}
+	return ids, nil
+}
+
+// streamAccessMap returns the viewer's read access to every channel of the realm.
+func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]streamAccess, []Stream, error) {
+	streams, err := tx.Streams(ctx, viewer.RealmID)
+	if err != nil {
+		return nil, nil, err
+	}
+	subs, err := tx.Subscriptions(ctx, 0, viewer.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	active := map[StreamID]Subscription{}
+	for _, sub := range subs {
+		if sub.Active {
+			active[sub.StreamID] = sub
+		}
+	}
+	acc := make(map[StreamID]streamAccess, len(streams))
+	for _, st := range streams {
+		switch sub, ok := active[st.ID]; {
+		case !st.InviteOnly && viewer.Role != RoleGuest:
+			acc[st.ID] = streamAccess{ok: true}
+		case ok && st.HistoryPublicToSubscribers:
+			acc[st.ID] = streamAccess{ok: true}
+		case ok:
+			acc[st.ID] = streamAccess{ok: true, minID: sub.FirstVisibleMessageID}
+		}
+	}
+	return acc, streams, nil
+}
+
+// Messages returns the messages actor may see that match req's narrow, around
+// the anchor, in the message-list format, with Zulip's found_anchor,
+// found_oldest and found_newest rules. Errors (BAD_REQUEST): "Invalid anchor",
+// "num_before is too small" / "num_after is too small", "Too many messages
+// requested (maximum 1000).", "Invalid narrow operator: <why>" for unknown
+// operators, channels (also those of other realms) or users.
+func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
+	var res MessagesResult
+	numBefore, numAfter := 0, 0
+	if req.NumBefore != nil {
+		numBefore = *req.NumBefore
+	}
+	if req.NumAfter != nil {
+		numAfter = *req.NumAfter
+	}
+	switch {
+	case numBefore < 0:
+		return res, BadRequest("num_before is too small")
+	case numAfter < 0:
+		return res, BadRequest("num_after is too small")
+	case numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch:
+		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
+	}
+	anchor := largerThanMaxMessageID
+	anchoredLeft, anchoredRight := false, true
+	if req.Anchor != nil {
+		switch a := strings.TrimSpace(*req.Anchor); a {
+		case "newest", "first_unread":
+		case "oldest":
+			anchor, anchoredLeft, anchoredRight = 0, true, false
+		default:
+			n, err := strconv.ParseInt(a, 10, 64)
+			if err != nil || n < 0 {
+				return res, BadRequest("Invalid anchor")
+			}
+			anchor, anchoredRight = MessageID(n), false
+			if anchor >= largerThanMaxMessageID {
+				anchor, anchoredRight = largerThanMaxMessageID, true
+			}
+		}
+	}
+	includeAnchor := req.IncludeAnchor == nil || *req.IncludeAnchor
+	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
+	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
+
+	// A dm narrow needs the conversation's recipient id; the store creates it on
+	// first use, which is a write, so resolve it before the read transaction.
+	var dmRecipient RecipientID
+	if slices.ContainsFunc(req.Narrow, func(t NarrowTerm) bool { return t.Operator == "dm" || t.Operator == "pm-with" }) {
+		err := s.store.Update(ctx, func(tx Tx) error {
+			viewer, err := actor(ctx, tx, actorID)
+			if err != nil {
+				return err
+			}
+			realm, err := tx.Realm(ctx, viewer.RealmID)
+			if err != nil {
+				return err
+			}
+			spec, err := parseNarrow(ctx, tx, viewer, realm, req.Narrow)
+			if err != nil {
+				return err
+			}
+			dmRecipient, err = tx.DirectRecipient(ctx, viewer.RealmID, spec.dm)
+			return err
+		})
+		if err != nil {
+			return res, err
+		}
+	}
+
+	err := s.view(ctx, func(tx Tx) error {
+		viewer, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		c := newViewCache()
+		realm, err := c.realm(ctx, tx, viewer.RealmID)
+		if err != nil {
+			return err
+		}
+		spec, err := parseNarrow(ctx, tx, viewer, realm, req.Narrow)
+		if err != nil {
+			return err
+		}
+		access, streams, err := streamAccessMap(ctx, tx, viewer)
+		if err != nil {
+			return err
+		}
+		q := MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey}
+		switch {
+		case spec.dm != nil && spec.stream != nil:
+			q.Recipients = []RecipientID{}
+		case spec.dm != nil:
+			q.Recipients = []RecipientID{dmRecipient}
+		case spec.stream != nil:
+			q.Recipients = []RecipientID{}
+			if access[spec.stream.ID].ok {
+				q.Recipients = append(q.Recipients, spec.stream.RecipientID)
+			}
+		default:
+			q.Recipients = []RecipientID{}
+			for _, st := range streams {
+				if access[st.ID].ok {
+					q.Recipients = append(q.Recipients, st.RecipientID)
+				}
+			}
+			if spec.topicKey == nil {
+				dms, err := tx.DirectRecipients(ctx, viewer.ID)
+				if err != nil {
+					return err
+				}
+				q.Recipients = append(q.Recipients, dms...)
+			}
+		}
+		visible := func(m *Message) bool {
+			if m.Type == MessageTypePrivate {
+				return slices.Contains(m.DirectMembers, viewer.ID)
+			}
+			return access[m.StreamID].allows(m.ID)
+		}
+
+		var rows []Message
+		needBefore := !anchoredLeft && numBefore > 0
+		needAfter := !anchoredRight && numAfter > 0
+		if needBefore {
+			bq := q
+			bq.Newest = true
+			limit := numBefore
+			if !anchoredRight {
+				bq.BeforeID = anchor + 1
+				limit++
+			}
+			got, err := fetchVisible(ctx, tx, bq, limit, visible)
+			if err != nil {
+				return err
+			}
+			slices.Reverse(got)
+			rows = append(rows, got...)
+		}
+		if needAfter {
+			aq := q
+			if anchor > 1 {
+				aq.AfterID = anchor - 1
+			}
+			got, err := fetchVisible(ctx, tx, aq, numAfter+1, visible)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, got...)
+		}
+		if !needBefore && !needAfter && !anchoredLeft && !anchoredRight {
+			oq := q
+			oq.AfterID, oq.BeforeID = anchor-1, anchor+1
+			got, err := fetchVisible(ctx, tx, oq, 1, visible)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, got...)
+		}
+		slices.SortFunc(rows, func(a, b Message) int { return cmpID(a.ID, b.ID) })
+		rows = slices.CompactFunc(rows, func(a, b Message) bool { return a.ID == b.ID })
+
+		var before, anchorRows, after []Message
+		for _, m := range rows {
+			switch {
+			case anchoredRight || m.ID < anchor:
+				before = append(before, m)
+			case m.ID == anchor:
+				anchorRows = append(anchorRows, m)
+			default:
+				after = append(after, m)
+			}
+		}
+		if numBefore > 0 && len(before) > numBefore {
+			before = before[len(before)-numBefore:]
+		}
+		if numAfter > 0 && len(after) > numAfter {
+			after = after[:numAfter]
+		}
+		res.FoundAnchor = len(anchorRows) == 1
+		res.FoundOldest = anchoredLeft || len(before) < numBefore
+		res.FoundNewest = anchoredRight || len(after) < numAfter
+		res.Anchor = anchor
+		if !includeAnchor {
+			anchorRows = nil
+		}
+		final := slices.Concat(before, anchorRows, after)
+		res.Messages = make([]MessageView, 0, len(final))
+		for i := range final {
+			v, err := s.buildView(ctx, tx, c, &final[i], viewer, applyMarkdown)
+			if err != nil {
+				return err
+			}
+			if !allowEmptyTopic && v.Type == MessageTypeStream && v.Subject == "" {
+				v.Subject = emptyTopicDisplayName(realm)
+			}
+			res.Messages = append(res.Messages, v)
+		}
+		return nil
+	})
+	return res, err
+}
+
+func cmpID(a, b MessageID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fetchVisible returns up to limit messages of q that ok accepts, in q's
+// order, reading in batches so that hidden messages do not shorten the result.
+func fetchVisible(ctx context.Context, tx Tx, q MessageQuery, limit int, ok func(*Message) bool) ([]Message, error) {
+	var out []Message
+	for len(out) < limit {
+		q.Limit = limit - len(out)
+		batch, err := tx.Messages(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for i := range batch {
+			if ok(&batch[i]) {
+				out = append(out, batch[i])
+				if len(out) == limit {
+					break
+				}
+			}
+		}
+		if len(batch) < q.Limit {
+			break
+		}
+		last := batch[len(batch)-1].ID
+		if q.Newest {
+			q.BeforeID = last
+		} else {
+			q.AfterID = last
+		}
+	}
+	return out, nil
 }
