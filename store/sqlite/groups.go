@@ -109,8 +109,8 @@ const groupMembersSQL = `WITH RECURSIVE grp(id) AS (
 		SELECT s.subgroup_id FROM group_subgroups s JOIN grp ON s.group_id = grp.id
 	)
 	SELECT DISTINCT u.id FROM grp
-		JOIN group_members m ON m.group_id = grp.id
-		JOIN users u ON u.id = m.user_id
+		CROSS JOIN group_members m ON m.group_id = grp.id
+		CROSS JOIN users u ON u.id = m.user_id
 	WHERE u.is_active = 1 AND u.is_bot = 0
 	ORDER BY u.id`
 

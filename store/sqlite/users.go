@@ -205,7 +205,8 @@ func (t *tx) CreateBotService(ctx context.Context, s *chatcore.BotService) error
 //
 // The recursive CTE expands the groups of the realm through their subgroups
 // (UNION ends cycles); targets are the explicit ids plus the groups' active
-// members. Bots, other realms and users already holding the value are left
+// members (CROSS JOIN keeps the groups as the outer loop, so members are
+// reached by the group_members primary key instead of a scan). Bots, other realms and users already holding the value are left
 // out, and with skip-if-edited so are users with a row in user_setting_edits.
 const bulkSettingSQL = `WITH RECURSIVE
 	grp(id) AS (
@@ -216,14 +217,17 @@ const bulkSettingSQL = `WITH RECURSIVE
 	target(id) AS (
 		SELECT value FROM json_each(?2)
 		UNION
-		SELECT m.user_id FROM group_members m JOIN grp ON m.group_id = grp.id
-			JOIN users gu ON gu.id = m.user_id AND gu.is_active = 1
+		SELECT m.user_id FROM grp CROSS JOIN group_members m ON m.group_id = grp.id
+			CROSS JOIN users gu ON gu.id = m.user_id AND gu.is_active = 1
 	)
 UPDATE users SET %[1]s = ?4
 WHERE id IN (SELECT id FROM target)
 	AND realm_id = ?1 AND is_bot = 0 AND %[1]s IS NOT ?4
 	AND NOT (?5 AND EXISTS (SELECT 1 FROM user_setting_edits e WHERE e.user_id = users.id AND e.setting = ?6))
 RETURNING id`
+
+// fmtBulk returns bulkSettingSQL for the quoted column col.
+func fmtBulk(col string) string { return fmt.Sprintf(bulkSettingSQL, col) }
 
 // UpdateSettingBulk implements [chatcore.SettingsStore] with one UPDATE
 // statement. An unknown setting name, or a value of the wrong type, is an
@@ -248,7 +252,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 			break
 		}
 	}
-	ids, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmt.Sprintf(bulkSettingSQL, col),
+	ids, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmtBulk(col),
 		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), v, u.SkipIfEdited, u.Setting)
 	if err != nil {
 		return nil, err

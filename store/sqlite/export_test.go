@@ -1,0 +1,28 @@
+package sqlite
+
+import (
+	"database/sql"
+
+	"github.com/chatcore/chatcore"
+)
+
+// Internals exposed to the external tests of this package.
+var (
+	CheckConn    = checkConn
+	DeleteSQL    = deleteSQL
+	ScheduledSQL = scheduledSQL
+)
+
+// DBs returns the writer and reader pools of s.
+func DBs(s *Store) (writer, readers *sql.DB) { return s.writer, s.readers }
+
+// BulkSettingSQL returns the statement UpdateSettingBulk runs for the setting.
+func BulkSettingSQL(setting string) string {
+	return fmtBulk(settingColumns[setting])
+}
+
+// SettingColumn reports the column name of a setting.
+func SettingColumn(setting string) (string, bool) {
+	c, ok := settingColumns[setting]
+	return c, ok && chatcore.IsSetting(setting)
+}
