@@ -158,7 +158,10 @@ var messageTests = []test{
 			{"limit after", chatcore.MessageQuery{RealmID: w.realm, AfterID: m[0], Limit: 2}, m[1:3]},
 			{"other realm", chatcore.MessageQuery{RealmID: w.other}, nil},
 		} {
-			is.Equal(query(t, st, tc.q), list(tc.want...)) // tc.name: ids in the requested order
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				is.Equal(query(t, st, tc.q), list(tc.want...)) // ids in the requested order
+			})
 		}
 	}},
 	{"QueryRecipientsAndTopics", func(t *testing.T, st chatcore.Store) {
@@ -194,7 +197,10 @@ var messageTests = []test{
 			{"recipient of another realm", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.elsewhere.RecipientID}}, nil},
 			{"other realm", chatcore.MessageQuery{RealmID: w.other, TopicKey: &strasse}, []chatcore.MessageID{m[7]}},
 		} {
-			is.Equal(query(t, st, tc.q), list(tc.want...)) // tc.name: the matching messages
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				is.Equal(query(t, st, tc.q), list(tc.want...)) // the matching messages
+			})
 		}
 	}},
 	{"DeleteNewestFirstInBatches", func(t *testing.T, st chatcore.Store) {
@@ -274,22 +280,25 @@ var messageTests = []test{
 				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.elsewhere.ID}
 			}, nil},
 		} {
-			// Each case deletes from a fresh copy of the seed; earlier copies
-			// are gone already, so only this copy can match.
-			m := seed()
-			var want []chatcore.MessageID
-			for _, i := range tc.want {
-				want = append(want, m[i])
-			}
-			del := deleteBatch(t, st, tc.f(m), 100)
-			is.Equal(deletedIDs(del), want) // tc.name: exactly the matching messages, highest id first
-			left := query(t, st, chatcore.MessageQuery{RealmID: w.realm, AfterID: m[0] - 1})
-			for _, id := range want {
-				is.True(!slices.Contains(left, id)) // tc.name: a deleted message is gone
-			}
-			is.Equal(len(left), 6-len(want)) // tc.name: the rest of the seed is untouched
-			deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 100)
-			deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.other}, 100)
+			// Each case deletes from a fresh copy of the seed and then clears
+			// it, so only this copy can match.
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				m := seed()
+				var want []chatcore.MessageID
+				for _, i := range tc.want {
+					want = append(want, m[i])
+				}
+				del := deleteBatch(t, st, tc.f(m), 100)
+				is.Equal(deletedIDs(del), want) // exactly the matching messages, highest id first
+				left := query(t, st, chatcore.MessageQuery{RealmID: w.realm, AfterID: m[0] - 1})
+				for _, id := range want {
+					is.True(!slices.Contains(left, id)) // a deleted message is gone
+				}
+				is.Equal(len(left), 6-len(want)) // the rest of the seed is untouched
+				deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 100)
+				deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.other}, 100)
+			})
 		}
 	}},
 	{"DeleteDirectRecipients", func(t *testing.T, st chatcore.Store) {

@@ -286,13 +286,16 @@ var txTests = []test{
 			{"DeleteEmailChanges", func(tx chatcore.Tx) error { return tx.DeleteEmailChanges(ctx, w.alice) }},
 		}
 		for _, wr := range writes {
-			var inner error
-			err := st.View(ctx, func(tx chatcore.Tx) error {
-				inner = wr.fn(tx)
-				return nil
+			t.Run(wr.name, func(t *testing.T) {
+				is := is.New(t)
+				var inner error
+				err := st.View(ctx, func(tx chatcore.Tx) error {
+					inner = wr.fn(tx)
+					return nil
+				})
+				is.NoErr(err)         // the View itself succeeds
+				is.True(inner != nil) // a write through a read-only transaction fails
 			})
-			is.NoErr(err)         // wr.name: the View itself succeeds
-			is.True(inner != nil) // wr.name: a write through a read-only transaction fails
 		}
 		is.Equal(takeSnapshot(t, st, w), before) // nothing was written
 	}},

@@ -290,30 +290,33 @@ var userTests = []test{
 		outsider := human(other, "out@x.test")
 		outsider.ID = 70
 		newUsers(t, st, owner, admin, guest, gone, b, b2, outsider)
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			for _, tc := range []struct {
-				name string
-				f    chatcore.UserFilter
-				want []chatcore.UserID
-			}{
-				{"realm", chatcore.UserFilter{RealmID: acme}, []chatcore.UserID{10, 20, 30, 40, 50, 60}},
-				{"every realm", chatcore.UserFilter{}, []chatcore.UserID{10, 20, 30, 40, 50, 60, 70}},
-				{"ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{50, 10, 70, 999}}, []chatcore.UserID{10, 50}},
-				{"empty ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{}}, nil},
-				{"roles", chatcore.UserFilter{RealmID: acme, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleGuest}}, []chatcore.UserID{30, 40}},
-				{"active", chatcore.UserFilter{RealmID: acme, Active: ptr(true)}, []chatcore.UserID{10, 30, 40, 50, 60}},
-				{"inactive", chatcore.UserFilter{RealmID: acme, Active: ptr(false)}, []chatcore.UserID{20}},
-				{"bots", chatcore.UserFilter{RealmID: acme, Bot: ptr(true)}, []chatcore.UserID{50, 60}},
-				{"humans", chatcore.UserFilter{RealmID: acme, Bot: ptr(false)}, []chatcore.UserID{10, 20, 30, 40}},
-				{"bot owner", chatcore.UserFilter{RealmID: acme, BotOwnerID: 40}, []chatcore.UserID{50}},
-				{"full name key", chatcore.UserFilter{RealmID: acme, FullNameKey: chatcore.FoldKey("same name")}, []chatcore.UserID{10, 30}},
-				{"combined", chatcore.UserFilter{RealmID: acme, Active: ptr(true), Bot: ptr(false), Roles: []chatcore.Role{chatcore.RoleGuest, chatcore.RoleMember}}, []chatcore.UserID{30}},
-			} {
-				users, err := tx.Users(ctx, tc.f)
-				is.NoErr(err)                              // users listed
-				is.Equal(userIDs(users), list(tc.want...)) // matching users ordered by id
-			}
-		})
+		for _, tc := range []struct {
+			name string
+			f    chatcore.UserFilter
+			want []chatcore.UserID
+		}{
+			{"realm", chatcore.UserFilter{RealmID: acme}, []chatcore.UserID{10, 20, 30, 40, 50, 60}},
+			{"every realm", chatcore.UserFilter{}, []chatcore.UserID{10, 20, 30, 40, 50, 60, 70}},
+			{"ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{50, 10, 70, 999}}, []chatcore.UserID{10, 50}},
+			{"empty ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{}}, nil},
+			{"roles", chatcore.UserFilter{RealmID: acme, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleGuest}}, []chatcore.UserID{30, 40}},
+			{"active", chatcore.UserFilter{RealmID: acme, Active: ptr(true)}, []chatcore.UserID{10, 30, 40, 50, 60}},
+			{"inactive", chatcore.UserFilter{RealmID: acme, Active: ptr(false)}, []chatcore.UserID{20}},
+			{"bots", chatcore.UserFilter{RealmID: acme, Bot: ptr(true)}, []chatcore.UserID{50, 60}},
+			{"humans", chatcore.UserFilter{RealmID: acme, Bot: ptr(false)}, []chatcore.UserID{10, 20, 30, 40}},
+			{"bot owner", chatcore.UserFilter{RealmID: acme, BotOwnerID: 40}, []chatcore.UserID{50}},
+			{"full name key", chatcore.UserFilter{RealmID: acme, FullNameKey: chatcore.FoldKey("same name")}, []chatcore.UserID{10, 30}},
+			{"combined", chatcore.UserFilter{RealmID: acme, Active: ptr(true), Bot: ptr(false), Roles: []chatcore.Role{chatcore.RoleGuest, chatcore.RoleMember}}, []chatcore.UserID{30}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+					users, err := tx.Users(ctx, tc.f)
+					is.NoErr(err)                              // users listed
+					is.Equal(userIDs(users), list(tc.want...)) // matching users ordered by id
+				})
+			})
+		}
 	}},
 	{"BotServices", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)

@@ -1,0 +1,154 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// bulk runs UpdateSettingBulk in its own transaction.
+func bulk(tb testing.TB, st chatcore.Store, u chatcore.BulkSettingUpdate) []chatcore.UserID {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var changed []chatcore.UserID
+	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		var err error
+		changed, err = tx.UpdateSettingBulk(ctx, u)
+		is.NoErr(err) // bulk update applied
+	})
+	return list(changed...)
+}
+
+// settingOf returns the named setting of each user.
+func settingOf(tb testing.TB, st chatcore.Store, name string, users ...chatcore.UserID) []any {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var out []any
+	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		for _, id := range users {
+			u, err := tx.User(ctx, id)
+			is.NoErr(err) // user found
+			v, ok := u.Settings.Value(name)
+			is.True(ok) // known setting
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+var settingsTests = []test{
+	{"RecordAndReadEdits", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"emojiset", "color_scheme"})) // edits recorded
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"color_scheme", "enter_sends"})) // recording an edit twice is fine
+			is.NoErr(tx.RecordSettingEdits(ctx, w.alice, nil))                                     // recording nothing is fine
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.EditedSettings(ctx, w.alice)
+			is.NoErr(err)                                                      // edits read
+			is.Equal(got, []string{"color_scheme", "emojiset", "enter_sends"}) // sorted, without duplicates
+			got, err = tx.EditedSettings(ctx, w.bob)
+			is.NoErr(err)               // edits read
+			is.Equal(list(got...), nil) // a user who edited nothing has no edits
+		})
+	}},
+	{"BulkExplicitUsers", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		inactive := human(w.realm, "gone@x.test")
+		inactive.IsActive = false
+		holder := human(w.realm, "holder@x.test")
+		holder.Settings.ColorScheme = 3
+		ids := newUsers(t, st, inactive, holder)
+		changed := bulk(t, st, chatcore.BulkSettingUpdate{
+			RealmID: w.realm, Setting: "color_scheme", Value: 3,
+			UserIDs: []chatcore.UserID{w.carol, ids[1], w.alice, w.bot, w.zed, ids[0], w.alice, 99999},
+		})
+		want := []chatcore.UserID{w.alice, w.carol, ids[0]}
+		is.Equal(changed, want)                                                              // changed users in ascending order; bots, holders, other realms and unknown ids left out
+		is.Equal(settingOf(t, st, "color_scheme", w.alice, w.carol, ids[0]), []any{3, 3, 3}) // the targets hold the value
+		is.Equal(settingOf(t, st, "color_scheme", w.bob, w.bot, w.zed), []any{1, 1, 1})      // everybody else is untouched
+	}},
+	{"BulkValueTypes", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		targets := []chatcore.UserID{w.alice, w.bob}
+		is.Equal(bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "enter_sends", Value: true}), targets)      // bool setting changed
+		is.Equal(bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "web_font_size_px", Value: 20}), targets)   // int setting changed
+		is.Equal(bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "default_language", Value: "de"}), targets) // string setting changed
+		is.Equal(settingOf(t, st, "enter_sends", targets...), []any{true, true})                                                                 // bool stored
+		is.Equal(settingOf(t, st, "web_font_size_px", targets...), []any{20, 20})                                                                // int stored
+		is.Equal(settingOf(t, st, "default_language", targets...), []any{"de", "de"})                                                            // string stored
+		is.Equal(bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "default_language", Value: "de"}), nil)     // a repeated update changes nobody
+		is.Equal(settingOf(t, st, "web_font_size_px", w.carol), []any{16})                                                                       // a user not targeted keeps the default
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "no_such_setting", Value: true})
+			return err
+		})
+		is.True(err != nil) // an unknown setting fails
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "enter_sends", Value: "yes"})
+			return err
+		})
+		is.True(err != nil)                                                                     // a value of the wrong type fails
+		is.True(!errors.Is(err, chatcore.ErrNotFound) && !errors.Is(err, chatcore.ErrConflict)) // and is no lookup or uniqueness error
+	}},
+	{"BulkGroupsRecursive", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		inactive := human(w.realm, "gone@x.test")
+		inactive.IsActive = false
+		ids := newUsers(t, st, inactive, human(w.realm, "dave@x.test"), human(w.realm, "erin@x.test"))
+		gone, d, e := ids[0], ids[1], ids[2]
+		// top → mid → leaf → top is a cycle; leaf holds the bot and the
+		// deactivated user; foreign belongs to the other realm. Subgroups name
+		// groups created later in the same transaction.
+		const top, mid, leaf, lone, foreign = 9001, 9002, 9003, 9004, 9005
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, g := range []*chatcore.Group{
+				{ID: top, RealmID: w.realm, Name: "top", Members: []chatcore.UserID{w.alice}, Subgroups: []chatcore.GroupID{mid}},
+				{ID: mid, RealmID: w.realm, Name: "mid", Members: []chatcore.UserID{w.bob, w.alice}, Subgroups: []chatcore.GroupID{leaf}},
+				{ID: leaf, RealmID: w.realm, Name: "leaf", Members: []chatcore.UserID{d, w.bot, gone}, Subgroups: []chatcore.GroupID{top}},
+				{ID: lone, RealmID: w.realm, Name: "lone", Members: []chatcore.UserID{e}},
+				{ID: foreign, RealmID: w.other, Name: "foreign", Members: []chatcore.UserID{w.zed}},
+			} {
+				is.NoErr(tx.CreateGroup(ctx, g)) // group created
+			}
+		})
+		changed := bulk(t, st, chatcore.BulkSettingUpdate{
+			RealmID: w.realm, Setting: "emojiset", Value: "text",
+			GroupIDs: []chatcore.GroupID{top, foreign, 99999},
+		})
+		is.Equal(changed, []chatcore.UserID{w.alice, w.bob, d})                                                                         // active human members of top, mid and leaf; the cycle, bots, deactivated users and other realms are left out
+		is.Equal(settingOf(t, st, "emojiset", w.carol, e, w.bot, gone, w.zed), []any{"google", "google", "google", "google", "google"}) // non-members untouched
+		changed = bulk(t, st, chatcore.BulkSettingUpdate{
+			RealmID: w.realm, Setting: "emojiset", Value: "text",
+			GroupIDs: []chatcore.GroupID{lone}, UserIDs: []chatcore.UserID{w.carol, w.alice},
+		})
+		is.Equal(changed, []chatcore.UserID{w.carol, e}) // the union of explicit users and group members, minus those already holding the value
+	}},
+	{"BulkSkipIfEdited", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"enter_sends"})) // alice edited enter_sends
+			is.NoErr(tx.RecordSettingEdits(ctx, w.bob, []string{"web_home_view"})) // bob edited something else
+		})
+		targets := []chatcore.UserID{w.alice, w.bob, w.carol}
+		changed := bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "enter_sends", Value: true, SkipIfEdited: true})
+		is.Equal(changed, []chatcore.UserID{w.bob, w.carol})                            // the user who edited the setting is skipped
+		is.Equal(settingOf(t, st, "enter_sends", targets...), []any{false, true, true}) // alice keeps her value
+		changed = bulk(t, st, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: targets, Setting: "enter_sends", Value: true})
+		is.Equal(changed, []chatcore.UserID{w.alice}) // without SkipIfEdited the edit does not protect
+	}},
+}

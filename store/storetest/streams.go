@@ -1,0 +1,241 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+var groupTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		b := &chatcore.Group{ID: 70, RealmID: w.realm, Name: "b", Description: "second", Members: []chatcore.UserID{w.bob}}
+		a := &chatcore.Group{RealmID: w.realm, Name: "a", Description: "first", Members: []chatcore.UserID{w.alice, w.carol}, Subgroups: []chatcore.GroupID{70}}
+		f := &chatcore.Group{RealmID: w.other, Name: "a", Members: []chatcore.UserID{w.zed}}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateGroup(ctx, b)) // group with explicit id created
+			is.NoErr(tx.CreateGroup(ctx, a)) // group with zero id created
+			is.NoErr(tx.CreateGroup(ctx, f)) // the same name in another realm is fine
+		})
+		is.Equal(b.ID, chatcore.GroupID(70)) // explicit id kept
+		is.True(a.ID > 70)                   // next id above every id used
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Group(ctx, a.ID)
+			is.NoErr(err)                            // group found
+			is.Equal(normGroup(*got), normGroup(*a)) // every field round-trips
+			gs, err := tx.Groups(ctx, w.realm)
+			is.NoErr(err)                                                                    // groups listed
+			is.Equal(len(gs), 2)                                                             // only the realm's groups
+			is.Equal([]chatcore.GroupID{gs[0].ID, gs[1].ID}, []chatcore.GroupID{b.ID, a.ID}) // ordered by id
+			_, err = tx.Group(ctx, 99999)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown group
+		})
+	}},
+	{"Conflicts", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		g := &chatcore.Group{RealmID: w.realm, Name: "support"}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateGroup(ctx, g)) // group created
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateGroup(ctx, &chatcore.Group{ID: g.ID, RealmID: w.realm, Name: "other"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate id
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateGroup(ctx, &chatcore.Group{RealmID: w.realm, Name: "support"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate name in the realm
+	}},
+	{"MembersRecursive", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		inactive := human(w.realm, "gone@x.test")
+		inactive.IsActive = false
+		ids := newUsers(t, st, inactive, human(w.realm, "dave@x.test"))
+		gone, dave := ids[0], ids[1]
+		const a, b, c, d = 801, 802, 803, 804
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, g := range []*chatcore.Group{
+				{ID: a, RealmID: w.realm, Name: "a", Members: []chatcore.UserID{w.carol}, Subgroups: []chatcore.GroupID{b}},
+				{ID: b, RealmID: w.realm, Name: "b", Members: []chatcore.UserID{w.alice, w.carol, w.bot}, Subgroups: []chatcore.GroupID{c}},
+				{ID: c, RealmID: w.realm, Name: "c", Members: []chatcore.UserID{gone, w.bob}, Subgroups: []chatcore.GroupID{a, b}},
+				{ID: d, RealmID: w.realm, Name: "d", Members: []chatcore.UserID{dave}},
+			} {
+				is.NoErr(tx.CreateGroup(ctx, g)) // group created; subgroups may name later groups
+			}
+		})
+		members := func(groups ...chatcore.GroupID) []chatcore.UserID {
+			var got []chatcore.UserID
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				var err error
+				got, err = tx.GroupMembers(ctx, groups)
+				is.NoErr(err) // members read
+			})
+			return list(got...)
+		}
+		is.Equal(members(a), []chatcore.UserID{w.alice, w.bob, w.carol})          // recursive, cycle-safe, sorted, no bots, no deactivated users
+		is.Equal(members(c), []chatcore.UserID{w.alice, w.bob, w.carol})          // the cycle reaches every group from any of them
+		is.Equal(members(d, a), []chatcore.UserID{w.alice, w.bob, w.carol, dave}) // several groups, merged and sorted
+		is.Equal(members(99999), nil)                                             // an unknown group has no members
+		is.Equal(members(), nil)                                                  // no groups, no members
+	}},
+}
+
+var streamTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		want := chatcore.Stream{
+			RealmID: realm, Name: "Café Talk", Description: "coffee", InviteOnly: true,
+			HistoryPublicToSubscribers: false, IsArchived: true, FirstMessageID: 77, DateCreated: epoch,
+		}
+		s := want
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateStream(ctx, &s)) // channel created
+		})
+		is.True(s.ID > 0)          // id filled in
+		is.True(s.RecipientID > 0) // recipient id filled in
+		want.ID, want.RecipientID = s.ID, s.RecipientID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Stream(ctx, s.ID)
+			is.NoErr(err)                    // channel found
+			is.Equal(normStream(*got), want) // every field round-trips
+			got, err = tx.StreamByName(ctx, realm, "CAFÉ TALK")
+			is.NoErr(err)          // found by name, compared by FoldKey
+			is.Equal(got.ID, s.ID) // the same channel
+			_, err = tx.StreamByName(ctx, realm, "Cafe Talk")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // accents matter
+			_, err = tx.Stream(ctx, s.ID+1000)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown id
+		})
+	}},
+	{"ListAndIDs", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		b := &chatcore.Stream{ID: 61, RealmID: acme, Name: "b"}
+		a := &chatcore.Stream{ID: 40, RealmID: acme, Name: "a"}
+		c := &chatcore.Stream{RealmID: acme, Name: "c"}
+		o := &chatcore.Stream{RealmID: other, Name: "a"}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, s := range []*chatcore.Stream{b, a, c, o} {
+				is.NoErr(tx.CreateStream(ctx, s)) // channel created
+			}
+		})
+		is.Equal(a.ID, chatcore.StreamID(40)) // explicit id kept
+		is.True(c.ID > 61)                    // next id above every id used
+		rcpts := map[chatcore.RecipientID]bool{a.RecipientID: true, b.RecipientID: true, c.RecipientID: true, o.RecipientID: true}
+		is.Equal(len(rcpts), 4) // every channel has its own recipient id
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			ss, err := tx.Streams(ctx, acme)
+			is.NoErr(err) // channels listed
+			var got []chatcore.StreamID
+			for _, s := range ss {
+				got = append(got, s.ID)
+			}
+			is.Equal(got, []chatcore.StreamID{40, 61, c.ID}) // the realm's channels ordered by id
+			s, err := tx.StreamByName(ctx, other, "A")
+			is.NoErr(err)        // the same name in another realm
+			is.Equal(s.ID, o.ID) // is another channel
+		})
+	}},
+	{"Conflicts", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		s := newStream(t, st, realm, "Straße", false)
+		ctx := context.Background()
+		create := func(n *chatcore.Stream) error {
+			return st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateStream(ctx, n) })
+		}
+		is.True(errors.Is(create(&chatcore.Stream{ID: s.ID, RealmID: realm, Name: "x"}), chatcore.ErrConflict)) // duplicate id
+		is.True(errors.Is(create(&chatcore.Stream{RealmID: realm, Name: "STRASSE"}), chatcore.ErrConflict))     // duplicate name by FoldKey
+		other := newStream(t, st, realm, "other", false)
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			o := *other
+			o.Name = "strasse"
+			return tx.UpdateStream(ctx, &o)
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // renaming onto another channel's name
+	}},
+	{"Update", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		s := newStream(t, st, realm, "old", false)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Stream(ctx, s.ID)
+			is.NoErr(err) // channel found
+			got.Name, got.Description, got.InviteOnly, got.IsArchived, got.FirstMessageID = "New", "d", true, true, 5
+			is.NoErr(tx.UpdateStream(ctx, got)) // channel updated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Stream(ctx, s.ID)
+			is.NoErr(err)                                       // channel found
+			is.Equal(got.Name, "New")                           // name stored
+			is.Equal(got.InviteOnly, true)                      // privacy stored
+			is.Equal(got.IsArchived, true)                      // archive flag stored
+			is.Equal(got.FirstMessageID, chatcore.MessageID(5)) // first message id stored
+			is.Equal(got.RecipientID, s.RecipientID)            // recipient unchanged
+			_, err = tx.StreamByName(ctx, realm, "old")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // the old name is free
+			_, err = tx.StreamByName(ctx, realm, "new")
+			is.NoErr(err) // the new name is found
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.UpdateStream(ctx, &chatcore.Stream{ID: s.ID + 1000, RealmID: realm, Name: "ghost"})
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown channel
+	}},
+	{"Subscriptions", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		subs := []chatcore.Subscription{
+			{StreamID: w.secret.ID, UserID: w.bob, Active: true, FirstVisibleMessageID: 10},
+			{StreamID: w.general.ID, UserID: w.carol, Active: true},
+			{StreamID: w.general.ID, UserID: w.alice, Active: false},
+			{StreamID: w.secret.ID, UserID: w.alice, Active: true},
+		}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, s := range subs {
+				is.NoErr(tx.PutSubscription(ctx, s)) // subscription stored
+			}
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: true, FirstVisibleMessageID: 3})) // replacing a subscription
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Subscription(ctx, w.general.ID, w.alice)
+			is.NoErr(err)                                                                                                          // subscription found
+			is.Equal(*got, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: true, FirstVisibleMessageID: 3}) // the replacement is stored
+			_, err = tx.Subscription(ctx, w.general.ID, w.bob)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // no subscription
+			byStream, err := tx.Subscriptions(ctx, w.general.ID, 0)
+			is.NoErr(err) // subscriptions of a channel listed
+			is.Equal(byStream, []chatcore.Subscription{
+				{StreamID: w.general.ID, UserID: w.alice, Active: true, FirstVisibleMessageID: 3},
+				{StreamID: w.general.ID, UserID: w.carol, Active: true},
+			}) // ordered by user
+			byUser, err := tx.Subscriptions(ctx, 0, w.alice)
+			is.NoErr(err)                                                                                                         // subscriptions of a user listed
+			is.Equal(len(byUser), 2)                                                                                              // both of alice's
+			is.Equal([]chatcore.StreamID{byUser[0].StreamID, byUser[1].StreamID}, []chatcore.StreamID{w.general.ID, w.secret.ID}) // ordered by channel
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.DeactivateSubscriptions(ctx, w.alice)) // alice's subscriptions deactivated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			byUser, err := tx.Subscriptions(ctx, 0, w.alice)
+			is.NoErr(err)            // inactive subscriptions are still listed
+			is.Equal(len(byUser), 2) // both of alice's
+			for _, s := range byUser {
+				is.Equal(s.Active, false) // deactivated
+			}
+			bob, err := tx.Subscription(ctx, w.secret.ID, w.bob)
+			is.NoErr(err)                                                                                                        // bob's subscription found
+			is.Equal(*bob, chatcore.Subscription{StreamID: w.secret.ID, UserID: w.bob, Active: true, FirstVisibleMessageID: 10}) // other users untouched
+		})
+	}},
+}
