@@ -1,0 +1,619 @@
+package chatcore_test
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+// usrKey is the API key testdata/org.json gives the user id.
+func usrKey(id chatcore.UserID) string {
+	return fmt.Sprintf("Key%02d", id) + strings.Repeat("x", 27)
+}
+
+// usrMailer records sent e-mails.
+type usrMailer struct {
+	mu    sync.Mutex
+	mails []chatcore.Email
+}
+
+func (m *usrMailer) Send(_ context.Context, e chatcore.Email) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mails = append(m.mails, e)
+	return nil
+}
+
+func (m *usrMailer) all() []chatcore.Email {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.mails)
+}
+
+// usrSink records published events and, with check set, runs it on every
+// Publish (to look at the store at publication time).
+type usrSink struct {
+	mu     sync.Mutex
+	events []chatcore.Event
+	check  func()
+}
+
+func (s *usrSink) Publish(_ context.Context, events []chatcore.Event) {
+	if s.check != nil {
+		s.check()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, events...)
+}
+
+func (s *usrSink) all() []chatcore.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.events)
+}
+
+// usrFailStore wraps a Store; while fail is set, UpdateUser fails inside
+// Update transactions.
+type usrFailStore struct {
+	chatcore.Store
+	fail bool
+}
+
+var errUsrInjected = errors.New("injected failure")
+
+func (s *usrFailStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		if s.fail {
+			return fn(usrFailTx{tx})
+		}
+		return fn(tx)
+	})
+}
+
+type usrFailTx struct{ chatcore.Tx }
+
+func (usrFailTx) UpdateUser(context.Context, *chatcore.User) error { return errUsrInjected }
+
+// usrPlainHasher keeps tests fast: it "hashes" by prefixing.
+type usrPlainHasher struct{}
+
+func (usrPlainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
+func (usrPlainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+
+// usrEnv is a Service over a memory store loaded with testdata/org.json.
+type usrEnv struct {
+	svc    *chatcore.Service
+	store  *usrFailStore
+	mailer *usrMailer
+	sink   *usrSink
+}
+
+var usrEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newUsrEnv(tb testing.TB, opts ...chatcore.Option) *usrEnv {
+	tb.Helper()
+	is := is.New(tb)
+	e := &usrEnv{store: &usrFailStore{Store: memory.New()}, mailer: &usrMailer{}, sink: &usrSink{}}
+	opts = append([]chatcore.Option{
+		chatcore.WithMailer(e.mailer), chatcore.WithEventSink(e.sink), chatcore.WithPasswordHasher(usrPlainHasher{}),
+		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return usrEpoch })),
+	}, opts...)
+	e.svc = chatcore.New(e.store, opts...)
+	f, err := os.Open("testdata/org.json")
+	is.NoErr(err) // the org fixture exists
+	defer f.Close()
+	is.NoErr(e.svc.LoadFixture(tb.Context(), f)) // the org fixture loads
+	return e
+}
+
+func (e *usrEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
+	tb.Helper()
+	var u *chatcore.User
+	err := e.store.View(tb.Context(), func(tx chatcore.Tx) error {
+		var err error
+		u, err = tx.User(tb.Context(), id)
+		return err
+	})
+	is.New(tb).NoErr(err) // the user exists
+	return u
+}
+
+func (e *usrEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
+	tb.Helper()
+	is.New(tb).NoErr(e.store.Store.Update(tb.Context(), fn)) // test setup write
+}
+
+func (e *usrEnv) setRole(tb testing.TB, id chatcore.UserID, role chatcore.Role) {
+	tb.Helper()
+	e.write(tb, func(tx chatcore.Tx) error {
+		u, err := tx.User(tb.Context(), id)
+		if err != nil {
+			return err
+		}
+		u.Role = role
+		return tx.UpdateUser(tb.Context(), u)
+	})
+}
+
+func (e *usrEnv) messageIDs(tb testing.TB) []chatcore.MessageID {
+	tb.Helper()
+	var ids []chatcore.MessageID
+	err := e.store.View(tb.Context(), func(tx chatcore.Tx) error {
+		ms, err := tx.Messages(tb.Context(), chatcore.MessageQuery{RealmID: 1})
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+		return err
+	})
+	is.New(tb).NoErr(err) // messages readable
+	return ids
+}
+
+// usrIsError checks that err is a *chatcore.Error with the code, kind and message.
+func usrIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) {
+	tb.Helper()
+	is := is.New(tb)
+	e, ok := errors.AsType[*chatcore.Error](err)
+	is.True(ok)            // a *chatcore.Error
+	is.Equal(e.Code, code) // wire code
+	is.Equal(e.Kind, kind) // error kind
+	is.Equal(e.Msg, msg)   // exact message
+}
+
+func TestAuthenticate(t *testing.T) {
+	e := newUsrEnv(t)
+	ctx := t.Context()
+	t.Run("ok", func(t *testing.T) {
+		is := is.New(t)
+		u, err := e.svc.Authenticate(ctx, "max@acme.test", usrKey(14))
+		is.NoErr(err)                       // valid credentials
+		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
+	})
+	t.Run("whitespace and case are ignored", func(t *testing.T) {
+		is := is.New(t)
+		u, err := e.svc.Authenticate(ctx, "  MAX@Acme.Test\t", " "+usrKey(14)+"\n")
+		is.NoErr(err)                       // trimmed, case-insensitive e-mail
+		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
+	})
+	t.Run("bots authenticate like humans", func(t *testing.T) {
+		is := is.New(t)
+		u, err := e.svc.Authenticate(ctx, "echo-bot@acme.test", usrKey(32))
+		is.NoErr(err)    // bot credentials
+		is.True(u.IsBot) // the bot
+	})
+	for _, tc := range []struct {
+		name, email, key, msg string
+	}{
+		{"too short", "max@acme.test", "abc", "Malformed API key"},
+		{"too long", "max@acme.test", usrKey(14) + "x", "Malformed API key"},
+		{"not alphanumeric", "max@acme.test", strings.Repeat("-", 32), "Malformed API key"},
+		{"non-ASCII letter", "max@acme.test", "é" + strings.Repeat("a", 30), "Malformed API key"},
+		{"empty", "max@acme.test", "", "Malformed API key"},
+		{"unknown key", "max@acme.test", strings.Repeat("a", 32), "Invalid API key"},
+		{"key of another user", "max@acme.test", usrKey(12), "Invalid API key"},
+		{"key of another realm's user", "max@acme.test", usrKey(22), "Invalid API key"},
+		{"deactivated user", "dana@acme.test", usrKey(16), "Account is deactivated"},
+		{"deactivated bot", "old-bot@acme.test", usrKey(33), "Account is deactivated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			u, err := e.svc.Authenticate(ctx, tc.email, tc.key)
+			is.True(u == nil) // no user on failure
+			usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
+		})
+	}
+}
+
+func TestUserViews(t *testing.T) {
+	e := newUsrEnv(t)
+	ctx := t.Context()
+	t.Run("me", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.Me(ctx, 11)
+		is.NoErr(err)                                                                                                    // the actor's own view
+		is.Equal(v.UserID, chatcore.UserID(11))                                                                          // own id
+		is.Equal(v.Email, "olivia@acme.test")                                                                            // real e-mail, visible to everyone by default
+		is.Equal(*v.DeliveryEmail, "olivia@acme.test")                                                                   // delivery e-mail
+		is.Equal(v.FullName, "Olivia Owner")                                                                             // name
+		is.Equal(v.Role, chatcore.RoleOwner)                                                                             // role 100
+		is.True(v.IsOwner && v.IsAdmin && !v.IsGuest)                                                                    // owner flags
+		is.True(v.IsActive && !v.IsBot)                                                                                  // active human
+		is.Equal(v.DateJoined, "2026-01-02T03:04:05+00:00")                                                              // Python isoformat of the load time
+		is.Equal(v.AvatarURL, "https://secure.gravatar.com/avatar/"+md5hex("olivia@acme.test")+"?d=identicon&version=1") // gravatar
+		raw, err := json.Marshal(v)
+		is.NoErr(err) // marshals
+		var m map[string]any
+		is.NoErr(json.Unmarshal(raw, &m)) // an object
+		for _, k := range []string{"user_id", "email", "delivery_email", "full_name", "role", "is_admin", "is_owner", "is_guest", "is_bot", "is_active", "timezone", "avatar_url", "date_joined"} {
+			_, ok := m[k]
+			is.True(ok) // every documented key is present
+		}
+		_, hasBotType := m["bot_type"]
+		is.True(!hasBotType) // humans carry no bot_type
+	})
+	t.Run("bot", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.User(ctx, 12, 32)
+		is.NoErr(err)                                         // bots are included
+		is.True(v.IsBot)                                      // a bot
+		is.Equal(*v.BotType, chatcore.BotTypeOutgoingWebhook) // bot_type 3
+		is.Equal(*v.BotOwnerID, chatcore.UserID(14))          // owner
+	})
+	t.Run("deactivated user is included", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.User(ctx, 12, 16)
+		is.NoErr(err)        // deactivated users are visible
+		is.True(!v.IsActive) // marked inactive
+	})
+	t.Run("restricted e-mail", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.User(ctx, 13, 14)            // moderator looks at a member who shows e-mail to admins only
+		is.NoErr(err)                                // found
+		is.True(v.DeliveryEmail == nil)              // hidden from moderators
+		is.Equal(v.Email, "user14@chatcore.invalid") // stand-in address
+		v, err = e.svc.User(ctx, 12, 14)
+		is.NoErr(err)                               // found
+		is.Equal(*v.DeliveryEmail, "max@acme.test") // administrators see it
+		me, err := e.svc.Me(ctx, 14)
+		is.NoErr(err)                                // own view
+		is.Equal(*me.DeliveryEmail, "max@acme.test") // users always see their own
+	})
+	for _, tc := range []struct {
+		name string
+		id   chatcore.UserID
+	}{{"unknown", 999}, {"other realm", 21}} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.User(ctx, 11, tc.id)
+			usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
+		})
+	}
+	t.Run("users lists the realm", func(t *testing.T) {
+		is := is.New(t)
+		vs, err := e.svc.Users(ctx, 15)
+		is.NoErr(err) // any member may list
+		var ids []chatcore.UserID
+		for _, v := range vs {
+			ids = append(ids, v.UserID)
+		}
+		is.Equal(ids, []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // every user and bot of acme, none of globex
+	})
+	t.Run("deactivated actor", func(t *testing.T) {
+		_, err := e.svc.Me(ctx, 16)
+		usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	})
+}
+
+func TestDeactivateUserOrder(t *testing.T) {
+	const (
+		owner, admin, moderator, member, guest = 11, 12, 13, 14, 15
+		inactive, other, bot, otherRealm       = 16, 17, 31, 21
+	)
+	type outcome struct {
+		code chatcore.Code
+		msg  string
+	}
+	ok := outcome{}
+	noSuchUser := outcome{chatcore.CodeBadRequest, "No such user"}
+	isDeactivated := outcome{chatcore.CodeBadRequest, "User is deactivated"}
+	insufficient := outcome{chatcore.CodeBadRequest, "Insufficient permission"}
+	mustBeOwner := outcome{chatcore.CodeUnauthorizedPrincipal, "Must be an organization owner"}
+	onlyOwner := outcome{chatcore.CodeBadRequest, "Cannot deactivate the only organization owner"}
+
+	actors := []chatcore.UserID{owner, admin, moderator, member, guest}
+	targets := []chatcore.UserID{owner, admin, moderator, member, guest, other, inactive, bot, otherRealm, 999}
+	want := func(a, t chatcore.UserID) outcome {
+		switch {
+		case t == 999 || t == otherRealm || t == bot:
+			return noSuchUser
+		case t == inactive:
+			return isDeactivated
+		case a != owner && a != admin:
+			return insufficient
+		case t == owner && a != owner:
+			return mustBeOwner
+		case t == owner:
+			return onlyOwner
+		}
+		return ok
+	}
+	for _, a := range actors {
+		for _, tg := range targets {
+			name := fmt.Sprintf("%d→%d", a, tg)
+			t.Run(name, func(t *testing.T) {
+				is := is.New(t)
+				e := newUsrEnv(t)
+				before := e.messageIDs(t)
+				err := e.svc.DeactivateUser(t.Context(), a, tg, chatcore.DeactivateUserRequest{
+					Actions:                         &chatcore.DeactivationActions{DeletePublicChannelMessages: true, DeleteDirectMessages: true},
+					DeactivationNotificationComment: new("bye"),
+				})
+				w := want(a, tg)
+				if w == ok {
+					is.NoErr(err)                    // allowed
+					is.True(!e.user(t, tg).IsActive) // deactivated
+					is.Equal(len(e.mailer.all()), 1) // the notice went out
+					return
+				}
+				usrIsError(t, err, w.code, chatcore.KindInvalid, w.msg)
+				is.Equal(e.messageIDs(t), before) // a refused request deletes nothing
+				is.Equal(len(e.mailer.all()), 0)  // and mails nothing
+				is.Equal(len(e.sink.all()), 0)    // and publishes nothing
+			})
+		}
+	}
+
+	t.Run("admin may deactivate themselves", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		is.NoErr(e.svc.DeactivateUser(t.Context(), admin, admin, chatcore.DeactivateUserRequest{})) // self-deactivation is allowed
+		is.True(!e.user(t, admin).IsActive)                                                         // deactivated
+	})
+	t.Run("owner may deactivate themselves when another owner exists", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		e.setRole(t, other, chatcore.RoleOwner)
+		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})) // two owners
+		is.True(!e.user(t, owner).IsActive)                                                         // deactivated
+	})
+	t.Run("owner may deactivate another owner", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		e.setRole(t, other, chatcore.RoleOwner)
+		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, other, chatcore.DeactivateUserRequest{})) // two owners
+	})
+	t.Run("admin still may not deactivate an owner among several", func(t *testing.T) {
+		e := newUsrEnv(t)
+		e.setRole(t, other, chatcore.RoleOwner)
+		err := e.svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
+		usrIsError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
+	})
+	t.Run("only active human owners count", func(t *testing.T) {
+		e := newUsrEnv(t)
+		e.setRole(t, inactive, chatcore.RoleOwner) // a deactivated owner
+		e.setRole(t, bot, chatcore.RoleOwner)      // a bot with the owner role
+		err := e.svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
+		usrIsError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
+	})
+	t.Run("deactivated actor", func(t *testing.T) {
+		e := newUsrEnv(t)
+		err := e.svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
+		usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	})
+	t.Run("second call", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
+		err := e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
+		usrIsError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
+	})
+}
+
+func TestDeactivateUserBotsFirst(t *testing.T) {
+	is := is.New(t)
+	e := newUsrEnv(t)
+	ctx := t.Context()
+	e.write(t, func(tx chatcore.Tx) error {
+		return tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "pending", UserID: 14, RealmID: 1,
+			OldEmail: "max@acme.test", NewEmail: "max2@acme.test", CreatedAt: usrEpoch})
+	})
+	is.NoErr(e.svc.DeactivateUser(ctx, 12, 14, chatcore.DeactivateUserRequest{})) // admin deactivates a member
+
+	for _, id := range []chatcore.UserID{14, 31, 32} {
+		is.True(!e.user(t, id).IsActive) // the user and every bot they own are deactivated
+	}
+	is.True(!e.user(t, 33).IsActive) // another owner's bot was already inactive
+	is.True(e.user(t, 17).IsActive)  // bystanders stay active
+
+	// Events: bots first, then the user; realm_bot to the owner.
+	var order []chatcore.UserID
+	var botEvents []chatcore.Event
+	for _, ev := range e.sink.all() {
+		switch ev.Data["type"] {
+		case "realm_user":
+			p := ev.Data["person"].(map[string]any)
+			is.Equal(p["is_active"], false) // a deactivation
+			order = append(order, p["user_id"].(chatcore.UserID))
+			is.Equal(ev.UserIDs, []chatcore.UserID{11, 12, 13, 15, 17}) // the realm's remaining active users
+		case "realm_bot":
+			botEvents = append(botEvents, ev)
+		}
+	}
+	is.Equal(order, []chatcore.UserID{31, 32, 14}) // bots before their owner
+	is.Equal(len(botEvents), 2)                    // one realm_bot event per bot
+	for _, ev := range botEvents {
+		is.Equal(ev.UserIDs, []chatcore.UserID{14}) // to the bot owner
+	}
+
+	err := e.store.View(ctx, func(tx chatcore.Tx) error {
+		for _, id := range []chatcore.UserID{14, 31} {
+			subs, err := tx.Subscriptions(ctx, 0, id)
+			if err != nil {
+				return err
+			}
+			is.True(len(subs) > 0) // subscriptions are kept
+			for _, s := range subs {
+				is.True(!s.Active) // but inactive
+			}
+		}
+		_, err := tx.EmailChange(ctx, "pending")
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // the pending e-mail change is gone
+		return nil
+	})
+	is.NoErr(err) // store readable
+
+	_, err = e.svc.Authenticate(ctx, "max@acme.test", usrKey(14))
+	usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	_, err = e.svc.Authenticate(ctx, "echo-bot@acme.test", usrKey(32))
+	usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+}
+
+func TestDeactivateUserActions(t *testing.T) {
+	// Messages of testdata/org.json by member 14 and their bots 31, 32:
+	// public channel: 101 102 103 113 (14), 110 (31); private channel: 105
+	// (14), 111 (31); protected private channel: 106 (14); direct: 107 108
+	// (14), 112 (32). Others: 104, 109, 201 (globex).
+	all := []chatcore.MessageID{101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113}
+	without := func(drop ...chatcore.MessageID) []chatcore.MessageID {
+		return slices.DeleteFunc(slices.Clone(all), func(id chatcore.MessageID) bool { return slices.Contains(drop, id) })
+	}
+	for _, tc := range []struct {
+		name    string
+		actions chatcore.DeactivationActions
+		left    []chatcore.MessageID
+	}{
+		{"none", chatcore.DeactivationActions{}, all},
+		{"public", chatcore.DeactivationActions{DeletePublicChannelMessages: true}, without(101, 102, 103, 113, 110)},
+		{"private", chatcore.DeactivationActions{DeletePrivateChannelMessages: true}, without(105, 106, 111)},
+		{"direct", chatcore.DeactivationActions{DeleteDirectMessages: true}, without(107, 108, 112)},
+		{"all kinds", chatcore.DeactivationActions{DeletePublicChannelMessages: true, DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
+			[]chatcore.MessageID{104, 109}},
+		{"profile only", chatcore.DeactivationActions{DeleteProfile: true}, all},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newUsrEnv(t, chatcore.WithTopicDeletion(2, time.Hour))                                               // small batches
+			is.NoErr(e.svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{Actions: &tc.actions})) // allowed
+			is.Equal(e.messageIDs(t), tc.left)                                                                        // exactly the selected kinds of the user's and their bots' messages are gone
+			for _, id := range []chatcore.UserID{14, 31, 32} {
+				u := e.user(t, id)
+				is.True(!u.IsActive) // deactivated
+				if tc.actions.DeleteProfile {
+					is.Equal(u.FullName, "Deleted user") // renamed
+					is.Equal(u.AvatarSource, "D")        // avatar dropped
+				} else {
+					is.True(u.FullName != "Deleted user") // name kept
+				}
+			}
+			if tc.actions.DeleteProfile {
+				v, err := e.svc.User(t.Context(), 11, 14)
+				is.NoErr(err)                                                                   // still visible
+				is.Equal(v.AvatarURL, "http://127.0.0.1:9991/static/images/default-avatar.png") // default avatar
+				is.Equal(e.user(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
+			}
+			var globex []chatcore.MessageID
+			err := e.store.View(t.Context(), func(tx chatcore.Tx) error {
+				ms, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: 2})
+				for _, m := range ms {
+					globex = append(globex, m.ID)
+				}
+				return err
+			})
+			is.NoErr(err)                               // readable
+			is.Equal(globex, []chatcore.MessageID{201}) // other realms are untouched
+		})
+	}
+	t.Run("delete events", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		is.NoErr(e.svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{
+			Actions: &chatcore.DeactivationActions{DeleteDirectMessages: true}})) // allowed
+		var deleted []chatcore.MessageID
+		for _, ev := range e.sink.all() {
+			if ev.Data["type"] == "delete_message" {
+				deleted = append(deleted, ev.Data["message_ids"].([]chatcore.MessageID)...)
+			}
+		}
+		slices.Sort(deleted)
+		is.Equal(deleted, []chatcore.MessageID{107, 108, 112}) // one delete_message event per deleted message set
+	})
+}
+
+func TestDeactivateUserEmail(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		comment *string
+		mail    bool
+		text    string
+	}{
+		{"absent", nil, false, ""},
+		{"empty", new(""), true, ""},
+		{"blank", new("   "), true, ""},
+		{"text", new("  Thanks for everything!\nSee you.  "), true, "Thanks for everything!"},
+		{"exactly 2000 characters", new(" " + strings.Repeat("é", 2000) + " "), true, strings.Repeat("é", 2000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newUsrEnv(t)
+			is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: tc.comment})) // allowed
+			mails := e.mailer.all()
+			if !tc.mail {
+				is.Equal(len(mails), 0) // no comment, no e-mail
+				return
+			}
+			is.Equal(len(mails), 1)                                                         // one notice
+			is.Equal(mails[0].To, "max@acme.test")                                          // to the deactivated user
+			is.Equal(mails[0].Subject, "Notification of account deactivation on Acme Corp") // Zulip's subject
+			is.True(mails[0].From != "")                                                    // from a noreply address
+			is.True(strings.Contains(mails[0].Body, "Acme Corp"))                           // names the organization
+			if tc.text != "" {
+				is.True(strings.Contains(mails[0].Body, tc.text)) // the comment is included
+			} else {
+				is.True(!strings.Contains(mails[0].Body, "message for you")) // no custom text section
+			}
+		})
+	}
+	t.Run("too long", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		err := e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{
+			DeactivationNotificationComment: new(strings.Repeat("a", 2001)),
+			Actions:                         &chatcore.DeactivationActions{DeleteDirectMessages: true},
+		})
+		usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
+		is.True(e.user(t, 14).IsActive)    // nothing happened
+		is.Equal(len(e.messageIDs(t)), 13) // nothing deleted
+		is.Equal(len(e.mailer.all()), 0)   // no mail
+	})
+	t.Run("no mail or events when the transaction fails", func(t *testing.T) {
+		is := is.New(t)
+		e := newUsrEnv(t)
+		e.store.fail = true
+		err := e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})
+		is.True(errors.Is(err, errUsrInjected)) // the store failure comes back
+		e.store.fail = false
+		is.Equal(len(e.mailer.all()), 0) // no mail for an uncommitted deactivation
+		is.Equal(len(e.sink.all()), 0)   // and no events
+		is.True(e.user(t, 14).IsActive)  // the user is still active
+		is.True(e.user(t, 31).IsActive)  // and so are their bots
+		// A retry after the failure completes.
+		is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})) // retry works
+		is.Equal(len(e.mailer.all()), 1)                                                                                                 // now mailed once
+	})
+}
+
+func TestDeactivateUserEventsAfterCommit(t *testing.T) {
+	is := is.New(t)
+	e := newUsrEnv(t)
+	var seen []bool
+	e.sink.check = func() {
+		// The store must already show the deactivation when events go out.
+		_ = e.store.View(context.Background(), func(tx chatcore.Tx) error {
+			u, err := tx.User(context.Background(), 14)
+			if err == nil {
+				seen = append(seen, u.IsActive)
+			}
+			return err
+		})
+	}
+	is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{})) // allowed
+	is.Equal(seen, []bool{false})                                                         // one publication, after the commit
+}
+
+func md5hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
