@@ -14,14 +14,21 @@ import (
 // bulk setting edits, ...) inside one Update, so stores stay plain persistence:
 // they check no permissions, validate no input and write no user-facing text.
 // Methods return errors wrapping [ErrNotFound] or [ErrConflict] where stated.
+//
+// Create methods keep an explicit id (fixture ids survive loading) and replace
+// a zero id with one above every id ever used for that kind, so later inserts
+// go above loaded ids and ids are not reused after a delete.
 type Store interface {
 	// View runs fn in a read-only transaction that sees a consistent snapshot of
-	// committed data. fn must not keep tx after it returns.
+	// committed data. fn must not keep tx after it returns. When ctx is done
+	// before fn starts, View returns ctx.Err() without calling fn.
 	View(ctx context.Context, fn func(tx Tx) error) error
 	// Update runs fn in a read-write transaction. It commits when fn returns nil
 	// and rolls back when fn returns an error or panics (the panic is re-raised
 	// after the rollback). Writers are serialised. fn must use only tx: calling
-	// Update or View of the same store inside fn deadlocks.
+	// Update or View of the same store inside fn deadlocks. When ctx is done
+	// before fn starts, Update returns ctx.Err() without calling fn; when it is
+	// done by the time fn returns nil, Update rolls back and returns an error.
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// Close releases the store's resources. It must not be called while
 	// transactions are running.
@@ -100,9 +107,9 @@ type UserStore interface {
 // BulkSettingUpdate sets one setting for many users of a realm at once.
 type BulkSettingUpdate struct {
 	RealmID RealmID
-	// UserIDs are explicit targets; GroupIDs add the active members of these
-	// groups, recursively through subgroups. Bots are never updated, and ids of
-	// other realms are ignored.
+	// UserIDs are explicit targets (deactivated users included); GroupIDs add
+	// the active members of these groups, recursively through subgroups. Bots
+	// are never updated, and unknown ids and ids of other realms are ignored.
 	UserIDs  []UserID
 	GroupIDs []GroupID
 	// Setting is the wire name; Value a bool, int or string of its type.
@@ -117,7 +124,9 @@ type BulkSettingUpdate struct {
 type SettingsStore interface {
 	// UpdateSettingBulk applies u in one set-based write (no statement per user)
 	// and returns the ids of the users whose value changed, in ascending order.
-	// Users already holding the value are left alone and not returned.
+	// Users already holding the value are left alone and not returned. An
+	// unknown setting or a value of the wrong type gives an error that is
+	// neither ErrNotFound nor ErrConflict.
 	UpdateSettingBulk(ctx context.Context, u BulkSettingUpdate) ([]UserID, error)
 	// RecordSettingEdits records that the user changed the named settings
 	// themselves; recording one twice is not an error.
@@ -138,6 +147,7 @@ type GroupStore interface {
 	CreateGroup(ctx context.Context, g *Group) error
 	// GroupMembers returns the active human members of the groups, recursively
 	// through subgroups (cycles are harmless), sorted and without duplicates.
+	// Unknown group ids are ignored.
 	GroupMembers(ctx context.Context, ids []GroupID) ([]UserID, error)
 }
 
@@ -154,6 +164,7 @@ type StreamStore interface {
 	// A duplicate id or name in the realm gives ErrConflict.
 	CreateStream(ctx context.Context, s *Stream) error
 	// UpdateStream overwrites the stored channel s.ID, or returns ErrNotFound.
+	// A name (by FoldKey) used by another channel of the realm gives ErrConflict.
 	UpdateStream(ctx context.Context, s *Stream) error
 	// Subscription returns the user's subscription to the channel, active or
 	// not, or ErrNotFound.
@@ -229,7 +240,9 @@ type MessageStore interface {
 	Messages(ctx context.Context, q MessageQuery) ([]Message, error)
 	// CreateMessage inserts m with its reactions, edit history and submessages;
 	// it fills in m.ID when zero (always above every id ever used) and sets
-	// m.TopicKey. Stores do not maintain Stream.FirstMessageID.
+	// m.TopicKey. Submessages belong to m (their MessageID is m.ID) and get an
+	// id when theirs is zero. A duplicate id gives ErrConflict. Stores do not
+	// maintain Stream.FirstMessageID.
 	CreateMessage(ctx context.Context, m *Message) error
 	// DeleteMessages deletes up to limit messages matching f, newest (highest id)
 	// first, together with their reactions, edit history and submessages, and
@@ -240,7 +253,8 @@ type MessageStore interface {
 	OldestMessageID(ctx context.Context, stream StreamID) (MessageID, error)
 	// DirectRecipient returns the recipient id of the direct conversation among
 	// exactly these users (order and duplicates do not matter), creating it if
-	// it does not exist yet.
+	// it does not exist yet. Recipient ids are shared with channels. In a View,
+	// an existing conversation is returned and creating one is an error.
 	DirectRecipient(ctx context.Context, realm RealmID, members []UserID) (RecipientID, error)
 	// DirectRecipients returns the recipient ids of every direct conversation the
 	// user takes part in, sorted.
@@ -267,7 +281,7 @@ type ScheduledMessageStore interface {
 	// ScheduledMessages returns the rows matching f.
 	ScheduledMessages(ctx context.Context, f ScheduledFilter) ([]ScheduledMessage, error)
 	// CreateScheduledMessage inserts m and fills in m.ID when zero; ids are
-	// shared by both kinds and never reused.
+	// shared by both kinds and never reused. A duplicate id gives ErrConflict.
 	CreateScheduledMessage(ctx context.Context, m *ScheduledMessage) error
 	// UpdateScheduledMessage overwrites the row m.ID, or returns ErrNotFound.
 	UpdateScheduledMessage(ctx context.Context, m *ScheduledMessage) error
@@ -285,6 +299,7 @@ type LinkifierStore interface {
 	// used in the realm, or a duplicate id, gives ErrConflict.
 	CreateLinkifier(ctx context.Context, l *Linkifier) error
 	// UpdateLinkifier overwrites the stored linkifier l.ID, or returns ErrNotFound.
+	// A pattern used by another linkifier of the realm gives ErrConflict.
 	UpdateLinkifier(ctx context.Context, l *Linkifier) error
 	// DeleteLinkifier deletes the linkifier, or returns ErrNotFound.
 	DeleteLinkifier(ctx context.Context, id LinkifierID) error
@@ -292,7 +307,8 @@ type LinkifierStore interface {
 
 // DraftStore persists drafts.
 type DraftStore interface {
-	// CreateDraft inserts d and fills in d.ID when zero.
+	// CreateDraft inserts d and fills in d.ID when zero; a duplicate id gives
+	// ErrConflict.
 	CreateDraft(ctx context.Context, d *Draft) error
 	// Drafts returns the user's drafts ordered by id.
 	Drafts(ctx context.Context, user UserID) ([]Draft, error)
