@@ -257,3 +257,5 @@ func ignoredOf(res *response) []string {
 	}
 	return out
 }
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }

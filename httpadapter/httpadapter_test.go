@@ -277,3 +277,16 @@ func TestInternalError(t *testing.T) {
 }
 
 func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func TestErrorsMatchSpec(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{RateLimit: &httpadapter.RateLimit{Requests: 1, Per: time.Hour}})
+	unauth := e.do(t, request{method: "GET", path: "/reminders"})
+	wantError(t, unauth, 401, "UNAUTHORIZED", "Missing authorization header for basic auth")
+	checkSpec(t, "GET", "/reminders", unauth)
+	bad := e.do(t, request{method: "POST", path: "/reminders", auth: &member})
+	wantError(t, bad, 400, "REQUEST_VARIABLE_MISSING", "Missing 'message_id' argument")
+	checkSpec(t, "POST", "/reminders", bad)
+	limited := e.do(t, request{method: "GET", path: "/reminders", auth: &member})
+	wantError(t, limited, 429, "RATE_LIMIT_HIT", "API usage exceeded rate limit")
+	checkSpec(t, "GET", "/reminders", limited)
+}
