@@ -481,7 +481,7 @@ func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 	off := 0
 	for _, loc := range topicLinkSplitter.FindAllStringIndex(topic+" ", -1) {
 		word := topic[off:min(loc[0], len(topic))]
-		if m := strings.TrimRight(topicURLPattern.FindString(word), ".,:?!"); m != "" && strings.Contains(m, ".") {
+		if m := strings.TrimRight(topicURLPattern.FindString(word), ".,:?!"); m != "" {
 			u := m
 			if pu, err := url.Parse(m); err != nil || pu.Scheme == "" {
 				u = "https://" + m
