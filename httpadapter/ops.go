@@ -251,3 +251,17 @@ func clientName(r *http.Request) string {
 	}
 	return name
 }
+
+// messages answers GET /messages.
+func (h *handler) messages(ctx context.Context, c *call) (map[string]any, error) {
+	var req chatcore.MessagesRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	res, err := h.svc.Messages(ctx, c.user.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	res.Messages = nonNil(res.Messages)
+	return fieldsOf(res)
+}

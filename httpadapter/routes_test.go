@@ -452,6 +452,19 @@ func TestMessages(t *testing.T) {
 			params: params("type", "private", "to", "[15]", "content", "psst")})
 		wantSuccess(t, res)
 	})
+	t.Run("list (zulip-js: JSON narrow in the query string)", func(t *testing.T) {
+		is := is.New(t)
+		res := e.do(t, request{method: "GET", path: "/messages", auth: &member, params: params(
+			"anchor", "newest", "num_before", "10", "num_after", "0",
+			"narrow", `[{"operator":"channel","operand":61},{"operator":"topic","operand":"LUNCH"}]`)})
+		wantSuccess(t, res)
+		msgs := res.body["messages"].([]any)
+		is.Equal(len(msgs), 1)                                        // the lunch topic has one message
+		is.Equal(num(t, msgs[0].(map[string]any)["id"]), int64(1001)) // message 1001
+		is.Equal(res.body["found_newest"], true)                      // nothing newer
+		bad := e.do(t, request{method: "GET", path: "/messages", auth: &member, params: params("num_before", "x")})
+		wantError(t, bad, 400, "BAD_REQUEST", "num_before is not valid JSON")
+	})
 	t.Run("errors", func(t *testing.T) {
 		res := e.do(t, request{method: "POST", path: "/messages", auth: &member,
 			params: params("type", "stream", "to", "general", "topic", "x", "content", "")})
