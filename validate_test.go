@@ -1,0 +1,270 @@
+package chatcore_test
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// decodeUpdate builds a SettingsUpdate from wire parameters given as
+// name, value pairs, failing the test on decoding errors.
+func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
+	tb.Helper()
+	is := is.New(tb)
+	vals := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		vals.Set(pairs[i], pairs[i+1])
+	}
+	var u chatcore.SettingsUpdate
+	ignored, err := chatcore.DecodeParams(vals, &u)
+	is.NoErr(err)             // parameters decode
+	is.Equal(len(ignored), 0) // every parameter is a field
+	return u
+}
+
+// wantError asserts that err is a *chatcore.Error with the code and message.
+func wantError(tb testing.TB, err error, code chatcore.Code, msg string) *chatcore.Error {
+	tb.Helper()
+	is := is.New(tb)
+	e, ok := errors.AsType[*chatcore.Error](err)
+	if !ok {
+		tb.Fatalf("want *chatcore.Error %s %q, got %v", code, msg, err)
+	}
+	is.Equal(e.Msg, msg)   // Zulip's exact message
+	is.Equal(e.Code, code) // Zulip's wire code
+	return e
+}
+
+func TestSettingsUpdateCoversEverySetting(t *testing.T) {
+	is := is.New(t)
+	st := reflect.TypeFor[chatcore.Settings]()
+	ut := reflect.TypeFor[chatcore.SettingsUpdate]()
+	extra := map[string]bool{"full_name": true, "email": true, "old_password": true, "new_password": true, "target_users": true}
+	var names []string
+	for i := range ut.NumField() {
+		f := ut.Field(i)
+		name := f.Tag.Get("json")
+		if extra[name] {
+			continue
+		}
+		names = append(names, name)
+		sf, ok := st.FieldByName(f.Name)
+		is.True(ok)                                  // every update field is a setting of the same Go name
+		is.Equal(sf.Tag.Get("json"), name)           // with the same wire name
+		is.Equal(f.Type, reflect.PointerTo(sf.Type)) // as a pointer to the setting's type
+	}
+	is.Equal(names, chatcore.SettingNames()) // every setting, in declaration order
+}
+
+func TestValidateIntValueSets(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   []int
+		bad  []int
+	}{
+		{"web_mark_read_on_scroll_policy", []int{1, 2, 3}, []int{0, 4, -1}},
+		{"web_channel_default_view", []int{1, 2, 3, 4}, []int{0, 5}},
+		{"color_scheme", []int{1, 2, 3}, []int{0, 4, 100}},
+		{"demote_inactive_streams", []int{1, 2, 3}, []int{0, 4}},
+		{"user_list_style", []int{1, 2, 3}, []int{0, 4}},
+		{"web_stream_unreads_count_display_policy", []int{1, 2, 3}, []int{0, 4}},
+		{"desktop_icon_count_display", []int{1, 2, 3, 4}, []int{0, 5}},
+		{"realm_name_in_email_notifications_policy", []int{1, 2, 3}, []int{0, 4}},
+		{"automatically_follow_topics_policy", []int{1, 2, 3, 4}, []int{0, 5}},
+		{"automatically_unmute_topics_in_muted_streams_policy", []int{1, 2, 3, 4}, []int{0, 5}},
+		{"email_address_visibility", []int{1, 2, 3, 4, 5}, []int{0, 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range tt.ok {
+				is := is.New(t)
+				u := decodeUpdate(t, tt.name, strconv.Itoa(v))
+				is.NoErr(u.Validate()) // value in the set is accepted
+			}
+			for _, v := range tt.bad {
+				u := decodeUpdate(t, tt.name, strconv.Itoa(v))
+				wantError(t, u.Validate(), chatcore.CodeBadRequest,
+					fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name))
+			}
+		})
+	}
+}
+
+func TestValidateStringValueSets(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   []string
+		bad  []string
+		msg  string // "" means the generic value-set message
+	}{
+		{"web_home_view", []string{"recent", "inbox", "all_messages"}, []string{"recent_topics", "", "Inbox", `"inbox"`}, ""},
+		{"emojiset", []string{"google", "twitter", "text"}, []string{"google-blob", "apple", "emojione", ""}, ""},
+		{"web_animate_image_previews", []string{"always", "on_hover", "never"}, []string{"sometimes", ""}, ""},
+		{"resolved_topic_notice_auto_read_policy", []string{"always", "except_followed", "never"}, []string{"1", "sometimes", ""},
+			"Invalid resolved_topic_notice_auto_read_policy"},
+		{"default_language", []string{"en", "de", "zh-hans", "pt-br", "fr"}, []string{"xx", "", `"de"`, "DE", "klingon"},
+			"Invalid default_language"},
+		{"timezone", []string{"UTC", "America/Toronto", "America/Montreal", "Europe/Kiev", "Asia/Kolkata", "Etc/GMT+5"},
+			[]string{"", "Mars/Olympus", "Local", "america/toronto", "../../etc/passwd", "posix/UTC", "America/", "Europe/Berlin\x00"},
+			"Invalid timezone: Value error, Not a recognized time zone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range tt.ok {
+				is := is.New(t)
+				u := decodeUpdate(t, tt.name, v)
+				is.NoErr(u.Validate()) // value in the set is accepted
+			}
+			for _, v := range tt.bad {
+				msg := tt.msg
+				if msg == "" {
+					msg = fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name)
+				}
+				u := decodeUpdate(t, tt.name, v)
+				wantError(t, u.Validate(), chatcore.CodeBadRequest, msg)
+			}
+		})
+	}
+}
+
+func TestValidateNotificationSound(t *testing.T) {
+	for _, v := range []string{"zulip", "ding", "chime", "none", "deep tom"} {
+		is := is.New(t)
+		u := decodeUpdate(t, "notification_sound", v)
+		is.NoErr(u.Validate()) // a Zulip sound or "none"
+	}
+	for _, v := range []string{"x", "", "Zulip", "zulip.ogg"} {
+		u := decodeUpdate(t, "notification_sound", v)
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Invalid notification sound '"+v+"'")
+	}
+}
+
+func TestValidateBatchingPeriod(t *testing.T) {
+	for _, v := range []int{1, 120, 604800} {
+		is := is.New(t)
+		u := decodeUpdate(t, "email_notifications_batching_period_seconds", strconv.Itoa(v))
+		is.NoErr(u.Validate()) // within (0, one week]
+	}
+	for _, v := range []int{0, -5, 604801} {
+		u := decodeUpdate(t, "email_notifications_batching_period_seconds", strconv.Itoa(v))
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, fmt.Sprintf("Invalid email batching period: %d seconds", v))
+	}
+}
+
+func TestValidateFontBounds(t *testing.T) {
+	tests := []struct {
+		name             string
+		ok               []int
+		tooSmall, tooBig int
+	}{
+		{"web_font_size_px", []int{1, 14, 16, 20, 200}, 0, 201},
+		{"web_line_height_percent", []int{1, 122, 130, 140, 1000}, 0, 1001},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range tt.ok {
+				is := is.New(t)
+				u := decodeUpdate(t, tt.name, strconv.Itoa(v))
+				is.NoErr(u.Validate()) // within bounds
+			}
+			u := decodeUpdate(t, tt.name, strconv.Itoa(tt.tooSmall))
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			u = decodeUpdate(t, tt.name, "-3")
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			u = decodeUpdate(t, tt.name, strconv.Itoa(tt.tooBig))
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too large")
+		})
+	}
+}
+
+func TestValidateBooleansAndAccountFieldsNeedNoCheck(t *testing.T) {
+	is := is.New(t)
+	var pairs []string
+	for _, name := range chatcore.SettingNames() {
+		v, _ := new(chatcore.Settings).Value(name)
+		if _, ok := v.(bool); ok {
+			pairs = append(pairs, name, "true")
+		}
+	}
+	pairs = append(pairs, "full_name", "", "email", "bad", "old_password", "", "new_password", "x")
+	u := decodeUpdate(t, pairs...)
+	is.NoErr(u.Validate()) // booleans and account fields have no value sets
+}
+
+func TestValidateTargetUsers(t *testing.T) {
+	t.Run("no ids", func(t *testing.T) {
+		u := decodeUpdate(t, "target_users", `{"skip_if_already_edited": false}`)
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+		u = decodeUpdate(t, "target_users", `{"user_ids": [], "group_ids": [], "skip_if_already_edited": true}`)
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+	})
+	t.Run("skip flag missing in Go", func(t *testing.T) {
+		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{1}}}
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, `target_users["skip_if_already_edited"] field is missing: Field required`)
+	})
+	t.Run("valid", func(t *testing.T) {
+		is := is.New(t)
+		u := decodeUpdate(t, "target_users", `{"group_ids": [3], "skip_if_already_edited": false}`)
+		is.NoErr(u.Validate()) // groups alone are enough
+	})
+}
+
+func TestValidateReportsFirstErrorInZulipOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		pairs []string
+		msg   string
+	}{
+		{"alphabetical among value sets", []string{"user_list_style", "9", "color_scheme", "9", "emojiset", "x"},
+			"Invalid color_scheme: Value error, Not in the list of possible values"},
+		{"value sets before language", []string{"default_language", "xx", "web_home_view", "recent_topics"},
+			"Invalid web_home_view: Value error, Not in the list of possible values"},
+		{"language before sound", []string{"notification_sound", "x", "default_language", "xx"},
+			"Invalid default_language"},
+		{"sound before batching period", []string{"email_notifications_batching_period_seconds", "0", "notification_sound", "x"},
+			"Invalid notification sound 'x'"},
+		{"timezone among value sets", []string{"timezone", "Nowhere", "web_animate_image_previews", "x"},
+			"Invalid timezone: Value error, Not a recognized time zone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := decodeUpdate(t, tt.pairs...)
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.msg)
+		})
+	}
+}
+
+func TestCanonicalTimezone(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"America/Montreal", "America/Toronto"},
+		{"Asia/Calcutta", "Asia/Kolkata"},
+		{"Europe/Kiev", "Europe/Kyiv"},
+		{"US/Eastern", "America/New_York"},
+		{"UTC", "Etc/UTC"}, // a backward link, as in Zulip
+		{"Europe/Berlin", "Europe/Berlin"},
+		{"", ""},
+		{"Nowhere/Else", ""},
+		{"Local", ""},
+		{strings.Repeat("A/", 40), ""},
+	}
+	for _, tt := range tests {
+		is := is.New(t)
+		is.Equal(chatcore.CanonicalTimezone(tt.in), tt.want) // canonical IANA name, "" when unknown
+	}
+}
+
+func TestCanonicalTimezoneIsIdempotent(t *testing.T) {
+	is := is.New(t)
+	for _, name := range []string{"America/Montreal", "US/Pacific", "Asia/Saigon", "Europe/Belfast", "GB", "Japan"} {
+		c := chatcore.CanonicalTimezone(name)
+		is.True(c != "")                           // every link resolves
+		is.Equal(chatcore.CanonicalTimezone(c), c) // a canonical name maps to itself
+	}
+}
