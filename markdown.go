@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"html"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,13 +400,13 @@ func renderMention(w util.BufWriter, _ []byte, node ast.Node, entering bool) (as
 	}
 	switch {
 	case m.wildcard == "topic":
-		_, _ = w.WriteString(`<span class="topic-mention` + silent + `">` + at + html.EscapeString(m.display) + `</span>`)
+		_, _ = w.WriteString(`<span class="topic-mention` + silent + `">` + at + escapeHTML(m.display) + `</span>`)
 	case m.wildcard != "":
-		_, _ = w.WriteString(`<span class="user-mention channel-wildcard-mention` + silent + `" data-user-id="*">` + at + html.EscapeString(m.display) + `</span>`)
+		_, _ = w.WriteString(`<span class="user-mention channel-wildcard-mention` + silent + `" data-user-id="*">` + at + escapeHTML(m.display) + `</span>`)
 	case m.userID != 0:
-		_, _ = w.WriteString(`<span class="user-mention` + silent + `" data-user-id="` + strconv.FormatInt(int64(m.userID), 10) + `">` + at + html.EscapeString(m.display) + `</span>`)
+		_, _ = w.WriteString(`<span class="user-mention` + silent + `" data-user-id="` + strconv.FormatInt(int64(m.userID), 10) + `">` + at + escapeHTML(m.display) + `</span>`)
 	default:
-		_, _ = w.WriteString(html.EscapeString(string(m.raw)))
+		_, _ = w.WriteString(escapeHTML(string(m.raw)))
 	}
 	return ast.WalkSkipChildren, nil
 }
@@ -419,7 +418,7 @@ func renderEscapedRawHTML(w util.BufWriter, source []byte, node ast.Node, enteri
 	n := node.(*ast.RawHTML)
 	for i := range n.Segments.Len() {
 		seg := n.Segments.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(seg.Value(source))))
+		_, _ = w.WriteString(escapeHTML(string(seg.Value(source))))
 	}
 	return ast.WalkSkipChildren, nil
 }
@@ -439,7 +438,7 @@ func renderEscapedHTMLBlock(w util.BufWriter, source []byte, node ast.Node, ente
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	for i := range lines {
-		lines[i] = html.EscapeString(lines[i])
+		lines[i] = escapeHTML(lines[i])
 	}
 	_, _ = w.WriteString("<p>" + strings.Join(lines, "<br>\n") + "</p>\n")
 	return ast.WalkSkipChildren, nil
@@ -452,15 +451,19 @@ func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 	_, _ = w.WriteString(`<div class="codehilite"`)
 	if f, ok := node.(*ast.FencedCodeBlock); ok {
 		if lang := f.Language(source); len(lang) > 0 {
-			_, _ = w.WriteString(` data-code-language="` + html.EscapeString(string(lang)) + `"`)
+			_, _ = w.WriteString(` data-code-language="` + escapeHTML(string(lang)) + `"`)
 		}
 	}
 	_, _ = w.WriteString(`><pre><span></span><code>`)
 	lines := node.Lines()
 	for i := range lines.Len() {
 		line := lines.At(i)
-		_, _ = w.WriteString(html.EscapeString(string(line.Value(source))))
+		_, _ = w.WriteString(escapeHTML(string(line.Value(source))))
 	}
 	_, _ = w.WriteString("</code></pre></div>\n")
 	return ast.WalkSkipChildren, nil
 }
+
+// escapeHTML escapes text for HTML exactly as goldmark escapes text, so that
+// all of a message's HTML uses one style of entities.
+func escapeHTML(s string) string { return string(util.EscapeHTML([]byte(s))) }

@@ -1,0 +1,204 @@
+package chatcore_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// mxRender renders content in e's realm and fails the test on error.
+func mxRender(tb testing.TB, e *mxEnv, content string) (string, []chatcore.UserID, bool) {
+	tb.Helper()
+	html, mentioned, isMe, err := e.svc.RenderMessageForTest(context.Background(), e.realm.ID, content)
+	if err != nil {
+		tb.Fatalf("render %q: %v", content, err)
+	}
+	return html, mentioned, isMe
+}
+
+func TestRenderMarkdownBasics(t *testing.T) {
+	e := newMxEnv(t)
+	for _, tc := range []struct{ name, in, want string }{
+		{"paragraph", "hello", "<p>hello</p>"},
+		{"emphasis", "**bold** *it* ~~gone~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del></p>"},
+		{"line break inside a paragraph", "one\ntwo", "<p>one<br>\ntwo</p>"},
+		{"two paragraphs", "one\n\ntwo", "<p>one</p>\n<p>two</p>"},
+		{"code span", "run `ls -l`", "<p>run <code>ls -l</code></p>"},
+		{"code block", "```\nx < y\n```", `<div class="codehilite"><pre><span></span><code>x &lt; y` + "\n</code></pre></div>"},
+		{"code block with language", "```go\nfmt.Println()\n```",
+			`<div class="codehilite" data-code-language="go"><pre><span></span><code>fmt.Println()` + "\n</code></pre></div>"},
+		{"bare URL", "see https://example.com/a", `<p>see <a href="https://example.com/a">https://example.com/a</a></p>`},
+		{"quote block", "```quote\nwise words\n```\nreply", "<blockquote>\n<p>wise words</p>\n</blockquote>\n<p>reply</p>"},
+		{"quote fence inside a code block stays code", "````\n```quote\nx\n```\n````",
+			"<div class=\"codehilite\"><pre><span></span><code>```quote\nx\n```\n</code></pre></div>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			got, _, _ := mxRender(t, e, tc.in)
+			is.Equal(got, tc.want) // rendered HTML
+		})
+	}
+}
+
+func TestRenderEscapesHTML(t *testing.T) {
+	e := newMxEnv(t)
+	for _, tc := range []struct{ name, in, want string }{
+		{"script block", "<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"},
+		{"inline tag", "hi <b onclick=\"x()\">there</b>", "<p>hi &lt;b onclick=&quot;x()&quot;&gt;there&lt;/b&gt;</p>"},
+		{"image tag block", "<img src=x onerror=alert(1)>", "<p>&lt;img src=x onerror=alert(1)&gt;</p>"},
+		{"javascript link", "[click](javascript:alert(1))", `<p><a href="">click</a></p>`},
+		{"ampersand", "a & b", "<p>a &amp; b</p>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			got, _, _ := mxRender(t, e, tc.in)
+			is.Equal(got, tc.want)                     // escaped, never passed through
+			is.True(!strings.Contains(got, "<script")) // no live script tag
+		})
+	}
+}
+
+func TestRenderMentions(t *testing.T) {
+	e := newMxEnv(t)
+	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, e.member.ID)
+	for _, tc := range []struct {
+		name      string
+		in        string
+		want      string
+		mentioned []chatcore.UserID
+	}{
+		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
+		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
+		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", e.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
+		{"id wins over the name", fmt.Sprintf("@**Someone|%d**", e.other.ID),
+			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span></p>`, e.other.ID), []chatcore.UserID{e.other.ID}},
+		{"silent", "@_**King Hamlet**",
+			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, e.member.ID), nil},
+		{"unknown name stays text", "@**Nobody**", "<p>@**Nobody**</p>", nil},
+		{"user of another realm by id", fmt.Sprintf("@**King Lear|%d**", e.stranger.ID), fmt.Sprintf("<p>@**King Lear|%d**</p>", e.stranger.ID), nil},
+		{"user of another realm by name", "@**King Lear**", "<p>@**King Lear**</p>", nil},
+		{"inside a code span", "`@**King Hamlet**`", "<p><code>@**King Hamlet**</code></p>", nil},
+		{"inside a code block", "```\n@**King Hamlet**\n```",
+			"<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet**\n</code></pre></div>", nil},
+		{"glued to a word", "x@**King Hamlet**", "<p>x@<strong>King Hamlet</strong></p>", nil},
+		{"twice counts once", "@**King Hamlet** @**King Hamlet**", "<p>" + hamlet + " " + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
+		{"two users", "@**Othello** @**King Hamlet**",
+			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, e.other.ID, hamlet),
+			[]chatcore.UserID{e.member.ID, e.other.ID}},
+		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, e.bot.ID), []chatcore.UserID{e.bot.ID}},
+		{"wildcard", "@**all**", `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span></p>`, nil},
+		{"topic wildcard", "@**topic**", `<p><span class="topic-mention">@topic</span></p>`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			got, mentioned, _ := mxRender(t, e, tc.in)
+			is.Equal(got, tc.want)            // rendered like Zulip
+			is.Equal(mentioned, tc.mentioned) // users really mentioned
+		})
+	}
+	t.Run("deactivated user is rendered but not counted", func(t *testing.T) {
+		is := is.New(t)
+		gone := e.createUser(t, e.realm, "Yorick", chatcore.RoleMember)
+		e.write(t, func(tx chatcore.Tx) error { gone.IsActive = false; return tx.UpdateUser(context.Background(), gone) })
+		got, mentioned, _ := mxRender(t, e, "@**Yorick**")
+		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Yorick</span></p>`, gone.ID)) // rendered
+		is.Equal(len(mentioned), 0)                                                                               // not an active user
+	})
+	t.Run("names are escaped", func(t *testing.T) {
+		is := is.New(t)
+		odd := e.createUser(t, e.realm, "<i>Odd</i>", chatcore.RoleMember)
+		got, _, _ := mxRender(t, e, fmt.Sprintf("@**x|%d**", odd.ID))
+		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@&lt;i&gt;Odd&lt;/i&gt;</span></p>`, odd.ID)) // no markup from names
+	})
+}
+
+func TestRenderMeMessage(t *testing.T) {
+	e := newMxEnv(t)
+	for _, tc := range []struct {
+		in   string
+		isMe bool
+	}{
+		{"/me waves", true},
+		{"/me", false},
+		{"say /me waves", false},
+		{"/metoo", false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			is := is.New(t)
+			_, _, isMe := mxRender(t, e, tc.in)
+			is.Equal(isMe, tc.isMe) // /me status message
+		})
+	}
+	t.Run("sent message", func(t *testing.T) {
+		is := is.New(t)
+		id := e.send(t, e.member, e.public, "t", "/me waves")
+		view, _, err := e.svc.Message(context.Background(), e.member.ID, id)
+		is.NoErr(err)                              // readable
+		is.True(view.IsMeMessage)                  // is_me_message
+		is.Equal(view.Content, "<p>/me waves</p>") // content kept for clients to show
+	})
+}
+
+func TestRenderLinkifiers(t *testing.T) {
+	e := newMxEnv(t)
+	ctx := context.Background()
+	_, err := e.svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.svc.AddLinkifier(ctx, e.admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := func(n string) string {
+		return fmt.Sprintf(`<a href="https://github.com/zulip/zulip/issues/%s">#%s</a>`, n, n)
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"start of message", "#1 fixed", "<p>" + link("1") + " fixed</p>"},
+		{"after a space", "see #12", "<p>see " + link("12") + "</p>"},
+		{"after an opening parenthesis", "(#3)", "<p>(" + link("3") + ")</p>"},
+		{"after a quote", `"#4"`, "<p>&quot;" + link("4") + "&quot;</p>"},
+		{"after a colon and a comma", "a:#5,#6", "<p>a:" + link("5") + "," + link("6") + "</p>"},
+		{"after a letter", "a#7", "<p>a#7</p>"},
+		{"followed by a letter", "#8b", "<p>#8b</p>"},
+		{"followed by punctuation", "#9.", "<p>" + link("9") + ".</p>"},
+		{"after a line break", "x\n#10", "<p>x<br>\n" + link("10") + "</p>"},
+		{"inside emphasis", "**#11**", "<p><strong>" + link("11") + "</strong></p>"},
+		{"not inside code", "`#12`", "<p><code>#12</code></p>"},
+		{"not inside a link", "[#13](https://example.com)", `<p><a href="https://example.com">#13</a></p>`},
+		{"not inside a bare URL", "https://example.com/#14", `<p><a href="https://example.com/#14">https://example.com/#14</a></p>`},
+		{"several groups", "PROJ-42 done", `<p><a href="https://jira.example.com/PROJ/42">PROJ-42</a> done</p>`},
+		{"two linkifiers in one text", "#1 and AB-2", "<p>" + link("1") + ` and <a href="https://jira.example.com/AB/2">AB-2</a></p>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			got, _, _ := mxRender(t, e, tc.in)
+			is.Equal(got, tc.want) // linkified as Zulip does
+		})
+	}
+	t.Run("other realms are unaffected", func(t *testing.T) {
+		is := is.New(t)
+		got, _, _, err := e.svc.RenderMessageForTest(ctx, e.otherRealm.ID, "#1")
+		is.NoErr(err)              // rendered
+		is.Equal(got, "<p>#1</p>") // the realm has no linkifiers
+	})
+}
+
+func BenchmarkRenderMessage(b *testing.B) {
+	e := newMxEnv(b)
+	ctx := context.Background()
+	if _, err := e.svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
+		b.Fatal(err)
+	}
+	content := strings.Repeat("Hello @**King Hamlet**, see #123 and **this** `code` https://example.com.\n\n", 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := e.svc.RenderMessageForTest(ctx, e.realm.ID, content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
