@@ -241,13 +241,12 @@ func opsSlug(s string) string {
 
 // opsChannel describes a channel to create.
 type opsChannel struct {
-	name          string
-	inviteOnly    bool
-	protected     bool // history not public to subscribers
-	archived      bool
-	realm         *chatcore.Realm
-	subscribers   []*chatcore.User
-	firstVisibles map[chatcore.UserID]chatcore.MessageID
+	name        string
+	inviteOnly  bool
+	protected   bool // history not public to subscribers
+	archived    bool
+	realm       *chatcore.Realm
+	subscribers []*chatcore.User
 }
 
 func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
