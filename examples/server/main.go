@@ -147,8 +147,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		wg.Wait()
 	}()
 
-	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
 	printCurl(ctx, stdout, svc, base, fixture)
+	// Printed last, so whoever waits for this line has seen everything before it.
+	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
 
 	select {
 	case err := <-serveErr:
