@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -441,4 +443,70 @@ func TestLoadFixtureCanceled(t *testing.T) {
 	empty, err := svc.IsEmpty(t.Context())
 	is.NoErr(err)  // readable
 	is.True(empty) // nothing written
+}
+
+func TestLoadFixtureSQLite(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "chat.db"))
+	is.NoErr(err) // opens
+	t.Cleanup(func() { st.Close() })
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+
+	bad := fixMutate(t, func(root map[string]any) { fixAt(root, "realms", 0, "messages", 0)["sender_id"] = 99 })
+	err = svc.LoadFixture(ctx, strings.NewReader(bad))
+	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0].messages[0].sender_id: no user 99 in realm acme")
+
+	f, err := os.Open("testdata/demo.json")
+	is.NoErr(err) // the demo fixture exists
+	defer f.Close()
+	is.NoErr(svc.LoadFixture(ctx, f)) // the demo loads into SQLite too
+	empty, err := svc.IsEmpty(ctx)
+	is.NoErr(err)   // readable
+	is.True(!empty) // holds the demo
+
+	err = st.View(ctx, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, 11)
+		is.NoErr(err)                                  // kept id
+		is.Equal(u.Settings.ColorScheme, 2)            // fixture setting
+		is.Equal(u.Settings.Timezone, "Europe/Berlin") // time zone
+		general, err := tx.Stream(ctx, 61)
+		is.NoErr(err)                                              // kept id
+		is.Equal(general.FirstMessageID, chatcore.MessageID(1001)) // first_message_id
+		m, err := tx.Message(ctx, 1004)
+		is.NoErr(err)                 // kept id
+		is.Equal(len(m.Reactions), 3) // reactions stored
+		rem, err := tx.ScheduledMessage(ctx, 3001)
+		is.NoErr(err)                                  // reminder
+		is.Equal(rem.Kind, chatcore.ScheduledReminder) // of the reminder kind
+		return nil
+	})
+	is.NoErr(err) // readable
+
+	// Loading again conflicts and changes nothing.
+	f2, err := os.Open("testdata/demo.json")
+	is.NoErr(err) // reopened
+	defer f2.Close()
+	err = svc.LoadFixture(ctx, f2)
+	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: conflicts with data already in the store")
+
+	// And the ids of later inserts are above the loaded ones.
+	err = st.Update(ctx, func(tx chatcore.Tx) error {
+		general, err := tx.Stream(ctx, 61)
+		if err != nil {
+			return err
+		}
+		m := &chatcore.Message{RealmID: 1, SenderID: 14, Type: chatcore.MessageTypeStream, StreamID: 61, RecipientID: general.RecipientID, Content: "x"}
+		if err := tx.CreateMessage(ctx, m); err != nil {
+			return err
+		}
+		is.True(m.ID > 1021) // above the demo's messages
+		sm := &chatcore.ScheduledMessage{RealmID: 1, SenderID: 14, Kind: chatcore.ScheduledSendLater, Type: chatcore.MessageTypeStream, StreamID: 61, Content: "x"}
+		if err := tx.CreateScheduledMessage(ctx, sm); err != nil {
+			return err
+		}
+		is.True(sm.ID > 3002) // above the demo's scheduled messages and reminders
+		return nil
+	})
+	is.NoErr(err) // inserts work
 }
