@@ -31,6 +31,10 @@ import (
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
+// demoFixture is the demo organization seeded into an empty database: a copy
+// of the repository's testdata/demo.json (go:embed cannot reach outside the
+// package directory).
+//
 //go:embed demo.json
 var demoFixture []byte
 

@@ -122,8 +122,8 @@ func (s *server) call(tb testing.TB, method, path, user, key string, form url.Va
 }
 
 const (
-	demoOwner    = "owner@demo.test"
-	demoOwnerKey = "OwnerKey0000000000000000000000aa"
+	demoOwner    = "olivia@acme.test"
+	demoOwnerKey = "KGpOyQNcdOyZbkBFTFoOxtzHq8STZHE6"
 )
 
 func TestRun(t *testing.T) {
@@ -135,7 +135,7 @@ func TestRun(t *testing.T) {
 
 	status, body := s.call(t, "GET", "/server_settings", "", "", nil)
 	is.Equal(status, 200)                                                   // ready
-	is.Equal(body["realm_name"], "Demo Organization")                       // the demo was seeded
+	is.Equal(body["realm_name"], "Acme Corp")                       // the demo was seeded
 	is.True(strings.HasPrefix(body["zulip_version"].(string), "chatcore ")) // chatcore's version
 
 	t.Run("printed curl lines work", func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestRun(t *testing.T) {
 
 	t.Run("e-mail goes to -mail-dir as an RFC 5322 file", func(t *testing.T) {
 		is := is.New(t)
-		status, body := s.call(t, "PATCH", "/settings", demoOwner, demoOwnerKey, url.Values{"email": {"olivia@demo.test"}})
+		status, body := s.call(t, "PATCH", "/settings", demoOwner, demoOwnerKey, url.Values{"email": {"olivia.new@acme.test"}})
 		is.Equal(status, 200) // change requested
 		_ = body
 		var files []string
@@ -169,7 +169,7 @@ func TestRun(t *testing.T) {
 		data, err := os.ReadFile(files[0])
 		is.NoErr(err)
 		msg := string(data)
-		is.True(strings.Contains(msg, "To: olivia@demo.test\r\n")) // addressed to the new address
+		is.True(strings.Contains(msg, "To: olivia.new@acme.test\r\n")) // addressed to the new address
 		is.True(strings.Contains(msg, "\r\n\r\n"))                 // headers end with an empty line
 		is.True(strings.Contains(msg, "Message-ID: <"))            // a message id
 		is.True(strings.Contains(msg, "confirm_new_email"))        // the confirmation link
@@ -177,7 +177,7 @@ func TestRun(t *testing.T) {
 
 	t.Run("deletion through the server", func(t *testing.T) {
 		is := is.New(t)
-		status, body := s.call(t, "POST", "/streams/62/delete_topic", demoOwner, demoOwnerKey, url.Values{"topic_name": {"old stuff"}})
+		status, body := s.call(t, "POST", "/streams/62/delete_topic", demoOwner, demoOwnerKey, url.Values{"topic_name": {"Code Review"}})
 		is.Equal(status, 200)            // deleted
 		is.Equal(body["complete"], true) // in one go
 	})
@@ -193,7 +193,7 @@ func TestRun(t *testing.T) {
 	status, body = s2.call(t, "POST", "/messages/"+jsonID(body["id"]), demoOwner, demoOwnerKey, nil)
 	is.Equal(status, 405) // only GET on a message
 	_ = body
-	status, _ = s2.call(t, "GET", "/messages/1003", demoOwner, demoOwnerKey, nil)
+	status, _ = s2.call(t, "GET", "/messages/1011", demoOwner, demoOwnerKey, nil)
 	is.Equal(status, 400) // the deleted topic stays deleted
 	is.NoErr(s2.stop(t))  // a clean shutdown
 }
