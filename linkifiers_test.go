@@ -1,0 +1,258 @@
+package chatcore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// mxAddLinkifier adds a linkifier as e's admin and fails the test on error.
+func mxAddLinkifier(tb testing.TB, e *mxEnv, pattern, tmpl string) chatcore.LinkifierID {
+	tb.Helper()
+	id, err := e.svc.AddLinkifier(context.Background(), e.admin.ID, pattern, tmpl)
+	if err != nil {
+		tb.Fatalf("add linkifier %q: %v", pattern, err)
+	}
+	return id
+}
+
+func TestAddLinkifierValidation(t *testing.T) {
+	e := newMxEnv(t)
+	ctx := context.Background()
+	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	for _, tc := range []struct {
+		name, pattern, tmpl string
+		field, msg          string
+	}{
+		{"blank pattern", "", "https://example.com", "pattern", "This field cannot be blank."},
+		{"blank pattern after trimming", "   ", "https://example.com", "pattern", "This field cannot be blank."},
+		{"blank template", "#x", "", "url_template", "This field cannot be blank."},
+		{"unclosed group", "(foo", "https://example.com", "__all__", "Bad regular expression: missing ): (foo"},
+		{"repeated repetition", "#(?P<id>[0-9]+)????", "https://example.com/{id}", "__all__", "Bad regular expression: bad repetition operator: ????"},
+		{"missing bracket", "[a", "https://example.com", "__all__", "Bad regular expression: missing ]: [a"},
+		{"unclosed expression", "#(?P<id>[0-9]+)", "{id", "url_template", "Invalid URL template."},
+		{"unclosed expression after a URL", "#(?P<id>[0-9]+)", "https://example.com/{foo", "url_template", "Invalid URL template."},
+		{"variable without a group", "#(?P<id>[0-9]+)", "https://example.com/{id}/{zzz}/{other}", "__all__",
+			"Group 'other' in URL template is not present in linkifier pattern."},
+		{"group without a variable", "(?P<b>[a-z]+)-(?P<a>[0-9]+)", "https://example.com/", "__all__",
+			"Group 'a' in linkifier pattern is not present in URL template."},
+		{"duplicate pattern", " #(?P<id>[0-9]+) ", "https://example.com/{id}", "__all__",
+			"Realm filter with this Realm and Pattern already exists."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, tc.pattern, tc.tmpl)
+			ce := mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			errs, ok := ce.Data["errors"].(map[string]any)
+			is.True(ok)                                // an errors map
+			is.Equal(errs[tc.field], []string{tc.msg}) // the message under its field
+			is.Equal(len(errs), 1)                     // nothing else
+		})
+	}
+	t.Run("blank pattern and bad template report both fields", func(t *testing.T) {
+		is := is.New(t)
+		_, err := e.svc.AddLinkifier(ctx, e.admin.ID, "", "{id")
+		ce := mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
+		errs := ce.Data["errors"].(map[string]any)
+		is.Equal(errs["pattern"], []string{"This field cannot be blank."}) // pattern first
+		is.Equal(errs["url_template"], []string{"Invalid URL template."})  // and the template
+	})
+	for _, tc := range []struct{ name, pattern, tmpl string }{
+		{"expansion operators", `(?P<a>x)(?P<b>y)(?P<x>z)(?P<d>w)(?P<f>v)`, "https://x/{?a,b}{/x}{.d}{#f:5}"},
+		{"reserved expansion", `(?P<x>[a-z/]+)`, "https://x/{+x}"},
+		{"not a URL at all", `\$x`, "$not_a_url$"},
+		{"RE2 syntax", `(?i)jira-(?P<n>\d+)`, "https://jira/{n}"},
+	} {
+		t.Run("valid: "+tc.name, func(t *testing.T) {
+			is := is.New(t)
+			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, tc.pattern, tc.tmpl)
+			is.NoErr(err) // accepted
+		})
+	}
+	t.Run("not an administrator", func(t *testing.T) {
+		_, err := e.svc.AddLinkifier(ctx, e.member.ID, "", "")
+		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+	})
+}
+
+func TestLinkifierLifecycle(t *testing.T) {
+	is := is.New(t)
+	e := newMxEnv(t)
+	ctx := context.Background()
+	a := mxAddLinkifier(t, e, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
+	b := mxAddLinkifier(t, e, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
+	c := mxAddLinkifier(t, e, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
+	other, err := e.svc.AddLinkifier(ctx, e.stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
+	is.NoErr(err) // the same pattern in another realm is fine
+
+	list, err := e.svc.Linkifiers(ctx, e.member.ID)
+	is.NoErr(err) // any member may list
+	is.Equal(list, []chatcore.LinkifierView{
+		{ID: a, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://example.com/{id}"},
+		{ID: b, Pattern: "!(?P<id>[0-9]+)", URLTemplate: "https://example.com/mr/{id}"},
+		{ID: c, Pattern: `\$(?P<id>[0-9]+)`, URLTemplate: "https://example.com/c/{id}"},
+	}) // trimmed, in creation order, this realm only
+
+	is.NoErr(e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, a, b})) // reordered
+	list, err = e.svc.Linkifiers(ctx, e.member.ID)
+	is.NoErr(err)                                                                                         // listed
+	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, a, b}) // new order
+
+	d := mxAddLinkifier(t, e, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
+	is.NoErr(e.svc.RemoveLinkifier(ctx, e.admin.ID, a)) // removed
+	list, err = e.svc.Linkifiers(ctx, e.member.ID)
+	is.NoErr(err)                                                                                         // listed
+	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, b, d}) // others keep their order, the new one last
+
+	t.Run("remove errors", func(t *testing.T) {
+		err := e.svc.RemoveLinkifier(ctx, e.admin.ID, a)
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		err = e.svc.RemoveLinkifier(ctx, e.admin.ID, other)
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		err = e.svc.RemoveLinkifier(ctx, e.member.ID, b)
+		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		is := is.New(t)
+		lear, err := e.svc.Linkifiers(ctx, e.stranger.ID)
+		is.NoErr(err)          // listed
+		is.Equal(len(lear), 1) // the other realm's linkifier survived
+	})
+	t.Run("reorder errors", func(t *testing.T) {
+		err := e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b})
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b, other})
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, c, b})
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
+		err = e.svc.ReorderLinkifiers(ctx, e.member.ID, []chatcore.LinkifierID{c, b, d})
+		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+	})
+	t.Run("update", func(t *testing.T) {
+		is := is.New(t)
+		is.NoErr(e.svc.UpdateLinkifier(ctx, e.admin.ID, b, `!!(?P<n>[0-9]+)`, "https://example.com/n/{n}")) // updated
+		list, err := e.svc.Linkifiers(ctx, e.member.ID)
+		is.NoErr(err)                                                                                                          // listed
+		is.Equal(list[1], chatcore.LinkifierView{ID: b, Pattern: `!!(?P<n>[0-9]+)`, URLTemplate: "https://example.com/n/{n}"}) // in place
+		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
+		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, other, `x`, "https://x")
+		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+	})
+}
+
+// mxCheckingSink records realm_linkifiers events together with what the store
+// held when each was published.
+type mxCheckingSink struct {
+	e      *mxEnv
+	events []chatcore.Event
+	stored [][]chatcore.Linkifier
+}
+
+func (s *mxCheckingSink) Publish(ctx context.Context, events []chatcore.Event) {
+	for _, ev := range events {
+		if ev.Data["type"] != "realm_linkifiers" {
+			continue
+		}
+		var ls []chatcore.Linkifier
+		_ = s.e.mem.View(ctx, func(tx chatcore.Tx) error {
+			var err error
+			ls, err = tx.Linkifiers(ctx, ev.RealmID)
+			return err
+		})
+		s.events = append(s.events, ev)
+		s.stored = append(s.stored, ls)
+	}
+}
+
+func TestLinkifierEventsAfterCommit(t *testing.T) {
+	is := is.New(t)
+	e := newMxEnv(t)
+	ctx := context.Background()
+	sink := &mxCheckingSink{e: e}
+	svc := chatcore.New(e.mem, chatcore.WithEventSink(sink))
+	gone := e.createUser(t, e.realm, "Gone", chatcore.RoleMember)
+	e.write(t, func(tx chatcore.Tx) error { gone.IsActive = false; return tx.UpdateUser(ctx, gone) })
+
+	a, err := svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://x/{id}")
+	is.NoErr(err) // added
+	b, err := svc.AddLinkifier(ctx, e.admin.ID, `!(?P<id>[0-9]+)`, "https://y/{id}")
+	is.NoErr(err)                                                                  // added
+	is.NoErr(svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{b, a})) // reordered
+	is.NoErr(svc.RemoveLinkifier(ctx, e.admin.ID, b))                              // removed
+	_, err = svc.AddLinkifier(ctx, e.admin.ID, "(", "https://x")
+	is.True(err != nil)                                     // refused
+	is.NoErr(svc.RemoveLinkifier(ctx, e.admin.ID, a))       // the last one
+	is.True(svc.RemoveLinkifier(ctx, e.admin.ID, a) != nil) // already gone
+
+	is.Equal(len(sink.events), 5) // one per successful change, none for failures
+	last := sink.events[3]
+	is.Equal(last.Data["realm_linkifiers"], []chatcore.LinkifierView{{ID: a, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://x/{id}"}}) // the remaining list
+	is.Equal(len(sink.stored[3]), 1)                                                                                                      // published after the removal had committed
+	reordered := sink.events[2].Data["realm_linkifiers"].([]chatcore.LinkifierView)
+	is.Equal([]chatcore.LinkifierID{reordered[0].ID, reordered[1].ID}, []chatcore.LinkifierID{b, a}) // in the new order
+	is.Equal(sink.events[4].Data["realm_linkifiers"], []chatcore.LinkifierView{})                    // empty list, not null
+	for _, ev := range sink.events {
+		is.Equal(ev.RealmID, e.realm.ID)                     // the realm's event
+		is.True(slices.Contains(ev.UserIDs, e.member.ID))    // to active users
+		is.True(slices.Contains(ev.UserIDs, e.bot.ID))       // bots included
+		is.True(!slices.Contains(ev.UserIDs, gone.ID))       // not to deactivated users
+		is.True(!slices.Contains(ev.UserIDs, e.stranger.ID)) // not to other realms
+	}
+}
+
+func TestTopicLinks(t *testing.T) {
+	e := newMxEnv(t)
+	ctx := context.Background()
+	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
+	for _, tc := range []struct {
+		topic string
+		want  []chatcore.TopicLink
+	}{
+		{"no links", []chatcore.TopicLink{}},
+		{"fix #123 and #4", []chatcore.TopicLink{
+			{Text: "#123", URL: "https://github.com/zulip/zulip/issues/123"},
+			{Text: "#4", URL: "https://github.com/zulip/zulip/issues/4"}}},
+		{"a#5 is not a match", []chatcore.TopicLink{}},
+		{"#6-x overlaps", []chatcore.TopicLink{{Text: "#6", URL: "https://github.com/zulip/zulip/issues/6"}}},
+		{"see https://zulip.com/x, then #7", []chatcore.TopicLink{
+			{Text: "https://zulip.com/x", URL: "https://zulip.com/x"},
+			{Text: "#7", URL: "https://github.com/zulip/zulip/issues/7"}}},
+		{"docs at example.org/help.", []chatcore.TopicLink{{Text: "example.org/help", URL: "https://example.org/help"}}},
+	} {
+		t.Run(tc.topic, func(t *testing.T) {
+			is := is.New(t)
+			got, err := e.svc.TopicLinksForTest(ctx, e.realm.ID, tc.topic)
+			is.NoErr(err)          // computed
+			is.Equal(got, tc.want) // Zulip's topic_links, by position
+		})
+	}
+	t.Run("on sent messages", func(t *testing.T) {
+		is := is.New(t)
+		id := e.send(t, e.member, e.public, "bug #99", "x")
+		view, _, err := e.svc.Message(ctx, e.other.ID, id)
+		is.NoErr(err)                                                                                                   // readable
+		is.Equal(view.TopicLinks, []chatcore.TopicLink{{Text: "#99", URL: "https://github.com/zulip/zulip/issues/99"}}) // from the topic
+		dm := e.dm(t, e.member, "#99", e.other)
+		dview, _, err := e.svc.Message(ctx, e.other.ID, dm)
+		is.NoErr(err)                                                                                // readable
+		is.Equal(len(dview.TopicLinks), 0)                                                           // direct messages have no topic
+		is.True(dview.TopicLinks != nil)                                                             // but an empty list
+		is.Equal(dview.Content, `<p><a href="https://github.com/zulip/zulip/issues/99">#99</a></p>`) // content is linkified
+	})
+	t.Run("linkifiers do not re-render old messages", func(t *testing.T) {
+		is := is.New(t)
+		id := e.send(t, e.member, e.public, "t", "JIRA-1")
+		mxAddLinkifier(t, e, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
+		view, _, err := e.svc.Message(ctx, e.other.ID, id)
+		is.NoErr(err)                           // readable
+		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
+		fresh := e.send(t, e.member, e.public, "t", "JIRA-1")
+		fv, _, err := e.svc.Message(ctx, e.other.ID, fresh)
+		is.NoErr(err)                                                                         // readable
+		is.Equal(fv.Content, fmt.Sprintf(`<p><a href="%s">JIRA-1</a></p>`, "https://jira/1")) // new messages use it
+	})
+}
