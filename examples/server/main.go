@@ -38,8 +38,8 @@ import (
 //go:embed demo.json
 var demoFixture []byte
 
-// shutdownGrace bounds a graceful shutdown: in-flight requests get this long
-// to finish before connections are closed.
+// shutdownGrace bounds a graceful shutdown: in-flight requests and queued
+// outgoing webhooks get this long to finish (SIGTERM stops the server within 5 s).
 const shutdownGrace = 4 * time.Second
 
 func main() {
@@ -165,6 +165,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		srv.Close()
+	}
+	// Then let queued outgoing webhooks finish, in what is left of the grace period.
+	if err := svc.Shutdown(shutdownCtx); err != nil {
+		logger.Warn("outgoing webhooks cut short by shutdown", "err", err)
 	}
 	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
 		return err

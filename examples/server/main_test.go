@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -334,4 +335,37 @@ func shellSplit(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+func TestWebhookAllowPrivate(t *testing.T) {
+	is := is.New(t)
+	got := make(chan map[string]any, 1)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var payload map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&payload)
+		select {
+		case got <- payload:
+		default:
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"content":"pong"}`)
+	}))
+	defer hook.Close()
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "hook.json")
+	is.NoErr(os.WriteFile(fixture, []byte(`{"realms":[{"id":1,"string_id":"x","name":"X",
+		"users":[{"id":1,"email":"a@x.test","full_name":"A","role":"owner","api_key":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}],
+		"bots":[{"id":2,"email":"echo@x.test","full_name":"Echo","owner_id":1,"api_key":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+		         "bot_type":"outgoing_webhook","service":{"base_url":"`+hook.URL+`","token":"t0k","interface":"generic"}}],
+		"channels":[{"id":10,"name":"general","subscribers":[1,2]}]}]}`), 0o644))
+	s := start(t, "-db", filepath.Join(dir, "hook.db"), "-seed", fixture, "-webhook-allow-private")
+	status, _ := s.call(t, "POST", "/messages", "a@x.test", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		url.Values{"type": {"stream"}, "to": {"general"}, "topic": {"t"}, "content": {"@**Echo** ping"}})
+	is.Equal(status, 200) // sent
+	select {
+	case p := <-got:
+		is.Equal(p["token"], "t0k") // the bot's service was called with its token
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was not delivered to a loopback address despite -webhook-allow-private")
+	}
 }

@@ -2,8 +2,11 @@ package main
 
 import "github.com/chatcore/chatcore"
 
-// webhookOptions returns the Service options for outgoing webhooks built from
-// the command line (-webhook-allow-private).
+// webhookOptions returns the Service options for outgoing webhooks: delivery
+// is on, and -webhook-allow-private lets it reach loopback and private
+// addresses (the demo's echo bot points at 127.0.0.1:8765).
 func webhookOptions(cfg config) []chatcore.Option {
-	return nil
+	return []chatcore.Option{
+		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{AllowPrivate: cfg.webhookAllowPrivate}),
+	}
 }
