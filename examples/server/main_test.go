@@ -136,7 +136,7 @@ func TestRun(t *testing.T) {
 
 	status, body := s.call(t, "GET", "/server_settings", "", "", nil)
 	is.Equal(status, 200)                                                   // ready
-	is.Equal(body["realm_name"], "Acme Corp")                       // the demo was seeded
+	is.Equal(body["realm_name"], "Acme Corp")                               // the demo was seeded
 	is.True(strings.HasPrefix(body["zulip_version"].(string), "chatcore ")) // chatcore's version
 
 	t.Run("printed curl lines work", func(t *testing.T) {
@@ -171,9 +171,9 @@ func TestRun(t *testing.T) {
 		is.NoErr(err)
 		msg := string(data)
 		is.True(strings.Contains(msg, "To: olivia.new@acme.test\r\n")) // addressed to the new address
-		is.True(strings.Contains(msg, "\r\n\r\n"))                 // headers end with an empty line
-		is.True(strings.Contains(msg, "Message-ID: <"))            // a message id
-		is.True(strings.Contains(msg, "confirm_new_email"))        // the confirmation link
+		is.True(strings.Contains(msg, "\r\n\r\n"))                     // headers end with an empty line
+		is.True(strings.Contains(msg, "Message-ID: <"))                // a message id
+		is.True(strings.Contains(msg, "confirm_new_email"))            // the confirmation link
 	})
 
 	t.Run("deletion through the server", func(t *testing.T) {
