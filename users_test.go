@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -616,4 +617,22 @@ func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 func md5hex(s string) string {
 	sum := md5.Sum([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+func TestDeactivateUserRequestDecoding(t *testing.T) {
+	is := is.New(t)
+	var req chatcore.DeactivateUserRequest
+	ignored, err := chatcore.DecodeParams(url.Values{
+		"actions":                           {`{"delete_profile": true, "delete_direct_messages": true}`},
+		"deactivation_notification_comment": {`"quoted"`},
+		"dont_block":                        {"true"},
+	}, &req)
+	is.NoErr(err)                                                                                         // wire parameters decode
+	is.Equal(ignored, []string{"dont_block"})                                                             // unknown parameters are reported
+	is.Equal(*req.Actions, chatcore.DeactivationActions{DeleteProfile: true, DeleteDirectMessages: true}) // the actions object
+	is.Equal(*req.DeactivationNotificationComment, `"quoted"`)                                            // the comment is taken literally
+
+	var bad chatcore.DeactivateUserRequest
+	_, err = chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
+	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }
