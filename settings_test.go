@@ -1,0 +1,1008 @@
+package chatcore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+// fakeMailer records sent e-mails.
+type fakeMailer struct {
+	mu   sync.Mutex
+	sent []chatcore.Email
+}
+
+func (m *fakeMailer) Send(_ context.Context, e chatcore.Email) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent = append(m.sent, e)
+	return nil
+}
+
+func (m *fakeMailer) all() []chatcore.Email {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]chatcore.Email(nil), m.sent...)
+}
+
+// fakeSink records published events; onPublish, when set, runs first.
+type fakeSink struct {
+	mu        sync.Mutex
+	events    []chatcore.Event
+	onPublish func([]chatcore.Event)
+}
+
+func (s *fakeSink) Publish(_ context.Context, evs []chatcore.Event) {
+	if s.onPublish != nil {
+		s.onPublish(evs)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, evs...)
+}
+
+func (s *fakeSink) all() []chatcore.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]chatcore.Event(nil), s.events...)
+}
+
+func (s *fakeSink) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = nil
+}
+
+// ofType returns the published events with the given "type" (and, when
+// property is not empty, "property").
+func (s *fakeSink) ofType(typ, property string) []chatcore.Event {
+	var out []chatcore.Event
+	for _, e := range s.all() {
+		if e.Data["type"] == typ && (property == "" || e.Data["property"] == property) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// plainHasher is a fast test hasher: the "hash" is the password with a prefix.
+type plainHasher struct{}
+
+func (plainHasher) Hash(p string) (string, error) { return "plain:" + p, nil }
+func (plainHasher) Verify(h, p string) (bool, error) {
+	if !strings.HasPrefix(h, "plain:") {
+		return false, errors.New("not a plain hash")
+	}
+	return h == "plain:"+p, nil
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is a Service over a memory store with one realm ("zulip") of users of
+// every role, a bot, a deactivated user, and a second realm with one user.
+type env struct {
+	svc    *chatcore.Service
+	store  chatcore.Store
+	mail   *fakeMailer
+	events *fakeSink
+	clock  *fakeClock
+	realm  chatcore.RealmID
+
+	owner, admin, moderator, member, guest, bot, gone chatcore.UserID
+	otherRealmUser                                    chatcore.UserID
+}
+
+func newEnv(tb testing.TB, opts ...chatcore.Option) *env {
+	tb.Helper()
+	is := is.New(tb)
+	e := &env{
+		store:  memory.New(),
+		mail:   &fakeMailer{},
+		events: &fakeSink{},
+		clock:  &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+	}
+	opts = append([]chatcore.Option{
+		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
+		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
+	}, opts...)
+	e.svc = chatcore.New(e.store, opts...)
+	err := e.store.Update(context.Background(), func(tx chatcore.Tx) error {
+		ctx := context.Background()
+		r := &chatcore.Realm{StringID: "zulip", Name: "Zulip Dev"}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		e.realm = r.ID
+		var err error
+		mk := func(email, name string, role chatcore.Role, mod func(*chatcore.User)) chatcore.UserID {
+			if err != nil {
+				return 0
+			}
+			u := &chatcore.User{RealmID: r.ID, Email: email, FullName: name, Role: role, IsActive: true,
+				PasswordHash: "plain:" + email + "-Secret#42", Settings: chatcore.DefaultSettings()}
+			if mod != nil {
+				mod(u)
+			}
+			err = tx.CreateUser(ctx, u)
+			return u.ID
+		}
+		e.owner = mk("desdemona@zulip.com", "Desdemona", chatcore.RoleOwner, nil)
+		e.admin = mk("iago@zulip.com", "Iago", chatcore.RoleAdministrator, nil)
+		e.moderator = mk("shiva@zulip.com", "Shiva", chatcore.RoleModerator, nil)
+		e.member = mk("hamlet@zulip.com", "King Hamlet", chatcore.RoleMember, nil)
+		e.guest = mk("polonius@zulip.com", "Polonius", chatcore.RoleGuest, nil)
+		e.bot = mk("bot@zulip.com", "Welcome Bot", chatcore.RoleMember, func(u *chatcore.User) {
+			u.IsBot, u.BotType, u.PasswordHash = true, chatcore.BotTypeGeneric, ""
+		})
+		e.gone = mk("gone@zulip.com", "Gone User", chatcore.RoleMember, func(u *chatcore.User) { u.IsActive = false })
+		if err != nil {
+			return err
+		}
+		r2 := &chatcore.Realm{StringID: "lear", Name: "Lear & Co."}
+		if err := tx.CreateRealm(ctx, r2); err != nil {
+			return err
+		}
+		o := &chatcore.User{RealmID: r2.ID, Email: "king@lear.org", FullName: "King Lear", Role: chatcore.RoleMember,
+			IsActive: true, Settings: chatcore.DefaultSettings()}
+		if err := tx.CreateUser(ctx, o); err != nil {
+			return err
+		}
+		e.otherRealmUser = o.ID
+		return nil
+	})
+	is.NoErr(err) // fixture created
+	return e
+}
+
+// user reads a user from the store.
+func (e *env) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
+	tb.Helper()
+	is := is.New(tb)
+	var u *chatcore.User
+	err := e.store.View(context.Background(), func(tx chatcore.Tx) error {
+		var err error
+		u, err = tx.User(context.Background(), id)
+		return err
+	})
+	is.NoErr(err) // user exists
+	return u
+}
+
+// edited returns the settings the user changed themselves.
+func (e *env) edited(tb testing.TB, id chatcore.UserID) []string {
+	tb.Helper()
+	is := is.New(tb)
+	var names []string
+	err := e.store.View(context.Background(), func(tx chatcore.Tx) error {
+		var err error
+		names, err = tx.EditedSettings(context.Background(), id)
+		return err
+	})
+	is.NoErr(err) // edits readable
+	return names
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{
+		ColorScheme: ptr(2),
+		EnterSends:  ptr(false), // the default: unchanged
+		Emojiset:    ptr("text"),
+	})
+	is.NoErr(err) // valid update
+	u := e.user(t, e.member)
+	is.Equal(u.Settings.ColorScheme, 2)                                   // stored
+	is.Equal(u.Settings.Emojiset, "text")                                 // stored
+	is.Equal(e.edited(t, e.member), []string{"color_scheme", "emojiset"}) // only changed settings count as edited
+	evs := e.events.ofType("user_settings", "")
+	is.Equal(len(evs), 2) // one event per changed setting
+	is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member})
+	is.Equal(evs[0].Data, map[string]any{"type": "user_settings", "op": "update", "property": "color_scheme", "value": 2})
+	is.Equal(evs[1].Data["property"], "emojiset") // in declaration order
+	is.Equal(evs[1].Data["value"], "text")        // the new value
+
+	e.events.reset()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(2)})) // same value again
+	is.Equal(len(e.events.all()), 0)                                                            // nothing changed, nothing published
+}
+
+func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
+	e := newEnv(t)
+	for _, id := range []chatcore.UserID{e.owner, e.admin, e.moderator, e.member, e.guest} {
+		is := is.New(t)
+		is.NoErr(e.svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: ptr(true)})) // allowed
+		is.Equal(e.user(t, id).Settings.TwentyFourHourTime, true)                                                        // applied
+	}
+}
+
+func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("de")})) // German exists
+	evs := e.events.ofType("user_settings", "default_language")
+	is.Equal(len(evs), 1)                             // one event
+	is.Equal(evs[0].Data["value"], "de")              // the code
+	is.Equal(evs[0].Data["language_name"], "Deutsch") // plus the language name
+}
+
+func TestUpdateSettingsRefusals(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	t.Run("bot", func(t *testing.T) {
+		err := e.svc.UpdateSettings(ctx, e.bot, chatcore.SettingsUpdate{ColorScheme: ptr(9)})
+		wantError(t, err, chatcore.CodeBadRequest, "This endpoint does not accept bot requests.")
+	})
+	t.Run("deactivated actor", func(t *testing.T) {
+		err := e.svc.UpdateSettings(ctx, e.gone, chatcore.SettingsUpdate{ColorScheme: ptr(2)})
+		got := wantError(t, err, chatcore.CodeUnauthorized, "Account is deactivated")
+		is := is.New(t)
+		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
+	})
+	t.Run("unknown actor", func(t *testing.T) {
+		err := e.svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: ptr(2)})
+		wantError(t, err, chatcore.CodeUnauthorized, "Invalid API key")
+	})
+	t.Run("invalid value", func(t *testing.T) {
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(9)})
+		wantError(t, err, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values")
+	})
+}
+
+func TestUpdateSettingsAllOrNothing(t *testing.T) {
+	tests := []struct {
+		name string
+		req  chatcore.SettingsUpdate
+		msg  string
+	}{
+		{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: ptr(2), Timezone: ptr("Asia/Tokyo"), FullName: ptr("  ")},
+			"Name must not be empty!"},
+		{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: ptr("hamlet@zulip.com-Secret#42"),
+			NewPassword: ptr("correct horse battery staple"), Email: ptr("not an address"), ColorScheme: ptr(3)},
+			"Invalid address."},
+		{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: ptr(true), EnableDraftsSynchronization: ptr(false),
+			NotificationSound: ptr("klaxon")}, "Invalid notification sound 'klaxon'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t)
+			ctx := context.Background()
+			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+				return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.member, Content: "keep me"})
+			})) // a draft to keep
+			before := e.user(t, e.member)
+			err := e.svc.UpdateSettings(ctx, e.member, tt.req)
+			wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			after := e.user(t, e.member)
+			is.Equal(after, before)                 // nothing changed
+			is.Equal(len(e.edited(t, e.member)), 0) // no edits recorded
+			is.Equal(len(e.events.all()), 0)        // no events
+			is.Equal(len(e.mail.all()), 0)          // no mail
+			var drafts []chatcore.Draft
+			is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+				var err error
+				drafts, err = tx.Drafts(ctx, e.member)
+				return err
+			})) // drafts readable
+			is.Equal(len(drafts), 1) // drafts kept
+		})
+	}
+}
+
+func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	var seen []int
+	e.events.onPublish = func([]chatcore.Event) {
+		// Publish runs outside the transaction, after it committed: a new
+		// transaction sees the change.
+		_ = e.store.View(ctx, func(tx chatcore.Tx) error {
+			u, err := tx.User(ctx, e.member)
+			if err == nil {
+				seen = append(seen, u.Settings.ColorScheme)
+			}
+			return err
+		})
+	}
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(3)})) // valid
+	is.Equal(seen, []int{3})                                                                    // published once, after the commit
+}
+
+func TestUpdateSettingsPassword(t *testing.T) {
+	const oldPW = "hamlet@zulip.com-Secret#42"
+	tests := []struct {
+		name     string
+		old, new *string
+		msg      string
+	}{
+		{"wrong old password", ptr("nope"), ptr("correct horse battery staple"), "Wrong password!"},
+		{"missing old password", nil, ptr("correct horse battery staple"), "Wrong password!"},
+		{"empty new password", ptr(oldPW), ptr(""), "New password is too weak!"},
+		{"too short", ptr(oldPW), ptr("easy"), "New password is too weak!"},
+		{"too guessable", ptr(oldPW), ptr("password"), "New password is too weak!"},
+		{"ok", ptr(oldPW), ptr("correct horse battery staple"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t)
+			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
+			u := e.user(t, e.member)
+			if tt.msg != "" {
+				wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+				is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
+				return
+			}
+			is.NoErr(err)                                                  // changed
+			is.Equal(u.PasswordHash, "plain:correct horse battery staple") // new hash stored
+			is.Equal(len(e.edited(t, e.member)), 0)                        // a password is not a setting
+		})
+	}
+}
+
+func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, e.member)
+		if err != nil {
+			return err
+		}
+		u.PasswordHash = ""
+		return tx.UpdateUser(ctx, u)
+	})) // the user has no password
+	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr(""), NewPassword: ptr("correct horse battery staple")})
+	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!")
+}
+
+func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
+	is := is.New(t)
+	h := chatcore.DefaultPasswordHasher()
+	e := newEnv(t, chatcore.WithPasswordHasher(h))
+	ctx := context.Background()
+	oldHash, err := h.Hash("Old-Passw0rd!")
+	is.NoErr(err) // hashed
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, e.member)
+		if err != nil {
+			return err
+		}
+		u.PasswordHash = oldHash
+		return tx.UpdateUser(ctx, u)
+	})) // argon2id password stored
+	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr("old-passw0rd!"), NewPassword: ptr("Tr0ub4dor&3-horse")})
+	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr("Old-Passw0rd!"), NewPassword: ptr("Tr0ub4dor&3-horse")}))
+	u := e.user(t, e.member)
+	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
+	ok, err := h.Verify(u.PasswordHash, "Tr0ub4dor&3-horse")
+	is.NoErr(err) // well-formed
+	is.True(ok)   // the new password works
+	ok, err = h.Verify(u.PasswordHash, "Old-Passw0rd!")
+	is.NoErr(err) // well-formed
+	is.True(!ok)  // the old one does not
+}
+
+func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, chatcore.WithPasswordPolicy(30, 0))
+	req := chatcore.SettingsUpdate{OldPassword: ptr("hamlet@zulip.com-Secret#42"), NewPassword: ptr("correct horse battery staple")}
+	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, "New password is too weak!") // 28 < 30 characters
+	req.NewPassword = ptr("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
+}
+
+// confirmLink extracts the confirmation key from a confirmation e-mail.
+var confirmLink = regexp.MustCompile(`https://chat\.example\.com/accounts/confirm_new_email/([a-z0-9]{24})\b`)
+
+func TestUpdateSettingsEmailChange(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("  first@example.net ")})) // starts a change
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("hamlet2@example.net")}))  // replaces it
+	is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
+	mails := e.mail.all()
+	is.Equal(len(mails), 2)                             // one confirmation per request
+	is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
+	is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
+	is.Equal(mails[1].From, "noreply@chat.example.com") // from the server
+	m1 := confirmLink.FindStringSubmatch(mails[0].Body)
+	m2 := confirmLink.FindStringSubmatch(mails[1].Body)
+	is.True(m1 != nil && m2 != nil) // each carries a confirmation link
+	is.True(m1[1] != m2[1])         // with its own key
+
+	err := e.svc.ConfirmEmailChange(ctx, m1[1])
+	got := wantError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+	is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
+
+	is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
+	is.Equal(e.user(t, e.member).Email, "hamlet2@example.net") // changed
+	mails = e.mail.all()
+	is.Equal(len(mails), 3)                   // plus a notice
+	is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
+	is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
+	evs := e.events.ofType("realm_user", "")
+	is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
+	is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
+	is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
+
+	err = e.svc.ConfirmEmailChange(ctx, m2[1])
+	wantError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
+}
+
+func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		actor    func(*env) chatcore.UserID
+		email    string
+		disabled bool
+		msg      string
+	}{
+		{"invalid", func(e *env) chatcore.UserID { return e.member }, "hamlet", false, "Invalid address."},
+		{"empty", func(e *env) chatcore.UserID { return e.member }, "  ", false, "Invalid address."},
+		{"display name", func(e *env) chatcore.UserID { return e.member }, "Hamlet <h@example.net>", false, "Invalid address."},
+		{"taken", func(e *env) chatcore.UserID { return e.member }, "iago@zulip.com", false, "Already has an account."},
+		{"taken, other case", func(e *env) chatcore.UserID { return e.member }, "IAGO@zulip.com", false, "Already has an account."},
+		{"deactivated owner", func(e *env) chatcore.UserID { return e.member }, "gone@zulip.com", false, "Account has been deactivated."},
+		{"disabled for members", func(e *env) chatcore.UserID { return e.member }, "h@example.net", true,
+			"Email address changes are disabled in this organization."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t)
+			ctx := context.Background()
+			if tt.disabled {
+				is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+					r, err := tx.Realm(ctx, e.realm)
+					if err != nil {
+						return err
+					}
+					r.EmailChangesDisabled = true
+					return tx.UpdateRealm(ctx, r)
+				})) // realm setting
+			}
+			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: ptr(tt.email)})
+			wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			is.Equal(len(e.mail.all()), 0) // no mail
+		})
+	}
+}
+
+func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr(" hamlet@zulip.com ")})) // own address
+	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
+
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		r, err := tx.Realm(ctx, e.realm)
+		if err != nil {
+			return err
+		}
+		r.EmailChangesDisabled = true
+		return tx.UpdateRealm(ctx, r)
+	})) // changes disabled for non-administrators
+	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: ptr("iago@example.net")})) // administrators may still
+	is.Equal(len(e.mail.all()), 1)                                                                        // a confirmation
+
+	t.Run("expired", func(t *testing.T) {
+		is := is.New(t)
+		e := newEnv(t)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("h@example.net")})) // starts a change
+		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
+		e.clock.advance(25 * time.Hour)
+		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+	})
+	t.Run("address taken meanwhile", func(t *testing.T) {
+		is := is.New(t)
+		e := newEnv(t)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("h@example.net")})) // starts a change
+		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
+		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
+				IsActive: true, Settings: chatcore.DefaultSettings()})
+		})) // someone else took the address
+		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "Already has an account.")
+		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+	})
+	t.Run("unknown key", func(t *testing.T) {
+		wantError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+	})
+}
+
+func TestUpdateSettingsFullName(t *testing.T) {
+	tests := []struct {
+		name, in, want, msg string
+	}{
+		{"stripped", "  Prince Hamlet \t", "Prince Hamlet", ""},
+		{"one character", "H", "H", ""},
+		{"unicode", "Hämlet Ølsen 王", "Hämlet Ølsen 王", ""},
+		{"emoji ZWJ sequence", "Hamlet 👩‍💻", "Hamlet 👩‍💻", ""},
+		{"100 characters", strings.Repeat("é", 100), strings.Repeat("é", 100), ""},
+		{"pipe digits after space", "Bob|12 ", "Bob|12", ""},
+		{"too long", strings.Repeat("a", 101), "", "Name too long!"},
+		{"empty", "", "", "Name must not be empty!"},
+		{"blank", " \t ", "", "Name must not be empty!"},
+		{"NUL", "Ham\x00let", "", "Invalid characters in name!"},
+		{"tab inside", "Ham\tlet", "", "Invalid characters in name!"},
+		{"newline inside", "Ham\nlet", "", "Invalid characters in name!"},
+		{"DEL", "Ham\x7flet", "", "Invalid characters in name!"},
+		{"asterisk", "Ham*let", "", "Invalid characters in name!"},
+		{"backtick", "Ham`let", "", "Invalid characters in name!"},
+		{"backslash", `Ham\let`, "", "Invalid characters in name!"},
+		{"greater than", "Ham>let", "", "Invalid characters in name!"},
+		{"double quote", `Ham"let`, "", "Invalid characters in name!"},
+		{"at sign", "Ham@let", "", "Invalid characters in name!"},
+		{"pipe digits", "Hamlet|15", "", "Invalid format!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t)
+			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: ptr(tt.in)})
+			if tt.msg != "" {
+				wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
+				return
+			}
+			is.NoErr(err) // accepted
+			u := e.user(t, e.member)
+			is.Equal(u.FullName, tt.want)                      // stored stripped
+			is.Equal(u.FullNameKey, chatcore.FoldKey(tt.want)) // with its fold key
+			evs := e.events.ofType("realm_user", "")
+			is.Equal(len(evs), 1)                                                                      // one event
+			is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "full_name": tt.want}) // the new name
+			is.Equal(len(evs[0].UserIDs), 6)                                                           // to every active user and bot of the realm
+		})
+	}
+}
+
+func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
+	setRealm := func(tb testing.TB, e *env, mod func(*chatcore.Realm)) {
+		tb.Helper()
+		is := is.New(tb)
+		ctx := context.Background()
+		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+			r, err := tx.Realm(ctx, e.realm)
+			if err != nil {
+				return err
+			}
+			mod(r)
+			return tx.UpdateRealm(ctx, r)
+		})) // realm updated
+	}
+	ctx := context.Background()
+	t.Run("name changes disabled", func(t *testing.T) {
+		is := is.New(t)
+		e := newEnv(t)
+		setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("New Name"), ColorScheme: ptr(2)})) // silently ignored
+		u := e.user(t, e.member)
+		is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
+		is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("")})) // not even validated
+		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: ptr("Iago II")}))
+		is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
+	})
+	t.Run("unique names", func(t *testing.T) {
+		is := is.New(t)
+		e := newEnv(t)
+		setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("IAGO")})
+		wantError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("king hamlet")})) // own name in other case
+		is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("King Lear")}))   // another realm's name is fine
+	})
+	t.Run("names may repeat by default", func(t *testing.T) {
+		is := is.New(t)
+		e := newEnv(t)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("Iago")})) // duplicate allowed
+	})
+}
+
+func TestUpdateSettingsTimezone(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("America/Montreal")})) // a backward link
+	u := e.user(t, e.member)
+	is.Equal(u.Settings.Timezone, "America/Toronto")      // stored canonically
+	is.Equal(e.edited(t, e.member), []string{"timezone"}) // counts as the user's own edit
+	own := e.events.ofType("user_settings", "timezone")
+	is.Equal(len(own), 1)                             // the user's clients learn the value
+	is.Equal(own[0].Data["value"], "America/Toronto") // canonical
+	others := e.events.ofType("realm_user", "")
+	is.Equal(len(others), 1) // and everyone sees the profile change
+	is.Equal(others[0].Data["person"], map[string]any{"user_id": e.member, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
+
+	e.events.reset()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("America/Toronto")})) // the same zone
+	is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
+
+	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("")})
+	wantError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
+}
+
+func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	drafts := func(id chatcore.UserID) int {
+		var n int
+		is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+			d, err := tx.Drafts(ctx, id)
+			n = len(d)
+			return err
+		})) // drafts readable
+		return n
+	}
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		for _, id := range []chatcore.UserID{e.member, e.member, e.admin} {
+			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: id, Content: "draft"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})) // drafts exist
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: ptr(true)})) // unchanged
+	is.Equal(drafts(e.member), 2)                                                                                  // kept
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: ptr(false)}))
+	is.Equal(drafts(e.member), 0) // turning synchronization off deletes the user's drafts
+	is.Equal(drafts(e.admin), 1)  // and nobody else's
+}
+
+func TestUpdateSettingsConfiguredSets(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
+	ctx := context.Background()
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("de")}), chatcore.CodeBadRequest, "Invalid default_language")
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: ptr("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("tlh"), NotificationSound: ptr("beep")})) // configured values
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: ptr("none")}))                              // "none" always works
+	evs := e.events.ofType("user_settings", "default_language")
+	is.Equal(evs[0].Data["language_name"], "tlh") // unknown languages are named by their code
+}
+
+func TestTypingRecipients(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t)
+	ctx := context.Background()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: ptr(false)})) // opts out
+	got, err := e.svc.TypingRecipients(ctx, []chatcore.UserID{e.member, e.guest, e.gone, 9999, e.admin, e.member})
+	is.NoErr(err)                                       // readable
+	is.Equal(got, []chatcore.UserID{e.admin, e.member}) // active, opted in, sorted, unique
+	got, err = e.svc.TypingRecipients(ctx, nil)
+	is.NoErr(err)         // nothing to filter
+	is.Equal(len(got), 0) // nobody
+}
+
+// bulkEnv adds groups to env: outer (member) ⊃ inner (guest, moderator), and
+// makes the member's color_scheme an own edit.
+func bulkEnv(tb testing.TB) (*env, chatcore.GroupID, chatcore.GroupID) {
+	tb.Helper()
+	is := is.New(tb)
+	e := newEnv(tb)
+	ctx := context.Background()
+	var outer, inner chatcore.GroupID
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		in := &chatcore.Group{RealmID: e.realm, Name: "inner", Members: []chatcore.UserID{e.guest, e.moderator, e.bot}}
+		if err := tx.CreateGroup(ctx, in); err != nil {
+			return err
+		}
+		out := &chatcore.Group{RealmID: e.realm, Name: "outer", Members: []chatcore.UserID{e.member}, Subgroups: []chatcore.GroupID{in.ID}}
+		if err := tx.CreateGroup(ctx, out); err != nil {
+			return err
+		}
+		inner, outer = in.ID, out.ID
+		return nil
+	})) // groups created
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(3)})) // the member's own choice
+	e.events.reset()
+	return e, outer, inner
+}
+
+func TestUpdateSettingsBulk(t *testing.T) {
+	ctx := context.Background()
+	t.Run("users and nested groups", func(t *testing.T) {
+		is := is.New(t)
+		e, outer, _ := bulkEnv(t)
+		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.owner, e.bot, e.gone}, GroupIDs: []chatcore.GroupID{outer},
+				SkipIfAlreadyEdited: ptr(false)},
+			ColorScheme:     ptr(2),
+			WebFontSizePx:   ptr(20),
+			FullName:        ptr("ignored in bulk mode"),
+			OldPassword:     ptr("ignored too"),
+			DefaultLanguage: ptr("de"),
+		})
+		is.NoErr(err) // administrators may edit in bulk
+		for _, id := range []chatcore.UserID{e.owner, e.gone, e.member, e.guest, e.moderator} {
+			u := e.user(t, id)
+			is.Equal(u.Settings.ColorScheme, 2)        // explicit users, nested group members, deactivated users included
+			is.Equal(u.Settings.WebFontSizePx, 20)     // every requested setting
+			is.Equal(u.Settings.DefaultLanguage, "de") // every requested setting
+		}
+		is.Equal(e.user(t, e.bot).Settings.ColorScheme, 1)   // bots are never edited
+		is.Equal(e.user(t, e.admin).Settings.ColorScheme, 1) // the admin was not targeted
+		is.Equal(e.user(t, e.admin).FullName, "Iago")        // full_name is ignored in bulk mode
+		is.Equal(len(e.edited(t, e.owner)), 0)               // bulk edits are not the users' own edits
+		evs := e.events.ofType("user_settings", "color_scheme")
+		is.Equal(len(evs), 1)                                                                        // one event per setting
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.owner, e.moderator, e.member, e.guest, e.gone}) // for every changed user
+		lang := e.events.ofType("user_settings", "default_language")
+		is.Equal(lang[0].Data["language_name"], "Deutsch") // with the language name
+	})
+	t.Run("skip users who edited the setting themselves", func(t *testing.T) {
+		is := is.New(t)
+		e, outer, _ := bulkEnv(t)
+		err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: ptr(true)},
+			ColorScheme: ptr(2),
+			EnterSends:  ptr(true),
+		})
+		is.NoErr(err)                                           // owners count as administrators
+		is.Equal(e.user(t, e.member).Settings.ColorScheme, 3)   // kept the member's own choice
+		is.Equal(e.user(t, e.member).Settings.EnterSends, true) // but other settings apply
+		is.Equal(e.user(t, e.guest).Settings.ColorScheme, 2)    // others changed
+		evs := e.events.ofType("user_settings", "color_scheme")
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.moderator, e.guest}) // only changed users hear about it
+	})
+	t.Run("override own edits", func(t *testing.T) {
+		is := is.New(t)
+		e, outer, _ := bulkEnv(t)
+		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: ptr(false)},
+			ColorScheme: ptr(2),
+		})
+		is.NoErr(err)                                         // allowed
+		is.Equal(e.user(t, e.member).Settings.ColorScheme, 2) // overridden
+	})
+	t.Run("drafts of changed users", func(t *testing.T) {
+		is := is.New(t)
+		e, _, _ := bulkEnv(t)
+		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.guest, Content: "x"})
+		})) // a draft
+		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+			TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.guest}, SkipIfAlreadyEdited: ptr(false)},
+			EnableDraftsSynchronization: ptr(false),
+		})) // synchronization off for the guest
+		var n int
+		is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+			d, err := tx.Drafts(ctx, e.guest)
+			n = len(d)
+			return err
+		})) // readable
+		is.Equal(n, 0) // deleted
+	})
+}
+
+func TestUpdateSettingsBulkErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		actor func(*env) chatcore.UserID
+		req   func(*env, chatcore.GroupID) chatcore.SettingsUpdate
+		code  chatcore.Code
+		msg   string
+	}{
+		{"not an administrator", func(e *env) chatcore.UserID { return e.moderator },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+			}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
+		{"no ids", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: ptr(true)}, ColorScheme: ptr(2)}
+			}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
+		{"unknown user", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member, 9999), ColorScheme: ptr(2)}
+			}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
+		{"user of another realm", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.otherRealmUser, e.member), ColorScheme: ptr(2)}
+			}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
+		{"unknown group", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
+					GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: ptr(true)}, ColorScheme: ptr(2)}
+			}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
+		{"language checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2), DefaultLanguage: ptr("xx")}
+			}, chatcore.CodeBadRequest, "Invalid default_language"},
+		{"batching period checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), EmailNotificationsBatchingPeriodSeconds: ptr(0)}
+			}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
+		{"value sets before permissions", func(e *env) chatcore.UserID { return e.member },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(7)}
+			}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
+		{"bot", func(e *env) chatcore.UserID { return e.bot },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+			}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
+	}
+	forbidden := map[string]func(*chatcore.SettingsUpdate){
+		"email":                             func(u *chatcore.SettingsUpdate) { u.Email = ptr("x@example.net") },
+		"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = ptr("correct horse battery staple") },
+		"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = ptr("Europe/Berlin") },
+		"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = ptr(true) },
+		"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = ptr(2) },
+		"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = ptr(false) },
+		"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = ptr(false) },
+		"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = ptr(false) },
+		"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = ptr(false) },
+		"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = ptr(false) },
+		"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = ptr(false) },
+		"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = ptr(false) },
+	}
+	for name, set := range forbidden {
+		tests = append(tests, struct {
+			name  string
+			actor func(*env) chatcore.UserID
+			req   func(*env, chatcore.GroupID) chatcore.SettingsUpdate
+			code  chatcore.Code
+			msg   string
+		}{"forbidden " + name, func(e *env) chatcore.UserID { return e.admin },
+			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+				u := chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+				set(&u)
+				return u
+			}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e, outer, _ := bulkEnv(t)
+			before := map[chatcore.UserID]*chatcore.User{}
+			for _, id := range []chatcore.UserID{e.member, e.guest, e.moderator, e.admin} {
+				before[id] = e.user(t, id)
+			}
+			msg := tt.msg
+			if strings.Contains(msg, "%d") {
+				msg = fmt.Sprintf(msg, e.otherRealmUser)
+			}
+			err := e.svc.UpdateSettings(context.Background(), tt.actor(e), tt.req(e, outer))
+			wantError(t, err, tt.code, msg)
+			for id, u := range before {
+				is.Equal(e.user(t, id), u) // nothing changed
+			}
+			is.Equal(len(e.events.all()), 0) // nothing published
+		})
+	}
+}
+
+func targets(ids ...chatcore.UserID) *chatcore.TargetUsers {
+	return &chatcore.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: ptr(false)}
+}
+
+func TestDefaultSettingsMatchZulip(t *testing.T) {
+	is := is.New(t)
+	d := chatcore.DefaultSettings()
+	is.Equal(d.ColorScheme, 1)                                       // automatic
+	is.Equal(d.Emojiset, "google")                                   // Zulip's default emoji set
+	is.Equal(d.WebHomeView, "inbox")                                 // inbox
+	is.Equal(d.DefaultLanguage, "en")                                // English
+	is.Equal(d.NotificationSound, "zulip")                           // Zulip's sound
+	is.Equal(d.EmailNotificationsBatchingPeriodSeconds, 120)         // two minutes
+	is.Equal(d.WebFontSizePx, 16)                                    // WEB_FONT_SIZE_PX_DEFAULT
+	is.Equal(d.WebLineHeightPercent, 140)                            // WEB_LINE_HEIGHT_PERCENT_DEFAULT
+	is.Equal(d.WebAnimateImagePreviews, "on_hover")                  // on hover
+	is.Equal(d.EnterSends, false)                                    // off
+	is.Equal(d.TwentyFourHourTime, false)                            // off
+	is.Equal(d.UserListStyle, 3)                                     // with avatar and status
+	is.Equal(d.WebChannelDefaultView, 1)                             // top topic
+	is.Equal(d.AutomaticallyUnmuteTopicsInMutedStreamsPolicy, 2)     // on send
+	is.Equal(d.AutomaticallyFollowTopicsPolicy, 3)                   // on initiation
+	is.Equal(d.WebLeftSidebarUnreadsCountSummary, true)              // shown
+	is.Equal(d.ResolvedTopicNoticeAutoReadPolicy, "except_followed") // except followed topics
+	u := chatcore.SettingsUpdate{}
+	is.NoErr(u.Validate()) // an empty update is valid
+	var all []string
+	for _, name := range chatcore.SettingNames() {
+		if name == "timezone" {
+			continue // "" is the default but not a settable value
+		}
+		v, _ := d.Value(name)
+		switch v := v.(type) {
+		case bool:
+			all = append(all, name, fmt.Sprint(v))
+		case int:
+			all = append(all, name, fmt.Sprint(v))
+		case string:
+			all = append(all, name, v)
+		}
+	}
+	def := decodeUpdate(t, all...)
+	is.NoErr(def.Validate()) // every default is a valid value
+}
+
+func BenchmarkUpdateSettingsOwn(b *testing.B) {
+	e := newEnv(b)
+	ctx := context.Background()
+	reqs := []chatcore.SettingsUpdate{
+		{ColorScheme: ptr(2), Timezone: ptr("Europe/Berlin"), EnterSends: ptr(true)},
+		{ColorScheme: ptr(3), Timezone: ptr("America/Montreal"), EnterSends: ptr(false)},
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := e.svc.UpdateSettings(ctx, e.member, reqs[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
+	is := is.New(b)
+	e := newEnv(b)
+	ctx := context.Background()
+	var group chatcore.GroupID
+	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+		g := &chatcore.Group{RealmID: e.realm, Name: "everyone"}
+		for i := range 10000 {
+			u := &chatcore.User{RealmID: e.realm, Email: fmt.Sprintf("u%d@example.net", i), FullName: fmt.Sprintf("U %d", i),
+				Role: chatcore.RoleMember, IsActive: true, Settings: chatcore.DefaultSettings()}
+			if err := tx.CreateUser(ctx, u); err != nil {
+				return err
+			}
+			g.Members = append(g.Members, u.ID)
+		}
+		if err := tx.CreateGroup(ctx, g); err != nil {
+			return err
+		}
+		group = g.ID
+		return nil
+	})) // 10,000 users in one group
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{group}, SkipIfAlreadyEdited: ptr(true)},
+			ColorScheme: ptr(2 + i%2),
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
