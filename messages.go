@@ -840,6 +840,8 @@ type narrowSpec struct {
 	stream   *Stream
 	topicKey *string
 	dm       []UserID // participants, viewer included, sorted; nil: no dm term
+	sender   UserID   // only messages from this user, when non-zero
+	onlyDMs  bool     // is:dm
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
@@ -907,6 +909,18 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			members := append(ids, viewer.ID)
 			slices.Sort(members)
 			spec.dm = slices.Compact(members)
+		case "sender":
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, t.Operand)
+			if err != nil || len(ids) != 1 {
+				return spec, errBadNarrow("unknown user")
+			}
+			spec.sender = ids[0]
+		case "is":
+			var what string
+			if err := json.Unmarshal(t.Operand, &what); err != nil || (what != "dm" && what != "private") {
+				return spec, errBadNarrow("unknown 'is' operand")
+			}
+			spec.onlyDMs = true
 		default:
 			return spec, errBadNarrow("unknown operator " + t.Operator)
 		}
@@ -1016,7 +1030,8 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 // found_oldest and found_newest rules. Errors (BAD_REQUEST): "Invalid anchor",
 // "num_before is too small" / "num_after is too small", "Too many messages
 // requested (maximum 1000).", "Invalid narrow operator: <why>" for unknown
-// operators, channels (also those of other realms) or users.
+// operators, channels (also those of other realms) or users. Narrow operators:
+// channel (stream), topic (subject), dm (pm-with), sender, is:dm (is:private).
 func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
 	var res MessagesResult
 	numBefore, numAfter := 0, 0
@@ -1105,6 +1120,14 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			q.Recipients = []RecipientID{}
 		case spec.dm != nil:
 			q.Recipients = []RecipientID{dmRecipient}
+		case spec.stream != nil && spec.onlyDMs:
+			q.Recipients = []RecipientID{}
+		case spec.onlyDMs:
+			dms, err := tx.DirectRecipients(ctx, viewer.ID)
+			if err != nil {
+				return err
+			}
+			q.Recipients = append([]RecipientID{}, dms...)
 		case spec.stream != nil:
 			q.Recipients = []RecipientID{}
 			if access[spec.stream.ID].ok {
@@ -1126,6 +1149,9 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			}
 		}
 		visible := func(m *Message) bool {
+			if spec.sender != 0 && m.SenderID != spec.sender {
+				return false
+			}
 			if m.Type == MessageTypePrivate {
 				return slices.Contains(m.DirectMembers, viewer.ID)
 			}

@@ -789,6 +789,18 @@ func TestMessagesNarrowsAndVisibility(t *testing.T) {
 		got := fetch(t, e.guest, term("dm", fmt.Sprintf("[%d]", e.admin.ID)))
 		is.Equal(len(got), 0) // empty
 	})
+	t.Run("sender", func(t *testing.T) {
+		is := is.New(t)
+		got := fetch(t, e.member, term("sender", fmt.Sprint(e.other.ID)))
+		is.Equal(got, []chatcore.MessageID{alpha2, d2}) // only other's messages
+		got = fetch(t, e.member, term("sender", fmt.Sprintf("%q", e.other.Email)), term("channel", `"Verona"`))
+		is.Equal(got, []chatcore.MessageID{alpha2}) // combined with a channel
+	})
+	t.Run("is:dm", func(t *testing.T) {
+		is := is.New(t)
+		got := fetch(t, e.other, term("is", `"dm"`))
+		is.Equal(got, []chatcore.MessageID{d1, group, d2}) // direct messages only
+	})
 	t.Run("no narrow", func(t *testing.T) {
 		is := is.New(t)
 		got := fetch(t, e.other)
