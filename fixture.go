@@ -289,12 +289,18 @@ func (w *shapeWalker) walk(tok json.Token, t reflect.Type, path string) error {
 	if t == rawMessageType {
 		return w.skip(tok, path)
 	}
+	where := path
+	if where == "" {
+		where = "fixture" // the top-level value
+	}
 	if tok == nil {
 		switch t.Kind() {
 		case reflect.Pointer, reflect.Slice, reflect.Map:
-			return nil
+			if path != "" {
+				return nil
+			}
 		}
-		return fmt.Errorf("%s: must not be null", path)
+		return fmt.Errorf("%s: must not be null", where)
 	}
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -303,7 +309,7 @@ func (w *shapeWalker) walk(tok json.Token, t reflect.Type, path string) error {
 		if err := w.skip(tok, path); err != nil {
 			return err
 		}
-		return fmt.Errorf("%s: must be %s, not %s", path, want, jsonKind(tok))
+		return fmt.Errorf("%s: must be %s, not %s", where, want, jsonKind(tok))
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -306,6 +306,11 @@ func TestLoadFixtureInvalid(t *testing.T) {
 		{name: "truncated", json: `{"realms": [`, msg: "realms: unexpected end of JSON"},
 		{name: "trailing data", json: `{"realms": []} {}`, msg: "fixture: unexpected data after the top-level object"},
 		{name: "no realm", json: `{"realms": []}`, msg: "realms: the fixture holds no realm"},
+		{name: "empty object", json: `{}`, msg: "realms: the fixture holds no realm"},
+		{name: "top-level list", json: `[]`, msg: "fixture: must be an object, not a list"},
+		{name: "top-level null", json: `null`, msg: "fixture: must not be null"},
+		{name: "empty file", json: ``, msg: "fixture: unexpected end of JSON"},
+		{name: "duplicate key", json: `{"realms": [], "realms": []}`, msg: "realms: duplicate key"},
 		{name: "unknown top-level key", mut: set(nil, "version", 2), msg: "version: unknown key"},
 		{name: "unknown nested key", mut: set([]any{"realms", 0, "users", 1}, "nickname", "m"), msg: "realms[0].users[1].nickname: unknown key"},
 		{name: "misspelt key", mut: set([]any{"realms", 0, "messages", 0}, "subject", "lunch"), msg: "realms[0].messages[0].subject: unknown key"},
@@ -376,6 +381,28 @@ func TestLoadFixtureInvalid(t *testing.T) {
 			is.True(empty) // nothing was written
 		})
 	}
+}
+
+func TestLoadFixtureCanonicalTimezone(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	st := memory.New()
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+	data := fixMutate(t, func(root map[string]any) {
+		fixAt(root, "realms", 0, "users", 1)["timezone"] = "America/Montreal"
+		fixAt(root, "realms", 0, "users", 0, "settings")["timezone"] = "Asia/Calcutta"
+	})
+	is.NoErr(svc.LoadFixture(ctx, strings.NewReader(data))) // link names are valid time zones
+	err := st.View(ctx, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, 12)
+		is.NoErr(err)                                    // loaded
+		is.Equal(u.Settings.Timezone, "America/Toronto") // stored canonically
+		u, err = tx.User(ctx, 11)
+		is.NoErr(err)                                 // loaded
+		is.Equal(u.Settings.Timezone, "Asia/Kolkata") // also through settings
+		return nil
+	})
+	is.NoErr(err) // readable
 }
 
 func TestLoadFixtureReportsEveryProblem(t *testing.T) {
