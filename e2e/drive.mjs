@@ -1,0 +1,137 @@
+// drive.mjs: the real zulip-js 2.1.0 client drives chatcore's example server
+// through the seven operations (and what they need around them).
+//
+// Usage: E2E_CONFIG='{"url": "...", "owner": {"email": "...", "key": "..."}, ...}' node drive.mjs
+// Exits non-zero, naming the failed step, when any assertion fails.
+import assert from 'node:assert/strict';
+import zulipInit from 'zulip-js';
+
+const cfg = JSON.parse(process.env.E2E_CONFIG);
+
+const connect = (who) => zulipInit({ realm: cfg.url, username: who.email, apiKey: who.key });
+
+const owner = await connect(cfg.owner);
+const member = await connect(cfg.member);
+const target = cfg.target;
+
+let step = '';
+const ok = (res) => {
+  assert.equal(res.result, 'success', `${step}: ${JSON.stringify(res)}`);
+  return res;
+};
+const fails = (res, code, msg) => {
+  assert.equal(res.result, 'error', `${step}: expected an error, got ${JSON.stringify(res)}`);
+  assert.equal(res.code, code, `${step}: ${JSON.stringify(res)}`);
+  assert.equal(res.msg, msg, `${step}: ${JSON.stringify(res)}`);
+};
+const in1h = () => Math.floor(Date.now() / 1000) + 3600;
+
+try {
+  step = 'server settings';
+  const settings = ok(await owner.server.settings());
+  assert.equal(settings.zulip_feature_level, 467);
+  assert.match(settings.zulip_version, /^chatcore /);
+
+  step = 'users/me';
+  const me = ok(await member.users.me.getProfile());
+  assert.equal(me.email, cfg.member.email);
+
+  // 1. PATCH /settings (query string, as zulip-js sends PATCH).
+  step = 'PATCH /settings';
+  const patched = ok(await member.callEndpoint('/settings', 'PATCH', {
+    color_scheme: 2, enter_sends: true, emojiset: 'text', dense_mode: true,
+  }));
+  assert.deepEqual(patched.ignored_parameters_unsupported, ['dense_mode']);
+  const state = ok(await member.callEndpoint('/register', 'POST', {}));
+  assert.equal(state.user_settings.color_scheme, 2);
+  assert.equal(state.user_settings.enter_sends, true);
+  assert.equal(state.user_settings.emojiset, 'text');
+  step = 'PATCH /settings invalid';
+  fails(await member.callEndpoint('/settings', 'PATCH', { color_scheme: 9 }), 'BAD_REQUEST',
+    'Invalid color_scheme: Value error, Not in the list of possible values');
+
+  // 2. POST /streams/{stream_id}/delete_topic.
+  step = 'send messages';
+  for (const content of ['first', 'second']) {
+    ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e doomed', content }));
+  }
+  const narrow = [{ operator: 'channel', operand: cfg.channel.id }, { operator: 'topic', operand: 'e2e doomed' }];
+  let found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 100, num_after: 0, narrow }));
+  assert.equal(found.messages.length, 2);
+  step = 'delete_topic as member';
+  fails(await member.callEndpoint(`/streams/${cfg.channel.id}/delete_topic`, 'POST', { topic_name: 'e2e doomed' }),
+    'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  step = 'delete_topic';
+  const deleted = ok(await owner.callEndpoint(`/streams/${cfg.channel.id}/delete_topic`, 'POST', { topic_name: 'E2E Doomed' }));
+  assert.equal(deleted.complete, true);
+  found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 100, num_after: 0, narrow }));
+  assert.equal(found.messages.length, 0);
+
+  // 3. DELETE /users/{user_id}.
+  step = 'deactivate as member';
+  fails(await member.callEndpoint(`/users/${target.id}`, 'DELETE', {}), 'BAD_REQUEST', 'Insufficient permission');
+  step = 'deactivate';
+  ok(await owner.callEndpoint(`/users/${target.id}`, 'DELETE', { deactivation_notification_comment: 'Thanks for everything' }));
+  const gone = ok(await owner.callEndpoint(`/users/${target.id}`, 'GET', {}));
+  assert.equal(gone.user.is_active, false);
+  step = 'deactivate again';
+  fails(await owner.callEndpoint(`/users/${target.id}`, 'DELETE', {}), 'BAD_REQUEST', 'User is deactivated');
+
+  // 4. DELETE /scheduled_messages/{scheduled_message_id}.
+  step = 'schedule';
+  const sched = ok(await member.callEndpoint('/scheduled_messages', 'POST', {
+    type: 'stream', to: String(cfg.channel.id), topic: 'later', content: 'scheduled by zulip-js',
+    scheduled_delivery_timestamp: in1h(),
+  }));
+  let list = ok(await member.callEndpoint('/scheduled_messages', 'GET', {}));
+  assert.ok(list.scheduled_messages.some((m) => m.scheduled_message_id === sched.scheduled_message_id));
+  step = 'delete scheduled message';
+  ok(await member.callEndpoint(`/scheduled_messages/${sched.scheduled_message_id}`, 'DELETE', {}));
+  list = ok(await member.callEndpoint('/scheduled_messages', 'GET', {}));
+  assert.ok(!list.scheduled_messages.some((m) => m.scheduled_message_id === sched.scheduled_message_id));
+  step = 'delete scheduled message again';
+  fails(await member.callEndpoint(`/scheduled_messages/${sched.scheduled_message_id}`, 'DELETE', {}),
+    'BAD_REQUEST', 'Scheduled message does not exist');
+
+  // 5. DELETE /realm/filters/{filter_id}.
+  step = 'add linkifier';
+  const added = ok(await owner.callEndpoint('/realm/filters', 'POST', {
+    pattern: 'E2E-(?P<n>[0-9]+)', url_template: 'https://e2e.example/{n}',
+  }));
+  let links = ok(await member.callEndpoint('/realm/linkifiers', 'GET', {}));
+  assert.ok(links.linkifiers.some((l) => l.id === added.id));
+  step = 'remove linkifier as member';
+  fails(await member.callEndpoint(`/realm/filters/${added.id}`, 'DELETE', {}),
+    'UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+  step = 'remove linkifier';
+  ok(await owner.callEndpoint(`/realm/filters/${added.id}`, 'DELETE', {}));
+  links = ok(await member.callEndpoint('/realm/linkifiers', 'GET', {}));
+  assert.ok(!links.linkifiers.some((l) => l.id === added.id));
+  step = 'remove linkifier again';
+  fails(await owner.callEndpoint(`/realm/filters/${added.id}`, 'DELETE', {}), 'BAD_REQUEST', 'Linkifier not found.');
+
+  // 6. GET /reminders (with POST and DELETE /reminders/{id}).
+  step = 'create reminder';
+  const rem = ok(await member.callEndpoint('/reminders', 'POST', {
+    message_id: cfg.reminderMessageID, scheduled_delivery_timestamp: in1h(), note: 'from zulip-js',
+  }));
+  step = 'list reminders';
+  const reminders = ok(await member.callEndpoint('/reminders', 'GET', {}));
+  const mine = reminders.reminders.find((r) => r.reminder_id === rem.reminder_id);
+  assert.ok(mine);
+  assert.equal(mine.type, 'private');
+  assert.equal(mine.reminder_target_message_id, cfg.reminderMessageID);
+  assert.match(mine.content, /from zulip-js/);
+  step = 'delete reminder';
+  ok(await member.callEndpoint(`/reminders/${rem.reminder_id}`, 'DELETE', {}));
+  fails(await member.callEndpoint(`/reminders/${rem.reminder_id}`, 'DELETE', {}), 'BAD_REQUEST', 'Reminder does not exist');
+
+  // 7. Unknown routes answer JSON, so zulip-js reports them as Zulip errors.
+  step = 'unknown route';
+  fails(await member.callEndpoint('/users/not-a-number', 'GET', {}), 'BAD_REQUEST', 'Not Found');
+
+  console.log('zulip-js e2e: all steps passed');
+} catch (err) {
+  console.error(`zulip-js e2e failed at "${step}":`, err.message);
+  process.exit(1);
+}
