@@ -1,0 +1,69 @@
+package chatcore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+)
+
+// printEvents prints the type, property and value of each published event.
+type printEvents struct{}
+
+func (printEvents) Publish(_ context.Context, evs []chatcore.Event) {
+	for _, e := range evs {
+		fmt.Println("event:", e.Data["type"], e.Data["property"], e.Data["value"], e.UserIDs)
+	}
+}
+
+func ExampleService_UpdateSettings() {
+	ctx := context.Background()
+	store := memory.New()
+	svc := chatcore.New(store, chatcore.WithEventSink(printEvents{}))
+
+	// A realm with one user.
+	var hamlet chatcore.UserID
+	err := store.Update(ctx, func(tx chatcore.Tx) error {
+		r := &chatcore.Realm{StringID: "zulip", Name: "Zulip"}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		u := &chatcore.User{RealmID: r.ID, Email: "hamlet@example.com", FullName: "King Hamlet",
+			Role: chatcore.RoleMember, IsActive: true, Settings: chatcore.DefaultSettings()}
+		err := tx.CreateUser(ctx, u)
+		hamlet = u.ID
+		return err
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	// An HTTP adapter decodes the wire parameters of PATCH /settings ...
+	var req chatcore.SettingsUpdate
+	ignored, err := chatcore.DecodeParams(url.Values{
+		"color_scheme": {"2"},
+		"timezone":     {"America/Montreal"},
+		"dense_mode":   {"true"},
+	}, &req)
+	fmt.Println("ignored:", ignored, err)
+
+	// ... and the Service applies them in one transaction.
+	if err := svc.UpdateSettings(ctx, hamlet, req); err != nil {
+		panic(err)
+	}
+
+	// Bad values come back as *chatcore.Error with Zulip's code and message.
+	err = svc.UpdateSettings(ctx, hamlet, chatcore.SettingsUpdate{Emojiset: new("apple")})
+	if e, ok := errors.AsType[*chatcore.Error](err); ok {
+		fmt.Println(e.Code, e.Msg)
+	}
+	// Output:
+	// ignored: [dense_mode] <nil>
+	// event: user_settings color_scheme 2 [1]
+	// event: user_settings timezone America/Toronto [1]
+	// event: realm_user <nil> <nil> [1]
+	// BAD_REQUEST Invalid emojiset: Value error, Not in the list of possible values
+}

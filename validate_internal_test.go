@@ -1,0 +1,56 @@
+package chatcore
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/matryer/is"
+)
+
+func TestEveryValueSetAliasIsUsed(t *testing.T) {
+	is := is.New(t)
+	used := map[string]bool{}
+	ut := reflect.TypeFor[SettingsUpdate]()
+	for i := range ut.NumField() {
+		for tag := range strings.SplitSeq(ut.Field(i).Tag.Get("validate"), ",") {
+			used[tag] = true
+		}
+	}
+	for _, set := range settingValueSets {
+		is.True(used[set.alias]) // no dead value set
+	}
+}
+
+func TestTranslationOfUnknownTagIsStillABadRequest(t *testing.T) {
+	is := is.New(t)
+	type probe struct {
+		Name *string `json:"name" validate:"omitnil,email"`
+	}
+	bad := "nope"
+	verrs, ok := errors.AsType[validator.ValidationErrors](settingsValidator().Struct(probe{Name: &bad}))
+	is.True(ok) // the probe fails validation
+	e := translateFieldError(verrs[0])
+	is.Equal(e.Code, CodeBadRequest) // a clear 400
+	is.Equal(e.Msg, "Invalid name")  // naming the parameter
+}
+
+func TestJSONDepth(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{`true`, 0},
+		{`[1, [2]]`, 2},
+		{`{"a": {"b": [1]}}`, 3},
+		{`"[[[["`, 0},
+		{`["\"[[", {"x": "]]]"}]`, 2},
+		{`]]]]`, 0},
+	}
+	for _, tt := range tests {
+		is := is.New(t)
+		is.Equal(jsonDepth(tt.in), tt.want) // nesting outside strings
+	}
+}
