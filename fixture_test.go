@@ -1,6 +1,7 @@
 package chatcore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -536,4 +537,18 @@ func TestLoadFixtureSQLite(t *testing.T) {
 		return nil
 	})
 	is.NoErr(err) // inserts work
+}
+
+func BenchmarkLoadFixtureDemo(b *testing.B) {
+	data, err := os.ReadFile("testdata/demo.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(usrPlainHasher{}))
+		if err := svc.LoadFixture(b.Context(), bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -636,3 +636,14 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 	_, err = chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
 	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }
+
+func BenchmarkAuthenticate(b *testing.B) {
+	e := newUsrEnv(b)
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.svc.Authenticate(ctx, "max@acme.test", usrKey(14)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
