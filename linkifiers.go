@@ -9,6 +9,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -387,6 +388,35 @@ const linkifierMatchGroup = "chatcore_linkifier_match"
 // and must not be followed by a letter or digit. compileLinkifier reports
 // false for a linkifier that no longer compiles (it is skipped, as in Zulip).
 func compileLinkifier(l Linkifier) (compiledLinkifier, bool) {
+	key := l.Pattern + "\x00" + l.URLTemplate
+	compiledCache.mu.Lock()
+	c, ok := compiledCache.m[key]
+	compiledCache.mu.Unlock()
+	if ok {
+		return c, c.re != nil
+	}
+	c, ok = compileLinkifierUncached(l)
+	compiledCache.mu.Lock()
+	if len(compiledCache.m) >= maxCompiledLinkifiers {
+		clear(compiledCache.m)
+	}
+	compiledCache.m[key] = c
+	compiledCache.mu.Unlock()
+	return c, ok
+}
+
+// maxCompiledLinkifiers bounds compiledCache; when full it starts over.
+const maxCompiledLinkifiers = 4096
+
+// compiledCache keeps compiled linkifiers by pattern and template, so that
+// rendering does not recompile a realm's regular expressions for every
+// message. Compiled regexps and templates are safe for concurrent use.
+var compiledCache = struct {
+	mu sync.Mutex
+	m  map[string]compiledLinkifier
+}{m: map[string]compiledLinkifier{}}
+
+func compileLinkifierUncached(l Linkifier) (compiledLinkifier, bool) {
 	re, err := regexp.Compile(`[\s\x{85}\pZ'"(,:<](?P<` + linkifierMatchGroup + `>(?:` + l.Pattern + `))(?:[^\pL\pN])`)
 	if err != nil {
 		return compiledLinkifier{}, false
