@@ -29,9 +29,10 @@ type DeleteTopicResult struct {
 //
 // Each batch is its own transaction: a batch is deleted completely or not at
 // all, and a finished batch stays deleted even when a later one fails. After
-// each batch commits, a delete_message event goes to the users who could see
-// the messages and the administrator; when the channel's oldest message was
-// deleted, first_message_id is recomputed and a stream update event published.
+// each batch commits, a delete_message event goes to the subscribers who could
+// see the messages and the administrator; when the channel's oldest message was
+// deleted, first_message_id is recomputed (in the batch's transaction) and a
+// stream update event goes to the same users first.
 // When the time budget, measured with the Service's clock from the start of the
 // call, runs out before a batch, DeleteTopic returns Complete false and no error.
 // A topic with no (visible) messages gives Complete true.
@@ -45,10 +46,10 @@ type DeleteTopicResult struct {
 func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream StreamID, topic string) (DeleteTopicResult, error) {
 	start := s.clock.Now()
 	var (
-		admin   *User
-		filter  MessageFilter
-		name    string
-		nothing bool
+		admin      *User
+		filter     MessageFilter
+		eventTopic string
+		nothing    bool
 	)
 	err := s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
@@ -70,7 +71,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 		if display == "" {
 			display = DefaultEmptyTopicDisplayName
 		}
-		name = topic
+		name := topic
 		if name == display {
 			name = ""
 		}
@@ -78,6 +79,21 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 		admin = u
 		filter = MessageFilter{RealmID: u.RealmID, StreamID: st.ID, TopicKey: &key, MinID: minID}
 		nothing = !visible
+		// Events name the topic as its messages spell it, lower-cased (Zulip
+		// lower-cases each message's topic); the newest visible one stands
+		// for all, as every spelling shares the folded key.
+		eventTopic = strings.ToLower(name)
+		q := MessageQuery{RealmID: u.RealmID, Recipients: []RecipientID{st.RecipientID}, TopicKey: &key, Newest: true, Limit: 1}
+		if minID > 0 {
+			q.AfterID = minID - 1
+		}
+		newest, err := tx.Messages(ctx, q)
+		if err != nil {
+			return err
+		}
+		if len(newest) == 1 {
+			eventTopic = strings.ToLower(newest[0].Topic)
+		}
 		return nil
 	})
 	if err != nil {
@@ -86,8 +102,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 	if nothing {
 		return DeleteTopicResult{Complete: true}, nil
 	}
-	lower := strings.ToLower(name)
-	complete, err := s.deleteBatches(ctx, admin, filter, start.Add(s.deleteBudget), &lower)
+	complete, err := s.deleteBatches(ctx, admin, filter, start.Add(s.deleteBudget), &eventTopic)
 	if err != nil {
 		return DeleteTopicResult{}, err
 	}
@@ -140,11 +155,12 @@ func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st 
 // done also stops it (with ctx's error).
 //
 // After each batch commits it publishes delete_message events, grouped by
-// channel and topic (to the channel's subscribers who could see the messages)
-// and by direct conversation (to its participants), each also to actorUser
-// when it is not nil, and maintains first_message_id of every channel it
-// touched (with a stream update event when it changed). Channel events carry
-// the topic's TopicKey as topic.
+// direct conversation (to its participants) and by channel and topic (to the
+// channel's subscribers who could see the messages), each also to actorUser
+// when it is not nil. Each batch also maintains first_message_id of every
+// channel it touched, with a stream update event to the topic group's users
+// when it changed. Channel events carry the topic's TopicKey as topic (the
+// store does not return the topic as spelt).
 func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time) (complete bool, err error) {
 	return s.deleteBatches(ctx, actorUser, f, deadline, nil)
 }
@@ -178,8 +194,12 @@ func (s *Service) deleteBatches(ctx context.Context, actorUser *User, f MessageF
 	}
 }
 
-// deletionEffects records the events of one deleted batch and recomputes
+// deletionEffects records the events of one deleted batch and maintains
 // first_message_id of the channels it touched, inside the batch's transaction.
+// As in Zulip, direct-message groups come first, then each channel topic; a
+// topic group that removed its channel's oldest message first recomputes
+// first_message_id and tells the group's audience (stream update event), then
+// the delete_message event follows.
 func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, realm RealmID, deleted []DeletedMessage, topic *string) error {
 	if len(deleted) == 0 {
 		return nil
@@ -197,20 +217,14 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 		topics     = map[topicKey][]MessageID{}
 		dmOrder    []string
 		dms        = map[string]*dmGroup{}
-		streamIDs  []StreamID
-		gone       = make(map[MessageID]bool, len(deleted))
 	)
 	for _, d := range deleted {
-		gone[d.ID] = true
 		if d.Type == MessageTypeStream {
 			k := topicKey{d.StreamID, d.TopicKey}
 			if _, ok := topics[k]; !ok {
 				topicOrder = append(topicOrder, k)
 			}
 			topics[k] = append(topics[k], d.ID)
-			if !slices.Contains(streamIDs, d.StreamID) {
-				streamIDs = append(streamIDs, d.StreamID)
-			}
 			continue
 		}
 		users := slices.Clone(d.Recipients)
@@ -226,35 +240,6 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 		g.ids = append(g.ids, d.ID)
 	}
 
-	streams := make(map[StreamID]*Stream, len(streamIDs))
-	for _, id := range streamIDs {
-		st, err := tx.Stream(ctx, id)
-		if err != nil {
-			return err
-		}
-		streams[id] = st
-	}
-
-	for _, k := range topicOrder {
-		ids := topics[k]
-		slices.Sort(ids)
-		st := streams[k.stream]
-		users, err := deletionAudience(ctx, tx, st, ids[len(ids)-1])
-		if err != nil {
-			return err
-		}
-		name := k.topic
-		if topic != nil {
-			name = *topic
-		}
-		fx.event(realm, withUser(users, actorUser), map[string]any{
-			"type":         "delete_message",
-			"message_type": "stream",
-			"stream_id":    st.ID,
-			"topic":        name,
-			"message_ids":  ids,
-		})
-	}
 	for _, k := range dmOrder {
 		g := dms[k]
 		slices.Sort(g.ids)
@@ -265,39 +250,72 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 		})
 	}
 
-	for _, id := range streamIDs {
-		st := streams[id]
-		if st.FirstMessageID != 0 && !gone[st.FirstMessageID] {
-			continue
+	streams := map[StreamID]*Stream{}
+	stale := map[StreamID]bool{} // first_message_id unset although the channel had messages
+	for _, k := range topicOrder {
+		st, ok := streams[k.stream]
+		if !ok {
+			var err error
+			if st, err = tx.Stream(ctx, k.stream); err != nil {
+				return err
+			}
+			streams[k.stream] = st
+			stale[st.ID] = st.FirstMessageID == 0
 		}
-		oldest, err := tx.OldestMessageID(ctx, st.ID)
+		ids := topics[k]
+		slices.Sort(ids)
+		audience, err := deletionAudience(ctx, tx, st, ids[len(ids)-1])
 		if err != nil {
 			return err
 		}
-		if oldest == st.FirstMessageID {
-			continue
+		users := withUser(audience, actorUser)
+		if stale[st.ID] || slices.Contains(ids, st.FirstMessageID) {
+			stale[st.ID] = false
+			if err := updateFirstMessageID(ctx, tx, fx, realm, st, users); err != nil {
+				return err
+			}
 		}
-		st.FirstMessageID = oldest
-		if err := tx.UpdateStream(ctx, st); err != nil {
-			return err
-		}
-		users, err := channelMetadataAudience(ctx, tx, st)
-		if err != nil {
-			return err
-		}
-		var value any
-		if oldest != 0 {
-			value = oldest
+		name := k.topic
+		if topic != nil {
+			name = *topic
 		}
 		fx.event(realm, users, map[string]any{
-			"type":      "stream",
-			"op":        "update",
-			"property":  "first_message_id",
-			"value":     value,
-			"stream_id": st.ID,
-			"name":      st.Name,
+			"type":         "delete_message",
+			"message_type": "stream",
+			"stream_id":    st.ID,
+			"topic":        name,
+			"message_ids":  ids,
 		})
 	}
+	return nil
+}
+
+// updateFirstMessageID recomputes st.FirstMessageID after a deletion and, when
+// it changed, stores it and records a stream update event for users.
+func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID, st *Stream, users []UserID) error {
+	oldest, err := tx.OldestMessageID(ctx, st.ID)
+	if err != nil {
+		return err
+	}
+	if oldest == st.FirstMessageID {
+		return nil
+	}
+	st.FirstMessageID = oldest
+	if err := tx.UpdateStream(ctx, st); err != nil {
+		return err
+	}
+	var value any // JSON null when the channel has no message left
+	if oldest != 0 {
+		value = oldest
+	}
+	fx.event(realm, users, map[string]any{
+		"type":      "stream",
+		"op":        "update",
+		"property":  "first_message_id",
+		"value":     value,
+		"stream_id": st.ID,
+		"name":      st.Name,
+	})
 	return nil
 }
 
@@ -321,41 +339,6 @@ func deletionAudience(ctx context.Context, tx Tx, st *Stream, upTo MessageID) ([
 	}
 	slices.Sort(users)
 	return slices.Compact(users), nil
-}
-
-// channelMetadataAudience returns the active users who can see the channel's
-// metadata, sorted: for a public channel every non-guest plus subscribed
-// guests, for a private one its subscribers plus the administrators.
-func channelMetadataAudience(ctx context.Context, tx Tx, st *Stream) ([]UserID, error) {
-	subs, err := tx.Subscriptions(ctx, st.ID, 0)
-	if err != nil {
-		return nil, err
-	}
-	subscribed := make(map[UserID]bool, len(subs))
-	for _, sub := range subs {
-		if sub.Active {
-			subscribed[sub.UserID] = true
-		}
-	}
-	active := true
-	users, err := tx.Users(ctx, UserFilter{RealmID: st.RealmID, Active: &active})
-	if err != nil {
-		return nil, err
-	}
-	var ids []UserID
-	for _, u := range users {
-		ok := subscribed[u.ID]
-		if st.InviteOnly {
-			ok = ok || u.Role.IsAdmin()
-		} else {
-			ok = ok || u.Role != RoleGuest
-		}
-		if ok {
-			ids = append(ids, u.ID)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
 }
 
 // withUser returns the sorted set users ∪ {u} (u may be nil) as a new slice.
