@@ -1,0 +1,98 @@
+// Command echobot is a working outgoing-webhook integration: it answers every
+// message that mentions (or is a direct message to) its bot with the message's
+// text, minus the mention.
+//
+//	go run ./examples/echobot [-addr 127.0.0.1:8765] [-token TOKEN]
+//
+// The token defaults to $ECHOBOT_TOKEN, else to the token of the demo
+// organization's Echo Bot. Run the example server with -webhook-allow-private
+// so that it may call a bot on 127.0.0.1.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/botkit"
+)
+
+// DemoToken is the service token of the demo fixture's Echo Bot.
+const DemoToken = "EchoBotServiceToken0000000000ee0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "echobot:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves the echo bot until ctx is cancelled. It prints
+// "echobot listening on http://HOST:PORT/" once it accepts connections.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("echobot", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	addr := fs.String("addr", "127.0.0.1:8765", "listen `address`")
+	token := fs.String("token", envOr("ECHOBOT_TOKEN", DemoToken), "the bot service's `token` (default $ECHOBOT_TOKEN or the demo token)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *token == "" {
+		return errors.New("-token must not be empty")
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           botkit.Handler(*token, echo),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      10 * time.Second,
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "echobot listening on http://%s/\n", ln.Addr())
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close()
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// echo answers with the message text minus the bot's mention; a bare mention
+// gets no answer.
+func echo(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+	return botkit.Command(p), nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,744 @@
+package chatcore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+// The ids of the webhook test organization.
+const (
+	whRealm   chatcore.RealmID  = 1
+	whOwner   chatcore.UserID   = 11 // owns the bots
+	whMember  chatcore.UserID   = 12
+	whOther   chatcore.UserID   = 13
+	whEcho    chatcore.UserID   = 31 // outgoing-webhook bot "Echo Bot"
+	whGeneric chatcore.UserID   = 32 // generic bot
+	whSecond  chatcore.UserID   = 33 // second outgoing-webhook bot "Second Bot"
+	whGeneral chatcore.StreamID = 61
+	whToken                     = "EchoToken0123456789abcdefghijklm"
+)
+
+// whWorld is a Service over a memory store holding a small organization whose
+// bots call the given services.
+type whWorld struct {
+	svc   *chatcore.Service
+	store chatcore.Store
+	logs  *syncBuffer
+}
+
+// whServices maps a bot to the services it calls.
+type whServices map[chatcore.UserID][]chatcore.BotService
+
+func newWHWorld(t *testing.T, o chatcore.WebhookOptions, services whServices) *whWorld {
+	t.Helper()
+	is := is.New(t)
+	st := memory.New()
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	svc := chatcore.New(st, chatcore.WithWebhookDelivery(o), chatcore.WithLogger(log),
+		chatcore.WithExternalURL("https://chat.example.test"),
+		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return time.Unix(1767225600, 0) })))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = svc.Shutdown(ctx)
+	})
+	err := st.Update(t.Context(), func(tx chatcore.Tx) error {
+		if err := tx.CreateRealm(t.Context(), &chatcore.Realm{ID: whRealm, StringID: "acme", Name: "Acme"}); err != nil {
+			return err
+		}
+		users := []chatcore.User{
+			{ID: whOwner, Email: "olivia@acme.test", FullName: "Olivia Owner", Role: chatcore.RoleOwner},
+			{ID: whMember, Email: "mark@acme.test", FullName: "Mark Member", Role: chatcore.RoleMember},
+			{ID: whOther, Email: "nina@acme.test", FullName: "Nina Other", Role: chatcore.RoleMember},
+			{ID: whEcho, Email: "echo-bot@acme.test", FullName: "Echo Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: whOwner},
+			{ID: whGeneric, Email: "generic-bot@acme.test", FullName: "Generic Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeGeneric, BotOwnerID: whOwner},
+			{ID: whSecond, Email: "second-bot@acme.test", FullName: "Second Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: whOwner},
+		}
+		for i := range users {
+			u := &users[i]
+			u.RealmID, u.IsActive, u.AvatarSource = whRealm, true, "G"
+			u.APIKeyHash = "hash-" + u.Email
+			u.Settings = chatcore.DefaultSettings()
+			if err := tx.CreateUser(t.Context(), u); err != nil {
+				return err
+			}
+		}
+		for bot, list := range services {
+			for _, s := range list {
+				s.BotID = bot
+				if err := tx.CreateBotService(t.Context(), &s); err != nil {
+					return err
+				}
+			}
+		}
+		ch := &chatcore.Stream{ID: whGeneral, RealmID: whRealm, Name: "general", HistoryPublicToSubscribers: true}
+		if err := tx.CreateStream(t.Context(), ch); err != nil {
+			return err
+		}
+		for _, u := range []chatcore.UserID{whOwner, whMember, whOther} {
+			if err := tx.PutSubscription(t.Context(), chatcore.Subscription{StreamID: whGeneral, UserID: u, Active: true}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	is.NoErr(err) // the organization is created
+	return &whWorld{svc: svc, store: st, logs: logs}
+}
+
+// generic returns one generic-interface service calling u.
+func generic(u string) []chatcore.BotService {
+	return []chatcore.BotService{{Name: "echo", BaseURL: u, Token: whToken, Interface: "generic"}}
+}
+
+// sendChannel sends content to general > topic as sender.
+func (w *whWorld) sendChannel(t *testing.T, sender chatcore.UserID, topic, content string) chatcore.MessageID {
+	t.Helper()
+	is := is.New(t)
+	id, err := w.svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
+		Type: "stream", To: new("general"), Topic: new(topic), Content: content,
+	})
+	is.NoErr(err) // the channel message is sent
+	return id
+}
+
+// sendDirect sends a direct message from sender to the users in to.
+func (w *whWorld) sendDirect(t *testing.T, sender chatcore.UserID, to []chatcore.UserID, content string) chatcore.MessageID {
+	t.Helper()
+	is := is.New(t)
+	b, _ := json.Marshal(to)
+	id, err := w.svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
+		Type: "private", To: new(string(b)), Content: content,
+	})
+	is.NoErr(err) // the direct message is sent
+	return id
+}
+
+// drain waits for every queued delivery to finish (and stops delivery).
+func (w *whWorld) drain(t *testing.T) {
+	t.Helper()
+	is := is.New(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	is.NoErr(w.svc.Shutdown(ctx)) // deliveries finish in time
+}
+
+// messagesAfter returns the messages with ids above after, oldest first.
+func (w *whWorld) messagesAfter(t *testing.T, after chatcore.MessageID) []chatcore.Message {
+	t.Helper()
+	is := is.New(t)
+	var ms []chatcore.Message
+	err := w.store.View(t.Context(), func(tx chatcore.Tx) error {
+		var err error
+		ms, err = tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: whRealm, AfterID: after})
+		return err
+	})
+	is.NoErr(err) // messages can be read
+	return ms
+}
+
+// recorder is an integration server that records requests and answers with
+// the function's status and body.
+type recorder struct {
+	mu       sync.Mutex
+	requests []recorded
+	answer   func(r *http.Request) (int, string)
+	srv      *httptest.Server
+}
+
+type recorded struct {
+	header http.Header
+	body   []byte
+}
+
+func newRecorder(t *testing.T, answer func(r *http.Request) (int, string)) *recorder {
+	rec := &recorder{answer: answer}
+	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec.mu.Lock()
+		rec.requests = append(rec.requests, recorded{header: r.Header.Clone(), body: body})
+		rec.mu.Unlock()
+		status, out := rec.answer(r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, out)
+	}))
+	t.Cleanup(rec.srv.Close)
+	return rec
+}
+
+func (rec *recorder) all() []recorded {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.requests)
+}
+
+func answer(status int, body string) func(*http.Request) (int, string) {
+	return func(*http.Request) (int, string) { return status, body }
+}
+
+// fast are delivery options for tests: private addresses allowed (httptest
+// listens on loopback), short timeouts and retry delays.
+func fast() chatcore.WebhookOptions {
+	return chatcore.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second, RetryDelay: time.Millisecond}
+}
+
+func keys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// The exact field sets of the payload (BEHAVIOR.md §7 / the seed's tables).
+var (
+	payloadKeys = []string{"bot_email", "bot_full_name", "data", "message", "token", "trigger"}
+	// channel message never edited: no edit_history / last_edit_timestamp / last_moved_timestamp
+	channelMessageKeys = []string{"avatar_url", "client", "content", "content_type", "display_recipient", "id",
+		"is_me_message", "reactions", "recipient_id", "rendered_content", "sender_email", "sender_full_name",
+		"sender_id", "sender_realm_str", "stream_id", "subject", "submessages", "timestamp", "topic_links", "type"}
+	// direct message: no stream_id
+	directMessageKeys = slices.DeleteFunc(slices.Clone(channelMessageKeys), func(k string) bool { return k == "stream_id" })
+)
+
+func TestWebhookPayloadChannel(t *testing.T) {
+	is := is.New(t)
+	rec := newRecorder(t, answer(200, `{"response_not_required": true}`))
+	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL + "/hook")})
+	id := w.sendChannel(t, whMember, "lunch", "@**Echo Bot** pizza at *noon*?")
+	w.drain(t)
+
+	reqs := rec.all()
+	is.Equal(len(reqs), 1)                                                                  // one POST for one mention
+	is.Equal(reqs[0].header.Get("Content-Type"), "application/json")                        // JSON body
+	is.Equal(reqs[0].header.Get("User-Agent"), "ChatcoreOutgoingWebhook/"+chatcore.Version) // names chatcore and its version
+
+	var p map[string]any
+	is.NoErr(json.Unmarshal(reqs[0].body, &p))            // the body is JSON
+	is.Equal(keys(p), payloadKeys)                        // exactly the payload fields
+	is.Equal(p["bot_email"], "echo-bot@acme.test")        // the bot's e-mail
+	is.Equal(p["bot_full_name"], "Echo Bot")              // the bot's name
+	is.Equal(p["data"], "@**Echo Bot** pizza at *noon*?") // raw Markdown
+	is.Equal(p["trigger"], "mention")                     // a channel mention
+	is.Equal(p["token"], whToken)                         // the service token
+
+	m := p["message"].(map[string]any)
+	is.Equal(keys(m), channelMessageKeys)                             // exactly the message-list fields of a never-edited channel message
+	is.Equal(m["id"], float64(id))                                    // the triggering message
+	is.Equal(m["type"], "stream")                                     // channel message
+	is.Equal(m["content"], "@**Echo Bot** pizza at *noon*?")          // raw Markdown content
+	is.Equal(m["content_type"], "text/x-markdown")                    // Markdown, not HTML
+	is.True(strings.HasPrefix(m["rendered_content"].(string), "<p>")) // HTML rendering
+	is.Equal(m["display_recipient"], "general")                       // channel name
+	is.Equal(m["stream_id"], float64(whGeneral))                      // channel id
+	is.Equal(m["subject"], "lunch")                                   // the topic
+	is.Equal(m["sender_id"], float64(whMember))                       // sender id
+	is.Equal(m["sender_email"], "mark@acme.test")                     // sender e-mail
+	is.Equal(m["sender_full_name"], "Mark Member")                    // sender name
+	is.Equal(m["sender_realm_str"], "acme")                           // realm string id
+	is.Equal(m["timestamp"], float64(1767225600))                     // send time from the clock
+	is.Equal(m["is_me_message"], false)                               // not /me
+	is.Equal(m["reactions"], []any{})                                 // no reactions yet
+	is.Equal(m["submessages"], []any{})                               // no submessages
+	is.Equal(m["topic_links"], []any{})                               // no linkifiers
+	is.Equal(m["client"], "API")                                      // the sending client
+}
+
+func TestWebhookPayloadDirect(t *testing.T) {
+	is := is.New(t)
+	rec := newRecorder(t, answer(200, `""`))
+	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
+	w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hello bot")
+	w.drain(t)
+
+	reqs := rec.all()
+	is.Equal(len(reqs), 1) // one POST for the group DM
+	var p map[string]any
+	is.NoErr(json.Unmarshal(reqs[0].body, &p)) // the body is JSON
+	is.Equal(p["trigger"], "direct_message")   // DM trigger
+	m := p["message"].(map[string]any)
+	is.Equal(keys(m), directMessageKeys) // no stream_id for DMs, no edit fields
+	is.Equal(m["type"], "private")       // direct message
+	is.Equal(m["subject"], "")           // DMs have an empty subject
+	is.Equal(m["display_recipient"], []any{
+		map[string]any{"id": float64(whMember), "email": "mark@acme.test", "full_name": "Mark Member", "is_mirror_dummy": false},
+		map[string]any{"id": float64(whOther), "email": "nina@acme.test", "full_name": "Nina Other", "is_mirror_dummy": false},
+		map[string]any{"id": float64(whEcho), "email": "echo-bot@acme.test", "full_name": "Echo Bot", "is_mirror_dummy": false},
+	}) // every participant, by id
+
+	// The Go type decodes display_recipient into participants.
+	var typed chatcore.OutgoingWebhookPayload
+	is.NoErr(json.Unmarshal(reqs[0].body, &typed)) // decodes
+	dr, ok := typed.Message.DisplayRecipient.([]chatcore.DisplayRecipient)
+	is.True(ok)                                                                                               // typed participants
+	is.Equal(len(dr), 3)                                                                                      // three participants
+	is.Equal(dr[2], chatcore.DisplayRecipient{ID: whEcho, Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
+}
+
+func TestWebhookTriggers(t *testing.T) {
+	tests := []struct {
+		name string
+		send func(t *testing.T, w *whWorld)
+		// want is the number of requests per bot.
+		want map[chatcore.UserID]int
+	}{
+		{"channel mention", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "hi @**Echo Bot**") },
+			map[chatcore.UserID]int{whEcho: 1}},
+		{"no mention", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "Echo Bot, are you there?") },
+			map[chatcore.UserID]int{}},
+		{"mention in inline code", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "type `@**Echo Bot**` to call it") },
+			map[chatcore.UserID]int{}},
+		{"mention in a code block", func(t *testing.T, w *whWorld) {
+			w.sendChannel(t, whMember, "t", "```\n@**Echo Bot** help\n```")
+		}, map[chatcore.UserID]int{}},
+		{"sent by a bot", func(t *testing.T, w *whWorld) { w.sendChannel(t, whGeneric, "t", "@**Echo Bot** ping") },
+			map[chatcore.UserID]int{}},
+		{"two bots mentioned", func(t *testing.T, w *whWorld) {
+			w.sendChannel(t, whMember, "t", "@**Echo Bot** and @**Second Bot**")
+		}, map[chatcore.UserID]int{whEcho: 1, whSecond: 1}},
+		{"mentioned twice", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "@**Echo Bot** @**Echo Bot**") },
+			map[chatcore.UserID]int{whEcho: 1}},
+		{"1:1 direct message", func(t *testing.T, w *whWorld) { w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "hi") },
+			map[chatcore.UserID]int{whEcho: 1}},
+		{"group DM with two bots", func(t *testing.T, w *whWorld) {
+			w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whSecond}, "hi all")
+		}, map[chatcore.UserID]int{whEcho: 1, whSecond: 1}},
+		{"DM without bots", func(t *testing.T, w *whWorld) { w.sendDirect(t, whMember, []chatcore.UserID{whOther}, "@**Echo Bot**") },
+			map[chatcore.UserID]int{}},
+		{"DM from a bot", func(t *testing.T, w *whWorld) { w.sendDirect(t, whGeneric, []chatcore.UserID{whEcho}, "hi") },
+			map[chatcore.UserID]int{}},
+		{"deactivated bot", func(t *testing.T, w *whWorld) {
+			err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
+				u, err := tx.User(t.Context(), whEcho)
+				if err != nil {
+					return err
+				}
+				u.IsActive = false
+				return tx.UpdateUser(t.Context(), u)
+			})
+			is.New(t).NoErr(err) // bot deactivated
+			w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
+		}, map[chatcore.UserID]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			echo := newRecorder(t, answer(200, `{"response_not_required": true}`))
+			second := newRecorder(t, answer(200, `{"response_not_required": true}`))
+			w := newWHWorld(t, fast(), whServices{whEcho: generic(echo.srv.URL), whSecond: generic(second.srv.URL)})
+			tt.send(t, w)
+			w.drain(t)
+			is.Equal(len(echo.all()), tt.want[whEcho])     // requests to Echo Bot
+			is.Equal(len(second.all()), tt.want[whSecond]) // requests to Second Bot
+		})
+	}
+}
+
+func TestWebhookEveryServiceIsCalled(t *testing.T) {
+	is := is.New(t)
+	a := newRecorder(t, answer(200, `{"content": "from a"}`))
+	b := newRecorder(t, answer(200, `{"content": "from b"}`))
+	w := newWHWorld(t, fast(), whServices{whEcho: {
+		{Name: "a", BaseURL: a.srv.URL, Token: "tokenA", Interface: "generic"},
+		{Name: "b", BaseURL: b.srv.URL, Token: "tokenB", Interface: "generic"},
+	}})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** both")
+	w.drain(t)
+	is.Equal(len(a.all()), 1) // first service called
+	is.Equal(len(b.all()), 1) // second service called
+	var pa, pb chatcore.OutgoingWebhookPayload
+	is.NoErr(json.Unmarshal(a.all()[0].body, &pa)) // payload a decodes
+	is.NoErr(json.Unmarshal(b.all()[0].body, &pb)) // payload b decodes
+	is.Equal(pa.Token, "tokenA")                   // each service gets its own token
+	is.Equal(pb.Token, "tokenB")                   // each service gets its own token
+	var replies []string
+	for _, m := range w.messagesAfter(t, id) {
+		replies = append(replies, m.Content)
+	}
+	slices.Sort(replies)
+	is.Equal(replies, []string{"from a", "from b"}) // both replies posted
+}
+
+// assertReply checks that exactly one message followed the trigger: content
+// from the bot in general > topic.
+func conversationAfter(t *testing.T, w *whWorld, after chatcore.MessageID) (inTopic, toOwner []chatcore.Message) {
+	t.Helper()
+	for _, m := range w.messagesAfter(t, after) {
+		if m.Type == chatcore.MessageTypeStream {
+			inTopic = append(inTopic, m)
+		} else {
+			toOwner = append(toOwner, m)
+		}
+	}
+	return inTopic, toOwner
+}
+
+func TestWebhookResponses(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		body      string
+		wantTopic string // "" = no message in the topic
+		// wantOwner is a substring of the DM to the owner ("" = no DM).
+		wantOwner string
+	}{
+		{"content", 200, `{"content": "pong"}`, "pong", ""},
+		{"response_string", 200, `{"response_string": "legacy pong"}`, "legacy pong", ""},
+		{"response_string wins over content", 200, `{"response_string": "a", "content": "b"}`, "a", ""},
+		{"response_not_required", 200, `{"response_not_required": true, "content": "ignored"}`, "", ""},
+		{"empty content", 200, `{"content": "  \n "}`, "", ""},
+		{"no keys", 200, `{}`, "", ""},
+		{"empty string", 200, `""`, "", ""},
+		{"201 with content", 201, `{"content": "created"}`, "created", ""},
+		{"invalid JSON", 200, `not json`, "Failure! Invalid JSON in response", "Invalid JSON in response"},
+		{"not an object", 200, `[1, 2]`, "Failure! Invalid response format", "Invalid response format"},
+		{"server error", 500, `{"msg": "boom"}`, "Failure! Third party responded with 500",
+			"The webhook got a response with status code *500*."},
+		{"not found", 404, ``, "Failure! Third party responded with 404",
+			"The webhook got a response with status code *404*."},
+		{"proxy refusal", 407, ``, "Failure! Third party responded with 407",
+			"The URL configured for the webhook is for a private or disallowed network."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			rec := newRecorder(t, answer(tt.status, tt.body))
+			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
+			id := w.sendChannel(t, whMember, "ping topic", "@**Echo Bot** ping")
+			w.drain(t)
+			is.Equal(len(rec.all()), 1) // one attempt: answers are never retried
+			inTopic, toOwner := conversationAfter(t, w, id)
+			if tt.wantTopic == "" {
+				is.Equal(len(inTopic), 0) // nothing posted in the topic
+			} else {
+				is.Equal(len(inTopic), 1)                              // one message in the topic
+				is.Equal(inTopic[0].Content, tt.wantTopic)             // the reply or failure text
+				is.Equal(inTopic[0].SenderID, whEcho)                  // posted by the bot
+				is.Equal(inTopic[0].StreamID, whGeneral)               // same channel
+				is.Equal(inTopic[0].Topic, "ping topic")               // same topic
+				is.Equal(inTopic[0].Client, "OutgoingWebhookResponse") // Zulip's client name
+			}
+			if tt.wantOwner == "" {
+				is.Equal(len(toOwner), 0) // the owner is not bothered
+			} else {
+				is.Equal(len(toOwner), 1)                                                                                                                   // one DM to the owner
+				is.Equal(toOwner[0].SenderID, whEcho)                                                                                                       // from the bot
+				is.Equal(toOwner[0].DirectMembers, []chatcore.UserID{whOwner, whEcho})                                                                      // to its owner
+				is.True(strings.HasPrefix(toOwner[0].Content, "[A message](https://chat.example.test/#narrow/channel/61-general/topic/ping.20topic/near/")) // links the message
+				is.True(strings.Contains(toOwner[0].Content, "to your bot @_**Echo Bot** triggered an outgoing webhook.\n"))                                // names the bot
+				is.True(strings.Contains(toOwner[0].Content, tt.wantOwner))                                                                                 // says what went wrong
+			}
+		})
+	}
+}
+
+func TestWebhookReplyToDirectMessage(t *testing.T) {
+	is := is.New(t)
+	rec := newRecorder(t, answer(200, `{"content": "hi both"}`))
+	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
+	id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hello")
+	w.drain(t)
+	ms := w.messagesAfter(t, id)
+	is.Equal(len(ms), 1)                                                        // one reply
+	is.Equal(ms[0].Content, "hi both")                                          // the reply text
+	is.Equal(ms[0].SenderID, whEcho)                                            // from the bot
+	is.Equal(ms[0].DirectMembers, []chatcore.UserID{whMember, whOther, whEcho}) // to the same participants
+	is.Equal(len(rec.all()), 1)                                                 // the bot's own reply does not trigger it again
+}
+
+func TestWebhookTimeoutRetries(t *testing.T) {
+	is := is.New(t)
+	var attempts atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts.Add(1)
+		io.ReadAll(r.Body) // lets the server notice the client hanging up
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	o := fast()
+	o.Timeout = 50 * time.Millisecond
+	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** slow")
+	w.drain(t)
+	is.Equal(attempts.Load(), int32(4)) // one attempt and 3 retries
+	inTopic, toOwner := conversationAfter(t, w, id)
+	is.Equal(len(inTopic), 1)                                                                                               // one failure notice
+	is.Equal(inTopic[0].Content, "Failure! Bot is unavailable")                                                             // Zulip's text
+	is.Equal(len(toOwner), 1)                                                                                               // the owner is told
+	is.True(strings.HasSuffix(toOwner[0].Content, "triggered an outgoing webhook.\nRequest timed out after 0.05 seconds.")) // why
+}
+
+func TestWebhookMaxRetries(t *testing.T) {
+	is := is.New(t)
+	var attempts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if attempts.Add(1) < 3 {
+			// Drop the connection without an answer: a connection error.
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		io.WriteString(w, `{"content": "third time lucky"}`)
+	}))
+	t.Cleanup(srv.Close)
+	w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** flaky")
+	w.drain(t)
+	is.Equal(attempts.Load(), int32(3)) // retried until it answered
+	ms := w.messagesAfter(t, id)
+	is.Equal(len(ms), 1)                        // the reply only
+	is.Equal(ms[0].Content, "third time lucky") // the answer of the third attempt
+}
+
+func TestWebhookConnectionRefused(t *testing.T) {
+	is := is.New(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err) // a free port
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there any more
+	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://" + addr + "/")})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** anyone?")
+	w.drain(t)
+	inTopic, toOwner := conversationAfter(t, w, id)
+	is.Equal(len(inTopic), 1)                                                                               // one failure notice
+	is.Equal(inTopic[0].Content, "Failure! Bot is unavailable")                                             // Zulip's text
+	is.Equal(len(toOwner), 1)                                                                               // the owner is told
+	is.True(strings.HasSuffix(toOwner[0].Content, "\nA connection error occurred. Is my bot server down?")) // why
+	is.Equal(strings.Count(w.logs.String(), "outgoing webhook attempt failed"), 4)                          // 4 attempts
+}
+
+func TestWebhookPrivateAddressesRefused(t *testing.T) {
+	tests := []struct{ name, url string }{
+		{"loopback IPv4", "http://127.0.0.1:%s/"},
+		{"localhost name", "http://localhost:%s/"},
+		{"loopback IPv6", "http://[::1]:%s/"},
+		{"IPv4-mapped loopback", "http://[::ffff:127.0.0.1]:%s/"},
+		{"unspecified", "http://0.0.0.0:%s/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			rec := newRecorder(t, answer(200, `{"content": "should never be seen"}`))
+			port := rec.srv.URL[strings.LastIndex(rec.srv.URL, ":")+1:]
+			o := fast()
+			o.AllowPrivate = false
+			w := newWHWorld(t, o, whServices{whEcho: generic(strings.Replace(tt.url, "%s", port, 1))})
+			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
+			w.drain(t)
+			is.Equal(len(rec.all()), 0) // the request never left
+			inTopic, toOwner := conversationAfter(t, w, id)
+			is.Equal(len(inTopic), 1)                                                                                                      // one failure notice
+			is.Equal(inTopic[0].Content, "Failure! Third party responded with 407")                                                        // as Zulip's egress proxy
+			is.Equal(len(toOwner), 1)                                                                                                      // the owner is told
+			is.True(strings.HasSuffix(toOwner[0].Content, "\nThe URL configured for the webhook is for a private or disallowed network.")) // why
+		})
+	}
+}
+
+func TestWebhookRedirects(t *testing.T) {
+	t.Run("followed", func(t *testing.T) {
+		is := is.New(t)
+		final := newRecorder(t, answer(200, `{"content": "after redirect"}`))
+		hop := httptest.NewServer(http.RedirectHandler(final.srv.URL+"/final", http.StatusTemporaryRedirect))
+		t.Cleanup(hop.Close)
+		w := newWHWorld(t, fast(), whServices{whEcho: generic(hop.URL)})
+		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hop")
+		w.drain(t)
+		reqs := final.all()
+		is.Equal(len(reqs), 1)                                   // reached through the redirect
+		is.True(bytes.Contains(reqs[0].body, []byte(`"token"`))) // 307 keeps the POST body
+		ms := w.messagesAfter(t, id)
+		is.Equal(len(ms), 1)                      // the reply
+		is.Equal(ms[0].Content, "after redirect") // from the final server
+	})
+	t.Run("loop", func(t *testing.T) {
+		is := is.New(t)
+		var hops atomic.Int32
+		var loop *httptest.Server
+		loop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hops.Add(1)
+			http.Redirect(w, r, loop.URL+"/again", http.StatusTemporaryRedirect)
+		}))
+		t.Cleanup(loop.Close)
+		w := newWHWorld(t, fast(), whServices{whEcho: generic(loop.URL)})
+		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** loop")
+		w.drain(t)
+		is.Equal(hops.Load(), int32(4)) // the first request and 3 redirects, no retries
+		inTopic, toOwner := conversationAfter(t, w, id)
+		is.Equal(len(inTopic), 1)                                                                                                                     // one failure notice
+		is.True(strings.HasPrefix(inTopic[0].Content, "Failure! An exception of type *TooManyRedirects* occurred for message `@**Echo Bot** loop`!")) // names the problem
+		is.Equal(len(toOwner), 1)                                                                                                                     // the owner is told
+	})
+}
+
+func TestWebhookSlackInterface(t *testing.T) {
+	is := is.New(t)
+	rec := newRecorder(t, answer(200, `{"text": "slack reply"}`))
+	w := newWHWorld(t, fast(), whServices{whEcho: {{Name: "s", BaseURL: rec.srv.URL, Token: "slackTok", Interface: "slack"}}})
+	id := w.sendChannel(t, whMember, "deploys", "@**Echo Bot** status")
+	dm := w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "status?")
+	w.drain(t)
+
+	reqs := rec.all()
+	is.Equal(len(reqs), 1)                                                            // DMs are not sent to Slack-style services
+	is.Equal(reqs[0].header.Get("Content-Type"), "application/x-www-form-urlencoded") // form-encoded
+	form, err := url.ParseQuery(string(reqs[0].body))
+	is.NoErr(err) // a valid form
+	want := url.Values{
+		"token": {"slackTok"}, "team_id": {"T1"}, "team_domain": {"chat.example.test"},
+		"channel_id": {"C61"}, "channel_name": {"general"}, "thread_ts": {"1767225600"},
+		"timestamp": {"1767225600"}, "user_id": {"U12"}, "user_name": {"Mark Member"},
+		"text": {"@**Echo Bot** status"}, "trigger_word": {"mention"}, "service_id": {"31"},
+	}
+	is.Equal(form, want) // Zulip's Slack fields
+
+	var channelReply, dmReply string
+	for _, m := range w.messagesAfter(t, id) {
+		if m.ID == dm {
+			continue
+		}
+		if m.Type == chatcore.MessageTypeStream {
+			channelReply = m.Content
+		} else {
+			dmReply = m.Content
+		}
+	}
+	is.Equal(channelReply, "slack reply")                                                // reply taken from "text"
+	is.Equal(dmReply, "Failure! Slack outgoing webhooks don't support direct messages.") // DMs refused in the conversation
+}
+
+func TestWebhookQueueFullDrops(t *testing.T) {
+	is := is.New(t)
+	entered := make(chan struct{}, 10)
+	release := make(chan struct{})
+	var count atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		count.Add(1)
+		entered <- struct{}{}
+		<-release
+		io.WriteString(w, `{"response_not_required": true}`)
+	}))
+	t.Cleanup(srv.Close)
+	o := fast()
+	o.Workers, o.QueueSize = 1, 1
+	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
+	w.sendChannel(t, whMember, "t", "@**Echo Bot** one")
+	<-entered                                              // the only worker is busy
+	w.sendChannel(t, whMember, "t", "@**Echo Bot** two")   // queued
+	w.sendChannel(t, whMember, "t", "@**Echo Bot** three") // dropped
+	close(release)
+	w.drain(t)
+	is.Equal(count.Load(), int32(2))                                                               // the third delivery was dropped
+	is.True(strings.Contains(w.logs.String(), "outgoing webhook dropped: delivery queue is full")) // and logged
+}
+
+func TestWebhookShutdown(t *testing.T) {
+	t.Run("deadline abandons running deliveries", func(t *testing.T) {
+		is := is.New(t)
+		entered := make(chan struct{}, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body) // lets the server notice the client hanging up
+			entered <- struct{}{}
+			<-r.Context().Done()
+		}))
+		t.Cleanup(srv.Close)
+		o := fast()
+		o.Timeout = time.Minute
+		w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
+		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hang")
+		<-entered
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		err := w.svc.Shutdown(ctx)
+		is.True(errors.Is(err, context.DeadlineExceeded))                                    // Shutdown reports the deadline
+		is.Equal(len(w.messagesAfter(t, id)), 0)                                             // no failure notice for an abandoned delivery
+		is.True(strings.Contains(w.logs.String(), "outgoing webhook abandoned at shutdown")) // logged instead
+	})
+	t.Run("no deliveries after shutdown", func(t *testing.T) {
+		is := is.New(t)
+		rec := newRecorder(t, answer(200, `{"content": "late"}`))
+		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
+		w.drain(t)
+		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** too late") // sending still works
+		is.Equal(len(rec.all()), 0)                                     // but nothing is delivered
+		is.Equal(len(w.messagesAfter(t, id)), 0)                        // and nothing answered
+		is.NoErr(w.svc.Shutdown(t.Context()))                           // a second Shutdown is fine
+	})
+	t.Run("without delivery", func(t *testing.T) {
+		is := is.New(t)
+		svc := chatcore.New(memory.New())
+		is.NoErr(svc.Shutdown(t.Context())) // nothing to stop
+	})
+}
+
+func TestWebhookBotkitRoundTrip(t *testing.T) {
+	is := is.New(t)
+	var got *chatcore.OutgoingWebhookPayload
+	var mu sync.Mutex
+	h := botkit.Handler(whToken, func(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+		mu.Lock()
+		got = p
+		mu.Unlock()
+		return "echo: " + botkit.Command(p), nil
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot**   what's up?")
+	w.drain(t)
+	ms := w.messagesAfter(t, id)
+	is.Equal(len(ms), 1)                        // the bot answered
+	is.Equal(ms[0].Content, "echo: what's up?") // with the mention stripped
+	mu.Lock()
+	defer mu.Unlock()
+	is.Equal(got.Message.ID, id)                      // the handler saw the triggering message
+	is.Equal(got.Message.DisplayRecipient, "general") // channel name as a string
+	is.Equal(got.Trigger, chatcore.TriggerMention)    // mention trigger
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes (the log).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
