@@ -202,3 +202,29 @@ func BenchmarkRenderMessage(b *testing.B) {
 		}
 	}
 }
+
+func TestRenderConcurrently(t *testing.T) {
+	is := is.New(t)
+	e := newMxEnv(t)
+	ctx := context.Background()
+	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{
+				Type: "stream", To: new("Verona"), Topic: new(fmt.Sprint("t", i)),
+				Content: fmt.Sprintf("@**Othello** #%d `code`", i)})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		is.NoErr(<-errs) // every concurrent send succeeds
+	}
+	res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(10)})
+	is.NoErr(err)                  // fetched
+	is.Equal(len(res.Messages), 8) // all of them
+	for _, m := range res.Messages {
+		is.True(strings.Contains(m.Content, `<a href="https://example.com/`)) // linkified
+		is.True(strings.Contains(m.Content, `class="user-mention"`))          // mention rendered
+	}
+}

@@ -817,3 +817,23 @@ func TestMessagesNarrowsAndVisibility(t *testing.T) {
 		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{group, d2, late}) // skips what other cannot see
 	})
 }
+
+func BenchmarkMessagesNewest(b *testing.B) {
+	e := newMxEnv(b)
+	ctx := context.Background()
+	for i := range 2000 {
+		st := e.public
+		if i%4 == 0 {
+			st = e.private
+		}
+		e.send(b, e.member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
+	}
+	req := chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.svc.Messages(ctx, e.other.ID, req)
+		if err != nil || len(res.Messages) != 100 {
+			b.Fatal(err, len(res.Messages))
+		}
+	}
+}
