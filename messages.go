@@ -184,11 +184,16 @@ func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string)
 	name = strings.TrimSpace(name)
 	st, err := tx.StreamByName(ctx, realm, name)
 	if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+		// Zulip HTML-escapes the name it echoes (django.utils.html.escape).
+		escaped := djangoEscaper.Replace(name)
 		return nil, &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
-			Msg: fmt.Sprintf("Channel '%s' does not exist", name), Data: map[string]any{"stream": name}}
+			Msg: fmt.Sprintf("Channel '%s' does not exist", escaped), Data: map[string]any{"stream": escaped}}
 	}
 	return st, err
 }
+
+// djangoEscaper escapes text as django.utils.html.escape does.
+var djangoEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
 
 func errChannelIDDoesNotExist(id StreamID) *Error {
 	return &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,

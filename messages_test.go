@@ -408,6 +408,7 @@ func TestSendMessageChannelRules(t *testing.T) {
 		msg  string
 	}{
 		{"unknown name", e.member, "stream", "Nowhere", chatcore.CodeStreamDoesNotExist, "Channel 'Nowhere' does not exist"},
+		{"unknown name is escaped", e.member, "stream", "<b>", chatcore.CodeStreamDoesNotExist, "Channel '&lt;b&gt;' does not exist"},
 		{"unknown id", e.member, "stream", "999999", chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
 		{"channel of another realm by id", e.member, "stream", fmt.Sprint(e.strangerStream.ID), chatcore.CodeStreamDoesNotExist,
 			fmt.Sprintf("Channel with ID '%d' does not exist", e.strangerStream.ID)},
