@@ -297,7 +297,8 @@ func truncateBytes(s string, limit int, marker string) string {
 }
 
 // normalizeTopic applies Zulip's topic rules: surrounding whitespace is
-// dropped, the realm's empty-topic display name means the empty topic,
+// dropped, the realm's empty-topic display name (and "(no topic)") means the
+// empty topic,
 // unprintable characters are refused and topics over MaxTopicLength characters
 // are cut to end with "...".
 func normalizeTopic(realm *Realm, topic string) (string, error) {
@@ -305,7 +306,7 @@ func normalizeTopic(realm *Realm, topic string) (string, error) {
 		return "", BadRequest("Topic must be valid UTF-8")
 	}
 	topic = strings.TrimSpace(topic)
-	if topic == emptyTopicDisplayName(realm) {
+	if topic == emptyTopicDisplayName(realm) || topic == noTopicName {
 		return "", nil
 	}
 	pos := 0
@@ -321,6 +322,9 @@ func normalizeTopic(realm *Realm, topic string) (string, error) {
 	}
 	return topic, nil
 }
+
+// noTopicName is the legacy name of the empty topic, which Zulip also maps to "".
+const noTopicName = "(no topic)"
 
 // emptyTopicDisplayName returns how the realm shows the empty topic.
 func emptyTopicDisplayName(r *Realm) string {
