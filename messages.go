@@ -298,9 +298,8 @@ func truncateBytes(s string, limit int, marker string) string {
 
 // normalizeTopic applies Zulip's topic rules: surrounding whitespace is
 // dropped, the realm's empty-topic display name (and "(no topic)") means the
-// empty topic,
-// unprintable characters are refused and topics over MaxTopicLength characters
-// are cut to end with "...".
+// empty topic, unprintable characters are refused and topics over
+// MaxTopicLength characters are cut to end with "...".
 func normalizeTopic(realm *Realm, topic string) (string, error) {
 	if !utf8.ValidString(topic) {
 		return "", BadRequest("Topic must be valid UTF-8")
