@@ -26,7 +26,7 @@ import (
 //   - a newline inside a paragraph is a line break;
 //   - @**Full Name**, @**Full Name|id** mention a user and @_**…** mentions
 //     silently; @**all** (everyone, channel, stream) and @**topic** are wildcard
-//     mentions. Mentions inside code are plain text;
+//     mentions. Mentions inside code are plain text, inside block quotes silent;
 //   - the realm's linkifiers turn matches in text (not in links or code) into
 //     links;
 //   - bare URLs become links; ```quote blocks are quotes; code blocks use Zulip's
@@ -230,6 +230,13 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 	var nodes []*mentionNode
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if m, ok := n.(*mentionNode); ok && entering {
+			// As in Zulip, mentions inside block quotes are silent.
+			for p := m.Parent(); p != nil; p = p.Parent() {
+				if p.Kind() == ast.KindBlockquote {
+					m.silent = true
+					break
+				}
+			}
 			nodes = append(nodes, m)
 		}
 		return ast.WalkContinue, nil

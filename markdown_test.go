@@ -90,6 +90,10 @@ func TestRenderMentions(t *testing.T) {
 			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, e.other.ID, hamlet),
 			[]chatcore.UserID{e.member.ID, e.other.ID}},
 		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, e.bot.ID), []chatcore.UserID{e.bot.ID}},
+		{"inside a block quote", "> @**King Hamlet**",
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", e.member.ID), nil},
+		{"inside a quote fence", "```quote\n@**King Hamlet**\n```",
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", e.member.ID), nil},
 		{"wildcard", "@**all**", `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span></p>`, nil},
 		{"topic wildcard", "@**topic**", `<p><span class="topic-mention">@topic</span></p>`, nil},
 	} {
