@@ -257,8 +257,7 @@ func checkDecodable(t reflect.Type, seen map[reflect.Type]bool) error {
 			return nil
 		}
 		seen[t] = true
-		for i := range t.NumField() {
-			sf := t.Field(i)
+		for sf := range t.Fields() {
 			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 			if !sf.IsExported() || name == "" || name == "-" {
 				continue

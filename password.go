@@ -88,7 +88,7 @@ func parseArgon2Hash(hash string) (argon2Hasher, []byte, []byte, error) {
 	if parts[2] != "v="+strconv.Itoa(argon2.Version) {
 		return p, nil, nil, fmt.Errorf("%w: unsupported version %q", errMalformedHash, parts[2])
 	}
-	for _, kv := range strings.Split(parts[3], ",") {
+	for kv := range strings.SplitSeq(parts[3], ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return p, nil, nil, errMalformedHash

@@ -23,6 +23,10 @@ import (
 // wire parameters with Zulip's rules, and [SettingsUpdate.Validate] checks
 // values.
 //
+// Bounds: Zulip stores web_font_size_px and web_line_height_percent as
+// positive small integers without further checks; chatcore accepts 1-200 px
+// and 1-1000 percent ("X is too small" / "X is too large" outside).
+//
 // FullName, Email, OldPassword and NewPassword are account fields rather than
 // settings. TargetUsers switches to the administrators' bulk edit of other
 // users' settings (see [Service.UpdateSettings]).

@@ -207,16 +207,14 @@ func (e *env) edited(tb testing.TB, id chatcore.UserID) []string {
 	return names
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t)
 	ctx := context.Background()
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{
-		ColorScheme: ptr(2),
-		EnterSends:  ptr(false), // the default: unchanged
-		Emojiset:    ptr("text"),
+		ColorScheme: new(2),
+		EnterSends:  new(false), // the default: unchanged
+		Emojiset:    new("text"),
 	})
 	is.NoErr(err) // valid update
 	u := e.user(t, e.member)
@@ -231,7 +229,7 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 	is.Equal(evs[1].Data["value"], "text")        // the new value
 
 	e.events.reset()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(2)})) // same value again
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(2)})) // same value again
 	is.Equal(len(e.events.all()), 0)                                                            // nothing changed, nothing published
 }
 
@@ -239,7 +237,7 @@ func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
 	e := newEnv(t)
 	for _, id := range []chatcore.UserID{e.owner, e.admin, e.moderator, e.member, e.guest} {
 		is := is.New(t)
-		is.NoErr(e.svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: ptr(true)})) // allowed
+		is.NoErr(e.svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: new(true)})) // allowed
 		is.Equal(e.user(t, id).Settings.TwentyFourHourTime, true)                                                        // applied
 	}
 }
@@ -247,7 +245,7 @@ func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
 func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t)
-	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("de")})) // German exists
+	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
 	evs := e.events.ofType("user_settings", "default_language")
 	is.Equal(len(evs), 1)                             // one event
 	is.Equal(evs[0].Data["value"], "de")              // the code
@@ -258,21 +256,21 @@ func TestUpdateSettingsRefusals(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
-		err := e.svc.UpdateSettings(ctx, e.bot, chatcore.SettingsUpdate{ColorScheme: ptr(9)})
+		err := e.svc.UpdateSettings(ctx, e.bot, chatcore.SettingsUpdate{ColorScheme: new(9)})
 		wantError(t, err, chatcore.CodeBadRequest, "This endpoint does not accept bot requests.")
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
-		err := e.svc.UpdateSettings(ctx, e.gone, chatcore.SettingsUpdate{ColorScheme: ptr(2)})
+		err := e.svc.UpdateSettings(ctx, e.gone, chatcore.SettingsUpdate{ColorScheme: new(2)})
 		got := wantError(t, err, chatcore.CodeUnauthorized, "Account is deactivated")
 		is := is.New(t)
 		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
 	})
 	t.Run("unknown actor", func(t *testing.T) {
-		err := e.svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: ptr(2)})
+		err := e.svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: new(2)})
 		wantError(t, err, chatcore.CodeUnauthorized, "Invalid API key")
 	})
 	t.Run("invalid value", func(t *testing.T) {
-		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(9)})
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(9)})
 		wantError(t, err, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values")
 	})
 }
@@ -283,13 +281,13 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 		req  chatcore.SettingsUpdate
 		msg  string
 	}{
-		{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: ptr(2), Timezone: ptr("Asia/Tokyo"), FullName: ptr("  ")},
+		{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("Asia/Tokyo"), FullName: new("  ")},
 			"Name must not be empty!"},
-		{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: ptr("hamlet@zulip.com-Secret#42"),
-			NewPassword: ptr("correct horse battery staple"), Email: ptr("not an address"), ColorScheme: ptr(3)},
+		{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"),
+			NewPassword: new("correct horse battery staple"), Email: new("not an address"), ColorScheme: new(3)},
 			"Invalid address."},
-		{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: ptr(true), EnableDraftsSynchronization: ptr(false),
-			NotificationSound: ptr("klaxon")}, "Invalid notification sound 'klaxon'"},
+		{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: new(true), EnableDraftsSynchronization: new(false),
+			NotificationSound: new("klaxon")}, "Invalid notification sound 'klaxon'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,7 +332,7 @@ func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 			return err
 		})
 	}
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(3)})) // valid
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(3)})) // valid
 	is.Equal(seen, []int{3})                                                                    // published once, after the commit
 }
 
@@ -345,12 +343,12 @@ func TestUpdateSettingsPassword(t *testing.T) {
 		old, new *string
 		msg      string
 	}{
-		{"wrong old password", ptr("nope"), ptr("correct horse battery staple"), "Wrong password!"},
-		{"missing old password", nil, ptr("correct horse battery staple"), "Wrong password!"},
-		{"empty new password", ptr(oldPW), ptr(""), "New password is too weak!"},
-		{"too short", ptr(oldPW), ptr("easy"), "New password is too weak!"},
-		{"too guessable", ptr(oldPW), ptr("password"), "New password is too weak!"},
-		{"ok", ptr(oldPW), ptr("correct horse battery staple"), ""},
+		{"wrong old password", new("nope"), new("correct horse battery staple"), "Wrong password!"},
+		{"missing old password", nil, new("correct horse battery staple"), "Wrong password!"},
+		{"empty new password", new(oldPW), new(""), "New password is too weak!"},
+		{"too short", new(oldPW), new("easy"), "New password is too weak!"},
+		{"too guessable", new(oldPW), new("password"), "New password is too weak!"},
+		{"ok", new(oldPW), new("correct horse battery staple"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,7 +380,7 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 		u.PasswordHash = ""
 		return tx.UpdateUser(ctx, u)
 	})) // the user has no password
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr(""), NewPassword: ptr("correct horse battery staple")})
+	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!")
 }
 
@@ -401,9 +399,9 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 		u.PasswordHash = oldHash
 		return tx.UpdateUser(ctx, u)
 	})) // argon2id password stored
-	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr("old-passw0rd!"), NewPassword: ptr("Tr0ub4dor&3-horse")})
+	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: ptr("Old-Passw0rd!"), NewPassword: ptr("Tr0ub4dor&3-horse")}))
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
 	u := e.user(t, e.member)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
 	ok, err := h.Verify(u.PasswordHash, "Tr0ub4dor&3-horse")
@@ -417,9 +415,9 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t, chatcore.WithPasswordPolicy(30, 0))
-	req := chatcore.SettingsUpdate{OldPassword: ptr("hamlet@zulip.com-Secret#42"), NewPassword: ptr("correct horse battery staple")}
+	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
 	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, "New password is too weak!") // 28 < 30 characters
-	req.NewPassword = ptr("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
 }
 
@@ -431,8 +429,8 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("  first@example.net ")})) // starts a change
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("hamlet2@example.net")}))  // replaces it
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
 	is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
 	mails := e.mail.all()
 	is.Equal(len(mails), 2)                             // one confirmation per request
@@ -495,7 +493,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 					return tx.UpdateRealm(ctx, r)
 				})) // realm setting
 			}
-			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: ptr(tt.email)})
+			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
 			wantError(t, err, chatcore.CodeBadRequest, tt.msg)
 			is.Equal(len(e.mail.all()), 0) // no mail
 		})
@@ -506,7 +504,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr(" hamlet@zulip.com ")})) // own address
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
 	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
 
 	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
@@ -517,13 +515,13 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 		r.EmailChangesDisabled = true
 		return tx.UpdateRealm(ctx, r)
 	})) // changes disabled for non-administrators
-	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: ptr("iago@example.net")})) // administrators may still
+	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
 	is.Equal(len(e.mail.all()), 1)                                                                        // a confirmation
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("h@example.net")})) // starts a change
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
 		e.clock.advance(25 * time.Hour)
 		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
@@ -532,7 +530,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: ptr("h@example.net")})) // starts a change
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
 		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
 			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
@@ -575,7 +573,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			e := newEnv(t)
-			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: ptr(tt.in)})
+			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
 				wantError(t, err, chatcore.CodeBadRequest, tt.msg)
 				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
@@ -612,28 +610,28 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t)
 		setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("New Name"), ColorScheme: ptr(2)})) // silently ignored
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 		u := e.user(t, e.member)
 		is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
 		is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("")})) // not even validated
-		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: ptr("Iago II")}))
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
+		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: new("Iago II")}))
 		is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
 	})
 	t.Run("unique names", func(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t)
 		setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
-		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("IAGO")})
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
 		wantError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("king hamlet")})) // own name in other case
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
 		is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("King Lear")}))   // another realm's name is fine
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
 	})
 	t.Run("names may repeat by default", func(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: ptr("Iago")})) // duplicate allowed
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 	})
 }
 
@@ -641,7 +639,7 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("America/Montreal")})) // a backward link
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
 	u := e.user(t, e.member)
 	is.Equal(u.Settings.Timezone, "America/Toronto")      // stored canonically
 	is.Equal(e.edited(t, e.member), []string{"timezone"}) // counts as the user's own edit
@@ -653,10 +651,10 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 	is.Equal(others[0].Data["person"], map[string]any{"user_id": e.member, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
 
 	e.events.reset()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("America/Toronto")})) // the same zone
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Toronto")})) // the same zone
 	is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
 
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: ptr("")})
+	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("")})
 	wantError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
 }
 
@@ -681,9 +679,9 @@ func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 		}
 		return nil
 	})) // drafts exist
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: ptr(true)})) // unchanged
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(true)})) // unchanged
 	is.Equal(drafts(e.member), 2)                                                                                  // kept
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: ptr(false)}))
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(false)}))
 	is.Equal(drafts(e.member), 0) // turning synchronization off deletes the user's drafts
 	is.Equal(drafts(e.admin), 1)  // and nobody else's
 }
@@ -692,10 +690,10 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
-	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("de")}), chatcore.CodeBadRequest, "Invalid default_language")
-	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: ptr("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: ptr("tlh"), NotificationSound: ptr("beep")})) // configured values
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: ptr("none")}))                              // "none" always works
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, "Invalid default_language")
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
 	evs := e.events.ofType("user_settings", "default_language")
 	is.Equal(evs[0].Data["language_name"], "tlh") // unknown languages are named by their code
 }
@@ -704,7 +702,7 @@ func TestTypingRecipients(t *testing.T) {
 	is := is.New(t)
 	e := newEnv(t)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: ptr(false)})) // opts out
+	is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
 	got, err := e.svc.TypingRecipients(ctx, []chatcore.UserID{e.member, e.guest, e.gone, 9999, e.admin, e.member})
 	is.NoErr(err)                                       // readable
 	is.Equal(got, []chatcore.UserID{e.admin, e.member}) // active, opted in, sorted, unique
@@ -733,7 +731,7 @@ func bulkEnv(tb testing.TB) (*env, chatcore.GroupID, chatcore.GroupID) {
 		inner, outer = in.ID, out.ID
 		return nil
 	})) // groups created
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: ptr(3)})) // the member's own choice
+	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(3)})) // the member's own choice
 	e.events.reset()
 	return e, outer, inner
 }
@@ -745,12 +743,12 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		e, outer, _ := bulkEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
 			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.owner, e.bot, e.gone}, GroupIDs: []chatcore.GroupID{outer},
-				SkipIfAlreadyEdited: ptr(false)},
-			ColorScheme:     ptr(2),
-			WebFontSizePx:   ptr(20),
-			FullName:        ptr("ignored in bulk mode"),
-			OldPassword:     ptr("ignored too"),
-			DefaultLanguage: ptr("de"),
+				SkipIfAlreadyEdited: new(false)},
+			ColorScheme:     new(2),
+			WebFontSizePx:   new(20),
+			FullName:        new("ignored in bulk mode"),
+			OldPassword:     new("ignored too"),
+			DefaultLanguage: new("de"),
 		})
 		is.NoErr(err) // administrators may edit in bulk
 		for _, id := range []chatcore.UserID{e.owner, e.gone, e.member, e.guest, e.moderator} {
@@ -773,9 +771,9 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		is := is.New(t)
 		e, outer, _ := bulkEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: ptr(true)},
-			ColorScheme: ptr(2),
-			EnterSends:  ptr(true),
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
+			ColorScheme: new(2),
+			EnterSends:  new(true),
 		})
 		is.NoErr(err)                                           // owners count as administrators
 		is.Equal(e.user(t, e.member).Settings.ColorScheme, 3)   // kept the member's own choice
@@ -788,8 +786,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		is := is.New(t)
 		e, outer, _ := bulkEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: ptr(false)},
-			ColorScheme: ptr(2),
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
+			ColorScheme: new(2),
 		})
 		is.NoErr(err)                                         // allowed
 		is.Equal(e.user(t, e.member).Settings.ColorScheme, 2) // overridden
@@ -801,8 +799,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 			return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.guest, Content: "x"})
 		})) // a draft
 		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.guest}, SkipIfAlreadyEdited: ptr(false)},
-			EnableDraftsSynchronization: ptr(false),
+			TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.guest}, SkipIfAlreadyEdited: new(false)},
+			EnableDraftsSynchronization: new(false),
 		})) // synchronization off for the guest
 		var n int
 		is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
@@ -824,55 +822,55 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 	}{
 		{"not an administrator", func(e *env) chatcore.UserID { return e.moderator },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
 			}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
 		{"no ids", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: ptr(true)}, ColorScheme: ptr(2)}
+				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
 		{"unknown user", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member, 9999), ColorScheme: ptr(2)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member, 9999), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
 		{"user of another realm", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.otherRealmUser, e.member), ColorScheme: ptr(2)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.otherRealmUser, e.member), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
 		{"unknown group", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
 				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
-					GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: ptr(true)}, ColorScheme: ptr(2)}
+					GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
 		{"language checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2), DefaultLanguage: ptr("xx")}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2), DefaultLanguage: new("xx")}
 			}, chatcore.CodeBadRequest, "Invalid default_language"},
 		{"batching period checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), EmailNotificationsBatchingPeriodSeconds: ptr(0)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), EmailNotificationsBatchingPeriodSeconds: new(0)}
 			}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
 		{"value sets before permissions", func(e *env) chatcore.UserID { return e.member },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(7)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(7)}
 			}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
 		{"bot", func(e *env) chatcore.UserID { return e.bot },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
 	}
 	forbidden := map[string]func(*chatcore.SettingsUpdate){
-		"email":                             func(u *chatcore.SettingsUpdate) { u.Email = ptr("x@example.net") },
-		"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = ptr("correct horse battery staple") },
-		"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = ptr("Europe/Berlin") },
-		"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = ptr(true) },
-		"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = ptr(2) },
-		"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = ptr(false) },
-		"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = ptr(false) },
-		"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = ptr(false) },
-		"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = ptr(false) },
-		"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = ptr(false) },
-		"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = ptr(false) },
-		"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = ptr(false) },
+		"email":                             func(u *chatcore.SettingsUpdate) { u.Email = new("x@example.net") },
+		"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = new("correct horse battery staple") },
+		"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = new("Europe/Berlin") },
+		"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = new(true) },
+		"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = new(2) },
+		"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = new(false) },
+		"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = new(false) },
+		"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = new(false) },
+		"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = new(false) },
+		"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = new(false) },
+		"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = new(false) },
+		"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = new(false) },
 	}
 	for name, set := range forbidden {
 		tests = append(tests, struct {
@@ -883,7 +881,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 			msg   string
 		}{"forbidden " + name, func(e *env) chatcore.UserID { return e.admin },
 			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				u := chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: ptr(2)}
+				u := chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
 				set(&u)
 				return u
 			}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
@@ -911,7 +909,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 }
 
 func targets(ids ...chatcore.UserID) *chatcore.TargetUsers {
-	return &chatcore.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: ptr(false)}
+	return &chatcore.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: new(false)}
 }
 
 func TestDefaultSettingsMatchZulip(t *testing.T) {
@@ -959,8 +957,8 @@ func BenchmarkUpdateSettingsOwn(b *testing.B) {
 	e := newEnv(b)
 	ctx := context.Background()
 	reqs := []chatcore.SettingsUpdate{
-		{ColorScheme: ptr(2), Timezone: ptr("Europe/Berlin"), EnterSends: ptr(true)},
-		{ColorScheme: ptr(3), Timezone: ptr("America/Montreal"), EnterSends: ptr(false)},
+		{ColorScheme: new(2), Timezone: new("Europe/Berlin"), EnterSends: new(true)},
+		{ColorScheme: new(3), Timezone: new("America/Montreal"), EnterSends: new(false)},
 	}
 	b.ReportAllocs()
 	i := 0
@@ -997,8 +995,8 @@ func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{group}, SkipIfAlreadyEdited: ptr(true)},
-			ColorScheme: ptr(2 + i%2),
+			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{group}, SkipIfAlreadyEdited: new(true)},
+			ColorScheme: new(2 + i%2),
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -88,15 +88,6 @@ func (cfg *settingsConfig) languageName(code string) string {
 // email_notifications_batching_period_seconds: one week.
 const maxEmailBatchingPeriod = 7 * 24 * 60 * 60
 
-// Bounds of the web font settings. Zulip stores them as positive small
-// integers without checking more; chatcore refuses values no display can use.
-const (
-	minWebFontSizePx        = 1
-	maxWebFontSizePx        = 200
-	minWebLineHeightPercent = 1
-	maxWebLineHeightPercent = 1000
-)
-
 // settingValueSets are the named value sets of enumerated settings, registered
 // as validator aliases (used in SettingsUpdate's validate tags).
 var settingValueSets = []struct{ alias, tags string }{

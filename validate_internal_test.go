@@ -14,8 +14,8 @@ func TestEveryValueSetAliasIsUsed(t *testing.T) {
 	is := is.New(t)
 	used := map[string]bool{}
 	ut := reflect.TypeFor[SettingsUpdate]()
-	for i := range ut.NumField() {
-		for tag := range strings.SplitSeq(ut.Field(i).Tag.Get("validate"), ",") {
+	for field := range ut.Fields() {
+		for tag := range strings.SplitSeq(field.Tag.Get("validate"), ",") {
 			used[tag] = true
 		}
 	}

@@ -48,8 +48,7 @@ func TestSettingsUpdateCoversEverySetting(t *testing.T) {
 	ut := reflect.TypeFor[chatcore.SettingsUpdate]()
 	extra := map[string]bool{"full_name": true, "email": true, "old_password": true, "new_password": true, "target_users": true}
 	var names []string
-	for i := range ut.NumField() {
-		f := ut.Field(i)
+	for f := range ut.Fields() {
 		name := f.Tag.Get("json")
 		if extra[name] {
 			continue
