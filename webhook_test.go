@@ -742,3 +742,66 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestWebhookPayloadEditedMessage(t *testing.T) {
+	is := is.New(t)
+	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://192.0.2.1/")})
+	edited := time.Unix(1767229200, 0)
+	moved := time.Unix(1767232800, 0)
+	var editedID, movedID chatcore.MessageID
+	err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
+		st, err := tx.Stream(t.Context(), whGeneral)
+		if err != nil {
+			return err
+		}
+		m := &chatcore.Message{
+			RealmID: whRealm, SenderID: whMember, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
+			StreamID: whGeneral, Topic: "", Content: "@**Echo Bot** v2", RenderedContent: "<p>v2</p>",
+			Client: "website", SentAt: time.Unix(1767225600, 0), LastEditedAt: edited,
+			EditHistory: []chatcore.EditHistoryEntry{{UserID: whMember, Timestamp: edited, PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"}},
+		}
+		if err := tx.CreateMessage(t.Context(), m); err != nil {
+			return err
+		}
+		editedID = m.ID
+		old := "old topic"
+		n := &chatcore.Message{
+			RealmID: whRealm, SenderID: whMember, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
+			StreamID: whGeneral, Topic: "new topic", Content: "@**Echo Bot** moved", RenderedContent: "<p>moved</p>",
+			Client: "website", SentAt: time.Unix(1767225600, 0), LastMovedAt: moved,
+			EditHistory: []chatcore.EditHistoryEntry{{UserID: whOwner, Timestamp: moved, PrevTopic: &old, Topic: new("new topic")}},
+		}
+		if err := tx.CreateMessage(t.Context(), n); err != nil {
+			return err
+		}
+		movedID = n.ID
+		return nil
+	})
+	is.NoErr(err) // messages stored
+
+	message := func(id chatcore.MessageID) map[string]any {
+		bodies, err := w.svc.WebhookBodiesForTest(t.Context(), id, []chatcore.UserID{whEcho})
+		is.NoErr(err)            // payload built
+		is.Equal(len(bodies), 1) // one service
+		var p map[string]any
+		is.NoErr(json.Unmarshal([]byte(bodies[0]), &p)) // JSON
+		return p["message"].(map[string]any)
+	}
+
+	m := message(editedID)
+	is.Equal(keys(m), slices.Sorted(slices.Values(append(slices.Clone(channelMessageKeys), "edit_history", "last_edit_timestamp")))) // edited: edit fields present, not moved
+	is.Equal(m["last_edit_timestamp"], float64(1767229200))                                                                          // last edit time
+	is.Equal(m["subject"], "")                                                                                                       // the empty topic is sent as ""
+	is.Equal(m["edit_history"], []any{map[string]any{
+		"user_id": float64(whMember), "timestamp": float64(1767229200),
+		"prev_content": "v1", "prev_rendered_content": "<p>v1</p>",
+	}}) // content edit entry
+
+	m = message(movedID)
+	is.Equal(keys(m), slices.Sorted(slices.Values(append(slices.Clone(channelMessageKeys), "edit_history", "last_moved_timestamp")))) // moved only: no last_edit_timestamp
+	is.Equal(m["last_moved_timestamp"], float64(1767232800))                                                                          // move time
+	is.Equal(m["edit_history"], []any{map[string]any{
+		"user_id": float64(whOwner), "timestamp": float64(1767232800),
+		"prev_topic": "old topic", "topic": "new topic",
+	}}) // topic move entry
+}

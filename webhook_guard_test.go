@@ -1,0 +1,70 @@
+package chatcore_test
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+func TestWebhookAddrAllowed(t *testing.T) {
+	tests := []struct {
+		addr string
+		want bool
+	}{
+		{"127.0.0.1", false},           // loopback
+		{"127.8.9.10", false},          // loopback range
+		{"::1", false},                 // IPv6 loopback
+		{"::ffff:127.0.0.1", false},    // IPv4-mapped loopback
+		{"::ffff:10.1.2.3", false},     // IPv4-mapped private
+		{"10.0.0.1", false},            // RFC 1918
+		{"172.16.0.1", false},          // RFC 1918
+		{"172.31.255.255", false},      // RFC 1918
+		{"192.168.1.1", false},         // RFC 1918
+		{"fc00::1", false},             // ULA
+		{"fd12:3456::1", false},        // ULA
+		{"169.254.169.254", false},     // cloud metadata
+		{"169.254.1.1", false},         // link-local
+		{"fe80::1", false},             // IPv6 link-local
+		{"fd00:ec2::254", false},       // AWS metadata over IPv6
+		{"100.64.0.1", false},          // carrier-grade NAT
+		{"100.100.100.200", false},     // Alibaba metadata (CGNAT range)
+		{"0.0.0.0", false},             // unspecified
+		{"0.1.2.3", false},             // "this network"
+		{"::", false},                  // IPv6 unspecified
+		{"224.0.0.1", false},           // multicast
+		{"239.255.255.250", false},     // multicast
+		{"ff02::1", false},             // IPv6 multicast
+		{"255.255.255.255", false},     // broadcast
+		{"198.18.0.1", false},          // benchmarking
+		{"8.8.8.8", true},              // public
+		{"1.1.1.1", true},              // public
+		{"172.32.0.1", true},           // just outside 172.16/12
+		{"100.128.0.1", true},          // just outside CGNAT
+		{"2606:4700:4700::1111", true}, // public IPv6
+		{"::ffff:8.8.8.8", true},       // IPv4-mapped public
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(chatcore.WebhookAddrAllowedForTest(netip.MustParseAddr(tt.addr)), tt.want) // guard verdict
+		})
+	}
+}
+
+func TestWebhookDialControl(t *testing.T) {
+	is := is.New(t)
+	err := chatcore.WebhookDialControlForTest("tcp4", "127.0.0.1:80", nil)
+	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // loopback refused at dial time
+	err = chatcore.WebhookDialControlForTest("tcp6", "[fd00:ec2::254]:80", nil)
+	is.True(err != nil)                                                            // metadata refused at dial time
+	is.NoErr(chatcore.WebhookDialControlForTest("tcp4", "93.184.215.14:443", nil)) // public address allowed
+
+	// Through a real dialer: the refusal surfaces as the dial error.
+	d := net.Dialer{Control: chatcore.WebhookDialControlForTest}
+	_, err = d.DialContext(t.Context(), "tcp", "localhost:1")
+	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // refused by the guard, before any packet is sent
+}
