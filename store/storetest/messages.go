@@ -188,6 +188,7 @@ var messageTests = []test{
 			{"empty recipients", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{}}, nil},
 			{"one channel", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID}}, []chatcore.MessageID{m[0], m[3], m[4], m[5], m[6]}},
 			{"channel and direct", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{dmRcpt, w.secret.RecipientID}}, m[1:3]},
+			{"duplicate recipients", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{dmRcpt, dmRcpt, w.secret.RecipientID, dmRcpt}}, m[1:3]},
 			{"channel and direct newest limit", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID, dmRcpt}, Newest: true, Limit: 3}, []chatcore.MessageID{m[6], m[5], m[4]}},
 			{"topic in a channel", chatcore.MessageQuery{RealmID: w.realm, Recipients: []chatcore.RecipientID{w.general.RecipientID}, TopicKey: &strasse}, []chatcore.MessageID{m[0], m[3]}},
 			{"topic across channels", chatcore.MessageQuery{RealmID: w.realm, TopicKey: &strasse}, []chatcore.MessageID{m[0], m[1], m[3]}},
@@ -353,6 +354,38 @@ var messageTests = []test{
 		deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, MinID: m[1], TopicKey: ptr("a")}, 10)
 		is.Equal(oldest(w.general.ID), m[2]) // the next one once the oldest is deleted
 		is.Equal(oldest(w.secret.ID), m[0])  // other channels unaffected
+	}},
+	{"DirectRecipientConcurrent", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		ctx := context.Background()
+		type result struct {
+			id  chatcore.RecipientID
+			err error
+		}
+		results := make(chan result, 16)
+		for i := range cap(results) {
+			go func() {
+				members := []chatcore.UserID{w.alice, w.bob, w.carol}
+				if i%2 == 1 {
+					members = []chatcore.UserID{w.carol, w.bob, w.alice}
+				}
+				var r result
+				r.err = st.Update(ctx, func(tx chatcore.Tx) error {
+					var err error
+					r.id, err = tx.DirectRecipient(ctx, w.realm, members)
+					return err
+				})
+				results <- r
+			}()
+		}
+		first := <-results
+		is.NoErr(first.err) // get-or-create succeeds
+		for range cap(results) - 1 {
+			r := <-results
+			is.NoErr(r.err)          // get-or-create succeeds under concurrency
+			is.Equal(r.id, first.id) // every caller gets the one conversation
+		}
 	}},
 	{"DirectRecipient", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
