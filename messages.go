@@ -1224,7 +1224,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		if numAfter > 0 && len(after) > numAfter {
 			after = after[:numAfter]
 		}
-		res.FoundAnchor = len(anchorRows) == 1
+		res.FoundAnchor = includeAnchor && len(anchorRows) == 1
 		res.FoundOldest = anchoredLeft || len(before) < numBefore
 		res.FoundNewest = anchoredRight || len(after) < numAfter
 		res.Anchor = anchor

@@ -685,6 +685,7 @@ func TestMessagesAnchors(t *testing.T) {
 			Anchor: new(fmt.Sprint(ids[2])), NumBefore: new(1), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
 		is.NoErr(err)                                                       // fetched
 		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{ids[1], ids[3]}) // anchor left out
+		is.True(!res.FoundAnchor)                                           // not fetched, so not found
 	})
 	t.Run("raw Markdown", func(t *testing.T) {
 		is := is.New(t)
