@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -54,9 +55,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // the parameters the endpoint ignored.
 func (h *handler) writeSuccess(w http.ResponseWriter, r *http.Request, fields map[string]any, ignored []string) {
 	body := make(map[string]any, len(fields)+3)
-	for k, v := range fields {
-		body[k] = v
-	}
+	maps.Copy(body, fields)
 	body["result"] = "success"
 	body["msg"] = ""
 	if len(ignored) > 0 {

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"errors"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -54,9 +55,7 @@ func collectParams(w http.ResponseWriter, r *http.Request, limit int64) (url.Val
 		}
 		return nil, chatcore.BadRequest("Malformed request body")
 	}
-	for name, values := range form {
-		params[name] = values
-	}
+	maps.Copy(params, form)
 	return params, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -423,14 +424,14 @@ func TestLinkifiers(t *testing.T) {
 }
 
 func joinIDs(ids []string) string {
-	out := ""
+	var out strings.Builder
 	for i, id := range ids {
 		if i > 0 {
-			out += ","
+			out.WriteString(",")
 		}
-		out += id
+		out.WriteString(id)
 	}
-	return out
+	return out.String()
 }
 
 func TestMessages(t *testing.T) {
