@@ -5,7 +5,15 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"time"
 )
+
+// ScheduledMessageLateCutoff is how late [Service.DeliverDue] still sends a
+// scheduled message: one found more than this after its delivery time is
+// marked failed ("Message could not be sent at the scheduled time."), as in
+// Zulip, so that stale messages do not surprise their recipients. Reminders
+// have no cutoff.
+const ScheduledMessageLateCutoff = 10 * time.Minute
 
 // NotificationBotName is the full name of the per-realm bot that delivers
 // reminders.
@@ -20,10 +28,10 @@ func NotificationBotEmail(realmStringID string) string {
 }
 
 // DeliverDue sends every scheduled message and reminder whose delivery time
-// (by the Service clock) has come and that is neither delivered nor failed, and
-// returns how many it delivered. Embedders call it periodically, e.g. from a
-// time.Ticker; several calls may run at once, in one process or several
-// sharing a store, and still deliver each row exactly once.
+// (by the Service clock) has come and that is neither delivered nor failed, in
+// order of delivery time, and returns how many it delivered. Embedders call it
+// periodically, e.g. from a time.Ticker; several calls may run at once, in one
+// process or several sharing a store, and still deliver each row exactly once.
 //
 // A scheduled message is sent as its sender, with the checks of
 // [Service.SendMessage]; a reminder is sent as a direct message to its owner
@@ -36,11 +44,14 @@ func NotificationBotEmail(realmStringID string) string {
 // "remove" (or reminders "remove") to the owner.
 //
 // When sending is refused with an [*Error] (channel archived, sender or
-// recipient deactivated, ...), the row is marked Failed with the error's
-// message in FailureMessage instead (a scheduled_messages "update" event tells
-// the sender) and delivery goes on with the next row; failed rows are not
-// retried. Any other error (store, context) stops DeliverDue and is returned
-// with the count delivered so far; the row it happened on is left untouched.
+// recipient deactivated, more than [ScheduledMessageLateCutoff] late, ...), the
+// row is marked Failed with the error's message in FailureMessage instead and
+// delivery goes on with the next row; failed rows are not retried. For a
+// scheduled message whose sender is still active, a scheduled_messages
+// "update" event and a direct message from the notification bot tell the
+// sender, as Zulip does. Any other error (store, context) stops DeliverDue and
+// is returned with the count delivered so far; the row it happened on is left
+// untouched.
 func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 	now := s.clock.Now()
 	var due []ScheduledMessage
@@ -59,7 +70,7 @@ func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 		if err := ctx.Err(); err != nil {
 			return delivered, err
 		}
-		ok, err := s.deliverOne(ctx, due[i].ID)
+		ok, err := s.deliverOne(ctx, due[i].ID, now)
 		if err != nil {
 			return delivered, err
 		}
@@ -71,10 +82,11 @@ func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 }
 
 // deliverOne delivers the row with the id in its own transaction and reports
-// whether it did. A send refused with an *Error marks the row failed in a
-// second transaction (the first is rolled back, so a refused send leaves
-// nothing behind).
-func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID) (bool, error) {
+// whether it did; now is the time delivery started. A send refused with an
+// *Error marks the row failed in a second transaction (the first is rolled
+// back, so a refused send leaves nothing behind) and, for a scheduled message,
+// notifies the sender in a third.
+func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
 	sent := false
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		sent = false
@@ -82,7 +94,7 @@ func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID) (bool, 
 		if err != nil || m == nil {
 			return err
 		}
-		msg, err := s.sendScheduled(ctx, tx, fx, m)
+		msg, err := s.sendScheduled(ctx, tx, fx, m, now)
 		if err != nil {
 			return err
 		}
@@ -107,7 +119,9 @@ func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID) (bool, 
 	if !ok {
 		return sent, err
 	}
-	return false, s.update(ctx, func(tx Tx, fx *effects) error {
+	var failed *ScheduledMessage
+	err = s.update(ctx, func(tx Tx, fx *effects) error {
+		failed = nil
 		m, err := pendingScheduled(ctx, tx, id)
 		if err != nil || m == nil {
 			return err
@@ -117,13 +131,43 @@ func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID) (bool, 
 		if err := tx.UpdateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
-		if m.Kind == ScheduledSendLater {
+		if m.Kind == ScheduledSendLater && refused.Code != CodeUserDeactivated {
 			fx.event(m.RealmID, []UserID{m.SenderID}, map[string]any{
 				"type": "scheduled_messages", "op": "update", "scheduled_message": scheduledView(m),
 			})
+			failed = m
 		}
 		return nil
 	})
+	if err != nil || failed == nil {
+		return false, err
+	}
+	return false, s.notifyDeliveryFailure(ctx, failed)
+}
+
+// notifyDeliveryFailure sends the sender of a scheduled message that could not
+// be delivered a direct message from the notification bot saying why. A
+// refusal of that message itself is logged, not returned.
+func (s *Service) notifyDeliveryFailure(ctx context.Context, m *ScheduledMessage) error {
+	content := fmt.Sprintf("The message you scheduled for <time:%s> was not sent because of the following error:\n\n> %s\n\n[View scheduled messages](#scheduled)",
+		m.DeliverAt.UTC().Format("2006-01-02T15:04:05-07:00"), m.FailureMessage)
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		sender, err := tx.User(ctx, m.SenderID)
+		if err != nil {
+			return err
+		}
+		bot, err := s.notificationBot(ctx, tx, m.RealmID)
+		if err != nil {
+			return err
+		}
+		_, err = s.sendInTx(ctx, tx, fx, bot, Destination{To: []UserID{sender.ID}}, content, "Internal")
+		return err
+	})
+	if refused, ok := errors.AsType[*Error](err); ok {
+		s.log.WarnContext(ctx, "chatcore: scheduled-message failure notice not sent", "scheduled_message_id", m.ID, "err", refused)
+		return nil
+	}
+	return err
 }
 
 // pendingScheduled re-reads the row inside the delivering transaction and
@@ -142,11 +186,18 @@ func pendingScheduled(ctx context.Context, tx Tx, id ScheduledMessageID) (*Sched
 	return m, nil
 }
 
-// sendScheduled sends the row's message inside tx.
-func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *ScheduledMessage) (*Message, error) {
-	owner, err := actor(ctx, tx, m.SenderID)
+// sendScheduled sends the row's message inside tx; now is when delivery
+// started.
+func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *ScheduledMessage, now time.Time) (*Message, error) {
+	owner, err := tx.User(ctx, m.SenderID)
+	if errors.Is(err, ErrNotFound) {
+		owner, err = &User{}, nil // gone: fails like a deactivated sender
+	}
 	if err != nil {
 		return nil, err
+	}
+	if !owner.IsActive {
+		return nil, &Error{Code: CodeUserDeactivated, Kind: KindUnauthenticated, Msg: "Account is deactivated"}
 	}
 	if m.Kind == ScheduledReminder {
 		content := m.Content
@@ -164,6 +215,9 @@ func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *Sche
 			return nil, err
 		}
 		return s.sendInTx(ctx, tx, fx, bot, Destination{To: []UserID{owner.ID}}, content, "Internal")
+	}
+	if now.After(m.DeliverAt.Add(ScheduledMessageLateCutoff)) {
+		return nil, BadRequest("Message could not be sent at the scheduled time.")
 	}
 	dest := Destination{To: m.DirectMembers}
 	if m.Type == MessageTypeStream {

@@ -19,7 +19,7 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
 	toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "to the channel", time.Hour))
 	is.NoErr(err) // scheduled
-	toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", 2*time.Hour))
+	toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", time.Hour+5*time.Minute))
 	is.NoErr(err) // scheduled
 	later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "later", 5*time.Hour))
 	is.NoErr(err) // scheduled
@@ -28,7 +28,7 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 	is.NoErr(err)  // delivery runs
 	is.Equal(n, 0) // nothing is due yet
 
-	e.clock.advance(3 * time.Hour)
+	e.clock.advance(time.Hour + 6*time.Minute)
 	e.events.reset()
 	n, err = e.svc.DeliverDue(t.Context())
 	is.NoErr(err)  // delivery runs
@@ -38,11 +38,11 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 	is.True(row.Delivered) // marked delivered
 	is.True(!row.Failed)   // not failed
 	sent := e.message(t, row.DeliveredMessageID)
-	is.Equal(sent.SenderID, e.member.ID)             // sent as the sender
-	is.Equal(sent.StreamID, st.ID)                   // to the channel
-	is.Equal(sent.Topic, "castle")                   // and topic
-	is.Equal(sent.Content, "to the channel")         // with the content
-	is.Equal(sent.SentAt, opsStart.Add(3*time.Hour)) // at delivery time
+	is.Equal(sent.SenderID, e.member.ID)                         // sent as the sender
+	is.Equal(sent.StreamID, st.ID)                               // to the channel
+	is.Equal(sent.Topic, "castle")                               // and topic
+	is.Equal(sent.Content, "to the channel")                     // with the content
+	is.Equal(sent.SentAt, opsStart.Add(time.Hour+6*time.Minute)) // at delivery time
 
 	row = e.scheduledRow(t, toMod)
 	is.True(row.Delivered) // marked delivered
@@ -164,7 +164,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 	is.NoErr(err) // scheduled
 	fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", "Denmark", new("t"), "bye", time.Hour))
 	is.NoErr(err) // scheduled
-	fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "fine", 2*time.Hour))
+	fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "fine", time.Hour+time.Minute))
 	is.NoErr(err) // scheduled
 	reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), opsStart.Add(time.Hour), nil)
 	is.NoErr(err) // reminder created
@@ -186,7 +186,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		return tx.UpdateUser(context.Background(), u)
 	})
 	before := len(e.messageIDs(t, doomed, nil))
-	e.clock.advance(3 * time.Hour)
+	e.clock.advance(time.Hour + 2*time.Minute)
 	e.events.reset()
 	n, err := e.svc.DeliverDue(t.Context())
 	is.NoErr(err)  // failures are not errors
@@ -205,7 +205,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 	is.True(e.scheduledRow(t, fine).Delivered) // the good one was delivered
 
 	updates := e.events.ofType("scheduled_messages", "update")
-	is.Equal(len(updates), 2) // the senders hear about the failures
+	is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
 	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
 	is.Equal(view.ScheduledMessageID, toDoomed) // the failed message
 	is.True(view.Failed)                        // with failed: true
@@ -214,9 +214,36 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 	is.Equal(len(list), 1)  // the failed one stays listed
 	is.True(list[0].Failed) // marked failed
 
+	notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
+	is.Equal(len(notices), 1)                                                                                                                                                                                                    // the sender got one notice
+	is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
+	is.Equal(len(e.directMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
+
 	n, err = e.svc.DeliverDue(t.Context())
 	is.NoErr(err)  // delivery runs again
 	is.Equal(n, 0) // failed rows are not retried
+}
+
+func TestDeliverDueLateCutoff(t *testing.T) {
+	is := is.New(t)
+	e := newOpsEnv(t)
+	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "on time", time.Hour))
+	is.NoErr(err) // scheduled
+	late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "late", time.Hour-time.Second))
+	is.NoErr(err) // scheduled
+	reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Minute), nil)
+	is.NoErr(err) // reminder created
+
+	e.clock.advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
+	n, err := e.svc.DeliverDue(t.Context())
+	is.NoErr(err)                                  // delivery runs
+	is.Equal(n, 2)                                 // the one within the cutoff, and the reminder however late
+	is.True(e.scheduledRow(t, onTime).Delivered)   // exactly at the cutoff is still in time
+	is.True(e.scheduledRow(t, reminder).Delivered) // reminders have no cutoff
+	row := e.scheduledRow(t, late)
+	is.True(row.Failed)                                                              // too late
+	is.Equal(row.FailureMessage, "Message could not be sent at the scheduled time.") // Zulip's reason
 }
 
 func TestDeliverDueConcurrentDeliverers(t *testing.T) {
@@ -230,14 +257,14 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		if i%2 == 1 {
 			sender = e.mod
 		}
-		_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", "Denmark", new("load"), fmt.Sprint("message ", i), time.Duration(i+1)*time.Minute))
+		_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", "Denmark", new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
 		is.NoErr(err) // scheduled
 	}
 	for i := range reminders {
-		_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Duration(i+1)*time.Minute), nil)
+		_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Minute+time.Duration(i)*time.Second), nil)
 		is.NoErr(err) // reminder created
 	}
-	e.clock.advance(time.Hour)
+	e.clock.advance(5 * time.Minute)
 
 	type result struct {
 		n   int

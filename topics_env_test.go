@@ -423,3 +423,34 @@ func opsIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind
 	is.Equal(ce.Code, code) // error code
 	is.Equal(ce.Kind, kind) // error kind
 }
+
+// directMessagesTo returns the contents of the direct messages u received
+// from users named sender, oldest first.
+func (e *opsEnv) directMessagesTo(tb testing.TB, u *chatcore.User, sender string) []string {
+	tb.Helper()
+	var out []string
+	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+		rids, err := tx.DirectRecipients(context.Background(), u.ID)
+		if err != nil {
+			return err
+		}
+		msgs, err := tx.Messages(context.Background(), chatcore.MessageQuery{RealmID: u.RealmID, Recipients: rids})
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			from, err := tx.User(context.Background(), m.SenderID)
+			if err != nil {
+				return err
+			}
+			if from.FullName == sender && from.ID != u.ID {
+				out = append(out, m.Content)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatalf("reading direct messages: %v", err)
+	}
+	return out
+}
