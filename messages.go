@@ -17,8 +17,14 @@ package chatcore
 //   - messageView(ctx, tx, m, viewer, applyMarkdown) builds the message-list object;
 //     applyMarkdown=false gives raw Markdown in content with content_type
 //     text/x-markdown, as outgoing webhooks send it.
+//   - The pieces of sendInTx, for code that checks without sending (scheduled
+//     messages): parseDestination (type/to/topic parameters), normalizeContent,
+//     normalizeTopic, canSendToStream, errChannelIDDoesNotExist.
+//   - renderMessage / render live in markdown.go; compiled linkifiers and
+//     topicLinks in linkifiers.go.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1204,7 +1210,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			}
 			rows = append(rows, got...)
 		}
-		slices.SortFunc(rows, func(a, b Message) int { return cmpID(a.ID, b.ID) })
+		slices.SortFunc(rows, func(a, b Message) int { return cmp.Compare(a.ID, b.ID) })
 		rows = slices.CompactFunc(rows, func(a, b Message) bool { return a.ID == b.ID })
 
 		var before, anchorRows, after []Message
@@ -1246,16 +1252,6 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		return nil
 	})
 	return res, err
-}
-
-func cmpID(a, b MessageID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // fetchVisible returns up to limit messages of q that ok accepts, in q's
