@@ -284,14 +284,23 @@ func CanonicalTimezone(name string) string {
 	if !plausibleZoneName(name) {
 		return ""
 	}
-	if target, ok := tzLinks[name]; ok {
-		name = target
+	if c, ok := knownZones.Load(name); ok {
+		return c.(string)
 	}
-	if _, err := time.LoadLocation(name); err != nil {
+	canonical := name
+	if target, ok := tzLinks[name]; ok {
+		canonical = target
+	}
+	if _, err := time.LoadLocation(canonical); err != nil {
 		return ""
 	}
-	return name
+	knownZones.Store(name, canonical) // only valid names: bounded by the database
+	return canonical
 }
+
+// knownZones caches CanonicalTimezone's answers for valid names (time.LoadLocation
+// reads and parses a file on every call).
+var knownZones sync.Map // string → string
 
 // plausibleZoneName rejects what time.LoadLocation would accept although it is
 // not an IANA zone ("", "Local", file names of the zoneinfo directory) and
