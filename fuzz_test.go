@@ -1,0 +1,816 @@
+package chatcore_test
+
+// Fuzz targets for every place where bytes from outside reach chatcore: wire
+// parameters (settings, target_users, deactivation actions), the fixture
+// loader, linkifier validation, topic names and Markdown rendering. Each target
+// asserts properties, not just "no panic": failures are *chatcore.Error values
+// with a message, accepted input round-trips, and what is stored obeys Zulip's
+// limits. Seeds live in f.Add calls and in testdata/fuzz/<Target>/.
+//
+// Run one for a minute with:
+//
+//	go test -run '^$' -fuzz '^FuzzTopicName$' -fuzztime 60s .
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+// fzWorldJSON is the small organisation the fuzz, limit and fault tests run
+// against: an owner (11), an administrator (12), a member (14) with a generic
+// bot (31), a guest (15), a public channel 61 and a private one 62, a group, a
+// linkifier, and messages of every kind from the member and the bot (some with
+// reactions). A second realm (2) exists so that its ids can be mixed in.
+const fzWorldJSON = `{"realms": [
+ {"id": 1, "string_id": "acme", "name": "Acme",
+  "users": [
+   {"id": 11, "email": "owner@acme.test", "full_name": "Olivia Owner", "role": "owner", "api_key": "fzOwner000000000000000000000000a"},
+   {"id": 12, "email": "admin@acme.test", "full_name": "Adam Admin", "role": "administrator", "api_key": "fzAdmin000000000000000000000000b", "password": "correct horse battery staple"},
+   {"id": 14, "email": "member@acme.test", "full_name": "Mia Member", "role": "member", "api_key": "fzMember00000000000000000000000c"},
+   {"id": 15, "email": "guest@acme.test", "full_name": "Gus Guest", "role": "guest", "api_key": "fzGuest000000000000000000000000d"},
+   {"id": 16, "email": "gone@acme.test", "full_name": "Gone User", "role": "member", "api_key": "fzGone0000000000000000000000000e", "is_active": false}
+  ],
+  "bots": [
+   {"id": 31, "email": "helper-bot@acme.test", "full_name": "Helper Bot", "owner_id": 14, "api_key": "fzBot00000000000000000000000000f", "bot_type": "generic"}
+  ],
+  "groups": [{"id": 51, "name": "support", "members": [14, 15], "subgroups": []}],
+  "channels": [
+   {"id": 61, "name": "general", "subscribers": [11, 12, 14, 15, 31]},
+   {"id": 62, "name": "secret", "invite_only": true, "history_public_to_subscribers": true, "subscribers": [11, 12, 14, 31]}
+  ],
+  "messages": [
+   {"id": 101, "sender_id": 14, "channel_id": 61, "topic": "lunch", "content": "public **one**", "timestamp": 1767261600,
+    "reactions": [{"user_id": 12, "emoji_name": "smile", "emoji_code": "1f604", "reaction_type": "unicode_emoji"}]},
+   {"id": 102, "sender_id": 12, "channel_id": 61, "topic": "lunch", "content": "admin's", "timestamp": 1767261601},
+   {"id": 103, "sender_id": 14, "channel_id": 62, "topic": "plans", "content": "private one", "timestamp": 1767261602},
+   {"id": 104, "sender_id": 14, "to": [15], "content": "direct one", "timestamp": 1767261603},
+   {"id": 105, "sender_id": 31, "channel_id": 61, "topic": "bot", "content": "bot public", "timestamp": 1767261604},
+   {"id": 106, "sender_id": 31, "to": [14], "content": "bot direct", "timestamp": 1767261605},
+   {"id": 107, "sender_id": 15, "channel_id": 61, "topic": "lunch", "content": "guest's #12", "timestamp": 1767261606}
+  ],
+  "linkifiers": [{"id": 4001, "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example/issues/{id}"}]
+ },
+ {"id": 2, "string_id": "globex", "name": "Globex",
+  "users": [{"id": 21, "email": "gina@globex.test", "full_name": "Gina Globex", "role": "owner", "api_key": "fzGlobex000000000000000000000000"}],
+  "channels": [{"id": 71, "name": "general", "subscribers": [21]}],
+  "messages": [{"id": 201, "sender_id": 21, "channel_id": 71, "topic": "hello", "content": "hi", "timestamp": 1767261600}]
+ }
+]}`
+
+// The ids of fzWorldJSON.
+const (
+	fzOwner   chatcore.UserID   = 11
+	fzAdmin   chatcore.UserID   = 12
+	fzMember  chatcore.UserID   = 14
+	fzGuest   chatcore.UserID   = 15
+	fzBot     chatcore.UserID   = 31
+	fzGeneral chatcore.StreamID = 61
+	fzSecret  chatcore.StreamID = 62
+	fzRealm   chatcore.RealmID  = 1
+)
+
+// fzHasher keeps fuzzing fast: argon2id would dominate every iteration.
+type fzHasher struct{}
+
+func (fzHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
+func (fzHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+
+// fzService returns a Service over store loaded with fzWorldJSON.
+func fzService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
+	tb.Helper()
+	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(fzHasher{})}, opts...)...)
+	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
+		tb.Fatalf("loading the fuzz world: %v", err)
+	}
+	return svc
+}
+
+// fzAPIError fails unless err is a well-formed *chatcore.Error: a known Code,
+// a known Kind and a non-empty Msg. It returns the error for further checks.
+func fzAPIError(tb testing.TB, err error, input any) *chatcore.Error {
+	tb.Helper()
+	e, ok := errors.AsType[*chatcore.Error](err)
+	if !ok {
+		tb.Fatalf("input %q: error is not a *chatcore.Error: %v", input, err)
+	}
+	if e.Msg == "" || e.Code == "" || strings.HasPrefix(e.Kind.String(), "kind(") {
+		tb.Fatalf("input %q: malformed *chatcore.Error: %#v", input, e)
+	}
+	return e
+}
+
+// fzSameList reports whether two id lists hold the same ids in the same order
+// (nil and empty are the same list).
+func fzSameList[T comparable](a, b []T) bool { return slices.Equal(a, b) }
+
+func FuzzSettingsParams(f *testing.F) {
+	f.Add(`{"user_ids": [14, 15], "skip_if_already_edited": true}`, "color_scheme", "2")
+	f.Add(`{"group_ids": [51], "skip_if_already_edited": false}`, "enter_sends", "true")
+	f.Add(`{"user_ids": [], "group_ids": [], "skip_if_already_edited": true}`, "emojiset", "text")
+	f.Add(`{"user_ids": [21], "skip_if_already_edited": true}`, "web_font_size_px", "16")
+	f.Add(`{"user_ids": [14]}`, "left_side_userlist", "false")
+	f.Add(`{"user_ids": [9223372036854775807], "skip_if_already_edited": true}`, "timezone", "Europe/Berlin")
+	f.Add(`{"user_ids": "14", "skip_if_already_edited": true}`, "default_language", "de")
+	f.Add(`{"user_ids": [1.5], "skip_if_already_edited": 1}`, "notification_sound", "ding")
+	f.Add(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`, "", "")
+	f.Add(``, "full_name", "New Name")
+	f.Add(``, "email", "new@acme.test")
+	f.Add(``, "new_password", "x")
+	f.Add(``, "web_line_height_percent", "-0")
+	f.Add(``, "color_scheme", "1e2")
+	f.Add(``, "enable_drafts_synchronization", "null")
+	f.Add(`{"user_ids": [14], "skip_if_already_edited": true}`, "enable_drafts_synchronization", "false")
+	f.Add(`{"user_ids": [14], "skip_if_already_edited": true}`, "email_notifications_batching_period_seconds", "120")
+	svc := fzService(f, memory.New())
+	f.Fuzz(func(t *testing.T, targetUsers, name, value string) {
+		params := url.Values{}
+		if targetUsers != "" {
+			params.Set("target_users", targetUsers)
+		}
+		if name != "" {
+			params.Set(name, value)
+		}
+		var req chatcore.SettingsUpdate
+		if _, err := chatcore.DecodeParams(params, &req); err != nil {
+			e := fzAPIError(t, err, params)
+			if e.Kind != chatcore.KindInvalid {
+				t.Fatalf("%q: a decoding error is not of kind invalid: %v", params, e)
+			}
+			return
+		}
+		// target_users round-trips: encoding what was decoded and decoding it
+		// again gives the same selection.
+		if tu := req.TargetUsers; tu != nil {
+			if tu.SkipIfAlreadyEdited == nil {
+				t.Fatalf("%q: target_users decoded without its required field", params)
+			}
+			again, err := json.Marshal(map[string]any{
+				"user_ids": tu.UserIDs, "group_ids": tu.GroupIDs, "skip_if_already_edited": *tu.SkipIfAlreadyEdited,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var req2 chatcore.SettingsUpdate
+			if _, err := chatcore.DecodeParams(url.Values{"target_users": {string(jsonNullToEmpty(again))}}, &req2); err != nil {
+				t.Fatalf("re-decoding %s: %v", again, err)
+			}
+			tu2 := req2.TargetUsers
+			if !fzSameList(tu.UserIDs, tu2.UserIDs) || !fzSameList(tu.GroupIDs, tu2.GroupIDs) || *tu.SkipIfAlreadyEdited != *tu2.SkipIfAlreadyEdited {
+				t.Fatalf("target_users %q does not round-trip: %+v vs %+v", targetUsers, tu, tu2)
+			}
+		}
+		verr := req.Validate()
+		if verr != nil {
+			fzAPIError(t, verr, params)
+		}
+		// The Service takes the same request as a Go embedder would: bad values
+		// are refused with a typed error, never an internal one.
+		uerr := svc.UpdateSettings(t.Context(), fzAdmin, req)
+		if uerr != nil {
+			fzAPIError(t, uerr, params)
+		}
+		if verr != nil && uerr == nil {
+			t.Fatalf("%q: Validate refused (%v) but UpdateSettings accepted", params, verr)
+		}
+	})
+}
+
+// jsonNullToEmpty turns the null a nil slice marshals to into an empty list.
+func jsonNullToEmpty(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte(":null"), []byte(":[]"))
+}
+
+func FuzzDeactivationParams(f *testing.F) {
+	f.Add(`{"delete_profile": true}`, "", false)
+	f.Add(`{"delete_public_channel_messages": true, "delete_private_channel_messages": false, "delete_direct_messages": true}`, "bye", true)
+	f.Add(`{"delete_profile": true, "delete_public_channel_messages": true, "delete_private_channel_messages": true, "delete_direct_messages": true}`, "   ", true)
+	f.Add(`{}`, strings.Repeat("é", 2001), true)
+	f.Add(`{"delete_profile": "yes"}`, "", false)
+	f.Add(`{"delete_profile": null}`, "", false)
+	f.Add(`[true]`, "", false)
+	f.Add(`{"unknown": 1}`, "\x00", true)
+	f.Add(`{"delete_direct_messages": true} x`, "", false)
+	f.Add(``, "\xff", true)
+	f.Fuzz(func(t *testing.T, actions, comment string, withComment bool) {
+		params := url.Values{}
+		if actions != "" {
+			params.Set("actions", actions)
+		}
+		if withComment {
+			params.Set("deactivation_notification_comment", comment)
+		}
+		var req chatcore.DeactivateUserRequest
+		if _, err := chatcore.DecodeParams(params, &req); err != nil {
+			e := fzAPIError(t, err, params)
+			if e.Kind != chatcore.KindInvalid {
+				t.Fatalf("%q: a decoding error is not of kind invalid: %v", params, e)
+			}
+			return
+		}
+		if a := req.Actions; a != nil {
+			b, err := json.Marshal(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var again chatcore.DeactivateUserRequest
+			if _, err := chatcore.DecodeParams(url.Values{"actions": {string(b)}}, &again); err != nil || *again.Actions != *a {
+				t.Fatalf("actions %q do not round-trip: %+v, %v", actions, again.Actions, err)
+			}
+		}
+		verr := req.Validate()
+		if verr != nil {
+			fzAPIError(t, verr, params)
+		}
+		// Carry it out on a fresh world: the owner deactivates the member,
+		// whose messages (and their bot's) of the selected kinds go.
+		svc := fzService(t, memory.New())
+		derr := svc.DeactivateUser(t.Context(), fzOwner, fzMember, req)
+		if verr != nil {
+			e := fzAPIError(t, derr, params)
+			if e.Msg != verr.(*chatcore.Error).Msg {
+				t.Fatalf("%q: DeactivateUser said %q, Validate %q", params, e.Msg, verr)
+			}
+			return
+		}
+		if derr != nil {
+			t.Fatalf("%q: valid deactivation failed: %v", params, derr)
+		}
+		fzCheckDeactivated(t, svc, req.Actions)
+	})
+}
+
+// fzCheckDeactivated checks the world after the member's deactivation with a.
+func fzCheckDeactivated(t *testing.T, svc *chatcore.Service, a *chatcore.DeactivationActions) {
+	t.Helper()
+	var acts chatcore.DeactivationActions
+	if a != nil {
+		acts = *a
+	}
+	err := svc.Store().View(t.Context(), func(tx chatcore.Tx) error {
+		u, err := tx.User(t.Context(), fzMember)
+		if err != nil {
+			return err
+		}
+		if u.IsActive {
+			t.Fatal("the member is still active")
+		}
+		if acts.DeleteProfile != (u.FullName == "Deleted user") {
+			t.Fatalf("delete_profile %v, full name now %q", acts.DeleteProfile, u.FullName)
+		}
+		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: fzRealm})
+		if err != nil {
+			return err
+		}
+		present := map[chatcore.MessageID]bool{}
+		for _, m := range msgs {
+			present[m.ID] = true
+		}
+		want := map[chatcore.MessageID]bool{
+			101: !acts.DeletePublicChannelMessages, 103: !acts.DeletePrivateChannelMessages,
+			104: !acts.DeleteDirectMessages, 105: !acts.DeletePublicChannelMessages,
+			106: !acts.DeleteDirectMessages, 102: true, 107: true,
+		}
+		for id, keep := range want {
+			if present[id] != keep {
+				t.Fatalf("actions %+v: message %d present=%v, want %v", acts, id, present[id], keep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzLoadFixture(f *testing.F) {
+	f.Add([]byte(fzWorldJSON))
+	f.Add([]byte(`{"realms": []}`))
+	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": [{"id": 1, "email": "a@a.test", "full_name": "A", "role": "owner", "api_key": "abcdefghijklmnopqrstuvwxyz012345"}]}]}`))
+	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": [{"id": 1, "email": "a@a.test", "full_name": "A", "role": "owner", "api_key": "abcdefghijklmnopqrstuvwxyz012345", "settings": {"color_scheme": 7}}]}]}`))
+	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "linkifiers": [{"id": 1, "pattern": "(?P<x>", "url_template": "{x}"}]}]}`))
+	f.Add([]byte(`{"realms": [{"id": 1, "users": [{"id": 1}, {"id": 1}]}], "extra": 1}`))
+	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "groups": [{"id": 1, "name": "g", "subgroups": [2]}, {"id": 2, "name": "h", "subgroups": [1]}]}]}`))
+	f.Add([]byte(`{"realms": [{"id": 1e3}]}`))
+	f.Add([]byte(`{"realms": [{"id": 1}]} trailing`))
+	f.Add([]byte("{\"realms\": [{\"name\": \"\xff\"}]}"))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		store := memory.New()
+		svc := chatcore.New(store, chatcore.WithPasswordHasher(fzHasher{}))
+		err := svc.LoadFixture(t.Context(), bytes.NewReader(data))
+		if err != nil {
+			e := fzAPIError(t, err, data)
+			problems, ok := e.Data["errors"].([]string)
+			if !ok || len(problems) == 0 || len(problems) > 100 || problems[0] != e.Msg {
+				t.Fatalf("fixture error without its problem list: %#v", e)
+			}
+			empty, err := svc.IsEmpty(t.Context())
+			if err != nil || !empty {
+				t.Fatalf("a refused fixture wrote something (empty=%v, err=%v)", empty, err)
+			}
+			return
+		}
+		before := fzSnapshot(t, store)
+		if len(before) == 0 {
+			return // an empty fixture: nothing loaded, nothing to conflict with
+		}
+		// Loading the same file again conflicts with itself and changes nothing.
+		err = svc.LoadFixture(t.Context(), bytes.NewReader(data))
+		if err == nil {
+			t.Fatalf("the same fixture loaded twice")
+		}
+		fzAPIError(t, err, data)
+		if after := fzSnapshot(t, store); after != before {
+			t.Fatalf("a failed second load changed the store:\n%s\n---\n%s", before, after)
+		}
+	})
+}
+
+// fzSnapshot summarises a store's realms, users, channels and messages.
+func fzSnapshot(tb testing.TB, store chatcore.Store) string {
+	tb.Helper()
+	var b strings.Builder
+	err := store.View(context.Background(), func(tx chatcore.Tx) error {
+		realms, err := tx.Realms(context.Background())
+		if err != nil {
+			return err
+		}
+		for _, r := range realms {
+			users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: r.ID})
+			if err != nil {
+				return err
+			}
+			streams, err := tx.Streams(context.Background(), r.ID)
+			if err != nil {
+				return err
+			}
+			msgs, err := tx.Messages(context.Background(), chatcore.MessageQuery{RealmID: r.ID})
+			if err != nil {
+				return err
+			}
+			ls, err := tx.Linkifiers(context.Background(), r.ID)
+			if err != nil {
+				return err
+			}
+			b.WriteString(r.StringID)
+			for _, u := range users {
+				b.WriteString(" u" + u.Email)
+			}
+			for _, s := range streams {
+				b.WriteString(" s" + s.Name)
+			}
+			for _, m := range msgs {
+				b.WriteString(" m" + m.Topic + "/" + m.Content)
+			}
+			for _, l := range ls {
+				b.WriteString(" l" + l.Pattern)
+			}
+			b.WriteString("\n")
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
+
+// fzOneRealm is a minimal fixture with one owner and the given linkifiers.
+func fzOneRealm(linkifiers []map[string]any) []byte {
+	realm := map[string]any{
+		"id": 1, "string_id": "acme", "name": "Acme",
+		"users": []map[string]any{{"id": 11, "email": "owner@acme.test", "full_name": "Olivia Owner",
+			"role": "owner", "api_key": "fzOwner000000000000000000000000a"}},
+	}
+	if linkifiers != nil {
+		realm["linkifiers"] = linkifiers
+	}
+	b, _ := json.Marshal(map[string]any{"realms": []any{realm}})
+	return b
+}
+
+func FuzzLinkifier(f *testing.F) {
+	f.Add("#(?P<id>[0-9]+)", "https://tracker.example/issues/{id}", "see #42 and #7")
+	f.Add("(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<n>[0-9]+)", "https://github.com/{org}/{repo}/pull/{n}", "chatcore/chatcore#12")
+	f.Add("JIRA-(?P<k>\\d+)", "https://jira.example/browse/JIRA-{k}", "JIRA-1 **JIRA-2** `JIRA-3`")
+	f.Add("(?P<x>a)", "https://x.example/{?x}", "a")
+	f.Add("(?P<x>a)", "https://x.example/{+x}{#x}", "aaa")
+	f.Add("(?P<id>", "https://x.example/{id}", "")
+	f.Add("(?P<id>1)", "https://x.example/{id", "1")
+	f.Add("(?P<id>1)", "https://x.example/{other}", "1")
+	f.Add("(?P<a>1)(?P<b>2)", "https://x.example/{a}", "12")
+	f.Add("", "", "")
+	f.Add("x{1001}", "https://x.example/", "x")
+	f.Add("(?i)café", "javascript:alert(1)", "CAFÉ")
+	f.Add("\xff", "https://x.example/\xff", "\xff")
+	f.Add("(?P<id>[0-9]+)", "https://x.example/{id}?q=<script>", "<script>1</script>")
+	f.Fuzz(func(t *testing.T, pattern, tmpl, text string) {
+		store := memory.New()
+		svc := chatcore.New(store, chatcore.WithPasswordHasher(fzHasher{}))
+		if err := svc.LoadFixture(t.Context(), bytes.NewReader(fzOneRealm(nil))); err != nil {
+			t.Fatal(err)
+		}
+		id, err := svc.AddLinkifier(t.Context(), fzOwner, pattern, tmpl)
+		// The fixture loader applies the same validation.
+		ferr := chatcore.New(memory.New(), chatcore.WithPasswordHasher(fzHasher{})).LoadFixture(t.Context(),
+			bytes.NewReader(fzOneRealm([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
+		if err != nil {
+			fzAPIError(t, err, []string{pattern, tmpl})
+			if ferr == nil && fzValid(pattern, tmpl) {
+				t.Fatalf("AddLinkifier refused %q → %q (%v) but a fixture with it loads", pattern, tmpl, err)
+			}
+			return
+		}
+		if ferr != nil && fzValid(pattern, tmpl) {
+			t.Fatalf("AddLinkifier accepted %q → %q but a fixture with it is refused: %v", pattern, tmpl, ferr)
+		}
+		html, _, _, err := svc.RenderMessageForTest(t.Context(), fzRealm, text)
+		if err != nil {
+			t.Fatalf("rendering %q: %v", text, err)
+		}
+		fzCheckHTML(t, text, html)
+		links, err := svc.TopicLinksForTest(t.Context(), fzRealm, text)
+		if err != nil {
+			t.Fatalf("topic links of %q: %v", text, err)
+		}
+		for _, l := range links {
+			if utf8.ValidString(text) && (!utf8.ValidString(l.URL) || !utf8.ValidString(l.Text)) {
+				t.Fatalf("topic link of %q is not valid UTF-8: %+v", text, l)
+			}
+		}
+		if err := svc.RemoveLinkifier(t.Context(), fzOwner, id); err != nil {
+			t.Fatalf("removing linkifier %d: %v", id, err)
+		}
+		left, err := svc.Linkifiers(t.Context(), fzOwner)
+		if err != nil || len(left) != 0 {
+			t.Fatalf("linkifiers after removal: %v, %v", left, err)
+		}
+	})
+}
+
+func FuzzTopicName(f *testing.F) {
+	f.Add("lunch")
+	f.Add("LUNCH")
+	f.Add("Straße")
+	f.Add("  padded  ")
+	f.Add("")
+	f.Add("general chat")
+	f.Add("General Chat")
+	f.Add(strings.Repeat("a", 61))
+	f.Add(strings.Repeat("é", 58) + "😀😀😀")
+	f.Add(strings.Repeat("😀", 70))
+	f.Add("tab\there")
+	f.Add("nul\x00")
+	f.Add("\xff\xfe")
+	f.Add("ﬃ ǅ İ ς ᾈ")
+	f.Add("\u200b\u00ad")
+	f.Add("a\u0301")
+	svc := fzService(f, memory.New())
+	f.Fuzz(func(t *testing.T, topic string) {
+		key := chatcore.FoldKey(topic)
+		if chatcore.FoldKey(key) != key {
+			t.Fatalf("FoldKey is not idempotent on %q: %q then %q", topic, key, chatcore.FoldKey(key))
+		}
+		if utf8.ValidString(topic) && !utf8.ValidString(key) {
+			t.Fatalf("FoldKey(%q) = %q is not valid UTF-8", topic, key)
+		}
+		id, err := svc.SendMessage(t.Context(), fzMember, chatcore.SendMessageRequest{
+			Type: "stream", To: new("general"), Topic: &topic, Content: "topic fuzz",
+		})
+		if err != nil {
+			e := fzAPIError(t, err, topic)
+			if e.Kind != chatcore.KindInvalid {
+				t.Fatalf("topic %q: refusal of kind %v", topic, e.Kind)
+			}
+			return
+		}
+		var stored string
+		err = svc.Store().View(t.Context(), func(tx chatcore.Tx) error {
+			m, err := tx.Message(t.Context(), id)
+			if err != nil {
+				return err
+			}
+			stored = m.Topic
+			if m.TopicKey != chatcore.FoldKey(m.Topic) {
+				t.Fatalf("topic %q stored with key %q, want FoldKey %q", m.Topic, m.TopicKey, chatcore.FoldKey(m.Topic))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.ValidString(stored) || utf8.RuneCountInString(stored) > chatcore.MaxTopicLength {
+			t.Fatalf("topic %q stored as %q (%d characters)", topic, stored, utf8.RuneCountInString(stored))
+		}
+		trimmed := strings.TrimSpace(topic)
+		if utf8.RuneCountInString(trimmed) <= chatcore.MaxTopicLength && stored != trimmed && !(stored == "" && trimmed == chatcore.DefaultEmptyTopicDisplayName) {
+			t.Fatalf("topic %q within the limit stored as %q", topic, stored)
+		}
+		if utf8.RuneCountInString(trimmed) > chatcore.MaxTopicLength && !strings.HasSuffix(stored, "...") {
+			t.Fatalf("long topic %q stored as %q without the marker", topic, stored)
+		}
+		// The topic as stored (and as clients see it) deletes the message.
+		view, _, err := svc.Message(t.Context(), fzMember, id)
+		if err != nil {
+			t.Fatalf("reading message %d: %v", id, err)
+		}
+		res, err := svc.DeleteTopic(t.Context(), fzAdmin, fzGeneral, view.Subject)
+		if err != nil || !res.Complete {
+			t.Fatalf("deleting topic %q (sent as %q): %+v, %v", view.Subject, topic, res, err)
+		}
+		if _, _, err := svc.Message(t.Context(), fzMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
+			t.Fatalf("message %d in topic %q survived its deletion: %v", id, view.Subject, err)
+		}
+	})
+}
+
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range []string{
+		"**bold** _it_ `code` [link](https://example.com)",
+		"<script>alert(1)</script>",
+		"<SCRIPT SRC=//x.example/a.js></SCRIPT>",
+		"<img src=x onerror=alert(1)>",
+		"[x](javascript:alert(1))",
+		"[x](JaVaScRiPt:alert(1))",
+		"![x](javascript:alert(1))",
+		"<a href=\"javascript:alert(1)\">x</a>",
+		"```\n<script>\n```",
+		"```quote\n<script>x\n```",
+		"```python\nprint('<b>')\n```",
+		"@**Mia Member** and @_**Adam Admin|12** and @**all**",
+		"@**<script>|14**",
+		"see #12 <#12> [#12](#12)",
+		"/me waves",
+		"| a | b |\n|---|---|\n| <script> | ~~x~~ |",
+		"> quote\n> <iframe src=x>",
+		"https://example.com/<script>",
+		"<!-- comment --><style>x</style>",
+		"&lt;script&gt; &#60;script&#62; &#x3c;script",
+		"\x00<script>",
+		"a\xffb",
+		strings.Repeat("[", 1000) + strings.Repeat("]", 1000),
+		strings.Repeat("> ", 500) + "deep",
+		strings.Repeat("*", 3000),
+	} {
+		f.Add(s)
+	}
+	svc := fzService(f, memory.New())
+	f.Fuzz(func(t *testing.T, content string) {
+		html, mentioned, _, err := svc.RenderMessageForTest(t.Context(), fzRealm, content)
+		if err != nil {
+			t.Fatalf("rendering %q: %v", content, err)
+		}
+		fzCheckHTML(t, content, html)
+		known := map[chatcore.UserID]bool{11: true, 12: true, 14: true, 15: true, 31: true}
+		for _, id := range mentioned {
+			if !known[id] {
+				t.Fatalf("%q mentions user %d, who is not an active user of the realm", content, id)
+			}
+		}
+		if !slices.IsSorted(mentioned) {
+			t.Fatalf("mentioned users of %q not sorted: %v", content, mentioned)
+		}
+	})
+}
+
+// fzCheckHTML checks rendered HTML: valid UTF-8 when the input was, and no
+// active content: no script, style, iframe, object or embed element, no on*
+// event attribute, and no javascript:, vbscript: or data: URL in href or src.
+// Text from the input can only reach the output escaped, so every raw '<' in
+// the output starts a tag the renderer wrote.
+func fzCheckHTML(tb testing.TB, input, html string) {
+	tb.Helper()
+	if utf8.ValidString(input) && !utf8.ValidString(html) {
+		tb.Fatalf("%q rendered to invalid UTF-8: %q", input, html)
+	}
+	for _, tag := range fzTags(html) {
+		switch tag.name {
+		case "script", "style", "iframe", "object", "embed", "frame", "frameset", "meta", "link", "base", "form":
+			tb.Fatalf("%q rendered a <%s> element: %s", input, tag.name, html)
+		}
+		for name, value := range tag.attrs {
+			if strings.HasPrefix(name, "on") {
+				tb.Fatalf("%q rendered an event attribute %s=%q: %s", input, name, value, html)
+			}
+			if name == "href" || name == "src" || name == "action" || name == "formaction" {
+				v := strings.ToLower(strings.Map(func(r rune) rune {
+					if r <= ' ' {
+						return -1
+					}
+					return r
+				}, fzUnescape(value)))
+				for _, scheme := range []string{"javascript:", "vbscript:", "data:"} {
+					if strings.HasPrefix(v, scheme) {
+						tb.Fatalf("%q rendered a %s URL in %s: %s", input, scheme, name, html)
+					}
+				}
+			}
+		}
+	}
+}
+
+// fzTag is one start or end tag of rendered HTML.
+type fzTag struct {
+	name  string
+	attrs map[string]string
+}
+
+// fzTags is a small tokenizer for the renderer's output: it finds each '<'
+// followed by a letter or '/', reads the tag name and its attributes (quoted
+// or bare values). It is strict enough for HTML the renderer writes, in which
+// text never contains a raw '<'.
+func fzTags(html string) []fzTag {
+	var tags []fzTag
+	for i := 0; i < len(html); i++ {
+		if html[i] != '<' || i+1 >= len(html) {
+			continue
+		}
+		j := i + 1
+		if html[j] == '/' || html[j] == '!' || html[j] == '?' {
+			j++
+		}
+		start := j
+		for j < len(html) && (isASCIILetter(html[j]) || (j > start && html[j] >= '0' && html[j] <= '9')) {
+			j++
+		}
+		if j == start {
+			continue
+		}
+		tag := fzTag{name: strings.ToLower(html[start:j]), attrs: map[string]string{}}
+		for j < len(html) && html[j] != '>' {
+			for j < len(html) && (html[j] == ' ' || html[j] == '\t' || html[j] == '\n' || html[j] == '\r' || html[j] == '/') {
+				j++
+			}
+			ns := j
+			for j < len(html) && !strings.ContainsRune(" \t\n\r/>=", rune(html[j])) {
+				j++
+			}
+			name := strings.ToLower(html[ns:j])
+			value := ""
+			if j < len(html) && html[j] == '=' {
+				j++
+				if j < len(html) && (html[j] == '"' || html[j] == '\'') {
+					q := html[j]
+					end := strings.IndexByte(html[j+1:], q)
+					if end < 0 {
+						end = len(html) - j - 1
+					}
+					value = html[j+1 : j+1+end]
+					j += end + 2
+				} else {
+					vs := j
+					for j < len(html) && !strings.ContainsRune(" \t\n\r>", rune(html[j])) {
+						j++
+					}
+					value = html[vs:j]
+				}
+			}
+			if name != "" {
+				tag.attrs[name] = value
+			} else if j < len(html) && html[j] != '>' {
+				j++ // a stray character: skip it
+			}
+		}
+		tags = append(tags, tag)
+		i = j
+	}
+	return tags
+}
+
+// fzValid reports whether every string is valid UTF-8 (JSON encoding would
+// change the others).
+func fzValid(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// fzUnescape undoes the character references a browser would decode in an
+// attribute value before looking at the URL scheme (the numeric forms and
+// the few named ones that matter for "javascript:").
+func fzUnescape(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '&' {
+			b.WriteByte(s[i])
+			continue
+		}
+		end := strings.IndexByte(s[i:], ';')
+		if end < 0 || end > 10 {
+			b.WriteByte(s[i])
+			continue
+		}
+		ref := s[i+1 : i+end]
+		var r rune = -1
+		switch {
+		case strings.HasPrefix(ref, "#x") || strings.HasPrefix(ref, "#X"):
+			r = fzParseRune(ref[2:], 16)
+		case strings.HasPrefix(ref, "#"):
+			r = fzParseRune(ref[1:], 10)
+		case ref == "colon":
+			r = ':'
+		case ref == "Tab":
+			r = '\t'
+		case ref == "NewLine":
+			r = '\n'
+		case ref == "amp":
+			r = '&'
+		}
+		if r < 0 {
+			b.WriteByte(s[i])
+			continue
+		}
+		b.WriteRune(r)
+		i += end
+	}
+	return b.String()
+}
+
+func fzParseRune(digits string, base int) rune {
+	if digits == "" {
+		return -1
+	}
+	var n rune
+	for _, c := range digits {
+		var d rune
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case base == 16 && c|0x20 >= 'a' && c|0x20 <= 'f':
+			d = c|0x20 - 'a' + 10
+		default:
+			return -1
+		}
+		n = n*rune(base) + d
+		if n > utf8.MaxRune {
+			return -1
+		}
+	}
+	return n
+}
+
+// TestFuzzHelpers checks that the HTML checks of the fuzz targets catch what
+// they are there to catch, so a passing fuzz run means something.
+func TestFuzzHelpers(t *testing.T) {
+	for _, bad := range []string{
+		`<p><script>x</script></p>`,
+		`<p><a href="javascript:alert(1)">x</a></p>`,
+		`<p><a href="&#106;avascript:alert(1)">x</a></p>`,
+		`<p><a href=" JaVa&#x09;Script:alert(1)">x</a></p>`,
+		`<img src=x onerror=alert(1)>`,
+		`<IFRAME src="https://x.example">`,
+		`<p><img alt="a" src="data:text/html,x"></p>`,
+	} {
+		t.Run(bad, func(t *testing.T) {
+			is := is.New(t)
+			ft := &fzRecordingTB{TB: t}
+			func() {
+				defer func() { _ = recover() }()
+				fzCheckHTML(ft, "input", bad)
+			}()
+			is.True(ft.failed) // the check flags it
+		})
+	}
+	for _, good := range []string{
+		`<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>`,
+		`<p><a href="https://example.com/?q=javascript:x">x</a> <img src="https://x.example/a.png" alt="onerror=x"></p>`,
+		`<div class="codehilite"><pre><span></span><code>&lt;iframe&gt;</code></pre></div>`,
+	} {
+		t.Run(good, func(t *testing.T) {
+			is := is.New(t)
+			ft := &fzRecordingTB{TB: t}
+			fzCheckHTML(ft, "input", good)
+			is.True(!ft.failed) // harmless markup passes
+		})
+	}
+}
+
+// fzRecordingTB records Fatalf instead of stopping the test, so the helper
+// tests can observe a failure.
+type fzRecordingTB struct {
+	testing.TB
+	failed bool
+}
+
+func (r *fzRecordingTB) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
+func (r *fzRecordingTB) Helper()               {}
