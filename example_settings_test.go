@@ -10,10 +10,10 @@ import (
 	"github.com/chatcore/chatcore/store/memory"
 )
 
-// printEvents prints the type, property and value of each published event.
-type printEvents struct{}
+// printSettingsEvents prints the type, property and value of each published event.
+type printSettingsEvents struct{}
 
-func (printEvents) Publish(_ context.Context, evs []chatcore.Event) {
+func (printSettingsEvents) Publish(_ context.Context, evs []chatcore.Event) {
 	for _, e := range evs {
 		fmt.Println("event:", e.Data["type"], e.Data["property"], e.Data["value"], e.UserIDs)
 	}
@@ -22,7 +22,7 @@ func (printEvents) Publish(_ context.Context, evs []chatcore.Event) {
 func ExampleService_UpdateSettings() {
 	ctx := context.Background()
 	store := memory.New()
-	svc := chatcore.New(store, chatcore.WithEventSink(printEvents{}))
+	svc := chatcore.New(store, chatcore.WithEventSink(printSettingsEvents{}))
 
 	// A realm with one user.
 	var hamlet chatcore.UserID

@@ -46,7 +46,7 @@ func TestDecodeParamsSettingsStrictness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var u chatcore.SettingsUpdate
 			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
-			e := wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			e := wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
 			is := is.New(t)
 			is.Equal(e.Kind, chatcore.KindInvalid) // HTTP 400
 		})
@@ -100,10 +100,10 @@ type topicRequest struct {
 	Nested   *struct {
 		A *bool `json:"a"`
 	} `json:"nested"`
-	embedded
+	embeddedParams
 }
 
-type embedded struct {
+type embeddedParams struct {
 	Extra *bool `json:"extra"`
 }
 
@@ -153,7 +153,7 @@ func TestDecodeParamsOptionsAndTypes(t *testing.T) {
 	is.Equal(*r.Pair, [2]string{"a", "b"})                           // array
 	is.Equal(*r.Type, chatcore.MessageTypeStream)                    // named string type is literal
 	is.Equal(*r.Nested.A, true)                                      // anonymous nested struct
-	is.Equal(*r.Extra, true)                                         // embedded struct fields are flattened
+	is.Equal(*r.Extra, true)                                         // embeddedParams struct fields are flattened
 	is.Equal(r.Anything, any(map[string]any{"x": []any{true, nil}})) // any
 }
 
@@ -184,7 +184,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r topicRequest
 			_, err := chatcore.DecodeParams(tt.vals, &r)
-			e := wantError(t, err, tt.code, tt.msg)
+			e := wantSettingsError(t, err, tt.code, tt.msg)
 			if tt.code == chatcore.CodeRequestVariableMissing {
 				is := is.New(t)
 				is.Equal(e.Data["var_name"], "stream_id") // var_name names the parameter

@@ -15,33 +15,33 @@ import (
 	"github.com/matryer/is"
 )
 
-// fakeMailer records sent e-mails.
-type fakeMailer struct {
+// settingsMailer records sent e-mails.
+type settingsMailer struct {
 	mu   sync.Mutex
 	sent []chatcore.Email
 }
 
-func (m *fakeMailer) Send(_ context.Context, e chatcore.Email) error {
+func (m *settingsMailer) Send(_ context.Context, e chatcore.Email) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sent = append(m.sent, e)
 	return nil
 }
 
-func (m *fakeMailer) all() []chatcore.Email {
+func (m *settingsMailer) all() []chatcore.Email {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]chatcore.Email(nil), m.sent...)
 }
 
-// fakeSink records published events; onPublish, when set, runs first.
-type fakeSink struct {
+// settingsSink records published events; onPublish, when set, runs first.
+type settingsSink struct {
 	mu        sync.Mutex
 	events    []chatcore.Event
 	onPublish func([]chatcore.Event)
 }
 
-func (s *fakeSink) Publish(_ context.Context, evs []chatcore.Event) {
+func (s *settingsSink) Publish(_ context.Context, evs []chatcore.Event) {
 	if s.onPublish != nil {
 		s.onPublish(evs)
 	}
@@ -50,13 +50,13 @@ func (s *fakeSink) Publish(_ context.Context, evs []chatcore.Event) {
 	s.events = append(s.events, evs...)
 }
 
-func (s *fakeSink) all() []chatcore.Event {
+func (s *settingsSink) all() []chatcore.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]chatcore.Event(nil), s.events...)
 }
 
-func (s *fakeSink) reset() {
+func (s *settingsSink) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = nil
@@ -64,7 +64,7 @@ func (s *fakeSink) reset() {
 
 // ofType returns the published events with the given "type" (and, when
 // property is not empty, "property").
-func (s *fakeSink) ofType(typ, property string) []chatcore.Event {
+func (s *settingsSink) ofType(typ, property string) []chatcore.Event {
 	var out []chatcore.Event
 	for _, e := range s.all() {
 		if e.Data["type"] == typ && (property == "" || e.Data["property"] == property) {
@@ -74,61 +74,61 @@ func (s *fakeSink) ofType(typ, property string) []chatcore.Event {
 	return out
 }
 
-// plainHasher is a fast test hasher: the "hash" is the password with a prefix.
-type plainHasher struct{}
+// settingsPlainHasher is a fast test hasher: the "hash" is the password with a prefix.
+type settingsPlainHasher struct{}
 
-func (plainHasher) Hash(p string) (string, error) { return "plain:" + p, nil }
-func (plainHasher) Verify(h, p string) (bool, error) {
+func (settingsPlainHasher) Hash(p string) (string, error) { return "plain:" + p, nil }
+func (settingsPlainHasher) Verify(h, p string) (bool, error) {
 	if !strings.HasPrefix(h, "plain:") {
 		return false, errors.New("not a plain hash")
 	}
 	return h == "plain:"+p, nil
 }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
+// settingsClock is a settable clock.
+type settingsClock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func (c *fakeClock) Now() time.Time {
+func (c *settingsClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *fakeClock) advance(d time.Duration) {
+func (c *settingsClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
 
-// env is a Service over a memory store with one realm ("zulip") of users of
+// settingsEnv is a Service over a memory store with one realm ("zulip") of users of
 // every role, a bot, a deactivated user, and a second realm with one user.
-type env struct {
+type settingsEnv struct {
 	svc    *chatcore.Service
 	store  chatcore.Store
-	mail   *fakeMailer
-	events *fakeSink
-	clock  *fakeClock
+	mail   *settingsMailer
+	events *settingsSink
+	clock  *settingsClock
 	realm  chatcore.RealmID
 
 	owner, admin, moderator, member, guest, bot, gone chatcore.UserID
 	otherRealmUser                                    chatcore.UserID
 }
 
-func newEnv(tb testing.TB, opts ...chatcore.Option) *env {
+func newSettingsEnv(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
 	tb.Helper()
 	is := is.New(tb)
-	e := &env{
+	e := &settingsEnv{
 		store:  memory.New(),
-		mail:   &fakeMailer{},
-		events: &fakeSink{},
-		clock:  &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		mail:   &settingsMailer{},
+		events: &settingsSink{},
+		clock:  &settingsClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 	}
 	opts = append([]chatcore.Option{
 		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
-		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
+		chatcore.WithPasswordHasher(settingsPlainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
 	}, opts...)
 	e.svc = chatcore.New(e.store, opts...)
 	err := e.store.Update(context.Background(), func(tx chatcore.Tx) error {
@@ -180,7 +180,7 @@ func newEnv(tb testing.TB, opts ...chatcore.Option) *env {
 }
 
 // user reads a user from the store.
-func (e *env) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
+func (e *settingsEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 	tb.Helper()
 	is := is.New(tb)
 	var u *chatcore.User
@@ -194,7 +194,7 @@ func (e *env) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 }
 
 // edited returns the settings the user changed themselves.
-func (e *env) edited(tb testing.TB, id chatcore.UserID) []string {
+func (e *settingsEnv) edited(tb testing.TB, id chatcore.UserID) []string {
 	tb.Helper()
 	is := is.New(tb)
 	var names []string
@@ -209,7 +209,7 @@ func (e *env) edited(tb testing.TB, id chatcore.UserID) []string {
 
 func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{
 		ColorScheme: new(2),
@@ -234,7 +234,7 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 }
 
 func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	for _, id := range []chatcore.UserID{e.owner, e.admin, e.moderator, e.member, e.guest} {
 		is := is.New(t)
 		is.NoErr(e.svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: new(true)})) // allowed
@@ -244,7 +244,7 @@ func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
 
 func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
 	evs := e.events.ofType("user_settings", "default_language")
 	is.Equal(len(evs), 1)                             // one event
@@ -253,25 +253,25 @@ func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 }
 
 func TestUpdateSettingsRefusals(t *testing.T) {
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.bot, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantError(t, err, chatcore.CodeBadRequest, "This endpoint does not accept bot requests.")
+		wantSettingsError(t, err, chatcore.CodeBadRequest, "This endpoint does not accept bot requests.")
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.gone, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		got := wantError(t, err, chatcore.CodeUnauthorized, "Account is deactivated")
+		got := wantSettingsError(t, err, chatcore.CodeUnauthorized, "Account is deactivated")
 		is := is.New(t)
 		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
 	})
 	t.Run("unknown actor", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		wantError(t, err, chatcore.CodeUnauthorized, "Invalid API key")
+		wantSettingsError(t, err, chatcore.CodeUnauthorized, "Invalid API key")
 	})
 	t.Run("invalid value", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantError(t, err, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values")
+		wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values")
 	})
 }
 
@@ -292,14 +292,14 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newEnv(t)
+			e := newSettingsEnv(t)
 			ctx := context.Background()
 			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
 				return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.member, Content: "keep me"})
 			})) // a draft to keep
 			before := e.user(t, e.member)
 			err := e.svc.UpdateSettings(ctx, e.member, tt.req)
-			wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
 			after := e.user(t, e.member)
 			is.Equal(after, before)                 // nothing changed
 			is.Equal(len(e.edited(t, e.member)), 0) // no edits recorded
@@ -318,7 +318,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 
 func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	var seen []int
 	e.events.onPublish = func([]chatcore.Event) {
@@ -353,11 +353,11 @@ func TestUpdateSettingsPassword(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newEnv(t)
+			e := newSettingsEnv(t)
 			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
 			u := e.user(t, e.member)
 			if tt.msg != "" {
-				wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
 				is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
 				return
 			}
@@ -370,7 +370,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
 		u, err := tx.User(ctx, e.member)
@@ -381,13 +381,13 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 		return tx.UpdateUser(ctx, u)
 	})) // the user has no password
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
-	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!")
+	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is := is.New(t)
 	h := chatcore.DefaultPasswordHasher()
-	e := newEnv(t, chatcore.WithPasswordHasher(h))
+	e := newSettingsEnv(t, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
 	is.NoErr(err) // hashed
@@ -400,7 +400,7 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 		return tx.UpdateUser(ctx, u)
 	})) // argon2id password stored
 	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
-	wantError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
+	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
 	u := e.user(t, e.member)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
@@ -414,19 +414,19 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t, chatcore.WithPasswordPolicy(30, 0))
+	e := newSettingsEnv(t, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, "New password is too weak!") // 28 < 30 characters
+	wantSettingsError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
 }
 
-// confirmLink extracts the confirmation key from a confirmation e-mail.
-var confirmLink = regexp.MustCompile(`https://chat\.example\.com/accounts/confirm_new_email/([a-z0-9]{24})\b`)
+// confirmLinkRE extracts the confirmation key from a confirmation e-mail.
+var confirmLinkRE = regexp.MustCompile(`https://chat\.example\.com/accounts/confirm_new_email/([a-z0-9]{24})\b`)
 
 func TestUpdateSettingsEmailChange(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
@@ -437,13 +437,13 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 	is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
 	is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
 	is.Equal(mails[1].From, "noreply@chat.example.com") // from the server
-	m1 := confirmLink.FindStringSubmatch(mails[0].Body)
-	m2 := confirmLink.FindStringSubmatch(mails[1].Body)
+	m1 := confirmLinkRE.FindStringSubmatch(mails[0].Body)
+	m2 := confirmLinkRE.FindStringSubmatch(mails[1].Body)
 	is.True(m1 != nil && m2 != nil) // each carries a confirmation link
 	is.True(m1[1] != m2[1])         // with its own key
 
 	err := e.svc.ConfirmEmailChange(ctx, m1[1])
-	got := wantError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+	got := wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
 	is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
 	is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
@@ -458,30 +458,30 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 	is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
 
 	err = e.svc.ConfirmEmailChange(ctx, m2[1])
-	wantError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
+	wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
 }
 
 func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		actor    func(*env) chatcore.UserID
+		actor    func(*settingsEnv) chatcore.UserID
 		email    string
 		disabled bool
 		msg      string
 	}{
-		{"invalid", func(e *env) chatcore.UserID { return e.member }, "hamlet", false, "Invalid address."},
-		{"empty", func(e *env) chatcore.UserID { return e.member }, "  ", false, "Invalid address."},
-		{"display name", func(e *env) chatcore.UserID { return e.member }, "Hamlet <h@example.net>", false, "Invalid address."},
-		{"taken", func(e *env) chatcore.UserID { return e.member }, "iago@zulip.com", false, "Already has an account."},
-		{"taken, other case", func(e *env) chatcore.UserID { return e.member }, "IAGO@zulip.com", false, "Already has an account."},
-		{"deactivated owner", func(e *env) chatcore.UserID { return e.member }, "gone@zulip.com", false, "Account has been deactivated."},
-		{"disabled for members", func(e *env) chatcore.UserID { return e.member }, "h@example.net", true,
+		{"invalid", func(e *settingsEnv) chatcore.UserID { return e.member }, "hamlet", false, "Invalid address."},
+		{"empty", func(e *settingsEnv) chatcore.UserID { return e.member }, "  ", false, "Invalid address."},
+		{"display name", func(e *settingsEnv) chatcore.UserID { return e.member }, "Hamlet <h@example.net>", false, "Invalid address."},
+		{"taken", func(e *settingsEnv) chatcore.UserID { return e.member }, "iago@zulip.com", false, "Already has an account."},
+		{"taken, other case", func(e *settingsEnv) chatcore.UserID { return e.member }, "IAGO@zulip.com", false, "Already has an account."},
+		{"deactivated owner", func(e *settingsEnv) chatcore.UserID { return e.member }, "gone@zulip.com", false, "Account has been deactivated."},
+		{"disabled for members", func(e *settingsEnv) chatcore.UserID { return e.member }, "h@example.net", true,
 			"Email address changes are disabled in this organization."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newEnv(t)
+			e := newSettingsEnv(t)
 			ctx := context.Background()
 			if tt.disabled {
 				is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
@@ -494,7 +494,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 				})) // realm setting
 			}
 			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
-			wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
 			is.Equal(len(e.mail.all()), 0) // no mail
 		})
 	}
@@ -502,7 +502,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 
 func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
 	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
@@ -520,27 +520,27 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
-		e := newEnv(t)
+		e := newSettingsEnv(t)
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
+		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
 		e.clock.advance(25 * time.Hour)
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
 		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
-		e := newEnv(t)
+		e := newSettingsEnv(t)
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLink.FindStringSubmatch(e.mail.all()[0].Body)[1]
+		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
 		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
 			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "Already has an account.")
+		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "Already has an account.")
 		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		wantError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -572,10 +572,10 @@ func TestUpdateSettingsFullName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newEnv(t)
+			e := newSettingsEnv(t)
 			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
-				wantError(t, err, chatcore.CodeBadRequest, tt.msg)
+				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
 				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
 				return
 			}
@@ -592,7 +592,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 }
 
 func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
-	setRealm := func(tb testing.TB, e *env, mod func(*chatcore.Realm)) {
+	setRealm := func(tb testing.TB, e *settingsEnv, mod func(*chatcore.Realm)) {
 		tb.Helper()
 		is := is.New(tb)
 		ctx := context.Background()
@@ -608,7 +608,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 	ctx := context.Background()
 	t.Run("name changes disabled", func(t *testing.T) {
 		is := is.New(t)
-		e := newEnv(t)
+		e := newSettingsEnv(t)
 		setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 		u := e.user(t, e.member)
@@ -620,24 +620,24 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 	})
 	t.Run("unique names", func(t *testing.T) {
 		is := is.New(t)
-		e := newEnv(t)
+		e := newSettingsEnv(t)
 		setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
-		wantError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
+		wantSettingsError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
 		is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
 	})
 	t.Run("names may repeat by default", func(t *testing.T) {
 		is := is.New(t)
-		e := newEnv(t)
+		e := newSettingsEnv(t)
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 	})
 }
 
 func TestUpdateSettingsTimezone(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
 	u := e.user(t, e.member)
@@ -655,12 +655,12 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 	is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
 
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("")})
-	wantError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
+	wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
 }
 
 func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	drafts := func(id chatcore.UserID) int {
 		var n int
@@ -688,10 +688,10 @@ func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 
 func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
+	e := newSettingsEnv(t, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
-	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, "Invalid default_language")
-	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
+	wantSettingsError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, "Invalid default_language")
+	wantSettingsError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
 	evs := e.events.ofType("user_settings", "default_language")
@@ -700,7 +700,7 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 
 func TestTypingRecipients(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t)
+	e := newSettingsEnv(t)
 	ctx := context.Background()
 	is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
 	got, err := e.svc.TypingRecipients(ctx, []chatcore.UserID{e.member, e.guest, e.gone, 9999, e.admin, e.member})
@@ -711,12 +711,12 @@ func TestTypingRecipients(t *testing.T) {
 	is.Equal(len(got), 0) // nobody
 }
 
-// bulkEnv adds groups to env: outer (member) ⊃ inner (guest, moderator), and
+// bulkSettingsEnv adds groups to settingsEnv: outer (member) ⊃ inner (guest, moderator), and
 // makes the member's color_scheme an own edit.
-func bulkEnv(tb testing.TB) (*env, chatcore.GroupID, chatcore.GroupID) {
+func bulkSettingsEnv(tb testing.TB) (*settingsEnv, chatcore.GroupID, chatcore.GroupID) {
 	tb.Helper()
 	is := is.New(tb)
-	e := newEnv(tb)
+	e := newSettingsEnv(tb)
 	ctx := context.Background()
 	var outer, inner chatcore.GroupID
 	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
@@ -740,7 +740,7 @@ func TestUpdateSettingsBulk(t *testing.T) {
 	ctx := context.Background()
 	t.Run("users and nested groups", func(t *testing.T) {
 		is := is.New(t)
-		e, outer, _ := bulkEnv(t)
+		e, outer, _ := bulkSettingsEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
 			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.owner, e.bot, e.gone}, GroupIDs: []chatcore.GroupID{outer},
 				SkipIfAlreadyEdited: new(false)},
@@ -769,7 +769,7 @@ func TestUpdateSettingsBulk(t *testing.T) {
 	})
 	t.Run("skip users who edited the setting themselves", func(t *testing.T) {
 		is := is.New(t)
-		e, outer, _ := bulkEnv(t)
+		e, outer, _ := bulkSettingsEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
 			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
 			ColorScheme: new(2),
@@ -784,7 +784,7 @@ func TestUpdateSettingsBulk(t *testing.T) {
 	})
 	t.Run("override own edits", func(t *testing.T) {
 		is := is.New(t)
-		e, outer, _ := bulkEnv(t)
+		e, outer, _ := bulkSettingsEnv(t)
 		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
 			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
 			ColorScheme: new(2),
@@ -794,7 +794,7 @@ func TestUpdateSettingsBulk(t *testing.T) {
 	})
 	t.Run("drafts of changed users", func(t *testing.T) {
 		is := is.New(t)
-		e, _, _ := bulkEnv(t)
+		e, _, _ := bulkSettingsEnv(t)
 		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
 			return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.guest, Content: "x"})
 		})) // a draft
@@ -815,47 +815,47 @@ func TestUpdateSettingsBulk(t *testing.T) {
 func TestUpdateSettingsBulkErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		actor func(*env) chatcore.UserID
-		req   func(*env, chatcore.GroupID) chatcore.SettingsUpdate
+		actor func(*settingsEnv) chatcore.UserID
+		req   func(*settingsEnv, chatcore.GroupID) chatcore.SettingsUpdate
 		code  chatcore.Code
 		msg   string
 	}{
-		{"not an administrator", func(e *env) chatcore.UserID { return e.moderator },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
+		{"not an administrator", func(e *settingsEnv) chatcore.UserID { return e.moderator },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
 			}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
-		{"no ids", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+		{"no ids", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
 				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
-		{"unknown user", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member, 9999), ColorScheme: new(2)}
+		{"unknown user", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member, 9999), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
-		{"user of another realm", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.otherRealmUser, e.member), ColorScheme: new(2)}
+		{"user of another realm", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.otherRealmUser, e.member), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
-		{"unknown group", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
+		{"unknown group", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
 				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
 					GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
-		{"language checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2), DefaultLanguage: new("xx")}
+		{"language checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2), DefaultLanguage: new("xx")}
 			}, chatcore.CodeBadRequest, "Invalid default_language"},
-		{"batching period checked in bulk mode too", func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), EmailNotificationsBatchingPeriodSeconds: new(0)}
+		{"batching period checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), EmailNotificationsBatchingPeriodSeconds: new(0)}
 			}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
-		{"value sets before permissions", func(e *env) chatcore.UserID { return e.member },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(7)}
+		{"value sets before permissions", func(e *settingsEnv) chatcore.UserID { return e.member },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(7)}
 			}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
-		{"bot", func(e *env) chatcore.UserID { return e.bot },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
+		{"bot", func(e *settingsEnv) chatcore.UserID { return e.bot },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
 			}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
 	}
 	forbidden := map[string]func(*chatcore.SettingsUpdate){
@@ -875,13 +875,13 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 	for name, set := range forbidden {
 		tests = append(tests, struct {
 			name  string
-			actor func(*env) chatcore.UserID
-			req   func(*env, chatcore.GroupID) chatcore.SettingsUpdate
+			actor func(*settingsEnv) chatcore.UserID
+			req   func(*settingsEnv, chatcore.GroupID) chatcore.SettingsUpdate
 			code  chatcore.Code
 			msg   string
-		}{"forbidden " + name, func(e *env) chatcore.UserID { return e.admin },
-			func(e *env, g chatcore.GroupID) chatcore.SettingsUpdate {
-				u := chatcore.SettingsUpdate{TargetUsers: targets(e.member), ColorScheme: new(2)}
+		}{"forbidden " + name, func(e *settingsEnv) chatcore.UserID { return e.admin },
+			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+				u := chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
 				set(&u)
 				return u
 			}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
@@ -889,7 +889,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e, outer, _ := bulkEnv(t)
+			e, outer, _ := bulkSettingsEnv(t)
 			before := map[chatcore.UserID]*chatcore.User{}
 			for _, id := range []chatcore.UserID{e.member, e.guest, e.moderator, e.admin} {
 				before[id] = e.user(t, id)
@@ -899,7 +899,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 				msg = fmt.Sprintf(msg, e.otherRealmUser)
 			}
 			err := e.svc.UpdateSettings(context.Background(), tt.actor(e), tt.req(e, outer))
-			wantError(t, err, tt.code, msg)
+			wantSettingsError(t, err, tt.code, msg)
 			for id, u := range before {
 				is.Equal(e.user(t, id), u) // nothing changed
 			}
@@ -908,7 +908,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 	}
 }
 
-func targets(ids ...chatcore.UserID) *chatcore.TargetUsers {
+func bulkTargets(ids ...chatcore.UserID) *chatcore.TargetUsers {
 	return &chatcore.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: new(false)}
 }
 
@@ -954,7 +954,7 @@ func TestDefaultSettingsMatchZulip(t *testing.T) {
 }
 
 func BenchmarkUpdateSettingsOwn(b *testing.B) {
-	e := newEnv(b)
+	e := newSettingsEnv(b)
 	ctx := context.Background()
 	reqs := []chatcore.SettingsUpdate{
 		{ColorScheme: new(2), Timezone: new("Europe/Berlin"), EnterSends: new(true)},
@@ -972,7 +972,7 @@ func BenchmarkUpdateSettingsOwn(b *testing.B) {
 
 func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
 	is := is.New(b)
-	e := newEnv(b)
+	e := newSettingsEnv(b)
 	ctx := context.Background()
 	var group chatcore.GroupID
 	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {

@@ -29,8 +29,8 @@ func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
 	return u
 }
 
-// wantError asserts that err is a *chatcore.Error with the code and message.
-func wantError(tb testing.TB, err error, code chatcore.Code, msg string) *chatcore.Error {
+// wantSettingsError asserts that err is a *chatcore.Error with the code and message.
+func wantSettingsError(tb testing.TB, err error, code chatcore.Code, msg string) *chatcore.Error {
 	tb.Helper()
 	is := is.New(tb)
 	e, ok := errors.AsType[*chatcore.Error](err)
@@ -89,7 +89,7 @@ func TestValidateIntValueSets(t *testing.T) {
 			}
 			for _, v := range tt.bad {
 				u := decodeUpdate(t, tt.name, strconv.Itoa(v))
-				wantError(t, u.Validate(), chatcore.CodeBadRequest,
+				wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest,
 					fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name))
 			}
 		})
@@ -127,7 +127,7 @@ func TestValidateStringValueSets(t *testing.T) {
 					msg = fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name)
 				}
 				u := decodeUpdate(t, tt.name, v)
-				wantError(t, u.Validate(), chatcore.CodeBadRequest, msg)
+				wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, msg)
 			}
 		})
 	}
@@ -141,7 +141,7 @@ func TestValidateNotificationSound(t *testing.T) {
 	}
 	for _, v := range []string{"x", "", "Zulip", "zulip.ogg"} {
 		u := decodeUpdate(t, "notification_sound", v)
-		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Invalid notification sound '"+v+"'")
+		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Invalid notification sound '"+v+"'")
 	}
 }
 
@@ -153,7 +153,7 @@ func TestValidateBatchingPeriod(t *testing.T) {
 	}
 	for _, v := range []int{0, -5, 604801} {
 		u := decodeUpdate(t, "email_notifications_batching_period_seconds", strconv.Itoa(v))
-		wantError(t, u.Validate(), chatcore.CodeBadRequest, fmt.Sprintf("Invalid email batching period: %d seconds", v))
+		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, fmt.Sprintf("Invalid email batching period: %d seconds", v))
 	}
 }
 
@@ -174,11 +174,11 @@ func TestValidateFontBounds(t *testing.T) {
 				is.NoErr(u.Validate()) // within bounds
 			}
 			u := decodeUpdate(t, tt.name, strconv.Itoa(tt.tooSmall))
-			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
 			u = decodeUpdate(t, tt.name, "-3")
-			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
 			u = decodeUpdate(t, tt.name, strconv.Itoa(tt.tooBig))
-			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too large")
+			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too large")
 		})
 	}
 }
@@ -200,13 +200,13 @@ func TestValidateBooleansAndAccountFieldsNeedNoCheck(t *testing.T) {
 func TestValidateTargetUsers(t *testing.T) {
 	t.Run("no ids", func(t *testing.T) {
 		u := decodeUpdate(t, "target_users", `{"skip_if_already_edited": false}`)
-		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
 		u = decodeUpdate(t, "target_users", `{"user_ids": [], "group_ids": [], "skip_if_already_edited": true}`)
-		wantError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
 	})
 	t.Run("skip flag missing in Go", func(t *testing.T) {
 		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{1}}}
-		wantError(t, u.Validate(), chatcore.CodeBadRequest, `target_users["skip_if_already_edited"] field is missing: Field required`)
+		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, `target_users["skip_if_already_edited"] field is missing: Field required`)
 	})
 	t.Run("valid", func(t *testing.T) {
 		is := is.New(t)
@@ -235,7 +235,7 @@ func TestValidateReportsFirstErrorInZulipOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u := decodeUpdate(t, tt.pairs...)
-			wantError(t, u.Validate(), chatcore.CodeBadRequest, tt.msg)
+			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.msg)
 		})
 	}
 }
