@@ -27,6 +27,13 @@ func cloneStream(s *chatcore.Stream) *chatcore.Stream { c := *s; return &c }
 func cloneSub(s *chatcore.Subscription) *chatcore.Subscription { c := *s; return &c }
 
 func cloneMessage(m *chatcore.Message) *chatcore.Message {
+	c := copyMessage(m)
+	return &c
+}
+
+// copyMessage returns a deep copy of m by value, for filling result slices
+// without a heap allocation per message.
+func copyMessage(m *chatcore.Message) chatcore.Message {
 	c := *m
 	c.DirectMembers = slices.Clone(m.DirectMembers)
 	c.Reactions = slices.Clone(m.Reactions)
@@ -39,7 +46,7 @@ func cloneMessage(m *chatcore.Message) *chatcore.Message {
 			c.EditHistory[i] = e
 		}
 	}
-	return &c
+	return c
 }
 
 func cloneString(p *string) *string {

@@ -69,7 +69,7 @@ func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Me
 	}
 	out := make([]chatcore.Message, len(ids))
 	for i, id := range ids {
-		out[i] = *cloneMessage(t.d.messages[id])
+		out[i] = copyMessage(t.d.messages[id])
 	}
 	return out, nil
 }
