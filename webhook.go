@@ -1,6 +1,7 @@
 package chatcore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -172,7 +173,10 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 					job.contentType = "application/x-www-form-urlencoded"
 				}
 			} else {
-				body, err := json.Marshal(OutgoingWebhookPayload{
+				var body bytes.Buffer
+				enc := json.NewEncoder(&body)
+				enc.SetEscapeHTML(false) // rendered_content stays readable: <p>, not \u003cp\u003e
+				err := enc.Encode(OutgoingWebhookPayload{
 					BotEmail:    bot.Email,
 					BotFullName: bot.FullName,
 					Data:        m.Content,
@@ -183,7 +187,7 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 				if err != nil {
 					return nil, err
 				}
-				job.body, job.contentType = body, "application/json"
+				job.body, job.contentType = bytes.TrimSuffix(body.Bytes(), []byte("\n")), "application/json"
 			}
 			jobs = append(jobs, job)
 		}

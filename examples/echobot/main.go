@@ -2,7 +2,7 @@
 // message that mentions (or is a direct message to) its bot with the message's
 // text, minus the mention.
 //
-//	go run ./examples/echobot [-addr 127.0.0.1:8765] [-token TOKEN]
+//	go run ./examples/echobot [-addr 127.0.0.1:8765] [-token TOKEN] [-print]
 //
 // The token defaults to $ECHOBOT_TOKEN, else to the token of the demo
 // organization's Echo Bot. Run the example server with -webhook-allow-private
@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -27,7 +29,7 @@ import (
 )
 
 // DemoToken is the service token of the demo fixture's Echo Bot.
-const DemoToken = "EchoBotServiceToken0000000000ee0"
+const DemoToken = "OaWDyyIdYxWDsU78E9kcE3oEJJ8X1o95"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -48,6 +50,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(stdout)
 	addr := fs.String("addr", "127.0.0.1:8765", "listen `address`")
 	token := fs.String("token", envOr("ECHOBOT_TOKEN", DemoToken), "the bot service's `token` (default $ECHOBOT_TOKEN or the demo token)")
+	printBodies := fs.Bool("print", false, "print each payload received")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,8 +61,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var h http.Handler = botkit.Handler(*token, echo)
+	if *printBodies {
+		h = printPayloads(stdout, h)
+	}
 	srv := &http.Server{
-		Handler:           botkit.Handler(*token, echo),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,
@@ -88,6 +95,23 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // gets no answer.
 func echo(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
 	return botkit.Command(p), nil
+}
+
+// printPayloads writes each request body to w before h handles it.
+func printPayloads(w io.Writer, h http.Handler) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, botkit.MaxPayloadBytes+1))
+		if err != nil {
+			http.Error(rw, "reading body", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		fmt.Fprintf(w, "payload: %s\n", body)
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(rw, r)
+	})
 }
 
 func envOr(name, def string) string {
