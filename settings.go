@@ -204,7 +204,15 @@ func errConfirmationLink() *Error {
 // Turning enable_drafts_synchronization off deletes the user's drafts.
 //
 // With TargetUsers, an administrator applies the settings in req to other
-// users in bulk; FullName and OldPassword are then ignored.
+// users in bulk, with one set-based store call per setting
+// ([SettingsStore.UpdateSettingBulk]); FullName and OldPassword are then
+// ignored, and users who changed a setting themselves keep it when
+// SkipIfAlreadyEdited is true. Bulk edits are not recorded as the users' own
+// edits.
+//
+// A password change verifies the old password and hashes the new one before
+// the write transaction (the hash is deliberately slow), and the transaction
+// refuses with "Wrong password!" if the stored hash changed meanwhile.
 //
 // Errors (all [*Error]):
 //   - UNAUTHORIZED: the actor does not exist or is deactivated.
