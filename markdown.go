@@ -29,6 +29,8 @@ import (
 //     mentions. Mentions inside code are plain text, inside block quotes silent;
 //   - the realm's linkifiers turn matches in text (not in links or code) into
 //     links;
+//   - #**channel**, #**channel>topic** and #**channel>topic@id** link to a
+//     channel, a topic and a message of the realm;
 //   - bare URLs become links; ```quote blocks are quotes; code blocks use Zulip's
 //     codehilite markup.
 
@@ -38,7 +40,7 @@ var markdownEngine = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.Linkify),
 		goldmark.WithParserOptions(
-			parser.WithInlineParsers(util.Prioritized(mentionParser{}, 90)),
+			parser.WithInlineParsers(util.Prioritized(mentionParser{}, 90), util.Prioritized(channelLinkParser{}, 91)),
 		),
 		goldmark.WithRendererOptions(
 			ghtml.WithHardWraps(),
@@ -65,6 +67,9 @@ func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, conte
 
 	mentioned, err := resolveMentions(ctx, tx, realm, doc)
 	if err != nil {
+		return "", nil, false, err
+	}
+	if err := resolveChannelLinks(ctx, tx, realm, doc); err != nil {
 		return "", nil, false, err
 	}
 	links, err := loadLinkifiers(ctx, tx, realm)
@@ -316,7 +321,7 @@ func applyLinkifier(doc ast.Node, source []byte, l compiledLinkifier) {
 		}
 		switch n := n.(type) {
 		case *ast.Link, *ast.AutoLink, *ast.CodeSpan, *ast.CodeBlock, *ast.FencedCodeBlock,
-			*ast.HTMLBlock, *ast.RawHTML, *ast.Image, *mentionNode:
+			*ast.HTMLBlock, *ast.RawHTML, *ast.Image, *mentionNode, *channelLinkNode:
 			return ast.WalkSkipChildren, nil
 		case *ast.Text:
 			if !n.IsRaw() && n.Segment.Padding == 0 {
@@ -390,6 +395,7 @@ type chatNodeRenderer struct{}
 // RegisterFuncs implements renderer.NodeRenderer.
 func (chatNodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(mentionKind, renderMention)
+	reg.Register(channelLinkKind, renderChannelLink)
 	reg.Register(ast.KindRawHTML, renderEscapedRawHTML)
 	reg.Register(ast.KindHTMLBlock, renderEscapedHTMLBlock)
 	reg.Register(ast.KindCodeBlock, renderCodeBlock)
@@ -474,3 +480,126 @@ func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 // escapeHTML escapes text for HTML exactly as goldmark escapes text, so that
 // all of a message's HTML uses one style of entities.
 func escapeHTML(s string) string { return string(util.EscapeHTML([]byte(s))) }
+
+// channelLinkKind is the kind of a channel link node.
+var channelLinkKind = ast.NewNodeKind("ChatChannelLink")
+
+// channelLinkNode is #**channel**, #**channel>topic** or #**channel>topic@id**.
+type channelLinkNode struct {
+	ast.BaseInline
+	raw      []byte
+	name     string
+	topic    string
+	hasTopic bool
+	message  MessageID
+	// Set when resolved.
+	streamID   StreamID
+	streamName string
+}
+
+// Kind implements ast.Node.
+func (n *channelLinkNode) Kind() ast.NodeKind { return channelLinkKind }
+
+// Dump implements ast.Node.
+func (n *channelLinkNode) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, map[string]string{"name": n.name, "topic": n.topic}, nil)
+}
+
+// channelLinkParser parses Zulip's channel, topic and message link syntax.
+type channelLinkParser struct{}
+
+// Trigger implements parser.InlineParser.
+func (channelLinkParser) Trigger() []byte { return []byte{'#'} }
+
+// Parse implements parser.InlineParser.
+func (channelLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	switch block.PrecendingCharacter() {
+	case ' ', '\t', '\n', '\r', '\'', '"', '(', ',', ':', '<', 0x85, 0xA0:
+	default:
+		return nil
+	}
+	line, _ := block.PeekLine()
+	if !bytes.HasPrefix(line, []byte("#**")) {
+		return nil
+	}
+	rest := line[3:]
+	end := bytes.Index(rest, []byte("**"))
+	if end <= 0 {
+		return nil
+	}
+	inner := string(rest[:end])
+	if strings.ContainsAny(inner, "*\n\r") {
+		return nil
+	}
+	n := &channelLinkNode{name: inner}
+	if i := strings.IndexByte(inner, '>'); i > 0 {
+		n.name, n.topic, n.hasTopic = inner[:i], inner[i+1:], true
+		if j := strings.LastIndexByte(n.topic, '@'); j >= 0 {
+			if id, ok := ParseID[MessageID](n.topic[j+1:]); ok {
+				n.topic, n.message = n.topic[:j], id
+			}
+		}
+	}
+	length := 3 + end + 2
+	n.raw = slices.Clone(line[:length])
+	block.Advance(length)
+	return n
+}
+
+// resolveChannelLinks looks up the channels that link nodes of doc name.
+func resolveChannelLinks(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) error {
+	var nodes []*channelLinkNode
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*channelLinkNode); ok && entering {
+			nodes = append(nodes, l)
+		}
+		return ast.WalkContinue, nil
+	})
+	found := map[string]*Stream{}
+	for _, l := range nodes {
+		key := FoldKey(l.name)
+		st, ok := found[key]
+		if !ok {
+			var err error
+			st, err = tx.StreamByName(ctx, realm, l.name)
+			if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+				st, err = nil, nil
+			}
+			if err != nil {
+				return err
+			}
+			found[key] = st
+		}
+		if st != nil {
+			l.streamID, l.streamName = st.ID, st.Name
+		}
+	}
+	return nil
+}
+
+func renderChannelLink(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	l := node.(*channelLinkNode)
+	if l.streamID == 0 {
+		_, _ = w.WriteString(escapeHTML(string(l.raw)))
+		return ast.WalkSkipChildren, nil
+	}
+	// encodeHashComponent (reminders.go) encodes as Zulip's narrow URLs do.
+	id := strconv.FormatInt(int64(l.streamID), 10)
+	href := "/#narrow/channel/" + id + "-" + encodeHashComponent(strings.ReplaceAll(l.streamName, " ", "-"))
+	switch {
+	case !l.hasTopic:
+		_, _ = w.WriteString(`<a class="stream" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` + escapeHTML(l.streamName) + `</a>`)
+	case l.message == 0:
+		href += "/topic/" + encodeHashComponent(l.topic)
+		_, _ = w.WriteString(`<a class="stream-topic" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` +
+			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + `</a>`)
+	default:
+		href += "/topic/" + encodeHashComponent(l.topic) + "/near/" + strconv.FormatInt(int64(l.message), 10)
+		_, _ = w.WriteString(`<a class="message-link" href="` + escapeHTML(href) + `">#` +
+			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + " @ 💬</a>")
+	}
+	return ast.WalkSkipChildren, nil
+}

@@ -232,3 +232,28 @@ func TestRenderConcurrently(t *testing.T) {
 		is.True(strings.Contains(m.Content, `class="user-mention"`))          // mention rendered
 	}
 }
+
+func TestRenderChannelLinks(t *testing.T) {
+	e := newMxEnv(t)
+	id := e.public.ID
+	for _, tc := range []struct{ name, in, want string }{
+		{"channel", "see #**Verona**",
+			fmt.Sprintf(`<p>see <a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-Verona">#Verona</a></p>`, id, id)},
+		{"channel, case-insensitively", "#**verona**",
+			fmt.Sprintf(`<p><a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-Verona">#Verona</a></p>`, id, id)},
+		{"topic", "#**Verona>hi there**",
+			fmt.Sprintf(`<p><a class="stream-topic" data-stream-id="%d" href="/#narrow/channel/%d-Verona/topic/hi.20there">#Verona &gt; hi there</a></p>`, id, id)},
+		{"message", "#**Verona>a.b (c)@12**",
+			fmt.Sprintf(`<p><a class="message-link" href="/#narrow/channel/%d-Verona/topic/a.2Eb.20.28c.29/near/12">#Verona &gt; a.b (c) @ 💬</a></p>`, id)},
+		{"unknown channel stays text", "#**Nowhere**", "<p>#**Nowhere**</p>"},
+		{"channel of another realm stays text", "#**Denmark**", "<p>#**Denmark**</p>"},
+		{"inside code", "`#**Verona**`", "<p><code>#**Verona**</code></p>"},
+		{"heading is untouched", "# Verona", "<h1>Verona</h1>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			got, _, _ := mxRender(t, e, tc.in)
+			is.Equal(got, tc.want) // Zulip's channel link markup
+		})
+	}
+}
