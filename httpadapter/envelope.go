@@ -71,9 +71,20 @@ func (h *handler) writeSuccess(w http.ResponseWriter, r *http.Request, fields ma
 
 // writeError writes err in Zulip's error envelope. It is the only place that
 // turns errors into responses: a [*chatcore.Error] gets the status of its Kind,
-// its code, message and Data keys; anything else is logged and answered with a
-// bare 500 "Internal server error" that reveals nothing about the cause.
+// its code, message and Data keys; the adapter's own 405 and 413 errors get
+// their status; anything else is logged and answered with a bare 500
+// "Internal server error" that reveals nothing about the cause.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if mna, ok := errors.AsType[*methodNotAllowedError](err); ok {
+		// Zulip's 405 has no code, and lists the allowed methods.
+		w.Header().Set("Allow", strings.Join(mna.allowed, ", "))
+		_ = writeJSON(w, http.StatusMethodNotAllowed, map[string]any{
+			"result":          "error",
+			"msg":             "Method Not Allowed",
+			"allowed_methods": mna.allowed,
+		})
+		return
+	}
 	if tl, ok := errors.AsType[*bodyTooLargeError](err); ok {
 		_ = writeJSON(w, http.StatusRequestEntityTooLarge, map[string]any{
 			"result": "error",
@@ -133,15 +144,11 @@ func notFound() *chatcore.Error {
 	return chatcore.NotFound("Not Found")
 }
 
-// writeMethodNotAllowed writes Zulip's 405 envelope (no code) with the allowed
-// methods, which also go in the Allow header.
-func writeMethodNotAllowed(w http.ResponseWriter, allowed []string) {
-	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	_ = writeJSON(w, http.StatusMethodNotAllowed, map[string]any{
-		"result":          "error",
-		"msg":             "Method Not Allowed",
-		"allowed_methods": allowed,
-	})
+// methodNotAllowedError is a known path requested with another method.
+type methodNotAllowedError struct{ allowed []string }
+
+func (e *methodNotAllowedError) Error() string {
+	return "method not allowed; allowed: " + strings.Join(e.allowed, ", ")
 }
 
 // fieldsOf turns a response struct into top-level envelope fields by its JSON

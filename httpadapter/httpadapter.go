@@ -110,7 +110,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				allowed = append(allowed, m)
 			}
 		}
-		writeMethodNotAllowed(w, allowed)
+		h.writeError(w, r, &methodNotAllowedError{allowed: allowed})
 		return
 	}
 	h.writeError(w, r, notFound())
