@@ -37,7 +37,8 @@ type Options struct {
 	// excess requests get 429 RATE_LIMIT_HIT.
 	RateLimit *RateLimit
 	// ExternalURL is the server's base URL as clients reach it, reported as
-	// realm_url (default "http://127.0.0.1:9991").
+	// realm_url (default "http://127.0.0.1:9991"). Give the Service the same
+	// URL (chatcore.WithExternalURL) so links in e-mails and reminders match.
 	ExternalURL string
 	// Realm is the string id of the realm GET /server_settings describes
 	// (default: the realm with the lowest id).

@@ -1,0 +1,71 @@
+package httpadapter_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chatcore/chatcore/httpadapter"
+)
+
+// benchServe runs req through the handler in-process (no network) b.Loop times.
+func benchServe(b *testing.B, h http.Handler, newReq func() *http.Request) {
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newReq())
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+func BenchmarkUsersMe(b *testing.B) {
+	e := newEnv(b, httpadapter.Options{})
+	h := e.srv.Config.Handler
+	benchServe(b, h, func() *http.Request {
+		req := httptest.NewRequest("GET", "/api/v1/users/me", nil)
+		req.Header.Set("Authorization", member.basic())
+		return req
+	})
+}
+
+func BenchmarkUpdateSettingsMultipart(b *testing.B) {
+	e := newEnv(b, httpadapter.Options{})
+	h := e.srv.Config.Handler
+	body, ct := multipartBody(b, url.Values{"color_scheme": {"2"}, "enter_sends": {"true"}, "emojiset": {"text"}})
+	benchServe(b, h, func() *http.Request {
+		req := httptest.NewRequest("PATCH", "/api/v1/settings", strings.NewReader(body))
+		req.Header.Set("Authorization", member.basic())
+		req.Header.Set("Content-Type", ct)
+		return req
+	})
+}
+
+func BenchmarkNotFound(b *testing.B) {
+	e := newEnv(b, httpadapter.Options{})
+	h := e.srv.Config.Handler
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/nope", nil))
+		if rec.Code != http.StatusNotFound {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+}
+
+func multipartBody(tb testing.TB, v url.Values) (string, string) {
+	tb.Helper()
+	var sb strings.Builder
+	const boundary = "benchboundary"
+	for name, vals := range v {
+		for _, val := range vals {
+			sb.WriteString("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + val + "\r\n")
+		}
+	}
+	sb.WriteString("--" + boundary + "--\r\n")
+	return sb.String(), "multipart/form-data; boundary=" + boundary
+}
