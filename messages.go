@@ -76,6 +76,11 @@ type SendMessageRequest struct {
 	// legacy name).
 	Topic   *string `json:"topic" wire:"alias=subject"`
 	Content string  `json:"content" wire:"required"`
+	// LocalID, QueueID and ReadBySender are read, as Zulip reads them, but
+	// have no effect: chatcore has no event queues or read flags.
+	LocalID      *string `json:"local_id"`
+	QueueID      *string `json:"queue_id"`
+	ReadBySender *bool   `json:"read_by_sender"`
 	// Client names the sending client ("website", "ZulipPython", ...); empty
 	// means "API".
 	Client string `json:"-"`
@@ -838,6 +843,8 @@ type MessagesRequest struct {
 	AllowEmptyTopicName *bool `json:"allow_empty_topic_name"`
 	// ClientGravatar is accepted for compatibility; avatar_url is always set.
 	ClientGravatar *bool `json:"client_gravatar"`
+	// UseFirstUnreadAnchor is the legacy spelling of anchor=first_unread.
+	UseFirstUnreadAnchor *bool `json:"use_first_unread_anchor"`
 }
 
 // MessagesResult is the answer of GET /messages.
