@@ -14,290 +14,302 @@ import (
 )
 
 func TestDeliverDueScheduledMessages(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-	toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "to the channel", time.Hour))
-	is.NoErr(err) // scheduled
-	toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", time.Hour+5*time.Minute))
-	is.NoErr(err) // scheduled
-	later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "later", 5*time.Hour))
-	is.NoErr(err) // scheduled
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
+		toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "to the channel", time.Hour))
+		is.NoErr(err) // scheduled
+		toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", time.Hour+5*time.Minute))
+		is.NoErr(err) // scheduled
+		later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "later", 5*time.Hour))
+		is.NoErr(err) // scheduled
 
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs
-	is.Equal(n, 0) // nothing is due yet
+		n, err := e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs
+		is.Equal(n, 0) // nothing is due yet
 
-	e.clock.advance(time.Hour + 6*time.Minute)
-	e.events.reset()
-	n, err = e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs
-	is.Equal(n, 2) // the two due messages
+		e.clock.advance(time.Hour + 6*time.Minute)
+		e.events.reset()
+		n, err = e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs
+		is.Equal(n, 2) // the two due messages
 
-	row := e.scheduledRow(t, toChannel)
-	is.True(row.Delivered) // marked delivered
-	is.True(!row.Failed)   // not failed
-	sent := e.message(t, row.DeliveredMessageID)
-	is.Equal(sent.SenderID, e.member.ID)                         // sent as the sender
-	is.Equal(sent.StreamID, st.ID)                               // to the channel
-	is.Equal(sent.Topic, "castle")                               // and topic
-	is.Equal(sent.Content, "to the channel")                     // with the content
-	is.Equal(sent.SentAt, opsStart.Add(time.Hour+6*time.Minute)) // at delivery time
+		row := e.scheduledRow(t, toChannel)
+		is.True(row.Delivered) // marked delivered
+		is.True(!row.Failed)   // not failed
+		sent := e.message(t, row.DeliveredMessageID)
+		is.Equal(sent.SenderID, e.member.ID)                         // sent as the sender
+		is.Equal(sent.StreamID, st.ID)                               // to the channel
+		is.Equal(sent.Topic, "castle")                               // and topic
+		is.Equal(sent.Content, "to the channel")                     // with the content
+		is.Equal(sent.SentAt, opsStart.Add(time.Hour+6*time.Minute)) // at delivery time
 
-	row = e.scheduledRow(t, toMod)
-	is.True(row.Delivered) // marked delivered
-	sent = e.message(t, row.DeliveredMessageID)
-	is.Equal(sent.Type, chatcore.MessageTypePrivate)               // a direct message
-	is.Equal(sent.DirectMembers, opsSorted(e.member.ID, e.mod.ID)) // between sender and recipient
+		row = e.scheduledRow(t, toMod)
+		is.True(row.Delivered) // marked delivered
+		sent = e.message(t, row.DeliveredMessageID)
+		is.Equal(sent.Type, chatcore.MessageTypePrivate)               // a direct message
+		is.Equal(sent.DirectMembers, opsSorted(e.member.ID, e.mod.ID)) // between sender and recipient
 
-	removes := e.events.ofType("scheduled_messages", "remove")
-	is.Equal(len(removes), 2)                                    // one remove per delivered message
-	is.Equal(removes[0].Data["scheduled_message_id"], toChannel) // in delivery order
-	is.Equal(removes[0].UserIDs, []chatcore.UserID{e.member.ID}) // to the sender
-	is.Equal(len(e.events.ofType("message")), 2)                 // the messages' own events
+		removes := e.events.ofType("scheduled_messages", "remove")
+		is.Equal(len(removes), 2)                                    // one remove per delivered message
+		is.Equal(removes[0].Data["scheduled_message_id"], toChannel) // in delivery order
+		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.member.ID}) // to the sender
+		is.Equal(len(e.events.ofType("message")), 2)                 // the messages' own events
 
-	list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
-	is.NoErr(err)                               // listing succeeds
-	is.Equal(len(list), 1)                      // delivered ones are no longer listed
-	is.Equal(list[0].ScheduledMessageID, later) // the later one is
+		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		is.NoErr(err)                               // listing succeeds
+		is.Equal(len(list), 1)                      // delivered ones are no longer listed
+		is.Equal(list[0].ScheduledMessageID, later) // the later one is
 
-	n, err = e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs again
-	is.Equal(n, 0) // nothing is delivered twice
+		n, err = e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs again
+		is.Equal(n, 0) // nothing is delivered twice
+	})
 }
 
 func TestDeliverDueReminders(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	target := e.post(t, st, "castle", e.member, "remember me")
-	first, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Hour), new("soon"))
-	is.NoErr(err) // reminder created
-	second, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(2*time.Hour), nil)
-	is.NoErr(err) // reminder created
-	stored := e.scheduledRow(t, first).Content
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		target := e.post(t, st, "castle", e.member, "remember me")
+		first, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Hour), new("soon"))
+		is.NoErr(err) // reminder created
+		second, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(2*time.Hour), nil)
+		is.NoErr(err) // reminder created
+		stored := e.scheduledRow(t, first).Content
 
-	e.clock.advance(3 * time.Hour)
-	e.events.reset()
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs
-	is.Equal(n, 2) // both reminders
+		e.clock.advance(3 * time.Hour)
+		e.events.reset()
+		n, err := e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs
+		is.Equal(n, 2) // both reminders
 
-	row := e.scheduledRow(t, first)
-	is.True(row.Delivered) // marked delivered
-	sent := e.message(t, row.DeliveredMessageID)
-	is.Equal(sent.Content, stored) // the reminder text
-	var bot *chatcore.User
-	is.NoErr(e.mem.View(t.Context(), func(tx chatcore.Tx) error {
-		var err error
-		bot, err = tx.UserByEmail(context.Background(), e.realm.ID, chatcore.NotificationBotEmail(e.realm.StringID))
-		return err
-	})) // the notification bot exists
-	is.Equal(sent.SenderID, bot.ID)                                                       // sent by the notification bot
-	is.True(bot.IsBot)                                                                    // a bot
-	is.Equal(bot.BotType, chatcore.BotTypeGeneric)                                        // generic
-	is.Equal(bot.FullName, chatcore.NotificationBotName)                                  // named as in Zulip
-	is.Equal(sent.DirectMembers, opsSorted(e.admin.ID, bot.ID))                           // a direct message to the owner
-	is.Equal(e.message(t, e.scheduledRow(t, second).DeliveredMessageID).SenderID, bot.ID) // one bot for the realm
+		row := e.scheduledRow(t, first)
+		is.True(row.Delivered) // marked delivered
+		sent := e.message(t, row.DeliveredMessageID)
+		is.Equal(sent.Content, stored) // the reminder text
+		var bot *chatcore.User
+		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
+			var err error
+			bot, err = tx.UserByEmail(context.Background(), e.realm.ID, chatcore.NotificationBotEmail(e.realm.StringID))
+			return err
+		})) // the notification bot exists
+		is.Equal(sent.SenderID, bot.ID)                                                       // sent by the notification bot
+		is.True(bot.IsBot)                                                                    // a bot
+		is.Equal(bot.BotType, chatcore.BotTypeGeneric)                                        // generic
+		is.Equal(bot.FullName, chatcore.NotificationBotName)                                  // named as in Zulip
+		is.Equal(sent.DirectMembers, opsSorted(e.admin.ID, bot.ID))                           // a direct message to the owner
+		is.Equal(e.message(t, e.scheduledRow(t, second).DeliveredMessageID).SenderID, bot.ID) // one bot for the realm
 
-	removes := e.events.ofType("reminders", "remove")
-	is.Equal(len(removes), 2)                                                                            // one remove per reminder
-	is.Equal(removes[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": first}) // Zulip's payload
-	is.Equal(removes[0].UserIDs, []chatcore.UserID{e.admin.ID})                                          // to the owner
-	list, err := e.svc.Reminders(t.Context(), e.admin.ID)
-	is.NoErr(err)          // listing succeeds
-	is.Equal(len(list), 0) // delivered reminders are not listed
+		removes := e.events.ofType("reminders", "remove")
+		is.Equal(len(removes), 2)                                                                            // one remove per reminder
+		is.Equal(removes[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": first}) // Zulip's payload
+		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.admin.ID})                                          // to the owner
+		list, err := e.svc.Reminders(t.Context(), e.admin.ID)
+		is.NoErr(err)          // listing succeeds
+		is.Equal(len(list), 0) // delivered reminders are not listed
 
-	bots := 0
-	is.NoErr(e.mem.View(t.Context(), func(tx chatcore.Tx) error {
-		users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: e.realm.ID, Bot: new(true)})
-		for _, u := range users {
-			if u.FullName == chatcore.NotificationBotName {
-				bots++
+		bots := 0
+		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
+			users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: e.realm.ID, Bot: new(true)})
+			for _, u := range users {
+				if u.FullName == chatcore.NotificationBotName {
+					bots++
+				}
 			}
-		}
-		return err
-	})) // users listed
-	is.Equal(bots, 1) // created once, on first need
+			return err
+		})) // users listed
+		is.Equal(bots, 1) // created once, on first need
+	})
 }
 
 func TestDeliverDueReminderContentRebuilt(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	kept := e.post(t, st, "kept", e.member, "still here")
-	gone := e.post(t, st, "gone", e.member, "deleted later")
-	rKept, err := e.svc.CreateReminder(t.Context(), e.admin.ID, kept, opsStart.Add(time.Hour), nil)
-	is.NoErr(err) // reminder created
-	rGone, err := e.svc.CreateReminder(t.Context(), e.admin.ID, gone, opsStart.Add(time.Hour), nil)
-	is.NoErr(err) // reminder created
-	storedGone := e.scheduledRow(t, rGone).Content
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		kept := e.post(t, st, "kept", e.member, "still here")
+		gone := e.post(t, st, "gone", e.member, "deleted later")
+		rKept, err := e.svc.CreateReminder(t.Context(), e.admin.ID, kept, opsStart.Add(time.Hour), nil)
+		is.NoErr(err) // reminder created
+		rGone, err := e.svc.CreateReminder(t.Context(), e.admin.ID, gone, opsStart.Add(time.Hour), nil)
+		is.NoErr(err) // reminder created
+		storedGone := e.scheduledRow(t, rGone).Content
 
-	e.write(t, func(tx chatcore.Tx) error { // the sender changes their name
-		u, err := tx.User(context.Background(), e.member.ID)
-		if err != nil {
-			return err
-		}
-		u.FullName = "Prince Hamlet"
-		return tx.UpdateUser(context.Background(), u)
+		e.write(t, func(tx chatcore.Tx) error { // the sender changes their name
+			u, err := tx.User(context.Background(), e.member.ID)
+			if err != nil {
+				return err
+			}
+			u.FullName = "Prince Hamlet"
+			return tx.UpdateUser(context.Background(), u)
+		})
+		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "gone")
+		is.NoErr(err) // the second target is deleted
+
+		e.clock.advance(2 * time.Hour)
+		n, err := e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs
+		is.Equal(n, 2) // both delivered
+		keptText := e.message(t, e.scheduledRow(t, rKept).DeliveredMessageID).Content
+		is.True(strings.Contains(keptText, fmt.Sprintf("@_**Prince Hamlet|%d**", e.member.ID))) // rebuilt at send time
+		goneText := e.message(t, e.scheduledRow(t, rGone).DeliveredMessageID).Content
+		is.Equal(goneText, storedGone) // the stored text when the message is no longer accessible
 	})
-	_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "gone")
-	is.NoErr(err) // the second target is deleted
-
-	e.clock.advance(2 * time.Hour)
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs
-	is.Equal(n, 2) // both delivered
-	keptText := e.message(t, e.scheduledRow(t, rKept).DeliveredMessageID).Content
-	is.True(strings.Contains(keptText, fmt.Sprintf("@_**Prince Hamlet|%d**", e.member.ID))) // rebuilt at send time
-	goneText := e.message(t, e.scheduledRow(t, rGone).DeliveredMessageID).Content
-	is.Equal(goneText, storedGone) // the stored text when the message is no longer accessible
 }
 
 func TestDeliverDueMarksFailures(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	doomed := e.createChannel(t, opsChannel{name: "Doomed", subscribers: []*chatcore.User{e.member}})
-	e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	leaver := e.createUser(t, e.realm, "Leaver", chatcore.RoleMember)
-	toDoomed, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Doomed", new("t"), "too late", time.Hour))
-	is.NoErr(err) // scheduled
-	fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", "Denmark", new("t"), "bye", time.Hour))
-	is.NoErr(err) // scheduled
-	fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "fine", time.Hour+time.Minute))
-	is.NoErr(err) // scheduled
-	reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), opsStart.Add(time.Hour), nil)
-	is.NoErr(err) // reminder created
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		doomed := e.createChannel(t, opsChannel{name: "Doomed", subscribers: []*chatcore.User{e.member}})
+		e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		leaver := e.createUser(t, e.realm, "Leaver", chatcore.RoleMember)
+		toDoomed, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Doomed", new("t"), "too late", time.Hour))
+		is.NoErr(err) // scheduled
+		fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", "Denmark", new("t"), "bye", time.Hour))
+		is.NoErr(err) // scheduled
+		fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "fine", time.Hour+time.Minute))
+		is.NoErr(err) // scheduled
+		reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), opsStart.Add(time.Hour), nil)
+		is.NoErr(err) // reminder created
 
-	e.write(t, func(tx chatcore.Tx) error { // archive the channel, deactivate a user
-		st, err := tx.Stream(context.Background(), doomed.ID)
-		if err != nil {
-			return err
-		}
-		st.IsArchived = true
-		if err := tx.UpdateStream(context.Background(), st); err != nil {
-			return err
-		}
-		u, err := tx.User(context.Background(), leaver.ID)
-		if err != nil {
-			return err
-		}
-		u.IsActive = false
-		return tx.UpdateUser(context.Background(), u)
+		e.write(t, func(tx chatcore.Tx) error { // archive the channel, deactivate a user
+			st, err := tx.Stream(context.Background(), doomed.ID)
+			if err != nil {
+				return err
+			}
+			st.IsArchived = true
+			if err := tx.UpdateStream(context.Background(), st); err != nil {
+				return err
+			}
+			u, err := tx.User(context.Background(), leaver.ID)
+			if err != nil {
+				return err
+			}
+			u.IsActive = false
+			return tx.UpdateUser(context.Background(), u)
+		})
+		before := len(e.messageIDs(t, doomed, nil))
+		e.clock.advance(time.Hour + 2*time.Minute)
+		e.events.reset()
+		n, err := e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // failures are not errors
+		is.Equal(n, 1) // delivery went on past the failures
+
+		row := e.scheduledRow(t, toDoomed)
+		is.True(row.Failed)                                                        // marked failed
+		is.True(!row.Delivered)                                                    // not delivered
+		is.Equal(row.FailureMessage, "Not authorized to send to channel 'Doomed'") // why
+		is.Equal(len(e.messageIDs(t, doomed, nil)), before)                        // nothing was sent there
+		row = e.scheduledRow(t, fromLeaver)
+		is.True(row.Failed)                                    // a deactivated sender fails
+		is.Equal(row.FailureMessage, "Account is deactivated") // with the reason
+		row = e.scheduledRow(t, reminder)
+		is.True(row.Failed)                        // a deactivated owner's reminder fails
+		is.True(e.scheduledRow(t, fine).Delivered) // the good one was delivered
+
+		updates := e.events.ofType("scheduled_messages", "update")
+		is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
+		view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
+		is.Equal(view.ScheduledMessageID, toDoomed) // the failed message
+		is.True(view.Failed)                        // with failed: true
+		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		is.NoErr(err)           // listing succeeds
+		is.Equal(len(list), 1)  // the failed one stays listed
+		is.True(list[0].Failed) // marked failed
+
+		notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
+		is.Equal(len(notices), 1)                                                                                                                                                                                                    // the sender got one notice
+		is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
+		is.Equal(len(e.directMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
+
+		n, err = e.svc.DeliverDue(t.Context())
+		is.NoErr(err)  // delivery runs again
+		is.Equal(n, 0) // failed rows are not retried
 	})
-	before := len(e.messageIDs(t, doomed, nil))
-	e.clock.advance(time.Hour + 2*time.Minute)
-	e.events.reset()
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // failures are not errors
-	is.Equal(n, 1) // delivery went on past the failures
-
-	row := e.scheduledRow(t, toDoomed)
-	is.True(row.Failed)                                                        // marked failed
-	is.True(!row.Delivered)                                                    // not delivered
-	is.Equal(row.FailureMessage, "Not authorized to send to channel 'Doomed'") // why
-	is.Equal(len(e.messageIDs(t, doomed, nil)), before)                        // nothing was sent there
-	row = e.scheduledRow(t, fromLeaver)
-	is.True(row.Failed)                                    // a deactivated sender fails
-	is.Equal(row.FailureMessage, "Account is deactivated") // with the reason
-	row = e.scheduledRow(t, reminder)
-	is.True(row.Failed)                        // a deactivated owner's reminder fails
-	is.True(e.scheduledRow(t, fine).Delivered) // the good one was delivered
-
-	updates := e.events.ofType("scheduled_messages", "update")
-	is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
-	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
-	is.Equal(view.ScheduledMessageID, toDoomed) // the failed message
-	is.True(view.Failed)                        // with failed: true
-	list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
-	is.NoErr(err)           // listing succeeds
-	is.Equal(len(list), 1)  // the failed one stays listed
-	is.True(list[0].Failed) // marked failed
-
-	notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
-	is.Equal(len(notices), 1)                                                                                                                                                                                                    // the sender got one notice
-	is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
-	is.Equal(len(e.directMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
-
-	n, err = e.svc.DeliverDue(t.Context())
-	is.NoErr(err)  // delivery runs again
-	is.Equal(n, 0) // failed rows are not retried
 }
 
 func TestDeliverDueLateCutoff(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "on time", time.Hour))
-	is.NoErr(err) // scheduled
-	late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "late", time.Hour-time.Second))
-	is.NoErr(err) // scheduled
-	reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Minute), nil)
-	is.NoErr(err) // reminder created
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "on time", time.Hour))
+		is.NoErr(err) // scheduled
+		late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "late", time.Hour-time.Second))
+		is.NoErr(err) // scheduled
+		reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Minute), nil)
+		is.NoErr(err) // reminder created
 
-	e.clock.advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)                                  // delivery runs
-	is.Equal(n, 2)                                 // the one within the cutoff, and the reminder however late
-	is.True(e.scheduledRow(t, onTime).Delivered)   // exactly at the cutoff is still in time
-	is.True(e.scheduledRow(t, reminder).Delivered) // reminders have no cutoff
-	row := e.scheduledRow(t, late)
-	is.True(row.Failed)                                                              // too late
-	is.Equal(row.FailureMessage, "Message could not be sent at the scheduled time.") // Zulip's reason
+		e.clock.advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
+		n, err := e.svc.DeliverDue(t.Context())
+		is.NoErr(err)                                  // delivery runs
+		is.Equal(n, 2)                                 // the one within the cutoff, and the reminder however late
+		is.True(e.scheduledRow(t, onTime).Delivered)   // exactly at the cutoff is still in time
+		is.True(e.scheduledRow(t, reminder).Delivered) // reminders have no cutoff
+		row := e.scheduledRow(t, late)
+		is.True(row.Failed)                                                              // too late
+		is.Equal(row.FailureMessage, "Message could not be sent at the scheduled time.") // Zulip's reason
+	})
 }
 
 func TestDeliverDueConcurrentDeliverers(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-	target := e.post(t, st, "t", e.member, "remind me")
-	const scheduled, reminders = 30, 10
-	for i := range scheduled {
-		sender := e.member
-		if i%2 == 1 {
-			sender = e.mod
-		}
-		_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", "Denmark", new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
-		is.NoErr(err) // scheduled
-	}
-	for i := range reminders {
-		_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Minute+time.Duration(i)*time.Second), nil)
-		is.NoErr(err) // reminder created
-	}
-	e.clock.advance(5 * time.Minute)
-
-	type result struct {
-		n   int
-		err error
-	}
-	results := make(chan result, 4)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			n, err := e.svc.DeliverDue(context.Background())
-			results <- result{n, err}
-		})
-	}
-	wg.Wait()
-	close(results)
-	total := 0
-	for r := range results {
-		is.NoErr(r.err) // every deliverer succeeds
-		total += r.n
-	}
-	is.Equal(total, scheduled+reminders) // each row delivered exactly once across deliverers
-
-	is.Equal(len(e.messageIDs(t, st, new("load"))), scheduled) // one channel message per scheduled message
-	seen := map[chatcore.MessageID]bool{}
-	is.NoErr(e.mem.View(t.Context(), func(tx chatcore.Tx) error {
-		rows, err := tx.ScheduledMessages(context.Background(), chatcore.ScheduledFilter{RealmID: e.realm.ID})
-		for _, r := range rows {
-			if !r.Delivered || r.DeliveredMessageID == 0 || seen[r.DeliveredMessageID] {
-				return fmt.Errorf("row %d: delivered=%v message=%d (seen before: %v)", r.ID, r.Delivered, r.DeliveredMessageID, seen[r.DeliveredMessageID])
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
+		target := e.post(t, st, "t", e.member, "remind me")
+		const scheduled, reminders = 30, 10
+		for i := range scheduled {
+			sender := e.member
+			if i%2 == 1 {
+				sender = e.mod
 			}
-			seen[r.DeliveredMessageID] = true
+			_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", "Denmark", new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
+			is.NoErr(err) // scheduled
 		}
-		return err
-	})) // every row delivered, each to its own message
-	is.Equal(len(seen), scheduled+reminders) // all rows accounted for
+		for i := range reminders {
+			_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Minute+time.Duration(i)*time.Second), nil)
+			is.NoErr(err) // reminder created
+		}
+		e.clock.advance(5 * time.Minute)
+
+		type result struct {
+			n   int
+			err error
+		}
+		results := make(chan result, 4)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				n, err := e.svc.DeliverDue(context.Background())
+				results <- result{n, err}
+			})
+		}
+		wg.Wait()
+		close(results)
+		total := 0
+		for r := range results {
+			is.NoErr(r.err) // every deliverer succeeds
+			total += r.n
+		}
+		is.Equal(total, scheduled+reminders) // each row delivered exactly once across deliverers
+
+		is.Equal(len(e.messageIDs(t, st, new("load"))), scheduled) // one channel message per scheduled message
+		seen := map[chatcore.MessageID]bool{}
+		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
+			rows, err := tx.ScheduledMessages(context.Background(), chatcore.ScheduledFilter{RealmID: e.realm.ID})
+			for _, r := range rows {
+				if !r.Delivered || r.DeliveredMessageID == 0 || seen[r.DeliveredMessageID] {
+					return fmt.Errorf("row %d: delivered=%v message=%d (seen before: %v)", r.ID, r.Delivered, r.DeliveredMessageID, seen[r.DeliveredMessageID])
+				}
+				seen[r.DeliveredMessageID] = true
+			}
+			return err
+		})) // every row delivered, each to its own message
+		is.Equal(len(seen), scheduled+reminders) // all rows accounted for
+	})
 }

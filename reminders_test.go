@@ -170,61 +170,63 @@ func TestCreateReminderErrors(t *testing.T) {
 }
 
 func TestRemindersList(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	msg := e.post(t, st, "t", e.member, "about this")
-	remind := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-		id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, opsStart.Add(d), nil)
-		is.NoErr(err) // reminder created
-		return id
-	}
-	late := remind(e.member, 3*time.Hour)
-	early := remind(e.member, time.Hour)
-	failed := remind(e.member, 2*time.Hour)
-	delivered := remind(e.member, 30*time.Minute)
-	remind(e.admin, 10*time.Minute) // someone else's
-	_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "x", 5*time.Minute))
-	is.NoErr(err) // a scheduled message, which is not a reminder
-	e.write(t, func(tx chatcore.Tx) error {
-		for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
-			failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true; m.FailureMessage = "boom" },
-			delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
-		} {
-			m, err := tx.ScheduledMessage(context.Background(), id)
-			if err != nil {
-				return err
-			}
-			mark(m)
-			if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
-				return err
-			}
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		msg := e.post(t, st, "t", e.member, "about this")
+		remind := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
+			id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, opsStart.Add(d), nil)
+			is.NoErr(err) // reminder created
+			return id
 		}
-		return nil
+		late := remind(e.member, 3*time.Hour)
+		early := remind(e.member, time.Hour)
+		failed := remind(e.member, 2*time.Hour)
+		delivered := remind(e.member, 30*time.Minute)
+		remind(e.admin, 10*time.Minute) // someone else's
+		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "x", 5*time.Minute))
+		is.NoErr(err) // a scheduled message, which is not a reminder
+		e.write(t, func(tx chatcore.Tx) error {
+			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
+				failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true; m.FailureMessage = "boom" },
+				delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
+			} {
+				m, err := tx.ScheduledMessage(context.Background(), id)
+				if err != nil {
+					return err
+				}
+				mark(m)
+				if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+
+		list, err := e.svc.Reminders(t.Context(), e.member.ID)
+		is.NoErr(err) // listing succeeds
+		var ids []chatcore.ScheduledMessageID
+		var flags []bool
+		for _, r := range list {
+			ids = append(ids, r.ReminderID)
+			flags = append(flags, r.Failed)
+		}
+		is.Equal(ids, []chatcore.ScheduledMessageID{early, failed, late}) // own undelivered reminders by delivery time
+		is.Equal(flags, []bool{false, true, false})                       // failed ones included and marked
+
+		raw, err := json.Marshal(list[0])
+		is.NoErr(err) // marshals
+		var keys map[string]any
+		is.NoErr(json.Unmarshal(raw, &keys)) // a JSON object
+		got := slices.Sorted(maps.Keys(keys))
+		is.Equal(got, []string{"content", "failed", "reminder_id", "reminder_target_message_id", "rendered_content", "scheduled_delivery_timestamp", "to", "type"}) // exactly the Reminder schema's fields
+
+		empty, err := e.svc.Reminders(t.Context(), e.mod.ID)
+		is.NoErr(err)           // listing succeeds
+		is.True(empty != nil)   // an empty list, not null
+		is.Equal(len(empty), 0) // nothing for a user without reminders
 	})
-
-	list, err := e.svc.Reminders(t.Context(), e.member.ID)
-	is.NoErr(err) // listing succeeds
-	var ids []chatcore.ScheduledMessageID
-	var flags []bool
-	for _, r := range list {
-		ids = append(ids, r.ReminderID)
-		flags = append(flags, r.Failed)
-	}
-	is.Equal(ids, []chatcore.ScheduledMessageID{early, failed, late}) // own undelivered reminders by delivery time
-	is.Equal(flags, []bool{false, true, false})                       // failed ones included and marked
-
-	raw, err := json.Marshal(list[0])
-	is.NoErr(err) // marshals
-	var keys map[string]any
-	is.NoErr(json.Unmarshal(raw, &keys)) // a JSON object
-	got := slices.Sorted(maps.Keys(keys))
-	is.Equal(got, []string{"content", "failed", "reminder_id", "reminder_target_message_id", "rendered_content", "scheduled_delivery_timestamp", "to", "type"}) // exactly the Reminder schema's fields
-
-	empty, err := e.svc.Reminders(t.Context(), e.mod.ID)
-	is.NoErr(err)           // listing succeeds
-	is.True(empty != nil)   // an empty list, not null
-	is.Equal(len(empty), 0) // nothing for a user without reminders
 }
 
 func TestDeleteReminder(t *testing.T) {

@@ -154,48 +154,50 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 }
 
 func TestScheduledMessagesList(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	schedule := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-		id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", "Denmark", new("t"), "at "+d.String(), d))
-		is.NoErr(err) // scheduling succeeds
-		return id
-	}
-	late := schedule(e.member, 3*time.Hour)
-	early := schedule(e.member, time.Hour)
-	middle := schedule(e.member, 2*time.Hour)
-	failed := schedule(e.member, 4*time.Hour)
-	delivered := schedule(e.member, 90*time.Minute)
-	schedule(e.mod, 30*time.Minute) // someone else's
-	target := e.post(t, st, "t", e.member, "remind me")
-	_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, opsStart.Add(time.Minute), nil)
-	is.NoErr(err) // a reminder, which is not a scheduled message
-	e.write(t, func(tx chatcore.Tx) error {
-		for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
-			failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true },
-			delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
-		} {
-			m, err := tx.ScheduledMessage(context.Background(), id)
-			if err != nil {
-				return err
-			}
-			mark(m)
-			if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
-				return err
-			}
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		schedule := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
+			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", "Denmark", new("t"), "at "+d.String(), d))
+			is.NoErr(err) // scheduling succeeds
+			return id
 		}
-		return nil
-	})
+		late := schedule(e.member, 3*time.Hour)
+		early := schedule(e.member, time.Hour)
+		middle := schedule(e.member, 2*time.Hour)
+		failed := schedule(e.member, 4*time.Hour)
+		delivered := schedule(e.member, 90*time.Minute)
+		schedule(e.mod, 30*time.Minute) // someone else's
+		target := e.post(t, st, "t", e.member, "remind me")
+		_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, opsStart.Add(time.Minute), nil)
+		is.NoErr(err) // a reminder, which is not a scheduled message
+		e.write(t, func(tx chatcore.Tx) error {
+			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
+				failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true },
+				delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
+			} {
+				m, err := tx.ScheduledMessage(context.Background(), id)
+				if err != nil {
+					return err
+				}
+				mark(m)
+				if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 
-	list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
-	is.NoErr(err) // listing succeeds
-	var ids []chatcore.ScheduledMessageID
-	for _, v := range list {
-		ids = append(ids, v.ScheduledMessageID)
-	}
-	is.Equal(ids, []chatcore.ScheduledMessageID{early, middle, late, failed}) // own, undelivered, by delivery time; no reminders
-	is.True(list[3].Failed)                                                   // failed ones are listed with failed: true
+		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		is.NoErr(err) // listing succeeds
+		var ids []chatcore.ScheduledMessageID
+		for _, v := range list {
+			ids = append(ids, v.ScheduledMessageID)
+		}
+		is.Equal(ids, []chatcore.ScheduledMessageID{early, middle, late, failed}) // own, undelivered, by delivery time; no reminders
+		is.True(list[3].Failed)                                                   // failed ones are listed with failed: true
+	})
 }
 
 func TestDeleteScheduledMessage(t *testing.T) {

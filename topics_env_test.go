@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // opsStart is the fake clock's initial time.
@@ -151,7 +153,7 @@ func (s *opsStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) er
 // opsEnv is a realm with users of every role, a second realm, and a Service
 // over the memory store with a fake clock and a recording event sink.
 type opsEnv struct {
-	mem    *memory.Store
+	base   chatcore.Store // the store under test, unwrapped
 	store  *opsStore
 	svc    *chatcore.Service
 	clock  *opsClock
@@ -166,14 +168,46 @@ type opsEnv struct {
 
 func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
 	tb.Helper()
+	return newOpsEnvOn(tb, memory.New(), opts...)
+}
+
+// opsEnvMaker builds an opsEnv over one kind of store.
+type opsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *opsEnv
+
+// opsEachStore runs body once over the memory store and once over a SQLite
+// store in a temporary directory, so the Service's behaviour is checked on
+// both implementations.
+func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
+	t.Run("memory", func(t *testing.T) {
+		body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
+			tb.Helper()
+			return newOpsEnvOn(tb, memory.New(), opts...)
+		})
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
+			tb.Helper()
+			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "ops.db"))
+			if err != nil {
+				tb.Fatalf("opening SQLite: %v", err)
+			}
+			tb.Cleanup(func() { st.Close() })
+			return newOpsEnvOn(tb, st, opts...)
+		})
+	})
+}
+
+// newOpsEnvOn builds the fixture over base.
+func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *opsEnv {
+	tb.Helper()
 	log := &opsLog{}
 	e := &opsEnv{
-		mem:    memory.New(),
+		base:   base,
 		clock:  &opsClock{now: opsStart},
 		events: &opsEvents{log: log},
 		log:    log,
 	}
-	e.store = &opsStore{Store: e.mem, log: log}
+	e.store = &opsStore{Store: e.base, log: log}
 	all := append([]chatcore.Option{chatcore.WithClock(e.clock), chatcore.WithEventSink(e.events)}, opts...)
 	e.svc = chatcore.New(e.store, all...)
 	e.realm = e.createRealm(tb, "zulip", "")
@@ -192,7 +226,7 @@ func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
 // neither counted nor logged).
 func (e *opsEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
 	tb.Helper()
-	if err := e.mem.Update(context.Background(), fn); err != nil {
+	if err := e.base.Update(context.Background(), fn); err != nil {
 		tb.Fatalf("fixture write: %v", err)
 	}
 }
@@ -350,7 +384,7 @@ func (e *opsEnv) dm(tb testing.TB, sender *chatcore.User, content string, to ...
 func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) []chatcore.MessageID {
 	tb.Helper()
 	var ids []chatcore.MessageID
-	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
 		q := chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}}
 		if topic != nil {
 			q.TopicKey = new(chatcore.FoldKey(*topic))
@@ -371,7 +405,7 @@ func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) [
 func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
 	tb.Helper()
 	var st *chatcore.Stream
-	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
 		var err error
 		st, err = tx.Stream(context.Background(), id)
 		return err
@@ -386,7 +420,7 @@ func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
 func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *chatcore.ScheduledMessage {
 	tb.Helper()
 	var m *chatcore.ScheduledMessage
-	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
 		var err error
 		m, err = tx.ScheduledMessage(context.Background(), id)
 		return err
@@ -401,7 +435,7 @@ func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *ch
 func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message {
 	tb.Helper()
 	var m *chatcore.Message
-	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
 		var err error
 		m, err = tx.Message(context.Background(), id)
 		return err
@@ -429,9 +463,9 @@ func opsIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind
 func (e *opsEnv) directMessagesTo(tb testing.TB, u *chatcore.User, sender string) []string {
 	tb.Helper()
 	var out []string
-	err := e.mem.View(context.Background(), func(tx chatcore.Tx) error {
+	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
 		rids, err := tx.DirectRecipients(context.Background(), u.ID)
-		if err != nil {
+		if err != nil || len(rids) == 0 { // nil Recipients would mean "any"
 			return err
 		}
 		msgs, err := tx.Messages(context.Background(), chatcore.MessageQuery{RealmID: u.RealmID, Recipients: rids})

@@ -101,7 +101,7 @@ func TestDeleteTopicDeletesOnlyTheTopic(t *testing.T) {
 
 	is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{keepFirst, keepLast}) // only the topic's messages went
 	is.Equal(e.messageIDs(t, other, nil), []chatcore.MessageID{elsewhere})        // other channels untouched
-	err = e.mem.View(t.Context(), func(tx chatcore.Tx) error {
+	err = e.base.View(t.Context(), func(tx chatcore.Tx) error {
 		_, err := tx.Message(t.Context(), castle[0])
 		return err
 	})
@@ -131,28 +131,30 @@ func TestDeleteTopicDeletesOnlyTheTopic(t *testing.T) {
 }
 
 func TestDeleteTopicUnicodeCaseFolding(t *testing.T) {
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	tests := []struct{ stored, asked, event string }{
-		{"Straße", "STRASSE", "straße"},
-		{"ÄBC", "äbc", "äbc"},
-		{"ΚΆΣΤΡΟ", "κάστρο", "κάστρο"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.stored, func(t *testing.T) {
-			is := is.New(t)
-			e.events.reset()
-			id := e.post(t, st, tt.stored, e.member, "hi")
-			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, tt.asked)
-			is.NoErr(err)                                     // deletion succeeds
-			is.True(res.Complete)                             // complete
-			is.Equal(len(e.messageIDs(t, st, &tt.stored)), 0) // matched with full case folding
-			evs := e.events.ofType("delete_message")
-			is.Equal(len(evs), 1)                                          // one event
-			is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{id}) // the message
-			is.Equal(evs[0].Data["topic"], tt.event)                       // the stored topic, lower-cased
-		})
-	}
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		tests := []struct{ stored, asked, event string }{
+			{"Straße", "STRASSE", "straße"},
+			{"ÄBC", "äbc", "äbc"},
+			{"ΚΆΣΤΡΟ", "κάστρο", "κάστρο"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.stored, func(t *testing.T) {
+				is := is.New(t)
+				e.events.reset()
+				id := e.post(t, st, tt.stored, e.member, "hi")
+				res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, tt.asked)
+				is.NoErr(err)                                     // deletion succeeds
+				is.True(res.Complete)                             // complete
+				is.Equal(len(e.messageIDs(t, st, &tt.stored)), 0) // matched with full case folding
+				evs := e.events.ofType("delete_message")
+				is.Equal(len(evs), 1)                                          // one event
+				is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{id}) // the message
+				is.Equal(evs[0].Data["topic"], tt.event)                       // the stored topic, lower-cased
+			})
+		}
+	})
 }
 
 func TestDeleteTopicEmptyTopic(t *testing.T) {
@@ -189,104 +191,110 @@ func TestDeleteTopicEmptyTopic(t *testing.T) {
 }
 
 func TestDeleteTopicProtectedHistory(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, protected: true, subscribers: []*chatcore.User{e.member}})
-	before := e.postN(t, st, "plans", e.member, 2)
-	joined := e.post(t, st, "plans", e.member, "sent when the admin joined")
-	e.subscribe(t, st, e.admin, joined)
-	late := e.createUser(t, e.realm, "Late Joiner", chatcore.RoleMember)
-	after := e.post(t, st, "plans", e.member, "sent later")
-	e.subscribe(t, st, late, after+1) // sees none of the topic
-
-	res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "plans")
-	is.NoErr(err)                              // deletion succeeds
-	is.True(res.Complete)                      // complete
-	is.Equal(e.messageIDs(t, st, nil), before) // messages from before the admin joined survive
-	evs := e.events.ofType("delete_message")
-	is.Equal(len(evs), 1)                                                     // one batch
-	is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{joined, after}) // only what the admin could see
-	want := []chatcore.UserID{e.admin.ID, e.member.ID}
-	slices.Sort(want)
-	is.Equal(evs[0].UserIDs, want)              // a subscriber who saw none of them is not told
-	is.Equal(len(e.events.ofType("stream")), 0) // the oldest message survived
-
-	t.Run("public channel with protected history, not subscribed", func(t *testing.T) {
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
 		is := is.New(t)
-		odd := e.createChannel(t, opsChannel{name: "Odd", protected: true, subscribers: []*chatcore.User{e.member}})
-		ids := e.postN(t, odd, "plans", e.member, 2)
-		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, odd.ID, "plans")
-		is.NoErr(err)                            // allowed
-		is.True(res.Complete)                    // nothing visible, nothing to do
-		is.Equal(e.messageIDs(t, odd, nil), ids) // nothing deleted
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, protected: true, subscribers: []*chatcore.User{e.member}})
+		before := e.postN(t, st, "plans", e.member, 2)
+		joined := e.post(t, st, "plans", e.member, "sent when the admin joined")
+		e.subscribe(t, st, e.admin, joined)
+		late := e.createUser(t, e.realm, "Late Joiner", chatcore.RoleMember)
+		after := e.post(t, st, "plans", e.member, "sent later")
+		e.subscribe(t, st, late, after+1) // sees none of the topic
+
+		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "plans")
+		is.NoErr(err)                              // deletion succeeds
+		is.True(res.Complete)                      // complete
+		is.Equal(e.messageIDs(t, st, nil), before) // messages from before the admin joined survive
+		evs := e.events.ofType("delete_message")
+		is.Equal(len(evs), 1)                                                     // one batch
+		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{joined, after}) // only what the admin could see
+		want := []chatcore.UserID{e.admin.ID, e.member.ID}
+		slices.Sort(want)
+		is.Equal(evs[0].UserIDs, want)              // a subscriber who saw none of them is not told
+		is.Equal(len(e.events.ofType("stream")), 0) // the oldest message survived
+
+		t.Run("public channel with protected history, not subscribed", func(t *testing.T) {
+			is := is.New(t)
+			odd := e.createChannel(t, opsChannel{name: "Odd", protected: true, subscribers: []*chatcore.User{e.member}})
+			ids := e.postN(t, odd, "plans", e.member, 2)
+			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, odd.ID, "plans")
+			is.NoErr(err)                            // allowed
+			is.True(res.Complete)                    // nothing visible, nothing to do
+			is.Equal(e.messageIDs(t, odd, nil), ids) // nothing deleted
+		})
 	})
 }
 
 func TestDeleteTopicTimeBudget(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t, chatcore.WithTopicDeletion(2, 25*time.Second))
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	ids := e.postN(t, st, "big", e.member, 5)
-	keep := e.post(t, st, "small", e.member, "stays")
-	e.clock.setStep(10 * time.Second) // every clock reading takes 10 s
-
-	// Readings: start t0; t10 and t20 allow a batch each; t30 is past t0+25s.
-	res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
-	is.NoErr(err)                                      // a timeout is not an error
-	is.True(!res.Complete)                             // the budget ran out mid-topic
-	is.Equal(e.messageIDs(t, st, new("big")), ids[:1]) // exactly the two finished batches are deleted
-	evs := e.events.ofType("delete_message")
-	is.Equal(len(evs), 2)                                                      // one event per finished batch
-	is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[3], ids[4]}) // newest first
-	is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{ids[1], ids[2]}) // then the next two
-
-	res, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
-	is.NoErr(err)                                                  // repeating continues
-	is.True(res.Complete)                                          // and finishes
-	is.Equal(len(e.messageIDs(t, st, new("big"))), 0)              // the topic is gone
-	is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{keep}) // other topics survive
-	is.Equal(e.stream(t, st.ID).FirstMessageID, keep)              // first_message_id moved to the survivor
-
-	t.Run("many batches within the budget", func(t *testing.T) {
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
 		is := is.New(t)
-		e := newOpsEnv(t, chatcore.WithTopicDeletion(3, time.Minute))
-		st := e.createChannel(t, opsChannel{name: "Denmark"})
-		e.postN(t, st, "big", e.member, 10)
+		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, 25*time.Second))
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		ids := e.postN(t, st, "big", e.member, 5)
+		keep := e.post(t, st, "small", e.member, "stays")
+		e.clock.setStep(10 * time.Second) // every clock reading takes 10 s
+
+		// Readings: start t0; t10 and t20 allow a batch each; t30 is past t0+25s.
 		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
-		is.NoErr(err)                                       // deletion succeeds
-		is.True(res.Complete)                               // the clock stands still: no timeout
-		is.Equal(len(e.events.ofType("delete_message")), 4) // 3+3+3+1
-		is.Equal(len(e.messageIDs(t, st, nil)), 0)          // everything deleted
+		is.NoErr(err)                                      // a timeout is not an error
+		is.True(!res.Complete)                             // the budget ran out mid-topic
+		is.Equal(e.messageIDs(t, st, new("big")), ids[:1]) // exactly the two finished batches are deleted
+		evs := e.events.ofType("delete_message")
+		is.Equal(len(evs), 2)                                                      // one event per finished batch
+		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[3], ids[4]}) // newest first
+		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{ids[1], ids[2]}) // then the next two
+
+		res, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
+		is.NoErr(err)                                                  // repeating continues
+		is.True(res.Complete)                                          // and finishes
+		is.Equal(len(e.messageIDs(t, st, new("big"))), 0)              // the topic is gone
+		is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{keep}) // other topics survive
+		is.Equal(e.stream(t, st.ID).FirstMessageID, keep)              // first_message_id moved to the survivor
+
+		t.Run("many batches within the budget", func(t *testing.T) {
+			is := is.New(t)
+			e := newOpsEnv(t, chatcore.WithTopicDeletion(3, time.Minute))
+			st := e.createChannel(t, opsChannel{name: "Denmark"})
+			e.postN(t, st, "big", e.member, 10)
+			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
+			is.NoErr(err)                                       // deletion succeeds
+			is.True(res.Complete)                               // the clock stands still: no timeout
+			is.Equal(len(e.events.ofType("delete_message")), 4) // 3+3+3+1
+			is.Equal(len(e.messageIDs(t, st, nil)), 0)          // everything deleted
+		})
 	})
 }
 
 func TestDeleteTopicFirstMessageID(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.guest}})
-	old := e.postN(t, st, "old", e.member, 2)
-	newer := e.postN(t, st, "new", e.member, 2)
-	is.Equal(e.stream(t, st.ID).FirstMessageID, old[0]) // fixture keeps first_message_id
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t)
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.guest}})
+		old := e.postN(t, st, "old", e.member, 2)
+		newer := e.postN(t, st, "new", e.member, 2)
+		is.Equal(e.stream(t, st.ID).FirstMessageID, old[0]) // fixture keeps first_message_id
 
-	_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "old")
-	is.NoErr(err)                                         // deletion succeeds
-	is.Equal(e.stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
-	evs := e.events.ofType("stream", "update")
-	is.Equal(len(evs), 1) // one channel update
-	is.Equal(evs[0].Data, map[string]any{
-		"type": "stream", "op": "update", "property": "first_message_id",
-		"value": newer[0], "stream_id": st.ID, "name": "Denmark",
-	}) // Zulip's stream update payload
-	is.Equal(evs[0].UserIDs, opsSorted(e.admin.ID, e.member.ID, e.guest.ID))              // the delete event's users: subscribers and the admin
-	is.Equal(e.log.all()[:3], []string{"commit", "event stream", "event delete_message"}) // Zulip's order: channel update, then deletion
+		_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "old")
+		is.NoErr(err)                                         // deletion succeeds
+		is.Equal(e.stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
+		evs := e.events.ofType("stream", "update")
+		is.Equal(len(evs), 1) // one channel update
+		is.Equal(evs[0].Data, map[string]any{
+			"type": "stream", "op": "update", "property": "first_message_id",
+			"value": newer[0], "stream_id": st.ID, "name": "Denmark",
+		}) // Zulip's stream update payload
+		is.Equal(evs[0].UserIDs, opsSorted(e.admin.ID, e.member.ID, e.guest.ID))              // the delete event's users: subscribers and the admin
+		is.Equal(e.log.all()[:3], []string{"commit", "event stream", "event delete_message"}) // Zulip's order: channel update, then deletion
 
-	e.events.reset()
-	_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "new")
-	is.NoErr(err)                                                      // deletion succeeds
-	is.Equal(e.stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
-	evs = e.events.ofType("stream", "update")
-	is.Equal(len(evs), 1)               // one channel update
-	is.Equal(evs[0].Data["value"], nil) // null when the channel is empty
+		e.events.reset()
+		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "new")
+		is.NoErr(err)                                                      // deletion succeeds
+		is.Equal(e.stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
+		evs = e.events.ofType("stream", "update")
+		is.Equal(len(evs), 1)               // one channel update
+		is.Equal(evs[0].Data["value"], nil) // null when the channel is empty
+	})
 }
 
 func TestDeleteTopicEventsOnlyAfterCommit(t *testing.T) {
@@ -304,86 +312,90 @@ func TestDeleteTopicEventsOnlyAfterCommit(t *testing.T) {
 }
 
 func TestDeleteTopicRollsBackAFailedBatch(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	ids := e.postN(t, st, "t", e.member, 4)
-	e.store.failOn.Store(e.store.calls.Load() + 2) // the second batch fails at commit
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+		is := is.New(t)
+		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
+		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		ids := e.postN(t, st, "t", e.member, 4)
+		e.store.failOn.Store(e.store.calls.Load() + 2) // the second batch fails at commit
 
-	_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
-	is.True(errors.Is(err, errOpsInjected))                                       // the store failure is returned
-	is.Equal(e.messageIDs(t, st, nil), ids[:2])                                   // the first batch stays deleted, the second is rolled back
-	is.Equal(e.stream(t, st.ID).FirstMessageID, ids[0])                           // first_message_id change rolled back too
-	is.Equal(e.log.all(), []string{"commit", "event delete_message", "rollback"}) // no event for the failed batch
-	evs := e.events.ofType("delete_message")
-	is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[2], ids[3]}) // the committed batch only
+		_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
+		is.True(errors.Is(err, errOpsInjected))                                       // the store failure is returned
+		is.Equal(e.messageIDs(t, st, nil), ids[:2])                                   // the first batch stays deleted, the second is rolled back
+		is.Equal(e.stream(t, st.ID).FirstMessageID, ids[0])                           // first_message_id change rolled back too
+		is.Equal(e.log.all(), []string{"commit", "event delete_message", "rollback"}) // no event for the failed batch
+		evs := e.events.ofType("delete_message")
+		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[2], ids[3]}) // the committed batch only
 
-	e.store.failOn.Store(0)
-	res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
-	is.NoErr(err)                              // a repeated call works
-	is.True(res.Complete)                      // and completes
-	is.Equal(len(e.messageIDs(t, st, nil)), 0) // everything deleted
+		e.store.failOn.Store(0)
+		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
+		is.NoErr(err)                              // a repeated call works
+		is.True(res.Complete)                      // and completes
+		is.Equal(len(e.messageIDs(t, st, nil)), 0) // everything deleted
+	})
 }
 
 func TestDeleteMessagesBatched(t *testing.T) {
-	is := is.New(t)
-	e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
-	a := e.createChannel(t, opsChannel{name: "Alpha", subscribers: []*chatcore.User{e.member, e.mod}})
-	b := e.createChannel(t, opsChannel{name: "Beta", inviteOnly: true, subscribers: []*chatcore.User{e.member}})
-	keepA := e.post(t, a, "x", e.mod, "someone else's")
-	inA := e.postN(t, a, "X", e.member, 3)
-	inB := e.post(t, b, "Y", e.member, "private")
-	dm1 := e.dm(t, e.member, "hello", e.admin)
-	dm2 := e.dm(t, e.member, "hello all", e.admin, e.mod)
-	dm3 := e.dm(t, e.member, "again", e.admin)
-	keepDM := e.dm(t, e.admin, "reply", e.member)
-
-	f := chatcore.MessageFilter{RealmID: e.realm.ID, SenderID: e.member.ID}
-	t.Run("deadline passed", func(t *testing.T) {
+	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
 		is := is.New(t)
-		done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), e.admin, f, opsStart.Add(-time.Second))
-		is.NoErr(err)                             // not an error
-		is.True(!done)                            // nothing done before the deadline check
-		is.Equal(len(e.messageIDs(t, a, nil)), 4) // nothing deleted
+		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
+		a := e.createChannel(t, opsChannel{name: "Alpha", subscribers: []*chatcore.User{e.member, e.mod}})
+		b := e.createChannel(t, opsChannel{name: "Beta", inviteOnly: true, subscribers: []*chatcore.User{e.member}})
+		keepA := e.post(t, a, "x", e.mod, "someone else's")
+		inA := e.postN(t, a, "X", e.member, 3)
+		inB := e.post(t, b, "Y", e.member, "private")
+		dm1 := e.dm(t, e.member, "hello", e.admin)
+		dm2 := e.dm(t, e.member, "hello all", e.admin, e.mod)
+		dm3 := e.dm(t, e.member, "again", e.admin)
+		keepDM := e.dm(t, e.admin, "reply", e.member)
+
+		f := chatcore.MessageFilter{RealmID: e.realm.ID, SenderID: e.member.ID}
+		t.Run("deadline passed", func(t *testing.T) {
+			is := is.New(t)
+			done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), e.admin, f, opsStart.Add(-time.Second))
+			is.NoErr(err)                             // not an error
+			is.True(!done)                            // nothing done before the deadline check
+			is.Equal(len(e.messageIDs(t, a, nil)), 4) // nothing deleted
+		})
+
+		done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), nil, f, time.Time{})
+		is.NoErr(err)                                                  // deletion succeeds
+		is.True(done)                                                  // no deadline: runs to the end
+		is.Equal(e.messageIDs(t, a, nil), []chatcore.MessageID{keepA}) // only the sender's messages went
+		is.Equal(len(e.messageIDs(t, b, nil)), 0)                      // in every channel
+		is.Equal(e.message(t, keepDM).Content, "reply")                // others' direct messages stay
+
+		type group struct {
+			ids   []chatcore.MessageID
+			users []chatcore.UserID
+			topic any
+		}
+		var got []group
+		for _, ev := range e.events.ofType("delete_message") {
+			got = append(got, group{ev.Data["message_ids"].([]chatcore.MessageID), ev.UserIDs, ev.Data["topic"]})
+		}
+		pair := []chatcore.UserID{e.admin.ID, e.member.ID}
+		trio := []chatcore.UserID{e.admin.ID, e.mod.ID, e.member.ID}
+		slices.Sort(pair)
+		slices.Sort(trio)
+		aSubs := []chatcore.UserID{e.mod.ID, e.member.ID}
+		slices.Sort(aSubs)
+		// Batches of two, newest first: [dm3 dm2] [dm1 inB] [inA2 inA1] [inA0];
+		// within a batch direct messages come first.
+		is.Equal(got, []group{
+			{[]chatcore.MessageID{dm3}, pair, nil},
+			{[]chatcore.MessageID{dm2}, trio, nil},
+			{[]chatcore.MessageID{dm1}, pair, nil},
+			{[]chatcore.MessageID{inB}, []chatcore.UserID{e.member.ID}, "y"},
+			{[]chatcore.MessageID{inA[1], inA[2]}, aSubs, "x"},
+			{[]chatcore.MessageID{inA[0]}, aSubs, "x"},
+		}) // grouped per conversation within each batch, to the participants / subscribers (nil actor adds nobody)
+		upd := e.events.ofType("stream", "update")
+		is.Equal(len(upd), 1)                                    // Beta lost its only message; Alpha's first message was someone else's
+		is.Equal(upd[0].Data["stream_id"], b.ID)                 // Beta's update
+		is.Equal(upd[0].Data["value"], nil)                      // null: Beta is empty
+		is.Equal(upd[0].UserIDs, []chatcore.UserID{e.member.ID}) // the users of the deletion event (no actor here)
 	})
-
-	done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), nil, f, time.Time{})
-	is.NoErr(err)                                                  // deletion succeeds
-	is.True(done)                                                  // no deadline: runs to the end
-	is.Equal(e.messageIDs(t, a, nil), []chatcore.MessageID{keepA}) // only the sender's messages went
-	is.Equal(len(e.messageIDs(t, b, nil)), 0)                      // in every channel
-	is.Equal(e.message(t, keepDM).Content, "reply")                // others' direct messages stay
-
-	type group struct {
-		ids   []chatcore.MessageID
-		users []chatcore.UserID
-		topic any
-	}
-	var got []group
-	for _, ev := range e.events.ofType("delete_message") {
-		got = append(got, group{ev.Data["message_ids"].([]chatcore.MessageID), ev.UserIDs, ev.Data["topic"]})
-	}
-	pair := []chatcore.UserID{e.admin.ID, e.member.ID}
-	trio := []chatcore.UserID{e.admin.ID, e.mod.ID, e.member.ID}
-	slices.Sort(pair)
-	slices.Sort(trio)
-	aSubs := []chatcore.UserID{e.mod.ID, e.member.ID}
-	slices.Sort(aSubs)
-	// Batches of two, newest first: [dm3 dm2] [dm1 inB] [inA2 inA1] [inA0];
-	// within a batch direct messages come first.
-	is.Equal(got, []group{
-		{[]chatcore.MessageID{dm3}, pair, nil},
-		{[]chatcore.MessageID{dm2}, trio, nil},
-		{[]chatcore.MessageID{dm1}, pair, nil},
-		{[]chatcore.MessageID{inB}, []chatcore.UserID{e.member.ID}, "y"},
-		{[]chatcore.MessageID{inA[1], inA[2]}, aSubs, "x"},
-		{[]chatcore.MessageID{inA[0]}, aSubs, "x"},
-	}) // grouped per conversation within each batch, to the participants / subscribers (nil actor adds nobody)
-	upd := e.events.ofType("stream", "update")
-	is.Equal(len(upd), 1)                                    // Beta lost its only message; Alpha's first message was someone else's
-	is.Equal(upd[0].Data["stream_id"], b.ID)                 // Beta's update
-	is.Equal(upd[0].Data["value"], nil)                      // null: Beta is empty
-	is.Equal(upd[0].UserIDs, []chatcore.UserID{e.member.ID}) // the users of the deletion event (no actor here)
 }
 
 // BenchmarkDeleteTopic measures deleting a 1,000-message topic in batches of
