@@ -975,7 +975,7 @@ func dmOperand(ctx context.Context, tx Tx, realm RealmID, raw json.RawMessage) (
 	}
 	switch v := operand.(type) {
 	case string:
-		for _, e := range strings.Split(v, ",") {
+		for e := range strings.SplitSeq(v, ",") {
 			if err := addEmail(e); err != nil {
 				return nil, err
 			}
