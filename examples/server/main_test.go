@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime/quotedprintable"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -122,6 +123,9 @@ func (s *server) call(tb testing.TB, method, path, user, key string, form url.Va
 	return res.StatusCode, out
 }
 
+// newOwner is the demo owner's address after TestRun's e-mail change.
+const newOwner = "olivia.new@acme.test"
+
 const (
 	demoOwner    = "olivia@acme.test"
 	demoOwnerKey = "KGpOyQNcdOyZbkBFTFoOxtzHq8STZHE6"
@@ -155,9 +159,8 @@ func TestRun(t *testing.T) {
 
 	t.Run("e-mail goes to -mail-dir as an RFC 5322 file", func(t *testing.T) {
 		is := is.New(t)
-		status, body := s.call(t, "PATCH", "/settings", demoOwner, demoOwnerKey, url.Values{"email": {"olivia.new@acme.test"}})
+		status, _ := s.call(t, "PATCH", "/settings", demoOwner, demoOwnerKey, url.Values{"email": {newOwner}})
 		is.Equal(status, 200) // change requested
-		_ = body
 		var files []string
 		for range 100 {
 			files, _ = filepath.Glob(filepath.Join(mail, "*.eml"))
@@ -173,12 +176,24 @@ func TestRun(t *testing.T) {
 		is.True(strings.Contains(msg, "To: olivia.new@acme.test\r\n")) // addressed to the new address
 		is.True(strings.Contains(msg, "\r\n\r\n"))                     // headers end with an empty line
 		is.True(strings.Contains(msg, "Message-ID: <"))                // a message id
-		is.True(strings.Contains(msg, "confirm_new_email"))            // the confirmation link
+		_, mailBody, _ := strings.Cut(msg, "\r\n\r\n")
+		text, err := io.ReadAll(quotedprintable.NewReader(strings.NewReader(mailBody)))
+		is.NoErr(err) // the body is valid quoted-printable
+		link := regexp.MustCompile(`http://\S+/accounts/confirm_new_email/[A-Za-z0-9]+`).FindString(string(text))
+		is.True(strings.HasPrefix(link, s.base)) // the mail links to this server
+
+		res, err := http.Get(link)
+		is.NoErr(err)
+		res.Body.Close()
+		is.Equal(res.StatusCode, 200) // following the link confirms the change
+		status, me := s.call(t, "GET", "/users/me", newOwner, demoOwnerKey, nil)
+		is.Equal(status, 200)                    // the new address logs in
+		is.Equal(me["delivery_email"], newOwner) // changed
 	})
 
 	t.Run("deletion through the server", func(t *testing.T) {
 		is := is.New(t)
-		status, body := s.call(t, "POST", "/streams/62/delete_topic", demoOwner, demoOwnerKey, url.Values{"topic_name": {"Code Review"}})
+		status, body := s.call(t, "POST", "/streams/62/delete_topic", newOwner, demoOwnerKey, url.Values{"topic_name": {"Code Review"}})
 		is.Equal(status, 200)            // deleted
 		is.Equal(body["complete"], true) // in one go
 	})
@@ -188,13 +203,13 @@ func TestRun(t *testing.T) {
 	is.True(strings.Contains(s.out.String(), "shutting down")) // said so
 
 	s2 := start(t, "-db", db)
-	status, body = s2.call(t, "POST", "/messages", demoOwner, demoOwnerKey,
+	status, body = s2.call(t, "POST", "/messages", newOwner, demoOwnerKey,
 		url.Values{"type": {"stream"}, "to": {"general"}, "topic": {"again"}, "content": {"hi"}})
 	is.Equal(status, 200) // the same credentials work
-	status, body = s2.call(t, "POST", "/messages/"+jsonID(body["id"]), demoOwner, demoOwnerKey, nil)
+	status, body = s2.call(t, "POST", "/messages/"+jsonID(body["id"]), newOwner, demoOwnerKey, nil)
 	is.Equal(status, 405) // only GET on a message
 	_ = body
-	status, _ = s2.call(t, "GET", "/messages/1011", demoOwner, demoOwnerKey, nil)
+	status, _ = s2.call(t, "GET", "/messages/1011", newOwner, demoOwnerKey, nil)
 	is.Equal(status, 400) // the deleted topic stays deleted
 	is.NoErr(s2.stop(t))  // a clean shutdown
 }
