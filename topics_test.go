@@ -3,6 +3,7 @@ package chatcore_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 func TestDeleteTopicRequiresAdministrator(t *testing.T) {
@@ -399,19 +402,34 @@ func TestDeleteMessagesBatched(t *testing.T) {
 }
 
 // BenchmarkDeleteTopic measures deleting a 1,000-message topic in batches of
-// 100 (Zulip's size) from the memory store, events included.
+// 100 (Zulip's size), events included, on the memory and the SQLite store.
 func BenchmarkDeleteTopic(b *testing.B) {
-	b.ReportAllocs()
-	e := newOpsEnv(b)
-	st := e.createChannel(b, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-	for b.Loop() {
-		b.StopTimer()
-		e.postN(b, st, "big", e.member, 1000)
-		e.events.reset()
-		b.StartTimer()
-		res, err := e.svc.DeleteTopic(context.Background(), e.admin.ID, st.ID, "big")
-		if err != nil || !res.Complete {
-			b.Fatalf("DeleteTopic: %v, %+v", err, res)
-		}
+	stores := map[string]func(b *testing.B) chatcore.Store{
+		"memory": func(*testing.B) chatcore.Store { return memory.New() },
+		"sqlite": func(b *testing.B) chatcore.Store {
+			st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { st.Close() })
+			return st
+		},
+	}
+	for _, name := range []string{"memory", "sqlite"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			e := newOpsEnvOn(b, stores[name](b))
+			st := e.createChannel(b, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
+			for b.Loop() {
+				b.StopTimer()
+				e.postN(b, st, "big", e.member, 1000)
+				e.events.reset()
+				b.StartTimer()
+				res, err := e.svc.DeleteTopic(context.Background(), e.admin.ID, st.ID, "big")
+				if err != nil || !res.Complete {
+					b.Fatalf("DeleteTopic: %v, %+v", err, res)
+				}
+			}
+		})
 	}
 }
