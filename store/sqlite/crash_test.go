@@ -1,0 +1,376 @@
+package sqlite_test
+
+// Crash consistency: a child process (this test binary, re-executed in child
+// mode by TestMain) deletes a large topic in small batches and is killed with
+// SIGKILL part-way through. The reopened database must pass SQLite's own
+// checks, hold no orphaned rows, hold every message either with all of its
+// rows or not at all, and let a repeated deletion finish the job.
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/sqlite"
+	"github.com/matryer/is"
+)
+
+// crashChildEnv, when set in the environment, makes the test binary act as
+// the crash child: it names the database file to work on.
+const crashChildEnv = "CHATCORE_SQLITE_CRASH_CHILD"
+
+// The world of the crash test.
+const (
+	crashBigTopic   = "Big Topic"
+	crashBigCount   = 20000
+	crashSmallCount = 50 // messages in each of the other topics
+	crashBatch      = 25
+)
+
+var crashOtherTopics = []string{"other one", "other two", "big topic (not)"}
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		os.Exit(crashChild(path))
+	}
+	os.Exit(m.Run())
+}
+
+// crashChild runs DeleteTopic on the database at path until it finishes (or,
+// as intended, is killed). It returns the process exit code.
+func crashChild(path string) int {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash child: open:", err)
+		return 2
+	}
+	defer s.Close()
+	ids, err := crashIDs(ctx, s)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash child:", err)
+		return 2
+	}
+	svc := chatcore.New(s, chatcore.WithTopicDeletion(crashBatch, time.Hour))
+	res, err := svc.DeleteTopic(ctx, ids.admin, ids.stream, crashBigTopic)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crash child: delete topic:", err)
+		return 2
+	}
+	fmt.Fprintf(os.Stderr, "crash child: finished before being killed: %+v\n", res)
+	return 0
+}
+
+// crashWorld holds the ids the parent and the child share.
+type crashWorld struct {
+	realm  chatcore.RealmID
+	admin  chatcore.UserID
+	stream chatcore.StreamID
+}
+
+// crashIDs finds the world's ids in an existing database.
+func crashIDs(ctx context.Context, s chatcore.Store) (crashWorld, error) {
+	var w crashWorld
+	err := s.View(ctx, func(tx chatcore.Tx) error {
+		r, err := tx.RealmByStringID(ctx, "crash")
+		if err != nil {
+			return err
+		}
+		u, err := tx.UserByEmail(ctx, r.ID, "admin@crash.test")
+		if err != nil {
+			return err
+		}
+		st, err := tx.StreamByName(ctx, r.ID, "general")
+		if err != nil {
+			return err
+		}
+		w = crashWorld{realm: r.ID, admin: u.ID, stream: st.ID}
+		return nil
+	})
+	return w, err
+}
+
+// crashSetup writes the world: an administrator and a member subscribed to a
+// public channel with the big topic (each message with a reaction, an
+// edit-history entry and a submessage) and a few smaller topics, plus a
+// direct message. It returns the channel.
+func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
+	t.Helper()
+	is := is.New(t)
+	ctx := context.Background()
+	var (
+		w         crashWorld
+		templates []chatcore.MessageID
+	)
+	is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
+		r := &chatcore.Realm{StringID: "crash", Name: "Crash", DateCreated: epoch}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		admin := human(r.ID, "admin@crash.test")
+		admin.Role = chatcore.RoleAdministrator
+		member := human(r.ID, "member@crash.test")
+		for _, u := range []*chatcore.User{admin, member} {
+			if err := tx.CreateUser(ctx, u); err != nil {
+				return err
+			}
+		}
+		st := &chatcore.Stream{RealmID: r.ID, Name: "general", HistoryPublicToSubscribers: true, DateCreated: epoch}
+		if err := tx.CreateStream(ctx, st); err != nil {
+			return err
+		}
+		for _, u := range []chatcore.UserID{admin.ID, member.ID} {
+			if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: u, Active: true}); err != nil {
+				return err
+			}
+		}
+		w = crashWorld{realm: r.ID, admin: admin.ID, stream: st.ID}
+		send := func(topic string, i int) (chatcore.MessageID, error) {
+			prev := fmt.Sprintf("draft %d", i)
+			m := &chatcore.Message{
+				RealmID: r.ID, SenderID: member.ID, Type: chatcore.MessageTypeStream,
+				RecipientID: st.RecipientID, StreamID: st.ID, Topic: topic,
+				Content: fmt.Sprintf("message %d", i), RenderedContent: fmt.Sprintf("<p>message %d</p>", i),
+				Client: "test", SentAt: epoch.Add(time.Duration(i) * time.Second), LastEditedAt: epoch.Add(time.Duration(i+1) * time.Second),
+				Reactions: []chatcore.Reaction{{UserID: admin.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
+				EditHistory: []chatcore.EditHistoryEntry{{UserID: member.ID, Timestamp: epoch.Add(time.Duration(i+1) * time.Second),
+					PrevContent: prev, PrevRenderedContent: "<p>" + prev + "</p>"}},
+				Submessages: []chatcore.Submessage{{SenderID: member.ID, MsgType: "widget", Content: `{"type":"vote"}`}},
+			}
+			err := tx.CreateMessage(ctx, m)
+			return m.ID, err
+		}
+		// One message per topic through the Store; the big topic's comes first
+		// and is the channel's oldest.
+		var firstID chatcore.MessageID
+		for i, topic := range append([]string{crashBigTopic}, crashOtherTopics...) {
+			id, err := send(topic, i)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				firstID = id
+			}
+			templates = append(templates, id)
+		}
+		st.FirstMessageID = firstID
+		if err := tx.UpdateStream(ctx, st); err != nil {
+			return err
+		}
+		rid, err := tx.DirectRecipient(ctx, r.ID, []chatcore.UserID{admin.ID, member.ID})
+		if err != nil {
+			return err
+		}
+		return tx.CreateMessage(ctx, &chatcore.Message{RealmID: r.ID, SenderID: admin.ID, Type: chatcore.MessageTypePrivate,
+			RecipientID: rid, DirectMembers: []chatcore.UserID{admin.ID, member.ID}, Content: "dm", RenderedContent: "<p>dm</p>",
+			Client: "test", SentAt: epoch})
+	}))
+	// Copy the template messages with SQL, children included, which takes a
+	// fraction of a second instead of 80,000 statements. Column lists come
+	// from the schema itself. The other topics are copied between two halves
+	// of the big one, so the topics interleave.
+	writer, _ := sqlite.DBs(s)
+	tx, err := writer.BeginTx(ctx, nil)
+	is.NoErr(err)
+	defer tx.Rollback()
+	clone := func(template chatcore.MessageID, copies int) {
+		is.NoErr(crashClone(ctx, tx, template, copies)) // the template is copied
+	}
+	clone(templates[0], crashBigCount/2-1)
+	for _, id := range templates[1:] {
+		clone(id, crashSmallCount-1)
+	}
+	clone(templates[0], crashBigCount/2)
+	is.NoErr(tx.Commit()) // the copies commit
+	return w
+}
+
+// crashClone inserts copies of message template, each with copies of the
+// template's reactions, edit history and submessages.
+func crashClone(ctx context.Context, tx *sql.Tx, template chatcore.MessageID, copies int) error {
+	cols := func(table string, skip ...string) (string, error) {
+		rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return "", err
+			}
+			if !slices.Contains(skip, n) {
+				names = append(names, n)
+			}
+		}
+		return strings.Join(names, ", "), rows.Err()
+	}
+	msgCols, err := cols("messages", "id")
+	if err != nil {
+		return err
+	}
+	var before chatcore.MessageID
+	if err := tx.QueryRowContext(ctx, "SELECT max(id) FROM messages").Scan(&before); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO messages (`+msgCols+`) SELECT `+msgCols+` FROM messages, n WHERE id = ? ORDER BY i`, copies, template)
+	if err != nil {
+		return err
+	}
+	for _, child := range []string{"reactions", "edit_history", "submessages"} {
+		c, err := cols(child, "message_id", "id")
+		if err != nil {
+			return err
+		}
+		prefixed := "c." + strings.ReplaceAll(c, ", ", ", c.")
+		_, err = tx.ExecContext(ctx, `INSERT INTO `+child+` (message_id, `+c+`) SELECT m.id, `+prefixed+`
+			FROM messages m JOIN `+child+` c ON c.message_id = ? WHERE m.id > ?`, template, before)
+		if err != nil {
+			return fmt.Errorf("%s: %w", child, err)
+		}
+	}
+	return nil
+}
+
+// crashReader opens a read-only connection pool on the database file, as a
+// separate observer of what the child has committed.
+func crashReader(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "query_only(1)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func crashCount(t *testing.T, db *sql.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func TestCrashDuringTopicDeletion(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crash.db")
+	s, err := sqlite.Open(ctx, path)
+	is.NoErr(err) // the store opens
+	start := time.Now()
+	w := crashSetup(t, s)
+	is.NoErr(s.Close()) // the set-up store closes
+	t.Logf("set-up: %d messages in %v", crashBigCount+crashSmallCount*len(crashOtherTopics)+1, time.Since(start))
+
+	reader := crashReader(t, path)
+	bigKey := chatcore.FoldKey(crashBigTopic)
+	total := crashCount(t, reader, "SELECT count(*) FROM messages")
+	big := crashCount(t, reader, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
+	is.Equal(big, crashBigCount) // the big topic is in place
+
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), crashChildEnv+"="+path)
+	var stderr strings.Builder
+	child.Stderr = &stderr
+	is.NoErr(child.Start()) // the child starts
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+
+	// Wait until the child has committed some batches, then kill it at once.
+	deadline := time.Now().Add(2 * time.Minute)
+	left := big
+	for left > crashBigCount-40*crashBatch {
+		select {
+		case err := <-exited:
+			t.Fatalf("the child exited before it could be killed (%v): %s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatalf("the child made no progress in time: %s", stderr.String())
+		}
+		time.Sleep(2 * time.Millisecond)
+		left = crashCount(t, reader, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
+	}
+	is.NoErr(child.Process.Signal(syscall.SIGKILL)) // the child is killed mid-way
+	err = <-exited
+	status, ok := err.(*exec.ExitError)
+	is.True(ok && status.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL) // the child died of SIGKILL, not of its own accord
+	is.NoErr(reader.Close())                                                     // the observer lets go before recovery
+
+	// Reopen: recovery of the WAL happens here.
+	s, err = sqlite.Open(ctx, path)
+	is.NoErr(err) // the database reopens after the crash
+	t.Cleanup(func() { s.Close() })
+	db, _ := sqlite.DBs(s)
+
+	var integrity string
+	is.NoErr(db.QueryRow("PRAGMA integrity_check").Scan(&integrity))
+	is.Equal(integrity, "ok") // SQLite's integrity check passes
+	rows, err := db.Query("PRAGMA foreign_key_check")
+	is.NoErr(err)
+	fkProblems := 0
+	for rows.Next() {
+		fkProblems++
+	}
+	is.NoErr(rows.Err())
+	is.NoErr(rows.Close())
+	is.Equal(fkProblems, 0) // no foreign key violations
+	for _, child := range []string{"reactions", "edit_history", "submessages"} {
+		orphans := crashCount(t, db, "SELECT count(*) FROM "+child+" WHERE message_id NOT IN (SELECT id FROM messages)")
+		is.Equal(orphans, 0) // no child row outlives its message
+	}
+	remaining := crashCount(t, db, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
+	t.Logf("killed with %d of %d big-topic messages left (%d seen by the observer)", remaining, crashBigCount, left)
+	is.True(remaining > 0 && remaining < crashBigCount) // the kill came part-way through
+	// Whole messages only: every remaining message has its reaction, its
+	// edit-history entry and its submessage.
+	partial := crashCount(t, db, `SELECT count(*) FROM messages m WHERE m.stream_id != 0 AND (
+		(SELECT count(*) FROM reactions r WHERE r.message_id = m.id) != 1 OR
+		(SELECT count(*) FROM edit_history e WHERE e.message_id = m.id) != 1 OR
+		(SELECT count(*) FROM submessages x WHERE x.message_id = m.id) != 1)`)
+	is.Equal(partial, 0) // no message lost some of its rows
+	// Batches go newest first and each is atomic: what is left of the topic
+	// is exactly its oldest messages.
+	var maxLeft, minGone int
+	is.NoErr(db.QueryRow("SELECT coalesce(max(id), 0) FROM messages WHERE topic_key = ?", bigKey).Scan(&maxLeft))
+	is.NoErr(db.QueryRow(`SELECT count(*) FROM messages WHERE topic_key = ? AND id <= ?`, bigKey, maxLeft).Scan(&minGone))
+	is.Equal(minGone, remaining)                                                                  // the remaining messages are a prefix of the topic
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-(crashBigCount-remaining)) // nothing outside the topic was touched
+
+	// A repeated call finishes the job.
+	svc := chatcore.New(s, chatcore.WithTopicDeletion(500, time.Hour))
+	res, err := svc.DeleteTopic(ctx, w.admin, w.stream, crashBigTopic)
+	is.NoErr(err)                                                                                           // the repeated deletion succeeds
+	is.True(res.Complete)                                                                                   // and completes
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey), 0)             // the topic is gone
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-crashBigCount)                       // the other topics and the DM remain
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM reactions"), crashSmallCount*len(crashOtherTopics))    // with their reactions
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM edit_history"), crashSmallCount*len(crashOtherTopics)) // and edit history
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM submessages"), crashSmallCount*len(crashOtherTopics))  // and submessages
+	var first chatcore.MessageID
+	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+		st, err := tx.Stream(ctx, w.stream)
+		first = st.FirstMessageID
+		return err
+	}))
+	oldest := chatcore.MessageID(crashCount(t, db, "SELECT min(id) FROM messages WHERE stream_id = ?", w.stream))
+	is.Equal(first, oldest) // first_message_id names the channel's oldest surviving message
+}
