@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"mime"
 	"mime/quotedprintable"
 	"os"
@@ -99,4 +100,14 @@ func formatEmail(m chatcore.Email, date time.Time) ([]byte, error) {
 		b.WriteString("\r\n")
 	}
 	return b.Bytes(), nil
+}
+
+// logMailer logs each e-mail in full (the default without -mail-dir), so a
+// confirmation link can be followed from the log.
+type logMailer struct{ log *slog.Logger }
+
+// Send logs m.
+func (l logMailer) Send(ctx context.Context, m chatcore.Email) error {
+	l.log.InfoContext(ctx, "e-mail", "to", m.To, "from", m.From, "subject", m.Subject, "body", m.Body)
+	return nil
 }

@@ -117,6 +117,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("-mail-dir: %w", err)
 		}
 		opts = append(opts, chatcore.WithMailer(&dirMailer{dir: cfg.mailDir, now: time.Now}))
+	} else {
+		opts = append(opts, chatcore.WithMailer(logMailer{log: logger}))
 	}
 	opts = append(opts, webhookOptions(cfg)...)
 	svc := chatcore.New(store, opts...)

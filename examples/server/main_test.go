@@ -384,3 +384,13 @@ func TestWebhookAllowPrivate(t *testing.T) {
 		t.Fatal("the webhook was not delivered to a loopback address despite -webhook-allow-private")
 	}
 }
+
+func TestMailLoggedByDefault(t *testing.T) {
+	is := is.New(t)
+	s := start(t, "-db", filepath.Join(t.TempDir(), "log.db"))
+	status, _ := s.call(t, "PATCH", "/settings", demoOwner, demoOwnerKey, url.Values{"email": {newOwner}})
+	is.Equal(status, 200) // change requested
+	out := s.out.String()
+	is.True(strings.Contains(out, "to="+newOwner))                        // the e-mail is logged
+	is.True(strings.Contains(out, s.base+"/accounts/confirm_new_email/")) // with its confirmation link
+}
