@@ -394,3 +394,36 @@ func TestMailLoggedByDefault(t *testing.T) {
 	is.True(strings.Contains(out, "to="+newOwner))                        // the e-mail is logged
 	is.True(strings.Contains(out, s.base+"/accounts/confirm_new_email/")) // with its confirmation link
 }
+
+func TestDeliveryTicker(t *testing.T) {
+	is := is.New(t)
+	s := start(t, "-db", filepath.Join(t.TempDir(), "tick.db"), "-deliver-every", "50ms")
+	at := time.Now().Add(1100*time.Millisecond).Unix() + 1
+	status, body := s.call(t, "POST", "/scheduled_messages", demoOwner, demoOwnerKey, url.Values{
+		"type": {"stream"}, "to": {"general"}, "topic": {"tick"}, "content": {"delivered by the ticker"},
+		"scheduled_delivery_timestamp": {strconv.FormatInt(at, 10)},
+	})
+	is.Equal(status, 200) // scheduled
+	id := body["scheduled_message_id"]
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, list := s.call(t, "GET", "/scheduled_messages", demoOwner, demoOwnerKey, nil)
+		pending := false
+		for _, m := range list["scheduled_messages"].([]any) {
+			if m.(map[string]any)["scheduled_message_id"] == id {
+				pending = true
+			}
+		}
+		if !pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the scheduled message was not delivered")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	narrow := `[{"operator":"channel","operand":"general"},{"operator":"topic","operand":"tick"}]`
+	status, got := s.call(t, "GET", "/messages?anchor=newest&num_before=5&num_after=0&narrow="+url.QueryEscape(narrow), demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 200)                     // listed
+	is.Equal(len(got["messages"].([]any)), 1) // the delivered message is in its topic
+}
