@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -119,9 +121,35 @@ type settingsEnv struct {
 
 func newSettingsEnv(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
 	tb.Helper()
+	return newSettingsEnvOn(tb, memory.New(), opts...)
+}
+
+// settingsEnvMaker builds a settingsEnv over one kind of store.
+type settingsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *settingsEnv
+
+// settingsEachStore runs body over the memory store and over a SQLite store,
+// so the Service's settings behaviour is checked on both implementations.
+func settingsEachStore(t *testing.T, body func(t *testing.T, newSettingsEnv settingsEnvMaker)) {
+	t.Run("memory", func(t *testing.T) { body(t, newSettingsEnv) })
+	t.Run("sqlite", func(t *testing.T) {
+		body(t, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
+			tb.Helper()
+			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "settings.db"))
+			if err != nil {
+				tb.Fatalf("opening SQLite: %v", err)
+			}
+			tb.Cleanup(func() { st.Close() })
+			return newSettingsEnvOn(tb, st, opts...)
+		})
+	})
+}
+
+// newSettingsEnvOn builds the fixture over store.
+func newSettingsEnvOn(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *settingsEnv {
+	tb.Helper()
 	is := is.New(tb)
 	e := &settingsEnv{
-		store:  memory.New(),
+		store:  store,
 		mail:   &settingsMailer{},
 		events: &settingsSink{},
 		clock:  &settingsClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
@@ -208,29 +236,31 @@ func (e *settingsEnv) edited(tb testing.TB, id chatcore.UserID) []string {
 }
 
 func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
-	is := is.New(t)
-	e := newSettingsEnv(t)
-	ctx := context.Background()
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{
-		ColorScheme: new(2),
-		EnterSends:  new(false), // the default: unchanged
-		Emojiset:    new("text"),
-	})
-	is.NoErr(err) // valid update
-	u := e.user(t, e.member)
-	is.Equal(u.Settings.ColorScheme, 2)                                   // stored
-	is.Equal(u.Settings.Emojiset, "text")                                 // stored
-	is.Equal(e.edited(t, e.member), []string{"color_scheme", "emojiset"}) // only changed settings count as edited
-	evs := e.events.ofType("user_settings", "")
-	is.Equal(len(evs), 2) // one event per changed setting
-	is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member})
-	is.Equal(evs[0].Data, map[string]any{"type": "user_settings", "op": "update", "property": "color_scheme", "value": 2})
-	is.Equal(evs[1].Data["property"], "emojiset") // in declaration order
-	is.Equal(evs[1].Data["value"], "text")        // the new value
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		is := is.New(t)
+		e := newSettingsEnv(t)
+		ctx := context.Background()
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{
+			ColorScheme: new(2),
+			EnterSends:  new(false), // the default: unchanged
+			Emojiset:    new("text"),
+		})
+		is.NoErr(err) // valid update
+		u := e.user(t, e.member)
+		is.Equal(u.Settings.ColorScheme, 2)                                   // stored
+		is.Equal(u.Settings.Emojiset, "text")                                 // stored
+		is.Equal(e.edited(t, e.member), []string{"color_scheme", "emojiset"}) // only changed settings count as edited
+		evs := e.events.ofType("user_settings", "")
+		is.Equal(len(evs), 2) // one event per changed setting
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member})
+		is.Equal(evs[0].Data, map[string]any{"type": "user_settings", "op": "update", "property": "color_scheme", "value": 2})
+		is.Equal(evs[1].Data["property"], "emojiset") // in declaration order
+		is.Equal(evs[1].Data["value"], "text")        // the new value
 
-	e.events.reset()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(2)})) // same value again
-	is.Equal(len(e.events.all()), 0)                                                            // nothing changed, nothing published
+		e.events.reset()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(2)})) // same value again
+		is.Equal(len(e.events.all()), 0)                                                            // nothing changed, nothing published
+	})
 }
 
 func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
@@ -276,44 +306,46 @@ func TestUpdateSettingsRefusals(t *testing.T) {
 }
 
 func TestUpdateSettingsAllOrNothing(t *testing.T) {
-	tests := []struct {
-		name string
-		req  chatcore.SettingsUpdate
-		msg  string
-	}{
-		{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("Asia/Tokyo"), FullName: new("  ")},
-			"Name must not be empty!"},
-		{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"),
-			NewPassword: new("correct horse battery staple"), Email: new("not an address"), ColorScheme: new(3)},
-			"Invalid address."},
-		{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: new(true), EnableDraftsSynchronization: new(false),
-			NotificationSound: new("klaxon")}, "Invalid notification sound 'klaxon'"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			e := newSettingsEnv(t)
-			ctx := context.Background()
-			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-				return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.member, Content: "keep me"})
-			})) // a draft to keep
-			before := e.user(t, e.member)
-			err := e.svc.UpdateSettings(ctx, e.member, tt.req)
-			wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
-			after := e.user(t, e.member)
-			is.Equal(after, before)                 // nothing changed
-			is.Equal(len(e.edited(t, e.member)), 0) // no edits recorded
-			is.Equal(len(e.events.all()), 0)        // no events
-			is.Equal(len(e.mail.all()), 0)          // no mail
-			var drafts []chatcore.Draft
-			is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
-				var err error
-				drafts, err = tx.Drafts(ctx, e.member)
-				return err
-			})) // drafts readable
-			is.Equal(len(drafts), 1) // drafts kept
-		})
-	}
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		tests := []struct {
+			name string
+			req  chatcore.SettingsUpdate
+			msg  string
+		}{
+			{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("Asia/Tokyo"), FullName: new("  ")},
+				"Name must not be empty!"},
+			{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"),
+				NewPassword: new("correct horse battery staple"), Email: new("not an address"), ColorScheme: new(3)},
+				"Invalid address."},
+			{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: new(true), EnableDraftsSynchronization: new(false),
+				NotificationSound: new("klaxon")}, "Invalid notification sound 'klaxon'"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				is := is.New(t)
+				e := newSettingsEnv(t)
+				ctx := context.Background()
+				is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+					return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.member, Content: "keep me"})
+				})) // a draft to keep
+				before := e.user(t, e.member)
+				err := e.svc.UpdateSettings(ctx, e.member, tt.req)
+				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+				after := e.user(t, e.member)
+				is.Equal(after, before)                 // nothing changed
+				is.Equal(len(e.edited(t, e.member)), 0) // no edits recorded
+				is.Equal(len(e.events.all()), 0)        // no events
+				is.Equal(len(e.mail.all()), 0)          // no mail
+				var drafts []chatcore.Draft
+				is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+					var err error
+					drafts, err = tx.Drafts(ctx, e.member)
+					return err
+				})) // drafts readable
+				is.Equal(len(drafts), 1) // drafts kept
+			})
+		}
+	})
 }
 
 func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
@@ -337,35 +369,37 @@ func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 }
 
 func TestUpdateSettingsPassword(t *testing.T) {
-	const oldPW = "hamlet@zulip.com-Secret#42"
-	tests := []struct {
-		name     string
-		old, new *string
-		msg      string
-	}{
-		{"wrong old password", new("nope"), new("correct horse battery staple"), "Wrong password!"},
-		{"missing old password", nil, new("correct horse battery staple"), "Wrong password!"},
-		{"empty new password", new(oldPW), new(""), "New password is too weak!"},
-		{"too short", new(oldPW), new("easy"), "New password is too weak!"},
-		{"too guessable", new(oldPW), new("password"), "New password is too weak!"},
-		{"ok", new(oldPW), new("correct horse battery staple"), ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			e := newSettingsEnv(t)
-			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
-			u := e.user(t, e.member)
-			if tt.msg != "" {
-				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
-				is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
-				return
-			}
-			is.NoErr(err)                                                  // changed
-			is.Equal(u.PasswordHash, "plain:correct horse battery staple") // new hash stored
-			is.Equal(len(e.edited(t, e.member)), 0)                        // a password is not a setting
-		})
-	}
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		const oldPW = "hamlet@zulip.com-Secret#42"
+		tests := []struct {
+			name     string
+			old, new *string
+			msg      string
+		}{
+			{"wrong old password", new("nope"), new("correct horse battery staple"), "Wrong password!"},
+			{"missing old password", nil, new("correct horse battery staple"), "Wrong password!"},
+			{"empty new password", new(oldPW), new(""), "New password is too weak!"},
+			{"too short", new(oldPW), new("easy"), "New password is too weak!"},
+			{"too guessable", new(oldPW), new("password"), "New password is too weak!"},
+			{"ok", new(oldPW), new("correct horse battery staple"), ""},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				is := is.New(t)
+				e := newSettingsEnv(t)
+				err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
+				u := e.user(t, e.member)
+				if tt.msg != "" {
+					wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+					is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
+					return
+				}
+				is.NoErr(err)                                                  // changed
+				is.Equal(u.PasswordHash, "plain:correct horse battery staple") // new hash stored
+				is.Equal(len(e.edited(t, e.member)), 0)                        // a password is not a setting
+			})
+		}
+	})
 }
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
@@ -425,40 +459,42 @@ func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 var confirmLinkRE = regexp.MustCompile(`https://chat\.example\.com/accounts/confirm_new_email/([a-z0-9]{24})\b`)
 
 func TestUpdateSettingsEmailChange(t *testing.T) {
-	is := is.New(t)
-	e := newSettingsEnv(t)
-	ctx := context.Background()
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		is := is.New(t)
+		e := newSettingsEnv(t)
+		ctx := context.Background()
 
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
-	is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
-	mails := e.mail.all()
-	is.Equal(len(mails), 2)                             // one confirmation per request
-	is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
-	is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
-	is.Equal(mails[1].From, "noreply@chat.example.com") // from the server
-	m1 := confirmLinkRE.FindStringSubmatch(mails[0].Body)
-	m2 := confirmLinkRE.FindStringSubmatch(mails[1].Body)
-	is.True(m1 != nil && m2 != nil) // each carries a confirmation link
-	is.True(m1[1] != m2[1])         // with its own key
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
+		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
+		mails := e.mail.all()
+		is.Equal(len(mails), 2)                             // one confirmation per request
+		is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
+		is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
+		is.Equal(mails[1].From, "noreply@chat.example.com") // from the server
+		m1 := confirmLinkRE.FindStringSubmatch(mails[0].Body)
+		m2 := confirmLinkRE.FindStringSubmatch(mails[1].Body)
+		is.True(m1 != nil && m2 != nil) // each carries a confirmation link
+		is.True(m1[1] != m2[1])         // with its own key
 
-	err := e.svc.ConfirmEmailChange(ctx, m1[1])
-	got := wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
-	is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
+		err := e.svc.ConfirmEmailChange(ctx, m1[1])
+		got := wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
-	is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
-	is.Equal(e.user(t, e.member).Email, "hamlet2@example.net") // changed
-	mails = e.mail.all()
-	is.Equal(len(mails), 3)                   // plus a notice
-	is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
-	is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
-	evs := e.events.ofType("realm_user", "")
-	is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
-	is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
-	is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
+		is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
+		is.Equal(e.user(t, e.member).Email, "hamlet2@example.net") // changed
+		mails = e.mail.all()
+		is.Equal(len(mails), 3)                   // plus a notice
+		is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
+		is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
+		evs := e.events.ofType("realm_user", "")
+		is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
+		is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
 
-	err = e.svc.ConfirmEmailChange(ctx, m2[1])
-	wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
+		err = e.svc.ConfirmEmailChange(ctx, m2[1])
+		wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
+	})
 }
 
 func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
@@ -592,98 +628,104 @@ func TestUpdateSettingsFullName(t *testing.T) {
 }
 
 func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
-	setRealm := func(tb testing.TB, e *settingsEnv, mod func(*chatcore.Realm)) {
-		tb.Helper()
-		is := is.New(tb)
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		setRealm := func(tb testing.TB, e *settingsEnv, mod func(*chatcore.Realm)) {
+			tb.Helper()
+			is := is.New(tb)
+			ctx := context.Background()
+			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+				r, err := tx.Realm(ctx, e.realm)
+				if err != nil {
+					return err
+				}
+				mod(r)
+				return tx.UpdateRealm(ctx, r)
+			})) // realm updated
+		}
 		ctx := context.Background()
-		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-			r, err := tx.Realm(ctx, e.realm)
-			if err != nil {
-				return err
-			}
-			mod(r)
-			return tx.UpdateRealm(ctx, r)
-		})) // realm updated
-	}
-	ctx := context.Background()
-	t.Run("name changes disabled", func(t *testing.T) {
-		is := is.New(t)
-		e := newSettingsEnv(t)
-		setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
-		u := e.user(t, e.member)
-		is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
-		is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
-		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: new("Iago II")}))
-		is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
-	})
-	t.Run("unique names", func(t *testing.T) {
-		is := is.New(t)
-		e := newSettingsEnv(t)
-		setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
-		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
-		wantSettingsError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
-		is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
-	})
-	t.Run("names may repeat by default", func(t *testing.T) {
-		is := is.New(t)
-		e := newSettingsEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
+		t.Run("name changes disabled", func(t *testing.T) {
+			is := is.New(t)
+			e := newSettingsEnv(t)
+			setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
+			u := e.user(t, e.member)
+			is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
+			is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
+			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
+			is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: new("Iago II")}))
+			is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
+		})
+		t.Run("unique names", func(t *testing.T) {
+			is := is.New(t)
+			e := newSettingsEnv(t)
+			setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+			err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
+			wantSettingsError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
+			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
+			is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
+			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
+		})
+		t.Run("names may repeat by default", func(t *testing.T) {
+			is := is.New(t)
+			e := newSettingsEnv(t)
+			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
+		})
 	})
 }
 
 func TestUpdateSettingsTimezone(t *testing.T) {
-	is := is.New(t)
-	e := newSettingsEnv(t)
-	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
-	u := e.user(t, e.member)
-	is.Equal(u.Settings.Timezone, "America/Toronto")      // stored canonically
-	is.Equal(e.edited(t, e.member), []string{"timezone"}) // counts as the user's own edit
-	own := e.events.ofType("user_settings", "timezone")
-	is.Equal(len(own), 1)                             // the user's clients learn the value
-	is.Equal(own[0].Data["value"], "America/Toronto") // canonical
-	others := e.events.ofType("realm_user", "")
-	is.Equal(len(others), 1) // and everyone sees the profile change
-	is.Equal(others[0].Data["person"], map[string]any{"user_id": e.member, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		is := is.New(t)
+		e := newSettingsEnv(t)
+		ctx := context.Background()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
+		u := e.user(t, e.member)
+		is.Equal(u.Settings.Timezone, "America/Toronto")      // stored canonically
+		is.Equal(e.edited(t, e.member), []string{"timezone"}) // counts as the user's own edit
+		own := e.events.ofType("user_settings", "timezone")
+		is.Equal(len(own), 1)                             // the user's clients learn the value
+		is.Equal(own[0].Data["value"], "America/Toronto") // canonical
+		others := e.events.ofType("realm_user", "")
+		is.Equal(len(others), 1) // and everyone sees the profile change
+		is.Equal(others[0].Data["person"], map[string]any{"user_id": e.member, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
 
-	e.events.reset()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Toronto")})) // the same zone
-	is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
+		e.events.reset()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("America/Toronto")})) // the same zone
+		is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
 
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("")})
-	wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
+		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("")})
+		wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
+	})
 }
 
 func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
-	is := is.New(t)
-	e := newSettingsEnv(t)
-	ctx := context.Background()
-	drafts := func(id chatcore.UserID) int {
-		var n int
-		is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
-			d, err := tx.Drafts(ctx, id)
-			n = len(d)
-			return err
-		})) // drafts readable
-		return n
-	}
-	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-		for _, id := range []chatcore.UserID{e.member, e.member, e.admin} {
-			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: id, Content: "draft"}); err != nil {
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		is := is.New(t)
+		e := newSettingsEnv(t)
+		ctx := context.Background()
+		drafts := func(id chatcore.UserID) int {
+			var n int
+			is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+				d, err := tx.Drafts(ctx, id)
+				n = len(d)
 				return err
-			}
+			})) // drafts readable
+			return n
 		}
-		return nil
-	})) // drafts exist
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(true)})) // unchanged
-	is.Equal(drafts(e.member), 2)                                                                                  // kept
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(false)}))
-	is.Equal(drafts(e.member), 0) // turning synchronization off deletes the user's drafts
-	is.Equal(drafts(e.admin), 1)  // and nobody else's
+		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+			for _, id := range []chatcore.UserID{e.member, e.member, e.admin} {
+				if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: id, Content: "draft"}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})) // drafts exist
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(true)})) // unchanged
+		is.Equal(drafts(e.member), 2)                                                                                  // kept
+		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(false)}))
+		is.Equal(drafts(e.member), 0) // turning synchronization off deletes the user's drafts
+		is.Equal(drafts(e.admin), 1)  // and nobody else's
+	})
 }
 
 func TestUpdateSettingsConfiguredSets(t *testing.T) {
@@ -699,21 +741,23 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 }
 
 func TestTypingRecipients(t *testing.T) {
-	is := is.New(t)
-	e := newSettingsEnv(t)
-	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
-	got, err := e.svc.TypingRecipients(ctx, []chatcore.UserID{e.member, e.guest, e.gone, 9999, e.admin, e.member})
-	is.NoErr(err)                                       // readable
-	is.Equal(got, []chatcore.UserID{e.admin, e.member}) // active, opted in, sorted, unique
-	got, err = e.svc.TypingRecipients(ctx, nil)
-	is.NoErr(err)         // nothing to filter
-	is.Equal(len(got), 0) // nobody
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		is := is.New(t)
+		e := newSettingsEnv(t)
+		ctx := context.Background()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.guest, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
+		got, err := e.svc.TypingRecipients(ctx, []chatcore.UserID{e.member, e.guest, e.gone, 9999, e.admin, e.member})
+		is.NoErr(err)                                       // readable
+		is.Equal(got, []chatcore.UserID{e.admin, e.member}) // active, opted in, sorted, unique
+		got, err = e.svc.TypingRecipients(ctx, nil)
+		is.NoErr(err)         // nothing to filter
+		is.Equal(len(got), 0) // nobody
+	})
 }
 
 // bulkSettingsEnv adds groups to settingsEnv: outer (member) ⊃ inner (guest, moderator), and
 // makes the member's color_scheme an own edit.
-func bulkSettingsEnv(tb testing.TB) (*settingsEnv, chatcore.GroupID, chatcore.GroupID) {
+func bulkSettingsEnv(tb testing.TB, newSettingsEnv settingsEnvMaker) (*settingsEnv, chatcore.GroupID, chatcore.GroupID) {
 	tb.Helper()
 	is := is.New(tb)
 	e := newSettingsEnv(tb)
@@ -737,175 +781,179 @@ func bulkSettingsEnv(tb testing.TB) (*settingsEnv, chatcore.GroupID, chatcore.Gr
 }
 
 func TestUpdateSettingsBulk(t *testing.T) {
-	ctx := context.Background()
-	t.Run("users and nested groups", func(t *testing.T) {
-		is := is.New(t)
-		e, outer, _ := bulkSettingsEnv(t)
-		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.owner, e.bot, e.gone}, GroupIDs: []chatcore.GroupID{outer},
-				SkipIfAlreadyEdited: new(false)},
-			ColorScheme:     new(2),
-			WebFontSizePx:   new(20),
-			FullName:        new("ignored in bulk mode"),
-			OldPassword:     new("ignored too"),
-			DefaultLanguage: new("de"),
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		ctx := context.Background()
+		t.Run("users and nested groups", func(t *testing.T) {
+			is := is.New(t)
+			e, outer, _ := bulkSettingsEnv(t, newSettingsEnv)
+			err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+				TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.owner, e.bot, e.gone}, GroupIDs: []chatcore.GroupID{outer},
+					SkipIfAlreadyEdited: new(false)},
+				ColorScheme:     new(2),
+				WebFontSizePx:   new(20),
+				FullName:        new("ignored in bulk mode"),
+				OldPassword:     new("ignored too"),
+				DefaultLanguage: new("de"),
+			})
+			is.NoErr(err) // administrators may edit in bulk
+			for _, id := range []chatcore.UserID{e.owner, e.gone, e.member, e.guest, e.moderator} {
+				u := e.user(t, id)
+				is.Equal(u.Settings.ColorScheme, 2)        // explicit users, nested group members, deactivated users included
+				is.Equal(u.Settings.WebFontSizePx, 20)     // every requested setting
+				is.Equal(u.Settings.DefaultLanguage, "de") // every requested setting
+			}
+			is.Equal(e.user(t, e.bot).Settings.ColorScheme, 1)   // bots are never edited
+			is.Equal(e.user(t, e.admin).Settings.ColorScheme, 1) // the admin was not targeted
+			is.Equal(e.user(t, e.admin).FullName, "Iago")        // full_name is ignored in bulk mode
+			is.Equal(len(e.edited(t, e.owner)), 0)               // bulk edits are not the users' own edits
+			evs := e.events.ofType("user_settings", "color_scheme")
+			is.Equal(len(evs), 1)                                                                        // one event per setting
+			is.Equal(evs[0].UserIDs, []chatcore.UserID{e.owner, e.moderator, e.member, e.guest, e.gone}) // for every changed user
+			lang := e.events.ofType("user_settings", "default_language")
+			is.Equal(lang[0].Data["language_name"], "Deutsch") // with the language name
 		})
-		is.NoErr(err) // administrators may edit in bulk
-		for _, id := range []chatcore.UserID{e.owner, e.gone, e.member, e.guest, e.moderator} {
-			u := e.user(t, id)
-			is.Equal(u.Settings.ColorScheme, 2)        // explicit users, nested group members, deactivated users included
-			is.Equal(u.Settings.WebFontSizePx, 20)     // every requested setting
-			is.Equal(u.Settings.DefaultLanguage, "de") // every requested setting
-		}
-		is.Equal(e.user(t, e.bot).Settings.ColorScheme, 1)   // bots are never edited
-		is.Equal(e.user(t, e.admin).Settings.ColorScheme, 1) // the admin was not targeted
-		is.Equal(e.user(t, e.admin).FullName, "Iago")        // full_name is ignored in bulk mode
-		is.Equal(len(e.edited(t, e.owner)), 0)               // bulk edits are not the users' own edits
-		evs := e.events.ofType("user_settings", "color_scheme")
-		is.Equal(len(evs), 1)                                                                        // one event per setting
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.owner, e.moderator, e.member, e.guest, e.gone}) // for every changed user
-		lang := e.events.ofType("user_settings", "default_language")
-		is.Equal(lang[0].Data["language_name"], "Deutsch") // with the language name
-	})
-	t.Run("skip users who edited the setting themselves", func(t *testing.T) {
-		is := is.New(t)
-		e, outer, _ := bulkSettingsEnv(t)
-		err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
-			ColorScheme: new(2),
-			EnterSends:  new(true),
+		t.Run("skip users who edited the setting themselves", func(t *testing.T) {
+			is := is.New(t)
+			e, outer, _ := bulkSettingsEnv(t, newSettingsEnv)
+			err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
+				ColorScheme: new(2),
+				EnterSends:  new(true),
+			})
+			is.NoErr(err)                                           // owners count as administrators
+			is.Equal(e.user(t, e.member).Settings.ColorScheme, 3)   // kept the member's own choice
+			is.Equal(e.user(t, e.member).Settings.EnterSends, true) // but other settings apply
+			is.Equal(e.user(t, e.guest).Settings.ColorScheme, 2)    // others changed
+			evs := e.events.ofType("user_settings", "color_scheme")
+			is.Equal(evs[0].UserIDs, []chatcore.UserID{e.moderator, e.guest}) // only changed users hear about it
 		})
-		is.NoErr(err)                                           // owners count as administrators
-		is.Equal(e.user(t, e.member).Settings.ColorScheme, 3)   // kept the member's own choice
-		is.Equal(e.user(t, e.member).Settings.EnterSends, true) // but other settings apply
-		is.Equal(e.user(t, e.guest).Settings.ColorScheme, 2)    // others changed
-		evs := e.events.ofType("user_settings", "color_scheme")
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.moderator, e.guest}) // only changed users hear about it
-	})
-	t.Run("override own edits", func(t *testing.T) {
-		is := is.New(t)
-		e, outer, _ := bulkSettingsEnv(t)
-		err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
-			ColorScheme: new(2),
+		t.Run("override own edits", func(t *testing.T) {
+			is := is.New(t)
+			e, outer, _ := bulkSettingsEnv(t, newSettingsEnv)
+			err := e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
+				ColorScheme: new(2),
+			})
+			is.NoErr(err)                                         // allowed
+			is.Equal(e.user(t, e.member).Settings.ColorScheme, 2) // overridden
 		})
-		is.NoErr(err)                                         // allowed
-		is.Equal(e.user(t, e.member).Settings.ColorScheme, 2) // overridden
-	})
-	t.Run("drafts of changed users", func(t *testing.T) {
-		is := is.New(t)
-		e, _, _ := bulkSettingsEnv(t)
-		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.guest, Content: "x"})
-		})) // a draft
-		is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
-			TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.guest}, SkipIfAlreadyEdited: new(false)},
-			EnableDraftsSynchronization: new(false),
-		})) // synchronization off for the guest
-		var n int
-		is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
-			d, err := tx.Drafts(ctx, e.guest)
-			n = len(d)
-			return err
-		})) // readable
-		is.Equal(n, 0) // deleted
+		t.Run("drafts of changed users", func(t *testing.T) {
+			is := is.New(t)
+			e, _, _ := bulkSettingsEnv(t, newSettingsEnv)
+			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
+				return tx.CreateDraft(ctx, &chatcore.Draft{UserID: e.guest, Content: "x"})
+			})) // a draft
+			is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{
+				TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.guest}, SkipIfAlreadyEdited: new(false)},
+				EnableDraftsSynchronization: new(false),
+			})) // synchronization off for the guest
+			var n int
+			is.NoErr(e.store.View(ctx, func(tx chatcore.Tx) error {
+				d, err := tx.Drafts(ctx, e.guest)
+				n = len(d)
+				return err
+			})) // readable
+			is.Equal(n, 0) // deleted
+		})
 	})
 }
 
 func TestUpdateSettingsBulkErrors(t *testing.T) {
-	tests := []struct {
-		name  string
-		actor func(*settingsEnv) chatcore.UserID
-		req   func(*settingsEnv, chatcore.GroupID) chatcore.SettingsUpdate
-		code  chatcore.Code
-		msg   string
-	}{
-		{"not an administrator", func(e *settingsEnv) chatcore.UserID { return e.moderator },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
-			}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
-		{"no ids", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
-			}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
-		{"unknown user", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member, 9999), ColorScheme: new(2)}
-			}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
-		{"user of another realm", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.otherRealmUser, e.member), ColorScheme: new(2)}
-			}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
-		{"unknown group", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
-					GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
-			}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
-		{"language checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2), DefaultLanguage: new("xx")}
-			}, chatcore.CodeBadRequest, "Invalid default_language"},
-		{"batching period checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), EmailNotificationsBatchingPeriodSeconds: new(0)}
-			}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
-		{"value sets before permissions", func(e *settingsEnv) chatcore.UserID { return e.member },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(7)}
-			}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
-		{"bot", func(e *settingsEnv) chatcore.UserID { return e.bot },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
-			}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
-	}
-	forbidden := map[string]func(*chatcore.SettingsUpdate){
-		"email":                             func(u *chatcore.SettingsUpdate) { u.Email = new("x@example.net") },
-		"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = new("correct horse battery staple") },
-		"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = new("Europe/Berlin") },
-		"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = new(true) },
-		"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = new(2) },
-		"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = new(false) },
-		"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = new(false) },
-		"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = new(false) },
-		"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = new(false) },
-		"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = new(false) },
-		"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = new(false) },
-		"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = new(false) },
-	}
-	for name, set := range forbidden {
-		tests = append(tests, struct {
+	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+		tests := []struct {
 			name  string
 			actor func(*settingsEnv) chatcore.UserID
 			req   func(*settingsEnv, chatcore.GroupID) chatcore.SettingsUpdate
 			code  chatcore.Code
 			msg   string
-		}{"forbidden " + name, func(e *settingsEnv) chatcore.UserID { return e.admin },
-			func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
-				u := chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
-				set(&u)
-				return u
-			}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			e, outer, _ := bulkSettingsEnv(t)
-			before := map[chatcore.UserID]*chatcore.User{}
-			for _, id := range []chatcore.UserID{e.member, e.guest, e.moderator, e.admin} {
-				before[id] = e.user(t, id)
-			}
-			msg := tt.msg
-			if strings.Contains(msg, "%d") {
-				msg = fmt.Sprintf(msg, e.otherRealmUser)
-			}
-			err := e.svc.UpdateSettings(context.Background(), tt.actor(e), tt.req(e, outer))
-			wantSettingsError(t, err, tt.code, msg)
-			for id, u := range before {
-				is.Equal(e.user(t, id), u) // nothing changed
-			}
-			is.Equal(len(e.events.all()), 0) // nothing published
-		})
-	}
+		}{
+			{"not an administrator", func(e *settingsEnv) chatcore.UserID { return e.moderator },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
+				}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
+			{"no ids", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
+				}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
+			{"unknown user", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member, 9999), ColorScheme: new(2)}
+				}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
+			{"user of another realm", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.otherRealmUser, e.member), ColorScheme: new(2)}
+				}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
+			{"unknown group", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
+						GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
+				}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
+			{"language checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2), DefaultLanguage: new("xx")}
+				}, chatcore.CodeBadRequest, "Invalid default_language"},
+			{"batching period checked in bulk mode too", func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), EmailNotificationsBatchingPeriodSeconds: new(0)}
+				}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
+			{"value sets before permissions", func(e *settingsEnv) chatcore.UserID { return e.member },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(7)}
+				}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
+			{"bot", func(e *settingsEnv) chatcore.UserID { return e.bot },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
+				}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
+		}
+		forbidden := map[string]func(*chatcore.SettingsUpdate){
+			"email":                             func(u *chatcore.SettingsUpdate) { u.Email = new("x@example.net") },
+			"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = new("correct horse battery staple") },
+			"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = new("Europe/Berlin") },
+			"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = new(true) },
+			"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = new(2) },
+			"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = new(false) },
+			"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = new(false) },
+			"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = new(false) },
+			"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = new(false) },
+			"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = new(false) },
+			"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = new(false) },
+			"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = new(false) },
+		}
+		for name, set := range forbidden {
+			tests = append(tests, struct {
+				name  string
+				actor func(*settingsEnv) chatcore.UserID
+				req   func(*settingsEnv, chatcore.GroupID) chatcore.SettingsUpdate
+				code  chatcore.Code
+				msg   string
+			}{"forbidden " + name, func(e *settingsEnv) chatcore.UserID { return e.admin },
+				func(e *settingsEnv, g chatcore.GroupID) chatcore.SettingsUpdate {
+					u := chatcore.SettingsUpdate{TargetUsers: bulkTargets(e.member), ColorScheme: new(2)}
+					set(&u)
+					return u
+				}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				is := is.New(t)
+				e, outer, _ := bulkSettingsEnv(t, newSettingsEnv)
+				before := map[chatcore.UserID]*chatcore.User{}
+				for _, id := range []chatcore.UserID{e.member, e.guest, e.moderator, e.admin} {
+					before[id] = e.user(t, id)
+				}
+				msg := tt.msg
+				if strings.Contains(msg, "%d") {
+					msg = fmt.Sprintf(msg, e.otherRealmUser)
+				}
+				err := e.svc.UpdateSettings(context.Background(), tt.actor(e), tt.req(e, outer))
+				wantSettingsError(t, err, tt.code, msg)
+				for id, u := range before {
+					is.Equal(e.user(t, id), u) // nothing changed
+				}
+				is.Equal(len(e.events.all()), 0) // nothing published
+			})
+		}
+	})
 }
 
 func bulkTargets(ids ...chatcore.UserID) *chatcore.TargetUsers {
@@ -971,8 +1019,23 @@ func BenchmarkUpdateSettingsOwn(b *testing.B) {
 }
 
 func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
+	b.Run("memory", func(b *testing.B) { benchmarkBulk10k(b, newSettingsEnv) })
+	b.Run("sqlite", func(b *testing.B) {
+		benchmarkBulk10k(b, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
+			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "bench.db"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			tb.Cleanup(func() { st.Close() })
+			return newSettingsEnvOn(tb, st, opts...)
+		})
+	})
+}
+
+// benchmarkBulk10k measures one bulk edit of a setting for 10,000 users.
+func benchmarkBulk10k(b *testing.B, mk settingsEnvMaker) {
 	is := is.New(b)
-	e := newSettingsEnv(b)
+	e := mk(b)
 	ctx := context.Background()
 	var group chatcore.GroupID
 	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
