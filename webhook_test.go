@@ -50,6 +50,11 @@ type whServices map[chatcore.UserID][]chatcore.BotService
 
 func newWHWorld(t *testing.T, o chatcore.WebhookOptions, services whServices) *whWorld {
 	t.Helper()
+	return newWHWorldTB(t, o, services)
+}
+
+func newWHWorldTB(t testing.TB, o chatcore.WebhookOptions, services whServices) *whWorld {
+	t.Helper()
 	is := is.New(t)
 	st := memory.New()
 	logs := &syncBuffer{}
