@@ -428,6 +428,9 @@ func TestWebhookResponses(t *testing.T) {
 			"The webhook got a response with status code *404*."},
 		{"proxy refusal", 407, ``, "Failure! Third party responded with 407",
 			"The URL configured for the webhook is for a private or disallowed network."},
+		{"reply refused", 200, `{"content": "a \u0000 byte"}`, "Failure! Message must not contain null bytes",
+			"sending it failed with this error:\n> Message must not contain null bytes"},
+		{"number as content", 200, `{"content": 42}`, "42", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -809,4 +812,16 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 		"user_id": float64(whOwner), "timestamp": float64(1767232800),
 		"prev_topic": "old topic", "topic": "new topic",
 	}}) // topic move entry
+}
+
+func TestWebhookInvalidURL(t *testing.T) {
+	is := is.New(t)
+	w := newWHWorld(t, fast(), whServices{whEcho: generic("ftp://files.example.test/hook")})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** fetch")
+	w.drain(t)
+	inTopic, toOwner := conversationAfter(t, w, id)
+	is.Equal(len(inTopic), 1)                                                                                                                                        // one failure notice
+	is.Equal(inTopic[0].Content, "Failure! An exception of type *InvalidURL* occurred for message `@**Echo Bot** fetch`! See the server logs for more information.") // Zulip's exception notice
+	is.Equal(len(toOwner), 1)                                                                                                                                        // the owner is told
+	is.True(strings.Contains(toOwner[0].Content, "an exception of type InvalidURL occurred:\n```\n"))                                                                // with the error
 }
