@@ -208,7 +208,8 @@ func errConfirmationLink() *Error {
 // ([SettingsStore.UpdateSettingBulk]); FullName and OldPassword are then
 // ignored, and users who changed a setting themselves keep it when
 // SkipIfAlreadyEdited is true. Bulk edits are not recorded as the users' own
-// edits.
+// edits. Each changed setting yields one [Event] addressed to every user whose
+// value changed (users already holding the value are left alone).
 //
 // A password change verifies the old password and hashes the new one before
 // the write transaction (the hash is deliberately slow), and the transaction
@@ -451,7 +452,7 @@ func activeUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) 
 
 // checkFullName applies Zulip's full-name rules and returns the stripped name.
 func checkFullName(raw string) (string, error) {
-	name := strings.TrimSpace(raw)
+	name := strings.TrimFunc(raw, isPythonSpace)
 	if !utf8.ValidString(name) {
 		return "", BadRequest("Invalid characters in name!")
 	}
@@ -472,14 +473,19 @@ func checkFullName(raw string) (string, error) {
 	return name, nil
 }
 
-// endsWithPipeDigits reports whether s ends in "|" followed by ASCII digits,
-// the syntax of a mention that names a user id.
+// isPythonSpace reports whether Python's str.strip would remove r (Unicode
+// white space plus the ASCII separators U+001C-U+001F), as Zulip strips names.
+func isPythonSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// endsWithPipeDigits reports whether s ends in "|" followed by digits (and at
+// most one newline), the syntax of a mention that names a user id; it matches
+// where Zulip's regular expression `\|\d+$` does.
 func endsWithPipeDigits(s string) bool {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	return i < len(s) && i > 0 && s[i-1] == '|'
+	s = strings.TrimSuffix(s, "\n")
+	body := strings.TrimRightFunc(s, unicode.IsDigit)
+	return len(body) < len(s) && strings.HasSuffix(body, "|")
 }
 
 // checkUniqueName refuses a name another user of the realm already has.

@@ -604,6 +604,10 @@ func TestUpdateSettingsFullName(t *testing.T) {
 		{"double quote", `Ham"let`, "", "Invalid characters in name!"},
 		{"at sign", "Ham@let", "", "Invalid characters in name!"},
 		{"pipe digits", "Hamlet|15", "", "Invalid format!"},
+		{"pipe digits, newline", "Hamlet|15\n", "", "Invalid format!"},
+		{"pipe non-ASCII digits", "Hamlet|٣", "", "Invalid format!"},
+		{"pipe without digits", "Hamlet|", "Hamlet|", ""},
+		{"ASCII separators stripped", "\x1cHamlet\x1f", "Hamlet", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
