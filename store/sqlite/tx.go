@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -218,6 +219,10 @@ func (c listCol[T]) Scan(v any) error {
 	default:
 		return fmt.Errorf("list column holds %T", v)
 	}
+	if out, ok := parseIDList[T](b); ok {
+		*c.p = out
+		return nil
+	}
 	var out []T
 	if err := json.Unmarshal(b, &out); err != nil {
 		return err
@@ -227,6 +232,39 @@ func (c listCol[T]) Scan(v any) error {
 	}
 	*c.p = out
 	return nil
+}
+
+// parseIDList parses the exact form idsJSON writes ("[1,2,3]", "[]") without
+// reflection; it reports false for anything else, which the caller then hands
+// to encoding/json.
+func parseIDList[T ~int64](b []byte) ([]T, bool) {
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return nil, false
+	}
+	body := b[1 : len(b)-1]
+	if len(body) == 0 {
+		return []T{}, true
+	}
+	out := make([]T, 0, bytes.Count(body, []byte{','})+1)
+	for len(body) > 0 {
+		end := bytes.IndexByte(body, ',')
+		if end < 0 {
+			end = len(body)
+		}
+		n, err := strconv.ParseInt(string(body[:end]), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, T(n))
+		if end == len(body) {
+			break
+		}
+		body = body[end+1:]
+		if len(body) == 0 {
+			return nil, false // trailing comma
+		}
+	}
+	return out, true
 }
 
 // scanAll runs query and collects one value per row with scan.

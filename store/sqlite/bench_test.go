@@ -1,0 +1,535 @@
+package sqlite_test
+
+// Benchmarks of issue 4. Each library benchmark has a raw-SQL sibling that
+// does the same work on the same data in the same run, so the ratio between
+// them is what counts. The data sets are built inside the benchmarks (once per
+// benchmark, not per iteration), so plain `go test` never pays for them; run
+// them with, for example:
+//
+//	go test -run '^$' -bench . -benchtime 1x ./store/sqlite/
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/sqlite"
+)
+
+// benchEnv is a store on a fresh file with a Service, a realm and an owner.
+type benchEnv struct {
+	store  *sqlite.Store
+	writer *sql.DB
+	reader *sql.DB
+	svc    *chatcore.Service
+	realm  chatcore.RealmID
+	admin  chatcore.UserID
+}
+
+func newBenchEnv(b *testing.B, opts ...chatcore.Option) *benchEnv {
+	b.Helper()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	env := &benchEnv{store: s, svc: chatcore.New(s, opts...)}
+	env.writer, env.reader = sqlite.DBs(s)
+	err = s.Update(ctx, func(tx chatcore.Tx) error {
+		r := &chatcore.Realm{StringID: "bench", Name: "Bench", DateCreated: epoch}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		u := human(r.ID, "owner@example.com")
+		u.Role = chatcore.RoleOwner
+		if err := tx.CreateUser(ctx, u); err != nil {
+			return err
+		}
+		env.realm, env.admin = r.ID, u.ID
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env
+}
+
+// exec runs a setup statement on the writer.
+func (env *benchEnv) exec(b *testing.B, query string, args ...any) sql.Result {
+	b.Helper()
+	res, err := env.writer.ExecContext(context.Background(), query, args...)
+	if err != nil {
+		b.Fatalf("%v\n%s", err, query)
+	}
+	return res
+}
+
+// count returns the single integer a setup query returns.
+func (env *benchEnv) count(b *testing.B, query string, args ...any) int {
+	b.Helper()
+	var n int
+	if err := env.writer.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// cloneUsers copies the owner's row n times as active members and returns
+// the smallest new id; the new ids are consecutive.
+func (env *benchEnv) cloneUsers(b *testing.B, n int) chatcore.UserID {
+	b.Helper()
+	first := chatcore.UserID(env.count(b, "SELECT max(id) + 1 FROM users"))
+	var settingCols string
+	for _, name := range chatcore.SettingNames() {
+		settingCols += ", " + name
+	}
+	env.exec(b, `WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < ?)
+		INSERT INTO users (id, realm_id, email, email_key, full_name, full_name_key, role, is_active, is_bot,
+			bot_type, bot_owner_id, api_key_hash, password_hash, avatar_source, date_joined`+settingCols+`)
+		SELECT ? + x, realm_id, 'u' || x || '@example.com', 'u' || x || '@example.com', 'User ' || x,
+			'user ' || x, 400, 1, 0, 0, NULL, 'key' || x, '', 'G', date_joined`+settingCols+`
+		FROM c, users WHERE users.id = ?`, n, first, env.admin)
+	return first
+}
+
+// cpuClock measures the CPU time (user + system) the process spends while the
+// benchmark timer runs. On a shared machine wall time swings with other load;
+// CPU time is the steadier figure for comparing a benchmark with its raw
+// sibling. benchTimer reports it as cpu-ms/op.
+type cpuClock struct {
+	start, total time.Duration
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchTimer pairs b's timer with a cpuClock. Create it right before the
+// b.Loop loop (whose first call starts b's timer), call stop and start around
+// untimed work inside the loop, and done right after the loop.
+type benchTimer struct {
+	b   *testing.B
+	cpu cpuClock
+}
+
+func newTimer(b *testing.B) *benchTimer {
+	t := &benchTimer{b: b}
+	t.cpu.start = processCPU()
+	return t
+}
+
+func (t *benchTimer) stop() {
+	t.b.StopTimer()
+	t.cpu.total += processCPU() - t.cpu.start
+}
+
+func (t *benchTimer) start() {
+	t.cpu.start = processCPU()
+	t.b.StartTimer()
+}
+
+// done reports cpu-ms/op.
+func (t *benchTimer) done() {
+	t.cpu.total += processCPU() - t.cpu.start
+	t.b.ReportMetric(float64(t.cpu.total.Microseconds())/1000/float64(t.b.N), "cpu-ms/op")
+}
+
+// heapSampler records the peak of the Go heap in use (HeapInuse: object
+// bytes plus unused span bytes) from start until stop, sampling runtime/metrics
+// every 200 µs (no stop-the-world, unlike ReadMemStats).
+type heapSampler struct {
+	stop chan struct{}
+	peak chan uint64
+}
+
+func startHeapSampler() *heapSampler {
+	h := &heapSampler{stop: make(chan struct{}), peak: make(chan uint64, 1)}
+	go func() {
+		samples := []metrics.Sample{
+			{Name: "/memory/classes/heap/objects:bytes"},
+			{Name: "/memory/classes/heap/unused:bytes"},
+		}
+		var peak uint64
+		tick := time.NewTicker(200 * time.Microsecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(samples)
+			peak = max(peak, samples[0].Value.Uint64()+samples[1].Value.Uint64())
+			select {
+			case <-h.stop:
+				h.peak <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) done() uint64 {
+	close(h.stop)
+	return <-h.peak
+}
+
+// BenchmarkDeleteTopic deletes a 100,000-message topic (each message with a
+// reaction and an edit-history row) from a channel that has another 100,000
+// messages in other topics. "library" calls Service.DeleteTopic until it
+// reports completion (Zulip's batches of 100, each its own transaction with
+// its events); "library-batch1000" does the same with batches of 1,000;
+// "store" runs the store's DeleteMessages in batches of 100 without the
+// Service; "raw" runs one DELETE of the same rows. Each iteration refills the topic
+// with the timer stopped. peak-heap-MiB is the Go heap in use at its highest
+// during the deletion.
+func BenchmarkDeleteTopic(b *testing.B) {
+	const topicSize, otherSize = 100_000, 100_000
+	ctx := context.Background()
+	env := newBenchEnv(b)
+	st := &chatcore.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
+	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateStream(ctx, st) }); err != nil {
+		b.Fatal(err)
+	}
+	subscribers := env.cloneUsers(b, 20)
+	env.exec(b, `INSERT INTO subscriptions (stream_id, user_id, active) SELECT ?, id, 1 FROM users WHERE id >= ?`,
+		st.ID, subscribers)
+
+	// fill inserts n messages to the channel, in 100 topics "other N" or all
+	// in topic "doomed", each with one reaction and one edit-history row.
+	fill := func(b *testing.B, n int, doomed bool) {
+		b.Helper()
+		before := env.count(b, "SELECT coalesce(max(id), 0) FROM messages")
+		topic := "'other ' || (x % 100)"
+		if doomed {
+			topic = "'Doomed'"
+		}
+		env.exec(b, `WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < ?)
+			INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
+				content, rendered_content, client, sent_at, is_me_message)
+			SELECT ?, ?, 'stream', ?, ?, `+topic+`, lower(`+topic+`), 'hello', '<p>hello</p>', 'test', ?, 0 FROM c`,
+			n, env.realm, env.admin, st.RecipientID, st.ID, epoch.Unix())
+		env.exec(b, `INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
+			SELECT id, 0, ?, 'smile', '1f604', 'unicode_emoji' FROM messages WHERE id > ?`, subscribers, before)
+		env.exec(b, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
+			prev_rendered_content) SELECT id, 0, sender_id, ?, 'old', '<p>old</p>' FROM messages WHERE id > ?`,
+			epoch.Unix(), before)
+	}
+	fill(b, otherSize, false)
+	key := chatcore.FoldKey("Doomed")
+
+	check := func(b *testing.B) {
+		b.Helper()
+		if n := env.count(b, "SELECT count(*) FROM messages WHERE stream_id = ? AND topic_key = ?", st.ID, key); n != 0 {
+			b.Fatalf("%d messages of the topic left", n)
+		}
+		if n := env.count(b, "SELECT count(*) FROM messages"); n != otherSize {
+			b.Fatalf("%d messages left, want %d", n, otherSize)
+		}
+		if n := env.count(b, "SELECT count(*) FROM reactions"); n != otherSize {
+			b.Fatalf("%d reactions left, want %d", n, otherSize)
+		}
+		if n := env.count(b, "SELECT count(*) FROM edit_history"); n != otherSize {
+			b.Fatalf("%d edit-history rows left, want %d", n, otherSize)
+		}
+	}
+
+	library := func(svc *chatcore.Service) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			var peak uint64
+			t := newTimer(b)
+			for b.Loop() {
+				t.stop()
+				fill(b, topicSize, true)
+				runtime.GC()
+				h := startHeapSampler()
+				t.start()
+				for {
+					res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Complete {
+						break
+					}
+				}
+				t.stop()
+				peak = max(peak, h.done())
+				check(b)
+				t.start()
+			}
+			t.done()
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		}
+	}
+	b.Run("library", library(env.svc))
+	b.Run("library-batch1000", library(chatcore.New(env.store, chatcore.WithTopicDeletion(1000, 0))))
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		var peak uint64
+		f := chatcore.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
+		t := newTimer(b)
+		for b.Loop() {
+			t.stop()
+			fill(b, topicSize, true)
+			runtime.GC()
+			h := startHeapSampler()
+			t.start()
+			for n := 100; n == 100; {
+				err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+					del, err := tx.DeleteMessages(ctx, f, 100)
+					n = len(del)
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			t.stop()
+			peak = max(peak, h.done())
+			check(b)
+			t.start()
+		}
+		t.done()
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		var peak uint64
+		t := newTimer(b)
+		for b.Loop() {
+			t.stop()
+			fill(b, topicSize, true)
+			runtime.GC()
+			h := startHeapSampler()
+			t.start()
+			tx, err := env.writer.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM messages WHERE stream_id = ? AND topic_key = ?", st.ID, key); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			t.stop()
+			peak = max(peak, h.done())
+			check(b)
+			t.start()
+		}
+		t.done()
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+}
+
+// BenchmarkBulkSettings sets color_scheme for a 20,000-member group with
+// skip_if_already_edited=true; every tenth member edited the setting
+// themselves and is skipped. Each iteration flips the value between 2 and 3,
+// so every iteration changes the same 18,000 users. "library" is
+// Service.UpdateSettings with target_users, "store" the store's
+// UpdateSettingBulk alone, "raw" one UPDATE statement.
+func BenchmarkBulkSettings(b *testing.B) {
+	const members = 20_000
+	ctx := context.Background()
+	env := newBenchEnv(b)
+	first := env.cloneUsers(b, members)
+	ids := make([]chatcore.UserID, members)
+	for i := range ids {
+		ids[i] = first + chatcore.UserID(i)
+	}
+	g := &chatcore.Group{RealmID: env.realm, Name: "everyone", Members: ids}
+	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateGroup(ctx, g) }); err != nil {
+		b.Fatal(err)
+	}
+	env.exec(b, "INSERT INTO user_setting_edits (user_id, setting) SELECT id, 'color_scheme' FROM users WHERE id >= ? AND id % 10 = 0", first)
+	const want = members - members/10
+
+	flip := 0
+	next := func() int { flip++; return 2 + flip%2 }
+	check := func(b *testing.B, v int) {
+		b.Helper()
+		if n := env.count(b, "SELECT count(*) FROM users WHERE color_scheme = ?", v); n != want {
+			b.Fatalf("%d users hold %d, want %d", n, v, want)
+		}
+	}
+
+	b.Run("library", func(b *testing.B) {
+		b.ReportAllocs()
+		t := newTimer(b)
+		for b.Loop() {
+			v := next()
+			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
+				ColorScheme: &v,
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			t.stop()
+			check(b, v)
+			t.start()
+		}
+		t.done()
+	})
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		t := newTimer(b)
+		for b.Loop() {
+			v := next()
+			var changed []chatcore.UserID
+			err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+				var err error
+				changed, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
+					RealmID: env.realm, GroupIDs: []chatcore.GroupID{g.ID}, Setting: "color_scheme", Value: v,
+					SkipIfEdited: true,
+				})
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(changed) != want {
+				b.Fatalf("changed %d users, want %d", len(changed), want)
+			}
+		}
+		t.done()
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		t := newTimer(b)
+		for b.Loop() {
+			v := next()
+			tx, err := env.writer.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE users SET color_scheme = ?1
+				WHERE id IN (SELECT user_id FROM group_members WHERE group_id = ?2)
+					AND is_active = 1 AND is_bot = 0 AND color_scheme IS NOT ?1
+					AND NOT EXISTS (SELECT 1 FROM user_setting_edits e WHERE e.user_id = users.id AND e.setting = 'color_scheme')`,
+				v, g.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+			if n, _ := res.RowsAffected(); n != want {
+				b.Fatalf("updated %d users, want %d", n, want)
+			}
+		}
+		t.done()
+	})
+}
+
+// BenchmarkReminders lists the 1,000 reminders of one user among 1,000,000
+// scheduled-message rows (other senders, both kinds, some delivered).
+// "library" is Service.Reminders, "store" the store's ScheduledMessages in a
+// View, "raw" the indexed SELECT of the same columns, scanned into locals.
+func BenchmarkReminders(b *testing.B) {
+	const rows, mine = 1_000_000, 1_000
+	ctx := context.Background()
+	env := newBenchEnv(b)
+	user := env.admin
+	env.exec(b, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?4)
+		INSERT INTO scheduled_messages (realm_id, sender_id, kind, type, stream_id, topic, direct_members, content,
+			rendered_content, deliver_at, delivered, failed, failure_message, delivered_message_id,
+			reminder_target_message_id, reminder_note)
+		SELECT ?1,
+			CASE WHEN x % 1000 = 0 THEN ?2 ELSE 1000000 + x % 997 END,
+			CASE WHEN x % 1000 = 0 THEN 2 ELSE 1 + x % 2 END,
+			'private', NULL, '', '[' || ?2 || ']', 'remember ' || x, '<p>remember ' || x || '</p>',
+			?3 + (x * 7919) % 1000003,
+			CASE WHEN x % 1000 = 0 THEN 0 ELSE x % 3 = 0 END,
+			0, '', NULL, x, ''
+		FROM c`, env.realm, user, epoch.Unix(), rows)
+	env.exec(b, "ANALYZE")
+	if n := env.count(b, "SELECT count(*) FROM scheduled_messages"); n != rows {
+		b.Fatalf("%d rows", n)
+	}
+
+	b.Run("library", func(b *testing.B) {
+		b.ReportAllocs()
+		t := newTimer(b)
+		for b.Loop() {
+			got, err := env.svc.Reminders(ctx, user)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(got) != mine {
+				b.Fatalf("%d reminders, want %d", len(got), mine)
+			}
+		}
+		t.done()
+	})
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		t := newTimer(b)
+		for b.Loop() {
+			err := env.store.View(ctx, func(tx chatcore.Tx) error {
+				got, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{RealmID: env.realm, SenderID: user,
+					Kind: chatcore.ScheduledReminder, Delivered: new(false)})
+				if err == nil && len(got) != mine {
+					err = fmt.Errorf("%d reminders, want %d", len(got), mine)
+				}
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		t.done()
+	})
+	b.Run("raw", func(b *testing.B) {
+		b.ReportAllocs()
+		type row struct {
+			id, realm, sender, kind          int64
+			typ, topic                       string
+			stream, deliveredID, target      sql.NullInt64
+			members                          sql.NullString
+			content, rendered, failure, note string
+			deliverAt                        int64
+			delivered, failed                bool
+		}
+		t := newTimer(b)
+		for b.Loop() {
+			rs, err := env.reader.QueryContext(ctx, `SELECT id, realm_id, sender_id, kind, type, stream_id, topic,
+				direct_members, content, rendered_content, deliver_at, delivered, failed, failure_message,
+				delivered_message_id, reminder_target_message_id, reminder_note
+				FROM scheduled_messages WHERE realm_id = ? AND sender_id = ? AND kind = 2 AND delivered = 0
+				ORDER BY deliver_at, id`, env.realm, user)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out []row
+			for rs.Next() {
+				var r row
+				if err := rs.Scan(&r.id, &r.realm, &r.sender, &r.kind, &r.typ, &r.stream, &r.topic, &r.members,
+					&r.content, &r.rendered, &r.deliverAt, &r.delivered, &r.failed, &r.failure, &r.deliveredID,
+					&r.target, &r.note); err != nil {
+					b.Fatal(err)
+				}
+				out = append(out, r)
+			}
+			if err := rs.Err(); err != nil {
+				b.Fatal(err)
+			}
+			rs.Close()
+			if len(out) != mine {
+				b.Fatalf("%d rows, want %d", len(out), mine)
+			}
+		}
+		t.done()
+	})
+}
