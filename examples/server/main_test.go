@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -426,4 +428,30 @@ func TestDeliveryTicker(t *testing.T) {
 	status, got := s.call(t, "GET", "/messages?anchor=newest&num_before=5&num_after=0&narrow="+url.QueryEscape(narrow), demoOwner, demoOwnerKey, nil)
 	is.Equal(status, 200)                     // listed
 	is.Equal(len(got["messages"].([]any)), 1) // the delivered message is in its topic
+}
+
+func TestSIGTERM(t *testing.T) {
+	is := is.New(t)
+	// As in main: the signal cancels run's context.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "sig.db")}, out)
+	}()
+	for !listening.MatchString(out.String()) {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	is.NoErr(syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-done:
+		is.NoErr(err) // a clean stop
+	case <-time.After(5 * time.Second):
+		t.Fatal("not stopped within 5 s of SIGTERM")
+	}
 }
