@@ -183,12 +183,9 @@ func (p *paramPlan) add(t reflect.Type, prefix []int, seen map[reflect.Type]bool
 		tag, hasTag := sf.Tag.Lookup("json")
 		name, _, _ := strings.Cut(tag, ",")
 		if sf.Anonymous && name == "" {
-			et := sf.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct && sf.Type.Kind() == reflect.Struct {
-				if err := p.add(et, index, seen); err != nil {
+			// Flatten embedded structs (not pointers: a nil one cannot be filled).
+			if sf.Type.Kind() == reflect.Struct {
+				if err := p.add(sf.Type, index, seen); err != nil {
 					return err
 				}
 			}
