@@ -242,37 +242,50 @@ func topLevelName(fe validator.FieldError) string {
 	return name
 }
 
+// fieldErrorMessages translates validator tags (aliases included) into
+// Zulip's errors. Tags not listed fall back to the value-set message when they
+// are a oneof, and to "Invalid <name>" otherwise.
+var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
+	"language": func(validator.FieldError) *Error { return BadRequest("Invalid default_language") },
+	"notification_sound": func(fe validator.FieldError) *Error {
+		return BadRequestf("Invalid notification sound '%v'", fe.Value())
+	},
+	"batching_period": func(fe validator.FieldError) *Error {
+		return BadRequestf("Invalid email batching period: %v seconds", fe.Value())
+	},
+	"timezone": func(validator.FieldError) *Error {
+		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
+	},
+	"resolved_topic_policies": func(validator.FieldError) *Error {
+		return BadRequest("Invalid resolved_topic_notice_auto_read_policy")
+	},
+	"min":               tooSmall,
+	"gte":               tooSmall,
+	"gt":                tooSmall,
+	"max":               tooLarge,
+	"lte":               tooLarge,
+	"lt":                tooLarge,
+	"user_or_group_ids": func(validator.FieldError) *Error { return BadRequest("Either user_ids or group_ids must be provided.") },
+	"required": func(fe validator.FieldError) *Error {
+		if parent := topLevelName(fe); parent != fe.Field() {
+			return BadRequestf("%s[%q] field is missing: Field required", parent, fe.Field())
+		}
+		return MissingArgument(fe.Field())
+	},
+}
+
+func tooSmall(fe validator.FieldError) *Error { return BadRequestf("%s is too small", fe.Field()) }
+func tooLarge(fe validator.FieldError) *Error { return BadRequestf("%s is too large", fe.Field()) }
+
 // translateFieldError turns one validator failure into Zulip's error.
 func translateFieldError(fe validator.FieldError) *Error {
-	name := fe.Field()
-	switch fe.Tag() {
-	case "language":
-		return BadRequest("Invalid default_language")
-	case "notification_sound":
-		return BadRequestf("Invalid notification sound '%v'", fe.Value())
-	case "batching_period":
-		return BadRequestf("Invalid email batching period: %v seconds", fe.Value())
-	case "timezone":
-		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
-	case "resolved_topic_policies":
-		return BadRequest("Invalid resolved_topic_notice_auto_read_policy")
-	case "min", "gte", "gt":
-		return BadRequestf("%s is too small", name)
-	case "max", "lte", "lt":
-		return BadRequestf("%s is too large", name)
-	case "user_or_group_ids":
-		return BadRequest("Either user_ids or group_ids must be provided.")
-	case "required":
-		parent := topLevelName(fe)
-		if parent != name {
-			return BadRequestf("%s[%q] field is missing: Field required", parent, name)
-		}
-		return MissingArgument(name)
+	if msg, ok := fieldErrorMessages[fe.Tag()]; ok {
+		return msg(fe)
 	}
 	if fe.ActualTag() == "oneof" {
-		return BadRequestf("Invalid %s: Value error, Not in the list of possible values", name)
+		return BadRequestf("Invalid %s: Value error, Not in the list of possible values", fe.Field())
 	}
-	return BadRequestf("Invalid %s", name) // a tag without a translation: still a clear 400
+	return BadRequestf("Invalid %s", fe.Field()) // a tag without a translation: still a clear 400
 }
 
 // CanonicalTimezone returns the canonical IANA name of the time zone name
