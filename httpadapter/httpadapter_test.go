@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -289,4 +290,47 @@ func TestErrorsMatchSpec(t *testing.T) {
 	limited := e.do(t, request{method: "GET", path: "/reminders", auth: &member})
 	wantError(t, limited, 429, "RATE_LIMIT_HIT", "API usage exceeded rate limit")
 	checkSpec(t, "GET", "/reminders", limited)
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{RateLimit: &httpadapter.RateLimit{Requests: 1000, Per: time.Minute}})
+	users := []cred{owner, admin, moderator, member, guest}
+	statuses := make(chan int, len(users)*20*2)
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Go(func() {
+			for i := range 20 {
+				req, err := http.NewRequest("PATCH", e.srv.URL+"/api/v1/settings?web_font_size_px="+strconv.Itoa(12+i), nil)
+				if err != nil {
+					statuses <- -1
+					continue
+				}
+				req.Header.Set("Authorization", u.basic())
+				for _, r := range []*http.Request{req, mustGet(e.srv.URL+"/api/v1/users/me", u)} {
+					res, err := e.srv.Client().Do(r)
+					if err != nil {
+						statuses <- -1
+						continue
+					}
+					res.Body.Close()
+					statuses <- res.StatusCode
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	n := 0
+	for s := range statuses {
+		is.Equal(s, 200) // every concurrent request succeeds
+		n++
+	}
+	is.Equal(n, len(users)*20*2) // all answered
+}
+
+func mustGet(u string, c cred) *http.Request {
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Authorization", c.basic())
+	return req
 }
