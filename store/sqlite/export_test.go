@@ -10,6 +10,7 @@ import (
 var (
 	CheckConn    = checkConn
 	DeleteSQL    = deleteSQL
+	MessagesSQL  = messagesSQL
 	ScheduledSQL = scheduledSQL
 )
 

@@ -36,29 +36,9 @@ func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Mess
 // Messages implements [chatcore.MessageStore]. Reactions, edit history and
 // submessages are loaded with one query each for the whole result.
 func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
-	where := []string{"realm_id = ?"}
-	args := []any{q.RealmID}
-	if q.Recipients != nil {
-		if len(q.Recipients) == 0 {
-			return nil, nil
-		}
-		where, args = append(where, "recipient_id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.Recipients))
-	}
-	if q.TopicKey != nil {
-		where, args = append(where, "type = 'stream' AND topic_key = ?"), append(args, *q.TopicKey)
-	}
-	if q.AfterID != 0 {
-		where, args = append(where, "id > ?"), append(args, q.AfterID)
-	}
-	if q.BeforeID != 0 {
-		where, args = append(where, "id < ?"), append(args, q.BeforeID)
-	}
-	query := "SELECT " + messageCols + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	if q.Newest {
-		query += " DESC"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT " + strconv.Itoa(q.Limit)
+	query, args, ok := messagesSQL(q)
+	if !ok {
+		return nil, nil
 	}
 	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *chatcore.Message) error { return scanMessage(r, m) },
 		query, args...)
@@ -70,6 +50,45 @@ func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.
 		ptrs[i] = &msgs[i]
 	}
 	return msgs, t.attachChildren(ctx, ptrs)
+}
+
+// messagesSQL builds the query of Messages; ok is false when q selects
+// nothing. "+realm_id" keeps the planner from driving the query by realm: one
+// recipient is an equality on the recipient index, and one channel's topic is
+// looked up through the channel+topic index, both of which also give the id
+// order without a sort.
+func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
+	where := []string{"+realm_id = ?"}
+	args = []any{q.RealmID}
+	switch {
+	case q.Recipients == nil:
+	case len(q.Recipients) == 0:
+		return "", nil, false
+	case len(q.Recipients) == 1 && q.TopicKey != nil:
+		where = append(where, "stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = ?) AND recipient_id = ?")
+		args = append(args, q.Recipients[0], q.Recipients[0])
+	case len(q.Recipients) == 1:
+		where, args = append(where, "recipient_id = ?"), append(args, q.Recipients[0])
+	default:
+		where, args = append(where, "recipient_id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.Recipients))
+	}
+	if q.TopicKey != nil {
+		where, args = append(where, "type = 'stream' AND topic_key = ?"), append(args, *q.TopicKey)
+	}
+	if q.AfterID != 0 {
+		where, args = append(where, "id > ?"), append(args, q.AfterID)
+	}
+	if q.BeforeID != 0 {
+		where, args = append(where, "id < ?"), append(args, q.BeforeID)
+	}
+	query = "SELECT " + messageCols + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
+	if q.Newest {
+		query += " DESC"
+	}
+	if q.Limit > 0 {
+		query += " LIMIT " + strconv.Itoa(q.Limit)
+	}
+	return query, args, true
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
@@ -188,7 +207,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 // inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
 // LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
 func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
-	where := []string{"m.realm_id = ?"}
+	where := []string{"+m.realm_id = ?"}
 	args := []any{f.RealmID}
 	if f.StreamID != 0 {
 		where, args = append(where, "m.stream_id = ?"), append(args, f.StreamID)

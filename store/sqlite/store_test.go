@@ -481,6 +481,16 @@ func fullScan(plan []string, table string) bool {
 	return false
 }
 
+// hasSort reports whether a plan sorts rows in a temporary b-tree.
+func hasSort(plan []string) bool {
+	for _, d := range plan {
+		if strings.Contains(d, "TEMP B-TREE") {
+			return true
+		}
+	}
+	return false
+}
+
 func uses(plan []string, index string) bool {
 	for _, d := range plan {
 		if strings.Contains(d, "INDEX "+index) || strings.Contains(d, index) {
@@ -505,14 +515,12 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("reminder listing", func(t *testing.T) {
 		is := is.New(t)
-		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{SenderID: f.users[0], Kind: chatcore.ScheduledReminder,
-			Delivered: new(bool)})
+		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{RealmID: f.realm, SenderID: f.users[0],
+			Kind: chatcore.ScheduledReminder, Delivered: new(bool)})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "scheduled_messages")) // no full scan of scheduled messages
 		is.True(uses(plan, "scheduled_sender"))        // sender+kind+delivered+deliver_at index
-		for _, d := range plan {
-			is.True(!strings.Contains(d, "TEMP B-TREE")) // the index gives the order: no sort
-		}
+		is.True(!hasSort(plan))                        // the index gives the order: no sort
 	})
 	t.Run("due scan", func(t *testing.T) {
 		is := is.New(t)
@@ -535,10 +543,31 @@ func TestQueryPlans(t *testing.T) {
 		is.True(uses(planOf(t, writer, "SELECT id FROM users WHERE api_key_hash = ?", "h"), "users_api_key"))                      // api key index
 		is.True(uses(planOf(t, writer, "SELECT id FROM users WHERE bot_owner_id = ?", 1), "users_bot_owner"))                      // bot owner index
 	})
-	t.Run("messages by recipient", func(t *testing.T) {
+	t.Run("messages of a topic", func(t *testing.T) {
 		is := is.New(t)
-		plan := planOf(t, writer, "SELECT id FROM messages WHERE recipient_id = ? AND id > ? ORDER BY id", 1, 0)
+		key := "t"
+		q, args, _ := sqlite.MessagesSQL(chatcore.MessageQuery{RealmID: f.realm,
+			Recipients: []chatcore.RecipientID{f.stream.RecipientID}, TopicKey: &key, Newest: true, Limit: 1})
+		plan := planOf(t, writer, q, args...)
+		is.True(!fullScan(plan, "messages"))         // no full scan
+		is.True(uses(plan, "messages_stream_topic")) // channel+topic index
+		is.True(!hasSort(plan))                      // the index gives the order
+	})
+	t.Run("messages of a recipient", func(t *testing.T) {
+		is := is.New(t)
+		q, args, _ := sqlite.MessagesSQL(chatcore.MessageQuery{RealmID: f.realm,
+			Recipients: []chatcore.RecipientID{f.stream.RecipientID}, AfterID: 10, Limit: 100})
+		plan := planOf(t, writer, q, args...)
+		is.True(!fullScan(plan, "messages"))      // no full scan
 		is.True(uses(plan, "messages_recipient")) // recipient+id index
+		is.True(!hasSort(plan))                   // the index gives the order
+	})
+	t.Run("messages of a sender", func(t *testing.T) {
+		is := is.New(t)
+		q, args := sqlite.DeleteSQL(chatcore.MessageFilter{RealmID: f.realm, SenderID: f.users[0]}, 100)
+		plan := planOf(t, writer, q, args...)
+		is.True(!fullScan(plan, "m"))          // no full scan
+		is.True(uses(plan, "messages_sender")) // sender index
 	})
 }
 
