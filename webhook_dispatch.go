@@ -29,6 +29,8 @@ type WebhookOptions struct {
 	Timeout time.Duration
 	// MaxRetries is how many times an attempt that timed out or could not
 	// connect is repeated (default 3, so 4 attempts in all; negative: never).
+	// Retries run beside the workers (up to QueueSize deliveries at once), so
+	// an unreachable integration does not hold up the others.
 	MaxRetries int
 	// RetryDelay is the pause before each retry (default 1 s).
 	RetryDelay time.Duration
@@ -76,12 +78,13 @@ func WithWebhookDelivery(o WebhookOptions) Option {
 		o = o.withDefaults()
 		ctx, cancel := context.WithCancel(context.Background())
 		s.webhooks = &webhookDispatcher{
-			s:      s,
-			opts:   o,
-			client: newWebhookClient(o),
-			queue:  make(chan *webhookJob, o.QueueSize),
-			ctx:    ctx,
-			cancel: cancel,
+			s:          s,
+			opts:       o,
+			client:     newWebhookClient(o),
+			queue:      make(chan *webhookJob, o.QueueSize),
+			retrySlots: make(chan struct{}, o.QueueSize),
+			ctx:        ctx,
+			cancel:     cancel,
 		}
 	}
 }
@@ -106,6 +109,8 @@ type webhookDispatcher struct {
 	opts   WebhookOptions
 	client *http.Client
 	queue  chan *webhookJob
+	// retrySlots bounds the deliveries retrying outside the workers.
+	retrySlots chan struct{}
 	// ctx is the parent of every delivery; cancel aborts them all.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -133,6 +138,7 @@ type webhookJob struct {
 	botName   string
 	ownerID   UserID // zero: no owner to notify
 	service   BotService
+	url       *url.URL // service.BaseURL, parsed by the first attempt
 	messageID MessageID
 	link      string // link to the triggering message, for the owner notice
 	command   string // the triggering message's raw content
@@ -201,17 +207,37 @@ func (d *webhookDispatcher) shutdown(ctx context.Context) error {
 	return err
 }
 
-// work runs deliveries until the queue is closed and drained.
+// work runs deliveries until the queue is closed and drained. A delivery whose
+// first attempt times out or cannot connect continues in a goroutine of its own
+// (at most QueueSize of them at once; beyond that the worker retries itself),
+// so one unreachable integration does not hold a worker through its retries.
 func (d *webhookDispatcher) work() {
 	for job := range d.queue {
-		out := d.deliver(d.ctx, job)
-		if out.aborted {
-			d.s.log.WarnContext(d.ctx, "chatcore: outgoing webhook abandoned at shutdown",
-				"bot_id", job.botID, "message_id", job.messageID, "url", job.service.BaseURL)
-			continue
+		out, retryErr := d.first(d.ctx, job)
+		if retryErr != nil {
+			select {
+			case d.retrySlots <- struct{}{}:
+				d.wg.Go(func() {
+					defer func() { <-d.retrySlots }()
+					d.finish(job, d.retry(d.ctx, job, retryErr))
+				})
+				continue
+			default:
+				out = d.retry(d.ctx, job, retryErr)
+			}
 		}
-		d.s.applyWebhookOutcome(d.ctx, job, out)
+		d.finish(job, out)
 	}
+}
+
+// finish posts what out calls for, unless the delivery was abandoned.
+func (d *webhookDispatcher) finish(job *webhookJob, out webhookOutcome) {
+	if out.aborted {
+		d.s.log.WarnContext(d.ctx, "chatcore: outgoing webhook abandoned at shutdown",
+			"bot_id", job.botID, "message_id", job.messageID, "url", job.service.BaseURL)
+		return
+	}
+	d.s.applyWebhookOutcome(d.ctx, job, out)
 }
 
 // The failure texts of Zulip's outgoing-webhook worker.
@@ -226,60 +252,78 @@ const (
 // errTooManyRedirects is returned by the redirect policy.
 var errTooManyRedirects = errors.New("too many redirects")
 
-// deliver runs the attempts of job and decides the outcome.
-func (d *webhookDispatcher) deliver(ctx context.Context, job *webhookJob) webhookOutcome {
+// first makes the first attempt of job. It returns the outcome, or, when the
+// attempt timed out or could not connect, the error to retry after.
+func (d *webhookDispatcher) first(ctx context.Context, job *webhookJob) (webhookOutcome, error) {
+	if ctx.Err() != nil {
+		return webhookOutcome{aborted: true}, nil
+	}
 	if job.slackDM {
-		return webhookOutcome{failure: webhookSlackNoDMs}
+		return webhookOutcome{failure: webhookSlackNoDMs}, nil
 	}
 	u, err := url.Parse(job.service.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		if err == nil {
 			err = fmt.Errorf("unsupported URL %q", job.service.BaseURL)
 		}
-		return exceptionOutcome(job, "InvalidURL", err)
+		return exceptionOutcome(job, "InvalidURL", err), nil
 	}
-	var lastErr error
-	timedOut := false
-	for attempt := 0; attempt <= d.opts.MaxRetries; attempt++ {
-		if attempt > 0 {
-			t := time.NewTimer(d.opts.RetryDelay)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return webhookOutcome{aborted: true}
-			case <-t.C:
-			}
-		}
-		status, body, err := d.post(ctx, u, job)
-		if err == nil {
-			return responseOutcome(job, status, body)
-		}
-		if ctx.Err() != nil {
+	job.url = u
+	return d.attempt(ctx, job, 1)
+}
+
+// retry makes the remaining attempts of job after a first one failed with
+// firstErr, pausing RetryDelay before each, and decides the outcome.
+func (d *webhookDispatcher) retry(ctx context.Context, job *webhookJob, firstErr error) webhookOutcome {
+	lastErr := firstErr
+	for n := 2; n <= d.opts.MaxRetries+1; n++ {
+		t := time.NewTimer(d.opts.RetryDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
 			return webhookOutcome{aborted: true}
+		case <-t.C:
 		}
-		switch {
-		case errors.Is(err, errWebhookBlocked):
-			// Zulip's egress proxy answers such requests with 407.
-			d.s.log.WarnContext(ctx, "chatcore: outgoing webhook refused: private or disallowed address",
-				"bot_id", job.botID, "url", job.service.BaseURL, "err", err)
-			return webhookOutcome{
-				failure: "Third party responded with 407",
-				notify:  true, notice: webhookPrivateNetwork,
-			}
-		case errors.Is(err, errTooManyRedirects):
-			return exceptionOutcome(job, "TooManyRedirects", err)
+		out, err := d.attempt(ctx, job, n)
+		if err == nil {
+			return out
 		}
-		lastErr, timedOut = err, isTimeout(err)
-		d.s.log.InfoContext(ctx, "chatcore: outgoing webhook attempt failed",
-			"bot_id", job.botID, "url", job.service.BaseURL, "attempt", attempt+1, "err", err)
+		lastErr = err
 	}
 	d.s.log.WarnContext(ctx, "chatcore: outgoing webhook gave up", "bot_id", job.botID,
 		"url", job.service.BaseURL, "attempts", d.opts.MaxRetries+1, "err", lastErr)
 	notice := webhookConnectionError
-	if timedOut {
+	if isTimeout(lastErr) {
 		notice = fmt.Sprintf("Request timed out after %s.", secondsText(d.opts.Timeout))
 	}
 	return webhookOutcome{failure: webhookUnavailable, notify: true, notice: notice}
+}
+
+// attempt makes attempt number n of job. It returns the outcome, or the error
+// of an attempt that timed out or could not connect, which may be retried.
+func (d *webhookDispatcher) attempt(ctx context.Context, job *webhookJob, n int) (webhookOutcome, error) {
+	status, body, err := d.post(ctx, job.url, job)
+	if err == nil {
+		return responseOutcome(job, status, body), nil
+	}
+	if ctx.Err() != nil {
+		return webhookOutcome{aborted: true}, nil
+	}
+	switch {
+	case errors.Is(err, errWebhookBlocked):
+		// Zulip's egress proxy answers such requests with 407.
+		d.s.log.WarnContext(ctx, "chatcore: outgoing webhook refused: private or disallowed address",
+			"bot_id", job.botID, "url", job.service.BaseURL, "err", err)
+		return webhookOutcome{
+			failure: "Third party responded with 407",
+			notify:  true, notice: webhookPrivateNetwork,
+		}, nil
+	case errors.Is(err, errTooManyRedirects):
+		return exceptionOutcome(job, "TooManyRedirects", err), nil
+	}
+	d.s.log.InfoContext(ctx, "chatcore: outgoing webhook attempt failed",
+		"bot_id", job.botID, "url", job.service.BaseURL, "attempt", n, "err", err)
+	return webhookOutcome{}, err
 }
 
 // post makes one attempt and returns the status and (size-limited) body.

@@ -825,3 +825,29 @@ func TestWebhookInvalidURL(t *testing.T) {
 	is.Equal(len(toOwner), 1)                                                                                                                                        // the owner is told
 	is.True(strings.Contains(toOwner[0].Content, "an exception of type InvalidURL occurred:\n```\n"))                                                                // with the error
 }
+
+func TestWebhookRetriesDoNotHoldWorkers(t *testing.T) {
+	is := is.New(t)
+	var slowAttempts atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowAttempts.Add(1)
+		io.ReadAll(r.Body)
+		<-r.Context().Done() // never answers: every attempt times out
+	}))
+	t.Cleanup(slow.Close)
+	attemptsSeen := make(chan int32, 1)
+	fastSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attemptsSeen <- slowAttempts.Load()
+		io.WriteString(w, `{"response_not_required": true}`)
+	}))
+	t.Cleanup(fastSrv.Close)
+	o := fast()
+	o.Workers, o.Timeout = 1, 500*time.Millisecond
+	w := newWHWorld(t, o, whServices{whEcho: generic(slow.URL), whSecond: generic(fastSrv.URL)})
+	w.sendChannel(t, whMember, "t", "@**Echo Bot** are you there?")
+	w.sendChannel(t, whMember, "t", "@**Second Bot** and you?")
+	seen := <-attemptsSeen
+	w.drain(t)
+	is.True(seen < 4)                       // the second bot was called while the first was still being retried
+	is.Equal(slowAttempts.Load(), int32(4)) // the unreachable bot still got all its attempts
+}
