@@ -31,7 +31,9 @@ import (
 // against: an owner (11), an administrator (12), a member (14) with a generic
 // bot (31), a guest (15), a public channel 61 and a private one 62, a group, a
 // linkifier, and messages of every kind from the member and the bot (some with
-// reactions). A second realm (2) exists so that its ids can be mixed in.
+// reactions), scheduled messages and a reminder due shortly before
+// fzDeliveryTime, and a draft. A second realm (2) exists so that its ids can
+// be mixed in.
 const fzWorldJSON = `{"realms": [
  {"id": 1, "string_id": "acme", "name": "Acme",
   "users": [
@@ -59,7 +61,14 @@ const fzWorldJSON = `{"realms": [
    {"id": 106, "sender_id": 31, "to": [14], "content": "bot direct", "timestamp": 1767261605},
    {"id": 107, "sender_id": 15, "channel_id": 61, "topic": "lunch", "content": "guest's #12", "timestamp": 1767261606}
   ],
-  "linkifiers": [{"id": 4001, "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example/issues/{id}"}]
+  "linkifiers": [{"id": 4001, "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example/issues/{id}"}],
+  "scheduled_messages": [
+   {"id": 2001, "sender_id": 14, "channel_id": 61, "topic": "later", "content": "ping #12", "scheduled_delivery_timestamp": 1767261900},
+   {"id": 2002, "sender_id": 14, "to": [15], "content": "dm later", "scheduled_delivery_timestamp": 1767261930},
+   {"id": 2003, "sender_id": 12, "channel_id": 61, "topic": "far", "content": "not yet", "scheduled_delivery_timestamp": 1893456000}
+  ],
+  "reminders": [{"id": 3001, "user_id": 14, "message_id": 101, "note": "bring cash", "scheduled_delivery_timestamp": 1767261960}],
+  "drafts": [{"id": 5001, "user_id": 14, "channel_id": 61, "topic": "x", "content": "draft text"}]
  },
  {"id": 2, "string_id": "globex", "name": "Globex",
   "users": [{"id": 21, "email": "gina@globex.test", "full_name": "Gina Globex", "role": "owner", "api_key": "fzGlobex000000000000000000000000"}],
