@@ -766,7 +766,7 @@ func fzParseRune(digits string, base int) rune {
 		case c >= '0' && c <= '9':
 			d = c - '0'
 		case base == 16 && c|0x20 >= 'a' && c|0x20 <= 'f':
-			d = c|0x20 - 'a' + 10
+			d = c | 0x20 - 'a' + 10
 		default:
 			return -1
 		}
