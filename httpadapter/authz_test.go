@@ -303,9 +303,9 @@ func authzCases() []authzCase {
 			want: always(ok200),
 			check: func(t *testing.T, r authzRole, res *response) {
 				is := is.New(t)
-				is.Equal(num(t, res.body["user_id"]), r.self)                                        // the caller's own state
-				is.Equal(listIDs(t, res, "realm_linkifiers", "id"), linkifierIDs[r.realm])           // the caller's realm's linkifiers only
-				is.Equal(listIDs(t, res, "reminders", "reminder_id"), []int64{3000 + r.self})        // the caller's reminders only
+				is.Equal(num(t, res.body["user_id"]), r.self)                                           // the caller's own state
+				is.Equal(listIDs(t, res, "realm_linkifiers", "id"), linkifierIDs[r.realm])              // the caller's realm's linkifiers only
+				is.Equal(listIDs(t, res, "reminders", "reminder_id"), []int64{3000 + r.self})           // the caller's reminders only
 				is.Equal(listIDs(t, res, "scheduled_messages", "scheduled_message_id"), scheduledOf(r)) // the caller's scheduled messages only
 			},
 		},
