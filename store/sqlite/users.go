@@ -116,7 +116,13 @@ func (t *tx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User,
 	var where []string
 	var args []any
 	if f.RealmID != 0 {
-		where, args = append(where, "realm_id = ?"), append(args, f.RealmID)
+		// With explicit ids the primary key drives the query; "+" keeps the
+		// planner from scanning the realm's index instead.
+		realm := "realm_id = ?"
+		if f.IDs != nil {
+			realm = "+realm_id = ?"
+		}
+		where, args = append(where, realm), append(args, f.RealmID)
 	}
 	if f.IDs != nil {
 		if len(f.IDs) == 0 {
