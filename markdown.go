@@ -87,6 +87,11 @@ func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, conte
 	return out, mentioned, strings.HasPrefix(content, "/me "), nil
 }
 
+// maxQuoteFenceDepth bounds how deeply ```quote blocks nest; deeper quote
+// fences are kept as code blocks, so hostile input cannot make the rewritten
+// source (and goldmark's work) grow quadratically.
+const maxQuoteFenceDepth = 8
+
 // expandQuoteFences rewrites Zulip's ```quote (or ~~~quote) blocks as Markdown
 // block quotes, leaving other fenced code blocks alone.
 func expandQuoteFences(content string) string {
@@ -94,36 +99,30 @@ func expandQuoteFences(content string) string {
 		return content
 	}
 	lines := strings.Split(content, "\n")
-	var out []string
+	out := make([]string, 0, len(lines))
 	var fences []string // open fences; quote fences are marked with a leading ">"
+	depth := 0          // open quote fences
 	for _, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		fence, info := splitFence(trimmed)
-		depth := 0
-		for _, f := range fences {
-			if strings.HasPrefix(f, ">") {
-				depth++
-			}
-		}
+		fence, info := splitFence(strings.TrimSpace(line))
 		prefix := strings.Repeat("> ", depth)
 		switch {
 		case fence != "" && len(fences) > 0 && info == "" && strings.TrimPrefix(fences[len(fences)-1], ">") == fence:
 			closing := fences[len(fences)-1]
 			fences = fences[:len(fences)-1]
 			if strings.HasPrefix(closing, ">") {
-				out = append(out, strings.Repeat("> ", depth-1))
+				depth--
+				out = append(out, strings.Repeat("> ", depth))
 				continue
 			}
 			out = append(out, prefix+line)
-		case fence != "" && info == "quote" && !inCodeFence(fences):
+		case fence != "" && info == "quote" && !inCodeFence(fences) && depth < maxQuoteFenceDepth:
 			fences = append(fences, ">"+fence)
+			depth++
 			out = append(out, prefix)
 		case fence != "":
-			if inCodeFence(fences) {
-				out = append(out, prefix+line)
-				continue
+			if !inCodeFence(fences) {
+				fences = append(fences, fence)
 			}
-			fences = append(fences, fence)
 			out = append(out, prefix+line)
 		default:
 			out = append(out, prefix+line)

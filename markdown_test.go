@@ -257,3 +257,22 @@ func TestRenderChannelLinks(t *testing.T) {
 		})
 	}
 }
+
+func TestRenderQuoteNestingIsBounded(t *testing.T) {
+	is := is.New(t)
+	e := newMxEnv(t)
+	got, _, _ := mxRender(t, e, strings.Repeat("```quote\n", 50)+"deep")
+	is.Equal(strings.Count(got, "<blockquote>"), 8) // deeper quote fences stay code blocks
+	is.True(strings.Contains(got, "deep"))          // the text is still there
+	two, _, _ := mxRender(t, e, "```quote\n```quote\ninner\n```\nouter\n```")
+	is.Equal(two, "<blockquote>\n<blockquote>\n<p>inner</p>\n</blockquote>\n<p>outer</p>\n</blockquote>") // nesting within the bound
+}
+
+func BenchmarkRenderNestedQuotes(b *testing.B) {
+	e := newMxEnv(b)
+	content := strings.Repeat("```quote\n", 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		mxRender(b, e, content)
+	}
+}
