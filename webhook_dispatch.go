@@ -76,15 +76,12 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 func WithWebhookDelivery(o WebhookOptions) Option {
 	return func(s *Service) {
 		o = o.withDefaults()
-		ctx, cancel := context.WithCancel(context.Background())
 		s.webhooks = &webhookDispatcher{
 			s:          s,
 			opts:       o,
 			client:     newWebhookClient(o),
 			queue:      make(chan *webhookJob, o.QueueSize),
 			retrySlots: make(chan struct{}, o.QueueSize),
-			ctx:        ctx,
-			cancel:     cancel,
 		}
 	}
 }
@@ -111,9 +108,8 @@ type webhookDispatcher struct {
 	queue  chan *webhookJob
 	// retrySlots bounds the deliveries retrying outside the workers.
 	retrySlots chan struct{}
-	// ctx is the parent of every delivery; cancel aborts them all.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// abort cancels the context of every delivery; set when the workers start.
+	abort context.CancelFunc
 
 	mu      sync.RWMutex // guards closed against close(queue)
 	closed  bool
@@ -171,8 +167,12 @@ func (d *webhookDispatcher) enqueue(ctx context.Context, job *webhookJob) bool {
 		return false
 	}
 	d.started.Do(func() {
+		// Deliveries outlive the request that triggered them: their context
+		// is cancelled only by Shutdown.
+		base, cancel := context.WithCancel(context.Background())
+		d.abort = cancel
 		for range d.opts.Workers {
-			d.wg.Go(d.work)
+			d.wg.Go(func() { d.work(base) })
 		}
 	})
 	select {
@@ -199,45 +199,54 @@ func (d *webhookDispatcher) shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = ctx.Err()
-		d.cancel()
+		d.abortAll()
 		<-done
 	}
-	d.cancel()
+	d.abortAll()
 	closeIdle(d.client)
 	return err
+}
+
+// abortAll cancels every running delivery. abort is written once, under d.mu's
+// read lock, by the first enqueue; shutdown has taken d.mu before calling
+// this, so it sees the write (or no workers were ever started).
+func (d *webhookDispatcher) abortAll() {
+	if d.abort != nil {
+		d.abort()
+	}
 }
 
 // work runs deliveries until the queue is closed and drained. A delivery whose
 // first attempt times out or cannot connect continues in a goroutine of its own
 // (at most QueueSize of them at once; beyond that the worker retries itself),
 // so one unreachable integration does not hold a worker through its retries.
-func (d *webhookDispatcher) work() {
+func (d *webhookDispatcher) work(ctx context.Context) {
 	for job := range d.queue {
-		out, retryErr := d.first(d.ctx, job)
+		out, retryErr := d.first(ctx, job)
 		if retryErr != nil {
 			select {
 			case d.retrySlots <- struct{}{}:
 				d.wg.Go(func() {
 					defer func() { <-d.retrySlots }()
-					d.finish(job, d.retry(d.ctx, job, retryErr))
+					d.finish(ctx, job, d.retry(ctx, job, retryErr))
 				})
 				continue
 			default:
-				out = d.retry(d.ctx, job, retryErr)
+				out = d.retry(ctx, job, retryErr)
 			}
 		}
-		d.finish(job, out)
+		d.finish(ctx, job, out)
 	}
 }
 
 // finish posts what out calls for, unless the delivery was abandoned.
-func (d *webhookDispatcher) finish(job *webhookJob, out webhookOutcome) {
+func (d *webhookDispatcher) finish(ctx context.Context, job *webhookJob, out webhookOutcome) {
 	if out.aborted {
-		d.s.log.WarnContext(d.ctx, "chatcore: outgoing webhook abandoned at shutdown",
+		d.s.log.WarnContext(ctx, "chatcore: outgoing webhook abandoned at shutdown",
 			"bot_id", job.botID, "message_id", job.messageID, "url", job.service.BaseURL)
 		return
 	}
-	d.s.applyWebhookOutcome(d.ctx, job, out)
+	d.s.applyWebhookOutcome(ctx, job, out)
 }
 
 // The failure texts of Zulip's outgoing-webhook worker.
