@@ -1,0 +1,273 @@
+package chatcore_test
+
+// Limits: oversized, malformed and hostile input gets a clear *chatcore.Error
+// (or Zulip's truncation), never an internal error or a hang. Durations of the
+// pathological cases are logged (-v), not asserted: speed belongs in
+// benchmarks, and a hang is caught by the test timeout.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+// limSend sends content to the general channel under topic as the member and
+// returns the stored message.
+func limSend(t *testing.T, svc *chatcore.Service, topic, content string) (*chatcore.Message, error) {
+	t.Helper()
+	id, err := svc.SendMessage(t.Context(), fzMember, chatcore.SendMessageRequest{
+		Type: "stream", To: new("general"), Topic: &topic, Content: content,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var m *chatcore.Message
+	err = svc.Store().View(t.Context(), func(tx chatcore.Tx) error {
+		var err error
+		m, err = tx.Message(t.Context(), id)
+		return err
+	})
+	return m, err
+}
+
+// limWantError checks err is a *chatcore.Error with the code and message.
+func limWantError(t *testing.T, err error, code chatcore.Code, msg string) {
+	t.Helper()
+	is := is.New(t)
+	e, ok := errors.AsType[*chatcore.Error](err)
+	is.True(ok)                            // a typed error
+	is.Equal(e.Msg, msg)                   // Zulip's message
+	is.Equal(e.Code, code)                 // Zulip's code
+	is.Equal(e.Kind, chatcore.KindInvalid) // a 400
+}
+
+func TestLimitTopicLength(t *testing.T) {
+	svc := fzService(t, memory.New())
+	for _, tt := range []struct {
+		name, topic, want string
+	}{
+		{"60 characters are kept", strings.Repeat("a", 60), strings.Repeat("a", 60)},
+		{"61 characters are cut", strings.Repeat("a", 61), strings.Repeat("a", 57) + "..."},
+		{"60 two-byte characters are kept", strings.Repeat("é", 60), strings.Repeat("é", 60)},
+		{"multibyte characters are cut whole", strings.Repeat("😀", 61), strings.Repeat("😀", 57) + "..."},
+		{"combining marks count as characters", strings.Repeat("e\u0301", 31), strings.Repeat("e\u0301", 28) + "e..."},
+		{"surrounding space does not count", "  " + strings.Repeat("b", 60) + "\t ", strings.Repeat("b", 60)},
+		{"a megabyte of topic", strings.Repeat("x", 1<<20), strings.Repeat("x", 57) + "..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			m, err := limSend(t, svc, tt.topic, "hello")
+			is.NoErr(err)                                   // an over-long topic is truncated, not refused
+			is.Equal(m.Topic, tt.want)                      // Zulip's truncation: 57 characters and "..."
+			is.True(utf8.RuneCountInString(m.Topic) <= 60)  // within the limit
+			is.Equal(m.TopicKey, chatcore.FoldKey(m.Topic)) // the key is that of the stored topic
+		})
+	}
+}
+
+func TestLimitContentLength(t *testing.T) {
+	svc := fzService(t, memory.New())
+	const marker = "\n[message truncated]"
+	for _, tt := range []struct {
+		name, content string
+		truncated     bool
+	}{
+		{"10,000 bytes are kept", strings.Repeat("a", 10000), false},
+		{"10,001 bytes are cut", strings.Repeat("a", 10001), true},
+		{"multibyte content at the boundary", strings.Repeat("é", 5001), true},
+		{"four-byte characters at the boundary", "ab" + strings.Repeat("😀", 2500), true},
+		{"a megabyte of content", strings.Repeat("word ", 1<<18), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			m, err := limSend(t, svc, "limits", tt.content)
+			is.NoErr(err)                                                // over-long content is truncated, not refused
+			is.True(len(m.Content) <= 10000)                             // at most MaxMessageLength bytes
+			is.True(utf8.ValidString(m.Content))                         // no UTF-8 sequence is split
+			is.Equal(strings.HasSuffix(m.Content, marker), tt.truncated) // the marker shows the cut
+			if tt.truncated {
+				is.True(strings.HasPrefix(tt.content, strings.TrimSuffix(m.Content, marker))) // the kept part is the start of the content
+				is.True(len(m.Content) > 10000-4)                                             // and as long as fits
+			} else {
+				is.Equal(m.Content, tt.content) // content within the limit is kept as sent
+			}
+		})
+	}
+}
+
+func TestLimitBadBytes(t *testing.T) {
+	svc := fzService(t, memory.New())
+	for _, tt := range []struct {
+		name, topic, content string
+		msg                  string
+	}{
+		{"NUL in content", "t", "a\x00b", "Message must not contain null bytes"},
+		{"only a NUL", "t", "\x00", "Message must not contain null bytes"},
+		{"invalid UTF-8 in content", "t", "a\xffb", "Message must be valid UTF-8"},
+		{"truncated UTF-8 sequence in content", "t", "abc\xe2\x82", "Message must be valid UTF-8"},
+		{"UTF-16 surrogate encoded in content", "t", "a\xed\xa0\x80", "Message must be valid UTF-8"},
+		{"NUL in topic", "a\x00b", "hi", "Invalid character in topic, at position 2!"},
+		{"control character in topic", "ab\x07", "hi", "Invalid character in topic, at position 3!"},
+		{"invalid UTF-8 in topic", "a\xff", "hi", "Topic must be valid UTF-8"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := limSend(t, svc, tt.topic, tt.content)
+			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+		})
+	}
+}
+
+// limNested returns v wrapped in depth JSON arrays.
+func limNested(depth int, v string) string {
+	return strings.Repeat("[", depth) + v + strings.Repeat("]", depth)
+}
+
+func TestLimitNestedJSONParams(t *testing.T) {
+	for _, tt := range []struct {
+		name, param, value, msg string
+	}{
+		{"target_users at the depth bound", "target_users",
+			`{"user_ids": ` + limNested(31, "") + `, "skip_if_already_edited": true}`, `target_users["user_ids"][0] is not an integer`},
+		{"target_users past the depth bound", "target_users",
+			`{"user_ids": ` + limNested(32, "") + `, "skip_if_already_edited": true}`, "target_users is nested too deeply"},
+		{"a million levels", "target_users", limNested(1_000_000, ""), "target_users is nested too deeply"},
+		{"a million unclosed levels", "target_users", strings.Repeat(`{"a":`, 200_000), "target_users is nested too deeply"},
+		{"nesting inside strings does not count", "target_users", `{"user_ids": "` + strings.Repeat("[", 1000) + `", "skip_if_already_edited": true}`,
+			`target_users["user_ids"] is not a list`},
+		{"a deep boolean", "enter_sends", limNested(100_000, "true"), "enter_sends is nested too deeply"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			var req chatcore.SettingsUpdate
+			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
+			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
+			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+		})
+	}
+	t.Run("deactivation actions", func(t *testing.T) {
+		var req chatcore.DeactivateUserRequest
+		_, err := chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + limNested(500, "true") + `}`}}, &req)
+		limWantError(t, err, chatcore.CodeBadRequest, "actions is nested too deeply")
+	})
+}
+
+func TestLimitNestedFixture(t *testing.T) {
+	for _, depth := range []int{100, 10_000, 1_000_000} {
+		t.Run(fmt.Sprint(depth), func(t *testing.T) {
+			is := is.New(t)
+			svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(fzHasher{}))
+			data := `{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": ` + limNested(depth, "") + `}]}`
+			start := time.Now()
+			err := svc.LoadFixture(t.Context(), strings.NewReader(data))
+			t.Logf("%d levels refused in %v", depth, time.Since(start))
+			e, ok := errors.AsType[*chatcore.Error](err)
+			is.True(ok)                               // a typed error
+			is.Equal(e.Code, chatcore.CodeBadRequest) // BAD_REQUEST
+			is.True(e.Msg != "")                      // saying what is wrong
+			empty, err := svc.IsEmpty(t.Context())
+			is.NoErr(err)
+			is.True(empty) // nothing was written
+		})
+	}
+}
+
+func TestLimitTargetUsersCount(t *testing.T) {
+	svc := fzService(t, memory.New())
+	ids := func(n int, first chatcore.UserID) string {
+		var b strings.Builder
+		b.WriteString(`{"skip_if_already_edited": false, "user_ids": [`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, first+chatcore.UserID(i))
+		}
+		b.WriteString("]}")
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name  string
+		value string
+		msg   string // "" for success
+	}{
+		// Known ids repeated many times: accepted, each user set once.
+		{"100,000 copies of known ids", `{"skip_if_already_edited": false, "user_ids": [` +
+			strings.TrimSuffix(strings.Repeat("14,15,", 50_000), ",") + `]}`, ""},
+		// Unknown ids: the first unknown one is named.
+		{"100,000 unknown ids", ids(100_000, 1_000_000), "Invalid user ID: 1000000"},
+		{"another realm's user", `{"skip_if_already_edited": false, "user_ids": [14, 15, 21, 16]}`, "Invalid user ID: 21"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			var req chatcore.SettingsUpdate
+			_, err := chatcore.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
+			is.NoErr(err) // a long list decodes
+			start := time.Now()
+			err = svc.UpdateSettings(context.Background(), fzAdmin, req)
+			t.Logf("%d bytes of target_users handled in %v", len(tt.value), time.Since(start))
+			if tt.msg == "" {
+				is.NoErr(err) // the bulk edit succeeds
+				return
+			}
+			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+		})
+	}
+}
+
+func TestLimitPathologicalMarkdown(t *testing.T) {
+	svc := fzService(t, memory.New())
+	for _, tt := range []struct{ name, content string }{
+		{"nested quotes", strings.Repeat("> ", 4999) + "x"},
+		{"nested lists", strings.Repeat("- ", 4999) + "x"},
+		{"open brackets", strings.Repeat("[", 10000)},
+		{"link openers", strings.Repeat("[a](", 2500)},
+		{"emphasis runs", strings.Repeat("*a", 5000)},
+		{"backticks", strings.Repeat("`", 5000) + "x" + strings.Repeat("``", 2499)},
+		{"mentions", strings.Repeat("@**", 3333)},
+		{"linkifier matches", strings.Repeat("#1 ", 3333)},
+		{"quote fences", strings.Repeat("```quote\n", 1111)},
+		{"table cells", "|" + strings.Repeat("a|", 2000) + "\n|" + strings.Repeat("-|", 2000) + "\n" + strings.Repeat("|", 1000)},
+		{"html entities", strings.Repeat("&#x1F600;", 1111)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			start := time.Now()
+			m, err := limSend(t, svc, "markdown", tt.content)
+			t.Logf("%d bytes sent and rendered in %v", len(tt.content), time.Since(start))
+			is.NoErr(err)                                // the message is sent
+			is.True(utf8.ValidString(m.RenderedContent)) // and rendered to valid UTF-8
+			fzCheckHTML(t, tt.content, m.RenderedContent)
+		})
+	}
+}
+
+func TestLimitDeactivationComment(t *testing.T) {
+	for _, tt := range []struct {
+		name, comment, msg string
+	}{
+		{"2000 characters", strings.Repeat("ü", 2000), ""},
+		{"2000 characters plus space", "  " + strings.Repeat("ü", 2000) + "\n", ""},
+		{"2001 characters", strings.Repeat("ü", 2001), "deactivation_notification_comment is too long (limit: 2000 characters)"},
+		{"a megabyte", strings.Repeat("x", 1<<20), "deactivation_notification_comment is too long (limit: 2000 characters)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			svc := fzService(t, memory.New(), chatcore.WithLogger(fltDiscardLogger))
+			err := svc.DeactivateUser(t.Context(), fzOwner, fzMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
+			if tt.msg == "" {
+				is.NoErr(err) // accepted
+				return
+			}
+			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+		})
+	}
+}
