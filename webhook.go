@@ -240,8 +240,19 @@ func (s *Service) messageLink(m *Message, streamName string) string {
 // hashEncode encodes a narrow operand the way the web app does: percent
 // encoding with "." standing in for "%".
 func hashEncode(s string) string {
-	e := strings.ReplaceAll(url.PathEscape(s), ".", "%2E")
-	return strings.ReplaceAll(e, "%", ".")
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('.')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }
 
 // applyWebhookOutcome posts what a finished delivery calls for, as the bot: the
@@ -255,6 +266,11 @@ func (s *Service) applyWebhookOutcome(ctx context.Context, job *webhookJob, out 
 			return
 		}
 		e, ok := errors.AsType[*Error](err)
+		if ok && e.Code == CodeUnauthorized {
+			// The bot was deactivated (or deleted) meanwhile: it can post nothing.
+			s.log.WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", job.botID, "message_id", job.messageID)
+			return
+		}
 		if !ok {
 			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", job.botID, "message_id", job.messageID, "err", err)
 			return

@@ -851,3 +851,28 @@ func TestWebhookRetriesDoNotHoldWorkers(t *testing.T) {
 	is.True(seen < 4)                       // the second bot was called while the first was still being retried
 	is.Equal(slowAttempts.Load(), int32(4)) // the unreachable bot still got all its attempts
 }
+
+func TestWebhookBotDeactivatedBeforeReply(t *testing.T) {
+	is := is.New(t)
+	var w *whWorld
+	deactivated := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		deactivated <- w.store.Update(r.Context(), func(tx chatcore.Tx) error {
+			u, err := tx.User(r.Context(), whEcho)
+			if err != nil {
+				return err
+			}
+			u.IsActive = false
+			return tx.UpdateUser(r.Context(), u)
+		})
+		io.WriteString(rw, `{"content": "too late"}`)
+	}))
+	t.Cleanup(srv.Close)
+	w = newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
+	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** quick")
+	w.drain(t)
+	is.NoErr(<-deactivated)                                                      // the bot was deactivated while answering
+	is.Equal(len(w.messagesAfter(t, id)), 0)                                     // a deactivated bot posts nothing
+	is.True(strings.Contains(w.logs.String(), "outgoing webhook reply dropped")) // logged instead
+}
