@@ -61,6 +61,8 @@ type config struct {
 	seed         string
 	mailDir      string
 	deliverEvery time.Duration
+	// rateLimit is the requests per minute each user may make (0: unlimited).
+	rateLimit int
 	// webhookAllowPrivate lets outgoing webhooks reach loopback and private
 	// addresses (for bots running next to the server during development).
 	webhookAllowPrivate bool
@@ -75,6 +77,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
 	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
+	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -84,6 +87,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	}
 	if c.deliverEvery <= 0 {
 		return c, errors.New("-deliver-every must be positive")
+	}
+	if c.rateLimit < 0 {
+		return c, errors.New("-rate-limit must not be negative")
 	}
 	return c, nil
 }
@@ -128,12 +134,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
+	adapterOpts := httpadapter.Options{Logger: logger, ExternalURL: base}
+	if cfg.rateLimit > 0 {
+		adapterOpts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rateLimit, Per: time.Minute}
+	}
 	srv := &http.Server{
-		Handler: httpadapter.New(svc, httpadapter.Options{
-			Logger:      logger,
-			ExternalURL: base,
-			RateLimit:   &httpadapter.RateLimit{Requests: 200, Per: time.Minute},
-		}),
+		Handler:           httpadapter.New(svc, adapterOpts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		// Topic deletion may work for up to 50 s before answering.

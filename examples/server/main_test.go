@@ -455,3 +455,16 @@ func TestSIGTERM(t *testing.T) {
 		t.Fatal("not stopped within 5 s of SIGTERM")
 	}
 }
+
+func TestRateLimitFlag(t *testing.T) {
+	is := is.New(t)
+	s := start(t, "-db", filepath.Join(t.TempDir(), "rl.db"), "-rate-limit", "2")
+	for range 2 {
+		status, _ := s.call(t, "GET", "/users/me", demoOwner, demoOwnerKey, nil)
+		is.Equal(status, 200) // within the limit
+	}
+	status, body := s.call(t, "GET", "/users/me", demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 429)                    // over the limit
+	is.Equal(body["code"], "RATE_LIMIT_HIT") // Zulip's code
+	is.Equal(body["retry-after"], 30.0)      // 2 per minute: one back every 30 s
+}
