@@ -30,11 +30,11 @@ const DefaultMaxBodyBytes = 1 << 20
 type Options struct {
 	// Logger receives internal errors (default slog.Default()).
 	Logger *slog.Logger
-	// MaxBodyBytes limits request bodies; larger ones are refused with 413
-	// (default DefaultMaxBodyBytes).
+	// MaxBodyBytes limits request bodies; larger ones are refused with 413.
+	// Zero or negative means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// RateLimit, when non-nil, limits each authenticated user's requests;
-	// excess requests get 429 RATE_LIMIT_HIT.
+	// RateLimit, when non-nil (with positive Requests and Per), limits each
+	// authenticated user's requests; excess requests get 429 RATE_LIMIT_HIT.
 	RateLimit *RateLimit
 	// ExternalURL is the server's base URL as clients reach it, reported as
 	// realm_url (default "http://127.0.0.1:9991"). Give the Service the same
@@ -74,7 +74,10 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 		opts:    opts,
 		log:     cmp.Or(opts.Logger, slog.Default()),
 		mux:     http.NewServeMux(),
-		maxBody: cmp.Or(opts.MaxBodyBytes, DefaultMaxBodyBytes),
+		maxBody: opts.MaxBodyBytes,
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
 	}
 	if h.opts.ExternalURL == "" {
 		h.opts.ExternalURL = "http://127.0.0.1:9991"
