@@ -1,0 +1,132 @@
+// Command loadtest is a bounded load test of chatcore's example server set-up:
+// it starts the HTTP adapter over a SQLite database in a temporary directory,
+// listening on 127.0.0.1 port 0 (loopback only), sends a fixed number of
+// requests from many concurrent clients, checks the result and stops.
+//
+//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-db FILE]
+//
+// The clients mix message sends, topic deletions, settings updates, reminder
+// creations and listings, and message reads. The run fails (exit status 1)
+// when any response is a 5xx or anything other than 200 (429 too, when
+// -rate-limit is set), when "database is locked" or SQLITE_BUSY appears in
+// any response or log line, or when the final state disagrees with what the
+// clients did: the messages present must be exactly those sent minus those the
+// topic deletions reported deleted, every client's reminders must be listed,
+// and every client's settings must be the last ones it set. It prints the
+// status counts, throughput and latency percentiles (p50/p90/p99/max) per
+// operation.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+// config holds the command-line settings.
+type config struct {
+	requests int    // total requests sent by the clients
+	clients  int    // concurrent clients
+	seed     int64  // seed of the clients' random choices
+	rate     int    // per-user requests per minute, 0 for no rate limit
+	db       string // database file ("" for one in a temporary directory)
+}
+
+func parseFlags(args []string, out io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.IntVar(&c.requests, "n", 5000, "number of requests to send")
+	fs.IntVar(&c.clients, "c", 16, "number of concurrent clients (each acts as its own user)")
+	fs.Int64Var(&c.seed, "seed", 1, "seed of the clients' random choices")
+	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
+	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case c.requests < 1:
+		return c, errors.New("-n must be at least 1")
+	case c.clients < 1 || c.clients > maxClients:
+		return c, fmt.Errorf("-c must be between 1 and %d", maxClients)
+	case c.rate < 0:
+		return c, errors.New("-rate-limit must not be negative")
+	}
+	return c, nil
+}
+
+// run starts the server, runs the load and the final checks, prints the
+// report to stdout and returns an error when any check failed.
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	cfg, err := parseFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	if cfg.db == "" {
+		dir, err := os.MkdirTemp("", "chatcore-loadtest-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.db = dir + string(os.PathSeparator) + "load.db"
+	} else if _, err := os.Stat(cfg.db); err == nil {
+		return fmt.Errorf("-db %s already exists; the load test needs a new database", cfg.db)
+	}
+	srv, err := startServer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+
+	res, err := drive(ctx, srv, cfg)
+	if err != nil {
+		return err
+	}
+	problems := verify(ctx, srv, res, cfg)
+	if busy := srv.logs.count(busyMarkers...); busy > 0 {
+		problems = append(problems, fmt.Sprintf("%d log lines report SQLITE_BUSY / database is locked", busy))
+	}
+	if internal := srv.logs.count("internal error"); internal > 0 {
+		problems = append(problems, fmt.Sprintf("%d internal errors logged", internal))
+	}
+	res.print(stdout, cfg)
+	if len(problems) > 0 {
+		fmt.Fprintln(stdout, "FAILED:")
+		for _, p := range problems {
+			fmt.Fprintln(stdout, "  -", p)
+		}
+		if logs := srv.logs.String(); logs != "" {
+			fmt.Fprintf(stdout, "server log:\n%s", tail(logs, 4000))
+		}
+		return fmt.Errorf("%d checks failed", len(problems))
+	}
+	fmt.Fprintln(stdout, "OK: no 5xx, no SQLITE_BUSY, final state consistent")
+	return nil
+}
+
+// tail returns at most the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "...\n" + s[len(s)-n:]
+}
