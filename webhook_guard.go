@@ -70,12 +70,19 @@ func webhookDialControl(network, address string, _ syscall.RawConn) error {
 // proxy environment variables (a proxy would hide the real destination from
 // the guard) and follows at most webhookMaxRedirects redirects.
 func newWebhookClient(o WebhookOptions) *http.Client {
+	var control func(network, address string, c syscall.RawConn) error
+	if !o.AllowPrivate {
+		control = webhookDialControl
+	}
+	return newGuardedClient(o, control)
+}
+
+// newGuardedClient is newWebhookClient with the dialer's Control function
+// given (nil: no address checks).
+func newGuardedClient(o WebhookOptions, control func(network, address string, c syscall.RawConn) error) *http.Client {
 	rt := o.Transport
 	if rt == nil {
-		d := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}
-		if !o.AllowPrivate {
-			d.Control = webhookDialControl
-		}
+		d := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second, Control: control}
 		rt = &http.Transport{
 			Proxy:                 nil,
 			DialContext:           d.DialContext,

@@ -3,7 +3,11 @@ package chatcore_test
 import (
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -67,4 +71,25 @@ func TestWebhookDialControl(t *testing.T) {
 	d := net.Dialer{Control: chatcore.WebhookDialControlForTest}
 	_, err = d.DialContext(t.Context(), "tcp", "localhost:1")
 	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // refused by the guard, before any packet is sent
+}
+
+func TestWebhookRedirectToPrivateRefused(t *testing.T) {
+	is := is.New(t)
+	var reached atomic.Bool
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Store(true)
+	}))
+	t.Cleanup(private.Close)
+	public := httptest.NewServer(http.RedirectHandler(private.URL+"/admin", http.StatusTemporaryRedirect))
+	t.Cleanup(public.Close)
+	_, port, err := net.SplitHostPort(public.Listener.Addr().String())
+	is.NoErr(err) // the "public" server's port
+
+	client := chatcore.WebhookClientForTest(port)
+	res, err := client.Post(public.URL, "application/json", strings.NewReader(`{}`))
+	if res != nil {
+		res.Body.Close()
+	}
+	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // the redirect target is dialled through the guard and refused
+	is.True(!reached.Load())                                   // the private server never saw a request
 }
