@@ -67,12 +67,22 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 	return o
 }
 
-// WithWebhookDelivery turns on outgoing webhooks: after a message that
-// triggers an outgoing-webhook bot has committed, the Service POSTs the payload
-// to each of the bot's services from a pool of background workers and posts
-// the answer (or a failure notice) as the bot. Without this option no webhook
-// is ever sent. Workers start with the first delivery; call
-// [Service.Shutdown] to stop them.
+// WithWebhookDelivery turns on outgoing webhooks. After a message that
+// triggers an outgoing-webhook bot has committed (a channel message mentioning
+// it, or a direct message it takes part in; never a message sent by a bot),
+// the Service POSTs an [OutgoingWebhookPayload] (or, for services with the
+// "slack" interface, Slack's form fields) to each of the bot's services from a
+// pool of background workers, with User-Agent "ChatcoreOutgoingWebhook/" +
+// [Version]. What the integration answers decides what the bot posts, as in
+// Zulip: a 2xx JSON object's "content" (or deprecated "response_string") is
+// posted as the bot's reply in the same conversation; "response_not_required",
+// empty content or the JSON string "" post nothing; any other answer, a
+// refused address and, after the retries, a timeout or connection error make
+// the bot post "Failure! ..." there and send its owner a direct message that
+// says what went wrong. "widget_content" is ignored.
+//
+// Without this option no webhook is ever sent. Workers start with the first
+// delivery; call [Service.Shutdown] to stop them.
 func WithWebhookDelivery(o WebhookOptions) Option {
 	return func(s *Service) {
 		o = o.withDefaults()
