@@ -12,6 +12,12 @@
 // The schema lives in embedded migrations/NNNN_name.sql files, applied in order
 // at Open and recorded in PRAGMA user_version. Open refuses a database whose
 // version is newer than the code knows.
+//
+// Times are stored as INTEGER unix seconds: sub-second parts are dropped, and
+// times read back are in UTC (the zero time round-trips as the zero time).
+// Case-insensitive keys (topics, e-mail addresses, full names, channel names)
+// are stored folded with chatcore.FoldKey, because SQLite's lower() and NOCASE
+// fold only ASCII.
 package sqlite
 
 import (
@@ -47,6 +53,8 @@ var _ chatcore.Store = (*Store)(nil)
 type Store struct {
 	writer  *sql.DB
 	readers *sql.DB
+	// Prepared statements of each pool (see stmtCache).
+	writerStmts, readerStmts *stmtCache
 }
 
 type config struct {
@@ -125,7 +133,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	return &Store{writer: writer, readers: readers}, nil
+	return &Store{writer: writer, readers: readers,
+		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers)}, nil
 }
 
 // dsn returns the data source name of a writer or reader connection. Every
@@ -313,7 +322,7 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	return run(sqlTx, true, fn)
+	return run(ctx, sqlTx, s.readerStmts, true, fn)
 }
 
 // Update runs fn in a read-write IMMEDIATE transaction on the writer
@@ -324,13 +333,18 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 	if err != nil {
 		return fmt.Errorf("sqlite: begin update: %w", err)
 	}
-	return run(sqlTx, false, fn)
+	return run(ctx, sqlTx, s.writerStmts, false, fn)
 }
 
 // run calls fn and ends the transaction: commit on success (Update), rollback
 // on an error, on a panic (re-raised) and always for a View.
-func run(sqlTx *sql.Tx, readOnly bool, fn func(tx chatcore.Tx) error) (err error) {
-	t := &tx{tx: sqlTx, readOnly: readOnly}
+func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn func(tx chatcore.Tx) error) (err error) {
+	t := &tx{tx: sqlTx, readOnly: readOnly, cache: cache}
+	defer func() {
+		if len(t.misses) > 0 {
+			cache.add(ctx, t.misses) // the transaction has ended: the connection is free
+		}
+	}()
 	done := false
 	defer func() {
 		if !done {
@@ -354,10 +368,11 @@ func run(sqlTx *sql.Tx, readOnly bool, fn func(tx chatcore.Tx) error) (err error
 // Close runs PRAGMA optimize, then closes the reader pool and the writer. It
 // must not be called while transactions are running.
 func (s *Store) Close() error {
+	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
 	errR := s.readers.Close()
 	errW := s.writer.Close()
-	return errors.Join(errOpt, errR, errW)
+	return errors.Join(errS, errOpt, errR, errW)
 }
 
 // sqliteCode returns the SQLite result code of err, or 0 when err does not

@@ -21,6 +21,11 @@ var ErrReadOnly = errors.New("sqlite: write in a read-only transaction")
 type tx struct {
 	tx       *sql.Tx
 	readOnly bool
+	// cache holds the pool's prepared statements; misses collects the
+	// statements this transaction ran unprepared, for the cache to prepare
+	// once the transaction has ended.
+	cache  *stmtCache
+	misses []string
 }
 
 var _ chatcore.Tx = (*tx)(nil)
@@ -34,15 +39,37 @@ func (t *tx) writable() error {
 	return nil
 }
 
+// stmt returns the cached prepared statement for query bound to the
+// transaction, or nil (recording the miss).
+func (t *tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if t.cache == nil {
+		return nil
+	}
+	if st := t.cache.get(query); st != nil {
+		return t.tx.StmtContext(ctx, st)
+	}
+	t.misses = append(t.misses, query)
+	return nil
+}
+
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, query, args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, query, args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, query, args...)
 }
 
