@@ -130,6 +130,21 @@ func shared(mine, theirs string) func(r authzRole, k objKind) string {
 	}
 }
 
+// channelName resolves a channel by name: "general" exists in both realms,
+// "outside" only in other, "staff" only in acme.
+func channelName(r authzRole, k objKind) string {
+	switch k {
+	case objPeer:
+		return "general"
+	case objOtherRealm:
+		if r.realm == other {
+			return "staff"
+		}
+		return "outside"
+	}
+	return "nonexistent"
+}
+
 // fixed resolves objPeer to one id for every caller.
 func fixed(id string) func(authzRole, objKind) string {
 	return func(authzRole, objKind) string { return id }
@@ -168,6 +183,14 @@ type authzCase struct {
 	// public routes do not authenticate; readOnly cases share one server,
 	// every other cell gets a fresh one.
 	public, readOnly bool
+}
+
+// title names the case in subtest names.
+func (c authzCase) title() string {
+	if c.name == "" {
+		return c.route
+	}
+	return c.route + " (" + c.name + ")"
 }
 
 // adminOr gives non-administrators (bots included) the administrator error,
@@ -310,6 +333,24 @@ func authzCases() []authzCase {
 			},
 		},
 		settings("/settings"),
+		{
+			route: "PATCH /api/v1/settings", name: "target_users groups", kinds: realmKinds, obj: shared("51", "52"),
+			req: func(_ authzRole, id string) request {
+				return request{method: "PATCH", path: "/settings", enc: urlEncoded, params: params("color_scheme", "3",
+					"target_users", `{"group_ids":[`+id+`],"skip_if_already_edited":true}`)}
+			},
+			want: func(r authzRole, k objKind, id string) outcome {
+				switch {
+				case r.bot:
+					return notForBots
+				case !r.admin:
+					return mustBeAdmin
+				case k == objPeer:
+					return ok200
+				}
+				return badRequest("Invalid user group ID: " + id)
+			},
+		},
 		settings("/settings/display"),
 		settings("/settings/notifications"),
 		{
@@ -329,6 +370,19 @@ func authzCases() []authzCase {
 			},
 		},
 		sendTo("to a channel", "/messages"),
+		{
+			route: "POST /api/v1/messages", name: "to a channel by name", kinds: realmKinds, obj: channelName,
+			req: func(_ authzRole, name string) request {
+				return request{method: "POST", path: "/messages", enc: urlEncoded,
+					params: params("type", "stream", "to", name, "topic", "authz", "content", "hello")}
+			},
+			want: func(_ authzRole, k objKind, name string) outcome {
+				if k == objPeer {
+					return ok200
+				}
+				return outcome{400, "STREAM_DOES_NOT_EXIST", "Channel '" + name + "' does not exist"}
+			},
+		},
 		{
 			route: "POST /api/v1/messages", name: "direct message", kinds: allKinds, obj: owned(0),
 			req: func(_ authzRole, id string) request {
@@ -359,6 +413,46 @@ func authzCases() []authzCase {
 				for _, id := range listIDs(t, res, "messages", "id") {
 					is.True((id == 1021 || id == 1022) == (r.realm == other)) // only the caller's realm's messages
 					is.True(id != 1062 || r.admin)                            // the private channel only for its subscribers
+				}
+			},
+		},
+		{
+			route: "GET /api/v1/messages", name: "channel narrow by name", kinds: realmKinds, obj: channelName, readOnly: true,
+			req: func(_ authzRole, name string) request {
+				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",
+					"narrow", `[{"operator":"channel","operand":"`+name+`"}]`)}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objPeer {
+					return ok200
+				}
+				return badRequest("Invalid narrow operator: unknown channel")
+			},
+		},
+		{
+			route: "GET /api/v1/messages", name: "sender narrow", kinds: allKinds, obj: owned(0), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",
+					"narrow", `[{"operator":"sender","operand":`+id+`}]`)}
+			},
+			want: foundOr(badRequest("Invalid narrow operator: unknown user")),
+		},
+		{
+			route: "GET /api/v1/messages", name: "direct message narrow", kinds: allKinds, obj: owned(0), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",
+					"narrow", `[{"operator":"dm","operand":[`+id+`]}]`)}
+			},
+			want: func(_ authzRole, k objKind, id string) outcome {
+				if k == objOwn || k == objPeer {
+					return ok200
+				}
+				return badRequest("Invalid narrow operator: unknown user ID " + id)
+			},
+			check: func(t *testing.T, r authzRole, res *response) {
+				is := is.New(t)
+				for _, id := range listIDs(t, res, "messages", "id") {
+					is.True(id != 1090 || r.self == 12) // others' direct messages never show
 				}
 			},
 		},
@@ -452,6 +546,19 @@ func authzCases() []authzCase {
 			},
 		},
 		sendTo("to a channel", "/scheduled_messages", "scheduled_delivery_timestamp", future),
+		{
+			route: "POST /api/v1/scheduled_messages", name: "direct message", kinds: allKinds, obj: owned(0),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/scheduled_messages", enc: urlEncoded,
+					params: params("type", "direct", "to", "["+id+"]", "content", "later", "scheduled_delivery_timestamp", future)}
+			},
+			want: func(_ authzRole, k objKind, id string) outcome {
+				if k == objOwn || k == objPeer {
+					return ok200
+				}
+				return badRequest("Invalid user ID " + id)
+			},
+		},
 		{
 			route: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", kinds: allKinds, obj: owned(2000),
 			req: func(_ authzRole, id string) request {
@@ -623,11 +730,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	results := map[cellKey]cellResult{}
 	cells := 0
 	for ci, c := range cases {
-		name := c.route
-		if c.name != "" {
-			name += " (" + c.name + ")"
-		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(c.title(), func(t *testing.T) {
 			for _, r := range authzRoles {
 				for _, k := range c.kinds {
 					t.Run(r.name+"/"+k.String(), func(t *testing.T) {
@@ -680,7 +783,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			if !ok {
 				continue
 			}
-			t.Run(fmt.Sprintf("%s/%s", cases[key.c].route, key.role), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s", cases[key.c].title(), key.role), func(t *testing.T) {
 				is := is.New(t)
 				if theirs.res.status == 200 {
 					t.Fatalf("another realm's object was served: %s", theirs.res.raw)
@@ -692,6 +795,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			})
 			compared++
 		}
+		t.Logf("%d pairs compared", compared)
 		is.New(t).True(compared > 100) // every route with an object was compared
 	})
 }
