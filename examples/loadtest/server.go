@@ -84,7 +84,8 @@ type server struct {
 }
 
 // startServer starts the server the way examples/server does (SQLite store,
-// the HTTP adapter with the same http.Server timeouts, the delivery ticker),
+// outgoing webhooks on, the HTTP adapter with the same http.Server timeouts,
+// the delivery ticker, graceful shutdown),
 // but on 127.0.0.1 port 0, over a generated organization, with a recorder of
 // deletion events and without the rate limit unless cfg.rate is set.
 func startServer(ctx context.Context, cfg config) (*server, error) {
@@ -101,7 +102,8 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	}
 	base := "http://" + ln.Addr().String()
 	deleted := &deletions{ids: map[int64]bool{}}
-	svc := chatcore.New(store, chatcore.WithLogger(logger), chatcore.WithExternalURL(base), chatcore.WithEventSink(deleted))
+	svc := chatcore.New(store, chatcore.WithLogger(logger), chatcore.WithExternalURL(base), chatcore.WithEventSink(deleted),
+		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{}))
 	data, err := fixture(cfg.clients)
 	if err == nil {
 		err = svc.LoadFixture(ctx, bytes.NewReader(data))
@@ -156,6 +158,9 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 		}
 		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("serving", "err", err)
+		}
+		if err := svc.Shutdown(shutdownCtx); err != nil {
+			logger.Warn("outgoing webhooks cut short by shutdown", "err", err)
 		}
 		store.Close()
 	}
