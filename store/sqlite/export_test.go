@@ -27,3 +27,15 @@ func SettingColumn(setting string) (string, bool) {
 	c, ok := settingColumns[setting]
 	return c, ok && chatcore.IsSetting(setting)
 }
+
+// CachedStmts returns how many prepared statements the writer and reader
+// caches of s hold.
+func CachedStmts(s *Store) (writer, readers int) {
+	s.writerStmts.mu.RLock()
+	writer = len(s.writerStmts.stmts)
+	s.writerStmts.mu.RUnlock()
+	s.readerStmts.mu.RLock()
+	readers = len(s.readerStmts.stmts)
+	s.readerStmts.mu.RUnlock()
+	return writer, readers
+}

@@ -615,3 +615,26 @@ func TestConcurrentNoBusy(t *testing.T) {
 	})
 	is.NoErr(err) // final view
 }
+
+func TestStatementCache(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	ctx := context.Background()
+	w0, r0 := sqlite.CachedStmts(s)
+	is.Equal(w0+r0, 0) // a new store has no prepared statements
+	for i := range 3 {
+		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: fmt.Sprintf("r%d", i)})
+		})
+		err := s.View(ctx, func(tx chatcore.Tx) error {
+			r, err := tx.RealmByStringID(ctx, fmt.Sprintf("r%d", i))
+			is.NoErr(err)                               // the realm is found, through a cached statement after the first round
+			is.Equal(r.StringID, fmt.Sprintf("r%d", i)) // the right realm
+			return nil
+		})
+		is.NoErr(err) // view
+	}
+	w, r := sqlite.CachedStmts(s)
+	is.Equal(w, 1) // the insert was prepared once and reused
+	is.Equal(r, 1) // the lookup was prepared once and reused
+}
