@@ -15,7 +15,9 @@ import (
 )
 
 // verify checks the responses and the final state against what the clients
-// did and returns the problems found.
+// did and returns the problems found: statuses, busy errors, the exact set of
+// messages left in the load channel and its first_message_id, each client's
+// reminders and last settings.
 func verify(ctx context.Context, srv *server, res *results, cfg config) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -46,6 +48,26 @@ func verify(ctx context.Context, srv *server, res *results, cfg config) []string
 		}
 		if err := checkMessages(res.sent, deleted, present); err != nil {
 			add("%v", err)
+		}
+		// The channel's first_message_id must name its oldest message (zero
+		// when none is left), however sends and deletions interleaved.
+		var first chatcore.MessageID
+		err := srv.svc.Store().View(ctx, func(tx chatcore.Tx) error {
+			st, err := tx.Stream(ctx, loadChannel)
+			if err == nil {
+				first = st.FirstMessageID
+			}
+			return err
+		})
+		want := int64(0)
+		if len(present) > 0 {
+			want = present[0]
+		}
+		switch {
+		case err != nil:
+			add("reading the load channel: %v", err)
+		case int64(first) != want:
+			add("the load channel's first_message_id is %d, its oldest message %d", first, want)
 		}
 	}
 
