@@ -3,7 +3,7 @@
 // listening on 127.0.0.1 port 0 (loopback only), sends a fixed number of
 // requests from many concurrent clients, checks the result and stops.
 //
-//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-db FILE]
+//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE]
 //
 // The clients mix message sends, topic deletions, settings updates, reminder
 // creations and listings, and message reads. The run fails (exit status 1)
@@ -47,6 +47,7 @@ type config struct {
 	seed     int64  // seed of the clients' random choices
 	rate     int    // per-user requests per minute, 0 for no rate limit
 	db       string // database file ("" for one in a temporary directory)
+	batch    int    // topic deletion batch size (0: Zulip's 100)
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -57,6 +58,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.clients, "c", 16, "number of concurrent clients (each acts as its own user)")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the clients' random choices")
 	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
+	fs.IntVar(&c.batch, "batch", 0, "topic deletion batch size; small values make deletions take many batches, interleaved with sends (default: Zulip's 100)")
 	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -70,6 +72,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, fmt.Errorf("-c must be between 1 and %d", maxClients)
 	case c.rate < 0:
 		return c, errors.New("-rate-limit must not be negative")
+	case c.batch < 0:
+		return c, errors.New("-batch must not be negative")
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,23 @@ func TestSmallLoad(t *testing.T) {
 	}
 }
 
+// TestSmallBatches makes every topic deletion take several batches, each its
+// own transaction, while sends to the same topic go on: the accounting by
+// delete_message events must still match exactly.
+func TestSmallBatches(t *testing.T) {
+	is := is.New(t)
+	var out strings.Builder
+	err := run(t.Context(), []string{"-n", "400", "-c", "8", "-batch", "3"}, &out)
+	t.Log(out.String())
+	is.NoErr(err) // consistent with many small batches
+	events := regexp.MustCompile(`\((\d+) delete_message events\)`).FindStringSubmatch(out.String())
+	calls := regexp.MustCompile(`delete topic +(\d+) `).FindStringSubmatch(out.String())
+	is.True(events != nil && calls != nil) // both reported
+	e, _ := strconv.Atoi(events[1])
+	c, _ := strconv.Atoi(calls[1])
+	is.True(e > c) // more batches than calls: deletions really took several batches
+}
+
 // TestRateLimitedLoad turns the example server's per-user rate limit on with a
 // small budget: 429s appear and are the only non-200 answers, and the state is
 // still consistent (a refused request does nothing).
@@ -48,6 +66,7 @@ func TestFlags(t *testing.T) {
 		{"-c", "0"},
 		{"-c", "1001"},
 		{"-rate-limit", "-1"},
+		{"-batch", "-1"},
 		{"extra"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -103,7 +103,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	base := "http://" + ln.Addr().String()
 	deleted := &deletions{ids: map[int64]bool{}}
 	svc := chatcore.New(store, chatcore.WithLogger(logger), chatcore.WithExternalURL(base), chatcore.WithEventSink(deleted),
-		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{}))
+		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{}), chatcore.WithTopicDeletion(cfg.batch, 0))
 	data, err := fixture(cfg.clients)
 	if err == nil {
 		err = svc.LoadFixture(ctx, bytes.NewReader(data))
