@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -15,8 +14,8 @@ import (
 )
 
 // FuzzDecode feeds arbitrary bodies to the receiver's decoder and to Handler.
-// Decode either fails or returns a payload that survives a JSON round trip
-// unchanged (what a bot reads is what the server meant), and Handler answers
+// Decode either fails or returns a payload whose JSON encoding survives a
+// decode-encode round trip unchanged (what a bot reads is what the server meant), and Handler answers
 // every body with 200, 400 or 401 and a JSON body, calling the bot function
 // only for a verified payload.
 func FuzzDecode(f *testing.F) {
@@ -53,8 +52,11 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				t.Fatalf("re-decoding %s: %v", b, err)
 			}
-			if !reflect.DeepEqual(p, again) {
-				t.Fatalf("payload does not round-trip:\n%#v\n%#v", p, again)
+			// Compared as JSON: an empty list and an absent one are the
+			// same payload (edit_history is omitted when empty).
+			b2, err := json.Marshal(again)
+			if err != nil || !bytes.Equal(b, b2) {
+				t.Fatalf("payload does not round-trip:\n%s\n%s", b, b2)
 			}
 		}
 		called := false
