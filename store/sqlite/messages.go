@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -287,7 +288,7 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 	if err == nil {
 		return rid, nil
 	}
-	if err != sql.ErrNoRows {
+	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, classify(err, "direct recipient")
 	}
 	if err := t.writable(); err != nil {
