@@ -338,7 +338,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 
 // run calls fn and ends the transaction: commit on success (Update), rollback
 // on an error, on a panic (re-raised) and always for a View.
-func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn func(tx chatcore.Tx) error) (err error) {
+func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn func(tx chatcore.Tx) error) error {
 	t := &tx{tx: sqlTx, readOnly: readOnly, cache: cache}
 	defer func() {
 		if len(t.misses) > 0 {
@@ -365,8 +365,9 @@ func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn
 	return nil
 }
 
-// Close runs PRAGMA optimize, then closes the reader pool and the writer. It
-// must not be called while transactions are running.
+// Close closes the cached statements, runs PRAGMA optimize, then closes the
+// reader pool and the writer. It must not be called while transactions are
+// running.
 func (s *Store) Close() error {
 	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
