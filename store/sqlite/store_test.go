@@ -638,3 +638,17 @@ func TestStatementCache(t *testing.T) {
 	is.Equal(w, 1) // the insert was prepared once and reused
 	is.Equal(r, 1) // the lookup was prepared once and reused
 }
+
+func TestCancelledContext(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.Update(ctx, func(tx chatcore.Tx) error { return nil })
+	is.True(errors.Is(err, context.Canceled)) // a cancelled context fails the update
+	err = s.View(ctx, func(tx chatcore.Tx) error { return nil })
+	is.True(errors.Is(err, context.Canceled)) // and the view
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "after"})
+	}) // the writer connection is still usable
+}
