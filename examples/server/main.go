@@ -1,7 +1,8 @@
 // Command server is chatcore's example server: a Zulip-compatible HTTP API on
 // a SQLite file, seeded with a demo organization on first run.
 //
-//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR] [-webhook-allow-private]
+//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR]
+//		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
 //
 // It prints ready-to-paste curl lines with the demo credentials, delivers due
 // scheduled messages and reminders every second, and shuts down gracefully on
