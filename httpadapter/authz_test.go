@@ -1,10 +1,12 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -180,8 +183,8 @@ type authzCase struct {
 	want func(r authzRole, k objKind, id string) outcome
 	// check, if set, inspects a successful response further.
 	check func(t *testing.T, r authzRole, res *response)
-	// public routes do not authenticate; readOnly cases share one server,
-	// every other cell gets a fresh one.
+	// public routes do not authenticate; readOnly cases never write, so even
+	// their successes share one server (a write's success gets a fresh one).
 	public, readOnly bool
 }
 
@@ -682,20 +685,117 @@ func authzCases() []authzCase {
 // scheduledOf is the scheduled messages the fixture gives r.
 func scheduledOf(r authzRole) []int64 { return []int64{2000 + r.self} }
 
-// newAuthzEnv starts an adapter over a fresh memory store loaded with testdata/authz.json.
-func newAuthzEnv(tb testing.TB) *env {
+// authzBackend makes the stores the matrix runs on.
+type authzBackend struct {
+	name string
+	// template is a SQLite database already holding the fixture, copied for
+	// each fresh server ("" for the memory store).
+	template string
+}
+
+// newAuthzBackend prepares the named backend ("memory" or "sqlite").
+func newAuthzBackend(t *testing.T, name string) authzBackend {
+	b := authzBackend{name: name}
+	if name == "sqlite" {
+		is := is.New(t)
+		b.template = filepath.Join(t.TempDir(), "template.db")
+		db, err := sqlite.Open(t.Context(), b.template)
+		is.NoErr(err) // the template database opens
+		loadAuthzFixture(t, chatcore.New(db))
+		is.NoErr(db.Close()) // closing checkpoints the WAL into the file
+	}
+	return b
+}
+
+// loadAuthzFixture loads testdata/authz.json into svc's store.
+func loadAuthzFixture(tb testing.TB, svc *chatcore.Service) {
 	tb.Helper()
 	is := is.New(tb)
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
-	svc := chatcore.New(memory.New(), chatcore.WithLogger(logger))
 	f, err := os.Open("testdata/authz.json")
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
 	is.NoErr(svc.LoadFixture(tb.Context(), f)) // the fixture loads
+}
+
+// newAuthzEnv starts an adapter over a fresh store of the backend holding
+// testdata/authz.json.
+func newAuthzEnv(tb testing.TB, b authzBackend) *env {
+	tb.Helper()
+	is := is.New(tb)
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	var store chatcore.Store = memory.New()
+	if b.template != "" {
+		data, err := os.ReadFile(b.template)
+		is.NoErr(err) // the template reads
+		path := filepath.Join(tb.TempDir(), "authz.db")
+		is.NoErr(os.WriteFile(path, data, 0o600)) // a copy of the loaded database
+		db, err := sqlite.Open(tb.Context(), path)
+		is.NoErr(err) // the copy opens
+		store = db
+	}
+	tb.Cleanup(func() { _ = store.Close() })
+	svc := chatcore.New(store, chatcore.WithLogger(logger))
+	if b.template == "" {
+		loadAuthzFixture(tb, svc)
+	}
 	srv := httptest.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger}))
 	tb.Cleanup(srv.Close)
 	return &env{svc: svc, srv: srv, log: logs}
+}
+
+// authzSnapshot renders everything both realms hold (users with their
+// settings and edit records, groups, channels, messages, scheduled messages
+// and reminders, linkifiers) as JSON, to compare before and after requests.
+func authzSnapshot(t *testing.T, e *env) string {
+	t.Helper()
+	is := is.New(t)
+	ctx := t.Context()
+	state := map[string]any{}
+	err := e.svc.Store().View(ctx, func(tx chatcore.Tx) error {
+		for _, realm := range []chatcore.RealmID{1, 2} {
+			key := func(what string) string { return fmt.Sprintf("%d/%s", realm, what) }
+			users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm})
+			if err != nil {
+				return err
+			}
+			state[key("users")] = users
+			for _, u := range users {
+				edited, err := tx.EditedSettings(ctx, u.ID)
+				if err != nil {
+					return err
+				}
+				state[key(fmt.Sprintf("edited/%d", u.ID))] = edited
+			}
+			groups, err := tx.Groups(ctx, realm)
+			if err != nil {
+				return err
+			}
+			streams, err := tx.Streams(ctx, realm)
+			if err != nil {
+				return err
+			}
+			msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: realm})
+			if err != nil {
+				return err
+			}
+			scheduled, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{RealmID: realm})
+			if err != nil {
+				return err
+			}
+			linkifiers, err := tx.Linkifiers(ctx, realm)
+			if err != nil {
+				return err
+			}
+			state[key("groups")], state[key("streams")], state[key("messages")] = groups, streams, msgs
+			state[key("scheduled")], state[key("linkifiers")] = scheduled, linkifiers
+		}
+		return nil
+	})
+	is.NoErr(err) // the store reads
+	data, err := json.MarshalIndent(state, "", " ")
+	is.NoErr(err) // the state encodes
+	return string(data)
 }
 
 // cellKey names one cell of the matrix.
@@ -726,7 +826,18 @@ func TestAuthorizationMatrix(t *testing.T) {
 		is.Equal(covered, served) // the matrix names exactly the routes the adapter serves
 	})
 
-	shared := newAuthzEnv(t)
+	for _, backend := range []string{"memory", "sqlite"} {
+		t.Run(backend, func(t *testing.T) { runAuthzMatrix(t, cases, newAuthzBackend(t, backend)) })
+	}
+}
+
+// runAuthzMatrix runs every cell on the backend. Cells that succeed on a
+// route that writes get a fresh server each; all other cells (reads and every
+// refusal) share one server, whose whole state must be unchanged at the end:
+// a refused request changes nothing.
+func runAuthzMatrix(t *testing.T, cases []authzCase, backend authzBackend) {
+	shared := newAuthzEnv(t, backend)
+	before := authzSnapshot(t, shared)
 	results := map[cellKey]cellResult{}
 	cells := 0
 	for ci, c := range cases {
@@ -743,8 +854,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 							want = outcome{401, "UNAUTHORIZED", r.fail}
 						}
 						e := shared
-						if !c.readOnly {
-							e = newAuthzEnv(t)
+						if !c.readOnly && want.status == 200 {
+							e = newAuthzEnv(t, backend)
 						}
 						req := c.req(r, id)
 						req.auth = r.auth
@@ -770,6 +881,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 		})
 	}
 	t.Logf("%d cells over %d routes and %d callers", cells, len(httpadapter.RoutePatterns()), len(authzRoles))
+
+	t.Run("refused requests change nothing", func(t *testing.T) {
+		is := is.New(t)
+		after := authzSnapshot(t, shared)
+		if after != before {
+			t.Logf("before:\n%s\nafter:\n%s", before, after)
+		}
+		is.True(after == before) // the shared server saw only reads and refusals
+	})
 
 	// Another realm's object and a missing id must give the same answer, byte
 	// for byte once the id itself is replaced.
