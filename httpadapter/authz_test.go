@@ -21,7 +21,11 @@ import (
 
 // The authorization matrix: every route the adapter serves × every kind of
 // caller × the ownership of the object the request names, each cell with the
-// status, code and msg BEHAVIOR.md gives. It runs over testdata/authz.json:
+// status, code and msg BEHAVIOR.md gives, on the memory and the SQLite store.
+// Every cell is also checked against the OpenAPI excerpt where it lists the
+// route, an object of the other realm must answer byte for byte like a
+// missing id, and no refused request may change anything. It runs over
+// testdata/authz.json:
 // realm acme (users 11–17, bots 31–32) and realm other (users 21–22), where
 // each user owns message 10<uid>, scheduled message 20<uid> and reminder
 // 30<uid>.
