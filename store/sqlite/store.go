@@ -92,7 +92,9 @@ func WithReaders(n int) Option {
 // would give every pooled connection its own database. Open fails when the
 // database's schema version is newer than this package knows, or when a
 // connection does not report the expected pragmas (WAL, foreign keys, busy
-// timeout). The caller must Close the Store.
+// timeout). The caller must Close the Store. Open one Store per file in a
+// process: two Stores on one file have two writers, which then wait for each
+// other through busy_timeout and can fail with SQLITE_BUSY.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
 		return nil, fmt.Errorf("sqlite: open %q: a database file is required", path)
