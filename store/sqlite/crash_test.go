@@ -9,6 +9,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -39,15 +40,22 @@ const (
 var crashOtherTopics = []string{"other one", "other two", "big topic (not)"}
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(crashChildEnv); path != "" {
-		os.Exit(crashChild(path))
+	if v := os.Getenv(crashChildEnv); v != "" {
+		mode, path, _ := strings.Cut(v, ":")
+		os.Exit(crashChild(mode, path))
 	}
 	os.Exit(m.Run())
 }
 
-// crashChild runs DeleteTopic on the database at path until it finishes (or,
-// as intended, is killed). It returns the process exit code.
-func crashChild(path string) int {
+// The crash test's operations (the child's modes).
+const (
+	crashDeleteTopic = "delete-topic"    // DeleteTopic of the big topic
+	crashDeactivate  = "deactivate-user" // DeactivateUser of the member, deleting their channel messages
+)
+
+// crashChild runs the operation of mode on the database at path until it
+// finishes (or, as intended, is killed). It returns the process exit code.
+func crashChild(mode, path string) int {
 	ctx := context.Background()
 	s, err := sqlite.Open(ctx, path)
 	if err != nil {
@@ -61,19 +69,36 @@ func crashChild(path string) int {
 		return 2
 	}
 	svc := chatcore.New(s, chatcore.WithTopicDeletion(crashBatch, time.Hour))
-	res, err := svc.DeleteTopic(ctx, ids.admin, ids.stream, crashBigTopic)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "crash child: delete topic:", err)
+	if err := crashOperation(ctx, svc, mode, ids); err != nil {
+		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 2
 	}
-	fmt.Fprintf(os.Stderr, "crash child: finished before being killed: %+v\n", res)
+	fmt.Fprintln(os.Stderr, "crash child: finished before being killed")
 	return 0
+}
+
+// crashOperation runs the operation of mode to completion.
+func crashOperation(ctx context.Context, svc *chatcore.Service, mode string, w crashWorld) error {
+	switch mode {
+	case crashDeleteTopic:
+		res, err := svc.DeleteTopic(ctx, w.admin, w.stream, crashBigTopic)
+		if err == nil && !res.Complete {
+			err = errors.New("topic deletion incomplete")
+		}
+		return err
+	case crashDeactivate:
+		return svc.DeactivateUser(ctx, w.admin, w.member, chatcore.DeactivateUserRequest{
+			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
+		})
+	}
+	return fmt.Errorf("unknown mode %q", mode)
 }
 
 // crashWorld holds the ids the parent and the child share.
 type crashWorld struct {
 	realm  chatcore.RealmID
 	admin  chatcore.UserID
+	member chatcore.UserID
 	stream chatcore.StreamID
 }
 
@@ -89,11 +114,15 @@ func crashIDs(ctx context.Context, s chatcore.Store) (crashWorld, error) {
 		if err != nil {
 			return err
 		}
+		m, err := tx.UserByEmail(ctx, r.ID, "member@crash.test")
+		if err != nil {
+			return err
+		}
 		st, err := tx.StreamByName(ctx, r.ID, "general")
 		if err != nil {
 			return err
 		}
-		w = crashWorld{realm: r.ID, admin: u.ID, stream: st.ID}
+		w = crashWorld{realm: r.ID, admin: u.ID, member: m.ID, stream: st.ID}
 		return nil
 	})
 	return w, err
@@ -133,7 +162,7 @@ func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
 				return err
 			}
 		}
-		w = crashWorld{realm: r.ID, admin: admin.ID, stream: st.ID}
+		w = crashWorld{realm: r.ID, admin: admin.ID, member: member.ID, stream: st.ID}
 		send := func(topic string, i int) (chatcore.MessageID, error) {
 			prev := fmt.Sprintf("draft %d", i)
 			m := &chatcore.Message{
@@ -267,7 +296,13 @@ func crashCount(t *testing.T, db *sql.DB, query string, args ...any) int {
 	return n
 }
 
-func TestCrashDuringTopicDeletion(t *testing.T) {
+func TestCrashDuringTopicDeletion(t *testing.T) { crashTest(t, crashDeleteTopic) }
+
+func TestCrashDuringDeactivation(t *testing.T) { crashTest(t, crashDeactivate) }
+
+// crashTest runs the operation of mode in a child process, kills the child
+// part-way through and checks the database.
+func crashTest(t *testing.T, mode string) {
 	is := is.New(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crash.db")
@@ -278,14 +313,18 @@ func TestCrashDuringTopicDeletion(t *testing.T) {
 	is.NoErr(s.Close()) // the set-up store closes
 	t.Logf("set-up: %d messages in %v", crashBigCount+crashSmallCount*len(crashOtherTopics)+1, time.Since(start))
 
+	// scope selects the messages the operation deletes.
+	scope, arg := "topic_key = ?", any(chatcore.FoldKey(crashBigTopic))
+	if mode == crashDeactivate {
+		scope, arg = "sender_id = ? AND stream_id != 0", any(w.member)
+	}
 	reader := crashReader(t, path)
-	bigKey := chatcore.FoldKey(crashBigTopic)
 	total := crashCount(t, reader, "SELECT count(*) FROM messages")
-	big := crashCount(t, reader, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
-	is.Equal(big, crashBigCount) // the big topic is in place
+	inScope := crashCount(t, reader, "SELECT count(*) FROM messages WHERE "+scope, arg)
+	is.True(inScope >= crashBigCount) // the messages to delete are in place
 
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), crashChildEnv+"="+path)
+	child.Env = append(os.Environ(), crashChildEnv+"="+mode+":"+path)
 	var stderr strings.Builder
 	child.Stderr = &stderr
 	is.NoErr(child.Start()) // the child starts
@@ -294,8 +333,8 @@ func TestCrashDuringTopicDeletion(t *testing.T) {
 
 	// Wait until the child has committed some batches, then kill it at once.
 	deadline := time.Now().Add(2 * time.Minute)
-	left := big
-	for left > crashBigCount-min(40*crashBatch, crashBigCount/3) {
+	left := inScope
+	for left > inScope-min(40*crashBatch, crashBigCount/3) {
 		select {
 		case err := <-exited:
 			t.Fatalf("the child exited before it could be killed (%v): %s", err, stderr.String())
@@ -306,21 +345,63 @@ func TestCrashDuringTopicDeletion(t *testing.T) {
 			t.Fatalf("the child made no progress in time: %s", stderr.String())
 		}
 		time.Sleep(2 * time.Millisecond)
-		left = crashCount(t, reader, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
+		left = crashCount(t, reader, "SELECT count(*) FROM messages WHERE "+scope, arg)
 	}
 	is.NoErr(child.Process.Signal(syscall.SIGKILL)) // the child is killed mid-way
 	err = <-exited
 	status, ok := err.(*exec.ExitError)
 	is.True(ok && status.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL) // the child died of SIGKILL, not of its own accord
 	is.NoErr(reader.Close())                                                     // the observer lets go before recovery
-
 	t.Logf("child killed after %v", time.Since(start))
+
 	// Reopen: recovery of the WAL happens here.
 	s, err = sqlite.Open(ctx, path)
 	is.NoErr(err) // the database reopens after the crash
 	t.Cleanup(func() { s.Close() })
 	db, _ := sqlite.DBs(s)
+	crashCheck(t, db)
+	remaining := crashCount(t, db, "SELECT count(*) FROM messages WHERE "+scope, arg)
+	t.Logf("killed with %d of %d messages left (%d seen by the observer)", remaining, inScope, left)
+	is.True(remaining > 0 && remaining < inScope) // the kill came part-way through
+	// Batches go newest first and each is atomic: what is left is exactly
+	// the oldest messages of the scope.
+	var maxLeft int
+	is.NoErr(db.QueryRow("SELECT coalesce(max(id), 0) FROM messages WHERE "+scope, arg).Scan(&maxLeft))
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages WHERE id <= ? AND "+scope, maxLeft, arg), remaining) // the remaining messages are the oldest ones
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-(inScope-remaining))                        // nothing outside the scope was touched
+	t.Logf("checks done after %v", time.Since(start))
 
+	// A repeated call finishes the job.
+	svc := chatcore.New(s, chatcore.WithTopicDeletion(500, time.Hour))
+	is.NoErr(crashOperation(ctx, svc, mode, w)) // the repeated call completes
+	t.Logf("repeated call done after %v", time.Since(start))
+	crashCheck(t, db)
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages WHERE "+scope, arg), 0) // every message of the scope is gone
+	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-inScope)       // and nothing else
+	var first chatcore.MessageID
+	var active bool
+	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+		st, err := tx.Stream(ctx, w.stream)
+		if err != nil {
+			return err
+		}
+		first = st.FirstMessageID
+		u, err := tx.User(ctx, w.member)
+		active = err == nil && u.IsActive
+		return err
+	}))
+	oldest := chatcore.MessageID(crashCount(t, db, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", w.stream))
+	is.Equal(first, oldest)                   // first_message_id names the channel's oldest surviving message
+	is.Equal(active, mode != crashDeactivate) // the deactivation (only) deactivated the member
+}
+
+// crashCheck runs the consistency checks of a database after a crash:
+// SQLite's integrity and foreign key checks, no reaction, edit-history entry
+// or submessage without its message, and every channel message whole (each
+// was written with one of each).
+func crashCheck(t *testing.T, db *sql.DB) {
+	t.Helper()
+	is := is.New(t)
 	var integrity string
 	is.NoErr(db.QueryRow("PRAGMA integrity_check").Scan(&integrity))
 	is.Equal(integrity, "ok") // SQLite's integrity check passes
@@ -333,46 +414,15 @@ func TestCrashDuringTopicDeletion(t *testing.T) {
 	is.NoErr(rows.Err())
 	is.NoErr(rows.Close())
 	is.Equal(fkProblems, 0) // no foreign key violations
+	channelMessages := crashCount(t, db, "SELECT count(*) FROM messages WHERE stream_id != 0")
 	for _, child := range []string{"reactions", "edit_history", "submessages"} {
 		orphans := crashCount(t, db, "SELECT count(*) FROM "+child+" WHERE message_id NOT IN (SELECT id FROM messages)")
-		is.Equal(orphans, 0) // no child row outlives its message
+		is.Equal(orphans, 0)                                                        // no child row outlives its message
+		is.Equal(crashCount(t, db, "SELECT count(*) FROM "+child), channelMessages) // one per surviving channel message
 	}
-	remaining := crashCount(t, db, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey)
-	t.Logf("killed with %d of %d big-topic messages left (%d seen by the observer)", remaining, crashBigCount, left)
-	is.True(remaining > 0 && remaining < crashBigCount) // the kill came part-way through
-	// Whole messages only: every remaining message has its reaction, its
-	// edit-history entry and its submessage.
 	partial := crashCount(t, db, `SELECT count(*) FROM messages m WHERE m.stream_id != 0 AND (
 		(SELECT count(*) FROM reactions r WHERE r.message_id = m.id) != 1 OR
 		(SELECT count(*) FROM edit_history e WHERE e.message_id = m.id) != 1 OR
 		(SELECT count(*) FROM submessages x WHERE x.message_id = m.id) != 1)`)
 	is.Equal(partial, 0) // no message lost some of its rows
-	// Batches go newest first and each is atomic: what is left of the topic
-	// is exactly its oldest messages.
-	var maxLeft, minGone int
-	is.NoErr(db.QueryRow("SELECT coalesce(max(id), 0) FROM messages WHERE topic_key = ?", bigKey).Scan(&maxLeft))
-	is.NoErr(db.QueryRow(`SELECT count(*) FROM messages WHERE topic_key = ? AND id <= ?`, bigKey, maxLeft).Scan(&minGone))
-	is.Equal(minGone, remaining)                                                                  // the remaining messages are a prefix of the topic
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-(crashBigCount-remaining)) // nothing outside the topic was touched
-
-	t.Logf("checks done after %v", time.Since(start))
-	// A repeated call finishes the job.
-	svc := chatcore.New(s, chatcore.WithTopicDeletion(500, time.Hour))
-	res, err := svc.DeleteTopic(ctx, w.admin, w.stream, crashBigTopic)
-	is.NoErr(err)                                                                                           // the repeated deletion succeeds
-	is.True(res.Complete)                                                                                   // and completes
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages WHERE topic_key = ?", bigKey), 0)             // the topic is gone
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-crashBigCount)                       // the other topics and the DM remain
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM reactions"), crashSmallCount*len(crashOtherTopics))    // with their reactions
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM edit_history"), crashSmallCount*len(crashOtherTopics)) // and edit history
-	is.Equal(crashCount(t, db, "SELECT count(*) FROM submessages"), crashSmallCount*len(crashOtherTopics))  // and submessages
-	t.Logf("repeated deletion done after %v", time.Since(start))
-	var first chatcore.MessageID
-	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
-		st, err := tx.Stream(ctx, w.stream)
-		first = st.FirstMessageID
-		return err
-	}))
-	oldest := chatcore.MessageID(crashCount(t, db, "SELECT min(id) FROM messages WHERE stream_id = ?", w.stream))
-	is.Equal(first, oldest) // first_message_id names the channel's oldest surviving message
 }
