@@ -131,10 +131,8 @@ func Unauthorized(msg string) *Error {
 }
 
 // The permission errors of Zulip's role decorators: HTTP 400, UNAUTHORIZED_PRINCIPAL.
-
-func errMustBeMember() *Error {
-	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization member"}
-}
+// (No operation of chatcore requires the member role, so Zulip's "Must be an
+// organization member" has no constructor here.)
 
 func errMustBeAdmin() *Error {
 	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization administrator"}

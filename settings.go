@@ -699,19 +699,15 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 		return phase2
 	}
 	t := req.TargetUsers
-	if len(t.GroupIDs) > 0 {
-		groups, err := tx.Groups(ctx, admin.RealmID)
+	// Each requested group is read on its own: loading every group of the
+	// realm with its members would cost far more than the few ids asked for.
+	for _, id := range t.GroupIDs {
+		g, err := tx.Group(ctx, id)
+		if errors.Is(err, ErrNotFound) || (err == nil && g.RealmID != admin.RealmID) {
+			return BadRequestf("Invalid user group ID: %d", id)
+		}
 		if err != nil {
 			return err
-		}
-		known := make(map[GroupID]bool, len(groups))
-		for _, g := range groups {
-			known[g.ID] = true
-		}
-		for _, id := range t.GroupIDs {
-			if !known[id] {
-				return BadRequestf("Invalid user group ID: %d", id)
-			}
 		}
 	}
 	if len(t.UserIDs) > 0 {
