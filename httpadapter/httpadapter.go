@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,8 +67,10 @@ type handler struct {
 // Unauthenticated 401 with WWW-Authenticate, RateLimited 429 with Retry-After,
 // Conflict 409), its code, message and Data; any other error is logged and
 // answered with a bare 500 "Internal server error". Unknown paths (including
-// non-numeric ids) get a JSON 404, known paths with another method a JSON 405
-// listing allowed_methods.
+// non-numeric, negative and out-of-range ids, whatever the method) get a JSON
+// 404, known paths with another method a JSON 405 listing allowed_methods
+// (before authentication, as in Zulip). Id 0 is an id like any other: the
+// Service answers it as missing.
 func New(svc *chatcore.Service, opts Options) http.Handler {
 	h := &handler{
 		svc:     svc,
@@ -90,51 +93,111 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	if opts.RateLimit != nil && opts.RateLimit.Requests > 0 && opts.RateLimit.Per > 0 {
 		h.limits = newLimiters(*opts.RateLimit, now)
 	}
-	for _, rt := range h.routes() {
-		h.mux.Handle(rt.pattern, h.wrap(rt))
+	for _, p := range groupRoutes(h.routes()) {
+		h.mux.Handle(p.path, h.dispatch(p))
 	}
 	return h
 }
 
-// ServeHTTP dispatches r, answering unmatched requests with a JSON 404 or 405.
+// ServeHTTP dispatches r, answering paths no route matches with a JSON 404.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	mh, pattern := h.mux.Handler(r)
-	if pattern != "" {
-		h.mux.ServeHTTP(w, r)
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		// Includes the mux's redirects for unclean paths: Zulip has no such
+		// route either.
+		h.writeError(w, r, notFound())
 		return
 	}
-	// No route: run the mux's own answer against a recorder to learn whether
-	// it is a 405 (and which methods are allowed) or a 404.
-	rec := &headerRecorder{header: http.Header{}}
-	mh.ServeHTTP(rec, r)
-	if rec.status == http.StatusMethodNotAllowed {
-		var allowed []string
-		for m := range strings.SplitSeq(rec.header.Get("Allow"), ",") {
-			if m = strings.TrimSpace(m); m != "" {
-				allowed = append(allowed, m)
+	h.mux.ServeHTTP(w, r)
+}
+
+// path is every route sharing one URL path, registered with the mux as one
+// method-less pattern so that the path (ids included) is matched before the
+// method, as in Zulip's URLconf and rest_dispatch: a malformed id is a 404
+// whatever the method, a known path with another method a 405.
+type path struct {
+	path string
+	// ids are the path wildcards that must be decimal ids (Zulip's <int:...>).
+	ids      []string
+	byMethod map[string]http.Handler
+	// allowed are the methods the path accepts, sorted; HEAD is served by
+	// the GET route and listed with it, as Zulip does.
+	allowed []string
+}
+
+// groupRoutes groups routes by path, keeping the paths in first-seen order.
+func groupRoutes(routes []route) []*path {
+	var paths []*path
+	index := map[string]*path{}
+	for _, rt := range routes {
+		method, p, ok := strings.Cut(rt.pattern, " ")
+		if !ok {
+			panic("httpadapter: route pattern without method: " + rt.pattern)
+		}
+		g := index[p]
+		if g == nil {
+			g = &path{path: p, byMethod: map[string]http.Handler{}}
+			index[p] = g
+			paths = append(paths, g)
+		}
+		if _, dup := g.byMethod[method]; dup {
+			panic("httpadapter: duplicate route " + rt.pattern)
+		}
+		g.byMethod[method] = rt.handler
+		g.allowed = append(g.allowed, method)
+		for _, id := range rt.ids {
+			if !slices.Contains(g.ids, id) {
+				g.ids = append(g.ids, id)
 			}
 		}
-		h.writeError(w, r, &methodNotAllowedError{allowed: allowed})
-		return
 	}
-	h.writeError(w, r, notFound())
+	for _, g := range paths {
+		if get, ok := g.byMethod[http.MethodGet]; ok {
+			if _, ok := g.byMethod[http.MethodHead]; !ok {
+				g.byMethod[http.MethodHead] = get
+				g.allowed = append(g.allowed, http.MethodHead)
+			}
+		}
+		slices.Sort(g.allowed)
+	}
+	return paths
 }
 
-// headerRecorder captures the status and headers of a response and discards its body.
-type headerRecorder struct {
-	header http.Header
-	status int
+// dispatch returns the handler of one path: id check (404), method check
+// (405, before authentication as in Zulip), then the route.
+func (h *handler) dispatch(p *path) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range p.ids {
+			if _, ok := parsePathID[int64](r.PathValue(name)); !ok {
+				h.writeError(w, r, notFound())
+				return
+			}
+		}
+		next, ok := p.byMethod[r.Method]
+		if !ok {
+			h.writeError(w, r, &methodNotAllowedError{allowed: slices.Clone(p.allowed)})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
-func (r *headerRecorder) Header() http.Header { return r.header }
-func (r *headerRecorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
+// parsePathID parses a path id as Zulip's <int:...> converter accepts it:
+// one or more ASCII digits (so no sign), zero included, and it must fit T.
+// Anything else is not an id (the path matches no route).
+func parsePathID[T ~int64](s string) (T, bool) {
+	if s == "" {
+		return 0, false
 	}
-}
-func (r *headerRecorder) Write(b []byte) (int, error) {
-	r.WriteHeader(http.StatusOK)
-	return len(b), nil
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return T(n), true
 }
 
 // access is who may call a route.
@@ -153,13 +216,15 @@ type route struct {
 	// with "/accounts".
 	pattern string
 	access  access
-	// ids are the path wildcards that must be positive decimal ids; anything
-	// else is a 404, as in Zulip where such paths match no route.
+	// ids are the path wildcards that must be decimal ids (zero included);
+	// anything else is a 404, as in Zulip where such paths match no route.
 	ids []string
 	// untyped routes never report ignored parameters (Zulip views that are not
 	// @typed_endpoint, e.g. DELETE /realm/filters/{filter_id}).
 	untyped bool
 	fn      func(ctx context.Context, c *call) (map[string]any, error)
+	// handler is fn wrapped by [handler.wrap]; set by routes.
+	handler http.Handler
 }
 
 // call is one request in progress.
@@ -173,16 +238,11 @@ type call struct {
 	decoded bool
 }
 
-// wrap turns a route into an http.Handler: id check, authentication, rate
-// limit, role check, parameter collection, then the route's function.
+// wrap turns a route into an http.Handler: authentication, rate limit, role
+// check, parameter collection, then the route's function. The path's ids were
+// checked by [handler.dispatch].
 func (h *handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, name := range rt.ids {
-			if _, ok := chatcore.ParseID[int64](r.PathValue(name)); !ok {
-				h.writeError(w, r, notFound())
-				return
-			}
-		}
 		c := &call{h: h, r: r}
 		if rt.access != public {
 			u, err := h.authenticate(r)
@@ -247,9 +307,10 @@ func errMustBeAdmin() *chatcore.Error {
 	}
 }
 
-// pathID returns the validated id in the named path wildcard.
+// pathID returns the id in the named path wildcard, validated by
+// [handler.dispatch]; it may be zero (no object has it).
 func pathID[T ~int64](c *call, name string) T {
-	id, _ := chatcore.ParseID[T](c.r.PathValue(name))
+	id, _ := parsePathID[T](c.r.PathValue(name))
 	return id
 }
 

@@ -99,7 +99,8 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 		{"GET", "/nope"},
 		{"GET", "/users/abc"},
 		{"GET", "/users/-1"},
-		{"GET", "/users/0"},
+		{"PATCH", "/users/-1"},
+		{"GET", "/realm/filters/abc"},
 		{"DELETE", "/users/+5"},
 		{"DELETE", "/scheduled_messages/1x"},
 		{"DELETE", "/reminders/99999999999999999999999"},
@@ -124,7 +125,7 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 	}{
 		{"PUT", "/settings", []string{"PATCH"}},
 		{"GET", "/realm/filters/4001", []string{"DELETE", "PATCH"}},
-		{"POST", "/users/me", []string{"DELETE", "GET", "HEAD"}}, // DELETE /users/{user_id} matches "me" too
+		{"POST", "/users/me", []string{"GET", "HEAD"}}, // "me" is its own path, not an id
 		{"PATCH", "/reminders", []string{"GET", "HEAD", "POST"}},
 	}
 	for _, tt := range methods {

@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -497,4 +498,97 @@ func TestRegister(t *testing.T) {
 			is.True(ok) // a list
 		})
 	}
+}
+
+func TestPathIDs(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	t.Run("zero is an id", func(t *testing.T) {
+		// Zulip's <int:...> matches 0, so the request reaches the view, which
+		// finds nothing.
+		cases := []struct {
+			method, path string
+			params       url.Values
+			status       int
+			code, msg    string
+		}{
+			{"GET", "/users/0", nil, 400, "BAD_REQUEST", "No such user"},
+			{"DELETE", "/users/0", nil, 400, "BAD_REQUEST", "No such user"},
+			{"GET", "/messages/0", nil, 400, "BAD_REQUEST", "Invalid message(s)"},
+			{"POST", "/streams/0/delete_topic", params("topic_name", "lunch"), 400, "BAD_REQUEST", "Invalid channel ID"},
+			{"DELETE", "/scheduled_messages/0", nil, 404, "BAD_REQUEST", "Scheduled message does not exist"},
+			{"DELETE", "/reminders/0", nil, 404, "BAD_REQUEST", "Reminder does not exist"},
+			{"DELETE", "/realm/filters/0", nil, 400, "BAD_REQUEST", "Linkifier not found."},
+			{"PATCH", "/realm/filters/0", params("pattern", "#(?P<id>[0-9]+)", "url_template", "https://t.example/{id}"), 400, "BAD_REQUEST", "Linkifier not found."},
+		}
+		for _, tt := range cases {
+			t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+				res := e.do(t, request{method: tt.method, path: tt.path, auth: &owner, params: tt.params, enc: urlEncoded})
+				wantError(t, res, tt.status, tt.code, tt.msg)
+			})
+		}
+	})
+	t.Run("zero still needs authentication", func(t *testing.T) {
+		res := e.do(t, request{method: "GET", path: "/users/0"})
+		wantError(t, res, 401, "UNAUTHORIZED", "Missing authorization header for basic auth")
+	})
+	t.Run("leading zeros", func(t *testing.T) {
+		is := is.New(t)
+		res := e.do(t, request{method: "GET", path: "/users/0014", auth: &member})
+		wantSuccess(t, res)
+		is.Equal(num(t, res.body["user"].(map[string]any)["user_id"]), int64(14)) // read as decimal 14, as Django's int() does
+	})
+	t.Run("largest int64", func(t *testing.T) {
+		res := e.do(t, request{method: "GET", path: "/users/9223372036854775807", auth: &member})
+		wantError(t, res, 400, "BAD_REQUEST", "No such user")
+	})
+	t.Run("malformed ids match no route whatever the method", func(t *testing.T) {
+		paths := []string{
+			"/users/abc", "/users/-1", "/users/+5", "/users/1x", "/users/9223372036854775808",
+			"/messages/-0", "/streams/x/delete_topic", "/scheduled_messages/1.5",
+			"/reminders/99999999999999999999999", "/realm/filters/abc", "/realm/filters/-1",
+		}
+		for _, p := range paths {
+			for _, method := range []string{"GET", "POST", "PATCH", "DELETE", "PUT"} {
+				t.Run(method+" "+p, func(t *testing.T) {
+					res := e.do(t, request{method: method, path: p, auth: &owner})
+					wantError(t, res, 404, "BAD_REQUEST", "Not Found")
+				})
+			}
+		}
+	})
+	t.Run("a well-formed id with a missing method is a 405", func(t *testing.T) {
+		is := is.New(t)
+		res := e.do(t, request{method: "GET", path: "/realm/filters/0"})
+		is.Equal(res.status, 405)                                       // the path exists, the method does not
+		is.Equal(res.body["allowed_methods"], []any{"DELETE", "PATCH"}) // its methods
+	})
+}
+
+func TestUsersMe(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	for _, method := range []string{"POST", "PATCH", "PUT", "DELETE"} {
+		t.Run(method, func(t *testing.T) {
+			is := is.New(t)
+			// Before authentication, as in Zulip: the method is checked first.
+			res := e.do(t, request{method: method, path: "/users/me", params: params("user_id", "14"), enc: urlEncoded})
+			is.Equal(res.status, 405)                                   // "me" is not a user id
+			is.Equal(res.body["msg"], "Method Not Allowed")             // Zulip's text
+			is.Equal(res.body["allowed_methods"], []any{"GET", "HEAD"}) // only what chatcore serves there
+			is.Equal(res.header.Get("Allow"), "GET, HEAD")              // and the header says the same
+		})
+	}
+	t.Run("DELETE does not deactivate", func(t *testing.T) {
+		is := is.New(t)
+		res := e.do(t, request{method: "DELETE", path: "/users/me", auth: &member})
+		is.Equal(res.status, 405) // refused
+		again := e.do(t, request{method: "GET", path: "/users/me", auth: &member})
+		wantSuccess(t, again)
+		is.Equal(again.body["is_active"], true) // the caller is still active
+	})
+	t.Run("HEAD", func(t *testing.T) {
+		is := is.New(t)
+		res := e.do(t, request{method: "HEAD", path: "/users/me", auth: &member})
+		is.Equal(res.status, 200) // served by the GET route
+		is.Equal(len(res.raw), 0) // without a body
+	})
 }

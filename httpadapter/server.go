@@ -70,9 +70,9 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 	}, nil
 }
 
-// routes lists every endpoint.
+// routes lists every endpoint, each with its wrapped handler.
 func (h *handler) routes() []route {
-	return []route{
+	routes := []route{
 		{pattern: "GET /api/v1/server_settings", access: public, fn: h.serverSettings},
 		{pattern: "POST /api/v1/register", access: authed, fn: h.register},
 
@@ -106,4 +106,8 @@ func (h *handler) routes() []route {
 		{pattern: "PATCH /api/v1/realm/filters/{filter_id}", access: adminOnly, ids: []string{"filter_id"}, fn: h.updateLinkifier},
 		{pattern: "DELETE /api/v1/realm/filters/{filter_id}", access: adminOnly, ids: []string{"filter_id"}, untyped: true, fn: h.removeLinkifier},
 	}
+	for i := range routes {
+		routes[i].handler = h.wrap(routes[i])
+	}
+	return routes
 }
