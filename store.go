@@ -224,6 +224,9 @@ type DeletedMessage struct {
 	ID       MessageID
 	Type     MessageType
 	StreamID StreamID
+	// Topic is the topic as stored (Message.Topic) and TopicKey its FoldKey;
+	// both are "" for direct messages.
+	Topic    string
 	TopicKey string
 	SenderID UserID
 	// Recipients are the users who could see the message: the participants of a
@@ -254,7 +257,9 @@ type MessageStore interface {
 	// DirectRecipient returns the recipient id of the direct conversation among
 	// exactly these users (order and duplicates do not matter), creating it if
 	// it does not exist yet. Recipient ids are shared with channels. In a View,
-	// an existing conversation is returned and creating one is an error.
+	// an existing conversation is returned and one that does not exist gives an
+	// error wrapping ErrNotFound (nothing is created), so readers can treat it
+	// as an empty conversation.
 	DirectRecipient(ctx context.Context, realm RealmID, members []UserID) (RecipientID, error)
 	// DirectRecipients returns the recipient ids of every direct conversation the
 	// user takes part in, sorted.

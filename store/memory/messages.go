@@ -146,7 +146,7 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 	out := make([]chatcore.DeletedMessage, len(victims))
 	for i, m := range victims {
 		out[i] = chatcore.DeletedMessage{
-			ID: m.ID, Type: m.Type, StreamID: m.StreamID, TopicKey: m.TopicKey, SenderID: m.SenderID,
+			ID: m.ID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic, TopicKey: m.TopicKey, SenderID: m.SenderID,
 		}
 		if m.Type == chatcore.MessageTypePrivate {
 			out[i].Recipients = append([]chatcore.UserID{}, m.DirectMembers...)
@@ -197,7 +197,9 @@ func (t *tx) OldestMessageID(_ context.Context, stream chatcore.StreamID) (chatc
 	return 0, nil
 }
 
-// DirectRecipient implements chatcore.MessageStore.
+// DirectRecipient implements chatcore.MessageStore. In a View a conversation
+// that does not exist gives an error wrapping both chatcore.ErrNotFound and
+// ErrReadOnly.
 func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
 	if err := t.read(); err != nil {
 		return 0, err
@@ -214,6 +216,10 @@ func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members 
 		return id, nil
 	}
 	if err := t.write(); err != nil {
+		if errors.Is(err, ErrReadOnly) {
+			// The contract: in a View a missing conversation is not found.
+			return 0, fmt.Errorf("direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
+		}
 		return 0, err
 	}
 	id := t.d.recipientMax + 1

@@ -239,7 +239,7 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	args = append(args, limit)
 	return `DELETE FROM messages WHERE id IN (
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ?)
-		RETURNING id, type, stream_id, topic_key, sender_id, direct_members`, args
+		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, args
 }
 
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
@@ -253,7 +253,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 	}
 	query, args := deleteSQL(f, limit)
 	out, err := scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
-		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.TopicKey, &d.SenderID, listCol[chatcore.UserID]{&d.Recipients})
+		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.Topic, &d.TopicKey, &d.SenderID, listCol[chatcore.UserID]{&d.Recipients})
 	}, query, args...)
 	if err != nil {
 		return nil, err
@@ -275,7 +275,8 @@ func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (cha
 }
 
 // DirectRecipient implements [chatcore.MessageStore]. In a View it can only
-// find an existing conversation.
+// find an existing conversation; a missing one gives an error wrapping both
+// [chatcore.ErrNotFound] and [ErrReadOnly].
 func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
 	ids := slices.Compact(slices.Sorted(slices.Values(members)))
 	parts := make([]string, len(ids))
@@ -292,7 +293,8 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 		return 0, classify(err, "direct recipient")
 	}
 	if err := t.writable(); err != nil {
-		return 0, err
+		// The contract: in a View a missing conversation is not found.
+		return 0, fmt.Errorf("sqlite: direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
 	}
 	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
 		return 0, classify(err, "create direct recipient")

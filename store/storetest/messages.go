@@ -219,6 +219,7 @@ var messageTests = []test{
 			is.Equal(d.Type, chatcore.MessageTypeStream)    // channel message
 			is.Equal(d.StreamID, w.general.ID)              // its channel
 			is.Equal(d.TopicKey, chatcore.FoldKey("Topic")) // its topic key
+			is.Equal(d.Topic, "Topic")                      // its topic as stored
 			is.Equal(d.SenderID, w.bob)                     // its sender
 			is.Equal(len(d.Recipients), 0)                  // no recipients for channel messages
 		}
@@ -312,6 +313,35 @@ var messageTests = []test{
 		is.Equal(del[0].Type, chatcore.MessageTypePrivate)                                           // direct message type
 		is.Equal(del[0].Recipients, []chatcore.UserID{min(w.alice, w.carol), max(w.alice, w.carol)}) // every participant
 		is.Equal(del[0].StreamID, chatcore.StreamID(0))                                              // no channel
+		is.Equal(del[0].Topic, "")                                                                   // no topic
+		is.Equal(del[0].TopicKey, "")                                                                // no topic key
+	}},
+	{"DeleteReturnsTopicAsStored", func(t *testing.T, st chatcore.Store) {
+		// Spellings that share one TopicKey each come back as they were stored.
+		is := is.New(t)
+		w := newWorld(t, st)
+		rcpt := directRecipient(t, st, w.realm, w.alice, w.bob)
+		m := send(t, st,
+			channelMessage(w.general, w.alice, "Straße"),
+			channelMessage(w.general, w.bob, "STRASSE"),
+			directMessage(w.realm, rcpt, w.alice, w.alice, w.bob),
+			channelMessage(w.secret, w.bob, "Ärger"),
+			channelMessage(w.general, w.alice, ""),
+		)
+		del := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm}, 10)
+		is.Equal(deletedIDs(del), []chatcore.MessageID{m[4], m[3], m[2], m[1], m[0]}) // every message, highest id first
+		type topic struct{ topic, key string }
+		got := make([]topic, len(del))
+		for i, d := range del {
+			got[i] = topic{d.Topic, d.TopicKey}
+		}
+		is.Equal(got, []topic{
+			{"", ""},
+			{"Ärger", chatcore.FoldKey("Ärger")},
+			{"", ""},
+			{"STRASSE", chatcore.FoldKey("strasse")},
+			{"Straße", chatcore.FoldKey("strasse")},
+		}) // each topic as stored, with its key; the direct message has neither
 	}},
 	{"DeleteCascades", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
@@ -415,5 +445,31 @@ var messageTests = []test{
 			is.NoErr(err)              // conversations listed
 			is.Equal(list(rs...), nil) // none for a user without conversations
 		})
+	}},
+	{"DirectRecipientMissingInView", func(t *testing.T, st chatcore.Store) {
+		// A View cannot create a conversation: a missing one is ErrNotFound,
+		// and nothing is written.
+		is := is.New(t)
+		w := newWorld(t, st)
+		ab := directRecipient(t, st, w.realm, w.alice, w.bob)
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.DirectRecipient(ctx, w.realm, []chatcore.UserID{w.bob, w.carol})
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // a missing conversation is not found in a View
+			_, err = tx.DirectRecipient(ctx, w.other, []chatcore.UserID{w.alice, w.bob})
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // conversations are per realm
+			got, err := tx.DirectRecipient(ctx, w.realm, []chatcore.UserID{w.bob, w.alice})
+			is.NoErr(err)     // the existing one is still found after the misses
+			is.Equal(got, ab) // the same conversation
+			rs, err := tx.DirectRecipients(ctx, w.carol)
+			is.NoErr(err)              // conversations listed
+			is.Equal(list(rs...), nil) // the miss created nothing
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			rs, err := tx.DirectRecipients(ctx, w.bob)
+			is.NoErr(err)                            // conversations listed
+			is.Equal(rs, []chatcore.RecipientID{ab}) // still only the one created in an Update
+		})
+		bc := directRecipient(t, st, w.realm, w.bob, w.carol)
+		is.True(bc != ab) // an Update still creates the missing conversation
 	}},
 }
