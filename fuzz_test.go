@@ -89,16 +89,10 @@ const (
 	fzRealm   chatcore.RealmID  = 1
 )
 
-// fzHasher keeps fuzzing fast: argon2id would dominate every iteration.
-type fzHasher struct{}
-
-func (fzHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
-func (fzHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
-
 // fzService returns a Service over store loaded with fzWorldJSON.
 func fzService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
 	tb.Helper()
-	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(fzHasher{})}, opts...)...)
+	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(plainHasher{})}, opts...)...)
 	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
 		tb.Fatalf("loading the fuzz world: %v", err)
 	}
@@ -317,7 +311,7 @@ func FuzzLoadFixture(f *testing.F) {
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		store := memory.New()
-		svc := chatcore.New(store, chatcore.WithPasswordHasher(fzHasher{}))
+		svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
 		err := svc.LoadFixture(t.Context(), bytes.NewReader(data))
 		if err != nil {
 			e := fzAPIError(t, err, data)
@@ -427,13 +421,13 @@ func FuzzLinkifier(f *testing.F) {
 	f.Add("(?P<id>[0-9]+)", "https://x.example/{id}?q=<script>", "<script>1</script>")
 	f.Fuzz(func(t *testing.T, pattern, tmpl, text string) {
 		store := memory.New()
-		svc := chatcore.New(store, chatcore.WithPasswordHasher(fzHasher{}))
+		svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
 		if err := svc.LoadFixture(t.Context(), bytes.NewReader(fzOneRealm(nil))); err != nil {
 			t.Fatal(err)
 		}
 		id, err := svc.AddLinkifier(t.Context(), fzOwner, pattern, tmpl)
 		// The fixture loader applies the same validation.
-		ferr := chatcore.New(memory.New(), chatcore.WithPasswordHasher(fzHasher{})).LoadFixture(t.Context(),
+		ferr := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{})).LoadFixture(t.Context(),
 			bytes.NewReader(fzOneRealm([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
 		if err != nil {
 			fzAPIError(t, err, []string{pattern, tmpl})
@@ -823,3 +817,27 @@ type fzRecordingTB struct {
 
 func (r *fzRecordingTB) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
 func (r *fzRecordingTB) Helper()               {}
+
+// TestFoldKeyCherokee pins what FuzzTopicName found: golang.org/x/text's Fold
+// swaps the cases of Cherokee letters, so FoldKey gave "Ꮵ" and "ꮵ" different
+// keys and was not idempotent (testdata/fuzz/FuzzTopicName/9567c9f5796b1cc8).
+func TestFoldKeyCherokee(t *testing.T) {
+	for _, tt := range []struct{ capital, small string }{
+		{"Ꭰ", "ꭰ"}, {"Ꮵ", "ꮵ"}, {"Ꮿ", "ꮿ"}, {"Ᏸ", "ᏸ"}, {"Ᏽ", "ᏽ"},
+		{"ᏣᎳᎩ", "ꮳꮃꭹ"},
+	} {
+		t.Run(tt.capital, func(t *testing.T) {
+			is := is.New(t)
+			key := chatcore.FoldKey(tt.capital)
+			is.Equal(chatcore.FoldKey(tt.small), key) // both cases share one key
+			is.Equal(chatcore.FoldKey(key), key)      // folding a key changes nothing
+		})
+	}
+	is := is.New(t)
+	for r := rune(0); r <= 0x1FFFF; r++ {
+		s := string(r)
+		if k := chatcore.FoldKey(s); chatcore.FoldKey(k) != k {
+			is.Equal(chatcore.FoldKey(k), k) // FoldKey is idempotent on every character of the first two planes
+		}
+	}
+}
