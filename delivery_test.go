@@ -51,7 +51,7 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is.Equal(sent.Type, chatcore.MessageTypePrivate)               // a direct message
 		is.Equal(sent.DirectMembers, opsSorted(e.member.ID, e.mod.ID)) // between sender and recipient
 
-		removes := e.events.ofType("scheduled_messages", "remove")
+		removes := e.events.ofType("scheduled_messages", "op", "remove")
 		is.Equal(len(removes), 2)                                    // one remove per delivered message
 		is.Equal(removes[0].Data["scheduled_message_id"], toChannel) // in delivery order
 		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.member.ID}) // to the sender
@@ -103,7 +103,7 @@ func TestDeliverDueReminders(t *testing.T) {
 		is.Equal(sent.DirectMembers, opsSorted(e.admin.ID, bot.ID))                           // a direct message to the owner
 		is.Equal(e.message(t, e.scheduledRow(t, second).DeliveredMessageID).SenderID, bot.ID) // one bot for the realm
 
-		removes := e.events.ofType("reminders", "remove")
+		removes := e.events.ofType("reminders", "op", "remove")
 		is.Equal(len(removes), 2)                                                                            // one remove per reminder
 		is.Equal(removes[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": first}) // Zulip's payload
 		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.admin.ID})                                          // to the owner
@@ -211,7 +211,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		is.True(row.Failed)                        // a deactivated owner's reminder fails
 		is.True(e.scheduledRow(t, fine).Delivered) // the good one was delivered
 
-		updates := e.events.ofType("scheduled_messages", "update")
+		updates := e.events.ofType("scheduled_messages", "op", "update")
 		is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
 		view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
 		is.Equal(view.ScheduledMessageID, toDoomed) // the failed message

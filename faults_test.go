@@ -123,19 +123,6 @@ func (f *fltStore) Publish(_ context.Context, _ []chatcore.Event) {
 	f.stray++
 }
 
-// fltMailer records the e-mails sent.
-type fltMailer struct {
-	mu   sync.Mutex
-	sent []chatcore.Email
-}
-
-func (m *fltMailer) Send(_ context.Context, e chatcore.Email) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, e)
-	return nil
-}
-
 // fltTx is a Tx whose every method is a step of its fltStore.
 type fltTx struct {
 	chatcore.Tx
@@ -694,16 +681,16 @@ func fltCopy(from, to string) error {
 // fltLoad loads fzWorldJSON into s with the fault tests' clock.
 func fltLoad(tb testing.TB, s chatcore.Store) {
 	tb.Helper()
-	svc := chatcore.New(s, chatcore.WithPasswordHasher(fzHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })))
+	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })))
 	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
 		tb.Fatalf("loading the world: %v", err)
 	}
 }
 
 // fltService returns a Service over f whose events go to f and mails to m.
-func fltService(f *fltStore, m *fltMailer) *chatcore.Service {
+func fltService(f *fltStore, m *recordingMailer) *chatcore.Service {
 	return chatcore.New(f,
-		chatcore.WithPasswordHasher(fzHasher{}),
+		chatcore.WithPasswordHasher(plainHasher{}),
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })),
 		chatcore.WithEventSink(f),
 		chatcore.WithMailer(m),
@@ -731,12 +718,12 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 	// run may leave behind.
 	inner := w.fresh(t, op.empty)
 	f := &fltStore{Store: inner}
-	m := &fltMailer{}
+	m := &recordingMailer{}
 	states := []string{fltSnapshot(t, inner)}
 	f.onCommit = func() { states = append(states, fltSnapshot(t, inner)) }
 	is.NoErr(op.run(t.Context(), fltService(f, m))) // the clean run succeeds
 	final := states[len(states)-1]
-	steps, published, mails := f.n, f.published, len(m.sent)
+	steps, published, mails := f.n, f.published, len(m.all())
 	is.Equal(f.stray, 0)        // the clean run publishes only after commits
 	is.True(final != states[0]) // the operation changes something
 	t.Logf("clean run: %d steps, %d commits, %d event batches, %d e-mails", steps, len(states)-1, published, mails)
@@ -753,7 +740,7 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 			inner := w.fresh(t, op.empty)
 			ctx, cancel := context.WithCancel(t.Context())
 			f := &fltStore{Store: inner, at: at, mode: mode, cancel: cancel}
-			m := &fltMailer{}
+			m := &recordingMailer{}
 			svc := fltService(f, m)
 			err := op.run(ctx, svc)
 			cancel()
@@ -795,7 +782,7 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 			if f.published > k {
 				t.Fatalf("%s: %d event batches for %d committed transactions", where, f.published, k)
 			}
-			if len(m.sent) > 0 && k < len(states)-1 {
+			if len(m.all()) > 0 && k < len(states)-1 {
 				t.Fatalf("%s: e-mail sent for work that did not commit", where)
 			}
 			// Repeating the call finishes the job.
@@ -806,9 +793,9 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 			if got := fltSnapshot(t, inner); got != final {
 				t.Fatalf("%s: the repeated call did not reach the clean outcome: %s", where, fltDiff(got, final))
 			}
-			if f.published != published || len(m.sent) != mails {
+			if f.published != published || len(m.all()) != mails {
 				t.Fatalf("%s: faulty run + repeat published %d event batches and %d e-mails, the clean run %d and %d",
-					where, f.published, len(m.sent), published, mails)
+					where, f.published, len(m.all()), published, mails)
 			}
 		}
 	}

@@ -70,7 +70,7 @@ const fixBase = `{
 
 func fixService(tb testing.TB) *chatcore.Service {
 	tb.Helper()
-	return chatcore.New(memory.New(), chatcore.WithPasswordHasher(usrPlainHasher{}))
+	return chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{}))
 }
 
 // fixMutate returns fixBase changed by fn (working on the decoded JSON).
@@ -260,7 +260,7 @@ func TestLoadFixtureLaterIDsGoAbove(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
 	st := memory.New()
-	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(plainHasher{}))
 	is.NoErr(svc.LoadFixture(ctx, strings.NewReader(fixBase))) // loads
 	err := st.Update(ctx, func(tx chatcore.Tx) error {
 		u := &chatcore.User{RealmID: 1, Email: "new@acme.test", FullName: "New", Role: chatcore.RoleMember,
@@ -388,7 +388,7 @@ func TestLoadFixtureCanonicalTimezone(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
 	st := memory.New()
-	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(plainHasher{}))
 	data := fixMutate(t, func(root map[string]any) {
 		fixAt(root, "realms", 0, "users", 1)["timezone"] = "America/Montreal"
 		fixAt(root, "realms", 0, "users", 0, "settings")["timezone"] = "Asia/Calcutta"
@@ -425,7 +425,7 @@ func TestLoadFixtureConflictWritesNothing(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
 	st := memory.New()
-	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(plainHasher{}))
 	is.NoErr(svc.LoadFixture(ctx, strings.NewReader(fixBase))) // the first load works
 
 	// A second fixture whose realm is new but whose user id is taken: the
@@ -479,7 +479,7 @@ func TestLoadFixtureSQLite(t *testing.T) {
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "chat.db"))
 	is.NoErr(err) // opens
 	t.Cleanup(func() { st.Close() })
-	svc := chatcore.New(st, chatcore.WithPasswordHasher(usrPlainHasher{}))
+	svc := chatcore.New(st, chatcore.WithPasswordHasher(plainHasher{}))
 
 	bad := fixMutate(t, func(root map[string]any) { fixAt(root, "realms", 0, "messages", 0)["sender_id"] = 99 })
 	err = svc.LoadFixture(ctx, strings.NewReader(bad))
@@ -546,7 +546,7 @@ func BenchmarkLoadFixtureDemo(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(usrPlainHasher{}))
+		svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{}))
 		if err := svc.LoadFixture(b.Context(), bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}

@@ -164,7 +164,7 @@ func TestLimitNestedFixture(t *testing.T) {
 	for _, depth := range []int{100, 10_000, 1_000_000} {
 		t.Run(fmt.Sprint(depth), func(t *testing.T) {
 			is := is.New(t)
-			svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(fzHasher{}))
+			svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{}))
 			data := `{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": ` + limNested(depth, "") + `}]}`
 			start := time.Now()
 			err := svc.LoadFixture(t.Context(), strings.NewReader(data))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,38 +18,13 @@ import (
 // mxStart is the fixed time of the messages tests' clock.
 var mxStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// mxEvents records published events.
-type mxEvents struct {
-	mu     sync.Mutex
-	events []chatcore.Event
-}
-
-func (r *mxEvents) Publish(_ context.Context, events []chatcore.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, events...)
-}
-
-// ofType returns the recorded events whose "type" is typ.
-func (r *mxEvents) ofType(typ string) []chatcore.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []chatcore.Event
-	for _, e := range r.events {
-		if e.Data["type"] == typ {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // mxEnv is a realm with a member, an admin, a guest, a second member, a bot,
 // three channels (public, private with shared history, private with protected
 // history) and a second realm, over the memory store.
 type mxEnv struct {
 	mem    *memory.Store
 	svc    *chatcore.Service
-	events *mxEvents
+	events *recordingSink
 	now    time.Time
 
 	realm                               *chatcore.Realm
@@ -63,7 +37,7 @@ type mxEnv struct {
 
 func newMxEnv(tb testing.TB) *mxEnv {
 	tb.Helper()
-	e := &mxEnv{mem: memory.New(), events: &mxEvents{}, now: mxStart}
+	e := &mxEnv{mem: memory.New(), events: &recordingSink{}, now: mxStart}
 	e.svc = chatcore.New(e.mem,
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return e.now })),
 		chatcore.WithEventSink(e.events))

@@ -60,7 +60,7 @@ func TestCreateReminderContent(t *testing.T) {
 		is.Equal(r.ReminderTargetMessageID, mid)                               // the target message
 		is.Equal(r.ScheduledDeliveryTimestamp, opsStart.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(r.Failed, false)                                              // not failed
-		evs := e.events.ofType("reminders", "add")
+		evs := e.events.ofType("reminders", "op", "add")
 		is.Equal(len(evs), 1)                                      // one add event
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.admin.ID})    // to the caller
 		is.Equal(evs[0].Data["reminders"], []chatcore.Reminder{r}) // carrying the reminder
@@ -254,7 +254,7 @@ func TestDeleteReminder(t *testing.T) {
 		list, err := e.svc.Reminders(t.Context(), e.member.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 0) // it is gone
-		evs := e.events.ofType("reminders", "remove")
+		evs := e.events.ofType("reminders", "op", "remove")
 		is.Equal(len(evs), 1)                                                                         // one remove event
 		is.Equal(evs[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": id}) // Zulip's payload
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                                      // to the owner

@@ -49,7 +49,7 @@ func TestCreateScheduledMessage(t *testing.T) {
 		is.True(strings.Contains(v.RenderedContent, "hello"))                  // rendered content
 		is.Equal(v.ScheduledDeliveryTimestamp, opsStart.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(v.Failed, false)                                              // not failed
-		evs := e.events.ofType("scheduled_messages", "add")
+		evs := e.events.ofType("scheduled_messages", "op", "add")
 		is.Equal(len(evs), 1)                                                           // one add event
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                        // to the sender only
 		is.Equal(evs[0].Data["scheduled_messages"], []chatcore.ScheduledMessageView{v}) // carrying the scheduled message
@@ -224,7 +224,7 @@ func TestDeleteScheduledMessage(t *testing.T) {
 		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 0) // it is gone
-		evs := e.events.ofType("scheduled_messages", "remove")
+		evs := e.events.ofType("scheduled_messages", "op", "remove")
 		is.Equal(len(evs), 1)                                                                                           // one remove event
 		is.Equal(evs[0].Data, map[string]any{"type": "scheduled_messages", "op": "remove", "scheduled_message_id": id}) // Zulip's payload
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                                                        // to the sender only

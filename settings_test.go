@@ -2,12 +2,10 @@ package chatcore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,102 +15,14 @@ import (
 	"github.com/matryer/is"
 )
 
-// settingsMailer records sent e-mails.
-type settingsMailer struct {
-	mu   sync.Mutex
-	sent []chatcore.Email
-}
-
-func (m *settingsMailer) Send(_ context.Context, e chatcore.Email) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, e)
-	return nil
-}
-
-func (m *settingsMailer) all() []chatcore.Email {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]chatcore.Email(nil), m.sent...)
-}
-
-// settingsSink records published events; onPublish, when set, runs first.
-type settingsSink struct {
-	mu        sync.Mutex
-	events    []chatcore.Event
-	onPublish func([]chatcore.Event)
-}
-
-func (s *settingsSink) Publish(_ context.Context, evs []chatcore.Event) {
-	if s.onPublish != nil {
-		s.onPublish(evs)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, evs...)
-}
-
-func (s *settingsSink) all() []chatcore.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]chatcore.Event(nil), s.events...)
-}
-
-func (s *settingsSink) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = nil
-}
-
-// ofType returns the published events with the given "type" (and, when
-// property is not empty, "property").
-func (s *settingsSink) ofType(typ, property string) []chatcore.Event {
-	var out []chatcore.Event
-	for _, e := range s.all() {
-		if e.Data["type"] == typ && (property == "" || e.Data["property"] == property) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// settingsPlainHasher is a fast test hasher: the "hash" is the password with a prefix.
-type settingsPlainHasher struct{}
-
-func (settingsPlainHasher) Hash(p string) (string, error) { return "plain:" + p, nil }
-func (settingsPlainHasher) Verify(h, p string) (bool, error) {
-	if !strings.HasPrefix(h, "plain:") {
-		return false, errors.New("not a plain hash")
-	}
-	return h == "plain:"+p, nil
-}
-
-// settingsClock is a settable clock.
-type settingsClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *settingsClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *settingsClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // settingsEnv is a Service over a memory store with one realm ("zulip") of users of
 // every role, a bot, a deactivated user, and a second realm with one user.
 type settingsEnv struct {
 	svc    *chatcore.Service
 	store  chatcore.Store
-	mail   *settingsMailer
-	events *settingsSink
-	clock  *settingsClock
+	mail   *recordingMailer
+	events *recordingSink
+	clock  *fakeClock
 	realm  chatcore.RealmID
 
 	owner, admin, moderator, member, guest, bot, gone chatcore.UserID
@@ -150,13 +60,13 @@ func newSettingsEnvOn(tb testing.TB, store chatcore.Store, opts ...chatcore.Opti
 	is := is.New(tb)
 	e := &settingsEnv{
 		store:  store,
-		mail:   &settingsMailer{},
-		events: &settingsSink{},
-		clock:  &settingsClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		mail:   &recordingMailer{},
+		events: &recordingSink{},
+		clock:  &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 	}
 	opts = append([]chatcore.Option{
 		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
-		chatcore.WithPasswordHasher(settingsPlainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
+		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
 	}, opts...)
 	e.svc = chatcore.New(e.store, opts...)
 	err := e.store.Update(context.Background(), func(tx chatcore.Tx) error {
@@ -250,7 +160,7 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 		is.Equal(u.Settings.ColorScheme, 2)                                   // stored
 		is.Equal(u.Settings.Emojiset, "text")                                 // stored
 		is.Equal(e.edited(t, e.member), []string{"color_scheme", "emojiset"}) // only changed settings count as edited
-		evs := e.events.ofType("user_settings", "")
+		evs := e.events.ofType("user_settings")
 		is.Equal(len(evs), 2) // one event per changed setting
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member})
 		is.Equal(evs[0].Data, map[string]any{"type": "user_settings", "op": "update", "property": "color_scheme", "value": 2})
@@ -276,7 +186,7 @@ func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 	is := is.New(t)
 	e := newSettingsEnv(t)
 	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
-	evs := e.events.ofType("user_settings", "default_language")
+	evs := e.events.ofType("user_settings", "property", "default_language")
 	is.Equal(len(evs), 1)                             // one event
 	is.Equal(evs[0].Data["value"], "de")              // the code
 	is.Equal(evs[0].Data["language_name"], "Deutsch") // plus the language name
@@ -487,7 +397,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.Equal(len(mails), 3)                   // plus a notice
 		is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
 		is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
-		evs := e.events.ofType("realm_user", "")
+		evs := e.events.ofType("realm_user")
 		is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
 		is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
@@ -623,7 +533,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 			u := e.user(t, e.member)
 			is.Equal(u.FullName, tt.want)                      // stored stripped
 			is.Equal(u.FullNameKey, chatcore.FoldKey(tt.want)) // with its fold key
-			evs := e.events.ofType("realm_user", "")
+			evs := e.events.ofType("realm_user")
 			is.Equal(len(evs), 1)                                                                      // one event
 			is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "full_name": tt.want}) // the new name
 			is.Equal(len(evs[0].UserIDs), 6)                                                           // to every active user and bot of the realm
@@ -686,10 +596,10 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 		u := e.user(t, e.member)
 		is.Equal(u.Settings.Timezone, "America/Toronto")      // stored canonically
 		is.Equal(e.edited(t, e.member), []string{"timezone"}) // counts as the user's own edit
-		own := e.events.ofType("user_settings", "timezone")
+		own := e.events.ofType("user_settings", "property", "timezone")
 		is.Equal(len(own), 1)                             // the user's clients learn the value
 		is.Equal(own[0].Data["value"], "America/Toronto") // canonical
-		others := e.events.ofType("realm_user", "")
+		others := e.events.ofType("realm_user")
 		is.Equal(len(others), 1) // and everyone sees the profile change
 		is.Equal(others[0].Data["person"], map[string]any{"user_id": e.member, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
 
@@ -740,7 +650,7 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	wantSettingsError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
-	evs := e.events.ofType("user_settings", "default_language")
+	evs := e.events.ofType("user_settings", "property", "default_language")
 	is.Equal(evs[0].Data["language_name"], "tlh") // unknown languages are named by their code
 }
 
@@ -810,10 +720,10 @@ func TestUpdateSettingsBulk(t *testing.T) {
 			is.Equal(e.user(t, e.admin).Settings.ColorScheme, 1) // the admin was not targeted
 			is.Equal(e.user(t, e.admin).FullName, "Iago")        // full_name is ignored in bulk mode
 			is.Equal(len(e.edited(t, e.owner)), 0)               // bulk edits are not the users' own edits
-			evs := e.events.ofType("user_settings", "color_scheme")
+			evs := e.events.ofType("user_settings", "property", "color_scheme")
 			is.Equal(len(evs), 1)                                                                        // one event per setting
 			is.Equal(evs[0].UserIDs, []chatcore.UserID{e.owner, e.moderator, e.member, e.guest, e.gone}) // for every changed user
-			lang := e.events.ofType("user_settings", "default_language")
+			lang := e.events.ofType("user_settings", "property", "default_language")
 			is.Equal(lang[0].Data["language_name"], "Deutsch") // with the language name
 		})
 		t.Run("skip users who edited the setting themselves", func(t *testing.T) {
@@ -828,7 +738,7 @@ func TestUpdateSettingsBulk(t *testing.T) {
 			is.Equal(e.user(t, e.member).Settings.ColorScheme, 3)   // kept the member's own choice
 			is.Equal(e.user(t, e.member).Settings.EnterSends, true) // but other settings apply
 			is.Equal(e.user(t, e.guest).Settings.ColorScheme, 2)    // others changed
-			evs := e.events.ofType("user_settings", "color_scheme")
+			evs := e.events.ofType("user_settings", "property", "color_scheme")
 			is.Equal(evs[0].UserIDs, []chatcore.UserID{e.moderator, e.guest}) // only changed users hear about it
 		})
 		t.Run("override own edits", func(t *testing.T) {

@@ -25,41 +25,6 @@ import (
 // opsStart is the fake clock's initial time.
 var opsStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// opsClock is a fake clock. Every Now call returns the current time and then
-// advances it by step (zero: it stands still).
-type opsClock struct {
-	mu   sync.Mutex
-	now  time.Time
-	step time.Duration
-}
-
-func (c *opsClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.now
-	c.now = c.now.Add(c.step)
-	return t
-}
-
-func (c *opsClock) setStep(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.step = d
-}
-
-func (c *opsClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// current returns the time without advancing the clock.
-func (c *opsClock) current() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
 // opsLog records, in order, what the store wrapper and the event sink saw, so
 // tests can check that events follow the commit they describe.
 type opsLog struct {
@@ -77,45 +42,6 @@ func (l *opsLog) all() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.entries)
-}
-
-// opsEvents is an EventSink that records every event.
-type opsEvents struct {
-	mu     sync.Mutex
-	events []chatcore.Event
-	log    *opsLog
-}
-
-func (r *opsEvents) Publish(_ context.Context, events []chatcore.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, events...)
-	for _, e := range events {
-		r.log.add(fmt.Sprintf("event %v", e.Data["type"]))
-	}
-}
-
-// ofType returns the recorded events whose type (and op, when given) match.
-func (r *opsEvents) ofType(typ string, op ...string) []chatcore.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []chatcore.Event
-	for _, e := range r.events {
-		if e.Data["type"] != typ {
-			continue
-		}
-		if len(op) > 0 && e.Data["op"] != op[0] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func (r *opsEvents) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = nil
 }
 
 // errOpsInjected is the failure opsStore injects.
@@ -156,8 +82,8 @@ type opsEnv struct {
 	base   chatcore.Store // the store under test, unwrapped
 	store  *opsStore
 	svc    *chatcore.Service
-	clock  *opsClock
-	events *opsEvents
+	clock  *fakeClock
+	events *recordingSink
 	log    *opsLog
 
 	realm                                 *chatcore.Realm
@@ -202,10 +128,14 @@ func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *o
 	tb.Helper()
 	log := &opsLog{}
 	e := &opsEnv{
-		base:   base,
-		clock:  &opsClock{now: opsStart},
-		events: &opsEvents{log: log},
-		log:    log,
+		base:  base,
+		clock: &fakeClock{now: opsStart},
+		events: &recordingSink{onPublish: func(events []chatcore.Event) {
+			for _, e := range events {
+				log.add(fmt.Sprintf("event %v", e.Data["type"]))
+			}
+		}},
+		log: log,
 	}
 	e.store = &opsStore{Store: e.base, log: log}
 	all := append([]chatcore.Option{chatcore.WithClock(e.clock), chatcore.WithEventSink(e.events)}, opts...)

@@ -281,7 +281,7 @@ func TestDeleteTopicFirstMessageID(t *testing.T) {
 		_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "old")
 		is.NoErr(err)                                         // deletion succeeds
 		is.Equal(e.stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
-		evs := e.events.ofType("stream", "update")
+		evs := e.events.ofType("stream", "op", "update")
 		is.Equal(len(evs), 1) // one channel update
 		is.Equal(evs[0].Data, map[string]any{
 			"type": "stream", "op": "update", "property": "first_message_id",
@@ -294,7 +294,7 @@ func TestDeleteTopicFirstMessageID(t *testing.T) {
 		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "new")
 		is.NoErr(err)                                                      // deletion succeeds
 		is.Equal(e.stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
-		evs = e.events.ofType("stream", "update")
+		evs = e.events.ofType("stream", "op", "update")
 		is.Equal(len(evs), 1)               // one channel update
 		is.Equal(evs[0].Data["value"], nil) // null when the channel is empty
 	})
@@ -393,7 +393,7 @@ func TestDeleteMessagesBatched(t *testing.T) {
 			{[]chatcore.MessageID{inA[1], inA[2]}, aSubs, "x"},
 			{[]chatcore.MessageID{inA[0]}, aSubs, "x"},
 		}) // grouped per conversation within each batch, to the participants / subscribers (nil actor adds nobody)
-		upd := e.events.ofType("stream", "update")
+		upd := e.events.ofType("stream", "op", "update")
 		is.Equal(len(upd), 1)                                    // Beta lost its only message; Alpha's first message was someone else's
 		is.Equal(upd[0].Data["stream_id"], b.ID)                 // Beta's update
 		is.Equal(upd[0].Data["value"], nil)                      // null: Beta is empty

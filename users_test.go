@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,48 +22,6 @@ import (
 // usrKey is the API key testdata/org.json gives the user id.
 func usrKey(id chatcore.UserID) string {
 	return fmt.Sprintf("Key%02d", id) + strings.Repeat("x", 27)
-}
-
-// usrMailer records sent e-mails.
-type usrMailer struct {
-	mu    sync.Mutex
-	mails []chatcore.Email
-}
-
-func (m *usrMailer) Send(_ context.Context, e chatcore.Email) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.mails = append(m.mails, e)
-	return nil
-}
-
-func (m *usrMailer) all() []chatcore.Email {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.mails)
-}
-
-// usrSink records published events and, with check set, runs it on every
-// Publish (to look at the store at publication time).
-type usrSink struct {
-	mu     sync.Mutex
-	events []chatcore.Event
-	check  func()
-}
-
-func (s *usrSink) Publish(_ context.Context, events []chatcore.Event) {
-	if s.check != nil {
-		s.check()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, events...)
-}
-
-func (s *usrSink) all() []chatcore.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.events)
 }
 
 // usrFailStore wraps a Store; while fail is set, UpdateUser fails inside
@@ -89,18 +46,12 @@ type usrFailTx struct{ chatcore.Tx }
 
 func (usrFailTx) UpdateUser(context.Context, *chatcore.User) error { return errUsrInjected }
 
-// usrPlainHasher keeps tests fast: it "hashes" by prefixing.
-type usrPlainHasher struct{}
-
-func (usrPlainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
-func (usrPlainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
-
 // usrEnv is a Service over a memory store loaded with testdata/org.json.
 type usrEnv struct {
 	svc    *chatcore.Service
 	store  *usrFailStore
-	mailer *usrMailer
-	sink   *usrSink
+	mailer *recordingMailer
+	sink   *recordingSink
 }
 
 var usrEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -108,9 +59,9 @@ var usrEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func newUsrEnv(tb testing.TB, opts ...chatcore.Option) *usrEnv {
 	tb.Helper()
 	is := is.New(tb)
-	e := &usrEnv{store: &usrFailStore{Store: memory.New()}, mailer: &usrMailer{}, sink: &usrSink{}}
+	e := &usrEnv{store: &usrFailStore{Store: memory.New()}, mailer: &recordingMailer{}, sink: &recordingSink{}}
 	opts = append([]chatcore.Option{
-		chatcore.WithMailer(e.mailer), chatcore.WithEventSink(e.sink), chatcore.WithPasswordHasher(usrPlainHasher{}),
+		chatcore.WithMailer(e.mailer), chatcore.WithEventSink(e.sink), chatcore.WithPasswordHasher(plainHasher{}),
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return usrEpoch })),
 	}, opts...)
 	e.svc = chatcore.New(e.store, opts...)
@@ -600,7 +551,7 @@ func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
 	e := newUsrEnv(t)
 	var seen []bool
-	e.sink.check = func() {
+	e.sink.onPublish = func([]chatcore.Event) {
 		// The store must already show the deactivation when events go out.
 		_ = e.store.View(context.Background(), func(tx chatcore.Tx) error {
 			u, err := tx.User(context.Background(), 14)

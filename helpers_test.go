@@ -1,0 +1,154 @@
+package chatcore_test
+
+// Test doubles and assertions shared by the package's test files: a fast
+// password hasher, a settable clock, a mailer and an event sink that record
+// what the Service hands them, and the typed-error assertion.
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+)
+
+// plainHasher keeps tests fast (argon2id would dominate them): the "hash"
+// is the password with a "plain:" prefix.
+type plainHasher struct{}
+
+func (plainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
+func (plainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+
+// fakeClock is a settable clock, safe for concurrent use. Every Now call
+// returns the current time and then advances it by step (zero, the default:
+// the clock stands still).
+type fakeClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now
+	c.now = c.now.Add(c.step)
+	return t
+}
+
+// setStep makes every later Now call advance the clock by d.
+func (c *fakeClock) setStep(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
+}
+
+// advance moves the clock forward by d.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// current returns the time without advancing the clock.
+func (c *fakeClock) current() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// recordingMailer records sent e-mails; safe for concurrent use.
+type recordingMailer struct {
+	mu   sync.Mutex
+	sent []chatcore.Email
+}
+
+func (m *recordingMailer) Send(_ context.Context, e chatcore.Email) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent = append(m.sent, e)
+	return nil
+}
+
+// all returns a copy of the e-mails sent so far, oldest first.
+func (m *recordingMailer) all() []chatcore.Email {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.sent)
+}
+
+// recordingSink is an EventSink that records every published event; safe for
+// concurrent use. onPublish, when set, runs first on every Publish (to look
+// at the store at publication time, or to log the order of events).
+type recordingSink struct {
+	mu        sync.Mutex
+	events    []chatcore.Event
+	onPublish func([]chatcore.Event)
+}
+
+func (s *recordingSink) Publish(_ context.Context, events []chatcore.Event) {
+	if s.onPublish != nil {
+		s.onPublish(events)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, events...)
+}
+
+// all returns a copy of the events published so far, oldest first.
+func (s *recordingSink) all() []chatcore.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.events)
+}
+
+// reset forgets the events published so far.
+func (s *recordingSink) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = nil
+}
+
+// ofType returns the published events whose "type" is typ and which hold
+// every further key/value pair of match, for example
+// ofType("reminders", "op", "remove").
+func (s *recordingSink) ofType(typ string, match ...string) []chatcore.Event {
+	if len(match)%2 != 0 {
+		panic("recordingSink.ofType: match must be key/value pairs")
+	}
+	var out []chatcore.Event
+next:
+	for _, e := range s.all() {
+		if e.Data["type"] != typ {
+			continue
+		}
+		for i := 0; i < len(match); i += 2 {
+			if e.Data[match[i]] != match[i+1] {
+				continue next
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// wantError asserts that err is a *chatcore.Error with Zulip's code, kind
+// and exact message, and returns it for further checks.
+func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) *chatcore.Error {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	e, ok := errors.AsType[*chatcore.Error](err)
+	if !ok {
+		tb.Fatalf("want *chatcore.Error %s %q, got %v", code, msg, err)
+	}
+	is.Equal(e.Code, code) // Zulip's wire code
+	is.Equal(e.Kind, kind) // error kind
+	is.Equal(e.Msg, msg)   // Zulip's exact message
+	return e
+}
