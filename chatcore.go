@@ -192,7 +192,9 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error)
 	if err != nil {
 		return err
 	}
-	s.flush(ctx, &fx)
+	// The change has committed: its events and e-mails must go out even when
+	// the caller's context ends now (a client that hung up after the commit).
+	s.flush(context.WithoutCancel(ctx), &fx)
 	return nil
 }
 
