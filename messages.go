@@ -815,9 +815,10 @@ func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (Me
 // largerThanMaxMessageID is the anchor Zulip reports for anchor=newest.
 const largerThanMaxMessageID MessageID = 10000000000000000
 
-// NarrowTerm is one element of a narrow: {"operator": ..., "operand": ...}.
-// Operand is raw JSON: a channel id or name, a topic string, or for dm a list
-// of user ids (or e-mails, or a comma-separated e-mail string).
+// NarrowTerm is one element of a narrow: {"operator": ..., "operand": ...}
+// (or, in the legacy form, ["operator", "operand"]). Operand is raw JSON: a
+// channel id or name, a topic string, or for dm a list of user ids (or
+// e-mails, or a comma-separated e-mail string).
 type NarrowTerm struct {
 	Operator string          `json:"operator"`
 	Operand  json.RawMessage `json:"operand"`
@@ -830,10 +831,21 @@ type NarrowTerm struct {
 type MessagesRequest struct {
 	// Anchor is "newest", "oldest", "first_unread" (treated as "newest":
 	// chatcore keeps no unread state) or a message id.
-	Anchor    *string      `json:"anchor"`
-	NumBefore *int         `json:"num_before"`
-	NumAfter  *int         `json:"num_after"`
-	Narrow    []NarrowTerm `json:"narrow"`
+	Anchor    *string `json:"anchor"`
+	NumBefore *int    `json:"num_before"`
+	NumAfter  *int    `json:"num_after"`
+	// Narrow holds terms built by Go callers; NarrowJSON is the wire
+	// parameter "narrow", a JSON list whose elements are either objects
+	// {"operator", "operand", "negated"} or legacy [operator, operand] string
+	// pairs (null or [] is no narrow). When both are set, all their terms
+	// apply. A malformed NarrowJSON gives BAD_REQUEST with Zulip's texts:
+	// "narrow is not a list", "Invalid narrow[i]: Value error, element is not
+	// a string pair" (a list that is not two strings), "... operand is
+	// missing", "... operator is missing", "... dict or list required",
+	// `narrow[i]["operator"] is not a string`, `narrow[i]["negated"] is not a
+	// boolean`.
+	Narrow     []NarrowTerm    `json:"-"`
+	NarrowJSON json.RawMessage `json:"narrow"`
 	// IncludeAnchor, when false, leaves the anchor message out.
 	IncludeAnchor *bool `json:"include_anchor"`
 	// ApplyMarkdown false gives raw Markdown in content.
@@ -867,6 +879,67 @@ type narrowSpec struct {
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
 func errBadNarrow(desc string) *Error { return BadRequest("Invalid narrow operator: " + desc) }
+
+// narrowTerms decodes the wire form of a narrow (see
+// [MessagesRequest.NarrowJSON]) into terms.
+func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var elems []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+		if !json.Valid(raw) {
+			return nil, BadRequest("narrow is not valid JSON")
+		}
+		return nil, BadRequest("narrow is not a list")
+	}
+	terms := make([]NarrowTerm, 0, len(elems))
+	for i, elem := range elems {
+		valueError := func(msg string) error {
+			return BadRequestf("Invalid narrow[%d]: Value error, %s", i, msg)
+		}
+		switch elem[0] {
+		case '[':
+			var pair []json.RawMessage
+			if err := json.Unmarshal(elem, &pair); err != nil {
+				return nil, err // cannot happen: elem is valid JSON
+			}
+			var op string
+			if len(pair) != 2 || !isJSONString(pair[0]) || !isJSONString(pair[1]) || json.Unmarshal(pair[0], &op) != nil {
+				return nil, valueError("element is not a string pair")
+			}
+			terms = append(terms, NarrowTerm{Operator: op, Operand: pair[1]})
+		case '{':
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(elem, &obj); err != nil {
+				return nil, err // cannot happen: elem is valid JSON
+			}
+			operand, ok := obj["operand"]
+			if !ok || string(operand) == "null" {
+				return nil, valueError("operand is missing")
+			}
+			opRaw, ok := obj["operator"]
+			if !ok || string(opRaw) == "null" {
+				return nil, valueError("operator is missing")
+			}
+			t := NarrowTerm{Operand: operand}
+			if !isJSONString(opRaw) || json.Unmarshal(opRaw, &t.Operator) != nil {
+				return nil, BadRequestf(`narrow[%d]["operator"] is not a string`, i)
+			}
+			if neg, ok := obj["negated"]; ok && (string(neg) == "null" || json.Unmarshal(neg, &t.Negated) != nil) {
+				return nil, BadRequestf(`narrow[%d]["negated"] is not a boolean`, i)
+			}
+			terms = append(terms, t)
+		default:
+			return nil, valueError("dict or list required")
+		}
+	}
+	return terms, nil
+}
+
+// isJSONString reports whether raw, a valid JSON value, is a string.
+func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
 
 // parseNarrow checks the narrow terms against the viewer's realm.
 func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms []NarrowTerm) (narrowSpec, error) {
@@ -1067,7 +1140,15 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		return res, BadRequest("num_before is too small")
 	case numAfter < 0:
 		return res, BadRequest("num_after is too small")
-	case numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch:
+	}
+	// Zulip checks the narrow's shape with the other parameters, before the
+	// checks of its view body.
+	terms, err := narrowTerms(req.NarrowJSON)
+	if err != nil {
+		return res, err
+	}
+	terms = slices.Concat(req.Narrow, terms)
+	if numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch {
 		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
 	}
 	anchor := largerThanMaxMessageID
@@ -1092,32 +1173,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
 
-	// A dm narrow needs the conversation's recipient id; the store creates it on
-	// first use, which is a write, so resolve it before the read transaction.
-	var dmRecipient RecipientID
-	if slices.ContainsFunc(req.Narrow, func(t NarrowTerm) bool { return t.Operator == "dm" || t.Operator == "pm-with" }) {
-		err := s.store.Update(ctx, func(tx Tx) error {
-			viewer, err := actor(ctx, tx, actorID)
-			if err != nil {
-				return err
-			}
-			realm, err := tx.Realm(ctx, viewer.RealmID)
-			if err != nil {
-				return err
-			}
-			spec, err := parseNarrow(ctx, tx, viewer, realm, req.Narrow)
-			if err != nil {
-				return err
-			}
-			dmRecipient, err = tx.DirectRecipient(ctx, viewer.RealmID, spec.dm)
-			return err
-		})
-		if err != nil {
-			return res, err
-		}
-	}
-
-	err := s.view(ctx, func(tx Tx) error {
+	err = s.view(ctx, func(tx Tx) error {
 		viewer, err := actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -1127,7 +1183,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		if err != nil {
 			return err
 		}
-		spec, err := parseNarrow(ctx, tx, viewer, realm, req.Narrow)
+		spec, err := parseNarrow(ctx, tx, viewer, realm, terms)
 		if err != nil {
 			return err
 		}
@@ -1140,7 +1196,16 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		case spec.dm != nil && spec.stream != nil:
 			q.Recipients = []RecipientID{}
 		case spec.dm != nil:
-			q.Recipients = []RecipientID{dmRecipient}
+			// A View finds the conversation but cannot create it: one that
+			// does not exist yet has no messages.
+			q.Recipients = []RecipientID{}
+			rid, err := tx.DirectRecipient(ctx, viewer.RealmID, spec.dm)
+			switch {
+			case err == nil:
+				q.Recipients = append(q.Recipients, rid)
+			case !errors.Is(err, ErrNotFound):
+				return err
+			}
 		case spec.stream != nil && spec.onlyDMs:
 			q.Recipients = []RecipientID{}
 		case spec.onlyDMs:

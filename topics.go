@@ -46,10 +46,9 @@ type DeleteTopicResult struct {
 func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream StreamID, topic string) (DeleteTopicResult, error) {
 	start := s.clock.Now()
 	var (
-		admin      *User
-		filter     MessageFilter
-		eventTopic string
-		nothing    bool
+		admin   *User
+		filter  MessageFilter
+		nothing bool
 	)
 	err := s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
@@ -79,21 +78,6 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 		admin = u
 		filter = MessageFilter{RealmID: u.RealmID, StreamID: st.ID, TopicKey: &key, MinID: minID}
 		nothing = !visible
-		// Events name the topic as its messages spell it, lower-cased (Zulip
-		// lower-cases each message's topic); the newest visible one stands
-		// for all, as every spelling shares the folded key.
-		eventTopic = strings.ToLower(name)
-		q := MessageQuery{RealmID: u.RealmID, Recipients: []RecipientID{st.RecipientID}, TopicKey: &key, Newest: true, Limit: 1}
-		if minID > 0 {
-			q.AfterID = minID - 1
-		}
-		newest, err := tx.Messages(ctx, q)
-		if err != nil {
-			return err
-		}
-		if len(newest) == 1 {
-			eventTopic = strings.ToLower(newest[0].Topic)
-		}
 		return nil
 	})
 	if err != nil {
@@ -102,7 +86,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 	if nothing {
 		return DeleteTopicResult{Complete: true}, nil
 	}
-	complete, err := s.deleteBatches(ctx, admin, filter, start.Add(s.deleteBudget), &eventTopic)
+	complete, err := s.deleteMessagesBatched(ctx, admin, filter, start.Add(s.deleteBudget))
 	if err != nil {
 		return DeleteTopicResult{}, err
 	}
@@ -159,15 +143,9 @@ func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st 
 // channel's subscribers who could see the messages), each also to actorUser
 // when it is not nil. Each batch also maintains first_message_id of every
 // channel it touched, with a stream update event to the topic group's users
-// when it changed. Channel events carry the topic's TopicKey as topic (the
-// store does not return the topic as spelt).
+// when it changed. Channel events carry the topic lower-cased, as Zulip sends
+// it, spelt as the group's newest message of the batch stores it.
 func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time) (complete bool, err error) {
-	return s.deleteBatches(ctx, actorUser, f, deadline, nil)
-}
-
-// deleteBatches is deleteMessagesBatched; topic, when not nil, is the topic
-// name channel events carry instead of the TopicKey.
-func (s *Service) deleteBatches(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time, topic *string) (bool, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -182,7 +160,7 @@ func (s *Service) deleteBatches(ctx context.Context, actorUser *User, f MessageF
 				return err
 			}
 			n = len(deleted)
-			return deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted, topic)
+			return deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted)
 		})
 		if err != nil {
 			return false, err
@@ -199,8 +177,10 @@ func (s *Service) deleteBatches(ctx context.Context, actorUser *User, f MessageF
 // As in Zulip, direct-message groups come first, then each channel topic; a
 // topic group that removed its channel's oldest message first recomputes
 // first_message_id and tells the group's audience (stream update event), then
-// the delete_message event follows.
-func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, realm RealmID, deleted []DeletedMessage, topic *string) error {
+// the delete_message event follows. Topic groups are keyed by TopicKey, so
+// spellings that fold alike share one event; it names the topic as the
+// group's first (newest) deleted message stores it, lower-cased.
+func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, realm RealmID, deleted []DeletedMessage) error {
 	if len(deleted) == 0 {
 		return nil
 	}
@@ -215,6 +195,7 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 	var (
 		topicOrder []topicKey
 		topics     = map[topicKey][]MessageID{}
+		topicNames = map[topicKey]string{} // the event's topic of each group
 		dmOrder    []string
 		dms        = map[string]*dmGroup{}
 	)
@@ -223,6 +204,7 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 			k := topicKey{d.StreamID, d.TopicKey}
 			if _, ok := topics[k]; !ok {
 				topicOrder = append(topicOrder, k)
+				topicNames[k] = strings.ToLower(d.Topic)
 			}
 			topics[k] = append(topics[k], d.ID)
 			continue
@@ -275,15 +257,11 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 				return err
 			}
 		}
-		name := k.topic
-		if topic != nil {
-			name = *topic
-		}
 		fx.event(realm, users, map[string]any{
 			"type":         "delete_message",
 			"message_type": "stream",
 			"stream_id":    st.ID,
-			"topic":        name,
+			"topic":        topicNames[k],
 			"message_ids":  ids,
 		})
 	}
