@@ -328,64 +328,39 @@ func (r DeactivateUserRequest) Validate() error {
 // DELETE /users/{user_id}. The target's active bots are deactivated first; the
 // user's subscriptions become inactive, pending e-mail changes are dropped and
 // their API key stops working at once. Refusals, checked in Zulip's order:
+//   - BAD_REQUEST for a comment over 2000 characters (see Validate), before
+//     anything is looked up;
 //   - BAD_REQUEST "No such user": unknown id, another realm's, or a bot;
 //   - BAD_REQUEST "User is deactivated";
 //   - BAD_REQUEST "Insufficient permission": the actor is not an administrator;
 //   - UNAUTHORIZED_PRINCIPAL "Must be an organization owner": an
 //     administrator on an owner;
-//   - BAD_REQUEST "Cannot deactivate the only organization owner";
-//   - BAD_REQUEST for a comment over 2000 characters (see Validate).
+//   - BAD_REQUEST "Cannot deactivate the only organization owner".
 //
-// req.Actions apply to the bots first, then the user. Selected message kinds
-// are deleted in batches (each its own transaction) before the deactivation
-// itself, which runs in one transaction that re-checks every rule; a failed
-// call can simply be repeated. Events (realm_user to the realm's active users,
-// realm_bot to bot owners) and the notification e-mail (only when
-// DeactivationNotificationComment is non-nil) go out after that transaction
-// commits. A missing or deactivated actor gives an [Unauthorized] error.
+// The whole deactivation is one store transaction: the rules are checked,
+// the messages selected by req.Actions are deleted (the bots' first, then the
+// user's), and bots and user are deactivated, all or nothing. A refusal, a
+// store error or ctx ending (checked between deletion batches) rolls
+// everything back: no message is deleted, nobody is deactivated, no event or
+// e-mail goes out, and the call can simply be repeated. Messages are deleted
+// newest first in batches of the size set by [WithTopicDeletion], so memory
+// stays bounded, but with no time budget: a user with many messages holds the
+// store's writer (blocking other writes) until the deletion finishes, and
+// callers that need a bound should give ctx a deadline.
+//
+// After the commit, and only then, the events go out in this order: for each
+// deletion batch its delete_message events (and first_message_id stream
+// updates), exactly as [Service.DeleteTopic] sends them; the delete_profile
+// updates; then realm_user updates to the realm's remaining active users and
+// realm_bot updates to bot owners. The notification e-mail is sent only when
+// DeactivationNotificationComment is non-nil. A missing or deactivated actor
+// gives an [Unauthorized] error. Other errors come from the store or ctx.
 func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, req DeactivateUserRequest) error {
 	// Zulip validates parameters before the view looks anything up.
 	if err := req.Validate(); err != nil {
 		return err
 	}
 	kinds := req.Actions.kinds()
-	// Check the rules before deleting anything, so a refused request deletes
-	// nothing; the final transaction checks them again.
-	var (
-		actorUser *User
-		owners    []UserID // whose messages to delete: bots first, then the user
-	)
-	err := s.view(ctx, func(tx Tx) error {
-		a, err := actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		t, err := checkDeactivation(ctx, tx, a, targetID)
-		if err != nil {
-			return err
-		}
-		actorUser = a
-		if kinds == 0 {
-			return nil
-		}
-		bots, err := activeBotsOf(ctx, tx, t)
-		if err != nil {
-			return err
-		}
-		for _, b := range bots {
-			owners = append(owners, b.ID)
-		}
-		owners = append(owners, t.ID)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, id := range owners {
-		if err := s.deleteSentMessages(ctx, actorUser, MessageFilter{RealmID: actorUser.RealmID, SenderID: id, Kinds: kinds}); err != nil {
-			return err
-		}
-	}
 	deleteProfile := req.Actions != nil && req.Actions.DeleteProfile
 	return s.update(ctx, func(tx Tx, fx *effects) error {
 		a, err := actor(ctx, tx, actorID)
@@ -405,11 +380,20 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 			return err
 		}
 		notice := deactivationEmail{name: t.FullName, email: t.Email}
-		var deactivated []*User
+		var deactivated []*User // bots first, then the user
 		for i := range bots {
 			deactivated = append(deactivated, &bots[i])
 		}
 		deactivated = append(deactivated, t)
+		if kinds != 0 {
+			for _, u := range deactivated {
+				f := MessageFilter{RealmID: t.RealmID, SenderID: u.ID, Kinds: kinds}
+				if err := s.deleteSentMessages(ctx, tx, fx, a, f); err != nil {
+					return err
+				}
+			}
+		}
+		profileEvents := len(fx.events) // the deletion events before it have their recipients
 		if deleteProfile {
 			for _, u := range deactivated {
 				s.deleteProfile(u, fx)
@@ -449,7 +433,7 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 		}
 		// The profile events went out before the deactivation ones in Zulip;
 		// fill in their recipients now that the active set is known.
-		for i := range fx.events {
+		for i := profileEvents; i < len(fx.events); i++ {
 			if fx.events[i].UserIDs == nil {
 				fx.events[i].UserIDs = recipients
 			}
@@ -533,16 +517,34 @@ func (s *Service) deleteProfile(u *User, fx *effects) {
 	}
 }
 
-// deleteSentMessages deletes the messages matching f in batches until none
-// is left (no time budget); each batch is its own transaction, so an
-// interrupted call leaves whole batches deleted and can be repeated.
-func (s *Service) deleteSentMessages(ctx context.Context, actorUser *User, f MessageFilter) error {
+// deleteSentMessages deletes every message matching f inside tx, newest
+// first, in batches of the configured size so that no more than one batch is
+// held at a time, and records each batch's events (and first_message_id
+// maintenance) with deletionEffects, as DeleteTopic does; actorUser also
+// receives them. ctx is checked before each batch: once it is done, its error
+// comes back and the caller's transaction rolls back. f must name a sender and
+// at least one kind.
+func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *effects, actorUser *User, f MessageFilter) error {
 	if f.Kinds == 0 || f.SenderID == 0 {
 		// MessageFilter's zero Kinds means every kind: never let that through.
 		return errors.New("chatcore: refusing an unrestricted message deletion")
 	}
-	_, err := s.deleteMessagesBatched(ctx, actorUser, f, time.Time{})
-	return err
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
+		if err != nil {
+			return err
+		}
+		if err := deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
+			return err
+		}
+		if len(deleted) < s.batchSize {
+			// A short batch means nothing matching is left.
+			return nil
+		}
+	}
 }
 
 // deactivationEmail holds what the deactivation notice says.
