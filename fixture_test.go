@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -372,7 +370,7 @@ func TestLoadFixtureInvalid(t *testing.T) {
 				data = fixMutate(t, tc.mut)
 			}
 			err := svc.LoadFixture(t.Context(), strings.NewReader(data))
-			usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 			e, _ := errors.AsType[*chatcore.Error](err)
 			problems, ok := e.Data["errors"].([]string)
 			is.True(ok)                   // every problem is listed
@@ -433,7 +431,7 @@ func TestLoadFixtureConflictWritesNothing(t *testing.T) {
 	second := `{"realms": [{"id": 9, "string_id": "initech", "name": "Initech",
 	  "users": [{"id": 11, "email": "bill@initech.test", "full_name": "Bill", "api_key": "zB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY"}]}]}`
 	err := svc.LoadFixture(ctx, strings.NewReader(second))
-	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: user 11: conflicts with data already in the store")
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: user 11: conflicts with data already in the store")
 	err = st.View(ctx, func(tx chatcore.Tx) error {
 		realms, err := tx.Realms(ctx)
 		var ids []chatcore.RealmID
@@ -445,7 +443,7 @@ func TestLoadFixtureConflictWritesNothing(t *testing.T) {
 	})
 	is.NoErr(err) // readable
 	err = svc.LoadFixture(ctx, strings.NewReader(fixBase))
-	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: conflicts with data already in the store")
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: conflicts with data already in the store")
 }
 
 func TestLoadFixtureReaderError(t *testing.T) {
@@ -476,14 +474,12 @@ func TestLoadFixtureCanceled(t *testing.T) {
 func TestLoadFixtureSQLite(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "chat.db"))
-	is.NoErr(err) // opens
-	t.Cleanup(func() { st.Close() })
+	st := openSQLite(t)
 	svc := chatcore.New(st, chatcore.WithPasswordHasher(plainHasher{}))
 
 	bad := fixMutate(t, func(root map[string]any) { fixAt(root, "realms", 0, "messages", 0)["sender_id"] = 99 })
-	err = svc.LoadFixture(ctx, strings.NewReader(bad))
-	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0].messages[0].sender_id: no user 99 in realm acme")
+	err := svc.LoadFixture(ctx, strings.NewReader(bad))
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0].messages[0].sender_id: no user 99 in realm acme")
 
 	f, err := os.Open("testdata/demo.json")
 	is.NoErr(err) // the demo fixture exists
@@ -516,7 +512,7 @@ func TestLoadFixtureSQLite(t *testing.T) {
 	is.NoErr(err) // reopened
 	defer f2.Close()
 	err = svc.LoadFixture(ctx, f2)
-	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: conflicts with data already in the store")
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "realms[0]: conflicts with data already in the store")
 
 	// And the ids of later inserts are above the loaded ones.
 	err = st.Update(ctx, func(tx chatcore.Tx) error {

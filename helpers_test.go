@@ -7,6 +7,7 @@ package chatcore_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -15,7 +16,31 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/store/sqlite"
 )
+
+// openSQLite opens an empty SQLite store in the test's temporary directory;
+// it is closed when the test ends.
+func openSQLite(tb testing.TB) *sqlite.Store {
+	tb.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "chat.db"))
+	if err != nil {
+		tb.Fatalf("opening SQLite: %v", err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
+
+// storeKinds opens an empty store of each implementation, so a test can run
+// the same body over both and check the Service's behaviour on each.
+var storeKinds = []struct {
+	name string
+	open func(tb testing.TB) chatcore.Store
+}{
+	{"memory", func(testing.TB) chatcore.Store { return memory.New() }},
+	{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
+}
 
 // plainHasher keeps tests fast (argon2id would dominate them): the "hash"
 // is the password with a "plain:" prefix.

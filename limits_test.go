@@ -39,17 +39,6 @@ func limSend(t *testing.T, svc *chatcore.Service, topic, content string) (*chatc
 	return m, err
 }
 
-// limWantError checks err is a *chatcore.Error with the code and message.
-func limWantError(t *testing.T, err error, code chatcore.Code, msg string) {
-	t.Helper()
-	is := is.New(t)
-	e, ok := errors.AsType[*chatcore.Error](err)
-	is.True(ok)                            // a typed error
-	is.Equal(e.Msg, msg)                   // Zulip's message
-	is.Equal(e.Code, code)                 // Zulip's code
-	is.Equal(e.Kind, chatcore.KindInvalid) // a 400
-}
-
 func TestLimitTopicLength(t *testing.T) {
 	svc := fzService(t, memory.New())
 	for _, tt := range []struct {
@@ -121,7 +110,7 @@ func TestLimitBadBytes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := limSend(t, svc, tt.topic, tt.content)
-			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -150,13 +139,13 @@ func TestLimitNestedJSONParams(t *testing.T) {
 			var req chatcore.SettingsUpdate
 			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
 			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
-			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
 		var req chatcore.DeactivateUserRequest
 		_, err := chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + limNested(500, "true") + `}`}}, &req)
-		limWantError(t, err, chatcore.CodeBadRequest, "actions is nested too deeply")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
 }
 
@@ -218,7 +207,7 @@ func TestLimitTargetUsersCount(t *testing.T) {
 				is.NoErr(err) // the bulk edit succeeds
 				return
 			}
-			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -267,7 +256,7 @@ func TestLimitDeactivationComment(t *testing.T) {
 				is.NoErr(err) // accepted
 				return
 			}
-			limWantError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }

@@ -46,7 +46,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, tc.pattern, tc.tmpl)
-			ce := mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                // an errors map
 			is.Equal(errs[tc.field], []string{tc.msg}) // the message under its field
@@ -56,7 +56,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	t.Run("blank pattern and bad template report both fields", func(t *testing.T) {
 		is := is.New(t)
 		_, err := e.svc.AddLinkifier(ctx, e.admin.ID, "", "{id")
-		ce := mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
+		ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
 		errs := ce.Data["errors"].(map[string]any)
 		is.Equal(errs["pattern"], []string{"This field cannot be blank."}) // pattern first
 		is.Equal(errs["url_template"], []string{"Invalid URL template."})  // and the template
@@ -75,7 +75,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	}
 	t.Run("not an administrator", func(t *testing.T) {
 		_, err := e.svc.AddLinkifier(ctx, e.member.ID, "", "")
-		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 }
 
@@ -110,11 +110,11 @@ func TestLinkifierLifecycle(t *testing.T) {
 
 	t.Run("remove errors", func(t *testing.T) {
 		err := e.svc.RemoveLinkifier(ctx, e.admin.ID, a)
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 		err = e.svc.RemoveLinkifier(ctx, e.admin.ID, other)
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 		err = e.svc.RemoveLinkifier(ctx, e.member.ID, b)
-		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 		is := is.New(t)
 		lear, err := e.svc.Linkifiers(ctx, e.stranger.ID)
 		is.NoErr(err)          // listed
@@ -122,13 +122,13 @@ func TestLinkifierLifecycle(t *testing.T) {
 	})
 	t.Run("reorder errors", func(t *testing.T) {
 		err := e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b})
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
 		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b, other})
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
 		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, c, b})
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
 		err = e.svc.ReorderLinkifiers(ctx, e.member.ID, []chatcore.LinkifierID{c, b, d})
-		mxIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 	t.Run("update", func(t *testing.T) {
 		is := is.New(t)
@@ -137,9 +137,9 @@ func TestLinkifierLifecycle(t *testing.T) {
 		is.NoErr(err)                                                                                                          // listed
 		is.Equal(list[1], chatcore.LinkifierView{ID: b, Pattern: `!!(?P<n>[0-9]+)`, URLTemplate: "https://example.com/n/{n}"}) // in place
 		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
 		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, other, `x`, "https://x")
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 	})
 }
 

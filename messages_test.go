@@ -3,7 +3,6 @@ package chatcore_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -138,19 +137,6 @@ func (e *mxEnv) dm(tb testing.TB, from *chatcore.User, content string, to ...*ch
 	return id
 }
 
-// mxIsError checks that err is a *chatcore.Error with the code, kind and message.
-func mxIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) *chatcore.Error {
-	tb.Helper()
-	is := is.New(tb)
-	is.Helper()
-	e, ok := errors.AsType[*chatcore.Error](err)
-	is.True(ok)            // a *chatcore.Error
-	is.Equal(e.Code, code) // wire code
-	is.Equal(e.Kind, kind) // kind
-	is.Equal(e.Msg, msg)   // Zulip's message
-	return e
-}
-
 // mxJSONKeys returns the sorted top-level keys of v encoded as JSON.
 func mxJSONKeys(tb testing.TB, v any) ([]string, map[string]json.RawMessage) {
 	tb.Helper()
@@ -280,7 +266,7 @@ func TestSendMessageContentRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send(tc.content)
-			mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	t.Run("trailing whitespace and leading newlines are dropped", func(t *testing.T) {
@@ -357,12 +343,12 @@ func TestSendMessageTopicRules(t *testing.T) {
 	})
 	t.Run("control character", func(t *testing.T) {
 		_, err := send("abc\ndef")
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid character in topic, at position 4!")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid character in topic, at position 4!")
 	})
 	t.Run("missing topic", func(t *testing.T) {
 		_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new("Verona"), Content: "x"})
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing topic")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing topic")
 	})
 }
 
@@ -397,7 +383,7 @@ func TestSendMessageChannelRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send(tc.user, tc.typ, tc.to)
-			mxIsError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
+			wantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	for _, tc := range []struct {
@@ -433,17 +419,17 @@ func TestSendMessageChannelRules(t *testing.T) {
 	})
 	t.Run("missing to", func(t *testing.T) {
 		_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{Type: "stream", Topic: new("t"), Content: "x"})
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing channel")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing channel")
 	})
 	t.Run("missing type", func(t *testing.T) {
 		_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{To: new("Verona"), Content: "x"})
-		mxIsError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'type' argument")
+		wantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'type' argument")
 	})
 	t.Run("deactivated sender", func(t *testing.T) {
 		u := e.createUser(t, e.realm, "Gone", chatcore.RoleMember)
 		e.write(t, func(tx chatcore.Tx) error { u.IsActive = false; return tx.UpdateUser(ctx, u) })
 		_, err := send(u, "stream", "Verona")
-		mxIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 
@@ -467,7 +453,7 @@ func TestSendDirectMessageRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send("private", tc.to)
-			mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	t.Run("forms of to", func(t *testing.T) {
@@ -559,7 +545,7 @@ func TestMessageVisibility(t *testing.T) {
 				is.NoErr(err) // visible
 				return
 			}
-			mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 		})
 	}
 	t.Run("guest after subscribing", func(t *testing.T) {
@@ -573,7 +559,7 @@ func TestMessageVisibility(t *testing.T) {
 			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: e.private.ID, UserID: e.other.ID, Active: false})
 		})
 		_, _, err := e.svc.Message(ctx, e.other.ID, priv)
-		mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
 
@@ -690,7 +676,7 @@ func TestMessagesAnchors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.svc.Messages(ctx, e.other.ID, tc.req)
-			mxIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

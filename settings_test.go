@@ -3,7 +3,6 @@ package chatcore_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -40,18 +38,14 @@ type settingsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *settingsEnv
 // settingsEachStore runs body over the memory store and over a SQLite store,
 // so the Service's settings behaviour is checked on both implementations.
 func settingsEachStore(t *testing.T, body func(t *testing.T, newSettingsEnv settingsEnvMaker)) {
-	t.Run("memory", func(t *testing.T) { body(t, newSettingsEnv) })
-	t.Run("sqlite", func(t *testing.T) {
-		body(t, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
-			tb.Helper()
-			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "settings.db"))
-			if err != nil {
-				tb.Fatalf("opening SQLite: %v", err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			return newSettingsEnvOn(tb, st, opts...)
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			body(t, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
+				tb.Helper()
+				return newSettingsEnvOn(tb, k.open(tb), opts...)
+			})
 		})
-	})
+	}
 }
 
 // newSettingsEnvOn builds the fixture over store.
@@ -936,12 +930,7 @@ func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { benchmarkBulk10k(b, newSettingsEnv) })
 	b.Run("sqlite", func(b *testing.B) {
 		benchmarkBulk10k(b, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
-			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "bench.db"))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			return newSettingsEnvOn(tb, st, opts...)
+			return newSettingsEnvOn(tb, openSQLite(tb), opts...)
 		})
 	})
 }

@@ -8,18 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/matryer/is"
-
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // opsStart is the fake clock's initial time.
@@ -104,23 +100,14 @@ type opsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *opsEnv
 // store in a temporary directory, so the Service's behaviour is checked on
 // both implementations.
 func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
-	t.Run("memory", func(t *testing.T) {
-		body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
-			tb.Helper()
-			return newOpsEnvOn(tb, memory.New(), opts...)
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
+				tb.Helper()
+				return newOpsEnvOn(tb, k.open(tb), opts...)
+			})
 		})
-	})
-	t.Run("sqlite", func(t *testing.T) {
-		body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
-			tb.Helper()
-			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "ops.db"))
-			if err != nil {
-				tb.Fatalf("opening SQLite: %v", err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			return newOpsEnvOn(tb, st, opts...)
-		})
-	})
+	}
 }
 
 // newOpsEnvOn builds the fixture over base.
@@ -374,18 +361,6 @@ func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message
 		tb.Fatalf("reading message %d: %v", id, err)
 	}
 	return m
-}
-
-// opsIsError asserts that err is a *chatcore.Error with the code, kind and message.
-func opsIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) {
-	tb.Helper()
-	is := is.New(tb)
-	is.Helper()
-	ce, ok := errors.AsType[*chatcore.Error](err)
-	is.True(ok)             // a *chatcore.Error
-	is.Equal(ce.Msg, msg)   // error message
-	is.Equal(ce.Code, code) // error code
-	is.Equal(ce.Kind, kind) // error kind
 }
 
 // directMessagesTo returns the contents of the direct messages u received

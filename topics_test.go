@@ -3,7 +3,6 @@ package chatcore_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 func TestDeleteTopicRequiresAdministrator(t *testing.T) {
@@ -23,10 +21,10 @@ func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 		t.Run(u.FullName, func(t *testing.T) {
 			is := is.New(t)
 			_, err := e.svc.DeleteTopic(t.Context(), u.ID, st.ID, "castle")
-			opsIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			// The role check comes before the channel lookup.
 			_, err = e.svc.DeleteTopic(t.Context(), u.ID, 999999, "castle")
-			opsIsError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			is.Equal(e.messageIDs(t, st, nil), ids) // nothing deleted
 		})
 	}
@@ -75,7 +73,7 @@ func TestDeleteTopicInvalidChannel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, tt.stream, "castle")
-			opsIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		})
 	}
 	is := is.New(t)
@@ -407,12 +405,7 @@ func BenchmarkDeleteTopic(b *testing.B) {
 	stores := map[string]func(b *testing.B) chatcore.Store{
 		"memory": func(*testing.B) chatcore.Store { return memory.New() },
 		"sqlite": func(b *testing.B) chatcore.Store {
-			st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { st.Close() })
-			return st
+			return openSQLite(b)
 		},
 	}
 	for _, name := range []string{"memory", "sqlite"} {

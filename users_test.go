@@ -115,17 +115,6 @@ func (e *usrEnv) messageIDs(tb testing.TB) []chatcore.MessageID {
 	return ids
 }
 
-// usrIsError checks that err is a *chatcore.Error with the code, kind and message.
-func usrIsError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) {
-	tb.Helper()
-	is := is.New(tb)
-	e, ok := errors.AsType[*chatcore.Error](err)
-	is.True(ok)            // a *chatcore.Error
-	is.Equal(e.Code, code) // wire code
-	is.Equal(e.Kind, kind) // error kind
-	is.Equal(e.Msg, msg)   // exact message
-}
-
 func TestAuthenticate(t *testing.T) {
 	e := newUsrEnv(t)
 	ctx := t.Context()
@@ -165,7 +154,7 @@ func TestAuthenticate(t *testing.T) {
 			is := is.New(t)
 			u, err := e.svc.Authenticate(ctx, tc.email, tc.key)
 			is.True(u == nil) // no user on failure
-			usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
+			wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
 		})
 	}
 }
@@ -230,7 +219,7 @@ func TestUserViews(t *testing.T) {
 	}{{"unknown", 999}, {"other realm", 21}} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.svc.User(ctx, 11, tc.id)
-			usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 		})
 	}
 	t.Run("users lists the realm", func(t *testing.T) {
@@ -245,7 +234,7 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		_, err := e.svc.Me(ctx, 16)
-		usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 
@@ -300,7 +289,7 @@ func TestDeactivateUserOrder(t *testing.T) {
 					is.Equal(len(e.mailer.all()), 1) // the notice went out
 					return
 				}
-				usrIsError(t, err, w.code, chatcore.KindInvalid, w.msg)
+				wantError(t, err, w.code, chatcore.KindInvalid, w.msg)
 				is.Equal(e.messageIDs(t), before) // a refused request deletes nothing
 				is.Equal(len(e.mailer.all()), 0)  // and mails nothing
 				is.Equal(len(e.sink.all()), 0)    // and publishes nothing
@@ -331,26 +320,26 @@ func TestDeactivateUserOrder(t *testing.T) {
 		e := newUsrEnv(t)
 		e.setRole(t, other, chatcore.RoleOwner)
 		err := e.svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
-		usrIsError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
+		wantError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
 	})
 	t.Run("only active human owners count", func(t *testing.T) {
 		e := newUsrEnv(t)
 		e.setRole(t, inactive, chatcore.RoleOwner) // a deactivated owner
 		e.setRole(t, bot, chatcore.RoleOwner)      // a bot with the owner role
 		err := e.svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
-		usrIsError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
+		wantError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		e := newUsrEnv(t)
 		err := e.svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
-		usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 	t.Run("second call", func(t *testing.T) {
 		is := is.New(t)
 		e := newUsrEnv(t)
 		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
 		err := e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
-		usrIsError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
+		wantError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
 	})
 }
 
@@ -408,9 +397,9 @@ func TestDeactivateUserBotsFirst(t *testing.T) {
 	is.NoErr(err) // store readable
 
 	_, err = e.svc.Authenticate(ctx, "max@acme.test", usrKey(14))
-	usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	_, err = e.svc.Authenticate(ctx, "echo-bot@acme.test", usrKey(32))
-	usrIsError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 }
 
 func TestDeactivateUserActions(t *testing.T) {
@@ -525,7 +514,7 @@ func TestDeactivateUserEmail(t *testing.T) {
 			DeactivationNotificationComment: new(strings.Repeat("a", 2001)),
 			Actions:                         &chatcore.DeactivationActions{DeleteDirectMessages: true},
 		})
-		usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
 		is.True(e.user(t, 14).IsActive)    // nothing happened
 		is.Equal(len(e.messageIDs(t)), 13) // nothing deleted
 		is.Equal(len(e.mailer.all()), 0)   // no mail
@@ -585,7 +574,7 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 
 	var bad chatcore.DeactivateUserRequest
 	_, err = chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
-	usrIsError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }
 
 func BenchmarkAuthenticate(b *testing.B) {
