@@ -143,7 +143,7 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, tt.req)
-			opsIsError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	is := is.New(t)
@@ -200,6 +200,51 @@ func TestScheduledMessagesList(t *testing.T) {
 	})
 }
 
+// opsDeletable is one of the two kinds of scheduled rows a user can delete
+// (scheduled messages and reminders), for the deletion checks they share.
+type opsDeletable struct {
+	create  func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID
+	del     func(ctx context.Context, actor chatcore.UserID, id chatcore.ScheduledMessageID) error
+	count   func(ctx context.Context, actor chatcore.UserID) (int, error) // how many the actor lists
+	event   string                                                        // the event type
+	idKey   string                                                        // the id's key in the remove event
+	missing string                                                        // Zulip's not-found message
+}
+
+// opsDeleteChecks checks what deleting scheduled messages and reminders has
+// in common: one's own goes, with one remove event to the owner; someone
+// else's, another realm's and an unknown id are all not found.
+func opsDeleteChecks(t *testing.T, e *opsEnv, d opsDeletable) {
+	notFound := func(t *testing.T, err error) {
+		t.Helper()
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, d.missing)
+	}
+	t.Run("own", func(t *testing.T) {
+		is := is.New(t)
+		id := d.create(t, e.member)
+		e.events.reset()
+		is.NoErr(d.del(t.Context(), e.member.ID, id)) // deleting one's own works
+		n, err := d.count(t.Context(), e.member.ID)
+		is.NoErr(err)  // listing succeeds
+		is.Equal(n, 0) // it is gone
+		evs := e.events.ofType(d.event, "op", "remove")
+		is.Equal(len(evs), 1)                                                               // one remove event
+		is.Equal(evs[0].Data, map[string]any{"type": d.event, "op": "remove", d.idKey: id}) // Zulip's payload
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                            // to the owner only
+		notFound(t, d.del(t.Context(), e.member.ID, id))                                    // a second delete finds nothing
+	})
+	t.Run("someone else's", func(t *testing.T) {
+		is := is.New(t)
+		id := d.create(t, e.member)
+		notFound(t, d.del(t.Context(), e.admin.ID, id))
+		notFound(t, d.del(t.Context(), e.stranger.ID, id))    // another realm's user
+		is.Equal(e.scheduledRow(t, id).SenderID, e.member.ID) // still there
+	})
+	t.Run("unknown", func(t *testing.T) {
+		notFound(t, d.del(t.Context(), e.member.ID, 999999))
+	})
+}
+
 func TestDeleteScheduledMessage(t *testing.T) {
 	e := newOpsEnv(t)
 	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
@@ -211,35 +256,19 @@ func TestDeleteScheduledMessage(t *testing.T) {
 		}
 		return id
 	}
+	opsDeleteChecks(t, e, opsDeletable{
+		create: schedule,
+		del:    e.svc.DeleteScheduledMessage,
+		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
+			list, err := e.svc.ScheduledMessages(ctx, actor)
+			return len(list), err
+		},
+		event: "scheduled_messages", idKey: "scheduled_message_id", missing: "Scheduled message does not exist",
+	})
 	notFound := func(t *testing.T, err error) {
 		t.Helper()
-		opsIsError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "Scheduled message does not exist")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "Scheduled message does not exist")
 	}
-
-	t.Run("own", func(t *testing.T) {
-		is := is.New(t)
-		id := schedule(t, e.member)
-		e.events.reset()
-		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // deleting one's own works
-		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
-		is.NoErr(err)          // listing succeeds
-		is.Equal(len(list), 0) // it is gone
-		evs := e.events.ofType("scheduled_messages", "op", "remove")
-		is.Equal(len(evs), 1)                                                                                           // one remove event
-		is.Equal(evs[0].Data, map[string]any{"type": "scheduled_messages", "op": "remove", "scheduled_message_id": id}) // Zulip's payload
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                                                        // to the sender only
-		notFound(t, e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id))                                         // a second delete finds nothing
-	})
-	t.Run("someone else's", func(t *testing.T) {
-		is := is.New(t)
-		id := schedule(t, e.member)
-		notFound(t, e.svc.DeleteScheduledMessage(t.Context(), e.admin.ID, id))
-		notFound(t, e.svc.DeleteScheduledMessage(t.Context(), e.stranger.ID, id)) // another realm's user
-		is.Equal(e.scheduledRow(t, id).SenderID, e.member.ID)                     // still there
-	})
-	t.Run("unknown", func(t *testing.T) {
-		notFound(t, e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, 999999))
-	})
 	t.Run("reminder id", func(t *testing.T) {
 		is := is.New(t)
 		rid, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Hour), nil)
