@@ -312,7 +312,7 @@ func (w *shapeWalker) walk(tok json.Token, t reflect.Type, path string) error {
 		return fmt.Errorf("%s: must be %s, not %s", where, want, jsonKind(tok))
 	}
 	switch t.Kind() {
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		if d, ok := tok.(json.Delim); !ok || d != '{' {
 			return mismatch("an object")
 		}
@@ -331,31 +331,15 @@ func (w *shapeWalker) walk(tok json.Token, t reflect.Type, path string) error {
 				return fmt.Errorf("%s: duplicate key", p)
 			}
 			seen[key] = true
-			ft, ok := jsonField(t, key)
-			if !ok {
+			var vt reflect.Type // the member's type
+			if t.Kind() == reflect.Map {
+				vt = t.Elem()
+			} else if ft, ok := jsonField(t, key); ok {
+				vt = ft
+			} else {
 				return fmt.Errorf("%s: unknown key", p)
 			}
-			if err := w.value(ft, p); err != nil {
-				return err
-			}
-		}
-		return w.end(path)
-	case reflect.Map:
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return mismatch("an object")
-		}
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.dec.Token()
-			if err != nil {
-				return w.syntaxError(path, err)
-			}
-			p := path + "." + kt.(string)
-			if seen[kt.(string)] {
-				return fmt.Errorf("%s: duplicate key", p)
-			}
-			seen[kt.(string)] = true
-			if err := w.value(t.Elem(), p); err != nil {
+			if err := w.value(vt, p); err != nil {
 				return err
 			}
 		}
