@@ -185,26 +185,16 @@ func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) err
 func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, urlTemplate string) (LinkifierID, error) {
 	var id LinkifierID
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		if err := requireAdmin(u); err != nil {
-			return err
-		}
-		pattern, urlTemplate := strings.TrimSpace(pattern), strings.TrimSpace(urlTemplate)
-		if _, _, verr := validateLinkifier(pattern, urlTemplate); verr != nil {
-			return verr
-		}
-		existing, err := tx.Linkifiers(ctx, u.RealmID)
+		pattern, urlTemplate, existing, err := checkLinkifierEdit(ctx, tx, u.RealmID, 0, pattern, urlTemplate)
 		if err != nil {
 			return err
 		}
 		order := 0
 		for i, l := range existing {
-			if l.Pattern == pattern {
-				return errDuplicateLinkifier()
-			}
 			if i == 0 || l.Order+1 > order {
 				order = l.Order + 1
 			}
@@ -222,6 +212,40 @@ func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, url
 	return id, err
 }
 
+// linkifierAdmin returns the actor (see [actor]) when they administer their
+// realm: only administrators change linkifiers.
+func linkifierAdmin(ctx context.Context, tx Tx, actorID UserID) (*User, error) {
+	u, err := actor(ctx, tx, actorID)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireAdmin(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// checkLinkifierEdit trims and validates a pattern and URL template for a
+// linkifier of realm, refusing a pattern that a linkifier other than self
+// (0 for a new one) already has. It returns the trimmed pair and the realm's
+// linkifiers.
+func checkLinkifierEdit(ctx context.Context, tx Tx, realm RealmID, self LinkifierID, pattern, urlTemplate string) (string, string, []Linkifier, error) {
+	pattern, urlTemplate = strings.TrimSpace(pattern), strings.TrimSpace(urlTemplate)
+	if _, _, verr := validateLinkifier(pattern, urlTemplate); verr != nil {
+		return "", "", nil, verr
+	}
+	existing, err := tx.Linkifiers(ctx, realm)
+	if err != nil {
+		return "", "", nil, err
+	}
+	for _, o := range existing {
+		if o.ID != self && o.Pattern == pattern {
+			return "", "", nil, errDuplicateLinkifier()
+		}
+	}
+	return pattern, urlTemplate, existing, nil
+}
+
 func errDuplicateLinkifier() *Error {
 	return linkifierValidationError([]string{linkifierAllField}, map[string][]string{
 		linkifierAllField: {"Realm filter with this Realm and Pattern already exists."},
@@ -234,29 +258,17 @@ func errDuplicateLinkifier() *Error {
 // of another realm.
 func (s *Service) UpdateLinkifier(ctx context.Context, actorID UserID, id LinkifierID, pattern, urlTemplate string) error {
 	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
-			return err
-		}
-		if err := requireAdmin(u); err != nil {
 			return err
 		}
 		l, err := linkifierInRealm(ctx, tx, u.RealmID, id)
 		if err != nil {
 			return err
 		}
-		pattern, urlTemplate := strings.TrimSpace(pattern), strings.TrimSpace(urlTemplate)
-		if _, _, verr := validateLinkifier(pattern, urlTemplate); verr != nil {
-			return verr
-		}
-		existing, err := tx.Linkifiers(ctx, u.RealmID)
+		pattern, urlTemplate, _, err := checkLinkifierEdit(ctx, tx, u.RealmID, l.ID, pattern, urlTemplate)
 		if err != nil {
 			return err
-		}
-		for _, o := range existing {
-			if o.ID != l.ID && o.Pattern == pattern {
-				return errDuplicateLinkifier()
-			}
 		}
 		l.Pattern, l.URLTemplate = pattern, urlTemplate
 		if err := tx.UpdateLinkifier(ctx, l); err != nil {
@@ -302,11 +314,8 @@ func (s *Service) Linkifiers(ctx context.Context, actorID UserID) ([]LinkifierVi
 // list after commit.
 func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id LinkifierID) error {
 	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
-			return err
-		}
-		if err := requireAdmin(u); err != nil {
 			return err
 		}
 		if _, err := linkifierInRealm(ctx, tx, u.RealmID, id); err != nil {
@@ -330,11 +339,8 @@ func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id Linkif
 // realms). Publishes realm_linkifiers after commit.
 func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []LinkifierID) error {
 	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
-			return err
-		}
-		if err := requireAdmin(u); err != nil {
 			return err
 		}
 		seen := map[LinkifierID]bool{}
