@@ -27,14 +27,48 @@ var blockedWebhookPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),       // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"),      // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),        // reserved, broadcast
-	netip.MustParsePrefix("64:ff9b:1::/48"),     // local-use NAT64
+	netip.MustParsePrefix("fec0::/10"),          // deprecated site-local: a private range on networks that still route it
 	netip.MustParsePrefix("fd00:ec2::254/128"),  // AWS metadata over IPv6 (inside the ULA range; listed for clarity)
 	netip.MustParsePrefix("169.254.169.254/32"), // cloud metadata (inside link-local; listed for clarity)
 }
 
+// IPv6 ranges that carry an IPv4 address, which webhookAddrAllowed judges as
+// that IPv4 address: a translator or relay on the path delivers the packet to
+// it, so "64:ff9b::7f00:1" can be 127.0.0.1 of a NAT64 gateway's network.
+var (
+	nat64WellKnown = netip.MustParsePrefix("64:ff9b::/96")   // RFC 6052: IPv4 in the last 32 bits
+	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48") // RFC 8215 local-use: IPv4 placement not fixed
+	sixToFour      = netip.MustParsePrefix("2002::/16")      // RFC 3056: IPv4 in bits 16-47
+	teredo         = netip.MustParsePrefix("2001::/32")      // RFC 4380: client IPv4 in the last 32 bits, inverted
+	ipv4Compatible = netip.MustParsePrefix("::/96")          // RFC 4291 (deprecated): IPv4 in the last 32 bits
+)
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address of a translation or
+// tunnelling range stands for, and whether it is one; ok with an invalid
+// address means the range is refused outright because the IPv4 address
+// cannot be located (local-use NAT64 may put it at any prefix length).
+func embeddedIPv4(ip netip.Addr) (v4 netip.Addr, ok bool) {
+	b := ip.As16()
+	last32 := func() netip.Addr { return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}) }
+	switch {
+	case nat64Local.Contains(ip):
+		return netip.Addr{}, true
+	case nat64WellKnown.Contains(ip), ipv4Compatible.Contains(ip):
+		return last32(), true
+	case sixToFour.Contains(ip):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	case teredo.Contains(ip):
+		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), true
+	}
+	return netip.Addr{}, false
+}
+
 // webhookAddrAllowed reports whether an outgoing webhook may connect to ip when
 // private destinations are not allowed. IPv4-mapped IPv6 addresses are judged
-// as the IPv4 address they carry.
+// as the IPv4 address they carry, and so are the NAT64 (64:ff9b::/96), 6to4
+// (2002::/16), Teredo (2001::/32, the client address) and IPv4-compatible
+// (::/96) forms; local-use NAT64 (64:ff9b:1::/48), where the IPv4 address
+// cannot be located, and site-local fec0::/10 are refused.
 func webhookAddrAllowed(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() ||
@@ -45,6 +79,11 @@ func webhookAddrAllowed(ip netip.Addr) bool {
 	for _, p := range blockedWebhookPrefixes {
 		if p.Contains(ip) {
 			return false
+		}
+	}
+	if ip.Is6() {
+		if v4, ok := embeddedIPv4(ip); ok {
+			return v4.IsValid() && webhookAddrAllowed(v4)
 		}
 	}
 	return true
