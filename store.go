@@ -319,6 +319,10 @@ type DraftStore interface {
 	Drafts(ctx context.Context, user UserID) ([]Draft, error)
 	// DeleteDrafts deletes all of the user's drafts and returns how many.
 	DeleteDrafts(ctx context.Context, user UserID) (int, error)
+	// DeleteDraftsOf deletes all drafts of every user in users with one
+	// set-based operation and returns how many drafts it deleted. Unknown ids
+	// and duplicates are fine; an empty list deletes nothing.
+	DeleteDraftsOf(ctx context.Context, users []UserID) (int, error)
 }
 
 // EmailChangeStore persists pending e-mail changes.

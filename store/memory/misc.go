@@ -217,6 +217,22 @@ func (t *tx) DeleteDrafts(_ context.Context, user chatcore.UserID) (int, error) 
 	return len(ids), nil
 }
 
+// DeleteDraftsOf implements chatcore.DraftStore.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	if err := t.write(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range users {
+		k, err := t.DeleteDrafts(ctx, u) // a repeated id finds nothing left
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
 // CreateEmailChange implements chatcore.EmailChangeStore.
 func (t *tx) CreateEmailChange(_ context.Context, c *chatcore.EmailChange) error {
 	if err := t.write(); err != nil {

@@ -101,6 +101,22 @@ func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error
 	return int(n), classify(err, "delete drafts")
 }
 
+// DeleteDraftsOf implements [chatcore.DraftStore] with one DELETE statement.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if len(users) == 0 {
+		return 0, nil
+	}
+	res, err := t.exec(ctx, "DELETE FROM drafts WHERE user_id IN (SELECT value FROM json_each(?))", idsJSON(users))
+	if err != nil {
+		return 0, classify(err, "delete drafts")
+	}
+	n, err := res.RowsAffected()
+	return int(n), classify(err, "delete drafts")
+}
+
 const emailChangeCols = "key, user_id, realm_id, old_email, new_email, created_at"
 
 // CreateEmailChange implements [chatcore.EmailChangeStore].

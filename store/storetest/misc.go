@@ -240,6 +240,46 @@ var draftTests = []test{
 			is.Equal(len(ds), 1) // bob's draft is untouched
 		})
 	}},
+	{"DeleteDraftsOf", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, u := range []chatcore.UserID{w.alice, w.alice, w.bob, w.carol, w.zed} {
+				is.NoErr(tx.CreateDraft(ctx, &chatcore.Draft{UserID: u, Content: "c", LastEdit: epoch})) // draft created
+			}
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.DeleteDraftsOf(ctx, nil)
+			is.NoErr(err)  // an empty list is fine
+			is.Equal(n, 0) // and deletes nothing
+			n, err = tx.DeleteDraftsOf(ctx, []chatcore.UserID{w.alice, w.carol, w.alice, 999999})
+			is.NoErr(err)  // duplicates and unknown ids are fine
+			is.Equal(n, 3) // alice's two drafts and carol's one
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, c := range []struct {
+				user chatcore.UserID
+				want int
+			}{{w.alice, 0}, {w.carol, 0}, {w.bob, 1}, {w.zed, 1}} {
+				ds, err := tx.Drafts(ctx, c.user)
+				is.NoErr(err)             // drafts listed
+				is.Equal(len(ds), c.want) // only the listed users lost their drafts
+			}
+		})
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			if _, err := tx.DeleteDraftsOf(ctx, []chatcore.UserID{w.bob, w.zed}); err != nil {
+				return err
+			}
+			return errAbort
+		})
+		is.True(errors.Is(err, errAbort)) // the transaction failed
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			ds, err := tx.Drafts(ctx, w.bob)
+			is.NoErr(err)        // drafts listed
+			is.Equal(len(ds), 1) // a rolled-back DeleteDraftsOf deletes nothing
+		})
+	}},
 }
 
 var emailChangeTests = []test{

@@ -280,6 +280,10 @@ var txTests = []test{
 			}},
 			{"CreateDraft", func(tx chatcore.Tx) error { return tx.CreateDraft(ctx, &chatcore.Draft{UserID: w.bob, Content: "v"}) }},
 			{"DeleteDrafts", func(tx chatcore.Tx) error { _, err := tx.DeleteDrafts(ctx, w.alice); return err }},
+			{"DeleteDraftsOf", func(tx chatcore.Tx) error {
+				_, err := tx.DeleteDraftsOf(ctx, []chatcore.UserID{w.alice})
+				return err
+			}},
 			{"CreateEmailChange", func(tx chatcore.Tx) error {
 				return tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "v", UserID: w.bob, RealmID: w.realm})
 			}},
