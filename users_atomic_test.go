@@ -311,11 +311,12 @@ func TestDeactivateUserAtomicCancelMidDeletion(t *testing.T) {
 			return nil
 		}
 		err := e.deactivate(ctx, e.owner)
-		is.True(errors.Is(err, context.Canceled)) // the cancellation comes back
-		is.Equal(e.store.deletes, 2)              // no batch runs after the cancellation
-		is.Equal(e.state(t), before)              // every message, user, subscription and e-mail change is untouched
-		is.Equal(len(e.sink.all()), 0)            // no event was published
-		is.Equal(len(e.mailer.all()), 0)          // no mail was sent
+		is.True(errors.Is(err, context.Canceled))      // the cancellation comes back
+		is.Equal(e.store.deletes, 2)                   // no batch runs after the cancellation
+		is.Equal(e.state(t).Messages, before.Messages) // every message is still there
+		is.Equal(e.state(t), before)                   // every message, user, subscription and e-mail change is untouched
+		is.Equal(len(e.sink.all()), 0)                 // no event was published
+		is.Equal(len(e.mailer.all()), 0)               // no mail was sent
 
 		e.store.afterDelete = nil
 		is.NoErr(e.deactivate(t.Context(), e.owner))      // a repeated call completes
@@ -346,11 +347,12 @@ func TestDeactivateUserAtomicStoreFailure(t *testing.T) {
 				before := e.state(t)
 				tc.fail(e.store)
 				err := e.deactivate(t.Context(), e.owner)
-				is.True(errors.Is(err, errAtmInjected)) // the store failure comes back
-				is.True(e.store.deletes >= 3)           // batches were deleted before the failure
-				is.Equal(e.state(t), before)            // and rolled back with everything else
-				is.Equal(len(e.sink.all()), 0)          // no event was published
-				is.Equal(len(e.mailer.all()), 0)        // no mail was sent
+				is.True(errors.Is(err, errAtmInjected))        // the store failure comes back
+				is.True(e.store.deletes >= 3)                  // batches were deleted before the failure
+				is.Equal(e.state(t).Messages, before.Messages) // every message is still there
+				is.Equal(e.state(t), before)                   // and rolled back with everything else
+				is.Equal(len(e.sink.all()), 0)                 // no event was published
+				is.Equal(len(e.mailer.all()), 0)               // no mail was sent
 			})
 		})
 	}
