@@ -506,8 +506,8 @@ func FuzzTopicName(f *testing.F) {
 				return err
 			}
 			stored = m.Topic
-			if m.TopicKey != chatcore.FoldKey(m.Topic) {
-				t.Fatalf("topic %q stored with key %q, want FoldKey %q", m.Topic, m.TopicKey, chatcore.FoldKey(m.Topic))
+			if m.TopicKey != chatcore.TopicKey(m.Topic) {
+				t.Fatalf("topic %q stored with key %q, want TopicKey %q", m.Topic, m.TopicKey, chatcore.TopicKey(m.Topic))
 			}
 			return nil
 		})

@@ -993,7 +993,7 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			if topic == emptyTopicDisplayName(realm) {
 				topic = ""
 			}
-			key := FoldKey(topic)
+			key := TopicKey(topic)
 			spec.topicKey = &key
 		case "dm", "pm-with":
 			ids, err := dmOperand(ctx, tx, viewer.RealmID, t.Operand)

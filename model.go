@@ -190,7 +190,7 @@ type Message struct {
 	StreamID    StreamID // zero for direct messages
 	// Topic is the topic as sent; "" is the empty topic. Always "" for direct messages.
 	Topic string
-	// TopicKey is FoldKey(Topic), which topic lookups compare; stores fill it in
+	// TopicKey is [TopicKey] of Topic, which topic lookups compare; stores fill it in
 	// on create.
 	TopicKey        string
 	DirectMembers   []UserID

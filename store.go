@@ -224,7 +224,7 @@ type DeletedMessage struct {
 	ID       MessageID
 	Type     MessageType
 	StreamID StreamID
-	// Topic is the topic as stored (Message.Topic) and TopicKey its FoldKey;
+	// Topic is the topic as stored (Message.Topic) and TopicKey its TopicKey;
 	// both are "" for direct messages.
 	Topic    string
 	TopicKey string

@@ -22,7 +22,7 @@ type DeleteTopicResult struct {
 // DeleteTopic deletes every message of a channel topic that the acting
 // administrator can access, newest first, in batches (see [WithTopicDeletion]).
 //
-// The topic is matched case-insensitively by [FoldKey]; "" and the realm's
+// The topic is matched case-insensitively by [TopicKey]; "" and the realm's
 // empty-topic display name ("general chat" unless configured) both address the
 // empty topic. In a channel with protected history only the messages sent
 // since the administrator joined are deleted.
@@ -74,7 +74,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 		if name == display {
 			name = ""
 		}
-		key := FoldKey(name)
+		key := TopicKey(name)
 		admin = u
 		filter = MessageFilter{RealmID: u.RealmID, StreamID: st.ID, TopicKey: &key, MinID: minID}
 		nothing = !visible

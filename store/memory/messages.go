@@ -87,7 +87,7 @@ func (t *tx) CreateMessage(_ context.Context, m *chatcore.Message) error {
 		m.ID = t.d.messageMax + 1
 	}
 	useID(t, &t.d.messageMax, m.ID)
-	m.TopicKey = chatcore.FoldKey(m.Topic)
+	m.TopicKey = chatcore.TopicKey(m.Topic)
 	for i := range m.Submessages {
 		sm := &m.Submessages[i]
 		if sm.ID == 0 {

@@ -166,7 +166,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	m.TopicKey = chatcore.FoldKey(m.Topic)
+	m.TopicKey = chatcore.TopicKey(m.Topic)
 	var id chatcore.MessageID
 	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,

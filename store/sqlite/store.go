@@ -15,9 +15,9 @@
 //
 // Times are stored as INTEGER unix seconds: sub-second parts are dropped, and
 // times read back are in UTC (the zero time round-trips as the zero time).
-// Case-insensitive keys (topics, e-mail addresses, full names, channel names)
-// are stored folded with chatcore.FoldKey, because SQLite's lower() and NOCASE
-// fold only ASCII.
+// Case-insensitive keys are stored folded in Go, because SQLite's lower() and
+// NOCASE fold only ASCII: topics with chatcore.TopicKey, e-mail addresses, full
+// names and channel names with chatcore.FoldKey.
 package sqlite
 
 import (
