@@ -3,6 +3,7 @@ package chatcore
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"time"
 )
 
@@ -76,6 +77,19 @@ func WithEventSink(e EventSink) Option { return func(s *Service) { s.events = e 
 // WithPasswordHasher sets the password hasher (default: argon2id).
 func WithPasswordHasher(h PasswordHasher) Option { return func(s *Service) { s.hasher = h } }
 
+// WithPasswordHashConcurrency sets how many password hashes or verifications
+// the Service runs at once (default: GOMAXPROCS). Each argon2id run of the
+// default hasher holds about 19 MiB, so this bounds their memory; callers
+// beyond the limit wait, or give up when their context ends. Values below 1
+// keep the default.
+func WithPasswordHashConcurrency(n int) Option {
+	return func(s *Service) {
+		if n >= 1 {
+			s.hashSlots = make(chan struct{}, n)
+		}
+	}
+}
+
 // WithLogger sets the logger for failures that reach no caller, such as a
 // mailer error after commit (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
@@ -109,6 +123,12 @@ type Service struct {
 	batchSize    int
 	deleteBudget time.Duration
 	externalURL  string
+	// hashSlots bounds the concurrent Hash and Verify calls (password.go).
+	hashSlots chan struct{}
+	// passwordAttempts and emailChanges are the per-user rate limits of
+	// password changes and e-mail change requests; nil disables (ratelimit.go).
+	passwordAttempts *userLimiter
+	emailChanges     *userLimiter
 	// webhooks delivers outgoing webhooks; nil unless WithWebhookDelivery (webhook_dispatch.go).
 	webhooks *webhookDispatcher
 	// extra holds settings-specific configuration (languages, sounds, password
@@ -127,6 +147,10 @@ func New(store Store, opts ...Option) *Service {
 		deleteBudget:   50 * time.Second,
 		externalURL:    "http://127.0.0.1:9991",
 		settingsConfig: defaultSettingsConfig(),
+		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+
+		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
+		emailChanges:     newUserLimiter(defaultEmailChangeRules),
 	}
 	s.mailer = logMailer{s}
 	for _, o := range opts {

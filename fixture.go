@@ -174,7 +174,7 @@ func (s *Service) LoadFixture(ctx context.Context, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if err := plan.hashPasswords(s.hasher); err != nil {
+	if err := plan.hashPasswords(s.boundedHasher(ctx)); err != nil {
 		return err
 	}
 	return s.update(ctx, func(tx Tx, fx *effects) error {

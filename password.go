@@ -1,6 +1,7 @@
 package chatcore
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -124,6 +125,59 @@ func parseArgon2Hash(hash string) (argon2Hasher, []byte, []byte, error) {
 		return p, nil, nil, errMalformedHash
 	}
 	return p, salt, key, nil
+}
+
+// acquireHashSlot waits for one of the Service's hashing slots and returns
+// the function that gives it back, or ctx's error when ctx ends first.
+func (s *Service) acquireHashSlot(ctx context.Context) (func(), error) {
+	select {
+	case s.hashSlots <- struct{}{}:
+		return func() { <-s.hashSlots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// hashPassword runs the Service's hasher within the concurrency bound.
+func (s *Service) hashPassword(ctx context.Context, password string) (string, error) {
+	release, err := s.acquireHashSlot(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	return s.hasher.Hash(password)
+}
+
+// verifyPassword runs the Service's hasher within the concurrency bound.
+func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bool, error) {
+	release, err := s.acquireHashSlot(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return s.hasher.Verify(hash, password)
+}
+
+// slotHasher is the Service's hasher seen through its concurrency bound,
+// for code written against [PasswordHasher]; ctx bounds the waits.
+type slotHasher struct {
+	s   *Service
+	ctx context.Context
+}
+
+// Hash implements [PasswordHasher] with [Service.hashPassword].
+func (h slotHasher) Hash(password string) (string, error) {
+	return h.s.hashPassword(h.ctx, password)
+}
+
+// Verify implements [PasswordHasher] with [Service.verifyPassword].
+func (h slotHasher) Verify(hash, password string) (bool, error) {
+	return h.s.verifyPassword(h.ctx, hash, password)
+}
+
+// boundedHasher returns the Service's hasher within its concurrency bound.
+func (s *Service) boundedHasher(ctx context.Context) PasswordHasher {
+	return slotHasher{s: s, ctx: ctx}
 }
 
 // Zulip's default password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_GUESSES).

@@ -5,9 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/mail"
+	"net/netip"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -23,9 +24,10 @@ import (
 // wire parameters with Zulip's rules, and [SettingsUpdate.Validate] checks
 // values.
 //
-// Bounds: Zulip stores web_font_size_px and web_line_height_percent as
-// positive small integers without further checks; chatcore accepts 1-200 px
-// and 1-1000 percent ("X is too small" / "X is too large" outside).
+// Bounds: Zulip checks web_font_size_px and web_line_height_percent only
+// through their database column, a positive small integer. chatcore accepts
+// exactly that column's range, 1-32767, and answers "X is too small" /
+// "X is too large" outside it (Zulip would fail on the database instead).
 //
 // FullName, Email, OldPassword and NewPassword are account fields rather than
 // settings. TargetUsers switches to the administrators' bulk edit of other
@@ -45,8 +47,8 @@ type SettingsUpdate struct {
 	WebSuggestUpdateTimezone                      *bool   `json:"web_suggest_update_timezone"`
 	FluidLayoutWidth                              *bool   `json:"fluid_layout_width"`
 	HighContrastMode                              *bool   `json:"high_contrast_mode"`
-	WebFontSizePx                                 *int    `json:"web_font_size_px" validate:"omitnil,min=1,max=200"`
-	WebLineHeightPercent                          *int    `json:"web_line_height_percent" validate:"omitnil,min=1,max=1000"`
+	WebFontSizePx                                 *int    `json:"web_font_size_px" validate:"omitnil,min=1,max=32767"`
+	WebLineHeightPercent                          *int    `json:"web_line_height_percent" validate:"omitnil,min=1,max=32767"`
 	ColorScheme                                   *int    `json:"color_scheme" validate:"omitnil,color_schemes"`
 	EnableDraftsSynchronization                   *bool   `json:"enable_drafts_synchronization"`
 	TranslateEmoticons                            *bool   `json:"translate_emoticons"`
@@ -185,6 +187,17 @@ func errCannotChangeForOthers() *Error {
 	return BadRequest("Cannot change this setting for other users.")
 }
 
+// errRateLimited is Zulip's RateLimitedError: RATE_LIMIT_HIT with the wait
+// in whole seconds under "retry-after" (which transports also send as the
+// Retry-After header).
+func errRateLimited(wait time.Duration) *Error {
+	return &Error{
+		Code: CodeRateLimitHit, Kind: KindRateLimited,
+		Msg:  "API usage exceeded rate limit",
+		Data: map[string]any{"retry-after": retryAfterSeconds(wait)},
+	}
+}
+
 func errConfirmationLink() *Error {
 	return NotFound("The confirmation link has expired or been deactivated.")
 }
@@ -225,12 +238,22 @@ func errConfirmationLink() *Error {
 //     "Account has been deactivated."; "Name too long!";
 //     "Name must not be empty!"; "Invalid characters in name!";
 //     "Invalid format!"; "Unique names required in this organization.";
+//     "You're making too many attempts! Try again in <n> seconds." (the
+//     failed-attempt limit of password changes, [WithPasswordAttemptLimit];
+//     Zulip reports it as a 400);
 //     and in bulk mode "Either user_ids or group_ids must be provided.",
 //     "Cannot change this setting for other users.",
 //     "Invalid user group ID: <id>", "Invalid user ID: <id>".
 //     A nil TargetUsers.SkipIfAlreadyEdited gives BAD_REQUEST
 //     `target_users["skip_if_already_edited"] field is missing: Field required`.
 //   - UNAUTHORIZED_PRINCIPAL: bulk mode by a non-administrator.
+//   - RATE_LIMIT_HIT (kind [KindRateLimited]) "API usage exceeded rate
+//     limit" with Data["retry-after"] (whole seconds): too many e-mail change
+//     requests ([WithEmailChangeLimit]), checked after the new address.
+//
+// Password hashing and verification run at most GOMAXPROCS at a time
+// ([WithPasswordHashConcurrency]); a request waiting for a slot gives up with
+// ctx's error when ctx ends.
 //
 // Any other error is an internal (store or context) failure.
 func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req SettingsUpdate) error {
@@ -299,9 +322,15 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	if err != nil {
 		return nil, err
 	}
+	// Every attempt counts against the user's failed-attempt limit (Zulip's
+	// authenticate_by_username) before any hashing; a correct password clears
+	// the count. Zulip reports this limit as a plain 400, not a 429.
+	if wait, ok := s.passwordAttempts.take(actorID, s.clock.Now()); !ok {
+		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", retryAfterSeconds(wait))
+	}
 	ok := false
 	if req.OldPassword != nil && stored != "" {
-		ok, err = s.hasher.Verify(stored, *req.OldPassword)
+		ok, err = s.verifyPassword(ctx, stored, *req.OldPassword)
 		if err != nil {
 			return nil, fmt.Errorf("chatcore: verifying the password of user %d: %w", actorID, err)
 		}
@@ -309,10 +338,11 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	if !ok {
 		return nil, BadRequest("Wrong password!")
 	}
+	s.passwordAttempts.clear(actorID)
 	if !s.passwordStrongEnough(*req.NewPassword) {
 		return nil, BadRequest("New password is too weak!")
 	}
-	h, err := s.hasher.Hash(*req.NewPassword)
+	h, err := s.hashPassword(ctx, *req.NewPassword)
 	if err != nil {
 		return nil, fmt.Errorf("chatcore: hashing a password: %w", err)
 	}
@@ -463,7 +493,8 @@ func checkFullName(raw string) (string, error) {
 		return "", BadRequest("Name must not be empty!")
 	}
 	for _, r := range name {
-		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cs, r) || strings.ContainsRune(fullNameInvalidChars, r) {
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cs, r) || isNonCharacter(r) ||
+			strings.ContainsRune(fullNameInvalidChars, r) {
 			return "", BadRequest("Invalid characters in name!")
 		}
 	}
@@ -471,6 +502,13 @@ func checkFullName(raw string) (string, error) {
 		return "", BadRequest("Invalid format!")
 	}
 	return name, nil
+}
+
+// isNonCharacter reports whether r is one of Unicode's 66 non-characters
+// (U+FDD0-U+FDEF and the last two code points of every plane), which Zulip's
+// printability check refuses along with control characters and surrogates.
+func isNonCharacter(r rune) bool {
+	return (r >= 0xFDD0 && r <= 0xFDEF) || (r >= 0 && r <= unicode.MaxRune && r&0xFFFE == 0xFFFE)
 }
 
 // isPythonSpace reports whether Python's str.strip would remove r (Unicode
@@ -502,18 +540,66 @@ func checkUniqueName(ctx context.Context, tx Tx, u *User, name string) error {
 	return nil
 }
 
-// validEmailAddress reports whether addr is a bare e-mail address
-// ("name@example.com", no display name) of sane length.
+// validEmailAddress reports whether addr is a bare e-mail address that
+// Django's validate_email (which Zulip uses) accepts: a dot-atom or quoted
+// local part, "@", and a domain that is "localhost", a bracketed IP literal,
+// or dot-separated labels of letters, digits and inner hyphens (at most 63
+// characters each) ending in a top-level label of at least two characters.
+// Non-ASCII letters and digits count as letters, standing in for Django's
+// IDNA encoding of international domains.
 func validEmailAddress(addr string) bool {
 	if addr == "" || len(addr) > 254 || !utf8.ValidString(addr) {
 		return false
 	}
-	a, err := mail.ParseAddress(addr)
-	if err != nil || a.Name != "" || a.Address != addr {
+	i := strings.LastIndexByte(addr, '@')
+	if i < 0 {
 		return false
 	}
-	local, domain, ok := strings.Cut(addr, "@")
-	return ok && local != "" && domain != "" && !strings.ContainsAny(domain, "@[]")
+	local, domain := addr[:i], addr[i+1:]
+	if !emailLocalPart.MatchString(local) {
+		return false
+	}
+	if domain == "localhost" {
+		return true
+	}
+	if strings.HasPrefix(domain, "[") && strings.HasSuffix(domain, "]") {
+		ip, err := netip.ParseAddr(strings.TrimPrefix(domain[1:len(domain)-1], "IPv6:"))
+		return err == nil && ip.Zone() == "" &&
+			ip.Is4() == !strings.HasPrefix(domain, "[IPv6:")
+	}
+	labels := strings.Split(domain, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for i, l := range labels {
+		if !validDomainLabel(l, i == len(labels)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// emailLocalPart matches the local parts Django accepts: a dot-atom, or a
+// quoted string of printable ASCII with backslash escapes.
+var emailLocalPart = regexp.MustCompile("(?i)^(?:[-!#$%&'*+/=?^_`{}|~0-9a-z]+(?:\\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*" +
+	`|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)
+
+// validDomainLabel reports whether l is a host name label (RFC 1035 as Django
+// applies it): 1-63 letters, digits or hyphens, not starting or ending with a
+// hyphen. The top-level label needs at least two characters and may start
+// with a hyphen (as Django's pattern allows, for IDNA "xn--" forms).
+func validDomainLabel(l string, top bool) bool {
+	n := utf8.RuneCountInString(l)
+	if n == 0 || n > 63 || (top && n < 2) || strings.HasSuffix(l, "-") ||
+		(!top && strings.HasPrefix(l, "-")) {
+		return false
+	}
+	for _, r := range l {
+		if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkEmailAvailable refuses an address another account of the realm uses.
@@ -546,6 +632,11 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, real
 	}
 	if err := checkEmailAvailable(ctx, tx, realm.ID, addr); err != nil {
 		return err
+	}
+	// Checked after the address, as Zulip does: a refused address costs
+	// nothing. A request refused later in the transaction still counts.
+	if wait, ok := s.emailChanges.take(u.ID, s.clock.Now()); !ok {
+		return errRateLimited(wait)
 	}
 	if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
 		return err
@@ -603,8 +694,9 @@ func confirmationKey() (string, error) {
 //
 // Errors (all [*Error]): 404-kind BAD_REQUEST "The confirmation link has
 // expired or been deactivated." for an unknown, expired (older than 24 hours)
-// or superseded key; USER_DEACTIVATED "Account is deactivated" when the user
-// was deactivated meanwhile; BAD_REQUEST "Email address changes are disabled in
+// or superseded key; BAD_REQUEST "Account is deactivated" (a plain 400: the
+// link is opened without authentication) when the user was deactivated
+// meanwhile; BAD_REQUEST "Email address changes are disabled in
 // this organization.", "Already has an account." or "Account has been
 // deactivated." when the change is no longer allowed. Any other error is an
 // internal failure.
@@ -631,7 +723,9 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
 			return errConfirmationLink()
 		}
 		if !u.IsActive {
-			return &Error{Code: CodeUserDeactivated, Kind: KindUnauthenticated, Msg: "Account is deactivated"}
+			// The link is opened by a browser that has not authenticated:
+			// a plain 400, never a 401 challenge.
+			return BadRequest("Account is deactivated")
 		}
 		realm, err := tx.Realm(ctx, u.RealmID)
 		if err != nil {
@@ -741,10 +835,8 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 			continue
 		}
 		if c.name == "enable_drafts_synchronization" && c.value == false {
-			for _, id := range changed {
-				if _, err := tx.DeleteDrafts(ctx, id); err != nil {
-					return err
-				}
+			if _, err := tx.DeleteDraftsOf(ctx, changed); err != nil {
+				return err
 			}
 		}
 		fx.event(admin.RealmID, changed, s.settingEvent(c.name, c.value))
