@@ -1,16 +1,22 @@
 package sqlite_test
 
 // Crash consistency: a child process (this test binary, re-executed in child
-// mode by TestMain) deletes a large topic in small batches and is killed with
-// SIGKILL part-way through. The reopened database must pass SQLite's own
+// mode by TestMain) deletes a large topic in small batches, or deactivates a
+// user together with their channel messages, and is killed with SIGKILL while
+// a write transaction is open. The child reports each deleted batch and waits
+// for the parent's go-ahead, so the kill point does not depend on how the two
+// processes are scheduled. The reopened database must pass SQLite's own
 // checks, hold no orphaned rows, hold every message either with all of its
-// rows or not at all, and let a repeated deletion finish the job.
+// rows or not at all, keep exactly the committed batches, and let a repeated
+// call finish the job.
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -68,13 +74,42 @@ func crashChild(mode, path string) int {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 2
 	}
-	svc := chatcore.New(s, chatcore.WithTopicDeletion(crashBatch, time.Hour))
+	paced := &crashPacedStore{Store: s, acks: bufio.NewReader(os.Stdin)}
+	svc := chatcore.New(paced, chatcore.WithTopicDeletion(crashBatch, time.Hour))
 	if err := crashOperation(ctx, svc, mode, ids); err != nil {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		return 2
 	}
 	fmt.Fprintln(os.Stderr, "crash child: finished before being killed")
 	return 0
+}
+
+// crashPacedStore is the child's store: after each DeleteMessages call (one
+// batch) it reports "batch" on stdout and waits for a line on stdin before
+// going on, inside the open transaction. So the parent decides how far the
+// child gets, however the two processes are scheduled, and kills it while a
+// write transaction is open. At the end of stdin it no longer waits.
+type crashPacedStore struct {
+	chatcore.Store
+	acks *bufio.Reader
+}
+
+// Update implements chatcore.Store.
+func (p *crashPacedStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
+	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(crashPacedTx{tx, p}) })
+}
+
+type crashPacedTx struct {
+	chatcore.Tx
+	p *crashPacedStore
+}
+
+// DeleteMessages implements chatcore.MessageStore.
+func (t crashPacedTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	deleted, err := t.Tx.DeleteMessages(ctx, f, limit)
+	fmt.Println("batch")
+	_, _ = t.p.acks.ReadString('\n')
+	return deleted, err
 }
 
 // crashOperation runs the operation of mode to completion.
@@ -327,32 +362,31 @@ func crashTest(t *testing.T, mode string) {
 	child.Env = append(os.Environ(), crashChildEnv+"="+mode+":"+path)
 	var stderr strings.Builder
 	child.Stderr = &stderr
+	acks, err := child.StdinPipe()
+	is.NoErr(err)
+	batches, err := child.StdoutPipe()
+	is.NoErr(err)
 	is.NoErr(child.Start()) // the child starts
-	exited := make(chan error, 1)
-	go func() { exited <- child.Wait() }()
 
-	// Wait until the child has committed some batches, then kill it at once.
-	deadline := time.Now().Add(2 * time.Minute)
-	left := inScope
-	for left > inScope-min(40*crashBatch, crashBigCount/3) {
-		select {
-		case err := <-exited:
-			t.Fatalf("the child exited before it could be killed (%v): %s", err, stderr.String())
-		default:
+	// Let the child delete killAfter batches, one at a time, and kill it
+	// while it waits inside the transaction of the next one.
+	killAfter := min(40, crashBigCount/crashBatch/3)
+	lines := bufio.NewScanner(batches)
+	for n := 0; n <= killAfter; n++ {
+		if !lines.Scan() {
+			t.Fatalf("the child stopped after %d batches: %v: %s", n, child.Wait(), stderr.String())
 		}
-		if time.Now().After(deadline) {
-			_ = child.Process.Kill()
-			t.Fatalf("the child made no progress in time: %s", stderr.String())
+		if n < killAfter {
+			_, err := io.WriteString(acks, "go on\n")
+			is.NoErr(err) // the child is told to go on
 		}
-		time.Sleep(2 * time.Millisecond)
-		left = crashCount(t, reader, "SELECT count(*) FROM messages WHERE "+scope, arg)
 	}
 	is.NoErr(child.Process.Signal(syscall.SIGKILL)) // the child is killed mid-way
-	err = <-exited
+	err = child.Wait()
 	status, ok := err.(*exec.ExitError)
 	is.True(ok && status.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL) // the child died of SIGKILL, not of its own accord
 	is.NoErr(reader.Close())                                                     // the observer lets go before recovery
-	t.Logf("child killed after %v", time.Since(start))
+	t.Logf("child killed in batch %d after %v", killAfter+1, time.Since(start))
 
 	// Reopen: recovery of the WAL happens here.
 	s, err = sqlite.Open(ctx, path)
@@ -361,8 +395,18 @@ func crashTest(t *testing.T, mode string) {
 	db, _ := sqlite.DBs(s)
 	crashCheck(t, db)
 	remaining := crashCount(t, db, "SELECT count(*) FROM messages WHERE "+scope, arg)
-	t.Logf("killed with %d of %d messages left (%d seen by the observer)", remaining, inScope, left)
-	is.True(remaining > 0 && remaining < inScope) // the kill came part-way through
+	t.Logf("killed with %d of %d messages left", remaining, inScope)
+	is.True(remaining > 0 && remaining <= inScope) // the kill came before the end
+	if mode == crashDeleteTopic {
+		is.Equal(remaining, inScope-killAfter*crashBatch) // every batch before the kill committed, the open one did not
+	}
+	var activeAfterCrash bool
+	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, w.member)
+		activeAfterCrash = err == nil && u.IsActive
+		return err
+	}))
+	is.True(activeAfterCrash) // the deactivation did not commit
 	// Batches go newest first and each is atomic: what is left is exactly
 	// the oldest messages of the scope.
 	var maxLeft int
