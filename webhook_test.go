@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -42,7 +43,7 @@ const (
 type whWorld struct {
 	svc   *chatcore.Service
 	store chatcore.Store
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 }
 
 // whServices maps a bot to the services it calls.
@@ -57,7 +58,7 @@ func newWHWorldTB(t testing.TB, o chatcore.WebhookOptions, services whServices) 
 	t.Helper()
 	is := is.New(t)
 	st := memory.New()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := chatcore.New(st, chatcore.WithWebhookDelivery(o), chatcore.WithLogger(log),
 		chatcore.WithExternalURL("https://chat.example.test"),
@@ -429,7 +430,7 @@ func TestWebhookResponses(t *testing.T) {
 		{"proxy refusal", 407, ``, "Failure! Third party responded with 407",
 			"The URL configured for the webhook is for a private or disallowed network."},
 		{"reply refused", 200, `{"content": "a \u0000 byte"}`, "Failure! Message must not contain null bytes",
-			"sending it failed with this error:\n> Message must not contain null bytes"},
+			"but that request resulted in the following error:\n> Message must not contain null bytes"},
 		{"number as content", 200, `{"content": 42}`, "42", ""},
 	}
 	for _, tt := range tests {
@@ -733,24 +734,6 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is.Equal(got.Trigger, chatcore.TriggerMention)    // mention trigger
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes (the log).
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is := is.New(t)
 	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://192.0.2.1/")})
@@ -820,10 +803,10 @@ func TestWebhookInvalidURL(t *testing.T) {
 	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** fetch")
 	w.drain(t)
 	inTopic, toOwner := conversationAfter(t, w, id)
-	is.Equal(len(inTopic), 1)                                                                                                                                        // one failure notice
-	is.Equal(inTopic[0].Content, "Failure! An exception of type *InvalidURL* occurred for message `@**Echo Bot** fetch`! See the server logs for more information.") // Zulip's exception notice
-	is.Equal(len(toOwner), 1)                                                                                                                                        // the owner is told
-	is.True(strings.Contains(toOwner[0].Content, "an exception of type InvalidURL occurred:\n```\n"))                                                                // with the error
+	is.Equal(len(inTopic), 1)                                                                                                                                              // one failure notice
+	is.Equal(inTopic[0].Content, "Failure! An exception of type *InvalidURL* occurred for message `@**Echo Bot** fetch`! See the Zulip server logs for more information.") // Zulip's exception notice
+	is.Equal(len(toOwner), 1)                                                                                                                                              // the owner is told
+	is.True(strings.Contains(toOwner[0].Content, "an exception of type InvalidURL occurred:\n```\n"))                                                                      // with the error
 }
 
 func TestWebhookRetriesDoNotHoldWorkers(t *testing.T) {

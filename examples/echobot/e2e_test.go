@@ -11,31 +11,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore/internal/syncbuf"
 )
-
-// syncBuffer collects a program's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var (
 	echoListening   = regexp.MustCompile(`echobot listening on (http://\S+)`)
@@ -70,7 +53,7 @@ func TestEchoBotWithExampleServer(t *testing.T) {
 	dir := t.TempDir()
 
 	// The echo bot.
-	botOut := &syncBuffer{}
+	botOut := &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(t.Context())
 	botDone := make(chan error, 1)
 	go func() { botDone <- run(ctx, []string{"-addr", "127.0.0.1:0", "-print"}, botOut) }()
@@ -106,7 +89,7 @@ func TestEchoBotWithExampleServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	srvOut := &syncBuffer{}
+	srvOut := &syncbuf.Buffer{}
 	srv := exec.Command(bin, "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "chatcore.db"),
 		"-seed", fixture, "-webhook-allow-private")
 	srv.Stdout, srv.Stderr = srvOut, srvOut

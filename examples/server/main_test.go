@@ -15,36 +15,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore/internal/syncbuf"
 )
-
-// syncBuffer collects run's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // server is a run in progress.
 type server struct {
 	base   string
-	out    *syncBuffer
+	out    *syncbuf.Buffer
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -56,7 +39,7 @@ var listening = regexp.MustCompile(`listening on (http://\S+)`)
 func start(tb testing.TB, args ...string) *server {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{out: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	s := &server{out: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	go func() { s.done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), s.out) }()
 	tb.Cleanup(func() { s.stop(tb) })
 	deadline := time.Now().Add(20 * time.Second)
@@ -435,7 +418,7 @@ func TestSIGTERM(t *testing.T) {
 	// As in main: the signal cancels run's context.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "sig.db")}, out)
