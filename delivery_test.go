@@ -18,11 +18,11 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is := is.New(t)
 		e := newOpsEnv(t)
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-		toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "to the channel", time.Hour))
+		toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("castle"), "to the channel", time.Hour))
 		is.NoErr(err) // scheduled
 		toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", time.Hour+5*time.Minute))
 		is.NoErr(err) // scheduled
-		later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("castle"), "later", 5*time.Hour))
+		later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("castle"), "later", 5*time.Hour))
 		is.NoErr(err) // scheduled
 
 		n, err := e.svc.DeliverDue(t.Context())
@@ -43,7 +43,7 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is.Equal(sent.StreamID, st.ID)                               // to the channel
 		is.Equal(sent.Topic, "castle")                               // and topic
 		is.Equal(sent.Content, "to the channel")                     // with the content
-		is.Equal(sent.SentAt, opsStart.Add(time.Hour+6*time.Minute)) // at delivery time
+		is.Equal(sent.SentAt, seedTime.Add(time.Hour+6*time.Minute)) // at delivery time
 
 		row = e.scheduledRow(t, toMod)
 		is.True(row.Delivered) // marked delivered
@@ -74,9 +74,9 @@ func TestDeliverDueReminders(t *testing.T) {
 		e := newOpsEnv(t)
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
 		target := e.post(t, st, "castle", e.member, "remember me")
-		first, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Hour), new("soon"))
+		first, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(time.Hour), new("soon"))
 		is.NoErr(err) // reminder created
-		second, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(2*time.Hour), nil)
+		second, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(2*time.Hour), nil)
 		is.NoErr(err) // reminder created
 		stored := e.scheduledRow(t, first).Content
 
@@ -132,20 +132,13 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
 		kept := e.post(t, st, "kept", e.member, "still here")
 		gone := e.post(t, st, "gone", e.member, "deleted later")
-		rKept, err := e.svc.CreateReminder(t.Context(), e.admin.ID, kept, opsStart.Add(time.Hour), nil)
+		rKept, err := e.svc.CreateReminder(t.Context(), e.admin.ID, kept, seedTime.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
-		rGone, err := e.svc.CreateReminder(t.Context(), e.admin.ID, gone, opsStart.Add(time.Hour), nil)
+		rGone, err := e.svc.CreateReminder(t.Context(), e.admin.ID, gone, seedTime.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 		storedGone := e.scheduledRow(t, rGone).Content
 
-		e.write(t, func(tx chatcore.Tx) error { // the sender changes their name
-			u, err := tx.User(context.Background(), e.member.ID)
-			if err != nil {
-				return err
-			}
-			u.FullName = "Prince Hamlet"
-			return tx.UpdateUser(context.Background(), u)
-		})
+		updateUser(t, e.base, e.member.ID, func(u *chatcore.User) { u.FullName = "Prince Hamlet" }) // the sender changes their name
 		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "gone")
 		is.NoErr(err) // the second target is deleted
 
@@ -167,13 +160,13 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		doomed := e.createChannel(t, opsChannel{name: "Doomed", subscribers: []*chatcore.User{e.member}})
 		e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
 		leaver := e.createUser(t, e.realm, "Leaver", chatcore.RoleMember)
-		toDoomed, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Doomed", new("t"), "too late", time.Hour))
+		toDoomed, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Doomed"), new("t"), "too late", time.Hour))
 		is.NoErr(err) // scheduled
-		fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", "Denmark", new("t"), "bye", time.Hour))
+		fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "bye", time.Hour))
 		is.NoErr(err) // scheduled
-		fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "fine", time.Hour+time.Minute))
+		fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
 		is.NoErr(err) // scheduled
-		reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), opsStart.Add(time.Hour), nil)
+		reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), seedTime.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 
 		e.write(t, func(tx chatcore.Tx) error { // archive the channel, deactivate a user
@@ -237,11 +230,11 @@ func TestDeliverDueLateCutoff(t *testing.T) {
 		is := is.New(t)
 		e := newOpsEnv(t)
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "on time", time.Hour))
+		onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "on time", time.Hour))
 		is.NoErr(err) // scheduled
-		late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "late", time.Hour-time.Second))
+		late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "late", time.Hour-time.Second))
 		is.NoErr(err) // scheduled
-		reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Minute), nil)
+		reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), seedTime.Add(time.Minute), nil)
 		is.NoErr(err) // reminder created
 
 		e.clock.advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
@@ -268,11 +261,11 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 			if i%2 == 1 {
 				sender = e.mod
 			}
-			_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", "Denmark", new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
+			_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
 			is.NoErr(err) // scheduled
 		}
 		for i := range reminders {
-			_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, opsStart.Add(time.Minute+time.Duration(i)*time.Second), nil)
+			_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(time.Minute+time.Duration(i)*time.Second), nil)
 			is.NoErr(err) // reminder created
 		}
 		e.clock.advance(5 * time.Minute)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,82 @@ import (
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
+
+// seedTime is when seeded realms, users and channels were created; the fake
+// clocks of the message and topic tests start there.
+var seedTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// writeStore runs fn in an Update transaction of store; an error fails the
+// test.
+func writeStore(tb testing.TB, store chatcore.Store, fn func(tx chatcore.Tx) error) {
+	tb.Helper()
+	if err := store.Update(context.Background(), fn); err != nil {
+		tb.Fatalf("fixture write: %v", err)
+	}
+}
+
+// updateUser applies mod to the stored user id; an error fails the test.
+func updateUser(tb testing.TB, store chatcore.Store, id chatcore.UserID, mod func(u *chatcore.User)) {
+	tb.Helper()
+	writeStore(tb, store, func(tx chatcore.Tx) error {
+		u, err := tx.User(context.Background(), id)
+		if err != nil {
+			return err
+		}
+		mod(u)
+		return tx.UpdateUser(context.Background(), u)
+	})
+}
+
+// updateRealm applies mod to the stored realm id; an error fails the test.
+func updateRealm(tb testing.TB, store chatcore.Store, id chatcore.RealmID, mod func(r *chatcore.Realm)) {
+	tb.Helper()
+	writeStore(tb, store, func(tx chatcore.Tx) error {
+		r, err := tx.Realm(context.Background(), id)
+		if err != nil {
+			return err
+		}
+		mod(r)
+		return tx.UpdateRealm(context.Background(), r)
+	})
+}
+
+// seedRealm stores a realm named stringID (emptyTopicName: its display name
+// of the empty topic, "" for the default).
+func seedRealm(tb testing.TB, store chatcore.Store, stringID, emptyTopicName string) *chatcore.Realm {
+	tb.Helper()
+	r := &chatcore.Realm{StringID: stringID, Name: stringID, EmptyTopicDisplayName: emptyTopicName, DateCreated: seedTime}
+	writeStore(tb, store, func(tx chatcore.Tx) error { return tx.CreateRealm(context.Background(), r) })
+	return r
+}
+
+// seedUser stores an active user of realm with the role: the e-mail is
+// name's slug ("King Hamlet": king.hamlet) at <realm>.example.com, the API key
+// realm.StringID+name.
+func seedUser(tb testing.TB, store chatcore.Store, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
+	tb.Helper()
+	u := &chatcore.User{
+		RealmID: realm.ID, Email: seedSlug(name) + "@" + realm.StringID + ".example.com",
+		FullName: name, Role: role, IsActive: true, AvatarSource: "G", DateJoined: seedTime,
+		APIKeyHash: chatcore.HashAPIKey(realm.StringID + name), Settings: chatcore.DefaultSettings(),
+	}
+	writeStore(tb, store, func(tx chatcore.Tx) error { return tx.CreateUser(context.Background(), u) })
+	return u
+}
+
+// seedSlug lower-cases a name and turns its spaces into dots.
+func seedSlug(name string) string { return strings.ToLower(strings.ReplaceAll(name, " ", ".")) }
+
+// seedSubscription (re)subscribes u to st, seeing messages from firstVisible
+// on (0: all).
+func seedSubscription(tb testing.TB, store chatcore.Store, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
+	tb.Helper()
+	writeStore(tb, store, func(tx chatcore.Tx) error {
+		return tx.PutSubscription(context.Background(), chatcore.Subscription{
+			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible,
+		})
+	})
+}
 
 // openSQLite opens an empty SQLite store in the test's temporary directory;
 // it is closed when the test ends.
@@ -40,6 +117,36 @@ var storeKinds = []struct {
 }{
 	{"memory", func(testing.TB) chatcore.Store { return memory.New() }},
 	{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
+}
+
+// readStore runs read in a View transaction of store and returns its
+// result; an error fails the test.
+func readStore[T any](tb testing.TB, store chatcore.Store, read func(ctx context.Context, tx chatcore.Tx) (T, error)) T {
+	tb.Helper()
+	var v T
+	err := store.View(context.Background(), func(tx chatcore.Tx) error {
+		var err error
+		v, err = read(context.Background(), tx)
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("reading the store: %v", err)
+	}
+	return v
+}
+
+// storedMessageIDs returns the ids of the stored messages q selects, oldest
+// first.
+func storedMessageIDs(tb testing.TB, store chatcore.Store, q chatcore.MessageQuery) []chatcore.MessageID {
+	tb.Helper()
+	return readStore(tb, store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.MessageID, error) {
+		ms, err := tx.Messages(ctx, q)
+		var ids []chatcore.MessageID
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+		return ids, err
+	})
 }
 
 // plainHasher keeps tests fast (argon2id would dominate them): the "hash"

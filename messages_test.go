@@ -14,9 +14,6 @@ import (
 	"github.com/matryer/is"
 )
 
-// mxStart is the fixed time of the messages tests' clock.
-var mxStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
 // mxEnv is a realm with a member, an admin, a guest, a second member, a bot,
 // three channels (public, private with shared history, private with protected
 // history) and a second realm, over the memory store.
@@ -36,7 +33,7 @@ type mxEnv struct {
 
 func newMxEnv(tb testing.TB) *mxEnv {
 	tb.Helper()
-	e := &mxEnv{mem: memory.New(), events: &recordingSink{}, now: mxStart}
+	e := &mxEnv{mem: memory.New(), events: &recordingSink{}, now: seedTime}
 	e.svc = chatcore.New(e.mem,
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return e.now })),
 		chatcore.WithEventSink(e.events))
@@ -71,44 +68,30 @@ func newMxEnv(tb testing.TB) *mxEnv {
 
 func (e *mxEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
 	tb.Helper()
-	if err := e.mem.Update(context.Background(), fn); err != nil {
-		tb.Fatalf("fixture write: %v", err)
-	}
+	writeStore(tb, e.mem, fn)
 }
 
 func (e *mxEnv) createRealm(tb testing.TB, stringID string) *chatcore.Realm {
 	tb.Helper()
-	r := &chatcore.Realm{StringID: stringID, Name: stringID, DateCreated: mxStart}
-	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateRealm(context.Background(), r) })
-	return r
+	return seedRealm(tb, e.mem, stringID, "")
 }
 
 func (e *mxEnv) createUser(tb testing.TB, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
 	tb.Helper()
-	slug := strings.ToLower(strings.ReplaceAll(name, " ", "."))
-	u := &chatcore.User{
-		RealmID: realm.ID, Email: slug + "@" + realm.StringID + ".example.com",
-		FullName: name, Role: role, IsActive: true, AvatarSource: "G", DateJoined: mxStart,
-		APIKeyHash: chatcore.HashAPIKey(realm.StringID + name), Settings: chatcore.DefaultSettings(),
-	}
-	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateUser(context.Background(), u) })
-	return u
+	return seedUser(tb, e.mem, realm, name, role)
 }
 
 func (e *mxEnv) createStream(tb testing.TB, realm *chatcore.Realm, name string, inviteOnly, sharedHistory bool) *chatcore.Stream {
 	tb.Helper()
 	st := &chatcore.Stream{RealmID: realm.ID, Name: name, InviteOnly: inviteOnly,
-		HistoryPublicToSubscribers: sharedHistory, DateCreated: mxStart}
+		HistoryPublicToSubscribers: sharedHistory, DateCreated: seedTime}
 	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateStream(context.Background(), st) })
 	return st
 }
 
 func (e *mxEnv) subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
 	tb.Helper()
-	e.write(tb, func(tx chatcore.Tx) error {
-		return tx.PutSubscription(context.Background(), chatcore.Subscription{
-			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible})
-	})
+	seedSubscription(tb, e.mem, st, u, firstVisible)
 }
 
 // send sends a channel message and fails the test on error.
@@ -176,7 +159,7 @@ func TestSendChannelMessageView(t *testing.T) {
 	is.Equal(view.SenderEmail, e.member.Email)                                                                  // e-mail visible to everyone
 	is.Equal(view.SenderFullName, "King Hamlet")                                                                // sender name
 	is.Equal(view.SenderRealmStr, "zulip")                                                                      // realm string id
-	is.Equal(view.Timestamp, mxStart.Unix())                                                                    // sent at the clock's time
+	is.Equal(view.Timestamp, seedTime.Unix())                                                                   // sent at the clock's time
 	is.Equal(view.Client, "API")                                                                                // default client
 	is.Equal(view.Type, chatcore.MessageTypeStream)                                                             // type
 	is.True(view.AvatarURL != nil && strings.HasPrefix(*view.AvatarURL, "https://secure.gravatar.com/avatar/")) // gravatar
@@ -228,27 +211,27 @@ func TestMessageViewEditedFields(t *testing.T) {
 	m := &chatcore.Message{
 		RealmID: e.realm.ID, SenderID: e.member.ID, Type: chatcore.MessageTypeStream,
 		RecipientID: e.public.RecipientID, StreamID: e.public.ID, Topic: newTopic,
-		Content: "v2", RenderedContent: "<p>v2</p>", Client: "website", SentAt: mxStart,
-		LastEditedAt: mxStart.Add(time.Minute), LastMovedAt: mxStart.Add(2 * time.Minute),
+		Content: "v2", RenderedContent: "<p>v2</p>", Client: "website", SentAt: seedTime,
+		LastEditedAt: seedTime.Add(time.Minute), LastMovedAt: seedTime.Add(2 * time.Minute),
 		EditHistory: []chatcore.EditHistoryEntry{
-			{UserID: e.member.ID, Timestamp: mxStart.Add(2 * time.Minute), PrevTopic: &topic, Topic: &newTopic},
-			{UserID: e.member.ID, Timestamp: mxStart.Add(time.Minute), PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"},
+			{UserID: e.member.ID, Timestamp: seedTime.Add(2 * time.Minute), PrevTopic: &topic, Topic: &newTopic},
+			{UserID: e.member.ID, Timestamp: seedTime.Add(time.Minute), PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"},
 		},
 		Reactions: []chatcore.Reaction{{UserID: e.other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
 	}
 	e.write(t, func(tx chatcore.Tx) error { return tx.CreateMessage(ctx, m) })
 
 	view, _, err := e.svc.Message(ctx, e.member.ID, m.ID)
-	is.NoErr(err)                                                        // readable
-	is.Equal(view.LastEditTimestamp, mxStart.Add(time.Minute).Unix())    // last edit
-	is.Equal(view.LastMovedTimestamp, mxStart.Add(2*time.Minute).Unix()) // last move
-	is.Equal(len(view.EditHistory), 2)                                   // both entries
-	is.Equal(len(view.Reactions), 1)                                     // the reaction
+	is.NoErr(err)                                                         // readable
+	is.Equal(view.LastEditTimestamp, seedTime.Add(time.Minute).Unix())    // last edit
+	is.Equal(view.LastMovedTimestamp, seedTime.Add(2*time.Minute).Unix()) // last move
+	is.Equal(len(view.EditHistory), 2)                                    // both entries
+	is.Equal(len(view.Reactions), 1)                                      // the reaction
 	b, err := json.Marshal(view.EditHistory)
 	is.NoErr(err) // encodes
 	is.Equal(string(b), fmt.Sprintf(`[{"user_id":%d,"timestamp":%d,"prev_topic":"old topic","topic":"new topic"},`+
 		`{"user_id":%d,"timestamp":%d,"prev_content":"v1","prev_rendered_content":"\u003cp\u003ev1\u003c/p\u003e"}]`,
-		e.member.ID, mxStart.Add(2*time.Minute).Unix(), e.member.ID, mxStart.Add(time.Minute).Unix())) // only what changed
+		e.member.ID, seedTime.Add(2*time.Minute).Unix(), e.member.ID, seedTime.Add(time.Minute).Unix())) // only what changed
 }
 
 func TestSendMessageContentRules(t *testing.T) {

@@ -29,7 +29,7 @@ func TestCreateReminderContent(t *testing.T) {
 	create := func(t *testing.T, u *chatcore.User, msg chatcore.MessageID, note *string) chatcore.Reminder {
 		t.Helper()
 		is := is.New(t)
-		id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, opsStart.Add(time.Hour), note)
+		id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(time.Hour), note)
 		is.NoErr(err) // reminder created
 		list, err := e.svc.Reminders(t.Context(), u.ID)
 		is.NoErr(err) // listing succeeds
@@ -58,7 +58,7 @@ func TestCreateReminderContent(t *testing.T) {
 		is.Equal(r.Type, chatcore.MessageTypePrivate)                          // always private
 		is.Equal(r.To, []chatcore.UserID{e.admin.ID})                          // to the caller
 		is.Equal(r.ReminderTargetMessageID, mid)                               // the target message
-		is.Equal(r.ScheduledDeliveryTimestamp, opsStart.Add(time.Hour).Unix()) // UNIX seconds
+		is.Equal(r.ScheduledDeliveryTimestamp, seedTime.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(r.Failed, false)                                              // not failed
 		evs := e.events.ofType("reminders", "op", "add")
 		is.Equal(len(evs), 1)                                      // one add event
@@ -128,7 +128,7 @@ func TestCreateReminderErrors(t *testing.T) {
 	hidden := e.post(t, secret, "t", e.admin, "hidden")
 	abroad := e.post(t, foreign, "t", e.stranger, "abroad")
 	private := e.dm(t, e.admin, "private", e.mod)
-	future := opsStart.Add(time.Hour)
+	future := seedTime.Add(time.Hour)
 
 	tests := []struct {
 		name string
@@ -137,8 +137,8 @@ func TestCreateReminderErrors(t *testing.T) {
 		note *string
 		err  string
 	}{
-		{"now is not the future", public, opsStart, nil, "Scheduled delivery time must be in the future."},
-		{"past, checked before the message", 999999, opsStart.Add(-time.Hour), nil, "Scheduled delivery time must be in the future."},
+		{"now is not the future", public, seedTime, nil, "Scheduled delivery time must be in the future."},
+		{"past, checked before the message", 999999, seedTime.Add(-time.Hour), nil, "Scheduled delivery time must be in the future."},
 		{"unknown message", 999999, future, nil, "Invalid message(s)"},
 		{"private channel without access", hidden, future, nil, "Invalid message(s)"},
 		{"another realm's message", abroad, future, nil, "Invalid message(s)"},
@@ -176,7 +176,7 @@ func TestRemindersList(t *testing.T) {
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
 		msg := e.post(t, st, "t", e.member, "about this")
 		remind := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, opsStart.Add(d), nil)
+			id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(d), nil)
 			is.NoErr(err) // reminder created
 			return id
 		}
@@ -185,7 +185,7 @@ func TestRemindersList(t *testing.T) {
 		failed := remind(e.member, 2*time.Hour)
 		delivered := remind(e.member, 30*time.Minute)
 		remind(e.admin, 10*time.Minute) // someone else's
-		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "x", 5*time.Minute))
+		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "x", 5*time.Minute))
 		is.NoErr(err) // a scheduled message, which is not a reminder
 		e.write(t, func(tx chatcore.Tx) error {
 			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
@@ -232,33 +232,5 @@ func TestRemindersList(t *testing.T) {
 func TestDeleteReminder(t *testing.T) {
 	e := newOpsEnv(t)
 	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	msg := e.post(t, st, "t", e.member, "about this")
-	remind := func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
-		t.Helper()
-		id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, opsStart.Add(time.Hour), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	opsDeleteChecks(t, e, opsDeletable{
-		create: remind,
-		del:    e.svc.DeleteReminder,
-		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := e.svc.Reminders(ctx, actor)
-			return len(list), err
-		},
-		event: "reminders", idKey: "reminder_id", missing: "Reminder does not exist",
-	})
-	notFound := func(t *testing.T, err error) {
-		t.Helper()
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "Reminder does not exist")
-	}
-	t.Run("scheduled message id", func(t *testing.T) {
-		is := is.New(t)
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", "Denmark", new("t"), "x", time.Hour))
-		is.NoErr(err) // scheduled
-		notFound(t, e.svc.DeleteReminder(t.Context(), e.member.ID, id))
-		is.Equal(e.scheduledRow(t, id).Kind, chatcore.ScheduledSendLater) // the scheduled message survives
-	})
+	opsDeleteChecks(t, e, opsReminders(e, st), opsScheduledMessages(e))
 }

@@ -17,7 +17,7 @@ import (
 
 // opsSchedule builds a scheduled-message request delivered d after the start.
 func opsSchedule(typ, to string, topic *string, content string, d time.Duration) chatcore.CreateScheduledMessageRequest {
-	return chatcore.CreateScheduledMessageRequest{Type: typ, To: &to, Topic: topic, Content: content, DeliverAt: opsStart.Add(d)}
+	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: seedTime.Add(d)}
 }
 
 // opsIDList formats user ids as the JSON list a client sends.
@@ -47,7 +47,7 @@ func TestCreateScheduledMessage(t *testing.T) {
 		is.Equal(*v.Topic, "castle")                                           // topic
 		is.Equal(v.Content, "hello")                                           // content normalised as sending does
 		is.True(strings.Contains(v.RenderedContent, "hello"))                  // rendered content
-		is.Equal(v.ScheduledDeliveryTimestamp, opsStart.Add(time.Hour).Unix()) // UNIX seconds
+		is.Equal(v.ScheduledDeliveryTimestamp, seedTime.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(v.Failed, false)                                              // not failed
 		evs := e.events.ofType("scheduled_messages", "op", "add")
 		is.Equal(len(evs), 1)                                                           // one add event
@@ -56,12 +56,12 @@ func TestCreateScheduledMessage(t *testing.T) {
 		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id))            // clean up
 	})
 
-	t.Run("channel by name, empty topic", func(t *testing.T) {
+	t.Run("channel type, empty topic", func(t *testing.T) {
 		is := is.New(t)
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("channel", "Denmark", new("general chat"), "hi", time.Hour))
-		is.NoErr(err) // "channel" and a channel name work
+		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("channel", opsChannelTo(t, e, "Denmark"), new("general chat"), "hi", time.Hour))
+		is.NoErr(err) // the "channel" type works
 		row := e.scheduledRow(t, id)
-		is.Equal(row.StreamID, st.ID)                                        // resolved by name
+		is.Equal(row.StreamID, st.ID)                                        // the channel
 		is.Equal(row.Topic, "")                                              // the display name means the empty topic
 		is.Equal(row.Kind, chatcore.ScheduledSendLater)                      // a scheduled message, not a reminder
 		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // clean up
@@ -126,19 +126,19 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 		code chatcore.Code
 		msg  string
 	}{
-		{"now is not the future", opsSchedule("stream", "Denmark", new("t"), "hi", 0), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
+		{"now is not the future", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "hi", 0), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
 		{"past, checked first", opsSchedule("stream", "999999", new("t"), "", -time.Hour), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
 		{"unknown channel id", opsSchedule("stream", "999999", new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
 		{"other realm's channel", opsSchedule("stream", id(foreign), new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, fmt.Sprintf("Channel with ID '%d' does not exist", foreign.ID)},
-		{"unknown channel name", opsSchedule("stream", "Nowhere", new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, "Channel 'Nowhere' does not exist"},
+		{"channel name refused", opsSchedule("stream", "Nowhere", new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "to is not valid JSON"},
 		{"private channel", opsSchedule("stream", id(secret), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Secret'"},
 		{"archived channel", opsSchedule("stream", id(old), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Old'"},
-		{"missing topic", opsSchedule("stream", "Denmark", nil, "hi", time.Hour), chatcore.CodeBadRequest, "Missing topic"},
-		{"empty content", opsSchedule("stream", "Denmark", new("t"), " \n ", time.Hour), chatcore.CodeBadRequest, "Message must not be empty"},
+		{"missing topic", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), nil, "hi", time.Hour), chatcore.CodeBadRequest, "Missing topic"},
+		{"empty content", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), " \n ", time.Hour), chatcore.CodeBadRequest, "Message must not be empty"},
 		{"unknown user", opsSchedule("direct", "[999999]", nil, "hi", time.Hour), chatcore.CodeBadRequest, "Invalid user ID 999999"},
 		{"other realm's user", opsSchedule("direct", opsIDList(e.stranger.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("Invalid user ID %d", e.stranger.ID)},
 		{"deactivated user", opsSchedule("direct", opsIDList(gone.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("'%s' is no longer using Zulip.", gone.Email)},
-		{"bad type", opsSchedule("carrier pigeon", "Denmark", new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
+		{"bad type", opsSchedule("carrier pigeon", opsChannelTo(t, e, "Denmark"), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestScheduledMessagesList(t *testing.T) {
 		e := newOpsEnv(t)
 		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
 		schedule := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", "Denmark", new("t"), "at "+d.String(), d))
+			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "at "+d.String(), d))
 			is.NoErr(err) // scheduling succeeds
 			return id
 		}
@@ -170,7 +170,7 @@ func TestScheduledMessagesList(t *testing.T) {
 		delivered := schedule(e.member, 90*time.Minute)
 		schedule(e.mod, 30*time.Minute) // someone else's
 		target := e.post(t, st, "t", e.member, "remind me")
-		_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, opsStart.Add(time.Minute), nil)
+		_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, seedTime.Add(time.Minute), nil)
 		is.NoErr(err) // a reminder, which is not a scheduled message
 		e.write(t, func(tx chatcore.Tx) error {
 			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
@@ -203,6 +203,8 @@ func TestScheduledMessagesList(t *testing.T) {
 // opsDeletable is one of the two kinds of scheduled rows a user can delete
 // (scheduled messages and reminders), for the deletion checks they share.
 type opsDeletable struct {
+	name    string                 // the kind's name in subtest names
+	kind    chatcore.ScheduledKind // the kind of the stored rows
 	create  func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID
 	del     func(ctx context.Context, actor chatcore.UserID, id chatcore.ScheduledMessageID) error
 	count   func(ctx context.Context, actor chatcore.UserID) (int, error) // how many the actor lists
@@ -211,10 +213,56 @@ type opsDeletable struct {
 	missing string                                                        // Zulip's not-found message
 }
 
+// opsScheduledMessages creates scheduled messages to the channel Denmark, an
+// hour ahead.
+func opsScheduledMessages(e *opsEnv) opsDeletable {
+	return opsDeletable{
+		name: "scheduled message", kind: chatcore.ScheduledSendLater,
+		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
+			t.Helper()
+			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "hi", time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		},
+		del: e.svc.DeleteScheduledMessage,
+		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
+			list, err := e.svc.ScheduledMessages(ctx, actor)
+			return len(list), err
+		},
+		event: "scheduled_messages", idKey: "scheduled_message_id", missing: "Scheduled message does not exist",
+	}
+}
+
+// opsReminders creates reminders, an hour ahead, about a new message the
+// member posts to st.
+func opsReminders(e *opsEnv, st *chatcore.Stream) opsDeletable {
+	return opsDeletable{
+		name: "reminder", kind: chatcore.ScheduledReminder,
+		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
+			t.Helper()
+			msg := e.post(t, st, "t", e.member, "about this")
+			id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(time.Hour), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		},
+		del: e.svc.DeleteReminder,
+		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
+			list, err := e.svc.Reminders(ctx, actor)
+			return len(list), err
+		},
+		event: "reminders", idKey: "reminder_id", missing: "Reminder does not exist",
+	}
+}
+
 // opsDeleteChecks checks what deleting scheduled messages and reminders has
 // in common: one's own goes, with one remove event to the owner; someone
-// else's, another realm's and an unknown id are all not found.
-func opsDeleteChecks(t *testing.T, e *opsEnv, d opsDeletable) {
+// else's, another realm's, an unknown id and the id of the other kind of row
+// are all not found.
+func opsDeleteChecks(t *testing.T, e *opsEnv, d, other opsDeletable) {
 	notFound := func(t *testing.T, err error) {
 		t.Helper()
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, d.missing)
@@ -243,42 +291,22 @@ func opsDeleteChecks(t *testing.T, e *opsEnv, d opsDeletable) {
 	t.Run("unknown", func(t *testing.T) {
 		notFound(t, d.del(t.Context(), e.member.ID, 999999))
 	})
+	t.Run(other.name+" id", func(t *testing.T) {
+		is := is.New(t)
+		id := other.create(t, e.member)
+		notFound(t, d.del(t.Context(), e.member.ID, id))
+		is.Equal(e.scheduledRow(t, id).Kind, other.kind) // the other row survives
+	})
 }
 
 func TestDeleteScheduledMessage(t *testing.T) {
 	e := newOpsEnv(t)
 	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	schedule := func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
-		t.Helper()
-		id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", "Denmark", new("t"), "hi", time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	opsDeleteChecks(t, e, opsDeletable{
-		create: schedule,
-		del:    e.svc.DeleteScheduledMessage,
-		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := e.svc.ScheduledMessages(ctx, actor)
-			return len(list), err
-		},
-		event: "scheduled_messages", idKey: "scheduled_message_id", missing: "Scheduled message does not exist",
-	})
-	notFound := func(t *testing.T, err error) {
-		t.Helper()
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "Scheduled message does not exist")
-	}
-	t.Run("reminder id", func(t *testing.T) {
-		is := is.New(t)
-		rid, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), opsStart.Add(time.Hour), nil)
-		is.NoErr(err) // reminder created
-		notFound(t, e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, rid))
-		is.Equal(e.scheduledRow(t, rid).Kind, chatcore.ScheduledReminder) // the reminder survives
-	})
+	scheduled := opsScheduledMessages(e)
+	opsDeleteChecks(t, e, scheduled, opsReminders(e, st))
 	t.Run("delivered but stored", func(t *testing.T) {
 		is := is.New(t)
-		id := schedule(t, e.member)
+		id := scheduled.create(t, e.member)
 		e.write(t, func(tx chatcore.Tx) error {
 			m, err := tx.ScheduledMessage(context.Background(), id)
 			if err != nil {

@@ -114,29 +114,13 @@ func newSettingsEnvOn(tb testing.TB, store chatcore.Store, opts ...chatcore.Opti
 // user reads a user from the store.
 func (e *settingsEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 	tb.Helper()
-	is := is.New(tb)
-	var u *chatcore.User
-	err := e.store.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		u, err = tx.User(context.Background(), id)
-		return err
-	})
-	is.NoErr(err) // user exists
-	return u
+	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
 }
 
 // edited returns the settings the user changed themselves.
 func (e *settingsEnv) edited(tb testing.TB, id chatcore.UserID) []string {
 	tb.Helper()
-	is := is.New(tb)
-	var names []string
-	err := e.store.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		names, err = tx.EditedSettings(context.Background(), id)
-		return err
-	})
-	is.NoErr(err) // edits readable
-	return names
+	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) ([]string, error) { return tx.EditedSettings(ctx, id) })
 }
 
 func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
@@ -307,17 +291,9 @@ func TestUpdateSettingsPassword(t *testing.T) {
 }
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
-	is := is.New(t)
 	e := newSettingsEnv(t)
 	ctx := context.Background()
-	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-		u, err := tx.User(ctx, e.member)
-		if err != nil {
-			return err
-		}
-		u.PasswordHash = ""
-		return tx.UpdateUser(ctx, u)
-	})) // the user has no password
+	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!")
 }
@@ -328,15 +304,8 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	e := newSettingsEnv(t, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
-	is.NoErr(err) // hashed
-	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-		u, err := tx.User(ctx, e.member)
-		if err != nil {
-			return err
-		}
-		u.PasswordHash = oldHash
-		return tx.UpdateUser(ctx, u)
-	})) // argon2id password stored
+	is.NoErr(err)                                                                         // hashed
+	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
 	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
@@ -424,14 +393,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 			e := newSettingsEnv(t)
 			ctx := context.Background()
 			if tt.disabled {
-				is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-					r, err := tx.Realm(ctx, e.realm)
-					if err != nil {
-						return err
-					}
-					r.EmailChangesDisabled = true
-					return tx.UpdateRealm(ctx, r)
-				})) // realm setting
+				updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
 			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
 			wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
@@ -447,14 +409,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
 	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
 
-	is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-		r, err := tx.Realm(ctx, e.realm)
-		if err != nil {
-			return err
-		}
-		r.EmailChangesDisabled = true
-		return tx.UpdateRealm(ctx, r)
-	})) // changes disabled for non-administrators
+	updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })           // changes disabled for non-administrators
 	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
 	is.Equal(len(e.mail.all()), 1)                                                                        // a confirmation
 
@@ -537,24 +492,11 @@ func TestUpdateSettingsFullName(t *testing.T) {
 
 func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
-		setRealm := func(tb testing.TB, e *settingsEnv, mod func(*chatcore.Realm)) {
-			tb.Helper()
-			is := is.New(tb)
-			ctx := context.Background()
-			is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-				r, err := tx.Realm(ctx, e.realm)
-				if err != nil {
-					return err
-				}
-				mod(r)
-				return tx.UpdateRealm(ctx, r)
-			})) // realm updated
-		}
 		ctx := context.Background()
 		t.Run("name changes disabled", func(t *testing.T) {
 			is := is.New(t)
 			e := newSettingsEnv(t)
-			setRealm(t, e, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
 			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 			u := e.user(t, e.member)
 			is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
@@ -566,7 +508,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
 			e := newSettingsEnv(t)
-			setRealm(t, e, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 			err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
 			wantSettingsError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
 			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case

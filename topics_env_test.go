@@ -12,14 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
 )
-
-// opsStart is the fake clock's initial time.
-var opsStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // opsLog records, in order, what the store wrapper and the event sink saw, so
 // tests can check that events follow the commit they describe.
@@ -116,7 +112,7 @@ func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *o
 	log := &opsLog{}
 	e := &opsEnv{
 		base:  base,
-		clock: &fakeClock{now: opsStart},
+		clock: &fakeClock{now: seedTime},
 		events: &recordingSink{onPublish: func(events []chatcore.Event) {
 			for _, e := range events {
 				log.add(fmt.Sprintf("event %v", e.Data["type"]))
@@ -143,51 +139,29 @@ func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *o
 // neither counted nor logged).
 func (e *opsEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
 	tb.Helper()
-	if err := e.base.Update(context.Background(), fn); err != nil {
-		tb.Fatalf("fixture write: %v", err)
-	}
+	writeStore(tb, e.base, fn)
 }
 
 func (e *opsEnv) createRealm(tb testing.TB, stringID, emptyTopicName string) *chatcore.Realm {
 	tb.Helper()
-	r := &chatcore.Realm{StringID: stringID, Name: stringID, EmptyTopicDisplayName: emptyTopicName, DateCreated: opsStart}
-	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateRealm(context.Background(), r) })
-	return r
+	return seedRealm(tb, e.base, stringID, emptyTopicName)
 }
 
 func (e *opsEnv) createUser(tb testing.TB, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
 	tb.Helper()
-	u := &chatcore.User{
-		RealmID: realm.ID, Email: fmt.Sprintf("%s@%s.example.com", opsSlug(name), realm.StringID),
-		FullName: name, Role: role, IsActive: true, AvatarSource: "G", DateJoined: opsStart,
-		APIKeyHash: chatcore.HashAPIKey(realm.StringID + name), Settings: chatcore.DefaultSettings(),
-	}
-	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateUser(context.Background(), u) })
-	return u
+	return seedUser(tb, e.base, realm, name, role)
 }
 
 func (e *opsEnv) createBot(tb testing.TB, realm *chatcore.Realm, name string, owner *chatcore.User) *chatcore.User {
 	tb.Helper()
 	u := &chatcore.User{
-		RealmID: realm.ID, Email: opsSlug(name) + "-bot@" + realm.StringID + ".example.com",
+		RealmID: realm.ID, Email: seedSlug(name) + "-bot@" + realm.StringID + ".example.com",
 		FullName: name, Role: chatcore.RoleMember, IsActive: true, IsBot: true,
-		BotType: chatcore.BotTypeGeneric, BotOwnerID: owner.ID, AvatarSource: "G", DateJoined: opsStart,
+		BotType: chatcore.BotTypeGeneric, BotOwnerID: owner.ID, AvatarSource: "G", DateJoined: seedTime,
 		APIKeyHash: chatcore.HashAPIKey(realm.StringID + name), Settings: chatcore.DefaultSettings(),
 	}
 	e.write(tb, func(tx chatcore.Tx) error { return tx.CreateUser(context.Background(), u) })
 	return u
-}
-
-func opsSlug(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c == ' ' {
-			b[i] = '.'
-		} else if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // opsChannel describes a channel to create.
@@ -208,7 +182,7 @@ func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
 	}
 	st := &chatcore.Stream{
 		RealmID: realm.ID, Name: c.name, InviteOnly: c.inviteOnly,
-		HistoryPublicToSubscribers: !c.protected, IsArchived: c.archived, DateCreated: opsStart,
+		HistoryPublicToSubscribers: !c.protected, IsArchived: c.archived, DateCreated: seedTime,
 	}
 	e.write(tb, func(tx chatcore.Tx) error {
 		if err := tx.CreateStream(context.Background(), st); err != nil {
@@ -227,11 +201,7 @@ func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
 // subscribe (re)subscribes u to st, seeing messages from firstVisible on.
 func (e *opsEnv) subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
 	tb.Helper()
-	e.write(tb, func(tx chatcore.Tx) error {
-		return tx.PutSubscription(context.Background(), chatcore.Subscription{
-			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible,
-		})
-	})
+	seedSubscription(tb, e.base, st, u, firstVisible)
 }
 
 // post stores a channel message directly (keeping first_message_id up to
@@ -300,67 +270,31 @@ func (e *opsEnv) dm(tb testing.TB, sender *chatcore.User, content string, to ...
 // the whole channel), oldest first.
 func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) []chatcore.MessageID {
 	tb.Helper()
-	var ids []chatcore.MessageID
-	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
-		q := chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}}
-		if topic != nil {
-			q.TopicKey = new(chatcore.FoldKey(*topic))
-		}
-		msgs, err := tx.Messages(context.Background(), q)
-		for _, m := range msgs {
-			ids = append(ids, m.ID)
-		}
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("reading messages: %v", err)
+	q := chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}}
+	if topic != nil {
+		q.TopicKey = new(chatcore.FoldKey(*topic))
 	}
-	return ids
+	return storedMessageIDs(tb, e.base, q)
 }
 
 // stream re-reads a channel.
 func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
 	tb.Helper()
-	var st *chatcore.Stream
-	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		st, err = tx.Stream(context.Background(), id)
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("reading stream: %v", err)
-	}
-	return st
+	return readStore(tb, e.base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Stream, error) { return tx.Stream(ctx, id) })
 }
 
 // scheduledRow re-reads a scheduled message or reminder.
 func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *chatcore.ScheduledMessage {
 	tb.Helper()
-	var m *chatcore.ScheduledMessage
-	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		m, err = tx.ScheduledMessage(context.Background(), id)
-		return err
+	return readStore(tb, e.base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.ScheduledMessage, error) {
+		return tx.ScheduledMessage(ctx, id)
 	})
-	if err != nil {
-		tb.Fatalf("reading scheduled message %d: %v", id, err)
-	}
-	return m
 }
 
 // message re-reads a message.
 func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message {
 	tb.Helper()
-	var m *chatcore.Message
-	err := e.base.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		m, err = tx.Message(context.Background(), id)
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("reading message %d: %v", id, err)
-	}
-	return m
+	return readStore(tb, e.base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Message, error) { return tx.Message(ctx, id) })
 }
 
 // directMessagesTo returns the contents of the direct messages u received

@@ -353,7 +353,7 @@ func TestDeleteMessagesBatched(t *testing.T) {
 		f := chatcore.MessageFilter{RealmID: e.realm.ID, SenderID: e.member.ID}
 		t.Run("deadline passed", func(t *testing.T) {
 			is := is.New(t)
-			done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), e.admin, f, opsStart.Add(-time.Second))
+			done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), e.admin, f, seedTime.Add(-time.Second))
 			is.NoErr(err)                             // not an error
 			is.True(!done)                            // nothing done before the deadline check
 			is.Equal(len(e.messageIDs(t, a, nil)), 4) // nothing deleted

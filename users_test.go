@@ -74,14 +74,7 @@ func newUsrEnv(tb testing.TB, opts ...chatcore.Option) *usrEnv {
 
 func (e *usrEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 	tb.Helper()
-	var u *chatcore.User
-	err := e.store.View(tb.Context(), func(tx chatcore.Tx) error {
-		var err error
-		u, err = tx.User(tb.Context(), id)
-		return err
-	})
-	is.New(tb).NoErr(err) // the user exists
-	return u
+	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
 }
 
 func (e *usrEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
@@ -91,28 +84,12 @@ func (e *usrEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
 
 func (e *usrEnv) setRole(tb testing.TB, id chatcore.UserID, role chatcore.Role) {
 	tb.Helper()
-	e.write(tb, func(tx chatcore.Tx) error {
-		u, err := tx.User(tb.Context(), id)
-		if err != nil {
-			return err
-		}
-		u.Role = role
-		return tx.UpdateUser(tb.Context(), u)
-	})
+	updateUser(tb, e.store.Store, id, func(u *chatcore.User) { u.Role = role })
 }
 
 func (e *usrEnv) messageIDs(tb testing.TB) []chatcore.MessageID {
 	tb.Helper()
-	var ids []chatcore.MessageID
-	err := e.store.View(tb.Context(), func(tx chatcore.Tx) error {
-		ms, err := tx.Messages(tb.Context(), chatcore.MessageQuery{RealmID: 1})
-		for _, m := range ms {
-			ids = append(ids, m.ID)
-		}
-		return err
-	})
-	is.New(tb).NoErr(err) // messages readable
-	return ids
+	return storedMessageIDs(tb, e.store, chatcore.MessageQuery{RealmID: 1})
 }
 
 func TestAuthenticate(t *testing.T) {
@@ -445,15 +422,7 @@ func TestDeactivateUserActions(t *testing.T) {
 				is.Equal(v.AvatarURL, "http://127.0.0.1:9991/static/images/default-avatar.png") // default avatar
 				is.Equal(e.user(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
 			}
-			var globex []chatcore.MessageID
-			err := e.store.View(t.Context(), func(tx chatcore.Tx) error {
-				ms, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: 2})
-				for _, m := range ms {
-					globex = append(globex, m.ID)
-				}
-				return err
-			})
-			is.NoErr(err)                               // readable
+			globex := storedMessageIDs(t, e.store, chatcore.MessageQuery{RealmID: 2})
 			is.Equal(globex, []chatcore.MessageID{201}) // other realms are untouched
 		})
 	}
