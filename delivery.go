@@ -46,12 +46,24 @@ func NotificationBotEmail(realmStringID string) string {
 // When sending is refused with an [*Error] (channel archived, sender or
 // recipient deactivated, more than [ScheduledMessageLateCutoff] late, ...), the
 // row is marked Failed with the error's message in FailureMessage instead and
-// delivery goes on with the next row; failed rows are not retried. For a
-// scheduled message whose sender is still active, a scheduled_messages
-// "update" event and a direct message from the notification bot tell the
-// sender, as Zulip does. Any other error (store, context) stops DeliverDue and
-// is returned with the count delivered so far; the row it happened on is left
-// untouched.
+// delivery goes on with the next row; failed rows are not retried. Sending that
+// fails with any other error is tried once more in a new transaction (a
+// passing store fault then costs nothing); when that fails too, the error is
+// logged and the row is marked Failed with "Internal server error", as Zulip
+// marks a message whose delivery raised an unexpected exception, so one bad
+// row never holds up the rows after it. For a scheduled message whose sender
+// is still active, a scheduled_messages "update" event and a direct message
+// from the notification bot tell the sender, as Zulip does.
+//
+// When ctx is done, DeliverDue returns ctx's error (possibly wrapped) at once
+// with the count delivered so far, leaving the row it was on untouched. An
+// error of the store while marking a row failed or notifying its sender is
+// returned the same way; the next call starts over with the rows still due.
+//
+// The store's filter cannot leave out failed rows, so each call reads the
+// failed but undelivered rows that are due too and skips them without sending
+// (they stay until their owner edits or deletes them): a cost proportional to
+// their number, paid by the one read per call.
 func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 	now := s.clock.Now()
 	var due []ScheduledMessage
@@ -81,12 +93,54 @@ func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 	return delivered, nil
 }
 
+// internalDeliveryFailure is the FailureMessage of a row whose delivery failed
+// with an unexpected error (Zulip's text).
+const internalDeliveryFailure = "Internal server error"
+
 // deliverOne delivers the row with the id in its own transaction and reports
-// whether it did; now is the time delivery started. A send refused with an
-// *Error marks the row failed in a second transaction (the first is rolled
-// back, so a refused send leaves nothing behind) and, for a scheduled message,
-// notifies the sender in a third.
+// whether it did; now is the time delivery started. A send that fails with
+// something other than an *Error or the end of ctx is tried once more. A send
+// refused with an *Error, or failing twice, marks the row failed in another
+// transaction (the failed ones are rolled back, so they leave nothing behind)
+// and, for a scheduled message, notifies the sender in another.
 func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
+	sent, err := s.sendDue(ctx, id, now)
+	if err != nil && !isRefusal(err) && !contextEnded(ctx, err) {
+		s.log.WarnContext(ctx, "chatcore: delivering a scheduled message failed; trying again",
+			"scheduled_message_id", id, "err", err)
+		sent, err = s.sendDue(ctx, id, now)
+	}
+	if err == nil {
+		return sent, nil
+	}
+	if contextEnded(ctx, err) {
+		return false, err
+	}
+	refused, ok := errors.AsType[*Error](err)
+	if !ok {
+		s.log.ErrorContext(ctx, "chatcore: unexpected error delivering a scheduled message; marking it failed",
+			"scheduled_message_id", id, "err", err)
+		refused = &Error{Code: CodeBadRequest, Msg: internalDeliveryFailure}
+	}
+	return false, s.markDeliveryFailed(ctx, id, refused)
+}
+
+// isRefusal reports whether err is an *Error: a send refused for a reason the
+// user can be told.
+func isRefusal(err error) bool {
+	_, ok := errors.AsType[*Error](err)
+	return ok
+}
+
+// contextEnded reports whether err comes from ctx having ended.
+func contextEnded(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// sendDue sends the row with the id and marks it delivered, in one
+// transaction, and reports whether it did (false: the row is gone or was
+// handled meanwhile).
+func (s *Service) sendDue(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
 	sent := false
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		sent = false
@@ -115,12 +169,14 @@ func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID, now tim
 		sent = true
 		return nil
 	})
-	refused, ok := errors.AsType[*Error](err)
-	if !ok {
-		return sent, err
-	}
+	return sent, err
+}
+
+// markDeliveryFailed marks the row with the id failed for the reason refused
+// and, for a scheduled message whose sender is still active, tells the sender.
+func (s *Service) markDeliveryFailed(ctx context.Context, id ScheduledMessageID, refused *Error) error {
 	var failed *ScheduledMessage
-	err = s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		failed = nil
 		m, err := pendingScheduled(ctx, tx, id)
 		if err != nil || m == nil {
@@ -140,9 +196,9 @@ func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID, now tim
 		return nil
 	})
 	if err != nil || failed == nil {
-		return false, err
+		return err
 	}
-	return false, s.notifyDeliveryFailure(ctx, failed)
+	return s.notifyDeliveryFailure(ctx, failed)
 }
 
 // notifyDeliveryFailure sends the sender of a scheduled message that could not

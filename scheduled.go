@@ -1,28 +1,103 @@
 package chatcore
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // CreateScheduledMessageRequest holds the parameters of POST
-// /scheduled_messages. Type, To and Topic are read exactly as
-// [SendMessageRequest] reads them.
+// /scheduled_messages, in the order Zulip reads them. [DecodeParams] fills
+// every field but DeliverAt, which the caller sets from
+// scheduled_delivery_timestamp; content, to and type are required.
 type CreateScheduledMessageRequest struct {
+	// Content is the message's Markdown.
+	Content string `json:"content" wire:"required"`
+	// To is the JSON text of the destination, Zulip's Json[int | list[int]]:
+	// a channel id for a channel message, e.g. json.RawMessage("61"), or a
+	// list of user ids for a direct message, e.g. json.RawMessage("[12,31]").
+	// Unlike [SendMessageRequest], channel names and e-mails are not accepted.
+	To json.RawMessage `json:"to" wire:"required"`
 	// Type is "stream" or "channel" for a channel message, "private" or
 	// "direct" for a direct message.
-	Type string `json:"type"`
-	// To is the channel (id or name) or the direct-message recipients (a JSON
-	// list of user ids or e-mails), as in [SendMessageRequest].
-	To *string `json:"to"`
-	// Topic is the topic of a channel message; the realm's empty-topic display
-	// name means the empty topic.
-	Topic   *string `json:"topic"`
-	Content string  `json:"content"`
+	Type string `json:"type" wire:"required"`
+	// Topic is the topic of a channel message (required for one; ignored for
+	// a direct message); the realm's empty-topic display name means the empty
+	// topic.
+	Topic *string `json:"topic"`
 	// DeliverAt is scheduled_delivery_timestamp: when to send the message.
 	DeliverAt time.Time `json:"-"`
+}
+
+// scheduledTo is the destination of a CreateScheduledMessageRequest after its
+// parameters are checked: a channel id, or user ids.
+type scheduledTo struct {
+	channel   StreamID
+	users     []UserID
+	isChannel bool // To is an integer (else a list)
+}
+
+// parseScheduledParams checks req's parameters as Zulip's parameter parsing
+// does, before anything else: the required ones present, type one of the
+// known values, to an integer or a list of integers.
+func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error) {
+	var to scheduledTo
+	raw := bytes.TrimSpace(req.To)
+	if len(raw) == 0 {
+		return to, MissingArgument("to")
+	}
+	if req.Type == "" {
+		return to, MissingArgument("type")
+	}
+	notInteger := BadRequest("to is not an integer") // pydantic's first error for int | list[int]
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return to, BadRequest("to is not valid JSON")
+	}
+	switch v := v.(type) {
+	case json.Number:
+		n, err := strictInt(v)
+		if err != nil {
+			return to, notInteger
+		}
+		to.channel, to.isChannel = StreamID(n), true
+	case []any:
+		to.users = make([]UserID, 0, len(v))
+		for _, item := range v {
+			num, ok := item.(json.Number)
+			if !ok {
+				return to, notInteger
+			}
+			n, err := strictInt(num)
+			if err != nil {
+				return to, notInteger
+			}
+			to.users = append(to.users, UserID(n))
+		}
+	default:
+		return to, notInteger
+	}
+	switch req.Type {
+	case "stream", "channel", "private", "direct":
+	default:
+		return to, BadRequest("Invalid type: Value error, Not in the list of possible values")
+	}
+	return to, nil
+}
+
+// strictInt parses a JSON number that is written as an integer.
+func strictInt(n json.Number) (int64, error) {
+	if strings.ContainsAny(n.String(), ".eE") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
 }
 
 // ScheduledMessageView is a scheduled message in the wire format of GET
@@ -79,10 +154,17 @@ func errFutureDelivery() *Error {
 // content is stored normalised and rendered, and a scheduled_messages "add"
 // event goes to actor after commit.
 //
-// Errors (BAD_REQUEST unless noted): "Scheduled delivery time must be in the
-// future." when req.DeliverAt is not after the Service clock's now (checked
-// first); then every error [Service.SendMessage] lists for the type, channel,
-// topic, recipients and content; UNAUTHORIZED for a missing or deactivated actor.
+// Errors (BAD_REQUEST unless noted), in the order Zulip checks: UNAUTHORIZED
+// for a missing or deactivated actor; the parameters: REQUEST_VARIABLE_MISSING
+// "Missing 'to' argument" for an empty To and "Missing 'type' argument" for an
+// empty Type, "to is not valid JSON", "to is not an integer" (To neither an
+// integer nor a list of integers), "Invalid type: Value error, Not in the list
+// of possible values"; then "Scheduled delivery time must be in the future."
+// when req.DeliverAt is not after the Service clock's now; then "Invalid data
+// type for channel ID" (a channel message to a list) or "Invalid data type
+// for recipients" (a direct message to an integer), "Missing topic", and
+// every error [Service.SendMessage] lists for the channel, recipients, topic
+// and content.
 func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, req CreateScheduledMessageRequest) (ScheduledMessageID, error) {
 	var id ScheduledMessageID
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
@@ -90,14 +172,31 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 		if err != nil {
 			return err
 		}
+		to, err := parseScheduledParams(req)
+		if err != nil {
+			return err
+		}
 		if !req.DeliverAt.After(s.clock.Now()) {
 			return errFutureDelivery()
 		}
-		dest, err := s.parseDestination(ctx, tx, sender, SendMessageRequest{
-			Type: req.Type, To: req.To, Topic: req.Topic, Content: req.Content,
-		})
-		if err != nil {
-			return err
+		var dest Destination
+		switch req.Type {
+		case "stream", "channel":
+			if !to.isChannel {
+				return BadRequest("Invalid data type for channel ID")
+			}
+			if req.Topic == nil {
+				return BadRequest("Missing topic")
+			}
+			if to.channel <= 0 {
+				return errChannelIDDoesNotExist(to.channel) // no such id; 0 would read as "no channel"
+			}
+			dest = Destination{StreamID: to.channel, Topic: *req.Topic}
+		default:
+			if to.isChannel {
+				return BadRequest("Invalid data type for recipients")
+			}
+			dest = Destination{To: to.users}
 		}
 		m := &ScheduledMessage{
 			RealmID:   sender.RealmID,

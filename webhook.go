@@ -219,40 +219,15 @@ func (s *Service) slackForm(realm *Realm, bot, sender *User, m *Message, streamN
 }
 
 // messageLink is the web-app link to m ("near" the message in its
-// conversation), used in notices to bot owners.
+// conversation), used in notices to bot owners; streamName is the name of m's
+// channel (unused for a direct message). It is encoded as reminders encode
+// theirs, the way Zulip's web app writes narrow URLs.
 func (s *Service) messageLink(m *Message, streamName string) string {
-	base := strings.TrimRight(s.externalURL, "/")
+	base := strings.TrimRight(s.externalURL, "/") + "/"
 	if m.Type == MessageTypeStream {
-		return fmt.Sprintf("%s/#narrow/channel/%d-%s/topic/%s/near/%d",
-			base, m.StreamID, hashEncode(streamName), hashEncode(m.Topic), m.ID)
+		return base + channelMessageFragment(&Stream{ID: m.StreamID, Name: streamName}, m.Topic, m.ID)
 	}
-	ids := make([]string, len(m.DirectMembers))
-	for i, id := range m.DirectMembers {
-		ids[i] = strconv.FormatInt(int64(id), 10)
-	}
-	suffix := "dm"
-	if len(ids) > 2 {
-		suffix = "group"
-	}
-	return fmt.Sprintf("%s/#narrow/dm/%s-%s/near/%d", base, strings.Join(ids, ","), suffix, m.ID)
-}
-
-// hashEncode encodes a narrow operand the way the web app does: percent
-// encoding with "." standing in for "%".
-func hashEncode(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('.')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
+	return base + directMessageFragment(m.DirectMembers, m.ID)
 }
 
 // applyWebhookOutcome posts what a finished delivery calls for, as the bot: the
@@ -275,10 +250,7 @@ func (s *Service) applyWebhookOutcome(ctx context.Context, job *webhookJob, out 
 			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", job.botID, "message_id", job.messageID, "err", err)
 			return
 		}
-		out = webhookOutcome{
-			failure: e.Msg, notify: true,
-			notice: "The outgoing webhook server tried to send a message, but sending it failed with this error:\n> " + e.Msg,
-		}
+		out = unusableAnswer(e.Msg, out.answer)
 	}
 	if out.failure != "" {
 		if err := s.postAsBot(ctx, job, s.conversationDest(job), "Failure! "+out.failure); err != nil {

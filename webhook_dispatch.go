@@ -2,17 +2,26 @@ package chatcore
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+	"unicode"
 )
 
 // WebhookOptions configures outgoing-webhook delivery (see [WithWebhookDelivery]).
@@ -161,8 +170,11 @@ type webhookOutcome struct {
 	reply   string // the bot posts this in the conversation
 	failure string // the bot posts "Failure! " + failure in the conversation
 	// notice, when notify is set, is added to the direct message to the bot's owner.
-	notify  bool
-	notice  string
+	notify bool
+	notice string
+	// answer is the text of a 2xx answer whose reply is posted; when posting
+	// it fails, the owner notice quotes it.
+	answer  []byte
 	aborted bool // the dispatcher is shutting down: post nothing
 }
 
@@ -268,8 +280,11 @@ const (
 	webhookMaxBody         = 1 << 20 // bytes of an answer that are read
 )
 
-// errTooManyRedirects is returned by the redirect policy.
-var errTooManyRedirects = errors.New("too many redirects")
+// Errors of the redirect policy.
+var (
+	errTooManyRedirects = errors.New("too many redirects")
+	errRedirectScheme   = errors.New("redirect to a URL that is not http or https")
+)
 
 // first makes the first attempt of job. It returns the outcome, or, when the
 // attempt timed out or could not connect, the error to retry after.
@@ -329,7 +344,7 @@ func (d *webhookDispatcher) attempt(ctx context.Context, job *webhookJob, n int)
 		return webhookOutcome{aborted: true}, nil
 	}
 	switch {
-	case errors.Is(err, errWebhookBlocked):
+	case errors.Is(err, errWebhookBlocked): // a dial error, but not one to retry
 		// Zulip's egress proxy answers such requests with 407.
 		d.s.log.WarnContext(ctx, "chatcore: outgoing webhook refused: private or disallowed address",
 			"bot_id", job.botID, "url", job.service.BaseURL, "err", err)
@@ -337,12 +352,15 @@ func (d *webhookDispatcher) attempt(ctx context.Context, job *webhookJob, n int)
 			failure: "Third party responded with 407",
 			notify:  true, notice: webhookPrivateNetwork,
 		}, nil
-	case errors.Is(err, errTooManyRedirects):
-		return exceptionOutcome(job, "TooManyRedirects", err), nil
+	case isTimeout(err) || isConnectionError(err):
+		d.s.log.InfoContext(ctx, "chatcore: outgoing webhook attempt failed",
+			"bot_id", job.botID, "url", job.service.BaseURL, "attempt", n, "err", err)
+		return webhookOutcome{}, err
 	}
-	d.s.log.InfoContext(ctx, "chatcore: outgoing webhook attempt failed",
-		"bot_id", job.botID, "url", job.service.BaseURL, "attempt", n, "err", err)
-	return webhookOutcome{}, err
+	name := requestExceptionName(err)
+	d.s.log.ErrorContext(ctx, "chatcore: outgoing webhook request failed", "bot_id", job.botID,
+		"url", job.service.BaseURL, "attempt", n, "exception", name, "err", err)
+	return exceptionOutcome(job, name, err), nil
 }
 
 // post makes one attempt and returns the status and (size-limited) body.
@@ -365,6 +383,44 @@ func (d *webhookDispatcher) post(ctx context.Context, u *url.URL, job *webhookJo
 		return 0, nil, err
 	}
 	return res.StatusCode, body, nil
+}
+
+// isConnectionError reports whether a request error is one Zulip's worker
+// retries as a connection error (requests' ConnectionError, which includes
+// its SSLError, and ChunkedEncodingError): the connection could not be made,
+// or was refused, reset or closed before the whole answer arrived, or the TLS
+// handshake failed.
+func isConnectionError(err error) bool {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	var recordErr tls.RecordHeaderError
+	var alertErr tls.AlertError
+	var verifyErr *tls.CertificateVerificationError
+	var authorityErr x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalidErr x509.CertificateInvalidError
+	return errors.As(err, &opErr) || errors.As(err, &dnsErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &recordErr) || errors.As(err, &alertErr) || errors.As(err, &verifyErr) ||
+		errors.As(err, &authorityErr) || errors.As(err, &hostErr) || errors.As(err, &invalidErr)
+}
+
+// requestExceptionName names a request error that is neither a timeout nor a
+// connection error after the Python requests exception Zulip would report.
+func requestExceptionName(err error) string {
+	switch {
+	case errors.Is(err, errTooManyRedirects):
+		return "TooManyRedirects"
+	case errors.Is(err, errRedirectScheme):
+		return "InvalidSchema"
+	}
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &corrupt) {
+		return "ContentDecodingError"
+	}
+	return "RequestException"
 }
 
 // isTimeout reports whether a request error is a timeout.
@@ -392,7 +448,7 @@ func secondsText(d time.Duration) string {
 // neither an HTTP status, a timeout nor a connection error.
 func exceptionOutcome(job *webhookJob, name string, err error) webhookOutcome {
 	return webhookOutcome{
-		failure: fmt.Sprintf("An exception of type *%s* occurred for message `%s`! See the server logs for more information.",
+		failure: fmt.Sprintf("An exception of type *%s* occurred for message `%s`! See the Zulip server logs for more information.",
 			name, job.command),
 		notify: true,
 		notice: fmt.Sprintf("When trying to send a request to the webhook service, an exception of type %s occurred:\n```\n%s\n```",
@@ -413,28 +469,40 @@ func responseOutcome(job *webhookJob, status int, body []byte) webhookOutcome {
 			out.notice = webhookPrivateNetwork
 		}
 		if len(body) > 0 {
-			out.notice += payloadBlock(body)
+			out.notice += payloadBlock(pyBytesRepr(body)) // Zulip quotes response.content
 		}
 		return out
 	}
 	content, err := successContent(job.service.Interface, body)
 	if err != nil {
-		return webhookOutcome{
-			failure: err.Error(),
-			notify:  true,
-			notice: "The webhook server answered, but its answer could not be used:\n> " + err.Error() +
-				payloadBlock(body),
-		}
+		return unusableAnswer(err.Error(), body)
 	}
 	if strings.TrimSpace(content) == "" {
 		return webhookOutcome{}
 	}
-	return webhookOutcome{reply: content}
+	return webhookOutcome{reply: content, answer: body}
 }
 
-// payloadBlock quotes a response body for the owner notice.
-func payloadBlock(body []byte) string {
-	return "\nThe response contains the following payload:\n```\n" + strings.ToValidUTF8(string(body), "\uFFFD") + "\n```"
+// unusableAnswer is the outcome of a 2xx answer that could not be turned into
+// a posted reply: its JSON was unusable, or posting the reply was refused with
+// msg. The owner notice quotes the answer as Zulip does (response.text).
+func unusableAnswer(msg string, body []byte) webhookOutcome {
+	out := webhookOutcome{
+		failure: msg,
+		notify:  true,
+		notice: "The outgoing webhook server attempted to send a message in Zulip, " +
+			"but that request resulted in the following error:\n> " + msg,
+	}
+	if len(body) > 0 {
+		out.notice += payloadBlock(pyStrRepr(string(body)))
+	}
+	return out
+}
+
+// payloadBlock quotes a response body, already in its Python repr, for the
+// owner notice.
+func payloadBlock(repr string) string {
+	return "\nThe response contains the following payload:\n```\n" + repr + "\n```"
 }
 
 // webhookAnswerError is a 2xx answer that cannot be used; its text is Zulip's.
@@ -443,33 +511,36 @@ type webhookAnswerError string
 func (e webhookAnswerError) Error() string { return string(e) }
 
 // successContent returns the reply text of a 2xx answer ("" for none), or a
-// webhookAnswerError.
+// webhookAnswerError. Values that are not strings become text as Python's
+// str() writes them, as in Zulip: {"content": null} replies "None".
 func successContent(iface string, body []byte) (string, error) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
+	if !json.Valid(body) {
 		return "", webhookAnswerError("Invalid JSON in response")
 	}
-	if s, ok := v.(string); ok && s == "" {
+	if s, ok := jsonString(body); ok && s == "" {
 		return "", nil // legacy "no response"
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
+	var obj map[string]json.RawMessage
+	if body := bytes.TrimSpace(body); len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &obj) != nil {
 		return "", webhookAnswerError("Invalid response format")
 	}
-	if iface == "slack" {
-		if t, ok := obj["text"]; ok {
-			return pyStr(t), nil
+	if iface == BotInterfaceSlack {
+		// Zulip takes "text" as it is: null posts nothing, and a value that
+		// is not a string fails inside its worker, posting nothing either.
+		s, _ := jsonString(obj["text"])
+		return s, nil
+	}
+	if raw, ok := obj["response_not_required"]; ok {
+		var v any
+		if json.Unmarshal(raw, &v) == nil && truthy(v) {
+			return "", nil
 		}
-		return "", nil
 	}
-	if truthy(obj["response_not_required"]) {
-		return "", nil
+	if raw, ok := obj["response_string"]; ok {
+		return pyStr(raw), nil
 	}
-	if r, ok := obj["response_string"]; ok {
-		return pyStr(r), nil
-	}
-	if c, ok := obj["content"]; ok {
-		return pyStr(c), nil
+	if raw, ok := obj["content"]; ok {
+		return pyStr(raw), nil
 	}
 	return "", nil
 }
@@ -493,15 +564,193 @@ func truthy(v any) bool {
 	return true
 }
 
-// pyStr turns a JSON value into reply text: strings as they are, anything else
-// as its JSON (null gives "", so no reply).
-func pyStr(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
+// pyStr returns Python's str() of the JSON value raw as json.loads reads it:
+// a string as it is, anything else as its Python repr (None, True, 1.0,
+// ['a', 1], {'k': None}), object keys in their order.
+func pyStr(raw json.RawMessage) string {
+	if s, ok := jsonString(raw); ok {
+		return s
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := pyReprValue(dec, &b); err != nil {
+		return string(raw) // cannot happen: raw is valid JSON
+	}
+	return b.String()
+}
+
+// jsonString returns the value of raw when it is a JSON string.
+func jsonString(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// pyReprValue writes the Python repr of the next JSON value of dec.
+func pyReprValue(dec *json.Decoder, b *strings.Builder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch v := tok.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if v {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case string:
+		b.WriteString(pyStrRepr(v))
+	case json.Number:
+		b.WriteString(pyNumberRepr(v))
+	case json.Delim:
+		if v == '[' {
+			b.WriteByte('[')
+			for i := 0; dec.More(); i++ {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				if err := pyReprValue(dec, b); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+		} else {
+			// A dict keeps the first position of a repeated key and its
+			// last value.
+			var keys []string
+			vals := map[string]string{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := kt.(string)
+				var vb strings.Builder
+				if err := pyReprValue(dec, &vb); err != nil {
+					return err
+				}
+				if _, seen := vals[k]; !seen {
+					keys = append(keys, k)
+				}
+				vals[k] = vb.String()
+			}
+			b.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(pyStrRepr(k))
+				b.WriteString(": ")
+				b.WriteString(vals[k])
+			}
+			b.WriteByte('}')
+		}
+		_, err := dec.Token() // the closing delimiter
+		return err
+	}
+	return nil
+}
+
+// pyNumberRepr is the Python repr of a JSON number: an int for a literal
+// without fraction or exponent, a float otherwise.
+func pyNumberRepr(n json.Number) string {
+	text := n.String()
+	if !strings.ContainsAny(text, ".eE") {
+		if i, ok := new(big.Int).SetString(text, 10); ok {
+			return i.String()
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case err != nil:
+		return text
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	if exp < -4 || exp >= 16 {
+		return e // Python writes 1e+16 and 1e-05 the same way
+	}
+	fixed := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(fixed, ".") {
+		fixed += ".0"
+	}
+	return fixed
+}
+
+// pyQuote returns the quote Python's repr uses for text: ' unless the text
+// contains ' and no ".
+func pyQuote(hasSingle, hasDouble bool) byte {
+	if hasSingle && !hasDouble {
+		return '"'
+	}
+	return '\''
+}
+
+// pyStrRepr is Python's repr of a str; invalid UTF-8 bytes are each read as
+// U+FFFD, as response.text decodes them.
+func pyStrRepr(s string) string {
+	q := pyQuote(strings.Contains(s, "'"), strings.Contains(s, `"`))
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(q):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == ' ' || unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// pyBytesRepr is Python's repr of a bytes value.
+func pyBytesRepr(p []byte) string {
+	q := pyQuote(bytes.IndexByte(p, '\'') >= 0, bytes.IndexByte(p, '"') >= 0)
+	var b strings.Builder
+	b.WriteString("b")
+	b.WriteByte(q)
+	for _, c := range p {
+		switch {
+		case c == '\\' || c == q:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
 }

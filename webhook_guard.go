@@ -107,7 +107,8 @@ func webhookDialControl(network, address string, _ syscall.RawConn) error {
 // newWebhookClient returns the HTTP client of a dispatcher. Unless o.Transport
 // is set, it dials through a guarded dialer (when !o.AllowPrivate), ignores
 // proxy environment variables (a proxy would hide the real destination from
-// the guard) and follows at most webhookMaxRedirects redirects.
+// the guard) and follows at most webhookMaxRedirects redirects, to http and
+// https URLs only.
 func newWebhookClient(o WebhookOptions) *http.Client {
 	var control func(network, address string, c syscall.RawConn) error
 	if !o.AllowPrivate {
@@ -138,6 +139,9 @@ func newGuardedClient(o WebhookOptions, control func(network, address string, c 
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > webhookMaxRedirects {
 				return fmt.Errorf("%w: stopped after %d redirects", errTooManyRedirects, webhookMaxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("%w: %s", errRedirectScheme, req.URL.Redacted())
 			}
 			return nil
 		},
