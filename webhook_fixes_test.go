@@ -72,6 +72,8 @@ func TestWebhookOwnerNoticeTexts(t *testing.T) {
 			attempted + "Invalid JSON in response\nThe response contains the following payload:\n```\n'not json'\n```"},
 		{"not an object", 200, `["it's"]`, "Failure! Invalid response format",
 			attempted + "Invalid response format\nThe response contains the following payload:\n```\n'[\"it\\'s\"]'\n```"},
+		{"null", 200, "null", "Failure! Invalid response format",
+			attempted + "Invalid response format\nThe response contains the following payload:\n```\n'null'\n```"},
 		{"reply refused", 200, `{"content": "a \u0000 byte"}`, "Failure! Message must not contain null bytes",
 			attempted + "Message must not contain null bytes\nThe response contains the following payload:\n```\n'{\"content\": \"a \\\\u0000 byte\"}'\n```"},
 		{"error status", 500, "{\"msg\": \"boom\"}\n\xff", "Failure! Third party responded with 500",
