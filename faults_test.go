@@ -129,368 +129,234 @@ type fltTx struct {
 	f *fltStore
 }
 
-func (t fltTx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
+// fltStep makes call one step of f: when the step faults, its error
+// replaces the call.
+func fltStep[T any](f *fltStore, call func() (T, error)) (T, error) {
+	if err := f.step(); err != nil {
+		var zero T
+		return zero, err
 	}
-	return t.Tx.Realm(ctx, id)
+	return call()
+}
+
+// fltStepErr is fltStep for a method that returns only an error.
+func fltStepErr(f *fltStore, call func() error) error {
+	if err := f.step(); err != nil {
+		return err
+	}
+	return call()
+}
+
+func (t fltTx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
+	return fltStep(t.f, func() (*chatcore.Realm, error) { return t.Tx.Realm(ctx, id) })
 }
 
 func (t fltTx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.RealmByStringID(ctx, stringID)
+	return fltStep(t.f, func() (*chatcore.Realm, error) { return t.Tx.RealmByStringID(ctx, stringID) })
 }
 
 func (t fltTx) Realms(ctx context.Context) ([]chatcore.Realm, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Realms(ctx)
+	return fltStep(t.f, func() ([]chatcore.Realm, error) { return t.Tx.Realms(ctx) })
 }
 
 func (t fltTx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateRealm(ctx, r)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateRealm(ctx, r) })
 }
 
 func (t fltTx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.UpdateRealm(ctx, r)
+	return fltStepErr(t.f, func() error { return t.Tx.UpdateRealm(ctx, r) })
 }
 
 func (t fltTx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.User(ctx, id)
+	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.User(ctx, id) })
 }
 
 func (t fltTx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.UserByEmail(ctx, realm, email)
+	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.UserByEmail(ctx, realm, email) })
 }
 
 func (t fltTx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.UserByAPIKeyHash(ctx, hash)
+	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.UserByAPIKeyHash(ctx, hash) })
 }
 
 func (t fltTx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Users(ctx, f)
+	return fltStep(t.f, func() ([]chatcore.User, error) { return t.Tx.Users(ctx, f) })
 }
 
 func (t fltTx) CreateUser(ctx context.Context, u *chatcore.User) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateUser(ctx, u)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateUser(ctx, u) })
 }
 
 func (t fltTx) UpdateUser(ctx context.Context, u *chatcore.User) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.UpdateUser(ctx, u)
+	return fltStepErr(t.f, func() error { return t.Tx.UpdateUser(ctx, u) })
 }
 
 func (t fltTx) BotServices(ctx context.Context, bot chatcore.UserID) ([]chatcore.BotService, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.BotServices(ctx, bot)
+	return fltStep(t.f, func() ([]chatcore.BotService, error) { return t.Tx.BotServices(ctx, bot) })
 }
 
 func (t fltTx) CreateBotService(ctx context.Context, s *chatcore.BotService) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateBotService(ctx, s)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateBotService(ctx, s) })
 }
 
 func (t fltTx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.UpdateSettingBulk(ctx, u)
+	return fltStep(t.f, func() ([]chatcore.UserID, error) { return t.Tx.UpdateSettingBulk(ctx, u) })
 }
 
 func (t fltTx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.RecordSettingEdits(ctx, user, settings)
+	return fltStepErr(t.f, func() error { return t.Tx.RecordSettingEdits(ctx, user, settings) })
 }
 
 func (t fltTx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.EditedSettings(ctx, user)
+	return fltStep(t.f, func() ([]string, error) { return t.Tx.EditedSettings(ctx, user) })
 }
 
 func (t fltTx) Group(ctx context.Context, id chatcore.GroupID) (*chatcore.Group, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Group(ctx, id)
+	return fltStep(t.f, func() (*chatcore.Group, error) { return t.Tx.Group(ctx, id) })
 }
 
 func (t fltTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Groups(ctx, realm)
+	return fltStep(t.f, func() ([]chatcore.Group, error) { return t.Tx.Groups(ctx, realm) })
 }
 
 func (t fltTx) CreateGroup(ctx context.Context, g *chatcore.Group) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateGroup(ctx, g)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateGroup(ctx, g) })
 }
 
 func (t fltTx) GroupMembers(ctx context.Context, ids []chatcore.GroupID) ([]chatcore.UserID, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.GroupMembers(ctx, ids)
+	return fltStep(t.f, func() ([]chatcore.UserID, error) { return t.Tx.GroupMembers(ctx, ids) })
 }
 
 func (t fltTx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Stream(ctx, id)
+	return fltStep(t.f, func() (*chatcore.Stream, error) { return t.Tx.Stream(ctx, id) })
 }
 
 func (t fltTx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.StreamByName(ctx, realm, name)
+	return fltStep(t.f, func() (*chatcore.Stream, error) { return t.Tx.StreamByName(ctx, realm, name) })
 }
 
 func (t fltTx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Streams(ctx, realm)
+	return fltStep(t.f, func() ([]chatcore.Stream, error) { return t.Tx.Streams(ctx, realm) })
 }
 
 func (t fltTx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateStream(ctx, s)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateStream(ctx, s) })
 }
 
 func (t fltTx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.UpdateStream(ctx, s)
+	return fltStepErr(t.f, func() error { return t.Tx.UpdateStream(ctx, s) })
 }
 
 func (t fltTx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Subscription(ctx, stream, user)
+	return fltStep(t.f, func() (*chatcore.Subscription, error) { return t.Tx.Subscription(ctx, stream, user) })
 }
 
 func (t fltTx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Subscriptions(ctx, stream, user)
+	return fltStep(t.f, func() ([]chatcore.Subscription, error) { return t.Tx.Subscriptions(ctx, stream, user) })
 }
 
 func (t fltTx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.PutSubscription(ctx, s)
+	return fltStepErr(t.f, func() error { return t.Tx.PutSubscription(ctx, s) })
 }
 
 func (t fltTx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.DeactivateSubscriptions(ctx, user)
+	return fltStepErr(t.f, func() error { return t.Tx.DeactivateSubscriptions(ctx, user) })
 }
 
 func (t fltTx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Message(ctx, id)
+	return fltStep(t.f, func() (*chatcore.Message, error) { return t.Tx.Message(ctx, id) })
 }
 
 func (t fltTx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Messages(ctx, q)
+	return fltStep(t.f, func() ([]chatcore.Message, error) { return t.Tx.Messages(ctx, q) })
 }
 
 func (t fltTx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateMessage(ctx, m)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateMessage(ctx, m) })
 }
 
 func (t fltTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.DeleteMessages(ctx, f, limit)
+	return fltStep(t.f, func() ([]chatcore.DeletedMessage, error) { return t.Tx.DeleteMessages(ctx, f, limit) })
 }
 
 func (t fltTx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
-	if err := t.f.step(); err != nil {
-		return 0, err
-	}
-	return t.Tx.OldestMessageID(ctx, stream)
+	return fltStep(t.f, func() (chatcore.MessageID, error) { return t.Tx.OldestMessageID(ctx, stream) })
 }
 
 func (t fltTx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
-	if err := t.f.step(); err != nil {
-		return 0, err
-	}
-	return t.Tx.DirectRecipient(ctx, realm, members)
+	return fltStep(t.f, func() (chatcore.RecipientID, error) { return t.Tx.DirectRecipient(ctx, realm, members) })
 }
 
 func (t fltTx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.DirectRecipients(ctx, user)
+	return fltStep(t.f, func() ([]chatcore.RecipientID, error) { return t.Tx.DirectRecipients(ctx, user) })
 }
 
 func (t fltTx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.ScheduledMessage(ctx, id)
+	return fltStep(t.f, func() (*chatcore.ScheduledMessage, error) { return t.Tx.ScheduledMessage(ctx, id) })
 }
 
 func (t fltTx) ScheduledMessages(ctx context.Context, f chatcore.ScheduledFilter) ([]chatcore.ScheduledMessage, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.ScheduledMessages(ctx, f)
+	return fltStep(t.f, func() ([]chatcore.ScheduledMessage, error) { return t.Tx.ScheduledMessages(ctx, f) })
 }
 
 func (t fltTx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateScheduledMessage(ctx, m)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateScheduledMessage(ctx, m) })
 }
 
 func (t fltTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.UpdateScheduledMessage(ctx, m)
+	return fltStepErr(t.f, func() error { return t.Tx.UpdateScheduledMessage(ctx, m) })
 }
 
 func (t fltTx) DeleteScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.DeleteScheduledMessage(ctx, id)
+	return fltStepErr(t.f, func() error { return t.Tx.DeleteScheduledMessage(ctx, id) })
 }
 
 func (t fltTx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Linkifier(ctx, id)
+	return fltStep(t.f, func() (*chatcore.Linkifier, error) { return t.Tx.Linkifier(ctx, id) })
 }
 
 func (t fltTx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Linkifiers(ctx, realm)
+	return fltStep(t.f, func() ([]chatcore.Linkifier, error) { return t.Tx.Linkifiers(ctx, realm) })
 }
 
 func (t fltTx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateLinkifier(ctx, l)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateLinkifier(ctx, l) })
 }
 
 func (t fltTx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.UpdateLinkifier(ctx, l)
+	return fltStepErr(t.f, func() error { return t.Tx.UpdateLinkifier(ctx, l) })
 }
 
 func (t fltTx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.DeleteLinkifier(ctx, id)
+	return fltStepErr(t.f, func() error { return t.Tx.DeleteLinkifier(ctx, id) })
 }
 
 func (t fltTx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateDraft(ctx, d)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateDraft(ctx, d) })
 }
 
 func (t fltTx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.Drafts(ctx, user)
+	return fltStep(t.f, func() ([]chatcore.Draft, error) { return t.Tx.Drafts(ctx, user) })
 }
 
 func (t fltTx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
-	if err := t.f.step(); err != nil {
-		return 0, err
-	}
-	return t.Tx.DeleteDrafts(ctx, user)
+	return fltStep(t.f, func() (int, error) { return t.Tx.DeleteDrafts(ctx, user) })
+}
+
+func (t fltTx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	return fltStep(t.f, func() (int, error) { return t.Tx.DeleteDraftsOf(ctx, users) })
 }
 
 func (t fltTx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.CreateEmailChange(ctx, c)
+	return fltStepErr(t.f, func() error { return t.Tx.CreateEmailChange(ctx, c) })
 }
 
 func (t fltTx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange, error) {
-	if err := t.f.step(); err != nil {
-		return nil, err
-	}
-	return t.Tx.EmailChange(ctx, key)
+	return fltStep(t.f, func() (*chatcore.EmailChange, error) { return t.Tx.EmailChange(ctx, key) })
 }
 
 func (t fltTx) DeleteEmailChanges(ctx context.Context, user chatcore.UserID) error {
-	if err := t.f.step(); err != nil {
-		return err
-	}
-	return t.Tx.DeleteEmailChanges(ctx, user)
+	return fltStepErr(t.f, func() error { return t.Tx.DeleteEmailChanges(ctx, user) })
 }
 
 // fltSnapshot returns everything the store holds for the fault tests to
