@@ -163,8 +163,8 @@ func TestValidateFontBounds(t *testing.T) {
 		ok               []int
 		tooSmall, tooBig int
 	}{
-		{"web_font_size_px", []int{1, 14, 16, 20, 200}, 0, 201},
-		{"web_line_height_percent", []int{1, 122, 130, 140, 1000}, 0, 1001},
+		{"web_font_size_px", []int{1, 14, 16, 20, 200, 32767}, 0, 32768},
+		{"web_line_height_percent", []int{1, 122, 130, 140, 1000, 32767}, 0, 32768},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,625 @@
+package chatcore_test
+
+// Tests of the settings hardening: the bound on concurrent password hashing,
+// Zulip's failed-password and e-mail change rate limits, e-mail syntax, the
+// font and line-height bounds, non-characters in names, the set-based draft
+// deletion of bulk edits, the deactivated user's confirmation link, and
+// effects that go out although the caller's context ends right after commit.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+)
+
+// hzEnv is a Service over a memory store (or a wrapper of one) with one realm
+// holding an owner and three members whose passwords are "<email>-pw".
+type hzEnv struct {
+	svc    *chatcore.Service
+	store  chatcore.Store
+	mail   *recordingMailer
+	events *recordingSink
+	clock  *fakeClock
+	realm  chatcore.RealmID
+
+	owner, ann, ben, cat chatcore.UserID
+}
+
+// newHzEnv builds the environment; wrap, when non-nil, wraps the memory store
+// the Service sees.
+func newHzEnv(tb testing.TB, wrap func(chatcore.Store) chatcore.Store, opts ...chatcore.Option) *hzEnv {
+	tb.Helper()
+	is := is.New(tb)
+	base := memory.New()
+	e := &hzEnv{
+		store:  base,
+		mail:   &recordingMailer{},
+		events: &recordingSink{},
+		clock:  &fakeClock{now: time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)},
+	}
+	ctx := context.Background()
+	is.NoErr(base.Update(ctx, func(tx chatcore.Tx) error {
+		r := &chatcore.Realm{StringID: "acme", Name: "Acme"}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		e.realm = r.ID
+		for _, p := range []struct {
+			id   *chatcore.UserID
+			name string
+			role chatcore.Role
+		}{{&e.owner, "Olga", chatcore.RoleOwner}, {&e.ann, "Ann", chatcore.RoleMember},
+			{&e.ben, "Ben", chatcore.RoleMember}, {&e.cat, "Cat", chatcore.RoleMember}} {
+			email := fmt.Sprintf("%s@acme.test", p.name)
+			u := &chatcore.User{RealmID: r.ID, Email: email, FullName: p.name, Role: p.role, IsActive: true,
+				PasswordHash: "plain:" + email + "-pw", Settings: chatcore.DefaultSettings()}
+			if err := tx.CreateUser(ctx, u); err != nil {
+				return err
+			}
+			*p.id = u.ID
+		}
+		return nil
+	})) // fixture written
+	var st chatcore.Store = base
+	if wrap != nil {
+		st = wrap(base)
+	}
+	e.store = st
+	opts = append([]chatcore.Option{
+		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
+		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.acme.test"),
+	}, opts...)
+	e.svc = chatcore.New(st, opts...)
+	return e
+}
+
+// user reads a user from the store.
+func (e *hzEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
+	tb.Helper()
+	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) {
+		return tx.User(ctx, id)
+	})
+}
+
+// passwordChange is a password change request of user from old to a strong
+// new password.
+func passwordChange(old string) chatcore.SettingsUpdate {
+	return chatcore.SettingsUpdate{OldPassword: &old, NewPassword: new("correct horse battery staple 7")}
+}
+
+// gateHasher is a plainHasher that counts its calls and the most calls that
+// ran at once; while gate is non-nil every call waits for it to close.
+type gateHasher struct {
+	gate    chan struct{}
+	entered chan struct{} // receives one value per call that started
+	calls   atomic.Int64
+	running atomic.Int64
+	peak    atomic.Int64
+}
+
+func (h *gateHasher) enter() func() {
+	h.calls.Add(1)
+	n := h.running.Add(1)
+	for {
+		p := h.peak.Load()
+		if n <= p || h.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	if h.entered != nil {
+		h.entered <- struct{}{}
+	}
+	if h.gate != nil {
+		<-h.gate
+	}
+	return func() { h.running.Add(-1) }
+}
+
+func (h *gateHasher) Hash(p string) (string, error) {
+	defer h.enter()()
+	return plainHasher{}.Hash(p)
+}
+
+func (h *gateHasher) Verify(hash, p string) (bool, error) {
+	defer h.enter()()
+	return plainHasher{}.Verify(hash, p)
+}
+
+func TestPasswordHashingIsBounded(t *testing.T) {
+	t.Run("at most the configured number of hashes run at once", func(t *testing.T) {
+		is := is.New(t)
+		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 64)}
+		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(2),
+			chatcore.WithPasswordAttemptLimit())
+		const n = 12
+		errs := make(chan error, n)
+		for range n {
+			go func() { errs <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+		}
+		<-h.entered
+		<-h.entered // both slots taken
+		select {
+		case <-h.entered:
+			t.Fatal("a third verification started while two held the slots")
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(h.gate)
+		for range n {
+			wantError(t, <-errs, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		}
+		is.Equal(h.calls.Load(), int64(n)) // every request verified once
+		is.Equal(h.peak.Load(), int64(2))  // never more than two at once
+	})
+
+	t.Run("a request waiting for a slot gives up with its context", func(t *testing.T) {
+		is := is.New(t)
+		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
+		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
+		first := make(chan error, 1)
+		go func() { first <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+		<-h.entered // the only slot is taken
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		err := e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))
+		is.True(errors.Is(err, context.DeadlineExceeded)) // gave up waiting for the slot
+		_, isAPIError := errors.AsType[*chatcore.Error](err)
+		is.True(!isAPIError) // an internal (context) failure, not a user-facing error
+		close(h.gate)
+		wantError(t, <-first, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		is.Equal(e.user(t, e.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
+	})
+
+	t.Run("fixture hashing shares the bound", func(t *testing.T) {
+		is := is.New(t)
+		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
+		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
+		first := make(chan error, 1)
+		go func() { first <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+		<-h.entered // the only slot is taken
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		// LoadFixture checks the fixture before hashing (an invalid one would
+		// fail before the wait), so load the repository's fixture.
+		f, err := os.Open("testdata/org.json")
+		is.NoErr(err) // fixture opened
+		defer f.Close()
+		err = e.svc.LoadFixture(ctx, f)
+		close(h.gate)
+		<-first
+		is.True(errors.Is(err, context.DeadlineExceeded)) // the fixture's hashing waited for the slot
+	})
+}
+
+func TestPasswordAttemptLimit(t *testing.T) {
+	const limited = "You're making too many attempts! Try again in 360 seconds."
+
+	t.Run("five wrong passwords, then refused without checking", func(t *testing.T) {
+		is := is.New(t)
+		h := &gateHasher{}
+		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h))
+		ctx := context.Background()
+		for range 5 {
+			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		}
+		is.Equal(h.calls.Load(), int64(5)) // five verifications
+		err := e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
+		is.Equal(h.calls.Load(), int64(5))                                        // the limited attempt ran no hash at all
+		is.Equal(e.user(t, e.ann).PasswordHash, "plain:Ann@acme.test-pw")         // unchanged
+
+		e.clock.advance(100 * time.Second)
+		err = e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong"))
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
+
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
+
+		e.clock.advance(260 * time.Second)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
+	})
+
+	t.Run("a correct password clears the failures", func(t *testing.T) {
+		e := newHzEnv(t, nil)
+		ctx := context.Background()
+		for range 4 {
+			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		}
+		// Right old password, too weak a new one: the password check passed.
+		weak := chatcore.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
+		for range 5 {
+			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		}
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
+	})
+
+	t.Run("configurable and disable-able", func(t *testing.T) {
+		ctx := context.Background()
+		e := newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
+			"You're making too many attempts! Try again in 60 seconds.")
+
+		e = newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit())
+		for range 20 {
+			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		}
+	})
+}
+
+// wantRateLimited asserts Zulip's RATE_LIMIT_HIT error with the retry-after.
+func wantRateLimited(t *testing.T, err error, retryAfter int) {
+	t.Helper()
+	is := is.New(t)
+	e := wantError(t, err, chatcore.CodeRateLimitHit, chatcore.KindRateLimited, "API usage exceeded rate limit")
+	is.Equal(e.Data, map[string]any{"retry-after": retryAfter}) // whole seconds until a request is allowed
+}
+
+func TestEmailChangeRateLimit(t *testing.T) {
+	change := func(addr string) chatcore.SettingsUpdate { return chatcore.SettingsUpdate{Email: new(addr)} }
+
+	t.Run("two per hour, five per day", func(t *testing.T) {
+		is := is.New(t)
+		e := newHzEnv(t, nil)
+		ctx := context.Background()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a1@example.net"))) // first
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a2@example.net"))) // second
+		mails := len(e.mail.all())
+		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net")), 1800)
+		is.Equal(len(e.mail.all()), mails) // no confirmation mailed
+
+		// The address is checked first: a bad one is refused as such and
+		// does not count.
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
+
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, change("b1@example.net"))) // other users are not limited
+
+		e.clock.advance(30 * time.Minute)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net"))) // third, half an hour later
+		e.clock.advance(30 * time.Minute)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a4@example.net"))) // fourth
+		e.clock.advance(30 * time.Minute)
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a5@example.net"))) // fifth
+		e.clock.advance(2 * time.Hour)
+		// The hourly bucket is full again, the daily one (5 tokens, one more
+		// every 17280 s) is not: 5 - 2 at 0 s, -1 at 1800, 3600 and 5400 s,
+		// plus the refill up to 12600 s, leaves 0.729 tokens; the missing
+		// 0.271 takes 4680 s.
+		err := e.svc.UpdateSettings(ctx, e.ann, change("a6@example.net"))
+		wantRateLimited(t, err, 4680)
+		pending := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) (string, error) {
+			u, err := tx.User(ctx, e.ann)
+			return u.Email, err
+		})
+		is.Equal(pending, "Ann@acme.test") // nothing confirmed
+	})
+
+	t.Run("the newest pending change stays the one refused requests did not replace", func(t *testing.T) {
+		is := is.New(t)
+		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
+		ctx := context.Background()
+		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("kept@example.net"))) // allowed
+		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("refused@example.net")), 3600)
+		m := e.mail.all()
+		key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
+		is.True(key != nil)                                  // the first request's link was mailed
+		is.NoErr(e.svc.ConfirmEmailChange(ctx, key[1]))      // and still works
+		is.Equal(e.user(t, e.ann).Email, "kept@example.net") // the allowed address
+		is.Equal(m[len(m)-1].To, "kept@example.net")         // the refused one got no mail
+	})
+
+	t.Run("disable-able", func(t *testing.T) {
+		is := is.New(t)
+		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
+		for i := range 12 {
+			is.NoErr(e.svc.UpdateSettings(context.Background(), e.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
+		}
+	})
+}
+
+func TestEmailAddressSyntax(t *testing.T) {
+	for _, tt := range []struct {
+		addr string
+		ok   bool
+	}{
+		{"nora@acme.test", true},
+		{"nora.b+tag@mail.acme.test", true},
+		{"o'hara@acme.test", true},
+		{`"nora@b"@acme.test`, true},
+		{`"nora\ b"@acme.test`, true},
+		{`"nora b"@acme.test`, false},
+		{"nora@localhost", true},
+		{"nora@[192.0.2.1]", true},
+		{"nora@[IPv6:2001:db8::1]", true},
+		{"nora@bücher.example", true},
+		{"nora@xn--bcher-kva.example", true},
+		{"nora@acme.xn--p1ai", true},
+		{"nora@acme", false},
+		{"nora@-acme.test", false},
+		{"nora@acme-.test", false},
+		{"nora@acme.t", false},
+		{"nora@acme.test.", false},
+		{"nora@acme..test", false},
+		{"nora@.acme.test", false},
+		{"nora@acme.te_st", false},
+		{"nora@acme.test-", false},
+		{"nora@" + longLabel(64) + ".test", false},
+		{"nora@" + longLabel(63) + ".test", true},
+		{"nora@[2001:db8::1]", false},
+		{"nora@[IPv6:192.0.2.1]", false},
+		{"nora@[example]", false},
+		{"nora@localhost.", false},
+		{"nóra@acme.test", false},
+		{"no ra@acme.test", false},
+		{"nora.@acme.test", false},
+		{".nora@acme.test", false},
+		{"no..ra@acme.test", false},
+		{"@acme.test", false},
+		{"nora@", false},
+		{"nora", false},
+		{"nora@acme@acme.test", false},
+		{"Nora <nora@acme.test>", false},
+	} {
+		t.Run(tt.addr, func(t *testing.T) {
+			is := is.New(t)
+			e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
+			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
+			if tt.ok {
+				is.NoErr(err) // accepted: a confirmation link goes out
+				return
+			}
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		})
+	}
+}
+
+// longLabel returns a domain label of n letters.
+func longLabel(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'a' + byte(i%26)
+	}
+	return string(b)
+}
+
+func TestFontAndLineHeightBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		set   func(*chatcore.SettingsUpdate, int)
+		value int
+		msg   string // "" for success
+	}{
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 1, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 400, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32767, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 0, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, -3, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32768, "web_font_size_px is too large"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 5000, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 32767, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 0, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, -1, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1 << 20, "web_line_height_percent is too large"},
+	} {
+		t.Run(fmt.Sprintf("%s=%d", tt.name, tt.value), func(t *testing.T) {
+			is := is.New(t)
+			e := newHzEnv(t, nil)
+			var req chatcore.SettingsUpdate
+			tt.set(&req, tt.value)
+			err := e.svc.UpdateSettings(context.Background(), e.ann, req)
+			if tt.msg == "" {
+				is.NoErr(err) // within the column's range
+				v, _ := e.user(t, e.ann).Settings.Value(tt.name)
+				is.Equal(v, tt.value) // stored
+				return
+			}
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+		})
+	}
+}
+
+func TestFullNameNonCharacters(t *testing.T) {
+	for _, tt := range []struct {
+		r  rune
+		ok bool
+	}{
+		{0xFDD0, false}, {0xFDE7, false}, {0xFDEF, false},
+		{0xFFFE, false}, {0xFFFF, false}, {0x1FFFE, false}, {0x1FFFF, false},
+		{0x2FFFF, false}, {0xEFFFE, false}, {0x10FFFE, false}, {0x10FFFF, false},
+		{0xFDCF, true}, {0xFDF0, true}, {0xFFFD, true}, {0x1F600, true}, {0xE000, true},
+	} {
+		t.Run(fmt.Sprintf("U+%04X", tt.r), func(t *testing.T) {
+			is := is.New(t)
+			e := newHzEnv(t, nil)
+			name := "Ann " + string(tt.r) + " Lee"
+			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{FullName: &name})
+			if tt.ok {
+				is.NoErr(err)                             // a printable character
+				is.Equal(e.user(t, e.ann).FullName, name) // stored
+				return
+			}
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid characters in name!")
+			is.Equal(e.user(t, e.ann).FullName, "Ann") // unchanged
+		})
+	}
+}
+
+// draftCountingStore wraps a Store and counts the draft deletions made
+// through its write transactions.
+type draftCountingStore struct {
+	chatcore.Store
+	perUser, set atomic.Int64
+}
+
+func (s *draftCountingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(draftCountingTx{tx, s}) })
+}
+
+type draftCountingTx struct {
+	chatcore.Tx
+	s *draftCountingStore
+}
+
+func (t draftCountingTx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+	t.s.perUser.Add(1)
+	return t.Tx.DeleteDrafts(ctx, user)
+}
+
+func (t draftCountingTx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	t.s.set.Add(1)
+	return t.Tx.DeleteDraftsOf(ctx, users)
+}
+
+func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
+	is := is.New(t)
+	counting := &draftCountingStore{}
+	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting })
+	ctx := context.Background()
+	writeStore(t, e.store, func(tx chatcore.Tx) error {
+		for _, u := range []chatcore.UserID{e.ann, e.ann, e.ben, e.cat, e.owner} {
+			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: u, Content: "draft"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	off := false
+	err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+		EnableDraftsSynchronization: &off,
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann, e.ben, e.cat}, SkipIfAlreadyEdited: new(false)},
+	})
+	is.NoErr(err)                               // bulk edit applied
+	is.Equal(counting.set.Load(), int64(1))     // one set-based deletion
+	is.Equal(counting.perUser.Load(), int64(0)) // no per-user deletion
+	for _, c := range []struct {
+		user chatcore.UserID
+		want int
+	}{{e.ann, 0}, {e.ben, 0}, {e.cat, 0}, {e.owner, 1}} {
+		ds := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
+		is.Equal(len(ds), c.want) // the targeted users' drafts are gone, the owner's kept
+	}
+
+	// Users who already have it off are not changed, so nothing is deleted.
+	err = e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+		EnableDraftsSynchronization: &off,
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann}, SkipIfAlreadyEdited: new(false)},
+	})
+	is.NoErr(err)                           // no-op bulk edit
+	is.Equal(counting.set.Load(), int64(1)) // no second deletion
+}
+
+func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
+	is := is.New(t)
+	e := newHzEnv(t, nil)
+	ctx := context.Background()
+	is.NoErr(e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
+	m := e.mail.all()
+	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
+	is.True(key != nil) // link mailed
+	writeStore(t, e.store, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, e.ann)
+		if err != nil {
+			return err
+		}
+		u.IsActive = false
+		return tx.UpdateUser(ctx, u)
+	})
+	err := e.svc.ConfirmEmailChange(ctx, key[1])
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
+	is.Equal(e.user(t, e.ann).Email, "Ann@acme.test")                                          // unchanged
+}
+
+// cancelAfterCommitStore cancels the caller's context as soon as the inner
+// Update has committed: a client hanging up right after the commit.
+type cancelAfterCommitStore struct {
+	chatcore.Store
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (s *cancelAfterCommitStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	err := s.Store.Update(ctx, fn)
+	s.mu.Lock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// ctxMailer and ctxSink record what they were handed and whether the context
+// they got was already done.
+type ctxMailer struct {
+	mu    sync.Mutex
+	sent  []chatcore.Email
+	ctxOK []bool
+}
+
+func (m *ctxMailer) Send(ctx context.Context, e chatcore.Email) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sent = append(m.sent, e)
+	m.ctxOK = append(m.ctxOK, ctx.Err() == nil)
+	return nil
+}
+
+type ctxSink struct {
+	mu     sync.Mutex
+	events []chatcore.Event
+	ctxOK  []bool
+}
+
+func (s *ctxSink) Publish(ctx context.Context, evs []chatcore.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, evs...)
+	s.ctxOK = append(s.ctxOK, ctx.Err() == nil)
+}
+
+func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
+	is := is.New(t)
+	wrapper := &cancelAfterCommitStore{}
+	mailer, sink := &ctxMailer{}, &ctxSink{}
+	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { wrapper.Store = st; return wrapper },
+		chatcore.WithMailer(mailer), chatcore.WithEventSink(sink))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	wrapper.mu.Lock()
+	wrapper.cancel = cancel
+	wrapper.mu.Unlock()
+	err := e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
+	is.NoErr(err)                                   // committed before the cancellation
+	is.True(ctx.Err() != nil)                       // the caller's context had ended by the time effects went out
+	is.Equal(len(sink.events), 1)                   // the color_scheme event was published
+	is.Equal(sink.ctxOK, []bool{true})              // with a context that was not cancelled
+	is.Equal(len(mailer.sent), 1)                   // the confirmation link was mailed
+	is.Equal(mailer.sent[0].To, "ann2@example.net") // to the new address
+	is.Equal(mailer.ctxOK, []bool{true})            // with a context that was not cancelled
+	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(mailer.sent[0].Body)
+	is.True(key != nil) // the link is in the mail
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	wrapper.mu.Lock()
+	wrapper.cancel = cancel2
+	wrapper.mu.Unlock()
+	is.NoErr(e.svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
+	is.True(ctx2.Err() != nil)                       // cancelled right after the commit
+	is.Equal(len(sink.events), 3)                    // both realm_user updates published
+	is.Equal(sink.ctxOK, []bool{true, true})         // with a live context
+	is.Equal(len(mailer.sent), 2)                    // the notice to the old address was mailed
+	is.Equal(mailer.sent[1].To, "Ann@acme.test")     // to the old address
+	is.Equal(mailer.ctxOK, []bool{true, true})       // with a live context
+}
