@@ -60,6 +60,20 @@ func updateRealm(tb testing.TB, store chatcore.Store, id chatcore.RealmID, mod f
 	})
 }
 
+// updateScheduled applies mod to the stored scheduled message or reminder
+// id; an error fails the test.
+func updateScheduled(tb testing.TB, store chatcore.Store, id chatcore.ScheduledMessageID, mod func(m *chatcore.ScheduledMessage)) {
+	tb.Helper()
+	writeStore(tb, store, func(tx chatcore.Tx) error {
+		m, err := tx.ScheduledMessage(context.Background(), id)
+		if err != nil {
+			return err
+		}
+		mod(m)
+		return tx.UpdateScheduledMessage(context.Background(), m)
+	})
+}
+
 // seedRealm stores a realm named stringID (emptyTopicName: its display name
 // of the empty topic, "" for the default).
 func seedRealm(tb testing.TB, store chatcore.Store, stringID, emptyTopicName string) *chatcore.Realm {

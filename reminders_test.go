@@ -1,7 +1,6 @@
 package chatcore_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -187,22 +186,8 @@ func TestRemindersList(t *testing.T) {
 		remind(e.admin, 10*time.Minute) // someone else's
 		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "x", 5*time.Minute))
 		is.NoErr(err) // a scheduled message, which is not a reminder
-		e.write(t, func(tx chatcore.Tx) error {
-			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
-				failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true; m.FailureMessage = "boom" },
-				delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
-			} {
-				m, err := tx.ScheduledMessage(context.Background(), id)
-				if err != nil {
-					return err
-				}
-				mark(m)
-				if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		updateScheduled(t, e.base, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true; m.FailureMessage = "boom" })
+		updateScheduled(t, e.base, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 
 		list, err := e.svc.Reminders(t.Context(), e.member.ID)
 		is.NoErr(err) // listing succeeds

@@ -172,22 +172,8 @@ func TestScheduledMessagesList(t *testing.T) {
 		target := e.post(t, st, "t", e.member, "remind me")
 		_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, seedTime.Add(time.Minute), nil)
 		is.NoErr(err) // a reminder, which is not a scheduled message
-		e.write(t, func(tx chatcore.Tx) error {
-			for id, mark := range map[chatcore.ScheduledMessageID]func(*chatcore.ScheduledMessage){
-				failed:    func(m *chatcore.ScheduledMessage) { m.Failed = true },
-				delivered: func(m *chatcore.ScheduledMessage) { m.Delivered = true },
-			} {
-				m, err := tx.ScheduledMessage(context.Background(), id)
-				if err != nil {
-					return err
-				}
-				mark(m)
-				if err := tx.UpdateScheduledMessage(context.Background(), m); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		updateScheduled(t, e.base, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true })
+		updateScheduled(t, e.base, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 
 		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
 		is.NoErr(err) // listing succeeds
@@ -307,14 +293,7 @@ func TestDeleteScheduledMessage(t *testing.T) {
 	t.Run("delivered but stored", func(t *testing.T) {
 		is := is.New(t)
 		id := scheduled.create(t, e.member)
-		e.write(t, func(tx chatcore.Tx) error {
-			m, err := tx.ScheduledMessage(context.Background(), id)
-			if err != nil {
-				return err
-			}
-			m.Delivered = true
-			return tx.UpdateScheduledMessage(context.Background(), m)
-		})
+		updateScheduled(t, e.base, id, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // the lookup ignores delivered
 	})
 }
