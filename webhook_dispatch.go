@@ -85,10 +85,12 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 // [Version]. What the integration answers decides what the bot posts, as in
 // Zulip: a 2xx JSON object's "content" (or deprecated "response_string") is
 // posted as the bot's reply in the same conversation; "response_not_required",
-// empty content or the JSON string "" post nothing; any other answer, a
-// refused address and, after the retries, a timeout or connection error make
-// the bot post "Failure! ..." there and send its owner a direct message that
-// says what went wrong. "widget_content" is ignored.
+// empty content or the JSON string "" post nothing; a value that is not a
+// string is posted as Python's str() writes it ({"content": null} posts
+// "None"). Any other answer, a refused address, a request that fails in
+// another way (not retried) and, after the retries, a timeout or connection
+// error make the bot post "Failure! ..." there and send its owner a direct
+// message that says what went wrong. "widget_content" is ignored.
 //
 // Without this option no webhook is ever sent. Workers start with the first
 // delivery; call [Service.Shutdown] to stop them.
