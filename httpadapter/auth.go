@@ -11,11 +11,13 @@ import (
 )
 
 // authenticate checks the request's HTTP Basic credentials as Zulip does
-// (BEHAVIOR.md §0.3) and returns the authenticated user or bot.
+// (BEHAVIOR.md §0.3) and returns the authenticated user or bot. Incoming
+// webhook bots are refused unless allowWebhook is set (Zulip's
+// allow_incoming_webhooks route flag).
 //
 // A scheme other than Basic is a 400; every other failure is a 401 UNAUTHORIZED
 // carrying the reason as its message (the writer adds WWW-Authenticate).
-func (h *handler) authenticate(r *http.Request) (*chatcore.User, error) {
+func (h *handler) authenticate(r *http.Request, allowWebhook bool) (*chatcore.User, error) {
 	header, ok := r.Header["Authorization"]
 	if !ok || len(header) == 0 {
 		return nil, chatcore.Unauthorized("Missing authorization header for basic auth")
@@ -34,7 +36,7 @@ func (h *handler) authenticate(r *http.Request) (*chatcore.User, error) {
 		}
 		return nil, err
 	}
-	if u.IsBot && u.BotType == chatcore.BotTypeIncomingWebhook {
+	if u.IsBot && u.BotType == chatcore.BotTypeIncomingWebhook && !allowWebhook {
 		return nil, chatcore.Unauthorized("This API is not available to incoming webhook bots.")
 	}
 	return u, nil

@@ -69,8 +69,14 @@ type handler struct {
 // answered with a bare 500 "Internal server error". Unknown paths (including
 // non-numeric, negative and out-of-range ids, whatever the method) get a JSON
 // 404, known paths with another method a JSON 405 listing allowed_methods
-// (before authentication, as in Zulip). Id 0 is an id like any other: the
-// Service answers it as missing.
+// (before authentication, as in Zulip). OPTIONS on a known /api/v1 path is
+// answered before authentication with 204 No Content and an Allow header
+// listing the path's methods, as Zulip's rest_dispatch does. Id 0 is an id
+// like any other: the Service answers it as missing.
+//
+// Incoming webhook bots may only call POST /api/v1/messages (Zulip's
+// allow_incoming_webhooks); anywhere else they get 401 "This API is not
+// available to incoming webhook bots."
 func New(svc *chatcore.Service, opts Options) http.Handler {
 	h := &handler{
 		svc:     svc,
@@ -122,6 +128,9 @@ type path struct {
 	// allowed are the methods the path accepts, sorted; HEAD is served by
 	// the GET route and listed with it, as Zulip does.
 	allowed []string
+	// api is set for paths under /api/, which Zulip serves through
+	// rest_dispatch (and so answers OPTIONS on).
+	api bool
 }
 
 // groupRoutes groups routes by path, keeping the paths in first-seen order.
@@ -135,7 +144,7 @@ func groupRoutes(routes []route) []*path {
 		}
 		g := index[p]
 		if g == nil {
-			g = &path{path: p, byMethod: map[string]http.Handler{}}
+			g = &path{path: p, byMethod: map[string]http.Handler{}, api: strings.HasPrefix(p, "/api/")}
 			index[p] = g
 			paths = append(paths, g)
 		}
@@ -162,8 +171,8 @@ func groupRoutes(routes []route) []*path {
 	return paths
 }
 
-// dispatch returns the handler of one path: id check (404), method check
-// (405, before authentication as in Zulip), then the route.
+// dispatch returns the handler of one path: id check (404), OPTIONS (204),
+// method check (405, before authentication as in Zulip), then the route.
 func (h *handler) dispatch(p *path) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for _, name := range p.ids {
@@ -171,6 +180,13 @@ func (h *handler) dispatch(p *path) http.Handler {
 				h.writeError(w, r, notFound())
 				return
 			}
+		}
+		if r.Method == http.MethodOptions && p.api {
+			// Zulip's rest_dispatch answers OPTIONS itself, before
+			// authentication: no content, the path's methods in Allow.
+			w.Header().Set("Allow", strings.Join(p.allowed, ", "))
+			w.WriteHeader(http.StatusNoContent)
+			return
 		}
 		next, ok := p.byMethod[r.Method]
 		if !ok {
@@ -222,7 +238,11 @@ type route struct {
 	// untyped routes never report ignored parameters (Zulip views that are not
 	// @typed_endpoint, e.g. DELETE /realm/filters/{filter_id}).
 	untyped bool
-	fn      func(ctx context.Context, c *call) (map[string]any, error)
+	// webhooks lets incoming webhook bots call the route (Zulip's
+	// allow_incoming_webhooks flag in urls.py, set on POST /messages only);
+	// on every other route they get a 401.
+	webhooks bool
+	fn       func(ctx context.Context, c *call) (map[string]any, error)
 	// handler is fn wrapped by [handler.wrap]; set by routes.
 	handler http.Handler
 }
@@ -245,7 +265,7 @@ func (h *handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{h: h, r: r}
 		if rt.access != public {
-			u, err := h.authenticate(r)
+			u, err := h.authenticate(r, rt.webhooks)
 			if err != nil {
 				h.writeError(w, r, err)
 				return

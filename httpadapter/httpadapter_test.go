@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -143,6 +144,99 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 			}
 			is.Equal(got, tt.allowed)                                         // the methods the path accepts
 			is.Equal(res.header.Get("Allow"), strings.Join(tt.allowed, ", ")) // and the Allow header
+		})
+	}
+}
+
+func TestIncomingWebhookBot(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	t.Run("may send messages", func(t *testing.T) {
+		is := is.New(t)
+		for _, enc := range encodings {
+			res := e.do(t, request{method: "POST", path: "/messages", auth: &hookBot, enc: enc,
+				params: params("type", "stream", "to", "general", "topic", "ci", "content", "build passed")})
+			wantSuccess(t, res)
+			got := e.do(t, request{method: "GET", path: "/messages/" + itoa(num(t, res.body["id"])), auth: &member})
+			wantSuccess(t, got)
+			is.Equal(num(t, got.body["message"].(map[string]any)["sender_id"]), int64(32)) // sent by the webhook bot
+		}
+	})
+	t.Run("the Service's rules still apply", func(t *testing.T) {
+		res := e.do(t, request{method: "POST", path: "/messages", auth: &hookBot, enc: urlEncoded,
+			params: params("type", "stream", "to", "nonexistent", "topic", "ci", "content", "x")})
+		wantError(t, res, 400, "STREAM_DOES_NOT_EXIST", "Channel 'nonexistent' does not exist")
+	})
+	refused := []struct{ method, path string }{
+		{"GET", "/messages"},
+		{"POST", "/register"},
+		{"POST", "/scheduled_messages"},
+		{"GET", "/users/me"},
+		{"GET", "/realm/linkifiers"},
+	}
+	for _, tt := range refused {
+		t.Run("refused on "+tt.method+" "+tt.path, func(t *testing.T) {
+			is := is.New(t)
+			res := e.do(t, request{method: tt.method, path: tt.path, auth: &hookBot})
+			wantError(t, res, 401, "UNAUTHORIZED", "This API is not available to incoming webhook bots.")
+			is.Equal(res.header.Get("WWW-Authenticate"), `Basic realm="zulip"`) // challenged like any 401
+		})
+	}
+}
+
+func TestOptions(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	known := []struct {
+		path  string
+		allow string
+	}{
+		{"/messages", "GET, HEAD, POST"},
+		{"/messages/1014", "GET, HEAD"},
+		{"/users/14", "DELETE, GET, HEAD"},
+		{"/users/0", "DELETE, GET, HEAD"},
+		{"/settings", "PATCH"},
+		{"/realm/filters/4001", "DELETE, PATCH"},
+		{"/server_settings", "GET, HEAD"},
+	}
+	for _, tt := range known {
+		for _, auth := range []*cred{nil, &member, &hookBot, &gone} {
+			name := tt.path + " without credentials"
+			if auth != nil {
+				name = tt.path + " as " + auth.email
+			}
+			t.Run(name, func(t *testing.T) {
+				is := is.New(t)
+				req, err := http.NewRequest(http.MethodOptions, e.srv.URL+"/api/v1"+tt.path, nil)
+				is.NoErr(err)
+				if auth != nil {
+					req.Header.Set("Authorization", auth.basic())
+				}
+				res, err := e.srv.Client().Do(req)
+				is.NoErr(err) // the server answers
+				defer res.Body.Close()
+				body, err := io.ReadAll(res.Body)
+				is.NoErr(err)
+				is.Equal(res.StatusCode, http.StatusNoContent) // answered before authentication
+				is.Equal(res.Header.Get("Allow"), tt.allow)    // the path's methods, sorted
+				is.Equal(len(body), 0)                         // no content
+			})
+		}
+	}
+	t.Run("nothing changes", func(t *testing.T) {
+		is := is.New(t)
+		req, err := http.NewRequest(http.MethodOptions, e.srv.URL+"/api/v1/users/17", nil)
+		is.NoErr(err)
+		req.Header.Set("Authorization", admin.basic())
+		res, err := e.srv.Client().Do(req)
+		is.NoErr(err)
+		res.Body.Close()
+		is.Equal(res.StatusCode, http.StatusNoContent) // OPTIONS, not DELETE
+		u := e.do(t, request{method: "GET", path: "/users/17", auth: &admin})
+		is.Equal(u.body["user"].(map[string]any)["is_active"], true) // the user is still active
+	})
+	for _, path := range []string{"/nope", "/users/abc", "/users/-1", "/users/me/extra"} {
+		t.Run("unknown "+path, func(t *testing.T) {
+			res := e.do(t, request{method: http.MethodOptions, path: path})
+			wantError(t, res, 404, "BAD_REQUEST", "Not Found")
 		})
 	}
 }

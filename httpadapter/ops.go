@@ -9,53 +9,6 @@ import (
 	"github.com/chatcore/chatcore"
 )
 
-// register answers POST /register with the initial state chatcore can give
-// (no event queue yet: queue_id is null and last_event_id -1).
-func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
-	uid := c.user.ID
-	linkifiers, err := h.svc.Linkifiers(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	scheduled, err := h.svc.ScheduledMessages(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	reminders, err := h.svc.Reminders(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	var realm *chatcore.Realm
-	err = h.svc.Store().View(ctx, func(tx chatcore.Tx) error {
-		var err error
-		realm, err = tx.Realm(ctx, c.user.RealmID)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	display := realm.EmptyTopicDisplayName
-	if display == "" {
-		display = chatcore.DefaultEmptyTopicDisplayName
-	}
-	return map[string]any{
-		"queue_id":                       nil,
-		"last_event_id":                  -1,
-		"zulip_feature_level":            chatcore.FeatureLevel,
-		"zulip_version":                  zulipVersion,
-		"zulip_merge_base":               zulipVersion,
-		"user_id":                        c.user.ID,
-		"realm_name":                     realm.Name,
-		"realm_url":                      h.opts.ExternalURL,
-		"user_settings":                  c.user.Settings,
-		"realm_linkifiers":               nonNil(linkifiers),
-		"scheduled_messages":             nonNil(scheduled),
-		"reminders":                      nonNil(reminders),
-		"realm_empty_topic_display_name": display,
-		"max_reminder_note_length":       chatcore.MaxReminderNoteLength,
-	}, nil
-}
-
 // nonNil turns a nil slice into an empty one, so it encodes as [].
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -481,8 +482,7 @@ func TestRegister(t *testing.T) {
 	for _, c := range []cred{member, bot} {
 		t.Run(c.email, func(t *testing.T) {
 			is := is.New(t)
-			res := e.do(t, request{method: "POST", path: "/register", auth: &c, enc: multiPart,
-				params: params("event_types", `["message"]`)})
+			res := e.do(t, request{method: "POST", path: "/register", auth: &c, enc: multiPart})
 			wantSuccess(t, res)
 			is.Equal(res.body["queue_id"], nil)                                             // no event queue yet
 			is.Equal(num(t, res.body["last_event_id"]), int64(-1))                          // no events
@@ -496,8 +496,103 @@ func TestRegister(t *testing.T) {
 			is.True(ok) // a list
 			_, ok = res.body["reminders"].([]any)
 			is.True(ok) // a list
+			is.Equal(ignoredOf(res), nil) // nothing to ignore
 		})
 	}
+
+	// alwaysThere are the keys every answer has, whatever was asked for.
+	alwaysThere := []string{"last_event_id", "msg", "queue_id", "result", "zulip_feature_level", "zulip_merge_base", "zulip_version"}
+	keysOf := func(res *response) []string {
+		var keys []string
+		for k := range res.body {
+			if !slices.Contains(alwaysThere, k) {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	t.Run("every documented parameter is read", func(t *testing.T) {
+		is := is.New(t)
+		for _, enc := range encodings {
+			res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: enc, params: params(
+				"apply_markdown", "true",
+				"client_gravatar", "false",
+				"slim_presence", "true",
+				"presence_history_limit_days", "14",
+				"all_public_streams", "false",
+				"include_subscribers", `"partial"`,
+				"client_capabilities", `{"notification_settings_null":true,"user_settings_object":true,"empty_topic_name":true,"some_future_capability":true}`,
+				"event_types", `["message","user_settings"]`,
+				"fetch_event_types", `["user_settings","reminders"]`,
+				"narrow", `[["channel","general"]]`,
+				"queue_lifespan_secs", "600",
+				"dont_block", "true",
+			)})
+			wantSuccess(t, res)
+			is.Equal(ignoredOf(res), []string{"dont_block"}) // only the unknown parameter is reported
+		}
+	})
+	sections := []struct {
+		name   string
+		params url.Values
+		keys   []string
+	}{
+		{"fetch_event_types picks sections", params("fetch_event_types", `["user_settings","realm_linkifiers"]`),
+			[]string{"realm_linkifiers", "user_settings"}},
+		{"event_types when fetch_event_types is absent", params("event_types", `["scheduled_messages","reminders","message"]`),
+			[]string{"reminders", "scheduled_messages"}},
+		{"fetch_event_types wins over event_types", params("event_types", `["reminders"]`, "fetch_event_types", `["realm_user"]`),
+			[]string{"user_id"}},
+		{"the realm section", params("fetch_event_types", `["realm"]`),
+			[]string{"max_reminder_note_length", "realm_empty_topic_display_name", "realm_name", "realm_url"}},
+		{"an empty list asks for nothing", params("event_types", `[]`), nil},
+		{"unknown section names give nothing", params("fetch_event_types", `["no_such_thing"]`), nil},
+		{"client_gravatar may be null", params("client_gravatar", "null", "include_subscribers", "true", "fetch_event_types", `["reminders"]`),
+			[]string{"reminders"}},
+	}
+	for _, tt := range sections {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: tt.params})
+			wantSuccess(t, res)
+			is.Equal(keysOf(res), tt.keys) // exactly the sections asked for, besides the version fields
+			is.Equal(ignoredOf(res), nil)  // every parameter was read
+			if rs, ok := res.body["reminders"].([]any); ok {
+				is.Equal(num(t, rs[0].(map[string]any)["reminder_id"]), int64(3001)) // the member's own reminder
+			}
+		})
+	}
+
+	bad := []struct {
+		name   string
+		params url.Values
+		msg    string
+	}{
+		{"apply_markdown", params("apply_markdown", "1"), "apply_markdown is not a boolean"},
+		{"client_gravatar", params("client_gravatar", `"yes"`), "client_gravatar is not a boolean"},
+		{"include_subscribers", params("include_subscribers", `"all"`), `include_subscribers is not a boolean or "partial"`},
+		{"presence_history_limit_days", params("presence_history_limit_days", "1.5"), "presence_history_limit_days is not an integer"},
+		{"event_types", params("event_types", `"message"`), "event_types is not a list"},
+		{"fetch_event_types", params("fetch_event_types", `[1]`), "fetch_event_types[0] is not a string"},
+		{"narrow", params("narrow", `{"channel":"general"}`), "narrow is not a list"},
+		{"client_capabilities", params("client_capabilities", `{"bulk_message_deletion":"yes"}`), `client_capabilities["bulk_message_deletion"] is not a boolean`},
+		{"slim_presence", params("slim_presence", "maybe"), "slim_presence is not valid JSON"},
+	}
+	for _, tt := range bad {
+		t.Run("bad "+tt.name, func(t *testing.T) {
+			res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: tt.params})
+			wantError(t, res, 400, "BAD_REQUEST", tt.msg)
+		})
+	}
+	t.Run("guests may not ask for all public channels", func(t *testing.T) {
+		res := e.do(t, request{method: "POST", path: "/register", auth: &guest, params: params("all_public_streams", "true")})
+		wantError(t, res, 400, "BAD_REQUEST", "User not authorized for this query")
+		res = e.do(t, request{method: "POST", path: "/register", auth: &guest, params: params("all_public_streams", "false")})
+		wantSuccess(t, res)
+		res = e.do(t, request{method: "POST", path: "/register", auth: &member, params: params("all_public_streams", "true")})
+		wantSuccess(t, res)
+	})
 }
 
 func TestPathIDs(t *testing.T) {

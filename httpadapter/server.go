@@ -83,7 +83,7 @@ func (h *handler) routes() []route {
 
 		{pattern: "POST /api/v1/streams/{stream_id}/delete_topic", access: adminOnly, ids: []string{"stream_id"}, fn: h.deleteTopic},
 
-		{pattern: "POST /api/v1/messages", access: authed, fn: h.sendMessage},
+		{pattern: "POST /api/v1/messages", access: authed, webhooks: true, fn: h.sendMessage},
 		{pattern: "GET /api/v1/messages", access: authed, fn: h.messages},
 		{pattern: "GET /api/v1/messages/{message_id}", access: authed, ids: []string{"message_id"}, fn: h.message},
 
