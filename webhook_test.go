@@ -155,15 +155,9 @@ func (w *whWorld) drain(t *testing.T) {
 // messagesAfter returns the messages with ids above after, oldest first.
 func (w *whWorld) messagesAfter(t *testing.T, after chatcore.MessageID) []chatcore.Message {
 	t.Helper()
-	is := is.New(t)
-	var ms []chatcore.Message
-	err := w.store.View(t.Context(), func(tx chatcore.Tx) error {
-		var err error
-		ms, err = tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: whRealm, AfterID: after})
-		return err
+	return readStore(t, w.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
+		return tx.Messages(ctx, chatcore.MessageQuery{RealmID: whRealm, AfterID: after})
 	})
-	is.NoErr(err) // messages can be read
-	return ms
 }
 
 // recorder is an integration server that records requests and answers with
