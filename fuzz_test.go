@@ -489,6 +489,13 @@ func FuzzTopicName(f *testing.F) {
 		if utf8.ValidString(topic) && !utf8.ValidString(key) {
 			t.Fatalf("FoldKey(%q) = %q is not valid UTF-8", topic, key)
 		}
+		tkey := chatcore.TopicKey(topic)
+		if chatcore.TopicKey(tkey) != tkey {
+			t.Fatalf("TopicKey is not idempotent on %q: %q then %q", topic, tkey, chatcore.TopicKey(tkey))
+		}
+		if utf8.ValidString(topic) && !utf8.ValidString(tkey) {
+			t.Fatalf("TopicKey(%q) = %q is not valid UTF-8", topic, tkey)
+		}
 		id, err := svc.SendMessage(t.Context(), fzMember, chatcore.SendMessageRequest{
 			Type: "stream", To: new("general"), Topic: &topic, Content: "topic fuzz",
 		})

@@ -349,7 +349,7 @@ func crashTest(t *testing.T, mode string) {
 	t.Logf("set-up: %d messages in %v", crashBigCount+crashSmallCount*len(crashOtherTopics)+1, time.Since(start))
 
 	// scope selects the messages the operation deletes.
-	scope, arg := "topic_key = ?", any(chatcore.FoldKey(crashBigTopic))
+	scope, arg := "topic_key = ?", any(chatcore.TopicKey(crashBigTopic))
 	if mode == crashDeactivate {
 		scope, arg = "sender_id = ? AND stream_id != 0", any(w.member)
 	}
