@@ -4,9 +4,9 @@
 //	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR]
 //		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
 //
-// It prints ready-to-paste curl lines with the demo credentials, delivers due
-// scheduled messages and reminders every second, and shuts down gracefully on
-// SIGINT or SIGTERM.
+// It prints ready-to-paste curl lines with the fixture's credentials (only
+// those that log in on the opened database), delivers due scheduled messages
+// and reminders every second, and shuts down gracefully on SIGINT or SIGTERM.
 package main
 
 import (
@@ -270,30 +270,54 @@ func fixtureCredentials(fixture []byte) (admin, member credential) {
 	return admin, member
 }
 
-// printCurl prints curl lines for the fixture's credentials, when they work
-// against this database.
+// printCurl prints ready-to-paste curl lines for the fixture's credentials,
+// but only for those that authenticate against the opened database: the
+// administrator's lines when the fixture's owner or administrator logs in, the
+// member's when the fixture's member does. A database that is not the
+// fixture's (reused without -seed, or changed since it was seeded) gets a
+// note instead of lines that would fail.
 func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base string, fixture []byte) {
 	admin, member := fixtureCredentials(fixture)
-	if admin.Email == "" {
-		return
-	}
-	if _, err := svc.Authenticate(ctx, admin.Email, admin.APIKey); err != nil {
-		fmt.Fprintf(w, "(the credentials of the fixture do not work on this database; no curl examples)\n")
+	adminUser := loginAs(ctx, svc, admin)
+	memberUser := loginAs(ctx, svc, member)
+	if adminUser == nil && memberUser == nil {
+		fmt.Fprintf(w, "(the fixture's credentials do not work on this database; no curl examples)\n")
 		return
 	}
 	api := base + "/api/v1"
-	a := admin.Email + ":" + admin.APIKey
-	fmt.Fprintf(w, "\nTry it (%s is an organization owner):\n\n", admin.Email)
-	fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)
-	fmt.Fprintf(w, "  curl -sS -u %s %s/users/me\n", a, api)
-	fmt.Fprintf(w, "  curl -sS -u %s -X PATCH %s/settings -d color_scheme=2 -d enter_sends=true\n", a, api)
-	fmt.Fprintf(w, "  curl -sS -u %s -X POST %s/messages -d type=stream -d to=general -d topic=hello -d 'content=Hello from curl'\n", a, api)
-	fmt.Fprintf(w, "  curl -sS -u %s -G %s/messages -d anchor=newest -d num_before=5 -d num_after=0\n", a, api)
-	fmt.Fprintf(w, "  curl -sS -u %s %s/realm/linkifiers\n", a, api)
-	if member.Email != "" {
+	if adminUser != nil {
+		a := admin.Email + ":" + admin.APIKey
+		fmt.Fprintf(w, "\nTry it (%s is an organization %s):\n\n", admin.Email, adminUser.Role)
+		fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)
+		fmt.Fprintf(w, "  curl -sS -u %s %s/users/me\n", a, api)
+		fmt.Fprintf(w, "  curl -sS -u %s -X PATCH %s/settings -d color_scheme=2 -d enter_sends=true\n", a, api)
+		fmt.Fprintf(w, "  curl -sS -u %s -X POST %s/messages -d type=stream -d to=general -d topic=hello -d 'content=Hello from curl'\n", a, api)
+		fmt.Fprintf(w, "  curl -sS -u %s -G %s/messages -d anchor=newest -d num_before=5 -d num_after=0\n", a, api)
+		fmt.Fprintf(w, "  curl -sS -u %s %s/realm/linkifiers\n", a, api)
+	}
+	if memberUser != nil {
 		m := member.Email + ":" + member.APIKey
+		if adminUser == nil {
+			fmt.Fprintf(w, "\nTry it (%s is an organization %s):\n\n", member.Email, memberUser.Role)
+			fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)
+			fmt.Fprintf(w, "  curl -sS -u %s %s/users/me\n", m, api)
+		}
 		fmt.Fprintf(w, "  curl -sS -u %s %s/reminders\n", m, api)
 		fmt.Fprintf(w, "  curl -sS -u %s %s/scheduled_messages\n", m, api)
 	}
 	fmt.Fprintln(w)
+}
+
+// loginAs returns the user c authenticates as on this database, or nil when c
+// is empty, does not authenticate (another database, a changed e-mail or key,
+// a deactivated account) or is a bot.
+func loginAs(ctx context.Context, svc *chatcore.Service, c credential) *chatcore.User {
+	if c.Email == "" {
+		return nil
+	}
+	u, err := svc.Authenticate(ctx, c.Email, c.APIKey)
+	if err != nil || u.IsBot {
+		return nil
+	}
+	return u
 }

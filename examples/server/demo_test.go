@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/memory"
+)
+
+// credsFixture returns a one-realm fixture with an owner (or the given admin
+// role) and a member, with the given API keys.
+func credsFixture(adminRole, adminKey, memberKey string) []byte {
+	return []byte(`{"realms":[{"id":1,"string_id":"x","name":"X","users":[` +
+		`{"id":1,"email":"a@x.test","full_name":"A","role":"` + adminRole + `","api_key":"` + adminKey + `"},` +
+		`{"id":2,"email":"m@x.test","full_name":"M","role":"member","api_key":"` + memberKey + `"}]}]}`)
+}
+
+const (
+	keyA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	keyB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	keyM = "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm"
+	keyN = "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+)
+
+func TestPrintCurlOnlyWorkingCredentials(t *testing.T) {
+	loaded := func(t *testing.T, fixture []byte) *chatcore.Service {
+		svc := chatcore.New(memory.New())
+		is.New(t).NoErr(svc.LoadFixture(t.Context(), bytes.NewReader(fixture))) // the database's own fixture loads
+		return svc
+	}
+	tests := []struct {
+		name     string
+		database []byte // what the database holds
+		printed  []byte // the fixture whose credentials are printed
+		want     []string
+		wantNot  []string
+	}{
+		{
+			name:     "both log in",
+			database: credsFixture("owner", keyA, keyM), printed: credsFixture("owner", keyA, keyM),
+			want: []string{"a@x.test is an organization owner", "-u a@x.test:" + keyA + " ", "-u m@x.test:" + keyM + " ", "/server_settings"},
+		},
+		{
+			name:     "the role printed is the one on the database",
+			database: credsFixture("administrator", keyA, keyM), printed: credsFixture("owner", keyA, keyM),
+			want:    []string{"a@x.test is an organization administrator"},
+			wantNot: []string{"organization owner"},
+		},
+		{
+			name:     "the member's key does not work",
+			database: credsFixture("owner", keyA, keyM), printed: credsFixture("owner", keyA, keyN),
+			want:    []string{"-u a@x.test:" + keyA + " "},
+			wantNot: []string{"m@x.test", keyN},
+		},
+		{
+			name:     "the administrator's key does not work",
+			database: credsFixture("owner", keyA, keyM), printed: credsFixture("owner", keyB, keyM),
+			want:    []string{"m@x.test is an organization member", "-u m@x.test:" + keyM + " ", "/server_settings", "/users/me"},
+			wantNot: []string{"a@x.test", keyB},
+		},
+		{
+			name:     "another database",
+			database: credsFixture("owner", keyA, keyM), printed: demoFixture,
+			want:    []string{"do not work on this database"},
+			wantNot: []string{"curl -sS", "olivia@acme.test", "max@acme.test"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			svc := loaded(t, tt.database)
+			var out bytes.Buffer
+			printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", tt.printed)
+			for _, s := range tt.want {
+				if !strings.Contains(out.String(), s) {
+					t.Logf("output:\n%s", out.String())
+				}
+				is.True(strings.Contains(out.String(), s)) // printed
+			}
+			for _, s := range tt.wantNot {
+				if strings.Contains(out.String(), s) {
+					t.Logf("output:\n%s", out.String())
+				}
+				is.True(!strings.Contains(out.String(), s)) // not printed
+			}
+		})
+	}
+	t.Run("a deactivated member is left out", func(t *testing.T) {
+		is := is.New(t)
+		svc := loaded(t, credsFixture("owner", keyA, keyM))
+		is.NoErr(svc.DeactivateUser(t.Context(), 1, 2, chatcore.DeactivateUserRequest{})) // the owner deactivates the member
+		var out bytes.Buffer
+		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM))
+		is.True(strings.Contains(out.String(), "-u a@x.test:"+keyA)) // the owner's lines
+		is.True(!strings.Contains(out.String(), "m@x.test"))         // no lines for a login that fails
+	})
+}
+
+// TestReusedDatabaseCurl runs the server on a database seeded from another
+// fixture and then reused without -seed: the demo's credentials do not work
+// there, so none are printed.
+func TestReusedDatabaseCurl(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "own.json")
+	is.NoErr(os.WriteFile(fixture, credsFixture("owner", keyA, keyM), 0o644)) // a non-demo fixture
+	db := filepath.Join(dir, "own.db")
+
+	s := start(t, "-db", db, "-seed", fixture)
+	is.True(len(curlLines(s.out.String())) > 0) // seeded: the fixture's own credentials are printed
+	is.NoErr(s.stop(t))
+
+	s = start(t, "-db", db)
+	out := s.out.String()
+	is.Equal(curlLines(out), []string(nil))                        // no curl lines for credentials that do not log in
+	is.True(!strings.Contains(out, demoOwner))                     // the demo owner is not advertised
+	is.True(!strings.Contains(out, demoOwnerKey))                  // nor the demo owner's key
+	is.True(strings.Contains(out, "do not work on this database")) // says why
+	status, _ := s.call(t, "GET", "/users/me", demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 401) // indeed the demo credentials do not work here
+	status, _ = s.call(t, "GET", "/users/me", "a@x.test", keyA, nil)
+	is.Equal(status, 200) // the database's own users do
+}
+
+// TestDemoCurlWithoutMember runs the demo database after its member was
+// deactivated: the owner's lines are printed and all work, the member's are
+// not printed.
+func TestDemoCurlWithoutMember(t *testing.T) {
+	is := is.New(t)
+	db := filepath.Join(t.TempDir(), "demo.db")
+	s := start(t, "-db", db)
+	_, member := fixtureCredentials(demoFixture)
+	is.True(strings.Contains(s.out.String(), "-u "+member.Email+":")) // the fresh demo prints the member's lines
+	status, _ := s.call(t, "DELETE", "/users/14", demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 200) // the owner deactivates the member
+	is.NoErr(s.stop(t))
+
+	s = start(t, "-db", db)
+	out := s.out.String()
+	is.True(!strings.Contains(out, member.Email)) // no lines for the deactivated member
+	lines := curlLines(out)
+	is.True(len(lines) >= 6) // the owner's lines
+	for _, line := range lines {
+		status, body := runCurl(t, line)
+		if status != 200 {
+			t.Logf("%s\n-> %d %v", line, status, body)
+		}
+		is.Equal(status, 200) // every printed line works
+	}
+}
