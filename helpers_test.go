@@ -1,8 +1,10 @@
 package chatcore_test
 
-// Test doubles and assertions shared by the package's test files: a fast
+// Helpers shared by the package's test files: seeding and reading a store
+// directly (bypassing the Service), opening each kind of store, a fast
 // password hasher, a settable clock, a mailer and an event sink that record
-// what the Service hands them, and the typed-error assertion.
+// what the Service hands them, and the typed-error assertion. Every helper
+// that can fail takes a testing.TB and fails the test itself.
 
 import (
 	"context"

@@ -79,7 +79,7 @@ func (e *usrEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 
 func (e *usrEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
 	tb.Helper()
-	is.New(tb).NoErr(e.store.Store.Update(tb.Context(), fn)) // test setup write
+	writeStore(tb, e.store.Store, fn)
 }
 
 func (e *usrEnv) setRole(tb testing.TB, id chatcore.UserID, role chatcore.Role) {
