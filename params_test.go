@@ -46,7 +46,7 @@ func TestDecodeParamsSettingsStrictness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var u chatcore.SettingsUpdate
 			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
-			e := wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+			e := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is := is.New(t)
 			is.Equal(e.Kind, chatcore.KindInvalid) // HTTP 400
 		})
@@ -184,7 +184,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r topicRequest
 			_, err := chatcore.DecodeParams(tt.vals, &r)
-			e := wantSettingsError(t, err, tt.code, tt.msg)
+			e := wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 			if tt.code == chatcore.CodeRequestVariableMissing {
 				is := is.New(t)
 				is.Equal(e.Data["var_name"], "stream_id") // var_name names the parameter

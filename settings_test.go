@@ -175,21 +175,21 @@ func TestUpdateSettingsRefusals(t *testing.T) {
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.bot, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantSettingsError(t, err, chatcore.CodeBadRequest, "This endpoint does not accept bot requests.")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This endpoint does not accept bot requests.")
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.gone, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		got := wantSettingsError(t, err, chatcore.CodeUnauthorized, "Account is deactivated")
+		got := wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 		is := is.New(t)
 		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
 	})
 	t.Run("unknown actor", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		wantSettingsError(t, err, chatcore.CodeUnauthorized, "Invalid API key")
+		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 	t.Run("invalid value", func(t *testing.T) {
 		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid color_scheme: Value error, Not in the list of possible values")
 	})
 }
 
@@ -218,7 +218,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 				})) // a draft to keep
 				before := e.user(t, e.member)
 				err := e.svc.UpdateSettings(ctx, e.member, tt.req)
-				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				after := e.user(t, e.member)
 				is.Equal(after, before)                 // nothing changed
 				is.Equal(len(e.edited(t, e.member)), 0) // no edits recorded
@@ -278,7 +278,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 				err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
 				u := e.user(t, e.member)
 				if tt.msg != "" {
-					wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+					wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 					is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
 					return
 				}
@@ -295,7 +295,7 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 	ctx := context.Background()
 	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
 	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
-	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!")
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
@@ -307,7 +307,7 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is.NoErr(err)                                                                         // hashed
 	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
 	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
-	wantSettingsError(t, err, chatcore.CodeBadRequest, "Wrong password!") // case matters
+	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
 	u := e.user(t, e.member)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
@@ -323,7 +323,7 @@ func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
 	e := newSettingsEnv(t, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	wantSettingsError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, "New password is too weak!") // 28 < 30 characters
+	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
 }
@@ -351,7 +351,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.True(m1[1] != m2[1])         // with its own key
 
 		err := e.svc.ConfirmEmailChange(ctx, m1[1])
-		got := wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		got := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
 		is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
@@ -366,7 +366,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
 
 		err = e.svc.ConfirmEmailChange(ctx, m2[1])
-		wantSettingsError(t, err, chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.") // used once
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
 	})
 }
 
@@ -396,7 +396,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 				updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
 			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
-			wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is.Equal(len(e.mail.all()), 0) // no mail
 		})
 	}
@@ -419,7 +419,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
 		e.clock.advance(25 * time.Hour)
-		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
@@ -431,11 +431,11 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, "Already has an account.")
+		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
 		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		wantSettingsError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, "The confirmation link has expired or been deactivated.")
+		wantError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -474,7 +474,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 			e := newSettingsEnv(t)
 			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
-				wantSettingsError(t, err, chatcore.CodeBadRequest, tt.msg)
+				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
 				return
 			}
@@ -510,7 +510,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 			e := newSettingsEnv(t)
 			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 			err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
-			wantSettingsError(t, err, chatcore.CodeBadRequest, "Unique names required in this organization.")
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
 			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
 			is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
 			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
@@ -544,7 +544,7 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 		is.Equal(len(e.events.all()), 0)                                                                         // no change, no event
 
 		err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Timezone: new("")})
-		wantSettingsError(t, err, chatcore.CodeBadRequest, "Invalid timezone: Value error, Not a recognized time zone")
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid timezone: Value error, Not a recognized time zone")
 	})
 }
 
@@ -582,8 +582,8 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
 	e := newSettingsEnv(t, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
-	wantSettingsError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, "Invalid default_language")
-	wantSettingsError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, "Invalid notification sound 'zulip'")
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
+	wantError(t, e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
 	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
 	evs := e.events.ofType("user_settings", "property", "default_language")
@@ -796,7 +796,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 					msg = fmt.Sprintf(msg, e.otherRealmUser)
 				}
 				err := e.svc.UpdateSettings(context.Background(), tt.actor(e), tt.req(e, outer))
-				wantSettingsError(t, err, tt.code, msg)
+				wantError(t, err, tt.code, chatcore.KindInvalid, msg)
 				for id, u := range before {
 					is.Equal(e.user(t, id), u) // nothing changed
 				}

@@ -1,7 +1,6 @@
 package chatcore_test
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -27,19 +26,6 @@ func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
 	is.NoErr(err)             // parameters decode
 	is.Equal(len(ignored), 0) // every parameter is a field
 	return u
-}
-
-// wantSettingsError asserts that err is a *chatcore.Error with the code and message.
-func wantSettingsError(tb testing.TB, err error, code chatcore.Code, msg string) *chatcore.Error {
-	tb.Helper()
-	is := is.New(tb)
-	e, ok := errors.AsType[*chatcore.Error](err)
-	if !ok {
-		tb.Fatalf("want *chatcore.Error %s %q, got %v", code, msg, err)
-	}
-	is.Equal(e.Msg, msg)   // Zulip's exact message
-	is.Equal(e.Code, code) // Zulip's wire code
-	return e
 }
 
 func TestSettingsUpdateCoversEverySetting(t *testing.T) {
@@ -89,7 +75,7 @@ func TestValidateIntValueSets(t *testing.T) {
 			}
 			for _, v := range tt.bad {
 				u := decodeUpdate(t, tt.name, strconv.Itoa(v))
-				wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest,
+				wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid,
 					fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name))
 			}
 		})
@@ -127,7 +113,7 @@ func TestValidateStringValueSets(t *testing.T) {
 					msg = fmt.Sprintf("Invalid %s: Value error, Not in the list of possible values", tt.name)
 				}
 				u := decodeUpdate(t, tt.name, v)
-				wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, msg)
+				wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, msg)
 			}
 		})
 	}
@@ -141,7 +127,7 @@ func TestValidateNotificationSound(t *testing.T) {
 	}
 	for _, v := range []string{"x", "", "Zulip", "zulip.ogg"} {
 		u := decodeUpdate(t, "notification_sound", v)
-		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Invalid notification sound '"+v+"'")
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound '"+v+"'")
 	}
 }
 
@@ -153,7 +139,7 @@ func TestValidateBatchingPeriod(t *testing.T) {
 	}
 	for _, v := range []int{0, -5, 604801} {
 		u := decodeUpdate(t, "email_notifications_batching_period_seconds", strconv.Itoa(v))
-		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, fmt.Sprintf("Invalid email batching period: %d seconds", v))
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid email batching period: %d seconds", v))
 	}
 }
 
@@ -174,11 +160,11 @@ func TestValidateFontBounds(t *testing.T) {
 				is.NoErr(u.Validate()) // within bounds
 			}
 			u := decodeUpdate(t, tt.name, strconv.Itoa(tt.tooSmall))
-			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.name+" is too small")
 			u = decodeUpdate(t, tt.name, "-3")
-			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too small")
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.name+" is too small")
 			u = decodeUpdate(t, tt.name, strconv.Itoa(tt.tooBig))
-			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.name+" is too large")
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.name+" is too large")
 		})
 	}
 }
@@ -200,13 +186,13 @@ func TestValidateBooleansAndAccountFieldsNeedNoCheck(t *testing.T) {
 func TestValidateTargetUsers(t *testing.T) {
 	t.Run("no ids", func(t *testing.T) {
 		u := decodeUpdate(t, "target_users", `{"skip_if_already_edited": false}`)
-		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, "Either user_ids or group_ids must be provided.")
 		u = decodeUpdate(t, "target_users", `{"user_ids": [], "group_ids": [], "skip_if_already_edited": true}`)
-		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided.")
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, "Either user_ids or group_ids must be provided.")
 	})
 	t.Run("skip flag missing in Go", func(t *testing.T) {
 		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{1}}}
-		wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, `target_users["skip_if_already_edited"] field is missing: Field required`)
+		wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, `target_users["skip_if_already_edited"] field is missing: Field required`)
 	})
 	t.Run("valid", func(t *testing.T) {
 		is := is.New(t)
@@ -235,7 +221,7 @@ func TestValidateReportsFirstErrorInZulipOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u := decodeUpdate(t, tt.pairs...)
-			wantSettingsError(t, u.Validate(), chatcore.CodeBadRequest, tt.msg)
+			wantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
