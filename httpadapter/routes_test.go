@@ -495,7 +495,7 @@ func TestRegister(t *testing.T) {
 			_, ok = res.body["scheduled_messages"].([]any)
 			is.True(ok) // a list
 			_, ok = res.body["reminders"].([]any)
-			is.True(ok) // a list
+			is.True(ok)                   // a list
 			is.Equal(ignoredOf(res), nil) // nothing to ignore
 		})
 	}
