@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/yosida95/uritemplate/v3"
 )
 
 // LinkifierView is a linkifier on the wire (GET /realm/linkifiers and the
@@ -84,23 +82,27 @@ func regexpErrorText(err error) string {
 }
 
 // validateLinkifier runs Zulip's model validation of a linkifier and returns
-// the compiled pattern and template, or a *Error with Zulip's messages.
-func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *uritemplate.Template, *Error) {
+// the compiled pattern and template, or a *Error with Zulip's messages. A URL
+// template is refused only for its brace expressions (see parseURLTemplate);
+// literal text such as a space or "%zz" is accepted, as in Zulip. A pattern
+// may repeat a group name, as RE2 allows; the leftmost group of the name
+// supplies its value.
+func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *urlTemplate, *Error) {
 	msgs := map[string][]string{}
 	if pattern == "" {
 		msgs["pattern"] = append(msgs["pattern"], "This field cannot be blank.")
 	}
-	tmpl, tmplErr := uritemplate.New(urlTemplate)
+	tmpl, tmplOK := parseURLTemplate(urlTemplate)
 	if urlTemplate == "" {
 		msgs["url_template"] = append(msgs["url_template"], "This field cannot be blank.")
-	} else if tmplErr != nil {
+	} else if !tmplOK {
 		msgs["url_template"] = append(msgs["url_template"], "Invalid URL template.")
 	}
 	re, reErr := regexp.Compile(pattern)
 	switch {
 	case reErr != nil:
 		msgs[linkifierAllField] = append(msgs[linkifierAllField], "Bad regular expression: "+regexpErrorText(reErr))
-	case tmplErr == nil:
+	case tmplOK:
 		groups := map[string]bool{}
 		for _, n := range re.SubexpNames() {
 			if n != "" {
@@ -108,7 +110,7 @@ func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *uritemplat
 			}
 		}
 		vars := map[string]bool{}
-		for _, n := range tmpl.Varnames() {
+		for _, n := range tmpl.varnames() {
 			vars[n] = true
 		}
 		if missing := missingNames(vars, groups); missing != "" {
@@ -381,9 +383,12 @@ func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []L
 // compiledLinkifier is a linkifier ready to apply: its pattern wrapped in
 // Zulip's boundary rule and its parsed URL template.
 type compiledLinkifier struct {
-	re    *regexp.Regexp
-	tmpl  *uritemplate.Template
-	names []string // the pattern's group names by index
+	re   *regexp.Regexp
+	tmpl *urlTemplate
+	// names holds the pattern's group names by index, "" for unnamed groups
+	// and for every group but the leftmost of a repeated name (RE2 maps a
+	// name to its leftmost group).
+	names []string
 }
 
 // linkifierMatchGroup names the wrapper group that holds the matched text.
@@ -427,11 +432,23 @@ func compileLinkifierUncached(l Linkifier) (compiledLinkifier, bool) {
 	if err != nil {
 		return compiledLinkifier{}, false
 	}
-	tmpl, err := uritemplate.New(l.URLTemplate)
-	if err != nil {
+	tmpl, ok := parseURLTemplate(l.URLTemplate)
+	if !ok {
 		return compiledLinkifier{}, false
 	}
-	return compiledLinkifier{re: re, tmpl: tmpl, names: re.SubexpNames()}, true
+	names := slices.Clone(re.SubexpNames())
+	seen := map[string]bool{}
+	for i, n := range names {
+		if n == "" || n == linkifierMatchGroup {
+			names[i] = ""
+			continue
+		}
+		if seen[n] {
+			names[i] = ""
+		}
+		seen[n] = true
+	}
+	return compiledLinkifier{re: re, tmpl: tmpl, names: names}, true
 }
 
 // loadLinkifiers returns the realm's linkifiers compiled, in processing order.
@@ -470,16 +487,15 @@ func (c compiledLinkifier) matches(text string, before, after string) []linkifie
 			break
 		}
 		start, end := pos+loc[2], pos+loc[3]
-		vals := uritemplate.Values{}
+		vals := map[string]string{}
 		for i, name := range c.names {
-			if name == "" || name == linkifierMatchGroup || loc[2*i] < 0 {
-				continue
+			if name == "" || loc[2*i] < 0 {
+				continue // unnamed, shadowed by a leftmost namesake, or unmatched: undefined
 			}
-			vals.Set(name, uritemplate.String(s[pos+loc[2*i]:pos+loc[2*i+1]]))
+			vals[name] = s[pos+loc[2*i] : pos+loc[2*i+1]]
 		}
-		u, err := c.tmpl.Expand(vals)
-		if err == nil && end > start {
-			out = append(out, linkifierMatch{Start: start - len(before), End: end - len(before), URL: u})
+		if end > start {
+			out = append(out, linkifierMatch{Start: start - len(before), End: end - len(before), URL: c.tmpl.expand(vals)})
 		}
 		// The next match may use the character after this one as its boundary.
 		next := end

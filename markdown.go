@@ -265,6 +265,11 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 				byID[m.id] = cached
 			}
 			u = cached
+			// As in Zulip, @**Name|id** mentions the user only when Name is
+			// exactly their full name; @**|id** needs no name.
+			if u != nil && m.name != "" && m.name != u.FullName {
+				u = nil
+			}
 		case wildcardMentions[m.name] != "":
 			m.wildcard = wildcardMentions[m.name]
 			m.display = m.name
@@ -310,10 +315,13 @@ func pickMentionedUser(users []User) *User {
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
-// applyLinkifier turns the matches of l in doc's text nodes (outside links,
-// code and mentions) into links.
+// applyLinkifier turns the matches of l in doc's text (outside links, code
+// and mentions) into links. goldmark splits text at delimiter characters
+// (_ * @ [ and others) into adjacent text nodes, so matching runs over each
+// run of adjacent plain text siblings as one string, as Zulip matches the
+// text of a paragraph; a run ends at a line break or any other inline node.
 func applyLinkifier(doc ast.Node, source []byte, l compiledLinkifier) {
-	var texts []*ast.Text
+	var runs [][]*ast.Text
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -323,33 +331,60 @@ func applyLinkifier(doc ast.Node, source []byte, l compiledLinkifier) {
 			*ast.HTMLBlock, *ast.RawHTML, *ast.Image, *mentionNode, *channelLinkNode:
 			return ast.WalkSkipChildren, nil
 		case *ast.Text:
-			if !n.IsRaw() && n.Segment.Padding == 0 {
-				texts = append(texts, n)
+			if linkifiable(n) && !continuesRun(n) {
+				runs = append(runs, textRun(n))
 			}
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, t := range texts {
-		linkifyText(t, source, l)
+	for _, run := range runs {
+		linkifyRun(run, source, l)
 	}
 }
 
-// linkifyText splits t around the matches of l.
-func linkifyText(t *ast.Text, source []byte, l compiledLinkifier) {
-	value := string(t.Segment.Value(source))
+// linkifiable reports whether t is plain text a linkifier may match.
+func linkifiable(t *ast.Text) bool { return !t.IsRaw() && t.Segment.Padding == 0 }
+
+// continuesRun reports whether t belongs to the run of its previous sibling:
+// both are plain text, adjacent in the source, with no line break between.
+func continuesRun(t *ast.Text) bool {
+	prev, ok := t.PreviousSibling().(*ast.Text)
+	return ok && linkifiable(prev) && !prev.SoftLineBreak() && !prev.HardLineBreak() &&
+		prev.Segment.Stop == t.Segment.Start
+}
+
+// textRun returns first and the siblings that continue its run.
+func textRun(first *ast.Text) []*ast.Text {
+	run := []*ast.Text{first}
+	for {
+		next, ok := run[len(run)-1].NextSibling().(*ast.Text)
+		if !ok || !linkifiable(next) || !continuesRun(next) {
+			return run
+		}
+		run = append(run, next)
+	}
+}
+
+// linkifyRun replaces the text nodes of run by text and links around the
+// matches of l in their joined text. The nodes are adjacent in the source, so
+// the run covers the source from run[0]'s start to its last node's stop.
+func linkifyRun(run []*ast.Text, source []byte, l compiledLinkifier) {
+	first, last := run[0], run[len(run)-1]
+	base := first.Segment.Start
+	value := string(source[base:last.Segment.Stop])
 	before, after := " ", " "
-	if prev, ok := t.PreviousSibling().(*ast.Text); ok {
+	if prev, ok := first.PreviousSibling().(*ast.Text); ok {
 		if !prev.SoftLineBreak() && !prev.HardLineBreak() {
 			pv := prev.Segment.Value(source)
 			if r, _ := utf8.DecodeLastRune(pv); r != utf8.RuneError {
 				before = string(r)
 			}
 		}
-	} else if t.PreviousSibling() != nil {
+	} else if first.PreviousSibling() != nil {
 		before = "x" // another inline element: no boundary
 	}
-	if !t.SoftLineBreak() && !t.HardLineBreak() {
-		if next, ok := t.NextSibling().(*ast.Text); ok {
+	if !last.SoftLineBreak() && !last.HardLineBreak() {
+		if next, ok := last.NextSibling().(*ast.Text); ok {
 			nv := next.Segment.Value(source)
 			if r, _ := utf8.DecodeRune(nv); r != utf8.RuneError {
 				after = string(r)
@@ -360,31 +395,35 @@ func linkifyText(t *ast.Text, source []byte, l compiledLinkifier) {
 	if len(matches) == 0 {
 		return
 	}
-	parent := t.Parent()
-	start := t.Segment.Start
+	parent := first.Parent()
+	segment := func(from, to int) *ast.Text {
+		return ast.NewTextSegment(text.NewSegment(base+from, base+to))
+	}
 	pos := 0
+	var tail *ast.Text // the text after the last match, if any
 	for _, m := range matches {
 		if m.Start > pos {
-			parent.InsertBefore(parent, t, ast.NewTextSegment(text.NewSegment(start+pos, start+m.Start)))
+			parent.InsertBefore(parent, first, segment(pos, m.Start))
 		}
 		link := ast.NewLink()
 		link.Destination = []byte(m.URL)
-		link.AppendChild(link, ast.NewTextSegment(text.NewSegment(start+m.Start, start+m.End)))
-		parent.InsertBefore(parent, t, link)
+		link.AppendChild(link, segment(m.Start, m.End))
+		parent.InsertBefore(parent, first, link)
 		pos = m.End
 	}
 	if pos < len(value) {
-		rest := ast.NewTextSegment(text.NewSegment(start+pos, start+len(value)))
-		rest.SetSoftLineBreak(t.SoftLineBreak())
-		rest.SetHardLineBreak(t.HardLineBreak())
-		parent.InsertBefore(parent, t, rest)
-	} else if t.SoftLineBreak() || t.HardLineBreak() {
-		empty := ast.NewTextSegment(text.NewSegment(start+len(value), start+len(value)))
-		empty.SetSoftLineBreak(t.SoftLineBreak())
-		empty.SetHardLineBreak(t.HardLineBreak())
-		parent.InsertBefore(parent, t, empty)
+		tail = segment(pos, len(value))
+	} else if last.SoftLineBreak() || last.HardLineBreak() {
+		tail = segment(len(value), len(value)) // carries the line break
 	}
-	parent.RemoveChild(parent, t)
+	if tail != nil {
+		tail.SetSoftLineBreak(last.SoftLineBreak())
+		tail.SetHardLineBreak(last.HardLineBreak())
+		parent.InsertBefore(parent, first, tail)
+	}
+	for _, t := range run {
+		parent.RemoveChild(parent, t)
+	}
 }
 
 // chatNodeRenderer renders mentions, escapes raw HTML instead of dropping or

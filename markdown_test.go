@@ -74,8 +74,8 @@ func TestRenderMentions(t *testing.T) {
 		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
 		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
 		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", e.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"id wins over the name", fmt.Sprintf("@**Someone|%d**", e.other.ID),
-			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span></p>`, e.other.ID), []chatcore.UserID{e.other.ID}},
+		{"a wrong name with an id is no mention", fmt.Sprintf("@**Someone|%d**", e.other.ID),
+			fmt.Sprintf("<p>@**Someone|%d**</p>", e.other.ID), nil},
 		{"silent", "@_**King Hamlet**",
 			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, e.member.ID), nil},
 		{"unknown name stays text", "@**Nobody**", "<p>@**Nobody**</p>", nil},
@@ -115,7 +115,7 @@ func TestRenderMentions(t *testing.T) {
 	t.Run("names are escaped", func(t *testing.T) {
 		is := is.New(t)
 		odd := e.createUser(t, e.realm, "<i>Odd</i>", chatcore.RoleMember)
-		got, _, _ := mxRender(t, e, fmt.Sprintf("@**x|%d**", odd.ID))
+		got, _, _ := mxRender(t, e, fmt.Sprintf("@**|%d**", odd.ID))
 		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@&lt;i&gt;Odd&lt;/i&gt;</span></p>`, odd.ID)) // no markup from names
 	})
 }
