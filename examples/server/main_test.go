@@ -385,7 +385,7 @@ func TestDeliveryTicker(t *testing.T) {
 	s := start(t, "-db", filepath.Join(t.TempDir(), "tick.db"), "-deliver-every", "50ms")
 	at := time.Now().Add(1100*time.Millisecond).Unix() + 1
 	status, body := s.call(t, "POST", "/scheduled_messages", demoOwner, demoOwnerKey, url.Values{
-		"type": {"stream"}, "to": {"general"}, "topic": {"tick"}, "content": {"delivered by the ticker"},
+		"type": {"stream"}, "to": {"61"}, "topic": {"tick"}, "content": {"delivered by the ticker"},
 		"scheduled_delivery_timestamp": {strconv.FormatInt(at, 10)},
 	})
 	is.Equal(status, 200) // scheduled
