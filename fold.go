@@ -18,8 +18,18 @@ import (
 // stores index this key instead. FoldKey is idempotent
 // (FoldKey(FoldKey(s)) == FoldKey(s)) and safe for concurrent use.
 func FoldKey(s string) string {
-	folded := cases.Fold().String(norm.NFKC.String(s)) // a Caser is stateful: one per call
-	return strings.Map(foldCherokee, folded)
+	// Repeat to a fixed point: on invalid UTF-8, NFKC leaves the characters
+	// after a bad byte alone while Fold replaces the byte, so one round can
+	// leave "\xf6ǅ" as "\ufffdǆ", whose own key is "\ufffddž".
+	key := s
+	for range maxKeyRounds {
+		next := strings.Map(foldCherokee, cases.Fold().String(norm.NFKC.String(key))) // a Caser is stateful: one per call
+		if next == key {
+			break
+		}
+		key = next
+	}
+	return key
 }
 
 // TopicKey returns the key under which chatcore compares topics: full Unicode
@@ -36,7 +46,7 @@ func TopicKey(topic string) string {
 	key := topic
 	// One round almost always reaches the fixed point; a few characters whose
 	// folding leaves a decomposed form that NFC recomposes need a second.
-	for range maxTopicKeyRounds {
+	for range maxKeyRounds {
 		next := norm.NFC.String(strings.Map(foldCherokee, cases.Fold().String(norm.NFC.String(key))))
 		if next == key {
 			break
@@ -46,9 +56,10 @@ func TopicKey(topic string) string {
 	return key
 }
 
-// maxTopicKeyRounds bounds TopicKey's rounds; the exhaustive test over every
-// character shows two always suffice.
-const maxTopicKeyRounds = 4
+// maxKeyRounds bounds the rounds of FoldKey and TopicKey. Well-formed text
+// needs one or two; a string needing more than maxKeyRounds would give a key
+// that is not idempotent, which FuzzKeysIdempotent looks for.
+const maxKeyRounds = 4
 
 // foldCherokee maps Cherokee small letters to their capitals, as Unicode's
 // CaseFolding.txt does. golang.org/x/text's Fold swaps the two cases of

@@ -134,3 +134,32 @@ func TestTopicMatchingUsesTopicKey(t *testing.T) {
 		})
 	})
 }
+
+// FuzzKeysIdempotent checks that FoldKey and TopicKey are idempotent and keep
+// valid UTF-8 valid, for any input including invalid UTF-8.
+//
+//	go test -run '^$' -fuzz '^FuzzKeysIdempotent$' -fuzztime 60s .
+func FuzzKeysIdempotent(f *testing.F) {
+	for _, s := range []string{
+		"Straße", "ΟΔΟΣ", "ﬁx", "x²", "ｆｏｏ", "ǅ", "ǰ", "ᾈ", "İ",
+		"00000000000000000000000000000000ꮵ", // testdata/fuzz/FuzzTopicName/9567c9f5796b1cc8
+		"\xf6ǅ",                             // invalid UTF-8 before a compatibility character
+		"\xffΣ\u0345\u0301", "a\u0345\u0301",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, k := range []struct {
+			name string
+			key  func(string) string
+		}{{"FoldKey", chatcore.FoldKey}, {"TopicKey", chatcore.TopicKey}} {
+			key := k.key(s)
+			if again := k.key(key); again != key {
+				t.Fatalf("%s is not idempotent on %q: %q then %q", k.name, s, key, again)
+			}
+			if utf8.ValidString(s) && !utf8.ValidString(key) {
+				t.Fatalf("%s(%q) = %q is not valid UTF-8", k.name, s, key)
+			}
+		}
+	})
+}
