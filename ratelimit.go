@@ -53,9 +53,10 @@ func WithEmailChangeLimit(rules ...RateRule) Option {
 
 // userLimiter applies a set of [RateRule]s to each user separately. It keeps
 // at most maxLimitedUsers users: when full, it forgets users whose buckets
-// have refilled (forgetting them changes nothing), and if none has, the user
-// closest to a full refill. A nil *userLimiter allows everything. Safe for
-// concurrent use.
+// have refilled (forgetting them changes nothing), and if that is not enough,
+// an eighth of the users at random, whose limits then start afresh (reaching
+// that needs more than maxLimitedUsers accounts acting at once). A nil
+// *userLimiter allows everything. Safe for concurrent use.
 type userLimiter struct {
 	rules []RateRule
 	max   int
@@ -123,28 +124,33 @@ func (l *userLimiter) clear(user UserID) {
 	delete(l.users, user)
 }
 
-// evict makes room for one more user. Called with l.mu held.
+// evict makes room for one more user. Called with l.mu held. It forgets
+// every user whose buckets have refilled; if that frees nothing, it forgets
+// arbitrary users (map order) down to seven eighths of the bound, so the
+// sweep's cost is spread over many later insertions.
 func (l *userLimiter) evict(now time.Time) {
-	victim, best := UserID(0), math.Inf(-1)
 	for id, lims := range l.users {
-		fill := 0.0 // the smallest fill ratio among the user's buckets
-		for i, lim := range lims {
-			f := lim.TokensAt(now) / float64(l.rules[i].Max)
-			if i == 0 || f < fill {
-				fill = f
-			}
-		}
-		if fill >= 1 {
-			delete(l.users, id) // refilled: nothing to remember
-			continue
-		}
-		if fill > best {
-			victim, best = id, fill
+		if refilled(lims, now) {
+			delete(l.users, id)
 		}
 	}
-	if len(l.users) >= l.max {
-		delete(l.users, victim)
+	for id := range l.users {
+		if len(l.users) < l.max-l.max/8 {
+			break
+		}
+		delete(l.users, id)
 	}
+}
+
+// refilled reports whether every bucket in lims is full at now: forgetting
+// such a user changes nothing.
+func refilled(lims []*rate.Limiter, now time.Time) bool {
+	for _, lim := range lims {
+		if lim.TokensAt(now) < float64(lim.Burst()) {
+			return false
+		}
+	}
+	return true
 }
 
 // size returns how many users l tracks.
