@@ -163,3 +163,12 @@ func FuzzKeysIdempotent(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTopicKey measures the key of a typical mixed-case topic; stores
+// compute it on every message they create.
+func BenchmarkTopicKey(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = chatcore.TopicKey("Release planning für Straße 42")
+	}
+}
