@@ -188,11 +188,13 @@ func TestLimitTargetUsersCount(t *testing.T) {
 		value string
 		msg   string // "" for success
 	}{
-		// Known ids repeated many times: accepted, each user set once.
-		{"100,000 copies of known ids", `{"skip_if_already_edited": false, "user_ids": [` +
-			strings.TrimSuffix(strings.Repeat("14,15,", 50_000), ",") + `]}`, ""},
+		// Known ids repeated up to the cap: accepted, each user set once.
+		{"10,000 copies of known ids", `{"skip_if_already_edited": false, "user_ids": [` +
+			strings.TrimSuffix(strings.Repeat("14,15,", chatcore.MaxBulkTargetIDs/2), ",") + `]}`, ""},
 		// Unknown ids: the first unknown one is named.
-		{"100,000 unknown ids", ids(100_000, 1_000_000), "Invalid user ID: 1000000"},
+		{"10,000 unknown ids", ids(chatcore.MaxBulkTargetIDs, 1_000_000), "Invalid user ID: 1000000"},
+		// Past the cap the list is refused before any lookup.
+		{"100,000 ids", ids(100_000, 1_000_000), `target_users["user_ids"] is too long (limit: 10000 items)`},
 		{"another realm's user", `{"skip_if_already_edited": false, "user_ids": [14, 15, 21, 16]}`, "Invalid user ID: 21"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -105,6 +105,12 @@ type SettingsUpdate struct {
 	WebNavigateToSentMessage                      *bool   `json:"web_navigate_to_sent_message"`
 }
 
+// MaxBulkTargetIDs bounds each list of [TargetUsers]: a bulk edit naming more
+// user ids (or more group ids) is refused with BAD_REQUEST
+// `target_users["user_ids"] is too long (limit: 10000 items)`, so one request
+// cannot hold the store's writer for long. Groups may still expand to more users.
+const MaxBulkTargetIDs = 10000
+
 // TargetUsers selects the users of an administrator's bulk settings edit: the
 // users in UserIDs plus the active members of the groups in GroupIDs
 // (recursively through subgroups). Bots are never edited. At least one of the

@@ -157,6 +157,12 @@ var settingsValidator = sync.OnceValue(func() *validator.Validate {
 		if len(t.UserIDs) == 0 && len(t.GroupIDs) == 0 {
 			sl.ReportError(t.UserIDs, "user_ids", "UserIDs", "user_or_group_ids", "")
 		}
+		if len(t.UserIDs) > MaxBulkTargetIDs {
+			sl.ReportError(t.UserIDs, "user_ids", "UserIDs", "too_many_ids", "")
+		}
+		if len(t.GroupIDs) > MaxBulkTargetIDs {
+			sl.ReportError(t.GroupIDs, "group_ids", "GroupIDs", "too_many_ids", "")
+		}
 	}, TargetUsers{})
 	return v
 })
@@ -266,6 +272,9 @@ var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
 	"lte":               tooLarge,
 	"lt":                tooLarge,
 	"user_or_group_ids": func(validator.FieldError) *Error { return BadRequest("Either user_ids or group_ids must be provided.") },
+	"too_many_ids": func(fe validator.FieldError) *Error {
+		return BadRequestf("target_users[%q] is too long (limit: %d items)", fe.Field(), MaxBulkTargetIDs)
+	},
 	"required": func(fe validator.FieldError) *Error {
 		if parent := topLevelName(fe); parent != fe.Field() {
 			return BadRequestf("%s[%q] field is missing: Field required", parent, fe.Field())
