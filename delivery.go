@@ -60,25 +60,20 @@ func NotificationBotEmail(realmStringID string) string {
 // error of the store while marking a row failed or notifying its sender is
 // returned the same way; the next call starts over with the rows still due.
 //
-// The store's filter cannot leave out failed rows, so each call reads the
-// failed but undelivered rows that are due too and skips them without sending
-// (they stay until their owner edits or deletes them): a cost proportional to
-// their number, paid by the one read per call.
+// Failed rows stay undelivered (so their owner can retrieve the content) and
+// are left out by the store's due query, so they cost nothing per call.
 func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
 	now := s.clock.Now()
 	var due []ScheduledMessage
 	err = s.view(ctx, func(tx Tx) error {
 		var err error
-		due, err = tx.ScheduledMessages(ctx, ScheduledFilter{Delivered: new(false), DueBy: now})
+		due, err = tx.ScheduledMessages(ctx, ScheduledFilter{Delivered: new(false), Failed: new(false), DueBy: now})
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	for i := range due {
-		if due[i].Failed {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return delivered, err
 		}

@@ -274,6 +274,8 @@ type ScheduledFilter struct {
 	Kind     ScheduledKind
 	// Delivered filters on the Delivered flag when non-nil.
 	Delivered *bool
+	// Failed filters on the Failed flag when non-nil.
+	Failed *bool
 	// DueBy keeps rows whose DeliverAt is not after it, when non-zero.
 	DueBy time.Time
 	Limit int

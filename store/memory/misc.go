@@ -33,6 +33,7 @@ func (t *tx) ScheduledMessages(_ context.Context, f chatcore.ScheduledFilter) ([
 			f.SenderID != 0 && m.SenderID != f.SenderID,
 			f.Kind != 0 && m.Kind != f.Kind,
 			f.Delivered != nil && m.Delivered != *f.Delivered,
+			f.Failed != nil && m.Failed != *f.Failed,
 			!f.DueBy.IsZero() && m.DeliverAt.After(f.DueBy):
 			continue
 		}

@@ -40,7 +40,7 @@ func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageI
 
 // scheduledSQL builds the query of ScheduledMessages. The sender's listing
 // (sender, kind, delivered, ordered by deliver_at) and the due-message scan
-// (delivered, deliver_at) each have an index that also gives the order.
+// (delivered, failed, deliver_at) each have an index that also gives the order.
 func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
 	var where []string
 	var args []any
@@ -55,6 +55,9 @@ func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
 	}
 	if f.Delivered != nil {
 		where, args = append(where, "delivered = ?"), append(args, *f.Delivered)
+	}
+	if f.Failed != nil {
+		where, args = append(where, "failed = ?"), append(args, *f.Failed)
 	}
 	if !f.DueBy.IsZero() {
 		where, args = append(where, "deliver_at <= ?"), append(args, f.DueBy.Unix())

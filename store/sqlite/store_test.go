@@ -524,10 +524,10 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("due scan", func(t *testing.T) {
 		is := is.New(t)
-		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{Delivered: new(bool), DueBy: epoch, Limit: 100})
+		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{Delivered: new(bool), Failed: new(bool), DueBy: epoch, Limit: 100})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "scheduled_messages")) // no full scan
-		is.True(uses(plan, "scheduled_due"))           // delivered+deliver_at index
+		is.True(uses(plan, "scheduled_due"))           // delivered+failed+deliver_at index
 	})
 	t.Run("bulk settings", func(t *testing.T) {
 		is := is.New(t)

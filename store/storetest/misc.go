@@ -103,7 +103,7 @@ var scheduledTests = []test{
 		rows := []*chatcore.ScheduledMessage{
 			{ID: 10, RealmID: w.realm, SenderID: w.alice, Kind: chatcore.ScheduledSendLater, DeliverAt: epoch.Add(3 * time.Hour)},
 			{ID: 11, RealmID: w.realm, SenderID: w.bob, Kind: chatcore.ScheduledReminder, DeliverAt: epoch.Add(time.Hour)},
-			{ID: 12, RealmID: w.realm, SenderID: w.alice, Kind: chatcore.ScheduledReminder, DeliverAt: epoch.Add(time.Hour)},
+			{ID: 12, RealmID: w.realm, SenderID: w.alice, Kind: chatcore.ScheduledReminder, DeliverAt: epoch.Add(time.Hour), Failed: true},
 			{ID: 13, RealmID: w.realm, SenderID: w.alice, Kind: chatcore.ScheduledSendLater, DeliverAt: epoch, Delivered: true},
 			{ID: 14, RealmID: w.other, SenderID: w.zed, Kind: chatcore.ScheduledSendLater, DeliverAt: epoch.Add(2 * time.Hour)},
 		}
@@ -124,6 +124,8 @@ var scheduledTests = []test{
 			{"undelivered", chatcore.ScheduledFilter{Delivered: ptr(false)}, []chatcore.ScheduledMessageID{11, 12, 14, 10}},
 			{"delivered", chatcore.ScheduledFilter{Delivered: ptr(true)}, []chatcore.ScheduledMessageID{13}},
 			{"due by, inclusive", chatcore.ScheduledFilter{DueBy: epoch.Add(time.Hour)}, []chatcore.ScheduledMessageID{13, 11, 12}},
+			{"failed", chatcore.ScheduledFilter{Failed: ptr(true)}, []chatcore.ScheduledMessageID{12}},
+			{"due, undelivered, not failed", chatcore.ScheduledFilter{DueBy: epoch.Add(2 * time.Hour), Delivered: ptr(false), Failed: ptr(false)}, []chatcore.ScheduledMessageID{11, 14}},
 			{"due and undelivered, limited", chatcore.ScheduledFilter{DueBy: epoch.Add(2 * time.Hour), Delivered: ptr(false), Limit: 2}, []chatcore.ScheduledMessageID{11, 12}},
 			{"limit", chatcore.ScheduledFilter{Limit: 1}, []chatcore.ScheduledMessageID{13}},
 			{"none", chatcore.ScheduledFilter{SenderID: w.carol}, nil},
