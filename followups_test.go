@@ -2,18 +2,15 @@ package chatcore_test
 
 // Tests of follow-up fixes: deletion events name the topic as stored,
 // lower-cased; GET /messages reads without writing and accepts the legacy
-// narrow form; bulk settings validate group ids one by one. The fixture is
-// self-contained (names carry a "fu" prefix) so it does not depend on the
-// helpers of other test files.
+// narrow form; bulk settings validate group ids one by one. The fixture's
+// names carry a "fu" prefix; it seeds through helpers_test.go.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,37 +19,10 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // fuNow is the fixture's fixed time.
 var fuNow = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-
-// fuSink records published events.
-type fuSink struct {
-	mu     sync.Mutex
-	events []chatcore.Event
-}
-
-func (s *fuSink) Publish(_ context.Context, events []chatcore.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, events...)
-}
-
-// take returns the events of the given type recorded so far and forgets all.
-func (s *fuSink) take(typ string) []chatcore.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []chatcore.Event
-	for _, e := range s.events {
-		if e.Data["type"] == typ {
-			out = append(out, e)
-		}
-	}
-	s.events = nil
-	return out
-}
 
 // fuStore wraps a store: it counts Updates and, while groupsForbidden is set,
 // makes Tx.Groups fail.
@@ -92,7 +62,7 @@ type fuEnv struct {
 	base   chatcore.Store
 	store  *fuStore
 	svc    *chatcore.Service
-	events *fuSink
+	events *recordingSink
 
 	realm, otherRealm    *chatcore.Realm
 	owner, ham, ophelia  *chatcore.User
@@ -103,77 +73,38 @@ type fuEnv struct {
 
 // fuEachStore runs body over the memory store and over SQLite.
 func fuEachStore(t *testing.T, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *fuEnv)) {
-	t.Run("memory", func(t *testing.T) {
-		body(t, func(tb testing.TB, opts ...chatcore.Option) *fuEnv {
-			tb.Helper()
-			return newFuEnv(tb, memory.New(), opts...)
-		})
-	})
-	t.Run("sqlite", func(t *testing.T) {
-		body(t, func(tb testing.TB, opts ...chatcore.Option) *fuEnv {
-			tb.Helper()
-			st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "fu.db"))
-			if err != nil {
-				tb.Fatalf("opening SQLite: %v", err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			return newFuEnv(tb, st, opts...)
-		})
-	})
+	eachStore(t, newFuEnv, body)
 }
 
 func newFuEnv(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *fuEnv {
 	tb.Helper()
-	e := &fuEnv{base: base, store: &fuStore{Store: base}, events: &fuSink{}}
+	e := &fuEnv{base: base, store: &fuStore{Store: base}, events: &recordingSink{}}
 	all := append([]chatcore.Option{
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fuNow })),
 		chatcore.WithEventSink(e.events),
 	}, opts...)
 	e.svc = chatcore.New(e.store, all...)
+	e.realm = seedRealm(tb, base, "verona", "")
+	e.otherRealm = seedRealm(tb, base, "elsinore", "")
+	e.owner = seedUser(tb, base, e.realm, "owner", chatcore.RoleOwner)
+	e.ham = seedUser(tb, base, e.realm, "ham", chatcore.RoleMember)
+	e.ophelia = seedUser(tb, base, e.realm, "ophelia", chatcore.RoleMember)
+	e.stranger = seedUser(tb, base, e.otherRealm, "stranger", chatcore.RoleMember)
+	e.general = &chatcore.Stream{RealmID: e.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: fuNow}
+	e.otherStream = &chatcore.Stream{RealmID: e.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: fuNow}
+	e.otherGroup = &chatcore.Group{RealmID: e.otherRealm.ID, Name: "players"}
 	e.write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-		e.realm = &chatcore.Realm{StringID: "verona", Name: "Verona", DateCreated: fuNow}
-		e.otherRealm = &chatcore.Realm{StringID: "elsinore", Name: "Elsinore", DateCreated: fuNow}
-		for _, r := range []*chatcore.Realm{e.realm, e.otherRealm} {
-			if err := tx.CreateRealm(ctx, r); err != nil {
-				return err
-			}
-		}
-		user := func(r *chatcore.Realm, name string, role chatcore.Role) (*chatcore.User, error) {
-			u := &chatcore.User{
-				RealmID: r.ID, Email: name + "@" + r.StringID + ".test", FullName: name, Role: role,
-				IsActive: true, AvatarSource: "G", DateJoined: fuNow,
-				APIKeyHash: chatcore.HashAPIKey(r.StringID + name), Settings: chatcore.DefaultSettings(),
-			}
-			return u, tx.CreateUser(ctx, u)
-		}
-		var err error
-		if e.owner, err = user(e.realm, "owner", chatcore.RoleOwner); err != nil {
-			return err
-		}
-		if e.ham, err = user(e.realm, "ham", chatcore.RoleMember); err != nil {
-			return err
-		}
-		if e.ophelia, err = user(e.realm, "ophelia", chatcore.RoleMember); err != nil {
-			return err
-		}
-		if e.stranger, err = user(e.otherRealm, "stranger", chatcore.RoleMember); err != nil {
-			return err
-		}
-		e.general = &chatcore.Stream{RealmID: e.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: fuNow}
-		e.otherStream = &chatcore.Stream{RealmID: e.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: fuNow}
 		for _, st := range []*chatcore.Stream{e.general, e.otherStream} {
 			if err := tx.CreateStream(ctx, st); err != nil {
 				return err
 			}
 		}
-		for _, u := range []*chatcore.User{e.owner, e.ham, e.ophelia} {
-			if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: e.general.ID, UserID: u.ID, Active: true}); err != nil {
-				return err
-			}
-		}
-		e.otherGroup = &chatcore.Group{RealmID: e.otherRealm.ID, Name: "players", Members: []chatcore.UserID{e.stranger.ID}}
+		e.otherGroup.Members = []chatcore.UserID{e.stranger.ID}
 		return tx.CreateGroup(ctx, e.otherGroup)
 	})
+	for _, u := range []*chatcore.User{e.owner, e.ham, e.ophelia} {
+		seedSubscription(tb, base, e.general, u, 0)
+	}
 	return e
 }
 
@@ -220,7 +151,7 @@ func TestFollowupDeactivationEventsNameTopicAsStored(t *testing.T) {
 		plans := e.post(t, e.ham, "Straße Plans")
 		lunch := e.post(t, e.ham, "LUNCH")
 		e.post(t, e.ophelia, "LUNCH") // another sender's message stays
-		e.events.take("")
+		e.events.reset()
 		err := e.svc.DeactivateUser(ctx, e.owner.ID, e.ham.ID, chatcore.DeactivateUserRequest{
 			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
 		})
@@ -240,7 +171,7 @@ func TestFollowupDeleteTopicEventsPerBatch(t *testing.T) {
 		ctx := context.Background()
 		older := e.post(t, e.ham, "Straße")
 		newer := e.post(t, e.ophelia, "STRASSE")
-		e.events.take("")
+		e.events.reset()
 		res, err := e.svc.DeleteTopic(ctx, e.owner.ID, e.general.ID, "strasse")
 		is.NoErr(err)         // deletion succeeds
 		is.True(res.Complete) // every message deleted

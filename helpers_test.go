@@ -135,6 +135,21 @@ var storeKinds = []struct {
 	{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
 }
 
+// eachStore runs body once over an empty store of each kind (see
+// storeKinds), in a subtest named after the kind; open builds the test's
+// environment over that store with newEnv, passing opts on.
+func eachStore[E any](t *testing.T, newEnv func(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) E, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) E)) {
+	t.Helper()
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			body(t, func(tb testing.TB, opts ...chatcore.Option) E {
+				tb.Helper()
+				return newEnv(tb, k.open(tb), opts...)
+			})
+		})
+	}
+}
+
 // readStore runs read in a View transaction of store and returns its
 // result; an error fails the test.
 func readStore[T any](tb testing.TB, store chatcore.Store, read func(ctx context.Context, tx chatcore.Tx) (T, error)) T {
@@ -266,12 +281,28 @@ func (s *recordingSink) reset() {
 // every further key/value pair of match, for example
 // ofType("reminders", "op", "remove").
 func (s *recordingSink) ofType(typ string, match ...string) []chatcore.Event {
+	return eventsOfType(s.all(), typ, match...)
+}
+
+// take returns what ofType(typ, match...) would and forgets every event
+// published so far (of any type), in one step.
+func (s *recordingSink) take(typ string, match ...string) []chatcore.Event {
+	s.mu.Lock()
+	events := s.events
+	s.events = nil
+	s.mu.Unlock()
+	return eventsOfType(events, typ, match...)
+}
+
+// eventsOfType returns the events of events whose "type" is typ and which
+// hold every further key/value pair of match.
+func eventsOfType(events []chatcore.Event, typ string, match ...string) []chatcore.Event {
 	if len(match)%2 != 0 {
 		panic("recordingSink.ofType: match must be key/value pairs")
 	}
 	var out []chatcore.Event
 next:
-	for _, e := range s.all() {
+	for _, e := range events {
 		if e.Data["type"] != typ {
 			continue
 		}

@@ -33,19 +33,12 @@ func newSettingsEnv(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
 }
 
 // settingsEnvMaker builds a settingsEnv over one kind of store.
-type settingsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *settingsEnv
+type settingsEnvMaker = func(tb testing.TB, opts ...chatcore.Option) *settingsEnv
 
 // settingsEachStore runs body over the memory store and over a SQLite store,
 // so the Service's settings behaviour is checked on both implementations.
 func settingsEachStore(t *testing.T, body func(t *testing.T, newSettingsEnv settingsEnvMaker)) {
-	for _, k := range storeKinds {
-		t.Run(k.name, func(t *testing.T) {
-			body(t, func(tb testing.TB, opts ...chatcore.Option) *settingsEnv {
-				tb.Helper()
-				return newSettingsEnvOn(tb, k.open(tb), opts...)
-			})
-		})
-	}
+	eachStore(t, newSettingsEnvOn, body)
 }
 
 // newSettingsEnvOn builds the fixture over store.

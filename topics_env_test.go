@@ -90,20 +90,13 @@ func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
 }
 
 // opsEnvMaker builds an opsEnv over one kind of store.
-type opsEnvMaker func(tb testing.TB, opts ...chatcore.Option) *opsEnv
+type opsEnvMaker = func(tb testing.TB, opts ...chatcore.Option) *opsEnv
 
 // opsEachStore runs body once over the memory store and once over a SQLite
 // store in a temporary directory, so the Service's behaviour is checked on
 // both implementations.
 func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
-	for _, k := range storeKinds {
-		t.Run(k.name, func(t *testing.T) {
-			body(t, func(tb testing.TB, opts ...chatcore.Option) *opsEnv {
-				tb.Helper()
-				return newOpsEnvOn(tb, k.open(tb), opts...)
-			})
-		})
-	}
+	eachStore(t, newOpsEnvOn, body)
 }
 
 // newOpsEnvOn builds the fixture over base.

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -17,8 +16,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // atmBatch is the deletion batch size the tests configure.
@@ -101,15 +98,8 @@ type atmEnv struct {
 
 // atmEachStore runs body once over a memory store and once over SQLite.
 func atmEachStore(t *testing.T, body func(t *testing.T, e *atmEnv)) {
-	t.Run("memory", func(t *testing.T) { body(t, newAtmEnv(t, memory.New())) })
-	t.Run("sqlite", func(t *testing.T) {
-		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "atomic.db"))
-		if err != nil {
-			t.Fatalf("opening SQLite: %v", err)
-		}
-		t.Cleanup(func() { st.Close() })
-		body(t, newAtmEnv(t, st))
-	})
+	newEnv := func(tb testing.TB, base chatcore.Store, _ ...chatcore.Option) *atmEnv { return newAtmEnv(tb, base) }
+	eachStore(t, newEnv, func(t *testing.T, open func(testing.TB, ...chatcore.Option) *atmEnv) { body(t, open(t)) })
 }
 
 func newAtmEnv(tb testing.TB, base chatcore.Store) *atmEnv {
