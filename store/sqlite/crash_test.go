@@ -7,7 +7,8 @@ package sqlite_test
 // for the parent's go-ahead, so the kill point does not depend on how the two
 // processes are scheduled. The reopened database must pass SQLite's own
 // checks, hold no orphaned rows, hold every message either with all of its
-// rows or not at all, keep exactly the committed batches, and let a repeated
+// rows or not at all, keep exactly the committed batches (topic deletion: the
+// acknowledged ones; deactivation, one transaction: none), and let a repeated
 // call finish the job.
 
 import (
@@ -85,30 +86,47 @@ func crashChild(mode, path string) int {
 }
 
 // crashPacedStore is the child's store: after each DeleteMessages call (one
-// batch) it reports "batch" on stdout and waits for a line on stdin before
-// going on, inside the open transaction. So the parent decides how far the
-// child gets, however the two processes are scheduled, and kills it while a
-// write transaction is open. At the end of stdin it no longer waits.
+// batch) it reports the batch on stdout as "batch N tx T deleted D" (N counts
+// batches, T the write transactions the store began) and waits for a line on
+// stdin before going on, inside the open transaction. So the parent decides
+// how far the child gets, however the two processes are scheduled, and kills
+// it while a write transaction is open. If no go-ahead can come (stdin ends
+// or fails, as when the parent has died or given up), the child exits at once
+// without committing the open transaction: it never gets further than the
+// parent allowed. It is used by one goroutine only.
 type crashPacedStore struct {
 	chatcore.Store
-	acks *bufio.Reader
+	acks    *bufio.Reader
+	updates int // write transactions begun
+	batches int // DeleteMessages calls made
 }
 
 // Update implements chatcore.Store.
 func (p *crashPacedStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
-	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(crashPacedTx{tx, p}) })
+	p.updates++
+	n := p.updates
+	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(crashPacedTx{tx, p, n}) })
 }
 
 type crashPacedTx struct {
 	chatcore.Tx
-	p *crashPacedStore
+	p  *crashPacedStore
+	tx int // which of the store's write transactions this is
 }
+
+// crashAck is the parent's go-ahead for one batch.
+const crashAck = "go on\n"
 
 // DeleteMessages implements chatcore.MessageStore.
 func (t crashPacedTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
 	deleted, err := t.Tx.DeleteMessages(ctx, f, limit)
-	fmt.Println("batch")
-	_, _ = t.p.acks.ReadString('\n')
+	t.p.batches++
+	// os.Stdout is unbuffered: the line is in the pipe before the wait.
+	fmt.Printf("batch %d tx %d deleted %d\n", t.p.batches, t.tx, len(deleted))
+	if ack, rerr := t.p.acks.ReadString('\n'); rerr != nil || ack != crashAck {
+		fmt.Fprintf(os.Stderr, "crash child: no go-ahead after batch %d (%q, %v): exiting without commit\n", t.p.batches, ack, rerr)
+		os.Exit(3)
+	}
 	return deleted, err
 }
 
@@ -367,17 +385,42 @@ func crashTest(t *testing.T, mode string) {
 	batches, err := child.StdoutPipe()
 	is.NoErr(err)
 	is.NoErr(child.Start()) // the child starts
+	t.Cleanup(func() {
+		// A failed check must not leave the child running (or the temporary
+		// directory in use).
+		if child.ProcessState == nil {
+			_ = child.Process.Kill()
+			_ = child.Wait()
+		}
+	})
 
 	// Let the child delete killAfter batches, one at a time, and kill it
-	// while it waits inside the transaction of the next one.
+	// while it waits inside the transaction of batch killAfter+1, before that
+	// batch is acknowledged. Topic deletion commits each batch in its own
+	// transaction, and the child can only begin the transaction of batch n+1
+	// after committing batch n: so at the kill exactly the killAfter
+	// acknowledged batches have committed. Deactivation runs every batch in
+	// one transaction, still open at the kill: nothing has committed. Every
+	// reported batch must be full, so the end was not reached.
 	killAfter := min(40, crashBigCount/crashBatch/3)
 	lines := bufio.NewScanner(batches)
-	for n := 0; n <= killAfter; n++ {
+	for n := 1; n <= killAfter+1; n++ {
 		if !lines.Scan() {
-			t.Fatalf("the child stopped after %d batches: %v: %s", n, child.Wait(), stderr.String())
+			t.Fatalf("the child stopped after %d batches: %v: %s", n-1, child.Wait(), stderr.String())
 		}
-		if n < killAfter {
-			_, err := io.WriteString(acks, "go on\n")
+		var got, txn, deleted int
+		if _, err := fmt.Sscanf(lines.Text(), "batch %d tx %d deleted %d", &got, &txn, &deleted); err != nil {
+			t.Fatalf("the child said %q instead of reporting batch %d: %v", lines.Text(), n, err)
+		}
+		wantTx := n // topic deletion: one transaction per batch
+		if mode == crashDeactivate {
+			wantTx = 1 // deactivation: one transaction for everything
+		}
+		is.Equal(got, n)              // the child reports its batches in order
+		is.Equal(txn, wantTx)         // the batch runs in the expected transaction
+		is.Equal(deleted, crashBatch) // the batch is full: the scope is not exhausted
+		if n <= killAfter {
+			_, err := io.WriteString(acks, crashAck)
 			is.NoErr(err) // the child is told to go on
 		}
 	}
@@ -396,9 +439,10 @@ func crashTest(t *testing.T, mode string) {
 	crashCheck(t, db)
 	remaining := crashCount(t, db, "SELECT count(*) FROM messages WHERE "+scope, arg)
 	t.Logf("killed with %d of %d messages left", remaining, inScope)
-	is.True(remaining > 0 && remaining <= inScope) // the kill came before the end
 	if mode == crashDeleteTopic {
-		is.Equal(remaining, inScope-killAfter*crashBatch) // every batch before the kill committed, the open one did not
+		is.Equal(remaining, inScope-killAfter*crashBatch) // every acknowledged batch committed, the open one did not
+	} else {
+		is.Equal(remaining, inScope) // the deactivation's one transaction was open at the kill: nothing of it committed
 	}
 	var activeAfterCrash bool
 	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
