@@ -2,15 +2,19 @@ package chatcore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/matryer/is"
-
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
 )
 
 func TestDeliverDueScheduledMessages(t *testing.T) {
@@ -305,4 +309,117 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		})) // every row delivered, each to its own message
 		is.Equal(len(seen), scheduled+reminders) // all rows accounted for
 	})
+}
+
+// errDiskOnFire is a store failure that is not a *chatcore.Error.
+var errDiskOnFire = errors.New("disk on fire")
+
+// poisonStore fails, with onPoison's error, every write marking the poisoned
+// scheduled message delivered.
+type poisonStore struct {
+	chatcore.Store
+	poisoned atomic.Int64
+	attempts atomic.Int32 // writes refused so far
+	onPoison func(n int32) error
+}
+
+func (p *poisonStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
+	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(poisonTx{Tx: tx, p: p}) })
+}
+
+type poisonTx struct {
+	chatcore.Tx
+	p *poisonStore
+}
+
+func (t poisonTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+	if int64(m.ID) == t.p.poisoned.Load() && m.Delivered {
+		if err := t.p.onPoison(t.p.attempts.Add(1)); err != nil {
+			return err
+		}
+	}
+	return t.Tx.UpdateScheduledMessage(ctx, m)
+}
+
+// poisonWorld schedules three channel messages a minute apart from e.member
+// and poisons the middle one.
+func poisonWorld(t *testing.T, onPoison func(n int32) error) (e *opsEnv, ps *poisonStore, logs *syncbuf.Buffer, rows [3]chatcore.ScheduledMessageID) {
+	t.Helper()
+	is := is.New(t)
+	logs = &syncbuf.Buffer{}
+	ps = &poisonStore{Store: memory.New(), onPoison: onPoison}
+	e = newOpsEnvOn(t, ps, chatcore.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	for i, text := range []string{"first", "poisoned", "after"} {
+		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID,
+			opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), text, time.Hour+time.Duration(i)*time.Minute))
+		is.NoErr(err) // scheduled
+		rows[i] = id
+	}
+	ps.poisoned.Store(int64(rows[1]))
+	e.clock.advance(time.Hour + 3*time.Minute)
+	e.events.reset()
+	return e, ps, logs, rows
+}
+
+func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
+	is := is.New(t)
+	e, ps, logs, rows := poisonWorld(t, func(int32) error { return errDiskOnFire })
+	n, err := e.svc.DeliverDue(t.Context())
+	is.NoErr(err)                                 // an unexpected error on one row is not DeliverDue's error
+	is.Equal(n, 2)                                // the rows before and after it were delivered
+	is.Equal(ps.attempts.Load(), int32(2))        // the bad row was tried twice
+	is.True(e.scheduledRow(t, rows[0]).Delivered) // before: delivered
+	is.True(e.scheduledRow(t, rows[2]).Delivered) // after: delivered
+	bad := e.scheduledRow(t, rows[1])
+	is.True(bad.Failed)                                      // marked failed
+	is.True(!bad.Delivered)                                  // not delivered
+	is.Equal(bad.FailureMessage, "Internal server error")    // Zulip's generic reason
+	is.True(strings.Contains(logs.String(), "disk on fire")) // the cause is logged
+
+	updates := e.events.ofType("scheduled_messages", "op", "update")
+	is.Equal(len(updates), 1) // the sender hears about it
+	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
+	is.Equal(view.ScheduledMessageID, rows[1]) // the failed row
+	notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
+	is.Equal(len(notices), 1)                                                    // one notice
+	is.True(strings.Contains(notices[0], "error:\n\n> Internal server error\n")) // naming the generic reason
+
+	n, err = e.svc.DeliverDue(t.Context())
+	is.NoErr(err)                          // runs again
+	is.Equal(n, 0)                         // nothing left
+	is.Equal(ps.attempts.Load(), int32(2)) // the failed row is skipped, not sent again
+}
+
+func TestDeliverDuePassingErrorRetried(t *testing.T) {
+	is := is.New(t)
+	e, ps, _, rows := poisonWorld(t, func(n int32) error {
+		if n == 1 {
+			return errDiskOnFire
+		}
+		return nil
+	})
+	n, err := e.svc.DeliverDue(t.Context())
+	is.NoErr(err)                          // no error
+	is.Equal(n, 3)                         // all three delivered
+	is.Equal(ps.attempts.Load(), int32(2)) // the second try went through
+	row := e.scheduledRow(t, rows[1])
+	is.True(row.Delivered && !row.Failed) // a passing fault costs nothing
+}
+
+func TestDeliverDueStopsWhenContextEnds(t *testing.T) {
+	is := is.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	e, ps, _, rows := poisonWorld(t, func(int32) error {
+		cancel()
+		return context.Canceled
+	})
+	n, err := e.svc.DeliverDue(ctx)
+	is.True(errors.Is(err, context.Canceled)) // the context's error is returned
+	is.Equal(n, 1)                            // the row before was delivered
+	is.Equal(ps.attempts.Load(), int32(1))    // not tried again
+	row := e.scheduledRow(t, rows[1])
+	is.True(!row.Failed && !row.Delivered)         // left pending
+	is.True(!e.scheduledRow(t, rows[2]).Delivered) // later rows wait for the next call
 }

@@ -93,3 +93,57 @@ func TestWebhookRedirectToPrivateRefused(t *testing.T) {
 	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // the redirect target is dialled through the guard and refused
 	is.True(!reached.Load())                                   // the private server never saw a request
 }
+
+// TestWebhookAddrAllowedEmbeddedIPv4 covers IPv6 forms that carry an IPv4
+// address: each is judged as the address it carries.
+func TestWebhookAddrAllowedEmbeddedIPv4(t *testing.T) {
+	tests := []struct {
+		addr string
+		want bool
+		why  string
+	}{
+		{"64:ff9b::7f00:1", false, "NAT64 of 127.0.0.1"},
+		{"64:ff9b::a00:1", false, "NAT64 of 10.0.0.1"},
+		{"64:ff9b::a9fe:a9fe", false, "NAT64 of the metadata address 169.254.169.254"},
+		{"64:ff9b::c0a8:101", false, "NAT64 of 192.168.1.1"},
+		{"64:ff9b::808:808", true, "NAT64 of 8.8.8.8"},
+		{"64:ff9b:1::808:808", false, "local-use NAT64: the IPv4 address cannot be located"},
+		{"64:ff9b:1:ffff::1", false, "local-use NAT64, end of range"},
+		{"2002:7f00:1::", false, "6to4 of 127.0.0.1"},
+		{"2002:a00:1::1", false, "6to4 of 10.0.0.1"},
+		{"2002:a9fe:a9fe::", false, "6to4 of 169.254.169.254"},
+		{"2002:6440:1::1", false, "6to4 of 100.64.0.1 (carrier-grade NAT)"},
+		{"2002:808:808::1", true, "6to4 of 8.8.8.8"},
+		{"2001:0:4136:e378:8000:63bf:80ff:fffe", false, "Teredo client 127.0.0.1 (inverted bits)"},
+		{"2001:0:4136:e378:8000:63bf:f5ff:fffe", false, "Teredo client 10.0.0.1"},
+		{"2001:0:4136:e378:8000:63bf:f7f7:f7f7", true, "Teredo client 8.8.8.8"},
+		{"::7f00:1", false, "IPv4-compatible 127.0.0.1"},
+		{"::a00:1", false, "IPv4-compatible 10.0.0.1"},
+		{"::808:808", true, "IPv4-compatible 8.8.8.8"},
+		{"::ffff:a9fe:a9fe", false, "IPv4-mapped metadata address"},
+		{"fec0::1", false, "site-local"},
+		{"feff:ffff::1", false, "site-local, end of range"},
+		{"ff00::1", false, "multicast, just past site-local"},
+		{"2001:db8::1", true, "outside Teredo's /32 (documentation range, not special here)"},
+		{"2001:1::1", true, "just past Teredo"},
+		{"2003::1", true, "just past 6to4"},
+		{"64:ff9b:2::1", true, "past the local-use NAT64 /48"},
+		{"2606:4700:4700::1111", true, "ordinary public IPv6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(chatcore.WebhookAddrAllowedForTest(netip.MustParseAddr(tt.addr)), tt.want) // verdict as tt.why explains
+		})
+	}
+}
+
+// TestWebhookDialControlEmbeddedIPv4 checks that the dial-time guard refuses an
+// embedded private address too.
+func TestWebhookDialControlEmbeddedIPv4(t *testing.T) {
+	is := is.New(t)
+	err := chatcore.WebhookDialControlForTest("tcp6", "[64:ff9b::7f00:1]:80", nil)
+	is.True(err != nil) // NAT64 form of loopback refused at dial time
+	err = chatcore.WebhookDialControlForTest("tcp6", "[2002:a00:1::1]:443", nil)
+	is.True(err != nil) // 6to4 form of 10.0.0.1 refused at dial time
+}
