@@ -3,8 +3,10 @@ package chatcore_test
 // Helpers shared by the package's test files: seeding and reading a store
 // directly (bypassing the Service), opening each kind of store, a fast
 // password hasher, a settable clock, a mailer and an event sink that record
-// what the Service hands them, and the typed-error assertion. Every helper
-// that can fail takes a testing.TB and fails the test itself.
+// what the Service hands them, the typed-error assertion, and veronaEnv, a
+// small two-realm fixture over a counting store wrapper used by tests of
+// several areas. Every helper that can fail takes a testing.TB and fails the
+// test itself.
 
 import (
 	"context"
@@ -13,14 +15,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
+	"github.com/matryer/is"
 )
 
 // seedTime is when seeded realms, users and channels were created; the fake
@@ -330,4 +332,112 @@ func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind,
 	is.Equal(e.Kind, kind) // error kind
 	is.Equal(e.Msg, msg)   // Zulip's exact message
 	return e
+}
+
+// veronaNow is veronaEnv's fixed time.
+var veronaNow = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+
+// veronaStore wraps a store: it counts Updates and, while groupsForbidden is
+// set, makes Tx.Groups fail.
+type veronaStore struct {
+	chatcore.Store
+	updates         atomic.Int32
+	groupsForbidden atomic.Bool
+}
+
+func (s *veronaStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	s.updates.Add(1)
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+}
+
+func (s *veronaStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+}
+
+// errVeronaGroups is what Tx.Groups returns while it is forbidden.
+var errVeronaGroups = errors.New("Groups must not be called")
+
+type veronaTx struct {
+	chatcore.Tx
+	s *veronaStore
+}
+
+func (t veronaTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
+	if t.s.groupsForbidden.Load() {
+		return nil, errVeronaGroups
+	}
+	return t.Tx.Groups(ctx, realm)
+}
+
+// veronaEnv is a realm with an owner, two members and a public channel all three
+// are subscribed to, plus a second realm with a user, a channel and a group.
+type veronaEnv struct {
+	base   chatcore.Store
+	store  *veronaStore
+	svc    *chatcore.Service
+	events *recordingSink
+
+	realm, otherRealm    *chatcore.Realm
+	owner, ham, ophelia  *chatcore.User
+	stranger             *chatcore.User
+	general, otherStream *chatcore.Stream
+	otherGroup           *chatcore.Group
+}
+
+// veronaEachStore runs body over the memory store and over SQLite.
+func veronaEachStore(t *testing.T, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv)) {
+	eachStore(t, newVeronaEnv, body)
+}
+
+func newVeronaEnv(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *veronaEnv {
+	tb.Helper()
+	e := &veronaEnv{base: base, store: &veronaStore{Store: base}, events: &recordingSink{}}
+	all := append([]chatcore.Option{
+		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return veronaNow })),
+		chatcore.WithEventSink(e.events),
+	}, opts...)
+	e.svc = chatcore.New(e.store, all...)
+	e.realm = seedRealm(tb, base, "verona", "")
+	e.otherRealm = seedRealm(tb, base, "elsinore", "")
+	e.owner = seedUser(tb, base, e.realm, "owner", chatcore.RoleOwner)
+	e.ham = seedUser(tb, base, e.realm, "ham", chatcore.RoleMember)
+	e.ophelia = seedUser(tb, base, e.realm, "ophelia", chatcore.RoleMember)
+	e.stranger = seedUser(tb, base, e.otherRealm, "stranger", chatcore.RoleMember)
+	e.general = &chatcore.Stream{RealmID: e.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	e.otherStream = &chatcore.Stream{RealmID: e.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	e.otherGroup = &chatcore.Group{RealmID: e.otherRealm.ID, Name: "players"}
+	e.write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+		for _, st := range []*chatcore.Stream{e.general, e.otherStream} {
+			if err := tx.CreateStream(ctx, st); err != nil {
+				return err
+			}
+		}
+		e.otherGroup.Members = []chatcore.UserID{e.stranger.ID}
+		return tx.CreateGroup(ctx, e.otherGroup)
+	})
+	for _, u := range []*chatcore.User{e.owner, e.ham, e.ophelia} {
+		seedSubscription(tb, base, e.general, u, 0)
+	}
+	return e
+}
+
+// write runs fn in a transaction of the unwrapped store.
+func (e *veronaEnv) write(tb testing.TB, fn func(ctx context.Context, tx chatcore.Tx) error) {
+	tb.Helper()
+	ctx := context.Background()
+	if err := e.base.Update(ctx, func(tx chatcore.Tx) error { return fn(ctx, tx) }); err != nil {
+		tb.Fatalf("fixture write: %v", err)
+	}
+}
+
+// post sends a channel message to e.general and returns its id.
+func (e *veronaEnv) post(tb testing.TB, sender *chatcore.User, topic string) chatcore.MessageID {
+	tb.Helper()
+	id, err := e.svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
+		Type: "stream", To: new(e.general.Name), Topic: new(topic), Content: "hello",
+	})
+	if err != nil {
+		tb.Fatalf("sending to %q: %v", topic, err)
+	}
+	return id
 }

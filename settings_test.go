@@ -2,8 +2,10 @@ package chatcore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -904,4 +906,57 @@ func benchmarkBulk10k(b *testing.B, mk settingsEnvMaker) {
 		}
 		i++
 	}
+}
+
+// TestBulkSettingsGroupIDs checks that bulk settings validate group ids one
+// by one, without loading every group of the realm.
+func TestBulkSettingsGroupIDs(t *testing.T) {
+	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+		is := is.New(t)
+		e := open(t)
+		ctx := context.Background()
+		cast := &chatcore.Group{RealmID: e.realm.ID, Name: "cast", Members: []chatcore.UserID{e.ham.ID, e.ophelia.ID}}
+		e.write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateGroup(ctx, cast) })
+		e.store.groupsForbidden.Store(true)
+		bulk := func(groups ...chatcore.GroupID) error {
+			return e.svc.UpdateSettings(ctx, e.owner.ID, chatcore.SettingsUpdate{
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: groups, SkipIfAlreadyEdited: new(false)},
+				EnterSends:  new(true),
+			})
+		}
+		for _, tc := range []struct {
+			name string
+			id   chatcore.GroupID
+		}{
+			{"unknown group", cast.ID + 1000},
+			{"group of another realm", e.otherGroup.ID},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				is := is.New(t)
+				err := bulk(cast.ID, tc.id)
+				ce, ok := errors.AsType[*chatcore.Error](err)
+				is.True(ok)                                                       // a typed error, not errVeronaGroups
+				is.Equal(ce.Code, chatcore.CodeBadRequest)                        // BAD_REQUEST
+				is.Equal(ce.Msg, fmt.Sprintf("Invalid user group ID: %d", tc.id)) // Zulip's text names the id
+			})
+		}
+		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
+			for _, id := range []chatcore.UserID{e.ham.ID, e.ophelia.ID} {
+				u, err := tx.User(ctx, id)
+				is.NoErr(err)                   // user read
+				is.True(!u.Settings.EnterSends) // a refused request changed nothing
+			}
+			return nil
+		})) // state read
+
+		is.NoErr(bulk(cast.ID, cast.ID)) // a group of the realm (twice) is valid without loading every group
+		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
+			for _, u := range []*chatcore.User{e.ham, e.ophelia, e.owner} {
+				got, err := tx.User(ctx, u.ID)
+				is.NoErr(err)                                                          // user read
+				is.Equal(got.Settings.EnterSends, slices.Contains(cast.Members, u.ID)) // only the group's members changed
+			}
+			return nil
+		})) // state read
+	})
 }

@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/matryer/is"
-
 	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
 )
 
 // atmBatch is the deletion batch size the tests configure.
@@ -437,5 +436,43 @@ func TestDeactivateUserAtomicBatches(t *testing.T) {
 		}
 		is.Equal(slices.Sorted(maps.Keys(secret)), []chatcore.UserID{e.owner, e.member, e.bot}) // private deletions go to the channel's subscribers (still active then) and the actor
 		is.Equal(len(e.mailer.all()), 1)                                                        // one notice
+	})
+}
+
+// deletedTopics returns, per delete_message event of a channel, its topic and
+// message ids.
+func deletedTopics(events []chatcore.Event) map[string][]chatcore.MessageID {
+	out := map[string][]chatcore.MessageID{}
+	for _, ev := range events {
+		if ev.Data["message_type"] != "stream" {
+			continue
+		}
+		topic := ev.Data["topic"].(string)
+		out[topic] = append(out[topic], ev.Data["message_ids"].([]chatcore.MessageID)...)
+	}
+	return out
+}
+
+// TestDeactivationEventsNameTopicAsStored checks that the delete_message
+// events of a deactivation with message deletion name each topic as stored,
+// lower-cased, one event per topic.
+func TestDeactivationEventsNameTopicAsStored(t *testing.T) {
+	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+		is := is.New(t)
+		e := open(t)
+		ctx := context.Background()
+		plans := e.post(t, e.ham, "Straße Plans")
+		lunch := e.post(t, e.ham, "LUNCH")
+		e.post(t, e.ophelia, "LUNCH") // another sender's message stays
+		e.events.reset()
+		err := e.svc.DeactivateUser(ctx, e.owner.ID, e.ham.ID, chatcore.DeactivateUserRequest{
+			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
+		})
+		is.NoErr(err) // deactivation with message deletion succeeds
+		got := deletedTopics(e.events.take("delete_message"))
+		is.Equal(got, map[string][]chatcore.MessageID{
+			"straße plans": {plans}, // lower-cased as stored, not the folded "strasse plans"
+			"lunch":        {lunch},
+		}) // one event per topic, named as Zulip names it
 	})
 }
