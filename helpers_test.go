@@ -182,6 +182,36 @@ func storedMessageIDs(tb testing.TB, store chatcore.Store, q chatcore.MessageQue
 	})
 }
 
+// svcEnv is a Service over store (the store the Service sees) with
+// recorders of its e-mails and events, a settable clock and plainHasher;
+// fixtures embed it and set realm when they seed one.
+type svcEnv struct {
+	svc    *chatcore.Service
+	store  chatcore.Store
+	mail   *recordingMailer
+	events *recordingSink
+	clock  *fakeClock
+	realm  chatcore.RealmID
+}
+
+// newSvcEnv builds the Service over store with the clock at now and
+// externalURL; opts come after the environment's own options, so they win.
+func newSvcEnv(store chatcore.Store, now time.Time, externalURL string, opts ...chatcore.Option) svcEnv {
+	e := svcEnv{store: store, mail: &recordingMailer{}, events: &recordingSink{}, clock: &fakeClock{now: now}}
+	opts = append([]chatcore.Option{
+		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
+		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL(externalURL),
+	}, opts...)
+	e.svc = chatcore.New(store, opts...)
+	return e
+}
+
+// user reads the user id from the store.
+func (e *svcEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
+	tb.Helper()
+	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
+}
+
 // plainHasher keeps tests fast (argon2id would dominate them): the "hash"
 // is the password with a "plain:" prefix.
 type plainHasher struct{}

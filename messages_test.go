@@ -3,7 +3,6 @@ package chatcore_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -884,13 +883,8 @@ func TestLegacyNarrowForm(t *testing.T) {
 		{"unknown operator in a pair", `[["color","red"]]`, "Invalid narrow operator: unknown operator color"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			is := is.New(t)
 			_, err := fetch(tc.narrow)
-			ce, ok := errors.AsType[*chatcore.Error](err)
-			is.True(ok)                                // a typed error
-			is.Equal(ce.Code, chatcore.CodeBadRequest) // BAD_REQUEST
-			is.Equal(ce.Kind, chatcore.KindInvalid)    // HTTP 400
-			is.Equal(ce.Msg, tc.msg)                   // Zulip's text
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

@@ -26,12 +26,7 @@ import (
 // hzEnv is a Service over a memory store (or a wrapper of one) with one realm
 // holding an owner and three members whose passwords are "<email>-pw".
 type hzEnv struct {
-	svc    *chatcore.Service
-	store  chatcore.Store
-	mail   *recordingMailer
-	events *recordingSink
-	clock  *fakeClock
-	realm  chatcore.RealmID
+	svcEnv
 
 	owner, ann, ben, cat chatcore.UserID
 }
@@ -42,12 +37,11 @@ func newHzEnv(tb testing.TB, wrap func(chatcore.Store) chatcore.Store, opts ...c
 	tb.Helper()
 	is := is.New(tb)
 	base := memory.New()
-	e := &hzEnv{
-		store:  base,
-		mail:   &recordingMailer{},
-		events: &recordingSink{},
-		clock:  &fakeClock{now: time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)},
+	var st chatcore.Store = base
+	if wrap != nil {
+		st = wrap(base)
 	}
+	e := &hzEnv{svcEnv: newSvcEnv(st, time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC), "https://chat.acme.test", opts...)}
 	ctx := context.Background()
 	is.NoErr(base.Update(ctx, func(tx chatcore.Tx) error {
 		r := &chatcore.Realm{StringID: "acme", Name: "Acme"}
@@ -71,25 +65,7 @@ func newHzEnv(tb testing.TB, wrap func(chatcore.Store) chatcore.Store, opts ...c
 		}
 		return nil
 	})) // fixture written
-	var st chatcore.Store = base
-	if wrap != nil {
-		st = wrap(base)
-	}
-	e.store = st
-	opts = append([]chatcore.Option{
-		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
-		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.acme.test"),
-	}, opts...)
-	e.svc = chatcore.New(st, opts...)
 	return e
-}
-
-// user reads a user from the store.
-func (e *hzEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
-	tb.Helper()
-	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) {
-		return tx.User(ctx, id)
-	})
 }
 
 // passwordChange is a password change request of user from old to a strong
@@ -136,6 +112,22 @@ func (h *gateHasher) Verify(hash, p string) (bool, error) {
 	return plainHasher{}.Verify(hash, p)
 }
 
+// hzSlotTaken builds an hzEnv allowing one password hash at a time and takes
+// that slot with ann's password change (a wrong old password), held in the
+// hasher until h.gate is closed; first receives that change's result. ctx
+// ends 20ms after the slot is taken.
+func hzSlotTaken(tb testing.TB) (e *hzEnv, h *gateHasher, first <-chan error, ctx context.Context) {
+	tb.Helper()
+	h = &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
+	e = newHzEnv(tb, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
+	result := make(chan error, 1)
+	go func() { result <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+	<-h.entered // the only slot is taken
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	tb.Cleanup(cancel)
+	return e, h, result, ctx
+}
+
 func TestPasswordHashingIsBounded(t *testing.T) {
 	t.Run("at most the configured number of hashes run at once", func(t *testing.T) {
 		is := is.New(t)
@@ -164,13 +156,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 
 	t.Run("a request waiting for a slot gives up with its context", func(t *testing.T) {
 		is := is.New(t)
-		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
-		first := make(chan error, 1)
-		go func() { first <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
-		<-h.entered // the only slot is taken
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
+		e, h, first, ctx := hzSlotTaken(t)
 		err := e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))
 		is.True(errors.Is(err, context.DeadlineExceeded)) // gave up waiting for the slot
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
@@ -182,13 +168,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 
 	t.Run("fixture hashing shares the bound", func(t *testing.T) {
 		is := is.New(t)
-		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
-		first := make(chan error, 1)
-		go func() { first <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
-		<-h.entered // the only slot is taken
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-		defer cancel()
+		e, h, first, ctx := hzSlotTaken(t)
 		// LoadFixture checks the fixture before hashing (an invalid one would
 		// fail before the wait), so load the repository's fixture.
 		f, err := os.Open("testdata/org.json")

@@ -2,7 +2,6 @@ package chatcore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -18,12 +17,7 @@ import (
 // settingsEnv is a Service over a memory store with one realm ("zulip") of users of
 // every role, a bot, a deactivated user, and a second realm with one user.
 type settingsEnv struct {
-	svc    *chatcore.Service
-	store  chatcore.Store
-	mail   *recordingMailer
-	events *recordingSink
-	clock  *fakeClock
-	realm  chatcore.RealmID
+	svcEnv
 
 	owner, admin, moderator, member, guest, bot, gone chatcore.UserID
 	otherRealmUser                                    chatcore.UserID
@@ -47,17 +41,7 @@ func settingsEachStore(t *testing.T, body func(t *testing.T, newSettingsEnv sett
 func newSettingsEnvOn(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *settingsEnv {
 	tb.Helper()
 	is := is.New(tb)
-	e := &settingsEnv{
-		store:  store,
-		mail:   &recordingMailer{},
-		events: &recordingSink{},
-		clock:  &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
-	}
-	opts = append([]chatcore.Option{
-		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
-		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL("https://chat.example.com/"),
-	}, opts...)
-	e.svc = chatcore.New(e.store, opts...)
+	e := &settingsEnv{svcEnv: newSvcEnv(store, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "https://chat.example.com/", opts...)}
 	err := e.store.Update(context.Background(), func(tx chatcore.Tx) error {
 		ctx := context.Background()
 		r := &chatcore.Realm{StringID: "zulip", Name: "Zulip Dev"}
@@ -104,12 +88,6 @@ func newSettingsEnvOn(tb testing.TB, store chatcore.Store, opts ...chatcore.Opti
 	})
 	is.NoErr(err) // fixture created
 	return e
-}
-
-// user reads a user from the store.
-func (e *settingsEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
-	tb.Helper()
-	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
 }
 
 // edited returns the settings the user changed themselves.
@@ -932,12 +910,8 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 			{"group of another realm", e.otherGroup.ID},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				is := is.New(t)
-				err := bulk(cast.ID, tc.id)
-				ce, ok := errors.AsType[*chatcore.Error](err)
-				is.True(ok)                                                       // a typed error, not errVeronaGroups
-				is.Equal(ce.Code, chatcore.CodeBadRequest)                        // BAD_REQUEST
-				is.Equal(ce.Msg, fmt.Sprintf("Invalid user group ID: %d", tc.id)) // Zulip's text names the id
+				// A typed error, not errVeronaGroups.
+				wantError(t, bulk(cast.ID, tc.id), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid user group ID: %d", tc.id))
 			})
 		}
 		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
