@@ -86,9 +86,11 @@ func crashChild(mode, path string) int {
 }
 
 // crashPacedStore is the child's store: after each DeleteMessages call (one
-// batch) it reports the batch on stdout as "batch N tx T deleted D" (N counts
-// batches, T the write transactions the store began) and waits for a line on
-// stdin before going on, inside the open transaction. So the parent decides
+// batch) it reports the batch on stdout as "batch N tx T deleted D acked A"
+// (N counts batches, T the write transactions the store began, A the
+// go-aheads read so far, which lets the parent check that the child really
+// waited) and waits for a line on stdin before going on, inside the open
+// transaction. So the parent decides
 // how far the child gets, however the two processes are scheduled, and kills
 // it while a write transaction is open. If no go-ahead can come (stdin ends
 // or fails, as when the parent has died or given up), the child exits at once
@@ -99,6 +101,7 @@ type crashPacedStore struct {
 	acks    *bufio.Reader
 	updates int // write transactions begun
 	batches int // DeleteMessages calls made
+	acked   int // go-aheads read
 }
 
 // Update implements chatcore.Store.
@@ -122,11 +125,12 @@ func (t crashPacedTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilt
 	deleted, err := t.Tx.DeleteMessages(ctx, f, limit)
 	t.p.batches++
 	// os.Stdout is unbuffered: the line is in the pipe before the wait.
-	fmt.Printf("batch %d tx %d deleted %d\n", t.p.batches, t.tx, len(deleted))
+	fmt.Printf("batch %d tx %d deleted %d acked %d\n", t.p.batches, t.tx, len(deleted), t.p.acked)
 	if ack, rerr := t.p.acks.ReadString('\n'); rerr != nil || ack != crashAck {
 		fmt.Fprintf(os.Stderr, "crash child: no go-ahead after batch %d (%q, %v): exiting without commit\n", t.p.batches, ack, rerr)
 		os.Exit(3)
 	}
+	t.p.acked++
 	return deleted, err
 }
 
@@ -408,8 +412,8 @@ func crashTest(t *testing.T, mode string) {
 		if !lines.Scan() {
 			t.Fatalf("the child stopped after %d batches: %v: %s", n-1, child.Wait(), stderr.String())
 		}
-		var got, txn, deleted int
-		if _, err := fmt.Sscanf(lines.Text(), "batch %d tx %d deleted %d", &got, &txn, &deleted); err != nil {
+		var got, txn, deleted, acked int
+		if _, err := fmt.Sscanf(lines.Text(), "batch %d tx %d deleted %d acked %d", &got, &txn, &deleted, &acked); err != nil {
 			t.Fatalf("the child said %q instead of reporting batch %d: %v", lines.Text(), n, err)
 		}
 		wantTx := n // topic deletion: one transaction per batch
@@ -417,6 +421,7 @@ func crashTest(t *testing.T, mode string) {
 			wantTx = 1 // deactivation: one transaction for everything
 		}
 		is.Equal(got, n)              // the child reports its batches in order
+		is.Equal(acked, n-1)          // the child waited for the go-ahead of every earlier batch
 		is.Equal(txn, wantTx)         // the batch runs in the expected transaction
 		is.Equal(deleted, crashBatch) // the batch is full: the scope is not exhausted
 		if n <= killAfter {
