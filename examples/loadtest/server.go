@@ -117,15 +117,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	if cfg.rate > 0 {
 		opts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rate, Per: time.Minute}
 	}
-	hs := &http.Server{
-		Handler:           httpadapter.New(svc, opts),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      70 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := httpadapter.NewServer(httpadapter.New(svc, opts), logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 

@@ -139,16 +139,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if cfg.rateLimit > 0 {
 		adapterOpts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rateLimit, Per: time.Minute}
 	}
-	srv := &http.Server{
-		Handler:           httpadapter.New(svc, adapterOpts),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		// Topic deletion may work for up to 50 s before answering.
-		WriteTimeout:   70 * time.Second,
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := httpadapter.NewServer(httpadapter.New(svc, adapterOpts), logger)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
