@@ -115,13 +115,20 @@ func bot(realm chatcore.RealmID, email string, owner chatcore.UserID) *chatcore.
 // newUsers creates the users in one transaction and returns their ids.
 func newUsers(tb testing.TB, st chatcore.Store, users ...*chatcore.User) []chatcore.UserID {
 	tb.Helper()
+	return createAll(tb, st, chatcore.Tx.CreateUser, func(u *chatcore.User) chatcore.UserID { return u.ID }, users)
+}
+
+// createAll creates the items with create in one transaction and returns
+// their ids as the store assigned them.
+func createAll[T any, ID any](tb testing.TB, st chatcore.Store, create func(chatcore.Tx, context.Context, T) error, id func(T) ID, items []T) []ID {
+	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
-	ids := make([]chatcore.UserID, len(users))
+	ids := make([]ID, len(items))
 	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
-		for i, u := range users {
-			is.NoErr(tx.CreateUser(ctx, u)) // user created
-			ids[i] = u.ID
+		for i, it := range items {
+			is.NoErr(create(tx, ctx, it)) // created
+			ids[i] = id(it)
 		}
 	})
 	return ids
@@ -163,16 +170,7 @@ func directMessage(realm chatcore.RealmID, rcpt chatcore.RecipientID, sender cha
 // send stores the messages in one transaction and returns their ids.
 func send(tb testing.TB, st chatcore.Store, msgs ...*chatcore.Message) []chatcore.MessageID {
 	tb.Helper()
-	is := is.New(tb)
-	is.Helper()
-	ids := make([]chatcore.MessageID, len(msgs))
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
-		for i, m := range msgs {
-			is.NoErr(tx.CreateMessage(ctx, m)) // message created
-			ids[i] = m.ID
-		}
-	})
-	return ids
+	return createAll(tb, st, chatcore.Tx.CreateMessage, func(m *chatcore.Message) chatcore.MessageID { return m.ID }, msgs)
 }
 
 // directRecipient returns the recipient of the direct conversation among the members.
@@ -221,6 +219,14 @@ func userIDs(users []chatcore.User) []chatcore.UserID {
 func list[T any](v ...T) []T {
 	if len(v) == 0 {
 		return nil
+	}
+	return v
+}
+
+// normAll applies norm to every element of v in place and returns v.
+func normAll[T any](v []T, norm func(T) T) []T {
+	for i := range v {
+		v[i] = norm(v[i])
 	}
 	return v
 }

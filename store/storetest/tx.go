@@ -41,51 +41,37 @@ func takeSnapshot(tb testing.TB, st chatcore.Store, w *world) snapshot {
 		var err error
 		s.realms, err = tx.Realms(ctx)
 		is.NoErr(err) // realms read
-		for i := range s.realms {
-			s.realms[i] = normRealm(s.realms[i])
-		}
+		s.realms = normAll(s.realms, normRealm)
 		s.users, err = tx.Users(ctx, chatcore.UserFilter{})
 		is.NoErr(err) // users read
-		for i := range s.users {
-			s.users[i] = normUser(s.users[i])
-		}
+		s.users = normAll(s.users, normUser)
 		s.edited, err = tx.EditedSettings(ctx, w.alice)
 		is.NoErr(err) // edited settings read
 		s.edited = list(s.edited...)
 		s.groups, err = tx.Groups(ctx, w.realm)
 		is.NoErr(err) // groups read
-		for i := range s.groups {
-			s.groups[i] = normGroup(s.groups[i])
-		}
+		s.groups = normAll(s.groups, normGroup)
 		s.streams, err = tx.Streams(ctx, w.realm)
 		is.NoErr(err) // channels read
-		for i := range s.streams {
-			s.streams[i] = normStream(s.streams[i])
-		}
+		s.streams = normAll(s.streams, normStream)
 		s.subs, err = tx.Subscriptions(ctx, 0, w.alice)
 		is.NoErr(err) // subscriptions read
 		s.subs = list(s.subs...)
 		s.messages, err = tx.Messages(ctx, chatcore.MessageQuery{RealmID: w.realm})
 		is.NoErr(err) // messages read
-		for i := range s.messages {
-			s.messages[i] = normMessage(s.messages[i])
-		}
+		s.messages = normAll(s.messages, normMessage)
 		s.direct, err = tx.DirectRecipients(ctx, w.bob)
 		is.NoErr(err) // direct conversations read
 		s.direct = list(s.direct...)
 		s.scheduled, err = tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{})
 		is.NoErr(err) // scheduled messages read
-		for i := range s.scheduled {
-			s.scheduled[i] = normScheduled(s.scheduled[i])
-		}
+		s.scheduled = normAll(s.scheduled, normScheduled)
 		s.linkifiers, err = tx.Linkifiers(ctx, w.realm)
 		is.NoErr(err) // linkifiers read
 		s.linkifiers = list(s.linkifiers...)
 		s.drafts, err = tx.Drafts(ctx, w.alice)
 		is.NoErr(err) // drafts read
-		for i := range s.drafts {
-			s.drafts[i] = normDraft(s.drafts[i])
-		}
+		s.drafts = normAll(s.drafts, normDraft)
 		s.services, err = tx.BotServices(ctx, w.bot)
 		is.NoErr(err) // bot services read
 		s.services = list(s.services...)
