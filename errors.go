@@ -3,6 +3,7 @@ package chatcore
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Store-level sentinel errors. A [Store] wraps them with context
@@ -81,7 +82,12 @@ type Error struct {
 	Kind Kind
 	Msg  string
 	Data map[string]any
-	Err  error // the cause, if any
+	// RetryAfter is, on a [KindRateLimited] error, how long the client must
+	// wait before the request can succeed. Transports report it rounded up
+	// to whole seconds (at least one): the HTTP adapter as the envelope's
+	// "retry-after" key and the Retry-After header, as Zulip does.
+	RetryAfter time.Duration
+	Err        error // the cause, if any
 }
 
 // Error returns a debugging string such as "chatcore: BAD_REQUEST: Invalid color_scheme".

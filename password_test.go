@@ -1,70 +1,27 @@
 package chatcore
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 )
 
-func TestArgon2HasherRoundTrip(t *testing.T) {
+// The hashing and strength machinery is tested in internal/password; these
+// check the Service's defaults and its adaptation of the settings policy.
+
+func TestDefaultHasherIsArgon2id(t *testing.T) {
 	is := is.New(t)
 	h := defaultHasher()
-	a, err := h.Hash("s3cret pass")
-	is.NoErr(err) // hashed
-	b, err := h.Hash("s3cret pass")
-	is.NoErr(err)                                                    // hashed
-	is.True(a != b)                                                  // fresh salt each time
-	is.True(strings.HasPrefix(a, "$argon2id$v=19$m=19456,t=2,p=1$")) // PHC string with the parameters
-	ok, err := h.Verify(a, "s3cret pass")
+	hash, err := h.Hash("s3cret pass")
+	is.NoErr(err)                                                       // hashed
+	is.True(strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$")) // OWASP's minimum parameters, PHC-encoded
+	ok, err := h.Verify(hash, "s3cret pass")
 	is.NoErr(err) // parsable
 	is.True(ok)   // matches
-	ok, err = h.Verify(a, "s3cret pasS")
+	ok, err = h.Verify(hash, "s3cret pasS")
 	is.NoErr(err) // parsable
 	is.True(!ok)  // one changed character fails
-	ok, err = h.Verify(a, "")
-	is.NoErr(err) // parsable
-	is.True(!ok)  // empty fails
-}
-
-func TestArgon2HasherReadsParametersFromHash(t *testing.T) {
-	is := is.New(t)
-	cheap := argon2Hasher{memory: 64, time: 1, threads: 2}
-	hash, err := cheap.Hash("pw")
-	is.NoErr(err) // hashed with other parameters
-	ok, err := defaultHasher().Verify(hash, "pw")
-	is.NoErr(err) // the default hasher reads them back
-	is.True(ok)   // and verifies
-}
-
-func TestArgon2HasherMalformed(t *testing.T) {
-	good, err := defaultHasher().Hash("pw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := strings.Split(good, "$")
-	salt, key := parts[4], parts[5]
-	for _, bad := range []string{
-		"",
-		"plain:pw",
-		"$argon2i$v=19$m=19456,t=2,p=1$" + salt + "$" + key,
-		"$argon2id$v=18$m=19456,t=2,p=1$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=2$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=0,p=1$" + salt + "$" + key,
-		"$argon2id$v=19$m=99999999,t=2,p=1$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=1000,p=1$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=2,p=300$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=2,p=1,x=1$" + salt + "$" + key,
-		"$argon2id$v=19$m=19456,t=2,p=1$!!!$" + key,
-		"$argon2id$v=19$m=19456,t=2,p=1$" + salt + "$short",
-		"$argon2id$v=19$m=19456,t=2,p=1$" + salt + "$" + key + "$",
-	} {
-		is := is.New(t)
-		ok, err := defaultHasher().Verify(bad, "pw")
-		is.True(errors.Is(err, errMalformedHash)) // refused with a clear error
-		is.True(!ok)                              // never a match
-	}
 }
 
 func TestPasswordPolicy(t *testing.T) {
@@ -74,14 +31,10 @@ func TestPasswordPolicy(t *testing.T) {
 		strong bool
 	}{
 		{"", false},
-		{"easy", false},      // too short
-		{"aaaaaa", false},    // long enough, trivially guessable
-		{"password", false},  // a dictionary word
-		{"qwerty123", false}, // keyboard pattern
+		{"easy", false},     // too short
+		{"aaaaaa", false},   // long enough, trivially guessable
+		{"password", false}, // a dictionary word
 		{"correct horse battery staple", true},
-		{"Tr0ub4dor&3-horse", true},
-		{"xkcd-Zebra-77-quilt", true},
-		{strings.Repeat("Zq9!", 500), true}, // long input is bounded, still strong
 	}
 	for _, tt := range tests {
 		is := is.New(t)
@@ -92,22 +45,7 @@ func TestPasswordPolicy(t *testing.T) {
 	is := is.New(t)
 	is.True(relaxed.passwordStrongEnough("aaaaaa")) // no guess minimum: length alone
 	is.True(!relaxed.passwordStrongEnough("aaaaa")) // still at least 6 characters
-}
-
-func BenchmarkArgon2Hash(b *testing.B) {
-	h := defaultHasher()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := h.Hash("correct horse battery staple"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkPasswordStrength(b *testing.B) {
-	cfg := defaultSettingsConfig()
-	b.ReportAllocs()
-	for b.Loop() {
-		cfg.passwordStrongEnough("correct horse battery staple")
-	}
+	longer := cfg
+	longer.minPasswordLength = 40
+	is.True(!longer.passwordStrongEnough("correct horse battery staple")) // the configured length applies
 }

@@ -2,10 +2,9 @@ package chatcore
 
 import (
 	"math"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
 // RateRule allows at most Max operations per Window: one of Zulip's
@@ -25,7 +24,9 @@ var (
 	defaultEmailChangeRules = []RateRule{{Window: time.Hour, Max: 2}, {Window: 24 * time.Hour, Max: 5}}
 )
 
-// maxLimitedUsers bounds how many users a userLimiter tracks at once.
+// maxLimitedUsers bounds how many users a userLimiter tracks at once;
+// beyond it the limiter forgets refilled users first, then an eighth at random
+// (see [ratelimit.Limiter]).
 const maxLimitedUsers = 10000
 
 // WithPasswordAttemptLimit sets how many password checks of a settings
@@ -43,41 +44,35 @@ func WithPasswordAttemptLimit(rules ...RateRule) Option {
 // WithEmailChangeLimit sets how many e-mail change requests one user may make
 // (Zulip's email_change_by_user domain; default 2 per hour and 5 per day).
 // Beyond the limit, [Service.UpdateSettings] answers RATE_LIMIT_HIT (kind
-// [KindRateLimited]) "API usage exceeded rate limit" with Data["retry-after"]
-// in whole seconds. No rules (or rules with a non-positive Window or Max)
+// [KindRateLimited]) "API usage exceeded rate limit" with [Error.RetryAfter]
+// set to the wait. No rules (or rules with a non-positive Window or Max)
 // disable the limit.
 func WithEmailChangeLimit(rules ...RateRule) Option {
 	l := newUserLimiter(rules)
 	return func(s *Service) { s.emailChanges = l }
 }
 
-// userLimiter applies a set of [RateRule]s to each user separately. It keeps
-// at most maxLimitedUsers users: when full, it forgets users whose buckets
-// have refilled (forgetting them changes nothing), and if that is not enough,
-// an eighth of the users at random, whose limits then start afresh (reaching
-// that needs more than maxLimitedUsers accounts acting at once). A nil
-// *userLimiter allows everything. Safe for concurrent use.
+// userLimiter applies a set of [RateRule]s to each user separately, tracking
+// at most maxLimitedUsers users (forgetting users whose buckets have refilled
+// changes nothing; reaching the random eviction needs more than
+// maxLimitedUsers accounts acting at once). A nil *userLimiter allows
+// everything. Safe for concurrent use.
 type userLimiter struct {
-	rules []RateRule
-	max   int
-
-	mu    sync.Mutex
-	users map[UserID][]*rate.Limiter
+	l *ratelimit.Limiter[UserID]
 }
 
-// newUserLimiter returns a limiter for the valid rules among rules, or nil
-// when there is none.
+// newUserLimiter returns a limiter for the valid rules among rules (positive
+// Window and Max), or nil when there is none.
 func newUserLimiter(rules []RateRule) *userLimiter {
-	var valid []RateRule
-	for _, r := range rules {
-		if r.Window > 0 && r.Max > 0 {
-			valid = append(valid, r)
-		}
+	rs := make([]ratelimit.Rule, len(rules))
+	for i, r := range rules {
+		rs[i] = ratelimit.Rule{Window: r.Window, Max: r.Max}
 	}
-	if len(valid) == 0 {
+	l := ratelimit.New[UserID](maxLimitedUsers, rs...)
+	if l == nil {
 		return nil
 	}
-	return &userLimiter{rules: valid, max: maxLimitedUsers, users: make(map[UserID][]*rate.Limiter)}
+	return &userLimiter{l: l}
 }
 
 // take spends one operation of user at now. When a rule has no room left it
@@ -86,81 +81,15 @@ func (l *userLimiter) take(user UserID, now time.Time) (time.Duration, bool) {
 	if l == nil {
 		return 0, true
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lims, ok := l.users[user]
-	if !ok {
-		if len(l.users) >= l.max {
-			l.evict(now)
-		}
-		lims = make([]*rate.Limiter, len(l.rules))
-		for i, r := range l.rules {
-			lims[i] = rate.NewLimiter(rate.Limit(float64(r.Max)/r.Window.Seconds()), r.Max)
-		}
-		l.users[user] = lims
-	}
-	var wait time.Duration
-	res := make([]*rate.Reservation, len(lims))
-	for i, lim := range lims {
-		res[i] = lim.ReserveN(now, 1)
-		wait = max(wait, res[i].DelayFrom(now))
-	}
-	if wait <= 0 {
-		return 0, true
-	}
-	for _, r := range res {
-		r.CancelAt(now)
-	}
-	return wait, false
+	r := l.l.Take(user, now)
+	return r.Wait, r.Allowed
 }
 
 // clear forgets user's history (a successful login clears Zulip's failed attempts).
 func (l *userLimiter) clear(user UserID) {
-	if l == nil {
-		return
+	if l != nil {
+		l.l.Forget(user)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.users, user)
-}
-
-// evict makes room for one more user. Called with l.mu held. It forgets
-// every user whose buckets have refilled; if that frees nothing, it forgets
-// arbitrary users (map order) down to seven eighths of the bound, so the
-// sweep's cost is spread over many later insertions.
-func (l *userLimiter) evict(now time.Time) {
-	for id, lims := range l.users {
-		if refilled(lims, now) {
-			delete(l.users, id)
-		}
-	}
-	for id := range l.users {
-		if len(l.users) < l.max-l.max/8 {
-			break
-		}
-		delete(l.users, id)
-	}
-}
-
-// refilled reports whether every bucket in lims is full at now: forgetting
-// such a user changes nothing.
-func refilled(lims []*rate.Limiter, now time.Time) bool {
-	for _, lim := range lims {
-		if lim.TokensAt(now) < float64(lim.Burst()) {
-			return false
-		}
-	}
-	return true
-}
-
-// size returns how many users l tracks.
-func (l *userLimiter) size() int {
-	if l == nil {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.users)
 }
 
 // retryAfterSeconds rounds a wait up to whole seconds, at least one.

@@ -193,14 +193,12 @@ func errCannotChangeForOthers() *Error {
 	return BadRequest("Cannot change this setting for other users.")
 }
 
-// errRateLimited is Zulip's RateLimitedError: RATE_LIMIT_HIT with the wait
-// in whole seconds under "retry-after" (which transports also send as the
-// Retry-After header).
+// errRateLimited is Zulip's RateLimitedError: RATE_LIMIT_HIT, retry after wait.
 func errRateLimited(wait time.Duration) *Error {
 	return &Error{
 		Code: CodeRateLimitHit, Kind: KindRateLimited,
-		Msg:  "API usage exceeded rate limit",
-		Data: map[string]any{"retry-after": retryAfterSeconds(wait)},
+		Msg:        "API usage exceeded rate limit",
+		RetryAfter: wait,
 	}
 }
 
@@ -254,7 +252,7 @@ func errConfirmationLink() *Error {
 //     `target_users["skip_if_already_edited"] field is missing: Field required`.
 //   - UNAUTHORIZED_PRINCIPAL: bulk mode by a non-administrator.
 //   - RATE_LIMIT_HIT (kind [KindRateLimited]) "API usage exceeded rate
-//     limit" with Data["retry-after"] (whole seconds): too many e-mail change
+//     limit" with [Error.RetryAfter] set: too many e-mail change
 //     requests ([WithEmailChangeLimit]), checked after the new address.
 //
 // Password hashing and verification run at most GOMAXPROCS at a time

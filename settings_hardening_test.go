@@ -242,7 +242,7 @@ func wantRateLimited(t *testing.T, err error, retryAfter int) {
 	t.Helper()
 	is := is.New(t)
 	e := wantError(t, err, chatcore.CodeRateLimitHit, chatcore.KindRateLimited, "API usage exceeded rate limit")
-	is.Equal(e.Data, map[string]any{"retry-after": retryAfter}) // whole seconds until a request is allowed
+	is.Equal(e.RetryAfter, time.Duration(retryAfter)*time.Second) // the wait until a request is allowed
 }
 
 func TestEmailChangeRateLimit(t *testing.T) {

@@ -1,7 +1,5 @@
 package chatcore
 
-//go:generate go run ./internal/gentzlinks -out tzlinks.go
-
 import (
 	"cmp"
 	"context"
@@ -11,9 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
-	_ "time/tzdata" // time zones must validate the same on every machine
 
+	"github.com/chatcore/chatcore/internal/tz"
 	"github.com/go-playground/validator/v10"
 )
 
@@ -302,49 +299,4 @@ func translateFieldError(fe validator.FieldError) *Error {
 // "America/Toronto"), or "" when name is not a time zone chatcore recognises.
 // The IANA database is embedded (time/tzdata), so the answer does not depend
 // on the machine. CanonicalTimezone is safe for concurrent use.
-func CanonicalTimezone(name string) string {
-	if !plausibleZoneName(name) {
-		return ""
-	}
-	if c, ok := knownZones.Load(name); ok {
-		return c.(string)
-	}
-	canonical := name
-	if target, ok := tzLinks[name]; ok {
-		canonical = target
-	}
-	if _, err := time.LoadLocation(canonical); err != nil {
-		return ""
-	}
-	knownZones.Store(name, canonical) // only valid names: bounded by the database
-	return canonical
-}
-
-// knownZones caches CanonicalTimezone's answers for valid names (time.LoadLocation
-// reads and parses a file on every call).
-var knownZones sync.Map // string → string
-
-// plausibleZoneName rejects what time.LoadLocation would accept although it is
-// not an IANA zone ("", "Local", file names of the zoneinfo directory) and
-// anything that is not shaped like a zone name.
-func plausibleZoneName(name string) bool {
-	if name == "" || len(name) > 64 || name == "Local" ||
-		strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") ||
-		strings.Contains(name, "..") || strings.Contains(name, "//") ||
-		strings.HasPrefix(name, "posix/") || strings.HasPrefix(name, "right/") {
-		return false
-	}
-	switch name {
-	case "posixrules", "localtime", "Factory", "leapseconds", "tzdata.zi":
-		return false
-	}
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case r == '/', r == '_', r == '-', r == '+':
-		default:
-			return false
-		}
-	}
-	return true
-}
+func CanonicalTimezone(name string) string { return tz.Canonical(name) }

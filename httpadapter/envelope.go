@@ -119,24 +119,15 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	case chatcore.KindUnauthenticated:
 		w.Header().Set("WWW-Authenticate", `Basic realm="zulip"`)
 	case chatcore.KindRateLimited:
-		if secs, ok := retryAfterSeconds(e.Data); ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(secs))))
+		// Zulip sends fractional seconds, but its OpenAPI schema declares an
+		// integer: whole seconds, rounded up, satisfy both readings.
+		if e.RetryAfter > 0 {
+			secs := max(int(math.Ceil(e.RetryAfter.Seconds())), 1)
+			body["retry-after"] = secs
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
 		}
 	}
 	_ = writeJSON(w, status, body)
-}
-
-// retryAfterSeconds reads Data["retry-after"] as seconds.
-func retryAfterSeconds(data map[string]any) (float64, bool) {
-	switch v := data["retry-after"].(type) {
-	case float64:
-		return v, true
-	case int:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	}
-	return 0, false
 }
 
 // notFound is the JSON answer for a path no route matches.

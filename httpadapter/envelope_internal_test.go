@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/matryer/is"
@@ -35,8 +36,11 @@ func TestWriteErrorKinds(t *testing.T) {
 		{"unauthenticated", chatcore.Unauthorized("Invalid API key"), 401, map[string]string{"WWW-Authenticate": `Basic realm="zulip"`},
 			map[string]any{"result": "error", "msg": "Invalid API key", "code": "UNAUTHORIZED"}},
 		{"rate limited", &chatcore.Error{Code: chatcore.CodeRateLimitHit, Kind: chatcore.KindRateLimited, Msg: "API usage exceeded rate limit",
-			Data: map[string]any{"retry-after": 2.2}}, 429, map[string]string{"Retry-After": "3"},
-			map[string]any{"result": "error", "msg": "API usage exceeded rate limit", "code": "RATE_LIMIT_HIT", "retry-after": 2.2}},
+			RetryAfter: 2200 * time.Millisecond}, 429, map[string]string{"Retry-After": "3"},
+			map[string]any{"result": "error", "msg": "API usage exceeded rate limit", "code": "RATE_LIMIT_HIT", "retry-after": 3.0}},
+		{"rate limited, sub-second wait", &chatcore.Error{Code: chatcore.CodeRateLimitHit, Kind: chatcore.KindRateLimited, Msg: "API usage exceeded rate limit",
+			RetryAfter: time.Millisecond}, 429, map[string]string{"Retry-After": "1"},
+			map[string]any{"result": "error", "msg": "API usage exceeded rate limit", "code": "RATE_LIMIT_HIT", "retry-after": 1.0}},
 		{"conflict", &chatcore.Error{Code: chatcore.CodeBadRequest, Kind: chatcore.KindConflict, Msg: "Taken"}, 409, nil,
 			map[string]any{"result": "error", "msg": "Taken", "code": "BAD_REQUEST"}},
 		{"data keys, envelope protected", &chatcore.Error{Code: chatcore.CodeRequestVariableMissing, Kind: chatcore.KindInvalid,

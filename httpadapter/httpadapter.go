@@ -37,6 +37,9 @@ type Options struct {
 	// RateLimit, when non-nil (with positive Requests and Per), limits each
 	// authenticated user's requests; excess requests get 429 RATE_LIMIT_HIT.
 	RateLimit *RateLimit
+	// AuthThrottle limits failed authentications per client address (on by
+	// default) and says whether a proxy header names the client.
+	AuthThrottle AuthThrottle
 	// ExternalURL is the server's base URL as clients reach it, reported as
 	// realm_url (default "http://127.0.0.1:9991"). Give the Service the same
 	// URL (chatcore.WithExternalURL) so links in e-mails and reminders match.
@@ -56,6 +59,9 @@ type handler struct {
 	mux     *http.ServeMux
 	limits  *limiters
 	maxBody int64
+
+	// authFails throttles failed authentications (auth.go); nil when off.
+	authFails *authThrottle
 }
 
 // New returns an http.Handler that serves svc under /api/v1 (plus the e-mail
@@ -99,6 +105,7 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	if opts.RateLimit != nil && opts.RateLimit.Requests > 0 && opts.RateLimit.Per > 0 {
 		h.limits = newLimiters(*opts.RateLimit, now)
 	}
+	h.authFails = newAuthThrottle(opts.AuthThrottle, now)
 	for _, p := range groupRoutes(h.routes()) {
 		h.mux.Handle(p.path, h.dispatch(p))
 	}

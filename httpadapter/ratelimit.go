@@ -1,14 +1,12 @@
 package httpadapter
 
 import (
-	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"golang.org/x/time/rate"
+	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
 // RateLimit configures per-user rate limiting: each authenticated user may make
@@ -19,64 +17,50 @@ type RateLimit struct {
 	Per      time.Duration
 }
 
+// maxTrackedKeys bounds how many users (or client addresses) one adapter
+// limiter tracks. Beyond it the limiter forgets keys whose buckets have
+// refilled, then an eighth at random, whose limits start afresh; an entry
+// costs a few hundred bytes, so the bound keeps each limiter to tens of MiB.
+const maxTrackedKeys = 100_000
+
 // limiters hands out one token bucket per user.
 type limiters struct {
-	limit rate.Limit
+	l     *ratelimit.Limiter[chatcore.UserID]
 	burst int
 	now   func() time.Time
-
-	mu    sync.Mutex
-	users map[chatcore.UserID]*rate.Limiter
 }
 
 func newLimiters(rl RateLimit, now func() time.Time) *limiters {
 	return &limiters{
-		limit: rate.Limit(float64(rl.Requests) / rl.Per.Seconds()),
+		l:     ratelimit.New[chatcore.UserID](maxTrackedKeys, ratelimit.Rule{Window: rl.Per, Max: rl.Requests}),
 		burst: rl.Requests,
 		now:   now,
-		users: make(map[chatcore.UserID]*rate.Limiter),
 	}
-}
-
-func (l *limiters) get(id chatcore.UserID) *rate.Limiter {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lim, ok := l.users[id]
-	if !ok {
-		lim = rate.NewLimiter(l.limit, l.burst)
-		l.users[id] = lim
-	}
-	return lim
 }
 
 // allow takes one token for the user and sets Zulip's X-RateLimit-* headers.
 // When the bucket is empty it returns the RATE_LIMIT_HIT error, whose
-// retry-after the envelope writer also puts in the Retry-After header.
+// RetryAfter the envelope writer puts in the body and the Retry-After header.
 func (l *limiters) allow(w http.ResponseWriter, id chatcore.UserID) error {
-	lim := l.get(id)
 	now := l.now()
-	res := lim.ReserveN(now, 1)
-	delay := res.DelayFrom(now)
-	if delay > 0 {
-		res.CancelAt(now)
-	}
-	tokens := lim.TokensAt(now)
-	remaining := max(int(math.Floor(tokens)), 0)
-	// Seconds until the bucket is full again.
-	toFull := (float64(l.burst) - tokens) / float64(l.limit)
+	res := l.l.Take(id, now)
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(l.burst))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(now.Add(time.Duration(toFull*float64(time.Second))).Unix(), 10))
-	if delay <= 0 {
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(now.Add(res.Refill).Unix(), 10))
+	if res.Allowed {
 		return nil
 	}
+	return errRateLimitHit(res.Wait)
+}
+
+// errRateLimitHit is Zulip's RateLimitedError: 429 RATE_LIMIT_HIT "API
+// usage exceeded rate limit", retry after wait.
+func errRateLimitHit(wait time.Duration) *chatcore.Error {
 	return &chatcore.Error{
-		Code: chatcore.CodeRateLimitHit,
-		Kind: chatcore.KindRateLimited,
-		Msg:  "API usage exceeded rate limit",
-		// Zulip sends fractional seconds, but its OpenAPI schema declares an
-		// integer: whole seconds, rounded up, satisfy both readings.
-		Data: map[string]any{"retry-after": max(int(math.Ceil(delay.Seconds())), 1)},
+		Code:       chatcore.CodeRateLimitHit,
+		Kind:       chatcore.KindRateLimited,
+		Msg:        "API usage exceeded rate limit",
+		RetryAfter: wait,
 	}
 }

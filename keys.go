@@ -1,8 +1,6 @@
 package chatcore
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"golang.org/x/text/cases"
@@ -73,12 +71,4 @@ func foldCherokee(r rune) rune {
 		return r - 8
 	}
 	return r
-}
-
-// HashAPIKey returns the form in which an API key is stored: the hex SHA-256 of
-// the key. API keys are 32 random characters, so a fast hash is enough; the
-// adapter compares hashes in constant time.
-func HashAPIKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
 }
