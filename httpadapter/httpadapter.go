@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the request body limit used when
@@ -337,7 +338,7 @@ func pathID[T ~int64](c *call, name string) T {
 // decode fills dst from the request parameters with chatcore's strict Zulip
 // decoder and records the parameters dst has no field for.
 func (c *call) decode(dst any) error {
-	ignored, err := chatcore.DecodeParams(c.params, dst)
+	ignored, err := wire.DecodeParams(c.params, dst)
 	if err != nil {
 		return err
 	}
