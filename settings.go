@@ -296,7 +296,7 @@ func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, e
 		return nil, err
 	}
 	if u.IsBot {
-		return nil, BadRequest("This endpoint does not accept bot requests.")
+		return nil, errNotForBots()
 	}
 	return u, nil
 }

@@ -217,22 +217,17 @@ func parsePathID[T ~int64](s string) (T, bool) {
 	return T(n), true
 }
 
-// access is who may call a route.
-type access int
-
-const (
-	public    access = iota // no authentication
-	authed                  // any authenticated user or bot
-	humanOnly               // authenticated humans (Zulip's @human_users_only)
-	adminOnly               // administrators and owners (@require_realm_admin), checked before parameters
-)
-
 // route is one endpoint.
 type route struct {
 	// pattern is a ServeMux pattern without the /api/v1 prefix unless it starts
 	// with "/accounts".
 	pattern string
-	access  access
+	// public routes need no authentication.
+	public bool
+	// access is who may call a route that is not public, checked with
+	// [chatcore.Authorize] before the parameters as Zulip's view decorators
+	// do (@human_users_only, @require_realm_admin).
+	access chatcore.Access
 	// ids are the path wildcards that must be decimal ids (zero included);
 	// anything else is a 404, as in Zulip where such paths match no route.
 	ids []string
@@ -265,7 +260,7 @@ type call struct {
 func (h *handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{h: h, r: r}
-		if rt.access != public {
+		if !rt.public {
 			u, err := h.authenticate(r, rt.webhooks)
 			if err != nil {
 				h.writeError(w, r, err)
@@ -278,12 +273,8 @@ func (h *handler) wrap(rt route) http.Handler {
 					return
 				}
 			}
-			switch {
-			case rt.access == humanOnly && u.IsBot:
-				h.writeError(w, r, chatcore.BadRequest("This endpoint does not accept bot requests."))
-				return
-			case rt.access == adminOnly && !u.Role.IsAdmin():
-				h.writeError(w, r, errMustBeAdmin())
+			if err := chatcore.Authorize(u, rt.access); err != nil {
+				h.writeError(w, r, err)
 				return
 			}
 		}
@@ -318,14 +309,6 @@ func paramNames(params url.Values) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-func errMustBeAdmin() *chatcore.Error {
-	return &chatcore.Error{
-		Code: chatcore.CodeUnauthorizedPrincipal,
-		Kind: chatcore.KindInvalid,
-		Msg:  "Must be an organization administrator",
-	}
 }
 
 // pathID returns the id in the named path wildcard, validated by
