@@ -10,8 +10,8 @@ import (
 	"github.com/chatcore/chatcore"
 )
 
-// authenticate checks the request's HTTP Basic credentials as Zulip does
-// (BEHAVIOR.md §0.3) and returns the authenticated user or bot. Incoming
+// authenticate checks the request's HTTP Basic credentials as Zulip's
+// validate_api_key does and returns the authenticated user or bot. Incoming
 // webhook bots are refused unless allowWebhook is set (Zulip's
 // allow_incoming_webhooks route flag).
 //

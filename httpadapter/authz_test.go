@@ -21,7 +21,7 @@ import (
 
 // The authorization matrix: every route the adapter serves × every kind of
 // caller × the ownership of the object the request names, each cell with the
-// status, code and msg BEHAVIOR.md gives, on the memory and the SQLite store.
+// status, code and msg Zulip answers, on the memory and the SQLite store.
 // Every cell is also checked against the OpenAPI excerpt where it lists the
 // route, an object of the other realm must answer byte for byte like a
 // missing id, and no refused request may change anything. It runs over
