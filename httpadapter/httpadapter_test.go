@@ -375,6 +375,7 @@ func TestInternalError(t *testing.T) {
 func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 func TestErrorsMatchSpec(t *testing.T) {
+	spec(t)
 	e := newEnv(t, httpadapter.Options{RateLimit: &httpadapter.RateLimit{Requests: 1, Per: time.Hour}})
 	unauth := e.do(t, request{method: "GET", path: "/reminders"})
 	wantError(t, unauth, 401, "UNAUTHORIZED", "Missing authorization header for basic auth")
