@@ -106,15 +106,29 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	return h
 }
 
-// ServeHTTP dispatches r, answering paths no route matches with a JSON 404.
+// ServeHTTP dispatches r. Whatever the mux would answer itself is a JSON 404
+// instead: a path no route matches, and a path it would redirect (an unclean
+// one such as /api/v1//users/me or /api/v1/./users/me): Zulip's URLconf
+// matches the path as sent, so such paths match no route there either.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if _, pattern := h.mux.Handler(r); pattern == "" {
-		// Includes the mux's redirects for unclean paths: Zulip has no such
-		// route either.
+	if next, _ := h.mux.Handler(r); !isRoute(next) {
 		h.writeError(w, r, notFound())
 		return
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// routeHandler is the handler of one path (see [handler.dispatch]); the mux's
+// own answers (redirects, its 404 and 405) are other types.
+type routeHandler func(w http.ResponseWriter, r *http.Request)
+
+func (f routeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { f(w, r) }
+
+// isRoute reports whether next, as the mux chose it, is one of the adapter's
+// path handlers.
+func isRoute(next http.Handler) bool {
+	_, ok := next.(routeHandler)
+	return ok
 }
 
 // path is every route sharing one URL path, registered with the mux as one
@@ -175,7 +189,7 @@ func groupRoutes(routes []route) []*path {
 // dispatch returns the handler of one path: id check (404), OPTIONS (204),
 // method check (405, before authentication as in Zulip), then the route.
 func (h *handler) dispatch(p *path) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return routeHandler(func(w http.ResponseWriter, r *http.Request) {
 		for _, name := range p.ids {
 			if _, ok := parsePathID[int64](r.PathValue(name)); !ok {
 				h.writeError(w, r, notFound())
