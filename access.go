@@ -56,3 +56,40 @@ func requireAdmin(u *User) error {
 	}
 	return nil
 }
+
+// Access is who may call an operation. Zulip checks it on the endpoint, before
+// the operation's parameters are read, so a transport calls [Authorize] before
+// decoding; the operations check it again themselves.
+type Access int
+
+const (
+	// AccessAny admits every active user and bot.
+	AccessAny Access = iota
+	// AccessHuman refuses bots (Zulip's @human_users_only).
+	AccessHuman
+	// AccessAdmin admits administrators and owners only (Zulip's
+	// @require_realm_admin).
+	AccessAdmin
+)
+
+// Authorize returns the refusal of access a for u, an active user the Service
+// authenticated, or nil when u may proceed. Errors: BAD_REQUEST "This endpoint
+// does not accept bot requests." for a bot under AccessHuman;
+// UNAUTHORIZED_PRINCIPAL "Must be an organization administrator" (HTTP 400)
+// for a non-administrator under AccessAdmin.
+func Authorize(u *User, a Access) error {
+	switch a {
+	case AccessHuman:
+		if u.IsBot {
+			return errNotForBots()
+		}
+	case AccessAdmin:
+		return requireAdmin(u)
+	}
+	return nil
+}
+
+// errNotForBots is Zulip's refusal of bots on endpoints for humans only.
+func errNotForBots() *Error {
+	return BadRequest("This endpoint does not accept bot requests.")
+}

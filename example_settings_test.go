@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -43,7 +44,7 @@ func ExampleService_UpdateSettings() {
 
 	// An HTTP adapter decodes the wire parameters of PATCH /settings ...
 	var req chatcore.SettingsUpdate
-	ignored, err := chatcore.DecodeParams(url.Values{
+	ignored, err := wire.DecodeParams(url.Values{
 		"color_scheme": {"2"},
 		"timezone":     {"America/Montreal"},
 		"dense_mode":   {"true"},

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -137,14 +138,14 @@ func TestLimitNestedJSONParams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
 			var req chatcore.SettingsUpdate
-			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
+			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
 			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
 		var req chatcore.DeactivateUserRequest
-		_, err := chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + limNested(500, "true") + `}`}}, &req)
+		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + limNested(500, "true") + `}`}}, &req)
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
 }
@@ -200,7 +201,7 @@ func TestLimitTargetUsersCount(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			var req chatcore.SettingsUpdate
-			_, err := chatcore.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
+			_, err := wire.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
 			is.NoErr(err) // a long list decodes
 			start := time.Now()
 			err = svc.UpdateSettings(context.Background(), fzAdmin, req)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -895,7 +896,7 @@ func TestLegacyNarrowOverTheWire(t *testing.T) {
 	// The wire parameter reaches the request through DecodeParams as raw JSON.
 	is := is.New(t)
 	var req chatcore.MessagesRequest
-	ignored, err := chatcore.DecodeParams(map[string][]string{"narrow": {`[["stream","Verona"]]`}}, &req)
+	ignored, err := wire.DecodeParams(map[string][]string{"narrow": {`[["stream","Verona"]]`}}, &req)
 	is.NoErr(err)                                             // a list of pairs decodes
 	is.Equal(len(ignored), 0)                                 // narrow is a known parameter
 	is.Equal(string(req.NarrowJSON), `[["stream","Verona"]]`) // kept as raw JSON

@@ -12,7 +12,7 @@ import (
 )
 
 // CreateScheduledMessageRequest holds the parameters of POST
-// /scheduled_messages, in the order Zulip reads them. [DecodeParams] fills
+// /scheduled_messages, in the order Zulip reads them. The wire decoder fills
 // every field but DeliverAt, which the caller sets from
 // scheduled_delivery_timestamp; content, to and type are required.
 type CreateScheduledMessageRequest struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
 
@@ -333,7 +334,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				var req chatcore.CreateScheduledMessageRequest
-				_, err := chatcore.DecodeParams(tt.params, &req)
+				_, err := wire.DecodeParams(tt.params, &req)
 				e := wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 				if tt.code == chatcore.CodeRequestVariableMissing {
 					is := is.New(t)
@@ -343,7 +344,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		}
 		is := is.New(t)
 		var req chatcore.CreateScheduledMessageRequest
-		ignored, err := chatcore.DecodeParams(url.Values{"content": {"hi"}, "to": {"[1, 2]"}, "type": {"direct"}, "topic": {"x"}}, &req)
+		ignored, err := wire.DecodeParams(url.Values{"content": {"hi"}, "to": {"[1, 2]"}, "type": {"direct"}, "topic": {"x"}}, &req)
 		is.NoErr(err)                      // a complete request decodes
 		is.Equal(len(ignored), 0)          // every parameter is read
 		is.Equal(string(req.To), "[1, 2]") // to kept as its JSON text

@@ -20,7 +20,7 @@ import (
 // SettingsUpdate is a partial update of a user's settings: the request of
 // Zulip's PATCH /settings. A nil field is left alone; a non-nil one is applied
 // (and, for settings, only written when it differs from the current value).
-// The json tags are the wire names; [DecodeParams] fills a SettingsUpdate from
+// The json tags are the wire names; the transport's decoder fills a SettingsUpdate from
 // wire parameters with Zulip's rules, and [SettingsUpdate.Validate] checks
 // values.
 //
@@ -294,7 +294,7 @@ func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, e
 		return nil, err
 	}
 	if u.IsBot {
-		return nil, BadRequest("This endpoint does not accept bot requests.")
+		return nil, errNotForBots()
 	}
 	return u, nil
 }

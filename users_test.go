@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -531,7 +532,7 @@ func md5hex(s string) string {
 func TestDeactivateUserRequestDecoding(t *testing.T) {
 	is := is.New(t)
 	var req chatcore.DeactivateUserRequest
-	ignored, err := chatcore.DecodeParams(url.Values{
+	ignored, err := wire.DecodeParams(url.Values{
 		"actions":                           {`{"delete_profile": true, "delete_direct_messages": true}`},
 		"deactivation_notification_comment": {`"quoted"`},
 		"dont_block":                        {"true"},
@@ -542,7 +543,7 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 	is.Equal(*req.DeactivationNotificationComment, `"quoted"`)                                            // the comment is taken literally
 
 	var bad chatcore.DeactivateUserRequest
-	_, err = chatcore.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
+	_, err = wire.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }
 

@@ -36,21 +36,3 @@ func TestTranslationOfUnknownTagIsStillABadRequest(t *testing.T) {
 	is.Equal(e.Code, CodeBadRequest) // a clear 400
 	is.Equal(e.Msg, "Invalid name")  // naming the parameter
 }
-
-func TestJSONDepth(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-	}{
-		{`true`, 0},
-		{`[1, [2]]`, 2},
-		{`{"a": {"b": [1]}}`, 3},
-		{`"[[[["`, 0},
-		{`["\"[[", {"x": "]]]"}]`, 2},
-		{`]]]]`, 0},
-	}
-	for _, tt := range tests {
-		is := is.New(t)
-		is.Equal(jsonDepth(tt.in), tt.want) // nesting outside strings
-	}
-}

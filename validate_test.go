@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
 
@@ -22,7 +23,7 @@ func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
 		vals.Set(pairs[i], pairs[i+1])
 	}
 	var u chatcore.SettingsUpdate
-	ignored, err := chatcore.DecodeParams(vals, &u)
+	ignored, err := wire.DecodeParams(vals, &u)
 	is.NoErr(err)             // parameters decode
 	is.Equal(len(ignored), 0) // every parameter is a field
 	return u

@@ -3,12 +3,12 @@ package chatcore_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/testenv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/matryer/is"
 	"github.com/oasdiff/yaml"
@@ -20,7 +20,7 @@ import (
 func webhookSchema(t *testing.T) *openapi3.Schema {
 	t.Helper()
 	is := is.New(t)
-	data, err := os.ReadFile(filepath.Join("..", "shared", "reference", "zulip-openapi.yaml"))
+	data, err := os.ReadFile(testenv.OpenAPIFile(t, "zulip-openapi.yaml"))
 	is.NoErr(err) // the OpenAPI excerpt is readable
 	j, err := yaml.YAMLToJSON(data)
 	is.NoErr(err) // YAML converts

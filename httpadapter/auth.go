@@ -14,9 +14,10 @@ import (
 	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
-// authenticate checks the request's HTTP Basic credentials as Zulip does and
-// returns the authenticated user or bot. Incoming webhook bots are refused
-// unless allowWebhook is set (Zulip's allow_incoming_webhooks route flag).
+// authenticate checks the request's HTTP Basic credentials as Zulip's
+// validate_api_key does and returns the authenticated user or bot. Incoming
+// webhook bots are refused unless allowWebhook is set (Zulip's
+// allow_incoming_webhooks route flag).
 //
 // A client address over its budget of failed authentications ([AuthThrottle])
 // gets 429 RATE_LIMIT_HIT before its credentials are looked at. A scheme other

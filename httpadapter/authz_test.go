@@ -21,7 +21,7 @@ import (
 
 // The authorization matrix: every route the adapter serves × every kind of
 // caller × the ownership of the object the request names, each cell with the
-// status, code and msg BEHAVIOR.md gives, on the memory and the SQLite store.
+// status, code and msg Zulip answers, on the memory and the SQLite store.
 // Every cell is also checked against the OpenAPI excerpt where it lists the
 // route, an object of the other realm must answer byte for byte like a
 // missing id, and no refused request may change anything. It runs over
@@ -823,6 +823,7 @@ type cellResult struct {
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
+	spec(t) // every cell is checked against the OpenAPI excerpt
 	cases := authzCases()
 	t.Run("covers every route", func(t *testing.T) {
 		is := is.New(t)
@@ -940,11 +941,7 @@ func checkSpecIfListed(t *testing.T, route string, res *response) {
 	if !ok {
 		return
 	}
-	doc, err := loadSpec()
-	if err != nil {
-		t.Fatalf("loading the OpenAPI excerpt: %v", err)
-	}
-	item := doc.Paths.Value(template)
+	item := spec(t).Paths.Value(template)
 	if item == nil || item.GetOperation(method) == nil {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 )
 
 // DefaultMaxBodyBytes is the request body limit used when
@@ -112,15 +113,29 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	return h
 }
 
-// ServeHTTP dispatches r, answering paths no route matches with a JSON 404.
+// ServeHTTP dispatches r. Whatever the mux would answer itself is a JSON 404
+// instead: a path no route matches, and a path it would redirect (an unclean
+// one such as /api/v1//users/me or /api/v1/./users/me): Zulip's URLconf
+// matches the path as sent, so such paths match no route there either.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if _, pattern := h.mux.Handler(r); pattern == "" {
-		// Includes the mux's redirects for unclean paths: Zulip has no such
-		// route either.
+	if next, _ := h.mux.Handler(r); !isRoute(next) {
 		h.writeError(w, r, notFound())
 		return
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// routeHandler is the handler of one path (see [handler.dispatch]); the mux's
+// own answers (redirects, its 404 and 405) are other types.
+type routeHandler func(w http.ResponseWriter, r *http.Request)
+
+func (f routeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { f(w, r) }
+
+// isRoute reports whether next, as the mux chose it, is one of the adapter's
+// path handlers.
+func isRoute(next http.Handler) bool {
+	_, ok := next.(routeHandler)
+	return ok
 }
 
 // path is every route sharing one URL path, registered with the mux as one
@@ -181,7 +196,7 @@ func groupRoutes(routes []route) []*path {
 // dispatch returns the handler of one path: id check (404), OPTIONS (204),
 // method check (405, before authentication as in Zulip), then the route.
 func (h *handler) dispatch(p *path) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return routeHandler(func(w http.ResponseWriter, r *http.Request) {
 		for _, name := range p.ids {
 			if _, ok := parsePathID[int64](r.PathValue(name)); !ok {
 				h.writeError(w, r, notFound())
@@ -223,22 +238,17 @@ func parsePathID[T ~int64](s string) (T, bool) {
 	return T(n), true
 }
 
-// access is who may call a route.
-type access int
-
-const (
-	public    access = iota // no authentication
-	authed                  // any authenticated user or bot
-	humanOnly               // authenticated humans (Zulip's @human_users_only)
-	adminOnly               // administrators and owners (@require_realm_admin), checked before parameters
-)
-
 // route is one endpoint.
 type route struct {
 	// pattern is a ServeMux pattern without the /api/v1 prefix unless it starts
 	// with "/accounts".
 	pattern string
-	access  access
+	// public routes need no authentication.
+	public bool
+	// access is who may call a route that is not public, checked with
+	// [chatcore.Authorize] before the parameters as Zulip's view decorators
+	// do (@human_users_only, @require_realm_admin).
+	access chatcore.Access
 	// ids are the path wildcards that must be decimal ids (zero included);
 	// anything else is a 404, as in Zulip where such paths match no route.
 	ids []string
@@ -271,7 +281,7 @@ type call struct {
 func (h *handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{h: h, r: r}
-		if rt.access != public {
+		if !rt.public {
 			u, err := h.authenticate(r, rt.webhooks)
 			if err != nil {
 				h.writeError(w, r, err)
@@ -284,12 +294,8 @@ func (h *handler) wrap(rt route) http.Handler {
 					return
 				}
 			}
-			switch {
-			case rt.access == humanOnly && u.IsBot:
-				h.writeError(w, r, chatcore.BadRequest("This endpoint does not accept bot requests."))
-				return
-			case rt.access == adminOnly && !u.Role.IsAdmin():
-				h.writeError(w, r, errMustBeAdmin())
+			if err := chatcore.Authorize(u, rt.access); err != nil {
+				h.writeError(w, r, err)
 				return
 			}
 		}
@@ -326,14 +332,6 @@ func paramNames(params url.Values) []string {
 	return names
 }
 
-func errMustBeAdmin() *chatcore.Error {
-	return &chatcore.Error{
-		Code: chatcore.CodeUnauthorizedPrincipal,
-		Kind: chatcore.KindInvalid,
-		Msg:  "Must be an organization administrator",
-	}
-}
-
 // pathID returns the id in the named path wildcard, validated by
 // [handler.dispatch]; it may be zero (no object has it).
 func pathID[T ~int64](c *call, name string) T {
@@ -344,7 +342,7 @@ func pathID[T ~int64](c *call, name string) T {
 // decode fills dst from the request parameters with chatcore's strict Zulip
 // decoder and records the parameters dst has no field for.
 func (c *call) decode(dst any) error {
-	ignored, err := chatcore.DecodeParams(c.params, dst)
+	ignored, err := wire.DecodeParams(c.params, dst)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -92,6 +93,50 @@ func TestAuthentication(t *testing.T) {
 			header: map[string]string{"Authorization": "bAsIc " + base64Std(member.email+":"+member.key)}})
 		wantSuccess(t, res)
 	})
+}
+
+// TestUncleanPathsAreJSON404 checks that paths the standard mux would
+// redirect to their clean form (with an HTML 307) get the envelope's 404, as
+// in Zulip, whose URLconf matches the path as sent; the redirect is not
+// followed, so a client never reaches the clean route by accident.
+func TestUncleanPathsAreJSON404(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tt := range []struct{ method, path string }{
+		{"GET", "/api/v1//users/me"},
+		{"GET", "//api/v1/users/me"},
+		{"GET", "/api/v1/./users/me"},
+		{"GET", "/api/v1/users/../users/me"},
+		{"GET", "/api/v1/users/me/."},
+		{"HEAD", "/api/v1//users/me"},
+		{"POST", "/api/v1//messages"},
+		{"DELETE", "/api/v1/realm/filters//4001"},
+		{"OPTIONS", "/api/v1//users/me"},
+		{"GET", "/accounts//confirm_new_email/x"},
+		{"GET", "/api/v1//nothing"},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			is := is.New(t)
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, e.srv.URL+tt.path, nil)
+			is.NoErr(err)
+			req.Header.Set("Authorization", member.basic())
+			res, err := client.Do(req)
+			is.NoErr(err) // the server answers
+			defer res.Body.Close()
+			raw, err := io.ReadAll(res.Body)
+			is.NoErr(err)
+			is.Equal(res.StatusCode, http.StatusNotFound)                // not a redirect
+			is.Equal(res.Header.Get("Location"), "")                     // to nowhere
+			is.Equal(res.Header.Get("Content-Type"), "application/json") // the envelope
+			if tt.method != "HEAD" {
+				var body map[string]any
+				is.NoErr(json.Unmarshal(raw, &body))  // a JSON object
+				is.Equal(body["result"], "error")     // the error envelope
+				is.Equal(body["msg"], "Not Found")    // Zulip's 404 text
+				is.Equal(body["code"], "BAD_REQUEST") // and code
+			}
+		})
+	}
 }
 
 func TestNotFoundAndMethodNotAllowed(t *testing.T) {
@@ -375,6 +420,7 @@ func TestInternalError(t *testing.T) {
 func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 func TestErrorsMatchSpec(t *testing.T) {
+	spec(t)
 	e := newEnv(t, httpadapter.Options{RateLimit: &httpadapter.RateLimit{Requests: 1, Per: time.Hour}})
 	unauth := e.do(t, request{method: "GET", path: "/reminders"})
 	wantError(t, unauth, 401, "UNAUTHORIZED", "Missing authorization header for basic auth")

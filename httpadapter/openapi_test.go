@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/chatcore/chatcore/internal/testenv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -19,17 +19,29 @@ import (
 	"github.com/oasdiff/yaml"
 )
 
-// specPath is the OpenAPI excerpt, which lives next to the repository (never
-// copied into it): ../shared/reference/ relative to the repository root.
-var specPath = filepath.Join("..", "..", "shared", "reference", "zulip-openapi.yaml")
+// loaded is the OpenAPI excerpt, read and parsed once.
+var loaded struct {
+	once sync.Once
+	doc  *openapi3.T
+	err  error
+}
 
-var loadSpec = sync.OnceValues(func() (*openapi3.T, error) {
-	data, err := os.ReadFile(specPath)
-	if err != nil {
-		return nil, err
+// spec returns Zulip's OpenAPI excerpt, which is not part of the repository:
+// tb skips unless testenv.OpenAPIDirVar names the directory holding it.
+func spec(tb testing.TB) *openapi3.T {
+	tb.Helper()
+	path := testenv.OpenAPIFile(tb, "zulip-openapi.yaml")
+	loaded.once.Do(func() {
+		var data []byte
+		if data, loaded.err = os.ReadFile(path); loaded.err == nil {
+			loaded.doc, loaded.err = parseSpec(data)
+		}
+	})
+	if loaded.err != nil {
+		tb.Fatalf("loading the OpenAPI excerpt %s: %v", path, loaded.err)
 	}
-	return parseSpec(data)
-})
+	return loaded.doc
+}
 
 // parseSpec loads the excerpt after patching what an excerpt of a larger file
 // gets wrong: $refs to components it leaves out (they become "any value"),
@@ -84,8 +96,7 @@ func parseSpec(data []byte) (*openapi3.T, error) {
 func checkSpec(tb testing.TB, method, template string, res *response) {
 	tb.Helper()
 	is := is.New(tb)
-	doc, err := loadSpec()
-	is.NoErr(err) // the OpenAPI excerpt loads
+	doc := spec(tb)
 	item := doc.Paths.Value(template)
 	is.True(item != nil) // the path is in the excerpt
 	op := item.GetOperation(method)

@@ -47,7 +47,7 @@ type clientCapabilities struct {
 	SimplifiedPresenceEvents   *bool `json:"simplified_presence_events"`
 }
 
-// check validates the parameters DecodeParams cannot type on its own.
+// check validates the parameters the wire decoder cannot type on its own.
 func (p *registerParams) check() error {
 	if p.ClientGravatar != nil && !isJSON(p.ClientGravatar, "true", "false", "null") {
 		return chatcore.BadRequest("client_gravatar is not a boolean")
@@ -63,24 +63,54 @@ func isJSON(raw json.RawMessage, allowed ...string) bool {
 	return slices.ContainsFunc(allowed, func(a string) bool { return bytes.Equal(raw, []byte(a)) })
 }
 
-// wanted returns the state sections the client asked for, as Zulip's
-// fetch_initial_state_data does: fetch_event_types when given, else
+// sections returns the state sections the client asked for, as Zulip's
+// fetch_initial_state_data reads them: fetch_event_types when given, else
 // event_types, else every section (nil).
-func (p *registerParams) wanted() func(section string) bool {
-	types := p.FetchEventTypes
-	if types == nil {
-		types = p.EventTypes
+func (p *registerParams) sections() []string {
+	if p.FetchEventTypes != nil {
+		return p.FetchEventTypes
 	}
-	if types == nil {
-		return func(string) bool { return true }
+	return p.EventTypes
+}
+
+// zulipVersion is the zulip_version chatcore reports.
+const zulipVersion = "chatcore " + chatcore.Version
+
+// serverSettings answers GET /server_settings (no authentication): what a
+// client needs before logging in, most importantly zulip_version and
+// zulip_feature_level.
+func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, error) {
+	settings, err := h.svc.ServerSettings(ctx, h.opts.Realm)
+	if err != nil {
+		return nil, err
 	}
-	return func(section string) bool { return slices.Contains(types, section) }
+	return map[string]any{
+		"authentication_methods": map[string]bool{
+			"password": true, "dev": false, "email": true, "ldap": false,
+			"remoteuser": false, "github": false, "azuread": false, "gitlab": false,
+			"apple": false, "google": false, "saml": false, "openid connect": false,
+		},
+		"external_authentication_methods": []any{},
+		"zulip_feature_level":             chatcore.FeatureLevel,
+		"zulip_version":                   zulipVersion,
+		"zulip_merge_base":                zulipVersion,
+		"push_notifications_enabled":      false,
+		"is_incompatible":                 false,
+		"email_auth_enabled":              true,
+		"require_email_format_usernames":  true,
+		"realm_url":                       h.opts.ExternalURL,
+		"realm_uri":                       h.opts.ExternalURL,
+		"realm_name":                      settings.RealmName,
+		"realm_icon":                      h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg",
+		"realm_description":               "",
+		"realm_web_public_access_enabled": false,
+	}, nil
 }
 
 // register answers POST /register with the initial state chatcore can give
 // (no event queue yet: queue_id is null and last_event_id -1). The version
 // fields are always present; the other sections only when wanted (see
-// [registerParams.wanted]), under Zulip's section names: realm_user
+// [registerParams.sections]), under Zulip's section names: realm_user
 // (user_id), realm (realm_name, realm_url, realm_empty_topic_display_name,
 // max_reminder_note_length), user_settings, realm_linkifiers,
 // scheduled_messages and reminders. Section names chatcore does not serve
@@ -93,11 +123,13 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 	if err := req.check(); err != nil {
 		return nil, err
 	}
-	if req.AllPublicStreams != nil && *req.AllPublicStreams && c.user.Role == chatcore.RoleGuest {
-		return nil, chatcore.BadRequest("User not authorized for this query")
+	st, err := h.svc.Register(ctx, c.user.ID, chatcore.RegisterRequest{
+		Sections:         req.sections(),
+		AllPublicStreams: req.AllPublicStreams != nil && *req.AllPublicStreams,
+	})
+	if err != nil {
+		return nil, err
 	}
-	want := req.wanted()
-	uid := c.user.ID
 	state := map[string]any{
 		"queue_id":            nil,
 		"last_event_id":       -1,
@@ -105,51 +137,26 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		"zulip_version":       zulipVersion,
 		"zulip_merge_base":    zulipVersion,
 	}
-	if want("realm_user") {
-		state["user_id"] = uid
+	if st.UserID != nil {
+		state["user_id"] = *st.UserID
 	}
-	if want("realm") {
-		var realm *chatcore.Realm
-		err := h.svc.Store().View(ctx, func(tx chatcore.Tx) error {
-			var err error
-			realm, err = tx.Realm(ctx, c.user.RealmID)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		display := realm.EmptyTopicDisplayName
-		if display == "" {
-			display = chatcore.DefaultEmptyTopicDisplayName
-		}
-		state["realm_name"] = realm.Name
+	if st.Realm != nil {
+		state["realm_name"] = st.Realm.Name
 		state["realm_url"] = h.opts.ExternalURL
-		state["realm_empty_topic_display_name"] = display
-		state["max_reminder_note_length"] = chatcore.MaxReminderNoteLength
+		state["realm_empty_topic_display_name"] = st.Realm.EmptyTopicDisplayName
+		state["max_reminder_note_length"] = st.Realm.MaxReminderNoteLength
 	}
-	if want("user_settings") {
-		state["user_settings"] = c.user.Settings
+	if st.Settings != nil {
+		state["user_settings"] = *st.Settings
 	}
-	if want("realm_linkifiers") {
-		list, err := h.svc.Linkifiers(ctx, uid)
-		if err != nil {
-			return nil, err
-		}
-		state["realm_linkifiers"] = nonNil(list)
+	if st.Linkifiers != nil {
+		state["realm_linkifiers"] = st.Linkifiers
 	}
-	if want("scheduled_messages") {
-		list, err := h.svc.ScheduledMessages(ctx, uid)
-		if err != nil {
-			return nil, err
-		}
-		state["scheduled_messages"] = nonNil(list)
+	if st.ScheduledMessages != nil {
+		state["scheduled_messages"] = st.ScheduledMessages
 	}
-	if want("reminders") {
-		list, err := h.svc.Reminders(ctx, uid)
-		if err != nil {
-			return nil, err
-		}
-		state["reminders"] = nonNil(list)
+	if st.Reminders != nil {
+		state["reminders"] = st.Reminders
 	}
 	return state, nil
 }

@@ -76,7 +76,7 @@ func TestPrintCurlOnlyWorkingCredentials(t *testing.T) {
 			is := is.New(t)
 			svc := loaded(t, tt.database)
 			var out bytes.Buffer
-			printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", tt.printed)
+			printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", tt.printed, true)
 			for _, s := range tt.want {
 				if !strings.Contains(out.String(), s) {
 					t.Logf("output:\n%s", out.String())
@@ -96,9 +96,61 @@ func TestPrintCurlOnlyWorkingCredentials(t *testing.T) {
 		svc := loaded(t, credsFixture("owner", keyA, keyM))
 		is.NoErr(svc.DeactivateUser(t.Context(), 1, 2, chatcore.DeactivateUserRequest{})) // the owner deactivates the member
 		var out bytes.Buffer
-		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM))
+		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM), true)
 		is.True(strings.Contains(out.String(), "-u a@x.test:"+keyA)) // the owner's lines
 		is.True(!strings.Contains(out.String(), "m@x.test"))         // no lines for a login that fails
+	})
+}
+
+// TestSeededKeysElided checks that a -seed fixture's API keys never reach the
+// output (a real organization's keys would end up in service logs): its curl
+// lines carry a placeholder instead, while the embedded demo's lines carry
+// its published keys and work as printed.
+func TestSeededKeysElided(t *testing.T) {
+	t.Run("printCurl", func(t *testing.T) {
+		is := is.New(t)
+		svc := chatcore.New(memory.New())
+		is.NoErr(svc.LoadFixture(t.Context(), bytes.NewReader(credsFixture("owner", keyA, keyM)))) // the fixture loads
+		var out bytes.Buffer
+		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM), false)
+		is.True(!strings.Contains(out.String(), keyA))                                           // no owner key
+		is.True(!strings.Contains(out.String(), keyM))                                           // no member key
+		is.True(strings.Contains(out.String(), "-u 'a@x.test:"+elidedKey+"' "))                  // the owner's lines, key elided
+		is.True(strings.Contains(out.String(), "-u 'm@x.test:"+elidedKey+"' "))                  // the member's lines, key elided
+		is.True(strings.Contains(out.String(), "replace "+elidedKey+" with the user's api_key")) // says what to paste
+	})
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name    string
+		fixture []byte
+		keys    []string
+	}{
+		{"a fixture of its own", credsFixture("owner", keyA, keyM), []string{keyA, keyM}},
+		// A copy of the demo seeded from a file is a fixture like any other.
+		{"a copy of the demo", demoFixture, []string{demoOwnerKey}},
+	} {
+		t.Run("-seed "+tt.name, func(t *testing.T) {
+			is := is.New(t)
+			fixture := filepath.Join(dir, tt.name+".json")
+			is.NoErr(os.WriteFile(fixture, tt.fixture, 0o600)) // the fixture file
+			s := start(t, "-db", filepath.Join(dir, tt.name+".db"), "-seed", fixture)
+			out := s.out.String()
+			is.True(len(curlLines(out)) >= 6) // the curl lines are printed
+			for _, key := range tt.keys {
+				is.True(!strings.Contains(out, key)) // but no key
+			}
+			for _, line := range curlLines(out) {
+				if strings.Contains(line, " -u ") {
+					is.True(strings.Contains(line, elidedKey)) // each login has the placeholder
+				}
+			}
+		})
+	}
+	t.Run("the embedded demo", func(t *testing.T) {
+		is := is.New(t)
+		s := start(t, "-db", filepath.Join(dir, "demo.db"))
+		is.True(strings.Contains(s.out.String(), "-u "+demoOwner+":"+demoOwnerKey+" ")) // the published demo key
+		is.True(!strings.Contains(s.out.String(), elidedKey))                           // nothing elided
 	})
 }
 

@@ -5,7 +5,9 @@
 //		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
 //
 // It prints ready-to-paste curl lines with the fixture's credentials (only
-// those that log in on the opened database), delivers due scheduled messages
+// those that log in on the opened database; the API keys only for the
+// embedded demo organization, whose keys are published, never for a -seed
+// fixture), delivers due scheduled messages
 // and reminders every second, and shuts down gracefully on SIGINT or SIGTERM.
 package main
 
@@ -151,7 +153,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		wg.Wait()
 	}()
 
-	printCurl(ctx, stdout, svc, base, fixture)
+	// A -seed fixture may be a real organization: its keys stay out of the
+	// output (and so out of service logs); the demo's are published anyway.
+	printCurl(ctx, stdout, svc, base, fixture, cfg.seed == "")
 	// Printed last, so whoever waits for this line has seen everything before it.
 	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
 
@@ -261,13 +265,17 @@ func fixtureCredentials(fixture []byte) (admin, member credential) {
 	return admin, member
 }
 
+// elidedKey stands in the printed curl lines for an API key that is not shown.
+const elidedKey = "<api_key>"
+
 // printCurl prints ready-to-paste curl lines for the fixture's credentials,
 // but only for those that authenticate against the opened database: the
 // administrator's lines when the fixture's owner or administrator logs in, the
 // member's when the fixture's member does. A database that is not the
 // fixture's (reused without -seed, or changed since it was seeded) gets a
-// note instead of lines that would fail.
-func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base string, fixture []byte) {
+// note instead of lines that would fail. The API keys are printed only when
+// showKeys is set; otherwise each line carries elidedKey in its place.
+func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base string, fixture []byte, showKeys bool) {
 	admin, member := fixtureCredentials(fixture)
 	adminUser := loginAs(ctx, svc, admin)
 	memberUser := loginAs(ctx, svc, member)
@@ -275,9 +283,18 @@ func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base str
 		fmt.Fprintf(w, "(the fixture's credentials do not work on this database; no curl examples)\n")
 		return
 	}
+	login := func(c credential) string {
+		if showKeys {
+			return c.Email + ":" + c.APIKey
+		}
+		return "'" + c.Email + ":" + elidedKey + "'"
+	}
 	api := base + "/api/v1"
+	if !showKeys {
+		fmt.Fprintf(w, "\n(API keys elided: replace %s with the user's api_key from the fixture)\n", elidedKey)
+	}
 	if adminUser != nil {
-		a := admin.Email + ":" + admin.APIKey
+		a := login(admin)
 		fmt.Fprintf(w, "\nTry it (%s is an organization %s):\n\n", admin.Email, adminUser.Role)
 		fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)
 		fmt.Fprintf(w, "  curl -sS -u %s %s/users/me\n", a, api)
@@ -287,7 +304,7 @@ func printCurl(ctx context.Context, w io.Writer, svc *chatcore.Service, base str
 		fmt.Fprintf(w, "  curl -sS -u %s %s/realm/linkifiers\n", a, api)
 	}
 	if memberUser != nil {
-		m := member.Email + ":" + member.APIKey
+		m := login(member)
 		if adminUser == nil {
 			fmt.Fprintf(w, "\nTry it (%s is an organization %s):\n\n", member.Email, memberUser.Role)
 			fmt.Fprintf(w, "  curl -sS %s/server_settings\n", api)

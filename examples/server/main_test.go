@@ -221,9 +221,9 @@ func TestSeedFlag(t *testing.T) {
 		db := filepath.Join(dir, "seeded.db")
 		s := start(t, "-db", db, "-seed", fixture)
 		status, body := s.call(t, "GET", "/users/me", "a@x.test", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", nil)
-		is.Equal(status, 200)                                              // the fixture's user works
-		is.Equal(body["full_name"], "A")                                   // from the fixture
-		is.True(strings.Contains(s.out.String(), "curl -sS -u a@x.test:")) // curl lines use the fixture's credentials
+		is.Equal(status, 200)                                               // the fixture's user works
+		is.Equal(body["full_name"], "A")                                    // from the fixture
+		is.True(strings.Contains(s.out.String(), "curl -sS -u 'a@x.test:")) // curl lines use the fixture's credentials
 		is.NoErr(s.stop(t))
 
 		err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-db", db, "-seed", fixture}, io.Discard)

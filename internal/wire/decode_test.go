@@ -1,4 +1,4 @@
-package chatcore_test
+package wire_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
 
@@ -45,7 +46,7 @@ func TestDecodeParamsSettingsStrictness(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var u chatcore.SettingsUpdate
-			_, err := chatcore.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
+			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
 			e := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is := is.New(t)
 			is.Equal(e.Kind, chatcore.KindInvalid) // HTTP 400
@@ -66,7 +67,7 @@ func TestDecodeParamsSettingsValues(t *testing.T) {
 		"Abc":              {""},
 	}
 	var u chatcore.SettingsUpdate
-	ignored, err := chatcore.DecodeParams(vals, &u)
+	ignored, err := wire.DecodeParams(vals, &u)
 	is.NoErr(err)                                                  // all values are well-formed
 	is.Equal(ignored, []string{"Abc", "dense_mode", "zzz"})        // unknown names, byte order
 	is.Equal(*u.FullName, `"Quoted" Name`)                         // strings are taken literally
@@ -135,7 +136,7 @@ func TestDecodeParamsOptionsAndTypes(t *testing.T) {
 		"extra":     {"true"},
 	}
 	var r topicRequest
-	ignored, err := chatcore.DecodeParams(vals, &r)
+	ignored, err := wire.DecodeParams(vals, &r)
 	is.NoErr(err)                                                    // every value fits its type
 	is.Equal(ignored, []string{"-", "Kind"})                         // untagged and "-" fields are not parameters
 	is.Equal(*r.StreamID, chatcore.StreamID(7))                      // typed id
@@ -183,7 +184,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var r topicRequest
-			_, err := chatcore.DecodeParams(tt.vals, &r)
+			_, err := wire.DecodeParams(tt.vals, &r)
 			e := wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 			if tt.code == chatcore.CodeRequestVariableMissing {
 				is := is.New(t)
@@ -205,7 +206,7 @@ func TestDecodeParamsProgrammingErrors(t *testing.T) {
 	}
 	for _, dst := range []any{nil, 3, topicRequest{}, (*topicRequest)(nil), &badMap{}, &badChan{}, &badOption{}} {
 		is := is.New(t)
-		_, err := chatcore.DecodeParams(url.Values{}, dst)
+		_, err := wire.DecodeParams(url.Values{}, dst)
 		is.True(err != nil) // refused
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
 		is.True(!isAPIError) // a programming mistake, not a 400
@@ -222,7 +223,7 @@ func FuzzDecodeParams(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, value string) {
 		vals := url.Values{name: {value}, "stream_id": {"1"}}
 		var u chatcore.SettingsUpdate
-		if _, err := chatcore.DecodeParams(vals, &u); err != nil {
+		if _, err := wire.DecodeParams(vals, &u); err != nil {
 			if _, ok := errors.AsType[*chatcore.Error](err); !ok {
 				t.Fatalf("non-API error for %q=%q: %v", name, value, err)
 			}
@@ -230,7 +231,7 @@ func FuzzDecodeParams(f *testing.F) {
 			_ = u.Validate() // must not panic either
 		}
 		var r topicRequest
-		if _, err := chatcore.DecodeParams(vals, &r); err != nil {
+		if _, err := wire.DecodeParams(vals, &r); err != nil {
 			if _, ok := errors.AsType[*chatcore.Error](err); !ok {
 				t.Fatalf("non-API error for %q=%q: %v", name, value, err)
 			}
@@ -250,7 +251,7 @@ func BenchmarkDecodeParamsSettings(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var u chatcore.SettingsUpdate
-		if _, err := chatcore.DecodeParams(vals, &u); err != nil {
+		if _, err := wire.DecodeParams(vals, &u); err != nil {
 			b.Fatal(err)
 		}
 	}

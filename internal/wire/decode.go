@@ -1,4 +1,9 @@
-package chatcore
+// Package wire decodes Zulip's wire parameters (the query string and form
+// body of a request, as url.Values) into request structs, with the strictness
+// of Zulip's typed endpoints. It is the transport's half of a request: the
+// structs it fills are the Service's, and its errors are [*chatcore.Error]
+// values with Zulip's texts.
+package wire
 
 import (
 	"bytes"
@@ -13,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore"
 )
 
 // maxParamJSONDepth bounds the nesting of JSON-encoded parameter values.
@@ -51,14 +58,14 @@ const maxParamJSONDepth = 32
 // be JSON integers that fit the field's type, lists must be arrays and objects
 // must be objects (decoded field by field through their own json tags; unknown
 // keys are ignored), and null is never a valid value. Supported field types are
-// bool, all integer kinds (so typed ids such as *UserID work), float32/64,
+// bool, all integer kinds (so typed ids such as *chatcore.UserID work), float32/64,
 // string, slices and arrays of these, maps with string keys, structs, pointers
 // to any of them, any (decoded as by encoding/json with json.Number), and
 // json.RawMessage (kept verbatim after the syntax check).
 //
 // # Errors
 //
-// Errors are [*Error] values of kind [KindInvalid] with Zulip's texts:
+// Errors are [*chatcore.Error] values of kind [chatcore.KindInvalid] with Zulip's texts:
 // "<name> is not valid JSON", "<name> is not a boolean", "<name> is not an
 // integer", "<name> is not a number", "<name> is not a string", "<name> is not
 // a list", "<name> is not a dict", "<name> is too small" / "is too large" (an
@@ -67,13 +74,13 @@ const maxParamJSONDepth = 32
 // nested deeper than 32 levels are refused with a 400 as well. The first
 // failing field in struct order is reported. A dst that is not a non-nil
 // pointer to a struct, or a field type DecodeParams cannot fill, yields a
-// plain (non-*Error) error: a programming mistake, not bad input.
+// plain (non-*chatcore.Error) error: a programming mistake, not bad input.
 //
 // DecodeParams never panics on any params, and is safe for concurrent use.
 func DecodeParams(params url.Values, dst any) (ignored []string, err error) {
 	rv := reflect.ValueOf(dst)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return nil, fmt.Errorf("chatcore: DecodeParams: dst must be a non-nil pointer to a struct, got %T", dst)
+		return nil, fmt.Errorf("wire: DecodeParams: dst must be a non-nil pointer to a struct, got %T", dst)
 	}
 	plan, err := planFor(rv.Elem().Type())
 	if err != nil {
@@ -81,7 +88,7 @@ func DecodeParams(params url.Values, dst any) (ignored []string, err error) {
 	}
 	for name := range params {
 		if !utf8.ValidString(name) {
-			return nil, BadRequest("Invalid UTF-8 in a parameter name")
+			return nil, chatcore.BadRequest("Invalid UTF-8 in a parameter name")
 		}
 		if _, ok := plan.byName[name]; !ok {
 			ignored = append(ignored, name)
@@ -98,7 +105,7 @@ func DecodeParams(params url.Values, dst any) (ignored []string, err error) {
 		}
 		if !present {
 			if f.required {
-				return nil, MissingArgument(f.name)
+				return nil, chatcore.MissingArgument(f.name)
 			}
 			continue
 		}
@@ -133,8 +140,8 @@ func (f *paramField) lookup(params url.Values) (name, value string, present bool
 			continue
 		}
 		if present {
-			return "", "", false, &Error{
-				Code: CodeRequestConfusingVar, Kind: KindInvalid,
+			return "", "", false, &chatcore.Error{
+				Code: chatcore.CodeRequestConfusingVar, Kind: chatcore.KindInvalid,
 				Msg:  fmt.Sprintf("Can't decide between '%s' and '%s' arguments", name, a),
 				Data: map[string]any{"var_name1": name, "var_name2": a},
 			}
@@ -206,16 +213,16 @@ func (p *paramPlan) add(t reflect.Type, prefix []int, seen map[reflect.Type]bool
 			case strings.HasPrefix(opt, "alias="):
 				f.aliases = append(f.aliases, strings.TrimPrefix(opt, "alias="))
 			default:
-				return fmt.Errorf("chatcore: DecodeParams: %s.%s: unknown wire option %q", t, sf.Name, opt)
+				return fmt.Errorf("wire: DecodeParams: %s.%s: unknown wire option %q", t, sf.Name, opt)
 			}
 		}
 		f.literal = isStringKind(sf.Type) && !forceJSON
 		if err := checkDecodable(sf.Type, map[reflect.Type]bool{}); err != nil {
-			return fmt.Errorf("chatcore: DecodeParams: %s.%s: %w", t, sf.Name, err)
+			return fmt.Errorf("wire: DecodeParams: %s.%s: %w", t, sf.Name, err)
 		}
 		for _, n := range append([]string{f.name}, f.aliases...) {
 			if _, dup := p.byName[n]; dup {
-				return fmt.Errorf("chatcore: DecodeParams: %s: parameter %q declared twice", t, n)
+				return fmt.Errorf("wire: DecodeParams: %s: parameter %q declared twice", t, n)
 			}
 			p.byName[n] = len(p.fields)
 		}
@@ -272,7 +279,7 @@ func checkDecodable(t reflect.Type, seen map[reflect.Type]bool) error {
 // the field's type.
 func decodeParam(name, raw string, f *paramField) (reflect.Value, error) {
 	if !utf8.ValidString(raw) {
-		return reflect.Value{}, BadRequestf("%s is not valid UTF-8", name)
+		return reflect.Value{}, chatcore.BadRequestf("%s is not valid UTF-8", name)
 	}
 	if f.literal {
 		v := reflect.New(derefType(f.typ)).Elem()
@@ -280,16 +287,16 @@ func decodeParam(name, raw string, f *paramField) (reflect.Value, error) {
 		return wrapPointer(v, f.typ), nil
 	}
 	if jsonDepth(raw) > maxParamJSONDepth {
-		return reflect.Value{}, BadRequestf("%s is nested too deeply", name)
+		return reflect.Value{}, chatcore.BadRequestf("%s is nested too deeply", name)
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return reflect.Value{}, BadRequestf("%s is not valid JSON", name)
+		return reflect.Value{}, chatcore.BadRequestf("%s is not valid JSON", name)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) { // trailing data
-		return reflect.Value{}, BadRequestf("%s is not valid JSON", name)
+		return reflect.Value{}, chatcore.BadRequestf("%s is not valid JSON", name)
 	}
 	return decodeValue(doc, f.typ, name, raw)
 }
@@ -342,22 +349,22 @@ func jsonDepth(s string) int {
 }
 
 // typeError is the Zulip message for a value that is not of type t.
-func typeError(path string, t reflect.Type) *Error {
+func typeError(path string, t reflect.Type) *chatcore.Error {
 	t = derefType(t)
 	switch t.Kind() {
 	case reflect.Bool:
-		return BadRequestf("%s is not a boolean", path)
+		return chatcore.BadRequestf("%s is not a boolean", path)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return BadRequestf("%s is not an integer", path)
+		return chatcore.BadRequestf("%s is not an integer", path)
 	case reflect.Float32, reflect.Float64:
-		return BadRequestf("%s is not a number", path)
+		return chatcore.BadRequestf("%s is not a number", path)
 	case reflect.String:
-		return BadRequestf("%s is not a string", path)
+		return chatcore.BadRequestf("%s is not a string", path)
 	case reflect.Slice, reflect.Array:
-		return BadRequestf("%s is not a list", path)
+		return chatcore.BadRequestf("%s is not a list", path)
 	}
-	return BadRequestf("%s is not a dict", path)
+	return chatcore.BadRequestf("%s is not a dict", path)
 }
 
 // decodeValue converts doc, a value decoded by encoding/json with UseNumber,
@@ -369,7 +376,7 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 		if raw == "" {
 			b, err := json.Marshal(doc)
 			if err != nil {
-				return reflect.Value{}, BadRequestf("%s is not valid JSON", path)
+				return reflect.Value{}, chatcore.BadRequestf("%s is not valid JSON", path)
 			}
 			raw = string(b)
 		}
@@ -408,9 +415,9 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 		i, err := strconv.ParseInt(string(n), 10, 64)
 		if err != nil || v.OverflowInt(i) {
 			if strings.HasPrefix(string(n), "-") {
-				return reflect.Value{}, BadRequestf("%s is too small", path)
+				return reflect.Value{}, chatcore.BadRequestf("%s is too small", path)
 			}
-			return reflect.Value{}, BadRequestf("%s is too large", path)
+			return reflect.Value{}, chatcore.BadRequestf("%s is too large", path)
 		}
 		v.SetInt(i)
 		return v, nil
@@ -423,12 +430,12 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 			if string(n) == "-0" {
 				return reflect.New(t).Elem(), nil
 			}
-			return reflect.Value{}, BadRequestf("%s is too small", path)
+			return reflect.Value{}, chatcore.BadRequestf("%s is too small", path)
 		}
 		v := reflect.New(t).Elem()
 		u, err := strconv.ParseUint(string(n), 10, 64)
 		if err != nil || v.OverflowUint(u) {
-			return reflect.Value{}, BadRequestf("%s is too large", path)
+			return reflect.Value{}, chatcore.BadRequestf("%s is too large", path)
 		}
 		v.SetUint(u)
 		return v, nil
@@ -440,9 +447,9 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 		f, err := strconv.ParseFloat(string(n), t.Bits())
 		if err != nil {
 			if strings.HasPrefix(string(n), "-") {
-				return reflect.Value{}, BadRequestf("%s is too small", path)
+				return reflect.Value{}, chatcore.BadRequestf("%s is too small", path)
 			}
-			return reflect.Value{}, BadRequestf("%s is too large", path)
+			return reflect.Value{}, chatcore.BadRequestf("%s is too large", path)
 		}
 		return reflect.ValueOf(f).Convert(t), nil
 	case reflect.String:
@@ -461,7 +468,7 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 			v = reflect.MakeSlice(t, len(list), len(list))
 		} else {
 			if len(list) != t.Len() {
-				return reflect.Value{}, BadRequestf("%s is not a list of %d items", path, t.Len())
+				return reflect.Value{}, chatcore.BadRequestf("%s is not a list of %d items", path, t.Len())
 			}
 			v = reflect.New(t).Elem()
 		}
@@ -499,7 +506,7 @@ func decodeValue(doc any, t reflect.Type, path, raw string) (reflect.Value, erro
 		}
 		return decodeObject(obj, t, path)
 	}
-	return reflect.Value{}, fmt.Errorf("chatcore: DecodeParams: unsupported type %s", t)
+	return reflect.Value{}, fmt.Errorf("wire: DecodeParams: unsupported type %s", t)
 }
 
 // decodeObject fills a struct of type t from a JSON object, field by field
@@ -516,7 +523,7 @@ func decodeObject(obj map[string]any, t reflect.Type, path string) (reflect.Valu
 		item, ok := obj[name]
 		if !ok {
 			if slices.Contains(strings.Split(sf.Tag.Get("wire"), ","), "required") {
-				return reflect.Value{}, BadRequestf("%s field is missing: Field required", fieldPath)
+				return reflect.Value{}, chatcore.BadRequestf("%s field is missing: Field required", fieldPath)
 			}
 			continue
 		}

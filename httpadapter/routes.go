@@ -1,0 +1,45 @@
+package httpadapter
+
+import "github.com/chatcore/chatcore"
+
+// routes lists every endpoint, each with its wrapped handler.
+func (h *handler) routes() []route {
+	routes := []route{
+		{pattern: "GET /api/v1/server_settings", public: true, fn: h.serverSettings},
+		{pattern: "POST /api/v1/register", fn: h.register},
+
+		{pattern: "PATCH /api/v1/settings", access: chatcore.AccessHuman, fn: h.updateSettings},
+		{pattern: "PATCH /api/v1/settings/display", access: chatcore.AccessHuman, fn: h.updateSettings},
+		{pattern: "PATCH /api/v1/settings/notifications", access: chatcore.AccessHuman, fn: h.updateSettings},
+		{pattern: "GET /accounts/confirm_new_email/{key}", public: true, fn: h.confirmEmailChange},
+
+		{pattern: "POST /api/v1/streams/{stream_id}/delete_topic", access: chatcore.AccessAdmin, ids: []string{"stream_id"}, fn: h.deleteTopic},
+
+		{pattern: "POST /api/v1/messages", webhooks: true, fn: h.sendMessage},
+		{pattern: "GET /api/v1/messages", fn: h.messages},
+		{pattern: "GET /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.message},
+
+		{pattern: "GET /api/v1/users/me", fn: h.me},
+		{pattern: "GET /api/v1/users", fn: h.users},
+		{pattern: "GET /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.user},
+		{pattern: "DELETE /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.deactivateUser},
+
+		{pattern: "GET /api/v1/scheduled_messages", fn: h.scheduledMessages},
+		{pattern: "POST /api/v1/scheduled_messages", fn: h.createScheduledMessage},
+		{pattern: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", ids: []string{"scheduled_message_id"}, fn: h.deleteScheduledMessage},
+
+		{pattern: "GET /api/v1/reminders", fn: h.reminders},
+		{pattern: "POST /api/v1/reminders", fn: h.createReminder},
+		{pattern: "DELETE /api/v1/reminders/{reminder_id}", ids: []string{"reminder_id"}, fn: h.deleteReminder},
+
+		{pattern: "GET /api/v1/realm/linkifiers", fn: h.linkifiers},
+		{pattern: "PATCH /api/v1/realm/linkifiers", access: chatcore.AccessAdmin, fn: h.reorderLinkifiers},
+		{pattern: "POST /api/v1/realm/filters", access: chatcore.AccessAdmin, fn: h.addLinkifier},
+		{pattern: "PATCH /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, fn: h.updateLinkifier},
+		{pattern: "DELETE /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, untyped: true, fn: h.removeLinkifier},
+	}
+	for i := range routes {
+		routes[i].handler = h.wrap(routes[i])
+	}
+	return routes
+}

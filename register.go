@@ -1,0 +1,162 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// RegisterRequest selects what [Service.Register] returns: the initial state of
+// Zulip's POST /register.
+type RegisterRequest struct {
+	// Sections are the state sections wanted, under Zulip's event type names
+	// (the client's fetch_event_types, else its event_types); nil means every
+	// section. Names chatcore does not serve are accepted and give nothing, as
+	// in Zulip.
+	Sections []string
+	// AllPublicStreams asks for the events of every public channel, which
+	// Zulip refuses to guests.
+	AllPublicStreams bool
+}
+
+// RegisterState is the initial state of POST /register that chatcore can give
+// (it has no event queue yet). A section the request did not ask for is nil;
+// a list section asked for is non-nil, possibly empty.
+type RegisterState struct {
+	// UserID is the actor's id (section realm_user).
+	UserID *UserID
+	// Realm describes the actor's realm (section realm).
+	Realm *RegisterRealm
+	// Settings are the actor's own settings (section user_settings).
+	Settings *Settings
+	// Linkifiers are the realm's linkifiers in processing order (section
+	// realm_linkifiers).
+	Linkifiers []LinkifierView
+	// ScheduledMessages are the actor's pending scheduled messages (section
+	// scheduled_messages).
+	ScheduledMessages []ScheduledMessageView
+	// Reminders are the actor's pending reminders (section reminders).
+	Reminders []Reminder
+}
+
+// RegisterRealm is the realm section of [RegisterState].
+type RegisterRealm struct {
+	// Name is the organisation's name.
+	Name string
+	// EmptyTopicDisplayName is how the realm shows the empty topic:
+	// Zulip's "general chat" unless the realm names it otherwise.
+	EmptyTopicDisplayName string
+	// MaxReminderNoteLength is [MaxReminderNoteLength].
+	MaxReminderNoteLength int
+}
+
+// Register returns the initial state the actor asked for with req, as Zulip's
+// POST /register computes it. Each list section is read as its own operation
+// ([Service.Linkifiers], [Service.ScheduledMessages], [Service.Reminders]).
+//
+// Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
+// for AllPublicStreams; UNAUTHORIZED for a missing or deactivated actor. Other
+// errors are internal (store, context). Safe for concurrent use.
+func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, error) {
+	want := func(section string) bool {
+		return req.Sections == nil || slices.Contains(req.Sections, section)
+	}
+	var st RegisterState
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if req.AllPublicStreams && u.Role == RoleGuest {
+			return BadRequest("User not authorized for this query")
+		}
+		if want("realm_user") {
+			id := u.ID
+			st.UserID = &id
+		}
+		if want("realm") {
+			realm, err := tx.Realm(ctx, u.RealmID)
+			if err != nil {
+				return err
+			}
+			st.Realm = &RegisterRealm{
+				Name:                  realm.Name,
+				EmptyTopicDisplayName: emptyTopicDisplayName(realm),
+				MaxReminderNoteLength: MaxReminderNoteLength,
+			}
+		}
+		if want("user_settings") {
+			settings := u.Settings
+			st.Settings = &settings
+		}
+		return nil
+	})
+	if err != nil {
+		return RegisterState{}, err
+	}
+	if want("realm_linkifiers") {
+		if st.Linkifiers, err = s.Linkifiers(ctx, actorID); err != nil {
+			return RegisterState{}, err
+		}
+		st.Linkifiers = orEmpty(st.Linkifiers)
+	}
+	if want("scheduled_messages") {
+		if st.ScheduledMessages, err = s.ScheduledMessages(ctx, actorID); err != nil {
+			return RegisterState{}, err
+		}
+		st.ScheduledMessages = orEmpty(st.ScheduledMessages)
+	}
+	if want("reminders") {
+		if st.Reminders, err = s.Reminders(ctx, actorID); err != nil {
+			return RegisterState{}, err
+		}
+		st.Reminders = orEmpty(st.Reminders)
+	}
+	return st, nil
+}
+
+// orEmpty turns a nil slice into an empty one.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ServerSettings is what GET /server_settings tells a client about the
+// organisation before it logs in.
+type ServerSettings struct {
+	// RealmName is the organisation's name; "" when there is no realm.
+	RealmName string
+}
+
+// ServerSettings returns the server settings of the realm with string id
+// realm, or of the realm with the lowest id when realm is "". No such realm
+// (an empty store, an unknown string id) gives the zero ServerSettings and no
+// error: the answer needs no organisation. It needs no authentication.
+// Errors are internal (store, context). Safe for concurrent use.
+func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSettings, error) {
+	var out ServerSettings
+	err := s.view(ctx, func(tx Tx) error {
+		if realm != "" {
+			r, err := tx.RealmByStringID(ctx, realm)
+			if errors.Is(err, ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			out.RealmName = r.Name
+			return nil
+		}
+		realms, err := tx.Realms(ctx)
+		if err != nil {
+			return err
+		}
+		if len(realms) > 0 {
+			out.RealmName = realms[0].Name
+		}
+		return nil
+	})
+	return out, err
+}
