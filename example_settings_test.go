@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -42,16 +40,10 @@ func ExampleService_UpdateSettings() {
 		panic(err)
 	}
 
-	// An HTTP adapter decodes the wire parameters of PATCH /settings ...
-	var req chatcore.SettingsUpdate
-	ignored, err := wire.DecodeParams(url.Values{
-		"color_scheme": {"2"},
-		"timezone":     {"America/Montreal"},
-		"dense_mode":   {"true"},
-	}, &req)
-	fmt.Println("ignored:", ignored, err)
-
-	// ... and the Service applies them in one transaction.
+	// A partial update: nil fields are left alone. The Service validates it
+	// and applies it in one transaction (httpadapter decodes the same struct
+	// from PATCH /settings parameters).
+	req := chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("America/Montreal")}
 	if err := svc.UpdateSettings(ctx, hamlet, req); err != nil {
 		panic(err)
 	}
@@ -62,7 +54,6 @@ func ExampleService_UpdateSettings() {
 		fmt.Println(e.Code, e.Msg)
 	}
 	// Output:
-	// ignored: [dense_mode] <nil>
 	// event: user_settings color_scheme 2 [1]
 	// event: user_settings timezone America/Toronto [1]
 	// event: realm_user <nil> <nil> [1]
