@@ -7,103 +7,13 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 )
-
-// SettingsUpdate is a partial update of a user's settings: the request of
-// Zulip's PATCH /settings. A nil field is left alone; a non-nil one is applied
-// (and, for settings, only written when it differs from the current value).
-// The json tags are the wire names; [DecodeParams] fills a SettingsUpdate from
-// wire parameters with Zulip's rules, and [SettingsUpdate.Validate] checks
-// values.
-//
-// Bounds: Zulip checks web_font_size_px and web_line_height_percent only
-// through their database column, a positive small integer. chatcore accepts
-// exactly that column's range, 1-32767, and answers "X is too small" /
-// "X is too large" outside it (Zulip would fail on the database instead).
-//
-// FullName, Email, OldPassword and NewPassword are account fields rather than
-// settings. TargetUsers switches to the administrators' bulk edit of other
-// users' settings (see [Service.UpdateSettings]).
-type SettingsUpdate struct {
-	FullName    *string      `json:"full_name"`
-	Email       *string      `json:"email"`
-	OldPassword *string      `json:"old_password"`
-	NewPassword *string      `json:"new_password"`
-	TargetUsers *TargetUsers `json:"target_users" validate:"omitnil"`
-
-	TwentyFourHourTime                            *bool   `json:"twenty_four_hour_time"`
-	WebMarkReadOnScrollPolicy                     *int    `json:"web_mark_read_on_scroll_policy" validate:"omitnil,mark_read_policies"`
-	WebChannelDefaultView                         *int    `json:"web_channel_default_view" validate:"omitnil,channel_default_views"`
-	StarredMessageCounts                          *bool   `json:"starred_message_counts"`
-	ReceivesTypingNotifications                   *bool   `json:"receives_typing_notifications"`
-	WebSuggestUpdateTimezone                      *bool   `json:"web_suggest_update_timezone"`
-	FluidLayoutWidth                              *bool   `json:"fluid_layout_width"`
-	HighContrastMode                              *bool   `json:"high_contrast_mode"`
-	WebFontSizePx                                 *int    `json:"web_font_size_px" validate:"omitnil,min=1,max=32767"`
-	WebLineHeightPercent                          *int    `json:"web_line_height_percent" validate:"omitnil,min=1,max=32767"`
-	ColorScheme                                   *int    `json:"color_scheme" validate:"omitnil,color_schemes"`
-	EnableDraftsSynchronization                   *bool   `json:"enable_drafts_synchronization"`
-	TranslateEmoticons                            *bool   `json:"translate_emoticons"`
-	DisplayEmojiReactionUsers                     *bool   `json:"display_emoji_reaction_users"`
-	DefaultLanguage                               *string `json:"default_language" validate:"omitnil,language"`
-	WebHomeView                                   *string `json:"web_home_view" validate:"omitnil,home_views"`
-	WebEscapeNavigatesToHomeView                  *bool   `json:"web_escape_navigates_to_home_view"`
-	LeftSideUserlist                              *bool   `json:"left_side_userlist"`
-	Emojiset                                      *string `json:"emojiset" validate:"omitnil,emojisets"`
-	DemoteInactiveStreams                         *int    `json:"demote_inactive_streams" validate:"omitnil,demote_streams_policies"`
-	UserListStyle                                 *int    `json:"user_list_style" validate:"omitnil,user_list_styles"`
-	WebAnimateImagePreviews                       *string `json:"web_animate_image_previews" validate:"omitnil,animate_previews"`
-	WebStreamUnreadsCountDisplayPolicy            *int    `json:"web_stream_unreads_count_display_policy" validate:"omitnil,unreads_count_policies"`
-	HideAIFeatures                                *bool   `json:"hide_ai_features"`
-	WebInboxShowChannelFolders                    *bool   `json:"web_inbox_show_channel_folders"`
-	WebLeftSidebarShowChannelFolders              *bool   `json:"web_left_sidebar_show_channel_folders"`
-	WebLeftSidebarUnreadsCountSummary             *bool   `json:"web_left_sidebar_unreads_count_summary"`
-	Timezone                                      *string `json:"timezone" validate:"omitnil,timezone"`
-	EnableStreamDesktopNotifications              *bool   `json:"enable_stream_desktop_notifications"`
-	EnableStreamEmailNotifications                *bool   `json:"enable_stream_email_notifications"`
-	EnableStreamPushNotifications                 *bool   `json:"enable_stream_push_notifications"`
-	EnableStreamAudibleNotifications              *bool   `json:"enable_stream_audible_notifications"`
-	NotificationSound                             *string `json:"notification_sound" validate:"omitnil,notification_sound"`
-	EnableDesktopNotifications                    *bool   `json:"enable_desktop_notifications"`
-	EnableSounds                                  *bool   `json:"enable_sounds"`
-	EmailNotificationsBatchingPeriodSeconds       *int    `json:"email_notifications_batching_period_seconds" validate:"omitnil,batching_period"`
-	EnableOfflineEmailNotifications               *bool   `json:"enable_offline_email_notifications"`
-	EnableOfflinePushNotifications                *bool   `json:"enable_offline_push_notifications"`
-	EnableOnlinePushNotifications                 *bool   `json:"enable_online_push_notifications"`
-	EnableFollowedTopicDesktopNotifications       *bool   `json:"enable_followed_topic_desktop_notifications"`
-	EnableFollowedTopicEmailNotifications         *bool   `json:"enable_followed_topic_email_notifications"`
-	EnableFollowedTopicPushNotifications          *bool   `json:"enable_followed_topic_push_notifications"`
-	EnableFollowedTopicAudibleNotifications       *bool   `json:"enable_followed_topic_audible_notifications"`
-	EnableDigestEmails                            *bool   `json:"enable_digest_emails"`
-	EnableMarketingEmails                         *bool   `json:"enable_marketing_emails"`
-	EnableLoginEmails                             *bool   `json:"enable_login_emails"`
-	MessageContentInEmailNotifications            *bool   `json:"message_content_in_email_notifications"`
-	PMContentInDesktopNotifications               *bool   `json:"pm_content_in_desktop_notifications"`
-	WildcardMentionsNotify                        *bool   `json:"wildcard_mentions_notify"`
-	EnableFollowedTopicWildcardMentionsNotify     *bool   `json:"enable_followed_topic_wildcard_mentions_notify"`
-	DesktopIconCountDisplay                       *int    `json:"desktop_icon_count_display" validate:"omitnil,desktop_icon_counts"`
-	RealmNameInEmailNotificationsPolicy           *int    `json:"realm_name_in_email_notifications_policy" validate:"omitnil,realm_name_policies"`
-	AutomaticallyFollowTopicsPolicy               *int    `json:"automatically_follow_topics_policy" validate:"omitnil,topic_visibility_policies"`
-	AutomaticallyUnmuteTopicsInMutedStreamsPolicy *int    `json:"automatically_unmute_topics_in_muted_streams_policy" validate:"omitnil,topic_visibility_policies"`
-	AutomaticallyFollowTopicsWhereMentioned       *bool   `json:"automatically_follow_topics_where_mentioned"`
-	ResolvedTopicNoticeAutoReadPolicy             *string `json:"resolved_topic_notice_auto_read_policy" validate:"omitnil,resolved_topic_policies"`
-	PresenceEnabled                               *bool   `json:"presence_enabled"`
-	EnterSends                                    *bool   `json:"enter_sends"`
-	SendPrivateTypingNotifications                *bool   `json:"send_private_typing_notifications"`
-	SendStreamTypingNotifications                 *bool   `json:"send_stream_typing_notifications"`
-	SendReadReceipts                              *bool   `json:"send_read_receipts"`
-	AllowPrivateDataExport                        *bool   `json:"allow_private_data_export"`
-	EmailAddressVisibility                        *int    `json:"email_address_visibility" validate:"omitnil,email_visibilities"`
-	WebNavigateToSentMessage                      *bool   `json:"web_navigate_to_sent_message"`
-}
 
 // MaxBulkTargetIDs bounds each list of [TargetUsers]: a bulk edit naming more
 // user ids (or more group ids) is refused with BAD_REQUEST
@@ -122,62 +32,17 @@ type TargetUsers struct {
 	SkipIfAlreadyEdited *bool     `json:"skip_if_already_edited" wire:"required" validate:"required"`
 }
 
-// settingUpdateField ties a setting of SettingsUpdate to its wire name.
-type settingUpdateField struct {
-	name  string
-	index int
-}
-
-// settingUpdateFields lists the setting fields of SettingsUpdate (everything
-// that is a [Settings] field) in declaration order.
-var settingUpdateFields = sync.OnceValue(func() []settingUpdateField {
-	t := reflect.TypeFor[SettingsUpdate]()
-	var out []settingUpdateField
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if IsSetting(name) {
-			out = append(out, settingUpdateField{name: name, index: i})
-		}
-	}
-	return out
-})
-
-// settingChange is one requested setting value.
-type settingChange struct {
-	name  string
-	value any // bool, int or string
-}
-
 // requestedSettings returns the settings u sets, timezone excluded (it is
-// applied separately), in declaration order.
+// applied separately, in canonical form), in declaration order.
 func (u *SettingsUpdate) requestedSettings() []settingChange {
-	v := reflect.ValueOf(u).Elem()
-	var out []settingChange
-	for _, f := range settingUpdateFields() {
-		if f.name == "timezone" {
-			continue
+	all := u.settingChanges()
+	out := all[:0]
+	for _, c := range all {
+		if c.name != "timezone" {
+			out = append(out, c)
 		}
-		p := v.Field(f.index)
-		if p.IsNil() {
-			continue
-		}
-		out = append(out, settingChange{name: f.name, value: p.Elem().Interface()})
 	}
 	return out
-}
-
-// securitySensitiveSettings may not be changed for other users (Zulip's
-// SECURITY_SENSITIVE_USER_SETTINGS).
-var securitySensitiveSettings = map[string]bool{
-	"allow_private_data_export":         true,
-	"email_address_visibility":          true,
-	"enable_digest_emails":              true,
-	"enable_login_emails":               true,
-	"enable_marketing_emails":           true,
-	"presence_enabled":                  true,
-	"send_private_typing_notifications": true,
-	"send_read_receipts":                true,
-	"send_stream_typing_notifications":  true,
 }
 
 // emailChangeValidity is how long an e-mail change confirmation link works.
@@ -786,12 +651,14 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 	if err := requireAdmin(admin); err != nil {
 		return err
 	}
-	if req.Email != nil || req.NewPassword != nil || req.Timezone != nil {
+	if req.Email != nil || req.NewPassword != nil {
 		return errCannotChangeForOthers()
 	}
-	settings := req.requestedSettings()
+	// Only settings the table lets administrators edit in bulk: never the
+	// time zone, never Zulip's security-sensitive settings.
+	settings := req.settingChanges()
 	for _, c := range settings {
-		if securitySensitiveSettings[c.name] {
+		if c.row().Who != userOrAdmins {
 			return errCannotChangeForOthers()
 		}
 	}
