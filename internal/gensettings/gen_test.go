@@ -44,7 +44,7 @@ func TestGenerate(t *testing.T) {
 	{Name: "size", Field: "Size", Default: 3, Min: 1, Max: top},
 	{Name: "view", Field: "View", Default: "inbox", OneOf: "recent inbox"},
 }`))
-	is.NoErr(err) // a valid table generates
+	is.NoErr(err)                                        // a valid table generates
 	s := strings.Join(strings.Fields(string(code)), " ") // alignment aside
 	for _, want := range []string{
 		"Dark bool `json:\"dark\"` // default true",
