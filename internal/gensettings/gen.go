@@ -249,8 +249,6 @@ func render(rows []setting) []byte {
 	p("")
 	p("package chatcore")
 	p("")
-	p(`import "fmt"`)
-	p("")
 	p("// Settings holds a user's personal settings, named and typed as on the wire")
 	p("// (json tags). Every field is a plain bool, int or string, so a [Store] can keep")
 	p("// one column per setting; [SettingNames], [Settings.Value] and [Settings.Set]")
@@ -296,69 +294,13 @@ func render(rows []setting) []byte {
 	}
 	p("}")
 	p("")
-	p("// settingNames are the wire names of the settings in declaration order.")
-	p("var settingNames = [...]string{")
+	p("// settingFields gives by-name access to every setting, in declaration order:")
+	p("// its wire name, its Settings field and its SettingsUpdate field, as pointers")
+	p("// (*bool, *int or *string).")
+	p("var settingFields = [...]settingField{")
 	for _, r := range rows {
-		p("\t%q,", r.Name)
+		p("\t{%q, func(s *Settings) any { return &s.%s }, func(u *SettingsUpdate) any { return u.%s }},", r.Name, r.Field, r.Field)
 	}
-	p("}")
-	p("")
-	p("// settingIndex returns the position of the named setting in settingsTable")
-	p("// and settingNames, or -1.")
-	p("func settingIndex(name string) int {")
-	p("\tswitch name {")
-	for i, r := range rows {
-		p("\tcase %q:", r.Name)
-		p("\t\treturn %d", i)
-	}
-	p("\t}")
-	p("\treturn -1")
-	p("}")
-	p("")
-	p("// Value returns the value of the named setting as a bool, int or string. It")
-	p("// reports false for an unknown name.")
-	p("func (s *Settings) Value(name string) (any, bool) {")
-	p("\tswitch name {")
-	for _, r := range rows {
-		p("\tcase %q:", r.Name)
-		p("\t\treturn s.%s, true", r.Field)
-	}
-	p("\t}")
-	p("\treturn nil, false")
-	p("}")
-	p("")
-	p("// Set assigns the named setting. v must be a bool, an integer or a string")
-	p("// matching the setting's type (any integer type is accepted for int settings);")
-	p("// Set performs no range validation.")
-	p("func (s *Settings) Set(name string, v any) error {")
-	p("\tswitch name {")
-	for _, r := range rows {
-		p("\tcase %q:", r.Name)
-		p("\t\treturn set%s(&s.%s, name, v)", strings.ToUpper(r.Type[:1])+r.Type[1:], r.Field)
-	}
-	p("\t}")
-	p("\treturn fmt.Errorf(\"chatcore: unknown setting %%q\", name)")
-	p("}")
-	p("")
-	p("// Fields returns pointers to every setting field in [SettingNames] order, for")
-	p("// stores that scan one column per setting (*bool, *int or *string).")
-	p("func (s *Settings) Fields() []any {")
-	p("\treturn []any{")
-	for _, r := range rows {
-		p("\t\t&s.%s,", r.Field)
-	}
-	p("\t}")
-	p("}")
-	p("")
-	p("// settingChanges returns the settings u sets, in declaration order.")
-	p("func (u *SettingsUpdate) settingChanges() []settingChange {")
-	p("\tvar out []settingChange")
-	for i, r := range rows {
-		p("\tif u.%s != nil {", r.Field)
-		p("\t\tout = append(out, settingChange{index: %d, name: %q, value: *u.%s})", i, r.Name, r.Field)
-		p("\t}")
-	}
-	p("\treturn out")
 	p("}")
 	return b.Bytes()
 }

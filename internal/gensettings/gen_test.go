@@ -53,8 +53,7 @@ func TestGenerate(t *testing.T) {
 		"View *string `json:\"view\" validate:\"omitnil,oneof=recent inbox\"`",
 		"Dark: true,",
 		`View: "inbox",`,
-		"return setInt(&s.Size, name, v)",
-		`"dark",`,
+		`{"size", func(s *Settings) any { return &s.Size }, func(u *SettingsUpdate) any { return u.Size }},`,
 	} {
 		is.True(strings.Contains(s, want)) // generated code holds the expected declaration
 	}

@@ -7,9 +7,11 @@
 // It type-checks the table file on its own (the file holds plain data), reads
 // every row's constant values and writes the Settings struct, DefaultSettings,
 // SettingsUpdate (its account fields and one pointer field per setting, with
-// validate tags derived from the row's OneOf, Min and Max), and the by-name
-// accessors as switches. The test of this package fails when settings_gen.go
-// is stale.
+// validate tags derived from the row's OneOf, Min and Max), and
+// settingFields, one line per setting that gives its wire name and its two
+// fields as pointers (the root's by-name accessors Settings.Value, Set and
+// Fields are plain code over it, without reflection). The test of this
+// package fails when settings_gen.go is stale.
 package main
 
 import (
