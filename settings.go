@@ -146,8 +146,9 @@ func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, e
 	return u, nil
 }
 
-// updateOwnSettings is the own-account branch of UpdateSettings (BEHAVIOR §1.3
-// steps 4-8), run inside the transaction after validation.
+// updateOwnSettings is the own-account branch of UpdateSettings, run inside
+// the transaction after validation, in Zulip's order: password, e-mail
+// address, full name, then the settings and the time zone.
 func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
 	realm, err := tx.Realm(ctx, u.RealmID)
 	if err != nil {
