@@ -211,14 +211,15 @@ func (r *settingRow) refused(rule string, value any) *Error {
 		return BadRequestf("Invalid notification sound '%v'", value)
 	case errTimezone:
 		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
-	}
-	switch rule {
-	case "min":
-		return BadRequestf("%s is too small", r.Name)
-	case "max":
-		return BadRequestf("%s is too large", r.Name)
-	case "oneof":
-		return BadRequestf("Invalid %s: Value error, Not in the list of possible values", r.Name)
+	case errRule:
+		switch rule {
+		case "min":
+			return BadRequestf("%s is too small", r.Name)
+		case "max":
+			return BadRequestf("%s is too large", r.Name)
+		case "oneof":
+			return BadRequestf("Invalid %s: Value error, Not in the list of possible values", r.Name)
+		}
 	}
 	return BadRequestf("Invalid %s", r.Name) // a rule without a text of its own: still a clear 400
 }

@@ -141,7 +141,7 @@ func readRow(cl *ast.CompositeLit, info *types.Info) (setting, error) {
 		case "Default":
 			b, ok := tv.Type.(*types.Basic)
 			if !ok || (b.Kind() != types.Bool && b.Kind() != types.Int && b.Kind() != types.String) {
-				return r, fmt.Errorf("Default %s has type %s, want bool, int or string", v, tv.Type)
+				return r, fmt.Errorf("the default %s has type %s, want bool, int or string", v, tv.Type)
 			}
 			r.Type, r.Default = b.Name(), v
 		case "OneOf":
