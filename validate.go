@@ -2,7 +2,6 @@ package chatcore
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -81,41 +80,25 @@ func (cfg *settingsConfig) languageName(code string) string {
 	return code
 }
 
-// maxEmailBatchingPeriod is Zulip's upper bound on
-// email_notifications_batching_period_seconds: one week.
-const maxEmailBatchingPeriod = 7 * 24 * 60 * 60
-
-// settingValueSets are the named value sets of enumerated settings, registered
-// as validator aliases (used in SettingsUpdate's validate tags).
-var settingValueSets = []struct{ alias, tags string }{
-	{"mark_read_policies", "oneof=1 2 3"},
-	{"channel_default_views", "oneof=1 2 3 4"},
-	{"color_schemes", "oneof=1 2 3"},
-	{"demote_streams_policies", "oneof=1 2 3"},
-	{"user_list_styles", "oneof=1 2 3"},
-	{"unreads_count_policies", "oneof=1 2 3"},
-	{"desktop_icon_counts", "oneof=1 2 3 4"},
-	{"realm_name_policies", "oneof=1 2 3"},
-	{"topic_visibility_policies", "oneof=1 2 3 4"},
-	{"email_visibilities", "oneof=1 2 3 4 5"},
-	{"home_views", "oneof=recent inbox all_messages"},
-	{"emojisets", "oneof=google twitter text"},
-	{"animate_previews", "oneof=always on_hover never"},
-	{"resolved_topic_policies", "oneof=always except_followed never"},
-}
-
-// validatorCtxKey carries the *settingsConfig custom validations check against.
-type validatorCtxKey struct{}
-
-func configFrom(ctx context.Context) *settingsConfig {
-	if cfg, ok := ctx.Value(validatorCtxKey{}).(*settingsConfig); ok {
-		return cfg
+// allows reports whether v belongs to the configured set.
+func (cfg *settingsConfig) allows(set settingSet, v string) bool {
+	switch set {
+	case inLanguages:
+		_, ok := cfg.languages[v]
+		return ok
+	case inSounds:
+		_, ok := cfg.sounds[v]
+		return ok || v == "none"
+	case inTimeZones:
+		return CanonicalTimezone(v) != ""
 	}
-	return zulipSettingsConfig()
+	return true
 }
 
-// settingsValidator is the one validator of the package. Registration is not
-// safe for concurrent use, so everything is registered here, once.
+// settingsValidator is the one validator of the package. It checks the rules
+// declared once in struct tags: the value sets and bounds of the settings
+// (generated from settingsTable) and the shape of TargetUsers. Registration
+// is not safe for concurrent use, so everything is registered here, once.
 var settingsValidator = sync.OnceValue(func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(func(f reflect.StructField) string {
@@ -125,30 +108,6 @@ var settingsValidator = sync.OnceValue(func() *validator.Validate {
 		}
 		return name
 	})
-	for _, set := range settingValueSets {
-		v.RegisterAlias(set.alias, set.tags)
-	}
-	must := func(err error) {
-		if err != nil {
-			panic(err) // a programming error in the registrations below
-		}
-	}
-	must(v.RegisterValidationCtx("language", func(ctx context.Context, fl validator.FieldLevel) bool {
-		_, ok := configFrom(ctx).languages[fl.Field().String()]
-		return ok
-	}))
-	must(v.RegisterValidationCtx("notification_sound", func(ctx context.Context, fl validator.FieldLevel) bool {
-		s := fl.Field().String()
-		_, ok := configFrom(ctx).sounds[s]
-		return ok || s == "none"
-	}))
-	must(v.RegisterValidation("timezone", func(fl validator.FieldLevel) bool {
-		return CanonicalTimezone(fl.Field().String()) != ""
-	}))
-	must(v.RegisterValidation("batching_period", func(fl validator.FieldLevel) bool {
-		n := fl.Field().Int()
-		return n > 0 && n <= maxEmailBatchingPeriod
-	}))
 	v.RegisterStructValidation(func(sl validator.StructLevel) {
 		t := sl.Current().Interface().(TargetUsers)
 		if len(t.UserIDs) == 0 && len(t.GroupIDs) == 0 {
@@ -163,16 +122,6 @@ var settingsValidator = sync.OnceValue(func() *validator.Validate {
 	}, TargetUsers{})
 	return v
 })
-
-// Zulip validates in two steps: the parameter parser checks value sets (and
-// reports the first failure in parameter order, which is alphabetical), and
-// only then does the view check the language, the sound and the batching
-// period, in that order. validationPhase2 gives those three their rank.
-var validationPhase2 = map[string]int{
-	"default_language":                            0,
-	"notification_sound":                          1,
-	"email_notifications_batching_period_seconds": 2,
-}
 
 // Validate checks every field of u against Zulip's value sets and bounds, the
 // languages and sounds using Zulip's default sets, and returns the first
@@ -190,47 +139,86 @@ func (u *SettingsUpdate) Validate() error {
 	return second
 }
 
-// validate checks u against cfg and returns the first failure of each of
-// Zulip's two validation steps (see validationPhase2).
+// settingFailure is one refused request parameter.
+type settingFailure struct {
+	name string
+	late bool // checked by Zulip's view (settingRow.Late)
+	rank int  // table position of a late setting
+	err  *Error
+}
+
+// validate checks u against the struct-tag rules and the sets of cfg, and
+// returns the first failure of each of Zulip's two validation steps: its
+// parameter parser reports the first failure in parameter order (which is
+// alphabetical); only then does its view check the late settings (language,
+// sound, batching period), in table order.
 func (u *SettingsUpdate) validate(cfg *settingsConfig) (first, second error) {
-	ctx := context.WithValue(context.Background(), validatorCtxKey{}, cfg)
-	err := settingsValidator().StructCtx(ctx, u)
-	if err == nil {
-		return nil, nil
-	}
-	verrs, ok := errors.AsType[validator.ValidationErrors](err)
-	if !ok {
-		return fmt.Errorf("chatcore: validating settings: %w", err), nil
-	}
-	type ranked struct {
-		phase, rank int
-		name        string
-		fe          validator.FieldError
-	}
-	all := make([]ranked, 0, len(verrs))
-	for _, fe := range verrs {
-		name := topLevelName(fe)
-		r := ranked{name: name, fe: fe}
-		if p, ok := validationPhase2[name]; ok {
-			r.phase, r.rank = 2, p
-		} else {
-			r.phase = 1
+	var fails []settingFailure
+	add := func(name string, e *Error) {
+		f := settingFailure{name: name, err: e}
+		if i := settingIndex(name); i >= 0 && settingsTable[i].Late {
+			f.late, f.rank = true, i
 		}
-		all = append(all, r)
+		fails = append(fails, f)
 	}
-	slices.SortStableFunc(all, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(a.phase, b.phase), cmp.Compare(a.rank, b.rank), strings.Compare(a.name, b.name))
+	if err := settingsValidator().Struct(u); err != nil {
+		verrs, ok := errors.AsType[validator.ValidationErrors](err)
+		if !ok {
+			return fmt.Errorf("chatcore: validating settings: %w", err), nil
+		}
+		for _, fe := range verrs {
+			add(topLevelName(fe), translateFieldError(fe))
+		}
+	}
+	for _, c := range u.settingChanges() {
+		r := c.row()
+		if r.In != inAny && !cfg.allows(r.In, c.value.(string)) {
+			add(c.name, r.refused("", c.value))
+		}
+	}
+	slices.SortStableFunc(fails, func(a, b settingFailure) int {
+		if a.late != b.late {
+			if a.late {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.name, b.name))
 	})
-	for _, r := range all {
-		e := translateFieldError(r.fe)
-		if r.phase == 1 && first == nil {
-			first = e
+	for _, f := range fails {
+		if !f.late && first == nil {
+			first = f.err
 		}
-		if r.phase == 2 && second == nil {
-			second = e
+		if f.late && second == nil {
+			second = f.err
 		}
 	}
 	return first, second
+}
+
+// refused returns Zulip's error for a refused value of the setting; rule is
+// the validator tag that failed ("" for a configured set).
+func (r *settingRow) refused(rule string, value any) *Error {
+	switch r.Error {
+	case errInvalid:
+		return BadRequestf("Invalid %s", r.Name)
+	case errBatchingPeriod:
+		return BadRequestf("Invalid email batching period: %v seconds", value)
+	case errSound:
+		return BadRequestf("Invalid notification sound '%v'", value)
+	case errTimezone:
+		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
+	case errRule:
+		switch rule {
+		case "min":
+			return BadRequestf("%s is too small", r.Name)
+		case "max":
+			return BadRequestf("%s is too large", r.Name)
+		case "oneof":
+			return BadRequestf("Invalid %s: Value error, Not in the list of possible values", r.Name)
+		}
+	}
+	return BadRequestf("Invalid %s", r.Name) // a rule without a text of its own: still a clear 400
 }
 
 // topLevelName returns the wire name of the request parameter fe belongs to
@@ -245,29 +233,9 @@ func topLevelName(fe validator.FieldError) string {
 	return name
 }
 
-// fieldErrorMessages translates validator tags (aliases included) into
-// Zulip's errors. Tags not listed fall back to the value-set message when they
-// are a oneof, and to "Invalid <name>" otherwise.
+// fieldErrorMessages translates the validator tags of fields that are not
+// settings (target_users) into Zulip's errors.
 var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
-	"language": func(validator.FieldError) *Error { return BadRequest("Invalid default_language") },
-	"notification_sound": func(fe validator.FieldError) *Error {
-		return BadRequestf("Invalid notification sound '%v'", fe.Value())
-	},
-	"batching_period": func(fe validator.FieldError) *Error {
-		return BadRequestf("Invalid email batching period: %v seconds", fe.Value())
-	},
-	"timezone": func(validator.FieldError) *Error {
-		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
-	},
-	"resolved_topic_policies": func(validator.FieldError) *Error {
-		return BadRequest("Invalid resolved_topic_notice_auto_read_policy")
-	},
-	"min":               tooSmall,
-	"gte":               tooSmall,
-	"gt":                tooSmall,
-	"max":               tooLarge,
-	"lte":               tooLarge,
-	"lt":                tooLarge,
 	"user_or_group_ids": func(validator.FieldError) *Error { return BadRequest("Either user_ids or group_ids must be provided.") },
 	"too_many_ids": func(fe validator.FieldError) *Error {
 		return BadRequestf("target_users[%q] is too long (limit: %d items)", fe.Field(), MaxBulkTargetIDs)
@@ -280,16 +248,16 @@ var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
 	},
 }
 
-func tooSmall(fe validator.FieldError) *Error { return BadRequestf("%s is too small", fe.Field()) }
-func tooLarge(fe validator.FieldError) *Error { return BadRequestf("%s is too large", fe.Field()) }
-
-// translateFieldError turns one validator failure into Zulip's error.
+// translateFieldError turns one validator failure into Zulip's error: a
+// setting's through its table row, anything else through fieldErrorMessages.
 func translateFieldError(fe validator.FieldError) *Error {
+	if topLevelName(fe) == fe.Field() {
+		if i := settingIndex(fe.Field()); i >= 0 {
+			return settingsTable[i].refused(fe.Tag(), fe.Value())
+		}
+	}
 	if msg, ok := fieldErrorMessages[fe.Tag()]; ok {
 		return msg(fe)
-	}
-	if fe.ActualTag() == "oneof" {
-		return BadRequestf("Invalid %s: Value error, Not in the list of possible values", fe.Field())
 	}
 	return BadRequestf("Invalid %s", fe.Field()) // a tag without a translation: still a clear 400
 }

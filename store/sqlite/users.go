@@ -12,7 +12,9 @@ import (
 )
 
 // The user statements are built once from chatcore.SettingNames(), which is the
-// only source of setting column names.
+// only source of setting column names: each setting of chatcore's settings
+// table has the column of its wire name, and adding a setting needs only a
+// migration that adds that column (Open refuses a database without it).
 var (
 	// userSelect lists the columns scanUser reads, settings last.
 	userSelect string
@@ -74,6 +76,15 @@ func settingArgs(s *chatcore.Settings) []any {
 		}
 	}
 	return out
+}
+
+// settingArg returns the column value of a setting value (bool, int or
+// string), as settingArgs does.
+func settingArg(v any) any {
+	if n, ok := v.(int); ok {
+		return int64(n)
+	}
+	return v
 }
 
 // userArgs returns the values of the non-id columns, in the order of the
@@ -250,16 +261,9 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	if err := probe.Set(u.Setting, u.Value); err != nil {
 		return nil, fmt.Errorf("sqlite: bulk setting update: %w", err)
 	}
-	value := settingArgs(&probe)
-	var v any
-	for i, name := range chatcore.SettingNames() {
-		if name == u.Setting {
-			v = value[i]
-			break
-		}
-	}
+	v, _ := probe.Value(u.Setting) // the value converted to the setting's type
 	ids, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmtBulk(col),
-		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), v, u.SkipIfEdited, u.Setting)
+		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), settingArg(v), u.SkipIfEdited, u.Setting)
 	if err != nil {
 		return nil, err
 	}
