@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/markdown"
 )
 
 // MaxReminderNoteLength is the longest reminder note, in characters, that
@@ -293,7 +295,7 @@ func messageLinkSyntax(st *Stream, topic string, id MessageID) string {
 // channel message's URL.
 func channelMessageFragment(st *Stream, topic string, id MessageID) string {
 	return fmt.Sprintf("#narrow/channel/%d-%s/topic/%s/near/%d",
-		st.ID, encodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), encodeHashComponent(topic), id)
+		st.ID, markdown.EncodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), markdown.EncodeHashComponent(topic), id)
 }
 
 // directMessageFragment returns the "#narrow/dm/…/near/id" part of a direct
@@ -308,25 +310,4 @@ func directMessageFragment(members []UserID, id MessageID) string {
 		slug += "-group"
 	}
 	return fmt.Sprintf("#narrow/dm/%s/near/%d", slug, id)
-}
-
-// encodeHashComponent encodes s for a Zulip narrow URL: every byte but
-// unreserved characters and "*" is percent-encoded with "." in place of "%",
-// and "." itself is written ".2E".
-func encodeHashComponent(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '.' && (isUnreserved(c) || c == '*') {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, ".%02X", c)
-	}
-	return b.String()
-}
-
-// isUnreserved reports whether c is an RFC 3986 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }
