@@ -204,7 +204,10 @@ func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) err
 // "Group '<name>' in URL template is not present in linkifier pattern.",
 // "Group '<name>' in linkifier pattern is not present in URL template." and a
 // pattern the realm already has ("Realm filter with this Realm and Pattern
-// already exists."). Existing messages are not re-rendered.
+// already exists."), a URL template over [MaxLinkifierURLTemplateLength]
+// characters ("Ensure this value has at most 2048 characters (it has N).");
+// BAD_REQUEST "A realm may have at most 2000 linkifiers." when the realm has
+// [MaxLinkifiersPerRealm] already. Existing messages are not re-rendered.
 func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, urlTemplate string) (LinkifierID, error) {
 	var id LinkifierID
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
@@ -215,6 +218,9 @@ func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, url
 		pattern, urlTemplate, existing, err := checkLinkifierEdit(ctx, tx, u.RealmID, 0, pattern, urlTemplate)
 		if err != nil {
 			return err
+		}
+		if len(existing) >= MaxLinkifiersPerRealm {
+			return errTooManyLinkifiers()
 		}
 		order := 0
 		for i, l := range existing {
@@ -267,6 +273,11 @@ func checkLinkifierEdit(ctx context.Context, tx Tx, realm RealmID, self Linkifie
 		}
 	}
 	return pattern, urlTemplate, existing, nil
+}
+
+// errTooManyLinkifiers refuses a linkifier beyond [MaxLinkifiersPerRealm].
+func errTooManyLinkifiers() *Error {
+	return BadRequestf("A realm may have at most %d linkifiers.", MaxLinkifiersPerRealm)
 }
 
 func errDuplicateLinkifier() *Error {

@@ -65,6 +65,7 @@ func reminderView(m *ScheduledMessage) Reminder {
 // [MaxReminderNoteLength]). UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID MessageID, deliverAt time.Time, note *string) (ScheduledMessageID, error) {
 	var id ScheduledMessageID
+	pre := s.prerenderReminder(ctx, actorID, messageID, note) // before the write lock; see render.go
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		u, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -91,7 +92,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		if err != nil {
 			return err
 		}
-		html, _, _, err := s.renderMessage(ctx, tx, u.RealmID, content)
+		r, err := s.renderChecked(ctx, tx, u.RealmID, content, pre)
 		if err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			Type:                    MessageTypePrivate,
 			DirectMembers:           []UserID{u.ID},
 			Content:                 content,
-			RenderedContent:         html,
+			RenderedContent:         r.html,
 			DeliverAt:               deliverAt.UTC(),
 			ReminderTargetMessageID: target.ID,
 			ReminderNote:            text,
@@ -119,6 +120,37 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		return nil
 	})
 	return id, err
+}
+
+// prerenderReminder renders the content of the reminder CreateReminder would
+// create, in read-only Views before its write transaction (see renderChecked);
+// nil when anything is refused (the write transaction reports it).
+func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *prerendered {
+	var realm RealmID
+	var content string
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		target, err := accessibleMessage(ctx, tx, u, messageID)
+		if err != nil || target == nil {
+			return errors.Join(err, errInvalidMessage())
+		}
+		var text string
+		if note != nil {
+			if text, err = normalizeReminderNote(*note); err != nil {
+				return err
+			}
+		}
+		realm = u.RealmID
+		content, err = s.reminderContent(ctx, tx, target, text)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	return s.prerender(ctx, realm, content)
 }
 
 // Reminders returns actor's undelivered reminders, failed ones included,
