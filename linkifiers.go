@@ -4,12 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
-	"sync"
+	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/urltemplate"
+)
+
+// Bounds on a realm's linkifiers. Zulip itself sets none; these are far above
+// what real organisations use (tens of linkifiers with templates of a few
+// dozen characters) and keep the work of rendering one message bounded.
+const (
+	// MaxLinkifierURLTemplateLength is the longest URL template, in
+	// characters; 2,048 is also the longest URL that browsers have long
+	// handled reliably.
+	MaxLinkifierURLTemplateLength = 2048
+	// MaxLinkifiersPerRealm is the largest number of linkifiers a realm may
+	// have.
+	MaxLinkifiersPerRealm = 2000
 )
 
 // LinkifierView is a linkifier on the wire (GET /realm/linkifiers and the
@@ -83,16 +97,23 @@ func regexpErrorText(err error) string {
 
 // validateLinkifier runs Zulip's model validation of a linkifier and returns
 // the compiled pattern and template, or a *Error with Zulip's messages. A URL
-// template is refused only for its brace expressions (see parseURLTemplate);
-// literal text such as a space or "%zz" is accepted, as in Zulip. A pattern
-// may repeat a group name, as RE2 allows; the leftmost group of the name
-// supplies its value.
-func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *urlTemplate, *Error) {
+// template is refused only for its brace expressions (see [urltemplate.Parse])
+// and its length (over [MaxLinkifierURLTemplateLength] characters); literal
+// text such as a space or "%zz" is accepted, as in Zulip. A pattern may repeat
+// a group name, as RE2 allows; the leftmost group of the name supplies its
+// value.
+func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *urltemplate.Template, *Error) {
 	msgs := map[string][]string{}
 	if pattern == "" {
 		msgs["pattern"] = append(msgs["pattern"], "This field cannot be blank.")
 	}
-	tmpl, tmplOK := parseURLTemplate(urlTemplate)
+	if n := utf8.RuneCountInString(urlTemplate); n > MaxLinkifierURLTemplateLength {
+		// Django's max-length text, as Zulip words its field limits.
+		msgs["url_template"] = append(msgs["url_template"],
+			fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", MaxLinkifierURLTemplateLength, n))
+		return nil, nil, linkifierValidationError([]string{"pattern", "url_template", linkifierAllField}, msgs)
+	}
+	tmpl, tmplOK := urltemplate.Parse(urlTemplate)
 	if urlTemplate == "" {
 		msgs["url_template"] = append(msgs["url_template"], "This field cannot be blank.")
 	} else if !tmplOK {
@@ -110,7 +131,7 @@ func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *urlTemplat
 			}
 		}
 		vars := map[string]bool{}
-		for _, n := range tmpl.varnames() {
+		for _, n := range tmpl.VarNames() {
 			vars[n] = true
 		}
 		if missing := missingNames(vars, groups); missing != "" {
@@ -183,7 +204,10 @@ func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) err
 // "Group '<name>' in URL template is not present in linkifier pattern.",
 // "Group '<name>' in linkifier pattern is not present in URL template." and a
 // pattern the realm already has ("Realm filter with this Realm and Pattern
-// already exists."). Existing messages are not re-rendered.
+// already exists."), a URL template over [MaxLinkifierURLTemplateLength]
+// characters ("Ensure this value has at most 2048 characters (it has N).");
+// BAD_REQUEST "A realm may have at most 2000 linkifiers." when the realm has
+// [MaxLinkifiersPerRealm] already. Existing messages are not re-rendered.
 func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, urlTemplate string) (LinkifierID, error) {
 	var id LinkifierID
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
@@ -194,6 +218,9 @@ func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, url
 		pattern, urlTemplate, existing, err := checkLinkifierEdit(ctx, tx, u.RealmID, 0, pattern, urlTemplate)
 		if err != nil {
 			return err
+		}
+		if len(existing) >= MaxLinkifiersPerRealm {
+			return errTooManyLinkifiers()
 		}
 		order := 0
 		for i, l := range existing {
@@ -246,6 +273,11 @@ func checkLinkifierEdit(ctx context.Context, tx Tx, realm RealmID, self Linkifie
 		}
 	}
 	return pattern, urlTemplate, existing, nil
+}
+
+// errTooManyLinkifiers refuses a linkifier beyond [MaxLinkifiersPerRealm].
+func errTooManyLinkifiers() *Error {
+	return BadRequestf("A realm may have at most %d linkifiers.", MaxLinkifiersPerRealm)
 }
 
 func errDuplicateLinkifier() *Error {
@@ -378,187 +410,4 @@ func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []L
 		}
 		return linkifiersEvent(ctx, tx, fx, u.RealmID)
 	})
-}
-
-// compiledLinkifier is a linkifier ready to apply: its pattern wrapped in
-// Zulip's boundary rule and its parsed URL template.
-type compiledLinkifier struct {
-	re   *regexp.Regexp
-	tmpl *urlTemplate
-	// names holds the pattern's group names by index, "" for unnamed groups
-	// and for every group but the leftmost of a repeated name (RE2 maps a
-	// name to its leftmost group).
-	names []string
-}
-
-// linkifierMatchGroup names the wrapper group that holds the matched text.
-const linkifierMatchGroup = "chatcore_linkifier_match"
-
-// compileLinkifier prepares l for matching. A match must start at the start of
-// the text, after whitespace (or Unicode space) or after one of ' " ( , : <,
-// and must not be followed by a letter or digit. compileLinkifier reports
-// false for a linkifier that no longer compiles (it is skipped, as in Zulip).
-func compileLinkifier(l Linkifier) (compiledLinkifier, bool) {
-	key := l.Pattern + "\x00" + l.URLTemplate
-	compiledCache.mu.Lock()
-	c, ok := compiledCache.m[key]
-	compiledCache.mu.Unlock()
-	if ok {
-		return c, c.re != nil
-	}
-	c, ok = compileLinkifierUncached(l)
-	compiledCache.mu.Lock()
-	if len(compiledCache.m) >= maxCompiledLinkifiers {
-		clear(compiledCache.m)
-	}
-	compiledCache.m[key] = c
-	compiledCache.mu.Unlock()
-	return c, ok
-}
-
-// maxCompiledLinkifiers bounds compiledCache; when full it starts over.
-const maxCompiledLinkifiers = 4096
-
-// compiledCache keeps compiled linkifiers by pattern and template, so that
-// rendering does not recompile a realm's regular expressions for every
-// message. Compiled regexps and templates are safe for concurrent use.
-var compiledCache = struct {
-	mu sync.Mutex
-	m  map[string]compiledLinkifier
-}{m: map[string]compiledLinkifier{}}
-
-func compileLinkifierUncached(l Linkifier) (compiledLinkifier, bool) {
-	re, err := regexp.Compile(`[\s\x{85}\pZ'"(,:<](?P<` + linkifierMatchGroup + `>(?:` + l.Pattern + `))(?:[^\pL\pN])`)
-	if err != nil {
-		return compiledLinkifier{}, false
-	}
-	tmpl, ok := parseURLTemplate(l.URLTemplate)
-	if !ok {
-		return compiledLinkifier{}, false
-	}
-	names := slices.Clone(re.SubexpNames())
-	seen := map[string]bool{}
-	for i, n := range names {
-		if n == "" || n == linkifierMatchGroup {
-			names[i] = ""
-			continue
-		}
-		if seen[n] {
-			names[i] = ""
-		}
-		seen[n] = true
-	}
-	return compiledLinkifier{re: re, tmpl: tmpl, names: names}, true
-}
-
-// loadLinkifiers returns the realm's linkifiers compiled, in processing order.
-func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
-	ls, err := tx.Linkifiers(ctx, realm)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]compiledLinkifier, 0, len(ls))
-	for _, l := range ls {
-		if c, ok := compileLinkifier(l); ok {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-// linkifierMatch is one match of a linkifier in a text: text[Start:End] links
-// to URL.
-type linkifierMatch struct {
-	Start, End int
-	URL        string
-}
-
-// matches returns the non-overlapping matches of c in text, left to right.
-// before and after are the characters that precede and follow text in its
-// context: " " stands for a boundary (start or end of the text), anything
-// else is taken literally.
-func (c compiledLinkifier) matches(text string, before, after string) []linkifierMatch {
-	s := before + text + after
-	var out []linkifierMatch
-	pos := 0
-	for pos < len(s) {
-		loc := c.re.FindStringSubmatchIndex(s[pos:])
-		if loc == nil {
-			break
-		}
-		start, end := pos+loc[2], pos+loc[3]
-		vals := map[string]string{}
-		for i, name := range c.names {
-			if name == "" || loc[2*i] < 0 {
-				continue // unnamed, shadowed by a leftmost namesake, or unmatched: undefined
-			}
-			vals[name] = s[pos+loc[2*i] : pos+loc[2*i+1]]
-		}
-		if end > start {
-			out = append(out, linkifierMatch{Start: start - len(before), End: end - len(before), URL: c.tmpl.expand(vals)})
-		}
-		// The next match may use the character after this one as its boundary.
-		next := end
-		if next <= pos+loc[0] {
-			next = pos + loc[1]
-		}
-		pos = next
-	}
-	// Drop matches that reach into the context characters.
-	out = slices.DeleteFunc(out, func(m linkifierMatch) bool { return m.Start < 0 || m.End > len(text) })
-	return out
-}
-
-// topicLinkSplitter splits a topic into the words that may be raw URLs.
-var topicLinkSplitter = regexp.MustCompile(`[ !;),'"]`)
-
-// topicURLPattern recognises a raw URL in a topic word: with a scheme, or a
-// host name with a dot followed by an optional path.
-var topicURLPattern = regexp.MustCompile(`^(?:(?:https?|ftp)://[^\s<>]+|(?:www\.)?[\pL\pN-]+(?:\.[\pL\pN-]+)*\.[\pL]{2,}(?:/[^\s<>]*)?)`)
-
-// topicLinks returns the topic_links of a topic: the matches of every
-// linkifier plus raw URLs. Overlaps go to the earlier linkifier, then the
-// earlier match, linkifiers before raw URLs; the result is ordered by position.
-func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
-	type found struct {
-		start, end, prec int
-		link             TopicLink
-	}
-	var all []found
-	for prec, c := range linkifiers {
-		for _, m := range c.matches(topic, " ", " ") {
-			all = append(all, found{m.Start, m.End, prec, TopicLink{Text: topic[m.Start:m.End], URL: m.URL}})
-		}
-	}
-	off := 0
-	for _, loc := range topicLinkSplitter.FindAllStringIndex(topic+" ", -1) {
-		word := topic[off:min(loc[0], len(topic))]
-		if m := strings.TrimRight(topicURLPattern.FindString(word), ".,:?!"); m != "" {
-			u := m
-			if pu, err := url.Parse(m); err != nil || pu.Scheme == "" {
-				u = "https://" + m
-			}
-			all = append(all, found{off, off + len(m), len(linkifiers), TopicLink{Text: m, URL: u}})
-		}
-		off = loc[1]
-	}
-	slices.SortStableFunc(all, func(a, b found) int {
-		if a.prec != b.prec {
-			return a.prec - b.prec
-		}
-		return a.start - b.start
-	})
-	var kept []found
-	for _, f := range all {
-		overlaps := slices.ContainsFunc(kept, func(k found) bool { return f.start < k.end && k.start < f.end })
-		if !overlaps {
-			kept = append(kept, f)
-		}
-	}
-	slices.SortStableFunc(kept, func(a, b found) int { return a.start - b.start })
-	out := make([]TopicLink, 0, len(kept))
-	for _, k := range kept {
-		out = append(out, k.link)
-	}
-	return out
 }

@@ -20,8 +20,8 @@ package chatcore
 //   - The pieces of sendInTx, for code that checks without sending (scheduled
 //     messages): parseDestination (type/to/topic parameters), normalizeContent,
 //     normalizeTopic, canSendToStream, errChannelIDDoesNotExist.
-//   - renderMessage / render live in markdown.go; compiled linkifiers and
-//     topicLinks in linkifiers.go.
+//   - renderMessage / render, prerender / renderChecked (rendering outside the
+//     write transaction), compiled linkifiers and topicLinks live in render.go.
 
 import (
 	"cmp"
@@ -99,6 +99,7 @@ type SendMessageRequest struct {
 // characters are truncated, not refused.
 func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessageRequest) (MessageID, error) {
 	var id MessageID
+	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		sender, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -112,7 +113,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		if client == "" {
 			client = "API"
 		}
-		m, err := s.sendInTx(ctx, tx, fx, sender, dest, req.Content, client)
+		m, err := s.sendPrerendered(ctx, tx, fx, sender, dest, req.Content, client, pre)
 		if err != nil {
 			return err
 		}
@@ -351,6 +352,12 @@ func emptyTopicDisplayName(r *Realm) string {
 // "Channel with ID 'n' does not exist", a recipient of another realm or a
 // missing one "Invalid user ID n".
 func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
+	return s.sendPrerendered(ctx, tx, fx, sender, dest, content, client, nil)
+}
+
+// sendPrerendered is sendInTx reusing pre, a rendering of content made before
+// the transaction, when it still holds (see renderChecked); pre may be nil.
+func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string, pre *prerendered) (*Message, error) {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return nil, err
@@ -427,12 +434,12 @@ func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User
 		m.DirectMembers = members
 		eventUsers = members
 	}
-	html, mentioned, isMe, err := s.renderMessage(ctx, tx, sender.RealmID, body)
+	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
 	if err != nil {
 		return nil, err
 	}
-	m.RenderedContent = html
-	m.IsMeMessage = isMe
+	m.RenderedContent = r.html
+	m.IsMeMessage = r.isMe
 	if err := tx.CreateMessage(ctx, m); err != nil {
 		return nil, err
 	}
@@ -447,7 +454,7 @@ func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User
 		return nil, err
 	}
 	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
-	fx.sentMsg(m, mentioned)
+	fx.sentMsg(m, r.mentioned)
 	return m, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/markdown"
 )
 
 // MaxReminderNoteLength is the longest reminder note, in characters, that
@@ -63,6 +65,7 @@ func reminderView(m *ScheduledMessage) Reminder {
 // [MaxReminderNoteLength]). UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID MessageID, deliverAt time.Time, note *string) (ScheduledMessageID, error) {
 	var id ScheduledMessageID
+	pre := s.prerenderReminder(ctx, actorID, messageID, note) // before the write lock; see render.go
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		u, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -89,7 +92,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		if err != nil {
 			return err
 		}
-		html, _, _, err := s.renderMessage(ctx, tx, u.RealmID, content)
+		r, err := s.renderChecked(ctx, tx, u.RealmID, content, pre)
 		if err != nil {
 			return err
 		}
@@ -100,7 +103,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			Type:                    MessageTypePrivate,
 			DirectMembers:           []UserID{u.ID},
 			Content:                 content,
-			RenderedContent:         html,
+			RenderedContent:         r.html,
 			DeliverAt:               deliverAt.UTC(),
 			ReminderTargetMessageID: target.ID,
 			ReminderNote:            text,
@@ -117,6 +120,37 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		return nil
 	})
 	return id, err
+}
+
+// prerenderReminder renders the content of the reminder CreateReminder would
+// create, in read-only Views before its write transaction (see renderChecked);
+// nil when anything is refused (the write transaction reports it).
+func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *prerendered {
+	var realm RealmID
+	var content string
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		target, err := accessibleMessage(ctx, tx, u, messageID)
+		if err != nil || target == nil {
+			return errors.Join(err, errInvalidMessage())
+		}
+		var text string
+		if note != nil {
+			if text, err = normalizeReminderNote(*note); err != nil {
+				return err
+			}
+		}
+		realm = u.RealmID
+		content, err = s.reminderContent(ctx, tx, target, text)
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	return s.prerender(ctx, realm, content)
 }
 
 // Reminders returns actor's undelivered reminders, failed ones included,
@@ -293,7 +327,7 @@ func messageLinkSyntax(st *Stream, topic string, id MessageID) string {
 // channel message's URL.
 func channelMessageFragment(st *Stream, topic string, id MessageID) string {
 	return fmt.Sprintf("#narrow/channel/%d-%s/topic/%s/near/%d",
-		st.ID, encodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), encodeHashComponent(topic), id)
+		st.ID, markdown.EncodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), markdown.EncodeHashComponent(topic), id)
 }
 
 // directMessageFragment returns the "#narrow/dm/…/near/id" part of a direct
@@ -308,25 +342,4 @@ func directMessageFragment(members []UserID, id MessageID) string {
 		slug += "-group"
 	}
 	return fmt.Sprintf("#narrow/dm/%s/near/%d", slug, id)
-}
-
-// encodeHashComponent encodes s for a Zulip narrow URL: every byte but
-// unreserved characters and "*" is percent-encoded with "." in place of "%",
-// and "." itself is written ".2E".
-func encodeHashComponent(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '.' && (isUnreserved(c) || c == '*') {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, ".%02X", c)
-	}
-	return b.String()
-}
-
-// isUnreserved reports whether c is an RFC 3986 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }

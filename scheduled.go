@@ -167,6 +167,7 @@ func errFutureDelivery() *Error {
 // and content.
 func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, req CreateScheduledMessageRequest) (ScheduledMessageID, error) {
 	var id ScheduledMessageID
+	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		sender, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -204,7 +205,7 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 			Kind:      ScheduledSendLater,
 			DeliverAt: req.DeliverAt.UTC(),
 		}
-		if err := s.checkScheduledDestination(ctx, tx, sender, dest, req.Content, m); err != nil {
+		if err := s.checkScheduledDestination(ctx, tx, sender, dest, req.Content, m, pre); err != nil {
 			return err
 		}
 		if err := tx.CreateScheduledMessage(ctx, m); err != nil {
@@ -223,8 +224,9 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 
 // checkScheduledDestination applies the checks sendInTx makes on content,
 // topic, channel and recipients without sending, and fills in the
-// destination, content and rendered content of m.
-func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage) error {
+// destination, content and rendered content of m, reusing pre (see
+// renderChecked; nil for none).
+func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage, pre *prerendered) error {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return err
@@ -279,12 +281,12 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 		m.Type = MessageTypePrivate
 		m.DirectMembers = others
 	}
-	html, _, _, err := s.renderMessage(ctx, tx, sender.RealmID, body)
+	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
 	if err != nil {
 		return err
 	}
 	m.Content = body
-	m.RenderedContent = html
+	m.RenderedContent = r.html
 	return nil
 }
 

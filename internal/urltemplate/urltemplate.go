@@ -1,16 +1,17 @@
-package chatcore
+// Package urltemplate parses and expands linkifier URL templates: RFC 6570
+// level 4 with string values only, checked as Zulip checks them.
+package urltemplate
 
 import (
 	"strconv"
 	"strings"
 )
 
-// urlTemplate is a parsed linkifier URL template (RFC 6570, level 4, with
-// string values only). As in Zulip, only the brace expressions are checked:
-// literal text between them may hold any character, and is percent-encoded
-// when the template is expanded. A urlTemplate is immutable and safe for
-// concurrent use.
-type urlTemplate struct {
+// Template is a parsed linkifier URL template (RFC 6570, level 4, with string
+// values only). As in Zulip, only the brace expressions are checked: literal
+// text between them may hold any character, and is percent-encoded when the
+// template is expanded. A Template is immutable and safe for concurrent use.
+type Template struct {
 	parts []urlTemplatePart
 }
 
@@ -32,12 +33,12 @@ type urlTemplateVar struct {
 // are reserved by RFC 6570 and refused.
 const urlTemplateOps = "+#./;?&"
 
-// parseURLTemplate parses s, reporting false for a stray "{" or "}", an empty
+// Parse parses s, reporting false for a stray "{" or "}", an empty
 // expression, a reserved or unknown operator, or a malformed varspec (a
 // variable name is letters, digits, "_" and %XX, with single dots between;
 // the modifiers are "*" and ":1" to ":9999").
-func parseURLTemplate(s string) (*urlTemplate, bool) {
-	t := &urlTemplate{}
+func Parse(s string) (*Template, bool) {
+	t := &Template{}
 	for len(s) > 0 {
 		open := strings.IndexAny(s, "{}")
 		if open < 0 {
@@ -125,8 +126,8 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// varnames returns the distinct variable names of t in order of appearance.
-func (t *urlTemplate) varnames() []string {
+// VarNames returns the distinct variable names of t in order of appearance.
+func (t *Template) VarNames() []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range t.parts {
@@ -168,10 +169,10 @@ func urlTemplateOpFor(op byte) urlTemplateOp {
 	return urlTemplateOp{sep: ","}
 }
 
-// expand fills t in with vals; a name missing from vals is undefined and
+// Expand fills t in with vals; a name missing from vals is undefined and
 // left out, as RFC 6570 says. Literal text keeps unreserved and reserved
 // characters and valid %XX triplets and percent-encodes everything else.
-func (t *urlTemplate) expand(vals map[string]string) string {
+func (t *Template) Expand(vals map[string]string) string {
 	var b strings.Builder
 	for _, p := range t.parts {
 		if !p.expr {

@@ -1,15 +1,20 @@
-package chatcore
+// Package markdown renders Zulip message Markdown to HTML: CommonMark
+// (goldmark) with Zulip's chat additions. It knows nothing of stores: a
+// [Resolver] answers its questions about the realm (users by mention, channels
+// by name, the compiled linkifiers).
+package markdown
 
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -49,42 +54,75 @@ var markdownEngine = sync.OnceValue(func() goldmark.Markdown {
 	)
 })
 
-// render turns message Markdown into HTML for the realm (mentions resolved
-// against its users, its linkifiers applied).
-func (s *Service) render(ctx context.Context, tx Tx, realm RealmID, content string) (string, error) {
-	out, _, _, err := s.renderMessage(ctx, tx, realm, content)
-	return out, err
+// User is a user a mention may name.
+type User struct {
+	ID       int64
+	FullName string
+	// Active users are counted as mentioned; mentions of others are only
+	// rendered.
+	Active bool
 }
 
-// renderMessage renders message content for the realm. It returns the HTML,
-// the active users of the realm the content really mentions (outside code, not
-// silently; sorted, without duplicates) and whether it is a /me message.
-// Errors come only from the store.
-func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, content string) (string, []UserID, bool, error) {
+// Channel is a channel a channel link may name.
+type Channel struct {
+	ID   int64
+	Name string
+}
+
+// Resolver answers the renderer's questions about one realm. A nil result
+// with a nil error means "no such user or channel": the syntax then stays
+// text. Errors abort rendering and are returned as they are. Render asks about
+// each distinct id or name once.
+type Resolver interface {
+	// UserByID returns the realm's user with the id.
+	UserByID(ctx context.Context, id int64) (*User, error)
+	// UserByName returns the realm's user a mention of the full name means:
+	// full names compare case-insensitively and, among users sharing one, the
+	// first active user by id wins, else the first.
+	UserByName(ctx context.Context, name string) (*User, error)
+	// ChannelByName returns the realm's channel with the name.
+	ChannelByName(ctx context.Context, name string) (*Channel, error)
+	// Linkifiers returns the realm's compiled linkifiers in processing order.
+	Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
+}
+
+// Result is a rendered message.
+type Result struct {
+	HTML string
+	// Mentioned lists the active users the content really mentions (outside
+	// code, not silently), sorted, without duplicates.
+	Mentioned []int64
+	// IsMe reports a /me message.
+	IsMe bool
+}
+
+// Render renders message content with the realm r describes. Errors come only
+// from r.
+func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 	source := []byte(expandQuoteFences(content))
 	md := markdownEngine()
 	doc := md.Parser().Parse(text.NewReader(source))
 
-	mentioned, err := resolveMentions(ctx, tx, realm, doc)
+	mentioned, err := resolveMentions(ctx, r, doc)
 	if err != nil {
-		return "", nil, false, err
+		return Result{}, err
 	}
-	if err := resolveChannelLinks(ctx, tx, realm, doc); err != nil {
-		return "", nil, false, err
+	if err := resolveChannelLinks(ctx, r, doc); err != nil {
+		return Result{}, err
 	}
-	links, err := loadLinkifiers(ctx, tx, realm)
+	links, err := r.Linkifiers(ctx)
 	if err != nil {
-		return "", nil, false, err
+		return Result{}, err
 	}
 	for _, l := range links {
 		applyLinkifier(doc, source, l)
 	}
 	var buf bytes.Buffer
 	if err := md.Renderer().Render(&buf, source, doc); err != nil {
-		return "", nil, false, err
+		return Result{}, fmt.Errorf("markdown: %w", err)
 	}
 	out := strings.TrimRight(buf.String(), "\n")
-	return out, mentioned, strings.HasPrefix(content, "/me "), nil
+	return Result{HTML: out, Mentioned: mentioned, IsMe: strings.HasPrefix(content, "/me ")}, nil
 }
 
 // maxQuoteFenceDepth bounds how deeply ```quote blocks nest; deeper quote
@@ -161,10 +199,10 @@ type mentionNode struct {
 	ast.BaseInline
 	raw    []byte // the source text, shown when nothing matches
 	name   string
-	id     UserID // from the |id form; zero otherwise
+	id     int64 // from the |id form; zero otherwise
 	silent bool
 	// Set when resolved: userID and display name, or a wildcard ("all", "topic").
-	userID   UserID
+	userID   int64
 	display  string
 	wildcard string
 }
@@ -212,7 +250,7 @@ func (mentionParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 	n := &mentionNode{silent: silent}
 	n.name = inner
 	if i := strings.LastIndexByte(inner, '|'); i >= 0 {
-		if id, ok := ParseID[UserID](inner[i+1:]); ok {
+		if id, ok := parseID(inner[i+1:]); ok {
 			n.name, n.id = inner[:i], id
 		}
 	}
@@ -230,7 +268,7 @@ var wildcardMentions = map[string]string{
 
 // resolveMentions looks up the users the mention nodes of doc name, fills the
 // nodes in, and returns the active users mentioned non-silently.
-func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([]UserID, error) {
+func resolveMentions(ctx context.Context, r Resolver, doc ast.Node) ([]int64, error) {
 	var nodes []*mentionNode
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if m, ok := n.(*mentionNode); ok && entering {
@@ -248,17 +286,17 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 	if len(nodes) == 0 {
 		return nil, nil
 	}
-	byID := map[UserID]*User{}
+	byID := map[int64]*User{}
 	byName := map[string]*User{}
-	var mentioned []UserID
+	var mentioned []int64
 	for _, m := range nodes {
 		var u *User
 		switch {
 		case m.id != 0:
 			cached, ok := byID[m.id]
 			if !ok {
-				found, err := userInRealm(ctx, tx, realm, m.id)
-				if err != nil && !isNotFound(err) {
+				found, err := r.UserByID(ctx, m.id)
+				if err != nil {
 					return nil, err
 				}
 				cached = found
@@ -275,15 +313,14 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 			m.display = m.name
 			continue
 		default:
-			key := FoldKey(m.name)
-			cached, ok := byName[key]
+			cached, ok := byName[m.name]
 			if !ok {
-				users, err := tx.Users(ctx, UserFilter{RealmID: realm, FullNameKey: key})
+				found, err := r.UserByName(ctx, m.name)
 				if err != nil {
 					return nil, err
 				}
-				cached = pickMentionedUser(users)
-				byName[key] = cached
+				cached = found
+				byName[m.name] = cached
 			}
 			u = cached
 		}
@@ -291,7 +328,7 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 			continue
 		}
 		m.userID, m.display = u.ID, u.FullName
-		if u.IsActive && !m.silent {
+		if u.Active && !m.silent {
 			mentioned = append(mentioned, u.ID)
 		}
 	}
@@ -299,28 +336,24 @@ func resolveMentions(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) ([
 	return slices.Compact(mentioned), nil
 }
 
-// pickMentionedUser chooses among users sharing a full name: the first active
-// one by id, else the first.
-func pickMentionedUser(users []User) *User {
-	for i := range users {
-		if users[i].IsActive {
-			return &users[i]
-		}
+// parseID parses a positive decimal id, as the |id and @id suffixes write it.
+func parseID(s string) (int64, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
 	}
-	if len(users) > 0 {
-		return &users[0]
+	n, err := strconv.ParseUint(s, 10, 63)
+	if err != nil || n == 0 {
+		return 0, false
 	}
-	return nil
+	return int64(n), true
 }
-
-func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
 // applyLinkifier turns the matches of l in doc's text (outside links, code
 // and mentions) into links. goldmark splits text at delimiter characters
 // (_ * @ [ and others) into adjacent text nodes, so matching runs over each
 // run of adjacent plain text siblings as one string, as Zulip matches the
 // text of a paragraph; a run ends at a line break or any other inline node.
-func applyLinkifier(doc ast.Node, source []byte, l compiledLinkifier) {
+func applyLinkifier(doc ast.Node, source []byte, l *linkify.Linkifier) {
 	var runs [][]*ast.Text
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -368,7 +401,7 @@ func textRun(first *ast.Text) []*ast.Text {
 // linkifyRun replaces the text nodes of run by text and links around the
 // matches of l in their joined text. The nodes are adjacent in the source, so
 // the run covers the source from run[0]'s start to its last node's stop.
-func linkifyRun(run []*ast.Text, source []byte, l compiledLinkifier) {
+func linkifyRun(run []*ast.Text, source []byte, l *linkify.Linkifier) {
 	first, last := run[0], run[len(run)-1]
 	base := first.Segment.Start
 	value := string(source[base:last.Segment.Stop])
@@ -391,7 +424,7 @@ func linkifyRun(run []*ast.Text, source []byte, l compiledLinkifier) {
 			}
 		}
 	}
-	matches := l.matches(value, before, after)
+	matches := l.Matches(value, before, after)
 	if len(matches) == 0 {
 		return
 	}
@@ -455,7 +488,7 @@ func renderMention(w util.BufWriter, _ []byte, node ast.Node, entering bool) (as
 	case m.wildcard != "":
 		_, _ = w.WriteString(`<span class="user-mention channel-wildcard-mention` + silent + `" data-user-id="*">` + at + escapeHTML(m.display) + `</span>`)
 	case m.userID != 0:
-		_, _ = w.WriteString(`<span class="user-mention` + silent + `" data-user-id="` + strconv.FormatInt(int64(m.userID), 10) + `">` + at + escapeHTML(m.display) + `</span>`)
+		_, _ = w.WriteString(`<span class="user-mention` + silent + `" data-user-id="` + strconv.FormatInt(m.userID, 10) + `">` + at + escapeHTML(m.display) + `</span>`)
 	default:
 		_, _ = w.WriteString(escapeHTML(string(m.raw)))
 	}
@@ -529,9 +562,9 @@ type channelLinkNode struct {
 	name     string
 	topic    string
 	hasTopic bool
-	message  MessageID
+	message  int64
 	// Set when resolved.
-	streamID   StreamID
+	streamID   int64
 	streamName string
 }
 
@@ -573,7 +606,7 @@ func (channelLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) 
 	if i := strings.IndexByte(inner, '>'); i > 0 {
 		n.name, n.topic, n.hasTopic = inner[:i], inner[i+1:], true
 		if j := strings.LastIndexByte(n.topic, '@'); j >= 0 {
-			if id, ok := ParseID[MessageID](n.topic[j+1:]); ok {
+			if id, ok := parseID(n.topic[j+1:]); ok {
 				n.topic, n.message = n.topic[:j], id
 			}
 		}
@@ -585,7 +618,7 @@ func (channelLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) 
 }
 
 // resolveChannelLinks looks up the channels that link nodes of doc name.
-func resolveChannelLinks(ctx context.Context, tx Tx, realm RealmID, doc ast.Node) error {
+func resolveChannelLinks(ctx context.Context, r Resolver, doc ast.Node) error {
 	var nodes []*channelLinkNode
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if l, ok := n.(*channelLinkNode); ok && entering {
@@ -593,23 +626,19 @@ func resolveChannelLinks(ctx context.Context, tx Tx, realm RealmID, doc ast.Node
 		}
 		return ast.WalkContinue, nil
 	})
-	found := map[string]*Stream{}
+	found := map[string]*Channel{}
 	for _, l := range nodes {
-		key := FoldKey(l.name)
-		st, ok := found[key]
+		ch, ok := found[l.name]
 		if !ok {
 			var err error
-			st, err = tx.StreamByName(ctx, realm, l.name)
-			if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
-				st, err = nil, nil
-			}
+			ch, err = r.ChannelByName(ctx, l.name)
 			if err != nil {
 				return err
 			}
-			found[key] = st
+			found[l.name] = ch
 		}
-		if st != nil {
-			l.streamID, l.streamName = st.ID, st.Name
+		if ch != nil {
+			l.streamID, l.streamName = ch.ID, ch.Name
 		}
 	}
 	return nil
@@ -624,20 +653,40 @@ func renderChannelLink(w util.BufWriter, _ []byte, node ast.Node, entering bool)
 		_, _ = w.WriteString(escapeHTML(string(l.raw)))
 		return ast.WalkSkipChildren, nil
 	}
-	// encodeHashComponent (reminders.go) encodes as Zulip's narrow URLs do.
-	id := strconv.FormatInt(int64(l.streamID), 10)
-	href := "/#narrow/channel/" + id + "-" + encodeHashComponent(strings.ReplaceAll(l.streamName, " ", "-"))
+	id := strconv.FormatInt(l.streamID, 10)
+	href := "/#narrow/channel/" + id + "-" + EncodeHashComponent(strings.ReplaceAll(l.streamName, " ", "-"))
 	switch {
 	case !l.hasTopic:
 		_, _ = w.WriteString(`<a class="stream" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` + escapeHTML(l.streamName) + `</a>`)
 	case l.message == 0:
-		href += "/topic/" + encodeHashComponent(l.topic)
+		href += "/topic/" + EncodeHashComponent(l.topic)
 		_, _ = w.WriteString(`<a class="stream-topic" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` +
 			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + `</a>`)
 	default:
-		href += "/topic/" + encodeHashComponent(l.topic) + "/near/" + strconv.FormatInt(int64(l.message), 10)
+		href += "/topic/" + EncodeHashComponent(l.topic) + "/near/" + strconv.FormatInt(l.message, 10)
 		_, _ = w.WriteString(`<a class="message-link" href="` + escapeHTML(href) + `">#` +
 			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + " @ 💬</a>")
 	}
 	return ast.WalkSkipChildren, nil
+}
+
+// EncodeHashComponent encodes s for a Zulip narrow URL: every byte but
+// unreserved characters and "*" is percent-encoded with "." in place of "%",
+// and "." itself is written ".2E".
+func EncodeHashComponent(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '.' && (isUnreserved(c) || c == '*') {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, ".%02X", c)
+	}
+	return b.String()
+}
+
+// isUnreserved reports whether c is an RFC 3986 unreserved character.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
 }

@@ -1,0 +1,190 @@
+// Package linkify compiles Zulip linkifiers (a pattern and a URL template)
+// and finds their matches in text and in topics.
+package linkify
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/chatcore/chatcore/internal/urltemplate"
+)
+
+// Linkifier is a linkifier ready to apply: its pattern wrapped in Zulip's
+// boundary rule and its parsed URL template. A *Linkifier is immutable and
+// safe for concurrent use.
+type Linkifier struct {
+	re   *regexp.Regexp
+	tmpl *urltemplate.Template
+	// names holds the pattern's group names by index, "" for unnamed groups
+	// and for every group but the leftmost of a repeated name (RE2 maps a
+	// name to its leftmost group).
+	names []string
+}
+
+// matchGroup names the wrapper group that holds the matched text.
+const matchGroup = "chatcore_linkifier_match"
+
+// Compile prepares the linkifier pattern → urlTemplate for matching. A match
+// must start at the start of the text, after whitespace (or Unicode space) or
+// after one of ' " ( , : <, and must not be followed by a letter or digit.
+// Compile reports false for a linkifier that does not compile (callers skip
+// it, as Zulip does). Results are cached by pattern and template, so that
+// rendering does not recompile a realm's regular expressions for every
+// message.
+func Compile(pattern, urlTemplate string) (*Linkifier, bool) {
+	key := pattern + "\x00" + urlTemplate
+	cache.mu.Lock()
+	c, ok := cache.m[key]
+	cache.mu.Unlock()
+	if ok {
+		return c, c != nil
+	}
+	c = compileUncached(pattern, urlTemplate)
+	cache.mu.Lock()
+	if len(cache.m) >= maxCached {
+		clear(cache.m)
+	}
+	cache.m[key] = c
+	cache.mu.Unlock()
+	return c, c != nil
+}
+
+// maxCached bounds cache; when full it starts over.
+const maxCached = 4096
+
+// cache keeps compiled linkifiers (nil for those that do not compile) by
+// pattern and template.
+var cache = struct {
+	mu sync.Mutex
+	m  map[string]*Linkifier
+}{m: map[string]*Linkifier{}}
+
+func compileUncached(pattern, urlTemplate string) *Linkifier {
+	re, err := regexp.Compile(`[\s\x{85}\pZ'"(,:<](?P<` + matchGroup + `>(?:` + pattern + `))(?:[^\pL\pN])`)
+	if err != nil {
+		return nil
+	}
+	tmpl, ok := urltemplate.Parse(urlTemplate)
+	if !ok {
+		return nil
+	}
+	names := slices.Clone(re.SubexpNames())
+	seen := map[string]bool{}
+	for i, n := range names {
+		if n == "" || n == matchGroup {
+			names[i] = ""
+			continue
+		}
+		if seen[n] {
+			names[i] = ""
+		}
+		seen[n] = true
+	}
+	return &Linkifier{re: re, tmpl: tmpl, names: names}
+}
+
+// Match is one match of a linkifier in a text: text[Start:End] links to URL.
+type Match struct {
+	Start, End int
+	URL        string
+}
+
+// Matches returns the non-overlapping matches of l in text, left to right.
+// before and after are the characters that precede and follow text in its
+// context: " " stands for a boundary (start or end of the text), anything
+// else is taken literally.
+func (l *Linkifier) Matches(text string, before, after string) []Match {
+	s := before + text + after
+	var out []Match
+	pos := 0
+	for pos < len(s) {
+		loc := l.re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		start, end := pos+loc[2], pos+loc[3]
+		vals := map[string]string{}
+		for i, name := range l.names {
+			if name == "" || loc[2*i] < 0 {
+				continue // unnamed, shadowed by a leftmost namesake, or unmatched: undefined
+			}
+			vals[name] = s[pos+loc[2*i] : pos+loc[2*i+1]]
+		}
+		if end > start {
+			out = append(out, Match{Start: start - len(before), End: end - len(before), URL: l.tmpl.Expand(vals)})
+		}
+		// The next match may use the character after this one as its boundary.
+		next := end
+		if next <= pos+loc[0] {
+			next = pos + loc[1]
+		}
+		pos = next
+	}
+	// Drop matches that reach into the context characters.
+	out = slices.DeleteFunc(out, func(m Match) bool { return m.Start < 0 || m.End > len(text) })
+	return out
+}
+
+// TopicLink is one link of a topic: Text links to URL.
+type TopicLink struct {
+	Text string
+	URL  string
+}
+
+// topicLinkSplitter splits a topic into the words that may be raw URLs.
+var topicLinkSplitter = regexp.MustCompile(`[ !;),'"]`)
+
+// topicURLPattern recognises a raw URL in a topic word: with a scheme, or a
+// host name with a dot followed by an optional path.
+var topicURLPattern = regexp.MustCompile(`^(?:(?:https?|ftp)://[^\s<>]+|(?:www\.)?[\pL\pN-]+(?:\.[\pL\pN-]+)*\.[\pL]{2,}(?:/[^\s<>]*)?)`)
+
+// TopicLinks returns Zulip's topic_links of a topic: the matches of every
+// linkifier plus raw URLs. Overlaps go to the earlier linkifier, then the
+// earlier match, linkifiers before raw URLs; the result is ordered by
+// position and never nil.
+func TopicLinks(linkifiers []*Linkifier, topic string) []TopicLink {
+	type found struct {
+		start, end, prec int
+		link             TopicLink
+	}
+	var all []found
+	for prec, c := range linkifiers {
+		for _, m := range c.Matches(topic, " ", " ") {
+			all = append(all, found{m.Start, m.End, prec, TopicLink{Text: topic[m.Start:m.End], URL: m.URL}})
+		}
+	}
+	off := 0
+	for _, loc := range topicLinkSplitter.FindAllStringIndex(topic+" ", -1) {
+		word := topic[off:min(loc[0], len(topic))]
+		if m := strings.TrimRight(topicURLPattern.FindString(word), ".,:?!"); m != "" {
+			u := m
+			if pu, err := url.Parse(m); err != nil || pu.Scheme == "" {
+				u = "https://" + m
+			}
+			all = append(all, found{off, off + len(m), len(linkifiers), TopicLink{Text: m, URL: u}})
+		}
+		off = loc[1]
+	}
+	slices.SortStableFunc(all, func(a, b found) int {
+		if a.prec != b.prec {
+			return a.prec - b.prec
+		}
+		return a.start - b.start
+	})
+	var kept []found
+	for _, f := range all {
+		overlaps := slices.ContainsFunc(kept, func(k found) bool { return f.start < k.end && k.start < f.end })
+		if !overlaps {
+			kept = append(kept, f)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b found) int { return a.start - b.start })
+	out := make([]TopicLink, 0, len(kept))
+	for _, k := range kept {
+		out = append(out, k.link)
+	}
+	return out
+}

@@ -1,0 +1,363 @@
+package chatcore
+
+// Rendering: the Service's side of internal/markdown.
+//
+// Rendering a message with a realm's linkifiers costs CPU in proportion to the
+// content and the number of linkifiers (a 10 KB message with 2,000 linkifiers
+// takes a large fraction of a second), so it must not run while the store's
+// write lock is held. The send paths therefore render twice at most:
+//
+//  1. prerender renders the content in a read-only View, through a txResolver
+//     that records every answer the renderer was given: the users looked up
+//     by id and by name, the channels looked up by name, and the realm's
+//     linkifier rows.
+//  2. Inside the write transaction, renderChecked asks the store the same
+//     questions again and compares the answers. The rendered HTML is a pure
+//     function of the content and those answers, so when they are equal the
+//     View's result is reused; when a mentioned user, a linked channel or a
+//     linkifier changed in between (rare), the content is rendered again
+//     inside the transaction.
+//
+// The check costs one store read per distinct mention or channel link (the
+// content bounds them) plus the realm's linkifier rows, with no regular
+// expression compiled or run.
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/chatcore/chatcore/internal/linkify"
+	"github.com/chatcore/chatcore/internal/markdown"
+)
+
+// MaxRenderedLength is the largest rendered HTML of a message, in characters.
+// Zulip refuses a message whose rendering exceeds 100 times its 10,000-character
+// content limit with BAD_REQUEST "Unable to render message".
+const MaxRenderedLength = 100 * MaxMessageLength
+
+// errUnableToRender is Zulip's error for a message whose rendering is refused.
+func errUnableToRender() *Error { return BadRequest("Unable to render message") }
+
+// rendered is message content rendered for a realm.
+type rendered struct {
+	html      string
+	mentioned []UserID
+	isMe      bool
+}
+
+// prerendered is a rendering done outside the write transaction, with the
+// store answers it depended on.
+type prerendered struct {
+	realm RealmID
+	body  string
+	out   rendered
+	err   *Error // a refusal of the rendering itself (the size cap)
+	deps  *txResolver
+}
+
+// txResolver implements markdown.Resolver over a Tx for one realm. It
+// remembers each answer (keyed as the store compares: names by [FoldKey]) so
+// that the rendering can be checked against another transaction.
+type txResolver struct {
+	tx       Tx
+	realm    RealmID
+	byID     map[UserID]*markdown.User
+	byName   map[string]*markdown.User
+	channels map[string]channelAnswer
+	// rows are the linkifier rows the compiled list came from; nil until the
+	// renderer asked for them.
+	rows []Linkifier
+}
+
+func newTxResolver(tx Tx, realm RealmID) *txResolver {
+	return &txResolver{
+		tx: tx, realm: realm,
+		byID:     map[UserID]*markdown.User{},
+		byName:   map[string]*markdown.User{},
+		channels: map[string]channelAnswer{},
+	}
+}
+
+// UserByID implements markdown.Resolver: users of other realms are unknown.
+func (r *txResolver) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
+	if u, ok := r.byID[UserID(id)]; ok {
+		return u, nil
+	}
+	u, err := lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
+	if err != nil {
+		return nil, err
+	}
+	r.byID[UserID(id)] = u
+	return u, nil
+}
+
+// UserByName implements markdown.Resolver.
+func (r *txResolver) UserByName(ctx context.Context, name string) (*markdown.User, error) {
+	key := FoldKey(name)
+	if u, ok := r.byName[key]; ok {
+		return u, nil
+	}
+	u, err := lookupMentionByName(ctx, r.tx, r.realm, key)
+	if err != nil {
+		return nil, err
+	}
+	r.byName[key] = u
+	return u, nil
+}
+
+// ChannelByName implements markdown.Resolver: channels of other realms are
+// unknown.
+func (r *txResolver) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
+	key := FoldKey(name)
+	if a, ok := r.channels[key]; ok {
+		return a.channel, nil
+	}
+	c, err := lookupChannel(ctx, r.tx, r.realm, name)
+	if err != nil {
+		return nil, err
+	}
+	r.channels[key] = channelAnswer{name: name, channel: c}
+	return c, nil
+}
+
+// channelAnswer is the channel a name was resolved to (nil for none).
+type channelAnswer struct {
+	name    string
+	channel *markdown.Channel
+}
+
+// Linkifiers implements markdown.Resolver.
+func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	rows, err := r.tx.Linkifiers(ctx, r.realm)
+	if err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []Linkifier{}
+	}
+	r.rows = rows
+	return compileLinkifiers(rows), nil
+}
+
+// unchanged reports whether tx gives every answer r recorded.
+func (r *txResolver) unchanged(ctx context.Context, tx Tx) (bool, error) {
+	if r.rows != nil {
+		rows, err := tx.Linkifiers(ctx, r.realm)
+		if err != nil || !slices.Equal(rows, r.rows) {
+			return false, err
+		}
+	}
+	for id, was := range r.byID {
+		now, err := lookupMentionByID(ctx, tx, r.realm, id)
+		if err != nil || !sameUser(now, was) {
+			return false, err
+		}
+	}
+	for key, was := range r.byName {
+		now, err := lookupMentionByName(ctx, tx, r.realm, key)
+		if err != nil || !sameUser(now, was) {
+			return false, err
+		}
+	}
+	for _, was := range r.channels {
+		now, err := lookupChannel(ctx, tx, r.realm, was.name)
+		if err != nil || !sameChannel(now, was.channel) {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func sameUser(a, b *markdown.User) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func sameChannel(a, b *markdown.Channel) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// lookupMentionByID returns the realm's user with the id, or nil.
+func lookupMentionByID(ctx context.Context, tx Tx, realm RealmID, id UserID) (*markdown.User, error) {
+	u, err := userInRealm(ctx, tx, realm, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return mentionUser(u), nil
+}
+
+// lookupMentionByName returns the user a mention of the full name with the
+// fold key means: as in Zulip, the first active user by id among those who
+// share the name, else the first; nil when nobody has it.
+func lookupMentionByName(ctx context.Context, tx Tx, realm RealmID, key string) (*markdown.User, error) {
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, FullNameKey: key})
+	if err != nil || len(users) == 0 {
+		return nil, err
+	}
+	for i := range users {
+		if users[i].IsActive {
+			return mentionUser(&users[i]), nil
+		}
+	}
+	return mentionUser(&users[0]), nil
+}
+
+func mentionUser(u *User) *markdown.User {
+	return &markdown.User{ID: int64(u.ID), FullName: u.FullName, Active: u.IsActive}
+}
+
+// lookupChannel returns the realm's channel with the name, or nil.
+func lookupChannel(ctx context.Context, tx Tx, realm RealmID, name string) (*markdown.Channel, error) {
+	st, err := tx.StreamByName(ctx, realm, name)
+	if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &markdown.Channel{ID: int64(st.ID), Name: st.Name}, nil
+}
+
+// compiledLinkifier is a realm linkifier compiled for matching.
+type compiledLinkifier = *linkify.Linkifier
+
+// compileLinkifiers compiles rows in order, skipping those that no longer
+// compile (as Zulip does).
+func compileLinkifiers(rows []Linkifier) []compiledLinkifier {
+	out := make([]compiledLinkifier, 0, len(rows))
+	for _, l := range rows {
+		if c, ok := linkify.Compile(l.Pattern, l.URLTemplate); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// loadLinkifiers returns the realm's linkifiers compiled, in processing order.
+func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
+	rows, err := tx.Linkifiers(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	return compileLinkifiers(rows), nil
+}
+
+// topicLinks returns the topic_links of a topic with the realm's compiled
+// linkifiers.
+func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
+	links := linkify.TopicLinks(linkifiers, topic)
+	out := make([]TopicLink, len(links))
+	for i, l := range links {
+		out[i] = TopicLink{Text: l.Text, URL: l.URL}
+	}
+	return out
+}
+
+// renderWith renders content through r, refusing a rendering over
+// [MaxRenderedLength] characters. Store errors are returned as they are.
+func renderWith(ctx context.Context, r *txResolver, content string) (rendered, error) {
+	res, err := markdown.Render(ctx, r, content)
+	if err != nil {
+		return rendered{}, err
+	}
+	// The HTML is mostly ASCII: its byte length bounds its character count,
+	// so the rune count is needed only near the cap.
+	if len(res.HTML) > MaxRenderedLength && runeCountOver(res.HTML, MaxRenderedLength) {
+		return rendered{}, errUnableToRender()
+	}
+	out := rendered{html: res.HTML, isMe: res.IsMe}
+	for _, id := range res.Mentioned {
+		out.mentioned = append(out.mentioned, UserID(id))
+	}
+	return out, nil
+}
+
+// runeCountOver reports whether s has more than n characters.
+func runeCountOver(s string, n int) bool {
+	for range s {
+		if n == 0 {
+			return true
+		}
+		n--
+	}
+	return false
+}
+
+// renderMessage renders message content for the realm inside tx. It returns
+// the HTML, the active users of the realm the content really mentions
+// (outside code, not silently; sorted, without duplicates) and whether it is
+// a /me message. Errors: BAD_REQUEST "Unable to render message" when the HTML
+// exceeds [MaxRenderedLength] characters; others come from the store.
+func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, content string) (string, []UserID, bool, error) {
+	out, err := renderWith(ctx, newTxResolver(tx, realm), content)
+	return out.html, out.mentioned, out.isMe, err
+}
+
+// render is renderMessage's HTML alone.
+func (s *Service) render(ctx context.Context, tx Tx, realm RealmID, content string) (string, error) {
+	html, _, _, err := s.renderMessage(ctx, tx, realm, content)
+	return html, err
+}
+
+// prerender renders body (normalised content) for the realm in a read-only
+// View, before the write transaction that stores it. It returns nil when the
+// View fails: the write transaction then renders by itself and reports the
+// error in its own order.
+func (s *Service) prerender(ctx context.Context, realm RealmID, body string) *prerendered {
+	var p *prerendered
+	_ = s.view(ctx, func(tx Tx) error {
+		deps := newTxResolver(tx, realm)
+		out, err := renderWith(ctx, deps, body)
+		refused, isRefusal := errors.AsType[*Error](err)
+		if err != nil && !isRefusal {
+			return err
+		}
+		deps.tx = nil // the View's transaction ends here
+		p = &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}
+		return nil
+	})
+	return p
+}
+
+// prerenderFor is prerender for content sent by the user: the actor's realm
+// and normalised content are read in the View; nil when either is refused
+// (the write transaction reports it).
+func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content string) *prerendered {
+	body, err := normalizeContent(content)
+	if err != nil {
+		return nil
+	}
+	var realm RealmID
+	if err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err == nil {
+			realm = u.RealmID
+		}
+		return err
+	}); err != nil {
+		return nil
+	}
+	return s.prerender(ctx, realm, body)
+}
+
+// renderChecked renders body for the realm inside the write transaction tx,
+// reusing pre (see the top of this file) when it rendered the same body for
+// the same realm and tx still gives every answer it depended on.
+func (s *Service) renderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *prerendered) (rendered, error) {
+	if pre != nil && pre.realm == realm && pre.body == body {
+		ok, err := pre.deps.unchanged(ctx, tx)
+		if err != nil {
+			return rendered{}, err
+		}
+		if ok {
+			if pre.err != nil {
+				return rendered{}, pre.err
+			}
+			return pre.out, nil
+		}
+	}
+	return renderWith(ctx, newTxResolver(tx, realm), body)
+}
