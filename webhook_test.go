@@ -22,6 +22,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
 	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -216,7 +217,9 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-// The exact field sets of the payload (BEHAVIOR.md §7 / the seed's tables).
+// The exact field sets of the payload: Zulip sends the message in its
+// message-list format, without flags, and leaves out stream_id for a direct
+// message and the edit fields of a message never edited or moved.
 var (
 	payloadKeys = []string{"bot_email", "bot_full_name", "data", "message", "token", "trigger"}
 	// channel message never edited: no edit_history / last_edit_timestamp / last_moved_timestamp
@@ -293,12 +296,12 @@ func TestWebhookPayloadDirect(t *testing.T) {
 	}) // every participant, by id
 
 	// The Go type decodes display_recipient into participants.
-	var typed chatcore.OutgoingWebhookPayload
+	var typed outgoing.Payload
 	is.NoErr(json.Unmarshal(reqs[0].body, &typed)) // decodes
-	dr, ok := typed.Message.DisplayRecipient.([]chatcore.DisplayRecipient)
-	is.True(ok)                                                                                               // typed participants
-	is.Equal(len(dr), 3)                                                                                      // three participants
-	is.Equal(dr[2], chatcore.DisplayRecipient{ID: whEcho, Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
+	dr, ok := typed.Message.DisplayRecipient.([]outgoing.DisplayRecipient)
+	is.True(ok)                                                                                                      // typed participants
+	is.Equal(len(dr), 3)                                                                                             // three participants
+	is.Equal(dr[2], outgoing.DisplayRecipient{ID: int64(whEcho), Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
 }
 
 func TestWebhookTriggers(t *testing.T) {
@@ -372,7 +375,7 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 	w.drain(t)
 	is.Equal(len(a.all()), 1) // first service called
 	is.Equal(len(b.all()), 1) // second service called
-	var pa, pb chatcore.OutgoingWebhookPayload
+	var pa, pb outgoing.Payload
 	is.NoErr(json.Unmarshal(a.all()[0].body, &pa)) // payload a decodes
 	is.NoErr(json.Unmarshal(b.all()[0].body, &pb)) // payload b decodes
 	is.Equal(pa.Token, "tokenA")                   // each service gets its own token
@@ -706,9 +709,9 @@ func TestWebhookShutdown(t *testing.T) {
 
 func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is := is.New(t)
-	var got *chatcore.OutgoingWebhookPayload
+	var got *outgoing.Payload
 	var mu sync.Mutex
-	h := botkit.Handler(whToken, func(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+	h := botkit.Handler(whToken, func(_ context.Context, p *outgoing.Payload) (string, error) {
 		mu.Lock()
 		got = p
 		mu.Unlock()
@@ -724,9 +727,9 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is.Equal(ms[0].Content, "echo: what's up?") // with the mention stripped
 	mu.Lock()
 	defer mu.Unlock()
-	is.Equal(got.Message.ID, id)                      // the handler saw the triggering message
+	is.Equal(got.Message.ID, int64(id))               // the handler saw the triggering message
 	is.Equal(got.Message.DisplayRecipient, "general") // channel name as a string
-	is.Equal(got.Trigger, chatcore.TriggerMention)    // mention trigger
+	is.Equal(got.Trigger, outgoing.TriggerMention)    // mention trigger
 }
 
 func TestWebhookPayloadEditedMessage(t *testing.T) {
