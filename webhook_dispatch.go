@@ -75,7 +75,7 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 // WithWebhookDelivery turns on outgoing webhooks. After a message that
 // triggers an outgoing-webhook bot has committed (a channel message mentioning
 // it, or a direct message it takes part in; never a message sent by a bot),
-// the Service POSTs an [outgoing.Payload] (or, for services with the
+// the Service POSTs a payload ([github.com/chatcore/chatcore/outgoing.Payload]) (or, for services with the
 // "slack" interface, Slack's form fields) to each of the bot's services from a
 // pool of background workers, with User-Agent "ChatcoreOutgoingWebhook/" +
 // [Version]. What the integration answers decides what the bot posts, as in
