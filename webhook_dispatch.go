@@ -75,10 +75,10 @@ func (o WebhookOptions) withDefaults() WebhookOptions {
 // WithWebhookDelivery turns on outgoing webhooks. After a message that
 // triggers an outgoing-webhook bot has committed (a channel message mentioning
 // it, or a direct message it takes part in; never a message sent by a bot),
-// the Service POSTs a payload ([github.com/chatcore/chatcore/outgoing.Payload]) (or, for services with the
-// "slack" interface, Slack's form fields) to each of the bot's services from a
-// pool of background workers, with User-Agent "ChatcoreOutgoingWebhook/" +
-// [Version]. What the integration answers decides what the bot posts, as in
+// the Service POSTs a [github.com/chatcore/chatcore/outgoing.Payload] (or, for
+// services with the "slack" interface, Slack's form fields) to each of the
+// bot's services from a pool of background workers, with User-Agent
+// "ChatcoreOutgoingWebhook/" + [Version]. What the integration answers decides what the bot posts, as in
 // Zulip: a 2xx JSON object's "content" (or deprecated "response_string") is
 // posted as the bot's reply in the same conversation; "response_not_required",
 // empty content or the JSON string "" post nothing; a value that is not a
