@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -27,7 +28,7 @@ func ExampleWithWebhookDelivery() {
 
 	// The integration: answers every verified payload.
 	integration := httptest.NewServer(botkit.Handler("s3cretToken",
-		func(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+		func(_ context.Context, p *outgoing.Payload) (string, error) {
 			return "You said: " + botkit.Command(p), nil
 		}))
 	defer integration.Close()

@@ -5,17 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatcore/chatcore/outgoing"
 )
 
-// The triggers of an outgoing webhook ("private_message" before feature level 201).
+// The triggers of an outgoing webhook, the values of [outgoing.Payload].Trigger
+// ("private_message" before feature level 201).
 const (
-	TriggerMention       = "mention"
-	TriggerDirectMessage = "direct_message"
+	TriggerMention       = outgoing.TriggerMention
+	TriggerDirectMessage = outgoing.TriggerDirectMessage
 )
 
 // The interfaces a [BotService] can speak.
@@ -27,55 +29,6 @@ const (
 // webhookReplyClient is the client name of the messages bots post on behalf of
 // their integration.
 const webhookReplyClient = "OutgoingWebhookResponse"
-
-// OutgoingWebhookPayload is the JSON body chatcore POSTs to a bot's service
-// (generic interface) when a message triggers the bot. Message is the
-// triggering message in the message-list format as the bot sees it, with
-// Content the raw Markdown (content_type "text/x-markdown").
-//
-// Decoding a payload with encoding/json gives Message.DisplayRecipient as a
-// string for a channel message and a []DisplayRecipient for a direct message.
-type OutgoingWebhookPayload struct {
-	// BotEmail is the bot's e-mail.
-	BotEmail string `json:"bot_email"`
-	// BotFullName is the bot's full name.
-	BotFullName string `json:"bot_full_name"`
-	// Data is the triggering message's raw Markdown.
-	Data string `json:"data"`
-	// Trigger is TriggerMention or TriggerDirectMessage.
-	Trigger string `json:"trigger"`
-	// Token is the service's token; the receiver checks it to authenticate
-	// the request.
-	Token   string      `json:"token"`
-	Message MessageView `json:"message"`
-}
-
-// UnmarshalJSON decodes a payload, turning the message's display_recipient into
-// a string (channel) or a []DisplayRecipient (direct message).
-func (p *OutgoingWebhookPayload) UnmarshalJSON(b []byte) error {
-	type plain OutgoingWebhookPayload
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	var raw struct {
-		Message struct {
-			DisplayRecipient json.RawMessage `json:"display_recipient"`
-		} `json:"message"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	if dr := raw.Message.DisplayRecipient; len(dr) > 0 && dr[0] == '[' {
-		var users []DisplayRecipient
-		if err := json.Unmarshal(dr, &users); err != nil {
-			return fmt.Errorf("display_recipient: %w", err)
-		}
-		v.Message.DisplayRecipient = users
-	}
-	*p = OutgoingWebhookPayload(v)
-	return nil
-}
 
 // afterSend triggers the outgoing-webhook bots of a message that has just
 // committed: a channel message mentioning such a bot ("mention"; mentioned
@@ -176,13 +129,13 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 				var body bytes.Buffer
 				enc := json.NewEncoder(&body)
 				enc.SetEscapeHTML(false) // rendered_content stays readable: <p>, not \u003cp\u003e
-				err := enc.Encode(OutgoingWebhookPayload{
+				err := enc.Encode(outgoing.Payload{
 					BotEmail:    bot.Email,
 					BotFullName: bot.FullName,
 					Data:        m.Content,
 					Trigger:     trigger,
 					Token:       svc.Token,
-					Message:     view,
+					Message:     outgoingMessage(view),
 				})
 				if err != nil {
 					return nil, err
@@ -230,67 +183,65 @@ func (s *Service) messageLink(m *Message, streamName string) string {
 	return base + directMessageFragment(m.DirectMembers, m.ID)
 }
 
-// applyWebhookOutcome posts what a finished delivery calls for, as the bot: the
-// reply, or a "Failure! ..." notice in the conversation, and a direct message
-// to the bot's owner. A reply that cannot be sent becomes a failure notice.
-// Errors are logged: there is no caller to return them to.
-func (s *Service) applyWebhookOutcome(ctx context.Context, job *webhookJob, out webhookOutcome) {
-	if out.reply != "" {
-		err := s.postAsBot(ctx, job, s.conversationDest(job), out.reply)
-		if err == nil {
-			return
-		}
-		e, ok := errors.AsType[*Error](err)
-		if ok && e.Code == CodeUnauthorized {
-			// The bot was deactivated (or deleted) meanwhile: it can post nothing.
-			s.log.WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", job.botID, "message_id", job.messageID)
-			return
-		}
-		if !ok {
-			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", job.botID, "message_id", job.messageID, "err", err)
-			return
-		}
-		out = unusableAnswer(e.Msg, out.answer)
+// outgoingMessage is v in the wire types of the outgoing-webhook payload. It
+// copies every field of MessageView, nil lists staying nil, so the payload's
+// message encodes exactly as MessageView does (a test compares the two types
+// field by field).
+func outgoingMessage(v MessageView) outgoing.Message {
+	m := outgoing.Message{
+		AvatarURL:        v.AvatarURL,
+		Client:           v.Client,
+		Content:          v.Content,
+		ContentType:      v.ContentType,
+		DisplayRecipient: v.DisplayRecipient,
+		EditHistory: convertAll(v.EditHistory, func(e EditHistoryView) outgoing.EditHistory {
+			return outgoing.EditHistory{
+				UserID: int64(e.UserID), Timestamp: e.Timestamp,
+				PrevContent: e.PrevContent, PrevRenderedContent: e.PrevRenderedContent,
+				PrevStream: int64(e.PrevStream), Stream: int64(e.Stream),
+				PrevTopic: e.PrevTopic, Topic: e.Topic,
+			}
+		}),
+		ID:                 int64(v.ID),
+		IsMeMessage:        v.IsMeMessage,
+		LastEditTimestamp:  v.LastEditTimestamp,
+		LastMovedTimestamp: v.LastMovedTimestamp,
+		Reactions: convertAll(v.Reactions, func(r Reaction) outgoing.Reaction {
+			return outgoing.Reaction{UserID: int64(r.UserID), EmojiName: r.EmojiName, EmojiCode: r.EmojiCode, ReactionType: r.ReactionType}
+		}),
+		RecipientID:    int64(v.RecipientID),
+		SenderEmail:    v.SenderEmail,
+		SenderFullName: v.SenderFullName,
+		SenderID:       int64(v.SenderID),
+		SenderRealmStr: v.SenderRealmStr,
+		StreamID:       int64(v.StreamID),
+		Subject:        v.Subject,
+		Submessages: convertAll(v.Submessages, func(sm Submessage) outgoing.Submessage {
+			return outgoing.Submessage{ID: sm.ID, MessageID: int64(sm.MessageID), SenderID: int64(sm.SenderID), MsgType: sm.MsgType, Content: sm.Content}
+		}),
+		Timestamp: v.Timestamp,
+		TopicLinks: convertAll(v.TopicLinks, func(l TopicLink) outgoing.TopicLink {
+			return outgoing.TopicLink{Text: l.Text, URL: l.URL}
+		}),
+		Type:            string(v.Type),
+		RenderedContent: v.RenderedContent,
 	}
-	if out.failure != "" {
-		if err := s.postAsBot(ctx, job, s.conversationDest(job), "Failure! "+out.failure); err != nil {
-			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook failure", "bot_id", job.botID, "message_id", job.messageID, "err", err)
-		}
+	if users, ok := v.DisplayRecipient.([]DisplayRecipient); ok {
+		m.DisplayRecipient = convertAll(users, func(u DisplayRecipient) outgoing.DisplayRecipient {
+			return outgoing.DisplayRecipient{ID: int64(u.ID), Email: u.Email, FullName: u.FullName, IsMirrorDummy: u.IsMirrorDummy}
+		})
 	}
-	if out.notify && job.ownerID != 0 {
-		text := fmt.Sprintf("[A message](%s) to your bot @_**%s** triggered an outgoing webhook.", job.link, job.botName)
-		if out.notice != "" {
-			text += "\n" + out.notice
-		}
-		if err := s.postAsBot(ctx, job, Destination{To: []UserID{job.ownerID}}, text); err != nil {
-			s.log.ErrorContext(ctx, "chatcore: notifying bot owner", "bot_id", job.botID, "owner_id", job.ownerID, "err", err)
-		}
-	}
+	return m
 }
 
-// conversationDest is where the bot answers the triggering message.
-func (s *Service) conversationDest(job *webhookJob) Destination {
-	if job.conv.Type == MessageTypeStream {
-		return Destination{StreamID: job.conv.StreamID, Topic: job.conv.Topic, SkipAccessCheck: true}
+// convertAll returns f of each element of in; nil for a nil in.
+func convertAll[T, U any](in []T, f func(T) U) []U {
+	if in == nil {
+		return nil
 	}
-	to := make([]UserID, 0, len(job.conv.Members))
-	for _, id := range job.conv.Members {
-		if id != job.botID {
-			to = append(to, id)
-		}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
 	}
-	return Destination{To: to}
-}
-
-// postAsBot sends content from the job's bot in one transaction. A bot that has
-// been deactivated since the trigger posts nothing (an *Error is returned).
-func (s *Service) postAsBot(ctx context.Context, job *webhookJob, dest Destination, content string) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		bot, err := actor(ctx, tx, job.botID)
-		if err != nil {
-			return err
-		}
-		_, err = s.sendInTx(ctx, tx, fx, bot, dest, content, webhookReplyClient)
-		return err
-	})
+	return out
 }

@@ -2,10 +2,6 @@ package chatcore
 
 import (
 	"context"
-	"net/http"
-	"net/netip"
-	"strings"
-	"syscall"
 )
 
 // WebhookBodiesForTest returns the request bodies a send of the stored message
@@ -24,25 +20,4 @@ func (s *Service) WebhookBodiesForTest(ctx context.Context, id MessageID, mentio
 		return err
 	})
 	return bodies, err
-}
-
-// WebhookAddrAllowedForTest exposes the address guard.
-func WebhookAddrAllowedForTest(ip netip.Addr) bool { return webhookAddrAllowed(ip) }
-
-// WebhookDialControlForTest exposes the dialer's Control function.
-var WebhookDialControlForTest = webhookDialControl
-
-// ErrWebhookBlockedForTest is wrapped by refused dials.
-var ErrWebhookBlockedForTest = errWebhookBlocked
-
-// WebhookClientForTest returns the dispatcher's HTTP client with the guard, except
-// that connections to the loopback port allowPort are let through (standing in
-// for a public address).
-func WebhookClientForTest(allowPort string) *http.Client {
-	return newGuardedClient(WebhookOptions{}.withDefaults(), func(network, address string, c syscall.RawConn) error {
-		if strings.HasSuffix(address, ":"+allowPort) {
-			return nil
-		}
-		return webhookDialControl(network, address, c)
-	})
 }

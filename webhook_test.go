@@ -1,27 +1,23 @@
 package chatcore_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
 	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -216,7 +212,9 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-// The exact field sets of the payload (BEHAVIOR.md §7 / the seed's tables).
+// The exact field sets of the payload: Zulip sends the message in its
+// message-list format, without flags, and leaves out stream_id for a direct
+// message and the edit fields of a message never edited or moved.
 var (
 	payloadKeys = []string{"bot_email", "bot_full_name", "data", "message", "token", "trigger"}
 	// channel message never edited: no edit_history / last_edit_timestamp / last_moved_timestamp
@@ -293,12 +291,12 @@ func TestWebhookPayloadDirect(t *testing.T) {
 	}) // every participant, by id
 
 	// The Go type decodes display_recipient into participants.
-	var typed chatcore.OutgoingWebhookPayload
+	var typed outgoing.Payload
 	is.NoErr(json.Unmarshal(reqs[0].body, &typed)) // decodes
-	dr, ok := typed.Message.DisplayRecipient.([]chatcore.DisplayRecipient)
-	is.True(ok)                                                                                               // typed participants
-	is.Equal(len(dr), 3)                                                                                      // three participants
-	is.Equal(dr[2], chatcore.DisplayRecipient{ID: whEcho, Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
+	dr, ok := typed.Message.DisplayRecipient.([]outgoing.DisplayRecipient)
+	is.True(ok)                                                                                                      // typed participants
+	is.Equal(len(dr), 3)                                                                                             // three participants
+	is.Equal(dr[2], outgoing.DisplayRecipient{ID: int64(whEcho), Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
 }
 
 func TestWebhookTriggers(t *testing.T) {
@@ -372,7 +370,7 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 	w.drain(t)
 	is.Equal(len(a.all()), 1) // first service called
 	is.Equal(len(b.all()), 1) // second service called
-	var pa, pb chatcore.OutgoingWebhookPayload
+	var pa, pb outgoing.Payload
 	is.NoErr(json.Unmarshal(a.all()[0].body, &pa)) // payload a decodes
 	is.NoErr(json.Unmarshal(b.all()[0].body, &pb)) // payload b decodes
 	is.Equal(pa.Token, "tokenA")                   // each service gets its own token
@@ -383,225 +381,6 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 	}
 	slices.Sort(replies)
 	is.Equal(replies, []string{"from a", "from b"}) // both replies posted
-}
-
-// assertReply checks that exactly one message followed the trigger: content
-// from the bot in general > topic.
-func conversationAfter(t *testing.T, w *whWorld, after chatcore.MessageID) (inTopic, toOwner []chatcore.Message) {
-	t.Helper()
-	for _, m := range w.messagesAfter(t, after) {
-		if m.Type == chatcore.MessageTypeStream {
-			inTopic = append(inTopic, m)
-		} else {
-			toOwner = append(toOwner, m)
-		}
-	}
-	return inTopic, toOwner
-}
-
-func TestWebhookResponses(t *testing.T) {
-	tests := []struct {
-		name      string
-		status    int
-		body      string
-		wantTopic string // "" = no message in the topic
-		// wantOwner is a substring of the DM to the owner ("" = no DM).
-		wantOwner string
-	}{
-		{"content", 200, `{"content": "pong"}`, "pong", ""},
-		{"response_string", 200, `{"response_string": "legacy pong"}`, "legacy pong", ""},
-		{"response_string wins over content", 200, `{"response_string": "a", "content": "b"}`, "a", ""},
-		{"response_not_required", 200, `{"response_not_required": true, "content": "ignored"}`, "", ""},
-		{"empty content", 200, `{"content": "  \n "}`, "", ""},
-		{"no keys", 200, `{}`, "", ""},
-		{"empty string", 200, `""`, "", ""},
-		{"201 with content", 201, `{"content": "created"}`, "created", ""},
-		{"invalid JSON", 200, `not json`, "Failure! Invalid JSON in response", "Invalid JSON in response"},
-		{"not an object", 200, `[1, 2]`, "Failure! Invalid response format", "Invalid response format"},
-		{"server error", 500, `{"msg": "boom"}`, "Failure! Third party responded with 500",
-			"The webhook got a response with status code *500*."},
-		{"not found", 404, ``, "Failure! Third party responded with 404",
-			"The webhook got a response with status code *404*."},
-		{"proxy refusal", 407, ``, "Failure! Third party responded with 407",
-			"The URL configured for the webhook is for a private or disallowed network."},
-		{"reply refused", 200, `{"content": "a \u0000 byte"}`, "Failure! Message must not contain null bytes",
-			"but that request resulted in the following error:\n> Message must not contain null bytes"},
-		{"number as content", 200, `{"content": 42}`, "42", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			rec := newRecorder(t, answer(tt.status, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "ping topic", "@**Echo Bot** ping")
-			w.drain(t)
-			is.Equal(len(rec.all()), 1) // one attempt: answers are never retried
-			inTopic, toOwner := conversationAfter(t, w, id)
-			if tt.wantTopic == "" {
-				is.Equal(len(inTopic), 0) // nothing posted in the topic
-			} else {
-				is.Equal(len(inTopic), 1)                              // one message in the topic
-				is.Equal(inTopic[0].Content, tt.wantTopic)             // the reply or failure text
-				is.Equal(inTopic[0].SenderID, whEcho)                  // posted by the bot
-				is.Equal(inTopic[0].StreamID, whGeneral)               // same channel
-				is.Equal(inTopic[0].Topic, "ping topic")               // same topic
-				is.Equal(inTopic[0].Client, "OutgoingWebhookResponse") // Zulip's client name
-			}
-			if tt.wantOwner == "" {
-				is.Equal(len(toOwner), 0) // the owner is not bothered
-			} else {
-				is.Equal(len(toOwner), 1)                                                                                                                   // one DM to the owner
-				is.Equal(toOwner[0].SenderID, whEcho)                                                                                                       // from the bot
-				is.Equal(toOwner[0].DirectMembers, []chatcore.UserID{whOwner, whEcho})                                                                      // to its owner
-				is.True(strings.HasPrefix(toOwner[0].Content, "[A message](https://chat.example.test/#narrow/channel/61-general/topic/ping.20topic/near/")) // links the message
-				is.True(strings.Contains(toOwner[0].Content, "to your bot @_**Echo Bot** triggered an outgoing webhook.\n"))                                // names the bot
-				is.True(strings.Contains(toOwner[0].Content, tt.wantOwner))                                                                                 // says what went wrong
-			}
-		})
-	}
-}
-
-func TestWebhookReplyToDirectMessage(t *testing.T) {
-	is := is.New(t)
-	rec := newRecorder(t, answer(200, `{"content": "hi both"}`))
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-	id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hello")
-	w.drain(t)
-	ms := w.messagesAfter(t, id)
-	is.Equal(len(ms), 1)                                                        // one reply
-	is.Equal(ms[0].Content, "hi both")                                          // the reply text
-	is.Equal(ms[0].SenderID, whEcho)                                            // from the bot
-	is.Equal(ms[0].DirectMembers, []chatcore.UserID{whMember, whOther, whEcho}) // to the same participants
-	is.Equal(len(rec.all()), 1)                                                 // the bot's own reply does not trigger it again
-}
-
-func TestWebhookTimeoutRetries(t *testing.T) {
-	is := is.New(t)
-	var attempts atomic.Int32
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		attempts.Add(1)
-		io.ReadAll(r.Body) // lets the server notice the client hanging up
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	t.Cleanup(func() { close(release); srv.Close() })
-	o := fast()
-	o.Timeout = 50 * time.Millisecond
-	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** slow")
-	w.drain(t)
-	is.Equal(attempts.Load(), int32(4)) // one attempt and 3 retries
-	inTopic, toOwner := conversationAfter(t, w, id)
-	is.Equal(len(inTopic), 1)                                                                                               // one failure notice
-	is.Equal(inTopic[0].Content, "Failure! Bot is unavailable")                                                             // Zulip's text
-	is.Equal(len(toOwner), 1)                                                                                               // the owner is told
-	is.True(strings.HasSuffix(toOwner[0].Content, "triggered an outgoing webhook.\nRequest timed out after 0.05 seconds.")) // why
-}
-
-func TestWebhookMaxRetries(t *testing.T) {
-	is := is.New(t)
-	var attempts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if attempts.Add(1) < 3 {
-			// Drop the connection without an answer: a connection error.
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			conn.Close()
-			return
-		}
-		io.WriteString(w, `{"content": "third time lucky"}`)
-	}))
-	t.Cleanup(srv.Close)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** flaky")
-	w.drain(t)
-	is.Equal(attempts.Load(), int32(3)) // retried until it answered
-	ms := w.messagesAfter(t, id)
-	is.Equal(len(ms), 1)                        // the reply only
-	is.Equal(ms[0].Content, "third time lucky") // the answer of the third attempt
-}
-
-func TestWebhookConnectionRefused(t *testing.T) {
-	is := is.New(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err) // a free port
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there any more
-	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://" + addr + "/")})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** anyone?")
-	w.drain(t)
-	inTopic, toOwner := conversationAfter(t, w, id)
-	is.Equal(len(inTopic), 1)                                                                               // one failure notice
-	is.Equal(inTopic[0].Content, "Failure! Bot is unavailable")                                             // Zulip's text
-	is.Equal(len(toOwner), 1)                                                                               // the owner is told
-	is.True(strings.HasSuffix(toOwner[0].Content, "\nA connection error occurred. Is my bot server down?")) // why
-	is.Equal(strings.Count(w.logs.String(), "outgoing webhook attempt failed"), 4)                          // 4 attempts
-}
-
-func TestWebhookPrivateAddressesRefused(t *testing.T) {
-	tests := []struct{ name, url string }{
-		{"loopback IPv4", "http://127.0.0.1:%s/"},
-		{"localhost name", "http://localhost:%s/"},
-		{"loopback IPv6", "http://[::1]:%s/"},
-		{"IPv4-mapped loopback", "http://[::ffff:127.0.0.1]:%s/"},
-		{"unspecified", "http://0.0.0.0:%s/"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			rec := newRecorder(t, answer(200, `{"content": "should never be seen"}`))
-			port := rec.srv.URL[strings.LastIndex(rec.srv.URL, ":")+1:]
-			o := fast()
-			o.AllowPrivate = false
-			w := newWHWorld(t, o, whServices{whEcho: generic(strings.Replace(tt.url, "%s", port, 1))})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-			w.drain(t)
-			is.Equal(len(rec.all()), 0) // the request never left
-			inTopic, toOwner := conversationAfter(t, w, id)
-			is.Equal(len(inTopic), 1)                                                                                                      // one failure notice
-			is.Equal(inTopic[0].Content, "Failure! Third party responded with 407")                                                        // as Zulip's egress proxy
-			is.Equal(len(toOwner), 1)                                                                                                      // the owner is told
-			is.True(strings.HasSuffix(toOwner[0].Content, "\nThe URL configured for the webhook is for a private or disallowed network.")) // why
-		})
-	}
-}
-
-func TestWebhookRedirects(t *testing.T) {
-	t.Run("followed", func(t *testing.T) {
-		is := is.New(t)
-		final := newRecorder(t, answer(200, `{"content": "after redirect"}`))
-		hop := httptest.NewServer(http.RedirectHandler(final.srv.URL+"/final", http.StatusTemporaryRedirect))
-		t.Cleanup(hop.Close)
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(hop.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hop")
-		w.drain(t)
-		reqs := final.all()
-		is.Equal(len(reqs), 1)                                   // reached through the redirect
-		is.True(bytes.Contains(reqs[0].body, []byte(`"token"`))) // 307 keeps the POST body
-		ms := w.messagesAfter(t, id)
-		is.Equal(len(ms), 1)                      // the reply
-		is.Equal(ms[0].Content, "after redirect") // from the final server
-	})
-	t.Run("loop", func(t *testing.T) {
-		is := is.New(t)
-		var hops atomic.Int32
-		var loop *httptest.Server
-		loop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hops.Add(1)
-			http.Redirect(w, r, loop.URL+"/again", http.StatusTemporaryRedirect)
-		}))
-		t.Cleanup(loop.Close)
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(loop.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** loop")
-		w.drain(t)
-		is.Equal(hops.Load(), int32(4)) // the first request and 3 redirects, no retries
-		inTopic, toOwner := conversationAfter(t, w, id)
-		is.Equal(len(inTopic), 1)                                                                                                                     // one failure notice
-		is.True(strings.HasPrefix(inTopic[0].Content, "Failure! An exception of type *TooManyRedirects* occurred for message `@**Echo Bot** loop`!")) // names the problem
-		is.Equal(len(toOwner), 1)                                                                                                                     // the owner is told
-	})
 }
 
 func TestWebhookSlackInterface(t *testing.T) {
@@ -640,75 +419,11 @@ func TestWebhookSlackInterface(t *testing.T) {
 	is.Equal(dmReply, "Failure! Slack outgoing webhooks don't support direct messages.") // DMs refused in the conversation
 }
 
-func TestWebhookQueueFullDrops(t *testing.T) {
-	is := is.New(t)
-	entered := make(chan struct{}, 10)
-	release := make(chan struct{})
-	var count atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		count.Add(1)
-		entered <- struct{}{}
-		<-release
-		io.WriteString(w, `{"response_not_required": true}`)
-	}))
-	t.Cleanup(srv.Close)
-	o := fast()
-	o.Workers, o.QueueSize = 1, 1
-	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** one")
-	<-entered                                              // the only worker is busy
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** two")   // queued
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** three") // dropped
-	close(release)
-	w.drain(t)
-	is.Equal(count.Load(), int32(2))                                                               // the third delivery was dropped
-	is.True(strings.Contains(w.logs.String(), "outgoing webhook dropped: delivery queue is full")) // and logged
-}
-
-func TestWebhookShutdown(t *testing.T) {
-	t.Run("deadline abandons running deliveries", func(t *testing.T) {
-		is := is.New(t)
-		entered := make(chan struct{}, 1)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.ReadAll(r.Body) // lets the server notice the client hanging up
-			entered <- struct{}{}
-			<-r.Context().Done()
-		}))
-		t.Cleanup(srv.Close)
-		o := fast()
-		o.Timeout = time.Minute
-		w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hang")
-		<-entered
-		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-		defer cancel()
-		err := w.svc.Shutdown(ctx)
-		is.True(errors.Is(err, context.DeadlineExceeded))                                    // Shutdown reports the deadline
-		is.Equal(len(w.messagesAfter(t, id)), 0)                                             // no failure notice for an abandoned delivery
-		is.True(strings.Contains(w.logs.String(), "outgoing webhook abandoned at shutdown")) // logged instead
-	})
-	t.Run("no deliveries after shutdown", func(t *testing.T) {
-		is := is.New(t)
-		rec := newRecorder(t, answer(200, `{"content": "late"}`))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		w.drain(t)
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** too late") // sending still works
-		is.Equal(len(rec.all()), 0)                                     // but nothing is delivered
-		is.Equal(len(w.messagesAfter(t, id)), 0)                        // and nothing answered
-		is.NoErr(w.svc.Shutdown(t.Context()))                           // a second Shutdown is fine
-	})
-	t.Run("without delivery", func(t *testing.T) {
-		is := is.New(t)
-		svc := chatcore.New(memory.New())
-		is.NoErr(svc.Shutdown(t.Context())) // nothing to stop
-	})
-}
-
 func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is := is.New(t)
-	var got *chatcore.OutgoingWebhookPayload
+	var got *outgoing.Payload
 	var mu sync.Mutex
-	h := botkit.Handler(whToken, func(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+	h := botkit.Handler(whToken, func(_ context.Context, p *outgoing.Payload) (string, error) {
 		mu.Lock()
 		got = p
 		mu.Unlock()
@@ -724,9 +439,9 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is.Equal(ms[0].Content, "echo: what's up?") // with the mention stripped
 	mu.Lock()
 	defer mu.Unlock()
-	is.Equal(got.Message.ID, id)                      // the handler saw the triggering message
+	is.Equal(got.Message.ID, int64(id))               // the handler saw the triggering message
 	is.Equal(got.Message.DisplayRecipient, "general") // channel name as a string
-	is.Equal(got.Trigger, chatcore.TriggerMention)    // mention trigger
+	is.Equal(got.Trigger, outgoing.TriggerMention)    // mention trigger
 }
 
 func TestWebhookPayloadEditedMessage(t *testing.T) {
@@ -790,254 +505,4 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 		"user_id": float64(whOwner), "timestamp": float64(1767232800),
 		"prev_topic": "old topic", "topic": "new topic",
 	}}) // topic move entry
-}
-
-func TestWebhookInvalidURL(t *testing.T) {
-	is := is.New(t)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic("ftp://files.example.test/hook")})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** fetch")
-	w.drain(t)
-	inTopic, toOwner := conversationAfter(t, w, id)
-	is.Equal(len(inTopic), 1)                                                                                                                                              // one failure notice
-	is.Equal(inTopic[0].Content, "Failure! An exception of type *InvalidURL* occurred for message `@**Echo Bot** fetch`! See the Zulip server logs for more information.") // Zulip's exception notice
-	is.Equal(len(toOwner), 1)                                                                                                                                              // the owner is told
-	is.True(strings.Contains(toOwner[0].Content, "an exception of type InvalidURL occurred:\n```\n"))                                                                      // with the error
-}
-
-func TestWebhookRetriesDoNotHoldWorkers(t *testing.T) {
-	is := is.New(t)
-	var slowAttempts atomic.Int32
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		slowAttempts.Add(1)
-		io.ReadAll(r.Body)
-		<-r.Context().Done() // never answers: every attempt times out
-	}))
-	t.Cleanup(slow.Close)
-	attemptsSeen := make(chan int32, 1)
-	fastSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		attemptsSeen <- slowAttempts.Load()
-		io.WriteString(w, `{"response_not_required": true}`)
-	}))
-	t.Cleanup(fastSrv.Close)
-	o := fast()
-	o.Workers, o.Timeout = 1, 500*time.Millisecond
-	w := newWHWorld(t, o, whServices{whEcho: generic(slow.URL), whSecond: generic(fastSrv.URL)})
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** are you there?")
-	w.sendChannel(t, whMember, "t", "@**Second Bot** and you?")
-	seen := <-attemptsSeen
-	w.drain(t)
-	is.True(seen < 4)                       // the second bot was called while the first was still being retried
-	is.Equal(slowAttempts.Load(), int32(4)) // the unreachable bot still got all its attempts
-}
-
-func TestWebhookBotDeactivatedBeforeReply(t *testing.T) {
-	is := is.New(t)
-	var w *whWorld
-	deactivated := make(chan error, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		io.ReadAll(r.Body)
-		deactivated <- w.store.Update(r.Context(), func(tx chatcore.Tx) error {
-			u, err := tx.User(r.Context(), whEcho)
-			if err != nil {
-				return err
-			}
-			u.IsActive = false
-			return tx.UpdateUser(r.Context(), u)
-		})
-		io.WriteString(rw, `{"content": "too late"}`)
-	}))
-	t.Cleanup(srv.Close)
-	w = newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** quick")
-	w.drain(t)
-	is.NoErr(<-deactivated)                                                      // the bot was deactivated while answering
-	is.Equal(len(w.messagesAfter(t, id)), 0)                                     // a deactivated bot posts nothing
-	is.True(strings.Contains(w.logs.String(), "outgoing webhook reply dropped")) // logged instead
-}
-
-// ownerNotice is the first line of every direct message to a bot's owner.
-func ownerNotice(link string) string {
-	return "[A message](" + link + ") to your bot @_**Echo Bot** triggered an outgoing webhook.\n"
-}
-
-// TestWebhookNonStringContent checks that a reply value that is not a string is
-// posted as Python's str() writes it, as Zulip does.
-func TestWebhookNonStringContent(t *testing.T) {
-	tests := []struct {
-		name, body, want string
-	}{
-		{"null content", `{"content": null}`, "None"},
-		{"null response_string", `{"response_string": null}`, "None"},
-		{"true", `{"content": true}`, "True"},
-		{"false", `{"content": false}`, "False"},
-		{"float", `{"content": 1.0}`, "1.0"},
-		{"big float", `{"content": 1e16}`, "1e+16"},
-		{"small float", `{"content": 0.00001}`, "1e-05"},
-		{"integer", `{"content": -7}`, "-7"},
-		{"list", `{"content": [1, null, "it's", "x"]}`, `[1, None, "it's", 'x']`},
-		{"object keeps key order", `{"content": {"z": 1, "a": {"b": false}}}`, "{'z': 1, 'a': {'b': False}}"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			rec := newRecorder(t, answer(200, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-			w.drain(t)
-			inTopic, toOwner := conversationAfter(t, w, id)
-			is.Equal(len(inTopic), 1)             // one reply
-			is.Equal(inTopic[0].Content, tt.want) // Python's str() of the value
-			is.Equal(len(toOwner), 0)             // not a failure
-		})
-	}
-	t.Run("slack null text", func(t *testing.T) {
-		is := is.New(t)
-		rec := newRecorder(t, answer(200, `{"text": null}`))
-		w := newWHWorld(t, fast(), whServices{whEcho: {{Name: "s", BaseURL: rec.srv.URL, Token: whToken, Interface: "slack"}}})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-		w.drain(t)
-		is.Equal(len(w.messagesAfter(t, id)), 0) // Slack's text is taken as it is: null posts nothing
-	})
-}
-
-// TestWebhookOwnerNoticeTexts checks the owner's direct message word for word
-// for an unusable answer, a refused reply and an error status.
-func TestWebhookOwnerNoticeTexts(t *testing.T) {
-	const attempted = "The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> "
-	tests := []struct {
-		name        string
-		status      int
-		body        string
-		wantTopic   string
-		wantDetails string // the notice after its first line
-	}{
-		{"invalid JSON", 200, "not json", "Failure! Invalid JSON in response",
-			attempted + "Invalid JSON in response\nThe response contains the following payload:\n```\n'not json'\n```"},
-		{"not an object", 200, `["it's"]`, "Failure! Invalid response format",
-			attempted + "Invalid response format\nThe response contains the following payload:\n```\n'[\"it\\'s\"]'\n```"},
-		{"null", 200, "null", "Failure! Invalid response format",
-			attempted + "Invalid response format\nThe response contains the following payload:\n```\n'null'\n```"},
-		{"reply refused", 200, `{"content": "a \u0000 byte"}`, "Failure! Message must not contain null bytes",
-			attempted + "Message must not contain null bytes\nThe response contains the following payload:\n```\n'{\"content\": \"a \\\\u0000 byte\"}'\n```"},
-		{"error status", 500, "{\"msg\": \"boom\"}\n\xff", "Failure! Third party responded with 500",
-			"The webhook got a response with status code *500*.\nThe response contains the following payload:\n```\nb'{\"msg\": \"boom\"}\\n\\xff'\n```"},
-		{"error status, no body", 503, "", "Failure! Third party responded with 503",
-			"The webhook got a response with status code *503*."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			rec := newRecorder(t, answer(tt.status, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "ping", "@**Echo Bot** ping")
-			w.drain(t)
-			inTopic, toOwner := conversationAfter(t, w, id)
-			is.Equal(len(inTopic), 1)                  // one failure notice
-			is.Equal(inTopic[0].Content, tt.wantTopic) // Zulip's failure text
-			is.Equal(len(toOwner), 1)                  // one notice to the owner
-			link := fmt.Sprintf("https://chat.example.test/#narrow/channel/61-general/topic/ping/near/%d", id)
-			is.Equal(toOwner[0].Content, ownerNotice(link)+tt.wantDetails) // Zulip's notice, payload as Python's repr
-		})
-	}
-}
-
-// TestWebhookRequestExceptionsNotRetried checks that errors other than
-// timeouts and connection errors fail at once with Zulip's exception notice.
-func TestWebhookRequestExceptionsNotRetried(t *testing.T) {
-	tests := []struct {
-		name    string
-		handler http.HandlerFunc
-		want    string // the exception's name
-	}{
-		{"redirect to another scheme", func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "ftp://files.example.test/x", http.StatusTemporaryRedirect)
-		}, "InvalidSchema"},
-		{"undecodable gzip answer", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Encoding", "gzip")
-			io.WriteString(w, "this is not gzip")
-		}, "ContentDecodingError"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			is := is.New(t)
-			var attempts atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				attempts.Add(1)
-				tt.handler(w, r)
-			}))
-			t.Cleanup(srv.Close)
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** go")
-			w.drain(t)
-			is.Equal(attempts.Load(), int32(1)) // not retried
-			inTopic, toOwner := conversationAfter(t, w, id)
-			is.Equal(len(inTopic), 1) // one failure notice
-			is.Equal(inTopic[0].Content, "Failure! An exception of type *"+tt.want+
-				"* occurred for message `@**Echo Bot** go`! See the Zulip server logs for more information.") // Zulip's text
-			is.Equal(len(toOwner), 1) // the owner is told
-			link := fmt.Sprintf("https://chat.example.test/#narrow/channel/61-general/topic/t/near/%d", id)
-			prefix := ownerNotice(link) + "When trying to send a request to the webhook service, an exception of type " + tt.want + " occurred:\n```\n"
-			is.Equal(toOwner[0].Content[:min(len(prefix), len(toOwner[0].Content))], prefix) // the exception named, its text quoted
-		})
-	}
-}
-
-// TestWebhookNoticeLinks checks the message links of owner notices against
-// Zulip's encoding: channel names with "-" for spaces and "*" kept, 1:1 direct
-// messages without a suffix.
-func TestWebhookNoticeLinks(t *testing.T) {
-	t.Run("channel", func(t *testing.T) {
-		is := is.New(t)
-		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		const room chatcore.StreamID = 62
-		err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
-			if err := tx.CreateStream(t.Context(), &chatcore.Stream{ID: room, RealmID: whRealm, Name: "my *team* room.x", HistoryPublicToSubscribers: true}); err != nil {
-				return err
-			}
-			return tx.PutSubscription(t.Context(), chatcore.Subscription{StreamID: room, UserID: whMember, Active: true})
-		})
-		is.NoErr(err) // the channel is created
-		id, err := w.svc.SendMessage(t.Context(), whMember, chatcore.SendMessageRequest{
-			Type: "stream", To: new("62"), Topic: new("a b*"), Content: "@**Echo Bot** hi",
-		})
-		is.NoErr(err) // sent
-		w.drain(t)
-		_, toOwner := conversationAfter(t, w, id)
-		is.Equal(len(toOwner), 1) // the owner is told
-		want := fmt.Sprintf("https://chat.example.test/#narrow/channel/62-my-*team*-room.2Ex/topic/a.20b*/near/%d", id)
-		is.Equal(toOwner[0].Content[:len(ownerNotice(want))], ownerNotice(want)) // Zulip's link encoding
-	})
-	t.Run("one-to-one direct message", func(t *testing.T) {
-		is := is.New(t)
-		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "hi")
-		w.drain(t)
-		var toOwner []chatcore.Message
-		for _, m := range w.messagesAfter(t, id) {
-			if m.Type == chatcore.MessageTypePrivate && len(m.DirectMembers) == 2 && m.DirectMembers[0] == whOwner {
-				toOwner = append(toOwner, m)
-			}
-		}
-		is.Equal(len(toOwner), 1) // the owner is told
-		want := fmt.Sprintf("https://chat.example.test/#narrow/dm/12,31/near/%d", id)
-		is.Equal(toOwner[0].Content[:len(ownerNotice(want))], ownerNotice(want)) // no "-dm" suffix
-	})
-	t.Run("group direct message", func(t *testing.T) {
-		is := is.New(t)
-		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hi")
-		w.drain(t)
-		var toOwner []chatcore.Message
-		for _, m := range w.messagesAfter(t, id) {
-			if len(m.DirectMembers) == 2 && m.DirectMembers[0] == whOwner {
-				toOwner = append(toOwner, m)
-			}
-		}
-		is.Equal(len(toOwner), 1) // the owner is told
-		want := fmt.Sprintf("https://chat.example.test/#narrow/dm/12,13,31-group/near/%d", id)
-		is.Equal(toOwner[0].Content[:len(ownerNotice(want))], ownerNotice(want)) // "-group" for three or more
-	})
 }

@@ -1,10 +1,12 @@
 // Package botkit helps Go programs receive chatcore's (and Zulip's) outgoing
-// webhooks: it decodes the payload, checks the bot's token in constant time
-// and answers with the reply the server posts back as the bot.
+// webhooks: it decodes the payload ([outgoing.Payload]), checks the bot's token
+// in constant time and answers with the reply the server posts back as the bot
+// ([outgoing.Response]). It depends on the standard library and package
+// outgoing only.
 //
 // The simplest integration is one [Handler]:
 //
-//	h := botkit.Handler(token, func(ctx context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+//	h := botkit.Handler(token, func(ctx context.Context, p *outgoing.Payload) (string, error) {
 //		return "You said: " + botkit.Command(p), nil
 //	})
 //	http.ListenAndServe("127.0.0.1:8765", h)
@@ -23,7 +25,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/outgoing"
 )
 
 // MaxPayloadBytes bounds the request body [Decode] reads. The server caps
@@ -37,7 +39,7 @@ var ErrBadToken = errors.New("botkit: invalid token")
 // Decode reads the outgoing-webhook payload from r: a POST whose body is at
 // most MaxPayloadBytes of JSON. It does not check the token (see [Verify]).
 // Errors say what was wrong; none of them is [ErrBadToken].
-func Decode(r *http.Request) (*chatcore.OutgoingWebhookPayload, error) {
+func Decode(r *http.Request) (*outgoing.Payload, error) {
 	if r.Method != http.MethodPost {
 		return nil, fmt.Errorf("botkit: method %s, want POST", r.Method)
 	}
@@ -48,7 +50,7 @@ func Decode(r *http.Request) (*chatcore.OutgoingWebhookPayload, error) {
 	if len(body) > MaxPayloadBytes {
 		return nil, fmt.Errorf("botkit: payload larger than %d bytes", MaxPayloadBytes)
 	}
-	var p chatcore.OutgoingWebhookPayload
+	var p outgoing.Payload
 	if err := json.Unmarshal(body, &p); err != nil {
 		return nil, fmt.Errorf("botkit: decoding payload: %w", err)
 	}
@@ -57,27 +59,19 @@ func Decode(r *http.Request) (*chatcore.OutgoingWebhookPayload, error) {
 
 // Verify returns nil when p carries token, compared in constant time, and
 // [ErrBadToken] otherwise. An empty token never verifies.
-func Verify(p *chatcore.OutgoingWebhookPayload, token string) error {
+func Verify(p *outgoing.Payload, token string) error {
 	if token == "" || subtle.ConstantTimeCompare([]byte(p.Token), []byte(token)) != 1 {
 		return ErrBadToken
 	}
 	return nil
 }
 
-// Response is the JSON answer to an outgoing webhook: Content is posted by the
-// bot in the conversation of the triggering message; ResponseNotRequired (or
-// empty Content) posts nothing.
-type Response struct {
-	Content             string `json:"content,omitempty"`
-	ResponseNotRequired bool   `json:"response_not_required,omitempty"`
-}
-
 // Reply writes the answer to a webhook: {"content": reply}, or
 // {"response_not_required": true} when reply is empty or only white space.
 func Reply(w http.ResponseWriter, reply string) error {
-	res := Response{Content: reply}
+	res := outgoing.Response{Content: reply}
 	if strings.TrimSpace(reply) == "" {
-		res = Response{ResponseNotRequired: true}
+		res = outgoing.Response{ResponseNotRequired: true}
 	}
 	return writeJSON(w, http.StatusOK, res)
 }
@@ -86,7 +80,7 @@ func Reply(w http.ResponseWriter, reply string) error {
 // bot ("" posts nothing). A non-nil error answers 500, which the server shows
 // as "Failure! Third party responded with 500" and reports to the bot's owner;
 // the error's text is not sent.
-type HandlerFunc func(ctx context.Context, p *chatcore.OutgoingWebhookPayload) (reply string, err error)
+type HandlerFunc func(ctx context.Context, p *outgoing.Payload) (reply string, err error)
 
 // Handler returns an http.Handler that decodes each request, verifies its token
 // against token and calls fn. Requests that are not POST get 405, undecodable
@@ -132,7 +126,7 @@ var mentionPrefix = regexp.MustCompile(`^\s*@_?\*\*([^*|]+)(?:\|\d+)?\*\*`)
 // bot (@**Bot Name**, @**Bot Name|id** or @_**Bot Name**), trimmed of
 // surrounding white space. Text that does not start with the bot's mention is
 // returned trimmed.
-func Command(p *chatcore.OutgoingWebhookPayload) string {
+func Command(p *outgoing.Payload) string {
 	text := p.Data
 	if m := mentionPrefix.FindStringSubmatchIndex(text); m != nil && text[m[2]:m[3]] == p.BotFullName {
 		text = text[m[1]:]

@@ -10,28 +10,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/outgoing"
 	"github.com/matryer/is"
 )
 
 const token = "xvOzfurIutdRRVLzpXrIIHXJvNfaJLJ0"
 
-func directPayload() chatcore.OutgoingWebhookPayload {
+func directPayload() outgoing.Payload {
 	avatar := "https://secure.gravatar.com/avatar/x?d=identicon&version=1"
-	return chatcore.OutgoingWebhookPayload{
+	return outgoing.Payload{
 		BotEmail: "echo-bot@acme.test", BotFullName: "Echo Bot",
-		Data: "@**Echo Bot** hello", Trigger: chatcore.TriggerDirectMessage, Token: token,
-		Message: chatcore.MessageView{
+		Data: "@**Echo Bot** hello", Trigger: outgoing.TriggerDirectMessage, Token: token,
+		Message: outgoing.Message{
 			AvatarURL: &avatar, Client: "website", Content: "@**Echo Bot** hello", ContentType: "text/x-markdown",
-			DisplayRecipient: []chatcore.DisplayRecipient{
+			DisplayRecipient: []outgoing.DisplayRecipient{
 				{ID: 12, Email: "mark@acme.test", FullName: "Mark Member"},
 				{ID: 31, Email: "echo-bot@acme.test", FullName: "Echo Bot"},
 			},
-			ID: 1001, Reactions: []chatcore.Reaction{{UserID: 12, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
+			ID: 1001, Reactions: []outgoing.Reaction{{UserID: 12, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
 			RecipientID: 7, SenderEmail: "mark@acme.test", SenderFullName: "Mark Member", SenderID: 12,
-			SenderRealmStr: "acme", Submessages: []chatcore.Submessage{}, Timestamp: 1767225600,
-			TopicLinks: []chatcore.TopicLink{}, Type: chatcore.MessageTypePrivate, RenderedContent: "<p>hello</p>",
+			SenderRealmStr: "acme", Submessages: []outgoing.Submessage{}, Timestamp: 1767225600,
+			TopicLinks: []outgoing.TopicLink{}, Type: "private", RenderedContent: "<p>hello</p>",
 		},
 	}
 }
@@ -55,8 +55,8 @@ func TestHandlerRoundTrip(t *testing.T) {
 	want := directPayload()
 	body, err := json.Marshal(want)
 	is.NoErr(err) // payload encodes
-	var got *chatcore.OutgoingWebhookPayload
-	h := botkit.Handler(token, func(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+	var got *outgoing.Payload
+	h := botkit.Handler(token, func(_ context.Context, p *outgoing.Payload) (string, error) {
 		got = p
 		return "echo: " + botkit.Command(p), nil
 	})
@@ -72,7 +72,7 @@ func TestHandlerRejects(t *testing.T) {
 	bad.Token = "xvOzfurIutdRRVLzpXrIIHXJvNfaJLJ1"
 	empty := directPayload()
 	empty.Token = ""
-	enc := func(p chatcore.OutgoingWebhookPayload) string { b, _ := json.Marshal(p); return string(b) }
+	enc := func(p outgoing.Payload) string { b, _ := json.Marshal(p); return string(b) }
 	tests := []struct {
 		name, method, body string
 		status             int
@@ -87,7 +87,7 @@ func TestHandlerRejects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			called := false
-			h := botkit.Handler(token, func(context.Context, *chatcore.OutgoingWebhookPayload) (string, error) {
+			h := botkit.Handler(token, func(context.Context, *outgoing.Payload) (string, error) {
 				called = true
 				return "no", nil
 			})
@@ -103,14 +103,14 @@ func TestHandlerAnswers(t *testing.T) {
 	body, _ := json.Marshal(directPayload())
 	t.Run("empty reply", func(t *testing.T) {
 		is := is.New(t)
-		h := botkit.Handler(token, func(context.Context, *chatcore.OutgoingWebhookPayload) (string, error) { return " ", nil })
+		h := botkit.Handler(token, func(context.Context, *outgoing.Payload) (string, error) { return " ", nil })
 		status, out := post(t, h, http.MethodPost, string(body))
 		is.Equal(status, http.StatusOK)                              // accepted
 		is.Equal(out, map[string]any{"response_not_required": true}) // nothing to post
 	})
 	t.Run("error", func(t *testing.T) {
 		is := is.New(t)
-		h := botkit.Handler(token, func(context.Context, *chatcore.OutgoingWebhookPayload) (string, error) {
+		h := botkit.Handler(token, func(context.Context, *outgoing.Payload) (string, error) {
 			return "", errors.New("database password is hunter2")
 		})
 		status, out := post(t, h, http.MethodPost, string(body))
@@ -126,7 +126,7 @@ func TestHandlerPanicsOnMisuse(t *testing.T) {
 		f()
 		return false
 	}
-	fn := func(context.Context, *chatcore.OutgoingWebhookPayload) (string, error) { return "", nil }
+	fn := func(context.Context, *outgoing.Payload) (string, error) { return "", nil }
 	is.True(panics(func() { botkit.Handler("", fn) }))     // an empty token would accept token-less payloads
 	is.True(panics(func() { botkit.Handler(token, nil) })) // nothing to call
 }
@@ -139,7 +139,7 @@ func TestDecodeChannelPayload(t *testing.T) {
 	p, err := botkit.Decode(r)
 	is.NoErr(err)                                                 // decodes
 	is.Equal(p.Message.DisplayRecipient, "general")               // channel name as a string
-	is.Equal(p.Message.StreamID, chatcore.StreamID(61))           // channel id
+	is.Equal(p.Message.StreamID, int64(61))                       // channel id
 	is.Equal(p.Message.Subject, "lunch")                          // topic
 	is.Equal(botkit.Verify(p, "t"), nil)                          // right token
 	is.True(errors.Is(botkit.Verify(p, "u"), botkit.ErrBadToken)) // wrong token
@@ -166,7 +166,7 @@ func TestCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.data, func(t *testing.T) {
 			is := is.New(t)
-			p := &chatcore.OutgoingWebhookPayload{BotFullName: "Echo Bot", Data: tt.data}
+			p := &outgoing.Payload{BotFullName: "Echo Bot", Data: tt.data}
 			is.Equal(botkit.Command(p), tt.want) // the text without the leading mention
 		})
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/outgoing"
 )
 
 // FuzzDecode feeds arbitrary bodies to the receiver's decoder and to Handler.
@@ -60,7 +60,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		called := false
-		h := botkit.Handler("s3cret", func(_ context.Context, got *chatcore.OutgoingWebhookPayload) (string, error) {
+		h := botkit.Handler("s3cret", func(_ context.Context, got *outgoing.Payload) (string, error) {
 			called = true
 			if got.Token != "s3cret" {
 				t.Fatalf("the bot function got an unverified token %q", got.Token)

@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/outgoing"
 )
 
 // DemoToken is the service token of the demo fixture's Echo Bot.
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 // echo answers with the message text minus the bot's mention; a bare mention
 // gets no answer.
-func echo(_ context.Context, p *chatcore.OutgoingWebhookPayload) (string, error) {
+func echo(_ context.Context, p *outgoing.Payload) (string, error) {
 	return botkit.Command(p), nil
 }
 

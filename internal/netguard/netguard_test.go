@@ -1,4 +1,4 @@
-package chatcore_test
+package netguard_test
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/netguard"
 	"github.com/matryer/is"
 )
 
-func TestWebhookAddrAllowed(t *testing.T) {
+func TestAddrAllowed(t *testing.T) {
 	tests := []struct {
 		addr string
 		want bool
@@ -54,49 +54,28 @@ func TestWebhookAddrAllowed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(chatcore.WebhookAddrAllowedForTest(netip.MustParseAddr(tt.addr)), tt.want) // guard verdict
+			is.Equal(netguard.AddrAllowed(netip.MustParseAddr(tt.addr)), tt.want) // guard verdict
 		})
 	}
 }
 
-func TestWebhookDialControl(t *testing.T) {
+func TestDialControl(t *testing.T) {
 	is := is.New(t)
-	err := chatcore.WebhookDialControlForTest("tcp4", "127.0.0.1:80", nil)
-	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // loopback refused at dial time
-	err = chatcore.WebhookDialControlForTest("tcp6", "[fd00:ec2::254]:80", nil)
-	is.True(err != nil)                                                            // metadata refused at dial time
-	is.NoErr(chatcore.WebhookDialControlForTest("tcp4", "93.184.215.14:443", nil)) // public address allowed
+	err := netguard.DialControl("tcp4", "127.0.0.1:80", nil)
+	is.True(errors.Is(err, netguard.ErrBlocked)) // loopback refused at dial time
+	err = netguard.DialControl("tcp6", "[fd00:ec2::254]:80", nil)
+	is.True(err != nil)                                              // metadata refused at dial time
+	is.NoErr(netguard.DialControl("tcp4", "93.184.215.14:443", nil)) // public address allowed
 
 	// Through a real dialer: the refusal surfaces as the dial error.
-	d := net.Dialer{Control: chatcore.WebhookDialControlForTest}
+	d := net.Dialer{Control: netguard.DialControl}
 	_, err = d.DialContext(t.Context(), "tcp", "localhost:1")
-	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // refused by the guard, before any packet is sent
+	is.True(errors.Is(err, netguard.ErrBlocked)) // refused by the guard, before any packet is sent
 }
 
-func TestWebhookRedirectToPrivateRefused(t *testing.T) {
-	is := is.New(t)
-	var reached atomic.Bool
-	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reached.Store(true)
-	}))
-	t.Cleanup(private.Close)
-	public := httptest.NewServer(http.RedirectHandler(private.URL+"/admin", http.StatusTemporaryRedirect))
-	t.Cleanup(public.Close)
-	_, port, err := net.SplitHostPort(public.Listener.Addr().String())
-	is.NoErr(err) // the "public" server's port
-
-	client := chatcore.WebhookClientForTest(port)
-	res, err := client.Post(public.URL, "application/json", strings.NewReader(`{}`))
-	if res != nil {
-		res.Body.Close()
-	}
-	is.True(errors.Is(err, chatcore.ErrWebhookBlockedForTest)) // the redirect target is dialled through the guard and refused
-	is.True(!reached.Load())                                   // the private server never saw a request
-}
-
-// TestWebhookAddrAllowedEmbeddedIPv4 covers IPv6 forms that carry an IPv4
+// TestAddrAllowedEmbeddedIPv4 covers IPv6 forms that carry an IPv4
 // address: each is judged as the address it carries.
-func TestWebhookAddrAllowedEmbeddedIPv4(t *testing.T) {
+func TestAddrAllowedEmbeddedIPv4(t *testing.T) {
 	tests := []struct {
 		addr string
 		want bool
@@ -133,17 +112,54 @@ func TestWebhookAddrAllowedEmbeddedIPv4(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
 			is := is.New(t)
-			is.Equal(chatcore.WebhookAddrAllowedForTest(netip.MustParseAddr(tt.addr)), tt.want) // verdict as tt.why explains
+			is.Equal(netguard.AddrAllowed(netip.MustParseAddr(tt.addr)), tt.want) // verdict as tt.why explains
 		})
 	}
 }
 
-// TestWebhookDialControlEmbeddedIPv4 checks that the dial-time guard refuses an
+// TestDialControlEmbeddedIPv4 checks that the dial-time guard refuses an
 // embedded private address too.
-func TestWebhookDialControlEmbeddedIPv4(t *testing.T) {
+func TestDialControlEmbeddedIPv4(t *testing.T) {
 	is := is.New(t)
-	err := chatcore.WebhookDialControlForTest("tcp6", "[64:ff9b::7f00:1]:80", nil)
+	err := netguard.DialControl("tcp6", "[64:ff9b::7f00:1]:80", nil)
 	is.True(err != nil) // NAT64 form of loopback refused at dial time
-	err = chatcore.WebhookDialControlForTest("tcp6", "[2002:a00:1::1]:443", nil)
+	err = netguard.DialControl("tcp6", "[2002:a00:1::1]:443", nil)
 	is.True(err != nil) // 6to4 form of 10.0.0.1 refused at dial time
+}
+
+// TestRedirectPolicy checks the redirects a client follows: at most
+// MaxRedirects, to http and https URLs only.
+func TestRedirectPolicy(t *testing.T) {
+	var hops atomic.Int32
+	var loop *httptest.Server
+	loop = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hops.Add(1) == 1 && r.URL.Path == "/ftp" {
+			http.Redirect(w, r, "ftp://files.example.test/x", http.StatusTemporaryRedirect)
+			return
+		}
+		http.Redirect(w, r, loop.URL+"/again", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(loop.Close)
+	tests := []struct {
+		name     string
+		path     string
+		want     error
+		wantHops int32
+	}{
+		{"loop", "/", netguard.ErrTooManyRedirects, netguard.MaxRedirects + 1},
+		{"other scheme", "/ftp", netguard.ErrRedirectScheme, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			hops.Store(0)
+			client := netguard.NewClient(netguard.Options{AllowPrivate: true}) // httptest listens on loopback
+			res, err := client.Post(loop.URL+tt.path, "application/json", strings.NewReader(`{}`))
+			if res != nil {
+				res.Body.Close()
+			}
+			is.True(errors.Is(err, tt.want))   // the redirect policy's error
+			is.Equal(hops.Load(), tt.wantHops) // requests made before stopping
+		})
+	}
 }

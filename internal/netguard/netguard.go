@@ -1,4 +1,10 @@
-package chatcore
+// Package netguard makes HTTP clients that cannot reach private networks: a
+// dialer refusing loopback, private, link-local, carrier-grade NAT, cloud
+// metadata and other special addresses (also when an IPv6 address carries
+// one of them), checked for every address actually dialled, so that DNS
+// answers and redirects cannot get around it. Outgoing webhooks use it to
+// keep bot owners from reaching the server's own network (SSRF).
+package netguard
 
 import (
 	"errors"
@@ -10,18 +16,27 @@ import (
 	"time"
 )
 
-// webhookMaxRedirects bounds the redirects one webhook request follows; each
-// hop is dialled through the same guarded dialer, so a redirect cannot reach an
-// address the first request could not.
-const webhookMaxRedirects = 3
+// MaxRedirects bounds the redirects one request of a [NewClient] client
+// follows; each hop is dialled through the same guarded dialer, so a redirect
+// cannot reach an address the first request could not.
+const MaxRedirects = 3
 
-// errWebhookBlocked is wrapped by the error of a dial the guard refused.
-var errWebhookBlocked = errors.New("chatcore: webhook destination is a private or disallowed address")
+// Errors wrapped by the errors of a [NewClient] client's requests.
+var (
+	// ErrBlocked is wrapped by the error of a dial the guard refused.
+	ErrBlocked = errors.New("netguard: destination is a private or disallowed address")
+	// ErrTooManyRedirects is wrapped when a request was redirected more than
+	// MaxRedirects times.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrRedirectScheme is wrapped when a request was redirected to a URL
+	// that is not http or https.
+	ErrRedirectScheme = errors.New("redirect to a URL that is not http or https")
+)
 
-// blockedWebhookPrefixes are the ranges, besides what netip's predicates cover
+// blockedPrefixes are the ranges, besides what netip's predicates cover
 // (loopback, RFC 1918 / ULA private, link-local, multicast, unspecified), that
-// an outgoing webhook must not reach by default.
-var blockedWebhookPrefixes = []netip.Prefix{
+// a guarded dial must not reach.
+var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),          // "this network"
 	netip.MustParsePrefix("100.64.0.0/10"),      // carrier-grade NAT (also Alibaba's metadata service)
 	netip.MustParsePrefix("192.0.0.0/24"),       // IETF protocol assignments
@@ -32,7 +47,7 @@ var blockedWebhookPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("169.254.169.254/32"), // cloud metadata (inside link-local; listed for clarity)
 }
 
-// IPv6 ranges that carry an IPv4 address, which webhookAddrAllowed judges as
+// IPv6 ranges that carry an IPv4 address, which AddrAllowed judges as
 // that IPv4 address: a translator or relay on the path delivers the packet to
 // it, so "64:ff9b::7f00:1" can be 127.0.0.1 of a NAT64 gateway's network.
 var (
@@ -63,63 +78,80 @@ func embeddedIPv4(ip netip.Addr) (v4 netip.Addr, ok bool) {
 	return netip.Addr{}, false
 }
 
-// webhookAddrAllowed reports whether an outgoing webhook may connect to ip when
-// private destinations are not allowed. IPv4-mapped IPv6 addresses are judged
+// AddrAllowed reports whether a guarded dial may connect to ip: false for
+// loopback, private (RFC 1918, ULA), unspecified, link-local, multicast,
+// "this network", carrier-grade NAT, IETF protocol, benchmarking, reserved
+// and cloud-metadata addresses. IPv4-mapped IPv6 addresses are judged
 // as the IPv4 address they carry, and so are the NAT64 (64:ff9b::/96), 6to4
 // (2002::/16), Teredo (2001::/32, the client address) and IPv4-compatible
 // (::/96) forms; local-use NAT64 (64:ff9b:1::/48), where the IPv4 address
 // cannot be located, and site-local fec0::/10 are refused.
-func webhookAddrAllowed(ip netip.Addr) bool {
+func AddrAllowed(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() ||
 		ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() ||
 		ip.IsMulticast() {
 		return false
 	}
-	for _, p := range blockedWebhookPrefixes {
+	for _, p := range blockedPrefixes {
 		if p.Contains(ip) {
 			return false
 		}
 	}
 	if ip.Is6() {
 		if v4, ok := embeddedIPv4(ip); ok {
-			return v4.IsValid() && webhookAddrAllowed(v4)
+			return v4.IsValid() && AddrAllowed(v4)
 		}
 	}
 	return true
 }
 
-// webhookDialControl is a net.Dialer Control function refusing every address
-// webhookAddrAllowed rejects. It runs for each address the dialer actually
-// connects to, after name resolution, so DNS answers (rebinding included) and
-// redirects are checked too.
-func webhookDialControl(network, address string, _ syscall.RawConn) error {
+// DialControl is a net.Dialer Control function refusing, with an error
+// wrapping [ErrBlocked], every address AddrAllowed rejects (and an address it
+// cannot parse). It runs for each address the dialer actually connects to,
+// after name resolution, so DNS answers (rebinding included) and redirects
+// are checked too.
+func DialControl(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: %s", errWebhookBlocked, address)
+		return fmt.Errorf("%w: %s", ErrBlocked, address)
 	}
-	if !webhookAddrAllowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s", errWebhookBlocked, ap.Addr())
+	if !AddrAllowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrBlocked, ap.Addr())
 	}
 	return nil
 }
 
-// newWebhookClient returns the HTTP client of a dispatcher. Unless o.Transport
-// is set, it dials through a guarded dialer (when !o.AllowPrivate), ignores
-// proxy environment variables (a proxy would hide the real destination from
-// the guard) and follows at most webhookMaxRedirects redirects, to http and
-// https URLs only.
-func newWebhookClient(o WebhookOptions) *http.Client {
-	var control func(network, address string, c syscall.RawConn) error
-	if !o.AllowPrivate {
-		control = webhookDialControl
-	}
-	return newGuardedClient(o, control)
+// Options configures [NewClient].
+type Options struct {
+	// Timeout bounds connecting, the TLS handshake and the wait for the
+	// response headers (zero: no bound).
+	Timeout time.Duration
+	// AllowPrivate turns the address checks off, for local development.
+	AllowPrivate bool
+	// Transport, when set, replaces the guarded transport: the address
+	// checks are then its job, and AllowPrivate has no effect.
+	Transport http.RoundTripper
 }
 
-// newGuardedClient is newWebhookClient with the dialer's Control function
-// given (nil: no address checks).
-func newGuardedClient(o WebhookOptions, control func(network, address string, c syscall.RawConn) error) *http.Client {
+// NewClient returns an HTTP client that, unless o.Transport is set, dials
+// through a guarded dialer (when !o.AllowPrivate) and ignores proxy
+// environment variables (a proxy would hide the real destination from the
+// guard). Whatever the transport, it follows at most MaxRedirects redirects,
+// to http and https URLs only; other redirects fail with an error wrapping
+// [ErrTooManyRedirects] or [ErrRedirectScheme]. The client is safe for
+// concurrent use.
+func NewClient(o Options) *http.Client {
+	var control func(network, address string, c syscall.RawConn) error
+	if !o.AllowPrivate {
+		control = DialControl
+	}
+	return newClient(o, control)
+}
+
+// newClient is NewClient with the dialer's Control function given (nil: no
+// address checks).
+func newClient(o Options, control func(network, address string, c syscall.RawConn) error) *http.Client {
 	rt := o.Transport
 	if rt == nil {
 		d := &net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second, Control: control}
@@ -137,20 +169,19 @@ func newGuardedClient(o WebhookOptions, control func(network, address string, c 
 	return &http.Client{
 		Transport: rt,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > webhookMaxRedirects {
-				return fmt.Errorf("%w: stopped after %d redirects", errTooManyRedirects, webhookMaxRedirects)
+			if len(via) > MaxRedirects {
+				return fmt.Errorf("%w: stopped after %d redirects", ErrTooManyRedirects, MaxRedirects)
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return fmt.Errorf("%w: %s", errRedirectScheme, req.URL.Redacted())
+				return fmt.Errorf("%w: %s", ErrRedirectScheme, req.URL.Redacted())
 			}
 			return nil
 		},
 	}
 }
 
-// closeIdle releases the idle connections of the client's transport, if it
-// keeps any.
-func closeIdle(c *http.Client) {
+// CloseIdle releases the idle connections of c's transport, if it keeps any.
+func CloseIdle(c *http.Client) {
 	type idleCloser interface{ CloseIdleConnections() }
 	if ic, ok := c.Transport.(idleCloser); ok {
 		ic.CloseIdleConnections()

@@ -1,0 +1,83 @@
+package chatcore
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/chatcore/chatcore/outgoing"
+	"github.com/matryer/is"
+)
+
+// TestOutgoingTypesMatchViews checks that each wire type of package outgoing
+// has the fields of the view it is converted from, with the same JSON tags:
+// a field added to MessageView fails here until the payload carries it too.
+func TestOutgoingTypesMatchViews(t *testing.T) {
+	tests := []struct {
+		name     string
+		view, to any
+	}{
+		{"message", MessageView{}, outgoing.Message{}},
+		{"display recipient", DisplayRecipient{}, outgoing.DisplayRecipient{}},
+		{"edit history", EditHistoryView{}, outgoing.EditHistory{}},
+		{"reaction", Reaction{}, outgoing.Reaction{}},
+		{"submessage", Submessage{}, outgoing.Submessage{}},
+		{"topic link", TopicLink{}, outgoing.TopicLink{}},
+	}
+	fields := func(v any) []string {
+		var out []string
+		for f := range reflect.TypeOf(v).Fields() {
+			out = append(out, f.Name+" "+f.Tag.Get("json"))
+		}
+		return out
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			is.Equal(fields(tt.to), fields(tt.view)) // same fields, same JSON names and options
+		})
+	}
+}
+
+// TestOutgoingMessageEncodesAsView checks that the payload's message encodes
+// byte for byte as the view it comes from, every field set or left empty.
+func TestOutgoingMessageEncodesAsView(t *testing.T) {
+	avatar, prev, topic, content := "https://x.test/a.png", "old", "new", "v1"
+	tests := []struct {
+		name string
+		view MessageView
+	}{
+		{"empty", MessageView{}},
+		{"empty direct recipients", MessageView{DisplayRecipient: []DisplayRecipient(nil)}},
+		{"channel message, every field set", MessageView{
+			AvatarURL: &avatar, Client: "website", Content: "hi", ContentType: "text/x-markdown",
+			DisplayRecipient: "general",
+			EditHistory: []EditHistoryView{
+				{UserID: 12, Timestamp: 3, PrevContent: &content, PrevRenderedContent: &content},
+				{UserID: 13, Timestamp: 2, PrevStream: 60, Stream: 61, PrevTopic: &prev, Topic: &topic},
+			},
+			ID: 5, IsMeMessage: true, LastEditTimestamp: 3, LastMovedTimestamp: 2,
+			Reactions:   []Reaction{{UserID: 12, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
+			RecipientID: 7, SenderEmail: "mark@acme.test", SenderFullName: "Mark", SenderID: 12,
+			SenderRealmStr: "acme", StreamID: 61, Subject: "lunch",
+			Submessages: []Submessage{{ID: 1, MessageID: 5, SenderID: 12, MsgType: "widget", Content: "{}"}},
+			Timestamp:   1767225600, TopicLinks: []TopicLink{{Text: "#1", URL: "https://x.test/1"}},
+			Type: MessageTypeStream, RenderedContent: "<p>hi</p>",
+		}},
+		{"direct message, empty lists", MessageView{
+			DisplayRecipient: []DisplayRecipient{{ID: 12, Email: "mark@acme.test", FullName: "Mark", IsMirrorDummy: true}},
+			Reactions:        []Reaction{}, Submessages: []Submessage{}, TopicLinks: []TopicLink{},
+			EditHistory: []EditHistoryView{}, Type: MessageTypePrivate,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			want, err := json.Marshal(tt.view)
+			is.NoErr(err) // the view encodes
+			got, err := json.Marshal(outgoingMessage(tt.view))
+			is.NoErr(err)                       // the payload message encodes
+			is.Equal(string(got), string(want)) // the same JSON
+		})
+	}
+}
