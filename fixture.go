@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/jsonshape"
 )
 
 // The fixture format (FIXTURE.md). Every key of every object is listed here;
@@ -204,13 +206,8 @@ func fixtureError(problems []string) *Error {
 // decodeFixture checks the shape of data (JSON syntax, known keys, JSON types)
 // with precise paths, then decodes it.
 func decodeFixture(data []byte) (*fixtureFile, error) {
-	w := shapeWalker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
-	w.dec.UseNumber()
-	if err := w.value(reflect.TypeFor[fixtureFile](), ""); err != nil {
+	if err := jsonshape.Check(data, reflect.TypeFor[fixtureFile](), "fixture"); err != nil {
 		return nil, fixtureError([]string{err.Error()})
-	}
-	if _, err := w.dec.Token(); err != io.EOF {
-		return nil, fixtureError([]string{"fixture: unexpected data after the top-level object"})
 	}
 	var f fixtureFile
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -220,201 +217,6 @@ func decodeFixture(data []byte) (*fixtureFile, error) {
 		return nil, fixtureError([]string{"fixture: " + err.Error()})
 	}
 	return &f, nil
-}
-
-// shapeWalker walks a JSON document token by token against a Go type, so
-// that unknown keys and type mismatches are reported with their JSON path
-// (encoding/json reports unknown fields without one).
-type shapeWalker struct {
-	dec  *json.Decoder
-	data []byte
-}
-
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
-
-// value reads one JSON value that should decode into t.
-func (w *shapeWalker) value(t reflect.Type, path string) error {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return w.syntaxError(path, err)
-	}
-	return w.walk(tok, t, path)
-}
-
-func (w *shapeWalker) syntaxError(path string, err error) error {
-	where := path
-	if where == "" {
-		where = "fixture"
-	}
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: unexpected end of JSON", where)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := lineCol(w.data, se.Offset)
-		return fmt.Errorf("%s: invalid JSON at line %d, column %d: %s", where, line, col, strings.TrimPrefix(se.Error(), "json: "))
-	}
-	return fmt.Errorf("%s: invalid JSON: %s", where, strings.TrimPrefix(err.Error(), "json: "))
-}
-
-// lineCol turns a byte offset into 1-based line and column numbers.
-func lineCol(data []byte, off int64) (int, int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
-}
-
-func jsonKind(tok json.Token) string {
-	switch v := tok.(type) {
-	case json.Delim:
-		if v == '{' {
-			return "an object"
-		}
-		return "a list"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case nil:
-		return "null"
-	}
-	return "a value"
-}
-
-func (w *shapeWalker) walk(tok json.Token, t reflect.Type, path string) error {
-	if t == rawMessageType {
-		return w.skip(tok, path)
-	}
-	where := path
-	if where == "" {
-		where = "fixture" // the top-level value
-	}
-	if tok == nil {
-		switch t.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map:
-			if path != "" {
-				return nil
-			}
-		}
-		return fmt.Errorf("%s: must not be null", where)
-	}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	mismatch := func(want string) error {
-		if err := w.skip(tok, path); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s: must be %s, not %s", where, want, jsonKind(tok))
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return mismatch("an object")
-		}
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.dec.Token()
-			if err != nil {
-				return w.syntaxError(path, err)
-			}
-			key := kt.(string)
-			p := key
-			if path != "" {
-				p = path + "." + key
-			}
-			if seen[key] {
-				return fmt.Errorf("%s: duplicate key", p)
-			}
-			seen[key] = true
-			var vt reflect.Type // the member's type
-			if t.Kind() == reflect.Map {
-				vt = t.Elem()
-			} else if ft, ok := jsonField(t, key); ok {
-				vt = ft
-			} else {
-				return fmt.Errorf("%s: unknown key", p)
-			}
-			if err := w.value(vt, p); err != nil {
-				return err
-			}
-		}
-		return w.end(path)
-	case reflect.Slice:
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return mismatch("a list")
-		}
-		for i := 0; w.dec.More(); i++ {
-			if err := w.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-		return w.end(path)
-	case reflect.Bool:
-		if _, ok := tok.(bool); !ok {
-			return mismatch("a boolean")
-		}
-	case reflect.String:
-		if _, ok := tok.(string); !ok {
-			return mismatch("a string")
-		}
-	case reflect.Int, reflect.Int64:
-		n, ok := tok.(json.Number)
-		if !ok {
-			return mismatch("an integer")
-		}
-		if _, err := strconv.ParseInt(string(n), 10, 64); err != nil {
-			return fmt.Errorf("%s: must be an integer, not %s", path, n)
-		}
-	default:
-		return fmt.Errorf("%s: unsupported type %s", path, t)
-	}
-	return nil
-}
-
-// end consumes the closing delimiter of an object or list.
-func (w *shapeWalker) end(path string) error {
-	if _, err := w.dec.Token(); err != nil {
-		return w.syntaxError(path, err)
-	}
-	return nil
-}
-
-// skip consumes the rest of a value whose first token is tok.
-func (w *shapeWalker) skip(tok json.Token, path string) error {
-	d, ok := tok.(json.Delim)
-	if !ok || (d != '{' && d != '[') {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := w.dec.Token()
-		if err != nil {
-			return w.syntaxError(path, err)
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
-}
-
-// jsonField returns the type of the field of struct t with the JSON name.
-func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag == name {
-			return f.Type, true
-		}
-	}
-	return nil, false
 }
 
 // fixturePlan is a checked fixture turned into model values, ready to write.
