@@ -374,12 +374,12 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 	default:
 		c.stringIDs[fr.StringID] = path + ".string_id"
 	}
-	if msg := checkText(rp.realm.Name, 40); msg != "" {
+	if msg := checkText(rp.realm.Name, maxRealmNameLength); msg != "" {
 		c.add(path+".name", "%s", msg)
 	}
 	if fr.EmptyTopicDisplayName != nil {
 		d := strings.TrimSpace(*fr.EmptyTopicDisplayName)
-		if msg := checkText(d, fixtureMaxTopic); msg != "" {
+		if msg := checkText(d, MaxTopicLength); msg != "" {
 			c.add(path+".empty_topic_display_name", "%s", msg)
 		}
 		rp.realm.EmptyTopicDisplayName = d
@@ -391,7 +391,9 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 	}
 	emails := map[string]string{}
 	names := map[string]string{}
-	checkPerson := func(p, email, fullName, apiKey string) {
+	// checkPerson checks what users and bots share and returns the full name
+	// as the Service stores it.
+	checkPerson := func(p, email, fullName, apiKey string) string {
 		if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || addr.Name != "" {
 			c.add(p+".email", "invalid e-mail address %q", email)
 		} else if first, ok := emails[FoldKey(email)]; ok {
@@ -399,13 +401,15 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 		} else {
 			emails[FoldKey(email)] = p + ".email"
 		}
-		if msg := checkName(fullName); msg != "" {
-			c.add(p+".full_name", "%s", msg)
+		name, err := checkFullName(fullName)
+		if err != nil {
+			c.add(p+".full_name", "%s", problem(err))
+			name = strings.TrimSpace(fullName)
 		} else if fr.RequireUniqueNames {
-			if first, ok := names[FoldKey(fullName)]; ok {
-				c.add(p+".full_name", "duplicate name %q in a realm that requires unique names (also at %s)", fullName, first)
+			if first, ok := names[FoldKey(name)]; ok {
+				c.add(p+".full_name", "duplicate name %q in a realm that requires unique names (also at %s)", name, first)
 			}
-			names[FoldKey(fullName)] = p + ".full_name"
+			names[FoldKey(name)] = p + ".full_name"
 		}
 		if !looksLikeAPIKey(apiKey) {
 			c.add(p+".api_key", "must be 32 ASCII letters and digits")
@@ -414,15 +418,16 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 		} else {
 			c.apiKeys[apiKey] = p + ".api_key"
 		}
+		return name
 	}
 
 	// Users.
 	for i := range fr.Users {
 		fu := &fr.Users[i]
 		p := fmt.Sprintf("%s.users[%d]", path, i)
-		checkPerson(p, fu.Email, fu.FullName, fu.APIKey)
+		name := checkPerson(p, fu.Email, fu.FullName, fu.APIKey)
 		u := &User{
-			ID: fu.ID, RealmID: fr.ID, Email: fu.Email, FullName: strings.TrimSpace(fu.FullName),
+			ID: fu.ID, RealmID: fr.ID, Email: fu.Email, FullName: name,
 			Role: RoleMember, IsActive: fu.IsActive == nil || *fu.IsActive,
 			APIKeyHash: HashAPIKey(fu.APIKey), AvatarSource: "G", DateJoined: now,
 			Settings: DefaultSettings(),
@@ -459,9 +464,9 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 	for i := range fr.Bots {
 		fb := &fr.Bots[i]
 		p := fmt.Sprintf("%s.bots[%d]", path, i)
-		checkPerson(p, fb.Email, fb.FullName, fb.APIKey)
+		name := checkPerson(p, fb.Email, fb.FullName, fb.APIKey)
 		u := &User{
-			ID: fb.ID, RealmID: fr.ID, Email: fb.Email, FullName: strings.TrimSpace(fb.FullName),
+			ID: fb.ID, RealmID: fr.ID, Email: fb.Email, FullName: name,
 			Role: RoleMember, IsActive: fb.IsActive == nil || *fb.IsActive, IsBot: true,
 			BotOwnerID: fb.OwnerID, APIKeyHash: HashAPIKey(fb.APIKey), AvatarSource: "G",
 			DateJoined: now, Settings: DefaultSettings(),
@@ -520,7 +525,7 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 		fg := &fr.Groups[i]
 		p := fmt.Sprintf("%s.groups[%d]", path, i)
 		name := strings.TrimSpace(fg.Name)
-		if msg := checkText(name, 100); msg != "" {
+		if msg := checkText(name, maxGroupNameLength); msg != "" {
 			c.add(p+".name", "%s", msg)
 		} else if first, ok := groupNames[FoldKey(name)]; ok {
 			c.add(p+".name", "duplicate group name %q (also at %s)", name, first)
@@ -578,7 +583,7 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 		fc := &fr.Channels[i]
 		p := fmt.Sprintf("%s.channels[%d]", path, i)
 		name := strings.TrimSpace(fc.Name)
-		if msg := checkText(name, 60); msg != "" {
+		if msg := checkText(name, maxChannelNameLength); msg != "" {
 			c.add(p+".name", "%s", msg)
 		} else if first, ok := channelNames[FoldKey(name)]; ok {
 			c.add(p+".name", "duplicate channel name %q in realm %s (also at %s)", name, fr.StringID, first)
@@ -700,9 +705,9 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 		} else if u != nil && !sc.canAccess(u, target) {
 			c.add(p+".message_id", "user %d cannot access message %d", u.ID, target.ID)
 		}
-		note := strings.TrimLeft(strings.TrimRightFunc(fm.Note, unicode.IsSpace), "\n")
-		if utf8.RuneCountInString(note) > maxFixtureReminderNote {
-			c.add(p+".note", "longer than %d characters", maxFixtureReminderNote)
+		note, err := normalizeReminderNote(fm.Note)
+		if err != nil {
+			c.add(p+".note", "%s", problem(err))
 		}
 		if fm.ScheduledDeliveryTimestamp <= 0 {
 			c.add(p+".scheduled_delivery_timestamp", "must be a positive UNIX time")
@@ -744,12 +749,14 @@ func (s *Service) checkRealm(c *fixtureChecker, fr *fixtureRealm, path string, n
 	return rp
 }
 
-// maxFixtureReminderNote is Zulip's MAX_REMINDER_NOTE_LENGTH.
-const maxFixtureReminderNote = 1000
-
-// fixtureMaxTopic bounds topics and the empty-topic display name in fixtures,
-// in characters (Zulip's MAX_TOPIC_NAME_LENGTH).
-const fixtureMaxTopic = 60
+// Zulip's limits on names the Service never sets itself, in characters:
+// Realm.MAX_REALM_NAME_LENGTH, Stream.MAX_NAME_LENGTH and
+// NamedUserGroup.MAX_NAME_LENGTH.
+const (
+	maxRealmNameLength   = 40
+	maxChannelNameLength = 60
+	maxGroupNameLength   = 100
+)
 
 // userList checks a list of user ids of the realm (humans, or bots too
 // unless humansOnly) and returns the valid ones without duplicates.
@@ -782,12 +789,9 @@ func (c *fixtureChecker) destination(sc *realmScope, rp *realmPlan, channel Stre
 		st := c.stream(sc, channel, p+".channel_id")
 		t := ""
 		if topic != nil {
-			t = strings.TrimSpace(*topic)
-			if msg := checkTopic(t); msg != "" {
+			var msg string
+			if t, msg = fixtureTopic(&rp.realm, *topic); msg != "" {
 				c.add(p+".topic", "%s", msg)
-			}
-			if t == rp.realm.EmptyTopicDisplayName {
-				t = ""
 			}
 		}
 		return st, t, nil, st != nil
@@ -821,8 +825,8 @@ func (c *fixtureChecker) content(s, path string, required bool) {
 		c.add(path, "must not be empty")
 	case strings.IndexByte(s, 0) >= 0:
 		c.add(path, "must not contain NUL bytes")
-	case len(s) > 10000:
-		c.add(path, "longer than 10000 bytes")
+	case len(s) > MaxMessageLength:
+		c.add(path, "longer than %d bytes", MaxMessageLength)
 	}
 }
 
@@ -855,18 +859,27 @@ func checkText(s string, limit int) string {
 	return ""
 }
 
-// checkName checks a user's full name as Zulip does (at most 100 characters,
-// no control characters).
-func checkName(s string) string {
-	return checkText(strings.TrimSpace(s), 100)
+// fixtureTopic applies the Service's topic rules (normalizeTopic) and returns
+// the topic as stored, or the problem. A topic the Service would cut to
+// MaxTopicLength is refused instead, since a fixture states what is stored.
+func fixtureTopic(realm *Realm, topic string) (string, string) {
+	t, err := normalizeTopic(realm, topic)
+	if err != nil {
+		return "", problem(err)
+	}
+	if utf8.RuneCountInString(strings.TrimSpace(topic)) > MaxTopicLength {
+		return "", fmt.Sprintf("longer than %d characters", MaxTopicLength)
+	}
+	return t, ""
 }
 
-// checkTopic checks a topic: at most 60 characters, no control characters.
-func checkTopic(t string) string {
-	if t == "" {
-		return ""
+// problem returns the text of a check's error: the Zulip message of an
+// [*Error], as the Service would answer it.
+func problem(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Msg
 	}
-	return checkText(t, fixtureMaxTopic)
+	return err.Error()
 }
 
 // botShortName is the service name Zulip stores for a bot: the local part of
