@@ -11,8 +11,9 @@ import (
 	"github.com/chatcore/chatcore/internal/jsonshape"
 )
 
-// The fixture format (FIXTURE.md). Every key of every object is listed here;
-// anything else in a file is an error.
+// The fixture format, one JSON object holding a list of realms; the
+// repository's testdata/demo.json is a complete example. Every key of every
+// object is listed here; anything else in a file is an error.
 type (
 	fixtureFile struct {
 		Realms []fixtureRealm `json:"realms"`
@@ -134,8 +135,10 @@ type (
 // maxFixtureErrors bounds how many problems one LoadFixture error lists.
 const maxFixtureErrors = 100
 
-// LoadFixture loads the organizations described by the JSON fixture in r (the
-// format of FIXTURE.md) into the Service's store, keeping every explicit id;
+// LoadFixture loads the organizations described by the JSON fixture in r (a
+// list of realms, each with its users, bots, groups, linkifiers, channels,
+// messages, scheduled messages, reminders and drafts, as in the repository's
+// testdata/demo.json) into the Service's store, keeping every explicit id;
 // ids the running Service assigns later are above the loaded ones.
 //
 // The whole file is checked before anything is written: malformed JSON,
