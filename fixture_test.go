@@ -387,6 +387,29 @@ func TestLoadFixtureInvalid(t *testing.T) {
 	}
 }
 
+// TestLoadFixtureNormalisesLikeTheService checks that the fixture stores
+// topics and full names as the Service would: "(no topic)" is the empty
+// topic, surrounding spaces go.
+func TestLoadFixtureNormalisesLikeTheService(t *testing.T) {
+	is := is.New(t)
+	svc := fixService(t)
+	data := fixMutate(t, func(root map[string]any) {
+		fixAt(root, "realms", 0, "messages", 0)["topic"] = " (no topic) "
+		fixAt(root, "realms", 0, "users", 1)["full_name"] = "  Max Member \u00a0"
+	})
+	is.NoErr(svc.LoadFixture(t.Context(), strings.NewReader(data))) // the fixture loads
+	ctx := t.Context()
+	is.NoErr(svc.Store().View(ctx, func(tx chatcore.Tx) error {
+		m, err := tx.Message(ctx, 1001)
+		is.NoErr(err)         // the message is stored
+		is.Equal(m.Topic, "") // "(no topic)" is the empty topic, as when sending
+		u, err := tx.User(ctx, 12)
+		is.NoErr(err)                      // the user is stored
+		is.Equal(u.FullName, "Max Member") // the full name is stripped as the Service strips it
+		return nil
+	})) // readable
+}
+
 func TestLoadFixtureCanonicalTimezone(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
