@@ -9,7 +9,8 @@ import (
 
 const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"
 
-// CreateDraft implements [chatcore.DraftStore].
+// CreateDraft implements [chatcore.DraftStore]. A zero id becomes one above
+// every draft id ever used (AUTOINCREMENT).
 func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 	if err := t.writable(); err != nil {
 		return err

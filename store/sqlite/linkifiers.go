@@ -29,7 +29,8 @@ func (t *tx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore
 		"SELECT "+linkifierCols+" FROM linkifiers WHERE realm_id = ? ORDER BY ord, id", realm)
 }
 
-// CreateLinkifier implements [chatcore.LinkifierStore].
+// CreateLinkifier implements [chatcore.LinkifierStore]. A zero id becomes one
+// above every linkifier id ever used, in any realm (AUTOINCREMENT).
 func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
