@@ -2,6 +2,6 @@
 
 package chatcore_test
 
-// fltSQLiteStride is the distance between faulted steps on SQLite (see
+// sqliteFaultStride is the distance between faulted steps on SQLite (see
 // faults_race_test.go).
-const fltSQLiteStride = 1
+const sqliteFaultStride = 1

@@ -2,8 +2,8 @@
 
 package chatcore_test
 
-// fltSQLiteStride is the distance between faulted steps on SQLite. The race
+// sqliteFaultStride is the distance between faulted steps on SQLite. The race
 // detector slows the transpiled SQLite some twentyfold, so race builds fault
 // every sixth step (each mode at different steps); the memory store is still
 // faulted at every step, and normal builds fault SQLite at every step too.
-const fltSQLiteStride = 6
+const sqliteFaultStride = 6

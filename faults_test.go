@@ -37,26 +37,26 @@ import (
 // scheduled messages of fzWorldJSON, within the late cutoff.
 var fzDeliveryTime = time.Unix(1767262000, 0).UTC()
 
-var errFltInjected = errors.New("injected store failure")
+var errInjectedFault = errors.New("injected store failure")
 
-// fltMode is the kind of fault injected.
-type fltMode int
+// faultMode is the kind of fault injected.
+type faultMode int
 
 const (
-	fltFail   fltMode = iota // the step returns errFltInjected
-	fltCancel                // the step cancels the operation's context, then proceeds
+	faultFail   faultMode = iota // the step returns errInjectedFault
+	faultCancel                  // the step cancels the operation's context, then proceeds
 )
 
-func (m fltMode) String() string { return [...]string{"store error", "cancel"}[m] }
+func (m faultMode) String() string { return [...]string{"store error", "cancel"}[m] }
 
-// fltStore wraps a Store, counting steps and injecting one fault. It also
+// faultyStore wraps a Store, counting steps and injecting one fault. It also
 // tracks commits, so that the event sink can tell whether events follow a
 // committed transaction.
-type fltStore struct {
+type faultyStore struct {
 	chatcore.Store
 	mu        sync.Mutex
 	at        int // the step to fault; 0: none
-	mode      fltMode
+	mode      faultMode
 	cancel    context.CancelFunc
 	n         int
 	hit       bool
@@ -67,7 +67,7 @@ type fltStore struct {
 	onCommit func()
 }
 
-func (f *fltStore) step() error {
+func (f *faultyStore) step() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++
@@ -75,22 +75,22 @@ func (f *fltStore) step() error {
 		return nil
 	}
 	f.hit = true
-	if f.mode == fltCancel {
+	if f.mode == faultCancel {
 		f.cancel()
 		return nil
 	}
-	return errFltInjected
+	return errInjectedFault
 }
 
 // Update implements chatcore.Store.
-func (f *fltStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
+func (f *faultyStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
 	f.mu.Lock()
 	f.committed = false
 	f.mu.Unlock()
 	if err := f.step(); err != nil {
 		return err
 	}
-	err := f.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(fltTx{tx, f}) })
+	err := f.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(faultyTx{tx, f}) })
 	if err == nil {
 		f.mu.Lock()
 		f.committed = true
@@ -103,16 +103,16 @@ func (f *fltStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error
 }
 
 // View implements chatcore.Store.
-func (f *fltStore) View(ctx context.Context, fn func(chatcore.Tx) error) error {
+func (f *faultyStore) View(ctx context.Context, fn func(chatcore.Tx) error) error {
 	if err := f.step(); err != nil {
 		return err
 	}
-	return f.Store.View(ctx, func(tx chatcore.Tx) error { return fn(fltTx{tx, f}) })
+	return f.Store.View(ctx, func(tx chatcore.Tx) error { return fn(faultyTx{tx, f}) })
 }
 
 // Publish implements chatcore.EventSink: it counts event batches that follow a
 // commit (once per commit) and stray ones.
-func (f *fltStore) Publish(_ context.Context, _ []chatcore.Event) {
+func (f *faultyStore) Publish(_ context.Context, _ []chatcore.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.committed {
@@ -123,15 +123,20 @@ func (f *fltStore) Publish(_ context.Context, _ []chatcore.Event) {
 	f.stray++
 }
 
-// fltTx is a Tx whose every method is a step of its fltStore.
-type fltTx struct {
-	chatcore.Tx
-	f *fltStore
+// faultyTx is a Tx whose every method is a step of its faultyStore. It does
+// not embed chatcore.Tx: each method is declared here, so a method added to
+// chatcore.Tx and not wrapped fails to compile (the assertion below) instead
+// of silently escaping fault injection.
+type faultyTx struct {
+	tx chatcore.Tx
+	f  *faultyStore
 }
 
-// fltStep makes call one step of f: when the step faults, its error
+var _ chatcore.Tx = faultyTx{}
+
+// faultStep makes call one step of f: when the step faults, its error
 // replaces the call.
-func fltStep[T any](f *fltStore, call func() (T, error)) (T, error) {
+func faultStep[T any](f *faultyStore, call func() (T, error)) (T, error) {
 	if err := f.step(); err != nil {
 		var zero T
 		return zero, err
@@ -139,229 +144,229 @@ func fltStep[T any](f *fltStore, call func() (T, error)) (T, error) {
 	return call()
 }
 
-// fltStepErr is fltStep for a method that returns only an error.
-func fltStepErr(f *fltStore, call func() error) error {
+// faultStepErr is faultStep for a method that returns only an error.
+func faultStepErr(f *faultyStore, call func() error) error {
 	if err := f.step(); err != nil {
 		return err
 	}
 	return call()
 }
 
-func (t fltTx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
-	return fltStep(t.f, func() (*chatcore.Realm, error) { return t.Tx.Realm(ctx, id) })
+func (t faultyTx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
+	return faultStep(t.f, func() (*chatcore.Realm, error) { return t.tx.Realm(ctx, id) })
 }
 
-func (t fltTx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
-	return fltStep(t.f, func() (*chatcore.Realm, error) { return t.Tx.RealmByStringID(ctx, stringID) })
+func (t faultyTx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
+	return faultStep(t.f, func() (*chatcore.Realm, error) { return t.tx.RealmByStringID(ctx, stringID) })
 }
 
-func (t fltTx) Realms(ctx context.Context) ([]chatcore.Realm, error) {
-	return fltStep(t.f, func() ([]chatcore.Realm, error) { return t.Tx.Realms(ctx) })
+func (t faultyTx) Realms(ctx context.Context) ([]chatcore.Realm, error) {
+	return faultStep(t.f, func() ([]chatcore.Realm, error) { return t.tx.Realms(ctx) })
 }
 
-func (t fltTx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateRealm(ctx, r) })
+func (t faultyTx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateRealm(ctx, r) })
 }
 
-func (t fltTx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
-	return fltStepErr(t.f, func() error { return t.Tx.UpdateRealm(ctx, r) })
+func (t faultyTx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateRealm(ctx, r) })
 }
 
-func (t fltTx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
-	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.User(ctx, id) })
+func (t faultyTx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
+	return faultStep(t.f, func() (*chatcore.User, error) { return t.tx.User(ctx, id) })
 }
 
-func (t fltTx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
-	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.UserByEmail(ctx, realm, email) })
+func (t faultyTx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
+	return faultStep(t.f, func() (*chatcore.User, error) { return t.tx.UserByEmail(ctx, realm, email) })
 }
 
-func (t fltTx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
-	return fltStep(t.f, func() (*chatcore.User, error) { return t.Tx.UserByAPIKeyHash(ctx, hash) })
+func (t faultyTx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
+	return faultStep(t.f, func() (*chatcore.User, error) { return t.tx.UserByAPIKeyHash(ctx, hash) })
 }
 
-func (t fltTx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
-	return fltStep(t.f, func() ([]chatcore.User, error) { return t.Tx.Users(ctx, f) })
+func (t faultyTx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
+	return faultStep(t.f, func() ([]chatcore.User, error) { return t.tx.Users(ctx, f) })
 }
 
-func (t fltTx) CreateUser(ctx context.Context, u *chatcore.User) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateUser(ctx, u) })
+func (t faultyTx) CreateUser(ctx context.Context, u *chatcore.User) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateUser(ctx, u) })
 }
 
-func (t fltTx) UpdateUser(ctx context.Context, u *chatcore.User) error {
-	return fltStepErr(t.f, func() error { return t.Tx.UpdateUser(ctx, u) })
+func (t faultyTx) UpdateUser(ctx context.Context, u *chatcore.User) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateUser(ctx, u) })
 }
 
-func (t fltTx) BotServices(ctx context.Context, bot chatcore.UserID) ([]chatcore.BotService, error) {
-	return fltStep(t.f, func() ([]chatcore.BotService, error) { return t.Tx.BotServices(ctx, bot) })
+func (t faultyTx) BotServices(ctx context.Context, bot chatcore.UserID) ([]chatcore.BotService, error) {
+	return faultStep(t.f, func() ([]chatcore.BotService, error) { return t.tx.BotServices(ctx, bot) })
 }
 
-func (t fltTx) CreateBotService(ctx context.Context, s *chatcore.BotService) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateBotService(ctx, s) })
+func (t faultyTx) CreateBotService(ctx context.Context, s *chatcore.BotService) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateBotService(ctx, s) })
 }
 
-func (t fltTx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
-	return fltStep(t.f, func() ([]chatcore.UserID, error) { return t.Tx.UpdateSettingBulk(ctx, u) })
+func (t faultyTx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.UpdateSettingBulk(ctx, u) })
 }
 
-func (t fltTx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
-	return fltStepErr(t.f, func() error { return t.Tx.RecordSettingEdits(ctx, user, settings) })
+func (t faultyTx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
+	return faultStepErr(t.f, func() error { return t.tx.RecordSettingEdits(ctx, user, settings) })
 }
 
-func (t fltTx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
-	return fltStep(t.f, func() ([]string, error) { return t.Tx.EditedSettings(ctx, user) })
+func (t faultyTx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
+	return faultStep(t.f, func() ([]string, error) { return t.tx.EditedSettings(ctx, user) })
 }
 
-func (t fltTx) Group(ctx context.Context, id chatcore.GroupID) (*chatcore.Group, error) {
-	return fltStep(t.f, func() (*chatcore.Group, error) { return t.Tx.Group(ctx, id) })
+func (t faultyTx) Group(ctx context.Context, id chatcore.GroupID) (*chatcore.Group, error) {
+	return faultStep(t.f, func() (*chatcore.Group, error) { return t.tx.Group(ctx, id) })
 }
 
-func (t fltTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
-	return fltStep(t.f, func() ([]chatcore.Group, error) { return t.Tx.Groups(ctx, realm) })
+func (t faultyTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
+	return faultStep(t.f, func() ([]chatcore.Group, error) { return t.tx.Groups(ctx, realm) })
 }
 
-func (t fltTx) CreateGroup(ctx context.Context, g *chatcore.Group) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateGroup(ctx, g) })
+func (t faultyTx) CreateGroup(ctx context.Context, g *chatcore.Group) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateGroup(ctx, g) })
 }
 
-func (t fltTx) GroupMembers(ctx context.Context, ids []chatcore.GroupID) ([]chatcore.UserID, error) {
-	return fltStep(t.f, func() ([]chatcore.UserID, error) { return t.Tx.GroupMembers(ctx, ids) })
+func (t faultyTx) GroupMembers(ctx context.Context, ids []chatcore.GroupID) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.GroupMembers(ctx, ids) })
 }
 
-func (t fltTx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
-	return fltStep(t.f, func() (*chatcore.Stream, error) { return t.Tx.Stream(ctx, id) })
+func (t faultyTx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	return faultStep(t.f, func() (*chatcore.Stream, error) { return t.tx.Stream(ctx, id) })
 }
 
-func (t fltTx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
-	return fltStep(t.f, func() (*chatcore.Stream, error) { return t.Tx.StreamByName(ctx, realm, name) })
+func (t faultyTx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+	return faultStep(t.f, func() (*chatcore.Stream, error) { return t.tx.StreamByName(ctx, realm, name) })
 }
 
-func (t fltTx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
-	return fltStep(t.f, func() ([]chatcore.Stream, error) { return t.Tx.Streams(ctx, realm) })
+func (t faultyTx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
+	return faultStep(t.f, func() ([]chatcore.Stream, error) { return t.tx.Streams(ctx, realm) })
 }
 
-func (t fltTx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateStream(ctx, s) })
+func (t faultyTx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateStream(ctx, s) })
 }
 
-func (t fltTx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
-	return fltStepErr(t.f, func() error { return t.Tx.UpdateStream(ctx, s) })
+func (t faultyTx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateStream(ctx, s) })
 }
 
-func (t fltTx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
-	return fltStep(t.f, func() (*chatcore.Subscription, error) { return t.Tx.Subscription(ctx, stream, user) })
+func (t faultyTx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
+	return faultStep(t.f, func() (*chatcore.Subscription, error) { return t.tx.Subscription(ctx, stream, user) })
 }
 
-func (t fltTx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
-	return fltStep(t.f, func() ([]chatcore.Subscription, error) { return t.Tx.Subscriptions(ctx, stream, user) })
+func (t faultyTx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+	return faultStep(t.f, func() ([]chatcore.Subscription, error) { return t.tx.Subscriptions(ctx, stream, user) })
 }
 
-func (t fltTx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
-	return fltStepErr(t.f, func() error { return t.Tx.PutSubscription(ctx, s) })
+func (t faultyTx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
+	return faultStepErr(t.f, func() error { return t.tx.PutSubscription(ctx, s) })
 }
 
-func (t fltTx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
-	return fltStepErr(t.f, func() error { return t.Tx.DeactivateSubscriptions(ctx, user) })
+func (t faultyTx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
+	return faultStepErr(t.f, func() error { return t.tx.DeactivateSubscriptions(ctx, user) })
 }
 
-func (t fltTx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
-	return fltStep(t.f, func() (*chatcore.Message, error) { return t.Tx.Message(ctx, id) })
+func (t faultyTx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+	return faultStep(t.f, func() (*chatcore.Message, error) { return t.tx.Message(ctx, id) })
 }
 
-func (t fltTx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
-	return fltStep(t.f, func() ([]chatcore.Message, error) { return t.Tx.Messages(ctx, q) })
+func (t faultyTx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+	return faultStep(t.f, func() ([]chatcore.Message, error) { return t.tx.Messages(ctx, q) })
 }
 
-func (t fltTx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateMessage(ctx, m) })
+func (t faultyTx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateMessage(ctx, m) })
 }
 
-func (t fltTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
-	return fltStep(t.f, func() ([]chatcore.DeletedMessage, error) { return t.Tx.DeleteMessages(ctx, f, limit) })
+func (t faultyTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	return faultStep(t.f, func() ([]chatcore.DeletedMessage, error) { return t.tx.DeleteMessages(ctx, f, limit) })
 }
 
-func (t fltTx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
-	return fltStep(t.f, func() (chatcore.MessageID, error) { return t.Tx.OldestMessageID(ctx, stream) })
+func (t faultyTx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
+	return faultStep(t.f, func() (chatcore.MessageID, error) { return t.tx.OldestMessageID(ctx, stream) })
 }
 
-func (t fltTx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
-	return fltStep(t.f, func() (chatcore.RecipientID, error) { return t.Tx.DirectRecipient(ctx, realm, members) })
+func (t faultyTx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+	return faultStep(t.f, func() (chatcore.RecipientID, error) { return t.tx.DirectRecipient(ctx, realm, members) })
 }
 
-func (t fltTx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
-	return fltStep(t.f, func() ([]chatcore.RecipientID, error) { return t.Tx.DirectRecipients(ctx, user) })
+func (t faultyTx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+	return faultStep(t.f, func() ([]chatcore.RecipientID, error) { return t.tx.DirectRecipients(ctx, user) })
 }
 
-func (t fltTx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
-	return fltStep(t.f, func() (*chatcore.ScheduledMessage, error) { return t.Tx.ScheduledMessage(ctx, id) })
+func (t faultyTx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
+	return faultStep(t.f, func() (*chatcore.ScheduledMessage, error) { return t.tx.ScheduledMessage(ctx, id) })
 }
 
-func (t fltTx) ScheduledMessages(ctx context.Context, f chatcore.ScheduledFilter) ([]chatcore.ScheduledMessage, error) {
-	return fltStep(t.f, func() ([]chatcore.ScheduledMessage, error) { return t.Tx.ScheduledMessages(ctx, f) })
+func (t faultyTx) ScheduledMessages(ctx context.Context, f chatcore.ScheduledFilter) ([]chatcore.ScheduledMessage, error) {
+	return faultStep(t.f, func() ([]chatcore.ScheduledMessage, error) { return t.tx.ScheduledMessages(ctx, f) })
 }
 
-func (t fltTx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateScheduledMessage(ctx, m) })
+func (t faultyTx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateScheduledMessage(ctx, m) })
 }
 
-func (t fltTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
-	return fltStepErr(t.f, func() error { return t.Tx.UpdateScheduledMessage(ctx, m) })
+func (t faultyTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateScheduledMessage(ctx, m) })
 }
 
-func (t fltTx) DeleteScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) error {
-	return fltStepErr(t.f, func() error { return t.Tx.DeleteScheduledMessage(ctx, id) })
+func (t faultyTx) DeleteScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) error {
+	return faultStepErr(t.f, func() error { return t.tx.DeleteScheduledMessage(ctx, id) })
 }
 
-func (t fltTx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
-	return fltStep(t.f, func() (*chatcore.Linkifier, error) { return t.Tx.Linkifier(ctx, id) })
+func (t faultyTx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
+	return faultStep(t.f, func() (*chatcore.Linkifier, error) { return t.tx.Linkifier(ctx, id) })
 }
 
-func (t fltTx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
-	return fltStep(t.f, func() ([]chatcore.Linkifier, error) { return t.Tx.Linkifiers(ctx, realm) })
+func (t faultyTx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
+	return faultStep(t.f, func() ([]chatcore.Linkifier, error) { return t.tx.Linkifiers(ctx, realm) })
 }
 
-func (t fltTx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateLinkifier(ctx, l) })
+func (t faultyTx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateLinkifier(ctx, l) })
 }
 
-func (t fltTx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
-	return fltStepErr(t.f, func() error { return t.Tx.UpdateLinkifier(ctx, l) })
+func (t faultyTx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateLinkifier(ctx, l) })
 }
 
-func (t fltTx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
-	return fltStepErr(t.f, func() error { return t.Tx.DeleteLinkifier(ctx, id) })
+func (t faultyTx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
+	return faultStepErr(t.f, func() error { return t.tx.DeleteLinkifier(ctx, id) })
 }
 
-func (t fltTx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateDraft(ctx, d) })
+func (t faultyTx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateDraft(ctx, d) })
 }
 
-func (t fltTx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
-	return fltStep(t.f, func() ([]chatcore.Draft, error) { return t.Tx.Drafts(ctx, user) })
+func (t faultyTx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
+	return faultStep(t.f, func() ([]chatcore.Draft, error) { return t.tx.Drafts(ctx, user) })
 }
 
-func (t fltTx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
-	return fltStep(t.f, func() (int, error) { return t.Tx.DeleteDrafts(ctx, user) })
+func (t faultyTx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.DeleteDrafts(ctx, user) })
 }
 
-func (t fltTx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
-	return fltStep(t.f, func() (int, error) { return t.Tx.DeleteDraftsOf(ctx, users) })
+func (t faultyTx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.DeleteDraftsOf(ctx, users) })
 }
 
-func (t fltTx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) error {
-	return fltStepErr(t.f, func() error { return t.Tx.CreateEmailChange(ctx, c) })
+func (t faultyTx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateEmailChange(ctx, c) })
 }
 
-func (t fltTx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange, error) {
-	return fltStep(t.f, func() (*chatcore.EmailChange, error) { return t.Tx.EmailChange(ctx, key) })
+func (t faultyTx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange, error) {
+	return faultStep(t.f, func() (*chatcore.EmailChange, error) { return t.tx.EmailChange(ctx, key) })
 }
 
-func (t fltTx) DeleteEmailChanges(ctx context.Context, user chatcore.UserID) error {
-	return fltStepErr(t.f, func() error { return t.Tx.DeleteEmailChanges(ctx, user) })
+func (t faultyTx) DeleteEmailChanges(ctx context.Context, user chatcore.UserID) error {
+	return faultStepErr(t.f, func() error { return t.tx.DeleteEmailChanges(ctx, user) })
 }
 
-// fltSnapshot returns everything the store holds for the fault tests to
+// storeSnapshot returns everything the store holds for the fault tests to
 // compare, as JSON.
-func fltSnapshot(tb testing.TB, store chatcore.Store) string {
+func storeSnapshot(tb testing.TB, store chatcore.Store) string {
 	tb.Helper()
 	ctx := context.Background()
 	var parts []any
@@ -432,14 +437,14 @@ func fltSnapshot(tb testing.TB, store chatcore.Store) string {
 	return string(b)
 }
 
-// fltOp is an operation under test.
-type fltOp struct {
+// faultOp is an operation under test.
+type faultOp struct {
 	name  string
 	empty bool // starts from an empty store rather than fzWorldJSON
 	run   func(ctx context.Context, svc *chatcore.Service) error
 }
 
-var fltOps = []fltOp{
+var faultOps = []faultOp{
 	{name: "UpdateSettings bulk", run: func(ctx context.Context, svc *chatcore.Service) error {
 		return svc.UpdateSettings(ctx, fzAdmin, chatcore.SettingsUpdate{
 			ColorScheme: new(2), EnterSends: new(true), EnableDraftsSynchronization: new(false),
@@ -470,8 +475,8 @@ var fltOps = []fltOp{
 	}},
 }
 
-// fltWorlds makes fresh worlds on one kind of store.
-type fltWorlds struct {
+// faultWorlds makes fresh worlds on one kind of store.
+type faultWorlds struct {
 	name string
 	// fresh returns a new store holding fzWorldJSON (or nothing, when empty).
 	fresh func(tb testing.TB, empty bool) chatcore.Store
@@ -479,19 +484,19 @@ type fltWorlds struct {
 	stride int
 }
 
-func fltMemoryWorlds() fltWorlds {
-	return fltWorlds{name: "memory", fresh: func(tb testing.TB, empty bool) chatcore.Store {
+func memoryFaultWorlds() faultWorlds {
+	return faultWorlds{name: "memory", fresh: func(tb testing.TB, empty bool) chatcore.Store {
 		s := memory.New()
 		if !empty {
-			fltLoad(tb, s)
+			loadFaultWorld(tb, s)
 		}
 		return s
 	}}
 }
 
-// fltSQLiteWorlds loads the world into a database file once and copies the
+// sqliteFaultWorlds loads the world into a database file once and copies the
 // file for each fresh world.
-func fltSQLiteWorlds(tb testing.TB) fltWorlds {
+func sqliteFaultWorlds(tb testing.TB) faultWorlds {
 	dir := tb.TempDir()
 	open := func(tb testing.TB, path string) *sqlite.Store {
 		s, err := sqlite.Open(context.Background(), path)
@@ -505,7 +510,7 @@ func fltSQLiteWorlds(tb testing.TB) fltWorlds {
 		path := filepath.Join(dir, "template-"+map[bool]string{false: "world", true: "empty"}[empty]+".db")
 		s := open(tb, path)
 		if !empty {
-			fltLoad(tb, s)
+			loadFaultWorld(tb, s)
 		}
 		if err := s.Close(); err != nil {
 			tb.Fatal(err)
@@ -513,11 +518,11 @@ func fltSQLiteWorlds(tb testing.TB) fltWorlds {
 		templates[empty] = path
 	}
 	n := 0
-	return fltWorlds{name: "sqlite", stride: fltSQLiteStride, fresh: func(tb testing.TB, empty bool) chatcore.Store {
+	return faultWorlds{name: "sqlite", stride: sqliteFaultStride, fresh: func(tb testing.TB, empty bool) chatcore.Store {
 		n++
 		path := filepath.Join(tb.TempDir(), "world.db")
 		for _, suffix := range []string{"", "-wal"} {
-			if err := fltCopy(templates[empty]+suffix, path+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := copyFile(templates[empty]+suffix, path+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 				tb.Fatal(err)
 			}
 		}
@@ -527,7 +532,7 @@ func fltSQLiteWorlds(tb testing.TB) fltWorlds {
 	}}
 }
 
-func fltCopy(from, to string) error {
+func copyFile(from, to string) error {
 	src, err := os.Open(from)
 	if err != nil {
 		return err
@@ -544,8 +549,8 @@ func fltCopy(from, to string) error {
 	return dst.Close()
 }
 
-// fltLoad loads fzWorldJSON into s with the fault tests' clock.
-func fltLoad(tb testing.TB, s chatcore.Store) {
+// loadFaultWorld loads fzWorldJSON into s with the fault tests' clock.
+func loadFaultWorld(tb testing.TB, s chatcore.Store) {
 	tb.Helper()
 	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })))
 	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
@@ -553,8 +558,8 @@ func fltLoad(tb testing.TB, s chatcore.Store) {
 	}
 }
 
-// fltService returns a Service over f whose events go to f and mails to m.
-func fltService(f *fltStore, m *recordingMailer) *chatcore.Service {
+// faultService returns a Service over f whose events go to f and mails to m.
+func faultService(f *faultyStore, m *recordingMailer) *chatcore.Service {
 	return chatcore.New(f,
 		chatcore.WithPasswordHasher(plainHasher{}),
 		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })),
@@ -566,37 +571,37 @@ func fltService(f *fltStore, m *recordingMailer) *chatcore.Service {
 }
 
 func TestFaultsAtEveryStep(t *testing.T) {
-	worlds := []fltWorlds{fltMemoryWorlds(), fltSQLiteWorlds(t)}
+	worlds := []faultWorlds{memoryFaultWorlds(), sqliteFaultWorlds(t)}
 	for _, w := range worlds {
-		for _, op := range fltOps {
+		for _, op := range faultOps {
 			t.Run(w.name+"/"+op.name, func(t *testing.T) {
-				fltEveryStep(t, w, op)
+				faultEveryStep(t, w, op)
 			})
 		}
 	}
 }
 
-// fltEveryStep runs op cleanly once, then with each kind of fault at each
+// faultEveryStep runs op cleanly once, then with each kind of fault at each
 // step in turn.
-func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
+func faultEveryStep(t *testing.T, w faultWorlds, op faultOp) {
 	is := is.New(t)
 	// The clean run: the snapshots after each commit are the states a faulty
 	// run may leave behind.
 	inner := w.fresh(t, op.empty)
-	f := &fltStore{Store: inner}
+	f := &faultyStore{Store: inner}
 	m := &recordingMailer{}
-	states := []string{fltSnapshot(t, inner)}
-	f.onCommit = func() { states = append(states, fltSnapshot(t, inner)) }
-	is.NoErr(op.run(t.Context(), fltService(f, m))) // the clean run succeeds
+	states := []string{storeSnapshot(t, inner)}
+	f.onCommit = func() { states = append(states, storeSnapshot(t, inner)) }
+	is.NoErr(op.run(t.Context(), faultService(f, m))) // the clean run succeeds
 	final := states[len(states)-1]
 	steps, published, mails := f.n, f.published, len(m.all())
 	is.Equal(f.stray, 0)        // the clean run publishes only after commits
 	is.True(final != states[0]) // the operation changes something
 	t.Logf("clean run: %d steps, %d commits, %d event batches, %d e-mails", steps, len(states)-1, published, mails)
 
-	for _, mode := range []fltMode{fltFail, fltCancel} {
+	for _, mode := range []faultMode{faultFail, faultCancel} {
 		start := 1
-		if w.stride > 1 && mode == fltCancel {
+		if w.stride > 1 && mode == faultCancel {
 			start += w.stride / 2
 		}
 		for at := start; ; at += max(w.stride, 1) {
@@ -605,18 +610,18 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 			}
 			inner := w.fresh(t, op.empty)
 			ctx, cancel := context.WithCancel(t.Context())
-			f := &fltStore{Store: inner, at: at, mode: mode, cancel: cancel}
+			f := &faultyStore{Store: inner, at: at, mode: mode, cancel: cancel}
 			m := &recordingMailer{}
-			svc := fltService(f, m)
+			svc := faultService(f, m)
 			err := op.run(ctx, svc)
 			cancel()
 			if !f.hit {
-				is.NoErr(err)                          // without a fault the operation succeeds
-				is.Equal(fltSnapshot(t, inner), final) // with the clean outcome
+				is.NoErr(err)                            // without a fault the operation succeeds
+				is.Equal(storeSnapshot(t, inner), final) // with the clean outcome
 				break
 			}
 			where := mode.String() + " at step " + strconv.Itoa(at)
-			snap := fltSnapshot(t, inner)
+			snap := storeSnapshot(t, inner)
 			if f.stray != 0 {
 				t.Fatalf("%s: %d event batches published without a commit", where, f.stray)
 			}
@@ -624,7 +629,7 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 				// The fault hit a step after the last commit that does not
 				// decide the outcome (e.g. a read for after-commit work).
 				if snap != final {
-					t.Fatalf("%s: success, but the store differs from the clean run's: %s", where, fltDiff(snap, final))
+					t.Fatalf("%s: success, but the store differs from the clean run's: %s", where, snapshotDiff(snap, final))
 				}
 				continue
 			}
@@ -632,18 +637,18 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 				t.Fatalf("%s: a store fault surfaced as a user-facing error: %v", where, err)
 			}
 			switch mode {
-			case fltFail:
-				if !errors.Is(err, errFltInjected) {
+			case faultFail:
+				if !errors.Is(err, errInjectedFault) {
 					t.Fatalf("%s: the injected error was lost: %v", where, err)
 				}
-			case fltCancel:
+			case faultCancel:
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("%s: cancellation reported as %v", where, err)
 				}
 			}
 			k := slices.Index(states, snap)
 			if k < 0 {
-				t.Fatalf("%s: the store holds a state the clean run never committed (half-written): %s", where, fltDiff(snap, states[len(states)-1]))
+				t.Fatalf("%s: the store holds a state the clean run never committed (half-written): %s", where, snapshotDiff(snap, states[len(states)-1]))
 			}
 			if f.published > k {
 				t.Fatalf("%s: %d event batches for %d committed transactions", where, f.published, k)
@@ -656,8 +661,8 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 			if err := op.run(t.Context(), svc); err != nil {
 				t.Fatalf("%s: the repeated call failed: %v", where, err)
 			}
-			if got := fltSnapshot(t, inner); got != final {
-				t.Fatalf("%s: the repeated call did not reach the clean outcome: %s", where, fltDiff(got, final))
+			if got := storeSnapshot(t, inner); got != final {
+				t.Fatalf("%s: the repeated call did not reach the clean outcome: %s", where, snapshotDiff(got, final))
 			}
 			if f.published != published || len(m.all()) != mails {
 				t.Fatalf("%s: faulty run + repeat published %d event batches and %d e-mails, the clean run %d and %d",
@@ -667,8 +672,8 @@ func fltEveryStep(t *testing.T, w fltWorlds, op fltOp) {
 	}
 }
 
-// fltDiff shows where two snapshots first differ.
-func fltDiff(got, want string) string {
+// snapshotDiff shows where two snapshots first differ.
+func snapshotDiff(got, want string) string {
 	i := 0
 	for i < len(got) && i < len(want) && got[i] == want[i] {
 		i++

@@ -339,6 +339,11 @@ func TestLoadFixtureInvalid(t *testing.T) {
 		{name: "duplicate realm id", mut: set([]any{"realms", 1}, "id", 1), msg: "realms[1].id: duplicate id 1 (also at realms[0].id)"},
 		{name: "missing id", mut: func(root map[string]any) { delete(fixAt(root, "realms", 0, "channels", 1), "id") }, msg: "realms[0].channels[1].id: must be a positive integer"},
 		{name: "duplicate e-mail", mut: set([]any{"realms", 0, "users", 1}, "email", "OLIVIA@acme.test"), msg: `realms[0].users[1].email: duplicate e-mail "OLIVIA@acme.test" in realm acme (also at realms[0].users[0].email)`},
+		{name: "full name too long", mut: set([]any{"realms", 0, "users", 1}, "full_name", strings.Repeat("x", 101)), msg: "realms[0].users[1].full_name: Name too long!"},
+		{name: "full name with a control character", mut: set([]any{"realms", 0, "users", 1}, "full_name", "Max\u0007"), msg: "realms[0].users[1].full_name: Invalid characters in name!"},
+		{name: "topic with a control character", mut: set([]any{"realms", 0, "messages", 0}, "topic", "lu\u0007nch"), msg: "realms[0].messages[0].topic: Invalid character in topic, at position 3!"},
+		{name: "topic too long", mut: set([]any{"realms", 0, "messages", 0}, "topic", strings.Repeat("t", 61)), msg: "realms[0].messages[0].topic: longer than 60 characters"},
+		{name: "reminder note too long", mut: set([]any{"realms", 0, "reminders", 0}, "note", strings.Repeat("n", 1001)), msg: "realms[0].reminders[0].note: Maximum reminder note length: 1000 characters"},
 		{name: "bad e-mail", mut: set([]any{"realms", 0, "users", 1}, "email", "max"), msg: `realms[0].users[1].email: invalid e-mail address "max"`},
 		{name: "invalid role", mut: set([]any{"realms", 0, "users", 1}, "role", "admin"), msg: `realms[0].users[1].role: invalid role "admin" (want owner, administrator, moderator, member or guest)`},
 		{name: "invalid setting value", mut: set([]any{"realms", 0, "users", 0, "settings"}, "color_scheme", 7), msg: "realms[0].users[0].settings.color_scheme: Invalid color_scheme: Value error, Not in the list of possible values"},
@@ -380,6 +385,29 @@ func TestLoadFixtureInvalid(t *testing.T) {
 			is.True(empty) // nothing was written
 		})
 	}
+}
+
+// TestLoadFixtureNormalisesLikeTheService checks that the fixture stores
+// topics and full names as the Service would: "(no topic)" is the empty
+// topic, surrounding spaces go.
+func TestLoadFixtureNormalisesLikeTheService(t *testing.T) {
+	is := is.New(t)
+	svc := fixService(t)
+	data := fixMutate(t, func(root map[string]any) {
+		fixAt(root, "realms", 0, "messages", 0)["topic"] = " (no topic) "
+		fixAt(root, "realms", 0, "users", 1)["full_name"] = "  Max Member \u00a0"
+	})
+	is.NoErr(svc.LoadFixture(t.Context(), strings.NewReader(data))) // the fixture loads
+	ctx := t.Context()
+	is.NoErr(svc.Store().View(ctx, func(tx chatcore.Tx) error {
+		m, err := tx.Message(ctx, 1001)
+		is.NoErr(err)         // the message is stored
+		is.Equal(m.Topic, "") // "(no topic)" is the empty topic, as when sending
+		u, err := tx.User(ctx, 12)
+		is.NoErr(err)                      // the user is stored
+		is.Equal(u.FullName, "Max Member") // the full name is stripped as the Service strips it
+		return nil
+	})) // readable
 }
 
 func TestLoadFixtureCanonicalTimezone(t *testing.T) {

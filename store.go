@@ -11,9 +11,22 @@ import (
 //
 // All access goes through managed transactions. The [Service] runs every rule
 // that must check and write atomically ("never deactivate the only owner",
-// bulk setting edits, ...) inside one Update, so stores stay plain persistence:
-// they check no permissions, validate no input and write no user-facing text.
-// Methods return errors wrapping [ErrNotFound] or [ErrConflict] where stated.
+// bulk setting edits, ...) inside one Update. Stores check no permissions,
+// validate no input and write no user-facing text. Methods return errors
+// wrapping [ErrNotFound] or [ErrConflict] where stated.
+//
+// Stores are not plain persistence everywhere: where one set-based query is
+// much faster than the Service looping over rows, a store applies a rule of
+// the domain itself, and the method's doc comment says which. These are
+// [SettingsStore.UpdateSettingBulk] (expands groups recursively through
+// subgroups, keeps only their active members, never updates bots or users of
+// other realms, skips users already holding the value and, on request, users
+// who edited the setting themselves), [GroupStore.GroupMembers] (recursive
+// expansion, active humans only), [MessageStore.DeleteMessages] (newest first,
+// with every child row, filtered by message kinds), [MessageStore.DirectRecipient]
+// (finds or creates a conversation) and [DraftStore.DeleteDraftsOf]. An
+// implementation must keep these rules exactly; the conformance suite checks
+// them.
 //
 // Create methods keep an explicit id (fixture ids survive loading) and replace
 // a zero id with one above every id ever used for that kind, so later inserts

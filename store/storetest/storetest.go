@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Drafts", draftTests},
 		{"EmailChanges", emailChangeTests},
 		{"Tx", txTests},
+		{"IDsNeverReused", idTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

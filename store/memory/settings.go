@@ -1,0 +1,69 @@
+package memory
+
+import (
+	"context"
+	"slices"
+
+	"github.com/chatcore/chatcore"
+)
+
+// UpdateSettingBulk implements chatcore.SettingsStore.
+func (t *tx) UpdateSettingBulk(_ context.Context, b chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+	if err := t.write(); err != nil {
+		return nil, err
+	}
+	var probe chatcore.Settings
+	if err := probe.Set(b.Setting, b.Value); err != nil {
+		return nil, err
+	}
+	want, _ := probe.Value(b.Setting)
+
+	targets := t.groupMembers(b.GroupIDs, b.RealmID)
+	for _, id := range b.UserIDs {
+		if u, ok := t.d.users[id]; ok && u.RealmID == b.RealmID && !u.IsBot {
+			targets = append(targets, id)
+		}
+	}
+	slices.Sort(targets)
+	targets = slices.Compact(targets)
+
+	changed := []chatcore.UserID{}
+	for _, id := range targets {
+		u := t.d.users[id]
+		if have, _ := u.Settings.Value(b.Setting); have == want {
+			continue
+		}
+		if b.SkipIfEdited {
+			if _, edited := slices.BinarySearch(t.d.edited[id], b.Setting); edited {
+				continue
+			}
+		}
+		c := cloneUser(u)
+		_ = c.Settings.Set(b.Setting, want) // cannot fail: probe accepted it
+		put(t, t.d.users, id, c)
+		changed = append(changed, id)
+	}
+	return changed, nil
+}
+
+// RecordSettingEdits implements chatcore.SettingsStore.
+func (t *tx) RecordSettingEdits(_ context.Context, user chatcore.UserID, settings []string) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	if len(settings) == 0 {
+		return nil
+	}
+	names := slices.Concat(t.d.edited[user], settings)
+	slices.Sort(names)
+	put(t, t.d.edited, user, slices.Compact(names))
+	return nil
+}
+
+// EditedSettings implements chatcore.SettingsStore.
+func (t *tx) EditedSettings(_ context.Context, user chatcore.UserID) ([]string, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	return append([]string{}, t.d.edited[user]...), nil
+}

@@ -1,0 +1,69 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/chatcore/chatcore"
+)
+
+const linkifierCols = "id, realm_id, pattern, url_template, ord"
+
+func scanLinkifier(r interface{ Scan(...any) error }, l *chatcore.Linkifier) error {
+	return r.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.Order)
+}
+
+// Linkifier implements [chatcore.LinkifierStore].
+func (t *tx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
+	var l chatcore.Linkifier
+	if err := scanLinkifier(t.queryRow(ctx, "SELECT "+linkifierCols+" FROM linkifiers WHERE id = ?", id), &l); err != nil {
+		return nil, classify(err, fmt.Sprintf("linkifier %d", id))
+	}
+	return &l, nil
+}
+
+// Linkifiers implements [chatcore.LinkifierStore].
+func (t *tx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
+	return scanAll(ctx, t, "linkifiers", func(r *sql.Rows, l *chatcore.Linkifier) error { return scanLinkifier(r, l) },
+		"SELECT "+linkifierCols+" FROM linkifiers WHERE realm_id = ? ORDER BY ord, id", realm)
+}
+
+// CreateLinkifier implements [chatcore.LinkifierStore]. A zero id becomes one
+// above every linkifier id ever used, in any realm (AUTOINCREMENT).
+func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	err := t.queryRow(ctx, "INSERT INTO linkifiers ("+linkifierCols+") VALUES (?, ?, ?, ?, ?) RETURNING id",
+		idArg(l.ID), l.RealmID, l.Pattern, l.URLTemplate, int64(l.Order)).Scan(&l.ID)
+	return classify(err, "create linkifier")
+}
+
+// UpdateLinkifier implements [chatcore.LinkifierStore]. A pattern already used
+// by another linkifier of the realm gives ErrConflict.
+func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("update linkifier %d", l.ID)
+	res, err := t.exec(ctx, "UPDATE linkifiers SET realm_id = ?, pattern = ?, url_template = ?, ord = ? WHERE id = ?",
+		l.RealmID, l.Pattern, l.URLTemplate, int64(l.Order), l.ID)
+	if err != nil {
+		return classify(err, what)
+	}
+	return mustAffect(res, what)
+}
+
+// DeleteLinkifier implements [chatcore.LinkifierStore].
+func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("delete linkifier %d", id)
+	res, err := t.exec(ctx, "DELETE FROM linkifiers WHERE id = ?", id)
+	if err != nil {
+		return classify(err, what)
+	}
+	return mustAffect(res, what)
+}

@@ -1,0 +1,113 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+var realmTests = []test{
+	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		want := chatcore.Realm{
+			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
+			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
+		}
+		r := want
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateRealm(ctx, &r)) // realm created
+		})
+		is.True(r.ID > 0) // a zero id is replaced by a positive one
+		want.ID = r.ID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Realm(ctx, r.ID)
+			is.NoErr(err)                   // realm found by id
+			is.Equal(normRealm(*got), want) // every field round-trips
+			got, err = tx.RealmByStringID(ctx, "acme")
+			is.NoErr(err)                   // realm found by string id
+			is.Equal(normRealm(*got), want) // same realm by string id
+		})
+	}},
+	{"ListOrderedByID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, r := range []chatcore.Realm{{ID: 30, StringID: "c"}, {ID: 10, StringID: "a"}, {ID: 20, StringID: "b"}} {
+				is.NoErr(tx.CreateRealm(ctx, &r)) // realm with explicit id created
+			}
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			rs, err := tx.Realms(ctx)
+			is.NoErr(err) // realms listed
+			var got []chatcore.RealmID
+			for _, r := range rs {
+				got = append(got, r.ID)
+			}
+			is.Equal(got, []chatcore.RealmID{10, 20, 30}) // ordered by id
+		})
+	}},
+	{"ExplicitIDsAndNextID", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r := &chatcore.Realm{ID: 7, StringID: "seven"}
+			is.NoErr(tx.CreateRealm(ctx, r))    // explicit id accepted
+			is.Equal(r.ID, chatcore.RealmID(7)) // explicit id kept
+			r = &chatcore.Realm{StringID: "next"}
+			is.NoErr(tx.CreateRealm(ctx, r)) // zero id accepted
+			is.True(r.ID > 7)                // next id is above every id used
+			r2 := &chatcore.Realm{ID: 3, StringID: "three"}
+			is.NoErr(tx.CreateRealm(ctx, r2)) // explicit id below the maximum accepted
+			r3 := &chatcore.Realm{StringID: "after"}
+			is.NoErr(tx.CreateRealm(ctx, r3)) // zero id accepted
+			is.True(r3.ID > r.ID)             // next id is still above every id used
+		})
+	}},
+	{"Conflicts", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		id := newRealm(t, st, "acme")
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateRealm(ctx, &chatcore.Realm{ID: id, StringID: "other"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate id conflicts
+		err = st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "acme"})
+		})
+		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate string id conflicts
+	}},
+	{"NotFound", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		newRealm(t, st, "acme")
+		ctx := context.Background()
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.Realm(ctx, 999)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown id
+			_, err = tx.RealmByStringID(ctx, "nope")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown string id
+			_, err = tx.RealmByStringID(ctx, "ACME")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // string ids compare exactly
+		})
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.UpdateRealm(ctx, &chatcore.Realm{ID: 999, StringID: "x"})
+		})
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown realm
+	}},
+	{"Update", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		id := newRealm(t, st, "acme")
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r, err := tx.Realm(ctx, id)
+			is.NoErr(err) // realm found
+			r.Name, r.RequireUniqueNames = "Renamed", true
+			is.NoErr(tx.UpdateRealm(ctx, r)) // realm updated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			r, err := tx.Realm(ctx, id)
+			is.NoErr(err)                        // realm found
+			is.Equal(r.Name, "Renamed")          // new name stored
+			is.Equal(r.RequireUniqueNames, true) // new flag stored
+		})
+	}},
+}
