@@ -1,0 +1,452 @@
+package chatcore
+
+// Sending messages: SendMessage, destinations, content and topic
+// normalisation and the permission to post to a channel.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Destination says where sendInTx delivers a message: a channel and topic when
+// StreamID is set, otherwise a direct message to To (the sender need not be
+// listed).
+type Destination struct {
+	StreamID StreamID
+	Topic    string
+	To       []UserID
+	// SkipAccessCheck sends to a channel without checking that the sender may
+	// post there (outgoing-webhook replies). The channel must still exist in the
+	// sender's realm.
+	SkipAccessCheck bool
+}
+
+// SendMessageRequest holds the parameters of POST /messages. Plain string fields
+// are taken literally; To is parsed by [Service.SendMessage] itself (a channel
+// name or id, a JSON list of user ids or e-mails, or comma-separated e-mails).
+type SendMessageRequest struct {
+	// Type is "stream", "channel", "private" or "direct".
+	Type string `json:"type" wire:"required"`
+	// To is the channel (name or id) or the direct-message recipients.
+	To *string `json:"to"`
+	// Topic is the channel message's topic ("subject" is accepted as its
+	// legacy name).
+	Topic   *string `json:"topic" wire:"alias=subject"`
+	Content string  `json:"content" wire:"required"`
+	// LocalID, QueueID and ReadBySender are read, as Zulip reads them, but
+	// have no effect: chatcore has no event queues or read flags.
+	LocalID      *string `json:"local_id"`
+	QueueID      *string `json:"queue_id"`
+	ReadBySender *bool   `json:"read_by_sender"`
+	// Client names the sending client ("website", "ZulipPython", ...); empty
+	// means "API".
+	Client string `json:"-"`
+}
+
+// SendMessage sends a message as actor and returns its id. Errors (BAD_REQUEST
+// unless noted): "Invalid type" / "Missing 'type' argument"; "Message must not be
+// empty"; "Message must not contain null bytes"; "Message must be valid UTF-8";
+// "Missing channel", "Invalid data type for channel", STREAM_DOES_NOT_EXIST
+// ("Channel 'x' does not exist", "Channel with ID 'n' does not exist"),
+// "Not authorized to send to channel 'x'"; "Missing topic", "Invalid character
+// in topic, at position N!"; "Message must have recipients", "Invalid email 'x'",
+// "Invalid user ID n", "'x' is no longer using Zulip.", "Invalid data type for
+// recipients", "Recipient lists may contain emails or user IDs, but not both.".
+// Content over [MaxMessageLength] bytes and topics over [MaxTopicLength]
+// characters are truncated, not refused.
+func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessageRequest) (MessageID, error) {
+	var id MessageID
+	err := s.update(ctx, func(tx Tx, fx *effects) error {
+		sender, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		dest, err := s.parseDestination(ctx, tx, sender, req)
+		if err != nil {
+			return err
+		}
+		client := req.Client
+		if client == "" {
+			client = "API"
+		}
+		m, err := s.sendInTx(ctx, tx, fx, sender, dest, req.Content, client)
+		if err != nil {
+			return err
+		}
+		id = m.ID
+		return nil
+	})
+	return id, err
+}
+
+// parseDestination turns the type/to/topic parameters into a Destination.
+func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest) (Destination, error) {
+	var dest Destination
+	switch req.Type {
+	case "stream", "channel":
+		if req.To == nil {
+			return dest, BadRequest("Missing channel")
+		}
+		st, err := channelFromIndicator(ctx, tx, sender.RealmID, *req.To)
+		if err != nil {
+			return dest, err
+		}
+		if req.Topic == nil {
+			return dest, BadRequest("Missing topic")
+		}
+		dest.StreamID = st.ID
+		dest.Topic = *req.Topic
+	case "private", "direct":
+		if req.To == nil {
+			return dest, BadRequest("Message must have recipients")
+		}
+		to, err := directRecipientsFromParam(ctx, tx, sender.RealmID, *req.To)
+		if err != nil {
+			return dest, err
+		}
+		if len(to) == 0 {
+			return dest, BadRequest("Message must have recipients")
+		}
+		dest.To = to
+	case "":
+		return dest, MissingArgument("type")
+	default:
+		return dest, BadRequest("Invalid type: Value error, Not in the list of possible values")
+	}
+	return dest, nil
+}
+
+// channelFromIndicator resolves Zulip's "to" of a channel message: a raw name, a
+// JSON string, a JSON integer id, or a one-element JSON list of either.
+func channelFromIndicator(ctx context.Context, tx Tx, realm RealmID, to string) (*Stream, error) {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(to))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		return streamByNameForSend(ctx, tx, realm, to)
+	}
+	if list, ok := data.([]any); ok {
+		if len(list) != 1 {
+			return nil, BadRequest("Expected exactly one channel")
+		}
+		data = list[0]
+	}
+	switch v := data.(type) {
+	case string:
+		return streamByNameForSend(ctx, tx, realm, v)
+	case json.Number:
+		n, err := strconv.ParseInt(v.String(), 10, 64)
+		if err != nil {
+			return nil, BadRequest("Invalid data type for channel")
+		}
+		st, err := streamInRealm(ctx, tx, realm, StreamID(n))
+		if errors.Is(err, ErrNotFound) {
+			return nil, errChannelIDDoesNotExist(StreamID(n))
+		}
+		return st, err
+	}
+	return nil, BadRequest("Invalid data type for channel")
+}
+
+func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string) (*Stream, error) {
+	name = strings.TrimSpace(name)
+	st, err := tx.StreamByName(ctx, realm, name)
+	if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+		// Zulip HTML-escapes the name it echoes (django.utils.html.escape).
+		escaped := djangoEscaper.Replace(name)
+		return nil, &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+			Msg: fmt.Sprintf("Channel '%s' does not exist", escaped), Data: map[string]any{"stream": escaped}}
+	}
+	return st, err
+}
+
+// djangoEscaper escapes text as django.utils.html.escape does.
+var djangoEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+
+func errChannelIDDoesNotExist(id StreamID) *Error {
+	return &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+		Msg: fmt.Sprintf("Channel with ID '%d' does not exist", id), Data: map[string]any{"stream_id": int64(id)}}
+}
+
+// directRecipientsFromParam parses the "to" of a direct message: a JSON list of
+// user ids or of e-mails, or comma-separated e-mails, and resolves them to the
+// realm's users.
+func directRecipientsFromParam(ctx context.Context, tx Tx, realm RealmID, to string) ([]UserID, error) {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(to))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		data = to
+	}
+	if s, ok := data.(string); ok {
+		parts := strings.Split(s, ",")
+		list := make([]any, 0, len(parts))
+		for _, p := range parts {
+			list = append(list, p)
+		}
+		data = list
+	}
+	list, ok := data.([]any)
+	if !ok {
+		return nil, BadRequest("Invalid data type for recipients")
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	mixed := BadRequest("Recipient lists may contain emails or user IDs, but not both.")
+	var ids []UserID
+	switch list[0].(type) {
+	case string:
+		for _, item := range list {
+			email, ok := item.(string)
+			if !ok {
+				return nil, mixed
+			}
+			email = strings.TrimSpace(email)
+			if email == "" {
+				continue
+			}
+			u, err := tx.UserByEmail(ctx, realm, email)
+			if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+				return nil, BadRequestf("Invalid email '%s'", email)
+			}
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, u.ID)
+		}
+	case json.Number:
+		for _, item := range list {
+			n, ok := item.(json.Number)
+			if !ok {
+				return nil, mixed
+			}
+			v, err := strconv.ParseInt(n.String(), 10, 64)
+			if err != nil {
+				return nil, BadRequest("Invalid data type for recipients")
+			}
+			ids = append(ids, UserID(v))
+		}
+	default:
+		return nil, BadRequest("Invalid data type for recipients")
+	}
+	return ids, nil
+}
+
+// normalizeContent applies Zulip's message-body rules: trailing whitespace and
+// leading newlines are dropped, empty or NUL-containing content is refused, and
+// content over MaxMessageLength bytes is cut to end with the truncation marker.
+func normalizeContent(content string) (string, error) {
+	if !utf8.ValidString(content) {
+		return "", BadRequest("Message must be valid UTF-8")
+	}
+	content = strings.TrimRightFunc(content, unicode.IsSpace)
+	content = strings.TrimLeft(content, "\n")
+	if content == "" {
+		return "", BadRequest("Message must not be empty")
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return "", BadRequest("Message must not contain null bytes")
+	}
+	return truncateBytes(content, MaxMessageLength, messageTruncatedMarker), nil
+}
+
+// truncateBytes cuts s to at most limit bytes, ending in marker, without
+// splitting a UTF-8 sequence.
+func truncateBytes(s string, limit int, marker string) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+// normalizeTopic applies Zulip's topic rules: surrounding whitespace is
+// dropped, the realm's empty-topic display name (and "(no topic)") means the
+// empty topic, unprintable characters are refused and topics over
+// MaxTopicLength characters are cut to end with "...".
+func normalizeTopic(realm *Realm, topic string) (string, error) {
+	if !utf8.ValidString(topic) {
+		return "", BadRequest("Topic must be valid UTF-8")
+	}
+	topic = strings.TrimSpace(topic)
+	if topic == emptyTopicDisplayName(realm) || topic == noTopicName {
+		return "", nil
+	}
+	pos := 0
+	for _, r := range topic {
+		pos++
+		if unicode.IsControl(r) || unicode.Is(unicode.Cs, r) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cf, unicode.Co) {
+			return "", BadRequestf("Invalid character in topic, at position %d!", pos)
+		}
+	}
+	if utf8.RuneCountInString(topic) > MaxTopicLength {
+		runes := []rune(topic)
+		topic = string(runes[:MaxTopicLength-utf8.RuneCountInString(topicTruncatedMarker)]) + topicTruncatedMarker
+	}
+	return topic, nil
+}
+
+// noTopicName is the legacy name of the empty topic, which Zulip also maps to "".
+const noTopicName = "(no topic)"
+
+// emptyTopicDisplayName returns how the realm shows the empty topic.
+func emptyTopicDisplayName(r *Realm) string {
+	if r == nil || r.EmptyTopicDisplayName == "" {
+		return DefaultEmptyTopicDisplayName
+	}
+	return r.EmptyTopicDisplayName
+}
+
+// sendInTx validates and sends one message from sender inside tx, and records
+// its event and its afterSend hand-off in fx. It returns the stored message.
+// The errors are those listed on [Service.SendMessage] for the content, the
+// topic, the channel and the recipients; a channel of another realm is
+// "Channel with ID 'n' does not exist", a recipient of another realm or a
+// missing one "Invalid user ID n".
+func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
+	body, err := normalizeContent(content)
+	if err != nil {
+		return nil, err
+	}
+	realm, err := tx.Realm(ctx, sender.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{
+		RealmID:  sender.RealmID,
+		SenderID: sender.ID,
+		Content:  body,
+		Client:   client,
+		SentAt:   s.clock.Now().UTC(),
+	}
+	var st *Stream
+	var eventUsers []UserID
+	if dest.StreamID != 0 {
+		topic, err := normalizeTopic(realm, dest.Topic)
+		if err != nil {
+			return nil, err
+		}
+		st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, errChannelIDDoesNotExist(dest.StreamID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !dest.SkipAccessCheck {
+			if err := canSendToStream(ctx, tx, sender, st); err != nil {
+				return nil, err
+			}
+		}
+		m.Type = MessageTypeStream
+		m.StreamID = st.ID
+		m.RecipientID = st.RecipientID
+		m.Topic = topic
+		subs, err := tx.Subscriptions(ctx, st.ID, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range subs {
+			if sub.Active {
+				eventUsers = append(eventUsers, sub.UserID)
+			}
+		}
+	} else {
+		if len(dest.To) == 0 {
+			return nil, BadRequest("Message must have recipients")
+		}
+		members := []UserID{sender.ID}
+		for _, id := range dest.To {
+			u, err := userInRealm(ctx, tx, sender.RealmID, id)
+			if errors.Is(err, ErrNotFound) {
+				return nil, BadRequestf("Invalid user ID %d", id)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !u.IsActive {
+				return nil, BadRequestf("'%s' is no longer using Zulip.", u.Email)
+			}
+			members = append(members, u.ID)
+		}
+		slices.Sort(members)
+		members = slices.Compact(members)
+		rid, err := tx.DirectRecipient(ctx, sender.RealmID, members)
+		if err != nil {
+			return nil, err
+		}
+		m.Type = MessageTypePrivate
+		m.RecipientID = rid
+		m.DirectMembers = members
+		eventUsers = members
+	}
+	html, mentioned, isMe, err := s.renderMessage(ctx, tx, sender.RealmID, body)
+	if err != nil {
+		return nil, err
+	}
+	m.RenderedContent = html
+	m.IsMeMessage = isMe
+	if err := tx.CreateMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	if st != nil && st.FirstMessageID == 0 {
+		st.FirstMessageID = m.ID
+		if err := tx.UpdateStream(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	view, err := s.messageView(ctx, tx, m, sender, true)
+	if err != nil {
+		return nil, err
+	}
+	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
+	fx.sentMsg(m, mentioned)
+	return m, nil
+}
+
+// canSendToStream applies Zulip's rule for posting to a channel: archived
+// channels take no messages; non-guests may post to public channels; everyone
+// else needs an active subscription (a bot may also use its owner's).
+func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
+	denied := BadRequestf("Not authorized to send to channel '%s'", st.Name)
+	if st.IsArchived {
+		return denied
+	}
+	if !st.InviteOnly && sender.Role != RoleGuest {
+		return nil
+	}
+	ok, err := subscribed(ctx, tx, st.ID, sender.ID)
+	if err != nil || ok {
+		return err
+	}
+	if sender.IsBot && sender.BotOwnerID != 0 {
+		ok, err := subscribed(ctx, tx, st.ID, sender.BotOwnerID)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return denied
+}
+
+// subscribed reports whether the user has an active subscription to the channel.
+func subscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool, error) {
+	sub, err := tx.Subscription(ctx, stream, user)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return sub.Active, nil
+}
