@@ -20,7 +20,8 @@ package chatcore
 //     applyMarkdown=false gives raw Markdown in content with content_type
 //     text/x-markdown, as outgoing webhooks send it.
 //   - The pieces of sendInTx, for code that checks without sending (scheduled
-//     messages): parseDestination (type/to/topic parameters), normalizeContent,
+//     messages): parseSendTo and resolveDestination (type/to/topic parameters),
+//     activeRecipients, normalizeContent,
 //     normalizeTopic, canSendToStream, errChannelIDDoesNotExist.
 //   - renderMessage / render live in markdown.go; compiled linkifiers and
 //     topicLinks in linkifiers.go.

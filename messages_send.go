@@ -58,17 +58,24 @@ type SendMessageRequest struct {
 // "Not authorized to send to channel 'x'"; "Missing topic", "Invalid character
 // in topic, at position N!"; "Message must have recipients", "Invalid email 'x'",
 // "Invalid user ID n", "'x' is no longer using Zulip.", "Invalid data type for
-// recipients", "Recipient lists may contain emails or user IDs, but not both.".
+// recipients", "Recipient lists may contain emails or user IDs, but not both.",
+// "to is too long (limit: 1000 items)" (over [MaxDirectRecipients]). The type
+// and the syntax of to are checked before any store access; repeated
+// recipients count once.
 // Content over [MaxMessageLength] bytes and topics over [MaxTopicLength]
 // characters are truncated, not refused.
 func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessageRequest) (MessageID, error) {
+	to, err := parseSendTo(req)
+	if err != nil {
+		return 0, err
+	}
 	var id MessageID
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err = s.update(ctx, func(tx Tx, fx *effects) error {
 		sender, err := actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		dest, err := s.parseDestination(ctx, tx, sender, req)
+		dest, err := resolveDestination(ctx, tx, sender, req, to)
 		if err != nil {
 			return err
 		}
@@ -86,15 +93,57 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 	return id, err
 }
 
-// parseDestination turns the type/to/topic parameters into a Destination.
-func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest) (Destination, error) {
-	var dest Destination
+// sendTo is the type and "to" of a SendMessageRequest with their syntax
+// checked, before anything is looked up: a channel by name or id, or direct
+// recipients by ids or by e-mails (deduplicated, at most
+// [MaxDirectRecipients] given).
+type sendTo struct {
+	isChannel   bool
+	channelName string
+	channelID   StreamID // the channel's id when byID
+	byID        bool
+	userIDs     []UserID
+	emails      []string
+}
+
+// parseSendTo checks the type/to parameters of req without store access.
+func parseSendTo(req SendMessageRequest) (sendTo, error) {
+	var to sendTo
 	switch req.Type {
 	case "stream", "channel":
 		if req.To == nil {
-			return dest, BadRequest("Missing channel")
+			return to, BadRequest("Missing channel")
 		}
-		st, err := channelFromIndicator(ctx, tx, sender.RealmID, *req.To)
+		to.isChannel = true
+		return to, parseChannelIndicator(*req.To, &to)
+	case "private", "direct":
+		if req.To == nil {
+			return to, BadRequest("Message must have recipients")
+		}
+		return to, parseDirectRecipients(*req.To, &to)
+	case "":
+		return to, MissingArgument("type")
+	default:
+		return to, BadRequest("Invalid type: Value error, Not in the list of possible values")
+	}
+}
+
+// resolveDestination turns the parsed type/to/topic parameters into a
+// Destination, looking the channel or the recipients' e-mails up in the
+// sender's realm.
+func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest, to sendTo) (Destination, error) {
+	var dest Destination
+	if to.isChannel {
+		var st *Stream
+		var err error
+		if to.byID {
+			st, err = streamInRealm(ctx, tx, sender.RealmID, to.channelID)
+			if errors.Is(err, ErrNotFound) {
+				return dest, errChannelIDDoesNotExist(to.channelID)
+			}
+		} else {
+			st, err = streamByNameForSend(ctx, tx, sender.RealmID, to.channelName)
+		}
 		if err != nil {
 			return dest, err
 		}
@@ -103,56 +152,58 @@ func (s *Service) parseDestination(ctx context.Context, tx Tx, sender *User, req
 		}
 		dest.StreamID = st.ID
 		dest.Topic = *req.Topic
-	case "private", "direct":
-		if req.To == nil {
-			return dest, BadRequest("Message must have recipients")
+		return dest, nil
+	}
+	ids := to.userIDs
+	for _, email := range to.emails {
+		// At most MaxDirectRecipients lookups: the store has no lookup of
+		// many e-mails at once.
+		u, err := tx.UserByEmail(ctx, sender.RealmID, email)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != sender.RealmID) {
+			return dest, BadRequestf("Invalid email '%s'", email)
 		}
-		to, err := directRecipientsFromParam(ctx, tx, sender.RealmID, *req.To)
 		if err != nil {
 			return dest, err
 		}
-		if len(to) == 0 {
-			return dest, BadRequest("Message must have recipients")
-		}
-		dest.To = to
-	case "":
-		return dest, MissingArgument("type")
-	default:
-		return dest, BadRequest("Invalid type: Value error, Not in the list of possible values")
+		ids = append(ids, u.ID)
 	}
+	if len(ids) == 0 {
+		return dest, BadRequest("Message must have recipients")
+	}
+	dest.To = ids
 	return dest, nil
 }
 
-// channelFromIndicator resolves Zulip's "to" of a channel message: a raw name, a
-// JSON string, a JSON integer id, or a one-element JSON list of either.
-func channelFromIndicator(ctx context.Context, tx Tx, realm RealmID, to string) (*Stream, error) {
+// parseChannelIndicator parses Zulip's "to" of a channel message into to: a
+// raw name, a JSON string, a JSON integer id, or a one-element JSON list of
+// either.
+func parseChannelIndicator(raw string, to *sendTo) error {
 	var data any
-	dec := json.NewDecoder(strings.NewReader(to))
+	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&data); err != nil || dec.More() {
-		return streamByNameForSend(ctx, tx, realm, to)
+		to.channelName = raw
+		return nil
 	}
 	if list, ok := data.([]any); ok {
 		if len(list) != 1 {
-			return nil, BadRequest("Expected exactly one channel")
+			return BadRequest("Expected exactly one channel")
 		}
 		data = list[0]
 	}
 	switch v := data.(type) {
 	case string:
-		return streamByNameForSend(ctx, tx, realm, v)
+		to.channelName = v
+		return nil
 	case json.Number:
 		n, err := strconv.ParseInt(v.String(), 10, 64)
 		if err != nil {
-			return nil, BadRequest("Invalid data type for channel")
+			return BadRequest("Invalid data type for channel")
 		}
-		st, err := streamInRealm(ctx, tx, realm, StreamID(n))
-		if errors.Is(err, ErrNotFound) {
-			return nil, errChannelIDDoesNotExist(StreamID(n))
-		}
-		return st, err
+		to.channelID, to.byID = StreamID(n), true
+		return nil
 	}
-	return nil, BadRequest("Invalid data type for channel")
+	return BadRequest("Invalid data type for channel")
 }
 
 func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string) (*Stream, error) {
@@ -175,15 +226,16 @@ func errChannelIDDoesNotExist(id StreamID) *Error {
 		Msg: fmt.Sprintf("Channel with ID '%d' does not exist", id), Data: map[string]any{"stream_id": int64(id)}}
 }
 
-// directRecipientsFromParam parses the "to" of a direct message: a JSON list of
-// user ids or of e-mails, or comma-separated e-mails, and resolves them to the
-// realm's users.
-func directRecipientsFromParam(ctx context.Context, tx Tx, realm RealmID, to string) ([]UserID, error) {
+// parseDirectRecipients parses the "to" of a direct message into to: a JSON
+// list of user ids or of e-mails, or comma-separated e-mails. More than
+// MaxDirectRecipients entries give "to is too long (limit: N items)"; the
+// result is deduplicated.
+func parseDirectRecipients(raw string, to *sendTo) error {
 	var data any
-	dec := json.NewDecoder(strings.NewReader(to))
+	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&data); err != nil || dec.More() {
-		data = to
+		data = raw
 	}
 	if s, ok := data.(string); ok {
 		parts := strings.Split(s, ",")
@@ -195,49 +247,44 @@ func directRecipientsFromParam(ctx context.Context, tx Tx, realm RealmID, to str
 	}
 	list, ok := data.([]any)
 	if !ok {
-		return nil, BadRequest("Invalid data type for recipients")
+		return BadRequest("Invalid data type for recipients")
+	}
+	if len(list) > MaxDirectRecipients {
+		return errTooLong("to", MaxDirectRecipients)
 	}
 	if len(list) == 0 {
-		return nil, nil
+		return nil
 	}
 	mixed := BadRequest("Recipient lists may contain emails or user IDs, but not both.")
-	var ids []UserID
 	switch list[0].(type) {
 	case string:
 		for _, item := range list {
 			email, ok := item.(string)
 			if !ok {
-				return nil, mixed
+				return mixed
 			}
-			email = strings.TrimSpace(email)
-			if email == "" {
-				continue
+			if email = strings.TrimSpace(email); email != "" {
+				to.emails = append(to.emails, email)
 			}
-			u, err := tx.UserByEmail(ctx, realm, email)
-			if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
-				return nil, BadRequestf("Invalid email '%s'", email)
-			}
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, u.ID)
 		}
+		to.emails = dedupe(to.emails)
 	case json.Number:
 		for _, item := range list {
 			n, ok := item.(json.Number)
 			if !ok {
-				return nil, mixed
+				return mixed
 			}
 			v, err := strconv.ParseInt(n.String(), 10, 64)
 			if err != nil {
-				return nil, BadRequest("Invalid data type for recipients")
+				return BadRequest("Invalid data type for recipients")
 			}
-			ids = append(ids, UserID(v))
+			to.userIDs = append(to.userIDs, UserID(v))
 		}
+		to.userIDs = dedupe(to.userIDs)
 	default:
-		return nil, BadRequest("Invalid data type for recipients")
+		return BadRequest("Invalid data type for recipients")
 	}
-	return ids, nil
+	return nil
 }
 
 // normalizeContent applies Zulip's message-body rules: trailing whitespace and
@@ -366,20 +413,11 @@ func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User
 		if len(dest.To) == 0 {
 			return nil, BadRequest("Message must have recipients")
 		}
-		members := []UserID{sender.ID}
-		for _, id := range dest.To {
-			u, err := userInRealm(ctx, tx, sender.RealmID, id)
-			if errors.Is(err, ErrNotFound) {
-				return nil, BadRequestf("Invalid user ID %d", id)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if !u.IsActive {
-				return nil, BadRequestf("'%s' is no longer using Zulip.", u.Email)
-			}
-			members = append(members, u.ID)
+		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		if err != nil {
+			return nil, err
 		}
+		members := append([]UserID{sender.ID}, recipients...)
 		slices.Sort(members)
 		members = slices.Compact(members)
 		rid, err := tx.DirectRecipient(ctx, sender.RealmID, members)
@@ -413,6 +451,32 @@ func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User
 	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
 	fx.sentMsg(m, mentioned)
 	return m, nil
+}
+
+// activeRecipients resolves ids to active users of the realm in one query and
+// returns them deduplicated, in order of first occurrence. The first id (in
+// that order) that is no user of the realm gives "Invalid user ID n"; the
+// first deactivated one "'x' is no longer using Zulip.".
+func activeRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) ([]UserID, error) {
+	ids = dedupe(ids)
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[UserID]*User, len(users))
+	for i := range users {
+		byID[users[i].ID] = &users[i]
+	}
+	for _, id := range ids {
+		u, ok := byID[id]
+		if !ok || u.RealmID != realm {
+			return nil, BadRequestf("Invalid user ID %d", id)
+		}
+		if !u.IsActive {
+			return nil, BadRequestf("'%s' is no longer using Zulip.", u.Email)
+		}
+	}
+	return ids, nil
 }
 
 // canSendToStream applies Zulip's rule for posting to a channel: archived
