@@ -137,8 +137,12 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 // found_oldest and found_newest rules. Errors (BAD_REQUEST): "Invalid anchor",
 // "num_before is too small" / "num_after is too small", "Too many messages
 // requested (maximum 1000).", "Invalid narrow operator: <why>" for unknown
-// operators, channels (also those of other realms) or users. Narrow operators:
-// channel (stream), topic (subject), dm (pm-with), sender, is:dm (is:private).
+// operators, channels (also those of other realms) or users; "narrow is too
+// long (limit: 100 items)" over [MaxNarrowTerms] terms and
+// `narrow[i]["operand"] is too long (limit: 1000 items)` for a dm or sender
+// operand over [MaxDirectRecipients] users, both before any store access.
+// Narrow operators: channel (stream), topic (subject), dm (pm-with), sender,
+// is:dm (is:private).
 func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
 	var res MessagesResult
 	numBefore, numAfter := 0, 0
@@ -161,6 +165,12 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		return res, err
 	}
 	terms = slices.Concat(req.Narrow, terms)
+	if len(terms) > MaxNarrowTerms {
+		return res, errTooLong("narrow", MaxNarrowTerms)
+	}
+	if err := checkNarrowOperands(terms); err != nil {
+		return res, err
+	}
 	if numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch {
 		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
 	}

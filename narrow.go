@@ -48,6 +48,9 @@ func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 		}
 		return nil, BadRequest("narrow is not a list")
 	}
+	if len(elems) > MaxNarrowTerms {
+		return nil, errTooLong("narrow", MaxNarrowTerms)
+	}
 	terms := make([]NarrowTerm, 0, len(elems))
 	for i, elem := range elems {
 		valueError := func(msg string) error {
@@ -98,7 +101,7 @@ func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '
 // parseNarrow checks the narrow terms against the viewer's realm.
 func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms []NarrowTerm) (narrowSpec, error) {
 	var spec narrowSpec
-	for _, t := range terms {
+	for i, t := range terms {
 		if t.Negated {
 			return spec, errBadNarrow("negated terms are not supported")
 		}
@@ -150,7 +153,7 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			key := TopicKey(topic)
 			spec.topicKey = &key
 		case "dm", "pm-with":
-			ids, err := dmOperand(ctx, tx, viewer.RealmID, t.Operand)
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
 			if err != nil {
 				return spec, err
 			}
@@ -158,7 +161,7 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			slices.Sort(members)
 			spec.dm = slices.Compact(members)
 		case "sender":
-			ids, err := dmOperand(ctx, tx, viewer.RealmID, t.Operand)
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
 			if err != nil || len(ids) != 1 {
 				return spec, errBadNarrow("unknown user")
 			}
@@ -176,69 +179,119 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 	return spec, nil
 }
 
-// dmOperand resolves the operand of a dm narrow to users of the realm.
-func dmOperand(ctx context.Context, tx Tx, realm RealmID, raw json.RawMessage) ([]UserID, error) {
+// userOperandItem is one user of a dm or sender operand: an id, or an
+// e-mail when email is set.
+type userOperandItem struct {
+	id    UserID
+	email string
+}
+
+// userOperandItems parses the operand of a dm or sender narrow without store
+// access: a user id, a list of user ids and e-mails, or comma-separated
+// e-mails. More than [MaxDirectRecipients] items give
+// `narrow[i]["operand"] is too long (limit: N items)`.
+func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 	var operand any
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	if err := dec.Decode(&operand); err != nil {
 		return nil, errBadNarrow("invalid user list")
 	}
-	var ids []UserID
-	addEmail := func(email string) error {
-		email = strings.TrimSpace(email)
-		if email == "" {
-			return nil
-		}
-		u, err := tx.UserByEmail(ctx, realm, email)
-		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
-			return errBadNarrow("unknown user " + email)
-		}
-		if err != nil {
-			return err
-		}
-		ids = append(ids, u.ID)
-		return nil
-	}
+	var list []any
 	switch v := operand.(type) {
 	case string:
 		for e := range strings.SplitSeq(v, ",") {
-			if err := addEmail(e); err != nil {
-				return nil, err
-			}
+			list = append(list, e)
 		}
 	case json.Number:
-		operand = []any{v}
+		list = []any{v}
+	case []any:
+		list = v
+	default:
+		return nil, errBadNarrow("invalid user list")
 	}
-	if list, ok := operand.([]any); ok {
-		for _, item := range list {
-			switch x := item.(type) {
-			case json.Number:
-				n, err := strconv.ParseInt(x.String(), 10, 64)
-				if err != nil {
-					return nil, errBadNarrow("invalid user ID")
-				}
-				u, err := userInRealm(ctx, tx, realm, UserID(n))
-				if errors.Is(err, ErrNotFound) {
-					return nil, errBadNarrow(fmt.Sprintf("unknown user ID %d", n))
-				}
-				if err != nil {
-					return nil, err
-				}
-				ids = append(ids, u.ID)
-			case string:
-				if err := addEmail(x); err != nil {
-					return nil, err
-				}
-			default:
-				return nil, errBadNarrow("invalid user list")
+	if len(list) > MaxDirectRecipients {
+		return nil, errTooLong(fmt.Sprintf(`narrow[%d]["operand"]`, i), MaxDirectRecipients)
+	}
+	items := make([]userOperandItem, 0, len(list))
+	for _, item := range list {
+		switch x := item.(type) {
+		case json.Number:
+			n, err := strconv.ParseInt(x.String(), 10, 64)
+			if err != nil {
+				return nil, errBadNarrow("invalid user ID")
+			}
+			items = append(items, userOperandItem{id: UserID(n)})
+		case string:
+			if email := strings.TrimSpace(x); email != "" {
+				items = append(items, userOperandItem{email: email})
+			}
+		default:
+			return nil, errBadNarrow("invalid user list")
+		}
+	}
+	if len(items) == 0 {
+		return nil, errBadNarrow("invalid user list")
+	}
+	return dedupe(items), nil
+}
+
+// checkNarrowOperands parses the user operands of terms before any store
+// access, so that an oversized or malformed one is refused first.
+func checkNarrowOperands(terms []NarrowTerm) error {
+	for i, t := range terms {
+		switch t.Operator {
+		case "dm", "pm-with", "sender":
+			if _, err := userOperandItems(i, t.Operand); err != nil {
+				return err
 			}
 		}
-	} else if _, ok := operand.(string); !ok {
-		return nil, errBadNarrow("invalid user list")
 	}
-	if len(ids) == 0 {
-		return nil, errBadNarrow("invalid user list")
+	return nil
+}
+
+// dmOperand resolves the operand of term i, a dm or sender narrow, to users
+// of the realm: the ids in one query, the e-mails one by one (at most
+// MaxDirectRecipients). Unknown users give "Invalid narrow operator: unknown
+// user ID n" / "unknown user x", for the first in the operand's order.
+func dmOperand(ctx context.Context, tx Tx, realm RealmID, i int, raw json.RawMessage) ([]UserID, error) {
+	items, err := userOperandItems(i, raw)
+	if err != nil {
+		return nil, err
 	}
-	return ids, nil
+	var ids []UserID
+	for _, it := range items {
+		if it.email == "" {
+			ids = append(ids, it.id)
+		}
+	}
+	known := map[UserID]bool{}
+	if len(ids) > 0 {
+		users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range users {
+			known[u.ID] = u.RealmID == realm
+		}
+	}
+	out := make([]UserID, 0, len(items))
+	for _, it := range items {
+		if it.email == "" {
+			if !known[it.id] {
+				return nil, errBadNarrow(fmt.Sprintf("unknown user ID %d", it.id))
+			}
+			out = append(out, it.id)
+			continue
+		}
+		u, err := tx.UserByEmail(ctx, realm, it.email)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+			return nil, errBadNarrow("unknown user " + it.email)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u.ID)
+	}
+	return out, nil
 }
