@@ -8,8 +8,6 @@ package chatcore
 // resolved set-based where the store allows it. [MaxBulkTargetIDs] bounds
 // the lists of target_users the same way.
 
-import "encoding/json"
-
 const (
 	// MaxDirectRecipients bounds the recipients of one direct message: the
 	// "to" list (or comma-separated e-mails) of POST /messages and POST
@@ -34,24 +32,18 @@ func errTooLong(param string, limit int) *Error {
 	return BadRequestf("%s is too long (limit: %d items)", param, limit)
 }
 
-// CheckListLength returns BAD_REQUEST "<param> is too long (limit: <limit>
-// items)" when n exceeds limit, and nil otherwise. Transports call it for
-// list parameters they decode themselves, before any store access.
-func CheckListLength(param string, n, limit int) error {
-	if n > limit {
-		return errTooLong(param, limit)
+// checkLength refuses a list of t over [MaxBulkTargetIDs] before any store
+// access, with the text the settings validator gives it.
+func (t *TargetUsers) checkLength() error {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.UserIDs) > MaxBulkTargetIDs:
+		return errTooLong(`target_users["user_ids"]`, MaxBulkTargetIDs)
+	case len(t.GroupIDs) > MaxBulkTargetIDs:
+		return errTooLong(`target_users["group_ids"]`, MaxBulkTargetIDs)
 	}
 	return nil
-}
-
-// jsonListLength returns the number of elements of raw when it is a JSON
-// list, without decoding them, and -1 otherwise.
-func jsonListLength(raw []byte) int {
-	var elems []json.RawMessage
-	if json.Unmarshal(raw, &elems) != nil {
-		return -1
-	}
-	return len(elems)
 }
 
 // dedupe returns ids without repeats, in order of first occurrence.
