@@ -12,11 +12,26 @@ import (
 	"strings"
 )
 
+// MessageRequest holds the parameters of GET /messages/{message_id}.
+type MessageRequest struct {
+	// ApplyMarkdown false gives the raw Markdown in content (content_type
+	// text/x-markdown); nil or true gives the rendered HTML (text/html), as
+	// in Zulip.
+	ApplyMarkdown *bool `json:"apply_markdown"`
+}
+
 // Message returns one message as actor sees it (content rendered as HTML) and
-// its raw Markdown. A missing message, one of another realm, or one the actor
-// may not read gives BAD_REQUEST "Invalid message(s)". An empty channel topic
-// is shown as the realm's empty-topic display name in subject.
+// its raw Markdown: [Service.GetMessage] with Zulip's defaults.
 func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (MessageView, string, error) {
+	return s.GetMessage(ctx, actorID, id, MessageRequest{})
+}
+
+// GetMessage returns one message as actor sees it, in the format req asks
+// for, and its raw Markdown. A missing message, one of another realm, or one
+// the actor may not read gives BAD_REQUEST "Invalid message(s)". An empty
+// channel topic is shown as the realm's empty-topic display name in subject.
+func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, req MessageRequest) (MessageView, string, error) {
+	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	var view MessageView
 	var raw string
 	err := s.view(ctx, func(tx Tx) error {
@@ -39,7 +54,7 @@ func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (Me
 			return errInvalidMessage()
 		}
 		c := newViewCache()
-		view, err = s.buildView(ctx, tx, c, m, viewer, true)
+		view, err = s.buildView(ctx, tx, c, m, viewer, applyMarkdown)
 		if err != nil {
 			return err
 		}

@@ -302,3 +302,31 @@ func BenchmarkMessagesNewest(b *testing.B) {
 		}
 	}
 }
+
+// TestGetMessageApplyMarkdown checks GetMessage's apply_markdown: rendered
+// HTML when nil or true, the raw Markdown when false; the raw Markdown is
+// returned beside it in every case.
+func TestGetMessageApplyMarkdown(t *testing.T) {
+	e := newMxEnv(t)
+	id := e.send(t, e.member, e.public, "t", "**bold**")
+	for _, tt := range []struct {
+		name        string
+		apply       *bool
+		content     string
+		contentType string
+	}{
+		{"nil", nil, "<p><strong>bold</strong></p>", "text/html"},
+		{"true", new(true), "<p><strong>bold</strong></p>", "text/html"},
+		{"false", new(false), "**bold**", "text/x-markdown"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			view, raw, err := e.svc.GetMessage(t.Context(), e.other.ID, id, chatcore.MessageRequest{ApplyMarkdown: tt.apply})
+			is.NoErr(err)                                                  // readable
+			is.Equal(view.Content, tt.content)                             // content in the asked format
+			is.Equal(view.ContentType, tt.contentType)                     // and its type
+			is.Equal(view.RenderedContent, "<p><strong>bold</strong></p>") // rendered_content is always HTML
+			is.Equal(raw, "**bold**")                                      // the raw Markdown beside it
+		})
+	}
+}

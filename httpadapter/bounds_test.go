@@ -255,3 +255,80 @@ func BenchmarkDirectRecipientsAtBound(b *testing.B) {
 		})
 	}
 }
+
+// TestOutOfRangeNumbers sends numbers outside what a parameter can hold: each
+// gets a 400 that names the parameter (or Zulip's own text for it), never an
+// overflow into another answer.
+func TestOutOfRangeNumbers(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	scheduled := func(ts string) url.Values {
+		return params("type", "direct", "to", "[13]", "content", "x", "scheduled_delivery_timestamp", ts)
+	}
+	reminder := func(ts string) url.Values { return params("message_id", "1001", "scheduled_delivery_timestamp", ts) }
+	for _, tt := range []struct {
+		name   string
+		method string
+		path   string
+		params url.Values
+		msg    string
+	}{
+		{"scheduled at max int64", "POST", "/scheduled_messages", scheduled("9223372036854775807"), "scheduled_delivery_timestamp is too large"},
+		{"scheduled past int64", "POST", "/scheduled_messages", scheduled("9223372036854775808"), "scheduled_delivery_timestamp is too large"},
+		{"scheduled in year 10000", "POST", "/scheduled_messages", scheduled("253402300800"), "scheduled_delivery_timestamp is too large"},
+		{"scheduled at min int64", "POST", "/scheduled_messages", scheduled("-9223372036854775808"), "scheduled_delivery_timestamp is too small"},
+		{"scheduled before year 1", "POST", "/scheduled_messages", scheduled("-62135596801"), "scheduled_delivery_timestamp is too small"},
+		{"scheduled in the past", "POST", "/scheduled_messages", scheduled("0"), "Scheduled delivery time must be in the future."},
+		{"reminder at max int64", "POST", "/reminders", reminder("9223372036854775807"), "scheduled_delivery_timestamp is too large"},
+		{"reminder at min int64", "POST", "/reminders", reminder("-9223372036854775808"), "scheduled_delivery_timestamp is too small"},
+		{"reminder message_id", "POST", "/reminders", params("message_id", "99999999999999999999", "scheduled_delivery_timestamp", "1"), "message_id is too large"},
+		{"scheduled to", "POST", "/scheduled_messages",
+			params("type", "direct", "to", "[99999999999999999999]", "content", "x", "scheduled_delivery_timestamp", "4102444800"), "to is not an integer"},
+		{"num_before", "GET", "/messages", params("num_before", "99999999999999999999"), "num_before is too large"},
+		{"num_after", "GET", "/messages", params("num_after", "-99999999999999999999"), "num_after is too small"},
+		{"anchor", "GET", "/messages", params("anchor", "99999999999999999999"), "Invalid anchor"},
+		{"message to", "POST", "/messages", params("type", "private", "to", "[99999999999999999999]", "content", "x"), "Invalid data type for recipients"},
+		{"channel to", "POST", "/messages", params("type", "stream", "to", "99999999999999999999", "topic", "t", "content", "x"), "Invalid data type for channel"},
+		{"ordered_linkifier_ids", "PATCH", "/realm/linkifiers", params("ordered_linkifier_ids", "[99999999999999999999]"), "ordered_linkifier_ids[0] is too large"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			auth := &member
+			if tt.method == "PATCH" {
+				auth = &admin
+			}
+			res := e.do(t, request{method: tt.method, path: tt.path, auth: auth, enc: urlEncoded, params: tt.params})
+			wantError(t, res, http.StatusBadRequest, "BAD_REQUEST", tt.msg)
+		})
+	}
+}
+
+// TestGetMessageApplyMarkdown reads one message with apply_markdown absent,
+// true and false: rendered HTML unless it is false, then the raw Markdown,
+// as Zulip answers; raw_content is the Markdown in every case.
+func TestGetMessageApplyMarkdown(t *testing.T) {
+	e := newEnv(t, httpadapter.Options{})
+	for _, tt := range []struct {
+		name        string
+		params      url.Values
+		content     string
+		contentType string
+	}{
+		{"absent", nil, "<p>Pizza at <strong>noon</strong>?</p>", "text/html"},
+		{"true", params("apply_markdown", "true"), "<p>Pizza at <strong>noon</strong>?</p>", "text/html"},
+		{"false", params("apply_markdown", "false"), "Pizza at **noon**?", "text/x-markdown"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			res := e.do(t, request{method: "GET", path: "/messages/1001", auth: &member, params: tt.params})
+			wantSuccess(t, res)
+			msg, _ := res.body["message"].(map[string]any)
+			is.Equal(msg["content"], tt.content)                    // content in the asked format
+			is.Equal(msg["content_type"], tt.contentType)           // and its type
+			is.Equal(res.body["raw_content"], "Pizza at **noon**?") // raw_content is always the Markdown
+			is.Equal(len(ignoredOf(res)), 0)                        // apply_markdown is honoured, not ignored
+		})
+	}
+	t.Run("not a boolean", func(t *testing.T) {
+		res := e.do(t, request{method: "GET", path: "/messages/1001", auth: &member, params: params("apply_markdown", "no")})
+		wantError(t, res, http.StatusBadRequest, "BAD_REQUEST", "apply_markdown is not valid JSON")
+	})
+}
