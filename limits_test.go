@@ -409,16 +409,41 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 }
 
 // BenchmarkSendDirectAtBound measures SendMessage with a "to" of
-// MaxDirectRecipients unknown ids (resolved in one query, then refused) and
-// one over the bound (refused before any store access).
+// MaxDirectRecipients unknown ids (resolved in one query inside the write
+// transaction, then refused) and one over the bound (refused before any store
+// access), over both stores.
 func BenchmarkSendDirectAtBound(b *testing.B) {
-	svc := fzService(b, memory.New())
-	for _, n := range []int{chatcore.MaxDirectRecipients, chatcore.MaxDirectRecipients + 1} {
-		to := limInts(n, 1_000_000)
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		open func(tb testing.TB) chatcore.Store
+	}{
+		{"memory", func(testing.TB) chatcore.Store { return memory.New() }},
+		{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
+	} {
+		store := st.open(b)
+		svc := fzService(b, store)
+		for _, n := range []int{chatcore.MaxDirectRecipients, chatcore.MaxDirectRecipients + 1} {
+			to := limInts(n, 1_000_000)
+			b.Run(st.name+"/unknown/"+strconv.Itoa(n), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
+						b.Fatal("sent to unknown users")
+					}
+				}
+			})
+		}
+		// The worst case at the bound: every recipient exists, so the
+		// message is sent to MaxDirectRecipients+1 members.
+		realm := &chatcore.Realm{ID: fzRealm, StringID: "zulip"}
+		ids := make([]string, chatcore.MaxDirectRecipients)
+		for i := range ids {
+			ids[i] = strconv.FormatInt(int64(seedUser(b, store, realm, fmt.Sprintf("Bench %d", i), chatcore.RoleMember).ID), 10)
+		}
+		to := "[" + strings.Join(ids, ",") + "]"
+		b.Run(st.name+"/existing/"+strconv.Itoa(len(ids)), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
-					b.Fatal("sent to unknown users")
+				if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
