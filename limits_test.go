@@ -7,10 +7,13 @@ package chatcore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -260,6 +263,190 @@ func TestLimitDeactivationComment(t *testing.T) {
 				return
 			}
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+		})
+	}
+}
+
+// limCountingStore counts the transactions run on the store it wraps.
+type limCountingStore struct {
+	chatcore.Store
+	txs atomic.Int64
+}
+
+func (s *limCountingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	s.txs.Add(1)
+	return s.Store.View(ctx, fn)
+}
+
+func (s *limCountingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	s.txs.Add(1)
+	return s.Store.Update(ctx, fn)
+}
+
+// limInts is a JSON list of n integers counting up from first.
+func limInts(n, first int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(first + i)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// TestLimitListBounds calls each Service method with a list one over its
+// bound: it is refused with a message naming the parameter, before any
+// transaction.
+func TestLimitListBounds(t *testing.T) {
+	store := &limCountingStore{Store: memory.New()}
+	svc := fzService(t, store)
+	ctx := t.Context()
+	overRecipients := limInts(chatcore.MaxDirectRecipients+1, 1_000_000)
+	emails := make([]string, chatcore.MaxDirectRecipients+1)
+	for i := range emails {
+		emails[i] = fmt.Sprintf("u%d@zulip.test", i)
+	}
+	terms := make([]chatcore.NarrowTerm, chatcore.MaxNarrowTerms+1)
+	for i := range terms {
+		terms[i] = chatcore.NarrowTerm{Operator: "channel", Operand: json.RawMessage(`"general"`)}
+	}
+	linkifiers := make([]chatcore.LinkifierID, chatcore.MaxOrderedLinkifierIDs+1)
+	for i := range linkifiers {
+		linkifiers[i] = chatcore.LinkifierID(i + 1)
+	}
+	userIDs := make([]chatcore.UserID, chatcore.MaxBulkTargetIDs+1)
+	for i := range userIDs {
+		userIDs[i] = chatcore.UserID(i + 1)
+	}
+	later := time.Now().Add(time.Hour)
+	for _, tt := range []struct {
+		name string
+		call func() error
+		msg  string
+	}{
+		{"SendMessage to ids", func() error {
+			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "private", To: &overRecipients, Content: "x"})
+			return err
+		}, "to is too long (limit: 1000 items)"},
+		{"SendMessage to e-mails", func() error {
+			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "direct", To: new(strings.Join(emails, ",")), Content: "x"})
+			return err
+		}, "to is too long (limit: 1000 items)"},
+		{"SendMessage to two channels", func() error {
+			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "stream", To: new("[61, 62]"), Topic: new("t"), Content: "x"})
+			return err
+		}, "Expected exactly one channel"},
+		{"CreateScheduledMessage to", func() error {
+			_, err := svc.CreateScheduledMessage(ctx, fzMember, chatcore.CreateScheduledMessageRequest{
+				Type: "private", To: json.RawMessage(overRecipients), Content: "x", DeliverAt: later})
+			return err
+		}, "to is too long (limit: 1000 items)"},
+		{"Messages narrow", func() error {
+			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{Narrow: terms})
+			return err
+		}, "narrow is too long (limit: 100 items)"},
+		{"Messages narrow dm operand", func() error {
+			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{
+				NarrowJSON: json.RawMessage(`[{"operator": "dm", "operand": ` + overRecipients + `}]`)})
+			return err
+		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
+		{"Messages narrow sender operand", func() error {
+			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{
+				NarrowJSON: json.RawMessage(`[["sender", "` + strings.Join(emails, ",") + `"]]`)})
+			return err
+		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
+		{"Messages num_after", func() error {
+			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
+			return err
+		}, "Too many messages requested (maximum 1000)."},
+		{"ReorderLinkifiers", func() error {
+			return svc.ReorderLinkifiers(ctx, fzAdmin, linkifiers)
+		}, "ordered_linkifier_ids is too long (limit: 10000 items)"},
+		{"UpdateSettings target_users", func() error {
+			return svc.UpdateSettings(ctx, fzAdmin, chatcore.SettingsUpdate{
+				TargetUsers: &chatcore.TargetUsers{UserIDs: userIDs, SkipIfAlreadyEdited: new(false)}})
+		}, `target_users["user_ids"] is too long (limit: 10000 items)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			before := store.txs.Load()
+			wantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			is.Equal(store.txs.Load(), before) // refused before any transaction
+		})
+	}
+}
+
+// TestLimitDirectRecipientsResolution checks the direct-message "to" at and
+// around the bound: repeated ids count once, the first unknown or
+// deactivated recipient in list order is named, and the scheduled-message
+// "to" behaves the same.
+func TestLimitDirectRecipientsResolution(t *testing.T) {
+	svc := fzService(t, memory.New())
+	ctx := t.Context()
+	repeated := "[" + strings.TrimSuffix(strings.Repeat("12,", chatcore.MaxDirectRecipients), ",") + "]"
+	for _, tt := range []struct {
+		name, to, msg string // msg "" for success
+	}{
+		{"the bound, one recipient repeated", repeated, ""},
+		{"the bound, all unknown", limInts(chatcore.MaxDirectRecipients, 1_000_000), "Invalid user ID 1000000"},
+		{"unknown after a valid one", "[12, 999, 998]", "Invalid user ID 999"},
+		{"another realm's user", "[12, 21]", "Invalid user ID 21"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			id, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
+			_, serr := svc.CreateScheduledMessage(ctx, fzMember, chatcore.CreateScheduledMessageRequest{
+				Type: "private", To: json.RawMessage(tt.to), Content: "x", DeliverAt: time.Now().Add(time.Hour)})
+			if tt.msg != "" {
+				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				wantError(t, serr, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				return
+			}
+			is.NoErr(err)  // sent
+			is.NoErr(serr) // scheduled
+			view, _, err := svc.Message(ctx, fzMember, id)
+			is.NoErr(err)                                                         // readable
+			is.Equal(len(view.DisplayRecipient.([]chatcore.DisplayRecipient)), 2) // the sender and the one recipient
+		})
+	}
+}
+
+// BenchmarkSendDirectAtBound measures SendMessage with a "to" of
+// MaxDirectRecipients unknown ids (resolved in one query inside the write
+// transaction, then refused) and one over the bound (refused before any store
+// access), over both stores.
+func BenchmarkSendDirectAtBound(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		open func(tb testing.TB) chatcore.Store
+	}{
+		{"memory", func(testing.TB) chatcore.Store { return memory.New() }},
+		{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
+	} {
+		store := st.open(b)
+		svc := fzService(b, store)
+		for _, n := range []int{chatcore.MaxDirectRecipients, chatcore.MaxDirectRecipients + 1} {
+			to := limInts(n, 1_000_000)
+			b.Run(st.name+"/unknown/"+strconv.Itoa(n), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
+						b.Fatal("sent to unknown users")
+					}
+				}
+			})
+		}
+		// The worst case at the bound: every recipient exists, so the
+		// message is sent to MaxDirectRecipients+1 members.
+		realm := &chatcore.Realm{ID: fzRealm, StringID: "zulip"}
+		ids := make([]string, chatcore.MaxDirectRecipients)
+		for i := range ids {
+			ids[i] = strconv.FormatInt(int64(seedUser(b, store, realm, fmt.Sprintf("Bench %d", i), chatcore.RoleMember).ID), 10)
+		}
+		to := "[" + strings.Join(ids, ",") + "]"
+		b.Run(st.name+"/existing/"+strconv.Itoa(len(ids)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

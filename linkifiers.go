@@ -370,8 +370,13 @@ func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id Linkif
 // UNAUTHORIZED_PRINCIPAL "Must be an organization administrator"; BAD_REQUEST
 // "The ordered list must not contain duplicated linkifiers", "The ordered list
 // must enumerate all existing linkifiers exactly once" (also for ids of other
-// realms). Publishes realm_linkifiers after commit.
+// realms); "ordered_linkifier_ids is too long (limit: 10000 items)" over
+// [MaxOrderedLinkifierIDs], before any store access. Publishes
+// realm_linkifiers after commit.
 func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []LinkifierID) error {
+	if len(ids) > MaxOrderedLinkifierIDs {
+		return errTooLong("ordered_linkifier_ids", MaxOrderedLinkifierIDs)
+	}
 	return s.update(ctx, func(tx Tx, fx *effects) error {
 		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {

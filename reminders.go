@@ -58,8 +58,10 @@ func reminderView(m *ScheduledMessage) Reminder {
 // included, may create reminders. After commit a reminders "add" event goes to
 // actor.
 //
-// Errors (BAD_REQUEST): "Scheduled delivery time must be in the future." when
-// deliverAt is not after the Service clock's now (checked first); "Invalid
+// Errors (BAD_REQUEST): "scheduled_delivery_timestamp is too large" / "is too
+// small" when deliverAt is outside years 1 to 9999, "Scheduled delivery time
+// must be in the future." when it is not after the Service clock's now
+// (checked first); "Invalid
 // message(s)" for a message that does not exist, is of another realm, or that
 // actor cannot read; "Maximum reminder note length: 1000 characters" (see
 // [MaxReminderNoteLength]). UNAUTHORIZED for a missing or deactivated actor.
@@ -71,8 +73,8 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		if err != nil {
 			return err
 		}
-		if !deliverAt.After(s.clock.Now()) {
-			return errFutureDelivery()
+		if err := checkDeliveryTime(deliverAt, s.clock.Now()); err != nil {
+			return err
 		}
 		target, err := accessibleMessage(ctx, tx, u, messageID)
 		if err != nil {

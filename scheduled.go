@@ -69,6 +69,9 @@ func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error
 		}
 		to.channel, to.isChannel = StreamID(n), true
 	case []any:
+		if len(v) > MaxDirectRecipients {
+			return to, errTooLong("to", MaxDirectRecipients)
+		}
 		to.users = make([]UserID, 0, len(v))
 		for _, item := range v {
 			num, ok := item.(json.Number)
@@ -81,6 +84,7 @@ func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error
 			}
 			to.users = append(to.users, UserID(n))
 		}
+		to.users = dedupe(to.users)
 	default:
 		return to, notInteger
 	}
@@ -147,6 +151,33 @@ func errFutureDelivery() *Error {
 	return BadRequest("Scheduled delivery time must be in the future.")
 }
 
+// Delivery times outside Python's datetime range (years 1 to 9999) are
+// refused, as Zulip cannot convert them: in UNIX seconds,
+// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+const (
+	minDeliveryUnix = -62135596800
+	maxDeliveryUnix = 253402300799
+)
+
+// checkDeliveryTime refuses a delivery time outside years 1 to 9999 with
+// "scheduled_delivery_timestamp is too large" / "is too small", and one not
+// after now with "Scheduled delivery time must be in the future.". It reads
+// t.Unix() first: a time built with time.Unix from a huge timestamp wraps
+// around in time.Time's internal representation (so it compares as a time
+// in the past), but its Unix() is the timestamp it was built from.
+func checkDeliveryTime(t, now time.Time) error {
+	switch sec := t.Unix(); {
+	case sec > maxDeliveryUnix:
+		return BadRequest("scheduled_delivery_timestamp is too large")
+	case sec < minDeliveryUnix:
+		return BadRequest("scheduled_delivery_timestamp is too small")
+	}
+	if !t.After(now) {
+		return errFutureDelivery()
+	}
+	return nil
+}
+
 // CreateScheduledMessage schedules a message from actor for delivery at
 // req.DeliverAt by [Service.DeliverDue], and returns its id. Any user, bots
 // included, may schedule messages. The destination and content are validated
@@ -154,31 +185,35 @@ func errFutureDelivery() *Error {
 // content is stored normalised and rendered, and a scheduled_messages "add"
 // event goes to actor after commit.
 //
-// Errors (BAD_REQUEST unless noted), in the order Zulip checks: UNAUTHORIZED
-// for a missing or deactivated actor; the parameters: REQUEST_VARIABLE_MISSING
-// "Missing 'to' argument" for an empty To and "Missing 'type' argument" for an
-// empty Type, "to is not valid JSON", "to is not an integer" (To neither an
-// integer nor a list of integers), "Invalid type: Value error, Not in the list
-// of possible values"; then "Scheduled delivery time must be in the future."
-// when req.DeliverAt is not after the Service clock's now; then "Invalid data
+// Errors (BAD_REQUEST unless noted), in the order Zulip checks: the
+// parameters, before any store access: REQUEST_VARIABLE_MISSING "Missing 'to'
+// argument" for an empty To and "Missing 'type' argument" for an empty Type,
+// "to is not valid JSON", "to is not an integer" (To neither an integer nor a
+// list of integers), "to is too long (limit: 1000 items)" (a list over
+// [MaxDirectRecipients]; repeated ids count once otherwise), "Invalid type:
+// Value error, Not in the list of possible values"; then
+// "scheduled_delivery_timestamp is too large" / "is too small" when
+// req.DeliverAt is outside years 1 to 9999, "Scheduled delivery time must be
+// in the future." when it is not after the Service clock's now; then
+// UNAUTHORIZED for a missing or deactivated actor; then "Invalid data
 // type for channel ID" (a channel message to a list) or "Invalid data type
 // for recipients" (a direct message to an integer), "Missing topic", and
 // every error [Service.SendMessage] lists for the channel, recipients, topic
 // and content.
 func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, req CreateScheduledMessageRequest) (ScheduledMessageID, error) {
+	to, err := parseScheduledParams(req)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkDeliveryTime(req.DeliverAt, s.clock.Now()); err != nil {
+		return 0, err
+	}
 	var id ScheduledMessageID
 	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err = s.update(ctx, func(tx Tx, fx *effects) error {
 		sender, err := actor(ctx, tx, actorID)
 		if err != nil {
 			return err
-		}
-		to, err := parseScheduledParams(req)
-		if err != nil {
-			return err
-		}
-		if !req.DeliverAt.After(s.clock.Now()) {
-			return errFutureDelivery()
 		}
 		var dest Destination
 		switch req.Type {
@@ -257,24 +292,12 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 		if len(dest.To) == 0 {
 			return BadRequest("Message must have recipients")
 		}
-		var others []UserID
-		for _, id := range dest.To {
-			u, err := userInRealm(ctx, tx, sender.RealmID, id)
-			if errors.Is(err, ErrNotFound) {
-				return BadRequestf("Invalid user ID %d", id)
-			}
-			if err != nil {
-				return err
-			}
-			if !u.IsActive {
-				return BadRequestf("'%s' is no longer using Zulip.", u.Email)
-			}
-			if u.ID != sender.ID {
-				others = append(others, u.ID)
-			}
+		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		if err != nil {
+			return err
 		}
+		others := slices.DeleteFunc(recipients, func(id UserID) bool { return id == sender.ID })
 		slices.Sort(others)
-		others = slices.Compact(others)
 		if len(others) == 0 {
 			others = []UserID{sender.ID} // a message to themself
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -394,5 +395,40 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		})
 		is.NoErr(err)                                                              // a list of user ids
 		is.Equal(e.scheduledRow(t, dm).DirectMembers, []chatcore.UserID{e.mod.ID}) // duplicates dropped
+	})
+}
+
+// TestDeliveryTimeRange checks that delivery times outside years 1 to 9999,
+// including those time.Unix wraps around (math.MaxInt64 seconds compares as
+// a time in the past), are refused naming scheduled_delivery_timestamp, for
+// scheduled messages and reminders alike.
+func TestDeliveryTimeRange(t *testing.T) {
+	e := newOpsEnv(t)
+	to := opsIDList(e.admin.ID)
+	for _, tt := range []struct {
+		name string
+		at   time.Time
+		msg  string
+	}{
+		{"max int64 seconds", time.Unix(math.MaxInt64, 0), "scheduled_delivery_timestamp is too large"},
+		{"year 10000", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), "scheduled_delivery_timestamp is too large"},
+		{"min int64 seconds", time.Unix(math.MinInt64, 0), "scheduled_delivery_timestamp is too small"},
+		{"the zero time is the past", time.Time{}, "Scheduled delivery time must be in the future."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := opsSchedule("direct", to, nil, "hi", time.Hour)
+			req.DeliverAt = tt.at
+			_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, req)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			_, err = e.svc.CreateReminder(t.Context(), e.member.ID, 1, tt.at, nil)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+		})
+	}
+	t.Run("year 9999 is accepted", func(t *testing.T) {
+		is := is.New(t)
+		req := opsSchedule("direct", to, nil, "hi", time.Hour)
+		req.DeliverAt = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, req)
+		is.NoErr(err) // the last second of year 9999 is in range
 	})
 }

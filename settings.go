@@ -108,6 +108,9 @@ func errRateLimited(wait time.Duration) *Error {
 //
 // Any other error is an internal (store or context) failure.
 func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req SettingsUpdate) error {
+	if err := req.TargetUsers.checkLength(); err != nil {
+		return err
+	}
 	var pw *passwordChange
 	if req.NewPassword != nil && req.TargetUsers == nil {
 		var err error

@@ -110,7 +110,11 @@ func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, err
 
 // message answers GET /messages/{message_id}.
 func (h *handler) message(ctx context.Context, c *call) (map[string]any, error) {
-	v, raw, err := h.svc.Message(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"))
+	var req chatcore.MessageRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	v, raw, err := h.svc.GetMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 	if err != nil {
 		return nil, err
 	}

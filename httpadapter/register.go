@@ -55,6 +55,14 @@ func (p *registerParams) check() error {
 	if p.IncludeSubscribers != nil && !isJSON(p.IncludeSubscribers, "true", "false", `"partial"`) {
 		return chatcore.BadRequest(`include_subscribers is not a boolean or "partial"`)
 	}
+	switch {
+	case len(p.EventTypes) > chatcore.MaxEventTypes:
+		return chatcore.BadRequestf("event_types is too long (limit: %d items)", chatcore.MaxEventTypes)
+	case len(p.FetchEventTypes) > chatcore.MaxEventTypes:
+		return chatcore.BadRequestf("fetch_event_types is too long (limit: %d items)", chatcore.MaxEventTypes)
+	case len(p.Narrow) > chatcore.MaxNarrowTerms:
+		return chatcore.BadRequestf("narrow is too long (limit: %d items)", chatcore.MaxNarrowTerms)
+	}
 	return nil
 }
 

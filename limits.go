@@ -1,0 +1,60 @@
+package chatcore
+
+// Bounds on list-valued parameters. A store has one writer at a time, so work
+// proportional to a request's size inside a write transaction delays every
+// other write. Every list a request carries is therefore checked against its
+// bound before any store access (the refusal names the parameter, in the
+// style of Zulip's "X is too long (limit: N items)"), deduplicated, and then
+// resolved set-based where the store allows it. [MaxBulkTargetIDs] bounds
+// the lists of target_users the same way.
+
+const (
+	// MaxDirectRecipients bounds the recipients of one direct message: the
+	// "to" list (or comma-separated e-mails) of POST /messages and POST
+	// /scheduled_messages, and the operand of a dm or sender narrow. Zulip
+	// sets no limit of its own; a group conversation this large is a
+	// channel in practice, and no client sends one.
+	MaxDirectRecipients = 1000
+	// MaxNarrowTerms bounds the terms of a narrow (GET /messages and POST
+	// /register); Zulip's clients send a handful.
+	MaxNarrowTerms = 100
+	// MaxOrderedLinkifierIDs bounds ordered_linkifier_ids of PATCH
+	// /realm/linkifiers, which lists every linkifier of the realm once; it
+	// must stay at least the number of linkifiers a realm may hold.
+	MaxOrderedLinkifierIDs = 10000
+	// MaxEventTypes bounds event_types and fetch_event_types of POST
+	// /register; Zulip defines fewer than a hundred event types.
+	MaxEventTypes = 1000
+)
+
+// errTooLong is the refusal of a list parameter over its bound.
+func errTooLong(param string, limit int) *Error {
+	return BadRequestf("%s is too long (limit: %d items)", param, limit)
+}
+
+// checkLength refuses a list of t over [MaxBulkTargetIDs] before any store
+// access, with the text the settings validator gives it.
+func (t *TargetUsers) checkLength() error {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.UserIDs) > MaxBulkTargetIDs:
+		return errTooLong(`target_users["user_ids"]`, MaxBulkTargetIDs)
+	case len(t.GroupIDs) > MaxBulkTargetIDs:
+		return errTooLong(`target_users["group_ids"]`, MaxBulkTargetIDs)
+	}
+	return nil
+}
+
+// dedupe returns ids without repeats, in order of first occurrence.
+func dedupe[T comparable](ids []T) []T {
+	seen := make(map[T]struct{}, len(ids))
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,523 @@
+package chatcore
+
+// Sending messages: SendMessage, destinations, content and topic
+// normalisation and the permission to post to a channel.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Destination says where sendInTx delivers a message: a channel and topic when
+// StreamID is set, otherwise a direct message to To (the sender need not be
+// listed).
+type Destination struct {
+	StreamID StreamID
+	Topic    string
+	To       []UserID
+	// SkipAccessCheck sends to a channel without checking that the sender may
+	// post there (outgoing-webhook replies). The channel must still exist in the
+	// sender's realm.
+	SkipAccessCheck bool
+}
+
+// SendMessageRequest holds the parameters of POST /messages. Plain string fields
+// are taken literally; To is parsed by [Service.SendMessage] itself (a channel
+// name or id, a JSON list of user ids or e-mails, or comma-separated e-mails).
+type SendMessageRequest struct {
+	// Type is "stream", "channel", "private" or "direct".
+	Type string `json:"type" wire:"required"`
+	// To is the channel (name or id) or the direct-message recipients.
+	To *string `json:"to"`
+	// Topic is the channel message's topic ("subject" is accepted as its
+	// legacy name).
+	Topic   *string `json:"topic" wire:"alias=subject"`
+	Content string  `json:"content" wire:"required"`
+	// LocalID, QueueID and ReadBySender are read, as Zulip reads them, but
+	// have no effect: chatcore has no event queues or read flags.
+	LocalID      *string `json:"local_id"`
+	QueueID      *string `json:"queue_id"`
+	ReadBySender *bool   `json:"read_by_sender"`
+	// Client names the sending client ("website", "ZulipPython", ...); empty
+	// means "API".
+	Client string `json:"-"`
+}
+
+// SendMessage sends a message as actor and returns its id. Errors (BAD_REQUEST
+// unless noted): "Invalid type" / "Missing 'type' argument"; "Message must not be
+// empty"; "Message must not contain null bytes"; "Message must be valid UTF-8";
+// "Missing channel", "Invalid data type for channel", STREAM_DOES_NOT_EXIST
+// ("Channel 'x' does not exist", "Channel with ID 'n' does not exist"),
+// "Not authorized to send to channel 'x'"; "Missing topic", "Invalid character
+// in topic, at position N!"; "Message must have recipients", "Invalid email 'x'",
+// "Invalid user ID n", "'x' is no longer using Zulip.", "Invalid data type for
+// recipients", "Recipient lists may contain emails or user IDs, but not both.",
+// "to is too long (limit: 1000 items)" (over [MaxDirectRecipients]). The type
+// and the syntax of to are checked before any store access; repeated
+// recipients count once.
+// Content over [MaxMessageLength] bytes and topics over [MaxTopicLength]
+// characters are truncated, not refused.
+func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessageRequest) (MessageID, error) {
+	to, err := parseSendTo(req)
+	if err != nil {
+		return 0, err
+	}
+	var id MessageID
+	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
+	err = s.update(ctx, func(tx Tx, fx *effects) error {
+		sender, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		dest, err := resolveDestination(ctx, tx, sender, req, to)
+		if err != nil {
+			return err
+		}
+		client := req.Client
+		if client == "" {
+			client = "API"
+		}
+		m, err := s.sendPrerendered(ctx, tx, fx, sender, dest, req.Content, client, pre)
+		if err != nil {
+			return err
+		}
+		id = m.ID
+		return nil
+	})
+	return id, err
+}
+
+// sendTo is the type and "to" of a SendMessageRequest with their syntax
+// checked, before anything is looked up: a channel by name or id, or direct
+// recipients by ids or by e-mails (deduplicated, at most
+// [MaxDirectRecipients] given).
+type sendTo struct {
+	isChannel   bool
+	channelName string
+	channelID   StreamID // the channel's id when byID
+	byID        bool
+	userIDs     []UserID
+	emails      []string
+}
+
+// parseSendTo checks the type/to parameters of req without store access.
+func parseSendTo(req SendMessageRequest) (sendTo, error) {
+	var to sendTo
+	switch req.Type {
+	case "stream", "channel":
+		if req.To == nil {
+			return to, BadRequest("Missing channel")
+		}
+		to.isChannel = true
+		return to, parseChannelIndicator(*req.To, &to)
+	case "private", "direct":
+		if req.To == nil {
+			return to, BadRequest("Message must have recipients")
+		}
+		return to, parseDirectRecipients(*req.To, &to)
+	case "":
+		return to, MissingArgument("type")
+	default:
+		return to, BadRequest("Invalid type: Value error, Not in the list of possible values")
+	}
+}
+
+// resolveDestination turns the parsed type/to/topic parameters into a
+// Destination, looking the channel or the recipients' e-mails up in the
+// sender's realm.
+func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest, to sendTo) (Destination, error) {
+	var dest Destination
+	if to.isChannel {
+		var st *Stream
+		var err error
+		if to.byID {
+			st, err = streamInRealm(ctx, tx, sender.RealmID, to.channelID)
+			if errors.Is(err, ErrNotFound) {
+				return dest, errChannelIDDoesNotExist(to.channelID)
+			}
+		} else {
+			st, err = streamByNameForSend(ctx, tx, sender.RealmID, to.channelName)
+		}
+		if err != nil {
+			return dest, err
+		}
+		if req.Topic == nil {
+			return dest, BadRequest("Missing topic")
+		}
+		dest.StreamID = st.ID
+		dest.Topic = *req.Topic
+		return dest, nil
+	}
+	ids := to.userIDs
+	for _, email := range to.emails {
+		// At most MaxDirectRecipients lookups: the store has no lookup of
+		// many e-mails at once.
+		u, err := tx.UserByEmail(ctx, sender.RealmID, email)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != sender.RealmID) {
+			return dest, BadRequestf("Invalid email '%s'", email)
+		}
+		if err != nil {
+			return dest, err
+		}
+		ids = append(ids, u.ID)
+	}
+	if len(ids) == 0 {
+		return dest, BadRequest("Message must have recipients")
+	}
+	dest.To = ids
+	return dest, nil
+}
+
+// parseChannelIndicator parses Zulip's "to" of a channel message into to: a
+// raw name, a JSON string, a JSON integer id, or a one-element JSON list of
+// either.
+func parseChannelIndicator(raw string, to *sendTo) error {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		to.channelName = raw
+		return nil
+	}
+	if list, ok := data.([]any); ok {
+		if len(list) != 1 {
+			return BadRequest("Expected exactly one channel")
+		}
+		data = list[0]
+	}
+	switch v := data.(type) {
+	case string:
+		to.channelName = v
+		return nil
+	case json.Number:
+		n, err := strconv.ParseInt(v.String(), 10, 64)
+		if err != nil {
+			return BadRequest("Invalid data type for channel")
+		}
+		to.channelID, to.byID = StreamID(n), true
+		return nil
+	}
+	return BadRequest("Invalid data type for channel")
+}
+
+func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string) (*Stream, error) {
+	name = strings.TrimSpace(name)
+	st, err := tx.StreamByName(ctx, realm, name)
+	if errors.Is(err, ErrNotFound) || (err == nil && st.RealmID != realm) {
+		// Zulip HTML-escapes the name it echoes (django.utils.html.escape).
+		escaped := djangoEscaper.Replace(name)
+		return nil, &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+			Msg: fmt.Sprintf("Channel '%s' does not exist", escaped), Data: map[string]any{"stream": escaped}}
+	}
+	return st, err
+}
+
+// djangoEscaper escapes text as django.utils.html.escape does.
+var djangoEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+
+func errChannelIDDoesNotExist(id StreamID) *Error {
+	return &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
+		Msg: fmt.Sprintf("Channel with ID '%d' does not exist", id), Data: map[string]any{"stream_id": int64(id)}}
+}
+
+// parseDirectRecipients parses the "to" of a direct message into to: a JSON
+// list of user ids or of e-mails, or comma-separated e-mails. More than
+// MaxDirectRecipients entries give "to is too long (limit: N items)"; the
+// result is deduplicated.
+func parseDirectRecipients(raw string, to *sendTo) error {
+	var data any
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&data); err != nil || dec.More() {
+		data = raw
+	}
+	if s, ok := data.(string); ok {
+		parts := strings.Split(s, ",")
+		list := make([]any, 0, len(parts))
+		for _, p := range parts {
+			list = append(list, p)
+		}
+		data = list
+	}
+	list, ok := data.([]any)
+	if !ok {
+		return BadRequest("Invalid data type for recipients")
+	}
+	if len(list) > MaxDirectRecipients {
+		return errTooLong("to", MaxDirectRecipients)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	mixed := BadRequest("Recipient lists may contain emails or user IDs, but not both.")
+	switch list[0].(type) {
+	case string:
+		for _, item := range list {
+			email, ok := item.(string)
+			if !ok {
+				return mixed
+			}
+			if email = strings.TrimSpace(email); email != "" {
+				to.emails = append(to.emails, email)
+			}
+		}
+		to.emails = dedupe(to.emails)
+	case json.Number:
+		for _, item := range list {
+			n, ok := item.(json.Number)
+			if !ok {
+				return mixed
+			}
+			v, err := strconv.ParseInt(n.String(), 10, 64)
+			if err != nil {
+				return BadRequest("Invalid data type for recipients")
+			}
+			to.userIDs = append(to.userIDs, UserID(v))
+		}
+		to.userIDs = dedupe(to.userIDs)
+	default:
+		return BadRequest("Invalid data type for recipients")
+	}
+	return nil
+}
+
+// normalizeContent applies Zulip's message-body rules: trailing whitespace and
+// leading newlines are dropped, empty or NUL-containing content is refused, and
+// content over MaxMessageLength bytes is cut to end with the truncation marker.
+func normalizeContent(content string) (string, error) {
+	if !utf8.ValidString(content) {
+		return "", BadRequest("Message must be valid UTF-8")
+	}
+	content = strings.TrimRightFunc(content, unicode.IsSpace)
+	content = strings.TrimLeft(content, "\n")
+	if content == "" {
+		return "", BadRequest("Message must not be empty")
+	}
+	if strings.IndexByte(content, 0) >= 0 {
+		return "", BadRequest("Message must not contain null bytes")
+	}
+	return truncateBytes(content, MaxMessageLength, messageTruncatedMarker), nil
+}
+
+// truncateBytes cuts s to at most limit bytes, ending in marker, without
+// splitting a UTF-8 sequence.
+func truncateBytes(s string, limit int, marker string) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit - len(marker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + marker
+}
+
+// normalizeTopic applies Zulip's topic rules: surrounding whitespace is
+// dropped, the realm's empty-topic display name (and "(no topic)") means the
+// empty topic, unprintable characters are refused and topics over
+// MaxTopicLength characters are cut to end with "...".
+func normalizeTopic(realm *Realm, topic string) (string, error) {
+	if !utf8.ValidString(topic) {
+		return "", BadRequest("Topic must be valid UTF-8")
+	}
+	topic = strings.TrimSpace(topic)
+	if topic == emptyTopicDisplayName(realm) || topic == noTopicName {
+		return "", nil
+	}
+	pos := 0
+	for _, r := range topic {
+		pos++
+		if unicode.IsControl(r) || unicode.Is(unicode.Cs, r) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cf, unicode.Co) {
+			return "", BadRequestf("Invalid character in topic, at position %d!", pos)
+		}
+	}
+	if utf8.RuneCountInString(topic) > MaxTopicLength {
+		runes := []rune(topic)
+		topic = string(runes[:MaxTopicLength-utf8.RuneCountInString(topicTruncatedMarker)]) + topicTruncatedMarker
+	}
+	return topic, nil
+}
+
+// noTopicName is the legacy name of the empty topic, which Zulip also maps to "".
+const noTopicName = "(no topic)"
+
+// emptyTopicDisplayName returns how the realm shows the empty topic.
+func emptyTopicDisplayName(r *Realm) string {
+	if r == nil || r.EmptyTopicDisplayName == "" {
+		return DefaultEmptyTopicDisplayName
+	}
+	return r.EmptyTopicDisplayName
+}
+
+// sendInTx validates and sends one message from sender inside tx, and records
+// its event and its afterSend hand-off in fx. It returns the stored message.
+// The errors are those listed on [Service.SendMessage] for the content, the
+// topic, the channel and the recipients; a channel of another realm is
+// "Channel with ID 'n' does not exist", a recipient of another realm or a
+// missing one "Invalid user ID n".
+func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
+	return s.sendPrerendered(ctx, tx, fx, sender, dest, content, client, nil)
+}
+
+// sendPrerendered is sendInTx reusing pre, a rendering of content made before
+// the transaction, when it still holds (see renderChecked); pre may be nil.
+func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string, pre *prerendered) (*Message, error) {
+	body, err := normalizeContent(content)
+	if err != nil {
+		return nil, err
+	}
+	realm, err := tx.Realm(ctx, sender.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	m := &Message{
+		RealmID:  sender.RealmID,
+		SenderID: sender.ID,
+		Content:  body,
+		Client:   client,
+		SentAt:   s.clock.Now().UTC(),
+	}
+	var st *Stream
+	var eventUsers []UserID
+	if dest.StreamID != 0 {
+		topic, err := normalizeTopic(realm, dest.Topic)
+		if err != nil {
+			return nil, err
+		}
+		st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, errChannelIDDoesNotExist(dest.StreamID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !dest.SkipAccessCheck {
+			if err := canSendToStream(ctx, tx, sender, st); err != nil {
+				return nil, err
+			}
+		}
+		m.Type = MessageTypeStream
+		m.StreamID = st.ID
+		m.RecipientID = st.RecipientID
+		m.Topic = topic
+		subs, err := tx.Subscriptions(ctx, st.ID, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range subs {
+			if sub.Active {
+				eventUsers = append(eventUsers, sub.UserID)
+			}
+		}
+	} else {
+		if len(dest.To) == 0 {
+			return nil, BadRequest("Message must have recipients")
+		}
+		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		if err != nil {
+			return nil, err
+		}
+		members := append([]UserID{sender.ID}, recipients...)
+		slices.Sort(members)
+		members = slices.Compact(members)
+		rid, err := tx.DirectRecipient(ctx, sender.RealmID, members)
+		if err != nil {
+			return nil, err
+		}
+		m.Type = MessageTypePrivate
+		m.RecipientID = rid
+		m.DirectMembers = members
+		eventUsers = members
+	}
+	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
+	if err != nil {
+		return nil, err
+	}
+	m.RenderedContent = r.html
+	m.IsMeMessage = r.isMe
+	if err := tx.CreateMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	if st != nil && st.FirstMessageID == 0 {
+		st.FirstMessageID = m.ID
+		if err := tx.UpdateStream(ctx, st); err != nil {
+			return nil, err
+		}
+	}
+	view, err := s.messageView(ctx, tx, m, sender, true)
+	if err != nil {
+		return nil, err
+	}
+	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
+	fx.sentMsg(m, r.mentioned)
+	return m, nil
+}
+
+// activeRecipients resolves ids to active users of the realm in one query and
+// returns them deduplicated, in order of first occurrence. The first id (in
+// that order) that is no user of the realm gives "Invalid user ID n"; the
+// first deactivated one "'x' is no longer using Zulip.".
+func activeRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) ([]UserID, error) {
+	ids = dedupe(ids)
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[UserID]*User, len(users))
+	for i := range users {
+		byID[users[i].ID] = &users[i]
+	}
+	for _, id := range ids {
+		u, ok := byID[id]
+		if !ok || u.RealmID != realm {
+			return nil, BadRequestf("Invalid user ID %d", id)
+		}
+		if !u.IsActive {
+			return nil, BadRequestf("'%s' is no longer using Zulip.", u.Email)
+		}
+	}
+	return ids, nil
+}
+
+// canSendToStream applies Zulip's rule for posting to a channel: archived
+// channels take no messages; non-guests may post to public channels; everyone
+// else needs an active subscription (a bot may also use its owner's).
+func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
+	denied := BadRequestf("Not authorized to send to channel '%s'", st.Name)
+	if st.IsArchived {
+		return denied
+	}
+	if !st.InviteOnly && sender.Role != RoleGuest {
+		return nil
+	}
+	ok, err := subscribed(ctx, tx, st.ID, sender.ID)
+	if err != nil || ok {
+		return err
+	}
+	if sender.IsBot && sender.BotOwnerID != 0 {
+		ok, err := subscribed(ctx, tx, st.ID, sender.BotOwnerID)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return denied
+}
+
+// subscribed reports whether the user has an active subscription to the channel.
+func subscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool, error) {
+	sub, err := tx.Subscription(ctx, stream, user)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return sub.Active, nil
+}

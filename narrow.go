@@ -1,0 +1,297 @@
+package chatcore
+
+// Narrows of GET /messages: the wire form and its resolution against a realm.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// NarrowTerm is one element of a narrow: {"operator": ..., "operand": ...}
+// (or, in the legacy form, ["operator", "operand"]). Operand is raw JSON: a
+// channel id or name, a topic string, or for dm a list of user ids (or
+// e-mails, or a comma-separated e-mail string).
+type NarrowTerm struct {
+	Operator string          `json:"operator"`
+	Operand  json.RawMessage `json:"operand"`
+	Negated  bool            `json:"negated"`
+}
+
+// narrowSpec is a parsed narrow.
+type narrowSpec struct {
+	stream   *Stream
+	topicKey *string
+	dm       []UserID // participants, viewer included, sorted; nil: no dm term
+	sender   UserID   // only messages from this user, when non-zero
+	onlyDMs  bool     // is:dm
+}
+
+// errBadNarrow is Zulip's BadNarrowOperatorError.
+func errBadNarrow(desc string) *Error { return BadRequest("Invalid narrow operator: " + desc) }
+
+// narrowTerms decodes the wire form of a narrow (see
+// [MessagesRequest.NarrowJSON]) into terms.
+func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var elems []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
+		if !json.Valid(raw) {
+			return nil, BadRequest("narrow is not valid JSON")
+		}
+		return nil, BadRequest("narrow is not a list")
+	}
+	if len(elems) > MaxNarrowTerms {
+		return nil, errTooLong("narrow", MaxNarrowTerms)
+	}
+	terms := make([]NarrowTerm, 0, len(elems))
+	for i, elem := range elems {
+		valueError := func(msg string) error {
+			return BadRequestf("Invalid narrow[%d]: Value error, %s", i, msg)
+		}
+		switch elem[0] {
+		case '[':
+			var pair []json.RawMessage
+			if err := json.Unmarshal(elem, &pair); err != nil {
+				return nil, err // cannot happen: elem is valid JSON
+			}
+			var op string
+			if len(pair) != 2 || !isJSONString(pair[0]) || !isJSONString(pair[1]) || json.Unmarshal(pair[0], &op) != nil {
+				return nil, valueError("element is not a string pair")
+			}
+			terms = append(terms, NarrowTerm{Operator: op, Operand: pair[1]})
+		case '{':
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(elem, &obj); err != nil {
+				return nil, err // cannot happen: elem is valid JSON
+			}
+			operand, ok := obj["operand"]
+			if !ok || string(operand) == "null" {
+				return nil, valueError("operand is missing")
+			}
+			opRaw, ok := obj["operator"]
+			if !ok || string(opRaw) == "null" {
+				return nil, valueError("operator is missing")
+			}
+			t := NarrowTerm{Operand: operand}
+			if !isJSONString(opRaw) || json.Unmarshal(opRaw, &t.Operator) != nil {
+				return nil, BadRequestf(`narrow[%d]["operator"] is not a string`, i)
+			}
+			if neg, ok := obj["negated"]; ok && (string(neg) == "null" || json.Unmarshal(neg, &t.Negated) != nil) {
+				return nil, BadRequestf(`narrow[%d]["negated"] is not a boolean`, i)
+			}
+			terms = append(terms, t)
+		default:
+			return nil, valueError("dict or list required")
+		}
+	}
+	return terms, nil
+}
+
+// isJSONString reports whether raw, a valid JSON value, is a string.
+func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// parseNarrow checks the narrow terms against the viewer's realm.
+func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms []NarrowTerm) (narrowSpec, error) {
+	var spec narrowSpec
+	for i, t := range terms {
+		if t.Negated {
+			return spec, errBadNarrow("negated terms are not supported")
+		}
+		switch t.Operator {
+		case "channel", "stream":
+			var operand any
+			dec := json.NewDecoder(strings.NewReader(string(t.Operand)))
+			dec.UseNumber()
+			if err := dec.Decode(&operand); err != nil {
+				return spec, errBadNarrow("unknown channel")
+			}
+			var st *Stream
+			var err error
+			switch v := operand.(type) {
+			case json.Number:
+				n, perr := strconv.ParseInt(v.String(), 10, 64)
+				if perr != nil {
+					return spec, errBadNarrow("unknown channel")
+				}
+				st, err = streamInRealm(ctx, tx, viewer.RealmID, StreamID(n))
+			case string:
+				if id, ok := ParseID[StreamID](v); ok {
+					st, err = streamInRealm(ctx, tx, viewer.RealmID, id)
+				} else {
+					st, err = tx.StreamByName(ctx, viewer.RealmID, v)
+					if err == nil && st.RealmID != viewer.RealmID {
+						err = ErrNotFound
+					}
+				}
+			default:
+				return spec, errBadNarrow("unknown channel")
+			}
+			if errors.Is(err, ErrNotFound) {
+				return spec, errBadNarrow("unknown channel")
+			}
+			if err != nil {
+				return spec, err
+			}
+			spec.stream = st
+		case "topic", "subject":
+			var topic string
+			if err := json.Unmarshal(t.Operand, &topic); err != nil {
+				return spec, errBadNarrow("invalid topic")
+			}
+			topic = strings.TrimSpace(topic)
+			if topic == emptyTopicDisplayName(realm) {
+				topic = ""
+			}
+			key := TopicKey(topic)
+			spec.topicKey = &key
+		case "dm", "pm-with":
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
+			if err != nil {
+				return spec, err
+			}
+			members := append(ids, viewer.ID)
+			slices.Sort(members)
+			spec.dm = slices.Compact(members)
+		case "sender":
+			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
+			if err != nil || len(ids) != 1 {
+				return spec, errBadNarrow("unknown user")
+			}
+			spec.sender = ids[0]
+		case "is":
+			var what string
+			if err := json.Unmarshal(t.Operand, &what); err != nil || (what != "dm" && what != "private") {
+				return spec, errBadNarrow("unknown 'is' operand")
+			}
+			spec.onlyDMs = true
+		default:
+			return spec, errBadNarrow("unknown operator " + t.Operator)
+		}
+	}
+	return spec, nil
+}
+
+// userOperandItem is one user of a dm or sender operand: an id, or an
+// e-mail when email is set.
+type userOperandItem struct {
+	id    UserID
+	email string
+}
+
+// userOperandItems parses the operand of a dm or sender narrow without store
+// access: a user id, a list of user ids and e-mails, or comma-separated
+// e-mails. More than [MaxDirectRecipients] items give
+// `narrow[i]["operand"] is too long (limit: N items)`.
+func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
+	var operand any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&operand); err != nil {
+		return nil, errBadNarrow("invalid user list")
+	}
+	var list []any
+	switch v := operand.(type) {
+	case string:
+		for e := range strings.SplitSeq(v, ",") {
+			list = append(list, e)
+		}
+	case json.Number:
+		list = []any{v}
+	case []any:
+		list = v
+	default:
+		return nil, errBadNarrow("invalid user list")
+	}
+	if len(list) > MaxDirectRecipients {
+		return nil, errTooLong(fmt.Sprintf(`narrow[%d]["operand"]`, i), MaxDirectRecipients)
+	}
+	items := make([]userOperandItem, 0, len(list))
+	for _, item := range list {
+		switch x := item.(type) {
+		case json.Number:
+			n, err := strconv.ParseInt(x.String(), 10, 64)
+			if err != nil {
+				return nil, errBadNarrow("invalid user ID")
+			}
+			items = append(items, userOperandItem{id: UserID(n)})
+		case string:
+			if email := strings.TrimSpace(x); email != "" {
+				items = append(items, userOperandItem{email: email})
+			}
+		default:
+			return nil, errBadNarrow("invalid user list")
+		}
+	}
+	if len(items) == 0 {
+		return nil, errBadNarrow("invalid user list")
+	}
+	return dedupe(items), nil
+}
+
+// checkNarrowOperands parses the user operands of terms before any store
+// access, so that an oversized or malformed one is refused first.
+func checkNarrowOperands(terms []NarrowTerm) error {
+	for i, t := range terms {
+		switch t.Operator {
+		case "dm", "pm-with", "sender":
+			if _, err := userOperandItems(i, t.Operand); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dmOperand resolves the operand of term i, a dm or sender narrow, to users
+// of the realm: the ids in one query, the e-mails one by one (at most
+// MaxDirectRecipients). Unknown users give "Invalid narrow operator: unknown
+// user ID n" / "unknown user x", for the first in the operand's order.
+func dmOperand(ctx context.Context, tx Tx, realm RealmID, i int, raw json.RawMessage) ([]UserID, error) {
+	items, err := userOperandItems(i, raw)
+	if err != nil {
+		return nil, err
+	}
+	var ids []UserID
+	for _, it := range items {
+		if it.email == "" {
+			ids = append(ids, it.id)
+		}
+	}
+	known := map[UserID]bool{}
+	if len(ids) > 0 {
+		users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range users {
+			known[u.ID] = u.RealmID == realm
+		}
+	}
+	out := make([]UserID, 0, len(items))
+	for _, it := range items {
+		if it.email == "" {
+			if !known[it.id] {
+				return nil, errBadNarrow(fmt.Sprintf("unknown user ID %d", it.id))
+			}
+			out = append(out, it.id)
+			continue
+		}
+		u, err := tx.UserByEmail(ctx, realm, it.email)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+			return nil, errBadNarrow("unknown user " + it.email)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u.ID)
+	}
+	return out, nil
+}
