@@ -165,9 +165,6 @@ func New(store Store, opts ...Option) *Service {
 // Store returns the store the Service works on.
 func (s *Service) Store() Store { return s.store }
 
-// Now returns the Service clock's current time.
-func (s *Service) Now() time.Time { return s.clock.Now() }
-
 type discardEvents struct{}
 
 func (discardEvents) Publish(context.Context, []Event) {}

@@ -126,11 +126,6 @@ func MissingArgument(name string) *Error {
 	}
 }
 
-// InvalidArgument returns "Invalid <name>" (BAD_REQUEST).
-func InvalidArgument(name string) *Error {
-	return BadRequest("Invalid " + name)
-}
-
 // Unauthorized returns a 401-kind error with code UNAUTHORIZED and the given message.
 func Unauthorized(msg string) *Error {
 	return &Error{Code: CodeUnauthorized, Kind: KindUnauthenticated, Msg: msg}

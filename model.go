@@ -40,15 +40,6 @@ const (
 	RoleGuest         Role = 600
 )
 
-// Valid reports whether r is one of the five roles.
-func (r Role) Valid() bool {
-	switch r {
-	case RoleOwner, RoleAdministrator, RoleModerator, RoleMember, RoleGuest:
-		return true
-	}
-	return false
-}
-
 // IsAdmin reports whether r is an administrator or an owner.
 func (r Role) IsAdmin() bool { return r == RoleOwner || r == RoleAdministrator }
 
