@@ -214,7 +214,7 @@ func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 	e := newSettingsEnv(t)
 	ctx := context.Background()
 	var seen []int
-	e.events.onPublish = func([]chatcore.Event) {
+	e.events.OnPublish = func([]chatcore.Event) {
 		// Publish runs outside the transaction, after it committed: a new
 		// transaction sees the change.
 		_ = e.store.View(ctx, func(tx chatcore.Tx) error {

@@ -62,8 +62,8 @@ func Wrap(wrap func(chatcore.Store) chatcore.Store) Option {
 // At starts the World's clock at t (default: [Epoch]).
 func At(t time.Time) Option { return func(c *config) { c.now = t } }
 
-// ExternalURL sets the Service's external URL (default
-// "https://chat.example.com/").
+// ExternalURL sets the Service's external URL (default: the Service's own
+// default).
 func ExternalURL(u string) Option { return func(c *config) { c.externalURL = u } }
 
 // WithEvents makes the World record events in s (to set its OnPublish
@@ -71,7 +71,7 @@ func ExternalURL(u string) Option { return func(c *config) { c.externalURL = u }
 func WithEvents(s *Events) Option { return func(c *config) { c.events = s } }
 
 // With passes opts to [chatcore.New] after the World's own options (mailer,
-// event sink, clock, [PlainHasher], external URL), so they win.
+// event sink, clock, [PlainHasher], [ExternalURL]), so they win.
 func With(opts ...chatcore.Option) Option {
 	return func(c *config) { c.opts = append(c.opts, opts...) }
 }
@@ -80,7 +80,7 @@ func With(opts ...chatcore.Option) Option {
 // is closed when the test ends if it is a SQLite store opened by [SQLite].
 func New(tb testing.TB, opts ...Option) *World {
 	tb.Helper()
-	c := config{now: Epoch, externalURL: "https://chat.example.com/"}
+	c := config{now: Epoch}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -94,10 +94,14 @@ func New(tb testing.TB, opts ...Option) *World {
 	if c.wrap != nil {
 		w.Store = c.wrap(c.base)
 	}
-	all := append([]chatcore.Option{
+	all := []chatcore.Option{
 		chatcore.WithMailer(w.Mail), chatcore.WithEventSink(w.Events), chatcore.WithClock(w.Clock),
-		chatcore.WithPasswordHasher(PlainHasher{}), chatcore.WithExternalURL(c.externalURL),
-	}, c.opts...)
+		chatcore.WithPasswordHasher(PlainHasher{}),
+	}
+	if c.externalURL != "" {
+		all = append(all, chatcore.WithExternalURL(c.externalURL))
+	}
+	all = append(all, c.opts...)
 	w.Svc = chatcore.New(w.Store, all...)
 	return w
 }
