@@ -150,7 +150,6 @@ type plainHasher = chattest.PlainHasher
 type fakeClock struct{ *chattest.Clock }
 
 func (c fakeClock) advance(d time.Duration) { c.Advance(d) }
-func (c fakeClock) current() time.Time      { return c.Current() }
 func (c fakeClock) setStep(d time.Duration) { c.SetStep(d) }
 
 // recordingMailer records sent e-mails: see chattest.Mailer.
