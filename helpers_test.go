@@ -11,142 +11,89 @@ package chatcore_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
-	"github.com/matryer/is"
 )
 
 // seedTime is when seeded realms, users and channels were created; the fake
 // clocks of the message and topic tests start there.
-var seedTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var seedTime = chattest.Epoch
 
 // writeStore runs fn in an Update transaction of store; an error fails the
 // test.
 func writeStore(tb testing.TB, store chatcore.Store, fn func(tx chatcore.Tx) error) {
 	tb.Helper()
-	if err := store.Update(context.Background(), fn); err != nil {
-		tb.Fatalf("fixture write: %v", err)
-	}
+	chattest.Write(tb, store, func(_ context.Context, tx chatcore.Tx) error { return fn(tx) })
 }
+
+// on is a World over store, for the store-based helpers below.
+func on(store chatcore.Store) *chattest.World { return &chattest.World{Base: store} }
 
 // updateUser applies mod to the stored user id; an error fails the test.
 func updateUser(tb testing.TB, store chatcore.Store, id chatcore.UserID, mod func(u *chatcore.User)) {
 	tb.Helper()
-	writeStore(tb, store, func(tx chatcore.Tx) error {
-		u, err := tx.User(context.Background(), id)
-		if err != nil {
-			return err
-		}
-		mod(u)
-		return tx.UpdateUser(context.Background(), u)
-	})
-}
-
-// updateRealm applies mod to the stored realm id; an error fails the test.
-func updateRealm(tb testing.TB, store chatcore.Store, id chatcore.RealmID, mod func(r *chatcore.Realm)) {
-	tb.Helper()
-	writeStore(tb, store, func(tx chatcore.Tx) error {
-		r, err := tx.Realm(context.Background(), id)
-		if err != nil {
-			return err
-		}
-		mod(r)
-		return tx.UpdateRealm(context.Background(), r)
-	})
+	on(store).UpdateUser(tb, id, mod)
 }
 
 // updateScheduled applies mod to the stored scheduled message or reminder
 // id; an error fails the test.
 func updateScheduled(tb testing.TB, store chatcore.Store, id chatcore.ScheduledMessageID, mod func(m *chatcore.ScheduledMessage)) {
 	tb.Helper()
-	writeStore(tb, store, func(tx chatcore.Tx) error {
-		m, err := tx.ScheduledMessage(context.Background(), id)
-		if err != nil {
-			return err
-		}
-		mod(m)
-		return tx.UpdateScheduledMessage(context.Background(), m)
-	})
+	on(store).UpdateScheduled(tb, id, mod)
+}
+
+// updateRealm applies mod to the stored realm id; an error fails the test.
+func updateRealm(tb testing.TB, store chatcore.Store, id chatcore.RealmID, mod func(r *chatcore.Realm)) {
+	tb.Helper()
+	on(store).UpdateRealm(tb, id, mod)
 }
 
 // seedRealm stores a realm named stringID (emptyTopicName: its display name
 // of the empty topic, "" for the default).
 func seedRealm(tb testing.TB, store chatcore.Store, stringID, emptyTopicName string) *chatcore.Realm {
 	tb.Helper()
-	r := &chatcore.Realm{StringID: stringID, Name: stringID, EmptyTopicDisplayName: emptyTopicName, DateCreated: seedTime}
-	writeStore(tb, store, func(tx chatcore.Tx) error { return tx.CreateRealm(context.Background(), r) })
-	return r
+	return on(store).AddRealm(tb, stringID, chattest.EmptyTopicName(emptyTopicName))
 }
 
-// seedUser stores an active user of realm with the role: the e-mail is
-// name's slug ("King Hamlet": king.hamlet) at <realm>.example.com, the API key
-// realm.StringID+name.
+// seedUser stores an active user of realm with the role (see
+// chattest.World.AddUser).
 func seedUser(tb testing.TB, store chatcore.Store, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
 	tb.Helper()
-	u := &chatcore.User{
-		RealmID: realm.ID, Email: seedSlug(name) + "@" + realm.StringID + ".example.com",
-		FullName: name, Role: role, IsActive: true, AvatarSource: "G", DateJoined: seedTime,
-		APIKeyHash: chatcore.HashAPIKey(realm.StringID + name), Settings: chatcore.DefaultSettings(),
-	}
-	writeStore(tb, store, func(tx chatcore.Tx) error { return tx.CreateUser(context.Background(), u) })
-	return u
+	return on(store).AddUser(tb, realm, name, role)
 }
-
-// seedSlug lower-cases a name and turns its spaces into dots.
-func seedSlug(name string) string { return strings.ToLower(strings.ReplaceAll(name, " ", ".")) }
 
 // seedSubscription (re)subscribes u to st, seeing messages from firstVisible
 // on (0: all).
 func seedSubscription(tb testing.TB, store chatcore.Store, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
 	tb.Helper()
-	writeStore(tb, store, func(tx chatcore.Tx) error {
-		return tx.PutSubscription(context.Background(), chatcore.Subscription{
-			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible,
-		})
-	})
+	on(store).Subscribe(tb, st, u, firstVisible)
 }
 
 // openSQLite opens an empty SQLite store in the test's temporary directory;
 // it is closed when the test ends.
-func openSQLite(tb testing.TB) *sqlite.Store {
+func openSQLite(tb testing.TB) chatcore.Store {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "chat.db"))
-	if err != nil {
-		tb.Fatalf("opening SQLite: %v", err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
-}
-
-// storeKinds opens an empty store of each implementation, so a test can run
-// the same body over both and check the Service's behaviour on each.
-var storeKinds = []struct {
-	name string
-	open func(tb testing.TB) chatcore.Store
-}{
-	{"memory", func(testing.TB) chatcore.Store { return memory.New() }},
-	{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
+	return chattest.SQLite(tb)
 }
 
 // eachStore runs body once over an empty store of each kind (see
-// storeKinds), in a subtest named after the kind; open builds the test's
-// environment over that store with newEnv, passing opts on.
+// chattest.Stores), in a subtest named after the kind; open builds the
+// test's environment over that store with newEnv, passing opts on.
 func eachStore[E any](t *testing.T, newEnv func(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) E, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) E)) {
 	t.Helper()
-	for _, k := range storeKinds {
-		t.Run(k.name, func(t *testing.T) {
+	for _, k := range chattest.Stores {
+		t.Run(k.Name, func(t *testing.T) {
 			body(t, func(tb testing.TB, opts ...chatcore.Option) E {
 				tb.Helper()
-				return newEnv(tb, k.open(tb), opts...)
+				return newEnv(tb, k.Open(tb), opts...)
 			})
 		})
 	}
@@ -156,30 +103,14 @@ func eachStore[E any](t *testing.T, newEnv func(tb testing.TB, store chatcore.St
 // result; an error fails the test.
 func readStore[T any](tb testing.TB, store chatcore.Store, read func(ctx context.Context, tx chatcore.Tx) (T, error)) T {
 	tb.Helper()
-	var v T
-	err := store.View(context.Background(), func(tx chatcore.Tx) error {
-		var err error
-		v, err = read(context.Background(), tx)
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("reading the store: %v", err)
-	}
-	return v
+	return chattest.Read(tb, store, read)
 }
 
 // storedMessageIDs returns the ids of the stored messages q selects, oldest
 // first.
 func storedMessageIDs(tb testing.TB, store chatcore.Store, q chatcore.MessageQuery) []chatcore.MessageID {
 	tb.Helper()
-	return readStore(tb, store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.MessageID, error) {
-		ms, err := tx.Messages(ctx, q)
-		var ids []chatcore.MessageID
-		for _, m := range ms {
-			ids = append(ids, m.ID)
-		}
-		return ids, err
-	})
+	return on(store).MessageIDs(tb, q)
 }
 
 // svcEnv is a Service over store (the store the Service sees) with
@@ -190,14 +121,14 @@ type svcEnv struct {
 	store  chatcore.Store
 	mail   *recordingMailer
 	events *recordingSink
-	clock  *fakeClock
+	clock  fakeClock
 	realm  chatcore.RealmID
 }
 
 // newSvcEnv builds the Service over store with the clock at now and
 // externalURL; opts come after the environment's own options, so they win.
 func newSvcEnv(store chatcore.Store, now time.Time, externalURL string, opts ...chatcore.Option) svcEnv {
-	e := svcEnv{store: store, mail: &recordingMailer{}, events: &recordingSink{}, clock: &fakeClock{now: now}}
+	e := svcEnv{store: store, mail: &recordingMailer{}, events: &recordingSink{}, clock: fakeClock{chattest.NewClock(now)}}
 	opts = append([]chatcore.Option{
 		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
 		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL(externalURL),
@@ -212,156 +143,43 @@ func (e *svcEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
 	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
 }
 
-// plainHasher keeps tests fast (argon2id would dominate them): the "hash"
-// is the password with a "plain:" prefix.
-type plainHasher struct{}
+// plainHasher keeps tests fast: see chattest.PlainHasher.
+type plainHasher = chattest.PlainHasher
 
-func (plainHasher) Hash(p string) (string, error)    { return "plain:" + p, nil }
-func (plainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, nil }
+// fakeClock is a settable clock: see chattest.Clock.
+type fakeClock struct{ *chattest.Clock }
 
-// fakeClock is a settable clock, safe for concurrent use. Every Now call
-// returns the current time and then advances it by step (zero, the default:
-// the clock stands still).
-type fakeClock struct {
-	mu   sync.Mutex
-	now  time.Time
-	step time.Duration
-}
+func (c fakeClock) advance(d time.Duration) { c.Advance(d) }
+func (c fakeClock) setStep(d time.Duration) { c.SetStep(d) }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.now
-	c.now = c.now.Add(c.step)
-	return t
-}
-
-// setStep makes every later Now call advance the clock by d.
-func (c *fakeClock) setStep(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.step = d
-}
-
-// advance moves the clock forward by d.
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// current returns the time without advancing the clock.
-func (c *fakeClock) current() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// recordingMailer records sent e-mails; safe for concurrent use.
-type recordingMailer struct {
-	mu   sync.Mutex
-	sent []chatcore.Email
-}
-
-func (m *recordingMailer) Send(_ context.Context, e chatcore.Email) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, e)
-	return nil
-}
+// recordingMailer records sent e-mails: see chattest.Mailer.
+type recordingMailer struct{ chattest.Mailer }
 
 // all returns a copy of the e-mails sent so far, oldest first.
-func (m *recordingMailer) all() []chatcore.Email {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.sent)
-}
+func (m *recordingMailer) all() []chatcore.Email { return m.All() }
 
-// recordingSink is an EventSink that records every published event; safe for
-// concurrent use. onPublish, when set, runs first on every Publish (to look
-// at the store at publication time, or to log the order of events).
-type recordingSink struct {
-	mu        sync.Mutex
-	events    []chatcore.Event
-	onPublish func([]chatcore.Event)
-}
+// recordingSink records published events: see chattest.Events.
+type recordingSink struct{ chattest.Events }
 
-func (s *recordingSink) Publish(_ context.Context, events []chatcore.Event) {
-	if s.onPublish != nil {
-		s.onPublish(events)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, events...)
-}
-
-// all returns a copy of the events published so far, oldest first.
-func (s *recordingSink) all() []chatcore.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.events)
-}
-
-// reset forgets the events published so far.
-func (s *recordingSink) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = nil
-}
+func (s *recordingSink) all() []chatcore.Event { return s.All() }
+func (s *recordingSink) reset()                { s.Reset() }
 
 // ofType returns the published events whose "type" is typ and which hold
-// every further key/value pair of match, for example
-// ofType("reminders", "op", "remove").
+// every further key/value pair of match (see chattest.Events.OfType).
 func (s *recordingSink) ofType(typ string, match ...string) []chatcore.Event {
-	return eventsOfType(s.all(), typ, match...)
+	return s.OfType(typ, match...)
 }
 
-// take returns what ofType(typ, match...) would and forgets every event
-// published so far (of any type), in one step.
+// take is chattest.Events.Take.
 func (s *recordingSink) take(typ string, match ...string) []chatcore.Event {
-	s.mu.Lock()
-	events := s.events
-	s.events = nil
-	s.mu.Unlock()
-	return eventsOfType(events, typ, match...)
-}
-
-// eventsOfType returns the events of events whose "type" is typ and which
-// hold every further key/value pair of match.
-func eventsOfType(events []chatcore.Event, typ string, match ...string) []chatcore.Event {
-	if len(match)%2 != 0 {
-		panic("recordingSink.ofType: match must be key/value pairs")
-	}
-	var out []chatcore.Event
-next:
-	for _, e := range events {
-		if e.Data["type"] != typ {
-			continue
-		}
-		for i := 0; i < len(match); i += 2 {
-			if e.Data[match[i]] != match[i+1] {
-				continue next
-			}
-		}
-		out = append(out, e)
-	}
-	return out
+	return s.Take(typ, match...)
 }
 
 // wantError asserts that err is a *chatcore.Error with Zulip's code, kind
 // and exact message, and returns it for further checks.
 func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) *chatcore.Error {
 	tb.Helper()
-	is := is.New(tb)
-	is.Helper()
-	e, ok := errors.AsType[*chatcore.Error](err)
-	if !ok {
-		tb.Fatalf("want *chatcore.Error %s %q, got %v", code, msg, err)
-	}
-	is.Equal(e.Code, code) // Zulip's wire code
-	is.Equal(e.Kind, kind) // error kind
-	is.Equal(e.Msg, msg)   // Zulip's exact message
-	return e
+	return chattest.WantError(tb, err, code, kind, msg)
 }
 
 // veronaNow is veronaEnv's fixed time.
@@ -470,4 +288,207 @@ func (e *veronaEnv) post(tb testing.TB, sender *chatcore.User, topic string) cha
 		tb.Fatalf("sending to %q: %v", topic, err)
 	}
 	return id
+}
+
+// opsLog records, in order, what the store wrapper and the event sink saw, so
+// tests can check that events follow the commit they describe.
+type opsLog struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (l *opsLog) add(e string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, e)
+}
+
+func (l *opsLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// errOpsInjected is the failure opsStore injects.
+var errOpsInjected = errors.New("injected store failure")
+
+// opsStore wraps the store under test: it logs each Update's outcome and,
+// when failOn is n > 0, makes the n-th Update fail after fn ran (so fn's
+// writes are rolled back).
+type opsStore struct {
+	chatcore.Store
+	log    *opsLog
+	calls  atomic.Int32
+	failOn atomic.Int32
+}
+
+func (s *opsStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	n := s.calls.Add(1)
+	err := s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if n == s.failOn.Load() {
+			return errOpsInjected
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.add("rollback")
+	} else {
+		s.log.add("commit")
+	}
+	return err
+}
+
+// opsEnv is a chattest world with a realm of every role, a bot and a second
+// realm, under the names the scheduled-message,
+// reminder and delivery tests use (a follow-up moves them to chattest): the
+// Service sees the store through opsStore, and the event sink logs into log.
+type opsEnv struct {
+	w      *chattest.World
+	base   chatcore.Store // the store under test, unwrapped
+	store  *opsStore
+	svc    *chatcore.Service
+	clock  fakeClock
+	events *recordingSink
+	log    *opsLog
+
+	realm                                 *chatcore.Realm
+	owner, admin, mod, member, guest, bot *chatcore.User
+	otherRealm                            *chatcore.Realm
+	stranger                              *chatcore.User // an administrator of otherRealm
+}
+
+func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
+	tb.Helper()
+	return newOpsEnvOn(tb, memory.New(), opts...)
+}
+
+// opsEnvMaker builds an opsEnv over one kind of store.
+type opsEnvMaker = func(tb testing.TB, opts ...chatcore.Option) *opsEnv
+
+// opsEachStore runs body once over each kind of store.
+func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
+	eachStore(t, newOpsEnvOn, body)
+}
+
+// newOpsEnvOn builds the fixture over base.
+func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *opsEnv {
+	tb.Helper()
+	e := &opsEnv{log: &opsLog{}, events: &recordingSink{}}
+	e.events.OnPublish = func(events []chatcore.Event) {
+		for _, ev := range events {
+			e.log.add(fmt.Sprintf("event %v", ev.Data["type"]))
+		}
+	}
+	e.w = chattest.New(tb, chattest.OnStore(base), chattest.WithEvents(&e.events.Events), chattest.With(opts...),
+		chattest.Wrap(func(s chatcore.Store) chatcore.Store {
+			e.store = &opsStore{Store: s, log: e.log}
+			return e.store
+		}))
+	e.base, e.svc, e.clock = base, e.w.Svc, fakeClock{e.w.Clock}
+	e.realm = e.createRealm(tb, "zulip", "")
+	e.owner = e.createUser(tb, e.realm, "Desdemona", chatcore.RoleOwner)
+	e.admin = e.createUser(tb, e.realm, "Iago", chatcore.RoleAdministrator)
+	e.mod = e.createUser(tb, e.realm, "Shiva", chatcore.RoleModerator)
+	e.member = e.createUser(tb, e.realm, "Hamlet", chatcore.RoleMember)
+	e.guest = e.createUser(tb, e.realm, "Polonius", chatcore.RoleGuest)
+	e.bot = e.w.AddBot(tb, e.realm, "Helper Bot", e.member)
+	e.otherRealm = e.createRealm(tb, "lear", "")
+	e.stranger = e.createUser(tb, e.otherRealm, "King Lear", chatcore.RoleAdministrator)
+	return e
+}
+
+// write runs fn in a store transaction that bypasses the wrapper (so it is
+// neither counted nor logged).
+func (e *opsEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
+	tb.Helper()
+	writeStore(tb, e.base, fn)
+}
+
+func (e *opsEnv) createUser(tb testing.TB, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
+	tb.Helper()
+	return e.w.AddUser(tb, realm, name, role)
+}
+
+// opsChannel describes a channel to create (see chattest.Channel); realm nil
+// is e.realm.
+type opsChannel struct {
+	name        string
+	inviteOnly  bool
+	protected   bool // history not public to subscribers
+	archived    bool
+	realm       *chatcore.Realm
+	subscribers []*chatcore.User
+}
+
+func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
+	tb.Helper()
+	if c.realm == nil {
+		c.realm = e.realm
+	}
+	return e.w.AddChannel(tb, chattest.Channel{Name: c.name, InviteOnly: c.inviteOnly, Protected: c.protected,
+		Archived: c.archived, Realm: c.realm, Subscribers: c.subscribers})
+}
+
+// subscribe (re)subscribes u to st, seeing messages from firstVisible on.
+func (e *opsEnv) subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
+	tb.Helper()
+	e.w.Subscribe(tb, st, u, firstVisible)
+}
+
+// post stores a channel message directly and returns its id.
+func (e *opsEnv) post(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, content string) chatcore.MessageID {
+	tb.Helper()
+	return e.w.Post(tb, st, topic, sender, content)
+}
+
+// postN posts n messages to the topic and returns their ids, oldest first.
+func (e *opsEnv) postN(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, n int) []chatcore.MessageID {
+	tb.Helper()
+	return e.w.PostN(tb, st, topic, sender, n)
+}
+
+// dm stores a direct message among sender and to and returns its id.
+func (e *opsEnv) dm(tb testing.TB, sender *chatcore.User, content string, to ...*chatcore.User) chatcore.MessageID {
+	tb.Helper()
+	return e.w.DM(tb, sender, content, to...)
+}
+
+// messageIDs returns the ids of the messages of a channel topic (nil topic:
+// the whole channel), oldest first.
+func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) []chatcore.MessageID {
+	tb.Helper()
+	return e.w.ChannelMessageIDs(tb, st, topic)
+}
+
+// stream re-reads a channel.
+func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
+	tb.Helper()
+	return e.w.Stream(tb, id)
+}
+
+// scheduledRow re-reads a scheduled message or reminder.
+func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *chatcore.ScheduledMessage {
+	tb.Helper()
+	return e.w.Scheduled(tb, id)
+}
+
+// message re-reads a message.
+func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message {
+	tb.Helper()
+	return e.w.Message(tb, id)
+}
+
+// directMessagesTo returns the contents of the direct messages u received
+// from users named sender, oldest first.
+func (e *opsEnv) directMessagesTo(tb testing.TB, u *chatcore.User, sender string) []string {
+	tb.Helper()
+	return e.w.DirectMessagesTo(tb, u, sender)
+}
+
+func (e *opsEnv) createRealm(tb testing.TB, stringID, emptyTopicName string) *chatcore.Realm {
+	tb.Helper()
+	return e.w.AddRealm(tb, stringID, chattest.EmptyTopicName(emptyTopicName))
 }

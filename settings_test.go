@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,7 +215,7 @@ func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 	e := newSettingsEnv(t)
 	ctx := context.Background()
 	var seen []int
-	e.events.onPublish = func([]chatcore.Event) {
+	e.events.OnPublish = func([]chatcore.Event) {
 		// Publish runs outside the transaction, after it committed: a new
 		// transaction sees the change.
 		_ = e.store.View(ctx, func(tx chatcore.Tx) error {
@@ -669,4 +670,105 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 			return nil
 		})) // state read
 	})
+}
+
+func TestFontAndLineHeightBounds(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		set   func(*chatcore.SettingsUpdate, int)
+		value int
+		msg   string // "" for success
+	}{
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 1, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 400, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32767, ""},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 0, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, -3, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32768, "web_font_size_px is too large"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 5000, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 32767, ""},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 0, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, -1, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1 << 20, "web_line_height_percent is too large"},
+	} {
+		t.Run(fmt.Sprintf("%s=%d", tt.name, tt.value), func(t *testing.T) {
+			is := is.New(t)
+			e := newHzEnv(t, nil)
+			var req chatcore.SettingsUpdate
+			tt.set(&req, tt.value)
+			err := e.svc.UpdateSettings(context.Background(), e.ann, req)
+			if tt.msg == "" {
+				is.NoErr(err) // within the column's range
+				v, _ := e.user(t, e.ann).Settings.Value(tt.name)
+				is.Equal(v, tt.value) // stored
+				return
+			}
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+		})
+	}
+}
+
+// draftCountingStore wraps a Store and counts the draft deletions made
+// through its write transactions.
+type draftCountingStore struct {
+	chatcore.Store
+	perUser, set atomic.Int64
+}
+
+func (s *draftCountingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(draftCountingTx{tx, s}) })
+}
+
+type draftCountingTx struct {
+	chatcore.Tx
+	s *draftCountingStore
+}
+
+func (t draftCountingTx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+	t.s.perUser.Add(1)
+	return t.Tx.DeleteDrafts(ctx, user)
+}
+
+func (t draftCountingTx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	t.s.set.Add(1)
+	return t.Tx.DeleteDraftsOf(ctx, users)
+}
+
+func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
+	is := is.New(t)
+	counting := &draftCountingStore{}
+	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting })
+	ctx := context.Background()
+	writeStore(t, e.store, func(tx chatcore.Tx) error {
+		for _, u := range []chatcore.UserID{e.ann, e.ann, e.ben, e.cat, e.owner} {
+			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: u, Content: "draft"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	off := false
+	err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+		EnableDraftsSynchronization: &off,
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann, e.ben, e.cat}, SkipIfAlreadyEdited: new(false)},
+	})
+	is.NoErr(err)                               // bulk edit applied
+	is.Equal(counting.set.Load(), int64(1))     // one set-based deletion
+	is.Equal(counting.perUser.Load(), int64(0)) // no per-user deletion
+	for _, c := range []struct {
+		user chatcore.UserID
+		want int
+	}{{e.ann, 0}, {e.ben, 0}, {e.cat, 0}, {e.owner, 1}} {
+		ds := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
+		is.Equal(len(ds), c.want) // the targeted users' drafts are gone, the owner's kept
+	}
+
+	// Users who already have it off are not changed, so nothing is deleted.
+	err = e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+		EnableDraftsSynchronization: &off,
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann}, SkipIfAlreadyEdited: new(false)},
+	})
+	is.NoErr(err)                           // no-op bulk edit
+	is.Equal(counting.set.Load(), int64(1)) // no second deletion
 }

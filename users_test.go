@@ -510,7 +510,7 @@ func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
 	e := newUsrEnv(t)
 	var seen []bool
-	e.sink.onPublish = func([]chatcore.Event) {
+	e.sink.OnPublish = func([]chatcore.Event) {
 		// The store must already show the deactivation when events go out.
 		_ = e.store.View(context.Background(), func(tx chatcore.Tx) error {
 			u, err := tx.User(context.Background(), 14)

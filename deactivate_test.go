@@ -375,7 +375,7 @@ func TestDeactivateUserAtomicBatches(t *testing.T) {
 	atmEachStore(t, func(t *testing.T, e *atmEnv) {
 		is := is.New(t)
 		publications := 0
-		e.sink.onPublish = func([]chatcore.Event) {
+		e.sink.OnPublish = func([]chatcore.Event) {
 			publications++
 			st := e.state(t)
 			is.Equal(st.Messages, e.kept) // events go out after the deletions committed
