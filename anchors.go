@@ -6,6 +6,7 @@ package chatcore
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -75,9 +76,10 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		return anchorSpec{kind: anchorDate, date: t}, nil
 	default:
 		n, err := strconv.ParseInt(a, 10, 64)
-		if err != nil {
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return anchorSpec{}, BadRequest("Invalid anchor")
 		}
+		// Out of int64's range, n is its nearest end, which clamps below.
 		switch {
 		case n < 0:
 			n = 0
