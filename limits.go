@@ -25,6 +25,10 @@ const (
 	// MaxEventTypes bounds event_types and fetch_event_types of POST
 	// /register; Zulip defines fewer than a hundred event types.
 	MaxEventTypes = 1000
+	// MaxMessageIDs bounds message_ids of GET /messages: Zulip's own limit
+	// on the messages of one fetch (MAX_MESSAGES_PER_FETCH), with its
+	// refusal "Too many messages requested (maximum 5000).".
+	MaxMessageIDs = 5000
 )
 
 // errTooLong is the refusal of a list parameter over its bound.

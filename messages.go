@@ -158,7 +158,10 @@ type MessageView struct {
 	Timestamp          int64             `json:"timestamp"`
 	TopicLinks         []TopicLink       `json:"topic_links"`
 	Type               MessageType       `json:"type"`
-	RenderedContent    string            `json:"rendered_content"`
+	// RenderedContent is the HTML whatever ApplyMarkdown says. It is not part
+	// of the message-list object (Zulip has no rendered_content there); the
+	// outgoing-webhook payload carries it.
+	RenderedContent string `json:"-"`
 }
 
 // viewCache memoises what building many MessageViews looks up repeatedly.

@@ -3,12 +3,10 @@ package chatcore
 // Reading messages: Message and Messages.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -79,10 +77,21 @@ const largerThanMaxMessageID MessageID = 10000000000000000
 // apply_markdown true, allow_empty_topic_name false.
 type MessagesRequest struct {
 	// Anchor is "newest", "oldest", "first_unread" (treated as "newest":
-	// chatcore keeps no unread state) or a message id.
-	Anchor    *string `json:"anchor"`
-	NumBefore *int    `json:"num_before"`
-	NumAfter  *int    `json:"num_after"`
+	// chatcore keeps no unread state), "date" (with AnchorDate) or a message
+	// id (a negative one is 0, one beyond 10^16 is "newest").
+	Anchor *string `json:"anchor"`
+	// AnchorDate is the ISO 8601 date ("2005-04-18", midnight UTC) or date
+	// and time ("2005-04-18T12:34:56Z"; UTC without an offset) of
+	// anchor=date: the anchor is the first message of the narrow sent at or
+	// after it.
+	AnchorDate *string `json:"anchor_date"`
+	NumBefore  *int    `json:"num_before"`
+	NumAfter   *int    `json:"num_after"`
+	// MessageIDs, when non-nil, fetches these messages (those the caller
+	// can read that match the narrow, by id) instead of a range around an
+	// anchor; it excludes Anchor, NumBefore, NumAfter and
+	// UseFirstUnreadAnchor.
+	MessageIDs []MessageID `json:"message_ids"`
 	// Narrow holds terms built by Go callers; NarrowJSON is the wire
 	// parameter "narrow", a JSON list whose elements are either objects
 	// {"operator", "operand", "negated"} or legacy [operator, operand] string
@@ -108,13 +117,35 @@ type MessagesRequest struct {
 	UseFirstUnreadAnchor *bool `json:"use_first_unread_anchor"`
 }
 
-// MessagesResult is the answer of GET /messages.
+// MessagesResult is the answer of GET /messages. When the request named its
+// messages by id (ByMessageIDs), the found flags are false and the JSON form
+// has no anchor, as in Zulip.
 type MessagesResult struct {
 	Messages    []MessageView `json:"messages"`
 	FoundAnchor bool          `json:"found_anchor"`
 	FoundOldest bool          `json:"found_oldest"`
 	FoundNewest bool          `json:"found_newest"`
-	Anchor      MessageID     `json:"anchor"`
+	// HistoryLimited reports that older matching messages exist that the
+	// realm's plan hides; chatcore has no such limit, so it is false.
+	HistoryLimited bool      `json:"history_limited"`
+	Anchor         MessageID `json:"anchor"`
+	ByMessageIDs   bool      `json:"-"`
+}
+
+// messagesWire is MessagesResult without its MarshalJSON.
+type messagesWire MessagesResult
+
+// MarshalJSON encodes r as Zulip does: without "anchor" when the request named
+// its messages by id.
+func (r MessagesResult) MarshalJSON() ([]byte, error) {
+	var anchor *MessageID
+	if !r.ByMessageIDs {
+		anchor = &r.Anchor
+	}
+	return json.Marshal(struct {
+		messagesWire
+		Anchor *MessageID `json:"anchor,omitempty"`
+	}{messagesWire(r), anchor})
 }
 
 // streamAccessMap returns the viewer's read access to every channel of the realm.
@@ -148,16 +179,25 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 }
 
 // Messages returns the messages actor may see that match req's narrow, around
-// the anchor, in the message-list format, with Zulip's found_anchor,
-// found_oldest and found_newest rules. Errors (BAD_REQUEST): "Invalid anchor",
+// the anchor (or those of req.MessageIDs), in the message-list format, with
+// Zulip's found_anchor, found_oldest, found_newest and history_limited rules.
+// Errors: "Unsupported parameter combination: num_before, num_after, anchor,
+// message_ids, include_anchor, use_first_unread_anchor"
+// (INCOMPATIBLE_PARAMETERS) for message_ids with an anchor or a non-zero
+// num_*; BAD_REQUEST "Invalid anchor", "Missing 'anchor_date' argument"
+// (REQUEST_VARIABLE_MISSING) and "Invalid anchor_date" for anchor=date,
 // "num_before is too small" / "num_after is too small", "Too many messages
-// requested (maximum 1000).", "Invalid narrow operator: <why>" for unknown
-// operators, channels (also those of other realms) or users; "narrow is too
-// long (limit: 100 items)" over [MaxNarrowTerms] terms and
-// `narrow[i]["operand"] is too long (limit: 1000 items)` for a dm or sender
-// operand over [MaxDirectRecipients] users, both before any store access.
-// Narrow operators: channel (stream), topic (subject), dm (pm-with), sender,
-// is:dm (is:private).
+// requested (maximum 1000)." over [MaxMessagesPerFetch] on either side, "Too
+// many messages requested (maximum 5000)." over [MaxMessageIDs] ids, "The
+// anchor can only be excluded at an end of the range", "Invalid narrow
+// operator: <why>" for unknown operators, channels (also those of other
+// realms) or users; "narrow is too long (limit: 100 items)" over
+// [MaxNarrowTerms] terms and `narrow[i]["operand"] is too long (limit: 1000
+// items)` for a dm or sender operand over [MaxDirectRecipients] users. Every
+// length is checked before any store access. Narrow operators: channel
+// (stream), topic (subject), dm (pm-with), dm-including, with, sender,
+// is:dm (is:private), is:resolved, has:link, has:image, has:attachment,
+// has:reaction.
 func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
 	var res MessagesResult
 	numBefore, numAfter := 0, 0
@@ -186,28 +226,27 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 	if err := checkNarrowOperands(terms); err != nil {
 		return res, err
 	}
+	byIDs := req.MessageIDs != nil
+	useFirstUnread := req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor
+	if byIDs && (numBefore > 0 || numAfter > 0 || req.Anchor != nil || useFirstUnread) {
+		return res, errIncompatible("num_before", "num_after", "anchor", "message_ids", "include_anchor", "use_first_unread_anchor")
+	}
+	includeAnchor := req.IncludeAnchor == nil || *req.IncludeAnchor
+	var anchor anchorSpec
+	if byIDs {
+		includeAnchor = false
+	} else if anchor, err = parseAnchor(&req); err != nil {
+		return res, err
+	}
+	if byIDs && len(req.MessageIDs) > MaxMessageIDs {
+		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessageIDs)
+	}
 	if numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch {
 		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
 	}
-	anchor := largerThanMaxMessageID
-	anchoredLeft, anchoredRight := false, true
-	if req.Anchor != nil {
-		switch a := strings.TrimSpace(*req.Anchor); a {
-		case "newest", "first_unread":
-		case "oldest":
-			anchor, anchoredLeft, anchoredRight = 0, true, false
-		default:
-			n, err := strconv.ParseInt(a, 10, 64)
-			if err != nil || n < 0 {
-				return res, BadRequest("Invalid anchor")
-			}
-			anchor, anchoredRight = MessageID(n), false
-			if anchor >= largerThanMaxMessageID {
-				anchor, anchoredRight = largerThanMaxMessageID, true
-			}
-		}
+	if numBefore > 0 && numAfter > 0 && !includeAnchor {
+		return res, BadRequest("The anchor can only be excluded at an end of the range")
 	}
-	includeAnchor := req.IncludeAnchor == nil || *req.IncludeAnchor
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
 
@@ -221,136 +260,44 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		if err != nil {
 			return err
 		}
+		terms, err := applyWith(ctx, tx, viewer, terms)
+		if err != nil {
+			return err
+		}
 		spec, err := parseNarrow(ctx, tx, viewer, realm, terms)
 		if err != nil {
 			return err
 		}
-		access, streams, err := streamAccessMap(ctx, tx, viewer)
+		q, visible, err := narrowQuery(ctx, tx, viewer, spec)
 		if err != nil {
 			return err
 		}
-		q := MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey}
-		switch {
-		case spec.dm != nil && spec.stream != nil:
-			q.Recipients = []RecipientID{}
-		case spec.dm != nil:
-			// A View finds the conversation but cannot create it: one that
-			// does not exist yet has no messages.
-			q.Recipients = []RecipientID{}
-			rid, err := tx.DirectRecipient(ctx, viewer.RealmID, spec.dm)
-			switch {
-			case err == nil:
-				q.Recipients = append(q.Recipients, rid)
-			case !errors.Is(err, ErrNotFound):
-				return err
-			}
-		case spec.stream != nil && spec.onlyDMs:
-			q.Recipients = []RecipientID{}
-		case spec.onlyDMs:
-			dms, err := tx.DirectRecipients(ctx, viewer.ID)
-			if err != nil {
-				return err
-			}
-			q.Recipients = append([]RecipientID{}, dms...)
-		case spec.stream != nil:
-			q.Recipients = []RecipientID{}
-			if access[spec.stream.ID].ok {
-				q.Recipients = append(q.Recipients, spec.stream.RecipientID)
-			}
-		default:
-			q.Recipients = []RecipientID{}
-			for _, st := range streams {
-				if access[st.ID].ok {
-					q.Recipients = append(q.Recipients, st.RecipientID)
-				}
-			}
-			if spec.topicKey == nil {
-				dms, err := tx.DirectRecipients(ctx, viewer.ID)
-				if err != nil {
-					return err
-				}
-				q.Recipients = append(q.Recipients, dms...)
-			}
-		}
-		visible := func(m *Message) bool {
-			if spec.sender != 0 && m.SenderID != spec.sender {
-				return false
-			}
-			if m.Type == MessageTypePrivate {
-				return slices.Contains(m.DirectMembers, viewer.ID)
-			}
-			return access[m.StreamID].allows(m.ID)
-		}
 
 		var rows []Message
-		needBefore := !anchoredLeft && numBefore > 0
-		needAfter := !anchoredRight && numAfter > 0
-		if needBefore {
-			bq := q
-			bq.Newest = true
-			limit := numBefore
-			if !anchoredRight {
-				bq.BeforeID = anchor + 1
-				limit++
+		if byIDs {
+			q.IDs = dedupe(req.MessageIDs)
+			if rows, err = fetchVisible(ctx, tx, q, len(q.IDs), visible); err != nil {
+				return err
 			}
-			got, err := fetchVisible(ctx, tx, bq, limit, visible)
+			res.ByMessageIDs = true
+		} else {
+			id, err := resolveAnchor(ctx, tx, anchor, q, visible)
 			if err != nil {
 				return err
 			}
-			slices.Reverse(got)
-			rows = append(rows, got...)
-		}
-		if needAfter {
-			aq := q
-			if anchor > 1 {
-				aq.AfterID = anchor - 1
-			}
-			got, err := fetchVisible(ctx, tx, aq, numAfter+1, visible)
+			r, err := fetchRange(ctx, tx, q, visible, messageRange{
+				anchor: id, numBefore: numBefore, numAfter: numAfter, includeAnchor: includeAnchor,
+			})
 			if err != nil {
 				return err
 			}
-			rows = append(rows, got...)
+			rows = r.rows
+			res.Anchor, res.FoundAnchor, res.FoundOldest, res.FoundNewest = id, r.foundAnchor, r.foundOldest, r.foundNewest
+			res.HistoryLimited = r.historyLimited
 		}
-		if !needBefore && !needAfter && !anchoredLeft && !anchoredRight {
-			oq := q
-			oq.AfterID, oq.BeforeID = anchor-1, anchor+1
-			got, err := fetchVisible(ctx, tx, oq, 1, visible)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, got...)
-		}
-		slices.SortFunc(rows, func(a, b Message) int { return cmp.Compare(a.ID, b.ID) })
-		rows = slices.CompactFunc(rows, func(a, b Message) bool { return a.ID == b.ID })
-
-		var before, anchorRows, after []Message
-		for _, m := range rows {
-			switch {
-			case anchoredRight || m.ID < anchor:
-				before = append(before, m)
-			case m.ID == anchor:
-				anchorRows = append(anchorRows, m)
-			default:
-				after = append(after, m)
-			}
-		}
-		if numBefore > 0 && len(before) > numBefore {
-			before = before[len(before)-numBefore:]
-		}
-		if numAfter > 0 && len(after) > numAfter {
-			after = after[:numAfter]
-		}
-		res.FoundAnchor = includeAnchor && len(anchorRows) == 1
-		res.FoundOldest = anchoredLeft || len(before) < numBefore
-		res.FoundNewest = anchoredRight || len(after) < numAfter
-		res.Anchor = anchor
-		if !includeAnchor {
-			anchorRows = nil
-		}
-		final := slices.Concat(before, anchorRows, after)
-		res.Messages = make([]MessageView, 0, len(final))
-		for i := range final {
-			v, err := s.buildView(ctx, tx, c, &final[i], viewer, applyMarkdown)
+		res.Messages = make([]MessageView, 0, len(rows))
+		for i := range rows {
+			v, err := s.buildView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
 			if err != nil {
 				return err
 			}
@@ -362,6 +309,73 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		return nil
 	})
 	return res, err
+}
+
+// narrowQuery turns a parsed narrow into the store query of the messages
+// viewer may read and the check every returned message must pass (access,
+// sender, and the operators the store cannot filter on).
+func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (MessageQuery, func(*Message) bool, error) {
+	access, streams, err := streamAccessMap(ctx, tx, viewer)
+	if err != nil {
+		return MessageQuery{}, nil, err
+	}
+	q := MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey, Recipients: []RecipientID{}}
+	switch {
+	case spec.dm != nil && spec.stream != nil:
+	case spec.dm != nil:
+		// A View finds the conversation but cannot create it: one that
+		// does not exist yet has no messages.
+		rid, err := tx.DirectRecipient(ctx, viewer.RealmID, spec.dm)
+		switch {
+		case err == nil:
+			q.Recipients = append(q.Recipients, rid)
+		case !errors.Is(err, ErrNotFound):
+			return q, nil, err
+		}
+	case spec.stream != nil && spec.onlyDMs:
+	case spec.onlyDMs:
+		dms, err := tx.DirectRecipients(ctx, viewer.ID)
+		if err != nil {
+			return q, nil, err
+		}
+		q.Recipients = append(q.Recipients, dms...)
+	case spec.stream != nil:
+		if access[spec.stream.ID].ok {
+			q.Recipients = append(q.Recipients, spec.stream.RecipientID)
+		}
+	default:
+		for _, st := range streams {
+			if access[st.ID].ok {
+				q.Recipients = append(q.Recipients, st.RecipientID)
+			}
+		}
+		if spec.topicKey == nil {
+			dms, err := tx.DirectRecipients(ctx, viewer.ID)
+			if err != nil {
+				return q, nil, err
+			}
+			q.Recipients = append(q.Recipients, dms...)
+		}
+	}
+	if spec.dmIncluding != 0 {
+		allowed, err := dmIncludingRecipients(ctx, tx, viewer, spec.dmIncluding)
+		if err != nil {
+			return q, nil, err
+		}
+		q.Recipients = slices.DeleteFunc(q.Recipients, func(r RecipientID) bool { return !slices.Contains(allowed, r) })
+	}
+	visible := func(m *Message) bool {
+		switch {
+		case spec.sender != 0 && m.SenderID != spec.sender,
+			spec.resolved && (m.Type != MessageTypeStream || !strings.HasPrefix(m.Topic, ResolvedTopicPrefix)),
+			spec.has != 0 && !contentHas(m, spec.has):
+			return false
+		case m.Type == MessageTypePrivate:
+			return slices.Contains(m.DirectMembers, viewer.ID)
+		}
+		return access[m.StreamID].allows(m.ID)
+	}
+	return q, visible, nil
 }
 
 // fetchVisible returns up to limit messages of q that ok accepts, in q's

@@ -145,10 +145,10 @@ func TestMessagesAnchors(t *testing.T) {
 	t.Run("without the anchor", func(t *testing.T) {
 		is := is.New(t)
 		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
-			Anchor: new(fmt.Sprint(ids[2])), NumBefore: new(1), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
-		is.NoErr(err)                                                       // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{ids[1], ids[3]}) // anchor left out
-		is.True(!res.FoundAnchor)                                           // not fetched, so not found
+			Anchor: new(fmt.Sprint(ids[2])), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
+		is.NoErr(err)                                               // fetched
+		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{ids[3]}) // anchor left out
+		is.True(!res.FoundAnchor)                                   // not fetched, so not found
 	})
 	t.Run("raw Markdown", func(t *testing.T) {
 		is := is.New(t)

@@ -29,6 +29,11 @@ type narrowSpec struct {
 	dm       []UserID // participants, viewer included, sorted; nil: no dm term
 	sender   UserID   // only messages from this user, when non-zero
 	onlyDMs  bool     // is:dm
+	// dmIncluding, when non-zero, keeps the viewer's direct conversations
+	// that include this user (dm-including).
+	dmIncluding UserID
+	resolved    bool    // is:resolved
+	has         hasWhat // has:<what> terms, all required
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
@@ -166,12 +171,20 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 				return spec, errBadNarrow("unknown user")
 			}
 			spec.sender = ids[0]
-		case "is":
-			var what string
-			if err := json.Unmarshal(t.Operand, &what); err != nil || (what != "dm" && what != "private") {
-				return spec, errBadNarrow("unknown 'is' operand")
+		case "dm-including":
+			id, err := parseDMIncluding(ctx, tx, viewer, t.Operand)
+			if err != nil {
+				return spec, err
 			}
-			spec.onlyDMs = true
+			spec.dmIncluding = id
+		case "is":
+			if err := parseIs(&spec, t.Operand); err != nil {
+				return spec, err
+			}
+		case "has":
+			if err := parseHas(&spec, t.Operand); err != nil {
+				return spec, err
+			}
 		default:
 			return spec, errBadNarrow("unknown operator " + t.Operator)
 		}

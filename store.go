@@ -224,6 +224,9 @@ type MessageQuery struct {
 	Recipients []RecipientID
 	// TopicKey, when non-nil, keeps only channel messages with this TopicKey.
 	TopicKey *string
+	// IDs, when non-nil, keeps only messages with one of these ids (order and
+	// repeats do not matter); an empty non-nil slice selects nothing.
+	IDs []MessageID
 	// AfterID and BeforeID are exclusive bounds when non-zero.
 	AfterID  MessageID
 	BeforeID MessageID

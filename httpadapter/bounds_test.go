@@ -158,6 +158,9 @@ func bounds() []bound {
 		{"messages num_after", "GET", "/messages", &member, chatcore.MaxMessagesPerFetch,
 			func(n int) url.Values { return params("anchor", "oldest", "num_after", strconv.Itoa(n)) },
 			"Too many messages requested (maximum 1000)."},
+		{"messages message_ids", "GET", "/messages", &member, chatcore.MaxMessageIDs,
+			func(n int) url.Values { return params("message_ids", jsonInts(n, 1)) },
+			"Too many messages requested (maximum 5000)."},
 		{"linkifiers ordered_linkifier_ids", "PATCH", "/realm/linkifiers", &admin, chatcore.MaxOrderedLinkifierIDs,
 			func(n int) url.Values { return params("ordered_linkifier_ids", jsonInts(n, 4001)) },
 			"ordered_linkifier_ids is too long (limit: 10000 items)"},
@@ -285,7 +288,7 @@ func TestOutOfRangeNumbers(t *testing.T) {
 			params("type", "direct", "to", "[99999999999999999999]", "content", "x", "scheduled_delivery_timestamp", "4102444800"), "to is not an integer"},
 		{"num_before", "GET", "/messages", params("num_before", "99999999999999999999"), "num_before is too large"},
 		{"num_after", "GET", "/messages", params("num_after", "-99999999999999999999"), "num_after is too small"},
-		{"anchor", "GET", "/messages", params("anchor", "99999999999999999999"), "Invalid anchor"},
+		// anchor is not here: Zulip clamps an out-of-range anchor (see TestMessagesRangeEdges).
 		{"message to", "POST", "/messages", params("type", "private", "to", "[99999999999999999999]", "content", "x"), "Invalid data type for recipients"},
 		{"channel to", "POST", "/messages", params("type", "stream", "to", "99999999999999999999", "topic", "t", "content", "x"), "Invalid data type for channel"},
 		{"ordered_linkifier_ids", "PATCH", "/realm/linkifiers", params("ordered_linkifier_ids", "[99999999999999999999]"), "ordered_linkifier_ids[0] is too large"},

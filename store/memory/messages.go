@@ -31,6 +31,13 @@ func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Me
 	// Pick candidate lists from the indexes; match re-checks every condition.
 	var lists []*idList[chatcore.MessageID]
 	switch {
+	case q.IDs != nil:
+		// The ids themselves are the candidates: match checks the rest.
+		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(q.IDs))), func(id chatcore.MessageID) bool {
+			_, ok := t.d.messages[id]
+			return !ok
+		})
+		lists = append(lists, &idList[chatcore.MessageID]{ids: ids})
 	case q.Recipients == nil:
 		lists = append(lists, t.d.msgByRealm[q.RealmID])
 	case q.TopicKey != nil:

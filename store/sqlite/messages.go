@@ -76,6 +76,13 @@ func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
 	if q.TopicKey != nil {
 		where, args = append(where, "type = 'stream' AND topic_key = ?"), append(args, *q.TopicKey)
 	}
+	switch {
+	case q.IDs == nil:
+	case len(q.IDs) == 0:
+		return "", nil, false
+	default:
+		where, args = append(where, "id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.IDs))
+	}
 	if q.AfterID != 0 {
 		where, args = append(where, "id > ?"), append(args, q.AfterID)
 	}

@@ -1,0 +1,232 @@
+package chatcore
+
+// Narrow operators beyond conversations: with, dm-including, is:<what> and
+// has:<what>, as Zulip's NarrowBuilder reads them.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ResolvedTopicPrefix is the prefix Zulip gives the topic of a resolved
+// conversation; is:resolved selects channel messages whose topic starts
+// with it.
+const ResolvedTopicPrefix = "✔ "
+
+// hasWhat is a set of has:<what> operands.
+type hasWhat uint8
+
+const (
+	hasLink hasWhat = 1 << iota
+	hasImage
+	hasAttachment
+	hasReaction
+)
+
+// Zulip's Message.content_has_attachment and content_has_image patterns,
+// matched against the raw Markdown content.
+var (
+	attachmentPattern = regexp.MustCompile(`[/\-]user[\-_]uploads[/\.-]`)
+	imagePattern      = regexp.MustCompile(`(?i)[/\-]user[\-_]uploads[/\.-]\S+\.(bmp|gif|jpg|jpeg|png|webp)`)
+)
+
+// contentHas reports what of w m has, computed from its content as Zulip
+// computes has_link, has_image and has_attachment at send time: a link is an
+// http:// or https:// URL or an upload path ("/user_uploads"), an attachment
+// an upload path, an image an upload path ending in an image extension. A
+// reaction is one emoji reaction or more.
+func contentHas(m *Message, w hasWhat) bool {
+	if w&hasLink != 0 && !(strings.Contains(m.Content, "http://") || strings.Contains(m.Content, "https://") ||
+		strings.Contains(m.Content, "/user_uploads")) {
+		return false
+	}
+	if w&hasAttachment != 0 && !attachmentPattern.MatchString(m.Content) {
+		return false
+	}
+	if w&hasImage != 0 && !imagePattern.MatchString(m.Content) {
+		return false
+	}
+	if w&hasReaction != 0 && len(m.Reactions) == 0 {
+		return false
+	}
+	return true
+}
+
+// stringOperand decodes a string operand; other JSON gives "" and false.
+func stringOperand(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// parseIs applies is:<what> to spec. Operands that depend on per-user state
+// chatcore does not keep (followed topics) are refused like unknown ones,
+// with Zulip's "unknown 'is' operand <what>".
+func parseIs(spec *narrowSpec, raw json.RawMessage) error {
+	what, ok := stringOperand(raw)
+	if !ok {
+		return errBadNarrow("unknown 'is' operand")
+	}
+	switch what {
+	case "dm", "private":
+		spec.onlyDMs = true
+	case "resolved":
+		spec.resolved = true
+	default:
+		return errBadNarrow("unknown 'is' operand " + what)
+	}
+	return nil
+}
+
+// parseHas applies has:<what> to spec.
+func parseHas(spec *narrowSpec, raw json.RawMessage) error {
+	what, ok := stringOperand(raw)
+	if !ok {
+		return errBadNarrow("unknown 'has' operand")
+	}
+	switch what {
+	case "link":
+		spec.has |= hasLink
+	case "image":
+		spec.has |= hasImage
+	case "attachment":
+		spec.has |= hasAttachment
+	case "reaction":
+		spec.has |= hasReaction
+	default:
+		return errBadNarrow("unknown 'has' operand " + what)
+	}
+	return nil
+}
+
+// parseDMIncluding resolves the operand of dm-including, a user id or an
+// e-mail, to a user of the viewer's realm; an unknown one gives "Invalid
+// narrow operator: unknown user <operand>".
+func parseDMIncluding(ctx context.Context, tx Tx, viewer *User, raw json.RawMessage) (UserID, error) {
+	var operand any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&operand); err != nil {
+		return 0, errBadNarrow("unknown user")
+	}
+	var u *User
+	var err error
+	var text string
+	switch v := operand.(type) {
+	case json.Number:
+		text = v.String()
+		n, perr := strconv.ParseInt(text, 10, 64)
+		if perr != nil {
+			return 0, errBadNarrow("unknown user " + text)
+		}
+		u, err = tx.User(ctx, UserID(n))
+	case string:
+		text = v
+		u, err = tx.UserByEmail(ctx, viewer.RealmID, strings.TrimSpace(v))
+	default:
+		return 0, errBadNarrow("unknown user")
+	}
+	if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != viewer.RealmID) {
+		return 0, errBadNarrow("unknown user " + text)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return u.ID, nil
+}
+
+// dmIncludingRecipients returns the direct conversations of viewer that
+// include user: every one of viewer's when user is the viewer (as is:dm),
+// otherwise those both take part in.
+func dmIncludingRecipients(ctx context.Context, tx Tx, viewer *User, user UserID) ([]RecipientID, error) {
+	mine, err := tx.DirectRecipients(ctx, viewer.ID)
+	if err != nil || user == viewer.ID {
+		return mine, err
+	}
+	theirs, err := tx.DirectRecipients(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	out := []RecipientID{}
+	for _, r := range mine {
+		if _, found := slices.BinarySearch(theirs, r); found {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// applyWith rewrites a narrow with a "with" term as Zulip does: the term names
+// a message; when the viewer can read it, its conversation (channel and
+// topic, or the direct conversation) replaces the channel, topic and dm terms
+// of the narrow; otherwise the term is dropped and the rest of the narrow
+// stays. Errors: "Duplicate 'with' operators." for two of them, "Invalid
+// narrow operator: Invalid 'with' operator" for an operand that is not an
+// integer.
+func applyWith(ctx context.Context, tx Tx, viewer *User, terms []NarrowTerm) ([]NarrowTerm, error) {
+	at := -1
+	for i, t := range terms {
+		if t.Operator != "with" {
+			continue
+		}
+		if at >= 0 {
+			return nil, BadRequest("Duplicate 'with' operators.")
+		}
+		at = i
+	}
+	if at < 0 {
+		return terms, nil
+	}
+	id, ok := withOperand(terms[at].Operand)
+	if !ok {
+		return nil, errBadNarrow("Invalid 'with' operator")
+	}
+	rest := slices.Delete(slices.Clone(terms), at, at+1)
+	m, err := tx.Message(ctx, MessageID(id))
+	if errors.Is(err, ErrNotFound) {
+		return rest, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if visible, err := canSee(ctx, tx, viewer, m); err != nil || !visible {
+		return rest, err
+	}
+	rest = slices.DeleteFunc(rest, func(t NarrowTerm) bool {
+		switch t.Operator {
+		case "stream", "channel", "topic", "dm", "pm-with":
+			return true
+		}
+		return false
+	})
+	var conv []NarrowTerm
+	if m.Type == MessageTypeStream {
+		topic, _ := json.Marshal(m.Topic)
+		conv = []NarrowTerm{
+			{Operator: "channel", Operand: json.RawMessage(strconv.FormatInt(int64(m.StreamID), 10))},
+			{Operator: "topic", Operand: topic},
+		}
+	} else {
+		members, _ := json.Marshal(m.DirectMembers)
+		conv = []NarrowTerm{{Operator: "dm", Operand: members}}
+	}
+	return append(conv, rest...), nil
+}
+
+// withOperand parses the operand of "with": an integer, or a string holding
+// one (surrounding spaces allowed).
+func withOperand(raw json.RawMessage) (int64, bool) {
+	text := strings.TrimSpace(string(raw))
+	if s, ok := stringOperand(raw); ok {
+		text = strings.TrimSpace(s)
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	return n, err == nil
+}
