@@ -71,7 +71,7 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		}
 		t, ok := parseAnchorDate(*req.AnchorDate)
 		if !ok {
-			return anchorSpec{}, InvalidArgument("anchor_date")
+			return anchorSpec{}, BadRequest("Invalid anchor_date")
 		}
 		return anchorSpec{kind: anchorDate, date: t}, nil
 	default:
