@@ -336,6 +336,10 @@ func (t faultyTx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) 
 	return faultStepErr(t.f, func() error { return t.tx.DeleteLinkifier(ctx, id) })
 }
 
+func (t faultyTx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	return faultStep(t.f, func() (int64, error) { return t.tx.LinkifiersVersion(ctx, realm) })
+}
+
 func (t faultyTx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 	return faultStepErr(t.f, func() error { return t.tx.CreateDraft(ctx, d) })
 }

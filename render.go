@@ -9,8 +9,9 @@ package chatcore
 //
 //  1. prerender renders the content in a read-only View, through a txResolver
 //     that records every answer the renderer was given: the users looked up
-//     by id and by name, the channels looked up by name, and the realm's
-//     linkifier rows.
+//     by id and by name, the channels looked up by name, and the version of
+//     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
+//     before the rows in the same View.
 //  2. Inside the write transaction, renderChecked asks the store the same
 //     questions again and compares the answers. The rendered HTML is a pure
 //     function of the content and those answers, so when they are equal the
@@ -19,13 +20,12 @@ package chatcore
 //     inside the transaction.
 //
 // The check costs one store read per distinct mention or channel link (the
-// content bounds them) plus the realm's linkifier rows, with no regular
-// expression compiled or run.
+// content bounds them) plus one read of the linkifier version, however many
+// linkifiers the realm has, with no regular expression compiled or run.
 
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/markdown"
@@ -65,9 +65,10 @@ type txResolver struct {
 	byID     map[UserID]*markdown.User
 	byName   map[string]*markdown.User
 	channels map[string]channelAnswer
-	// rows are the linkifier rows the compiled list came from; nil until the
-	// renderer asked for them.
-	rows []Linkifier
+	// linkifiers is whether the renderer asked for the realm's linkifiers,
+	// and linkVersion the realm's LinkifiersVersion read just before them.
+	linkifiers  bool
+	linkVersion int64
 }
 
 func newTxResolver(tx Tx, realm RealmID) *txResolver {
@@ -127,24 +128,28 @@ type channelAnswer struct {
 	channel *markdown.Channel
 }
 
-// Linkifiers implements markdown.Resolver.
+// Linkifiers implements markdown.Resolver. The version is read before the
+// rows: should a write land between the two reads (a View that is not a
+// snapshot), the rows are newer than the version recorded, so the check in
+// the write transaction sees a newer version and renders again.
 func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	version, err := r.tx.LinkifiersVersion(ctx, r.realm)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := r.tx.Linkifiers(ctx, r.realm)
 	if err != nil {
 		return nil, err
 	}
-	if rows == nil {
-		rows = []Linkifier{}
-	}
-	r.rows = rows
+	r.linkifiers, r.linkVersion = true, version
 	return compileLinkifiers(rows), nil
 }
 
 // unchanged reports whether tx gives every answer r recorded.
 func (r *txResolver) unchanged(ctx context.Context, tx Tx) (bool, error) {
-	if r.rows != nil {
-		rows, err := tx.Linkifiers(ctx, r.realm)
-		if err != nil || !slices.Equal(rows, r.rows) {
+	if r.linkifiers {
+		version, err := tx.LinkifiersVersion(ctx, r.realm)
+		if err != nil || version != r.linkVersion {
 			return false, err
 		}
 	}

@@ -326,6 +326,16 @@ type LinkifierStore interface {
 	UpdateLinkifier(ctx context.Context, l *Linkifier) error
 	// DeleteLinkifier deletes the linkifier, or returns ErrNotFound.
 	DeleteLinkifier(ctx context.Context, id LinkifierID) error
+	// LinkifiersVersion returns the version of the realm's linkifier list: 0
+	// until the realm's linkifiers are first written, then raised in the same
+	// transaction by every CreateLinkifier, UpdateLinkifier and
+	// DeleteLinkifier of a linkifier of the realm (an update that moves a
+	// linkifier to another realm raises both). It never decreases, and a
+	// rolled-back transaction leaves it as it was, so two equal versions of a
+	// realm mean the same linkifiers, in the same order: callers check that
+	// the list is unchanged with this one read instead of reading the list.
+	// An unknown realm has version 0; the only errors are the store's own.
+	LinkifiersVersion(ctx context.Context, realm RealmID) (int64, error)
 }
 
 // DraftStore persists drafts.

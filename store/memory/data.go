@@ -81,6 +81,9 @@ type data struct {
 	linkifierByPattern map[realmKey]chatcore.LinkifierID
 	linkifiersByRealm  map[chatcore.RealmID]*idList[chatcore.LinkifierID]
 	linkifierMax       chatcore.LinkifierID
+	// linkifierVersions is each realm's LinkifiersVersion; a missing realm
+	// has version 0.
+	linkifierVersions map[chatcore.RealmID]int64
 
 	drafts       map[chatcore.DraftID]*chatcore.Draft
 	draftsByUser map[chatcore.UserID]*idList[chatcore.DraftID]
@@ -122,6 +125,7 @@ func newData() data {
 		linkifiers:         make(map[chatcore.LinkifierID]*chatcore.Linkifier),
 		linkifierByPattern: make(map[realmKey]chatcore.LinkifierID),
 		linkifiersByRealm:  make(map[chatcore.RealmID]*idList[chatcore.LinkifierID]),
+		linkifierVersions:  make(map[chatcore.RealmID]int64),
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
 		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
 		emailChanges:       make(map[string]*chatcore.EmailChange),

@@ -53,6 +53,7 @@ func (t *tx) CreateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
 	put(t, t.d.linkifiers, l.ID, cloneLinkifier(l))
 	put(t, t.d.linkifierByPattern, pattern, l.ID)
 	index(t, t.d.linkifiersByRealm, l.RealmID, l.ID)
+	bumpLinkifiers(t, l.RealmID)
 	return nil
 }
 
@@ -75,6 +76,7 @@ func (t *tx) UpdateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
 	del(t, t.d.linkifierByPattern, realmKey{old.RealmID, old.Pattern})
 	put(t, t.d.linkifierByPattern, pattern, l.ID)
 	put(t, t.d.linkifiers, l.ID, c)
+	bumpLinkifiers(t, c.RealmID)
 	return nil
 }
 
@@ -90,5 +92,20 @@ func (t *tx) DeleteLinkifier(_ context.Context, id chatcore.LinkifierID) error {
 	del(t, t.d.linkifiers, id)
 	del(t, t.d.linkifierByPattern, realmKey{l.RealmID, l.Pattern})
 	unindex(t, t.d.linkifiersByRealm, l.RealmID, id)
+	bumpLinkifiers(t, l.RealmID)
 	return nil
+}
+
+// LinkifiersVersion implements chatcore.LinkifierStore.
+func (t *tx) LinkifiersVersion(_ context.Context, realm chatcore.RealmID) (int64, error) {
+	if err := t.read(); err != nil {
+		return 0, err
+	}
+	return t.d.linkifierVersions[realm], nil
+}
+
+// bumpLinkifiers raises the realm's linkifiers version, undone with the
+// transaction's other writes.
+func bumpLinkifiers(t *tx, realm chatcore.RealmID) {
+	put(t, t.d.linkifierVersions, realm, t.d.linkifierVersions[realm]+1)
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/chatcore/chatcore"
@@ -66,4 +67,19 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 		return classify(err, what)
 	}
 	return mustAffect(res, what)
+}
+
+// LinkifiersVersion implements [chatcore.LinkifierStore]. The triggers of
+// migration 0004 raise the version on every insert, update and delete of a
+// linkifiers row, in the writing statement's transaction.
+func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	var v int64
+	err := t.queryRow(ctx, "SELECT version FROM linkifier_versions WHERE realm_id = ?", realm).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, classify(err, fmt.Sprintf("linkifiers version of realm %d", realm))
+	}
+	return v, nil
 }

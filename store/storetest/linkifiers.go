@@ -71,4 +71,86 @@ var linkifierTests = []test{
 		})
 		is.NoErr(err) // the pattern freed by the update can be used again
 	}},
+	{"Version", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		ctx := context.Background()
+		versions := func(t *testing.T) (mine, other int64) {
+			is := is.New(t)
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				var err error
+				mine, err = tx.LinkifiersVersion(ctx, w.realm)
+				is.NoErr(err) // version read
+				other, err = tx.LinkifiersVersion(ctx, w.other)
+				is.NoErr(err) // other realm's version read
+			})
+			return mine, other
+		}
+		mine, other := versions(t)
+		is.Equal(mine, int64(0))  // no linkifier written yet
+		is.Equal(other, int64(0)) // nor in the other realm
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			v, err := tx.LinkifiersVersion(ctx, 987654)
+			is.NoErr(err)         // an unknown realm is no error
+			is.Equal(v, int64(0)) // and has version 0
+		})
+		l := &chatcore.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}", Order: 1}
+		m := &chatcore.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://p/{id}", Order: 2}
+		for _, step := range []struct {
+			name  string
+			write func(tx chatcore.Tx) error
+		}{
+			{"create", func(tx chatcore.Tx) error { return tx.CreateLinkifier(ctx, l) }},
+			{"create another", func(tx chatcore.Tx) error { return tx.CreateLinkifier(ctx, m) }},
+			{"update", func(tx chatcore.Tx) error {
+				u := *l
+				u.URLTemplate = "https://u/{id}"
+				return tx.UpdateLinkifier(ctx, &u)
+			}},
+			{"reorder", func(tx chatcore.Tx) error {
+				a, b := *l, *m
+				a.Order, b.Order = 2, 1
+				if err := tx.UpdateLinkifier(ctx, &a); err != nil {
+					return err
+				}
+				return tx.UpdateLinkifier(ctx, &b)
+			}},
+			{"delete", func(tx chatcore.Tx) error { return tx.DeleteLinkifier(ctx, m.ID) }},
+		} {
+			t.Run(step.name, func(t *testing.T) {
+				is := is.New(t)
+				var inTx int64
+				is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+					if err := step.write(tx); err != nil {
+						return err
+					}
+					var err error
+					inTx, err = tx.LinkifiersVersion(ctx, w.realm)
+					return err
+				})) // the write commits
+				now, otherNow := versions(t)
+				is.True(now > mine)       // the write raises the version
+				is.Equal(inTx, now)       // the writing transaction sees the version it committed
+				is.Equal(otherNow, other) // another realm's version is untouched
+				mine = now
+			})
+		}
+		errRollback := errors.New("roll back")
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "X(?P<id>[0-9]+)", URLTemplate: "https://x/{id}"})) // created
+			v, err := tx.LinkifiersVersion(ctx, w.realm)
+			is.NoErr(err)     // version read in the transaction
+			is.True(v > mine) // raised inside the transaction
+			return errRollback
+		})
+		is.True(errors.Is(err, errRollback)) // the transaction rolled back
+		now, _ := versions(t)
+		is.Equal(now, mine) // the rollback restores the version
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.other, Pattern: "Y(?P<id>[0-9]+)", URLTemplate: "https://y/{id}"})) // created in the other realm
+		})
+		now, otherNow := versions(t)
+		is.Equal(now, mine)       // a write in another realm leaves this realm's version
+		is.True(otherNow > other) // and raises that realm's
+	}},
 }
