@@ -27,6 +27,7 @@ func (h *handler) routes() []route {
 		{pattern: "GET /api/v1/scheduled_messages", fn: h.scheduledMessages},
 		{pattern: "POST /api/v1/scheduled_messages", fn: h.createScheduledMessage},
 		{pattern: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", ids: []string{"scheduled_message_id"}, fn: h.deleteScheduledMessage},
+		{pattern: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", ids: []string{"scheduled_message_id"}, fn: h.editScheduledMessage},
 
 		{pattern: "GET /api/v1/reminders", fn: h.reminders},
 		{pattern: "POST /api/v1/reminders", fn: h.createReminder},
