@@ -22,6 +22,7 @@ func (h *handler) routes() []route {
 		{pattern: "GET /api/v1/users/me", fn: h.me},
 		{pattern: "GET /api/v1/users", fn: h.users},
 		{pattern: "GET /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.user},
+		{pattern: "GET /api/v1/users/{email}", nameOf: "user_id", fn: h.userByEmail},
 		{pattern: "DELETE /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.deactivateUser},
 
 		{pattern: "GET /api/v1/scheduled_messages", fn: h.scheduledMessages},
