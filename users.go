@@ -334,17 +334,17 @@ const (
 func (s *Service) userView(viewer, u *User, profile bool) UserView {
 	v := UserView{
 		AvatarVersion: 1,
-		UserID:     u.ID,
-		Email:      s.apiEmail(u),
-		FullName:   u.FullName,
-		Role:       u.Role,
-		IsAdmin:    u.Role.IsAdmin(),
-		IsOwner:    u.Role == RoleOwner,
-		IsGuest:    u.Role == RoleGuest,
-		IsBot:      u.IsBot,
-		IsActive:   u.IsActive,
-		Timezone:   u.Settings.Timezone,
-		DateJoined: zulipISOTime(u.DateJoined),
+		UserID:        u.ID,
+		Email:         s.apiEmail(u),
+		FullName:      u.FullName,
+		Role:          u.Role,
+		IsAdmin:       u.Role.IsAdmin(),
+		IsOwner:       u.Role == RoleOwner,
+		IsGuest:       u.Role == RoleGuest,
+		IsBot:         u.IsBot,
+		IsActive:      u.IsActive,
+		Timezone:      u.Settings.Timezone,
+		DateJoined:    zulipISOTime(u.DateJoined),
 	}
 	v.AvatarURL = s.avatarURL(u.AvatarSource, v.Email)
 	if canSeeDeliveryEmail(viewer, u) {
