@@ -62,3 +62,8 @@ func dedupe[T comparable](ids []T) []T {
 	}
 	return out
 }
+
+// MaxUserIDs bounds user_ids of GET /users. Zulip sets no limit of its own;
+// a client asks for the users it is missing, a handful at a time, and the
+// whole realm comes without the parameter.
+const MaxUserIDs = 1000

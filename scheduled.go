@@ -54,6 +54,30 @@ func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error
 	if req.Type == "" {
 		return to, MissingArgument("type")
 	}
+	to, err := parseScheduledTo(raw)
+	if err != nil {
+		return to, err
+	}
+	if err := checkScheduledType(req.Type); err != nil {
+		return to, err
+	}
+	return to, nil
+}
+
+// checkScheduledType refuses a type that is none of Zulip's recipient types.
+func checkScheduledType(t string) error {
+	switch t {
+	case "stream", "channel", "private", "direct":
+		return nil
+	}
+	return BadRequest("Invalid type: Value error, Not in the list of possible values")
+}
+
+// parseScheduledTo parses the JSON text of "to" as Zulip's Json[int |
+// list[int]]: an integer, or a list of integers bounded by
+// [MaxDirectRecipients] (deduplicated).
+func parseScheduledTo(raw []byte) (scheduledTo, error) {
+	var to scheduledTo
 	notInteger := BadRequest("to is not an integer") // pydantic's first error for int | list[int]
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -87,11 +111,6 @@ func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error
 		to.users = dedupe(to.users)
 	default:
 		return to, notInteger
-	}
-	switch req.Type {
-	case "stream", "channel", "private", "direct":
-	default:
-		return to, BadRequest("Invalid type: Value error, Not in the list of possible values")
 	}
 	return to, nil
 }
@@ -266,6 +285,21 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 	if err != nil {
 		return err
 	}
+	if err := checkScheduledRecipient(ctx, tx, sender, dest, m); err != nil {
+		return err
+	}
+	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
+	if err != nil {
+		return err
+	}
+	m.Content = body
+	m.RenderedContent = r.html
+	return nil
+}
+
+// checkScheduledRecipient applies the checks sendInTx makes on topic, channel
+// and recipients without sending, and fills in the destination of m.
+func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Destination, m *ScheduledMessage) error {
 	realm, err := tx.Realm(ctx, sender.RealmID)
 	if err != nil {
 		return err
@@ -288,6 +322,7 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 		m.Type = MessageTypeStream
 		m.StreamID = st.ID
 		m.Topic = topic
+		m.DirectMembers = nil
 	} else {
 		if len(dest.To) == 0 {
 			return BadRequest("Message must have recipients")
@@ -302,14 +337,9 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 			others = []UserID{sender.ID} // a message to themself
 		}
 		m.Type = MessageTypePrivate
+		m.StreamID, m.Topic = 0, ""
 		m.DirectMembers = others
 	}
-	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
-	if err != nil {
-		return err
-	}
-	m.Content = body
-	m.RenderedContent = r.html
 	return nil
 }
 

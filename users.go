@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,10 +95,50 @@ type UserView struct {
 	DateJoined    string   `json:"date_joined"`
 	BotType       *BotType `json:"bot_type,omitempty"`
 	BotOwnerID    *UserID  `json:"bot_owner_id,omitempty"`
+	// AvatarVersion counts the user's avatar changes, from 1 as in Zulip;
+	// deleting the profile (delete_profile) is one change.
+	AvatarVersion int `json:"avatar_version"`
+	// IsImportedStub is always false: chatcore imports no accounts.
+	IsImportedStub bool `json:"is_imported_stub"`
+	// ProfileData holds the user's custom profile field values, keyed by
+	// field id. Custom profile fields are not modelled, so it is empty; it
+	// is nil (absent) for bots and when the request did not ask for the
+	// fields, as in Zulip.
+	ProfileData map[string]ProfileFieldValue `json:"profile_data,omitzero"`
+	// MaxMessageID is set on the acting user's own view ([Service.Me]) only:
+	// the id of the newest message the user can read, or -1 when there is
+	// none.
+	MaxMessageID *MessageID `json:"max_message_id,omitempty"`
 }
 
-// Me returns the acting user's own view. A missing or deactivated actor gives
-// an [Unauthorized] error.
+// ProfileFieldValue is the value of one custom profile field, as Zulip
+// shows it in profile_data.
+type ProfileFieldValue struct {
+	Value         string `json:"value"`
+	RenderedValue string `json:"rendered_value,omitempty"`
+}
+
+// UsersRequest holds the parameters of GET /users, /users/{user_id} and
+// /users/{email}.
+type UsersRequest struct {
+	// UserIDs, when non-nil, keeps only these users (GET /users only):
+	// ids of no user of the realm are left out, as in Zulip. More than
+	// [MaxUserIDs] ids are refused before any store access.
+	UserIDs *[]UserID `json:"user_ids"`
+	// IncludeCustomProfileFields adds profile_data to the views of users
+	// (not bots).
+	IncludeCustomProfileFields *bool `json:"include_custom_profile_fields"`
+}
+
+// withProfileData reports whether the views carry profile_data.
+func (r UsersRequest) withProfileData() bool {
+	return r.IncludeCustomProfileFields != nil && *r.IncludeCustomProfileFields
+}
+
+// Me returns the acting user's own view, as GET /users/me shows it: with
+// profile_data (for a user, not a bot) and max_message_id, the newest message
+// the actor can read without a narrow (-1 when there is none). A missing or
+// deactivated actor gives an [Unauthorized] error.
 func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 	var v UserView
 	err := s.view(ctx, func(tx Tx) error {
@@ -104,10 +146,22 @@ func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 		if err != nil {
 			return err
 		}
-		v = s.userView(a, a)
+		v = s.userView(a, a, true)
 		return nil
 	})
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	newest, err := s.Messages(ctx, actorID, MessagesRequest{Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0)})
+	if err != nil {
+		return v, err
+	}
+	maxID := MessageID(-1)
+	if n := len(newest.Messages); n > 0 {
+		maxID = newest.Messages[n-1].ID
+	}
+	v.MaxMessageID = &maxID
+	return v, nil
 }
 
 // User returns the view of the user or bot id of the actor's realm;
@@ -115,6 +169,12 @@ func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 // realm, gives BAD_REQUEST "No such user"; a missing or deactivated actor an
 // [Unauthorized] error.
 func (s *Service) User(ctx context.Context, actorID, id UserID) (UserView, error) {
+	return s.UserWith(ctx, actorID, id, UsersRequest{})
+}
+
+// UserWith is [Service.User] with the parameters of GET /users/{user_id}
+// (req.UserIDs is not read).
+func (s *Service) UserWith(ctx context.Context, actorID, id UserID, req UsersRequest) (UserView, error) {
 	var v UserView
 	err := s.view(ctx, func(tx Tx) error {
 		a, err := actor(ctx, tx, actorID)
@@ -128,21 +188,124 @@ func (s *Service) User(ctx context.Context, actorID, id UserID) (UserView, error
 		if err != nil {
 			return err
 		}
-		v = s.userView(a, u)
+		v = s.userView(a, u, req.withProfileData())
 		return nil
 	})
 	return v, err
+}
+
+// UserByEmail returns the view of the user or bot of the actor's realm with
+// the e-mail, as Zulip's GET /users/{email} finds it: a stand-in address of
+// the form user<ID>@<domain> (the "email" of a user who hides the real one)
+// names the user with that id; any other address is compared
+// case-insensitively with real addresses, but only those of users whose
+// email_address_visibility lets the actor see them (bots always do), so the
+// lookup tells nothing about hidden addresses. Deactivated users and bots are
+// included (req.UserIDs is not read).
+//
+// Errors: BAD_REQUEST "No such user" when no visible address matches or the
+// id of a stand-in address is no user of the realm; UNAUTHORIZED for a
+// missing or deactivated actor.
+func (s *Service) UserByEmail(ctx context.Context, actorID UserID, email string, req UsersRequest) (UserView, error) {
+	email = strings.TrimSpace(email)
+	if id, ok := s.standInUserID(email); ok {
+		return s.UserWith(ctx, actorID, id, req)
+	}
+	var v UserView
+	err := s.view(ctx, func(tx Tx) error {
+		a, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		u, err := tx.UserByEmail(ctx, a.RealmID, email)
+		if errors.Is(err, ErrNotFound) || err == nil && !emailLookupAllowed(a, u) {
+			return BadRequest("No such user")
+		}
+		if err != nil {
+			return err
+		}
+		v = s.userView(a, u, req.withProfileData())
+		return nil
+	})
+	return v, err
+}
+
+// standInUserID parses a stand-in address user<ID>@<domain> of this server
+// (see [Service.apiEmail]) and returns the id.
+func (s *Service) standInUserID(email string) (UserID, bool) {
+	local, domain, ok := strings.Cut(email, "@")
+	digits, ok2 := strings.CutPrefix(local, "user")
+	if !ok || !ok2 || !strings.EqualFold(domain, s.fakeEmailDomain()) {
+		return 0, false
+	}
+	id, ok := parseDecimal(digits)
+	return UserID(id), ok
+}
+
+// parseDecimal parses one or more ASCII digits that fit an int64.
+func parseDecimal(s string) (int64, bool) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// emailLookupAllowed reports whether viewer may find target by its real
+// address. Zulip filters by the visibility values the viewer's role may see,
+// without the exception for the viewer's own address.
+func emailLookupAllowed(viewer, target *User) bool {
+	return target.IsBot || roleSeesEmail(viewer.Role, target.Settings.EmailAddressVisibility)
 }
 
 // Users returns the views of every user and bot of the actor's realm, active
 // or not, ordered by id. A missing or deactivated actor gives an
 // [Unauthorized] error.
 func (s *Service) Users(ctx context.Context, actorID UserID) ([]UserView, error) {
+	return s.ListUsers(ctx, actorID, UsersRequest{})
+}
+
+// ListUsers is [Service.Users] with the parameters of GET /users: with
+// req.UserIDs, only those users (ids that name no user of the realm are left
+// out, as in Zulip). Errors: BAD_REQUEST "user_ids is too long (limit: N
+// items)" for more than [MaxUserIDs] ids, before any store access;
+// UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersRequest) ([]UserView, error) {
+	var only map[UserID]bool
+	if req.UserIDs != nil {
+		if len(*req.UserIDs) > MaxUserIDs {
+			return nil, errTooLong("user_ids", MaxUserIDs)
+		}
+		only = make(map[UserID]bool, len(*req.UserIDs))
+		for _, id := range *req.UserIDs {
+			only[id] = true
+		}
+	}
 	var vs []UserView
 	err := s.view(ctx, func(tx Tx) error {
 		a, err := actor(ctx, tx, actorID)
 		if err != nil {
 			return err
+		}
+		if only != nil {
+			// Look the few ids up one by one rather than reading the realm.
+			ids := make([]UserID, 0, len(only))
+			for id := range only {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			vs = make([]UserView, 0, len(ids))
+			for _, id := range ids {
+				u, err := userInRealm(ctx, tx, a.RealmID, id)
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				vs = append(vs, s.userView(a, u, req.withProfileData()))
+			}
+			return nil
 		}
 		us, err := tx.Users(ctx, UserFilter{RealmID: a.RealmID})
 		if err != nil {
@@ -150,7 +313,7 @@ func (s *Service) Users(ctx context.Context, actorID UserID) ([]UserView, error)
 		}
 		vs = make([]UserView, len(us))
 		for i := range us {
-			vs[i] = s.userView(a, &us[i])
+			vs[i] = s.userView(a, &us[i], req.withProfileData())
 		}
 		return nil
 	})
@@ -166,30 +329,37 @@ const (
 	emailVisibleModerators = 5
 )
 
-// userView builds the view of u as viewer sees it.
-func (s *Service) userView(viewer, u *User) UserView {
+// userView builds the view of u as viewer sees it; profile adds profile_data
+// (to users, not bots).
+func (s *Service) userView(viewer, u *User, profile bool) UserView {
 	v := UserView{
-		UserID:     u.ID,
-		Email:      s.apiEmail(u),
-		FullName:   u.FullName,
-		Role:       u.Role,
-		IsAdmin:    u.Role.IsAdmin(),
-		IsOwner:    u.Role == RoleOwner,
-		IsGuest:    u.Role == RoleGuest,
-		IsBot:      u.IsBot,
-		IsActive:   u.IsActive,
-		Timezone:   u.Settings.Timezone,
-		DateJoined: zulipISOTime(u.DateJoined),
+		AvatarVersion: 1,
+		UserID:        u.ID,
+		Email:         s.apiEmail(u),
+		FullName:      u.FullName,
+		Role:          u.Role,
+		IsAdmin:       u.Role.IsAdmin(),
+		IsOwner:       u.Role == RoleOwner,
+		IsGuest:       u.Role == RoleGuest,
+		IsBot:         u.IsBot,
+		IsActive:      u.IsActive,
+		Timezone:      u.Settings.Timezone,
+		DateJoined:    zulipISOTime(u.DateJoined),
 	}
 	v.AvatarURL = s.avatarURL(u.AvatarSource, v.Email)
 	if canSeeDeliveryEmail(viewer, u) {
 		v.DeliveryEmail = new(u.Email)
+	}
+	if u.AvatarSource == deletedAvatarSource {
+		v.AvatarVersion++ // delete_profile changed the avatar once
 	}
 	if u.IsBot {
 		v.BotType = new(u.BotType)
 		if u.BotOwnerID != 0 {
 			v.BotOwnerID = new(u.BotOwnerID)
 		}
+	} else if profile {
+		v.ProfileData = map[string]ProfileFieldValue{}
 	}
 	return v
 }
@@ -221,15 +391,21 @@ func canSeeDeliveryEmail(viewer, target *User) bool {
 	if viewer.ID == target.ID || target.IsBot {
 		return true
 	}
-	switch target.Settings.EmailAddressVisibility {
+	return roleSeesEmail(viewer.Role, target.Settings.EmailAddressVisibility)
+}
+
+// roleSeesEmail reports whether a viewer of the role may see the real
+// address of a user with the email_address_visibility value.
+func roleSeesEmail(role Role, visibility int) bool {
+	switch visibility {
 	case emailVisibleEveryone:
 		return true
 	case emailVisibleMembers:
-		return viewer.Role != RoleGuest
+		return role != RoleGuest
 	case emailVisibleAdmins:
-		return viewer.Role.IsAdmin()
+		return role.IsAdmin()
 	case emailVisibleModerators:
-		return viewer.Role.IsAdmin() || viewer.Role == RoleModerator
+		return role.IsAdmin() || role == RoleModerator
 	}
 	return false // emailVisibleNobody and unknown values
 }

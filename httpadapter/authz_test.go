@@ -530,6 +530,13 @@ func authzCases() []authzCase {
 			want: foundOr(badRequest("No such user")),
 		},
 		{
+			route: "GET /api/v1/users/{email}", kinds: allKinds, obj: owned(0), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/users/user" + id + "@chatcore.invalid"}
+			},
+			want: foundOr(badRequest("No such user")),
+		},
+		{
 			route: "DELETE /api/v1/users/{user_id}", kinds: allKinds, obj: owned(0),
 			req: func(_ authzRole, id string) request {
 				return request{method: "DELETE", path: "/users/" + id, enc: urlEncoded}
@@ -576,6 +583,13 @@ func authzCases() []authzCase {
 			route: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", kinds: allKinds, obj: owned(2000),
 			req: func(_ authzRole, id string) request {
 				return request{method: "DELETE", path: "/scheduled_messages/" + id}
+			},
+			want: onlyOwn(outcome{404, "BAD_REQUEST", "Scheduled message does not exist"}),
+		},
+		{
+			route: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", kinds: allKinds, obj: owned(2000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "PATCH", path: "/scheduled_messages/" + id, enc: urlEncoded, params: params("content", "edited")}
 			},
 			want: onlyOwn(outcome{404, "BAD_REQUEST", "Scheduled message does not exist"}),
 		},

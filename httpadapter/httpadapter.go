@@ -153,22 +153,42 @@ type path struct {
 	// api is set for paths under /api/, which Zulip serves through
 	// rest_dispatch (and so answers OPTIONS on).
 	api bool
+	// byName serves a value of the id wildcard byName.from that is not an
+	// id (see [route.nameOf]); nil when no route does.
+	byName *path
+	// from and wildcard are set on a byName path: the id wildcard it stands
+	// in for, and its own wildcard name, which receives the value.
+	from, wildcard string
 }
 
 // groupRoutes groups routes by path, keeping the paths in first-seen order.
 func groupRoutes(routes []route) []*path {
-	var paths []*path
+	var paths, named []*path
 	index := map[string]*path{}
+	byName := map[string]*path{} // by the path of the id route they stand in for
 	for _, rt := range routes {
 		method, p, ok := strings.Cut(rt.pattern, " ")
 		if !ok {
 			panic("httpadapter: route pattern without method: " + rt.pattern)
 		}
-		g := index[p]
+		key, group := p, index
+		if rt.nameOf != "" {
+			start, end := strings.LastIndex(p, "{"), strings.LastIndex(p, "}")
+			if start < 0 || end < start {
+				panic("httpadapter: nameOf on a route without a wildcard: " + rt.pattern)
+			}
+			key, group = p[:start]+"{"+rt.nameOf+"}"+p[end+1:], byName
+		}
+		g := group[key]
 		if g == nil {
 			g = &path{path: p, byMethod: map[string]http.Handler{}, api: strings.HasPrefix(p, "/api/")}
-			index[p] = g
-			paths = append(paths, g)
+			group[key] = g
+			if rt.nameOf != "" {
+				g.from, g.wildcard = rt.nameOf, p[strings.LastIndex(p, "{")+1:strings.LastIndex(p, "}")]
+				named = append(named, g)
+			} else {
+				paths = append(paths, g)
+			}
 		}
 		if _, dup := g.byMethod[method]; dup {
 			panic("httpadapter: duplicate route " + rt.pattern)
@@ -181,7 +201,14 @@ func groupRoutes(routes []route) []*path {
 			}
 		}
 	}
-	for _, g := range paths {
+	for key, g := range byName {
+		idPath := index[key]
+		if idPath == nil || !slices.Contains(idPath.ids, g.from) {
+			panic("httpadapter: no id route " + key + " for " + g.path)
+		}
+		idPath.byName = g
+	}
+	for _, g := range slices.Concat(paths, named) {
 		if get, ok := g.byMethod[http.MethodGet]; ok {
 			if _, ok := g.byMethod[http.MethodHead]; !ok {
 				g.byMethod[http.MethodHead] = get
@@ -197,8 +224,15 @@ func groupRoutes(routes []route) []*path {
 // method check (405, before authentication as in Zulip), then the route.
 func (h *handler) dispatch(p *path) http.Handler {
 	return routeHandler(func(w http.ResponseWriter, r *http.Request) {
+		p := p
 		for _, name := range p.ids {
 			if _, ok := parsePathID[int64](r.PathValue(name)); !ok {
+				if p.byName != nil && p.byName.from == name {
+					// Not an id: the path is its named twin's.
+					r.SetPathValue(p.byName.wildcard, r.PathValue(name))
+					p = p.byName
+					break
+				}
 				h.writeError(w, r, notFound())
 				return
 			}
@@ -252,6 +286,11 @@ type route struct {
 	// ids are the path wildcards that must be decimal ids (zero included);
 	// anything else is a 404, as in Zulip where such paths match no route.
 	ids []string
+	// nameOf makes the route serve the values of the id wildcard nameOf
+	// (of the route with the same path but that wildcard) that are not ids,
+	// under the route's own wildcard name, as Zulip's users/<email> serves
+	// what users/<int:user_id> does not match. It has no ids of its own.
+	nameOf string
 	// untyped routes never report ignored parameters (Zulip views that are not
 	// @typed_endpoint, e.g. DELETE /realm/filters/{filter_id}).
 	untyped bool

@@ -143,11 +143,11 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 	e := newEnv(t, httpadapter.Options{})
 	notFound := []struct{ method, path string }{
 		{"GET", "/nope"},
-		{"GET", "/users/abc"},
-		{"GET", "/users/-1"},
-		{"PATCH", "/users/-1"},
+		{"GET", "/messages/abc"},
+		{"GET", "/messages/-1"},
+		{"PATCH", "/messages/-1"},
 		{"GET", "/realm/filters/abc"},
-		{"DELETE", "/users/+5"},
+		{"DELETE", "/scheduled_messages/+5"},
 		{"DELETE", "/scheduled_messages/1x"},
 		{"DELETE", "/reminders/99999999999999999999999"},
 		{"DELETE", "/realm/filters/abc"},
@@ -278,7 +278,7 @@ func TestOptions(t *testing.T) {
 		u := e.do(t, request{method: "GET", path: "/users/17", auth: &admin})
 		is.Equal(u.body["user"].(map[string]any)["is_active"], true) // the user is still active
 	})
-	for _, path := range []string{"/nope", "/users/abc", "/users/-1", "/users/me/extra"} {
+	for _, path := range []string{"/nope", "/messages/abc", "/messages/-1", "/users/me/extra"} {
 		t.Run("unknown "+path, func(t *testing.T) {
 			res := e.do(t, request{method: http.MethodOptions, path: path})
 			wantError(t, res, 404, "BAD_REQUEST", "Not Found")

@@ -139,6 +139,23 @@ func (h *handler) createScheduledMessage(ctx context.Context, c *call) (map[stri
 	return map[string]any{"scheduled_message_id": id}, nil
 }
 
+// editScheduledMessage answers PATCH /scheduled_messages/{scheduled_message_id}.
+func (h *handler) editScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		chatcore.EditScheduledMessageRequest
+		ScheduledDeliveryTimestamp *int64 `json:"scheduled_delivery_timestamp"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	r := req.EditScheduledMessageRequest
+	if req.ScheduledDeliveryTimestamp != nil {
+		r.DeliverAt = new(time.Unix(*req.ScheduledDeliveryTimestamp, 0))
+	}
+	id := pathID[chatcore.ScheduledMessageID](c, "scheduled_message_id")
+	return nil, h.svc.EditScheduledMessage(ctx, c.user.ID, id, r)
+}
+
 // createReminder answers POST /reminders.
 func (h *handler) createReminder(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {

@@ -21,8 +21,9 @@ type registerParams struct {
 	SlimPresence             *bool           `json:"slim_presence"`
 	PresenceHistoryLimitDays *int            `json:"presence_history_limit_days"`
 	AllPublicStreams         *bool           `json:"all_public_streams"`
-	// IncludeSubscribers is a boolean or the string "partial".
-	IncludeSubscribers json.RawMessage     `json:"include_subscribers"`
+	// IncludeSubscribers is a JSON boolean or "partial", which Zulip takes
+	// unquoted (a Literal beside Json[bool]); the quoted form is accepted too.
+	IncludeSubscribers *string             `json:"include_subscribers"`
 	ClientCapabilities *clientCapabilities `json:"client_capabilities"`
 	EventTypes         []string            `json:"event_types"`
 	FetchEventTypes    []string            `json:"fetch_event_types"`
@@ -52,7 +53,7 @@ func (p *registerParams) check() error {
 	if p.ClientGravatar != nil && !isJSON(p.ClientGravatar, "true", "false", "null") {
 		return chatcore.BadRequest("client_gravatar is not a boolean")
 	}
-	if p.IncludeSubscribers != nil && !isJSON(p.IncludeSubscribers, "true", "false", `"partial"`) {
+	if p.IncludeSubscribers != nil && !slices.Contains([]string{"true", "false", "partial", `"partial"`}, *p.IncludeSubscribers) {
 		return chatcore.BadRequest(`include_subscribers is not a boolean or "partial"`)
 	}
 	switch {

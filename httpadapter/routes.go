@@ -22,11 +22,13 @@ func (h *handler) routes() []route {
 		{pattern: "GET /api/v1/users/me", fn: h.me},
 		{pattern: "GET /api/v1/users", fn: h.users},
 		{pattern: "GET /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.user},
+		{pattern: "GET /api/v1/users/{email}", nameOf: "user_id", fn: h.userByEmail},
 		{pattern: "DELETE /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.deactivateUser},
 
 		{pattern: "GET /api/v1/scheduled_messages", fn: h.scheduledMessages},
 		{pattern: "POST /api/v1/scheduled_messages", fn: h.createScheduledMessage},
 		{pattern: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", ids: []string{"scheduled_message_id"}, fn: h.deleteScheduledMessage},
+		{pattern: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", ids: []string{"scheduled_message_id"}, fn: h.editScheduledMessage},
 
 		{pattern: "GET /api/v1/reminders", fn: h.reminders},
 		{pattern: "POST /api/v1/reminders", fn: h.createReminder},

@@ -638,7 +638,7 @@ func TestPathIDs(t *testing.T) {
 	})
 	t.Run("malformed ids match no route whatever the method", func(t *testing.T) {
 		paths := []string{
-			"/users/abc", "/users/-1", "/users/+5", "/users/1x", "/users/9223372036854775808",
+			"/messages/abc", "/messages/+5", "/messages/1x", "/messages/9223372036854775808",
 			"/messages/-0", "/streams/x/delete_topic", "/scheduled_messages/1.5",
 			"/reminders/99999999999999999999999", "/realm/filters/abc", "/realm/filters/-1",
 		}

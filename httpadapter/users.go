@@ -15,9 +15,35 @@ func (h *handler) me(ctx context.Context, c *call) (map[string]any, error) {
 	return fieldsOf(v)
 }
 
+// oneUserParams are the parameters of GET /users/{user_id} and
+// /users/{email}.
+type oneUserParams struct {
+	IncludeCustomProfileFields *bool `json:"include_custom_profile_fields"`
+}
+
 // user answers GET /users/{user_id}.
 func (h *handler) user(ctx context.Context, c *call) (map[string]any, error) {
-	v, err := h.svc.User(ctx, c.user.ID, pathID[chatcore.UserID](c, "user_id"))
+	var p oneUserParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	req := chatcore.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
+	v, err := h.svc.UserWith(ctx, c.user.ID, pathID[chatcore.UserID](c, "user_id"), req)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"user": v}, nil
+}
+
+// userByEmail answers GET /users/{email}: every value of the path segment
+// that is not a user id.
+func (h *handler) userByEmail(ctx context.Context, c *call) (map[string]any, error) {
+	var p oneUserParams
+	if err := c.decode(&p); err != nil {
+		return nil, err
+	}
+	req := chatcore.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
+	v, err := h.svc.UserByEmail(ctx, c.user.ID, c.r.PathValue("email"), req)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +52,11 @@ func (h *handler) user(ctx context.Context, c *call) (map[string]any, error) {
 
 // users answers GET /users.
 func (h *handler) users(ctx context.Context, c *call) (map[string]any, error) {
-	vs, err := h.svc.Users(ctx, c.user.ID)
+	var req chatcore.UsersRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	vs, err := h.svc.ListUsers(ctx, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,287 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/matryer/is"
+)
+
+// servedCase is one request to one route, validated against Zulip's
+// description of the operation.
+type servedCase struct {
+	route    string // the pattern in routes.go
+	name     string
+	template string // the operation's path in the excerpt; "" means the route's path
+	auth     *cred
+	// path builds the request path (below /api/v1) on the env; nil means
+	// the route's path as is.
+	path   func(tb testing.TB, e *env) string
+	params func(tb testing.TB, e *env) url.Values
+	status int
+	// dropMessageKeys are removed from each message object before the
+	// check, each with a reason (a mismatch fixed elsewhere).
+	dropMessageKeys []string
+	// dropKeys are removed from the answer before the check: keys Zulip's
+	// server sends that the description of the operation leaves out.
+	dropKeys []string
+}
+
+// notDescribed are the routes the served excerpt does not describe.
+var notDescribed = map[string]string{
+	"GET /accounts/confirm_new_email/{key}": "the e-mail confirmation link is a web page of Zulip's, not an API operation",
+}
+
+// noError are the routes that answer every well-formed request with success,
+// so no request of theirs can be an error of the operation.
+var noError = map[string]string{
+	"GET /api/v1/server_settings": "public and parameterless: Zulip describes no error for it",
+}
+
+// fixedPath returns a constant path.
+func fixedPath(p string) func(testing.TB, *env) string {
+	return func(testing.TB, *env) string { return p }
+}
+
+// with returns constant parameters.
+func with(kv ...string) func(testing.TB, *env) url.Values {
+	return func(testing.TB, *env) url.Values { return params(kv...) }
+}
+
+// created posts a request that must succeed and returns the id it answers
+// under key.
+func created(tb testing.TB, e *env, auth *cred, path, key string, kv ...string) int64 {
+	tb.Helper()
+	res := e.do(tb, request{method: "POST", path: path, auth: auth, enc: urlEncoded, params: params(kv...)})
+	wantSuccess(tb, res)
+	return num(tb, res.body[key])
+}
+
+// inAnHour is a delivery time an hour from now.
+func inAnHour() string { return strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10) }
+
+func scheduledID(tb testing.TB, e *env) int64 {
+	return created(tb, e, &member, "/scheduled_messages", "scheduled_message_id",
+		"type", "stream", "to", "61", "topic", "t", "content", "later", "scheduled_delivery_timestamp", inAnHour())
+}
+
+func messageID(tb testing.TB, e *env) int64 {
+	return created(tb, e, &member, "/messages", "id", "type", "stream", "to", "general", "topic", "t", "content", "hi")
+}
+
+func linkifierID(tb testing.TB, e *env) int64 {
+	return created(tb, e, &admin, "/realm/filters", "id", "pattern", `ZZ-(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")
+}
+
+// validationErrors is the "errors" key of Zulip's ValidationFailureError
+// (code BAD_REQUEST), which linkifier refusals carry; the description of
+// POST /realm/filters lists no 400, and the generic errors leave it out.
+const validationErrors = "errors"
+
+// rendered is why message objects lose rendered_content before the check.
+const rendered = "rendered_content"
+
+func servedCases() []servedCase {
+	idPath := func(prefix string, id func(testing.TB, *env) int64) func(testing.TB, *env) string {
+		return func(tb testing.TB, e *env) string { return fmt.Sprintf("%s/%d", prefix, id(tb, e)) }
+	}
+	return []servedCase{
+		{route: "GET /api/v1/server_settings", name: "ok", status: 200},
+
+		{route: "POST /api/v1/register", name: "ok, partial unquoted", auth: &member, status: 200,
+			params: with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`)},
+		{route: "POST /api/v1/register", name: "bad include_subscribers", auth: &member, status: 400,
+			params: with("include_subscribers", `"all"`)},
+
+		{route: "PATCH /api/v1/settings", name: "ok", auth: &member, status: 200, params: with("twenty_four_hour_time", "true")},
+		{route: "PATCH /api/v1/settings", name: "bad value", auth: &member, status: 400, params: with("color_scheme", "9")},
+		{route: "PATCH /api/v1/settings/display", template: "/settings", name: "ok", auth: &member, status: 200, params: with("color_scheme", "2")},
+		{route: "PATCH /api/v1/settings/display", template: "/settings", name: "bad value", auth: &member, status: 400, params: with("color_scheme", "9")},
+		{route: "PATCH /api/v1/settings/notifications", template: "/settings", name: "ok", auth: &member, status: 200, params: with("enable_sounds", "false")},
+		{route: "PATCH /api/v1/settings/notifications", template: "/settings", name: "bad value", auth: &member, status: 400, params: with("enable_sounds", "maybe")},
+
+		{route: "POST /api/v1/streams/{stream_id}/delete_topic", name: "ok", auth: &admin, path: fixedPath("/streams/61/delete_topic"), status: 200, params: with("topic_name", "nothing here")},
+		{route: "POST /api/v1/streams/{stream_id}/delete_topic", name: "missing topic_name", auth: &admin, path: fixedPath("/streams/61/delete_topic"), status: 400},
+
+		{route: "POST /api/v1/messages", name: "ok", auth: &member, status: 200, params: with("type", "stream", "to", "general", "topic", "t", "content", "hi")},
+		{route: "POST /api/v1/messages", name: "missing content", auth: &member, status: 400, params: with("type", "stream", "to", "general", "topic", "t")},
+		{route: "GET /api/v1/messages", name: "ok", auth: &member, status: 200, dropMessageKeys: []string{rendered},
+			params: func(tb testing.TB, e *env) url.Values {
+				messageID(tb, e)
+				return params("anchor", "newest", "num_before", "5", "num_after", "0")
+			}},
+		{route: "GET /api/v1/messages", name: "bad num_before", auth: &member, status: 400, params: with("num_before", "x")},
+		{route: "GET /api/v1/messages/{message_id}", name: "ok", auth: &member, status: 200, dropMessageKeys: []string{rendered}, path: idPath("/messages", messageID)},
+		{route: "GET /api/v1/messages/{message_id}", name: "unknown", auth: &member, status: 400, path: fixedPath("/messages/999999")},
+
+		{route: "GET /api/v1/users/me", name: "ok", auth: &member, status: 200},
+		{route: "GET /api/v1/users/me", name: "ok, bot", auth: &bot, status: 200},
+		{route: "GET /api/v1/users/me", name: "deactivated", auth: &gone, status: 401},
+		{route: "GET /api/v1/users", name: "ok", auth: &member, status: 200, params: with("include_custom_profile_fields", "true")},
+		{route: "GET /api/v1/users", name: "ok, user_ids", auth: &guest, status: 200, params: with("user_ids", "[11,31,999]")},
+		{route: "GET /api/v1/users", name: "bad user_ids", auth: &member, status: 400, params: with("user_ids", "11")},
+		{route: "GET /api/v1/users/{user_id}", name: "ok", auth: &member, status: 200, path: fixedPath("/users/14")},
+		{route: "GET /api/v1/users/{user_id}", name: "unknown", auth: &member, status: 400, path: fixedPath("/users/999")},
+		{route: "GET /api/v1/users/{email}", name: "ok", auth: &member, status: 200, path: fixedPath("/users/target@acme.test")},
+		{route: "GET /api/v1/users/{email}", name: "unknown", auth: &member, status: 400, path: fixedPath("/users/nobody@acme.test")},
+		{route: "DELETE /api/v1/users/{user_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/users/17")},
+		{route: "DELETE /api/v1/users/{user_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/users/999")},
+
+		{route: "GET /api/v1/scheduled_messages", name: "ok", auth: &member, status: 200,
+			params: func(tb testing.TB, e *env) url.Values { scheduledID(tb, e); return nil }},
+		{route: "GET /api/v1/scheduled_messages", name: "deactivated", auth: &gone, status: 401},
+		{route: "POST /api/v1/scheduled_messages", name: "ok", auth: &member, status: 200,
+			params: func(testing.TB, *env) url.Values {
+				return params("type", "direct", "to", "[13]", "content", "later", "scheduled_delivery_timestamp", inAnHour())
+			}},
+		{route: "POST /api/v1/scheduled_messages", name: "missing to", auth: &member, status: 400,
+			params: with("type", "direct", "content", "later", "scheduled_delivery_timestamp", "1")},
+		{route: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", name: "ok", auth: &member, status: 200, path: idPath("/scheduled_messages", scheduledID)},
+		{route: "DELETE /api/v1/scheduled_messages/{scheduled_message_id}", name: "unknown", auth: &member, status: 404, path: fixedPath("/scheduled_messages/999999")},
+		{route: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", name: "ok", auth: &member, status: 200, path: idPath("/scheduled_messages", scheduledID),
+			params: with("content", "edited", "type", "direct", "to", "[13,14]")},
+		{route: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", name: "nothing to change", auth: &member, status: 400, path: idPath("/scheduled_messages", scheduledID)},
+		{route: "PATCH /api/v1/scheduled_messages/{scheduled_message_id}", name: "unknown", auth: &member, status: 404, path: fixedPath("/scheduled_messages/999999"), params: with("content", "x")},
+
+		{route: "GET /api/v1/reminders", name: "ok", auth: &member, status: 200},
+		{route: "GET /api/v1/reminders", name: "deactivated", auth: &gone, status: 401},
+		{route: "POST /api/v1/reminders", name: "ok", auth: &member, status: 200,
+			params: func(tb testing.TB, e *env) url.Values {
+				return params("message_id", strconv.FormatInt(messageID(tb, e), 10), "scheduled_delivery_timestamp", inAnHour())
+			}},
+		{route: "POST /api/v1/reminders", name: "missing message_id", auth: &member, status: 400, params: func(testing.TB, *env) url.Values {
+			return params("scheduled_delivery_timestamp", inAnHour())
+		}},
+		{route: "DELETE /api/v1/reminders/{reminder_id}", name: "ok", auth: &member, status: 200,
+			path: idPath("/reminders", func(tb testing.TB, e *env) int64 {
+				return created(tb, e, &member, "/reminders", "reminder_id", "message_id", strconv.FormatInt(messageID(tb, e), 10), "scheduled_delivery_timestamp", inAnHour())
+			})},
+		{route: "DELETE /api/v1/reminders/{reminder_id}", name: "unknown", auth: &member, status: 404, path: fixedPath("/reminders/999999")},
+
+		{route: "GET /api/v1/realm/linkifiers", name: "ok", auth: &member, status: 200,
+			params: func(tb testing.TB, e *env) url.Values { linkifierID(tb, e); return nil }},
+		{route: "GET /api/v1/realm/linkifiers", name: "deactivated", auth: &gone, status: 401},
+		{route: "PATCH /api/v1/realm/linkifiers", name: "ok", auth: &admin, status: 200,
+			params: func(tb testing.TB, e *env) url.Values {
+				linkifierID(tb, e)
+				res := e.do(tb, request{method: "GET", path: "/realm/linkifiers", auth: &admin})
+				wantSuccess(tb, res)
+				var ids []string
+				for _, l := range res.body["linkifiers"].([]any) {
+					ids = append(ids, strconv.FormatInt(num(tb, l.(map[string]any)["id"]), 10))
+				}
+				slices.Reverse(ids)
+				return params("ordered_linkifier_ids", "["+strings.Join(ids, ",")+"]")
+			}},
+		{route: "PATCH /api/v1/realm/linkifiers", name: "bad list", auth: &admin, status: 400, params: with("ordered_linkifier_ids", "x")},
+		{route: "POST /api/v1/realm/filters", name: "ok", auth: &admin, status: 200, params: with("pattern", `ZZ-(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")},
+		{route: "POST /api/v1/realm/filters", name: "bad pattern", auth: &admin, status: 400, dropKeys: []string{validationErrors}, params: with("pattern", "(", "url_template", "https://example.com/")},
+		{route: "PATCH /api/v1/realm/filters/{filter_id}", name: "ok", auth: &admin, status: 200, path: idPath("/realm/filters", linkifierID),
+			params: with("pattern", `!(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")},
+		{route: "PATCH /api/v1/realm/filters/{filter_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/realm/filters/999999"),
+			params: with("pattern", `!(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")},
+		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "ok", auth: &admin, status: 200, path: idPath("/realm/filters", linkifierID)},
+		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/realm/filters/999999")},
+	}
+}
+
+// dropKeys removes keys from every message object of a GET /messages or GET
+// /messages/{message_id} answer and returns the new body.
+func dropKeys(tb testing.TB, raw []byte, keys []string) []byte {
+	tb.Helper()
+	is := is.New(tb)
+	var body map[string]any
+	is.NoErr(json.Unmarshal(raw, &body)) // a JSON object
+	strip := func(m any) {
+		if obj, ok := m.(map[string]any); ok {
+			for _, k := range keys {
+				delete(obj, k)
+			}
+		}
+	}
+	strip(body["message"])
+	if list, ok := body["messages"].([]any); ok {
+		for _, m := range list {
+			strip(m)
+		}
+	}
+	out, err := json.Marshal(body)
+	is.NoErr(err)
+	return out
+}
+
+// TestServedRoutesMatchOpenAPI drives every route the adapter serves with at
+// least one successful and one refused request (or says why it has none) and
+// validates each answer against Zulip's description of the operation in the
+// served excerpt.
+func TestServedRoutesMatchOpenAPI(t *testing.T) {
+	doc := servedSpec(t)
+	cases := servedCases()
+	t.Run("every route is covered", func(t *testing.T) {
+		is := is.New(t)
+		ok, refused := map[string]bool{}, map[string]bool{}
+		for _, c := range cases {
+			if c.status == 200 {
+				ok[c.route] = true
+			} else {
+				refused[c.route] = true
+			}
+		}
+		for _, route := range httpadapter.RoutePatterns() {
+			if reason, skip := notDescribed[route]; skip {
+				t.Logf("%s: not described (%s)", route, reason)
+				continue
+			}
+			_, noErr := noError[route]
+			if !ok[route] || !refused[route] && !noErr {
+				t.Errorf("%s: success %v, error %v", route, ok[route], refused[route])
+			}
+			is.True(ok[route] && (refused[route] || noErr)) // the route is driven both ways
+		}
+	})
+	for _, c := range cases {
+		t.Run(c.route+"/"+c.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t, httpadapter.Options{})
+			method, pattern, _ := strings.Cut(c.route, " ")
+			template := c.template
+			if template == "" {
+				template = strings.TrimPrefix(pattern, "/api/v1")
+			}
+			path := template
+			if c.path != nil {
+				path = c.path(t, e)
+			}
+			var p url.Values
+			if c.params != nil {
+				p = c.params(t, e)
+			}
+			res := e.do(t, request{method: method, path: path, auth: c.auth, enc: urlEncoded, params: p})
+			if res.status != c.status {
+				t.Logf("%s %s: %s", method, path, res.raw)
+			}
+			is.Equal(res.status, c.status) // the expected outcome
+			if len(c.dropKeys) > 0 {
+				var body map[string]any
+				is.NoErr(json.Unmarshal(res.raw, &body)) // a JSON object
+				for _, k := range c.dropKeys {
+					delete(body, k)
+				}
+				raw, err := json.Marshal(body)
+				is.NoErr(err)
+				res.raw = raw
+			}
+			if len(c.dropMessageKeys) > 0 {
+				res.raw = dropKeys(t, res.raw, c.dropMessageKeys)
+			}
+			checkDoc(t, doc, method, template, res)
+		})
+	}
+}

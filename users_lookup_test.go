@@ -1,0 +1,161 @@
+package chatcore_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// viewIDs lists the ids of views.
+func viewIDs(vs []chatcore.UserView) []chatcore.UserID {
+	ids := []chatcore.UserID{}
+	for _, v := range vs {
+		ids = append(ids, v.UserID)
+	}
+	return ids
+}
+
+// viewKeys marshals v and returns its keys.
+func viewKeys(tb testing.TB, v chatcore.UserView) map[string]any {
+	tb.Helper()
+	is := is.New(tb)
+	raw, err := json.Marshal(v)
+	is.NoErr(err) // marshals
+	var m map[string]any
+	is.NoErr(json.Unmarshal(raw, &m)) // an object
+	return m
+}
+
+func TestListUsersByID(t *testing.T) {
+	e := newUsrEnv(t)
+	tests := []struct {
+		name string
+		ids  []chatcore.UserID
+		want []chatcore.UserID
+	}{
+		{"some, by id", []chatcore.UserID{14, 11}, []chatcore.UserID{11, 14}},
+		{"unknown and other realm left out", []chatcore.UserID{999, 21, 32}, []chatcore.UserID{32}},
+		{"repeats once", []chatcore.UserID{16, 16, 16}, []chatcore.UserID{16}},
+		{"empty list, no users", []chatcore.UserID{}, []chatcore.UserID{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			vs, err := e.svc.ListUsers(t.Context(), 15, chatcore.UsersRequest{UserIDs: &tt.ids})
+			is.NoErr(err)                  // a guest may ask too
+			is.Equal(viewIDs(vs), tt.want) // only the listed users of the realm
+		})
+	}
+	t.Run("over the bound", func(t *testing.T) {
+		ids := make([]chatcore.UserID, chatcore.MaxUserIDs+1)
+		_, err := e.svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "user_ids is too long (limit: 1000 items)")
+	})
+	t.Run("at the bound", func(t *testing.T) {
+		is := is.New(t)
+		ids := make([]chatcore.UserID, chatcore.MaxUserIDs)
+		for i := range ids {
+			ids[i] = chatcore.UserID(i + 1)
+		}
+		vs, err := e.svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		is.NoErr(err)                                                                    // accepted
+		is.Equal(viewIDs(vs), []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // the realm's among them
+	})
+}
+
+func TestUserByEmail(t *testing.T) {
+	e := newUsrEnv(t)
+	tests := []struct {
+		name  string
+		actor chatcore.UserID
+		email string
+		want  chatcore.UserID // 0: "No such user"
+	}{
+		{"admin, real address, any case", 12, " MAX@Acme.Test ", 14},
+		{"moderator, address shown to admins only", 13, "max@acme.test", 0},
+		{"moderator, stand-in address", 13, "user14@chatcore.invalid", 14},
+		{"stand-in address, domain in capitals", 13, "user14@CHATCORE.invalid", 14},
+		{"own hidden address, as Zulip filters by role", 14, "max@acme.test", 0},
+		{"guest, address shown to everyone", 15, "olivia@acme.test", 11},
+		{"guest, bot", 15, "echo-bot@acme.test", 32},
+		{"deactivated user", 11, "dana@acme.test", 16},
+		{"unknown address", 11, "nobody@acme.test", 0},
+		{"stand-in address of no user", 11, "user999@chatcore.invalid", 0},
+		{"stand-in address of another realm's user", 11, "user21@chatcore.invalid", 0},
+		{"stand-in form, other domain", 11, "user14@acme.test", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := e.svc.UserByEmail(t.Context(), tt.actor, tt.email, chatcore.UsersRequest{})
+			if tt.want == 0 {
+				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
+				return
+			}
+			is := is.New(t)
+			is.NoErr(err)               // found
+			is.Equal(v.UserID, tt.want) // the user with that address
+		})
+	}
+	t.Run("deactivated actor", func(t *testing.T) {
+		_, err := e.svc.UserByEmail(t.Context(), 16, "olivia@acme.test", chatcore.UsersRequest{})
+		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	})
+}
+
+func TestUserViewLevel467Fields(t *testing.T) {
+	e := newUsrEnv(t)
+	ctx := t.Context()
+	yes := true
+	t.Run("defaults", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.User(ctx, 11, 14)
+		is.NoErr(err)
+		m := viewKeys(t, v)
+		is.Equal(m["avatar_version"], 1.0)     // Zulip's first avatar version
+		is.Equal(m["is_imported_stub"], false) // no imported accounts
+		_, has := m["profile_data"]
+		is.True(!has) // not asked for
+		_, has = m["max_message_id"]
+		is.True(!has) // only on the own view
+	})
+	t.Run("profile data asked for", func(t *testing.T) {
+		is := is.New(t)
+		v, err := e.svc.UserWith(ctx, 11, 14, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		is.NoErr(err)
+		is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // an empty map: no custom fields
+		bot, err := e.svc.UserWith(ctx, 11, 32, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		is.NoErr(err)
+		_, has := viewKeys(t, bot)["profile_data"]
+		is.True(!has) // bots have none, as in Zulip
+		vs, err := e.svc.ListUsers(ctx, 11, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		is.NoErr(err)
+		is.Equal(viewKeys(t, vs[0])["profile_data"], map[string]any{}) // on the list too
+	})
+	t.Run("avatar version after delete_profile", func(t *testing.T) {
+		is := is.New(t)
+		updateUser(t, e.store, 17, func(u *chatcore.User) { u.AvatarSource = "D" })
+		v, err := e.svc.User(ctx, 11, 17)
+		is.NoErr(err)
+		is.Equal(v.AvatarVersion, 2) // one avatar change
+	})
+}
+
+func TestMeMaxMessageID(t *testing.T) {
+	e := newOpsEnv(t)
+	is := is.New(t)
+	v, err := e.svc.Me(t.Context(), e.member.ID)
+	is.NoErr(err)
+	is.Equal(*v.MaxMessageID, chatcore.MessageID(-1))          // no message yet
+	is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // the own view carries profile_data
+	id := e.dm(t, e.owner, "hi", e.member)
+	e.dm(t, e.owner, "not for member", e.admin)
+	v, err = e.svc.Me(t.Context(), e.member.ID)
+	is.NoErr(err)
+	is.Equal(*v.MaxMessageID, id) // the newest message the user received
+	bot, err := e.svc.Me(t.Context(), e.bot.ID)
+	is.NoErr(err)
+	_, has := viewKeys(t, bot)["profile_data"]
+	is.True(!has) // a bot's own view has none
+}
