@@ -36,6 +36,7 @@ const (
 	CodeRateLimitHit             Code = "RATE_LIMIT_HIT"
 	CodeCannotDeactivateLastUser Code = "CANNOT_DEACTIVATE_LAST_USER"
 	CodeStreamDoesNotExist       Code = "STREAM_DOES_NOT_EXIST"
+	CodeBadNarrow                Code = "BAD_NARROW"
 )
 
 // Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not

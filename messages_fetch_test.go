@@ -278,13 +278,13 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		code chatcore.Code
 		msg  string
 	}{
-		{"is:followed is not modelled", []chatcore.NarrowTerm{term("is", `"followed"`)}, chatcore.CodeBadRequest, "Invalid narrow operator: unknown 'is' operand followed"},
-		{"unknown is", []chatcore.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadRequest, "Invalid narrow operator: unknown 'is' operand shiny"},
-		{"unknown has", []chatcore.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadRequest, "Invalid narrow operator: unknown 'has' operand video"},
-		{"dm-including unknown id", []chatcore.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadRequest, "Invalid narrow operator: unknown user 999999"},
-		{"dm-including another realm", []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.stranger.ID))}, chatcore.CodeBadRequest, fmt.Sprintf("Invalid narrow operator: unknown user %d", e.stranger.ID)},
-		{"dm-including unknown e-mail", []chatcore.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadRequest, "Invalid narrow operator: unknown user nobody@x.test"},
-		{"with a non-integer", []chatcore.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadRequest, "Invalid narrow operator: Invalid 'with' operator"},
+		{"is:followed is not modelled", []chatcore.NarrowTerm{term("is", `"followed"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand followed"},
+		{"unknown is", []chatcore.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
+		{"unknown has", []chatcore.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
+		{"dm-including unknown id", []chatcore.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},
+		{"dm-including another realm", []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", e.stranger.ID)},
+		{"dm-including unknown e-mail", []chatcore.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user nobody@x.test"},
+		{"with a non-integer", []chatcore.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: Invalid 'with' operator"},
 		{"two with terms", []chatcore.NarrowTerm{term("with", "1"), term("with", "2")}, chatcore.CodeBadRequest, "Duplicate 'with' operators."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

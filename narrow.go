@@ -37,7 +37,10 @@ type narrowSpec struct {
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
-func errBadNarrow(desc string) *Error { return BadRequest("Invalid narrow operator: " + desc) }
+func errBadNarrow(desc string) *Error {
+	return &Error{Code: CodeBadNarrow, Kind: KindInvalid, Msg: "Invalid narrow operator: " + desc,
+		Data: map[string]any{"desc": desc}}
+}
 
 // narrowTerms decodes the wire form of a narrow (see
 // [MessagesRequest.NarrowJSON]) into terms.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -113,7 +114,11 @@ func TestLegacyNarrowForm(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := fetch(tc.narrow)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			code := chatcore.CodeBadRequest
+			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
+				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
+			}
+			wantError(t, err, code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

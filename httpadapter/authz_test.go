@@ -171,6 +171,9 @@ var ok200 = outcome{status: 200}
 
 func badRequest(msg string) outcome { return outcome{400, "BAD_REQUEST", msg} }
 
+// badNarrow is Zulip's BadNarrowOperatorError: HTTP 400, code BAD_NARROW.
+func badNarrow(desc string) outcome { return outcome{400, "BAD_NARROW", "Invalid narrow operator: " + desc} }
+
 var (
 	mustBeAdmin = outcome{400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator"}
 	notForBots  = badRequest("This endpoint does not accept bot requests.")
@@ -419,7 +422,7 @@ func authzCases() []authzCase {
 				if k == objPeer {
 					return ok200
 				}
-				return badRequest("Invalid narrow operator: unknown channel")
+				return badNarrow("unknown channel")
 			},
 			check: func(t *testing.T, r authzRole, res *response) {
 				is := is.New(t)
@@ -439,7 +442,7 @@ func authzCases() []authzCase {
 				if k == objPeer {
 					return ok200
 				}
-				return badRequest("Invalid narrow operator: unknown channel")
+				return badNarrow("unknown channel")
 			},
 		},
 		{
@@ -448,7 +451,7 @@ func authzCases() []authzCase {
 				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",
 					"narrow", `[{"operator":"sender","operand":`+id+`}]`)}
 			},
-			want: foundOr(badRequest("Invalid narrow operator: unknown user")),
+			want: foundOr(badNarrow("unknown user")),
 		},
 		{
 			route: "GET /api/v1/messages", name: "direct message narrow", kinds: allKinds, obj: owned(0), readOnly: true,
@@ -460,7 +463,7 @@ func authzCases() []authzCase {
 				if k == objOwn || k == objPeer {
 					return ok200
 				}
-				return badRequest("Invalid narrow operator: unknown user ID " + id)
+				return badNarrow("unknown user ID " + id)
 			},
 			check: func(t *testing.T, r authzRole, res *response) {
 				is := is.New(t)
