@@ -34,6 +34,14 @@ func (s *Service) hashPassword(ctx context.Context, pw string) (string, error) {
 	return s.hasher.Hash(pw)
 }
 
+// HashPassword returns the encoded hash of password made by the Service's
+// [PasswordHasher], waiting for one of its hashing slots
+// ([WithPasswordHashConcurrency]); it returns ctx's error when ctx ends
+// first, or the hasher's error. It checks no strength policy.
+func (s *Service) HashPassword(ctx context.Context, password string) (string, error) {
+	return s.hashPassword(ctx, password)
+}
+
 // verifyPassword runs the Service's hasher within the concurrency bound.
 func (s *Service) verifyPassword(ctx context.Context, hash, pw string) (bool, error) {
 	release, err := s.acquireHashSlot(ctx)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
@@ -724,7 +725,7 @@ func loadAuthzFixture(tb testing.TB, svc *chatcore.Service) {
 	f, err := os.Open("testdata/authz.json")
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
-	is.NoErr(svc.LoadFixture(tb.Context(), f)) // the fixture loads
+	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
 }
 
 // newAuthzEnv starts an adapter over a fresh store of the backend holding
