@@ -52,28 +52,6 @@ func (s *Service) verifyPassword(ctx context.Context, hash, pw string) (bool, er
 	return s.hasher.Verify(hash, pw)
 }
 
-// slotHasher is the Service's hasher seen through its concurrency bound,
-// for code written against [PasswordHasher]; ctx bounds the waits.
-type slotHasher struct {
-	s   *Service
-	ctx context.Context
-}
-
-// Hash implements [PasswordHasher] with [Service.hashPassword].
-func (h slotHasher) Hash(pw string) (string, error) {
-	return h.s.hashPassword(h.ctx, pw)
-}
-
-// Verify implements [PasswordHasher] with [Service.verifyPassword].
-func (h slotHasher) Verify(hash, pw string) (bool, error) {
-	return h.s.verifyPassword(h.ctx, hash, pw)
-}
-
-// boundedHasher returns the Service's hasher within its concurrency bound.
-func (s *Service) boundedHasher(ctx context.Context) PasswordHasher {
-	return slotHasher{s: s, ctx: ctx}
-}
-
 // Zulip's default password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_GUESSES).
 const (
 	defaultPasswordMinLength  = password.DefaultMinLength

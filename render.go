@@ -306,12 +306,6 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 	return html, isMeMessage, err
 }
 
-// render is renderMessage's HTML alone.
-func (s *Service) render(ctx context.Context, tx Tx, realm RealmID, content string) (string, error) {
-	html, _, _, err := s.renderMessage(ctx, tx, realm, content)
-	return html, err
-}
-
 // prerender renders body (normalised content) for the realm in a read-only
 // View, before the write transaction that stores it. It returns nil when the
 // View fails: the write transaction then renders by itself and reports the
