@@ -85,6 +85,11 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	return &passwordChange{oldHash: stored, newHash: h}, nil
 }
 
+// CheckFullName applies Zulip's full-name rules (as a name change does) and
+// returns the name as stored, without surrounding whitespace. A refused name
+// is a BAD_REQUEST [*Error] with Zulip's message, such as "Name too long!".
+func CheckFullName(name string) (string, error) { return checkFullName(name) }
+
 // checkFullName applies Zulip's full-name rules and returns the stripped name.
 func checkFullName(raw string) (string, error) {
 	name := strings.TrimFunc(raw, isPythonSpace)

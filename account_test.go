@@ -19,6 +19,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -387,12 +388,12 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 	t.Run("fixture hashing shares the bound", func(t *testing.T) {
 		is := is.New(t)
 		e, h, first, ctx := hzSlotTaken(t)
-		// LoadFixture checks the fixture before hashing (an invalid one would
+		// fixture.Load checks the fixture before hashing (an invalid one would
 		// fail before the wait), so load the repository's fixture.
 		f, err := os.Open("testdata/org.json")
 		is.NoErr(err) // fixture opened
 		defer f.Close()
-		err = e.svc.LoadFixture(ctx, f)
+		err = fixture.Load(ctx, e.svc, f)
 		close(h.gate)
 		<-first
 		is.True(errors.Is(err, context.DeadlineExceeded)) // the fixture's hashing waited for the slot

@@ -165,6 +165,23 @@ func New(store Store, opts ...Option) *Service {
 // Store returns the store the Service works on.
 func (s *Service) Store() Store { return s.store }
 
+// Now returns the current time of the Service's clock ([WithClock]), the time
+// its operations stamp on what they create.
+func (s *Service) Now() time.Time { return s.clock.Now() }
+
+// IsEmpty reports whether the store holds no realm at all, as a fresh store
+// does before an organisation is loaded into it (see package fixture).
+// Errors come from the store.
+func (s *Service) IsEmpty(ctx context.Context) (bool, error) {
+	var empty bool
+	err := s.view(ctx, func(tx Tx) error {
+		rs, err := tx.Realms(ctx)
+		empty = len(rs) == 0
+		return err
+	})
+	return empty, err
+}
+
 type discardEvents struct{}
 
 func (discardEvents) Publish(context.Context, []Event) {}

@@ -9,7 +9,9 @@
 // Stores live under store/: store/memory (for tests and embedding) and
 // store/sqlite (the embedded default); store/storetest is the conformance suite
 // both pass. The optional httpadapter package serves the Service over HTTP in
-// Zulip's wire format.
+// Zulip's wire format. Package fixture seeds a store with organisations
+// described in chatcore's JSON fixture format (the example server's -seed),
+// checking them with the Service's own rules.
 //
 // # Errors
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -17,7 +18,7 @@ func Example() {
 	ctx := context.Background()
 	svc := chatcore.New(memory.New())
 
-	fixture := `{"realms": [{
+	org := `{"realms": [{
 	  "id": 1, "string_id": "acme", "name": "Acme Corp",
 	  "users": [
 	    {"id": 11, "email": "olivia@acme.test", "full_name": "Olivia Owner", "role": "owner",
@@ -25,7 +26,7 @@ func Example() {
 	    {"id": 12, "email": "max@acme.test", "full_name": "Max Member", "role": "member",
 	     "api_key": "bB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY"}
 	  ]}]}`
-	if err := svc.LoadFixture(ctx, strings.NewReader(fixture)); err != nil {
+	if err := fixture.Load(ctx, svc, strings.NewReader(org)); err != nil {
 		fmt.Println("load:", err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -37,8 +38,8 @@ func ExampleWithWebhookDelivery() {
 	svc := chatcore.New(st, chatcore.WithWebhookDelivery(chatcore.WebhookOptions{
 		AllowPrivate: true, // the integration listens on 127.0.0.1
 	}))
-	fixture := strings.Replace(webhookExampleFixture, "BOT_URL", integration.URL, 1)
-	if err := svc.LoadFixture(ctx, strings.NewReader(fixture)); err != nil {
+	org := strings.Replace(webhookExampleFixture, "BOT_URL", integration.URL, 1)
+	if err := fixture.Load(ctx, svc, strings.NewReader(org)); err != nil {
 		fmt.Println(err)
 		return
 	}

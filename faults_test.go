@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -457,7 +458,7 @@ var faultOps = []faultOp{
 		})
 	}},
 	{name: "LoadFixture", empty: true, run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.LoadFixture(ctx, strings.NewReader(fzWorldJSON))
+		return fixture.Load(ctx, svc, strings.NewReader(fzWorldJSON))
 	}},
 	{name: "DeleteTopic", run: func(ctx context.Context, svc *chatcore.Service) error {
 		res, err := svc.DeleteTopic(ctx, fzAdmin, fzGeneral, "LUNCH")
@@ -557,7 +558,7 @@ func copyFile(from, to string) error {
 func loadFaultWorld(tb testing.TB, s chatcore.Store) {
 	tb.Helper()
 	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })))
-	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
+	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
 		tb.Fatalf("loading the world: %v", err)
 	}
 }

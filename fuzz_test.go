@@ -1,8 +1,8 @@
 package chatcore_test
 
-// Fuzz targets for the places where bytes from outside reach the domain: the
-// fixture loader, linkifier validation, topic names and Markdown rendering
-// (the wire parameters are fuzzed in internal/wire). Each target
+// Fuzz targets for the places where bytes from outside reach the domain:
+// linkifier validation, topic names and Markdown rendering (the fixture loader
+// is fuzzed in package fixture, the wire parameters in internal/wire). Each target
 // asserts properties, not just "no panic": failures are *chatcore.Error values
 // with a message, accepted input round-trips, and what is stored obeys Zulip's
 // limits. Seeds live in f.Add calls and in testdata/fuzz/<Target>/.
@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -92,7 +93,7 @@ const (
 func fzService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
 	tb.Helper()
 	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(plainHasher{})}, opts...)...)
-	if err := svc.LoadFixture(context.Background(), strings.NewReader(fzWorldJSON)); err != nil {
+	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
 		tb.Fatalf("loading the fuzz world: %v", err)
 	}
 	return svc
@@ -110,100 +111,6 @@ func fzAPIError(tb testing.TB, err error, input any) *chatcore.Error {
 		tb.Fatalf("input %q: malformed *chatcore.Error: %#v", input, e)
 	}
 	return e
-}
-
-func FuzzLoadFixture(f *testing.F) {
-	f.Add([]byte(fzWorldJSON))
-	f.Add([]byte(`{"realms": []}`))
-	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": [{"id": 1, "email": "a@a.test", "full_name": "A", "role": "owner", "api_key": "abcdefghijklmnopqrstuvwxyz012345"}]}]}`))
-	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": [{"id": 1, "email": "a@a.test", "full_name": "A", "role": "owner", "api_key": "abcdefghijklmnopqrstuvwxyz012345", "settings": {"color_scheme": 7}}]}]}`))
-	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "linkifiers": [{"id": 1, "pattern": "(?P<x>", "url_template": "{x}"}]}]}`))
-	f.Add([]byte(`{"realms": [{"id": 1, "users": [{"id": 1}, {"id": 1}]}], "extra": 1}`))
-	f.Add([]byte(`{"realms": [{"id": 1, "string_id": "a", "name": "A", "groups": [{"id": 1, "name": "g", "subgroups": [2]}, {"id": 2, "name": "h", "subgroups": [1]}]}]}`))
-	f.Add([]byte(`{"realms": [{"id": 1e3}]}`))
-	f.Add([]byte(`{"realms": [{"id": 1}]} trailing`))
-	f.Add([]byte("{\"realms\": [{\"name\": \"\xff\"}]}"))
-	f.Add([]byte(`[]`))
-	f.Add([]byte(``))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		store := memory.New()
-		svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
-		err := svc.LoadFixture(t.Context(), bytes.NewReader(data))
-		if err != nil {
-			e := fzAPIError(t, err, data)
-			problems, ok := e.Data["errors"].([]string)
-			if !ok || len(problems) == 0 || len(problems) > 100 || problems[0] != e.Msg {
-				t.Fatalf("fixture error without its problem list: %#v", e)
-			}
-			empty, err := svc.IsEmpty(t.Context())
-			if err != nil || !empty {
-				t.Fatalf("a refused fixture wrote something (empty=%v, err=%v)", empty, err)
-			}
-			return
-		}
-		before := fzSnapshot(t, store)
-		if len(before) == 0 {
-			return // an empty fixture: nothing loaded, nothing to conflict with
-		}
-		// Loading the same file again conflicts with itself and changes nothing.
-		err = svc.LoadFixture(t.Context(), bytes.NewReader(data))
-		if err == nil {
-			t.Fatalf("the same fixture loaded twice")
-		}
-		fzAPIError(t, err, data)
-		if after := fzSnapshot(t, store); after != before {
-			t.Fatalf("a failed second load changed the store:\n%s\n---\n%s", before, after)
-		}
-	})
-}
-
-// fzSnapshot summarises a store's realms, users, channels and messages.
-func fzSnapshot(tb testing.TB, store chatcore.Store) string {
-	tb.Helper()
-	var b strings.Builder
-	err := store.View(context.Background(), func(tx chatcore.Tx) error {
-		realms, err := tx.Realms(context.Background())
-		if err != nil {
-			return err
-		}
-		for _, r := range realms {
-			users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: r.ID})
-			if err != nil {
-				return err
-			}
-			streams, err := tx.Streams(context.Background(), r.ID)
-			if err != nil {
-				return err
-			}
-			msgs, err := tx.Messages(context.Background(), chatcore.MessageQuery{RealmID: r.ID})
-			if err != nil {
-				return err
-			}
-			ls, err := tx.Linkifiers(context.Background(), r.ID)
-			if err != nil {
-				return err
-			}
-			b.WriteString(r.StringID)
-			for _, u := range users {
-				b.WriteString(" u" + u.Email)
-			}
-			for _, s := range streams {
-				b.WriteString(" s" + s.Name)
-			}
-			for _, m := range msgs {
-				b.WriteString(" m" + m.Topic + "/" + m.Content)
-			}
-			for _, l := range ls {
-				b.WriteString(" l" + l.Pattern)
-			}
-			b.WriteString("\n")
-		}
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b.String()
 }
 
 // fzOneRealm is a minimal fixture with one owner and the given linkifiers.
@@ -238,12 +145,12 @@ func FuzzLinkifier(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, tmpl, text string) {
 		store := memory.New()
 		svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
-		if err := svc.LoadFixture(t.Context(), bytes.NewReader(fzOneRealm(nil))); err != nil {
+		if err := fixture.Load(t.Context(), svc, bytes.NewReader(fzOneRealm(nil))); err != nil {
 			t.Fatal(err)
 		}
 		id, err := svc.AddLinkifier(t.Context(), fzOwner, pattern, tmpl)
 		// The fixture loader applies the same validation.
-		ferr := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{})).LoadFixture(t.Context(),
+		ferr := fixture.Load(t.Context(), chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{})),
 			bytes.NewReader(fzOneRealm([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
 		if err != nil {
 			fzAPIError(t, err, []string{pattern, tmpl})

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
@@ -160,7 +161,7 @@ func TestLimitNestedFixture(t *testing.T) {
 			svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{}))
 			data := `{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": ` + limNested(depth, "") + `}]}`
 			start := time.Now()
-			err := svc.LoadFixture(t.Context(), strings.NewReader(data))
+			err := fixture.Load(t.Context(), svc, strings.NewReader(data))
 			t.Logf("%d levels refused in %v", depth, time.Since(start))
 			e, ok := errors.AsType[*chatcore.Error](err)
 			is.True(ok)                               // a typed error

@@ -95,6 +95,18 @@ func regexpErrorText(err error) string {
 	return err.Error()
 }
 
+// CheckLinkifier validates a linkifier's pattern and URL template (already
+// trimmed) as [Service.AddLinkifier] does, without looking at the realm's
+// other linkifiers. A refusal is a BAD_REQUEST [*Error] whose Msg is Zulip's
+// first message and whose Data["errors"] maps each offending field
+// ("pattern", "url_template" or "__all__" for the pair) to its messages.
+func CheckLinkifier(pattern, urlTemplate string) error {
+	if _, _, e := validateLinkifier(pattern, urlTemplate); e != nil {
+		return e
+	}
+	return nil
+}
+
 // validateLinkifier runs Zulip's model validation of a linkifier and returns
 // the compiled pattern and template, or a *Error with Zulip's messages. A URL
 // template is refused only for its brace expressions (see [urltemplate.Parse])

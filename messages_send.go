@@ -319,6 +319,11 @@ func truncateBytes(s string, limit int, marker string) string {
 	return s[:cut] + marker
 }
 
+// NormalizeTopic returns topic as a message to a channel of realm stores it
+// (see normalizeTopic for the rules), or a BAD_REQUEST [*Error] with Zulip's
+// message for a topic that no message may have.
+func NormalizeTopic(realm *Realm, topic string) (string, error) { return normalizeTopic(realm, topic) }
+
 // normalizeTopic applies Zulip's topic rules: surrounding whitespace is
 // dropped, the realm's empty-topic display name (and "(no topic)") means the
 // empty topic, unprintable characters are refused and topics over

@@ -34,6 +34,14 @@ func (s *Service) hashPassword(ctx context.Context, pw string) (string, error) {
 	return s.hasher.Hash(pw)
 }
 
+// HashPassword returns the encoded hash of password made by the Service's
+// [PasswordHasher], waiting for one of its hashing slots
+// ([WithPasswordHashConcurrency]); it returns ctx's error when ctx ends
+// first, or the hasher's error. It checks no strength policy.
+func (s *Service) HashPassword(ctx context.Context, password string) (string, error) {
+	return s.hashPassword(ctx, password)
+}
+
 // verifyPassword runs the Service's hasher within the concurrency bound.
 func (s *Service) verifyPassword(ctx context.Context, hash, pw string) (bool, error) {
 	release, err := s.acquireHashSlot(ctx)
@@ -42,28 +50,6 @@ func (s *Service) verifyPassword(ctx context.Context, hash, pw string) (bool, er
 	}
 	defer release()
 	return s.hasher.Verify(hash, pw)
-}
-
-// slotHasher is the Service's hasher seen through its concurrency bound,
-// for code written against [PasswordHasher]; ctx bounds the waits.
-type slotHasher struct {
-	s   *Service
-	ctx context.Context
-}
-
-// Hash implements [PasswordHasher] with [Service.hashPassword].
-func (h slotHasher) Hash(pw string) (string, error) {
-	return h.s.hashPassword(h.ctx, pw)
-}
-
-// Verify implements [PasswordHasher] with [Service.verifyPassword].
-func (h slotHasher) Verify(hash, pw string) (bool, error) {
-	return h.s.verifyPassword(h.ctx, hash, pw)
-}
-
-// boundedHasher returns the Service's hasher within its concurrency bound.
-func (s *Service) boundedHasher(ctx context.Context) PasswordHasher {
-	return slotHasher{s: s, ctx: ctx}
 }
 
 // Zulip's default password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_GUESSES).

@@ -228,6 +228,11 @@ func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Mess
 	return m, nil
 }
 
+// NormalizeReminderNote returns note as a reminder stores it: trailing
+// whitespace and leading newlines dropped. A note over [MaxReminderNoteLength]
+// characters is a BAD_REQUEST [*Error] with Zulip's message.
+func NormalizeReminderNote(note string) (string, error) { return normalizeReminderNote(note) }
+
 // normalizeReminderNote drops trailing whitespace and leading newlines and
 // enforces MaxReminderNoteLength.
 func normalizeReminderNote(note string) (string, error) {
@@ -237,6 +242,15 @@ func normalizeReminderNote(note string) (string, error) {
 		return "", BadRequestf("Maximum reminder note length: %d characters", MaxReminderNoteLength)
 	}
 	return note, nil
+}
+
+// ReminderContent returns the Markdown of the notification-bot message that
+// delivers a reminder about m with the normalised note (see
+// [NormalizeReminderNote]), reading m's sender and channel through tx; the
+// links in it start with the Service's [WithExternalURL]. Errors come from
+// the store.
+func (s *Service) ReminderContent(ctx context.Context, tx Tx, m *Message, note string) (string, error) {
+	return s.reminderContent(ctx, tx, m, note)
 }
 
 // reminderContent builds the Markdown of the notification-bot message that

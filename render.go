@@ -301,10 +301,14 @@ func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, conte
 	return out.html, out.mentioned, out.isMe, err
 }
 
-// render is renderMessage's HTML alone.
-func (s *Service) render(ctx context.Context, tx Tx, realm RealmID, content string) (string, error) {
-	html, _, _, err := s.renderMessage(ctx, tx, realm, content)
-	return html, err
+// RenderContent renders message content for realm as the Service stores it,
+// resolving mentions, channel links and linkifiers through tx (so that what
+// tx has written already counts). It returns the HTML and whether the content
+// is a /me message. Errors: BAD_REQUEST "Unable to render message" when the
+// HTML exceeds [MaxRenderedLength] characters; others come from the store.
+func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, content string) (html string, isMeMessage bool, err error) {
+	html, _, isMeMessage, err = s.renderMessage(ctx, tx, realm, content)
+	return html, isMeMessage, err
 }
 
 // prerender renders body (normalised content) for the realm in a read-only

@@ -59,6 +59,10 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 	return u, nil
 }
 
+// ValidAPIKey reports whether key has the form of a Zulip API key, exactly
+// 32 ASCII letters and digits, as [Service.Authenticate] requires.
+func ValidAPIKey(key string) bool { return looksLikeAPIKey(key) }
+
 // looksLikeAPIKey reports whether key looks like a Zulip API key: exactly 32
 // ASCII letters and digits.
 func looksLikeAPIKey(key string) bool {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
@@ -69,7 +70,7 @@ func newUsrEnv(tb testing.TB, opts ...chatcore.Option) *usrEnv {
 	f, err := os.Open("testdata/org.json")
 	is.NoErr(err) // the org fixture exists
 	defer f.Close()
-	is.NoErr(e.svc.LoadFixture(tb.Context(), f)) // the org fixture loads
+	is.NoErr(fixture.Load(tb.Context(), e.svc, f)) // the org fixture loads
 	return e
 }
 

@@ -147,6 +147,19 @@ type settingFailure struct {
 	err  *Error
 }
 
+// ValidateSettings checks u as [Service.UpdateSettings] does before it looks
+// at the acting user: the field rules (time zones included), then the values
+// that must be among the Service's configured languages and notification
+// sounds. It returns the first refusal, a BAD_REQUEST [*Error] with Zulip's
+// message, or nil; any other error is a failure of the validator itself.
+func (s *Service) ValidateSettings(u *SettingsUpdate) error {
+	first, second := u.validate(&s.settingsConfig)
+	if first != nil {
+		return first
+	}
+	return second
+}
+
 // validate checks u against the struct-tag rules and the sets of cfg, and
 // returns the first failure of each of Zulip's two validation steps: its
 // parameter parser reports the first failure in parameter order (which is

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
@@ -172,7 +173,9 @@ var ok200 = outcome{status: 200}
 func badRequest(msg string) outcome { return outcome{400, "BAD_REQUEST", msg} }
 
 // badNarrow is Zulip's BadNarrowOperatorError: HTTP 400, code BAD_NARROW.
-func badNarrow(desc string) outcome { return outcome{400, "BAD_NARROW", "Invalid narrow operator: " + desc} }
+func badNarrow(desc string) outcome {
+	return outcome{400, "BAD_NARROW", "Invalid narrow operator: " + desc}
+}
 
 var (
 	mustBeAdmin = outcome{400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator"}
@@ -741,7 +744,7 @@ func loadAuthzFixture(tb testing.TB, svc *chatcore.Service) {
 	f, err := os.Open("testdata/authz.json")
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
-	is.NoErr(svc.LoadFixture(tb.Context(), f)) // the fixture loads
+	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
 }
 
 // newAuthzEnv starts an adapter over a fresh store of the backend holding

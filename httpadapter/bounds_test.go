@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
@@ -59,7 +60,7 @@ func newCountingEnv(tb testing.TB) (*env, *countingStore) {
 	f, err := os.Open("testdata/fixture.json")
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
-	is.NoErr(svc.LoadFixture(tb.Context(), f)) // the fixture loads
+	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
 	srv := httptest.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger}))
 	tb.Cleanup(srv.Close)
 	return &env{svc: svc, srv: srv, log: logs}, store

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -16,7 +17,7 @@ import (
 func ExampleNew() {
 	ctx := context.Background()
 	svc := chatcore.New(memory.New())
-	err := svc.LoadFixture(ctx, strings.NewReader(`{"realms": [{
+	err := fixture.Load(ctx, svc, strings.NewReader(`{"realms": [{
 		"id": 1, "string_id": "demo", "name": "Demo",
 		"users": [{"id": 11, "email": "ada@demo.test", "full_name": "Ada", "role": "owner",
 		           "api_key": "AdaKey00000000000000000000000000"}]

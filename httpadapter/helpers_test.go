@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
@@ -92,7 +93,7 @@ func newEnv(tb testing.TB, opts httpadapter.Options, svcOpts ...chatcore.Option)
 	f, err := os.Open("testdata/fixture.json")
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
-	is.NoErr(svc.LoadFixture(tb.Context(), f)) // the fixture loads
+	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
 	if opts.Logger == nil {
 		opts.Logger = logger
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
@@ -42,8 +43,8 @@ func apiKey(id int) string { return fmt.Sprintf("loadKEY%025d", id) }
 // email returns the generated e-mail of user id.
 func email(id int) string { return fmt.Sprintf("user%d@load.test", id) }
 
-// fixture returns the organization for clients clients in the fixture format.
-func fixture(clients int) ([]byte, error) {
+// orgFixture returns the organization for clients clients in the fixture format.
+func orgFixture(clients int) ([]byte, error) {
 	type user struct {
 		ID       int    `json:"id"`
 		Email    string `json:"email"`
@@ -104,9 +105,9 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	deleted := &deletions{ids: map[int64]bool{}}
 	svc := chatcore.New(store, chatcore.WithLogger(logger), chatcore.WithExternalURL(base), chatcore.WithEventSink(deleted),
 		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{}), chatcore.WithTopicDeletion(cfg.batch, 0))
-	data, err := fixture(cfg.clients)
+	data, err := orgFixture(cfg.clients)
 	if err == nil {
-		err = svc.LoadFixture(ctx, bytes.NewReader(data))
+		err = fixture.Load(ctx, svc, bytes.NewReader(data))
 	}
 	if err != nil {
 		ln.Close()

@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -29,9 +30,9 @@ const (
 )
 
 func TestPrintCurlOnlyWorkingCredentials(t *testing.T) {
-	loaded := func(t *testing.T, fixture []byte) *chatcore.Service {
+	loaded := func(t *testing.T, data []byte) *chatcore.Service {
 		svc := chatcore.New(memory.New())
-		is.New(t).NoErr(svc.LoadFixture(t.Context(), bytes.NewReader(fixture))) // the database's own fixture loads
+		is.New(t).NoErr(fixture.Load(t.Context(), svc, bytes.NewReader(data))) // the database's own fixture loads
 		return svc
 	}
 	tests := []struct {
@@ -110,7 +111,7 @@ func TestSeededKeysElided(t *testing.T) {
 	t.Run("printCurl", func(t *testing.T) {
 		is := is.New(t)
 		svc := chatcore.New(memory.New())
-		is.NoErr(svc.LoadFixture(t.Context(), bytes.NewReader(credsFixture("owner", keyA, keyM)))) // the fixture loads
+		is.NoErr(fixture.Load(t.Context(), svc, bytes.NewReader(credsFixture("owner", keyA, keyM)))) // the fixture loads
 		var out bytes.Buffer
 		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM), false)
 		is.True(!strings.Contains(out.String(), keyA))                                           // no owner key

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
@@ -197,13 +198,13 @@ func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error
 		if err != nil {
 			return nil, fmt.Errorf("-seed: %w", err)
 		}
-		if err := svc.LoadFixture(ctx, bytes.NewReader(data)); err != nil {
+		if err := fixture.Load(ctx, svc, bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("-seed %s: %w", cfg.seed, fixtureError(err))
 		}
 		return data, nil
 	}
 	if empty {
-		if err := svc.LoadFixture(ctx, bytes.NewReader(demoFixture)); err != nil {
+		if err := fixture.Load(ctx, svc, bytes.NewReader(demoFixture)); err != nil {
 			return nil, fmt.Errorf("loading the demo fixture: %w", fixtureError(err))
 		}
 	}

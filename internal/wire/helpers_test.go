@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/fixture"
 	"github.com/matryer/is"
 )
 
@@ -68,7 +69,7 @@ func (plainHasher) Verify(h, p string) (bool, error) { return h == "plain:"+p, n
 func worldService(tb testing.TB, store chatcore.Store) *chatcore.Service {
 	tb.Helper()
 	svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
-	if err := svc.LoadFixture(context.Background(), strings.NewReader(worldJSON)); err != nil {
+	if err := fixture.Load(context.Background(), svc, strings.NewReader(worldJSON)); err != nil {
 		tb.Fatalf("loading the world: %v", err)
 	}
 	return svc
