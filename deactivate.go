@@ -1,0 +1,335 @@
+package chatcore
+
+// Deactivating users: DELETE /users/{user_id} with its optional clean-ups
+// and notification e-mail.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// DeactivationActions are the optional clean-ups of a deactivation (Zulip
+// feature level 459). They apply to the target's active bots first, then to
+// the target.
+type DeactivationActions struct {
+	// DeleteProfile renames the user to "Deleted user" and drops the avatar.
+	DeleteProfile bool `json:"delete_profile"`
+	// DeletePublicChannelMessages deletes the messages the user sent to
+	// channels that are not invite-only.
+	DeletePublicChannelMessages bool `json:"delete_public_channel_messages"`
+	// DeletePrivateChannelMessages deletes the messages the user sent to
+	// invite-only channels.
+	DeletePrivateChannelMessages bool `json:"delete_private_channel_messages"`
+	// DeleteDirectMessages deletes the direct messages (1:1 and group) the
+	// user sent.
+	DeleteDirectMessages bool `json:"delete_direct_messages"`
+}
+
+// kinds returns the message kinds the actions delete; zero when none.
+func (a *DeactivationActions) kinds() MessageKinds {
+	var k MessageKinds
+	if a == nil {
+		return 0
+	}
+	if a.DeletePublicChannelMessages {
+		k |= KindPublicChannel
+	}
+	if a.DeletePrivateChannelMessages {
+		k |= KindPrivateChannel
+	}
+	if a.DeleteDirectMessages {
+		k |= KindDirect
+	}
+	return k
+}
+
+// DeactivateUserRequest holds the parameters of DELETE /users/{user_id}.
+type DeactivateUserRequest struct {
+	// Actions are extra clean-ups; nil means none.
+	Actions *DeactivationActions `json:"actions"`
+	// DeactivationNotificationComment, when non-nil, makes the user receive a
+	// notification e-mail; a non-empty (after trimming) comment is included
+	// in it. At most 2000 characters.
+	DeactivationNotificationComment *string `json:"deactivation_notification_comment"`
+}
+
+// maxDeactivationCommentLength is Zulip's limit on the notification comment,
+// in characters.
+const maxDeactivationCommentLength = 2000
+
+// Validate checks the request on its own: a comment longer than 2000
+// characters (after trimming surrounding whitespace) gives BAD_REQUEST
+// "deactivation_notification_comment is too long (limit: 2000 characters)".
+func (r DeactivateUserRequest) Validate() error {
+	if c := r.DeactivationNotificationComment; c != nil {
+		if !utf8.ValidString(*c) {
+			return BadRequest("deactivation_notification_comment is not a valid string")
+		}
+		if utf8.RuneCountInString(strings.TrimSpace(*c)) > maxDeactivationCommentLength {
+			return BadRequestf("deactivation_notification_comment is too long (limit: %d characters)", maxDeactivationCommentLength)
+		}
+	}
+	return nil
+}
+
+// DeactivateUser deactivates the human user target of the actor's realm, as
+// DELETE /users/{user_id}. The target's active bots are deactivated first; the
+// user's subscriptions become inactive, pending e-mail changes are dropped and
+// their API key stops working at once. Refusals, checked in Zulip's order:
+//   - BAD_REQUEST for a comment over 2000 characters (see Validate), before
+//     anything is looked up;
+//   - BAD_REQUEST "No such user": unknown id, another realm's, or a bot;
+//   - BAD_REQUEST "User is deactivated";
+//   - BAD_REQUEST "Insufficient permission": the actor is not an administrator;
+//   - UNAUTHORIZED_PRINCIPAL "Must be an organization owner": an
+//     administrator on an owner;
+//   - BAD_REQUEST "Cannot deactivate the only organization owner".
+//
+// The whole deactivation is one store transaction: the rules are checked,
+// the messages selected by req.Actions are deleted (the bots' first, then the
+// user's), and bots and user are deactivated, all or nothing. A refusal, a
+// store error or ctx ending (checked between deletion batches) rolls
+// everything back: no message is deleted, nobody is deactivated, no event or
+// e-mail goes out, and the call can simply be repeated. Messages are deleted
+// newest first in batches of the size set by [WithTopicDeletion], so memory
+// stays bounded, but with no time budget: a user with many messages holds the
+// store's writer (blocking other writes) until the deletion finishes, and
+// callers that need a bound should give ctx a deadline.
+//
+// After the commit, and only then, the events go out in this order: for each
+// deletion batch its delete_message events (and first_message_id stream
+// updates), exactly as [Service.DeleteTopic] sends them; the delete_profile
+// updates; then realm_user updates to the realm's remaining active users and
+// realm_bot updates to bot owners. The notification e-mail is sent only when
+// DeactivationNotificationComment is non-nil. A missing or deactivated actor
+// gives an [Unauthorized] error. Other errors come from the store or ctx.
+func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, req DeactivateUserRequest) error {
+	// Zulip validates parameters before the view looks anything up.
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	kinds := req.Actions.kinds()
+	deleteProfile := req.Actions != nil && req.Actions.DeleteProfile
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		a, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		t, err := checkDeactivation(ctx, tx, a, targetID)
+		if err != nil {
+			return err
+		}
+		realm, err := tx.Realm(ctx, t.RealmID)
+		if err != nil {
+			return err
+		}
+		bots, err := activeBotsOf(ctx, tx, t)
+		if err != nil {
+			return err
+		}
+		notice := deactivationEmail{name: t.FullName, email: t.Email}
+		var deactivated []*User // bots first, then the user
+		for i := range bots {
+			deactivated = append(deactivated, &bots[i])
+		}
+		deactivated = append(deactivated, t)
+		if kinds != 0 {
+			for _, u := range deactivated {
+				f := MessageFilter{RealmID: t.RealmID, SenderID: u.ID, Kinds: kinds}
+				if err := s.deleteSentMessages(ctx, tx, fx, a, f); err != nil {
+					return err
+				}
+			}
+		}
+		profileEvents := len(fx.events) // the deletion events before it have their recipients
+		if deleteProfile {
+			for _, u := range deactivated {
+				s.deleteProfile(u, fx)
+			}
+		}
+		for _, u := range deactivated {
+			u.IsActive = false
+			if err := tx.UpdateUser(ctx, u); err != nil {
+				return err
+			}
+			if err := tx.DeactivateSubscriptions(ctx, u.ID); err != nil {
+				return err
+			}
+			if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
+				return err
+			}
+		}
+		active, err := tx.Users(ctx, UserFilter{RealmID: t.RealmID, Active: new(true)})
+		if err != nil {
+			return err
+		}
+		recipients := make([]UserID, len(active))
+		for i := range active {
+			recipients[i] = active[i].ID
+		}
+		for _, u := range deactivated {
+			fx.event(u.RealmID, recipients, map[string]any{
+				"type": "realm_user", "op": "update",
+				"person": map[string]any{"user_id": u.ID, "is_active": false},
+			})
+			if u.IsBot {
+				fx.event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+					"type": "realm_bot", "op": "update",
+					"bot": map[string]any{"user_id": u.ID, "is_active": false},
+				})
+			}
+		}
+		// The profile events went out before the deactivation ones in Zulip;
+		// fill in their recipients now that the active set is known.
+		for i := profileEvents; i < len(fx.events); i++ {
+			if fx.events[i].UserIDs == nil {
+				fx.events[i].UserIDs = recipients
+			}
+		}
+		if c := req.DeactivationNotificationComment; c != nil {
+			notice.comment = strings.TrimSpace(*c)
+			fx.mail(s.deactivationMail(realm, notice))
+		}
+		return nil
+	})
+}
+
+// checkDeactivation loads target for a deactivation by a and applies Zulip's
+// lookup and permission rules in their order.
+func checkDeactivation(ctx context.Context, tx Tx, a *User, targetID UserID) (*User, error) {
+	t, err := userInRealm(ctx, tx, a.RealmID, targetID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, BadRequest("No such user")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.IsBot {
+		return nil, BadRequest("No such user")
+	}
+	if !t.IsActive {
+		return nil, BadRequest("User is deactivated")
+	}
+	if !a.Role.IsAdmin() {
+		return nil, BadRequest("Insufficient permission")
+	}
+	if t.Role == RoleOwner && a.Role != RoleOwner {
+		return nil, errMustBeOwner()
+	}
+	if t.Role == RoleOwner {
+		owners, err := tx.Users(ctx, UserFilter{
+			RealmID: t.RealmID, Roles: []Role{RoleOwner}, Active: new(true), Bot: new(false),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(owners) <= 1 {
+			return nil, BadRequest("Cannot deactivate the only organization owner")
+		}
+	}
+	return t, nil
+}
+
+// activeBotsOf returns the active bots owned by u, ordered by id.
+func activeBotsOf(ctx context.Context, tx Tx, u *User) ([]User, error) {
+	return tx.Users(ctx, UserFilter{RealmID: u.RealmID, BotOwnerID: u.ID, Active: new(true), Bot: new(true)})
+}
+
+// deletedUserName is the name delete_profile gives.
+const deletedUserName = "Deleted user"
+
+// deleteProfile renames u to "Deleted user" and drops the avatar (the caller
+// stores u), queuing the profile events. Events for all active users are
+// queued with nil recipients, which DeactivateUser fills in.
+func (s *Service) deleteProfile(u *User, fx *effects) {
+	u.FullName = deletedUserName
+	u.FullNameKey = FoldKey(deletedUserName)
+	u.AvatarSource = deletedAvatarSource
+	avatar := s.avatarURL(u.AvatarSource, s.apiEmail(u))
+	fx.event(u.RealmID, nil, map[string]any{
+		"type": "realm_user", "op": "update",
+		"person": map[string]any{"user_id": u.ID, "full_name": u.FullName},
+	})
+	fx.event(u.RealmID, nil, map[string]any{
+		"type": "realm_user", "op": "update",
+		"person": map[string]any{
+			"user_id": u.ID, "avatar_source": u.AvatarSource,
+			"avatar_url": avatar, "avatar_url_medium": avatar,
+		},
+	})
+	if u.IsBot {
+		fx.event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+			"type": "realm_bot", "op": "update",
+			"bot": map[string]any{"user_id": u.ID, "full_name": u.FullName},
+		})
+	}
+}
+
+// deleteSentMessages deletes every message matching f inside tx, newest
+// first, in batches of the configured size so that no more than one batch is
+// held at a time, and records each batch's events (and first_message_id
+// maintenance) with deletionEffects, as DeleteTopic does; actorUser also
+// receives them. ctx is checked before each batch: once it is done, its error
+// comes back and the caller's transaction rolls back. f must name a sender and
+// at least one kind.
+func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *effects, actorUser *User, f MessageFilter) error {
+	if f.Kinds == 0 || f.SenderID == 0 {
+		// MessageFilter's zero Kinds means every kind: never let that through.
+		return errors.New("chatcore: refusing an unrestricted message deletion")
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
+		if err != nil {
+			return err
+		}
+		if err := deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
+			return err
+		}
+		if len(deleted) < s.batchSize {
+			// A short batch means nothing matching is left.
+			return nil
+		}
+	}
+}
+
+// deactivationEmail holds what the deactivation notice says.
+type deactivationEmail struct {
+	name, email, comment string
+}
+
+// deactivationMail builds the notice sent to a deactivated user.
+func (s *Service) deactivationMail(realm *Realm, n deactivationEmail) Email {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Hello %s,\n\n", n.name)
+	fmt.Fprintf(&b, "Your account on %s (%s) has been deactivated by an administrator of the organization.\n", realm.Name, s.externalURL)
+	if n.comment != "" {
+		b.WriteString("\nThe administrator left this message for you:\n\n")
+		for line := range strings.Lines(n.comment) {
+			b.WriteString("    " + strings.TrimRight(line, "\n") + "\n")
+		}
+	}
+	b.WriteString("\nYou can no longer log in with this account. If you think this is a mistake, contact the administrators of the organization.\n")
+	return Email{
+		To:      n.email,
+		From:    s.deactivationSender(),
+		Subject: "Notification of account deactivation on " + realm.Name,
+		Body:    b.String(),
+	}
+}
+
+// deactivationSender is the sender of notification e-mails: noreply@ at the host
+// of the external URL.
+func (s *Service) deactivationSender() string {
+	host := "localhost"
+	if u, err := url.Parse(s.externalURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return "noreply@" + host
+}
