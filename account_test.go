@@ -19,11 +19,12 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
 func TestUpdateSettingsPassword(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		const oldPW = "hamlet@zulip.com-Secret#42"
 		tests := []struct {
 			name     string
@@ -40,9 +41,9 @@ func TestUpdateSettingsPassword(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
-				e := newSettingsEnv(t)
-				err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
-				u := e.user(t, e.member)
+				w, c := newCast(t, open)
+				err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
+				u := w.User(t, c.Member.ID)
 				if tt.msg != "" {
 					wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 					is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
@@ -50,32 +51,32 @@ func TestUpdateSettingsPassword(t *testing.T) {
 				}
 				is.NoErr(err)                                                  // changed
 				is.Equal(u.PasswordHash, "plain:correct horse battery staple") // new hash stored
-				is.Equal(len(e.edited(t, e.member)), 0)                        // a password is not a setting
+				is.Equal(len(w.EditedSettings(t, c.Member.ID)), 0)             // a password is not a setting
 			})
 		}
 	})
 }
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
-	e := newSettingsEnv(t)
+	w, c := newCast(t, chattest.New)
 	ctx := context.Background()
-	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
+	updateUser(t, w.Store, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
+	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is := is.New(t)
 	h := chatcore.DefaultPasswordHasher()
-	e := newSettingsEnv(t, chatcore.WithPasswordHasher(h))
+	w, c := newCast(t, chattest.New, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
-	is.NoErr(err)                                                                         // hashed
-	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
-	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
+	is.NoErr(err)                                                                            // hashed
+	updateUser(t, w.Store, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
+	err = w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
-	u := e.user(t, e.member)
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
+	u := w.User(t, c.Member.ID)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
 	ok, err := h.Verify(u.PasswordHash, "Tr0ub4dor&3-horse")
 	is.NoErr(err) // well-formed
@@ -87,23 +88,23 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
-	e := newSettingsEnv(t, chatcore.WithPasswordPolicy(30, 0))
+	w, c := newCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
+	wantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
+	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, req)) // long enough, and no guess minimum
 }
 
 func TestUpdateSettingsEmailChange(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
+		w, c := newCast(t, open)
 		ctx := context.Background()
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
-		mails := e.mail.all()
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com")                                                    // nothing changes yet
+		mails := w.Mail.All()
 		is.Equal(len(mails), 2)                             // one confirmation per request
 		is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
 		is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
@@ -113,22 +114,22 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.True(m1 != nil && m2 != nil) // each carries a confirmation link
 		is.True(m1[1] != m2[1])         // with its own key
 
-		err := e.svc.ConfirmEmailChange(ctx, m1[1])
+		err := w.Svc.ConfirmEmailChange(ctx, m1[1])
 		got := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
-		is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
-		is.Equal(e.user(t, e.member).Email, "hamlet2@example.net") // changed
-		mails = e.mail.all()
+		is.NoErr(w.Svc.ConfirmEmailChange(ctx, m2[1]))                // the newest link works
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet2@example.net") // changed
+		mails = w.Mail.All()
 		is.Equal(len(mails), 3)                   // plus a notice
 		is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
 		is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
-		evs := e.events.ofType("realm_user")
-		is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
-		is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
+		evs := w.Events.OfType("realm_user")
+		is.Equal(len(evs), 2)                                    // delivery_email to the user, new_email to everyone
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID}) // the user's own clients
+		is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "delivery_email": "hamlet2@example.net"})
 
-		err = e.svc.ConfirmEmailChange(ctx, m2[1])
+		err = w.Svc.ConfirmEmailChange(ctx, m2[1])
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
 	})
 }
@@ -136,69 +137,69 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		actor    func(*settingsEnv) chatcore.UserID
+		actor    func(*chattest.Cast) chatcore.UserID
 		email    string
 		disabled bool
 		msg      string
 	}{
-		{"invalid", func(e *settingsEnv) chatcore.UserID { return e.member }, "hamlet", false, "Invalid address."},
-		{"empty", func(e *settingsEnv) chatcore.UserID { return e.member }, "  ", false, "Invalid address."},
-		{"display name", func(e *settingsEnv) chatcore.UserID { return e.member }, "Hamlet <h@example.net>", false, "Invalid address."},
-		{"taken", func(e *settingsEnv) chatcore.UserID { return e.member }, "iago@zulip.com", false, "Already has an account."},
-		{"taken, other case", func(e *settingsEnv) chatcore.UserID { return e.member }, "IAGO@zulip.com", false, "Already has an account."},
-		{"deactivated owner", func(e *settingsEnv) chatcore.UserID { return e.member }, "gone@zulip.com", false, "Account has been deactivated."},
-		{"disabled for members", func(e *settingsEnv) chatcore.UserID { return e.member }, "h@example.net", true,
+		{"invalid", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "hamlet", false, "Invalid address."},
+		{"empty", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "  ", false, "Invalid address."},
+		{"display name", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "Hamlet <h@example.net>", false, "Invalid address."},
+		{"taken", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "iago@zulip.com", false, "Already has an account."},
+		{"taken, other case", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "IAGO@zulip.com", false, "Already has an account."},
+		{"deactivated owner", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "gone@zulip.com", false, "Account has been deactivated."},
+		{"disabled for members", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "h@example.net", true,
 			"Email address changes are disabled in this organization."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
+			w, c := newCast(t, chattest.New)
 			ctx := context.Background()
 			if tt.disabled {
-				updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
+				updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
-			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
+			err := w.Svc.UpdateSettings(ctx, tt.actor(c), chatcore.SettingsUpdate{Email: new(tt.email)})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			is.Equal(len(e.mail.all()), 0) // no mail
+			is.Equal(len(w.Mail.All()), 0) // no mail
 		})
 	}
 }
 
 func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
-	e := newSettingsEnv(t)
+	w, c := newCast(t, chattest.New)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
-	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
+	is.Equal(len(w.Mail.All()), 0)                                                                              // is a no-op
 
-	updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })           // changes disabled for non-administrators
-	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
-	is.Equal(len(e.mail.all()), 1)                                                                        // a confirmation
+	updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })           // changes disabled for non-administrators
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
+	is.Equal(len(w.Mail.All()), 1)                                                                           // a confirmation
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
-		e.clock.advance(25 * time.Hour)
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+		w, c := newCast(t, chattest.New)
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
+		w.Clock.Advance(25 * time.Hour)
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
-		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
+		w, c := newCast(t, chattest.New)
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
+		is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateUser(ctx, &chatcore.User{RealmID: c.Realm.ID, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		wantError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -234,54 +235,54 @@ func TestUpdateSettingsFullName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: new(tt.in)})
+			w, c := newCast(t, chattest.New)
+			err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
 				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
+				is.Equal(w.User(t, c.Member.ID).FullName, "King Hamlet") // unchanged
 				return
 			}
 			is.NoErr(err) // accepted
-			u := e.user(t, e.member)
+			u := w.User(t, c.Member.ID)
 			is.Equal(u.FullName, tt.want)                      // stored stripped
 			is.Equal(u.FullNameKey, chatcore.FoldKey(tt.want)) // with its fold key
-			evs := e.events.ofType("realm_user")
-			is.Equal(len(evs), 1)                                                                      // one event
-			is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "full_name": tt.want}) // the new name
-			is.Equal(len(evs[0].UserIDs), 6)                                                           // to every active user and bot of the realm
+			evs := w.Events.OfType("realm_user")
+			is.Equal(len(evs), 1)                                                                         // one event
+			is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "full_name": tt.want}) // the new name
+			is.Equal(len(evs[0].UserIDs), 6)                                                              // to every active user and bot of the realm
 		})
 	}
 }
 
 func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		ctx := context.Background()
 		t.Run("name changes disabled", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
-			u := e.user(t, e.member)
-			is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
-			is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
-			is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: new("Iago II")}))
-			is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
+			w, c := newCast(t, open)
+			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
+			u := w.User(t, c.Member.ID)
+			is.Equal(u.FullName, "King Hamlet")                                                          // name unchanged
+			is.Equal(u.Settings.ColorScheme, 2)                                                          // the rest applied
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{FullName: new("Iago II")}))
+			is.Equal(w.User(t, c.Admin.ID).FullName, "Iago II") // administrators may
 		})
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
-			err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
+			w, c := newCast(t, open)
+			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
-			is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
+			is.Equal(w.User(t, c.Member.ID).FullName, "king hamlet")                                                // is fine
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
 		})
 		t.Run("names may repeat by default", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
+			w, c := newCast(t, open)
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 		})
 	})
 }
