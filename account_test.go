@@ -20,7 +20,6 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/store/memory"
 )
 
 func TestUpdateSettingsPassword(t *testing.T) {
@@ -331,32 +330,32 @@ func (h *gateHasher) Verify(hash, p string) (bool, error) {
 	return plainHasher{}.Verify(hash, p)
 }
 
-// hzSlotTaken builds an hzEnv allowing one password hash at a time and takes
+// hashSlotTaken builds newAcme allowing one password hash at a time and takes
 // that slot with ann's password change (a wrong old password), held in the
 // hasher until h.gate is closed; first receives that change's result. ctx
 // ends 20ms after the slot is taken.
-func hzSlotTaken(tb testing.TB) (e *hzEnv, h *gateHasher, first <-chan error, ctx context.Context) {
+func hashSlotTaken(tb testing.TB) (w *chattest.World, org acmeOrg, h *gateHasher, first <-chan error, ctx context.Context) {
 	tb.Helper()
 	h = &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
-	e = newHzEnv(tb, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
+	w, org = newAcme(tb, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
 	result := make(chan error, 1)
-	go func() { result <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+	go func() { result <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
 	<-h.entered // the only slot is taken
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	tb.Cleanup(cancel)
-	return e, h, result, ctx
+	return w, org, h, result, ctx
 }
 
 func TestPasswordHashingIsBounded(t *testing.T) {
 	t.Run("at most the configured number of hashes run at once", func(t *testing.T) {
 		is := is.New(t)
 		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 64)}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(2),
+		w, org := newAcme(t, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(2),
 			chatcore.WithPasswordAttemptLimit())
 		const n = 12
 		errs := make(chan error, n)
 		for range n {
-			go func() { errs <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+			go func() { errs <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
 		}
 		<-h.entered
 		<-h.entered // both slots taken
@@ -375,25 +374,25 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 
 	t.Run("a request waiting for a slot gives up with its context", func(t *testing.T) {
 		is := is.New(t)
-		e, h, first, ctx := hzSlotTaken(t)
-		err := e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))
+		w, org, h, first, ctx := hashSlotTaken(t)
+		err := w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))
 		is.True(errors.Is(err, context.DeadlineExceeded)) // gave up waiting for the slot
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
 		is.True(!isAPIError) // an internal (context) failure, not a user-facing error
 		close(h.gate)
 		wantError(t, <-first, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		is.Equal(e.user(t, e.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
+		is.Equal(w.User(t, org.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
 	})
 
 	t.Run("fixture hashing shares the bound", func(t *testing.T) {
 		is := is.New(t)
-		e, h, first, ctx := hzSlotTaken(t)
+		w, _, h, first, ctx := hashSlotTaken(t)
 		// LoadFixture checks the fixture before hashing (an invalid one would
 		// fail before the wait), so load the repository's fixture.
 		f, err := os.Open("testdata/org.json")
 		is.NoErr(err) // fixture opened
 		defer f.Close()
-		err = e.svc.LoadFixture(ctx, f)
+		err = w.Svc.LoadFixture(ctx, f)
 		close(h.gate)
 		<-first
 		is.True(errors.Is(err, context.DeadlineExceeded)) // the fixture's hashing waited for the slot
@@ -406,52 +405,52 @@ func TestPasswordAttemptLimit(t *testing.T) {
 	t.Run("five wrong passwords, then refused without checking", func(t *testing.T) {
 		is := is.New(t)
 		h := &gateHasher{}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h))
+		w, org := newAcme(t, chatcore.WithPasswordHasher(h))
 		ctx := context.Background()
 		for range 5 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		is.Equal(h.calls.Load(), int64(5)) // five verifications
-		err := e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))
+		err := w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
 		is.Equal(h.calls.Load(), int64(5))                                        // the limited attempt ran no hash at all
-		is.Equal(e.user(t, e.ann).PasswordHash, "plain:Ann@acme.test-pw")         // unchanged
+		is.Equal(w.User(t, org.ann).PasswordHash, "plain:Ann@acme.test-pw")       // unchanged
 
-		e.clock.advance(100 * time.Second)
-		err = e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong"))
+		w.Clock.Advance(100 * time.Second)
+		err = w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong"))
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
 
-		e.clock.advance(260 * time.Second)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
+		w.Clock.Advance(260 * time.Second)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
 	})
 
 	t.Run("a correct password clears the failures", func(t *testing.T) {
-		e := newHzEnv(t, nil)
+		w, org := newAcme(t)
 		ctx := context.Background()
 		for range 4 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		// Right old password, too weak a new one: the password check passed.
 		weak := chatcore.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
 		for range 5 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
 	})
 
 	t.Run("configurable and disable-able", func(t *testing.T) {
 		ctx := context.Background()
-		e := newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
+		w, org := newAcme(t, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
 			"You're making too many attempts! Try again in 60 seconds.")
 
-		e = newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit())
+		w, org = newAcme(t, chatcore.WithPasswordAttemptLimit())
 		for range 20 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 	})
 }
@@ -469,37 +468,37 @@ func TestEmailChangeRateLimit(t *testing.T) {
 
 	t.Run("two per hour, five per day", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil)
+		w, org := newAcme(t)
 		ctx := context.Background()
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a1@example.net"))) // first
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a2@example.net"))) // second
-		mails := len(e.mail.all())
-		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net")), 1800)
-		is.Equal(len(e.mail.all()), mails) // no confirmation mailed
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a1@example.net"))) // first
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a2@example.net"))) // second
+		mails := len(w.Mail.All())
+		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net")), 1800)
+		is.Equal(len(w.Mail.All()), mails) // no confirmation mailed
 
 		// The address is checked first: a bad one is refused as such and
 		// does not count.
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, change("b1@example.net"))) // other users are not limited
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, change("b1@example.net"))) // other users are not limited
 
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net"))) // third, half an hour later
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a4@example.net"))) // fourth
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a5@example.net"))) // fifth
-		e.clock.advance(2 * time.Hour)
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net"))) // third, half an hour later
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a4@example.net"))) // fourth
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a5@example.net"))) // fifth
+		w.Clock.Advance(2 * time.Hour)
 		// The hourly bucket is full again, the daily one (5 tokens, one more
 		// every 17280 s) is not: 5 - 2 at 0 s, -1 at 1800, 3600 and 5400 s,
 		// plus the refill up to 12600 s, leaves 0.729 tokens; the missing
 		// 0.271 takes 4680 s.
-		err := e.svc.UpdateSettings(ctx, e.ann, change("a6@example.net"))
+		err := w.Svc.UpdateSettings(ctx, org.ann, change("a6@example.net"))
 		wantRateLimited(t, err, 4680)
-		pending := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) (string, error) {
-			u, err := tx.User(ctx, e.ann)
+		pending := readStore(t, w.Store, func(ctx context.Context, tx chatcore.Tx) (string, error) {
+			u, err := tx.User(ctx, org.ann)
 			return u.Email, err
 		})
 		is.Equal(pending, "Ann@acme.test") // nothing confirmed
@@ -507,23 +506,23 @@ func TestEmailChangeRateLimit(t *testing.T) {
 
 	t.Run("the newest pending change stays the one refused requests did not replace", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
+		w, org := newAcme(t, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
 		ctx := context.Background()
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("kept@example.net"))) // allowed
-		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("refused@example.net")), 3600)
-		m := e.mail.all()
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("kept@example.net"))) // allowed
+		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("refused@example.net")), 3600)
+		m := w.Mail.All()
 		key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
-		is.True(key != nil)                                  // the first request's link was mailed
-		is.NoErr(e.svc.ConfirmEmailChange(ctx, key[1]))      // and still works
-		is.Equal(e.user(t, e.ann).Email, "kept@example.net") // the allowed address
-		is.Equal(m[len(m)-1].To, "kept@example.net")         // the refused one got no mail
+		is.True(key != nil)                                    // the first request's link was mailed
+		is.NoErr(w.Svc.ConfirmEmailChange(ctx, key[1]))        // and still works
+		is.Equal(w.User(t, org.ann).Email, "kept@example.net") // the allowed address
+		is.Equal(m[len(m)-1].To, "kept@example.net")           // the refused one got no mail
 	})
 
 	t.Run("disable-able", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
+		w, org := newAcme(t, chatcore.WithEmailChangeLimit())
 		for i := range 12 {
-			is.NoErr(e.svc.UpdateSettings(context.Background(), e.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
+			is.NoErr(w.Svc.UpdateSettings(context.Background(), org.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
 		}
 	})
 }
@@ -573,8 +572,8 @@ func TestEmailAddressSyntax(t *testing.T) {
 	} {
 		t.Run(tt.addr, func(t *testing.T) {
 			is := is.New(t)
-			e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
-			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
+			w, org := newAcme(t, chatcore.WithEmailChangeLimit())
+			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
 			if tt.ok {
 				is.NoErr(err) // accepted: a confirmation link goes out
 				return
@@ -605,84 +604,76 @@ func TestFullNameNonCharacters(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("U+%04X", tt.r), func(t *testing.T) {
 			is := is.New(t)
-			e := newHzEnv(t, nil)
+			w, org := newAcme(t)
 			name := "Ann " + string(tt.r) + " Lee"
-			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{FullName: &name})
+			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{FullName: &name})
 			if tt.ok {
-				is.NoErr(err)                             // a printable character
-				is.Equal(e.user(t, e.ann).FullName, name) // stored
+				is.NoErr(err)                               // a printable character
+				is.Equal(w.User(t, org.ann).FullName, name) // stored
 				return
 			}
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid characters in name!")
-			is.Equal(e.user(t, e.ann).FullName, "Ann") // unchanged
+			is.Equal(w.User(t, org.ann).FullName, "Ann") // unchanged
 		})
 	}
 }
 
 func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 	is := is.New(t)
-	e := newHzEnv(t, nil)
+	w, org := newAcme(t)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
-	m := e.mail.all()
+	is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
+	m := w.Mail.All()
 	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
 	is.True(key != nil) // link mailed
-	writeStore(t, e.store, func(tx chatcore.Tx) error {
-		u, err := tx.User(ctx, e.ann)
+	writeStore(t, w.Store, func(tx chatcore.Tx) error {
+		u, err := tx.User(ctx, org.ann)
 		if err != nil {
 			return err
 		}
 		u.IsActive = false
 		return tx.UpdateUser(ctx, u)
 	})
-	err := e.svc.ConfirmEmailChange(ctx, key[1])
+	err := w.Svc.ConfirmEmailChange(ctx, key[1])
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
-	is.Equal(e.user(t, e.ann).Email, "Ann@acme.test")                                          // unchanged
+	is.Equal(w.User(t, org.ann).Email, "Ann@acme.test")                                        // unchanged
 }
 
-// hzEnv is a Service over a memory store (or a wrapper of one) with one realm
-// holding an owner and three members whose passwords are "<email>-pw".
-type hzEnv struct {
-	svcEnv
-
+// acmeOrg is the organisation of the account tests: realm "acme" with an
+// owner and three members whose e-mail is "<Name>@acme.test" and whose
+// password is "<email>-pw".
+type acmeOrg struct {
+	realm                chatcore.RealmID
 	owner, ann, ben, cat chatcore.UserID
 }
 
-// newHzEnv builds the environment; wrap, when non-nil, wraps the memory store
-// the Service sees.
-func newHzEnv(tb testing.TB, wrap func(chatcore.Store) chatcore.Store, opts ...chatcore.Option) *hzEnv {
+// newAcme builds a World over a memory store with the clock at 2026-05-04
+// 03:02:01 UTC and links under https://chat.acme.test, stores acmeOrg in it,
+// and passes opts to the Service.
+func newAcme(tb testing.TB, opts ...chatcore.Option) (*chattest.World, acmeOrg) {
 	tb.Helper()
-	is := is.New(tb)
-	base := memory.New()
-	var st chatcore.Store = base
-	if wrap != nil {
-		st = wrap(base)
+	return newAcmeWith(tb, chattest.With(opts...))
+}
+
+// newAcmeWith is newAcme with World options (a store wrapper, say).
+func newAcmeWith(tb testing.TB, opts ...chattest.Option) (*chattest.World, acmeOrg) {
+	tb.Helper()
+	w := chattest.New(tb, append([]chattest.Option{
+		chattest.At(time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)), chattest.ExternalURL("https://chat.acme.test"),
+	}, opts...)...)
+	realm := w.AddRealm(tb, "acme", func(r *chatcore.Realm) { r.Name = "Acme" })
+	var org acmeOrg
+	org.realm = realm.ID
+	for _, p := range []struct {
+		id   *chatcore.UserID
+		name string
+		role chatcore.Role
+	}{{&org.owner, "Olga", chatcore.RoleOwner}, {&org.ann, "Ann", chatcore.RoleMember},
+		{&org.ben, "Ben", chatcore.RoleMember}, {&org.cat, "Cat", chatcore.RoleMember}} {
+		email := p.name + "@acme.test"
+		*p.id = w.AddUser(tb, realm, p.name, p.role, chattest.Email(email), chattest.Password(email+"-pw")).ID
 	}
-	e := &hzEnv{svcEnv: newSvcEnv(st, time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC), "https://chat.acme.test", opts...)}
-	ctx := context.Background()
-	is.NoErr(base.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "acme", Name: "Acme"}
-		if err := tx.CreateRealm(ctx, r); err != nil {
-			return err
-		}
-		e.realm = r.ID
-		for _, p := range []struct {
-			id   *chatcore.UserID
-			name string
-			role chatcore.Role
-		}{{&e.owner, "Olga", chatcore.RoleOwner}, {&e.ann, "Ann", chatcore.RoleMember},
-			{&e.ben, "Ben", chatcore.RoleMember}, {&e.cat, "Cat", chatcore.RoleMember}} {
-			email := fmt.Sprintf("%s@acme.test", p.name)
-			u := &chatcore.User{RealmID: r.ID, Email: email, FullName: p.name, Role: p.role, IsActive: true,
-				PasswordHash: "plain:" + email + "-pw", Settings: chatcore.DefaultSettings()}
-			if err := tx.CreateUser(ctx, u); err != nil {
-				return err
-			}
-			*p.id = u.ID
-		}
-		return nil
-	})) // fixture written
-	return e
+	return w, org
 }
 
 // cancelAfterCommitStore cancels the caller's context as soon as the inner
@@ -736,14 +727,14 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	is := is.New(t)
 	wrapper := &cancelAfterCommitStore{}
 	mailer, sink := &ctxMailer{}, &ctxSink{}
-	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { wrapper.Store = st; return wrapper },
-		chatcore.WithMailer(mailer), chatcore.WithEventSink(sink))
+	w, org := newAcmeWith(t, chattest.Wrap(func(st chatcore.Store) chatcore.Store { wrapper.Store = st; return wrapper }),
+		chattest.With(chatcore.WithMailer(mailer), chatcore.WithEventSink(sink)))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel
 	wrapper.mu.Unlock()
-	err := e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
+	err := w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
 	is.NoErr(err)                                   // committed before the cancellation
 	is.True(ctx.Err() != nil)                       // the caller's context had ended by the time effects went out
 	is.Equal(len(sink.events), 1)                   // the color_scheme event was published
@@ -758,7 +749,7 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel2
 	wrapper.mu.Unlock()
-	is.NoErr(e.svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
+	is.NoErr(w.Svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
 	is.True(ctx2.Err() != nil)                       // cancelled right after the commit
 	is.Equal(len(sink.events), 3)                    // both realm_user updates published
 	is.Equal(sink.ctxOK, []bool{true, true})         // with a live context

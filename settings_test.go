@@ -624,13 +624,13 @@ func TestFontAndLineHeightBounds(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s=%d", tt.name, tt.value), func(t *testing.T) {
 			is := is.New(t)
-			e := newHzEnv(t, nil)
+			w, org := newAcme(t)
 			var req chatcore.SettingsUpdate
 			tt.set(&req, tt.value)
-			err := e.svc.UpdateSettings(context.Background(), e.ann, req)
+			err := w.Svc.UpdateSettings(context.Background(), org.ann, req)
 			if tt.msg == "" {
 				is.NoErr(err) // within the column's range
-				v, _ := e.user(t, e.ann).Settings.Value(tt.name)
+				v, _ := w.User(t, org.ann).Settings.Value(tt.name)
 				is.Equal(v, tt.value) // stored
 				return
 			}
@@ -668,10 +668,10 @@ func (t draftCountingTx) DeleteDraftsOf(ctx context.Context, users []chatcore.Us
 func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 	is := is.New(t)
 	counting := &draftCountingStore{}
-	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting })
+	w, org := newAcmeWith(t, chattest.Wrap(func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting }))
 	ctx := context.Background()
-	writeStore(t, e.store, func(tx chatcore.Tx) error {
-		for _, u := range []chatcore.UserID{e.ann, e.ann, e.ben, e.cat, e.owner} {
+	writeStore(t, w.Store, func(tx chatcore.Tx) error {
+		for _, u := range []chatcore.UserID{org.ann, org.ann, org.ben, org.cat, org.owner} {
 			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: u, Content: "draft"}); err != nil {
 				return err
 			}
@@ -679,9 +679,9 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 		return nil
 	})
 	off := false
-	err := e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+	err := w.Svc.UpdateSettings(ctx, org.owner, chatcore.SettingsUpdate{
 		EnableDraftsSynchronization: &off,
-		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann, e.ben, e.cat}, SkipIfAlreadyEdited: new(false)},
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{org.ann, org.ben, org.cat}, SkipIfAlreadyEdited: new(false)},
 	})
 	is.NoErr(err)                               // bulk edit applied
 	is.Equal(counting.set.Load(), int64(1))     // one set-based deletion
@@ -689,15 +689,15 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 	for _, c := range []struct {
 		user chatcore.UserID
 		want int
-	}{{e.ann, 0}, {e.ben, 0}, {e.cat, 0}, {e.owner, 1}} {
-		ds := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
+	}{{org.ann, 0}, {org.ben, 0}, {org.cat, 0}, {org.owner, 1}} {
+		ds := readStore(t, w.Store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
 		is.Equal(len(ds), c.want) // the targeted users' drafts are gone, the owner's kept
 	}
 
 	// Users who already have it off are not changed, so nothing is deleted.
-	err = e.svc.UpdateSettings(ctx, e.owner, chatcore.SettingsUpdate{
+	err = w.Svc.UpdateSettings(ctx, org.owner, chatcore.SettingsUpdate{
 		EnableDraftsSynchronization: &off,
-		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{e.ann}, SkipIfAlreadyEdited: new(false)},
+		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{org.ann}, SkipIfAlreadyEdited: new(false)},
 	})
 	is.NoErr(err)                           // no-op bulk edit
 	is.Equal(counting.set.Load(), int64(1)) // no second deletion
