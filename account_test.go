@@ -40,7 +40,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
-				w, c := newCast(t, open)
+				w, c := newSettingsCast(t, open)
 				err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
 				u := w.User(t, c.Member.ID)
 				if tt.msg != "" {
@@ -57,7 +57,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 }
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	updateUser(t, w.Store, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
 	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
@@ -67,7 +67,7 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is := is.New(t)
 	h := chatcore.DefaultPasswordHasher()
-	w, c := newCast(t, chattest.New, chatcore.WithPasswordHasher(h))
+	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
 	is.NoErr(err)                                                                            // hashed
@@ -87,7 +87,7 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
-	w, c := newCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
+	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
 	wantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
@@ -97,7 +97,7 @@ func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 func TestUpdateSettingsEmailChange(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, c := newCast(t, open)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
@@ -153,7 +153,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			w, c := newCast(t, chattest.New)
+			w, c := newSettingsCast(t, chattest.New)
 			ctx := context.Background()
 			if tt.disabled {
 				updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
@@ -167,7 +167,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 
 func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
 	is.Equal(len(w.Mail.All()), 0)                                                                              // is a no-op
@@ -178,7 +178,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
-		w, c := newCast(t, chattest.New)
+		w, c := newSettingsCast(t, chattest.New)
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
 		w.Clock.Advance(25 * time.Hour)
@@ -187,7 +187,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
-		w, c := newCast(t, chattest.New)
+		w, c := newSettingsCast(t, chattest.New)
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
 		is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
@@ -234,7 +234,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			w, c := newCast(t, chattest.New)
+			w, c := newSettingsCast(t, chattest.New)
 			err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
 				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
@@ -258,7 +258,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		ctx := context.Background()
 		t.Run("name changes disabled", func(t *testing.T) {
 			is := is.New(t)
-			w, c := newCast(t, open)
+			w, c := newSettingsCast(t, open)
 			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 			u := w.User(t, c.Member.ID)
@@ -270,7 +270,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		})
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
-			w, c := newCast(t, open)
+			w, c := newSettingsCast(t, open)
 			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
@@ -280,7 +280,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		})
 		t.Run("names may repeat by default", func(t *testing.T) {
 			is := is.New(t)
-			w, c := newCast(t, open)
+			w, c := newSettingsCast(t, open)
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 		})
 	})

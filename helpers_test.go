@@ -11,16 +11,12 @@ package chatcore_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/store/memory"
 )
 
 // seedTime is when seeded realms, users and channels were created; the fake
@@ -290,205 +286,18 @@ func (e *veronaEnv) post(tb testing.TB, sender *chatcore.User, topic string) cha
 	return id
 }
 
-// opsLog records, in order, what the store wrapper and the event sink saw, so
-// tests can check that events follow the commit they describe.
-type opsLog struct {
-	mu      sync.Mutex
-	entries []string
+// newCast builds a World with open (chattest.New: over a memory store) and
+// stores the chattest.Cast in it; opts go to the Service.
+func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
+	tb.Helper()
+	w := open(tb, chattest.With(opts...))
+	return w, w.SeedCast(tb)
 }
 
-func (l *opsLog) add(e string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries = append(l.entries, e)
-}
-
-func (l *opsLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.entries)
-}
-
-// errOpsInjected is the failure opsStore injects.
-var errOpsInjected = errors.New("injected store failure")
-
-// opsStore wraps the store under test: it logs each Update's outcome and,
-// when failOn is n > 0, makes the n-th Update fail after fn ran (so fn's
-// writes are rolled back).
-type opsStore struct {
-	chatcore.Store
-	log    *opsLog
-	calls  atomic.Int32
-	failOn atomic.Int32
-}
-
-func (s *opsStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	n := s.calls.Add(1)
-	err := s.Store.Update(ctx, func(tx chatcore.Tx) error {
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if n == s.failOn.Load() {
-			return errOpsInjected
-		}
-		return nil
-	})
-	if err != nil {
-		s.log.add("rollback")
-	} else {
-		s.log.add("commit")
+// openOn returns a chattest.Open that builds its World over s.
+func openOn(s chatcore.Store) chattest.Open {
+	return func(tb testing.TB, opts ...chattest.Option) *chattest.World {
+		tb.Helper()
+		return chattest.New(tb, append(opts, chattest.OnStore(s))...)
 	}
-	return err
-}
-
-// opsEnv is a chattest world with a realm of every role, a bot and a second
-// realm, under the names the scheduled-message,
-// reminder and delivery tests use (a follow-up moves them to chattest): the
-// Service sees the store through opsStore, and the event sink logs into log.
-type opsEnv struct {
-	w      *chattest.World
-	base   chatcore.Store // the store under test, unwrapped
-	store  *opsStore
-	svc    *chatcore.Service
-	clock  fakeClock
-	events *recordingSink
-	log    *opsLog
-
-	realm                                 *chatcore.Realm
-	owner, admin, mod, member, guest, bot *chatcore.User
-	otherRealm                            *chatcore.Realm
-	stranger                              *chatcore.User // an administrator of otherRealm
-}
-
-func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
-	tb.Helper()
-	return newOpsEnvOn(tb, memory.New(), opts...)
-}
-
-// opsEnvMaker builds an opsEnv over one kind of store.
-type opsEnvMaker = func(tb testing.TB, opts ...chatcore.Option) *opsEnv
-
-// opsEachStore runs body once over each kind of store.
-func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
-	eachStore(t, newOpsEnvOn, body)
-}
-
-// newOpsEnvOn builds the fixture over base.
-func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *opsEnv {
-	tb.Helper()
-	e := &opsEnv{log: &opsLog{}, events: &recordingSink{}}
-	e.events.OnPublish = func(events []chatcore.Event) {
-		for _, ev := range events {
-			e.log.add(fmt.Sprintf("event %v", ev.Data["type"]))
-		}
-	}
-	e.w = chattest.New(tb, chattest.OnStore(base), chattest.WithEvents(&e.events.Events), chattest.With(opts...),
-		chattest.Wrap(func(s chatcore.Store) chatcore.Store {
-			e.store = &opsStore{Store: s, log: e.log}
-			return e.store
-		}))
-	e.base, e.svc, e.clock = base, e.w.Svc, fakeClock{e.w.Clock}
-	e.realm = e.createRealm(tb, "zulip", "")
-	e.owner = e.createUser(tb, e.realm, "Desdemona", chatcore.RoleOwner)
-	e.admin = e.createUser(tb, e.realm, "Iago", chatcore.RoleAdministrator)
-	e.mod = e.createUser(tb, e.realm, "Shiva", chatcore.RoleModerator)
-	e.member = e.createUser(tb, e.realm, "Hamlet", chatcore.RoleMember)
-	e.guest = e.createUser(tb, e.realm, "Polonius", chatcore.RoleGuest)
-	e.bot = e.w.AddBot(tb, e.realm, "Helper Bot", e.member)
-	e.otherRealm = e.createRealm(tb, "lear", "")
-	e.stranger = e.createUser(tb, e.otherRealm, "King Lear", chatcore.RoleAdministrator)
-	return e
-}
-
-// write runs fn in a store transaction that bypasses the wrapper (so it is
-// neither counted nor logged).
-func (e *opsEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
-	tb.Helper()
-	writeStore(tb, e.base, fn)
-}
-
-func (e *opsEnv) createUser(tb testing.TB, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
-	tb.Helper()
-	return e.w.AddUser(tb, realm, name, role)
-}
-
-// opsChannel describes a channel to create (see chattest.Channel); realm nil
-// is e.realm.
-type opsChannel struct {
-	name        string
-	inviteOnly  bool
-	protected   bool // history not public to subscribers
-	archived    bool
-	realm       *chatcore.Realm
-	subscribers []*chatcore.User
-}
-
-func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
-	tb.Helper()
-	if c.realm == nil {
-		c.realm = e.realm
-	}
-	return e.w.AddChannel(tb, chattest.Channel{Name: c.name, InviteOnly: c.inviteOnly, Protected: c.protected,
-		Archived: c.archived, Realm: c.realm, Subscribers: c.subscribers})
-}
-
-// subscribe (re)subscribes u to st, seeing messages from firstVisible on.
-func (e *opsEnv) subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
-	tb.Helper()
-	e.w.Subscribe(tb, st, u, firstVisible)
-}
-
-// post stores a channel message directly and returns its id.
-func (e *opsEnv) post(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, content string) chatcore.MessageID {
-	tb.Helper()
-	return e.w.Post(tb, st, topic, sender, content)
-}
-
-// postN posts n messages to the topic and returns their ids, oldest first.
-func (e *opsEnv) postN(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, n int) []chatcore.MessageID {
-	tb.Helper()
-	return e.w.PostN(tb, st, topic, sender, n)
-}
-
-// dm stores a direct message among sender and to and returns its id.
-func (e *opsEnv) dm(tb testing.TB, sender *chatcore.User, content string, to ...*chatcore.User) chatcore.MessageID {
-	tb.Helper()
-	return e.w.DM(tb, sender, content, to...)
-}
-
-// messageIDs returns the ids of the messages of a channel topic (nil topic:
-// the whole channel), oldest first.
-func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) []chatcore.MessageID {
-	tb.Helper()
-	return e.w.ChannelMessageIDs(tb, st, topic)
-}
-
-// stream re-reads a channel.
-func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
-	tb.Helper()
-	return e.w.Stream(tb, id)
-}
-
-// scheduledRow re-reads a scheduled message or reminder.
-func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *chatcore.ScheduledMessage {
-	tb.Helper()
-	return e.w.Scheduled(tb, id)
-}
-
-// message re-reads a message.
-func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message {
-	tb.Helper()
-	return e.w.Message(tb, id)
-}
-
-// directMessagesTo returns the contents of the direct messages u received
-// from users named sender, oldest first.
-func (e *opsEnv) directMessagesTo(tb testing.TB, u *chatcore.User, sender string) []string {
-	tb.Helper()
-	return e.w.DirectMessagesTo(tb, u, sender)
-}
-
-func (e *opsEnv) createRealm(tb testing.TB, stringID, emptyTopicName string) *chatcore.Realm {
-	tb.Helper()
-	return e.w.AddRealm(tb, stringID, chattest.EmptyTopicName(emptyTopicName))
 }

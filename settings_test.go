@@ -18,10 +18,10 @@ import (
 // settingsNow is when the settings tests run.
 var settingsNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// newCast builds a World with open (chattest.New: over a memory store) at
+// newSettingsCast builds a World with open (chattest.New: over a memory store) at
 // settingsNow, whose links start with https://chat.example.com/, and stores
 // the chattest.Cast in it; opts go to the Service.
-func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
+func newSettingsCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
 	tb.Helper()
 	w := open(tb, chattest.At(settingsNow), chattest.ExternalURL("https://chat.example.com/"), chattest.With(opts...))
 	return w, w.SeedCast(tb)
@@ -30,7 +30,7 @@ func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chatt
 func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, c := newCast(t, open)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{
 			ColorScheme: new(2),
@@ -56,7 +56,7 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 }
 
 func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	for _, id := range []chatcore.UserID{c.Owner.ID, c.Admin.ID, c.Moderator.ID, c.Member.ID, c.Guest.ID} {
 		is := is.New(t)
 		is.NoErr(w.Svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: new(true)})) // allowed
@@ -66,7 +66,7 @@ func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
 
 func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 	is := is.New(t)
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
 	evs := w.Events.OfType("user_settings", "property", "default_language")
 	is.Equal(len(evs), 1)                             // one event
@@ -75,7 +75,7 @@ func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 }
 
 func TestUpdateSettingsRefusals(t *testing.T) {
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
 		err := w.Svc.UpdateSettings(ctx, c.Bot.ID, chatcore.SettingsUpdate{ColorScheme: new(9)})
@@ -115,7 +115,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
-				w, c := newCast(t, open)
+				w, c := newSettingsCast(t, open)
 				ctx := context.Background()
 				is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
 					return tx.CreateDraft(ctx, &chatcore.Draft{UserID: c.Member.ID, Content: "keep me"})
@@ -142,7 +142,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 
 func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
-	w, c := newCast(t, chattest.New)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	var seen []int
 	w.Events.OnPublish = func([]chatcore.Event) {
@@ -166,7 +166,7 @@ var confirmLinkRE = regexp.MustCompile(`https://chat\.example\.com/accounts/conf
 func TestUpdateSettingsTimezone(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, c := newCast(t, open)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
 		u := w.User(t, c.Member.ID)
@@ -191,7 +191,7 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, c := newCast(t, open)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 		drafts := func(id chatcore.UserID) int {
 			var n int
@@ -220,7 +220,7 @@ func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 
 func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
-	w, c := newCast(t, chattest.New, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
+	w, c := newSettingsCast(t, chattest.New, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
 	wantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
 	wantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
@@ -233,7 +233,7 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 func TestTypingRecipients(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, c := newCast(t, open)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Guest.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
 		got, err := w.Svc.TypingRecipients(ctx, []chatcore.UserID{c.Member.ID, c.Guest.ID, c.Deactivated.ID, 9999, c.Admin.ID, c.Member.ID})
@@ -245,12 +245,12 @@ func TestTypingRecipients(t *testing.T) {
 	})
 }
 
-// bulkSettings is newCast plus two groups, outer (member) ⊃ inner (guest,
+// bulkSettings is newSettingsCast plus two groups, outer (member) ⊃ inner (guest,
 // moderator, bot), with the member's color_scheme an own edit.
 func bulkSettings(tb testing.TB, open chattest.Open) (w *chattest.World, c *chattest.Cast, outer, inner chatcore.GroupID) {
 	tb.Helper()
 	is := is.New(tb)
-	w, c = newCast(tb, open)
+	w, c = newSettingsCast(tb, open)
 	ctx := context.Background()
 	is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
 		in := &chatcore.Group{RealmID: c.Realm.ID, Name: "inner", Members: []chatcore.UserID{c.Guest.ID, c.Moderator.ID, c.Bot.ID}}
@@ -491,7 +491,7 @@ func TestDefaultSettingsMatchZulip(t *testing.T) {
 }
 
 func BenchmarkUpdateSettingsOwn(b *testing.B) {
-	w, c := newCast(b, chattest.New)
+	w, c := newSettingsCast(b, chattest.New)
 	ctx := context.Background()
 	reqs := []chatcore.SettingsUpdate{
 		{ColorScheme: new(2), Timezone: new("Europe/Berlin"), EnterSends: new(true)},
@@ -520,7 +520,7 @@ func BenchmarkUpdateSettingsBulk10k(b *testing.B) {
 // benchmarkBulk10k measures one bulk edit of a setting for 10,000 users.
 func benchmarkBulk10k(b *testing.B, open chattest.Open) {
 	is := is.New(b)
-	w, c := newCast(b, open)
+	w, c := newSettingsCast(b, open)
 	ctx := context.Background()
 	var group chatcore.GroupID
 	is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
