@@ -458,19 +458,19 @@ func deletedTopics(events []chatcore.Event) map[string][]chatcore.MessageID {
 // events of a deactivation with message deletion name each topic as stored,
 // lower-cased, one event per topic.
 func TestDeactivationEventsNameTopicAsStored(t *testing.T) {
-	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := open(t)
+		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		plans := e.post(t, e.ham, "Straße Plans")
-		lunch := e.post(t, e.ham, "LUNCH")
-		e.post(t, e.ophelia, "LUNCH") // another sender's message stays
-		e.events.reset()
-		err := e.svc.DeactivateUser(ctx, e.owner.ID, e.ham.ID, chatcore.DeactivateUserRequest{
+		plans := w.Send(t, org.ham, org.general, "Straße Plans", "hello")
+		lunch := w.Send(t, org.ham, org.general, "LUNCH", "hello")
+		w.Send(t, org.ophelia, org.general, "LUNCH", "hello") // another sender's message stays
+		w.Events.Reset()
+		err := w.Svc.DeactivateUser(ctx, org.owner.ID, org.ham.ID, chatcore.DeactivateUserRequest{
 			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
 		})
 		is.NoErr(err) // deactivation with message deletion succeeds
-		got := deletedTopics(e.events.take("delete_message"))
+		got := deletedTopics(w.Events.Take("delete_message"))
 		is.Equal(got, map[string][]chatcore.MessageID{
 			"straße plans": {plans}, // lower-cased as stored, not the folded "strasse plans"
 			"lunch":        {lunch},

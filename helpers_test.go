@@ -178,49 +178,48 @@ func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind,
 	return chattest.WantError(tb, err, code, kind, msg)
 }
 
-// veronaNow is veronaEnv's fixed time.
+// veronaNow is when the verona fixture's clock stands.
 var veronaNow = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 
-// veronaStore wraps a store: it counts Updates and, while groupsForbidden is
-// set, makes Tx.Groups fail.
-type veronaStore struct {
+// guardedStore wraps a store: it counts Updates and, while groupsForbidden
+// is set, makes Tx.Groups fail.
+type guardedStore struct {
 	chatcore.Store
 	updates         atomic.Int32
 	groupsForbidden atomic.Bool
 }
 
-func (s *veronaStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+// wrap makes s wrap base, for chattest.Wrap.
+func (s *guardedStore) wrap(base chatcore.Store) chatcore.Store { s.Store = base; return s }
+
+func (s *guardedStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	s.updates.Add(1)
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(guardedTx{tx, s}) })
 }
 
-func (s *veronaStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+func (s *guardedStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(guardedTx{tx, s}) })
 }
 
-// errVeronaGroups is what Tx.Groups returns while it is forbidden.
-var errVeronaGroups = errors.New("Groups must not be called")
+// errGroupsForbidden is what Tx.Groups returns while it is forbidden.
+var errGroupsForbidden = errors.New("Groups must not be called")
 
-type veronaTx struct {
+type guardedTx struct {
 	chatcore.Tx
-	s *veronaStore
+	s *guardedStore
 }
 
-func (t veronaTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
+func (t guardedTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
 	if t.s.groupsForbidden.Load() {
-		return nil, errVeronaGroups
+		return nil, errGroupsForbidden
 	}
 	return t.Tx.Groups(ctx, realm)
 }
 
-// veronaEnv is a realm with an owner, two members and a public channel all three
-// are subscribed to, plus a second realm with a user, a channel and a group.
-type veronaEnv struct {
-	base   chatcore.Store
-	store  *veronaStore
-	svc    *chatcore.Service
-	events *recordingSink
-
+// veronaOrg is a realm with an owner, two members and a public channel all
+// three are subscribed to, plus a second realm with a user, a channel and a
+// group.
+type veronaOrg struct {
 	realm, otherRealm    *chatcore.Realm
 	owner, ham, ophelia  *chatcore.User
 	stranger             *chatcore.User
@@ -228,62 +227,33 @@ type veronaEnv struct {
 	otherGroup           *chatcore.Group
 }
 
-// veronaEachStore runs body over the memory store and over SQLite.
-func veronaEachStore(t *testing.T, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv)) {
-	eachStore(t, newVeronaEnv, body)
-}
-
-func newVeronaEnv(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *veronaEnv {
+// newVerona builds a World with open, its clock standing at veronaNow and
+// its Service seeing the store through a guardedStore, and stores veronaOrg
+// in it; opts go to the Service.
+func newVerona(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *veronaOrg, *guardedStore) {
 	tb.Helper()
-	e := &veronaEnv{base: base, store: &veronaStore{Store: base}, events: &recordingSink{}}
-	all := append([]chatcore.Option{
-		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return veronaNow })),
-		chatcore.WithEventSink(e.events),
-	}, opts...)
-	e.svc = chatcore.New(e.store, all...)
-	e.realm = seedRealm(tb, base, "verona", "")
-	e.otherRealm = seedRealm(tb, base, "elsinore", "")
-	e.owner = seedUser(tb, base, e.realm, "owner", chatcore.RoleOwner)
-	e.ham = seedUser(tb, base, e.realm, "ham", chatcore.RoleMember)
-	e.ophelia = seedUser(tb, base, e.realm, "ophelia", chatcore.RoleMember)
-	e.stranger = seedUser(tb, base, e.otherRealm, "stranger", chatcore.RoleMember)
-	e.general = &chatcore.Stream{RealmID: e.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
-	e.otherStream = &chatcore.Stream{RealmID: e.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
-	e.otherGroup = &chatcore.Group{RealmID: e.otherRealm.ID, Name: "players"}
-	e.write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-		for _, st := range []*chatcore.Stream{e.general, e.otherStream} {
+	gs := &guardedStore{}
+	w := open(tb, chattest.At(veronaNow), chattest.Wrap(gs.wrap), chattest.With(opts...))
+	org := &veronaOrg{realm: w.AddRealm(tb, "verona"), otherRealm: w.AddRealm(tb, "elsinore")}
+	org.owner = w.AddUser(tb, org.realm, "owner", chatcore.RoleOwner)
+	org.ham = w.AddUser(tb, org.realm, "ham", chatcore.RoleMember)
+	org.ophelia = w.AddUser(tb, org.realm, "ophelia", chatcore.RoleMember)
+	org.stranger = w.AddUser(tb, org.otherRealm, "stranger", chatcore.RoleMember)
+	org.general = &chatcore.Stream{RealmID: org.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	org.otherStream = &chatcore.Stream{RealmID: org.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	org.otherGroup = &chatcore.Group{RealmID: org.otherRealm.ID, Name: "players", Members: []chatcore.UserID{org.stranger.ID}}
+	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+		for _, st := range []*chatcore.Stream{org.general, org.otherStream} {
 			if err := tx.CreateStream(ctx, st); err != nil {
 				return err
 			}
 		}
-		e.otherGroup.Members = []chatcore.UserID{e.stranger.ID}
-		return tx.CreateGroup(ctx, e.otherGroup)
+		return tx.CreateGroup(ctx, org.otherGroup)
 	})
-	for _, u := range []*chatcore.User{e.owner, e.ham, e.ophelia} {
-		seedSubscription(tb, base, e.general, u, 0)
+	for _, u := range []*chatcore.User{org.owner, org.ham, org.ophelia} {
+		w.Subscribe(tb, org.general, u, 0)
 	}
-	return e
-}
-
-// write runs fn in a transaction of the unwrapped store.
-func (e *veronaEnv) write(tb testing.TB, fn func(ctx context.Context, tx chatcore.Tx) error) {
-	tb.Helper()
-	ctx := context.Background()
-	if err := e.base.Update(ctx, func(tx chatcore.Tx) error { return fn(ctx, tx) }); err != nil {
-		tb.Fatalf("fixture write: %v", err)
-	}
-}
-
-// post sends a channel message to e.general and returns its id.
-func (e *veronaEnv) post(tb testing.TB, sender *chatcore.User, topic string) chatcore.MessageID {
-	tb.Helper()
-	id, err := e.svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
-		Type: "stream", To: new(e.general.Name), Topic: new(topic), Content: "hello",
-	})
-	if err != nil {
-		tb.Fatalf("sending to %q: %v", topic, err)
-	}
-	return id
+	return w, org, gs
 }
 
 // newCast builds a World with open (chattest.New: over a memory store) and

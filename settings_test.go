@@ -556,15 +556,15 @@ func benchmarkBulk10k(b *testing.B, open chattest.Open) {
 // TestBulkSettingsGroupIDs checks that bulk settings validate group ids one
 // by one, without loading every group of the realm.
 func TestBulkSettingsGroupIDs(t *testing.T) {
-	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := open(t)
+		w, org, gs := newVerona(t, open)
 		ctx := context.Background()
-		cast := &chatcore.Group{RealmID: e.realm.ID, Name: "cast", Members: []chatcore.UserID{e.ham.ID, e.ophelia.ID}}
-		e.write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateGroup(ctx, cast) })
-		e.store.groupsForbidden.Store(true)
+		cast := &chatcore.Group{RealmID: org.realm.ID, Name: "cast", Members: []chatcore.UserID{org.ham.ID, org.ophelia.ID}}
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateGroup(ctx, cast) })
+		gs.groupsForbidden.Store(true)
 		bulk := func(groups ...chatcore.GroupID) error {
-			return e.svc.UpdateSettings(ctx, e.owner.ID, chatcore.SettingsUpdate{
+			return w.Svc.UpdateSettings(ctx, org.owner.ID, chatcore.SettingsUpdate{
 				TargetUsers: &chatcore.TargetUsers{GroupIDs: groups, SkipIfAlreadyEdited: new(false)},
 				EnterSends:  new(true),
 			})
@@ -574,15 +574,15 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 			id   chatcore.GroupID
 		}{
 			{"unknown group", cast.ID + 1000},
-			{"group of another realm", e.otherGroup.ID},
+			{"group of another realm", org.otherGroup.ID},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				// A typed error, not errVeronaGroups.
+				// A typed error, not errGroupsForbidden.
 				wantError(t, bulk(cast.ID, tc.id), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid user group ID: %d", tc.id))
 			})
 		}
-		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
-			for _, id := range []chatcore.UserID{e.ham.ID, e.ophelia.ID} {
+		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
+			for _, id := range []chatcore.UserID{org.ham.ID, org.ophelia.ID} {
 				u, err := tx.User(ctx, id)
 				is.NoErr(err)                   // user read
 				is.True(!u.Settings.EnterSends) // a refused request changed nothing
@@ -591,8 +591,8 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 		})) // state read
 
 		is.NoErr(bulk(cast.ID, cast.ID)) // a group of the realm (twice) is valid without loading every group
-		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
-			for _, u := range []*chatcore.User{e.ham, e.ophelia, e.owner} {
+		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
+			for _, u := range []*chatcore.User{org.ham, org.ophelia, org.owner} {
 				got, err := tx.User(ctx, u.ID)
 				is.NoErr(err)                                                          // user read
 				is.Equal(got.Settings.EnterSends, slices.Contains(cast.Members, u.ID)) // only the group's members changed

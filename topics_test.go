@@ -499,25 +499,25 @@ func BenchmarkDeleteTopic(b *testing.B) {
 // TestDeleteTopicEventsPerBatch checks that deleting a topic sends one
 // delete_message event per batch, naming the topic as that batch stores it.
 func TestDeleteTopicEventsPerBatch(t *testing.T) {
-	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := open(t, chatcore.WithTopicDeletion(1, time.Minute))
+		w, org, _ := newVerona(t, open, chatcore.WithTopicDeletion(1, time.Minute))
 		ctx := context.Background()
-		older := e.post(t, e.ham, "Straße")
-		newer := e.post(t, e.ophelia, "STRASSE")
-		e.events.reset()
-		res, err := e.svc.DeleteTopic(ctx, e.owner.ID, e.general.ID, "strasse")
+		older := w.Send(t, org.ham, org.general, "Straße", "hello")
+		newer := w.Send(t, org.ophelia, org.general, "STRASSE", "hello")
+		w.Events.Reset()
+		res, err := w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "strasse")
 		is.NoErr(err)         // deletion succeeds
 		is.True(res.Complete) // every message deleted
-		evs := e.events.take("delete_message")
+		evs := w.Events.Take("delete_message")
 		is.Equal(len(evs), 2)                                             // one event per batch of one
 		is.Equal(evs[0].Data["topic"], "strasse")                         // the newest batch spells it as its message, lower-cased
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{newer}) // newest first
 		is.Equal(evs[1].Data["topic"], "straße")                          // the next batch spells it as its own message
 		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{older}) // then the older one
 
-		_, err = e.svc.DeleteTopic(ctx, e.owner.ID, e.general.ID, "nothing here")
+		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "nothing here")
 		is.NoErr(err)                                     // an empty topic is no error
-		is.Equal(len(e.events.take("delete_message")), 0) // and sends no event
+		is.Equal(len(w.Events.Take("delete_message")), 0) // and sends no event
 	})
 }
