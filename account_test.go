@@ -59,7 +59,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
-	updateUser(t, w.Store, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
+	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
 	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
@@ -70,8 +70,8 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
-	is.NoErr(err)                                                                            // hashed
-	updateUser(t, w.Store, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
+	is.NoErr(err)                                                                     // hashed
+	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
 	err = w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
@@ -156,7 +156,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 			w, c := newSettingsCast(t, chattest.New)
 			ctx := context.Background()
 			if tt.disabled {
-				updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
+				w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
 			err := w.Svc.UpdateSettings(ctx, tt.actor(c), chatcore.SettingsUpdate{Email: new(tt.email)})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
@@ -172,7 +172,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
 	is.Equal(len(w.Mail.All()), 0)                                                                              // is a no-op
 
-	updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })           // changes disabled for non-administrators
+	w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })                  // changes disabled for non-administrators
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
 	is.Equal(len(w.Mail.All()), 1)                                                                           // a confirmation
 
@@ -259,7 +259,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		t.Run("name changes disabled", func(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, open)
-			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 			u := w.User(t, c.Member.ID)
 			is.Equal(u.FullName, "King Hamlet")                                                          // name unchanged
@@ -271,7 +271,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, open)
-			updateRealm(t, w.Store, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
@@ -497,7 +497,7 @@ func TestEmailChangeRateLimit(t *testing.T) {
 		// 0.271 takes 4680 s.
 		err := w.Svc.UpdateSettings(ctx, org.ann, change("a6@example.net"))
 		wantRateLimited(t, err, 4680)
-		pending := readStore(t, w.Store, func(ctx context.Context, tx chatcore.Tx) (string, error) {
+		pending := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (string, error) {
 			u, err := tx.User(ctx, org.ann)
 			return u.Email, err
 		})
@@ -626,7 +626,7 @@ func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 	m := w.Mail.All()
 	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
 	is.True(key != nil) // link mailed
-	writeStore(t, w.Store, func(tx chatcore.Tx) error {
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		u, err := tx.User(ctx, org.ann)
 		if err != nil {
 			return err

@@ -44,11 +44,11 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is.True(row.Delivered) // marked delivered
 		is.True(!row.Failed)   // not failed
 		sent := w.Message(t, row.DeliveredMessageID)
-		is.Equal(sent.SenderID, c.Member.ID)                         // sent as the sender
-		is.Equal(sent.StreamID, st.ID)                               // to the channel
-		is.Equal(sent.Topic, "castle")                               // and topic
-		is.Equal(sent.Content, "to the channel")                     // with the content
-		is.Equal(sent.SentAt, seedTime.Add(time.Hour+6*time.Minute)) // at delivery time
+		is.Equal(sent.SenderID, c.Member.ID)                               // sent as the sender
+		is.Equal(sent.StreamID, st.ID)                                     // to the channel
+		is.Equal(sent.Topic, "castle")                                     // and topic
+		is.Equal(sent.Content, "to the channel")                           // with the content
+		is.Equal(sent.SentAt, chattest.Epoch.Add(time.Hour+6*time.Minute)) // at delivery time
 
 		row = w.Scheduled(t, toMod)
 		is.True(row.Delivered) // marked delivered
@@ -79,9 +79,9 @@ func TestDeliverDueReminders(t *testing.T) {
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		target := w.Post(t, st, "castle", c.Member, "remember me")
-		first, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, seedTime.Add(time.Hour), new("soon"))
+		first, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Hour), new("soon"))
 		is.NoErr(err) // reminder created
-		second, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, seedTime.Add(2*time.Hour), nil)
+		second, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(2*time.Hour), nil)
 		is.NoErr(err) // reminder created
 		stored := w.Scheduled(t, first).Content
 
@@ -137,9 +137,9 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		kept := w.Post(t, st, "kept", c.Member, "still here")
 		gone := w.Post(t, st, "gone", c.Member, "deleted later")
-		rKept, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, kept, seedTime.Add(time.Hour), nil)
+		rKept, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, kept, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
-		rGone, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, gone, seedTime.Add(time.Hour), nil)
+		rGone, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, gone, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 		storedGone := w.Scheduled(t, rGone).Content
 
@@ -171,7 +171,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		is.NoErr(err) // scheduled
 		fine, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
 		is.NoErr(err) // scheduled
-		reminder, err := w.Svc.CreateReminder(t.Context(), leaver.ID, w.Post(t, doomed, "u", c.Member, "y"), seedTime.Add(time.Hour), nil)
+		reminder, err := w.Svc.CreateReminder(t.Context(), leaver.ID, w.Post(t, doomed, "u", c.Member, "y"), chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { // archive the channel, deactivate a user
@@ -239,7 +239,7 @@ func TestDeliverDueLateCutoff(t *testing.T) {
 		is.NoErr(err) // scheduled
 		late, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "late", time.Hour-time.Second))
 		is.NoErr(err) // scheduled
-		reminder, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, w.Post(t, st, "t", c.Member, "x"), seedTime.Add(time.Minute), nil)
+		reminder, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, w.Post(t, st, "t", c.Member, "x"), chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // reminder created
 
 		w.Clock.Advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
@@ -270,7 +270,7 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 			is.NoErr(err) // scheduled
 		}
 		for i := range reminders {
-			_, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, seedTime.Add(time.Minute+time.Duration(i)*time.Second), nil)
+			_, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Minute+time.Duration(i)*time.Second), nil)
 			is.NoErr(err) // reminder created
 		}
 		w.Clock.Advance(5 * time.Minute)

@@ -108,7 +108,7 @@ func TestSendChannelMessageView(t *testing.T) {
 	is.Equal(view.SenderEmail, org.member.Email)                                                                // e-mail visible to everyone
 	is.Equal(view.SenderFullName, "King Hamlet")                                                                // sender name
 	is.Equal(view.SenderRealmStr, "zulip")                                                                      // realm string id
-	is.Equal(view.Timestamp, seedTime.Unix())                                                                   // sent at the clock's time
+	is.Equal(view.Timestamp, chattest.Epoch.Unix())                                                             // sent at the clock's time
 	is.Equal(view.Client, "API")                                                                                // default client
 	is.Equal(view.Type, chatcore.MessageTypeStream)                                                             // type
 	is.True(view.AvatarURL != nil && strings.HasPrefix(*view.AvatarURL, "https://secure.gravatar.com/avatar/")) // gravatar
@@ -160,25 +160,25 @@ func TestMessageViewEditedFields(t *testing.T) {
 	m := &chatcore.Message{
 		RealmID: org.realm.ID, SenderID: org.member.ID, Type: chatcore.MessageTypeStream,
 		RecipientID: org.public.RecipientID, StreamID: org.public.ID, Topic: newTopic,
-		Content: "v2", RenderedContent: "<p>v2</p>", Client: "website", SentAt: seedTime,
-		LastEditedAt: seedTime.Add(time.Minute), LastMovedAt: seedTime.Add(2 * time.Minute),
+		Content: "v2", RenderedContent: "<p>v2</p>", Client: "website", SentAt: chattest.Epoch,
+		LastEditedAt: chattest.Epoch.Add(time.Minute), LastMovedAt: chattest.Epoch.Add(2 * time.Minute),
 		EditHistory: []chatcore.EditHistoryEntry{
-			{UserID: org.member.ID, Timestamp: seedTime.Add(2 * time.Minute), PrevTopic: &topic, Topic: &newTopic},
-			{UserID: org.member.ID, Timestamp: seedTime.Add(time.Minute), PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"},
+			{UserID: org.member.ID, Timestamp: chattest.Epoch.Add(2 * time.Minute), PrevTopic: &topic, Topic: &newTopic},
+			{UserID: org.member.ID, Timestamp: chattest.Epoch.Add(time.Minute), PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"},
 		},
 		Reactions: []chatcore.Reaction{{UserID: org.other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
 	}
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateMessage(ctx, m) })
 
 	view, _, err := w.Svc.Message(ctx, org.member.ID, m.ID)
-	is.NoErr(err)                                                         // readable
-	is.Equal(view.LastEditTimestamp, seedTime.Add(time.Minute).Unix())    // last edit
-	is.Equal(view.LastMovedTimestamp, seedTime.Add(2*time.Minute).Unix()) // last move
-	is.Equal(len(view.EditHistory), 2)                                    // both entries
-	is.Equal(len(view.Reactions), 1)                                      // the reaction
+	is.NoErr(err)                                                               // readable
+	is.Equal(view.LastEditTimestamp, chattest.Epoch.Add(time.Minute).Unix())    // last edit
+	is.Equal(view.LastMovedTimestamp, chattest.Epoch.Add(2*time.Minute).Unix()) // last move
+	is.Equal(len(view.EditHistory), 2)                                          // both entries
+	is.Equal(len(view.Reactions), 1)                                            // the reaction
 	b, err := json.Marshal(view.EditHistory)
 	is.NoErr(err) // encodes
 	is.Equal(string(b), fmt.Sprintf(`[{"user_id":%d,"timestamp":%d,"prev_topic":"old topic","topic":"new topic"},`+
 		`{"user_id":%d,"timestamp":%d,"prev_content":"v1","prev_rendered_content":"\u003cp\u003ev1\u003c/p\u003e"}]`,
-		org.member.ID, seedTime.Add(2*time.Minute).Unix(), org.member.ID, seedTime.Add(time.Minute).Unix())) // only what changed
+		org.member.ID, chattest.Epoch.Add(2*time.Minute).Unix(), org.member.ID, chattest.Epoch.Add(time.Minute).Unix())) // only what changed
 }

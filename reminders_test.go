@@ -29,7 +29,7 @@ func TestCreateReminderContent(t *testing.T) {
 	create := func(t *testing.T, u *chatcore.User, msg chatcore.MessageID, note *string) chatcore.Reminder {
 		t.Helper()
 		is := is.New(t)
-		id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(time.Hour), note)
+		id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(time.Hour), note)
 		is.NoErr(err) // reminder created
 		list, err := w.Svc.Reminders(t.Context(), u.ID)
 		is.NoErr(err) // listing succeeds
@@ -53,13 +53,13 @@ func TestCreateReminderContent(t *testing.T) {
 		want := fmt.Sprintf("You requested a reminder for #**Denmark>castle@%d**.\n\n", mid) +
 			said(c.Member, channelLink(st, "Denmark", "castle", mid)) +
 			"```quote\nhello world\n```"
-		is.Equal(r.Content, want)                                              // Zulip's reminder text
-		is.True(strings.Contains(r.RenderedContent, "hello world"))            // rendered
-		is.Equal(r.Type, chatcore.MessageTypePrivate)                          // always private
-		is.Equal(r.To, []chatcore.UserID{c.Admin.ID})                          // to the caller
-		is.Equal(r.ReminderTargetMessageID, mid)                               // the target message
-		is.Equal(r.ScheduledDeliveryTimestamp, seedTime.Add(time.Hour).Unix()) // UNIX seconds
-		is.Equal(r.Failed, false)                                              // not failed
+		is.Equal(r.Content, want)                                                    // Zulip's reminder text
+		is.True(strings.Contains(r.RenderedContent, "hello world"))                  // rendered
+		is.Equal(r.Type, chatcore.MessageTypePrivate)                                // always private
+		is.Equal(r.To, []chatcore.UserID{c.Admin.ID})                                // to the caller
+		is.Equal(r.ReminderTargetMessageID, mid)                                     // the target message
+		is.Equal(r.ScheduledDeliveryTimestamp, chattest.Epoch.Add(time.Hour).Unix()) // UNIX seconds
+		is.Equal(r.Failed, false)                                                    // not failed
 		evs := w.Events.OfType("reminders", "op", "add")
 		is.Equal(len(evs), 1)                                      // one add event
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Admin.ID})    // to the caller
@@ -128,7 +128,7 @@ func TestCreateReminderErrors(t *testing.T) {
 	hidden := w.Post(t, secret, "t", c.Admin, "hidden")
 	abroad := w.Post(t, foreign, "t", c.Stranger, "abroad")
 	private := w.DM(t, c.Admin, "private", c.Moderator)
-	future := seedTime.Add(time.Hour)
+	future := chattest.Epoch.Add(time.Hour)
 
 	tests := []struct {
 		name string
@@ -137,8 +137,8 @@ func TestCreateReminderErrors(t *testing.T) {
 		note *string
 		err  string
 	}{
-		{"now is not the future", public, seedTime, nil, "Scheduled delivery time must be in the future."},
-		{"past, checked before the message", 999999, seedTime.Add(-time.Hour), nil, "Scheduled delivery time must be in the future."},
+		{"now is not the future", public, chattest.Epoch, nil, "Scheduled delivery time must be in the future."},
+		{"past, checked before the message", 999999, chattest.Epoch.Add(-time.Hour), nil, "Scheduled delivery time must be in the future."},
 		{"unknown message", 999999, future, nil, "Invalid message(s)"},
 		{"private channel without access", hidden, future, nil, "Invalid message(s)"},
 		{"another realm's message", abroad, future, nil, "Invalid message(s)"},
@@ -176,7 +176,7 @@ func TestRemindersList(t *testing.T) {
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		msg := w.Post(t, st, "t", c.Member, "about this")
 		remind := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(d), nil)
+			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(d), nil)
 			is.NoErr(err) // reminder created
 			return id
 		}

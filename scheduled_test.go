@@ -20,7 +20,7 @@ import (
 
 // scheduleAt builds a scheduled-message request delivered d after the start.
 func scheduleAt(typ, to string, topic *string, content string, d time.Duration) chatcore.CreateScheduledMessageRequest {
-	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: seedTime.Add(d)}
+	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: chattest.Epoch.Add(d)}
 }
 
 // idList formats user ids as the JSON list a client sends.
@@ -44,14 +44,14 @@ func TestCreateScheduledMessage(t *testing.T) {
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 1) // the new message is listed
 		v := list[0]
-		is.Equal(v.ScheduledMessageID, id)                                     // its id
-		is.Equal(v.Type, chatcore.MessageTypeStream)                           // wire type "stream"
-		is.Equal(v.To, any(st.ID))                                             // to is the channel id
-		is.Equal(*v.Topic, "castle")                                           // topic
-		is.Equal(v.Content, "hello")                                           // content normalised as sending does
-		is.True(strings.Contains(v.RenderedContent, "hello"))                  // rendered content
-		is.Equal(v.ScheduledDeliveryTimestamp, seedTime.Add(time.Hour).Unix()) // UNIX seconds
-		is.Equal(v.Failed, false)                                              // not failed
+		is.Equal(v.ScheduledMessageID, id)                                           // its id
+		is.Equal(v.Type, chatcore.MessageTypeStream)                                 // wire type "stream"
+		is.Equal(v.To, any(st.ID))                                                   // to is the channel id
+		is.Equal(*v.Topic, "castle")                                                 // topic
+		is.Equal(v.Content, "hello")                                                 // content normalised as sending does
+		is.True(strings.Contains(v.RenderedContent, "hello"))                        // rendered content
+		is.Equal(v.ScheduledDeliveryTimestamp, chattest.Epoch.Add(time.Hour).Unix()) // UNIX seconds
+		is.Equal(v.Failed, false)                                                    // not failed
 		evs := w.Events.OfType("scheduled_messages", "op", "add")
 		is.Equal(len(evs), 1)                                                           // one add event
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID})                        // to the sender only
@@ -173,7 +173,7 @@ func TestScheduledMessagesList(t *testing.T) {
 		delivered := schedule(c.Member, 90*time.Minute)
 		schedule(c.Moderator, 30*time.Minute) // someone else's
 		target := w.Post(t, st, "t", c.Member, "remind me")
-		_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, target, seedTime.Add(time.Minute), nil)
+		_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, target, chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // a reminder, which is not a scheduled message
 		w.UpdateScheduled(t, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true })
 		w.UpdateScheduled(t, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
@@ -232,7 +232,7 @@ func remindersDeletable(w *chattest.World, c *chattest.Cast, st *chatcore.Stream
 		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
 			t.Helper()
 			msg := w.Post(t, st, "t", c.Member, "about this")
-			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(time.Hour), nil)
+			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(time.Hour), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,7 +319,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 	w, c := newCast(t, chattest.New)
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	sid := strconv.FormatInt(int64(st.ID), 10)
-	past := seedTime.Add(-time.Hour)
+	past := chattest.Epoch.Add(-time.Hour)
 
 	t.Run("decoded from wire parameters", func(t *testing.T) {
 		tests := []struct {
@@ -372,10 +372,10 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		{"bad type", chatcore.CreateScheduledMessageRequest{Type: "carrier pigeon", To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 		// Then the delivery time, then the shape of to for the type.
 		{"past", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("[1]"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
-		{"channel message to a list", chatcore.CreateScheduledMessageRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
-		{"direct message to an integer", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
-		{"channel id 0", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
-		{"no recipients", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
+		{"channel message to a list", chatcore.CreateScheduledMessageRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
+		{"direct message to an integer", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
+		{"channel id 0", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
+		{"no recipients", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -387,12 +387,12 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 	t.Run("ids accepted", func(t *testing.T) {
 		is := is.New(t)
 		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "channel", To: json.RawMessage(" " + sid + " "), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour),
+			Type: "channel", To: json.RawMessage(" " + sid + " "), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
 		is.NoErr(err)                                // a channel id
 		is.Equal(w.Scheduled(t, id).StreamID, st.ID) // to that channel
 		dm, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "private", To: json.RawMessage(idList(c.Moderator.ID, c.Moderator.ID)), Content: "hi", DeliverAt: seedTime.Add(time.Hour),
+			Type: "private", To: json.RawMessage(idList(c.Moderator.ID, c.Moderator.ID)), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
 		is.NoErr(err)                                                                 // a list of user ids
 		is.Equal(w.Scheduled(t, dm).DirectMembers, []chatcore.UserID{c.Moderator.ID}) // duplicates dropped

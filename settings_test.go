@@ -670,7 +670,7 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 	counting := &draftCountingStore{}
 	w, org := newAcmeWith(t, chattest.Wrap(func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting }))
 	ctx := context.Background()
-	writeStore(t, w.Store, func(tx chatcore.Tx) error {
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		for _, u := range []chatcore.UserID{org.ann, org.ann, org.ben, org.cat, org.owner} {
 			if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: u, Content: "draft"}); err != nil {
 				return err
@@ -690,7 +690,7 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 		user chatcore.UserID
 		want int
 	}{{org.ann, 0}, {org.ben, 0}, {org.cat, 0}, {org.owner, 1}} {
-		ds := readStore(t, w.Store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
+		ds := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Draft, error) { return tx.Drafts(ctx, c.user) })
 		is.Equal(len(ds), c.want) // the targeted users' drafts are gone, the owner's kept
 	}
 

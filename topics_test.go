@@ -422,7 +422,7 @@ func TestDeleteMessagesBatched(t *testing.T) {
 		f := chatcore.MessageFilter{RealmID: c.Realm.ID, SenderID: c.Member.ID}
 		t.Run("deadline passed", func(t *testing.T) {
 			is := is.New(t)
-			done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), c.Admin, f, seedTime.Add(-time.Second))
+			done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), c.Admin, f, chattest.Epoch.Add(-time.Second))
 			is.NoErr(err)                                    // not an error
 			is.True(!done)                                   // nothing done before the deadline check
 			is.Equal(len(w.ChannelMessageIDs(t, a, nil)), 4) // nothing deleted

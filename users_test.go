@@ -401,7 +401,7 @@ func TestDeactivateUserActions(t *testing.T) {
 				is.Equal(v.AvatarURL, "http://127.0.0.1:9991/static/images/default-avatar.png") // default avatar
 				is.Equal(w.User(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
 			}
-			globex := storedMessageIDs(t, w.Store, chatcore.MessageQuery{RealmID: 2})
+			globex := w.MessageIDs(t, chatcore.MessageQuery{RealmID: 2})
 			is.Equal(globex, []chatcore.MessageID{201}) // other realms are untouched
 		})
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
@@ -152,7 +153,7 @@ func (w *whWorld) drain(t *testing.T) {
 // messagesAfter returns the messages with ids above after, oldest first.
 func (w *whWorld) messagesAfter(t *testing.T, after chatcore.MessageID) []chatcore.Message {
 	t.Helper()
-	return readStore(t, w.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
+	return chattest.Read(t, w.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
 		return tx.Messages(ctx, chatcore.MessageQuery{RealmID: whRealm, AfterID: after})
 	})
 }
