@@ -20,11 +20,11 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
-	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/internal/chattest"
 )
 
 func TestUpdateSettingsPassword(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		const oldPW = "hamlet@zulip.com-Secret#42"
 		tests := []struct {
 			name     string
@@ -41,9 +41,9 @@ func TestUpdateSettingsPassword(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
-				e := newSettingsEnv(t)
-				err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
-				u := e.user(t, e.member)
+				w, c := newSettingsCast(t, open)
+				err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
+				u := w.User(t, c.Member.ID)
 				if tt.msg != "" {
 					wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 					is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
@@ -51,32 +51,32 @@ func TestUpdateSettingsPassword(t *testing.T) {
 				}
 				is.NoErr(err)                                                  // changed
 				is.Equal(u.PasswordHash, "plain:correct horse battery staple") // new hash stored
-				is.Equal(len(e.edited(t, e.member)), 0)                        // a password is not a setting
+				is.Equal(len(w.EditedSettings(t, c.Member.ID)), 0)             // a password is not a setting
 			})
 		}
 	})
 }
 
 func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
-	e := newSettingsEnv(t)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
-	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
-	err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
+	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
+	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is := is.New(t)
 	h := chatcore.DefaultPasswordHasher()
-	e := newSettingsEnv(t, chatcore.WithPasswordHasher(h))
+	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
-	is.NoErr(err)                                                                         // hashed
-	updateUser(t, e.store, e.member, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
-	err = e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
+	is.NoErr(err)                                                                     // hashed
+	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
+	err = w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
-	u := e.user(t, e.member)
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
+	u := w.User(t, c.Member.ID)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
 	ok, err := h.Verify(u.PasswordHash, "Tr0ub4dor&3-horse")
 	is.NoErr(err) // well-formed
@@ -88,23 +88,23 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
-	e := newSettingsEnv(t, chatcore.WithPasswordPolicy(30, 0))
+	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	wantError(t, e.svc.UpdateSettings(context.Background(), e.member, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
+	wantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	is.NoErr(e.svc.UpdateSettings(context.Background(), e.member, req)) // long enough, and no guess minimum
+	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, req)) // long enough, and no guess minimum
 }
 
 func TestUpdateSettingsEmailChange(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
+		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com")                                                    // nothing changes yet
-		mails := e.mail.all()
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com")                                                    // nothing changes yet
+		mails := w.Mail.All()
 		is.Equal(len(mails), 2)                             // one confirmation per request
 		is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
 		is.Equal(mails[1].To, "hamlet2@example.net")        // to the new address
@@ -114,22 +114,22 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.True(m1 != nil && m2 != nil) // each carries a confirmation link
 		is.True(m1[1] != m2[1])         // with its own key
 
-		err := e.svc.ConfirmEmailChange(ctx, m1[1])
+		err := w.Svc.ConfirmEmailChange(ctx, m1[1])
 		got := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
-		is.NoErr(e.svc.ConfirmEmailChange(ctx, m2[1]))             // the newest link works
-		is.Equal(e.user(t, e.member).Email, "hamlet2@example.net") // changed
-		mails = e.mail.all()
+		is.NoErr(w.Svc.ConfirmEmailChange(ctx, m2[1]))                // the newest link works
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet2@example.net") // changed
+		mails = w.Mail.All()
 		is.Equal(len(mails), 3)                   // plus a notice
 		is.Equal(mails[2].To, "hamlet@zulip.com") // to the old address
 		is.True(strings.Contains(mails[2].Body, "hamlet2@example.net"))
-		evs := e.events.ofType("realm_user")
-		is.Equal(len(evs), 2)                                 // delivery_email to the user, new_email to everyone
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member}) // the user's own clients
-		is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "delivery_email": "hamlet2@example.net"})
+		evs := w.Events.OfType("realm_user")
+		is.Equal(len(evs), 2)                                    // delivery_email to the user, new_email to everyone
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID}) // the user's own clients
+		is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "delivery_email": "hamlet2@example.net"})
 
-		err = e.svc.ConfirmEmailChange(ctx, m2[1])
+		err = w.Svc.ConfirmEmailChange(ctx, m2[1])
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
 	})
 }
@@ -137,69 +137,69 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 	tests := []struct {
 		name     string
-		actor    func(*settingsEnv) chatcore.UserID
+		actor    func(*chattest.Cast) chatcore.UserID
 		email    string
 		disabled bool
 		msg      string
 	}{
-		{"invalid", func(e *settingsEnv) chatcore.UserID { return e.member }, "hamlet", false, "Invalid address."},
-		{"empty", func(e *settingsEnv) chatcore.UserID { return e.member }, "  ", false, "Invalid address."},
-		{"display name", func(e *settingsEnv) chatcore.UserID { return e.member }, "Hamlet <h@example.net>", false, "Invalid address."},
-		{"taken", func(e *settingsEnv) chatcore.UserID { return e.member }, "iago@zulip.com", false, "Already has an account."},
-		{"taken, other case", func(e *settingsEnv) chatcore.UserID { return e.member }, "IAGO@zulip.com", false, "Already has an account."},
-		{"deactivated owner", func(e *settingsEnv) chatcore.UserID { return e.member }, "gone@zulip.com", false, "Account has been deactivated."},
-		{"disabled for members", func(e *settingsEnv) chatcore.UserID { return e.member }, "h@example.net", true,
+		{"invalid", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "hamlet", false, "Invalid address."},
+		{"empty", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "  ", false, "Invalid address."},
+		{"display name", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "Hamlet <h@example.net>", false, "Invalid address."},
+		{"taken", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "iago@zulip.com", false, "Already has an account."},
+		{"taken, other case", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "IAGO@zulip.com", false, "Already has an account."},
+		{"deactivated owner", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "gone@zulip.com", false, "Account has been deactivated."},
+		{"disabled for members", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID }, "h@example.net", true,
 			"Email address changes are disabled in this organization."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
+			w, c := newSettingsCast(t, chattest.New)
 			ctx := context.Background()
 			if tt.disabled {
-				updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
+				w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
-			err := e.svc.UpdateSettings(ctx, tt.actor(e), chatcore.SettingsUpdate{Email: new(tt.email)})
+			err := w.Svc.UpdateSettings(ctx, tt.actor(c), chatcore.SettingsUpdate{Email: new(tt.email)})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			is.Equal(len(e.mail.all()), 0) // no mail
+			is.Equal(len(w.Mail.All()), 0) // no mail
 		})
 	}
 }
 
 func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
-	e := newSettingsEnv(t)
+	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
-	is.Equal(len(e.mail.all()), 0)                                                                           // is a no-op
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
+	is.Equal(len(w.Mail.All()), 0)                                                                              // is a no-op
 
-	updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })           // changes disabled for non-administrators
-	is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
-	is.Equal(len(e.mail.all()), 1)                                                                        // a confirmation
+	w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })                  // changes disabled for non-administrators
+	is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
+	is.Equal(len(w.Mail.All()), 1)                                                                           // a confirmation
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
-		e.clock.advance(25 * time.Hour)
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+		w, c := newSettingsCast(t, chattest.New)
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
+		w.Clock.Advance(25 * time.Hour)
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
-		e := newSettingsEnv(t)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
-		key := confirmLinkRE.FindStringSubmatch(e.mail.all()[0].Body)[1]
-		is.NoErr(e.store.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateUser(ctx, &chatcore.User{RealmID: e.realm, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
+		w, c := newSettingsCast(t, chattest.New)
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
+		is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
+			return tx.CreateUser(ctx, &chatcore.User{RealmID: c.Realm.ID, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		wantError(t, e.svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
-		is.Equal(e.user(t, e.member).Email, "hamlet@zulip.com") // unchanged
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		wantError(t, e.svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		wantError(t, w.Svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -235,54 +235,54 @@ func TestUpdateSettingsFullName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			err := e.svc.UpdateSettings(context.Background(), e.member, chatcore.SettingsUpdate{FullName: new(tt.in)})
+			w, c := newSettingsCast(t, chattest.New)
+			err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
 				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-				is.Equal(e.user(t, e.member).FullName, "King Hamlet") // unchanged
+				is.Equal(w.User(t, c.Member.ID).FullName, "King Hamlet") // unchanged
 				return
 			}
 			is.NoErr(err) // accepted
-			u := e.user(t, e.member)
+			u := w.User(t, c.Member.ID)
 			is.Equal(u.FullName, tt.want)                      // stored stripped
 			is.Equal(u.FullNameKey, chatcore.FoldKey(tt.want)) // with its fold key
-			evs := e.events.ofType("realm_user")
-			is.Equal(len(evs), 1)                                                                      // one event
-			is.Equal(evs[0].Data["person"], map[string]any{"user_id": e.member, "full_name": tt.want}) // the new name
-			is.Equal(len(evs[0].UserIDs), 6)                                                           // to every active user and bot of the realm
+			evs := w.Events.OfType("realm_user")
+			is.Equal(len(evs), 1)                                                                         // one event
+			is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "full_name": tt.want}) // the new name
+			is.Equal(len(evs[0].UserIDs), 6)                                                              // to every active user and bot of the realm
 		})
 	}
 }
 
 func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
-	settingsEachStore(t, func(t *testing.T, newSettingsEnv settingsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		ctx := context.Background()
 		t.Run("name changes disabled", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
-			u := e.user(t, e.member)
-			is.Equal(u.FullName, "King Hamlet")                                                       // name unchanged
-			is.Equal(u.Settings.ColorScheme, 2)                                                       // the rest applied
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
-			is.NoErr(e.svc.UpdateSettings(ctx, e.admin, chatcore.SettingsUpdate{FullName: new("Iago II")}))
-			is.Equal(e.user(t, e.admin).FullName, "Iago II") // administrators may
+			w, c := newSettingsCast(t, open)
+			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
+			u := w.User(t, c.Member.ID)
+			is.Equal(u.FullName, "King Hamlet")                                                          // name unchanged
+			is.Equal(u.Settings.ColorScheme, 2)                                                          // the rest applied
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{FullName: new("Iago II")}))
+			is.Equal(w.User(t, c.Admin.ID).FullName, "Iago II") // administrators may
 		})
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			updateRealm(t, e.store, e.realm, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
-			err := e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("IAGO")})
+			w, c := newSettingsCast(t, open)
+			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
+			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
-			is.Equal(e.user(t, e.member).FullName, "king hamlet")                                                // is fine
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
+			is.Equal(w.User(t, c.Member.ID).FullName, "king hamlet")                                                // is fine
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
 		})
 		t.Run("names may repeat by default", func(t *testing.T) {
 			is := is.New(t)
-			e := newSettingsEnv(t)
-			is.NoErr(e.svc.UpdateSettings(ctx, e.member, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
+			w, c := newSettingsCast(t, open)
+			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 		})
 	})
 }
@@ -331,32 +331,32 @@ func (h *gateHasher) Verify(hash, p string) (bool, error) {
 	return plainHasher{}.Verify(hash, p)
 }
 
-// hzSlotTaken builds an hzEnv allowing one password hash at a time and takes
+// hashSlotTaken builds newAcme allowing one password hash at a time and takes
 // that slot with ann's password change (a wrong old password), held in the
 // hasher until h.gate is closed; first receives that change's result. ctx
 // ends 20ms after the slot is taken.
-func hzSlotTaken(tb testing.TB) (e *hzEnv, h *gateHasher, first <-chan error, ctx context.Context) {
+func hashSlotTaken(tb testing.TB) (w *chattest.World, org acmeOrg, h *gateHasher, first <-chan error, ctx context.Context) {
 	tb.Helper()
 	h = &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
-	e = newHzEnv(tb, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
+	w, org = newAcme(tb, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
 	result := make(chan error, 1)
-	go func() { result <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+	go func() { result <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
 	<-h.entered // the only slot is taken
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	tb.Cleanup(cancel)
-	return e, h, result, ctx
+	return w, org, h, result, ctx
 }
 
 func TestPasswordHashingIsBounded(t *testing.T) {
 	t.Run("at most the configured number of hashes run at once", func(t *testing.T) {
 		is := is.New(t)
 		h := &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 64)}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(2),
+		w, org := newAcme(t, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(2),
 			chatcore.WithPasswordAttemptLimit())
 		const n = 12
 		errs := make(chan error, n)
 		for range n {
-			go func() { errs <- e.svc.UpdateSettings(context.Background(), e.ann, passwordChange("wrong")) }()
+			go func() { errs <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
 		}
 		<-h.entered
 		<-h.entered // both slots taken
@@ -375,25 +375,25 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 
 	t.Run("a request waiting for a slot gives up with its context", func(t *testing.T) {
 		is := is.New(t)
-		e, h, first, ctx := hzSlotTaken(t)
-		err := e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))
+		w, org, h, first, ctx := hashSlotTaken(t)
+		err := w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))
 		is.True(errors.Is(err, context.DeadlineExceeded)) // gave up waiting for the slot
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
 		is.True(!isAPIError) // an internal (context) failure, not a user-facing error
 		close(h.gate)
 		wantError(t, <-first, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		is.Equal(e.user(t, e.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
+		is.Equal(w.User(t, org.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
 	})
 
 	t.Run("fixture hashing shares the bound", func(t *testing.T) {
 		is := is.New(t)
-		e, h, first, ctx := hzSlotTaken(t)
-		// fixture.Load checks the fixture before hashing (an invalid one would
+		w, _, h, first, ctx := hashSlotTaken(t)
+		// LoadFixture checks the fixture before hashing (an invalid one would
 		// fail before the wait), so load the repository's fixture.
 		f, err := os.Open("testdata/org.json")
 		is.NoErr(err) // fixture opened
 		defer f.Close()
-		err = fixture.Load(ctx, e.svc, f)
+		err = fixture.Load(ctx, w.Svc, f)
 		close(h.gate)
 		<-first
 		is.True(errors.Is(err, context.DeadlineExceeded)) // the fixture's hashing waited for the slot
@@ -406,52 +406,52 @@ func TestPasswordAttemptLimit(t *testing.T) {
 	t.Run("five wrong passwords, then refused without checking", func(t *testing.T) {
 		is := is.New(t)
 		h := &gateHasher{}
-		e := newHzEnv(t, nil, chatcore.WithPasswordHasher(h))
+		w, org := newAcme(t, chatcore.WithPasswordHasher(h))
 		ctx := context.Background()
 		for range 5 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		is.Equal(h.calls.Load(), int64(5)) // five verifications
-		err := e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))
+		err := w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
 		is.Equal(h.calls.Load(), int64(5))                                        // the limited attempt ran no hash at all
-		is.Equal(e.user(t, e.ann).PasswordHash, "plain:Ann@acme.test-pw")         // unchanged
+		is.Equal(w.User(t, org.ann).PasswordHash, "plain:Ann@acme.test-pw")       // unchanged
 
-		e.clock.advance(100 * time.Second)
-		err = e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong"))
+		w.Clock.Advance(100 * time.Second)
+		err = w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong"))
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
 
-		e.clock.advance(260 * time.Second)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
+		w.Clock.Advance(260 * time.Second)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
 	})
 
 	t.Run("a correct password clears the failures", func(t *testing.T) {
-		e := newHzEnv(t, nil)
+		w, org := newAcme(t)
 		ctx := context.Background()
 		for range 4 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		// Right old password, too weak a new one: the password check passed.
 		weak := chatcore.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
 		for range 5 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
 	})
 
 	t.Run("configurable and disable-able", func(t *testing.T) {
 		ctx := context.Background()
-		e := newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
+		w, org := newAcme(t, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
 			"You're making too many attempts! Try again in 60 seconds.")
 
-		e = newHzEnv(t, nil, chatcore.WithPasswordAttemptLimit())
+		w, org = newAcme(t, chatcore.WithPasswordAttemptLimit())
 		for range 20 {
-			wantError(t, e.svc.UpdateSettings(ctx, e.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 	})
 }
@@ -469,37 +469,37 @@ func TestEmailChangeRateLimit(t *testing.T) {
 
 	t.Run("two per hour, five per day", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil)
+		w, org := newAcme(t)
 		ctx := context.Background()
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a1@example.net"))) // first
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a2@example.net"))) // second
-		mails := len(e.mail.all())
-		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net")), 1800)
-		is.Equal(len(e.mail.all()), mails) // no confirmation mailed
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a1@example.net"))) // first
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a2@example.net"))) // second
+		mails := len(w.Mail.All())
+		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net")), 1800)
+		is.Equal(len(w.Mail.All()), mails) // no confirmation mailed
 
 		// The address is checked first: a bad one is refused as such and
 		// does not count.
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
-		wantError(t, e.svc.UpdateSettings(ctx, e.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
 
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ben, change("b1@example.net"))) // other users are not limited
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, change("b1@example.net"))) // other users are not limited
 
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a3@example.net"))) // third, half an hour later
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a4@example.net"))) // fourth
-		e.clock.advance(30 * time.Minute)
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("a5@example.net"))) // fifth
-		e.clock.advance(2 * time.Hour)
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net"))) // third, half an hour later
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a4@example.net"))) // fourth
+		w.Clock.Advance(30 * time.Minute)
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a5@example.net"))) // fifth
+		w.Clock.Advance(2 * time.Hour)
 		// The hourly bucket is full again, the daily one (5 tokens, one more
 		// every 17280 s) is not: 5 - 2 at 0 s, -1 at 1800, 3600 and 5400 s,
 		// plus the refill up to 12600 s, leaves 0.729 tokens; the missing
 		// 0.271 takes 4680 s.
-		err := e.svc.UpdateSettings(ctx, e.ann, change("a6@example.net"))
+		err := w.Svc.UpdateSettings(ctx, org.ann, change("a6@example.net"))
 		wantRateLimited(t, err, 4680)
-		pending := readStore(t, e.store, func(ctx context.Context, tx chatcore.Tx) (string, error) {
-			u, err := tx.User(ctx, e.ann)
+		pending := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (string, error) {
+			u, err := tx.User(ctx, org.ann)
 			return u.Email, err
 		})
 		is.Equal(pending, "Ann@acme.test") // nothing confirmed
@@ -507,23 +507,23 @@ func TestEmailChangeRateLimit(t *testing.T) {
 
 	t.Run("the newest pending change stays the one refused requests did not replace", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
+		w, org := newAcme(t, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
 		ctx := context.Background()
-		is.NoErr(e.svc.UpdateSettings(ctx, e.ann, change("kept@example.net"))) // allowed
-		wantRateLimited(t, e.svc.UpdateSettings(ctx, e.ann, change("refused@example.net")), 3600)
-		m := e.mail.all()
+		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("kept@example.net"))) // allowed
+		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("refused@example.net")), 3600)
+		m := w.Mail.All()
 		key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
-		is.True(key != nil)                                  // the first request's link was mailed
-		is.NoErr(e.svc.ConfirmEmailChange(ctx, key[1]))      // and still works
-		is.Equal(e.user(t, e.ann).Email, "kept@example.net") // the allowed address
-		is.Equal(m[len(m)-1].To, "kept@example.net")         // the refused one got no mail
+		is.True(key != nil)                                    // the first request's link was mailed
+		is.NoErr(w.Svc.ConfirmEmailChange(ctx, key[1]))        // and still works
+		is.Equal(w.User(t, org.ann).Email, "kept@example.net") // the allowed address
+		is.Equal(m[len(m)-1].To, "kept@example.net")           // the refused one got no mail
 	})
 
 	t.Run("disable-able", func(t *testing.T) {
 		is := is.New(t)
-		e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
+		w, org := newAcme(t, chatcore.WithEmailChangeLimit())
 		for i := range 12 {
-			is.NoErr(e.svc.UpdateSettings(context.Background(), e.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
+			is.NoErr(w.Svc.UpdateSettings(context.Background(), org.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
 		}
 	})
 }
@@ -573,8 +573,8 @@ func TestEmailAddressSyntax(t *testing.T) {
 	} {
 		t.Run(tt.addr, func(t *testing.T) {
 			is := is.New(t)
-			e := newHzEnv(t, nil, chatcore.WithEmailChangeLimit())
-			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
+			w, org := newAcme(t, chatcore.WithEmailChangeLimit())
+			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
 			if tt.ok {
 				is.NoErr(err) // accepted: a confirmation link goes out
 				return
@@ -605,84 +605,76 @@ func TestFullNameNonCharacters(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("U+%04X", tt.r), func(t *testing.T) {
 			is := is.New(t)
-			e := newHzEnv(t, nil)
+			w, org := newAcme(t)
 			name := "Ann " + string(tt.r) + " Lee"
-			err := e.svc.UpdateSettings(context.Background(), e.ann, chatcore.SettingsUpdate{FullName: &name})
+			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{FullName: &name})
 			if tt.ok {
-				is.NoErr(err)                             // a printable character
-				is.Equal(e.user(t, e.ann).FullName, name) // stored
+				is.NoErr(err)                               // a printable character
+				is.Equal(w.User(t, org.ann).FullName, name) // stored
 				return
 			}
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid characters in name!")
-			is.Equal(e.user(t, e.ann).FullName, "Ann") // unchanged
+			is.Equal(w.User(t, org.ann).FullName, "Ann") // unchanged
 		})
 	}
 }
 
 func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 	is := is.New(t)
-	e := newHzEnv(t, nil)
+	w, org := newAcme(t)
 	ctx := context.Background()
-	is.NoErr(e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
-	m := e.mail.all()
+	is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
+	m := w.Mail.All()
 	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
 	is.True(key != nil) // link mailed
-	writeStore(t, e.store, func(tx chatcore.Tx) error {
-		u, err := tx.User(ctx, e.ann)
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		u, err := tx.User(ctx, org.ann)
 		if err != nil {
 			return err
 		}
 		u.IsActive = false
 		return tx.UpdateUser(ctx, u)
 	})
-	err := e.svc.ConfirmEmailChange(ctx, key[1])
+	err := w.Svc.ConfirmEmailChange(ctx, key[1])
 	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
-	is.Equal(e.user(t, e.ann).Email, "Ann@acme.test")                                          // unchanged
+	is.Equal(w.User(t, org.ann).Email, "Ann@acme.test")                                        // unchanged
 }
 
-// hzEnv is a Service over a memory store (or a wrapper of one) with one realm
-// holding an owner and three members whose passwords are "<email>-pw".
-type hzEnv struct {
-	svcEnv
-
+// acmeOrg is the organisation of the account tests: realm "acme" with an
+// owner and three members whose e-mail is "<Name>@acme.test" and whose
+// password is "<email>-pw".
+type acmeOrg struct {
+	realm                chatcore.RealmID
 	owner, ann, ben, cat chatcore.UserID
 }
 
-// newHzEnv builds the environment; wrap, when non-nil, wraps the memory store
-// the Service sees.
-func newHzEnv(tb testing.TB, wrap func(chatcore.Store) chatcore.Store, opts ...chatcore.Option) *hzEnv {
+// newAcme builds a World over a memory store with the clock at 2026-05-04
+// 03:02:01 UTC and links under https://chat.acme.test, stores acmeOrg in it,
+// and passes opts to the Service.
+func newAcme(tb testing.TB, opts ...chatcore.Option) (*chattest.World, acmeOrg) {
 	tb.Helper()
-	is := is.New(tb)
-	base := memory.New()
-	var st chatcore.Store = base
-	if wrap != nil {
-		st = wrap(base)
+	return newAcmeWith(tb, chattest.With(opts...))
+}
+
+// newAcmeWith is newAcme with World options (a store wrapper, say).
+func newAcmeWith(tb testing.TB, opts ...chattest.Option) (*chattest.World, acmeOrg) {
+	tb.Helper()
+	w := chattest.New(tb, append([]chattest.Option{
+		chattest.At(time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)), chattest.ExternalURL("https://chat.acme.test"),
+	}, opts...)...)
+	realm := w.AddRealm(tb, "acme", func(r *chatcore.Realm) { r.Name = "Acme" })
+	var org acmeOrg
+	org.realm = realm.ID
+	for _, p := range []struct {
+		id   *chatcore.UserID
+		name string
+		role chatcore.Role
+	}{{&org.owner, "Olga", chatcore.RoleOwner}, {&org.ann, "Ann", chatcore.RoleMember},
+		{&org.ben, "Ben", chatcore.RoleMember}, {&org.cat, "Cat", chatcore.RoleMember}} {
+		email := p.name + "@acme.test"
+		*p.id = w.AddUser(tb, realm, p.name, p.role, chattest.Email(email), chattest.Password(email+"-pw")).ID
 	}
-	e := &hzEnv{svcEnv: newSvcEnv(st, time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC), "https://chat.acme.test", opts...)}
-	ctx := context.Background()
-	is.NoErr(base.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "acme", Name: "Acme"}
-		if err := tx.CreateRealm(ctx, r); err != nil {
-			return err
-		}
-		e.realm = r.ID
-		for _, p := range []struct {
-			id   *chatcore.UserID
-			name string
-			role chatcore.Role
-		}{{&e.owner, "Olga", chatcore.RoleOwner}, {&e.ann, "Ann", chatcore.RoleMember},
-			{&e.ben, "Ben", chatcore.RoleMember}, {&e.cat, "Cat", chatcore.RoleMember}} {
-			email := fmt.Sprintf("%s@acme.test", p.name)
-			u := &chatcore.User{RealmID: r.ID, Email: email, FullName: p.name, Role: p.role, IsActive: true,
-				PasswordHash: "plain:" + email + "-pw", Settings: chatcore.DefaultSettings()}
-			if err := tx.CreateUser(ctx, u); err != nil {
-				return err
-			}
-			*p.id = u.ID
-		}
-		return nil
-	})) // fixture written
-	return e
+	return w, org
 }
 
 // cancelAfterCommitStore cancels the caller's context as soon as the inner
@@ -736,14 +728,14 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	is := is.New(t)
 	wrapper := &cancelAfterCommitStore{}
 	mailer, sink := &ctxMailer{}, &ctxSink{}
-	e := newHzEnv(t, func(st chatcore.Store) chatcore.Store { wrapper.Store = st; return wrapper },
-		chatcore.WithMailer(mailer), chatcore.WithEventSink(sink))
+	w, org := newAcmeWith(t, chattest.Wrap(func(st chatcore.Store) chatcore.Store { wrapper.Store = st; return wrapper }),
+		chattest.With(chatcore.WithMailer(mailer), chatcore.WithEventSink(sink)))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel
 	wrapper.mu.Unlock()
-	err := e.svc.UpdateSettings(ctx, e.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
+	err := w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
 	is.NoErr(err)                                   // committed before the cancellation
 	is.True(ctx.Err() != nil)                       // the caller's context had ended by the time effects went out
 	is.Equal(len(sink.events), 1)                   // the color_scheme event was published
@@ -758,7 +750,7 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel2
 	wrapper.mu.Unlock()
-	is.NoErr(e.svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
+	is.NoErr(w.Svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
 	is.True(ctx2.Err() != nil)                       // cancelled right after the commit
 	is.Equal(len(sink.events), 3)                    // both realm_user updates published
 	is.Equal(sink.ctxOK, []bool{true, true})         // with a live context

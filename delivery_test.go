@@ -12,112 +12,113 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
 func TestDeliverDueScheduledMessages(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-		toChannel, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("castle"), "to the channel", time.Hour))
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
+		toChannel, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "to the channel", time.Hour))
 		is.NoErr(err) // scheduled
-		toMod, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "to Shiva", time.Hour+5*time.Minute))
+		toMod, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "to Shiva", time.Hour+5*time.Minute))
 		is.NoErr(err) // scheduled
-		later, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("castle"), "later", 5*time.Hour))
+		later, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "later", 5*time.Hour))
 		is.NoErr(err) // scheduled
 
-		n, err := e.svc.DeliverDue(t.Context())
+		n, err := w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 0) // nothing is due yet
 
-		e.clock.advance(time.Hour + 6*time.Minute)
-		e.events.reset()
-		n, err = e.svc.DeliverDue(t.Context())
+		w.Clock.Advance(time.Hour + 6*time.Minute)
+		w.Events.Reset()
+		n, err = w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // the two due messages
 
-		row := e.scheduledRow(t, toChannel)
+		row := w.Scheduled(t, toChannel)
 		is.True(row.Delivered) // marked delivered
 		is.True(!row.Failed)   // not failed
-		sent := e.message(t, row.DeliveredMessageID)
-		is.Equal(sent.SenderID, e.member.ID)                         // sent as the sender
-		is.Equal(sent.StreamID, st.ID)                               // to the channel
-		is.Equal(sent.Topic, "castle")                               // and topic
-		is.Equal(sent.Content, "to the channel")                     // with the content
-		is.Equal(sent.SentAt, seedTime.Add(time.Hour+6*time.Minute)) // at delivery time
+		sent := w.Message(t, row.DeliveredMessageID)
+		is.Equal(sent.SenderID, c.Member.ID)                               // sent as the sender
+		is.Equal(sent.StreamID, st.ID)                                     // to the channel
+		is.Equal(sent.Topic, "castle")                                     // and topic
+		is.Equal(sent.Content, "to the channel")                           // with the content
+		is.Equal(sent.SentAt, chattest.Epoch.Add(time.Hour+6*time.Minute)) // at delivery time
 
-		row = e.scheduledRow(t, toMod)
+		row = w.Scheduled(t, toMod)
 		is.True(row.Delivered) // marked delivered
-		sent = e.message(t, row.DeliveredMessageID)
-		is.Equal(sent.Type, chatcore.MessageTypePrivate)               // a direct message
-		is.Equal(sent.DirectMembers, opsSorted(e.member.ID, e.mod.ID)) // between sender and recipient
+		sent = w.Message(t, row.DeliveredMessageID)
+		is.Equal(sent.Type, chatcore.MessageTypePrivate)                     // a direct message
+		is.Equal(sent.DirectMembers, sortedIDs(c.Member.ID, c.Moderator.ID)) // between sender and recipient
 
-		removes := e.events.ofType("scheduled_messages", "op", "remove")
+		removes := w.Events.OfType("scheduled_messages", "op", "remove")
 		is.Equal(len(removes), 2)                                    // one remove per delivered message
 		is.Equal(removes[0].Data["scheduled_message_id"], toChannel) // in delivery order
-		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.member.ID}) // to the sender
-		is.Equal(len(e.events.ofType("message")), 2)                 // the messages' own events
+		is.Equal(removes[0].UserIDs, []chatcore.UserID{c.Member.ID}) // to the sender
+		is.Equal(len(w.Events.OfType("message")), 2)                 // the messages' own events
 
-		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 		is.NoErr(err)                               // listing succeeds
 		is.Equal(len(list), 1)                      // delivered ones are no longer listed
 		is.Equal(list[0].ScheduledMessageID, later) // the later one is
 
-		n, err = e.svc.DeliverDue(t.Context())
+		n, err = w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // nothing is delivered twice
 	})
 }
 
 func TestDeliverDueReminders(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		target := e.post(t, st, "castle", e.member, "remember me")
-		first, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(time.Hour), new("soon"))
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		target := w.Post(t, st, "castle", c.Member, "remember me")
+		first, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Hour), new("soon"))
 		is.NoErr(err) // reminder created
-		second, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(2*time.Hour), nil)
+		second, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(2*time.Hour), nil)
 		is.NoErr(err) // reminder created
-		stored := e.scheduledRow(t, first).Content
+		stored := w.Scheduled(t, first).Content
 
-		e.clock.advance(3 * time.Hour)
-		e.events.reset()
-		n, err := e.svc.DeliverDue(t.Context())
+		w.Clock.Advance(3 * time.Hour)
+		w.Events.Reset()
+		n, err := w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both reminders
 
-		row := e.scheduledRow(t, first)
+		row := w.Scheduled(t, first)
 		is.True(row.Delivered) // marked delivered
-		sent := e.message(t, row.DeliveredMessageID)
+		sent := w.Message(t, row.DeliveredMessageID)
 		is.Equal(sent.Content, stored) // the reminder text
 		var bot *chatcore.User
-		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
+		is.NoErr(w.Base.View(t.Context(), func(tx chatcore.Tx) error {
 			var err error
-			bot, err = tx.UserByEmail(context.Background(), e.realm.ID, chatcore.NotificationBotEmail(e.realm.StringID))
+			bot, err = tx.UserByEmail(context.Background(), c.Realm.ID, chatcore.NotificationBotEmail(c.Realm.StringID))
 			return err
 		})) // the notification bot exists
-		is.Equal(sent.SenderID, bot.ID)                                                       // sent by the notification bot
-		is.True(bot.IsBot)                                                                    // a bot
-		is.Equal(bot.BotType, chatcore.BotTypeGeneric)                                        // generic
-		is.Equal(bot.FullName, chatcore.NotificationBotName)                                  // named as in Zulip
-		is.Equal(sent.DirectMembers, opsSorted(e.admin.ID, bot.ID))                           // a direct message to the owner
-		is.Equal(e.message(t, e.scheduledRow(t, second).DeliveredMessageID).SenderID, bot.ID) // one bot for the realm
+		is.Equal(sent.SenderID, bot.ID)                                                    // sent by the notification bot
+		is.True(bot.IsBot)                                                                 // a bot
+		is.Equal(bot.BotType, chatcore.BotTypeGeneric)                                     // generic
+		is.Equal(bot.FullName, chatcore.NotificationBotName)                               // named as in Zulip
+		is.Equal(sent.DirectMembers, sortedIDs(c.Admin.ID, bot.ID))                        // a direct message to the owner
+		is.Equal(w.Message(t, w.Scheduled(t, second).DeliveredMessageID).SenderID, bot.ID) // one bot for the realm
 
-		removes := e.events.ofType("reminders", "op", "remove")
+		removes := w.Events.OfType("reminders", "op", "remove")
 		is.Equal(len(removes), 2)                                                                            // one remove per reminder
 		is.Equal(removes[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": first}) // Zulip's payload
-		is.Equal(removes[0].UserIDs, []chatcore.UserID{e.admin.ID})                                          // to the owner
-		list, err := e.svc.Reminders(t.Context(), e.admin.ID)
+		is.Equal(removes[0].UserIDs, []chatcore.UserID{c.Admin.ID})                                          // to the owner
+		list, err := w.Svc.Reminders(t.Context(), c.Admin.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 0) // delivered reminders are not listed
 
 		bots := 0
-		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
-			users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: e.realm.ID, Bot: new(true)})
+		is.NoErr(w.Base.View(t.Context(), func(tx chatcore.Tx) error {
+			users, err := tx.Users(context.Background(), chatcore.UserFilter{RealmID: c.Realm.ID, Bot: new(true)})
 			for _, u := range users {
 				if u.FullName == chatcore.NotificationBotName {
 					bots++
@@ -130,50 +131,50 @@ func TestDeliverDueReminders(t *testing.T) {
 }
 
 func TestDeliverDueReminderContentRebuilt(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		kept := e.post(t, st, "kept", e.member, "still here")
-		gone := e.post(t, st, "gone", e.member, "deleted later")
-		rKept, err := e.svc.CreateReminder(t.Context(), e.admin.ID, kept, seedTime.Add(time.Hour), nil)
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		kept := w.Post(t, st, "kept", c.Member, "still here")
+		gone := w.Post(t, st, "gone", c.Member, "deleted later")
+		rKept, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, kept, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
-		rGone, err := e.svc.CreateReminder(t.Context(), e.admin.ID, gone, seedTime.Add(time.Hour), nil)
+		rGone, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, gone, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
-		storedGone := e.scheduledRow(t, rGone).Content
+		storedGone := w.Scheduled(t, rGone).Content
 
-		updateUser(t, e.base, e.member.ID, func(u *chatcore.User) { u.FullName = "Prince Hamlet" }) // the sender changes their name
-		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "gone")
+		w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.FullName = "Prince Hamlet" }) // the sender changes their name
+		_, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "gone")
 		is.NoErr(err) // the second target is deleted
 
-		e.clock.advance(2 * time.Hour)
-		n, err := e.svc.DeliverDue(t.Context())
+		w.Clock.Advance(2 * time.Hour)
+		n, err := w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both delivered
-		keptText := e.message(t, e.scheduledRow(t, rKept).DeliveredMessageID).Content
-		is.True(strings.Contains(keptText, fmt.Sprintf("@_**Prince Hamlet|%d**", e.member.ID))) // rebuilt at send time
-		goneText := e.message(t, e.scheduledRow(t, rGone).DeliveredMessageID).Content
+		keptText := w.Message(t, w.Scheduled(t, rKept).DeliveredMessageID).Content
+		is.True(strings.Contains(keptText, fmt.Sprintf("@_**Prince Hamlet|%d**", c.Member.ID))) // rebuilt at send time
+		goneText := w.Message(t, w.Scheduled(t, rGone).DeliveredMessageID).Content
 		is.Equal(goneText, storedGone) // the stored text when the message is no longer accessible
 	})
 }
 
 func TestDeliverDueMarksFailures(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		doomed := e.createChannel(t, opsChannel{name: "Doomed", subscribers: []*chatcore.User{e.member}})
-		e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		leaver := e.createUser(t, e.realm, "Leaver", chatcore.RoleMember)
-		toDoomed, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Doomed"), new("t"), "too late", time.Hour))
+		w, c := newCast(t, open)
+		doomed := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Doomed", Subscribers: []*chatcore.User{c.Member}})
+		w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		leaver := w.AddUser(t, c.Realm, "Leaver", chatcore.RoleMember)
+		toDoomed, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Doomed"), new("t"), "too late", time.Hour))
 		is.NoErr(err) // scheduled
-		fromLeaver, err := e.svc.CreateScheduledMessage(t.Context(), leaver.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "bye", time.Hour))
+		fromLeaver, err := w.Svc.CreateScheduledMessage(t.Context(), leaver.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "bye", time.Hour))
 		is.NoErr(err) // scheduled
-		fine, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
+		fine, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
 		is.NoErr(err) // scheduled
-		reminder, err := e.svc.CreateReminder(t.Context(), leaver.ID, e.post(t, doomed, "u", e.member, "y"), seedTime.Add(time.Hour), nil)
+		reminder, err := w.Svc.CreateReminder(t.Context(), leaver.ID, w.Post(t, doomed, "u", c.Member, "y"), chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 
-		e.write(t, func(tx chatcore.Tx) error { // archive the channel, deactivate a user
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { // archive the channel, deactivate a user
 			st, err := tx.Stream(context.Background(), doomed.ID)
 			if err != nil {
 				return err
@@ -189,90 +190,90 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 			u.IsActive = false
 			return tx.UpdateUser(context.Background(), u)
 		})
-		before := len(e.messageIDs(t, doomed, nil))
-		e.clock.advance(time.Hour + 2*time.Minute)
-		e.events.reset()
-		n, err := e.svc.DeliverDue(t.Context())
+		before := len(w.ChannelMessageIDs(t, doomed, nil))
+		w.Clock.Advance(time.Hour + 2*time.Minute)
+		w.Events.Reset()
+		n, err := w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // failures are not errors
 		is.Equal(n, 1) // delivery went on past the failures
 
-		row := e.scheduledRow(t, toDoomed)
+		row := w.Scheduled(t, toDoomed)
 		is.True(row.Failed)                                                        // marked failed
 		is.True(!row.Delivered)                                                    // not delivered
 		is.Equal(row.FailureMessage, "Not authorized to send to channel 'Doomed'") // why
-		is.Equal(len(e.messageIDs(t, doomed, nil)), before)                        // nothing was sent there
-		row = e.scheduledRow(t, fromLeaver)
+		is.Equal(len(w.ChannelMessageIDs(t, doomed, nil)), before)                 // nothing was sent there
+		row = w.Scheduled(t, fromLeaver)
 		is.True(row.Failed)                                    // a deactivated sender fails
 		is.Equal(row.FailureMessage, "Account is deactivated") // with the reason
-		row = e.scheduledRow(t, reminder)
-		is.True(row.Failed)                        // a deactivated owner's reminder fails
-		is.True(e.scheduledRow(t, fine).Delivered) // the good one was delivered
+		row = w.Scheduled(t, reminder)
+		is.True(row.Failed)                     // a deactivated owner's reminder fails
+		is.True(w.Scheduled(t, fine).Delivered) // the good one was delivered
 
-		updates := e.events.ofType("scheduled_messages", "op", "update")
+		updates := w.Events.OfType("scheduled_messages", "op", "update")
 		is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
 		view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
 		is.Equal(view.ScheduledMessageID, toDoomed) // the failed message
 		is.True(view.Failed)                        // with failed: true
-		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 		is.NoErr(err)           // listing succeeds
 		is.Equal(len(list), 1)  // the failed one stays listed
 		is.True(list[0].Failed) // marked failed
 
-		notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
+		notices := w.DirectMessagesTo(t, c.Member, chatcore.NotificationBotName)
 		is.Equal(len(notices), 1)                                                                                                                                                                                                    // the sender got one notice
 		is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
-		is.Equal(len(e.directMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
+		is.Equal(len(w.DirectMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
 
-		n, err = e.svc.DeliverDue(t.Context())
+		n, err = w.Svc.DeliverDue(t.Context())
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // failed rows are not retried
 	})
 }
 
 func TestDeliverDueLateCutoff(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		onTime, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "on time", time.Hour))
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		onTime, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "on time", time.Hour))
 		is.NoErr(err) // scheduled
-		late, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "late", time.Hour-time.Second))
+		late, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "late", time.Hour-time.Second))
 		is.NoErr(err) // scheduled
-		reminder, err := e.svc.CreateReminder(t.Context(), e.member.ID, e.post(t, st, "t", e.member, "x"), seedTime.Add(time.Minute), nil)
+		reminder, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, w.Post(t, st, "t", c.Member, "x"), chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // reminder created
 
-		e.clock.advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
-		n, err := e.svc.DeliverDue(t.Context())
-		is.NoErr(err)                                  // delivery runs
-		is.Equal(n, 2)                                 // the one within the cutoff, and the reminder however late
-		is.True(e.scheduledRow(t, onTime).Delivered)   // exactly at the cutoff is still in time
-		is.True(e.scheduledRow(t, reminder).Delivered) // reminders have no cutoff
-		row := e.scheduledRow(t, late)
+		w.Clock.Advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
+		n, err := w.Svc.DeliverDue(t.Context())
+		is.NoErr(err)                               // delivery runs
+		is.Equal(n, 2)                              // the one within the cutoff, and the reminder however late
+		is.True(w.Scheduled(t, onTime).Delivered)   // exactly at the cutoff is still in time
+		is.True(w.Scheduled(t, reminder).Delivered) // reminders have no cutoff
+		row := w.Scheduled(t, late)
 		is.True(row.Failed)                                                              // too late
 		is.Equal(row.FailureMessage, "Message could not be sent at the scheduled time.") // Zulip's reason
 	})
 }
 
 func TestDeliverDueConcurrentDeliverers(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-		target := e.post(t, st, "t", e.member, "remind me")
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
+		target := w.Post(t, st, "t", c.Member, "remind me")
 		const scheduled, reminders = 30, 10
 		for i := range scheduled {
-			sender := e.member
+			sender := c.Member
 			if i%2 == 1 {
-				sender = e.mod
+				sender = c.Moderator
 			}
-			_, err := e.svc.CreateScheduledMessage(t.Context(), sender.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
+			_, err := w.Svc.CreateScheduledMessage(t.Context(), sender.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
 			is.NoErr(err) // scheduled
 		}
 		for i := range reminders {
-			_, err := e.svc.CreateReminder(t.Context(), e.admin.ID, target, seedTime.Add(time.Minute+time.Duration(i)*time.Second), nil)
+			_, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Minute+time.Duration(i)*time.Second), nil)
 			is.NoErr(err) // reminder created
 		}
-		e.clock.advance(5 * time.Minute)
+		w.Clock.Advance(5 * time.Minute)
 
 		type result struct {
 			n   int
@@ -282,7 +283,7 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				n, err := e.svc.DeliverDue(context.Background())
+				n, err := w.Svc.DeliverDue(context.Background())
 				results <- result{n, err}
 			})
 		}
@@ -295,10 +296,10 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		}
 		is.Equal(total, scheduled+reminders) // each row delivered exactly once across deliverers
 
-		is.Equal(len(e.messageIDs(t, st, new("load"))), scheduled) // one channel message per scheduled message
+		is.Equal(len(w.ChannelMessageIDs(t, st, new("load"))), scheduled) // one channel message per scheduled message
 		seen := map[chatcore.MessageID]bool{}
-		is.NoErr(e.base.View(t.Context(), func(tx chatcore.Tx) error {
-			rows, err := tx.ScheduledMessages(context.Background(), chatcore.ScheduledFilter{RealmID: e.realm.ID})
+		is.NoErr(w.Base.View(t.Context(), func(tx chatcore.Tx) error {
+			rows, err := tx.ScheduledMessages(context.Background(), chatcore.ScheduledFilter{RealmID: c.Realm.ID})
 			for _, r := range rows {
 				if !r.Delivered || r.DeliveredMessageID == 0 || seen[r.DeliveredMessageID] {
 					return fmt.Errorf("row %d: delivered=%v message=%d (seen before: %v)", r.ID, r.Delivered, r.DeliveredMessageID, seen[r.DeliveredMessageID])
@@ -341,51 +342,51 @@ func (t poisonTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.Schedu
 	return t.Tx.UpdateScheduledMessage(ctx, m)
 }
 
-// poisonWorld schedules three channel messages a minute apart from e.member
+// poisonWorld schedules three channel messages a minute apart from c.Member
 // and poisons the middle one.
-func poisonWorld(t *testing.T, onPoison func(n int32) error) (e *opsEnv, ps *poisonStore, logs *syncbuf.Buffer, rows [3]chatcore.ScheduledMessageID) {
+func poisonWorld(t *testing.T, onPoison func(n int32) error) (w *chattest.World, c *chattest.Cast, ps *poisonStore, logs *syncbuf.Buffer, rows [3]chatcore.ScheduledMessageID) {
 	t.Helper()
 	is := is.New(t)
 	logs = &syncbuf.Buffer{}
 	ps = &poisonStore{Store: memory.New(), onPoison: onPoison}
-	e = newOpsEnvOn(t, ps, chatcore.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
-	e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	w, c = newCast(t, openOn(ps), chatcore.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	for i, text := range []string{"first", "poisoned", "after"} {
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID,
-			opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), text, time.Hour+time.Duration(i)*time.Minute))
+		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID,
+			scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), text, time.Hour+time.Duration(i)*time.Minute))
 		is.NoErr(err) // scheduled
 		rows[i] = id
 	}
 	ps.poisoned.Store(int64(rows[1]))
-	e.clock.advance(time.Hour + 3*time.Minute)
-	e.events.reset()
-	return e, ps, logs, rows
+	w.Clock.Advance(time.Hour + 3*time.Minute)
+	w.Events.Reset()
+	return w, c, ps, logs, rows
 }
 
 func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
 	is := is.New(t)
-	e, ps, logs, rows := poisonWorld(t, func(int32) error { return errDiskOnFire })
-	n, err := e.svc.DeliverDue(t.Context())
-	is.NoErr(err)                                 // an unexpected error on one row is not DeliverDue's error
-	is.Equal(n, 2)                                // the rows before and after it were delivered
-	is.Equal(ps.attempts.Load(), int32(2))        // the bad row was tried twice
-	is.True(e.scheduledRow(t, rows[0]).Delivered) // before: delivered
-	is.True(e.scheduledRow(t, rows[2]).Delivered) // after: delivered
-	bad := e.scheduledRow(t, rows[1])
+	w, c, ps, logs, rows := poisonWorld(t, func(int32) error { return errDiskOnFire })
+	n, err := w.Svc.DeliverDue(t.Context())
+	is.NoErr(err)                              // an unexpected error on one row is not DeliverDue's error
+	is.Equal(n, 2)                             // the rows before and after it were delivered
+	is.Equal(ps.attempts.Load(), int32(2))     // the bad row was tried twice
+	is.True(w.Scheduled(t, rows[0]).Delivered) // before: delivered
+	is.True(w.Scheduled(t, rows[2]).Delivered) // after: delivered
+	bad := w.Scheduled(t, rows[1])
 	is.True(bad.Failed)                                      // marked failed
 	is.True(!bad.Delivered)                                  // not delivered
 	is.Equal(bad.FailureMessage, "Internal server error")    // Zulip's generic reason
 	is.True(strings.Contains(logs.String(), "disk on fire")) // the cause is logged
 
-	updates := e.events.ofType("scheduled_messages", "op", "update")
+	updates := w.Events.OfType("scheduled_messages", "op", "update")
 	is.Equal(len(updates), 1) // the sender hears about it
 	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
 	is.Equal(view.ScheduledMessageID, rows[1]) // the failed row
-	notices := e.directMessagesTo(t, e.member, chatcore.NotificationBotName)
+	notices := w.DirectMessagesTo(t, c.Member, chatcore.NotificationBotName)
 	is.Equal(len(notices), 1)                                                    // one notice
 	is.True(strings.Contains(notices[0], "error:\n\n> Internal server error\n")) // naming the generic reason
 
-	n, err = e.svc.DeliverDue(t.Context())
+	n, err = w.Svc.DeliverDue(t.Context())
 	is.NoErr(err)                          // runs again
 	is.Equal(n, 0)                         // nothing left
 	is.Equal(ps.attempts.Load(), int32(2)) // the failed row is skipped, not sent again
@@ -393,17 +394,17 @@ func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
 
 func TestDeliverDuePassingErrorRetried(t *testing.T) {
 	is := is.New(t)
-	e, ps, _, rows := poisonWorld(t, func(n int32) error {
+	w, _, ps, _, rows := poisonWorld(t, func(n int32) error {
 		if n == 1 {
 			return errDiskOnFire
 		}
 		return nil
 	})
-	n, err := e.svc.DeliverDue(t.Context())
+	n, err := w.Svc.DeliverDue(t.Context())
 	is.NoErr(err)                          // no error
 	is.Equal(n, 3)                         // all three delivered
 	is.Equal(ps.attempts.Load(), int32(2)) // the second try went through
-	row := e.scheduledRow(t, rows[1])
+	row := w.Scheduled(t, rows[1])
 	is.True(row.Delivered && !row.Failed) // a passing fault costs nothing
 }
 
@@ -411,15 +412,15 @@ func TestDeliverDueStopsWhenContextEnds(t *testing.T) {
 	is := is.New(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	e, ps, _, rows := poisonWorld(t, func(int32) error {
+	w, _, ps, _, rows := poisonWorld(t, func(int32) error {
 		cancel()
 		return context.Canceled
 	})
-	n, err := e.svc.DeliverDue(ctx)
+	n, err := w.Svc.DeliverDue(ctx)
 	is.True(errors.Is(err, context.Canceled)) // the context's error is returned
 	is.Equal(n, 1)                            // the row before was delivered
 	is.Equal(ps.attempts.Load(), int32(1))    // not tried again
-	row := e.scheduledRow(t, rows[1])
-	is.True(!row.Failed && !row.Delivered)         // left pending
-	is.True(!e.scheduledRow(t, rows[2]).Delivered) // later rows wait for the next call
+	row := w.Scheduled(t, rows[1])
+	is.True(!row.Failed && !row.Delivered)      // left pending
+	is.True(!w.Scheduled(t, rows[2]).Delivered) // later rows wait for the next call
 }

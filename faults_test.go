@@ -29,14 +29,15 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
-// fzDeliveryTime is the fixed clock of the fault tests: after the due
+// deliveryTime is the fixed clock of the fault tests: after the due
 // scheduled messages of fzWorldJSON, within the late cutoff.
-var fzDeliveryTime = time.Unix(1767262000, 0).UTC()
+var deliveryTime = time.Unix(1767262000, 0).UTC()
 
 var errInjectedFault = errors.New("injected store failure")
 
@@ -451,7 +452,7 @@ type faultOp struct {
 
 var faultOps = []faultOp{
 	{name: "UpdateSettings bulk", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.UpdateSettings(ctx, fzAdmin, chatcore.SettingsUpdate{
+		return svc.UpdateSettings(ctx, worldAdmin, chatcore.SettingsUpdate{
 			ColorScheme: new(2), EnterSends: new(true), EnableDraftsSynchronization: new(false),
 			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{14, 15, 16}, GroupIDs: []chatcore.GroupID{51},
 				SkipIfAlreadyEdited: new(false)},
@@ -461,14 +462,14 @@ var faultOps = []faultOp{
 		return fixture.Load(ctx, svc, strings.NewReader(fzWorldJSON))
 	}},
 	{name: "DeleteTopic", run: func(ctx context.Context, svc *chatcore.Service) error {
-		res, err := svc.DeleteTopic(ctx, fzAdmin, fzGeneral, "LUNCH")
+		res, err := svc.DeleteTopic(ctx, worldAdmin, worldGeneral, "LUNCH")
 		if err == nil && !res.Complete {
 			return errors.New("topic deletion incomplete")
 		}
 		return err
 	}},
 	{name: "DeactivateUser", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.DeactivateUser(ctx, fzOwner, fzMember, chatcore.DeactivateUserRequest{
+		return svc.DeactivateUser(ctx, worldOwner, worldMember, chatcore.DeactivateUserRequest{
 			Actions: &chatcore.DeactivationActions{DeleteProfile: true, DeletePublicChannelMessages: true,
 				DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
 			DeactivationNotificationComment: new("Thanks"),
@@ -557,21 +558,21 @@ func copyFile(from, to string) error {
 // loadFaultWorld loads fzWorldJSON into s with the fault tests' clock.
 func loadFaultWorld(tb testing.TB, s chatcore.Store) {
 	tb.Helper()
-	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })))
+	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return deliveryTime })))
 	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
 		tb.Fatalf("loading the world: %v", err)
 	}
 }
 
 // faultService returns a Service over f whose events go to f and mails to m.
-func faultService(f *faultyStore, m *recordingMailer) *chatcore.Service {
+func faultService(f *faultyStore, m *chattest.Mailer) *chatcore.Service {
 	return chatcore.New(f,
 		chatcore.WithPasswordHasher(plainHasher{}),
-		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return fzDeliveryTime })),
+		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return deliveryTime })),
 		chatcore.WithEventSink(f),
 		chatcore.WithMailer(m),
 		chatcore.WithTopicDeletion(1, time.Hour),
-		chatcore.WithLogger(fltDiscardLogger),
+		chatcore.WithLogger(discardLogger),
 	)
 }
 
@@ -594,12 +595,12 @@ func faultEveryStep(t *testing.T, w faultWorlds, op faultOp) {
 	// run may leave behind.
 	inner := w.fresh(t, op.empty)
 	f := &faultyStore{Store: inner}
-	m := &recordingMailer{}
+	m := &chattest.Mailer{}
 	states := []string{storeSnapshot(t, inner)}
 	f.onCommit = func() { states = append(states, storeSnapshot(t, inner)) }
 	is.NoErr(op.run(t.Context(), faultService(f, m))) // the clean run succeeds
 	final := states[len(states)-1]
-	steps, published, mails := f.n, f.published, len(m.all())
+	steps, published, mails := f.n, f.published, len(m.All())
 	is.Equal(f.stray, 0)        // the clean run publishes only after commits
 	is.True(final != states[0]) // the operation changes something
 	t.Logf("clean run: %d steps, %d commits, %d event batches, %d e-mails", steps, len(states)-1, published, mails)
@@ -616,7 +617,7 @@ func faultEveryStep(t *testing.T, w faultWorlds, op faultOp) {
 			inner := w.fresh(t, op.empty)
 			ctx, cancel := context.WithCancel(t.Context())
 			f := &faultyStore{Store: inner, at: at, mode: mode, cancel: cancel}
-			m := &recordingMailer{}
+			m := &chattest.Mailer{}
 			svc := faultService(f, m)
 			err := op.run(ctx, svc)
 			cancel()
@@ -658,7 +659,7 @@ func faultEveryStep(t *testing.T, w faultWorlds, op faultOp) {
 			if f.published > k {
 				t.Fatalf("%s: %d event batches for %d committed transactions", where, f.published, k)
 			}
-			if len(m.all()) > 0 && k < len(states)-1 {
+			if len(m.All()) > 0 && k < len(states)-1 {
 				t.Fatalf("%s: e-mail sent for work that did not commit", where)
 			}
 			// Repeating the call finishes the job.
@@ -669,9 +670,9 @@ func faultEveryStep(t *testing.T, w faultWorlds, op faultOp) {
 			if got := storeSnapshot(t, inner); got != final {
 				t.Fatalf("%s: the repeated call did not reach the clean outcome: %s", where, snapshotDiff(got, final))
 			}
-			if f.published != published || len(m.all()) != mails {
+			if f.published != published || len(m.All()) != mails {
 				t.Fatalf("%s: faulty run + repeat published %d event batches and %d e-mails, the clean run %d and %d",
-					where, f.published, len(m.all()), published, mails)
+					where, f.published, len(m.All()), published, mails)
 			}
 		}
 	}
@@ -687,4 +688,4 @@ func snapshotDiff(got, want string) string {
 	return fmt.Sprintf("at byte %d\n got: …%s…\nwant: …%s…", i, got[from:min(len(got), i+200)], want[from:min(len(want), i+200)])
 }
 
-var fltDiscardLogger = slog.New(slog.DiscardHandler)
+var discardLogger = slog.New(slog.DiscardHandler)

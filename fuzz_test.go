@@ -32,7 +32,7 @@ import (
 // bot (31), a guest (15), a public channel 61 and a private one 62, a group, a
 // linkifier, and messages of every kind from the member and the bot (some with
 // reactions), scheduled messages and a reminder due shortly before
-// fzDeliveryTime, and a draft. A second realm (2) exists so that its ids can
+// deliveryTime, and a draft. A second realm (2) exists so that its ids can
 // be mixed in.
 const fzWorldJSON = `{"realms": [
  {"id": 1, "string_id": "acme", "name": "Acme",
@@ -79,18 +79,18 @@ const fzWorldJSON = `{"realms": [
 
 // The ids of fzWorldJSON.
 const (
-	fzOwner   chatcore.UserID   = 11
-	fzAdmin   chatcore.UserID   = 12
-	fzMember  chatcore.UserID   = 14
-	fzGuest   chatcore.UserID   = 15
-	fzBot     chatcore.UserID   = 31
-	fzGeneral chatcore.StreamID = 61
-	fzSecret  chatcore.StreamID = 62
-	fzRealm   chatcore.RealmID  = 1
+	worldOwner   chatcore.UserID   = 11
+	worldAdmin   chatcore.UserID   = 12
+	worldMember  chatcore.UserID   = 14
+	worldGuest   chatcore.UserID   = 15
+	worldBot     chatcore.UserID   = 31
+	worldGeneral chatcore.StreamID = 61
+	worldSecret  chatcore.StreamID = 62
+	worldRealm   chatcore.RealmID  = 1
 )
 
-// fzService returns a Service over store loaded with fzWorldJSON.
-func fzService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
+// worldService returns a Service over store loaded with fzWorldJSON.
+func worldService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
 	tb.Helper()
 	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(plainHasher{})}, opts...)...)
 	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
@@ -113,8 +113,8 @@ func fzAPIError(tb testing.TB, err error, input any) *chatcore.Error {
 	return e
 }
 
-// fzOneRealm is a minimal fixture with one owner and the given linkifiers.
-func fzOneRealm(linkifiers []map[string]any) []byte {
+// oneRealmFixture is a minimal fixture with one owner and the given linkifiers.
+func oneRealmFixture(linkifiers []map[string]any) []byte {
 	realm := map[string]any{
 		"id": 1, "string_id": "acme", "name": "Acme",
 		"users": []map[string]any{{"id": 11, "email": "owner@acme.test", "full_name": "Olivia Owner",
@@ -145,29 +145,29 @@ func FuzzLinkifier(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pattern, tmpl, text string) {
 		store := memory.New()
 		svc := chatcore.New(store, chatcore.WithPasswordHasher(plainHasher{}))
-		if err := fixture.Load(t.Context(), svc, bytes.NewReader(fzOneRealm(nil))); err != nil {
+		if err := fixture.Load(t.Context(), svc, bytes.NewReader(oneRealmFixture(nil))); err != nil {
 			t.Fatal(err)
 		}
-		id, err := svc.AddLinkifier(t.Context(), fzOwner, pattern, tmpl)
+		id, err := svc.AddLinkifier(t.Context(), worldOwner, pattern, tmpl)
 		// The fixture loader applies the same validation.
 		ferr := fixture.Load(t.Context(), chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{})),
-			bytes.NewReader(fzOneRealm([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
+			bytes.NewReader(oneRealmFixture([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
 		if err != nil {
 			fzAPIError(t, err, []string{pattern, tmpl})
-			if ferr == nil && fzValid(pattern, tmpl) {
+			if ferr == nil && validUTF8(pattern, tmpl) {
 				t.Fatalf("AddLinkifier refused %q → %q (%v) but a fixture with it loads", pattern, tmpl, err)
 			}
 			return
 		}
-		if ferr != nil && fzValid(pattern, tmpl) {
+		if ferr != nil && validUTF8(pattern, tmpl) {
 			t.Fatalf("AddLinkifier accepted %q → %q but a fixture with it is refused: %v", pattern, tmpl, ferr)
 		}
-		html, _, _, err := svc.RenderMessageForTest(t.Context(), fzRealm, text)
+		html, _, _, err := svc.RenderMessageForTest(t.Context(), worldRealm, text)
 		if err != nil {
 			t.Fatalf("rendering %q: %v", text, err)
 		}
-		fzCheckHTML(t, text, html)
-		links, err := svc.TopicLinksForTest(t.Context(), fzRealm, text)
+		checkHTML(t, text, html)
+		links, err := svc.TopicLinksForTest(t.Context(), worldRealm, text)
 		if err != nil {
 			t.Fatalf("topic links of %q: %v", text, err)
 		}
@@ -176,10 +176,10 @@ func FuzzLinkifier(f *testing.F) {
 				t.Fatalf("topic link of %q is not valid UTF-8: %+v", text, l)
 			}
 		}
-		if err := svc.RemoveLinkifier(t.Context(), fzOwner, id); err != nil {
+		if err := svc.RemoveLinkifier(t.Context(), worldOwner, id); err != nil {
 			t.Fatalf("removing linkifier %d: %v", id, err)
 		}
-		left, err := svc.Linkifiers(t.Context(), fzOwner)
+		left, err := svc.Linkifiers(t.Context(), worldOwner)
 		if err != nil || len(left) != 0 {
 			t.Fatalf("linkifiers after removal: %v, %v", left, err)
 		}
@@ -203,7 +203,7 @@ func FuzzTopicName(f *testing.F) {
 	f.Add("ﬃ ǅ İ ς ᾈ")
 	f.Add("\u200b\u00ad")
 	f.Add("a\u0301")
-	svc := fzService(f, memory.New())
+	svc := worldService(f, memory.New())
 	f.Fuzz(func(t *testing.T, topic string) {
 		key := chatcore.FoldKey(topic)
 		if chatcore.FoldKey(key) != key {
@@ -219,7 +219,7 @@ func FuzzTopicName(f *testing.F) {
 		if utf8.ValidString(topic) && !utf8.ValidString(tkey) {
 			t.Fatalf("TopicKey(%q) = %q is not valid UTF-8", topic, tkey)
 		}
-		id, err := svc.SendMessage(t.Context(), fzMember, chatcore.SendMessageRequest{
+		id, err := svc.SendMessage(t.Context(), worldMember, chatcore.SendMessageRequest{
 			Type: "stream", To: new("general"), Topic: &topic, Content: "topic fuzz",
 		})
 		if err != nil {
@@ -255,15 +255,15 @@ func FuzzTopicName(f *testing.F) {
 			t.Fatalf("long topic %q stored as %q without the marker", topic, stored)
 		}
 		// The topic as stored (and as clients see it) deletes the message.
-		view, _, err := svc.Message(t.Context(), fzMember, id)
+		view, _, err := svc.Message(t.Context(), worldMember, id)
 		if err != nil {
 			t.Fatalf("reading message %d: %v", id, err)
 		}
-		res, err := svc.DeleteTopic(t.Context(), fzAdmin, fzGeneral, view.Subject)
+		res, err := svc.DeleteTopic(t.Context(), worldAdmin, worldGeneral, view.Subject)
 		if err != nil || !res.Complete {
 			t.Fatalf("deleting topic %q (sent as %q): %+v, %v", view.Subject, topic, res, err)
 		}
-		if _, _, err := svc.Message(t.Context(), fzMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
+		if _, _, err := svc.Message(t.Context(), worldMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
 			t.Fatalf("message %d in topic %q survived its deletion: %v", id, view.Subject, err)
 		}
 	})
@@ -299,13 +299,13 @@ func FuzzMarkdown(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	svc := fzService(f, memory.New())
+	svc := worldService(f, memory.New())
 	f.Fuzz(func(t *testing.T, content string) {
-		html, mentioned, _, err := svc.RenderMessageForTest(t.Context(), fzRealm, content)
+		html, mentioned, _, err := svc.RenderMessageForTest(t.Context(), worldRealm, content)
 		if err != nil {
 			t.Fatalf("rendering %q: %v", content, err)
 		}
-		fzCheckHTML(t, content, html)
+		checkHTML(t, content, html)
 		known := map[chatcore.UserID]bool{11: true, 12: true, 14: true, 15: true, 31: true}
 		for _, id := range mentioned {
 			if !known[id] {
@@ -318,17 +318,17 @@ func FuzzMarkdown(f *testing.F) {
 	})
 }
 
-// fzCheckHTML checks rendered HTML: valid UTF-8 when the input was, and no
+// checkHTML checks rendered HTML: valid UTF-8 when the input was, and no
 // active content: no script, style, iframe, object or embed element, no on*
 // event attribute, and no javascript:, vbscript: or data: URL in href or src.
 // Text from the input can only reach the output escaped, so every raw '<' in
 // the output starts a tag the renderer wrote.
-func fzCheckHTML(tb testing.TB, input, html string) {
+func checkHTML(tb testing.TB, input, html string) {
 	tb.Helper()
 	if utf8.ValidString(input) && !utf8.ValidString(html) {
 		tb.Fatalf("%q rendered to invalid UTF-8: %q", input, html)
 	}
-	for _, tag := range fzTags(html) {
+	for _, tag := range htmlTags(html) {
 		switch tag.name {
 		case "script", "style", "iframe", "object", "embed", "frame", "frameset", "meta", "link", "base", "form":
 			tb.Fatalf("%q rendered a <%s> element: %s", input, tag.name, html)
@@ -343,7 +343,7 @@ func fzCheckHTML(tb testing.TB, input, html string) {
 						return -1
 					}
 					return r
-				}, fzUnescape(value)))
+				}, unescapeHTML(value)))
 				for _, scheme := range []string{"javascript:", "vbscript:", "data:"} {
 					if strings.HasPrefix(v, scheme) {
 						tb.Fatalf("%q rendered a %s URL in %s: %s", input, scheme, name, html)
@@ -354,18 +354,18 @@ func fzCheckHTML(tb testing.TB, input, html string) {
 	}
 }
 
-// fzTag is one start or end tag of rendered HTML.
-type fzTag struct {
+// htmlTag is one start or end tag of rendered HTML.
+type htmlTag struct {
 	name  string
 	attrs map[string]string
 }
 
-// fzTags is a small tokenizer for the renderer's output: it finds each '<'
+// htmlTags is a small tokenizer for the renderer's output: it finds each '<'
 // followed by a letter or '/', reads the tag name and its attributes (quoted
 // or bare values). It is strict enough for HTML the renderer writes, in which
 // text never contains a raw '<'.
-func fzTags(html string) []fzTag {
-	var tags []fzTag
+func htmlTags(html string) []htmlTag {
+	var tags []htmlTag
 	for i := 0; i < len(html); i++ {
 		if html[i] != '<' || i+1 >= len(html) {
 			continue
@@ -381,7 +381,7 @@ func fzTags(html string) []fzTag {
 		if j == start {
 			continue
 		}
-		tag := fzTag{name: strings.ToLower(html[start:j]), attrs: map[string]string{}}
+		tag := htmlTag{name: strings.ToLower(html[start:j]), attrs: map[string]string{}}
 		for j < len(html) && html[j] != '>' {
 			for j < len(html) && (html[j] == ' ' || html[j] == '\t' || html[j] == '\n' || html[j] == '\r' || html[j] == '/') {
 				j++
@@ -422,9 +422,9 @@ func fzTags(html string) []fzTag {
 	return tags
 }
 
-// fzValid reports whether every string is valid UTF-8 (JSON encoding would
+// validUTF8 reports whether every string is valid UTF-8 (JSON encoding would
 // change the others).
-func fzValid(ss ...string) bool {
+func validUTF8(ss ...string) bool {
 	for _, s := range ss {
 		if !utf8.ValidString(s) {
 			return false
@@ -435,10 +435,10 @@ func fzValid(ss ...string) bool {
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-// fzUnescape undoes the character references a browser would decode in an
+// unescapeHTML undoes the character references a browser would decode in an
 // attribute value before looking at the URL scheme (the numeric forms and
 // the few named ones that matter for "javascript:").
-func fzUnescape(s string) string {
+func unescapeHTML(s string) string {
 	if !strings.Contains(s, "&") {
 		return s
 	}
@@ -457,9 +457,9 @@ func fzUnescape(s string) string {
 		var r rune = -1
 		switch {
 		case strings.HasPrefix(ref, "#x") || strings.HasPrefix(ref, "#X"):
-			r = fzParseRune(ref[2:], 16)
+			r = parseRune(ref[2:], 16)
 		case strings.HasPrefix(ref, "#"):
-			r = fzParseRune(ref[1:], 10)
+			r = parseRune(ref[1:], 10)
 		case ref == "colon":
 			r = ':'
 		case ref == "Tab":
@@ -479,7 +479,7 @@ func fzUnescape(s string) string {
 	return b.String()
 }
 
-func fzParseRune(digits string, base int) rune {
+func parseRune(digits string, base int) rune {
 	if digits == "" {
 		return -1
 	}
@@ -516,10 +516,10 @@ func TestFuzzHelpers(t *testing.T) {
 	} {
 		t.Run(bad, func(t *testing.T) {
 			is := is.New(t)
-			ft := &fzRecordingTB{TB: t}
+			ft := &recordingTB{TB: t}
 			func() {
 				defer func() { _ = recover() }()
-				fzCheckHTML(ft, "input", bad)
+				checkHTML(ft, "input", bad)
 			}()
 			is.True(ft.failed) // the check flags it
 		})
@@ -531,22 +531,22 @@ func TestFuzzHelpers(t *testing.T) {
 	} {
 		t.Run(good, func(t *testing.T) {
 			is := is.New(t)
-			ft := &fzRecordingTB{TB: t}
-			fzCheckHTML(ft, "input", good)
+			ft := &recordingTB{TB: t}
+			checkHTML(ft, "input", good)
 			is.True(!ft.failed) // harmless markup passes
 		})
 	}
 }
 
-// fzRecordingTB records Fatalf instead of stopping the test, so the helper
+// recordingTB records Fatalf instead of stopping the test, so the helper
 // tests can observe a failure.
-type fzRecordingTB struct {
+type recordingTB struct {
 	testing.TB
 	failed bool
 }
 
-func (r *fzRecordingTB) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
-func (r *fzRecordingTB) Helper()               {}
+func (r *recordingTB) Fatalf(string, ...any) { r.failed = true; panic("fatal") }
+func (r *recordingTB) Helper()               {}
 
 // TestFoldKeyCherokee pins what FuzzTopicName found: golang.org/x/text's Fold
 // swaps the cases of Cherokee letters, so FoldKey gave "Ꮵ" and "ꮵ" different

@@ -1,178 +1,30 @@
 package chatcore_test
 
-// Helpers shared by the package's test files: seeding and reading a store
-// directly (bypassing the Service), opening each kind of store, a fast
-// password hasher, a settable clock, a mailer and an event sink that record
-// what the Service hands them, the typed-error assertion, and veronaEnv, a
-// small two-realm fixture over a counting store wrapper used by tests of
-// several areas. Every helper that can fail takes a testing.TB and fails the
-// test itself.
+// What the package's tests share beyond internal/chattest: short names for
+// the helpers every area uses (plainHasher, openSQLite, wantError), and the
+// fixtures several areas build on: newCast (chattest's Cast over any store)
+// and newVerona (a small two-realm organisation behind a store wrapper that
+// counts writes and can forbid loading every group).
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/store/memory"
 )
 
-// seedTime is when seeded realms, users and channels were created; the fake
-// clocks of the message and topic tests start there.
-var seedTime = chattest.Epoch
-
-// writeStore runs fn in an Update transaction of store; an error fails the
-// test.
-func writeStore(tb testing.TB, store chatcore.Store, fn func(tx chatcore.Tx) error) {
-	tb.Helper()
-	chattest.Write(tb, store, func(_ context.Context, tx chatcore.Tx) error { return fn(tx) })
-}
-
-// on is a World over store, for the store-based helpers below.
-func on(store chatcore.Store) *chattest.World { return &chattest.World{Base: store} }
-
-// updateUser applies mod to the stored user id; an error fails the test.
-func updateUser(tb testing.TB, store chatcore.Store, id chatcore.UserID, mod func(u *chatcore.User)) {
-	tb.Helper()
-	on(store).UpdateUser(tb, id, mod)
-}
-
-// updateScheduled applies mod to the stored scheduled message or reminder
-// id; an error fails the test.
-func updateScheduled(tb testing.TB, store chatcore.Store, id chatcore.ScheduledMessageID, mod func(m *chatcore.ScheduledMessage)) {
-	tb.Helper()
-	on(store).UpdateScheduled(tb, id, mod)
-}
-
-// updateRealm applies mod to the stored realm id; an error fails the test.
-func updateRealm(tb testing.TB, store chatcore.Store, id chatcore.RealmID, mod func(r *chatcore.Realm)) {
-	tb.Helper()
-	on(store).UpdateRealm(tb, id, mod)
-}
-
-// seedRealm stores a realm named stringID (emptyTopicName: its display name
-// of the empty topic, "" for the default).
-func seedRealm(tb testing.TB, store chatcore.Store, stringID, emptyTopicName string) *chatcore.Realm {
-	tb.Helper()
-	return on(store).AddRealm(tb, stringID, chattest.EmptyTopicName(emptyTopicName))
-}
-
-// seedUser stores an active user of realm with the role (see
-// chattest.World.AddUser).
-func seedUser(tb testing.TB, store chatcore.Store, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
-	tb.Helper()
-	return on(store).AddUser(tb, realm, name, role)
-}
-
-// seedSubscription (re)subscribes u to st, seeing messages from firstVisible
-// on (0: all).
-func seedSubscription(tb testing.TB, store chatcore.Store, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
-	tb.Helper()
-	on(store).Subscribe(tb, st, u, firstVisible)
-}
+// plainHasher keeps tests fast: see chattest.PlainHasher.
+type plainHasher = chattest.PlainHasher
 
 // openSQLite opens an empty SQLite store in the test's temporary directory;
 // it is closed when the test ends.
 func openSQLite(tb testing.TB) chatcore.Store {
 	tb.Helper()
 	return chattest.SQLite(tb)
-}
-
-// eachStore runs body once over an empty store of each kind (see
-// chattest.Stores), in a subtest named after the kind; open builds the
-// test's environment over that store with newEnv, passing opts on.
-func eachStore[E any](t *testing.T, newEnv func(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) E, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) E)) {
-	t.Helper()
-	for _, k := range chattest.Stores {
-		t.Run(k.Name, func(t *testing.T) {
-			body(t, func(tb testing.TB, opts ...chatcore.Option) E {
-				tb.Helper()
-				return newEnv(tb, k.Open(tb), opts...)
-			})
-		})
-	}
-}
-
-// readStore runs read in a View transaction of store and returns its
-// result; an error fails the test.
-func readStore[T any](tb testing.TB, store chatcore.Store, read func(ctx context.Context, tx chatcore.Tx) (T, error)) T {
-	tb.Helper()
-	return chattest.Read(tb, store, read)
-}
-
-// storedMessageIDs returns the ids of the stored messages q selects, oldest
-// first.
-func storedMessageIDs(tb testing.TB, store chatcore.Store, q chatcore.MessageQuery) []chatcore.MessageID {
-	tb.Helper()
-	return on(store).MessageIDs(tb, q)
-}
-
-// svcEnv is a Service over store (the store the Service sees) with
-// recorders of its e-mails and events, a settable clock and plainHasher;
-// fixtures embed it and set realm when they seed one.
-type svcEnv struct {
-	svc    *chatcore.Service
-	store  chatcore.Store
-	mail   *recordingMailer
-	events *recordingSink
-	clock  fakeClock
-	realm  chatcore.RealmID
-}
-
-// newSvcEnv builds the Service over store with the clock at now and
-// externalURL; opts come after the environment's own options, so they win.
-func newSvcEnv(store chatcore.Store, now time.Time, externalURL string, opts ...chatcore.Option) svcEnv {
-	e := svcEnv{store: store, mail: &recordingMailer{}, events: &recordingSink{}, clock: fakeClock{chattest.NewClock(now)}}
-	opts = append([]chatcore.Option{
-		chatcore.WithMailer(e.mail), chatcore.WithEventSink(e.events), chatcore.WithClock(e.clock),
-		chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithExternalURL(externalURL),
-	}, opts...)
-	e.svc = chatcore.New(store, opts...)
-	return e
-}
-
-// user reads the user id from the store.
-func (e *svcEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
-	tb.Helper()
-	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
-}
-
-// plainHasher keeps tests fast: see chattest.PlainHasher.
-type plainHasher = chattest.PlainHasher
-
-// fakeClock is a settable clock: see chattest.Clock.
-type fakeClock struct{ *chattest.Clock }
-
-func (c fakeClock) advance(d time.Duration) { c.Advance(d) }
-func (c fakeClock) setStep(d time.Duration) { c.SetStep(d) }
-
-// recordingMailer records sent e-mails: see chattest.Mailer.
-type recordingMailer struct{ chattest.Mailer }
-
-// all returns a copy of the e-mails sent so far, oldest first.
-func (m *recordingMailer) all() []chatcore.Email { return m.All() }
-
-// recordingSink records published events: see chattest.Events.
-type recordingSink struct{ chattest.Events }
-
-func (s *recordingSink) all() []chatcore.Event { return s.All() }
-func (s *recordingSink) reset()                { s.Reset() }
-
-// ofType returns the published events whose "type" is typ and which hold
-// every further key/value pair of match (see chattest.Events.OfType).
-func (s *recordingSink) ofType(typ string, match ...string) []chatcore.Event {
-	return s.OfType(typ, match...)
-}
-
-// take is chattest.Events.Take.
-func (s *recordingSink) take(typ string, match ...string) []chatcore.Event {
-	return s.Take(typ, match...)
 }
 
 // wantError asserts that err is a *chatcore.Error with Zulip's code, kind
@@ -182,49 +34,48 @@ func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind,
 	return chattest.WantError(tb, err, code, kind, msg)
 }
 
-// veronaNow is veronaEnv's fixed time.
+// veronaNow is when the verona fixture's clock stands.
 var veronaNow = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 
-// veronaStore wraps a store: it counts Updates and, while groupsForbidden is
-// set, makes Tx.Groups fail.
-type veronaStore struct {
+// guardedStore wraps a store: it counts Updates and, while groupsForbidden
+// is set, makes Tx.Groups fail.
+type guardedStore struct {
 	chatcore.Store
 	updates         atomic.Int32
 	groupsForbidden atomic.Bool
 }
 
-func (s *veronaStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+// wrap makes s wrap base, for chattest.Wrap.
+func (s *guardedStore) wrap(base chatcore.Store) chatcore.Store { s.Store = base; return s }
+
+func (s *guardedStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	s.updates.Add(1)
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(guardedTx{tx, s}) })
 }
 
-func (s *veronaStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(veronaTx{tx, s}) })
+func (s *guardedStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(guardedTx{tx, s}) })
 }
 
-// errVeronaGroups is what Tx.Groups returns while it is forbidden.
-var errVeronaGroups = errors.New("Groups must not be called")
+// errGroupsForbidden is what Tx.Groups returns while it is forbidden.
+var errGroupsForbidden = errors.New("Groups must not be called")
 
-type veronaTx struct {
+type guardedTx struct {
 	chatcore.Tx
-	s *veronaStore
+	s *guardedStore
 }
 
-func (t veronaTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
+func (t guardedTx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
 	if t.s.groupsForbidden.Load() {
-		return nil, errVeronaGroups
+		return nil, errGroupsForbidden
 	}
 	return t.Tx.Groups(ctx, realm)
 }
 
-// veronaEnv is a realm with an owner, two members and a public channel all three
-// are subscribed to, plus a second realm with a user, a channel and a group.
-type veronaEnv struct {
-	base   chatcore.Store
-	store  *veronaStore
-	svc    *chatcore.Service
-	events *recordingSink
-
+// veronaOrg is a realm with an owner, two members and a public channel all
+// three are subscribed to, plus a second realm with a user, a channel and a
+// group.
+type veronaOrg struct {
 	realm, otherRealm    *chatcore.Realm
 	owner, ham, ophelia  *chatcore.User
 	stranger             *chatcore.User
@@ -232,263 +83,47 @@ type veronaEnv struct {
 	otherGroup           *chatcore.Group
 }
 
-// veronaEachStore runs body over the memory store and over SQLite.
-func veronaEachStore(t *testing.T, body func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv)) {
-	eachStore(t, newVeronaEnv, body)
-}
-
-func newVeronaEnv(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *veronaEnv {
+// newVerona builds a World with open, its clock standing at veronaNow and
+// its Service seeing the store through a guardedStore, and stores veronaOrg
+// in it; opts go to the Service.
+func newVerona(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *veronaOrg, *guardedStore) {
 	tb.Helper()
-	e := &veronaEnv{base: base, store: &veronaStore{Store: base}, events: &recordingSink{}}
-	all := append([]chatcore.Option{
-		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return veronaNow })),
-		chatcore.WithEventSink(e.events),
-	}, opts...)
-	e.svc = chatcore.New(e.store, all...)
-	e.realm = seedRealm(tb, base, "verona", "")
-	e.otherRealm = seedRealm(tb, base, "elsinore", "")
-	e.owner = seedUser(tb, base, e.realm, "owner", chatcore.RoleOwner)
-	e.ham = seedUser(tb, base, e.realm, "ham", chatcore.RoleMember)
-	e.ophelia = seedUser(tb, base, e.realm, "ophelia", chatcore.RoleMember)
-	e.stranger = seedUser(tb, base, e.otherRealm, "stranger", chatcore.RoleMember)
-	e.general = &chatcore.Stream{RealmID: e.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
-	e.otherStream = &chatcore.Stream{RealmID: e.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
-	e.otherGroup = &chatcore.Group{RealmID: e.otherRealm.ID, Name: "players"}
-	e.write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-		for _, st := range []*chatcore.Stream{e.general, e.otherStream} {
+	gs := &guardedStore{}
+	w := open(tb, chattest.At(veronaNow), chattest.Wrap(gs.wrap), chattest.With(opts...))
+	org := &veronaOrg{realm: w.AddRealm(tb, "verona"), otherRealm: w.AddRealm(tb, "elsinore")}
+	org.owner = w.AddUser(tb, org.realm, "owner", chatcore.RoleOwner)
+	org.ham = w.AddUser(tb, org.realm, "ham", chatcore.RoleMember)
+	org.ophelia = w.AddUser(tb, org.realm, "ophelia", chatcore.RoleMember)
+	org.stranger = w.AddUser(tb, org.otherRealm, "stranger", chatcore.RoleMember)
+	org.general = &chatcore.Stream{RealmID: org.realm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	org.otherStream = &chatcore.Stream{RealmID: org.otherRealm.ID, Name: "Verona", HistoryPublicToSubscribers: true, DateCreated: veronaNow}
+	org.otherGroup = &chatcore.Group{RealmID: org.otherRealm.ID, Name: "players", Members: []chatcore.UserID{org.stranger.ID}}
+	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+		for _, st := range []*chatcore.Stream{org.general, org.otherStream} {
 			if err := tx.CreateStream(ctx, st); err != nil {
 				return err
 			}
 		}
-		e.otherGroup.Members = []chatcore.UserID{e.stranger.ID}
-		return tx.CreateGroup(ctx, e.otherGroup)
+		return tx.CreateGroup(ctx, org.otherGroup)
 	})
-	for _, u := range []*chatcore.User{e.owner, e.ham, e.ophelia} {
-		seedSubscription(tb, base, e.general, u, 0)
+	for _, u := range []*chatcore.User{org.owner, org.ham, org.ophelia} {
+		w.Subscribe(tb, org.general, u, 0)
 	}
-	return e
+	return w, org, gs
 }
 
-// write runs fn in a transaction of the unwrapped store.
-func (e *veronaEnv) write(tb testing.TB, fn func(ctx context.Context, tx chatcore.Tx) error) {
+// newCast builds a World with open (chattest.New: over a memory store) and
+// stores the chattest.Cast in it; opts go to the Service.
+func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
 	tb.Helper()
-	ctx := context.Background()
-	if err := e.base.Update(ctx, func(tx chatcore.Tx) error { return fn(ctx, tx) }); err != nil {
-		tb.Fatalf("fixture write: %v", err)
+	w := open(tb, chattest.With(opts...))
+	return w, w.SeedCast(tb)
+}
+
+// openOn returns a chattest.Open that builds its World over s.
+func openOn(s chatcore.Store) chattest.Open {
+	return func(tb testing.TB, opts ...chattest.Option) *chattest.World {
+		tb.Helper()
+		return chattest.New(tb, append(opts, chattest.OnStore(s))...)
 	}
-}
-
-// post sends a channel message to e.general and returns its id.
-func (e *veronaEnv) post(tb testing.TB, sender *chatcore.User, topic string) chatcore.MessageID {
-	tb.Helper()
-	id, err := e.svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
-		Type: "stream", To: new(e.general.Name), Topic: new(topic), Content: "hello",
-	})
-	if err != nil {
-		tb.Fatalf("sending to %q: %v", topic, err)
-	}
-	return id
-}
-
-// opsLog records, in order, what the store wrapper and the event sink saw, so
-// tests can check that events follow the commit they describe.
-type opsLog struct {
-	mu      sync.Mutex
-	entries []string
-}
-
-func (l *opsLog) add(e string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries = append(l.entries, e)
-}
-
-func (l *opsLog) all() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.entries)
-}
-
-// errOpsInjected is the failure opsStore injects.
-var errOpsInjected = errors.New("injected store failure")
-
-// opsStore wraps the store under test: it logs each Update's outcome and,
-// when failOn is n > 0, makes the n-th Update fail after fn ran (so fn's
-// writes are rolled back).
-type opsStore struct {
-	chatcore.Store
-	log    *opsLog
-	calls  atomic.Int32
-	failOn atomic.Int32
-}
-
-func (s *opsStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	n := s.calls.Add(1)
-	err := s.Store.Update(ctx, func(tx chatcore.Tx) error {
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if n == s.failOn.Load() {
-			return errOpsInjected
-		}
-		return nil
-	})
-	if err != nil {
-		s.log.add("rollback")
-	} else {
-		s.log.add("commit")
-	}
-	return err
-}
-
-// opsEnv is a chattest world with a realm of every role, a bot and a second
-// realm, under the names the scheduled-message,
-// reminder and delivery tests use (a follow-up moves them to chattest): the
-// Service sees the store through opsStore, and the event sink logs into log.
-type opsEnv struct {
-	w      *chattest.World
-	base   chatcore.Store // the store under test, unwrapped
-	store  *opsStore
-	svc    *chatcore.Service
-	clock  fakeClock
-	events *recordingSink
-	log    *opsLog
-
-	realm                                 *chatcore.Realm
-	owner, admin, mod, member, guest, bot *chatcore.User
-	otherRealm                            *chatcore.Realm
-	stranger                              *chatcore.User // an administrator of otherRealm
-}
-
-func newOpsEnv(tb testing.TB, opts ...chatcore.Option) *opsEnv {
-	tb.Helper()
-	return newOpsEnvOn(tb, memory.New(), opts...)
-}
-
-// opsEnvMaker builds an opsEnv over one kind of store.
-type opsEnvMaker = func(tb testing.TB, opts ...chatcore.Option) *opsEnv
-
-// opsEachStore runs body once over each kind of store.
-func opsEachStore(t *testing.T, body func(t *testing.T, newOpsEnv opsEnvMaker)) {
-	eachStore(t, newOpsEnvOn, body)
-}
-
-// newOpsEnvOn builds the fixture over base.
-func newOpsEnvOn(tb testing.TB, base chatcore.Store, opts ...chatcore.Option) *opsEnv {
-	tb.Helper()
-	e := &opsEnv{log: &opsLog{}, events: &recordingSink{}}
-	e.events.OnPublish = func(events []chatcore.Event) {
-		for _, ev := range events {
-			e.log.add(fmt.Sprintf("event %v", ev.Data["type"]))
-		}
-	}
-	e.w = chattest.New(tb, chattest.OnStore(base), chattest.WithEvents(&e.events.Events), chattest.With(opts...),
-		chattest.Wrap(func(s chatcore.Store) chatcore.Store {
-			e.store = &opsStore{Store: s, log: e.log}
-			return e.store
-		}))
-	e.base, e.svc, e.clock = base, e.w.Svc, fakeClock{e.w.Clock}
-	e.realm = e.createRealm(tb, "zulip", "")
-	e.owner = e.createUser(tb, e.realm, "Desdemona", chatcore.RoleOwner)
-	e.admin = e.createUser(tb, e.realm, "Iago", chatcore.RoleAdministrator)
-	e.mod = e.createUser(tb, e.realm, "Shiva", chatcore.RoleModerator)
-	e.member = e.createUser(tb, e.realm, "Hamlet", chatcore.RoleMember)
-	e.guest = e.createUser(tb, e.realm, "Polonius", chatcore.RoleGuest)
-	e.bot = e.w.AddBot(tb, e.realm, "Helper Bot", e.member)
-	e.otherRealm = e.createRealm(tb, "lear", "")
-	e.stranger = e.createUser(tb, e.otherRealm, "King Lear", chatcore.RoleAdministrator)
-	return e
-}
-
-// write runs fn in a store transaction that bypasses the wrapper (so it is
-// neither counted nor logged).
-func (e *opsEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
-	tb.Helper()
-	writeStore(tb, e.base, fn)
-}
-
-func (e *opsEnv) createUser(tb testing.TB, realm *chatcore.Realm, name string, role chatcore.Role) *chatcore.User {
-	tb.Helper()
-	return e.w.AddUser(tb, realm, name, role)
-}
-
-// opsChannel describes a channel to create (see chattest.Channel); realm nil
-// is e.realm.
-type opsChannel struct {
-	name        string
-	inviteOnly  bool
-	protected   bool // history not public to subscribers
-	archived    bool
-	realm       *chatcore.Realm
-	subscribers []*chatcore.User
-}
-
-func (e *opsEnv) createChannel(tb testing.TB, c opsChannel) *chatcore.Stream {
-	tb.Helper()
-	if c.realm == nil {
-		c.realm = e.realm
-	}
-	return e.w.AddChannel(tb, chattest.Channel{Name: c.name, InviteOnly: c.inviteOnly, Protected: c.protected,
-		Archived: c.archived, Realm: c.realm, Subscribers: c.subscribers})
-}
-
-// subscribe (re)subscribes u to st, seeing messages from firstVisible on.
-func (e *opsEnv) subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
-	tb.Helper()
-	e.w.Subscribe(tb, st, u, firstVisible)
-}
-
-// post stores a channel message directly and returns its id.
-func (e *opsEnv) post(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, content string) chatcore.MessageID {
-	tb.Helper()
-	return e.w.Post(tb, st, topic, sender, content)
-}
-
-// postN posts n messages to the topic and returns their ids, oldest first.
-func (e *opsEnv) postN(tb testing.TB, st *chatcore.Stream, topic string, sender *chatcore.User, n int) []chatcore.MessageID {
-	tb.Helper()
-	return e.w.PostN(tb, st, topic, sender, n)
-}
-
-// dm stores a direct message among sender and to and returns its id.
-func (e *opsEnv) dm(tb testing.TB, sender *chatcore.User, content string, to ...*chatcore.User) chatcore.MessageID {
-	tb.Helper()
-	return e.w.DM(tb, sender, content, to...)
-}
-
-// messageIDs returns the ids of the messages of a channel topic (nil topic:
-// the whole channel), oldest first.
-func (e *opsEnv) messageIDs(tb testing.TB, st *chatcore.Stream, topic *string) []chatcore.MessageID {
-	tb.Helper()
-	return e.w.ChannelMessageIDs(tb, st, topic)
-}
-
-// stream re-reads a channel.
-func (e *opsEnv) stream(tb testing.TB, id chatcore.StreamID) *chatcore.Stream {
-	tb.Helper()
-	return e.w.Stream(tb, id)
-}
-
-// scheduledRow re-reads a scheduled message or reminder.
-func (e *opsEnv) scheduledRow(tb testing.TB, id chatcore.ScheduledMessageID) *chatcore.ScheduledMessage {
-	tb.Helper()
-	return e.w.Scheduled(tb, id)
-}
-
-// message re-reads a message.
-func (e *opsEnv) message(tb testing.TB, id chatcore.MessageID) *chatcore.Message {
-	tb.Helper()
-	return e.w.Message(tb, id)
-}
-
-// directMessagesTo returns the contents of the direct messages u received
-// from users named sender, oldest first.
-func (e *opsEnv) directMessagesTo(tb testing.TB, u *chatcore.User, sender string) []string {
-	tb.Helper()
-	return e.w.DirectMessagesTo(tb, u, sender)
-}
-
-func (e *opsEnv) createRealm(tb testing.TB, stringID, emptyTopicName string) *chatcore.Realm {
-	tb.Helper()
-	return e.w.AddRealm(tb, stringID, chattest.EmptyTopicName(emptyTopicName))
 }

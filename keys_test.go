@@ -9,6 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 )
 
 // TestTopicKey pins which topics share a key: full Unicode case folding and
@@ -74,19 +75,19 @@ func TestTopicKeyIdempotent(t *testing.T) {
 // topics by TopicKey on both stores: case-insensitively, never by
 // compatibility normalisation.
 func TestTopicMatchingUsesTopicKey(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Unicode", subscribers: []*chatcore.User{e.member, e.admin}})
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Unicode", Subscribers: []*chatcore.User{c.Member, c.Admin}})
 		sent := map[string]chatcore.MessageID{}
 		for _, topic := range []string{"x²", "ﬁx", "ｆｏｏ", "Straße", "ΟΔΟΣ", "café"} {
-			sent[topic] = e.post(t, st, topic, e.member, "about "+topic)
+			sent[topic] = w.Post(t, st, topic, c.Member, "about "+topic)
 		}
 		narrow := func(t *testing.T, topic string) []chatcore.MessageID {
 			t.Helper()
 			is := is.New(t)
 			operand, err := json.Marshal(topic)
 			is.NoErr(err) // a topic marshals
-			res, err := e.svc.Messages(t.Context(), e.member.ID, chatcore.MessagesRequest{
+			res, err := w.Svc.Messages(t.Context(), c.Member.ID, chatcore.MessagesRequest{
 				Anchor: new("newest"), NumBefore: new(100),
 				Narrow: []chatcore.NarrowTerm{
 					{Operator: "channel", Operand: json.RawMessage(strconv.FormatInt(int64(st.ID), 10))},
@@ -121,13 +122,13 @@ func TestTopicMatchingUsesTopicKey(t *testing.T) {
 		t.Run("DeleteTopic", func(t *testing.T) {
 			is := is.New(t)
 			for _, topic := range []string{"x2", "foo"} {
-				res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, topic)
+				res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, topic)
 				is.NoErr(err)         // deleting a topic without messages succeeds
 				is.True(res.Complete) // and is complete
 			}
 			is.Equal(narrow(t, "x²"), []chatcore.MessageID{sent["x²"]})   // "x2" did not delete "x²"
 			is.Equal(narrow(t, "ｆｏｏ"), []chatcore.MessageID{sent["ｆｏｏ"]}) // "foo" did not delete "ｆｏｏ"
-			_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "STRASSE")
+			_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "STRASSE")
 			is.NoErr(err)                                               // deleting by another case succeeds
 			is.Equal(len(narrow(t, "Straße")), 0)                       // "STRASSE" deleted "Straße"
 			is.Equal(narrow(t, "x²"), []chatcore.MessageID{sent["x²"]}) // other topics stay

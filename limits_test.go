@@ -20,16 +20,17 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
-// limSend sends content to the general channel under topic as the member and
+// sendToGeneral sends content to the general channel under topic as the member and
 // returns the stored message.
-func limSend(t *testing.T, svc *chatcore.Service, topic, content string) (*chatcore.Message, error) {
+func sendToGeneral(t *testing.T, svc *chatcore.Service, topic, content string) (*chatcore.Message, error) {
 	t.Helper()
-	id, err := svc.SendMessage(t.Context(), fzMember, chatcore.SendMessageRequest{
+	id, err := svc.SendMessage(t.Context(), worldMember, chatcore.SendMessageRequest{
 		Type: "stream", To: new("general"), Topic: &topic, Content: content,
 	})
 	if err != nil {
@@ -45,7 +46,7 @@ func limSend(t *testing.T, svc *chatcore.Service, topic, content string) (*chatc
 }
 
 func TestLimitTopicLength(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	for _, tt := range []struct {
 		name, topic, want string
 	}{
@@ -59,7 +60,7 @@ func TestLimitTopicLength(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			m, err := limSend(t, svc, tt.topic, "hello")
+			m, err := sendToGeneral(t, svc, tt.topic, "hello")
 			is.NoErr(err)                                    // an over-long topic is truncated, not refused
 			is.Equal(m.Topic, tt.want)                       // Zulip's truncation: 57 characters and "..."
 			is.True(utf8.RuneCountInString(m.Topic) <= 60)   // within the limit
@@ -69,7 +70,7 @@ func TestLimitTopicLength(t *testing.T) {
 }
 
 func TestLimitContentLength(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	const marker = "\n[message truncated]"
 	for _, tt := range []struct {
 		name, content string
@@ -83,7 +84,7 @@ func TestLimitContentLength(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			m, err := limSend(t, svc, "limits", tt.content)
+			m, err := sendToGeneral(t, svc, "limits", tt.content)
 			is.NoErr(err)                                                // over-long content is truncated, not refused
 			is.True(len(m.Content) <= 10000)                             // at most MaxMessageLength bytes
 			is.True(utf8.ValidString(m.Content))                         // no UTF-8 sequence is split
@@ -99,7 +100,7 @@ func TestLimitContentLength(t *testing.T) {
 }
 
 func TestLimitBadBytes(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	for _, tt := range []struct {
 		name, topic, content string
 		msg                  string
@@ -114,14 +115,14 @@ func TestLimitBadBytes(t *testing.T) {
 		{"invalid UTF-8 in topic", "a\xff", "hi", "Topic must be valid UTF-8"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := limSend(t, svc, tt.topic, tt.content)
+			_, err := sendToGeneral(t, svc, tt.topic, tt.content)
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
 
-// limNested returns v wrapped in depth JSON arrays.
-func limNested(depth int, v string) string {
+// nestedArrays returns v wrapped in depth JSON arrays.
+func nestedArrays(depth int, v string) string {
 	return strings.Repeat("[", depth) + v + strings.Repeat("]", depth)
 }
 
@@ -130,14 +131,14 @@ func TestLimitNestedJSONParams(t *testing.T) {
 		name, param, value, msg string
 	}{
 		{"target_users at the depth bound", "target_users",
-			`{"user_ids": ` + limNested(31, "") + `, "skip_if_already_edited": true}`, `target_users["user_ids"][0] is not an integer`},
+			`{"user_ids": ` + nestedArrays(31, "") + `, "skip_if_already_edited": true}`, `target_users["user_ids"][0] is not an integer`},
 		{"target_users past the depth bound", "target_users",
-			`{"user_ids": ` + limNested(32, "") + `, "skip_if_already_edited": true}`, "target_users is nested too deeply"},
-		{"a million levels", "target_users", limNested(1_000_000, ""), "target_users is nested too deeply"},
+			`{"user_ids": ` + nestedArrays(32, "") + `, "skip_if_already_edited": true}`, "target_users is nested too deeply"},
+		{"a million levels", "target_users", nestedArrays(1_000_000, ""), "target_users is nested too deeply"},
 		{"a million unclosed levels", "target_users", strings.Repeat(`{"a":`, 200_000), "target_users is nested too deeply"},
 		{"nesting inside strings does not count", "target_users", `{"user_ids": "` + strings.Repeat("[", 1000) + `", "skip_if_already_edited": true}`,
 			`target_users["user_ids"] is not a list`},
-		{"a deep boolean", "enter_sends", limNested(100_000, "true"), "enter_sends is nested too deeply"},
+		{"a deep boolean", "enter_sends", nestedArrays(100_000, "true"), "enter_sends is nested too deeply"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
@@ -149,7 +150,7 @@ func TestLimitNestedJSONParams(t *testing.T) {
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
 		var req chatcore.DeactivateUserRequest
-		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + limNested(500, "true") + `}`}}, &req)
+		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + nestedArrays(500, "true") + `}`}}, &req)
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
 }
@@ -159,7 +160,7 @@ func TestLimitNestedFixture(t *testing.T) {
 		t.Run(fmt.Sprint(depth), func(t *testing.T) {
 			is := is.New(t)
 			svc := chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{}))
-			data := `{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": ` + limNested(depth, "") + `}]}`
+			data := `{"realms": [{"id": 1, "string_id": "a", "name": "A", "users": ` + nestedArrays(depth, "") + `}]}`
 			start := time.Now()
 			err := fixture.Load(t.Context(), svc, strings.NewReader(data))
 			t.Logf("%d levels refused in %v", depth, time.Since(start))
@@ -175,7 +176,7 @@ func TestLimitNestedFixture(t *testing.T) {
 }
 
 func TestLimitTargetUsersCount(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	ids := func(n int, first chatcore.UserID) string {
 		var b strings.Builder
 		b.WriteString(`{"skip_if_already_edited": false, "user_ids": [`)
@@ -208,7 +209,7 @@ func TestLimitTargetUsersCount(t *testing.T) {
 			_, err := wire.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
 			is.NoErr(err) // a long list decodes
 			start := time.Now()
-			err = svc.UpdateSettings(context.Background(), fzAdmin, req)
+			err = svc.UpdateSettings(context.Background(), worldAdmin, req)
 			t.Logf("%d bytes of target_users handled in %v", len(tt.value), time.Since(start))
 			if tt.msg == "" {
 				is.NoErr(err) // the bulk edit succeeds
@@ -220,7 +221,7 @@ func TestLimitTargetUsersCount(t *testing.T) {
 }
 
 func TestLimitPathologicalMarkdown(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	for _, tt := range []struct{ name, content string }{
 		{"nested quotes", strings.Repeat("> ", 4999) + "x"},
 		{"nested lists", strings.Repeat("- ", 4999) + "x"},
@@ -237,11 +238,11 @@ func TestLimitPathologicalMarkdown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			start := time.Now()
-			m, err := limSend(t, svc, "markdown", tt.content)
+			m, err := sendToGeneral(t, svc, "markdown", tt.content)
 			t.Logf("%d bytes sent and rendered in %v", len(tt.content), time.Since(start))
 			is.NoErr(err)                                // the message is sent
 			is.True(utf8.ValidString(m.RenderedContent)) // and rendered to valid UTF-8
-			fzCheckHTML(t, tt.content, m.RenderedContent)
+			checkHTML(t, tt.content, m.RenderedContent)
 		})
 	}
 }
@@ -257,8 +258,8 @@ func TestLimitDeactivationComment(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			svc := fzService(t, memory.New(), chatcore.WithLogger(fltDiscardLogger))
-			err := svc.DeactivateUser(t.Context(), fzOwner, fzMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
+			svc := worldService(t, memory.New(), chatcore.WithLogger(discardLogger))
+			err := svc.DeactivateUser(t.Context(), worldOwner, worldMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
 			if tt.msg == "" {
 				is.NoErr(err) // accepted
 				return
@@ -268,24 +269,24 @@ func TestLimitDeactivationComment(t *testing.T) {
 	}
 }
 
-// limCountingStore counts the transactions run on the store it wraps.
-type limCountingStore struct {
+// countingStore counts the transactions run on the store it wraps.
+type countingStore struct {
 	chatcore.Store
 	txs atomic.Int64
 }
 
-func (s *limCountingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *countingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	s.txs.Add(1)
 	return s.Store.View(ctx, fn)
 }
 
-func (s *limCountingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *countingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	s.txs.Add(1)
 	return s.Store.Update(ctx, fn)
 }
 
-// limInts is a JSON list of n integers counting up from first.
-func limInts(n, first int) string {
+// intList is a JSON list of n integers counting up from first.
+func intList(n, first int) string {
 	parts := make([]string, n)
 	for i := range parts {
 		parts[i] = strconv.Itoa(first + i)
@@ -297,10 +298,10 @@ func limInts(n, first int) string {
 // bound: it is refused with a message naming the parameter, before any
 // transaction.
 func TestLimitListBounds(t *testing.T) {
-	store := &limCountingStore{Store: memory.New()}
-	svc := fzService(t, store)
+	store := &countingStore{Store: memory.New()}
+	svc := worldService(t, store)
 	ctx := t.Context()
-	overRecipients := limInts(chatcore.MaxDirectRecipients+1, 1_000_000)
+	overRecipients := intList(chatcore.MaxDirectRecipients+1, 1_000_000)
 	emails := make([]string, chatcore.MaxDirectRecipients+1)
 	for i := range emails {
 		emails[i] = fmt.Sprintf("u%d@zulip.test", i)
@@ -324,45 +325,45 @@ func TestLimitListBounds(t *testing.T) {
 		msg  string
 	}{
 		{"SendMessage to ids", func() error {
-			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "private", To: &overRecipients, Content: "x"})
+			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "private", To: &overRecipients, Content: "x"})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"SendMessage to e-mails", func() error {
-			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "direct", To: new(strings.Join(emails, ",")), Content: "x"})
+			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "direct", To: new(strings.Join(emails, ",")), Content: "x"})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"SendMessage to two channels", func() error {
-			_, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "stream", To: new("[61, 62]"), Topic: new("t"), Content: "x"})
+			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "stream", To: new("[61, 62]"), Topic: new("t"), Content: "x"})
 			return err
 		}, "Expected exactly one channel"},
 		{"CreateScheduledMessage to", func() error {
-			_, err := svc.CreateScheduledMessage(ctx, fzMember, chatcore.CreateScheduledMessageRequest{
+			_, err := svc.CreateScheduledMessage(ctx, worldMember, chatcore.CreateScheduledMessageRequest{
 				Type: "private", To: json.RawMessage(overRecipients), Content: "x", DeliverAt: later})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"Messages narrow", func() error {
-			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{Narrow: terms})
+			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{Narrow: terms})
 			return err
 		}, "narrow is too long (limit: 100 items)"},
 		{"Messages narrow dm operand", func() error {
-			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{
+			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{
 				NarrowJSON: json.RawMessage(`[{"operator": "dm", "operand": ` + overRecipients + `}]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages narrow sender operand", func() error {
-			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{
+			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{
 				NarrowJSON: json.RawMessage(`[["sender", "` + strings.Join(emails, ",") + `"]]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages num_after", func() error {
-			_, err := svc.Messages(ctx, fzMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
+			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
 			return err
 		}, "Too many messages requested (maximum 1000)."},
 		{"ReorderLinkifiers", func() error {
-			return svc.ReorderLinkifiers(ctx, fzAdmin, linkifiers)
+			return svc.ReorderLinkifiers(ctx, worldAdmin, linkifiers)
 		}, "ordered_linkifier_ids is too long (limit: 10000 items)"},
 		{"UpdateSettings target_users", func() error {
-			return svc.UpdateSettings(ctx, fzAdmin, chatcore.SettingsUpdate{
+			return svc.UpdateSettings(ctx, worldAdmin, chatcore.SettingsUpdate{
 				TargetUsers: &chatcore.TargetUsers{UserIDs: userIDs, SkipIfAlreadyEdited: new(false)}})
 		}, `target_users["user_ids"] is too long (limit: 10000 items)`},
 	} {
@@ -380,21 +381,21 @@ func TestLimitListBounds(t *testing.T) {
 // deactivated recipient in list order is named, and the scheduled-message
 // "to" behaves the same.
 func TestLimitDirectRecipientsResolution(t *testing.T) {
-	svc := fzService(t, memory.New())
+	svc := worldService(t, memory.New())
 	ctx := t.Context()
 	repeated := "[" + strings.TrimSuffix(strings.Repeat("12,", chatcore.MaxDirectRecipients), ",") + "]"
 	for _, tt := range []struct {
 		name, to, msg string // msg "" for success
 	}{
 		{"the bound, one recipient repeated", repeated, ""},
-		{"the bound, all unknown", limInts(chatcore.MaxDirectRecipients, 1_000_000), "Invalid user ID 1000000"},
+		{"the bound, all unknown", intList(chatcore.MaxDirectRecipients, 1_000_000), "Invalid user ID 1000000"},
 		{"unknown after a valid one", "[12, 999, 998]", "Invalid user ID 999"},
 		{"another realm's user", "[12, 21]", "Invalid user ID 21"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, err := svc.SendMessage(ctx, fzMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
-			_, serr := svc.CreateScheduledMessage(ctx, fzMember, chatcore.CreateScheduledMessageRequest{
+			id, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
+			_, serr := svc.CreateScheduledMessage(ctx, worldMember, chatcore.CreateScheduledMessageRequest{
 				Type: "private", To: json.RawMessage(tt.to), Content: "x", DeliverAt: time.Now().Add(time.Hour)})
 			if tt.msg != "" {
 				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
@@ -403,7 +404,7 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 			}
 			is.NoErr(err)  // sent
 			is.NoErr(serr) // scheduled
-			view, _, err := svc.Message(ctx, fzMember, id)
+			view, _, err := svc.Message(ctx, worldMember, id)
 			is.NoErr(err)                                                         // readable
 			is.Equal(len(view.DisplayRecipient.([]chatcore.DisplayRecipient)), 2) // the sender and the one recipient
 		})
@@ -423,12 +424,12 @@ func BenchmarkSendDirectAtBound(b *testing.B) {
 		{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
 	} {
 		store := st.open(b)
-		svc := fzService(b, store)
+		svc := worldService(b, store)
 		for _, n := range []int{chatcore.MaxDirectRecipients, chatcore.MaxDirectRecipients + 1} {
-			to := limInts(n, 1_000_000)
+			to := intList(n, 1_000_000)
 			b.Run(st.name+"/unknown/"+strconv.Itoa(n), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
+					if _, err := svc.SendMessage(b.Context(), worldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
 						b.Fatal("sent to unknown users")
 					}
 				}
@@ -436,15 +437,16 @@ func BenchmarkSendDirectAtBound(b *testing.B) {
 		}
 		// The worst case at the bound: every recipient exists, so the
 		// message is sent to MaxDirectRecipients+1 members.
-		realm := &chatcore.Realm{ID: fzRealm, StringID: "zulip"}
+		w := chattest.New(b, chattest.OnStore(store)) // for its builders
+		realm := &chatcore.Realm{ID: worldRealm, StringID: "zulip"}
 		ids := make([]string, chatcore.MaxDirectRecipients)
 		for i := range ids {
-			ids[i] = strconv.FormatInt(int64(seedUser(b, store, realm, fmt.Sprintf("Bench %d", i), chatcore.RoleMember).ID), 10)
+			ids[i] = strconv.FormatInt(int64(w.AddUser(b, realm, fmt.Sprintf("Bench %d", i), chatcore.RoleMember).ID), 10)
 		}
 		to := "[" + strings.Join(ids, ",") + "]"
 		b.Run(st.name+"/existing/"+strconv.Itoa(len(ids)), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := svc.SendMessage(b.Context(), fzMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
+				if _, err := svc.SendMessage(b.Context(), worldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
-// mxAddLinkifier adds a linkifier as e's admin and fails the test on error.
-func mxAddLinkifier(tb testing.TB, e *mxEnv, pattern, tmpl string) chatcore.LinkifierID {
+// addLinkifier adds a linkifier as e's admin and fails the test on error.
+func addLinkifier(tb testing.TB, w *chattest.World, org *messagingOrg, pattern, tmpl string) chatcore.LinkifierID {
 	tb.Helper()
-	id, err := e.svc.AddLinkifier(context.Background(), e.admin.ID, pattern, tmpl)
+	id, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, pattern, tmpl)
 	if err != nil {
 		tb.Fatalf("add linkifier %q: %v", pattern, err)
 	}
@@ -21,9 +22,9 @@ func mxAddLinkifier(tb testing.TB, e *mxEnv, pattern, tmpl string) chatcore.Link
 }
 
 func TestAddLinkifierValidation(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	for _, tc := range []struct {
 		name, pattern, tmpl string
 		field, msg          string
@@ -45,7 +46,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, tc.pattern, tc.tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, tc.pattern, tc.tmpl)
 			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                // an errors map
@@ -55,7 +56,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	}
 	t.Run("blank pattern and bad template report both fields", func(t *testing.T) {
 		is := is.New(t)
-		_, err := e.svc.AddLinkifier(ctx, e.admin.ID, "", "{id")
+		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, "", "{id")
 		ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
 		errs := ce.Data["errors"].(map[string]any)
 		is.Equal(errs["pattern"], []string{"This field cannot be blank."}) // pattern first
@@ -69,27 +70,27 @@ func TestAddLinkifierValidation(t *testing.T) {
 	} {
 		t.Run("valid: "+tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, tc.pattern, tc.tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, tc.pattern, tc.tmpl)
 			is.NoErr(err) // accepted
 		})
 	}
 	t.Run("not an administrator", func(t *testing.T) {
-		_, err := e.svc.AddLinkifier(ctx, e.member.ID, "", "")
+		_, err := w.Svc.AddLinkifier(ctx, org.member.ID, "", "")
 		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 }
 
 func TestLinkifierLifecycle(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	a := mxAddLinkifier(t, e, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
-	b := mxAddLinkifier(t, e, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
-	c := mxAddLinkifier(t, e, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
-	other, err := e.svc.AddLinkifier(ctx, e.stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
+	a := addLinkifier(t, w, org, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
+	b := addLinkifier(t, w, org, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
+	c := addLinkifier(t, w, org, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
+	other, err := w.Svc.AddLinkifier(ctx, org.stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
 	is.NoErr(err) // the same pattern in another realm is fine
 
-	list, err := e.svc.Linkifiers(ctx, e.member.ID)
+	list, err := w.Svc.Linkifiers(ctx, org.member.ID)
 	is.NoErr(err) // any member may list
 	is.Equal(list, []chatcore.LinkifierView{
 		{ID: a, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://example.com/{id}"},
@@ -97,67 +98,67 @@ func TestLinkifierLifecycle(t *testing.T) {
 		{ID: c, Pattern: `\$(?P<id>[0-9]+)`, URLTemplate: "https://example.com/c/{id}"},
 	}) // trimmed, in creation order, this realm only
 
-	is.NoErr(e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, a, b})) // reordered
-	list, err = e.svc.Linkifiers(ctx, e.member.ID)
+	is.NoErr(w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, a, b})) // reordered
+	list, err = w.Svc.Linkifiers(ctx, org.member.ID)
 	is.NoErr(err)                                                                                         // listed
 	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, a, b}) // new order
 
-	d := mxAddLinkifier(t, e, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
-	is.NoErr(e.svc.RemoveLinkifier(ctx, e.admin.ID, a)) // removed
-	list, err = e.svc.Linkifiers(ctx, e.member.ID)
+	d := addLinkifier(t, w, org, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
+	is.NoErr(w.Svc.RemoveLinkifier(ctx, org.admin.ID, a)) // removed
+	list, err = w.Svc.Linkifiers(ctx, org.member.ID)
 	is.NoErr(err)                                                                                         // listed
 	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, b, d}) // others keep their order, the new one last
 
 	t.Run("remove errors", func(t *testing.T) {
-		err := e.svc.RemoveLinkifier(ctx, e.admin.ID, a)
+		err := w.Svc.RemoveLinkifier(ctx, org.admin.ID, a)
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
-		err = e.svc.RemoveLinkifier(ctx, e.admin.ID, other)
+		err = w.Svc.RemoveLinkifier(ctx, org.admin.ID, other)
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
-		err = e.svc.RemoveLinkifier(ctx, e.member.ID, b)
+		err = w.Svc.RemoveLinkifier(ctx, org.member.ID, b)
 		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 		is := is.New(t)
-		lear, err := e.svc.Linkifiers(ctx, e.stranger.ID)
+		lear, err := w.Svc.Linkifiers(ctx, org.stranger.ID)
 		is.NoErr(err)          // listed
 		is.Equal(len(lear), 1) // the other realm's linkifier survived
 	})
 	t.Run("reorder errors", func(t *testing.T) {
-		err := e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b})
+		err := w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
-		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, b, other})
+		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b, other})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
-		err = e.svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{c, c, b})
+		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, c, b})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
-		err = e.svc.ReorderLinkifiers(ctx, e.member.ID, []chatcore.LinkifierID{c, b, d})
+		err = w.Svc.ReorderLinkifiers(ctx, org.member.ID, []chatcore.LinkifierID{c, b, d})
 		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 	t.Run("update", func(t *testing.T) {
 		is := is.New(t)
-		is.NoErr(e.svc.UpdateLinkifier(ctx, e.admin.ID, b, `!!(?P<n>[0-9]+)`, "https://example.com/n/{n}")) // updated
-		list, err := e.svc.Linkifiers(ctx, e.member.ID)
+		is.NoErr(w.Svc.UpdateLinkifier(ctx, org.admin.ID, b, `!!(?P<n>[0-9]+)`, "https://example.com/n/{n}")) // updated
+		list, err := w.Svc.Linkifiers(ctx, org.member.ID)
 		is.NoErr(err)                                                                                                          // listed
 		is.Equal(list[1], chatcore.LinkifierView{ID: b, Pattern: `!!(?P<n>[0-9]+)`, URLTemplate: "https://example.com/n/{n}"}) // in place
-		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
+		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
-		err = e.svc.UpdateLinkifier(ctx, e.admin.ID, other, `x`, "https://x")
+		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, other, `x`, "https://x")
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 	})
 }
 
-// mxCheckingSink records realm_linkifiers events together with what the store
+// linkifierCheckingSink records realm_linkifiers events together with what the store
 // held when each was published.
-type mxCheckingSink struct {
-	e      *mxEnv
+type linkifierCheckingSink struct {
+	store  chatcore.Store
 	events []chatcore.Event
 	stored [][]chatcore.Linkifier
 }
 
-func (s *mxCheckingSink) Publish(ctx context.Context, events []chatcore.Event) {
+func (s *linkifierCheckingSink) Publish(ctx context.Context, events []chatcore.Event) {
 	for _, ev := range events {
 		if ev.Data["type"] != "realm_linkifiers" {
 			continue
 		}
 		var ls []chatcore.Linkifier
-		_ = s.e.mem.View(ctx, func(tx chatcore.Tx) error {
+		_ = s.store.View(ctx, func(tx chatcore.Tx) error {
 			var err error
 			ls, err = tx.Linkifiers(ctx, ev.RealmID)
 			return err
@@ -169,23 +170,26 @@ func (s *mxCheckingSink) Publish(ctx context.Context, events []chatcore.Event) {
 
 func TestLinkifierEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	sink := &mxCheckingSink{e: e}
-	svc := chatcore.New(e.mem, chatcore.WithEventSink(sink))
-	gone := e.createUser(t, e.realm, "Gone", chatcore.RoleMember)
-	e.write(t, func(tx chatcore.Tx) error { gone.IsActive = false; return tx.UpdateUser(ctx, gone) })
+	sink := &linkifierCheckingSink{store: w.Base}
+	svc := chatcore.New(w.Base, chatcore.WithEventSink(sink))
+	gone := w.AddUser(t, org.realm, "Gone", chatcore.RoleMember)
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		gone.IsActive = false
+		return tx.UpdateUser(ctx, gone)
+	})
 
-	a, err := svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://x/{id}")
+	a, err := svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://x/{id}")
 	is.NoErr(err) // added
-	b, err := svc.AddLinkifier(ctx, e.admin.ID, `!(?P<id>[0-9]+)`, "https://y/{id}")
-	is.NoErr(err)                                                                  // added
-	is.NoErr(svc.ReorderLinkifiers(ctx, e.admin.ID, []chatcore.LinkifierID{b, a})) // reordered
-	is.NoErr(svc.RemoveLinkifier(ctx, e.admin.ID, b))                              // removed
-	_, err = svc.AddLinkifier(ctx, e.admin.ID, "(", "https://x")
-	is.True(err != nil)                                     // refused
-	is.NoErr(svc.RemoveLinkifier(ctx, e.admin.ID, a))       // the last one
-	is.True(svc.RemoveLinkifier(ctx, e.admin.ID, a) != nil) // already gone
+	b, err := svc.AddLinkifier(ctx, org.admin.ID, `!(?P<id>[0-9]+)`, "https://y/{id}")
+	is.NoErr(err)                                                                    // added
+	is.NoErr(svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{b, a})) // reordered
+	is.NoErr(svc.RemoveLinkifier(ctx, org.admin.ID, b))                              // removed
+	_, err = svc.AddLinkifier(ctx, org.admin.ID, "(", "https://x")
+	is.True(err != nil)                                       // refused
+	is.NoErr(svc.RemoveLinkifier(ctx, org.admin.ID, a))       // the last one
+	is.True(svc.RemoveLinkifier(ctx, org.admin.ID, a) != nil) // already gone
 
 	is.Equal(len(sink.events), 5) // one per successful change, none for failures
 	last := sink.events[3]
@@ -195,19 +199,19 @@ func TestLinkifierEventsAfterCommit(t *testing.T) {
 	is.Equal([]chatcore.LinkifierID{reordered[0].ID, reordered[1].ID}, []chatcore.LinkifierID{b, a}) // in the new order
 	is.Equal(sink.events[4].Data["realm_linkifiers"], []chatcore.LinkifierView{})                    // empty list, not null
 	for _, ev := range sink.events {
-		is.Equal(ev.RealmID, e.realm.ID)                     // the realm's event
-		is.True(slices.Contains(ev.UserIDs, e.member.ID))    // to active users
-		is.True(slices.Contains(ev.UserIDs, e.bot.ID))       // bots included
-		is.True(!slices.Contains(ev.UserIDs, gone.ID))       // not to deactivated users
-		is.True(!slices.Contains(ev.UserIDs, e.stranger.ID)) // not to other realms
+		is.Equal(ev.RealmID, org.realm.ID)                     // the realm's event
+		is.True(slices.Contains(ev.UserIDs, org.member.ID))    // to active users
+		is.True(slices.Contains(ev.UserIDs, org.bot.ID))       // bots included
+		is.True(!slices.Contains(ev.UserIDs, gone.ID))         // not to deactivated users
+		is.True(!slices.Contains(ev.UserIDs, org.stranger.ID)) // not to other realms
 	}
 }
 
 func TestTopicLinks(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
-	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
+	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	addLinkifier(t, w, org, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
 	for _, tc := range []struct {
 		topic string
 		want  []chatcore.TopicLink
@@ -225,19 +229,19 @@ func TestTopicLinks(t *testing.T) {
 	} {
 		t.Run(tc.topic, func(t *testing.T) {
 			is := is.New(t)
-			got, err := e.svc.TopicLinksForTest(ctx, e.realm.ID, tc.topic)
+			got, err := w.Svc.TopicLinksForTest(ctx, org.realm.ID, tc.topic)
 			is.NoErr(err)          // computed
 			is.Equal(got, tc.want) // Zulip's topic_links, by position
 		})
 	}
 	t.Run("on sent messages", func(t *testing.T) {
 		is := is.New(t)
-		id := e.send(t, e.member, e.public, "bug #99", "x")
-		view, _, err := e.svc.Message(ctx, e.other.ID, id)
+		id := w.Send(t, org.member, org.public, "bug #99", "x")
+		view, _, err := w.Svc.Message(ctx, org.other.ID, id)
 		is.NoErr(err)                                                                                                   // readable
 		is.Equal(view.TopicLinks, []chatcore.TopicLink{{Text: "#99", URL: "https://github.com/zulip/zulip/issues/99"}}) // from the topic
-		dm := e.dm(t, e.member, "#99", e.other)
-		dview, _, err := e.svc.Message(ctx, e.other.ID, dm)
+		dm := sendDM(t, w, org.member, "#99", org.other)
+		dview, _, err := w.Svc.Message(ctx, org.other.ID, dm)
 		is.NoErr(err)                                                                                // readable
 		is.Equal(len(dview.TopicLinks), 0)                                                           // direct messages have no topic
 		is.True(dview.TopicLinks != nil)                                                             // but an empty list
@@ -245,13 +249,13 @@ func TestTopicLinks(t *testing.T) {
 	})
 	t.Run("linkifiers do not re-render old messages", func(t *testing.T) {
 		is := is.New(t)
-		id := e.send(t, e.member, e.public, "t", "JIRA-1")
-		mxAddLinkifier(t, e, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
-		view, _, err := e.svc.Message(ctx, e.other.ID, id)
+		id := w.Send(t, org.member, org.public, "t", "JIRA-1")
+		addLinkifier(t, w, org, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
+		view, _, err := w.Svc.Message(ctx, org.other.ID, id)
 		is.NoErr(err)                           // readable
 		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
-		fresh := e.send(t, e.member, e.public, "t", "JIRA-1")
-		fv, _, err := e.svc.Message(ctx, e.other.ID, fresh)
+		fresh := w.Send(t, org.member, org.public, "t", "JIRA-1")
+		fv, _, err := w.Svc.Message(ctx, org.other.ID, fresh)
 		is.NoErr(err)                                                                         // readable
 		is.Equal(fv.Content, fmt.Sprintf(`<p><a href="%s">JIRA-1</a></p>`, "https://jira/1")) // new messages use it
 	})
@@ -285,10 +289,10 @@ func TestLinkifierURLTemplateLiterals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newMxEnv(t)
-			_, err := e.svc.AddLinkifier(context.Background(), e.admin.ID, `#(?P<id>[0-9]+)`, tc.tmpl)
+			w, org := newMessaging(t)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, `#(?P<id>[0-9]+)`, tc.tmpl)
 			is.NoErr(err) // the template is accepted
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // the literal is percent-encoded as Zulip does
 		})
 	}
@@ -297,7 +301,7 @@ func TestLinkifierURLTemplateLiterals(t *testing.T) {
 // TestLinkifierURLTemplateRefused checks that malformed expressions are
 // still refused with Zulip's message.
 func TestLinkifierURLTemplateRefused(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	for _, tmpl := range []string{
 		"https://x.example/{id",          // unclosed expression
 		"https://x.example/id}",          // stray closing brace
@@ -318,7 +322,7 @@ func TestLinkifierURLTemplateRefused(t *testing.T) {
 	} {
 		t.Run(tmpl, func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.AddLinkifier(context.Background(), e.admin.ID, `#(?P<id>[0-9]+)`, tmpl)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, `#(?P<id>[0-9]+)`, tmpl)
 			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid URL template.")
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                                       // an errors map
@@ -344,10 +348,10 @@ func TestLinkifierDuplicateGroupNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newMxEnv(t)
-			_, err := e.svc.AddLinkifier(context.Background(), e.admin.ID, tc.pattern, "https://x.example/{id}")
+			w, org := newMessaging(t)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, tc.pattern, "https://x.example/{id}")
 			is.NoErr(err) // RE2 accepts a repeated group name
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // the leftmost group of the name supplies the value
 		})
 	}
@@ -357,12 +361,12 @@ func TestLinkifierDuplicateGroupNames(t *testing.T) {
 // goldmark splits at delimiter characters (_ * @ and others), in message
 // content as in topics, while keeping the link, code and boundary rules.
 func TestLinkifierAcrossDelimiters(t *testing.T) {
-	e := newMxEnv(t)
-	mxAddLinkifier(t, e, `FOO_BAR-(?P<id>\d+)`, "https://foo.example/{id}")
-	mxAddLinkifier(t, e, `(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)`,
+	w, org := newMessaging(t)
+	addLinkifier(t, w, org, `FOO_BAR-(?P<id>\d+)`, "https://foo.example/{id}")
+	addLinkifier(t, w, org, `(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)`,
 		"https://github.com/{org}/{repo}/pull/{id}")
-	mxAddLinkifier(t, e, `mail@(?P<host>[a-z]+)`, "https://mail.example/{host}")
-	mxAddLinkifier(t, e, `x\*(?P<n>[0-9]+)`, "https://times.example/{n}")
+	addLinkifier(t, w, org, `mail@(?P<host>[a-z]+)`, "https://mail.example/{host}")
+	addLinkifier(t, w, org, `x\*(?P<n>[0-9]+)`, "https://times.example/{n}")
 	foo := `<a href="https://foo.example/7">FOO_BAR-7</a>`
 	for _, tc := range []struct{ name, in, want string }{
 		{"underscore", "see FOO_BAR-7", "<p>see " + foo + "</p>"},
@@ -384,13 +388,13 @@ func TestLinkifierAcrossDelimiters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // linkified across goldmark's text nodes
 		})
 	}
 	t.Run("topic links agree", func(t *testing.T) {
 		is := is.New(t)
-		links, err := e.svc.TopicLinksForTest(context.Background(), e.realm.ID, "see FOO_BAR-7")
+		links, err := w.Svc.TopicLinksForTest(context.Background(), org.realm.ID, "see FOO_BAR-7")
 		is.NoErr(err)                                                                            // topic links computed
 		is.Equal(links, []chatcore.TopicLink{{Text: "FOO_BAR-7", URL: "https://foo.example/7"}}) // the same match as in content
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
@@ -27,13 +28,13 @@ func term(op, operandJSON string) chatcore.NarrowTerm {
 }
 
 func TestMessagesRangeEdges(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
 	var m [5]chatcore.MessageID
 	for i := range m {
-		m[i] = e.send(t, e.member, e.public, "t", fmt.Sprintf("m%d", i))
+		m[i] = w.Send(t, org.member, org.public, "t", fmt.Sprintf("m%d", i))
 		if i == 2 {
-			e.dm(t, e.member, "gap", e.other) // an id between m2 and m3 outside the narrow
+			sendDM(t, w, org.member, "gap", org.other) // an id between m2 and m3 outside the narrow
 		}
 	}
 	gap := m[2] + 1
@@ -69,51 +70,51 @@ func TestMessagesRangeEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			req := chatcore.MessagesRequest{Anchor: new(tc.anchor), NumBefore: new(tc.before), NumAfter: new(tc.after),
-				Narrow: channelNarrow(e.public)}
+				Narrow: channelNarrow(org.public)}
 			if tc.exclude {
 				req.IncludeAnchor = new(false)
 			}
-			res, err := e.svc.Messages(ctx, e.other.ID, req)
-			is.NoErr(err)                                                             // fetched
-			is.Equal(mxIDs(res.Messages), append([]chatcore.MessageID{}, tc.want...)) // the range
-			is.Equal(res.Anchor, tc.anchorID)                                         // the anchor Zulip reports
-			is.Equal(res.FoundAnchor, tc.found)                                       // found_anchor
-			is.Equal(res.FoundOldest, tc.oldest)                                      // found_oldest
-			is.Equal(res.FoundNewest, tc.newer)                                       // found_newest
-			is.Equal(res.HistoryLimited, false)                                       // no realm-wide history limit
+			res, err := w.Svc.Messages(ctx, org.other.ID, req)
+			is.NoErr(err)                                                               // fetched
+			is.Equal(viewIDs(res.Messages), append([]chatcore.MessageID{}, tc.want...)) // the range
+			is.Equal(res.Anchor, tc.anchorID)                                           // the anchor Zulip reports
+			is.Equal(res.FoundAnchor, tc.found)                                         // found_anchor
+			is.Equal(res.FoundOldest, tc.oldest)                                        // found_oldest
+			is.Equal(res.FoundNewest, tc.newer)                                         // found_newest
+			is.Equal(res.HistoryLimited, false)                                         // no realm-wide history limit
 		})
 	}
 	t.Run("anchor excluded inside the range", func(t *testing.T) {
-		_, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(m[2])),
+		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(m[2])),
 			NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false)})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 	})
 	t.Run("protected history", func(t *testing.T) {
 		is := is.New(t)
-		early := e.send(t, e.member, e.protected, "v", "early")
-		late := e.send(t, e.member, e.protected, "v", "late")
-		e.subscribe(t, e.protected, e.other, late)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"),
-			NumBefore: new(10), Narrow: channelNarrow(e.protected)})
-		is.NoErr(err)                                             // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{late}) // the message before joining is hidden
-		is.True(res.FoundOldest)                                  // nothing older the viewer may read
-		is.Equal(res.HistoryLimited, false)                       // protected history is not history_limited
-		is.True(early < late)                                     // the hidden one is older
+		early := w.Send(t, org.member, org.protected, "v", "early")
+		late := w.Send(t, org.member, org.protected, "v", "late")
+		w.Subscribe(t, org.protected, org.other, late)
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"),
+			NumBefore: new(10), Narrow: channelNarrow(org.protected)})
+		is.NoErr(err)                                               // fetched
+		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{late}) // the message before joining is hidden
+		is.True(res.FoundOldest)                                    // nothing older the viewer may read
+		is.Equal(res.HistoryLimited, false)                         // protected history is not history_limited
+		is.True(early < late)                                       // the hidden one is older
 	})
 }
 
 func TestMessagesAnchorDate(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	var ids []chatcore.MessageID
 	for i, at := range []time.Time{t0, t0.Add(time.Hour), t0.Add(26 * time.Hour)} {
-		e.now = at
-		ids = append(ids, e.send(t, e.member, e.public, "t", fmt.Sprint("d", i)))
+		w.Clock.Set(at)
+		ids = append(ids, w.Send(t, org.member, org.public, "t", fmt.Sprint("d", i)))
 		if i == 0 {
-			e.now = t0.Add(30 * time.Minute)
-			e.dm(t, e.member, "not in the narrow", e.other)
+			w.Clock.Set(t0.Add(30 * time.Minute))
+			sendDM(t, w, org.member, "not in the narrow", org.other)
 		}
 	}
 	for _, tc := range []struct {
@@ -131,8 +132,8 @@ func TestMessagesAnchorDate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("date"),
-				AnchorDate: new(tc.date), NumAfter: new(1), Narrow: channelNarrow(e.public)})
+			res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date"),
+				AnchorDate: new(tc.date), NumAfter: new(1), Narrow: channelNarrow(org.public)})
 			is.NoErr(err)                 // fetched
 			is.Equal(res.Anchor, tc.want) // first message at or after the date
 			if tc.want == ids[2] || tc.want > ids[2] {
@@ -141,30 +142,30 @@ func TestMessagesAnchorDate(t *testing.T) {
 		})
 	}
 	t.Run("missing anchor_date", func(t *testing.T) {
-		_, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("date")})
+		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date")})
 		wantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'anchor_date' argument")
 	})
 	for _, bad := range []string{"", "yesterday", "2026-13-01", "2026-03-10T25:00:00Z", "1710064800"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			_, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("date"), AnchorDate: new(bad)})
+			_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date"), AnchorDate: new(bad)})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid anchor_date")
 		})
 	}
 }
 
 func TestMessagesByIDs(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	a := e.send(t, e.member, e.public, "t", "a")
-	secret := e.send(t, e.member, e.private, "t", "not for other")
-	b := e.send(t, e.member, e.public, "u", "b")
-	d := e.dm(t, e.member, "dm", e.other)
+	a := w.Send(t, org.member, org.public, "t", "a")
+	secret := w.Send(t, org.member, org.private, "t", "not for other")
+	b := w.Send(t, org.member, org.public, "u", "b")
+	d := sendDM(t, w, org.member, "dm", org.other)
 	t.Run("visible ones, by id, once", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
 			MessageIDs: []chatcore.MessageID{d, b, secret, 999999, a, b}, NumBefore: new(0)})
 		is.NoErr(err)                                                     // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{a, b, d})      // sorted; hidden and unknown ids left out
+		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{a, b, d})    // sorted; hidden and unknown ids left out
 		is.True(res.ByMessageIDs)                                         // named by id
 		is.True(!res.FoundAnchor && !res.FoundOldest && !res.FoundNewest) // Zulip's flags for message_ids
 		raw, err := json.Marshal(res)
@@ -174,14 +175,14 @@ func TestMessagesByIDs(t *testing.T) {
 	})
 	t.Run("with a narrow", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
 			MessageIDs: []chatcore.MessageID{a, b, d}, Narrow: []chatcore.NarrowTerm{term("topic", `"u"`)}})
-		is.NoErr(err)                                          // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{b}) // the narrow still applies
+		is.NoErr(err)                                            // fetched
+		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{b}) // the narrow still applies
 	})
 	t.Run("empty list", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{MessageIDs: []chatcore.MessageID{}})
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{MessageIDs: []chatcore.MessageID{}})
 		is.NoErr(err)                  // fetched
 		is.Equal(len(res.Messages), 0) // nothing named
 	})
@@ -198,7 +199,7 @@ func TestMessagesByIDs(t *testing.T) {
 		t.Run("with "+tc.name, func(t *testing.T) {
 			is := is.New(t)
 			tc.req.MessageIDs = []chatcore.MessageID{a}
-			_, err := e.svc.Messages(ctx, e.other.ID, tc.req)
+			_, err := w.Svc.Messages(ctx, org.other.ID, tc.req)
 			ce := wantError(t, err, chatcore.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
 			is.Equal(ce.Data["parameters"], "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor") // the group named
 		})
@@ -208,38 +209,38 @@ func TestMessagesByIDs(t *testing.T) {
 		for i := range ids {
 			ids[i] = chatcore.MessageID(i + 1)
 		}
-		_, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{MessageIDs: ids})
+		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{MessageIDs: ids})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 5000).")
 	})
 }
 
 func TestNarrowOperatorsOfLevel467(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	oneToOne := e.dm(t, e.member, "1:1", e.other)
-	group := e.dm(t, e.member, "group", e.other, e.admin)
-	adminOnly := e.dm(t, e.member, "member and admin", e.admin)
-	self := e.dm(t, e.other, "note to self", e.other)
-	open := e.send(t, e.member, e.public, "lunch", "where?")
-	resolved := e.send(t, e.member, e.public, chatcore.ResolvedTopicPrefix+"lunch", "done")
-	link := e.send(t, e.member, e.public, "media", "see https://example.com/x")
-	image := e.send(t, e.member, e.public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
-	file := e.send(t, e.member, e.public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
-	secret := e.send(t, e.member, e.private, "media", "https://example.com/secret")
+	oneToOne := sendDM(t, w, org.member, "1:1", org.other)
+	group := sendDM(t, w, org.member, "group", org.other, org.admin)
+	adminOnly := sendDM(t, w, org.member, "member and admin", org.admin)
+	self := sendDM(t, w, org.other, "note to self", org.other)
+	open := w.Send(t, org.member, org.public, "lunch", "where?")
+	resolved := w.Send(t, org.member, org.public, chatcore.ResolvedTopicPrefix+"lunch", "done")
+	link := w.Send(t, org.member, org.public, "media", "see https://example.com/x")
+	image := w.Send(t, org.member, org.public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
+	file := w.Send(t, org.member, org.public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
+	secret := w.Send(t, org.member, org.private, "media", "https://example.com/secret")
 	var reacted chatcore.MessageID
-	e.write(t, func(tx chatcore.Tx) error {
-		m := chatcore.Message{RealmID: e.realm.ID, SenderID: e.member.ID, Type: chatcore.MessageTypeStream,
-			RecipientID: e.public.RecipientID, StreamID: e.public.ID, Topic: "media", Content: "nice",
-			RenderedContent: "<p>nice</p>", Client: "website", SentAt: seedTime,
-			Reactions: []chatcore.Reaction{{UserID: e.other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}}
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		m := chatcore.Message{RealmID: org.realm.ID, SenderID: org.member.ID, Type: chatcore.MessageTypeStream,
+			RecipientID: org.public.RecipientID, StreamID: org.public.ID, Topic: "media", Content: "nice",
+			RenderedContent: "<p>nice</p>", Client: "website", SentAt: chattest.Epoch,
+			Reactions: []chatcore.Reaction{{UserID: org.other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}}
 		err := tx.CreateMessage(ctx, &m)
 		reacted = m.ID
 		return err
 	})
 	_ = secret
 	fetch := func(tb testing.TB, viewer *chatcore.User, terms ...chatcore.NarrowTerm) ([]chatcore.MessageID, error) {
-		res, err := e.svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100), Narrow: terms})
-		return mxIDs(res.Messages), err
+		res, err := w.Svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100), Narrow: terms})
+		return viewIDs(res.Messages), err
 	}
 	for _, tc := range []struct {
 		name   string
@@ -247,23 +248,23 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		terms  []chatcore.NarrowTerm
 		want   []chatcore.MessageID
 	}{
-		{"dm-including another user by id", e.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.member.ID))}, []chatcore.MessageID{oneToOne, group}},
-		{"dm-including by e-mail", e.other, []chatcore.NarrowTerm{term("dm-including", `"`+e.admin.Email+`"`)}, []chatcore.MessageID{group}},
-		{"dm-including oneself is every dm", e.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
-		{"dm-including and a channel", e.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.member.ID)), term("channel", fmt.Sprint(e.public.ID))}, []chatcore.MessageID{}},
-		{"dm-including excludes others' dms", e.admin, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.member.ID))}, []chatcore.MessageID{group, adminOnly}},
-		{"with a channel message", e.other, []chatcore.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
-		{"with replaces channel and topic terms", e.other, []chatcore.NarrowTerm{term("channel", fmt.Sprint(e.private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
-		{"with a dm, as a string", e.other, []chatcore.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
-		{"with an unreadable message is dropped", e.other, []chatcore.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
-		{"with an unknown message is dropped", e.other, []chatcore.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
-		{"is:resolved", e.other, []chatcore.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
-		{"has:link", e.member, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
-		{"has:image", e.member, []chatcore.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
-		{"has:attachment", e.member, []chatcore.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
-		{"has:link for a reader without the private channel", e.other, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
-		{"has:reaction", e.other, []chatcore.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
-		{"two has terms", e.member, []chatcore.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"dm-including another user by id", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{oneToOne, group}},
+		{"dm-including by e-mail", org.other, []chatcore.NarrowTerm{term("dm-including", `"`+org.admin.Email+`"`)}, []chatcore.MessageID{group}},
+		{"dm-including oneself is every dm", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
+		{"dm-including and a channel", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID)), term("channel", fmt.Sprint(org.public.ID))}, []chatcore.MessageID{}},
+		{"dm-including excludes others' dms", org.admin, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{group, adminOnly}},
+		{"with a channel message", org.other, []chatcore.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
+		{"with replaces channel and topic terms", org.other, []chatcore.NarrowTerm{term("channel", fmt.Sprint(org.private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
+		{"with a dm, as a string", org.other, []chatcore.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
+		{"with an unreadable message is dropped", org.other, []chatcore.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
+		{"with an unknown message is dropped", org.other, []chatcore.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
+		{"is:resolved", org.other, []chatcore.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
+		{"has:link", org.member, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
+		{"has:image", org.member, []chatcore.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"has:attachment", org.member, []chatcore.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
+		{"has:link for a reader without the private channel", org.other, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
+		{"has:reaction", org.other, []chatcore.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
+		{"two has terms", org.member, []chatcore.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -282,13 +283,13 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		{"unknown is", []chatcore.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
 		{"unknown has", []chatcore.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
 		{"dm-including unknown id", []chatcore.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},
-		{"dm-including another realm", []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(e.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", e.stranger.ID)},
+		{"dm-including another realm", []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", org.stranger.ID)},
 		{"dm-including unknown e-mail", []chatcore.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user nobody@x.test"},
 		{"with a non-integer", []chatcore.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: Invalid 'with' operator"},
 		{"two with terms", []chatcore.NarrowTerm{term("with", "1"), term("with", "2")}, chatcore.CodeBadRequest, "Duplicate 'with' operators."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fetch(t, e.other, tc.t...)
+			_, err := fetch(t, org.other, tc.t...)
 			wantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
 		})
 	}
@@ -298,44 +299,44 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 // towards num_before, however many others lie between them.
 func TestHasNarrowPaginates(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
 	var linked []chatcore.MessageID
 	for i := range 40 {
 		if i%8 == 0 {
-			linked = append(linked, e.send(t, e.member, e.public, "t", fmt.Sprintf("https://example.com/%d", i)))
+			linked = append(linked, w.Send(t, org.member, org.public, "t", fmt.Sprintf("https://example.com/%d", i)))
 			continue
 		}
-		e.send(t, e.member, e.public, "t", fmt.Sprint("plain ", i))
+		w.Send(t, org.member, org.public, "t", fmt.Sprint("plain ", i))
 	}
 	narrow := []chatcore.NarrowTerm{term("has", `"link"`)}
-	res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
-	is.NoErr(err)                                         // fetched
-	is.Equal(mxIDs(res.Messages), linked[len(linked)-3:]) // the three newest linked messages
-	is.True(!res.FoundOldest)                             // more linked messages remain
-	res, err = e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
+	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
+	is.NoErr(err)                                           // fetched
+	is.Equal(viewIDs(res.Messages), linked[len(linked)-3:]) // the three newest linked messages
+	is.True(!res.FoundOldest)                               // more linked messages remain
+	res, err = w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
 		NumBefore: new(5), IncludeAnchor: new(false), Narrow: narrow})
-	is.NoErr(err)                                         // the next page
-	is.Equal(mxIDs(res.Messages), linked[:len(linked)-3]) // the rest
-	is.True(res.FoundOldest)                              // and no more
+	is.NoErr(err)                                           // the next page
+	is.Equal(viewIDs(res.Messages), linked[:len(linked)-3]) // the rest
+	is.True(res.FoundOldest)                                // and no more
 }
 
 // TestMessageViewsCarryNoRenderedContent checks GET /messages and GET
 // /messages/{id} objects against Zulip's message object: no rendered_content.
 func TestMessageViewsCarryNoRenderedContent(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	id := e.send(t, e.member, e.public, "t", "**hi**")
-	v, _, err := e.svc.Message(ctx, e.other.ID, id)
+	id := w.Send(t, org.member, org.public, "t", "**hi**")
+	v, _, err := w.Svc.Message(ctx, org.other.ID, id)
 	is.NoErr(err) // fetched
-	keys, _ := mxJSONKeys(t, v)
+	keys, _ := jsonKeys(t, v)
 	for _, k := range keys {
 		is.True(k != "rendered_content") // not in GET /messages/{id}
 	}
-	res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(1)})
+	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(1)})
 	is.NoErr(err) // fetched
-	keys, _ = mxJSONKeys(t, res.Messages[0])
+	keys, _ = jsonKeys(t, res.Messages[0])
 	for _, k := range keys {
 		is.True(k != "rendered_content") // not in GET /messages
 	}

@@ -12,15 +12,15 @@ import (
 )
 
 func TestMessageVisibility(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	pub := e.send(t, e.member, e.public, "t", "public")
-	priv := e.send(t, e.member, e.private, "t", "private")
-	early := e.send(t, e.member, e.protected, "t", "before the others joined")
-	late := e.send(t, e.member, e.protected, "t", "after")
-	direct := e.dm(t, e.member, "direct", e.other)
-	e.subscribe(t, e.private, e.other, 0)
-	e.subscribe(t, e.protected, e.other, late)
+	pub := w.Send(t, org.member, org.public, "t", "public")
+	priv := w.Send(t, org.member, org.private, "t", "private")
+	early := w.Send(t, org.member, org.protected, "t", "before the others joined")
+	late := w.Send(t, org.member, org.protected, "t", "after")
+	direct := sendDM(t, w, org.member, "direct", org.other)
+	w.Subscribe(t, org.private, org.other, 0)
+	w.Subscribe(t, org.protected, org.other, late)
 
 	for _, tc := range []struct {
 		name   string
@@ -28,23 +28,23 @@ func TestMessageVisibility(t *testing.T) {
 		id     chatcore.MessageID
 		ok     bool
 	}{
-		{"public channel, member", e.other, pub, true},
-		{"public channel, unsubscribed member", e.admin, pub, true},
-		{"public channel, unsubscribed guest", e.guest, pub, false},
-		{"private channel, subscriber", e.other, priv, true},
-		{"private channel, admin without subscription", e.admin, priv, false},
-		{"protected history, before joining", e.other, early, false},
-		{"protected history, after joining", e.other, late, true},
-		{"protected history, sender", e.member, early, true},
-		{"direct message, participant", e.other, direct, true},
-		{"direct message, sender", e.member, direct, true},
-		{"direct message, outsider", e.admin, direct, false},
-		{"another realm", e.stranger, pub, false},
-		{"unknown id", e.member, 999999, false},
+		{"public channel, member", org.other, pub, true},
+		{"public channel, unsubscribed member", org.admin, pub, true},
+		{"public channel, unsubscribed guest", org.guest, pub, false},
+		{"private channel, subscriber", org.other, priv, true},
+		{"private channel, admin without subscription", org.admin, priv, false},
+		{"protected history, before joining", org.other, early, false},
+		{"protected history, after joining", org.other, late, true},
+		{"protected history, sender", org.member, early, true},
+		{"direct message, participant", org.other, direct, true},
+		{"direct message, sender", org.member, direct, true},
+		{"direct message, outsider", org.admin, direct, false},
+		{"another realm", org.stranger, pub, false},
+		{"unknown id", org.member, 999999, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, _, err := e.svc.Message(ctx, tc.viewer.ID, tc.id)
+			_, _, err := w.Svc.Message(ctx, tc.viewer.ID, tc.id)
 			if tc.ok {
 				is.NoErr(err) // visible
 				return
@@ -54,21 +54,21 @@ func TestMessageVisibility(t *testing.T) {
 	}
 	t.Run("guest after subscribing", func(t *testing.T) {
 		is := is.New(t)
-		e.subscribe(t, e.public, e.guest, 0)
-		_, _, err := e.svc.Message(ctx, e.guest.ID, pub)
+		w.Subscribe(t, org.public, org.guest, 0)
+		_, _, err := w.Svc.Message(ctx, org.guest.ID, pub)
 		is.NoErr(err) // a subscribed guest sees the channel
 	})
 	t.Run("unsubscribed from a private channel", func(t *testing.T) {
-		e.write(t, func(tx chatcore.Tx) error {
-			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: e.private.ID, UserID: e.other.ID, Active: false})
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.private.ID, UserID: org.other.ID, Active: false})
 		})
-		_, _, err := e.svc.Message(ctx, e.other.ID, priv)
+		_, _, err := w.Svc.Message(ctx, org.other.ID, priv)
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
 
-// mxIDs returns the ids of views.
-func mxIDs(views []chatcore.MessageView) []chatcore.MessageID {
+// viewIDs returns the ids of views.
+func viewIDs(views []chatcore.MessageView) []chatcore.MessageID {
 	out := make([]chatcore.MessageID, 0, len(views))
 	for _, v := range views {
 		out = append(out, v.ID)
@@ -77,16 +77,16 @@ func mxIDs(views []chatcore.MessageView) []chatcore.MessageID {
 }
 
 func TestMessagesAnchors(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
 	var ids []chatcore.MessageID
 	for i := range 6 {
-		ids = append(ids, e.send(t, e.member, e.public, "t", fmt.Sprint("m", i)))
+		ids = append(ids, w.Send(t, org.member, org.public, "t", fmt.Sprint("m", i)))
 	}
-	narrow := []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(e.public.ID))}}
+	narrow := []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(org.public.ID))}}
 	get := func(t *testing.T, anchor string, before, after int) chatcore.MessagesResult {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
 			Anchor: new(anchor), NumBefore: new(before), NumAfter: new(after), Narrow: narrow})
 		is.NoErr(err) // fetched
 		return res
@@ -94,7 +94,7 @@ func TestMessagesAnchors(t *testing.T) {
 	t.Run("newest", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, "newest", 3, 0)
-		is.Equal(mxIDs(res.Messages), ids[3:])                      // the three newest, oldest first
+		is.Equal(viewIDs(res.Messages), ids[3:])                    // the three newest, oldest first
 		is.True(res.FoundNewest)                                    // anchored at the newest end
 		is.True(!res.FoundOldest)                                   // more before
 		is.True(!res.FoundAnchor)                                   // no message is the anchor
@@ -103,14 +103,14 @@ func TestMessagesAnchors(t *testing.T) {
 	t.Run("newest, everything", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, "newest", 100, 0)
-		is.Equal(mxIDs(res.Messages), ids) // all of them
-		is.True(res.FoundOldest)           // fewer than asked for
-		is.True(res.FoundNewest)           // newest end
+		is.Equal(viewIDs(res.Messages), ids) // all of them
+		is.True(res.FoundOldest)             // fewer than asked for
+		is.True(res.FoundNewest)             // newest end
 	})
 	t.Run("oldest", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, "oldest", 0, 2)
-		is.Equal(mxIDs(res.Messages), ids[:2])      // the two oldest
+		is.Equal(viewIDs(res.Messages), ids[:2])    // the two oldest
 		is.True(res.FoundOldest)                    // anchored at the oldest end
 		is.True(!res.FoundNewest)                   // more after
 		is.Equal(res.Anchor, chatcore.MessageID(0)) // oldest anchor
@@ -118,42 +118,42 @@ func TestMessagesAnchors(t *testing.T) {
 	t.Run("message id", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, fmt.Sprint(ids[2]), 1, 1)
-		is.Equal(mxIDs(res.Messages), ids[1:4]) // one before, the anchor, one after
-		is.True(res.FoundAnchor)                // the anchor exists
-		is.True(!res.FoundOldest)               // got as many as asked for before
-		is.True(!res.FoundNewest)               // got as many as asked for after
-		is.Equal(res.Anchor, ids[2])            // echoed
+		is.Equal(viewIDs(res.Messages), ids[1:4]) // one before, the anchor, one after
+		is.True(res.FoundAnchor)                  // the anchor exists
+		is.True(!res.FoundOldest)                 // got as many as asked for before
+		is.True(!res.FoundNewest)                 // got as many as asked for after
+		is.Equal(res.Anchor, ids[2])              // echoed
 	})
 	t.Run("message id near the ends", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, fmt.Sprint(ids[1]), 5, 10)
-		is.Equal(mxIDs(res.Messages), ids) // everything
-		is.True(res.FoundOldest)           // fewer before than asked
-		is.True(res.FoundNewest)           // fewer after than asked
+		is.Equal(viewIDs(res.Messages), ids) // everything
+		is.True(res.FoundOldest)             // fewer before than asked
+		is.True(res.FoundNewest)             // fewer after than asked
 	})
 	t.Run("anchor alone", func(t *testing.T) {
 		is := is.New(t)
 		res := get(t, fmt.Sprint(ids[4]), 0, 0)
-		is.Equal(mxIDs(res.Messages), ids[4:5]) // just the anchor
-		is.True(res.FoundAnchor)                // found
+		is.Equal(viewIDs(res.Messages), ids[4:5]) // just the anchor
+		is.True(res.FoundAnchor)                  // found
 	})
 	t.Run("anchor between messages", func(t *testing.T) {
 		is := is.New(t)
-		e.dm(t, e.member, "elsewhere", e.admin) // takes an id the channel narrow does not match
+		sendDM(t, w, org.member, "elsewhere", org.admin) // takes an id the channel narrow does not match
 		res := get(t, "newest", 1, 0)
-		is.Equal(mxIDs(res.Messages), ids[5:]) // the DM is not in the channel narrow
+		is.Equal(viewIDs(res.Messages), ids[5:]) // the DM is not in the channel narrow
 	})
 	t.Run("without the anchor", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
 			Anchor: new(fmt.Sprint(ids[2])), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
-		is.NoErr(err)                                               // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{ids[3]}) // anchor left out
-		is.True(!res.FoundAnchor)                                   // not fetched, so not found
+		is.NoErr(err)                                                 // fetched
+		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{ids[3]}) // anchor left out
+		is.True(!res.FoundAnchor)                                     // not fetched, so not found
 	})
 	t.Run("raw Markdown", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
 			Anchor: new(fmt.Sprint(ids[0])), Narrow: narrow, ApplyMarkdown: new(false)})
 		is.NoErr(err)                                            // fetched
 		is.Equal(res.Messages[0].Content, "m0")                  // raw
@@ -173,13 +173,13 @@ func TestMessagesAnchors(t *testing.T) {
 			"Invalid narrow operator: unknown operator color"},
 		{"unknown channel", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(`"Nowhere"`)}}},
 			"Invalid narrow operator: unknown channel"},
-		{"channel of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(e.strangerStream.ID))}}},
+		{"channel of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(org.strangerStream.ID))}}},
 			"Invalid narrow operator: unknown channel"},
-		{"user of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", e.stranger.ID))}}},
-			fmt.Sprintf("Invalid narrow operator: unknown user ID %d", e.stranger.ID)},
+		{"user of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", org.stranger.ID))}}},
+			fmt.Sprintf("Invalid narrow operator: unknown user ID %d", org.stranger.ID)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.svc.Messages(ctx, e.other.ID, tc.req)
+			_, err := w.Svc.Messages(ctx, org.other.ID, tc.req)
 			code := chatcore.CodeBadRequest
 			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
 				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
@@ -190,118 +190,118 @@ func TestMessagesAnchors(t *testing.T) {
 }
 
 func TestMessagesNarrowsAndVisibility(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	alpha1 := e.send(t, e.member, e.public, "Straße", "a1")
-	beta := e.send(t, e.member, e.public, "beta", "b")
-	alpha2 := e.send(t, e.other, e.public, "STRASSE", "a2")
-	secret := e.send(t, e.member, e.private, "Straße", "s")
-	early := e.send(t, e.member, e.protected, "t", "early")
-	d1 := e.dm(t, e.member, "d1", e.other)
-	group := e.dm(t, e.member, "g", e.other, e.admin)
-	d2 := e.dm(t, e.other, "d2", e.member)
-	e.subscribe(t, e.protected, e.other, early+1)
-	late := e.send(t, e.member, e.protected, "t", "late")
+	alpha1 := w.Send(t, org.member, org.public, "Straße", "a1")
+	beta := w.Send(t, org.member, org.public, "beta", "b")
+	alpha2 := w.Send(t, org.other, org.public, "STRASSE", "a2")
+	secret := w.Send(t, org.member, org.private, "Straße", "s")
+	early := w.Send(t, org.member, org.protected, "t", "early")
+	d1 := sendDM(t, w, org.member, "d1", org.other)
+	group := sendDM(t, w, org.member, "g", org.other, org.admin)
+	d2 := sendDM(t, w, org.other, "d2", org.member)
+	w.Subscribe(t, org.protected, org.other, early+1)
+	late := w.Send(t, org.member, org.protected, "t", "late")
 
 	fetch := func(t *testing.T, viewer *chatcore.User, narrow ...chatcore.NarrowTerm) []chatcore.MessageID {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{
 			Anchor: new("newest"), NumBefore: new(100), Narrow: narrow})
 		is.NoErr(err) // fetched
-		return mxIDs(res.Messages)
+		return viewIDs(res.Messages)
 	}
 	term := func(op, operand string) chatcore.NarrowTerm {
 		return chatcore.NarrowTerm{Operator: op, Operand: json.RawMessage(operand)}
 	}
 	t.Run("channel and topic, case-insensitive", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other, term("channel", `"verona"`), term("topic", `"strasse"`))
+		got := fetch(t, org.other, term("channel", `"verona"`), term("topic", `"strasse"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2}) // Unicode case folding
 	})
 	t.Run("topic across channels", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.member, term("topic", `"straße"`))
+		got := fetch(t, org.member, term("topic", `"straße"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2, secret}) // every visible channel
-		got = fetch(t, e.other, term("topic", `"straße"`))
+		got = fetch(t, org.other, term("topic", `"straße"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2}) // not the private channel
 	})
 	t.Run("channel by id", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other, term("stream", fmt.Sprint(e.public.ID)))
+		got := fetch(t, org.other, term("stream", fmt.Sprint(org.public.ID)))
 		is.Equal(got, []chatcore.MessageID{alpha1, beta, alpha2}) // the channel's messages
 	})
 	t.Run("private channel without access", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other, term("channel", `"secret"`))
+		got := fetch(t, org.other, term("channel", `"secret"`))
 		is.Equal(len(got), 0) // nothing visible
 	})
 	t.Run("protected history", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other, term("channel", `"vault"`))
+		got := fetch(t, org.other, term("channel", `"vault"`))
 		is.Equal(got, []chatcore.MessageID{late}) // only after joining
-		got = fetch(t, e.member, term("channel", `"vault"`))
+		got = fetch(t, org.member, term("channel", `"vault"`))
 		is.Equal(got, []chatcore.MessageID{early, late}) // the original subscriber sees both
 	})
 	t.Run("one-to-one conversation", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.member, term("dm", fmt.Sprintf("[%d]", e.other.ID)))
+		got := fetch(t, org.member, term("dm", fmt.Sprintf("[%d]", org.other.ID)))
 		is.Equal(got, []chatcore.MessageID{d1, d2}) // both directions, not the group
-		got = fetch(t, e.other, term("dm", fmt.Sprintf("[%d]", e.member.ID)))
+		got = fetch(t, org.other, term("dm", fmt.Sprintf("[%d]", org.member.ID)))
 		is.Equal(got, []chatcore.MessageID{d1, d2}) // the same conversation from the other side
 	})
 	t.Run("group conversation", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.admin, term("dm", fmt.Sprintf("[%d,%d]", e.other.ID, e.member.ID)))
+		got := fetch(t, org.admin, term("dm", fmt.Sprintf("[%d,%d]", org.other.ID, org.member.ID)))
 		is.Equal(got, []chatcore.MessageID{group}) // the group only
 	})
 	t.Run("no conversation yet", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.guest, term("dm", fmt.Sprintf("[%d]", e.admin.ID)))
+		got := fetch(t, org.guest, term("dm", fmt.Sprintf("[%d]", org.admin.ID)))
 		is.Equal(len(got), 0) // empty
 	})
 	t.Run("sender", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.member, term("sender", fmt.Sprint(e.other.ID)))
+		got := fetch(t, org.member, term("sender", fmt.Sprint(org.other.ID)))
 		is.Equal(got, []chatcore.MessageID{alpha2, d2}) // only other's messages
-		got = fetch(t, e.member, term("sender", fmt.Sprintf("%q", e.other.Email)), term("channel", `"Verona"`))
+		got = fetch(t, org.member, term("sender", fmt.Sprintf("%q", org.other.Email)), term("channel", `"Verona"`))
 		is.Equal(got, []chatcore.MessageID{alpha2}) // combined with a channel
 	})
 	t.Run("is:dm", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other, term("is", `"dm"`))
+		got := fetch(t, org.other, term("is", `"dm"`))
 		is.Equal(got, []chatcore.MessageID{d1, group, d2}) // direct messages only
 	})
 	t.Run("no narrow", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, e.other)
+		got := fetch(t, org.other)
 		is.Equal(got, []chatcore.MessageID{alpha1, beta, alpha2, d1, group, d2, late}) // everything other may see
-		got = fetch(t, e.guest)
+		got = fetch(t, org.guest)
 		is.Equal(len(got), 0) // a guest with no subscriptions sees nothing
-		got = fetch(t, e.stranger)
+		got = fetch(t, org.stranger)
 		is.Equal(len(got), 0) // another realm sees nothing
 	})
 	t.Run("hidden messages do not shorten the page", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3)})
-		is.NoErr(err)                                                        // fetched
-		is.Equal(mxIDs(res.Messages), []chatcore.MessageID{group, d2, late}) // skips what other cannot see
+		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3)})
+		is.NoErr(err)                                                          // fetched
+		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{group, d2, late}) // skips what other cannot see
 	})
 }
 
 func BenchmarkMessagesNewest(b *testing.B) {
-	e := newMxEnv(b)
+	w, org := newMessaging(b)
 	ctx := context.Background()
 	for i := range 2000 {
-		st := e.public
+		st := org.public
 		if i%4 == 0 {
-			st = e.private
+			st = org.private
 		}
-		e.send(b, e.member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
+		w.Send(b, org.member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
 	}
 	req := chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100)}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := e.svc.Messages(ctx, e.other.ID, req)
+		res, err := w.Svc.Messages(ctx, org.other.ID, req)
 		if err != nil || len(res.Messages) != 100 {
 			b.Fatal(err, len(res.Messages))
 		}
@@ -312,8 +312,8 @@ func BenchmarkMessagesNewest(b *testing.B) {
 // HTML when nil or true, the raw Markdown when false; the raw Markdown is
 // returned beside it in every case.
 func TestGetMessageApplyMarkdown(t *testing.T) {
-	e := newMxEnv(t)
-	id := e.send(t, e.member, e.public, "t", "**bold**")
+	w, org := newMessaging(t)
+	id := w.Send(t, org.member, org.public, "t", "**bold**")
 	for _, tt := range []struct {
 		name        string
 		apply       *bool
@@ -326,7 +326,7 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			view, raw, err := e.svc.GetMessage(t.Context(), e.other.ID, id, chatcore.MessageRequest{ApplyMarkdown: tt.apply})
+			view, raw, err := w.Svc.GetMessage(t.Context(), org.other.ID, id, chatcore.MessageRequest{ApplyMarkdown: tt.apply})
 			is.NoErr(err)                                                  // readable
 			is.Equal(view.Content, tt.content)                             // content in the asked format
 			is.Equal(view.ContentType, tt.contentType)                     // and its type

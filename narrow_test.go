@@ -8,45 +8,45 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
-	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
 // TestDirectNarrowReadsWithoutWriting checks that GET /messages with a dm
 // narrow reads without writing, also for a conversation that does not exist.
 func TestDirectNarrowReadsWithoutWriting(t *testing.T) {
-	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := open(t)
+		w, org, gs := newVerona(t, open)
 		ctx := context.Background()
 		req := chatcore.MessagesRequest{
 			Anchor: new("newest"), NumBefore: new(10),
-			NarrowJSON: json.RawMessage(fmt.Sprintf(`[{"operator":"dm","operand":[%d]}]`, e.ophelia.ID)),
+			NarrowJSON: json.RawMessage(fmt.Sprintf(`[{"operator":"dm","operand":[%d]}]`, org.ophelia.ID)),
 		}
-		before := e.store.updates.Load()
-		res, err := e.svc.Messages(ctx, e.ham.ID, req)
+		before := gs.updates.Load()
+		res, err := w.Svc.Messages(ctx, org.ham.ID, req)
 		is.NoErr(err)                               // a conversation that does not exist yet is no error
 		is.Equal(len(res.Messages), 0)              // it has no messages
 		is.True(res.FoundOldest && res.FoundNewest) // and the whole (empty) history was seen
-		is.Equal(e.store.updates.Load(), before)    // the read wrote nothing
-		is.NoErr(e.base.View(ctx, func(tx chatcore.Tx) error {
-			rs, err := tx.DirectRecipients(ctx, e.ophelia.ID)
+		is.Equal(gs.updates.Load(), before)         // the read wrote nothing
+		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
+			rs, err := tx.DirectRecipients(ctx, org.ophelia.ID)
 			is.NoErr(err)        // conversations listed
 			is.Equal(len(rs), 0) // no conversation was created
 			return nil
 		})) // the store is unchanged
 
-		id, err := e.svc.SendMessage(ctx, e.ophelia.ID, chatcore.SendMessageRequest{
-			Type: "direct", To: new(fmt.Sprintf("[%d]", e.ham.ID)), Content: "hi",
+		id, err := w.Svc.SendMessage(ctx, org.ophelia.ID, chatcore.SendMessageRequest{
+			Type: "direct", To: new(fmt.Sprintf("[%d]", org.ham.ID)), Content: "hi",
 		})
 		is.NoErr(err) // direct message sent
-		before = e.store.updates.Load()
-		res, err = e.svc.Messages(ctx, e.ham.ID, req)
-		is.NoErr(err)                            // the existing conversation is read
-		is.Equal(len(res.Messages), 1)           // with its message
-		is.Equal(res.Messages[0].ID, id)         // the one sent
-		is.Equal(e.store.updates.Load(), before) // still without a write
+		before = gs.updates.Load()
+		res, err = w.Svc.Messages(ctx, org.ham.ID, req)
+		is.NoErr(err)                       // the existing conversation is read
+		is.Equal(len(res.Messages), 1)      // with its message
+		is.Equal(res.Messages[0].ID, id)    // the one sent
+		is.Equal(gs.updates.Load(), before) // still without a write
 	})
 }
 
@@ -54,12 +54,12 @@ func TestDirectNarrowReadsWithoutWriting(t *testing.T) {
 // mixed with the object form, and Zulip's errors for malformed narrows.
 func TestLegacyNarrowForm(t *testing.T) {
 	is := is.New(t)
-	e := newVeronaEnv(t, memory.New())
+	w, org, _ := newVerona(t, chattest.New)
 	ctx := context.Background()
-	x := e.post(t, e.ham, "x")
-	e.post(t, e.ham, "y")
+	x := w.Send(t, org.ham, org.general, "x", "hello")
+	w.Send(t, org.ham, org.general, "y", "hello")
 	fetch := func(narrow string) ([]chatcore.MessageID, error) {
-		res, err := e.svc.Messages(ctx, e.ham.ID, chatcore.MessagesRequest{
+		res, err := w.Svc.Messages(ctx, org.ham.ID, chatcore.MessagesRequest{
 			Anchor: new("newest"), NumBefore: new(10), NarrowJSON: json.RawMessage(narrow),
 		})
 		var ids []chatcore.MessageID
@@ -74,7 +74,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 	dict, err := fetch(`[{"operator":"stream","operand":"Verona"},{"operator":"topic","operand":"X"}]`)
 	is.NoErr(err)          // the object form is accepted
 	is.Equal(dict, legacy) // both forms give the same messages
-	mixed, err := fetch(` [ ["topic", "x"], {"operator":"channel","operand":` + fmt.Sprint(e.general.ID) + `,"negated":false} ] `)
+	mixed, err := fetch(` [ ["topic", "x"], {"operator":"channel","operand":` + fmt.Sprint(org.general.ID) + `,"negated":false} ] `)
 	is.NoErr(err)           // both forms may be mixed
 	is.Equal(mixed, legacy) // to the same effect
 	for _, none := range []string{``, `null`, `[]`} {
@@ -82,7 +82,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 		is.NoErr(err)         // no narrow
 		is.Equal(len(all), 2) // every message
 	}
-	combined, err := e.svc.Messages(ctx, e.ham.ID, chatcore.MessagesRequest{
+	combined, err := w.Svc.Messages(ctx, org.ham.ID, chatcore.MessagesRequest{
 		Anchor: new("newest"), NumBefore: new(10),
 		Narrow:     []chatcore.NarrowTerm{{Operator: "topic", Operand: json.RawMessage(`"x"`)}},
 		NarrowJSON: json.RawMessage(`[["stream","Verona"]]`),

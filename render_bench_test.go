@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 )
 
 // lockTimingStore measures the time spent inside Update's fn, that is, while
@@ -38,11 +39,11 @@ func BenchmarkSendWriteLock(b *testing.B) {
 	}
 	for _, n := range []int{0, 2000} {
 		b.Run(fmt.Sprintf("linkifiers=%d", n), func(b *testing.B) {
-			db := openSQLite(b)
-			realm := seedRealm(b, db, "zulip", "")
-			sender := seedUser(b, db, realm, "King Hamlet", chatcore.RoleMember)
-			other := seedUser(b, db, realm, "Othello", chatcore.RoleMember)
-			writeStore(b, db, func(tx chatcore.Tx) error {
+			w := chattest.New(b, chattest.OnStore(chattest.SQLite(b)))
+			realm := w.AddRealm(b, "zulip")
+			sender := w.AddUser(b, realm, "King Hamlet", chatcore.RoleMember)
+			other := w.AddUser(b, realm, "Othello", chatcore.RoleMember)
+			w.Write(b, func(ctx context.Context, tx chatcore.Tx) error {
 				for i := range n {
 					l := &chatcore.Linkifier{RealmID: realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
 						URLTemplate: "https://tracker.example/l" + fmt.Sprint(i) + "/{id}", Order: i}
@@ -52,7 +53,7 @@ func BenchmarkSendWriteLock(b *testing.B) {
 				}
 				return nil
 			})
-			timed := &lockTimingStore{Store: db}
+			timed := &lockTimingStore{Store: w.Base}
 			svc := chatcore.New(timed)
 			req := chatcore.SendMessageRequest{Type: "private", To: new(fmt.Sprintf("[%d]", other.ID)), Content: content.String()}
 			b.ResetTimer()

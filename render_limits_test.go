@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
-// rlWideLinkifier adds a linkifier whose template is as long as allowed, so
+// wideLinkifier adds a linkifier whose template is as long as allowed, so
 // that each match of "#n" renders to a link of over 2,000 characters.
-func rlWideLinkifier(tb testing.TB, e *mxEnv) {
+func wideLinkifier(tb testing.TB, w *chattest.World, org *messagingOrg) {
 	tb.Helper()
 	tmpl := "https://x.example/" + strings.Repeat("a", chatcore.MaxLinkifierURLTemplateLength-len("https://x.example/{id}")) + "{id}"
-	mxAddLinkifier(tb, e, `#(?P<id>[0-9])`, tmpl)
+	addLinkifier(tb, w, org, `#(?P<id>[0-9])`, tmpl)
 }
 
 // TestRenderedSizeCap checks Zulip's cap on rendered HTML (100 x the content
@@ -28,41 +29,41 @@ func TestRenderedSizeCap(t *testing.T) {
 	under := strings.Repeat("#1 ", 400) // ~0.8 MB of HTML
 	t.Run("send", func(t *testing.T) {
 		is := is.New(t)
-		e := newMxEnv(t)
-		rlWideLinkifier(t, e)
+		w, org := newMessaging(t)
+		wideLinkifier(t, w, org)
 		topic := "t"
-		_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{
-			Type: "stream", To: new(fmt.Sprint(e.public.ID)), Topic: &topic, Content: over})
+		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+			Type: "stream", To: new(fmt.Sprint(org.public.ID)), Topic: &topic, Content: over})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
-		id := e.send(t, e.member, e.public, "t", under)
-		view, _, err := e.svc.Message(ctx, e.member.ID, id)
+		id := w.Send(t, org.member, org.public, "t", under)
+		view, _, err := w.Svc.Message(ctx, org.member.ID, id)
 		is.NoErr(err)                                                       // readable
 		is.True(len(view.Content) > 700_000)                                // a large rendering under the cap is kept
 		is.True(len(view.Content) <= chatcore.MaxRenderedLength)            // within the cap
 		is.Equal(chatcore.MaxRenderedLength, 100*chatcore.MaxMessageLength) // Zulip's factor
 	})
 	t.Run("schedule", func(t *testing.T) {
-		e := newMxEnv(t)
-		rlWideLinkifier(t, e)
-		_, err := e.svc.CreateScheduledMessage(ctx, e.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", e.other.ID)), Content: over,
-			DeliverAt: e.now.Add(time.Hour)})
+		w, org := newMessaging(t)
+		wideLinkifier(t, w, org)
+		_, err := w.Svc.CreateScheduledMessage(ctx, org.member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.other.ID)), Content: over,
+			DeliverAt: w.Clock.Current().Add(time.Hour)})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 	})
 	t.Run("scheduled delivery", func(t *testing.T) {
 		is := is.New(t)
-		e := newMxEnv(t)
-		id, err := e.svc.CreateScheduledMessage(ctx, e.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", e.other.ID)), Content: over,
-			DeliverAt: e.now.Add(time.Minute)})
-		is.NoErr(err)         // small without linkifiers
-		rlWideLinkifier(t, e) // the rendering grows past the cap before delivery
-		e.now = e.now.Add(2 * time.Minute)
-		n, err := e.svc.DeliverDue(ctx)
+		w, org := newMessaging(t)
+		id, err := w.Svc.CreateScheduledMessage(ctx, org.member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.other.ID)), Content: over,
+			DeliverAt: w.Clock.Current().Add(time.Minute)})
+		is.NoErr(err)            // small without linkifiers
+		wideLinkifier(t, w, org) // the rendering grows past the cap before delivery
+		w.Clock.Advance(2 * time.Minute)
+		n, err := w.Svc.DeliverDue(ctx)
 		is.NoErr(err)  // delivery ran
 		is.Equal(n, 0) // nothing delivered
 		var row *chatcore.ScheduledMessage
-		e.write(t, func(tx chatcore.Tx) error { row, err = tx.ScheduledMessage(ctx, id); return err })
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { row, err = tx.ScheduledMessage(ctx, id); return err })
 		is.True(row.Failed)                                      // the row failed
 		is.Equal(row.FailureMessage, "Unable to render message") // with Zulip's reason
 	})
@@ -74,7 +75,7 @@ func TestLinkifierBounds(t *testing.T) {
 	ctx := context.Background()
 	t.Run("template length", func(t *testing.T) {
 		is := is.New(t)
-		e := newMxEnv(t)
+		w, org := newMessaging(t)
 		base := "https://x.example/{id}"
 		for _, tc := range []struct {
 			name string
@@ -86,7 +87,7 @@ func TestLinkifierBounds(t *testing.T) {
 			{"far over", 500_000, false},
 		} {
 			tmpl := base + strings.Repeat("é", tc.n-len(base)) // é is one character, two bytes
-			_, err := e.svc.AddLinkifier(ctx, e.admin.ID, fmt.Sprintf("#%s(?P<id>[0-9]+)", tc.name[:2]), tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, fmt.Sprintf("#%s(?P<id>[0-9]+)", tc.name[:2]), tmpl)
 			if tc.ok {
 				is.NoErr(err) // accepted at the bound
 				continue
@@ -96,16 +97,16 @@ func TestLinkifierBounds(t *testing.T) {
 			errs, _ := ce.Data["errors"].(map[string]any)
 			is.Equal(errs["url_template"], []string{msg}) // under url_template
 		}
-		views, err := e.svc.Linkifiers(ctx, e.admin.ID)
+		views, err := w.Svc.Linkifiers(ctx, org.admin.ID)
 		is.NoErr(err)           // listed
 		is.Equal(len(views), 1) // only the one at the bound was stored
 	})
 	t.Run("linkifiers per realm", func(t *testing.T) {
 		is := is.New(t)
-		e := newMxEnv(t)
-		e.write(t, func(tx chatcore.Tx) error {
+		w, org := newMessaging(t)
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			for i := range chatcore.MaxLinkifiersPerRealm {
-				l := &chatcore.Linkifier{RealmID: e.realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
+				l := &chatcore.Linkifier{RealmID: org.realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
 					URLTemplate: "https://x.example/{id}", Order: i}
 				if err := tx.CreateLinkifier(ctx, l); err != nil {
 					return err
@@ -113,25 +114,25 @@ func TestLinkifierBounds(t *testing.T) {
 			}
 			return nil
 		})
-		_, err := e.svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
+		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid,
 			fmt.Sprintf("A realm may have at most %d linkifiers.", chatcore.MaxLinkifiersPerRealm))
-		views, err := e.svc.Linkifiers(ctx, e.admin.ID)
+		views, err := w.Svc.Linkifiers(ctx, org.admin.ID)
 		is.NoErr(err)                                        // listed
 		is.Equal(len(views), chatcore.MaxLinkifiersPerRealm) // nothing added
-		_, err = e.svc.AddLinkifier(ctx, e.stranger.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
+		_, err = w.Svc.AddLinkifier(ctx, org.stranger.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
 		is.NoErr(err) // the bound is per realm
 	})
 }
 
-// rlHookStore runs before once, at the start of the next write transaction:
+// renderHookStore runs before once, at the start of the next write transaction:
 // a change that lands between the rendering in a View and the write.
-type rlHookStore struct {
+type renderHookStore struct {
 	chatcore.Store
 	before func()
 }
 
-func (s *rlHookStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *renderHookStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if f := s.before; f != nil {
 		s.before = nil
 		f()
@@ -147,56 +148,56 @@ func TestRenderRecheckedInTransaction(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		content string
-		change  func(tb testing.TB, e *mxEnv)
-		want    func(e *mxEnv) string
+		change  func(tb testing.TB, w *chattest.World, org *messagingOrg)
+		want    func(w *chattest.World, org *messagingOrg) string
 	}{
-		{"nothing changed", "#7 @**Othello**", func(testing.TB, *mxEnv) {},
-			func(e *mxEnv) string {
-				return fmt.Sprintf(`<p>#7 <span class="user-mention" data-user-id="%d">@Othello</span></p>`, e.other.ID)
+		{"nothing changed", "#7 @**Othello**", func(testing.TB, *chattest.World, *messagingOrg) {},
+			func(w *chattest.World, org *messagingOrg) string {
+				return fmt.Sprintf(`<p>#7 <span class="user-mention" data-user-id="%d">@Othello</span></p>`, org.other.ID)
 			}},
-		{"linkifier added", "#7", func(tb testing.TB, e *mxEnv) {
-			e.write(tb, func(tx chatcore.Tx) error {
-				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: e.realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://x.example/{id}"})
+		{"linkifier added", "#7", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: org.realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://x.example/{id}"})
 			})
-		}, func(*mxEnv) string { return `<p><a href="https://x.example/7">#7</a></p>` }},
-		{"mentioned user renamed", "@**Othello**", func(tb testing.TB, e *mxEnv) {
-			e.write(tb, func(tx chatcore.Tx) error {
-				u, err := tx.User(ctx, e.other.ID)
+		}, func(*chattest.World, *messagingOrg) string { return `<p><a href="https://x.example/7">#7</a></p>` }},
+		{"mentioned user renamed", "@**Othello**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+				u, err := tx.User(ctx, org.other.ID)
 				if err != nil {
 					return err
 				}
 				u.FullName = "Iago"
 				return tx.UpdateUser(ctx, u)
 			})
-		}, func(*mxEnv) string { return "<p>@**Othello**</p>" }},
-		{"mentioned user appears", "@**Yorick**", func(tb testing.TB, e *mxEnv) {
-			e.createUser(tb, e.realm, "Yorick", chatcore.RoleMember)
-		}, func(*mxEnv) string { return "" }},
-		{"linked channel renamed", "#**Verona**", func(tb testing.TB, e *mxEnv) {
-			e.write(tb, func(tx chatcore.Tx) error {
-				st, err := tx.Stream(ctx, e.public.ID)
+		}, func(*chattest.World, *messagingOrg) string { return "<p>@**Othello**</p>" }},
+		{"mentioned user appears", "@**Yorick**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+			w.AddUser(tb, org.realm, "Yorick", chatcore.RoleMember)
+		}, func(*chattest.World, *messagingOrg) string { return "" }},
+		{"linked channel renamed", "#**Verona**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+				st, err := tx.Stream(ctx, org.public.ID)
 				if err != nil {
 					return err
 				}
 				st.Name = "Padua"
 				return tx.UpdateStream(ctx, st)
 			})
-		}, func(*mxEnv) string { return "<p>#**Verona**</p>" }},
+		}, func(*chattest.World, *messagingOrg) string { return "<p>#**Verona**</p>" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newMxEnv(t)
-			hs := &rlHookStore{Store: e.mem}
-			svc := chatcore.New(hs, chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return e.now })))
-			hs.before = func() { tc.change(t, e) }
-			id, err := svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{
-				Type: "private", To: new(fmt.Sprintf("[%d]", e.other.ID)), Content: tc.content})
+			w, org := newMessaging(t)
+			hs := &renderHookStore{Store: w.Base}
+			svc := chatcore.New(hs, chatcore.WithClock(w.Clock))
+			hs.before = func() { tc.change(t, w, org) }
+			id, err := svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+				Type: "private", To: new(fmt.Sprintf("[%d]", org.other.ID)), Content: tc.content})
 			is.NoErr(err) // sent
-			view, _, err := svc.Message(ctx, e.member.ID, id)
+			view, _, err := svc.Message(ctx, org.member.ID, id)
 			is.NoErr(err) // readable
-			want := tc.want(e)
+			want := tc.want(w, org)
 			if want == "" { // rendered as a fresh rendering would now
-				want, _, _ = mxRender(t, e, tc.content)
+				want, _, _ = renderFor(t, w, org, tc.content)
 				is.True(strings.Contains(want, "user-mention")) // the new user is mentioned
 			}
 			is.Equal(view.Content, want) // the rendering matches the store at the write

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -61,19 +62,19 @@ func TestRenderRecheckReadsNoLinkifierRows(t *testing.T) {
 		{"nothing changed", func(testing.TB, chatcore.Store, *chatcore.Realm, *chatcore.Realm, *chatcore.Linkifier) {},
 			false, `<p><a href="https://old.example/7">#7</a></p>`},
 		{"another realm's linkifier added", func(tb testing.TB, st chatcore.Store, _, other *chatcore.Realm, _ *chatcore.Linkifier) {
-			writeStore(tb, st, func(tx chatcore.Tx) error {
+			chattest.Write(tb, st, func(ctx context.Context, tx chatcore.Tx) error {
 				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: other.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://other.example/{id}"})
 			})
 		}, false, `<p><a href="https://old.example/7">#7</a></p>`},
 		{"linkifier updated", func(tb testing.TB, st chatcore.Store, _, _ *chatcore.Realm, l *chatcore.Linkifier) {
-			writeStore(tb, st, func(tx chatcore.Tx) error {
+			chattest.Write(tb, st, func(ctx context.Context, tx chatcore.Tx) error {
 				u := *l
 				u.URLTemplate = "https://new.example/{id}"
 				return tx.UpdateLinkifier(ctx, &u)
 			})
 		}, true, `<p><a href="https://new.example/7">#7</a></p>`},
 		{"linkifier deleted", func(tb testing.TB, st chatcore.Store, _, _ *chatcore.Realm, l *chatcore.Linkifier) {
-			writeStore(tb, st, func(tx chatcore.Tx) error { return tx.DeleteLinkifier(ctx, l.ID) })
+			chattest.Write(tb, st, func(ctx context.Context, tx chatcore.Tx) error { return tx.DeleteLinkifier(ctx, l.ID) })
 		}, true, `<p>#7</p>`},
 	}
 	for _, sc := range stores {
@@ -81,12 +82,13 @@ func TestRenderRecheckReadsNoLinkifierRows(t *testing.T) {
 			t.Run(sc.name+"/"+tc.name, func(t *testing.T) {
 				is := is.New(t)
 				st := sc.open(t)
-				realm := seedRealm(t, st, "zulip", "")
-				other := seedRealm(t, st, "lear", "")
-				sender := seedUser(t, st, realm, "King Hamlet", chatcore.RoleMember)
-				to := seedUser(t, st, realm, "Othello", chatcore.RoleMember)
+				w := chattest.New(t, chattest.OnStore(st))
+				realm := w.AddRealm(t, "zulip")
+				other := w.AddRealm(t, "lear")
+				sender := w.AddUser(t, realm, "King Hamlet", chatcore.RoleMember)
+				to := w.AddUser(t, realm, "Othello", chatcore.RoleMember)
 				l := &chatcore.Linkifier{RealmID: realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://old.example/{id}"}
-				writeStore(t, st, func(tx chatcore.Tx) error {
+				chattest.Write(t, st, func(ctx context.Context, tx chatcore.Tx) error {
 					for i := range 50 { // rows a row-by-row check would read
 						if err := tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: realm.ID,
 							Pattern: fmt.Sprintf("Z%d-(?P<id>[0-9]+)", i), URLTemplate: "https://z.example/{id}", Order: 1}); err != nil {

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
-// mxRender renders content in e's realm and fails the test on error.
-func mxRender(tb testing.TB, e *mxEnv, content string) (string, []chatcore.UserID, bool) {
+// renderFor renders content in e's realm and fails the test on error.
+func renderFor(tb testing.TB, w *chattest.World, org *messagingOrg, content string) (string, []chatcore.UserID, bool) {
 	tb.Helper()
-	html, mentioned, isMe, err := e.svc.RenderMessageForTest(context.Background(), e.realm.ID, content)
+	html, mentioned, isMe, err := w.Svc.RenderMessageForTest(context.Background(), org.realm.ID, content)
 	if err != nil {
 		tb.Fatalf("render %q: %v", content, err)
 	}
@@ -21,7 +22,7 @@ func mxRender(tb testing.TB, e *mxEnv, content string) (string, []chatcore.UserI
 }
 
 func TestRenderMarkdownBasics(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"paragraph", "hello", "<p>hello</p>"},
 		{"emphasis", "**bold** *it* ~~gone~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del></p>"},
@@ -38,14 +39,14 @@ func TestRenderMarkdownBasics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // rendered HTML
 		})
 	}
 }
 
 func TestRenderEscapesHTML(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"script block", "<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"},
 		{"inline tag", "hi <b onclick=\"x()\">there</b>", "<p>hi &lt;b onclick=&quot;x()&quot;&gt;there&lt;/b&gt;</p>"},
@@ -55,7 +56,7 @@ func TestRenderEscapesHTML(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want)                     // escaped, never passed through
 			is.True(!strings.Contains(got, "<script")) // no live script tag
 		})
@@ -63,65 +64,68 @@ func TestRenderEscapesHTML(t *testing.T) {
 }
 
 func TestRenderMentions(t *testing.T) {
-	e := newMxEnv(t)
-	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, e.member.ID)
+	w, org := newMessaging(t)
+	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.member.ID)
 	for _, tc := range []struct {
 		name      string
 		in        string
 		want      string
 		mentioned []chatcore.UserID
 	}{
-		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", e.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"a wrong name with an id is no mention", fmt.Sprintf("@**Someone|%d**", e.other.ID),
-			fmt.Sprintf("<p>@**Someone|%d**</p>", e.other.ID), nil},
+		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"a wrong name with an id is no mention", fmt.Sprintf("@**Someone|%d**", org.other.ID),
+			fmt.Sprintf("<p>@**Someone|%d**</p>", org.other.ID), nil},
 		{"silent", "@_**King Hamlet**",
-			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, e.member.ID), nil},
+			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, org.member.ID), nil},
 		{"unknown name stays text", "@**Nobody**", "<p>@**Nobody**</p>", nil},
-		{"user of another realm by id", fmt.Sprintf("@**King Lear|%d**", e.stranger.ID), fmt.Sprintf("<p>@**King Lear|%d**</p>", e.stranger.ID), nil},
+		{"user of another realm by id", fmt.Sprintf("@**King Lear|%d**", org.stranger.ID), fmt.Sprintf("<p>@**King Lear|%d**</p>", org.stranger.ID), nil},
 		{"user of another realm by name", "@**King Lear**", "<p>@**King Lear**</p>", nil},
 		{"inside a code span", "`@**King Hamlet**`", "<p><code>@**King Hamlet**</code></p>", nil},
 		{"inside a code block", "```\n@**King Hamlet**\n```",
 			"<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet**\n</code></pre></div>", nil},
 		{"glued to a word", "x@**King Hamlet**", "<p>x@<strong>King Hamlet</strong></p>", nil},
-		{"twice counts once", "@**King Hamlet** @**King Hamlet**", "<p>" + hamlet + " " + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
+		{"twice counts once", "@**King Hamlet** @**King Hamlet**", "<p>" + hamlet + " " + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
 		{"two users", "@**Othello** @**King Hamlet**",
-			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, e.other.ID, hamlet),
-			[]chatcore.UserID{e.member.ID, e.other.ID}},
-		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, e.bot.ID), []chatcore.UserID{e.bot.ID}},
+			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, org.other.ID, hamlet),
+			[]chatcore.UserID{org.member.ID, org.other.ID}},
+		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, org.bot.ID), []chatcore.UserID{org.bot.ID}},
 		{"inside a block quote", "> @**King Hamlet**",
-			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", e.member.ID), nil},
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.member.ID), nil},
 		{"inside a quote fence", "```quote\n@**King Hamlet**\n```",
-			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", e.member.ID), nil},
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.member.ID), nil},
 		{"wildcard", "@**all**", `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span></p>`, nil},
 		{"topic wildcard", "@**topic**", `<p><span class="topic-mention">@topic</span></p>`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, mentioned, _ := mxRender(t, e, tc.in)
+			got, mentioned, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want)            // rendered like Zulip
 			is.Equal(mentioned, tc.mentioned) // users really mentioned
 		})
 	}
 	t.Run("deactivated user is rendered but not counted", func(t *testing.T) {
 		is := is.New(t)
-		gone := e.createUser(t, e.realm, "Yorick", chatcore.RoleMember)
-		e.write(t, func(tx chatcore.Tx) error { gone.IsActive = false; return tx.UpdateUser(context.Background(), gone) })
-		got, mentioned, _ := mxRender(t, e, "@**Yorick**")
+		gone := w.AddUser(t, org.realm, "Yorick", chatcore.RoleMember)
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			gone.IsActive = false
+			return tx.UpdateUser(context.Background(), gone)
+		})
+		got, mentioned, _ := renderFor(t, w, org, "@**Yorick**")
 		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Yorick</span></p>`, gone.ID)) // rendered
 		is.Equal(len(mentioned), 0)                                                                               // not an active user
 	})
 	t.Run("names are escaped", func(t *testing.T) {
 		is := is.New(t)
-		odd := e.createUser(t, e.realm, "<i>Odd</i>", chatcore.RoleMember)
-		got, _, _ := mxRender(t, e, fmt.Sprintf("@**|%d**", odd.ID))
+		odd := w.AddUser(t, org.realm, "<i>Odd</i>", chatcore.RoleMember)
+		got, _, _ := renderFor(t, w, org, fmt.Sprintf("@**|%d**", odd.ID))
 		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@&lt;i&gt;Odd&lt;/i&gt;</span></p>`, odd.ID)) // no markup from names
 	})
 }
 
 func TestRenderMeMessage(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	for _, tc := range []struct {
 		in   string
 		isMe bool
@@ -133,14 +137,14 @@ func TestRenderMeMessage(t *testing.T) {
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			is := is.New(t)
-			_, _, isMe := mxRender(t, e, tc.in)
+			_, _, isMe := renderFor(t, w, org, tc.in)
 			is.Equal(isMe, tc.isMe) // /me status message
 		})
 	}
 	t.Run("sent message", func(t *testing.T) {
 		is := is.New(t)
-		id := e.send(t, e.member, e.public, "t", "/me waves")
-		view, _, err := e.svc.Message(context.Background(), e.member.ID, id)
+		id := w.Send(t, org.member, org.public, "t", "/me waves")
+		view, _, err := w.Svc.Message(context.Background(), org.member.ID, id)
 		is.NoErr(err)                              // readable
 		is.True(view.IsMeMessage)                  // is_me_message
 		is.Equal(view.Content, "<p>/me waves</p>") // content kept for clients to show
@@ -148,13 +152,13 @@ func TestRenderMeMessage(t *testing.T) {
 }
 
 func TestRenderLinkifiers(t *testing.T) {
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	_, err := e.svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.svc.AddLinkifier(ctx, e.admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
+	_, err = w.Svc.AddLinkifier(ctx, org.admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,28 +184,28 @@ func TestRenderLinkifiers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // linkified as Zulip does
 		})
 	}
 	t.Run("other realms are unaffected", func(t *testing.T) {
 		is := is.New(t)
-		got, _, _, err := e.svc.RenderMessageForTest(ctx, e.otherRealm.ID, "#1")
+		got, _, _, err := w.Svc.RenderMessageForTest(ctx, org.otherRealm.ID, "#1")
 		is.NoErr(err)              // rendered
 		is.Equal(got, "<p>#1</p>") // the realm has no linkifiers
 	})
 }
 
 func BenchmarkRenderMessage(b *testing.B) {
-	e := newMxEnv(b)
+	w, org := newMessaging(b)
 	ctx := context.Background()
-	if _, err := e.svc.AddLinkifier(ctx, e.admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
+	if _, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
 		b.Fatal(err)
 	}
 	content := strings.Repeat("Hello @**King Hamlet**, see #123 and **this** `code` https://example.com.\n\n", 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := e.svc.RenderMessageForTest(ctx, e.realm.ID, content); err != nil {
+		if _, _, _, err := w.Svc.RenderMessageForTest(ctx, org.realm.ID, content); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -209,13 +213,13 @@ func BenchmarkRenderMessage(b *testing.B) {
 
 func TestRenderConcurrently(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
+	w, org := newMessaging(t)
 	ctx := context.Background()
-	mxAddLinkifier(t, e, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
+	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
-			_, err := e.svc.SendMessage(ctx, e.member.ID, chatcore.SendMessageRequest{
+			_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
 				Type: "stream", To: new("Verona"), Topic: new(fmt.Sprint("t", i)),
 				Content: fmt.Sprintf("@**Othello** #%d `code`", i)})
 			errs <- err
@@ -224,7 +228,7 @@ func TestRenderConcurrently(t *testing.T) {
 	for range 8 {
 		is.NoErr(<-errs) // every concurrent send succeeds
 	}
-	res, err := e.svc.Messages(ctx, e.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(10)})
+	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(10)})
 	is.NoErr(err)                  // fetched
 	is.Equal(len(res.Messages), 8) // all of them
 	for _, m := range res.Messages {
@@ -234,8 +238,8 @@ func TestRenderConcurrently(t *testing.T) {
 }
 
 func TestRenderChannelLinks(t *testing.T) {
-	e := newMxEnv(t)
-	id := e.public.ID
+	w, org := newMessaging(t)
+	id := org.public.ID
 	for _, tc := range []struct{ name, in, want string }{
 		{"channel", "see #**Verona**",
 			fmt.Sprintf(`<p>see <a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-Verona">#Verona</a></p>`, id, id)},
@@ -252,7 +256,7 @@ func TestRenderChannelLinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, _, _ := mxRender(t, e, tc.in)
+			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // Zulip's channel link markup
 		})
 	}
@@ -260,20 +264,20 @@ func TestRenderChannelLinks(t *testing.T) {
 
 func TestRenderQuoteNestingIsBounded(t *testing.T) {
 	is := is.New(t)
-	e := newMxEnv(t)
-	got, _, _ := mxRender(t, e, strings.Repeat("```quote\n", 50)+"deep")
+	w, org := newMessaging(t)
+	got, _, _ := renderFor(t, w, org, strings.Repeat("```quote\n", 50)+"deep")
 	is.Equal(strings.Count(got, "<blockquote>"), 8) // deeper quote fences stay code blocks
 	is.True(strings.Contains(got, "deep"))          // the text is still there
-	two, _, _ := mxRender(t, e, "```quote\n```quote\ninner\n```\nouter\n```")
+	two, _, _ := renderFor(t, w, org, "```quote\n```quote\ninner\n```\nouter\n```")
 	is.Equal(two, "<blockquote>\n<blockquote>\n<p>inner</p>\n</blockquote>\n<p>outer</p>\n</blockquote>") // nesting within the bound
 }
 
 func BenchmarkRenderNestedQuotes(b *testing.B) {
-	e := newMxEnv(b)
+	w, org := newMessaging(b)
 	content := strings.Repeat("```quote\n", 2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		mxRender(b, e, content)
+		renderFor(b, w, org, content)
 	}
 }
 
@@ -281,29 +285,29 @@ func BenchmarkRenderNestedQuotes(b *testing.B) {
 // mentioned only when Name is exactly their full name; otherwise the text
 // stays as written and nobody is mentioned (so no outgoing webhook fires).
 func TestRenderMentionNameAndID(t *testing.T) {
-	e := newMxEnv(t)
-	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, e.member.ID)
-	bot := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@Helper Bot</span>`, e.bot.ID)
+	w, org := newMessaging(t)
+	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.member.ID)
+	bot := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@Helper Bot</span>`, org.bot.ID)
 	for _, tc := range []struct {
 		name      string
 		in        string
 		want      string
 		mentioned []chatcore.UserID
 	}{
-		{"exact name and id", fmt.Sprintf("@**King Hamlet|%d**", e.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"id alone", fmt.Sprintf("@**|%d**", e.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{e.member.ID}},
-		{"wrong name", fmt.Sprintf("@**Wrong Name|%d**", e.member.ID), fmt.Sprintf("<p>@**Wrong Name|%d**</p>", e.member.ID), nil},
-		{"another user's name", fmt.Sprintf("@**Othello|%d**", e.member.ID), fmt.Sprintf("<p>@**Othello|%d**</p>", e.member.ID), nil},
-		{"name in another case", fmt.Sprintf("@**king hamlet|%d**", e.member.ID), fmt.Sprintf("<p>@**king hamlet|%d**</p>", e.member.ID), nil},
-		{"silent with a wrong name", fmt.Sprintf("@_**Wrong|%d**", e.member.ID), fmt.Sprintf("<p>@_**Wrong|%d**</p>", e.member.ID), nil},
-		{"webhook bot by the wrong name", fmt.Sprintf("@**Helper|%d**", e.bot.ID), fmt.Sprintf("<p>@**Helper|%d**</p>", e.bot.ID), nil},
-		{"webhook bot by its name", fmt.Sprintf("@**Helper Bot|%d**", e.bot.ID), "<p>" + bot + "</p>", []chatcore.UserID{e.bot.ID}},
-		{"wrong name beside a good mention", fmt.Sprintf("@**Wrong|%d** @**King Hamlet**", e.bot.ID),
-			fmt.Sprintf("<p>@**Wrong|%d** %s</p>", e.bot.ID, hamlet), []chatcore.UserID{e.member.ID}},
+		{"exact name and id", fmt.Sprintf("@**King Hamlet|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"id alone", fmt.Sprintf("@**|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"wrong name", fmt.Sprintf("@**Wrong Name|%d**", org.member.ID), fmt.Sprintf("<p>@**Wrong Name|%d**</p>", org.member.ID), nil},
+		{"another user's name", fmt.Sprintf("@**Othello|%d**", org.member.ID), fmt.Sprintf("<p>@**Othello|%d**</p>", org.member.ID), nil},
+		{"name in another case", fmt.Sprintf("@**king hamlet|%d**", org.member.ID), fmt.Sprintf("<p>@**king hamlet|%d**</p>", org.member.ID), nil},
+		{"silent with a wrong name", fmt.Sprintf("@_**Wrong|%d**", org.member.ID), fmt.Sprintf("<p>@_**Wrong|%d**</p>", org.member.ID), nil},
+		{"webhook bot by the wrong name", fmt.Sprintf("@**Helper|%d**", org.bot.ID), fmt.Sprintf("<p>@**Helper|%d**</p>", org.bot.ID), nil},
+		{"webhook bot by its name", fmt.Sprintf("@**Helper Bot|%d**", org.bot.ID), "<p>" + bot + "</p>", []chatcore.UserID{org.bot.ID}},
+		{"wrong name beside a good mention", fmt.Sprintf("@**Wrong|%d** @**King Hamlet**", org.bot.ID),
+			fmt.Sprintf("<p>@**Wrong|%d** %s</p>", org.bot.ID, hamlet), []chatcore.UserID{org.member.ID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			got, mentioned, _ := mxRender(t, e, tc.in)
+			got, mentioned, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want)            // rendered as a mention only with the exact name
 			is.Equal(mentioned, tc.mentioned) // only real mentions count
 		})

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
 // editAt is a delivery time d after the start, for an edit request.
-func editAt(d time.Duration) *time.Time { return new(seedTime.Add(d)) }
+func editAt(d time.Duration) *time.Time { return new(chattest.Epoch.Add(d)) }
 
 func TestEditScheduledMessage(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
-		e := newOpsEnv(t)
-		denmark := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		w, c := newCast(t, open)
+		denmark := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		sid := strconv.FormatInt(int64(denmark.ID), 10)
 		schedule := func(tb testing.TB) chatcore.ScheduledMessageID {
 			tb.Helper()
-			id, err := e.svc.CreateScheduledMessage(tb.Context(), e.member.ID, opsSchedule("stream", sid, new("castle"), "hello", time.Hour))
+			id, err := w.Svc.CreateScheduledMessage(tb.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
 			is.New(tb).NoErr(err) // scheduling succeeds
 			return id
 		}
@@ -29,43 +30,43 @@ func TestEditScheduledMessage(t *testing.T) {
 		t.Run("content, topic and time", func(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
-			e.events.reset()
-			err := e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{
+			w.Events.Reset()
+			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
 				Content: new("**bold**  \n"), Topic: new("moat"), DeliverAt: editAt(2 * time.Hour),
 			})
 			is.NoErr(err) // the edit succeeds
-			row := e.scheduledRow(t, id)
-			is.Equal(row.Content, "**bold**")                             // content normalised as sending does
-			is.Equal(row.RenderedContent, "<p><strong>bold</strong></p>") // and rendered again
-			is.Equal(row.Topic, "moat")                                   // the new topic
-			is.Equal(row.StreamID, denmark.ID)                            // the channel kept
-			is.True(row.DeliverAt.Equal(seedTime.Add(2 * time.Hour)))     // the new time
-			evs := e.events.ofType("scheduled_messages", "op", "update")
+			row := w.Scheduled(t, id)
+			is.Equal(row.Content, "**bold**")                               // content normalised as sending does
+			is.Equal(row.RenderedContent, "<p><strong>bold</strong></p>")   // and rendered again
+			is.Equal(row.Topic, "moat")                                     // the new topic
+			is.Equal(row.StreamID, denmark.ID)                              // the channel kept
+			is.True(row.DeliverAt.Equal(chattest.Epoch.Add(2 * time.Hour))) // the new time
+			evs := w.Events.OfType("scheduled_messages", "op", "update")
 			is.Equal(len(evs), 1)                                    // one update event
-			is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID}) // to the sender only
+			is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID}) // to the sender only
 			v := evs[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
-			is.Equal(v.Content, "**bold**")                                          // carrying the new state
-			is.Equal(v.ScheduledDeliveryTimestamp, seedTime.Add(2*time.Hour).Unix()) // with the new time
+			is.Equal(v.Content, "**bold**")                                                // carrying the new state
+			is.Equal(v.ScheduledDeliveryTimestamp, chattest.Epoch.Add(2*time.Hour).Unix()) // with the new time
 		})
 
 		t.Run("to a direct message and back", func(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
-			before := e.scheduledRow(t, id).RenderedContent
-			err := e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{
-				Type: new("direct"), To: json.RawMessage(opsIDList(e.mod.ID, e.owner.ID)),
+			before := w.Scheduled(t, id).RenderedContent
+			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
+				Type: new("direct"), To: json.RawMessage(idList(c.Moderator.ID, c.Owner.ID)),
 			})
 			is.NoErr(err) // the type changes
-			row := e.scheduledRow(t, id)
-			is.Equal(row.Type, chatcore.MessageTypePrivate)              // now a direct message
-			is.Equal(row.DirectMembers, opsSorted(e.mod.ID, e.owner.ID)) // to the new recipients
-			is.Equal(row.StreamID, chatcore.StreamID(0))                 // no channel left
-			is.Equal(row.RenderedContent, before)                        // content untouched
-			err = e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{
+			row := w.Scheduled(t, id)
+			is.Equal(row.Type, chatcore.MessageTypePrivate)                    // now a direct message
+			is.Equal(row.DirectMembers, sortedIDs(c.Moderator.ID, c.Owner.ID)) // to the new recipients
+			is.Equal(row.StreamID, chatcore.StreamID(0))                       // no channel left
+			is.Equal(row.RenderedContent, before)                              // content untouched
+			err = w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
 				Type: new("channel"), To: json.RawMessage(sid), Topic: new("keep"),
 			})
 			is.NoErr(err) // and back to a channel
-			row = e.scheduledRow(t, id)
+			row = w.Scheduled(t, id)
 			is.Equal(row.Type, chatcore.MessageTypeStream) // a channel message again
 			is.Equal(row.Topic, "keep")                    // with the new topic
 			is.Equal(len(row.DirectMembers), 0)            // no recipients left
@@ -73,42 +74,42 @@ func TestEditScheduledMessage(t *testing.T) {
 
 		t.Run("topic of a direct message is ignored", func(t *testing.T) {
 			is := is.New(t)
-			id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(e.mod.ID), nil, "psst", time.Hour))
+			id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "psst", time.Hour))
 			is.NoErr(err)
-			is.NoErr(e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{Topic: new("ignored")})) // accepted
-			is.Equal(e.scheduledRow(t, id).Topic, "")                                                                                       // and ignored, as in Zulip
+			is.NoErr(w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{Topic: new("ignored")})) // accepted
+			is.Equal(w.Scheduled(t, id).Topic, "")                                                                                          // and ignored, as in Zulip
 		})
 
 		t.Run("a failed message edited into the future is retried", func(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
-			updateScheduled(t, e.base, id, func(m *chatcore.ScheduledMessage) { m.Failed, m.FailureMessage = true, "boom" })
-			err := e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{Content: new("again")})
+			w.UpdateScheduled(t, id, func(m *chatcore.ScheduledMessage) { m.Failed, m.FailureMessage = true, "boom" })
+			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{Content: new("again")})
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Scheduled delivery time must be in the future.")
-			is.Equal(e.scheduledRow(t, id).Failed, true)                                                                                               // still failed without a new time
-			is.NoErr(e.svc.EditScheduledMessage(t.Context(), e.member.ID, id, chatcore.EditScheduledMessageRequest{DeliverAt: editAt(3 * time.Hour)})) // a new time
-			row := e.scheduledRow(t, id)
+			is.Equal(w.Scheduled(t, id).Failed, true)                                                                                                  // still failed without a new time
+			is.NoErr(w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{DeliverAt: editAt(3 * time.Hour)})) // a new time
+			row := w.Scheduled(t, id)
 			is.Equal(row.Failed, false)      // queued again
 			is.Equal(row.FailureMessage, "") // the failure forgotten
-			e.clock.advance(3*time.Hour + time.Second)
-			_, err = e.svc.DeliverDue(t.Context())
-			is.NoErr(err)                                   // delivery runs
-			is.Equal(e.scheduledRow(t, id).Delivered, true) // and sends it
+			w.Clock.Advance(3*time.Hour + time.Second)
+			_, err = w.Svc.DeliverDue(t.Context())
+			is.NoErr(err)                                // delivery runs
+			is.Equal(w.Scheduled(t, id).Delivered, true) // and sends it
 		})
 	})
 }
 
 func TestEditScheduledMessageErrors(t *testing.T) {
-	e := newOpsEnv(t)
-	denmark := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	secret := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, subscribers: []*chatcore.User{e.admin}})
+	w, c := newCast(t, chattest.New)
+	denmark := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+	secret := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Admin}})
 	sid := strconv.FormatInt(int64(denmark.ID), 10)
-	id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", sid, new("castle"), "hello", time.Hour))
+	id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
 	is.New(t).NoErr(err)
-	sent, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", sid, new("castle"), "sent", time.Hour))
+	sent, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "sent", time.Hour))
 	is.New(t).NoErr(err)
-	updateScheduled(t, e.base, sent, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
-	theirs, err := e.svc.CreateScheduledMessage(t.Context(), e.admin.ID, opsSchedule("stream", sid, new("castle"), "theirs", time.Hour))
+	w.UpdateScheduled(t, sent, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
+	theirs, err := w.Svc.CreateScheduledMessage(t.Context(), c.Admin.ID, scheduleAt("stream", sid, new("castle"), "theirs", time.Hour))
 	is.New(t).NoErr(err)
 
 	type req = chatcore.EditScheduledMessageRequest
@@ -140,14 +141,14 @@ func TestEditScheduledMessageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e.events.reset()
-			err := e.svc.EditScheduledMessage(t.Context(), e.member.ID, tt.id, tt.req)
+			w.Events.Reset()
+			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, tt.id, tt.req)
 			wantError(t, err, tt.code, tt.kind, tt.msg)
-			is.New(t).Equal(len(e.events.ofType("scheduled_messages")), 0) // no event
+			is.New(t).Equal(len(w.Events.OfType("scheduled_messages")), 0) // no event
 		})
 	}
 	is := is.New(t)
-	row := e.scheduledRow(t, id)
+	row := w.Scheduled(t, id)
 	is.Equal(row.Content, "hello") // nothing was changed
 	is.Equal(row.Topic, "castle")  // by any refused edit
 }
@@ -158,5 +159,5 @@ func jsonIDs(n int) string {
 	for i := range ids {
 		ids[i] = chatcore.UserID(100000 + i)
 	}
-	return fmt.Sprint(opsIDList(ids...))
+	return fmt.Sprint(idList(ids...))
 }

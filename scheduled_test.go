@@ -13,60 +13,61 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
 
-// opsSchedule builds a scheduled-message request delivered d after the start.
-func opsSchedule(typ, to string, topic *string, content string, d time.Duration) chatcore.CreateScheduledMessageRequest {
-	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: seedTime.Add(d)}
+// scheduleAt builds a scheduled-message request delivered d after the start.
+func scheduleAt(typ, to string, topic *string, content string, d time.Duration) chatcore.CreateScheduledMessageRequest {
+	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: chattest.Epoch.Add(d)}
 }
 
-// opsIDList formats user ids as the JSON list a client sends.
-func opsIDList(ids ...chatcore.UserID) string {
+// idList formats user ids as the JSON list a client sends.
+func idList(ids ...chatcore.UserID) string {
 	b, _ := json.Marshal(ids)
 	return string(b)
 }
 
 func TestCreateScheduledMessage(t *testing.T) {
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	w, c := newCast(t, chattest.New)
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	sid := strconv.FormatInt(int64(st.ID), 10)
 
 	t.Run("channel message", func(t *testing.T) {
 		is := is.New(t)
-		e.events.reset()
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("stream", sid, new("castle"), "\nhello  \n", time.Hour))
+		w.Events.Reset()
+		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "\nhello  \n", time.Hour))
 		is.NoErr(err)   // scheduling succeeds
 		is.True(id > 0) // an id is assigned
-		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 1) // the new message is listed
 		v := list[0]
-		is.Equal(v.ScheduledMessageID, id)                                     // its id
-		is.Equal(v.Type, chatcore.MessageTypeStream)                           // wire type "stream"
-		is.Equal(v.To, any(st.ID))                                             // to is the channel id
-		is.Equal(*v.Topic, "castle")                                           // topic
-		is.Equal(v.Content, "hello")                                           // content normalised as sending does
-		is.True(strings.Contains(v.RenderedContent, "hello"))                  // rendered content
-		is.Equal(v.ScheduledDeliveryTimestamp, seedTime.Add(time.Hour).Unix()) // UNIX seconds
-		is.Equal(v.Failed, false)                                              // not failed
-		evs := e.events.ofType("scheduled_messages", "op", "add")
+		is.Equal(v.ScheduledMessageID, id)                                           // its id
+		is.Equal(v.Type, chatcore.MessageTypeStream)                                 // wire type "stream"
+		is.Equal(v.To, any(st.ID))                                                   // to is the channel id
+		is.Equal(*v.Topic, "castle")                                                 // topic
+		is.Equal(v.Content, "hello")                                                 // content normalised as sending does
+		is.True(strings.Contains(v.RenderedContent, "hello"))                        // rendered content
+		is.Equal(v.ScheduledDeliveryTimestamp, chattest.Epoch.Add(time.Hour).Unix()) // UNIX seconds
+		is.Equal(v.Failed, false)                                                    // not failed
+		evs := w.Events.OfType("scheduled_messages", "op", "add")
 		is.Equal(len(evs), 1)                                                           // one add event
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                        // to the sender only
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID})                        // to the sender only
 		is.Equal(evs[0].Data["scheduled_messages"], []chatcore.ScheduledMessageView{v}) // carrying the scheduled message
-		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id))            // clean up
+		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id))            // clean up
 	})
 
 	t.Run("channel type, empty topic", func(t *testing.T) {
 		is := is.New(t)
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("channel", opsChannelTo(t, e, "Denmark"), new("general chat"), "hi", time.Hour))
+		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("channel", channelTo(t, w, c.Realm, "Denmark"), new("general chat"), "hi", time.Hour))
 		is.NoErr(err) // the "channel" type works
-		row := e.scheduledRow(t, id)
+		row := w.Scheduled(t, id)
 		is.Equal(row.StreamID, st.ID)                                        // the channel
 		is.Equal(row.Topic, "")                                              // the display name means the empty topic
 		is.Equal(row.Kind, chatcore.ScheduledSendLater)                      // a scheduled message, not a reminder
-		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // clean up
+		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // clean up
 	})
 
 	dms := []struct {
@@ -74,49 +75,49 @@ func TestCreateScheduledMessage(t *testing.T) {
 		to   []chatcore.UserID
 		want []chatcore.UserID
 	}{
-		{"one to one", []chatcore.UserID{e.mod.ID}, []chatcore.UserID{e.mod.ID}},
-		{"group, sender listed", []chatcore.UserID{e.owner.ID, e.member.ID, e.mod.ID}, opsSorted(e.owner.ID, e.mod.ID)},
-		{"to themself", []chatcore.UserID{e.member.ID}, []chatcore.UserID{e.member.ID}},
+		{"one to one", []chatcore.UserID{c.Moderator.ID}, []chatcore.UserID{c.Moderator.ID}},
+		{"group, sender listed", []chatcore.UserID{c.Owner.ID, c.Member.ID, c.Moderator.ID}, sortedIDs(c.Owner.ID, c.Moderator.ID)},
+		{"to themself", []chatcore.UserID{c.Member.ID}, []chatcore.UserID{c.Member.ID}},
 	}
 	for _, tt := range dms {
 		t.Run("direct "+tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, opsSchedule("direct", opsIDList(tt.to...), nil, "psst", time.Hour))
+			id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(tt.to...), nil, "psst", time.Hour))
 			is.NoErr(err) // scheduling succeeds
-			list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+			list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 			is.NoErr(err)                                       // listing succeeds
 			is.Equal(list[0].Type, chatcore.MessageTypePrivate) // wire type "private"
 			is.Equal(list[0].To, any(tt.want))                  // recipients without the sender
 			raw, err := json.Marshal(list[0])
 			is.NoErr(err)                                                        // marshals
 			is.True(!strings.Contains(string(raw), `"topic"`))                   // no topic for direct messages
-			is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // clean up
+			is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // clean up
 		})
 	}
 
 	t.Run("bots may schedule", func(t *testing.T) {
 		is := is.New(t)
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.bot.ID, opsSchedule("private", opsIDList(e.member.ID), nil, "beep", time.Minute))
+		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Bot.ID, scheduleAt("private", idList(c.Member.ID), nil, "beep", time.Minute))
 		is.NoErr(err)                                                     // any role, bots too
-		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.bot.ID, id)) // and delete their own
+		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Bot.ID, id)) // and delete their own
 	})
 }
 
-// opsSorted returns the ids sorted.
-func opsSorted(ids ...chatcore.UserID) []chatcore.UserID {
+// sortedIDs returns the ids sorted.
+func sortedIDs(ids ...chatcore.UserID) []chatcore.UserID {
 	out := slices.Clone(ids)
 	slices.Sort(out)
 	return out
 }
 
 func TestCreateScheduledMessageErrors(t *testing.T) {
-	e := newOpsEnv(t)
-	e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	secret := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, subscribers: []*chatcore.User{e.admin}})
-	old := e.createChannel(t, opsChannel{name: "Old", archived: true, subscribers: []*chatcore.User{e.member}})
-	foreign := e.createChannel(t, opsChannel{name: "Elsinore", realm: e.otherRealm})
-	gone := e.createUser(t, e.realm, "Gone", chatcore.RoleMember)
-	e.write(t, func(tx chatcore.Tx) error {
+	w, c := newCast(t, chattest.New)
+	w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+	secret := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Admin}})
+	old := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Old", Archived: true, Subscribers: []*chatcore.User{c.Member}})
+	foreign := w.AddChannel(t, chattest.Channel{Name: "Elsinore", Realm: c.OtherRealm})
+	gone := w.AddUser(t, c.Realm, "Gone", chatcore.RoleMember)
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		gone.IsActive = false
 		return tx.UpdateUser(context.Background(), gone)
 	})
@@ -128,56 +129,56 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 		code chatcore.Code
 		msg  string
 	}{
-		{"now is not the future", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "hi", 0), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
-		{"past, checked first", opsSchedule("stream", "999999", new("t"), "", -time.Hour), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
-		{"unknown channel id", opsSchedule("stream", "999999", new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
-		{"other realm's channel", opsSchedule("stream", id(foreign), new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, fmt.Sprintf("Channel with ID '%d' does not exist", foreign.ID)},
-		{"channel name refused", opsSchedule("stream", "Nowhere", new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "to is not valid JSON"},
-		{"private channel", opsSchedule("stream", id(secret), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Secret'"},
-		{"archived channel", opsSchedule("stream", id(old), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Old'"},
-		{"missing topic", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), nil, "hi", time.Hour), chatcore.CodeBadRequest, "Missing topic"},
-		{"empty content", opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), " \n ", time.Hour), chatcore.CodeBadRequest, "Message must not be empty"},
-		{"unknown user", opsSchedule("direct", "[999999]", nil, "hi", time.Hour), chatcore.CodeBadRequest, "Invalid user ID 999999"},
-		{"other realm's user", opsSchedule("direct", opsIDList(e.stranger.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("Invalid user ID %d", e.stranger.ID)},
-		{"deactivated user", opsSchedule("direct", opsIDList(gone.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("'%s' is no longer using Zulip.", gone.Email)},
-		{"bad type", opsSchedule("carrier pigeon", opsChannelTo(t, e, "Denmark"), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
+		{"now is not the future", scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "hi", 0), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
+		{"past, checked first", scheduleAt("stream", "999999", new("t"), "", -time.Hour), chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
+		{"unknown channel id", scheduleAt("stream", "999999", new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
+		{"other realm's channel", scheduleAt("stream", id(foreign), new("t"), "hi", time.Hour), chatcore.CodeStreamDoesNotExist, fmt.Sprintf("Channel with ID '%d' does not exist", foreign.ID)},
+		{"channel name refused", scheduleAt("stream", "Nowhere", new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "to is not valid JSON"},
+		{"private channel", scheduleAt("stream", id(secret), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Secret'"},
+		{"archived channel", scheduleAt("stream", id(old), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Not authorized to send to channel 'Old'"},
+		{"missing topic", scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), nil, "hi", time.Hour), chatcore.CodeBadRequest, "Missing topic"},
+		{"empty content", scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), " \n ", time.Hour), chatcore.CodeBadRequest, "Message must not be empty"},
+		{"unknown user", scheduleAt("direct", "[999999]", nil, "hi", time.Hour), chatcore.CodeBadRequest, "Invalid user ID 999999"},
+		{"other realm's user", scheduleAt("direct", idList(c.Stranger.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("Invalid user ID %d", c.Stranger.ID)},
+		{"deactivated user", scheduleAt("direct", idList(gone.ID), nil, "hi", time.Hour), chatcore.CodeBadRequest, fmt.Sprintf("'%s' is no longer using Zulip.", gone.Email)},
+		{"bad type", scheduleAt("carrier pigeon", channelTo(t, w, c.Realm, "Denmark"), new("t"), "hi", time.Hour), chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, tt.req)
+			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
 			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	is := is.New(t)
-	list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+	list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 	is.NoErr(err)                                           // listing succeeds
 	is.Equal(len(list), 0)                                  // nothing was stored
-	is.Equal(len(e.events.ofType("scheduled_messages")), 0) // no events
+	is.Equal(len(w.Events.OfType("scheduled_messages")), 0) // no events
 }
 
 func TestScheduledMessagesList(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		schedule := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "at "+d.String(), d))
+			id, err := w.Svc.CreateScheduledMessage(t.Context(), u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "at "+d.String(), d))
 			is.NoErr(err) // scheduling succeeds
 			return id
 		}
-		late := schedule(e.member, 3*time.Hour)
-		early := schedule(e.member, time.Hour)
-		middle := schedule(e.member, 2*time.Hour)
-		failed := schedule(e.member, 4*time.Hour)
-		delivered := schedule(e.member, 90*time.Minute)
-		schedule(e.mod, 30*time.Minute) // someone else's
-		target := e.post(t, st, "t", e.member, "remind me")
-		_, err := e.svc.CreateReminder(t.Context(), e.member.ID, target, seedTime.Add(time.Minute), nil)
+		late := schedule(c.Member, 3*time.Hour)
+		early := schedule(c.Member, time.Hour)
+		middle := schedule(c.Member, 2*time.Hour)
+		failed := schedule(c.Member, 4*time.Hour)
+		delivered := schedule(c.Member, 90*time.Minute)
+		schedule(c.Moderator, 30*time.Minute) // someone else's
+		target := w.Post(t, st, "t", c.Member, "remind me")
+		_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, target, chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // a reminder, which is not a scheduled message
-		updateScheduled(t, e.base, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true })
-		updateScheduled(t, e.base, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
+		w.UpdateScheduled(t, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true })
+		w.UpdateScheduled(t, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 
-		list, err := e.svc.ScheduledMessages(t.Context(), e.member.ID)
+		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
 		is.NoErr(err) // listing succeeds
 		var ids []chatcore.ScheduledMessageID
 		for _, v := range list {
@@ -188,9 +189,9 @@ func TestScheduledMessagesList(t *testing.T) {
 	})
 }
 
-// opsDeletable is one of the two kinds of scheduled rows a user can delete
+// deletable is one of the two kinds of scheduled rows a user can delete
 // (scheduled messages and reminders), for the deletion checks they share.
-type opsDeletable struct {
+type deletable struct {
 	name    string                 // the kind's name in subtest names
 	kind    chatcore.ScheduledKind // the kind of the stored rows
 	create  func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID
@@ -201,111 +202,111 @@ type opsDeletable struct {
 	missing string                                                        // Zulip's not-found message
 }
 
-// opsScheduledMessages creates scheduled messages to the channel Denmark, an
+// scheduledMessagesDeletable creates scheduled messages to the channel Denmark, an
 // hour ahead.
-func opsScheduledMessages(e *opsEnv) opsDeletable {
-	return opsDeletable{
+func scheduledMessagesDeletable(w *chattest.World, c *chattest.Cast) deletable {
+	return deletable{
 		name: "scheduled message", kind: chatcore.ScheduledSendLater,
 		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
 			t.Helper()
-			id, err := e.svc.CreateScheduledMessage(t.Context(), u.ID, opsSchedule("stream", opsChannelTo(t, e, "Denmark"), new("t"), "hi", time.Hour))
+			id, err := w.Svc.CreateScheduledMessage(t.Context(), u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "hi", time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return id
 		},
-		del: e.svc.DeleteScheduledMessage,
+		del: w.Svc.DeleteScheduledMessage,
 		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := e.svc.ScheduledMessages(ctx, actor)
+			list, err := w.Svc.ScheduledMessages(ctx, actor)
 			return len(list), err
 		},
 		event: "scheduled_messages", idKey: "scheduled_message_id", missing: "Scheduled message does not exist",
 	}
 }
 
-// opsReminders creates reminders, an hour ahead, about a new message the
+// remindersDeletable creates reminders, an hour ahead, about a new message the
 // member posts to st.
-func opsReminders(e *opsEnv, st *chatcore.Stream) opsDeletable {
-	return opsDeletable{
+func remindersDeletable(w *chattest.World, c *chattest.Cast, st *chatcore.Stream) deletable {
+	return deletable{
 		name: "reminder", kind: chatcore.ScheduledReminder,
 		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
 			t.Helper()
-			msg := e.post(t, st, "t", e.member, "about this")
-			id, err := e.svc.CreateReminder(t.Context(), u.ID, msg, seedTime.Add(time.Hour), nil)
+			msg := w.Post(t, st, "t", c.Member, "about this")
+			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(time.Hour), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return id
 		},
-		del: e.svc.DeleteReminder,
+		del: w.Svc.DeleteReminder,
 		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := e.svc.Reminders(ctx, actor)
+			list, err := w.Svc.Reminders(ctx, actor)
 			return len(list), err
 		},
 		event: "reminders", idKey: "reminder_id", missing: "Reminder does not exist",
 	}
 }
 
-// opsDeleteChecks checks what deleting scheduled messages and reminders has
+// deleteChecks checks what deleting scheduled messages and reminders has
 // in common: one's own goes, with one remove event to the owner; someone
 // else's, another realm's, an unknown id and the id of the other kind of row
 // are all not found.
-func opsDeleteChecks(t *testing.T, e *opsEnv, d, other opsDeletable) {
+func deleteChecks(t *testing.T, w *chattest.World, c *chattest.Cast, d, other deletable) {
 	notFound := func(t *testing.T, err error) {
 		t.Helper()
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, d.missing)
 	}
 	t.Run("own", func(t *testing.T) {
 		is := is.New(t)
-		id := d.create(t, e.member)
-		e.events.reset()
-		is.NoErr(d.del(t.Context(), e.member.ID, id)) // deleting one's own works
-		n, err := d.count(t.Context(), e.member.ID)
+		id := d.create(t, c.Member)
+		w.Events.Reset()
+		is.NoErr(d.del(t.Context(), c.Member.ID, id)) // deleting one's own works
+		n, err := d.count(t.Context(), c.Member.ID)
 		is.NoErr(err)  // listing succeeds
 		is.Equal(n, 0) // it is gone
-		evs := e.events.ofType(d.event, "op", "remove")
+		evs := w.Events.OfType(d.event, "op", "remove")
 		is.Equal(len(evs), 1)                                                               // one remove event
 		is.Equal(evs[0].Data, map[string]any{"type": d.event, "op": "remove", d.idKey: id}) // Zulip's payload
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{e.member.ID})                            // to the owner only
-		notFound(t, d.del(t.Context(), e.member.ID, id))                                    // a second delete finds nothing
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID})                            // to the owner only
+		notFound(t, d.del(t.Context(), c.Member.ID, id))                                    // a second delete finds nothing
 	})
 	t.Run("someone else's", func(t *testing.T) {
 		is := is.New(t)
-		id := d.create(t, e.member)
-		notFound(t, d.del(t.Context(), e.admin.ID, id))
-		notFound(t, d.del(t.Context(), e.stranger.ID, id))    // another realm's user
-		is.Equal(e.scheduledRow(t, id).SenderID, e.member.ID) // still there
+		id := d.create(t, c.Member)
+		notFound(t, d.del(t.Context(), c.Admin.ID, id))
+		notFound(t, d.del(t.Context(), c.Stranger.ID, id)) // another realm's user
+		is.Equal(w.Scheduled(t, id).SenderID, c.Member.ID) // still there
 	})
 	t.Run("unknown", func(t *testing.T) {
-		notFound(t, d.del(t.Context(), e.member.ID, 999999))
+		notFound(t, d.del(t.Context(), c.Member.ID, 999999))
 	})
 	t.Run(other.name+" id", func(t *testing.T) {
 		is := is.New(t)
-		id := other.create(t, e.member)
-		notFound(t, d.del(t.Context(), e.member.ID, id))
-		is.Equal(e.scheduledRow(t, id).Kind, other.kind) // the other row survives
+		id := other.create(t, c.Member)
+		notFound(t, d.del(t.Context(), c.Member.ID, id))
+		is.Equal(w.Scheduled(t, id).Kind, other.kind) // the other row survives
 	})
 }
 
 func TestDeleteScheduledMessage(t *testing.T) {
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	scheduled := opsScheduledMessages(e)
-	opsDeleteChecks(t, e, scheduled, opsReminders(e, st))
+	w, c := newCast(t, chattest.New)
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+	scheduled := scheduledMessagesDeletable(w, c)
+	deleteChecks(t, w, c, scheduled, remindersDeletable(w, c, st))
 	t.Run("delivered but stored", func(t *testing.T) {
 		is := is.New(t)
-		id := scheduled.create(t, e.member)
-		updateScheduled(t, e.base, id, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
-		is.NoErr(e.svc.DeleteScheduledMessage(t.Context(), e.member.ID, id)) // the lookup ignores delivered
+		id := scheduled.create(t, c.Member)
+		w.UpdateScheduled(t, id, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
+		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // the lookup ignores delivered
 	})
 }
 
-// opsChannelTo returns the "to" of a scheduled message to the channel of e's
+// channelTo returns the "to" of a scheduled message to the channel of realm
 // realm with the name: its id as JSON.
-func opsChannelTo(tb testing.TB, e *opsEnv, name string) string {
+func channelTo(tb testing.TB, w *chattest.World, realm *chatcore.Realm, name string) string {
 	tb.Helper()
-	st := readStore(tb, e.base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Stream, error) {
-		return tx.StreamByName(ctx, e.realm.ID, name)
+	st := chattest.Read(tb, w.Base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Stream, error) {
+		return tx.StreamByName(ctx, realm.ID, name)
 	})
 	return strconv.FormatInt(int64(st.ID), 10)
 }
@@ -315,10 +316,10 @@ func opsChannelTo(tb testing.TB, e *opsEnv, name string) string {
 // integers, and every parameter error reported before the delivery time is
 // checked.
 func TestCreateScheduledMessageParams(t *testing.T) {
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	w, c := newCast(t, chattest.New)
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	sid := strconv.FormatInt(int64(st.ID), 10)
-	past := seedTime.Add(-time.Hour)
+	past := chattest.Epoch.Add(-time.Hour)
 
 	t.Run("decoded from wire parameters", func(t *testing.T) {
 		tests := []struct {
@@ -371,30 +372,30 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		{"bad type", chatcore.CreateScheduledMessageRequest{Type: "carrier pigeon", To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 		// Then the delivery time, then the shape of to for the type.
 		{"past", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("[1]"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
-		{"channel message to a list", chatcore.CreateScheduledMessageRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
-		{"direct message to an integer", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
-		{"channel id 0", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
-		{"no recipients", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: seedTime.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
+		{"channel message to a list", chatcore.CreateScheduledMessageRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
+		{"direct message to an integer", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
+		{"channel id 0", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
+		{"no recipients", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, tt.req)
+			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
 			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 
 	t.Run("ids accepted", func(t *testing.T) {
 		is := is.New(t)
-		id, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "channel", To: json.RawMessage(" " + sid + " "), Topic: new("t"), Content: "hi", DeliverAt: seedTime.Add(time.Hour),
+		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "channel", To: json.RawMessage(" " + sid + " "), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
-		is.NoErr(err)                                   // a channel id
-		is.Equal(e.scheduledRow(t, id).StreamID, st.ID) // to that channel
-		dm, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "private", To: json.RawMessage(opsIDList(e.mod.ID, e.mod.ID)), Content: "hi", DeliverAt: seedTime.Add(time.Hour),
+		is.NoErr(err)                                // a channel id
+		is.Equal(w.Scheduled(t, id).StreamID, st.ID) // to that channel
+		dm, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "private", To: json.RawMessage(idList(c.Moderator.ID, c.Moderator.ID)), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
-		is.NoErr(err)                                                              // a list of user ids
-		is.Equal(e.scheduledRow(t, dm).DirectMembers, []chatcore.UserID{e.mod.ID}) // duplicates dropped
+		is.NoErr(err)                                                                 // a list of user ids
+		is.Equal(w.Scheduled(t, dm).DirectMembers, []chatcore.UserID{c.Moderator.ID}) // duplicates dropped
 	})
 }
 
@@ -403,8 +404,8 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 // a time in the past), are refused naming scheduled_delivery_timestamp, for
 // scheduled messages and reminders alike.
 func TestDeliveryTimeRange(t *testing.T) {
-	e := newOpsEnv(t)
-	to := opsIDList(e.admin.ID)
+	w, c := newCast(t, chattest.New)
+	to := idList(c.Admin.ID)
 	for _, tt := range []struct {
 		name string
 		at   time.Time
@@ -416,19 +417,19 @@ func TestDeliveryTimeRange(t *testing.T) {
 		{"the zero time is the past", time.Time{}, "Scheduled delivery time must be in the future."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			req := opsSchedule("direct", to, nil, "hi", time.Hour)
+			req := scheduleAt("direct", to, nil, "hi", time.Hour)
 			req.DeliverAt = tt.at
-			_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, req)
+			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, req)
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			_, err = e.svc.CreateReminder(t.Context(), e.member.ID, 1, tt.at, nil)
+			_, err = w.Svc.CreateReminder(t.Context(), c.Member.ID, 1, tt.at, nil)
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("year 9999 is accepted", func(t *testing.T) {
 		is := is.New(t)
-		req := opsSchedule("direct", to, nil, "hi", time.Hour)
+		req := scheduleAt("direct", to, nil, "hi", time.Hour)
 		req.DeliverAt = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-		_, err := e.svc.CreateScheduledMessage(t.Context(), e.member.ID, req)
+		_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, req)
 		is.NoErr(err) // the last second of year 9999 is in range
 	})
 }

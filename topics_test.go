@@ -3,45 +3,115 @@ package chatcore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
+// commitLog records, in order, what the store wrapper and the event sink saw, so
+// tests can check that events follow the commit they describe.
+type commitLog struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (l *commitLog) add(e string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, e)
+}
+
+func (l *commitLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.entries)
+}
+
+// errCommitFailed is the failure loggingStore injects.
+var errCommitFailed = errors.New("injected store failure")
+
+// loggingStore wraps the store under test: it logs each Update's outcome and,
+// when failOn is n > 0, makes the n-th Update fail after fn ran (so fn's
+// writes are rolled back).
+type loggingStore struct {
+	chatcore.Store
+	log    *commitLog
+	calls  atomic.Int32
+	failOn atomic.Int32
+}
+
+func (s *loggingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	n := s.calls.Add(1)
+	err := s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if n == s.failOn.Load() {
+			return errCommitFailed
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.add("rollback")
+	} else {
+		s.log.add("commit")
+	}
+	return err
+}
+
+// newLoggedCast is newCast with the Service seeing the store through a
+// loggingStore whose log also records each published event's type.
+func newLoggedCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast, *loggingStore) {
+	tb.Helper()
+	ls := &loggingStore{log: &commitLog{}}
+	events := &chattest.Events{OnPublish: func(events []chatcore.Event) {
+		for _, ev := range events {
+			ls.log.add(fmt.Sprintf("event %v", ev.Data["type"]))
+		}
+	}}
+	w := open(tb, chattest.WithEvents(events), chattest.With(opts...),
+		chattest.Wrap(func(s chatcore.Store) chatcore.Store { ls.Store = s; return ls }))
+	return w, w.SeedCast(tb), ls
+}
+
 func TestDeleteTopicRequiresAdministrator(t *testing.T) {
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	ids := e.postN(t, st, "castle", e.member, 2)
-	for _, u := range []*chatcore.User{e.mod, e.member, e.guest, e.bot} {
+	w, c := newCast(t, chattest.New)
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+	ids := w.PostN(t, st, "castle", c.Member, 2)
+	for _, u := range []*chatcore.User{c.Moderator, c.Member, c.Guest, c.Bot} {
 		t.Run(u.FullName, func(t *testing.T) {
 			is := is.New(t)
-			_, err := e.svc.DeleteTopic(t.Context(), u.ID, st.ID, "castle")
+			_, err := w.Svc.DeleteTopic(t.Context(), u.ID, st.ID, "castle")
 			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			// The role check comes before the channel lookup.
-			_, err = e.svc.DeleteTopic(t.Context(), u.ID, 999999, "castle")
+			_, err = w.Svc.DeleteTopic(t.Context(), u.ID, 999999, "castle")
 			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
-			is.Equal(e.messageIDs(t, st, nil), ids) // nothing deleted
+			is.Equal(w.ChannelMessageIDs(t, st, nil), ids) // nothing deleted
 		})
 	}
 	t.Run("owner", func(t *testing.T) {
 		is := is.New(t)
-		res, err := e.svc.DeleteTopic(t.Context(), e.owner.ID, st.ID, "castle")
-		is.NoErr(err)                              // owners are administrators
-		is.True(res.Complete)                      // everything deleted
-		is.Equal(len(e.messageIDs(t, st, nil)), 0) // topic gone
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Owner.ID, st.ID, "castle")
+		is.NoErr(err)                                     // owners are administrators
+		is.True(res.Complete)                             // everything deleted
+		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // topic gone
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		is := is.New(t)
-		gone := e.createUser(t, e.realm, "Former Admin", chatcore.RoleAdministrator)
-		e.write(t, func(tx chatcore.Tx) error {
+		gone := w.AddUser(t, c.Realm, "Former Admin", chatcore.RoleAdministrator)
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			gone.IsActive = false
 			return tx.UpdateUser(context.Background(), gone)
 		})
-		_, err := e.svc.DeleteTopic(t.Context(), gone.ID, st.ID, "castle")
+		_, err := w.Svc.DeleteTopic(t.Context(), gone.ID, st.ID, "castle")
 		ce, ok := errors.AsType[*chatcore.Error](err)
 		is.True(ok)                                     // a *chatcore.Error
 		is.Equal(ce.Kind, chatcore.KindUnauthenticated) // a deactivated actor is not authenticated
@@ -49,16 +119,16 @@ func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 }
 
 func TestDeleteTopicInvalidChannel(t *testing.T) {
-	e := newOpsEnv(t)
-	foreign := e.createChannel(t, opsChannel{name: "Elsinore", realm: e.otherRealm, subscribers: []*chatcore.User{e.stranger}})
-	archived := e.createChannel(t, opsChannel{name: "Old", archived: true, subscribers: []*chatcore.User{e.admin}})
-	private := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, subscribers: []*chatcore.User{e.member}})
-	left := e.createChannel(t, opsChannel{name: "Left", inviteOnly: true, subscribers: []*chatcore.User{e.member}})
-	e.write(t, func(tx chatcore.Tx) error {
-		return tx.PutSubscription(context.Background(), chatcore.Subscription{StreamID: left.ID, UserID: e.admin.ID, Active: false})
+	w, c := newCast(t, chattest.New)
+	foreign := w.AddChannel(t, chattest.Channel{Name: "Elsinore", Realm: c.OtherRealm, Subscribers: []*chatcore.User{c.Stranger}})
+	archived := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Old", Archived: true, Subscribers: []*chatcore.User{c.Admin}})
+	private := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Member}})
+	left := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Left", InviteOnly: true, Subscribers: []*chatcore.User{c.Member}})
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.PutSubscription(context.Background(), chatcore.Subscription{StreamID: left.ID, UserID: c.Admin.ID, Active: false})
 	})
-	foreignIDs := e.postN(t, foreign, "castle", e.stranger, 1)
-	privateIDs := e.postN(t, private, "castle", e.member, 1)
+	foreignIDs := w.PostN(t, foreign, "castle", c.Stranger, 1)
+	privateIDs := w.PostN(t, private, "castle", c.Member, 1)
 	tests := []struct {
 		name   string
 		stream chatcore.StreamID
@@ -71,69 +141,69 @@ func TestDeleteTopicInvalidChannel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, tt.stream, "castle")
+			_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, tt.stream, "castle")
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		})
 	}
 	is := is.New(t)
-	is.Equal(e.messageIDs(t, foreign, nil), foreignIDs) // other realm untouched
-	is.Equal(e.messageIDs(t, private, nil), privateIDs) // private channel untouched
-	is.Equal(len(e.events.ofType("delete_message")), 0) // no events for refused requests
+	is.Equal(w.ChannelMessageIDs(t, foreign, nil), foreignIDs) // other realm untouched
+	is.Equal(w.ChannelMessageIDs(t, private, nil), privateIDs) // private channel untouched
+	is.Equal(len(w.Events.OfType("delete_message")), 0)        // no events for refused requests
 }
 
 func TestDeleteTopicDeletesOnlyTheTopic(t *testing.T) {
 	is := is.New(t)
-	e := newOpsEnv(t)
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
-	other := e.createChannel(t, opsChannel{name: "Verona", subscribers: []*chatcore.User{e.member}})
-	keepFirst := e.post(t, st, "Other", e.member, "before")
+	w, c := newCast(t, chattest.New)
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
+	other := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Verona", Subscribers: []*chatcore.User{c.Member}})
+	keepFirst := w.Post(t, st, "Other", c.Member, "before")
 	castle := []chatcore.MessageID{
-		e.post(t, st, "Castle", e.member, "one"),
-		e.post(t, st, "castle", e.mod, "two"),
-		e.post(t, st, "CASTLE", e.member, "three"),
+		w.Post(t, st, "Castle", c.Member, "one"),
+		w.Post(t, st, "castle", c.Moderator, "two"),
+		w.Post(t, st, "CASTLE", c.Member, "three"),
 	}
-	keepLast := e.post(t, st, "castles", e.member, "after")
-	elsewhere := e.post(t, other, "castle", e.member, "same topic, other channel")
+	keepLast := w.Post(t, st, "castles", c.Member, "after")
+	elsewhere := w.Post(t, other, "castle", c.Member, "same topic, other channel")
 
-	res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "cAsTlE")
+	res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "cAsTlE")
 	is.NoErr(err)         // deletion succeeds
 	is.True(res.Complete) // one call is enough
 
-	is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{keepFirst, keepLast}) // only the topic's messages went
-	is.Equal(e.messageIDs(t, other, nil), []chatcore.MessageID{elsewhere})        // other channels untouched
-	err = e.base.View(t.Context(), func(tx chatcore.Tx) error {
+	is.Equal(w.ChannelMessageIDs(t, st, nil), []chatcore.MessageID{keepFirst, keepLast}) // only the topic's messages went
+	is.Equal(w.ChannelMessageIDs(t, other, nil), []chatcore.MessageID{elsewhere})        // other channels untouched
+	err = w.Base.View(t.Context(), func(tx chatcore.Tx) error {
 		_, err := tx.Message(t.Context(), castle[0])
 		return err
 	})
 	is.True(errors.Is(err, chatcore.ErrNotFound)) // the message and its reactions are gone
 
-	evs := e.events.ofType("delete_message")
+	evs := w.Events.OfType("delete_message")
 	is.Equal(len(evs), 1) // one batch, one event
-	is.Equal(evs[0].RealmID, e.realm.ID)
+	is.Equal(evs[0].RealmID, c.Realm.ID)
 	is.Equal(evs[0].Data, map[string]any{
 		"type": "delete_message", "message_type": "stream", "stream_id": st.ID,
 		"topic": "castle", "message_ids": castle,
 	}) // Zulip's delete_message payload, ids sorted, topic lower-cased
-	want := []chatcore.UserID{e.admin.ID, e.mod.ID, e.member.ID}
+	want := []chatcore.UserID{c.Admin.ID, c.Moderator.ID, c.Member.ID}
 	slices.Sort(want)
 	is.Equal(evs[0].UserIDs, want)                         // the subscribers plus the acting admin
-	is.Equal(len(e.events.ofType("stream")), 0)            // the channel's first message survived: no update
-	is.Equal(e.stream(t, st.ID).FirstMessageID, keepFirst) // first_message_id unchanged
+	is.Equal(len(w.Events.OfType("stream")), 0)            // the channel's first message survived: no update
+	is.Equal(w.Stream(t, st.ID).FirstMessageID, keepFirst) // first_message_id unchanged
 
 	t.Run("missing topic", func(t *testing.T) {
 		is := is.New(t)
-		e.events.reset()
-		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "no such topic")
+		w.Events.Reset()
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "no such topic")
 		is.NoErr(err)                                       // not an error
 		is.True(res.Complete)                               // nothing to do is complete
-		is.Equal(len(e.events.ofType("delete_message")), 0) // no event for an empty batch
+		is.Equal(len(w.Events.OfType("delete_message")), 0) // no event for an empty batch
 	})
 }
 
 func TestDeleteTopicUnicodeCaseFolding(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		tests := []struct{ stored, asked, event string }{
 			{"Straße", "STRASSE", "straße"},
 			{"ÄBC", "äbc", "äbc"},
@@ -142,13 +212,13 @@ func TestDeleteTopicUnicodeCaseFolding(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.stored, func(t *testing.T) {
 				is := is.New(t)
-				e.events.reset()
-				id := e.post(t, st, tt.stored, e.member, "hi")
-				res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, tt.asked)
-				is.NoErr(err)                                     // deletion succeeds
-				is.True(res.Complete)                             // complete
-				is.Equal(len(e.messageIDs(t, st, &tt.stored)), 0) // matched with full case folding
-				evs := e.events.ofType("delete_message")
+				w.Events.Reset()
+				id := w.Post(t, st, tt.stored, c.Member, "hi")
+				res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, tt.asked)
+				is.NoErr(err)                                            // deletion succeeds
+				is.True(res.Complete)                                    // complete
+				is.Equal(len(w.ChannelMessageIDs(t, st, &tt.stored)), 0) // matched with full case folding
+				evs := w.Events.OfType("delete_message")
 				is.Equal(len(evs), 1)                                          // one event
 				is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{id}) // the message
 				is.Equal(evs[0].Data["topic"], tt.event)                       // the stored topic, lower-cased
@@ -161,137 +231,137 @@ func TestDeleteTopicEmptyTopic(t *testing.T) {
 	for _, name := range []string{"general chat", ""} {
 		t.Run("name "+name, func(t *testing.T) {
 			is := is.New(t)
-			e := newOpsEnv(t)
-			st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-			e.postN(t, st, "", e.member, 3)
-			general := e.post(t, st, "general", e.member, "not the empty topic")
-			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, name)
-			is.NoErr(err)                                                     // deletion succeeds
-			is.True(res.Complete)                                             // complete
-			is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{general}) // only the empty topic went
-			is.Equal(e.events.ofType("delete_message")[0].Data["topic"], "")  // the event names the empty topic
+			w, c := newCast(t, chattest.New)
+			st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+			w.PostN(t, st, "", c.Member, 3)
+			general := w.Post(t, st, "general", c.Member, "not the empty topic")
+			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, name)
+			is.NoErr(err)                                                            // deletion succeeds
+			is.True(res.Complete)                                                    // complete
+			is.Equal(w.ChannelMessageIDs(t, st, nil), []chatcore.MessageID{general}) // only the empty topic went
+			is.Equal(w.Events.OfType("delete_message")[0].Data["topic"], "")         // the event names the empty topic
 		})
 	}
 	t.Run("custom display name", func(t *testing.T) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		realm := e.createRealm(t, "custom", "lobby")
-		admin := e.createUser(t, realm, "Custom Admin", chatcore.RoleAdministrator)
-		st := e.createChannel(t, opsChannel{name: "Hall", realm: realm, subscribers: []*chatcore.User{admin}})
-		empty := e.postN(t, st, "", admin, 2)
-		e.post(t, st, "general chat", admin, "a topic really named general chat")
+		w := chattest.New(t)
+		realm := w.AddRealm(t, "custom", chattest.EmptyTopicName("lobby"))
+		admin := w.AddUser(t, realm, "Custom Admin", chatcore.RoleAdministrator)
+		st := w.AddChannel(t, chattest.Channel{Name: "Hall", Realm: realm, Subscribers: []*chatcore.User{admin}})
+		empty := w.PostN(t, st, "", admin, 2)
+		w.Post(t, st, "general chat", admin, "a topic really named general chat")
 
-		_, err := e.svc.DeleteTopic(t.Context(), admin.ID, st.ID, "general chat")
-		is.NoErr(err)                             // deletion succeeds
-		is.Equal(e.messageIDs(t, st, nil), empty) // "general chat" is an ordinary topic in this realm
-		_, err = e.svc.DeleteTopic(t.Context(), admin.ID, st.ID, "lobby")
-		is.NoErr(err)                              // deletion succeeds
-		is.Equal(len(e.messageIDs(t, st, nil)), 0) // the realm's display name addresses the empty topic
+		_, err := w.Svc.DeleteTopic(t.Context(), admin.ID, st.ID, "general chat")
+		is.NoErr(err)                                    // deletion succeeds
+		is.Equal(w.ChannelMessageIDs(t, st, nil), empty) // "general chat" is an ordinary topic in this realm
+		_, err = w.Svc.DeleteTopic(t.Context(), admin.ID, st.ID, "lobby")
+		is.NoErr(err)                                     // deletion succeeds
+		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // the realm's display name addresses the empty topic
 	})
 }
 
 func TestDeleteTopicProtectedHistory(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Secret", inviteOnly: true, protected: true, subscribers: []*chatcore.User{e.member}})
-		before := e.postN(t, st, "plans", e.member, 2)
-		joined := e.post(t, st, "plans", e.member, "sent when the admin joined")
-		e.subscribe(t, st, e.admin, joined)
-		late := e.createUser(t, e.realm, "Late Joiner", chatcore.RoleMember)
-		after := e.post(t, st, "plans", e.member, "sent later")
-		e.subscribe(t, st, late, after+1) // sees none of the topic
+		w, c := newCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Secret", InviteOnly: true, Protected: true, Subscribers: []*chatcore.User{c.Member}})
+		before := w.PostN(t, st, "plans", c.Member, 2)
+		joined := w.Post(t, st, "plans", c.Member, "sent when the admin joined")
+		w.Subscribe(t, st, c.Admin, joined)
+		late := w.AddUser(t, c.Realm, "Late Joiner", chatcore.RoleMember)
+		after := w.Post(t, st, "plans", c.Member, "sent later")
+		w.Subscribe(t, st, late, after+1) // sees none of the topic
 
-		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "plans")
-		is.NoErr(err)                              // deletion succeeds
-		is.True(res.Complete)                      // complete
-		is.Equal(e.messageIDs(t, st, nil), before) // messages from before the admin joined survive
-		evs := e.events.ofType("delete_message")
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "plans")
+		is.NoErr(err)                                     // deletion succeeds
+		is.True(res.Complete)                             // complete
+		is.Equal(w.ChannelMessageIDs(t, st, nil), before) // messages from before the admin joined survive
+		evs := w.Events.OfType("delete_message")
 		is.Equal(len(evs), 1)                                                     // one batch
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{joined, after}) // only what the admin could see
-		want := []chatcore.UserID{e.admin.ID, e.member.ID}
+		want := []chatcore.UserID{c.Admin.ID, c.Member.ID}
 		slices.Sort(want)
 		is.Equal(evs[0].UserIDs, want)              // a subscriber who saw none of them is not told
-		is.Equal(len(e.events.ofType("stream")), 0) // the oldest message survived
+		is.Equal(len(w.Events.OfType("stream")), 0) // the oldest message survived
 
 		t.Run("public channel with protected history, not subscribed", func(t *testing.T) {
 			is := is.New(t)
-			odd := e.createChannel(t, opsChannel{name: "Odd", protected: true, subscribers: []*chatcore.User{e.member}})
-			ids := e.postN(t, odd, "plans", e.member, 2)
-			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, odd.ID, "plans")
-			is.NoErr(err)                            // allowed
-			is.True(res.Complete)                    // nothing visible, nothing to do
-			is.Equal(e.messageIDs(t, odd, nil), ids) // nothing deleted
+			odd := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Odd", Protected: true, Subscribers: []*chatcore.User{c.Member}})
+			ids := w.PostN(t, odd, "plans", c.Member, 2)
+			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, odd.ID, "plans")
+			is.NoErr(err)                                   // allowed
+			is.True(res.Complete)                           // nothing visible, nothing to do
+			is.Equal(w.ChannelMessageIDs(t, odd, nil), ids) // nothing deleted
 		})
 	})
 }
 
 func TestDeleteTopicTimeBudget(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, 25*time.Second))
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		ids := e.postN(t, st, "big", e.member, 5)
-		keep := e.post(t, st, "small", e.member, "stays")
-		e.clock.setStep(10 * time.Second) // every clock reading takes 10 s
+		w, c := newCast(t, open, chatcore.WithTopicDeletion(2, 25*time.Second))
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		ids := w.PostN(t, st, "big", c.Member, 5)
+		keep := w.Post(t, st, "small", c.Member, "stays")
+		w.Clock.SetStep(10 * time.Second) // every clock reading takes 10 s
 
 		// Readings: start t0; t10 and t20 allow a batch each; t30 is past t0+25s.
-		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
-		is.NoErr(err)                                      // a timeout is not an error
-		is.True(!res.Complete)                             // the budget ran out mid-topic
-		is.Equal(e.messageIDs(t, st, new("big")), ids[:1]) // exactly the two finished batches are deleted
-		evs := e.events.ofType("delete_message")
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
+		is.NoErr(err)                                             // a timeout is not an error
+		is.True(!res.Complete)                                    // the budget ran out mid-topic
+		is.Equal(w.ChannelMessageIDs(t, st, new("big")), ids[:1]) // exactly the two finished batches are deleted
+		evs := w.Events.OfType("delete_message")
 		is.Equal(len(evs), 2)                                                      // one event per finished batch
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[3], ids[4]}) // newest first
 		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{ids[1], ids[2]}) // then the next two
 
-		res, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
-		is.NoErr(err)                                                  // repeating continues
-		is.True(res.Complete)                                          // and finishes
-		is.Equal(len(e.messageIDs(t, st, new("big"))), 0)              // the topic is gone
-		is.Equal(e.messageIDs(t, st, nil), []chatcore.MessageID{keep}) // other topics survive
-		is.Equal(e.stream(t, st.ID).FirstMessageID, keep)              // first_message_id moved to the survivor
+		res, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
+		is.NoErr(err)                                                         // repeating continues
+		is.True(res.Complete)                                                 // and finishes
+		is.Equal(len(w.ChannelMessageIDs(t, st, new("big"))), 0)              // the topic is gone
+		is.Equal(w.ChannelMessageIDs(t, st, nil), []chatcore.MessageID{keep}) // other topics survive
+		is.Equal(w.Stream(t, st.ID).FirstMessageID, keep)                     // first_message_id moved to the survivor
 
 		t.Run("many batches within the budget", func(t *testing.T) {
 			is := is.New(t)
-			e := newOpsEnv(t, chatcore.WithTopicDeletion(3, time.Minute))
-			st := e.createChannel(t, opsChannel{name: "Denmark"})
-			e.postN(t, st, "big", e.member, 10)
-			res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "big")
+			w, c := newCast(t, open, chatcore.WithTopicDeletion(3, time.Minute))
+			st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark"})
+			w.PostN(t, st, "big", c.Member, 10)
+			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
 			is.NoErr(err)                                       // deletion succeeds
 			is.True(res.Complete)                               // the clock stands still: no timeout
-			is.Equal(len(e.events.ofType("delete_message")), 4) // 3+3+3+1
-			is.Equal(len(e.messageIDs(t, st, nil)), 0)          // everything deleted
+			is.Equal(len(w.Events.OfType("delete_message")), 4) // 3+3+3+1
+			is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0)   // everything deleted
 		})
 	})
 }
 
 func TestDeleteTopicFirstMessageID(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t)
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.guest}})
-		old := e.postN(t, st, "old", e.member, 2)
-		newer := e.postN(t, st, "new", e.member, 2)
-		is.Equal(e.stream(t, st.ID).FirstMessageID, old[0]) // fixture keeps first_message_id
+		w, c, ls := newLoggedCast(t, open)
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Guest}})
+		old := w.PostN(t, st, "old", c.Member, 2)
+		newer := w.PostN(t, st, "new", c.Member, 2)
+		is.Equal(w.Stream(t, st.ID).FirstMessageID, old[0]) // fixture keeps first_message_id
 
-		_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "old")
+		_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "old")
 		is.NoErr(err)                                         // deletion succeeds
-		is.Equal(e.stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
-		evs := e.events.ofType("stream", "op", "update")
+		is.Equal(w.Stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
+		evs := w.Events.OfType("stream", "op", "update")
 		is.Equal(len(evs), 1) // one channel update
 		is.Equal(evs[0].Data, map[string]any{
 			"type": "stream", "op": "update", "property": "first_message_id",
 			"value": newer[0], "stream_id": st.ID, "name": "Denmark",
 		}) // Zulip's stream update payload
-		is.Equal(evs[0].UserIDs, opsSorted(e.admin.ID, e.member.ID, e.guest.ID))              // the delete event's users: subscribers and the admin
-		is.Equal(e.log.all()[:3], []string{"commit", "event stream", "event delete_message"}) // Zulip's order: channel update, then deletion
+		is.Equal(evs[0].UserIDs, sortedIDs(c.Admin.ID, c.Member.ID, c.Guest.ID))               // the delete event's users: subscribers and the admin
+		is.Equal(ls.log.all()[:3], []string{"commit", "event stream", "event delete_message"}) // Zulip's order: channel update, then deletion
 
-		e.events.reset()
-		_, err = e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "new")
+		w.Events.Reset()
+		_, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "new")
 		is.NoErr(err)                                                      // deletion succeeds
-		is.Equal(e.stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
-		evs = e.events.ofType("stream", "op", "update")
+		is.Equal(w.Stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
+		evs = w.Events.OfType("stream", "op", "update")
 		is.Equal(len(evs), 1)               // one channel update
 		is.Equal(evs[0].Data["value"], nil) // null when the channel is empty
 	})
@@ -299,12 +369,12 @@ func TestDeleteTopicFirstMessageID(t *testing.T) {
 
 func TestDeleteTopicEventsOnlyAfterCommit(t *testing.T) {
 	is := is.New(t)
-	e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
-	st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-	e.postN(t, st, "t", e.member, 4)
-	_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
+	w, c, ls := newLoggedCast(t, chattest.New, chatcore.WithTopicDeletion(2, time.Minute))
+	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+	w.PostN(t, st, "t", c.Member, 4)
+	_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
 	is.NoErr(err) // deletion succeeds
-	is.Equal(e.log.all(), []string{
+	is.Equal(ls.log.all(), []string{
 		"commit", "event delete_message", // newest two
 		"commit", "event stream", "event delete_message", // oldest two, first_message_id recomputed
 		"commit", // the empty batch that finds nothing left
@@ -312,58 +382,58 @@ func TestDeleteTopicEventsOnlyAfterCommit(t *testing.T) {
 }
 
 func TestDeleteTopicRollsBackAFailedBatch(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
-		st := e.createChannel(t, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member}})
-		ids := e.postN(t, st, "t", e.member, 4)
-		e.store.failOn.Store(e.store.calls.Load() + 2) // the second batch fails at commit
+		w, c, ls := newLoggedCast(t, open, chatcore.WithTopicDeletion(2, time.Minute))
+		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
+		ids := w.PostN(t, st, "t", c.Member, 4)
+		ls.failOn.Store(ls.calls.Load() + 2) // the second batch fails at commit
 
-		_, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
-		is.True(errors.Is(err, errOpsInjected))                                       // the store failure is returned
-		is.Equal(e.messageIDs(t, st, nil), ids[:2])                                   // the first batch stays deleted, the second is rolled back
-		is.Equal(e.stream(t, st.ID).FirstMessageID, ids[0])                           // first_message_id change rolled back too
-		is.Equal(e.log.all(), []string{"commit", "event delete_message", "rollback"}) // no event for the failed batch
-		evs := e.events.ofType("delete_message")
+		_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
+		is.True(errors.Is(err, errCommitFailed))                                       // the store failure is returned
+		is.Equal(w.ChannelMessageIDs(t, st, nil), ids[:2])                             // the first batch stays deleted, the second is rolled back
+		is.Equal(w.Stream(t, st.ID).FirstMessageID, ids[0])                            // first_message_id change rolled back too
+		is.Equal(ls.log.all(), []string{"commit", "event delete_message", "rollback"}) // no event for the failed batch
+		evs := w.Events.OfType("delete_message")
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[2], ids[3]}) // the committed batch only
 
-		e.store.failOn.Store(0)
-		res, err := e.svc.DeleteTopic(t.Context(), e.admin.ID, st.ID, "t")
-		is.NoErr(err)                              // a repeated call works
-		is.True(res.Complete)                      // and completes
-		is.Equal(len(e.messageIDs(t, st, nil)), 0) // everything deleted
+		ls.failOn.Store(0)
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
+		is.NoErr(err)                                     // a repeated call works
+		is.True(res.Complete)                             // and completes
+		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // everything deleted
 	})
 }
 
 func TestDeleteMessagesBatched(t *testing.T) {
-	opsEachStore(t, func(t *testing.T, newOpsEnv opsEnvMaker) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newOpsEnv(t, chatcore.WithTopicDeletion(2, time.Minute))
-		a := e.createChannel(t, opsChannel{name: "Alpha", subscribers: []*chatcore.User{e.member, e.mod}})
-		b := e.createChannel(t, opsChannel{name: "Beta", inviteOnly: true, subscribers: []*chatcore.User{e.member}})
-		keepA := e.post(t, a, "x", e.mod, "someone else's")
-		inA := e.postN(t, a, "X", e.member, 3)
-		inB := e.post(t, b, "Y", e.member, "private")
-		dm1 := e.dm(t, e.member, "hello", e.admin)
-		dm2 := e.dm(t, e.member, "hello all", e.admin, e.mod)
-		dm3 := e.dm(t, e.member, "again", e.admin)
-		keepDM := e.dm(t, e.admin, "reply", e.member)
+		w, c := newCast(t, open, chatcore.WithTopicDeletion(2, time.Minute))
+		a := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Alpha", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
+		b := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Beta", InviteOnly: true, Subscribers: []*chatcore.User{c.Member}})
+		keepA := w.Post(t, a, "x", c.Moderator, "someone else's")
+		inA := w.PostN(t, a, "X", c.Member, 3)
+		inB := w.Post(t, b, "Y", c.Member, "private")
+		dm1 := w.DM(t, c.Member, "hello", c.Admin)
+		dm2 := w.DM(t, c.Member, "hello all", c.Admin, c.Moderator)
+		dm3 := w.DM(t, c.Member, "again", c.Admin)
+		keepDM := w.DM(t, c.Admin, "reply", c.Member)
 
-		f := chatcore.MessageFilter{RealmID: e.realm.ID, SenderID: e.member.ID}
+		f := chatcore.MessageFilter{RealmID: c.Realm.ID, SenderID: c.Member.ID}
 		t.Run("deadline passed", func(t *testing.T) {
 			is := is.New(t)
-			done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), e.admin, f, seedTime.Add(-time.Second))
-			is.NoErr(err)                             // not an error
-			is.True(!done)                            // nothing done before the deadline check
-			is.Equal(len(e.messageIDs(t, a, nil)), 4) // nothing deleted
+			done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), c.Admin, f, chattest.Epoch.Add(-time.Second))
+			is.NoErr(err)                                    // not an error
+			is.True(!done)                                   // nothing done before the deadline check
+			is.Equal(len(w.ChannelMessageIDs(t, a, nil)), 4) // nothing deleted
 		})
 
-		done, err := e.svc.DeleteMessagesBatchedForTest(t.Context(), nil, f, time.Time{})
-		is.NoErr(err)                                                  // deletion succeeds
-		is.True(done)                                                  // no deadline: runs to the end
-		is.Equal(e.messageIDs(t, a, nil), []chatcore.MessageID{keepA}) // only the sender's messages went
-		is.Equal(len(e.messageIDs(t, b, nil)), 0)                      // in every channel
-		is.Equal(e.message(t, keepDM).Content, "reply")                // others' direct messages stay
+		done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), nil, f, time.Time{})
+		is.NoErr(err)                                                         // deletion succeeds
+		is.True(done)                                                         // no deadline: runs to the end
+		is.Equal(w.ChannelMessageIDs(t, a, nil), []chatcore.MessageID{keepA}) // only the sender's messages went
+		is.Equal(len(w.ChannelMessageIDs(t, b, nil)), 0)                      // in every channel
+		is.Equal(w.Message(t, keepDM).Content, "reply")                       // others' direct messages stay
 
 		type group struct {
 			ids   []chatcore.MessageID
@@ -371,14 +441,14 @@ func TestDeleteMessagesBatched(t *testing.T) {
 			topic any
 		}
 		var got []group
-		for _, ev := range e.events.ofType("delete_message") {
+		for _, ev := range w.Events.OfType("delete_message") {
 			got = append(got, group{ev.Data["message_ids"].([]chatcore.MessageID), ev.UserIDs, ev.Data["topic"]})
 		}
-		pair := []chatcore.UserID{e.admin.ID, e.member.ID}
-		trio := []chatcore.UserID{e.admin.ID, e.mod.ID, e.member.ID}
+		pair := []chatcore.UserID{c.Admin.ID, c.Member.ID}
+		trio := []chatcore.UserID{c.Admin.ID, c.Moderator.ID, c.Member.ID}
 		slices.Sort(pair)
 		slices.Sort(trio)
-		aSubs := []chatcore.UserID{e.mod.ID, e.member.ID}
+		aSubs := []chatcore.UserID{c.Moderator.ID, c.Member.ID}
 		slices.Sort(aSubs)
 		// Batches of two, newest first: [dm3 dm2] [dm1 inB] [inA2 inA1] [inA0];
 		// within a batch direct messages come first.
@@ -386,15 +456,15 @@ func TestDeleteMessagesBatched(t *testing.T) {
 			{[]chatcore.MessageID{dm3}, pair, nil},
 			{[]chatcore.MessageID{dm2}, trio, nil},
 			{[]chatcore.MessageID{dm1}, pair, nil},
-			{[]chatcore.MessageID{inB}, []chatcore.UserID{e.member.ID}, "y"},
+			{[]chatcore.MessageID{inB}, []chatcore.UserID{c.Member.ID}, "y"},
 			{[]chatcore.MessageID{inA[1], inA[2]}, aSubs, "x"},
 			{[]chatcore.MessageID{inA[0]}, aSubs, "x"},
 		}) // grouped per conversation within each batch, to the participants / subscribers (nil actor adds nobody)
-		upd := e.events.ofType("stream", "op", "update")
+		upd := w.Events.OfType("stream", "op", "update")
 		is.Equal(len(upd), 1)                                    // Beta lost its only message; Alpha's first message was someone else's
 		is.Equal(upd[0].Data["stream_id"], b.ID)                 // Beta's update
 		is.Equal(upd[0].Data["value"], nil)                      // null: Beta is empty
-		is.Equal(upd[0].UserIDs, []chatcore.UserID{e.member.ID}) // the users of the deletion event (no actor here)
+		is.Equal(upd[0].UserIDs, []chatcore.UserID{c.Member.ID}) // the users of the deletion event (no actor here)
 	})
 }
 
@@ -410,14 +480,14 @@ func BenchmarkDeleteTopic(b *testing.B) {
 	for _, name := range []string{"memory", "sqlite"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			e := newOpsEnvOn(b, stores[name](b))
-			st := e.createChannel(b, opsChannel{name: "Denmark", subscribers: []*chatcore.User{e.member, e.mod}})
+			w, c := newCast(b, openOn(stores[name](b)))
+			st := w.AddChannel(b, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
 			for b.Loop() {
 				b.StopTimer()
-				e.postN(b, st, "big", e.member, 1000)
-				e.events.reset()
+				w.PostN(b, st, "big", c.Member, 1000)
+				w.Events.Reset()
 				b.StartTimer()
-				res, err := e.svc.DeleteTopic(context.Background(), e.admin.ID, st.ID, "big")
+				res, err := w.Svc.DeleteTopic(context.Background(), c.Admin.ID, st.ID, "big")
 				if err != nil || !res.Complete {
 					b.Fatalf("DeleteTopic: %v, %+v", err, res)
 				}
@@ -429,25 +499,25 @@ func BenchmarkDeleteTopic(b *testing.B) {
 // TestDeleteTopicEventsPerBatch checks that deleting a topic sends one
 // delete_message event per batch, naming the topic as that batch stores it.
 func TestDeleteTopicEventsPerBatch(t *testing.T) {
-	veronaEachStore(t, func(t *testing.T, open func(tb testing.TB, opts ...chatcore.Option) *veronaEnv) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := open(t, chatcore.WithTopicDeletion(1, time.Minute))
+		w, org, _ := newVerona(t, open, chatcore.WithTopicDeletion(1, time.Minute))
 		ctx := context.Background()
-		older := e.post(t, e.ham, "Straße")
-		newer := e.post(t, e.ophelia, "STRASSE")
-		e.events.reset()
-		res, err := e.svc.DeleteTopic(ctx, e.owner.ID, e.general.ID, "strasse")
+		older := w.Send(t, org.ham, org.general, "Straße", "hello")
+		newer := w.Send(t, org.ophelia, org.general, "STRASSE", "hello")
+		w.Events.Reset()
+		res, err := w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "strasse")
 		is.NoErr(err)         // deletion succeeds
 		is.True(res.Complete) // every message deleted
-		evs := e.events.take("delete_message")
+		evs := w.Events.Take("delete_message")
 		is.Equal(len(evs), 2)                                             // one event per batch of one
 		is.Equal(evs[0].Data["topic"], "strasse")                         // the newest batch spells it as its message, lower-cased
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{newer}) // newest first
 		is.Equal(evs[1].Data["topic"], "straße")                          // the next batch spells it as its own message
 		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{older}) // then the older one
 
-		_, err = e.svc.DeleteTopic(ctx, e.owner.ID, e.general.ID, "nothing here")
+		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "nothing here")
 		is.NoErr(err)                                     // an empty topic is no error
-		is.Equal(len(e.events.take("delete_message")), 0) // and sends no event
+		is.Equal(len(w.Events.Take("delete_message")), 0) // and sends no event
 	})
 }

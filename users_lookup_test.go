@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
-// viewIDs lists the ids of views.
-func viewIDs(vs []chatcore.UserView) []chatcore.UserID {
+// userViewIDs lists the ids of user views.
+func userViewIDs(vs []chatcore.UserView) []chatcore.UserID {
 	ids := []chatcore.UserID{}
 	for _, v := range vs {
 		ids = append(ids, v.UserID)
@@ -29,7 +30,7 @@ func viewKeys(tb testing.TB, v chatcore.UserView) map[string]any {
 }
 
 func TestListUsersByID(t *testing.T) {
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	tests := []struct {
 		name string
 		ids  []chatcore.UserID
@@ -43,14 +44,14 @@ func TestListUsersByID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			vs, err := e.svc.ListUsers(t.Context(), 15, chatcore.UsersRequest{UserIDs: &tt.ids})
-			is.NoErr(err)                  // a guest may ask too
-			is.Equal(viewIDs(vs), tt.want) // only the listed users of the realm
+			vs, err := w.Svc.ListUsers(t.Context(), 15, chatcore.UsersRequest{UserIDs: &tt.ids})
+			is.NoErr(err)                      // a guest may ask too
+			is.Equal(userViewIDs(vs), tt.want) // only the listed users of the realm
 		})
 	}
 	t.Run("over the bound", func(t *testing.T) {
 		ids := make([]chatcore.UserID, chatcore.MaxUserIDs+1)
-		_, err := e.svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		_, err := w.Svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "user_ids is too long (limit: 1000 items)")
 	})
 	t.Run("at the bound", func(t *testing.T) {
@@ -59,14 +60,14 @@ func TestListUsersByID(t *testing.T) {
 		for i := range ids {
 			ids[i] = chatcore.UserID(i + 1)
 		}
-		vs, err := e.svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
-		is.NoErr(err)                                                                    // accepted
-		is.Equal(viewIDs(vs), []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // the realm's among them
+		vs, err := w.Svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		is.NoErr(err)                                                                        // accepted
+		is.Equal(userViewIDs(vs), []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // the realm's among them
 	})
 }
 
 func TestUserByEmail(t *testing.T) {
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	tests := []struct {
 		name  string
 		actor chatcore.UserID
@@ -88,7 +89,7 @@ func TestUserByEmail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := e.svc.UserByEmail(t.Context(), tt.actor, tt.email, chatcore.UsersRequest{})
+			v, err := w.Svc.UserByEmail(t.Context(), tt.actor, tt.email, chatcore.UsersRequest{})
 			if tt.want == 0 {
 				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 				return
@@ -99,18 +100,18 @@ func TestUserByEmail(t *testing.T) {
 		})
 	}
 	t.Run("deactivated actor", func(t *testing.T) {
-		_, err := e.svc.UserByEmail(t.Context(), 16, "olivia@acme.test", chatcore.UsersRequest{})
+		_, err := w.Svc.UserByEmail(t.Context(), 16, "olivia@acme.test", chatcore.UsersRequest{})
 		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 
 func TestUserViewLevel467Fields(t *testing.T) {
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	ctx := t.Context()
 	yes := true
 	t.Run("defaults", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.User(ctx, 11, 14)
+		v, err := w.Svc.User(ctx, 11, 14)
 		is.NoErr(err)
 		m := viewKeys(t, v)
 		is.Equal(m["avatar_version"], 1.0)     // Zulip's first avatar version
@@ -122,39 +123,39 @@ func TestUserViewLevel467Fields(t *testing.T) {
 	})
 	t.Run("profile data asked for", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.UserWith(ctx, 11, 14, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		v, err := w.Svc.UserWith(ctx, 11, 14, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // an empty map: no custom fields
-		bot, err := e.svc.UserWith(ctx, 11, 32, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		bot, err := w.Svc.UserWith(ctx, 11, 32, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		_, has := viewKeys(t, bot)["profile_data"]
 		is.True(!has) // bots have none, as in Zulip
-		vs, err := e.svc.ListUsers(ctx, 11, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		vs, err := w.Svc.ListUsers(ctx, 11, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		is.Equal(viewKeys(t, vs[0])["profile_data"], map[string]any{}) // on the list too
 	})
 	t.Run("avatar version after delete_profile", func(t *testing.T) {
 		is := is.New(t)
-		updateUser(t, e.store, 17, func(u *chatcore.User) { u.AvatarSource = "D" })
-		v, err := e.svc.User(ctx, 11, 17)
+		w.UpdateUser(t, 17, func(u *chatcore.User) { u.AvatarSource = "D" })
+		v, err := w.Svc.User(ctx, 11, 17)
 		is.NoErr(err)
 		is.Equal(v.AvatarVersion, 2) // one avatar change
 	})
 }
 
 func TestMeMaxMessageID(t *testing.T) {
-	e := newOpsEnv(t)
+	w, c := newCast(t, chattest.New)
 	is := is.New(t)
-	v, err := e.svc.Me(t.Context(), e.member.ID)
+	v, err := w.Svc.Me(t.Context(), c.Member.ID)
 	is.NoErr(err)
 	is.Equal(*v.MaxMessageID, chatcore.MessageID(-1))          // no message yet
 	is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // the own view carries profile_data
-	id := e.dm(t, e.owner, "hi", e.member)
-	e.dm(t, e.owner, "not for member", e.admin)
-	v, err = e.svc.Me(t.Context(), e.member.ID)
+	id := w.DM(t, c.Owner, "hi", c.Member)
+	w.DM(t, c.Owner, "not for member", c.Admin)
+	v, err = w.Svc.Me(t.Context(), c.Member.ID)
 	is.NoErr(err)
 	is.Equal(*v.MaxMessageID, id) // the newest message the user received
-	bot, err := e.svc.Me(t.Context(), e.bot.ID)
+	bot, err := w.Svc.Me(t.Context(), c.Bot.ID)
 	is.NoErr(err)
 	_, has := viewKeys(t, bot)["profile_data"]
 	is.True(!has) // a bot's own view has none

@@ -16,102 +16,80 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
-	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
-// usrKey is the API key testdata/org.json gives the user id.
-func usrKey(id chatcore.UserID) string {
+// orgAPIKey is the API key testdata/org.json gives the user id.
+func orgAPIKey(id chatcore.UserID) string {
 	return fmt.Sprintf("Key%02d", id) + strings.Repeat("x", 27)
 }
 
-// usrFailStore wraps a Store; while fail is set, UpdateUser fails inside
-// Update transactions.
-type usrFailStore struct {
+// userUpdateFailStore wraps a Store; while fail is set, UpdateUser fails
+// inside Update transactions.
+type userUpdateFailStore struct {
 	chatcore.Store
 	fail bool
 }
 
-var errUsrInjected = errors.New("injected failure")
+var errUserUpdateInjected = errors.New("injected failure")
 
-func (s *usrFailStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error {
-		if s.fail {
-			return fn(usrFailTx{tx})
+// wrap makes f wrap s, for chattest.Wrap.
+func (f *userUpdateFailStore) wrap(s chatcore.Store) chatcore.Store { f.Store = s; return f }
+
+func (f *userUpdateFailStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return f.Store.Update(ctx, func(tx chatcore.Tx) error {
+		if f.fail {
+			return fn(userUpdateFailTx{tx})
 		}
 		return fn(tx)
 	})
 }
 
-type usrFailTx struct{ chatcore.Tx }
+type userUpdateFailTx struct{ chatcore.Tx }
 
-func (usrFailTx) UpdateUser(context.Context, *chatcore.User) error { return errUsrInjected }
-
-// usrEnv is a Service over a memory store loaded with testdata/org.json.
-type usrEnv struct {
-	svc    *chatcore.Service
-	store  *usrFailStore
-	mailer *recordingMailer
-	sink   *recordingSink
+func (userUpdateFailTx) UpdateUser(context.Context, *chatcore.User) error {
+	return errUserUpdateInjected
 }
 
-var usrEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+// orgNow is when the users tests run.
+var orgNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func newUsrEnv(tb testing.TB, opts ...chatcore.Option) *usrEnv {
+// orgMessages selects the messages of the first realm of testdata/org.json.
+var orgMessages = chatcore.MessageQuery{RealmID: 1}
+
+// newOrg builds a World over a memory store at orgNow, loaded with
+// testdata/org.json.
+func newOrg(tb testing.TB, opts ...chattest.Option) *chattest.World {
 	tb.Helper()
 	is := is.New(tb)
-	e := &usrEnv{store: &usrFailStore{Store: memory.New()}, mailer: &recordingMailer{}, sink: &recordingSink{}}
-	opts = append([]chatcore.Option{
-		chatcore.WithMailer(e.mailer), chatcore.WithEventSink(e.sink), chatcore.WithPasswordHasher(plainHasher{}),
-		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return usrEpoch })),
-	}, opts...)
-	e.svc = chatcore.New(e.store, opts...)
+	w := chattest.New(tb, append([]chattest.Option{chattest.At(orgNow)}, opts...)...)
 	f, err := os.Open("testdata/org.json")
 	is.NoErr(err) // the org fixture exists
 	defer f.Close()
-	is.NoErr(fixture.Load(tb.Context(), e.svc, f)) // the org fixture loads
-	return e
-}
-
-func (e *usrEnv) user(tb testing.TB, id chatcore.UserID) *chatcore.User {
-	tb.Helper()
-	return readStore(tb, e.store, func(ctx context.Context, tx chatcore.Tx) (*chatcore.User, error) { return tx.User(ctx, id) })
-}
-
-func (e *usrEnv) write(tb testing.TB, fn func(tx chatcore.Tx) error) {
-	tb.Helper()
-	writeStore(tb, e.store.Store, fn)
-}
-
-func (e *usrEnv) setRole(tb testing.TB, id chatcore.UserID, role chatcore.Role) {
-	tb.Helper()
-	updateUser(tb, e.store.Store, id, func(u *chatcore.User) { u.Role = role })
-}
-
-func (e *usrEnv) messageIDs(tb testing.TB) []chatcore.MessageID {
-	tb.Helper()
-	return storedMessageIDs(tb, e.store, chatcore.MessageQuery{RealmID: 1})
+	is.NoErr(fixture.Load(tb.Context(), w.Svc, f)) // the org fixture loads
+	return w
 }
 
 func TestAuthenticate(t *testing.T) {
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	ctx := t.Context()
 	t.Run("ok", func(t *testing.T) {
 		is := is.New(t)
-		u, err := e.svc.Authenticate(ctx, "max@acme.test", usrKey(14))
+		u, err := w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14))
 		is.NoErr(err)                       // valid credentials
 		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
 	})
 	t.Run("whitespace and case are ignored", func(t *testing.T) {
 		is := is.New(t)
-		u, err := e.svc.Authenticate(ctx, "  MAX@Acme.Test\t", " "+usrKey(14)+"\n")
+		u, err := w.Svc.Authenticate(ctx, "  MAX@Acme.Test\t", " "+orgAPIKey(14)+"\n")
 		is.NoErr(err)                       // trimmed, case-insensitive e-mail
 		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
 	})
 	t.Run("bots authenticate like humans", func(t *testing.T) {
 		is := is.New(t)
-		u, err := e.svc.Authenticate(ctx, "echo-bot@acme.test", usrKey(32))
+		u, err := w.Svc.Authenticate(ctx, "echo-bot@acme.test", orgAPIKey(32))
 		is.NoErr(err)    // bot credentials
 		is.True(u.IsBot) // the bot
 	})
@@ -119,19 +97,19 @@ func TestAuthenticate(t *testing.T) {
 		name, email, key, msg string
 	}{
 		{"too short", "max@acme.test", "abc", "Malformed API key"},
-		{"too long", "max@acme.test", usrKey(14) + "x", "Malformed API key"},
+		{"too long", "max@acme.test", orgAPIKey(14) + "x", "Malformed API key"},
 		{"not alphanumeric", "max@acme.test", strings.Repeat("-", 32), "Malformed API key"},
 		{"non-ASCII letter", "max@acme.test", "é" + strings.Repeat("a", 30), "Malformed API key"},
 		{"empty", "max@acme.test", "", "Malformed API key"},
 		{"unknown key", "max@acme.test", strings.Repeat("a", 32), "Invalid API key"},
-		{"key of another user", "max@acme.test", usrKey(12), "Invalid API key"},
-		{"key of another realm's user", "max@acme.test", usrKey(22), "Invalid API key"},
-		{"deactivated user", "dana@acme.test", usrKey(16), "Account is deactivated"},
-		{"deactivated bot", "old-bot@acme.test", usrKey(33), "Account is deactivated"},
+		{"key of another user", "max@acme.test", orgAPIKey(12), "Invalid API key"},
+		{"key of another realm's user", "max@acme.test", orgAPIKey(22), "Invalid API key"},
+		{"deactivated user", "dana@acme.test", orgAPIKey(16), "Account is deactivated"},
+		{"deactivated bot", "old-bot@acme.test", orgAPIKey(33), "Account is deactivated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			u, err := e.svc.Authenticate(ctx, tc.email, tc.key)
+			u, err := w.Svc.Authenticate(ctx, tc.email, tc.key)
 			is.True(u == nil) // no user on failure
 			wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
 		})
@@ -139,11 +117,11 @@ func TestAuthenticate(t *testing.T) {
 }
 
 func TestUserViews(t *testing.T) {
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	ctx := t.Context()
 	t.Run("me", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.Me(ctx, 11)
+		v, err := w.Svc.Me(ctx, 11)
 		is.NoErr(err)                                                                                                    // the actor's own view
 		is.Equal(v.UserID, chatcore.UserID(11))                                                                          // own id
 		is.Equal(v.Email, "olivia@acme.test")                                                                            // real e-mail, visible to everyone by default
@@ -167,7 +145,7 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("bot", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.User(ctx, 12, 32)
+		v, err := w.Svc.User(ctx, 12, 32)
 		is.NoErr(err)                                         // bots are included
 		is.True(v.IsBot)                                      // a bot
 		is.Equal(*v.BotType, chatcore.BotTypeOutgoingWebhook) // bot_type 3
@@ -175,20 +153,20 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("deactivated user is included", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.User(ctx, 12, 16)
+		v, err := w.Svc.User(ctx, 12, 16)
 		is.NoErr(err)        // deactivated users are visible
 		is.True(!v.IsActive) // marked inactive
 	})
 	t.Run("restricted e-mail", func(t *testing.T) {
 		is := is.New(t)
-		v, err := e.svc.User(ctx, 13, 14)            // moderator looks at a member who shows e-mail to admins only
+		v, err := w.Svc.User(ctx, 13, 14)            // moderator looks at a member who shows e-mail to admins only
 		is.NoErr(err)                                // found
 		is.True(v.DeliveryEmail == nil)              // hidden from moderators
 		is.Equal(v.Email, "user14@chatcore.invalid") // stand-in address
-		v, err = e.svc.User(ctx, 12, 14)
+		v, err = w.Svc.User(ctx, 12, 14)
 		is.NoErr(err)                               // found
 		is.Equal(*v.DeliveryEmail, "max@acme.test") // administrators see it
-		me, err := e.svc.Me(ctx, 14)
+		me, err := w.Svc.Me(ctx, 14)
 		is.NoErr(err)                                // own view
 		is.Equal(*me.DeliveryEmail, "max@acme.test") // users always see their own
 	})
@@ -197,13 +175,13 @@ func TestUserViews(t *testing.T) {
 		id   chatcore.UserID
 	}{{"unknown", 999}, {"other realm", 21}} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.svc.User(ctx, 11, tc.id)
+			_, err := w.Svc.User(ctx, 11, tc.id)
 			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 		})
 	}
 	t.Run("users lists the realm", func(t *testing.T) {
 		is := is.New(t)
-		vs, err := e.svc.Users(ctx, 15)
+		vs, err := w.Svc.Users(ctx, 15)
 		is.NoErr(err) // any member may list
 		var ids []chatcore.UserID
 		for _, v := range vs {
@@ -212,7 +190,7 @@ func TestUserViews(t *testing.T) {
 		is.Equal(ids, []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // every user and bot of acme, none of globex
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
-		_, err := e.svc.Me(ctx, 16)
+		_, err := w.Svc.Me(ctx, 16)
 		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
@@ -255,93 +233,93 @@ func TestDeactivateUserOrder(t *testing.T) {
 			name := fmt.Sprintf("%d→%d", a, tg)
 			t.Run(name, func(t *testing.T) {
 				is := is.New(t)
-				e := newUsrEnv(t)
-				before := e.messageIDs(t)
-				err := e.svc.DeactivateUser(t.Context(), a, tg, chatcore.DeactivateUserRequest{
+				w := newOrg(t)
+				before := w.MessageIDs(t, orgMessages)
+				err := w.Svc.DeactivateUser(t.Context(), a, tg, chatcore.DeactivateUserRequest{
 					Actions:                         &chatcore.DeactivationActions{DeletePublicChannelMessages: true, DeleteDirectMessages: true},
 					DeactivationNotificationComment: new("bye"),
 				})
-				w := want(a, tg)
-				if w == ok {
+				expected := want(a, tg)
+				if expected == ok {
 					is.NoErr(err)                    // allowed
-					is.True(!e.user(t, tg).IsActive) // deactivated
-					is.Equal(len(e.mailer.all()), 1) // the notice went out
+					is.True(!w.User(t, tg).IsActive) // deactivated
+					is.Equal(len(w.Mail.All()), 1)   // the notice went out
 					return
 				}
-				wantError(t, err, w.code, chatcore.KindInvalid, w.msg)
-				is.Equal(e.messageIDs(t), before) // a refused request deletes nothing
-				is.Equal(len(e.mailer.all()), 0)  // and mails nothing
-				is.Equal(len(e.sink.all()), 0)    // and publishes nothing
+				wantError(t, err, expected.code, chatcore.KindInvalid, expected.msg)
+				is.Equal(w.MessageIDs(t, orgMessages), before) // a refused request deletes nothing
+				is.Equal(len(w.Mail.All()), 0)                 // and mails nothing
+				is.Equal(len(w.Events.All()), 0)               // and publishes nothing
 			})
 		}
 	}
 
 	t.Run("admin may deactivate themselves", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		is.NoErr(e.svc.DeactivateUser(t.Context(), admin, admin, chatcore.DeactivateUserRequest{})) // self-deactivation is allowed
-		is.True(!e.user(t, admin).IsActive)                                                         // deactivated
+		w := newOrg(t)
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), admin, admin, chatcore.DeactivateUserRequest{})) // self-deactivation is allowed
+		is.True(!w.User(t, admin).IsActive)                                                         // deactivated
 	})
 	t.Run("owner may deactivate themselves when another owner exists", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		e.setRole(t, other, chatcore.RoleOwner)
-		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})) // two owners
-		is.True(!e.user(t, owner).IsActive)                                                         // deactivated
+		w := newOrg(t)
+		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})) // two owners
+		is.True(!w.User(t, owner).IsActive)                                                         // deactivated
 	})
 	t.Run("owner may deactivate another owner", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		e.setRole(t, other, chatcore.RoleOwner)
-		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, other, chatcore.DeactivateUserRequest{})) // two owners
+		w := newOrg(t)
+		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, other, chatcore.DeactivateUserRequest{})) // two owners
 	})
 	t.Run("admin still may not deactivate an owner among several", func(t *testing.T) {
-		e := newUsrEnv(t)
-		e.setRole(t, other, chatcore.RoleOwner)
-		err := e.svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
+		w := newOrg(t)
+		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
+		err := w.Svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
 		wantError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
 	})
 	t.Run("only active human owners count", func(t *testing.T) {
-		e := newUsrEnv(t)
-		e.setRole(t, inactive, chatcore.RoleOwner) // a deactivated owner
-		e.setRole(t, bot, chatcore.RoleOwner)      // a bot with the owner role
-		err := e.svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
+		w := newOrg(t)
+		w.UpdateUser(t, inactive, func(u *chatcore.User) { u.Role = chatcore.RoleOwner }) // a deactivated owner
+		w.UpdateUser(t, bot, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })      // a bot with the owner role
+		err := w.Svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
 		wantError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
-		e := newUsrEnv(t)
-		err := e.svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
+		w := newOrg(t)
+		err := w.Svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
 		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 	t.Run("second call", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		is.NoErr(e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
-		err := e.svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
+		w := newOrg(t)
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
+		err := w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
 		wantError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
 	})
 }
 
 func TestDeactivateUserBotsFirst(t *testing.T) {
 	is := is.New(t)
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	ctx := t.Context()
-	e.write(t, func(tx chatcore.Tx) error {
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		return tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "pending", UserID: 14, RealmID: 1,
-			OldEmail: "max@acme.test", NewEmail: "max2@acme.test", CreatedAt: usrEpoch})
+			OldEmail: "max@acme.test", NewEmail: "max2@acme.test", CreatedAt: orgNow})
 	})
-	is.NoErr(e.svc.DeactivateUser(ctx, 12, 14, chatcore.DeactivateUserRequest{})) // admin deactivates a member
+	is.NoErr(w.Svc.DeactivateUser(ctx, 12, 14, chatcore.DeactivateUserRequest{})) // admin deactivates a member
 
 	for _, id := range []chatcore.UserID{14, 31, 32} {
-		is.True(!e.user(t, id).IsActive) // the user and every bot they own are deactivated
+		is.True(!w.User(t, id).IsActive) // the user and every bot they own are deactivated
 	}
-	is.True(!e.user(t, 33).IsActive) // another owner's bot was already inactive
-	is.True(e.user(t, 17).IsActive)  // bystanders stay active
+	is.True(!w.User(t, 33).IsActive) // another owner's bot was already inactive
+	is.True(w.User(t, 17).IsActive)  // bystanders stay active
 
 	// Events: bots first, then the user; realm_bot to the owner.
 	var order []chatcore.UserID
 	var botEvents []chatcore.Event
-	for _, ev := range e.sink.all() {
+	for _, ev := range w.Events.All() {
 		switch ev.Data["type"] {
 		case "realm_user":
 			p := ev.Data["person"].(map[string]any)
@@ -358,7 +336,7 @@ func TestDeactivateUserBotsFirst(t *testing.T) {
 		is.Equal(ev.UserIDs, []chatcore.UserID{14}) // to the bot owner
 	}
 
-	err := e.store.View(ctx, func(tx chatcore.Tx) error {
+	err := w.Store.View(ctx, func(tx chatcore.Tx) error {
 		for _, id := range []chatcore.UserID{14, 31} {
 			subs, err := tx.Subscriptions(ctx, 0, id)
 			if err != nil {
@@ -375,9 +353,9 @@ func TestDeactivateUserBotsFirst(t *testing.T) {
 	})
 	is.NoErr(err) // store readable
 
-	_, err = e.svc.Authenticate(ctx, "max@acme.test", usrKey(14))
+	_, err = w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14))
 	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
-	_, err = e.svc.Authenticate(ctx, "echo-bot@acme.test", usrKey(32))
+	_, err = w.Svc.Authenticate(ctx, "echo-bot@acme.test", orgAPIKey(32))
 	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 }
 
@@ -405,11 +383,11 @@ func TestDeactivateUserActions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newUsrEnv(t, chatcore.WithTopicDeletion(2, time.Hour))                                               // small batches
-			is.NoErr(e.svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{Actions: &tc.actions})) // allowed
-			is.Equal(e.messageIDs(t), tc.left)                                                                        // exactly the selected kinds of the user's and their bots' messages are gone
+			w := newOrg(t, chattest.With(chatcore.WithTopicDeletion(2, time.Hour)))                                   // small batches
+			is.NoErr(w.Svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{Actions: &tc.actions})) // allowed
+			is.Equal(w.MessageIDs(t, orgMessages), tc.left)                                                           // exactly the selected kinds of the user's and their bots' messages are gone
 			for _, id := range []chatcore.UserID{14, 31, 32} {
-				u := e.user(t, id)
+				u := w.User(t, id)
 				is.True(!u.IsActive) // deactivated
 				if tc.actions.DeleteProfile {
 					is.Equal(u.FullName, "Deleted user") // renamed
@@ -419,22 +397,22 @@ func TestDeactivateUserActions(t *testing.T) {
 				}
 			}
 			if tc.actions.DeleteProfile {
-				v, err := e.svc.User(t.Context(), 11, 14)
+				v, err := w.Svc.User(t.Context(), 11, 14)
 				is.NoErr(err)                                                                   // still visible
 				is.Equal(v.AvatarURL, "http://127.0.0.1:9991/static/images/default-avatar.png") // default avatar
-				is.Equal(e.user(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
+				is.Equal(w.User(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
 			}
-			globex := storedMessageIDs(t, e.store, chatcore.MessageQuery{RealmID: 2})
+			globex := w.MessageIDs(t, chatcore.MessageQuery{RealmID: 2})
 			is.Equal(globex, []chatcore.MessageID{201}) // other realms are untouched
 		})
 	}
 	t.Run("delete events", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		is.NoErr(e.svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{
+		w := newOrg(t)
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{
 			Actions: &chatcore.DeactivationActions{DeleteDirectMessages: true}})) // allowed
 		var deleted []chatcore.MessageID
-		for _, ev := range e.sink.all() {
+		for _, ev := range w.Events.All() {
 			if ev.Data["type"] == "delete_message" {
 				deleted = append(deleted, ev.Data["message_ids"].([]chatcore.MessageID)...)
 			}
@@ -459,9 +437,9 @@ func TestDeactivateUserEmail(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			e := newUsrEnv(t)
-			is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: tc.comment})) // allowed
-			mails := e.mailer.all()
+			w := newOrg(t)
+			is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: tc.comment})) // allowed
+			mails := w.Mail.All()
 			if !tc.mail {
 				is.Equal(len(mails), 0) // no comment, no e-mail
 				return
@@ -480,40 +458,41 @@ func TestDeactivateUserEmail(t *testing.T) {
 	}
 	t.Run("too long", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		err := e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{
+		w := newOrg(t)
+		err := w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{
 			DeactivationNotificationComment: new(strings.Repeat("a", 2001)),
 			Actions:                         &chatcore.DeactivationActions{DeleteDirectMessages: true},
 		})
 		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
-		is.True(e.user(t, 14).IsActive)    // nothing happened
-		is.Equal(len(e.messageIDs(t)), 13) // nothing deleted
-		is.Equal(len(e.mailer.all()), 0)   // no mail
+		is.True(w.User(t, 14).IsActive)                 // nothing happened
+		is.Equal(len(w.MessageIDs(t, orgMessages)), 13) // nothing deleted
+		is.Equal(len(w.Mail.All()), 0)                  // no mail
 	})
 	t.Run("no mail or events when the transaction fails", func(t *testing.T) {
 		is := is.New(t)
-		e := newUsrEnv(t)
-		e.store.fail = true
-		err := e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})
-		is.True(errors.Is(err, errUsrInjected)) // the store failure comes back
-		e.store.fail = false
-		is.Equal(len(e.mailer.all()), 0) // no mail for an uncommitted deactivation
-		is.Equal(len(e.sink.all()), 0)   // and no events
-		is.True(e.user(t, 14).IsActive)  // the user is still active
-		is.True(e.user(t, 31).IsActive)  // and so are their bots
+		fails := &userUpdateFailStore{}
+		w := newOrg(t, chattest.Wrap(fails.wrap))
+		fails.fail = true
+		err := w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})
+		is.True(errors.Is(err, errUserUpdateInjected)) // the store failure comes back
+		fails.fail = false
+		is.Equal(len(w.Mail.All()), 0)   // no mail for an uncommitted deactivation
+		is.Equal(len(w.Events.All()), 0) // and no events
+		is.True(w.User(t, 14).IsActive)  // the user is still active
+		is.True(w.User(t, 31).IsActive)  // and so are their bots
 		// A retry after the failure completes.
-		is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})) // retry works
-		is.Equal(len(e.mailer.all()), 1)                                                                                                 // now mailed once
+		is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})) // retry works
+		is.Equal(len(w.Mail.All()), 1)                                                                                                   // now mailed once
 	})
 }
 
 func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
-	e := newUsrEnv(t)
+	w := newOrg(t)
 	var seen []bool
-	e.sink.OnPublish = func([]chatcore.Event) {
+	w.Events.OnPublish = func([]chatcore.Event) {
 		// The store must already show the deactivation when events go out.
-		_ = e.store.View(context.Background(), func(tx chatcore.Tx) error {
+		_ = w.Store.View(context.Background(), func(tx chatcore.Tx) error {
 			u, err := tx.User(context.Background(), 14)
 			if err == nil {
 				seen = append(seen, u.IsActive)
@@ -521,7 +500,7 @@ func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 			return err
 		})
 	}
-	is.NoErr(e.svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{})) // allowed
+	is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{})) // allowed
 	is.Equal(seen, []bool{false})                                                         // one publication, after the commit
 }
 
@@ -549,11 +528,11 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 }
 
 func BenchmarkAuthenticate(b *testing.B) {
-	e := newUsrEnv(b)
+	w := newOrg(b)
 	ctx := b.Context()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := e.svc.Authenticate(ctx, "max@acme.test", usrKey(14)); err != nil {
+		if _, err := w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14)); err != nil {
 			b.Fatal(err)
 		}
 	}

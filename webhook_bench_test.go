@@ -15,14 +15,14 @@ import (
 // on the sending path.
 func BenchmarkWebhookPayload(b *testing.B) {
 	is := is.New(b)
-	w := newWHWorldTB(b, fast(), whServices{whEcho: generic("http://192.0.2.1/")})
-	id, err := w.svc.SendMessage(b.Context(), whMember, chatcore.SendMessageRequest{
+	w, _ := newWebhookWorld(b, fast(), botServices{echoBot: generic("http://192.0.2.1/")})
+	id, err := w.Svc.SendMessage(b.Context(), mark, chatcore.SendMessageRequest{
 		Type: "stream", To: new("general"), Topic: new("bench"), Content: "@**Echo Bot** some **bold** text",
 	})
 	is.NoErr(err) // sent
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := w.svc.WebhookBodiesForTest(b.Context(), id, []chatcore.UserID{whEcho}); err != nil {
+		if _, err := w.Svc.WebhookBodiesForTest(b.Context(), id, []chatcore.UserID{echoBot}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,11 +39,11 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		got <- struct{}{}
 	}))
 	b.Cleanup(srv.Close)
-	w := newWHWorldTB(b, fast(), whServices{whEcho: generic(srv.URL)})
+	w, _ := newWebhookWorld(b, fast(), botServices{echoBot: generic(srv.URL)})
 	req := chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: new("bench"), Content: "@**Echo Bot** ping"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := w.svc.SendMessage(b.Context(), whMember, req); err != nil {
+		if _, err := w.Svc.SendMessage(b.Context(), mark, req); err != nil {
 			b.Fatal(err)
 		}
 		<-got

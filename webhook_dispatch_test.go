@@ -33,9 +33,9 @@ func TestWebhookTimeoutRetries(t *testing.T) {
 	t.Cleanup(func() { close(release); srv.Close() })
 	o := fast()
 	o.Timeout = 50 * time.Millisecond
-	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** slow")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, o, botServices{echoBot: generic(srv.URL)})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** slow")
+	drain(t, w)
 	is.Equal(attempts.Load(), int32(4)) // one attempt and 3 retries
 	inTopic, toOwner := conversationAfter(t, w, id)
 	is.Equal(len(inTopic), 1)                                                                                               // one failure notice
@@ -57,11 +57,11 @@ func TestWebhookMaxRetries(t *testing.T) {
 		io.WriteString(w, `{"content": "third time lucky"}`)
 	}))
 	t.Cleanup(srv.Close)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** flaky")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(srv.URL)})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** flaky")
+	drain(t, w)
 	is.Equal(attempts.Load(), int32(3)) // retried until it answered
-	ms := w.messagesAfter(t, id)
+	ms := messagesAfter(t, w, id)
 	is.Equal(len(ms), 1)                        // the reply only
 	is.Equal(ms[0].Content, "third time lucky") // the answer of the third attempt
 }
@@ -72,15 +72,15 @@ func TestWebhookConnectionRefused(t *testing.T) {
 	is.NoErr(err) // a free port
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there any more
-	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://" + addr + "/")})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** anyone?")
-	w.drain(t)
+	w, logs := newWebhookWorld(t, fast(), botServices{echoBot: generic("http://" + addr + "/")})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** anyone?")
+	drain(t, w)
 	inTopic, toOwner := conversationAfter(t, w, id)
 	is.Equal(len(inTopic), 1)                                                                               // one failure notice
 	is.Equal(inTopic[0].Content, "Failure! Bot is unavailable")                                             // Zulip's text
 	is.Equal(len(toOwner), 1)                                                                               // the owner is told
 	is.True(strings.HasSuffix(toOwner[0].Content, "\nA connection error occurred. Is my bot server down?")) // why
-	is.Equal(strings.Count(w.logs.String(), "outgoing webhook attempt failed"), 4)                          // 4 attempts
+	is.Equal(strings.Count(logs.String(), "outgoing webhook attempt failed"), 4)                            // 4 attempts
 }
 
 func TestWebhookPrivateAddressesRefused(t *testing.T) {
@@ -98,9 +98,9 @@ func TestWebhookPrivateAddressesRefused(t *testing.T) {
 			port := rec.srv.URL[strings.LastIndex(rec.srv.URL, ":")+1:]
 			o := fast()
 			o.AllowPrivate = false
-			w := newWHWorld(t, o, whServices{whEcho: generic(strings.Replace(tt.url, "%s", port, 1))})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-			w.drain(t)
+			w, _ := newWebhookWorld(t, o, botServices{echoBot: generic(strings.Replace(tt.url, "%s", port, 1))})
+			id := sendChannel(t, w, mark, "t", "@**Echo Bot** hi")
+			drain(t, w)
 			is.Equal(len(rec.all()), 0) // the request never left
 			inTopic, toOwner := conversationAfter(t, w, id)
 			is.Equal(len(inTopic), 1)                                                                                                      // one failure notice
@@ -117,13 +117,13 @@ func TestWebhookRedirects(t *testing.T) {
 		final := newRecorder(t, answer(200, `{"content": "after redirect"}`))
 		hop := httptest.NewServer(http.RedirectHandler(final.srv.URL+"/final", http.StatusTemporaryRedirect))
 		t.Cleanup(hop.Close)
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(hop.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hop")
-		w.drain(t)
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(hop.URL)})
+		id := sendChannel(t, w, mark, "t", "@**Echo Bot** hop")
+		drain(t, w)
 		reqs := final.all()
 		is.Equal(len(reqs), 1)                                   // reached through the redirect
 		is.True(bytes.Contains(reqs[0].body, []byte(`"token"`))) // 307 keeps the POST body
-		ms := w.messagesAfter(t, id)
+		ms := messagesAfter(t, w, id)
 		is.Equal(len(ms), 1)                      // the reply
 		is.Equal(ms[0].Content, "after redirect") // from the final server
 	})
@@ -136,9 +136,9 @@ func TestWebhookRedirects(t *testing.T) {
 			http.Redirect(w, r, loop.URL+"/again", http.StatusTemporaryRedirect)
 		}))
 		t.Cleanup(loop.Close)
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(loop.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** loop")
-		w.drain(t)
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(loop.URL)})
+		id := sendChannel(t, w, mark, "t", "@**Echo Bot** loop")
+		drain(t, w)
 		is.Equal(hops.Load(), int32(4)) // the first request and 3 redirects, no retries
 		inTopic, toOwner := conversationAfter(t, w, id)
 		is.Equal(len(inTopic), 1)                                                                                                                     // one failure notice
@@ -161,15 +161,15 @@ func TestWebhookQueueFullDrops(t *testing.T) {
 	t.Cleanup(srv.Close)
 	o := fast()
 	o.Workers, o.QueueSize = 1, 1
-	w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** one")
-	<-entered                                              // the only worker is busy
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** two")   // queued
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** three") // dropped
+	w, logs := newWebhookWorld(t, o, botServices{echoBot: generic(srv.URL)})
+	sendChannel(t, w, mark, "t", "@**Echo Bot** one")
+	<-entered                                           // the only worker is busy
+	sendChannel(t, w, mark, "t", "@**Echo Bot** two")   // queued
+	sendChannel(t, w, mark, "t", "@**Echo Bot** three") // dropped
 	close(release)
-	w.drain(t)
-	is.Equal(count.Load(), int32(2))                                                               // the third delivery was dropped
-	is.True(strings.Contains(w.logs.String(), "outgoing webhook dropped: delivery queue is full")) // and logged
+	drain(t, w)
+	is.Equal(count.Load(), int32(2))                                                             // the third delivery was dropped
+	is.True(strings.Contains(logs.String(), "outgoing webhook dropped: delivery queue is full")) // and logged
 }
 
 func TestWebhookShutdown(t *testing.T) {
@@ -184,25 +184,25 @@ func TestWebhookShutdown(t *testing.T) {
 		t.Cleanup(srv.Close)
 		o := fast()
 		o.Timeout = time.Minute
-		w := newWHWorld(t, o, whServices{whEcho: generic(srv.URL)})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hang")
+		w, logs := newWebhookWorld(t, o, botServices{echoBot: generic(srv.URL)})
+		id := sendChannel(t, w, mark, "t", "@**Echo Bot** hang")
 		<-entered
 		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 		defer cancel()
-		err := w.svc.Shutdown(ctx)
-		is.True(errors.Is(err, context.DeadlineExceeded))                                    // Shutdown reports the deadline
-		is.Equal(len(w.messagesAfter(t, id)), 0)                                             // no failure notice for an abandoned delivery
-		is.True(strings.Contains(w.logs.String(), "outgoing webhook abandoned at shutdown")) // logged instead
+		err := w.Svc.Shutdown(ctx)
+		is.True(errors.Is(err, context.DeadlineExceeded))                                  // Shutdown reports the deadline
+		is.Equal(len(messagesAfter(t, w, id)), 0)                                          // no failure notice for an abandoned delivery
+		is.True(strings.Contains(logs.String(), "outgoing webhook abandoned at shutdown")) // logged instead
 	})
 	t.Run("no deliveries after shutdown", func(t *testing.T) {
 		is := is.New(t)
 		rec := newRecorder(t, answer(200, `{"content": "late"}`))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		w.drain(t)
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** too late") // sending still works
-		is.Equal(len(rec.all()), 0)                                     // but nothing is delivered
-		is.Equal(len(w.messagesAfter(t, id)), 0)                        // and nothing answered
-		is.NoErr(w.svc.Shutdown(t.Context()))                           // a second Shutdown is fine
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+		drain(t, w)
+		id := sendChannel(t, w, mark, "t", "@**Echo Bot** too late") // sending still works
+		is.Equal(len(rec.all()), 0)                                  // but nothing is delivered
+		is.Equal(len(messagesAfter(t, w, id)), 0)                    // and nothing answered
+		is.NoErr(w.Svc.Shutdown(t.Context()))                        // a second Shutdown is fine
 	})
 	t.Run("without delivery", func(t *testing.T) {
 		is := is.New(t)
@@ -228,11 +228,11 @@ func TestWebhookRetriesDoNotHoldWorkers(t *testing.T) {
 	t.Cleanup(fastSrv.Close)
 	o := fast()
 	o.Workers, o.Timeout = 1, 500*time.Millisecond
-	w := newWHWorld(t, o, whServices{whEcho: generic(slow.URL), whSecond: generic(fastSrv.URL)})
-	w.sendChannel(t, whMember, "t", "@**Echo Bot** are you there?")
-	w.sendChannel(t, whMember, "t", "@**Second Bot** and you?")
+	w, _ := newWebhookWorld(t, o, botServices{echoBot: generic(slow.URL), secondBot: generic(fastSrv.URL)})
+	sendChannel(t, w, mark, "t", "@**Echo Bot** are you there?")
+	sendChannel(t, w, mark, "t", "@**Second Bot** and you?")
 	seen := <-attemptsSeen
-	w.drain(t)
+	drain(t, w)
 	is.True(seen < 4)                       // the second bot was called while the first was still being retried
 	is.Equal(slowAttempts.Load(), int32(4)) // the unreachable bot still got all its attempts
 }

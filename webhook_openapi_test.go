@@ -57,10 +57,10 @@ func TestWebhookPayloadMatchesOpenAPI(t *testing.T) {
 
 	// A real channel and DM payload validate (additionalProperties: false at both levels).
 	rec := newRecorder(t, answer(200, `""`))
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-	w.sendChannel(t, whMember, "spec", "@**Echo Bot** validate me")
-	w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "and me")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+	sendChannel(t, w, mark, "spec", "@**Echo Bot** validate me")
+	sendDirect(t, w, mark, []chatcore.UserID{echoBot}, "and me")
+	drain(t, w)
 	reqs := rec.all()
 	is.Equal(len(reqs), 2) // two payloads
 	for _, r := range reqs {

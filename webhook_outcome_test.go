@@ -10,15 +10,17 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/matryer/is"
 )
 
 // conversationAfter splits the messages after the trigger into those in a
 // channel (the bot's answers in the topic) and the direct messages (the
 // notices to the bot's owner).
-func conversationAfter(t *testing.T, w *whWorld, after chatcore.MessageID) (inTopic, toOwner []chatcore.Message) {
+func conversationAfter(t *testing.T, w *chattest.World, after chatcore.MessageID) (inTopic, toOwner []chatcore.Message) {
 	t.Helper()
-	for _, m := range w.messagesAfter(t, after) {
+	for _, m := range messagesAfter(t, w, after) {
 		if m.Type == chatcore.MessageTypeStream {
 			inTopic = append(inTopic, m)
 		} else {
@@ -61,9 +63,9 @@ func TestWebhookResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			rec := newRecorder(t, answer(tt.status, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "ping topic", "@**Echo Bot** ping")
-			w.drain(t)
+			w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+			id := sendChannel(t, w, mark, "ping topic", "@**Echo Bot** ping")
+			drain(t, w)
 			is.Equal(len(rec.all()), 1) // one attempt: answers are never retried
 			inTopic, toOwner := conversationAfter(t, w, id)
 			if tt.wantTopic == "" {
@@ -71,8 +73,8 @@ func TestWebhookResponses(t *testing.T) {
 			} else {
 				is.Equal(len(inTopic), 1)                              // one message in the topic
 				is.Equal(inTopic[0].Content, tt.wantTopic)             // the reply or failure text
-				is.Equal(inTopic[0].SenderID, whEcho)                  // posted by the bot
-				is.Equal(inTopic[0].StreamID, whGeneral)               // same channel
+				is.Equal(inTopic[0].SenderID, echoBot)                 // posted by the bot
+				is.Equal(inTopic[0].StreamID, generalChannel)          // same channel
 				is.Equal(inTopic[0].Topic, "ping topic")               // same topic
 				is.Equal(inTopic[0].Client, "OutgoingWebhookResponse") // Zulip's client name
 			}
@@ -80,8 +82,8 @@ func TestWebhookResponses(t *testing.T) {
 				is.Equal(len(toOwner), 0) // the owner is not bothered
 			} else {
 				is.Equal(len(toOwner), 1)                                                                                                                   // one DM to the owner
-				is.Equal(toOwner[0].SenderID, whEcho)                                                                                                       // from the bot
-				is.Equal(toOwner[0].DirectMembers, []chatcore.UserID{whOwner, whEcho})                                                                      // to its owner
+				is.Equal(toOwner[0].SenderID, echoBot)                                                                                                      // from the bot
+				is.Equal(toOwner[0].DirectMembers, []chatcore.UserID{botOwner, echoBot})                                                                    // to its owner
 				is.True(strings.HasPrefix(toOwner[0].Content, "[A message](https://chat.example.test/#narrow/channel/61-general/topic/ping.20topic/near/")) // links the message
 				is.True(strings.Contains(toOwner[0].Content, "to your bot @_**Echo Bot** triggered an outgoing webhook.\n"))                                // names the bot
 				is.True(strings.Contains(toOwner[0].Content, tt.wantOwner))                                                                                 // says what went wrong
@@ -93,22 +95,22 @@ func TestWebhookResponses(t *testing.T) {
 func TestWebhookReplyToDirectMessage(t *testing.T) {
 	is := is.New(t)
 	rec := newRecorder(t, answer(200, `{"content": "hi both"}`))
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-	id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hello")
-	w.drain(t)
-	ms := w.messagesAfter(t, id)
-	is.Equal(len(ms), 1)                                                        // one reply
-	is.Equal(ms[0].Content, "hi both")                                          // the reply text
-	is.Equal(ms[0].SenderID, whEcho)                                            // from the bot
-	is.Equal(ms[0].DirectMembers, []chatcore.UserID{whMember, whOther, whEcho}) // to the same participants
-	is.Equal(len(rec.all()), 1)                                                 // the bot's own reply does not trigger it again
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+	id := sendDirect(t, w, mark, []chatcore.UserID{echoBot, nina}, "hello")
+	drain(t, w)
+	ms := messagesAfter(t, w, id)
+	is.Equal(len(ms), 1)                                                  // one reply
+	is.Equal(ms[0].Content, "hi both")                                    // the reply text
+	is.Equal(ms[0].SenderID, echoBot)                                     // from the bot
+	is.Equal(ms[0].DirectMembers, []chatcore.UserID{mark, nina, echoBot}) // to the same participants
+	is.Equal(len(rec.all()), 1)                                           // the bot's own reply does not trigger it again
 }
 
 func TestWebhookInvalidURL(t *testing.T) {
 	is := is.New(t)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic("ftp://files.example.test/hook")})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** fetch")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic("ftp://files.example.test/hook")})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** fetch")
+	drain(t, w)
 	inTopic, toOwner := conversationAfter(t, w, id)
 	is.Equal(len(inTopic), 1)                                                                                                                                              // one failure notice
 	is.Equal(inTopic[0].Content, "Failure! An exception of type *InvalidURL* occurred for message `@**Echo Bot** fetch`! See the Zulip server logs for more information.") // Zulip's exception notice
@@ -118,12 +120,12 @@ func TestWebhookInvalidURL(t *testing.T) {
 
 func TestWebhookBotDeactivatedBeforeReply(t *testing.T) {
 	is := is.New(t)
-	var w *whWorld
+	var w *chattest.World
 	deactivated := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
-		deactivated <- w.store.Update(r.Context(), func(tx chatcore.Tx) error {
-			u, err := tx.User(r.Context(), whEcho)
+		deactivated <- w.Store.Update(r.Context(), func(tx chatcore.Tx) error {
+			u, err := tx.User(r.Context(), echoBot)
 			if err != nil {
 				return err
 			}
@@ -133,12 +135,13 @@ func TestWebhookBotDeactivatedBeforeReply(t *testing.T) {
 		io.WriteString(rw, `{"content": "too late"}`)
 	}))
 	t.Cleanup(srv.Close)
-	w = newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** quick")
-	w.drain(t)
-	is.NoErr(<-deactivated)                                                      // the bot was deactivated while answering
-	is.Equal(len(w.messagesAfter(t, id)), 0)                                     // a deactivated bot posts nothing
-	is.True(strings.Contains(w.logs.String(), "outgoing webhook reply dropped")) // logged instead
+	var logs *syncbuf.Buffer
+	w, logs = newWebhookWorld(t, fast(), botServices{echoBot: generic(srv.URL)})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** quick")
+	drain(t, w)
+	is.NoErr(<-deactivated)                                                    // the bot was deactivated while answering
+	is.Equal(len(messagesAfter(t, w, id)), 0)                                  // a deactivated bot posts nothing
+	is.True(strings.Contains(logs.String(), "outgoing webhook reply dropped")) // logged instead
 }
 
 // ownerNotice is the first line of every direct message to a bot's owner.
@@ -164,9 +167,9 @@ func TestWebhookNonStringContent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			rec := newRecorder(t, answer(200, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-			w.drain(t)
+			w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+			id := sendChannel(t, w, mark, "t", "@**Echo Bot** hi")
+			drain(t, w)
 			inTopic, toOwner := conversationAfter(t, w, id)
 			is.Equal(len(inTopic), 1)             // one reply
 			is.Equal(inTopic[0].Content, tt.want) // Python's str() of the value
@@ -176,10 +179,10 @@ func TestWebhookNonStringContent(t *testing.T) {
 	t.Run("slack null text", func(t *testing.T) {
 		is := is.New(t)
 		rec := newRecorder(t, answer(200, `{"text": null}`))
-		w := newWHWorld(t, fast(), whServices{whEcho: {{Name: "s", BaseURL: rec.srv.URL, Token: whToken, Interface: "slack"}}})
-		id := w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
-		w.drain(t)
-		is.Equal(len(w.messagesAfter(t, id)), 0) // Slack's text is taken as it is: null posts nothing
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: {{Name: "s", BaseURL: rec.srv.URL, Token: echoToken, Interface: "slack"}}})
+		id := sendChannel(t, w, mark, "t", "@**Echo Bot** hi")
+		drain(t, w)
+		is.Equal(len(messagesAfter(t, w, id)), 0) // Slack's text is taken as it is: null posts nothing
 	})
 }
 
@@ -211,9 +214,9 @@ func TestWebhookOwnerNoticeTexts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			rec := newRecorder(t, answer(tt.status, tt.body))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-			id := w.sendChannel(t, whMember, "ping", "@**Echo Bot** ping")
-			w.drain(t)
+			w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+			id := sendChannel(t, w, mark, "ping", "@**Echo Bot** ping")
+			drain(t, w)
 			inTopic, toOwner := conversationAfter(t, w, id)
 			is.Equal(len(inTopic), 1)                  // one failure notice
 			is.Equal(inTopic[0].Content, tt.wantTopic) // Zulip's failure text
@@ -249,9 +252,9 @@ func TestWebhookRequestExceptionsNotRetried(t *testing.T) {
 				tt.handler(w, r)
 			}))
 			t.Cleanup(srv.Close)
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-			id := w.sendChannel(t, whMember, "t", "@**Echo Bot** go")
-			w.drain(t)
+			w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(srv.URL)})
+			id := sendChannel(t, w, mark, "t", "@**Echo Bot** go")
+			drain(t, w)
 			is.Equal(attempts.Load(), int32(1)) // not retried
 			inTopic, toOwner := conversationAfter(t, w, id)
 			is.Equal(len(inTopic), 1) // one failure notice
@@ -272,20 +275,20 @@ func TestWebhookNoticeLinks(t *testing.T) {
 	t.Run("channel", func(t *testing.T) {
 		is := is.New(t)
 		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
 		const room chatcore.StreamID = 62
-		err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
-			if err := tx.CreateStream(t.Context(), &chatcore.Stream{ID: room, RealmID: whRealm, Name: "my *team* room.x", HistoryPublicToSubscribers: true}); err != nil {
+		err := w.Store.Update(t.Context(), func(tx chatcore.Tx) error {
+			if err := tx.CreateStream(t.Context(), &chatcore.Stream{ID: room, RealmID: webhookRealm, Name: "my *team* room.x", HistoryPublicToSubscribers: true}); err != nil {
 				return err
 			}
-			return tx.PutSubscription(t.Context(), chatcore.Subscription{StreamID: room, UserID: whMember, Active: true})
+			return tx.PutSubscription(t.Context(), chatcore.Subscription{StreamID: room, UserID: mark, Active: true})
 		})
 		is.NoErr(err) // the channel is created
-		id, err := w.svc.SendMessage(t.Context(), whMember, chatcore.SendMessageRequest{
+		id, err := w.Svc.SendMessage(t.Context(), mark, chatcore.SendMessageRequest{
 			Type: "stream", To: new("62"), Topic: new("a b*"), Content: "@**Echo Bot** hi",
 		})
 		is.NoErr(err) // sent
-		w.drain(t)
+		drain(t, w)
 		_, toOwner := conversationAfter(t, w, id)
 		is.Equal(len(toOwner), 1) // the owner is told
 		want := fmt.Sprintf("https://chat.example.test/#narrow/channel/62-my-*team*-room.2Ex/topic/a.20b*/near/%d", id)
@@ -294,12 +297,12 @@ func TestWebhookNoticeLinks(t *testing.T) {
 	t.Run("one-to-one direct message", func(t *testing.T) {
 		is := is.New(t)
 		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "hi")
-		w.drain(t)
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+		id := sendDirect(t, w, mark, []chatcore.UserID{echoBot}, "hi")
+		drain(t, w)
 		var toOwner []chatcore.Message
-		for _, m := range w.messagesAfter(t, id) {
-			if m.Type == chatcore.MessageTypePrivate && len(m.DirectMembers) == 2 && m.DirectMembers[0] == whOwner {
+		for _, m := range messagesAfter(t, w, id) {
+			if m.Type == chatcore.MessageTypePrivate && len(m.DirectMembers) == 2 && m.DirectMembers[0] == botOwner {
 				toOwner = append(toOwner, m)
 			}
 		}
@@ -310,12 +313,12 @@ func TestWebhookNoticeLinks(t *testing.T) {
 	t.Run("group direct message", func(t *testing.T) {
 		is := is.New(t)
 		rec := newRecorder(t, answer(500, ""))
-		w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-		id := w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hi")
-		w.drain(t)
+		w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+		id := sendDirect(t, w, mark, []chatcore.UserID{echoBot, nina}, "hi")
+		drain(t, w)
 		var toOwner []chatcore.Message
-		for _, m := range w.messagesAfter(t, id) {
-			if len(m.DirectMembers) == 2 && m.DirectMembers[0] == whOwner {
+		for _, m := range messagesAfter(t, w, id) {
+			if len(m.DirectMembers) == 2 && m.DirectMembers[0] == botOwner {
 				toOwner = append(toOwner, m)
 			}
 		}

@@ -16,112 +16,99 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/chatcore/chatcore/outgoing"
-	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
 // The ids of the webhook test organization.
 const (
-	whRealm   chatcore.RealmID  = 1
-	whOwner   chatcore.UserID   = 11 // owns the bots
-	whMember  chatcore.UserID   = 12
-	whOther   chatcore.UserID   = 13
-	whEcho    chatcore.UserID   = 31 // outgoing-webhook bot "Echo Bot"
-	whGeneric chatcore.UserID   = 32 // generic bot
-	whSecond  chatcore.UserID   = 33 // second outgoing-webhook bot "Second Bot"
-	whGeneral chatcore.StreamID = 61
-	whToken                     = "EchoToken0123456789abcdefghijklm"
+	webhookRealm   chatcore.RealmID  = 1
+	botOwner       chatcore.UserID   = 11 // owns the bots
+	mark           chatcore.UserID   = 12
+	nina           chatcore.UserID   = 13
+	echoBot        chatcore.UserID   = 31 // outgoing-webhook bot "Echo Bot"
+	genericBot     chatcore.UserID   = 32 // generic bot
+	secondBot      chatcore.UserID   = 33 // second outgoing-webhook bot "Second Bot"
+	generalChannel chatcore.StreamID = 61
+	echoToken                        = "EchoToken0123456789abcdefghijklm"
 )
 
-// whWorld is a Service over a memory store holding a small organization whose
-// bots call the given services.
-type whWorld struct {
-	svc   *chatcore.Service
-	store chatcore.Store
-	logs  *syncbuf.Buffer
-}
+// botServices maps a bot to the services it calls.
+type botServices map[chatcore.UserID][]chatcore.BotService
 
-// whServices maps a bot to the services it calls.
-type whServices map[chatcore.UserID][]chatcore.BotService
-
-func newWHWorld(t *testing.T, o chatcore.WebhookOptions, services whServices) *whWorld {
-	t.Helper()
-	return newWHWorldTB(t, o, services)
-}
-
-func newWHWorldTB(t testing.TB, o chatcore.WebhookOptions, services whServices) *whWorld {
-	t.Helper()
-	is := is.New(t)
-	st := memory.New()
+// newWebhookWorld builds a World over a memory store holding a small
+// organization whose bots call the given services, with webhook delivery
+// configured by o and the Service's log in the returned buffer; delivery
+// stops when the test ends.
+func newWebhookWorld(tb testing.TB, o chatcore.WebhookOptions, services botServices) (*chattest.World, *syncbuf.Buffer) {
+	tb.Helper()
 	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := chatcore.New(st, chatcore.WithWebhookDelivery(o), chatcore.WithLogger(log),
-		chatcore.WithExternalURL("https://chat.example.test"),
-		chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return time.Unix(1767225600, 0) })))
-	t.Cleanup(func() {
+	w := chattest.New(tb, chattest.At(time.Unix(1767225600, 0)), chattest.ExternalURL("https://chat.example.test"),
+		chattest.With(chatcore.WithWebhookDelivery(o), chatcore.WithLogger(log)))
+	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = svc.Shutdown(ctx)
+		_ = w.Svc.Shutdown(ctx)
 	})
-	err := st.Update(t.Context(), func(tx chatcore.Tx) error {
-		if err := tx.CreateRealm(t.Context(), &chatcore.Realm{ID: whRealm, StringID: "acme", Name: "Acme"}); err != nil {
+	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
+		if err := tx.CreateRealm(ctx, &chatcore.Realm{ID: webhookRealm, StringID: "acme", Name: "Acme"}); err != nil {
 			return err
 		}
 		users := []chatcore.User{
-			{ID: whOwner, Email: "olivia@acme.test", FullName: "Olivia Owner", Role: chatcore.RoleOwner},
-			{ID: whMember, Email: "mark@acme.test", FullName: "Mark Member", Role: chatcore.RoleMember},
-			{ID: whOther, Email: "nina@acme.test", FullName: "Nina Other", Role: chatcore.RoleMember},
-			{ID: whEcho, Email: "echo-bot@acme.test", FullName: "Echo Bot", Role: chatcore.RoleMember,
-				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: whOwner},
-			{ID: whGeneric, Email: "generic-bot@acme.test", FullName: "Generic Bot", Role: chatcore.RoleMember,
-				IsBot: true, BotType: chatcore.BotTypeGeneric, BotOwnerID: whOwner},
-			{ID: whSecond, Email: "second-bot@acme.test", FullName: "Second Bot", Role: chatcore.RoleMember,
-				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: whOwner},
+			{ID: botOwner, Email: "olivia@acme.test", FullName: "Olivia Owner", Role: chatcore.RoleOwner},
+			{ID: mark, Email: "mark@acme.test", FullName: "Mark Member", Role: chatcore.RoleMember},
+			{ID: nina, Email: "nina@acme.test", FullName: "Nina Other", Role: chatcore.RoleMember},
+			{ID: echoBot, Email: "echo-bot@acme.test", FullName: "Echo Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: botOwner},
+			{ID: genericBot, Email: "generic-bot@acme.test", FullName: "Generic Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeGeneric, BotOwnerID: botOwner},
+			{ID: secondBot, Email: "second-bot@acme.test", FullName: "Second Bot", Role: chatcore.RoleMember,
+				IsBot: true, BotType: chatcore.BotTypeOutgoingWebhook, BotOwnerID: botOwner},
 		}
 		for i := range users {
 			u := &users[i]
-			u.RealmID, u.IsActive, u.AvatarSource = whRealm, true, "G"
+			u.RealmID, u.IsActive, u.AvatarSource = webhookRealm, true, "G"
 			u.APIKeyHash = "hash-" + u.Email
 			u.Settings = chatcore.DefaultSettings()
-			if err := tx.CreateUser(t.Context(), u); err != nil {
+			if err := tx.CreateUser(ctx, u); err != nil {
 				return err
 			}
 		}
 		for bot, list := range services {
 			for _, s := range list {
 				s.BotID = bot
-				if err := tx.CreateBotService(t.Context(), &s); err != nil {
+				if err := tx.CreateBotService(ctx, &s); err != nil {
 					return err
 				}
 			}
 		}
-		ch := &chatcore.Stream{ID: whGeneral, RealmID: whRealm, Name: "general", HistoryPublicToSubscribers: true}
-		if err := tx.CreateStream(t.Context(), ch); err != nil {
+		ch := &chatcore.Stream{ID: generalChannel, RealmID: webhookRealm, Name: "general", HistoryPublicToSubscribers: true}
+		if err := tx.CreateStream(ctx, ch); err != nil {
 			return err
 		}
-		for _, u := range []chatcore.UserID{whOwner, whMember, whOther} {
-			if err := tx.PutSubscription(t.Context(), chatcore.Subscription{StreamID: whGeneral, UserID: u, Active: true}); err != nil {
+		for _, u := range []chatcore.UserID{botOwner, mark, nina} {
+			if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: generalChannel, UserID: u, Active: true}); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	is.NoErr(err) // the organization is created
-	return &whWorld{svc: svc, store: st, logs: logs}
+	return w, logs
 }
 
 // generic returns one generic-interface service calling u.
 func generic(u string) []chatcore.BotService {
-	return []chatcore.BotService{{Name: "echo", BaseURL: u, Token: whToken, Interface: "generic"}}
+	return []chatcore.BotService{{Name: "echo", BaseURL: u, Token: echoToken, Interface: "generic"}}
 }
 
 // sendChannel sends content to general > topic as sender.
-func (w *whWorld) sendChannel(t *testing.T, sender chatcore.UserID, topic, content string) chatcore.MessageID {
+func sendChannel(t *testing.T, w *chattest.World, sender chatcore.UserID, topic, content string) chatcore.MessageID {
 	t.Helper()
 	is := is.New(t)
-	id, err := w.svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
+	id, err := w.Svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
 		Type: "stream", To: new("general"), Topic: new(topic), Content: content,
 	})
 	is.NoErr(err) // the channel message is sent
@@ -129,11 +116,11 @@ func (w *whWorld) sendChannel(t *testing.T, sender chatcore.UserID, topic, conte
 }
 
 // sendDirect sends a direct message from sender to the users in to.
-func (w *whWorld) sendDirect(t *testing.T, sender chatcore.UserID, to []chatcore.UserID, content string) chatcore.MessageID {
+func sendDirect(t *testing.T, w *chattest.World, sender chatcore.UserID, to []chatcore.UserID, content string) chatcore.MessageID {
 	t.Helper()
 	is := is.New(t)
 	b, _ := json.Marshal(to)
-	id, err := w.svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
+	id, err := w.Svc.SendMessage(t.Context(), sender, chatcore.SendMessageRequest{
 		Type: "private", To: new(string(b)), Content: content,
 	})
 	is.NoErr(err) // the direct message is sent
@@ -141,19 +128,19 @@ func (w *whWorld) sendDirect(t *testing.T, sender chatcore.UserID, to []chatcore
 }
 
 // drain waits for every queued delivery to finish (and stops delivery).
-func (w *whWorld) drain(t *testing.T) {
+func drain(t *testing.T, w *chattest.World) {
 	t.Helper()
 	is := is.New(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	is.NoErr(w.svc.Shutdown(ctx)) // deliveries finish in time
+	is.NoErr(w.Svc.Shutdown(ctx)) // deliveries finish in time
 }
 
 // messagesAfter returns the messages with ids above after, oldest first.
-func (w *whWorld) messagesAfter(t *testing.T, after chatcore.MessageID) []chatcore.Message {
+func messagesAfter(t *testing.T, w *chattest.World, after chatcore.MessageID) []chatcore.Message {
 	t.Helper()
-	return readStore(t, w.store, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
-		return tx.Messages(ctx, chatcore.MessageQuery{RealmID: whRealm, AfterID: after})
+	return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
+		return tx.Messages(ctx, chatcore.MessageQuery{RealmID: webhookRealm, AfterID: after})
 	})
 }
 
@@ -228,9 +215,9 @@ var (
 func TestWebhookPayloadChannel(t *testing.T) {
 	is := is.New(t)
 	rec := newRecorder(t, answer(200, `{"response_not_required": true}`))
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL + "/hook")})
-	id := w.sendChannel(t, whMember, "lunch", "@**Echo Bot** pizza at *noon*?")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL + "/hook")})
+	id := sendChannel(t, w, mark, "lunch", "@**Echo Bot** pizza at *noon*?")
+	drain(t, w)
 
 	reqs := rec.all()
 	is.Equal(len(reqs), 1)                                                                  // one POST for one mention
@@ -244,7 +231,7 @@ func TestWebhookPayloadChannel(t *testing.T) {
 	is.Equal(p["bot_full_name"], "Echo Bot")              // the bot's name
 	is.Equal(p["data"], "@**Echo Bot** pizza at *noon*?") // raw Markdown
 	is.Equal(p["trigger"], "mention")                     // a channel mention
-	is.Equal(p["token"], whToken)                         // the service token
+	is.Equal(p["token"], echoToken)                       // the service token
 
 	m := p["message"].(map[string]any)
 	is.Equal(keys(m), channelMessageKeys)                             // exactly the message-list fields of a never-edited channel message
@@ -254,9 +241,9 @@ func TestWebhookPayloadChannel(t *testing.T) {
 	is.Equal(m["content_type"], "text/x-markdown")                    // Markdown, not HTML
 	is.True(strings.HasPrefix(m["rendered_content"].(string), "<p>")) // HTML rendering
 	is.Equal(m["display_recipient"], "general")                       // channel name
-	is.Equal(m["stream_id"], float64(whGeneral))                      // channel id
+	is.Equal(m["stream_id"], float64(generalChannel))                 // channel id
 	is.Equal(m["subject"], "lunch")                                   // the topic
-	is.Equal(m["sender_id"], float64(whMember))                       // sender id
+	is.Equal(m["sender_id"], float64(mark))                           // sender id
 	is.Equal(m["sender_email"], "mark@acme.test")                     // sender e-mail
 	is.Equal(m["sender_full_name"], "Mark Member")                    // sender name
 	is.Equal(m["sender_realm_str"], "acme")                           // realm string id
@@ -271,9 +258,9 @@ func TestWebhookPayloadChannel(t *testing.T) {
 func TestWebhookPayloadDirect(t *testing.T) {
 	is := is.New(t)
 	rec := newRecorder(t, answer(200, `""`))
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(rec.srv.URL)})
-	w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whOther}, "hello bot")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(rec.srv.URL)})
+	sendDirect(t, w, mark, []chatcore.UserID{echoBot, nina}, "hello bot")
+	drain(t, w)
 
 	reqs := rec.all()
 	is.Equal(len(reqs), 1) // one POST for the group DM
@@ -285,55 +272,57 @@ func TestWebhookPayloadDirect(t *testing.T) {
 	is.Equal(m["type"], "private")       // direct message
 	is.Equal(m["subject"], "")           // DMs have an empty subject
 	is.Equal(m["display_recipient"], []any{
-		map[string]any{"id": float64(whMember), "email": "mark@acme.test", "full_name": "Mark Member", "is_mirror_dummy": false},
-		map[string]any{"id": float64(whOther), "email": "nina@acme.test", "full_name": "Nina Other", "is_mirror_dummy": false},
-		map[string]any{"id": float64(whEcho), "email": "echo-bot@acme.test", "full_name": "Echo Bot", "is_mirror_dummy": false},
+		map[string]any{"id": float64(mark), "email": "mark@acme.test", "full_name": "Mark Member", "is_mirror_dummy": false},
+		map[string]any{"id": float64(nina), "email": "nina@acme.test", "full_name": "Nina Other", "is_mirror_dummy": false},
+		map[string]any{"id": float64(echoBot), "email": "echo-bot@acme.test", "full_name": "Echo Bot", "is_mirror_dummy": false},
 	}) // every participant, by id
 
 	// The Go type decodes display_recipient into participants.
 	var typed outgoing.Payload
 	is.NoErr(json.Unmarshal(reqs[0].body, &typed)) // decodes
 	dr, ok := typed.Message.DisplayRecipient.([]outgoing.DisplayRecipient)
-	is.True(ok)                                                                                                      // typed participants
-	is.Equal(len(dr), 3)                                                                                             // three participants
-	is.Equal(dr[2], outgoing.DisplayRecipient{ID: int64(whEcho), Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
+	is.True(ok)                                                                                                       // typed participants
+	is.Equal(len(dr), 3)                                                                                              // three participants
+	is.Equal(dr[2], outgoing.DisplayRecipient{ID: int64(echoBot), Email: "echo-bot@acme.test", FullName: "Echo Bot"}) // the bot
 }
 
 func TestWebhookTriggers(t *testing.T) {
 	tests := []struct {
 		name string
-		send func(t *testing.T, w *whWorld)
+		send func(t *testing.T, w *chattest.World)
 		// want is the number of requests per bot.
 		want map[chatcore.UserID]int
 	}{
-		{"channel mention", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "hi @**Echo Bot**") },
-			map[chatcore.UserID]int{whEcho: 1}},
-		{"no mention", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "Echo Bot, are you there?") },
+		{"channel mention", func(t *testing.T, w *chattest.World) { sendChannel(t, w, mark, "t", "hi @**Echo Bot**") },
+			map[chatcore.UserID]int{echoBot: 1}},
+		{"no mention", func(t *testing.T, w *chattest.World) { sendChannel(t, w, mark, "t", "Echo Bot, are you there?") },
 			map[chatcore.UserID]int{}},
-		{"mention in inline code", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "type `@**Echo Bot**` to call it") },
+		{"mention in inline code", func(t *testing.T, w *chattest.World) { sendChannel(t, w, mark, "t", "type `@**Echo Bot**` to call it") },
 			map[chatcore.UserID]int{}},
-		{"mention in a code block", func(t *testing.T, w *whWorld) {
-			w.sendChannel(t, whMember, "t", "```\n@**Echo Bot** help\n```")
+		{"mention in a code block", func(t *testing.T, w *chattest.World) {
+			sendChannel(t, w, mark, "t", "```\n@**Echo Bot** help\n```")
 		}, map[chatcore.UserID]int{}},
-		{"sent by a bot", func(t *testing.T, w *whWorld) { w.sendChannel(t, whGeneric, "t", "@**Echo Bot** ping") },
+		{"sent by a bot", func(t *testing.T, w *chattest.World) { sendChannel(t, w, genericBot, "t", "@**Echo Bot** ping") },
 			map[chatcore.UserID]int{}},
-		{"two bots mentioned", func(t *testing.T, w *whWorld) {
-			w.sendChannel(t, whMember, "t", "@**Echo Bot** and @**Second Bot**")
-		}, map[chatcore.UserID]int{whEcho: 1, whSecond: 1}},
-		{"mentioned twice", func(t *testing.T, w *whWorld) { w.sendChannel(t, whMember, "t", "@**Echo Bot** @**Echo Bot**") },
-			map[chatcore.UserID]int{whEcho: 1}},
-		{"1:1 direct message", func(t *testing.T, w *whWorld) { w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "hi") },
-			map[chatcore.UserID]int{whEcho: 1}},
-		{"group DM with two bots", func(t *testing.T, w *whWorld) {
-			w.sendDirect(t, whMember, []chatcore.UserID{whEcho, whSecond}, "hi all")
-		}, map[chatcore.UserID]int{whEcho: 1, whSecond: 1}},
-		{"DM without bots", func(t *testing.T, w *whWorld) { w.sendDirect(t, whMember, []chatcore.UserID{whOther}, "@**Echo Bot**") },
+		{"two bots mentioned", func(t *testing.T, w *chattest.World) {
+			sendChannel(t, w, mark, "t", "@**Echo Bot** and @**Second Bot**")
+		}, map[chatcore.UserID]int{echoBot: 1, secondBot: 1}},
+		{"mentioned twice", func(t *testing.T, w *chattest.World) { sendChannel(t, w, mark, "t", "@**Echo Bot** @**Echo Bot**") },
+			map[chatcore.UserID]int{echoBot: 1}},
+		{"1:1 direct message", func(t *testing.T, w *chattest.World) { sendDirect(t, w, mark, []chatcore.UserID{echoBot}, "hi") },
+			map[chatcore.UserID]int{echoBot: 1}},
+		{"group DM with two bots", func(t *testing.T, w *chattest.World) {
+			sendDirect(t, w, mark, []chatcore.UserID{echoBot, secondBot}, "hi all")
+		}, map[chatcore.UserID]int{echoBot: 1, secondBot: 1}},
+		{"DM without bots", func(t *testing.T, w *chattest.World) {
+			sendDirect(t, w, mark, []chatcore.UserID{nina}, "@**Echo Bot**")
+		},
 			map[chatcore.UserID]int{}},
-		{"DM from a bot", func(t *testing.T, w *whWorld) { w.sendDirect(t, whGeneric, []chatcore.UserID{whEcho}, "hi") },
+		{"DM from a bot", func(t *testing.T, w *chattest.World) { sendDirect(t, w, genericBot, []chatcore.UserID{echoBot}, "hi") },
 			map[chatcore.UserID]int{}},
-		{"deactivated bot", func(t *testing.T, w *whWorld) {
-			err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
-				u, err := tx.User(t.Context(), whEcho)
+		{"deactivated bot", func(t *testing.T, w *chattest.World) {
+			err := w.Store.Update(t.Context(), func(tx chatcore.Tx) error {
+				u, err := tx.User(t.Context(), echoBot)
 				if err != nil {
 					return err
 				}
@@ -341,7 +330,7 @@ func TestWebhookTriggers(t *testing.T) {
 				return tx.UpdateUser(t.Context(), u)
 			})
 			is.New(t).NoErr(err) // bot deactivated
-			w.sendChannel(t, whMember, "t", "@**Echo Bot** hi")
+			sendChannel(t, w, mark, "t", "@**Echo Bot** hi")
 		}, map[chatcore.UserID]int{}},
 	}
 	for _, tt := range tests {
@@ -349,11 +338,11 @@ func TestWebhookTriggers(t *testing.T) {
 			is := is.New(t)
 			echo := newRecorder(t, answer(200, `{"response_not_required": true}`))
 			second := newRecorder(t, answer(200, `{"response_not_required": true}`))
-			w := newWHWorld(t, fast(), whServices{whEcho: generic(echo.srv.URL), whSecond: generic(second.srv.URL)})
+			w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(echo.srv.URL), secondBot: generic(second.srv.URL)})
 			tt.send(t, w)
-			w.drain(t)
-			is.Equal(len(echo.all()), tt.want[whEcho])     // requests to Echo Bot
-			is.Equal(len(second.all()), tt.want[whSecond]) // requests to Second Bot
+			drain(t, w)
+			is.Equal(len(echo.all()), tt.want[echoBot])     // requests to Echo Bot
+			is.Equal(len(second.all()), tt.want[secondBot]) // requests to Second Bot
 		})
 	}
 }
@@ -362,12 +351,12 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 	is := is.New(t)
 	a := newRecorder(t, answer(200, `{"content": "from a"}`))
 	b := newRecorder(t, answer(200, `{"content": "from b"}`))
-	w := newWHWorld(t, fast(), whServices{whEcho: {
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: {
 		{Name: "a", BaseURL: a.srv.URL, Token: "tokenA", Interface: "generic"},
 		{Name: "b", BaseURL: b.srv.URL, Token: "tokenB", Interface: "generic"},
 	}})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot** both")
-	w.drain(t)
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot** both")
+	drain(t, w)
 	is.Equal(len(a.all()), 1) // first service called
 	is.Equal(len(b.all()), 1) // second service called
 	var pa, pb outgoing.Payload
@@ -376,7 +365,7 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 	is.Equal(pa.Token, "tokenA")                   // each service gets its own token
 	is.Equal(pb.Token, "tokenB")                   // each service gets its own token
 	var replies []string
-	for _, m := range w.messagesAfter(t, id) {
+	for _, m := range messagesAfter(t, w, id) {
 		replies = append(replies, m.Content)
 	}
 	slices.Sort(replies)
@@ -386,10 +375,10 @@ func TestWebhookEveryServiceIsCalled(t *testing.T) {
 func TestWebhookSlackInterface(t *testing.T) {
 	is := is.New(t)
 	rec := newRecorder(t, answer(200, `{"text": "slack reply"}`))
-	w := newWHWorld(t, fast(), whServices{whEcho: {{Name: "s", BaseURL: rec.srv.URL, Token: "slackTok", Interface: "slack"}}})
-	id := w.sendChannel(t, whMember, "deploys", "@**Echo Bot** status")
-	dm := w.sendDirect(t, whMember, []chatcore.UserID{whEcho}, "status?")
-	w.drain(t)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: {{Name: "s", BaseURL: rec.srv.URL, Token: "slackTok", Interface: "slack"}}})
+	id := sendChannel(t, w, mark, "deploys", "@**Echo Bot** status")
+	dm := sendDirect(t, w, mark, []chatcore.UserID{echoBot}, "status?")
+	drain(t, w)
 
 	reqs := rec.all()
 	is.Equal(len(reqs), 1)                                                            // DMs are not sent to Slack-style services
@@ -405,7 +394,7 @@ func TestWebhookSlackInterface(t *testing.T) {
 	is.Equal(form, want) // Zulip's Slack fields
 
 	var channelReply, dmReply string
-	for _, m := range w.messagesAfter(t, id) {
+	for _, m := range messagesAfter(t, w, id) {
 		if m.ID == dm {
 			continue
 		}
@@ -423,7 +412,7 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 	is := is.New(t)
 	var got *outgoing.Payload
 	var mu sync.Mutex
-	h := botkit.Handler(whToken, func(_ context.Context, p *outgoing.Payload) (string, error) {
+	h := botkit.Handler(echoToken, func(_ context.Context, p *outgoing.Payload) (string, error) {
 		mu.Lock()
 		got = p
 		mu.Unlock()
@@ -431,10 +420,10 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic(srv.URL)})
-	id := w.sendChannel(t, whMember, "t", "@**Echo Bot**   what's up?")
-	w.drain(t)
-	ms := w.messagesAfter(t, id)
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic(srv.URL)})
+	id := sendChannel(t, w, mark, "t", "@**Echo Bot**   what's up?")
+	drain(t, w)
+	ms := messagesAfter(t, w, id)
 	is.Equal(len(ms), 1)                        // the bot answered
 	is.Equal(ms[0].Content, "echo: what's up?") // with the mention stripped
 	mu.Lock()
@@ -446,20 +435,20 @@ func TestWebhookBotkitRoundTrip(t *testing.T) {
 
 func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is := is.New(t)
-	w := newWHWorld(t, fast(), whServices{whEcho: generic("http://192.0.2.1/")})
+	w, _ := newWebhookWorld(t, fast(), botServices{echoBot: generic("http://192.0.2.1/")})
 	edited := time.Unix(1767229200, 0)
 	moved := time.Unix(1767232800, 0)
 	var editedID, movedID chatcore.MessageID
-	err := w.store.Update(t.Context(), func(tx chatcore.Tx) error {
-		st, err := tx.Stream(t.Context(), whGeneral)
+	err := w.Store.Update(t.Context(), func(tx chatcore.Tx) error {
+		st, err := tx.Stream(t.Context(), generalChannel)
 		if err != nil {
 			return err
 		}
 		m := &chatcore.Message{
-			RealmID: whRealm, SenderID: whMember, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
-			StreamID: whGeneral, Topic: "", Content: "@**Echo Bot** v2", RenderedContent: "<p>v2</p>",
+			RealmID: webhookRealm, SenderID: mark, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
+			StreamID: generalChannel, Topic: "", Content: "@**Echo Bot** v2", RenderedContent: "<p>v2</p>",
 			Client: "website", SentAt: time.Unix(1767225600, 0), LastEditedAt: edited,
-			EditHistory: []chatcore.EditHistoryEntry{{UserID: whMember, Timestamp: edited, PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"}},
+			EditHistory: []chatcore.EditHistoryEntry{{UserID: mark, Timestamp: edited, PrevContent: "v1", PrevRenderedContent: "<p>v1</p>"}},
 		}
 		if err := tx.CreateMessage(t.Context(), m); err != nil {
 			return err
@@ -467,10 +456,10 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 		editedID = m.ID
 		old := "old topic"
 		n := &chatcore.Message{
-			RealmID: whRealm, SenderID: whMember, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
-			StreamID: whGeneral, Topic: "new topic", Content: "@**Echo Bot** moved", RenderedContent: "<p>moved</p>",
+			RealmID: webhookRealm, SenderID: mark, Type: chatcore.MessageTypeStream, RecipientID: st.RecipientID,
+			StreamID: generalChannel, Topic: "new topic", Content: "@**Echo Bot** moved", RenderedContent: "<p>moved</p>",
 			Client: "website", SentAt: time.Unix(1767225600, 0), LastMovedAt: moved,
-			EditHistory: []chatcore.EditHistoryEntry{{UserID: whOwner, Timestamp: moved, PrevTopic: &old, Topic: new("new topic")}},
+			EditHistory: []chatcore.EditHistoryEntry{{UserID: botOwner, Timestamp: moved, PrevTopic: &old, Topic: new("new topic")}},
 		}
 		if err := tx.CreateMessage(t.Context(), n); err != nil {
 			return err
@@ -481,7 +470,7 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is.NoErr(err) // messages stored
 
 	message := func(id chatcore.MessageID) map[string]any {
-		bodies, err := w.svc.WebhookBodiesForTest(t.Context(), id, []chatcore.UserID{whEcho})
+		bodies, err := w.Svc.WebhookBodiesForTest(t.Context(), id, []chatcore.UserID{echoBot})
 		is.NoErr(err)            // payload built
 		is.Equal(len(bodies), 1) // one service
 		var p map[string]any
@@ -494,7 +483,7 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is.Equal(m["last_edit_timestamp"], float64(1767229200))                                                                          // last edit time
 	is.Equal(m["subject"], "")                                                                                                       // the empty topic is sent as ""
 	is.Equal(m["edit_history"], []any{map[string]any{
-		"user_id": float64(whMember), "timestamp": float64(1767229200),
+		"user_id": float64(mark), "timestamp": float64(1767229200),
 		"prev_content": "v1", "prev_rendered_content": "<p>v1</p>",
 	}}) // content edit entry
 
@@ -502,7 +491,7 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is.Equal(keys(m), slices.Sorted(slices.Values(append(slices.Clone(channelMessageKeys), "edit_history", "last_moved_timestamp")))) // moved only: no last_edit_timestamp
 	is.Equal(m["last_moved_timestamp"], float64(1767232800))                                                                          // move time
 	is.Equal(m["edit_history"], []any{map[string]any{
-		"user_id": float64(whOwner), "timestamp": float64(1767232800),
+		"user_id": float64(botOwner), "timestamp": float64(1767232800),
 		"prev_topic": "old topic", "topic": "new topic",
 	}}) // topic move entry
 }

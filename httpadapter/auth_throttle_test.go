@@ -31,7 +31,7 @@ func newThrottleEnv(t *testing.T, opts httpadapter.Options) (*env, *clock) {
 	c := &clock{now: time.Unix(1_800_000_000, 0)}
 	opts.Now = c.Now
 	e := newEnv(t, httpadapter.Options{AuthThrottle: httpadapter.AuthThrottle{Disabled: true}})
-	h := httpadapter.New(e.svc, opts)
+	h := httpadapter.New(e.w.Svc, opts)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a := r.Header.Get(remoteAddrHeader); a != "" {
 			r.RemoteAddr = a
@@ -40,7 +40,7 @@ func newThrottleEnv(t *testing.T, opts httpadapter.Options) (*env, *clock) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return &env{svc: e.svc, srv: srv, log: e.log}, c
+	return &env{w: e.w, srv: srv, log: e.log}, c
 }
 
 // from sends GET /users/me as c (nil: no credentials) from the peer address addr.

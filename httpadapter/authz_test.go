@@ -3,8 +3,6 @@ package httpadapter_test
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -730,9 +728,9 @@ func newAuthzBackend(t *testing.T, name string) authzBackend {
 		is := is.New(t)
 		b.template = filepath.Join(t.TempDir(), "template.db")
 		db, err := sqlite.Open(t.Context(), b.template)
-		is.NoErr(err) // the template database opens
-		loadAuthzFixture(t, chatcore.New(db))
-		is.NoErr(db.Close()) // closing checkpoints the WAL into the file
+		is.NoErr(err)                                                                              // the template database opens
+		loadAuthzFixture(t, chatcore.New(db, chatcore.WithPasswordHasher(chattest.PlainHasher{}))) // as newWorld's Service hashes
+		is.NoErr(db.Close())                                                                       // closing checkpoints the WAL into the file
 	}
 	return b
 }
@@ -752,9 +750,7 @@ func loadAuthzFixture(tb testing.TB, svc *chatcore.Service) {
 func newAuthzEnv(tb testing.TB, b authzBackend) *env {
 	tb.Helper()
 	is := is.New(tb)
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
-	var store chatcore.Store = memory.New()
+	store, fixture := chattest.Memory(tb), "testdata/authz.json"
 	if b.template != "" {
 		data, err := os.ReadFile(b.template)
 		is.NoErr(err) // the template reads
@@ -762,17 +758,12 @@ func newAuthzEnv(tb testing.TB, b authzBackend) *env {
 		is.NoErr(os.WriteFile(path, data, 0o600)) // a copy of the loaded database
 		db, err := sqlite.Open(tb.Context(), path)
 		is.NoErr(err) // the copy opens
-		store = db
+		store, fixture = db, ""
 	}
 	tb.Cleanup(func() { _ = store.Close() })
-	svc := chatcore.New(store, chatcore.WithLogger(logger))
-	if b.template == "" {
-		loadAuthzFixture(tb, svc)
-	}
+	w, logs, logger := newWorld(tb, store, fixture)
 	// The matrix's failing callers all come from one address: no throttle.
-	srv := httptest.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger, AuthThrottle: httpadapter.AuthThrottle{Disabled: true}}))
-	tb.Cleanup(srv.Close)
-	return &env{svc: svc, srv: srv, log: logs}
+	return startAdapter(tb, w, logs, logger, httpadapter.Options{AuthThrottle: httpadapter.AuthThrottle{Disabled: true}})
 }
 
 // authzSnapshot renders everything both realms hold (users with their
@@ -783,7 +774,7 @@ func authzSnapshot(t *testing.T, e *env) string {
 	is := is.New(t)
 	ctx := t.Context()
 	state := map[string]any{}
-	err := e.svc.Store().View(ctx, func(tx chatcore.Tx) error {
+	err := e.w.Store.View(ctx, func(tx chatcore.Tx) error {
 		for _, realm := range []chatcore.RealmID{1, 2} {
 			key := func(what string) string { return fmt.Sprintf("%d/%s", realm, what) }
 			users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm})

@@ -8,11 +8,8 @@ package httpadapter_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,9 +17,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
@@ -52,18 +48,9 @@ func (s *countingStore) count() txCount {
 // newCountingEnv is newEnv over a countingStore.
 func newCountingEnv(tb testing.TB) (*env, *countingStore) {
 	tb.Helper()
-	is := is.New(tb)
-	store := &countingStore{Store: memory.New()}
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, nil))
-	svc := chatcore.New(store, chatcore.WithLogger(logger))
-	f, err := os.Open("testdata/fixture.json")
-	is.NoErr(err) // the fixture exists
-	defer f.Close()
-	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
-	srv := httptest.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger}))
-	tb.Cleanup(srv.Close)
-	return &env{svc: svc, srv: srv, log: logs}, store
+	store := &countingStore{Store: chattest.Memory(tb)}
+	w, logs, logger := newWorld(tb, store, "testdata/fixture.json")
+	return startAdapter(tb, w, logs, logger, httpadapter.Options{}), store
 }
 
 // jsonInts is a JSON list of n integers counting up from first.

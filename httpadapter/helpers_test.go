@@ -13,13 +13,14 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/matryer/is"
 )
 
@@ -58,48 +59,57 @@ func (e encoding) String() string {
 
 var encodings = []encoding{inQuery, urlEncoded, multiPart}
 
-// env is a running adapter over a memory store loaded with the fixture.
+// env is a running adapter over a chattest World loaded with a fixture.
 type env struct {
-	svc *chatcore.Service
+	w   *chattest.World
 	srv *httptest.Server
-	log *syncBuffer
+	log *syncbuf.Buffer
 }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// newEnv starts an adapter (with opts) over a fresh store loaded with the fixture.
-func newEnv(tb testing.TB, opts httpadapter.Options, svcOpts ...chatcore.Option) *env {
+// newWorld builds a World over store (nil: a new memory store) whose Service
+// tells the time by the system clock, as an embedder's does, and logs into
+// the returned buffer; svcOpts come last, so they win. It loads the JSON fixture
+// at path into the store unless path is "".
+func newWorld(tb testing.TB, store chatcore.Store, path string, svcOpts ...chatcore.Option) (*chattest.World, *syncbuf.Buffer, *slog.Logger) {
 	tb.Helper()
 	is := is.New(tb)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	svc := chatcore.New(memory.New(), append([]chatcore.Option{chatcore.WithLogger(logger)}, svcOpts...)...)
-	f, err := os.Open("testdata/fixture.json")
-	is.NoErr(err) // the fixture exists
-	defer f.Close()
-	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
+	if store == nil {
+		store = chattest.Memory(tb)
+	}
+	w := chattest.New(tb, chattest.OnStore(store), chattest.With(append([]chatcore.Option{
+		chatcore.WithClock(chatcore.ClockFunc(time.Now)),
+		chatcore.WithLogger(logger),
+	}, svcOpts...)...))
+	if path != "" {
+		svc := w.Svc
+		f, err := os.Open(path)
+		is.NoErr(err) // the fixture exists
+		defer f.Close()
+		is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
+	}
+	return w, logs, logger
+}
+
+// startAdapter starts the adapter over w with opts (logging to logger unless opts
+// name a logger); the server stops when the test ends.
+func startAdapter(tb testing.TB, w *chattest.World, logs *syncbuf.Buffer, logger *slog.Logger, opts httpadapter.Options) *env {
+	tb.Helper()
 	if opts.Logger == nil {
 		opts.Logger = logger
 	}
-	srv := httptest.NewServer(httpadapter.New(svc, opts))
+	srv := httptest.NewServer(httpadapter.New(w.Svc, opts))
 	tb.Cleanup(srv.Close)
-	return &env{svc: svc, srv: srv, log: logs}
+	return &env{w: w, srv: srv, log: logs}
+}
+
+// newEnv starts an adapter (with opts) over a fresh memory store loaded with
+// testdata/fixture.json.
+func newEnv(tb testing.TB, opts httpadapter.Options, svcOpts ...chatcore.Option) *env {
+	tb.Helper()
+	w, logs, logger := newWorld(tb, nil, "testdata/fixture.json", svcOpts...)
+	return startAdapter(tb, w, logs, logger, opts)
 }
 
 // request is one request to send.

@@ -408,7 +408,7 @@ func TestInternalError(t *testing.T) {
 	is.NoErr(err)
 	req.Header.Set("Authorization", member.basic())
 	// Close the store: every further store access fails with an internal error.
-	is.NoErr(e.svc.Store().Close())
+	is.NoErr(e.w.Store.Close())
 	res := e.send(t, req)
 	is.Equal(res.status, 500)                                                // internal failure
 	is.Equal(res.body["result"], "error")                                    // error envelope

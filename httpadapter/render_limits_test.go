@@ -42,7 +42,7 @@ func TestRenderLimits(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t, httpadapter.Options{})
 		ctx := context.Background()
-		is.NoErr(e.svc.Store().Update(ctx, func(tx chatcore.Tx) error { // fill the realm up to the bound
+		is.NoErr(e.w.Store.Update(ctx, func(tx chatcore.Tx) error { // fill the realm up to the bound
 			have, err := tx.Linkifiers(ctx, rlRealm)
 			if err != nil {
 				return err

@@ -1,14 +1,12 @@
 package httpadapter_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,25 +14,6 @@ import (
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/matryer/is"
 )
-
-// mailbox is a chatcore.Mailer that keeps what it is given.
-type mailbox struct {
-	mu   sync.Mutex
-	sent []chatcore.Email
-}
-
-func (m *mailbox) Send(_ context.Context, e chatcore.Email) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sent = append(m.sent, e)
-	return nil
-}
-
-func (m *mailbox) all() []chatcore.Email {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]chatcore.Email(nil), m.sent...)
-}
 
 func TestUsers(t *testing.T) {
 	e := newEnv(t, httpadapter.Options{})
@@ -143,12 +122,12 @@ func TestUpdateSettings(t *testing.T) {
 
 func TestEmailChangeConfirmation(t *testing.T) {
 	is := is.New(t)
-	mail := &mailbox{}
-	e := newEnv(t, httpadapter.Options{}, chatcore.WithMailer(mail))
+	e := newEnv(t, httpadapter.Options{})
+	mail := e.w.Mail
 	res := e.do(t, request{method: "PATCH", path: "/settings", auth: &member, enc: urlEncoded,
 		params: params("email", "mia@acme.test")})
 	wantSuccess(t, res)
-	sent := mail.all()
+	sent := mail.All()
 	is.Equal(len(sent), 1)                // one confirmation mail
 	is.Equal(sent[0].To, "mia@acme.test") // to the new address
 	link := regexp.MustCompile(`/accounts/confirm_new_email/[A-Za-z0-9]+`).FindString(sent[0].Body)
@@ -203,8 +182,8 @@ func TestDeleteTopic(t *testing.T) {
 }
 
 func TestDeactivateUser(t *testing.T) {
-	mail := &mailbox{}
-	e := newEnv(t, httpadapter.Options{}, chatcore.WithMailer(mail))
+	e := newEnv(t, httpadapter.Options{})
+	mail := e.w.Mail
 	tests := []struct {
 		name      string
 		caller    cred
@@ -232,8 +211,8 @@ func TestDeactivateUser(t *testing.T) {
 			params: params("deactivation_notification_comment", "Bye!", "actions", `{"delete_profile":false}`)})
 		wantSuccess(t, res)
 		checkSpec(t, "DELETE", "/users/{user_id}", res)
-		is.Equal(len(mail.all()), 1)                   // the comment makes the user get a notice
-		is.Equal(mail.all()[0].To, "target@acme.test") // sent to the deactivated user
+		is.Equal(len(mail.All()), 1)                   // the comment makes the user get a notice
+		is.Equal(mail.All()[0].To, "target@acme.test") // sent to the deactivated user
 		after := e.do(t, request{method: "GET", path: "/users/17", auth: &admin})
 		is.Equal(after.body["user"].(map[string]any)["is_active"], false) // deactivated
 		again := e.do(t, request{method: "DELETE", path: "/users/17", auth: &admin})

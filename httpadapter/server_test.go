@@ -31,7 +31,7 @@ func TestNewServer(t *testing.T) {
 func serve(t *testing.T) string {
 	t.Helper()
 	e := newEnv(t, httpadapter.Options{})
-	srv := httpadapter.NewServer(httpadapter.New(e.svc, httpadapter.Options{}), nil)
+	srv := httpadapter.NewServer(httpadapter.New(e.w.Svc, httpadapter.Options{}), nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	is.New(t).NoErr(err) // a port is free
 	go func() { _ = srv.Serve(ln) }()
