@@ -61,6 +61,7 @@ type Tx interface {
 	LinkifierStore
 	DraftStore
 	EmailChangeStore
+	FlagStore
 }
 
 // RealmStore persists realms.
@@ -230,6 +231,13 @@ type MessageQuery struct {
 	Newest   bool
 	// Limit bounds the result; zero means no limit.
 	Limit int
+	// FlagUser, when non-zero, keeps only messages this user received (see
+	// [UserMessage.Received]) whose flags for them have every bit of AllFlags,
+	// at least one bit of AnyFlags (when non-zero) and no bit of NoFlags.
+	FlagUser UserID
+	AllFlags MessageFlags
+	AnyFlags MessageFlags
+	NoFlags  MessageFlags
 }
 
 // DeletedMessage describes a message removed by MessageStore.DeleteMessages.
