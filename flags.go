@@ -24,6 +24,7 @@ package chatcore
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -165,4 +166,73 @@ func topicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient Reci
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// flagsAtSend computes the flags of m, about to be created, for its
+// receivers (sorted), sets m.DefaultFlags and returns the rows to write.
+func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r rendered) (sendFlags, error) {
+	read := defaultReadBySender(m.Client)
+	if dest.ReadBySender != nil {
+		read = *dest.ReadBySender
+	}
+	var participants []UserID
+	if r.topicWildcard && st != nil {
+		var err error
+		participants, err = topicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic))
+		if err != nil {
+			return sendFlags{}, err
+		}
+	}
+	sorted := slices.IsSorted(receivers)
+	isReceiver := func(u UserID) bool {
+		if sorted {
+			_, ok := slices.BinarySearch(receivers, u)
+			return ok
+		}
+		return slices.Contains(receivers, u)
+	}
+	sf := sendFlagRules(m.SenderID, isReceiver, read, r.mentioned, r.streamWildcard, r.topicWildcard, participants)
+	m.DefaultFlags = sf.defaults
+	return sf, nil
+}
+
+// putSendFlags writes the rows of sf for message id.
+func putSendFlags(ctx context.Context, tx Tx, id MessageID, sf sendFlags) error {
+	if len(sf.rows) == 0 {
+		return nil
+	}
+	rows := make([]UserMessageFlags, 0, len(sf.rows))
+	for u, f := range sf.rows {
+		rows = append(rows, UserMessageFlags{UserID: u, MessageID: id, Flags: f})
+	}
+	slices.SortFunc(rows, func(a, b UserMessageFlags) int { return int(a.UserID - b.UserID) })
+	return tx.PutUserMessageFlags(ctx, rows)
+}
+
+// flagGroup is the users of a "message" event who share flags.
+type flagGroup struct {
+	users []UserID
+	flags MessageFlags
+}
+
+// eventGroups splits users by their flags on the sent message: one group
+// with the default flags, then one per distinct row value, by flags.
+func (sf sendFlags) eventGroups(users []UserID) []flagGroup {
+	byFlags := map[MessageFlags][]UserID{}
+	var defaults []UserID
+	for _, u := range users {
+		if f, ok := sf.rows[u]; ok && f != sf.defaults {
+			byFlags[f] = append(byFlags[f], u)
+			continue
+		}
+		defaults = append(defaults, u)
+	}
+	var out []flagGroup
+	if len(defaults) > 0 || len(byFlags) == 0 {
+		out = append(out, flagGroup{users: defaults, flags: sf.defaults})
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
+		out = append(out, flagGroup{users: byFlags[f], flags: f})
+	}
+	return out
 }
