@@ -159,6 +159,9 @@ type MessageView struct {
 	TopicLinks         []TopicLink       `json:"topic_links"`
 	Type               MessageType       `json:"type"`
 	RenderedContent    string            `json:"rendered_content"`
+	// Flags are the viewer's flags on the message (GET /messages and GET
+	// /messages/{id}); nil, and left out, elsewhere.
+	Flags []string `json:"flags,omitzero"`
 }
 
 // viewCache memoises what building many MessageViews looks up repeatedly.

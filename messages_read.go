@@ -58,6 +58,11 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 		if err != nil {
 			return err
 		}
+		views := []MessageView{view}
+		if err := attachFlags(ctx, tx, viewer.ID, views); err != nil {
+			return err
+		}
+		view = views[0]
 		if view.Type == MessageTypeStream && view.Subject == "" {
 			r, err := c.realm(ctx, tx, viewer.RealmID)
 			if err != nil {
@@ -78,8 +83,8 @@ const largerThanMaxMessageID MessageID = 10000000000000000
 // Zulip's defaults: anchor "newest", num_before and num_after 0, no narrow,
 // apply_markdown true, allow_empty_topic_name false.
 type MessagesRequest struct {
-	// Anchor is "newest", "oldest", "first_unread" (treated as "newest":
-	// chatcore keeps no unread state) or a message id.
+	// Anchor is "newest", "oldest", "first_unread" (the oldest unread
+	// message of the narrow, else "newest") or a message id.
 	Anchor    *string `json:"anchor"`
 	NumBefore *int    `json:"num_before"`
 	NumAfter  *int    `json:"num_after"`
@@ -191,9 +196,13 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 	}
 	anchor := largerThanMaxMessageID
 	anchoredLeft, anchoredRight := false, true
-	if req.Anchor != nil {
+	// Zulip: use_first_unread_anchor=true overrides anchor.
+	wantFirstUnread := req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor
+	if req.Anchor != nil && !wantFirstUnread {
 		switch a := strings.TrimSpace(*req.Anchor); a {
-		case "newest", "first_unread":
+		case "first_unread":
+			wantFirstUnread = true
+		case "newest":
 		case "oldest":
 			anchor, anchoredLeft, anchoredRight = 0, true, false
 		default:
@@ -282,6 +291,15 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			return access[m.StreamID].allows(m.ID)
 		}
 
+		spec.flags.apply(&q, viewer.ID)
+		if wantFirstUnread {
+			// As Zulip: the oldest unread message of the narrow, else newest.
+			if id, err := firstUnread(ctx, tx, q, viewer.ID, visible); err != nil {
+				return err
+			} else if id != 0 {
+				anchor, anchoredRight = id, false
+			}
+		}
 		var rows []Message
 		needBefore := !anchoredLeft && numBefore > 0
 		needAfter := !anchoredRight && numAfter > 0
@@ -359,7 +377,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			}
 			res.Messages = append(res.Messages, v)
 		}
-		return nil
+		return attachFlags(ctx, tx, viewer.ID, res.Messages)
 	})
 	return res, err
 }

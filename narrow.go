@@ -26,9 +26,10 @@ type NarrowTerm struct {
 type narrowSpec struct {
 	stream   *Stream
 	topicKey *string
-	dm       []UserID // participants, viewer included, sorted; nil: no dm term
-	sender   UserID   // only messages from this user, when non-zero
-	onlyDMs  bool     // is:dm
+	dm       []UserID   // participants, viewer included, sorted; nil: no dm term
+	sender   UserID     // only messages from this user, when non-zero
+	onlyDMs  bool       // is:dm
+	flags    flagNarrow // is:unread, is:starred, is:mentioned, is:alerted
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
@@ -168,7 +169,11 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			spec.sender = ids[0]
 		case "is":
 			var what string
-			if err := json.Unmarshal(t.Operand, &what); err != nil || (what != "dm" && what != "private") {
+			err := json.Unmarshal(t.Operand, &what)
+			if err == nil && spec.flags.addIs(what) {
+				continue
+			}
+			if err != nil || (what != "dm" && what != "private") {
 				return spec, errBadNarrow("unknown 'is' operand")
 			}
 			spec.onlyDMs = true
