@@ -703,3 +703,7 @@ func (t faultyTx) UnreadMessages(ctx context.Context, user chatcore.UserID, limi
 func (t faultyTx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
 	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.FlaggedMessageIDs(ctx, user, flag) })
 }
+
+func (t faultyTx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.ActiveSubscriberIDs(ctx, stream) })
+}

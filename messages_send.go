@@ -414,14 +414,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		m.StreamID = st.ID
 		m.RecipientID = st.RecipientID
 		m.Topic = topic
-		subs, err := tx.Subscriptions(ctx, st.ID, 0)
+		eventUsers, err = tx.ActiveSubscriberIDs(ctx, st.ID)
 		if err != nil {
 			return nil, err
-		}
-		for _, sub := range subs {
-			if sub.Active {
-				eventUsers = append(eventUsers, sub.UserID)
-			}
 		}
 	} else {
 		if len(dest.To) == 0 {

@@ -186,6 +186,10 @@ type StreamStore interface {
 	// Subscriptions returns the subscriptions of a channel (stream != 0) or of a
 	// user (user != 0), active and inactive, ordered by stream then user.
 	Subscriptions(ctx context.Context, stream StreamID, user UserID) ([]Subscription, error)
+	// ActiveSubscriberIDs returns the users with an active subscription to
+	// the channel, ascending (one value per subscriber: the send path reads
+	// it for every message).
+	ActiveSubscriberIDs(ctx context.Context, stream StreamID) ([]UserID, error)
 	// PutSubscription inserts or replaces the subscription.
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.

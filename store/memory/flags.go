@@ -182,3 +182,17 @@ func (t *tx) FlaggedMessageIDs(_ context.Context, user chatcore.UserID, flag cha
 	slices.Sort(out)
 	return out, nil
 }
+
+// ActiveSubscriberIDs implements chatcore.StreamStore.
+func (t *tx) ActiveSubscriberIDs(_ context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []chatcore.UserID
+	for u := range t.d.subsByStream[stream].all() {
+		if t.d.subs[subKey{stream, u}].Active {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}

@@ -51,6 +51,23 @@ func userMessages(tb testing.TB, st chatcore.Store, user chatcore.UserID, ids ..
 }
 
 var flagTests = []test{
+	{"active subscriber ids ascending", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: false})) // inactive
+		})
+		var got, none []chatcore.UserID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			got, err = tx.ActiveSubscriberIDs(ctx, w.general.ID)
+			is.NoErr(err) // subscribers read
+			none, err = tx.ActiveSubscriberIDs(ctx, w.elsewhere.ID)
+			is.NoErr(err) // no subscribers
+		})
+		is.Equal(got, []chatcore.UserID{w.bob, w.carol}) // active only, ascending
+		is.Equal(len(none), 0)                           // empty channel
+	}},
 	{"received is derived from subscriptions and DM membership", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
