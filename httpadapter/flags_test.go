@@ -39,9 +39,11 @@ func TestHTTPMessageFlags(t *testing.T) {
 	api := postMessage(t, e, "ZulipPython/0.9")
 	web := postMessage(t, e, "ZulipMobile/27.1 (Android 14)")
 	forced := postMessage(t, e, "ZulipPython/0.9", "read_by_sender", "true")
+	named := postMessage(t, e, "ZulipPython/0.9", "client", "website")
 	is.Equal(flagsOver(t, e, member, api), []any{})          // an API client's own message stays unread
 	is.Equal(flagsOver(t, e, member, web), []any{"read"})    // Zulip's own app: read for the sender
 	is.Equal(flagsOver(t, e, member, forced), []any{"read"}) // read_by_sender=true
+	is.Equal(flagsOver(t, e, member, named), []any{"read"})  // the client parameter names the client ahead of the User-Agent
 
 	res := e.do(t, request{method: "POST", path: "/messages/flags", auth: &member, enc: urlEncoded,
 		params: params("messages", fmt.Sprintf("[%d]", api), "op", "add", "flag", "starred")})
@@ -60,10 +62,10 @@ func TestHTTPMessageFlags(t *testing.T) {
 	res = e.do(t, request{method: "POST", path: "/messages/flags/narrow", auth: &member, enc: urlEncoded,
 		params: params("anchor", "oldest", "num_before", "0", "num_after", "100", "narrow", `[["topic","t"]]`, "op", "add", "flag", "read")})
 	wantSuccess(t, res)
-	is.Equal(num(t, res.body["processed_count"]), int64(3)) // the three messages
-	is.Equal(num(t, res.body["updated_count"]), int64(1))   // two were read already
+	is.Equal(num(t, res.body["processed_count"]), int64(4)) // the four messages
+	is.Equal(num(t, res.body["updated_count"]), int64(1))   // three were read already
 	is.Equal(num(t, res.body["first_processed_id"]), api)   // first
-	is.Equal(num(t, res.body["last_processed_id"]), forced) // last
+	is.Equal(num(t, res.body["last_processed_id"]), named)  // last
 	is.Equal(res.body["found_oldest"], true)                // found_oldest
 	is.Equal(res.body["found_newest"], true)                // found_newest
 
@@ -71,9 +73,9 @@ func TestHTTPMessageFlags(t *testing.T) {
 		params: params("fetch_event_types", `["message","update_message_flags","starred_messages"]`)})
 	wantSuccess(t, res)
 	starred, _ := res.body["starred_messages"].([]any)
-	is.Equal(len(starred), 1)                            // starred_messages
-	is.Equal(num(t, starred[0]), api)                    // the starred one
-	is.Equal(num(t, res.body["max_message_id"]), forced) // max_message_id
+	is.Equal(len(starred), 1)                           // starred_messages
+	is.Equal(num(t, starred[0]), api)                   // the starred one
+	is.Equal(num(t, res.body["max_message_id"]), named) // max_message_id
 	unread, _ := res.body["unread_msgs"].(map[string]any)
 	streams, _ := unread["streams"].([]any)
 	for _, st := range streams {
