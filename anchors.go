@@ -35,8 +35,8 @@ const (
 	anchorNewest                   // "newest"
 	anchorOldest                   // "oldest"
 	anchorDate                     // "date" with anchor_date
-	// anchorFirstUnread is "first_unread" (or use_first_unread_anchor).
-	// Without per-user read state it resolves like "newest".
+	// anchorFirstUnread is "first_unread" (or use_first_unread_anchor): the
+	// oldest unread message of the narrow, else like "newest".
 	anchorFirstUnread
 )
 
@@ -123,9 +123,10 @@ func parseAnchorDate(s string) (time.Time, bool) {
 
 // resolveAnchor turns a parsed anchor into Zulip's numeric anchor. A date
 // anchor is the first message (lowest id) of the narrow sent at or after the
-// date; with none, it is largerThanMaxMessageID, as for "newest". New anchor
-// kinds that depend on the narrow add a case here.
-func resolveAnchor(ctx context.Context, tx Tx, a anchorSpec, q MessageQuery, ok func(*Message) bool) (MessageID, error) {
+// date; with none, it is largerThanMaxMessageID, as for "newest". The first
+// unread anchor is the oldest message of the narrow unread by viewer, with the
+// same fallback.
+func resolveAnchor(ctx context.Context, tx Tx, a anchorSpec, q MessageQuery, viewer UserID, ok func(*Message) bool) (MessageID, error) {
 	switch a.kind {
 	case anchorID:
 		return a.id, nil
@@ -139,7 +140,13 @@ func resolveAnchor(ctx context.Context, tx Tx, a anchorSpec, q MessageQuery, ok 
 			return largerThanMaxMessageID, err
 		}
 		return got[0].ID, nil
-	default: // anchorNewest, anchorFirstUnread
+	case anchorFirstUnread:
+		id, err := firstUnread(ctx, tx, q, viewer, ok)
+		if err != nil || id == 0 {
+			return largerThanMaxMessageID, err
+		}
+		return id, nil
+	default: // anchorNewest
 		return largerThanMaxMessageID, nil
 	}
 }

@@ -689,3 +689,27 @@ func snapshotDiff(got, want string) string {
 }
 
 var discardLogger = slog.New(slog.DiscardHandler)
+
+func (t faultyTx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+	return faultStep(t.f, func() ([]chatcore.UserMessage, error) { return t.tx.UserMessages(ctx, user, ids) })
+}
+
+func (t faultyTx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessageFlags) error {
+	return faultStepErr(t.f, func() error { return t.tx.PutUserMessageFlags(ctx, rows) })
+}
+
+func (t faultyTx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.UpdateUserMessageFlags(ctx, user, ids, flag, add) })
+}
+
+func (t faultyTx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
+	return faultStep(t.f, func() ([]chatcore.UserMessage, error) { return t.tx.UnreadMessages(ctx, user, limit) })
+}
+
+func (t faultyTx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.FlaggedMessageIDs(ctx, user, flag) })
+}
+
+func (t faultyTx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.ActiveSubscriberIDs(ctx, stream) })
+}

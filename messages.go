@@ -162,6 +162,9 @@ type MessageView struct {
 	// of the message-list object (Zulip has no rendered_content there); the
 	// outgoing-webhook payload carries it.
 	RenderedContent string `json:"-"`
+	// Flags are the viewer's flags on the message (GET /messages and GET
+	// /messages/{id}); nil, and left out, elsewhere.
+	Flags []string `json:"flags,omitzero"`
 }
 
 // viewCache memoises what building many MessageViews looks up repeatedly.

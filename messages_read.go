@@ -56,6 +56,11 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 		if err != nil {
 			return err
 		}
+		views := []MessageView{view}
+		if err := attachFlags(ctx, tx, viewer.ID, views); err != nil {
+			return err
+		}
+		view = views[0]
 		if view.Type == MessageTypeStream && view.Subject == "" {
 			r, err := c.realm(ctx, tx, viewer.RealmID)
 			if err != nil {
@@ -76,9 +81,9 @@ const largerThanMaxMessageID MessageID = 10000000000000000
 // Zulip's defaults: anchor "newest", num_before and num_after 0, no narrow,
 // apply_markdown true, allow_empty_topic_name false.
 type MessagesRequest struct {
-	// Anchor is "newest", "oldest", "first_unread" (treated as "newest":
-	// chatcore keeps no unread state), "date" (with AnchorDate) or a message
-	// id (a negative one is 0, one beyond 10^16 is "newest").
+	// Anchor is "newest", "oldest", "first_unread" (the oldest unread
+	// message of the narrow, else "newest"), "date" (with AnchorDate) or a
+	// message id (a negative one is 0, one beyond 10^16 is "newest").
 	Anchor *string `json:"anchor"`
 	// AnchorDate is the ISO 8601 date ("2005-04-18", midnight UTC) or date
 	// and time ("2005-04-18T12:34:56Z"; UTC without an offset) of
@@ -273,6 +278,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			return err
 		}
 
+		spec.flags.apply(&q, viewer.ID)
 		var rows []Message
 		if byIDs {
 			q.IDs = dedupe(req.MessageIDs)
@@ -281,7 +287,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			}
 			res.ByMessageIDs = true
 		} else {
-			id, err := resolveAnchor(ctx, tx, anchor, q, visible)
+			id, err := resolveAnchor(ctx, tx, anchor, q, viewer.ID, visible)
 			if err != nil {
 				return err
 			}
@@ -306,7 +312,7 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 			}
 			res.Messages = append(res.Messages, v)
 		}
-		return nil
+		return attachFlags(ctx, tx, viewer.ID, res.Messages)
 	})
 	return res, err
 }

@@ -26,6 +26,9 @@ type Destination struct {
 	// post there (outgoing-webhook replies). The channel must still exist in the
 	// sender's realm.
 	SkipAccessCheck bool
+	// ReadBySender, when non-nil, says whether the message is read for its
+	// sender; nil applies Zulip's default for the sending client.
+	ReadBySender *bool
 }
 
 // SendMessageRequest holds the parameters of POST /messages. Plain string fields
@@ -40,11 +43,14 @@ type SendMessageRequest struct {
 	// legacy name).
 	Topic   *string `json:"topic" wire:"alias=subject"`
 	Content string  `json:"content" wire:"required"`
-	// LocalID, QueueID and ReadBySender are read, as Zulip reads them, but
-	// have no effect: chatcore has no event queues or read flags.
-	LocalID      *string `json:"local_id"`
-	QueueID      *string `json:"queue_id"`
-	ReadBySender *bool   `json:"read_by_sender"`
+	// LocalID and QueueID are read, as Zulip reads them, but have no effect:
+	// chatcore has no event queues.
+	LocalID *string `json:"local_id"`
+	QueueID *string `json:"queue_id"`
+	// ReadBySender says whether the message is read for its sender. Without
+	// it, it is read only when Client is one of Zulip's own apps ("website",
+	// "ZulipMobile", ...), as Zulip's Client.default_read_by_sender decides.
+	ReadBySender *bool `json:"read_by_sender"`
 	// Client names the sending client ("website", "ZulipPython", ...); empty
 	// means "API".
 	Client string `json:"-"`
@@ -80,6 +86,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		if err != nil {
 			return err
 		}
+		dest.ReadBySender = req.ReadBySender
 		client := req.Client
 		if client == "" {
 			client = "API"
@@ -412,14 +419,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		m.StreamID = st.ID
 		m.RecipientID = st.RecipientID
 		m.Topic = topic
-		subs, err := tx.Subscriptions(ctx, st.ID, 0)
+		eventUsers, err = tx.ActiveSubscriberIDs(ctx, st.ID)
 		if err != nil {
 			return nil, err
-		}
-		for _, sub := range subs {
-			if sub.Active {
-				eventUsers = append(eventUsers, sub.UserID)
-			}
 		}
 	} else {
 		if len(dest.To) == 0 {
@@ -447,7 +449,14 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 	}
 	m.RenderedContent = r.html
 	m.IsMeMessage = r.isMe
+	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
+	if err != nil {
+		return nil, err
+	}
 	if err := tx.CreateMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	if err := putSendFlags(ctx, tx, m.ID, sf); err != nil {
 		return nil, err
 	}
 	if st != nil && st.FirstMessageID == 0 {
@@ -460,7 +469,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 	if err != nil {
 		return nil, err
 	}
-	fx.event(sender.RealmID, eventUsers, map[string]any{"type": "message", "message": view, "flags": []string{}})
+	for _, g := range sf.eventGroups(eventUsers) {
+		fx.event(sender.RealmID, g.users, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()})
+	}
 	fx.sentMsg(m, r.mentioned)
 	return m, nil
 }

@@ -114,7 +114,7 @@ func TestSendChannelMessageView(t *testing.T) {
 	is.True(view.AvatarURL != nil && strings.HasPrefix(*view.AvatarURL, "https://secure.gravatar.com/avatar/")) // gravatar
 
 	keys, fields := jsonKeys(t, view)
-	is.Equal(keys, []string{"avatar_url", "client", "content", "content_type", "display_recipient", "id",
+	is.Equal(keys, []string{"avatar_url", "client", "content", "content_type", "display_recipient", "flags", "id",
 		"is_me_message", "reactions", "recipient_id", "sender_email", "sender_full_name",
 		"sender_id", "sender_realm_str", "stream_id", "subject", "submessages", "timestamp", "topic_links",
 		"type"}) // never edited: no edit_history, last_edit_timestamp or last_moved_timestamp

@@ -159,6 +159,11 @@ type Subscription struct {
 	// channel with protected history (messages sent before they joined are
 	// hidden). Zero when the user has seen the channel from the start.
 	FirstVisibleMessageID MessageID
+	// SinceMessageID is the first message id the subscription covers: the
+	// user received the channel's messages from this id on while the
+	// subscription is active (see [UserMessage.Received]). Set when the
+	// subscription starts to the next message id; zero covers every message.
+	SinceMessageID MessageID
 }
 
 // MessageType is "stream" or "private", as on the wire.
@@ -194,9 +199,12 @@ type Message struct {
 	// LastMovedAt is zero when the message was never moved.
 	LastMovedAt time.Time
 	IsMeMessage bool
-	Reactions   []Reaction
-	EditHistory []EditHistoryEntry // most recent first
-	Submessages []Submessage
+	// DefaultFlags are the flags of every user who received the message and
+	// has no flag row for it (FlagStreamWildcardMentioned for @**all**).
+	DefaultFlags MessageFlags
+	Reactions    []Reaction
+	EditHistory  []EditHistoryEntry // most recent first
+	Submessages  []Submessage
 }
 
 // Reaction is an emoji reaction on a message.

@@ -32,8 +32,9 @@ type narrowSpec struct {
 	// dmIncluding, when non-zero, keeps the viewer's direct conversations
 	// that include this user (dm-including).
 	dmIncluding UserID
-	resolved    bool    // is:resolved
-	has         hasWhat // has:<what> terms, all required
+	resolved    bool       // is:resolved
+	has         hasWhat    // has:<what> terms, all required
+	flags       flagNarrow // is:unread, is:starred, is:mentioned, is:alerted
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.

@@ -74,6 +74,9 @@ func parseIs(spec *narrowSpec, raw json.RawMessage) error {
 	if !ok {
 		return errBadNarrow("unknown 'is' operand")
 	}
+	if spec.flags.addIs(what) {
+		return nil // is:unread, is:starred, is:mentioned, is:alerted
+	}
 	switch what {
 	case "dm", "private":
 		spec.onlyDMs = true

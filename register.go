@@ -37,6 +37,15 @@ type RegisterState struct {
 	ScheduledMessages []ScheduledMessageView
 	// Reminders are the actor's pending reminders (section reminders).
 	Reminders []Reminder
+	// Unread is the actor's unread state (unread_msgs), given when both the
+	// message and update_message_flags sections are wanted, as in Zulip.
+	Unread *UnreadMsgs
+	// MaxMessageID is the largest message id the actor can read, 0 when none
+	// (section message).
+	MaxMessageID *MessageID
+	// StarredMessages are the ids of the actor's starred messages, ascending
+	// (section starred_messages).
+	StarredMessages []MessageID
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -89,7 +98,7 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 			settings := u.Settings
 			st.Settings = &settings
 		}
-		return nil
+		return registerFlags(ctx, tx, u, want, &st)
 	})
 	if err != nil {
 		return RegisterState{}, err

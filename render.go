@@ -44,6 +44,8 @@ type rendered struct {
 	html      string
 	mentioned []UserID
 	isMe      bool
+	// streamWildcard and topicWildcard report non-silent wildcard mentions.
+	streamWildcard, topicWildcard bool
 }
 
 // prerendered is a rendering done outside the write transaction, with the
@@ -273,7 +275,7 @@ func renderWith(ctx context.Context, r *txResolver, content string) (rendered, e
 	if len(res.HTML) > MaxRenderedLength && runeCountOver(res.HTML, MaxRenderedLength) {
 		return rendered{}, errUnableToRender()
 	}
-	out := rendered{html: res.HTML, isMe: res.IsMe}
+	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard}
 	for _, id := range res.Mentioned {
 		out.mentioned = append(out.mentioned, UserID(id))
 	}

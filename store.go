@@ -61,6 +61,7 @@ type Tx interface {
 	LinkifierStore
 	DraftStore
 	EmailChangeStore
+	FlagStore
 }
 
 // RealmStore persists realms.
@@ -185,6 +186,10 @@ type StreamStore interface {
 	// Subscriptions returns the subscriptions of a channel (stream != 0) or of a
 	// user (user != 0), active and inactive, ordered by stream then user.
 	Subscriptions(ctx context.Context, stream StreamID, user UserID) ([]Subscription, error)
+	// ActiveSubscriberIDs returns the users with an active subscription to
+	// the channel, ascending (one value per subscriber: the send path reads
+	// it for every message).
+	ActiveSubscriberIDs(ctx context.Context, stream StreamID) ([]UserID, error)
 	// PutSubscription inserts or replaces the subscription.
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.
@@ -233,6 +238,13 @@ type MessageQuery struct {
 	Newest   bool
 	// Limit bounds the result; zero means no limit.
 	Limit int
+	// FlagUser, when non-zero, keeps only messages this user received (see
+	// [UserMessage.Received]) whose flags for them have every bit of AllFlags,
+	// at least one bit of AnyFlags (when non-zero) and no bit of NoFlags.
+	FlagUser UserID
+	AllFlags MessageFlags
+	AnyFlags MessageFlags
+	NoFlags  MessageFlags
 }
 
 // DeletedMessage describes a message removed by MessageStore.DeleteMessages.

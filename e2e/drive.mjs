@@ -126,6 +126,30 @@ try {
   ok(await member.callEndpoint(`/reminders/${rem.reminder_id}`, 'DELETE', {}));
   fails(await member.callEndpoint(`/reminders/${rem.reminder_id}`, 'DELETE', {}), 'BAD_REQUEST', 'Reminder does not exist');
 
+  // Per-user message flags: mark a message read and starred, read them back.
+  step = 'flags: send';
+  const sent = ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e flags', content: 'flag me' }));
+  step = 'flags: unread for an API client';
+  let got = ok(await member.messages.getById({ message_id: sent.id }));
+  assert.deepEqual(got.message.flags, []);
+  step = 'flags: add read';
+  ok(await member.messages.flags.add({ messages: [sent.id], flag: 'read' }));
+  step = 'flags: add starred';
+  ok(await member.messages.flags.add({ messages: [sent.id], flag: 'starred' }));
+  step = 'flags: read back';
+  got = ok(await member.messages.getById({ message_id: sent.id }));
+  assert.deepEqual(got.message.flags, ['read', 'starred']);
+  step = 'flags: is:starred';
+  const starred = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0,
+    narrow: [{ operator: 'is', operand: 'starred' }] }));
+  assert.ok(starred.messages.some((m) => m.id === sent.id && m.flags.includes('starred')));
+  step = 'flags: remove starred';
+  ok(await member.messages.flags.remove({ messages: [sent.id], flag: 'starred' }));
+  got = ok(await member.messages.getById({ message_id: sent.id }));
+  assert.deepEqual(got.message.flags, ['read']);
+  step = 'flags: not editable';
+  fails(await member.messages.flags.add({ messages: [sent.id], flag: 'mentioned' }), 'BAD_REQUEST', "Flag not editable: 'mentioned'");
+
   // 7. Unknown routes answer JSON, so zulip-js reports them as Zulip errors.
   step = 'unknown route';
   fails(await member.callEndpoint('/users/not-a-number', 'GET', {}), 'BAD_REQUEST', 'Not Found');

@@ -414,6 +414,28 @@ func authzCases() []authzCase {
 			},
 		},
 		{
+			route: "POST /api/v1/messages/flags", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/messages/flags", enc: urlEncoded,
+					params: params("messages", "["+id+"]", "op", "add", "flag", "starred")}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "POST /api/v1/messages/flags/narrow", kinds: realmKinds, obj: shared("61", "71"),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/messages/flags/narrow", enc: urlEncoded,
+					params: params("anchor", "newest", "num_before", "10", "num_after", "0", "op", "add", "flag", "read",
+						"narrow", `[{"operator":"channel","operand":`+id+`}]`)}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objPeer {
+					return ok200
+				}
+				return badNarrow("unknown channel")
+			},
+		},
+		{
 			route: "GET /api/v1/messages", name: "channel narrow", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
 			req: func(_ authzRole, id string) request {
 				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",

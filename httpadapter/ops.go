@@ -96,11 +96,20 @@ func (h *handler) deleteTopic(ctx context.Context, c *call) (map[string]any, err
 
 // sendMessage answers POST /messages.
 func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.SendMessageRequest
-	if err := c.decode(&req); err != nil {
+	var wire struct {
+		chatcore.SendMessageRequest
+		// ClientName is Zulip's "client" parameter, which names the sending
+		// client ahead of the User-Agent (zerver parse_client).
+		ClientName *string `json:"client"`
+	}
+	if err := c.decode(&wire); err != nil {
 		return nil, err
 	}
+	req := wire.SendMessageRequest
 	req.Client = clientName(c.r)
+	if wire.ClientName != nil {
+		req.Client = *wire.ClientName
+	}
 	id, err := h.svc.SendMessage(ctx, c.user.ID, req)
 	if err != nil {
 		return nil, err

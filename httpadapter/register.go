@@ -164,6 +164,15 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 	if st.ScheduledMessages != nil {
 		state["scheduled_messages"] = st.ScheduledMessages
 	}
+	if st.Unread != nil {
+		state["unread_msgs"] = st.Unread
+	}
+	if st.MaxMessageID != nil {
+		state["max_message_id"] = *st.MaxMessageID
+	}
+	if st.StarredMessages != nil {
+		state["starred_messages"] = st.StarredMessages
+	}
 	if st.Reminders != nil {
 		state["reminders"] = st.Reminders
 	}

@@ -18,6 +18,8 @@ func (h *handler) routes() []route {
 		{pattern: "POST /api/v1/messages", webhooks: true, fn: h.sendMessage},
 		{pattern: "GET /api/v1/messages", fn: h.messages},
 		{pattern: "GET /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.message},
+		{pattern: "POST /api/v1/messages/flags", fn: h.updateMessageFlags},
+		{pattern: "POST /api/v1/messages/flags/narrow", fn: h.updateMessageFlagsForNarrow},
 
 		{pattern: "GET /api/v1/users/me", fn: h.me},
 		{pattern: "GET /api/v1/users", fn: h.users},

@@ -520,7 +520,7 @@ func TestRegister(t *testing.T) {
 		{"fetch_event_types picks sections", params("fetch_event_types", `["user_settings","realm_linkifiers"]`),
 			[]string{"realm_linkifiers", "user_settings"}},
 		{"event_types when fetch_event_types is absent", params("event_types", `["scheduled_messages","reminders","message"]`),
-			[]string{"reminders", "scheduled_messages"}},
+			[]string{"max_message_id", "reminders", "scheduled_messages"}},
 		{"fetch_event_types wins over event_types", params("event_types", `["reminders"]`, "fetch_event_types", `["realm_user"]`),
 			[]string{"user_id"}},
 		{"the realm section", params("fetch_event_types", `["realm"]`),

@@ -75,6 +75,9 @@ type Message struct {
 	// Type is "stream" or "private".
 	Type            string `json:"type"`
 	RenderedContent string `json:"rendered_content"`
+	// Flags are the reading user's message flags, as GET /messages gives
+	// them; outgoing-webhook payloads never carry them.
+	Flags []string `json:"flags,omitzero"`
 }
 
 // UnmarshalJSON decodes a message, turning display_recipient into a string

@@ -94,6 +94,11 @@ type Result struct {
 	Mentioned []int64
 	// IsMe reports a /me message.
 	IsMe bool
+	// StreamWildcard and TopicWildcard report a non-silent channel wildcard
+	// mention (@**all**, @**everyone**, @**channel**, @**stream**) and a
+	// non-silent @**topic**.
+	StreamWildcard bool
+	TopicWildcard  bool
 }
 
 // Render renders message content with the realm r describes. Errors come only
@@ -103,7 +108,8 @@ func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 	md := markdownEngine()
 	doc := md.Parser().Parse(text.NewReader(source))
 
-	mentioned, err := resolveMentions(ctx, r, doc)
+	var wild wildcards
+	mentioned, err := resolveMentions(ctx, r, doc, &wild)
 	if err != nil {
 		return Result{}, err
 	}
@@ -122,7 +128,8 @@ func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 		return Result{}, fmt.Errorf("markdown: %w", err)
 	}
 	out := strings.TrimRight(buf.String(), "\n")
-	return Result{HTML: out, Mentioned: mentioned, IsMe: strings.HasPrefix(content, "/me ")}, nil
+	return Result{HTML: out, Mentioned: mentioned, IsMe: strings.HasPrefix(content, "/me "),
+		StreamWildcard: wild.stream, TopicWildcard: wild.topic}, nil
 }
 
 // maxQuoteFenceDepth bounds how deeply ```quote blocks nest; deeper quote
@@ -266,9 +273,13 @@ var wildcardMentions = map[string]string{
 	"topic": "topic",
 }
 
+// wildcards records the non-silent wildcard mentions of a message.
+type wildcards struct{ stream, topic bool }
+
 // resolveMentions looks up the users the mention nodes of doc name, fills the
-// nodes in, and returns the active users mentioned non-silently.
-func resolveMentions(ctx context.Context, r Resolver, doc ast.Node) ([]int64, error) {
+// nodes in, records non-silent wildcard mentions in wild, and returns the
+// active users mentioned non-silently.
+func resolveMentions(ctx context.Context, r Resolver, doc ast.Node, wild *wildcards) ([]int64, error) {
 	var nodes []*mentionNode
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if m, ok := n.(*mentionNode); ok && entering {
@@ -311,6 +322,10 @@ func resolveMentions(ctx context.Context, r Resolver, doc ast.Node) ([]int64, er
 		case wildcardMentions[m.name] != "":
 			m.wildcard = wildcardMentions[m.name]
 			m.display = m.name
+			if !m.silent {
+				wild.topic = wild.topic || m.wildcard == "topic"
+				wild.stream = wild.stream || m.wildcard != "topic"
+			}
 			continue
 		default:
 			cached, ok := byName[m.name]

@@ -90,6 +90,16 @@ type data struct {
 	draftMax     chatcore.DraftID
 
 	emailChanges map[string]*chatcore.EmailChange
+
+	flags       map[flagKey]chatcore.MessageFlags
+	flagsByMsg  map[chatcore.MessageID]*idList[chatcore.UserID]
+	flagsByUser map[chatcore.UserID]*idList[chatcore.MessageID]
+}
+
+// flagKey identifies a flag row.
+type flagKey struct {
+	user chatcore.UserID
+	msg  chatcore.MessageID
 }
 
 func newData() data {
@@ -129,5 +139,8 @@ func newData() data {
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
 		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
 		emailChanges:       make(map[string]*chatcore.EmailChange),
+		flags:              make(map[flagKey]chatcore.MessageFlags),
+		flagsByMsg:         make(map[chatcore.MessageID]*idList[chatcore.UserID]),
+		flagsByUser:        make(map[chatcore.UserID]*idList[chatcore.MessageID]),
 	}
 }

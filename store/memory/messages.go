@@ -52,7 +52,8 @@ func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Me
 	match := func(m *chatcore.Message) bool {
 		return m.RealmID == q.RealmID &&
 			(q.Recipients == nil || slices.Contains(q.Recipients, m.RecipientID)) &&
-			(q.TopicKey == nil || m.Type == chatcore.MessageTypeStream && m.TopicKey == *q.TopicKey)
+			(q.TopicKey == nil || m.Type == chatcore.MessageTypeStream && m.TopicKey == *q.TopicKey) &&
+			t.matchFlags(m, &q)
 	}
 	var ids []chatcore.MessageID
 	for _, l := range lists {
@@ -159,6 +160,7 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 			out[i].Recipients = append([]chatcore.UserID{}, m.DirectMembers...)
 		}
 		del(t, t.d.messages, m.ID)
+		t.deleteFlagRows(m.ID)
 		unindex(t, t.d.msgByRealm, m.RealmID, m.ID)
 		unindex(t, t.d.msgByRecipient, m.RecipientID, m.ID)
 		unindex(t, t.d.msgBySender, m.SenderID, m.ID)

@@ -14,12 +14,12 @@ import (
 )
 
 const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message`
+	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
 		listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage)
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
 }
 
 // Message implements [chatcore.MessageStore].
@@ -89,7 +89,12 @@ func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
 	if q.BeforeID != 0 {
 		where, args = append(where, "id < ?"), append(args, q.BeforeID)
 	}
-	query = "SELECT " + messageCols + " FROM messages WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
+	from := "messages"
+	if q.FlagUser != 0 {
+		from, args = flagFilterSQL(q, where, args)
+		where = []string{flagConditionSQL(q)}
+	}
+	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
 	if q.Newest {
 		query += " DESC"
 	}
@@ -175,10 +180,10 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	}
 	m.TopicKey = chatcore.TopicKey(m.Topic)
 	var id chatcore.MessageID
-	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage).Scan(&id)
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags)).Scan(&id)
 	if err != nil {
 		return classify(err, "create message")
 	}

@@ -84,10 +84,10 @@ func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
 	return mustAffect(res, what)
 }
 
-const subscriptionCols = "stream_id, user_id, active, first_visible_message_id"
+const subscriptionCols = "stream_id, user_id, active, first_visible_message_id, since_message_id"
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
-	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID})
+	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID)
 }
 
 // Subscription implements [chatcore.StreamStore].
@@ -124,10 +124,10 @@ func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error
 	if err := t.writable(); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES (?, ?, ?, ?)
+	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (stream_id, user_id) DO UPDATE SET active = excluded.active,
-		first_visible_message_id = excluded.first_visible_message_id`,
-		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID))
+		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id`,
+		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID)
 	return classify(err, "put subscription")
 }
 

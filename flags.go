@@ -1,0 +1,238 @@
+package chatcore
+
+// Per-user message flags: the flag set, its wire names and the rules that
+// set flags when a message is sent.
+//
+// Storage design. Zulip writes one UserMessage row per recipient at send
+// time, so a message to a channel with 10,000 subscribers costs 10,000 row
+// inserts. chatcore derives what is common instead:
+//
+//   - Whether a user received a message is derived: a participant of a direct
+//     message received it; a user received a channel message when they had
+//     an active subscription covering it (Subscription.SinceMessageID, the
+//     first message id a subscription covers, is set when it starts).
+//   - What every receiver has in common is one attribute of the message,
+//     Message.DefaultFlags (stream_wildcard_mentioned for @**all**).
+//   - Rows (UserMessageFlags) hold a user's flags only where they differ
+//     from the derived ones: the sender's own message marked read, users
+//     mentioned by name, topic participants of an @**topic** mention, and
+//     every later change (read, starred, collapsed) a user makes.
+//
+// A send thus writes rows bounded by its content (mentions) and the topic's
+// participants, never by the channel's size; marking any set of messages
+// read or unread is one upsert over that set (FlagStore).
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// MessageFlags is a set of per-user message flags. The bits are in Zulip's
+// order, which is also the order of flag lists on the wire.
+type MessageFlags uint16
+
+// The message flags.
+const (
+	FlagRead MessageFlags = 1 << iota
+	FlagStarred
+	FlagCollapsed
+	FlagMentioned
+	FlagStreamWildcardMentioned
+	FlagTopicWildcardMentioned
+	// FlagHasAlertWord is never set: alert words are not modelled.
+	FlagHasAlertWord
+	// FlagHistorical marks a message the user did not receive when it was sent
+	// but added to their history later (by starring it, for instance).
+	FlagHistorical
+)
+
+// flagNames are the wire names of the flags, bit 0 first.
+var flagNames = []string{
+	"read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned",
+	"topic_wildcard_mentioned", "has_alert_word", "historical",
+}
+
+// flagsMentionAny are the flags that put a message under is:mentioned.
+const flagsMentionAny = FlagMentioned | FlagStreamWildcardMentioned | FlagTopicWildcardMentioned
+
+// historicalFlags are the flags of a message the user can read but never
+// received: Zulip shows it read and historical.
+const historicalFlags = FlagRead | FlagHistorical
+
+// Names returns the wire names of the flags in f, in Zulip's order; never nil.
+func (f MessageFlags) Names() []string {
+	out := []string{}
+	for i, name := range flagNames {
+		if f&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// String returns the names of f joined with "|".
+func (f MessageFlags) String() string { return strings.Join(f.Names(), "|") }
+
+// ParseMessageFlag returns the flag with the wire name, or false.
+func ParseMessageFlag(name string) (MessageFlags, bool) {
+	i := slices.Index(flagNames, name)
+	if i < 0 {
+		return 0, false
+	}
+	return 1 << i, true
+}
+
+// editableFlags are the flags users may change, as in Zulip (the others are
+// set once, when the message is sent or becomes historical).
+const editableFlags = FlagRead | FlagStarred | FlagCollapsed
+
+// zulipUIClients are the sending clients Zulip treats as its own
+// applications (Client.default_read_by_sender): their messages are read for
+// the sender unless the request says otherwise.
+var zulipUIClients = []string{
+	"zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron",
+	"zulipterminal", "snipe", "website", "ios", "android",
+}
+
+// defaultReadBySender reports whether a message sent by the named client is
+// read for its sender when the request has no read_by_sender: as Zulip's
+// Client.default_read_by_sender, for its own apps (compared in lower case,
+// and any client whose name contains "desktop app").
+func defaultReadBySender(client string) bool {
+	c := strings.ToLower(client)
+	return slices.Contains(zulipUIClients, c) || strings.Contains(c, "desktop app")
+}
+
+// sendFlags holds the flags a send gives: the message's DefaultFlags and the
+// rows for the receivers whose flags differ from them.
+type sendFlags struct {
+	defaults MessageFlags
+	rows     map[UserID]MessageFlags
+}
+
+// sendFlagRules computes the flags of a message as Zulip's
+// create_user_messages does, for the users who receive it (receivers):
+// every receiver gets stream_wildcard_mentioned for a non-silent @**all**
+// (@**everyone**, @**channel**, @**stream**); the sender gets read when
+// readBySender; each mentioned receiver gets mentioned; receivers among
+// topicParticipants get topic_wildcard_mentioned for a non-silent
+// @**topic**.
+func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool, mentioned []UserID,
+	streamWildcard, topicWildcard bool, topicParticipants []UserID) sendFlags {
+	var sf sendFlags
+	if streamWildcard {
+		sf.defaults |= FlagStreamWildcardMentioned
+	}
+	sf.rows = map[UserID]MessageFlags{}
+	set := func(u UserID, f MessageFlags) {
+		if !receivers(u) {
+			return
+		}
+		cur, ok := sf.rows[u]
+		if !ok {
+			cur = sf.defaults
+		}
+		sf.rows[u] = cur | f
+	}
+	if readBySender {
+		set(sender, FlagRead)
+	}
+	for _, u := range mentioned {
+		set(u, FlagMentioned)
+	}
+	if topicWildcard {
+		for _, u := range topicParticipants {
+			set(u, FlagTopicWildcardMentioned)
+		}
+	}
+	return sf
+}
+
+// topicParticipants returns the users who sent or reacted to a message of
+// the channel topic (Zulip's participants_for_topic), sorted.
+func topicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient RecipientID, topicKey string) ([]UserID, error) {
+	msgs, err := tx.Messages(ctx, MessageQuery{RealmID: realm, Recipients: []RecipientID{recipient}, TopicKey: &topicKey})
+	if err != nil {
+		return nil, err
+	}
+	var out []UserID
+	for _, m := range msgs {
+		out = append(out, m.SenderID)
+		for _, r := range m.Reactions {
+			out = append(out, r.UserID)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// flagsAtSend computes the flags of m, about to be created, for its
+// receivers (sorted), sets m.DefaultFlags and returns the rows to write.
+func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r rendered) (sendFlags, error) {
+	read := defaultReadBySender(m.Client)
+	if dest.ReadBySender != nil {
+		read = *dest.ReadBySender
+	}
+	var participants []UserID
+	if r.topicWildcard && st != nil {
+		var err error
+		participants, err = topicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic))
+		if err != nil {
+			return sendFlags{}, err
+		}
+	}
+	sorted := slices.IsSorted(receivers)
+	isReceiver := func(u UserID) bool {
+		if sorted {
+			_, ok := slices.BinarySearch(receivers, u)
+			return ok
+		}
+		return slices.Contains(receivers, u)
+	}
+	sf := sendFlagRules(m.SenderID, isReceiver, read, r.mentioned, r.streamWildcard, r.topicWildcard, participants)
+	m.DefaultFlags = sf.defaults
+	return sf, nil
+}
+
+// putSendFlags writes the rows of sf for message id.
+func putSendFlags(ctx context.Context, tx Tx, id MessageID, sf sendFlags) error {
+	if len(sf.rows) == 0 {
+		return nil
+	}
+	rows := make([]UserMessageFlags, 0, len(sf.rows))
+	for u, f := range sf.rows {
+		rows = append(rows, UserMessageFlags{UserID: u, MessageID: id, Flags: f})
+	}
+	slices.SortFunc(rows, func(a, b UserMessageFlags) int { return int(a.UserID - b.UserID) })
+	return tx.PutUserMessageFlags(ctx, rows)
+}
+
+// flagGroup is the users of a "message" event who share flags.
+type flagGroup struct {
+	users []UserID
+	flags MessageFlags
+}
+
+// eventGroups splits users by their flags on the sent message: one group
+// with the default flags, then one per distinct row value, by flags.
+func (sf sendFlags) eventGroups(users []UserID) []flagGroup {
+	byFlags := map[MessageFlags][]UserID{}
+	var defaults []UserID
+	for _, u := range users {
+		if f, ok := sf.rows[u]; ok && f != sf.defaults {
+			byFlags[f] = append(byFlags[f], u)
+			continue
+		}
+		defaults = append(defaults, u)
+	}
+	var out []flagGroup
+	if len(defaults) > 0 || len(byFlags) == 0 {
+		out = append(out, flagGroup{users: defaults, flags: sf.defaults})
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
+		out = append(out, flagGroup{users: byFlags[f], flags: f})
+	}
+	return out
+}

@@ -1,0 +1,526 @@
+package chatcore
+
+// Message flags operations: POST /messages/flags, POST /messages/flags/narrow,
+// flags on message views and the unread state of POST /register.
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxFlagMessages bounds the messages list of [Service.UpdateMessageFlags], as
+// Zulip bounds one flag update (MAX_MESSAGES_PER_UPDATE).
+const MaxFlagMessages = 5000
+
+// MaxUnreadMessages is how many unread messages unread_msgs of
+// [Service.Register] reports at most, newest first, as Zulip's
+// MAX_UNREAD_MESSAGES; old_unreads_missing says when there are more.
+const MaxUnreadMessages = 50000
+
+// UpdateMessageFlagsRequest holds the parameters of POST /messages/flags.
+type UpdateMessageFlagsRequest struct {
+	// Messages are the message ids, a JSON list on the wire.
+	Messages []MessageID `json:"messages" wire:"required"`
+	// Op is "add" or "remove".
+	Op string `json:"op" wire:"required"`
+	// Flag is the flag's wire name.
+	Flag string `json:"flag" wire:"required"`
+}
+
+// UpdateMessageFlagsResult is the answer of POST /messages/flags.
+type UpdateMessageFlagsResult struct {
+	// Messages echoes the request's ids, as Zulip does.
+	Messages []MessageID `json:"messages"`
+	// Updated are the ids whose flag changed, ascending (not on the wire).
+	Updated []MessageID `json:"-"`
+}
+
+// checkFlagOp validates flag and op as Zulip does, in its order.
+func checkFlagOp(flag, op string) (MessageFlags, error) {
+	f, ok := ParseMessageFlag(flag)
+	if !ok {
+		return 0, BadRequestf("Invalid flag: '%s'", flag)
+	}
+	if f&editableFlags == 0 {
+		return 0, BadRequestf("Flag not editable: '%s'", flag)
+	}
+	if op != "add" && op != "remove" {
+		return 0, BadRequestf("Invalid message flag operation: '%s'", op)
+	}
+	return f, nil
+}
+
+// UpdateMessageFlags adds or removes one of the actor's flags on the messages,
+// as Zulip's do_update_message_flags: only read, starred and collapsed can
+// change; removing read ignores channel messages of channels the actor is not
+// subscribed to; a change on a message the actor can read but never received
+// (read and historical by default) creates it historical; ids already in the
+// wanted state are skipped. One update_message_flags event lists the changed
+// ids (with message_details when marking unread).
+//
+// Errors (BAD_REQUEST): "messages is too long (limit: 5000 items)" over
+// [MaxFlagMessages], before any store access; "Invalid flag: 'x'", "Flag not
+// editable: 'x'", "Invalid message flag operation: 'x'"; "Invalid message(s)"
+// when a message to create historical is missing or not readable by the actor.
+func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req UpdateMessageFlagsRequest) (UpdateMessageFlagsResult, error) {
+	res := UpdateMessageFlagsResult{Messages: orEmpty(req.Messages)}
+	if len(req.Messages) > MaxFlagMessages {
+		return res, errTooLong("messages", MaxFlagMessages)
+	}
+	flag, err := checkFlagOp(req.Flag, req.Op)
+	if err != nil {
+		return res, err
+	}
+	err = s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		updated, details, err := s.updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
+		if err != nil {
+			return err
+		}
+		res.Updated = updated
+		ev := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
+			"flag": req.Flag, "messages": orEmpty(updated), "all": false}
+		if details != nil {
+			ev["message_details"] = details
+		}
+		fx.event(u.RealmID, []UserID{u.ID}, ev)
+		return nil
+	})
+	return res, err
+}
+
+// updateFlagsInTx applies one flag change for u and returns the changed ids,
+// ascending, and for marking unread the message_details of the event.
+func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, map[string]any, error) {
+	ids = dedupe(ids)
+	ums, err := tx.UserMessages(ctx, u.ID, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	markUnread := flag == FlagRead && !add
+	var subscribedTo map[StreamID]bool
+	if markUnread {
+		subs, err := tx.Subscriptions(ctx, 0, u.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		subscribedTo = map[StreamID]bool{}
+		for _, sub := range subs {
+			subscribedTo[sub.StreamID] = sub.Active
+		}
+	}
+	byID := map[MessageID]UserMessage{}
+	for _, um := range ums {
+		byID[um.ID] = um
+	}
+	target := MessageFlags(0)
+	if add {
+		target = flag
+	}
+	var received, historical []MessageID
+	var changed []MessageID
+	for _, id := range ids {
+		um, ok := byID[id]
+		if markUnread && ok && um.Type == MessageTypeStream && !subscribedTo[um.StreamID] {
+			continue
+		}
+		flags := historicalFlags
+		if ok && um.Received {
+			flags = um.Flags
+		}
+		if flags&flag == target {
+			continue
+		}
+		changed = append(changed, id)
+		if ok && um.Received {
+			received = append(received, id)
+		} else {
+			historical = append(historical, id)
+		}
+	}
+	if len(historical) > 0 {
+		// Zulip creates rows for messages the user can read but never
+		// received, and refuses the whole request when one is not readable.
+		c := newAccessCache()
+		var rows []UserMessageFlags
+		for _, id := range historical {
+			um, ok := byID[id]
+			if !ok || um.RealmID != u.RealmID {
+				return nil, nil, errInvalidMessage()
+			}
+			m := &Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
+			readable, err := c.canSee(ctx, tx, u, m)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !readable {
+				return nil, nil, errInvalidMessage()
+			}
+			rows = append(rows, UserMessageFlags{UserID: u.ID, MessageID: id, Flags: historicalFlags&^flag | target})
+		}
+		if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(received) > 0 {
+		if _, err := tx.UpdateUserMessageFlags(ctx, u.ID, received, flag, add); err != nil {
+			return nil, nil, err
+		}
+	}
+	var details map[string]any
+	if markUnread {
+		details = map[string]any{}
+		after, err := tx.UserMessages(ctx, u.ID, changed)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, um := range after {
+			details[strconv.FormatInt(int64(um.ID), 10)] = unreadDetail(u.ID, um)
+		}
+	}
+	return changed, details, nil
+}
+
+// unreadDetail is one entry of message_details in an update_message_flags
+// event that marks messages unread.
+func unreadDetail(viewer UserID, um UserMessage) map[string]any {
+	d := map[string]any{}
+	if um.Type == MessageTypeStream {
+		d["type"], d["stream_id"], d["topic"], d["unmuted_stream_msg"] = "stream", um.StreamID, um.Topic, true
+	} else {
+		d["type"] = "private"
+		others := []UserID{}
+		for _, id := range um.DirectMembers {
+			if id != viewer {
+				others = append(others, id)
+			}
+		}
+		d["user_ids"] = others
+	}
+	if um.Flags&flagsMentionAny != 0 {
+		d["mentioned"] = true
+	}
+	return d
+}
+
+// accessCache memoises canSee's channel lookups over many messages.
+type accessCache struct{ streams map[StreamID]streamAccess }
+
+func newAccessCache() *accessCache { return &accessCache{streams: map[StreamID]streamAccess{}} }
+
+func (c *accessCache) canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
+	if m.RealmID != viewer.RealmID {
+		return false, nil
+	}
+	if m.Type == MessageTypePrivate {
+		return slices.Contains(m.DirectMembers, viewer.ID), nil
+	}
+	acc, ok := c.streams[m.StreamID]
+	if !ok {
+		st, err := streamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
+		if err == nil {
+			acc, err = streamAccessFor(ctx, tx, viewer, st)
+		} else if errors.Is(err, ErrNotFound) {
+			err = nil
+		}
+		if err != nil {
+			return false, err
+		}
+		c.streams[m.StreamID] = acc
+	}
+	return acc.allows(m.ID), nil
+}
+
+// attachFlags sets Flags on views for viewer with one store query: a message
+// the viewer did not receive shows Zulip's ["read", "historical"].
+func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView) error {
+	ids := make([]MessageID, len(views))
+	for i, v := range views {
+		ids[i] = v.ID
+	}
+	ums, err := tx.UserMessages(ctx, viewer, ids)
+	if err != nil {
+		return err
+	}
+	flags := make(map[MessageID]MessageFlags, len(ums))
+	for _, um := range ums {
+		if um.Received {
+			flags[um.ID] = um.Flags
+		}
+	}
+	for i := range views {
+		f, ok := flags[views[i].ID]
+		if !ok {
+			f = historicalFlags
+		}
+		views[i].Flags = f.Names()
+	}
+	return nil
+}
+
+// flagNarrow holds the flag terms of a narrow (is:unread, is:starred,
+// is:mentioned, is:alerted).
+type flagNarrow struct {
+	all, anyOf, none MessageFlags
+	used             bool
+}
+
+// addIs records the operand of an is: term and reports whether it is a flag
+// operand.
+func (fn *flagNarrow) addIs(what string) bool {
+	switch what {
+	case "unread":
+		fn.none |= FlagRead
+	case "starred":
+		fn.all |= FlagStarred
+	case "mentioned":
+		fn.anyOf |= flagsMentionAny
+	case "alerted":
+		fn.all |= FlagHasAlertWord
+	default:
+		return false
+	}
+	fn.used = true
+	return true
+}
+
+// apply restricts q to the viewer's messages matching the flag terms.
+func (fn flagNarrow) apply(q *MessageQuery, viewer UserID) {
+	if !fn.used {
+		return
+	}
+	q.FlagUser, q.AllFlags, q.AnyFlags, q.NoFlags = viewer, fn.all, fn.anyOf, fn.none
+}
+
+// firstUnread returns the oldest message of q (already narrowed) the viewer
+// has not read and may see, or 0 when there is none.
+func firstUnread(ctx context.Context, tx Tx, q MessageQuery, viewer UserID, ok func(*Message) bool) (MessageID, error) {
+	q.FlagUser, q.NoFlags = viewer, q.NoFlags|FlagRead
+	q.Newest = false
+	got, err := fetchVisible(ctx, tx, q, 1, ok)
+	if err != nil || len(got) == 0 {
+		return 0, err
+	}
+	return got[0].ID, nil
+}
+
+// UpdateMessageFlagsForNarrowRequest holds the parameters of POST
+// /messages/flags/narrow.
+type UpdateMessageFlagsForNarrowRequest struct {
+	Anchor        *string         `json:"anchor" wire:"required"`
+	IncludeAnchor *bool           `json:"include_anchor"`
+	NumBefore     *int            `json:"num_before" wire:"required"`
+	NumAfter      *int            `json:"num_after" wire:"required"`
+	Narrow        json.RawMessage `json:"narrow" wire:"required"`
+	Op            string          `json:"op" wire:"required"`
+	Flag          string          `json:"flag" wire:"required"`
+}
+
+// UpdateMessageFlagsForNarrowResult is the answer of POST /messages/flags/narrow.
+type UpdateMessageFlagsForNarrowResult struct {
+	ProcessedCount   int        `json:"processed_count"`
+	UpdatedCount     int        `json:"updated_count"`
+	FirstProcessedID *MessageID `json:"first_processed_id"`
+	LastProcessedID  *MessageID `json:"last_processed_id"`
+	FoundOldest      bool       `json:"found_oldest"`
+	FoundNewest      bool       `json:"found_newest"`
+}
+
+// UpdateMessageFlagsForNarrow selects messages as [Service.Messages] does
+// (anchor, include_anchor, num_before, num_after, narrow; same bounds and
+// errors) and applies the flag change of [Service.UpdateMessageFlags] to
+// them, as Zulip's update_message_flags_for_narrow. Further errors
+// (BAD_REQUEST): "The anchor can only be excluded at an end of the range"
+// when num_before and num_after are both positive and include_anchor is
+// false; the flag and op errors of UpdateMessageFlags, before any store access.
+func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserID, req UpdateMessageFlagsForNarrowRequest) (UpdateMessageFlagsForNarrowResult, error) {
+	var res UpdateMessageFlagsForNarrowResult
+	nb, na := 0, 0
+	if req.NumBefore != nil {
+		nb = *req.NumBefore
+	}
+	if req.NumAfter != nil {
+		na = *req.NumAfter
+	}
+	if nb > 0 && na > 0 && req.IncludeAnchor != nil && !*req.IncludeAnchor {
+		return res, BadRequest("The anchor can only be excluded at an end of the range")
+	}
+	if _, err := checkFlagOp(req.Flag, req.Op); err != nil {
+		return res, err
+	}
+	raw := false
+	got, err := s.Messages(ctx, actorID, MessagesRequest{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
+		NarrowJSON: req.Narrow, IncludeAnchor: req.IncludeAnchor, ApplyMarkdown: &raw})
+	if err != nil {
+		return res, err
+	}
+	ids := make([]MessageID, len(got.Messages))
+	for i, m := range got.Messages {
+		ids[i] = m.ID
+	}
+	up, err := s.UpdateMessageFlags(ctx, actorID, UpdateMessageFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
+	if err != nil {
+		return res, err
+	}
+	res.ProcessedCount, res.UpdatedCount = len(ids), len(up.Updated)
+	if len(ids) > 0 {
+		res.FirstProcessedID, res.LastProcessedID = &ids[0], &ids[len(ids)-1]
+	}
+	res.FoundOldest, res.FoundNewest = got.FoundOldest, got.FoundNewest
+	return res, nil
+}
+
+// UnreadMsgs is unread_msgs of POST /register, in Zulip's shape.
+type UnreadMsgs struct {
+	Count             int                 `json:"count"`
+	Pms               []UnreadDirect      `json:"pms"`
+	Streams           []UnreadStreamTopic `json:"streams"`
+	Huddles           []UnreadHuddle      `json:"huddles"`
+	Mentions          []MessageID         `json:"mentions"`
+	OldUnreadsMissing bool                `json:"old_unreads_missing"`
+}
+
+// UnreadDirect is the unread messages of one 1:1 conversation.
+type UnreadDirect struct {
+	OtherUserID UserID `json:"other_user_id"`
+	// SenderID is Zulip's deprecated name of OtherUserID.
+	SenderID         UserID      `json:"sender_id"`
+	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
+}
+
+// UnreadStreamTopic is the unread messages of one channel topic.
+type UnreadStreamTopic struct {
+	StreamID         StreamID    `json:"stream_id"`
+	Topic            string      `json:"topic"`
+	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
+}
+
+// UnreadHuddle is the unread messages of one group direct conversation.
+type UnreadHuddle struct {
+	UserIDsString    string      `json:"user_ids_string"`
+	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
+}
+
+// unreadMsgs builds unread_msgs for u from the newest [MaxUnreadMessages]
+// unread messages, as Zulip's get_raw_unread_data and aggregate_unread_data.
+func unreadMsgs(ctx context.Context, tx Tx, u *User) (*UnreadMsgs, error) {
+	ums, err := tx.UnreadMessages(ctx, u.ID, MaxUnreadMessages)
+	if err != nil {
+		return nil, err
+	}
+	out := &UnreadMsgs{Pms: []UnreadDirect{}, Streams: []UnreadStreamTopic{}, Huddles: []UnreadHuddle{},
+		Mentions: []MessageID{}, Count: len(ums), OldUnreadsMissing: len(ums) == MaxUnreadMessages}
+	pms := map[UserID][]MessageID{}
+	type topicKeyT struct {
+		st    StreamID
+		topic string
+	}
+	topics := map[topicKeyT][]MessageID{}
+	huddles := map[string][]MessageID{}
+	for _, um := range ums {
+		if um.Flags&flagsMentionAny != 0 {
+			out.Mentions = append(out.Mentions, um.ID)
+		}
+		switch {
+		case um.Type == MessageTypeStream:
+			k := topicKeyT{um.StreamID, um.Topic}
+			topics[k] = append(topics[k], um.ID)
+		case len(um.DirectMembers) <= 2:
+			other := u.ID
+			for _, id := range um.DirectMembers {
+				if id != u.ID {
+					other = id
+				}
+			}
+			pms[other] = append(pms[other], um.ID)
+		default:
+			parts := make([]string, len(um.DirectMembers))
+			for i, id := range um.DirectMembers {
+				parts[i] = strconv.FormatInt(int64(id), 10)
+			}
+			k := strings.Join(parts, ",")
+			huddles[k] = append(huddles[k], um.ID)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(pms)) {
+		ids := slices.Sorted(slices.Values(pms[k]))
+		out.Pms = append(out.Pms, UnreadDirect{OtherUserID: k, SenderID: k, UnreadMessageIDs: ids})
+	}
+	keys := maps.Keys(topics)
+	tk := slices.Collect(keys)
+	slices.SortFunc(tk, func(a, b topicKeyT) int { return cmp.Or(cmp.Compare(a.st, b.st), cmp.Compare(a.topic, b.topic)) })
+	for _, k := range tk {
+		out.Streams = append(out.Streams, UnreadStreamTopic{StreamID: k.st, Topic: k.topic,
+			UnreadMessageIDs: slices.Sorted(slices.Values(topics[k]))})
+	}
+	for _, k := range slices.Sorted(maps.Keys(huddles)) {
+		out.Huddles = append(out.Huddles, UnreadHuddle{UserIDsString: k, UnreadMessageIDs: slices.Sorted(slices.Values(huddles[k]))})
+	}
+	slices.Sort(out.Mentions)
+	return out, nil
+}
+
+// registerFlags fills the flag sections of POST /register for u: unread_msgs
+// (when both message and update_message_flags are wanted, as Zulip's
+// fetch_initial_state_data), max_message_id (message) and starred_messages.
+func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, st *RegisterState) error {
+	if want("message") {
+		id, err := maxReadableMessageID(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		st.MaxMessageID = &id
+	}
+	if want("message") && want("update_message_flags") {
+		unread, err := unreadMsgs(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		st.Unread = unread
+	}
+	if want("starred_messages") {
+		ids, err := tx.FlaggedMessageIDs(ctx, u.ID, FlagStarred)
+		if err != nil {
+			return err
+		}
+		st.StarredMessages = orEmpty(ids)
+	}
+	return nil
+}
+
+// maxReadableMessageID returns the largest id of a message u may read, as
+// Zulip's max_message_id (the newest message in the user's history), 0 when
+// there is none.
+func maxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error) {
+	access, streams, err := streamAccessMap(ctx, tx, u)
+	if err != nil {
+		return 0, err
+	}
+	q := MessageQuery{RealmID: u.RealmID, Newest: true, Recipients: []RecipientID{}}
+	for _, st := range streams {
+		if access[st.ID].ok {
+			q.Recipients = append(q.Recipients, st.RecipientID)
+		}
+	}
+	dms, err := tx.DirectRecipients(ctx, u.ID)
+	if err != nil {
+		return 0, err
+	}
+	q.Recipients = append(q.Recipients, dms...)
+	got, err := fetchVisible(ctx, tx, q, 1, func(m *Message) bool {
+		return m.Type == MessageTypePrivate || access[m.StreamID].allows(m.ID)
+	})
+	if err != nil || len(got) == 0 {
+		return 0, err
+	}
+	return got[0].ID, nil
+}

@@ -1,0 +1,322 @@
+package chatcore_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/matryer/is"
+)
+
+// flagsOf returns viewer's flags on message id, as GET /messages/{id} gives them.
+func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
+	tb.Helper()
+	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	if err != nil {
+		tb.Fatalf("GetMessage: %v", err)
+	}
+	return v.Flags
+}
+
+// sendAs sends content to org.general's topic "t" from sender with the client
+// and read_by_sender given.
+func sendAs(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, content, client string, readBySender *bool) chatcore.MessageID {
+	tb.Helper()
+	id, err := w.Svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
+		Type: "stream", To: new(org.general.Name), Topic: new("t"), Content: content, Client: client, ReadBySender: readBySender,
+	})
+	if err != nil {
+		tb.Fatalf("send: %v", err)
+	}
+	return id
+}
+
+// postVerona sends "hello" to org.general's topic from sender.
+func postVerona(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, topic string) chatcore.MessageID {
+	tb.Helper()
+	return sendTopic(tb, w, org, sender, topic, "hello")
+}
+
+// sendTopic sends content to org.general's topic from sender.
+func sendTopic(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, topic, content string) chatcore.MessageID {
+	tb.Helper()
+	id, err := w.Svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
+		Type: "stream", To: new(org.general.Name), Topic: new(topic), Content: content,
+	})
+	if err != nil {
+		tb.Fatalf("sending to %q: %v", topic, err)
+	}
+	return id
+}
+
+func TestFlagsReadBySender(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		tests := []struct {
+			client string
+			param  *bool
+			read   bool
+		}{
+			{"website", nil, true},
+			{"ZulipMobile", nil, true},
+			{"ZulipTerminal", nil, true},
+			{"Zulip Desktop App", nil, true},
+			{"", nil, false},
+			{"ZulipPython", nil, false},
+			{"website", new(false), false},
+			{"ZulipPython", new(true), true},
+		}
+		w, org, _ := newVerona(t, open)
+		for _, tt := range tests {
+			t.Run(tt.client, func(t *testing.T) {
+				is := is.New(t)
+				id := sendAs(t, w, org, org.ham, "hello", tt.client, tt.param)
+				is.Equal(slices.Contains(flagsOf(t, w.Svc, org.ham, id), "read"), tt.read) // Zulip's read_by_sender rule
+				is.Equal(flagsOf(t, w.Svc, org.ophelia, id), []string{})                   // other receivers: unread
+			})
+		}
+	})
+}
+
+func TestFlagsMentionsAtSend(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		sendAs(t, w, org, org.ophelia, "I was here", "", nil) // ophelia takes part in topic t
+		w.Events.Reset()
+		direct := sendAs(t, w, org, org.owner, "@**ham** look", "website", nil)
+		is.Equal(flagsOf(t, w.Svc, org.ham, direct), []string{"mentioned"}) // user mention
+		is.Equal(flagsOf(t, w.Svc, org.ophelia, direct), []string{})        // not mentioned
+		is.Equal(flagsOf(t, w.Svc, org.owner, direct), []string{"read"})    // sender from the web app
+		evs := w.Events.Take("message")
+		byUser := map[chatcore.UserID][]string{}
+		for _, ev := range evs {
+			for _, u := range ev.UserIDs {
+				byUser[u] = ev.Data["flags"].([]string)
+			}
+		}
+		is.Equal(byUser[org.ham.ID], []string{"mentioned"}) // the message event carries each user's flags
+		is.Equal(byUser[org.ophelia.ID], []string{})        // default flags
+		is.Equal(byUser[org.owner.ID], []string{"read"})    // sender's flags
+
+		all := sendAs(t, w, org, org.owner, "@**all** meeting", "", nil)
+		for _, u := range []*chatcore.User{org.ham, org.ophelia, org.owner} {
+			is.Equal(flagsOf(t, w.Svc, u, all), []string{"stream_wildcard_mentioned"}) // every receiver
+		}
+		silent := sendAs(t, w, org, org.owner, "@_**all** quietly", "", nil)
+		is.Equal(flagsOf(t, w.Svc, org.ham, silent), []string{}) // silent wildcards set nothing
+		topic := sendAs(t, w, org, org.owner, "@**topic** ping", "", nil)
+		is.Equal(flagsOf(t, w.Svc, org.ophelia, topic), []string{"topic_wildcard_mentioned"}) // a topic participant
+		is.Equal(flagsOf(t, w.Svc, org.ham, topic), []string{})                               // never took part in t
+		_ = ctx
+	})
+}
+
+func TestUpdateMessageFlagsErrors(t *testing.T) {
+	w, org, _ := newVerona(t, openOn(openSQLite(t)))
+	id := postVerona(t, w, org, org.owner, "t")
+	tests := []struct {
+		name string
+		req  chatcore.UpdateMessageFlagsRequest
+		msg  string
+	}{
+		{"unknown flag", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "bogus"}, "Invalid flag: 'bogus'"},
+		{"internal flag", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "is_private"}, "Invalid flag: 'is_private'"},
+		{"mentioned", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "mentioned"}, "Flag not editable: 'mentioned'"},
+		{"historical", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "remove", Flag: "historical"}, "Flag not editable: 'historical'"},
+		{"has_alert_word", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "has_alert_word"}, "Flag not editable: 'has_alert_word'"},
+		{"bad op", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "toggle", Flag: "read"}, "Invalid message flag operation: 'toggle'"},
+		{"too many", chatcore.UpdateMessageFlagsRequest{Messages: make([]chatcore.MessageID, chatcore.MaxFlagMessages+1), Op: "add", Flag: "bogus"}, "messages is too long (limit: 5000 items)"},
+		{"other realm", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
+		{"missing message", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id + 100}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			actor := org.ham
+			if tt.name == "other realm" {
+				actor = org.stranger
+			}
+			_, err := w.Svc.UpdateMessageFlags(context.Background(), actor.ID, tt.req)
+			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+		})
+	}
+}
+
+func TestUpdateMessageFlags(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		a, b := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "t")
+		w.Events.Reset()
+		res, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
+		is.NoErr(err)                                         // marked read
+		is.Equal(res.Messages, []chatcore.MessageID{b, a, a}) // the request's ids echoed, as Zulip
+		is.Equal(res.Updated, []chatcore.MessageID{b, a})     // each changed once
+		ev := w.Events.Take("update_message_flags")
+		is.Equal(len(ev), 1)                                         // one event
+		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.ham.ID})       // to the actor only
+		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{b, a}) // the changed ids
+		is.Equal(ev[0].Data["op"], "add")                            // op
+		is.Equal(ev[0].Data["operation"], "add")                     // legacy operation
+		is.Equal(ev[0].Data["flag"], "read")                         // flag
+		is.Equal(ev[0].Data["all"], false)                           // all
+		is.Equal(flagsOf(t, w.Svc, org.ham, a), []string{"read"})    // stored
+		is.Equal(flagsOf(t, w.Svc, org.ophelia, a), []string{})      // per user
+		res, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		is.NoErr(err)                 // again
+		is.Equal(len(res.Updated), 0) // nothing changed
+		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "remove", Flag: "read"})
+		is.NoErr(err) // marked unread
+		ev = w.Events.Take("update_message_flags")
+		is.Equal(len(ev), 2)                                     // Zulip sends the event even when nothing changed
+		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{}) // the no-op lists nothing
+		details := ev[1].Data["message_details"].(map[string]any)
+		is.Equal(details[itoa(a)], map[string]any{"type": "stream", "stream_id": org.general.ID, "topic": "t", "unmuted_stream_msg": true}) // Zulip's message_details
+
+		// juliet joins the realm later and never received a or b.
+		juliet := w.AddUser(t, org.realm, "juliet", chatcore.RoleMember)
+		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "historical"}) // readable, never received
+		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
+		is.NoErr(err)                                                                     // starred
+		is.Equal(res.Updated, []chatcore.MessageID{a})                                    // changed
+		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "starred", "historical"}) // created historical, as Zulip
+		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "add", Flag: "read"})
+		is.NoErr(err)                 // read on a historical message
+		is.Equal(len(res.Updated), 0) // already read by default: nothing created
+		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "remove", Flag: "read"})
+		is.NoErr(err)                 // unread in a channel juliet is not subscribed to
+		is.Equal(len(res.Updated), 0) // ignored, as Zulip
+	})
+}
+
+func itoa(id chatcore.MessageID) string { b, _ := json.Marshal(id); return string(b) }
+
+func TestFlagNarrowsAndFirstUnread(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		a := postVerona(t, w, org, org.owner, "t")
+		b := sendAs(t, w, org, org.owner, "@**ham** hi", "", nil)
+		c := postVerona(t, w, org, org.owner, "t")
+		_, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		is.NoErr(err) // a read
+		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "starred"})
+		is.NoErr(err) // c starred
+		ids := func(req chatcore.MessagesRequest) ([]chatcore.MessageID, chatcore.MessagesResult) {
+			res, err := w.Svc.Messages(ctx, org.ham.ID, req)
+			is.NoErr(err) // messages read
+			var out []chatcore.MessageID
+			for _, m := range res.Messages {
+				out = append(out, m.ID)
+			}
+			return out, res
+		}
+		narrow := func(op string) chatcore.MessagesRequest {
+			return chatcore.MessagesRequest{NumBefore: new(10), NarrowJSON: json.RawMessage(`[{"operator":"is","operand":"` + op + `"}]`)}
+		}
+		got, _ := ids(narrow("unread"))
+		is.Equal(got, []chatcore.MessageID{b, c}) // is:unread
+		got, _ = ids(narrow("starred"))
+		is.Equal(got, []chatcore.MessageID{c}) // is:starred
+		got, _ = ids(narrow("mentioned"))
+		is.Equal(got, []chatcore.MessageID{b}) // is:mentioned
+		got, _ = ids(narrow("alerted"))
+		is.Equal(len(got), 0) // is:alerted: alert words are not modelled
+		got, res := ids(chatcore.MessagesRequest{Anchor: new("first_unread"), NumAfter: new(1)})
+		is.Equal(res.Anchor, b)                   // the oldest unread message
+		is.Equal(got, []chatcore.MessageID{b, c}) // anchor and after
+		_, res = ids(chatcore.MessagesRequest{Anchor: new("newest"), UseFirstUnreadAnchor: new(true)})
+		is.Equal(res.Anchor, b) // legacy use_first_unread_anchor overrides anchor
+		_, res = ids(chatcore.MessagesRequest{Anchor: new("first_unread"), NarrowJSON: json.RawMessage(`[["is","starred"],["is","unread"]]`)})
+		is.Equal(res.Anchor, c) // first unread within the narrow
+		v, _, err := w.Svc.GetMessage(ctx, org.ham.ID, c, chatcore.MessageRequest{})
+		is.NoErr(err)                          // one message
+		is.Equal(v.Flags, []string{"starred"}) // flags on GET /messages/{id}
+	})
+}
+
+func TestUpdateMessageFlagsForNarrow(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		a, b, c := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "u"), postVerona(t, w, org, org.owner, "t")
+		_, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "read"})
+		is.NoErr(err) // c read
+		res, err := w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("oldest"), NumBefore: new(0), NumAfter: new(100),
+			Narrow: json.RawMessage(`[{"operator":"topic","operand":"t"}]`), Op: "add", Flag: "read"})
+		is.NoErr(err)                                       // marked
+		is.Equal(res.ProcessedCount, 2)                     // a and c
+		is.Equal(res.UpdatedCount, 1)                       // c was read already
+		is.Equal(*res.FirstProcessedID, a)                  // first
+		is.Equal(*res.LastProcessedID, c)                   // last
+		is.True(res.FoundOldest && res.FoundNewest)         // the whole narrow
+		is.Equal(flagsOf(t, w.Svc, org.ham, b), []string{}) // other topic untouched
+		res, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
+		is.NoErr(err)                                                      // newest unread
+		is.Equal(res.ProcessedCount, 1)                                    // b only
+		is.True(res.FirstProcessedID != nil && *res.FirstProcessedID == b) // the unread one
+		res, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
+		is.NoErr(err)                                                      // nothing left
+		is.Equal(res.ProcessedCount, 0)                                    // nothing processed
+		is.True(res.FirstProcessedID == nil && res.LastProcessedID == nil) // null ids
+		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false), Op: "add", Flag: "read"})
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
+		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("newest"), NumBefore: new(1001), NumAfter: new(0), Op: "add", Flag: "read"})
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
+		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Op: "add", Flag: "historical"})
+		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
+	})
+}
+
+func TestRegisterUnreadAndStarred(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		a := postVerona(t, w, org, org.owner, "t")
+		b := sendAs(t, w, org, org.owner, "@**ham** hi", "", nil)
+		dm, err := w.Svc.SendMessage(ctx, org.owner.ID, chatcore.SendMessageRequest{Type: "direct", To: new("[" + itoa(chatcore.MessageID(org.ham.ID)) + "]"), Content: "psst"})
+		is.NoErr(err) // DM sent
+		group, err := w.Svc.SendMessage(ctx, org.owner.ID, chatcore.SendMessageRequest{Type: "direct",
+			To: new("[" + itoa(chatcore.MessageID(org.ham.ID)) + "," + itoa(chatcore.MessageID(org.ophelia.ID)) + "]"), Content: "all of us"})
+		is.NoErr(err) // group DM sent
+		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
+		is.NoErr(err) // a starred
+		st, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}})
+		is.NoErr(err)                                         // registered
+		is.Equal(*st.MaxMessageID, group)                     // the newest readable message
+		is.Equal(st.StarredMessages, []chatcore.MessageID{a}) // starred
+		u := st.Unread
+		is.Equal(u.Count, 4)                                                                                                                      // a, b, dm, group
+		is.Equal(u.Mentions, []chatcore.MessageID{b})                                                                                             // mentions
+		is.Equal(u.Streams, []chatcore.UnreadStreamTopic{{StreamID: org.general.ID, Topic: "t", UnreadMessageIDs: []chatcore.MessageID{a, b}}})   // by topic
+		is.Equal(u.Pms, []chatcore.UnreadDirect{{OtherUserID: org.owner.ID, SenderID: org.owner.ID, UnreadMessageIDs: []chatcore.MessageID{dm}}}) // 1:1
+		ids := []chatcore.UserID{org.owner.ID, org.ham.ID, org.ophelia.ID}
+		slices.Sort(ids)
+		is.Equal(u.Huddles[0].UnreadMessageIDs, []chatcore.MessageID{group})                                                                             // group DM
+		is.Equal(u.Huddles[0].UserIDsString, itoa(chatcore.MessageID(ids[0]))+","+itoa(chatcore.MessageID(ids[1]))+","+itoa(chatcore.MessageID(ids[2]))) // every participant
+		is.True(!u.OldUnreadsMissing)                                                                                                                    // under the cap
+		only, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"update_message_flags"}})
+		is.NoErr(err)               // registered
+		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
+
+		// Deleting the topic takes the flag rows with it.
+		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "t")
+		is.NoErr(err) // topic deleted
+		st, err = w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"starred_messages"}})
+		is.NoErr(err)                        // registered
+		is.Equal(len(st.StarredMessages), 0) // the star went with the message
+	})
+}

@@ -1,0 +1,198 @@
+package memory
+
+import (
+	"context"
+	"slices"
+
+	"github.com/chatcore/chatcore"
+)
+
+// userMessage derives the user's view of m: a flag row wins; otherwise a
+// participant of a direct message, or a user whose active subscription
+// covers m, has m's DefaultFlags.
+func (t *tx) userMessage(user chatcore.UserID, m *chatcore.Message) chatcore.UserMessage {
+	um := chatcore.UserMessage{ID: m.ID, RealmID: m.RealmID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
+		SenderID: m.SenderID, DirectMembers: slices.Clone(m.DirectMembers)}
+	if f, ok := t.d.flags[flagKey{user, m.ID}]; ok {
+		um.Received, um.Flags = true, f
+		return um
+	}
+	if m.Type == chatcore.MessageTypePrivate {
+		um.Received = slices.Contains(m.DirectMembers, user)
+	} else if sub, ok := t.d.subs[subKey{m.StreamID, user}]; ok {
+		um.Received = sub.Active && sub.SinceMessageID <= m.ID
+	}
+	if um.Received {
+		um.Flags = m.DefaultFlags
+	}
+	return um
+}
+
+// matchFlags applies the flag conditions of q to m.
+func (t *tx) matchFlags(m *chatcore.Message, q *chatcore.MessageQuery) bool {
+	if q.FlagUser == 0 {
+		return true
+	}
+	um := t.userMessage(q.FlagUser, m)
+	return um.Received && um.Flags&q.AllFlags == q.AllFlags &&
+		(q.AnyFlags == 0 || um.Flags&q.AnyFlags != 0) && um.Flags&q.NoFlags == 0
+}
+
+// deleteFlagRows deletes every flag row of the message.
+func (t *tx) deleteFlagRows(id chatcore.MessageID) {
+	for _, u := range t.d.flagsByMsg[id].collect() {
+		del(t, t.d.flags, flagKey{u, id})
+		unindex(t, t.d.flagsByMsg, id, u)
+		unindex(t, t.d.flagsByUser, u, id)
+	}
+}
+
+// UserMessages implements chatcore.FlagStore.
+func (t *tx) UserMessages(_ context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []chatcore.UserMessage
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		if m, ok := t.d.messages[id]; ok {
+			out = append(out, t.userMessage(user, m))
+		}
+	}
+	return out, nil
+}
+
+// PutUserMessageFlags implements chatcore.FlagStore.
+func (t *tx) PutUserMessageFlags(_ context.Context, rows []chatcore.UserMessageFlags) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t.putFlags(r.UserID, r.MessageID, r.Flags)
+	}
+	return nil
+}
+
+func (t *tx) putFlags(user chatcore.UserID, msg chatcore.MessageID, f chatcore.MessageFlags) {
+	put(t, t.d.flags, flagKey{user, msg}, f)
+	index(t, t.d.flagsByMsg, msg, user)
+	index(t, t.d.flagsByUser, user, msg)
+}
+
+// UpdateUserMessageFlags implements chatcore.FlagStore.
+func (t *tx) UpdateUserMessageFlags(_ context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+	if err := t.write(); err != nil {
+		return nil, err
+	}
+	var changed []chatcore.MessageID
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		m, ok := t.d.messages[id]
+		if !ok {
+			continue
+		}
+		um := t.userMessage(user, m)
+		if !um.Received {
+			continue
+		}
+		next := um.Flags | flag
+		if !add {
+			next = um.Flags &^ flag
+		}
+		if next == um.Flags {
+			continue
+		}
+		t.putFlags(user, id, next)
+		changed = append(changed, id)
+	}
+	return changed, nil
+}
+
+// UnreadMessages implements chatcore.FlagStore.
+func (t *tx) UnreadMessages(_ context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	seen := map[chatcore.MessageID]bool{}
+	var ids []chatcore.MessageID
+	consider := func(id chatcore.MessageID) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		if m, ok := t.d.messages[id]; ok {
+			if um := t.userMessage(user, m); um.Received && um.Flags&chatcore.FlagRead == 0 {
+				ids = append(ids, id)
+			}
+		}
+	}
+	for r := range t.d.directByUser[user].all() {
+		for id := range t.d.msgByRecipient[r].all() {
+			consider(id)
+		}
+	}
+	for st := range t.d.subsByUser[user].all() {
+		sub := t.d.subs[subKey{st, user}]
+		if !sub.Active {
+			continue
+		}
+		var after chatcore.MessageID
+		if sub.SinceMessageID > 0 {
+			after = sub.SinceMessageID - 1
+		}
+		for id := range t.d.msgByStream[st].between(after, 0, false) {
+			consider(id)
+		}
+	}
+	for id := range t.d.flagsByUser[user].all() {
+		consider(id)
+	}
+	slices.Sort(ids)
+	slices.Reverse(ids)
+	if len(ids) > limit {
+		ids = ids[:limit]
+	}
+	out := make([]chatcore.UserMessage, len(ids))
+	for i, id := range ids {
+		out[i] = t.userMessage(user, t.d.messages[id])
+	}
+	return out, nil
+}
+
+// FlaggedMessageIDs implements chatcore.FlagStore. Only rows can hold a flag
+// other than the derived DefaultFlags, so rows and received messages with
+// matching DefaultFlags are both searched.
+func (t *tx) FlaggedMessageIDs(_ context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []chatcore.MessageID
+	for id := range t.d.flagsByUser[user].all() {
+		if t.d.flags[flagKey{user, id}]&flag == flag {
+			out = append(out, id)
+		}
+	}
+	if flag&^chatcore.FlagStreamWildcardMentioned == 0 {
+		// Derived flags can hold only stream_wildcard_mentioned.
+		q := chatcore.MessageQuery{FlagUser: user, AllFlags: flag}
+		for id, m := range t.d.messages {
+			if _, row := t.d.flags[flagKey{user, id}]; !row && m.DefaultFlags&flag == flag && t.matchFlags(m, &q) {
+				out = append(out, id)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ActiveSubscriberIDs implements chatcore.StreamStore.
+func (t *tx) ActiveSubscriberIDs(_ context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []chatcore.UserID
+	for u := range t.d.subsByStream[stream].all() {
+		if t.d.subs[subKey{stream, u}].Active {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}

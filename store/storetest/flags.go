@@ -1,0 +1,197 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// flagWorld is a world with bob subscribed to general from message since on,
+// carol subscribed from the start, and messages: m1 (general, before bob's
+// subscription), m2 and m3 (general), d (a DM alice→bob), s (secret, nobody
+// subscribed but alice).
+type flagWorld struct {
+	*world
+	m1, m2, m3, d, s chatcore.MessageID
+}
+
+func newFlagWorld(tb testing.TB, st chatcore.Store) *flagWorld {
+	tb.Helper()
+	is := is.New(tb)
+	w := &flagWorld{world: newWorld(tb, st)}
+	w.m1 = send(tb, st, channelMessage(w.general, w.alice, "t"))[0]
+	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.bob, Active: true, SinceMessageID: w.m1 + 1})) // bob joins after m1
+		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.carol, Active: true}))                         // carol from the start
+		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true}))                          // alice in secret
+	})
+	m3 := channelMessage(w.general, w.alice, "t")
+	m3.DefaultFlags = chatcore.FlagStreamWildcardMentioned
+	ids := send(tb, st, channelMessage(w.general, w.alice, "t"), m3)
+	w.m2, w.m3 = ids[0], ids[1]
+	rcpt := directRecipient(tb, st, w.realm, w.alice, w.bob)
+	w.d = send(tb, st, directMessage(w.realm, rcpt, w.alice, w.alice, w.bob))[0]
+	w.s = send(tb, st, channelMessage(w.secret, w.alice, "x"))[0]
+	return w
+}
+
+func userMessages(tb testing.TB, st chatcore.Store, user chatcore.UserID, ids ...chatcore.MessageID) map[chatcore.MessageID]chatcore.UserMessage {
+	tb.Helper()
+	out := map[chatcore.MessageID]chatcore.UserMessage{}
+	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		ums, err := tx.UserMessages(ctx, user, ids)
+		is.New(tb).NoErr(err) // user messages read
+		for _, um := range ums {
+			out[um.ID] = um
+		}
+	})
+	return out
+}
+
+var flagTests = []test{
+	{"active subscriber ids ascending", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: false})) // inactive
+		})
+		var got, none []chatcore.UserID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			got, err = tx.ActiveSubscriberIDs(ctx, w.general.ID)
+			is.NoErr(err) // subscribers read
+			none, err = tx.ActiveSubscriberIDs(ctx, w.elsewhere.ID)
+			is.NoErr(err) // no subscribers
+		})
+		is.Equal(got, []chatcore.UserID{w.bob, w.carol}) // active only, ascending
+		is.Equal(len(none), 0)                           // empty channel
+	}},
+	{"received is derived from subscriptions and DM membership", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		bob := userMessages(t, st, w.bob, w.m1, w.m2, w.m3, w.d, w.s, 999999)
+		is.Equal(len(bob), 5)                                               // the unknown id is left out
+		is.True(!bob[w.m1].Received)                                        // sent before bob's subscription
+		is.True(bob[w.m2].Received && bob[w.m2].Flags == 0)                 // covered by the subscription
+		is.Equal(bob[w.m3].Flags, chatcore.FlagStreamWildcardMentioned)     // DefaultFlags for receivers
+		is.True(bob[w.d].Received)                                          // DM participant
+		is.Equal(bob[w.d].DirectMembers, []chatcore.UserID{w.alice, w.bob}) // participants carried
+		is.True(!bob[w.s].Received)                                         // not subscribed
+		carol := userMessages(t, st, w.carol, w.m1, w.d)
+		is.True(carol[w.m1].Received)                                                                                   // since 0 covers everything
+		is.True(!carol[w.d].Received)                                                                                   // not a participant
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) { is.NoErr(tx.DeactivateSubscriptions(ctx, w.carol)) }) // carol leaves
+		is.True(!userMessages(t, st, w.carol, w.m2)[w.m2].Received)                                                     // inactive subscriptions receive nothing
+	}},
+	{"rows override and make messages received", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
+				{UserID: w.bob, MessageID: w.m1, Flags: chatcore.FlagRead | chatcore.FlagHistorical | chatcore.FlagStarred},
+				{UserID: w.bob, MessageID: w.m2, Flags: chatcore.FlagMentioned},
+			})) // rows written
+			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: w.bob, MessageID: w.m2, Flags: chatcore.FlagRead}})) // replaced
+		})
+		bob := userMessages(t, st, w.bob, w.m1, w.m2)
+		is.True(bob[w.m1].Received)                                                               // a historical row makes it received
+		is.Equal(bob[w.m1].Flags, chatcore.FlagRead|chatcore.FlagHistorical|chatcore.FlagStarred) // row flags
+		is.Equal(bob[w.m2].Flags, chatcore.FlagRead)                                              // the row was replaced
+	}},
+	{"update flags over a set returns the changed ids", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		var changed, again, unread []chatcore.MessageID
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			changed, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.d, w.m1, w.m2, w.m3, w.s, 999999}, chatcore.FlagRead, true)
+			is.NoErr(err) // marked read
+			again, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.d}, chatcore.FlagRead, true)
+			is.NoErr(err) // marked read again
+			unread, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m3}, chatcore.FlagRead, false)
+			is.NoErr(err) // marked unread
+		})
+		is.Equal(changed, []chatcore.MessageID{w.m2, w.m3, w.d}) // only received messages, ascending
+		is.Equal(len(again), 0)                                  // nothing changes twice
+		is.Equal(unread, []chatcore.MessageID{w.m3})             // removal reported
+		bob := userMessages(t, st, w.bob, w.m2, w.m3)
+		is.Equal(bob[w.m2].Flags, chatcore.FlagRead)                                       // read kept
+		is.Equal(bob[w.m3].Flags, chatcore.FlagStreamWildcardMentioned)                    // default flags kept when the row is written
+		is.Equal(userMessages(t, st, w.carol, w.m2)[w.m2].Flags, chatcore.MessageFlags(0)) // other users untouched
+	}},
+	{"unread messages newest first, with a limit", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		unread := func(user chatcore.UserID, limit int) []chatcore.MessageID {
+			var ids []chatcore.MessageID
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				ums, err := tx.UnreadMessages(ctx, user, limit)
+				is.NoErr(err) // unread read
+				for _, um := range ums {
+					ids = append(ids, um.ID)
+				}
+			})
+			return ids
+		}
+		is.Equal(unread(w.bob, 10), []chatcore.MessageID{w.d, w.m3, w.m2}) // DM and covered channel messages
+		is.Equal(unread(w.bob, 2), []chatcore.MessageID{w.d, w.m3})        // limited, newest first
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m3}, chatcore.FlagRead, true)
+			is.NoErr(err)                                                                                                                        // m3 read
+			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: w.bob, MessageID: w.m1, Flags: chatcore.FlagHistorical}})) // historical unread
+		})
+		is.Equal(unread(w.bob, 10), []chatcore.MessageID{w.d, w.m2, w.m1}) // read left out, historical unread row counted
+	}},
+	{"flagged ids and message queries by flags", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.d}, chatcore.FlagStarred, true)
+			is.NoErr(err) // starred
+			_, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.d}, chatcore.FlagRead, true)
+			is.NoErr(err) // read
+		})
+		var starred, wild []chatcore.MessageID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStarred)
+			is.NoErr(err) // starred read
+			wild, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStreamWildcardMentioned)
+			is.NoErr(err) // wildcard read
+		})
+		is.Equal(starred, []chatcore.MessageID{w.m2, w.d}) // ascending
+		is.Equal(wild, []chatcore.MessageID{w.m3})         // derived flags found too
+		q := chatcore.MessageQuery{RealmID: w.realm, FlagUser: w.bob}
+		unreadQ, starredQ, mentionQ, newest := q, q, q, q
+		unreadQ.NoFlags = chatcore.FlagRead
+		starredQ.AllFlags = chatcore.FlagStarred
+		mentionQ.AnyFlags = chatcore.FlagMentioned | chatcore.FlagStreamWildcardMentioned
+		newest.NoFlags, newest.Newest, newest.Limit = chatcore.FlagRead, true, 1
+		is.Equal(query(t, st, unreadQ), []chatcore.MessageID{w.m2, w.m3}) // received and unread
+		is.Equal(query(t, st, starredQ), []chatcore.MessageID{w.m2, w.d}) // starred
+		is.Equal(query(t, st, mentionQ), []chatcore.MessageID{w.m3})      // any of the mention flags
+		is.Equal(query(t, st, newest), []chatcore.MessageID{w.m3})        // order and limit apply
+		unreadQ.Recipients = []chatcore.RecipientID{w.general.RecipientID}
+		unreadQ.AfterID = w.m2
+		is.Equal(query(t, st, unreadQ), []chatcore.MessageID{w.m3}) // combined with the other conditions
+	}},
+	{"deleting messages deletes their flag rows", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.m3}, chatcore.FlagStarred, true)
+			is.NoErr(err) // starred
+		})
+		deleted := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID}, 1)
+		is.Equal(deleted[0].ID, w.m3) // newest deleted
+		var starred []chatcore.MessageID
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStarred)
+			is.NoErr(err) // starred read
+		})
+		is.Equal(starred, []chatcore.MessageID{w.m2}) // the deleted message's row went with it
+	}},
+}
