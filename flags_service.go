@@ -39,6 +39,11 @@ type UpdateMessageFlagsResult struct {
 	Messages []MessageID `json:"messages"`
 	// Updated are the ids whose flag changed, ascending (not on the wire).
 	Updated []MessageID `json:"-"`
+	// IgnoredBecauseNotSubscribedChannels lists, ascending, the channels
+	// whose messages were left read when marking unread, because the actor
+	// is not subscribed to them (Zulip keeps unread messages to subscribed
+	// channels); empty otherwise (Zulip feature level 355).
+	IgnoredBecauseNotSubscribedChannels []StreamID `json:"ignored_because_not_subscribed_channels"`
 }
 
 // checkFlagOp validates flag and op as Zulip does, in its order.
@@ -69,7 +74,7 @@ func checkFlagOp(flag, op string) (MessageFlags, error) {
 // editable: 'x'", "Invalid message flag operation: 'x'"; "Invalid message(s)"
 // when a message to create historical is missing or not readable by the actor.
 func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req UpdateMessageFlagsRequest) (UpdateMessageFlagsResult, error) {
-	res := UpdateMessageFlagsResult{Messages: orEmpty(req.Messages)}
+	res := UpdateMessageFlagsResult{Messages: orEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []StreamID{}}
 	if len(req.Messages) > MaxFlagMessages {
 		return res, errTooLong("messages", MaxFlagMessages)
 	}
@@ -82,11 +87,12 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 		if err != nil {
 			return err
 		}
-		updated, details, err := s.updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
+		updated, details, ignored, err := s.updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
 		if err != nil {
 			return err
 		}
 		res.Updated = updated
+		res.IgnoredBecauseNotSubscribedChannels = ignored
 		ev := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
 			"flag": req.Flag, "messages": orEmpty(updated), "all": false}
 		if details != nil {
@@ -99,19 +105,22 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 }
 
 // updateFlagsInTx applies one flag change for u and returns the changed ids,
-// ascending, and for marking unread the message_details of the event.
-func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, map[string]any, error) {
+// ascending, for marking unread the message_details of the event, and the
+// channels (ascending, never nil) whose messages were left read because u is
+// not subscribed to them.
+func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, map[string]any, []StreamID, error) {
 	ids = dedupe(ids)
+	ignored := []StreamID{}
 	ums, err := tx.UserMessages(ctx, u.ID, ids)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	markUnread := flag == FlagRead && !add
 	var subscribedTo map[StreamID]bool
 	if markUnread {
 		subs, err := tx.Subscriptions(ctx, 0, u.ID)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		subscribedTo = map[StreamID]bool{}
 		for _, sub := range subs {
@@ -131,6 +140,9 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 	for _, id := range ids {
 		um, ok := byID[id]
 		if markUnread && ok && um.Type == MessageTypeStream && !subscribedTo[um.StreamID] {
+			if !slices.Contains(ignored, um.StreamID) {
+				ignored = append(ignored, um.StreamID)
+			}
 			continue
 		}
 		flags := historicalFlags
@@ -155,25 +167,25 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 		for _, id := range historical {
 			um, ok := byID[id]
 			if !ok || um.RealmID != u.RealmID {
-				return nil, nil, errInvalidMessage()
+				return nil, nil, nil, errInvalidMessage()
 			}
 			m := &Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
 			readable, err := c.canSee(ctx, tx, u, m)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if !readable {
-				return nil, nil, errInvalidMessage()
+				return nil, nil, nil, errInvalidMessage()
 			}
 			rows = append(rows, UserMessageFlags{UserID: u.ID, MessageID: id, Flags: historicalFlags&^flag | target})
 		}
 		if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if len(received) > 0 {
 		if _, err := tx.UpdateUserMessageFlags(ctx, u.ID, received, flag, add); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var details map[string]any
@@ -181,13 +193,14 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 		details = map[string]any{}
 		after, err := tx.UserMessages(ctx, u.ID, changed)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, um := range after {
 			details[strconv.FormatInt(int64(um.ID), 10)] = unreadDetail(u.ID, um)
 		}
 	}
-	return changed, details, nil
+	slices.Sort(ignored)
+	return changed, details, ignored, nil
 }
 
 // unreadDetail is one entry of message_details in an update_message_flags
@@ -333,6 +346,8 @@ type UpdateMessageFlagsForNarrowResult struct {
 	LastProcessedID  *MessageID `json:"last_processed_id"`
 	FoundOldest      bool       `json:"found_oldest"`
 	FoundNewest      bool       `json:"found_newest"`
+	// IgnoredBecauseNotSubscribedChannels is as in [UpdateMessageFlagsResult].
+	IgnoredBecauseNotSubscribedChannels []StreamID `json:"ignored_because_not_subscribed_channels"`
 }
 
 // UpdateMessageFlagsForNarrow selects messages as [Service.Messages] does
@@ -343,7 +358,7 @@ type UpdateMessageFlagsForNarrowResult struct {
 // when num_before and num_after are both positive and include_anchor is
 // false; the flag and op errors of UpdateMessageFlags, before any store access.
 func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserID, req UpdateMessageFlagsForNarrowRequest) (UpdateMessageFlagsForNarrowResult, error) {
-	var res UpdateMessageFlagsForNarrowResult
+	res := UpdateMessageFlagsForNarrowResult{IgnoredBecauseNotSubscribedChannels: []StreamID{}}
 	nb, na := 0, 0
 	if req.NumBefore != nil {
 		nb = *req.NumBefore
@@ -376,6 +391,7 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 		res.FirstProcessedID, res.LastProcessedID = &ids[0], &ids[len(ids)-1]
 	}
 	res.FoundOldest, res.FoundNewest = got.FoundOldest, got.FoundNewest
+	res.IgnoredBecauseNotSubscribedChannels = up.IgnoredBecauseNotSubscribedChannels
 	return res, nil
 }
 

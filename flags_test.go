@@ -188,8 +188,9 @@ func TestUpdateMessageFlags(t *testing.T) {
 		is.NoErr(err)                 // read on a historical message
 		is.Equal(len(res.Updated), 0) // already read by default: nothing created
 		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "remove", Flag: "read"})
-		is.NoErr(err)                 // unread in a channel juliet is not subscribed to
-		is.Equal(len(res.Updated), 0) // ignored, as Zulip
+		is.NoErr(err)                                                                          // unread in a channel juliet is not subscribed to
+		is.Equal(len(res.Updated), 0)                                                          // ignored, as Zulip
+		is.Equal(res.IgnoredBecauseNotSubscribedChannels, []chatcore.StreamID{org.general.ID}) // and the channel named
 	})
 }
 

@@ -16,7 +16,7 @@ func (h *handler) updateMessageFlags(ctx context.Context, c *call) (map[string]a
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"messages": res.Messages}, nil
+	return fieldsOf(res)
 }
 
 // updateMessageFlagsForNarrow answers POST /messages/flags/narrow.

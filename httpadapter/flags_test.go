@@ -49,9 +49,10 @@ func TestHTTPMessageFlags(t *testing.T) {
 		params: params("messages", fmt.Sprintf("[%d]", api), "op", "add", "flag", "starred")})
 	wantSuccess(t, res)
 	echoed, _ := res.body["messages"].([]any)
-	is.Equal(len(echoed), 1)                                 // the ids echoed
-	is.Equal(num(t, echoed[0]), api)                         // the same id
-	is.Equal(flagsOver(t, e, member, api), []any{"starred"}) // starred
+	is.Equal(len(echoed), 1)                                               // the ids echoed
+	is.Equal(num(t, echoed[0]), api)                                       // the same id
+	is.Equal(res.body["ignored_because_not_subscribed_channels"], []any{}) // no channel skipped (Zulip 10.0, level 355)
+	is.Equal(flagsOver(t, e, member, api), []any{"starred"})               // starred
 	res = e.do(t, request{method: "GET", path: "/messages", auth: &member,
 		params: params("anchor", "newest", "num_before", "5", "num_after", "0", "narrow", `[{"operator":"is","operand":"starred"}]`)})
 	wantSuccess(t, res)
@@ -62,12 +63,13 @@ func TestHTTPMessageFlags(t *testing.T) {
 	res = e.do(t, request{method: "POST", path: "/messages/flags/narrow", auth: &member, enc: urlEncoded,
 		params: params("anchor", "oldest", "num_before", "0", "num_after", "100", "narrow", `[["topic","t"]]`, "op", "add", "flag", "read")})
 	wantSuccess(t, res)
-	is.Equal(num(t, res.body["processed_count"]), int64(4)) // the four messages
-	is.Equal(num(t, res.body["updated_count"]), int64(1))   // three were read already
-	is.Equal(num(t, res.body["first_processed_id"]), api)   // first
-	is.Equal(num(t, res.body["last_processed_id"]), named)  // last
-	is.Equal(res.body["found_oldest"], true)                // found_oldest
-	is.Equal(res.body["found_newest"], true)                // found_newest
+	is.Equal(num(t, res.body["processed_count"]), int64(4))                // the four messages
+	is.Equal(num(t, res.body["updated_count"]), int64(1))                  // three were read already
+	is.Equal(num(t, res.body["first_processed_id"]), api)                  // first
+	is.Equal(num(t, res.body["last_processed_id"]), named)                 // last
+	is.Equal(res.body["found_oldest"], true)                               // found_oldest
+	is.Equal(res.body["found_newest"], true)                               // found_newest
+	is.Equal(res.body["ignored_because_not_subscribed_channels"], []any{}) // no channel skipped
 
 	res = e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
 		params: params("fetch_event_types", `["message","update_message_flags","starred_messages"]`)})
