@@ -3,11 +3,14 @@
 package linkify
 
 import (
+	"bytes"
 	"net/url"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/chatcore/chatcore/internal/urltemplate"
 )
@@ -22,6 +25,10 @@ type Linkifier struct {
 	// and for every group but the leftmost of a repeated name (RE2 maps a
 	// name to its leftmost group).
 	names []string
+	// required is a string every match of the pattern contains ("" when
+	// none is known): text without it cannot match, so the regular
+	// expression need not run.
+	required []byte
 }
 
 // matchGroup names the wrapper group that holds the matched text.
@@ -83,7 +90,89 @@ func compileUncached(pattern, urlTemplate string) *Linkifier {
 		}
 		seen[n] = true
 	}
-	return &Linkifier{re: re, tmpl: tmpl, names: names}
+	return &Linkifier{re: re, tmpl: tmpl, names: names, required: requiredLiteral(re.String())}
+}
+
+// requiredLiteral returns the longest case-sensitive literal that every match
+// of expr's capture group 1 (the pattern) contains, or nil. expr compiled, so
+// it parses with the flags regexp.Compile uses.
+func requiredLiteral(expr string) []byte {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	var group *syntax.Regexp
+	var find func(re *syntax.Regexp)
+	find = func(re *syntax.Regexp) {
+		if group != nil {
+			return
+		}
+		if re.Op == syntax.OpCapture && re.Cap == 1 {
+			group = re
+			return
+		}
+		for _, sub := range re.Sub {
+			find(sub)
+		}
+	}
+	find(re)
+	if group == nil {
+		return nil
+	}
+	var best []rune
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpLiteral:
+			// A case-folded literal matches other spellings, and U+FFFD also
+			// matches invalid UTF-8, which is not its encoding.
+			if re.Flags&syntax.FoldCase != 0 {
+				break
+			}
+			for _, lit := range splitRunes(re.Rune, utf8.RuneError) {
+				if len(lit) > len(best) {
+					best = lit
+				}
+			}
+		case syntax.OpCapture, syntax.OpConcat, syntax.OpPlus:
+			// Each sub-expression matches (at least once) inside the match.
+			for _, sub := range re.Sub {
+				walk(sub)
+			}
+		case syntax.OpRepeat:
+			if re.Min >= 1 {
+				walk(re.Sub[0])
+			}
+		}
+	}
+	walk(group)
+	if len(best) == 0 {
+		return nil
+	}
+	return []byte(string(best))
+}
+
+// splitRunes splits rs around each sep.
+func splitRunes(rs []rune, sep rune) [][]rune {
+	var out [][]rune
+	for {
+		i := slices.Index(rs, sep)
+		if i < 0 {
+			return append(out, rs)
+		}
+		out = append(out, rs[:i])
+		rs = rs[i+1:]
+	}
+}
+
+// MayMatch reports whether text may hold a match of l: false when text lacks
+// a literal string every match contains, so that callers can skip work for
+// text no match can come from. A match found by [Linkifier.Matches] or
+// [Linkifier.AppendMatches] lies inside the text they are given, so when
+// MayMatch is false for a text, it is false for each of its substrings and
+// they have no match.
+func (l *Linkifier) MayMatch(text []byte) bool {
+	return len(l.required) == 0 || bytes.Contains(text, l.required)
 }
 
 // Match is one match of a linkifier in a text: text[Start:End] links to URL.
@@ -97,24 +186,45 @@ type Match struct {
 // context: " " stands for a boundary (start or end of the text), anything
 // else is taken literally.
 func (l *Linkifier) Matches(text string, before, after string) []Match {
-	s := before + text + after
-	var out []Match
+	var sc Scratch
+	return l.AppendMatches(nil, &sc, []byte(text), before, after)
+}
+
+// Scratch is working memory that [Linkifier.AppendMatches] reuses from one
+// call to the next. The zero value is ready to use; a Scratch must not be used
+// by two goroutines at once.
+type Scratch struct {
+	buf []byte
+}
+
+// AppendMatches appends the matches of l in text to dst and returns the
+// extended slice; it finds what [Linkifier.Matches] finds, but allocates
+// only for matches (their URLs and the growth of dst): the text is examined
+// in sc's buffer, and text that [Linkifier.MayMatch] rules out is not
+// examined at all.
+func (l *Linkifier) AppendMatches(dst []Match, sc *Scratch, text []byte, before, after string) []Match {
+	if !l.MayMatch(text) {
+		return dst
+	}
+	s := append(append(append(sc.buf[:0], before...), text...), after...)
+	sc.buf = s
 	pos := 0
 	for pos < len(s) {
-		loc := l.re.FindStringSubmatchIndex(s[pos:])
+		loc := l.re.FindSubmatchIndex(s[pos:])
 		if loc == nil {
 			break
 		}
 		start, end := pos+loc[2], pos+loc[3]
-		vals := map[string]string{}
-		for i, name := range l.names {
-			if name == "" || loc[2*i] < 0 {
-				continue // unnamed, shadowed by a leftmost namesake, or unmatched: undefined
+		// Matches that reach into the context characters are dropped.
+		if end > start && start >= len(before) && end <= len(before)+len(text) {
+			vals := map[string]string{}
+			for i, name := range l.names {
+				if name == "" || loc[2*i] < 0 {
+					continue // unnamed, shadowed by a leftmost namesake, or unmatched: undefined
+				}
+				vals[name] = string(s[pos+loc[2*i] : pos+loc[2*i+1]])
 			}
-			vals[name] = s[pos+loc[2*i] : pos+loc[2*i+1]]
-		}
-		if end > start {
-			out = append(out, Match{Start: start - len(before), End: end - len(before), URL: l.tmpl.Expand(vals)})
+			dst = append(dst, Match{Start: start - len(before), End: end - len(before), URL: l.tmpl.Expand(vals)})
 		}
 		// The next match may use the character after this one as its boundary.
 		next := end
@@ -123,9 +233,7 @@ func (l *Linkifier) Matches(text string, before, after string) []Match {
 		}
 		pos = next
 	}
-	// Drop matches that reach into the context characters.
-	out = slices.DeleteFunc(out, func(m Match) bool { return m.Start < 0 || m.End > len(text) })
-	return out
+	return dst
 }
 
 // TopicLink is one link of a topic: Text links to URL.

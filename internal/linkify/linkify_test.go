@@ -1,6 +1,7 @@
 package linkify
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -65,4 +66,78 @@ func TestTopicLinks(t *testing.T) {
 			is.Equal(TopicLinks(ls, tc.topic), tc.want) // by position, earlier linkifier first
 		})
 	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, want string
+	}{
+		{`#(?P<id>[0-9]+)`, "#"},
+		{`JIRA-(?P<k>\d+)`, "JIRA-"},
+		{`(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<n>[0-9]+)`, "/"},
+		{`(?:ab){2}x`, "ab"},
+		{`(?:abc)+`, "abc"},
+		{`(?:abc)*x`, "x"},
+		{`(?:abc)?`, ""},
+		{`abc|abd`, "ab"}, // RE2 factors out the common prefix
+		{`abc|xyz`, ""},
+		{`(?i)jira-\d+`, ""},
+		{"caf\u00e9-\\x{FFFD}", "caf\u00e9-"},
+		{`\x{FFFD}`, ""},
+		{"ab\\x{FFFD}abc", "abc"},
+		{`[a-z]+`, ""},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			is := is.New(t)
+			l := mustCompile(t, tc.pattern, "https://x.example/")
+			is.Equal(string(l.required), tc.want) // the longest literal every match holds
+		})
+	}
+}
+
+func TestMayMatch(t *testing.T) {
+	is := is.New(t)
+	l := mustCompile(t, `JIRA-(?P<k>\d+)`, "https://x.example/{k}")
+	is.True(l.MayMatch([]byte("see JIRA-1")))                           // holds the literal
+	is.True(!l.MayMatch([]byte("see jira-1 or JIRA 1")))                // no match can come from it
+	is.Equal(l.Matches("see jira-1 or JIRA 1", " ", " "), []Match(nil)) // nor does one
+	any := mustCompile(t, `(?i)jira-(?P<k>\d+)`, "https://x.example/{k}")
+	is.True(any.MayMatch([]byte("nothing"))) // no literal known: anything may match
+}
+
+func TestAppendMatchesReusesScratch(t *testing.T) {
+	is := is.New(t)
+	l := mustCompile(t, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
+	var sc Scratch
+	got := l.AppendMatches(nil, &sc, []byte("see #12 and #3"), " ", " ")
+	is.Equal(got, []Match{{4, 7, "https://x.example/12"}, {12, 14, "https://x.example/3"}}) // as Matches finds them
+	got = l.AppendMatches(got[:1], &sc, []byte("#5"), "(", ",")
+	is.Equal(got, []Match{{4, 7, "https://x.example/12"}, {0, 2, "https://x.example/5"}}) // appended after dst
+	allocs := testing.AllocsPerRun(100, func() { l.AppendMatches(nil, &sc, []byte("no number here at all"), " ", " ") })
+	is.Equal(allocs, 0.0) // text without a match costs no allocation
+}
+
+// FuzzRequiredLiteral checks that skipping the regular expression for text
+// without the required literal never loses a match.
+func FuzzRequiredLiteral(f *testing.F) {
+	f.Add(`#(?P<id>[0-9]+)`, "see #12, #x and (#3)")
+	f.Add(`abc|abd`, "abd abc ab")
+	f.Add(`(?:ab){2}x`, "ababx abx")
+	f.Add(`caf\x{FFFD}-(?P<n>\d)`, "caf\xff-1 caf\uFFFD-2")
+	f.Add(`(?i)JIRA-(?P<k>\d+)`, "jira-7")
+	f.Add(`a(?P<x>b+)c`, "abbc ac abc")
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		l, ok := Compile(pattern, "https://x.example/")
+		if !ok {
+			return
+		}
+		unfiltered := *l
+		unfiltered.required = nil
+		for _, ctx := range [][2]string{{" ", " "}, {"x", "("}, {"(", "x"}} {
+			got, want := l.Matches(text, ctx[0], ctx[1]), unfiltered.Matches(text, ctx[0], ctx[1])
+			if len(got) != len(want) || (len(got) > 0 && !slices.Equal(got, want)) {
+				t.Fatalf("%q in %q: %v with the literal filter, %v without", pattern, text, got, want)
+			}
+		}
+	})
 }

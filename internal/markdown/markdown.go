@@ -120,8 +120,9 @@ func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	lk := newLinkifier(doc, source)
 	for _, l := range links {
-		applyLinkifier(doc, source, l)
+		lk.apply(l)
 	}
 	var buf bytes.Buffer
 	if err := md.Renderer().Render(&buf, source, doc); err != nil {
@@ -363,14 +364,22 @@ func parseID(s string) (int64, bool) {
 	return int64(n), true
 }
 
-// applyLinkifier turns the matches of l in doc's text (outside links, code
-// and mentions) into links. goldmark splits text at delimiter characters
-// (_ * @ [ and others) into adjacent text nodes, so matching runs over each
-// run of adjacent plain text siblings as one string, as Zulip matches the
-// text of a paragraph; a run ends at a line break or any other inline node.
-func applyLinkifier(doc ast.Node, source []byte, l *linkify.Linkifier) {
-	var runs [][]*ast.Text
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+// linkifier applies linkifiers to one document in turn, reusing its buffers
+// from one linkifier to the next: with thousands of linkifiers, per-call
+// allocations would dominate the rendering.
+type linkifier struct {
+	doc    ast.Node
+	source []byte
+	// heads holds the first node of each run of text the current walk found.
+	heads   []*ast.Text
+	visit   ast.Walker
+	matches []linkify.Match
+	scratch linkify.Scratch
+}
+
+func newLinkifier(doc ast.Node, source []byte) *linkifier {
+	lk := &linkifier{doc: doc, source: source}
+	lk.visit = func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
@@ -380,13 +389,31 @@ func applyLinkifier(doc ast.Node, source []byte, l *linkify.Linkifier) {
 			return ast.WalkSkipChildren, nil
 		case *ast.Text:
 			if linkifiable(n) && !continuesRun(n) {
-				runs = append(runs, textRun(n))
+				lk.heads = append(lk.heads, n)
 			}
 		}
 		return ast.WalkContinue, nil
-	})
-	for _, run := range runs {
-		linkifyRun(run, source, l)
+	}
+	return lk
+}
+
+// apply turns the matches of l in the document's text (outside links, code
+// and mentions) into links. goldmark splits text at delimiter characters
+// (_ * @ [ and others) into adjacent text nodes, so matching runs over each
+// run of adjacent plain text siblings as one string, as Zulip matches the
+// text of a paragraph; a run ends at a line break or any other inline node.
+func (lk *linkifier) apply(l *linkify.Linkifier) {
+	// Every run of text is a slice of the source: when the source rules out
+	// a match, so does each run.
+	if !l.MayMatch(lk.source) {
+		return
+	}
+	lk.heads = lk.heads[:0]
+	_ = ast.Walk(lk.doc, lk.visit)
+	// Linkifying a run replaces only its own nodes, so the heads found
+	// before stay the heads of the runs that follow.
+	for _, first := range lk.heads {
+		lk.linkifyRun(first, l)
 	}
 }
 
@@ -401,25 +428,30 @@ func continuesRun(t *ast.Text) bool {
 		prev.Segment.Stop == t.Segment.Start
 }
 
-// textRun returns first and the siblings that continue its run.
-func textRun(first *ast.Text) []*ast.Text {
-	run := []*ast.Text{first}
+// runEnd returns the last node of the run that starts at first.
+func runEnd(first *ast.Text) *ast.Text {
+	last := first
 	for {
-		next, ok := run[len(run)-1].NextSibling().(*ast.Text)
+		next, ok := last.NextSibling().(*ast.Text)
 		if !ok || !linkifiable(next) || !continuesRun(next) {
-			return run
+			return last
 		}
-		run = append(run, next)
+		last = next
 	}
 }
 
-// linkifyRun replaces the text nodes of run by text and links around the
-// matches of l in their joined text. The nodes are adjacent in the source, so
-// the run covers the source from run[0]'s start to its last node's stop.
-func linkifyRun(run []*ast.Text, source []byte, l *linkify.Linkifier) {
-	first, last := run[0], run[len(run)-1]
+// linkifyRun replaces the text nodes of the run that starts at first by text
+// and links around the matches of l in their joined text. The nodes are
+// adjacent in the source, so the run covers the source from first's start to
+// its last node's stop.
+func (lk *linkifier) linkifyRun(first *ast.Text, l *linkify.Linkifier) {
+	source := lk.source
+	last := runEnd(first)
 	base := first.Segment.Start
-	value := string(source[base:last.Segment.Stop])
+	value := source[base:last.Segment.Stop]
+	if !l.MayMatch(value) {
+		return
+	}
 	before, after := " ", " "
 	if prev, ok := first.PreviousSibling().(*ast.Text); ok {
 		if !prev.SoftLineBreak() && !prev.HardLineBreak() {
@@ -439,7 +471,8 @@ func linkifyRun(run []*ast.Text, source []byte, l *linkify.Linkifier) {
 			}
 		}
 	}
-	matches := l.Matches(value, before, after)
+	matches := l.AppendMatches(lk.matches[:0], &lk.scratch, value, before, after)
+	lk.matches = matches
 	if len(matches) == 0 {
 		return
 	}
@@ -469,8 +502,13 @@ func linkifyRun(run []*ast.Text, source []byte, l *linkify.Linkifier) {
 		tail.SetHardLineBreak(last.HardLineBreak())
 		parent.InsertBefore(parent, first, tail)
 	}
-	for _, t := range run {
-		parent.RemoveChild(parent, t)
+	for n := ast.Node(first); ; {
+		next := n.NextSibling()
+		parent.RemoveChild(parent, n)
+		if n == last {
+			break
+		}
+		n = next
 	}
 }
 

@@ -1,0 +1,46 @@
+package markdown
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chatcore/chatcore/internal/linkify"
+)
+
+// manyLinkifiersRealm returns a realm with n linkifiers L<i>-<digits> and a
+// 10 KB message in which every linkifier matches once or more.
+func manyLinkifiersRealm(tb testing.TB, n int) (*fakeRealm, string) {
+	tb.Helper()
+	r := newFakeRealm(tb)
+	r.links = nil
+	for i := range n {
+		l, ok := linkify.Compile(fmt.Sprintf("L%d-(?P<id>[0-9]+)", i), fmt.Sprintf("https://tracker.example/l%d/{id}", i))
+		if !ok {
+			tb.Fatal("linkifier does not compile")
+		}
+		r.links = append(r.links, l)
+	}
+	var content strings.Builder
+	for i := 0; content.Len() < 10000-40; i++ {
+		fmt.Fprintf(&content, "see L%d-%d about **this** and `that`, ", i%2000, i)
+	}
+	return r, content.String()
+}
+
+// BenchmarkRenderManyLinkifiers renders a 10 KB message with 2,000
+// linkifiers, the worst case a realm's linkifier list makes of a send.
+func BenchmarkRenderManyLinkifiers(b *testing.B) {
+	for _, n := range []int{0, 2000} {
+		b.Run(fmt.Sprintf("linkifiers=%d", n), func(b *testing.B) {
+			r, content := manyLinkifiersRealm(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Render(context.Background(), r, content); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
