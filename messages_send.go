@@ -465,7 +465,11 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 			return nil, err
 		}
 	}
-	view, err := s.messageView(ctx, tx, m, sender, true)
+	c := newViewCache()
+	if r.links != nil {
+		c.linkifiers[sender.RealmID] = r.links // checked current by renderChecked
+	}
+	view, err := s.buildView(ctx, tx, c, m, sender, true)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,10 @@ type rendered struct {
 	isMe      bool
 	// streamWildcard and topicWildcard report non-silent wildcard mentions.
 	streamWildcard, topicWildcard bool
+	// links are the realm's compiled linkifiers the rendering used, still
+	// current in the transaction that accepted it (nil when not loaded), so
+	// that the message's topic links need no second load inside it.
+	links []compiledLinkifier
 }
 
 // prerendered is a rendering done outside the write transaction, with the
@@ -71,6 +75,8 @@ type txResolver struct {
 	// and linkVersion the realm's LinkifiersVersion read just before them.
 	linkifiers  bool
 	linkVersion int64
+	// compiled is what Linkifiers returned.
+	compiled []compiledLinkifier
 }
 
 func newTxResolver(tx Tx, realm RealmID) *txResolver {
@@ -144,7 +150,8 @@ func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, erro
 		return nil, err
 	}
 	r.linkifiers, r.linkVersion = true, version
-	return compileLinkifiers(rows), nil
+	r.compiled = compileLinkifiers(rows)
+	return r.compiled, nil
 }
 
 // unchanged reports whether tx gives every answer r recorded.
@@ -275,7 +282,8 @@ func renderWith(ctx context.Context, r *txResolver, content string) (rendered, e
 	if len(res.HTML) > MaxRenderedLength && runeCountOver(res.HTML, MaxRenderedLength) {
 		return rendered{}, errUnableToRender()
 	}
-	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard}
+	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard,
+		links: r.compiled}
 	for _, id := range res.Mentioned {
 		out.mentioned = append(out.mentioned, UserID(id))
 	}
@@ -325,6 +333,13 @@ func (s *Service) prerender(ctx context.Context, realm RealmID, body string) *pr
 		refused, isRefusal := errors.AsType[*Error](err)
 		if err != nil && !isRefusal {
 			return err
+		}
+		if err == nil && !deps.linkifiers {
+			// The send also needs them for the topic links: load them here,
+			// outside the write lock, under the same version check.
+			if out.links, err = deps.Linkifiers(ctx); err != nil {
+				return err
+			}
 		}
 		deps.tx = nil // the View's transaction ends here
 		p = &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}
