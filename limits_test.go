@@ -116,7 +116,7 @@ func TestLimitBadBytes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := sendToGeneral(t, svc, tt.topic, tt.content)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -145,13 +145,13 @@ func TestLimitNestedJSONParams(t *testing.T) {
 			var req chatcore.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
 			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
 		var req chatcore.DeactivateUserRequest
 		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + nestedArrays(500, "true") + `}`}}, &req)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
 }
 
@@ -215,7 +215,7 @@ func TestLimitTargetUsersCount(t *testing.T) {
 				is.NoErr(err) // the bulk edit succeeds
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -264,7 +264,7 @@ func TestLimitDeactivationComment(t *testing.T) {
 				is.NoErr(err) // accepted
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -370,7 +370,7 @@ func TestLimitListBounds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			before := store.txs.Load()
-			wantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is.Equal(store.txs.Load(), before) // refused before any transaction
 		})
 	}
@@ -398,8 +398,8 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 			_, serr := svc.CreateScheduledMessage(ctx, chattest.WorldMember, chatcore.CreateScheduledMessageRequest{
 				Type: "private", To: json.RawMessage(tt.to), Content: "x", DeliverAt: time.Now().Add(time.Hour)})
 			if tt.msg != "" {
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-				wantError(t, serr, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, serr, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				return
 			}
 			is.NoErr(err)  // sent

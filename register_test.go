@@ -56,13 +56,13 @@ func TestRegister(t *testing.T) {
 					is.New(t).NoErr(err) // allowed
 					return
 				}
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			})
 		}
 	})
 	t.Run("unknown actor", func(t *testing.T) {
 		_, err := svc.Register(t.Context(), 9999, chatcore.RegisterRequest{})
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 }
 
@@ -114,7 +114,7 @@ func TestAuthorize(t *testing.T) {
 				is.New(t).NoErr(err) // allowed
 				return
 			}
-			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
