@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -269,22 +268,6 @@ func TestLimitDeactivationComment(t *testing.T) {
 	}
 }
 
-// countingStore counts the transactions run on the store it wraps.
-type countingStore struct {
-	chatcore.Store
-	txs atomic.Int64
-}
-
-func (s *countingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.txs.Add(1)
-	return s.Store.View(ctx, fn)
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.txs.Add(1)
-	return s.Store.Update(ctx, fn)
-}
-
 // intList is a JSON list of n integers counting up from first.
 func intList(n, first int) string {
 	parts := make([]string, n)
@@ -298,7 +281,7 @@ func intList(n, first int) string {
 // bound: it is refused with a message naming the parameter, before any
 // transaction.
 func TestLimitListBounds(t *testing.T) {
-	store := &countingStore{Store: memory.New()}
+	store := &chattest.CountingStore{Store: memory.New()}
 	svc := chattest.LoadWorld(t, store)
 	ctx := t.Context()
 	overRecipients := intList(chatcore.MaxDirectRecipients+1, 1_000_000)
@@ -369,9 +352,9 @@ func TestLimitListBounds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			before := store.txs.Load()
+			before := store.Count()
 			chattest.WantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			is.Equal(store.txs.Load(), before) // refused before any transaction
+			is.Equal(store.Count(), before) // refused before any transaction
 		})
 	}
 }
