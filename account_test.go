@@ -45,7 +45,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 				err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
 				u := w.User(t, c.Member.ID)
 				if tt.msg != "" {
-					wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+					chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 					is.Equal(u.PasswordHash, "plain:"+oldPW) // unchanged
 					return
 				}
@@ -62,7 +62,7 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 	ctx := context.Background()
 	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
 	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
-	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
@@ -74,7 +74,7 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is.NoErr(err)                                                                     // hashed
 	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
 	err = w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
-	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
 	u := w.User(t, c.Member.ID)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
@@ -90,7 +90,7 @@ func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
 	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	wantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
+	chattest.WantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, req)) // long enough, and no guess minimum
 }
@@ -115,7 +115,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.True(m1[1] != m2[1])         // with its own key
 
 		err := w.Svc.ConfirmEmailChange(ctx, m1[1])
-		got := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		got := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
 		is.NoErr(w.Svc.ConfirmEmailChange(ctx, m2[1]))                // the newest link works
@@ -130,7 +130,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "delivery_email": "hamlet2@example.net"})
 
 		err = w.Svc.ConfirmEmailChange(ctx, m2[1])
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
 	})
 }
 
@@ -160,7 +160,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 				w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
 			err := w.Svc.UpdateSettings(ctx, tt.actor(c), chatcore.SettingsUpdate{Email: new(tt.email)})
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is.Equal(len(w.Mail.All()), 0) // no mail
 		})
 	}
@@ -183,7 +183,7 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
 		w.Clock.Advance(25 * time.Hour)
-		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
@@ -195,11 +195,11 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 			return tx.CreateUser(ctx, &chatcore.User{RealmID: c.Realm.ID, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		wantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
 		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		wantError(t, w.Svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -238,7 +238,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 			w, c := newSettingsCast(t, chattest.New)
 			err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				is.Equal(w.User(t, c.Member.ID).FullName, "King Hamlet") // unchanged
 				return
 			}
@@ -274,7 +274,7 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 			w, c := newSettingsCast(t, open)
 			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
 			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
 			is.Equal(w.User(t, c.Member.ID).FullName, "king hamlet")                                                // is fine
 			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
@@ -367,7 +367,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 		}
 		close(h.gate)
 		for range n {
-			wantError(t, <-errs, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, <-errs, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		is.Equal(h.calls.Load(), int64(n)) // every request verified once
 		is.Equal(h.peak.Load(), int64(2))  // never more than two at once
@@ -381,7 +381,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
 		is.True(!isAPIError) // an internal (context) failure, not a user-facing error
 		close(h.gate)
-		wantError(t, <-first, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		chattest.WantError(t, <-first, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		is.Equal(w.User(t, org.ben).PasswordHash, "plain:Ben@acme.test-pw") // nothing changed for ben
 	})
 
@@ -409,17 +409,17 @@ func TestPasswordAttemptLimit(t *testing.T) {
 		w, org := newAcme(t, chatcore.WithPasswordHasher(h))
 		ctx := context.Background()
 		for range 5 {
-			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		is.Equal(h.calls.Load(), int64(5)) // five verifications
 		err := w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
-		is.Equal(h.calls.Load(), int64(5))                                        // the limited attempt ran no hash at all
-		is.Equal(w.User(t, org.ann).PasswordHash, "plain:Ann@acme.test-pw")       // unchanged
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
+		is.Equal(h.calls.Load(), int64(5))                                                 // the limited attempt ran no hash at all
+		is.Equal(w.User(t, org.ann).PasswordHash, "plain:Ann@acme.test-pw")                // unchanged
 
 		w.Clock.Advance(100 * time.Second)
 		err = w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong"))
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
 
 		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
 
@@ -431,27 +431,27 @@ func TestPasswordAttemptLimit(t *testing.T) {
 		w, org := newAcme(t)
 		ctx := context.Background()
 		for range 4 {
-			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		// Right old password, too weak a new one: the password check passed.
 		weak := chatcore.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
 		for range 5 {
-			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
 	})
 
 	t.Run("configurable and disable-able", func(t *testing.T) {
 		ctx := context.Background()
 		w, org := newAcme(t, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
 			"You're making too many attempts! Try again in 60 seconds.")
 
 		w, org = newAcme(t, chatcore.WithPasswordAttemptLimit())
 		for range 20 {
-			wantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 	})
 }
@@ -460,7 +460,7 @@ func TestPasswordAttemptLimit(t *testing.T) {
 func wantRateLimited(t *testing.T, err error, retryAfter int) {
 	t.Helper()
 	is := is.New(t)
-	e := wantError(t, err, chatcore.CodeRateLimitHit, chatcore.KindRateLimited, "API usage exceeded rate limit")
+	e := chattest.WantError(t, err, chatcore.CodeRateLimitHit, chatcore.KindRateLimited, "API usage exceeded rate limit")
 	is.Equal(e.RetryAfter, time.Duration(retryAfter)*time.Second) // the wait until a request is allowed
 }
 
@@ -479,8 +479,8 @@ func TestEmailChangeRateLimit(t *testing.T) {
 
 		// The address is checked first: a bad one is refused as such and
 		// does not count.
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
-		wantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
 		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
 
 		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, change("b1@example.net"))) // other users are not limited
@@ -579,7 +579,7 @@ func TestEmailAddressSyntax(t *testing.T) {
 				is.NoErr(err) // accepted: a confirmation link goes out
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
 		})
 	}
 }
@@ -613,7 +613,7 @@ func TestFullNameNonCharacters(t *testing.T) {
 				is.Equal(w.User(t, org.ann).FullName, name) // stored
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid characters in name!")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid characters in name!")
 			is.Equal(w.User(t, org.ann).FullName, "Ann") // unchanged
 		})
 	}
@@ -636,8 +636,8 @@ func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 		return tx.UpdateUser(ctx, u)
 	})
 	err := w.Svc.ConfirmEmailChange(ctx, key[1])
-	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
-	is.Equal(w.User(t, org.ann).Email, "Ann@acme.test")                                        // unchanged
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
+	is.Equal(w.User(t, org.ann).Email, "Ann@acme.test")                                                 // unchanged
 }
 
 // acmeOrg is the organisation of the account tests: realm "acme" with an

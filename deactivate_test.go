@@ -352,9 +352,9 @@ func TestDeactivateUserAtomicRefusalDeletesNothing(t *testing.T) {
 		is := is.New(t)
 		before := storeState(t, w, org)
 		err := w.Svc.DeactivateUser(t.Context(), org.friend, org.member, chatcore.DeactivateUserRequest{Actions: new(allDeactivationActions)})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Insufficient permission")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Insufficient permission")
 		err = w.Svc.DeactivateUser(t.Context(), org.admin, org.owner, chatcore.DeactivateUserRequest{Actions: new(allDeactivationActions)})
-		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization owner")
+		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization owner")
 		is.Equal(hooks.deletes, 0)              // a refused request deletes nothing
 		is.Equal(storeState(t, w, org), before) // and changes nothing
 		is.Equal(len(w.Events.All()), 0)        // no event
@@ -364,7 +364,7 @@ func TestDeactivateUserAtomicRefusalDeletesNothing(t *testing.T) {
 		is.NoErr(w.Svc.DeactivateUser(t.Context(), org.admin, org.member, chatcore.DeactivateUserRequest{})) // plain deactivation
 		w.Events.Reset()
 		err = deactivateMember(t.Context(), w, org, org.owner)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "User is deactivated")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "User is deactivated")
 		is.Equal(hooks.deletes, 0)                                // still nothing deleted
 		is.Equal(storeState(t, w, org).Messages, before.Messages) // every message is still there
 		is.Equal(len(w.Events.All()), 0)                          // no event

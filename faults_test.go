@@ -36,7 +36,7 @@ import (
 )
 
 // deliveryTime is the fixed clock of the fault tests: after the due
-// scheduled messages of fzWorldJSON, within the late cutoff.
+// scheduled messages of chattest.WorldJSON, within the late cutoff.
 var deliveryTime = time.Unix(1767262000, 0).UTC()
 
 var errInjectedFault = errors.New("injected store failure")
@@ -446,30 +446,30 @@ func storeSnapshot(tb testing.TB, store chatcore.Store) string {
 // faultOp is an operation under test.
 type faultOp struct {
 	name  string
-	empty bool // starts from an empty store rather than fzWorldJSON
+	empty bool // starts from an empty store rather than chattest.WorldJSON
 	run   func(ctx context.Context, svc *chatcore.Service) error
 }
 
 var faultOps = []faultOp{
 	{name: "UpdateSettings bulk", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.UpdateSettings(ctx, worldAdmin, chatcore.SettingsUpdate{
+		return svc.UpdateSettings(ctx, chattest.WorldAdmin, chatcore.SettingsUpdate{
 			ColorScheme: new(2), EnterSends: new(true), EnableDraftsSynchronization: new(false),
 			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{14, 15, 16}, GroupIDs: []chatcore.GroupID{51},
 				SkipIfAlreadyEdited: new(false)},
 		})
 	}},
 	{name: "LoadFixture", empty: true, run: func(ctx context.Context, svc *chatcore.Service) error {
-		return fixture.Load(ctx, svc, strings.NewReader(fzWorldJSON))
+		return fixture.Load(ctx, svc, strings.NewReader(chattest.WorldJSON))
 	}},
 	{name: "DeleteTopic", run: func(ctx context.Context, svc *chatcore.Service) error {
-		res, err := svc.DeleteTopic(ctx, worldAdmin, worldGeneral, "LUNCH")
+		res, err := svc.DeleteTopic(ctx, chattest.WorldAdmin, chattest.WorldGeneral, "LUNCH")
 		if err == nil && !res.Complete {
 			return errors.New("topic deletion incomplete")
 		}
 		return err
 	}},
 	{name: "DeactivateUser", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.DeactivateUser(ctx, worldOwner, worldMember, chatcore.DeactivateUserRequest{
+		return svc.DeactivateUser(ctx, chattest.WorldOwner, chattest.WorldMember, chatcore.DeactivateUserRequest{
 			Actions: &chatcore.DeactivationActions{DeleteProfile: true, DeletePublicChannelMessages: true,
 				DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
 			DeactivationNotificationComment: new("Thanks"),
@@ -484,7 +484,7 @@ var faultOps = []faultOp{
 // faultWorlds makes fresh worlds on one kind of store.
 type faultWorlds struct {
 	name string
-	// fresh returns a new store holding fzWorldJSON (or nothing, when empty).
+	// fresh returns a new store holding chattest.WorldJSON (or nothing, when empty).
 	fresh func(tb testing.TB, empty bool) chatcore.Store
 	// stride is the distance between faulted steps (1: every step).
 	stride int
@@ -555,11 +555,11 @@ func copyFile(from, to string) error {
 	return dst.Close()
 }
 
-// loadFaultWorld loads fzWorldJSON into s with the fault tests' clock.
+// loadFaultWorld loads chattest.WorldJSON into s with the fault tests' clock.
 func loadFaultWorld(tb testing.TB, s chatcore.Store) {
 	tb.Helper()
 	svc := chatcore.New(s, chatcore.WithPasswordHasher(plainHasher{}), chatcore.WithClock(chatcore.ClockFunc(func() time.Time { return deliveryTime })))
-	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
+	if err := fixture.Load(context.Background(), svc, strings.NewReader(chattest.WorldJSON)); err != nil {
 		tb.Fatalf("loading the world: %v", err)
 	}
 }

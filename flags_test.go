@@ -140,7 +140,7 @@ func TestUpdateMessageFlagsErrors(t *testing.T) {
 				actor = org.stranger
 			}
 			_, err := w.Svc.UpdateMessageFlags(context.Background(), actor.ID, tt.req)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -271,13 +271,13 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		is.True(res.FirstProcessedID == nil && res.LastProcessedID == nil) // null ids
 		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false), Op: "add", Flag: "read"})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1001), NumAfter: new(0), Op: "add", Flag: "read"})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
 		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Op: "add", Flag: "historical"})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
 	})
 }
 

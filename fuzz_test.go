@@ -13,9 +13,7 @@ package chatcore_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -23,95 +21,10 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
-
-// fzWorldJSON is the small organisation the fuzz, limit and fault tests run
-// against: an owner (11), an administrator (12), a member (14) with a generic
-// bot (31), a guest (15), a public channel 61 and a private one 62, a group, a
-// linkifier, and messages of every kind from the member and the bot (some with
-// reactions), scheduled messages and a reminder due shortly before
-// deliveryTime, and a draft. A second realm (2) exists so that its ids can
-// be mixed in.
-const fzWorldJSON = `{"realms": [
- {"id": 1, "string_id": "acme", "name": "Acme",
-  "users": [
-   {"id": 11, "email": "owner@acme.test", "full_name": "Olivia Owner", "role": "owner", "api_key": "fzOwner000000000000000000000000a"},
-   {"id": 12, "email": "admin@acme.test", "full_name": "Adam Admin", "role": "administrator", "api_key": "fzAdmin000000000000000000000000b", "password": "correct horse battery staple"},
-   {"id": 14, "email": "member@acme.test", "full_name": "Mia Member", "role": "member", "api_key": "fzMember00000000000000000000000c"},
-   {"id": 15, "email": "guest@acme.test", "full_name": "Gus Guest", "role": "guest", "api_key": "fzGuest000000000000000000000000d"},
-   {"id": 16, "email": "gone@acme.test", "full_name": "Gone User", "role": "member", "api_key": "fzGone0000000000000000000000000e", "is_active": false}
-  ],
-  "bots": [
-   {"id": 31, "email": "helper-bot@acme.test", "full_name": "Helper Bot", "owner_id": 14, "api_key": "fzBot00000000000000000000000000f", "bot_type": "generic"}
-  ],
-  "groups": [{"id": 51, "name": "support", "members": [14, 15], "subgroups": []}],
-  "channels": [
-   {"id": 61, "name": "general", "subscribers": [11, 12, 14, 15, 31]},
-   {"id": 62, "name": "secret", "invite_only": true, "history_public_to_subscribers": true, "subscribers": [11, 12, 14, 31]}
-  ],
-  "messages": [
-   {"id": 101, "sender_id": 14, "channel_id": 61, "topic": "lunch", "content": "public **one**", "timestamp": 1767261600,
-    "reactions": [{"user_id": 12, "emoji_name": "smile", "emoji_code": "1f604", "reaction_type": "unicode_emoji"}]},
-   {"id": 102, "sender_id": 12, "channel_id": 61, "topic": "lunch", "content": "admin's", "timestamp": 1767261601},
-   {"id": 103, "sender_id": 14, "channel_id": 62, "topic": "plans", "content": "private one", "timestamp": 1767261602},
-   {"id": 104, "sender_id": 14, "to": [15], "content": "direct one", "timestamp": 1767261603},
-   {"id": 105, "sender_id": 31, "channel_id": 61, "topic": "bot", "content": "bot public", "timestamp": 1767261604},
-   {"id": 106, "sender_id": 31, "to": [14], "content": "bot direct", "timestamp": 1767261605},
-   {"id": 107, "sender_id": 15, "channel_id": 61, "topic": "lunch", "content": "guest's #12", "timestamp": 1767261606}
-  ],
-  "linkifiers": [{"id": 4001, "pattern": "#(?P<id>[0-9]+)", "url_template": "https://tracker.example/issues/{id}"}],
-  "scheduled_messages": [
-   {"id": 2001, "sender_id": 14, "channel_id": 61, "topic": "later", "content": "ping #12", "scheduled_delivery_timestamp": 1767261900},
-   {"id": 2002, "sender_id": 14, "to": [15], "content": "dm later", "scheduled_delivery_timestamp": 1767261930},
-   {"id": 2003, "sender_id": 12, "channel_id": 61, "topic": "far", "content": "not yet", "scheduled_delivery_timestamp": 1893456000}
-  ],
-  "reminders": [{"id": 3001, "user_id": 14, "message_id": 101, "note": "bring cash", "scheduled_delivery_timestamp": 1767261960}],
-  "drafts": [{"id": 5001, "user_id": 14, "channel_id": 61, "topic": "x", "content": "draft text"}]
- },
- {"id": 2, "string_id": "globex", "name": "Globex",
-  "users": [{"id": 21, "email": "gina@globex.test", "full_name": "Gina Globex", "role": "owner", "api_key": "fzGlobex000000000000000000000000"}],
-  "channels": [{"id": 71, "name": "general", "subscribers": [21]}],
-  "messages": [{"id": 201, "sender_id": 21, "channel_id": 71, "topic": "hello", "content": "hi", "timestamp": 1767261600}]
- }
-]}`
-
-// The ids of fzWorldJSON.
-const (
-	worldOwner   chatcore.UserID   = 11
-	worldAdmin   chatcore.UserID   = 12
-	worldMember  chatcore.UserID   = 14
-	worldGuest   chatcore.UserID   = 15
-	worldBot     chatcore.UserID   = 31
-	worldGeneral chatcore.StreamID = 61
-	worldSecret  chatcore.StreamID = 62
-	worldRealm   chatcore.RealmID  = 1
-)
-
-// worldService returns a Service over store loaded with fzWorldJSON.
-func worldService(tb testing.TB, store chatcore.Store, opts ...chatcore.Option) *chatcore.Service {
-	tb.Helper()
-	svc := chatcore.New(store, append([]chatcore.Option{chatcore.WithPasswordHasher(plainHasher{})}, opts...)...)
-	if err := fixture.Load(context.Background(), svc, strings.NewReader(fzWorldJSON)); err != nil {
-		tb.Fatalf("loading the fuzz world: %v", err)
-	}
-	return svc
-}
-
-// fzAPIError fails unless err is a well-formed *chatcore.Error: a known Code,
-// a known Kind and a non-empty Msg. It returns the error for further checks.
-func fzAPIError(tb testing.TB, err error, input any) *chatcore.Error {
-	tb.Helper()
-	e, ok := errors.AsType[*chatcore.Error](err)
-	if !ok {
-		tb.Fatalf("input %q: error is not a *chatcore.Error: %v", input, err)
-	}
-	if e.Msg == "" || e.Code == "" || strings.HasPrefix(e.Kind.String(), "kind(") {
-		tb.Fatalf("input %q: malformed *chatcore.Error: %#v", input, e)
-	}
-	return e
-}
 
 // oneRealmFixture is a minimal fixture with one owner and the given linkifiers.
 func oneRealmFixture(linkifiers []map[string]any) []byte {
@@ -148,12 +61,12 @@ func FuzzLinkifier(f *testing.F) {
 		if err := fixture.Load(t.Context(), svc, bytes.NewReader(oneRealmFixture(nil))); err != nil {
 			t.Fatal(err)
 		}
-		id, err := svc.AddLinkifier(t.Context(), worldOwner, pattern, tmpl)
+		id, err := svc.AddLinkifier(t.Context(), chattest.WorldOwner, pattern, tmpl)
 		// The fixture loader applies the same validation.
 		ferr := fixture.Load(t.Context(), chatcore.New(memory.New(), chatcore.WithPasswordHasher(plainHasher{})),
 			bytes.NewReader(oneRealmFixture([]map[string]any{{"id": 1, "pattern": pattern, "url_template": tmpl}})))
 		if err != nil {
-			fzAPIError(t, err, []string{pattern, tmpl})
+			chattest.APIError(t, err, []string{pattern, tmpl})
 			if ferr == nil && validUTF8(pattern, tmpl) {
 				t.Fatalf("AddLinkifier refused %q → %q (%v) but a fixture with it loads", pattern, tmpl, err)
 			}
@@ -162,12 +75,12 @@ func FuzzLinkifier(f *testing.F) {
 		if ferr != nil && validUTF8(pattern, tmpl) {
 			t.Fatalf("AddLinkifier accepted %q → %q but a fixture with it is refused: %v", pattern, tmpl, ferr)
 		}
-		html, _, _, err := svc.RenderMessageForTest(t.Context(), worldRealm, text)
+		html, _, _, err := svc.RenderMessageForTest(t.Context(), chattest.WorldRealm, text)
 		if err != nil {
 			t.Fatalf("rendering %q: %v", text, err)
 		}
 		checkHTML(t, text, html)
-		links, err := svc.TopicLinksForTest(t.Context(), worldRealm, text)
+		links, err := svc.TopicLinksForTest(t.Context(), chattest.WorldRealm, text)
 		if err != nil {
 			t.Fatalf("topic links of %q: %v", text, err)
 		}
@@ -176,10 +89,10 @@ func FuzzLinkifier(f *testing.F) {
 				t.Fatalf("topic link of %q is not valid UTF-8: %+v", text, l)
 			}
 		}
-		if err := svc.RemoveLinkifier(t.Context(), worldOwner, id); err != nil {
+		if err := svc.RemoveLinkifier(t.Context(), chattest.WorldOwner, id); err != nil {
 			t.Fatalf("removing linkifier %d: %v", id, err)
 		}
-		left, err := svc.Linkifiers(t.Context(), worldOwner)
+		left, err := svc.Linkifiers(t.Context(), chattest.WorldOwner)
 		if err != nil || len(left) != 0 {
 			t.Fatalf("linkifiers after removal: %v, %v", left, err)
 		}
@@ -203,7 +116,7 @@ func FuzzTopicName(f *testing.F) {
 	f.Add("ﬃ ǅ İ ς ᾈ")
 	f.Add("\u200b\u00ad")
 	f.Add("a\u0301")
-	svc := worldService(f, memory.New())
+	svc := chattest.LoadWorld(f, memory.New())
 	f.Fuzz(func(t *testing.T, topic string) {
 		key := chatcore.FoldKey(topic)
 		if chatcore.FoldKey(key) != key {
@@ -219,11 +132,11 @@ func FuzzTopicName(f *testing.F) {
 		if utf8.ValidString(topic) && !utf8.ValidString(tkey) {
 			t.Fatalf("TopicKey(%q) = %q is not valid UTF-8", topic, tkey)
 		}
-		id, err := svc.SendMessage(t.Context(), worldMember, chatcore.SendMessageRequest{
+		id, err := svc.SendMessage(t.Context(), chattest.WorldMember, chatcore.SendMessageRequest{
 			Type: "stream", To: new("general"), Topic: &topic, Content: "topic fuzz",
 		})
 		if err != nil {
-			e := fzAPIError(t, err, topic)
+			e := chattest.APIError(t, err, topic)
 			if e.Kind != chatcore.KindInvalid {
 				t.Fatalf("topic %q: refusal of kind %v", topic, e.Kind)
 			}
@@ -255,15 +168,15 @@ func FuzzTopicName(f *testing.F) {
 			t.Fatalf("long topic %q stored as %q without the marker", topic, stored)
 		}
 		// The topic as stored (and as clients see it) deletes the message.
-		view, _, err := svc.Message(t.Context(), worldMember, id)
+		view, _, err := svc.Message(t.Context(), chattest.WorldMember, id)
 		if err != nil {
 			t.Fatalf("reading message %d: %v", id, err)
 		}
-		res, err := svc.DeleteTopic(t.Context(), worldAdmin, worldGeneral, view.Subject)
+		res, err := svc.DeleteTopic(t.Context(), chattest.WorldAdmin, chattest.WorldGeneral, view.Subject)
 		if err != nil || !res.Complete {
 			t.Fatalf("deleting topic %q (sent as %q): %+v, %v", view.Subject, topic, res, err)
 		}
-		if _, _, err := svc.Message(t.Context(), worldMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
+		if _, _, err := svc.Message(t.Context(), chattest.WorldMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
 			t.Fatalf("message %d in topic %q survived its deletion: %v", id, view.Subject, err)
 		}
 	})
@@ -299,9 +212,9 @@ func FuzzMarkdown(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	svc := worldService(f, memory.New())
+	svc := chattest.LoadWorld(f, memory.New())
 	f.Fuzz(func(t *testing.T, content string) {
-		html, mentioned, _, err := svc.RenderMessageForTest(t.Context(), worldRealm, content)
+		html, mentioned, _, err := svc.RenderMessageForTest(t.Context(), chattest.WorldRealm, content)
 		if err != nil {
 			t.Fatalf("rendering %q: %v", content, err)
 		}

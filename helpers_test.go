@@ -1,7 +1,7 @@
 package chatcore_test
 
 // What the package's tests share beyond internal/chattest: short names for
-// the helpers every area uses (plainHasher, openSQLite, wantError), and the
+// the helpers every area uses (plainHasher, openSQLite), and the
 // fixtures several areas build on: newCast (chattest's Cast over any store)
 // and newVerona (a small two-realm organisation behind a store wrapper that
 // counts writes and can forbid loading every group).
@@ -25,13 +25,6 @@ type plainHasher = chattest.PlainHasher
 func openSQLite(tb testing.TB) chatcore.Store {
 	tb.Helper()
 	return chattest.SQLite(tb)
-}
-
-// wantError asserts that err is a *chatcore.Error with Zulip's code, kind
-// and exact message, and returns it for further checks.
-func wantError(tb testing.TB, err error, code chatcore.Code, kind chatcore.Kind, msg string) *chatcore.Error {
-	tb.Helper()
-	return chattest.WantError(tb, err, code, kind, msg)
 }
 
 // veronaNow is when the verona fixture's clock stands.

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -30,7 +29,7 @@ import (
 // returns the stored message.
 func sendToGeneral(t *testing.T, svc *chatcore.Service, topic, content string) (*chatcore.Message, error) {
 	t.Helper()
-	id, err := svc.SendMessage(t.Context(), worldMember, chatcore.SendMessageRequest{
+	id, err := svc.SendMessage(t.Context(), chattest.WorldMember, chatcore.SendMessageRequest{
 		Type: "stream", To: new("general"), Topic: &topic, Content: content,
 	})
 	if err != nil {
@@ -46,7 +45,7 @@ func sendToGeneral(t *testing.T, svc *chatcore.Service, topic, content string) (
 }
 
 func TestLimitTopicLength(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	for _, tt := range []struct {
 		name, topic, want string
 	}{
@@ -70,7 +69,7 @@ func TestLimitTopicLength(t *testing.T) {
 }
 
 func TestLimitContentLength(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	const marker = "\n[message truncated]"
 	for _, tt := range []struct {
 		name, content string
@@ -100,7 +99,7 @@ func TestLimitContentLength(t *testing.T) {
 }
 
 func TestLimitBadBytes(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	for _, tt := range []struct {
 		name, topic, content string
 		msg                  string
@@ -116,7 +115,7 @@ func TestLimitBadBytes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := sendToGeneral(t, svc, tt.topic, tt.content)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
@@ -145,13 +144,13 @@ func TestLimitNestedJSONParams(t *testing.T) {
 			var req chatcore.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
 			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
 		var req chatcore.DeactivateUserRequest
 		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + nestedArrays(500, "true") + `}`}}, &req)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
 }
 
@@ -176,7 +175,7 @@ func TestLimitNestedFixture(t *testing.T) {
 }
 
 func TestLimitTargetUsersCount(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	ids := func(n int, first chatcore.UserID) string {
 		var b strings.Builder
 		b.WriteString(`{"skip_if_already_edited": false, "user_ids": [`)
@@ -209,19 +208,19 @@ func TestLimitTargetUsersCount(t *testing.T) {
 			_, err := wire.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
 			is.NoErr(err) // a long list decodes
 			start := time.Now()
-			err = svc.UpdateSettings(context.Background(), worldAdmin, req)
+			err = svc.UpdateSettings(context.Background(), chattest.WorldAdmin, req)
 			t.Logf("%d bytes of target_users handled in %v", len(tt.value), time.Since(start))
 			if tt.msg == "" {
 				is.NoErr(err) // the bulk edit succeeds
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }
 
 func TestLimitPathologicalMarkdown(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	for _, tt := range []struct{ name, content string }{
 		{"nested quotes", strings.Repeat("> ", 4999) + "x"},
 		{"nested lists", strings.Repeat("- ", 4999) + "x"},
@@ -258,31 +257,15 @@ func TestLimitDeactivationComment(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			svc := worldService(t, memory.New(), chatcore.WithLogger(discardLogger))
-			err := svc.DeactivateUser(t.Context(), worldOwner, worldMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
+			svc := chattest.LoadWorld(t, memory.New(), chatcore.WithLogger(discardLogger))
+			err := svc.DeactivateUser(t.Context(), chattest.WorldOwner, chattest.WorldMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
 			if tt.msg == "" {
 				is.NoErr(err) // accepted
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
-}
-
-// countingStore counts the transactions run on the store it wraps.
-type countingStore struct {
-	chatcore.Store
-	txs atomic.Int64
-}
-
-func (s *countingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.txs.Add(1)
-	return s.Store.View(ctx, fn)
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.txs.Add(1)
-	return s.Store.Update(ctx, fn)
 }
 
 // intList is a JSON list of n integers counting up from first.
@@ -298,8 +281,8 @@ func intList(n, first int) string {
 // bound: it is refused with a message naming the parameter, before any
 // transaction.
 func TestLimitListBounds(t *testing.T) {
-	store := &countingStore{Store: memory.New()}
-	svc := worldService(t, store)
+	store := &chattest.CountingStore{Store: memory.New()}
+	svc := chattest.LoadWorld(t, store)
 	ctx := t.Context()
 	overRecipients := intList(chatcore.MaxDirectRecipients+1, 1_000_000)
 	emails := make([]string, chatcore.MaxDirectRecipients+1)
@@ -325,53 +308,53 @@ func TestLimitListBounds(t *testing.T) {
 		msg  string
 	}{
 		{"SendMessage to ids", func() error {
-			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "private", To: &overRecipients, Content: "x"})
+			_, err := svc.SendMessage(ctx, chattest.WorldMember, chatcore.SendMessageRequest{Type: "private", To: &overRecipients, Content: "x"})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"SendMessage to e-mails", func() error {
-			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "direct", To: new(strings.Join(emails, ",")), Content: "x"})
+			_, err := svc.SendMessage(ctx, chattest.WorldMember, chatcore.SendMessageRequest{Type: "direct", To: new(strings.Join(emails, ",")), Content: "x"})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"SendMessage to two channels", func() error {
-			_, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "stream", To: new("[61, 62]"), Topic: new("t"), Content: "x"})
+			_, err := svc.SendMessage(ctx, chattest.WorldMember, chatcore.SendMessageRequest{Type: "stream", To: new("[61, 62]"), Topic: new("t"), Content: "x"})
 			return err
 		}, "Expected exactly one channel"},
 		{"CreateScheduledMessage to", func() error {
-			_, err := svc.CreateScheduledMessage(ctx, worldMember, chatcore.CreateScheduledMessageRequest{
+			_, err := svc.CreateScheduledMessage(ctx, chattest.WorldMember, chatcore.CreateScheduledMessageRequest{
 				Type: "private", To: json.RawMessage(overRecipients), Content: "x", DeliverAt: later})
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"Messages narrow", func() error {
-			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{Narrow: terms})
+			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{Narrow: terms})
 			return err
 		}, "narrow is too long (limit: 100 items)"},
 		{"Messages narrow dm operand", func() error {
-			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{
+			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{
 				NarrowJSON: json.RawMessage(`[{"operator": "dm", "operand": ` + overRecipients + `}]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages narrow sender operand", func() error {
-			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{
+			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{
 				NarrowJSON: json.RawMessage(`[["sender", "` + strings.Join(emails, ",") + `"]]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages num_after", func() error {
-			_, err := svc.Messages(ctx, worldMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
+			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
 			return err
 		}, "Too many messages requested (maximum 1000)."},
 		{"ReorderLinkifiers", func() error {
-			return svc.ReorderLinkifiers(ctx, worldAdmin, linkifiers)
+			return svc.ReorderLinkifiers(ctx, chattest.WorldAdmin, linkifiers)
 		}, "ordered_linkifier_ids is too long (limit: 10000 items)"},
 		{"UpdateSettings target_users", func() error {
-			return svc.UpdateSettings(ctx, worldAdmin, chatcore.SettingsUpdate{
+			return svc.UpdateSettings(ctx, chattest.WorldAdmin, chatcore.SettingsUpdate{
 				TargetUsers: &chatcore.TargetUsers{UserIDs: userIDs, SkipIfAlreadyEdited: new(false)}})
 		}, `target_users["user_ids"] is too long (limit: 10000 items)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			before := store.txs.Load()
-			wantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			is.Equal(store.txs.Load(), before) // refused before any transaction
+			before := store.Count()
+			chattest.WantError(t, tt.call(), chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			is.Equal(store.Count(), before) // refused before any transaction
 		})
 	}
 }
@@ -381,7 +364,7 @@ func TestLimitListBounds(t *testing.T) {
 // deactivated recipient in list order is named, and the scheduled-message
 // "to" behaves the same.
 func TestLimitDirectRecipientsResolution(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	ctx := t.Context()
 	repeated := "[" + strings.TrimSuffix(strings.Repeat("12,", chatcore.MaxDirectRecipients), ",") + "]"
 	for _, tt := range []struct {
@@ -394,17 +377,17 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, err := svc.SendMessage(ctx, worldMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
-			_, serr := svc.CreateScheduledMessage(ctx, worldMember, chatcore.CreateScheduledMessageRequest{
+			id, err := svc.SendMessage(ctx, chattest.WorldMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
+			_, serr := svc.CreateScheduledMessage(ctx, chattest.WorldMember, chatcore.CreateScheduledMessageRequest{
 				Type: "private", To: json.RawMessage(tt.to), Content: "x", DeliverAt: time.Now().Add(time.Hour)})
 			if tt.msg != "" {
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-				wantError(t, serr, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, serr, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				return
 			}
 			is.NoErr(err)  // sent
 			is.NoErr(serr) // scheduled
-			view, _, err := svc.Message(ctx, worldMember, id)
+			view, _, err := svc.Message(ctx, chattest.WorldMember, id)
 			is.NoErr(err)                                                         // readable
 			is.Equal(len(view.DisplayRecipient.([]chatcore.DisplayRecipient)), 2) // the sender and the one recipient
 		})
@@ -424,12 +407,12 @@ func BenchmarkSendDirectAtBound(b *testing.B) {
 		{"sqlite", func(tb testing.TB) chatcore.Store { return openSQLite(tb) }},
 	} {
 		store := st.open(b)
-		svc := worldService(b, store)
+		svc := chattest.LoadWorld(b, store)
 		for _, n := range []int{chatcore.MaxDirectRecipients, chatcore.MaxDirectRecipients + 1} {
 			to := intList(n, 1_000_000)
 			b.Run(st.name+"/unknown/"+strconv.Itoa(n), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := svc.SendMessage(b.Context(), worldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
+					if _, err := svc.SendMessage(b.Context(), chattest.WorldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err == nil {
 						b.Fatal("sent to unknown users")
 					}
 				}
@@ -438,7 +421,7 @@ func BenchmarkSendDirectAtBound(b *testing.B) {
 		// The worst case at the bound: every recipient exists, so the
 		// message is sent to MaxDirectRecipients+1 members.
 		w := chattest.New(b, chattest.OnStore(store)) // for its builders
-		realm := &chatcore.Realm{ID: worldRealm, StringID: "zulip"}
+		realm := &chatcore.Realm{ID: chattest.WorldRealm, StringID: "zulip"}
 		ids := make([]string, chatcore.MaxDirectRecipients)
 		for i := range ids {
 			ids[i] = strconv.FormatInt(int64(w.AddUser(b, realm, fmt.Sprintf("Bench %d", i), chatcore.RoleMember).ID), 10)
@@ -446,7 +429,7 @@ func BenchmarkSendDirectAtBound(b *testing.B) {
 		to := "[" + strings.Join(ids, ",") + "]"
 		b.Run(st.name+"/existing/"+strconv.Itoa(len(ids)), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := svc.SendMessage(b.Context(), worldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
+				if _, err := svc.SendMessage(b.Context(), chattest.WorldMember, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "x"}); err != nil {
 					b.Fatal(err)
 				}
 			}

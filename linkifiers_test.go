@@ -47,7 +47,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, tc.pattern, tc.tmpl)
-			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                // an errors map
 			is.Equal(errs[tc.field], []string{tc.msg}) // the message under its field
@@ -57,7 +57,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	t.Run("blank pattern and bad template report both fields", func(t *testing.T) {
 		is := is.New(t)
 		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, "", "{id")
-		ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
+		ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
 		errs := ce.Data["errors"].(map[string]any)
 		is.Equal(errs["pattern"], []string{"This field cannot be blank."}) // pattern first
 		is.Equal(errs["url_template"], []string{"Invalid URL template."})  // and the template
@@ -76,7 +76,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	}
 	t.Run("not an administrator", func(t *testing.T) {
 		_, err := w.Svc.AddLinkifier(ctx, org.member.ID, "", "")
-		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 }
 
@@ -111,11 +111,11 @@ func TestLinkifierLifecycle(t *testing.T) {
 
 	t.Run("remove errors", func(t *testing.T) {
 		err := w.Svc.RemoveLinkifier(ctx, org.admin.ID, a)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 		err = w.Svc.RemoveLinkifier(ctx, org.admin.ID, other)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 		err = w.Svc.RemoveLinkifier(ctx, org.member.ID, b)
-		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 		is := is.New(t)
 		lear, err := w.Svc.Linkifiers(ctx, org.stranger.ID)
 		is.NoErr(err)          // listed
@@ -123,13 +123,13 @@ func TestLinkifierLifecycle(t *testing.T) {
 	})
 	t.Run("reorder errors", func(t *testing.T) {
 		err := w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
 		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b, other})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
 		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, c, b})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
 		err = w.Svc.ReorderLinkifiers(ctx, org.member.ID, []chatcore.LinkifierID{c, b, d})
-		wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 	t.Run("update", func(t *testing.T) {
 		is := is.New(t)
@@ -138,9 +138,9 @@ func TestLinkifierLifecycle(t *testing.T) {
 		is.NoErr(err)                                                                                                          // listed
 		is.Equal(list[1], chatcore.LinkifierView{ID: b, Pattern: `!!(?P<n>[0-9]+)`, URLTemplate: "https://example.com/n/{n}"}) // in place
 		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
 		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, other, `x`, "https://x")
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 	})
 }
 
@@ -323,7 +323,7 @@ func TestLinkifierURLTemplateRefused(t *testing.T) {
 		t.Run(tmpl, func(t *testing.T) {
 			is := is.New(t)
 			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, `#(?P<id>[0-9]+)`, tmpl)
-			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid URL template.")
+			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid URL template.")
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                                       // an errors map
 			is.Equal(errs["url_template"], []string{"Invalid URL template."}) // under url_template

@@ -87,7 +87,7 @@ func TestMessagesRangeEdges(t *testing.T) {
 	t.Run("anchor excluded inside the range", func(t *testing.T) {
 		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(m[2])),
 			NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false)})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 	})
 	t.Run("protected history", func(t *testing.T) {
 		is := is.New(t)
@@ -143,12 +143,12 @@ func TestMessagesAnchorDate(t *testing.T) {
 	}
 	t.Run("missing anchor_date", func(t *testing.T) {
 		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date")})
-		wantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'anchor_date' argument")
+		chattest.WantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'anchor_date' argument")
 	})
 	for _, bad := range []string{"", "yesterday", "2026-13-01", "2026-03-10T25:00:00Z", "1710064800"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
 			_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date"), AnchorDate: new(bad)})
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid anchor_date")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid anchor_date")
 		})
 	}
 }
@@ -200,7 +200,7 @@ func TestMessagesByIDs(t *testing.T) {
 			is := is.New(t)
 			tc.req.MessageIDs = []chatcore.MessageID{a}
 			_, err := w.Svc.Messages(ctx, org.other.ID, tc.req)
-			ce := wantError(t, err, chatcore.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
+			ce := chattest.WantError(t, err, chatcore.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
 			is.Equal(ce.Data["parameters"], "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor") // the group named
 		})
 	}
@@ -210,7 +210,7 @@ func TestMessagesByIDs(t *testing.T) {
 			ids[i] = chatcore.MessageID(i + 1)
 		}
 		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{MessageIDs: ids})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 5000).")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 5000).")
 	})
 }
 
@@ -290,7 +290,7 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := fetch(t, org.other, tc.t...)
-			wantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
@@ -49,7 +50,7 @@ func TestMessageVisibility(t *testing.T) {
 				is.NoErr(err) // visible
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 		})
 	}
 	t.Run("guest after subscribing", func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestMessageVisibility(t *testing.T) {
 			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.private.ID, UserID: org.other.ID, Active: false})
 		})
 		_, _, err := w.Svc.Message(ctx, org.other.ID, priv)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
 
@@ -184,7 +185,7 @@ func TestMessagesAnchors(t *testing.T) {
 			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
 				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
 			}
-			wantError(t, err, code, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
@@ -25,7 +26,7 @@ func TestSendMessageContentRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send(tc.content)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	t.Run("trailing whitespace and leading newlines are dropped", func(t *testing.T) {
@@ -102,12 +103,12 @@ func TestSendMessageTopicRules(t *testing.T) {
 	})
 	t.Run("control character", func(t *testing.T) {
 		_, err := send("abc\ndef")
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid character in topic, at position 4!")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid character in topic, at position 4!")
 	})
 	t.Run("missing topic", func(t *testing.T) {
 		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new("Verona"), Content: "x"})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing topic")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing topic")
 	})
 }
 
@@ -142,7 +143,7 @@ func TestSendMessageChannelRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send(tc.user, tc.typ, tc.to)
-			wantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	for _, tc := range []struct {
@@ -178,17 +179,17 @@ func TestSendMessageChannelRules(t *testing.T) {
 	})
 	t.Run("missing to", func(t *testing.T) {
 		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{Type: "stream", Topic: new("t"), Content: "x"})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing channel")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing channel")
 	})
 	t.Run("missing type", func(t *testing.T) {
 		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{To: new("Verona"), Content: "x"})
-		wantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'type' argument")
+		chattest.WantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'type' argument")
 	})
 	t.Run("deactivated sender", func(t *testing.T) {
 		u := w.AddUser(t, org.realm, "Gone", chatcore.RoleMember)
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { u.IsActive = false; return tx.UpdateUser(ctx, u) })
 		_, err := send(u, "stream", "Verona")
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 
@@ -215,7 +216,7 @@ func TestSendDirectMessageRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send("private", tc.to)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 		})
 	}
 	t.Run("forms of to", func(t *testing.T) {

@@ -118,7 +118,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
 				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
 			}
-			wantError(t, err, code, chatcore.KindInvalid, tc.msg)
+			chattest.WantError(t, err, code, chatcore.KindInvalid, tc.msg)
 		})
 	}
 }

@@ -4,17 +4,18 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
 
 func TestRegister(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	t.Run("every section", func(t *testing.T) {
 		is := is.New(t)
-		st, err := svc.Register(t.Context(), worldMember, chatcore.RegisterRequest{})
+		st, err := svc.Register(t.Context(), chattest.WorldMember, chatcore.RegisterRequest{})
 		is.NoErr(err)                                                            // a member registers
-		is.Equal(*st.UserID, worldMember)                                        // realm_user: the actor's id
+		is.Equal(*st.UserID, chattest.WorldMember)                               // realm_user: the actor's id
 		is.Equal(st.Realm.Name, "Acme")                                          // realm: the actor's realm
 		is.Equal(st.Realm.EmptyTopicDisplayName, "general chat")                 // Zulip's default name of the empty topic
 		is.Equal(st.Realm.MaxReminderNoteLength, chatcore.MaxReminderNoteLength) // the note bound
@@ -25,7 +26,7 @@ func TestRegister(t *testing.T) {
 	})
 	t.Run("only the sections asked for", func(t *testing.T) {
 		is := is.New(t)
-		st, err := svc.Register(t.Context(), worldAdmin, chatcore.RegisterRequest{Sections: []string{"reminders", "presence"}})
+		st, err := svc.Register(t.Context(), chattest.WorldAdmin, chatcore.RegisterRequest{Sections: []string{"reminders", "presence"}})
 		is.NoErr(err)                        // unknown section names are accepted
 		is.True(st.Reminders != nil)         // asked for: present even when empty
 		is.Equal(len(st.Reminders), 0)       // the administrator has none
@@ -34,7 +35,7 @@ func TestRegister(t *testing.T) {
 		is.True(st.Settings == nil)          // not asked for
 		is.True(st.Linkifiers == nil)        // not asked for
 		is.True(st.ScheduledMessages == nil) // not asked for
-		none, err := svc.Register(t.Context(), worldAdmin, chatcore.RegisterRequest{Sections: []string{}})
+		none, err := svc.Register(t.Context(), chattest.WorldAdmin, chatcore.RegisterRequest{Sections: []string{}})
 		is.NoErr(err)                            // an empty list is a valid request
 		is.Equal(none, chatcore.RegisterState{}) // and asks for nothing
 	})
@@ -45,9 +46,9 @@ func TestRegister(t *testing.T) {
 			all   bool
 			msg   string
 		}{
-			{"guest asking", worldGuest, true, "User not authorized for this query"},
-			{"guest not asking", worldGuest, false, ""},
-			{"member asking", worldMember, true, ""},
+			{"guest asking", chattest.WorldGuest, true, "User not authorized for this query"},
+			{"guest not asking", chattest.WorldGuest, false, ""},
+			{"member asking", chattest.WorldMember, true, ""},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				_, err := svc.Register(t.Context(), tt.actor, chatcore.RegisterRequest{AllPublicStreams: tt.all, Sections: []string{}})
@@ -55,18 +56,18 @@ func TestRegister(t *testing.T) {
 					is.New(t).NoErr(err) // allowed
 					return
 				}
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			})
 		}
 	})
 	t.Run("unknown actor", func(t *testing.T) {
 		_, err := svc.Register(t.Context(), 9999, chatcore.RegisterRequest{})
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 }
 
 func TestServerSettings(t *testing.T) {
-	svc := worldService(t, memory.New())
+	svc := chattest.LoadWorld(t, memory.New())
 	for _, tt := range []struct {
 		realm, want string
 	}{
@@ -113,7 +114,7 @@ func TestAuthorize(t *testing.T) {
 				is.New(t).NoErr(err) // allowed
 				return
 			}
-			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }

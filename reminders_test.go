@@ -148,7 +148,7 @@ func TestCreateReminderErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, tt.msg, tt.at, tt.note)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.err)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.err)
 		})
 	}
 	is := is.New(t)
@@ -165,7 +165,7 @@ func TestCreateReminderErrors(t *testing.T) {
 	})
 	t.Run("guest without access to a public channel", func(t *testing.T) {
 		_, err := w.Svc.CreateReminder(t.Context(), c.Guest.ID, public, future, nil)
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
 

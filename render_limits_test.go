@@ -34,7 +34,7 @@ func TestRenderedSizeCap(t *testing.T) {
 		topic := "t"
 		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new(fmt.Sprint(org.public.ID)), Topic: &topic, Content: over})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 		id := w.Send(t, org.member, org.public, "t", under)
 		view, _, err := w.Svc.Message(ctx, org.member.ID, id)
 		is.NoErr(err)                                                       // readable
@@ -48,7 +48,7 @@ func TestRenderedSizeCap(t *testing.T) {
 		_, err := w.Svc.CreateScheduledMessage(ctx, org.member.ID, chatcore.CreateScheduledMessageRequest{
 			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.other.ID)), Content: over,
 			DeliverAt: w.Clock.Current().Add(time.Hour)})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 	})
 	t.Run("scheduled delivery", func(t *testing.T) {
 		is := is.New(t)
@@ -93,7 +93,7 @@ func TestLinkifierBounds(t *testing.T) {
 				continue
 			}
 			msg := fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", chatcore.MaxLinkifierURLTemplateLength, tc.n)
-			ce := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, msg)
+			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, msg)
 			errs, _ := ce.Data["errors"].(map[string]any)
 			is.Equal(errs["url_template"], []string{msg}) // under url_template
 		}
@@ -115,7 +115,7 @@ func TestLinkifierBounds(t *testing.T) {
 			return nil
 		})
 		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid,
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid,
 			fmt.Sprintf("A realm may have at most %d linkifiers.", chatcore.MaxLinkifiersPerRealm))
 		views, err := w.Svc.Linkifiers(ctx, org.admin.ID)
 		is.NoErr(err)                                        // listed

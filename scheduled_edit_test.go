@@ -85,7 +85,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			id := schedule(t)
 			w.UpdateScheduled(t, id, func(m *chatcore.ScheduledMessage) { m.Failed, m.FailureMessage = true, "boom" })
 			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{Content: new("again")})
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Scheduled delivery time must be in the future.")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Scheduled delivery time must be in the future.")
 			is.Equal(w.Scheduled(t, id).Failed, true)                                                                                                  // still failed without a new time
 			is.NoErr(w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{DeliverAt: editAt(3 * time.Hour)})) // a new time
 			row := w.Scheduled(t, id)
@@ -143,7 +143,7 @@ func TestEditScheduledMessageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w.Events.Reset()
 			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, tt.id, tt.req)
-			wantError(t, err, tt.code, tt.kind, tt.msg)
+			chattest.WantError(t, err, tt.code, tt.kind, tt.msg)
 			is.New(t).Equal(len(w.Events.OfType("scheduled_messages")), 0) // no event
 		})
 	}

@@ -146,7 +146,7 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
-			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	is := is.New(t)
@@ -254,7 +254,7 @@ func remindersDeletable(w *chattest.World, c *chattest.Cast, st *chatcore.Stream
 func deleteChecks(t *testing.T, w *chattest.World, c *chattest.Cast, d, other deletable) {
 	notFound := func(t *testing.T, err error) {
 		t.Helper()
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, d.missing)
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, d.missing)
 	}
 	t.Run("own", func(t *testing.T) {
 		is := is.New(t)
@@ -337,7 +337,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				var req chatcore.CreateScheduledMessageRequest
 				_, err := wire.DecodeParams(tt.params, &req)
-				e := wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+				e := chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 				if tt.code == chatcore.CodeRequestVariableMissing {
 					is := is.New(t)
 					is.True(e.Data["var_name"] != nil) // var_name names the parameter
@@ -380,7 +380,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
-			wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 
@@ -420,9 +420,9 @@ func TestDeliveryTimeRange(t *testing.T) {
 			req := scheduleAt("direct", to, nil, "hi", time.Hour)
 			req.DeliverAt = tt.at
 			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, req)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			_, err = w.Svc.CreateReminder(t.Context(), c.Member.ID, 1, tt.at, nil)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("year 9999 is accepted", func(t *testing.T) {

@@ -79,21 +79,21 @@ func TestUpdateSettingsRefusals(t *testing.T) {
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
 		err := w.Svc.UpdateSettings(ctx, c.Bot.ID, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This endpoint does not accept bot requests.")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This endpoint does not accept bot requests.")
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		err := w.Svc.UpdateSettings(ctx, c.Deactivated.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		got := wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		got := chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 		is := is.New(t)
 		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
 	})
 	t.Run("unknown actor", func(t *testing.T) {
 		err := w.Svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: new(2)})
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 	t.Run("invalid value", func(t *testing.T) {
 		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(9)})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid color_scheme: Value error, Not in the list of possible values")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid color_scheme: Value error, Not in the list of possible values")
 	})
 }
 
@@ -122,7 +122,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 				})) // a draft to keep
 				before := w.User(t, c.Member.ID)
 				err := w.Svc.UpdateSettings(ctx, c.Member.ID, tt.req)
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				after := w.User(t, c.Member.ID)
 				is.Equal(after, before)                            // nothing changed
 				is.Equal(len(w.EditedSettings(t, c.Member.ID)), 0) // no edits recorded
@@ -184,7 +184,7 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 		is.Equal(len(w.Events.All()), 0)                                                                            // no change, no event
 
 		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Timezone: new("")})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid timezone: Value error, Not a recognized time zone")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid timezone: Value error, Not a recognized time zone")
 	})
 }
 
@@ -222,8 +222,8 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
-	wantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
-	wantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
+	chattest.WantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
+	chattest.WantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
 	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
 	evs := w.Events.OfType("user_settings", "property", "default_language")
@@ -435,7 +435,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 					msg = fmt.Sprintf(msg, c.Stranger.ID)
 				}
 				err := w.Svc.UpdateSettings(context.Background(), tt.actor(c), tt.req(c, outer))
-				wantError(t, err, tt.code, chatcore.KindInvalid, msg)
+				chattest.WantError(t, err, tt.code, chatcore.KindInvalid, msg)
 				for id, u := range before {
 					is.Equal(w.User(t, id), u) // nothing changed
 				}
@@ -578,7 +578,7 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				// A typed error, not errGroupsForbidden.
-				wantError(t, bulk(cast.ID, tc.id), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid user group ID: %d", tc.id))
+				chattest.WantError(t, bulk(cast.ID, tc.id), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid user group ID: %d", tc.id))
 			})
 		}
 		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
@@ -634,7 +634,7 @@ func TestFontAndLineHeightBounds(t *testing.T) {
 				is.Equal(v, tt.value) // stored
 				return
 			}
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 }

@@ -90,10 +90,10 @@ func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 		t.Run(u.FullName, func(t *testing.T) {
 			is := is.New(t)
 			_, err := w.Svc.DeleteTopic(t.Context(), u.ID, st.ID, "castle")
-			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+			chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			// The role check comes before the channel lookup.
 			_, err = w.Svc.DeleteTopic(t.Context(), u.ID, 999999, "castle")
-			wantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
+			chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			is.Equal(w.ChannelMessageIDs(t, st, nil), ids) // nothing deleted
 		})
 	}
@@ -142,7 +142,7 @@ func TestDeleteTopicInvalidChannel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, tt.stream, "castle")
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		})
 	}
 	is := is.New(t)

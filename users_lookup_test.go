@@ -52,7 +52,7 @@ func TestListUsersByID(t *testing.T) {
 	t.Run("over the bound", func(t *testing.T) {
 		ids := make([]chatcore.UserID, chatcore.MaxUserIDs+1)
 		_, err := w.Svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "user_ids is too long (limit: 1000 items)")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "user_ids is too long (limit: 1000 items)")
 	})
 	t.Run("at the bound", func(t *testing.T) {
 		is := is.New(t)
@@ -91,7 +91,7 @@ func TestUserByEmail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := w.Svc.UserByEmail(t.Context(), tt.actor, tt.email, chatcore.UsersRequest{})
 			if tt.want == 0 {
-				wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
+				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 				return
 			}
 			is := is.New(t)
@@ -101,7 +101,7 @@ func TestUserByEmail(t *testing.T) {
 	}
 	t.Run("deactivated actor", func(t *testing.T) {
 		_, err := w.Svc.UserByEmail(t.Context(), 16, "olivia@acme.test", chatcore.UsersRequest{})
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 

@@ -111,7 +111,7 @@ func TestAuthenticate(t *testing.T) {
 			is := is.New(t)
 			u, err := w.Svc.Authenticate(ctx, tc.email, tc.key)
 			is.True(u == nil) // no user on failure
-			wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
+			chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
 		})
 	}
 }
@@ -176,7 +176,7 @@ func TestUserViews(t *testing.T) {
 	}{{"unknown", 999}, {"other realm", 21}} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := w.Svc.User(ctx, 11, tc.id)
-			wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 		})
 	}
 	t.Run("users lists the realm", func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		_, err := w.Svc.Me(ctx, 16)
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
 
@@ -246,7 +246,7 @@ func TestDeactivateUserOrder(t *testing.T) {
 					is.Equal(len(w.Mail.All()), 1)   // the notice went out
 					return
 				}
-				wantError(t, err, expected.code, chatcore.KindInvalid, expected.msg)
+				chattest.WantError(t, err, expected.code, chatcore.KindInvalid, expected.msg)
 				is.Equal(w.MessageIDs(t, orgMessages), before) // a refused request deletes nothing
 				is.Equal(len(w.Mail.All()), 0)                 // and mails nothing
 				is.Equal(len(w.Events.All()), 0)               // and publishes nothing
@@ -277,26 +277,26 @@ func TestDeactivateUserOrder(t *testing.T) {
 		w := newOrg(t)
 		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
 		err := w.Svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
-		wantError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
+		chattest.WantError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
 	})
 	t.Run("only active human owners count", func(t *testing.T) {
 		w := newOrg(t)
 		w.UpdateUser(t, inactive, func(u *chatcore.User) { u.Role = chatcore.RoleOwner }) // a deactivated owner
 		w.UpdateUser(t, bot, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })      // a bot with the owner role
 		err := w.Svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
-		wantError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
+		chattest.WantError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		w := newOrg(t)
 		err := w.Svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
-		wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 	t.Run("second call", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
 		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
 		err := w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
-		wantError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
+		chattest.WantError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
 	})
 }
 
@@ -354,9 +354,9 @@ func TestDeactivateUserBotsFirst(t *testing.T) {
 	is.NoErr(err) // store readable
 
 	_, err = w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14))
-	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	_, err = w.Svc.Authenticate(ctx, "echo-bot@acme.test", orgAPIKey(32))
-	wantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
+	chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 }
 
 func TestDeactivateUserActions(t *testing.T) {
@@ -463,7 +463,7 @@ func TestDeactivateUserEmail(t *testing.T) {
 			DeactivationNotificationComment: new(strings.Repeat("a", 2001)),
 			Actions:                         &chatcore.DeactivationActions{DeleteDirectMessages: true},
 		})
-		wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
 		is.True(w.User(t, 14).IsActive)                 // nothing happened
 		is.Equal(len(w.MessageIDs(t, orgMessages)), 13) // nothing deleted
 		is.Equal(len(w.Mail.All()), 0)                  // no mail
@@ -524,7 +524,7 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 
 	var bad chatcore.DeactivateUserRequest
 	_, err = wire.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
-	wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }
 
 func BenchmarkAuthenticate(b *testing.B) {

@@ -171,7 +171,7 @@ func successContent(iface string, body []byte) (string, error) {
 	if !json.Valid(body) {
 		return "", webhookAnswerError("Invalid JSON in response")
 	}
-	if s, ok := jsonString(body); ok && s == "" {
+	if s, ok := pyrepr.JSONString(body); ok && s == "" {
 		return "", nil // legacy "no response"
 	}
 	var obj map[string]json.RawMessage
@@ -181,7 +181,7 @@ func successContent(iface string, body []byte) (string, error) {
 	if iface == BotInterfaceSlack {
 		// Zulip takes "text" as it is: null posts nothing, and a value that
 		// is not a string fails inside its worker, posting nothing either.
-		s, _ := jsonString(obj["text"])
+		s, _ := pyrepr.JSONString(obj["text"])
 		return s, nil
 	}
 	if raw, ok := obj["response_not_required"]; ok {
@@ -197,14 +197,4 @@ func successContent(iface string, body []byte) (string, error) {
 		return pyrepr.Str(raw), nil
 	}
 	return "", nil
-}
-
-// jsonString returns the value of raw when it is a JSON string.
-func jsonString(raw []byte) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }

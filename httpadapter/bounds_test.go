@@ -6,13 +6,11 @@ package httpadapter_test
 // store's writer).
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,33 +20,10 @@ import (
 	"github.com/matryer/is"
 )
 
-// countingStore counts the transactions run on the store it wraps.
-type countingStore struct {
-	chatcore.Store
-	views, updates atomic.Int64
-}
-
-func (s *countingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.views.Add(1)
-	return s.Store.View(ctx, fn)
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.updates.Add(1)
-	return s.Store.Update(ctx, fn)
-}
-
-// txCount is how many transactions of each kind a store has run.
-type txCount struct{ views, updates int64 }
-
-func (s *countingStore) count() txCount {
-	return txCount{s.views.Load(), s.updates.Load()}
-}
-
-// newCountingEnv is newEnv over a countingStore.
-func newCountingEnv(tb testing.TB) (*env, *countingStore) {
+// newCountingEnv is newEnv over a chattest.CountingStore.
+func newCountingEnv(tb testing.TB) (*env, *chattest.CountingStore) {
 	tb.Helper()
-	store := &countingStore{Store: chattest.Memory(tb)}
+	store := &chattest.CountingStore{Store: chattest.Memory(tb)}
 	w, logs, logger := newWorld(tb, store, "testdata/fixture.json")
 	return startAdapter(tb, w, logs, logger, httpadapter.Options{}), store
 }
@@ -193,21 +168,21 @@ func bounds() []bound {
 // length.
 func TestListParameterBounds(t *testing.T) {
 	e, store := newCountingEnv(t)
-	before := store.count()
+	before := store.Count()
 	res := e.do(t, request{method: "GET", path: "/messages", auth: &member, params: params("num_before", "x")})
 	wantError(t, res, http.StatusBadRequest, "BAD_REQUEST", "num_before is not valid JSON")
-	after := store.count()
-	baseline := txCount{after.views - before.views, after.updates - before.updates}
+	after := store.Count()
+	baseline := chattest.TxCount{Views: after.Views - before.Views, Updates: after.Updates - before.Updates}
 	for _, b := range bounds() {
 		t.Run(b.name, func(t *testing.T) {
 			for _, enc := range []encoding{urlEncoded, multiPart} {
 				t.Run(enc.String(), func(t *testing.T) {
 					is := is.New(t)
-					before := store.count()
+					before := store.Count()
 					res := e.do(t, request{method: b.method, path: b.path, auth: b.auth, enc: enc, params: b.params(b.limit + 1)})
-					after := store.count()
+					after := store.Count()
 					wantError(t, res, http.StatusBadRequest, "BAD_REQUEST", b.msg)
-					is.Equal(txCount{after.views - before.views, after.updates - before.updates}, baseline) // no transaction beyond authentication
+					is.Equal(chattest.TxCount{Views: after.Views - before.Views, Updates: after.Updates - before.Updates}, baseline) // no transaction beyond authentication
 
 					res = e.do(t, request{method: b.method, path: b.path, auth: b.auth, enc: enc, params: b.params(b.limit)})
 					is.True(res.body["msg"] != b.msg) // at the bound, the length is accepted

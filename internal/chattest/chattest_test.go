@@ -1,7 +1,6 @@
 package chattest_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -53,20 +52,10 @@ func TestSeedCast(t *testing.T) {
 
 func TestWrapSeesOnlyTheService(t *testing.T) {
 	is := is.New(t)
-	var updates int
-	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { return countingStore{s, &updates} }))
+	counter := &chattest.CountingStore{}
+	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))
 	c := w.SeedCast(t)
-	is.Equal(updates, 0)                                                                                   // builders bypass the wrapper
+	is.Equal(counter.Count(), chattest.TxCount{})                                                          // builders bypass the wrapper
 	is.NoErr(w.Svc.UpdateSettings(t.Context(), c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})) // valid
-	is.Equal(updates, 1)                                                                                   // the Service's write went through the wrapper
-}
-
-type countingStore struct {
-	chatcore.Store
-	n *int
-}
-
-func (s countingStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
-	*s.n++
-	return s.Store.Update(ctx, fn)
+	is.Equal(counter.Count().Updates, int64(1))                                                            // the Service's write went through the wrapper
 }

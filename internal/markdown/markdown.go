@@ -247,12 +247,8 @@ func (mentionParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 		return nil
 	}
 	rest = rest[2:]
-	end := bytes.Index(rest, []byte("**"))
-	if end <= 0 {
-		return nil
-	}
-	inner := string(rest[:end])
-	if strings.ContainsAny(inner, "*\n\r") {
+	inner, end, ok := starredBody(rest)
+	if !ok {
 		return nil
 	}
 	n := &mentionNode{silent: silent}
@@ -266,6 +262,22 @@ func (mentionParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 	n.raw = slices.Clone(line[:length])
 	block.Advance(length)
 	return n
+}
+
+// starredBody returns the text of rest before the closing "**" of a mention
+// or channel link and its length in bytes; ok is false when there is no
+// closing "**", the text is empty, or it holds a '*' or a line break (neither
+// syntax spans them).
+func starredBody(rest []byte) (body string, n int, ok bool) {
+	end := bytes.Index(rest, []byte("**"))
+	if end <= 0 {
+		return "", 0, false
+	}
+	body = string(rest[:end])
+	if strings.ContainsAny(body, "*\n\r") {
+		return "", 0, false
+	}
+	return body, end, true
 }
 
 // wildcardMentions maps wildcard mention names to their kind.
@@ -646,13 +658,8 @@ func (channelLinkParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) 
 	if !bytes.HasPrefix(line, []byte("#**")) {
 		return nil
 	}
-	rest := line[3:]
-	end := bytes.Index(rest, []byte("**"))
-	if end <= 0 {
-		return nil
-	}
-	inner := string(rest[:end])
-	if strings.ContainsAny(inner, "*\n\r") {
+	inner, end, ok := starredBody(line[3:])
+	if !ok {
 		return nil
 	}
 	n := &channelLinkNode{name: inner}

@@ -41,7 +41,7 @@ func Truthy(v any) bool {
 // first position with its last value. raw must hold one valid JSON value
 // (as json.Valid reports); for other input the result is unspecified.
 func Str(raw json.RawMessage) string {
-	if s, ok := jsonString(raw); ok {
+	if s, ok := JSONString(raw); ok {
 		return s
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -53,8 +53,9 @@ func Str(raw json.RawMessage) string {
 	return b.String()
 }
 
-// jsonString returns the value of raw when it is a JSON string.
-func jsonString(raw []byte) (string, bool) {
+// JSONString returns the value of raw, surrounding white space aside, when it
+// is a JSON string; ok is false for any other JSON value or invalid JSON.
+func JSONString(raw []byte) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	var s string
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {

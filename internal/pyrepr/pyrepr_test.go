@@ -95,3 +95,28 @@ func TestTruthy(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONString(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want string
+		ok   bool
+	}{
+		{`"text"`, "text", true},
+		{` "a\nb" `, "a\nb", true}, // white space around the value is allowed
+		{`""`, "", true},
+		{`null`, "", false},
+		{`12`, "", false},
+		{`["x"]`, "", false},
+		{`"unterminated`, "", false},
+		{``, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			is := is.New(t)
+			got, ok := pyrepr.JSONString([]byte(tt.raw))
+			is.Equal(ok, tt.ok)    // only a JSON string is one
+			is.Equal(got, tt.want) // its decoded value
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
@@ -47,7 +48,7 @@ func TestDecodeParamsSettingsStrictness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var u chatcore.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
-			e := wantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
+			e := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is := is.New(t)
 			is.Equal(e.Kind, chatcore.KindInvalid) // HTTP 400
 		})
@@ -185,7 +186,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r topicRequest
 			_, err := wire.DecodeParams(tt.vals, &r)
-			e := wantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
+			e := chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 			if tt.code == chatcore.CodeRequestVariableMissing {
 				is := is.New(t)
 				is.Equal(e.Data["var_name"], "stream_id") // var_name names the parameter

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -45,7 +46,7 @@ func FuzzSettingsParams(f *testing.F) {
 	f.Add(``, "enable_drafts_synchronization", "null")
 	f.Add(`{"user_ids": [14], "skip_if_already_edited": true}`, "enable_drafts_synchronization", "false")
 	f.Add(`{"user_ids": [14], "skip_if_already_edited": true}`, "email_notifications_batching_period_seconds", "120")
-	svc := worldService(f, memory.New())
+	svc := chattest.LoadWorld(f, memory.New())
 	f.Fuzz(func(t *testing.T, targetUsers, name, value string) {
 		params := url.Values{}
 		if targetUsers != "" {
@@ -56,7 +57,7 @@ func FuzzSettingsParams(f *testing.F) {
 		}
 		var req chatcore.SettingsUpdate
 		if _, err := wire.DecodeParams(params, &req); err != nil {
-			e := apiError(t, err, params)
+			e := chattest.APIError(t, err, params)
 			if e.Kind != chatcore.KindInvalid {
 				t.Fatalf("%q: a decoding error is not of kind invalid: %v", params, e)
 			}
@@ -85,13 +86,13 @@ func FuzzSettingsParams(f *testing.F) {
 		}
 		verr := req.Validate()
 		if verr != nil {
-			apiError(t, verr, params)
+			chattest.APIError(t, verr, params)
 		}
 		// The Service takes the same request as a Go embedder would: bad values
 		// are refused with a typed error, never an internal one.
-		uerr := svc.UpdateSettings(t.Context(), worldAdmin, req)
+		uerr := svc.UpdateSettings(t.Context(), chattest.WorldAdmin, req)
 		if uerr != nil {
-			apiError(t, uerr, params)
+			chattest.APIError(t, uerr, params)
 		}
 		if verr != nil && uerr == nil {
 			t.Fatalf("%q: Validate refused (%v) but UpdateSettings accepted", params, verr)
@@ -125,7 +126,7 @@ func FuzzDeactivationParams(f *testing.F) {
 		}
 		var req chatcore.DeactivateUserRequest
 		if _, err := wire.DecodeParams(params, &req); err != nil {
-			e := apiError(t, err, params)
+			e := chattest.APIError(t, err, params)
 			if e.Kind != chatcore.KindInvalid {
 				t.Fatalf("%q: a decoding error is not of kind invalid: %v", params, e)
 			}
@@ -143,14 +144,14 @@ func FuzzDeactivationParams(f *testing.F) {
 		}
 		verr := req.Validate()
 		if verr != nil {
-			apiError(t, verr, params)
+			chattest.APIError(t, verr, params)
 		}
 		// Carry it out on a fresh world: the owner deactivates the member,
 		// whose messages (and their bot's) of the selected kinds go.
-		svc := worldService(t, memory.New())
-		derr := svc.DeactivateUser(t.Context(), worldOwner, worldMember, req)
+		svc := chattest.LoadWorld(t, memory.New())
+		derr := svc.DeactivateUser(t.Context(), chattest.WorldOwner, chattest.WorldMember, req)
 		if verr != nil {
-			e := apiError(t, derr, params)
+			e := chattest.APIError(t, derr, params)
 			if e.Msg != verr.(*chatcore.Error).Msg {
 				t.Fatalf("%q: DeactivateUser said %q, Validate %q", params, e.Msg, verr)
 			}
@@ -171,7 +172,7 @@ func checkDeactivated(t *testing.T, svc *chatcore.Service, a *chatcore.Deactivat
 		acts = *a
 	}
 	err := svc.Store().View(t.Context(), func(tx chatcore.Tx) error {
-		u, err := tx.User(t.Context(), worldMember)
+		u, err := tx.User(t.Context(), chattest.WorldMember)
 		if err != nil {
 			return err
 		}
@@ -181,7 +182,7 @@ func checkDeactivated(t *testing.T, svc *chatcore.Service, a *chatcore.Deactivat
 		if acts.DeleteProfile != (u.FullName == "Deleted user") {
 			t.Fatalf("delete_profile %v, full name now %q", acts.DeleteProfile, u.FullName)
 		}
-		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: worldRealm})
+		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: chattest.WorldRealm})
 		if err != nil {
 			return err
 		}
