@@ -1,0 +1,160 @@
+package markdown
+
+// Linkifier application: each linkifier runs over runs of plain text that
+// goldmark may have split, skipping text that cannot match.
+
+import (
+	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/linkify"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// linkifier applies linkifiers to one document in turn, reusing its buffers
+// from one linkifier to the next: with thousands of linkifiers, per-call
+// allocations would dominate the rendering.
+type linkifier struct {
+	doc    ast.Node
+	source []byte
+	// heads holds the first node of each run of text the current walk found.
+	heads   []*ast.Text
+	visit   ast.Walker
+	matches []linkify.Match
+	scratch linkify.Scratch
+}
+
+func newLinkifier(doc ast.Node, source []byte) *linkifier {
+	lk := &linkifier{doc: doc, source: source}
+	lk.visit = func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link, *ast.AutoLink, *ast.CodeSpan, *ast.CodeBlock, *ast.FencedCodeBlock,
+			*ast.HTMLBlock, *ast.RawHTML, *ast.Image, *mentionNode, *channelLinkNode:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			if linkifiable(n) && !continuesRun(n) {
+				lk.heads = append(lk.heads, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	}
+	return lk
+}
+
+// apply turns the matches of l in the document's text (outside links, code
+// and mentions) into links. goldmark splits text at delimiter characters
+// (_ * @ [ and others) into adjacent text nodes, so matching runs over each
+// run of adjacent plain text siblings as one string, as Zulip matches the
+// text of a paragraph; a run ends at a line break or any other inline node.
+func (lk *linkifier) apply(l *linkify.Linkifier) {
+	// Every run of text is a slice of the source: when the source rules out
+	// a match, so does each run.
+	if !l.MayMatch(lk.source) {
+		return
+	}
+	lk.heads = lk.heads[:0]
+	_ = ast.Walk(lk.doc, lk.visit)
+	// Linkifying a run replaces only its own nodes, so the heads found
+	// before stay the heads of the runs that follow.
+	for _, first := range lk.heads {
+		lk.linkifyRun(first, l)
+	}
+}
+
+// linkifiable reports whether t is plain text a linkifier may match.
+func linkifiable(t *ast.Text) bool { return !t.IsRaw() && t.Segment.Padding == 0 }
+
+// continuesRun reports whether t belongs to the run of its previous sibling:
+// both are plain text, adjacent in the source, with no line break between.
+func continuesRun(t *ast.Text) bool {
+	prev, ok := t.PreviousSibling().(*ast.Text)
+	return ok && linkifiable(prev) && !prev.SoftLineBreak() && !prev.HardLineBreak() &&
+		prev.Segment.Stop == t.Segment.Start
+}
+
+// runEnd returns the last node of the run that starts at first.
+func runEnd(first *ast.Text) *ast.Text {
+	last := first
+	for {
+		next, ok := last.NextSibling().(*ast.Text)
+		if !ok || !linkifiable(next) || !continuesRun(next) {
+			return last
+		}
+		last = next
+	}
+}
+
+// linkifyRun replaces the text nodes of the run that starts at first by text
+// and links around the matches of l in their joined text. The nodes are
+// adjacent in the source, so the run covers the source from first's start to
+// its last node's stop.
+func (lk *linkifier) linkifyRun(first *ast.Text, l *linkify.Linkifier) {
+	source := lk.source
+	last := runEnd(first)
+	base := first.Segment.Start
+	value := source[base:last.Segment.Stop]
+	if !l.MayMatch(value) {
+		return
+	}
+	before, after := " ", " "
+	if prev, ok := first.PreviousSibling().(*ast.Text); ok {
+		if !prev.SoftLineBreak() && !prev.HardLineBreak() {
+			pv := prev.Segment.Value(source)
+			if r, _ := utf8.DecodeLastRune(pv); r != utf8.RuneError {
+				before = string(r)
+			}
+		}
+	} else if first.PreviousSibling() != nil {
+		before = "x" // another inline element: no boundary
+	}
+	if !last.SoftLineBreak() && !last.HardLineBreak() {
+		if next, ok := last.NextSibling().(*ast.Text); ok {
+			nv := next.Segment.Value(source)
+			if r, _ := utf8.DecodeRune(nv); r != utf8.RuneError {
+				after = string(r)
+			}
+		}
+	}
+	matches := l.AppendMatches(lk.matches[:0], &lk.scratch, value, before, after)
+	lk.matches = matches
+	if len(matches) == 0 {
+		return
+	}
+	parent := first.Parent()
+	segment := func(from, to int) *ast.Text {
+		return ast.NewTextSegment(text.NewSegment(base+from, base+to))
+	}
+	pos := 0
+	var tail *ast.Text // the text after the last match, if any
+	for _, m := range matches {
+		if m.Start > pos {
+			parent.InsertBefore(parent, first, segment(pos, m.Start))
+		}
+		link := ast.NewLink()
+		link.Destination = []byte(m.URL)
+		link.AppendChild(link, segment(m.Start, m.End))
+		parent.InsertBefore(parent, first, link)
+		pos = m.End
+	}
+	if pos < len(value) {
+		tail = segment(pos, len(value))
+	} else if last.SoftLineBreak() || last.HardLineBreak() {
+		tail = segment(len(value), len(value)) // carries the line break
+	}
+	if tail != nil {
+		tail.SetSoftLineBreak(last.SoftLineBreak())
+		tail.SetHardLineBreak(last.HardLineBreak())
+		parent.InsertBefore(parent, first, tail)
+	}
+	for n := ast.Node(first); ; {
+		next := n.NextSibling()
+		parent.RemoveChild(parent, n)
+		if n == last {
+			break
+		}
+		n = next
+	}
+}
