@@ -24,7 +24,8 @@ const floorRounds = 3
 // floorRequest is one request the floor comparison measures.
 type floorRequest struct {
 	name string
-	// form returns the form client sends in its i-th request.
+	// form returns the form client sends in its k-th request (k counts from
+	// 0 for each client and round).
 	method, path string
 	form         func(client, i int) url.Values
 	// sends is true when each successful request adds a message.
@@ -34,10 +35,14 @@ type floorRequest struct {
 var floorRequests = []floorRequest{
 	{name: "PATCH /settings enter_sends=true", method: "PATCH", path: "/api/v1/settings",
 		form: func(int, int) url.Values { return url.Values{"enter_sends": {"true"}} }},
+	// chatcore writes nothing when a setting keeps its value, the floor
+	// always runs its UPDATE; this variant makes every request a change.
+	{name: "PATCH /settings enter_sends toggled", method: "PATCH", path: "/api/v1/settings",
+		form: func(_, k int) url.Values { return url.Values{"enter_sends": {strconv.FormatBool(k%2 == 0)}} }},
 	{name: "POST /messages (channel, Markdown)", method: "POST", path: "/api/v1/messages", sends: true,
-		form: func(client, i int) url.Values {
-			return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(i%topics)},
-				"content": {fmt.Sprintf("Hello **world**, from client %d: request *%d*.", client, i)}}
+		form: func(client, k int) url.Values {
+			return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(k%topics)},
+				"content": {fmt.Sprintf("Hello **world**, from client %d: request *%d*.", client, k)}}
 		}},
 }
 
@@ -72,13 +77,9 @@ func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest,
 	for c := range clients {
 		auth := basic(firstClientID + c)
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				i := next.Add(1)
-				if i > int64(n) {
-					return
-				}
+			for k := 0; ctx.Err() == nil && next.Add(1) <= int64(n); k++ {
 				r, err := http.NewRequestWithContext(ctx, req.method, base+req.path,
-					strings.NewReader(req.form(c, int(i)).Encode()))
+					strings.NewReader(req.form(c, k).Encode()))
 				if err != nil {
 					record(0, false, err.Error())
 					continue

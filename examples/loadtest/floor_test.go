@@ -23,14 +23,14 @@ func TestFloorSmall(t *testing.T) {
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
 	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (.*)$`).FindAllStringSubmatch(out.String(), -1)
-	is.Equal(len(rounds), 2*2*floorRounds) // two requests × two servers × the rounds
+	is.Equal(len(rounds), len(floorRequests)*2*floorRounds) // every request × two servers × the rounds
 	servers := map[string]int{}
 	for _, r := range rounds {
 		servers[r[1]]++
 		is.Equal(r[3], "200×24") // every request of the round answered 200
 	}
 	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
-	for _, name := range []string{"PATCH /settings enter_sends=true", "POST /messages (channel, Markdown)"} {
+	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled", "POST /messages (channel, Markdown)"} {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}

@@ -18,8 +18,9 @@
 // operation.
 //
 // With -floor it instead compares the adapter with the simplest correct
-// net/http server for two requests, PATCH /settings enter_sends=true and
-// POST /messages to a channel with short Markdown, on the same database file
+// net/http server for PATCH /settings enter_sends=true (also toggled, so that
+// every request changes the setting) and POST /messages to a channel with
+// short Markdown, on the same database file
 // with the same clients: three rounds per request, alternating the two
 // servers, each round -n requests. It prints requests/s per round, the
 // medians and their ratio chatcore/floor, and fails on any answer other than
