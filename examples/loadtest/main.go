@@ -4,6 +4,7 @@
 // requests from many concurrent clients, checks the result and stops.
 //
 //	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE]
+//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-db FILE]
 //
 // The clients mix message sends, topic deletions, settings updates, reminder
 // creations and listings, and message reads. The run fails (exit status 1)
@@ -15,6 +16,17 @@
 // and every client's settings must be the last ones it set. It prints the
 // status counts, throughput and latency percentiles (p50/p90/p99/max) per
 // operation.
+//
+// With -floor it instead compares the adapter with the simplest correct
+// net/http server for PATCH /settings enter_sends=true (also toggled, so that
+// every request changes the setting) and POST /messages to a channel with
+// short Markdown, on the same database file
+// with the same clients: three rounds per request, alternating the two
+// servers, each round -n requests. It prints requests/s per round, the
+// medians and their ratio chatcore/floor, and fails on any answer other than
+// a successful 200. The floor server (floor.go) authenticates by e-mail and
+// the SHA-256 of the API key through a read-only pool and runs one statement
+// per request on one writer connection; it is a yardstick, not a chat server.
 package main
 
 import (
@@ -48,6 +60,7 @@ type config struct {
 	rate     int    // per-user requests per minute, 0 for no rate limit
 	db       string // database file ("" for one in a temporary directory)
 	batch    int    // topic deletion batch size (0: Zulip's 100)
+	floor    bool   // compare with the floor server instead of the mixed load
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -59,6 +72,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the clients' random choices")
 	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
 	fs.IntVar(&c.batch, "batch", 0, "topic deletion batch size; small values make deletions take many batches, interleaved with sends (default: Zulip's 100)")
+	fs.BoolVar(&c.floor, "floor", false, "compare PATCH /settings and POST /messages with the simplest correct server on the same database (-n requests per round)")
 	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -101,6 +115,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer srv.close()
 
+	if cfg.floor {
+		return runFloorReport(ctx, srv, cfg, stdout)
+	}
 	res, err := drive(ctx, srv, cfg)
 	if err != nil {
 		return err
@@ -124,6 +141,30 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d checks failed", len(problems))
 	}
 	fmt.Fprintln(stdout, "OK: no 5xx, no SQLITE_BUSY, final state consistent")
+	return nil
+}
+
+// runFloorReport runs the floor comparison and reports its problems, as run
+// does for the mixed load.
+func runFloorReport(ctx context.Context, srv *server, cfg config, stdout io.Writer) error {
+	problems, err := runFloor(ctx, srv, cfg, stdout)
+	if err != nil {
+		return err
+	}
+	if busy := srv.logs.count(busyMarkers...); busy > 0 {
+		problems = append(problems, fmt.Sprintf("%d log lines report SQLITE_BUSY / database is locked", busy))
+	}
+	if internal := srv.logs.count("internal error"); internal > 0 {
+		problems = append(problems, fmt.Sprintf("%d internal errors logged", internal))
+	}
+	if len(problems) > 0 {
+		fmt.Fprintln(stdout, "FAILED:")
+		for _, p := range problems {
+			fmt.Fprintln(stdout, "  -", p)
+		}
+		return fmt.Errorf("%d checks failed", len(problems))
+	}
+	fmt.Fprintln(stdout, "OK: every request of both servers answered 200 success")
 	return nil
 }
 

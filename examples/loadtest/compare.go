@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// floorRounds is how many alternated rounds the floor comparison runs per
+// request; it reports their median.
+const floorRounds = 3
+
+// floorRequest is one request the floor comparison measures.
+type floorRequest struct {
+	name string
+	// form returns the form client sends in its k-th request (k counts from
+	// 0 for each client and round).
+	method, path string
+	form         func(client, i int) url.Values
+	// sends is true when each successful request adds a message.
+	sends bool
+}
+
+var floorRequests = []floorRequest{
+	{name: "PATCH /settings enter_sends=true", method: "PATCH", path: "/api/v1/settings",
+		form: func(int, int) url.Values { return url.Values{"enter_sends": {"true"}} }},
+	// chatcore writes nothing when a setting keeps its value, the floor
+	// always runs its UPDATE; this variant makes every request a change.
+	{name: "PATCH /settings enter_sends toggled", method: "PATCH", path: "/api/v1/settings",
+		form: func(_, k int) url.Values { return url.Values{"enter_sends": {strconv.FormatBool(k%2 == 0)}} }},
+	{name: "POST /messages (channel, Markdown)", method: "POST", path: "/api/v1/messages", sends: true,
+		form: func(client, k int) url.Values {
+			return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(k%topics)},
+				"content": {fmt.Sprintf("Hello **world**, from client %d: request *%d*.", client, k)}}
+		}},
+}
+
+// hammerResult is what one round against one server saw.
+type hammerResult struct {
+	elapsed    time.Duration
+	ok         int         // 200 answers with "result": "success"
+	statuses   map[int]int // every status, 0 for a transport error
+	unexpected []string    // the first few unexpected answers
+}
+
+func (h hammerResult) rate() float64 { return float64(h.ok) / h.elapsed.Seconds() }
+
+// hammer sends n requests of req to base from clients concurrent clients
+// (the users of the generated organization) and counts the answers.
+func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest, clients, n int) hammerResult {
+	var next atomic.Int64
+	var mu sync.Mutex
+	res := hammerResult{statuses: map[int]int{}}
+	record := func(status int, ok bool, detail string) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.statuses[status]++
+		if ok {
+			res.ok++
+		} else if len(res.unexpected) < 5 {
+			res.unexpected = append(res.unexpected, fmt.Sprintf("%s: %d %s", req.name, status, tail(detail, 200)))
+		}
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range clients {
+		auth := basic(firstClientID + c)
+		wg.Go(func() {
+			for k := 0; ctx.Err() == nil && next.Add(1) <= int64(n); k++ {
+				r, err := http.NewRequestWithContext(ctx, req.method, base+req.path,
+					strings.NewReader(req.form(c, k).Encode()))
+				if err != nil {
+					record(0, false, err.Error())
+					continue
+				}
+				r.Header.Set("Authorization", auth)
+				r.Header.Set("User-Agent", "chatcore-loadtest/1")
+				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				resp, err := hc.Do(r)
+				if err != nil {
+					record(0, false, err.Error())
+					continue
+				}
+				raw, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var body struct{ Result string }
+				if err == nil {
+					err = json.Unmarshal(raw, &body)
+				}
+				record(resp.StatusCode, err == nil && resp.StatusCode == http.StatusOK && body.Result == "success", string(raw))
+			}
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	return res
+}
+
+// runFloor runs the floor comparison: for each request, floorRounds rounds,
+// each sending cfg.requests requests from cfg.clients clients to the real
+// server and to the floor server in turn (which goes first alternates), on
+// the same database file. It prints the requests/s of each round, the
+// medians and their ratio, and returns the problems found: any answer other
+// than a successful 200, or a message count in the load channel other than
+// the sends.
+func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([]string, error) {
+	fl, err := startFloor(ctx, cfg.db, max(4, cfg.clients))
+	if err != nil {
+		return nil, err
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: cfg.clients + 2, IdleConnTimeout: time.Minute}
+	defer transport.CloseIdleConnections()
+	hc := &http.Client{Transport: transport, Timeout: 2 * time.Minute}
+
+	before, err := loadChannelCount(ctx, fl)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "floor comparison: %d clients, %d requests per round, %d alternated rounds, same database file\n",
+		cfg.clients, cfg.requests, floorRounds)
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(stdout, "load average before: %s", load)
+	}
+	var problems []string
+	sent := 0
+	type row struct {
+		name            string
+		chatcore, floor []float64
+	}
+	var rows []row
+	for _, req := range floorRequests {
+		r := row{name: req.name}
+		// An untimed warm-up per server opens the clients' connections and
+		// the pools' connections and fills the statement caches, so the first
+		// timed round does not pay for them.
+		for _, base := range []string{srv.base, fl.base} {
+			h := hammer(ctx, hc, base, req, cfg.clients, warmup(cfg))
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if h.ok != warmup(cfg) {
+				problems = append(problems, fmt.Sprintf("%s, warm-up of %s: %d of %d requests succeeded",
+					req.name, base, h.ok, warmup(cfg)))
+				problems = append(problems, h.unexpected...)
+			}
+			if req.sends {
+				sent += h.ok
+			}
+		}
+		for round := range floorRounds {
+			servers := []struct {
+				name string
+				base string
+				into *[]float64
+			}{{"chatcore", srv.base, &r.chatcore}, {"floor", fl.base, &r.floor}}
+			if round%2 == 1 {
+				slices.Reverse(servers)
+			}
+			for _, s := range servers {
+				h := hammer(ctx, hc, s.base, req, cfg.clients, cfg.requests)
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				*s.into = append(*s.into, h.rate())
+				fmt.Fprintf(stdout, "  round %d %-8s %-36s %8.0f req/s  statuses: %s\n",
+					round+1, s.name, req.name, h.rate(), statusLine(h.statuses))
+				if h.ok != cfg.requests {
+					problems = append(problems, fmt.Sprintf("%s, %s round %d: %d of %d requests succeeded",
+						req.name, s.name, round+1, h.ok, cfg.requests))
+					problems = append(problems, h.unexpected...)
+				}
+				if req.sends {
+					sent += h.ok
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(stdout, "load average after: %s", load)
+	}
+	fmt.Fprintf(stdout, "\n| request | chatcore req/s (median) | floor req/s (median) | ratio |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		c, f := median(r.chatcore), median(r.floor)
+		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.name, c, f, c/f)
+	}
+
+	after, err := loadChannelCount(ctx, fl)
+	if err == nil && after-before != sent {
+		problems = append(problems, fmt.Sprintf("the load channel gained %d messages, %d were sent", after-before, sent))
+	}
+	return problems, errors.Join(err, fl.close(ctx))
+}
+
+// warmup returns the number of untimed requests each server gets before the
+// rounds of a request: a few per client.
+func warmup(cfg config) int { return 4 * cfg.clients }
+
+// loadChannelCount counts the messages in the load channel.
+func loadChannelCount(ctx context.Context, fl *floorServer) (int, error) {
+	var n int
+	err := fl.readers.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE stream_id = ?", loadChannel).Scan(&n)
+	return n, err
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count), or 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

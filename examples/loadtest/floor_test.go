@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+)
+
+// TestFloorSmall runs the floor comparison (the full one is
+// `go run ./examples/loadtest -floor`) with tiny counts so it cannot rot: both
+// servers answer 200 success to every request, every round is reported, and
+// the table has both requests with a ratio.
+func TestFloorSmall(t *testing.T) {
+	is := is.New(t)
+	var out strings.Builder
+	err := run(t.Context(), []string{"-floor", "-n", "24", "-c", "3"}, &out)
+	t.Log(out.String())
+	is.NoErr(err) // every request answered 200 success, the sends all stored
+	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (.*)$`).FindAllStringSubmatch(out.String(), -1)
+	is.Equal(len(rounds), len(floorRequests)*2*floorRounds) // every request × two servers × the rounds
+	servers := map[string]int{}
+	for _, r := range rounds {
+		servers[r[1]]++
+		is.Equal(r[3], "200×24") // every request of the round answered 200
+	}
+	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
+	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled", "POST /messages (channel, Markdown)"} {
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
+		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
+	}
+	is.True(strings.Contains(out.String(), "OK: every request of both servers answered 200 success")) // the verdict
+}
+
+// TestFloorServerRefuses checks that the floor server is a correct one for
+// what it serves: wrong credentials get 401, requests it cannot honour 400.
+func TestFloorServerRefuses(t *testing.T) {
+	cfg := config{db: filepath.Join(t.TempDir(), "floor.db"), clients: 2}
+	srv, err := startServer(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	fl, err := startFloor(t.Context(), cfg.db, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.close(t.Context())
+	wrongKey := "Basic " + base64.StdEncoding.EncodeToString([]byte(email(firstClientID)+":"+apiKey(firstClientID+1)))
+	unknown := "Basic " + base64.StdEncoding.EncodeToString([]byte("nobody@load.test:"+apiKey(firstClientID)))
+	send := url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"t"}, "content": {"hi"}}
+	tests := []struct {
+		name, auth, method, path string
+		form                     url.Values
+		status                   int
+	}{
+		{"settings", basic(firstClientID), "PATCH", "/api/v1/settings", url.Values{"enter_sends": {"true"}}, 200},
+		{"send", basic(firstClientID), "POST", "/api/v1/messages",
+			url.Values{"type": {"stream"}, "to": {"Load"}, "topic": {"t"}, "content": {"**a** < b"}}, 200},
+		{"wrong key", wrongKey, "POST", "/api/v1/messages", send, 401},
+		{"unknown user", unknown, "PATCH", "/api/v1/settings", url.Values{"enter_sends": {"true"}}, 401},
+		{"no credentials", "", "PATCH", "/api/v1/settings", url.Values{"enter_sends": {"true"}}, 401},
+		{"other setting", basic(firstClientID), "PATCH", "/api/v1/settings", url.Values{"color_scheme": {"2"}}, 400},
+		{"not a boolean", basic(firstClientID), "PATCH", "/api/v1/settings", url.Values{"enter_sends": {"maybe"}}, 400},
+		{"unknown channel", basic(firstClientID), "POST", "/api/v1/messages",
+			url.Values{"type": {"stream"}, "to": {"nowhere"}, "topic": {"t"}, "content": {"hi"}}, 400},
+		{"direct message", basic(firstClientID), "POST", "/api/v1/messages",
+			url.Values{"type": {"direct"}, "to": {"load"}, "topic": {"t"}, "content": {"hi"}}, 400},
+		{"no content", basic(firstClientID), "POST", "/api/v1/messages",
+			url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"t"}}, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, fl.base+tt.path, strings.NewReader(tt.form.Encode()))
+			is.NoErr(err) // a valid request
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			is.NoErr(err) // the floor server answers
+			resp.Body.Close()
+			is.Equal(resp.StatusCode, tt.status) // accepted or refused as it should be
+		})
+	}
+	is := is.New(t)
+	var enter int
+	is.NoErr(fl.readers.QueryRow("SELECT enter_sends FROM users WHERE id = ?", firstClientID).Scan(&enter)) // the user exists
+	is.Equal(enter, 1)                                                                                      // the settings request wrote its one column
+	var rendered string
+	is.NoErr(fl.readers.QueryRow("SELECT rendered_content FROM messages WHERE sender_id = ? AND client = 'floor'", firstClientID).Scan(&rendered)) // one floor message
+	is.Equal(rendered, "<p>**a** &lt; b</p>")                                                                                                      // the escaped content as its rendering
+}
