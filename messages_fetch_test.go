@@ -237,7 +237,6 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		reacted = m.ID
 		return err
 	})
-	_ = secret
 	fetch := func(tb testing.TB, viewer *chatcore.User, terms ...chatcore.NarrowTerm) ([]chatcore.MessageID, error) {
 		res, err := w.Svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100), Narrow: terms})
 		return viewIDs(res.Messages), err
