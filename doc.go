@@ -1,7 +1,7 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
 // Zulip REST API for the operations it covers: user settings, topic deletion,
-// user deactivation, scheduled messages, linkifiers, reminders and outgoing
-// webhooks.
+// user deactivation, scheduled messages, linkifiers, reminders, outgoing
+// webhooks, and reading and sending messages with per-user message flags.
 //
 // # Shape
 //
@@ -12,6 +12,23 @@
 // Zulip's wire format. Package fixture seeds a store with organisations
 // described in chatcore's JSON fixture format (the example server's -seed),
 // checking them with the Service's own rules.
+//
+// # Settings
+//
+// Each personal setting is one row of the table in settings_table.go (wire
+// name, type, default, allowed values, who may change it); [Settings],
+// [DefaultSettings] and the setting fields of [SettingsUpdate] are generated
+// from it into settings_gen.go (go generate). Adding a setting is a table row
+// and a store migration.
+//
+// # Message flags
+//
+// Whether a user received a message is derived, not stored per recipient: a
+// channel message was received by the users whose subscription covers its id
+// ([Subscription.SinceMessageID]), a direct message by its participants.
+// Stores keep a row of [MessageFlags] only where a user's flags differ from
+// the message's defaults, so a send costs the same whatever the number of
+// subscribers, apart from the list of users its event goes to.
 //
 // # Errors
 //
