@@ -124,6 +124,19 @@ func bounds() []bound {
 		{"messages message_ids", "GET", "/messages", &member, chatcore.MaxMessageIDs,
 			func(n int) url.Values { return params("message_ids", jsonInts(n, 1)) },
 			"Too many messages requested (maximum 5000)."},
+		{"flags messages", "POST", "/messages/flags", &member, chatcore.MaxFlagMessages,
+			func(n int) url.Values { return params("messages", jsonInts(n, 1), "op", "add", "flag", "starred") },
+			"messages is too long (limit: 5000 items)"},
+		{"flags narrow terms", "POST", "/messages/flags/narrow", &member, chatcore.MaxNarrowTerms,
+			func(n int) url.Values {
+				return params("anchor", "newest", "num_before", "1", "num_after", "0", "op", "add", "flag", "read", "narrow", narrowOf(n))
+			},
+			"narrow is too long (limit: 100 items)"},
+		{"flags narrow num_before", "POST", "/messages/flags/narrow", &member, chatcore.MaxMessagesPerFetch,
+			func(n int) url.Values {
+				return params("anchor", "newest", "num_before", strconv.Itoa(n), "num_after", "0", "op", "add", "flag", "read", "narrow", "[]")
+			},
+			"Too many messages requested (maximum 1000)."},
 		{"users user_ids", "GET", "/users", &member, chatcore.MaxUserIDs,
 			func(n int) url.Values { return params("user_ids", jsonInts(n, 100000)) },
 			"user_ids is too long (limit: 1000 items)"},
