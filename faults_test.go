@@ -206,6 +206,10 @@ func (t faultyTx) CreateBotService(ctx context.Context, s *chatcore.BotService) 
 	return faultStepErr(t.f, func() error { return t.tx.CreateBotService(ctx, s) })
 }
 
+func (t faultyTx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateUserSettings(ctx, user, changes) })
+}
+
 func (t faultyTx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
 	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.UpdateSettingBulk(ctx, u) })
 }

@@ -192,6 +192,7 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 	}
 
 	var changed []string
+	var values []SettingValue
 	var settingEvents []map[string]any
 	for _, c := range req.requestedSettings() {
 		cur, _ := u.Settings.Value(c.name)
@@ -202,6 +203,7 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 			return err
 		}
 		changed = append(changed, c.name)
+		values = append(values, SettingValue{Name: c.name, Value: c.value})
 		settingEvents = append(settingEvents, s.settingEvent(c.name, c.value))
 	}
 	tzChanged := false
@@ -209,18 +211,22 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 		if tz := CanonicalTimezone(*req.Timezone); tz != u.Settings.Timezone {
 			u.Settings.Timezone = tz
 			changed = append(changed, "timezone")
+			values = append(values, SettingValue{Name: "timezone", Value: tz})
 			settingEvents = append(settingEvents, s.settingEvent("timezone", tz))
 			tzChanged = true
 		}
 	}
-	if len(changed) > 0 {
-		dirty = true
-	}
-	if !dirty {
+	switch {
+	case dirty: // the password or the full name changed too: rewrite the row
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			return err
+		}
+	case len(values) > 0: // only settings changed: write just their columns
+		if err := tx.UpdateUserSettings(ctx, u.ID, values); err != nil {
+			return err
+		}
+	default:
 		return nil
-	}
-	if err := tx.UpdateUser(ctx, u); err != nil {
-		return err
 	}
 	if len(changed) > 0 {
 		if err := tx.RecordSettingEdits(ctx, u.ID, changed); err != nil {

@@ -134,8 +134,23 @@ type BulkSettingUpdate struct {
 	SkipIfEdited bool
 }
 
+// SettingValue is one setting of a user: its wire name (one of
+// [SettingNames]) and its value, a bool, int or string of the setting's type.
+type SettingValue struct {
+	Name  string
+	Value any
+}
+
 // SettingsStore holds what settings need beyond the user row.
 type SettingsStore interface {
+	// UpdateUserSettings sets the named settings of the user and nothing else
+	// of the user's row, in one write: the narrow form of
+	// [UserStore.UpdateUser] for a user changing their own settings. An
+	// unknown user gives ErrNotFound. An unknown setting, a setting named
+	// twice or a value of the wrong type gives an error that is neither
+	// ErrNotFound nor ErrConflict, and changes nothing. No changes is a no-op
+	// (the user is then not looked up).
+	UpdateUserSettings(ctx context.Context, user UserID, changes []SettingValue) error
 	// UpdateSettingBulk applies u in one set-based write (no statement per user)
 	// and returns the ids of the users whose value changed, in ascending order.
 	// Users already holding the value are left alone and not returned. An

@@ -2,10 +2,53 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/chatcore/chatcore"
 )
+
+// UpdateUserSettings implements chatcore.SettingsStore: it checks every
+// change before replacing the stored user with an updated copy.
+func (t *tx) UpdateUserSettings(_ context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	if err := checkSettingNames(changes); err != nil {
+		return err
+	}
+	var probe chatcore.Settings
+	for _, ch := range changes {
+		if err := probe.Set(ch.Name, ch.Value); err != nil {
+			return err
+		}
+	}
+	u, ok := t.d.users[user]
+	if !ok {
+		return fmt.Errorf("user %d: %w", user, chatcore.ErrNotFound)
+	}
+	c := cloneUser(u)
+	for _, ch := range changes {
+		_ = c.Settings.Set(ch.Name, ch.Value) // cannot fail: probe accepted it
+	}
+	put(t, t.d.users, user, c)
+	return nil
+}
+
+// checkSettingNames refuses a list of changes that names a setting twice.
+func checkSettingNames(changes []chatcore.SettingValue) error {
+	for i, ch := range changes {
+		for _, prev := range changes[:i] {
+			if prev.Name == ch.Name {
+				return fmt.Errorf("memory: setting %q named twice", ch.Name)
+			}
+		}
+	}
+	return nil
+}
 
 // UpdateSettingBulk implements chatcore.SettingsStore.
 func (t *tx) UpdateSettingBulk(_ context.Context, b chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {

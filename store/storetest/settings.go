@@ -41,7 +41,106 @@ func settingOf(tb testing.TB, st chatcore.Store, name string, users ...chatcore.
 	return out
 }
 
+// usersNow returns the users with the ids, as stored.
+func usersNow(tb testing.TB, st chatcore.Store, ids ...chatcore.UserID) []chatcore.User {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var out []chatcore.User
+	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		for _, id := range ids {
+			u, err := tx.User(ctx, id)
+			is.NoErr(err) // user found
+			out = append(out, normUser(*u))
+		}
+	})
+	return out
+}
+
+// withSettings returns u with the changes applied through Settings.Set.
+func withSettings(tb testing.TB, u chatcore.User, changes ...chatcore.SettingValue) chatcore.User {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	for _, c := range changes {
+		is.NoErr(u.Settings.Set(c.Name, c.Value)) // expected value is valid
+	}
+	return u
+}
+
 var settingsTests = []test{
+	{"UserSettingsOnlyNamedColumns", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		before := usersNow(t, st, w.alice, w.bob)
+		one := []chatcore.SettingValue{{Name: "color_scheme", Value: 3}}
+		many := []chatcore.SettingValue{
+			{Name: "enter_sends", Value: true},
+			{Name: "web_font_size_px", Value: int64(20)},
+			{Name: "default_language", Value: "de"},
+			{Name: "timezone", Value: "Europe/Berlin"},
+		}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.UpdateUserSettings(ctx, w.alice, one))  // one setting updated
+			is.NoErr(tx.UpdateUserSettings(ctx, w.alice, many)) // several settings of every type updated
+			is.NoErr(tx.UpdateUserSettings(ctx, w.bob, nil))    // no changes is a no-op
+			is.NoErr(tx.UpdateUserSettings(ctx, 99999, nil))    // and does not look the user up
+		})
+		want := withSettings(t, withSettings(t, before[0], one...), many...)
+		is.Equal(usersNow(t, st, w.alice, w.bob), []chatcore.User{want, before[1]}) // only the named settings of the named user changed
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.EditedSettings(ctx, w.alice)
+			is.NoErr(err)               // edits read
+			is.Equal(list(got...), nil) // the write records no edits by itself
+		})
+	}},
+	{"UserSettingsErrors", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		before := usersNow(t, st, w.alice)
+		ctx := context.Background()
+		valid := chatcore.SettingValue{Name: "enter_sends", Value: true}
+		for _, c := range []struct {
+			name     string
+			user     chatcore.UserID
+			changes  []chatcore.SettingValue
+			notFound bool
+		}{
+			{"unknown user, one setting", 99999, []chatcore.SettingValue{valid}, true},
+			{"unknown user, several settings", 99999, []chatcore.SettingValue{valid, {Name: "color_scheme", Value: 2}}, true},
+			{"unknown setting", w.alice, []chatcore.SettingValue{valid, {Name: "no_such_setting", Value: true}}, false},
+			{"wrong type", w.alice, []chatcore.SettingValue{valid, {Name: "color_scheme", Value: "dark"}}, false},
+			{"wrong type alone", w.alice, []chatcore.SettingValue{{Name: "enter_sends", Value: 1}}, false},
+			{"named twice", w.alice, []chatcore.SettingValue{valid, {Name: "enter_sends", Value: false}}, false},
+		} {
+			var got error
+			// The transaction commits: a failed call must have changed nothing.
+			is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+				got = tx.UpdateUserSettings(ctx, c.user, c.changes)
+				return nil
+			})) // transaction commits
+			is.True(got != nil)                                        // the write fails
+			is.Equal(errors.Is(got, chatcore.ErrNotFound), c.notFound) // only an unknown user is ErrNotFound
+			is.True(!errors.Is(got, chatcore.ErrConflict))             // never a uniqueness error
+			is.Equal(usersNow(t, st, w.alice), before)                 // nothing changed
+		}
+	}},
+	{"UserSettingsRollback", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		before := usersNow(t, st, w.alice)
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			is.NoErr(tx.UpdateUserSettings(ctx, w.alice, []chatcore.SettingValue{{Name: "enter_sends", Value: true}}))                                  // one setting updated
+			is.NoErr(tx.UpdateUserSettings(ctx, w.alice, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}, {Name: "emojiset", Value: "text"}})) // several settings updated
+			u, err := tx.User(ctx, w.alice)
+			is.NoErr(err)                                                                                  // user read inside the transaction
+			is.True(u.Settings.EnterSends && u.Settings.ColorScheme == 2 && u.Settings.Emojiset == "text") // the transaction sees its writes
+			return errAbort
+		})
+		is.True(errors.Is(err, errAbort))          // the transaction rolled back
+		is.Equal(usersNow(t, st, w.alice), before) // the rollback restores every setting
+	}},
 	{"RecordAndReadEdits", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
