@@ -190,13 +190,11 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 	}
 	var details map[string]any
 	if markUnread {
+		// Every changed id was read above, and marking unread changes none
+		// of what a detail shows (type, channel, topic, members, mentions).
 		details = map[string]any{}
-		after, err := tx.UserMessages(ctx, u.ID, changed)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		for _, um := range after {
-			details[strconv.FormatInt(int64(um.ID), 10)] = unreadDetail(u.ID, um)
+		for _, id := range changed {
+			details[strconv.FormatInt(int64(id), 10)] = unreadDetail(u.ID, byID[id])
 		}
 	}
 	slices.Sort(ignored)
@@ -517,24 +515,12 @@ func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, 
 // Zulip's max_message_id (the newest message in the user's history), 0 when
 // there is none.
 func maxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error) {
-	access, streams, err := streamAccessMap(ctx, tx, u)
+	q, visible, err := narrowQuery(ctx, tx, u, narrowSpec{}) // the user's whole history
 	if err != nil {
 		return 0, err
 	}
-	q := MessageQuery{RealmID: u.RealmID, Newest: true, Recipients: []RecipientID{}}
-	for _, st := range streams {
-		if access[st.ID].ok {
-			q.Recipients = append(q.Recipients, st.RecipientID)
-		}
-	}
-	dms, err := tx.DirectRecipients(ctx, u.ID)
-	if err != nil {
-		return 0, err
-	}
-	q.Recipients = append(q.Recipients, dms...)
-	got, err := fetchVisible(ctx, tx, q, 1, func(m *Message) bool {
-		return m.Type == MessageTypePrivate || access[m.StreamID].allows(m.ID)
-	})
+	q.Newest = true
+	got, err := fetchVisible(ctx, tx, q, 1, visible)
 	if err != nil || len(got) == 0 {
 		return 0, err
 	}

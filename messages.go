@@ -52,24 +52,7 @@ const (
 // for non-guests; otherwise with an active subscription, and in a channel with
 // protected history only from the subscription's FirstVisibleMessageID on.
 func canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
-	if m.RealmID != viewer.RealmID {
-		return false, nil
-	}
-	if m.Type == MessageTypePrivate {
-		return slices.Contains(m.DirectMembers, viewer.ID), nil
-	}
-	st, err := streamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	acc, err := streamAccessFor(ctx, tx, viewer, st)
-	if err != nil {
-		return false, err
-	}
-	return acc.allows(m.ID), nil
+	return newAccessCache().canSee(ctx, tx, viewer, m)
 }
 
 // streamAccess is what a viewer may read of one channel.

@@ -465,7 +465,12 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 			return nil, err
 		}
 	}
+	// The view needs what this transaction has already read.
 	c := newViewCache()
+	c.users[sender.ID], c.realms[realm.ID] = sender, realm
+	if st != nil {
+		c.streams[st.ID] = st
+	}
 	if r.links != nil {
 		c.linkifiers[sender.RealmID] = r.links // checked current by renderChecked
 	}
