@@ -125,12 +125,11 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 }
 
 // prerenderReminder renders the content of the reminder CreateReminder would
-// create, in read-only Views before its write transaction (see renderChecked);
+// create, in one read-only View before its write transaction (see renderChecked);
 // nil when anything is refused (the write transaction reports it).
 func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *prerendered {
-	var realm RealmID
-	var content string
-	err := s.view(ctx, func(tx Tx) error {
+	var p *prerendered
+	_ = s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -145,14 +144,14 @@ func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, message
 				return err
 			}
 		}
-		realm = u.RealmID
-		content, err = s.reminderContent(ctx, tx, target, text)
+		content, err := s.reminderContent(ctx, tx, target, text)
+		if err != nil {
+			return err
+		}
+		p, err = prerenderIn(ctx, tx, u.RealmID, content)
 		return err
 	})
-	if err != nil {
-		return nil
-	}
-	return s.prerender(ctx, realm, content)
+	return p
 }
 
 // Reminders returns actor's undelivered reminders, failed ones included,

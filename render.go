@@ -7,7 +7,7 @@ package chatcore
 // takes a large fraction of a second), so it must not run while the store's
 // write lock is held. The send paths therefore render twice at most:
 //
-//  1. prerender renders the content in a read-only View, through a txResolver
+//  1. prerenderIn renders the content in a read-only View, through a txResolver
 //     that records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
@@ -321,31 +321,27 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 	return html, isMeMessage, err
 }
 
-// prerender renders body (normalised content) for the realm in a read-only
-// View, before the write transaction that stores it. It returns nil when the
-// View fails: the write transaction then renders by itself and reports the
-// error in its own order.
-func (s *Service) prerender(ctx context.Context, realm RealmID, body string) *prerendered {
-	var p *prerendered
-	_ = s.view(ctx, func(tx Tx) error {
-		deps := newTxResolver(tx, realm)
-		out, err := renderWith(ctx, deps, body)
-		refused, isRefusal := errors.AsType[*Error](err)
-		if err != nil && !isRefusal {
-			return err
+// prerenderIn renders body for realm inside the read-only transaction tx,
+// recording what the rendering depended on (see the top of this file); the
+// callers read what they need (the actor, the reminded message) in the same
+// View. A refusal of the rendering itself is kept for the write transaction to
+// report; other errors end the pre-render.
+func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prerendered, error) {
+	deps := newTxResolver(tx, realm)
+	out, err := renderWith(ctx, deps, body)
+	refused, isRefusal := errors.AsType[*Error](err)
+	if err != nil && !isRefusal {
+		return nil, err
+	}
+	if err == nil && !deps.linkifiers {
+		// The send also needs them for the topic links: load them here,
+		// outside the write lock, under the same version check.
+		if out.links, err = deps.Linkifiers(ctx); err != nil {
+			return nil, err
 		}
-		if err == nil && !deps.linkifiers {
-			// The send also needs them for the topic links: load them here,
-			// outside the write lock, under the same version check.
-			if out.links, err = deps.Linkifiers(ctx); err != nil {
-				return err
-			}
-		}
-		deps.tx = nil // the View's transaction ends here
-		p = &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}
-		return nil
-	})
-	return p
+	}
+	deps.tx = nil // the View's transaction ends with the caller's
+	return &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
 }
 
 // prerenderFor is prerender for content sent by the user: the actor's realm
@@ -356,17 +352,16 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 	if err != nil {
 		return nil
 	}
-	var realm RealmID
-	if err := s.view(ctx, func(tx Tx) error {
+	var p *prerendered
+	_ = s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
-		if err == nil {
-			realm = u.RealmID
+		if err != nil {
+			return err
 		}
+		p, err = prerenderIn(ctx, tx, u.RealmID, body)
 		return err
-	}); err != nil {
-		return nil
-	}
-	return s.prerender(ctx, realm, body)
+	})
+	return p
 }
 
 // renderChecked renders body for the realm inside the write transaction tx,
