@@ -103,6 +103,8 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 			return nil, err
 		}
 		streamName, _ := view.DisplayRecipient.(string)
+		link := s.messageLink(m, streamName)
+		var payloadMessage *outgoing.Message // built once for the bot's services
 		for _, svc := range services {
 			job := &webhookJob{
 				realm:     m.RealmID,
@@ -111,7 +113,7 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 				ownerID:   bot.BotOwnerID,
 				service:   svc,
 				messageID: m.ID,
-				link:      s.messageLink(m, streamName),
+				link:      link,
 				command:   m.Content,
 				conv: webhookConversation{
 					Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
@@ -126,6 +128,9 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 					job.contentType = "application/x-www-form-urlencoded"
 				}
 			} else {
+				if payloadMessage == nil {
+					payloadMessage = new(outgoingMessage(view))
+				}
 				var body bytes.Buffer
 				enc := json.NewEncoder(&body)
 				enc.SetEscapeHTML(false) // rendered_content stays readable: <p>, not \u003cp\u003e
@@ -135,7 +140,7 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 					Data:        m.Content,
 					Trigger:     trigger,
 					Token:       svc.Token,
-					Message:     outgoingMessage(view),
+					Message:     *payloadMessage,
 				})
 				if err != nil {
 					return nil, err

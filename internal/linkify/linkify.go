@@ -259,8 +259,12 @@ func TopicLinks(linkifiers []*Linkifier, topic string) []TopicLink {
 		link             TopicLink
 	}
 	var all []found
+	text := []byte(topic)
+	var sc Scratch
+	var ms []Match
 	for prec, c := range linkifiers {
-		for _, m := range c.Matches(topic, " ", " ") {
+		ms = c.AppendMatches(ms[:0], &sc, text, " ", " ")
+		for _, m := range ms {
 			all = append(all, found{m.Start, m.End, prec, TopicLink{Text: topic[m.Start:m.End], URL: m.URL}})
 		}
 	}
