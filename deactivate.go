@@ -163,13 +163,9 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 				return err
 			}
 		}
-		active, err := tx.Users(ctx, UserFilter{RealmID: t.RealmID, Active: new(true)})
+		recipients, err := activeUserIDs(ctx, tx, t.RealmID)
 		if err != nil {
 			return err
-		}
-		recipients := make([]UserID, len(active))
-		for i := range active {
-			recipients[i] = active[i].ID
 		}
 		for _, u := range deactivated {
 			fx.event(u.RealmID, recipients, map[string]any{

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -291,22 +290,18 @@ func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersReques
 			return err
 		}
 		if only != nil {
-			// Look the few ids up one by one rather than reading the realm.
+			// One query for the named ids of the realm, in id order.
 			ids := make([]UserID, 0, len(only))
 			for id := range only {
 				ids = append(ids, id)
 			}
-			slices.Sort(ids)
-			vs = make([]UserView, 0, len(ids))
-			for _, id := range ids {
-				u, err := userInRealm(ctx, tx, a.RealmID, id)
-				if errors.Is(err, ErrNotFound) {
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				vs = append(vs, s.userView(a, u, req.withProfileData()))
+			users, err := tx.Users(ctx, UserFilter{RealmID: a.RealmID, IDs: ids})
+			if err != nil {
+				return err
+			}
+			vs = make([]UserView, 0, len(users))
+			for i := range users {
+				vs = append(vs, s.userView(a, &users[i], req.withProfileData()))
 			}
 			return nil
 		}
