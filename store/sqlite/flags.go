@@ -114,7 +114,7 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if add {
 		next, changed = "uf | "+f, "uf & "+f+" <> "+f
 	}
-	out, err := scanAll(ctx, t, "update message flags", func(r *sql.Rows, id *chatcore.MessageID) error { return r.Scan(id) },
+	out, err := scanIDs[chatcore.MessageID](ctx, t, "update message flags",
 		`INSERT INTO user_message_flags (user_id, message_id, flags)
 		SELECT ?, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
 			WHERE m.id IN (SELECT value FROM json_each(?)))
@@ -125,7 +125,7 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if err != nil {
 		return nil, err
 	}
-	sortIDs(out)
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -159,12 +159,10 @@ func (t *tx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag c
 			") WHERE uf & " + f + " = " + f + " UNION " + query
 		args = append(effFlagsArgs(user), user)
 	}
-	out, err := scanAll(ctx, t, "flagged messages", func(r *sql.Rows, id *chatcore.MessageID) error { return r.Scan(id) }, query, args...)
-	sortIDs(out)
+	out, err := scanIDs[chatcore.MessageID](ctx, t, "flagged messages", query, args...)
+	slices.Sort(out)
 	return out, err
 }
-
-func sortIDs(ids []chatcore.MessageID) { slices.Sort(ids) }
 
 // ActiveSubscriberIDs implements [chatcore.StreamStore]. SQLite builds the
 // list as one JSON array, so a channel of 10,000 subscribers costs one row

@@ -1,4 +1,4 @@
--- 0004_message_flags.sql: per-user message flags.
+-- 0005_message_flags.sql: per-user message flags.
 --
 -- Whether a user received a message is derived (a participant of a direct
 -- message; an active subscription whose since_message_id is not above the
