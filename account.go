@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
 // emailChangeValidity is how long an e-mail change confirmation link works.
@@ -62,7 +64,7 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	// authenticate_by_username) before any hashing; a correct password clears
 	// the count. Zulip reports this limit as a plain 400, not a 429.
 	if wait, ok := s.passwordAttempts.take(actorID, s.clock.Now()); !ok {
-		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", retryAfterSeconds(wait))
+		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", ratelimit.Seconds(wait))
 	}
 	ok := false
 	if req.OldPassword != nil && stored != "" {

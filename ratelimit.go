@@ -1,7 +1,6 @@
 package chatcore
 
 import (
-	"math"
 	"time"
 
 	"github.com/chatcore/chatcore/internal/ratelimit"
@@ -90,9 +89,4 @@ func (l *userLimiter) clear(user UserID) {
 	if l != nil {
 		l.l.Forget(user)
 	}
-}
-
-// retryAfterSeconds rounds a wait up to whole seconds, at least one.
-func retryAfterSeconds(wait time.Duration) int {
-	return max(int(math.Ceil(wait.Seconds())), 1)
 }

@@ -34,15 +34,3 @@ func TestUserLimiterRules(t *testing.T) {
 	is.True(ok) // a nil limiter allows everything
 	off.clear(1)
 }
-
-func TestRetryAfterSeconds(t *testing.T) {
-	for _, tt := range []struct {
-		wait time.Duration
-		want int
-	}{
-		{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1001 * time.Millisecond, 2}, {30 * time.Minute, 1800},
-	} {
-		is := is.New(t)
-		is.Equal(retryAfterSeconds(tt.wait), tt.want) // whole seconds, rounded up, at least one
-	}
-}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
 // statusByKind maps an error kind to the HTTP status Zulip uses for it.
@@ -122,7 +122,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		// Zulip sends fractional seconds, but its OpenAPI schema declares an
 		// integer: whole seconds, rounded up, satisfy both readings.
 		if e.RetryAfter > 0 {
-			secs := max(int(math.Ceil(e.RetryAfter.Seconds())), 1)
+			secs := ratelimit.Seconds(e.RetryAfter)
 			body["retry-after"] = secs
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
 		}

@@ -174,3 +174,9 @@ func refilled(lims []*rate.Limiter, now time.Time) bool {
 	}
 	return true
 }
+
+// Seconds is a wait as the Retry-After header and Zulip's "retry-after" give
+// it: whole seconds, rounded up, at least one.
+func Seconds(wait time.Duration) int {
+	return max(int(math.Ceil(wait.Seconds())), 1)
+}

@@ -104,3 +104,15 @@ func BenchmarkLimiterTake(b *testing.B) {
 		l.Take(id%20000, t0)
 	}
 }
+
+func TestSeconds(t *testing.T) {
+	for _, tt := range []struct {
+		wait time.Duration
+		want int
+	}{
+		{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1001 * time.Millisecond, 2}, {30 * time.Minute, 1800},
+	} {
+		is := is.New(t)
+		is.Equal(ratelimit.Seconds(tt.wait), tt.want) // whole seconds, rounded up, at least one
+	}
+}
