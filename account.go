@@ -41,18 +41,17 @@ type passwordChange struct {
 }
 
 // preparePasswordChange checks the request as far as the password step
-// (actor, bot, validation), verifies the old password and hashes the new one.
-func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req *SettingsUpdate) (*passwordChange, error) {
+// (actor, bot, then invalid, the request's validation error), verifies the
+// old password and hashes the new one.
+func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req *SettingsUpdate, invalid error) (*passwordChange, error) {
 	var stored string
 	err := s.view(ctx, func(tx Tx) error {
 		u, err := s.settingsActor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		if first, second := req.validate(&s.settingsConfig); first != nil {
-			return first
-		} else if second != nil {
-			return second
+		if invalid != nil {
+			return invalid
 		}
 		stored = u.PasswordHash
 		return nil

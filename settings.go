@@ -1,6 +1,7 @@
 package chatcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -111,10 +112,13 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 	if err := req.TargetUsers.checkLength(); err != nil {
 		return err
 	}
+	// Validation reads no store: run it once, outside the write lock, and
+	// report its errors after the actor checks, in Zulip's order.
+	first, second := req.validate(&s.settingsConfig)
 	var pw *passwordChange
 	if req.NewPassword != nil && req.TargetUsers == nil {
 		var err error
-		if pw, err = s.preparePasswordChange(ctx, actor, &req); err != nil {
+		if pw, err = s.preparePasswordChange(ctx, actor, &req, cmp.Or(first, second)); err != nil {
 			return err
 		}
 	}
@@ -123,7 +127,6 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 		if err != nil {
 			return err
 		}
-		first, second := req.validate(&s.settingsConfig)
 		if first != nil {
 			return first
 		}
