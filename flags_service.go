@@ -370,15 +370,32 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 	if _, err := checkFlagOp(req.Flag, req.Op); err != nil {
 		return res, err
 	}
-	raw := false
-	got, err := s.Messages(ctx, actorID, MessagesRequest{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
-		NarrowJSON: req.Narrow, IncludeAnchor: req.IncludeAnchor, ApplyMarkdown: &raw})
+	// The selection of GET /messages, without building message views.
+	f, err := checkMessagesRequest(&MessagesRequest{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
+		NarrowJSON: req.Narrow, IncludeAnchor: req.IncludeAnchor})
 	if err != nil {
 		return res, err
 	}
-	ids := make([]MessageID, len(got.Messages))
-	for i, m := range got.Messages {
-		ids[i] = m.ID
+	var got MessagesResult
+	var ids []MessageID
+	err = s.view(ctx, func(tx Tx) error {
+		viewer, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		realm, err := tx.Realm(ctx, viewer.RealmID)
+		if err != nil {
+			return err
+		}
+		rows, err := selectMessages(ctx, tx, viewer, realm, f, &got)
+		ids = make([]MessageID, len(rows))
+		for i := range rows {
+			ids[i] = rows[i].ID
+		}
+		return err
+	})
+	if err != nil {
+		return res, err
 	}
 	up, err := s.UpdateMessageFlags(ctx, actorID, UpdateMessageFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
 	if err != nil {

@@ -205,52 +205,9 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 // has:reaction.
 func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
 	var res MessagesResult
-	numBefore, numAfter := 0, 0
-	if req.NumBefore != nil {
-		numBefore = *req.NumBefore
-	}
-	if req.NumAfter != nil {
-		numAfter = *req.NumAfter
-	}
-	switch {
-	case numBefore < 0:
-		return res, BadRequest("num_before is too small")
-	case numAfter < 0:
-		return res, BadRequest("num_after is too small")
-	}
-	// Zulip checks the narrow's shape with the other parameters, before the
-	// checks of its view body.
-	terms, err := narrowTerms(req.NarrowJSON)
+	f, err := checkMessagesRequest(&req)
 	if err != nil {
 		return res, err
-	}
-	terms = slices.Concat(req.Narrow, terms)
-	if len(terms) > MaxNarrowTerms {
-		return res, errTooLong("narrow", MaxNarrowTerms)
-	}
-	if err := checkNarrowOperands(terms); err != nil {
-		return res, err
-	}
-	byIDs := req.MessageIDs != nil
-	useFirstUnread := req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor
-	if byIDs && (numBefore > 0 || numAfter > 0 || req.Anchor != nil || useFirstUnread) {
-		return res, errIncompatible("num_before", "num_after", "anchor", "message_ids", "include_anchor", "use_first_unread_anchor")
-	}
-	includeAnchor := req.IncludeAnchor == nil || *req.IncludeAnchor
-	var anchor anchorSpec
-	if byIDs {
-		includeAnchor = false
-	} else if anchor, err = parseAnchor(&req); err != nil {
-		return res, err
-	}
-	if byIDs && len(req.MessageIDs) > MaxMessageIDs {
-		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessageIDs)
-	}
-	if numBefore > MaxMessagesPerFetch || numAfter > MaxMessagesPerFetch {
-		return res, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
-	}
-	if numBefore > 0 && numAfter > 0 && !includeAnchor {
-		return res, BadRequest("The anchor can only be excluded at an end of the range")
 	}
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
@@ -265,41 +222,9 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		if err != nil {
 			return err
 		}
-		terms, err := applyWith(ctx, tx, viewer, terms)
+		rows, err := selectMessages(ctx, tx, viewer, realm, f, &res)
 		if err != nil {
 			return err
-		}
-		spec, err := parseNarrow(ctx, tx, viewer, realm, terms)
-		if err != nil {
-			return err
-		}
-		q, visible, err := narrowQuery(ctx, tx, viewer, spec)
-		if err != nil {
-			return err
-		}
-
-		spec.flags.apply(&q, viewer.ID)
-		var rows []Message
-		if byIDs {
-			q.IDs = dedupe(req.MessageIDs)
-			if rows, err = fetchVisible(ctx, tx, q, len(q.IDs), visible); err != nil {
-				return err
-			}
-			res.ByMessageIDs = true
-		} else {
-			id, err := resolveAnchor(ctx, tx, anchor, q, viewer.ID, visible)
-			if err != nil {
-				return err
-			}
-			r, err := fetchRange(ctx, tx, q, visible, messageRange{
-				anchor: id, numBefore: numBefore, numAfter: numAfter, includeAnchor: includeAnchor,
-			})
-			if err != nil {
-				return err
-			}
-			rows = r.rows
-			res.Anchor, res.FoundAnchor, res.FoundOldest, res.FoundNewest = id, r.foundAnchor, r.foundOldest, r.foundNewest
-			res.HistoryLimited = r.historyLimited
 		}
 		res.Messages = make([]MessageView, 0, len(rows))
 		for i := range rows {
@@ -315,6 +240,107 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		return attachFlags(ctx, tx, viewer.ID, res.Messages)
 	})
 	return res, err
+}
+
+// messageFetch is the selection of a GET /messages request, checked before
+// any store access.
+type messageFetch struct {
+	terms               []NarrowTerm
+	byIDs               bool
+	ids                 []MessageID
+	anchor              anchorSpec
+	numBefore, numAfter int
+	includeAnchor       bool
+}
+
+// checkMessagesRequest checks req as [Service.Messages] documents, in Zulip's
+// order, without reading the store.
+func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
+	var f messageFetch
+	if req.NumBefore != nil {
+		f.numBefore = *req.NumBefore
+	}
+	if req.NumAfter != nil {
+		f.numAfter = *req.NumAfter
+	}
+	switch {
+	case f.numBefore < 0:
+		return f, BadRequest("num_before is too small")
+	case f.numAfter < 0:
+		return f, BadRequest("num_after is too small")
+	}
+	// Zulip checks the narrow's shape with the other parameters, before the
+	// checks of its view body.
+	terms, err := narrowTerms(req.NarrowJSON)
+	if err != nil {
+		return f, err
+	}
+	f.terms = slices.Concat(req.Narrow, terms)
+	if len(f.terms) > MaxNarrowTerms {
+		return f, errTooLong("narrow", MaxNarrowTerms)
+	}
+	if err := checkNarrowOperands(f.terms); err != nil {
+		return f, err
+	}
+	f.byIDs = req.MessageIDs != nil
+	useFirstUnread := req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor
+	if f.byIDs && (f.numBefore > 0 || f.numAfter > 0 || req.Anchor != nil || useFirstUnread) {
+		return f, errIncompatible("num_before", "num_after", "anchor", "message_ids", "include_anchor", "use_first_unread_anchor")
+	}
+	f.includeAnchor = req.IncludeAnchor == nil || *req.IncludeAnchor
+	if f.byIDs {
+		f.includeAnchor = false
+	} else if f.anchor, err = parseAnchor(req); err != nil {
+		return f, err
+	}
+	if f.byIDs && len(req.MessageIDs) > MaxMessageIDs {
+		return f, BadRequestf("Too many messages requested (maximum %d).", MaxMessageIDs)
+	}
+	if f.numBefore > MaxMessagesPerFetch || f.numAfter > MaxMessagesPerFetch {
+		return f, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
+	}
+	if f.numBefore > 0 && f.numAfter > 0 && !f.includeAnchor {
+		return f, BadRequest("The anchor can only be excluded at an end of the range")
+	}
+	f.ids = req.MessageIDs
+	return f, nil
+}
+
+// selectMessages returns the messages f selects for viewer, oldest first,
+// and fills in res's range fields (anchor, found_*, history_limited) or
+// ByMessageIDs.
+func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f messageFetch, res *MessagesResult) ([]Message, error) {
+	terms, err := applyWith(ctx, tx, viewer, f.terms)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := parseNarrow(ctx, tx, viewer, realm, terms)
+	if err != nil {
+		return nil, err
+	}
+	q, visible, err := narrowQuery(ctx, tx, viewer, spec)
+	if err != nil {
+		return nil, err
+	}
+	spec.flags.apply(&q, viewer.ID)
+	if f.byIDs {
+		q.IDs = dedupe(f.ids)
+		res.ByMessageIDs = true
+		return fetchVisible(ctx, tx, q, len(q.IDs), visible)
+	}
+	id, err := resolveAnchor(ctx, tx, f.anchor, q, viewer.ID, visible)
+	if err != nil {
+		return nil, err
+	}
+	r, err := fetchRange(ctx, tx, q, visible, messageRange{
+		anchor: id, numBefore: f.numBefore, numAfter: f.numAfter, includeAnchor: f.includeAnchor,
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Anchor, res.FoundAnchor, res.FoundOldest, res.FoundNewest = id, r.foundAnchor, r.foundOldest, r.foundNewest
+	res.HistoryLimited = r.historyLimited
+	return r.rows, nil
 }
 
 // narrowQuery turns a parsed narrow into the store query of the messages
