@@ -139,8 +139,8 @@ func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int
 			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
 				WHERE rm.user_id = ?
 			UNION ALL
-			SELECT m3.id FROM subscriptions s JOIN streams st ON st.id = s.stream_id
-				JOIN messages m3 ON m3.recipient_id = st.recipient_id AND m3.id >= s.since_message_id
+			SELECT m3.id FROM subscriptions s
+				JOIN messages m3 ON m3.stream_id = s.stream_id AND m3.id >= s.since_message_id
 				WHERE s.user_id = ? AND s.active = 1
 			UNION ALL
 			SELECT message_id FROM user_message_flags WHERE user_id = ?))

@@ -11,25 +11,11 @@ import (
 	"github.com/chatcore/chatcore"
 )
 
-// settingUpdateSQL holds, per setting name, the statement that sets that one
-// column of one user: the common case of UpdateUserSettings, prepared once
-// and cached. Like the other user statements it is built from
-// chatcore.SettingNames() (init functions of other files may not have run yet,
-// so it does not read settingColumns).
-var settingUpdateSQL = func() map[string]string {
-	names := chatcore.SettingNames()
-	m := make(map[string]string, len(names))
-	for _, n := range names {
-		m[n] = "UPDATE users SET " + quoteIdent(n) + " = ? WHERE id = ?"
-	}
-	return m
-}()
-
 // UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
-// the named columns only. A single setting uses its cached statement; a
-// statement for several settings is built per call from settingColumns and
-// run unprepared, so that arbitrary combinations of settings cannot fill the
-// bounded statement cache.
+// the named columns only. A single setting's statement has one text per
+// column, so it is prepared once and cached; a statement for several settings
+// is run unprepared, so that arbitrary combinations of settings cannot fill
+// the bounded statement cache.
 func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -40,6 +26,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	var probe chatcore.Settings
 	args := make([]any, 0, len(changes)+1)
 	var set strings.Builder
+	set.WriteString("UPDATE users SET ")
 	for i, ch := range changes {
 		col, ok := settingColumns[ch.Name]
 		if !ok {
@@ -55,22 +42,21 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 		}
 		v, _ := probe.Value(ch.Name) // the value converted to the setting's type
 		args = append(args, settingArg(v))
-		if len(changes) > 1 {
-			if i > 0 {
-				set.WriteString(", ")
-			}
-			set.WriteString(col)
-			set.WriteString(" = ?")
+		if i > 0 {
+			set.WriteString(", ")
 		}
+		set.WriteString(col)
+		set.WriteString(" = ?")
 	}
+	set.WriteString(" WHERE id = ?")
 	args = append(args, user)
 	what := fmt.Sprintf("update settings of user %d", user)
 	var res sql.Result
 	var err error
 	if len(changes) == 1 {
-		res, err = t.exec(ctx, settingUpdateSQL[changes[0].Name], args...)
+		res, err = t.exec(ctx, set.String(), args...)
 	} else {
-		res, err = t.tx.ExecContext(ctx, "UPDATE users SET "+set.String()+" WHERE id = ?", args...)
+		res, err = t.tx.ExecContext(ctx, set.String(), args...)
 	}
 	if err != nil {
 		return classify(err, what)
