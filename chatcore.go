@@ -2,6 +2,8 @@ package chatcore
 
 import (
 	"context"
+	"github.com/chatcore/chatcore/internal/password"
+	"github.com/chatcore/chatcore/settings"
 	"log/slog"
 	"runtime"
 	"time"
@@ -176,9 +178,11 @@ type Service struct {
 	emailChanges     *userLimiter
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
-	// extra holds settings-specific configuration (languages, sounds, password
-	// policy); see settings.go.
-	settingsConfig
+	// valueSets are the accepted languages and notification sounds
+	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
+	// a new password needs (WithPasswordPolicy).
+	valueSets      settings.Config
+	passwordPolicy password.Policy
 }
 
 // New returns a Service over store.
@@ -191,7 +195,8 @@ func New(store Store, opts ...Option) *Service {
 		batchSize:      100,
 		deleteBudget:   50 * time.Second,
 		externalURL:    "http://127.0.0.1:9991",
-		settingsConfig: defaultSettingsConfig(),
+		valueSets:      zulipValueSets(),
+		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
