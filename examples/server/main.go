@@ -32,6 +32,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
@@ -148,7 +149,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { deliverLoop(deliverCtx, svc, cfg.deliverEvery, logger) })
+	wg.Go(func() { scheduler.Run(deliverCtx, svc, cfg.deliverEvery) })
 	defer func() {
 		stopDelivery()
 		wg.Wait()
@@ -218,23 +219,6 @@ func fixtureError(err error) error {
 		return errors.New(e.Msg)
 	}
 	return err
-}
-
-// deliverLoop delivers due scheduled messages and reminders every interval
-// until ctx is cancelled.
-func deliverLoop(ctx context.Context, svc *chatcore.Service, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := svc.DeliverDue(ctx); err != nil && ctx.Err() == nil {
-				log.ErrorContext(ctx, "delivering scheduled messages", "err", err)
-			}
-		}
-	}
 }
 
 // credential is a login found in a fixture.
