@@ -209,6 +209,25 @@ type StreamStore interface {
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.
 	DeactivateSubscriptions(ctx context.Context, user UserID) error
+	// ActiveRealmSubscriptions returns every active subscription to a
+	// channel of the realm (users of any state), ordered by stream then
+	// user: one read for the subscriber lists of all channels.
+	ActiveRealmSubscriptions(ctx context.Context, realm RealmID) ([]Subscription, error)
+	// StreamTopics returns the topics of the channel's messages with an id
+	// of at least minID (0: every message): one entry per TopicKey, with
+	// the topic as the newest such message stores it and that message's id,
+	// ordered by that id, newest first. A channel without messages gives an
+	// empty list.
+	StreamTopics(ctx context.Context, stream StreamID, minID MessageID) ([]TopicSummary, error)
+}
+
+// TopicSummary is one topic of a channel, as StreamStore.StreamTopics
+// lists it.
+type TopicSummary struct {
+	// Name is the topic of the newest message of the topic.
+	Name string
+	// MaxID is the id of that message.
+	MaxID MessageID
 }
 
 // MessageKinds selects kinds of messages by what they were sent to. The zero

@@ -386,6 +386,55 @@ func authzCases() []authzCase {
 				is.Equal(res.body["complete"], true) // the small topic goes in one batch
 			},
 		},
+		{
+			route: "GET /api/v1/streams/{stream_id}", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
+			req:  func(_ authzRole, id string) request { return request{method: "GET", path: "/streams/" + id} },
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
+		{
+			route: "GET /api/v1/users/me/{stream_id}/topics", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/users/me/" + id + "/topics"}
+			},
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
+		{
+			route: "GET /api/v1/streams", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/streams"} },
+			want: always(ok200),
+		},
+		{
+			route: "GET /api/v1/users/me/subscriptions", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/users/me/subscriptions"} },
+			want: always(ok200),
+		},
+		{
+			route: "POST /api/v1/users/me/subscriptions", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/users/me/subscriptions", enc: urlEncoded, params: params("subscriptions", `[{"name":"general"}]`)}
+			},
+			want: func(r authzRole, _ objKind, _ string) outcome {
+				if r.self == 15 {
+					return badRequest("Not allowed for guest users")
+				}
+				return ok200
+			},
+		},
+		{
+			route: "DELETE /api/v1/users/me/subscriptions", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "DELETE", path: "/users/me/subscriptions", enc: urlEncoded, params: params("subscriptions", `["general"]`)}
+			},
+			want: always(ok200),
+		},
+		{
+			route: "POST /api/v1/users/me/subscriptions/properties", kinds: realmKinds, obj: shared("61", "71"),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/users/me/subscriptions/properties", enc: urlEncoded,
+					params: params("subscription_data", `[{"stream_id":`+id+`,"property":"pin_to_top","value":true}]`)}
+			},
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
 		sendTo("to a channel", "/messages"),
 		{
 			route: "POST /api/v1/messages", name: "to a channel by name", kinds: realmKinds, obj: channelName, webhooks: true,
@@ -979,4 +1028,15 @@ func checkSpecIfListed(t *testing.T, route string, res *response) {
 		return
 	}
 	checkSpec(t, method, template, res)
+}
+
+// peerOr allows the request on the caller's realm's object and gives miss
+// otherwise.
+func peerOr(miss outcome) func(authzRole, objKind, string) outcome {
+	return func(_ authzRole, k objKind, _ string) outcome {
+		if k == objPeer {
+			return ok200
+		}
+		return miss
+	}
 }

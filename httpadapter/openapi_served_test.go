@@ -33,9 +33,16 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
-	"GET /accounts/confirm_new_email/{key}": "the e-mail confirmation link is a web page of Zulip's, not an API operation",
-	"POST /api/v1/messages/flags":           "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
-	"POST /api/v1/messages/flags/narrow":    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
+	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /api/v1/streams":                            "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/streams/{stream_id}":                "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/users/me/subscriptions":             "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions":            "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"DELETE /api/v1/users/me/subscriptions":          "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions/properties": "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"GET /api/v1/users/me/{stream_id}/topics":        "not in the served excerpt; TestHTTPChannels checks its answer's fields",
 }
 
 // noError are the routes that answer every well-formed request with success,

@@ -13,6 +13,13 @@ func (h *handler) routes() []route {
 		{pattern: "PATCH /api/v1/settings/notifications", access: chatcore.AccessHuman, fn: h.updateSettings},
 		{pattern: "GET /accounts/confirm_new_email/{key}", public: true, fn: h.confirmEmailChange},
 
+		{pattern: "GET /api/v1/streams", fn: h.channels},
+		{pattern: "GET /api/v1/streams/{stream_id}", ids: []string{"stream_id"}, fn: h.channel},
+		{pattern: "GET /api/v1/users/me/subscriptions", fn: h.subscriptions},
+		{pattern: "POST /api/v1/users/me/subscriptions", fn: h.subscribe},
+		{pattern: "DELETE /api/v1/users/me/subscriptions", fn: h.unsubscribe},
+		{pattern: "POST /api/v1/users/me/subscriptions/properties", fn: h.subscriptionProperties},
+		{pattern: "GET /api/v1/users/me/{stream_id}/topics", ids: []string{"stream_id"}, fn: h.channelTopics},
 		{pattern: "POST /api/v1/streams/{stream_id}/delete_topic", access: chatcore.AccessAdmin, ids: []string{"stream_id"}, fn: h.deleteTopic},
 
 		{pattern: "POST /api/v1/messages", webhooks: true, fn: h.sendMessage},
