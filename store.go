@@ -243,10 +243,12 @@ type MessageFilter struct {
 type MessageMove struct {
 	RealmID RealmID
 	// StreamID and TopicKey select the messages: channel messages of this
-	// channel whose TopicKey equals TopicKey, with id >= MinID.
+	// channel whose TopicKey equals TopicKey, with id >= MinID and, when
+	// BeforeID is not zero, id < BeforeID.
 	StreamID StreamID
 	TopicKey string
 	MinID    MessageID
+	BeforeID MessageID
 	// ToStream, ToRecipient and ToTopic are where the messages go (ToStream
 	// may equal StreamID: a move to another topic of the same channel).
 	ToStream    StreamID

@@ -71,7 +71,7 @@ func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int)
 		after = mv.MinID - 1
 	}
 	var ids []chatcore.MessageID
-	for id := range t.d.msgByTopic[topicKey{st.RecipientID, mv.TopicKey}].between(after, 0, false) {
+	for id := range t.d.msgByTopic[topicKey{st.RecipientID, mv.TopicKey}].between(after, mv.BeforeID, false) {
 		if len(ids) == limit {
 			break
 		}

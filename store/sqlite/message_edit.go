@@ -56,7 +56,8 @@ func (t *tx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit in
 	}
 	ids, err := scanIDs[chatcore.MessageID](ctx, t, "move messages", `SELECT id FROM messages
 		WHERE stream_id = ? AND topic_key = ? AND type = 'stream' AND +realm_id = ? AND id >= ?
-		ORDER BY id LIMIT ?`, mv.StreamID, mv.TopicKey, mv.RealmID, mv.MinID, limit)
+		AND (? = 0 OR id < ?) ORDER BY id LIMIT ?`, mv.StreamID, mv.TopicKey, mv.RealmID, mv.MinID,
+		mv.BeforeID, mv.BeforeID, limit)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
