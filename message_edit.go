@@ -293,7 +293,9 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 	return p, m, nil
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' }
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+}
 
 // moveTarget returns the channel a message may be moved to: one of the
 // realm that u can access and that is not archived.
