@@ -22,6 +22,9 @@ type Realm struct {
 	// equal to it addresses the empty topic. Zero value: "general chat".
 	EmptyTopicDisplayName string
 	DateCreated           time.Time
+	// Messages holds who may edit, move and delete messages, and within
+	// which time limits; the zero value is Zulip's defaults.
+	Messages MessagePolicy
 }
 
 // DefaultEmptyTopicDisplayName is Zulip's display name of the empty topic.

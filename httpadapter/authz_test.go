@@ -576,6 +576,47 @@ func authzCases() []authzCase {
 			},
 		},
 		{
+			route: "GET /api/v1/messages/{message_id}/history", kinds: allKinds, obj: owned(1000), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages/" + id + "/history"}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			// Every fixture message is older than the content edit limit, so
+			// no edit succeeds: the refusals show the order of the checks.
+			route: "PATCH /api/v1/messages/{message_id}", kinds: allKinds, obj: owned(1000), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "PATCH", path: "/messages/" + id, params: params("content", "edited")}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				switch k {
+				case objOwn:
+					return badRequest("The time limit for editing this message has passed")
+				case objPeer:
+					return badRequest("You don't have permission to edit this message")
+				}
+				return badRequest("Invalid message(s)")
+			},
+		},
+		{
+			route: "DELETE /api/v1/messages/{message_id}", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/messages/" + id}
+			},
+			want: func(r authzRole, k objKind, _ string) outcome {
+				switch {
+				case k != objOwn && k != objPeer:
+					return badRequest("Invalid message(s)")
+				case r.admin:
+					return ok200 // administrators delete any message they can see
+				case k == objOwn:
+					return badRequest("The time limit for deleting this message has passed")
+				}
+				return badRequest("You don't have permission to delete this message")
+			},
+		},
+		{
 			route: "GET /api/v1/users/me", kinds: noKinds, readOnly: true,
 			req:  func(authzRole, string) request { return request{method: "GET", path: "/users/me"} },
 			want: always(ok200),

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Groups", groupTests},
 		{"Streams", streamTests},
 		{"Messages", messageTests},
+		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
 		{"Scheduled", scheduledTests},
 		{"Linkifiers", linkifierTests},
