@@ -45,6 +45,8 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Streams", streamTests},
 		{"Messages", messageTests},
 		{"Flags", flagTests},
+		{"Reactions", reactionTests},
+		{"Presence", presenceTests},
 		{"Scheduled", scheduledTests},
 		{"Linkifiers", linkifierTests},
 		{"Drafts", draftTests},
