@@ -37,6 +37,8 @@ const (
 	CodeCannotDeactivateLastUser Code = "CANNOT_DEACTIVATE_LAST_USER"
 	CodeStreamDoesNotExist       Code = "STREAM_DOES_NOT_EXIST"
 	CodeBadNarrow                Code = "BAD_NARROW"
+	CodeReactionAlreadyExists    Code = "REACTION_ALREADY_EXISTS"
+	CodeReactionDoesNotExist     Code = "REACTION_DOES_NOT_EXIST"
 )
 
 // Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not

@@ -422,6 +422,27 @@ func authzCases() []authzCase {
 			want: foundOr(badRequest("Invalid message(s)")),
 		},
 		{
+			route: "POST /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "DELETE /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objOwn || k == objPeer {
+					return outcome{400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."} // nobody reacted yet
+				}
+				return badRequest("Invalid message(s)")
+			},
+		},
+		{
 			route: "POST /api/v1/messages/flags/narrow", kinds: realmKinds, obj: shared("61", "71"),
 			req: func(_ authzRole, id string) request {
 				return request{method: "POST", path: "/messages/flags/narrow", enc: urlEncoded,

@@ -33,9 +33,11 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
-	"GET /accounts/confirm_new_email/{key}": "the e-mail confirmation link is a web page of Zulip's, not an API operation",
-	"POST /api/v1/messages/flags":           "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
-	"POST /api/v1/messages/flags/narrow":    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
+	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"POST /api/v1/messages/{message_id}/reactions":   "not in the served excerpt; TestHTTPReactions checks its answers",
+	"DELETE /api/v1/messages/{message_id}/reactions": "not in the served excerpt; TestHTTPReactions checks its answers",
 }
 
 // noError are the routes that answer every well-formed request with success,

@@ -20,6 +20,8 @@ func (h *handler) routes() []route {
 		{pattern: "GET /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.message},
 		{pattern: "POST /api/v1/messages/flags", fn: h.updateMessageFlags},
 		{pattern: "POST /api/v1/messages/flags/narrow", fn: h.updateMessageFlagsForNarrow},
+		{pattern: "POST /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.addReaction},
+		{pattern: "DELETE /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.removeReaction},
 
 		{pattern: "GET /api/v1/users/me", fn: h.me},
 		{pattern: "GET /api/v1/users", fn: h.users},
