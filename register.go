@@ -17,6 +17,10 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
+	// SlimPresence and PresenceHistoryLimitDays shape the presence section
+	// (see [Service.UpdatePresence]).
+	SlimPresence             bool
+	PresenceHistoryLimitDays *int
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -46,6 +50,9 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
+	// Presence is the realm's presence (section presence: presences,
+	// presence_last_update_id, server_timestamp).
+	Presence *PresenceAnswer
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -97,6 +104,9 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 		if want("user_settings") {
 			settings := u.Settings
 			st.Settings = &settings
+		}
+		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
+			return err
 		}
 		return registerFlags(ctx, tx, u, want, &st)
 	})

@@ -133,8 +133,10 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		return nil, err
 	}
 	st, err := h.svc.Register(ctx, c.user.ID, chatcore.RegisterRequest{
-		Sections:         req.sections(),
-		AllPublicStreams: req.AllPublicStreams != nil && *req.AllPublicStreams,
+		Sections:                 req.sections(),
+		AllPublicStreams:         req.AllPublicStreams != nil && *req.AllPublicStreams,
+		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
+		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
 	})
 	if err != nil {
 		return nil, err
@@ -175,6 +177,11 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 	}
 	if st.Reminders != nil {
 		state["reminders"] = st.Reminders
+	}
+	if st.Presence != nil {
+		state["presences"] = st.Presence.Presences
+		state["presence_last_update_id"] = st.Presence.LastUpdateID
+		state["server_timestamp"] = st.Presence.ServerTimestamp
 	}
 	return state, nil
 }
