@@ -17,14 +17,6 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 		for i, p := range batch {
 			ids[i] = UserID(p.User)
 		}
-		users, err := tx.Users(ctx, UserFilter{IDs: ids})
-		if err != nil {
-			return err
-		}
-		byID := make(map[UserID]*User, len(users))
-		for i := range users {
-			byID[users[i].ID] = &users[i]
-		}
 		stored, err := tx.UserPresences(ctx, ids)
 		if err != nil {
 			return err
@@ -36,16 +28,14 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 		rows := map[RealmID][]Presence{}
 		online := map[RealmID][]Presence{}
 		for _, p := range batch {
-			u := byID[UserID(p.User)]
-			if u == nil || u.RealmID != RealmID(p.Realm) {
-				continue // deleted, or moved since it reported: nothing to write
-			}
-			row, write, newlyOnline := applyPresenceReport(old[u.ID], u, p)
+			// Users never leave their realm and are never deleted, so the
+			// report's realm is the user's.
+			row, write, newlyOnline := applyPresenceReport(old[UserID(p.User)], p)
 			if write {
-				rows[u.RealmID] = append(rows[u.RealmID], row)
+				rows[row.RealmID] = append(rows[row.RealmID], row)
 			}
 			if newlyOnline {
-				online[u.RealmID] = append(online[u.RealmID], row)
+				online[row.RealmID] = append(online[row.RealmID], row)
 			}
 		}
 		for _, realm := range slices.Sorted(maps.Keys(rows)) {
@@ -62,8 +52,23 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 			if len(everyone) > presenceEventUserLimit {
 				continue
 			}
+			ids := make([]UserID, len(online[realm]))
+			for i, row := range online[realm] {
+				ids[i] = row.UserID
+			}
+			users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+			if err != nil {
+				return err
+			}
+			byID := make(map[UserID]*User, len(users))
+			for i := range users {
+				byID[users[i].ID] = &users[i]
+			}
 			for _, row := range online[realm] {
 				u := byID[row.UserID]
+				if u == nil {
+					continue
+				}
 				active, connected := presenceTimes(row, u)
 				p := legacyPresence(active, connected)
 				fx.event(realm, everyone, map[string]any{
@@ -77,19 +82,19 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 	})
 }
 
-// applyPresenceReport applies the pending reports p of user u to the user's
-// stored row (nil when none), as Zulip's do_update_user_presence: a new row
+// applyPresenceReport applies a user's pending reports p to their stored
+// row (nil when none), as Zulip's do_update_user_presence: a new row
 // takes the report; a stored time moves forward only when the report is
 // more than presenceMinUpdate later (connected time raised to an active one
 // after it). It returns the row to write, whether anything changed, and
 // whether the user is newly online: a first report, or an active report
 // after more than presenceOnlineAfter without activity.
-func applyPresenceReport(old *Presence, u *User, p presence.Pending) (row Presence, write, newlyOnline bool) {
+func applyPresenceReport(old *Presence, p presence.Pending) (row Presence, write, newlyOnline bool) {
 	if old == nil {
-		return Presence{UserID: u.ID, RealmID: u.RealmID, LastActive: p.Active, LastConnected: p.Connected}, true, true
+		return Presence{UserID: UserID(p.User), RealmID: RealmID(p.Realm), LastActive: p.Active, LastConnected: p.Connected}, true, true
 	}
 	row = *old
-	row.RealmID = u.RealmID
+	row.RealmID = RealmID(p.Realm)
 	if p.Connected.Sub(old.LastConnected) > presenceMinUpdate {
 		row.LastConnected, write = p.Connected, true
 	}
