@@ -11,9 +11,10 @@ import (
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
 // documents them (every one optional). chatcore has no event queue yet, so
-// only event_types and fetch_event_types change the answer; the others are
-// decoded and checked (a wrong type is a 400 as in Zulip) but have no effect,
-// except all_public_streams, which guests may not ask for.
+// only event_types, fetch_event_types, slim_presence and
+// presence_history_limit_days change the answer; the others are decoded and
+// checked (a wrong type is a 400 as in Zulip) but have no effect, except
+// all_public_streams, which guests may not ask for.
 type registerParams struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 	// ClientGravatar is a boolean or null.
@@ -122,7 +123,9 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 // [registerParams.sections]), under Zulip's section names: realm_user
 // (user_id), realm (realm_name, realm_url, realm_empty_topic_display_name,
 // max_reminder_note_length), user_settings, realm_linkifiers,
-// scheduled_messages and reminders. Section names chatcore does not serve
+// scheduled_messages, reminders and presence (presences in the format
+// slim_presence asks for, presence_last_update_id, server_timestamp;
+// presence_history_limit_days applies). Section names chatcore does not serve
 // are accepted and give nothing, as in Zulip.
 func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
 	var req registerParams
