@@ -22,6 +22,10 @@ type RegisterRequest struct {
 	// subscription section ("partial" counts as true: chatcore always sends
 	// the whole list).
 	IncludeSubscribers bool
+	// SlimPresence and PresenceHistoryLimitDays shape the presence section
+	// (see [Service.UpdatePresence]).
+	SlimPresence             bool
+	PresenceHistoryLimitDays *int
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -67,6 +71,9 @@ type RegisterState struct {
 	// custom_profile_fields.
 	RealmEmoji          map[string]any
 	CustomProfileFields []any
+	// Presence is the realm's presence (section presence: presences,
+	// presence_last_update_id, server_timestamp).
+	Presence *PresenceAnswer
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -148,6 +155,9 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 		}
 		if want("custom_profile_fields") {
 			st.CustomProfileFields = []any{}
+		}
+		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
+			return err
 		}
 		return registerFlags(ctx, tx, u, want, &st)
 	})

@@ -62,6 +62,8 @@ type Tx interface {
 	DraftStore
 	EmailChangeStore
 	FlagStore
+	ReactionStore
+	PresenceStore
 }
 
 // RealmStore persists realms.

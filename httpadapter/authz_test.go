@@ -471,6 +471,27 @@ func authzCases() []authzCase {
 			want: foundOr(badRequest("Invalid message(s)")),
 		},
 		{
+			route: "POST /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "DELETE /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objOwn || k == objPeer {
+					return outcome{400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."} // nobody reacted yet
+				}
+				return badRequest("Invalid message(s)")
+			},
+		},
+		{
 			route: "POST /api/v1/messages/flags/narrow", kinds: realmKinds, obj: shared("61", "71"),
 			req: func(_ authzRole, id string) request {
 				return request{method: "POST", path: "/messages/flags/narrow", enc: urlEncoded,
@@ -651,6 +672,38 @@ func authzCases() []authzCase {
 				return request{method: "GET", path: "/users/user" + id + "@chatcore.invalid"}
 			},
 			want: foundOr(badRequest("No such user")),
+		},
+		{
+			route: "POST /api/v1/users/me/presence", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/users/me/presence", enc: urlEncoded, params: params("status", "active")}
+			},
+			want: func(r authzRole, _ objKind, _ string) outcome {
+				if r.bot {
+					return notForBots // @human_users_only
+				}
+				return ok200
+			},
+		},
+		{
+			route: "GET /api/v1/realm/presence", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/realm/presence"} },
+			want: func(authzRole, objKind, string) outcome { return ok200 },
+		},
+		{
+			route: "GET /api/v1/users/{user_id_or_email}/presence", kinds: allKinds, obj: owned(0), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/users/" + id + "/presence"}
+			},
+			want: func(r authzRole, k objKind, id string) outcome {
+				switch {
+				case k == objOtherRealm || k == objMissing:
+					return badRequest("No such user")
+				case k == objOwn && r.bot:
+					return badRequest("Presence is not supported for bot users.")
+				}
+				return badRequest("No presence data for " + id) // nobody reported in
+			},
 		},
 		{
 			route: "DELETE /api/v1/users/{user_id}", kinds: allKinds, obj: owned(0),

@@ -44,6 +44,11 @@ var notDescribed = map[string]string{
 	"POST /api/v1/users/me/subscriptions/properties": "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
 	"GET /api/v1/users/me/{stream_id}/topics":        "not in the served excerpt; TestHTTPChannels checks its answer's fields",
 	"GET /api/v1/messages/{message_id}/history":      "not in the served excerpt; TestHTTPMessageHistory checks its answer's fields",
+	"POST /api/v1/messages/{message_id}/reactions":   "not in the served excerpt; TestHTTPReactions checks its answers",
+	"DELETE /api/v1/messages/{message_id}/reactions": "not in the served excerpt; TestHTTPReactions checks its answers",
+	"POST /api/v1/users/me/presence":                 "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/realm/presence":                     "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/users/{user_id_or_email}/presence":  "not in the served excerpt; TestHTTPPresence checks its answers",
 }
 
 // noError are the routes that answer every well-formed request with success,

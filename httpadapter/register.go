@@ -11,9 +11,10 @@ import (
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
 // documents them (every one optional). chatcore has no event queue yet, so
-// only event_types and fetch_event_types change the answer; the others are
-// decoded and checked (a wrong type is a 400 as in Zulip) but have no effect,
-// except all_public_streams, which guests may not ask for.
+// only event_types, fetch_event_types, slim_presence and
+// presence_history_limit_days change the answer; the others are decoded and
+// checked (a wrong type is a 400 as in Zulip) but have no effect, except
+// all_public_streams, which guests may not ask for.
 type registerParams struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 	// ClientGravatar is a boolean or null.
@@ -130,9 +131,11 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		return nil, err
 	}
 	st, err := h.svc.Register(ctx, c.user.ID, chatcore.RegisterRequest{
-		Sections:           req.sections(),
-		AllPublicStreams:   req.AllPublicStreams != nil && *req.AllPublicStreams,
-		IncludeSubscribers: req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
+		Sections:                 req.sections(),
+		AllPublicStreams:         req.AllPublicStreams != nil && *req.AllPublicStreams,
+		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
+		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
+		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
 	})
 	if err != nil {
 		return nil, err

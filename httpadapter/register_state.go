@@ -133,6 +133,11 @@ func (h *handler) addStateSections(state map[string]any, st chatcore.RegisterSta
 	if st.RealmEmoji != nil {
 		state["realm_emoji"] = st.RealmEmoji
 	}
+	if st.Presence != nil {
+		state["presences"] = st.Presence.Presences
+		state["presence_last_update_id"] = st.Presence.LastUpdateID
+		state["server_timestamp"] = st.Presence.ServerTimestamp
+	}
 	if st.CustomProfileFields != nil {
 		state["custom_profile_fields"] = st.CustomProfileFields
 		state["custom_profile_field_types"] = customProfileFieldTypes

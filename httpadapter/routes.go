@@ -30,8 +30,13 @@ func (h *handler) routes() []route {
 		{pattern: "GET /api/v1/messages/{message_id}/history", ids: []string{"message_id"}, fn: h.messageHistory},
 		{pattern: "POST /api/v1/messages/flags", fn: h.updateMessageFlags},
 		{pattern: "POST /api/v1/messages/flags/narrow", fn: h.updateMessageFlagsForNarrow},
+		{pattern: "POST /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.addReaction},
+		{pattern: "DELETE /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.removeReaction},
 
 		{pattern: "GET /api/v1/users/me", fn: h.me},
+		{pattern: "POST /api/v1/users/me/presence", access: chatcore.AccessHuman, fn: h.updatePresence},
+		{pattern: "GET /api/v1/users/{user_id_or_email}/presence", fn: h.userPresence},
+		{pattern: "GET /api/v1/realm/presence", fn: h.realmPresence},
 		{pattern: "GET /api/v1/users", fn: h.users},
 		{pattern: "GET /api/v1/users/{user_id}", ids: []string{"user_id"}, fn: h.user},
 		{pattern: "GET /api/v1/users/{email}", nameOf: "user_id", fn: h.userByEmail},

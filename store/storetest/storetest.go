@@ -46,6 +46,8 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Messages", messageTests},
 		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
+		{"Reactions", reactionTests},
+		{"Presence", presenceTests},
 		{"Scheduled", scheduledTests},
 		{"Linkifiers", linkifierTests},
 		{"Drafts", draftTests},
