@@ -62,6 +62,7 @@ type Tx interface {
 	DraftStore
 	EmailChangeStore
 	FlagStore
+	EventStore
 }
 
 // RealmStore persists realms.
