@@ -37,6 +37,7 @@ const (
 	CodeCannotDeactivateLastUser Code = "CANNOT_DEACTIVATE_LAST_USER"
 	CodeStreamDoesNotExist       Code = "STREAM_DOES_NOT_EXIST"
 	CodeBadNarrow                Code = "BAD_NARROW"
+	CodeBadEventQueueID          Code = "BAD_EVENT_QUEUE_ID"
 )
 
 // Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not
