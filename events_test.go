@@ -194,3 +194,174 @@ func TestEventsOfOperations(t *testing.T) {
 		is.Equal(evs[0]["op"], "add")
 	})
 }
+
+func TestEventsErrors(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open)
+		c, ctx, svc := e.c, context.Background(), e.w.Svc
+		get := func(u *chatcore.User, id string, last *int64) error {
+			_, err := svc.GetEvents(ctx, u.ID, chatcore.EventsRequest{QueueID: id, LastEventID: last})
+			return err
+		}
+		q := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		chattest.WantError(t, get(c.Member, "", new(int64(-1))), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'queue_id' argument")
+		chattest.WantError(t, get(c.Member, q.id, nil), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'last_event_id' argument")
+		err := chattest.WantError(t, get(c.Member, "nope", new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: nope")
+		is.Equal(err.Data["queue_id"], "nope") // the queue id echoed
+		err = chattest.WantError(t, get(c.Owner, q.id, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+		is.Equal(err.Data["queue_id"], q.id) // another user's queue reads as a missing one
+		chattest.WantError(t, get(c.Stranger, q.id, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+
+		e.w.Send(t, c.Owner, e.general, "t", "one")
+		e.w.Send(t, c.Owner, e.general, "t", "two")
+		evs := q.poll(t)
+		is.Equal(len(evs), 2) // both messages
+		first := int64(evs[0]["id"].(float64))
+		chattest.WantError(t, get(c.Member, q.id, new(first+1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "Event "+idText(chatcore.MessageID(first+1))+" was not in this queue")
+		chattest.WantError(t, get(c.Member, q.id, new(first-1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "An event newer than "+idText(chatcore.MessageID(first-1))+" has already been pruned!")
+		is.Equal(len(q.poll(t)), 0) // acknowledging the last event empties the queue
+
+		err = chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Owner.ID, q.id), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+		is.Equal(err.Data["queue_id"], q.id) // another user cannot delete it
+		chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Member.ID, ""), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'queue_id' argument")
+		is.NoErr(svc.DeleteEventQueue(ctx, c.Member.ID, q.id)) // the owner deletes it
+		chattest.WantError(t, get(c.Member, q.id, &q.last), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+		chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Member.ID, q.id), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+
+		_, rerr := svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Queue: &chatcore.QueueOptions{Narrow: [][]string{{"search", "x"}}}})
+		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operator search not supported.")
+		_, rerr = svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Queue: &chatcore.QueueOptions{Narrow: [][]string{{"is", "followed"}}}})
+		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operand followed not supported.")
+		_, rerr = svc.Register(ctx, c.Guest.ID, chatcore.RegisterRequest{AllPublicStreams: true, Queue: &chatcore.QueueOptions{}})
+		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "User not authorized for this query")
+	})
+}
+
+func TestEventsQueueLifecycle(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open, chattest.With(chatcore.WithQueueBacklog(5)))
+		c, ctx, svc := e.c, context.Background(), e.w.Svc
+		idle := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		polled := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		long := register(t, e.w, c.Member, chatcore.QueueOptions{Lifespan: time.Hour})
+
+		e.w.Clock.Advance(9 * time.Minute)
+		polled.poll(t)
+		e.w.Clock.Advance(2 * time.Minute)
+		chattest.WantError(t, func() error {
+			_, err := svc.GetEvents(ctx, c.Member.ID, chatcore.EventsRequest{QueueID: idle.id, LastEventID: &idle.last})
+			return err
+		}(),
+			chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+idle.id) // 11 minutes without a poll: expired
+		polled.poll(t) // polled 2 minutes ago: alive
+		long.poll(t)   // an hour's lifespan: alive
+		res, err := svc.CollectEventQueues(ctx)
+		is.NoErr(err)            // collected
+		is.Equal(res.Expired, 1) // the idle queue is deleted
+		is.Equal(res.Dropped, 0) // nobody behind
+
+		// A queue that falls more than the backlog behind is dropped; one
+		// that keeps up is not.
+		for i := range 7 {
+			e.w.Send(t, c.Owner, e.general, "t", "m"+idText(chatcore.MessageID(i)))
+			polled.poll(t)
+		}
+		_, err = svc.GetEvents(ctx, c.Member.ID, chatcore.EventsRequest{QueueID: long.id, LastEventID: &long.last})
+		chattest.WantError(t, err, chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+long.id)
+		is.Equal(len(polled.poll(t)), 0) // the queue that kept up lives
+
+		// The log keeps only what live queues need.
+		_, err = svc.CollectEventQueues(ctx)
+		is.NoErr(err) // collected
+		pruned := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) { return tx.EventsPrunedThrough(ctx) })
+		oldest := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
+			p, _, err := tx.OldestEventQueuePosition(ctx)
+			return p, err
+		})
+		is.True(oldest > 0)      // the live queue has moved on
+		is.Equal(pruned, oldest) // the log is pruned through what the live queue no longer needs
+	})
+}
+
+func TestEventsRestartAndDeactivation(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open)
+		c, ctx, svc := e.c, context.Background(), e.w.Svc
+		q := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		noRestart := register(t, e.w, c.Member, chatcore.QueueOptions{EventTypes: []string{"message"}})
+		admin := register(t, e.w, c.Admin, chatcore.QueueOptions{})
+		e.w.Send(t, c.Owner, e.general, "t", "before the restart")
+		is.NoErr(svc.AnnounceRestart(ctx)) // restart announced
+		evs := q.poll(t)
+		is.Equal(types(evs), []string{"message", "restart"}) // the restart after what was committed before it
+		is.Equal(evs[1]["zulip_feature_level"], float64(chatcore.FeatureLevel))
+		is.Equal(types(noRestart.poll(t)), []string{"message"}) // event_types without restart
+		admin.poll(t)
+
+		is.NoErr(svc.DeactivateUser(ctx, c.Admin.ID, c.Moderator.ID, chatcore.DeactivateUserRequest{})) // a user is deactivated
+		evs = admin.poll(t)
+		is.Equal(types(evs), []string{"realm_user"}) // everyone learns of it
+		is.Equal(evs[0]["person"], map[string]any{"user_id": float64(c.Moderator.ID), "is_active": false})
+		is.Equal(types(q.poll(t)), []string{"realm_user"})
+	})
+}
+
+// TestEventsRegisterConsistency registers queues while messages are being
+// sent: each queue must hold exactly the messages its state does not (ids
+// above its max_message_id), none lost, none doubled.
+func TestEventsRegisterConsistency(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open)
+		c, ctx, svc := e.c, context.Background(), e.w.Svc
+		const sends, registrations = 60, 20
+		sent := make(chan chatcore.MessageID, sends)
+		go func() {
+			defer close(sent)
+			for i := range sends {
+				id, err := svc.SendMessage(ctx, c.Owner.ID, chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: new("t"), Content: "m" + idText(chatcore.MessageID(i))})
+				if err != nil {
+					return
+				}
+				sent <- id
+			}
+		}()
+		type reg struct {
+			max chatcore.MessageID
+			q   *queue
+		}
+		var regs []reg
+		for range registrations {
+			st, err := svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}, Queue: &chatcore.QueueOptions{EventTypes: []string{"message"}}})
+			is.NoErr(err) // registered
+			regs = append(regs, reg{max: *st.MaxMessageID, q: &queue{w: e.w, user: c.Member, id: st.QueueID, last: -1}})
+		}
+		var all []chatcore.MessageID
+		for id := range sent {
+			all = append(all, id)
+		}
+		is.Equal(len(all), sends) // every send succeeded
+		for _, r := range regs {
+			var got []chatcore.MessageID
+			for {
+				evs := r.q.poll(t)
+				if len(evs) == 0 {
+					break
+				}
+				for _, ev := range evs {
+					got = append(got, chatcore.MessageID(ev["message"].(map[string]any)["id"].(float64)))
+				}
+			}
+			var want []chatcore.MessageID
+			for _, id := range all {
+				if id > r.max {
+					want = append(want, id)
+				}
+			}
+			is.Equal(got, want) // the queue holds exactly what the state does not
+		}
+	})
+}
