@@ -147,12 +147,18 @@ func New(svc *chatcore.Service, opts Options) *Hub {
 	return h
 }
 
-// Close stops the Hub's wake-ups and waits for a running collection.
-// Waiting polls are answered when their contexts end.
+// Close stops the Hub's wake-ups, answers every waiting poll with what its
+// queue holds (possibly nothing), and waits for a running collection. Polls
+// that start later wait only for their contexts or heartbeats.
 func (h *Hub) Close() {
 	for _, stop := range h.stop {
 		stop()
 	}
+	h.mu.Lock()
+	for _, w := range h.byQueue {
+		signal(w.replace)
+	}
+	h.mu.Unlock()
 	h.wg.Wait()
 }
 
