@@ -64,6 +64,7 @@ type Tx interface {
 	FlagStore
 	ReactionStore
 	PresenceStore
+	EventStore
 }
 
 // RealmStore persists realms.
