@@ -38,6 +38,7 @@ var notDescribed = map[string]string{
 	"POST /api/v1/messages/flags/narrow":    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
 	"GET /api/v1/events":                    "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"DELETE /api/v1/events":                 "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"POST /api/v1/typing":                   "not in the served excerpt; TestHTTPTyping checks its answers and errors",
 }
 
 // noError are the routes that answer every well-formed request with success,
