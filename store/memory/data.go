@@ -102,6 +102,8 @@ type data struct {
 	logMax        int64
 	prunedThrough int64
 	queues        map[string]*chatcore.EventQueue
+	presence      map[chatcore.UserID]*chatcore.Presence
+	presenceSeq   map[chatcore.RealmID]int64
 }
 
 // flagKey identifies a flag row.
@@ -146,6 +148,8 @@ func newData() data {
 		linkifierVersions:  make(map[chatcore.RealmID]int64),
 		queues:             make(map[string]*chatcore.EventQueue),
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
+		presence:           make(map[chatcore.UserID]*chatcore.Presence),
+		presenceSeq:        make(map[chatcore.RealmID]int64),
 		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
 		emailChanges:       make(map[string]*chatcore.EmailChange),
 		flags:              make(map[flagKey]chatcore.MessageFlags),
