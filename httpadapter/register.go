@@ -149,6 +149,13 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 // give nothing, as in Zulip.
 func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
 	var req registerParams
+	// Zulip takes JSON null for these (the Python client's register()
+	// sends event_types=null): the same as leaving them out.
+	for _, name := range []string{"event_types", "fetch_event_types", "client_capabilities"} {
+		if c.params.Get(name) == "null" {
+			c.params.Del(name)
+		}
+	}
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
