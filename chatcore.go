@@ -194,6 +194,8 @@ type Service struct {
 	notify notifiers
 	// queueBacklog bounds an event queue's unacknowledged entries.
 	queueBacklog int
+	// deliveries caches what delivering recent log entries computes.
+	deliveries deliveryCache
 	// valueSets are the accepted languages and notification sounds
 	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
 	// a new password needs (WithPasswordPolicy).
