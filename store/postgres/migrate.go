@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"path"
@@ -154,4 +156,18 @@ func (s *Store) checkSettingColumns(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// MigrationsDigest returns a digest of the embedded migrations' text. Tools
+// that keep migrated schemas for reuse (such as test schema pools) compare
+// it to know whether a kept schema was built from the same migrations.
+func MigrationsDigest() string {
+	h := sha256.New()
+	ms, _ := migrations()
+	for _, m := range ms {
+		text, _ := migrationFiles.ReadFile(m.name)
+		h.Write([]byte(m.name))
+		h.Write(text)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
