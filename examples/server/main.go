@@ -1,7 +1,8 @@
 // Command server is chatcore's example server: a Zulip-compatible HTTP API on
-// a SQLite file, seeded with a demo organization on first run.
+// a SQLite file or a PostgreSQL database, seeded with a demo organization on
+// first run.
 //
-//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR]
+//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db|postgres://...] [-seed FILE] [-mail-dir DIR]
 //		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
 //
 // It prints ready-to-paste curl lines with the fixture's credentials (only
@@ -32,7 +33,6 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // demoFixture is the demo organization seeded into an empty database: a copy
@@ -62,6 +62,7 @@ func main() {
 type config struct {
 	addr         string
 	db           string
+	pool         int
 	seed         string
 	mailDir      string
 	deliverEvery time.Duration
@@ -77,7 +78,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
-	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing)")
+	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing), or a PostgreSQL URL (postgres://...) or key=value DSN")
+	fs.IntVar(&c.pool, "db-pool", 16, "PostgreSQL: connections in the pool")
 	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
 	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
@@ -108,9 +110,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stdout, nil))
 
-	store, err := sqlite.Open(ctx, cfg.db)
+	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool)
 	if err != nil {
-		return fmt.Errorf("opening database %s: %w", cfg.db, err)
+		return err
 	}
 	defer store.Close()
 
@@ -158,7 +160,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// output (and so out of service logs); the demo's are published anyway.
 	printCurl(ctx, stdout, svc, base, fixture, cfg.seed == "")
 	// Printed last, so whoever waits for this line has seen everything before it.
-	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
+	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, dbDesc)
 
 	select {
 	case err := <-serveErr:
@@ -188,11 +190,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error) {
 	empty, err := svc.IsEmpty(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("inspecting database %s: %w", cfg.db, err)
+		return nil, fmt.Errorf("inspecting the database: %w", err)
 	}
 	if cfg.seed != "" {
 		if !empty {
-			return nil, fmt.Errorf("-seed: database %s already holds data; seed only a new database (use another -db path or remove the file)", cfg.db)
+			return nil, errors.New("-seed: the database already holds data; seed only a new database (use another -db path or remove the file)")
 		}
 		data, err := os.ReadFile(cfg.seed)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,4 +184,29 @@ func Open(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 	}
 	tb.Cleanup(func() { st.Close() })
 	return st
+}
+
+// URL returns a connection string whose search path is a schema of the
+// test's own (see [Schema]), created when new, for programs that take only a
+// connection string (the example server).
+func URL(tb testing.TB) string {
+	tb.Helper()
+	url, schema := Schema(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := admin(ctx, url)
+	if err == nil {
+		_, err = p.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	}
+	if err != nil {
+		tb.Fatalf("pgtest: creating schema %s: %v", schema, err)
+	}
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	if !strings.Contains(url, "://") { // a key=value DSN
+		return url + " search_path=" + schema
+	}
+	return url + sep + "search_path=" + schema
 }
