@@ -210,3 +210,34 @@ func URL(tb testing.TB) string {
 	}
 	return url + sep + "search_path=" + schema
 }
+
+// OpenUnpooled is [Open] in a new schema that is dropped when the test ends
+// instead of being kept for reuse: for benchmarks, whose large tables are
+// quicker dropped than emptied.
+func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
+	tb.Helper()
+	url := testenv.PostgresURL(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := admin(ctx, url)
+	if err != nil {
+		tb.Fatalf("pgtest: PostgreSQL (%s): %v", testenv.PostgresVar, err)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	schema := "chatcore_bench_" + hex.EncodeToString(b[:])
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := Drop(ctx, p, schema); err != nil {
+			tb.Errorf("pgtest: dropping schema %s: %v", schema, err)
+		}
+	})
+	all := append([]postgres.Option{postgres.WithSchema(schema), postgres.WithPoolConfig(Fast)}, opts...)
+	st, err := postgres.Open(context.Background(), url, all...)
+	if err != nil {
+		tb.Fatalf("pgtest: opening PostgreSQL (%s): %v", testenv.PostgresVar, err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
