@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -241,3 +242,67 @@ func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 	tb.Cleanup(func() { st.Close() })
 	return st
 }
+
+// copySQL copies every row of every table of the schema named by the
+// parameter (the template) into the current schema, which holds the same
+// empty tables, and moves each sequence to where the template's is. Foreign
+// keys and triggers are off (session_replication_role), as the rows are
+// consistent already.
+const copySQL = `DO $$
+DECLARE
+	r record;
+	src text := %s;
+BEGIN
+	FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'chatcore_schema' LOOP
+		EXECUTE format('INSERT INTO %%I SELECT * FROM %%I.%%I', r.tablename, src, r.tablename);
+	END LOOP;
+	FOR r IN SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = src AND last_value IS NOT NULL LOOP
+		PERFORM setval(format('%%I', r.sequencename)::regclass, r.last_value);
+	END LOOP;
+END $$`
+
+// Template is a store whose data tests start from: [Template.Open] gives
+// each test a store of its own holding a copy of it, much faster than
+// loading the data again.
+type Template struct {
+	url, schema string
+}
+
+// NewTemplate opens a store in a schema of tb's own (see [Schema]), lets
+// load fill it and closes it; the template lives until tb ends.
+func NewTemplate(tb testing.TB, load func(st *postgres.Store)) *Template {
+	tb.Helper()
+	st := Open(tb)
+	load(st)
+	url, schema := urlOf(tb, st)
+	return &Template{url: url, schema: schema}
+}
+
+// urlOf returns the URL and schema of a store opened by [Open].
+func urlOf(tb testing.TB, st *postgres.Store) (string, string) {
+	tb.Helper()
+	return testenv.PostgresURL(tb), st.Schema()
+}
+
+// Open opens a store in a schema of tb's own holding a copy of the
+// template's rows and sequences (see [Open]).
+func (tp *Template) Open(tb testing.TB, opts ...postgres.Option) *postgres.Store {
+	tb.Helper()
+	st := Open(tb, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := pgx.BeginFunc(ctx, st.Pool(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, fmt.Sprintf(copySQL, quoteLiteral(tp.schema)))
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("pgtest: copying template %s: %v", tp.schema, err)
+	}
+	return st
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -273,3 +273,7 @@ func IsSerializationFailure(err error) bool { return isRetryable(err) }
 
 // ErrNewerSchema reports a database written by a newer version of this package.
 var ErrNewerSchema = errors.New("postgres: database schema is newer than this program supports")
+
+// Schema returns the schema given with [WithSchema], or "" when the Store
+// uses the connection's search path.
+func (s *Store) Schema() string { return s.schema }
