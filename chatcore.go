@@ -2,6 +2,8 @@ package chatcore
 
 import (
 	"context"
+	"github.com/chatcore/chatcore/internal/password"
+	"github.com/chatcore/chatcore/settings"
 	"log/slog"
 	"runtime"
 	"time"
@@ -134,14 +136,16 @@ func WithMessageHook(newHook func(*Service) MessageHook) Option {
 	return func(s *Service) { s.hooks = append(s.hooks, newHook(s)) }
 }
 
-// Shutdown stops the Service's background work: each [MessageHook] that has a
+// Shutdown stops the Service's background work: it writes the buffered
+// presence reports ([Service.FlushPresence]; later reports are written only
+// by FlushPresence), then each [MessageHook] that has a
 // Shutdown(context.Context) error method is shut down with ctx, in the order
 // the hooks were added, and the first error is returned. Calling Shutdown
 // again, or on a Service without such hooks, is up to the hooks (package
 // webhooks returns nil at once). The Service's other methods keep working
 // after Shutdown.
 func (s *Service) Shutdown(ctx context.Context) error {
-	var first error
+	first := s.presence.Shutdown(ctx)
 	for _, h := range s.hooks {
 		if sh, ok := h.(interface{ Shutdown(context.Context) error }); ok {
 			if err := sh.Shutdown(ctx); err != nil && first == nil {
@@ -176,9 +180,13 @@ type Service struct {
 	emailChanges     *userLimiter
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
-	// extra holds settings-specific configuration (languages, sounds, password
-	// policy); see settings.go.
-	settingsConfig
+	// valueSets are the accepted languages and notification sounds
+	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
+	// a new password needs (WithPasswordPolicy).
+	valueSets      settings.Config
+	passwordPolicy password.Policy
+	// presenceConfig buffers presence reports (presence.go).
+	presenceConfig
 }
 
 // New returns a Service over store.
@@ -191,7 +199,8 @@ func New(store Store, opts ...Option) *Service {
 		batchSize:      100,
 		deleteBudget:   50 * time.Second,
 		externalURL:    "http://127.0.0.1:9991",
-		settingsConfig: defaultSettingsConfig(),
+		valueSets:      zulipValueSets(),
+		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
@@ -204,6 +213,7 @@ func New(store Store, opts ...Option) *Service {
 	if s.hasher == nil {
 		s.hasher = defaultHasher()
 	}
+	s.startPresence()
 	return s
 }
 

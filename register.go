@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 )
 
 // RegisterRequest selects what [Service.Register] returns: the initial state of
@@ -17,6 +18,14 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
+	// IncludeSubscribers adds the subscribers of each channel to the
+	// subscription section ("partial" counts as true: chatcore always sends
+	// the whole list).
+	IncludeSubscribers bool
+	// SlimPresence and PresenceHistoryLimitDays shape the presence section
+	// (see [Service.UpdatePresence]).
+	SlimPresence             bool
+	PresenceHistoryLimitDays *int
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -46,6 +55,25 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
+	// Users is the realm_user section.
+	Users *RegisterUsers
+	// Groups are the realm's user groups by id (section realm_user_groups).
+	Groups []GroupView
+	// Subscriptions is the subscription section.
+	Subscriptions *SubscriptionState
+	// MutedTopics (section muted_topics, unless user_topic is asked for too)
+	// and UserTopics (section user_topic) are empty: chatcore has no topic
+	// visibility settings.
+	MutedTopics []any
+	UserTopics  []any
+	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
+	// (no custom emoji); CustomProfileFields likewise for
+	// custom_profile_fields.
+	RealmEmoji          map[string]any
+	CustomProfileFields []any
+	// Presence is the realm's presence (section presence: presences,
+	// presence_last_update_id, server_timestamp).
+	Presence *PresenceAnswer
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -57,6 +85,12 @@ type RegisterRealm struct {
 	EmptyTopicDisplayName string
 	// MaxReminderNoteLength is [MaxReminderNoteLength].
 	MaxReminderNoteLength int
+	// DateCreated is when the realm was created (zero when unknown).
+	DateCreated time.Time
+	// The realm's own settings of the same names.
+	NameChangesDisabled  bool
+	EmailChangesDisabled bool
+	RequireUniqueNames   bool
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
@@ -92,11 +126,38 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 				Name:                  realm.Name,
 				EmptyTopicDisplayName: emptyTopicDisplayName(realm),
 				MaxReminderNoteLength: MaxReminderNoteLength,
+				DateCreated:           realm.DateCreated,
+				NameChangesDisabled:   realm.NameChangesDisabled,
+				EmailChangesDisabled:  realm.EmailChangesDisabled,
+				RequireUniqueNames:    realm.RequireUniqueNames,
 			}
 		}
 		if want("user_settings") {
 			settings := u.Settings
 			st.Settings = &settings
+		}
+		if err := s.registerPeople(ctx, tx, u, want, &st); err != nil {
+			return err
+		}
+		if want("subscription") {
+			if st.Subscriptions, err = s.subscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
+				return err
+			}
+		}
+		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
+			st.MutedTopics = []any{}
+		}
+		if want("user_topic") {
+			st.UserTopics = []any{}
+		}
+		if want("realm_emoji") {
+			st.RealmEmoji = map[string]any{}
+		}
+		if want("custom_profile_fields") {
+			st.CustomProfileFields = []any{}
+		}
+		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
+			return err
 		}
 		return registerFlags(ctx, tx, u, want, &st)
 	})

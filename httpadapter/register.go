@@ -11,9 +11,10 @@ import (
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
 // documents them (every one optional). chatcore has no event queue yet, so
-// only event_types and fetch_event_types change the answer; the others are
-// decoded and checked (a wrong type is a 400 as in Zulip) but have no effect,
-// except all_public_streams, which guests may not ask for.
+// only event_types, fetch_event_types, slim_presence and
+// presence_history_limit_days change the answer; the others are decoded and
+// checked (a wrong type is a 400 as in Zulip) but have no effect, except
+// all_public_streams, which guests may not ask for.
 type registerParams struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 	// ClientGravatar is a boolean or null.
@@ -119,11 +120,8 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 // register answers POST /register with the initial state chatcore can give
 // (no event queue yet: queue_id is null and last_event_id -1). The version
 // fields are always present; the other sections only when wanted (see
-// [registerParams.sections]), under Zulip's section names: realm_user
-// (user_id), realm (realm_name, realm_url, realm_empty_topic_display_name,
-// max_reminder_note_length), user_settings, realm_linkifiers,
-// scheduled_messages and reminders. Section names chatcore does not serve
-// are accepted and give nothing, as in Zulip.
+// [registerParams.sections] and addStateSections). Section names chatcore
+// does not serve are accepted and give nothing, as in Zulip.
 func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
 	var req registerParams
 	if err := c.decode(&req); err != nil {
@@ -133,8 +131,11 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		return nil, err
 	}
 	st, err := h.svc.Register(ctx, c.user.ID, chatcore.RegisterRequest{
-		Sections:         req.sections(),
-		AllPublicStreams: req.AllPublicStreams != nil && *req.AllPublicStreams,
+		Sections:                 req.sections(),
+		AllPublicStreams:         req.AllPublicStreams != nil && *req.AllPublicStreams,
+		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
+		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
+		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
 	})
 	if err != nil {
 		return nil, err
@@ -146,35 +147,6 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		"zulip_version":       zulipVersion,
 		"zulip_merge_base":    zulipVersion,
 	}
-	if st.UserID != nil {
-		state["user_id"] = *st.UserID
-	}
-	if st.Realm != nil {
-		state["realm_name"] = st.Realm.Name
-		state["realm_url"] = h.opts.ExternalURL
-		state["realm_empty_topic_display_name"] = st.Realm.EmptyTopicDisplayName
-		state["max_reminder_note_length"] = st.Realm.MaxReminderNoteLength
-	}
-	if st.Settings != nil {
-		state["user_settings"] = *st.Settings
-	}
-	if st.Linkifiers != nil {
-		state["realm_linkifiers"] = st.Linkifiers
-	}
-	if st.ScheduledMessages != nil {
-		state["scheduled_messages"] = st.ScheduledMessages
-	}
-	if st.Unread != nil {
-		state["unread_msgs"] = st.Unread
-	}
-	if st.MaxMessageID != nil {
-		state["max_message_id"] = *st.MaxMessageID
-	}
-	if st.StarredMessages != nil {
-		state["starred_messages"] = st.StarredMessages
-	}
-	if st.Reminders != nil {
-		state["reminders"] = st.Reminders
-	}
+	h.addStateSections(state, st)
 	return state, nil
 }

@@ -94,6 +94,9 @@ type data struct {
 	flags       map[flagKey]chatcore.MessageFlags
 	flagsByMsg  map[chatcore.MessageID]*idList[chatcore.UserID]
 	flagsByUser map[chatcore.UserID]*idList[chatcore.MessageID]
+
+	presence    map[chatcore.UserID]*chatcore.Presence
+	presenceSeq map[chatcore.RealmID]int64
 }
 
 // flagKey identifies a flag row.
@@ -137,6 +140,8 @@ func newData() data {
 		linkifiersByRealm:  make(map[chatcore.RealmID]*idList[chatcore.LinkifierID]),
 		linkifierVersions:  make(map[chatcore.RealmID]int64),
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
+		presence:           make(map[chatcore.UserID]*chatcore.Presence),
+		presenceSeq:        make(map[chatcore.RealmID]int64),
 		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
 		emailChanges:       make(map[string]*chatcore.EmailChange),
 		flags:              make(map[flagKey]chatcore.MessageFlags),
