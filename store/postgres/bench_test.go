@@ -321,7 +321,7 @@ func BenchmarkReminders(b *testing.B) {
 			CASE WHEN x % 1000 = 0 THEN $2 ELSE 1000000 + x % 997 END,
 			CASE WHEN x % 1000 = 0 THEN 2 ELSE 1 + x % 2 END,
 			'private', NULL, '', ARRAY[$2::bigint], 'remember ' || x, '<p>remember ' || x || '</p>',
-			$3::timestamptz + make_interval(secs => (x * 7919) % 1000003),
+			$3::timestamptz + make_interval(secs => (x::bigint * 7919) % 1000003),
 			CASE WHEN x % 1000 = 0 THEN false ELSE x % 3 = 0 END,
 			false, '', NULL, x, ''
 		FROM generate_series(1, $4) x`, env.realm, user, epoch, rows)
@@ -411,4 +411,3 @@ func BenchmarkConcurrentSettings(b *testing.B) {
 		return pgtest.OpenUnpooled(b, postgres.WithMaxConns(8))
 	})
 }
-

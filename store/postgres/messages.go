@@ -234,6 +234,9 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.SenderID != 0 {
 		where = append(where, "m.sender_id = "+p.add(f.SenderID))
 	}
+	if f.IDs != nil {
+		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
+	}
 	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
 	if k := f.Kinds & all; k != 0 && k != all {
 		var kinds []string

@@ -9,11 +9,29 @@ import (
 )
 
 const realmCols = `id, string_id, name, name_changes_disabled, email_changes_disabled,
-	require_unique_names, empty_topic_display_name, date_created`
+	require_unique_names, empty_topic_display_name, date_created, content_editing_disabled,
+	edit_history_disabled, content_edit_limit, move_within_channel_limit, move_between_channels_limit,
+	delete_own_limit, move_between_topics_group, move_between_channels_group, resolve_topics_group,
+	delete_any_group, delete_own_group`
 
 func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
+	p := &v.Messages
 	return r.Scan(&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
-		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated})
+		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
+		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
+		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
+		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn)
+}
+
+// realmArgs returns the values of every realm column but id, in realmCols
+// order.
+func realmArgs(r *chatcore.Realm) []any {
+	p := r.Messages
+	return []any{r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled,
+		r.RequireUniqueNames, r.EmptyTopicDisplayName, timeArg(r.DateCreated),
+		p.ContentEditingDisabled, p.EditHistoryDisabled, p.ContentEditLimit, p.MoveWithinChannelLimit,
+		p.MoveBetweenChannelsLimit, p.DeleteOwnLimit, p.MoveBetweenTopics, p.MoveBetweenChannels,
+		p.ResolveTopics, p.DeleteAny, p.DeleteOwn}
 }
 
 // Realm implements [chatcore.RealmStore].
@@ -46,9 +64,9 @@ func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
 		return err
 	}
 	id, err := t.insertWithID(ctx, "realms", "create realm",
-		"INSERT INTO realms ("+realmCols+") VALUES ("+idValue("realms")+", $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-		int64(r.ID), r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled,
-		r.RequireUniqueNames, r.EmptyTopicDisplayName, timeArg(r.DateCreated))
+		"INSERT INTO realms ("+realmCols+") VALUES ("+idValue("realms")+
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id",
+		int64(r.ID), realmArgs(r)...)
 	if err != nil {
 		return err
 	}
@@ -62,9 +80,11 @@ func (t *tx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
 		return err
 	}
 	tag, err := t.exec(ctx, `UPDATE realms SET string_id = $1, name = $2, name_changes_disabled = $3,
-		email_changes_disabled = $4, require_unique_names = $5, empty_topic_display_name = $6, date_created = $7
-		WHERE id = $8`,
-		r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled, r.RequireUniqueNames,
-		r.EmptyTopicDisplayName, timeArg(r.DateCreated), r.ID)
+		email_changes_disabled = $4, require_unique_names = $5, empty_topic_display_name = $6, date_created = $7,
+		content_editing_disabled = $8, edit_history_disabled = $9, content_edit_limit = $10,
+		move_within_channel_limit = $11, move_between_channels_limit = $12, delete_own_limit = $13,
+		move_between_topics_group = $14, move_between_channels_group = $15, resolve_topics_group = $16,
+		delete_any_group = $17, delete_own_group = $18
+		WHERE id = $19`, append(realmArgs(r), r.ID)...)
 	return mustAffect(tag, err, fmt.Sprintf("update realm %d", r.ID))
 }

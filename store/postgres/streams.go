@@ -10,12 +10,12 @@ import (
 )
 
 const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
-	history_public_to_subscribers, is_archived, first_message_id, date_created`
+	history_public_to_subscribers, is_archived, first_message_id, date_created, creator_id, rendered_description`
 
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
-		timeCol{&s.DateCreated})
+		timeCol{&s.DateCreated}, idCol[chatcore.UserID]{&s.CreatorID}, &s.RenderedDescription)
 }
 
 // Stream implements [chatcore.StreamStore].
@@ -57,9 +57,11 @@ func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
 		return err
 	}
 	id, err := t.insertWithID(ctx, "streams", "create stream",
-		"INSERT INTO streams ("+streamCols+", name_key) VALUES ("+idValue("streams")+", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+		"INSERT INTO streams ("+streamCols+", name_key) VALUES ("+idValue("streams")+
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
 		int64(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
-		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), chatcore.FoldKey(s.Name))
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription,
+		chatcore.FoldKey(s.Name))
 	if err != nil {
 		return err
 	}
@@ -74,16 +76,21 @@ func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
 	}
 	tag, err := t.exec(ctx, `UPDATE streams SET realm_id = $1, name = $2, name_key = $3, description = $4,
 		invite_only = $5, history_public_to_subscribers = $6, is_archived = $7, first_message_id = $8,
-		date_created = $9 WHERE id = $10`,
+		date_created = $9, creator_id = $10, rendered_description = $11 WHERE id = $12`,
 		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
-		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), s.ID)
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription, s.ID)
 	return mustAffect(tag, err, fmt.Sprintf("update stream %d", s.ID))
 }
 
-const subscriptionCols = "stream_id, user_id, active, first_visible_message_id, since_message_id"
+const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, since_message_id,
+	color, pin_to_top, is_muted, desktop_notifications, audible_notifications, push_notifications,
+	email_notifications, wildcard_mentions_notify`
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
-	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID)
+	p := &s.SubscriptionProperties
+	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID,
+		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
+		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }
 
 // Subscription implements [chatcore.StreamStore].
@@ -137,10 +144,18 @@ func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error
 	if err := t.writable(); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES ($1, $2, $3, $4, $5)
+	p := s.SubscriptionProperties
+	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (stream_id, user_id) DO UPDATE SET active = excluded.active,
-		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id`,
-		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID)
+		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id,
+		color = excluded.color, pin_to_top = excluded.pin_to_top, is_muted = excluded.is_muted,
+		desktop_notifications = excluded.desktop_notifications, audible_notifications = excluded.audible_notifications,
+		push_notifications = excluded.push_notifications, email_notifications = excluded.email_notifications,
+		wildcard_mentions_notify = excluded.wildcard_mentions_notify`,
+		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID,
+		p.Color, p.PinToTop, p.IsMuted, p.DesktopNotifications, p.AudibleNotifications, p.PushNotifications,
+		p.EmailNotifications, p.WildcardMentionsNotify)
 	return classify(err, "put subscription")
 }
 
@@ -151,4 +166,31 @@ func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) 
 	}
 	_, err := t.exec(ctx, "UPDATE subscriptions SET active = false WHERE user_id = $1 AND active", user)
 	return classify(err, "deactivate subscriptions")
+}
+
+// ActiveRealmSubscriptions implements [chatcore.StreamStore].
+func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+	return scanAll(ctx, t, "realm subscriptions", func(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+		"SELECT "+prefixed("s.", subscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+		WHERE c.realm_id = $1 AND s.active ORDER BY s.stream_id, s.user_id`, realm)
+}
+
+// prefixed qualifies every column of a comma-separated list with prefix.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StreamTopics implements [chatcore.StreamStore]: one pass over the
+// channel's rows of the messages_stream_topic index, then the topic of each
+// topic's newest message by its primary key.
+func (t *tx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+	return scanAll(ctx, t, "stream topics", func(r pgx.Rows, s *chatcore.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
+		`SELECT n.topic, m.max_id FROM
+		(SELECT max(id) AS max_id FROM messages WHERE stream_id = $1 AND id >= $2 GROUP BY topic_key) m
+		JOIN messages n ON n.id = m.max_id
+		ORDER BY m.max_id DESC`, stream, minID)
 }

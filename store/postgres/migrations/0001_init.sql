@@ -16,7 +16,21 @@ CREATE TABLE realms (
     email_changes_disabled   boolean     NOT NULL,
     require_unique_names     boolean     NOT NULL,
     empty_topic_display_name text        NOT NULL,
-    date_created             timestamptz
+    date_created             timestamptz,
+    -- The message editing, moving and deletion settings
+    -- (chatcore.MessagePolicy): zero or empty is Zulip's default; time
+    -- limits are seconds, negative for no limit.
+    content_editing_disabled    boolean NOT NULL DEFAULT false,
+    edit_history_disabled       boolean NOT NULL DEFAULT false,
+    content_edit_limit          bigint  NOT NULL DEFAULT 0,
+    move_within_channel_limit   bigint  NOT NULL DEFAULT 0,
+    move_between_channels_limit bigint  NOT NULL DEFAULT 0,
+    delete_own_limit            bigint  NOT NULL DEFAULT 0,
+    move_between_topics_group   text    NOT NULL DEFAULT '',
+    move_between_channels_group text    NOT NULL DEFAULT '',
+    resolve_topics_group        text    NOT NULL DEFAULT '',
+    delete_any_group            text    NOT NULL DEFAULT '',
+    delete_own_group            text    NOT NULL DEFAULT ''
 );
 
 -- users holds humans and bots. The columns after date_joined are the
@@ -180,17 +194,31 @@ CREATE TABLE streams (
     is_archived                   boolean NOT NULL,
     first_message_id              bigint,
     date_created                  timestamptz,
+    creator_id                    bigint,
+    -- rendered_description is '' until rendered (fixture rows).
+    rendered_description          text    NOT NULL DEFAULT '',
     UNIQUE (realm_id, name_key)
 );
 
 -- A user received a channel message when an active subscription's
 -- since_message_id is not above the message id (see user_message_flags).
+-- The columns from color on are the user's settings for the channel; a NULL
+-- notification column means the user's own setting applies, and color is ''
+-- until one is chosen.
 CREATE TABLE subscriptions (
     stream_id                bigint  NOT NULL,
     user_id                  bigint  NOT NULL,
     active                   boolean NOT NULL,
     first_visible_message_id bigint,
     since_message_id         bigint  NOT NULL DEFAULT 0,
+    color                    text    NOT NULL DEFAULT '',
+    pin_to_top               boolean NOT NULL DEFAULT false,
+    is_muted                 boolean NOT NULL DEFAULT false,
+    desktop_notifications    boolean,
+    audible_notifications    boolean,
+    push_notifications       boolean,
+    email_notifications      boolean,
+    wildcard_mentions_notify boolean,
     PRIMARY KEY (stream_id, user_id)
 );
 CREATE INDEX subscriptions_user ON subscriptions (user_id, stream_id);
@@ -234,6 +262,8 @@ CREATE TABLE reactions (
     reaction_type text   NOT NULL,
     PRIMARY KEY (message_id, seq)
 );
+-- One reaction per user, emoji type and code on a message.
+CREATE UNIQUE INDEX reactions_user_emoji ON reactions (message_id, user_id, reaction_type, emoji_code);
 
 CREATE TABLE edit_history (
     message_id            bigint  NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
@@ -351,3 +381,20 @@ CREATE TABLE email_changes (
     created_at timestamptz
 );
 CREATE INDEX email_changes_user ON email_changes (user_id);
+
+-- presence is a user's presence: when a client of theirs last reported in
+-- and when it last reported them active (NULL: never). last_update_id is the
+-- number the realm's presence sequence gave the row's last change.
+CREATE TABLE presence (
+    user_id        bigint PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+    realm_id       bigint      NOT NULL,
+    last_active    timestamptz,
+    last_connected timestamptz NOT NULL,
+    last_update_id bigint      NOT NULL
+);
+CREATE INDEX presence_realm_update ON presence (realm_id, last_update_id);
+
+CREATE TABLE presence_sequences (
+    realm_id       bigint PRIMARY KEY,
+    last_update_id bigint NOT NULL
+);
