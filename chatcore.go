@@ -6,6 +6,7 @@ import (
 	"github.com/chatcore/chatcore/settings"
 	"log/slog"
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -48,6 +49,15 @@ type Event struct {
 	RealmID RealmID
 	UserIDs []UserID
 	Data    map[string]any
+
+	// markdown is a message event's raw content, logged beside the
+	// rendered one for queues without apply_markdown.
+	markdown *string
+	// public marks the copy of a public channel message for queues that
+	// receive every public channel message (never published to the
+	// EventSink); group is the message id tying it to the other copies.
+	public bool
+	group  int64
 }
 
 // EventSink receives events. The Service publishes an operation's events only
@@ -187,6 +197,10 @@ type Service struct {
 	passwordPolicy password.Policy
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
+	// notify holds the OnEventsCommitted functions (events.go).
+	notify notifiers
+	// queueBacklog bounds an event queue's unacknowledged entries.
+	queueBacklog int
 }
 
 // New returns a Service over store.
@@ -197,6 +211,7 @@ func New(store Store, opts ...Option) *Service {
 		events:         discardEvents{},
 		log:            slog.Default(),
 		batchSize:      100,
+		queueBacklog:   DefaultQueueBacklog,
 		deleteBudget:   50 * time.Second,
 		externalURL:    "http://127.0.0.1:9991",
 		valueSets:      zulipValueSets(),
@@ -287,6 +302,13 @@ func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data})
 }
 
+// messageEvent records a message event of m for users, logged with m's raw
+// content; public marks the copy for queues receiving every public channel
+// message.
+func (e *effects) messageEvent(realm RealmID, users []UserID, m *Message, data map[string]any, public bool) {
+	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data, markdown: &m.Content, public: public, group: int64(m.ID)})
+}
+
 func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
 
 // sentMsg records that m was sent and mentions the users in mentioned.
@@ -300,16 +322,23 @@ func (e *effects) sentMsg(m *Message, mentioned []UserID) {
 func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error) error {
 	var fx effects
 	taken := map[*userLimiter]limitAnswer{}
+	var logged []LoggedEvent
 	err := s.store.Update(ctx, func(tx Tx) error {
 		// A store may run fn again (PostgreSQL retries a transaction it could
 		// not serialise): a failed attempt's effects never leak, and rate
 		// limits count the request once.
 		fx = effects{taken: taken}
-		return fn(tx, &fx)
+		if err := fn(tx, &fx); err != nil || len(fx.events) == 0 {
+			return err
+		}
+		var err error
+		logged, err = s.logEvents(ctx, tx, fx.events)
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	s.noticeEvents(logged)
 	// The change has committed: its events and e-mails must go out even when
 	// the caller's context ends now (a client that hung up after the commit).
 	s.flush(context.WithoutCancel(ctx), &fx)
@@ -317,8 +346,12 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error)
 }
 
 func (s *Service) flush(ctx context.Context, fx *effects) {
-	if len(fx.events) > 0 {
-		s.events.Publish(ctx, fx.events)
+	published := fx.events
+	if slices.ContainsFunc(published, func(e Event) bool { return e.public }) {
+		published = slices.DeleteFunc(slices.Clone(published), func(e Event) bool { return e.public })
+	}
+	if len(published) > 0 {
+		s.events.Publish(ctx, published)
 	}
 	for _, sm := range fx.sent {
 		for _, h := range s.hooks {

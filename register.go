@@ -26,6 +26,10 @@ type RegisterRequest struct {
 	// (see [Service.UpdatePresence]).
 	SlimPresence             bool
 	PresenceHistoryLimitDays *int
+	// Queue, when non-nil, registers an event queue with these options; its
+	// events start right after the state returned (one snapshot: no event
+	// lost or doubled between them).
+	Queue *QueueOptions
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -74,6 +78,10 @@ type RegisterState struct {
 	// Presence is the realm's presence (section presence: presences,
 	// presence_last_update_id, server_timestamp).
 	Presence *PresenceAnswer
+	// QueueID is the registered event queue's id ("" without Queue), and
+	// LastEventID -1, the last_event_id of a new queue.
+	QueueID     string
+	LastEventID int64
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -94,17 +102,46 @@ type RegisterRealm struct {
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
-// POST /register computes it. Each list section is read as its own operation
-// ([Service.Linkifiers], [Service.ScheduledMessages], [Service.Reminders]).
+// POST /register computes it, read in one snapshot; with req.Queue it also
+// registers an event queue whose events start right after that snapshot.
 //
 // Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
-// for AllPublicStreams; UNAUTHORIZED for a missing or deactivated actor. Other
-// errors are internal (store, context). Safe for concurrent use.
+// for AllPublicStreams; "Operator <op> not supported." and "Operand <x> not
+// supported." for a queue narrow events cannot follow ("Invalid narrow" for a
+// term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
+// Other errors are internal (store, context). Safe for concurrent use.
 func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, error) {
+	if req.Queue != nil {
+		if err := req.Queue.checkNarrow(); err != nil {
+			return RegisterState{}, err
+		}
+		req.Queue.AllPublicStreams = req.AllPublicStreams
+	}
+	for attempt := 0; ; attempt++ {
+		st, head, err := s.registerState(ctx, actorID, req)
+		if err != nil || req.Queue == nil {
+			return st, err
+		}
+		st.QueueID, err = s.createQueue(ctx, actorID, req.Queue, head)
+		if errors.Is(err, errRegisterRetry) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return RegisterState{}, err
+		}
+		st.LastEventID = -1
+		return st, nil
+	}
+}
+
+// registerState reads the state req asks for, and the event log position
+// it reflects, in one read-only transaction.
+func (s *Service) registerState(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, int64, error) {
 	want := func(section string) bool {
 		return req.Sections == nil || slices.Contains(req.Sections, section)
 	}
 	var st RegisterState
+	var head int64
 	err := s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -112,6 +149,9 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 		}
 		if req.AllPublicStreams && u.Role == RoleGuest {
 			return BadRequest("User not authorized for this query")
+		}
+		if head, err = tx.LastEventID(ctx); err != nil {
+			return err
 		}
 		if want("realm_user") {
 			id := u.ID
@@ -159,30 +199,28 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
 			return err
 		}
+		if want("realm_linkifiers") {
+			if st.Linkifiers, err = linkifierViews(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
+			st.Linkifiers = orEmpty(st.Linkifiers)
+		}
+		if want("scheduled_messages") {
+			if st.ScheduledMessages, err = scheduledViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if want("reminders") {
+			if st.Reminders, err = reminderViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
 		return registerFlags(ctx, tx, u, want, &st)
 	})
 	if err != nil {
-		return RegisterState{}, err
+		return RegisterState{}, 0, err
 	}
-	if want("realm_linkifiers") {
-		if st.Linkifiers, err = s.Linkifiers(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.Linkifiers = orEmpty(st.Linkifiers)
-	}
-	if want("scheduled_messages") {
-		if st.ScheduledMessages, err = s.ScheduledMessages(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.ScheduledMessages = orEmpty(st.ScheduledMessages)
-	}
-	if want("reminders") {
-		if st.Reminders, err = s.Reminders(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.Reminders = orEmpty(st.Reminders)
-	}
-	return st, nil
+	return st, head, nil
 }
 
 // orEmpty turns a nil slice into an empty one.

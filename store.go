@@ -79,6 +79,7 @@ type Tx interface {
 	FlagStore
 	ReactionStore
 	PresenceStore
+	EventStore
 }
 
 // RealmStore persists realms.

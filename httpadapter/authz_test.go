@@ -340,7 +340,7 @@ func authzCases() []authzCase {
 			want: always(outcome{404, "BAD_REQUEST", "The confirmation link has expired or been deactivated."}),
 		},
 		{
-			route: "POST /api/v1/register", kinds: noKinds, readOnly: true,
+			route: "POST /api/v1/register", kinds: noKinds, // registers a queue: a write
 			req:  func(authzRole, string) request { return request{method: "POST", path: "/register", enc: multiPart} },
 			want: always(ok200),
 			check: func(t *testing.T, r authzRole, res *response) {
@@ -350,6 +350,22 @@ func authzCases() []authzCase {
 				is.Equal(listIDs(t, res, "reminders", "reminder_id"), []int64{3000 + r.self})           // the caller's reminders only
 				is.Equal(listIDs(t, res, "scheduled_messages", "scheduled_message_id"), scheduledOf(r)) // the caller's scheduled messages only
 			},
+		},
+		{
+			// Another user's queue is answered as a missing one
+			// (TestHTTPEvents); here: a queue nobody has.
+			route: "GET /api/v1/events", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "GET", path: "/events", enc: urlEncoded, params: params("queue_id", "nope", "last_event_id", "-1")}
+			},
+			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
+		},
+		{
+			route: "DELETE /api/v1/events", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "DELETE", path: "/events", enc: urlEncoded, params: params("queue_id", "nope")}
+			},
+			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
 		},
 		settings("/settings"),
 		{

@@ -49,6 +49,8 @@ var notDescribed = map[string]string{
 	"POST /api/v1/users/me/presence":                 "not in the served excerpt; TestHTTPPresence checks its answers",
 	"GET /api/v1/realm/presence":                     "not in the served excerpt; TestHTTPPresence checks its answers",
 	"GET /api/v1/users/{user_id_or_email}/presence":  "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/events":                             "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"DELETE /api/v1/events":                          "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 }
 
 // noError are the routes that answer every well-formed request with success,
@@ -105,7 +107,8 @@ func servedCases() []servedCase {
 		{route: "GET /api/v1/server_settings", name: "ok", status: 200},
 
 		{route: "POST /api/v1/register", name: "ok, partial unquoted", auth: &member, status: 200,
-			params: with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`)},
+			params:   with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`),
+			dropKeys: []string{"event_queue_longpoll_timeout_seconds"}},
 		{route: "POST /api/v1/register", name: "bad include_subscribers", auth: &member, status: 400,
 			params: with("include_subscribers", `"all"`)},
 

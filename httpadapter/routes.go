@@ -7,6 +7,8 @@ func (h *handler) routes() []route {
 	routes := []route{
 		{pattern: "GET /api/v1/server_settings", public: true, fn: h.serverSettings},
 		{pattern: "POST /api/v1/register", fn: h.register},
+		{pattern: "GET /api/v1/events", fn: h.getEvents},
+		{pattern: "DELETE /api/v1/events", fn: h.deleteEvents},
 
 		{pattern: "PATCH /api/v1/settings", access: chatcore.AccessHuman, fn: h.updateSettings},
 		{pattern: "PATCH /api/v1/settings/display", access: chatcore.AccessHuman, fn: h.updateSettings},

@@ -97,6 +97,13 @@ type data struct {
 
 	presence    map[chatcore.UserID]*chatcore.Presence
 	presenceSeq map[chatcore.RealmID]int64
+	// log is the event log ascending by id; stored entries are never
+	// modified. logMax is the highest id ever appended, prunedThrough the
+	// highest pruned.
+	log           []loggedEvent
+	logMax        int64
+	prunedThrough int64
+	queues        map[string]*chatcore.EventQueue
 }
 
 // flagKey identifies a flag row.
@@ -139,6 +146,7 @@ func newData() data {
 		linkifierByPattern: make(map[realmKey]chatcore.LinkifierID),
 		linkifiersByRealm:  make(map[chatcore.RealmID]*idList[chatcore.LinkifierID]),
 		linkifierVersions:  make(map[chatcore.RealmID]int64),
+		queues:             make(map[string]*chatcore.EventQueue),
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
 		presence:           make(map[chatcore.UserID]*chatcore.Presence),
 		presenceSeq:        make(map[chatcore.RealmID]int64),

@@ -45,6 +45,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"time"
 
@@ -62,6 +63,8 @@ type Store struct {
 	pool        *pgxpool.Pool
 	maxAttempts int
 	schema      string
+	// notify announces appended events (nil: WithoutNotify).
+	notify *notifier
 }
 
 type config struct {
@@ -69,6 +72,7 @@ type config struct {
 	minConns    int32
 	maxAttempts int
 	schema      string
+	noNotify    bool
 	pool        func(*pgxpool.Config)
 }
 
@@ -149,6 +153,9 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
 	s := &Store{pool: pool, maxAttempts: cfg.maxAttempts, schema: cfg.schema}
+	if !cfg.noNotify {
+		s.notify = &notifier{channel: channelName(cfg.schema), instance: newInstanceID()}
+	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
@@ -231,7 +238,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error) (ret
 	if err != nil {
 		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}
-	t := &tx{tx: pgTx}
+	t := &tx{tx: pgTx, notify: s.notify}
 	done := false
 	defer func() {
 		if !done {
@@ -277,3 +284,8 @@ var ErrNewerSchema = errors.New("postgres: database schema is newer than this pr
 // Schema returns the schema given with [WithSchema], or "" when the Store
 // uses the connection's search path.
 func (s *Store) Schema() string { return s.schema }
+
+// logf logs a problem of the Store's background work.
+func (s *Store) logf(format string, args ...any) {
+	slog.Default().Warn(fmt.Sprintf(format, args...))
+}

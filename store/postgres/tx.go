@@ -29,6 +29,8 @@ type tx struct {
 	// failed is the first error PostgreSQL reported in this transaction,
 	// which aborts it: later statements fail without reaching the server.
 	failed error
+	// notify announces appended events (nil: none).
+	notify *notifier
 }
 
 var _ chatcore.Tx = (*tx)(nil)

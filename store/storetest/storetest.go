@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"EmailChanges", emailChangeTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
+		{"Events", eventTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
