@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -145,6 +146,9 @@ type Bus struct {
 	subs map[int]func([]chatcore.EventNotice)
 	// seen is the highest log id a notice handed out named.
 	seen int64
+	// lost, when set, runs when the listening connection is lost, before
+	// the Bus reconnects (tests).
+	lost atomic.Pointer[func()]
 }
 
 // BusRetry is the longest pause between two attempts of a [Bus] to
@@ -178,7 +182,9 @@ func (s *Store) Bus(ctx context.Context) (*Bus, error) {
 
 // listen opens the listening connection.
 func (b *Bus) listen(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, b.store.pool.Config().ConnConfig.Copy())
+	cfg := b.store.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = busApplicationName(b.store.notify.channel)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +193,13 @@ func (b *Bus) listen(ctx context.Context) (*pgx.Conn, error) {
 		return nil, err
 	}
 	return conn, nil
+}
+
+// busApplicationName is the application_name of a Bus's listening
+// connection (pg_stat_activity shows it).
+func busApplicationName(channel string) string {
+	name := "chatcore bus " + channel
+	return name[:min(len(name), 63)]
 }
 
 // Publish implements package eventqueue's Bus: it hands this instance's
@@ -241,6 +254,9 @@ func (b *Bus) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		b.store.logf("postgres: bus: listening connection lost, reconnecting: %v", err)
+		if fn := b.lost.Load(); fn != nil {
+			(*fn)()
+		}
 		for {
 			select {
 			case <-ctx.Done():
