@@ -162,8 +162,9 @@ func messagesWith(tb testing.TB, p *process, content string) []string {
 
 // TestTwoInstances runs two example-server processes on one PostgreSQL
 // database, as behind a load balancer: what is written through one is served
-// by the other at once, and a scheduled message that both deliverers see
-// is delivered exactly once.
+// by the other at once, a poll waiting on one is woken by a message sent
+// through the other, a queue is polled through either, and a scheduled
+// message that both deliverers see is delivered exactly once.
 func TestTwoInstances(t *testing.T) {
 	is := is.New(t)
 	db := pgtest.URL(t)
@@ -186,6 +187,51 @@ func TestTwoInstances(t *testing.T) {
 	status, body = a.call(t, "GET", "/users/me", demoOwner, demoOwnerKey, nil)
 	is.Equal(status, 200)                     // read through a
 	is.Equal(body["full_name"], "Olivia Two") // the new name at once
+
+	// An event queue registered through a receives a message sent through
+	// b: a's waiting poll is woken across instances.
+	status, body = a.call(t, "POST", "/register", demoOwner, demoOwnerKey, url.Values{"event_types": {`["message"]`}})
+	is.Equal(status, 200) // registered through a
+	queue, last := body["queue_id"].(string), jsonID(body["last_event_id"])
+	type poll struct {
+		status int
+		body   map[string]any
+		took   time.Duration
+	}
+	polled := make(chan poll, 1)
+	go func() {
+		start := time.Now()
+		status, body := a.call(t, "GET", "/events", demoOwner, demoOwnerKey, url.Values{"queue_id": {queue}, "last_event_id": {last}})
+		polled <- poll{status, body, time.Since(start)}
+	}()
+	time.Sleep(200 * time.Millisecond) // the poll is waiting
+	sent := time.Now()
+	status, _ = b.call(t, "POST", "/messages", demoOwner, demoOwnerKey,
+		url.Values{"type": {"stream"}, "to": {"general"}, "topic": {"two"}, "content": {"through b"}})
+	is.Equal(status, 200) // sent through b
+	var p poll
+	select {
+	case p = <-polled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a's poll was not woken within 10 s")
+	}
+	is.Equal(p.status, 200) // answered
+	events := p.body["events"].([]any)
+	is.Equal(len(events), 1) // the message
+	ev := events[0].(map[string]any)
+	is.Equal(ev["message"].(map[string]any)["content"], "through b") // raw Markdown: the queue did not ask for HTML
+	t.Logf("cross-instance wake-up: poll answered %v after the send began", time.Since(sent))
+
+	// The same queue is polled through b.
+	status, _ = a.call(t, "POST", "/messages", demoOwner, demoOwnerKey,
+		url.Values{"type": {"stream"}, "to": {"general"}, "topic": {"two"}, "content": {"again through a"}})
+	is.Equal(status, 200) // sent through a
+	status, body = b.call(t, "GET", "/events", demoOwner, demoOwnerKey, url.Values{
+		"queue_id": {queue}, "last_event_id": {jsonID(ev["id"])}, "dont_block": {"true"}})
+	is.Equal(status, 200) // polled through b
+	events = body["events"].([]any)
+	is.Equal(len(events), 1) // the next message, and not the acknowledged one again
+	is.Equal(events[0].(map[string]any)["message"].(map[string]any)["content"], "again through a")
 
 	// Scheduled messages due now: both instances deliver every 50 ms, each
 	// message goes out once.
