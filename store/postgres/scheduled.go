@@ -28,10 +28,18 @@ func scheduledArgs(m *chatcore.ScheduledMessage) []any {
 		m.FailureMessage, idArg(m.DeliveredMessageID), idArg(m.ReminderTargetMessageID), m.ReminderNote}
 }
 
-// ScheduledMessage implements [chatcore.ScheduledMessageStore].
+// ScheduledMessage implements [chatcore.ScheduledMessageStore]. In an
+// Update it locks the row (FOR UPDATE): of two instances delivering one due
+// message at once, the second waits for the first to commit, then fails
+// with a serialization failure and runs again, finding the row delivered,
+// instead of doing the whole delivery twice and failing only at commit.
 func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
 	var m chatcore.ScheduledMessage
-	err := scanScheduled(t.queryRow(ctx, "SELECT "+scheduledCols+" FROM scheduled_messages WHERE id = $1", id), &m)
+	q := "SELECT " + scheduledCols + " FROM scheduled_messages WHERE id = $1"
+	if !t.readOnly {
+		q += " FOR UPDATE"
+	}
+	err := scanScheduled(t.queryRow(ctx, q, id), &m)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("scheduled message %d", id))
 	}
