@@ -183,7 +183,7 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, real
 	}
 	// Checked after the address, as Zulip does: a refused address costs
 	// nothing. A request refused later in the transaction still counts.
-	if wait, ok := s.emailChanges.take(u.ID, s.clock.Now()); !ok {
+	if wait, ok := fx.take(s.emailChanges, u.ID, s.clock.Now()); !ok {
 		return errRateLimited(wait)
 	}
 	if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
