@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
@@ -137,8 +136,9 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 }
 
 // register answers POST /register with the initial state and a new event
-// queue (see [eventqueue.Hub.Register]). The version fields, queue_id,
-// last_event_id and event_queue_longpoll_timeout_seconds are always present;
+// queue (see [eventqueue.Hub.Register]). The version fields, queue_id and
+// last_event_id are always present (event_queue_longpoll_timeout_seconds
+// comes with the realm section, as in Zulip);
 // the other sections only when wanted (see [registerParams.sections]), under
 // Zulip's section names: realm_user (user_id), realm (realm_name, realm_url,
 // realm_empty_topic_display_name, max_reminder_note_length), user_settings,
@@ -166,12 +166,11 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		return nil, err
 	}
 	state := map[string]any{
-		"queue_id":                             st.QueueID,
-		"last_event_id":                        st.LastEventID,
-		"event_queue_longpoll_timeout_seconds": int(eventqueue.LongpollTimeout.Seconds()),
-		"zulip_feature_level":                  chatcore.FeatureLevel,
-		"zulip_version":                        zulipVersion,
-		"zulip_merge_base":                     zulipVersion,
+		"queue_id":            st.QueueID,
+		"last_event_id":       st.LastEventID,
+		"zulip_feature_level": chatcore.FeatureLevel,
+		"zulip_version":       zulipVersion,
+		"zulip_merge_base":    zulipVersion,
 	}
 	h.addStateSections(state, st)
 	return state, nil

@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // realmConstants are the realm section's settings chatcore does not model,
@@ -45,7 +46,7 @@ var realmConstants = map[string]any{
 	"server_typing_started_wait_period_milliseconds":    10000,
 	"server_presence_ping_interval_seconds":             60,
 	"server_presence_offline_threshold_seconds":         140,
-	"event_queue_longpoll_timeout_seconds":              90,
+	"event_queue_longpoll_timeout_seconds":              int(eventqueue.LongpollTimeout.Seconds()),
 	"password_min_length":                               6,
 	"password_max_length":                               100,
 	"password_min_guesses":                              10000,
