@@ -26,6 +26,19 @@ type tx struct {
 	// once the transaction has ended.
 	cache  *stmtCache
 	misses []string
+	// detach runs statements with their context stripped of cancellation,
+	// once it is checked (see writeGroup).
+	detach bool
+}
+
+// stmtCtx returns the context a statement runs with: ctx itself when it is
+// done (database/sql then fails the call before the driver sees it) or the
+// transaction is not detached, else ctx without its cancellation.
+func (t *tx) stmtCtx(ctx context.Context) context.Context {
+	if t.detach && ctx.Err() == nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 var _ chatcore.Tx = (*tx)(nil)
@@ -53,6 +66,7 @@ func (t *tx) stmt(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -60,6 +74,7 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -67,6 +82,7 @@ func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, e
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
