@@ -107,6 +107,51 @@ func WithTopicDeletion(batchSize int, budget time.Duration) Option {
 	}
 }
 
+// SentMessage is a message that has just committed, with the users its
+// content mentions (mentions inside code left out), as a [MessageHook]
+// receives it. Hooks must not modify Message.
+type SentMessage struct {
+	Message   *Message
+	Mentioned []UserID
+}
+
+// MessageHook is told about every message the Service sends (by any
+// operation: SendMessage, scheduled delivery, reminders, webhook replies),
+// once the transaction that sent it has committed. MessageSent runs on the
+// sending goroutine, in send order, with a context that is not cancelled when
+// the request ends; it must not block for long (queue slow work). A hook whose
+// type also has a method Shutdown(context.Context) error is stopped by
+// [Service.Shutdown]. Package webhooks delivers outgoing webhooks this way.
+type MessageHook interface {
+	MessageSent(ctx context.Context, m SentMessage)
+}
+
+// WithMessageHook adds a [MessageHook]. newHook is called once, while [New]
+// applies its options, with the Service being built; the hook may keep it to
+// call the Service later, but must not call it before New has returned.
+// Hooks run in the order they were added.
+func WithMessageHook(newHook func(*Service) MessageHook) Option {
+	return func(s *Service) { s.hooks = append(s.hooks, newHook(s)) }
+}
+
+// Shutdown stops the Service's background work: each [MessageHook] that has a
+// Shutdown(context.Context) error method is shut down with ctx, in the order
+// the hooks were added, and the first error is returned. Calling Shutdown
+// again, or on a Service without such hooks, is up to the hooks (package
+// webhooks returns nil at once). The Service's other methods keep working
+// after Shutdown.
+func (s *Service) Shutdown(ctx context.Context) error {
+	var first error
+	for _, h := range s.hooks {
+		if sh, ok := h.(interface{ Shutdown(context.Context) error }); ok {
+			if err := sh.Shutdown(ctx); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
 // WithExternalURL sets the base URL of the server (used in links in e-mails and
 // reminders), e.g. "https://chat.example.com". Default "http://127.0.0.1:9991".
 func WithExternalURL(u string) Option { return func(s *Service) { s.externalURL = u } }
@@ -129,8 +174,8 @@ type Service struct {
 	// password changes and e-mail change requests; nil disables (ratelimit.go).
 	passwordAttempts *userLimiter
 	emailChanges     *userLimiter
-	// webhooks delivers outgoing webhooks; nil unless WithWebhookDelivery (webhook_dispatch.go).
-	webhooks *webhookDispatcher
+	// hooks are told about each committed message (WithMessageHook).
+	hooks []MessageHook
 	// extra holds settings-specific configuration (languages, sounds, password
 	// policy); see settings.go.
 	settingsConfig
@@ -165,6 +210,10 @@ func New(store Store, opts ...Option) *Service {
 // Store returns the store the Service works on.
 func (s *Service) Store() Store { return s.store }
 
+// Logger returns the Service's logger ([WithLogger]), for hooks and workers
+// whose failures reach no caller.
+func (s *Service) Logger() *slog.Logger { return s.log }
+
 // Now returns the current time of the Service's clock ([WithClock]), the time
 // its operations stamp on what they create.
 func (s *Service) Now() time.Time { return s.clock.Now() }
@@ -197,14 +246,7 @@ func (m logMailer) Send(ctx context.Context, e Email) error {
 type effects struct {
 	events []Event
 	mails  []Email
-	sent   []sentMessage
-}
-
-// sentMessage is a message an operation sent, with the users its content
-// mentions, handed to afterSend (outgoing webhooks) once the send has committed.
-type sentMessage struct {
-	msg       *Message
-	mentioned []UserID
+	sent   []SentMessage
 }
 
 func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
@@ -215,7 +257,7 @@ func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
 
 // sentMsg records that m was sent and mentions the users in mentioned.
 func (e *effects) sentMsg(m *Message, mentioned []UserID) {
-	e.sent = append(e.sent, sentMessage{msg: m, mentioned: mentioned})
+	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned})
 }
 
 // update runs fn in one store transaction and, only once it has committed,
@@ -241,7 +283,9 @@ func (s *Service) flush(ctx context.Context, fx *effects) {
 		s.events.Publish(ctx, fx.events)
 	}
 	for _, sm := range fx.sent {
-		s.afterSend(ctx, sm.msg, sm.mentioned)
+		for _, h := range s.hooks {
+			h.MessageSent(ctx, sm)
+		}
 	}
 	for _, m := range fx.mails {
 		if err := s.mailer.Send(ctx, m); err != nil {

@@ -10,7 +10,7 @@ package chatcore
 //   - sendInTx(ctx, tx, fx, sender, dest, content, client) validates and sends
 //     one message inside the caller's transaction, exactly as SendMessage does
 //     (same checks, same error texts), records the "message" event and hands the
-//     message to afterSend (via fx.sentMsg) once the caller's transaction commits.
+//     message to the MessageHooks (via fx.sentMsg) once the caller's transaction commits.
 //     Destination{StreamID, Topic} is a channel message; Destination{To} a direct
 //     message (the sender is added to the participants). SkipAccessCheck bypasses
 //     the channel-access check (outgoing-webhook replies, as Zulip does).

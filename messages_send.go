@@ -369,7 +369,7 @@ func emptyTopicDisplayName(r *Realm) string {
 }
 
 // sendInTx validates and sends one message from sender inside tx, and records
-// its event and its afterSend hand-off in fx. It returns the stored message.
+// its event and its hand-off to the MessageHooks in fx. It returns the stored message.
 // The errors are those listed on [Service.SendMessage] for the content, the
 // topic, the channel and the recipients; a channel of another realm is
 // "Channel with ID 'n' does not exist", a recipient of another realm or a

@@ -30,37 +30,87 @@ const (
 // their integration.
 const webhookReplyClient = "OutgoingWebhookResponse"
 
-// afterSend triggers the outgoing-webhook bots of a message that has just
-// committed: a channel message mentioning such a bot ("mention"; mentioned
-// already leaves out mentions in code), or a direct message with such a bot
-// among its participants ("direct_message"). Messages sent by bots trigger
-// nothing. It builds one job per service of each bot and queues them without
-// waiting; failures are logged, since the send itself has succeeded.
-func (s *Service) afterSend(ctx context.Context, m *Message, mentioned []UserID) {
-	d := s.webhooks
-	if d == nil || (m.Type == MessageTypeStream && len(mentioned) == 0) {
-		return
-	}
-	// The message is committed: build the jobs even if the request is cancelled.
-	ctx = context.WithoutCancel(ctx)
-	var jobs []*webhookJob
-	err := s.view(ctx, func(tx Tx) error {
-		var err error
-		jobs, err = s.webhookJobs(ctx, tx, m, mentioned)
-		return err
-	})
-	if err != nil {
-		s.log.ErrorContext(ctx, "chatcore: building outgoing webhooks", "message_id", m.ID, "err", err)
-		return
-	}
-	for _, j := range jobs {
-		d.enqueue(ctx, j)
-	}
+// OutgoingWebhook is one request to one service of an outgoing-webhook bot,
+// triggered by a message that has committed, as [Service.OutgoingWebhooks]
+// builds it: who the bot is, what to POST, and where the bot answers. Package
+// webhooks delivers it.
+type OutgoingWebhook struct {
+	RealmID RealmID
+	BotID   UserID
+	BotName string // the bot's full name
+	OwnerID UserID // the bot's owner; zero: no owner to notify
+	Service BotService
+	// MessageID is the triggering message; MessageLink links to it in the web
+	// app, for the notice to the bot's owner; Command is its raw content.
+	MessageID   MessageID
+	MessageLink string
+	Command     string
+	// Body and ContentType are the request: Zulip's JSON payload (an
+	// [outgoing.Payload]) for the generic interface, Slack's form fields for
+	// the "slack" interface. SlackDirect marks a "slack" service triggered by
+	// a direct message, which Zulip refuses without a request (Body is empty).
+	Body        []byte
+	ContentType string
+	SlackDirect bool
+	// reply is where the bot answers: the triggering conversation.
+	reply Destination
 }
 
-// webhookJobs returns the deliveries m triggers, bots in id order, each bot's
+// OutgoingWebhooks returns the requests the committed message m triggers, m's
+// content mentioning the users in mentioned (mentions in code left out): a
+// channel message mentioning an outgoing-webhook bot (trigger "mention"), or a
+// direct message with such a bot among its participants ("direct_message").
+// Messages sent by bots trigger nothing; so do bots that are deactivated, of
+// another realm or without services. The result lists bots in id order, each
+// bot's services in id order. Errors come from the store.
+func (s *Service) OutgoingWebhooks(ctx context.Context, m *Message, mentioned []UserID) ([]OutgoingWebhook, error) {
+	if m.Type == MessageTypeStream && len(mentioned) == 0 {
+		return nil, nil
+	}
+	var hooks []OutgoingWebhook
+	err := s.view(ctx, func(tx Tx) error {
+		var err error
+		hooks, err = s.webhookJobs(ctx, tx, m, mentioned)
+		return err
+	})
+	return hooks, err
+}
+
+// PostWebhookReply posts content as hook's bot in the conversation of the
+// triggering message (a channel topic, which the bot need not be subscribed
+// to, or the direct-message conversation), with client
+// "OutgoingWebhookResponse", in one transaction with the checks of
+// [Service.SendMessage]. A bot deactivated or deleted since the trigger posts
+// nothing: the error is an [*Error] with [CodeUnauthorized].
+func (s *Service) PostWebhookReply(ctx context.Context, hook *OutgoingWebhook, content string) error {
+	return s.postAsBot(ctx, hook.BotID, hook.reply, content)
+}
+
+// NotifyWebhookOwner sends hook's bot owner a direct message from the bot, as
+// [Service.PostWebhookReply] posts replies. It does nothing when the bot has no
+// owner.
+func (s *Service) NotifyWebhookOwner(ctx context.Context, hook *OutgoingWebhook, content string) error {
+	if hook.OwnerID == 0 {
+		return nil
+	}
+	return s.postAsBot(ctx, hook.BotID, Destination{To: []UserID{hook.OwnerID}}, content)
+}
+
+// postAsBot sends content from the bot in one transaction.
+func (s *Service) postAsBot(ctx context.Context, botID UserID, dest Destination, content string) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		bot, err := actor(ctx, tx, botID)
+		if err != nil {
+			return err
+		}
+		_, err = s.sendInTx(ctx, tx, fx, bot, dest, content, webhookReplyClient)
+		return err
+	})
+}
+
+// webhookJobs returns the requests m triggers, bots in id order, each bot's
 // services in id order.
-func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned []UserID) ([]*webhookJob, error) {
+func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned []UserID) ([]OutgoingWebhook, error) {
 	sender, err := tx.User(ctx, m.SenderID)
 	if err != nil {
 		return nil, err
@@ -75,7 +125,7 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 	candidates = slices.Clone(candidates)
 	slices.Sort(candidates)
 	candidates = slices.Compact(candidates)
-	var jobs []*webhookJob
+	var jobs []OutgoingWebhook
 	for _, id := range candidates {
 		bot, err := tx.User(ctx, id)
 		if errors.Is(err, ErrNotFound) {
@@ -104,28 +154,26 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 		}
 		streamName, _ := view.DisplayRecipient.(string)
 		link := s.messageLink(m, streamName)
+		reply := replyDestination(m, bot.ID)
 		var payloadMessage *outgoing.Message // built once for the bot's services
 		for _, svc := range services {
-			job := &webhookJob{
-				realm:     m.RealmID,
-				botID:     bot.ID,
-				botName:   bot.FullName,
-				ownerID:   bot.BotOwnerID,
-				service:   svc,
-				messageID: m.ID,
-				link:      link,
-				command:   m.Content,
-				conv: webhookConversation{
-					Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
-					Members: slices.Clone(m.DirectMembers),
-				},
+			job := OutgoingWebhook{
+				RealmID:     m.RealmID,
+				BotID:       bot.ID,
+				BotName:     bot.FullName,
+				OwnerID:     bot.BotOwnerID,
+				Service:     svc,
+				MessageID:   m.ID,
+				MessageLink: link,
+				Command:     m.Content,
+				reply:       reply,
 			}
 			if svc.Interface == BotInterfaceSlack {
 				if m.Type == MessageTypePrivate {
-					job.slackDM = true
+					job.SlackDirect = true
 				} else {
-					job.body = []byte(s.slackForm(realm, bot, sender, m, streamName, trigger, svc).Encode())
-					job.contentType = "application/x-www-form-urlencoded"
+					job.Body = []byte(s.slackForm(realm, bot, sender, m, streamName, trigger, svc).Encode())
+					job.ContentType = "application/x-www-form-urlencoded"
 				}
 			} else {
 				if payloadMessage == nil {
@@ -145,12 +193,28 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 				if err != nil {
 					return nil, err
 				}
-				job.body, job.contentType = bytes.TrimSuffix(body.Bytes(), []byte("\n")), "application/json"
+				job.Body, job.ContentType = bytes.TrimSuffix(body.Bytes(), []byte("\n")), "application/json"
 			}
 			jobs = append(jobs, job)
 		}
 	}
 	return jobs, nil
+}
+
+// replyDestination is where bot answers m: m's channel and topic, with no
+// access check (as in Zulip, the bot need not be subscribed), or m's
+// direct-message participants other than the bot.
+func replyDestination(m *Message, bot UserID) Destination {
+	if m.Type == MessageTypeStream {
+		return Destination{StreamID: m.StreamID, Topic: m.Topic, SkipAccessCheck: true}
+	}
+	to := make([]UserID, 0, len(m.DirectMembers))
+	for _, id := range m.DirectMembers {
+		if id != bot {
+			to = append(to, id)
+		}
+	}
+	return Destination{To: to}
 }
 
 // slackForm is the form of Zulip's Slack-compatible interface.

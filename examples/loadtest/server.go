@@ -17,6 +17,7 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/sqlite"
+	"github.com/chatcore/chatcore/webhooks"
 )
 
 // maxClients bounds -c: each client is a user of the generated fixture.
@@ -104,7 +105,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	base := "http://" + ln.Addr().String()
 	deleted := &deletions{ids: map[int64]bool{}}
 	svc := chatcore.New(store, chatcore.WithLogger(logger), chatcore.WithExternalURL(base), chatcore.WithEventSink(deleted),
-		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{}), chatcore.WithTopicDeletion(cfg.batch, 0))
+		webhooks.Delivery(webhooks.Options{}), chatcore.WithTopicDeletion(cfg.batch, 0))
 	data, err := orgFixture(cfg.clients)
 	if err == nil {
 		err = fixture.Load(ctx, svc, bytes.NewReader(data))

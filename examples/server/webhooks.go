@@ -1,12 +1,15 @@
 package main
 
-import "github.com/chatcore/chatcore"
+import (
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/webhooks"
+)
 
 // webhookOptions returns the Service options for outgoing webhooks: delivery
 // is on, and -webhook-allow-private lets it reach loopback and private
 // addresses (the demo's echo bot points at 127.0.0.1:8765).
 func webhookOptions(cfg config) []chatcore.Option {
 	return []chatcore.Option{
-		chatcore.WithWebhookDelivery(chatcore.WebhookOptions{AllowPrivate: cfg.webhookAllowPrivate}),
+		webhooks.Delivery(webhooks.Options{AllowPrivate: cfg.webhookAllowPrivate}),
 	}
 }

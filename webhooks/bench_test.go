@@ -1,4 +1,4 @@
-package chatcore_test
+package webhooks_test
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkWebhookPayload measures building the jobs (view + JSON payload) of
-// a message that mentions one bot with one service: the work afterSend does
+// a message that mentions one bot with one service: the work the delivery hook does
 // on the sending path.
 func BenchmarkWebhookPayload(b *testing.B) {
 	is := is.New(b)
@@ -22,7 +22,7 @@ func BenchmarkWebhookPayload(b *testing.B) {
 	is.NoErr(err) // sent
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := w.Svc.WebhookBodiesForTest(b.Context(), id, []chatcore.UserID{echoBot}); err != nil {
+		if _, err := bodies(b, w, id, []chatcore.UserID{echoBot}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package chatcore_test
+package webhooks_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package chatcore_test
+package webhooks_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/syncbuf"
 	"github.com/chatcore/chatcore/outgoing"
+	"github.com/chatcore/chatcore/webhooks"
 	"github.com/matryer/is"
 )
 
@@ -42,12 +43,12 @@ type botServices map[chatcore.UserID][]chatcore.BotService
 // organization whose bots call the given services, with webhook delivery
 // configured by o and the Service's log in the returned buffer; delivery
 // stops when the test ends.
-func newWebhookWorld(tb testing.TB, o chatcore.WebhookOptions, services botServices) (*chattest.World, *syncbuf.Buffer) {
+func newWebhookWorld(tb testing.TB, o webhooks.Options, services botServices) (*chattest.World, *syncbuf.Buffer) {
 	tb.Helper()
 	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	w := chattest.New(tb, chattest.At(time.Unix(1767225600, 0)), chattest.ExternalURL("https://chat.example.test"),
-		chattest.With(chatcore.WithWebhookDelivery(o), chatcore.WithLogger(log)))
+		chattest.With(webhooks.Delivery(o), chatcore.WithLogger(log)))
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -97,6 +98,21 @@ func newWebhookWorld(tb testing.TB, o chatcore.WebhookOptions, services botServi
 		return nil
 	})
 	return w, logs
+}
+
+// bodies returns the request bodies the stored message id, mentioning the
+// users in mentioned, triggers (one per service).
+func bodies(tb testing.TB, w *chattest.World, id chatcore.MessageID, mentioned []chatcore.UserID) ([]string, error) {
+	tb.Helper()
+	m := chattest.Read(tb, w.Base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Message, error) {
+		return tx.Message(ctx, id)
+	})
+	hooks, err := w.Svc.OutgoingWebhooks(tb.Context(), m, mentioned)
+	var out []string
+	for _, h := range hooks {
+		out = append(out, string(h.Body))
+	}
+	return out, err
 }
 
 // generic returns one generic-interface service calling u.
@@ -186,8 +202,8 @@ func answer(status int, body string) func(*http.Request) (int, string) {
 
 // fast are delivery options for tests: private addresses allowed (httptest
 // listens on loopback), short timeouts and retry delays.
-func fast() chatcore.WebhookOptions {
-	return chatcore.WebhookOptions{AllowPrivate: true, Timeout: 2 * time.Second, RetryDelay: time.Millisecond}
+func fast() webhooks.Options {
+	return webhooks.Options{AllowPrivate: true, Timeout: 2 * time.Second, RetryDelay: time.Millisecond}
 }
 
 func keys(m map[string]any) []string {
@@ -470,7 +486,7 @@ func TestWebhookPayloadEditedMessage(t *testing.T) {
 	is.NoErr(err) // messages stored
 
 	message := func(id chatcore.MessageID) map[string]any {
-		bodies, err := w.Svc.WebhookBodiesForTest(t.Context(), id, []chatcore.UserID{echoBot})
+		bodies, err := bodies(t, w, id, []chatcore.UserID{echoBot})
 		is.NoErr(err)            // payload built
 		is.Equal(len(bodies), 1) // one service
 		var p map[string]any

@@ -1,4 +1,4 @@
-package chatcore
+package webhooks
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pyrepr"
 )
 
-// webhookOutcome is what a delivery leads to. Empty fields mean "nothing".
-type webhookOutcome struct {
+// outcome is what a delivery leads to. Empty fields mean "nothing".
+type outcome struct {
 	reply   string // the bot posts this in the conversation
 	failure string // the bot posts "Failure! " + failure in the conversation
 	// notice, when notify is set, is added to the direct message to the bot's owner.
@@ -27,83 +28,56 @@ type webhookOutcome struct {
 
 // The failure texts of Zulip's outgoing-webhook worker.
 const (
-	webhookUnavailable     = "Bot is unavailable"
-	webhookSlackNoDMs      = "Slack outgoing webhooks don't support direct messages."
-	webhookConnectionError = "A connection error occurred. Is my bot server down?"
-	webhookPrivateNetwork  = "The URL configured for the webhook is for a private or disallowed network."
+	unavailable           = "Bot is unavailable"
+	slackNoDMs            = "Slack outgoing webhooks don't support direct messages."
+	connectionErrorNotice = "A connection error occurred. Is my bot server down?"
+	privateNetworkNotice  = "The URL configured for the webhook is for a private or disallowed network."
 )
 
-// applyWebhookOutcome posts what a finished delivery calls for, as the bot: the
-// reply, or a "Failure! ..." notice in the conversation, and a direct message
-// to the bot's owner. A reply that cannot be sent becomes a failure notice.
-// Errors are logged: there is no caller to return them to.
-func (s *Service) applyWebhookOutcome(ctx context.Context, job *webhookJob, out webhookOutcome) {
+// apply posts what a finished delivery calls for, as the bot: the reply, or a
+// "Failure! ..." notice in the conversation, and a direct message to the bot's
+// owner. A reply that cannot be sent becomes a failure notice. Errors are
+// logged: there is no caller to return them to.
+func (d *dispatcher) apply(ctx context.Context, hook *chatcore.OutgoingWebhook, out outcome) {
 	if out.reply != "" {
-		err := s.postAsBot(ctx, job, s.conversationDest(job), out.reply)
+		err := d.s.PostWebhookReply(ctx, hook, out.reply)
 		if err == nil {
 			return
 		}
-		e, ok := errors.AsType[*Error](err)
-		if ok && e.Code == CodeUnauthorized {
+		e, ok := errors.AsType[*chatcore.Error](err)
+		if ok && e.Code == chatcore.CodeUnauthorized {
 			// The bot was deactivated (or deleted) meanwhile: it can post nothing.
-			s.log.WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", job.botID, "message_id", job.messageID)
+			d.log().WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", hook.BotID, "message_id", hook.MessageID)
 			return
 		}
 		if !ok {
-			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", job.botID, "message_id", job.messageID, "err", err)
+			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", hook.BotID, "message_id", hook.MessageID, "err", err)
 			return
 		}
 		out = unusableAnswer(e.Msg, out.answer)
 	}
 	if out.failure != "" {
-		if err := s.postAsBot(ctx, job, s.conversationDest(job), "Failure! "+out.failure); err != nil {
-			s.log.ErrorContext(ctx, "chatcore: posting outgoing webhook failure", "bot_id", job.botID, "message_id", job.messageID, "err", err)
+		if err := d.s.PostWebhookReply(ctx, hook, "Failure! "+out.failure); err != nil {
+			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook failure", "bot_id", hook.BotID, "message_id", hook.MessageID, "err", err)
 		}
 	}
-	if out.notify && job.ownerID != 0 {
-		text := fmt.Sprintf("[A message](%s) to your bot @_**%s** triggered an outgoing webhook.", job.link, job.botName)
+	if out.notify && hook.OwnerID != 0 {
+		text := fmt.Sprintf("[A message](%s) to your bot @_**%s** triggered an outgoing webhook.", hook.MessageLink, hook.BotName)
 		if out.notice != "" {
 			text += "\n" + out.notice
 		}
-		if err := s.postAsBot(ctx, job, Destination{To: []UserID{job.ownerID}}, text); err != nil {
-			s.log.ErrorContext(ctx, "chatcore: notifying bot owner", "bot_id", job.botID, "owner_id", job.ownerID, "err", err)
+		if err := d.s.NotifyWebhookOwner(ctx, hook, text); err != nil {
+			d.log().ErrorContext(ctx, "chatcore: notifying bot owner", "bot_id", hook.BotID, "owner_id", hook.OwnerID, "err", err)
 		}
 	}
-}
-
-// conversationDest is where the bot answers the triggering message.
-func (s *Service) conversationDest(job *webhookJob) Destination {
-	if job.conv.Type == MessageTypeStream {
-		return Destination{StreamID: job.conv.StreamID, Topic: job.conv.Topic, SkipAccessCheck: true}
-	}
-	to := make([]UserID, 0, len(job.conv.Members))
-	for _, id := range job.conv.Members {
-		if id != job.botID {
-			to = append(to, id)
-		}
-	}
-	return Destination{To: to}
-}
-
-// postAsBot sends content from the job's bot in one transaction. A bot that has
-// been deactivated since the trigger posts nothing (an *Error is returned).
-func (s *Service) postAsBot(ctx context.Context, job *webhookJob, dest Destination, content string) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		bot, err := actor(ctx, tx, job.botID)
-		if err != nil {
-			return err
-		}
-		_, err = s.sendInTx(ctx, tx, fx, bot, dest, content, webhookReplyClient)
-		return err
-	})
 }
 
 // exceptionOutcome is the outcome of a request that failed in a way that is
 // neither an HTTP status, a timeout nor a connection error.
-func exceptionOutcome(job *webhookJob, name string, err error) webhookOutcome {
-	return webhookOutcome{
+func exceptionOutcome(hook *chatcore.OutgoingWebhook, name string, err error) outcome {
+	return outcome{
 		failure: fmt.Sprintf("An exception of type *%s* occurred for message `%s`! See the Zulip server logs for more information.",
-			name, job.command),
+			name, hook.Command),
 		notify: true,
 		notice: fmt.Sprintf("When trying to send a request to the webhook service, an exception of type %s occurred:\n```\n%s\n```",
 			name, err),
@@ -112,36 +86,36 @@ func exceptionOutcome(job *webhookJob, name string, err error) webhookOutcome {
 
 // responseOutcome decides what an answer with the given status and body leads
 // to, by the rules of Zulip's generic and Slack interfaces.
-func responseOutcome(job *webhookJob, status int, body []byte) webhookOutcome {
+func responseOutcome(hook *chatcore.OutgoingWebhook, status int, body []byte) outcome {
 	if status < 200 || status > 299 {
-		out := webhookOutcome{
+		out := outcome{
 			failure: fmt.Sprintf("Third party responded with %d", status),
 			notify:  true,
 			notice:  fmt.Sprintf("The webhook got a response with status code *%d*.", status),
 		}
 		if status == http.StatusProxyAuthRequired {
-			out.notice = webhookPrivateNetwork
+			out.notice = privateNetworkNotice
 		}
 		if len(body) > 0 {
 			out.notice += payloadBlock(pyrepr.Bytes(body)) // Zulip quotes response.content
 		}
 		return out
 	}
-	content, err := successContent(job.service.Interface, body)
+	content, err := successContent(hook.Service.Interface, body)
 	if err != nil {
 		return unusableAnswer(err.Error(), body)
 	}
 	if strings.TrimSpace(content) == "" {
-		return webhookOutcome{}
+		return outcome{}
 	}
-	return webhookOutcome{reply: content, answer: body}
+	return outcome{reply: content, answer: body}
 }
 
 // unusableAnswer is the outcome of a 2xx answer that could not be turned into
 // a posted reply: its JSON was unusable, or posting the reply was refused with
 // msg. The owner notice quotes the answer as Zulip does (response.text).
-func unusableAnswer(msg string, body []byte) webhookOutcome {
-	out := webhookOutcome{
+func unusableAnswer(msg string, body []byte) outcome {
+	out := outcome{
 		failure: msg,
 		notify:  true,
 		notice: "The outgoing webhook server attempted to send a message in Zulip, " +
@@ -159,26 +133,26 @@ func payloadBlock(repr string) string {
 	return "\nThe response contains the following payload:\n```\n" + repr + "\n```"
 }
 
-// webhookAnswerError is a 2xx answer that cannot be used; its text is Zulip's.
-type webhookAnswerError string
+// answerError is a 2xx answer that cannot be used; its text is Zulip's.
+type answerError string
 
-func (e webhookAnswerError) Error() string { return string(e) }
+func (e answerError) Error() string { return string(e) }
 
 // successContent returns the reply text of a 2xx answer ("" for none), or a
-// webhookAnswerError. Values that are not strings become text as Python's
+// answerError. Values that are not strings become text as Python's
 // str() writes them, as in Zulip: {"content": null} replies "None".
 func successContent(iface string, body []byte) (string, error) {
 	if !json.Valid(body) {
-		return "", webhookAnswerError("Invalid JSON in response")
+		return "", answerError("Invalid JSON in response")
 	}
 	if s, ok := pyrepr.JSONString(body); ok && s == "" {
 		return "", nil // legacy "no response"
 	}
 	var obj map[string]json.RawMessage
 	if body := bytes.TrimSpace(body); len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &obj) != nil {
-		return "", webhookAnswerError("Invalid response format")
+		return "", answerError("Invalid response format")
 	}
-	if iface == BotInterfaceSlack {
+	if iface == chatcore.BotInterfaceSlack {
 		// Zulip takes "text" as it is: null posts nothing, and a value that
 		// is not a string fails inside its worker, posting nothing either.
 		s, _ := pyrepr.JSONString(obj["text"])

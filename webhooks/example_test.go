@@ -1,4 +1,4 @@
-package chatcore_test
+package webhooks_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/webhooks"
 )
 
 // An organization with one user, one outgoing-webhook bot and one channel.
@@ -22,9 +23,9 @@ const webhookExampleFixture = `{"realms": [{"id": 1, "string_id": "acme", "name"
             "service": {"base_url": "BOT_URL", "token": "s3cretToken", "interface": "generic"}}],
   "channels": [{"id": 61, "name": "general", "subscribers": [11]}]}]}`
 
-// ExampleWithWebhookDelivery runs an integration built with botkit and lets a
+// ExampleDelivery runs an integration built with botkit and lets a
 // message that mentions its bot trigger it; the bot's reply lands in the topic.
-func ExampleWithWebhookDelivery() {
+func ExampleDelivery() {
 	ctx := context.Background()
 
 	// The integration: answers every verified payload.
@@ -35,7 +36,7 @@ func ExampleWithWebhookDelivery() {
 	defer integration.Close()
 
 	st := memory.New()
-	svc := chatcore.New(st, chatcore.WithWebhookDelivery(chatcore.WebhookOptions{
+	svc := chatcore.New(st, webhooks.Delivery(webhooks.Options{
 		AllowPrivate: true, // the integration listens on 127.0.0.1
 	}))
 	org := strings.Replace(webhookExampleFixture, "BOT_URL", integration.URL, 1)
