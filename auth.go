@@ -20,12 +20,13 @@ type authenticatedKey struct{}
 
 // WithAuthenticatedUser returns a copy of ctx carrying u, the user
 // [Service.Authenticate] returned for the request ctx belongs to. A Service
-// method acting for u.ID may then find from u, without a store read, that a
+// method acting for u.ID may then, without a store read, find from u that a
 // request changes nothing (as Zulip compares a request with the user it
-// authenticated) and answer it without a write transaction; the answer is
-// the one a transaction at the moment of authentication would have given.
-// Every change is still decided and made on the user read inside the write
-// transaction. u must not be modified afterwards.
+// authenticated) and answer it without a write transaction, the answer a
+// transaction at the moment of authentication would have given, or take u's
+// realm for work done before its write transaction (rendering). Every change
+// is still decided and made on the user read inside the write transaction.
+// u must not be modified afterwards.
 func WithAuthenticatedUser(ctx context.Context, u *User) context.Context {
 	return context.WithValue(ctx, authenticatedKey{}, u)
 }

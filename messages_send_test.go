@@ -269,3 +269,42 @@ func TestSendMessageEventsAndFirstMessageID(t *testing.T) {
 	is.True(err != nil)                          // refused
 	is.Equal(len(w.Events.OfType("message")), 2) // no event for a failed send
 }
+
+// TestSendMessageAsAuthenticated checks, on every store, that a send whose
+// context carries the authenticated sender (WithAuthenticatedUser) stores and
+// publishes what a send without it does: the same rendering (a mention
+// resolved in the sender's realm) and the same refusal of a deactivated
+// sender, decided inside the write transaction.
+func TestSendMessageAsAuthenticated(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ham := w.User(t, org.ham.ID)
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), ham)
+		req := chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: "hi @**ophelia**"}
+		with, err := w.Svc.SendMessage(ctx, ham.ID, req)
+		is.NoErr(err) // sent with the user in the context
+		without, err := w.Svc.SendMessage(t.Context(), ham.ID, req)
+		is.NoErr(err) // and without
+		views := map[chatcore.MessageID]chatcore.MessageView{}
+		for _, ev := range w.Events.OfType("message") {
+			v := ev.Data["message"].(chatcore.MessageView)
+			views[v.ID] = v
+		}
+		is.Equal(len(views), 2) // both published
+		a, b := views[with], views[without]
+		is.Equal(a.Content, b.Content)                       // the same rendering
+		is.True(strings.Contains(a.Content, "user-mention")) // the mention resolved
+
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			u, err := tx.User(ctx, ham.ID)
+			if err != nil {
+				return err
+			}
+			u.IsActive = false
+			return tx.UpdateUser(ctx, u)
+		})
+		_, err = w.Svc.SendMessage(ctx, ham.ID, req)
+		is.True(err != nil) // deactivated since authentication: refused by the write transaction
+	})
+}

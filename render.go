@@ -345,20 +345,29 @@ func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prere
 }
 
 // prerenderFor is prerender for content sent by the user: the actor's realm
-// and normalised content are read in the View; nil when either is refused
-// (the write transaction reports it).
+// (from the authenticated user in ctx, see WithAuthenticatedUser, else read
+// in the View) and normalised content; nil when either is refused (the
+// write transaction reports it).
 func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content string) *prerendered {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return nil
 	}
+	var realm RealmID
+	if u := authenticatedUser(ctx, actorID); u != nil {
+		realm = u.RealmID // a user never changes realms
+	}
 	var p *prerendered
 	_ = s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
-		if err != nil {
-			return err
+		if realm == 0 {
+			u, err := actor(ctx, tx, actorID)
+			if err != nil {
+				return err
+			}
+			realm = u.RealmID
 		}
-		p, err = prerenderIn(ctx, tx, u.RealmID, body)
+		var err error
+		p, err = prerenderIn(ctx, tx, realm, body)
 		return err
 	})
 	return p

@@ -110,7 +110,7 @@ func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, err
 	if wire.ClientName != nil {
 		req.Client = *wire.ClientName
 	}
-	id, err := h.svc.SendMessage(ctx, c.user.ID, req)
+	id, err := h.svc.SendMessage(chatcore.WithAuthenticatedUser(ctx, c.user), c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,8 @@ import (
 // table has the column of its wire name, and adding a setting needs only a
 // migration that adds that column (Open refuses a database without it).
 var (
-	// userSelect lists the columns scanUser reads, settings last.
+	// userSelect lists the columns scanUser reads, the settings last as one
+	// json_array column (see settingsCol).
 	userSelect string
 	userInsert string
 	userUpdate string
@@ -34,7 +35,7 @@ func init() {
 		"is_bot", "bot_type", "bot_owner_id", "api_key_hash", "password_hash", "avatar_source", "date_joined"}
 	userSelect = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
 		"bot_owner_id, api_key_hash, password_hash, avatar_source, date_joined, " +
-		strings.Join(quoted, ", ") + " FROM users"
+		userSettingsField(quoted) + " FROM users"
 	all := append(append([]string{"id"}, base...), quoted...)
 	userInsert = "INSERT INTO users (" + strings.Join(all, ", ") + ") VALUES (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ") RETURNING id"
@@ -48,13 +49,6 @@ func init() {
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
-	dest := []any{&u.ID, &u.RealmID, &u.Email, &u.FullName, &u.FullNameKey, &u.Role, &u.IsActive, &u.IsBot,
-		&u.BotType, idCol[chatcore.UserID]{&u.BotOwnerID}, strCol{&u.APIKeyHash}, &u.PasswordHash,
-		&u.AvatarSource, timeCol{&u.DateJoined}}
-	return r.Scan(append(dest, u.Settings.Fields()...)...)
 }
 
 // settingArgs returns the values of every setting in SettingNames order.
