@@ -12,7 +12,7 @@ const realmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 	require_unique_names, empty_topic_display_name, date_created`
 
 func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
-	return r.Scan(&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
+	return r.Scan(num(&v.ID), &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated})
 }
 

@@ -13,7 +13,7 @@ const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
 	history_public_to_subscribers, is_archived, first_message_id, date_created`
 
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
-	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
+	return r.Scan(num(&s.ID), num(&s.RealmID), num(&s.RecipientID), &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
 		timeCol{&s.DateCreated})
 }
@@ -87,7 +87,7 @@ func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
 const subscriptionCols = "stream_id, user_id, active, first_visible_message_id, since_message_id"
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
-	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID)
+	return r.Scan(num(&s.StreamID), num(&s.UserID), &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, num(&s.SinceMessageID))
 }
 
 // Subscription implements [chatcore.StreamStore].

@@ -335,3 +335,39 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows
 func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
 	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
 }
+
+// numCol scans an INTEGER column into a named integer type (ids, roles,
+// flags). database/sql converts into such types through reflection, which
+// allocates per value; a Scanner takes the int64 as it is.
+type numCol[T ~int64 | ~int | ~uint16] struct{ p *T }
+
+func (c numCol[T]) Scan(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("integer column holds %T", v)
+	}
+	*c.p = T(n)
+	return nil
+}
+
+// num returns the numCol of p.
+func num[T ~int64 | ~int | ~uint16](p *T) numCol[T] { return numCol[T]{p} }
+
+// typeCol scans the type column of a message.
+type typeCol struct{ p *chatcore.MessageType }
+
+func (c typeCol) Scan(v any) error {
+	switch v {
+	case "stream":
+		*c.p = chatcore.MessageTypeStream
+	case "private":
+		*c.p = chatcore.MessageTypePrivate
+	default:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("type column holds %T", v)
+		}
+		*c.p = chatcore.MessageType(s)
+	}
+	return nil
+}

@@ -115,7 +115,7 @@ func userSettingsField(quoted []string) string {
 
 // scanUser scans a row of userSelect into u.
 func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
-	return r.Scan(&u.ID, &u.RealmID, &u.Email, &u.FullName, &u.FullNameKey, &u.Role, &u.IsActive, &u.IsBot,
-		&u.BotType, idCol[chatcore.UserID]{&u.BotOwnerID}, strCol{&u.APIKeyHash}, &u.PasswordHash,
+	return r.Scan(num(&u.ID), num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, num(&u.Role), &u.IsActive, &u.IsBot,
+		num(&u.BotType), idCol[chatcore.UserID]{&u.BotOwnerID}, strCol{&u.APIKeyHash}, &u.PasswordHash,
 		&u.AvatarSource, timeCol{&u.DateJoined}, settingsCol{u.Settings.Fields()})
 }

@@ -19,8 +19,8 @@ var (
 	userSelect string
 	// The one-user lookups: by id, by realm and e-mail key, by API key hash.
 	userByID, userByEmail, userByAPIKey string
-	userInsert string
-	userUpdate string
+	userInsert                          string
+	userUpdate                          string
 	// settingColumns maps a setting's wire name to its quoted column name.
 	settingColumns map[string]string
 )
