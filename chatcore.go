@@ -2,8 +2,11 @@ package chatcore
 
 import (
 	"context"
+	"github.com/chatcore/chatcore/internal/password"
+	"github.com/chatcore/chatcore/settings"
 	"log/slog"
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -46,6 +49,15 @@ type Event struct {
 	RealmID RealmID
 	UserIDs []UserID
 	Data    map[string]any
+
+	// markdown is a message event's raw content, logged beside the
+	// rendered one for queues without apply_markdown.
+	markdown *string
+	// public marks the copy of a public channel message for queues that
+	// receive every public channel message (never published to the
+	// EventSink); group is the message id tying it to the other copies.
+	public bool
+	group  int64
 }
 
 // EventSink receives events. The Service publishes an operation's events only
@@ -134,14 +146,16 @@ func WithMessageHook(newHook func(*Service) MessageHook) Option {
 	return func(s *Service) { s.hooks = append(s.hooks, newHook(s)) }
 }
 
-// Shutdown stops the Service's background work: each [MessageHook] that has a
+// Shutdown stops the Service's background work: it writes the buffered
+// presence reports ([Service.FlushPresence]; later reports are written only
+// by FlushPresence), then each [MessageHook] that has a
 // Shutdown(context.Context) error method is shut down with ctx, in the order
 // the hooks were added, and the first error is returned. Calling Shutdown
 // again, or on a Service without such hooks, is up to the hooks (package
 // webhooks returns nil at once). The Service's other methods keep working
 // after Shutdown.
 func (s *Service) Shutdown(ctx context.Context) error {
-	var first error
+	first := s.presence.Shutdown(ctx)
 	for _, h := range s.hooks {
 		if sh, ok := h.(interface{ Shutdown(context.Context) error }); ok {
 			if err := sh.Shutdown(ctx); err != nil && first == nil {
@@ -176,9 +190,17 @@ type Service struct {
 	emailChanges     *userLimiter
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
-	// extra holds settings-specific configuration (languages, sounds, password
-	// policy); see settings.go.
-	settingsConfig
+	// valueSets are the accepted languages and notification sounds
+	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
+	// a new password needs (WithPasswordPolicy).
+	valueSets      settings.Config
+	passwordPolicy password.Policy
+	// presenceConfig buffers presence reports (presence.go).
+	presenceConfig
+	// notify holds the OnEventsCommitted functions (events.go).
+	notify notifiers
+	// queueBacklog bounds an event queue's unacknowledged entries.
+	queueBacklog int
 }
 
 // New returns a Service over store.
@@ -189,9 +211,11 @@ func New(store Store, opts ...Option) *Service {
 		events:         discardEvents{},
 		log:            slog.Default(),
 		batchSize:      100,
+		queueBacklog:   DefaultQueueBacklog,
 		deleteBudget:   50 * time.Second,
 		externalURL:    "http://127.0.0.1:9991",
-		settingsConfig: defaultSettingsConfig(),
+		valueSets:      zulipValueSets(),
+		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
@@ -204,6 +228,7 @@ func New(store Store, opts ...Option) *Service {
 	if s.hasher == nil {
 		s.hasher = defaultHasher()
 	}
+	s.startPresence()
 	return s
 }
 
@@ -253,6 +278,13 @@ func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data})
 }
 
+// messageEvent records a message event of m for users, logged with m's raw
+// content; public marks the copy for queues receiving every public channel
+// message.
+func (e *effects) messageEvent(realm RealmID, users []UserID, m *Message, data map[string]any, public bool) {
+	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data, markdown: &m.Content, public: public, group: int64(m.ID)})
+}
+
 func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
 
 // sentMsg records that m was sent and mentions the users in mentioned.
@@ -265,13 +297,20 @@ func (e *effects) sentMsg(m *Message, mentioned []UserID) {
 // after commit are logged: the change they describe has happened.
 func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error) error {
 	var fx effects
+	var logged []LoggedEvent
 	err := s.store.Update(ctx, func(tx Tx) error {
 		fx = effects{} // a store may not retry, but never leak a failed attempt's effects
-		return fn(tx, &fx)
+		if err := fn(tx, &fx); err != nil || len(fx.events) == 0 {
+			return err
+		}
+		var err error
+		logged, err = s.logEvents(ctx, tx, fx.events)
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	s.noticeEvents(logged)
 	// The change has committed: its events and e-mails must go out even when
 	// the caller's context ends now (a client that hung up after the commit).
 	s.flush(context.WithoutCancel(ctx), &fx)
@@ -279,8 +318,12 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error)
 }
 
 func (s *Service) flush(ctx context.Context, fx *effects) {
-	if len(fx.events) > 0 {
-		s.events.Publish(ctx, fx.events)
+	published := fx.events
+	if slices.ContainsFunc(published, func(e Event) bool { return e.public }) {
+		published = slices.DeleteFunc(slices.Clone(published), func(e Event) bool { return e.public })
+	}
+	if len(published) > 0 {
+		s.events.Publish(ctx, published)
 	}
 	for _, sm := range fx.sent {
 		for _, h := range s.hooks {

@@ -11,15 +11,16 @@
 // both pass. The optional httpadapter package serves the Service over HTTP in
 // Zulip's wire format. Package fixture seeds a store with organisations
 // described in chatcore's JSON fixture format (the example server's -seed),
-// checking them with the Service's own rules.
+// checking them with the Service's own rules. Package webhooks delivers
+// outgoing webhooks, plugged in through [WithMessageHook].
 //
 // # Settings
 //
-// Each personal setting is one row of the table in settings_table.go (wire
-// name, type, default, allowed values, who may change it); [Settings],
-// [DefaultSettings] and the setting fields of [SettingsUpdate] are generated
-// from it into settings_gen.go (go generate). Adding a setting is a table row
-// and a store migration.
+// Each personal setting is one row of the table of package settings
+// (settings.Table: wire name, type, default, allowed values, who may change
+// it); [Settings] (settings.Settings), [DefaultSettings] and the setting fields
+// of [SettingsUpdate] are generated from it (go generate). Adding a setting is
+// a table row and a store migration.
 //
 // # Message flags
 //

@@ -717,3 +717,15 @@ func (t faultyTx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, f
 func (t faultyTx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
 	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.ActiveSubscriberIDs(ctx, stream) })
 }
+
+func (t faultyTx) EditMessage(ctx context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
+	return faultStepErr(t.f, func() error { return t.tx.EditMessage(ctx, m, entry) })
+}
+
+func (t faultyTx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit int) ([]chatcore.MessageID, error) {
+	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.MoveMessages(ctx, mv, limit) })
+}
+
+func (t faultyTx) MessageFlagRows(ctx context.Context, msg chatcore.MessageID) ([]chatcore.UserMessageFlags, error) {
+	return faultStep(t.f, func() ([]chatcore.UserMessageFlags, error) { return t.tx.MessageFlagRows(ctx, msg) })
+}

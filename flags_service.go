@@ -509,6 +509,9 @@ func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, 
 		if err != nil {
 			return err
 		}
+		if id == 0 {
+			id = -1 // Zulip's value when the user has no message
+		}
 		st.MaxMessageID = &id
 	}
 	if want("message") && want("update_message_flags") {

@@ -486,7 +486,11 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		return nil, err
 	}
 	for _, g := range sf.eventGroups(eventUsers) {
-		fx.event(sender.RealmID, g.users, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()})
+		fx.messageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, false)
+	}
+	if st != nil && !st.InviteOnly {
+		// Queues that receive every public channel message get it too.
+		fx.messageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
 	fx.sentMsg(m, r.mentioned)
 	return m, nil

@@ -22,6 +22,9 @@ type Realm struct {
 	// equal to it addresses the empty topic. Zero value: "general chat".
 	EmptyTopicDisplayName string
 	DateCreated           time.Time
+	// Messages holds who may edit, move and delete messages, and within
+	// which time limits; the zero value is Zulip's defaults.
+	Messages MessagePolicy
 }
 
 // DefaultEmptyTopicDisplayName is Zulip's display name of the empty topic.
@@ -148,6 +151,14 @@ type Stream struct {
 	// it has none.
 	FirstMessageID MessageID
 	DateCreated    time.Time
+	// CreatorID is the user who created the channel; zero when unknown (a
+	// channel loaded from a fixture).
+	CreatorID UserID
+	// RenderedDescription is Description rendered to HTML when the channel
+	// was created or its description changed; "" with a non-empty
+	// Description means it was never rendered (the Service renders it when
+	// it shows the channel).
+	RenderedDescription string
 }
 
 // Subscription says that a user is (or was) subscribed to a channel.
@@ -164,6 +175,26 @@ type Subscription struct {
 	// subscription is active (see [UserMessage.Received]). Set when the
 	// subscription starts to the next message id; zero covers every message.
 	SinceMessageID MessageID
+	// SubscriptionProperties are the user's personal settings for the
+	// channel; they survive unsubscribing and subscribing again.
+	SubscriptionProperties
+}
+
+// SubscriptionProperties are a user's personal settings for one channel, as
+// POST /users/me/subscriptions/properties changes them.
+type SubscriptionProperties struct {
+	// Color is the user's colour for the channel, "#rrggbb"; "" means none
+	// was chosen yet (the Service shows a colour picked from the channel id).
+	Color    string
+	PinToTop bool
+	IsMuted  bool
+	// The notification settings; nil inherits the user's own setting
+	// (enable_stream_desktop_notifications, ...; wildcard_mentions_notify).
+	DesktopNotifications   *bool
+	AudibleNotifications   *bool
+	PushNotifications      *bool
+	EmailNotifications     *bool
+	WildcardMentionsNotify *bool
 }
 
 // MessageType is "stream" or "private", as on the wire.

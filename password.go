@@ -65,15 +65,13 @@ const (
 func WithPasswordPolicy(minLength int, minGuesses float64) Option {
 	return func(s *Service) {
 		if minLength > 0 {
-			s.minPasswordLength = minLength
+			s.passwordPolicy.MinLength = minLength
 		}
 		if minGuesses >= 0 {
-			s.minPasswordGuesses = minGuesses
+			s.passwordPolicy.MinGuesses = minGuesses
 		}
 	}
 }
 
-// passwordStrongEnough applies the policy of cfg to pw.
-func (cfg *settingsConfig) passwordStrongEnough(pw string) bool {
-	return password.Policy{MinLength: cfg.minPasswordLength, MinGuesses: cfg.minPasswordGuesses}.StrongEnough(pw)
-}
+// passwordStrongEnough applies the Service's password policy to pw.
+func (s *Service) passwordStrongEnough(pw string) bool { return s.passwordPolicy.StrongEnough(pw) }

@@ -25,15 +25,13 @@ func TestDefaultHasherIsArgon2id(t *testing.T) {
 
 func TestPasswordPolicy(t *testing.T) {
 	is := is.New(t)
-	cfg := defaultSettingsConfig()
-	is.Equal(cfg.minPasswordLength, password.DefaultMinLength)            // Zulip's default length
-	is.Equal(cfg.minPasswordGuesses, float64(password.DefaultMinGuesses)) // Zulip's default guesses
-	is.True(!cfg.passwordStrongEnough("password"))                        // a dictionary word fails the default policy
-	is.True(cfg.passwordStrongEnough("correct horse battery staple"))     // a passphrase passes it
-	relaxed := cfg
-	relaxed.minPasswordGuesses = 0
+	s := New(nil)
+	is.Equal(s.passwordPolicy.MinLength, password.DefaultMinLength)            // Zulip's default length
+	is.Equal(s.passwordPolicy.MinGuesses, float64(password.DefaultMinGuesses)) // Zulip's default guesses
+	is.True(!s.passwordStrongEnough("password"))                               // a dictionary word fails the default policy
+	is.True(s.passwordStrongEnough("correct horse battery staple"))            // a passphrase passes it
+	relaxed := New(nil, WithPasswordPolicy(0, 0))
 	is.True(relaxed.passwordStrongEnough("aaaaaa")) // the configured guess minimum applies
-	longer := cfg
-	longer.minPasswordLength = 40
+	longer := New(nil, WithPasswordPolicy(40, -1))
 	is.True(!longer.passwordStrongEnough("correct horse battery staple")) // the configured length applies
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 )
 
 // RegisterRequest selects what [Service.Register] returns: the initial state of
@@ -17,6 +18,18 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
+	// IncludeSubscribers adds the subscribers of each channel to the
+	// subscription section ("partial" counts as true: chatcore always sends
+	// the whole list).
+	IncludeSubscribers bool
+	// SlimPresence and PresenceHistoryLimitDays shape the presence section
+	// (see [Service.UpdatePresence]).
+	SlimPresence             bool
+	PresenceHistoryLimitDays *int
+	// Queue, when non-nil, registers an event queue with these options; its
+	// events start right after the state returned (one snapshot: no event
+	// lost or doubled between them).
+	Queue *QueueOptions
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -46,6 +59,29 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
+	// Users is the realm_user section.
+	Users *RegisterUsers
+	// Groups are the realm's user groups by id (section realm_user_groups).
+	Groups []GroupView
+	// Subscriptions is the subscription section.
+	Subscriptions *SubscriptionState
+	// MutedTopics (section muted_topics, unless user_topic is asked for too)
+	// and UserTopics (section user_topic) are empty: chatcore has no topic
+	// visibility settings.
+	MutedTopics []any
+	UserTopics  []any
+	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
+	// (no custom emoji); CustomProfileFields likewise for
+	// custom_profile_fields.
+	RealmEmoji          map[string]any
+	CustomProfileFields []any
+	// Presence is the realm's presence (section presence: presences,
+	// presence_last_update_id, server_timestamp).
+	Presence *PresenceAnswer
+	// QueueID is the registered event queue's id ("" without Queue), and
+	// LastEventID -1, the last_event_id of a new queue.
+	QueueID     string
+	LastEventID int64
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -57,20 +93,55 @@ type RegisterRealm struct {
 	EmptyTopicDisplayName string
 	// MaxReminderNoteLength is [MaxReminderNoteLength].
 	MaxReminderNoteLength int
+	// DateCreated is when the realm was created (zero when unknown).
+	DateCreated time.Time
+	// The realm's own settings of the same names.
+	NameChangesDisabled  bool
+	EmailChangesDisabled bool
+	RequireUniqueNames   bool
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
-// POST /register computes it. Each list section is read as its own operation
-// ([Service.Linkifiers], [Service.ScheduledMessages], [Service.Reminders]).
+// POST /register computes it, read in one snapshot; with req.Queue it also
+// registers an event queue whose events start right after that snapshot.
 //
 // Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
-// for AllPublicStreams; UNAUTHORIZED for a missing or deactivated actor. Other
-// errors are internal (store, context). Safe for concurrent use.
+// for AllPublicStreams; "Operator <op> not supported." and "Operand <x> not
+// supported." for a queue narrow events cannot follow ("Invalid narrow" for a
+// term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
+// Other errors are internal (store, context). Safe for concurrent use.
 func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, error) {
+	if req.Queue != nil {
+		if err := req.Queue.checkNarrow(); err != nil {
+			return RegisterState{}, err
+		}
+		req.Queue.AllPublicStreams = req.AllPublicStreams
+	}
+	for attempt := 0; ; attempt++ {
+		st, head, err := s.registerState(ctx, actorID, req)
+		if err != nil || req.Queue == nil {
+			return st, err
+		}
+		st.QueueID, err = s.createQueue(ctx, actorID, req.Queue, head)
+		if errors.Is(err, errRegisterRetry) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return RegisterState{}, err
+		}
+		st.LastEventID = -1
+		return st, nil
+	}
+}
+
+// registerState reads the state req asks for, and the event log position
+// it reflects, in one read-only transaction.
+func (s *Service) registerState(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, int64, error) {
 	want := func(section string) bool {
 		return req.Sections == nil || slices.Contains(req.Sections, section)
 	}
 	var st RegisterState
+	var head int64
 	err := s.view(ctx, func(tx Tx) error {
 		u, err := actor(ctx, tx, actorID)
 		if err != nil {
@@ -78,6 +149,9 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 		}
 		if req.AllPublicStreams && u.Role == RoleGuest {
 			return BadRequest("User not authorized for this query")
+		}
+		if head, err = tx.LastEventID(ctx); err != nil {
+			return err
 		}
 		if want("realm_user") {
 			id := u.ID
@@ -92,36 +166,61 @@ func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequ
 				Name:                  realm.Name,
 				EmptyTopicDisplayName: emptyTopicDisplayName(realm),
 				MaxReminderNoteLength: MaxReminderNoteLength,
+				DateCreated:           realm.DateCreated,
+				NameChangesDisabled:   realm.NameChangesDisabled,
+				EmailChangesDisabled:  realm.EmailChangesDisabled,
+				RequireUniqueNames:    realm.RequireUniqueNames,
 			}
 		}
 		if want("user_settings") {
 			settings := u.Settings
 			st.Settings = &settings
 		}
+		if err := s.registerPeople(ctx, tx, u, want, &st); err != nil {
+			return err
+		}
+		if want("subscription") {
+			if st.Subscriptions, err = s.subscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
+				return err
+			}
+		}
+		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
+			st.MutedTopics = []any{}
+		}
+		if want("user_topic") {
+			st.UserTopics = []any{}
+		}
+		if want("realm_emoji") {
+			st.RealmEmoji = map[string]any{}
+		}
+		if want("custom_profile_fields") {
+			st.CustomProfileFields = []any{}
+		}
+		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
+			return err
+		}
+		if want("realm_linkifiers") {
+			if st.Linkifiers, err = linkifierViews(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
+			st.Linkifiers = orEmpty(st.Linkifiers)
+		}
+		if want("scheduled_messages") {
+			if st.ScheduledMessages, err = scheduledViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if want("reminders") {
+			if st.Reminders, err = reminderViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
 		return registerFlags(ctx, tx, u, want, &st)
 	})
 	if err != nil {
-		return RegisterState{}, err
+		return RegisterState{}, 0, err
 	}
-	if want("realm_linkifiers") {
-		if st.Linkifiers, err = s.Linkifiers(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.Linkifiers = orEmpty(st.Linkifiers)
-	}
-	if want("scheduled_messages") {
-		if st.ScheduledMessages, err = s.ScheduledMessages(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.ScheduledMessages = orEmpty(st.ScheduledMessages)
-	}
-	if want("reminders") {
-		if st.Reminders, err = s.Reminders(ctx, actorID); err != nil {
-			return RegisterState{}, err
-		}
-		st.Reminders = orEmpty(st.Reminders)
-	}
-	return st, nil
+	return st, head, nil
 }
 
 // orEmpty turns a nil slice into an empty one.

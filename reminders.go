@@ -164,19 +164,25 @@ func (s *Service) Reminders(ctx context.Context, actorID UserID) ([]Reminder, er
 		if err != nil {
 			return err
 		}
-		rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
-			RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledReminder, Delivered: new(false),
-		})
-		if err != nil {
-			return err
-		}
-		out = make([]Reminder, 0, len(rows))
-		for i := range rows {
-			out = append(out, reminderView(&rows[i]))
-		}
-		return nil
+		out, err = reminderViews(ctx, tx, u)
+		return err
 	})
 	return out, err
+}
+
+// reminderViews returns u's pending reminders (never nil).
+func reminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
+	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
+		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledReminder, Delivered: new(false),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Reminder, 0, len(rows))
+	for i := range rows {
+		out = append(out, reminderView(&rows[i]))
+	}
+	return out, nil
 }
 
 // DeleteReminder deletes (cancels) one of actor's reminders and, after commit,

@@ -353,19 +353,25 @@ func (s *Service) ScheduledMessages(ctx context.Context, actorID UserID) ([]Sche
 		if err != nil {
 			return err
 		}
-		rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
-			RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledSendLater, Delivered: new(false),
-		})
-		if err != nil {
-			return err
-		}
-		out = make([]ScheduledMessageView, 0, len(rows))
-		for i := range rows {
-			out = append(out, scheduledView(&rows[i]))
-		}
-		return nil
+		out, err = scheduledViews(ctx, tx, u)
+		return err
 	})
 	return out, err
+}
+
+// scheduledViews returns u's pending scheduled messages (never nil).
+func scheduledViews(ctx context.Context, tx Tx, u *User) ([]ScheduledMessageView, error) {
+	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
+		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledSendLater, Delivered: new(false),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ScheduledMessageView, 0, len(rows))
+	for i := range rows {
+		out = append(out, scheduledView(&rows[i]))
+	}
+	return out, nil
 }
 
 // DeleteScheduledMessage deletes (cancels) one of actor's scheduled messages

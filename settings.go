@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/chatcore/chatcore/settings"
 	"slices"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ func (u *SettingsUpdate) requestedSettings() []settingChange {
 	all := u.settingChanges()
 	out := all[:0]
 	for _, c := range all {
-		if c.name != "timezone" {
+		if c.row.Name != "timezone" {
 			out = append(out, c)
 		}
 	}
@@ -114,7 +115,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 	}
 	// Validation reads no store: run it once, outside the write lock, and
 	// report its errors after the actor checks, in Zulip's order.
-	first, second := req.validate(&s.settingsConfig)
+	first, second := req.validate(&s.valueSets)
 	var pw *passwordChange
 	if req.NewPassword != nil && req.TargetUsers == nil {
 		var err error
@@ -169,7 +170,7 @@ func (req *SettingsUpdate) changesNothing(u *User) bool {
 		return false
 	}
 	for _, c := range req.requestedSettings() {
-		if cur, _ := u.Settings.Value(c.name); cur != c.value {
+		if cur, _ := u.Settings.Value(c.row.Name); cur != c.value {
 			return false
 		}
 	}
@@ -225,16 +226,16 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 	var values []SettingValue
 	var settingEvents []map[string]any
 	for _, c := range req.requestedSettings() {
-		cur, _ := u.Settings.Value(c.name)
+		cur, _ := u.Settings.Value(c.row.Name)
 		if cur == c.value {
 			continue
 		}
-		if err := u.Settings.Set(c.name, c.value); err != nil {
+		if err := u.Settings.Set(c.row.Name, c.value); err != nil {
 			return err
 		}
-		changed = append(changed, c.name)
-		values = append(values, SettingValue{Name: c.name, Value: c.value})
-		settingEvents = append(settingEvents, s.settingEvent(c.name, c.value))
+		changed = append(changed, c.row.Name)
+		values = append(values, SettingValue{Name: c.row.Name, Value: c.value})
+		settingEvents = append(settingEvents, s.settingEvent(c.row.Name, c.value))
 	}
 	tzChanged := false
 	if req.Timezone != nil {
@@ -298,7 +299,7 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 func (s *Service) settingEvent(name string, value any) map[string]any {
 	ev := map[string]any{"type": "user_settings", "op": "update", "property": name, "value": value}
 	if name == "default_language" {
-		ev["language_name"] = s.languageName(value.(string))
+		ev["language_name"] = s.valueSets.LanguageName(value.(string))
 	}
 	return ev
 }
@@ -331,9 +332,9 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 	}
 	// Only settings the table lets administrators edit in bulk: never the
 	// time zone, never Zulip's security-sensitive settings.
-	settings := req.settingChanges()
-	for _, c := range settings {
-		if c.row().Who != userOrAdmins {
+	changes := req.settingChanges()
+	for _, c := range changes {
+		if c.row.Who != settings.UserOrAdmins {
 			return errCannotChangeForOthers()
 		}
 	}
@@ -367,12 +368,12 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 			}
 		}
 	}
-	for _, c := range settings {
+	for _, c := range changes {
 		changed, err := tx.UpdateSettingBulk(ctx, BulkSettingUpdate{
 			RealmID:      admin.RealmID,
 			UserIDs:      t.UserIDs,
 			GroupIDs:     t.GroupIDs,
-			Setting:      c.name,
+			Setting:      c.row.Name,
 			Value:        c.value,
 			SkipIfEdited: *t.SkipIfAlreadyEdited,
 		})
@@ -382,12 +383,12 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 		if len(changed) == 0 {
 			continue
 		}
-		if c.name == "enable_drafts_synchronization" && c.value == false {
+		if c.row.Name == "enable_drafts_synchronization" && c.value == false {
 			if _, err := tx.DeleteDraftsOf(ctx, changed); err != nil {
 				return err
 			}
 		}
-		fx.event(admin.RealmID, changed, s.settingEvent(c.name, c.value))
+		fx.event(admin.RealmID, changed, s.settingEvent(c.row.Name, c.value))
 	}
 	return nil
 }

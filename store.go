@@ -62,6 +62,9 @@ type Tx interface {
 	DraftStore
 	EmailChangeStore
 	FlagStore
+	ReactionStore
+	PresenceStore
+	EventStore
 }
 
 // RealmStore persists realms.
@@ -209,6 +212,25 @@ type StreamStore interface {
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.
 	DeactivateSubscriptions(ctx context.Context, user UserID) error
+	// ActiveRealmSubscriptions returns every active subscription to a
+	// channel of the realm (users of any state), ordered by stream then
+	// user: one read for the subscriber lists of all channels.
+	ActiveRealmSubscriptions(ctx context.Context, realm RealmID) ([]Subscription, error)
+	// StreamTopics returns the topics of the channel's messages with an id
+	// of at least minID (0: every message): one entry per TopicKey, with
+	// the topic as the newest such message stores it and that message's id,
+	// ordered by that id, newest first. A channel without messages gives an
+	// empty list.
+	StreamTopics(ctx context.Context, stream StreamID, minID MessageID) ([]TopicSummary, error)
+}
+
+// TopicSummary is one topic of a channel, as StreamStore.StreamTopics
+// lists it.
+type TopicSummary struct {
+	// Name is the topic of the newest message of the topic.
+	Name string
+	// MaxID is the id of that message.
+	MaxID MessageID
 }
 
 // MessageKinds selects kinds of messages by what they were sent to. The zero
@@ -233,6 +255,31 @@ type MessageFilter struct {
 	MinID    MessageID
 	SenderID UserID
 	Kinds    MessageKinds
+	// IDs, when non-nil, keeps only messages with one of these ids (order and
+	// repeats do not matter); an empty non-nil slice selects nothing.
+	IDs []MessageID
+}
+
+// MessageMove moves channel messages of one topic, as [MessageStore.MoveMessages]
+// does it.
+type MessageMove struct {
+	RealmID RealmID
+	// StreamID and TopicKey select the messages: channel messages of this
+	// channel whose TopicKey equals TopicKey, with id >= MinID and, when
+	// BeforeID is not zero, id < BeforeID.
+	StreamID StreamID
+	TopicKey string
+	MinID    MessageID
+	BeforeID MessageID
+	// ToStream, ToRecipient and ToTopic are where the messages go (ToStream
+	// may equal StreamID: a move to another topic of the same channel).
+	ToStream    StreamID
+	ToRecipient RecipientID
+	ToTopic     string
+	// MovedAt becomes each moved message's LastMovedAt.
+	MovedAt time.Time
+	// Entry becomes each moved message's most recent edit-history entry.
+	Entry EditHistoryEntry
 }
 
 // MessageQuery selects messages of one realm for reading. Results are ordered
@@ -294,6 +341,26 @@ type MessageStore interface {
 	// first, together with their reactions, edit history and submessages, and
 	// returns what it deleted, highest id first. limit must be positive.
 	DeleteMessages(ctx context.Context, f MessageFilter, limit int) ([]DeletedMessage, error)
+	// EditMessage stores the changes of an edit of m: its Content,
+	// RenderedContent, IsMeMessage, DefaultFlags, Topic (TopicKey is set from
+	// it), StreamID, RecipientID, LastEditedAt and LastMovedAt overwrite the
+	// stored ones, and entry is added as the message's most recent
+	// edit-history entry (m.EditHistory itself is not read). Everything else
+	// (sender, reactions, submessages, flag rows) is left alone. An unknown
+	// m.ID gives ErrNotFound.
+	EditMessage(ctx context.Context, m *Message, entry EditHistoryEntry) error
+	// MoveMessages moves up to limit (> 0) messages selected by mv, lowest id
+	// first, and returns their ids, ascending: each gets ToStream,
+	// ToRecipient, ToTopic (and its TopicKey), LastMovedAt = MovedAt and
+	// Entry as its most recent edit-history entry; reactions and
+	// submessages stay with it. When ToStream differs from StreamID the
+	// flag rows follow the receivers: every active subscriber of ToStream
+	// gets a row for each moved message, keeping the flags they had on it
+	// (an existing row is kept; a user who received the message without a
+	// row gets its DefaultFlags) or, when they had not received it,
+	// FlagRead; the rows of users without an active subscription to
+	// ToStream are removed. Within one channel flag rows are untouched.
+	MoveMessages(ctx context.Context, mv MessageMove, limit int) ([]MessageID, error)
 	// OldestMessageID returns the smallest message id in the channel, or 0 when
 	// it has none.
 	OldestMessageID(ctx context.Context, stream StreamID) (MessageID, error)

@@ -53,6 +53,9 @@ type FlagStore interface {
 	// UnreadMessages returns the messages the user received and has not read
 	// (no FlagRead), newest first, at most limit of them (limit > 0).
 	UnreadMessages(ctx context.Context, user UserID, limit int) ([]UserMessage, error)
+	// MessageFlagRows returns the flag rows of the message, ordered by user
+	// (users who received it without a row are not listed).
+	MessageFlagRows(ctx context.Context, msg MessageID) ([]UserMessageFlags, error)
 	// FlaggedMessageIDs returns the ids of the messages on which the user has
 	// every bit of flag, ascending.
 	FlaggedMessageIDs(ctx context.Context, user UserID, flag MessageFlags) ([]MessageID, error)

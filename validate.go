@@ -10,94 +10,34 @@ import (
 	"sync"
 
 	"github.com/chatcore/chatcore/internal/tz"
+	"github.com/chatcore/chatcore/settings"
 	"github.com/go-playground/validator/v10"
 )
 
-// settingsConfig is the settings-specific configuration of a [Service]
-// (embedded in it): the accepted languages and notification sounds and the
-// password policy. Its maps are never modified after construction, so a
-// config may be shared.
-type settingsConfig struct {
-	// languages maps accepted default_language codes to language names.
-	languages map[string]string
-	// sounds holds the accepted notification sounds; "none" is always accepted.
-	sounds             map[string]struct{}
-	minPasswordLength  int
-	minPasswordGuesses float64
-}
-
-// defaultSettingsConfig returns Zulip's languages and sounds and password policy.
-func defaultSettingsConfig() settingsConfig {
-	return *zulipSettingsConfig()
-}
-
-var zulipSettingsConfig = sync.OnceValue(func() *settingsConfig {
-	return &settingsConfig{
-		languages:          zulipLanguages,
-		sounds:             soundSet(zulipNotificationSounds),
-		minPasswordLength:  defaultPasswordMinLength,
-		minPasswordGuesses: defaultPasswordMinGuesses,
-	}
-})
-
-func soundSet(names []string) map[string]struct{} {
-	m := make(map[string]struct{}, len(names))
-	for _, n := range names {
-		m[n] = struct{}{}
-	}
-	return m
-}
+// zulipValueSets are Zulip's languages and notification sounds, which
+// [SettingsUpdate.Validate] checks against.
+var zulipValueSets = sync.OnceValue(settings.ZulipConfig)
 
 // WithLanguages replaces the language codes default_language accepts (default:
 // Zulip's set, which includes "en" and "de"). Codes Zulip knows keep its
 // language name in events; others use the code as their name. The slice is
 // copied.
 func WithLanguages(codes []string) Option {
-	m := make(map[string]string, len(codes))
-	for _, c := range codes {
-		name, ok := zulipLanguages[c]
-		if !ok {
-			name = c
-		}
-		m[c] = name
-	}
-	return func(s *Service) { s.languages = m }
+	m := settings.LanguageSet(codes)
+	return func(s *Service) { s.valueSets.Languages = m }
 }
 
 // WithNotificationSounds replaces the notification sounds notification_sound
 // accepts (default: Zulip's sounds, such as "zulip", "ding" and "chime"). The
 // value "none" is always accepted. The slice is copied.
 func WithNotificationSounds(names []string) Option {
-	m := soundSet(names)
-	return func(s *Service) { s.sounds = m }
-}
-
-// languageName returns the name of an accepted language code.
-func (cfg *settingsConfig) languageName(code string) string {
-	if name, ok := cfg.languages[code]; ok {
-		return name
-	}
-	return code
-}
-
-// allows reports whether v belongs to the configured set.
-func (cfg *settingsConfig) allows(set settingSet, v string) bool {
-	switch set {
-	case inLanguages:
-		_, ok := cfg.languages[v]
-		return ok
-	case inSounds:
-		_, ok := cfg.sounds[v]
-		return ok || v == "none"
-	case inTimeZones:
-		return CanonicalTimezone(v) != ""
-	}
-	return true
+	m := settings.SoundSet(names)
+	return func(s *Service) { s.valueSets.Sounds = m }
 }
 
 // settingsValidator is the one validator of the package. It checks the rules
 // declared once in struct tags: the value sets and bounds of the settings
-// (generated from settingsTable) and the shape of TargetUsers. Registration
+// (generated from settings.Table) and the shape of TargetUsers. Registration
 // is not safe for concurrent use, so everything is registered here, once.
 var settingsValidator = sync.OnceValue(func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
@@ -132,7 +72,8 @@ var settingsValidator = sync.OnceValue(func() *validator.Validate {
 // checks languages and sounds against the Service's configured sets.
 // Validate is safe for concurrent use.
 func (u *SettingsUpdate) Validate() error {
-	first, second := u.validate(zulipSettingsConfig())
+	sets := zulipValueSets()
+	first, second := u.validate(&sets)
 	if first != nil {
 		return first
 	}
@@ -142,7 +83,7 @@ func (u *SettingsUpdate) Validate() error {
 // settingFailure is one refused request parameter.
 type settingFailure struct {
 	name string
-	late bool // checked by Zulip's view (settingRow.Late)
+	late bool // checked by Zulip's view (settings.Row.Late)
 	rank int  // table position of a late setting
 	err  *Error
 }
@@ -153,7 +94,7 @@ type settingFailure struct {
 // sounds. It returns the first refusal, a BAD_REQUEST [*Error] with Zulip's
 // message, or nil; any other error is a failure of the validator itself.
 func (s *Service) ValidateSettings(u *SettingsUpdate) error {
-	first, second := u.validate(&s.settingsConfig)
+	first, second := u.validate(&s.valueSets)
 	if first != nil {
 		return first
 	}
@@ -165,11 +106,11 @@ func (s *Service) ValidateSettings(u *SettingsUpdate) error {
 // parameter parser reports the first failure in parameter order (which is
 // alphabetical); only then does its view check the late settings (language,
 // sound, batching period), in table order.
-func (u *SettingsUpdate) validate(cfg *settingsConfig) (first, second error) {
+func (u *SettingsUpdate) validate(cfg *settings.Config) (first, second error) {
 	var fails []settingFailure
 	add := func(name string, e *Error) {
 		f := settingFailure{name: name, err: e}
-		if i := settingIndex(name); i >= 0 && settingsTable[i].Late {
+		if i := settings.Index(name); i >= 0 && settings.Table[i].Late {
 			f.late, f.rank = true, i
 		}
 		fails = append(fails, f)
@@ -184,9 +125,8 @@ func (u *SettingsUpdate) validate(cfg *settingsConfig) (first, second error) {
 		}
 	}
 	for _, c := range u.settingChanges() {
-		r := c.row()
-		if r.In != inAny && !cfg.allows(r.In, c.value.(string)) {
-			add(c.name, r.refused("", c.value))
+		if c.row.In != settings.Unrestricted && !cfg.Allows(c.row.In, c.value.(string)) {
+			add(c.row.Name, BadRequest(c.row.Refusal("", c.value)))
 		}
 	}
 	slices.SortStableFunc(fails, func(a, b settingFailure) int {
@@ -207,31 +147,6 @@ func (u *SettingsUpdate) validate(cfg *settingsConfig) (first, second error) {
 		}
 	}
 	return first, second
-}
-
-// refused returns Zulip's error for a refused value of the setting; rule is
-// the validator tag that failed ("" for a configured set).
-func (r *settingRow) refused(rule string, value any) *Error {
-	switch r.Error {
-	case errInvalid:
-		return BadRequestf("Invalid %s", r.Name)
-	case errBatchingPeriod:
-		return BadRequestf("Invalid email batching period: %v seconds", value)
-	case errSound:
-		return BadRequestf("Invalid notification sound '%v'", value)
-	case errTimezone:
-		return BadRequest("Invalid timezone: Value error, Not a recognized time zone")
-	case errRule:
-		switch rule {
-		case "min":
-			return BadRequestf("%s is too small", r.Name)
-		case "max":
-			return BadRequestf("%s is too large", r.Name)
-		case "oneof":
-			return BadRequestf("Invalid %s: Value error, Not in the list of possible values", r.Name)
-		}
-	}
-	return BadRequestf("Invalid %s", r.Name) // a rule without a text of its own: still a clear 400
 }
 
 // topLevelName returns the wire name of the request parameter fe belongs to
@@ -265,8 +180,8 @@ var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
 // setting's through its table row, anything else through fieldErrorMessages.
 func translateFieldError(fe validator.FieldError) *Error {
 	if topLevelName(fe) == fe.Field() {
-		if i := settingIndex(fe.Field()); i >= 0 {
-			return settingsTable[i].refused(fe.Tag(), fe.Value())
+		if i := settings.Index(fe.Field()); i >= 0 {
+			return BadRequest(settings.Table[i].Refusal(fe.Tag(), fe.Value()))
 		}
 	}
 	if msg, ok := fieldErrorMessages[fe.Tag()]; ok {

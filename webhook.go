@@ -1,13 +1,9 @@
 package chatcore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/outgoing"
@@ -32,28 +28,35 @@ const webhookReplyClient = "OutgoingWebhookResponse"
 
 // OutgoingWebhook is one request to one service of an outgoing-webhook bot,
 // triggered by a message that has committed, as [Service.OutgoingWebhooks]
-// builds it: who the bot is, what to POST, and where the bot answers. Package
-// webhooks delivers it.
+// builds it: the bot, the service, the trigger, the message as the bot sees
+// it, and (unexported) where the bot answers. Package webhooks encodes it as
+// Zulip's payload or Slack's form, delivers it and posts the outcome.
 type OutgoingWebhook struct {
 	RealmID RealmID
-	BotID   UserID
-	BotName string // the bot's full name
-	OwnerID UserID // the bot's owner; zero: no owner to notify
+	Bot     WebhookBot
 	Service BotService
-	// MessageID is the triggering message; MessageLink links to it in the web
-	// app, for the notice to the bot's owner; Command is its raw content.
-	MessageID   MessageID
+	// Trigger is [TriggerMention] or [TriggerDirectMessage].
+	Trigger string
+	// Message is the triggering message as the bot sees it, in the
+	// message-list format with its raw Markdown as Content (text/x-markdown)
+	// and its HTML as RenderedContent.
+	Message MessageView
+	// MessageLink links to the triggering message in the web app, for the
+	// notice to the bot's owner.
 	MessageLink string
-	Command     string
-	// Body and ContentType are the request: Zulip's JSON payload (an
-	// [outgoing.Payload]) for the generic interface, Slack's form fields for
-	// the "slack" interface. SlackDirect marks a "slack" service triggered by
-	// a direct message, which Zulip refuses without a request (Body is empty).
-	Body        []byte
-	ContentType string
-	SlackDirect bool
+	// ServerURL is the Service's external URL ([WithExternalURL]); Slack's
+	// team_domain is its host.
+	ServerURL string
 	// reply is where the bot answers: the triggering conversation.
 	reply Destination
+}
+
+// WebhookBot is the bot of an [OutgoingWebhook].
+type WebhookBot struct {
+	ID       UserID
+	Email    string
+	FullName string
+	OwnerID  UserID // zero: no owner to notify
 }
 
 // OutgoingWebhooks returns the requests the committed message m triggers, m's
@@ -83,17 +86,17 @@ func (s *Service) OutgoingWebhooks(ctx context.Context, m *Message, mentioned []
 // [Service.SendMessage]. A bot deactivated or deleted since the trigger posts
 // nothing: the error is an [*Error] with [CodeUnauthorized].
 func (s *Service) PostWebhookReply(ctx context.Context, hook *OutgoingWebhook, content string) error {
-	return s.postAsBot(ctx, hook.BotID, hook.reply, content)
+	return s.postAsBot(ctx, hook.Bot.ID, hook.reply, content)
 }
 
 // NotifyWebhookOwner sends hook's bot owner a direct message from the bot, as
 // [Service.PostWebhookReply] posts replies. It does nothing when the bot has no
 // owner.
 func (s *Service) NotifyWebhookOwner(ctx context.Context, hook *OutgoingWebhook, content string) error {
-	if hook.OwnerID == 0 {
+	if hook.Bot.OwnerID == 0 {
 		return nil
 	}
-	return s.postAsBot(ctx, hook.BotID, Destination{To: []UserID{hook.OwnerID}}, content)
+	return s.postAsBot(ctx, hook.Bot.ID, Destination{To: []UserID{hook.Bot.OwnerID}}, content)
 }
 
 // postAsBot sends content from the bot in one transaction.
@@ -148,54 +151,18 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 		if err != nil {
 			return nil, err
 		}
-		realm, err := tx.Realm(ctx, m.RealmID)
-		if err != nil {
-			return nil, err
-		}
 		streamName, _ := view.DisplayRecipient.(string)
-		link := s.messageLink(m, streamName)
-		reply := replyDestination(m, bot.ID)
-		var payloadMessage *outgoing.Message // built once for the bot's services
 		for _, svc := range services {
-			job := OutgoingWebhook{
+			jobs = append(jobs, OutgoingWebhook{
 				RealmID:     m.RealmID,
-				BotID:       bot.ID,
-				BotName:     bot.FullName,
-				OwnerID:     bot.BotOwnerID,
+				Bot:         WebhookBot{ID: bot.ID, Email: bot.Email, FullName: bot.FullName, OwnerID: bot.BotOwnerID},
 				Service:     svc,
-				MessageID:   m.ID,
-				MessageLink: link,
-				Command:     m.Content,
-				reply:       reply,
-			}
-			if svc.Interface == BotInterfaceSlack {
-				if m.Type == MessageTypePrivate {
-					job.SlackDirect = true
-				} else {
-					job.Body = []byte(s.slackForm(realm, bot, sender, m, streamName, trigger, svc).Encode())
-					job.ContentType = "application/x-www-form-urlencoded"
-				}
-			} else {
-				if payloadMessage == nil {
-					payloadMessage = new(outgoingMessage(view))
-				}
-				var body bytes.Buffer
-				enc := json.NewEncoder(&body)
-				enc.SetEscapeHTML(false) // rendered_content stays readable: <p>, not \u003cp\u003e
-				err := enc.Encode(outgoing.Payload{
-					BotEmail:    bot.Email,
-					BotFullName: bot.FullName,
-					Data:        m.Content,
-					Trigger:     trigger,
-					Token:       svc.Token,
-					Message:     *payloadMessage,
-				})
-				if err != nil {
-					return nil, err
-				}
-				job.Body, job.ContentType = bytes.TrimSuffix(body.Bytes(), []byte("\n")), "application/json"
-			}
-			jobs = append(jobs, job)
+				Trigger:     trigger,
+				Message:     view,
+				MessageLink: s.messageLink(m, streamName),
+				ServerURL:   s.externalURL,
+				reply:       replyDestination(m, bot.ID),
+			})
 		}
 	}
 	return jobs, nil
@@ -217,29 +184,6 @@ func replyDestination(m *Message, bot UserID) Destination {
 	return Destination{To: to}
 }
 
-// slackForm is the form of Zulip's Slack-compatible interface.
-func (s *Service) slackForm(realm *Realm, bot, sender *User, m *Message, streamName, trigger string, svc BotService) url.Values {
-	ts := strconv.FormatInt(m.SentAt.Unix(), 10)
-	domain := s.externalURL
-	if u, err := url.Parse(s.externalURL); err == nil && u.Host != "" {
-		domain = u.Host
-	}
-	return url.Values{
-		"token":        {svc.Token},
-		"team_id":      {"T" + strconv.FormatInt(int64(realm.ID), 10)},
-		"team_domain":  {domain},
-		"channel_id":   {"C" + strconv.FormatInt(int64(m.StreamID), 10)},
-		"channel_name": {streamName},
-		"thread_ts":    {ts},
-		"timestamp":    {ts},
-		"user_id":      {"U" + strconv.FormatInt(int64(sender.ID), 10)},
-		"user_name":    {sender.FullName},
-		"text":         {m.Content},
-		"trigger_word": {trigger},
-		"service_id":   {strconv.FormatInt(int64(bot.ID), 10)},
-	}
-}
-
 // messageLink is the web-app link to m ("near" the message in its
 // conversation), used in notices to bot owners; streamName is the name of m's
 // channel (unused for a direct message). It is encoded as reminders encode
@@ -250,67 +194,4 @@ func (s *Service) messageLink(m *Message, streamName string) string {
 		return base + channelMessageFragment(&Stream{ID: m.StreamID, Name: streamName}, m.Topic, m.ID)
 	}
 	return base + directMessageFragment(m.DirectMembers, m.ID)
-}
-
-// outgoingMessage is v in the wire types of the outgoing-webhook payload. It
-// copies every field of MessageView, nil lists staying nil, so the payload's
-// message encodes exactly as MessageView does (a test compares the two types
-// field by field).
-func outgoingMessage(v MessageView) outgoing.Message {
-	m := outgoing.Message{
-		AvatarURL:        v.AvatarURL,
-		Client:           v.Client,
-		Content:          v.Content,
-		ContentType:      v.ContentType,
-		DisplayRecipient: v.DisplayRecipient,
-		EditHistory: convertAll(v.EditHistory, func(e EditHistoryView) outgoing.EditHistory {
-			return outgoing.EditHistory{
-				UserID: int64(e.UserID), Timestamp: e.Timestamp,
-				PrevContent: e.PrevContent, PrevRenderedContent: e.PrevRenderedContent,
-				PrevStream: int64(e.PrevStream), Stream: int64(e.Stream),
-				PrevTopic: e.PrevTopic, Topic: e.Topic,
-			}
-		}),
-		ID:                 int64(v.ID),
-		IsMeMessage:        v.IsMeMessage,
-		LastEditTimestamp:  v.LastEditTimestamp,
-		LastMovedTimestamp: v.LastMovedTimestamp,
-		Reactions: convertAll(v.Reactions, func(r Reaction) outgoing.Reaction {
-			return outgoing.Reaction{UserID: int64(r.UserID), EmojiName: r.EmojiName, EmojiCode: r.EmojiCode, ReactionType: r.ReactionType}
-		}),
-		RecipientID:    int64(v.RecipientID),
-		SenderEmail:    v.SenderEmail,
-		SenderFullName: v.SenderFullName,
-		SenderID:       int64(v.SenderID),
-		SenderRealmStr: v.SenderRealmStr,
-		StreamID:       int64(v.StreamID),
-		Subject:        v.Subject,
-		Submessages: convertAll(v.Submessages, func(sm Submessage) outgoing.Submessage {
-			return outgoing.Submessage{ID: sm.ID, MessageID: int64(sm.MessageID), SenderID: int64(sm.SenderID), MsgType: sm.MsgType, Content: sm.Content}
-		}),
-		Timestamp: v.Timestamp,
-		TopicLinks: convertAll(v.TopicLinks, func(l TopicLink) outgoing.TopicLink {
-			return outgoing.TopicLink{Text: l.Text, URL: l.URL}
-		}),
-		Type:            string(v.Type),
-		RenderedContent: v.RenderedContent,
-	}
-	if users, ok := v.DisplayRecipient.([]DisplayRecipient); ok {
-		m.DisplayRecipient = convertAll(users, func(u DisplayRecipient) outgoing.DisplayRecipient {
-			return outgoing.DisplayRecipient{ID: int64(u.ID), Email: u.Email, FullName: u.FullName, IsMirrorDummy: u.IsMirrorDummy}
-		})
-	}
-	return m
-}
-
-// convertAll returns f of each element of in; nil for a nil in.
-func convertAll[T, U any](in []T, f func(T) U) []U {
-	if in == nil {
-		return nil
-	}
-	out := make([]U, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
 }

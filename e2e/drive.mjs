@@ -150,6 +150,30 @@ try {
   step = 'flags: not editable';
   fails(await member.messages.flags.add({ messages: [sent.id], flag: 'mentioned' }), 'BAD_REQUEST', "Flag not editable: 'mentioned'");
 
+  // Reactions: add one by name, read it back, remove it.
+  step = 'reactions: add';
+  ok(await member.reactions.add({ message_id: sent.id, emoji_name: 'octopus' }));
+  step = 'reactions: add again';
+  fails(await member.reactions.add({ message_id: sent.id, emoji_name: 'octopus' }), 'REACTION_ALREADY_EXISTS', 'Reaction already exists.');
+  step = 'reactions: read back';
+  got = ok(await owner.messages.getById({ message_id: sent.id }));
+  assert.deepEqual(got.message.reactions.map((r) => [r.emoji_name, r.emoji_code, r.reaction_type]),
+    [['octopus', '1f419', 'unicode_emoji']]);
+  step = 'reactions: remove';
+  ok(await member.reactions.remove({ message_id: sent.id, emoji_name: 'octopus' }));
+  fails(await member.reactions.remove({ message_id: sent.id, emoji_name: 'octopus' }), 'REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
+  got = ok(await owner.messages.getById({ message_id: sent.id }));
+  assert.deepEqual(got.message.reactions, []);
+
+  // Presence: a report, then the realm's presence in the legacy format.
+  step = 'presence: report';
+  const pres = ok(await member.callEndpoint('/users/me/presence', 'POST', { status: 'active', slim_presence: 'true' }));
+  assert.equal(typeof pres.server_timestamp, 'number');
+  assert.equal(typeof pres.presence_last_update_id, 'number');
+  step = 'presence: realm';
+  const realmPresence = ok(await owner.callEndpoint('/realm/presence', 'GET', {}));
+  assert.equal(typeof realmPresence.presences, 'object');
+
   // 7. Unknown routes answer JSON, so zulip-js reports them as Zulip errors.
   step = 'unknown route';
   fails(await member.callEndpoint('/no-such-endpoint', 'GET', {}), 'BAD_REQUEST', 'Not Found');

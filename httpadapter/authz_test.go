@@ -338,7 +338,7 @@ func authzCases() []authzCase {
 			want: always(outcome{404, "BAD_REQUEST", "The confirmation link has expired or been deactivated."}),
 		},
 		{
-			route: "POST /api/v1/register", kinds: noKinds, readOnly: true,
+			route: "POST /api/v1/register", kinds: noKinds, // registers a queue: a write
 			req:  func(authzRole, string) request { return request{method: "POST", path: "/register", enc: multiPart} },
 			want: always(ok200),
 			check: func(t *testing.T, r authzRole, res *response) {
@@ -348,6 +348,22 @@ func authzCases() []authzCase {
 				is.Equal(listIDs(t, res, "reminders", "reminder_id"), []int64{3000 + r.self})           // the caller's reminders only
 				is.Equal(listIDs(t, res, "scheduled_messages", "scheduled_message_id"), scheduledOf(r)) // the caller's scheduled messages only
 			},
+		},
+		{
+			// Another user's queue is answered as a missing one
+			// (TestHTTPEvents); here: a queue nobody has.
+			route: "GET /api/v1/events", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "GET", path: "/events", enc: urlEncoded, params: params("queue_id", "nope", "last_event_id", "-1")}
+			},
+			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
+		},
+		{
+			route: "DELETE /api/v1/events", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "DELETE", path: "/events", enc: urlEncoded, params: params("queue_id", "nope")}
+			},
+			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
 		},
 		settings("/settings"),
 		{
@@ -386,6 +402,55 @@ func authzCases() []authzCase {
 				is.Equal(res.body["complete"], true) // the small topic goes in one batch
 			},
 		},
+		{
+			route: "GET /api/v1/streams/{stream_id}", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
+			req:  func(_ authzRole, id string) request { return request{method: "GET", path: "/streams/" + id} },
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
+		{
+			route: "GET /api/v1/users/me/{stream_id}/topics", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/users/me/" + id + "/topics"}
+			},
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
+		{
+			route: "GET /api/v1/streams", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/streams"} },
+			want: always(ok200),
+		},
+		{
+			route: "GET /api/v1/users/me/subscriptions", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/users/me/subscriptions"} },
+			want: always(ok200),
+		},
+		{
+			route: "POST /api/v1/users/me/subscriptions", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/users/me/subscriptions", enc: urlEncoded, params: params("subscriptions", `[{"name":"general"}]`)}
+			},
+			want: func(r authzRole, _ objKind, _ string) outcome {
+				if r.self == 15 {
+					return badRequest("Not allowed for guest users")
+				}
+				return ok200
+			},
+		},
+		{
+			route: "DELETE /api/v1/users/me/subscriptions", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "DELETE", path: "/users/me/subscriptions", enc: urlEncoded, params: params("subscriptions", `["general"]`)}
+			},
+			want: always(ok200),
+		},
+		{
+			route: "POST /api/v1/users/me/subscriptions/properties", kinds: realmKinds, obj: shared("61", "71"),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/users/me/subscriptions/properties", enc: urlEncoded,
+					params: params("subscription_data", `[{"stream_id":`+id+`,"property":"pin_to_top","value":true}]`)}
+			},
+			want: peerOr(badRequest("Invalid channel ID")),
+		},
 		sendTo("to a channel", "/messages"),
 		{
 			route: "POST /api/v1/messages", name: "to a channel by name", kinds: realmKinds, obj: channelName, webhooks: true,
@@ -420,6 +485,27 @@ func authzCases() []authzCase {
 					params: params("messages", "["+id+"]", "op", "add", "flag", "starred")}
 			},
 			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "POST /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "DELETE /api/v1/messages/{message_id}/reactions", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/messages/" + id + "/reactions", enc: urlEncoded,
+					params: params("emoji_name", "octopus")}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objOwn || k == objPeer {
+					return outcome{400, "REACTION_DOES_NOT_EXIST", "Reaction doesn't exist."} // nobody reacted yet
+				}
+				return badRequest("Invalid message(s)")
+			},
 		},
 		{
 			route: "POST /api/v1/messages/flags/narrow", kinds: realmKinds, obj: shared("61", "71"),
@@ -527,6 +613,47 @@ func authzCases() []authzCase {
 			},
 		},
 		{
+			route: "GET /api/v1/messages/{message_id}/history", kinds: allKinds, obj: owned(1000), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages/" + id + "/history"}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			// Every fixture message is older than the content edit limit, so
+			// no edit succeeds: the refusals show the order of the checks.
+			route: "PATCH /api/v1/messages/{message_id}", kinds: allKinds, obj: owned(1000), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "PATCH", path: "/messages/" + id, params: params("content", "edited")}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				switch k {
+				case objOwn:
+					return badRequest("The time limit for editing this message has passed")
+				case objPeer:
+					return badRequest("You don't have permission to edit this message")
+				}
+				return badRequest("Invalid message(s)")
+			},
+		},
+		{
+			route: "DELETE /api/v1/messages/{message_id}", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/messages/" + id}
+			},
+			want: func(r authzRole, k objKind, _ string) outcome {
+				switch {
+				case k != objOwn && k != objPeer:
+					return badRequest("Invalid message(s)")
+				case r.admin:
+					return ok200 // administrators delete any message they can see
+				case k == objOwn:
+					return badRequest("The time limit for deleting this message has passed")
+				}
+				return badRequest("You don't have permission to delete this message")
+			},
+		},
+		{
 			route: "GET /api/v1/users/me", kinds: noKinds, readOnly: true,
 			req:  func(authzRole, string) request { return request{method: "GET", path: "/users/me"} },
 			want: always(ok200),
@@ -561,6 +688,38 @@ func authzCases() []authzCase {
 				return request{method: "GET", path: "/users/user" + id + "@chatcore.invalid"}
 			},
 			want: foundOr(badRequest("No such user")),
+		},
+		{
+			route: "POST /api/v1/users/me/presence", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/users/me/presence", enc: urlEncoded, params: params("status", "active")}
+			},
+			want: func(r authzRole, _ objKind, _ string) outcome {
+				if r.bot {
+					return notForBots // @human_users_only
+				}
+				return ok200
+			},
+		},
+		{
+			route: "GET /api/v1/realm/presence", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/realm/presence"} },
+			want: func(authzRole, objKind, string) outcome { return ok200 },
+		},
+		{
+			route: "GET /api/v1/users/{user_id_or_email}/presence", kinds: allKinds, obj: owned(0), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/users/" + id + "/presence"}
+			},
+			want: func(r authzRole, k objKind, id string) outcome {
+				switch {
+				case k == objOtherRealm || k == objMissing:
+					return badRequest("No such user")
+				case k == objOwn && r.bot:
+					return badRequest("Presence is not supported for bot users.")
+				}
+				return badRequest("No presence data for " + id) // nobody reported in
+			},
 		},
 		{
 			route: "DELETE /api/v1/users/{user_id}", kinds: allKinds, obj: owned(0),
@@ -979,4 +1138,15 @@ func checkSpecIfListed(t *testing.T, route string, res *response) {
 		return
 	}
 	checkSpec(t, method, template, res)
+}
+
+// peerOr allows the request on the caller's realm's object and gives miss
+// otherwise.
+func peerOr(miss outcome) func(authzRole, objKind, string) outcome {
+	return func(_ authzRole, k objKind, _ string) outcome {
+		if k == objPeer {
+			return ok200
+		}
+		return miss
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/wire"
 )
 
@@ -50,11 +51,16 @@ type Options struct {
 	Realm string
 	// Now tells the time for rate limiting (default time.Now).
 	Now func() time.Time
+	// Events registers event queues and answers their polls (default: a
+	// new eventqueue.Hub over the Service, with the in-process bus). Give
+	// the server's Hub when it has one, to close it or give it a Bus.
+	Events *eventqueue.Hub
 }
 
 // handler is the http.Handler New returns.
 type handler struct {
 	svc     *chatcore.Service
+	events  *eventqueue.Hub
 	opts    Options
 	log     *slog.Logger
 	mux     *http.ServeMux
@@ -94,6 +100,9 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.events = opts.Events; h.events == nil {
+		h.events = eventqueue.New(svc, eventqueue.Options{})
 	}
 	if h.opts.ExternalURL == "" {
 		h.opts.ExternalURL = "http://127.0.0.1:9991"

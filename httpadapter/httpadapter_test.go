@@ -235,7 +235,7 @@ func TestOptions(t *testing.T) {
 		allow string
 	}{
 		{"/messages", "GET, HEAD, POST"},
-		{"/messages/1014", "GET, HEAD"},
+		{"/messages/1014", "DELETE, GET, HEAD, PATCH"},
 		{"/users/14", "DELETE, GET, HEAD"},
 		{"/users/0", "DELETE, GET, HEAD"},
 		{"/settings", "PATCH"},

@@ -33,9 +33,24 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
-	"GET /accounts/confirm_new_email/{key}": "the e-mail confirmation link is a web page of Zulip's, not an API operation",
-	"POST /api/v1/messages/flags":           "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
-	"POST /api/v1/messages/flags/narrow":    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
+	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /api/v1/streams":                            "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/streams/{stream_id}":                "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/users/me/subscriptions":             "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions":            "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"DELETE /api/v1/users/me/subscriptions":          "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions/properties": "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"GET /api/v1/users/me/{stream_id}/topics":        "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/messages/{message_id}/history":      "not in the served excerpt; TestHTTPMessageHistory checks its answer's fields",
+	"POST /api/v1/messages/{message_id}/reactions":   "not in the served excerpt; TestHTTPReactions checks its answers",
+	"DELETE /api/v1/messages/{message_id}/reactions": "not in the served excerpt; TestHTTPReactions checks its answers",
+	"POST /api/v1/users/me/presence":                 "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/realm/presence":                     "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/users/{user_id_or_email}/presence":  "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/events":                             "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"DELETE /api/v1/events":                          "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 }
 
 // noError are the routes that answer every well-formed request with success,
@@ -92,7 +107,8 @@ func servedCases() []servedCase {
 		{route: "GET /api/v1/server_settings", name: "ok", status: 200},
 
 		{route: "POST /api/v1/register", name: "ok, partial unquoted", auth: &member, status: 200,
-			params: with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`)},
+			params:   with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`),
+			dropKeys: []string{"event_queue_longpoll_timeout_seconds"}},
 		{route: "POST /api/v1/register", name: "bad include_subscribers", auth: &member, status: 400,
 			params: with("include_subscribers", `"all"`)},
 
@@ -116,6 +132,11 @@ func servedCases() []servedCase {
 		{route: "GET /api/v1/messages", name: "bad num_before", auth: &member, status: 400, params: with("num_before", "x")},
 		{route: "GET /api/v1/messages/{message_id}", name: "ok", auth: &member, status: 200, path: idPath("/messages", messageID)},
 		{route: "GET /api/v1/messages/{message_id}", name: "unknown", auth: &member, status: 400, path: fixedPath("/messages/999999")},
+		{route: "PATCH /api/v1/messages/{message_id}", name: "ok", auth: &member, status: 200, path: idPath("/messages", messageID),
+			params: with("content", "edited", "topic", "moved")},
+		{route: "PATCH /api/v1/messages/{message_id}", name: "nothing to change", auth: &member, status: 400, path: idPath("/messages", messageID)},
+		{route: "DELETE /api/v1/messages/{message_id}", name: "ok", auth: &member, status: 200, path: idPath("/messages", messageID)},
+		{route: "DELETE /api/v1/messages/{message_id}", name: "unknown", auth: &member, status: 400, path: fixedPath("/messages/999999")},
 
 		{route: "GET /api/v1/users/me", name: "ok", auth: &member, status: 200},
 		{route: "GET /api/v1/users/me", name: "ok, bot", auth: &bot, status: 200},

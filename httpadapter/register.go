@@ -5,15 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
-// documents them (every one optional). chatcore has no event queue yet, so
-// only event_types and fetch_event_types change the answer; the others are
-// decoded and checked (a wrong type is a 400 as in Zulip) but have no effect,
-// except all_public_streams, which guests may not ask for.
+// documents them (every one optional). A wrong type is a 400 as in Zulip.
 type registerParams struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 	// ClientGravatar is a boolean or null.
@@ -72,6 +71,27 @@ func isJSON(raw json.RawMessage, allowed ...string) bool {
 	return slices.ContainsFunc(allowed, func(a string) bool { return bytes.Equal(raw, []byte(a)) })
 }
 
+// queue returns the options of the event queue to register.
+func (p *registerParams) queue() *chatcore.QueueOptions {
+	o := &chatcore.QueueOptions{
+		EventTypes:     p.EventTypes,
+		Narrow:         p.Narrow,
+		ApplyMarkdown:  p.ApplyMarkdown != nil && *p.ApplyMarkdown,
+		ClientGravatar: bytes.Equal(p.ClientGravatar, []byte("true")),
+	}
+	if p.QueueLifespanSecs != nil {
+		o.Lifespan = time.Duration(*p.QueueLifespanSecs) * time.Second
+	}
+	if c := p.ClientCapabilities; c != nil {
+		o.Capabilities = chatcore.ClientCapabilities{
+			BulkMessageDeletion:       c.BulkMessageDeletion != nil && *c.BulkMessageDeletion,
+			StreamTypingNotifications: c.StreamTypingNotifications != nil && *c.StreamTypingNotifications,
+			LinkifierURLTemplate:      c.LinkifierURLTemplate != nil && *c.LinkifierURLTemplate,
+		}
+	}
+	return o
+}
+
 // sections returns the state sections the client asked for, as Zulip's
 // fetch_initial_state_data reads them: fetch_event_types when given, else
 // event_types, else every section (nil).
@@ -116,14 +136,15 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 	}, nil
 }
 
-// register answers POST /register with the initial state chatcore can give
-// (no event queue yet: queue_id is null and last_event_id -1). The version
-// fields are always present; the other sections only when wanted (see
-// [registerParams.sections]), under Zulip's section names: realm_user
-// (user_id), realm (realm_name, realm_url, realm_empty_topic_display_name,
-// max_reminder_note_length), user_settings, realm_linkifiers,
-// scheduled_messages and reminders. Section names chatcore does not serve
-// are accepted and give nothing, as in Zulip.
+// register answers POST /register with the initial state and a new event
+// queue (see [eventqueue.Hub.Register]). The version fields, queue_id,
+// last_event_id and event_queue_longpoll_timeout_seconds are always present;
+// the other sections only when wanted (see [registerParams.sections]), under
+// Zulip's section names: realm_user (user_id), realm (realm_name, realm_url,
+// realm_empty_topic_display_name, max_reminder_note_length), user_settings,
+// realm_linkifiers, scheduled_messages, reminders, message (max_message_id)
+// and unread_msgs. Section names chatcore does not serve are accepted and
+// give nothing, as in Zulip.
 func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
 	var req registerParams
 	if err := c.decode(&req); err != nil {
@@ -132,49 +153,25 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 	if err := req.check(); err != nil {
 		return nil, err
 	}
-	st, err := h.svc.Register(ctx, c.user.ID, chatcore.RegisterRequest{
-		Sections:         req.sections(),
-		AllPublicStreams: req.AllPublicStreams != nil && *req.AllPublicStreams,
+	st, err := h.events.Register(ctx, c.user.ID, chatcore.RegisterRequest{
+		Sections:                 req.sections(),
+		AllPublicStreams:         req.AllPublicStreams != nil && *req.AllPublicStreams,
+		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
+		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
+		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
+		Queue:                    req.queue(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	state := map[string]any{
-		"queue_id":            nil,
-		"last_event_id":       -1,
-		"zulip_feature_level": chatcore.FeatureLevel,
-		"zulip_version":       zulipVersion,
-		"zulip_merge_base":    zulipVersion,
+		"queue_id":                             st.QueueID,
+		"last_event_id":                        st.LastEventID,
+		"event_queue_longpoll_timeout_seconds": int(eventqueue.LongpollTimeout.Seconds()),
+		"zulip_feature_level":                  chatcore.FeatureLevel,
+		"zulip_version":                        zulipVersion,
+		"zulip_merge_base":                     zulipVersion,
 	}
-	if st.UserID != nil {
-		state["user_id"] = *st.UserID
-	}
-	if st.Realm != nil {
-		state["realm_name"] = st.Realm.Name
-		state["realm_url"] = h.opts.ExternalURL
-		state["realm_empty_topic_display_name"] = st.Realm.EmptyTopicDisplayName
-		state["max_reminder_note_length"] = st.Realm.MaxReminderNoteLength
-	}
-	if st.Settings != nil {
-		state["user_settings"] = *st.Settings
-	}
-	if st.Linkifiers != nil {
-		state["realm_linkifiers"] = st.Linkifiers
-	}
-	if st.ScheduledMessages != nil {
-		state["scheduled_messages"] = st.ScheduledMessages
-	}
-	if st.Unread != nil {
-		state["unread_msgs"] = st.Unread
-	}
-	if st.MaxMessageID != nil {
-		state["max_message_id"] = *st.MaxMessageID
-	}
-	if st.StarredMessages != nil {
-		state["starred_messages"] = st.StarredMessages
-	}
-	if st.Reminders != nil {
-		state["reminders"] = st.Reminders
-	}
+	h.addStateSections(state, st)
 	return state, nil
 }

@@ -463,8 +463,10 @@ func TestRegister(t *testing.T) {
 			is := is.New(t)
 			res := e.do(t, request{method: "POST", path: "/register", auth: &c, enc: multiPart})
 			wantSuccess(t, res)
-			is.Equal(res.body["queue_id"], nil)                                             // no event queue yet
-			is.Equal(num(t, res.body["last_event_id"]), int64(-1))                          // no events
+			id, _ := res.body["queue_id"].(string)
+			is.True(id != "")                                                               // an event queue was registered
+			is.Equal(num(t, res.body["last_event_id"]), int64(-1))                          // no events yet
+			is.Equal(num(t, res.body["event_queue_longpoll_timeout_seconds"]), int64(90))   // Zulip's long-poll timeout
 			is.Equal(num(t, res.body["zulip_feature_level"]), int64(chatcore.FeatureLevel)) // the level
 			is.Equal(num(t, res.body["max_reminder_note_length"]), int64(1000))             // the note limit
 			is.Equal(res.body["realm_empty_topic_display_name"], "general chat")            // the default
@@ -480,7 +482,7 @@ func TestRegister(t *testing.T) {
 	}
 
 	// alwaysThere are the keys every answer has, whatever was asked for.
-	alwaysThere := []string{"last_event_id", "msg", "queue_id", "result", "zulip_feature_level", "zulip_merge_base", "zulip_version"}
+	alwaysThere := []string{"event_queue_longpoll_timeout_seconds", "last_event_id", "msg", "queue_id", "result", "zulip_feature_level", "zulip_merge_base", "zulip_version"}
 	keysOf := func(res *response) []string {
 		var keys []string
 		for k := range res.body {
@@ -522,9 +524,10 @@ func TestRegister(t *testing.T) {
 		{"event_types when fetch_event_types is absent", params("event_types", `["scheduled_messages","reminders","message"]`),
 			[]string{"max_message_id", "reminders", "scheduled_messages"}},
 		{"fetch_event_types wins over event_types", params("event_types", `["reminders"]`, "fetch_event_types", `["realm_user"]`),
-			[]string{"user_id"}},
-		{"the realm section", params("fetch_event_types", `["realm"]`),
-			[]string{"max_reminder_note_length", "realm_empty_topic_display_name", "realm_name", "realm_url"}},
+			[]string{"avatar_source", "avatar_url", "avatar_url_medium", "can_create_private_streams", "can_create_public_streams",
+				"can_create_web_public_streams", "can_subscribe_other_users", "cross_realm_bots", "delivery_email", "email", "full_name",
+				"is_admin", "is_guest", "is_moderator", "is_owner", "realm_non_active_users", "realm_users", "user_id"}},
+		{"the realm section", params("fetch_event_types", `["realm"]`), realmSectionKeys()},
 		{"an empty list asks for nothing", params("event_types", `[]`), nil},
 		{"unknown section names give nothing", params("fetch_event_types", `["no_such_thing"]`), nil},
 		{"client_gravatar may be null", params("client_gravatar", "null", "include_subscribers", "true", "fetch_event_types", `["reminders"]`),

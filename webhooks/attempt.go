@@ -29,7 +29,7 @@ func (d *dispatcher) first(ctx context.Context, j *job) (outcome, error) {
 	if ctx.Err() != nil {
 		return outcome{aborted: true}, nil
 	}
-	if j.hook.SlackDirect {
+	if j.slackDM {
 		return outcome{failure: slackNoDMs}, nil
 	}
 	u, err := url.Parse(j.hook.Service.BaseURL)
@@ -61,7 +61,7 @@ func (d *dispatcher) retry(ctx context.Context, j *job, firstErr error) outcome 
 		}
 		lastErr = err
 	}
-	d.log().WarnContext(ctx, "chatcore: outgoing webhook gave up", "bot_id", j.hook.BotID,
+	d.log().WarnContext(ctx, "chatcore: outgoing webhook gave up", "bot_id", j.hook.Bot.ID,
 		"url", j.hook.Service.BaseURL, "attempts", d.opts.MaxRetries+1, "err", lastErr)
 	notice := connectionErrorNotice
 	if isTimeout(lastErr) {
@@ -84,18 +84,18 @@ func (d *dispatcher) attempt(ctx context.Context, j *job, n int) (outcome, error
 	case errors.Is(err, netguard.ErrBlocked): // a dial error, but not one to retry
 		// Zulip's egress proxy answers such requests with 407.
 		d.log().WarnContext(ctx, "chatcore: outgoing webhook refused: private or disallowed address",
-			"bot_id", j.hook.BotID, "url", j.hook.Service.BaseURL, "err", err)
+			"bot_id", j.hook.Bot.ID, "url", j.hook.Service.BaseURL, "err", err)
 		return outcome{
 			failure: "Third party responded with 407",
 			notify:  true, notice: privateNetworkNotice,
 		}, nil
 	case isTimeout(err) || isConnectionError(err):
 		d.log().InfoContext(ctx, "chatcore: outgoing webhook attempt failed",
-			"bot_id", j.hook.BotID, "url", j.hook.Service.BaseURL, "attempt", n, "err", err)
+			"bot_id", j.hook.Bot.ID, "url", j.hook.Service.BaseURL, "attempt", n, "err", err)
 		return outcome{}, err
 	}
 	name := requestExceptionName(err)
-	d.log().ErrorContext(ctx, "chatcore: outgoing webhook request failed", "bot_id", j.hook.BotID,
+	d.log().ErrorContext(ctx, "chatcore: outgoing webhook request failed", "bot_id", j.hook.Bot.ID,
 		"url", j.hook.Service.BaseURL, "attempt", n, "exception", name, "err", err)
 	return exceptionOutcome(j.hook, name, err), nil
 }
@@ -104,11 +104,11 @@ func (d *dispatcher) attempt(ctx context.Context, j *job, n int) (outcome, error
 func (d *dispatcher) post(ctx context.Context, u *url.URL, j *job) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(j.hook.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(j.body))
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header.Set("Content-Type", j.hook.ContentType)
+	req.Header.Set("Content-Type", j.contentType)
 	req.Header.Set("User-Agent", "ChatcoreOutgoingWebhook/"+chatcore.Version)
 	res, err := d.client.Do(req)
 	if err != nil {

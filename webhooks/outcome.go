@@ -47,27 +47,27 @@ func (d *dispatcher) apply(ctx context.Context, hook *chatcore.OutgoingWebhook, 
 		e, ok := errors.AsType[*chatcore.Error](err)
 		if ok && e.Code == chatcore.CodeUnauthorized {
 			// The bot was deactivated (or deleted) meanwhile: it can post nothing.
-			d.log().WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", hook.BotID, "message_id", hook.MessageID)
+			d.log().WarnContext(ctx, "chatcore: outgoing webhook reply dropped: "+e.Msg, "bot_id", hook.Bot.ID, "message_id", hook.Message.ID)
 			return
 		}
 		if !ok {
-			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", hook.BotID, "message_id", hook.MessageID, "err", err)
+			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook reply", "bot_id", hook.Bot.ID, "message_id", hook.Message.ID, "err", err)
 			return
 		}
 		out = unusableAnswer(e.Msg, out.answer)
 	}
 	if out.failure != "" {
 		if err := d.s.PostWebhookReply(ctx, hook, "Failure! "+out.failure); err != nil {
-			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook failure", "bot_id", hook.BotID, "message_id", hook.MessageID, "err", err)
+			d.log().ErrorContext(ctx, "chatcore: posting outgoing webhook failure", "bot_id", hook.Bot.ID, "message_id", hook.Message.ID, "err", err)
 		}
 	}
-	if out.notify && hook.OwnerID != 0 {
-		text := fmt.Sprintf("[A message](%s) to your bot @_**%s** triggered an outgoing webhook.", hook.MessageLink, hook.BotName)
+	if out.notify && hook.Bot.OwnerID != 0 {
+		text := fmt.Sprintf("[A message](%s) to your bot @_**%s** triggered an outgoing webhook.", hook.MessageLink, hook.Bot.FullName)
 		if out.notice != "" {
 			text += "\n" + out.notice
 		}
 		if err := d.s.NotifyWebhookOwner(ctx, hook, text); err != nil {
-			d.log().ErrorContext(ctx, "chatcore: notifying bot owner", "bot_id", hook.BotID, "owner_id", hook.OwnerID, "err", err)
+			d.log().ErrorContext(ctx, "chatcore: notifying bot owner", "bot_id", hook.Bot.ID, "owner_id", hook.Bot.OwnerID, "err", err)
 		}
 	}
 }
@@ -77,7 +77,7 @@ func (d *dispatcher) apply(ctx context.Context, hook *chatcore.OutgoingWebhook, 
 func exceptionOutcome(hook *chatcore.OutgoingWebhook, name string, err error) outcome {
 	return outcome{
 		failure: fmt.Sprintf("An exception of type *%s* occurred for message `%s`! See the Zulip server logs for more information.",
-			name, hook.Command),
+			name, hook.Message.Content),
 		notify: true,
 		notice: fmt.Sprintf("When trying to send a request to the webhook service, an exception of type %s occurred:\n```\n%s\n```",
 			name, err),

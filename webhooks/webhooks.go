@@ -135,6 +135,11 @@ func (d *dispatcher) log() *slog.Logger { return d.s.Logger() }
 type job struct {
 	hook *chatcore.OutgoingWebhook
 	url  *url.URL // hook.Service.BaseURL, parsed by the first attempt
+	// body and contentType are the request; slackDM marks a "slack" service
+	// triggered by a direct message, which is refused without a request.
+	body        []byte
+	contentType string
+	slackDM     bool
 }
 
 // MessageSent builds the requests of a committed message and queues them
@@ -150,7 +155,12 @@ func (d *dispatcher) MessageSent(ctx context.Context, sm chatcore.SentMessage) {
 		return
 	}
 	for i := range hooks {
-		d.enqueue(ctx, &job{hook: &hooks[i]})
+		j := &job{hook: &hooks[i]}
+		if j.body, j.contentType, j.slackDM, err = request(j.hook); err != nil {
+			d.log().ErrorContext(ctx, "chatcore: encoding an outgoing webhook", "message_id", m.ID, "err", err)
+			continue
+		}
+		d.enqueue(ctx, j)
 	}
 }
 
@@ -163,10 +173,10 @@ func (d *dispatcher) enqueue(ctx context.Context, j *job) bool {
 		return true
 	case errors.Is(err, jobqueue.ErrClosed):
 		d.log().WarnContext(ctx, "chatcore: outgoing webhook not sent: delivery has shut down",
-			"bot_id", j.hook.BotID, "message_id", j.hook.MessageID)
+			"bot_id", j.hook.Bot.ID, "message_id", j.hook.Message.ID)
 	default:
 		d.log().ErrorContext(ctx, "chatcore: outgoing webhook dropped: delivery queue is full",
-			"bot_id", j.hook.BotID, "message_id", j.hook.MessageID, "queue_size", d.opts.QueueSize)
+			"bot_id", j.hook.Bot.ID, "message_id", j.hook.Message.ID, "queue_size", d.opts.QueueSize)
 	}
 	return false
 }
@@ -196,7 +206,7 @@ func (d *dispatcher) run(ctx context.Context, j *job) func(context.Context) {
 func (d *dispatcher) finish(ctx context.Context, j *job, out outcome) {
 	if out.aborted {
 		d.log().WarnContext(ctx, "chatcore: outgoing webhook abandoned at shutdown",
-			"bot_id", j.hook.BotID, "message_id", j.hook.MessageID, "url", j.hook.Service.BaseURL)
+			"bot_id", j.hook.Bot.ID, "message_id", j.hook.Message.ID, "url", j.hook.Service.BaseURL)
 		return
 	}
 	d.apply(ctx, j.hook, out)

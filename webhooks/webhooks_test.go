@@ -110,7 +110,11 @@ func bodies(tb testing.TB, w *chattest.World, id chatcore.MessageID, mentioned [
 	hooks, err := w.Svc.OutgoingWebhooks(tb.Context(), m, mentioned)
 	var out []string
 	for _, h := range hooks {
-		out = append(out, string(h.Body))
+		body, err := webhooks.RequestBody(&h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(body))
 	}
 	return out, err
 }

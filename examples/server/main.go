@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/sqlite"
@@ -138,7 +139,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	adapterOpts := httpadapter.Options{Logger: logger, ExternalURL: base}
+	// Queues that outlived the previous process (crash included) learn of
+	// the restart after every event committed before it.
+	if err := svc.AnnounceRestart(ctx); err != nil {
+		return fmt.Errorf("announcing the restart to event queues: %w", err)
+	}
+	hub := eventqueue.New(svc, eventqueue.Options{})
+	adapterOpts := httpadapter.Options{Logger: logger, ExternalURL: base, Events: hub}
 	if cfg.rateLimit > 0 {
 		adapterOpts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rateLimit, Per: time.Minute}
 	}
@@ -166,6 +173,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(stdout, "shutting down")
+	hub.Close() // answers the waiting polls, so shutdown need not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

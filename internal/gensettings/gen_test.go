@@ -9,22 +9,26 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestGeneratedFileIsFresh fails when settings_gen.go is not what the table
-// generates: run go generate after editing settings_table.go.
-func TestGeneratedFileIsFresh(t *testing.T) {
+// TestGeneratedFilesAreFresh fails when settings/settings_gen.go or the
+// root's settings_gen.go is not what the table generates: run go generate
+// after editing settings/table.go.
+func TestGeneratedFilesAreFresh(t *testing.T) {
 	is := is.New(t)
-	src, err := os.ReadFile("../../settings_table.go")
+	src, err := os.ReadFile("../../settings/table.go")
 	is.NoErr(err) // table read
-	want, err := generate("settings_table.go", src)
+	wantPkg, wantRoot, err := generate("table.go", src)
 	is.NoErr(err) // table generates
-	got, err := os.ReadFile("../../settings_gen.go")
-	is.NoErr(err)                   // generated file read
-	is.True(bytes.Equal(got, want)) // settings_gen.go is fresh (run go generate)
+	gotPkg, err := os.ReadFile("../../settings/settings_gen.go")
+	is.NoErr(err)                         // generated file read
+	is.True(bytes.Equal(gotPkg, wantPkg)) // settings/settings_gen.go is fresh (run go generate)
+	gotRoot, err := os.ReadFile("../../settings_gen.go")
+	is.NoErr(err)                           // generated file read
+	is.True(bytes.Equal(gotRoot, wantRoot)) // settings_gen.go is fresh (run go generate)
 }
 
-const tableHead = `package chatcore
+const tableHead = `package settings
 
-type settingRow struct {
+type Row struct {
 	Name, Field string
 	Default     any
 	OneOf       string
@@ -34,18 +38,18 @@ type settingRow struct {
 
 const top = 10
 
-var settingsTable = []settingRow{
+var Table = []Row{
 `
 
 func TestGenerate(t *testing.T) {
 	is := is.New(t)
-	code, err := generate("t.go", []byte(tableHead+`
+	pkg, root, err := generate("t.go", []byte(tableHead+`
 	{Name: "dark", Field: "Dark", Default: true, Late: true},
 	{Name: "size", Field: "Size", Default: 3, Min: 1, Max: top},
 	{Name: "view", Field: "View", Default: "inbox", OneOf: "recent inbox"},
 }`))
-	is.NoErr(err)                                        // a valid table generates
-	s := strings.Join(strings.Fields(string(code)), " ") // alignment aside
+	is.NoErr(err)                                                    // a valid table generates
+	s := strings.Join(strings.Fields(string(pkg)+string(root)), " ") // alignment aside
 	for _, want := range []string{
 		"Dark bool `json:\"dark\"` // default true",
 		"Size int `json:\"size\"` // default 3; 1 to 10",
@@ -53,7 +57,8 @@ func TestGenerate(t *testing.T) {
 		"View *string `json:\"view\" validate:\"omitnil,oneof=recent inbox\"`",
 		"Dark: true,",
 		`View: "inbox",`,
-		`{"size", func(s *Settings) any { return &s.Size }, func(u *SettingsUpdate) any { return u.Size }},`,
+		`{"size", func(s *Settings) any { return &s.Size }},`,
+		`func(u *SettingsUpdate) any { return u.Size },`,
 	} {
 		is.True(strings.Contains(s, want)) // generated code holds the expected declaration
 	}
@@ -78,7 +83,7 @@ func TestGenerateRefusesBadTables(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := generate("t.go", []byte(tableHead+tt.rows+"\n}"))
+			_, _, err := generate("t.go", []byte(tableHead+tt.rows+"\n}"))
 			is.True(err != nil)                             // the table is refused
 			is.True(strings.Contains(err.Error(), tt.want)) // with the reason
 		})
@@ -87,7 +92,7 @@ func TestGenerateRefusesBadTables(t *testing.T) {
 
 func TestGenerateRefusesTablesThatNeedOtherFiles(t *testing.T) {
 	is := is.New(t)
-	_, err := generate("t.go", []byte(tableHead+`{Name: "a", Field: "A", Default: elsewhere},
+	_, _, err := generate("t.go", []byte(tableHead+`{Name: "a", Field: "A", Default: elsewhere},
 }`))
 	is.True(err != nil)                                  // the table is refused
 	is.True(strings.Contains(err.Error(), "on its own")) // it must type-check alone

@@ -24,7 +24,17 @@ func cloneGroup(g *chatcore.Group) *chatcore.Group {
 
 func cloneStream(s *chatcore.Stream) *chatcore.Stream { c := *s; return &c }
 
-func cloneSub(s *chatcore.Subscription) *chatcore.Subscription { c := *s; return &c }
+func cloneSub(s *chatcore.Subscription) *chatcore.Subscription {
+	c := *s
+	p := &c.SubscriptionProperties
+	for _, b := range []**bool{&p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications, &p.EmailNotifications, &p.WildcardMentionsNotify} {
+		if *b != nil {
+			v := **b
+			*b = &v
+		}
+	}
+	return &c
+}
 
 func cloneMessage(m *chatcore.Message) *chatcore.Message {
 	c := copyMessage(m)

@@ -94,6 +94,16 @@ type data struct {
 	flags       map[flagKey]chatcore.MessageFlags
 	flagsByMsg  map[chatcore.MessageID]*idList[chatcore.UserID]
 	flagsByUser map[chatcore.UserID]*idList[chatcore.MessageID]
+
+	presence    map[chatcore.UserID]*chatcore.Presence
+	presenceSeq map[chatcore.RealmID]int64
+	// log is the event log ascending by id; stored entries are never
+	// modified. logMax is the highest id ever appended, prunedThrough the
+	// highest pruned.
+	log           []loggedEvent
+	logMax        int64
+	prunedThrough int64
+	queues        map[string]*chatcore.EventQueue
 }
 
 // flagKey identifies a flag row.
@@ -136,7 +146,10 @@ func newData() data {
 		linkifierByPattern: make(map[realmKey]chatcore.LinkifierID),
 		linkifiersByRealm:  make(map[chatcore.RealmID]*idList[chatcore.LinkifierID]),
 		linkifierVersions:  make(map[chatcore.RealmID]int64),
+		queues:             make(map[string]*chatcore.EventQueue),
 		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
+		presence:           make(map[chatcore.UserID]*chatcore.Presence),
+		presenceSeq:        make(map[chatcore.RealmID]int64),
 		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
 		emailChanges:       make(map[string]*chatcore.EmailChange),
 		flags:              make(map[flagKey]chatcore.MessageFlags),

@@ -138,6 +138,13 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 	case f.SenderID != 0:
 		l = t.d.msgBySender[f.SenderID]
 	}
+	if f.IDs != nil {
+		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(f.IDs))), func(id chatcore.MessageID) bool {
+			_, ok := t.d.messages[id]
+			return !ok
+		})
+		l = &idList[chatcore.MessageID]{ids: ids}
+	}
 	var after chatcore.MessageID
 	if f.MinID > 0 {
 		after = f.MinID - 1
@@ -179,7 +186,8 @@ func (t *tx) matchDelete(m *chatcore.Message, f *chatcore.MessageFilter) bool {
 		f.StreamID != 0 && m.StreamID != f.StreamID,
 		f.TopicKey != nil && (m.Type != chatcore.MessageTypeStream || m.TopicKey != *f.TopicKey),
 		m.ID < f.MinID,
-		f.SenderID != 0 && m.SenderID != f.SenderID:
+		f.SenderID != 0 && m.SenderID != f.SenderID,
+		f.IDs != nil && !slices.Contains(f.IDs, m.ID):
 		return false
 	}
 	if f.Kinds == 0 {

@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/chatcore/chatcore"
 )
@@ -116,15 +118,15 @@ func (t *tx) Subscriptions(_ context.Context, stream chatcore.StreamID, user cha
 	switch {
 	case stream != 0 && user != 0:
 		if s, ok := t.d.subs[subKey{stream, user}]; ok {
-			out = append(out, *s)
+			out = append(out, *cloneSub(s))
 		}
 	case stream != 0:
 		for u := range t.d.subsByStream[stream].all() {
-			out = append(out, *t.d.subs[subKey{stream, u}])
+			out = append(out, *cloneSub(t.d.subs[subKey{stream, u}]))
 		}
 	case user != 0:
 		for st := range t.d.subsByUser[user].all() {
-			out = append(out, *t.d.subs[subKey{st, user}])
+			out = append(out, *cloneSub(t.d.subs[subKey{st, user}]))
 		}
 	default:
 		var streams idList[chatcore.StreamID]
@@ -133,7 +135,7 @@ func (t *tx) Subscriptions(_ context.Context, stream chatcore.StreamID, user cha
 		}
 		for st := range streams.all() {
 			for u := range t.d.subsByStream[st].all() {
-				out = append(out, *t.d.subs[subKey{st, u}])
+				out = append(out, *cloneSub(t.d.subs[subKey{st, u}]))
 			}
 		}
 	}
@@ -145,7 +147,7 @@ func (t *tx) PutSubscription(_ context.Context, s chatcore.Subscription) error {
 	if err := t.write(); err != nil {
 		return err
 	}
-	put(t, t.d.subs, subKey{s.StreamID, s.UserID}, &s)
+	put(t, t.d.subs, subKey{s.StreamID, s.UserID}, cloneSub(&s))
 	index(t, t.d.subsByStream, s.StreamID, s.UserID)
 	index(t, t.d.subsByUser, s.UserID, s.StreamID)
 	return nil
@@ -165,4 +167,43 @@ func (t *tx) DeactivateSubscriptions(_ context.Context, user chatcore.UserID) er
 		}
 	}
 	return nil
+}
+
+// ActiveRealmSubscriptions implements chatcore.StreamStore.
+func (t *tx) ActiveRealmSubscriptions(_ context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	out := []chatcore.Subscription{}
+	for st := range t.d.streamsByRealm[realm].all() {
+		for u := range t.d.subsByStream[st].all() {
+			if s := t.d.subs[subKey{st, u}]; s.Active {
+				out = append(out, *cloneSub(s))
+			}
+		}
+	}
+	return out, nil
+}
+
+// StreamTopics implements chatcore.StreamStore.
+func (t *tx) StreamTopics(_ context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	newest := map[string]*chatcore.Message{}
+	for id := range t.d.msgByStream[stream].all() {
+		m := t.d.messages[id]
+		if id < minID {
+			continue
+		}
+		if cur, ok := newest[m.TopicKey]; !ok || cur.ID < id {
+			newest[m.TopicKey] = m
+		}
+	}
+	out := make([]chatcore.TopicSummary, 0, len(newest))
+	for _, m := range newest {
+		out = append(out, chatcore.TopicSummary{Name: m.Topic, MaxID: m.ID})
+	}
+	slices.SortFunc(out, func(a, b chatcore.TopicSummary) int { return cmp.Compare(b.MaxID, a.MaxID) })
+	return out, nil
 }

@@ -234,6 +234,9 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.SenderID != 0 {
 		where, args = append(where, "m.sender_id = ?"), append(args, f.SenderID)
 	}
+	if f.IDs != nil {
+		where, args = append(where, "m.id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(f.IDs))
+	}
 	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
 	if k := f.Kinds & all; k != 0 && k != all {
 		var kinds []string

@@ -9,11 +9,28 @@ import (
 )
 
 const realmCols = `id, string_id, name, name_changes_disabled, email_changes_disabled,
-	require_unique_names, empty_topic_display_name, date_created`
+	require_unique_names, empty_topic_display_name, date_created, ` + policyCols
+
+// policyCols are the columns of chatcore.MessagePolicy, in policyArgs order.
+const policyCols = `content_editing_disabled, edit_history_disabled, content_edit_limit,
+	move_within_channel_limit, move_between_channels_limit, delete_own_limit, move_between_topics_group,
+	move_between_channels_group, resolve_topics_group, delete_any_group, delete_own_group`
 
 func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
+	p := &v.Messages
 	return r.Scan(num(&v.ID), &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
-		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated})
+		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
+		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
+		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
+		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn)
+}
+
+// policyArgs returns the values of policyCols.
+func policyArgs(p chatcore.MessagePolicy) []any {
+	return []any{p.ContentEditingDisabled, p.EditHistoryDisabled, int64(p.ContentEditLimit),
+		int64(p.MoveWithinChannelLimit), int64(p.MoveBetweenChannelsLimit), int64(p.DeleteOwnLimit),
+		string(p.MoveBetweenTopics), string(p.MoveBetweenChannels), string(p.ResolveTopics),
+		string(p.DeleteAny), string(p.DeleteOwn)}
 }
 
 // Realm implements [chatcore.RealmStore].
@@ -47,9 +64,10 @@ func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	err := t.queryRow(ctx, "INSERT INTO realms ("+realmCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-		idArg(r.ID), r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled,
-		r.RequireUniqueNames, r.EmptyTopicDisplayName, timeArg(r.DateCreated)).Scan(&r.ID)
+	args := append([]any{idArg(r.ID), r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled,
+		r.RequireUniqueNames, r.EmptyTopicDisplayName, timeArg(r.DateCreated)}, policyArgs(r.Messages)...)
+	err := t.queryRow(ctx, "INSERT INTO realms ("+realmCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, "+
+		"?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", args...).Scan(&r.ID)
 	return classify(err, "create realm")
 }
 
@@ -58,11 +76,15 @@ func (t *tx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	args := append([]any{r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled, r.RequireUniqueNames,
+		r.EmptyTopicDisplayName, timeArg(r.DateCreated)}, policyArgs(r.Messages)...)
 	res, err := t.exec(ctx, `UPDATE realms SET string_id = ?, name = ?, name_changes_disabled = ?,
-		email_changes_disabled = ?, require_unique_names = ?, empty_topic_display_name = ?, date_created = ?
-		WHERE id = ?`,
-		r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled, r.RequireUniqueNames,
-		r.EmptyTopicDisplayName, timeArg(r.DateCreated), r.ID)
+		email_changes_disabled = ?, require_unique_names = ?, empty_topic_display_name = ?, date_created = ?,
+		content_editing_disabled = ?, edit_history_disabled = ?, content_edit_limit = ?,
+		move_within_channel_limit = ?, move_between_channels_limit = ?, delete_own_limit = ?,
+		move_between_topics_group = ?, move_between_channels_group = ?, resolve_topics_group = ?,
+		delete_any_group = ?, delete_own_group = ?
+		WHERE id = ?`, append(args, r.ID)...)
 	if err != nil {
 		return classify(err, fmt.Sprintf("update realm %d", r.ID))
 	}

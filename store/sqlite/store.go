@@ -217,7 +217,9 @@ type migration struct {
 }
 
 // migrations returns the embedded migrations ordered by version. File names
-// are NNNN_description.sql, NNNN being the version, starting at 1 without gaps.
+// are NNNN_description.sql, NNNN being the version: positive and unique.
+// Versions may skip numbers (numbers are handed out to work done in parallel,
+// which lands in any order); a database records the highest version applied.
 func migrations() ([]migration, error) {
 	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
 	if err != nil {
@@ -234,9 +236,9 @@ func migrations() ([]migration, error) {
 		ms = append(ms, migration{version: v, name: name})
 	}
 	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d", m.name, m.version, i+1)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migration %s: version %d is also %s", ms[i].name, ms[i].version, ms[i-1].name)
 		}
 	}
 	return ms, nil
@@ -265,10 +267,17 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
 		return fmt.Errorf("read user_version: %w", err)
 	}
-	if current > len(ms) {
-		return fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, len(ms))
+	latest := 0
+	if len(ms) > 0 {
+		latest = ms[len(ms)-1].version
 	}
-	for _, m := range ms[current:] {
+	if current > latest {
+		return fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, latest)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
 		text, err := migrationFiles.ReadFile(m.name)
 		if err != nil {
 			return err

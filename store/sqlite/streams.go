@@ -10,12 +10,13 @@ import (
 )
 
 const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
-	history_public_to_subscribers, is_archived, first_message_id, date_created`
+	history_public_to_subscribers, is_archived, first_message_id, date_created,
+	creator_id, rendered_description`
 
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 	return r.Scan(num(&s.ID), num(&s.RealmID), num(&s.RecipientID), &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
-		timeCol{&s.DateCreated})
+		timeCol{&s.DateCreated}, idCol[chatcore.UserID]{&s.CreatorID}, &s.RenderedDescription)
 }
 
 // Stream implements [chatcore.StreamStore].
@@ -57,9 +58,10 @@ func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
 		return classify(err, "create stream recipient")
 	}
 	var id chatcore.StreamID
-	err = t.queryRow(ctx, "INSERT INTO streams ("+streamCols+", name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	err = t.queryRow(ctx, "INSERT INTO streams ("+streamCols+", name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 		idArg(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
-		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), chatcore.FoldKey(s.Name)).Scan(&id)
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription,
+		chatcore.FoldKey(s.Name)).Scan(&id)
 	if err != nil {
 		return classify(err, "create stream")
 	}
@@ -75,19 +77,24 @@ func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
 	what := fmt.Sprintf("update stream %d", s.ID)
 	res, err := t.exec(ctx, `UPDATE streams SET realm_id = ?, name = ?, name_key = ?, description = ?,
 		invite_only = ?, history_public_to_subscribers = ?, is_archived = ?, first_message_id = ?,
-		date_created = ? WHERE id = ?`,
+		date_created = ?, creator_id = ?, rendered_description = ? WHERE id = ?`,
 		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
-		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), s.ID)
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription, s.ID)
 	if err != nil {
 		return classify(err, what)
 	}
 	return mustAffect(res, what)
 }
 
-const subscriptionCols = "stream_id, user_id, active, first_visible_message_id, since_message_id"
+const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, since_message_id,
+	color, pin_to_top, is_muted, desktop_notifications, audible_notifications, push_notifications,
+	email_notifications, wildcard_mentions_notify`
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
-	return r.Scan(num(&s.StreamID), num(&s.UserID), &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, num(&s.SinceMessageID))
+	p := &s.SubscriptionProperties
+	return r.Scan(num(&s.StreamID), num(&s.UserID), &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, num(&s.SinceMessageID),
+		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
+		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }
 
 // Subscription implements [chatcore.StreamStore].
@@ -124,10 +131,17 @@ func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error
 	if err := t.writable(); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES (?, ?, ?, ?, ?)
+	p := s.SubscriptionProperties
+	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (stream_id, user_id) DO UPDATE SET active = excluded.active,
-		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id`,
-		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID)
+		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id,
+		color = excluded.color, pin_to_top = excluded.pin_to_top, is_muted = excluded.is_muted,
+		desktop_notifications = excluded.desktop_notifications, audible_notifications = excluded.audible_notifications,
+		push_notifications = excluded.push_notifications, email_notifications = excluded.email_notifications,
+		wildcard_mentions_notify = excluded.wildcard_mentions_notify`,
+		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID,
+		p.Color, p.PinToTop, p.IsMuted, p.DesktopNotifications, p.AudibleNotifications, p.PushNotifications,
+		p.EmailNotifications, p.WildcardMentionsNotify)
 	return classify(err, "put subscription")
 }
 
@@ -138,4 +152,29 @@ func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) 
 	}
 	_, err := t.exec(ctx, "UPDATE subscriptions SET active = 0 WHERE user_id = ? AND active = 1", user)
 	return classify(err, "deactivate subscriptions")
+}
+
+// ActiveRealmSubscriptions implements [chatcore.StreamStore].
+func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+	return scanAll(ctx, t, "realm subscriptions", func(r *sql.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+		"SELECT "+prefixed("s.", subscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+		WHERE c.realm_id = ? AND s.active = 1 ORDER BY s.stream_id, s.user_id`, realm)
+}
+
+// prefixed qualifies every column of a comma-separated list with prefix.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StreamTopics implements [chatcore.StreamStore]: one pass over the
+// channel's rows of the messages_stream_topic index.
+func (t *tx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+	return scanAll(ctx, t, "stream topics", func(r *sql.Rows, s *chatcore.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
+		`SELECT (SELECT topic FROM messages n WHERE n.id = m.max_id), m.max_id FROM
+		(SELECT MAX(id) AS max_id FROM messages WHERE stream_id = ? AND id >= ? GROUP BY topic_key) m
+		ORDER BY m.max_id DESC`, stream, minID)
 }

@@ -15,6 +15,12 @@ var realmTests = []test{
 		want := chatcore.Realm{
 			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
 			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
+			Messages: chatcore.MessagePolicy{
+				ContentEditingDisabled: true, EditHistoryDisabled: true, ContentEditLimit: 30,
+				MoveWithinChannelLimit: chatcore.Unlimited, MoveBetweenChannelsLimit: 40, DeleteOwnLimit: 50,
+				MoveBetweenTopics: chatcore.GroupModerators, MoveBetweenChannels: chatcore.GroupNobody,
+				ResolveTopics: chatcore.GroupMembers, DeleteAny: chatcore.GroupOwners, DeleteOwn: chatcore.GroupFullMembers,
+			},
 		}
 		r := want
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {

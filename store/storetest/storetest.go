@@ -44,13 +44,17 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Groups", groupTests},
 		{"Streams", streamTests},
 		{"Messages", messageTests},
+		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
+		{"Reactions", reactionTests},
+		{"Presence", presenceTests},
 		{"Scheduled", scheduledTests},
 		{"Linkifiers", linkifierTests},
 		{"Drafts", draftTests},
 		{"EmailChanges", emailChangeTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
+		{"Events", eventTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -10,12 +10,116 @@ import (
 )
 
 var streamTests = []test{
+	{"SubscriptionProperties", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		users := newUsers(t, st, human(realm, "a@acme.test"), human(realm, "b@acme.test"))
+		c := newStream(t, st, realm, "general", false)
+		yes, no := true, false
+		props := chatcore.SubscriptionProperties{
+			Color: "#c2c2c2", PinToTop: true, IsMuted: true,
+			DesktopNotifications: &yes, AudibleNotifications: &no, PushNotifications: nil,
+			EmailNotifications: &no, WildcardMentionsNotify: &yes,
+		}
+		want := chatcore.Subscription{StreamID: c.ID, UserID: users[0], Active: true, SinceMessageID: 5, SubscriptionProperties: props}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, want))                                                    // stored
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: c.ID, UserID: users[1]})) // an inactive one, no properties
+		})
+		yes = false // the store keeps its own copy of the pointed-to values
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Subscription(ctx, c.ID, users[0])
+			is.NoErr(err)                              // found
+			is.Equal(*got.DesktopNotifications, true)  // the value as put
+			is.Equal(got.PushNotifications, nil)       // nil stays nil: inherit
+			is.Equal(*got.AudibleNotifications, false) // false is not nil
+			is.Equal(got.Color, "#c2c2c2")             // colour round-trips
+			is.True(got.PinToTop && got.IsMuted)       // booleans round-trip
+			list, err := tx.Subscriptions(ctx, c.ID, 0)
+			is.NoErr(err)                                                               // listed
+			is.Equal(len(list), 2)                                                      // both rows
+			is.Equal(list[0].SubscriptionProperties.Color, "#c2c2c2")                   // properties in lists too
+			is.Equal(list[1].SubscriptionProperties, chatcore.SubscriptionProperties{}) // zero properties
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			sub, err := tx.Subscription(ctx, c.ID, users[0])
+			is.NoErr(err)
+			sub.Active, sub.DesktopNotifications, sub.Color = false, nil, "#ffffff"
+			is.NoErr(tx.PutSubscription(ctx, *sub)) // replaced
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.Subscription(ctx, c.ID, users[0])
+			is.NoErr(err)
+			is.Equal(got.DesktopNotifications, nil) // back to inherit
+			is.Equal(got.Color, "#ffffff")          // replaced colour
+			is.True(!got.Active && got.IsMuted)     // the rest kept as put
+		})
+	}},
+	{"ActiveRealmSubscriptions", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		users := newUsers(t, st, human(acme, "a@acme.test"), human(acme, "b@acme.test"), human(other, "c@other.test"))
+		b := newStream(t, st, acme, "b", false)
+		a := newStream(t, st, acme, "a", true)
+		o := newStream(t, st, other, "o", false)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, s := range []chatcore.Subscription{
+				{StreamID: b.ID, UserID: users[1], Active: true},
+				{StreamID: b.ID, UserID: users[0], Active: true, SubscriptionProperties: chatcore.SubscriptionProperties{Color: "#000000"}},
+				{StreamID: a.ID, UserID: users[0], Active: false},
+				{StreamID: a.ID, UserID: users[1], Active: true},
+				{StreamID: o.ID, UserID: users[2], Active: true},
+			} {
+				is.NoErr(tx.PutSubscription(ctx, s))
+			}
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.ActiveRealmSubscriptions(ctx, acme)
+			is.NoErr(err) // listed
+			type pair struct {
+				s chatcore.StreamID
+				u chatcore.UserID
+			}
+			var pairs []pair
+			for _, s := range got {
+				pairs = append(pairs, pair{s.StreamID, s.UserID})
+			}
+			is.Equal(pairs, []pair{{b.ID, users[0]}, {b.ID, users[1]}, {a.ID, users[1]}}) // active ones of the realm, by stream then user
+			is.Equal(got[0].Color, "#000000")                                             // with their properties
+			none, err := tx.ActiveRealmSubscriptions(ctx, 999)
+			is.NoErr(err)          // an unknown realm
+			is.Equal(len(none), 0) // has none
+		})
+	}},
+	{"StreamTopics", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		u := newUsers(t, st, human(realm, "a@acme.test"))[0]
+		c := newStream(t, st, realm, "general", false)
+		d := newStream(t, st, realm, "empty", false)
+		ids := send(t, st, channelMessage(c, u, "Lunch"), channelMessage(c, u, "plans"), channelMessage(c, u, "LUNCH"),
+			channelMessage(c, u, ""), channelMessage(c, u, "plans"))
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.StreamTopics(ctx, c.ID, 0)
+			is.NoErr(err) // listed
+			is.Equal(got, []chatcore.TopicSummary{
+				{Name: "plans", MaxID: ids[4]}, {Name: "", MaxID: ids[3]}, {Name: "LUNCH", MaxID: ids[2]},
+			}) // one per topic key, named as the newest message, newest first
+			got, err = tx.StreamTopics(ctx, c.ID, ids[3])
+			is.NoErr(err)                                                                                     // from an id on
+			is.Equal(got, []chatcore.TopicSummary{{Name: "plans", MaxID: ids[4]}, {Name: "", MaxID: ids[3]}}) // older messages left out
+			got, err = tx.StreamTopics(ctx, d.ID, 0)
+			is.NoErr(err)         // a channel without messages
+			is.Equal(len(got), 0) // has no topics
+		})
+	}},
 	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		want := chatcore.Stream{
 			RealmID: realm, Name: "Café Talk", Description: "coffee", InviteOnly: true,
 			HistoryPublicToSubscribers: false, IsArchived: true, FirstMessageID: 77, DateCreated: epoch,
+			CreatorID: 9, RenderedDescription: "<p>coffee</p>",
 		}
 		s := want
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {

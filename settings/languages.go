@@ -1,4 +1,4 @@
-package chatcore
+package settings
 
 // zulipLanguages are the codes of the languages Zulip ships translations for
 // (its locale directories, spelled as Zulip's default_language values: lower

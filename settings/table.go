@@ -1,25 +1,29 @@
-package chatcore
-
-//go:generate go run ./internal/gensettings
-
-// This file declares every personal setting once. internal/gensettings reads
-// it (go generate) and writes settings_gen.go: the Settings struct,
-// DefaultSettings, the setting fields of SettingsUpdate with validate tags
-// derived from the rules below, and the by-name accessors. The Service reads
-// the same rows at run time for the rules that need code (configured sets,
-// error texts, who may change a setting). The SQLite store names one column
-// after each setting. Adding a setting is one row here, `go generate`, and one
-// migration that adds its column.
+// Package settings declares chatcore's personal settings (Zulip's user
+// settings) once, in [Table], and holds what follows from that table alone:
+// the [Settings] struct and [Default] (generated from the table, see
+// settings_gen.go), by-name access for stores ([Names], [Settings.Value],
+// [Settings.Set], [Settings.Fields]), the error texts of refused values and
+// the configured value sets (languages, notification sounds, time zones).
+// The rules that need the rest of the domain (who may change what, events)
+// are the root package's; it exposes these types as chatcore.Settings and
+// friends.
 //
-// The file holds plain data only (no imports, no references to other files),
+// Adding a setting is one row in [Table], `go generate ./...` (which also
+// writes the setting's field of chatcore.SettingsUpdate) and one store
+// migration that adds its column.
+package settings
+
+//go:generate go run ../internal/gensettings
+
+// This file holds plain data only (no imports, no references to other files),
 // so the generator can type-check it on its own.
 
-// settingRow declares one personal setting.
-type settingRow struct {
+// Row declares one personal setting.
+type Row struct {
 	// Name is the wire name (JSON key, PATCH /settings parameter, event
 	// property) and the SQLite column.
 	Name string
-	// Field is the Go field name in Settings and SettingsUpdate.
+	// Field is the Go field name in Settings and chatcore.SettingsUpdate.
 	Field string
 	// Default is Zulip's value for a new user. Its Go type (bool, int or
 	// string) is the setting's type.
@@ -28,72 +32,72 @@ type settingRow struct {
 	OneOf string
 	// Min and Max bound an int setting when Max is non-zero.
 	Min, Max int
-	// In names the set, defined by the Service's configuration, that a
-	// string setting's value must belong to.
-	In settingSet
+	// In names the configured set that a string setting's value must
+	// belong to.
+	In Set
 	// Late marks the values Zulip checks in its view, after its parameter
 	// parser has checked every other parameter (in alphabetical order); late
 	// checks run in table order.
 	Late bool
 	// Error selects Zulip's error text for a refused value.
-	Error settingError
+	Error ErrorText
 	// Who says who may change the setting.
-	Who settingEditors
+	Who Editors
 }
 
-// settingSet names a configured value set (see settingRow.In).
-type settingSet int
+// Set names a configured value set (see Row.In and [Config.Allows]).
+type Set int
 
 const (
-	inAny       settingSet = iota // no configured set
-	inLanguages                   // the Service's languages (WithLanguages)
-	inSounds                      // the Service's notification sounds (WithNotificationSounds), plus "none"
-	inTimeZones                   // the IANA time zones CanonicalTimezone recognises
+	Unrestricted Set = iota // no configured set
+	Languages               // the configured languages (Config.Languages)
+	Sounds                  // the configured notification sounds (Config.Sounds), plus "none"
+	TimeZones               // the IANA time zones CanonicalTimezone recognises
 )
 
-// settingError selects the error text of a refused setting value.
-type settingError int
+// ErrorText selects the error text of a refused setting value.
+type ErrorText int
 
 const (
-	// errRule is the text of the failed rule: "Invalid <name>: Value error,
+	// RuleText is the text of the failed rule: "Invalid <name>: Value error,
 	// Not in the list of possible values" for OneOf, "<name> is too small" /
 	// "<name> is too large" for Min and Max.
-	errRule settingError = iota
-	// errInvalid is "Invalid <name>".
-	errInvalid
-	// errBatchingPeriod is "Invalid email batching period: <value> seconds".
-	errBatchingPeriod
-	// errSound is "Invalid notification sound '<value>'".
-	errSound
-	// errTimezone is "Invalid timezone: Value error, Not a recognized time zone".
-	errTimezone
+	RuleText ErrorText = iota
+	// InvalidText is "Invalid <name>".
+	InvalidText
+	// BatchingPeriodText is "Invalid email batching period: <value> seconds".
+	BatchingPeriodText
+	// SoundText is "Invalid notification sound '<value>'".
+	SoundText
+	// TimezoneText is "Invalid timezone: Value error, Not a recognized time zone".
+	TimezoneText
 )
 
-// settingEditors says who may change a setting.
-type settingEditors int
+// Editors says who may change a setting.
+type Editors int
 
 const (
-	// userOrAdmins: the user, and administrators for other users in bulk
+	// UserOrAdmins: the user, and administrators for other users in bulk
 	// (PATCH /settings with target_users).
-	userOrAdmins settingEditors = iota
-	// userOnly: only the user; Zulip's bulk edit does not take it.
-	userOnly
-	// userOnlySensitive: only the user, because Zulip lists it in
+	UserOrAdmins Editors = iota
+	// UserOnly: only the user; Zulip's bulk edit does not take it.
+	UserOnly
+	// UserOnlySensitive: only the user, because Zulip lists it in
 	// SECURITY_SENSITIVE_USER_SETTINGS.
-	userOnlySensitive
+	UserOnlySensitive
 )
 
-// maxEmailBatchingPeriod is Zulip's upper bound on
+// MaxEmailBatchingPeriod is Zulip's upper bound on
 // email_notifications_batching_period_seconds: one week.
-const maxEmailBatchingPeriod = 7 * 24 * 60 * 60
+const MaxEmailBatchingPeriod = 7 * 24 * 60 * 60
 
-// settingsTable lists the personal settings in declaration order, which is the
-// order of SettingNames, of the Settings fields and of the store's columns.
+// Table lists the personal settings in declaration order, which is the
+// order of [Names], of the [Settings] fields and of the store's columns.
 //
 // Bounds: Zulip checks web_font_size_px and web_line_height_percent only
 // through their database column, a positive small integer; chatcore accepts
 // exactly that column's range, 1-32767.
-var settingsTable = []settingRow{
+var Table = []Row{
 	{Name: "twenty_four_hour_time", Field: "TwentyFourHourTime", Default: false},
 	{Name: "web_mark_read_on_scroll_policy", Field: "WebMarkReadOnScrollPolicy", Default: 1, OneOf: "1 2 3"},
 	{Name: "web_channel_default_view", Field: "WebChannelDefaultView", Default: 1, OneOf: "1 2 3 4"},
@@ -108,7 +112,7 @@ var settingsTable = []settingRow{
 	{Name: "enable_drafts_synchronization", Field: "EnableDraftsSynchronization", Default: true},
 	{Name: "translate_emoticons", Field: "TranslateEmoticons", Default: false},
 	{Name: "display_emoji_reaction_users", Field: "DisplayEmojiReactionUsers", Default: true},
-	{Name: "default_language", Field: "DefaultLanguage", Default: "en", In: inLanguages, Late: true, Error: errInvalid},
+	{Name: "default_language", Field: "DefaultLanguage", Default: "en", In: Languages, Late: true, Error: InvalidText},
 	{Name: "web_home_view", Field: "WebHomeView", Default: "inbox", OneOf: "recent inbox all_messages"},
 	{Name: "web_escape_navigates_to_home_view", Field: "WebEscapeNavigatesToHomeView", Default: true},
 	{Name: "left_side_userlist", Field: "LeftSideUserlist", Default: false},
@@ -121,16 +125,16 @@ var settingsTable = []settingRow{
 	{Name: "web_inbox_show_channel_folders", Field: "WebInboxShowChannelFolders", Default: true},
 	{Name: "web_left_sidebar_show_channel_folders", Field: "WebLeftSidebarShowChannelFolders", Default: true},
 	{Name: "web_left_sidebar_unreads_count_summary", Field: "WebLeftSidebarUnreadsCountSummary", Default: true},
-	{Name: "timezone", Field: "Timezone", Default: "", In: inTimeZones, Error: errTimezone, Who: userOnly},
+	{Name: "timezone", Field: "Timezone", Default: "", In: TimeZones, Error: TimezoneText, Who: UserOnly},
 	{Name: "enable_stream_desktop_notifications", Field: "EnableStreamDesktopNotifications", Default: false},
 	{Name: "enable_stream_email_notifications", Field: "EnableStreamEmailNotifications", Default: false},
 	{Name: "enable_stream_push_notifications", Field: "EnableStreamPushNotifications", Default: false},
 	{Name: "enable_stream_audible_notifications", Field: "EnableStreamAudibleNotifications", Default: false},
-	{Name: "notification_sound", Field: "NotificationSound", Default: "zulip", In: inSounds, Late: true, Error: errSound},
+	{Name: "notification_sound", Field: "NotificationSound", Default: "zulip", In: Sounds, Late: true, Error: SoundText},
 	{Name: "enable_desktop_notifications", Field: "EnableDesktopNotifications", Default: true},
 	{Name: "enable_sounds", Field: "EnableSounds", Default: true},
 	{Name: "email_notifications_batching_period_seconds", Field: "EmailNotificationsBatchingPeriodSeconds", Default: 120,
-		Min: 1, Max: maxEmailBatchingPeriod, Late: true, Error: errBatchingPeriod},
+		Min: 1, Max: MaxEmailBatchingPeriod, Late: true, Error: BatchingPeriodText},
 	{Name: "enable_offline_email_notifications", Field: "EnableOfflineEmailNotifications", Default: true},
 	{Name: "enable_offline_push_notifications", Field: "EnableOfflinePushNotifications", Default: true},
 	{Name: "enable_online_push_notifications", Field: "EnableOnlinePushNotifications", Default: true},
@@ -138,9 +142,9 @@ var settingsTable = []settingRow{
 	{Name: "enable_followed_topic_email_notifications", Field: "EnableFollowedTopicEmailNotifications", Default: true},
 	{Name: "enable_followed_topic_push_notifications", Field: "EnableFollowedTopicPushNotifications", Default: true},
 	{Name: "enable_followed_topic_audible_notifications", Field: "EnableFollowedTopicAudibleNotifications", Default: true},
-	{Name: "enable_digest_emails", Field: "EnableDigestEmails", Default: true, Who: userOnlySensitive},
-	{Name: "enable_marketing_emails", Field: "EnableMarketingEmails", Default: true, Who: userOnlySensitive},
-	{Name: "enable_login_emails", Field: "EnableLoginEmails", Default: true, Who: userOnlySensitive},
+	{Name: "enable_digest_emails", Field: "EnableDigestEmails", Default: true, Who: UserOnlySensitive},
+	{Name: "enable_marketing_emails", Field: "EnableMarketingEmails", Default: true, Who: UserOnlySensitive},
+	{Name: "enable_login_emails", Field: "EnableLoginEmails", Default: true, Who: UserOnlySensitive},
 	{Name: "message_content_in_email_notifications", Field: "MessageContentInEmailNotifications", Default: true},
 	{Name: "pm_content_in_desktop_notifications", Field: "PMContentInDesktopNotifications", Default: true},
 	{Name: "wildcard_mentions_notify", Field: "WildcardMentionsNotify", Default: true},
@@ -151,13 +155,13 @@ var settingsTable = []settingRow{
 	{Name: "automatically_unmute_topics_in_muted_streams_policy", Field: "AutomaticallyUnmuteTopicsInMutedStreamsPolicy", Default: 2, OneOf: "1 2 3 4"},
 	{Name: "automatically_follow_topics_where_mentioned", Field: "AutomaticallyFollowTopicsWhereMentioned", Default: true},
 	{Name: "resolved_topic_notice_auto_read_policy", Field: "ResolvedTopicNoticeAutoReadPolicy", Default: "except_followed",
-		OneOf: "always except_followed never", Error: errInvalid},
-	{Name: "presence_enabled", Field: "PresenceEnabled", Default: true, Who: userOnlySensitive},
+		OneOf: "always except_followed never", Error: InvalidText},
+	{Name: "presence_enabled", Field: "PresenceEnabled", Default: true, Who: UserOnlySensitive},
 	{Name: "enter_sends", Field: "EnterSends", Default: false},
-	{Name: "send_private_typing_notifications", Field: "SendPrivateTypingNotifications", Default: true, Who: userOnlySensitive},
-	{Name: "send_stream_typing_notifications", Field: "SendStreamTypingNotifications", Default: true, Who: userOnlySensitive},
-	{Name: "send_read_receipts", Field: "SendReadReceipts", Default: true, Who: userOnlySensitive},
-	{Name: "allow_private_data_export", Field: "AllowPrivateDataExport", Default: false, Who: userOnlySensitive},
-	{Name: "email_address_visibility", Field: "EmailAddressVisibility", Default: 1, OneOf: "1 2 3 4 5", Who: userOnlySensitive},
+	{Name: "send_private_typing_notifications", Field: "SendPrivateTypingNotifications", Default: true, Who: UserOnlySensitive},
+	{Name: "send_stream_typing_notifications", Field: "SendStreamTypingNotifications", Default: true, Who: UserOnlySensitive},
+	{Name: "send_read_receipts", Field: "SendReadReceipts", Default: true, Who: UserOnlySensitive},
+	{Name: "allow_private_data_export", Field: "AllowPrivateDataExport", Default: false, Who: UserOnlySensitive},
+	{Name: "email_address_visibility", Field: "EmailAddressVisibility", Default: 1, OneOf: "1 2 3 4 5", Who: UserOnlySensitive},
 	{Name: "web_navigate_to_sent_message", Field: "WebNavigateToSentMessage", Default: true},
 }

@@ -1,0 +1,497 @@
+package chatcore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+)
+
+// Channel limits, as Zulip sets them.
+const (
+	// MaxChannelNameLength bounds a channel name, in characters.
+	MaxChannelNameLength = 60
+	// MaxChannelDescriptionLength bounds a channel description, in characters.
+	MaxChannelDescriptionLength = 1024
+)
+
+// AnonymousGroup is a group-setting value given by its members: the users in
+// DirectMembers and the members of the groups in DirectSubgroups. Both empty
+// is nobody.
+type AnonymousGroup struct {
+	DirectMembers   []UserID  `json:"direct_members"`
+	DirectSubgroups []GroupID `json:"direct_subgroups"`
+}
+
+// nobody is the empty group-setting value.
+func nobody() *AnonymousGroup {
+	return &AnonymousGroup{DirectMembers: []UserID{}, DirectSubgroups: []GroupID{}}
+}
+
+// ChannelView is a channel as GET /streams, GET /streams/{stream_id} and
+// stream events show it (Zulip's BasicChannel). chatcore has no system
+// groups, so the group settings are anonymous groups: nobody, the channel's
+// creator, or the realm's administrators. The settings whose value is
+// everyone (can_send_message_group, can_delete_own_message_group,
+// can_create_topic_group) cannot be written without a system group and are
+// left out. Settings chatcore does not model have Zulip's defaults.
+type ChannelView struct {
+	StreamID                   StreamID        `json:"stream_id"`
+	Name                       string          `json:"name"`
+	IsArchived                 bool            `json:"is_archived"`
+	Description                string          `json:"description"`
+	RenderedDescription        string          `json:"rendered_description"`
+	DateCreated                int64           `json:"date_created"`
+	CreatorID                  *UserID         `json:"creator_id"`
+	InviteOnly                 bool            `json:"invite_only"`
+	IsWebPublic                bool            `json:"is_web_public"`
+	StreamPostPolicy           int             `json:"stream_post_policy"`
+	MessageRetentionDays       *int            `json:"message_retention_days"`
+	HistoryPublicToSubscribers bool            `json:"history_public_to_subscribers"`
+	TopicsPolicy               string          `json:"topics_policy"`
+	FirstMessageID             *MessageID      `json:"first_message_id"`
+	FolderID                   *int64          `json:"folder_id"`
+	IsRecentlyActive           bool            `json:"is_recently_active"`
+	IsAnnouncementOnly         bool            `json:"is_announcement_only"`
+	CanAddSubscribersGroup     *AnonymousGroup `json:"can_add_subscribers_group"`
+	CanRemoveSubscribersGroup  *AnonymousGroup `json:"can_remove_subscribers_group"`
+	CanAdministerChannelGroup  *AnonymousGroup `json:"can_administer_channel_group"`
+	CanDeleteAnyMessageGroup   *AnonymousGroup `json:"can_delete_any_message_group"`
+	CanMoveMessagesOutGroup    *AnonymousGroup `json:"can_move_messages_out_of_channel_group"`
+	CanMoveMessagesWithinGroup *AnonymousGroup `json:"can_move_messages_within_channel_group"`
+	CanSubscribeGroup          *AnonymousGroup `json:"can_subscribe_group"`
+	CanResolveTopicsGroup      *AnonymousGroup `json:"can_resolve_topics_group"`
+	SubscriberCount            int             `json:"subscriber_count"`
+	StreamWeeklyTraffic        *int            `json:"stream_weekly_traffic"`
+	// IsDefault is set by GET /streams with include_default only.
+	IsDefault *bool `json:"is_default,omitempty"`
+}
+
+// SubscriptionView is a channel with the user's personal settings for it, as
+// the subscriptions, unsubscribed and never_subscribed lists show it
+// (personal settings are absent from never_subscribed).
+type SubscriptionView struct {
+	ChannelView
+	// Subscribers is present when the request asked for subscribers.
+	Subscribers *[]UserID `json:"subscribers,omitempty"`
+	*PersonalView
+}
+
+// PersonalView is the personal part of a [SubscriptionView].
+type PersonalView struct {
+	Color                  string `json:"color"`
+	PinToTop               bool   `json:"pin_to_top"`
+	IsMuted                bool   `json:"is_muted"`
+	InHomeView             bool   `json:"in_home_view"`
+	DesktopNotifications   *bool  `json:"desktop_notifications"`
+	AudibleNotifications   *bool  `json:"audible_notifications"`
+	PushNotifications      *bool  `json:"push_notifications"`
+	EmailNotifications     *bool  `json:"email_notifications"`
+	WildcardMentionsNotify *bool  `json:"wildcard_mentions_notify"`
+}
+
+// channelColors are Zulip's colours for new subscriptions, in the order it
+// hands them out.
+var channelColors = []string{
+	"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5",
+	"#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
+	"#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+}
+
+// pickColor returns the first colour of channelColors none of used has, or
+// one chosen by how many are used when every colour is taken.
+func pickColor(used []string) string {
+	for _, c := range channelColors {
+		if !slices.Contains(used, c) {
+			return c
+		}
+	}
+	return channelColors[len(used)%len(channelColors)]
+}
+
+// channelWorld is what one request reads once to show many channels: the
+// realm's channels, every active subscription to them and the realm's
+// administrators.
+type channelWorld struct {
+	viewer  *User
+	streams []Stream
+	// subscribers are the active subscribers of each channel, ascending.
+	subscribers map[StreamID][]UserID
+	// mine are the viewer's subscriptions (active or not) by channel.
+	mine   map[StreamID]Subscription
+	admins []UserID
+}
+
+// loadChannelWorld reads the channels of viewer's realm with their
+// subscribers in four queries.
+func loadChannelWorld(ctx context.Context, tx Tx, viewer *User) (*channelWorld, error) {
+	w := &channelWorld{viewer: viewer, subscribers: map[StreamID][]UserID{}, mine: map[StreamID]Subscription{}}
+	var err error
+	if w.streams, err = tx.Streams(ctx, viewer.RealmID); err != nil {
+		return nil, err
+	}
+	all, err := tx.ActiveRealmSubscriptions(ctx, viewer.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	active := true
+	users, err := tx.Users(ctx, UserFilter{RealmID: viewer.RealmID, Active: &active})
+	if err != nil {
+		return nil, err
+	}
+	isActive := make(map[UserID]bool, len(users))
+	for _, u := range users {
+		isActive[u.ID] = true
+		if u.Role.IsAdmin() {
+			w.admins = append(w.admins, u.ID)
+		}
+	}
+	for _, sub := range all {
+		if isActive[sub.UserID] {
+			w.subscribers[sub.StreamID] = append(w.subscribers[sub.StreamID], sub.UserID)
+		}
+	}
+	mine, err := tx.Subscriptions(ctx, 0, viewer.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range mine {
+		w.mine[sub.StreamID] = sub
+	}
+	return w, nil
+}
+
+// subscribed reports whether the viewer is an active subscriber of st.
+func (w *channelWorld) subscribed(st StreamID) bool {
+	sub, ok := w.mine[st]
+	return ok && sub.Active
+}
+
+// canSeeMetadata reports whether the viewer may know of st: public channels
+// for non-guests, channels they are subscribed to, and every channel for
+// administrators.
+func (w *channelWorld) canSeeMetadata(st *Stream) bool {
+	return canSeeChannel(w.viewer, st, w.subscribed(st.ID))
+}
+
+// canSeeChannel is Zulip's metadata access to a channel.
+func canSeeChannel(viewer *User, st *Stream, subscribed bool) bool {
+	return subscribed || viewer.Role.IsAdmin() || !st.InviteOnly && viewer.Role != RoleGuest
+}
+
+// view builds the view of st.
+func (s *Service) channelView(ctx context.Context, tx Tx, st *Stream, subscriberCount int, admins []UserID) (ChannelView, error) {
+	v := ChannelView{
+		StreamID: st.ID, Name: st.Name, IsArchived: st.IsArchived, Description: st.Description,
+		RenderedDescription: st.RenderedDescription, DateCreated: st.DateCreated.Unix(),
+		InviteOnly: st.InviteOnly, StreamPostPolicy: 1, HistoryPublicToSubscribers: st.HistoryPublicToSubscribers,
+		TopicsPolicy: "inherit", IsRecentlyActive: true, SubscriberCount: subscriberCount,
+		CanRemoveSubscribersGroup: &AnonymousGroup{DirectMembers: orEmpty(slices.Clone(admins)), DirectSubgroups: []GroupID{}},
+		CanDeleteAnyMessageGroup:  nobody(), CanMoveMessagesOutGroup: nobody(), CanMoveMessagesWithinGroup: nobody(),
+		CanSubscribeGroup: nobody(), CanResolveTopicsGroup: nobody(),
+	}
+	if st.DateCreated.IsZero() {
+		v.DateCreated = 0
+	}
+	creator := nobody()
+	if st.CreatorID != 0 {
+		v.CreatorID = new(st.CreatorID)
+		creator.DirectMembers = []UserID{st.CreatorID}
+	}
+	v.CanAddSubscribersGroup, v.CanAdministerChannelGroup = creator, &AnonymousGroup{DirectMembers: creator.DirectMembers, DirectSubgroups: []GroupID{}}
+	if st.FirstMessageID != 0 {
+		v.FirstMessageID = new(st.FirstMessageID)
+	}
+	if v.RenderedDescription == "" && st.Description != "" {
+		html, _, _, err := s.renderMessage(ctx, tx, st.RealmID, st.Description)
+		if err != nil {
+			return ChannelView{}, err
+		}
+		v.RenderedDescription = html
+	}
+	return v, nil
+}
+
+// personalView builds the personal part of a subscription view.
+func personalView(sub Subscription) *PersonalView {
+	p := sub.SubscriptionProperties
+	color := p.Color
+	if color == "" {
+		color = channelColors[int(sub.StreamID)%len(channelColors)]
+	}
+	return &PersonalView{
+		Color: color, PinToTop: p.PinToTop, IsMuted: p.IsMuted, InHomeView: !p.IsMuted,
+		DesktopNotifications: p.DesktopNotifications, AudibleNotifications: p.AudibleNotifications,
+		PushNotifications: p.PushNotifications, EmailNotifications: p.EmailNotifications,
+		WildcardMentionsNotify: p.WildcardMentionsNotify,
+	}
+}
+
+// subscriptionView builds the view of the viewer's subscription to st, with
+// the subscribers when withSubscribers.
+func (s *Service) subscriptionView(ctx context.Context, tx Tx, w *channelWorld, st *Stream, personal bool, withSubscribers bool) (SubscriptionView, error) {
+	subs := w.subscribers[st.ID]
+	cv, err := s.channelView(ctx, tx, st, len(subs), w.admins)
+	if err != nil {
+		return SubscriptionView{}, err
+	}
+	v := SubscriptionView{ChannelView: cv}
+	if personal {
+		v.PersonalView = personalView(w.mine[st.ID])
+	}
+	if withSubscribers && w.canSeeSubscribers(st) {
+		list := orEmpty(slices.Clone(subs))
+		v.Subscribers = &list
+	}
+	return v, nil
+}
+
+// canSeeSubscribers reports whether the viewer may see who is subscribed to
+// st: with content access, or as an administrator.
+func (w *channelWorld) canSeeSubscribers(st *Stream) bool {
+	return w.subscribed(st.ID) || w.viewer.Role.IsAdmin() || !st.InviteOnly && w.viewer.Role != RoleGuest
+}
+
+// SubscriptionState is the subscription section of POST /register.
+type SubscriptionState struct {
+	// Subscribed are the actor's active subscriptions, by channel name.
+	Subscribed []SubscriptionView
+	// Unsubscribed are channels the actor left and may still see, by name.
+	Unsubscribed []SubscriptionView
+	// NeverSubscribed are channels the actor may see and never joined, by name.
+	NeverSubscribed []SubscriptionView
+}
+
+// subscriptionState computes the subscription section for the viewer.
+func (s *Service) subscriptionState(ctx context.Context, tx Tx, viewer *User, withSubscribers bool) (*SubscriptionState, error) {
+	w, err := loadChannelWorld(ctx, tx, viewer)
+	if err != nil {
+		return nil, err
+	}
+	out := &SubscriptionState{Subscribed: []SubscriptionView{}, Unsubscribed: []SubscriptionView{}, NeverSubscribed: []SubscriptionView{}}
+	for i := range w.streams {
+		st := &w.streams[i]
+		sub, known := w.mine[st.ID]
+		switch {
+		case known && sub.Active:
+			v, err := s.subscriptionView(ctx, tx, w, st, true, withSubscribers)
+			if err != nil {
+				return nil, err
+			}
+			out.Subscribed = append(out.Subscribed, v)
+		case !w.canSeeMetadata(st):
+		case known:
+			v, err := s.subscriptionView(ctx, tx, w, st, true, withSubscribers)
+			if err != nil {
+				return nil, err
+			}
+			out.Unsubscribed = append(out.Unsubscribed, v)
+		default:
+			v, err := s.subscriptionView(ctx, tx, w, st, false, withSubscribers)
+			if err != nil {
+				return nil, err
+			}
+			out.NeverSubscribed = append(out.NeverSubscribed, v)
+		}
+	}
+	for _, l := range [][]SubscriptionView{out.Subscribed, out.Unsubscribed, out.NeverSubscribed} {
+		slices.SortFunc(l, func(a, b SubscriptionView) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	return out, nil
+}
+
+// Subscriptions returns the actor's active subscriptions by channel name, as
+// GET /users/me/subscriptions shows them; with includeSubscribers each
+// carries its subscribers. Errors: UNAUTHORIZED for a missing or deactivated
+// actor; others are internal.
+func (s *Service) Subscriptions(ctx context.Context, actorID UserID, includeSubscribers bool) ([]SubscriptionView, error) {
+	var out []SubscriptionView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		st, err := s.subscriptionState(ctx, tx, u, includeSubscribers)
+		if err != nil {
+			return err
+		}
+		out = st.Subscribed
+		return nil
+	})
+	return out, err
+}
+
+// ChannelsRequest holds the parameters of GET /streams; nil fields take
+// Zulip's defaults.
+type ChannelsRequest struct {
+	IncludePublic           *bool `json:"include_public"`
+	IncludeWebPublic        *bool `json:"include_web_public"`
+	IncludeSubscribed       *bool `json:"include_subscribed"`
+	ExcludeArchived         *bool `json:"exclude_archived"`
+	IncludeAll              *bool `json:"include_all"`
+	IncludeAllActive        *bool `json:"include_all_active"`
+	IncludeDefault          *bool `json:"include_default"`
+	IncludeOwnerSubscribed  *bool `json:"include_owner_subscribed"`
+	IncludeCanAccessContent *bool `json:"include_can_access_content"`
+}
+
+func flag(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// Channels returns the channels GET /streams lists for the actor, by name:
+// public ones (include_public, default true; never for guests), those the
+// actor is subscribed to (include_subscribed, default true), those their
+// bot's owner is subscribed to (include_owner_subscribed, bots only), or
+// every channel (include_all or include_all_active, administrators only);
+// archived ones only with exclude_archived false. chatcore has no web-public
+// or default channels: include_web_public adds nothing and include_default
+// marks every channel is_default false. Errors: BAD_REQUEST "User not
+// authorized for this query" for include_all from a non-administrator;
+// UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) Channels(ctx context.Context, actorID UserID, req ChannelsRequest) ([]ChannelView, error) {
+	var out []ChannelView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		all := flag(req.IncludeAll, false) || flag(req.IncludeAllActive, false)
+		if all && !u.Role.IsAdmin() {
+			return BadRequest("User not authorized for this query")
+		}
+		w, err := loadChannelWorld(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		owner := map[StreamID]bool{}
+		if flag(req.IncludeOwnerSubscribed, false) && u.IsBot && u.BotOwnerID != 0 {
+			subs, err := tx.Subscriptions(ctx, 0, u.BotOwnerID)
+			if err != nil {
+				return err
+			}
+			for _, sub := range subs {
+				owner[sub.StreamID] = sub.Active
+			}
+		}
+		out = []ChannelView{}
+		for i := range w.streams {
+			st := &w.streams[i]
+			if st.IsArchived && flag(req.ExcludeArchived, true) {
+				continue
+			}
+			ok := all || owner[st.ID] ||
+				flag(req.IncludeSubscribed, true) && w.subscribed(st.ID) ||
+				flag(req.IncludePublic, true) && !st.InviteOnly && u.Role != RoleGuest ||
+				flag(req.IncludeCanAccessContent, false) && w.canSeeSubscribers(st) && (w.subscribed(st.ID) || !st.InviteOnly)
+			if !ok {
+				continue
+			}
+			v, err := s.channelView(ctx, tx, st, len(w.subscribers[st.ID]), w.admins)
+			if err != nil {
+				return err
+			}
+			if flag(req.IncludeDefault, false) {
+				v.IsDefault = new(false)
+			}
+			out = append(out, v)
+		}
+		slices.SortFunc(out, func(a, b ChannelView) int { return cmp.Compare(a.Name, b.Name) })
+		return nil
+	})
+	return out, err
+}
+
+// errInvalidChannelID is Zulip's answer for a channel that does not exist or
+// that the actor may not access.
+func errInvalidChannelID() *Error { return BadRequest("Invalid channel ID") }
+
+// Channel returns one channel as GET /streams/{stream_id} shows it, to
+// anyone who may know of it (public channels for non-guests, subscribers,
+// administrators). Errors: BAD_REQUEST "Invalid channel ID" for a channel
+// that does not exist, belongs to another realm or is hidden from the
+// actor; UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) Channel(ctx context.Context, actorID UserID, id StreamID) (ChannelView, error) {
+	var out ChannelView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		st, err := streamInRealm(ctx, tx, u.RealmID, id)
+		if errors.Is(err, ErrNotFound) {
+			return errInvalidChannelID()
+		}
+		if err != nil {
+			return err
+		}
+		w, err := loadChannelWorld(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		if !w.canSeeMetadata(st) {
+			return errInvalidChannelID()
+		}
+		out, err = s.channelView(ctx, tx, st, len(w.subscribers[st.ID]), w.admins)
+		return err
+	})
+	return out, err
+}
+
+// TopicView is one topic of GET /users/me/{stream_id}/topics.
+type TopicView struct {
+	Name  string    `json:"name"`
+	MaxID MessageID `json:"max_id"`
+}
+
+// ChannelTopics returns the topics of the channel the actor can read, newest
+// first, each with the id of its newest message the actor can read (in a
+// channel with protected history, from the actor's first visible message
+// on). The empty topic is named by the realm's empty-topic display name
+// unless allowEmptyTopicName. Errors: BAD_REQUEST "Invalid channel ID" for a
+// channel that does not exist or whose messages the actor may not read;
+// UNAUTHORIZED for a missing or deactivated actor.
+func (s *Service) ChannelTopics(ctx context.Context, actorID UserID, id StreamID, allowEmptyTopicName bool) ([]TopicView, error) {
+	var out []TopicView
+	err := s.view(ctx, func(tx Tx) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		st, err := streamInRealm(ctx, tx, u.RealmID, id)
+		if errors.Is(err, ErrNotFound) {
+			return errInvalidChannelID()
+		}
+		if err != nil {
+			return err
+		}
+		acc, err := streamAccessFor(ctx, tx, u, st)
+		if err != nil {
+			return err
+		}
+		if !acc.ok {
+			return errInvalidChannelID()
+		}
+		topics, err := tx.StreamTopics(ctx, st.ID, acc.minID)
+		if err != nil {
+			return err
+		}
+		realm, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		out = make([]TopicView, 0, len(topics))
+		for _, t := range topics {
+			name := t.Name
+			if name == "" && !allowEmptyTopicName {
+				name = emptyTopicDisplayName(realm)
+			}
+			out = append(out, TopicView{Name: name, MaxID: t.MaxID})
+		}
+		return nil
+	})
+	return out, err
+}

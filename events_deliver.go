@@ -1,0 +1,339 @@
+package chatcore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// GetEvents answers a poll of one of the actor's event queues without
+// blocking (GET /events with dont_block; package eventqueue adds the
+// waiting): it acknowledges every event up to req.LastEventID and returns
+// the queue's remaining events, at most those of [MaxEventsPerPoll] log
+// entries. A queue with more than [WithQueueBacklog] entries waiting is
+// dropped.
+//
+// Errors (all HTTP 400): BAD_REQUEST "Missing 'queue_id' argument",
+// "Missing 'last_event_id' argument", "An event newer than <id> has
+// already been pruned!" (last_event_id below one already acknowledged),
+// "Event <id> was not in this queue"; BAD_EVENT_QUEUE_ID "Bad event queue
+// ID: <id>" (Data queue_id) for an unknown, deleted, expired or dropped
+// queue or another user's; UNAUTHORIZED for a missing or deactivated actor.
+// Safe for concurrent use.
+func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsRequest) (EventsResult, error) {
+	if req.QueueID == "" {
+		return EventsResult{}, BadRequest("Missing 'queue_id' argument")
+	}
+	if req.LastEventID == nil {
+		return EventsResult{}, BadRequest("Missing 'last_event_id' argument")
+	}
+	last := *req.LastEventID
+	var (
+		q      *EventQueue
+		res    EventsResult
+		acked  int64
+		ackErr error
+		drop   bool
+	)
+	err := s.view(ctx, func(tx Tx) error {
+		var err error
+		if q, err = s.ownQueue(ctx, tx, actorID, req.QueueID); err != nil {
+			return err
+		}
+		res.RealmID, res.Public = q.RealmID, q.Public
+		if q.Acked >= 0 && last < q.Acked {
+			return BadRequestf("An event newer than %d has already been pruned!", last)
+		}
+		var p queueParams
+		if err := json.Unmarshal(q.Params, &p.QueueOptions); err != nil {
+			return err
+		}
+		head, err := tx.LastEventID(ctx)
+		if err != nil {
+			return err
+		}
+		after := q.Position
+		if q.Acked >= 0 {
+			after = max(after, q.Acked/eventIDStride-1)
+		}
+		if head-after > int64(s.queueBacklog) {
+			n, err := tx.CountEventsFor(ctx, EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public}, s.queueBacklog+1)
+			if err != nil {
+				return err
+			}
+			if n > s.queueBacklog {
+				drop = true
+				return nil
+			}
+		}
+		entries, err := tx.EventsFor(ctx, EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public, Limit: MaxEventsPerPoll})
+		if err != nil {
+			return err
+		}
+		scanned := head
+		if len(entries) == MaxEventsPerPoll {
+			scanned = entries[len(entries)-1].ID
+		}
+		var events []QueueEvent
+		for _, e := range entries {
+			events = p.adapt(e, events)
+		}
+		events = slices.DeleteFunc(events, func(e QueueEvent) bool { return e.ID <= q.Acked })
+		acked, ackErr = ack(q.Acked, last, events, scanned, len(entries) == MaxEventsPerPoll)
+		res.Events = slices.DeleteFunc(events, func(e QueueEvent) bool { return e.ID <= acked })
+		res.Heartbeat = max(acked+1, scanned*eventIDStride+eventIDStride/2)
+		return nil
+	})
+	if err != nil {
+		return EventsResult{}, err
+	}
+	if drop {
+		if err := s.store.Update(ctx, func(tx Tx) error {
+			_, err := tx.DeleteEventQueues(ctx, []string{q.ID})
+			return err
+		}); err != nil {
+			return EventsResult{}, err
+		}
+		return EventsResult{}, errBadQueue(req.QueueID)
+	}
+	now := s.clock.Now()
+	if acked != q.Acked || now.Sub(q.LastPoll) >= pollTouchInterval {
+		err := s.store.Update(ctx, func(tx Tx) error {
+			cur, err := tx.EventQueue(ctx, q.ID)
+			if err != nil {
+				return err
+			}
+			cur.Acked = max(cur.Acked, acked)
+			cur.Position = q.Position
+			if cur.Acked >= 0 {
+				cur.Position = max(cur.Position, cur.Acked/eventIDStride-1)
+			}
+			cur.LastPoll = now
+			return tx.UpdateEventQueue(ctx, cur)
+		})
+		if errorsIsNotFound(err) {
+			return EventsResult{}, errBadQueue(req.QueueID)
+		}
+		if err != nil {
+			return EventsResult{}, err
+		}
+	}
+	if ackErr != nil {
+		return EventsResult{}, ackErr
+	}
+	return res, nil
+}
+
+// pollTouchInterval is how stale a queue's LastPoll may get before a poll
+// that acknowledges nothing writes it: far below the shortest lifespan.
+const pollTouchInterval = 30e9
+
+// ack applies Zulip's acknowledgement rule: last acknowledges the pending
+// events up to it, and must be the id of one of them, of the last one
+// acknowledged, or of a heartbeat this queue could have been sent (an id in
+// the heartbeat half of an entry's range, at most scanned). Before the first
+// acknowledgement an id below every pending event is accepted too. It
+// returns the new acknowledged id, and an error when last is not one the
+// queue gave (what was pending up to it is acknowledged all the same).
+func ack(acked, last int64, pending []QueueEvent, scanned int64, truncated bool) (int64, error) {
+	notInQueue := BadRequestf("Event %d was not in this queue", last)
+	newAcked := acked
+	for _, e := range pending {
+		if e.ID <= last {
+			newAcked = e.ID
+		}
+	}
+	switch {
+	case newAcked == last:
+		return newAcked, nil
+	case newAcked != acked:
+		return newAcked, notInQueue
+	case truncated && (len(pending) == 0 || last > pending[len(pending)-1].ID):
+		return acked, notInQueue
+	case last%eventIDStride >= eventIDStride/2 && last/eventIDStride <= scanned:
+		return last, nil // a heartbeat's id
+	case acked < 0:
+		return acked, nil
+	}
+	return acked, notInQueue
+}
+
+func errorsIsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// queueParams are a queue's options as its deliveries read them.
+type queueParams struct {
+	QueueOptions
+}
+
+// wants reports whether the queue's event_types take events of type t.
+func (p *queueParams) wants(t string) bool {
+	return p.EventTypes == nil || slices.Contains(p.EventTypes, t)
+}
+
+// eventHead is what delivery reads of a logged event.
+type eventHead struct {
+	Type       string          `json:"type"`
+	Op         string          `json:"op"`
+	Message    json.RawMessage `json:"message"`
+	Flags      []string        `json:"flags"`
+	MessageIDs []int64         `json:"message_ids"`
+	StreamID   *int64          `json:"stream_id"`
+	Raw        *string         `json:"chatcore_raw_content"`
+}
+
+// messageHead is what a narrow reads of a message event's message.
+type messageHead struct {
+	Type             string          `json:"type"`
+	DisplayRecipient json.RawMessage `json:"display_recipient"`
+	Subject          string          `json:"subject"`
+	SenderEmail      string          `json:"sender_email"`
+}
+
+// adapt appends to out the events the log entry gives the queue, with
+// their ids: none when the queue's event_types or narrow leave it out; a
+// message with its content as the queue asked; a bulk deletion split per
+// message for clients without bulk_message_deletion; the legacy
+// realm_filters event after realm_linkifiers for clients without
+// linkifier_url_template.
+func (p *queueParams) adapt(e LoggedEvent, out []QueueEvent) []QueueEvent {
+	var h eventHead
+	if json.Unmarshal(e.Data, &h) != nil {
+		return out
+	}
+	base := e.ID * eventIDStride
+	switch h.Type {
+	case "message":
+		if !p.wants("message") || !p.matches(&h) {
+			return out
+		}
+		data := e.Data
+		if h.Raw != nil {
+			data = p.messageData(e.Data, *h.Raw)
+		}
+		return append(out, withID(base, h.Type, data))
+	case "delete_message":
+		if !p.wants(h.Type) {
+			return out
+		}
+		if p.Capabilities.BulkMessageDeletion || h.MessageIDs == nil {
+			return append(out, withID(base, h.Type, e.Data))
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(e.Data, &fields) != nil {
+			return out
+		}
+		delete(fields, "message_ids")
+		for i, id := range h.MessageIDs {
+			fields["message_id"] = json.RawMessage(strconv.FormatInt(id, 10))
+			data, _ := json.Marshal(fields)
+			out = append(out, withID(base+int64(i), h.Type, data))
+		}
+		return out
+	case "typing":
+		if !p.wants(h.Type) || (h.StreamID != nil && !p.Capabilities.StreamTypingNotifications) {
+			return out
+		}
+		return append(out, withID(base, h.Type, e.Data))
+	case "realm_linkifiers":
+		if p.wants(h.Type) {
+			out = append(out, withID(base, h.Type, e.Data))
+		}
+		if !p.Capabilities.LinkifierURLTemplate && p.wants("realm_filters") {
+			out = append(out, withID(base+1, "realm_filters", []byte(`{"type":"realm_filters","realm_filters":[]}`)))
+		}
+		return out
+	}
+	if !p.wants(h.Type) {
+		return out
+	}
+	return append(out, withID(base, h.Type, e.Data))
+}
+
+// withID returns the event with "id" added to its JSON object.
+func withID(id int64, typ string, data []byte) QueueEvent {
+	b := make([]byte, 0, len(data)+24)
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	if len(data) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, data[1:]...)
+	return QueueEvent{ID: id, Type: typ, JSON: b}
+}
+
+// messageData returns a logged message event without its logged Markdown,
+// with raw content unless the queue asked for rendered content.
+func (p *queueParams) messageData(data []byte, raw string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return data
+	}
+	delete(fields, rawContentKey)
+	if !p.ApplyMarkdown {
+		var msg map[string]json.RawMessage
+		if json.Unmarshal(fields["message"], &msg) == nil {
+			msg["content"], _ = json.Marshal(raw)
+			msg["content_type"] = json.RawMessage(`"text/x-markdown"`)
+			fields["message"], _ = json.Marshal(msg)
+		}
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// matches applies the queue's narrow to a message event, as Zulip's event
+// narrows do: every term must hold; names compare case-insensitively.
+func (p *queueParams) matches(h *eventHead) bool {
+	if len(p.Narrow) == 0 {
+		return true
+	}
+	var m messageHead
+	if json.Unmarshal(h.Message, &m) != nil {
+		return false
+	}
+	for _, t := range p.Narrow {
+		op, operand := t[0], t[1]
+		switch {
+		case op == "channel" || op == "stream":
+			var name string
+			if m.Type != "stream" || json.Unmarshal(m.DisplayRecipient, &name) != nil || !strings.EqualFold(name, operand) {
+				return false
+			}
+		case op == "topic":
+			if m.Type != "stream" || !strings.EqualFold(m.Subject, operand) {
+				return false
+			}
+		case op == "sender":
+			if !strings.EqualFold(m.SenderEmail, operand) {
+				return false
+			}
+		case op == "is" && (operand == "dm" || operand == "private"):
+			if m.Type != "private" {
+				return false
+			}
+		case op == "is" && operand == "starred":
+			if !slices.Contains(h.Flags, "starred") {
+				return false
+			}
+		case op == "is" && operand == "unread":
+			if slices.Contains(h.Flags, "read") {
+				return false
+			}
+		case op == "is" && (operand == "alerted" || operand == "mentioned"):
+			if !slices.Contains(h.Flags, "mentioned") {
+				return false
+			}
+		case op == "is" && operand == "resolved":
+			if m.Type != "stream" || !strings.HasPrefix(m.Subject, "✔ ") {
+				return false
+			}
+		}
+	}
+	return true
+}

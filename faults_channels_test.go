@@ -1,0 +1,15 @@
+package chatcore_test
+
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+)
+
+func (t faultyTx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+	return faultStep(t.f, func() ([]chatcore.Subscription, error) { return t.tx.ActiveRealmSubscriptions(ctx, realm) })
+}
+
+func (t faultyTx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+	return faultStep(t.f, func() ([]chatcore.TopicSummary, error) { return t.tx.StreamTopics(ctx, stream, minID) })
+}

@@ -1,0 +1,63 @@
+package chatcore_test
+
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+)
+
+// The EventStore methods of faultyTx (see faults_test.go).
+
+func (t faultyTx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+	return faultStepErr(t.f, func() error { return t.tx.AppendEvents(ctx, events) })
+}
+
+func (t faultyTx) LastEventID(ctx context.Context) (int64, error) {
+	return faultStep(t.f, func() (int64, error) { return t.tx.LastEventID(ctx) })
+}
+
+func (t faultyTx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+	return faultStep(t.f, func() ([]chatcore.LoggedEvent, error) { return t.tx.EventsFor(ctx, q) })
+}
+
+func (t faultyTx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.CountEventsFor(ctx, q, max) })
+}
+
+func (t faultyTx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.PruneEvents(ctx, through, limit) })
+}
+
+func (t faultyTx) EventsPrunedThrough(ctx context.Context) (int64, error) {
+	return faultStep(t.f, func() (int64, error) { return t.tx.EventsPrunedThrough(ctx) })
+}
+
+func (t faultyTx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateEventQueue(ctx, q) })
+}
+
+func (t faultyTx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
+	return faultStep(t.f, func() (*chatcore.EventQueue, error) { return t.tx.EventQueue(ctx, id) })
+}
+
+func (t faultyTx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateEventQueue(ctx, q) })
+}
+
+func (t faultyTx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.DeleteEventQueues(ctx, ids) })
+}
+
+func (t faultyTx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+	return faultStep(t.f, func() ([]chatcore.EventQueue, error) { return t.tx.EventQueues(ctx, f) })
+}
+
+func (t faultyTx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
+	var ok bool
+	p, err := faultStep(t.f, func() (int64, error) {
+		p, found, err := t.tx.OldestEventQueuePosition(ctx)
+		ok = found
+		return p, err
+	})
+	return p, ok, err
+}

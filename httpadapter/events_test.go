@@ -1,0 +1,82 @@
+package httpadapter_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/matryer/is"
+)
+
+// registerQueue registers an event queue for c over HTTP and returns its id.
+func registerQueue(tb testing.TB, e *env, c *cred, kv ...string) string {
+	tb.Helper()
+	res := e.do(tb, request{method: "POST", path: "/register", auth: c, enc: urlEncoded, params: params(append([]string{"fetch_event_types", "[]"}, kv...)...)})
+	wantSuccess(tb, res)
+	id, _ := res.body["queue_id"].(string)
+	if id == "" {
+		tb.Fatalf("no queue id: %s", res.raw)
+	}
+	return id
+}
+
+func TestHTTPEvents(t *testing.T) {
+	for _, k := range chattest.Stores {
+		t.Run(k.Name, func(t *testing.T) {
+			w, logs, logger := newWorld(t, k.Open(t), "testdata/fixture.json")
+			e := startAdapter(t, w, logs, logger, httpadapter.Options{})
+			t.Run("a message reaches a waiting poll", func(t *testing.T) {
+				is := is.New(t)
+				id := registerQueue(t, e, &member, "event_types", `["message"]`, "apply_markdown", "true")
+				done := make(chan *response, 1)
+				go func() {
+					done <- e.do(t, request{method: "GET", path: "/events", auth: &member, enc: inQuery, params: params("queue_id", id, "last_event_id", "-1")})
+				}()
+				sent := e.do(t, request{method: "POST", path: "/messages", auth: &owner, enc: urlEncoded, params: params("type", "stream", "to", "general", "topic", "t", "content", "**hi**")})
+				wantSuccess(t, sent)
+				res := <-done
+				wantSuccess(t, res)
+				evs := res.body["events"].([]any)
+				is.Equal(len(evs), 1) // the message event
+				ev := evs[0].(map[string]any)
+				is.Equal(ev["type"], "message")
+				msg := ev["message"].(map[string]any)
+				is.Equal(num(t, msg["id"]), num(t, sent.body["id"]))   // the message sent
+				is.Equal(msg["content"], "<p><strong>hi</strong></p>") // rendered, as asked
+				is.Equal(ignoredOf(res), nil)                          // every parameter read
+				last := num(t, ev["id"])
+				res = e.do(t, request{method: "GET", path: "/events", auth: &member, enc: inQuery, params: params("queue_id", id, "last_event_id", strconv.FormatInt(last, 10), "dont_block", "true")})
+				wantSuccess(t, res)
+				is.Equal(len(res.body["events"].([]any)), 0) // acknowledged: nothing left
+			})
+			t.Run("errors", func(t *testing.T) {
+				is := is.New(t)
+				id := registerQueue(t, e, &member)
+				get := func(c *cred, kv ...string) *response {
+					return e.do(t, request{method: "GET", path: "/events", auth: c, enc: inQuery, params: params(kv...)})
+				}
+				wantError(t, get(&member), 400, "BAD_REQUEST", "Missing 'queue_id' argument")
+				wantError(t, get(&member, "queue_id", id), 400, "BAD_REQUEST", "Missing 'last_event_id' argument")
+				res := get(&member, "queue_id", "nope", "last_event_id", "-1")
+				wantError(t, res, 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope")
+				is.Equal(res.body["queue_id"], "nope") // echoed
+				res = get(&owner, "queue_id", id, "last_event_id", "-1")
+				wantError(t, res, 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: "+id) // another user's queue
+				is.Equal(res.body["queue_id"], id)
+				wantError(t, get(&otherBoss, "queue_id", id, "last_event_id", "-1"), 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: "+id)
+				wantError(t, get(&member, "queue_id", id, "last_event_id", "x"), 400, "BAD_REQUEST", "last_event_id is not valid JSON")
+				del := func(c *cred, kv ...string) *response {
+					return e.do(t, request{method: "DELETE", path: "/events", auth: c, enc: urlEncoded, params: params(kv...)})
+				}
+				wantError(t, del(&member), 400, "BAD_REQUEST", "Missing 'queue_id' argument")
+				wantError(t, del(&owner, "queue_id", id), 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: "+id)
+				wantSuccess(t, del(&member, "queue_id", id))
+				wantError(t, get(&member, "queue_id", id, "last_event_id", "-1"), 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: "+id) // gone
+				wantError(t, del(&member, "queue_id", id), 400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: "+id)
+				res = e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: params("narrow", `[["search","x"]]`)})
+				wantError(t, res, 400, "BAD_REQUEST", "Operator search not supported.")
+			})
+		})
+	}
+}

@@ -1,0 +1,37 @@
+package httpadapter
+
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+)
+
+// updateMessage answers PATCH /messages/{message_id}.
+func (h *handler) updateMessage(ctx context.Context, c *call) (map[string]any, error) {
+	var req chatcore.UpdateMessageRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	return nil, h.svc.UpdateMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+}
+
+// deleteMessage answers DELETE /messages/{message_id}.
+func (h *handler) deleteMessage(ctx context.Context, c *call) (map[string]any, error) {
+	return nil, h.svc.DeleteMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"))
+}
+
+// messageHistory answers GET /messages/{message_id}/history.
+func (h *handler) messageHistory(ctx context.Context, c *call) (map[string]any, error) {
+	var req struct {
+		AllowEmptyTopicName *bool `json:"allow_empty_topic_name"`
+	}
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	allow := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
+	list, err := h.svc.MessageHistory(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), allow)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"message_history": list}, nil
+}

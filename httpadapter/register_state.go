@@ -1,0 +1,166 @@
+package httpadapter
+
+import (
+	"maps"
+
+	"github.com/chatcore/chatcore"
+)
+
+// realmConstants are the realm section's settings chatcore does not model,
+// with the values of a new Zulip organization on a self-hosted server
+// (organization settings realm_*, server settings server_* and limits).
+var realmConstants = map[string]any{
+	"realm_description":                                 "",
+	"realm_message_retention_days":                      -1,
+	"realm_allow_message_editing":                       true,
+	"realm_message_content_edit_limit_seconds":          600,
+	"realm_message_content_delete_limit_seconds":        nil,
+	"realm_move_messages_within_stream_limit_seconds":   604800,
+	"realm_move_messages_between_streams_limit_seconds": 604800,
+	"realm_message_edit_history_visibility_policy":      "all",
+	"realm_topics_policy":                               "allow_empty_topic",
+	"realm_waiting_period_threshold":                    0,
+	"realm_presence_disabled":                           false,
+	"realm_inline_image_preview":                        true,
+	"realm_inline_url_embed_preview":                    false,
+	"realm_send_read_receipts":                          true,
+	"realm_enable_spectator_access":                     false,
+	"realm_is_zephyr_mirror_realm":                      false,
+	"realm_default_language":                            "en",
+	"realm_push_notifications_enabled":                  false,
+	"realm_digest_emails_enabled":                       false,
+	"realm_email_auth_enabled":                          true,
+	"realm_password_auth_enabled":                       true,
+	"realm_plan_type":                                   1,
+	"realm_org_type":                                    0,
+	"realm_icon_source":                                 "G",
+	"max_message_length":                                10000,
+	"max_topic_length":                                  60,
+	"max_stream_name_length":                            chatcore.MaxChannelNameLength,
+	"max_stream_description_length":                     chatcore.MaxChannelDescriptionLength,
+	"max_channel_folder_name_length":                    60,
+	"max_channel_folder_description_length":             1024,
+	"server_typing_started_expiry_period_milliseconds":  45000,
+	"server_typing_stopped_wait_period_milliseconds":    5000,
+	"server_typing_started_wait_period_milliseconds":    10000,
+	"server_presence_ping_interval_seconds":             60,
+	"server_presence_offline_threshold_seconds":         140,
+	"event_queue_longpoll_timeout_seconds":              90,
+	"password_min_length":                               6,
+	"password_max_length":                               100,
+	"password_min_guesses":                              10000,
+	"server_inline_image_preview":                       true,
+	"server_inline_url_embed_preview":                   false,
+	"server_avatar_changes_disabled":                    false,
+	"server_name_changes_disabled":                      false,
+	"server_web_public_streams_enabled":                 false,
+	"server_needs_upgrade":                              false,
+	"development_environment":                           false,
+	"zulip_plan_is_not_limited":                         true,
+}
+
+// customProfileFieldTypes is Zulip's custom_profile_field_types.
+var customProfileFieldTypes = map[string]any{
+	"SHORT_TEXT":       map[string]any{"id": 1, "name": "Text (short)"},
+	"LONG_TEXT":        map[string]any{"id": 2, "name": "Text (long)"},
+	"SELECT":           map[string]any{"id": 3, "name": "List of options"},
+	"DATE":             map[string]any{"id": 4, "name": "Date picker"},
+	"URL":              map[string]any{"id": 5, "name": "Link"},
+	"USER":             map[string]any{"id": 6, "name": "Person picker"},
+	"EXTERNAL_ACCOUNT": map[string]any{"id": 7, "name": "External account"},
+	"PRONOUNS":         map[string]any{"id": 8, "name": "Pronouns"},
+}
+
+// addStateSections puts the state sections of st into state under Zulip's
+// names: realm_user (user_id, email, delivery_email, full_name, role flags,
+// avatar, realm_users, realm_non_active_users, cross_realm_bots), realm (the
+// realm's own settings plus realmConstants), realm_user_groups,
+// subscription (subscriptions, unsubscribed, never_subscribed),
+// muted_topics, user_topic (user_topics), realm_emoji,
+// custom_profile_fields (with custom_profile_field_types), user_settings,
+// realm_linkifiers, scheduled_messages, reminders, message
+// (max_message_id), unread_msgs and starred_messages.
+func (h *handler) addStateSections(state map[string]any, st chatcore.RegisterState) {
+	if st.UserID != nil {
+		state["user_id"] = *st.UserID
+	}
+	if u := st.Users; u != nil {
+		me := u.Me
+		state["email"] = me.Email
+		state["delivery_email"] = me.DeliveryEmail
+		state["full_name"] = me.FullName
+		state["is_admin"] = me.IsAdmin
+		state["is_owner"] = me.IsOwner
+		state["is_moderator"] = me.Role == chatcore.RoleModerator
+		state["is_guest"] = me.IsGuest
+		state["avatar_source"] = "G"
+		state["avatar_url"] = me.AvatarURL
+		state["avatar_url_medium"] = me.AvatarURL
+		state["can_create_public_streams"] = u.CanCreateChannels
+		state["can_create_private_streams"] = u.CanCreateChannels
+		state["can_create_web_public_streams"] = false
+		state["can_subscribe_other_users"] = u.CanSubscribeOthers
+		state["realm_users"] = u.Active
+		state["realm_non_active_users"] = u.NonActive
+		state["cross_realm_bots"] = u.CrossRealmBots
+	}
+	if r := st.Realm; r != nil {
+		maps.Copy(state, realmConstants)
+		state["realm_name"] = r.Name
+		state["realm_url"] = h.opts.ExternalURL
+		state["realm_empty_topic_display_name"] = r.EmptyTopicDisplayName
+		state["max_reminder_note_length"] = r.MaxReminderNoteLength
+		state["realm_date_created"] = r.DateCreated.Unix()
+		state["realm_name_changes_disabled"] = r.NameChangesDisabled
+		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
+		state["realm_require_unique_names"] = r.RequireUniqueNames
+		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
+	}
+	if st.Groups != nil {
+		state["realm_user_groups"] = st.Groups
+	}
+	if s := st.Subscriptions; s != nil {
+		state["subscriptions"] = s.Subscribed
+		state["unsubscribed"] = s.Unsubscribed
+		state["never_subscribed"] = s.NeverSubscribed
+	}
+	if st.MutedTopics != nil {
+		state["muted_topics"] = st.MutedTopics
+	}
+	if st.UserTopics != nil {
+		state["user_topics"] = st.UserTopics
+	}
+	if st.RealmEmoji != nil {
+		state["realm_emoji"] = st.RealmEmoji
+	}
+	if st.Presence != nil {
+		state["presences"] = st.Presence.Presences
+		state["presence_last_update_id"] = st.Presence.LastUpdateID
+		state["server_timestamp"] = st.Presence.ServerTimestamp
+	}
+	if st.CustomProfileFields != nil {
+		state["custom_profile_fields"] = st.CustomProfileFields
+		state["custom_profile_field_types"] = customProfileFieldTypes
+	}
+	if st.Settings != nil {
+		state["user_settings"] = *st.Settings
+	}
+	if st.Linkifiers != nil {
+		state["realm_linkifiers"] = st.Linkifiers
+	}
+	if st.ScheduledMessages != nil {
+		state["scheduled_messages"] = st.ScheduledMessages
+	}
+	if st.Unread != nil {
+		state["unread_msgs"] = st.Unread
+	}
+	if st.MaxMessageID != nil {
+		state["max_message_id"] = *st.MaxMessageID
+	}
+	if st.StarredMessages != nil {
+		state["starred_messages"] = st.StarredMessages
+	}
+	if st.Reminders != nil {
+		state["reminders"] = st.Reminders
+	}
+}

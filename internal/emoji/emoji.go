@@ -1,0 +1,56 @@
+// Package emoji holds Zulip's names of Unicode emoji: the name → code and
+// code → canonical name maps Zulip builds from its emoji name map (see
+// names_gen.go, written by ./genemoji from Zulip's name map, checked against
+// iamcal's emoji-datasource).
+//
+// A code is the emoji's code points in lower-case hex joined by "-" (what
+// Zulip sends as emoji_code of a unicode_emoji reaction); every emoji has one
+// canonical name and any number of aliases, and every name is unique.
+package emoji
+
+import (
+	"strings"
+	"sync"
+)
+
+//go:generate echo "names_gen.go is written by ./genemoji from files fetched by hand; see its doc comment"
+
+// maps are the two lookup tables, built from table on first use.
+type maps struct {
+	code      map[string]string // name (canonical or alias) → code
+	canonical map[string]string // code → canonical name
+}
+
+var load = sync.OnceValue(func() maps {
+	m := maps{code: make(map[string]string, 2*tableSize), canonical: make(map[string]string, tableSize)}
+	for rec := range strings.SplitSeq(table, ";") {
+		if rec == "" {
+			continue
+		}
+		code, names, _ := strings.Cut(rec, ":")
+		for i, n := range strings.Split(names, ",") {
+			if i == 0 {
+				m.canonical[code] = n
+			}
+			m.code[n] = code
+		}
+	}
+	return m
+})
+
+// Code returns the code of the emoji with the name (canonical or alias), as
+// Zulip's name_to_codepoint; false for a name Zulip does not know.
+func Code(name string) (string, bool) {
+	c, ok := load().code[name]
+	return c, ok
+}
+
+// Name returns the canonical name of the emoji with the code, as Zulip's
+// codepoint_to_name; false for a code Zulip does not know.
+func Name(code string) (string, bool) {
+	n, ok := load().canonical[code]
+	return n, ok
+}
+
+// Len returns the number of emoji in the table.
+func Len() int { return len(load().canonical) }

@@ -1,0 +1,82 @@
+package chatcore
+
+import (
+	"context"
+	"errors"
+)
+
+// DeleteMessage deletes message id as actor, as Zulip's DELETE
+// /messages/{message_id} does: members of the realm's delete-any group
+// (administrators by default) delete any message they can see; others only
+// their own messages or those of bots they own, when they are in the
+// delete-own group (everyone by default) and the message is not older than
+// the realm's delete limit (600 s by default). The message goes with its
+// reactions, edit history, submessages and flags, in one transaction that
+// also records the delete_message event (to the users who could see it and
+// the actor) and, when it was its channel's oldest message, the channel's new
+// first_message_id, as topic deletion does.
+//
+// Errors (BAD_REQUEST): "Invalid message(s)" for a message the actor cannot
+// see; "You don't have permission to delete this message"; "The time limit
+// for deleting this message has passed".
+func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageID) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, err := actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		m, err := tx.Message(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			return errInvalidMessage()
+		}
+		if err != nil {
+			return err
+		}
+		if ok, err := canSee(ctx, tx, u, m); err != nil || !ok {
+			if err == nil {
+				err = errInvalidMessage()
+			}
+			return err
+		}
+		realm, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		if err := s.checkDelete(ctx, tx, u, realm, m); err != nil {
+			return err
+		}
+		deleted, err := tx.DeleteMessages(ctx, MessageFilter{RealmID: m.RealmID, IDs: []MessageID{m.ID}}, 1)
+		if err != nil {
+			return err
+		}
+		if len(deleted) == 0 {
+			return BadRequest("Message already deleted")
+		}
+		return deletionEffects(ctx, tx, fx, u, m.RealmID, deleted)
+	})
+}
+
+// checkDelete applies Zulip's rules for deleting m.
+func (s *Service) checkDelete(ctx context.Context, tx Tx, u *User, realm *Realm, m *Message) error {
+	pol := realm.Messages
+	if pol.DeleteAny.Contains(u, GroupAdministrators) {
+		return nil
+	}
+	denied := BadRequest("You don't have permission to delete this message")
+	if m.SenderID != u.ID {
+		sender, err := tx.User(ctx, m.SenderID)
+		if err != nil {
+			return err
+		}
+		if sender.BotOwnerID != u.ID {
+			return denied
+		}
+	}
+	if !pol.DeleteOwn.Contains(u, GroupEveryone) {
+		return denied
+	}
+	if limit, ok := pol.DeleteOwnLimit.Effective(DefaultDeleteOwnLimit); ok && s.clock.Now().Sub(m.SentAt) > limit {
+		return BadRequest("The time limit for deleting this message has passed")
+	}
+	return nil
+}

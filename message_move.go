@@ -1,0 +1,470 @@
+package chatcore
+
+// Moving messages between topics and channels: who hears of an edit or a
+// move, the batches of a topic move (change_later, change_all), change_all's
+// time limit and the notification bot's messages about a move.
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/chatcore/chatcore/internal/markdown"
+)
+
+// editAudience is who hears of an edit of one message: users with their
+// flags on it (update_message), and the users who lose access to it in a
+// move to another channel (delete_message).
+type editAudience struct {
+	flags  map[UserID]MessageFlags
+	losing []UserID
+}
+
+// editAudienceOf computes the audience of an edit of orig (as it was before
+// the edit) as Zulip does: the users who received it, with their flags; for
+// a channel with shared history also the target channel's active
+// subscribers (and, in a move, the old channel's) as read. In a move to
+// another channel, the users with no active subscription to it lose their
+// flags, and lose the message (delete_message) when they cannot read the
+// new channel: everyone of them for a private channel, guests for a public
+// one.
+func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream) (*editAudience, error) {
+	a := &editAudience{flags: map[UserID]MessageFlags{}}
+	rows, err := tx.MessageFlagRows(ctx, orig.ID)
+	if err != nil {
+		return nil, err
+	}
+	if orig.Type != MessageTypeStream {
+		for _, u := range orig.DirectMembers {
+			a.flags[u] = orig.DefaultFlags
+		}
+		for _, r := range rows {
+			a.flags[r.UserID] = r.Flags
+		}
+		return a, nil
+	}
+	oldSubs, err := tx.Subscriptions(ctx, from.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range oldSubs {
+		if sub.Active && sub.SinceMessageID <= orig.ID {
+			a.flags[sub.UserID] = orig.DefaultFlags
+		}
+	}
+	for _, r := range rows {
+		a.flags[r.UserID] = r.Flags
+	}
+	oldActive := map[UserID]bool{}
+	for _, sub := range oldSubs {
+		if sub.Active {
+			oldActive[sub.UserID] = true
+		}
+	}
+	target := from
+	losing := map[UserID]bool{}
+	newActive := oldActive
+	if to != nil {
+		target = to
+		newSubs, err := tx.ActiveSubscriberIDs(ctx, to.ID)
+		if err != nil {
+			return nil, err
+		}
+		newActive = map[UserID]bool{}
+		for _, u := range newSubs {
+			newActive[u] = true
+		}
+		var leaving []UserID
+		for _, sub := range oldSubs {
+			if !newActive[sub.UserID] {
+				leaving = append(leaving, sub.UserID)
+			}
+		}
+		for u := range a.flags {
+			if !newActive[u] {
+				leaving = append(leaving, u)
+			}
+		}
+		slices.Sort(leaving)
+		leaving = slices.Compact(leaving)
+		for _, u := range leaving {
+			delete(a.flags, u) // their flags go (MoveMessages)
+		}
+		if to.InviteOnly {
+			a.losing = leaving
+		} else if len(leaving) > 0 {
+			guests, err := tx.Users(ctx, UserFilter{RealmID: orig.RealmID, IDs: leaving, Roles: []Role{RoleGuest}})
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range guests {
+				a.losing = append(a.losing, g.ID)
+			}
+		}
+		for _, u := range a.losing {
+			losing[u] = true
+		}
+	}
+	if !from.HistoryPublicToSubscribers {
+		return a, nil
+	}
+	extra := slices.Collect(maps.Keys(newActive))
+	if to != nil {
+		for u := range oldActive {
+			if !newActive[u] {
+				extra = append(extra, u)
+			}
+		}
+		// New-channel guests who were not in the old channel are left out:
+		// they have no copy of the messages to update.
+		var newcomers []UserID
+		for u := range newActive {
+			if !oldActive[u] {
+				newcomers = append(newcomers, u)
+			}
+		}
+		if len(newcomers) > 0 {
+			guests, err := tx.Users(ctx, UserFilter{RealmID: orig.RealmID, IDs: newcomers, Roles: []Role{RoleGuest}})
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range guests {
+				losing[g.ID] = true // not told, like the users losing access
+			}
+		}
+	}
+	_ = target
+	for _, u := range extra {
+		if _, ok := a.flags[u]; !ok && !losing[u] {
+			a.flags[u] = FlagRead
+		}
+	}
+	return a, nil
+}
+
+// publish records the update_message event for the audience (one event per
+// distinct flag set, each with those flags), preceded in a move to another
+// channel by the delete_message event for the users losing access to ids.
+func (a *editAudience) publish(fx *effects, realm RealmID, event map[string]any, from *Stream, origTopic string, ids []MessageID) {
+	if len(a.losing) > 0 {
+		fx.event(realm, slices.Clone(a.losing), map[string]any{
+			"type": "delete_message", "message_type": "stream", "stream_id": from.ID,
+			"topic": origTopic, "message_ids": slices.Clone(ids),
+		})
+	}
+	byFlags := map[MessageFlags][]UserID{}
+	for u, f := range a.flags {
+		byFlags[f] = append(byFlags[f], u)
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
+		users := byFlags[f]
+		slices.Sort(users)
+		ev := maps.Clone(event)
+		ev["flags"] = f.Names()
+		fx.event(realm, users, ev)
+	}
+}
+
+// movedFirstMessageIDs keeps first_message_id of both channels of a move
+// right after ids moved from p.fromStream to p.toStream.
+func movedFirstMessageIDs(ctx context.Context, tx Tx, fx *effects, p *editPlan, ids []MessageID) error {
+	if p.toStream == nil || len(ids) == 0 {
+		return nil
+	}
+	if to := p.toStream; to.FirstMessageID == 0 || ids[0] < to.FirstMessageID {
+		to.FirstMessageID = ids[0]
+		if err := tx.UpdateStream(ctx, to); err != nil {
+			return err
+		}
+	}
+	from := p.fromStream
+	if !slices.Contains(ids, from.FirstMessageID) {
+		return nil
+	}
+	oldest, err := tx.OldestMessageID(ctx, from.ID)
+	if err != nil {
+		return err
+	}
+	from.FirstMessageID = oldest
+	return tx.UpdateStream(ctx, from)
+}
+
+// moveRange is a half-open id range [lo, hi) of a topic move; hi 0 is open.
+type moveRange struct{ lo, hi MessageID }
+
+// moveRest moves the other messages of the topic for change_later and
+// change_all, in batches, then sends the notification bot's messages.
+func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) error {
+	moved := []MessageID{target.ID}
+	var ranges []moveRange
+	switch p.mode {
+	case PropagateLater:
+		ranges = []moveRange{{target.ID + 1, 0}}
+	case PropagateAll:
+		ranges = []moveRange{{0, target.ID}, {target.ID + 1, 0}}
+	}
+	now := s.clock.Now().UTC()
+	entry := EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
+	template := map[string]any{
+		"type": "update_message", "user_id": p.editor.ID, "edit_timestamp": now.Unix(),
+		"message_id": target.ID, "rendering_only": false, "stream_name": p.fromStream.Name,
+		"stream_id": p.fromStream.ID, "propagate_mode": p.mode, "orig_subject": p.origTopic,
+	}
+	if p.toStream != nil {
+		entry.PrevStreamID, entry.StreamID = p.fromStream.ID, p.toStream.ID
+		template["new_stream_id"] = p.toStream.ID
+	}
+	if p.topic != nil {
+		entry.PrevTopic, entry.Topic = new(p.origTopic), new(*p.topic)
+		template["subject"] = *p.topic
+	}
+	for _, r := range ranges {
+		cursor := r.lo
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var ids []MessageID
+			err := s.update(ctx, func(tx Tx, fx *effects) error {
+				var err error
+				ids, err = tx.MoveMessages(ctx, MessageMove{
+					RealmID: target.RealmID, StreamID: p.fromStream.ID, TopicKey: TopicKey(p.origTopic),
+					MinID: cursor, BeforeID: r.hi, ToStream: p.targetStream.ID,
+					ToRecipient: p.targetStream.RecipientID, ToTopic: p.targetTopic, MovedAt: now, Entry: entry,
+				}, s.batchSize)
+				if err != nil || len(ids) == 0 {
+					return err
+				}
+				if err := s.refreshStreams(ctx, tx, p); err != nil {
+					return err
+				}
+				if err := movedFirstMessageIDs(ctx, tx, fx, p, ids); err != nil {
+					return err
+				}
+				ev := maps.Clone(template)
+				if p.topic != nil {
+					links, err := loadLinkifiers(ctx, tx, target.RealmID)
+					if err != nil {
+						return err
+					}
+					ev["topic_links"] = topicLinks(links, *p.topic)
+				}
+				ev["message_ids"] = ids
+				p.audience.publish(fx, target.RealmID, ev, p.fromStream, p.origTopic, ids)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			moved = append(moved, ids...)
+			if len(ids) < s.batchSize {
+				break
+			}
+			cursor = ids[len(ids)-1] + 1
+		}
+	}
+	if !p.notifyOld && !p.notifyNew {
+		return nil
+	}
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		return s.moveNotifications(ctx, tx, fx, p, target.ID, len(moved))
+	})
+}
+
+// refreshStreams re-reads the channels of a move inside a batch's
+// transaction (first_message_id may have changed in between).
+func (s *Service) refreshStreams(ctx context.Context, tx Tx, p *editPlan) error {
+	from, err := tx.Stream(ctx, p.fromStream.ID)
+	if err != nil {
+		return err
+	}
+	p.fromStream = from
+	if p.toStream == nil {
+		p.targetStream = from
+		return nil
+	}
+	to, err := tx.Stream(ctx, p.toStream.ID)
+	if err != nil {
+		return err
+	}
+	p.toStream, p.targetStream = to, to
+	return nil
+}
+
+// checkMoveAllLimit refuses change_all when the move's time limit would
+// leave some of the topic's messages (those the editor can read) behind, as
+// Zulip's MOVE_MESSAGES_TIME_LIMIT_EXCEEDED. Moderators, resolving and
+// unresolving are exempt.
+func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *Message) error {
+	if p.mode != PropagateAll || !p.moved() || p.editor.Role == RoleModerator || p.resolved || p.unresolved {
+		return nil
+	}
+	pol := p.realm.Messages
+	limit, ok := pol.MoveWithinChannelLimit.Effective(DefaultMoveLimit)
+	if p.topic == nil {
+		ok = false
+	}
+	if p.toStream != nil {
+		if l, has := pol.MoveBetweenChannelsLimit.Effective(DefaultMoveLimit); has && (!ok || l < limit) {
+			limit, ok = l, true
+		}
+	}
+	if !ok {
+		return nil
+	}
+	acc, err := streamAccessFor(ctx, tx, p.editor, p.fromStream)
+	if err != nil {
+		return err
+	}
+	oldest := s.clock.Now().Add(-(limit + editGrace))
+	key := TopicKey(p.origTopic)
+	var total, allowed int
+	var firstAllowed MessageID
+	var after MessageID
+	if acc.minID > 0 {
+		after = acc.minID - 1
+	}
+	for {
+		msgs, err := tx.Messages(ctx, MessageQuery{RealmID: m.RealmID, Recipients: []RecipientID{p.fromStream.RecipientID},
+			TopicKey: &key, AfterID: after, Limit: s.batchSize})
+		if err != nil {
+			return err
+		}
+		for _, x := range msgs {
+			total++
+			if x.SentAt.After(oldest) {
+				allowed++
+				if firstAllowed == 0 {
+					firstAllowed = x.ID
+				}
+			}
+		}
+		if len(msgs) < s.batchSize {
+			break
+		}
+		after = msgs[len(msgs)-1].ID
+	}
+	if total == allowed {
+		return nil
+	}
+	e := &Error{Code: CodeMoveTimeLimitExceeded, Kind: KindInvalid,
+		Msg: fmt.Sprintf("You only have permission to move the %d/%d most recent messages in this topic.", allowed, total),
+		Data: map[string]any{"first_message_id_allowed_to_move": nil, "total_messages_in_topic": total,
+			"total_messages_allowed_to_move": allowed}}
+	if firstAllowed != 0 {
+		e.Data["first_message_id_allowed_to_move"] = firstAllowed
+	}
+	return e
+}
+
+// moveNotifications sends the notification bot's messages about a move of
+// count messages (target among them) to the new and the old topic, as asked,
+// with Zulip's texts, each read for the editor.
+func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *editPlan, target MessageID, count int) error {
+	if err := s.refreshStreams(ctx, tx, p); err != nil {
+		return err
+	}
+	from, to := p.fromStream, p.targetStream
+	oldKey, newKey := TopicKey(p.origTopic), TopicKey(p.targetTopic)
+	movedAll := p.mode == PropagateAll
+	if !movedAll {
+		acc, err := streamAccessFor(ctx, tx, p.editor, from)
+		if err != nil {
+			return err
+		}
+		movedAll = true
+		if acc.ok {
+			var after MessageID
+			if acc.minID > 0 {
+				after = acc.minID - 1
+			}
+			left, err := tx.Messages(ctx, MessageQuery{RealmID: from.RealmID, Recipients: []RecipientID{from.RecipientID},
+				TopicKey: &oldKey, AfterID: after, Limit: 1})
+			if err != nil {
+				return err
+			}
+			movedAll = len(left) == 0
+		}
+	}
+	user := fmt.Sprintf("@_**%s|%d**", p.editor.FullName, p.editor.ID)
+	oldLoc, newLoc := topicLinkSyntax(from, p.origTopic), topicLinkSyntax(to, p.targetTopic)
+	bot, err := s.notificationBot(ctx, tx, from.RealmID)
+	if err != nil {
+		return err
+	}
+	send := func(st *Stream, topic, content string) error {
+		m, err := s.sendInTx(ctx, tx, fx, bot, Destination{StreamID: st.ID, Topic: topic, SkipAccessCheck: true}, content, "Internal")
+		if err != nil {
+			return err
+		}
+		_, err = tx.UpdateUserMessageFlags(ctx, p.editor.ID, []MessageID{m.ID}, FlagRead, true)
+		return err
+	}
+	if p.notifyNew && (p.toStream != nil || p.topic != nil && !p.resolved && !p.unresolved) {
+		acc, err := streamAccessFor(ctx, tx, p.editor, to)
+		if err != nil {
+			return err
+		}
+		preexisting := false
+		if acc.ok {
+			var after MessageID
+			if acc.minID > 0 {
+				after = acc.minID - 1
+			}
+			there, err := tx.Messages(ctx, MessageQuery{RealmID: to.RealmID, Recipients: []RecipientID{to.RecipientID},
+				TopicKey: &newKey, AfterID: after, Limit: count + 1})
+			if err != nil {
+				return err
+			}
+			preexisting = len(there) > count
+		}
+		var text string
+		switch {
+		case !preexisting && movedAll:
+			text = fmt.Sprintf("This topic was moved here from %s by %s.", oldLoc, user)
+		case count == 1:
+			link := strings.TrimRight(s.externalURL, "/") + "/" + channelMessageFragment(to, p.targetTopic, target)
+			text = fmt.Sprintf("[A message](%s) was moved here from %s by %s.", link, oldLoc, user)
+		default:
+			text = fmt.Sprintf("%d messages were moved here from %s by %s.", count, oldLoc, user)
+		}
+		if err := send(to, p.targetTopic, text); err != nil {
+			return err
+		}
+	}
+	if p.notifyOld {
+		var text string
+		switch {
+		case movedAll:
+			text = fmt.Sprintf("This topic was moved to %s by %s.", newLoc, user)
+		case count == 1:
+			text = fmt.Sprintf("A message was moved from this topic to %s by %s.", newLoc, user)
+		default:
+			text = fmt.Sprintf("%d messages were moved from this topic to %s by %s.", count, newLoc, user)
+		}
+		if err := send(from, p.origTopic, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// topicLinkSyntax returns Zulip's #**channel>topic** syntax for a topic, or
+// a plain Markdown link when a name would break that syntax.
+func topicLinkSyntax(st *Stream, topic string) string {
+	if !brokenLinkChars.MatchString(st.Name) && !brokenLinkChars.MatchString(topic) {
+		return fmt.Sprintf("#**%s>%s**", st.Name, topic)
+	}
+	esc := func(s string) string {
+		return brokenLinkChars.ReplaceAllStringFunc(s, func(m string) string { return linkTextEscapes[m] })
+	}
+	shown := topic
+	if shown == "" {
+		shown = DefaultEmptyTopicDisplayName
+	}
+	frag := fmt.Sprintf("#narrow/channel/%d-%s/topic/%s", st.ID,
+		markdown.EncodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), markdown.EncodeHashComponent(topic))
+	return fmt.Sprintf("[#%s > %s](%s)", esc(st.Name), esc(shown), frag)
+}

@@ -1,0 +1,258 @@
+package chatcore
+
+// Emoji reactions: POST and DELETE /messages/{message_id}/reactions.
+
+import (
+	"context"
+	"errors"
+
+	"github.com/chatcore/chatcore/internal/emoji"
+)
+
+// The reaction types.
+const (
+	ReactionUnicodeEmoji    = "unicode_emoji"
+	ReactionRealmEmoji      = "realm_emoji"
+	ReactionZulipExtraEmoji = "zulip_extra_emoji"
+)
+
+// AddReactionRequest is the emoji of [Service.AddReaction], as Zulip's
+// parameters.
+type AddReactionRequest struct {
+	EmojiName string `json:"emoji_name" wire:"required"`
+	// EmojiCode and ReactionType are looked up from EmojiName when absent.
+	EmojiCode    *string `json:"emoji_code"`
+	ReactionType *string `json:"reaction_type"`
+}
+
+// RemoveReactionRequest is the emoji of [Service.RemoveReaction]: EmojiCode,
+// or EmojiName to look the code up; ReactionType defaults to unicode_emoji.
+type RemoveReactionRequest struct {
+	EmojiName    *string `json:"emoji_name"`
+	EmojiCode    *string `json:"emoji_code"`
+	ReactionType *string `json:"reaction_type"`
+}
+
+// AddReaction adds the actor's emoji reaction to a message, as Zulip's
+// check_add_reaction: a missing code or type is looked up from the name
+// (the "zulip" extra emoji, else Zulip's Unicode emoji names; chatcore has
+// no custom emoji); a reaction with the code and type that another user
+// already gave is a vote for it and takes its name unchecked; otherwise the
+// name, code and type must agree. A message the actor can read but never
+// received becomes read and historical for them. A "reaction" event (op
+// add) goes to the users who can see the message.
+//
+// Errors (BAD_REQUEST): "Invalid message(s)" for a message that does not
+// exist, that the actor cannot read, or of an archived channel; "Emoji 'x'
+// does not exist"; "Invalid custom emoji." (realm_emoji), "Invalid emoji
+// code.", "Invalid emoji name.", "Invalid emoji type."; code
+// REACTION_ALREADY_EXISTS "Reaction already exists." when the actor already
+// reacted with that emoji.
+func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID, req AddReactionRequest) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, m, err := reactableMessage(ctx, tx, actorID, id)
+		if err != nil {
+			return err
+		}
+		r := Reaction{UserID: u.ID, EmojiName: req.EmojiName}
+		if req.EmojiCode == nil || req.ReactionType == nil {
+			code, typ, err := emojiByName(req.EmojiName)
+			if err != nil {
+				return err
+			}
+			r.EmojiCode, r.ReactionType = code, typ
+		}
+		if req.EmojiCode != nil {
+			r.EmojiCode = *req.EmojiCode
+		}
+		if req.ReactionType != nil {
+			r.ReactionType = *req.ReactionType
+		}
+		vote := false
+		for _, x := range m.Reactions {
+			if x.EmojiCode != r.EmojiCode || x.ReactionType != r.ReactionType {
+				continue
+			}
+			if x.UserID == u.ID {
+				return errReactionExists()
+			}
+			if !vote {
+				r.EmojiName, vote = x.EmojiName, true
+			}
+		}
+		if !vote {
+			if err := checkEmoji(r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
+				return err
+			}
+		}
+		ums, err := tx.UserMessages(ctx, u.ID, []MessageID{m.ID})
+		if err != nil {
+			return err
+		}
+		if len(ums) == 0 || !ums[0].Received {
+			if err := tx.PutUserMessageFlags(ctx, []UserMessageFlags{{UserID: u.ID, MessageID: m.ID, Flags: historicalFlags}}); err != nil {
+				return err
+			}
+		}
+		if err := tx.AddReaction(ctx, m.ID, r); errors.Is(err, ErrConflict) {
+			return errReactionExists()
+		} else if err != nil {
+			return err
+		}
+		return s.reactionEvent(ctx, tx, fx, u, m, r, "add")
+	})
+}
+
+// RemoveReaction removes the actor's reaction of the type (default
+// unicode_emoji) and code from a message, as Zulip's remove_reaction; the
+// code is looked up from EmojiName when absent. The emoji is not validated:
+// an existing reaction is removed whatever its name. A "reaction" event (op
+// remove) goes to the users who can see the message.
+//
+// Errors (BAD_REQUEST): "Invalid message(s)" as for [Service.AddReaction];
+// "At least one of the following arguments must be present: emoji_name,
+// emoji_code"; "Emoji 'x' does not exist" for an unknown name without a
+// code; code REACTION_DOES_NOT_EXIST "Reaction doesn't exist." when the
+// actor has no such reaction.
+func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id MessageID, req RemoveReactionRequest) error {
+	return s.update(ctx, func(tx Tx, fx *effects) error {
+		u, m, err := reactableMessage(ctx, tx, actorID, id)
+		if err != nil {
+			return err
+		}
+		typ := ReactionUnicodeEmoji
+		if req.ReactionType != nil {
+			typ = *req.ReactionType
+		}
+		var code string
+		switch {
+		case req.EmojiCode != nil:
+			code = *req.EmojiCode
+		case req.EmojiName == nil:
+			return BadRequest("At least one of the following arguments must be present: emoji_name, emoji_code")
+		default:
+			if code, _, err = emojiByName(*req.EmojiName); err != nil {
+				return err
+			}
+		}
+		var removed *Reaction
+		for i, x := range m.Reactions {
+			if x.UserID == u.ID && x.ReactionType == typ && x.EmojiCode == code {
+				removed = &m.Reactions[i]
+				break
+			}
+		}
+		if removed == nil {
+			return errReactionDoesNotExist()
+		}
+		if err := tx.RemoveReaction(ctx, m.ID, u.ID, typ, code); errors.Is(err, ErrNotFound) {
+			return errReactionDoesNotExist()
+		} else if err != nil {
+			return err
+		}
+		return s.reactionEvent(ctx, tx, fx, u, m, *removed, "remove")
+	})
+}
+
+// reactableMessage returns the actor and the message they may react to:
+// one they can read, not in an archived channel (Zulip's access_message
+// for a modification), else "Invalid message(s)".
+func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) (*User, *Message, error) {
+	u, err := actor(ctx, tx, actorID)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := tx.Message(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil, errInvalidMessage()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ok, err := canSee(ctx, tx, u, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok && m.Type == MessageTypeStream {
+		st, err := tx.Stream(ctx, m.StreamID)
+		if err != nil {
+			return nil, nil, err
+		}
+		ok = !st.IsArchived
+	}
+	if !ok {
+		return nil, nil, errInvalidMessage()
+	}
+	return u, m, nil
+}
+
+// reactionEvent records Zulip's reaction event for the users who can see m
+// (its participants; the channel's subscribers who can read it, and the
+// actor).
+func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *effects, u *User, m *Message, r Reaction, op string) error {
+	users := m.DirectMembers
+	if m.Type == MessageTypeStream {
+		st, err := tx.Stream(ctx, m.StreamID)
+		if err != nil {
+			return err
+		}
+		if users, err = deletionAudience(ctx, tx, st, m.ID); err != nil {
+			return err
+		}
+	}
+	fx.event(u.RealmID, withUser(users, u), map[string]any{
+		"type": "reaction", "op": op, "user_id": u.ID,
+		"user":       map[string]any{"user_id": u.ID, "email": s.apiEmail(u), "full_name": u.FullName},
+		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
+	})
+	return nil
+}
+
+// zulipExtraEmoji is the one emoji of type zulip_extra_emoji.
+const zulipExtraEmoji = "zulip"
+
+// emojiByName returns the code and type of the emoji named name, as Zulip's
+// get_emoji_data (without custom emoji).
+func emojiByName(name string) (code, typ string, err error) {
+	if name == zulipExtraEmoji {
+		return zulipExtraEmoji, ReactionZulipExtraEmoji, nil
+	}
+	if code, ok := emoji.Code(name); ok {
+		return code, ReactionUnicodeEmoji, nil
+	}
+	return "", "", BadRequestf("Emoji '%s' does not exist", name)
+}
+
+// checkEmoji reports whether name, code and type name one emoji a new
+// reaction may use, as Zulip's check_emoji_request.
+func checkEmoji(name, code, typ string) error {
+	switch typ {
+	case ReactionRealmEmoji:
+		return BadRequest("Invalid custom emoji.") // chatcore has no custom emoji
+	case ReactionZulipExtraEmoji:
+		if code != zulipExtraEmoji {
+			return BadRequest("Invalid emoji code.")
+		}
+		if name != code {
+			return BadRequest("Invalid emoji name.")
+		}
+	case ReactionUnicodeEmoji:
+		if _, ok := emoji.Name(code); !ok {
+			return BadRequest("Invalid emoji code.")
+		}
+		if c, ok := emoji.Code(name); !ok || c != code {
+			return BadRequest("Invalid emoji name.")
+		}
+	default:
+		return BadRequest("Invalid emoji type.")
+	}
+	return nil
+}
+
+func errReactionExists() *Error {
+	return &Error{Code: CodeReactionAlreadyExists, Kind: KindInvalid, Msg: "Reaction already exists."}
+}
+
+func errReactionDoesNotExist() *Error {
+	return &Error{Code: CodeReactionDoesNotExist, Kind: KindInvalid, Msg: "Reaction doesn't exist."}
+}

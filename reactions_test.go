@@ -1,0 +1,160 @@
+package chatcore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/matryer/is"
+)
+
+// reactionsOf returns the reactions of message id as viewer's GET
+// /messages/{id} shows them.
+func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []chatcore.Reaction {
+	tb.Helper()
+	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	if err != nil {
+		tb.Fatalf("GetMessage: %v", err)
+	}
+	return v.Reactions
+}
+
+func TestReactionsAddAndRemove(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		ctx := t.Context()
+		w := open(t)
+		c := w.SeedCast(t)
+		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Member, c.Admin, c.Guest}})
+		id := w.Send(t, c.Admin, general, "t", "hello")
+
+		// The name alone is enough: code and type are looked up.
+		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "octopus"}))
+		// A full triple, and an alias of a Unicode emoji.
+		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, id, chatcore.AddReactionRequest{EmojiName: "thumbs_up", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
+		// The zulip extra emoji.
+		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "zulip"}))
+		// A vote for an existing reaction takes its name, whatever this one says.
+		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "+1", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
+
+		want := []chatcore.Reaction{
+			{UserID: c.Member.ID, EmojiName: "octopus", EmojiCode: "1f419", ReactionType: "unicode_emoji"},
+			{UserID: c.Admin.ID, EmojiName: "thumbs_up", EmojiCode: "1f44d", ReactionType: "unicode_emoji"},
+			{UserID: c.Member.ID, EmojiName: "zulip", EmojiCode: "zulip", ReactionType: "zulip_extra_emoji"},
+			{UserID: c.Member.ID, EmojiName: "thumbs_up", EmojiCode: "1f44d", ReactionType: "unicode_emoji"},
+		}
+		is.Equal(reactionsOf(t, w.Svc, c.Guest, id), want) // every viewer sees them, in order
+
+		// GET /messages shows them on every message.
+		res, err := w.Svc.Messages(ctx, c.Member.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0)})
+		is.NoErr(err)
+		is.Equal(res.Messages[len(res.Messages)-1].Reactions, want)
+
+		evs := w.Events.OfType("reaction", "op", "add")
+		is.Equal(len(evs), 4) // one event per reaction
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Admin.ID, c.Member.ID, c.Guest.ID})
+		user := evs[0].Data["user"].(map[string]any)
+		is.Equal(user["user_id"], c.Member.ID)     // the reacting user
+		is.Equal(user["full_name"], "King Hamlet") // with their name
+		is.True(user["email"] != "")               // and API e-mail
+		delete(evs[0].Data, "user")
+		is.Equal(evs[0].Data, map[string]any{
+			"type": "reaction", "op": "add", "user_id": c.Member.ID,
+			"message_id": id, "emoji_name": "octopus", "emoji_code": "1f419", "reaction_type": "unicode_emoji",
+		})
+		is.Equal(evs[3].Data["emoji_name"], "thumbs_up") // the vote's name
+
+		// Removal by name looks the code up; the type defaults to unicode_emoji.
+		w.Events.Reset()
+		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("octopus")}))
+		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiCode: new("zulip"), ReactionType: new("zulip_extra_emoji")}))
+		// A name the user's reaction does not carry still finds it by code.
+		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("+1")}))
+		is.Equal(reactionsOf(t, w.Svc, c.Member, id), want[1:2])
+		evs = w.Events.OfType("reaction", "op", "remove")
+		is.Equal(len(evs), 3)
+		is.Equal(evs[2].Data["emoji_name"], "thumbs_up") // the removed reaction's own name
+		is.Equal(evs[1].Data["reaction_type"], "zulip_extra_emoji")
+	})
+}
+
+func TestReactionErrors(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		ctx := t.Context()
+		w := open(t)
+		c := w.SeedCast(t)
+		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Member, c.Admin}})
+		secret := w.AddChannel(t, chattest.Channel{Name: "secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Admin}})
+		old := w.AddChannel(t, chattest.Channel{Name: "old", Archived: true, Subscribers: []*chatcore.User{c.Member}})
+		id := w.Send(t, c.Admin, general, "t", "hello")
+		hidden := w.Send(t, c.Admin, secret, "t", "hush")
+		archived := w.Post(t, old, "t", c.Member, "dusty")
+		dm := w.DM(t, c.Admin, "psst", c.Owner)
+		elsewhere := w.AddChannel(t, chattest.Channel{Name: "lear", Subscribers: []*chatcore.User{c.Stranger}})
+		foreign := w.Send(t, c.Stranger, elsewhere, "t", "hi")
+		add := func(user *chatcore.User, msg chatcore.MessageID, name string, code, typ *string) error {
+			return w.Svc.AddReaction(ctx, user.ID, msg, chatcore.AddReactionRequest{EmojiName: name, EmojiCode: code, ReactionType: typ})
+		}
+		bad := func(err error, msg string) {
+			t.Helper()
+			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, msg)
+		}
+		for _, m := range []chatcore.MessageID{hidden, archived, dm, foreign, 999999} {
+			bad(add(c.Member, m, "octopus", nil, nil), "Invalid message(s)")
+			bad(w.Svc.RemoveReaction(ctx, c.Member.ID, m, chatcore.RemoveReactionRequest{EmojiName: new("octopus")}), "Invalid message(s)")
+		}
+		bad(add(c.Guest, id, "octopus", nil, nil), "Invalid message(s)") // a guest reads only channels they are subscribed to
+		bad(add(c.Member, id, "no_such_emoji", nil, nil), "Emoji 'no_such_emoji' does not exist")
+		bad(add(c.Member, id, "no_such_emoji", new("1f419"), nil), "Emoji 'no_such_emoji' does not exist") // the type is looked up too
+		bad(add(c.Member, id, "octopus", new("1f419"), new("realm_emoji")), "Invalid custom emoji.")
+		bad(add(c.Member, id, "zulip", new("1f419"), new("zulip_extra_emoji")), "Invalid emoji code.")
+		bad(add(c.Member, id, "octopus", new("zulip"), new("zulip_extra_emoji")), "Invalid emoji name.")
+		bad(add(c.Member, id, "octopus", new("ffff"), new("unicode_emoji")), "Invalid emoji code.")
+		bad(add(c.Member, id, "smile", new("1f419"), new("unicode_emoji")), "Invalid emoji name.")
+		bad(add(c.Member, id, "octopus", new("1f419"), new("emoji")), "Invalid emoji type.")
+		bad(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{}), "At least one of the following arguments must be present: emoji_name, emoji_code")
+		bad(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("no_such_emoji")}), "Emoji 'no_such_emoji' does not exist")
+
+		is.NoErr(add(c.Member, id, "octopus", nil, nil))
+		e := chattest.WantError(t, add(c.Member, id, "octopus", nil, nil), chatcore.CodeReactionAlreadyExists, chatcore.KindInvalid, "Reaction already exists.")
+		is.True(e != nil)
+		chattest.WantError(t, add(c.Member, id, "octopus", new("1f419"), new("unicode_emoji")), chatcore.CodeReactionAlreadyExists, chatcore.KindInvalid, "Reaction already exists.")
+		notThere := func(req chatcore.RemoveReactionRequest) {
+			t.Helper()
+			chattest.WantError(t, w.Svc.RemoveReaction(ctx, c.Admin.ID, id, req), chatcore.CodeReactionDoesNotExist, chatcore.KindInvalid, "Reaction doesn't exist.")
+		}
+		notThere(chatcore.RemoveReactionRequest{EmojiName: new("octopus")})                                 // someone else's reaction
+		notThere(chatcore.RemoveReactionRequest{EmojiName: new("zulip")})                                   // zulip's code, but of type unicode_emoji
+		notThere(chatcore.RemoveReactionRequest{EmojiCode: new("1f419"), ReactionType: new("realm_emoji")}) // wrong type
+		is.Equal(len(reactionsOf(t, w.Svc, c.Member, id)), 1)                                               // the refusals changed nothing
+		is.Equal(len(w.Events.OfType("reaction")), 1)                                                       // and published nothing
+	})
+}
+
+func TestReactionMakesMessageHistorical(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		ctx := t.Context()
+		w := open(t)
+		c := w.SeedCast(t)
+		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Admin}})
+		id := w.Send(t, c.Admin, general, "t", "hello")
+		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // never received
+		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "octopus"}))
+		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // now a stored historical row
+		ev := w.Events.OfType("reaction")[0]
+		is.Equal(ev.UserIDs, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // the subscriber and the non-subscribed reactor
+		starred, err := w.Svc.UpdateMessageFlags(ctx, c.Member.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
+		is.NoErr(err)
+		is.Equal(starred.Updated, []chatcore.MessageID{id})
+		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "starred", "historical"})
+
+		// A direct message: the event goes to its participants.
+		dm := w.DM(t, c.Admin, "psst", c.Owner)
+		is.NoErr(w.Svc.AddReaction(ctx, c.Owner.ID, dm, chatcore.AddReactionRequest{EmojiName: "heart"}))
+		evs := w.Events.OfType("reaction")
+		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Owner.ID, c.Admin.ID}) // sorted ids
+	})
+}

@@ -1,0 +1,129 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/chatcore/chatcore"
+)
+
+// EditMessage implements chatcore.MessageStore.
+func (t *tx) EditMessage(_ context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	old, ok := t.d.messages[m.ID]
+	if !ok {
+		return fmt.Errorf("message %d: %w", m.ID, chatcore.ErrNotFound)
+	}
+	m.TopicKey = chatcore.TopicKey(m.Topic)
+	c := cloneMessage(old)
+	c.Content, c.RenderedContent, c.IsMeMessage, c.DefaultFlags = m.Content, m.RenderedContent, m.IsMeMessage, m.DefaultFlags
+	c.LastEditedAt, c.LastMovedAt = m.LastEditedAt, m.LastMovedAt
+	c.EditHistory = append([]chatcore.EditHistoryEntry{cloneEntry(entry)}, c.EditHistory...)
+	t.relocate(old, c, m.StreamID, m.RecipientID, m.Topic)
+	return nil
+}
+
+// relocate stores c, a fresh copy of old, at the channel, recipient and topic
+// given, keeping the indexes right.
+func (t *tx) relocate(old, c *chatcore.Message, stream chatcore.StreamID, recipient chatcore.RecipientID, topic string) {
+	c.StreamID, c.RecipientID, c.Topic, c.TopicKey = stream, recipient, topic, chatcore.TopicKey(topic)
+	if old.RecipientID != c.RecipientID {
+		unindex(t, t.d.msgByRecipient, old.RecipientID, old.ID)
+		index(t, t.d.msgByRecipient, c.RecipientID, c.ID)
+	}
+	if old.Type == chatcore.MessageTypeStream {
+		if old.StreamID != c.StreamID {
+			unindex(t, t.d.msgByStream, old.StreamID, old.ID)
+			index(t, t.d.msgByStream, c.StreamID, c.ID)
+		}
+		if old.RecipientID != c.RecipientID || old.TopicKey != c.TopicKey {
+			unindex(t, t.d.msgByTopic, topicKey{old.RecipientID, old.TopicKey}, old.ID)
+			index(t, t.d.msgByTopic, topicKey{c.RecipientID, c.TopicKey}, c.ID)
+		}
+	}
+	put(t, t.d.messages, c.ID, c)
+}
+
+func cloneEntry(e chatcore.EditHistoryEntry) chatcore.EditHistoryEntry {
+	e.PrevTopic = cloneString(e.PrevTopic)
+	e.Topic = cloneString(e.Topic)
+	return e
+}
+
+// MoveMessages implements chatcore.MessageStore.
+func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int) ([]chatcore.MessageID, error) {
+	if err := t.write(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, errors.New("memory: MoveMessages: limit must be positive")
+	}
+	st, ok := t.d.streams[mv.StreamID]
+	if !ok {
+		return nil, nil
+	}
+	var after chatcore.MessageID
+	if mv.MinID > 0 {
+		after = mv.MinID - 1
+	}
+	var ids []chatcore.MessageID
+	for id := range t.d.msgByTopic[topicKey{st.RecipientID, mv.TopicKey}].between(after, mv.BeforeID, false) {
+		if len(ids) == limit {
+			break
+		}
+		if m := t.d.messages[id]; m.RealmID == mv.RealmID && m.StreamID == mv.StreamID && m.Type == chatcore.MessageTypeStream {
+			ids = append(ids, id)
+		}
+	}
+	var newSubs []chatcore.UserID
+	if mv.ToStream != mv.StreamID {
+		for u := range t.d.subsByStream[mv.ToStream].all() {
+			if t.d.subs[subKey{mv.ToStream, u}].Active {
+				newSubs = append(newSubs, u)
+			}
+		}
+	}
+	for _, id := range ids {
+		old := t.d.messages[id]
+		if mv.ToStream != mv.StreamID {
+			for _, u := range newSubs {
+				if _, row := t.d.flags[flagKey{u, id}]; row {
+					continue
+				}
+				f := chatcore.FlagRead
+				if um := t.userMessage(u, old); um.Received {
+					f = um.Flags
+				}
+				t.putFlags(u, id, f)
+			}
+			for _, u := range t.d.flagsByMsg[id].collect() {
+				if _, ok := slices.BinarySearch(newSubs, u); !ok {
+					del(t, t.d.flags, flagKey{u, id})
+					unindex(t, t.d.flagsByMsg, id, u)
+					unindex(t, t.d.flagsByUser, u, id)
+				}
+			}
+		}
+		c := cloneMessage(old)
+		c.LastMovedAt = mv.MovedAt
+		c.EditHistory = append([]chatcore.EditHistoryEntry{cloneEntry(mv.Entry)}, c.EditHistory...)
+		t.relocate(old, c, mv.ToStream, mv.ToRecipient, mv.ToTopic)
+	}
+	return ids, nil
+}
+
+// MessageFlagRows implements chatcore.FlagStore.
+func (t *tx) MessageFlagRows(_ context.Context, msg chatcore.MessageID) ([]chatcore.UserMessageFlags, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []chatcore.UserMessageFlags
+	for u := range t.d.flagsByMsg[msg].all() {
+		out = append(out, chatcore.UserMessageFlags{UserID: u, MessageID: msg, Flags: t.d.flags[flagKey{u, msg}]})
+	}
+	return out, nil
+}

@@ -1,0 +1,247 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chatcore/chatcore"
+)
+
+// AppendEvents implements [chatcore.EventStore]. Ids come from the
+// AUTOINCREMENT of event_log; the single writer connection makes them follow
+// commit order.
+func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	starts := map[int64]int64{}
+	for i := range events {
+		e := &events[i]
+		err := t.queryRow(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, 0, ?) RETURNING id",
+			e.RealmID, e.Public, e.Data).Scan(&e.ID)
+		if err != nil {
+			return classify(err, "append event")
+		}
+		start := e.ID
+		if e.Group != 0 {
+			if s, ok := starts[e.Group]; ok {
+				start = s
+			} else {
+				starts[e.Group] = e.ID
+			}
+		}
+		if _, err := t.exec(ctx, "UPDATE event_log SET group_start = ? WHERE id = ?", start, e.ID); err != nil {
+			return classify(err, "append event")
+		}
+		if len(e.UserIDs) > 0 {
+			if _, err := t.exec(ctx, "INSERT INTO event_users (user_id, event_id) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
+				e.ID, idsJSON(e.UserIDs)); err != nil {
+				return classify(err, "address event")
+			}
+		}
+	}
+	return nil
+}
+
+// LastEventID implements [chatcore.EventStore]: the AUTOINCREMENT counter,
+// which pruning does not lower.
+func (t *tx) LastEventID(ctx context.Context) (int64, error) {
+	var id int64
+	err := t.queryRow(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'event_log'").Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, classify(err, "last event id")
+}
+
+// eventsForSQL selects the entries of an EventLogQuery: the user's entries
+// through event_users, then (when the query asks for them) the realm's public
+// entries that no entry of their group addresses to the user. Arguments:
+// user, after, realm, public (0/1), user, after, realm.
+const eventsForSQL = `
+SELECT e.id, e.realm_id, e.public, e.data FROM event_users u JOIN event_log e ON e.id = u.event_id
+WHERE u.user_id = ? AND u.event_id > ? AND e.realm_id = ?
+UNION ALL
+SELECT e.id, e.realm_id, e.public, e.data FROM event_log e
+WHERE ? AND e.public = 1 AND e.realm_id = ? AND e.id > ?
+  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = ? AND g.event_id BETWEEN e.group_start AND e.id)`
+
+func eventsForArgs(q chatcore.EventLogQuery) []any {
+	return []any{q.UserID, q.After, q.RealmID, q.Public, q.RealmID, q.After, q.UserID}
+}
+
+// EventsFor implements [chatcore.EventStore].
+func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+	query := eventsForSQL + " ORDER BY 1"
+	args := eventsForArgs(q)
+	if q.Limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, q.Limit)
+	}
+	return scanAll(ctx, t, "events", func(r *sql.Rows, e *chatcore.LoggedEvent) error {
+		return r.Scan(&e.ID, &e.RealmID, &e.Public, &e.Data)
+	}, query, args...)
+}
+
+// CountEventsFor implements [chatcore.EventStore].
+func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+	var n int
+	err := t.queryRow(ctx, "SELECT count(*) FROM ("+eventsForSQL+" LIMIT ?)", append(eventsForArgs(q), max)...).Scan(&n)
+	return n, classify(err, "count events")
+}
+
+// PruneEvents implements [chatcore.EventStore]; event_users rows go with
+// their entries (ON DELETE CASCADE).
+func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	var n int
+	var top sql.NullInt64
+	err := t.queryRow(ctx, `SELECT count(*), max(id) FROM (SELECT id FROM event_log WHERE id <= ? ORDER BY id LIMIT ?)`, through, limit).Scan(&n, &top)
+	if err != nil || n == 0 {
+		return 0, classify(err, "prune events")
+	}
+	if _, err := t.exec(ctx, "DELETE FROM event_log WHERE id <= ?", top.Int64); err != nil {
+		return 0, classify(err, "prune events")
+	}
+	if _, err := t.exec(ctx, "UPDATE event_log_state SET pruned_through = max(pruned_through, ?)", top.Int64); err != nil {
+		return 0, classify(err, "prune events")
+	}
+	return n, nil
+}
+
+// EventsPrunedThrough implements [chatcore.EventStore].
+func (t *tx) EventsPrunedThrough(ctx context.Context) (int64, error) {
+	var id int64
+	err := t.queryRow(ctx, "SELECT pruned_through FROM event_log_state").Scan(&id)
+	return id, classify(err, "pruned events")
+}
+
+const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
+
+func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error {
+	var secs int64
+	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
+		timeCol{&q.Created}, timeCol{&q.LastPoll})
+	q.Lifespan = secondsDuration(secs)
+	return err
+}
+
+// CreateEventQueue implements [chatcore.EventStore].
+func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "INSERT INTO event_queues ("+queueCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		q.ID, q.RealmID, q.UserID, nonNil(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
+		q.Created.Unix(), q.LastPoll.Unix())
+	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
+}
+
+// nonNil turns a nil byte slice into an empty one (the column is NOT NULL).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// EventQueue implements [chatcore.EventStore].
+func (t *tx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
+	var q chatcore.EventQueue
+	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = ?", id), &q); err != nil {
+		return nil, classify(err, fmt.Sprintf("event queue %q", id))
+	}
+	return &q, nil
+}
+
+// UpdateEventQueue implements [chatcore.EventStore].
+func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	what := fmt.Sprintf("update event queue %q", q.ID)
+	res, err := t.exec(ctx, "UPDATE event_queues SET position = ?, acked = ?, last_poll = ? WHERE id = ?",
+		q.Position, q.Acked, q.LastPoll.Unix(), q.ID)
+	if err != nil {
+		return classify(err, what)
+	}
+	return mustAffect(res, what)
+}
+
+// DeleteEventQueues implements [chatcore.EventStore].
+func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		res, err := t.exec(ctx, "DELETE FROM event_queues WHERE id = ?", id)
+		if err != nil {
+			return 0, classify(err, "delete event queues")
+		}
+		k, err := res.RowsAffected()
+		if err != nil {
+			return 0, classify(err, "delete event queues")
+		}
+		n += int(k)
+	}
+	return n, nil
+}
+
+// EventQueues implements [chatcore.EventStore].
+func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
+	var args []any
+	if f.RealmID != 0 {
+		query += " AND realm_id = ?"
+		args = append(args, f.RealmID)
+	}
+	if f.UserID != 0 {
+		query += " AND user_id = ?"
+		args = append(args, f.UserID)
+	}
+	if !f.ExpiredAt.IsZero() {
+		query += " AND last_poll + lifespan_secs < ?"
+		args = append(args, expirySeconds(f.ExpiredAt))
+	}
+	if f.PositionBelow != 0 {
+		query += " AND position < ?"
+		args = append(args, f.PositionBelow)
+	}
+	if f.AfterID != "" {
+		query += " AND id > ?"
+		args = append(args, f.AfterID)
+	}
+	query += " ORDER BY id"
+	if f.Limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, f.Limit)
+	}
+	return scanAll(ctx, t, "event queues", func(r *sql.Rows, q *chatcore.EventQueue) error { return scanQueue(r, q) }, query, args...)
+}
+
+// OldestEventQueuePosition implements [chatcore.EventStore].
+func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
+	var p sql.NullInt64
+	err := t.queryRow(ctx, "SELECT min(position) FROM event_queues").Scan(&p)
+	return p.Int64, p.Valid, classify(err, "oldest event queue")
+}
+
+// secondsDuration is a whole number of seconds as a Duration.
+func secondsDuration(secs int64) time.Duration { return time.Duration(secs) * time.Second }
+
+// expirySeconds is the bound "last_poll + lifespan_secs < bound" compares
+// with for a queue expired at t: a queue whose end is t itself, or a
+// fraction of a second before it, is expired.
+func expirySeconds(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}

@@ -1,0 +1,243 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// ev is a log entry of realm 1 for users, with data naming it.
+func ev(name string, users ...chatcore.UserID) chatcore.LoggedEvent {
+	return chatcore.LoggedEvent{RealmID: 1, UserIDs: users, Data: []byte(`{"type":"` + name + `"}`)}
+}
+
+// appendEvents appends the entries in one transaction and returns their ids.
+func appendEvents(tb testing.TB, st chatcore.Store, events ...chatcore.LoggedEvent) []int64 {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		is.NoErr(tx.AppendEvents(ctx, events)) // events appended
+	})
+	ids := make([]int64, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// eventNames returns the data of the entries q selects, as strings.
+func eventNames(tb testing.TB, st chatcore.Store, q chatcore.EventLogQuery) []string {
+	tb.Helper()
+	is := is.New(tb)
+	is.Helper()
+	var out []string
+	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+		es, err := tx.EventsFor(ctx, q)
+		is.NoErr(err) // events read
+		for _, e := range es {
+			is.True(e.UserIDs == nil) // results leave the users out
+			out = append(out, string(e.Data))
+		}
+		n, err := tx.CountEventsFor(ctx, q, 1000)
+		is.NoErr(err) // events counted
+		if q.Limit == 0 {
+			is.Equal(n, len(es)) // the count matches the list
+		}
+	})
+	return out
+}
+
+func data(names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = `{"type":"` + n + `"}`
+	}
+	return out
+}
+
+var eventTests = []test{
+	{"AppendAndRead", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		ids := appendEvents(t, st, ev("a", 1, 2), ev("b", 2), chatcore.LoggedEvent{RealmID: 2, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"x"}`)})
+		is.True(ids[0] > 0 && ids[1] > ids[0] && ids[2] > ids[1]) // ids increase in append order
+		more := appendEvents(t, st, ev("c", 1, 3))
+		is.True(more[0] > ids[2])                                                                            // a later transaction gets higher ids
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1}), data("a", "c"))           // the user's entries of the realm, in order
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 2}), data("a", "b"))           // another user's
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 2, UserID: 1}), data("x"))                // never across realms
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, After: ids[0]}), data("c")) // After is exclusive
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Limit: 1}), data("a"))      // Limit bounds the result
+		is.Equal(len(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 9})), 0)                   // nothing for others
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			last, err := tx.LastEventID(ctx)
+			is.NoErr(err)           // last id read
+			is.Equal(last, more[0]) // the highest id appended
+			n, err := tx.CountEventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 1}, 1)
+			is.NoErr(err)  // counted
+			is.Equal(n, 1) // counting stops at max
+		})
+	}},
+	{"PublicGroups", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		// Message 7 went to users 1 and 2 (two flag groups) with a public
+		// copy; message 8 to user 3 with a public copy.
+		m7a, m7b, m7p := ev("m7-1", 1), ev("m7-2", 2), ev("m7-public")
+		m7a.Group, m7b.Group, m7p.Group, m7p.Public = 7, 7, 7, true
+		m8, m8p := ev("m8", 3), ev("m8-public")
+		m8.Group, m8p.Group, m8p.Public = 8, 8, true
+		appendEvents(t, st, m7a, m7b, m7p, ev("other", 1), m8, m8p)
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}), data("m7-1", "other", "m8-public")) // own copy of 7, public copy of 8
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 2, Public: true}), data("m7-2", "m8-public"))
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 3, Public: true}), data("m7-public", "m8")) // public copy only where the group missed them
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4, Public: true}), data("m7-public", "m8-public"))
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4}), []string(nil))               // public copies need Public
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 2, UserID: 4, Public: true}), []string(nil)) // never across realms
+	}},
+	{"Prune", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		ids := appendEvents(t, st, ev("a", 1), ev("b", 1), ev("c", 1), ev("d", 1))
+		ctx := context.Background()
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.PruneEvents(ctx, ids[2], 2)
+			is.NoErr(err)  // pruned
+			is.Equal(n, 2) // at most limit, oldest first
+		})
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1}), data("c", "d"))
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			if _, err := tx.PruneEvents(ctx, ids[3], 10); err != nil {
+				return err
+			}
+			return errors.New("roll back")
+		})
+		is.True(err != nil)                                                                        // the transaction rolled back
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1}), data("c", "d")) // a rolled-back prune leaves the log
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.PruneEvents(ctx, ids[2], 10)
+			is.NoErr(err)  // pruned
+			is.Equal(n, 1) // only entries through the bound
+			n, err = tx.PruneEvents(ctx, ids[2], 10)
+			is.NoErr(err)  // pruned again
+			is.Equal(n, 0) // nothing left to prune
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			p, err := tx.EventsPrunedThrough(ctx)
+			is.NoErr(err)       // read
+			is.Equal(p, ids[2]) // the highest pruned id
+			last, err := tx.LastEventID(ctx)
+			is.NoErr(err)          // read
+			is.Equal(last, ids[3]) // pruning does not lower the last id
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.PruneEvents(ctx, ids[3], 10)
+			is.NoErr(err) // the whole log pruned
+		})
+		next := appendEvents(t, st, ev("e", 1))
+		is.True(next[0] > ids[3]) // ids are not reused after pruning everything
+	}},
+	{"AppendRollsBack", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			if err := tx.AppendEvents(ctx, []chatcore.LoggedEvent{ev("lost", 1)}); err != nil {
+				return err
+			}
+			return errors.New("roll back")
+		})
+		is.True(err != nil)                                                                       // rolled back
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1}), []string(nil)) // a rolled-back append leaves nothing
+		err = st.View(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, []chatcore.LoggedEvent{ev("x", 1)}) })
+		is.True(err != nil) // appending in a View fails
+	}},
+	{"Queues", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		ctx := context.Background()
+		mk := func(id string, user chatcore.UserID, pos int64, poll time.Time) *chatcore.EventQueue {
+			return &chatcore.EventQueue{ID: id, RealmID: 1, UserID: user, Params: []byte(`{"p":1}`), Public: user == 2,
+				Lifespan: 10 * time.Minute, Position: pos, Acked: -1, Created: epoch, LastPoll: poll}
+		}
+		a, b, c := mk("a", 1, 5, epoch), mk("b", 2, 3, epoch.Add(time.Minute)), mk("c", 1, 9, epoch.Add(2*time.Minute))
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, q := range []*chatcore.EventQueue{a, b, c} {
+				is.NoErr(tx.CreateEventQueue(ctx, q)) // queue created
+			}
+		})
+		err := st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateEventQueue(ctx, mk("a", 3, 0, epoch)) })
+		is.True(errors.Is(err, chatcore.ErrConflict)) // a queue id in use
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.EventQueue(ctx, "b")
+			is.NoErr(err)      // queue found
+			is.Equal(*got, *b) // every field round-trips
+			_, err = tx.EventQueue(ctx, "zz")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown queue
+			oldest, ok, err := tx.OldestEventQueuePosition(ctx)
+			is.NoErr(err)              // read
+			is.True(ok)                // there are queues
+			is.Equal(oldest, int64(3)) // the smallest position
+		})
+		ids := func(f chatcore.EventQueueFilter) []string {
+			var out []string
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				qs, err := tx.EventQueues(ctx, f)
+				is.NoErr(err) // queues listed
+				for _, q := range qs {
+					out = append(out, q.ID)
+				}
+			})
+			return out
+		}
+		is.Equal(ids(chatcore.EventQueueFilter{}), []string{"a", "b", "c"})                             // every queue by id
+		is.Equal(ids(chatcore.EventQueueFilter{UserID: 1}), []string{"a", "c"})                         // by user
+		is.Equal(ids(chatcore.EventQueueFilter{RealmID: 2}), []string(nil))                             // by realm
+		is.Equal(ids(chatcore.EventQueueFilter{PositionBelow: 6}), []string{"a", "b"})                  // by position
+		is.Equal(ids(chatcore.EventQueueFilter{AfterID: "a", Limit: 1}), []string{"b"})                 // paging
+		is.Equal(ids(chatcore.EventQueueFilter{ExpiredAt: epoch.Add(10 * time.Minute)}), []string(nil)) // a queue at the end of its lifespan is not yet expired
+		is.Equal(ids(chatcore.EventQueueFilter{ExpiredAt: epoch.Add(10*time.Minute + time.Second/2)}), []string{"a"})
+		is.Equal(ids(chatcore.EventQueueFilter{ExpiredAt: epoch.Add(11*time.Minute + time.Second)}), []string{"a", "b"})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			u := *a
+			u.Position, u.Acked, u.LastPoll = 20, 77, epoch.Add(time.Hour)
+			u.UserID, u.Params = 9, []byte("changed")
+			is.NoErr(tx.UpdateEventQueue(ctx, &u)) // queue updated
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			got, err := tx.EventQueue(ctx, "a")
+			is.NoErr(err) // found
+			want := *a
+			want.Position, want.Acked, want.LastPoll = 20, 77, epoch.Add(time.Hour)
+			is.Equal(*got, want) // only position, acked and last poll change
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.DeleteEventQueues(ctx, []string{"a", "zz", "b"})
+			is.NoErr(err)  // deleted
+			is.Equal(n, 2) // the queues that existed
+		})
+		err = st.Update(ctx, func(tx chatcore.Tx) error { return tx.UpdateEventQueue(ctx, a) })
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // a deleted queue
+		is.Equal(ids(chatcore.EventQueueFilter{}), []string{"c"})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, err := tx.DeleteEventQueues(ctx, []string{"c"})
+			is.NoErr(err) // deleted
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			_, ok, err := tx.OldestEventQueuePosition(ctx)
+			is.NoErr(err) // read
+			is.True(!ok)  // no queue left
+		})
+	}},
+	{"ManyUsers", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		users := make([]chatcore.UserID, 500)
+		for i := range users {
+			users[i] = chatcore.UserID(i + 1)
+		}
+		appendEvents(t, st, ev("all", users...))
+		for _, u := range []chatcore.UserID{1, 250, 500} {
+			is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: u}), data("all")) // every addressed user gets it
+		}
+	}},
+}

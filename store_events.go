@@ -1,0 +1,128 @@
+package chatcore
+
+import (
+	"context"
+	"time"
+)
+
+// LoggedEvent is one entry of the event log: an event as the Service shaped
+// it, for the users it is addressed to. The log is what event queues read
+// (see [EventStore]).
+type LoggedEvent struct {
+	// ID is filled in by [EventStore.AppendEvents].
+	ID      int64
+	RealmID RealmID
+	// UserIDs are the users the event is for, ascending and without
+	// duplicates. [EventStore.EventsFor] leaves it nil in its results.
+	UserIDs []UserID
+	// Public marks a copy of a public channel's message event for the queues
+	// of the realm that ask for every public channel message (see
+	// [EventQueue].Public) and whose user no event of the same Group is
+	// addressed to.
+	Public bool
+	// Group ties the events of one message together (its id; 0: none). The
+	// events of a group are appended by one AppendEvents call, the Public
+	// one last.
+	Group int64
+	// Data is the event as JSON, without its id.
+	Data []byte
+}
+
+// EventLogQuery selects the log entries one queue may receive.
+type EventLogQuery struct {
+	RealmID RealmID
+	UserID  UserID
+	// After is an exclusive lower bound on ids.
+	After int64
+	// Public also selects the realm's Public entries when no entry of their
+	// Group is addressed to UserID.
+	Public bool
+	// Limit bounds the result; zero means no limit.
+	Limit int
+}
+
+// EventQueue is a registered event queue: a cursor over the event log with
+// the options its client registered with. Queues live in the store, so
+// every server instance sharing it can serve any queue, and they survive a
+// restart.
+type EventQueue struct {
+	// ID is the queue id clients send; unique.
+	ID      string
+	RealmID RealmID
+	UserID  UserID
+	// Params are the queue's options as the Service encodes them (opaque
+	// to stores).
+	Params []byte
+	// Public makes the queue receive the realm's Public log entries.
+	Public bool
+	// Lifespan is how long the queue lives without a poll; stored in whole
+	// seconds.
+	Lifespan time.Duration
+	// Position is the log id through which the queue needs nothing more.
+	Position int64
+	// Acked is the id of the last event the client acknowledged, as the
+	// client knows it; -1 before the first.
+	Acked int64
+	// Created and LastPoll are stored in whole seconds.
+	Created  time.Time
+	LastPoll time.Time
+}
+
+// EventStore persists the event log and the event queues that read it. The
+// Service appends an operation's events in the operation's own write
+// transaction, so an event exists exactly when its change has committed.
+type EventStore interface {
+	// AppendEvents appends the events in order and fills in their ids: each
+	// above every id ever appended (pruned ones included). Ids follow commit
+	// order: a transaction that sees an entry sees every entry with a lower
+	// id that will ever exist. (A single-writer store gets this for free; a
+	// store with concurrent writers must serialise appends.)
+	AppendEvents(ctx context.Context, events []LoggedEvent) error
+	// LastEventID returns the highest id ever appended, 0 when none; pruning
+	// does not lower it.
+	LastEventID(ctx context.Context) (int64, error)
+	// EventsFor returns the entries q selects, ascending by id: entries of
+	// q.RealmID with id above q.After addressed to q.UserID, and, when
+	// q.Public is set, the realm's Public entries such that no entry of the
+	// same Group is addressed to q.UserID.
+	EventsFor(ctx context.Context, q EventLogQuery) ([]LoggedEvent, error)
+	// CountEventsFor returns how many entries EventsFor(q) would return
+	// (q.Limit ignored), counting no further than max.
+	CountEventsFor(ctx context.Context, q EventLogQuery, max int) (int, error)
+	// PruneEvents deletes the oldest entries with id <= through, at most
+	// limit (positive) of them, and returns how many it deleted.
+	PruneEvents(ctx context.Context, through int64, limit int) (int, error)
+	// EventsPrunedThrough returns the highest id PruneEvents ever deleted,
+	// 0 when none: every entry above it that was appended is still there.
+	EventsPrunedThrough(ctx context.Context) (int64, error)
+
+	// CreateEventQueue inserts q; a queue id in use gives ErrConflict.
+	CreateEventQueue(ctx context.Context, q *EventQueue) error
+	// EventQueue returns the queue with the id, or ErrNotFound.
+	EventQueue(ctx context.Context, id string) (*EventQueue, error)
+	// UpdateEventQueue overwrites Position, Acked and LastPoll of the stored
+	// queue q.ID (nothing else), or returns ErrNotFound.
+	UpdateEventQueue(ctx context.Context, q *EventQueue) error
+	// DeleteEventQueues deletes the queues with these ids and returns how
+	// many existed.
+	DeleteEventQueues(ctx context.Context, ids []string) (int, error)
+	// EventQueues returns the queues f selects, ordered by id.
+	EventQueues(ctx context.Context, f EventQueueFilter) ([]EventQueue, error)
+	// OldestEventQueuePosition returns the smallest Position of any queue,
+	// and false when there is no queue.
+	OldestEventQueuePosition(ctx context.Context) (int64, bool, error)
+}
+
+// EventQueueFilter selects event queues; zero fields do not filter.
+type EventQueueFilter struct {
+	RealmID RealmID
+	UserID  UserID
+	// ExpiredAt keeps queues whose LastPoll plus Lifespan is before it.
+	ExpiredAt time.Time
+	// PositionBelow keeps queues whose Position is below it.
+	PositionBelow int64
+	// AfterID keeps queues whose id sorts after it (paging).
+	AfterID string
+	// Limit bounds the result; zero means no limit.
+	Limit int
+}
