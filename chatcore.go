@@ -201,6 +201,8 @@ type Service struct {
 	notify notifiers
 	// queueBacklog bounds an event queue's unacknowledged entries.
 	queueBacklog int
+	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
+	links linkifierCache
 }
 
 // New returns a Service over store.

@@ -26,6 +26,7 @@ package chatcore
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/markdown"
@@ -77,6 +78,9 @@ type txResolver struct {
 	linkVersion int64
 	// compiled is what Linkifiers returned.
 	compiled []compiledLinkifier
+	// links, when set, receives the linkifiers read through tx; with a nil
+	// tx the resolver answers from it alone (see linkifierCache).
+	links *linkifierCache
 }
 
 func newTxResolver(tx Tx, realm RealmID) *txResolver {
@@ -88,10 +92,17 @@ func newTxResolver(tx Tx, realm RealmID) *txResolver {
 	}
 }
 
+// errNeedsStore ends a rendering without a transaction (see linkifierCache)
+// that needs a store answer.
+var errNeedsStore = errors.New("chatcore: rendering needs the store")
+
 // UserByID implements markdown.Resolver: users of other realms are unknown.
 func (r *txResolver) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
 	if u, ok := r.byID[UserID(id)]; ok {
 		return u, nil
+	}
+	if r.tx == nil {
+		return nil, errNeedsStore
 	}
 	u, err := lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
 	if err != nil {
@@ -107,6 +118,9 @@ func (r *txResolver) UserByName(ctx context.Context, name string) (*markdown.Use
 	if u, ok := r.byName[key]; ok {
 		return u, nil
 	}
+	if r.tx == nil {
+		return nil, errNeedsStore
+	}
 	u, err := lookupMentionByName(ctx, r.tx, r.realm, key)
 	if err != nil {
 		return nil, err
@@ -121,6 +135,9 @@ func (r *txResolver) ChannelByName(ctx context.Context, name string) (*markdown.
 	key := FoldKey(name)
 	if a, ok := r.channels[key]; ok {
 		return a.channel, nil
+	}
+	if r.tx == nil {
+		return nil, errNeedsStore
 	}
 	c, err := lookupChannel(ctx, r.tx, r.realm, name)
 	if err != nil {
@@ -141,6 +158,14 @@ type channelAnswer struct {
 // snapshot), the rows are newer than the version recorded, so the check in
 // the write transaction sees a newer version and renders again.
 func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	if r.tx == nil {
+		c, ok := r.links.get(r.realm)
+		if !ok {
+			return nil, errNeedsStore
+		}
+		r.linkifiers, r.linkVersion, r.compiled = true, c.version, c.compiled
+		return r.compiled, nil
+	}
 	version, err := r.tx.LinkifiersVersion(ctx, r.realm)
 	if err != nil {
 		return nil, err
@@ -151,6 +176,7 @@ func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, erro
 	}
 	r.linkifiers, r.linkVersion = true, version
 	r.compiled = compileLinkifiers(rows)
+	r.links.put(r.realm, version, r.compiled)
 	return r.compiled, nil
 }
 
@@ -327,7 +353,12 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 // View. A refusal of the rendering itself is kept for the write transaction to
 // report; other errors end the pre-render.
 func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prerendered, error) {
-	deps := newTxResolver(tx, realm)
+	return prerenderWith(ctx, newTxResolver(tx, realm), body)
+}
+
+// prerenderWith is prerenderIn through deps.
+func prerenderWith(ctx context.Context, deps *txResolver, body string) (*prerendered, error) {
+	realm := deps.realm
 	out, err := renderWith(ctx, deps, body)
 	refused, isRefusal := errors.AsType[*Error](err)
 	if err != nil && !isRefusal {
@@ -357,6 +388,13 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 	if u := authenticatedUser(ctx, actorID); u != nil {
 		realm = u.RealmID // a user never changes realms
 	}
+	if realm != 0 {
+		deps := newTxResolver(nil, realm)
+		deps.links = &s.links
+		if p, err := prerenderWith(ctx, deps, body); err == nil {
+			return p // without a transaction: see linkifierCache
+		}
+	}
 	var p *prerendered
 	_ = s.view(ctx, func(tx Tx) error {
 		if realm == 0 {
@@ -366,11 +404,58 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 			}
 			realm = u.RealmID
 		}
+		deps := newTxResolver(tx, realm)
+		deps.links = &s.links
 		var err error
-		p, err = prerenderIn(ctx, tx, realm, body)
+		p, err = prerenderWith(ctx, deps, body)
 		return err
 	})
 	return p
+}
+
+// linkifierCache keeps each realm's compiled linkifiers with the
+// LinkifiersVersion read before them. When content
+// mentions nobody and links no channel, a send pre-renders with them without
+// a transaction; the write transaction then compares the version as for any
+// pre-rendering (renderChecked) and renders again if it moved. Safe for
+// concurrent use; the zero value is empty.
+type linkifierCache struct {
+	mu    sync.Mutex
+	realm map[RealmID]cachedLinkifiers
+}
+
+type cachedLinkifiers struct {
+	version  int64
+	compiled []compiledLinkifier
+}
+
+// maxCachedRealms bounds a linkifierCache; beyond it the cache starts over.
+const maxCachedRealms = 1024
+
+func (c *linkifierCache) get(realm RealmID) (cachedLinkifiers, bool) {
+	if c == nil {
+		return cachedLinkifiers{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.realm[realm]
+	return l, ok
+}
+
+// put records the linkifiers read at version unless a newer version is known.
+func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLinkifier) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.realm[realm]; ok && old.version >= version {
+		return
+	}
+	if c.realm == nil || len(c.realm) >= maxCachedRealms {
+		c.realm = map[RealmID]cachedLinkifiers{}
+	}
+	c.realm[realm] = cachedLinkifiers{version: version, compiled: compiled}
 }
 
 // renderChecked renders body for the realm inside the write transaction tx,
