@@ -45,7 +45,6 @@ var realmConstants = map[string]any{
 	"server_typing_started_wait_period_milliseconds":    10000,
 	"server_presence_ping_interval_seconds":             60,
 	"server_presence_offline_threshold_seconds":         140,
-	"event_queue_longpoll_timeout_seconds":              90,
 	"password_min_length":                               6,
 	"password_max_length":                               100,
 	"password_min_guesses":                              10000,

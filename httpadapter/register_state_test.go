@@ -1,7 +1,10 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
+	"testing"
 
 	"github.com/chatcore/chatcore/httpadapter"
 )
@@ -13,4 +16,21 @@ func realmSectionKeys() []string {
 		"realm_name_changes_disabled", "realm_require_unique_names", "realm_url")
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// withoutKeys returns a copy of res whose JSON body lacks the keys: keys
+// Zulip's server sends that the served excerpt's description leaves out.
+func withoutKeys(tb testing.TB, res *response, keys ...string) *response {
+	tb.Helper()
+	body := maps.Clone(res.body)
+	for _, k := range keys {
+		delete(body, k)
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := *res
+	out.body, out.raw = body, raw
+	return &out
 }
