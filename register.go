@@ -30,6 +30,10 @@ type RegisterRequest struct {
 	// (see [Service.UpdatePresence]).
 	SlimPresence             bool
 	PresenceHistoryLimitDays *int
+	// EmptyTopicName is the client capability empty_topic_name: the empty
+	// topic stays "" in unread_msgs instead of Zulip's fallback name
+	// "general chat".
+	EmptyTopicName bool
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -215,7 +219,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				return err
 			}
 		}
-		return registerFlags(ctx, tx, u, want, &st)
+		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {
 		return RegisterState{}, 0, err
