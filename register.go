@@ -18,6 +18,10 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
+	// Queue, when non-nil, registers an event queue with these options; its
+	// events start right after the state returned (one snapshot: no event
+	// lost or doubled between them).
+	Queue *QueueOptions
 	// IncludeSubscribers adds the subscribers of each channel to the
 	// subscription section ("partial" counts as true: chatcore always sends
 	// the whole list).
@@ -30,10 +34,6 @@ type RegisterRequest struct {
 	// topic stays "" in unread_msgs instead of Zulip's fallback name
 	// "general chat".
 	EmptyTopicName bool
-	// Queue, when non-nil, registers an event queue with these options; its
-	// events start right after the state returned (one snapshot: no event
-	// lost or doubled between them).
-	Queue *QueueOptions
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -63,6 +63,10 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
+	// QueueID is the registered event queue's id ("" without Queue), and
+	// LastEventID -1, the last_event_id of a new queue.
+	QueueID     string
+	LastEventID int64
 	// Users is the realm_user section.
 	Users *RegisterUsers
 	// Groups are the realm's user groups by id (section realm_user_groups).
@@ -82,10 +86,6 @@ type RegisterState struct {
 	// Presence is the realm's presence (section presence: presences,
 	// presence_last_update_id, server_timestamp).
 	Presence *PresenceAnswer
-	// QueueID is the registered event queue's id ("" without Queue), and
-	// LastEventID -1, the last_event_id of a new queue.
-	QueueID     string
-	LastEventID int64
 }
 
 // RegisterRealm is the realm section of [RegisterState].

@@ -7,8 +7,8 @@ package chatcore
 // takes a large fraction of a second), so it must not run while the store's
 // write lock is held. The send paths therefore render twice at most:
 //
-//  1. prerenderIn renders the content in a read-only View, through a txResolver
-//     that records every answer the renderer was given: the users looked up
+//  1. prerenderIn renders the content in a read-only View through a
+//     markdown.Recorder, which records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
 //     before the rows in the same View.
@@ -59,136 +59,46 @@ type prerendered struct {
 	body  string
 	out   rendered
 	err   *Error // a refusal of the rendering itself (the size cap)
-	deps  *txResolver
+	deps  *markdown.Recorder
 }
 
-// txResolver implements markdown.Resolver over a Tx for one realm. It
-// remembers each answer (keyed as the store compares: names by [FoldKey]) so
-// that the rendering can be checked against another transaction.
-type txResolver struct {
-	tx       Tx
-	realm    RealmID
-	byID     map[UserID]*markdown.User
-	byName   map[string]*markdown.User
-	channels map[string]channelAnswer
-	// linkifiers is whether the renderer asked for the realm's linkifiers,
-	// and linkVersion the realm's LinkifiersVersion read just before them.
-	linkifiers  bool
-	linkVersion int64
-	// compiled is what Linkifiers returned.
-	compiled []compiledLinkifier
+// txSource answers the renderer's questions (markdown.VersionedResolver)
+// from a Tx for one realm; a markdown.Recorder over it remembers the answers
+// so that the rendering can be checked against another transaction.
+type txSource struct {
+	tx    Tx
+	realm RealmID
 }
 
-func newTxResolver(tx Tx, realm RealmID) *txResolver {
-	return &txResolver{
-		tx: tx, realm: realm,
-		byID:     map[UserID]*markdown.User{},
-		byName:   map[string]*markdown.User{},
-		channels: map[string]channelAnswer{},
-	}
+// newTxResolver returns a recording resolver over tx for the realm.
+func newTxResolver(tx Tx, realm RealmID) *markdown.Recorder {
+	return markdown.NewRecorder(txSource{tx, realm}, FoldKey)
 }
 
 // UserByID implements markdown.Resolver: users of other realms are unknown.
-func (r *txResolver) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
-	if u, ok := r.byID[UserID(id)]; ok {
-		return u, nil
-	}
-	u, err := lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
-	if err != nil {
-		return nil, err
-	}
-	r.byID[UserID(id)] = u
-	return u, nil
+func (r txSource) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
+	return lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
 }
 
 // UserByName implements markdown.Resolver.
-func (r *txResolver) UserByName(ctx context.Context, name string) (*markdown.User, error) {
-	key := FoldKey(name)
-	if u, ok := r.byName[key]; ok {
-		return u, nil
-	}
-	u, err := lookupMentionByName(ctx, r.tx, r.realm, key)
-	if err != nil {
-		return nil, err
-	}
-	r.byName[key] = u
-	return u, nil
+func (r txSource) UserByName(ctx context.Context, name string) (*markdown.User, error) {
+	return lookupMentionByName(ctx, r.tx, r.realm, FoldKey(name))
 }
 
 // ChannelByName implements markdown.Resolver: channels of other realms are
 // unknown.
-func (r *txResolver) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
-	key := FoldKey(name)
-	if a, ok := r.channels[key]; ok {
-		return a.channel, nil
-	}
-	c, err := lookupChannel(ctx, r.tx, r.realm, name)
-	if err != nil {
-		return nil, err
-	}
-	r.channels[key] = channelAnswer{name: name, channel: c}
-	return c, nil
+func (r txSource) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
+	return lookupChannel(ctx, r.tx, r.realm, name)
 }
 
-// channelAnswer is the channel a name was resolved to (nil for none).
-type channelAnswer struct {
-	name    string
-	channel *markdown.Channel
+// Linkifiers implements markdown.Resolver.
+func (r txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	return loadLinkifiers(ctx, r.tx, r.realm)
 }
 
-// Linkifiers implements markdown.Resolver. The version is read before the
-// rows: should a write land between the two reads (a View that is not a
-// snapshot), the rows are newer than the version recorded, so the check in
-// the write transaction sees a newer version and renders again.
-func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
-	version, err := r.tx.LinkifiersVersion(ctx, r.realm)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.tx.Linkifiers(ctx, r.realm)
-	if err != nil {
-		return nil, err
-	}
-	r.linkifiers, r.linkVersion = true, version
-	r.compiled = compileLinkifiers(rows)
-	return r.compiled, nil
-}
-
-// unchanged reports whether tx gives every answer r recorded.
-func (r *txResolver) unchanged(ctx context.Context, tx Tx) (bool, error) {
-	if r.linkifiers {
-		version, err := tx.LinkifiersVersion(ctx, r.realm)
-		if err != nil || version != r.linkVersion {
-			return false, err
-		}
-	}
-	for id, was := range r.byID {
-		now, err := lookupMentionByID(ctx, tx, r.realm, id)
-		if err != nil || !sameUser(now, was) {
-			return false, err
-		}
-	}
-	for key, was := range r.byName {
-		now, err := lookupMentionByName(ctx, tx, r.realm, key)
-		if err != nil || !sameUser(now, was) {
-			return false, err
-		}
-	}
-	for _, was := range r.channels {
-		now, err := lookupChannel(ctx, tx, r.realm, was.name)
-		if err != nil || !sameChannel(now, was.channel) {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-func sameUser(a, b *markdown.User) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-func sameChannel(a, b *markdown.Channel) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
+// LinkifiersVersion implements markdown.VersionedResolver.
+func (r txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
+	return r.tx.LinkifiersVersion(ctx, r.realm)
 }
 
 // lookupMentionByID returns the realm's user with the id, or nil.
@@ -272,7 +182,7 @@ func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 
 // renderWith renders content through r, refusing a rendering over
 // [MaxRenderedLength] characters. Store errors are returned as they are.
-func renderWith(ctx context.Context, r *txResolver, content string) (rendered, error) {
+func renderWith(ctx context.Context, r *markdown.Recorder, content string) (rendered, error) {
 	res, err := markdown.Render(ctx, r, content)
 	if err != nil {
 		return rendered{}, err
@@ -283,7 +193,7 @@ func renderWith(ctx context.Context, r *txResolver, content string) (rendered, e
 		return rendered{}, errUnableToRender()
 	}
 	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard,
-		links: r.compiled}
+		links: r.Compiled()}
 	for _, id := range res.Mentioned {
 		out.mentioned = append(out.mentioned, UserID(id))
 	}
@@ -333,14 +243,14 @@ func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prere
 	if err != nil && !isRefusal {
 		return nil, err
 	}
-	if err == nil && !deps.linkifiers {
+	if err == nil && !deps.AskedLinkifiers() {
 		// The send also needs them for the topic links: load them here,
 		// outside the write lock, under the same version check.
 		if out.links, err = deps.Linkifiers(ctx); err != nil {
 			return nil, err
 		}
 	}
-	deps.tx = nil // the View's transaction ends with the caller's
+	deps.Detach() // the View's transaction ends with the caller's
 	return &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
 }
 
@@ -369,7 +279,7 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 // the same realm and tx still gives every answer it depended on.
 func (s *Service) renderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *prerendered) (rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
-		ok, err := pre.deps.unchanged(ctx, tx)
+		ok, err := pre.deps.Unchanged(ctx, txSource{tx, realm})
 		if err != nil {
 			return rendered{}, err
 		}

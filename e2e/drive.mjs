@@ -1,5 +1,6 @@
 // drive.mjs: the real zulip-js 2.1.0 client drives chatcore's example server
-// through the seven operations (and what they need around them).
+// through the seven operations (and what they need around them), and
+// receives events on a queue.
 //
 // Usage: E2E_CONFIG='{"url": "...", "owner": {"email": "...", "key": "..."}, ...}' node drive.mjs
 // Exits non-zero, naming the failed step, when any assertion fails.
@@ -35,6 +36,60 @@ try {
   step = 'users/me';
   const me = ok(await member.users.me.getProfile());
   assert.equal(me.email, cfg.member.email);
+
+  // Events: the member's queue receives a message another user sends, its
+  // own settings change, a topic deletion and a typing notification.
+  step = 'register an event queue';
+  const queue = ok(await member.queues.register({
+    event_types: ['message', 'user_settings', 'delete_message', 'typing'],
+  }));
+  assert.equal(typeof queue.queue_id, 'string');
+  assert.equal(queue.last_event_id, -1);
+  let lastEventId = queue.last_event_id;
+  const seen = [];
+  // awaitEvent polls (acknowledging what it saw) until an event of the type arrives.
+  const awaitEvent = async (type) => {
+    for (let i = 0; i < 20; i++) {
+      const found = seen.find((e) => e.type === type);
+      if (found) {
+        seen.splice(seen.indexOf(found), 1);
+        return found;
+      }
+      const res = ok(await member.events.retrieve({ queue_id: queue.queue_id, last_event_id: lastEventId, dont_block: true }));
+      for (const e of res.events) {
+        assert.ok(e.id > lastEventId, `${step}: event ids increase`);
+        lastEventId = e.id;
+        seen.push(e);
+      }
+    }
+    assert.fail(`${step}: no ${type} event`);
+  };
+  step = 'events: a message from another user';
+  const sentForQueue = ok(await owner.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e events', content: 'for the **queue**' }));
+  const msgEvent = await awaitEvent('message');
+  assert.equal(msgEvent.message.id, sentForQueue.id);
+  assert.equal(msgEvent.message.content, 'for the **queue**'); // raw Markdown: apply_markdown is off
+  assert.equal(msgEvent.message.sender_email, cfg.owner.email);
+  step = 'events: user_settings';
+  ok(await member.callEndpoint('/settings', 'PATCH', { left_side_userlist: true }));
+  const settingEvent = await awaitEvent('user_settings');
+  assert.equal(settingEvent.property, 'left_side_userlist');
+  assert.equal(settingEvent.value, true);
+  step = 'events: delete_message from a topic deletion';
+  ok(await owner.callEndpoint(`/streams/${cfg.channel.id}/delete_topic`, 'POST', { topic_name: 'e2e events' }));
+  const deletion = await awaitEvent('delete_message');
+  assert.equal(deletion.message_id, sentForQueue.id); // one event per message without bulk_message_deletion
+  step = 'events: typing';
+  // zulip-js JSON-encodes "to" only for two or more users: name the sender too.
+  const ownerMe = ok(await owner.users.me.getProfile());
+  ok(await owner.typing.send({ to: [me.user_id, ownerMe.user_id], op: 'start' }));
+  const typingEvent = await awaitEvent('typing');
+  assert.equal(typingEvent.op, 'start');
+  assert.equal(typingEvent.sender.email, cfg.owner.email);
+  step = 'deregister the queue';
+  ok(await member.queues.deregister({ queue_id: queue.queue_id }));
+  fails(await member.events.retrieve({ queue_id: queue.queue_id, last_event_id: lastEventId }),
+    'BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queue.queue_id}`);
 
   // 1. PATCH /settings (query string, as zulip-js sends PATCH).
   step = 'PATCH /settings';

@@ -14,6 +14,8 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -364,6 +366,13 @@ func authzCases() []authzCase {
 				return request{method: "DELETE", path: "/events", enc: urlEncoded, params: params("queue_id", "nope")}
 			},
 			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
+		},
+		{
+			route: "POST /api/v1/typing", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/typing", enc: urlEncoded, params: params("op", "start", "to", "[]")}
+			},
+			want: always(badRequest("Empty 'to' list")),
 		},
 		settings("/settings"),
 		{
@@ -900,11 +909,20 @@ type authzBackend struct {
 	// template is a SQLite database already holding the fixture, copied for
 	// each fresh server ("" for the memory store).
 	template string
+	// pg is the PostgreSQL schema holding the fixture, copied for each fresh
+	// server (nil for the other stores).
+	pg *pgtest.Template
 }
 
-// newAuthzBackend prepares the named backend ("memory" or "sqlite").
+// newAuthzBackend prepares the named backend ("memory", "sqlite" or
+// "postgres"; the last skips without CHATCORE_TEST_POSTGRES).
 func newAuthzBackend(t *testing.T, name string) authzBackend {
 	b := authzBackend{name: name}
+	if name == "postgres" {
+		b.pg = pgtest.NewTemplate(t, func(st *postgres.Store) {
+			loadAuthzFixture(t, chatcore.New(st, chatcore.WithPasswordHasher(chattest.PlainHasher{})))
+		})
+	}
 	if name == "sqlite" {
 		is := is.New(t)
 		b.template = filepath.Join(t.TempDir(), "template.db")
@@ -932,6 +950,9 @@ func newAuthzEnv(tb testing.TB, b authzBackend) *env {
 	tb.Helper()
 	is := is.New(tb)
 	store, fixture := chattest.Memory(tb), "testdata/authz.json"
+	if b.pg != nil {
+		store, fixture = b.pg.Open(tb), "" // a schema of its own holding a copy of the template
+	}
 	if b.template != "" {
 		data, err := os.ReadFile(b.template)
 		is.NoErr(err) // the template reads
@@ -1030,7 +1051,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		is.Equal(covered, served) // the matrix names exactly the routes the adapter serves
 	})
 
-	for _, backend := range []string{"memory", "sqlite"} {
+	for _, backend := range []string{"memory", "sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) { runAuthzMatrix(t, cases, newAuthzBackend(t, backend)) })
 	}
 }

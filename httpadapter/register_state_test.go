@@ -1,6 +1,8 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
 	"testing"
 
@@ -55,4 +57,21 @@ func TestHTTPRegisterRealmMessagePolicy(t *testing.T) {
 	is.Equal(num(t, got["realm_message_content_delete_limit_seconds"]), int64(60))
 	is.Equal(got["realm_message_edit_history_visibility_policy"], "none")
 	is.Equal(got["realm_allow_edit_history"], false)
+}
+
+// withoutKeys returns a copy of res whose JSON body lacks the keys: keys
+// Zulip's server sends that the served excerpt's description leaves out.
+func withoutKeys(tb testing.TB, res *response, keys ...string) *response {
+	tb.Helper()
+	body := maps.Clone(res.body)
+	for _, k := range keys {
+		delete(body, k)
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := *res
+	out.body, out.raw = body, raw
+	return &out
 }
