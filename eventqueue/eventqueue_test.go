@@ -182,3 +182,34 @@ func TestGoAPI(t *testing.T) {
 		cancel()
 	})
 }
+
+// TestAnyInstanceServesAnyQueue runs two Services (two server instances) on
+// one store, with one Bus between their Hubs: a queue registered on one is
+// polled on the other, and a message committed on the first wakes that poll.
+func TestAnyInstanceServesAnyQueue(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		s := newSetup(t, open, eventqueue.Options{})
+		bus := &eventqueue.LocalBus{}
+		a := eventqueue.New(s.w.Svc, eventqueue.Options{Bus: bus})
+		t.Cleanup(a.Close)
+		other := chatcore.New(s.w.Store, chatcore.WithClock(s.w.Clock))
+		b := eventqueue.New(other, eventqueue.Options{Bus: bus})
+		t.Cleanup(b.Close)
+
+		st, err := a.Register(context.Background(), s.c.Member.ID, chatcore.RegisterRequest{Sections: []string{}, Queue: &chatcore.QueueOptions{}})
+		is.NoErr(err) // registered on instance A
+		ch := make(chan result, 1)
+		go func() {
+			last := int64(-1)
+			evs, err := b.Poll(context.Background(), s.c.Member.ID, eventqueue.PollRequest{QueueID: st.QueueID, LastEventID: &last})
+			ch <- result{evs, err}
+		}()
+		time.Sleep(50 * time.Millisecond)
+		s.w.Send(t, s.c.Owner, s.general, "t", "from instance A")
+		r := wait(t, ch)
+		is.NoErr(r.err)                       // instance B serves the queue
+		is.Equal(len(r.events), 1)            // and is woken by A's commit
+		is.Equal(r.events[0].Type, "message") // with the message
+	})
+}
