@@ -53,6 +53,16 @@ func (s *setup) pollAsync(u *chatcore.User, id string, last int64) <-chan result
 	return ch
 }
 
+// waiting waits until n polls wait in hub.
+func waiting(t *testing.T, hub *eventqueue.Hub, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); hub.Waiting() != n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d polls waiting, want %d", hub.Waiting(), n)
+		}
+	}
+}
+
 func wait(t *testing.T, ch <-chan result) result {
 	t.Helper()
 	select {
@@ -70,7 +80,7 @@ func TestPollWaitsForEvents(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		ch := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		select {
 		case <-ch:
 			t.Fatal("a poll with nothing queued answered at once")
@@ -95,9 +105,10 @@ func TestSecondPollAnswersTheFirst(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		first := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		second := s.pollAsync(s.c.Member, id, -1)
 		r := wait(t, first)
+		waiting(t, s.hub, 1) // the second poll waits in its place
 		is.NoErr(r.err)            // the first poll is answered
 		is.Equal(len(r.events), 0) // with what there is: nothing
 		s.w.Send(t, s.c.Owner, s.general, "t", "hi")
@@ -138,7 +149,7 @@ func TestDeleteAnswersWaitingPoll(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		ch := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		is.NoErr(s.hub.Delete(context.Background(), s.c.Member.ID, id)) // deleted
 		r := wait(t, ch)
 		is.True(eventqueue.IsBadQueue(r.err)) // the waiting poll learns the queue is gone
@@ -205,7 +216,7 @@ func TestAnyInstanceServesAnyQueue(t *testing.T) {
 			evs, err := b.Poll(context.Background(), s.c.Member.ID, eventqueue.PollRequest{QueueID: st.QueueID, LastEventID: &last})
 			ch <- result{evs, err}
 		}()
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, b, 1)
 		s.w.Send(t, s.c.Owner, s.general, "t", "from instance A")
 		r := wait(t, ch)
 		is.NoErr(r.err)                       // instance B serves the queue
