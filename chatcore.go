@@ -203,6 +203,8 @@ type Service struct {
 	passwordPolicy password.Policy
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
+	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
+	links linkifierCache
 }
 
 // New returns a Service over store.
@@ -274,6 +276,30 @@ type effects struct {
 	events []Event
 	mails  []Email
 	sent   []SentMessage
+	// taken keeps what each rate limit answered, across the attempts of one
+	// update (see take).
+	taken map[*userLimiter]limitAnswer
+}
+
+// limitAnswer is what a rate limit answered.
+type limitAnswer struct {
+	wait time.Duration
+	ok   bool
+}
+
+// take asks l about user once per update: when the store runs fn again (a
+// retried transaction), the request is not counted twice and gets the first
+// answer.
+func (e *effects) take(l *userLimiter, user UserID, now time.Time) (time.Duration, bool) {
+	if a, ok := e.taken[l]; ok {
+		return a.wait, a.ok
+	}
+	wait, ok := l.take(user, now)
+	if e.taken == nil {
+		e.taken = map[*userLimiter]limitAnswer{}
+	}
+	e.taken[l] = limitAnswer{wait, ok}
+	return wait, ok
 }
 
 func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
@@ -299,9 +325,13 @@ func (e *effects) sentMsg(m *Message, mentioned []UserID) {
 // after commit are logged: the change they describe has happened.
 func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error) error {
 	var fx effects
+	taken := map[*userLimiter]limitAnswer{}
 	var logged []LoggedEvent
 	err := s.store.Update(ctx, func(tx Tx) error {
-		fx = effects{} // a store may not retry, but never leak a failed attempt's effects
+		// A store may run fn again (PostgreSQL retries a transaction it could
+		// not serialise): a failed attempt's effects never leak, and rate
+		// limits count the request once.
+		fx = effects{taken: taken}
 		if err := fn(tx, &fx); err != nil || len(fx.events) == 0 {
 			return err
 		}

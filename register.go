@@ -30,6 +30,10 @@ type RegisterRequest struct {
 	// (see [Service.UpdatePresence]).
 	SlimPresence             bool
 	PresenceHistoryLimitDays *int
+	// EmptyTopicName is the client capability empty_topic_name: the empty
+	// topic stays "" in unread_msgs instead of Zulip's fallback name
+	// "general chat".
+	EmptyTopicName bool
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -99,6 +103,10 @@ type RegisterRealm struct {
 	NameChangesDisabled  bool
 	EmailChangesDisabled bool
 	RequireUniqueNames   bool
+	// Messages is the realm's message editing, moving and deleting policy
+	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
+	// and the realm_*_limit_seconds settings).
+	Messages MessagePolicy
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
@@ -170,6 +178,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				NameChangesDisabled:   realm.NameChangesDisabled,
 				EmailChangesDisabled:  realm.EmailChangesDisabled,
 				RequireUniqueNames:    realm.RequireUniqueNames,
+				Messages:              realm.Messages,
 			}
 		}
 		if want("user_settings") {
@@ -215,7 +224,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				return err
 			}
 		}
-		return registerFlags(ctx, tx, u, want, &st)
+		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {
 		return RegisterState{}, 0, err

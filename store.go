@@ -6,7 +6,7 @@ import (
 )
 
 // Store persists chatcore's data. Implementations live under store/ (memory,
-// sqlite); store/storetest is the conformance suite every implementation must
+// sqlite, postgres); store/storetest is the conformance suite every implementation must
 // pass, and embedders may run it against their own.
 //
 // All access goes through managed transactions. The [Service] runs every rule
@@ -38,10 +38,25 @@ type Store interface {
 	View(ctx context.Context, fn func(tx Tx) error) error
 	// Update runs fn in a read-write transaction. It commits when fn returns nil
 	// and rolls back when fn returns an error or panics (the panic is re-raised
-	// after the rollback). Writers are serialised. fn must use only tx: calling
-	// Update or View of the same store inside fn deadlocks. When ctx is done
-	// before fn starts, Update returns ctx.Err() without calling fn; when it is
-	// done by the time fn returns nil, Update rolls back and returns an error.
+	// after the rollback). fn must use only tx: calling Update or View of the
+	// same store inside fn deadlocks. When ctx is done before fn starts, Update
+	// returns ctx.Err() without calling fn; when it is done by the time fn
+	// returns nil, Update rolls back and returns an error.
+	//
+	// Committed Updates are serialisable: their effect is that of running them
+	// one at a time, also across processes sharing one database, so a rule
+	// that fn checks and then writes holds. A store may get there by running
+	// one writer at a time (memory, sqlite) or by running writers at once and
+	// retrying one it could not order (postgres: SERIALIZABLE transactions,
+	// retried on a serialization failure). Update may therefore run fn more
+	// than once, each run in a new transaction whose writes are discarded
+	// unless it is the one that commits: fn must keep nothing it did in a run
+	// that did not commit (the Service collects events, e-mails and rate-limit
+	// answers per Update, see update in chatcore.go).
+	//
+	// A write that fails on a uniqueness or a missing row (ErrConflict,
+	// ErrNotFound) may end the transaction (PostgreSQL aborts it): fn must
+	// return an error after one, and a store makes Update fail if fn does not.
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// Close releases the store's resources. It must not be called while
 	// transactions are running.

@@ -14,6 +14,8 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -907,11 +909,20 @@ type authzBackend struct {
 	// template is a SQLite database already holding the fixture, copied for
 	// each fresh server ("" for the memory store).
 	template string
+	// pg is the PostgreSQL schema holding the fixture, copied for each fresh
+	// server (nil for the other stores).
+	pg *pgtest.Template
 }
 
-// newAuthzBackend prepares the named backend ("memory" or "sqlite").
+// newAuthzBackend prepares the named backend ("memory", "sqlite" or
+// "postgres"; the last skips without CHATCORE_TEST_POSTGRES).
 func newAuthzBackend(t *testing.T, name string) authzBackend {
 	b := authzBackend{name: name}
+	if name == "postgres" {
+		b.pg = pgtest.NewTemplate(t, func(st *postgres.Store) {
+			loadAuthzFixture(t, chatcore.New(st, chatcore.WithPasswordHasher(chattest.PlainHasher{})))
+		})
+	}
 	if name == "sqlite" {
 		is := is.New(t)
 		b.template = filepath.Join(t.TempDir(), "template.db")
@@ -939,6 +950,9 @@ func newAuthzEnv(tb testing.TB, b authzBackend) *env {
 	tb.Helper()
 	is := is.New(tb)
 	store, fixture := chattest.Memory(tb), "testdata/authz.json"
+	if b.pg != nil {
+		store, fixture = b.pg.Open(tb), "" // a schema of its own holding a copy of the template
+	}
 	if b.template != "" {
 		data, err := os.ReadFile(b.template)
 		is.NoErr(err) // the template reads
@@ -1037,7 +1051,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		is.Equal(covered, served) // the matrix names exactly the routes the adapter serves
 	})
 
-	for _, backend := range []string{"memory", "sqlite"} {
+	for _, backend := range []string{"memory", "sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) { runAuthzMatrix(t, cases, newAuthzBackend(t, backend)) })
 	}
 }

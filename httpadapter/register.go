@@ -168,6 +168,7 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
 		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
 		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
+		EmptyTopicName:           req.ClientCapabilities != nil && req.ClientCapabilities.EmptyTopicName != nil && *req.ClientCapabilities.EmptyTopicName,
 		Queue:                    req.queue(),
 	})
 	if err != nil {

@@ -1,7 +1,8 @@
 // Command server is chatcore's example server: a Zulip-compatible HTTP API on
-// a SQLite file, seeded with a demo organization on first run.
+// a SQLite file or a PostgreSQL database, seeded with a demo organization on
+// first run.
 //
-//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db] [-seed FILE] [-mail-dir DIR]
+//	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db|postgres://...] [-seed FILE] [-mail-dir DIR]
 //		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
 //
 // It prints ready-to-paste curl lines with the fixture's credentials (only
@@ -33,7 +34,8 @@ import (
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/store/sqlite"
+	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/store/postgres"
 )
 
 // demoFixture is the demo organization seeded into an empty database: a copy
@@ -63,6 +65,7 @@ func main() {
 type config struct {
 	addr         string
 	db           string
+	pool         int
 	seed         string
 	mailDir      string
 	deliverEvery time.Duration
@@ -78,7 +81,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
-	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing)")
+	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing), or a PostgreSQL URL (postgres://...) or key=value DSN")
+	fs.IntVar(&c.pool, "db-pool", 16, "PostgreSQL: connections in the pool")
 	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
 	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
@@ -109,9 +113,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stdout, nil))
 
-	store, err := sqlite.Open(ctx, cfg.db)
+	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool)
 	if err != nil {
-		return fmt.Errorf("opening database %s: %w", cfg.db, err)
+		return err
 	}
 	defer store.Close()
 
@@ -144,7 +148,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := svc.AnnounceRestart(ctx); err != nil {
 		return fmt.Errorf("announcing the restart to event queues: %w", err)
 	}
-	hub := eventqueue.New(svc, eventqueue.Options{})
+	hubOpts := eventqueue.Options{}
+	if pg, ok := store.(*postgres.Store); ok {
+		// Wake-ups between the instances sharing the database.
+		bus, err := pg.Bus(ctx)
+		if err != nil {
+			return fmt.Errorf("listening for other instances' events: %w", err)
+		}
+		defer bus.Close()
+		hubOpts.Bus = bus
+	}
+	hub := eventqueue.New(svc, hubOpts)
 	adapterOpts := httpadapter.Options{Logger: logger, ExternalURL: base, Events: hub}
 	if cfg.rateLimit > 0 {
 		adapterOpts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rateLimit, Per: time.Minute}
@@ -155,7 +169,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { deliverLoop(deliverCtx, svc, cfg.deliverEvery, logger) })
+	wg.Go(func() { scheduler.Run(deliverCtx, svc, cfg.deliverEvery) })
 	defer func() {
 		stopDelivery()
 		wg.Wait()
@@ -165,7 +179,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// output (and so out of service logs); the demo's are published anyway.
 	printCurl(ctx, stdout, svc, base, fixture, cfg.seed == "")
 	// Printed last, so whoever waits for this line has seen everything before it.
-	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, cfg.db)
+	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, dbDesc)
 
 	select {
 	case err := <-serveErr:
@@ -196,11 +210,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error) {
 	empty, err := svc.IsEmpty(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("inspecting database %s: %w", cfg.db, err)
+		return nil, fmt.Errorf("inspecting the database: %w", err)
 	}
 	if cfg.seed != "" {
 		if !empty {
-			return nil, fmt.Errorf("-seed: database %s already holds data; seed only a new database (use another -db path or remove the file)", cfg.db)
+			return nil, errors.New("-seed: the database already holds data; seed only a new database (use another -db path or remove the file)")
 		}
 		data, err := os.ReadFile(cfg.seed)
 		if err != nil {
@@ -226,23 +240,6 @@ func fixtureError(err error) error {
 		return errors.New(e.Msg)
 	}
 	return err
-}
-
-// deliverLoop delivers due scheduled messages and reminders every interval
-// until ctx is cancelled.
-func deliverLoop(ctx context.Context, svc *chatcore.Service, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := svc.DeliverDue(ctx); err != nil && ctx.Err() == nil {
-				log.ErrorContext(ctx, "delivering scheduled messages", "err", err)
-			}
-		}
-	}
 }
 
 // credential is a login found in a fixture.

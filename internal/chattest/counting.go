@@ -2,6 +2,7 @@ package chattest
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	"github.com/chatcore/chatcore"
@@ -33,4 +34,29 @@ func (s *CountingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) erro
 // Count returns the transactions run so far.
 func (s *CountingStore) Count() TxCount {
 	return TxCount{Views: s.views.Load(), Updates: s.updates.Load()}
+}
+
+// errRetried ends the first, discarded run of a [RetryingStore] transaction.
+var errRetried = errors.New("chattest: attempt discarded")
+
+// RetryingStore wraps a store and runs fn of every Update twice: first in a
+// transaction it rolls back, then in the one it commits, as a store that
+// retries a transaction it could not serialise does (store/postgres). A
+// Service over it must behave as over the wrapped store: the first run
+// leaves no effect. Use it with [Wrap].
+type RetryingStore struct{ chatcore.Store }
+
+// Update runs fn in a transaction that is rolled back, then in one that
+// commits.
+func (s RetryingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	err := s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errRetried
+	})
+	if !errors.Is(err, errRetried) {
+		return err
+	}
+	return s.Store.Update(ctx, fn)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -125,6 +126,14 @@ func SQLite(tb testing.TB) chatcore.Store {
 	return st
 }
 
+// Postgres opens an empty PostgreSQL store in a schema of its own in the
+// database named by CHATCORE_TEST_POSTGRES; it is closed and the schema
+// dropped when the test ends. Without the variable the test is skipped.
+func Postgres(tb testing.TB) chatcore.Store {
+	tb.Helper()
+	return pgtest.Open(tb)
+}
+
 // Stores lists the store implementations [EachStore] runs over, by name.
 var Stores = []struct {
 	Name string
@@ -132,6 +141,7 @@ var Stores = []struct {
 }{
 	{"memory", Memory},
 	{"sqlite", SQLite},
+	{"postgres", Postgres},
 }
 
 // EachStore runs body once per implementation in [Stores], in a subtest

@@ -30,3 +30,21 @@ func OpenAPIFile(tb testing.TB, name string) string {
 	}
 	return path
 }
+
+// PostgresVar is the environment variable naming the PostgreSQL database the
+// PostgreSQL tests use (a libpq URL or DSN, such as
+// postgres://postgres@127.0.0.1:5432/test). Each test works in a schema of
+// its own, created and dropped by the test.
+const PostgresVar = "CHATCORE_TEST_POSTGRES"
+
+// PostgresURL returns the connection string [PostgresVar] holds. When the
+// variable is unset it skips tb; a database that cannot be reached then fails
+// the test that uses it, never skips it.
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	url := os.Getenv(PostgresVar)
+	if url == "" {
+		tb.Skipf("needs PostgreSQL: set %s to a database URL", PostgresVar)
+	}
+	return url
+}

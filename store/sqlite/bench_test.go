@@ -11,15 +11,15 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
@@ -100,100 +100,32 @@ func (env *benchEnv) cloneUsers(b *testing.B, n int) chatcore.UserID {
 	return first
 }
 
-// cpuClock measures the CPU time (user + system) the process spends while the
-// benchmark timer runs. On a shared machine wall time swings with other load;
-// CPU time is the steadier figure for comparing a benchmark with its raw
-// sibling. benchTimer reports it as cpu-ms/op.
-type cpuClock struct {
-	start, total time.Duration
-}
+// million adds the 1,000,000-message topic to BenchmarkDeleteTopic:
+//
+//	go test -run '^$' -bench DeleteTopic -benchtime 1x ./store/sqlite/ -million
+var million = flag.Bool("million", false, "BenchmarkDeleteTopic also deletes a 1,000,000-message topic")
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// benchTimer pairs b's timer with a cpuClock. Create it right before the
-// b.Loop loop (whose first call starts b's timer), call stop and start around
-// untimed work inside the loop, and done right after the loop.
-type benchTimer struct {
-	b   *testing.B
-	cpu cpuClock
-}
-
-func newTimer(b *testing.B) *benchTimer {
-	t := &benchTimer{b: b}
-	t.cpu.start = processCPU()
-	return t
-}
-
-func (t *benchTimer) stop() {
-	t.b.StopTimer()
-	t.cpu.total += processCPU() - t.cpu.start
-}
-
-func (t *benchTimer) start() {
-	t.cpu.start = processCPU()
-	t.b.StartTimer()
-}
-
-// done reports cpu-ms/op.
-func (t *benchTimer) done() {
-	t.cpu.total += processCPU() - t.cpu.start
-	t.b.ReportMetric(float64(t.cpu.total.Microseconds())/1000/float64(t.b.N), "cpu-ms/op")
-}
-
-// heapSampler records the peak of the Go heap in use (HeapInuse: object
-// bytes plus unused span bytes) from start until stop, sampling runtime/metrics
-// every 200 µs (no stop-the-world, unlike ReadMemStats).
-type heapSampler struct {
-	stop chan struct{}
-	peak chan uint64
-}
-
-func startHeapSampler() *heapSampler {
-	h := &heapSampler{stop: make(chan struct{}), peak: make(chan uint64, 1)}
-	go func() {
-		samples := []metrics.Sample{
-			{Name: "/memory/classes/heap/objects:bytes"},
-			{Name: "/memory/classes/heap/unused:bytes"},
-		}
-		var peak uint64
-		tick := time.NewTicker(200 * time.Microsecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(samples)
-			peak = max(peak, samples[0].Value.Uint64()+samples[1].Value.Uint64())
-			select {
-			case <-h.stop:
-				h.peak <- peak
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return h
-}
-
-func (h *heapSampler) done() uint64 {
-	close(h.stop)
-	return <-h.peak
-}
-
-// BenchmarkDeleteTopic deletes a 100,000-message topic (each message with a
-// reaction and an edit-history row) from a channel that has another 100,000
-// messages in other topics. "library" calls Service.DeleteTopic until it
-// reports completion (Zulip's batches of 100, each its own transaction with
-// its events); "library-batch1000" does the same with batches of 1,000;
-// "store" runs the store's DeleteMessages in batches of 100 without the
-// Service; "raw" runs one DELETE of the same rows. Each iteration refills the topic
-// with the timer stopped. peak-heap-MiB is the Go heap in use at its highest
-// during the deletion.
+// BenchmarkDeleteTopic deletes a 100,000-message topic (and with -million a
+// 1,000,000-message one; each message with a reaction and an edit-history
+// row) from a channel that has another 100,000 messages in other topics.
+// "library" calls Service.DeleteTopic until it reports completion (Zulip's
+// batches of 100, each its own transaction with its events);
+// "library-batch1000" does the same with batches of 1,000; "store" runs the
+// store's DeleteMessages in batches of 100 without the Service; "raw-batch100"
+// is the floor for Zulip's semantics: the same rows in the same batches of
+// 100 newest first, each one raw DELETE ... RETURNING id (the ids an event
+// needs) in its own transaction; "raw" runs one DELETE of all the rows. Each
+// iteration refills the topic with the timer stopped. peak-heap-MiB is the Go
+// heap in use at its highest during the deletion.
 func BenchmarkDeleteTopic(b *testing.B) {
-	const topicSize, otherSize = 100_000, 100_000
+	b.Run("100k", func(b *testing.B) { benchDeleteTopic(b, 100_000) })
+	if *million {
+		b.Run("1M", func(b *testing.B) { benchDeleteTopic(b, 1_000_000) })
+	}
+}
+
+func benchDeleteTopic(b *testing.B, topicSize int) {
+	const otherSize = 100_000
 	ctx := context.Background()
 	env := newBenchEnv(b)
 	st := &chatcore.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
@@ -247,13 +179,13 @@ func BenchmarkDeleteTopic(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
 			var peak uint64
-			t := newTimer(b)
+			t := benchutil.NewTimer(b)
 			for b.Loop() {
-				t.stop()
+				t.Stop()
 				fill(b, topicSize, true)
 				runtime.GC()
-				h := startHeapSampler()
-				t.start()
+				h := benchutil.StartHeapSampler()
+				t.Start()
 				for {
 					res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
 					if err != nil {
@@ -263,12 +195,12 @@ func BenchmarkDeleteTopic(b *testing.B) {
 						break
 					}
 				}
-				t.stop()
-				peak = max(peak, h.done())
+				t.Stop()
+				peak = max(peak, h.Done())
 				check(b)
-				t.start()
+				t.Start()
 			}
-			t.done()
+			t.Done()
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		}
 	}
@@ -278,13 +210,13 @@ func BenchmarkDeleteTopic(b *testing.B) {
 		b.ReportAllocs()
 		var peak uint64
 		f := chatcore.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			t.stop()
+			t.Stop()
 			fill(b, topicSize, true)
 			runtime.GC()
-			h := startHeapSampler()
-			t.start()
+			h := benchutil.StartHeapSampler()
+			t.Start()
 			for n := 100; n == 100; {
 				err := env.store.Update(ctx, func(tx chatcore.Tx) error {
 					del, err := tx.DeleteMessages(ctx, f, 100)
@@ -295,24 +227,64 @@ func BenchmarkDeleteTopic(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			t.stop()
-			peak = max(peak, h.done())
+			t.Stop()
+			peak = max(peak, h.Done())
 			check(b)
-			t.start()
+			t.Start()
 		}
-		t.done()
+		t.Done()
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("raw-batch100", func(b *testing.B) {
+		b.ReportAllocs()
+		var peak uint64
+		t := benchutil.NewTimer(b)
+		for b.Loop() {
+			t.Stop()
+			fill(b, topicSize, true)
+			runtime.GC()
+			h := benchutil.StartHeapSampler()
+			t.Start()
+			for n := 100; n == 100; {
+				tx, err := env.writer.BeginTx(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows, err := tx.QueryContext(ctx, `DELETE FROM messages WHERE id IN (SELECT id FROM messages
+					WHERE stream_id = ? AND topic_key = ? ORDER BY id DESC LIMIT 100) RETURNING id`, st.ID, key)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = 0
+				for rows.Next() {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if err := errors.Join(rows.Err(), rows.Close(), tx.Commit()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t.Stop()
+			peak = max(peak, h.Done())
+			check(b)
+			t.Start()
+		}
+		t.Done()
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	})
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
 		var peak uint64
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			t.stop()
+			t.Stop()
 			fill(b, topicSize, true)
 			runtime.GC()
-			h := startHeapSampler()
-			t.start()
+			h := benchutil.StartHeapSampler()
+			t.Start()
 			tx, err := env.writer.BeginTx(ctx, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -323,12 +295,12 @@ func BenchmarkDeleteTopic(b *testing.B) {
 			if err := tx.Commit(); err != nil {
 				b.Fatal(err)
 			}
-			t.stop()
-			peak = max(peak, h.done())
+			t.Stop()
+			peak = max(peak, h.Done())
 			check(b)
-			t.start()
+			t.Start()
 		}
-		t.done()
+		t.Done()
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	})
 }
@@ -366,7 +338,7 @@ func BenchmarkBulkSettings(b *testing.B) {
 
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
 			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
@@ -376,15 +348,15 @@ func BenchmarkBulkSettings(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			t.stop()
+			t.Stop()
 			check(b, v)
-			t.start()
+			t.Start()
 		}
-		t.done()
+		t.Done()
 	})
 	b.Run("store", func(b *testing.B) {
 		b.ReportAllocs()
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
 			var changed []chatcore.UserID
@@ -403,11 +375,11 @@ func BenchmarkBulkSettings(b *testing.B) {
 				b.Fatalf("changed %d users, want %d", len(changed), want)
 			}
 		}
-		t.done()
+		t.Done()
 	})
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
 			tx, err := env.writer.BeginTx(ctx, nil)
@@ -429,7 +401,7 @@ func BenchmarkBulkSettings(b *testing.B) {
 				b.Fatalf("updated %d users, want %d", n, want)
 			}
 		}
-		t.done()
+		t.Done()
 	})
 }
 
@@ -461,7 +433,7 @@ func BenchmarkReminders(b *testing.B) {
 
 	b.Run("library", func(b *testing.B) {
 		b.ReportAllocs()
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			got, err := env.svc.Reminders(ctx, user)
 			if err != nil {
@@ -471,11 +443,11 @@ func BenchmarkReminders(b *testing.B) {
 				b.Fatalf("%d reminders, want %d", len(got), mine)
 			}
 		}
-		t.done()
+		t.Done()
 	})
 	b.Run("store", func(b *testing.B) {
 		b.ReportAllocs()
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			err := env.store.View(ctx, func(tx chatcore.Tx) error {
 				got, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{RealmID: env.realm, SenderID: user,
@@ -489,7 +461,7 @@ func BenchmarkReminders(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		t.done()
+		t.Done()
 	})
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
@@ -502,7 +474,7 @@ func BenchmarkReminders(b *testing.B) {
 			deliverAt                        int64
 			delivered, failed                bool
 		}
-		t := newTimer(b)
+		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			rs, err := env.reader.QueryContext(ctx, `SELECT id, realm_id, sender_id, kind, type, stream_id, topic,
 				direct_members, content, rendered_content, deliver_at, delivered, failed, failure_message,
@@ -530,6 +502,18 @@ func BenchmarkReminders(b *testing.B) {
 				b.Fatalf("%d rows, want %d", len(out), mine)
 			}
 		}
-		t.done()
+		t.Done()
+	})
+}
+
+// BenchmarkConcurrentSettings: see [benchutil.ConcurrentSettings].
+func BenchmarkConcurrentSettings(b *testing.B) {
+	benchutil.ConcurrentSettings(b, func(b *testing.B) chatcore.Store {
+		s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
 	})
 }

@@ -1,0 +1,15 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store/storetest"
+)
+
+// TestConformance runs the store conformance suite in a fresh schema per
+// leaf test.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) chatcore.Store { return pgtest.Open(t) })
+}

@@ -1,0 +1,61 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"
+
+// CreateDraft implements [chatcore.DraftStore]. A zero id becomes one above
+// every draft id ever used.
+func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	id, err := t.insertWithID(ctx, "drafts", "create draft",
+		"INSERT INTO drafts ("+draftCols+") VALUES ("+idValue("drafts")+", $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+		int64(d.ID), d.UserID, string(d.Type), idArg(d.StreamID), d.Topic, d.To, d.Content, timeArg(d.LastEdit))
+	if err != nil {
+		return err
+	}
+	d.ID = chatcore.DraftID(id)
+	return nil
+}
+
+// Drafts implements [chatcore.DraftStore].
+func (t *tx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
+	return scanAll(ctx, t, "drafts", func(r pgx.Rows, d *chatcore.Draft) error {
+		return r.Scan(&d.ID, &d.UserID, &d.Type, idCol[chatcore.StreamID]{&d.StreamID}, &d.Topic,
+			&d.To, &d.Content, timeCol{&d.LastEdit})
+	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = $1 ORDER BY id", user)
+}
+
+// DeleteDrafts implements [chatcore.DraftStore].
+func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	tag, err := t.exec(ctx, "DELETE FROM drafts WHERE user_id = $1", user)
+	if err != nil {
+		return 0, classify(err, "delete drafts")
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// DeleteDraftsOf implements [chatcore.DraftStore] with one DELETE statement.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if len(users) == 0 {
+		return 0, nil
+	}
+	tag, err := t.exec(ctx, "DELETE FROM drafts WHERE user_id = ANY($1)", users)
+	if err != nil {
+		return 0, classify(err, "delete drafts")
+	}
+	return int(tag.RowsAffected()), nil
+}

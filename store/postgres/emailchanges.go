@@ -1,0 +1,39 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+)
+
+const emailChangeCols = "key, user_id, realm_id, old_email, new_email, created_at"
+
+// CreateEmailChange implements [chatcore.EmailChangeStore].
+func (t *tx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "INSERT INTO email_changes ("+emailChangeCols+") VALUES ($1, $2, $3, $4, $5, $6)",
+		c.Key, c.UserID, c.RealmID, c.OldEmail, c.NewEmail, timeArg(c.CreatedAt))
+	return classify(err, "create email change")
+}
+
+// EmailChange implements [chatcore.EmailChangeStore].
+func (t *tx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange, error) {
+	var c chatcore.EmailChange
+	err := t.queryRow(ctx, "SELECT "+emailChangeCols+" FROM email_changes WHERE key = $1", key).
+		Scan(&c.Key, &c.UserID, &c.RealmID, &c.OldEmail, &c.NewEmail, timeCol{&c.CreatedAt})
+	if err != nil {
+		return nil, classify(err, "email change")
+	}
+	return &c, nil
+}
+
+// DeleteEmailChanges implements [chatcore.EmailChangeStore].
+func (t *tx) DeleteEmailChanges(ctx context.Context, user chatcore.UserID) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "DELETE FROM email_changes WHERE user_id = $1", user)
+	return classify(err, "delete email changes")
+}

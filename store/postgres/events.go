@@ -1,0 +1,270 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+// appendLockKey is the first key of the advisory lock AppendEvents takes;
+// the second is the hash of the schema.
+const appendLockKey = 0x65766e74 // "evnt"
+
+// appendEventsSQL takes the append lock (held until the transaction ends,
+// so ids follow commit order: a transaction that appends waits for the one
+// appending before it to commit or roll back), takes one id per event in
+// the given order, sets each entry's group_start (the group's first id) and
+// inserts the entries, returning the ids in order.
+const appendEventsSQL = `WITH l AS MATERIALIZED (
+		SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))
+	), e AS MATERIALIZED (
+		SELECT nextval(pg_get_serial_sequence('event_log', 'id')) AS id, r.realm, r.public, r.grp, r.data, r.ord
+		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
+	), g AS (
+		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
+	), ins AS (
+		INSERT INTO event_log (id, realm_id, public, group_start, data)
+		SELECT id, realm, public, start, data::json FROM g
+	)
+	SELECT id FROM g ORDER BY ord`
+
+// AppendEvents implements [chatcore.EventStore] with one statement for the
+// entries (under the append lock, see appendEventsSQL), one for their
+// addressees and, unless the store was opened without notifications, a
+// NOTIFY that PostgreSQL delivers to every listening instance when, and only
+// if, the transaction commits (see [Store.Bus]).
+func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	realms, public, groups, data := make([]int64, len(events)), make([]bool, len(events)), make([]int64, len(events)), make([]string, len(events))
+	for i, e := range events {
+		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
+	}
+	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data)
+	if err != nil {
+		return err
+	}
+	if len(got) != len(events) {
+		return fmt.Errorf("postgres: append events: %d ids for %d events", len(got), len(events))
+	}
+	var users, ids []int64
+	for i := range events {
+		events[i].ID = got[i]
+		for _, u := range events[i].UserIDs {
+			users, ids = append(users, int64(u)), append(ids, got[i])
+		}
+	}
+	if len(users) > 0 {
+		_, err := t.exec(ctx, `INSERT INTO event_users (user_id, event_id)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING`, users, ids)
+		if err != nil {
+			return classify(err, "address events")
+		}
+	}
+	if t.notify == nil {
+		return nil
+	}
+	for _, payload := range t.notify.payloads(events) {
+		if _, err := t.exec(ctx, "SELECT pg_notify($1, $2)", t.notify.channel, payload); err != nil {
+			return classify(err, "notify events")
+		}
+	}
+	return nil
+}
+
+// LastEventID implements [chatcore.EventStore]: the sequence of event_log,
+// which pruning does not lower.
+func (t *tx) LastEventID(ctx context.Context) (int64, error) {
+	var id *int64
+	err := t.queryRow(ctx, "SELECT last_value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'event_log_id_seq'").Scan(&id)
+	if err != nil {
+		return 0, classify(err, "last event id")
+	}
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
+}
+
+// eventsForSQL selects the entries of an EventLogQuery: the user's entries
+// through event_users, then (when the query asks for them) the realm's
+// public entries that no entry of their group addresses to the user.
+// Arguments: $1 user, $2 after, $3 realm, $4 public.
+const eventsForSQL = `
+SELECT e.id, e.realm_id, e.public, e.data::text FROM event_users u JOIN event_log e ON e.id = u.event_id
+WHERE u.user_id = $1 AND u.event_id > $2 AND e.realm_id = $3
+UNION ALL
+SELECT e.id, e.realm_id, e.public, e.data::text FROM event_log e
+WHERE $4 AND e.public AND e.realm_id = $3 AND e.id > $2
+  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = $1 AND g.event_id BETWEEN e.group_start AND e.id)`
+
+func eventsForArgs(q chatcore.EventLogQuery) []any {
+	return []any{q.UserID, q.After, q.RealmID, q.Public}
+}
+
+// EventsFor implements [chatcore.EventStore].
+func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+	query := eventsForSQL + " ORDER BY 1"
+	args := eventsForArgs(q)
+	if q.Limit > 0 {
+		query += " LIMIT $5"
+		args = append(args, q.Limit)
+	}
+	return scanAll(ctx, t, "events", func(r pgx.Rows, e *chatcore.LoggedEvent) error {
+		var data string
+		err := r.Scan(&e.ID, &e.RealmID, &e.Public, &data)
+		e.Data = []byte(data)
+		return err
+	}, query, args...)
+}
+
+// CountEventsFor implements [chatcore.EventStore].
+func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+	var n int
+	err := t.queryRow(ctx, "SELECT count(*) FROM ("+eventsForSQL+" LIMIT $5) c", append(eventsForArgs(q), max)...).Scan(&n)
+	return n, classify(err, "count events")
+}
+
+// PruneEvents implements [chatcore.EventStore]; event_users rows go with
+// their entries (ON DELETE CASCADE).
+func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if limit <= 0 {
+		return 0, fmt.Errorf("postgres: prune events: limit %d is not positive", limit)
+	}
+	var n int
+	var top *int64
+	err := t.queryRow(ctx, `WITH d AS (
+			DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2)
+			RETURNING id
+		), s AS (
+			INSERT INTO event_log_state AS st (id, pruned_through) SELECT 1, max(id) FROM d HAVING count(*) > 0
+			ON CONFLICT (id) DO UPDATE SET pruned_through = greatest(st.pruned_through, excluded.pruned_through)
+		)
+		SELECT count(*), max(id) FROM d`, through, limit).Scan(&n, &top)
+	return n, classify(err, "prune events")
+}
+
+// EventsPrunedThrough implements [chatcore.EventStore].
+func (t *tx) EventsPrunedThrough(ctx context.Context) (int64, error) {
+	var id int64
+	err := t.queryRow(ctx, "SELECT coalesce(max(pruned_through), 0) FROM event_log_state").Scan(&id)
+	return id, classify(err, "pruned events")
+}
+
+const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
+
+func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error {
+	var secs int64
+	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
+		timeCol{&q.Created}, timeCol{&q.LastPoll})
+	q.Lifespan = time.Duration(secs) * time.Second
+	return err
+}
+
+// CreateEventQueue implements [chatcore.EventStore].
+func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	params := q.Params
+	if params == nil {
+		params = []byte{}
+	}
+	_, err := t.exec(ctx, "INSERT INTO event_queues ("+queueCols+`, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10::timestamptz + $6::bigint * interval '1 second')`,
+		q.ID, q.RealmID, q.UserID, params, q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
+		q.Created.Truncate(time.Second), q.LastPoll.Truncate(time.Second))
+	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
+}
+
+// EventQueue implements [chatcore.EventStore].
+func (t *tx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
+	var q chatcore.EventQueue
+	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = $1", id), &q); err != nil {
+		return nil, classify(err, fmt.Sprintf("event queue %q", id))
+	}
+	return &q, nil
+}
+
+// UpdateEventQueue implements [chatcore.EventStore].
+func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	tag, err := t.exec(ctx, `UPDATE event_queues SET position = $1, acked = $2, last_poll = $3::timestamptz,
+		expires_at = $3::timestamptz + lifespan_secs * interval '1 second' WHERE id = $4`,
+		q.Position, q.Acked, q.LastPoll.Truncate(time.Second), q.ID)
+	return mustAffect(tag, err, fmt.Sprintf("update event queue %q", q.ID))
+}
+
+// DeleteEventQueues implements [chatcore.EventStore] with one statement.
+func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	tag, err := t.exec(ctx, "DELETE FROM event_queues WHERE id = ANY($1)", ids)
+	if err != nil {
+		return 0, classify(err, "delete event queues")
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// EventQueues implements [chatcore.EventStore].
+func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+	var p params
+	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
+	if f.RealmID != 0 {
+		query += " AND realm_id = " + p.add(f.RealmID)
+	}
+	if f.UserID != 0 {
+		query += " AND user_id = " + p.add(f.UserID)
+	}
+	if !f.ExpiredAt.IsZero() {
+		query += " AND expires_at < " + p.add(expiryBound(f.ExpiredAt))
+	}
+	if f.PositionBelow != 0 {
+		query += " AND position < " + p.add(f.PositionBelow)
+	}
+	if f.AfterID != "" {
+		query += " AND id > " + p.add(f.AfterID)
+	}
+	query += " ORDER BY id"
+	if f.Limit > 0 {
+		query += " LIMIT " + p.add(f.Limit)
+	}
+	return scanAll(ctx, t, "event queues", func(r pgx.Rows, q *chatcore.EventQueue) error { return scanQueue(r, q) }, query, p.args...)
+}
+
+// OldestEventQueuePosition implements [chatcore.EventStore].
+func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
+	var p *int64
+	err := t.queryRow(ctx, "SELECT min(position) FROM event_queues").Scan(&p)
+	if err != nil || p == nil {
+		return 0, false, classify(err, "oldest event queue")
+	}
+	return *p, true, nil
+}
+
+// expiryBound is the bound "last_poll + lifespan < bound" compares with for
+// a queue expired at t: a queue whose end is t itself, or a fraction of a
+// second before it, is expired (stored times are whole seconds).
+func expiryBound(t time.Time) time.Time {
+	b := t.Truncate(time.Second)
+	if b.Before(t) {
+		b = b.Add(time.Second)
+	}
+	return b
+}

@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+// effFlagsSQL is the flags of the user $1 on the message m, NULL when the
+// user did not receive it: the flag row when there is one, otherwise
+// m.default_flags for a participant of a direct message or a user whose
+// active subscription covers m.
+const effFlagsSQL = `coalesce(
+	(SELECT f.flags FROM user_message_flags f WHERE f.user_id = $1 AND f.message_id = m.id),
+	CASE WHEN m.type = 'private' THEN
+		CASE WHEN EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = $1)
+		THEN m.default_flags END
+	ELSE
+		CASE WHEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = $1
+			AND s.active AND s.since_message_id <= m.id)
+		THEN m.default_flags END
+	END)`
+
+// flagConditionSQL is the condition on uf of a query with FlagUser. The flag
+// values are small integers, written into the statement.
+func flagConditionSQL(q chatcore.MessageQuery) string {
+	all, anyOf, none := strconv.Itoa(int(q.AllFlags)), strconv.Itoa(int(q.AnyFlags)), strconv.Itoa(int(q.NoFlags))
+	cond := "uf IS NOT NULL AND uf & " + all + " = " + all + " AND uf & " + none + " = 0"
+	if q.AnyFlags != 0 {
+		cond += " AND uf & " + anyOf + " <> 0"
+	}
+	return cond
+}
+
+const userMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct_members, uf"
+
+func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage) error {
+	var uf *int32
+	err := r.Scan(&um.ID, &um.RealmID, &um.Type, &um.StreamID, &um.Topic, &um.SenderID, &um.DirectMembers, &uf)
+	um.Received, um.Flags = uf != nil, 0
+	if uf != nil {
+		um.Flags = chatcore.MessageFlags(*uf)
+	}
+	if um.Type != chatcore.MessageTypePrivate {
+		um.DirectMembers = nil
+	}
+	return err
+}
+
+// UserMessages implements [chatcore.FlagStore] with one query.
+func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
+			WHERE m.id = ANY($2)) m ORDER BY id`, user, ids)
+}
+
+// PutUserMessageFlags implements [chatcore.FlagStore] with one statement.
+// When rows name one (user, message) twice, the last one wins.
+func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessageFlags) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	users, msgs, flags := make([]int64, len(rows)), make([]int64, len(rows)), make([]int32, len(rows))
+	for i, r := range rows {
+		users[i], msgs[i], flags[i] = int64(r.UserID), int64(r.MessageID), int32(r.Flags)
+	}
+	_, err := t.exec(ctx, `INSERT INTO user_message_flags (user_id, message_id, flags)
+		SELECT DISTINCT ON (u, m) u, m, f
+		FROM unnest($1::bigint[], $2::bigint[], $3::integer[]) WITH ORDINALITY AS r(u, m, f, ord)
+		ORDER BY u, m, ord DESC
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, users, msgs, flags)
+	return classify(err, "put message flags")
+}
+
+// UpdateUserMessageFlags implements [chatcore.FlagStore] with one upsert
+// that returns the changed ids.
+func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	f := strconv.Itoa(int(flag))
+	next, changed := "uf & ~"+f, "uf & "+f+" <> 0"
+	if add {
+		next, changed = "uf | "+f, "uf & "+f+" <> "+f
+	}
+	out, err := scanIDs[chatcore.MessageID](ctx, t, "update message flags",
+		`INSERT INTO user_message_flags (user_id, message_id, flags)
+		SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
+			WHERE m.id = ANY($2)) m
+		WHERE uf IS NOT NULL AND `+changed+`
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
+		RETURNING message_id`, user, ids)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// UnreadMessages implements [chatcore.FlagStore]: the candidates are the
+// user's direct conversations, the messages their active subscriptions cover
+// and their flag rows, each found through an index.
+func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
+	return scanAll(ctx, t, "unread messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m WHERE m.id IN (
+			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
+				WHERE rm.user_id = $1
+			UNION ALL
+			SELECT m3.id FROM subscriptions s
+				JOIN messages m3 ON m3.stream_id = s.stream_id AND m3.id >= s.since_message_id
+				WHERE s.user_id = $1 AND s.active
+			UNION ALL
+			SELECT message_id FROM user_message_flags WHERE user_id = $1)) m
+		WHERE uf IS NOT NULL AND uf & 1 = 0 ORDER BY id DESC LIMIT $2`, user, limit)
+}
+
+// FlaggedMessageIDs implements [chatcore.FlagStore]. Flags other than
+// stream_wildcard_mentioned exist only in rows, so only rows are searched
+// for them.
+func (t *tx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+	f := strconv.Itoa(int(flag))
+	query := "SELECT message_id FROM user_message_flags WHERE user_id = $1 AND flags & " + f + " = " + f
+	if flag&^chatcore.FlagStreamWildcardMentioned == 0 {
+		query = "SELECT id FROM (SELECT m.id, " + effFlagsSQL + " AS uf FROM messages m WHERE m.default_flags & " + f + " = " + f +
+			") m WHERE uf & " + f + " = " + f + " UNION " + query
+	}
+	out, err := scanIDs[chatcore.MessageID](ctx, t, "flagged messages", query, user)
+	slices.Sort(out)
+	return out, err
+}

@@ -1,0 +1,329 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
+	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
+
+func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
+	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
+		&m.DirectMembers, &m.Content, &m.RenderedContent, &m.Client,
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
+}
+
+// Message implements [chatcore.MessageStore].
+func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+	var m chatcore.Message
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
+		return nil, classify(err, fmt.Sprintf("message %d", id))
+	}
+	if err := t.attachChildren(ctx, []*chatcore.Message{&m}); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Messages implements [chatcore.MessageStore]. Reactions, edit history and
+// submessages are loaded with one query each for the whole result.
+func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+	query, args, ok := messagesSQL(q)
+	if !ok {
+		return nil, nil
+	}
+	msgs, err := scanAll(ctx, t, "messages", func(r pgx.Rows, m *chatcore.Message) error { return scanMessage(r, m) },
+		query, args...)
+	if err != nil || len(msgs) == 0 {
+		return msgs, err
+	}
+	ptrs := make([]*chatcore.Message, len(msgs))
+	for i := range msgs {
+		ptrs[i] = &msgs[i]
+	}
+	return msgs, t.attachChildren(ctx, ptrs)
+}
+
+// params collects the parameters of a statement under construction.
+type params struct{ args []any }
+
+// add appends v and returns its placeholder.
+func (p *params) add(v any) string {
+	p.args = append(p.args, v)
+	return "$" + strconv.Itoa(len(p.args))
+}
+
+// messagesSQL builds the query of Messages; ok is false when q selects
+// nothing.
+func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
+	var p params
+	var where []string
+	if q.FlagUser != 0 {
+		p.add(q.FlagUser) // $1 of effFlagsSQL
+	}
+	where = append(where, "m.realm_id = "+p.add(q.RealmID))
+	switch {
+	case q.Recipients == nil:
+	case len(q.Recipients) == 0:
+		return "", nil, false
+	case len(q.Recipients) == 1:
+		where = append(where, "m.recipient_id = "+p.add(q.Recipients[0]))
+	default:
+		where = append(where, "m.recipient_id = ANY("+p.add(q.Recipients)+")")
+	}
+	if q.TopicKey != nil {
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*q.TopicKey))
+	}
+	switch {
+	case q.IDs == nil:
+	case len(q.IDs) == 0:
+		return "", nil, false
+	default:
+		where = append(where, "m.id = ANY("+p.add(q.IDs)+")")
+	}
+	if q.AfterID != 0 {
+		where = append(where, "m.id > "+p.add(q.AfterID))
+	}
+	if q.BeforeID != 0 {
+		where = append(where, "m.id < "+p.add(q.BeforeID))
+	}
+	from := "messages m"
+	if q.FlagUser != 0 {
+		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"
+		where = []string{flagConditionSQL(q)}
+	}
+	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
+	if q.Newest {
+		query += " DESC"
+	}
+	if q.Limit > 0 {
+		query += " LIMIT " + strconv.Itoa(q.Limit)
+	}
+	return query, p.args, true
+}
+
+// attachChildren loads the reactions, edit history and submessages of msgs.
+func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error {
+	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
+	list := make([]chatcore.MessageID, len(msgs))
+	for i, m := range msgs {
+		byID[m.ID], list[i] = m, m.ID
+	}
+	type reaction struct {
+		id chatcore.MessageID
+		r  chatcore.Reaction
+	}
+	reactions, err := scanAll(ctx, t, "reactions", func(r pgx.Rows, v *reaction) error {
+		return r.Scan(&v.id, &v.r.UserID, &v.r.EmojiName, &v.r.EmojiCode, &v.r.ReactionType)
+	}, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
+		WHERE message_id = ANY($1) ORDER BY message_id, seq`, list)
+	if err != nil {
+		return err
+	}
+	for _, v := range reactions {
+		byID[v.id].Reactions = append(byID[v.id].Reactions, v.r)
+	}
+	type edit struct {
+		id chatcore.MessageID
+		e  chatcore.EditHistoryEntry
+	}
+	edits, err := scanAll(ctx, t, "edit history", func(r pgx.Rows, v *edit) error {
+		return r.Scan(&v.id, &v.e.UserID, timeCol{&v.e.Timestamp}, &v.e.PrevContent, &v.e.PrevRenderedContent,
+			idCol[chatcore.StreamID]{&v.e.PrevStreamID}, idCol[chatcore.StreamID]{&v.e.StreamID},
+			&v.e.PrevTopic, &v.e.Topic)
+	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
+		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
+		WHERE message_id = ANY($1) ORDER BY message_id, seq`, list)
+	if err != nil {
+		return err
+	}
+	for _, v := range edits {
+		byID[v.id].EditHistory = append(byID[v.id].EditHistory, v.e)
+	}
+	subs, err := scanAll(ctx, t, "submessages", func(r pgx.Rows, s *chatcore.Submessage) error {
+		return r.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content)
+	}, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
+		WHERE message_id = ANY($1) ORDER BY message_id, id`, list)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
+	}
+	return nil
+}
+
+// CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id
+// above every id ever used; an explicit one is kept, and later ids go above
+// it. The message and its reactions and edit history are one statement.
+func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	m.TopicKey = chatcore.TopicKey(m.Topic)
+	id, err := t.insertWithID(ctx, "messages", "create message",
+		"INSERT INTO messages ("+messageCols+") VALUES ("+idValue("messages")+
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
+		int64(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
+		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags)
+	if err != nil {
+		return err
+	}
+	m.ID = chatcore.MessageID(id)
+	if len(m.Reactions) > 0 {
+		n := len(m.Reactions)
+		users, names, codes, types := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
+		for i, r := range m.Reactions {
+			users[i], names[i], codes[i], types[i] = int64(r.UserID), r.EmojiName, r.EmojiCode, r.ReactionType
+		}
+		_, err := t.exec(ctx, `INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
+			SELECT $1, r.ord - 1, r.u, r.n, r.c, r.t
+			FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r(u, n, c, t, ord)`,
+			id, users, names, codes, types)
+		if err != nil {
+			return classify(err, "create reactions")
+		}
+	}
+	for i, e := range m.EditHistory {
+		_, err := t.exec(ctx, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
+			prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			id, i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent, idArg(e.PrevStreamID),
+			idArg(e.StreamID), e.PrevTopic, e.Topic)
+		if err != nil {
+			return classify(err, "create edit history")
+		}
+	}
+	for i := range m.Submessages {
+		s := &m.Submessages[i]
+		s.MessageID = m.ID
+		sid, err := t.insertWithID(ctx, "submessages", "create submessage",
+			"INSERT INTO submessages (id, message_id, sender_id, msg_type, content) VALUES ("+idValue("submessages")+
+				", $2, $3, $4, $5) RETURNING id", s.ID, id, s.SenderID, s.MsgType, s.Content)
+		if err != nil {
+			return err
+		}
+		s.ID = sid
+	}
+	return nil
+}
+
+// deleteSQL builds the one statement that deletes a batch of messages: the
+// newest limit matching ids, locked and skipped by nobody else; reactions,
+// edit history, submessages and flag rows go by ON DELETE CASCADE.
+func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
+	var p params
+	where := []string{"m.realm_id = " + p.add(f.RealmID)}
+	if f.StreamID != 0 {
+		where = append(where, "m.stream_id = "+p.add(f.StreamID))
+	}
+	if f.TopicKey != nil {
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*f.TopicKey))
+	}
+	if f.MinID != 0 {
+		where = append(where, "m.id >= "+p.add(f.MinID))
+	}
+	if f.SenderID != 0 {
+		where = append(where, "m.sender_id = "+p.add(f.SenderID))
+	}
+	if f.IDs != nil {
+		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
+	}
+	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+	if k := f.Kinds & all; k != 0 && k != all {
+		var kinds []string
+		if k&chatcore.KindPublicChannel != 0 {
+			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND NOT s.invite_only))")
+		}
+		if k&chatcore.KindPrivateChannel != 0 {
+			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only))")
+		}
+		if k&chatcore.KindDirect != 0 {
+			kinds = append(kinds, "m.type = 'private'")
+		}
+		where = append(where, "("+strings.Join(kinds, " OR ")+")")
+	}
+	lim := p.add(limit)
+	return `DELETE FROM messages WHERE id IN (
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
+		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, p.args
+}
+
+// DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
+// RETURNING statement.
+func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
+	}
+	query, args := deleteSQL(f, limit)
+	out, err := scanAll(ctx, t, "delete messages", func(r pgx.Rows, d *chatcore.DeletedMessage) error {
+		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.Topic, &d.TopicKey, &d.SenderID, &d.Recipients)
+	}, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
+	for i := range out {
+		if out[i].Type != chatcore.MessageTypePrivate {
+			out[i].Recipients = nil
+		}
+	}
+	return out, nil
+}
+
+// OldestMessageID implements [chatcore.MessageStore].
+func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
+	var id chatcore.MessageID
+	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = $1", stream).Scan(&id)
+	return id, classify(err, "oldest message")
+}
+
+// DirectRecipient implements [chatcore.MessageStore]. In a View it can only
+// find an existing conversation; a missing one gives an error wrapping both
+// [chatcore.ErrNotFound] and [ErrReadOnly]. Two transactions creating one
+// conversation at once cannot both commit: the unique key makes one of them
+// fail with a serialization failure, and Update runs it again.
+func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+	ids := slices.Compact(slices.Sorted(slices.Values(members)))
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(int64(id), 10)
+	}
+	key := strings.Join(parts, ",")
+	var rid chatcore.RecipientID
+	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = $1 AND direct_key = $2", realm, key).Scan(&rid)
+	if err == nil {
+		return rid, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return 0, classify(err, "direct recipient")
+	}
+	if err := t.writable(); err != nil {
+		// The contract: in a View a missing conversation is not found.
+		return 0, fmt.Errorf("postgres: direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
+	}
+	err = t.queryRow(ctx, `WITH r AS (
+			INSERT INTO recipients (realm_id, direct_key) VALUES ($1, $2) RETURNING id
+		), m AS (
+			INSERT INTO recipient_members (recipient_id, user_id) SELECT r.id, unnest($3::bigint[]) FROM r
+		)
+		SELECT id FROM r`, realm, key, ids).Scan(&rid)
+	return rid, classify(err, "create direct recipient")
+}
+
+// DirectRecipients implements [chatcore.MessageStore].
+func (t *tx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients",
+		"SELECT recipient_id FROM recipient_members WHERE user_id = $1 ORDER BY recipient_id", user)
+}

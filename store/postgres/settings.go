@@ -1,0 +1,134 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+// UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
+// the named columns only, so concurrent changes of other settings of the
+// same user are never overwritten.
+func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	var probe chatcore.Settings
+	args := make([]any, 0, len(changes)+1)
+	var set strings.Builder
+	set.WriteString("UPDATE users SET ")
+	for i, ch := range changes {
+		col, ok := settingColumns[ch.Name]
+		if !ok {
+			return fmt.Errorf("postgres: update user settings: unknown setting %q", ch.Name)
+		}
+		for _, prev := range changes[:i] {
+			if prev.Name == ch.Name {
+				return fmt.Errorf("postgres: update user settings: setting %q named twice", ch.Name)
+			}
+		}
+		if err := probe.Set(ch.Name, ch.Value); err != nil {
+			return fmt.Errorf("postgres: update user settings: %w", err)
+		}
+		v, _ := probe.Value(ch.Name) // the value converted to the setting's type
+		args = append(args, v)
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(col)
+		set.WriteString(" = $")
+		set.WriteString(strconv.Itoa(i + 1))
+	}
+	args = append(args, user)
+	set.WriteString(" WHERE id = $" + strconv.Itoa(len(args)))
+	tag, err := t.exec(ctx, set.String(), args...)
+	return mustAffect(tag, err, fmt.Sprintf("update settings of user %d", user))
+}
+
+// bulkSettingSQL is the one statement of UpdateSettingBulk; %[1]s is the
+// quoted setting column, taken only from settingColumns, %[2]s its SQL type.
+// Parameters: 1 realm, 2 user ids, 3 group ids, 4 value, 5 skip-if-edited,
+// 6 setting name.
+//
+// The recursive CTE expands the realm's groups through their subgroups
+// (UNION ends cycles); targets are the explicit ids plus the groups' active
+// members. Bots, other realms and users already holding the value are left
+// out, and with skip-if-edited so are users with a row in
+// user_setting_edits.
+const bulkSettingSQL = `WITH RECURSIVE
+	grp(id) AS (
+		SELECT g.id FROM user_groups g WHERE g.id = ANY($3::bigint[]) AND g.realm_id = $1
+		UNION
+		SELECT s.subgroup_id FROM group_subgroups s JOIN grp ON s.group_id = grp.id
+	),
+	target(id) AS (
+		SELECT unnest($2::bigint[])
+		UNION
+		SELECT m.user_id FROM grp JOIN group_members m ON m.group_id = grp.id
+			JOIN users gu ON gu.id = m.user_id AND gu.is_active
+	)
+UPDATE users SET %[1]s = $4::%[2]s
+WHERE id IN (SELECT id FROM target)
+	AND realm_id = $1 AND NOT is_bot AND %[1]s IS DISTINCT FROM $4::%[2]s
+	AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM user_setting_edits e WHERE e.user_id = users.id AND e.setting = $6))
+RETURNING id`
+
+// UpdateSettingBulk implements [chatcore.SettingsStore] with one UPDATE
+// statement. An unknown setting name, or a value of the wrong type, is an
+// error.
+func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	col, ok := settingColumns[u.Setting]
+	if !ok {
+		return nil, fmt.Errorf("postgres: bulk setting update: unknown setting %q", u.Setting)
+	}
+	var probe chatcore.Settings
+	if err := probe.Set(u.Setting, u.Value); err != nil {
+		return nil, fmt.Errorf("postgres: bulk setting update: %w", err)
+	}
+	v, _ := probe.Value(u.Setting) // the value converted to the setting's type
+	typ := "text"
+	switch v.(type) {
+	case bool:
+		typ = "boolean"
+	case int:
+		typ = "integer"
+	}
+	out, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmt.Sprintf(bulkSettingSQL, col, typ),
+		u.RealmID, u.UserIDs, u.GroupIDs, v, u.SkipIfEdited, u.Setting)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// RecordSettingEdits implements [chatcore.SettingsStore] in one statement. An
+// unknown user gives ErrNotFound.
+func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(settings) == 0 {
+		return nil
+	}
+	_, err := t.exec(ctx, `INSERT INTO user_setting_edits (user_id, setting)
+		SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, user, settings)
+	return classify(err, fmt.Sprintf("record setting edits of user %d", user))
+}
+
+// EditedSettings implements [chatcore.SettingsStore].
+func (t *tx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
+	return scanAll(ctx, t, "edited settings", func(r pgx.Rows, s *string) error { return r.Scan(s) },
+		"SELECT setting FROM user_setting_edits WHERE user_id = $1 ORDER BY setting COLLATE \"C\"", user)
+}

@@ -1,0 +1,291 @@
+// Package postgres is the PostgreSQL implementation of [chatcore.Store], built
+// on github.com/jackc/pgx/v5 and its connection pool, pgxpool.
+//
+// # Transactions
+//
+// There is no writer lock: every Update runs at the SERIALIZABLE isolation
+// level, so PostgreSQL itself guarantees that the committed transactions have
+// the effect of running one at a time, whatever process or machine they come
+// from. A rule the Service checks and then writes in one Update ("never
+// deactivate the only owner", "deliver a scheduled message only if it is
+// still undelivered", a read-modify-write of a user's settings) therefore
+// holds across several server instances on one database. When PostgreSQL
+// cannot order two transactions (SQLSTATE 40001, or a deadlock, 40P01), the
+// losing transaction is rolled back and Update runs fn again in a new
+// transaction, up to [WithMaxAttempts] times in all, with a short randomised
+// pause between attempts: fn may run more than once, and only the last run's
+// writes are committed. Transactions that touch different rows (in
+// particular, writes of different realms) never wait for each other.
+//
+// A write that fails on a constraint (ErrConflict, or ErrNotFound for a
+// missing parent row) aborts the PostgreSQL transaction: every later call on
+// the Tx fails with an error wrapping the first one, and Update returns an
+// error even when fn returns nil. fn must return after such an error, as the
+// Service does.
+//
+// View runs at REPEATABLE READ, READ ONLY: one consistent snapshot of
+// committed data, which never waits for writers and never fails because of
+// them.
+//
+// # Schema
+//
+// The schema lives in embedded migrations/NNNN_name.sql files, applied in
+// order at Open, each in its own transaction that also records its version in
+// the table chatcore_schema; a transaction-scoped advisory lock keeps two
+// processes that open one database at once from migrating it twice. Open
+// refuses a database whose version is newer than the code knows
+// ([ErrNewerSchema]).
+//
+// Times are timestamptz (microseconds; read back in UTC, the zero time as
+// NULL). Case-insensitive keys are folded in Go (chatcore.FoldKey,
+// chatcore.TopicKey) and stored in their own text columns.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var _ chatcore.Store = (*Store)(nil)
+
+// Store is a [chatcore.Store] on a PostgreSQL database. It is safe for
+// concurrent use, and several Stores (in one process or many) may share one
+// database and schema.
+type Store struct {
+	pool        *pgxpool.Pool
+	maxAttempts int
+	schema      string
+	// notify announces appended events (nil: WithoutNotify).
+	notify *notifier
+}
+
+type config struct {
+	maxConns    int32
+	minConns    int32
+	maxAttempts int
+	schema      string
+	noNotify    bool
+	pool        func(*pgxpool.Config)
+}
+
+// Option configures [Open].
+type Option func(*config)
+
+// WithMaxConns sets the size of the connection pool (default: pgxpool's,
+// max(4, GOMAXPROCS), or pool_max_conns in the connection string). Every
+// running View or Update holds one connection; further ones wait for a free
+// connection. Non-positive values keep the default.
+func WithMaxConns(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxConns = int32(n)
+		}
+	}
+}
+
+// WithMinConns sets how many idle connections the pool keeps open.
+func WithMinConns(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.minConns = int32(n)
+		}
+	}
+}
+
+// WithMaxAttempts sets how many times Update runs fn when PostgreSQL reports
+// a serialization failure or a deadlock (default 10). The error of the last
+// attempt is returned; [IsSerializationFailure] reports it.
+func WithMaxAttempts(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxAttempts = n
+		}
+	}
+}
+
+// WithSchema makes the Store keep its tables in the named PostgreSQL schema
+// (created when missing) instead of the connection's default search path, so
+// that several independent chatcore databases can share one PostgreSQL
+// database.
+func WithSchema(name string) Option { return func(c *config) { c.schema = name } }
+
+// WithPoolConfig lets the embedder adjust the pool configuration parsed from
+// the connection string (health checks, connection lifetimes, tracing, TLS)
+// before the pool is created. It runs after the other options.
+func WithPoolConfig(fn func(*pgxpool.Config)) Option { return func(c *config) { c.pool = fn } }
+
+// Open connects to the PostgreSQL database named by connString (a libpq URL,
+// postgres://user@host/db?..., or a key=value DSN), applies any pending
+// migrations and returns a Store. It fails when the database's schema version
+// is newer than this package knows, or when the users table lacks a column
+// for one of chatcore's settings. The caller must Close the Store.
+func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
+	cfg := config{maxAttempts: 10}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	pc, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if cfg.maxConns > 0 {
+		pc.MaxConns = cfg.maxConns
+	}
+	if cfg.minConns > 0 {
+		pc.MinConns = min(cfg.minConns, pc.MaxConns)
+	}
+	if cfg.schema != "" {
+		pc.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{cfg.schema}.Sanitize()
+	}
+	if cfg.pool != nil {
+		cfg.pool(pc)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	s := &Store{pool: pool, maxAttempts: cfg.maxAttempts, schema: cfg.schema}
+	if !cfg.noNotify {
+		s.notify = &notifier{channel: channelName(cfg.schema), instance: newInstanceID()}
+	}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	return s, nil
+}
+
+// Pool returns the Store's connection pool, for embedders that keep their own
+// tables beside chatcore's (and for tests and benchmarks).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the connection pool, waiting for connections in use to be
+// returned. It must not be called while transactions are running.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// View runs fn in a REPEATABLE READ, READ ONLY transaction; see
+// [chatcore.Store]. Writes through its Tx return [ErrReadOnly].
+func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("postgres: begin view: %w", err)
+	}
+	t := &tx{tx: pgTx, readOnly: true}
+	done := false
+	defer func() {
+		if !done {
+			_ = pgTx.Rollback(context.WithoutCancel(ctx)) // panicking: end the transaction, then let the panic continue
+		}
+	}()
+	ferr := fn(t)
+	done = true
+	if rerr := pgTx.Rollback(context.WithoutCancel(ctx)); rerr != nil && ferr == nil {
+		return fmt.Errorf("postgres: end view: %w", rerr)
+	}
+	return ferr
+}
+
+// Update runs fn in a SERIALIZABLE transaction and commits it when fn returns
+// nil; see [chatcore.Store] and the package documentation. When PostgreSQL
+// reports a serialization failure or a deadlock, in fn or at commit, the
+// transaction is rolled back and fn runs again in a new one (at most
+// [WithMaxAttempts] times in all), so fn may run more than once and must
+// keep no effect of a failed run. A panic in fn rolls back and is re-raised,
+// without another attempt.
+func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		if cerr := ctx.Err(); cerr != nil {
+			if err != nil {
+				return fmt.Errorf("%w (after %w)", cerr, err)
+			}
+			return cerr
+		}
+		var retry bool
+		retry, err = s.attempt(ctx, fn)
+		if !retry || attempt >= s.maxAttempts {
+			return err
+		}
+		// Randomised, growing pause: two transactions that failed each other
+		// do not meet again at once.
+		pause := time.Duration(rand.Int64N(int64(time.Millisecond)<<min(attempt, 6))) + 100*time.Microsecond
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
+}
+
+// attempt runs fn once in a new SERIALIZABLE transaction. retry reports a
+// serialization failure or deadlock in any statement of the attempt or at
+// commit, whatever fn did with the error it was given.
+func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error) (retry bool, err error) {
+	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return false, fmt.Errorf("postgres: begin update: %w", err)
+	}
+	t := &tx{tx: pgTx, notify: s.notify}
+	done := false
+	defer func() {
+		if !done {
+			_ = pgTx.Rollback(context.WithoutCancel(ctx)) // panicking: undo, then let the panic continue
+		}
+	}()
+	ferr := fn(t)
+	done = true
+	rollback := func() { _ = pgTx.Rollback(context.WithoutCancel(ctx)) }
+	switch {
+	case t.failed != nil && isRetryable(t.failed):
+		rollback()
+		if ferr == nil {
+			ferr = t.failed
+		}
+		return true, ferr
+	case ferr != nil:
+		rollback()
+		return false, ferr
+	case t.failed != nil:
+		rollback()
+		return false, fmt.Errorf("postgres: commit after a failed statement: %w", t.failed)
+	}
+	if err := ctx.Err(); err != nil {
+		rollback()
+		return false, fmt.Errorf("postgres: not committed: %w", err)
+	}
+	if err := pgTx.Commit(ctx); err != nil {
+		return isRetryable(err), fmt.Errorf("postgres: commit: %w", err)
+	}
+	return false, nil
+}
+
+// IsSerializationFailure reports whether err comes from a transaction that
+// PostgreSQL could not serialise with a concurrent one (SQLSTATE 40001) or
+// that was chosen as a deadlock victim (40P01). Update retries these; one is
+// returned only after the last attempt.
+func IsSerializationFailure(err error) bool { return isRetryable(err) }
+
+// ErrNewerSchema reports a database written by a newer version of this package.
+var ErrNewerSchema = errors.New("postgres: database schema is newer than this program supports")
+
+// Schema returns the schema given with [WithSchema], or "" when the Store
+// uses the connection's search path.
+func (s *Store) Schema() string { return s.schema }
+
+// logf logs a problem of the Store's background work.
+func (s *Store) logf(format string, args ...any) {
+	slog.Default().Warn(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,196 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
+	history_public_to_subscribers, is_archived, first_message_id, date_created, creator_id, rendered_description`
+
+func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
+	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
+		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
+		timeCol{&s.DateCreated}, idCol[chatcore.UserID]{&s.CreatorID}, &s.RenderedDescription)
+}
+
+// Stream implements [chatcore.StreamStore].
+func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	var s chatcore.Stream
+	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE id = $1", id), &s); err != nil {
+		return nil, classify(err, fmt.Sprintf("stream %d", id))
+	}
+	return &s, nil
+}
+
+// StreamByName implements [chatcore.StreamStore].
+func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+	var s chatcore.Stream
+	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE realm_id = $1 AND name_key = $2",
+		realm, chatcore.FoldKey(name)), &s)
+	if err != nil {
+		return nil, classify(err, fmt.Sprintf("stream %q", name))
+	}
+	return &s, nil
+}
+
+// Streams implements [chatcore.StreamStore].
+func (t *tx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
+	return scanAll(ctx, t, "streams", func(r pgx.Rows, s *chatcore.Stream) error { return scanStream(r, s) },
+		"SELECT "+streamCols+" FROM streams WHERE realm_id = $1 ORDER BY id", realm)
+}
+
+// CreateStream implements [chatcore.StreamStore]. The channel's recipient id
+// comes from the recipients table, shared with direct conversations.
+func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	rid, err := t.insertWithID(ctx, "recipients", "create stream recipient",
+		"INSERT INTO recipients (id, realm_id) VALUES ("+idValue("recipients")+", $2) RETURNING id",
+		int64(s.RecipientID), s.RealmID)
+	if err != nil {
+		return err
+	}
+	id, err := t.insertWithID(ctx, "streams", "create stream",
+		"INSERT INTO streams ("+streamCols+", name_key) VALUES ("+idValue("streams")+
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
+		int64(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription,
+		chatcore.FoldKey(s.Name))
+	if err != nil {
+		return err
+	}
+	s.ID, s.RecipientID = chatcore.StreamID(id), chatcore.RecipientID(rid)
+	return nil
+}
+
+// UpdateStream implements [chatcore.StreamStore]. The recipient id is kept.
+func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	tag, err := t.exec(ctx, `UPDATE streams SET realm_id = $1, name = $2, name_key = $3, description = $4,
+		invite_only = $5, history_public_to_subscribers = $6, is_archived = $7, first_message_id = $8,
+		date_created = $9, creator_id = $10, rendered_description = $11 WHERE id = $12`,
+		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription, s.ID)
+	return mustAffect(tag, err, fmt.Sprintf("update stream %d", s.ID))
+}
+
+const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, since_message_id,
+	color, pin_to_top, is_muted, desktop_notifications, audible_notifications, push_notifications,
+	email_notifications, wildcard_mentions_notify`
+
+func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
+	p := &s.SubscriptionProperties
+	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID,
+		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
+		&p.EmailNotifications, &p.WildcardMentionsNotify)
+}
+
+// Subscription implements [chatcore.StreamStore].
+func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
+	var s chatcore.Subscription
+	err := scanSubscription(t.queryRow(ctx, "SELECT "+subscriptionCols+" FROM subscriptions WHERE stream_id = $1 AND user_id = $2",
+		stream, user), &s)
+	if err != nil {
+		return nil, classify(err, fmt.Sprintf("subscription of user %d to stream %d", user, stream))
+	}
+	return &s, nil
+}
+
+// Subscriptions implements [chatcore.StreamStore]. With both ids zero it
+// returns nothing.
+func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+	var where []string
+	var args []any
+	if stream != 0 {
+		args = append(args, stream)
+		where = append(where, fmt.Sprintf("stream_id = $%d", len(args)))
+	}
+	if user != 0 {
+		args = append(args, user)
+		where = append(where, fmt.Sprintf("user_id = $%d", len(args)))
+	}
+	if len(where) == 0 {
+		return nil, nil
+	}
+	return scanAll(ctx, t, "subscriptions", func(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+		"SELECT "+subscriptionCols+" FROM subscriptions WHERE "+strings.Join(where, " AND ")+" ORDER BY stream_id, user_id", args...)
+}
+
+// ActiveSubscriberIDs implements [chatcore.StreamStore]: the whole list comes
+// back as one array value, in the order of the primary key.
+func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	var out []chatcore.UserID
+	err := t.queryRow(ctx, `SELECT coalesce(array_agg(user_id ORDER BY user_id), '{}')
+		FROM subscriptions WHERE stream_id = $1 AND active`, stream).Scan(&out)
+	if err != nil {
+		return nil, classify(err, "subscribers")
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// PutSubscription implements [chatcore.StreamStore].
+func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	p := s.SubscriptionProperties
+	_, err := t.exec(ctx, "INSERT INTO subscriptions ("+subscriptionCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (stream_id, user_id) DO UPDATE SET active = excluded.active,
+		first_visible_message_id = excluded.first_visible_message_id, since_message_id = excluded.since_message_id,
+		color = excluded.color, pin_to_top = excluded.pin_to_top, is_muted = excluded.is_muted,
+		desktop_notifications = excluded.desktop_notifications, audible_notifications = excluded.audible_notifications,
+		push_notifications = excluded.push_notifications, email_notifications = excluded.email_notifications,
+		wildcard_mentions_notify = excluded.wildcard_mentions_notify`,
+		s.StreamID, s.UserID, s.Active, idArg(s.FirstVisibleMessageID), s.SinceMessageID,
+		p.Color, p.PinToTop, p.IsMuted, p.DesktopNotifications, p.AudibleNotifications, p.PushNotifications,
+		p.EmailNotifications, p.WildcardMentionsNotify)
+	return classify(err, "put subscription")
+}
+
+// DeactivateSubscriptions implements [chatcore.StreamStore].
+func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, "UPDATE subscriptions SET active = false WHERE user_id = $1 AND active", user)
+	return classify(err, "deactivate subscriptions")
+}
+
+// ActiveRealmSubscriptions implements [chatcore.StreamStore].
+func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+	return scanAll(ctx, t, "realm subscriptions", func(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+		"SELECT "+prefixed("s.", subscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+		WHERE c.realm_id = $1 AND s.active ORDER BY s.stream_id, s.user_id`, realm)
+}
+
+// prefixed qualifies every column of a comma-separated list with prefix.
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StreamTopics implements [chatcore.StreamStore]: one pass over the
+// channel's rows of the messages_stream_topic index, then the topic of each
+// topic's newest message by its primary key.
+func (t *tx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+	return scanAll(ctx, t, "stream topics", func(r pgx.Rows, s *chatcore.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
+		`SELECT n.topic, m.max_id FROM
+		(SELECT max(id) AS max_id FROM messages WHERE stream_id = $1 AND id >= $2 GROUP BY topic_key) m
+		JOIN messages n ON n.id = m.max_id
+		ORDER BY m.max_id DESC`, stream, minID)
+}

@@ -1,0 +1,272 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ErrReadOnly is returned by the write methods of a Tx passed to View.
+var ErrReadOnly = errors.New("postgres: write in a read-only transaction")
+
+// SQLSTATE codes the store tells apart.
+const (
+	codeUniqueViolation      = "23505"
+	codeForeignKeyViolation  = "23503"
+	codeSerializationFailure = "40001"
+	codeDeadlockDetected     = "40P01"
+)
+
+// tx implements chatcore.Tx on one pgx transaction.
+type tx struct {
+	tx       pgx.Tx
+	readOnly bool
+	// failed is the first error PostgreSQL reported in this transaction,
+	// which aborts it: later statements fail without reaching the server.
+	failed error
+	// notify announces appended events (nil: none).
+	notify *notifier
+}
+
+var _ chatcore.Tx = (*tx)(nil)
+
+// writable returns ErrReadOnly in a View.
+func (t *tx) writable() error {
+	if t.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// check records err when it comes from the server (and so aborted the
+// transaction) and returns it.
+func (t *tx) check(err error) error {
+	if err == nil || errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if t.failed == nil {
+		t.failed = err
+	}
+	return err
+}
+
+// usable returns an error when an earlier statement aborted the transaction.
+func (t *tx) usable() error {
+	if t.failed != nil {
+		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
+	}
+	return nil
+}
+
+func (t *tx) exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	if err := t.usable(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := t.tx.Exec(ctx, query, args...)
+	return tag, t.check(err)
+}
+
+// row is a pgx.Row whose Scan records a server error in its transaction.
+type row struct {
+	t   *tx
+	row pgx.Row
+	err error
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.t.check(r.row.Scan(dest...))
+}
+
+func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
+	if err := t.usable(); err != nil {
+		return row{err: err}
+	}
+	return row{t: t, row: t.tx.QueryRow(ctx, query, args...)}
+}
+
+// scanAll runs query and collects one value per row with scan.
+func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows, *T) error, query string, args ...any) ([]T, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(ctx, query, args...)
+	if err != nil {
+		return nil, classify(t.check(err), what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			rows.Close()
+			return nil, classify(t.check(err), what)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(t.check(err), what)
+	}
+	return out, nil
+}
+
+// scanIDs runs query and collects the single integer column of every row.
+func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
+	return scanAll(ctx, t, what, func(r pgx.Rows, v *T) error {
+		var n int64
+		err := r.Scan(&n)
+		*v = T(n)
+		return err
+	}, query, args...)
+}
+
+// classify wraps an error for the operation what. Unique violations wrap
+// chatcore.ErrConflict, foreign key violations (a row that names a missing
+// parent) wrap chatcore.ErrNotFound, and pgx.ErrNoRows becomes ErrNotFound.
+// The decision uses the SQLSTATE, never the message text.
+func classify(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
+	}
+	switch sqlState(err) {
+	case codeUniqueViolation:
+		return fmt.Errorf("postgres: %s: %w: %w", what, chatcore.ErrConflict, err)
+	case codeForeignKeyViolation:
+		return fmt.Errorf("postgres: %s: %w: %w", what, chatcore.ErrNotFound, err)
+	}
+	return fmt.Errorf("postgres: %s: %w", what, err)
+}
+
+// sqlState returns the SQLSTATE of err, or "" when it is no server error.
+func sqlState(err error) string {
+	if e, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return e.Code
+	}
+	return ""
+}
+
+// isRetryable reports a serialization failure or a deadlock.
+func isRetryable(err error) bool {
+	switch sqlState(err) {
+	case codeSerializationFailure, codeDeadlockDetected:
+		return true
+	}
+	return false
+}
+
+// notFound returns an error wrapping chatcore.ErrNotFound for what.
+func notFound(what string) error {
+	return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
+}
+
+// mustAffect returns ErrNotFound when tag reports no changed row.
+func mustAffect(tag pgconn.CommandTag, err error, what string) error {
+	if err != nil {
+		return classify(err, what)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound(what)
+	}
+	return nil
+}
+
+// timeArg stores t; the zero time is NULL.
+func timeArg(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// timeCol scans a column written by timeArg, in UTC (NULL is the zero time).
+type timeCol struct{ p *time.Time }
+
+func (c timeCol) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = time.Time{}
+	case time.Time:
+		*c.p = v.UTC()
+	default:
+		return fmt.Errorf("time column holds %T", v)
+	}
+	return nil
+}
+
+// idArg stores an id; zero ("none") is NULL.
+func idArg[T ~int64](id T) *int64 {
+	if id == 0 {
+		return nil
+	}
+	v := int64(id)
+	return &v
+}
+
+// idCol scans a nullable bigint column; NULL is 0.
+type idCol[T ~int64] struct{ p *T }
+
+func (c idCol[T]) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = 0
+	case int64:
+		*c.p = T(v)
+	default:
+		return fmt.Errorf("id column holds %T", v)
+	}
+	return nil
+}
+
+// strArg stores a string; "" is NULL (for columns with a partial unique index).
+func strArg(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ensureSeq moves the identity sequence of table past id after a row was
+// inserted with an explicit id, so that the sequence never hands out an id
+// at or below one in use. nextval keeps the sequence moving forward when it
+// is already past id.
+func (t *tx) ensureSeq(ctx context.Context, table string, id int64) error {
+	_, err := t.exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), greatest($2::bigint, nextval(pg_get_serial_sequence($1, 'id'))))",
+		table, id)
+	return err
+}
+
+// insertWithID runs an INSERT ... RETURNING id whose first parameter is the
+// explicit id (NULL for none, the column's default then applies through
+// coalesce with the sequence) and moves the sequence past an explicit id.
+func (t *tx) insertWithID(ctx context.Context, table, what, query string, id int64, args ...any) (int64, error) {
+	var got int64
+	var idParam *int64
+	if id != 0 {
+		idParam = &id
+	}
+	if err := t.queryRow(ctx, query, append([]any{idParam}, args...)...).Scan(&got); err != nil {
+		return 0, classify(err, what)
+	}
+	if id != 0 {
+		if err := t.ensureSeq(ctx, table, id); err != nil {
+			return 0, classify(err, what)
+		}
+	}
+	return got, nil
+}
+
+// idValue is the SQL expression for the id parameter $1 of an insert:
+// the explicit id, or the next value of the table's identity sequence.
+func idValue(table string) string {
+	return "coalesce($1::bigint, nextval(pg_get_serial_sequence('" + table + "', 'id')))"
+}
