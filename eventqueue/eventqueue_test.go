@@ -108,7 +108,7 @@ func TestSecondPollAnswersTheFirst(t *testing.T) {
 		waiting(t, s.hub, 1)
 		second := s.pollAsync(s.c.Member, id, -1)
 		r := wait(t, first)
-		waiting(t, s.hub, 1) // the second poll waits in its place
+		waiting(t, s.hub, 1)       // the second poll waits in its place
 		is.NoErr(r.err)            // the first poll is answered
 		is.Equal(len(r.events), 0) // with what there is: nothing
 		s.w.Send(t, s.c.Owner, s.general, "t", "hi")
