@@ -103,6 +103,10 @@ type RegisterRealm struct {
 	NameChangesDisabled  bool
 	EmailChangesDisabled bool
 	RequireUniqueNames   bool
+	// Messages is the realm's message editing, moving and deleting policy
+	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
+	// and the realm_*_limit_seconds settings).
+	Messages MessagePolicy
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
@@ -174,6 +178,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				NameChangesDisabled:   realm.NameChangesDisabled,
 				EmailChangesDisabled:  realm.EmailChangesDisabled,
 				RequireUniqueNames:    realm.RequireUniqueNames,
+				Messages:              realm.Messages,
 			}
 		}
 		if want("user_settings") {

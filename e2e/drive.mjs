@@ -220,6 +220,72 @@ try {
   got = ok(await owner.messages.getById({ message_id: sent.id }));
   assert.deepEqual(got.message.reactions, []);
 
+  // Editing: the sender changes the content, reads it and its history back;
+  // another user may not.
+  step = 'edit: send';
+  const draft = ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e edits', content: 'first draft' }));
+  step = 'edit: content';
+  ok(await member.messages.update({ message_id: draft.id, content: 'second draft' }));
+  step = 'edit: read back';
+  got = ok(await owner.messages.getById({ message_id: draft.id }));
+  assert.equal(got.message.content, '<p>second draft</p>');
+  assert.equal(typeof got.message.last_edit_timestamp, 'number');
+  step = 'edit: history';
+  const history = ok(await owner.messages.getHistoryById({ message_id: draft.id }));
+  assert.deepEqual(history.message_history.map((h) => h.content), ['first draft', 'second draft']);
+  step = 'edit: by another user';
+  fails(await owner.messages.update({ message_id: draft.id, content: 'hijacked' }), 'BAD_REQUEST',
+    "You don't have permission to edit this message");
+
+  // Moving: the whole topic to a new name, read back by narrow; one message
+  // alone may not be moved to a topic of a direct message.
+  step = 'move: send';
+  const moveIds = [];
+  for (const content of ['move one', 'move two']) {
+    moveIds.push(ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e move me', content })).id);
+  }
+  step = 'move: change_all';
+  ok(await member.messages.update({ message_id: moveIds[1], topic: 'e2e moved', propagate_mode: 'change_all',
+    send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+  step = 'move: read back';
+  const topicNarrow = (topic) => [{ operator: 'channel', operand: cfg.channel.id }, { operator: 'topic', operand: topic }];
+  found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: topicNarrow('e2e moved') }));
+  assert.deepEqual(found.messages.map((m) => [m.id, m.subject]), [[moveIds[0], 'e2e moved'], [moveIds[1], 'e2e moved']]);
+  found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: topicNarrow('e2e move me') }));
+  assert.equal(found.messages.length, 0);
+  const topics = ok(await member.streams.topics.retrieve({ stream_id: cfg.channel.id }));
+  assert.ok(topics.topics.some((t) => t.name === 'e2e moved' && t.max_id === moveIds[1]));
+  assert.ok(!topics.topics.some((t) => t.name === 'e2e move me'));
+  step = 'move: history';
+  const moved = ok(await member.messages.getHistoryById({ message_id: moveIds[0] }));
+  assert.deepEqual(moved.message_history.map((h) => h.topic), ['e2e move me', 'e2e moved']);
+  step = 'move: bad propagate_mode';
+  fails(await member.messages.update({ message_id: moveIds[0], topic: 'elsewhere', propagate_mode: 'change_some' }),
+    'BAD_REQUEST', 'Invalid propagate_mode');
+
+  // Subscription properties: colour and muting, read back from the
+  // subscription list; an unknown property is refused.
+  const setProps = (data) => member.callEndpoint('/users/me/subscriptions/properties', 'POST',
+    { subscription_data: JSON.stringify(data) });
+  const mySub = async () => ok(await member.streams.subscriptions.retrieve()).subscriptions
+    .find((s) => s.stream_id === cfg.channel.id);
+  step = 'subscription properties: set';
+  ok(await setProps([{ stream_id: cfg.channel.id, property: 'color', value: '#abcdef' },
+    { stream_id: cfg.channel.id, property: 'is_muted', value: true }]));
+  step = 'subscription properties: read back';
+  let sub = await mySub();
+  assert.equal(sub.color, '#abcdef');
+  assert.equal(sub.is_muted, true);
+  assert.equal(sub.in_home_view, false);
+  step = 'subscription properties: unknown';
+  fails(await setProps([{ stream_id: cfg.channel.id, property: 'sparkle', value: true }]), 'BAD_REQUEST',
+    'Unknown subscription property: sparkle');
+  step = 'subscription properties: unmute';
+  ok(await setProps([{ stream_id: cfg.channel.id, property: 'in_home_view', value: true }]));
+  sub = await mySub();
+  assert.equal(sub.is_muted, false);
+  assert.equal(sub.color, '#abcdef');
+
   // Presence: a report, then the realm's presence in the legacy format.
   step = 'presence: report';
   const pres = ok(await member.callEndpoint('/users/me/presence', 'POST', { status: 'active', slim_presence: 'true' }));
