@@ -9,9 +9,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/netip"
+	"github.com/chatcore/chatcore/internal/emailaddr"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -151,68 +150,6 @@ func checkUniqueName(ctx context.Context, tx Tx, u *User, name string) error {
 	return nil
 }
 
-// validEmailAddress reports whether addr is a bare e-mail address that
-// Django's validate_email (which Zulip uses) accepts: a dot-atom or quoted
-// local part, "@", and a domain that is "localhost", a bracketed IP literal,
-// or dot-separated labels of letters, digits and inner hyphens (at most 63
-// characters each) ending in a top-level label of at least two characters.
-// Non-ASCII letters and digits count as letters, standing in for Django's
-// IDNA encoding of international domains.
-func validEmailAddress(addr string) bool {
-	if addr == "" || len(addr) > 254 || !utf8.ValidString(addr) {
-		return false
-	}
-	i := strings.LastIndexByte(addr, '@')
-	if i < 0 {
-		return false
-	}
-	local, domain := addr[:i], addr[i+1:]
-	if !emailLocalPart.MatchString(local) {
-		return false
-	}
-	if domain == "localhost" {
-		return true
-	}
-	if strings.HasPrefix(domain, "[") && strings.HasSuffix(domain, "]") {
-		ip, err := netip.ParseAddr(strings.TrimPrefix(domain[1:len(domain)-1], "IPv6:"))
-		return err == nil && ip.Zone() == "" &&
-			ip.Is4() == !strings.HasPrefix(domain, "[IPv6:")
-	}
-	labels := strings.Split(domain, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for i, l := range labels {
-		if !validDomainLabel(l, i == len(labels)-1) {
-			return false
-		}
-	}
-	return true
-}
-
-// emailLocalPart matches the local parts Django accepts: a dot-atom, or a
-// quoted string of printable ASCII with backslash escapes.
-var emailLocalPart = regexp.MustCompile("(?i)^(?:[-!#$%&'*+/=?^_`{}|~0-9a-z]+(?:\\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*" +
-	`|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)
-
-// validDomainLabel reports whether l is a host name label (RFC 1035 as Django
-// applies it): 1-63 letters, digits or hyphens, not starting or ending with a
-// hyphen. The top-level label needs at least two characters and may start
-// with a hyphen (as Django's pattern allows, for IDNA "xn--" forms).
-func validDomainLabel(l string, top bool) bool {
-	n := utf8.RuneCountInString(l)
-	if n == 0 || n > 63 || (top && n < 2) || strings.HasSuffix(l, "-") ||
-		(!top && strings.HasPrefix(l, "-")) {
-		return false
-	}
-	for _, r := range l {
-		if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
-}
-
 // checkEmailAvailable refuses an address another account of the realm uses.
 func checkEmailAvailable(ctx context.Context, tx Tx, realm RealmID, addr string) error {
 	other, err := tx.UserByEmail(ctx, realm, addr)
@@ -238,7 +175,7 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, real
 	if realm.EmailChangesDisabled && !u.Role.IsAdmin() {
 		return BadRequest("Email address changes are disabled in this organization.")
 	}
-	if !validEmailAddress(addr) {
+	if !emailaddr.Valid(addr) {
 		return BadRequest("Invalid address.")
 	}
 	if err := checkEmailAvailable(ctx, tx, realm.ID, addr); err != nil {

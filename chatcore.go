@@ -190,6 +190,12 @@ type Service struct {
 	emailChanges     *userLimiter
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
+	// notify holds the OnEventsCommitted functions (events.go).
+	notify notifiers
+	// queueBacklog bounds an event queue's unacknowledged entries.
+	queueBacklog int
+	// deliveries caches what delivering recent log entries computes.
+	deliveries deliveryCache
 	// valueSets are the accepted languages and notification sounds
 	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
 	// a new password needs (WithPasswordPolicy).
@@ -197,10 +203,8 @@ type Service struct {
 	passwordPolicy password.Policy
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
-	// notify holds the OnEventsCommitted functions (events.go).
-	notify notifiers
-	// queueBacklog bounds an event queue's unacknowledged entries.
-	queueBacklog int
+	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
+	links linkifierCache
 }
 
 // New returns a Service over store.

@@ -162,6 +162,9 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 			if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
 				return err
 			}
+			if err := deleteUserQueues(ctx, tx, u.ID); err != nil {
+				return err
+			}
 		}
 		recipients, err := activeUserIDs(ctx, tx, t.RealmID)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ScheduledMessageLateCutoff is how late [Service.DeliverDue] still sends a
+// ScheduledMessageLateCutoff is how late [Service.DeliverScheduledMessage] still sends a
 // scheduled message: one found more than this after its delivery time is
 // marked failed ("Message could not be sent at the scheduled time."), as in
 // Zulip, so that stale messages do not surprise their recipients. Reminders
@@ -20,122 +20,43 @@ const ScheduledMessageLateCutoff = 10 * time.Minute
 const NotificationBotName = "Notification Bot"
 
 // NotificationBotEmail returns the e-mail of the realm's notification bot,
-// which [Service.DeliverDue] creates the first time it delivers a reminder in
+// which [Service.DeliverScheduledMessage] creates the first time it delivers a reminder in
 // the realm. The domain is reserved (.invalid), so it never clashes with a
 // real address.
 func NotificationBotEmail(realmStringID string) string {
 	return "notification-bot@" + realmStringID + ".chatcore.invalid"
 }
 
-// DeliverDue sends every scheduled message and reminder whose delivery time
-// (by the Service clock) has come and that is neither delivered nor failed, in
-// order of delivery time, and returns how many it delivered. Embedders call it
-// periodically, e.g. from a time.Ticker; several calls may run at once, in one
-// process or several sharing a store, and still deliver each row exactly once.
-//
-// A scheduled message is sent as its sender, with the checks of
-// [Service.SendMessage]; a reminder is sent as a direct message to its owner
-// from the realm's notification bot (created on first need, see
-// [NotificationBotEmail]), its content rebuilt from the target message when the
-// owner can still read it, the stored content otherwise. Each row is delivered
-// in its own transaction, which re-reads the row and skips it when another
-// deliverer got there first, and marks it Delivered with DeliveredMessageID.
-// After commit the message's events are published, plus scheduled_messages
-// "remove" (or reminders "remove") to the owner.
-//
-// When sending is refused with an [*Error] (channel archived, sender or
-// recipient deactivated, more than [ScheduledMessageLateCutoff] late, ...), the
-// row is marked Failed with the error's message in FailureMessage instead and
-// delivery goes on with the next row; failed rows are not retried. Sending that
-// fails with any other error is tried once more in a new transaction (a
-// passing store fault then costs nothing); when that fails too, the error is
-// logged and the row is marked Failed with "Internal server error", as Zulip
-// marks a message whose delivery raised an unexpected exception, so one bad
-// row never holds up the rows after it. For a scheduled message whose sender
-// is still active, a scheduled_messages "update" event and a direct message
-// from the notification bot tell the sender, as Zulip does.
-//
-// When ctx is done, DeliverDue returns ctx's error (possibly wrapped) at once
-// with the count delivered so far, leaving the row it was on untouched. An
-// error of the store while marking a row failed or notifying its sender is
-// returned the same way; the next call starts over with the rows still due.
-//
-// Failed rows stay undelivered (so their owner can retrieve the content) and
-// are left out by the store's due query, so they cost nothing per call.
-func (s *Service) DeliverDue(ctx context.Context) (delivered int, err error) {
-	now := s.clock.Now()
-	var due []ScheduledMessage
-	err = s.view(ctx, func(tx Tx) error {
-		var err error
-		due, err = tx.ScheduledMessages(ctx, ScheduledFilter{Delivered: new(false), Failed: new(false), DueBy: now})
+// DueScheduledMessages returns the ids of the scheduled messages and
+// reminders due by now that are neither delivered nor failed, in order of
+// delivery time. Package scheduler delivers them one by one with
+// [Service.DeliverScheduledMessage]. Errors come from the store.
+func (s *Service) DueScheduledMessages(ctx context.Context, now time.Time) ([]ScheduledMessageID, error) {
+	var ids []ScheduledMessageID
+	err := s.view(ctx, func(tx Tx) error {
+		due, err := tx.ScheduledMessages(ctx, ScheduledFilter{Delivered: new(false), Failed: new(false), DueBy: now})
+		for i := range due {
+			ids = append(ids, due[i].ID)
+		}
 		return err
 	})
-	if err != nil {
-		return 0, err
-	}
-	for i := range due {
-		if err := ctx.Err(); err != nil {
-			return delivered, err
-		}
-		ok, err := s.deliverOne(ctx, due[i].ID, now)
-		if err != nil {
-			return delivered, err
-		}
-		if ok {
-			delivered++
-		}
-	}
-	return delivered, nil
+	return ids, err
 }
 
-// internalDeliveryFailure is the FailureMessage of a row whose delivery failed
-// with an unexpected error (Zulip's text).
-const internalDeliveryFailure = "Internal server error"
-
-// deliverOne delivers the row with the id in its own transaction and reports
-// whether it did; now is the time delivery started. A send that fails with
-// something other than an *Error or the end of ctx is tried once more. A send
-// refused with an *Error, or failing twice, marks the row failed in another
-// transaction (the failed ones are rolled back, so they leave nothing behind)
-// and, for a scheduled message, notifies the sender in another.
-func (s *Service) deliverOne(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
-	sent, err := s.sendDue(ctx, id, now)
-	if err != nil && !isRefusal(err) && !contextEnded(ctx, err) {
-		s.log.WarnContext(ctx, "chatcore: delivering a scheduled message failed; trying again",
-			"scheduled_message_id", id, "err", err)
-		sent, err = s.sendDue(ctx, id, now)
-	}
-	if err == nil {
-		return sent, nil
-	}
-	if contextEnded(ctx, err) {
-		return false, err
-	}
-	refused, ok := errors.AsType[*Error](err)
-	if !ok {
-		s.log.ErrorContext(ctx, "chatcore: unexpected error delivering a scheduled message; marking it failed",
-			"scheduled_message_id", id, "err", err)
-		refused = &Error{Code: CodeBadRequest, Msg: internalDeliveryFailure}
-	}
-	return false, s.markDeliveryFailed(ctx, id, refused)
-}
-
-// isRefusal reports whether err is an *Error: a send refused for a reason the
-// user can be told.
-func isRefusal(err error) bool {
-	_, ok := errors.AsType[*Error](err)
-	return ok
-}
-
-// contextEnded reports whether err comes from ctx having ended.
-func contextEnded(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-// sendDue sends the row with the id and marks it delivered, in one
-// transaction, and reports whether it did (false: the row is gone or was
-// handled meanwhile).
-func (s *Service) sendDue(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
+// DeliverScheduledMessage delivers the scheduled message or reminder with the
+// id, now being when delivery started, in one transaction that re-reads the
+// row, and reports whether it did: false, with no error, when the row is gone
+// or another deliverer got there first. A scheduled message is sent as its
+// sender, with the checks of [Service.SendMessage], and refused when found
+// more than [ScheduledMessageLateCutoff] after its delivery time; a reminder is
+// sent as a direct message to its owner from the realm's notification bot
+// (created on first need, see [NotificationBotEmail]), its content rebuilt
+// from the target message when the owner can still read it, the stored content
+// otherwise. The row is marked Delivered with DeliveredMessageID; after commit
+// the message's events are published, plus scheduled_messages "remove" (or
+// reminders "remove") to the owner. A refusal is an [*Error] and leaves the
+// row as it was: mark it failed with [Service.FailScheduledMessage].
+func (s *Service) DeliverScheduledMessage(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
 	sent := false
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		sent = false
@@ -167,9 +88,14 @@ func (s *Service) sendDue(ctx context.Context, id ScheduledMessageID, now time.T
 	return sent, err
 }
 
-// markDeliveryFailed marks the row with the id failed for the reason refused
-// and, for a scheduled message whose sender is still active, tells the sender.
-func (s *Service) markDeliveryFailed(ctx context.Context, id ScheduledMessageID, refused *Error) error {
+// FailScheduledMessage marks the pending row with the id Failed, with
+// reason's message as its FailureMessage (failed rows are never retried), and,
+// for a scheduled message whose sender is still active, tells the sender: a
+// scheduled_messages "update" event and a direct message from the
+// notification bot, as Zulip does. A row already delivered, failed or gone is
+// left alone. Errors come from the store; a refusal of the notice itself is
+// logged.
+func (s *Service) FailScheduledMessage(ctx context.Context, id ScheduledMessageID, reason *Error) error {
 	var failed *ScheduledMessage
 	err := s.update(ctx, func(tx Tx, fx *effects) error {
 		failed = nil
@@ -178,11 +104,11 @@ func (s *Service) markDeliveryFailed(ctx context.Context, id ScheduledMessageID,
 			return err
 		}
 		m.Failed = true
-		m.FailureMessage = refused.Msg
+		m.FailureMessage = reason.Msg
 		if err := tx.UpdateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
-		if m.Kind == ScheduledSendLater && refused.Code != CodeUserDeactivated {
+		if m.Kind == ScheduledSendLater && reason.Code != CodeUserDeactivated {
 			fx.event(m.RealmID, []UserID{m.SenderID}, map[string]any{
 				"type": "scheduled_messages", "op": "update", "scheduled_message": scheduledView(m),
 			})

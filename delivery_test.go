@@ -2,19 +2,15 @@ package chatcore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
-	"github.com/chatcore/chatcore/store/memory"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/matryer/is"
 )
 
@@ -30,13 +26,13 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		later, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "later", 5*time.Hour))
 		is.NoErr(err) // scheduled
 
-		n, err := w.Svc.DeliverDue(t.Context())
+		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 0) // nothing is due yet
 
 		w.Clock.Advance(time.Hour + 6*time.Minute)
 		w.Events.Reset()
-		n, err = w.Svc.DeliverDue(t.Context())
+		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // the two due messages
 
@@ -67,7 +63,7 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is.Equal(len(list), 1)                      // delivered ones are no longer listed
 		is.Equal(list[0].ScheduledMessageID, later) // the later one is
 
-		n, err = w.Svc.DeliverDue(t.Context())
+		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // nothing is delivered twice
 	})
@@ -87,7 +83,7 @@ func TestDeliverDueReminders(t *testing.T) {
 
 		w.Clock.Advance(3 * time.Hour)
 		w.Events.Reset()
-		n, err := w.Svc.DeliverDue(t.Context())
+		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both reminders
 
@@ -148,7 +144,7 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		is.NoErr(err) // the second target is deleted
 
 		w.Clock.Advance(2 * time.Hour)
-		n, err := w.Svc.DeliverDue(t.Context())
+		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both delivered
 		keptText := w.Message(t, w.Scheduled(t, rKept).DeliveredMessageID).Content
@@ -193,7 +189,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		before := len(w.ChannelMessageIDs(t, doomed, nil))
 		w.Clock.Advance(time.Hour + 2*time.Minute)
 		w.Events.Reset()
-		n, err := w.Svc.DeliverDue(t.Context())
+		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // failures are not errors
 		is.Equal(n, 1) // delivery went on past the failures
 
@@ -224,7 +220,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
 		is.Equal(len(w.DirectMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
 
-		n, err = w.Svc.DeliverDue(t.Context())
+		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // failed rows are not retried
 	})
@@ -243,7 +239,7 @@ func TestDeliverDueLateCutoff(t *testing.T) {
 		is.NoErr(err) // reminder created
 
 		w.Clock.Advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
-		n, err := w.Svc.DeliverDue(t.Context())
+		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)                               // delivery runs
 		is.Equal(n, 2)                              // the one within the cutoff, and the reminder however late
 		is.True(w.Scheduled(t, onTime).Delivered)   // exactly at the cutoff is still in time
@@ -283,7 +279,7 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				n, err := w.Svc.DeliverDue(context.Background())
+				n, err := scheduler.DeliverDue(context.Background(), w.Svc)
 				results <- result{n, err}
 			})
 		}
@@ -310,117 +306,4 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		})) // every row delivered, each to its own message
 		is.Equal(len(seen), scheduled+reminders) // all rows accounted for
 	})
-}
-
-// errDiskOnFire is a store failure that is not a *chatcore.Error.
-var errDiskOnFire = errors.New("disk on fire")
-
-// poisonStore fails, with onPoison's error, every write marking the poisoned
-// scheduled message delivered.
-type poisonStore struct {
-	chatcore.Store
-	poisoned atomic.Int64
-	attempts atomic.Int32 // writes refused so far
-	onPoison func(n int32) error
-}
-
-func (p *poisonStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
-	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(poisonTx{Tx: tx, p: p}) })
-}
-
-type poisonTx struct {
-	chatcore.Tx
-	p *poisonStore
-}
-
-func (t poisonTx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
-	if int64(m.ID) == t.p.poisoned.Load() && m.Delivered {
-		if err := t.p.onPoison(t.p.attempts.Add(1)); err != nil {
-			return err
-		}
-	}
-	return t.Tx.UpdateScheduledMessage(ctx, m)
-}
-
-// poisonWorld schedules three channel messages a minute apart from c.Member
-// and poisons the middle one.
-func poisonWorld(t *testing.T, onPoison func(n int32) error) (w *chattest.World, c *chattest.Cast, ps *poisonStore, logs *syncbuf.Buffer, rows [3]chatcore.ScheduledMessageID) {
-	t.Helper()
-	is := is.New(t)
-	logs = &syncbuf.Buffer{}
-	ps = &poisonStore{Store: memory.New(), onPoison: onPoison}
-	w, c = newCast(t, openOn(ps), chatcore.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
-	w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
-	for i, text := range []string{"first", "poisoned", "after"} {
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID,
-			scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), text, time.Hour+time.Duration(i)*time.Minute))
-		is.NoErr(err) // scheduled
-		rows[i] = id
-	}
-	ps.poisoned.Store(int64(rows[1]))
-	w.Clock.Advance(time.Hour + 3*time.Minute)
-	w.Events.Reset()
-	return w, c, ps, logs, rows
-}
-
-func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
-	is := is.New(t)
-	w, c, ps, logs, rows := poisonWorld(t, func(int32) error { return errDiskOnFire })
-	n, err := w.Svc.DeliverDue(t.Context())
-	is.NoErr(err)                              // an unexpected error on one row is not DeliverDue's error
-	is.Equal(n, 2)                             // the rows before and after it were delivered
-	is.Equal(ps.attempts.Load(), int32(2))     // the bad row was tried twice
-	is.True(w.Scheduled(t, rows[0]).Delivered) // before: delivered
-	is.True(w.Scheduled(t, rows[2]).Delivered) // after: delivered
-	bad := w.Scheduled(t, rows[1])
-	is.True(bad.Failed)                                      // marked failed
-	is.True(!bad.Delivered)                                  // not delivered
-	is.Equal(bad.FailureMessage, "Internal server error")    // Zulip's generic reason
-	is.True(strings.Contains(logs.String(), "disk on fire")) // the cause is logged
-
-	updates := w.Events.OfType("scheduled_messages", "op", "update")
-	is.Equal(len(updates), 1) // the sender hears about it
-	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
-	is.Equal(view.ScheduledMessageID, rows[1]) // the failed row
-	notices := w.DirectMessagesTo(t, c.Member, chatcore.NotificationBotName)
-	is.Equal(len(notices), 1)                                                    // one notice
-	is.True(strings.Contains(notices[0], "error:\n\n> Internal server error\n")) // naming the generic reason
-
-	n, err = w.Svc.DeliverDue(t.Context())
-	is.NoErr(err)                          // runs again
-	is.Equal(n, 0)                         // nothing left
-	is.Equal(ps.attempts.Load(), int32(2)) // the failed row is skipped, not sent again
-}
-
-func TestDeliverDuePassingErrorRetried(t *testing.T) {
-	is := is.New(t)
-	w, _, ps, _, rows := poisonWorld(t, func(n int32) error {
-		if n == 1 {
-			return errDiskOnFire
-		}
-		return nil
-	})
-	n, err := w.Svc.DeliverDue(t.Context())
-	is.NoErr(err)                          // no error
-	is.Equal(n, 3)                         // all three delivered
-	is.Equal(ps.attempts.Load(), int32(2)) // the second try went through
-	row := w.Scheduled(t, rows[1])
-	is.True(row.Delivered && !row.Failed) // a passing fault costs nothing
-}
-
-func TestDeliverDueStopsWhenContextEnds(t *testing.T) {
-	is := is.New(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	w, _, ps, _, rows := poisonWorld(t, func(int32) error {
-		cancel()
-		return context.Canceled
-	})
-	n, err := w.Svc.DeliverDue(ctx)
-	is.True(errors.Is(err, context.Canceled)) // the context's error is returned
-	is.Equal(n, 1)                            // the row before was delivered
-	is.Equal(ps.attempts.Load(), int32(1))    // not tried again
-	row := w.Scheduled(t, rows[1])
-	is.True(!row.Failed && !row.Delivered)      // left pending
-	is.True(!w.Scheduled(t, rows[2]).Delivered) // later rows wait for the next call
 }

@@ -37,11 +37,11 @@ const (
 	CodeCannotDeactivateLastUser Code = "CANNOT_DEACTIVATE_LAST_USER"
 	CodeStreamDoesNotExist       Code = "STREAM_DOES_NOT_EXIST"
 	CodeBadNarrow                Code = "BAD_NARROW"
+	CodeBadEventQueueID          Code = "BAD_EVENT_QUEUE_ID"
 	CodeExpectationMismatch      Code = "EXPECTATION_MISMATCH"
 	CodeMoveTimeLimitExceeded    Code = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
 	CodeReactionAlreadyExists    Code = "REACTION_ALREADY_EXISTS"
 	CodeReactionDoesNotExist     Code = "REACTION_DOES_NOT_EXIST"
-	CodeBadEventQueueID          Code = "BAD_EVENT_QUEUE_ID"
 )
 
 // Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not

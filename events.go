@@ -459,22 +459,31 @@ func (s *Service) DeleteEventQueue(ctx context.Context, actorID UserID, queueID 
 }
 
 // ownQueue returns the actor's live queue with the id, or BAD_EVENT_QUEUE_ID.
+// A queue's user is active (deactivation deletes a user's queues), so the
+// actor is read only when the queue is not theirs, to tell a deactivated or
+// unknown actor (UNAUTHORIZED) from a bad queue id.
 func (s *Service) ownQueue(ctx context.Context, tx Tx, actorID UserID, id string) (*EventQueue, error) {
-	u, err := actor(ctx, tx, actorID)
-	if err != nil {
-		return nil, err
-	}
 	q, err := tx.EventQueue(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, errBadQueue(id)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
-	if q.UserID != u.ID || q.LastPoll.Add(q.Lifespan).Before(s.clock.Now()) {
-		return nil, errBadQueue(id)
+	if err == nil && q.UserID == actorID && !q.LastPoll.Add(q.Lifespan).Before(s.clock.Now()) {
+		return q, nil
 	}
-	return q, nil
+	if _, err := actor(ctx, tx, actorID); err != nil {
+		return nil, err
+	}
+	return nil, errBadQueue(id)
+}
+
+// deleteUserQueues deletes every event queue of the user (deactivation).
+func deleteUserQueues(ctx context.Context, tx Tx, user UserID) error {
+	qs, err := tx.EventQueues(ctx, EventQueueFilter{UserID: user})
+	if err != nil {
+		return err
+	}
+	_, err = deleteQueues(ctx, tx, qs)
+	return err
 }
 
 // AnnounceRestart queues a restart event for every live queue, after every

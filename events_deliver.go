@@ -79,7 +79,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		}
 		var events []QueueEvent
 		for _, e := range entries {
-			events = p.adapt(e, events)
+			events = p.adapt(&s.deliveries, e, events)
 		}
 		events = slices.DeleteFunc(events, func(e QueueEvent) bool { return e.ID <= q.Acked })
 		acked, ackErr = ack(q.Acked, last, events, scanned, len(entries) == MaxEventsPerPoll)
@@ -198,22 +198,19 @@ type messageHead struct {
 // message for clients without bulk_message_deletion; the legacy
 // realm_filters event after realm_linkifiers for clients without
 // linkifier_url_template.
-func (p *queueParams) adapt(e LoggedEvent, out []QueueEvent) []QueueEvent {
-	var h eventHead
-	if json.Unmarshal(e.Data, &h) != nil {
+func (p *queueParams) adapt(c *deliveryCache, e LoggedEvent, out []QueueEvent) []QueueEvent {
+	ce := c.entry(e)
+	if !ce.ok {
 		return out
 	}
+	h := &ce.head
 	base := e.ID * eventIDStride
 	switch h.Type {
 	case "message":
-		if !p.wants("message") || !p.matches(&h) {
+		if !p.wants("message") || !p.matches(ce) {
 			return out
 		}
-		data := e.Data
-		if h.Raw != nil {
-			data = p.messageData(e.Data, *h.Raw)
-		}
-		return append(out, withID(base, h.Type, data))
+		return append(out, withID(base, h.Type, ce.variant(p, e.Data)))
 	case "delete_message":
 		if !p.wants(h.Type) {
 			return out
@@ -289,14 +286,15 @@ func (p *queueParams) messageData(data []byte, raw string) []byte {
 
 // matches applies the queue's narrow to a message event, as Zulip's event
 // narrows do: every term must hold; names compare case-insensitively.
-func (p *queueParams) matches(h *eventHead) bool {
+func (p *queueParams) matches(ce *cachedEntry) bool {
 	if len(p.Narrow) == 0 {
 		return true
 	}
-	var m messageHead
-	if json.Unmarshal(h.Message, &m) != nil {
+	m, ok := ce.message()
+	if !ok {
 		return false
 	}
+	h := &ce.head
 	for _, t := range p.Narrow {
 		op, operand := t[0], t[1]
 		switch {

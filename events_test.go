@@ -301,11 +301,19 @@ func TestEventsRestartAndDeactivation(t *testing.T) {
 		is.Equal(types(noRestart.poll(t)), []string{"message"}) // event_types without restart
 		admin.poll(t)
 
+		gone := register(t, e.w, c.Moderator, chatcore.QueueOptions{})
 		is.NoErr(svc.DeactivateUser(ctx, c.Admin.ID, c.Moderator.ID, chatcore.DeactivateUserRequest{})) // a user is deactivated
 		evs = admin.poll(t)
 		is.Equal(types(evs), []string{"realm_user"}) // everyone learns of it
 		is.Equal(evs[0]["person"], map[string]any{"user_id": float64(c.Moderator.ID), "is_active": false})
 		is.Equal(types(q.poll(t)), []string{"realm_user"})
+		_, err := svc.GetEvents(ctx, c.Moderator.ID, chatcore.EventsRequest{QueueID: gone.id, LastEventID: &gone.last})
+		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated") // a deactivated user's queues are gone with them
+		n := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int, error) {
+			qs, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: c.Moderator.ID})
+			return len(qs), err
+		})
+		is.Equal(n, 0) // deleted in the deactivation's transaction
 	})
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -480,7 +481,7 @@ var faultOps = []faultOp{
 		})
 	}},
 	{name: "DeliverDue", run: func(ctx context.Context, svc *chatcore.Service) error {
-		_, err := svc.DeliverDue(ctx)
+		_, err := scheduler.DeliverDue(ctx, svc)
 		return err
 	}},
 }

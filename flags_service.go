@@ -442,29 +442,56 @@ type UnreadHuddle struct {
 }
 
 // unreadMsgs builds unread_msgs for u from the newest [MaxUnreadMessages]
-// unread messages, as Zulip's get_raw_unread_data and aggregate_unread_data.
-func unreadMsgs(ctx context.Context, tx Tx, u *User) (*UnreadMsgs, error) {
+// unread messages, as Zulip's get_raw_unread_data and aggregate_unread_data:
+// the messages of a channel u muted are listed but neither counted nor, for
+// wildcard mentions, among the mentions; a channel's topics are grouped
+// case-insensitively under the name of their oldest unread message; the
+// empty topic is listed as Zulip's fallback name "general chat" unless
+// allowEmptyTopic.
+func unreadMsgs(ctx context.Context, tx Tx, u *User, allowEmptyTopic bool) (*UnreadMsgs, error) {
 	ums, err := tx.UnreadMessages(ctx, u.ID, MaxUnreadMessages)
 	if err != nil {
 		return nil, err
 	}
+	subs, err := tx.Subscriptions(ctx, 0, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	muted := map[StreamID]bool{}
+	for _, sub := range subs {
+		if sub.Active && sub.IsMuted {
+			muted[sub.StreamID] = true
+		}
+	}
+	slices.SortFunc(ums, func(a, b UserMessage) int { return cmp.Compare(a.ID, b.ID) }) // oldest first names the topics
 	out := &UnreadMsgs{Pms: []UnreadDirect{}, Streams: []UnreadStreamTopic{}, Huddles: []UnreadHuddle{},
-		Mentions: []MessageID{}, Count: len(ums), OldUnreadsMissing: len(ums) == MaxUnreadMessages}
+		Mentions: []MessageID{}, OldUnreadsMissing: len(ums) == MaxUnreadMessages}
 	pms := map[UserID][]MessageID{}
 	type topicKeyT struct {
 		st    StreamID
-		topic string
+		topic string // lower-cased
 	}
-	topics := map[topicKeyT][]MessageID{}
+	topics := map[topicKeyT]*UnreadStreamTopic{}
 	huddles := map[string][]MessageID{}
 	for _, um := range ums {
-		if um.Flags&flagsMentionAny != 0 {
+		mutedRow := um.Type == MessageTypeStream && muted[um.StreamID]
+		if !mutedRow {
+			out.Count++
+		}
+		if um.Flags&FlagMentioned != 0 || (um.Flags&flagsMentionAny != 0 && !mutedRow) {
 			out.Mentions = append(out.Mentions, um.ID)
 		}
 		switch {
 		case um.Type == MessageTypeStream:
-			k := topicKeyT{um.StreamID, um.Topic}
-			topics[k] = append(topics[k], um.ID)
+			name := um.Topic
+			if name == "" && !allowEmptyTopic {
+				name = DefaultEmptyTopicDisplayName
+			}
+			k := topicKeyT{um.StreamID, strings.ToLower(name)}
+			if topics[k] == nil {
+				topics[k] = &UnreadStreamTopic{StreamID: um.StreamID, Topic: name}
+			}
+			topics[k].UnreadMessageIDs = append(topics[k].UnreadMessageIDs, um.ID)
 		case len(um.DirectMembers) <= 2:
 			other := u.ID
 			for _, id := range um.DirectMembers {
@@ -483,27 +510,23 @@ func unreadMsgs(ctx context.Context, tx Tx, u *User) (*UnreadMsgs, error) {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(pms)) {
-		ids := slices.Sorted(slices.Values(pms[k]))
-		out.Pms = append(out.Pms, UnreadDirect{OtherUserID: k, SenderID: k, UnreadMessageIDs: ids})
+		out.Pms = append(out.Pms, UnreadDirect{OtherUserID: k, SenderID: k, UnreadMessageIDs: pms[k]})
 	}
-	keys := maps.Keys(topics)
-	tk := slices.Collect(keys)
+	tk := slices.Collect(maps.Keys(topics))
 	slices.SortFunc(tk, func(a, b topicKeyT) int { return cmp.Or(cmp.Compare(a.st, b.st), cmp.Compare(a.topic, b.topic)) })
 	for _, k := range tk {
-		out.Streams = append(out.Streams, UnreadStreamTopic{StreamID: k.st, Topic: k.topic,
-			UnreadMessageIDs: slices.Sorted(slices.Values(topics[k]))})
+		out.Streams = append(out.Streams, *topics[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(huddles)) {
-		out.Huddles = append(out.Huddles, UnreadHuddle{UserIDsString: k, UnreadMessageIDs: slices.Sorted(slices.Values(huddles[k]))})
+		out.Huddles = append(out.Huddles, UnreadHuddle{UserIDsString: k, UnreadMessageIDs: huddles[k]})
 	}
-	slices.Sort(out.Mentions)
 	return out, nil
 }
 
 // registerFlags fills the flag sections of POST /register for u: unread_msgs
 // (when both message and update_message_flags are wanted, as Zulip's
 // fetch_initial_state_data), max_message_id (message) and starred_messages.
-func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, st *RegisterState) error {
+func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, allowEmptyTopic bool, st *RegisterState) error {
 	if want("message") {
 		id, err := maxReadableMessageID(ctx, tx, u)
 		if err != nil {
@@ -515,7 +538,7 @@ func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, 
 		st.MaxMessageID = &id
 	}
 	if want("message") && want("update_message_flags") {
-		unread, err := unreadMsgs(ctx, tx, u)
+		unread, err := unreadMsgs(ctx, tx, u, allowEmptyTopic)
 		if err != nil {
 			return err
 		}

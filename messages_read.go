@@ -186,6 +186,9 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 // Messages returns the messages actor may see that match req's narrow, around
 // the anchor (or those of req.MessageIDs), in the message-list format, with
 // Zulip's found_anchor, found_oldest, found_newest and history_limited rules.
+// As in Zulip, only a narrow to one channel whose history the actor may read
+// (and with no is:<flag> term) reaches messages the actor never received; the
+// combined feed and every other narrow keep to the actor's received messages.
 // Errors: "Unsupported parameter combination: num_before, num_after, anchor,
 // message_ids, include_anchor, use_first_unread_anchor"
 // (INCOMPATIBLE_PARAMETERS) for message_ids with an anchor or a non-zero
@@ -345,7 +348,8 @@ func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f me
 
 // narrowQuery turns a parsed narrow into the store query of the messages
 // viewer may read and the check every returned message must pass (access,
-// sender, and the operators the store cannot filter on).
+// sender, and the operators the store cannot filter on). Only a narrow to one
+// channel with readable history reaches messages the viewer did not receive.
 func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (MessageQuery, func(*Message) bool, error) {
 	access, streams, err := streamAccessMap(ctx, tx, viewer)
 	if err != nil {
@@ -395,6 +399,13 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 			return q, nil, err
 		}
 		q.Recipients = slices.DeleteFunc(q.Recipients, func(r RecipientID) bool { return !slices.Contains(allowed, r) })
+	}
+	// Zulip reads a channel's history (messages the viewer never received)
+	// only when the narrow names one channel whose history the viewer may
+	// read and filters on no personal flag; every other narrow (the
+	// combined feed included) keeps to the messages the viewer received.
+	if !(spec.stream != nil && access[spec.stream.ID].ok && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
+		q.FlagUser = viewer.ID
 	}
 	visible := func(m *Message) bool {
 		switch {

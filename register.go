@@ -18,6 +18,10 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
+	// Queue, when non-nil, registers an event queue with these options; its
+	// events start right after the state returned (one snapshot: no event
+	// lost or doubled between them).
+	Queue *QueueOptions
 	// IncludeSubscribers adds the subscribers of each channel to the
 	// subscription section ("partial" counts as true: chatcore always sends
 	// the whole list).
@@ -26,10 +30,10 @@ type RegisterRequest struct {
 	// (see [Service.UpdatePresence]).
 	SlimPresence             bool
 	PresenceHistoryLimitDays *int
-	// Queue, when non-nil, registers an event queue with these options; its
-	// events start right after the state returned (one snapshot: no event
-	// lost or doubled between them).
-	Queue *QueueOptions
+	// EmptyTopicName is the client capability empty_topic_name: the empty
+	// topic stays "" in unread_msgs instead of Zulip's fallback name
+	// "general chat".
+	EmptyTopicName bool
 }
 
 // RegisterState is the initial state of POST /register that chatcore can give
@@ -59,6 +63,10 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
+	// QueueID is the registered event queue's id ("" without Queue), and
+	// LastEventID -1, the last_event_id of a new queue.
+	QueueID     string
+	LastEventID int64
 	// Users is the realm_user section.
 	Users *RegisterUsers
 	// Groups are the realm's user groups by id (section realm_user_groups).
@@ -78,10 +86,6 @@ type RegisterState struct {
 	// Presence is the realm's presence (section presence: presences,
 	// presence_last_update_id, server_timestamp).
 	Presence *PresenceAnswer
-	// QueueID is the registered event queue's id ("" without Queue), and
-	// LastEventID -1, the last_event_id of a new queue.
-	QueueID     string
-	LastEventID int64
 }
 
 // RegisterRealm is the realm section of [RegisterState].
@@ -99,6 +103,10 @@ type RegisterRealm struct {
 	NameChangesDisabled  bool
 	EmailChangesDisabled bool
 	RequireUniqueNames   bool
+	// Messages is the realm's message editing, moving and deleting policy
+	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
+	// and the realm_*_limit_seconds settings).
+	Messages MessagePolicy
 }
 
 // Register returns the initial state the actor asked for with req, as Zulip's
@@ -170,6 +178,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				NameChangesDisabled:   realm.NameChangesDisabled,
 				EmailChangesDisabled:  realm.EmailChangesDisabled,
 				RequireUniqueNames:    realm.RequireUniqueNames,
+				Messages:              realm.Messages,
 			}
 		}
 		if want("user_settings") {
@@ -215,7 +224,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 				return err
 			}
 		}
-		return registerFlags(ctx, tx, u, want, &st)
+		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {
 		return RegisterState{}, 0, err

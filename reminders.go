@@ -51,7 +51,7 @@ func reminderView(m *ScheduledMessage) Reminder {
 }
 
 // CreateReminder schedules a reminder about message for actor: at deliverAt,
-// [Service.DeliverDue] sends actor a direct message from the realm's
+// [Service.DeliverScheduledMessage] sends actor a direct message from the realm's
 // notification bot that quotes the message (or says it was a poll or a todo
 // list) and links to it, with the optional note. A nil or empty note is
 // absent; a note loses trailing whitespace and leading newlines. Any user, bots

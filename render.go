@@ -7,8 +7,8 @@ package chatcore
 // takes a large fraction of a second), so it must not run while the store's
 // write lock is held. The send paths therefore render twice at most:
 //
-//  1. prerenderIn renders the content in a read-only View, through a txResolver
-//     that records every answer the renderer was given: the users looked up
+//  1. prerenderIn renders the content in a read-only View through a
+//     markdown.Recorder, which records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
 //     before the rows in the same View.
@@ -26,6 +26,7 @@ package chatcore
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/markdown"
@@ -59,136 +60,88 @@ type prerendered struct {
 	body  string
 	out   rendered
 	err   *Error // a refusal of the rendering itself (the size cap)
-	deps  *txResolver
+	deps  *markdown.Recorder
 }
 
-// txResolver implements markdown.Resolver over a Tx for one realm. It
-// remembers each answer (keyed as the store compares: names by [FoldKey]) so
-// that the rendering can be checked against another transaction.
-type txResolver struct {
-	tx       Tx
-	realm    RealmID
-	byID     map[UserID]*markdown.User
-	byName   map[string]*markdown.User
-	channels map[string]channelAnswer
-	// linkifiers is whether the renderer asked for the realm's linkifiers,
-	// and linkVersion the realm's LinkifiersVersion read just before them.
-	linkifiers  bool
-	linkVersion int64
-	// compiled is what Linkifiers returned.
-	compiled []compiledLinkifier
+// txSource answers the renderer's questions (markdown.VersionedResolver)
+// from a Tx for one realm; a markdown.Recorder over it remembers the answers
+// so that the rendering can be checked against another transaction.
+//
+// With links set, the linkifiers it reads go into that cache; with a nil tx
+// it answers from the cache alone and fails every other question with
+// errNeedsStore (see linkifierCache).
+type txSource struct {
+	tx    Tx
+	realm RealmID
+	links *linkifierCache
+	// version is the last LinkifiersVersion answer.
+	version int64
 }
 
-func newTxResolver(tx Tx, realm RealmID) *txResolver {
-	return &txResolver{
-		tx: tx, realm: realm,
-		byID:     map[UserID]*markdown.User{},
-		byName:   map[string]*markdown.User{},
-		channels: map[string]channelAnswer{},
-	}
+// newTxResolver returns a recording resolver over tx for the realm.
+func newTxResolver(tx Tx, realm RealmID) *markdown.Recorder {
+	return markdown.NewRecorder(&txSource{tx: tx, realm: realm}, FoldKey)
 }
+
+// errNeedsStore ends a rendering without a transaction that needs a store
+// answer (see linkifierCache).
+var errNeedsStore = errors.New("chatcore: rendering needs the store")
 
 // UserByID implements markdown.Resolver: users of other realms are unknown.
-func (r *txResolver) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
-	if u, ok := r.byID[UserID(id)]; ok {
-		return u, nil
+func (r *txSource) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
 	}
-	u, err := lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
-	if err != nil {
-		return nil, err
-	}
-	r.byID[UserID(id)] = u
-	return u, nil
+	return lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
 }
 
 // UserByName implements markdown.Resolver.
-func (r *txResolver) UserByName(ctx context.Context, name string) (*markdown.User, error) {
-	key := FoldKey(name)
-	if u, ok := r.byName[key]; ok {
-		return u, nil
+func (r *txSource) UserByName(ctx context.Context, name string) (*markdown.User, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
 	}
-	u, err := lookupMentionByName(ctx, r.tx, r.realm, key)
-	if err != nil {
-		return nil, err
-	}
-	r.byName[key] = u
-	return u, nil
+	return lookupMentionByName(ctx, r.tx, r.realm, FoldKey(name))
 }
 
 // ChannelByName implements markdown.Resolver: channels of other realms are
 // unknown.
-func (r *txResolver) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
-	key := FoldKey(name)
-	if a, ok := r.channels[key]; ok {
-		return a.channel, nil
+func (r *txSource) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
 	}
-	c, err := lookupChannel(ctx, r.tx, r.realm, name)
-	if err != nil {
-		return nil, err
-	}
-	r.channels[key] = channelAnswer{name: name, channel: c}
-	return c, nil
+	return lookupChannel(ctx, r.tx, r.realm, name)
 }
 
-// channelAnswer is the channel a name was resolved to (nil for none).
-type channelAnswer struct {
-	name    string
-	channel *markdown.Channel
-}
-
-// Linkifiers implements markdown.Resolver. The version is read before the
-// rows: should a write land between the two reads (a View that is not a
-// snapshot), the rows are newer than the version recorded, so the check in
-// the write transaction sees a newer version and renders again.
-func (r *txResolver) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
-	version, err := r.tx.LinkifiersVersion(ctx, r.realm)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.tx.Linkifiers(ctx, r.realm)
-	if err != nil {
-		return nil, err
-	}
-	r.linkifiers, r.linkVersion = true, version
-	r.compiled = compileLinkifiers(rows)
-	return r.compiled, nil
-}
-
-// unchanged reports whether tx gives every answer r recorded.
-func (r *txResolver) unchanged(ctx context.Context, tx Tx) (bool, error) {
-	if r.linkifiers {
-		version, err := tx.LinkifiersVersion(ctx, r.realm)
-		if err != nil || version != r.linkVersion {
-			return false, err
+// Linkifiers implements markdown.Resolver. The Recorder asks for the version
+// first, so the list read here is at least as new as r.version.
+func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	if r.tx == nil {
+		c, ok := r.links.get(r.realm)
+		if !ok || c.version != r.version {
+			return nil, errNeedsStore
 		}
+		return c.compiled, nil
 	}
-	for id, was := range r.byID {
-		now, err := lookupMentionByID(ctx, tx, r.realm, id)
-		if err != nil || !sameUser(now, was) {
-			return false, err
-		}
+	compiled, err := loadLinkifiers(ctx, r.tx, r.realm)
+	if err == nil {
+		r.links.put(r.realm, r.version, compiled)
 	}
-	for key, was := range r.byName {
-		now, err := lookupMentionByName(ctx, tx, r.realm, key)
-		if err != nil || !sameUser(now, was) {
-			return false, err
-		}
-	}
-	for _, was := range r.channels {
-		now, err := lookupChannel(ctx, tx, r.realm, was.name)
-		if err != nil || !sameChannel(now, was.channel) {
-			return false, err
-		}
-	}
-	return true, nil
+	return compiled, err
 }
 
-func sameUser(a, b *markdown.User) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-func sameChannel(a, b *markdown.Channel) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
+// LinkifiersVersion implements markdown.VersionedResolver.
+func (r *txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
+	if r.tx == nil {
+		c, ok := r.links.get(r.realm)
+		if !ok {
+			return 0, errNeedsStore
+		}
+		r.version = c.version
+		return c.version, nil
+	}
+	v, err := r.tx.LinkifiersVersion(ctx, r.realm)
+	r.version = v
+	return v, err
 }
 
 // lookupMentionByID returns the realm's user with the id, or nil.
@@ -272,7 +225,7 @@ func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 
 // renderWith renders content through r, refusing a rendering over
 // [MaxRenderedLength] characters. Store errors are returned as they are.
-func renderWith(ctx context.Context, r *txResolver, content string) (rendered, error) {
+func renderWith(ctx context.Context, r *markdown.Recorder, content string) (rendered, error) {
 	res, err := markdown.Render(ctx, r, content)
 	if err != nil {
 		return rendered{}, err
@@ -283,7 +236,7 @@ func renderWith(ctx context.Context, r *txResolver, content string) (rendered, e
 		return rendered{}, errUnableToRender()
 	}
 	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard,
-		links: r.compiled}
+		links: r.Compiled()}
 	for _, id := range res.Mentioned {
 		out.mentioned = append(out.mentioned, UserID(id))
 	}
@@ -327,41 +280,105 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 // View. A refusal of the rendering itself is kept for the write transaction to
 // report; other errors end the pre-render.
 func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prerendered, error) {
-	deps := newTxResolver(tx, realm)
+	return prerenderWith(ctx, &txSource{tx: tx, realm: realm}, body)
+}
+
+// prerenderWith is prerenderIn through src.
+func prerenderWith(ctx context.Context, src *txSource, body string) (*prerendered, error) {
+	realm := src.realm
+	deps := markdown.NewRecorder(src, FoldKey)
 	out, err := renderWith(ctx, deps, body)
 	refused, isRefusal := errors.AsType[*Error](err)
 	if err != nil && !isRefusal {
 		return nil, err
 	}
-	if err == nil && !deps.linkifiers {
+	if err == nil && !deps.AskedLinkifiers() {
 		// The send also needs them for the topic links: load them here,
 		// outside the write lock, under the same version check.
 		if out.links, err = deps.Linkifiers(ctx); err != nil {
 			return nil, err
 		}
 	}
-	deps.tx = nil // the View's transaction ends with the caller's
+	deps.Detach() // the View's transaction ends with the caller's
 	return &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
 }
 
 // prerenderFor is prerender for content sent by the user: the actor's realm
-// and normalised content are read in the View; nil when either is refused
-// (the write transaction reports it).
+// (from the authenticated user in ctx, see WithAuthenticatedUser, else read
+// in the View) and normalised content; nil when either is refused (the
+// write transaction reports it). Content that needs no store answer is
+// pre-rendered without a View from the realm's cached linkifiers.
 func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content string) *prerendered {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return nil
 	}
+	var realm RealmID
+	if u := authenticatedUser(ctx, actorID); u != nil {
+		realm = u.RealmID // a user never changes realms
+		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: &s.links}, body); err == nil {
+			return p
+		}
+	}
 	var p *prerendered
 	_ = s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
-		if err != nil {
-			return err
+		if realm == 0 {
+			u, err := actor(ctx, tx, actorID)
+			if err != nil {
+				return err
+			}
+			realm = u.RealmID
 		}
-		p, err = prerenderIn(ctx, tx, u.RealmID, body)
+		var err error
+		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: &s.links}, body)
 		return err
 	})
 	return p
+}
+
+// linkifierCache keeps each realm's compiled linkifiers with the
+// LinkifiersVersion read before them. When content mentions nobody and
+// links no channel, a send pre-renders with them without a transaction; the
+// write transaction then compares the version, as for any pre-rendering
+// (renderChecked), and renders again if it moved. Safe for concurrent use;
+// the zero value is empty, and a nil cache holds nothing.
+type linkifierCache struct {
+	mu    sync.Mutex
+	realm map[RealmID]cachedLinkifiers
+}
+
+type cachedLinkifiers struct {
+	version  int64
+	compiled []compiledLinkifier
+}
+
+// maxCachedRealms bounds a linkifierCache; beyond it the cache starts over.
+const maxCachedRealms = 1024
+
+func (c *linkifierCache) get(realm RealmID) (cachedLinkifiers, bool) {
+	if c == nil {
+		return cachedLinkifiers{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.realm[realm]
+	return l, ok
+}
+
+// put records the linkifiers read at version unless a newer one is known.
+func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLinkifier) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.realm[realm]; ok && old.version >= version {
+		return
+	}
+	if c.realm == nil || len(c.realm) >= maxCachedRealms {
+		c.realm = map[RealmID]cachedLinkifiers{}
+	}
+	c.realm[realm] = cachedLinkifiers{version: version, compiled: compiled}
 }
 
 // renderChecked renders body for the realm inside the write transaction tx,
@@ -369,7 +386,7 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 // the same realm and tx still gives every answer it depended on.
 func (s *Service) renderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *prerendered) (rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
-		ok, err := pre.deps.unchanged(ctx, tx)
+		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm})
 		if err != nil {
 			return rendered{}, err
 		}

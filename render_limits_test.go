@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/matryer/is"
 )
 
@@ -59,7 +60,7 @@ func TestRenderedSizeCap(t *testing.T) {
 		is.NoErr(err)            // small without linkifiers
 		wideLinkifier(t, w, org) // the rendering grows past the cap before delivery
 		w.Clock.Advance(2 * time.Minute)
-		n, err := w.Svc.DeliverDue(ctx)
+		n, err := scheduler.DeliverDue(ctx, w.Svc)
 		is.NoErr(err)  // delivery ran
 		is.Equal(n, 0) // nothing delivered
 		var row *chatcore.ScheduledMessage

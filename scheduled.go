@@ -198,8 +198,8 @@ func checkDeliveryTime(t, now time.Time) error {
 }
 
 // CreateScheduledMessage schedules a message from actor for delivery at
-// req.DeliverAt by [Service.DeliverDue], and returns its id. Any user, bots
-// included, may schedule messages. The destination and content are validated
+// req.DeliverAt by [Service.DeliverScheduledMessage], and returns its id. Any
+// user, bots included, may schedule messages. The destination and content are validated
 // as [Service.SendMessage] validates them (and checked again at delivery), the
 // content is stored normalised and rendered, and a scheduled_messages "add"
 // event goes to actor after commit.

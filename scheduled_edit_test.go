@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/matryer/is"
 )
 
@@ -92,7 +93,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			is.Equal(row.Failed, false)      // queued again
 			is.Equal(row.FailureMessage, "") // the failure forgotten
 			w.Clock.Advance(3*time.Hour + time.Second)
-			_, err = w.Svc.DeliverDue(t.Context())
+			_, err = scheduler.DeliverDue(t.Context(), w.Svc)
 			is.NoErr(err)                                // delivery runs
 			is.Equal(w.Scheduled(t, id).Delivered, true) // and sends it
 		})

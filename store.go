@@ -77,9 +77,9 @@ type Tx interface {
 	DraftStore
 	EmailChangeStore
 	FlagStore
+	EventStore
 	ReactionStore
 	PresenceStore
-	EventStore
 }
 
 // RealmStore persists realms.

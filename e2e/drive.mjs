@@ -1,5 +1,6 @@
 // drive.mjs: the real zulip-js 2.1.0 client drives chatcore's example server
-// through the seven operations (and what they need around them).
+// through the seven operations (and what they need around them), and
+// receives events on a queue.
 //
 // Usage: E2E_CONFIG='{"url": "...", "owner": {"email": "...", "key": "..."}, ...}' node drive.mjs
 // Exits non-zero, naming the failed step, when any assertion fails.
@@ -35,6 +36,60 @@ try {
   step = 'users/me';
   const me = ok(await member.users.me.getProfile());
   assert.equal(me.email, cfg.member.email);
+
+  // Events: the member's queue receives a message another user sends, its
+  // own settings change, a topic deletion and a typing notification.
+  step = 'register an event queue';
+  const queue = ok(await member.queues.register({
+    event_types: ['message', 'user_settings', 'delete_message', 'typing'],
+  }));
+  assert.equal(typeof queue.queue_id, 'string');
+  assert.equal(queue.last_event_id, -1);
+  let lastEventId = queue.last_event_id;
+  const seen = [];
+  // awaitEvent polls (acknowledging what it saw) until an event of the type arrives.
+  const awaitEvent = async (type) => {
+    for (let i = 0; i < 20; i++) {
+      const found = seen.find((e) => e.type === type);
+      if (found) {
+        seen.splice(seen.indexOf(found), 1);
+        return found;
+      }
+      const res = ok(await member.events.retrieve({ queue_id: queue.queue_id, last_event_id: lastEventId, dont_block: true }));
+      for (const e of res.events) {
+        assert.ok(e.id > lastEventId, `${step}: event ids increase`);
+        lastEventId = e.id;
+        seen.push(e);
+      }
+    }
+    assert.fail(`${step}: no ${type} event`);
+  };
+  step = 'events: a message from another user';
+  const sentForQueue = ok(await owner.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e events', content: 'for the **queue**' }));
+  const msgEvent = await awaitEvent('message');
+  assert.equal(msgEvent.message.id, sentForQueue.id);
+  assert.equal(msgEvent.message.content, 'for the **queue**'); // raw Markdown: apply_markdown is off
+  assert.equal(msgEvent.message.sender_email, cfg.owner.email);
+  step = 'events: user_settings';
+  ok(await member.callEndpoint('/settings', 'PATCH', { left_side_userlist: true }));
+  const settingEvent = await awaitEvent('user_settings');
+  assert.equal(settingEvent.property, 'left_side_userlist');
+  assert.equal(settingEvent.value, true);
+  step = 'events: delete_message from a topic deletion';
+  ok(await owner.callEndpoint(`/streams/${cfg.channel.id}/delete_topic`, 'POST', { topic_name: 'e2e events' }));
+  const deletion = await awaitEvent('delete_message');
+  assert.equal(deletion.message_id, sentForQueue.id); // one event per message without bulk_message_deletion
+  step = 'events: typing';
+  // zulip-js JSON-encodes "to" only for two or more users: name the sender too.
+  const ownerMe = ok(await owner.users.me.getProfile());
+  ok(await owner.typing.send({ to: [me.user_id, ownerMe.user_id], op: 'start' }));
+  const typingEvent = await awaitEvent('typing');
+  assert.equal(typingEvent.op, 'start');
+  assert.equal(typingEvent.sender.email, cfg.owner.email);
+  step = 'deregister the queue';
+  ok(await member.queues.deregister({ queue_id: queue.queue_id }));
+  fails(await member.events.retrieve({ queue_id: queue.queue_id, last_event_id: lastEventId }),
+    'BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queue.queue_id}`);
 
   // 1. PATCH /settings (query string, as zulip-js sends PATCH).
   step = 'PATCH /settings';
@@ -164,6 +219,72 @@ try {
   fails(await member.reactions.remove({ message_id: sent.id, emoji_name: 'octopus' }), 'REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
   got = ok(await owner.messages.getById({ message_id: sent.id }));
   assert.deepEqual(got.message.reactions, []);
+
+  // Editing: the sender changes the content, reads it and its history back;
+  // another user may not.
+  step = 'edit: send';
+  const draft = ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e edits', content: 'first draft' }));
+  step = 'edit: content';
+  ok(await member.messages.update({ message_id: draft.id, content: 'second draft' }));
+  step = 'edit: read back';
+  got = ok(await owner.messages.getById({ message_id: draft.id }));
+  assert.equal(got.message.content, '<p>second draft</p>');
+  assert.equal(typeof got.message.last_edit_timestamp, 'number');
+  step = 'edit: history';
+  const history = ok(await owner.messages.getHistoryById({ message_id: draft.id }));
+  assert.deepEqual(history.message_history.map((h) => h.content), ['first draft', 'second draft']);
+  step = 'edit: by another user';
+  fails(await owner.messages.update({ message_id: draft.id, content: 'hijacked' }), 'BAD_REQUEST',
+    "You don't have permission to edit this message");
+
+  // Moving: the whole topic to a new name, read back by narrow; one message
+  // alone may not be moved to a topic of a direct message.
+  step = 'move: send';
+  const moveIds = [];
+  for (const content of ['move one', 'move two']) {
+    moveIds.push(ok(await member.messages.send({ type: 'stream', to: cfg.channel.name, topic: 'e2e move me', content })).id);
+  }
+  step = 'move: change_all';
+  ok(await member.messages.update({ message_id: moveIds[1], topic: 'e2e moved', propagate_mode: 'change_all',
+    send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+  step = 'move: read back';
+  const topicNarrow = (topic) => [{ operator: 'channel', operand: cfg.channel.id }, { operator: 'topic', operand: topic }];
+  found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: topicNarrow('e2e moved') }));
+  assert.deepEqual(found.messages.map((m) => [m.id, m.subject]), [[moveIds[0], 'e2e moved'], [moveIds[1], 'e2e moved']]);
+  found = ok(await member.messages.retrieve({ anchor: 'newest', num_before: 10, num_after: 0, narrow: topicNarrow('e2e move me') }));
+  assert.equal(found.messages.length, 0);
+  const topics = ok(await member.streams.topics.retrieve({ stream_id: cfg.channel.id }));
+  assert.ok(topics.topics.some((t) => t.name === 'e2e moved' && t.max_id === moveIds[1]));
+  assert.ok(!topics.topics.some((t) => t.name === 'e2e move me'));
+  step = 'move: history';
+  const moved = ok(await member.messages.getHistoryById({ message_id: moveIds[0] }));
+  assert.deepEqual(moved.message_history.map((h) => h.topic), ['e2e move me', 'e2e moved']);
+  step = 'move: bad propagate_mode';
+  fails(await member.messages.update({ message_id: moveIds[0], topic: 'elsewhere', propagate_mode: 'change_some' }),
+    'BAD_REQUEST', 'Invalid propagate_mode');
+
+  // Subscription properties: colour and muting, read back from the
+  // subscription list; an unknown property is refused.
+  const setProps = (data) => member.callEndpoint('/users/me/subscriptions/properties', 'POST',
+    { subscription_data: JSON.stringify(data) });
+  const mySub = async () => ok(await member.streams.subscriptions.retrieve()).subscriptions
+    .find((s) => s.stream_id === cfg.channel.id);
+  step = 'subscription properties: set';
+  ok(await setProps([{ stream_id: cfg.channel.id, property: 'color', value: '#abcdef' },
+    { stream_id: cfg.channel.id, property: 'is_muted', value: true }]));
+  step = 'subscription properties: read back';
+  let sub = await mySub();
+  assert.equal(sub.color, '#abcdef');
+  assert.equal(sub.is_muted, true);
+  assert.equal(sub.in_home_view, false);
+  step = 'subscription properties: unknown';
+  fails(await setProps([{ stream_id: cfg.channel.id, property: 'sparkle', value: true }]), 'BAD_REQUEST',
+    'Unknown subscription property: sparkle');
+  step = 'subscription properties: unmute';
+  ok(await setProps([{ stream_id: cfg.channel.id, property: 'in_home_view', value: true }]));
+  sub = await mySub();
+  assert.equal(sub.is_muted, false);
+  assert.equal(sub.color, '#abcdef');
 
   // Presence: a report, then the realm's presence in the legacy format.
   step = 'presence: report';

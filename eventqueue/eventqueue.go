@@ -86,6 +86,10 @@ type Options struct {
 	// CollectEvery is how often expired and too-far-behind queues are
 	// deleted and the log pruned, in the background of calls (default 1 min).
 	CollectEvery time.Duration
+	// Recheck, when positive, makes waiting polls also look at the store
+	// this often: for processes sharing a store without a Bus between them
+	// (another process's commits then reach a waiting poll within Recheck).
+	Recheck time.Duration
 }
 
 // LongpollTimeout is event_queue_longpoll_timeout_seconds: how long a client
@@ -277,8 +281,18 @@ func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest
 	}
 	timer := time.NewTimer(idle)
 	defer timer.Stop()
+	var recheck <-chan time.Time
+	if h.opts.Recheck > 0 {
+		t := time.NewTicker(h.opts.Recheck)
+		defer t.Stop()
+		recheck = t.C
+	}
 	for {
 		select {
+		case <-recheck:
+			if res, err = h.svc.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
+				return res.Events, err
+			}
 		case <-w.wake:
 			if res, err = h.svc.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
 				return res.Events, err

@@ -367,6 +367,13 @@ func authzCases() []authzCase {
 			},
 			want: always(outcome{400, "BAD_EVENT_QUEUE_ID", "Bad event queue ID: nope"}),
 		},
+		{
+			route: "POST /api/v1/typing", kinds: noKinds, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/typing", enc: urlEncoded, params: params("op", "start", "to", "[]")}
+			},
+			want: always(badRequest("Empty 'to' list")),
+		},
 		settings("/settings"),
 		{
 			route: "PATCH /api/v1/settings", name: "target_users groups", kinds: realmKinds, obj: shared("51", "52"),

@@ -58,3 +58,12 @@ func (h *handler) deleteEvents(ctx context.Context, c *call) (map[string]any, er
 	}
 	return nil, h.events.Delete(ctx, c.user.ID, id)
 }
+
+// typing answers POST /typing.
+func (h *handler) typing(ctx context.Context, c *call) (map[string]any, error) {
+	var req chatcore.TypingRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	return nil, h.svc.SendTyping(ctx, c.user.ID, req)
+}

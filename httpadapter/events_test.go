@@ -80,3 +80,25 @@ func TestHTTPEvents(t *testing.T) {
 		})
 	}
 }
+
+func TestHTTPTyping(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	id := registerQueue(t, e, &member, "event_types", `["typing"]`, "client_capabilities", `{"stream_typing_notifications":true}`)
+	post := func(kv ...string) *response {
+		return e.do(t, request{method: "POST", path: "/typing", auth: &owner, enc: urlEncoded, params: params(kv...)})
+	}
+	me := e.do(t, request{method: "GET", path: "/users/me", auth: &member})
+	memberID := strconv.FormatInt(num(t, me.body["user_id"]), 10)
+	wantSuccess(t, post("op", "start", "to", "["+memberID+"]"))
+	wantSuccess(t, post("op", "stop", "type", "channel", "stream_id", "61", "topic", "lunch"))
+	res := e.do(t, request{method: "GET", path: "/events", auth: &member, enc: inQuery, params: params("queue_id", id, "last_event_id", "-1", "dont_block", "true")})
+	wantSuccess(t, res)
+	evs := res.body["events"].([]any)
+	is.Equal(len(evs), 2) // both typing events
+	is.Equal(evs[0].(map[string]any)["op"], "start")
+	is.Equal(evs[1].(map[string]any)["topic"], "lunch")
+	wantError(t, post("to", "["+memberID+"]"), 400, "REQUEST_VARIABLE_MISSING", "Missing 'op' argument")
+	wantError(t, post("op", "start"), 400, "BAD_REQUEST", "Missing 'to' argument")
+	wantError(t, post("op", "start", "type", "stream", "stream_id", "61"), 400, "BAD_REQUEST", "Missing topic")
+}

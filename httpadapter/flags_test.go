@@ -121,3 +121,35 @@ func TestHTTPMessageFlagsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPRegisterUnreadEmptyTopic: unread_msgs lists the empty topic under
+// Zulip's fallback name unless client_capabilities has empty_topic_name.
+func TestHTTPRegisterUnreadEmptyTopic(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	res := e.do(t, request{method: "POST", path: "/messages", auth: &member, enc: urlEncoded,
+		params: params("type", "stream", "to", "general", "topic", "", "content", "no topic"),
+		header: map[string]string{"User-Agent": "ZulipPython/0.9"}}) // unread for its API sender
+	wantSuccess(t, res)
+	id := num(t, res.body["id"])
+	topicOf := func(extra ...string) any {
+		t.Helper()
+		res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
+			params: params(append([]string{"fetch_event_types", `["message","update_message_flags"]`}, extra...)...)})
+		wantSuccess(t, res)
+		unread, _ := res.body["unread_msgs"].(map[string]any)
+		streams, _ := unread["streams"].([]any)
+		for _, st := range streams {
+			st := st.(map[string]any)
+			ids, _ := st["unread_message_ids"].([]any)
+			if len(ids) > 0 && num(t, ids[len(ids)-1]) == id {
+				return st["topic"]
+			}
+		}
+		t.Fatalf("message %d not in unread_msgs: %s", id, res.raw)
+		return nil
+	}
+	is.Equal(topicOf(), "general chat")                                                     // Zulip's fallback name
+	is.Equal(topicOf("client_capabilities", `{"empty_topic_name": true}`), "")              // kept empty
+	is.Equal(topicOf("client_capabilities", `{"empty_topic_name": false}`), "general chat") // asked not to
+}

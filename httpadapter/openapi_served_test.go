@@ -51,6 +51,7 @@ var notDescribed = map[string]string{
 	"GET /api/v1/users/{user_id_or_email}/presence":  "not in the served excerpt; TestHTTPPresence checks its answers",
 	"GET /api/v1/events":                             "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"DELETE /api/v1/events":                          "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"POST /api/v1/typing":                            "not in the served excerpt; TestHTTPTyping checks its answers and errors",
 }
 
 // noError are the routes that answer every well-formed request with success,
@@ -107,8 +108,7 @@ func servedCases() []servedCase {
 		{route: "GET /api/v1/server_settings", name: "ok", status: 200},
 
 		{route: "POST /api/v1/register", name: "ok, partial unquoted", auth: &member, status: 200,
-			params:   with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`),
-			dropKeys: []string{"event_queue_longpoll_timeout_seconds"}},
+			params: with("include_subscribers", "partial", "fetch_event_types", `["realm_linkifiers","scheduled_messages","reminders"]`)},
 		{route: "POST /api/v1/register", name: "bad include_subscribers", auth: &member, status: 400,
 			params: with("include_subscribers", `"all"`)},
 

@@ -8,11 +8,15 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
-// documents them (every one optional). A wrong type is a 400 as in Zulip.
+// documents them (every one optional). event_types, fetch_event_types,
+// slim_presence and presence_history_limit_days change the answer, and the
+// queue options (event_types, narrow, all_public_streams, apply_markdown,
+// client_capabilities, queue_lifespan_secs) shape the event queue; the others
+// are decoded and checked (a wrong type is a 400 as in Zulip) but have no
+// effect.
 type registerParams struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 	// ClientGravatar is a boolean or null.
@@ -137,16 +141,21 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 }
 
 // register answers POST /register with the initial state and a new event
-// queue (see [eventqueue.Hub.Register]). The version fields, queue_id,
-// last_event_id and event_queue_longpoll_timeout_seconds are always present;
-// the other sections only when wanted (see [registerParams.sections]), under
-// Zulip's section names: realm_user (user_id), realm (realm_name, realm_url,
-// realm_empty_topic_display_name, max_reminder_note_length), user_settings,
-// realm_linkifiers, scheduled_messages, reminders, message (max_message_id)
-// and unread_msgs. Section names chatcore does not serve are accepted and
+// queue (see [eventqueue.Hub.Register]). The version fields, queue_id and
+// last_event_id are always present (event_queue_longpoll_timeout_seconds
+// comes with the realm section, as in Zulip);
+// the other sections only when wanted (see [registerParams.sections] and
+// addStateSections). Section names chatcore does not serve are accepted and
 // give nothing, as in Zulip.
 func (h *handler) register(ctx context.Context, c *call) (map[string]any, error) {
 	var req registerParams
+	// Zulip takes JSON null for these (the Python client's register()
+	// sends event_types=null): the same as leaving them out.
+	for _, name := range []string{"event_types", "fetch_event_types", "client_capabilities"} {
+		if c.params.Get(name) == "null" {
+			c.params.Del(name)
+		}
+	}
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
@@ -159,18 +168,18 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",
 		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
 		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
+		EmptyTopicName:           req.ClientCapabilities != nil && req.ClientCapabilities.EmptyTopicName != nil && *req.ClientCapabilities.EmptyTopicName,
 		Queue:                    req.queue(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	state := map[string]any{
-		"queue_id":                             st.QueueID,
-		"last_event_id":                        st.LastEventID,
-		"event_queue_longpoll_timeout_seconds": int(eventqueue.LongpollTimeout.Seconds()),
-		"zulip_feature_level":                  chatcore.FeatureLevel,
-		"zulip_version":                        zulipVersion,
-		"zulip_merge_base":                     zulipVersion,
+		"queue_id":            st.QueueID,
+		"last_event_id":       st.LastEventID,
+		"zulip_feature_level": chatcore.FeatureLevel,
+		"zulip_version":       zulipVersion,
+		"zulip_merge_base":    zulipVersion,
 	}
 	h.addStateSections(state, st)
 	return state, nil

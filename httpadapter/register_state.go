@@ -4,59 +4,54 @@ import (
 	"maps"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // realmConstants are the realm section's settings chatcore does not model,
 // with the values of a new Zulip organization on a self-hosted server
 // (organization settings realm_*, server settings server_* and limits).
 var realmConstants = map[string]any{
-	"realm_description":                                 "",
-	"realm_message_retention_days":                      -1,
-	"realm_allow_message_editing":                       true,
-	"realm_message_content_edit_limit_seconds":          600,
-	"realm_message_content_delete_limit_seconds":        nil,
-	"realm_move_messages_within_stream_limit_seconds":   604800,
-	"realm_move_messages_between_streams_limit_seconds": 604800,
-	"realm_message_edit_history_visibility_policy":      "all",
-	"realm_topics_policy":                               "allow_empty_topic",
-	"realm_waiting_period_threshold":                    0,
-	"realm_presence_disabled":                           false,
-	"realm_inline_image_preview":                        true,
-	"realm_inline_url_embed_preview":                    false,
-	"realm_send_read_receipts":                          true,
-	"realm_enable_spectator_access":                     false,
-	"realm_is_zephyr_mirror_realm":                      false,
-	"realm_default_language":                            "en",
-	"realm_push_notifications_enabled":                  false,
-	"realm_digest_emails_enabled":                       false,
-	"realm_email_auth_enabled":                          true,
-	"realm_password_auth_enabled":                       true,
-	"realm_plan_type":                                   1,
-	"realm_org_type":                                    0,
-	"realm_icon_source":                                 "G",
-	"max_message_length":                                10000,
-	"max_topic_length":                                  60,
-	"max_stream_name_length":                            chatcore.MaxChannelNameLength,
-	"max_stream_description_length":                     chatcore.MaxChannelDescriptionLength,
-	"max_channel_folder_name_length":                    60,
-	"max_channel_folder_description_length":             1024,
-	"server_typing_started_expiry_period_milliseconds":  45000,
-	"server_typing_stopped_wait_period_milliseconds":    5000,
-	"server_typing_started_wait_period_milliseconds":    10000,
-	"server_presence_ping_interval_seconds":             60,
-	"server_presence_offline_threshold_seconds":         140,
-	"event_queue_longpoll_timeout_seconds":              90,
-	"password_min_length":                               6,
-	"password_max_length":                               100,
-	"password_min_guesses":                              10000,
-	"server_inline_image_preview":                       true,
-	"server_inline_url_embed_preview":                   false,
-	"server_avatar_changes_disabled":                    false,
-	"server_name_changes_disabled":                      false,
-	"server_web_public_streams_enabled":                 false,
-	"server_needs_upgrade":                              false,
-	"development_environment":                           false,
-	"zulip_plan_is_not_limited":                         true,
+	"realm_description":                                "",
+	"realm_message_retention_days":                     -1,
+	"realm_topics_policy":                              "allow_empty_topic",
+	"realm_waiting_period_threshold":                   0,
+	"realm_presence_disabled":                          false,
+	"realm_inline_image_preview":                       true,
+	"realm_inline_url_embed_preview":                   false,
+	"realm_send_read_receipts":                         true,
+	"realm_enable_spectator_access":                    false,
+	"realm_is_zephyr_mirror_realm":                     false,
+	"realm_default_language":                           "en",
+	"realm_push_notifications_enabled":                 false,
+	"realm_digest_emails_enabled":                      false,
+	"realm_email_auth_enabled":                         true,
+	"realm_password_auth_enabled":                      true,
+	"realm_plan_type":                                  1,
+	"realm_org_type":                                   0,
+	"realm_icon_source":                                "G",
+	"max_message_length":                               10000,
+	"max_topic_length":                                 60,
+	"max_stream_name_length":                           chatcore.MaxChannelNameLength,
+	"max_stream_description_length":                    chatcore.MaxChannelDescriptionLength,
+	"max_channel_folder_name_length":                   60,
+	"max_channel_folder_description_length":            1024,
+	"server_typing_started_expiry_period_milliseconds": 45000,
+	"server_typing_stopped_wait_period_milliseconds":   5000,
+	"server_typing_started_wait_period_milliseconds":   10000,
+	"server_presence_ping_interval_seconds":            60,
+	"server_presence_offline_threshold_seconds":        140,
+	"event_queue_longpoll_timeout_seconds":             int(eventqueue.LongpollTimeout.Seconds()),
+	"password_min_length":                              6,
+	"password_max_length":                              100,
+	"password_min_guesses":                             10000,
+	"server_inline_image_preview":                      true,
+	"server_inline_url_embed_preview":                  false,
+	"server_avatar_changes_disabled":                   false,
+	"server_name_changes_disabled":                     false,
+	"server_web_public_streams_enabled":                false,
+	"server_needs_upgrade":                             false,
+	"development_environment":                          false,
+	"zulip_plan_is_not_limited":                        true,
 }
 
 // customProfileFieldTypes is Zulip's custom_profile_field_types.
@@ -115,6 +110,7 @@ func (h *handler) addStateSections(state map[string]any, st chatcore.RegisterSta
 		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
 		state["realm_require_unique_names"] = r.RequireUniqueNames
 		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
+		addMessagePolicy(state, r.Messages)
 	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups
@@ -163,4 +159,23 @@ func (h *handler) addStateSections(state map[string]any, st chatcore.RegisterSta
 	if st.Reminders != nil {
 		state["reminders"] = st.Reminders
 	}
+}
+
+// addMessagePolicy puts the realm's message editing, moving and deleting
+// settings into the realm section, as Zulip names them (a limit of null is
+// no limit). It also sends realm_allow_edit_history, which Zulip dropped at
+// feature level 358 in favour of realm_message_edit_history_visibility_policy:
+// zulip-terminal still reads it unconditionally (its message information
+// popup fails without it), and it says no more than the policy does.
+func addMessagePolicy(state map[string]any, p chatcore.MessagePolicy) {
+	state["realm_allow_message_editing"] = !p.ContentEditingDisabled
+	state["realm_message_content_edit_limit_seconds"] = p.ContentEditLimit.Seconds(chatcore.DefaultContentEditLimit)
+	state["realm_message_content_delete_limit_seconds"] = p.DeleteOwnLimit.Seconds(chatcore.DefaultDeleteOwnLimit)
+	state["realm_move_messages_within_stream_limit_seconds"] = p.MoveWithinChannelLimit.Seconds(chatcore.DefaultMoveLimit)
+	state["realm_move_messages_between_streams_limit_seconds"] = p.MoveBetweenChannelsLimit.Seconds(chatcore.DefaultMoveLimit)
+	state["realm_message_edit_history_visibility_policy"] = "all"
+	if p.EditHistoryDisabled {
+		state["realm_message_edit_history_visibility_policy"] = "none"
+	}
+	state["realm_allow_edit_history"] = !p.EditHistoryDisabled
 }

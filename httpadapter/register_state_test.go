@@ -1,16 +1,77 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
+	"testing"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/matryer/is"
 )
 
 // realmSectionKeys are the keys of the realm section, sorted.
 func realmSectionKeys() []string {
 	keys := append(httpadapter.RealmConstantKeys(), "max_reminder_note_length", "realm_date_created",
 		"realm_email_changes_disabled", "realm_empty_topic_display_name", "realm_icon_url", "realm_name",
-		"realm_name_changes_disabled", "realm_require_unique_names", "realm_url")
+		"realm_name_changes_disabled", "realm_require_unique_names", "realm_url",
+		"realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
+		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
+		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",
+		"realm_allow_edit_history")
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// TestHTTPRegisterRealmMessagePolicy: the realm section tells the realm's own
+// message editing policy, with the legacy realm_allow_edit_history that
+// zulip-terminal reads.
+func TestHTTPRegisterRealmMessagePolicy(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	realm := func() map[string]any {
+		t.Helper()
+		res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
+			params: params("fetch_event_types", `["realm","realm_user"]`)})
+		wantSuccess(t, res)
+		return res.body
+	}
+	got := realm()
+	is.Equal(got["realm_allow_message_editing"], true)
+	is.Equal(num(t, got["realm_message_content_edit_limit_seconds"]), int64(600))
+	is.Equal(num(t, got["realm_message_content_delete_limit_seconds"]), int64(600))
+	is.Equal(num(t, got["realm_move_messages_within_stream_limit_seconds"]), int64(604800))
+	is.Equal(num(t, got["realm_move_messages_between_streams_limit_seconds"]), int64(604800))
+	is.Equal(got["realm_message_edit_history_visibility_policy"], "all")
+	is.Equal(got["realm_allow_edit_history"], true)
+
+	realmID := e.w.User(t, chatcore.UserID(num(t, got["user_id"]))).RealmID
+	e.w.UpdateRealm(t, realmID, func(r *chatcore.Realm) {
+		r.Messages.ContentEditingDisabled, r.Messages.EditHistoryDisabled = true, true
+		r.Messages.ContentEditLimit, r.Messages.DeleteOwnLimit = chatcore.Unlimited, 60
+	})
+	got = realm()
+	is.Equal(got["realm_allow_message_editing"], false)
+	is.Equal(got["realm_message_content_edit_limit_seconds"], nil) // no limit
+	is.Equal(num(t, got["realm_message_content_delete_limit_seconds"]), int64(60))
+	is.Equal(got["realm_message_edit_history_visibility_policy"], "none")
+	is.Equal(got["realm_allow_edit_history"], false)
+}
+
+// withoutKeys returns a copy of res whose JSON body lacks the keys: keys
+// Zulip's server sends that the served excerpt's description leaves out.
+func withoutKeys(tb testing.TB, res *response, keys ...string) *response {
+	tb.Helper()
+	body := maps.Clone(res.body)
+	for _, k := range keys {
+		delete(body, k)
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := *res
+	out.body, out.raw = body, raw
+	return &out
 }

@@ -9,6 +9,7 @@ func (h *handler) routes() []route {
 		{pattern: "POST /api/v1/register", fn: h.register},
 		{pattern: "GET /api/v1/events", fn: h.getEvents},
 		{pattern: "DELETE /api/v1/events", fn: h.deleteEvents},
+		{pattern: "POST /api/v1/typing", fn: h.typing},
 
 		{pattern: "PATCH /api/v1/settings", access: chatcore.AccessHuman, fn: h.updateSettings},
 		{pattern: "PATCH /api/v1/settings/display", access: chatcore.AccessHuman, fn: h.updateSettings},

@@ -16,6 +16,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/chatcore/chatcore/webhooks"
 )
@@ -127,20 +128,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	// second; do the same, so its writes compete with the clients'.
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-deliverCtx.Done():
-				return
-			case <-t.C:
-				if _, err := svc.DeliverDue(deliverCtx); err != nil && deliverCtx.Err() == nil {
-					logger.Error("delivering scheduled messages", "err", err)
-				}
-			}
-		}
-	})
+	wg.Go(func() { scheduler.Run(deliverCtx, svc, time.Second) })
 	s := &server{base: base, svc: svc, http: hs, logs: logs, deleted: deleted}
 	s.stop = func() {
 		stopDelivery()

@@ -34,6 +34,7 @@ import (
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/scheduler"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -168,7 +169,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { deliverLoop(deliverCtx, svc, cfg.deliverEvery, logger) })
+	wg.Go(func() { scheduler.Run(deliverCtx, svc, cfg.deliverEvery) })
 	defer func() {
 		stopDelivery()
 		wg.Wait()
@@ -239,23 +240,6 @@ func fixtureError(err error) error {
 		return errors.New(e.Msg)
 	}
 	return err
-}
-
-// deliverLoop delivers due scheduled messages and reminders every interval
-// until ctx is cancelled.
-func deliverLoop(ctx context.Context, svc *chatcore.Service, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := svc.DeliverDue(ctx); err != nil && ctx.Err() == nil {
-				log.ErrorContext(ctx, "delivering scheduled messages", "err", err)
-			}
-		}
-	}
 }
 
 // credential is a login found in a fixture.

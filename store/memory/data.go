@@ -95,8 +95,6 @@ type data struct {
 	flagsByMsg  map[chatcore.MessageID]*idList[chatcore.UserID]
 	flagsByUser map[chatcore.UserID]*idList[chatcore.MessageID]
 
-	presence    map[chatcore.UserID]*chatcore.Presence
-	presenceSeq map[chatcore.RealmID]int64
 	// log is the event log ascending by id; stored entries are never
 	// modified. logMax is the highest id ever appended, prunedThrough the
 	// highest pruned.
@@ -104,6 +102,8 @@ type data struct {
 	logMax        int64
 	prunedThrough int64
 	queues        map[string]*chatcore.EventQueue
+	presence      map[chatcore.UserID]*chatcore.Presence
+	presenceSeq   map[chatcore.RealmID]int64
 }
 
 // flagKey identifies a flag row.

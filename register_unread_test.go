@@ -1,0 +1,53 @@
+package chatcore_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/matryer/is"
+)
+
+// unread_msgs as Zulip's aggregate_unread_data builds it: topics grouped
+// case-insensitively under their oldest unread message's name, the empty
+// topic as "general chat" unless the client has empty_topic_name, and a muted
+// channel's messages listed but neither counted nor wildcard-mentioned.
+func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		lunch := sendTopic(t, w, org, org.owner, "lunch", "pizza?")
+		upper := sendTopic(t, w, org, org.owner, "Lunch", "yes")
+		empty := sendTopic(t, w, org, org.owner, "", "no topic")
+		unread := func(emptyTopicName bool) *chatcore.UnreadMsgs {
+			t.Helper()
+			st, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{
+				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName})
+			is.NoErr(err)
+			return st.Unread
+		}
+		u := unread(false)
+		is.Equal(u.Count, 3)
+		is.Equal(u.Streams, []chatcore.UnreadStreamTopic{
+			{StreamID: org.general.ID, Topic: "general chat", UnreadMessageIDs: []chatcore.MessageID{empty}}, // the fallback name
+			{StreamID: org.general.ID, Topic: "lunch", UnreadMessageIDs: []chatcore.MessageID{lunch, upper}}, // one topic, named by its oldest message
+		})
+		is.Equal(unread(true).Streams[0].Topic, "") // empty_topic_name keeps ""
+
+		// Muting the channel: its messages stay listed, but are not counted and
+		// their wildcard mentions are not mentions; a personal mention still is.
+		all := sendTopic(t, w, org, org.owner, "lunch", "@**all** come")
+		personal := sendTopic(t, w, org, org.owner, "lunch", "@**ham** you too")
+		u = unread(false)
+		is.Equal(u.Count, 5)
+		is.Equal(u.Mentions, []chatcore.MessageID{all, personal})
+		is.NoErr(w.Svc.UpdateSubscriptionProperties(ctx, org.ham.ID, []chatcore.SubscriptionPropertyChange{
+			{StreamID: org.general.ID, Property: "is_muted", Value: true}}))
+		u = unread(false)
+		is.Equal(u.Count, 0)
+		is.Equal(u.Mentions, []chatcore.MessageID{personal})
+		is.Equal(u.Streams[1].UnreadMessageIDs, []chatcore.MessageID{lunch, upper, all, personal}) // still listed
+	})
+}
