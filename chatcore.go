@@ -203,6 +203,8 @@ type Service struct {
 	passwordPolicy password.Policy
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
+	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
+	links linkifierCache
 }
 
 // New returns a Service over store.

@@ -82,7 +82,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		if err != nil {
 			return err
 		}
-		dest, err := resolveDestination(ctx, tx, sender, req, to)
+		dest, st, err := resolveDestination(ctx, tx, sender, req, to)
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		if client == "" {
 			client = "API"
 		}
-		m, err := s.sendPrerendered(ctx, tx, fx, sender, dest, req.Content, client, pre)
+		m, err := s.sendPrerendered(ctx, tx, fx, sender, dest, st, req.Content, client, pre)
 		if err != nil {
 			return err
 		}
@@ -138,8 +138,9 @@ func parseSendTo(req SendMessageRequest) (sendTo, error) {
 
 // resolveDestination turns the parsed type/to/topic parameters into a
 // Destination, looking the channel or the recipients' e-mails up in the
-// sender's realm.
-func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest, to sendTo) (Destination, error) {
+// sender's realm; it also returns the channel it read (nil for direct
+// messages).
+func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessageRequest, to sendTo) (Destination, *Stream, error) {
 	var dest Destination
 	if to.isChannel {
 		var st *Stream
@@ -147,20 +148,20 @@ func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessag
 		if to.byID {
 			st, err = streamInRealm(ctx, tx, sender.RealmID, to.channelID)
 			if errors.Is(err, ErrNotFound) {
-				return dest, errChannelIDDoesNotExist(to.channelID)
+				return dest, nil, errChannelIDDoesNotExist(to.channelID)
 			}
 		} else {
 			st, err = streamByNameForSend(ctx, tx, sender.RealmID, to.channelName)
 		}
 		if err != nil {
-			return dest, err
+			return dest, nil, err
 		}
 		if req.Topic == nil {
-			return dest, BadRequest("Missing topic")
+			return dest, nil, BadRequest("Missing topic")
 		}
 		dest.StreamID = st.ID
 		dest.Topic = *req.Topic
-		return dest, nil
+		return dest, st, nil
 	}
 	ids := to.userIDs
 	for _, email := range to.emails {
@@ -168,18 +169,18 @@ func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessag
 		// many e-mails at once.
 		u, err := tx.UserByEmail(ctx, sender.RealmID, email)
 		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != sender.RealmID) {
-			return dest, BadRequestf("Invalid email '%s'", email)
+			return dest, nil, BadRequestf("Invalid email '%s'", email)
 		}
 		if err != nil {
-			return dest, err
+			return dest, nil, err
 		}
 		ids = append(ids, u.ID)
 	}
 	if len(ids) == 0 {
-		return dest, BadRequest("Message must have recipients")
+		return dest, nil, BadRequest("Message must have recipients")
 	}
 	dest.To = ids
-	return dest, nil
+	return dest, nil, nil
 }
 
 // parseChannelIndicator parses Zulip's "to" of a channel message into to: a
@@ -375,12 +376,14 @@ func emptyTopicDisplayName(r *Realm) string {
 // "Channel with ID 'n' does not exist", a recipient of another realm or a
 // missing one "Invalid user ID n".
 func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
-	return s.sendPrerendered(ctx, tx, fx, sender, dest, content, client, nil)
+	return s.sendPrerendered(ctx, tx, fx, sender, dest, nil, content, client, nil)
 }
 
 // sendPrerendered is sendInTx reusing pre, a rendering of content made before
-// the transaction, when it still holds (see renderChecked); pre may be nil.
-func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string, pre *prerendered) (*Message, error) {
+// the transaction, when it still holds (see renderChecked), and st, the
+// destination channel when this transaction has read it already; pre and st
+// may be nil.
+func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, st *Stream, content string, client string, pre *prerendered) (*Message, error) {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return nil, err
@@ -396,19 +399,23 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		Client:   client,
 		SentAt:   s.clock.Now().UTC(),
 	}
-	var st *Stream
 	var eventUsers []UserID
+	if dest.StreamID == 0 {
+		st = nil // a direct message
+	}
 	if dest.StreamID != 0 {
 		topic, err := normalizeTopic(realm, dest.Topic)
 		if err != nil {
 			return nil, err
 		}
-		st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
-		if errors.Is(err, ErrNotFound) {
-			return nil, errChannelIDDoesNotExist(dest.StreamID)
-		}
-		if err != nil {
-			return nil, err
+		if st == nil || st.ID != dest.StreamID || st.RealmID != sender.RealmID {
+			st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+			if errors.Is(err, ErrNotFound) {
+				return nil, errChannelIDDoesNotExist(dest.StreamID)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		if !dest.SkipAccessCheck {
 			if err := canSendToStream(ctx, tx, sender, st); err != nil {

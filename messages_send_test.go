@@ -269,3 +269,86 @@ func TestSendMessageEventsAndFirstMessageID(t *testing.T) {
 	is.True(err != nil)                          // refused
 	is.Equal(len(w.Events.OfType("message")), 2) // no event for a failed send
 }
+
+// TestSendMessageAsAuthenticated checks, on every store, that a send whose
+// context carries the authenticated sender (WithAuthenticatedUser) stores and
+// publishes what a send without it does: the same rendering (a mention
+// resolved in the sender's realm) and the same refusal of a deactivated
+// sender, decided inside the write transaction.
+func TestSendMessageAsAuthenticated(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ham := w.User(t, org.ham.ID)
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), ham)
+		req := chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: "hi @**ophelia**"}
+		with, err := w.Svc.SendMessage(ctx, ham.ID, req)
+		is.NoErr(err) // sent with the user in the context
+		without, err := w.Svc.SendMessage(t.Context(), ham.ID, req)
+		is.NoErr(err) // and without
+		views := map[chatcore.MessageID]chatcore.MessageView{}
+		for _, ev := range w.Events.OfType("message") {
+			v := ev.Data["message"].(chatcore.MessageView)
+			views[v.ID] = v
+		}
+		is.Equal(len(views), 2) // both published
+		a, b := views[with], views[without]
+		is.Equal(a.Content, b.Content)                       // the same rendering
+		is.True(strings.Contains(a.Content, "user-mention")) // the mention resolved
+
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			u, err := tx.User(ctx, ham.ID)
+			if err != nil {
+				return err
+			}
+			u.IsActive = false
+			return tx.UpdateUser(ctx, u)
+		})
+		_, err = w.Svc.SendMessage(ctx, ham.ID, req)
+		is.True(err != nil) // deactivated since authentication: refused by the write transaction
+	})
+}
+
+// TestSendPrerenderFromLinkifierCache checks, on every store, that a send
+// by an authenticated user whose content needs no store answer is
+// pre-rendered without a transaction once the realm's linkifiers are known,
+// and that a linkifier added since is still applied (the write transaction
+// sees the newer version and renders again); content with a mention is
+// pre-rendered in a View as before.
+func TestSendPrerenderFromLinkifierCache(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		counter := &chattest.CountingStore{}
+		w, org, _ := newVerona(t, func(tb testing.TB, opts ...chattest.Option) *chattest.World {
+			return open(tb, append(opts, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))...)
+		})
+		ham := w.User(t, org.ham.ID)
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), ham)
+		send := func(content string) chatcore.MessageView {
+			t.Helper()
+			id, err := w.Svc.SendMessage(ctx, ham.ID, chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: content})
+			is.NoErr(err) // sent
+			for _, ev := range w.Events.OfType("message") {
+				if v := ev.Data["message"].(chatcore.MessageView); v.ID == id {
+					return v
+				}
+			}
+			t.Fatal("no event for the sent message")
+			return chatcore.MessageView{}
+		}
+		send("first: fills the cache")
+		views := counter.Count().Views
+		send("see ticket #12")
+		is.Equal(counter.Count().Views, views) // pre-rendered without a View
+
+		_, err := w.Svc.AddLinkifier(t.Context(), org.owner.ID, `#(?P<id>[0-9]+)`, "https://tickets.example.com/{id}")
+		is.NoErr(err) // a linkifier added after the cache was filled
+		v := send("see ticket #12")
+		is.True(strings.Contains(v.Content, "https://tickets.example.com/12")) // still applied
+
+		views = counter.Count().Views
+		v = send("hi @**ophelia**")
+		is.True(counter.Count().Views > views)               // a mention needs a View
+		is.True(strings.Contains(v.Content, "user-mention")) // and is resolved
+	})
+}

@@ -187,18 +187,11 @@ func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) 
 }
 
 // reactionEvent records Zulip's reaction event for the users who can see m
-// (its participants; the channel's subscribers who can read it, and the
-// actor).
+// (see reactionAudience) and the actor.
 func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *effects, u *User, m *Message, r Reaction, op string) error {
-	users := m.DirectMembers
-	if m.Type == MessageTypeStream {
-		st, err := tx.Stream(ctx, m.StreamID)
-		if err != nil {
-			return err
-		}
-		if users, err = deletionAudience(ctx, tx, st, m.ID); err != nil {
-			return err
-		}
+	users, err := reactionAudience(ctx, tx, m)
+	if err != nil {
+		return err
 	}
 	fx.event(u.RealmID, withUser(users, u), map[string]any{
 		"type": "reaction", "op": op, "user_id": u.ID,
@@ -206,6 +199,56 @@ func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *effects, u *User
 		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
 	})
 	return nil
+}
+
+// reactionAudience returns who hears of a change to m, as Zulip's
+// event_recipient_ids_for_action_on_messages: the participants of a direct
+// message; the active subscribers of a channel, only those who received m
+// when its history is protected, and for a public channel also the users
+// (not guests) who hold a flag row for m (they starred it, reacted to it or
+// received it before unsubscribing).
+func reactionAudience(ctx context.Context, tx Tx, m *Message) ([]UserID, error) {
+	if m.Type != MessageTypeStream {
+		return m.DirectMembers, nil
+	}
+	st, err := tx.Stream(ctx, m.StreamID)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := tx.Subscriptions(ctx, st.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	var rows []UserMessageFlags
+	if !st.HistoryPublicToSubscribers || !st.InviteOnly {
+		if rows, err = tx.MessageFlagRows(ctx, m.ID); err != nil {
+			return nil, err
+		}
+	}
+	hasRow := make(map[UserID]bool, len(rows))
+	for _, r := range rows {
+		hasRow[r.UserID] = true
+	}
+	var users []UserID
+	for _, sub := range subs {
+		if sub.Active && (st.HistoryPublicToSubscribers || sub.SinceMessageID <= m.ID || hasRow[sub.UserID]) {
+			users = append(users, sub.UserID)
+		}
+	}
+	if !st.InviteOnly && len(rows) > 0 {
+		ids := make([]UserID, len(rows))
+		for i, r := range rows {
+			ids[i] = r.UserID
+		}
+		readers, err := tx.Users(ctx, UserFilter{RealmID: m.RealmID, IDs: ids, Roles: []Role{RoleOwner, RoleAdministrator, RoleModerator, RoleMember}})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range readers {
+			users = append(users, u.ID)
+		}
+	}
+	return users, nil
 }
 
 // zulipExtraEmoji is the one emoji of type zulip_extra_emoji.

@@ -151,10 +151,28 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 		is.Equal(starred.Updated, []chatcore.MessageID{id})
 		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "starred", "historical"})
 
+		// A non-subscriber who starred the message hears of reactions to it too.
+		_, err = w.Svc.UpdateMessageFlags(ctx, c.Owner.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
+		is.NoErr(err)
+		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, id, chatcore.AddReactionRequest{EmojiName: "tada"}))
+		evs := w.Events.OfType("reaction")
+		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Owner.ID, c.Admin.ID, c.Member.ID})
+
+		// Protected history: a later subscriber who never received it does not.
+		secret := w.AddChannel(t, chattest.Channel{Name: "secret", InviteOnly: true, Protected: true, Subscribers: []*chatcore.User{c.Admin}})
+		hushed := w.Send(t, c.Admin, secret, "t", "hush")
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { // subscribed after it was sent
+			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: secret.ID, UserID: c.Moderator.ID, Active: true,
+				FirstVisibleMessageID: hushed + 1, SinceMessageID: hushed + 1})
+		})
+		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, hushed, chatcore.AddReactionRequest{EmojiName: "tada"}))
+		evs = w.Events.OfType("reaction")
+		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Admin.ID})
+
 		// A direct message: the event goes to its participants.
 		dm := w.DM(t, c.Admin, "psst", c.Owner)
 		is.NoErr(w.Svc.AddReaction(ctx, c.Owner.ID, dm, chatcore.AddReactionRequest{EmojiName: "heart"}))
-		evs := w.Events.OfType("reaction")
+		evs = w.Events.OfType("reaction")
 		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Owner.ID, c.Admin.ID}) // sorted ids
 	})
 }

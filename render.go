@@ -26,6 +26,7 @@ package chatcore
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/markdown"
@@ -65,40 +66,82 @@ type prerendered struct {
 // txSource answers the renderer's questions (markdown.VersionedResolver)
 // from a Tx for one realm; a markdown.Recorder over it remembers the answers
 // so that the rendering can be checked against another transaction.
+//
+// With links set, the linkifiers it reads go into that cache; with a nil tx
+// it answers from the cache alone and fails every other question with
+// errNeedsStore (see linkifierCache).
 type txSource struct {
 	tx    Tx
 	realm RealmID
+	links *linkifierCache
+	// version is the last LinkifiersVersion answer.
+	version int64
 }
 
 // newTxResolver returns a recording resolver over tx for the realm.
 func newTxResolver(tx Tx, realm RealmID) *markdown.Recorder {
-	return markdown.NewRecorder(txSource{tx, realm}, FoldKey)
+	return markdown.NewRecorder(&txSource{tx: tx, realm: realm}, FoldKey)
 }
 
+// errNeedsStore ends a rendering without a transaction that needs a store
+// answer (see linkifierCache).
+var errNeedsStore = errors.New("chatcore: rendering needs the store")
+
 // UserByID implements markdown.Resolver: users of other realms are unknown.
-func (r txSource) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
+func (r *txSource) UserByID(ctx context.Context, id int64) (*markdown.User, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
+	}
 	return lookupMentionByID(ctx, r.tx, r.realm, UserID(id))
 }
 
 // UserByName implements markdown.Resolver.
-func (r txSource) UserByName(ctx context.Context, name string) (*markdown.User, error) {
+func (r *txSource) UserByName(ctx context.Context, name string) (*markdown.User, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
+	}
 	return lookupMentionByName(ctx, r.tx, r.realm, FoldKey(name))
 }
 
 // ChannelByName implements markdown.Resolver: channels of other realms are
 // unknown.
-func (r txSource) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
+func (r *txSource) ChannelByName(ctx context.Context, name string) (*markdown.Channel, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
+	}
 	return lookupChannel(ctx, r.tx, r.realm, name)
 }
 
-// Linkifiers implements markdown.Resolver.
-func (r txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
-	return loadLinkifiers(ctx, r.tx, r.realm)
+// Linkifiers implements markdown.Resolver. The Recorder asks for the version
+// first, so the list read here is at least as new as r.version.
+func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
+	if r.tx == nil {
+		c, ok := r.links.get(r.realm)
+		if !ok || c.version != r.version {
+			return nil, errNeedsStore
+		}
+		return c.compiled, nil
+	}
+	compiled, err := loadLinkifiers(ctx, r.tx, r.realm)
+	if err == nil {
+		r.links.put(r.realm, r.version, compiled)
+	}
+	return compiled, err
 }
 
 // LinkifiersVersion implements markdown.VersionedResolver.
-func (r txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
-	return r.tx.LinkifiersVersion(ctx, r.realm)
+func (r *txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
+	if r.tx == nil {
+		c, ok := r.links.get(r.realm)
+		if !ok {
+			return 0, errNeedsStore
+		}
+		r.version = c.version
+		return c.version, nil
+	}
+	v, err := r.tx.LinkifiersVersion(ctx, r.realm)
+	r.version = v
+	return v, err
 }
 
 // lookupMentionByID returns the realm's user with the id, or nil.
@@ -237,7 +280,13 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 // View. A refusal of the rendering itself is kept for the write transaction to
 // report; other errors end the pre-render.
 func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prerendered, error) {
-	deps := newTxResolver(tx, realm)
+	return prerenderWith(ctx, &txSource{tx: tx, realm: realm}, body)
+}
+
+// prerenderWith is prerenderIn through src.
+func prerenderWith(ctx context.Context, src *txSource, body string) (*prerendered, error) {
+	realm := src.realm
+	deps := markdown.NewRecorder(src, FoldKey)
 	out, err := renderWith(ctx, deps, body)
 	refused, isRefusal := errors.AsType[*Error](err)
 	if err != nil && !isRefusal {
@@ -255,23 +304,81 @@ func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prere
 }
 
 // prerenderFor is prerender for content sent by the user: the actor's realm
-// and normalised content are read in the View; nil when either is refused
-// (the write transaction reports it).
+// (from the authenticated user in ctx, see WithAuthenticatedUser, else read
+// in the View) and normalised content; nil when either is refused (the
+// write transaction reports it). Content that needs no store answer is
+// pre-rendered without a View from the realm's cached linkifiers.
 func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content string) *prerendered {
 	body, err := normalizeContent(content)
 	if err != nil {
 		return nil
 	}
+	var realm RealmID
+	if u := authenticatedUser(ctx, actorID); u != nil {
+		realm = u.RealmID // a user never changes realms
+		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: &s.links}, body); err == nil {
+			return p
+		}
+	}
 	var p *prerendered
 	_ = s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
-		if err != nil {
-			return err
+		if realm == 0 {
+			u, err := actor(ctx, tx, actorID)
+			if err != nil {
+				return err
+			}
+			realm = u.RealmID
 		}
-		p, err = prerenderIn(ctx, tx, u.RealmID, body)
+		var err error
+		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: &s.links}, body)
 		return err
 	})
 	return p
+}
+
+// linkifierCache keeps each realm's compiled linkifiers with the
+// LinkifiersVersion read before them. When content mentions nobody and
+// links no channel, a send pre-renders with them without a transaction; the
+// write transaction then compares the version, as for any pre-rendering
+// (renderChecked), and renders again if it moved. Safe for concurrent use;
+// the zero value is empty, and a nil cache holds nothing.
+type linkifierCache struct {
+	mu    sync.Mutex
+	realm map[RealmID]cachedLinkifiers
+}
+
+type cachedLinkifiers struct {
+	version  int64
+	compiled []compiledLinkifier
+}
+
+// maxCachedRealms bounds a linkifierCache; beyond it the cache starts over.
+const maxCachedRealms = 1024
+
+func (c *linkifierCache) get(realm RealmID) (cachedLinkifiers, bool) {
+	if c == nil {
+		return cachedLinkifiers{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.realm[realm]
+	return l, ok
+}
+
+// put records the linkifiers read at version unless a newer one is known.
+func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLinkifier) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.realm[realm]; ok && old.version >= version {
+		return
+	}
+	if c.realm == nil || len(c.realm) >= maxCachedRealms {
+		c.realm = map[RealmID]cachedLinkifiers{}
+	}
+	c.realm[realm] = cachedLinkifiers{version: version, compiled: compiled}
 }
 
 // renderChecked renders body for the realm inside the write transaction tx,
@@ -279,7 +386,7 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 // the same realm and tx still gives every answer it depended on.
 func (s *Service) renderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *prerendered) (rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
-		ok, err := pre.deps.Unchanged(ctx, txSource{tx, realm})
+		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm})
 		if err != nil {
 			return rendered{}, err
 		}

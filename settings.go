@@ -123,6 +123,9 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 			return err
 		}
 	}
+	if first == nil && second == nil && req.changesNothing(authenticatedUser(ctx, actor)) {
+		return nil // what the write transaction would find: nothing to write, no event
+	}
 	return s.update(ctx, func(tx Tx, fx *effects) error {
 		u, err := s.settingsActor(ctx, tx, actor)
 		if err != nil {
@@ -153,13 +156,37 @@ func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, e
 	return u, nil
 }
 
+// changesNothing reports whether req, validated, asks u (an active human,
+// as authenticated) for nothing but the values u already holds: no password,
+// e-mail or other users, the full name unchanged, every setting and the time
+// zone at its current value. Such a request is answered without a write, as
+// updateOwnSettings would answer it. A nil u changes something.
+func (req *SettingsUpdate) changesNothing(u *User) bool {
+	if u == nil || !u.IsActive || u.IsBot || req.TargetUsers != nil || req.NewPassword != nil || req.Email != nil ||
+		req.FullName != nil && *req.FullName != u.FullName {
+		return false
+	}
+	if req.Timezone != nil && CanonicalTimezone(*req.Timezone) != u.Settings.Timezone {
+		return false
+	}
+	for _, c := range req.requestedSettings() {
+		if cur, _ := u.Settings.Value(c.row.Name); cur != c.value {
+			return false
+		}
+	}
+	return true
+}
+
 // updateOwnSettings is the own-account branch of UpdateSettings, run inside
 // the transaction after validation, in Zulip's order: password, e-mail
 // address, full name, then the settings and the time zone.
 func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
-	realm, err := tx.Realm(ctx, u.RealmID)
-	if err != nil {
-		return err
+	var realm *Realm // only the e-mail and full-name rules read the realm
+	if req.Email != nil || req.FullName != nil && *req.FullName != u.FullName {
+		var err error
+		if realm, err = tx.Realm(ctx, u.RealmID); err != nil {
+			return err
+		}
 	}
 	dirty := false
 
@@ -245,6 +272,7 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 
 	var everyone []UserID
 	if nameChanged || tzChanged {
+		var err error
 		if everyone, err = activeUserIDs(ctx, tx, u.RealmID); err != nil {
 			return err
 		}

@@ -301,6 +301,14 @@ func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID
 // message with id upTo or below (protected history hides older messages from
 // later subscribers), sorted.
 func deletionAudience(ctx context.Context, tx Tx, st *Stream, upTo MessageID) ([]UserID, error) {
+	if st.HistoryPublicToSubscribers { // every active subscriber sees every message
+		ids, err := tx.ActiveSubscriberIDs(ctx, st.ID)
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(ids)
+		return slices.Compact(ids), nil
+	}
 	subs, err := tx.Subscriptions(ctx, st.ID, 0)
 	if err != nil {
 		return nil, err

@@ -33,8 +33,13 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 		return nil, Unauthorized("Malformed API key")
 	}
 	hash := HashAPIKey(apiKey)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var u *User
-	err := s.view(ctx, func(tx Tx) error {
+	// One indexed lookup: nothing worth interrupting, and a context that
+	// cannot be cancelled spares the store watching it.
+	err := s.view(context.WithoutCancel(ctx), func(tx Tx) error {
 		var err error
 		u, err = tx.UserByAPIKeyHash(ctx, hash)
 		return err

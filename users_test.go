@@ -528,12 +528,16 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 }
 
 func BenchmarkAuthenticate(b *testing.B) {
-	w := newOrg(b)
-	ctx := b.Context()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14)); err != nil {
-			b.Fatal(err)
-		}
+	for _, k := range chattest.Stores {
+		b.Run(k.Name, func(b *testing.B) {
+			w := newOrg(b, chattest.OnStore(k.Open(b)))
+			ctx := b.Context()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@
 //
 //	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE]
 //	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-db FILE]
+//	go run ./examples/loadtest ... [-cpuprofile FILE] [-memprofile FILE]
 //
 // The clients mix message sends, topic deletions, settings updates, reminder
 // creations and listings, and message reads. The run fails (exit status 1)
@@ -27,6 +28,10 @@
 // a successful 200. The floor server (floor.go) authenticates by e-mail and
 // the SHA-256 of the API key through a read-only pool and runs one statement
 // per request on one writer connection; it is a yardstick, not a chat server.
+//
+// -cpuprofile and -memprofile write pprof profiles of the whole process
+// (servers and clients) over the load; the server's share is what lies under
+// the httpadapter and net/http server frames.
 package main
 
 import (
@@ -37,6 +42,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -61,6 +68,8 @@ type config struct {
 	db       string // database file ("" for one in a temporary directory)
 	batch    int    // topic deletion batch size (0: Zulip's 100)
 	floor    bool   // compare with the floor server instead of the mixed load
+	cpuProf  string // CPU profile file ("" for none)
+	memProf  string // allocation profile file ("" for none)
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -73,6 +82,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
 	fs.IntVar(&c.batch, "batch", 0, "topic deletion batch size; small values make deletions take many batches, interleaved with sends (default: Zulip's 100)")
 	fs.BoolVar(&c.floor, "floor", false, "compare PATCH /settings and POST /messages with the simplest correct server on the same database (-n requests per round)")
+	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the load to `file`")
+	fs.StringVar(&c.memProf, "memprofile", "", "write an allocation profile of the load to `file`")
 	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -114,6 +125,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer srv.close()
+	stopProfiles, err := startProfiles(cfg)
+	if err != nil {
+		return err
+	}
+	defer stopProfiles()
 
 	if cfg.floor {
 		return runFloorReport(ctx, srv, cfg, stdout)
@@ -174,4 +190,36 @@ func tail(s string, n int) string {
 		return s
 	}
 	return "...\n" + s[len(s)-n:]
+}
+
+// startProfiles starts the CPU profile and resets the allocation counters
+// when cfg asks for them; the function it returns writes them.
+func startProfiles(cfg config) (func(), error) {
+	var cpu *os.File
+	if cfg.cpuProf != "" {
+		f, err := os.Create(cfg.cpuProf)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		cpu = f
+	}
+	if cfg.memProf != "" {
+		runtime.MemProfileRate = 64 << 10
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if cfg.memProf != "" {
+			if f, err := os.Create(cfg.memProf); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}
+	}, nil
 }

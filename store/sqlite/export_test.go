@@ -39,3 +39,9 @@ func CachedStmts(s *Store) (writer, readers int) {
 	s.readerStmts.mu.RUnlock()
 	return writer, readers
 }
+
+// Queued returns how many Updates of s wait for the writer.
+func Queued(s *Store) int64 { return s.writes.queued.Load() }
+
+// Commits returns how many write transactions s has committed.
+func Commits(s *Store) int64 { return s.writes.commits.Load() }

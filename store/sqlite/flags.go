@@ -51,7 +51,7 @@ const userMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct
 
 func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage) error {
 	var uf sql.NullInt64
-	err := r.Scan(&um.ID, &um.RealmID, &um.Type, &um.StreamID, &um.Topic, &um.SenderID,
+	err := r.Scan(num(&um.ID), num(&um.RealmID), typeCol{&um.Type}, num(&um.StreamID), &um.Topic, num(&um.SenderID),
 		listCol[chatcore.UserID]{&um.DirectMembers}, &uf)
 	um.Received, um.Flags = uf.Valid, chatcore.MessageFlags(uf.Int64)
 	if um.Type != chatcore.MessageTypePrivate {

@@ -17,9 +17,9 @@ const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, top
 	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
-	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
-		listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
+	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
+		&m.Topic, &m.TopicKey, listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags))
 }
 
 // Message implements [chatcore.MessageStore].
@@ -183,7 +183,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags)).Scan(&id)
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags)).Scan(num(&id))
 	if err != nil {
 		return classify(err, "create message")
 	}
@@ -252,9 +252,15 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
 	}
 	args = append(args, limit)
+	// The type comes back as a flag and, under a topic filter, the topic key
+	// as NULL (DeleteMessages fills in the filter's): no string per row.
+	topicKey := "topic_key"
+	if f.TopicKey != nil {
+		topicKey = "NULL"
+	}
 	return `DELETE FROM messages WHERE id IN (
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ?)
-		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, args
+		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, args
 }
 
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
@@ -268,17 +274,26 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 	}
 	query, args := deleteSQL(f, limit)
 	out, err := scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
-		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.Topic, &d.TopicKey, &d.SenderID, listCol[chatcore.UserID]{&d.Recipients})
+		var private bool
+		var key sql.NullString
+		if err := r.Scan(num(&d.ID), &private, num(&d.StreamID), &d.Topic, &key, num(&d.SenderID), listCol[chatcore.UserID]{&d.Recipients}); err != nil {
+			return err
+		}
+		d.Type, d.TopicKey = chatcore.MessageTypeStream, key.String
+		if private {
+			d.Type = chatcore.MessageTypePrivate
+		} else {
+			d.Recipients = nil
+			if f.TopicKey != nil {
+				d.TopicKey = *f.TopicKey
+			}
+		}
+		return nil
 	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
-	for i := range out {
-		if out[i].Type != chatcore.MessageTypePrivate {
-			out[i].Recipients = nil
-		}
-	}
 	return out, nil
 }
 

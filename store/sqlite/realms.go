@@ -18,7 +18,7 @@ const policyCols = `content_editing_disabled, edit_history_disabled, content_edi
 
 func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
 	p := &v.Messages
-	return r.Scan(&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
+	return r.Scan(num(&v.ID), &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
 		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
 		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,

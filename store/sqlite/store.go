@@ -55,6 +55,7 @@ type Store struct {
 	readers *sql.DB
 	// Prepared statements of each pool (see stmtCache).
 	writerStmts, readerStmts *stmtCache
+	writes                   *writeGroup
 }
 
 type config struct {
@@ -135,8 +136,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	return &Store{writer: writer, readers: readers,
-		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers)}, nil
+	st := &Store{writer: writer, readers: readers,
+		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers)}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts}
+	return st, nil
 }
 
 // dsn returns the data source name of a writer or reader connection. Every
@@ -339,12 +342,12 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 // Update runs fn in a read-write IMMEDIATE transaction on the writer
 // connection; see [chatcore.Store]. Updates are serialised in Go, so they
 // never fail with SQLITE_BUSY because of each other.
+//
+// Updates that queue while another runs share its SQLite transaction, each
+// in its own savepoint, and return once it has committed (group commit, see
+// writeGroup): each still succeeds or fails alone.
 func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	sqlTx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("sqlite: begin update: %w", err)
-	}
-	return run(ctx, sqlTx, s.writerStmts, false, fn)
+	return s.writes.update(ctx, fn)
 }
 
 // run calls fn and ends the transaction: commit on success (Update), rollback

@@ -14,7 +14,7 @@ const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
 	creator_id, rendered_description`
 
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
-	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
+	return r.Scan(num(&s.ID), num(&s.RealmID), num(&s.RecipientID), &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
 		timeCol{&s.DateCreated}, idCol[chatcore.UserID]{&s.CreatorID}, &s.RenderedDescription)
 }
@@ -92,7 +92,7 @@ const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, 
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
 	p := &s.SubscriptionProperties
-	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID,
+	return r.Scan(num(&s.StreamID), num(&s.UserID), &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, num(&s.SinceMessageID),
 		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
 		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }

@@ -26,6 +26,19 @@ type tx struct {
 	// once the transaction has ended.
 	cache  *stmtCache
 	misses []string
+	// detach runs statements with their context stripped of cancellation,
+	// once it is checked (see writeGroup).
+	detach bool
+}
+
+// stmtCtx returns the context a statement runs with: ctx itself when it is
+// done (database/sql then fails the call before the driver sees it) or the
+// transaction is not detached, else ctx without its cancellation.
+func (t *tx) stmtCtx(ctx context.Context) context.Context {
+	if t.detach && ctx.Err() == nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 var _ chatcore.Tx = (*tx)(nil)
@@ -53,6 +66,7 @@ func (t *tx) stmt(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -60,6 +74,7 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -67,6 +82,7 @@ func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, e
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.stmtCtx(ctx)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -318,4 +334,40 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows
 // scanIDs runs query and collects the single integer column of every row.
 func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
 	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
+}
+
+// numCol scans an INTEGER column into a named integer type (ids, roles,
+// flags). database/sql converts into such types through reflection, which
+// allocates per value; a Scanner takes the int64 as it is.
+type numCol[T ~int64 | ~int | ~uint16] struct{ p *T }
+
+func (c numCol[T]) Scan(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("integer column holds %T", v)
+	}
+	*c.p = T(n)
+	return nil
+}
+
+// num returns the numCol of p.
+func num[T ~int64 | ~int | ~uint16](p *T) numCol[T] { return numCol[T]{p} }
+
+// typeCol scans the type column of a message.
+type typeCol struct{ p *chatcore.MessageType }
+
+func (c typeCol) Scan(v any) error {
+	switch v {
+	case "stream":
+		*c.p = chatcore.MessageTypeStream
+	case "private":
+		*c.p = chatcore.MessageTypePrivate
+	default:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("type column holds %T", v)
+		}
+		*c.p = chatcore.MessageType(s)
+	}
+	return nil
 }

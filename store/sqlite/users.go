@@ -14,10 +14,13 @@ import (
 // table has the column of its wire name, and adding a setting needs only a
 // migration that adds that column (Open refuses a database without it).
 var (
-	// userSelect lists the columns scanUser reads, settings last.
+	// userSelect lists the columns scanUser reads, the settings last as one
+	// json_array column (see settingsCol).
 	userSelect string
-	userInsert string
-	userUpdate string
+	// The one-user lookups: by id, by realm and e-mail key, by API key hash.
+	userByID, userByEmail, userByAPIKey string
+	userInsert                          string
+	userUpdate                          string
 	// settingColumns maps a setting's wire name to its quoted column name.
 	settingColumns map[string]string
 )
@@ -34,7 +37,10 @@ func init() {
 		"is_bot", "bot_type", "bot_owner_id", "api_key_hash", "password_hash", "avatar_source", "date_joined"}
 	userSelect = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
 		"bot_owner_id, api_key_hash, password_hash, avatar_source, date_joined, " +
-		strings.Join(quoted, ", ") + " FROM users"
+		userSettingsField(quoted) + " FROM users"
+	userByID = userSelect + " WHERE id = ?"
+	userByEmail = userSelect + " WHERE realm_id = ? AND email_key = ?"
+	userByAPIKey = userSelect + " WHERE api_key_hash = ?"
 	all := append(append([]string{"id"}, base...), quoted...)
 	userInsert = "INSERT INTO users (" + strings.Join(all, ", ") + ") VALUES (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(all)), ", ") + ") RETURNING id"
@@ -48,13 +54,6 @@ func init() {
 // quoteIdent quotes an SQL identifier.
 func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
-	dest := []any{&u.ID, &u.RealmID, &u.Email, &u.FullName, &u.FullNameKey, &u.Role, &u.IsActive, &u.IsBot,
-		&u.BotType, idCol[chatcore.UserID]{&u.BotOwnerID}, strCol{&u.APIKeyHash}, &u.PasswordHash,
-		&u.AvatarSource, timeCol{&u.DateJoined}}
-	return r.Scan(append(dest, u.Settings.Fields()...)...)
 }
 
 // settingArgs returns the values of every setting in SettingNames order.
@@ -94,22 +93,24 @@ func userArgs(u *chatcore.User) []any {
 	return append(args, settingArgs(&u.Settings)...)
 }
 
-func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*chatcore.User, error) {
+// oneUser reads the one user query (a userSelect statement) selects; what
+// names it in errors.
+func (t *tx) oneUser(ctx context.Context, what func() string, query string, args ...any) (*chatcore.User, error) {
 	var u chatcore.User
-	if err := scanUser(t.queryRow(ctx, userSelect+" WHERE "+where, args...), &u); err != nil {
-		return nil, classify(err, what)
+	if err := scanUser(t.queryRow(ctx, query, args...), &u); err != nil {
+		return nil, classify(err, what())
 	}
 	return &u, nil
 }
 
 // User implements [chatcore.UserStore].
 func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
-	return t.oneUser(ctx, fmt.Sprintf("user %d", id), "id = ?", id)
+	return t.oneUser(ctx, func() string { return fmt.Sprintf("user %d", id) }, userByID, id)
 }
 
 // UserByEmail implements [chatcore.UserStore].
 func (t *tx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
-	return t.oneUser(ctx, "user by email", "realm_id = ? AND email_key = ?", realm, chatcore.FoldKey(email))
+	return t.oneUser(ctx, func() string { return "user by email" }, userByEmail, realm, chatcore.FoldKey(email))
 }
 
 // UserByAPIKeyHash implements [chatcore.UserStore].
@@ -117,7 +118,7 @@ func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User,
 	if hash == "" {
 		return nil, notFound("user by api key")
 	}
-	return t.oneUser(ctx, "user by api key", "api_key_hash = ?", hash)
+	return t.oneUser(ctx, func() string { return "user by api key" }, userByAPIKey, hash)
 }
 
 // Users implements [chatcore.UserStore].
