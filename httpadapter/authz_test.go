@@ -1052,7 +1052,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 	})
 
 	for _, backend := range []string{"memory", "sqlite", "postgres"} {
-		t.Run(backend, func(t *testing.T) { runAuthzMatrix(t, cases, newAuthzBackend(t, backend)) })
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel() // each backend has servers and stores of its own
+			runAuthzMatrix(t, cases, newAuthzBackend(t, backend))
+		})
 	}
 }
 

@@ -3,14 +3,13 @@ package chattest
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/sqlitetest"
 	"github.com/chatcore/chatcore/store/memory"
-	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
@@ -116,14 +115,12 @@ func Memory(testing.TB) chatcore.Store { return memory.New() }
 // SQLite opens an empty SQLite store in the test's temporary directory
 // (never ":memory:", so it behaves as a file does); it is closed when the
 // test ends.
+//
+// The file is a copy of one migrated once per test process (see
+// [sqlitetest.Open]).
 func SQLite(tb testing.TB) chatcore.Store {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "chat.db"))
-	if err != nil {
-		tb.Fatalf("opening SQLite: %v", err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
+	return sqlitetest.Open(tb)
 }
 
 // Postgres opens an empty PostgreSQL store in a schema of its own in the
@@ -144,13 +141,17 @@ var Stores = []struct {
 	{"postgres", Postgres},
 }
 
-// EachStore runs body once per implementation in [Stores], in a subtest
-// named after it; open builds a World over a new, empty store of that kind
-// (an [OnStore] option among opts is overridden).
+// EachStore runs body once per implementation in [Stores], in a parallel
+// subtest named after it; open builds a World over a new, empty store of that
+// kind (an [OnStore] option among opts is overridden). The subtests run in
+// parallel with each other once the calling test's function has returned, so
+// EachStore must be the caller's last statement and body must not share
+// mutable state with the other stores' runs (each World is its own).
 func EachStore(t *testing.T, body func(t *testing.T, open Open)) {
 	t.Helper()
 	for _, k := range Stores {
 		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
 			body(t, func(tb testing.TB, opts ...Option) *World {
 				tb.Helper()
 				return New(tb, append(opts, OnStore(k.Open(tb)))...)

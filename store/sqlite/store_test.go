@@ -12,17 +12,19 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlitetest"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
 
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// open opens a store on a fresh file and closes it at the end of the test.
+// open opens a store on a fresh, migrated file (a copy of one migrated once
+// per process) and closes it at the end of the test.
 func open(t *testing.T, opts ...sqlite.Option) (*sqlite.Store, string) {
 	t.Helper()
 	is := is.New(t)
-	path := filepath.Join(t.TempDir(), "chat.db")
+	path := sqlitetest.Path(t)
 	s, err := sqlite.Open(context.Background(), path, opts...)
 	is.NoErr(err) // store opens
 	t.Cleanup(func() { s.Close() })
