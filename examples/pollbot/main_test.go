@@ -20,13 +20,13 @@ func TestPollbotAnswersDirectMessages(t *testing.T) {
 		c := w.SeedCast(t)
 		hub := eventqueue.New(w.Svc, eventqueue.Options{})
 		t.Cleanup(hub.Close)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		done := make(chan error, 1)
 		go func() { done <- serve(ctx, hub, w.Svc, c.Bot.ID, slog.New(slog.DiscardHandler)) }()
 
 		// The bot's queue must exist before the message is sent.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			n := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (int, error) {
 				qs, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: c.Bot.ID})
 				return len(qs), err
