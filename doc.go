@@ -42,4 +42,16 @@
 // Every operation runs in one store transaction (topic deletion: one per batch),
 // so a failure leaves no half state. Events and e-mails are published only after
 // the transaction they describe has committed.
+//
+// # Event queues
+//
+// Every event an operation records is also appended to the store's event log
+// ([EventStore]) inside the operation's own transaction, so an event exists
+// exactly when its change has committed. An event queue ([Service.Register]
+// with a Queue) is a row of the store: its options and a cursor over the log.
+// [Service.GetEvents] applies Zulip's rules to the log's entries for one
+// queue (event_types, narrow, all_public_streams, apply_markdown, client
+// capabilities) and acknowledges what the client handled; expiry, the
+// backlog bound and pruning are [Service.CollectEventQueues]. Package
+// eventqueue adds the waiting long-polls and the Go iterator on top.
 package chatcore

@@ -57,6 +57,9 @@ type ClientCapabilities struct {
 	StreamTypingNotifications bool `json:"stream_typing_notifications,omitzero"`
 	// LinkifierURLTemplate: no legacy realm_filters event.
 	LinkifierURLTemplate bool `json:"linkifier_url_template,omitzero"`
+	// EmptyTopicName: the empty topic is sent as ""; without it, as the
+	// realm's display name for it.
+	EmptyTopicName bool `json:"empty_topic_name,omitzero"`
 }
 
 // QueueOptions are the event queue options of POST /register.

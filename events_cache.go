@@ -81,3 +81,16 @@ func (ce *cachedEntry) variant(p *queueParams, data []byte) []byte {
 	})
 	return ce.content[i]
 }
+
+// emptyTopic reports whether the entry names the empty topic: a channel
+// message's subject or an event's topic.
+func (ce *cachedEntry) emptyTopic() bool {
+	if ce.head.Topic != nil && *ce.head.Topic == "" {
+		return true
+	}
+	if ce.head.Type != "message" {
+		return false
+	}
+	m, ok := ce.message()
+	return ok && m.Type == "stream" && m.Subject == ""
+}

@@ -78,8 +78,22 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 			scanned = entries[len(entries)-1].ID
 		}
 		var events []QueueEvent
+		emptyName := ""
 		for _, e := range entries {
+			n := len(events)
 			events = p.adapt(&s.deliveries, e, events)
+			if !p.Capabilities.EmptyTopicName && len(events) > n && s.deliveries.entry(e).emptyTopic() {
+				if emptyName == "" {
+					realm, err := tx.Realm(ctx, q.RealmID)
+					if err != nil {
+						return err
+					}
+					emptyName = emptyTopicDisplayName(realm)
+				}
+				for i := n; i < len(events); i++ {
+					events[i] = renameEmptyTopic(events[i], emptyName)
+				}
+			}
 		}
 		events = slices.DeleteFunc(events, func(e QueueEvent) bool { return e.ID <= q.Acked })
 		acked, ackErr = ack(q.Acked, last, events, scanned, len(entries) == MaxEventsPerPoll)
@@ -180,6 +194,7 @@ type eventHead struct {
 	Message    json.RawMessage `json:"message"`
 	Flags      []string        `json:"flags"`
 	MessageIDs []int64         `json:"message_ids"`
+	Topic      *string         `json:"topic"`
 	StreamID   *int64          `json:"stream_id"`
 	Raw        *string         `json:"chatcore_raw_content"`
 }
@@ -334,4 +349,29 @@ func (p *queueParams) matches(ce *cachedEntry) bool {
 		}
 	}
 	return true
+}
+
+// renameEmptyTopic gives the empty topic of ev (its "topic", or its
+// message's "subject") as name: what clients without the empty_topic_name
+// capability get.
+func renameEmptyTopic(ev QueueEvent, name string) QueueEvent {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(ev.JSON, &fields) != nil {
+		return ev
+	}
+	quoted, _ := json.Marshal(name)
+	if string(fields["topic"]) == `""` {
+		fields["topic"] = quoted
+	}
+	if raw, ok := fields["message"]; ok {
+		var msg map[string]json.RawMessage
+		if json.Unmarshal(raw, &msg) == nil && string(msg["subject"]) == `""` && string(msg["type"]) == `"stream"` {
+			msg["subject"] = quoted
+			fields["message"], _ = json.Marshal(msg)
+		}
+	}
+	if b, err := json.Marshal(fields); err == nil {
+		ev.JSON = b
+	}
+	return ev
 }

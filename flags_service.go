@@ -198,6 +198,7 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 		}
 	}
 	slices.Sort(ignored)
+	slices.Sort(changed) // Zulip reads the changed rows ordered by message id
 	return changed, details, ignored, nil
 }
 

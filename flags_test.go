@@ -155,11 +155,11 @@ func TestUpdateMessageFlags(t *testing.T) {
 		res, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                                         // marked read
 		is.Equal(res.Messages, []chatcore.MessageID{b, a, a}) // the request's ids echoed, as Zulip
-		is.Equal(res.Updated, []chatcore.MessageID{b, a})     // each changed once
+		is.Equal(res.Updated, []chatcore.MessageID{a, b})     // each changed once, by id as Zulip reads them
 		ev := w.Events.Take("update_message_flags")
 		is.Equal(len(ev), 1)                                         // one event
 		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.ham.ID})       // to the actor only
-		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{b, a}) // the changed ids
+		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{a, b}) // the changed ids, ascending
 		is.Equal(ev[0].Data["op"], "add")                            // op
 		is.Equal(ev[0].Data["operation"], "add")                     // legacy operation
 		is.Equal(ev[0].Data["flag"], "read")                         // flag

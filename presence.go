@@ -140,7 +140,8 @@ type LegacyPresence struct {
 // LastUpdateID, changed since LastUpdateID when given, of users who reported
 // in within HistoryLimitDays (unless a positive LastUpdateID is given). The
 // report is written with the next batch (see [WithPresenceFlush]); a user
-// newly online gets a presence event to the realm then. With PingOnly the
+// newly online gets a presence event to the realm then. A user whose
+// presence_enabled setting is off reports nothing (the answer is the same). With PingOnly the
 // answer is the zero PresenceAnswer (and the caller sends no presence data).
 //
 // Errors: BAD_REQUEST "Invalid status: x"; UNAUTHORIZED for a missing or
@@ -157,7 +158,9 @@ func (s *Service) UpdatePresence(ctx context.Context, actorID UserID, req Update
 		if err != nil {
 			return err
 		}
-		s.presence.Add(presence.Report{User: int64(u.ID), Realm: int64(u.RealmID), At: now, Active: req.Status == "active"})
+		if u.Settings.PresenceEnabled { // the setting stops presence updates altogether
+			s.presence.Add(presence.Report{User: int64(u.ID), Realm: int64(u.RealmID), At: now, Active: req.Status == "active"})
+		}
 		if req.PingOnly != nil && *req.PingOnly {
 			return nil
 		}

@@ -164,6 +164,13 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		flush(t, w)
 		is.Equal(len(w.Events.Take("presence")), 1)
 
+		// With presence_enabled off, reports change nothing.
+		w.UpdateUser(t, c.Moderator.ID, func(u *chatcore.User) { u.Settings.PresenceEnabled = false })
+		ping(t, w, c.Moderator, active())
+		flush(t, w)
+		_, reported := state().Presences[strconv.FormatInt(int64(c.Moderator.ID), 10)]
+		is.True(!reported)
+
 		// Several reports between flushes are one write.
 		w.Clock.Advance(2 * time.Minute)
 		before := lastID()

@@ -15,7 +15,7 @@ func TestTyping(t *testing.T) {
 		e := newEventsWorld(t, open)
 		c, ctx, svc := e.c, context.Background(), e.w.Svc
 		member := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		memberStream := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
+		memberStream := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true, EmptyTopicName: true}})
 		owner := register(t, e.w, c.Owner, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
 		admin := register(t, e.w, c.Admin, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
 
@@ -33,10 +33,12 @@ func TestTyping(t *testing.T) {
 		evs = memberStream.poll(t)
 		is.Equal(types(evs)[1], "typing") // channel typing with the capability (after the direct one)
 		is.Equal(evs[1]["message_type"], "stream")
-		is.Equal(evs[1]["topic"], "") // the realm's name for the empty topic is the empty topic
+		is.Equal(evs[1]["topic"], "") // the realm's name for the empty topic is the empty topic (empty_topic_name)
 		is.Equal(int64(evs[1]["stream_id"].(float64)), int64(e.general.ID))
-		is.Equal(len(member.poll(t)), 0)                   // no channel typing without stream_typing_notifications
-		is.Equal(types(admin.poll(t)), []string{"typing"}) // every subscriber
+		is.Equal(len(member.poll(t)), 0) // no channel typing without stream_typing_notifications
+		evs = admin.poll(t)
+		is.Equal(types(evs), []string{"typing"})  // every subscriber
+		is.Equal(evs[0]["topic"], "general chat") // without empty_topic_name, the realm's name for the empty topic
 
 		// receives_typing_notifications off: nothing for that user.
 		is.NoErr(svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)}))
@@ -68,5 +70,18 @@ func TestTyping(t *testing.T) {
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "User has disabled typing notifications for direct messages")
 		chattest.WantError(t, svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Op: "start", Type: "stream", StreamID: &e.general.ID, Topic: new("t")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "User has disabled typing notifications for channel messages")
+	})
+}
+
+func TestEventsEmptyTopicName(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open)
+		c := e.c
+		legacy := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		modern := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{EmptyTopicName: true}})
+		e.w.Send(t, c.Owner, e.general, "", "no topic")
+		is.Equal(legacy.poll(t)[0]["message"].(map[string]any)["subject"], "general chat") // the realm's display name without the capability
+		is.Equal(modern.poll(t)[0]["message"].(map[string]any)["subject"], "")             // the empty topic with it
 	})
 }

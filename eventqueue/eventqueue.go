@@ -193,6 +193,14 @@ func signal(ch chan struct{}) {
 	}
 }
 
+// Waiting returns how many polls are waiting in this Hub now (a gauge for
+// metrics, and for tests that must know a poll is waiting).
+func (h *Hub) Waiting() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.byQueue)
+}
+
 // add registers w, making it replace a poll already waiting on its queue.
 func (h *Hub) add(w *waiter) {
 	h.mu.Lock()

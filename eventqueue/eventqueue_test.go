@@ -53,6 +53,16 @@ func (s *setup) pollAsync(u *chatcore.User, id string, last int64) <-chan result
 	return ch
 }
 
+// waiting waits until n polls wait in hub.
+func waiting(t *testing.T, hub *eventqueue.Hub, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); hub.Waiting() != n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d polls waiting, want %d", hub.Waiting(), n)
+		}
+	}
+}
+
 func wait(t *testing.T, ch <-chan result) result {
 	t.Helper()
 	select {
@@ -70,7 +80,7 @@ func TestPollWaitsForEvents(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		ch := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		select {
 		case <-ch:
 			t.Fatal("a poll with nothing queued answered at once")
@@ -95,9 +105,10 @@ func TestSecondPollAnswersTheFirst(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		first := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		second := s.pollAsync(s.c.Member, id, -1)
 		r := wait(t, first)
+		waiting(t, s.hub, 1)       // the second poll waits in its place
 		is.NoErr(r.err)            // the first poll is answered
 		is.Equal(len(r.events), 0) // with what there is: nothing
 		s.w.Send(t, s.c.Owner, s.general, "t", "hi")
@@ -138,7 +149,7 @@ func TestDeleteAnswersWaitingPoll(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		id := s.register(t, s.c.Member)
 		ch := s.pollAsync(s.c.Member, id, -1)
-		time.Sleep(50 * time.Millisecond)
+		waiting(t, s.hub, 1)
 		is.NoErr(s.hub.Delete(context.Background(), s.c.Member.ID, id)) // deleted
 		r := wait(t, ch)
 		is.True(eventqueue.IsBadQueue(r.err)) // the waiting poll learns the queue is gone
@@ -180,5 +191,36 @@ func TestGoAPI(t *testing.T) {
 			is.True(eventqueue.IsBadQueue(err)) // a deleted queue ends the iteration with BAD_EVENT_QUEUE_ID
 		}
 		cancel()
+	})
+}
+
+// TestAnyInstanceServesAnyQueue runs two Services (two server instances) on
+// one store, with one Bus between their Hubs: a queue registered on one is
+// polled on the other, and a message committed on the first wakes that poll.
+func TestAnyInstanceServesAnyQueue(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		s := newSetup(t, open, eventqueue.Options{})
+		bus := &eventqueue.LocalBus{}
+		a := eventqueue.New(s.w.Svc, eventqueue.Options{Bus: bus})
+		t.Cleanup(a.Close)
+		other := chatcore.New(s.w.Store, chatcore.WithClock(s.w.Clock))
+		b := eventqueue.New(other, eventqueue.Options{Bus: bus})
+		t.Cleanup(b.Close)
+
+		st, err := a.Register(context.Background(), s.c.Member.ID, chatcore.RegisterRequest{Sections: []string{}, Queue: &chatcore.QueueOptions{}})
+		is.NoErr(err) // registered on instance A
+		ch := make(chan result, 1)
+		go func() {
+			last := int64(-1)
+			evs, err := b.Poll(context.Background(), s.c.Member.ID, eventqueue.PollRequest{QueueID: st.QueueID, LastEventID: &last})
+			ch <- result{evs, err}
+		}()
+		waiting(t, b, 1)
+		s.w.Send(t, s.c.Owner, s.general, "t", "from instance A")
+		r := wait(t, ch)
+		is.NoErr(r.err)                       // instance B serves the queue
+		is.Equal(len(r.events), 1)            // and is woken by A's commit
+		is.Equal(r.events[0].Type, "message") // with the message
 	})
 }

@@ -1,6 +1,8 @@
 package httpadapter_test
 
 import (
+	"encoding/json"
+	"net/http"
 	"strconv"
 	"testing"
 
@@ -101,4 +103,48 @@ func TestHTTPTyping(t *testing.T) {
 	wantError(t, post("to", "["+memberID+"]"), 400, "REQUEST_VARIABLE_MISSING", "Missing 'op' argument")
 	wantError(t, post("op", "start"), 400, "BAD_REQUEST", "Missing 'to' argument")
 	wantError(t, post("op", "start", "type", "stream", "stream_id", "61"), 400, "BAD_REQUEST", "Missing topic")
+}
+
+// TestHTTPEventPayloadsMatchOpenAPI checks the objects events carry against
+// Zulip's descriptions of the same objects in the served excerpt: a message
+// event's message (as GET /messages/{message_id} describes it, both content
+// forms), a scheduled_messages event's list (GET /scheduled_messages) and a
+// reminders event's (GET /reminders).
+func TestHTTPEventPayloadsMatchOpenAPI(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	raw := registerQueue(t, e, &member)
+	html := registerQueue(t, e, &member, "apply_markdown", "true")
+	sent := e.do(t, request{method: "POST", path: "/messages", auth: &owner, enc: urlEncoded, params: params("type", "stream", "to", "general", "topic", "api", "content", "**checked**")})
+	wantSuccess(t, sent)
+	scheduledID(t, e)
+	wantSuccess(t, e.do(t, request{method: "POST", path: "/reminders", auth: &member, enc: urlEncoded,
+		params: params("message_id", strconv.FormatInt(num(t, sent.body["id"]), 10), "scheduled_delivery_timestamp", inAnHour())}))
+	seen := map[string]int{}
+	for _, q := range []string{raw, html} {
+		res := e.do(t, request{method: "GET", path: "/events", auth: &member, enc: inQuery, params: params("queue_id", q, "last_event_id", "-1", "dont_block", "true")})
+		wantSuccess(t, res)
+		for _, ev := range res.body["events"].([]any) {
+			m := ev.(map[string]any)
+			typ := m["type"].(string)
+			var wrapped map[string]any
+			var template string
+			switch typ {
+			case "message":
+				wrapped, template = map[string]any{"message": m["message"]}, "/messages/{message_id}"
+			case "scheduled_messages":
+				wrapped, template = map[string]any{"scheduled_messages": m["scheduled_messages"]}, "/scheduled_messages"
+			case "reminders":
+				wrapped, template = map[string]any{"reminders": m["reminders"]}, "/reminders"
+			default:
+				continue
+			}
+			seen[typ]++
+			wrapped["result"], wrapped["msg"] = "success", ""
+			body, err := json.Marshal(wrapped)
+			is.NoErr(err)
+			checkServed(t, "GET", template, &response{status: 200, header: http.Header{"Content-Type": {"application/json"}}, raw: body})
+		}
+	}
+	is.Equal(seen, map[string]int{"message": 2, "scheduled_messages": 2, "reminders": 2}) // every payload checked, in both queues
 }

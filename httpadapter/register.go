@@ -91,6 +91,7 @@ func (p *registerParams) queue() *chatcore.QueueOptions {
 			BulkMessageDeletion:       c.BulkMessageDeletion != nil && *c.BulkMessageDeletion,
 			StreamTypingNotifications: c.StreamTypingNotifications != nil && *c.StreamTypingNotifications,
 			LinkifierURLTemplate:      c.LinkifierURLTemplate != nil && *c.LinkifierURLTemplate,
+			EmptyTopicName:            c.EmptyTopicName != nil && *c.EmptyTopicName,
 		}
 	}
 	return o

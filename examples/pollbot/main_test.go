@@ -25,6 +25,19 @@ func TestPollbotAnswersDirectMessages(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- serve(ctx, hub, w.Svc, c.Bot.ID, slog.New(slog.DiscardHandler)) }()
 
+		// The bot's queue must exist before the message is sent.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			n := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (int, error) {
+				qs, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: c.Bot.ID})
+				return len(qs), err
+			})
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the bot registered no queue")
+			}
+		}
 		member, err := hub.Open(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{}, Queue: &chatcore.QueueOptions{EventTypes: []string{"message"}}})
 		is.NoErr(err) // the member's queue
 		to := "[" + jsonText(c.Bot.ID) + "]"

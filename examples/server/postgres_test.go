@@ -242,7 +242,8 @@ func TestTwoInstances(t *testing.T) {
 			"type": {"stream"}, "to": {"61"}, "topic": {"later"}, "content": {fmt.Sprintf("scheduled %d", i)},
 			"scheduled_delivery_timestamp": {when},
 		})
-		is.Equal(status, 200) // scheduled through a
+		is.Equal(status, 200)                        // scheduled through a
+		is.True(body["scheduled_message_id"] != nil) // with its id
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for i := range n {

@@ -212,12 +212,26 @@ func URL(tb testing.TB) string {
 	return url + sep + "search_path=" + schema
 }
 
-// OpenUnpooled is [Open] in a new schema that is dropped when the test ends
-// instead of being kept for reuse: for benchmarks, whose large tables are
-// quicker dropped than emptied.
+// OpenUnpooled is [Open] in a schema of [UnpooledSchema]: for benchmarks,
+// whose large tables are quicker dropped than emptied.
 func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 	tb.Helper()
-	url := testenv.PostgresURL(tb)
+	url, schema := UnpooledSchema(tb)
+	all := append([]postgres.Option{postgres.WithSchema(schema), postgres.WithPoolConfig(Fast)}, opts...)
+	st, err := postgres.Open(context.Background(), url, all...)
+	if err != nil {
+		tb.Fatalf("pgtest: opening PostgreSQL (%s): %v", testenv.PostgresVar, err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
+
+// UnpooledSchema returns the connection string and the name of a new schema
+// (not created yet) that is dropped when the test ends instead of being kept
+// for reuse: for tests that change the schema itself, and for big data sets.
+func UnpooledSchema(tb testing.TB) (url, schema string) {
+	tb.Helper()
+	url = testenv.PostgresURL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, err := admin(ctx, url)
@@ -226,7 +240,7 @@ func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	schema := "chatcore_bench_" + hex.EncodeToString(b[:])
+	schema = "chatcore_scratch_" + hex.EncodeToString(b[:])
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -234,13 +248,7 @@ func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 			tb.Errorf("pgtest: dropping schema %s: %v", schema, err)
 		}
 	})
-	all := append([]postgres.Option{postgres.WithSchema(schema), postgres.WithPoolConfig(Fast)}, opts...)
-	st, err := postgres.Open(context.Background(), url, all...)
-	if err != nil {
-		tb.Fatalf("pgtest: opening PostgreSQL (%s): %v", testenv.PostgresVar, err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
+	return url, schema
 }
 
 // copySQL copies every row of every table of the schema named by the

@@ -79,18 +79,18 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	return nil
 }
 
-// LastEventID implements [chatcore.EventStore]: the sequence of event_log,
-// which pruning does not lower.
+// LastEventID implements [chatcore.EventStore] from the transaction's
+// snapshot: the highest id in the log, or the highest id ever pruned when
+// that is higher. (The sequence itself also counts ids taken by
+// transactions still running or rolled back, which a snapshot must not:
+// a queue positioned after an id its registration did not see would miss
+// that event.) Appends follow commit order, so every id at or below the
+// result that was ever appended is in the snapshot.
 func (t *tx) LastEventID(ctx context.Context) (int64, error) {
-	var id *int64
-	err := t.queryRow(ctx, "SELECT last_value FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = 'event_log_id_seq'").Scan(&id)
-	if err != nil {
-		return 0, classify(err, "last event id")
-	}
-	if id == nil {
-		return 0, nil
-	}
-	return *id, nil
+	var id int64
+	err := t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
+		(SELECT coalesce(max(pruned_through), 0) FROM event_log_state))`).Scan(&id)
+	return id, classify(err, "last event id")
 }
 
 // eventsForSQL selects the entries of an EventLogQuery: the user's entries

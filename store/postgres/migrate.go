@@ -75,8 +75,10 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if s.schema != "" {
 		if _, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
-			// Another process may have created it at the same moment.
-			if _, err2 := s.pool.Exec(ctx, "SELECT 1 FROM pg_namespace WHERE nspname = $1", s.schema); err2 != nil {
+			// Another process may have created it at the same moment (IF NOT
+			// EXISTS does not cover a concurrent CREATE).
+			var exists bool
+			if err2 := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", s.schema).Scan(&exists); err2 != nil || !exists {
 				return fmt.Errorf("create schema: %w", err)
 			}
 		}

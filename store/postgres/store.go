@@ -23,9 +23,24 @@
 // error even when fn returns nil. fn must return after such an error, as the
 // Service does.
 //
+// Two kinds of write do wait for each other on purpose. Appending to the
+// event log (AppendEvents, the last step of a write that has events) takes
+// a transaction-scoped advisory lock, so event ids follow commit order
+// across all instances (an event queue is a cursor over those ids); the
+// lock is held from the append to the commit. And the presence writes of one
+// realm share the realm's presence sequence row.
+//
 // View runs at REPEATABLE READ, READ ONLY: one consistent snapshot of
 // committed data, which never waits for writers and never fails because of
 // them.
+//
+// # Several instances
+//
+// Any number of Stores, in one process or many, may share a database and
+// schema. AppendEvents ends with a NOTIFY that PostgreSQL delivers at commit
+// to every [Bus] listening on the database; package eventqueue takes a Bus
+// to wake the polls waiting in one instance for events committed in
+// another.
 //
 // # Schema
 //

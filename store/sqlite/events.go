@@ -20,21 +20,17 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	starts := map[int64]int64{}
 	for i := range events {
 		e := &events[i]
-		err := t.queryRow(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, 0, ?) RETURNING id",
-			e.RealmID, e.Public, e.Data).Scan(&e.ID)
+		var start int64 // 0: the entry starts its group (or has none)
+		if e.Group != 0 {
+			start = starts[e.Group]
+		}
+		err := t.queryRow(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, ?, ?) RETURNING id",
+			e.RealmID, e.Public, start, e.Data).Scan(&e.ID)
 		if err != nil {
 			return classify(err, "append event")
 		}
-		start := e.ID
-		if e.Group != 0 {
-			if s, ok := starts[e.Group]; ok {
-				start = s
-			} else {
-				starts[e.Group] = e.ID
-			}
-		}
-		if _, err := t.exec(ctx, "UPDATE event_log SET group_start = ? WHERE id = ?", start, e.ID); err != nil {
-			return classify(err, "append event")
+		if e.Group != 0 && start == 0 {
+			starts[e.Group] = e.ID
 		}
 		if len(e.UserIDs) > 0 {
 			if _, err := t.exec(ctx, "INSERT INTO event_users (user_id, event_id) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
@@ -67,7 +63,8 @@ WHERE u.user_id = ? AND u.event_id > ? AND e.realm_id = ?
 UNION ALL
 SELECT e.id, e.realm_id, e.public, e.data FROM event_log e
 WHERE ? AND e.public = 1 AND e.realm_id = ? AND e.id > ?
-  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = ? AND g.event_id BETWEEN e.group_start AND e.id)`
+  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = ?
+    AND g.event_id BETWEEN (CASE e.group_start WHEN 0 THEN e.id ELSE e.group_start END) AND e.id)`
 
 func eventsForArgs(q chatcore.EventLogQuery) []any {
 	return []any{q.UserID, q.After, q.RealmID, q.Public, q.RealmID, q.After, q.UserID}

@@ -90,11 +90,14 @@ var eventTests = []test{
 		m7a.Group, m7b.Group, m7p.Group, m7p.Public = 7, 7, 7, true
 		m8, m8p := ev("m8", 3), ev("m8-public")
 		m8.Group, m8p.Group, m8p.Public = 8, 8, true
+		m9p := ev("m9-public") // a message nobody received, only its public copy
+		m9p.Group, m9p.Public = 9, true
 		appendEvents(t, st, m7a, m7b, m7p, ev("other", 1), m8, m8p)
-		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}), data("m7-1", "other", "m8-public")) // own copy of 7, public copy of 8
-		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 2, Public: true}), data("m7-2", "m8-public"))
-		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 3, Public: true}), data("m7-public", "m8")) // public copy only where the group missed them
-		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4, Public: true}), data("m7-public", "m8-public"))
+		appendEvents(t, st, m9p)
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}), data("m7-1", "other", "m8-public", "m9-public")) // own copy of 7, public copies of 8 and 9
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 2, Public: true}), data("m7-2", "m8-public", "m9-public"))
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 3, Public: true}), data("m7-public", "m8", "m9-public")) // public copy only where the group missed them
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4, Public: true}), data("m7-public", "m8-public", "m9-public"))
 		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4}), []string(nil))               // public copies need Public
 		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 2, UserID: 4, Public: true}), []string(nil)) // never across realms
 	}},

@@ -2,9 +2,10 @@
 --
 -- event_log holds every event an operation committed, appended in the
 -- operation's own transaction; event_users addresses each entry to its
--- users. group_start is the id of the first entry of the entry's group (its
--- own id when it has none): a public entry reaches a user only when no entry
--- from group_start up to it is addressed to that user. event_log_state keeps
+-- users. group_start is the id of the first entry of the entry's group, 0
+-- for the first entry itself and for entries without a group: a public entry
+-- reaches a user only when no entry of its group (from group_start, or
+-- itself, up to it) is addressed to that user. event_log_state keeps
 -- the highest id ever pruned. event_queues are cursors over the log.
 
 CREATE TABLE event_log (

@@ -1,0 +1,101 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduler"
+)
+
+// TestServiceRulesAcrossInstances runs two Services, each on a store of its
+// own, on one schema (two server instances on one database) and has them
+// race: the rules the Service checks before writing hold without any lock
+// of the Service's, because every Update is serialisable.
+func TestServiceRulesAcrossInstances(t *testing.T) {
+	sa, sb := instances(t)
+	w := chattest.New(t, chattest.OnStore(sa))
+	other := chatcore.New(sb, chatcore.WithClock(w.Clock))
+
+	t.Run("two owners deactivating each other leave one owner", func(t *testing.T) {
+		is := is.New(t)
+		for i := range 10 {
+			realm := w.AddRealm(t, fmt.Sprintf("owners%d", i))
+			a := w.AddUser(t, realm, "Ann", chatcore.RoleOwner)
+			b := w.AddUser(t, realm, "Bob", chatcore.RoleOwner)
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			start := make(chan struct{})
+			wg.Go(func() {
+				<-start
+				errs[0] = w.Svc.DeactivateUser(t.Context(), a.ID, b.ID, chatcore.DeactivateUserRequest{})
+			})
+			wg.Go(func() {
+				<-start
+				errs[1] = other.DeactivateUser(t.Context(), b.ID, a.ID, chatcore.DeactivateUserRequest{})
+			})
+			close(start)
+			wg.Wait()
+			active := 0
+			for _, u := range []*chatcore.User{a, b} {
+				if w.User(t, u.ID).IsActive {
+					active++
+				}
+			}
+			is.Equal(active, 1)                           // never no owner, never both kept
+			is.True((errs[0] == nil) != (errs[1] == nil)) // exactly one deactivation succeeded
+		}
+	})
+
+	t.Run("two deliverers deliver each due message once", func(t *testing.T) {
+		is := is.New(t)
+		realm := w.AddRealm(t, "deliver")
+		u := w.AddUser(t, realm, "Sam", chatcore.RoleMember)
+		ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{u}})
+		const n = 20
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			for i := range n {
+				err := tx.CreateScheduledMessage(ctx, &chatcore.ScheduledMessage{RealmID: realm.ID, SenderID: u.ID,
+					Kind: chatcore.ScheduledSendLater, Type: chatcore.MessageTypeStream, StreamID: ch.ID, Topic: "later",
+					Content: fmt.Sprintf("due %d", i), RenderedContent: fmt.Sprintf("<p>due %d</p>", i),
+					DeliverAt: w.Clock.Now().Add(-time.Minute)})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		var wg sync.WaitGroup
+		delivered := make([]int, 2)
+		for i, svc := range []*chatcore.Service{w.Svc, other} {
+			wg.Go(func() {
+				for range 3 {
+					d, err := scheduler.DeliverDue(t.Context(), svc)
+					is.NoErr(err) // delivery runs
+					delivered[i] += d
+				}
+			})
+		}
+		wg.Wait()
+		is.Equal(delivered[0]+delivered[1], n) // each row counted by one deliverer
+		msgs := chattest.Read(t, sa, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
+			return tx.Messages(ctx, chatcore.MessageQuery{RealmID: realm.ID, Recipients: []chatcore.RecipientID{ch.RecipientID}})
+		})
+		seen := map[string]int{}
+		for _, m := range msgs {
+			seen[m.Content]++
+		}
+		is.Equal(len(seen), n) // every message went out
+		for c, k := range seen {
+			if k != 1 {
+				t.Errorf("%q sent %d times", c, k)
+			}
+		}
+	})
+}
