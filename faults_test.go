@@ -528,9 +528,7 @@ func sqliteFaultWorlds(tb testing.TB) faultWorlds {
 		}
 		templates[empty] = path
 	}
-	n := 0
 	return faultWorlds{name: "sqlite", stride: sqliteFaultStride, fresh: func(tb testing.TB, empty bool) chatcore.Store {
-		n++
 		path := filepath.Join(tb.TempDir(), "world.db")
 		for _, suffix := range []string{"", "-wal"} {
 			if err := copyFile(templates[empty]+suffix, path+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -586,6 +584,7 @@ func TestFaultsAtEveryStep(t *testing.T) {
 	for _, w := range worlds {
 		for _, op := range faultOps {
 			t.Run(w.name+"/"+op.name, func(t *testing.T) {
+				t.Parallel() // every run has a fresh world of its own
 				faultEveryStep(t, w, op)
 			})
 		}
