@@ -2,12 +2,13 @@ package chatcore
 
 import (
 	"context"
-	"github.com/chatcore/chatcore/internal/password"
-	"github.com/chatcore/chatcore/settings"
 	"log/slog"
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/password"
+	"github.com/chatcore/chatcore/settings"
 )
 
 // Version is chatcore's version, reported in zulip_version and in the

@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"github.com/chatcore/chatcore/settings"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/chatcore/chatcore/settings"
 )
 
 // MaxBulkTargetIDs bounds each list of [TargetUsers]: a bulk edit naming more
