@@ -9,13 +9,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/chatcore/chatcore/internal/emailaddr"
 	"net/url"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore/internal/emailaddr"
 	"github.com/chatcore/chatcore/internal/ratelimit"
 )
 
