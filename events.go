@@ -202,6 +202,18 @@ func (s *Service) noticeEvents(logged []LoggedEvent) {
 	if fns == nil || len(*fns) == 0 || len(logged) == 0 {
 		return
 	}
+	out := EventNotices(logged)
+	for _, fn := range *fns {
+		fn(out)
+	}
+}
+
+// EventNotices groups committed log entries into the notices
+// [Service.OnEventsCommitted] functions receive: one per realm, in the order
+// the realms first appear, with its users sorted and without duplicates, and
+// the highest log id. A Bus that carries commits to other processes can send
+// these.
+func EventNotices(logged []LoggedEvent) []EventNotice {
 	var out []EventNotice
 	for _, e := range logged {
 		i := slices.IndexFunc(out, func(n EventNotice) bool { return n.RealmID == e.RealmID })
@@ -218,9 +230,7 @@ func (s *Service) noticeEvents(logged []LoggedEvent) {
 		slices.Sort(out[i].UserIDs)
 		out[i].UserIDs = slices.Compact(out[i].UserIDs)
 	}
-	for _, fn := range *fns {
-		fn(out)
-	}
+	return out
 }
 
 // logEvents appends the operation's events to the store's event log inside
@@ -282,17 +292,24 @@ func (s *Service) collectInTx(ctx context.Context, tx Tx, limit int) error {
 			return err
 		}
 	}
+	_, err = pruneLog(ctx, tx, limit)
+	return err
+}
+
+// pruneLog deletes up to limit log entries that no queue still needs: those
+// at or below the oldest queue's position, or the whole log when no queue is
+// left. It returns how many it deleted.
+func pruneLog(ctx context.Context, tx Tx, limit int) (int, error) {
 	through, ok, err := tx.OldestEventQueuePosition(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !ok {
 		if through, err = tx.LastEventID(ctx); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	_, err = tx.PruneEvents(ctx, through, limit)
-	return err
+	return tx.PruneEvents(ctx, through, limit)
 }
 
 // CollectResult reports what [Service.CollectEventQueues] did.
@@ -366,16 +383,8 @@ func (s *Service) CollectEventQueues(ctx context.Context) (CollectResult, error)
 	for {
 		var n int
 		err := s.store.Update(ctx, func(tx Tx) error {
-			through, ok, err := tx.OldestEventQueuePosition(ctx)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				if through, err = tx.LastEventID(ctx); err != nil {
-					return err
-				}
-			}
-			n, err = tx.PruneEvents(ctx, through, collectBatch)
+			var err error
+			n, err = pruneLog(ctx, tx, collectBatch)
 			return err
 		})
 		if err != nil {

@@ -2,7 +2,6 @@ package chatcore
 
 import (
 	"context"
-	"errors"
 )
 
 // DeleteMessage deletes message id as actor, as Zulip's DELETE
@@ -25,17 +24,8 @@ func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageI
 		if err != nil {
 			return err
 		}
-		m, err := tx.Message(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return errInvalidMessage()
-		}
+		m, err := readableMessage(ctx, tx, u, id)
 		if err != nil {
-			return err
-		}
-		if ok, err := canSee(ctx, tx, u, m); err != nil || !ok {
-			if err == nil {
-				err = errInvalidMessage()
-			}
 			return err
 		}
 		realm, err := tx.Realm(ctx, u.RealmID)

@@ -153,17 +153,8 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := tx.Message(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil, errInvalidMessage()
-	}
+	m, err := readableMessage(ctx, tx, u, id)
 	if err != nil {
-		return nil, nil, err
-	}
-	if ok, err := canSee(ctx, tx, u, m); err != nil || !ok {
-		if err == nil {
-			err = errInvalidMessage()
-		}
 		return nil, nil, err
 	}
 	realm, err := tx.Realm(ctx, u.RealmID)

@@ -2,7 +2,6 @@ package chatcore
 
 import (
 	"context"
-	"errors"
 
 	"github.com/chatcore/chatcore/internal/htmldiff"
 )
@@ -45,17 +44,8 @@ func (s *Service) MessageHistory(ctx context.Context, actorID UserID, id Message
 		if realm.Messages.EditHistoryDisabled {
 			return BadRequest("Message edit history is disabled in this organization")
 		}
-		m, err := tx.Message(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return errInvalidMessage()
-		}
+		m, err := readableMessage(ctx, tx, u, id)
 		if err != nil {
-			return err
-		}
-		if ok, err := canSee(ctx, tx, u, m); err != nil || !ok {
-			if err == nil {
-				err = errInvalidMessage()
-			}
 			return err
 		}
 		out = historyOf(m)

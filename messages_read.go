@@ -37,19 +37,9 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 		if err != nil {
 			return err
 		}
-		m, err := tx.Message(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			return errInvalidMessage()
-		}
+		m, err := readableMessage(ctx, tx, viewer, id)
 		if err != nil {
 			return err
-		}
-		ok, err := canSee(ctx, tx, viewer, m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errInvalidMessage()
 		}
 		c := newViewCache()
 		view, err = s.buildView(ctx, tx, c, m, viewer, applyMarkdown)

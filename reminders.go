@@ -233,6 +233,16 @@ func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Mess
 	return m, nil
 }
 
+// readableMessage is [accessibleMessage] for operations that refuse a message
+// u cannot read with Zulip's "Invalid message(s)".
+func readableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+	m, err := accessibleMessage(ctx, tx, u, id)
+	if err == nil && m == nil {
+		err = errInvalidMessage()
+	}
+	return m, err
+}
+
 // NormalizeReminderNote returns note as a reminder stores it: trailing
 // whitespace and leading newlines dropped. A note over [MaxReminderNoteLength]
 // characters is a BAD_REQUEST [*Error] with Zulip's message.

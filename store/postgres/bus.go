@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,24 +47,13 @@ type wirePayload struct {
 	Notices  []wireNotice `json:"n"`
 }
 
-// notices groups events as the Service's commit notices do: one per realm,
-// with its users sorted and without duplicates.
+// notices groups events as the Service's commit notices do
+// ([chatcore.EventNotices]), in the NOTIFY payload's form.
 func notices(events []chatcore.LoggedEvent) []wireNotice {
-	var out []wireNotice
-	for _, e := range events {
-		i := slices.IndexFunc(out, func(n wireNotice) bool { return n.Realm == e.RealmID })
-		if i < 0 {
-			out = append(out, wireNotice{Realm: e.RealmID})
-			i = len(out) - 1
-		}
-		n := &out[i]
-		n.Users = append(n.Users, e.UserIDs...)
-		n.Public = n.Public || e.Public
-		n.LastID = max(n.LastID, e.ID)
-	}
-	for i := range out {
-		slices.Sort(out[i].Users)
-		out[i].Users = slices.Compact(out[i].Users)
+	grouped := chatcore.EventNotices(events)
+	out := make([]wireNotice, len(grouped))
+	for i, n := range grouped {
+		out[i] = wireNotice{Realm: n.RealmID, Users: n.UserIDs, Public: n.Public, LastID: n.LastID}
 	}
 	return out
 }
