@@ -305,7 +305,7 @@ func pruneLog(ctx context.Context, tx Tx, limit int) (int, error) {
 		return 0, err
 	}
 	if !ok {
-		if through, err = tx.LastEventID(ctx); err != nil {
+		if through, err = tx.LastEventID(ctx, 0); err != nil {
 			return 0, err
 		}
 	}
@@ -350,7 +350,7 @@ func (s *Service) CollectEventQueues(ctx context.Context) (CollectResult, error)
 	for {
 		var page []EventQueue
 		err := s.store.Update(ctx, func(tx Tx) error {
-			head, err := tx.LastEventID(ctx)
+			head, err := tx.LastEventID(ctx, 0)
 			if err != nil || head <= int64(s.queueBacklog) {
 				return err
 			}
@@ -435,7 +435,7 @@ func (s *Service) createQueue(ctx context.Context, actorID UserID, o *QueueOptio
 		if err != nil {
 			return err
 		}
-		pruned, err := tx.EventsPrunedThrough(ctx)
+		pruned, err := tx.EventsPrunedThrough(ctx, u.RealmID)
 		if err != nil {
 			return err
 		}

@@ -51,7 +51,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		if err := json.Unmarshal(q.Params, &p.QueueOptions); err != nil {
 			return err
 		}
-		head, err := tx.LastEventID(ctx)
+		head, err := tx.LastEventID(ctx, q.RealmID)
 		if err != nil {
 			return err
 		}

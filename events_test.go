@@ -275,7 +275,9 @@ func TestEventsQueueLifecycle(t *testing.T) {
 		// The log keeps only what live queues need.
 		_, err = svc.CollectEventQueues(ctx)
 		is.NoErr(err) // collected
-		pruned := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) { return tx.EventsPrunedThrough(ctx) })
+		pruned := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
+			return tx.EventsPrunedThrough(ctx, c.Owner.RealmID)
+		})
 		oldest := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
 			p, _, err := tx.OldestEventQueuePosition(ctx)
 			return p, err

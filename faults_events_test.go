@@ -12,8 +12,8 @@ func (t faultyTx) AppendEvents(ctx context.Context, events []chatcore.LoggedEven
 	return faultStepErr(t.f, func() error { return t.tx.AppendEvents(ctx, events) })
 }
 
-func (t faultyTx) LastEventID(ctx context.Context) (int64, error) {
-	return faultStep(t.f, func() (int64, error) { return t.tx.LastEventID(ctx) })
+func (t faultyTx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	return faultStep(t.f, func() (int64, error) { return t.tx.LastEventID(ctx, realm) })
 }
 
 func (t faultyTx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
@@ -28,8 +28,8 @@ func (t faultyTx) PruneEvents(ctx context.Context, through int64, limit int) (in
 	return faultStep(t.f, func() (int, error) { return t.tx.PruneEvents(ctx, through, limit) })
 }
 
-func (t faultyTx) EventsPrunedThrough(ctx context.Context) (int64, error) {
-	return faultStep(t.f, func() (int64, error) { return t.tx.EventsPrunedThrough(ctx) })
+func (t faultyTx) EventsPrunedThrough(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	return faultStep(t.f, func() (int64, error) { return t.tx.EventsPrunedThrough(ctx, realm) })
 }
 
 func (t faultyTx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {

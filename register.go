@@ -158,7 +158,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 		if req.AllPublicStreams && u.Role == RoleGuest {
 			return BadRequest("User not authorized for this query")
 		}
-		if head, err = tx.LastEventID(ctx); err != nil {
+		if head, err = tx.LastEventID(ctx, u.RealmID); err != nil {
 			return err
 		}
 		if want("realm_user") {

@@ -73,14 +73,22 @@ type EventQueue struct {
 // transaction, so an event exists exactly when its change has committed.
 type EventStore interface {
 	// AppendEvents appends the events in order and fills in their ids: each
-	// above every id ever appended (pruned ones included). Ids follow commit
-	// order: a transaction that sees an entry sees every entry with a lower
-	// id that will ever exist. (A single-writer store gets this for free; a
-	// store with concurrent writers must serialise appends.)
+	// above every id ever appended (pruned ones included). Within a realm,
+	// ids follow commit order: a transaction that sees an entry of a realm
+	// sees every entry of that realm with a lower id that will ever exist.
+	// (A single-writer store gets this for free, across realms too; a store
+	// with concurrent writers serialises the appends of each realm, and
+	// need not order the appends of different realms.)
 	AppendEvents(ctx context.Context, events []LoggedEvent) error
-	// LastEventID returns the highest id ever appended, 0 when none; pruning
-	// does not lower it.
-	LastEventID(ctx context.Context) (int64, error)
+	// LastEventID returns the realm's head as this transaction sees it: an
+	// id at or above every entry of the realm ever appended that the
+	// transaction sees (pruned ones included), such that every entry of the
+	// realm at or below it that will ever exist is seen or was pruned; 0
+	// when the realm has none. A single-writer store may answer the highest
+	// id appended in any realm. Pruning does not lower it. With realm 0 it
+	// returns the highest id the transaction sees of any realm, pruned ones
+	// included (an upper bound of every realm's head).
+	LastEventID(ctx context.Context, realm RealmID) (int64, error)
 	// EventsFor returns the entries q selects, ascending by id: entries of
 	// q.RealmID with id above q.After addressed to q.UserID, and, when
 	// q.Public is set, the realm's Public entries such that no entry of the
@@ -92,9 +100,11 @@ type EventStore interface {
 	// PruneEvents deletes the oldest entries with id <= through, at most
 	// limit (positive) of them, and returns how many it deleted.
 	PruneEvents(ctx context.Context, through int64, limit int) (int, error)
-	// EventsPrunedThrough returns the highest id PruneEvents ever deleted,
-	// 0 when none: every entry above it that was appended is still there.
-	EventsPrunedThrough(ctx context.Context) (int64, error)
+	// EventsPrunedThrough returns the highest id of the realm's entries
+	// that PruneEvents deleted, 0 when none: every entry of the realm above
+	// it that was appended is still there. A single-writer store may answer
+	// the highest id deleted in any realm.
+	EventsPrunedThrough(ctx context.Context, realm RealmID) (int64, error)
 
 	// CreateEventQueue inserts q; a queue id in use gives ErrConflict.
 	CreateEventQueue(ctx context.Context, q *EventQueue) error

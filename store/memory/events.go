@@ -44,8 +44,9 @@ func (t *tx) AppendEvents(_ context.Context, events []chatcore.LoggedEvent) erro
 	return nil
 }
 
-// LastEventID implements chatcore.EventStore.
-func (t *tx) LastEventID(context.Context) (int64, error) {
+// LastEventID implements chatcore.EventStore: the store has one writer, so
+// the highest id appended in any realm is every realm's head.
+func (t *tx) LastEventID(context.Context, chatcore.RealmID) (int64, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -137,7 +138,7 @@ func (t *tx) PruneEvents(_ context.Context, through int64, limit int) (int, erro
 }
 
 // EventsPrunedThrough implements chatcore.EventStore.
-func (t *tx) EventsPrunedThrough(context.Context) (int64, error) {
+func (t *tx) EventsPrunedThrough(context.Context, chatcore.RealmID) (int64, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}

@@ -14,11 +14,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Cross-instance wake-ups. AppendEvents ends with NOTIFY on the store's
-// channel, carrying the realms, users and highest id of what it appended and
-// the appending Store's instance id. PostgreSQL delivers a NOTIFY to every
-// listening session when, and only if, its transaction commits, in commit
-// order. A [Bus] listens on one dedicated connection and hands the notices
+// Cross-instance wake-ups. Once an Update that appended events has
+// committed, the Store sends a NOTIFY on its channel carrying the realms,
+// users and highest id of what it appended and the Store's instance id
+// (notifyCommitted). PostgreSQL delivers a NOTIFY to every listening
+// session. A [Bus] listens on one dedicated connection and hands the notices
 // of other instances to its subscribers (package eventqueue wakes the polls
 // waiting for them); the notices of its own instance it delivers at once
 // through Publish, without the round trip.
@@ -123,7 +123,10 @@ func newInstanceID() string {
 // milliseconds of their commit; when that connection breaks, the Bus
 // reconnects (waiting at most [BusRetry] between attempts) and then hands
 // its subscribers one notice per realm for every entry appended in the
-// meantime, so no waiting poll misses a commit. Close it when done.
+// meantime. A notice can still be lost (the committing process died before
+// its NOTIFY, or see catchUp); a lost notice loses no event, it only leaves
+// the polls it would have woken waiting for their user's next event or
+// their heartbeat. Close it when done.
 type Bus struct {
 	store  *Store
 	cancel context.CancelFunc
@@ -132,8 +135,11 @@ type Bus struct {
 	mu   sync.Mutex
 	next int
 	subs map[int]func([]chatcore.EventNotice)
-	// seen is the highest log id a notice handed out named.
-	seen int64
+	// from is the highest log id committed when the current listening
+	// connection started listening: a notice lost with that connection is
+	// about an entry above it (or one still being appended then, see
+	// catchUp).
+	from int64
 	// lost, when set, runs when the listening connection is lost, before
 	// the Bus reconnects (tests).
 	lost atomic.Pointer[func()]
@@ -156,12 +162,10 @@ func (s *Store) Bus(ctx context.Context) (*Bus, error) {
 	if err != nil {
 		return nil, err
 	}
-	var last int64
-	if err := conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM event_log").Scan(&last); err != nil {
+	if b.from, err = logHead(ctx, conn); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}
-	b.seen = last
 	runCtx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	go b.run(runCtx, conn)
@@ -220,9 +224,6 @@ func (b *Bus) deliver(notices []chatcore.EventNotice) {
 	fns := make([]func([]chatcore.EventNotice), 0, len(b.subs))
 	for _, fn := range b.subs {
 		fns = append(fns, fn)
-	}
-	for _, n := range notices {
-		b.seen = max(b.seen, n.LastID)
 	}
 	b.mu.Unlock()
 	for _, fn := range fns {
@@ -284,17 +285,32 @@ func (b *Bus) receive(ctx context.Context, conn *pgx.Conn) error {
 	}
 }
 
-// catchUp hands out one notice per realm for the entries appended after the
-// highest id handed out so far: those whose NOTIFY may have been missed
-// while the connection was down.
+// logHead returns the highest id in the log.
+func logHead(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	var id int64
+	err := conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM event_log").Scan(&id)
+	return id, err
+}
+
+// catchUp, on the new connection conn, hands out one notice per realm for
+// the entries appended after the lost connection started listening: those
+// whose NOTIFY may have been lost with it. (Appends of different realms
+// commit out of id order, so an entry at or below that point that was still
+// being appended then and whose NOTIFY was lost too is not caught up: its
+// polls wake with the next event of their users or at their heartbeat.)
 func (b *Bus) catchUp(ctx context.Context, conn *pgx.Conn) error {
+	head, err := logHead(ctx, conn)
+	if err != nil {
+		return err
+	}
 	b.mu.Lock()
-	seen := b.seen
+	from := b.from
+	b.from = head
 	b.mu.Unlock()
 	rows, err := conn.Query(ctx, `SELECT e.realm_id, bool_or(e.public), max(e.id),
 			coalesce(array_agg(DISTINCT u.user_id) FILTER (WHERE u.user_id IS NOT NULL), '{}')
 		FROM event_log e LEFT JOIN event_users u ON u.event_id = e.id
-		WHERE e.id > $1 GROUP BY e.realm_id`, seen)
+		WHERE e.id > $1 GROUP BY e.realm_id`, from)
 	if err != nil {
 		return err
 	}

@@ -9,17 +9,21 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// appendLockKey is the first key of the advisory lock AppendEvents takes;
-// the second is the hash of the schema.
-const appendLockKey = 0x65766e74 // "evnt"
+// appendLockSeed seeds the hash of the advisory lock keys AppendEvents takes
+// (one per realm, from the schema and the realm id).
+const appendLockSeed = 0x65766e74 // "evnt"
 
-// appendEventsSQL takes the append lock (held until the transaction ends,
-// so ids follow commit order: a transaction that appends waits for the one
-// appending before it to commit or roll back), takes one id per event in
-// the given order, sets each entry's group_start (the group's first id) and
-// inserts the entries, returning the ids in order.
+// appendEventsSQL takes the append lock of each realm of the entries, in
+// ascending realm order (held until the transaction ends, so a realm's ids
+// follow commit order: a transaction that appends to a realm waits for the
+// one appending to it before to commit or roll back, and appends to other
+// realms do not wait), then takes one id per entry in the given order, sets
+// each entry's group_start (the group's first id) and inserts the entries,
+// returning the ids in order. The lock keys live in the single-bigint space
+// of advisory locks, apart from the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
-		SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))
+		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
+		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r
 	), e AS MATERIALIZED (
 		SELECT nextval(pg_get_serial_sequence('event_log', 'id')) AS id, r.realm, r.public, r.grp, r.data, r.ord
 		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
@@ -32,10 +36,10 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 	SELECT id FROM g ORDER BY ord`
 
 // AppendEvents implements [chatcore.EventStore] with one statement for the
-// entries (under the append lock, see appendEventsSQL), one for their
-// addressees and, unless the store was opened without notifications, a
-// NOTIFY that PostgreSQL delivers to every listening instance when, and only
-// if, the transaction commits (see [Store.Bus]).
+// entries (under the append locks of their realms, see appendEventsSQL) and
+// one for their addressees. Unless the store was opened without
+// notifications, the Update that committed them then announces them to
+// every listening instance (see [Store.Bus] and notifyCommitted).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -47,7 +51,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	for i, e := range events {
 		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
 	}
-	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data)
+	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockSeed, realms, public, groups, data)
 	if err != nil {
 		return err
 	}
@@ -68,28 +72,25 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			return classify(err, "address events")
 		}
 	}
-	if t.notify == nil {
-		return nil
-	}
-	for _, payload := range t.notify.payloads(events) {
-		if _, err := t.exec(ctx, "SELECT pg_notify($1, $2)", t.notify.channel, payload); err != nil {
-			return classify(err, "notify events")
-		}
+	if t.notify != nil {
+		t.appended = append(t.appended, events...)
 	}
 	return nil
 }
 
 // LastEventID implements [chatcore.EventStore] from the transaction's
-// snapshot: the highest id in the log, or the highest id ever pruned when
-// that is higher. (The sequence itself also counts ids taken by
-// transactions still running or rolled back, which a snapshot must not:
-// a queue positioned after an id its registration did not see would miss
-// that event.) Appends follow commit order, so every id at or below the
-// result that was ever appended is in the snapshot.
-func (t *tx) LastEventID(ctx context.Context) (int64, error) {
+// snapshot: the highest id of the realm's entries (of any realm's for realm
+// 0), or the highest id of the realm's entries ever pruned when that is
+// higher. (The sequence itself also counts ids taken by transactions still
+// running or rolled back, which a snapshot must not: a queue positioned
+// after an id its registration did not see would miss that event.) A
+// realm's appends follow commit order, so every id of the realm at or below
+// the result that was ever appended is in the snapshot or pruned.
+func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
 	var id int64
-	err := t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
-		(SELECT coalesce(max(pruned_through), 0) FROM event_log_state))`).Scan(&id)
+	err := t.queryRow(ctx, `SELECT greatest(
+		(SELECT coalesce(max(id), 0) FROM event_log WHERE $1 = 0 OR realm_id = $1),
+		(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE $1 = 0 OR realm_id = $1))`, realm).Scan(&id)
 	return id, classify(err, "last event id")
 }
 
@@ -133,7 +134,8 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 }
 
 // PruneEvents implements [chatcore.EventStore]; event_users rows go with
-// their entries (ON DELETE CASCADE).
+// their entries (ON DELETE CASCADE), and event_log_pruned keeps each realm's
+// highest deleted id.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -142,22 +144,22 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 		return 0, fmt.Errorf("postgres: prune events: limit %d is not positive", limit)
 	}
 	var n int
-	var top *int64
 	err := t.queryRow(ctx, `WITH d AS (
 			DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2)
-			RETURNING id
+			RETURNING id, realm_id
 		), s AS (
-			INSERT INTO event_log_state AS st (id, pruned_through) SELECT 1, max(id) FROM d HAVING count(*) > 0
-			ON CONFLICT (id) DO UPDATE SET pruned_through = greatest(st.pruned_through, excluded.pruned_through)
+			INSERT INTO event_log_pruned AS p (realm_id, pruned_through) SELECT realm_id, max(id) FROM d GROUP BY realm_id
+			ON CONFLICT (realm_id) DO UPDATE SET pruned_through = greatest(p.pruned_through, excluded.pruned_through)
 		)
-		SELECT count(*), max(id) FROM d`, through, limit).Scan(&n, &top)
+		SELECT count(*) FROM d`, through, limit).Scan(&n)
 	return n, classify(err, "prune events")
 }
 
-// EventsPrunedThrough implements [chatcore.EventStore].
-func (t *tx) EventsPrunedThrough(ctx context.Context) (int64, error) {
+// EventsPrunedThrough implements [chatcore.EventStore]: the highest id of
+// the realm's entries that a prune deleted.
+func (t *tx) EventsPrunedThrough(ctx context.Context, realm chatcore.RealmID) (int64, error) {
 	var id int64
-	err := t.queryRow(ctx, "SELECT coalesce(max(pruned_through), 0) FROM event_log_state").Scan(&id)
+	err := t.queryRow(ctx, "SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = $1", realm).Scan(&id)
 	return id, classify(err, "pruned events")
 }
 

@@ -15,7 +15,7 @@
 // transaction, up to [WithMaxAttempts] times in all, with a short randomised
 // pause between attempts: fn may run more than once, and only the last run's
 // writes are committed. Transactions that touch different rows (in
-// particular, writes of different realms) never wait for each other.
+// particular, writes of different realms) do not wait for each other.
 //
 // A write that fails on a constraint (ErrConflict, or ErrNotFound for a
 // missing parent row) aborts the PostgreSQL transaction: every later call on
@@ -23,12 +23,15 @@
 // error even when fn returns nil. fn must return after such an error, as the
 // Service does.
 //
-// Two kinds of write do wait for each other on purpose. Appending to the
-// event log (AppendEvents, the last step of a write that has events) takes
-// a transaction-scoped advisory lock, so event ids follow commit order
-// across all instances (an event queue is a cursor over those ids); the
-// lock is held from the append to the commit. And the presence writes of one
-// realm share the realm's presence sequence row.
+// Two kinds of write do wait for each other on purpose, and only within one
+// realm. Appending to the event log (AppendEvents, the last step of a write
+// that has events) takes a transaction-scoped advisory lock per realm, so
+// the event ids of a realm follow commit order across all instances (an
+// event queue is a cursor over its realm's ids); the lock is held from the
+// append to the commit. And the presence writes of one realm share the
+// realm's presence sequence row. Ids of different realms come from one
+// sequence but may commit out of order, which is why LastEventID and
+// EventsPrunedThrough answer per realm.
 //
 // View runs at REPEATABLE READ, READ ONLY: one consistent snapshot of
 // committed data, which never waits for writers and never fails because of
@@ -37,10 +40,13 @@
 // # Several instances
 //
 // Any number of Stores, in one process or many, may share a database and
-// schema. AppendEvents ends with a NOTIFY that PostgreSQL delivers at commit
-// to every [Bus] listening on the database; package eventqueue takes a Bus
-// to wake the polls waiting in one instance for events committed in
-// another.
+// schema. An Update that appended events announces them with a NOTIFY once
+// it has committed, which PostgreSQL delivers to every [Bus] listening on
+// the database; package eventqueue takes a Bus to wake the polls waiting in
+// one instance for events committed in another. (The NOTIFY runs in a short
+// transaction of its own: PostgreSQL makes the commits of all transactions
+// that NOTIFY wait for each other, which inside the write transaction would
+// make writes of different realms wait for each other's disk flush.)
 //
 // # Schema
 //
@@ -284,7 +290,36 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error) (ret
 	if err := pgTx.Commit(ctx); err != nil {
 		return isRetryable(err), fmt.Errorf("postgres: commit: %w", err)
 	}
+	if len(t.appended) > 0 {
+		s.notifyCommitted(ctx, t.appended)
+	}
 	return false, nil
+}
+
+// notifyTimeout bounds the announcement of committed events.
+const notifyTimeout = 5 * time.Second
+
+// notifyCommitted announces events a committed Update appended with NOTIFY
+// on the store's channel, in a transaction of its own with
+// synchronous_commit off. PostgreSQL serialises the commits of all
+// transactions that NOTIFY, in every database of the server, holding a lock
+// until the commit is done; a NOTIFY inside the write transaction would make
+// every write with events, of any realm, wait for the others' commits to
+// reach the disk. Here the lock is held only while the short transaction
+// writes its commit record, which nothing waits on: a lost notification only
+// delays a wake-up (see [Bus]), it loses no event. A failure is logged, not
+// returned: the events are committed either way.
+func (s *Store) notifyCommitted(ctx context.Context, events []chatcore.LoggedEvent) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notifyTimeout)
+	defer cancel()
+	for _, payload := range s.notify.payloads(events) {
+		_, err := s.pool.Exec(ctx, "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify($1, $2); COMMIT",
+			pgx.QueryExecModeSimpleProtocol, s.notify.channel, payload)
+		if err != nil {
+			s.logf("postgres: announcing committed events: %v", err)
+			return
+		}
+	}
 }
 
 // IsSerializationFailure reports whether err comes from a transaction that

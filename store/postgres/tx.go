@@ -31,6 +31,9 @@ type tx struct {
 	failed error
 	// notify announces appended events (nil: none).
 	notify *notifier
+	// appended are the events this transaction appended, announced once it
+	// has committed (only when notify is set).
+	appended []chatcore.LoggedEvent
 }
 
 var _ chatcore.Tx = (*tx)(nil)

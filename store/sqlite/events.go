@@ -43,8 +43,9 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 }
 
 // LastEventID implements [chatcore.EventStore]: the AUTOINCREMENT counter,
-// which pruning does not lower.
-func (t *tx) LastEventID(ctx context.Context) (int64, error) {
+// which pruning does not lower (the store has one writer, so the highest id
+// of any realm is every realm's head).
+func (t *tx) LastEventID(ctx context.Context, _ chatcore.RealmID) (int64, error) {
 	var id int64
 	err := t.queryRow(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'event_log'").Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -111,8 +112,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	return n, nil
 }
 
-// EventsPrunedThrough implements [chatcore.EventStore].
-func (t *tx) EventsPrunedThrough(ctx context.Context) (int64, error) {
+// EventsPrunedThrough implements [chatcore.EventStore] with the highest id
+// pruned in any realm (one writer: see LastEventID).
+func (t *tx) EventsPrunedThrough(ctx context.Context, _ chatcore.RealmID) (int64, error) {
 	var id int64
 	err := t.queryRow(ctx, "SELECT pruned_through FROM event_log_state").Scan(&id)
 	return id, classify(err, "pruned events")

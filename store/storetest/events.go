@@ -74,9 +74,18 @@ var eventTests = []test{
 		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Limit: 1}), data("a"))      // Limit bounds the result
 		is.Equal(len(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 9})), 0)                   // nothing for others
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			last, err := tx.LastEventID(ctx)
+			last, err := tx.LastEventID(ctx, 0)
 			is.NoErr(err)           // last id read
-			is.Equal(last, more[0]) // the highest id appended
+			is.Equal(last, more[0]) // the highest id appended, of any realm
+			last, err = tx.LastEventID(ctx, 1)
+			is.NoErr(err)           // a realm's head read
+			is.Equal(last, more[0]) // the realm's highest id
+			last, err = tx.LastEventID(ctx, 2)
+			is.NoErr(err)                              // another realm's head read
+			is.True(last >= ids[2] && last <= more[0]) // at or above the realm's highest id, at most the log's
+			last, err = tx.LastEventID(ctx, 3)
+			is.NoErr(err)            // the head of a realm without entries read
+			is.True(last <= more[0]) // at most the log's
 			n, err := tx.CountEventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 1}, 1)
 			is.NoErr(err)  // counted
 			is.Equal(n, 1) // counting stops at max
@@ -128,10 +137,10 @@ var eventTests = []test{
 			is.Equal(n, 0) // nothing left to prune
 		})
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			p, err := tx.EventsPrunedThrough(ctx)
+			p, err := tx.EventsPrunedThrough(ctx, 1)
 			is.NoErr(err)       // read
 			is.Equal(p, ids[2]) // the highest pruned id
-			last, err := tx.LastEventID(ctx)
+			last, err := tx.LastEventID(ctx, 1)
 			is.NoErr(err)          // read
 			is.Equal(last, ids[3]) // pruning does not lower the last id
 		})
@@ -139,8 +148,34 @@ var eventTests = []test{
 			_, err := tx.PruneEvents(ctx, ids[3], 10)
 			is.NoErr(err) // the whole log pruned
 		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			last, err := tx.LastEventID(ctx, 1)
+			is.NoErr(err)          // read
+			is.Equal(last, ids[3]) // pruning the whole realm does not lower its head
+		})
 		next := appendEvents(t, st, ev("e", 1))
 		is.True(next[0] > ids[3]) // ids are not reused after pruning everything
+		// Another realm's entry, pruned: that realm's mark reaches it, and
+		// the first realm's head stays at or above its own last entry.
+		other := ev("x", 1)
+		other.RealmID = 2
+		x := appendEvents(t, st, other)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.PruneEvents(ctx, x[0], 10)
+			is.NoErr(err)  // pruned
+			is.Equal(n, 2) // e and x
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			p, err := tx.EventsPrunedThrough(ctx, 2)
+			is.NoErr(err)     // read
+			is.Equal(p, x[0]) // the realm's highest pruned id
+			p, err = tx.EventsPrunedThrough(ctx, 1)
+			is.NoErr(err)                      // read
+			is.True(p >= next[0] && p <= x[0]) // at or above the realm's own, at most the log's
+			last, err := tx.LastEventID(ctx, 2)
+			is.NoErr(err)        // read
+			is.Equal(last, x[0]) // the pruned realm's head stays
+		})
 	}},
 	{"AppendRollsBack", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
