@@ -110,12 +110,12 @@ func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest,
 // runFloor runs the floor comparison: for each request, floorRounds rounds,
 // each sending cfg.requests requests from cfg.clients clients to the real
 // server and to the floor server in turn (which goes first alternates), on
-// the same database file. It prints the requests/s of each round, the
+// the same database. It prints the requests/s of each round, the
 // medians and their ratio, and returns the problems found: any answer other
 // than a successful 200, or a message count in the load channel other than
 // the sends.
 func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([]string, error) {
-	fl, err := startFloor(ctx, cfg.db, max(4, cfg.clients))
+	fl, err := startFloor(ctx, cfg, max(4, cfg.clients))
 	if err != nil {
 		return nil, err
 	}
@@ -123,12 +123,12 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport, Timeout: 2 * time.Minute}
 
-	before, err := loadChannelCount(ctx, fl)
+	before, err := fl.db.loadChannelCount(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stdout, "floor comparison: %d clients, %d requests per round, %d alternated rounds, same database file\n",
-		cfg.clients, cfg.requests, floorRounds)
+	fmt.Fprintf(stdout, "floor comparison: %d clients, %d requests per round, %d alternated rounds, same database (%s)\n",
+		cfg.clients, cfg.requests, floorRounds, cfg.kind())
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(stdout, "load average before: %s", load)
 	}
@@ -196,7 +196,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.name, c, f, c/f)
 	}
 
-	after, err := loadChannelCount(ctx, fl)
+	after, err := fl.db.loadChannelCount(ctx)
 	if err == nil && after-before != sent {
 		problems = append(problems, fmt.Sprintf("the load channel gained %d messages, %d were sent", after-before, sent))
 	}
@@ -206,13 +206,6 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 // warmup returns the number of untimed requests each server gets before the
 // rounds of a request: a few per client.
 func warmup(cfg config) int { return 4 * cfg.clients }
-
-// loadChannelCount counts the messages in the load channel.
-func loadChannelCount(ctx context.Context, fl *floorServer) (int, error) {
-	var n int
-	err := fl.readers.QueryRowContext(ctx, "SELECT count(*) FROM messages WHERE stream_id = ?", loadChannel).Scan(&n)
-	return n, err
-}
 
 // median returns the median of xs (the mean of the middle two for an even
 // count), or 0 for none.

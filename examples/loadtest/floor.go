@@ -3,90 +3,78 @@ package main
 import (
 	"context"
 	"crypto/subtle"
-	"database/sql"
 	"errors"
 	"fmt"
 	"html"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/chatcore/chatcore"
-	_ "modernc.org/sqlite" // the driver store/sqlite uses, registered as "sqlite"
+	"github.com/chatcore/chatcore/internal/dbarg"
 )
 
 // floorRealm is the realm of the generated organization (see orgFixture).
 const floorRealm = 1
 
 // floorServer is the simplest correct server for the two requests the floor
-// comparison sends, on the database file of the real server: net/http, HTTP
-// Basic auth by the user's e-mail and the SHA-256 of the key through a
-// read-only pool, one writer connection, synchronous=NORMAL, and one
-// statement per request. It is the floor chatcore's adapter is measured
-// against, not a chat server: it enforces none of Zulip's other rules.
+// comparison sends, on the database of the real server: net/http, HTTP
+// Basic auth by the user's e-mail and the SHA-256 of the key, and one
+// statement per request (see floorDB for how each store is used). It is the
+// floor chatcore's adapter is measured against, not a chat server: it
+// enforces none of Zulip's other rules.
 type floorServer struct {
-	base    string
-	http    *http.Server
-	readers *sql.DB
-	writer  *sql.DB
-	// Prepared statements: the user by e-mail and the channel by name on the
-	// readers, the settings update and the message insert on the writer.
-	user, channel, settings, insert *sql.Stmt
-	served                          chan error
+	base   string
+	http   *http.Server
+	db     floorDB
+	served chan error
 }
 
-// floorDSN returns the data source name of the floor's pools, with the
-// pragmas store/sqlite sets (WAL, synchronous=NORMAL, a 5 s busy timeout;
-// query_only on the readers).
-func floorDSN(path string, reader bool) string {
-	q := url.Values{}
-	q.Set("_busy_timeout", "5000")
-	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "NORMAL")
-	if reader {
-		q.Set("_query_only", "1")
-	}
-	return "file:" + path + "?" + q.Encode()
+// floorDB is the floor's database: each method runs one prepared statement.
+type floorDB interface {
+	// user returns the id and stored API key hash of the active user of the
+	// realm with the folded e-mail, or errFloorNotFound.
+	user(ctx context.Context, emailKey string) (id int64, keyHash string, err error)
+	// channel returns the id and recipient id of the unarchived channel of
+	// the realm with the folded name, or errFloorNotFound.
+	channel(ctx context.Context, nameKey string) (id, recipient int64, err error)
+	// setEnterSends updates the one column of the user.
+	setEnterSends(ctx context.Context, user int64, enter bool) error
+	// insertMessage inserts the message row and returns its id.
+	insertMessage(ctx context.Context, m floorMessage) (int64, error)
+	// loadChannelCount counts the messages in the load channel.
+	loadChannelCount(ctx context.Context) (int, error)
+	close() error
 }
 
-// startFloor opens the database file at path (already created and migrated by
-// the real server) and serves the floor handlers on 127.0.0.1 port 0.
-func startFloor(ctx context.Context, path string, readers int) (_ *floorServer, err error) {
+// floorMessage is the row the floor inserts for a channel message.
+type floorMessage struct {
+	sender, recipient, channel int64
+	topic, content, rendered   string
+	sentAt                     time.Time
+}
+
+// errFloorNotFound is what floorDB returns for a missing user or channel.
+var errFloorNotFound = errors.New("floor: not found")
+
+// startFloor opens the database db names (already created and migrated by
+// the real server: a SQLite file, or a PostgreSQL database with the schema
+// the real server uses) and serves the floor handlers on 127.0.0.1 port 0
+// with a pool of conns connections for reading.
+func startFloor(ctx context.Context, cfg config, conns int) (_ *floorServer, err error) {
 	f := &floorServer{served: make(chan error, 1)}
-	defer func() {
-		if err != nil {
-			f.closeDB()
-		}
-	}()
-	if f.readers, err = sql.Open("sqlite", floorDSN(path, true)); err != nil {
-		return nil, err
+	if dbarg.IsPostgres(cfg.db) {
+		f.db, err = openPostgresFloor(ctx, cfg.db, cfg.pgSchema, conns)
+	} else {
+		f.db, err = openSQLiteFloor(ctx, cfg.db, conns)
 	}
-	f.readers.SetMaxOpenConns(readers)
-	f.readers.SetMaxIdleConns(readers)
-	if f.writer, err = sql.Open("sqlite", floorDSN(path, false)); err != nil {
-		return nil, err
-	}
-	f.writer.SetMaxOpenConns(1)
-	f.writer.SetMaxIdleConns(1)
-	prepare := func(db *sql.DB, query string) (s *sql.Stmt) {
-		if err == nil {
-			s, err = db.PrepareContext(ctx, query)
-		}
-		return s
-	}
-	f.user = prepare(f.readers, "SELECT id, api_key_hash FROM users WHERE realm_id = ? AND email_key = ? AND is_active = 1")
-	f.channel = prepare(f.readers, "SELECT id, recipient_id FROM streams WHERE realm_id = ? AND name_key = ? AND is_archived = 0")
-	f.settings = prepare(f.writer, "UPDATE users SET enter_sends = ? WHERE id = ?")
-	f.insert = prepare(f.writer, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
-		content, rendered_content, client, sent_at, is_me_message, default_flags)
-		VALUES (?, ?, 'stream', ?, ?, ?, ?, ?, ?, ?, ?, 0, 0) RETURNING id`)
 	if err != nil {
-		return nil, fmt.Errorf("floor: preparing statements: %w", err)
+		return nil, fmt.Errorf("floor: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		f.db.close()
 		return nil, err
 	}
 	mux := http.NewServeMux()
@@ -98,7 +86,7 @@ func startFloor(ctx context.Context, path string, readers int) (_ *floorServer, 
 	return f, nil
 }
 
-// close stops serving and closes the pools.
+// close stops serving and closes the database.
 func (f *floorServer) close(ctx context.Context) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
@@ -109,22 +97,7 @@ func (f *floorServer) close(ctx context.Context) error {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
-	return errors.Join(err, f.closeDB())
-}
-
-func (f *floorServer) closeDB() error {
-	var errs []error
-	for _, s := range []*sql.Stmt{f.user, f.channel, f.settings, f.insert} {
-		if s != nil {
-			errs = append(errs, s.Close())
-		}
-	}
-	for _, db := range []*sql.DB{f.readers, f.writer} {
-		if db != nil {
-			errs = append(errs, db.Close())
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(err, f.db.close())
 }
 
 // authenticate returns the id of the user the request's Basic credentials
@@ -133,13 +106,11 @@ func (f *floorServer) closeDB() error {
 func (f *floorServer) authenticate(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	email, key, ok := r.BasicAuth()
 	if ok {
-		var id int64
-		var hash sql.NullString
-		err := f.user.QueryRowContext(r.Context(), floorRealm, chatcore.FoldKey(email)).Scan(&id, &hash)
+		id, hash, err := f.db.user(r.Context(), chatcore.FoldKey(email))
 		switch {
-		case err == nil && hash.Valid && subtle.ConstantTimeCompare([]byte(hash.String), []byte(chatcore.HashAPIKey(key))) == 1:
+		case err == nil && hash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(chatcore.HashAPIKey(key))) == 1:
 			return id, true
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
+		case err != nil && !errors.Is(err, errFloorNotFound):
 			floorError(w, http.StatusInternalServerError, "Internal server error")
 			return 0, false
 		}
@@ -164,7 +135,7 @@ func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
 		floorError(w, http.StatusBadRequest, "Only enter_sends is supported")
 		return
 	}
-	if _, err := f.settings.ExecContext(r.Context(), enter, user); err != nil {
+	if err := f.db.setEnterSends(r.Context(), user, enter); err != nil {
 		floorError(w, http.StatusInternalServerError, "Internal server error")
 		return
 	}
@@ -172,7 +143,7 @@ func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // sendMessage answers POST /messages to a channel named by "to": a channel
-// lookup by name on the readers and one INSERT of the message row, with the
+// lookup by name and one INSERT of the message row, with the
 // HTML-escaped content as its rendering.
 func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request) {
 	user, ok := f.authenticate(w, r)
@@ -193,19 +164,17 @@ func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request) {
 		floorError(w, http.StatusBadRequest, "to, topic and content are required")
 		return
 	}
-	var channel, recipient int64
-	err := f.channel.QueryRowContext(r.Context(), floorRealm, chatcore.FoldKey(to)).Scan(&channel, &recipient)
+	channel, recipient, err := f.db.channel(r.Context(), chatcore.FoldKey(to))
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, errFloorNotFound):
 		floorError(w, http.StatusBadRequest, "Invalid channel name")
 		return
 	case err != nil:
 		floorError(w, http.StatusInternalServerError, "Internal server error")
 		return
 	}
-	var id int64
-	err = f.insert.QueryRowContext(r.Context(), floorRealm, user, recipient, channel, topic, chatcore.TopicKey(topic),
-		content, "<p>"+html.EscapeString(content)+"</p>", "floor", time.Now().Unix()).Scan(&id)
+	id, err := f.db.insertMessage(r.Context(), floorMessage{sender: user, recipient: recipient, channel: channel,
+		topic: topic, content: content, rendered: "<p>" + html.EscapeString(content) + "</p>", sentAt: time.Now()})
 	if err != nil {
 		floorError(w, http.StatusInternalServerError, "Internal server error")
 		return

@@ -9,17 +9,41 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore/internal/testenv"
 )
 
 // TestFloorSmall runs the floor comparison (the full one is
 // `go run ./examples/loadtest -floor`) with tiny counts so it cannot rot: both
 // servers answer 200 success to every request, every round is reported, and
 // the table has both requests with a ratio.
-func TestFloorSmall(t *testing.T) {
+func TestFloorSmall(t *testing.T) { floorSmall(t) }
+
+// TestFloorSmallPostgres runs the same comparison on PostgreSQL (needs
+// CHATCORE_TEST_POSTGRES): the real server on the PostgreSQL store and the
+// floor on the same schema, which the run creates and drops.
+func TestFloorSmallPostgres(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	out := floorSmall(t, "-db", url)
+	schema := regexp.MustCompile(`schema (chatcore_loadtest_[0-9a-f]+)`).FindStringSubmatch(out)
+	is := is.New(t)
+	is.True(schema != nil) // the report names the schema of the run
+	conn, err := pgx.Connect(t.Context(), url)
+	is.NoErr(err) // the database is reachable
+	defer conn.Close(t.Context())
+	var left int
+	is.NoErr(conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", schema[1]).Scan(&left))
+	is.Equal(left, 0) // the run's schema is dropped
+}
+
+// floorSmall runs the floor comparison with tiny counts and the extra
+// arguments, checks its report and returns it.
+func floorSmall(t *testing.T, args ...string) string {
 	is := is.New(t)
 	var out strings.Builder
-	err := run(t.Context(), []string{"-floor", "-n", "24", "-c", "3"}, &out)
+	err := run(t.Context(), append([]string{"-floor", "-n", "24", "-c", "3"}, args...), &out)
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
 	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (.*)$`).FindAllStringSubmatch(out.String(), -1)
@@ -35,6 +59,7 @@ func TestFloorSmall(t *testing.T) {
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}
 	is.True(strings.Contains(out.String(), "OK: every request of both servers answered 200 success")) // the verdict
+	return out.String()
 }
 
 // TestFloorServerRefuses checks that the floor server is a correct one for
@@ -46,7 +71,7 @@ func TestFloorServerRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.close()
-	fl, err := startFloor(t.Context(), cfg.db, 2)
+	fl, err := startFloor(t.Context(), cfg, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,10 +115,11 @@ func TestFloorServerRefuses(t *testing.T) {
 		})
 	}
 	is := is.New(t)
+	readers := fl.db.(*sqliteFloor).readers
 	var enter int
-	is.NoErr(fl.readers.QueryRow("SELECT enter_sends FROM users WHERE id = ?", firstClientID).Scan(&enter)) // the user exists
-	is.Equal(enter, 1)                                                                                      // the settings request wrote its one column
+	is.NoErr(readers.QueryRow("SELECT enter_sends FROM users WHERE id = ?", firstClientID).Scan(&enter)) // the user exists
+	is.Equal(enter, 1)                                                                                   // the settings request wrote its one column
 	var rendered string
-	is.NoErr(fl.readers.QueryRow("SELECT rendered_content FROM messages WHERE sender_id = ? AND client = 'floor'", firstClientID).Scan(&rendered)) // one floor message
-	is.Equal(rendered, "<p>**a** &lt; b</p>")                                                                                                      // the escaped content as its rendering
+	is.NoErr(readers.QueryRow("SELECT rendered_content FROM messages WHERE sender_id = ? AND client = 'floor'", firstClientID).Scan(&rendered)) // one floor message
+	is.Equal(rendered, "<p>**a** &lt; b</p>")                                                                                                   // the escaped content as its rendering
 }

@@ -3,9 +3,13 @@
 // listening on 127.0.0.1 port 0 (loopback only), sends a fixed number of
 // requests from many concurrent clients, checks the result and stops.
 //
-//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE]
-//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-db FILE]
+//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE|postgres://...]
+//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-db FILE|postgres://...]
 //	go run ./examples/loadtest ... [-cpuprofile FILE] [-memprofile FILE]
+//
+// -db names a new SQLite file, or a PostgreSQL database (a URL or key=value
+// DSN): the run then works in a schema of its own, created for it and dropped
+// at the end.
 //
 // The clients mix message sends, topic deletions, settings updates, reminder
 // creations and listings, and message reads. The run fails (exit status 1)
@@ -21,7 +25,7 @@
 // With -floor it instead compares the adapter with the simplest correct
 // net/http server for PATCH /settings enter_sends=true (also toggled, so that
 // every request changes the setting) and POST /messages to a channel with
-// short Markdown, on the same database file
+// short Markdown, on the same database
 // with the same clients: three rounds per request, alternating the two
 // servers, each round -n requests. It prints requests/s per round, the
 // medians and their ratio chatcore/floor, and fails on any answer other than
@@ -36,6 +40,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +51,9 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"syscall"
+
+	"github.com/chatcore/chatcore/internal/dbarg"
+	"github.com/jackc/pgx/v5"
 )
 
 func main() {
@@ -65,7 +74,8 @@ type config struct {
 	clients  int    // concurrent clients
 	seed     int64  // seed of the clients' random choices
 	rate     int    // per-user requests per minute, 0 for no rate limit
-	db       string // database file ("" for one in a temporary directory)
+	db       string // SQLite file ("" for one in a temporary directory) or PostgreSQL URL
+	pgSchema string // on PostgreSQL, the schema the run works in
 	batch    int    // topic deletion batch size (0: Zulip's 100)
 	floor    bool   // compare with the floor server instead of the mixed load
 	cpuProf  string // CPU profile file ("" for none)
@@ -84,7 +94,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.floor, "floor", false, "compare PATCH /settings and POST /messages with the simplest correct server on the same database (-n requests per round)")
 	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the load to `file`")
 	fs.StringVar(&c.memProf, "memprofile", "", "write an allocation profile of the load to `file`")
-	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards)")
+	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards), or a PostgreSQL URL or key=value DSN (the run works in a new schema, dropped afterwards)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -110,15 +120,24 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.db == "" {
+	switch {
+	case dbarg.IsPostgres(cfg.db):
+		drop, err := createSchema(ctx, &cfg)
+		if err != nil {
+			return err
+		}
+		defer drop()
+	case cfg.db == "":
 		dir, err := os.MkdirTemp("", "chatcore-loadtest-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
 		cfg.db = dir + string(os.PathSeparator) + "load.db"
-	} else if _, err := os.Stat(cfg.db); err == nil {
-		return fmt.Errorf("-db %s already exists; the load test needs a new database", cfg.db)
+	default:
+		if _, err := os.Stat(cfg.db); err == nil {
+			return fmt.Errorf("-db %s already exists; the load test needs a new database", cfg.db)
+		}
 	}
 	srv, err := startServer(ctx, cfg)
 	if err != nil {
@@ -182,6 +201,42 @@ func runFloorReport(ctx context.Context, srv *server, cfg config, stdout io.Writ
 	}
 	fmt.Fprintln(stdout, "OK: every request of both servers answered 200 success")
 	return nil
+}
+
+// kind names the database of the run, for the report.
+func (c config) kind() string {
+	if c.pgSchema != "" {
+		return "PostgreSQL, schema " + c.pgSchema
+	}
+	return "SQLite file"
+}
+
+// createSchema creates a new schema for the run in the PostgreSQL database
+// cfg.db names and records it in cfg; the function it returns drops it.
+func createSchema(ctx context.Context, cfg *config) (drop func(), err error) {
+	conn, err := pgx.Connect(ctx, cfg.db)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to -db: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "chatcore_loadtest_" + hex.EncodeToString(b[:])
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return nil, fmt.Errorf("creating schema %s: %w", schema, err)
+	}
+	cfg.pgSchema = schema
+	return func() {
+		ctx := context.WithoutCancel(ctx)
+		conn, err := pgx.Connect(ctx, cfg.db)
+		if err == nil {
+			_, err = conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+			conn.Close(ctx)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadtest: dropping schema %s: %v\n", schema, err)
+		}
+	}, nil
 }
 
 // tail returns at most the last n bytes of s.

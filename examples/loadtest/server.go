@@ -17,6 +17,7 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/chatcore/chatcore/webhooks"
 )
@@ -76,7 +77,28 @@ func orgFixture(clients int) ([]byte, error) {
 	}}})
 }
 
-// server is the running adapter over SQLite.
+// openStore opens the run's store: the SQLite file, or the PostgreSQL
+// database in the run's schema with a pool as large as the example server's
+// default.
+func openStore(ctx context.Context, cfg config) (interface {
+	chatcore.Store
+	Close() error
+}, error) {
+	if cfg.pgSchema != "" {
+		st, err := postgres.Open(ctx, cfg.db, postgres.WithSchema(cfg.pgSchema), postgres.WithMaxConns(16))
+		if err != nil {
+			return nil, fmt.Errorf("opening PostgreSQL schema %s: %w", cfg.pgSchema, err)
+		}
+		return st, nil
+	}
+	st, err := sqlite.Open(ctx, cfg.db)
+	if err != nil {
+		return nil, fmt.Errorf("opening database %s: %w", cfg.db, err)
+	}
+	return st, nil
+}
+
+// server is the running adapter over the run's store.
 type server struct {
 	base    string
 	svc     *chatcore.Service
@@ -86,7 +108,7 @@ type server struct {
 	stop    func()
 }
 
-// startServer starts the server the way examples/server does (SQLite store,
+// startServer starts the server the way examples/server does (its store,
 // outgoing webhooks on, the HTTP adapter with the same http.Server timeouts,
 // the delivery ticker, graceful shutdown),
 // but on 127.0.0.1 port 0, over a generated organization, with a recorder of
@@ -94,9 +116,9 @@ type server struct {
 func startServer(ctx context.Context, cfg config) (*server, error) {
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	store, err := sqlite.Open(ctx, cfg.db)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("opening database %s: %w", cfg.db, err)
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

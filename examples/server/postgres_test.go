@@ -19,16 +19,6 @@ import (
 	"github.com/chatcore/chatcore/internal/syncbuf"
 )
 
-func TestIsPostgres(t *testing.T) {
-	is := is.New(t)
-	is.True(isPostgres("postgres://u@localhost/db"))             // a URL
-	is.True(isPostgres("postgresql:///db?host=/run/postgresql")) // the long scheme
-	is.True(isPostgres("host=localhost dbname=chat"))            // a key=value DSN
-	is.True(!isPostgres("chatcore.db"))                          // a file
-	is.True(!isPostgres("./host=x.db"))                          // ./ forces a file
-	is.True(!isPostgres("/var/lib/chat/chat.db"))                // a path
-}
-
 // TestRunPostgres runs the example server on PostgreSQL: the demo is seeded
 // into an empty database, kept across a restart, and -seed refuses it then.
 func TestRunPostgres(t *testing.T) {

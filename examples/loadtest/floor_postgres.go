@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// postgresFloor is the floor on PostgreSQL: one pool, each request's
+// statements in autocommit (one implicit transaction each, at PostgreSQL's
+// default isolation and durability), prepared once per connection by pgx's
+// statement cache.
+type postgresFloor struct {
+	pool *pgxpool.Pool
+}
+
+// openPostgresFloor connects to the database url names, working in schema,
+// with a pool of conns connections.
+func openPostgresFloor(ctx context.Context, url, schema string, conns int) (*postgresFloor, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = int32(conns)
+	if schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &postgresFloor{pool: pool}, nil
+}
+
+func (f *postgresFloor) user(ctx context.Context, emailKey string) (int64, string, error) {
+	var id int64
+	var hash *string
+	err := f.pool.QueryRow(ctx, "SELECT id, api_key_hash FROM users WHERE realm_id = $1 AND email_key = $2 AND is_active",
+		floorRealm, emailKey).Scan(&id, &hash)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && hash == nil) {
+		return 0, "", errFloorNotFound
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	return id, *hash, nil
+}
+
+func (f *postgresFloor) channel(ctx context.Context, nameKey string) (int64, int64, error) {
+	var id, recipient int64
+	err := f.pool.QueryRow(ctx, "SELECT id, recipient_id FROM streams WHERE realm_id = $1 AND name_key = $2 AND NOT is_archived",
+		floorRealm, nameKey).Scan(&id, &recipient)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, 0, errFloorNotFound
+	}
+	return id, recipient, err
+}
+
+func (f *postgresFloor) setEnterSends(ctx context.Context, user int64, enter bool) error {
+	_, err := f.pool.Exec(ctx, "UPDATE users SET enter_sends = $1 WHERE id = $2", enter, user)
+	return err
+}
+
+func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
+	var id int64
+	err := f.pool.QueryRow(ctx, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
+		content, rendered_content, client, sent_at, is_me_message, default_flags)
+		VALUES ($1, $2, 'stream', $3, $4, $5, $6, $7, $8, 'floor', $9, false, 0) RETURNING id`,
+		floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic), m.content, m.rendered, m.sentAt).Scan(&id)
+	return id, err
+}
+
+func (f *postgresFloor) loadChannelCount(ctx context.Context) (int, error) {
+	var n int
+	err := f.pool.QueryRow(ctx, "SELECT count(*) FROM messages WHERE stream_id = $1", loadChannel).Scan(&n)
+	return n, err
+}
+
+func (f *postgresFloor) close() error {
+	f.pool.Close()
+	return nil
+}
