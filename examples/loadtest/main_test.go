@@ -10,14 +10,27 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore/internal/testenv"
 )
 
 // TestSmallLoad runs a small load (the full one is `go run ./examples/loadtest`)
 // so the program cannot rot: every check of the full run applies.
-func TestSmallLoad(t *testing.T) {
+func TestSmallLoad(t *testing.T) { smallLoad(t) }
+
+// TestSmallLoadPostgres runs the same load on PostgreSQL (needs
+// CHATCORE_TEST_POSTGRES): concurrent sends, topic deletions in batches of
+// 3 and settings writes conflict there, and every request must still
+// succeed (Update retries, and runs a twice-failed write alone).
+func TestSmallLoadPostgres(t *testing.T) {
+	smallLoad(t, "-db", testenv.PostgresURL(t), "-batch", "3", "-c", "16")
+}
+
+// smallLoad runs a small load with the extra arguments and checks its report.
+func smallLoad(t *testing.T, args ...string) {
 	is := is.New(t)
 	var out strings.Builder
-	err := run(t.Context(), []string{"-n", "400", "-c", "8"}, &out)
+	err := run(t.Context(), append([]string{"-n", "400", "-c", "8"}, args...), &out)
 	t.Log(out.String())
 	is.NoErr(err)                                                         // no 5xx, no SQLITE_BUSY, consistent state
 	is.True(strings.Contains(out.String(), "statuses: 200×400\n"))        // every request answered 200

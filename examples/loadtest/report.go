@@ -47,8 +47,8 @@ func (r *results) print(w io.Writer, cfg config) {
 		total += n
 	}
 	secs := r.elapsed.Seconds()
-	fmt.Fprintf(w, "chatcore load test: %d requests from %d clients in %.2fs: %.0f requests/s (SQLite, loopback)\n",
-		total, cfg.clients, secs, float64(total)/max(secs, 1e-9))
+	fmt.Fprintf(w, "chatcore load test: %d requests from %d clients in %.2fs: %.0f requests/s (%s, loopback)\n",
+		total, cfg.clients, secs, float64(total)/max(secs, 1e-9), cfg.kind())
 	fmt.Fprintf(w, "statuses: %s\n", statusLine(r.statuses))
 	fmt.Fprintf(w, "  %-16s %7s %10s %10s %10s %10s  statuses\n", "operation", "count", "p50", "p90", "p99", "max")
 	var all []time.Duration

@@ -1,5 +1,24 @@
 package postgres
 
+import (
+	"context"
+
+	"github.com/chatcore/chatcore"
+)
+
 // OnBusLost makes b call fn when its listening connection is lost, before
 // it reconnects.
 func OnBusLost(b *Bus, fn func()) { b.lost.Store(&fn) }
+
+// TxExec runs a statement in the transaction of t (a Tx of this package).
+func TxExec(ctx context.Context, t chatcore.Tx, sql string, args ...any) error {
+	_, err := t.(*tx).exec(ctx, sql, args...)
+	return err
+}
+
+// TxQueryString runs a query returning one text value in the transaction of t.
+func TxQueryString(ctx context.Context, t chatcore.Tx, sql string, args ...any) (string, error) {
+	var s string
+	err := t.(*tx).queryRow(ctx, sql, args...).Scan(&s)
+	return s, err
+}

@@ -15,7 +15,13 @@
 // transaction, up to [WithMaxAttempts] times in all, with a short randomised
 // pause between attempts: fn may run more than once, and only the last run's
 // writes are committed. Transactions that touch different rows (in
-// particular, writes of different realms) do not wait for each other.
+// particular, writes of different realms) do not wait for each other, with
+// one exception that guarantees progress: the third and later attempts of an
+// Update run alone, waiting for the running Updates to end and holding off
+// new ones (an Update that failed twice is in a conflict it may otherwise
+// keep losing, such as a topic deletion batch against a flood of sends to
+// the topic). The attempts of every Update lock the table
+// chatcore_write_gate for this, before their snapshot is taken.
 //
 // A write that fails on a constraint (ErrConflict, or ErrNotFound for a
 // missing parent row) aborts the PostgreSQL transaction: every later call on
@@ -237,7 +243,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 			return cerr
 		}
 		var retry bool
-		retry, err = s.attempt(ctx, fn)
+		retry, err = s.attempt(ctx, fn, attempt > aloneAfter)
 		if !retry || attempt >= s.maxAttempts {
 			return err
 		}
@@ -251,11 +257,34 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 	}
 }
 
-// attempt runs fn once in a new SERIALIZABLE transaction. retry reports a
-// serialization failure or deadlock in any statement of the attempt or at
-// commit, whatever fn did with the error it was given.
-func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error) (retry bool, err error) {
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+// The statements that begin an Update: a SERIALIZABLE transaction that locks
+// the write gate before its first query (a lock taken then comes before the
+// transaction's snapshot, so every transaction it waited for is in the
+// snapshot). Every Update takes it in ROW SHARE mode, which does not conflict
+// with itself; beginAlone takes it in EXCLUSIVE mode, which waits for the
+// running Updates to end and holds off new ones until it ends.
+const (
+	beginShared = "BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE chatcore_write_gate IN ROW SHARE MODE"
+	beginAlone  = "BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE"
+)
+
+// aloneAfter is how many attempts of an Update may fail to serialise before
+// its next attempt runs alone (see beginAlone). A transaction that conflicts
+// with a steady stream of shorter ones (a topic deletion batch under a flood
+// of sends to the topic) may otherwise lose every attempt; alone, it can
+// conflict with no other Update, so it commits.
+const aloneAfter = 2
+
+// attempt runs fn once in a new SERIALIZABLE transaction, alone among
+// Updates when alone is set. retry reports a serialization failure or
+// deadlock in any statement of the attempt or at commit, whatever fn did
+// with the error it was given.
+func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alone bool) (retry bool, err error) {
+	begin := beginShared
+	if alone {
+		begin = beginAlone
+	}
+	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
 		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}

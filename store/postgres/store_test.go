@@ -1,0 +1,79 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/postgres"
+)
+
+// gateMode is the mode in which the transaction of tx holds the write gate.
+func gateMode(ctx context.Context, tx chatcore.Tx) (string, error) {
+	return postgres.TxQueryString(ctx, tx, `SELECT coalesce(string_agg(mode, ','), '') FROM pg_locks
+		WHERE relation = 'chatcore_write_gate'::regclass AND pid = pg_backend_pid() AND granted`)
+}
+
+// TestUpdateRunsAloneAfterTwoFailures: an Update whose attempts fail to
+// serialise runs its third attempt alone among Updates: it holds the write
+// gate exclusively, and another Update waits for it to end.
+func TestUpdateRunsAloneAfterTwoFailures(t *testing.T) {
+	is := is.New(t)
+	a, b := instances(t)
+	ctx := context.Background()
+	var modes []string
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Update(ctx, func(tx chatcore.Tx) error {
+			mode, err := gateMode(ctx, tx)
+			if err != nil {
+				return err
+			}
+			modes = append(modes, mode)
+			if len(modes) <= 2 {
+				return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
+			}
+			close(started)
+			<-release
+			return nil
+		})
+	}()
+	<-started
+	other := make(chan error, 1)
+	go func() {
+		other <- b.Update(ctx, func(tx chatcore.Tx) error {
+			mode, err := gateMode(ctx, tx)
+			if err == nil && mode != "RowShareLock" {
+				err = errors.New("the gate in mode " + mode)
+			}
+			return err
+		})
+	}()
+	waiting := false
+	for range 200 {
+		var n int
+		err := b.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_locks
+			WHERE relation = 'chatcore_write_gate'::regclass AND NOT granted`).Scan(&n)
+		is.NoErr(err)
+		if n > 0 {
+			waiting = true
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	is.True(waiting) // the other Update waits for the one running alone
+	select {
+	case err := <-other:
+		t.Fatalf("the other Update ended while one ran alone: %v", err)
+	default:
+	}
+	close(release)
+	is.NoErr(<-done)                                                           // the third attempt commits
+	is.Equal(modes, []string{"RowShareLock", "RowShareLock", "ExclusiveLock"}) // shared twice, then alone
+	is.NoErr(<-other)                                                          // the other Update then runs, sharing the gate
+}
