@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -13,108 +11,6 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/jackc/pgx/v5"
 )
-
-// Cross-instance wake-ups. Once an Update that appended events has
-// committed, the Store sends a NOTIFY on its channel carrying the realms,
-// users and highest id of what it appended and the Store's instance id
-// (notifyCommitted). PostgreSQL delivers a NOTIFY to every listening
-// session. A [Bus] listens on one dedicated connection and hands the notices
-// of other instances to its subscribers (package eventqueue wakes the polls
-// waiting for them); the notices of its own instance it delivers at once
-// through Publish, without the round trip.
-
-// maxPayload bounds a NOTIFY payload below PostgreSQL's 8000 bytes; a larger
-// notice is split into several NOTIFYs by its users.
-const maxPayload = 7000
-
-// notifier is how a Store's transactions announce appended events.
-type notifier struct {
-	channel  string
-	instance string
-}
-
-// wireNotice is one notice in a NOTIFY payload.
-type wireNotice struct {
-	Realm  chatcore.RealmID  `json:"r"`
-	Users  []chatcore.UserID `json:"u,omitempty"`
-	Public bool              `json:"p,omitempty"`
-	LastID int64             `json:"l"`
-}
-
-// wirePayload is a NOTIFY payload.
-type wirePayload struct {
-	Instance string       `json:"i"`
-	Notices  []wireNotice `json:"n"`
-}
-
-// notices groups events as the Service's commit notices do
-// ([chatcore.EventNotices]), in the NOTIFY payload's form.
-func notices(events []chatcore.LoggedEvent) []wireNotice {
-	grouped := chatcore.EventNotices(events)
-	out := make([]wireNotice, len(grouped))
-	for i, n := range grouped {
-		out[i] = wireNotice{Realm: n.RealmID, Users: n.UserIDs, Public: n.Public, LastID: n.LastID}
-	}
-	return out
-}
-
-// payloads encodes the notices of events as NOTIFY payloads of at most
-// maxPayload bytes.
-func (n *notifier) payloads(events []chatcore.LoggedEvent) []string {
-	var out []string
-	cur := wirePayload{Instance: n.instance}
-	size := 0
-	flush := func() {
-		if len(cur.Notices) > 0 {
-			b, _ := json.Marshal(cur)
-			out = append(out, string(b))
-		}
-		cur.Notices, size = nil, 0
-	}
-	for _, no := range notices(events) {
-		// Users cost at most 21 bytes each; split a notice whose users
-		// would not fit.
-		for first := true; first || len(no.Users) > 0; first = false {
-			part := no
-			room := max((maxPayload-size-64)/21, 0)
-			if len(part.Users) > room {
-				if room < 16 && len(cur.Notices) > 0 {
-					flush()
-					room = (maxPayload - 64) / 21
-				}
-				part.Users = no.Users[:min(room, len(no.Users))]
-			}
-			no.Users = no.Users[len(part.Users):]
-			cur.Notices = append(cur.Notices, part)
-			size += 64 + 21*len(part.Users)
-			if len(no.Users) > 0 {
-				flush()
-			}
-		}
-	}
-	flush()
-	return out
-}
-
-// WithoutNotify turns off the NOTIFY of AppendEvents, for a Store that is
-// the only one on its database and has no [Bus].
-func WithoutNotify() Option { return func(c *config) { c.noNotify = true } }
-
-// channelName is the NOTIFY channel of a store in schema ("" for the
-// connection's search path).
-func channelName(schema string) string {
-	if schema == "" {
-		return "chatcore_events"
-	}
-	return "chatcore_events_" + schema
-}
-
-// newInstanceID returns a random id for a Store.
-func newInstanceID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // Bus carries event notices between the server instances of one database;
 // it implements package eventqueue's Bus (Publish, Subscribe), to be given

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -61,13 +62,16 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	var users, ids []int64
 	for i := range events {
 		events[i].ID = got[i]
-		for _, u := range events[i].UserIDs {
+		for _, u := range distinctUsers(events[i].UserIDs) {
 			users, ids = append(users, int64(u)), append(ids, got[i])
 		}
 	}
 	if len(users) > 0 {
+		// A plain INSERT of distinct pairs: ON CONFLICT would read the
+		// index, which under SERIALIZABLE makes concurrent appends (of any
+		// realm) conflict with each other.
 		_, err := t.exec(ctx, `INSERT INTO event_users (user_id, event_id)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING`, users, ids)
+			SELECT * FROM unnest($1::bigint[], $2::bigint[])`, users, ids)
 		if err != nil {
 			return classify(err, "address events")
 		}
@@ -76,6 +80,17 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		t.appended = append(t.appended, events...)
 	}
 	return nil
+}
+
+// distinctUsers returns users without duplicates: users itself when it is
+// strictly ascending, as the Service gives it.
+func distinctUsers(users []chatcore.UserID) []chatcore.UserID {
+	for i := 1; i < len(users); i++ {
+		if users[i] <= users[i-1] {
+			return slices.Compact(slices.Sorted(slices.Values(users)))
+		}
+	}
+	return users
 }
 
 // LastEventID implements [chatcore.EventStore] from the transaction's

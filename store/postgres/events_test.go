@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,13 +22,14 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	ctx := context.Background()
 
 	appended, release, done := make(chan int64), make(chan struct{}), make(chan error, 1)
+	var once sync.Once // a retried attempt does not signal again
 	go func() {
 		done <- a.Update(ctx, func(tx chatcore.Tx) error {
 			events := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"open"}`)}}
 			if err := tx.AppendEvents(ctx, events); err != nil {
 				return err
 			}
-			appended <- events[0].ID
+			once.Do(func() { appended <- events[0].ID })
 			<-release
 			return nil
 		})

@@ -180,12 +180,12 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
 	s := &Store{pool: pool, maxAttempts: cfg.maxAttempts, schema: cfg.schema}
-	if !cfg.noNotify {
-		s.notify = &notifier{channel: channelName(cfg.schema), instance: newInstanceID()}
-	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if !cfg.noNotify {
+		s.notify = startNotifier(pool, channelName(cfg.schema), s.logf)
 	}
 	return s, nil
 }
@@ -197,6 +197,9 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Close closes the connection pool, waiting for connections in use to be
 // returned. It must not be called while transactions are running.
 func (s *Store) Close() error {
+	if s.notify != nil {
+		s.notify.stop()
+	}
 	s.pool.Close()
 	return nil
 }
@@ -320,35 +323,9 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 		return isRetryable(err), fmt.Errorf("postgres: commit: %w", err)
 	}
 	if len(t.appended) > 0 {
-		s.notifyCommitted(ctx, t.appended)
+		s.notify.committed(t.appended)
 	}
 	return false, nil
-}
-
-// notifyTimeout bounds the announcement of committed events.
-const notifyTimeout = 5 * time.Second
-
-// notifyCommitted announces events a committed Update appended with NOTIFY
-// on the store's channel, in a transaction of its own with
-// synchronous_commit off. PostgreSQL serialises the commits of all
-// transactions that NOTIFY, in every database of the server, holding a lock
-// until the commit is done; a NOTIFY inside the write transaction would make
-// every write with events, of any realm, wait for the others' commits to
-// reach the disk. Here the lock is held only while the short transaction
-// writes its commit record, which nothing waits on: a lost notification only
-// delays a wake-up (see [Bus]), it loses no event. A failure is logged, not
-// returned: the events are committed either way.
-func (s *Store) notifyCommitted(ctx context.Context, events []chatcore.LoggedEvent) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notifyTimeout)
-	defer cancel()
-	for _, payload := range s.notify.payloads(events) {
-		_, err := s.pool.Exec(ctx, "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_notify($1, $2); COMMIT",
-			pgx.QueryExecModeSimpleProtocol, s.notify.channel, payload)
-		if err != nil {
-			s.logf("postgres: announcing committed events: %v", err)
-			return
-		}
-	}
 }
 
 // IsSerializationFailure reports whether err comes from a transaction that
