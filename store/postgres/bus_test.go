@@ -145,8 +145,8 @@ func TestBusCatchesUpAfterReconnect(t *testing.T) {
 // BenchmarkCrossInstanceWake measures the delay from an Update that appends
 // an event through one store (instance b) to the notice reaching the Bus of
 // another store on the same database (instance a): the append, its commit,
-// the NOTIFY sent after it and its delivery, per operation. wake-ms is the
-// time from Update's return (the NOTIFY sent) to the notice.
+// the NOTIFY b's notifier sends after it and its delivery, per operation.
+// wake-ms is the time from Update's return to the notice.
 func BenchmarkCrossInstanceWake(b *testing.B) {
 	sa, sb := instances(b)
 	ctx := context.Background()
