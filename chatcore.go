@@ -205,7 +205,7 @@ type Service struct {
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
 	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
-	links linkifierCache
+	links *linkifierCache
 }
 
 // New returns a Service over store.
@@ -223,6 +223,8 @@ func New(store Store, opts ...Option) *Service {
 		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
 
+		deliveries:       newDeliveryCache(),
+		links:            newLinkifierCache(),
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
 		emailChanges:     newUserLimiter(defaultEmailChangeRules),
 	}

@@ -3,6 +3,8 @@ package chatcore
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/chatcore/chatcore/internal/fifocache"
 )
 
 // deliveryCache keeps, for the most recent log entries, what delivering them
@@ -12,13 +14,14 @@ import (
 // cached values never go stale; the cache holds at most deliveryCacheSize
 // entries, dropping the oldest cached first.
 type deliveryCache struct {
-	mu      sync.Mutex
-	entries map[int64]*cachedEntry
-	ring    [deliveryCacheSize]int64
-	next    int
+	entries *fifocache.Cache[int64, *cachedEntry]
 }
 
 const deliveryCacheSize = 1024
+
+func newDeliveryCache() deliveryCache {
+	return deliveryCache{entries: fifocache.New[int64, *cachedEntry](deliveryCacheSize)}
+}
 
 // cachedEntry is what the cache knows of one log entry.
 type cachedEntry struct {
@@ -36,29 +39,12 @@ type cachedEntry struct {
 
 // entry returns the cached entry for e, parsing it when new.
 func (c *deliveryCache) entry(e LoggedEvent) *cachedEntry {
-	c.mu.Lock()
-	if ce, ok := c.entries[e.ID]; ok {
-		c.mu.Unlock()
+	if ce, ok := c.entries.Get(e.ID); ok {
 		return ce
 	}
-	c.mu.Unlock()
 	ce := &cachedEntry{}
 	ce.ok = json.Unmarshal(e.Data, &ce.head) == nil
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.entries[e.ID]; ok {
-		return old
-	}
-	if c.entries == nil {
-		c.entries = make(map[int64]*cachedEntry, deliveryCacheSize)
-	}
-	if drop := c.ring[c.next]; drop != 0 {
-		delete(c.entries, drop)
-	}
-	c.ring[c.next] = e.ID
-	c.next = (c.next + 1) % deliveryCacheSize
-	c.entries[e.ID] = ce
-	return ce
+	return c.entries.Add(e.ID, ce)
 }
 
 // message returns the parsed message of a message event.
