@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/eventwire"
 )
 
 // Event queue bounds.
@@ -267,7 +269,7 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 
 // rawContentKey holds a message event's Markdown in the log; it is never
 // delivered.
-const rawContentKey = "chatcore_raw_content"
+const rawContentKey = eventwire.RawContentKey
 
 // The log is collected in the write that appends every collectEvery-th
 // entry, at most collectBatch entries and queues at a time.
