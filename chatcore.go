@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chatcore/chatcore/internal/listeners"
 	"github.com/chatcore/chatcore/internal/password"
 	"github.com/chatcore/chatcore/settings"
 )
@@ -192,7 +193,7 @@ type Service struct {
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
 	// notify holds the OnEventsCommitted functions (events.go).
-	notify notifiers
+	notify listeners.Set[[]EventNotice]
 	// queueBacklog bounds an event queue's unacknowledged entries.
 	queueBacklog int
 	// deliveries caches what delivering recent log entries computes.
