@@ -66,7 +66,7 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	}
 	ok := false
 	if req.OldPassword != nil && stored != "" {
-		ok, err = s.verifyPassword(ctx, stored, *req.OldPassword)
+		ok, err = s.hashing.Verify(ctx, stored, *req.OldPassword)
 		if err != nil {
 			return nil, fmt.Errorf("chatcore: verifying the password of user %d: %w", actorID, err)
 		}
@@ -78,7 +78,7 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	if !s.passwordStrongEnough(*req.NewPassword) {
 		return nil, BadRequest("New password is too weak!")
 	}
-	h, err := s.hashPassword(ctx, *req.NewPassword)
+	h, err := s.hashing.Hash(ctx, *req.NewPassword)
 	if err != nil {
 		return nil, fmt.Errorf("chatcore: hashing a password: %w", err)
 	}

@@ -99,7 +99,7 @@ func WithPasswordHasher(h PasswordHasher) Option { return func(s *Service) { s.h
 func WithPasswordHashConcurrency(n int) Option {
 	return func(s *Service) {
 		if n >= 1 {
-			s.hashSlots = make(chan struct{}, n)
+			s.hashConcurrency = n
 		}
 	}
 }
@@ -184,8 +184,9 @@ type Service struct {
 	batchSize    int
 	deleteBudget time.Duration
 	externalURL  string
-	// hashSlots bounds the concurrent Hash and Verify calls (password.go).
-	hashSlots chan struct{}
+	// hashing runs hasher within hashConcurrency concurrent calls.
+	hashing         *password.Bounded
+	hashConcurrency int
 	// passwordAttempts and emailChanges are the per-user rate limits of
 	// password changes and e-mail change requests; nil disables (ratelimit.go).
 	passwordAttempts *userLimiter
@@ -212,17 +213,17 @@ type Service struct {
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
 	s := &Service{
-		store:          store,
-		clock:          ClockFunc(time.Now),
-		events:         discardEvents{},
-		log:            slog.Default(),
-		batchSize:      100,
-		queueBacklog:   DefaultQueueBacklog,
-		deleteBudget:   50 * time.Second,
-		externalURL:    "http://127.0.0.1:9991",
-		valueSets:      zulipValueSets(),
-		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
-		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+		store:           store,
+		clock:           ClockFunc(time.Now),
+		events:          discardEvents{},
+		log:             slog.Default(),
+		batchSize:       100,
+		queueBacklog:    DefaultQueueBacklog,
+		deleteBudget:    50 * time.Second,
+		externalURL:     "http://127.0.0.1:9991",
+		valueSets:       zulipValueSets(),
+		passwordPolicy:  password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
+		hashConcurrency: max(runtime.GOMAXPROCS(0), 1),
 
 		deliveries:       newDeliveryCache(),
 		links:            newLinkifierCache(),
@@ -236,6 +237,7 @@ func New(store Store, opts ...Option) *Service {
 	if s.hasher == nil {
 		s.hasher = defaultHasher()
 	}
+	s.hashing = password.NewBounded(s.hasher, s.hashConcurrency)
 	s.startPresence()
 	return s
 }
