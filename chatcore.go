@@ -300,7 +300,8 @@ func (e *effects) take(l *userLimiter, user UserID, now time.Time) (time.Duratio
 	if a, ok := e.taken[l]; ok {
 		return a.wait, a.ok
 	}
-	wait, ok := l.take(user, now)
+	r := l.Take(user, now)
+	wait, ok := r.Wait, r.Allowed
 	if e.taken == nil {
 		e.taken = map[*userLimiter]limitAnswer{}
 	}
