@@ -17,10 +17,10 @@ type Cache[K comparable, V any] struct {
 	size    int
 }
 
-// New returns an empty cache holding at most size keys (at least one).
+// New returns an empty cache holding at most size keys (at least one). It
+// allocates as keys are added, not up front.
 func New[K comparable, V any](size int) *Cache[K, V] {
-	size = max(size, 1)
-	return &Cache[K, V]{entries: make(map[K]V, size), order: make([]K, 0, size), size: size}
+	return &Cache[K, V]{size: max(size, 1)}
 }
 
 // Get returns the value held for k.
@@ -71,6 +71,9 @@ func (c *Cache[K, V]) Put(k K, v V, replace func(old V) bool) {
 // insert adds k, which the cache does not hold, forgetting the oldest key
 // when full. c.mu is held.
 func (c *Cache[K, V]) insert(k K, v V) {
+	if c.entries == nil {
+		c.entries = make(map[K]V)
+	}
 	if len(c.order) < c.size {
 		c.order = append(c.order, k)
 	} else {
