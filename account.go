@@ -61,12 +61,12 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	// Every attempt counts against the user's failed-attempt limit (Zulip's
 	// authenticate_by_username) before any hashing; a correct password clears
 	// the count. Zulip reports this limit as a plain 400, not a 429.
-	if wait, ok := s.passwordAttempts.take(actorID, s.clock.Now()); !ok {
-		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", ratelimit.Seconds(wait))
+	if r := s.passwordAttempts.Take(actorID, s.clock.Now()); !r.Allowed {
+		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", ratelimit.Seconds(r.Wait))
 	}
 	ok := false
 	if req.OldPassword != nil && stored != "" {
-		ok, err = s.verifyPassword(ctx, stored, *req.OldPassword)
+		ok, err = s.hashing.Verify(ctx, stored, *req.OldPassword)
 		if err != nil {
 			return nil, fmt.Errorf("chatcore: verifying the password of user %d: %w", actorID, err)
 		}
@@ -74,11 +74,11 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	if !ok {
 		return nil, BadRequest("Wrong password!")
 	}
-	s.passwordAttempts.clear(actorID)
+	s.passwordAttempts.Forget(actorID)
 	if !s.passwordStrongEnough(*req.NewPassword) {
 		return nil, BadRequest("New password is too weak!")
 	}
-	h, err := s.hashPassword(ctx, *req.NewPassword)
+	h, err := s.hashing.Hash(ctx, *req.NewPassword)
 	if err != nil {
 		return nil, fmt.Errorf("chatcore: hashing a password: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/isotime"
 )
 
 // CodeIncompatibleParameters is Zulip's code for a request combining
@@ -69,7 +71,7 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		if req.AnchorDate == nil {
 			return anchorSpec{}, MissingArgument("anchor_date")
 		}
-		t, ok := parseAnchorDate(*req.AnchorDate)
+		t, ok := isotime.Parse(*req.AnchorDate)
 		if !ok {
 			return anchorSpec{}, BadRequest("Invalid anchor_date")
 		}
@@ -88,37 +90,6 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		}
 		return anchorSpec{kind: anchorID, id: MessageID(n)}, nil
 	}
-}
-
-// anchorDateLayouts are the ISO 8601 forms anchor_date accepts after the
-// date: a time to the minute, second or fraction of a second, with a "T" or
-// a space before it, and an optional UTC offset ("Z", "+05:30").
-var anchorDateLayouts = func() []string {
-	var out []string
-	for _, sep := range []string{"T", " "} {
-		for _, clock := range []string{"15:04", "15:04:05", "15:04:05.999999999"} {
-			for _, zone := range []string{"", "Z07:00"} {
-				out = append(out, "2006-01-02"+sep+clock+zone)
-			}
-		}
-	}
-	return out
-}()
-
-// parseAnchorDate parses anchor_date: an ISO 8601 date ("2005-04-18",
-// midnight UTC) or date and time ("2005-04-18T12:34:56Z"); a time without a
-// UTC offset is UTC.
-func parseAnchorDate(s string) (time.Time, bool) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, true
-	}
-	for _, layout := range anchorDateLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // resolveAnchor turns a parsed anchor into Zulip's numeric anchor. A date

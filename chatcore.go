@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chatcore/chatcore/internal/listeners"
 	"github.com/chatcore/chatcore/internal/password"
 	"github.com/chatcore/chatcore/settings"
 )
@@ -98,7 +99,7 @@ func WithPasswordHasher(h PasswordHasher) Option { return func(s *Service) { s.h
 func WithPasswordHashConcurrency(n int) Option {
 	return func(s *Service) {
 		if n >= 1 {
-			s.hashSlots = make(chan struct{}, n)
+			s.hashConcurrency = n
 		}
 	}
 }
@@ -183,8 +184,9 @@ type Service struct {
 	batchSize    int
 	deleteBudget time.Duration
 	externalURL  string
-	// hashSlots bounds the concurrent Hash and Verify calls (password.go).
-	hashSlots chan struct{}
+	// hashing runs hasher within hashConcurrency concurrent calls.
+	hashing         *password.Bounded
+	hashConcurrency int
 	// passwordAttempts and emailChanges are the per-user rate limits of
 	// password changes and e-mail change requests; nil disables (ratelimit.go).
 	passwordAttempts *userLimiter
@@ -192,7 +194,7 @@ type Service struct {
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
 	// notify holds the OnEventsCommitted functions (events.go).
-	notify notifiers
+	notify listeners.Set[[]EventNotice]
 	// queueBacklog bounds an event queue's unacknowledged entries.
 	queueBacklog int
 	// deliveries caches what delivering recent log entries computes.
@@ -205,24 +207,26 @@ type Service struct {
 	// presenceConfig buffers presence reports (presence.go).
 	presenceConfig
 	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
-	links linkifierCache
+	links *linkifierCache
 }
 
 // New returns a Service over store.
 func New(store Store, opts ...Option) *Service {
 	s := &Service{
-		store:          store,
-		clock:          ClockFunc(time.Now),
-		events:         discardEvents{},
-		log:            slog.Default(),
-		batchSize:      100,
-		queueBacklog:   DefaultQueueBacklog,
-		deleteBudget:   50 * time.Second,
-		externalURL:    "http://127.0.0.1:9991",
-		valueSets:      zulipValueSets(),
-		passwordPolicy: password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
-		hashSlots:      make(chan struct{}, max(runtime.GOMAXPROCS(0), 1)),
+		store:           store,
+		clock:           ClockFunc(time.Now),
+		events:          discardEvents{},
+		log:             slog.Default(),
+		batchSize:       100,
+		queueBacklog:    DefaultQueueBacklog,
+		deleteBudget:    50 * time.Second,
+		externalURL:     "http://127.0.0.1:9991",
+		valueSets:       zulipValueSets(),
+		passwordPolicy:  password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
+		hashConcurrency: max(runtime.GOMAXPROCS(0), 1),
 
+		deliveries:       newDeliveryCache(),
+		links:            newLinkifierCache(),
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
 		emailChanges:     newUserLimiter(defaultEmailChangeRules),
 	}
@@ -233,6 +237,7 @@ func New(store Store, opts ...Option) *Service {
 	if s.hasher == nil {
 		s.hasher = defaultHasher()
 	}
+	s.hashing = password.NewBounded(s.hasher, s.hashConcurrency)
 	s.startPresence()
 	return s
 }
@@ -295,7 +300,8 @@ func (e *effects) take(l *userLimiter, user UserID, now time.Time) (time.Duratio
 	if a, ok := e.taken[l]; ok {
 		return a.wait, a.ok
 	}
-	wait, ok := l.take(user, now)
+	r := l.Take(user, now)
+	wait, ok := r.Wait, r.Allowed
 	if e.taken == nil {
 		e.taken = map[*userLimiter]limitAnswer{}
 	}

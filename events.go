@@ -8,9 +8,9 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/eventwire"
 )
 
 // Event queue bounds.
@@ -159,53 +159,20 @@ type EventNotice struct {
 	LastID int64
 }
 
-// notifiers holds the functions [Service.OnEventsCommitted] registered.
-type notifiers struct {
-	mu   sync.Mutex
-	next int
-	fns  atomic.Pointer[map[int]func([]EventNotice)]
-}
-
 // OnEventsCommitted registers fn to be called after every commit that
 // appended events to the log, with one notice per realm, on the committing
 // goroutine (fn must not block). It returns a function that unregisters fn.
 // Package eventqueue uses it to wake waiting polls.
 func (s *Service) OnEventsCommitted(fn func([]EventNotice)) (stop func()) {
-	n := &s.notify
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	id := n.next
-	n.next++
-	m := map[int]func([]EventNotice){id: fn}
-	if old := n.fns.Load(); old != nil {
-		for k, f := range *old {
-			m[k] = f
-		}
-	}
-	n.fns.Store(&m)
-	return func() {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		m := map[int]func([]EventNotice){}
-		for k, f := range *n.fns.Load() {
-			if k != id {
-				m[k] = f
-			}
-		}
-		n.fns.Store(&m)
-	}
+	return s.notify.Add(fn)
 }
 
 // noticeEvents tells the registered functions about the logged events.
 func (s *Service) noticeEvents(logged []LoggedEvent) {
-	fns := s.notify.fns.Load()
-	if fns == nil || len(*fns) == 0 || len(logged) == 0 {
+	if s.notify.Len() == 0 || len(logged) == 0 {
 		return
 	}
-	out := EventNotices(logged)
-	for _, fn := range *fns {
-		fn(out)
-	}
+	s.notify.Call(EventNotices(logged))
 }
 
 // EventNotices groups committed log entries into the notices
@@ -267,7 +234,7 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 
 // rawContentKey holds a message event's Markdown in the log; it is never
 // delivered.
-const rawContentKey = "chatcore_raw_content"
+const rawContentKey = eventwire.RawContentKey
 
 // The log is collected in the write that appends every collectEvery-th
 // entry, at most collectBatch entries and queues at a time.

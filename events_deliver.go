@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/chatcore/chatcore/internal/eventwire"
 )
 
 // GetEvents answers a poll of one of the actor's event queues without
@@ -82,7 +83,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		for _, e := range entries {
 			n := len(events)
 			events = p.adapt(&s.deliveries, e, events)
-			if !p.Capabilities.EmptyTopicName && len(events) > n && s.deliveries.entry(e).emptyTopic() {
+			if !p.Capabilities.EmptyTopicName && len(events) > n && s.deliveries.entry(e).EmptyTopic() {
 				if emptyName == "" {
 					realm, err := tx.Realm(ctx, q.RealmID)
 					if err != nil {
@@ -91,7 +92,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 					emptyName = emptyTopicDisplayName(realm)
 				}
 				for i := n; i < len(events); i++ {
-					events[i] = renameEmptyTopic(events[i], emptyName)
+					events[i].JSON = eventwire.RenameEmptyTopic(events[i].JSON, emptyName)
 				}
 			}
 		}
@@ -187,26 +188,6 @@ func (p *queueParams) wants(t string) bool {
 	return p.EventTypes == nil || slices.Contains(p.EventTypes, t)
 }
 
-// eventHead is what delivery reads of a logged event.
-type eventHead struct {
-	Type       string          `json:"type"`
-	Op         string          `json:"op"`
-	Message    json.RawMessage `json:"message"`
-	Flags      []string        `json:"flags"`
-	MessageIDs []int64         `json:"message_ids"`
-	Topic      *string         `json:"topic"`
-	StreamID   *int64          `json:"stream_id"`
-	Raw        *string         `json:"chatcore_raw_content"`
-}
-
-// messageHead is what a narrow reads of a message event's message.
-type messageHead struct {
-	Type             string          `json:"type"`
-	DisplayRecipient json.RawMessage `json:"display_recipient"`
-	Subject          string          `json:"subject"`
-	SenderEmail      string          `json:"sender_email"`
-}
-
 // adapt appends to out the events the log entry gives the queue, with
 // their ids: none when the queue's event_types or narrow leave it out; a
 // message with its content as the queue asked; a bulk deletion split per
@@ -215,17 +196,17 @@ type messageHead struct {
 // linkifier_url_template.
 func (p *queueParams) adapt(c *deliveryCache, e LoggedEvent, out []QueueEvent) []QueueEvent {
 	ce := c.entry(e)
-	if !ce.ok {
+	if !ce.OK {
 		return out
 	}
-	h := &ce.head
+	h := &ce.Head
 	base := e.ID * eventIDStride
 	switch h.Type {
 	case "message":
 		if !p.wants("message") || !p.matches(ce) {
 			return out
 		}
-		return append(out, withID(base, h.Type, ce.variant(p, e.Data)))
+		return append(out, withID(base, h.Type, ce.Variant(e.Data, p.ApplyMarkdown)))
 	case "delete_message":
 		if !p.wants(h.Type) {
 			return out
@@ -233,14 +214,8 @@ func (p *queueParams) adapt(c *deliveryCache, e LoggedEvent, out []QueueEvent) [
 		if p.Capabilities.BulkMessageDeletion || h.MessageIDs == nil {
 			return append(out, withID(base, h.Type, e.Data))
 		}
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(e.Data, &fields) != nil {
-			return out
-		}
-		delete(fields, "message_ids")
-		for i, id := range h.MessageIDs {
-			fields["message_id"] = json.RawMessage(strconv.FormatInt(id, 10))
-			data, _ := json.Marshal(fields)
+		each, _ := eventwire.PerMessage(e.Data, h.MessageIDs)
+		for i, data := range each {
 			out = append(out, withID(base+int64(i), h.Type, data))
 		}
 		return out
@@ -266,50 +241,20 @@ func (p *queueParams) adapt(c *deliveryCache, e LoggedEvent, out []QueueEvent) [
 
 // withID returns the event with "id" added to its JSON object.
 func withID(id int64, typ string, data []byte) QueueEvent {
-	b := make([]byte, 0, len(data)+24)
-	b = append(b, `{"id":`...)
-	b = strconv.AppendInt(b, id, 10)
-	if len(data) > 2 {
-		b = append(b, ',')
-	}
-	b = append(b, data[1:]...)
-	return QueueEvent{ID: id, Type: typ, JSON: b}
-}
-
-// messageData returns a logged message event without its logged Markdown,
-// with raw content unless the queue asked for rendered content.
-func (p *queueParams) messageData(data []byte, raw string) []byte {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(data, &fields) != nil {
-		return data
-	}
-	delete(fields, rawContentKey)
-	if !p.ApplyMarkdown {
-		var msg map[string]json.RawMessage
-		if json.Unmarshal(fields["message"], &msg) == nil {
-			msg["content"], _ = json.Marshal(raw)
-			msg["content_type"] = json.RawMessage(`"text/x-markdown"`)
-			fields["message"], _ = json.Marshal(msg)
-		}
-	}
-	out, err := json.Marshal(fields)
-	if err != nil {
-		return data
-	}
-	return out
+	return QueueEvent{ID: id, Type: typ, JSON: eventwire.WithID(id, data)}
 }
 
 // matches applies the queue's narrow to a message event, as Zulip's event
 // narrows do: every term must hold; names compare case-insensitively.
-func (p *queueParams) matches(ce *cachedEntry) bool {
+func (p *queueParams) matches(ce *eventwire.Entry) bool {
 	if len(p.Narrow) == 0 {
 		return true
 	}
-	m, ok := ce.message()
+	m, ok := ce.Message()
 	if !ok {
 		return false
 	}
-	h := &ce.head
+	h := &ce.Head
 	for _, t := range p.Narrow {
 		op, operand := t[0], t[1]
 		switch {
@@ -349,29 +294,4 @@ func (p *queueParams) matches(ce *cachedEntry) bool {
 		}
 	}
 	return true
-}
-
-// renameEmptyTopic gives the empty topic of ev (its "topic", or its
-// message's "subject") as name: what clients without the empty_topic_name
-// capability get.
-func renameEmptyTopic(ev QueueEvent, name string) QueueEvent {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(ev.JSON, &fields) != nil {
-		return ev
-	}
-	quoted, _ := json.Marshal(name)
-	if string(fields["topic"]) == `""` {
-		fields["topic"] = quoted
-	}
-	if raw, ok := fields["message"]; ok {
-		var msg map[string]json.RawMessage
-		if json.Unmarshal(raw, &msg) == nil && string(msg["subject"]) == `""` && string(msg["type"]) == `"stream"` {
-			msg["subject"] = quoted
-			fields["message"], _ = json.Marshal(msg)
-		}
-	}
-	if b, err := json.Marshal(fields); err == nil {
-		ev.JSON = b
-	}
-	return ev
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/urltemplate"
 )
 
@@ -58,43 +58,6 @@ func linkifierValidationError(fields []string, msgs map[string][]string) *Error 
 	return &Error{Code: CodeBadRequest, Kind: KindInvalid, Msg: first, Data: map[string]any{"errors": errs}}
 }
 
-// re2CodeText maps Go's regexp/syntax error codes to RE2's own texts, which
-// Zulip reports after "Bad regular expression: ".
-var re2CodeText = map[syntax.ErrorCode]string{
-	syntax.ErrInternalError:         "unexpected error",
-	syntax.ErrInvalidCharClass:      "invalid character class",
-	syntax.ErrInvalidCharRange:      "invalid character class range",
-	syntax.ErrInvalidEscape:         "invalid escape sequence",
-	syntax.ErrInvalidNamedCapture:   "invalid named capture group",
-	syntax.ErrInvalidPerlOp:         "invalid perl operator",
-	syntax.ErrInvalidRepeatOp:       "bad repetition operator",
-	syntax.ErrInvalidRepeatSize:     "invalid repetition size",
-	syntax.ErrInvalidUTF8:           "invalid UTF-8",
-	syntax.ErrMissingBracket:        "missing ]",
-	syntax.ErrMissingParen:          "missing )",
-	syntax.ErrMissingRepeatArgument: "no argument for repetition operator",
-	syntax.ErrTrailingBackslash:     "trailing \\",
-	syntax.ErrUnexpectedParen:       "unexpected )",
-	syntax.ErrNestingDepth:          "pattern too large - compile failed",
-	syntax.ErrLarge:                 "pattern too large - compile failed",
-}
-
-// regexpErrorText renders a pattern compile error as RE2 words it.
-func regexpErrorText(err error) string {
-	var se *syntax.Error
-	if errors.As(err, &se) {
-		text, ok := re2CodeText[se.Code]
-		if !ok {
-			text = string(se.Code)
-		}
-		if se.Code == syntax.ErrTrailingBackslash || se.Expr == "" {
-			return text
-		}
-		return text + ": " + se.Expr
-	}
-	return err.Error()
-}
-
 // CheckLinkifier validates a linkifier's pattern and URL template (already
 // trimmed) as [Service.AddLinkifier] does, without looking at the realm's
 // other linkifiers. A refusal is a BAD_REQUEST [*Error] whose Msg is Zulip's
@@ -134,7 +97,7 @@ func validateLinkifier(pattern, urlTemplate string) (*regexp.Regexp, *urltemplat
 	re, reErr := regexp.Compile(pattern)
 	switch {
 	case reErr != nil:
-		msgs[linkifierAllField] = append(msgs[linkifierAllField], "Bad regular expression: "+regexpErrorText(reErr))
+		msgs[linkifierAllField] = append(msgs[linkifierAllField], "Bad regular expression: "+linkify.ErrorText(reErr))
 	case tmplOK:
 		groups := map[string]bool{}
 		for _, n := range re.SubexpNames() {

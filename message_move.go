@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/markdown"
+	"github.com/chatcore/chatcore/internal/narrowlink"
 )
 
 // editAudience is who hears of an edit of one message: users with their
@@ -389,7 +389,8 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 		}
 	}
 	user := fmt.Sprintf("@_**%s|%d**", p.editor.FullName, p.editor.ID)
-	oldLoc, newLoc := topicLinkSyntax(from, p.origTopic), topicLinkSyntax(to, p.targetTopic)
+	oldLoc := narrowlink.TopicSyntax(int64(from.ID), from.Name, p.origTopic, DefaultEmptyTopicDisplayName)
+	newLoc := narrowlink.TopicSyntax(int64(to.ID), to.Name, p.targetTopic, DefaultEmptyTopicDisplayName)
 	bot, err := s.notificationBot(ctx, tx, from.RealmID)
 	if err != nil {
 		return err
@@ -425,7 +426,7 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 		case !preexisting && movedAll:
 			text = fmt.Sprintf("This topic was moved here from %s by %s.", oldLoc, user)
 		case count == 1:
-			link := strings.TrimRight(s.externalURL, "/") + "/" + channelMessageFragment(to, p.targetTopic, target)
+			link := strings.TrimRight(s.externalURL, "/") + "/" + narrowlink.ChannelMessage(int64(to.ID), to.Name, p.targetTopic, int64(target))
 			text = fmt.Sprintf("[A message](%s) was moved here from %s by %s.", link, oldLoc, user)
 		default:
 			text = fmt.Sprintf("%d messages were moved here from %s by %s.", count, oldLoc, user)
@@ -449,22 +450,4 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 		}
 	}
 	return nil
-}
-
-// topicLinkSyntax returns Zulip's #**channel>topic** syntax for a topic, or
-// a plain Markdown link when a name would break that syntax.
-func topicLinkSyntax(st *Stream, topic string) string {
-	if !brokenLinkChars.MatchString(st.Name) && !brokenLinkChars.MatchString(topic) {
-		return fmt.Sprintf("#**%s>%s**", st.Name, topic)
-	}
-	esc := func(s string) string {
-		return brokenLinkChars.ReplaceAllStringFunc(s, func(m string) string { return linkTextEscapes[m] })
-	}
-	shown := topic
-	if shown == "" {
-		shown = DefaultEmptyTopicDisplayName
-	}
-	frag := fmt.Sprintf("#narrow/channel/%d-%s/topic/%s", st.ID,
-		markdown.EncodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), markdown.EncodeHashComponent(topic))
-	return fmt.Sprintf("[#%s > %s](%s)", esc(st.Name), esc(shown), frag)
 }

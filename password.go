@@ -13,43 +13,12 @@ func defaultHasher() PasswordHasher {
 	return password.Default()
 }
 
-// acquireHashSlot waits for one of the Service's hashing slots and returns
-// the function that gives it back, or ctx's error when ctx ends first.
-func (s *Service) acquireHashSlot(ctx context.Context) (func(), error) {
-	select {
-	case s.hashSlots <- struct{}{}:
-		return func() { <-s.hashSlots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// hashPassword runs the Service's hasher within the concurrency bound.
-func (s *Service) hashPassword(ctx context.Context, pw string) (string, error) {
-	release, err := s.acquireHashSlot(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer release()
-	return s.hasher.Hash(pw)
-}
-
 // HashPassword returns the encoded hash of password made by the Service's
 // [PasswordHasher], waiting for one of its hashing slots
 // ([WithPasswordHashConcurrency]); it returns ctx's error when ctx ends
 // first, or the hasher's error. It checks no strength policy.
 func (s *Service) HashPassword(ctx context.Context, password string) (string, error) {
-	return s.hashPassword(ctx, password)
-}
-
-// verifyPassword runs the Service's hasher within the concurrency bound.
-func (s *Service) verifyPassword(ctx context.Context, hash, pw string) (bool, error) {
-	release, err := s.acquireHashSlot(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer release()
-	return s.hasher.Verify(hash, pw)
+	return s.hashing.Hash(ctx, password)
 }
 
 // Zulip's default password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_GUESSES).

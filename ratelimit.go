@@ -56,9 +56,7 @@ func WithEmailChangeLimit(rules ...RateRule) Option {
 // changes nothing; reaching the random eviction needs more than
 // maxLimitedUsers accounts acting at once). A nil *userLimiter allows
 // everything. Safe for concurrent use.
-type userLimiter struct {
-	l *ratelimit.Limiter[UserID]
-}
+type userLimiter = ratelimit.Limiter[UserID]
 
 // newUserLimiter returns a limiter for the valid rules among rules (positive
 // Window and Max), or nil when there is none.
@@ -67,26 +65,5 @@ func newUserLimiter(rules []RateRule) *userLimiter {
 	for i, r := range rules {
 		rs[i] = ratelimit.Rule{Window: r.Window, Max: r.Max}
 	}
-	l := ratelimit.New[UserID](maxLimitedUsers, rs...)
-	if l == nil {
-		return nil
-	}
-	return &userLimiter{l: l}
-}
-
-// take spends one operation of user at now. When a rule has no room left it
-// spends nothing and reports false with the wait until every rule has room.
-func (l *userLimiter) take(user UserID, now time.Time) (time.Duration, bool) {
-	if l == nil {
-		return 0, true
-	}
-	r := l.l.Take(user, now)
-	return r.Wait, r.Allowed
-}
-
-// clear forgets user's history (a successful login clears Zulip's failed attempts).
-func (l *userLimiter) clear(user UserID) {
-	if l != nil {
-		l.l.Forget(user)
-	}
+	return ratelimit.New[UserID](maxLimitedUsers, rs...)
 }

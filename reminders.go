@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/chatcore/chatcore/internal/markdown"
+	"github.com/chatcore/chatcore/internal/narrowlink"
 )
 
 // MaxReminderNoteLength is the longest reminder note, in characters, that
@@ -286,12 +285,12 @@ func (s *Service) reminderContent(ctx context.Context, tx Tx, m *Message, note s
 		if err != nil {
 			return "", err
 		}
-		link = base + "/" + channelMessageFragment(st, m.Topic, m.ID)
+		link = base + "/" + narrowlink.ChannelMessage(int64(st.ID), st.Name, m.Topic, int64(m.ID))
 		b.WriteString("You requested a reminder for ")
-		b.WriteString(messageLinkSyntax(st, m.Topic, m.ID))
+		b.WriteString(narrowlink.MessageSyntax(int64(st.ID), st.Name, m.Topic, DefaultEmptyTopicDisplayName, int64(m.ID)))
 		b.WriteString(".")
 	} else {
-		link = base + "/" + directMessageFragment(m.DirectMembers, m.ID)
+		link = base + "/" + narrowlink.DirectMessage(m.DirectMembers, int64(m.ID))
 		b.WriteString("You requested a reminder for the following direct message.")
 	}
 	if note != "" {
@@ -328,49 +327,4 @@ func unusedFence(content string) string {
 		n = max(n, len(m[1])+1)
 	}
 	return strings.Repeat("`", n)
-}
-
-// brokenLinkChars are the characters that break Zulip's #**channel>topic**
-// link syntax.
-var brokenLinkChars = regexp.MustCompile("[`>*&\\[\\]]|\\$\\$")
-
-var linkTextEscapes = map[string]string{
-	"`": "&#96;", ">": "&gt;", "*": "&#42;", "&": "&amp;", "$$": "&#36;&#36;", "[": "&#91;", "]": "&#93;",
-}
-
-// messageLinkSyntax returns Zulip's #**channel>topic@id** syntax for a channel
-// message, or a plain Markdown link when a name would break that syntax.
-func messageLinkSyntax(st *Stream, topic string, id MessageID) string {
-	if !brokenLinkChars.MatchString(st.Name) && !brokenLinkChars.MatchString(topic) {
-		return fmt.Sprintf("#**%s>%s@%d**", st.Name, topic, id)
-	}
-	esc := func(s string) string {
-		return brokenLinkChars.ReplaceAllStringFunc(s, func(m string) string { return linkTextEscapes[m] })
-	}
-	shown := topic
-	if shown == "" {
-		shown = DefaultEmptyTopicDisplayName
-	}
-	return fmt.Sprintf("[#%s > %s @ 💬](%s)", esc(st.Name), esc(shown), channelMessageFragment(st, topic, id))
-}
-
-// channelMessageFragment returns the "#narrow/channel/…/near/id" part of a
-// channel message's URL.
-func channelMessageFragment(st *Stream, topic string, id MessageID) string {
-	return fmt.Sprintf("#narrow/channel/%d-%s/topic/%s/near/%d",
-		st.ID, markdown.EncodeHashComponent(strings.ReplaceAll(st.Name, " ", "-")), markdown.EncodeHashComponent(topic), id)
-}
-
-// directMessageFragment returns the "#narrow/dm/…/near/id" part of a direct
-// message's URL; members are every participant.
-func directMessageFragment(members []UserID, id MessageID) string {
-	parts := make([]string, len(members))
-	for i, u := range members {
-		parts[i] = strconv.FormatInt(int64(u), 10)
-	}
-	slug := strings.Join(parts, ",")
-	if len(members) >= 3 {
-		slug += "-group"
-	}
-	return fmt.Sprintf("#narrow/dm/%s/near/%d", slug, id)
 }

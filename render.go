@@ -26,8 +26,8 @@ package chatcore
 import (
 	"context"
 	"errors"
-	"sync"
 
+	"github.com/chatcore/chatcore/internal/fifocache"
 	"github.com/chatcore/chatcore/internal/linkify"
 	"github.com/chatcore/chatcore/internal/markdown"
 )
@@ -316,7 +316,7 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 	var realm RealmID
 	if u := authenticatedUser(ctx, actorID); u != nil {
 		realm = u.RealmID // a user never changes realms
-		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: &s.links}, body); err == nil {
+		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: s.links}, body); err == nil {
 			return p
 		}
 	}
@@ -330,21 +330,21 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 			realm = u.RealmID
 		}
 		var err error
-		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: &s.links}, body)
+		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: s.links}, body)
 		return err
 	})
 	return p
 }
 
 // linkifierCache keeps each realm's compiled linkifiers with the
-// LinkifiersVersion read before them. When content mentions nobody and
+// LinkifiersVersion read before them, for at most maxCachedRealms realms
+// (the oldest cached forgotten first). When content mentions nobody and
 // links no channel, a send pre-renders with them without a transaction; the
 // write transaction then compares the version, as for any pre-rendering
-// (renderChecked), and renders again if it moved. Safe for concurrent use;
-// the zero value is empty, and a nil cache holds nothing.
+// (renderChecked), and renders again if it moved. Safe for concurrent use; a
+// nil cache holds nothing.
 type linkifierCache struct {
-	mu    sync.Mutex
-	realm map[RealmID]cachedLinkifiers
+	realms *fifocache.Cache[RealmID, cachedLinkifiers]
 }
 
 type cachedLinkifiers struct {
@@ -352,17 +352,18 @@ type cachedLinkifiers struct {
 	compiled []compiledLinkifier
 }
 
-// maxCachedRealms bounds a linkifierCache; beyond it the cache starts over.
+// maxCachedRealms bounds a linkifierCache.
 const maxCachedRealms = 1024
+
+func newLinkifierCache() *linkifierCache {
+	return &linkifierCache{realms: fifocache.New[RealmID, cachedLinkifiers](maxCachedRealms)}
+}
 
 func (c *linkifierCache) get(realm RealmID) (cachedLinkifiers, bool) {
 	if c == nil {
 		return cachedLinkifiers{}, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	l, ok := c.realm[realm]
-	return l, ok
+	return c.realms.Get(realm)
 }
 
 // put records the linkifiers read at version unless a newer one is known.
@@ -370,15 +371,8 @@ func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLi
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.realm[realm]; ok && old.version >= version {
-		return
-	}
-	if c.realm == nil || len(c.realm) >= maxCachedRealms {
-		c.realm = map[RealmID]cachedLinkifiers{}
-	}
-	c.realm[realm] = cachedLinkifiers{version: version, compiled: compiled}
+	c.realms.Put(realm, cachedLinkifiers{version: version, compiled: compiled},
+		func(old cachedLinkifiers) bool { return version > old.version })
 }
 
 // renderChecked renders body for the realm inside the write transaction tx,

@@ -11,7 +11,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/chatcore/chatcore/internal/isotime"
 )
 
 // Authenticate checks the credentials of an API request (HTTP Basic auth:
@@ -347,7 +348,7 @@ func (s *Service) userView(viewer, u *User, profile bool) UserView {
 		IsBot:         u.IsBot,
 		IsActive:      u.IsActive,
 		Timezone:      u.Settings.Timezone,
-		DateJoined:    zulipISOTime(u.DateJoined),
+		DateJoined:    isotime.Format(u.DateJoined),
 	}
 	v.AvatarURL = s.avatarURL(u.AvatarSource, v.Email)
 	if canSeeDeliveryEmail(viewer, u) {
@@ -426,15 +427,4 @@ func (s *Service) avatarURL(source, email string) string {
 	}
 	sum := md5.Sum([]byte(strings.ToLower(email)))
 	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
-}
-
-// zulipISOTime formats t as Python's datetime.isoformat does for a UTC time, which
-// is how Zulip sends date_joined: microseconds only when non-zero.
-func zulipISOTime(t time.Time) string {
-	t = t.UTC()
-	s := t.Format("2006-01-02T15:04:05")
-	if us := t.Nanosecond() / 1000; us != 0 {
-		s += fmt.Sprintf(".%06d", us)
-	}
-	return s + "+00:00"
 }

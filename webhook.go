@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatcore/chatcore/internal/narrowlink"
 	"github.com/chatcore/chatcore/outgoing"
 )
 
@@ -191,7 +192,7 @@ func replyDestination(m *Message, bot UserID) Destination {
 func (s *Service) messageLink(m *Message, streamName string) string {
 	base := strings.TrimRight(s.externalURL, "/") + "/"
 	if m.Type == MessageTypeStream {
-		return base + channelMessageFragment(&Stream{ID: m.StreamID, Name: streamName}, m.Topic, m.ID)
+		return base + narrowlink.ChannelMessage(int64(m.StreamID), streamName, m.Topic, int64(m.ID))
 	}
-	return base + directMessageFragment(m.DirectMembers, m.ID)
+	return base + narrowlink.DirectMessage(m.DirectMembers, int64(m.ID))
 }

@@ -9,9 +9,9 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore/internal/fifocache"
 	"github.com/chatcore/chatcore/internal/urltemplate"
 )
 
@@ -43,31 +43,19 @@ const matchGroup = "chatcore_linkifier_match"
 // message.
 func Compile(pattern, urlTemplate string) (*Linkifier, bool) {
 	key := pattern + "\x00" + urlTemplate
-	cache.mu.Lock()
-	c, ok := cache.m[key]
-	cache.mu.Unlock()
-	if ok {
+	if c, ok := cache.Get(key); ok {
 		return c, c != nil
 	}
-	c = compileUncached(pattern, urlTemplate)
-	cache.mu.Lock()
-	if len(cache.m) >= maxCached {
-		clear(cache.m)
-	}
-	cache.m[key] = c
-	cache.mu.Unlock()
+	c := cache.Add(key, compileUncached(pattern, urlTemplate))
 	return c, c != nil
 }
 
-// maxCached bounds cache; when full it starts over.
+// maxCached bounds cache, which forgets the oldest linkifiers first.
 const maxCached = 4096
 
 // cache keeps compiled linkifiers (nil for those that do not compile) by
 // pattern and template.
-var cache = struct {
-	mu sync.Mutex
-	m  map[string]*Linkifier
-}{m: map[string]*Linkifier{}}
+var cache = fifocache.New[string, *Linkifier](maxCached)
 
 func compileUncached(pattern, urlTemplate string) *Linkifier {
 	re, err := regexp.Compile(`[\s\x{85}\pZ'"(,:<](?P<` + matchGroup + `>(?:` + pattern + `))(?:[^\pL\pN])`)

@@ -13,6 +13,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/chatcore/chatcore/internal/narrowlink"
 )
 
 // channelLinkKind is the kind of a channel link node.
@@ -112,16 +114,16 @@ func renderChannelLink(w util.BufWriter, _ []byte, node ast.Node, entering bool)
 		return ast.WalkSkipChildren, nil
 	}
 	id := strconv.FormatInt(l.streamID, 10)
-	href := "/#narrow/channel/" + id + "-" + EncodeHashComponent(strings.ReplaceAll(l.streamName, " ", "-"))
 	switch {
 	case !l.hasTopic:
+		href := "/" + narrowlink.Channel(l.streamID, l.streamName)
 		_, _ = w.WriteString(`<a class="stream" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` + escapeHTML(l.streamName) + `</a>`)
 	case l.message == 0:
-		href += "/topic/" + EncodeHashComponent(l.topic)
+		href := "/" + narrowlink.Topic(l.streamID, l.streamName, l.topic)
 		_, _ = w.WriteString(`<a class="stream-topic" data-stream-id="` + id + `" href="` + escapeHTML(href) + `">#` +
 			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + `</a>`)
 	default:
-		href += "/topic/" + EncodeHashComponent(l.topic) + "/near/" + strconv.FormatInt(l.message, 10)
+		href := "/" + narrowlink.ChannelMessage(l.streamID, l.streamName, l.topic, l.message)
 		_, _ = w.WriteString(`<a class="message-link" href="` + escapeHTML(href) + `">#` +
 			escapeHTML(l.streamName) + " &gt; " + escapeHTML(l.topic) + " @ 💬</a>")
 	}

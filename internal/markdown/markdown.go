@@ -289,24 +289,3 @@ func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 // escapeHTML escapes text for HTML exactly as goldmark escapes text, so that
 // all of a message's HTML uses one style of entities.
 func escapeHTML(s string) string { return string(util.EscapeHTML([]byte(s))) }
-
-// EncodeHashComponent encodes s for a Zulip narrow URL: every byte but
-// unreserved characters and "*" is percent-encoded with "." in place of "%",
-// and "." itself is written ".2E".
-func EncodeHashComponent(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '.' && (isUnreserved(c) || c == '*') {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, ".%02X", c)
-	}
-	return b.String()
-}
-
-// isUnreserved reports whether c is an RFC 3986 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
-}

@@ -108,8 +108,3 @@ func TestRenderResolverError(t *testing.T) {
 	_, err := Render(context.Background(), r, "@**Yorick**")
 	is.True(errors.Is(err, r.err)) // the resolver's error is returned
 }
-
-func TestEncodeHashComponent(t *testing.T) {
-	is := is.New(t)
-	is.Equal(EncodeHashComponent("a b.c*%"), "a.20b.2Ec*.25") // Zulip's narrow encoding
-}

@@ -1,5 +1,6 @@
-// Package password hashes passwords with argon2id in PHC string form and
-// estimates their strength with zxcvbn.
+// Package password hashes passwords with argon2id in PHC string form,
+// bounds how many hashes run at once, and estimates password strength with
+// zxcvbn.
 package password
 
 import (
