@@ -148,9 +148,9 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 	return n, classify(err, "count events")
 }
 
-// PruneEvents implements [chatcore.EventStore]; event_users rows go with
-// their entries (ON DELETE CASCADE), and event_log_pruned keeps each realm's
-// highest deleted id.
+// PruneEvents implements [chatcore.EventStore] in one statement: it deletes
+// the entries, their event_users rows, and keeps each realm's highest
+// deleted id in event_log_pruned.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -162,6 +162,8 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	err := t.queryRow(ctx, `WITH d AS (
 			DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2)
 			RETURNING id, realm_id
+		), u AS (
+			DELETE FROM event_users WHERE event_id IN (SELECT id FROM d)
 		), s AS (
 			INSERT INTO event_log_pruned AS p (realm_id, pruned_through) SELECT realm_id, max(id) FROM d GROUP BY realm_id
 			ON CONFLICT (realm_id) DO UPDATE SET pruned_through = greatest(p.pruned_through, excluded.pruned_through)

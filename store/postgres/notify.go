@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -41,6 +42,7 @@ type notifier struct {
 	logf     func(format string, args ...any)
 	queue    chan []string
 	done     chan struct{}
+	stopOnce sync.Once
 }
 
 // notifyQueue bounds the payloads waiting to be sent; an Update that finds
@@ -62,9 +64,9 @@ func startNotifier(pool *pgxpool.Pool, channel string, logf func(string, ...any)
 func (n *notifier) committed(events []chatcore.LoggedEvent) { n.queue <- n.payloads(events) }
 
 // stop sends what is queued and stops the notifier; no Update may commit
-// afterwards.
+// afterwards. Calls after the first only wait for the first to finish.
 func (n *notifier) stop() {
-	close(n.queue)
+	n.stopOnce.Do(func() { close(n.queue) })
 	<-n.done
 }
 

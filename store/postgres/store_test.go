@@ -77,3 +77,11 @@ func TestUpdateRunsAloneAfterTwoFailures(t *testing.T) {
 	is.Equal(modes, []string{"RowShareLock", "RowShareLock", "ExclusiveLock"}) // shared twice, then alone
 	is.NoErr(<-other)                                                          // the other Update then runs, sharing the gate
 }
+
+// TestCloseTwice: closing a Store again is harmless.
+func TestCloseTwice(t *testing.T) {
+	is := is.New(t)
+	a, _ := instances(t)
+	is.NoErr(a.Close()) // the first close
+	is.NoErr(a.Close()) // and another, as a test cleanup may do
+}
