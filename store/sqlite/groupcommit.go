@@ -44,8 +44,10 @@ type writeGroup struct {
 	mu     sync.Mutex
 	queued atomic.Int64
 	open   *group // the transaction later Updates join, or nil
-	// commits counts the transactions committed (for tests).
+	// commits counts the transactions committed (for tests, and to kick
+	// ckpt, which may be nil).
 	commits atomic.Int64
+	ckpt    *checkpointer
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -177,7 +179,7 @@ func (g *writeGroup) release(b *group) {
 	if err := b.tx.Commit(); err != nil {
 		b.err = fmt.Errorf("sqlite: commit: %w", err)
 	}
-	g.commits.Add(1)
+	g.ckpt.committed(g.commits.Add(1))
 	close(b.done)
 	if len(b.misses) > 0 {
 		g.cache.add(context.Background(), b.misses) // the connection is free again
