@@ -45,9 +45,3 @@ func Queued(s *Store) int64 { return s.writes.queued.Load() }
 
 // Commits returns how many write transactions s has committed.
 func Commits(s *Store) int64 { return s.writes.commits.Load() }
-
-// Checkpoints returns how many background checkpoints of s have succeeded.
-func Checkpoints(s *Store) int64 { return s.writes.ckpt.runs.Load() }
-
-// CheckpointEvery is how many commits pass between background checkpoints.
-const CheckpointEvery = checkpointEvery

@@ -44,10 +44,8 @@ type writeGroup struct {
 	mu     sync.Mutex
 	queued atomic.Int64
 	open   *group // the transaction later Updates join, or nil
-	// commits counts the transactions committed (for tests, and to kick
-	// ckpt, which may be nil).
+	// commits counts the transactions committed (for tests).
 	commits atomic.Int64
-	ckpt    *checkpointer
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -179,7 +177,7 @@ func (g *writeGroup) release(b *group) {
 	if err := b.tx.Commit(); err != nil {
 		b.err = fmt.Errorf("sqlite: commit: %w", err)
 	}
-	g.ckpt.committed(g.commits.Add(1))
+	g.commits.Add(1)
 	close(b.done)
 	if len(b.misses) > 0 {
 		g.cache.add(context.Background(), b.misses) // the connection is free again

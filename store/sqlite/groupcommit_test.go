@@ -112,28 +112,3 @@ func TestGroupCommitEachUpdateAlone(t *testing.T) {
 	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return createRealm(ctx, tx, "after") }) // the writer is free again
 	is.Equal(sqlite.Commits(s)-commitsBefore, int64(2))                                                    // alone: its own commit
 }
-
-// TestBackgroundCheckpoint commits enough Updates to kick the checkpointer
-// and checks that it checkpoints the WAL while the writer's own automatic
-// checkpoint is left for a WAL far larger than these commits make.
-func TestBackgroundCheckpoint(t *testing.T) {
-	is := is.New(t)
-	s, _ := open(t)
-	ctx := context.Background()
-	writer, _ := sqlite.DBs(s)
-	var auto int
-	is.NoErr(writer.QueryRow("PRAGMA wal_autocheckpoint").Scan(&auto)) // writer's setting read
-	is.True(auto > 1000)                                               // the writer checkpoints only as a fallback
-	for i := range 2 * sqlite.CheckpointEvery {
-		err := s.Update(ctx, func(tx chatcore.Tx) error {
-			name := "ckpt" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: name, Name: name, DateCreated: epoch})
-		})
-		is.NoErr(err) // Update committed
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for sqlite.Checkpoints(s) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	is.True(sqlite.Checkpoints(s) > 0) // the checkpointer ran
-}

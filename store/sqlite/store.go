@@ -7,10 +7,7 @@
 // runs in WAL mode, so readers see a consistent snapshot while the writer
 // works, and because every Update queues in Go for the one writer connection,
 // callers of one process never see SQLITE_BUSY. busy_timeout still covers
-// other processes (the sqlite3 shell, backup tools) and checkpoints. WAL
-// checkpoints run on a third connection of their own, in the background
-// after every few commits, so that no commit waits for one; the writer
-// checkpoints itself only when the WAL grows far past SQLite's default size.
+// other processes (the sqlite3 shell, backup tools) and checkpoints.
 //
 // The schema lives in embedded migrations/NNNN_name.sql files, applied in order
 // at Open and recorded in PRAGMA user_version. Open refuses a database whose
@@ -139,19 +136,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	ckpt, err := sql.Open(driverName, dsn(path, cfg, false))
-	if err != nil {
-		readers.Close()
-		writer.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
-	}
-	ckpt.SetMaxOpenConns(1)
-	ckpt.SetMaxIdleConns(1)
-	ckpt.SetConnMaxLifetime(0)
-	ckpt.SetConnMaxIdleTime(0)
 	st := &Store{writer: writer, readers: readers,
 		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers)}
-	st.writes = &writeGroup{db: writer, cache: st.writerStmts, ckpt: startCheckpointer(ckpt)}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts}
 	return st, nil
 }
 
@@ -175,9 +162,6 @@ func dsn(path string, cfg config, reader bool) string {
 		// deleted in every busy transaction. In memory it stays a few pages
 		// per Update (and at most the pages the transaction changes).
 		q.Set("_pragma", "temp_store(memory)")
-		// Checkpoints are the checkpointer's, on a connection of its own
-		// (see checkpoint.go); the writer's own is a fallback.
-		q.Add("_pragma", "wal_autocheckpoint("+strconv.Itoa(writerAutoCheckpoint)+")")
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -407,16 +391,15 @@ func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn
 	return nil
 }
 
-// Close stops the checkpointer, closes the cached statements, runs PRAGMA
-// optimize, then closes the reader pool and the writer. It must not be called while transactions are
+// Close closes the cached statements, runs PRAGMA optimize, then closes the
+// reader pool and the writer. It must not be called while transactions are
 // running.
 func (s *Store) Close() error {
-	errC := s.writes.ckpt.close()
 	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
 	errR := s.readers.Close()
 	errW := s.writer.Close()
-	return errors.Join(errC, errS, errOpt, errR, errW)
+	return errors.Join(errS, errOpt, errR, errW)
 }
 
 // sqliteCode returns the SQLite result code of err, or 0 when err does not
