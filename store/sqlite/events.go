@@ -32,11 +32,17 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		if e.Group != 0 && start == 0 {
 			starts[e.Group] = e.ID
 		}
-		if len(e.UserIDs) > 0 {
-			if _, err := t.exec(ctx, "INSERT INTO event_users (user_id, event_id) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
-				e.ID, idsJSON(e.UserIDs)); err != nil {
-				return classify(err, "address event")
-			}
+		switch len(e.UserIDs) {
+		case 0:
+		case 1: // most events but messages: one row, without json_each
+			_, err = t.exec(ctx, "INSERT INTO event_users (user_id, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+				e.UserIDs[0], e.ID)
+		default:
+			_, err = t.exec(ctx, "INSERT INTO event_users (user_id, event_id) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
+				e.ID, idsJSON(e.UserIDs))
+		}
+		if err != nil {
+			return classify(err, "address event")
 		}
 	}
 	return nil
@@ -91,8 +97,9 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 	return n, classify(err, "count events")
 }
 
-// PruneEvents implements [chatcore.EventStore]; event_users rows go with
-// their entries (ON DELETE CASCADE).
+// PruneEvents implements [chatcore.EventStore]. The entries' event_users
+// rows are deleted first, by event_id through event_users_event (the table
+// has no foreign key to cascade through).
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -101,6 +108,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	var top sql.NullInt64
 	err := t.queryRow(ctx, `SELECT count(*), max(id) FROM (SELECT id FROM event_log WHERE id <= ? ORDER BY id LIMIT ?)`, through, limit).Scan(&n, &top)
 	if err != nil || n == 0 {
+		return 0, classify(err, "prune events")
+	}
+	if _, err := t.exec(ctx, "DELETE FROM event_users WHERE event_id <= ?", top.Int64); err != nil {
 		return 0, classify(err, "prune events")
 	}
 	if _, err := t.exec(ctx, "DELETE FROM event_log WHERE id <= ?", top.Int64); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -27,7 +28,8 @@ const maxGroup = 32
 // succeeded returns only once the transaction holding its changes has
 // committed (nil) or failed to (the commit's error, for every Update in it).
 // Effects an Update's caller publishes after it returns are thus its own and
-// committed. The transaction commits when no further Update is queued, or
+// committed. The transaction commits when no further Update is queued, even
+// after the committing goroutine has yielded once to the runnable ones, or
 // after maxGroup Updates.
 //
 // Statements run with their Update's context stripped of cancellation, after
@@ -154,12 +156,22 @@ func (g *writeGroup) lose(b *group, err error) {
 	close(b.done)
 }
 
-// release commits b when no Update is queued to join it or it is full, then
-// lets the next Update run.
+// release commits b when no Update is queued to join it, even after a yield,
+// or it is full, then lets the next Update run.
 func (g *writeGroup) release(b *group) {
 	defer g.mu.Unlock()
 	if g.open != b || (g.queued.Load() > 0 && b.kept < maxGroup) {
 		return
+	}
+	if b.kept < maxGroup {
+		// Before committing alone, let the goroutines that are runnable
+		// (requests on their way to an Update) run once: those that reach
+		// Update meanwhile queue and join this transaction. With nothing
+		// else runnable this returns at once.
+		runtime.Gosched()
+		if g.queued.Load() > 0 {
+			return
+		}
 	}
 	g.open = nil
 	if err := b.tx.Commit(); err != nil {

@@ -111,3 +111,47 @@ func TestMigrationIDsNeverReused(t *testing.T) {
 		AND name IN ('linkifiers_realm_order', 'drafts_user', 'submessages_message')`).Scan(&indexes)) // indexes listed
 	is.Equal(indexes, 3) // the rebuilt tables keep their indexes
 }
+
+// TestMigrationEventUsersUnchecked opens a database written when event_users
+// had a foreign key to event_log: the addressing rows are kept, the key and
+// its cascade are gone, the index by entry is back, and pruning still
+// deletes an entry's rows with it.
+func TestMigrationEventUsersUnchecked(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	raw := createAtVersion(t, path, 9)
+	for _, q := range []string{
+		`INSERT INTO event_log (id, realm_id, public, group_start, data) VALUES (1, 1, 0, 0, CAST('{"type":"a"}' AS BLOB)), (2, 1, 0, 0, CAST('{"type":"b"}' AS BLOB))`,
+		`INSERT INTO event_users (user_id, event_id) VALUES (7, 1), (8, 1), (7, 2)`,
+	} {
+		_, err := raw.Exec(q)
+		is.NoErr(err) // version-9 row inserted
+	}
+	is.NoErr(raw.Close())
+
+	s, err := sqlite.Open(ctx, path)
+	is.NoErr(err) // the old database migrates
+	t.Cleanup(func() { s.Close() })
+
+	writer, _ := sqlite.DBs(s)
+	var keys, indexes, rows int
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM pragma_foreign_key_list('event_users')`).Scan(&keys)) // keys listed
+	is.Equal(keys, 0)                                                                                    // no foreign key left
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'event_users_event'`).Scan(&indexes))
+	is.Equal(indexes, 1) // the index by entry is rebuilt
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_users`).Scan(&rows))
+	is.Equal(rows, 3) // every addressing row kept
+
+	var events []chatcore.LoggedEvent
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		if events, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 7}); err != nil {
+			return err
+		}
+		_, err := tx.PruneEvents(ctx, 1, 10)
+		return err
+	})
+	is.Equal(len(events), 2) // both entries still reach user 7
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_users`).Scan(&rows))
+	is.Equal(rows, 1) // the pruned entry's rows went with it
+}

@@ -119,23 +119,32 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	return ids, nil
 }
 
-// RecordSettingEdits implements [chatcore.SettingsStore] in one statement. An
-// unknown user gives ErrNotFound.
+// RecordSettingEdits implements [chatcore.SettingsStore] in one statement
+// (json_each only for several settings). An unknown user gives ErrNotFound.
 func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if len(settings) == 0 {
+	var err error
+	switch len(settings) {
+	case 0:
 		return nil
-	}
-	list, err := json.Marshal(settings)
-	if err != nil {
-		return err
-	}
-	_, err = t.exec(ctx, `INSERT INTO user_setting_edits (user_id, setting)
+	case 1: // the usual request: one row, without json_each
+		_, err = t.exec(ctx, `INSERT INTO user_setting_edits (user_id, setting) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+			user, settings[0])
+	default:
+		var list []byte
+		if list, err = json.Marshal(settings); err != nil {
+			return err
+		}
+		_, err = t.exec(ctx, `INSERT INTO user_setting_edits (user_id, setting)
 		SELECT ?, value FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`,
-		user, string(list))
-	return classify(err, fmt.Sprintf("record setting edits of user %d", user))
+			user, string(list))
+	}
+	if err != nil {
+		return classify(err, fmt.Sprintf("record setting edits of user %d", user))
+	}
+	return nil
 }
 
 // EditedSettings implements [chatcore.SettingsStore].

@@ -155,6 +155,13 @@ func dsn(path string, cfg config, reader bool) string {
 		q.Set("_query_only", "1")
 	} else {
 		q.Set("_txlock", "immediate")
+		// The writer's Updates share a transaction, each in a savepoint
+		// (writeGroup). SQLite journals the pages a savepoint changes in a
+		// sub-journal, which, with temporary files on disk, spills to a new
+		// temporary file once it passes 64 KiB: a file created, written and
+		// deleted in every busy transaction. In memory it stays a few pages
+		// per Update (and at most the pages the transaction changes).
+		q.Set("_pragma", "temp_store(memory)")
 	}
 	return "file:" + path + "?" + q.Encode()
 }
@@ -171,11 +178,11 @@ func checkPragmas(ctx context.Context, db *sql.DB, cfg config, reader bool) erro
 }
 
 // checkConn reports an error unless conn is in WAL mode with foreign keys on,
-// synchronous NORMAL, the busy timeout set, and query_only exactly when reader
-// is true.
+// synchronous NORMAL, the busy timeout set, query_only exactly when reader is
+// true, and temporary storage in memory exactly when it is not.
 func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, reader bool) error {
 	var journal string
-	var fk, busy, syncMode, queryOnly int64
+	var fk, busy, syncMode, queryOnly, tempStore int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&journal); err != nil {
 		return fmt.Errorf("read journal_mode: %w", err)
 	}
@@ -191,9 +198,12 @@ func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, r
 	if err := conn.QueryRowContext(ctx, "PRAGMA query_only").Scan(&queryOnly); err != nil {
 		return fmt.Errorf("read query_only: %w", err)
 	}
-	wantQueryOnly := int64(0)
+	if err := conn.QueryRowContext(ctx, "PRAGMA temp_store").Scan(&tempStore); err != nil {
+		return fmt.Errorf("read temp_store: %w", err)
+	}
+	wantQueryOnly, wantTempStore := int64(0), int64(2) // 2: MEMORY
 	if reader {
-		wantQueryOnly = 1
+		wantQueryOnly, wantTempStore = 1, 0 // 0: the compile-time default
 	}
 	switch {
 	case !strings.EqualFold(journal, "wal"):
@@ -206,6 +216,8 @@ func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, r
 		return fmt.Errorf("synchronous is %d, want 1 (NORMAL)", syncMode)
 	case queryOnly != wantQueryOnly:
 		return fmt.Errorf("query_only is %d, want %d", queryOnly, wantQueryOnly)
+	case tempStore != wantTempStore:
+		return fmt.Errorf("temp_store is %d, want %d", tempStore, wantTempStore)
 	}
 	return nil
 }

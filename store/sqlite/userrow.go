@@ -101,7 +101,9 @@ func decodeSettings(b []byte, fields []any) error {
 }
 
 // userSettingsField is the select expression of the settings column: the
-// setting columns, quoted, in SettingNames order.
+// setting columns, quoted, in SettingNames order. It is named: the driver
+// copies every result column's name on every query, and an unnamed
+// expression's name is its whole text, some 1.7 KB here.
 func userSettingsField(quoted []string) string {
 	out := "json_array("
 	for i, q := range quoted {
@@ -110,7 +112,7 @@ func userSettingsField(quoted []string) string {
 		}
 		out += q
 	}
-	return out + ")"
+	return out + ") AS settings_json"
 }
 
 // scanUser scans a row of userSelect into u.
