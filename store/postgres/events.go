@@ -40,7 +40,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // entries (under the append locks of their realms, see appendEventsSQL) and
 // one for their addressees. Unless the store was opened without
 // notifications, the Update that committed them then announces them to
-// every listening instance (see [Store.Bus] and notifyCommitted).
+// every listening instance (see [Store.Bus] and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
