@@ -100,12 +100,20 @@ func distinctUsers(users []chatcore.UserID) []chatcore.UserID {
 // running or rolled back, which a snapshot must not: a queue positioned
 // after an id its registration did not see would miss that event.) A
 // realm's appends follow commit order, so every id of the realm at or below
-// the result that was ever appended is in the snapshot or pruned.
+// the result that was ever appended is in the snapshot or pruned. (Two
+// statements rather than one with "$1 = 0 OR realm_id = $1": a cached
+// generic plan of that one may scan the whole log backwards by id for a
+// realm without recent entries.)
 func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
 	var id int64
-	err := t.queryRow(ctx, `SELECT greatest(
-		(SELECT coalesce(max(id), 0) FROM event_log WHERE $1 = 0 OR realm_id = $1),
-		(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE $1 = 0 OR realm_id = $1))`, realm).Scan(&id)
+	var err error
+	if realm == 0 {
+		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
+			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned))`).Scan(&id)
+	} else {
+		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log WHERE realm_id = $1),
+			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = $1))`, realm).Scan(&id)
+	}
 	return id, classify(err, "last event id")
 }
 
