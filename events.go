@@ -264,8 +264,9 @@ func (s *Service) collectInTx(ctx context.Context, tx Tx, limit int) error {
 }
 
 // pruneLog deletes up to limit log entries that no queue still needs: those
-// at or below the oldest queue's position, or the whole log when no queue is
-// left. It returns how many it deleted.
+// at or below the bound the store gives (the oldest queue's position, or
+// higher where a realm's ids run apart from the others'), or the whole log
+// when no queue is left. It returns how many it deleted.
 func pruneLog(ctx context.Context, tx Tx, limit int) (int, error) {
 	through, ok, err := tx.OldestEventQueuePosition(ctx)
 	if err != nil {

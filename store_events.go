@@ -118,8 +118,12 @@ type EventStore interface {
 	DeleteEventQueues(ctx context.Context, ids []string) (int, error)
 	// EventQueues returns the queues f selects, ordered by id.
 	EventQueues(ctx context.Context, f EventQueueFilter) ([]EventQueue, error)
-	// OldestEventQueuePosition returns the smallest Position of any queue,
-	// and false when there is no queue.
+	// OldestEventQueuePosition returns an id at or below which no queue
+	// needs an entry it sees, and false when there is no queue: the
+	// smallest Position of any queue, or, in a store whose realms' ids
+	// commit out of order (see AppendEvents), possibly higher, but never
+	// at or above an entry it sees of a queue's realm above that queue's
+	// Position. (Pruning deletes what it sees at or below the answer.)
 	OldestEventQueuePosition(ctx context.Context) (int64, bool, error)
 }
 

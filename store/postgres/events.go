@@ -40,7 +40,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // entries (under the append locks of their realms, see appendEventsSQL) and
 // one for their addressees. Unless the store was opened without
 // notifications, the Update that committed them then announces them to
-// every listening instance (see [Store.Bus] and notifyCommitted).
+// every listening instance (see [Store.Bus] and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -100,12 +100,20 @@ func distinctUsers(users []chatcore.UserID) []chatcore.UserID {
 // running or rolled back, which a snapshot must not: a queue positioned
 // after an id its registration did not see would miss that event.) A
 // realm's appends follow commit order, so every id of the realm at or below
-// the result that was ever appended is in the snapshot or pruned.
+// the result that was ever appended is in the snapshot or pruned. (Two
+// statements rather than one with "$1 = 0 OR realm_id = $1": a cached
+// generic plan of that one may scan the whole log backwards by id for a
+// realm without recent entries.)
 func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
 	var id int64
-	err := t.queryRow(ctx, `SELECT greatest(
-		(SELECT coalesce(max(id), 0) FROM event_log WHERE $1 = 0 OR realm_id = $1),
-		(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE $1 = 0 OR realm_id = $1))`, realm).Scan(&id)
+	var err error
+	if realm == 0 {
+		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
+			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned))`).Scan(&id)
+	} else {
+		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log WHERE realm_id = $1),
+			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = $1))`, realm).Scan(&id)
+	}
 	return id, classify(err, "last event id")
 }
 
@@ -267,10 +275,30 @@ func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]ch
 	return scanAll(ctx, t, "event queues", func(r pgx.Rows, q *chatcore.EventQueue) error { return scanQueue(r, q) }, query, p.args...)
 }
 
-// OldestEventQueuePosition implements [chatcore.EventStore].
+// OldestEventQueuePosition implements [chatcore.EventStore]. A realm's head
+// (LastEventID) stays at its own last entry while other realms append, so
+// the Position of a queue in a realm without new events stays there too
+// however often its client polls; the smallest Position would keep every
+// realm's later entries from being pruned for as long as such a queue
+// lives. A queue reads only its realm's entries, so the answer is, for
+// each realm with queues, the id below the first of its entries above the
+// smallest Position of its queues (the log's head when there is none, and
+// never below that Position), and the smallest of those. An entry still
+// being appended below it is not in this snapshot, so a prune of this
+// transaction does not delete it; once committed it bounds the answer of
+// every later transaction.
 func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
 	var p *int64
-	err := t.queryRow(ctx, "SELECT min(position) FROM event_queues").Scan(&p)
+	err := t.queryRow(ctx, `WITH q AS (
+			SELECT realm_id, min(position) AS position FROM event_queues GROUP BY realm_id
+		), head AS (
+			SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
+				(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned)) AS id
+		)
+		SELECT min(coalesce(
+			(SELECT min(e.id) - 1 FROM event_log e WHERE e.realm_id = q.realm_id AND e.id > q.position),
+			greatest(q.position, head.id)))
+		FROM q, head`).Scan(&p)
 	if err != nil || p == nil {
 		return 0, false, classify(err, "oldest event queue")
 	}

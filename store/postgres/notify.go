@@ -16,10 +16,11 @@ import (
 // Cross-instance wake-ups. Once an Update that appended events has
 // committed, the Store's notifier sends a NOTIFY on its channel carrying the
 // realms, users and highest id of what it appended and the Store's instance
-// id. PostgreSQL delivers a NOTIFY to every listening session. A [Bus] listens on one dedicated connection and hands the notices
-// of other instances to its subscribers (package eventqueue wakes the polls
-// waiting for them); the notices of its own instance it delivers at once
-// through Publish, without the round trip.
+// id. PostgreSQL delivers a NOTIFY to every listening session. A [Bus]
+// listens on one dedicated connection and hands the notices of other
+// instances to its subscribers (package eventqueue wakes the polls waiting
+// for them); the notices of its own instance it delivers at once through
+// Publish, without the round trip.
 
 // maxPayload bounds a NOTIFY payload below PostgreSQL's 8000 bytes; a larger
 // notice is split into several NOTIFYs by its users.

@@ -267,6 +267,24 @@ var eventTests = []test{
 			is.True(!ok)  // no queue left
 		})
 	}},
+	{"QueuePruneBound", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		other := ev("y", 1)
+		other.RealmID = 2
+		ids := appendEvents(t, st, ev("x", 1), other, ev("z", 1))
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for i, realm := range []chatcore.RealmID{1, 2} {
+				is.NoErr(tx.CreateEventQueue(ctx, &chatcore.EventQueue{ID: []string{"q1", "q2"}[i], RealmID: realm, UserID: 1,
+					Params: []byte(`{}`), Lifespan: time.Minute, Position: ids[i], Acked: -1, Created: epoch, LastPoll: epoch})) // created
+			}
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			bound, ok, err := tx.OldestEventQueuePosition(ctx)
+			is.NoErr(err)                              // read
+			is.True(ok)                                // there are queues
+			is.True(bound >= ids[0] && bound < ids[2]) // at or above the smallest position, below the entry realm 1's queue still needs
+		})
+	}},
 	{"ManyUsers", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		users := make([]chatcore.UserID, 500)
