@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -469,28 +470,46 @@ func deleteUserQueues(ctx context.Context, tx Tx, user UserID) error {
 // AnnounceRestart queues a restart event for every live queue, after every
 // event committed before it: a server calls it once it has started, so
 // clients of queues that outlived the previous process learn of the restart.
-// Errors come from the store.
+// It reads the queues page by page and appends the events of at most
+// restartRealms realms per write. Errors come from the store.
 func (s *Service) AnnounceRestart(ctx context.Context) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		qs, err := tx.EventQueues(ctx, EventQueueFilter{})
+	users := map[RealmID][]UserID{}
+	for after := ""; ; {
+		var page []EventQueue
+		err := s.view(ctx, func(tx Tx) error {
+			var err error
+			page, err = tx.EventQueues(ctx, EventQueueFilter{AfterID: after, Limit: collectBatch})
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		users := map[RealmID][]UserID{}
-		var realms []RealmID
-		for _, q := range qs {
-			if _, ok := users[q.RealmID]; !ok {
-				realms = append(realms, q.RealmID)
-			}
+		for _, q := range page {
 			users[q.RealmID] = append(users[q.RealmID], q.UserID)
 		}
-		slices.Sort(realms)
-		for _, r := range realms {
-			fx.event(r, users[r], map[string]any{
-				"type": "restart", "zulip_version": "chatcore " + Version, "zulip_merge_base": "chatcore " + Version,
-				"zulip_feature_level": FeatureLevel, "server_generation": s.clock.Now().Unix(), "immediate": false,
-			})
+		if len(page) < collectBatch {
+			break
 		}
-		return nil
-	})
+		after = page[len(page)-1].ID
+	}
+	realms := slices.Sorted(maps.Keys(users))
+	for chunk := range slices.Chunk(realms, restartRealms) {
+		err := s.update(ctx, func(tx Tx, fx *effects) error {
+			for _, r := range chunk {
+				fx.event(r, users[r], map[string]any{
+					"type": "restart", "zulip_version": "chatcore " + Version, "zulip_merge_base": "chatcore " + Version,
+					"zulip_feature_level": FeatureLevel, "server_generation": s.clock.Now().Unix(), "immediate": false,
+				})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// restartRealms bounds the realms whose restart events one write appends (a
+// store with concurrent writers takes a lock per realm it appends to).
+const restartRealms = 256

@@ -31,15 +31,25 @@ type Bus struct {
 	mu   sync.Mutex
 	next int
 	subs map[int]func([]chatcore.EventNotice)
-	// from is the highest log id committed when the current listening
-	// connection started listening: a notice lost with that connection is
-	// about an entry above it (or one still being appended then, see
-	// catchUp).
-	from int64
+	// from bounds what a lost listening connection may have lost: a notice
+	// lost with it is about an entry above from (or one still being
+	// appended when from was read, see catchUp). It is the log head read
+	// when the connection started listening, then, while the connection
+	// stays up, the head read one refresh before the last (busRefresh
+	// apart, far longer than the notifier takes to send a committed
+	// entry's NOTIFY), so a catch-up reads at most about two refreshes of
+	// log. recent is the head read at the last refresh.
+	from, recent int64
 	// lost, when set, runs when the listening connection is lost, before
 	// the Bus reconnects (tests).
 	lost atomic.Pointer[func()]
 }
+
+// busRefresh is how long a Bus waits for a notification before it reads the
+// log head again (see Bus.from), in nanoseconds; tests shorten it.
+var busRefresh atomic.Int64
+
+func init() { busRefresh.Store(int64(30 * time.Second)) }
 
 // BusRetry is the longest pause between two attempts of a [Bus] to
 // reconnect its listening connection.
@@ -62,6 +72,7 @@ func (s *Store) Bus(ctx context.Context) (*Bus, error) {
 		conn.Close(ctx)
 		return nil, err
 	}
+	b.recent = b.from
 	runCtx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	go b.run(runCtx, conn)
@@ -165,7 +176,20 @@ func (b *Bus) run(ctx context.Context, conn *pgx.Conn) {
 // connection fails or ctx ends.
 func (b *Bus) receive(ctx context.Context, conn *pgx.Conn) error {
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wait, cancel := context.WithTimeout(ctx, time.Duration(busRefresh.Load()))
+		n, err := conn.WaitForNotification(wait)
+		cancel()
+		if err != nil && wait.Err() != nil && ctx.Err() == nil {
+			// Nothing for a while: move from forward (see Bus.from).
+			head, err := logHead(ctx, conn)
+			if err != nil {
+				return err
+			}
+			b.mu.Lock()
+			b.from, b.recent = b.recent, head
+			b.mu.Unlock()
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -201,7 +225,7 @@ func (b *Bus) catchUp(ctx context.Context, conn *pgx.Conn) error {
 	}
 	b.mu.Lock()
 	from := b.from
-	b.from = head
+	b.from, b.recent = head, head
 	b.mu.Unlock()
 	rows, err := conn.Query(ctx, `SELECT e.realm_id, bool_or(e.public), max(e.id),
 			coalesce(array_agg(DISTINCT u.user_id) FILTER (WHERE u.user_id IS NOT NULL), '{}')

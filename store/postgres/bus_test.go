@@ -166,3 +166,24 @@ func BenchmarkCrossInstanceWake(b *testing.B) {
 	}
 	b.ReportMetric(float64(afterCommit.Microseconds())/1000/float64(b.N), "wake-ms")
 }
+
+// TestBusCatchUpBound: while its listening connection stays up, a Bus moves
+// the point it would catch up from forward, so a catch-up after hours of
+// uptime does not rescan hours of log.
+func TestBusCatchUpBound(t *testing.T) {
+	is := is.New(t)
+	postgres.SetBusRefresh(t, 20*time.Millisecond)
+	a, b := instances(t)
+	ctx := context.Background()
+	bus, err := a.Bus(ctx)
+	is.NoErr(err) // a listens
+	t.Cleanup(bus.Close)
+	start := postgres.BusFrom(bus)
+	last := appendEvents(t, b, 1, []chatcore.UserID{1}, 2)
+	deadline := time.Now().Add(10 * time.Second)
+	for postgres.BusFrom(bus) < last && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	is.True(last > start)                  // the append came after the Bus started
+	is.True(postgres.BusFrom(bus) >= last) // the catch-up point moved past it
+}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/chatcore/chatcore"
 )
@@ -21,4 +22,19 @@ func TxQueryString(ctx context.Context, t chatcore.Tx, sql string, args ...any) 
 	var s string
 	err := t.(*tx).queryRow(ctx, sql, args...).Scan(&s)
 	return s, err
+}
+
+// SetBusRefresh sets how long a Bus waits for a notification before reading
+// the log head again, until the test ends.
+func SetBusRefresh(tb interface{ Cleanup(func()) }, d time.Duration) {
+	old := busRefresh.Swap(int64(d))
+	tb.Cleanup(func() { busRefresh.Store(old) })
+}
+
+// BusFrom returns the log id from which b would catch up after losing its
+// listening connection.
+func BusFrom(b *Bus) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.from
 }

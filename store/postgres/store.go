@@ -265,10 +265,16 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 // transaction's snapshot, so every transaction it waited for is in the
 // snapshot). Every Update takes it in ROW SHARE mode, which does not conflict
 // with itself; beginAlone takes it in EXCLUSIVE mode, which waits for the
-// running Updates to end and holds off new ones until it ends.
+// running Updates to end and holds off new ones until it ends. While it
+// waits, every new Update queues behind it, so it waits at most
+// aloneLockTimeout (a transaction left open elsewhere cannot stop every
+// write for longer): then the attempt fails with lock_not_available and
+// Update tries again, alone again.
 const (
 	beginShared = "BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE chatcore_write_gate IN ROW SHARE MODE"
-	beginAlone  = "BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE"
+	beginAlone  = "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '" + aloneLockTimeout + "'; " +
+		"LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE; SET LOCAL lock_timeout TO DEFAULT"
+	aloneLockTimeout = "2s"
 )
 
 // aloneAfter is how many attempts of an Update may fail to serialise before
@@ -289,7 +295,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 	}
 	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
-		return false, fmt.Errorf("postgres: begin update: %w", err)
+		return alone && sqlState(err) == codeLockNotAvailable, fmt.Errorf("postgres: begin update: %w", err)
 	}
 	t := &tx{tx: pgTx, notify: s.notify}
 	done := false

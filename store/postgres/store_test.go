@@ -3,12 +3,14 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -84,4 +86,41 @@ func TestCloseTwice(t *testing.T) {
 	a, _ := instances(t)
 	is.NoErr(a.Close()) // the first close
 	is.NoErr(a.Close()) // and another, as a test cleanup may do
+}
+
+// TestAloneAttemptWaitsBounded: an attempt that would run alone gives up
+// waiting for the write gate after a bounded time (a transaction left open
+// elsewhere would otherwise hold up every write), and Update tries again; it
+// returns the lock timeout once its attempts are used up.
+func TestAloneAttemptWaitsBounded(t *testing.T) {
+	is := is.New(t)
+	url, schema := pgtest.Schema(t)
+	open := func(opts ...postgres.Option) *postgres.Store {
+		st, err := postgres.Open(context.Background(), url, append(opts, postgres.WithSchema(schema), postgres.WithPoolConfig(pgtest.Fast))...)
+		is.NoErr(err) // opened
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	a, b := open(postgres.WithMaxAttempts(4)), open()
+	ctx := context.Background()
+
+	holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- b.Update(ctx, func(tx chatcore.Tx) error {
+			close(holding)
+			<-release // an Update left open, holding the gate in ROW SHARE mode
+			return nil
+		})
+	}()
+	<-holding
+	runs := 0
+	err := a.Update(ctx, func(tx chatcore.Tx) error {
+		runs++
+		return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
+	})
+	close(release)
+	is.NoErr(<-held)
+	is.True(err != nil)                                      // the Update gave up
+	is.True(strings.Contains(err.Error(), "SQLSTATE 55P03")) // waiting for the gate timed out
+	is.Equal(runs, 2)                                        // two shared attempts ran fn; the two alone attempts never got the gate
 }

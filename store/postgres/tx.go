@@ -20,6 +20,7 @@ const (
 	codeForeignKeyViolation  = "23503"
 	codeSerializationFailure = "40001"
 	codeDeadlockDetected     = "40P01"
+	codeLockNotAvailable     = "55P03"
 )
 
 // tx implements chatcore.Tx on one pgx transaction.
