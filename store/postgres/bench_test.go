@@ -108,7 +108,11 @@ func (env *benchEnv) cloneUsers(b *testing.B, n int) []chatcore.UserID {
 // reports completion (batches of 100, each its own transaction with its
 // events); "library-batch1000" does the same with batches of 1,000; "store"
 // runs the store's DeleteMessages in batches of 100 without the Service;
-// "raw" runs one DELETE of the same rows. Each iteration refills the topic
+// "raw-batch100" is the floor for Zulip's semantics: the same rows in the
+// same batches of 100 newest first, each one raw DELETE ... RETURNING id (the
+// ids an event needs) in its own SERIALIZABLE transaction, as the store's
+// Update runs them ("raw-batch100-readcommitted": the same at PostgreSQL's
+// default isolation); "raw" runs one DELETE of the same rows. Each iteration refills the topic
 // with the timer stopped. peak-heap-MiB is the Go heap in use at its highest
 // during the deletion.
 func BenchmarkDeleteTopic(b *testing.B) {
@@ -208,6 +212,34 @@ func BenchmarkDeleteTopic(b *testing.B) {
 			}
 		})
 	})
+	rawBatch := func(iso pgx.TxIsoLevel) func(b *testing.B) {
+		return func(b *testing.B) {
+			run(b, func(b *testing.B) {
+				for n := 100; n == 100; {
+					tx, err := env.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: iso})
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows, err := tx.Query(ctx, `DELETE FROM messages WHERE id IN (SELECT id FROM messages
+						WHERE stream_id = $1 AND topic_key = $2 ORDER BY id DESC LIMIT 100) RETURNING id`, st.ID, key)
+					var ids []int64
+					if err == nil {
+						ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+					}
+					if err == nil {
+						err = tx.Commit(ctx)
+					}
+					if err != nil {
+						_ = tx.Rollback(ctx)
+						b.Fatal(err)
+					}
+					n = len(ids)
+				}
+			})
+		}
+	}
+	b.Run("raw-batch100", rawBatch(pgx.Serializable))
+	b.Run("raw-batch100-readcommitted", rawBatch(pgx.ReadCommitted))
 	b.Run("raw", func(b *testing.B) {
 		run(b, func(b *testing.B) {
 			env.exec(b, "DELETE FROM messages WHERE stream_id = $1 AND topic_key = $2", st.ID, key)
