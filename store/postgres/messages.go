@@ -218,7 +218,13 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 
 // deleteSQL builds the one statement that deletes a batch of messages: the
 // newest limit matching ids, locked and skipped by nobody else; reactions,
-// edit history, submessages and flag rows go by ON DELETE CASCADE.
+// edit history, submessages and flag rows go by ON DELETE CASCADE. The ids
+// are collected into an array first and limit is written into the text, so
+// the plan is the same for every execution of the prepared statement,
+// whatever share of the table the filter matches: an index scan for the
+// newest limit ids, then one primary-key lookup each (with the limit a
+// parameter, the generic plan PostgreSQL switches to after a few executions
+// may instead hash-join a full scan of messages).
 func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	var p params
 	where := []string{"m.realm_id = " + p.add(f.RealmID)}
@@ -251,9 +257,8 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		}
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
 	}
-	lim := p.add(limit)
-	return `DELETE FROM messages WHERE id IN (
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
+	return `DELETE FROM messages WHERE id = ANY(ARRAY(
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + strconv.Itoa(limit) + `))
 		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, p.args
 }
 
