@@ -16,24 +16,31 @@ const appendLockKey = 0x65766e74 // "evnt"
 // appendEventsSQL takes the append lock (held until the transaction ends,
 // so ids follow commit order: a transaction that appends waits for the one
 // appending before it to commit or roll back), takes one id per event in
-// the given order, sets each entry's group_start (the group's first id) and
-// inserts the entries, returning the ids in order.
+// the given order, sets each entry's group_start (the group's first id),
+// inserts the entries and their addressees ($6 users, $7 the 1-based
+// position of each one's event), returning the ids in order. The
+// addressees' foreign key check runs at the end of the statement, when the
+// entries are in.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))
 	), e AS MATERIALIZED (
 		SELECT nextval(pg_get_serial_sequence('event_log', 'id')) AS id, r.realm, r.public, r.grp, r.data, r.ord
 		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
-	), g AS (
+	), g AS MATERIALIZED (
 		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
 	), ins AS (
 		INSERT INTO event_log (id, realm_id, public, group_start, data)
 		SELECT id, realm, public, start, data::json FROM g
+	), users AS (
+		INSERT INTO event_users (user_id, event_id)
+		SELECT u.user_id, g.id FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) JOIN g ON g.ord = u.ord
+		ON CONFLICT DO NOTHING
 	)
 	SELECT id FROM g ORDER BY ord`
 
 // AppendEvents implements [chatcore.EventStore] with one statement for the
-// entries (under the append lock, see appendEventsSQL), one for their
-// addressees and, unless the store was opened without notifications, a
+// entries and their addressees (under the append lock, see
+// appendEventsSQL) and, unless the store was opened without notifications, a
 // NOTIFY that PostgreSQL delivers to every listening instance when, and only
 // if, the transaction commits (see [Store.Bus]).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
@@ -44,29 +51,22 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		return nil
 	}
 	realms, public, groups, data := make([]int64, len(events)), make([]bool, len(events)), make([]int64, len(events)), make([]string, len(events))
+	var users, ords []int64
 	for i, e := range events {
 		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
+		for _, u := range e.UserIDs {
+			users, ords = append(users, int64(u)), append(ords, int64(i+1))
+		}
 	}
-	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data)
+	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data, users, ords)
 	if err != nil {
 		return err
 	}
 	if len(got) != len(events) {
 		return fmt.Errorf("postgres: append events: %d ids for %d events", len(got), len(events))
 	}
-	var users, ids []int64
 	for i := range events {
 		events[i].ID = got[i]
-		for _, u := range events[i].UserIDs {
-			users, ids = append(users, int64(u)), append(ids, got[i])
-		}
-	}
-	if len(users) > 0 {
-		_, err := t.exec(ctx, `INSERT INTO event_users (user_id, event_id)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING`, users, ids)
-		if err != nil {
-			return classify(err, "address events")
-		}
 	}
 	if t.notify == nil {
 		return nil
