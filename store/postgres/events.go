@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -20,7 +21,9 @@ const appendLockKey = 0x65766e74 // "evnt"
 // inserts the entries and their addressees ($6 users, $7 the 1-based
 // position of each one's event), returning the ids in order. The
 // addressees' foreign key check runs at the end of the statement, when the
-// entries are in.
+// entries are in. It also sends the NOTIFY payloads $9 on channel $8 (none
+// when $9 is empty), each with its marker lastIDMarker replaced by the
+// highest id appended.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))
 	), e AS MATERIALIZED (
@@ -35,14 +38,25 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 		INSERT INTO event_users (user_id, event_id)
 		SELECT u.user_id, g.id FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) JOIN g ON g.ord = u.ord
 		ON CONFLICT DO NOTHING
+	), n AS (
+		SELECT pg_notify($8, replace(p, '` + lastIDMarker + `', '"l":' || (SELECT max(id) FROM g) || '}'))
+		FROM unnest($9::text[]) AS p
 	)
-	SELECT id FROM g ORDER BY ord`
+	SELECT id FROM g WHERE (SELECT count(*) FROM n) >= 0 ORDER BY ord`
+
+// lastIDMarker is how the last id of a notice whose LastID is 0 ends in its
+// NOTIFY payload (LastID is wireNotice's last field, and nothing else in a
+// payload is followed by a brace after a zero).
+const lastIDMarker = `"l":0}`
 
 // AppendEvents implements [chatcore.EventStore] with one statement for the
 // entries and their addressees (under the append lock, see
 // appendEventsSQL) and, unless the store was opened without notifications, a
 // NOTIFY that PostgreSQL delivers to every listening instance when, and only
-// if, the transaction commits (see [Store.Bus]).
+// if, the transaction commits (see [Store.Bus]). When every event is of one
+// realm, each notice's LastID is the highest id appended, so the payloads
+// are built beforehand with LastID 0 and the same statement sends them with
+// the id filled in; otherwise they follow in statements of their own.
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -58,7 +72,18 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			users, ords = append(users, int64(u)), append(ords, int64(i+1))
 		}
 	}
-	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data, users, ords)
+	var channel string
+	var early []string // the payloads the append statement sends
+	oneRealm := !slices.ContainsFunc(events, func(e chatcore.LoggedEvent) bool { return e.RealmID != events[0].RealmID })
+	if t.notify != nil && oneRealm {
+		unnumbered := slices.Clone(events)
+		for i := range unnumbered {
+			unnumbered[i].ID = 0
+		}
+		channel, early = t.notify.channel, t.notify.payloads(unnumbered)
+	}
+	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockKey, realms, public, groups, data, users, ords,
+		channel, early)
 	if err != nil {
 		return err
 	}
@@ -68,7 +93,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	for i := range events {
 		events[i].ID = got[i]
 	}
-	if t.notify == nil {
+	if t.notify == nil || oneRealm {
 		return nil
 	}
 	for _, payload := range t.notify.payloads(events) {
