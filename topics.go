@@ -239,8 +239,9 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 		slices.Sort(ids)
 		// One read gives the channel and the subscribers who could see the
 		// group's newest message (protected history hides older messages
-		// from later subscribers). A channel read again for a later group
-		// is the same row: the first read, with this batch's changes, stays.
+		// from later subscribers). A later group of the same channel keeps
+		// using the first read's Stream, which carries this batch's
+		// first_message_id change.
 		read, audience, err := tx.StreamAudience(ctx, k.stream, ids[len(ids)-1])
 		if err != nil {
 			return err
