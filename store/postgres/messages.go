@@ -225,13 +225,28 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 // newest limit ids, then one primary-key lookup each (with the limit a
 // parameter, the generic plan PostgreSQL switches to after a few executions
 // may instead hash-join a full scan of messages).
+//
+// A channel topic is matched as the range from its key to its key (the same
+// rows as equality: the column's collation is deterministic, so only equal
+// strings compare equal) and ordered by key, then id. Both only the index
+// messages_stream_topic provides in order. With an equality instead, the
+// planner, which takes a topic's rows to be spread evenly over the ids, often
+// walks the primary key down from the newest message of the whole table,
+// filtering, which for an old topic under many newer messages reads all of
+// those on every batch.
 func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	var p params
 	where := []string{"m.realm_id = " + p.add(f.RealmID)}
+	order := "m.id DESC"
 	if f.StreamID != 0 {
 		where = append(where, "m.stream_id = "+p.add(f.StreamID))
 	}
-	if f.TopicKey != nil {
+	switch {
+	case f.TopicKey != nil && f.StreamID != 0:
+		key := p.add(*f.TopicKey)
+		where = append(where, "m.type = 'stream' AND m.topic_key >= "+key+" AND m.topic_key <= "+key)
+		order = "m.topic_key DESC, m.id DESC"
+	case f.TopicKey != nil:
 		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*f.TopicKey))
 	}
 	if f.MinID != 0 {
@@ -258,7 +273,7 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
 	}
 	return `DELETE FROM messages WHERE id = ANY(ARRAY(
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + strconv.Itoa(limit) + `))
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
 		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, p.args
 }
 
