@@ -272,9 +272,15 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		}
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
 	}
+	// The type comes back as a flag and, under a topic filter, the topic key
+	// as NULL (DeleteMessages fills in the filter's): no string per row.
+	topicKey := "topic_key"
+	if f.TopicKey != nil {
+		topicKey = "NULL"
+	}
 	return `DELETE FROM messages WHERE id = ANY(ARRAY(
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
-		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, p.args
+		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.args
 }
 
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
@@ -287,18 +293,35 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}
 	query, args := deleteSQL(f, limit)
+	var topic string // the previous row's: a batch's rows mostly share one topic
 	out, err := scanAll(ctx, t, "delete messages", func(r pgx.Rows, d *chatcore.DeletedMessage) error {
-		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.Topic, &d.TopicKey, &d.SenderID, &d.Recipients)
+		var private bool
+		var key *string
+		if err := r.Scan(&d.ID, &private, &d.StreamID, nil, &key, &d.SenderID, &d.Recipients); err != nil {
+			return err
+		}
+		// The topic column is text, whose value is its UTF-8 bytes in
+		// either format: one string per distinct topic, not per row.
+		if raw := r.RawValues()[3]; string(raw) != topic {
+			topic = string(raw)
+		}
+		d.Type, d.Topic = chatcore.MessageTypeStream, topic
+		switch {
+		case private:
+			d.Type = chatcore.MessageTypePrivate
+		case key != nil:
+			d.TopicKey = *key
+			d.Recipients = nil
+		default:
+			d.TopicKey = *f.TopicKey
+			d.Recipients = nil
+		}
+		return nil
 	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
-	for i := range out {
-		if out[i].Type != chatcore.MessageTypePrivate {
-			out[i].Recipients = nil
-		}
-	}
 	return out, nil
 }
 
