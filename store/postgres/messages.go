@@ -228,8 +228,8 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 //
 // A channel topic is matched as the range from its key to its key (the same
 // rows as equality: the column's collation is deterministic, so only equal
-// strings compare equal) and ordered by key, then id. Both only the index
-// messages_stream_topic provides in order. With an equality instead, the
+// strings compare equal) and ordered by key, then id: an order only the
+// index messages_stream_topic provides. With an equality instead, the
 // planner, which takes a topic's rows to be spread evenly over the ids, often
 // walks the primary key down from the newest message of the whole table,
 // filtering, which for an old topic under many newer messages reads all of
