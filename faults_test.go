@@ -718,6 +718,13 @@ func (t faultyTx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.Strea
 	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.ActiveSubscriberIDs(ctx, stream) })
 }
 
+func (t faultyTx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+	if err := t.f.step(); err != nil {
+		return nil, nil, err
+	}
+	return t.tx.StreamAudience(ctx, stream, upTo)
+}
+
 func (t faultyTx) EditMessage(ctx context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
 	return faultStepErr(t.f, func() error { return t.tx.EditMessage(ctx, m, entry) })
 }

@@ -223,6 +223,13 @@ type StreamStore interface {
 	// the channel, ascending (one value per subscriber: the send path reads
 	// it for every message).
 	ActiveSubscriberIDs(ctx context.Context, stream StreamID) ([]UserID, error)
+	// StreamAudience returns the channel (or ErrNotFound) and the users with
+	// an active subscription to it who can see its message with id upTo:
+	// every active subscriber when the channel's history is public to
+	// subscribers, otherwise those whose FirstVisibleMessageID is at most
+	// upTo; ascending, one value per user. It is one read for what the
+	// events of a deletion need.
+	StreamAudience(ctx context.Context, stream StreamID, upTo MessageID) (*Stream, []UserID, error)
 	// PutSubscription inserts or replaces the subscription.
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.

@@ -235,20 +235,22 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 	streams := map[StreamID]*Stream{}
 	stale := map[StreamID]bool{} // first_message_id unset although the channel had messages
 	for _, k := range topicOrder {
-		st, ok := streams[k.stream]
-		if !ok {
-			var err error
-			if st, err = tx.Stream(ctx, k.stream); err != nil {
-				return err
-			}
-			streams[k.stream] = st
-			stale[st.ID] = st.FirstMessageID == 0
-		}
 		ids := topics[k]
 		slices.Sort(ids)
-		audience, err := deletionAudience(ctx, tx, st, ids[len(ids)-1])
+		// One read gives the channel and the subscribers who could see the
+		// group's newest message (protected history hides older messages
+		// from later subscribers). A later group of the same channel keeps
+		// using the first read's Stream, which carries this batch's
+		// first_message_id change.
+		read, audience, err := tx.StreamAudience(ctx, k.stream, ids[len(ids)-1])
 		if err != nil {
 			return err
+		}
+		st, ok := streams[k.stream]
+		if !ok {
+			st = read
+			streams[k.stream] = st
+			stale[st.ID] = st.FirstMessageID == 0
 		}
 		users := withUser(audience, actorUser)
 		if stale[st.ID] || slices.Contains(ids, st.FirstMessageID) {
@@ -295,36 +297,6 @@ func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID
 		"name":      st.Name,
 	})
 	return nil
-}
-
-// deletionAudience returns the active subscribers of st who could see a
-// message with id upTo or below (protected history hides older messages from
-// later subscribers), sorted.
-func deletionAudience(ctx context.Context, tx Tx, st *Stream, upTo MessageID) ([]UserID, error) {
-	if st.HistoryPublicToSubscribers { // every active subscriber sees every message
-		ids, err := tx.ActiveSubscriberIDs(ctx, st.ID)
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(ids)
-		return slices.Compact(ids), nil
-	}
-	subs, err := tx.Subscriptions(ctx, st.ID, 0)
-	if err != nil {
-		return nil, err
-	}
-	users := make([]UserID, 0, len(subs))
-	for _, sub := range subs {
-		if !sub.Active {
-			continue
-		}
-		if !st.HistoryPublicToSubscribers && sub.FirstVisibleMessageID > upTo {
-			continue
-		}
-		users = append(users, sub.UserID)
-	}
-	slices.Sort(users)
-	return slices.Compact(users), nil
 }
 
 // withUser returns the sorted set users ∪ {u} (u may be nil) as a new slice.

@@ -183,6 +183,22 @@ func (t *tx) FlaggedMessageIDs(_ context.Context, user chatcore.UserID, flag cha
 	return out, nil
 }
 
+// StreamAudience implements chatcore.StreamStore.
+func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+	st, err := t.Stream(ctx, stream)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []chatcore.UserID
+	for u := range t.d.subsByStream[stream].all() {
+		s := t.d.subs[subKey{stream, u}]
+		if s.Active && (st.HistoryPublicToSubscribers || s.FirstVisibleMessageID <= upTo) {
+			out = append(out, u)
+		}
+	}
+	return st, out, nil
+}
+
 // ActiveSubscriberIDs implements chatcore.StreamStore.
 func (t *tx) ActiveSubscriberIDs(_ context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
 	if err := t.read(); err != nil {

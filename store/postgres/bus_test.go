@@ -97,6 +97,21 @@ func TestBusAcrossInstances(t *testing.T) {
 	n = next(t, got)
 	is.Equal(n.UserIDs, []chatcore.UserID{2}) // the next notice is b's: nothing of the rollback, no echo of a's own
 
+	// A commit of two realms names each realm's own highest id.
+	mixed := []chatcore.LoggedEvent{
+		{RealmID: 7, UserIDs: []chatcore.UserID{1}, Data: []byte(`{}`)},
+		{RealmID: 9, UserIDs: []chatcore.UserID{2}, Data: []byte(`{}`)},
+		{RealmID: 7, UserIDs: []chatcore.UserID{3}, Data: []byte(`{}`)},
+		{RealmID: 9, UserIDs: []chatcore.UserID{4}, Data: []byte(`{}`)},
+	}
+	is.NoErr(b.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, mixed) })) // two realms appended
+	lastOf := map[chatcore.RealmID]int64{}
+	for range 2 {
+		n := next(t, got)
+		lastOf[n.RealmID] = n.LastID
+	}
+	is.Equal(lastOf, map[chatcore.RealmID]int64{7: mixed[2].ID, 9: mixed[3].ID}) // each realm's highest id
+
 	// A notice too large for one NOTIFY arrives in parts that name every user.
 	many := make([]chatcore.UserID, 5000)
 	for i := range many {

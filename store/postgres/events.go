@@ -19,28 +19,34 @@ const appendLockSeed = 0x65766e74 // "evnt"
 // follow commit order: a transaction that appends to a realm waits for the
 // one appending to it before to commit or roll back, and appends to other
 // realms do not wait), then takes one id per entry in the given order, sets
-// each entry's group_start (the group's first id) and inserts the entries,
-// returning the ids in order. The lock keys live in the single-bigint space
-// of advisory locks, apart from the migration lock's two-integer key.
+// each entry's group_start (the group's first id), inserts the entries and
+// their addressees ($6 users, $7 the 1-based position of each one's entry;
+// distinct pairs, so a plain INSERT: ON CONFLICT would read the index, which
+// under SERIALIZABLE makes concurrent appends of any realms conflict), and
+// returns the ids in order. The lock keys live in the single-bigint space of
+// advisory locks, apart from the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
 		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r
 	), e AS MATERIALIZED (
 		SELECT nextval(pg_get_serial_sequence('event_log', 'id')) AS id, r.realm, r.public, r.grp, r.data, r.ord
 		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
-	), g AS (
+	), g AS MATERIALIZED (
 		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
 	), ins AS (
 		INSERT INTO event_log (id, realm_id, public, group_start, data)
 		SELECT id, realm, public, start, data::json FROM g
+	), users AS (
+		INSERT INTO event_users (user_id, event_id)
+		SELECT u.user_id, g.id FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) JOIN g ON g.ord = u.ord
 	)
 	SELECT id FROM g ORDER BY ord`
 
 // AppendEvents implements [chatcore.EventStore] with one statement for the
-// entries (under the append locks of their realms, see appendEventsSQL) and
-// one for their addressees. Unless the store was opened without
-// notifications, the Update that committed them then announces them to
-// every listening instance (see [Store.Bus] and notifier).
+// entries and their addressees (under the append locks of their realms, see
+// appendEventsSQL). Unless the store was opened without notifications, the
+// Update that committed them then announces them to every listening instance
+// (see [Store.Bus] and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -49,32 +55,22 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		return nil
 	}
 	realms, public, groups, data := make([]int64, len(events)), make([]bool, len(events)), make([]int64, len(events)), make([]string, len(events))
+	var users, ords []int64
 	for i, e := range events {
 		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
+		for _, u := range distinctUsers(e.UserIDs) {
+			users, ords = append(users, int64(u)), append(ords, int64(i+1))
+		}
 	}
-	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockSeed, realms, public, groups, data)
+	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockSeed, realms, public, groups, data, users, ords)
 	if err != nil {
 		return err
 	}
 	if len(got) != len(events) {
 		return fmt.Errorf("postgres: append events: %d ids for %d events", len(got), len(events))
 	}
-	var users, ids []int64
 	for i := range events {
 		events[i].ID = got[i]
-		for _, u := range distinctUsers(events[i].UserIDs) {
-			users, ids = append(users, int64(u)), append(ids, got[i])
-		}
-	}
-	if len(users) > 0 {
-		// A plain INSERT of distinct pairs: ON CONFLICT would read the
-		// index, which under SERIALIZABLE makes concurrent appends (of any
-		// realm) conflict with each other.
-		_, err := t.exec(ctx, `INSERT INTO event_users (user_id, event_id)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[])`, users, ids)
-		if err != nil {
-			return classify(err, "address events")
-		}
 	}
 	if t.notify != nil {
 		t.appended = append(t.appended, events...)

@@ -218,14 +218,35 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 
 // deleteSQL builds the one statement that deletes a batch of messages: the
 // newest limit matching ids, locked and skipped by nobody else; reactions,
-// edit history, submessages and flag rows go by ON DELETE CASCADE.
+// edit history, submessages and flag rows go by ON DELETE CASCADE. The ids
+// are collected into an array first and limit is written into the text, so
+// the plan is the same for every execution of the prepared statement,
+// whatever share of the table the filter matches: an index scan for the
+// newest limit ids, then one primary-key lookup each (with the limit a
+// parameter, the generic plan PostgreSQL switches to after a few executions
+// may instead hash-join a full scan of messages).
+//
+// A channel topic is matched as the range from its key to its key (the same
+// rows as equality: the column's collation is deterministic, so only equal
+// strings compare equal) and ordered by key, then id: an order only the
+// index messages_stream_topic provides. With an equality instead, the
+// planner, which takes a topic's rows to be spread evenly over the ids, often
+// walks the primary key down from the newest message of the whole table,
+// filtering, which for an old topic under many newer messages reads all of
+// those on every batch.
 func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	var p params
 	where := []string{"m.realm_id = " + p.add(f.RealmID)}
+	order := "m.id DESC"
 	if f.StreamID != 0 {
 		where = append(where, "m.stream_id = "+p.add(f.StreamID))
 	}
-	if f.TopicKey != nil {
+	switch {
+	case f.TopicKey != nil && f.StreamID != 0:
+		key := p.add(*f.TopicKey)
+		where = append(where, "m.type = 'stream' AND m.topic_key >= "+key+" AND m.topic_key <= "+key)
+		order = "m.topic_key DESC, m.id DESC"
+	case f.TopicKey != nil:
 		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*f.TopicKey))
 	}
 	if f.MinID != 0 {
@@ -251,10 +272,15 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		}
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
 	}
-	lim := p.add(limit)
-	return `DELETE FROM messages WHERE id IN (
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
-		RETURNING id, type, stream_id, topic, topic_key, sender_id, direct_members`, p.args
+	// The type comes back as a flag and, under a topic filter, the topic key
+	// as NULL (DeleteMessages fills in the filter's): no string per row.
+	topicKey := "topic_key"
+	if f.TopicKey != nil {
+		topicKey = "NULL"
+	}
+	return `DELETE FROM messages WHERE id = ANY(ARRAY(
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
+		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.args
 }
 
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
@@ -267,18 +293,35 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}
 	query, args := deleteSQL(f, limit)
+	var topic string // the previous row's: a batch's rows mostly share one topic
 	out, err := scanAll(ctx, t, "delete messages", func(r pgx.Rows, d *chatcore.DeletedMessage) error {
-		return r.Scan(&d.ID, &d.Type, &d.StreamID, &d.Topic, &d.TopicKey, &d.SenderID, &d.Recipients)
+		var private bool
+		var key *string
+		if err := r.Scan(&d.ID, &private, &d.StreamID, nil, &key, &d.SenderID, &d.Recipients); err != nil {
+			return err
+		}
+		// The topic column is text, whose value is its UTF-8 bytes in
+		// either format: one string per distinct topic, not per row.
+		if raw := r.RawValues()[3]; string(raw) != topic {
+			topic = string(raw)
+		}
+		d.Type, d.Topic = chatcore.MessageTypeStream, topic
+		switch {
+		case private:
+			d.Type = chatcore.MessageTypePrivate
+		case key != nil:
+			d.TopicKey = *key
+			d.Recipients = nil
+		default:
+			d.TopicKey = *f.TopicKey
+			d.Recipients = nil
+		}
+		return nil
 	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
-	for i := range out {
-		if out[i].Type != chatcore.MessageTypePrivate {
-			out[i].Recipients = nil
-		}
-	}
 	return out, nil
 }
 

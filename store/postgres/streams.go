@@ -139,6 +139,32 @@ func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) 
 	return out, nil
 }
 
+// withTail is a row whose columns after those a scan function names go to
+// tail.
+type withTail struct {
+	r    interface{ Scan(...any) error }
+	tail []any
+}
+
+func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail...)...) }
+
+// StreamAudience implements [chatcore.StreamStore] with one statement.
+func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+	var s chatcore.Stream
+	var users []chatcore.UserID
+	r := t.queryRow(ctx, `SELECT `+streamCols+`, coalesce((SELECT array_agg(sub.user_id ORDER BY sub.user_id)
+			FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active
+				AND (streams.history_public_to_subscribers OR coalesce(sub.first_visible_message_id, 0) <= $2)), '{}')
+		FROM streams WHERE id = $1`, stream, upTo)
+	if err := scanStream(withTail{r, []any{&users}}, &s); err != nil {
+		return nil, nil, classify(err, fmt.Sprintf("stream %d", stream))
+	}
+	if len(users) == 0 {
+		users = nil
+	}
+	return &s, users, nil
+}
+
 // PutSubscription implements [chatcore.StreamStore].
 func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
 	if err := t.writable(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/benchutil"
@@ -116,7 +117,11 @@ var million = flag.Bool("million", false, "BenchmarkDeleteTopic also deletes a 1
 // 100 newest first, each one raw DELETE ... RETURNING id (the ids an event
 // needs) in its own transaction; "raw" runs one DELETE of all the rows. Each
 // iteration refills the topic with the timer stopped. peak-heap-MiB is the Go
-// heap in use at its highest during the deletion.
+// heap in use at its highest during the deletion. "interleaved" runs library
+// and raw-batch100 batch by batch in turn on two topics of the same size:
+// after each library batch commits, the Service's event sink deletes one raw
+// batch of the twin topic. It reports the time of each and their ratio,
+// which the load of a shared machine, falling on both alike, hardly moves.
 func BenchmarkDeleteTopic(b *testing.B) {
 	b.Run("100k", func(b *testing.B) { benchDeleteTopic(b, 100_000) })
 	if *million {
@@ -136,14 +141,14 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 	env.exec(b, `INSERT INTO subscriptions (stream_id, user_id, active) SELECT ?, id, 1 FROM users WHERE id >= ?`,
 		st.ID, subscribers)
 
-	// fill inserts n messages to the channel, in 100 topics "other N" or all
-	// in topic "doomed", each with one reaction and one edit-history row.
-	fill := func(b *testing.B, n int, doomed bool) {
+	// fill inserts n messages to the channel in the topic the SQL expression
+	// names ("'Doomed'"; "" for 100 topics "other N"), each with one
+	// reaction and one edit-history row.
+	fill := func(b *testing.B, n int, topic string) {
 		b.Helper()
 		before := env.count(b, "SELECT coalesce(max(id), 0) FROM messages")
-		topic := "'other ' || (x % 100)"
-		if doomed {
-			topic = "'Doomed'"
+		if topic == "" {
+			topic = "'other ' || (x % 100)"
 		}
 		env.exec(b, `WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < ?)
 			INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
@@ -156,7 +161,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 			prev_rendered_content) SELECT id, 0, sender_id, ?, 'old', '<p>old</p>' FROM messages WHERE id > ?`,
 			epoch.Unix(), before)
 	}
-	fill(b, otherSize, false)
+	fill(b, otherSize, "")
 	key := chatcore.FoldKey("Doomed")
 
 	check := func(b *testing.B) {
@@ -175,6 +180,32 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		}
 	}
 
+	// rawBatch deletes the newest 100 messages of the topic in one
+	// transaction and returns how many it deleted.
+	rawBatch := func(b *testing.B, key string) int {
+		tx, err := env.writer.BeginTx(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows, err := tx.QueryContext(ctx, `DELETE FROM messages WHERE id IN (SELECT id FROM messages
+			WHERE stream_id = ? AND topic_key = ? ORDER BY id DESC LIMIT 100) RETURNING id`, st.ID, key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if err := errors.Join(rows.Err(), rows.Close(), tx.Commit()); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+
 	library := func(svc *chatcore.Service) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
@@ -182,7 +213,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 			t := benchutil.NewTimer(b)
 			for b.Loop() {
 				t.Stop()
-				fill(b, topicSize, true)
+				fill(b, topicSize, "'Doomed'")
 				runtime.GC()
 				h := benchutil.StartHeapSampler()
 				t.Start()
@@ -213,7 +244,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			t.Stop()
-			fill(b, topicSize, true)
+			fill(b, topicSize, "'Doomed'")
 			runtime.GC()
 			h := benchutil.StartHeapSampler()
 			t.Start()
@@ -241,31 +272,11 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			t.Stop()
-			fill(b, topicSize, true)
+			fill(b, topicSize, "'Doomed'")
 			runtime.GC()
 			h := benchutil.StartHeapSampler()
 			t.Start()
-			for n := 100; n == 100; {
-				tx, err := env.writer.BeginTx(ctx, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				rows, err := tx.QueryContext(ctx, `DELETE FROM messages WHERE id IN (SELECT id FROM messages
-					WHERE stream_id = ? AND topic_key = ? ORDER BY id DESC LIMIT 100) RETURNING id`, st.ID, key)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n = 0
-				for rows.Next() {
-					var id int64
-					if err := rows.Scan(&id); err != nil {
-						b.Fatal(err)
-					}
-					n++
-				}
-				if err := errors.Join(rows.Err(), rows.Close(), tx.Commit()); err != nil {
-					b.Fatal(err)
-				}
+			for rawBatch(b, key) == 100 {
 			}
 			t.Stop()
 			peak = max(peak, h.Done())
@@ -281,7 +292,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			t.Stop()
-			fill(b, topicSize, true)
+			fill(b, topicSize, "'Doomed'")
 			runtime.GC()
 			h := benchutil.StartHeapSampler()
 			t.Start()
@@ -302,6 +313,43 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		}
 		t.Done()
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("interleaved", func(b *testing.B) {
+		twin := chatcore.FoldKey("Twin")
+		var rawTime, libTime, rawTotal time.Duration
+		svc := chatcore.New(env.store, chatcore.WithEventSink(benchutil.SinkFunc(func(context.Context, []chatcore.Event) {
+			start := time.Now()
+			rawBatch(b, twin)
+			rawTime += time.Since(start)
+		})))
+		for b.Loop() {
+			b.StopTimer()
+			fill(b, topicSize, "'Doomed'")
+			fill(b, topicSize, "'Twin'")
+			b.StartTimer()
+			rawTime = 0
+			start := time.Now()
+			for {
+				res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Complete {
+					break
+				}
+			}
+			libTime += time.Since(start) - rawTime
+			start = time.Now()
+			for rawBatch(b, twin) == 100 { // the twin's last, empty batch
+			}
+			rawTotal += rawTime + time.Since(start)
+			b.StopTimer()
+			check(b)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(libTime.Milliseconds())/float64(b.N), "library-ms/op")
+		b.ReportMetric(float64(rawTotal.Milliseconds())/float64(b.N), "raw-batch100-ms/op")
+		b.ReportMetric(float64(libTime)/float64(rawTotal), "library/raw-batch100")
 	})
 }
 

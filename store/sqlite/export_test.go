@@ -8,10 +8,11 @@ import (
 
 // Internals exposed to the external tests of this package.
 var (
-	CheckConn    = checkConn
-	DeleteSQL    = deleteSQL
-	MessagesSQL  = messagesSQL
-	ScheduledSQL = scheduledSQL
+	CheckConn      = checkConn
+	DeleteSQL      = deleteSQL
+	TopicDeleteSQL = topicDeleteSQL
+	MessagesSQL    = messagesSQL
+	ScheduledSQL   = scheduledSQL
 )
 
 // DBs returns the writer and reader pools of s.

@@ -263,8 +263,37 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, args
 }
 
+// topicDeleteSQL builds, for a filter that selects one channel topic (and
+// at most MinID besides the realm), a cheaper statement than deleteSQL's:
+// it takes the newest limit ids of the topic from the covering index
+// messages_stream_topic alone and checks the realm and the type only on the
+// rows it deletes, which the DELETE reads anyway. ok is false for any other
+// filter.
+//
+// It deletes exactly the newest matching rows among the newest limit rows
+// of the topic. When that is fewer than limit, every further matching row is
+// older than all of them, so a deleteSQL statement for the rest completes
+// the batch (see DeleteMessages).
+func topicDeleteSQL(f chatcore.MessageFilter, limit int) (query string, args []any, ok bool) {
+	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || (f.Kinds&all != 0 && f.Kinds&all != all) {
+		return "", nil, false
+	}
+	where := "stream_id = ? AND topic_key = ?"
+	args = []any{f.StreamID, *f.TopicKey}
+	if f.MinID != 0 {
+		where, args = where+" AND id >= ?", append(args, f.MinID)
+	}
+	args = append(args, limit, f.RealmID)
+	return `DELETE FROM messages WHERE id IN (
+		SELECT id FROM messages WHERE ` + where + ` ORDER BY id DESC LIMIT ?)
+		AND +realm_id = ? AND type = 'stream'
+		RETURNING id, 0, stream_id, topic, NULL, sender_id, NULL`, args, true
+}
+
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
-// RETURNING statement.
+// RETURNING statement; for a channel topic, with topicDeleteSQL's statement
+// and, when that deletes fewer than limit rows, deleteSQL's for the rest.
 func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
@@ -272,8 +301,30 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 	if limit <= 0 {
 		return nil, fmt.Errorf("sqlite: delete messages: limit %d is not positive", limit)
 	}
-	query, args := deleteSQL(f, limit)
-	out, err := scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
+	var out []chatcore.DeletedMessage
+	if query, args, ok := topicDeleteSQL(f, limit); ok {
+		var err error
+		if out, err = t.deleteRows(ctx, f, query, args); err != nil {
+			return nil, err
+		}
+		limit -= len(out)
+	}
+	if limit > 0 {
+		query, args := deleteSQL(f, limit)
+		rest, err := t.deleteRows(ctx, f, query, args)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rest...)
+	}
+	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
+	return out, nil
+}
+
+// deleteRows runs a statement of deleteSQL's shape for f and returns what it
+// deleted.
+func (t *tx) deleteRows(ctx context.Context, f chatcore.MessageFilter, query string, args []any) ([]chatcore.DeletedMessage, error) {
+	return scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
 		var private bool
 		var key sql.NullString
 		if err := r.Scan(num(&d.ID), &private, num(&d.StreamID), &d.Topic, &key, num(&d.SenderID), listCol[chatcore.UserID]{&d.Recipients}); err != nil {
@@ -290,11 +341,6 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		}
 		return nil
 	}, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
-	return out, nil
 }
 
 // OldestMessageID implements [chatcore.MessageStore].

@@ -515,6 +515,15 @@ func TestQueryPlans(t *testing.T) {
 		is.True(!fullScan(plan, "messages"))         // no full scan of messages: plan %v
 		is.True(uses(plan, "messages_stream_topic")) // the stream+topic index drives the batch
 	})
+	t.Run("topic delete from the covering index", func(t *testing.T) {
+		is := is.New(t)
+		key := "t"
+		q, args, ok := sqlite.TopicDeleteSQL(chatcore.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key, MinID: 2}, 100)
+		is.True(ok) // a channel topic has the cheaper statement
+		plan := planOf(t, writer, q, args...)
+		is.True(!fullScan(plan, "messages"))                        // no full scan of messages
+		is.True(uses(plan, "COVERING INDEX messages_stream_topic")) // the batch's ids come from the index alone
+	})
 	t.Run("reminder listing", func(t *testing.T) {
 		is := is.New(t)
 		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{RealmID: f.realm, SenderID: f.users[0],

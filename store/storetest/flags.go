@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -67,6 +68,47 @@ var flagTests = []test{
 		})
 		is.Equal(got, []chatcore.UserID{w.bob, w.carol}) // active only, ascending
 		is.Equal(len(none), 0)                           // empty channel
+	}},
+	{"stream audience", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		ch := newStream(t, st, w.realm, "audience", true)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, s := range []chatcore.Subscription{
+				{StreamID: ch.ID, UserID: w.carol, Active: true, FirstVisibleMessageID: 50},
+				{StreamID: ch.ID, UserID: w.alice, Active: true},
+				{StreamID: ch.ID, UserID: w.bob, Active: true, FirstVisibleMessageID: 10},
+				{StreamID: ch.ID, UserID: w.bot, Active: false},
+			} {
+				is.NoErr(tx.PutSubscription(ctx, s)) // subscription stored
+			}
+		})
+		audience := func(id chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+			var s *chatcore.Stream
+			var users []chatcore.UserID
+			var err error
+			view(t, st, func(ctx context.Context, tx chatcore.Tx) { s, users, err = tx.StreamAudience(ctx, id, upTo) })
+			return s, users, err
+		}
+		got, users, err := audience(ch.ID, 10)
+		is.NoErr(err)                                               // audience read
+		is.Equal(*got, *ch)                                         // the channel as stored
+		is.Equal(users, []chatcore.UserID{w.alice, w.bob, w.carol}) // public history: every active subscriber, ascending
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			ch.HistoryPublicToSubscribers = false
+			is.NoErr(tx.UpdateStream(ctx, ch)) // history protected
+		})
+		_, users, err = audience(ch.ID, 10)
+		is.NoErr(err)                                      // audience read
+		is.Equal(users, []chatcore.UserID{w.alice, w.bob}) // protected: those who could see message 10
+		_, users, err = audience(ch.ID, 9)
+		is.NoErr(err)                               // audience read
+		is.Equal(users, []chatcore.UserID{w.alice}) // message 9 is older than bob's first visible message
+		_, users, err = audience(w.elsewhere.ID, 10)
+		is.NoErr(err)           // a channel without subscribers
+		is.Equal(len(users), 0) // nobody
+		_, _, err = audience(ch.ID+1000, 10)
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown channel
 	}},
 	{"received is derived from subscriptions and DM membership", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)

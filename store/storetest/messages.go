@@ -281,6 +281,12 @@ var messageTests = []test{
 			{"channel of another realm", func([]chatcore.MessageID) chatcore.MessageFilter {
 				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.elsewhere.ID}
 			}, nil},
+			{"topic of a channel of another realm", func([]chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.elsewhere.ID, TopicKey: &strasse}
+			}, nil},
+			{"topic from min id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: &strasse, MinID: m[1]}
+			}, []int{1}},
 		} {
 			// Each case deletes from a fresh copy of the seed and then clears
 			// it, so only this copy can match.
