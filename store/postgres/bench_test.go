@@ -257,40 +257,15 @@ func BenchmarkDeleteTopic(b *testing.B) {
 	})
 	b.Run("interleaved", func(b *testing.B) {
 		twin := chatcore.FoldKey("Twin")
-		var rawTime, libTime, rawTotal time.Duration
-		svc := chatcore.New(env.store, chatcore.WithEventSink(benchutil.SinkFunc(func(context.Context, []chatcore.Event) {
-			start := time.Now()
-			rawBatch(b, pgx.Serializable, twin)
-			rawTime += time.Since(start)
-		})))
-		for b.Loop() {
-			b.StopTimer()
-			fill(b, topicSize, "'Doomed'")
-			fill(b, topicSize, "'Twin'")
-			b.StartTimer()
-			rawTime = 0
-			start := time.Now()
-			for {
-				res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Complete {
-					break
-				}
-			}
-			libTime += time.Since(start) - rawTime
-			start = time.Now()
-			for rawBatch(b, pgx.Serializable, twin) == 100 { // the twin's last, empty batch
-			}
-			rawTotal += rawTime + time.Since(start)
-			b.StopTimer()
-			check(b)
-			b.StartTimer()
-		}
-		b.ReportMetric(float64(libTime.Milliseconds())/float64(b.N), "library-ms/op")
-		b.ReportMetric(float64(rawTotal.Milliseconds())/float64(b.N), "raw-batch100-ms/op")
-		b.ReportMetric(float64(libTime)/float64(rawTotal), "library/raw-batch100")
+		benchutil.InterleavedTopicDeletion(b, benchutil.InterleavedDeletion{
+			Store: env.store, Admin: env.admin, Stream: st.ID, Topic: "doomed",
+			RawBatch: func(b *testing.B) int { return rawBatch(b, pgx.Serializable, twin) },
+			Fill: func(b *testing.B) {
+				fill(b, topicSize, "'Doomed'")
+				fill(b, topicSize, "'Twin'")
+			},
+			Check: check,
+		})
 	})
 }
 
