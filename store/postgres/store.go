@@ -210,20 +210,20 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	lt, err := beginLazy(ctx, s.pool, beginView)
 	if err != nil {
 		return fmt.Errorf("postgres: begin view: %w", err)
 	}
-	t := &tx{tx: pgTx, readOnly: true}
+	t := &tx{tx: lt, readOnly: true}
 	done := false
 	defer func() {
 		if !done {
-			_ = pgTx.Rollback(context.WithoutCancel(ctx)) // panicking: end the transaction, then let the panic continue
+			_ = lt.end(ctx, false) // panicking: end the transaction, then let the panic continue
 		}
 	}()
 	ferr := fn(t)
 	done = true
-	if rerr := pgTx.Rollback(context.WithoutCancel(ctx)); rerr != nil && ferr == nil {
+	if rerr := lt.end(ctx, false); rerr != nil && ferr == nil {
 		return fmt.Errorf("postgres: end view: %w", rerr)
 	}
 	return ferr
@@ -260,22 +260,25 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 	}
 }
 
-// The statements that begin an Update: a SERIALIZABLE transaction that locks
-// the write gate before its first query (a lock taken then comes before the
-// transaction's snapshot, so every transaction it waited for is in the
-// snapshot). Every Update takes it in ROW SHARE mode, which does not conflict
-// with itself; beginAlone takes it in EXCLUSIVE mode, which waits for the
-// running Updates to end and holds off new ones until it ends. While it
-// waits, every new Update queues behind it, so it waits at most
-// aloneLockTimeout (a transaction left open elsewhere cannot stop every
-// write for longer): then the attempt fails with lock_not_available and
-// Update tries again, alone again.
-const (
-	beginShared = "BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE chatcore_write_gate IN ROW SHARE MODE"
-	beginAlone  = "BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = '" + aloneLockTimeout + "'; " +
-		"LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE; SET LOCAL lock_timeout TO DEFAULT"
-	aloneLockTimeout = "2s"
+// The statements that begin a transaction, sent with its first statement
+// (see lazyTx). An Update is SERIALIZABLE and locks the write gate before
+// its first query (a lock taken then comes before the transaction's
+// snapshot, so every transaction it waited for is in the snapshot). Every
+// Update takes the gate in ROW SHARE mode, which does not conflict with
+// itself; beginAlone takes it in EXCLUSIVE mode, which waits for the running
+// Updates to end and holds off new ones until it ends. While it waits, every
+// new Update queues behind it, so it waits at most aloneLockTimeout (a
+// transaction left open elsewhere cannot stop every write for longer): then
+// the attempt fails with lock_not_available and Update tries again, alone
+// again.
+var (
+	beginView   = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+	beginShared = []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "LOCK TABLE chatcore_write_gate IN ROW SHARE MODE"}
+	beginAlone  = []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "SET LOCAL lock_timeout = '" + aloneLockTimeout + "'",
+		"LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE", "SET LOCAL lock_timeout TO DEFAULT"}
 )
+
+const aloneLockTimeout = "2s"
 
 // aloneAfter is how many attempts of an Update may fail to serialise before
 // its next attempt runs alone (see beginAlone). A transaction that conflicts
@@ -293,20 +296,20 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 	if alone {
 		begin = beginAlone
 	}
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
+	lt, err := beginLazy(ctx, s.pool, begin...)
 	if err != nil {
-		return alone && sqlState(err) == codeLockNotAvailable, fmt.Errorf("postgres: begin update: %w", err)
+		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}
-	t := &tx{tx: pgTx, notify: s.notify}
+	t := &tx{tx: lt, notify: s.notify}
 	done := false
 	defer func() {
 		if !done {
-			_ = pgTx.Rollback(context.WithoutCancel(ctx)) // panicking: undo, then let the panic continue
+			_ = lt.end(ctx, false) // panicking: undo, then let the panic continue
 		}
 	}()
 	ferr := fn(t)
 	done = true
-	rollback := func() { _ = pgTx.Rollback(context.WithoutCancel(ctx)) }
+	rollback := func() { _ = lt.end(ctx, false) }
 	switch {
 	case t.failed != nil && isRetryable(t.failed):
 		rollback()
@@ -325,7 +328,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 		rollback()
 		return false, fmt.Errorf("postgres: not committed: %w", err)
 	}
-	if err := pgTx.Commit(ctx); err != nil {
+	if err := lt.end(ctx, true); err != nil {
 		return isRetryable(err), fmt.Errorf("postgres: commit: %w", err)
 	}
 	if len(t.appended) > 0 {
@@ -338,7 +341,10 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 // PostgreSQL could not serialise with a concurrent one (SQLSTATE 40001) or
 // that was chosen as a deadlock victim (40P01). Update retries these; one is
 // returned only after the last attempt.
-func IsSerializationFailure(err error) bool { return isRetryable(err) }
+func IsSerializationFailure(err error) bool {
+	code := sqlState(err)
+	return code == codeSerializationFailure || code == codeDeadlockDetected
+}
 
 // ErrNewerSchema reports a database written by a newer version of this package.
 var ErrNewerSchema = errors.New("postgres: database schema is newer than this program supports")

@@ -107,6 +107,9 @@ func TestAloneAttemptWaitsBounded(t *testing.T) {
 	holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		held <- b.Update(ctx, func(tx chatcore.Tx) error {
+			if _, err := gateMode(ctx, tx); err != nil { // the first statement begins the transaction
+				return err
+			}
 			close(holding)
 			<-release // an Update left open, holding the gate in ROW SHARE mode
 			return nil
@@ -122,5 +125,25 @@ func TestAloneAttemptWaitsBounded(t *testing.T) {
 	is.NoErr(<-held)
 	is.True(err != nil)                                      // the Update gave up
 	is.True(strings.Contains(err.Error(), "SQLSTATE 55P03")) // waiting for the gate timed out
-	is.Equal(runs, 2)                                        // two shared attempts ran fn; the two alone attempts never got the gate
+	is.Equal(runs, 4)                                        // every attempt ran fn; the two alone ones failed at their first statement, waiting for the gate
+}
+
+// TestTransactionsWithoutStatements: a View or an Update whose fn runs no
+// statement never begins a transaction on the server (the first statement
+// carries the BEGIN), and ends cleanly; the connection goes back to the pool
+// usable.
+func TestTransactionsWithoutStatements(t *testing.T) {
+	is := is.New(t)
+	a, _ := instances(t)
+	ctx := context.Background()
+	for range 10 { // more than the pool's connections
+		is.NoErr(a.View(ctx, func(chatcore.Tx) error { return nil }))   // an empty View
+		is.NoErr(a.Update(ctx, func(chatcore.Tx) error { return nil })) // an empty Update
+	}
+	err := a.Update(ctx, func(tx chatcore.Tx) error {
+		mode, err := gateMode(ctx, tx)
+		is.Equal(mode, "RowShareLock") // the first statement came after BEGIN and the gate's lock
+		return err
+	})
+	is.NoErr(err)
 }

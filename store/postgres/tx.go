@@ -25,7 +25,7 @@ const (
 
 // tx implements chatcore.Tx on one pgx transaction.
 type tx struct {
-	tx       pgx.Tx
+	tx       *lazyTx
 	readOnly bool
 	// failed is the first error PostgreSQL reported in this transaction,
 	// which aborts it: later statements fail without reaching the server.
@@ -162,7 +162,9 @@ func sqlState(err error) string {
 // isRetryable reports a serialization failure or a deadlock.
 func isRetryable(err error) bool {
 	switch sqlState(err) {
-	case codeSerializationFailure, codeDeadlockDetected:
+	case codeSerializationFailure, codeDeadlockDetected, codeLockNotAvailable:
+		// lock_not_available comes only from an attempt that gave up
+		// waiting for the write gate (lock_timeout is set for nothing else).
 		return true
 	}
 	return false

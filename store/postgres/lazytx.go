@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// lazyTx is a transaction on one pooled connection whose beginning travels
+// with its first statement: the statements that begin it (BEGIN, and the
+// write gate's lock for an Update) and that first statement go to the server
+// in one pipelined batch, which saves the round trip a separate BEGIN costs
+// every View and every Update. The server runs the batch in order, so the
+// transaction's snapshot is still taken after the gate's lock. A
+// transaction that never runs a statement never begins.
+type lazyTx struct {
+	conn  *pgxpool.Conn
+	begin []string
+	begun bool
+}
+
+// beginLazy acquires a connection for a transaction that the begin
+// statements will start.
+func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyTx, error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &lazyTx{conn: c, begin: begin}, nil
+}
+
+// first sends the begin statements and query as one batch and reads the
+// begin statements' results; the caller reads query's result from the
+// returned batch and closes it.
+func (l *lazyTx) first(ctx context.Context, query string, args []any) (pgx.BatchResults, error) {
+	l.begun = true
+	b := &pgx.Batch{}
+	for _, s := range l.begin {
+		b.Queue(s)
+	}
+	b.Queue(query, args...)
+	br := l.conn.SendBatch(ctx, b)
+	for range l.begin {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	return br, nil
+}
+
+// Exec runs a statement in the transaction.
+func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	if l.begun {
+		return l.conn.Exec(ctx, query, args...)
+	}
+	br, err := l.first(ctx, query, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	return tag, closeBatch(br, err)
+}
+
+// Query runs a query in the transaction; closing the rows finishes the batch
+// of a first statement.
+func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
+	if l.begun {
+		return l.conn.Query(ctx, query, args...)
+	}
+	br, err := l.first(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, closeBatch(br, err)
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// QueryRow runs a query expected to return at most one row.
+func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
+	if l.begun {
+		return l.conn.QueryRow(ctx, query, args...)
+	}
+	br, err := l.first(ctx, query, args)
+	if err != nil {
+		return errRow{err}
+	}
+	return batchRow{row: br.QueryRow(), br: br}
+}
+
+// end commits (commit) or rolls back the transaction, if it began, and
+// returns the connection to the pool. A COMMIT that the server turned into
+// a rollback (the transaction had failed) returns pgx.ErrTxCommitRollback.
+func (l *lazyTx) end(ctx context.Context, commit bool) error {
+	defer l.conn.Release()
+	if !l.begun {
+		return nil
+	}
+	if !commit {
+		_, err := l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		return err
+	}
+	tag, err := l.conn.Exec(ctx, "COMMIT")
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback
+	}
+	return err
+}
+
+// closeBatch closes br and returns the statement's own error stmtErr, or
+// when there is none the error of closing.
+func closeBatch(br pgx.BatchResults, stmtErr error) error {
+	err := br.Close()
+	if stmtErr != nil {
+		return stmtErr
+	}
+	return err
+}
+
+// batchRows are the rows of a first statement: closing them closes its batch.
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	_ = r.br.Close()
+}
+
+// batchRow is the row of a first statement: scanning it closes its batch.
+type batchRow struct {
+	row pgx.Row
+	br  pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	return closeBatch(r.br, r.row.Scan(dest...))
+}
+
+// errRow is a row that reports err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
