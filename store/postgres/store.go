@@ -271,13 +271,15 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 // transaction left open elsewhere cannot stop every write for longer): then
 // the attempt fails with lock_not_available and Update tries again, alone
 // again.
+const beginView = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
 var (
-	beginView   = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 	beginShared = []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "LOCK TABLE chatcore_write_gate IN ROW SHARE MODE"}
 	beginAlone  = []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "SET LOCAL lock_timeout = '" + aloneLockTimeout + "'",
 		"LOCK TABLE chatcore_write_gate IN EXCLUSIVE MODE", "SET LOCAL lock_timeout TO DEFAULT"}
 )
 
+// aloneLockTimeout bounds one wait of an alone attempt for the write gate.
 const aloneLockTimeout = "2s"
 
 // aloneAfter is how many attempts of an Update may fail to serialise before
