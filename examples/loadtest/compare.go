@@ -39,6 +39,16 @@ var floorRequests = []floorRequest{
 	// always runs its UPDATE; this variant makes every request a change.
 	{name: "PATCH /settings enter_sends toggled", method: "PATCH", path: "/api/v1/settings",
 		form: func(_, k int) url.Values { return url.Values{"enter_sends": {strconv.FormatBool(k%2 == 0)}} }},
+	// Each client stars and unstars the message reminders point at in turn,
+	// so every request changes a flag.
+	{name: "POST /messages/flags starred toggled", method: "POST", path: "/api/v1/messages/flags",
+		form: func(_, k int) url.Values {
+			op := "add"
+			if k%2 == 1 {
+				op = "remove"
+			}
+			return url.Values{"messages": {"[" + strconv.Itoa(anchorMessage) + "]"}, "op": {op}, "flag": {"starred"}}
+		}},
 	{name: "POST /messages (channel, Markdown)", method: "POST", path: "/api/v1/messages", sends: true,
 		form: func(client, k int) url.Values {
 			return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(k%topics)},

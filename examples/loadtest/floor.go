@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -18,7 +19,7 @@ import (
 // floorRealm is the realm of the generated organization (see orgFixture).
 const floorRealm = 1
 
-// floorServer is the simplest correct server for the two requests the floor
+// floorServer is the simplest correct server for the requests the floor
 // comparison sends, on the database of the real server: net/http, HTTP
 // Basic auth by the user's e-mail and the SHA-256 of the key, and one
 // statement per request (see floorDB for how each store is used). It is the
@@ -41,6 +42,9 @@ type floorDB interface {
 	channel(ctx context.Context, nameKey string) (id, recipient int64, err error)
 	// setEnterSends updates the one column of the user.
 	setEnterSends(ctx context.Context, user int64, enter bool) error
+	// setStarred adds or removes the user's starred flag on the message;
+	// adding to a message that does not exist returns errFloorNotFound.
+	setStarred(ctx context.Context, user, message int64, star bool) error
 	// insertMessage inserts the message row and returns its id.
 	insertMessage(ctx context.Context, m floorMessage) (int64, error)
 	// loadChannelCount counts the messages in the load channel.
@@ -80,6 +84,7 @@ func startFloor(ctx context.Context, cfg config, conns int) (_ *floorServer, err
 	mux := http.NewServeMux()
 	mux.HandleFunc("PATCH /api/v1/settings", f.updateSettings)
 	mux.HandleFunc("POST /api/v1/messages", f.sendMessage)
+	mux.HandleFunc("POST /api/v1/messages/flags", f.updateFlags)
 	f.base = "http://" + ln.Addr().String()
 	f.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { f.served <- f.http.Serve(ln) }()
@@ -140,6 +145,43 @@ func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	floorJSON(w, http.StatusOK, `{"result":"success","msg":"","ignored_parameters_unsupported":[]}`)
+}
+
+// updateFlags answers POST /messages/flags for the starred flag of one
+// message: one statement.
+func (f *floorServer) updateFlags(w http.ResponseWriter, r *http.Request) {
+	user, ok := f.authenticate(w, r)
+	if !ok {
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		floorError(w, http.StatusBadRequest, "Malformed request")
+		return
+	}
+	var ids []int64
+	form := r.PostForm
+	op := form.Get("op")
+	switch {
+	case json.Unmarshal([]byte(form.Get("messages")), &ids) != nil || len(ids) != 1:
+		floorError(w, http.StatusBadRequest, "Only one message is supported")
+		return
+	case form.Get("flag") != "starred":
+		floorError(w, http.StatusBadRequest, "Only the starred flag is supported")
+		return
+	case op != "add" && op != "remove":
+		floorError(w, http.StatusBadRequest, "Invalid op")
+		return
+	}
+	err := f.db.setStarred(r.Context(), user, ids[0], op == "add")
+	switch {
+	case errors.Is(err, errFloorNotFound):
+		floorError(w, http.StatusBadRequest, "Invalid message(s)")
+		return
+	case err != nil:
+		floorError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	floorJSON(w, http.StatusOK, `{"result":"success","msg":"","messages":[`+strconv.FormatInt(ids[0], 10)+`]}`)
 }
 
 // sendMessage answers POST /messages to a channel named by "to": a channel

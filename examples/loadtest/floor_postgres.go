@@ -64,6 +64,22 @@ func (f *postgresFloor) setEnterSends(ctx context.Context, user int64, enter boo
 	return err
 }
 
+// setStarred uses chatcore's flag row (the starred bit is 2): adding sets
+// it on the row, made from the message's default flags when missing.
+func (f *postgresFloor) setStarred(ctx context.Context, user, message int64, star bool) error {
+	if !star {
+		_, err := f.pool.Exec(ctx, "UPDATE user_message_flags SET flags = flags & ~2 WHERE user_id = $1 AND message_id = $2", user, message)
+		return err
+	}
+	tag, err := f.pool.Exec(ctx, `INSERT INTO user_message_flags (user_id, message_id, flags)
+		SELECT $1, id, default_flags | 2 FROM messages WHERE id = $2
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = user_message_flags.flags | 2`, user, message)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = errFloorNotFound
+	}
+	return err
+}
+
 func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
 	var id int64
 	err := f.pool.QueryRow(ctx, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,

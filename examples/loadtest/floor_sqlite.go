@@ -17,7 +17,7 @@ type sqliteFloor struct {
 	readers, writer *sql.DB
 	// Prepared statements: the user by e-mail and the channel by name on the
 	// readers, the settings update and the message insert on the writer.
-	userStmt, channelStmt, settingsStmt, insertStmt *sql.Stmt
+	userStmt, channelStmt, settingsStmt, insertStmt, starStmt, unstarStmt *sql.Stmt
 }
 
 // floorDSN returns the data source name of the floor's pools, with the
@@ -64,6 +64,10 @@ func openSQLiteFloor(ctx context.Context, path string, readers int) (_ *sqliteFl
 	f.insertStmt = prepare(f.writer, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
 		content, rendered_content, client, sent_at, is_me_message, default_flags)
 		VALUES (?, ?, 'stream', ?, ?, ?, ?, ?, ?, 'floor', ?, 0, 0) RETURNING id`)
+	f.starStmt = prepare(f.writer, `INSERT INTO user_message_flags (user_id, message_id, flags)
+		SELECT ?, id, default_flags | 2 FROM messages WHERE id = ?
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = flags | 2`)
+	f.unstarStmt = prepare(f.writer, "UPDATE user_message_flags SET flags = flags & ~2 WHERE user_id = ? AND message_id = ?")
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +98,23 @@ func (f *sqliteFloor) setEnterSends(ctx context.Context, user int64, enter bool)
 	return err
 }
 
+// setStarred uses chatcore's flag row (the starred bit is 2): adding sets
+// it on the row, made from the message's default flags when missing.
+func (f *sqliteFloor) setStarred(ctx context.Context, user, message int64, star bool) error {
+	if !star {
+		_, err := f.unstarStmt.ExecContext(ctx, user, message)
+		return err
+	}
+	res, err := f.starStmt.ExecContext(ctx, user, message)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(err, errFloorNotFound)
+	}
+	return nil
+}
+
 func (f *sqliteFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
 	var id int64
 	err := f.insertStmt.QueryRowContext(ctx, floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic),
@@ -109,7 +130,7 @@ func (f *sqliteFloor) loadChannelCount(ctx context.Context) (int, error) {
 
 func (f *sqliteFloor) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{f.userStmt, f.channelStmt, f.settingsStmt, f.insertStmt} {
+	for _, s := range []*sql.Stmt{f.userStmt, f.channelStmt, f.settingsStmt, f.insertStmt, f.starStmt, f.unstarStmt} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

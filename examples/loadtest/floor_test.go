@@ -54,7 +54,8 @@ func floorSmall(t *testing.T, args ...string) string {
 		is.Equal(r[3], "200×24") // every request of the round answered 200
 	}
 	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
-	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled", "POST /messages (channel, Markdown)"} {
+	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled",
+		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)"} {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}
@@ -98,6 +99,12 @@ func TestFloorServerRefuses(t *testing.T) {
 			url.Values{"type": {"direct"}, "to": {"load"}, "topic": {"t"}, "content": {"hi"}}, 400},
 		{"no content", basic(firstClientID), "POST", "/api/v1/messages",
 			url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"t"}}, 400},
+		{"star", basic(firstClientID), "POST", "/api/v1/messages/flags",
+			url.Values{"messages": {"[1001]"}, "op": {"add"}, "flag": {"starred"}}, 200},
+		{"star a missing message", basic(firstClientID), "POST", "/api/v1/messages/flags",
+			url.Values{"messages": {"[999999]"}, "op": {"add"}, "flag": {"starred"}}, 400},
+		{"another flag", basic(firstClientID), "POST", "/api/v1/messages/flags",
+			url.Values{"messages": {"[1001]"}, "op": {"add"}, "flag": {"read"}}, 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,5 +128,8 @@ func TestFloorServerRefuses(t *testing.T) {
 	is.Equal(enter, 1)                                                                                   // the settings request wrote its one column
 	var rendered string
 	is.NoErr(readers.QueryRow("SELECT rendered_content FROM messages WHERE sender_id = ? AND client = 'floor'", firstClientID).Scan(&rendered)) // one floor message
-	is.Equal(rendered, "<p>**a** &lt; b</p>")                                                                                                   // the escaped content as its rendering
+	is.Equal(rendered, "<p>**a** &lt; b</p>")
+	var flags int
+	is.NoErr(readers.QueryRow("SELECT flags FROM user_message_flags WHERE user_id = ? AND message_id = 1001", firstClientID).Scan(&flags)) // the star's row
+	is.True(flags&2 != 0)                                                                                                                  // starred                                                                                                   // the escaped content as its rendering
 }

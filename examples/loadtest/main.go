@@ -24,14 +24,15 @@
 //
 // With -floor it instead compares the adapter with the simplest correct
 // net/http server for PATCH /settings enter_sends=true (also toggled, so that
-// every request changes the setting) and POST /messages to a channel with
-// short Markdown, on the same database
-// with the same clients: three rounds per request, alternating the two
-// servers, each round -n requests. It prints requests/s per round, the
-// medians and their ratio chatcore/floor, and fails on any answer other than
-// a successful 200. The floor server (floor.go) authenticates by e-mail and
-// the SHA-256 of the API key through a read-only pool and runs one statement
-// per request on one writer connection; it is a yardstick, not a chat server.
+// every request changes the setting), POST /messages/flags starring and
+// unstarring a message in turn, and POST /messages to a channel with short
+// Markdown, on the same database with the same clients: three rounds per
+// request, alternating the two servers, each round -n requests. It prints
+// requests/s per round, the medians and their ratio chatcore/floor, and
+// fails on any answer other than a successful 200. The floor server
+// (floor.go) authenticates by e-mail and the SHA-256 of the API key and runs
+// one statement per step (on SQLite: reads through a read-only pool, writes
+// on one writer connection); it is a yardstick, not a chat server.
 //
 // -cpuprofile and -memprofile write pprof profiles of the whole process
 // (servers and clients) over the load; the server's share is what lies under
