@@ -32,7 +32,22 @@ type floorRequest struct {
 	sends bool
 }
 
-var floorRequests = []floorRequest{
+// floorRequests returns the requests of the comparison; queues holds each
+// client's event queue (registered on the real server, read by both) for
+// the event poll, which goes first: nothing has happened since the queues
+// were registered, so both servers answer an empty list (later requests
+// append to the log).
+func floorRequests(queues []string) []floorRequest {
+	poll := floorRequest{
+		name: "GET /events (dont_block, nothing new)", method: "GET", path: "/api/v1/events",
+		form: func(client, _ int) url.Values {
+			return url.Values{"queue_id": {queues[client]}, "last_event_id": {"-1"}, "dont_block": {"true"}}
+		}}
+	return append([]floorRequest{poll}, fixedFloorRequests...)
+}
+
+// fixedFloorRequests are the requests that need no set-up.
+var fixedFloorRequests = []floorRequest{
 	{name: "PATCH /settings enter_sends=true", method: "PATCH", path: "/api/v1/settings",
 		form: func(int, int) url.Values { return url.Values{"enter_sends": {"true"}} }},
 	// chatcore writes nothing when a setting keeps its value, the floor
@@ -88,8 +103,11 @@ func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest,
 		auth := basic(firstClientID + c)
 		wg.Go(func() {
 			for k := 0; ctx.Err() == nil && next.Add(1) <= int64(n); k++ {
-				r, err := http.NewRequestWithContext(ctx, req.method, base+req.path,
-					strings.NewReader(req.form(c, k).Encode()))
+				target, params := base+req.path, req.form(c, k).Encode()
+				if req.method == http.MethodGet { // parameters in the query string, as clients send them
+					target, params = target+"?"+params, ""
+				}
+				r, err := http.NewRequestWithContext(ctx, req.method, target, strings.NewReader(params))
 				if err != nil {
 					record(0, false, err.Error())
 					continue
@@ -148,8 +166,12 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		name            string
 		chatcore, floor []float64
 	}
+	queues, err := registerQueues(ctx, hc, srv.base, cfg.clients)
+	if err != nil {
+		return nil, errors.Join(err, fl.close(ctx))
+	}
 	var rows []row
-	for _, req := range floorRequests {
+	for _, req := range floorRequests(queues) {
 		r := row{name: req.name}
 		// An untimed warm-up per server opens the clients' connections and
 		// the pools' connections and fills the statement caches, so the first
@@ -211,6 +233,36 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		problems = append(problems, fmt.Sprintf("the load channel gained %d messages, %d were sent", after-before, sent))
 	}
 	return problems, errors.Join(err, fl.close(ctx))
+}
+
+// registerQueues registers an event queue for message events for each
+// client on the real server and returns their ids.
+func registerQueues(ctx context.Context, hc *http.Client, base string, clients int) ([]string, error) {
+	queues := make([]string, clients)
+	for c := range queues {
+		form := url.Values{"event_types": {`["message"]`}}
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/register", strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("Authorization", basic(firstClientID+c))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := hc.Do(r)
+		if err != nil {
+			return nil, err
+		}
+		var body struct {
+			Result  string `json:"result"`
+			QueueID string `json:"queue_id"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if err != nil || body.Result != "success" || body.QueueID == "" {
+			return nil, fmt.Errorf("registering client %d's event queue: status %d, %v", c, resp.StatusCode, err)
+		}
+		queues[c] = body.QueueID
+	}
+	return queues, nil
 }
 
 // warmup returns the number of untimed requests each server gets before the

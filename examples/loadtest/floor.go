@@ -45,6 +45,10 @@ type floorDB interface {
 	// setStarred adds or removes the user's starred flag on the message;
 	// adding to a message that does not exist returns errFloorNotFound.
 	setStarred(ctx context.Context, user, message int64, star bool) error
+	// events returns the entries of the user's event queue after id after
+	// (at most 100, as JSON objects without their ids), or errFloorNotFound
+	// for a queue that is not the user's.
+	events(ctx context.Context, user int64, queue string, after int64) ([]floorEvent, error)
 	// insertMessage inserts the message row and returns its id.
 	insertMessage(ctx context.Context, m floorMessage) (int64, error)
 	// loadChannelCount counts the messages in the load channel.
@@ -57,6 +61,12 @@ type floorMessage struct {
 	sender, recipient, channel int64
 	topic, content, rendered   string
 	sentAt                     time.Time
+}
+
+// floorEvent is an entry of chatcore's event log as the floor reads it.
+type floorEvent struct {
+	id   int64
+	data []byte
 }
 
 // errFloorNotFound is what floorDB returns for a missing user or channel.
@@ -85,6 +95,7 @@ func startFloor(ctx context.Context, cfg config, conns int) (_ *floorServer, err
 	mux.HandleFunc("PATCH /api/v1/settings", f.updateSettings)
 	mux.HandleFunc("POST /api/v1/messages", f.sendMessage)
 	mux.HandleFunc("POST /api/v1/messages/flags", f.updateFlags)
+	mux.HandleFunc("GET /api/v1/events", f.getEvents)
 	f.base = "http://" + ln.Addr().String()
 	f.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { f.served <- f.http.Serve(ln) }()
@@ -182,6 +193,48 @@ func (f *floorServer) updateFlags(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	floorJSON(w, http.StatusOK, `{"result":"success","msg":"","messages":[`+strconv.FormatInt(ids[0], 10)+`]}`)
+}
+
+// getEvents answers GET /events with dont_block=true from chatcore's event
+// log: the queue's owner checked and its entries after last_event_id read
+// (the ids it answers are the log's). It is no event server: it never
+// waits, advances no queue and keeps no heartbeat.
+func (f *floorServer) getEvents(w http.ResponseWriter, r *http.Request) {
+	user, ok := f.authenticate(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	after, err := strconv.ParseInt(q.Get("last_event_id"), 10, 64)
+	switch {
+	case err != nil || q.Get("queue_id") == "":
+		floorError(w, http.StatusBadRequest, "queue_id and last_event_id are required")
+		return
+	case q.Get("dont_block") != "true":
+		floorError(w, http.StatusBadRequest, "Only dont_block=true is supported")
+		return
+	}
+	events, err := f.db.events(r.Context(), user, q.Get("queue_id"), max(after, 0))
+	switch {
+	case errors.Is(err, errFloorNotFound):
+		floorError(w, http.StatusBadRequest, "Bad event queue ID: "+q.Get("queue_id"))
+		return
+	case err != nil:
+		floorError(w, http.StatusInternalServerError, "Internal server error")
+		return
+	}
+	b := []byte(`{"result":"success","msg":"","events":[`)
+	for i, e := range events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `{"id":`...), e.id, 10)
+		if len(e.data) > 2 { // the entry's other members
+			b = append(append(b, ','), e.data[1:len(e.data)-1]...)
+		}
+		b = append(b, '}')
+	}
+	floorJSON(w, http.StatusOK, string(append(b, "]}"...)))
 }
 
 // sendMessage answers POST /messages to a channel named by "to": a channel

@@ -80,6 +80,40 @@ func (f *postgresFloor) setStarred(ctx context.Context, user, message int64, sta
 	return err
 }
 
+// events reads the queue and its entries in one statement.
+func (f *postgresFloor) events(ctx context.Context, user int64, queue string, after int64) ([]floorEvent, error) {
+	rows, err := f.pool.Query(ctx, `WITH q AS (SELECT position FROM event_queues WHERE id = $1 AND user_id = $2)
+		SELECT 0::bigint, NULL::text FROM q
+		UNION ALL
+		(SELECT e.id, e.data::text FROM q, event_users u JOIN event_log e ON e.id = u.event_id
+		WHERE u.user_id = $2 AND u.event_id > greatest($3, q.position) ORDER BY u.event_id LIMIT 100)`, queue, user, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []floorEvent
+	found := false
+	for rows.Next() {
+		var id int64
+		var data *string
+		if err := rows.Scan(&id, &data); err != nil {
+			return nil, err
+		}
+		if data == nil { // the queue's own row
+			found = true
+			continue
+		}
+		out = append(out, floorEvent{id: id, data: []byte(*data)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errFloorNotFound
+	}
+	return out, nil
+}
+
 func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
 	var id int64
 	err := f.pool.QueryRow(ctx, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,

@@ -17,7 +17,7 @@ type sqliteFloor struct {
 	readers, writer *sql.DB
 	// Prepared statements: the user by e-mail and the channel by name on the
 	// readers, the settings update and the message insert on the writer.
-	userStmt, channelStmt, settingsStmt, insertStmt, starStmt, unstarStmt *sql.Stmt
+	userStmt, channelStmt, settingsStmt, insertStmt, starStmt, unstarStmt, queueStmt, eventsStmt *sql.Stmt
 }
 
 // floorDSN returns the data source name of the floor's pools, with the
@@ -68,6 +68,9 @@ func openSQLiteFloor(ctx context.Context, path string, readers int) (_ *sqliteFl
 		SELECT ?, id, default_flags | 2 FROM messages WHERE id = ?
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = flags | 2`)
 	f.unstarStmt = prepare(f.writer, "UPDATE user_message_flags SET flags = flags & ~2 WHERE user_id = ? AND message_id = ?")
+	f.queueStmt = prepare(f.readers, "SELECT position FROM event_queues WHERE id = ? AND user_id = ?")
+	f.eventsStmt = prepare(f.readers, `SELECT e.id, e.data FROM event_users u JOIN event_log e ON e.id = u.event_id
+		WHERE u.user_id = ? AND u.event_id > ? ORDER BY u.event_id LIMIT 100`)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +118,33 @@ func (f *sqliteFloor) setStarred(ctx context.Context, user, message int64, star 
 	return nil
 }
 
+// events reads the queue and its entries in two statements (the floor does
+// not need them in one snapshot: it answers nothing that pairs them).
+func (f *sqliteFloor) events(ctx context.Context, user int64, queue string, after int64) ([]floorEvent, error) {
+	var position int64
+	err := f.queueStmt.QueryRowContext(ctx, queue, user).Scan(&position)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errFloorNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := f.eventsStmt.QueryContext(ctx, user, max(after, position))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []floorEvent
+	for rows.Next() {
+		var e floorEvent
+		if err := rows.Scan(&e.id, &e.data); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 func (f *sqliteFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
 	var id int64
 	err := f.insertStmt.QueryRowContext(ctx, floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic),
@@ -130,7 +160,7 @@ func (f *sqliteFloor) loadChannelCount(ctx context.Context) (int, error) {
 
 func (f *sqliteFloor) close() error {
 	var errs []error
-	for _, s := range []*sql.Stmt{f.userStmt, f.channelStmt, f.settingsStmt, f.insertStmt, f.starStmt, f.unstarStmt} {
+	for _, s := range []*sql.Stmt{f.userStmt, f.channelStmt, f.settingsStmt, f.insertStmt, f.starStmt, f.unstarStmt, f.queueStmt, f.eventsStmt} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}

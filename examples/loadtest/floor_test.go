@@ -47,7 +47,7 @@ func floorSmall(t *testing.T, args ...string) string {
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
 	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (.*)$`).FindAllStringSubmatch(out.String(), -1)
-	is.Equal(len(rounds), len(floorRequests)*2*floorRounds) // every request × two servers × the rounds
+	is.Equal(len(rounds), len(floorRequests(nil))*2*floorRounds) // every request × two servers × the rounds
 	servers := map[string]int{}
 	for _, r := range rounds {
 		servers[r[1]]++
@@ -55,7 +55,7 @@ func floorSmall(t *testing.T, args ...string) string {
 	}
 	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
 	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled",
-		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)"} {
+		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)", "GET /events (dont_block, nothing new)"} {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}
@@ -105,6 +105,8 @@ func TestFloorServerRefuses(t *testing.T) {
 			url.Values{"messages": {"[999999]"}, "op": {"add"}, "flag": {"starred"}}, 400},
 		{"another flag", basic(firstClientID), "POST", "/api/v1/messages/flags",
 			url.Values{"messages": {"[1001]"}, "op": {"add"}, "flag": {"read"}}, 400},
+		{"unknown queue", basic(firstClientID), "GET", "/api/v1/events?queue_id=nope&last_event_id=-1&dont_block=true", nil, 400},
+		{"blocking poll", basic(firstClientID), "GET", "/api/v1/events?queue_id=nope&last_event_id=-1", nil, 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,10 +23,12 @@
 // operation.
 //
 // With -floor it instead compares the adapter with the simplest correct
-// net/http server for PATCH /settings enter_sends=true (also toggled, so that
-// every request changes the setting), POST /messages/flags starring and
-// unstarring a message in turn, and POST /messages to a channel with short
-// Markdown, on the same database with the same clients: three rounds per
+// net/http server for a non-blocking GET /events on a queue with nothing new
+// (each client's queue registered first), PATCH /settings enter_sends=true
+// (also toggled, so that every request changes the setting),
+// POST /messages/flags starring and unstarring a message in turn, and
+// POST /messages to a channel with short Markdown, on the same database with
+// the same clients: three rounds per
 // request, alternating the two servers, each round -n requests. It prints
 // requests/s per round, the medians and their ratio chatcore/floor, and
 // fails on any answer other than a successful 200. The floor server
