@@ -30,6 +30,9 @@ type floorRequest struct {
 	form         func(client, i int) url.Values
 	// sends is true when each successful request adds a message.
 	sends bool
+	// queues is true when the request reads the clients' event queues
+	// (deleted after its rounds).
+	queues bool
 }
 
 // floorRequests returns the requests of the comparison; queues holds each
@@ -39,7 +42,7 @@ type floorRequest struct {
 // append to the log).
 func floorRequests(queues []string) []floorRequest {
 	poll := floorRequest{
-		name: "GET /events (dont_block, nothing new)", method: "GET", path: "/api/v1/events",
+		name: "GET /events (dont_block, nothing new)", method: "GET", path: "/api/v1/events", queues: true,
 		form: func(client, _ int) url.Values {
 			return url.Values{"queue_id": {queues[client]}, "last_event_id": {"-1"}, "dont_block": {"true"}}
 		}}
@@ -218,6 +221,13 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 			}
 		}
 		rows = append(rows, r)
+		if req.queues {
+			// Live queues that nobody polls keep the log from being pruned,
+			// which the later requests would pay for.
+			if err := deleteQueues(ctx, hc, srv.base, queues); err != nil {
+				return nil, errors.Join(err, fl.close(ctx))
+			}
+		}
 	}
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(stdout, "load average after: %s", load)
@@ -263,6 +273,26 @@ func registerQueues(ctx context.Context, hc *http.Client, base string, clients i
 		queues[c] = body.QueueID
 	}
 	return queues, nil
+}
+
+// deleteQueues deletes the clients' event queues on the real server.
+func deleteQueues(ctx context.Context, hc *http.Client, base string, queues []string) error {
+	for c, q := range queues {
+		r, err := http.NewRequestWithContext(ctx, http.MethodDelete, base+"/api/v1/events?queue_id="+url.QueryEscape(q), nil)
+		if err != nil {
+			return err
+		}
+		r.Header.Set("Authorization", basic(firstClientID+c))
+		resp, err := hc.Do(r)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("deleting client %d's event queue: status %d", c, resp.StatusCode)
+		}
+	}
+	return nil
 }
 
 // warmup returns the number of untimed requests each server gets before the
