@@ -135,15 +135,25 @@ func (f *floorServer) authenticate(w http.ResponseWriter, r *http.Request) (int6
 	return 0, false
 }
 
-// updateSettings answers PATCH /settings with enter_sends, the one setting it
-// knows: one UPDATE of one column.
-func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
+// formRequest authenticates a request with a form body and parses the form,
+// or writes the error and returns false.
+func (f *floorServer) formRequest(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	user, ok := f.authenticate(w, r)
 	if !ok {
-		return
+		return 0, false
 	}
 	if err := r.ParseForm(); err != nil {
 		floorError(w, http.StatusBadRequest, "Malformed request")
+		return 0, false
+	}
+	return user, true
+}
+
+// updateSettings answers PATCH /settings with enter_sends, the one setting it
+// knows: one UPDATE of one column.
+func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
+	user, ok := f.formRequest(w, r)
+	if !ok {
 		return
 	}
 	enter, err := strconv.ParseBool(r.PostForm.Get("enter_sends"))
@@ -161,12 +171,8 @@ func (f *floorServer) updateSettings(w http.ResponseWriter, r *http.Request) {
 // updateFlags answers POST /messages/flags for the starred flag of one
 // message: one statement.
 func (f *floorServer) updateFlags(w http.ResponseWriter, r *http.Request) {
-	user, ok := f.authenticate(w, r)
+	user, ok := f.formRequest(w, r)
 	if !ok {
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		floorError(w, http.StatusBadRequest, "Malformed request")
 		return
 	}
 	var ids []int64
@@ -241,12 +247,8 @@ func (f *floorServer) getEvents(w http.ResponseWriter, r *http.Request) {
 // lookup by name and one INSERT of the message row, with the
 // HTML-escaped content as its rendering.
 func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request) {
-	user, ok := f.authenticate(w, r)
+	user, ok := f.formRequest(w, r)
 	if !ok {
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		floorError(w, http.StatusBadRequest, "Malformed request")
 		return
 	}
 	form := r.PostForm
