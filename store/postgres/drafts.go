@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -28,7 +29,7 @@ func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 // Drafts implements [chatcore.DraftStore].
 func (t *tx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
 	return scanAll(ctx, t, "drafts", func(r pgx.Rows, d *chatcore.Draft) error {
-		return r.Scan(&d.ID, &d.UserID, &d.Type, idCol[chatcore.StreamID]{&d.StreamID}, &d.Topic,
+		return r.Scan(&d.ID, &d.UserID, &d.Type, sqlstore.ID(&d.StreamID), &d.Topic,
 			&d.To, &d.Content, timeCol{&d.LastEdit})
 	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = $1 ORDER BY id", user)
 }

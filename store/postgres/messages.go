@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -137,7 +138,7 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 	}
 	edits, err := scanAll(ctx, t, "edit history", func(r pgx.Rows, v *edit) error {
 		return r.Scan(&v.id, &v.e.UserID, timeCol{&v.e.Timestamp}, &v.e.PrevContent, &v.e.PrevRenderedContent,
-			idCol[chatcore.StreamID]{&v.e.PrevStreamID}, idCol[chatcore.StreamID]{&v.e.StreamID},
+			sqlstore.ID(&v.e.PrevStreamID), sqlstore.ID(&v.e.StreamID),
 			&v.e.PrevTopic, &v.e.Topic)
 	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
 		prev_stream_id, stream_id, prev_topic, topic FROM edit_history

@@ -6,46 +6,26 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"path"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one embedded schema file.
-type migration struct {
-	version int
-	name    string
-}
-
-// migrations returns the embedded migrations ordered by version. File names
-// are NNNN_description.sql, NNNN being the version, starting at 1 without gaps.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+// migrations returns the embedded migrations ordered by version (see
+// sqlstore.Migrations), starting at 1 without gaps.
+func migrations() ([]sqlstore.Migration, error) {
+	ms, err := sqlstore.Migrations(migrationFiles, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
-		}
-		ms = append(ms, migration{version: v, name: name})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
 	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d", m.name, m.version, i+1)
+		if m.Version != i+1 {
+			return nil, fmt.Errorf("migration %s: version %d, want %d", m.Name, m.Version, i+1)
 		}
 	}
 	return ms, nil
@@ -57,7 +37,7 @@ func SchemaVersion() int {
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // migrateLockKey is the first key of the advisory lock migrations take; the
@@ -97,7 +77,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // migrateOne applies the next pending migration and reports done when there
 // was none.
-func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err error) {
+func (s *Store) migrateOne(ctx context.Context, ms []sqlstore.Migration) (done bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return false, err
@@ -120,21 +100,21 @@ func (s *Store) migrateOne(ctx context.Context, ms []migration) (done bool, err 
 		return true, tx.Commit(ctx)
 	}
 	m := ms[current]
-	text, err := migrationFiles.ReadFile(m.name)
+	text, err := migrationFiles.ReadFile(m.Name)
 	if err != nil {
 		return false, err
 	}
 	if _, err := tx.Exec(ctx, string(text)); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.name, err)
+		return false, fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM chatcore_schema"); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.name, err)
+		return false, fmt.Errorf("migration %s: %w", m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO chatcore_schema (version) VALUES ($1)", m.version); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.name, err)
+	if _, err := tx.Exec(ctx, "INSERT INTO chatcore_schema (version) VALUES ($1)", m.Version); err != nil {
+		return false, fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.name, err)
+		return false, fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	return false, nil
 }
@@ -154,7 +134,7 @@ func (s *Store) checkSettingColumns(ctx context.Context) error {
 	}
 	for _, name := range chatcore.SettingNames() {
 		if !slices.Contains(have, name) {
-			return fmt.Errorf("users table has no column for setting %q (missing migration)", name)
+			return fmt.Errorf("users table has no column for setting %q (missing sqlstore.Migration)", name)
 		}
 	}
 	return nil
@@ -167,8 +147,8 @@ func MigrationsDigest() string {
 	h := sha256.New()
 	ms, _ := migrations()
 	for _, m := range ms {
-		text, _ := migrationFiles.ReadFile(m.name)
-		h.Write([]byte(m.name))
+		text, _ := migrationFiles.ReadFile(m.Name)
+		h.Write([]byte(m.Name))
 		h.Write(text)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,10 +16,10 @@ const scheduledCols = `id, realm_id, sender_id, kind, type, stream_id, topic, di
 	reminder_target_message_id, reminder_note`
 
 func scanScheduled(r interface{ Scan(...any) error }, m *chatcore.ScheduledMessage) error {
-	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Kind, &m.Type, idCol[chatcore.StreamID]{&m.StreamID}, &m.Topic,
+	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Kind, &m.Type, sqlstore.ID(&m.StreamID), &m.Topic,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, timeCol{&m.DeliverAt},
-		&m.Delivered, &m.Failed, &m.FailureMessage, idCol[chatcore.MessageID]{&m.DeliveredMessageID},
-		idCol[chatcore.MessageID]{&m.ReminderTargetMessageID}, &m.ReminderNote)
+		&m.Delivered, &m.Failed, &m.FailureMessage, sqlstore.ID(&m.DeliveredMessageID),
+		sqlstore.ID(&m.ReminderTargetMessageID), &m.ReminderNote)
 }
 
 // scheduledArgs returns the values of every column but id, in scheduledCols order.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -21,24 +22,15 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	if len(changes) == 0 {
 		return nil
 	}
-	var probe chatcore.Settings
+	values, err := sqlstore.SettingValues(changes, settingColumns)
+	if err != nil {
+		return fmt.Errorf("postgres: update user settings: %w", err)
+	}
 	args := make([]any, 0, len(changes)+1)
 	var set strings.Builder
 	set.WriteString("UPDATE users SET ")
 	for i, ch := range changes {
-		col, ok := settingColumns[ch.Name]
-		if !ok {
-			return fmt.Errorf("postgres: update user settings: unknown setting %q", ch.Name)
-		}
-		for _, prev := range changes[:i] {
-			if prev.Name == ch.Name {
-				return fmt.Errorf("postgres: update user settings: setting %q named twice", ch.Name)
-			}
-		}
-		if err := probe.Set(ch.Name, ch.Value); err != nil {
-			return fmt.Errorf("postgres: update user settings: %w", err)
-		}
-		v, _ := probe.Value(ch.Name) // the value converted to the setting's type
+		col, v := settingColumns[ch.Name], values[i]
 		args = append(args, v)
 		if i > 0 {
 			set.WriteString(", ")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -14,8 +15,8 @@ const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
 
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
-		&s.HistoryPublicToSubscribers, &s.IsArchived, idCol[chatcore.MessageID]{&s.FirstMessageID},
-		timeCol{&s.DateCreated}, idCol[chatcore.UserID]{&s.CreatorID}, &s.RenderedDescription)
+		&s.HistoryPublicToSubscribers, &s.IsArchived, sqlstore.ID(&s.FirstMessageID),
+		timeCol{&s.DateCreated}, sqlstore.ID(&s.CreatorID), &s.RenderedDescription)
 }
 
 // Stream implements [chatcore.StreamStore].
@@ -88,7 +89,7 @@ const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, 
 
 func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
 	p := &s.SubscriptionProperties
-	return r.Scan(&s.StreamID, &s.UserID, &s.Active, idCol[chatcore.MessageID]{&s.FirstVisibleMessageID}, &s.SinceMessageID,
+	return r.Scan(&s.StreamID, &s.UserID, &s.Active, sqlstore.ID(&s.FirstVisibleMessageID), &s.SinceMessageID,
 		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
 		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }

@@ -218,21 +218,6 @@ func idArg[T ~int64](id T) *int64 {
 	return &v
 }
 
-// idCol scans a nullable bigint column; NULL is 0.
-type idCol[T ~int64] struct{ p *T }
-
-func (c idCol[T]) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = 0
-	case int64:
-		*c.p = T(v)
-	default:
-		return fmt.Errorf("id column holds %T", v)
-	}
-	return nil
-}
-
 // strArg stores a string; "" is NULL (for columns with a partial unique index).
 func strArg(s string) *string {
 	if s == "" {

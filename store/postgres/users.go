@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -52,7 +53,7 @@ func init() {
 func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
 	var apiKey *string
 	dest := []any{&u.ID, &u.RealmID, &u.Email, &u.FullName, &u.FullNameKey, &u.Role, &u.IsActive, &u.IsBot,
-		&u.BotType, idCol[chatcore.UserID]{&u.BotOwnerID}, &apiKey, &u.PasswordHash,
+		&u.BotType, sqlstore.ID(&u.BotOwnerID), &apiKey, &u.PasswordHash,
 		&u.AvatarSource, timeCol{&u.DateJoined}}
 	if err := r.Scan(append(dest, u.Settings.Fields()...)...); err != nil {
 		return err

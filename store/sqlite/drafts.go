@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 )
 
 const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"
@@ -24,7 +25,7 @@ func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 // Drafts implements [chatcore.DraftStore].
 func (t *tx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
 	return scanAll(ctx, t, "drafts", func(r *sql.Rows, d *chatcore.Draft) error {
-		return r.Scan(&d.ID, &d.UserID, &d.Type, idCol[chatcore.StreamID]{&d.StreamID}, &d.Topic,
+		return r.Scan(&d.ID, &d.UserID, &d.Type, sqlstore.ID(&d.StreamID), &d.Topic,
 			listCol[chatcore.UserID]{&d.To}, &d.Content, timeCol{&d.LastEdit})
 	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = ? ORDER BY id", user)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 )
 
 const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
@@ -143,7 +144,7 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 		var id chatcore.MessageID
 		var e chatcore.EditHistoryEntry
 		err := rows.Scan(&id, &e.UserID, timeCol{&e.Timestamp}, &e.PrevContent, &e.PrevRenderedContent,
-			idCol[chatcore.StreamID]{&e.PrevStreamID}, idCol[chatcore.StreamID]{&e.StreamID},
+			sqlstore.ID(&e.PrevStreamID), sqlstore.ID(&e.StreamID),
 			optStrCol{&e.PrevTopic}, optStrCol{&e.Topic})
 		if err != nil {
 			return classify(err, "edit history")

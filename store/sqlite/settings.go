@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 )
 
 // UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
@@ -23,24 +24,15 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	if len(changes) == 0 {
 		return nil
 	}
-	var probe chatcore.Settings
+	values, err := sqlstore.SettingValues(changes, settingColumns)
+	if err != nil {
+		return fmt.Errorf("sqlite: update user settings: %w", err)
+	}
 	args := make([]any, 0, len(changes)+1)
 	var set strings.Builder
 	set.WriteString("UPDATE users SET ")
 	for i, ch := range changes {
-		col, ok := settingColumns[ch.Name]
-		if !ok {
-			return fmt.Errorf("sqlite: update user settings: unknown setting %q", ch.Name)
-		}
-		for _, prev := range changes[:i] {
-			if prev.Name == ch.Name {
-				return fmt.Errorf("sqlite: update user settings: setting %q named twice", ch.Name)
-			}
-		}
-		if err := probe.Set(ch.Name, ch.Value); err != nil {
-			return fmt.Errorf("sqlite: update user settings: %w", err)
-		}
-		v, _ := probe.Value(ch.Name) // the value converted to the setting's type
+		col, v := settingColumns[ch.Name], values[i]
 		args = append(args, settingArg(v))
 		if i > 0 {
 			set.WriteString(", ")
@@ -52,7 +44,6 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	args = append(args, user)
 	what := fmt.Sprintf("update settings of user %d", user)
 	var res sql.Result
-	var err error
 	if len(changes) == 1 {
 		res, err = t.exec(ctx, set.String(), args...)
 	} else {

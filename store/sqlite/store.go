@@ -26,16 +26,14 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"path"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 	driver "modernc.org/sqlite"
 )
 
@@ -222,38 +220,12 @@ func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, r
 	return nil
 }
 
-// migration is one embedded schema file.
-type migration struct {
-	version int
-	name    string
-}
-
-// migrations returns the embedded migrations ordered by version. File names
-// are NNNN_description.sql, NNNN being the version: positive and unique.
-// Versions may skip numbers (numbers are handed out to work done in parallel,
-// which lands in any order); a database records the highest version applied.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
-		}
-		ms = append(ms, migration{version: v, name: name})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migration %s: version %d is also %s", ms[i].name, ms[i].version, ms[i-1].name)
-		}
-	}
-	return ms, nil
+// migrations returns the embedded migrations ordered by version (see
+// sqlstore.Migrations). Versions may skip numbers (numbers are handed out to
+// work done in parallel, which lands in any order); a database records the
+// highest version applied.
+func migrations() ([]sqlstore.Migration, error) {
+	return sqlstore.Migrations(migrationFiles, "migrations/*.sql")
 }
 
 // SchemaVersion returns the schema version this package migrates databases to.
@@ -262,7 +234,7 @@ func SchemaVersion() int {
 	if err != nil || len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // ErrNewerSchema reports a database written by a newer version of this package.
@@ -281,33 +253,33 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	latest := 0
 	if len(ms) > 0 {
-		latest = ms[len(ms)-1].version
+		latest = ms[len(ms)-1].Version
 	}
 	if current > latest {
 		return fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, latest)
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if m.Version <= current {
 			continue
 		}
-		text, err := migrationFiles.ReadFile(m.name)
+		text, err := migrationFiles.ReadFile(m.Name)
 		if err != nil {
 			return err
 		}
 		tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE through _txlock
 		if err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx, string(text)); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
-		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.version)); err != nil {
+		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.Version)); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return checkSettingColumns(ctx, db)

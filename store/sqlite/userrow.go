@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
 )
 
 // A user row has some 85 columns, most of them settings. The driver costs
@@ -118,6 +119,6 @@ func userSettingsField(quoted []string) string {
 // scanUser scans a row of userSelect into u.
 func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
 	return r.Scan(num(&u.ID), num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, num(&u.Role), &u.IsActive, &u.IsBot,
-		num(&u.BotType), idCol[chatcore.UserID]{&u.BotOwnerID}, strCol{&u.APIKeyHash}, &u.PasswordHash,
+		num(&u.BotType), sqlstore.ID(&u.BotOwnerID), strCol{&u.APIKeyHash}, &u.PasswordHash,
 		&u.AvatarSource, timeCol{&u.DateJoined}, settingsCol{u.Settings.Fields()})
 }

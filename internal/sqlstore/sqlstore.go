@@ -1,0 +1,93 @@
+// Package sqlstore holds what chatcore's SQL stores (store/sqlite and
+// store/postgres) share that does not depend on their database driver: the
+// naming rule of their embedded migrations, a scanner for nullable id
+// columns, and the checking of a settings update.
+package sqlstore
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+)
+
+// Migration is one embedded schema file.
+type Migration struct {
+	Version int
+	// Name is the file's path in its file system.
+	Name string
+}
+
+// Migrations returns the files of fsys that match pattern, ordered by
+// version. File names are NNNN_description.sql, NNNN being the version:
+// positive and unique.
+func Migrations(fsys fs.FS, pattern string) ([]Migration, error) {
+	names, err := fs.Glob(fsys, pattern)
+	if err != nil {
+		return nil, err
+	}
+	var ms []Migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
+		}
+		ms = append(ms, Migration{Version: v, Name: name})
+	}
+	slices.SortFunc(ms, func(a, b Migration) int { return a.Version - b.Version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Version == ms[i-1].Version {
+			return nil, fmt.Errorf("migration %s: version %d is also %s", ms[i].Name, ms[i].Version, ms[i-1].Name)
+		}
+	}
+	return ms, nil
+}
+
+// ID scans a nullable integer id column into p: NULL is 0.
+func ID[T ~int64](p *T) IDScanner[T] { return IDScanner[T]{p} }
+
+// IDScanner is the scanner [ID] returns.
+type IDScanner[T ~int64] struct{ p *T }
+
+// Scan implements sql.Scanner (which pgx also uses).
+func (c IDScanner[T]) Scan(v any) error {
+	switch v := v.(type) {
+	case nil:
+		*c.p = 0
+	case int64:
+		*c.p = T(v)
+	default:
+		return fmt.Errorf("id column holds %T", v)
+	}
+	return nil
+}
+
+// SettingValues checks the changes of one UPDATE of a user's setting
+// columns and returns each change's value converted to its setting's type,
+// in order: every name must be a key of columns, none may come twice, and
+// every value must be valid for its setting.
+func SettingValues(changes []chatcore.SettingValue, columns map[string]string) ([]any, error) {
+	var probe chatcore.Settings
+	out := make([]any, len(changes))
+	for i, ch := range changes {
+		if _, ok := columns[ch.Name]; !ok {
+			return nil, fmt.Errorf("unknown setting %q", ch.Name)
+		}
+		for _, prev := range changes[:i] {
+			if prev.Name == ch.Name {
+				return nil, fmt.Errorf("setting %q named twice", ch.Name)
+			}
+		}
+		if err := probe.Set(ch.Name, ch.Value); err != nil {
+			return nil, err
+		}
+		out[i], _ = probe.Value(ch.Name)
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package sqlstore_test
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/sqlstore"
+)
+
+func TestMigrations(t *testing.T) {
+	is := is.New(t)
+	files := fstest.MapFS{
+		"m/0010_later.sql": {}, "m/0002_second.sql": {}, "m/0001_first.sql": {}, "m/README": {},
+	}
+	ms, err := sqlstore.Migrations(files, "m/*.sql")
+	is.NoErr(err)                                                                                                   // a valid set
+	is.Equal(ms, []sqlstore.Migration{{1, "m/0001_first.sql"}, {2, "m/0002_second.sql"}, {10, "m/0010_later.sql"}}) // ordered by version, gaps allowed
+
+	files["m/0002_again.sql"] = &fstest.MapFile{}
+	_, err = sqlstore.Migrations(files, "m/*.sql")
+	is.True(err != nil && strings.Contains(err.Error(), "version 2 is also")) // a version twice
+	delete(files, "m/0002_again.sql")
+
+	files["m/first.sql"] = &fstest.MapFile{}
+	_, err = sqlstore.Migrations(files, "m/*.sql")
+	is.True(err != nil && strings.Contains(err.Error(), "positive version number")) // a name without a version
+}
+
+func TestID(t *testing.T) {
+	is := is.New(t)
+	var id chatcore.UserID = 7
+	is.NoErr(sqlstore.ID(&id).Scan(nil)) // NULL
+	is.Equal(id, chatcore.UserID(0))     // is 0
+	is.NoErr(sqlstore.ID(&id).Scan(int64(42)))
+	is.Equal(id, chatcore.UserID(42))           // an id
+	is.True(sqlstore.ID(&id).Scan("42") != nil) // anything else is refused
+}
+
+func TestSettingValues(t *testing.T) {
+	is := is.New(t)
+	columns := map[string]string{"enter_sends": `"enter_sends"`, "color_scheme": `"color_scheme"`}
+	vs, err := sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: true}, {Name: "color_scheme", Value: 2}}, columns)
+	is.NoErr(err)                // valid changes
+	is.Equal(vs, []any{true, 2}) // converted to the settings' types, in order
+
+	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "nope", Value: true}}, columns)
+	is.True(err != nil && strings.Contains(err.Error(), `unknown setting "nope"`)) // not a column
+	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: true}, {Name: "enter_sends", Value: false}}, columns)
+	is.True(err != nil && strings.Contains(err.Error(), "named twice")) // the same setting twice
+	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: "yes"}}, columns)
+	is.True(err != nil) // a value of the wrong type
+}
