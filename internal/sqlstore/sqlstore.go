@@ -1,7 +1,8 @@
 // Package sqlstore holds what chatcore's SQL stores (store/sqlite and
 // store/postgres) share that does not depend on their database driver: the
 // naming rule of their embedded migrations, a scanner for nullable id
-// columns, and the checking of a settings update.
+// columns, the checking of a settings update and the key of a direct
+// conversation.
 package sqlstore
 
 import (
@@ -90,4 +91,19 @@ func SettingValues(changes []chatcore.SettingValue, columns map[string]string) (
 		out[i], _ = probe.Value(ch.Name)
 	}
 	return out, nil
+}
+
+// DirectKey returns the distinct members of a direct conversation,
+// ascending, and the key the stores find the conversation by: their ids in
+// that order, separated by commas.
+func DirectKey(members []chatcore.UserID) ([]chatcore.UserID, string) {
+	ids := slices.Compact(slices.Sorted(slices.Values(members)))
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(id), 10))
+	}
+	return ids, b.String()
 }

@@ -54,3 +54,10 @@ func TestSettingValues(t *testing.T) {
 	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: "yes"}}, columns)
 	is.True(err != nil) // a value of the wrong type
 }
+
+func TestDirectKey(t *testing.T) {
+	is := is.New(t)
+	ids, key := sqlstore.DirectKey([]chatcore.UserID{12, 3, 12, 7})
+	is.Equal(ids, []chatcore.UserID{3, 7, 12}) // distinct, ascending
+	is.Equal(key, "3,7,12")                    // the ids joined by commas
+}

@@ -339,12 +339,7 @@ func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (cha
 // conversation at once cannot both commit: the unique key makes one of them
 // fail with a serialization failure, and Update runs it again.
 func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
-	ids := slices.Compact(slices.Sorted(slices.Values(members)))
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.FormatInt(int64(id), 10)
-	}
-	key := strings.Join(parts, ",")
+	ids, key := sqlstore.DirectKey(members)
 	var rid chatcore.RecipientID
 	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = $1 AND direct_key = $2", realm, key).Scan(&rid)
 	if err == nil {

@@ -27,8 +27,9 @@ import (
 const maxPayload = 7000
 
 // notifier announces the events of committed Updates. Updates hand it their
-// payloads (committed); one goroutine sends whatever has queued up since its
-// last round in one short transaction with synchronous_commit off:
+// events (committed); one goroutine groups whatever has queued up since its
+// last round into notices and sends them in one short transaction with
+// synchronous_commit off:
 // PostgreSQL serialises the commits of all transactions that NOTIFY, in every
 // database of the server, holding a lock until the commit is done, so a
 // NOTIFY inside the write transactions would make every write with events,
@@ -41,13 +42,13 @@ type notifier struct {
 	instance string
 	pool     *pgxpool.Pool
 	logf     func(format string, args ...any)
-	queue    chan []string
+	queue    chan []chatcore.LoggedEvent
 	done     chan struct{}
 	stopOnce sync.Once
 }
 
-// notifyQueue bounds the payloads waiting to be sent; an Update that finds
-// the queue full waits for room.
+// notifyQueue bounds the commits waiting to be announced; an Update that
+// finds the queue full waits for room.
 const notifyQueue = 4096
 
 // notifyTimeout bounds one round of notifications.
@@ -56,13 +57,14 @@ const notifyTimeout = 5 * time.Second
 // startNotifier starts the notifier of a Store on pool.
 func startNotifier(pool *pgxpool.Pool, channel string, logf func(string, ...any)) *notifier {
 	n := &notifier{channel: channel, instance: newInstanceID(), pool: pool, logf: logf,
-		queue: make(chan []string, notifyQueue), done: make(chan struct{})}
+		queue: make(chan []chatcore.LoggedEvent, notifyQueue), done: make(chan struct{})}
 	go n.run()
 	return n
 }
 
-// committed queues the notifications of events a committed Update appended.
-func (n *notifier) committed(events []chatcore.LoggedEvent) { n.queue <- n.payloads(events) }
+// committed queues the events a committed Update appended; the notifier
+// encodes them off the Update's path.
+func (n *notifier) committed(events []chatcore.LoggedEvent) { n.queue <- events }
 
 // stop sends what is queued and stops the notifier; no Update may commit
 // afterwards. Calls after the first only wait for the first to finish.
@@ -71,24 +73,25 @@ func (n *notifier) stop() {
 	<-n.done
 }
 
-// run sends the queued payloads until stop, each round everything queued
-// since the last one.
+// run announces the queued events until stop, each round everything queued
+// since the last one, grouped into one notice per realm.
 func (n *notifier) run() {
 	defer close(n.done)
 	for first := range n.queue {
-		batch := first
+		events := first
 	more:
-		for len(batch) < notifyQueue {
+		for commits := 1; commits < notifyQueue; commits++ {
 			select {
-			case p, ok := <-n.queue:
+			case next, ok := <-n.queue:
 				if !ok {
 					break more
 				}
-				batch = append(batch, p...)
+				events = append(events[:len(events):len(events)], next...)
 			default:
 				break more
 			}
 		}
+		batch := n.payloads(events)
 		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 		_, err := n.pool.Exec(ctx, `BEGIN; SET LOCAL synchronous_commit = off;
 			SELECT pg_notify($1, p) FROM unnest($2::text[]) AS u(p); COMMIT`,

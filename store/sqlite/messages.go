@@ -355,12 +355,7 @@ func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (cha
 // find an existing conversation; a missing one gives an error wrapping both
 // [chatcore.ErrNotFound] and [ErrReadOnly].
 func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
-	ids := slices.Compact(slices.Sorted(slices.Values(members)))
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.FormatInt(int64(id), 10)
-	}
-	key := strings.Join(parts, ",")
+	ids, key := sqlstore.DirectKey(members)
 	var rid chatcore.RecipientID
 	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = ? AND direct_key = ?", realm, key).Scan(&rid)
 	if err == nil {
