@@ -141,20 +141,30 @@ func Drop(ctx context.Context, p *pgxpool.Pool, schema string) error {
 	return err
 }
 
-// Schema returns the connection string and a schema of the test's own: an
-// empty schema built from the current migrations, or a new name (which
-// [postgres.Open] creates). The schema is emptied and released when the
-// test ends.
-func Schema(tb testing.TB) (url, schema string) {
+// adminFor returns the connection string the tests use and the shared
+// administrative pool on it, failing tb when the database cannot be reached.
+func adminFor(tb testing.TB) (string, *pgxpool.Pool) {
 	tb.Helper()
-	url = testenv.PostgresURL(tb)
+	url := testenv.PostgresURL(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, err := admin(ctx, url)
 	if err != nil {
 		tb.Fatalf("pgtest: PostgreSQL (%s): %v", testenv.PostgresVar, err)
 	}
-	schema, err = claim(ctx, p)
+	return url, p
+}
+
+// Schema returns the connection string and a schema of the test's own: an
+// empty schema built from the current migrations, or a new name (which
+// [postgres.Open] creates). The schema is emptied and released when the
+// test ends.
+func Schema(tb testing.TB) (url, schema string) {
+	tb.Helper()
+	url, p := adminFor(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	schema, err := claim(ctx, p)
 	if err != nil {
 		tb.Fatalf("pgtest: PostgreSQL (%s): %v", testenv.PostgresVar, err)
 	}
@@ -231,13 +241,7 @@ func OpenUnpooled(tb testing.TB, opts ...postgres.Option) *postgres.Store {
 // for reuse: for tests that change the schema itself, and for big data sets.
 func UnpooledSchema(tb testing.TB) (url, schema string) {
 	tb.Helper()
-	url = testenv.PostgresURL(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	p, err := admin(ctx, url)
-	if err != nil {
-		tb.Fatalf("pgtest: PostgreSQL (%s): %v", testenv.PostgresVar, err)
-	}
+	url, p := adminFor(tb)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	schema = "chatcore_scratch_" + hex.EncodeToString(b[:])
