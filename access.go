@@ -5,11 +5,11 @@ import (
 	"errors"
 )
 
-// actor loads the acting user of a request. A missing or deactivated actor is
+// Actor loads the acting user of a request. A missing or deactivated actor is
 // an authentication failure: the adapter authenticates before calling the
 // Service, so this only happens when the user was deactivated in between or an
 // embedder passes a bad id.
-func actor(ctx context.Context, tx Tx, id UserID) (*User, error) {
+func Actor(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	u, err := tx.User(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, Unauthorized("Invalid API key")
@@ -23,9 +23,9 @@ func actor(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	return u, nil
 }
 
-// userInRealm returns the user or bot id of the realm. A user of another realm
+// UserInRealm returns the user or bot id of the realm. A user of another realm
 // is reported exactly like a missing one: ErrNotFound.
-func userInRealm(ctx context.Context, tx Tx, realm RealmID, id UserID) (*User, error) {
+func UserInRealm(ctx context.Context, tx Tx, realm RealmID, id UserID) (*User, error) {
 	u, err := tx.User(ctx, id)
 	if err != nil {
 		return nil, err
@@ -36,8 +36,8 @@ func userInRealm(ctx context.Context, tx Tx, realm RealmID, id UserID) (*User, e
 	return u, nil
 }
 
-// streamInRealm returns the channel id of the realm, or ErrNotFound.
-func streamInRealm(ctx context.Context, tx Tx, realm RealmID, id StreamID) (*Stream, error) {
+// StreamInRealm returns the channel id of the realm, or ErrNotFound.
+func StreamInRealm(ctx context.Context, tx Tx, realm RealmID, id StreamID) (*Stream, error) {
 	st, err := tx.Stream(ctx, id)
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ type passwordChange struct {
 // old password and hashes the new one.
 func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req *SettingsUpdate, invalid error) (*passwordChange, error) {
 	var stored string
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		u, err := s.settingsActor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -168,7 +168,7 @@ func checkEmailAvailable(ctx context.Context, tx Tx, realm RealmID, addr string)
 // startEmailChange records a pending change of u's address to addr (replacing
 // older ones) and mails the confirmation link to addr. The same address is a
 // no-op.
-func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, realm *Realm, u *User, addr string) error {
+func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *Effects, realm *Realm, u *User, addr string) error {
 	if addr == u.Email {
 		return nil
 	}
@@ -198,7 +198,7 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *effects, real
 		return err
 	}
 	link := strings.TrimRight(s.externalURL, "/") + "/accounts/confirm_new_email/" + key
-	fx.mail(Email{
+	fx.Mail(Email{
 		To:      addr,
 		From:    s.noreplyAddress(),
 		Subject: "Verify your new email address for " + realm.Name,
@@ -249,7 +249,7 @@ func confirmationKey() (string, error) {
 // deactivated." when the change is no longer allowed. Any other error is an
 // internal failure.
 func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		c, err := tx.EmailChange(ctx, key)
 		if errors.Is(err, ErrNotFound) {
 			return errConfirmationLink()
@@ -260,7 +260,7 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
 		if s.clock.Now().Sub(c.CreatedAt) > emailChangeValidity {
 			return errConfirmationLink()
 		}
-		u, err := userInRealm(ctx, tx, c.RealmID, c.UserID)
+		u, err := UserInRealm(ctx, tx, c.RealmID, c.UserID)
 		if errors.Is(err, ErrNotFound) {
 			return errConfirmationLink()
 		}
@@ -299,15 +299,15 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
-		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "delivery_email": u.Email},
 		})
-		fx.event(u.RealmID, everyone, map[string]any{
+		fx.Event(u.RealmID, everyone, map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "new_email": u.Email},
 		})
-		fx.mail(Email{
+		fx.Mail(Email{
 			To:      c.OldEmail,
 			From:    s.noreplyAddress(),
 			Subject: "Email address changed for " + realm.Name,

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Channel limits, as Zulip sets them.
@@ -186,7 +188,7 @@ func (s *Service) channelView(ctx context.Context, tx Tx, st *Stream, subscriber
 		RenderedDescription: st.RenderedDescription, DateCreated: st.DateCreated.Unix(),
 		InviteOnly: st.InviteOnly, StreamPostPolicy: 1, HistoryPublicToSubscribers: st.HistoryPublicToSubscribers,
 		TopicsPolicy: "inherit", IsRecentlyActive: true, SubscriberCount: subscriberCount,
-		CanRemoveSubscribersGroup: &AnonymousGroup{DirectMembers: orEmpty(slices.Clone(admins)), DirectSubgroups: []GroupID{}},
+		CanRemoveSubscribersGroup: &AnonymousGroup{DirectMembers: slicex.OrEmpty(slices.Clone(admins)), DirectSubgroups: []GroupID{}},
 		CanDeleteAnyMessageGroup:  nobody(), CanMoveMessagesOutGroup: nobody(), CanMoveMessagesWithinGroup: nobody(),
 		CanSubscribeGroup: nobody(), CanResolveTopicsGroup: nobody(),
 	}
@@ -203,7 +205,7 @@ func (s *Service) channelView(ctx context.Context, tx Tx, st *Stream, subscriber
 		v.FirstMessageID = new(st.FirstMessageID)
 	}
 	if v.RenderedDescription == "" && st.Description != "" {
-		html, _, _, err := s.renderMessage(ctx, tx, st.RealmID, st.Description)
+		html, _, _, err := s.RenderMessage(ctx, tx, st.RealmID, st.Description)
 		if err != nil {
 			return ChannelView{}, err
 		}
@@ -240,7 +242,7 @@ func (s *Service) subscriptionView(ctx context.Context, tx Tx, w *channelWorld, 
 		v.PersonalView = personalView(w.mine[st.ID])
 	}
 	if withSubscribers && w.canSeeSubscribers(st) {
-		list := orEmpty(slices.Clone(subs))
+		list := slicex.OrEmpty(slices.Clone(subs))
 		v.Subscribers = &list
 	}
 	return v, nil
@@ -262,8 +264,8 @@ type SubscriptionState struct {
 	NeverSubscribed []SubscriptionView
 }
 
-// subscriptionState computes the subscription section for the viewer.
-func (s *Service) subscriptionState(ctx context.Context, tx Tx, viewer *User, withSubscribers bool) (*SubscriptionState, error) {
+// SubscriptionState computes the subscription section for the viewer.
+func (s *Service) SubscriptionState(ctx context.Context, tx Tx, viewer *User, withSubscribers bool) (*SubscriptionState, error) {
 	w, err := loadChannelWorld(ctx, tx, viewer)
 	if err != nil {
 		return nil, err
@@ -306,12 +308,12 @@ func (s *Service) subscriptionState(ctx context.Context, tx Tx, viewer *User, wi
 // actor; others are internal.
 func (s *Service) Subscriptions(ctx context.Context, actorID UserID, includeSubscribers bool) ([]SubscriptionView, error) {
 	var out []SubscriptionView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		st, err := s.subscriptionState(ctx, tx, u, includeSubscribers)
+		st, err := s.SubscriptionState(ctx, tx, u, includeSubscribers)
 		if err != nil {
 			return err
 		}
@@ -354,8 +356,8 @@ func flag(p *bool, def bool) bool {
 // UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) Channels(ctx context.Context, actorID UserID, req ChannelsRequest) ([]ChannelView, error) {
 	var out []ChannelView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -416,12 +418,12 @@ func errInvalidChannelID() *Error { return BadRequest("Invalid channel ID") }
 // actor; UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) Channel(ctx context.Context, actorID UserID, id StreamID) (ChannelView, error) {
 	var out ChannelView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		st, err := streamInRealm(ctx, tx, u.RealmID, id)
+		st, err := StreamInRealm(ctx, tx, u.RealmID, id)
 		if errors.Is(err, ErrNotFound) {
 			return errInvalidChannelID()
 		}
@@ -456,26 +458,26 @@ type TopicView struct {
 // UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) ChannelTopics(ctx context.Context, actorID UserID, id StreamID, allowEmptyTopicName bool) ([]TopicView, error) {
 	var out []TopicView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		st, err := streamInRealm(ctx, tx, u.RealmID, id)
+		st, err := StreamInRealm(ctx, tx, u.RealmID, id)
 		if errors.Is(err, ErrNotFound) {
 			return errInvalidChannelID()
 		}
 		if err != nil {
 			return err
 		}
-		acc, err := streamAccessFor(ctx, tx, u, st)
+		acc, err := StreamAccessFor(ctx, tx, u, st)
 		if err != nil {
 			return err
 		}
-		if !acc.ok {
+		if !acc.OK {
 			return errInvalidChannelID()
 		}
-		topics, err := tx.StreamTopics(ctx, st.ID, acc.minID)
+		topics, err := tx.StreamTopics(ctx, st.ID, acc.MinID)
 		if err != nil {
 			return err
 		}
@@ -487,7 +489,7 @@ func (s *Service) ChannelTopics(ctx context.Context, actorID UserID, id StreamID
 		for _, t := range topics {
 			name := t.Name
 			if name == "" && !allowEmptyTopicName {
-				name = emptyTopicDisplayName(realm)
+				name = EmptyTopicDisplayName(realm)
 			}
 			out = append(out, TopicView{Name: name, MaxID: t.MaxID})
 		}

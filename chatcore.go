@@ -258,7 +258,7 @@ func (s *Service) Now() time.Time { return s.clock.Now() }
 // Errors come from the store.
 func (s *Service) IsEmpty(ctx context.Context) (bool, error) {
 	var empty bool
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		rs, err := tx.Realms(ctx)
 		empty = len(rs) == 0
 		return err
@@ -277,8 +277,11 @@ func (m logMailer) Send(ctx context.Context, e Email) error {
 	return nil
 }
 
-// effects collects what an operation must do after its transaction commits.
-type effects struct {
+// Effects collects what an operation must do after its transaction commits:
+// the events to log and publish, the e-mails to send and the messages to hand
+// to the [MessageHook]s. [Service.Update] gives one to each attempt of its
+// function and acts on the committed attempt's only.
+type Effects struct {
 	events []Event
 	mails  []Email
 	sent   []SentMessage
@@ -296,7 +299,7 @@ type limitAnswer struct {
 // take asks l about user once per update: when the store runs fn again (a
 // retried transaction), the request is not counted twice and gets the first
 // answer.
-func (e *effects) take(l *userLimiter, user UserID, now time.Time) (time.Duration, bool) {
+func (e *Effects) take(l *userLimiter, user UserID, now time.Time) (time.Duration, bool) {
 	if a, ok := e.taken[l]; ok {
 		return a.wait, a.ok
 	}
@@ -309,36 +312,39 @@ func (e *effects) take(l *userLimiter, user UserID, now time.Time) (time.Duratio
 	return wait, ok
 }
 
-func (e *effects) event(realm RealmID, users []UserID, data map[string]any) {
+// Event records an event for users of realm, published once the transaction
+// commits (Data holds Zulip's "type", "op", ...).
+func (e *Effects) Event(realm RealmID, users []UserID, data map[string]any) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data})
 }
 
-// messageEvent records a message event of m for users, logged with m's raw
+// MessageEvent records a message event of m for users, logged with m's raw
 // content; public marks the copy for queues receiving every public channel
 // message.
-func (e *effects) messageEvent(realm RealmID, users []UserID, m *Message, data map[string]any, public bool) {
+func (e *Effects) MessageEvent(realm RealmID, users []UserID, m *Message, data map[string]any, public bool) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data, markdown: &m.Content, public: public, group: int64(m.ID)})
 }
 
-func (e *effects) mail(m Email) { e.mails = append(e.mails, m) }
+// Mail records an e-mail, sent once the transaction commits.
+func (e *Effects) Mail(m Email) { e.mails = append(e.mails, m) }
 
 // sentMsg records that m was sent and mentions the users in mentioned.
-func (e *effects) sentMsg(m *Message, mentioned []UserID) {
+func (e *Effects) sentMsg(m *Message, mentioned []UserID) {
 	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned})
 }
 
-// update runs fn in one store transaction and, only once it has committed,
+// Update runs fn in one store transaction and, only once it has committed,
 // publishes the collected events and sends the collected e-mails. Mail failures
 // after commit are logged: the change they describe has happened.
-func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error) error {
-	var fx effects
+func (s *Service) Update(ctx context.Context, fn func(tx Tx, fx *Effects) error) error {
+	var fx Effects
 	taken := map[*userLimiter]limitAnswer{}
 	var logged []LoggedEvent
 	err := s.store.Update(ctx, func(tx Tx) error {
 		// A store may run fn again (PostgreSQL retries a transaction it could
 		// not serialise): a failed attempt's effects never leak, and rate
 		// limits count the request once.
-		fx = effects{taken: taken}
+		fx = Effects{taken: taken}
 		if err := fn(tx, &fx); err != nil || len(fx.events) == 0 {
 			return err
 		}
@@ -356,7 +362,7 @@ func (s *Service) update(ctx context.Context, fn func(tx Tx, fx *effects) error)
 	return nil
 }
 
-func (s *Service) flush(ctx context.Context, fx *effects) {
+func (s *Service) flush(ctx context.Context, fx *Effects) {
 	published := fx.events
 	if slices.ContainsFunc(published, func(e Event) bool { return e.public }) {
 		published = slices.DeleteFunc(slices.Clone(published), func(e Event) bool { return e.public })
@@ -376,7 +382,15 @@ func (s *Service) flush(ctx context.Context, fx *effects) {
 	}
 }
 
-// view runs fn in a read-only transaction.
-func (s *Service) view(ctx context.Context, fn func(tx Tx) error) error {
+// View runs fn in a read-only transaction.
+func (s *Service) View(ctx context.Context, fn func(tx Tx) error) error {
 	return s.store.View(ctx, fn)
 }
+
+// TopicBatchSize is how many messages one transaction of a topic deletion or
+// a topic move handles ([WithTopicDeletion]; Zulip: 100).
+func (s *Service) TopicBatchSize() int { return s.batchSize }
+
+// ExternalURL is the server's base URL ([WithExternalURL]), for links in
+// e-mails, reminders and notices.
+func (s *Service) ExternalURL() string { return s.externalURL }

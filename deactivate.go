@@ -114,8 +114,8 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 	}
 	kinds := req.Actions.kinds()
 	deleteProfile := req.Actions != nil && req.Actions.DeleteProfile
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		a, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		a, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -171,12 +171,12 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 			return err
 		}
 		for _, u := range deactivated {
-			fx.event(u.RealmID, recipients, map[string]any{
+			fx.Event(u.RealmID, recipients, map[string]any{
 				"type": "realm_user", "op": "update",
 				"person": map[string]any{"user_id": u.ID, "is_active": false},
 			})
 			if u.IsBot {
-				fx.event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+				fx.Event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
 					"type": "realm_bot", "op": "update",
 					"bot": map[string]any{"user_id": u.ID, "is_active": false},
 				})
@@ -191,7 +191,7 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 		}
 		if c := req.DeactivationNotificationComment; c != nil {
 			notice.comment = strings.TrimSpace(*c)
-			fx.mail(s.deactivationMail(realm, notice))
+			fx.Mail(s.deactivationMail(realm, notice))
 		}
 		return nil
 	})
@@ -200,7 +200,7 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 // checkDeactivation loads target for a deactivation by a and applies Zulip's
 // lookup and permission rules in their order.
 func checkDeactivation(ctx context.Context, tx Tx, a *User, targetID UserID) (*User, error) {
-	t, err := userInRealm(ctx, tx, a.RealmID, targetID)
+	t, err := UserInRealm(ctx, tx, a.RealmID, targetID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, BadRequest("No such user")
 	}
@@ -244,16 +244,16 @@ const deletedUserName = "Deleted user"
 // deleteProfile renames u to "Deleted user" and drops the avatar (the caller
 // stores u), queuing the profile events. Events for all active users are
 // queued with nil recipients, which DeactivateUser fills in.
-func (s *Service) deleteProfile(u *User, fx *effects) {
+func (s *Service) deleteProfile(u *User, fx *Effects) {
 	u.FullName = deletedUserName
 	u.FullNameKey = FoldKey(deletedUserName)
 	u.AvatarSource = deletedAvatarSource
-	avatar := s.avatarURL(u.AvatarSource, s.apiEmail(u))
-	fx.event(u.RealmID, nil, map[string]any{
+	avatar := s.avatarURL(u.AvatarSource, s.APIEmail(u))
+	fx.Event(u.RealmID, nil, map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{"user_id": u.ID, "full_name": u.FullName},
 	})
-	fx.event(u.RealmID, nil, map[string]any{
+	fx.Event(u.RealmID, nil, map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{
 			"user_id": u.ID, "avatar_source": u.AvatarSource,
@@ -261,7 +261,7 @@ func (s *Service) deleteProfile(u *User, fx *effects) {
 		},
 	})
 	if u.IsBot {
-		fx.event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+		fx.Event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
 			"type": "realm_bot", "op": "update",
 			"bot": map[string]any{"user_id": u.ID, "full_name": u.FullName},
 		})
@@ -275,7 +275,7 @@ func (s *Service) deleteProfile(u *User, fx *effects) {
 // receives them. ctx is checked before each batch: once it is done, its error
 // comes back and the caller's transaction rolls back. f must name a sender and
 // at least one kind.
-func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *effects, actorUser *User, f MessageFilter) error {
+func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, actorUser *User, f MessageFilter) error {
 	if f.Kinds == 0 || f.SenderID == 0 {
 		// MessageFilter's zero Kinds means every kind: never let that through.
 		return errors.New("chatcore: refusing an unrestricted message deletion")
@@ -288,7 +288,7 @@ func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *effects, ac
 		if err != nil {
 			return err
 		}
-		if err := deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
+		if err := DeletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
 			return err
 		}
 		if len(deleted) < s.batchSize {

@@ -33,7 +33,7 @@ func NotificationBotEmail(realmStringID string) string {
 // [Service.DeliverScheduledMessage]. Errors come from the store.
 func (s *Service) DueScheduledMessages(ctx context.Context, now time.Time) ([]ScheduledMessageID, error) {
 	var ids []ScheduledMessageID
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		due, err := tx.ScheduledMessages(ctx, ScheduledFilter{Delivered: new(false), Failed: new(false), DueBy: now})
 		for i := range due {
 			ids = append(ids, due[i].ID)
@@ -58,7 +58,7 @@ func (s *Service) DueScheduledMessages(ctx context.Context, now time.Time) ([]Sc
 // row as it was: mark it failed with [Service.FailScheduledMessage].
 func (s *Service) DeliverScheduledMessage(ctx context.Context, id ScheduledMessageID, now time.Time) (bool, error) {
 	sent := false
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		sent = false
 		m, err := pendingScheduled(ctx, tx, id)
 		if err != nil || m == nil {
@@ -74,11 +74,11 @@ func (s *Service) DeliverScheduledMessage(ctx context.Context, id ScheduledMessa
 			return err
 		}
 		if m.Kind == ScheduledReminder {
-			fx.event(m.RealmID, []UserID{m.SenderID}, map[string]any{
+			fx.Event(m.RealmID, []UserID{m.SenderID}, map[string]any{
 				"type": "reminders", "op": "remove", "reminder_id": m.ID,
 			})
 		} else {
-			fx.event(m.RealmID, []UserID{m.SenderID}, map[string]any{
+			fx.Event(m.RealmID, []UserID{m.SenderID}, map[string]any{
 				"type": "scheduled_messages", "op": "remove", "scheduled_message_id": m.ID,
 			})
 		}
@@ -97,7 +97,7 @@ func (s *Service) DeliverScheduledMessage(ctx context.Context, id ScheduledMessa
 // logged.
 func (s *Service) FailScheduledMessage(ctx context.Context, id ScheduledMessageID, reason *Error) error {
 	var failed *ScheduledMessage
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		failed = nil
 		m, err := pendingScheduled(ctx, tx, id)
 		if err != nil || m == nil {
@@ -109,7 +109,7 @@ func (s *Service) FailScheduledMessage(ctx context.Context, id ScheduledMessageI
 			return err
 		}
 		if m.Kind == ScheduledSendLater && reason.Code != CodeUserDeactivated {
-			fx.event(m.RealmID, []UserID{m.SenderID}, map[string]any{
+			fx.Event(m.RealmID, []UserID{m.SenderID}, map[string]any{
 				"type": "scheduled_messages", "op": "update", "scheduled_message": scheduledView(m),
 			})
 			failed = m
@@ -128,16 +128,16 @@ func (s *Service) FailScheduledMessage(ctx context.Context, id ScheduledMessageI
 func (s *Service) notifyDeliveryFailure(ctx context.Context, m *ScheduledMessage) error {
 	content := fmt.Sprintf("The message you scheduled for <time:%s> was not sent because of the following error:\n\n> %s\n\n[View scheduled messages](#scheduled)",
 		m.DeliverAt.UTC().Format("2006-01-02T15:04:05-07:00"), m.FailureMessage)
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		sender, err := tx.User(ctx, m.SenderID)
 		if err != nil {
 			return err
 		}
-		bot, err := s.notificationBot(ctx, tx, m.RealmID)
+		bot, err := s.NotificationBot(ctx, tx, m.RealmID)
 		if err != nil {
 			return err
 		}
-		_, err = s.sendInTx(ctx, tx, fx, bot, Destination{To: []UserID{sender.ID}}, content, "Internal")
+		_, err = s.SendInTx(ctx, tx, fx, bot, Destination{To: []UserID{sender.ID}}, content, "Internal")
 		return err
 	})
 	if refused, ok := errors.AsType[*Error](err); ok {
@@ -165,7 +165,7 @@ func pendingScheduled(ctx context.Context, tx Tx, id ScheduledMessageID) (*Sched
 
 // sendScheduled sends the row's message inside tx; now is when delivery
 // started.
-func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *ScheduledMessage, now time.Time) (*Message, error) {
+func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *Effects, m *ScheduledMessage, now time.Time) (*Message, error) {
 	owner, err := tx.User(ctx, m.SenderID)
 	if errors.Is(err, ErrNotFound) {
 		owner, err = &User{}, nil // gone: fails like a deactivated sender
@@ -187,11 +187,11 @@ func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *Sche
 				return nil, err
 			}
 		}
-		bot, err := s.notificationBot(ctx, tx, owner.RealmID)
+		bot, err := s.NotificationBot(ctx, tx, owner.RealmID)
 		if err != nil {
 			return nil, err
 		}
-		return s.sendInTx(ctx, tx, fx, bot, Destination{To: []UserID{owner.ID}}, content, "Internal")
+		return s.SendInTx(ctx, tx, fx, bot, Destination{To: []UserID{owner.ID}}, content, "Internal")
 	}
 	if now.After(m.DeliverAt.Add(ScheduledMessageLateCutoff)) {
 		return nil, BadRequest("Message could not be sent at the scheduled time.")
@@ -200,12 +200,12 @@ func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *effects, m *Sche
 	if m.Type == MessageTypeStream {
 		dest = Destination{StreamID: m.StreamID, Topic: m.Topic}
 	}
-	return s.sendInTx(ctx, tx, fx, owner, dest, m.Content, "API")
+	return s.SendInTx(ctx, tx, fx, owner, dest, m.Content, "API")
 }
 
-// notificationBot returns the realm's notification bot, creating it inside tx
+// NotificationBot returns the realm's notification bot, creating it inside tx
 // when it does not exist yet.
-func (s *Service) notificationBot(ctx context.Context, tx Tx, realmID RealmID) (*User, error) {
+func (s *Service) NotificationBot(ctx context.Context, tx Tx, realmID RealmID) (*User, error) {
 	realm, err := tx.Realm(ctx, realmID)
 	if err != nil {
 		return nil, err

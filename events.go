@@ -400,7 +400,7 @@ func (s *Service) createQueue(ctx context.Context, actorID UserID, o *QueueOptio
 	}
 	id := newQueueID()
 	err = s.store.Update(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -451,7 +451,7 @@ func (s *Service) ownQueue(ctx context.Context, tx Tx, actorID UserID, id string
 	if err == nil && q.UserID == actorID && !q.LastPoll.Add(q.Lifespan).Before(s.clock.Now()) {
 		return q, nil
 	}
-	if _, err := actor(ctx, tx, actorID); err != nil {
+	if _, err := Actor(ctx, tx, actorID); err != nil {
 		return nil, err
 	}
 	return nil, errBadQueue(id)
@@ -476,7 +476,7 @@ func (s *Service) AnnounceRestart(ctx context.Context) error {
 	users := map[RealmID][]UserID{}
 	for after := ""; ; {
 		var page []EventQueue
-		err := s.view(ctx, func(tx Tx) error {
+		err := s.View(ctx, func(tx Tx) error {
 			var err error
 			page, err = tx.EventQueues(ctx, EventQueueFilter{AfterID: after, Limit: collectBatch})
 			return err
@@ -494,9 +494,9 @@ func (s *Service) AnnounceRestart(ctx context.Context) error {
 	}
 	realms := slices.Sorted(maps.Keys(users))
 	for chunk := range slices.Chunk(realms, restartRealms) {
-		err := s.update(ctx, func(tx Tx, fx *effects) error {
+		err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 			for _, r := range chunk {
-				fx.event(r, users[r], map[string]any{
+				fx.Event(r, users[r], map[string]any{
 					"type": "restart", "zulip_version": "chatcore " + Version, "zulip_merge_base": "chatcore " + Version,
 					"zulip_feature_level": FeatureLevel, "server_generation": s.clock.Now().Unix(), "immediate": false,
 				})

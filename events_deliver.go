@@ -39,7 +39,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		ackErr error
 		drop   bool
 	)
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		var err error
 		if q, err = s.ownQueue(ctx, tx, actorID, req.QueueID); err != nil {
 			return err
@@ -89,7 +89,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 					if err != nil {
 						return err
 					}
-					emptyName = emptyTopicDisplayName(realm)
+					emptyName = EmptyTopicDisplayName(realm)
 				}
 				for i := n; i < len(events); i++ {
 					events[i].JSON = eventwire.RenameEmptyTopic(events[i].JSON, emptyName)

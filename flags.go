@@ -54,12 +54,12 @@ var flagNames = []string{
 	"topic_wildcard_mentioned", "has_alert_word", "historical",
 }
 
-// flagsMentionAny are the flags that put a message under is:mentioned.
-const flagsMentionAny = FlagMentioned | FlagStreamWildcardMentioned | FlagTopicWildcardMentioned
+// MentionFlags are the flags that put a message under is:mentioned.
+const MentionFlags = FlagMentioned | FlagStreamWildcardMentioned | FlagTopicWildcardMentioned
 
-// historicalFlags are the flags of a message the user can read but never
+// HistoricalFlags are the flags of a message the user can read but never
 // received: Zulip shows it read and historical.
-const historicalFlags = FlagRead | FlagHistorical
+const HistoricalFlags = FlagRead | FlagHistorical
 
 // Names returns the wire names of the flags in f, in Zulip's order; never nil.
 func (f MessageFlags) Names() []string {
@@ -84,9 +84,9 @@ func ParseMessageFlag(name string) (MessageFlags, bool) {
 	return 1 << i, true
 }
 
-// editableFlags are the flags users may change, as in Zulip (the others are
+// EditableFlags are the flags users may change, as in Zulip (the others are
 // set once, when the message is sent or becomes historical).
-const editableFlags = FlagRead | FlagStarred | FlagCollapsed
+const EditableFlags = FlagRead | FlagStarred | FlagCollapsed
 
 // zulipUIClients are the sending clients Zulip treats as its own
 // applications (Client.default_read_by_sender): their messages are read for
@@ -150,9 +150,9 @@ func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool
 	return sf
 }
 
-// topicParticipants returns the users who sent or reacted to a message of
+// TopicParticipants returns the users who sent or reacted to a message of
 // the channel topic (Zulip's participants_for_topic), sorted.
-func topicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient RecipientID, topicKey string) ([]UserID, error) {
+func TopicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient RecipientID, topicKey string) ([]UserID, error) {
 	msgs, err := tx.Messages(ctx, MessageQuery{RealmID: realm, Recipients: []RecipientID{recipient}, TopicKey: &topicKey})
 	if err != nil {
 		return nil, err
@@ -170,15 +170,15 @@ func topicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient Reci
 
 // flagsAtSend computes the flags of m, about to be created, for its
 // receivers (sorted), sets m.DefaultFlags and returns the rows to write.
-func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r rendered) (sendFlags, error) {
+func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r Rendered) (sendFlags, error) {
 	read := defaultReadBySender(m.Client)
 	if dest.ReadBySender != nil {
 		read = *dest.ReadBySender
 	}
 	var participants []UserID
-	if r.topicWildcard && st != nil {
+	if r.TopicWildcard && st != nil {
 		var err error
-		participants, err = topicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic))
+		participants, err = TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic))
 		if err != nil {
 			return sendFlags{}, err
 		}
@@ -191,7 +191,7 @@ func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream
 		}
 		return slices.Contains(receivers, u)
 	}
-	sf := sendFlagRules(m.SenderID, isReceiver, read, r.mentioned, r.streamWildcard, r.topicWildcard, participants)
+	sf := sendFlagRules(m.SenderID, isReceiver, read, r.Mentioned, r.StreamWildcard, r.TopicWildcard, participants)
 	m.DefaultFlags = sf.defaults
 	return sf, nil
 }

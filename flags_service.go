@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // MaxFlagMessages bounds the messages list of [Service.UpdateMessageFlags], as
@@ -52,7 +54,7 @@ func checkFlagOp(flag, op string) (MessageFlags, error) {
 	if !ok {
 		return 0, BadRequestf("Invalid flag: '%s'", flag)
 	}
-	if f&editableFlags == 0 {
+	if f&EditableFlags == 0 {
 		return 0, BadRequestf("Flag not editable: '%s'", flag)
 	}
 	if op != "add" && op != "remove" {
@@ -74,16 +76,16 @@ func checkFlagOp(flag, op string) (MessageFlags, error) {
 // editable: 'x'", "Invalid message flag operation: 'x'"; "Invalid message(s)"
 // when a message to create historical is missing or not readable by the actor.
 func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req UpdateMessageFlagsRequest) (UpdateMessageFlagsResult, error) {
-	res := UpdateMessageFlagsResult{Messages: orEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []StreamID{}}
+	res := UpdateMessageFlagsResult{Messages: slicex.OrEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []StreamID{}}
 	if len(req.Messages) > MaxFlagMessages {
-		return res, errTooLong("messages", MaxFlagMessages)
+		return res, TooLongError("messages", MaxFlagMessages)
 	}
 	flag, err := checkFlagOp(req.Flag, req.Op)
 	if err != nil {
 		return res, err
 	}
-	err = s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -94,11 +96,11 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 		res.Updated = updated
 		res.IgnoredBecauseNotSubscribedChannels = ignored
 		ev := map[string]any{"type": "update_message_flags", "op": req.Op, "operation": req.Op,
-			"flag": req.Flag, "messages": orEmpty(updated), "all": false}
+			"flag": req.Flag, "messages": slicex.OrEmpty(updated), "all": false}
 		if details != nil {
 			ev["message_details"] = details
 		}
-		fx.event(u.RealmID, []UserID{u.ID}, ev)
+		fx.Event(u.RealmID, []UserID{u.ID}, ev)
 		return nil
 	})
 	return res, err
@@ -109,7 +111,7 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 // channels (ascending, never nil) whose messages were left read because u is
 // not subscribed to them.
 func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, map[string]any, []StreamID, error) {
-	ids = dedupe(ids)
+	ids = slicex.Unique(ids)
 	ignored := []StreamID{}
 	ums, err := tx.UserMessages(ctx, u.ID, ids)
 	if err != nil {
@@ -145,7 +147,7 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 			}
 			continue
 		}
-		flags := historicalFlags
+		flags := HistoricalFlags
 		if ok && um.Received {
 			flags = um.Flags
 		}
@@ -167,7 +169,7 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 		for _, id := range historical {
 			um, ok := byID[id]
 			if !ok || um.RealmID != u.RealmID {
-				return nil, nil, nil, errInvalidMessage()
+				return nil, nil, nil, InvalidMessageError()
 			}
 			m := &Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
 			readable, err := c.canSee(ctx, tx, u, m)
@@ -175,9 +177,9 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 				return nil, nil, nil, err
 			}
 			if !readable {
-				return nil, nil, nil, errInvalidMessage()
+				return nil, nil, nil, InvalidMessageError()
 			}
-			rows = append(rows, UserMessageFlags{UserID: u.ID, MessageID: id, Flags: historicalFlags&^flag | target})
+			rows = append(rows, UserMessageFlags{UserID: u.ID, MessageID: id, Flags: HistoricalFlags&^flag | target})
 		}
 		if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
 			return nil, nil, nil, err
@@ -218,16 +220,16 @@ func unreadDetail(viewer UserID, um UserMessage) map[string]any {
 		}
 		d["user_ids"] = others
 	}
-	if um.Flags&flagsMentionAny != 0 {
+	if um.Flags&MentionFlags != 0 {
 		d["mentioned"] = true
 	}
 	return d
 }
 
 // accessCache memoises canSee's channel lookups over many messages.
-type accessCache struct{ streams map[StreamID]streamAccess }
+type accessCache struct{ streams map[StreamID]StreamAccess }
 
-func newAccessCache() *accessCache { return &accessCache{streams: map[StreamID]streamAccess{}} }
+func newAccessCache() *accessCache { return &accessCache{streams: map[StreamID]StreamAccess{}} }
 
 func (c *accessCache) canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
 	if m.RealmID != viewer.RealmID {
@@ -238,9 +240,9 @@ func (c *accessCache) canSee(ctx context.Context, tx Tx, viewer *User, m *Messag
 	}
 	acc, ok := c.streams[m.StreamID]
 	if !ok {
-		st, err := streamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
+		st, err := StreamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
 		if err == nil {
-			acc, err = streamAccessFor(ctx, tx, viewer, st)
+			acc, err = StreamAccessFor(ctx, tx, viewer, st)
 		} else if errors.Is(err, ErrNotFound) {
 			err = nil
 		}
@@ -249,7 +251,7 @@ func (c *accessCache) canSee(ctx context.Context, tx Tx, viewer *User, m *Messag
 		}
 		c.streams[m.StreamID] = acc
 	}
-	return acc.allows(m.ID), nil
+	return acc.Allows(m.ID), nil
 }
 
 // attachFlags sets Flags on views for viewer with one store query: a message
@@ -272,7 +274,7 @@ func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView)
 	for i := range views {
 		f, ok := flags[views[i].ID]
 		if !ok {
-			f = historicalFlags
+			f = HistoricalFlags
 		}
 		views[i].Flags = f.Names()
 	}
@@ -295,7 +297,7 @@ func (fn *flagNarrow) addIs(what string) bool {
 	case "starred":
 		fn.all |= FlagStarred
 	case "mentioned":
-		fn.anyOf |= flagsMentionAny
+		fn.anyOf |= MentionFlags
 	case "alerted":
 		fn.all |= FlagHasAlertWord
 	default:
@@ -379,8 +381,8 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 	}
 	var got MessagesResult
 	var ids []MessageID
-	err = s.view(ctx, func(tx Tx) error {
-		viewer, err := actor(ctx, tx, actorID)
+	err = s.View(ctx, func(tx Tx) error {
+		viewer, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -479,7 +481,7 @@ func unreadMsgs(ctx context.Context, tx Tx, u *User, allowEmptyTopic bool) (*Unr
 		if !mutedRow {
 			out.Count++
 		}
-		if um.Flags&FlagMentioned != 0 || (um.Flags&flagsMentionAny != 0 && !mutedRow) {
+		if um.Flags&FlagMentioned != 0 || (um.Flags&MentionFlags != 0 && !mutedRow) {
 			out.Mentions = append(out.Mentions, um.ID)
 		}
 		switch {
@@ -524,10 +526,10 @@ func unreadMsgs(ctx context.Context, tx Tx, u *User, allowEmptyTopic bool) (*Unr
 	return out, nil
 }
 
-// registerFlags fills the flag sections of POST /register for u: unread_msgs
+// RegisterFlags fills the flag sections of POST /register for u: unread_msgs
 // (when both message and update_message_flags are wanted, as Zulip's
 // fetch_initial_state_data), max_message_id (message) and starred_messages.
-func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, allowEmptyTopic bool, st *RegisterState) error {
+func RegisterFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, allowEmptyTopic bool, st *RegisterState) error {
 	if want("message") {
 		id, err := maxReadableMessageID(ctx, tx, u)
 		if err != nil {
@@ -550,7 +552,7 @@ func registerFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, 
 		if err != nil {
 			return err
 		}
-		st.StarredMessages = orEmpty(ids)
+		st.StarredMessages = slicex.OrEmpty(ids)
 	}
 	return nil
 }

@@ -31,8 +31,8 @@ const (
 	MaxMessageIDs = 5000
 )
 
-// errTooLong is the refusal of a list parameter over its bound.
-func errTooLong(param string, limit int) *Error {
+// TooLongError is the refusal of a list parameter over its bound.
+func TooLongError(param string, limit int) *Error {
 	return BadRequestf("%s is too long (limit: %d items)", param, limit)
 }
 
@@ -43,24 +43,11 @@ func (t *TargetUsers) checkLength() error {
 	case t == nil:
 		return nil
 	case len(t.UserIDs) > MaxBulkTargetIDs:
-		return errTooLong(`target_users["user_ids"]`, MaxBulkTargetIDs)
+		return TooLongError(`target_users["user_ids"]`, MaxBulkTargetIDs)
 	case len(t.GroupIDs) > MaxBulkTargetIDs:
-		return errTooLong(`target_users["group_ids"]`, MaxBulkTargetIDs)
+		return TooLongError(`target_users["group_ids"]`, MaxBulkTargetIDs)
 	}
 	return nil
-}
-
-// dedupe returns ids without repeats, in order of first occurrence.
-func dedupe[T comparable](ids []T) []T {
-	seen := make(map[T]struct{}, len(ids))
-	out := make([]T, 0, len(ids))
-	for _, id := range ids {
-		if _, ok := seen[id]; !ok {
-			seen[id] = struct{}{}
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // MaxUserIDs bounds user_ids of GET /users. Zulip sets no limit of its own;

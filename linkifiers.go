@@ -138,8 +138,8 @@ func missingNames(have, want map[string]bool) string {
 	return slices.Min(missing)
 }
 
-// linkifierViews lists the realm's linkifiers in processing order.
-func linkifierViews(ctx context.Context, tx Tx, realm RealmID) ([]LinkifierView, error) {
+// LinkifierViews lists the realm's linkifiers in processing order.
+func LinkifierViews(ctx context.Context, tx Tx, realm RealmID) ([]LinkifierView, error) {
 	ls, err := tx.Linkifiers(ctx, realm)
 	if err != nil {
 		return nil, err
@@ -153,8 +153,8 @@ func linkifierViews(ctx context.Context, tx Tx, realm RealmID) ([]LinkifierView,
 
 // linkifiersEvent records the realm_linkifiers event with the realm's current
 // list for every active user of the realm.
-func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) error {
-	list, err := linkifierViews(ctx, tx, realm)
+func linkifiersEvent(ctx context.Context, tx Tx, fx *Effects, realm RealmID) error {
+	list, err := LinkifierViews(ctx, tx, realm)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) err
 	for _, u := range users {
 		ids = append(ids, u.ID)
 	}
-	fx.event(realm, ids, map[string]any{"type": "realm_linkifiers", "realm_linkifiers": list})
+	fx.Event(realm, ids, map[string]any{"type": "realm_linkifiers", "realm_linkifiers": list})
 	return nil
 }
 
@@ -185,7 +185,7 @@ func linkifiersEvent(ctx context.Context, tx Tx, fx *effects, realm RealmID) err
 // [MaxLinkifiersPerRealm] already. Existing messages are not re-rendered.
 func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, urlTemplate string) (LinkifierID, error) {
 	var id LinkifierID
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -219,7 +219,7 @@ func (s *Service) AddLinkifier(ctx context.Context, actorID UserID, pattern, url
 // linkifierAdmin returns the actor (see [actor]) when they administer their
 // realm: only administrators change linkifiers.
 func linkifierAdmin(ctx context.Context, tx Tx, actorID UserID) (*User, error) {
-	u, err := actor(ctx, tx, actorID)
+	u, err := Actor(ctx, tx, actorID)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func errDuplicateLinkifier() *Error {
 // [Service.AddLinkifier], and "Linkifier not found." for an unknown id or one
 // of another realm.
 func (s *Service) UpdateLinkifier(ctx context.Context, actorID UserID, id LinkifierID, pattern, urlTemplate string) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -305,12 +305,12 @@ func linkifierInRealm(ctx context.Context, tx Tx, realm RealmID, id LinkifierID)
 // actor.
 func (s *Service) Linkifiers(ctx context.Context, actorID UserID) ([]LinkifierView, error) {
 	var out []LinkifierView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		out, err = linkifierViews(ctx, tx, u.RealmID)
+		out, err = LinkifierViews(ctx, tx, u.RealmID)
 		return err
 	})
 	return out, err
@@ -322,7 +322,7 @@ func (s *Service) Linkifiers(ctx context.Context, actorID UserID) ([]LinkifierVi
 // id or one of another realm. Publishes realm_linkifiers with the remaining
 // list after commit.
 func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id LinkifierID) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -350,9 +350,9 @@ func (s *Service) RemoveLinkifier(ctx context.Context, actorID UserID, id Linkif
 // realm_linkifiers after commit.
 func (s *Service) ReorderLinkifiers(ctx context.Context, actorID UserID, ids []LinkifierID) error {
 	if len(ids) > MaxOrderedLinkifierIDs {
-		return errTooLong("ordered_linkifier_ids", MaxOrderedLinkifierIDs)
+		return TooLongError("ordered_linkifier_ids", MaxOrderedLinkifierIDs)
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, err := linkifierAdmin(ctx, tx, actorID)
 		if err != nil {
 			return err

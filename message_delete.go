@@ -19,12 +19,12 @@ import (
 // see; "You don't have permission to delete this message"; "The time limit
 // for deleting this message has passed".
 func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageID) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := readableMessage(ctx, tx, u, id)
+		m, err := ReadableMessage(ctx, tx, u, id)
 		if err != nil {
 			return err
 		}
@@ -42,7 +42,7 @@ func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageI
 		if len(deleted) == 0 {
 			return BadRequest("Message already deleted")
 		}
-		return deletionEffects(ctx, tx, fx, u, m.RealmID, deleted)
+		return DeletionEffects(ctx, tx, fx, u, m.RealmID, deleted)
 	})
 }
 

@@ -63,7 +63,7 @@ type editPlan struct {
 	origTopic    string
 	realm        *Realm
 	editor       *User
-	pre          *prerendered
+	pre          *Prerendered
 	targetTopic  string
 	targetStream *Stream
 	// audience is who hears of the edit, computed before it is written;
@@ -111,9 +111,9 @@ func (s *Service) UpdateMessage(ctx context.Context, actorID UserID, id MessageI
 			return BadRequest("Invalid propagate_mode")
 		}
 	}
-	var pre *prerendered
+	var pre *Prerendered
 	if req.Content != nil {
-		pre = s.prerenderFor(ctx, actorID, *req.Content)
+		pre = s.Prerender(ctx, actorID, *req.Content)
 	}
 	var (
 		plan   *editPlan
@@ -121,7 +121,7 @@ func (s *Service) UpdateMessage(ctx context.Context, actorID UserID, id MessageI
 	)
 	if mode != PropagateOne {
 		// change_all's time limit reads the whole topic: before the write.
-		if err := s.view(ctx, func(tx Tx) error {
+		if err := s.View(ctx, func(tx Tx) error {
 			p, m, err := s.planEdit(ctx, tx, actorID, id, req, mode)
 			if err != nil {
 				return err
@@ -131,7 +131,7 @@ func (s *Service) UpdateMessage(ctx context.Context, actorID UserID, id MessageI
 			return err
 		}
 	}
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		p, m, err := s.planEdit(ctx, tx, actorID, id, req, mode)
 		if err != nil {
 			return err
@@ -149,11 +149,11 @@ func (s *Service) UpdateMessage(ctx context.Context, actorID UserID, id MessageI
 // planEdit loads the message and checks req against it with Zulip's rules,
 // in Zulip's order.
 func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id MessageID, req UpdateMessageRequest, mode string) (*editPlan, *Message, error) {
-	u, err := actor(ctx, tx, actorID)
+	u, err := Actor(ctx, tx, actorID)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := readableMessage(ctx, tx, u, id)
+	m, err := ReadableMessage(ctx, tx, u, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +206,7 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 		if *rawTopic == strings.TrimSpace(resolvedPrefix) || *rawTopic == resolvedPrefix+DefaultEmptyTopicDisplayName {
 			return nil, nil, BadRequest("General chat cannot be marked as resolved")
 		}
-		t, err := normalizeTopic(realm, *rawTopic)
+		t, err := NormalizeTopic(realm, *rawTopic)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -236,7 +236,7 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 		if strings.TrimRightFunc(body, isSpace) == "" {
 			body = "(deleted)"
 		}
-		if body, err = normalizeContent(body); err != nil {
+		if body, err = NormalizeContent(body); err != nil {
 			return nil, nil, err
 		}
 		p.content = &body
@@ -292,7 +292,7 @@ func isSpace(r rune) bool {
 // realm that u can access and that is not archived.
 func moveTarget(ctx context.Context, tx Tx, u *User, id StreamID) (*Stream, error) {
 	invalid := BadRequest("Invalid channel ID")
-	st, err := streamInRealm(ctx, tx, u.RealmID, id)
+	st, err := StreamInRealm(ctx, tx, u.RealmID, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, invalid
 	}
@@ -302,18 +302,18 @@ func moveTarget(ctx context.Context, tx Tx, u *User, id StreamID) (*Stream, erro
 	if st.IsArchived {
 		return nil, invalid
 	}
-	acc, err := streamAccessFor(ctx, tx, u, st)
+	acc, err := StreamAccessFor(ctx, tx, u, st)
 	if err != nil {
 		return nil, err
 	}
-	if !acc.ok {
+	if !acc.OK {
 		return nil, invalid
 	}
 	return st, nil
 }
 
 // applyEdit writes the edit of the target message m and records its events.
-func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *effects, p *editPlan, m *Message) error {
+func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan, m *Message) error {
 	now := s.clock.Now().UTC()
 	orig := *m
 	entry := EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
@@ -324,16 +324,16 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *effects, p *editPlan
 	if p.content != nil {
 		m.LastEditedAt = now
 	}
-	var mentions *rendered
+	var mentions *Rendered
 	if p.content != nil {
-		r, err := s.renderChecked(ctx, tx, p.editor.RealmID, *p.content, p.pre)
+		r, err := s.RenderChecked(ctx, tx, p.editor.RealmID, *p.content, p.pre)
 		if err != nil {
 			return err
 		}
 		entry.PrevContent, entry.PrevRenderedContent = m.Content, m.RenderedContent
 		event["orig_content"], event["orig_rendered_content"] = m.Content, m.RenderedContent
-		event["content"], event["rendered_content"], event["is_me_message"] = *p.content, r.html, r.isMe
-		m.Content, m.RenderedContent, m.IsMeMessage = *p.content, r.html, r.isMe
+		event["content"], event["rendered_content"], event["is_me_message"] = *p.content, r.HTML, r.IsMe
+		m.Content, m.RenderedContent, m.IsMeMessage = *p.content, r.HTML, r.IsMe
 		mentions = &r
 	}
 	if m.Type == MessageTypeStream {
@@ -349,11 +349,11 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *effects, p *editPlan
 		}
 		if p.topic != nil {
 			entry.PrevTopic, entry.Topic = new(p.origTopic), new(*p.topic)
-			links, err := loadLinkifiers(ctx, tx, m.RealmID)
+			links, err := LoadLinkifiers(ctx, tx, m.RealmID)
 			if err != nil {
 				return err
 			}
-			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, topicLinks(links, *p.topic)
+			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, TopicLinks(links, *p.topic)
 			m.Topic = *p.topic
 		}
 	}
@@ -394,17 +394,17 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *effects, p *editPlan
 // users the new content mentions, stream_wildcard_mentioned for everyone on
 // a non-silent @**all**, topic_wildcard_mentioned for the topic's
 // participants on a non-silent @**topic**. m.DefaultFlags is updated too.
-func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st *Stream, r rendered) error {
-	const bits = flagsMentionAny
+func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st *Stream, r Rendered) error {
+	const bits = MentionFlags
 	oldDefaults := m.DefaultFlags
 	m.DefaultFlags &^= bits
-	if r.streamWildcard {
+	if r.StreamWildcard {
 		m.DefaultFlags |= FlagStreamWildcardMentioned
 	}
 	var participants []UserID
-	if r.topicWildcard && st != nil {
+	if r.TopicWildcard && st != nil {
 		var err error
-		if participants, err = topicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic)); err != nil {
+		if participants, err = TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic)); err != nil {
 			return err
 		}
 	}
@@ -432,10 +432,10 @@ func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st 
 			cur = oldDefaults
 		}
 		next := cur&^bits | m.DefaultFlags&bits
-		if slices.Contains(r.mentioned, u) {
+		if slices.Contains(r.Mentioned, u) {
 			next |= FlagMentioned
 		}
-		if r.topicWildcard {
+		if r.TopicWildcard {
 			if _, ok := slices.BinarySearch(participants, u); ok {
 				next |= FlagTopicWildcardMentioned
 			}

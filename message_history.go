@@ -32,8 +32,8 @@ type MessageHistoryEntry struct {
 // organization"; "Invalid message(s)" for a message the actor cannot see.
 func (s *Service) MessageHistory(ctx context.Context, actorID UserID, id MessageID, allowEmptyTopicName bool) ([]MessageHistoryEntry, error) {
 	var out []MessageHistoryEntry
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -44,13 +44,13 @@ func (s *Service) MessageHistory(ctx context.Context, actorID UserID, id Message
 		if realm.Messages.EditHistoryDisabled {
 			return BadRequest("Message edit history is disabled in this organization")
 		}
-		m, err := readableMessage(ctx, tx, u, id)
+		m, err := ReadableMessage(ctx, tx, u, id)
 		if err != nil {
 			return err
 		}
 		out = historyOf(m)
 		if !allowEmptyTopicName && m.Type == MessageTypeStream {
-			name := emptyTopicDisplayName(realm)
+			name := EmptyTopicDisplayName(realm)
 			for i := range out {
 				if out[i].Topic == "" {
 					out[i].Topic = name

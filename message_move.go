@@ -147,9 +147,9 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 // publish records the update_message event for the audience (one event per
 // distinct flag set, each with those flags), preceded in a move to another
 // channel by the delete_message event for the users losing access to ids.
-func (a *editAudience) publish(fx *effects, realm RealmID, event map[string]any, from *Stream, origTopic string, ids []MessageID) {
+func (a *editAudience) publish(fx *Effects, realm RealmID, event map[string]any, from *Stream, origTopic string, ids []MessageID) {
 	if len(a.losing) > 0 {
-		fx.event(realm, slices.Clone(a.losing), map[string]any{
+		fx.Event(realm, slices.Clone(a.losing), map[string]any{
 			"type": "delete_message", "message_type": "stream", "stream_id": from.ID,
 			"topic": origTopic, "message_ids": slices.Clone(ids),
 		})
@@ -163,13 +163,13 @@ func (a *editAudience) publish(fx *effects, realm RealmID, event map[string]any,
 		slices.Sort(users)
 		ev := maps.Clone(event)
 		ev["flags"] = f.Names()
-		fx.event(realm, users, ev)
+		fx.Event(realm, users, ev)
 	}
 }
 
 // movedFirstMessageIDs keeps first_message_id of both channels of a move
 // right after ids moved from p.fromStream to p.toStream.
-func movedFirstMessageIDs(ctx context.Context, tx Tx, fx *effects, p *editPlan, ids []MessageID) error {
+func movedFirstMessageIDs(ctx context.Context, tx Tx, fx *Effects, p *editPlan, ids []MessageID) error {
 	if p.toStream == nil || len(ids) == 0 {
 		return nil
 	}
@@ -227,7 +227,7 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 				return err
 			}
 			var ids []MessageID
-			err := s.update(ctx, func(tx Tx, fx *effects) error {
+			err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 				var err error
 				ids, err = tx.MoveMessages(ctx, MessageMove{
 					RealmID: target.RealmID, StreamID: p.fromStream.ID, TopicKey: TopicKey(p.origTopic),
@@ -245,11 +245,11 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 				}
 				ev := maps.Clone(template)
 				if p.topic != nil {
-					links, err := loadLinkifiers(ctx, tx, target.RealmID)
+					links, err := LoadLinkifiers(ctx, tx, target.RealmID)
 					if err != nil {
 						return err
 					}
-					ev["topic_links"] = topicLinks(links, *p.topic)
+					ev["topic_links"] = TopicLinks(links, *p.topic)
 				}
 				ev["message_ids"] = ids
 				p.audience.publish(fx, target.RealmID, ev, p.fromStream, p.origTopic, ids)
@@ -268,7 +268,7 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 	if !p.notifyOld && !p.notifyNew {
 		return nil
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		return s.moveNotifications(ctx, tx, fx, p, target.ID, len(moved))
 	})
 }
@@ -314,7 +314,7 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 	if !ok {
 		return nil
 	}
-	acc, err := streamAccessFor(ctx, tx, p.editor, p.fromStream)
+	acc, err := StreamAccessFor(ctx, tx, p.editor, p.fromStream)
 	if err != nil {
 		return err
 	}
@@ -323,8 +323,8 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 	var total, allowed int
 	var firstAllowed MessageID
 	var after MessageID
-	if acc.minID > 0 {
-		after = acc.minID - 1
+	if acc.MinID > 0 {
+		after = acc.MinID - 1
 	}
 	for {
 		msgs, err := tx.Messages(ctx, MessageQuery{RealmID: m.RealmID, Recipients: []RecipientID{p.fromStream.RecipientID},
@@ -362,7 +362,7 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 // moveNotifications sends the notification bot's messages about a move of
 // count messages (target among them) to the new and the old topic, as asked,
 // with Zulip's texts, each read for the editor.
-func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *editPlan, target MessageID, count int) error {
+func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *Effects, p *editPlan, target MessageID, count int) error {
 	if err := s.refreshStreams(ctx, tx, p); err != nil {
 		return err
 	}
@@ -370,15 +370,15 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 	oldKey, newKey := TopicKey(p.origTopic), TopicKey(p.targetTopic)
 	movedAll := p.mode == PropagateAll
 	if !movedAll {
-		acc, err := streamAccessFor(ctx, tx, p.editor, from)
+		acc, err := StreamAccessFor(ctx, tx, p.editor, from)
 		if err != nil {
 			return err
 		}
 		movedAll = true
-		if acc.ok {
+		if acc.OK {
 			var after MessageID
-			if acc.minID > 0 {
-				after = acc.minID - 1
+			if acc.MinID > 0 {
+				after = acc.MinID - 1
 			}
 			left, err := tx.Messages(ctx, MessageQuery{RealmID: from.RealmID, Recipients: []RecipientID{from.RecipientID},
 				TopicKey: &oldKey, AfterID: after, Limit: 1})
@@ -391,12 +391,12 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 	user := fmt.Sprintf("@_**%s|%d**", p.editor.FullName, p.editor.ID)
 	oldLoc := narrowlink.TopicSyntax(int64(from.ID), from.Name, p.origTopic, DefaultEmptyTopicDisplayName)
 	newLoc := narrowlink.TopicSyntax(int64(to.ID), to.Name, p.targetTopic, DefaultEmptyTopicDisplayName)
-	bot, err := s.notificationBot(ctx, tx, from.RealmID)
+	bot, err := s.NotificationBot(ctx, tx, from.RealmID)
 	if err != nil {
 		return err
 	}
 	send := func(st *Stream, topic, content string) error {
-		m, err := s.sendInTx(ctx, tx, fx, bot, Destination{StreamID: st.ID, Topic: topic, SkipAccessCheck: true}, content, "Internal")
+		m, err := s.SendInTx(ctx, tx, fx, bot, Destination{StreamID: st.ID, Topic: topic, SkipAccessCheck: true}, content, "Internal")
 		if err != nil {
 			return err
 		}
@@ -404,15 +404,15 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *effects, p *
 		return err
 	}
 	if p.notifyNew && (p.toStream != nil || p.topic != nil && !p.resolved && !p.unresolved) {
-		acc, err := streamAccessFor(ctx, tx, p.editor, to)
+		acc, err := StreamAccessFor(ctx, tx, p.editor, to)
 		if err != nil {
 			return err
 		}
 		preexisting := false
-		if acc.ok {
+		if acc.OK {
 			var after MessageID
-			if acc.minID > 0 {
-				after = acc.minID - 1
+			if acc.MinID > 0 {
+				after = acc.MinID - 1
 			}
 			there, err := tx.Messages(ctx, MessageQuery{RealmID: to.RealmID, Recipients: []RecipientID{to.RecipientID},
 				TopicKey: &newKey, AfterID: after, Limit: count + 1})

@@ -47,41 +47,41 @@ const (
 	topicTruncatedMarker   = "..."
 )
 
-// canSee reports whether viewer may read m: messages of another realm never;
+// CanSee reports whether viewer may read m: messages of another realm never;
 // direct messages when viewer takes part; channel messages of public channels
 // for non-guests; otherwise with an active subscription, and in a channel with
 // protected history only from the subscription's FirstVisibleMessageID on.
-func canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
+func CanSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
 	return newAccessCache().canSee(ctx, tx, viewer, m)
 }
 
-// streamAccess is what a viewer may read of one channel.
-type streamAccess struct {
-	ok bool
-	// minID is the smallest readable message id (protected history), 0 for all.
-	minID MessageID
+// StreamAccess is what a viewer may read of one channel.
+type StreamAccess struct {
+	OK bool
+	// MinID is the smallest readable message id (protected history), 0 for all.
+	MinID MessageID
 }
 
-func (a streamAccess) allows(id MessageID) bool { return a.ok && id >= a.minID }
+func (a StreamAccess) Allows(id MessageID) bool { return a.OK && id >= a.MinID }
 
-// streamAccessFor computes the viewer's read access to st.
-func streamAccessFor(ctx context.Context, tx Tx, viewer *User, st *Stream) (streamAccess, error) {
+// StreamAccessFor computes the viewer's read access to st.
+func StreamAccessFor(ctx context.Context, tx Tx, viewer *User, st *Stream) (StreamAccess, error) {
 	if !st.InviteOnly && viewer.Role != RoleGuest {
-		return streamAccess{ok: true}, nil
+		return StreamAccess{OK: true}, nil
 	}
 	sub, err := tx.Subscription(ctx, st.ID, viewer.ID)
 	if errors.Is(err, ErrNotFound) {
-		return streamAccess{}, nil
+		return StreamAccess{}, nil
 	}
 	if err != nil {
-		return streamAccess{}, err
+		return StreamAccess{}, err
 	}
 	if !sub.Active {
-		return streamAccess{}, nil
+		return StreamAccess{}, nil
 	}
-	acc := streamAccess{ok: true}
+	acc := StreamAccess{OK: true}
 	if !st.HistoryPublicToSubscribers {
-		acc.minID = sub.FirstVisibleMessageID
+		acc.MinID = sub.FirstVisibleMessageID
 	}
 	return acc, nil
 }
@@ -150,16 +150,17 @@ type MessageView struct {
 	Flags []string `json:"flags,omitzero"`
 }
 
-// viewCache memoises what building many MessageViews looks up repeatedly.
-type viewCache struct {
+// ViewCache memoises what building many MessageViews looks up repeatedly.
+type ViewCache struct {
 	users      map[UserID]*User
 	streams    map[StreamID]*Stream
 	realms     map[RealmID]*Realm
 	linkifiers map[RealmID][]compiledLinkifier
 }
 
-func newViewCache() *viewCache {
-	return &viewCache{
+// NewViewCache returns an empty cache, for one transaction's views.
+func NewViewCache() *ViewCache {
+	return &ViewCache{
 		users:      map[UserID]*User{},
 		streams:    map[StreamID]*Stream{},
 		realms:     map[RealmID]*Realm{},
@@ -167,7 +168,7 @@ func newViewCache() *viewCache {
 	}
 }
 
-func (c *viewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
+func (c *ViewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	if u, ok := c.users[id]; ok {
 		return u, nil
 	}
@@ -179,7 +180,7 @@ func (c *viewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	return u, nil
 }
 
-func (c *viewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, error) {
+func (c *ViewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, error) {
 	if st, ok := c.streams[id]; ok {
 		return st, nil
 	}
@@ -191,7 +192,7 @@ func (c *viewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, er
 	return st, nil
 }
 
-func (c *viewCache) realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error) {
+func (c *ViewCache) Realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error) {
 	if r, ok := c.realms[id]; ok {
 		return r, nil
 	}
@@ -203,11 +204,11 @@ func (c *viewCache) realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error
 	return r, nil
 }
 
-func (c *viewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]compiledLinkifier, error) {
+func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]compiledLinkifier, error) {
 	if l, ok := c.linkifiers[id]; ok {
 		return l, nil
 	}
-	l, err := loadLinkifiers(ctx, tx, id)
+	l, err := LoadLinkifiers(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -220,19 +221,21 @@ func (c *viewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]c
 // otherwise it is the raw Markdown (text/x-markdown). The empty topic is "" in
 // subject. It does not check that viewer may see m.
 func (s *Service) messageView(ctx context.Context, tx Tx, m *Message, viewer *User, applyMarkdown bool) (MessageView, error) {
-	return s.buildView(ctx, tx, newViewCache(), m, viewer, applyMarkdown)
+	return s.BuildMessageView(ctx, tx, NewViewCache(), m, viewer, applyMarkdown)
 }
 
-func (s *Service) buildView(ctx context.Context, tx Tx, c *viewCache, m *Message, _ *User, applyMarkdown bool) (MessageView, error) {
+// BuildMessageView is messageView with a cache shared by the views built in
+// the same transaction.
+func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *Message, _ *User, applyMarkdown bool) (MessageView, error) {
 	sender, err := c.user(ctx, tx, m.SenderID)
 	if err != nil {
 		return MessageView{}, err
 	}
-	realm, err := c.realm(ctx, tx, sender.RealmID)
+	realm, err := c.Realm(ctx, tx, sender.RealmID)
 	if err != nil {
 		return MessageView{}, err
 	}
-	senderEmail := s.apiEmail(sender)
+	senderEmail := s.APIEmail(sender)
 	avatar := s.avatarURL(sender.AvatarSource, senderEmail)
 	v := MessageView{
 		AvatarURL:       &avatar,
@@ -298,7 +301,7 @@ func (s *Service) buildView(ctx context.Context, tx Tx, c *viewCache, m *Message
 		if err != nil {
 			return MessageView{}, err
 		}
-		v.TopicLinks = topicLinks(links, m.Topic)
+		v.TopicLinks = TopicLinks(links, m.Topic)
 	} else {
 		recips := make([]DisplayRecipient, 0, len(m.DirectMembers))
 		for _, id := range m.DirectMembers {
@@ -306,7 +309,7 @@ func (s *Service) buildView(ctx context.Context, tx Tx, c *viewCache, m *Message
 			if err != nil {
 				return MessageView{}, err
 			}
-			recips = append(recips, DisplayRecipient{ID: u.ID, Email: s.apiEmail(u), FullName: u.FullName})
+			recips = append(recips, DisplayRecipient{ID: u.ID, Email: s.APIEmail(u), FullName: u.FullName})
 		}
 		slices.SortFunc(recips, func(a, b DisplayRecipient) int { return int(a.ID - b.ID) })
 		v.DisplayRecipient = recips
@@ -314,5 +317,5 @@ func (s *Service) buildView(ctx context.Context, tx Tx, c *viewCache, m *Message
 	return v, nil
 }
 
-// errInvalidMessage is Zulip's error for a message the caller cannot see.
-func errInvalidMessage() *Error { return BadRequest("Invalid message(s)") }
+// InvalidMessageError is Zulip's error for a message the caller cannot see.
+func InvalidMessageError() *Error { return BadRequest("Invalid message(s)") }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // MessageRequest holds the parameters of GET /messages/{message_id}.
@@ -32,17 +34,17 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	var view MessageView
 	var raw string
-	err := s.view(ctx, func(tx Tx) error {
-		viewer, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		viewer, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := readableMessage(ctx, tx, viewer, id)
+		m, err := ReadableMessage(ctx, tx, viewer, id)
 		if err != nil {
 			return err
 		}
-		c := newViewCache()
-		view, err = s.buildView(ctx, tx, c, m, viewer, applyMarkdown)
+		c := NewViewCache()
+		view, err = s.BuildMessageView(ctx, tx, c, m, viewer, applyMarkdown)
 		if err != nil {
 			return err
 		}
@@ -52,11 +54,11 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 		}
 		view = views[0]
 		if view.Type == MessageTypeStream && view.Subject == "" {
-			r, err := c.realm(ctx, tx, viewer.RealmID)
+			r, err := c.Realm(ctx, tx, viewer.RealmID)
 			if err != nil {
 				return err
 			}
-			view.Subject = emptyTopicDisplayName(r)
+			view.Subject = EmptyTopicDisplayName(r)
 		}
 		raw = m.Content
 		return nil
@@ -144,7 +146,7 @@ func (r MessagesResult) MarshalJSON() ([]byte, error) {
 }
 
 // streamAccessMap returns the viewer's read access to every channel of the realm.
-func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]streamAccess, []Stream, error) {
+func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]StreamAccess, []Stream, error) {
 	streams, err := tx.Streams(ctx, viewer.RealmID)
 	if err != nil {
 		return nil, nil, err
@@ -159,15 +161,15 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]str
 			active[sub.StreamID] = sub
 		}
 	}
-	acc := make(map[StreamID]streamAccess, len(streams))
+	acc := make(map[StreamID]StreamAccess, len(streams))
 	for _, st := range streams {
 		switch sub, ok := active[st.ID]; {
 		case !st.InviteOnly && viewer.Role != RoleGuest:
-			acc[st.ID] = streamAccess{ok: true}
+			acc[st.ID] = StreamAccess{OK: true}
 		case ok && st.HistoryPublicToSubscribers:
-			acc[st.ID] = streamAccess{ok: true}
+			acc[st.ID] = StreamAccess{OK: true}
 		case ok:
-			acc[st.ID] = streamAccess{ok: true, minID: sub.FirstVisibleMessageID}
+			acc[st.ID] = StreamAccess{OK: true, MinID: sub.FirstVisibleMessageID}
 		}
 	}
 	return acc, streams, nil
@@ -205,13 +207,13 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
 
-	err = s.view(ctx, func(tx Tx) error {
-		viewer, err := actor(ctx, tx, actorID)
+	err = s.View(ctx, func(tx Tx) error {
+		viewer, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		c := newViewCache()
-		realm, err := c.realm(ctx, tx, viewer.RealmID)
+		c := NewViewCache()
+		realm, err := c.Realm(ctx, tx, viewer.RealmID)
 		if err != nil {
 			return err
 		}
@@ -221,12 +223,12 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		}
 		res.Messages = make([]MessageView, 0, len(rows))
 		for i := range rows {
-			v, err := s.buildView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
+			v, err := s.BuildMessageView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
 			if err != nil {
 				return err
 			}
 			if !allowEmptyTopic && v.Type == MessageTypeStream && v.Subject == "" {
-				v.Subject = emptyTopicDisplayName(realm)
+				v.Subject = EmptyTopicDisplayName(realm)
 			}
 			res.Messages = append(res.Messages, v)
 		}
@@ -270,7 +272,7 @@ func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
 	}
 	f.terms = slices.Concat(req.Narrow, terms)
 	if len(f.terms) > MaxNarrowTerms {
-		return f, errTooLong("narrow", MaxNarrowTerms)
+		return f, TooLongError("narrow", MaxNarrowTerms)
 	}
 	if err := checkNarrowOperands(f.terms); err != nil {
 		return f, err
@@ -317,7 +319,7 @@ func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f me
 	}
 	spec.flags.apply(&q, viewer.ID)
 	if f.byIDs {
-		q.IDs = dedupe(f.ids)
+		q.IDs = slicex.Unique(f.ids)
 		res.ByMessageIDs = true
 		return fetchVisible(ctx, tx, q, len(q.IDs), visible)
 	}
@@ -366,12 +368,12 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 		}
 		q.Recipients = append(q.Recipients, dms...)
 	case spec.stream != nil:
-		if access[spec.stream.ID].ok {
+		if access[spec.stream.ID].OK {
 			q.Recipients = append(q.Recipients, spec.stream.RecipientID)
 		}
 	default:
 		for _, st := range streams {
-			if access[st.ID].ok {
+			if access[st.ID].OK {
 				q.Recipients = append(q.Recipients, st.RecipientID)
 			}
 		}
@@ -394,7 +396,7 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 	// only when the narrow names one channel whose history the viewer may
 	// read and filters on no personal flag; every other narrow (the
 	// combined feed included) keeps to the messages the viewer received.
-	if !(spec.stream != nil && access[spec.stream.ID].ok && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
+	if !(spec.stream != nil && access[spec.stream.ID].OK && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
 		q.FlagUser = viewer.ID
 	}
 	visible := func(m *Message) bool {
@@ -406,7 +408,7 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 		case m.Type == MessageTypePrivate:
 			return slices.Contains(m.DirectMembers, viewer.ID)
 		}
-		return access[m.StreamID].allows(m.ID)
+		return access[m.StreamID].Allows(m.ID)
 	}
 	return q, visible, nil
 }

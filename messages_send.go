@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Destination says where sendInTx delivers a message: a channel and topic when
@@ -76,9 +78,9 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		return 0, err
 	}
 	var id MessageID
-	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
-	err = s.update(ctx, func(tx Tx, fx *effects) error {
-		sender, err := actor(ctx, tx, actorID)
+	pre := s.Prerender(ctx, actorID, req.Content) // before the write lock; see render.go
+	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
+		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -146,7 +148,7 @@ func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessag
 		var st *Stream
 		var err error
 		if to.byID {
-			st, err = streamInRealm(ctx, tx, sender.RealmID, to.channelID)
+			st, err = StreamInRealm(ctx, tx, sender.RealmID, to.channelID)
 			if errors.Is(err, ErrNotFound) {
 				return dest, nil, errChannelIDDoesNotExist(to.channelID)
 			}
@@ -259,7 +261,7 @@ func parseDirectRecipients(raw string, to *sendTo) error {
 		return BadRequest("Invalid data type for recipients")
 	}
 	if len(list) > MaxDirectRecipients {
-		return errTooLong("to", MaxDirectRecipients)
+		return TooLongError("to", MaxDirectRecipients)
 	}
 	if len(list) == 0 {
 		return nil
@@ -276,7 +278,7 @@ func parseDirectRecipients(raw string, to *sendTo) error {
 				to.emails = append(to.emails, email)
 			}
 		}
-		to.emails = dedupe(to.emails)
+		to.emails = slicex.Unique(to.emails)
 	case json.Number:
 		for _, item := range list {
 			n, ok := item.(json.Number)
@@ -289,17 +291,17 @@ func parseDirectRecipients(raw string, to *sendTo) error {
 			}
 			to.userIDs = append(to.userIDs, UserID(v))
 		}
-		to.userIDs = dedupe(to.userIDs)
+		to.userIDs = slicex.Unique(to.userIDs)
 	default:
 		return BadRequest("Invalid data type for recipients")
 	}
 	return nil
 }
 
-// normalizeContent applies Zulip's message-body rules: trailing whitespace and
+// NormalizeContent applies Zulip's message-body rules: trailing whitespace and
 // leading newlines are dropped, empty or NUL-containing content is refused, and
 // content over MaxMessageLength bytes is cut to end with the truncation marker.
-func normalizeContent(content string) (string, error) {
+func NormalizeContent(content string) (string, error) {
 	if !utf8.ValidString(content) {
 		return "", BadRequest("Message must be valid UTF-8")
 	}
@@ -327,21 +329,18 @@ func truncateBytes(s string, limit int, marker string) string {
 	return s[:cut] + marker
 }
 
-// NormalizeTopic returns topic as a message to a channel of realm stores it
-// (see normalizeTopic for the rules), or a BAD_REQUEST [*Error] with Zulip's
-// message for a topic that no message may have.
-func NormalizeTopic(realm *Realm, topic string) (string, error) { return normalizeTopic(realm, topic) }
-
-// normalizeTopic applies Zulip's topic rules: surrounding whitespace is
-// dropped, the realm's empty-topic display name (and "(no topic)") means the
-// empty topic, unprintable characters are refused and topics over
-// MaxTopicLength characters are cut to end with "...".
-func normalizeTopic(realm *Realm, topic string) (string, error) {
+// NormalizeTopic returns topic as a message to a channel of realm stores it,
+// or a BAD_REQUEST [*Error] with Zulip's message for a topic that no message
+// may have. Zulip's topic rules: surrounding whitespace is dropped, the
+// realm's empty-topic display name (and "(no topic)") means the empty topic,
+// unprintable characters are refused and topics over MaxTopicLength
+// characters are cut to end with "...".
+func NormalizeTopic(realm *Realm, topic string) (string, error) {
 	if !utf8.ValidString(topic) {
 		return "", BadRequest("Topic must be valid UTF-8")
 	}
 	topic = strings.TrimSpace(topic)
-	if topic == emptyTopicDisplayName(realm) || topic == noTopicName {
+	if topic == EmptyTopicDisplayName(realm) || topic == noTopicName {
 		return "", nil
 	}
 	pos := 0
@@ -361,21 +360,21 @@ func normalizeTopic(realm *Realm, topic string) (string, error) {
 // noTopicName is the legacy name of the empty topic, which Zulip also maps to "".
 const noTopicName = "(no topic)"
 
-// emptyTopicDisplayName returns how the realm shows the empty topic.
-func emptyTopicDisplayName(r *Realm) string {
+// EmptyTopicDisplayName returns how the realm shows the empty topic.
+func EmptyTopicDisplayName(r *Realm) string {
 	if r == nil || r.EmptyTopicDisplayName == "" {
 		return DefaultEmptyTopicDisplayName
 	}
 	return r.EmptyTopicDisplayName
 }
 
-// sendInTx validates and sends one message from sender inside tx, and records
+// SendInTx validates and sends one message from sender inside tx, and records
 // its event and its hand-off to the MessageHooks in fx. It returns the stored message.
 // The errors are those listed on [Service.SendMessage] for the content, the
 // topic, the channel and the recipients; a channel of another realm is
 // "Channel with ID 'n' does not exist", a recipient of another realm or a
 // missing one "Invalid user ID n".
-func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, content string, client string) (*Message, error) {
+func (s *Service) SendInTx(ctx context.Context, tx Tx, fx *Effects, sender *User, dest Destination, content string, client string) (*Message, error) {
 	return s.sendPrerendered(ctx, tx, fx, sender, dest, nil, content, client, nil)
 }
 
@@ -383,8 +382,8 @@ func (s *Service) sendInTx(ctx context.Context, tx Tx, fx *effects, sender *User
 // the transaction, when it still holds (see renderChecked), and st, the
 // destination channel when this transaction has read it already; pre and st
 // may be nil.
-func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sender *User, dest Destination, st *Stream, content string, client string, pre *prerendered) (*Message, error) {
-	body, err := normalizeContent(content)
+func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sender *User, dest Destination, st *Stream, content string, client string, pre *Prerendered) (*Message, error) {
+	body, err := NormalizeContent(content)
 	if err != nil {
 		return nil, err
 	}
@@ -404,12 +403,12 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		st = nil // a direct message
 	}
 	if dest.StreamID != 0 {
-		topic, err := normalizeTopic(realm, dest.Topic)
+		topic, err := NormalizeTopic(realm, dest.Topic)
 		if err != nil {
 			return nil, err
 		}
 		if st == nil || st.ID != dest.StreamID || st.RealmID != sender.RealmID {
-			st, err = streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+			st, err = StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
 			if errors.Is(err, ErrNotFound) {
 				return nil, errChannelIDDoesNotExist(dest.StreamID)
 			}
@@ -418,7 +417,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 			}
 		}
 		if !dest.SkipAccessCheck {
-			if err := canSendToStream(ctx, tx, sender, st); err != nil {
+			if err := CanSendToStream(ctx, tx, sender, st); err != nil {
 				return nil, err
 			}
 		}
@@ -450,12 +449,12 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		m.DirectMembers = members
 		eventUsers = members
 	}
-	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
+	r, err := s.RenderChecked(ctx, tx, sender.RealmID, body, pre)
 	if err != nil {
 		return nil, err
 	}
-	m.RenderedContent = r.html
-	m.IsMeMessage = r.isMe
+	m.RenderedContent = r.HTML
+	m.IsMeMessage = r.IsMe
 	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
 	if err != nil {
 		return nil, err
@@ -473,7 +472,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 		}
 	}
 	// The view needs what this transaction has already read.
-	c := newViewCache()
+	c := NewViewCache()
 	c.users[sender.ID], c.realms[realm.ID] = sender, realm
 	if st != nil {
 		c.streams[st.ID] = st
@@ -481,18 +480,18 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 	if r.links != nil {
 		c.linkifiers[sender.RealmID] = r.links // checked current by renderChecked
 	}
-	view, err := s.buildView(ctx, tx, c, m, sender, true)
+	view, err := s.BuildMessageView(ctx, tx, c, m, sender, true)
 	if err != nil {
 		return nil, err
 	}
 	for _, g := range sf.eventGroups(eventUsers) {
-		fx.messageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, false)
+		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, false)
 	}
 	if st != nil && !st.InviteOnly {
 		// Queues that receive every public channel message get it too.
-		fx.messageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
+		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
-	fx.sentMsg(m, r.mentioned)
+	fx.sentMsg(m, r.Mentioned)
 	return m, nil
 }
 
@@ -501,7 +500,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *effects, sende
 // that order) that is no user of the realm gives "Invalid user ID n"; the
 // first deactivated one "'x' is no longer using Zulip.".
 func activeRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) ([]UserID, error) {
-	ids = dedupe(ids)
+	ids = slicex.Unique(ids)
 	users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
 	if err != nil {
 		return nil, err
@@ -522,10 +521,10 @@ func activeRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) (
 	return ids, nil
 }
 
-// canSendToStream applies Zulip's rule for posting to a channel: archived
+// CanSendToStream applies Zulip's rule for posting to a channel: archived
 // channels take no messages; non-guests may post to public channels; everyone
 // else needs an active subscription (a bot may also use its owner's).
-func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
+func CanSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
 	denied := BadRequestf("Not authorized to send to channel '%s'", st.Name)
 	if st.IsArchived {
 		return denied
@@ -533,12 +532,12 @@ func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error
 	if !st.InviteOnly && sender.Role != RoleGuest {
 		return nil
 	}
-	ok, err := subscribed(ctx, tx, st.ID, sender.ID)
+	ok, err := IsSubscribed(ctx, tx, st.ID, sender.ID)
 	if err != nil || ok {
 		return err
 	}
 	if sender.IsBot && sender.BotOwnerID != 0 {
-		ok, err := subscribed(ctx, tx, st.ID, sender.BotOwnerID)
+		ok, err := IsSubscribed(ctx, tx, st.ID, sender.BotOwnerID)
 		if err != nil || ok {
 			return err
 		}
@@ -546,8 +545,8 @@ func canSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error
 	return denied
 }
 
-// subscribed reports whether the user has an active subscription to the channel.
-func subscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool, error) {
+// IsSubscribed reports whether the user has an active subscription to the channel.
+func IsSubscribed(ctx context.Context, tx Tx, stream StreamID, user UserID) (bool, error) {
 	sub, err := tx.Subscription(ctx, stream, user)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil

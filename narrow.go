@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // NarrowTerm is one element of a narrow: {"operator": ..., "operand": ...}
@@ -58,7 +60,7 @@ func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 		return nil, BadRequest("narrow is not a list")
 	}
 	if len(elems) > MaxNarrowTerms {
-		return nil, errTooLong("narrow", MaxNarrowTerms)
+		return nil, TooLongError("narrow", MaxNarrowTerms)
 	}
 	terms := make([]NarrowTerm, 0, len(elems))
 	for i, elem := range elems {
@@ -130,10 +132,10 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 				if perr != nil {
 					return spec, errBadNarrow("unknown channel")
 				}
-				st, err = streamInRealm(ctx, tx, viewer.RealmID, StreamID(n))
+				st, err = StreamInRealm(ctx, tx, viewer.RealmID, StreamID(n))
 			case string:
 				if id, ok := ParseID[StreamID](v); ok {
-					st, err = streamInRealm(ctx, tx, viewer.RealmID, id)
+					st, err = StreamInRealm(ctx, tx, viewer.RealmID, id)
 				} else {
 					st, err = tx.StreamByName(ctx, viewer.RealmID, v)
 					if err == nil && st.RealmID != viewer.RealmID {
@@ -156,7 +158,7 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 				return spec, errBadNarrow("invalid topic")
 			}
 			topic = strings.TrimSpace(topic)
-			if topic == emptyTopicDisplayName(realm) {
+			if topic == EmptyTopicDisplayName(realm) {
 				topic = ""
 			}
 			key := TopicKey(topic)
@@ -228,7 +230,7 @@ func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 		return nil, errBadNarrow("invalid user list")
 	}
 	if len(list) > MaxDirectRecipients {
-		return nil, errTooLong(fmt.Sprintf(`narrow[%d]["operand"]`, i), MaxDirectRecipients)
+		return nil, TooLongError(fmt.Sprintf(`narrow[%d]["operand"]`, i), MaxDirectRecipients)
 	}
 	items := make([]userOperandItem, 0, len(list))
 	for _, item := range list {
@@ -250,7 +252,7 @@ func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 	if len(items) == 0 {
 		return nil, errBadNarrow("invalid user list")
 	}
-	return dedupe(items), nil
+	return slicex.Unique(items), nil
 }
 
 // checkNarrowOperands parses the user operands of terms before any store

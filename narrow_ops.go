@@ -199,7 +199,7 @@ func applyWith(ctx context.Context, tx Tx, viewer *User, terms []NarrowTerm) ([]
 	if err != nil {
 		return nil, err
 	}
-	if visible, err := canSee(ctx, tx, viewer, m); err != nil || !visible {
+	if visible, err := CanSee(ctx, tx, viewer, m); err != nil || !visible {
 		return rest, err
 	}
 	rest = slices.DeleteFunc(rest, func(t NarrowTerm) bool {

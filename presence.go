@@ -153,8 +153,8 @@ func (s *Service) UpdatePresence(ctx context.Context, actorID UserID, req Update
 	slim := req.LastUpdateID != nil || req.SlimPresence != nil && *req.SlimPresence
 	now := s.clock.Now()
 	var ans PresenceAnswer
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -175,8 +175,8 @@ func (s *Service) UpdatePresence(ctx context.Context, actorID UserID, req Update
 // leaves presence_last_update_id out of this answer).
 func (s *Service) RealmPresence(ctx context.Context, actorID UserID) (PresenceAnswer, error) {
 	var ans PresenceAnswer
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -197,14 +197,14 @@ func (s *Service) RealmPresence(ctx context.Context, actorID UserID) (PresenceAn
 // x" when the user never reported in.
 func (s *Service) UserPresence(ctx context.Context, actorID UserID, userIDOrEmail string, slim bool) (map[string]any, error) {
 	var out map[string]any
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
 		var target *User
 		if id, perr := strconv.ParseInt(userIDOrEmail, 10, 64); perr == nil {
-			target, err = userInRealm(ctx, tx, u.RealmID, UserID(id))
+			target, err = UserInRealm(ctx, tx, u.RealmID, UserID(id))
 		} else {
 			target, err = tx.UserByEmail(ctx, u.RealmID, userIDOrEmail)
 		}
@@ -288,7 +288,7 @@ func (s *Service) presenceAnswer(ctx context.Context, tx Tx, realm RealmID, now 
 			continue
 		}
 		p := legacyPresence(active, connected)
-		ans.Presences[s.apiEmail(u)] = map[string]any{
+		ans.Presences[s.APIEmail(u)] = map[string]any{
 			"aggregated": LegacyPresence{Client: p.Client, Status: p.Status, Timestamp: p.Timestamp},
 			"website":    p,
 		}
@@ -320,10 +320,10 @@ func legacyPresence(active, connected time.Time) LegacyPresence {
 	return p
 }
 
-// registerPresence fills the presence section of /register when wanted: the
+// RegisterPresence fills the presence section of /register when wanted: the
 // realm's presence as [Service.UpdatePresence] answers it without a
 // last_update_id.
-func (s *Service) registerPresence(ctx context.Context, tx Tx, u *User, req RegisterRequest, want func(string) bool, st *RegisterState) error {
+func (s *Service) RegisterPresence(ctx context.Context, tx Tx, u *User, req RegisterRequest, want func(string) bool, st *RegisterState) error {
 	if !want("presence") {
 		return nil
 	}

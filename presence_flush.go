@@ -12,7 +12,7 @@ import (
 // applying each as Zulip's do_update_user_presence does to the user's stored
 // row, and records a presence event for each user newly online.
 func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		ids := make([]UserID, len(batch))
 		for i, p := range batch {
 			ids[i] = UserID(p.User)
@@ -71,8 +71,8 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 				}
 				active, connected := presenceTimes(row, u)
 				p := legacyPresence(active, connected)
-				fx.event(realm, everyone, map[string]any{
-					"type": "presence", "email": s.apiEmail(u), "user_id": u.ID,
+				fx.Event(realm, everyone, map[string]any{
+					"type": "presence", "email": s.APIEmail(u), "user_id": u.ID,
 					"server_timestamp": float64(now.UnixMicro()) / 1e6,
 					"presence":         map[string]any{p.Client: p},
 				})

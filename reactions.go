@@ -49,7 +49,7 @@ type RemoveReactionRequest struct {
 // REACTION_ALREADY_EXISTS "Reaction already exists." when the actor already
 // reacted with that emoji.
 func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID, req AddReactionRequest) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID,
 			return err
 		}
 		if len(ums) == 0 || !ums[0].Received {
-			if err := tx.PutUserMessageFlags(ctx, []UserMessageFlags{{UserID: u.ID, MessageID: m.ID, Flags: historicalFlags}}); err != nil {
+			if err := tx.PutUserMessageFlags(ctx, []UserMessageFlags{{UserID: u.ID, MessageID: m.ID, Flags: HistoricalFlags}}); err != nil {
 				return err
 			}
 		}
@@ -115,7 +115,7 @@ func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID,
 // code; code REACTION_DOES_NOT_EXIST "Reaction doesn't exist." when the
 // actor has no such reaction.
 func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id MessageID, req RemoveReactionRequest) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err
@@ -158,18 +158,18 @@ func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id Message
 // one they can read, not in an archived channel (Zulip's access_message
 // for a modification), else "Invalid message(s)".
 func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) (*User, *Message, error) {
-	u, err := actor(ctx, tx, actorID)
+	u, err := Actor(ctx, tx, actorID)
 	if err != nil {
 		return nil, nil, err
 	}
 	m, err := tx.Message(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil, errInvalidMessage()
+		return nil, nil, InvalidMessageError()
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	ok, err := canSee(ctx, tx, u, m)
+	ok, err := CanSee(ctx, tx, u, m)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,21 +181,21 @@ func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) 
 		ok = !st.IsArchived
 	}
 	if !ok {
-		return nil, nil, errInvalidMessage()
+		return nil, nil, InvalidMessageError()
 	}
 	return u, m, nil
 }
 
 // reactionEvent records Zulip's reaction event for the users who can see m
 // (see reactionAudience) and the actor.
-func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *effects, u *User, m *Message, r Reaction, op string) error {
+func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *Effects, u *User, m *Message, r Reaction, op string) error {
 	users, err := reactionAudience(ctx, tx, m)
 	if err != nil {
 		return err
 	}
-	fx.event(u.RealmID, withUser(users, u), map[string]any{
+	fx.Event(u.RealmID, IncludeUser(users, u), map[string]any{
 		"type": "reaction", "op": op, "user_id": u.ID,
-		"user":       map[string]any{"user_id": u.ID, "email": s.apiEmail(u), "full_name": u.FullName},
+		"user":       map[string]any{"user_id": u.ID, "email": s.APIEmail(u), "full_name": u.FullName},
 		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
 	})
 	return nil

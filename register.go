@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // RegisterRequest selects what [Service.Register] returns: the initial state of
@@ -150,8 +152,8 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 	}
 	var st RegisterState
 	var head int64
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -172,7 +174,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 			}
 			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
-				EmptyTopicDisplayName: emptyTopicDisplayName(realm),
+				EmptyTopicDisplayName: EmptyTopicDisplayName(realm),
 				MaxReminderNoteLength: MaxReminderNoteLength,
 				DateCreated:           realm.DateCreated,
 				NameChangesDisabled:   realm.NameChangesDisabled,
@@ -189,7 +191,7 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 			return err
 		}
 		if want("subscription") {
-			if st.Subscriptions, err = s.subscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
+			if st.Subscriptions, err = s.SubscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
 				return err
 			}
 		}
@@ -205,39 +207,31 @@ func (s *Service) registerState(ctx context.Context, actorID UserID, req Registe
 		if want("custom_profile_fields") {
 			st.CustomProfileFields = []any{}
 		}
-		if err := s.registerPresence(ctx, tx, u, req, want, &st); err != nil {
+		if err := s.RegisterPresence(ctx, tx, u, req, want, &st); err != nil {
 			return err
 		}
 		if want("realm_linkifiers") {
-			if st.Linkifiers, err = linkifierViews(ctx, tx, u.RealmID); err != nil {
+			if st.Linkifiers, err = LinkifierViews(ctx, tx, u.RealmID); err != nil {
 				return err
 			}
-			st.Linkifiers = orEmpty(st.Linkifiers)
+			st.Linkifiers = slicex.OrEmpty(st.Linkifiers)
 		}
 		if want("scheduled_messages") {
-			if st.ScheduledMessages, err = scheduledViews(ctx, tx, u); err != nil {
+			if st.ScheduledMessages, err = ScheduledViews(ctx, tx, u); err != nil {
 				return err
 			}
 		}
 		if want("reminders") {
-			if st.Reminders, err = reminderViews(ctx, tx, u); err != nil {
+			if st.Reminders, err = ReminderViews(ctx, tx, u); err != nil {
 				return err
 			}
 		}
-		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
+		return RegisterFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {
 		return RegisterState{}, 0, err
 	}
 	return st, head, nil
-}
-
-// orEmpty turns a nil slice into an empty one.
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // ServerSettings is what GET /server_settings tells a client about the
@@ -254,7 +248,7 @@ type ServerSettings struct {
 // Errors are internal (store, context). Safe for concurrent use.
 func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSettings, error) {
 	var out ServerSettings
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		if realm != "" {
 			r, err := tx.RealmByStringID(ctx, realm)
 			if errors.Is(err, ErrNotFound) {

@@ -3,6 +3,8 @@ package chatcore
 import (
 	"context"
 	"slices"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // RegisterUsers is the realm_user section of POST /register: the realm's
@@ -52,9 +54,9 @@ func (s *Service) registerPeople(ctx context.Context, tx Tx, u *User, want func(
 	}
 	if want("realm_user") {
 		ru := &RegisterUsers{Active: []UserView{}, NonActive: []UserView{}, CrossRealmBots: []UserView{},
-			Me: s.userView(u, u, false), CanCreateChannels: u.Role != RoleGuest, CanSubscribeOthers: u.Role != RoleGuest}
+			Me: s.ViewUser(u, u, false), CanCreateChannels: u.Role != RoleGuest, CanSubscribeOthers: u.Role != RoleGuest}
 		for i := range users {
-			v := s.userView(u, &users[i], true)
+			v := s.ViewUser(u, &users[i], true)
 			if users[i].IsActive {
 				ru.Active = append(ru.Active, v)
 			} else {
@@ -79,7 +81,7 @@ func (s *Service) registerPeople(ctx context.Context, tx Tx, u *User, want func(
 			subgroups := slices.Clone(g.Subgroups)
 			slices.Sort(subgroups)
 			st.Groups = append(st.Groups, GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
-				Members: orEmpty(members), DirectSubgroupIDs: orEmpty(subgroups)})
+				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
 		}
 	}
 	return nil

@@ -67,8 +67,8 @@ func reminderView(m *ScheduledMessage) Reminder {
 func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID MessageID, deliverAt time.Time, note *string) (ScheduledMessageID, error) {
 	var id ScheduledMessageID
 	pre := s.prerenderReminder(ctx, actorID, messageID, note) // before the write lock; see render.go
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			return err
 		}
 		if target == nil {
-			return errInvalidMessage()
+			return InvalidMessageError()
 		}
 		var text string
 		if note != nil {
@@ -93,7 +93,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		if err != nil {
 			return err
 		}
-		r, err := s.renderChecked(ctx, tx, u.RealmID, content, pre)
+		r, err := s.RenderChecked(ctx, tx, u.RealmID, content, pre)
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			Type:                    MessageTypePrivate,
 			DirectMembers:           []UserID{u.ID},
 			Content:                 content,
-			RenderedContent:         r.html,
+			RenderedContent:         r.HTML,
 			DeliverAt:               deliverAt.UTC(),
 			ReminderTargetMessageID: target.ID,
 			ReminderNote:            text,
@@ -113,7 +113,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			return err
 		}
 		id = m.ID
-		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
 			"type":      "reminders",
 			"op":        "add",
 			"reminders": []Reminder{reminderView(m)},
@@ -126,16 +126,16 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 // prerenderReminder renders the content of the reminder CreateReminder would
 // create, in one read-only View before its write transaction (see renderChecked);
 // nil when anything is refused (the write transaction reports it).
-func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *prerendered {
-	var p *prerendered
-	_ = s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *Prerendered {
+	var p *Prerendered
+	_ = s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
 		target, err := accessibleMessage(ctx, tx, u, messageID)
 		if err != nil || target == nil {
-			return errors.Join(err, errInvalidMessage())
+			return errors.Join(err, InvalidMessageError())
 		}
 		var text string
 		if note != nil {
@@ -158,19 +158,19 @@ func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, message
 // deactivated actor; others are internal.
 func (s *Service) Reminders(ctx context.Context, actorID UserID) ([]Reminder, error) {
 	var out []Reminder
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		out, err = reminderViews(ctx, tx, u)
+		out, err = ReminderViews(ctx, tx, u)
 		return err
 	})
 	return out, err
 }
 
-// reminderViews returns u's pending reminders (never nil).
-func reminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
+// ReminderViews returns u's pending reminders (never nil).
+func ReminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
 	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
 		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledReminder, Delivered: new(false),
 	})
@@ -191,8 +191,8 @@ func reminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
 // an unknown id, someone else's reminder, one of another realm, or a
 // scheduled-message id; UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -206,7 +206,7 @@ func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id Schedul
 		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
 			return err
 		}
-		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
 			"type":        "reminders",
 			"op":          "remove",
 			"reminder_id": m.ID,
@@ -225,19 +225,19 @@ func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Mess
 	if err != nil {
 		return nil, err
 	}
-	ok, err := canSee(ctx, tx, u, m)
+	ok, err := CanSee(ctx, tx, u, m)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return m, nil
 }
 
-// readableMessage is [accessibleMessage] for operations that refuse a message
+// ReadableMessage is [accessibleMessage] for operations that refuse a message
 // u cannot read with Zulip's "Invalid message(s)".
-func readableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
 	m, err := accessibleMessage(ctx, tx, u, id)
 	if err == nil && m == nil {
-		err = errInvalidMessage()
+		err = InvalidMessageError()
 	}
 	return m, err
 }

@@ -40,25 +40,25 @@ const MaxRenderedLength = 100 * MaxMessageLength
 // errUnableToRender is Zulip's error for a message whose rendering is refused.
 func errUnableToRender() *Error { return BadRequest("Unable to render message") }
 
-// rendered is message content rendered for a realm.
-type rendered struct {
-	html      string
-	mentioned []UserID
-	isMe      bool
-	// streamWildcard and topicWildcard report non-silent wildcard mentions.
-	streamWildcard, topicWildcard bool
+// Rendered is message content rendered for a realm.
+type Rendered struct {
+	HTML      string
+	Mentioned []UserID
+	IsMe      bool
+	// StreamWildcard and topicWildcard report non-silent wildcard mentions.
+	StreamWildcard, TopicWildcard bool
 	// links are the realm's compiled linkifiers the rendering used, still
 	// current in the transaction that accepted it (nil when not loaded), so
 	// that the message's topic links need no second load inside it.
 	links []compiledLinkifier
 }
 
-// prerendered is a rendering done outside the write transaction, with the
+// Prerendered is a rendering done outside the write transaction, with the
 // store answers it depended on.
-type prerendered struct {
+type Prerendered struct {
 	realm RealmID
 	body  string
-	out   rendered
+	out   Rendered
 	err   *Error // a refusal of the rendering itself (the size cap)
 	deps  *markdown.Recorder
 }
@@ -122,7 +122,7 @@ func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
 		}
 		return c.compiled, nil
 	}
-	compiled, err := loadLinkifiers(ctx, r.tx, r.realm)
+	compiled, err := LoadLinkifiers(ctx, r.tx, r.realm)
 	if err == nil {
 		r.links.put(r.realm, r.version, compiled)
 	}
@@ -146,7 +146,7 @@ func (r *txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
 
 // lookupMentionByID returns the realm's user with the id, or nil.
 func lookupMentionByID(ctx context.Context, tx Tx, realm RealmID, id UserID) (*markdown.User, error) {
-	u, err := userInRealm(ctx, tx, realm, id)
+	u, err := UserInRealm(ctx, tx, realm, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
@@ -203,8 +203,8 @@ func compileLinkifiers(rows []Linkifier) []compiledLinkifier {
 	return out
 }
 
-// loadLinkifiers returns the realm's linkifiers compiled, in processing order.
-func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
+// LoadLinkifiers returns the realm's linkifiers compiled, in processing order.
+func LoadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
 	rows, err := tx.Linkifiers(ctx, realm)
 	if err != nil {
 		return nil, err
@@ -212,9 +212,9 @@ func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkif
 	return compileLinkifiers(rows), nil
 }
 
-// topicLinks returns the topic_links of a topic with the realm's compiled
+// TopicLinks returns the topic_links of a topic with the realm's compiled
 // linkifiers.
-func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
+func TopicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 	links := linkify.TopicLinks(linkifiers, topic)
 	out := make([]TopicLink, len(links))
 	for i, l := range links {
@@ -225,20 +225,20 @@ func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 
 // renderWith renders content through r, refusing a rendering over
 // [MaxRenderedLength] characters. Store errors are returned as they are.
-func renderWith(ctx context.Context, r *markdown.Recorder, content string) (rendered, error) {
+func renderWith(ctx context.Context, r *markdown.Recorder, content string) (Rendered, error) {
 	res, err := markdown.Render(ctx, r, content)
 	if err != nil {
-		return rendered{}, err
+		return Rendered{}, err
 	}
 	// The HTML is mostly ASCII: its byte length bounds its character count,
 	// so the rune count is needed only near the cap.
 	if len(res.HTML) > MaxRenderedLength && runeCountOver(res.HTML, MaxRenderedLength) {
-		return rendered{}, errUnableToRender()
+		return Rendered{}, errUnableToRender()
 	}
-	out := rendered{html: res.HTML, isMe: res.IsMe, streamWildcard: res.StreamWildcard, topicWildcard: res.TopicWildcard,
+	out := Rendered{HTML: res.HTML, IsMe: res.IsMe, StreamWildcard: res.StreamWildcard, TopicWildcard: res.TopicWildcard,
 		links: r.Compiled()}
 	for _, id := range res.Mentioned {
-		out.mentioned = append(out.mentioned, UserID(id))
+		out.Mentioned = append(out.Mentioned, UserID(id))
 	}
 	return out, nil
 }
@@ -254,14 +254,14 @@ func runeCountOver(s string, n int) bool {
 	return false
 }
 
-// renderMessage renders message content for the realm inside tx. It returns
+// RenderMessage renders message content for the realm inside tx. It returns
 // the HTML, the active users of the realm the content really mentions
 // (outside code, not silently; sorted, without duplicates) and whether it is
 // a /me message. Errors: BAD_REQUEST "Unable to render message" when the HTML
 // exceeds [MaxRenderedLength] characters; others come from the store.
-func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, content string) (string, []UserID, bool, error) {
+func (s *Service) RenderMessage(ctx context.Context, tx Tx, realm RealmID, content string) (string, []UserID, bool, error) {
 	out, err := renderWith(ctx, newTxResolver(tx, realm), content)
-	return out.html, out.mentioned, out.isMe, err
+	return out.HTML, out.Mentioned, out.IsMe, err
 }
 
 // RenderContent renders message content for realm as the Service stores it,
@@ -270,7 +270,7 @@ func (s *Service) renderMessage(ctx context.Context, tx Tx, realm RealmID, conte
 // is a /me message. Errors: BAD_REQUEST "Unable to render message" when the
 // HTML exceeds [MaxRenderedLength] characters; others come from the store.
 func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, content string) (html string, isMeMessage bool, err error) {
-	html, _, isMeMessage, err = s.renderMessage(ctx, tx, realm, content)
+	html, _, isMeMessage, err = s.RenderMessage(ctx, tx, realm, content)
 	return html, isMeMessage, err
 }
 
@@ -279,12 +279,12 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 // callers read what they need (the actor, the reminded message) in the same
 // View. A refusal of the rendering itself is kept for the write transaction to
 // report; other errors end the pre-render.
-func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*prerendered, error) {
+func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*Prerendered, error) {
 	return prerenderWith(ctx, &txSource{tx: tx, realm: realm}, body)
 }
 
 // prerenderWith is prerenderIn through src.
-func prerenderWith(ctx context.Context, src *txSource, body string) (*prerendered, error) {
+func prerenderWith(ctx context.Context, src *txSource, body string) (*Prerendered, error) {
 	realm := src.realm
 	deps := markdown.NewRecorder(src, FoldKey)
 	out, err := renderWith(ctx, deps, body)
@@ -300,16 +300,16 @@ func prerenderWith(ctx context.Context, src *txSource, body string) (*prerendere
 		}
 	}
 	deps.Detach() // the View's transaction ends with the caller's
-	return &prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
+	return &Prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
 }
 
-// prerenderFor is prerender for content sent by the user: the actor's realm
+// Prerender is prerender for content sent by the user: the actor's realm
 // (from the authenticated user in ctx, see WithAuthenticatedUser, else read
 // in the View) and normalised content; nil when either is refused (the
 // write transaction reports it). Content that needs no store answer is
 // pre-rendered without a View from the realm's cached linkifiers.
-func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content string) *prerendered {
-	body, err := normalizeContent(content)
+func (s *Service) Prerender(ctx context.Context, actorID UserID, content string) *Prerendered {
+	body, err := NormalizeContent(content)
 	if err != nil {
 		return nil
 	}
@@ -320,10 +320,10 @@ func (s *Service) prerenderFor(ctx context.Context, actorID UserID, content stri
 			return p
 		}
 	}
-	var p *prerendered
-	_ = s.view(ctx, func(tx Tx) error {
+	var p *Prerendered
+	_ = s.View(ctx, func(tx Tx) error {
 		if realm == 0 {
-			u, err := actor(ctx, tx, actorID)
+			u, err := Actor(ctx, tx, actorID)
 			if err != nil {
 				return err
 			}
@@ -375,18 +375,18 @@ func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLi
 		func(old cachedLinkifiers) bool { return version > old.version })
 }
 
-// renderChecked renders body for the realm inside the write transaction tx,
+// RenderChecked renders body for the realm inside the write transaction tx,
 // reusing pre (see the top of this file) when it rendered the same body for
 // the same realm and tx still gives every answer it depended on.
-func (s *Service) renderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *prerendered) (rendered, error) {
+func (s *Service) RenderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *Prerendered) (Rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
 		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm})
 		if err != nil {
-			return rendered{}, err
+			return Rendered{}, err
 		}
 		if ok {
 			if pre.err != nil {
-				return rendered{}, pre.err
+				return Rendered{}, pre.err
 			}
 			return pre.out, nil
 		}

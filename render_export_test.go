@@ -5,8 +5,8 @@ import "context"
 // RenderMessageForTest exposes renderMessage (HTML, mentioned users, /me) to
 // the external tests, in a read-only transaction.
 func (s *Service) RenderMessageForTest(ctx context.Context, realm RealmID, content string) (html string, mentioned []UserID, isMe bool, err error) {
-	err = s.view(ctx, func(tx Tx) error {
-		html, mentioned, isMe, err = s.renderMessage(ctx, tx, realm, content)
+	err = s.View(ctx, func(tx Tx) error {
+		html, mentioned, isMe, err = s.RenderMessage(ctx, tx, realm, content)
 		return err
 	})
 	return html, mentioned, isMe, err
@@ -15,9 +15,9 @@ func (s *Service) RenderMessageForTest(ctx context.Context, realm RealmID, conte
 // TopicLinksForTest exposes topicLinks with the realm's linkifiers.
 func (s *Service) TopicLinksForTest(ctx context.Context, realm RealmID, topic string) ([]TopicLink, error) {
 	var out []TopicLink
-	err := s.view(ctx, func(tx Tx) error {
-		ls, err := loadLinkifiers(ctx, tx, realm)
-		out = topicLinks(ls, topic)
+	err := s.View(ctx, func(tx Tx) error {
+		ls, err := LoadLinkifiers(ctx, tx, realm)
+		out = TopicLinks(ls, topic)
 		return err
 	})
 	return out, err

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // CreateScheduledMessageRequest holds the parameters of POST
@@ -94,7 +96,7 @@ func parseScheduledTo(raw []byte) (scheduledTo, error) {
 		to.channel, to.isChannel = StreamID(n), true
 	case []any:
 		if len(v) > MaxDirectRecipients {
-			return to, errTooLong("to", MaxDirectRecipients)
+			return to, TooLongError("to", MaxDirectRecipients)
 		}
 		to.users = make([]UserID, 0, len(v))
 		for _, item := range v {
@@ -108,7 +110,7 @@ func parseScheduledTo(raw []byte) (scheduledTo, error) {
 			}
 			to.users = append(to.users, UserID(n))
 		}
-		to.users = dedupe(to.users)
+		to.users = slicex.Unique(to.users)
 	default:
 		return to, notInteger
 	}
@@ -228,9 +230,9 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 		return 0, err
 	}
 	var id ScheduledMessageID
-	pre := s.prerenderFor(ctx, actorID, req.Content) // before the write lock; see render.go
-	err = s.update(ctx, func(tx Tx, fx *effects) error {
-		sender, err := actor(ctx, tx, actorID)
+	pre := s.Prerender(ctx, actorID, req.Content) // before the write lock; see render.go
+	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
+		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -266,7 +268,7 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 			return err
 		}
 		id = m.ID
-		fx.event(sender.RealmID, []UserID{sender.ID}, map[string]any{
+		fx.Event(sender.RealmID, []UserID{sender.ID}, map[string]any{
 			"type":               "scheduled_messages",
 			"op":                 "add",
 			"scheduled_messages": []ScheduledMessageView{scheduledView(m)},
@@ -280,20 +282,20 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 // topic, channel and recipients without sending, and fills in the
 // destination, content and rendered content of m, reusing pre (see
 // renderChecked; nil for none).
-func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage, pre *prerendered) error {
-	body, err := normalizeContent(content)
+func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage, pre *Prerendered) error {
+	body, err := NormalizeContent(content)
 	if err != nil {
 		return err
 	}
 	if err := checkScheduledRecipient(ctx, tx, sender, dest, m); err != nil {
 		return err
 	}
-	r, err := s.renderChecked(ctx, tx, sender.RealmID, body, pre)
+	r, err := s.RenderChecked(ctx, tx, sender.RealmID, body, pre)
 	if err != nil {
 		return err
 	}
 	m.Content = body
-	m.RenderedContent = r.html
+	m.RenderedContent = r.HTML
 	return nil
 }
 
@@ -305,18 +307,18 @@ func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Dest
 		return err
 	}
 	if dest.StreamID != 0 {
-		topic, err := normalizeTopic(realm, dest.Topic)
+		topic, err := NormalizeTopic(realm, dest.Topic)
 		if err != nil {
 			return err
 		}
-		st, err := streamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		st, err := StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
 		if errors.Is(err, ErrNotFound) {
 			return errChannelIDDoesNotExist(dest.StreamID)
 		}
 		if err != nil {
 			return err
 		}
-		if err := canSendToStream(ctx, tx, sender, st); err != nil {
+		if err := CanSendToStream(ctx, tx, sender, st); err != nil {
 			return err
 		}
 		m.Type = MessageTypeStream
@@ -348,19 +350,19 @@ func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Dest
 // UNAUTHORIZED for a missing or deactivated actor; others are internal.
 func (s *Service) ScheduledMessages(ctx context.Context, actorID UserID) ([]ScheduledMessageView, error) {
 	var out []ScheduledMessageView
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		out, err = scheduledViews(ctx, tx, u)
+		out, err = ScheduledViews(ctx, tx, u)
 		return err
 	})
 	return out, err
 }
 
-// scheduledViews returns u's pending scheduled messages (never nil).
-func scheduledViews(ctx context.Context, tx Tx, u *User) ([]ScheduledMessageView, error) {
+// ScheduledViews returns u's pending scheduled messages (never nil).
+func ScheduledViews(ctx context.Context, tx Tx, u *User) ([]ScheduledMessageView, error) {
 	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
 		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledSendLater, Delivered: new(false),
 	})
@@ -384,8 +386,8 @@ func scheduledViews(ctx context.Context, tx Tx, u *User) ([]ScheduledMessageView
 // another realm, or a reminder id; UNAUTHORIZED for a missing or deactivated
 // actor.
 func (s *Service) DeleteScheduledMessage(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -399,7 +401,7 @@ func (s *Service) DeleteScheduledMessage(ctx context.Context, actorID UserID, id
 		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
 			return err
 		}
-		fx.event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
 			"type":                 "scheduled_messages",
 			"op":                   "remove",
 			"scheduled_message_id": m.ID,

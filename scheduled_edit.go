@@ -83,12 +83,12 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 			return err
 		}
 	}
-	var pre *prerendered
+	var pre *Prerendered
 	if req.Content != nil {
-		pre = s.prerenderFor(ctx, actorID, *req.Content) // before the write lock; see render.go
+		pre = s.Prerender(ctx, actorID, *req.Content) // before the write lock; see render.go
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		sender, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 			if err != nil {
 				return err
 			}
-			topic, err := normalizeTopic(realm, *req.Topic)
+			topic, err := NormalizeTopic(realm, *req.Topic)
 			if err != nil {
 				return err
 			}
@@ -139,7 +139,7 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 		if err := tx.UpdateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
-		fx.event(sender.RealmID, []UserID{sender.ID}, map[string]any{
+		fx.Event(sender.RealmID, []UserID{sender.ID}, map[string]any{
 			"type":              "scheduled_messages",
 			"op":                "update",
 			"scheduled_message": scheduledView(m),

@@ -127,7 +127,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 	if first == nil && second == nil && req.changesNothing(authenticatedUser(ctx, actor)) {
 		return nil // what the write transaction would find: nothing to write, no event
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		u, err := s.settingsActor(ctx, tx, actor)
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 
 // settingsActor loads the actor of a settings request and refuses bots.
 func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, error) {
-	u, err := actor(ctx, tx, id)
+	u, err := Actor(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (req *SettingsUpdate) changesNothing(u *User) bool {
 // updateOwnSettings is the own-account branch of UpdateSettings, run inside
 // the transaction after validation, in Zulip's order: password, e-mail
 // address, full name, then the settings and the time zone.
-func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
+func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
 	var realm *Realm // only the e-mail and full-name rules read the realm
 	if req.Email != nil || req.FullName != nil && *req.FullName != u.FullName {
 		var err error
@@ -279,16 +279,16 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *effects, u *
 		}
 	}
 	if nameChanged {
-		fx.event(u.RealmID, everyone, map[string]any{
+		fx.Event(u.RealmID, everyone, map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "full_name": u.FullName},
 		})
 	}
 	for _, ev := range settingEvents {
-		fx.event(u.RealmID, []UserID{u.ID}, ev)
+		fx.Event(u.RealmID, []UserID{u.ID}, ev)
 	}
 	if tzChanged {
-		fx.event(u.RealmID, everyone, map[string]any{
+		fx.Event(u.RealmID, everyone, map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "email": u.Email, "timezone": u.Settings.Timezone},
 		})
@@ -324,7 +324,7 @@ func activeUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) 
 // administrator sets the requested settings for other users, one set-based
 // store call per setting. phase2 is the deferred language/sound/batching
 // validation error, reported after the permission checks.
-func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, admin *User, req *SettingsUpdate, phase2 error) error {
+func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *Effects, admin *User, req *SettingsUpdate, phase2 error) error {
 	if err := requireAdmin(admin); err != nil {
 		return err
 	}
@@ -389,7 +389,7 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *effects, ad
 				return err
 			}
 		}
-		fx.event(admin.RealmID, changed, s.settingEvent(c.row.Name, c.value))
+		fx.Event(admin.RealmID, changed, s.settingEvent(c.row.Name, c.value))
 	}
 	return nil
 }
@@ -417,7 +417,7 @@ func (s *Service) TypingRecipients(ctx context.Context, candidates []UserID) ([]
 		return nil, nil
 	}
 	var out []UserID
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		users, err := tx.Users(ctx, UserFilter{IDs: candidates})
 		if err != nil {
 			return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Bounds of the subscription requests, checked before any store access.
@@ -96,9 +98,9 @@ func checkChannelName(name string) error {
 func checkSubscribeRequest(req *SubscribeRequest) error {
 	switch {
 	case len(req.Subscriptions) > MaxSubscriptionChannels:
-		return errTooLong("subscriptions", MaxSubscriptionChannels)
+		return TooLongError("subscriptions", MaxSubscriptionChannels)
 	case req.Principals.len() > MaxPrincipals:
-		return errTooLong("principals", MaxPrincipals)
+		return TooLongError("principals", MaxPrincipals)
 	}
 	for i := range req.Subscriptions {
 		c := &req.Subscriptions[i]
@@ -124,7 +126,7 @@ func checkSubscribeRequest(req *SubscribeRequest) error {
 func principalUsers(ctx context.Context, tx Tx, realm RealmID, p Principals) ([]*User, error) {
 	var out []*User
 	for _, id := range p.IDs {
-		u, err := userInRealm(ctx, tx, realm, id)
+		u, err := UserInRealm(ctx, tx, realm, id)
 		if errors.Is(err, ErrNotFound) || err == nil && !u.IsActive {
 			return nil, BadRequest("No such user")
 		}
@@ -170,9 +172,9 @@ func (s *Service) Subscribe(ctx context.Context, actorID UserID, req SubscribeRe
 		return SubscribeResult{}, err
 	}
 	res := SubscribeResult{Subscribed: map[string][]string{}, AlreadySubscribed: map[string][]string{}}
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		res = SubscribeResult{Subscribed: map[string][]string{}, AlreadySubscribed: map[string][]string{}}
-		u, err := actor(ctx, tx, actorID)
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -229,7 +231,7 @@ func (s *Service) Subscribe(ctx context.Context, actorID UserID, req SubscribeRe
 
 // resolveChannels finds the channels named in req, creating the missing ones
 // (each name once), and returns them in request order with those created.
-func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *effects, u *User, req *SubscribeRequest) ([]*Stream, []*Stream, error) {
+func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *Effects, u *User, req *SubscribeRequest) ([]*Stream, []*Stream, error) {
 	var out, created []*Stream
 	seen := map[string]*Stream{}
 	for _, c := range req.Subscriptions {
@@ -260,7 +262,7 @@ func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *effects, u *Us
 // event for those who may see it: everyone but guests for a public channel,
 // the administrators for a private one (its subscribers learn of it from
 // their subscription add event).
-func (s *Service) createChannel(ctx context.Context, tx Tx, fx *effects, u *User, c NewChannel, req *SubscribeRequest) (*Stream, error) {
+func (s *Service) createChannel(ctx context.Context, tx Tx, fx *Effects, u *User, c NewChannel, req *SubscribeRequest) (*Stream, error) {
 	st := &Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,
 		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: s.clock.Now(), CreatorID: u.ID,
@@ -270,7 +272,7 @@ func (s *Service) createChannel(ctx context.Context, tx Tx, fx *effects, u *User
 	}
 	if c.Description != nil {
 		st.Description = strings.ReplaceAll(*c.Description, "\n", " ")
-		html, _, _, err := s.renderMessage(ctx, tx, u.RealmID, st.Description)
+		html, _, _, err := s.RenderMessage(ctx, tx, u.RealmID, st.Description)
 		if err != nil {
 			return nil, err
 		}
@@ -301,14 +303,14 @@ func (s *Service) createChannel(ctx context.Context, tx Tx, fx *effects, u *User
 		return nil, err
 	}
 	if len(audience) > 0 {
-		fx.event(u.RealmID, audience, map[string]any{"type": "stream", "op": "create", "streams": []ChannelView{view}})
+		fx.Event(u.RealmID, audience, map[string]any{"type": "stream", "op": "create", "streams": []ChannelView{view}})
 	}
 	return st, nil
 }
 
 // addSubscriptions subscribes every target to every channel, filling res and
 // queueing the subscription events.
-func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *effects, u *User, channels []*Stream, targets []*User, colors map[string]string, res *SubscribeResult) error {
+func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *Effects, u *User, channels []*Stream, targets []*User, colors map[string]string, res *SubscribeResult) error {
 	used := map[UserID][]string{}
 	for _, t := range targets {
 		subs, err := tx.Subscriptions(ctx, 0, t.ID)
@@ -375,7 +377,7 @@ func nextMessageID(ctx context.Context, tx Tx, st *Stream) (MessageID, error) {
 // subscriptionAddEvents queues the subscription add event of each new
 // subscriber (their subscription with its subscribers) and one peer_add
 // event for the others who may see the channel's subscribers.
-func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *effects, st *Stream, added []Subscription) error {
+func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *Effects, st *Stream, added []Subscription) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -393,9 +395,9 @@ func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *effects,
 	}
 	ids := make([]UserID, 0, len(added))
 	for _, sub := range added {
-		list := orEmpty(slices.Clone(subscribers))
+		list := slicex.OrEmpty(slices.Clone(subscribers))
 		v := SubscriptionView{ChannelView: cv, Subscribers: &list, PersonalView: personalView(sub)}
-		fx.event(st.RealmID, []UserID{sub.UserID}, map[string]any{"type": "subscription", "op": "add", "subscriptions": []SubscriptionView{v}})
+		fx.Event(st.RealmID, []UserID{sub.UserID}, map[string]any{"type": "subscription", "op": "add", "subscriptions": []SubscriptionView{v}})
 		ids = append(ids, sub.UserID)
 	}
 	peers, err := peerAudience(ctx, tx, st, ids)
@@ -403,7 +405,7 @@ func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *effects,
 		return err
 	}
 	if len(peers) > 0 {
-		fx.event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_add", "stream_ids": []StreamID{st.ID}, "user_ids": ids})
+		fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_add", "stream_ids": []StreamID{st.ID}, "user_ids": ids})
 	}
 	return nil
 }

@@ -30,9 +30,9 @@ type UnsubscribeResult struct {
 func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []string, principals Principals) (UnsubscribeResult, error) {
 	switch {
 	case len(names) > MaxSubscriptionChannels:
-		return UnsubscribeResult{}, errTooLong("subscriptions", MaxSubscriptionChannels)
+		return UnsubscribeResult{}, TooLongError("subscriptions", MaxSubscriptionChannels)
 	case principals.len() > MaxPrincipals:
-		return UnsubscribeResult{}, errTooLong("principals", MaxPrincipals)
+		return UnsubscribeResult{}, TooLongError("principals", MaxPrincipals)
 	}
 	trimmed := make([]string, len(names))
 	for i, n := range names {
@@ -42,9 +42,9 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 		}
 	}
 	var res UnsubscribeResult
-	err := s.update(ctx, func(tx Tx, fx *effects) error {
+	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 		res = UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
-		u, err := actor(ctx, tx, actorID)
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -105,7 +105,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 				}
 				res.Removed = append(res.Removed, st.Name)
 				removed = append(removed, t.ID)
-				fx.event(st.RealmID, []UserID{t.ID}, map[string]any{"type": "subscription", "op": "remove",
+				fx.Event(st.RealmID, []UserID{t.ID}, map[string]any{"type": "subscription", "op": "remove",
 					"subscriptions": []map[string]any{{"name": st.Name, "stream_id": st.ID}}})
 			}
 			if len(removed) == 0 {
@@ -116,7 +116,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 				return err
 			}
 			if len(peers) > 0 {
-				fx.event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_remove", "stream_ids": []StreamID{st.ID}, "user_ids": removed})
+				fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_remove", "stream_ids": []StreamID{st.ID}, "user_ids": removed})
 			}
 		}
 		return nil
@@ -183,20 +183,20 @@ func checkPropertyChange(c SubscriptionPropertyChange) error {
 // channel ID N"; UNAUTHORIZED for a missing or deactivated actor.
 func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actorID UserID, changes []SubscriptionPropertyChange) error {
 	if len(changes) > MaxSubscriptionChanges {
-		return errTooLong("subscription_data", MaxSubscriptionChanges)
+		return TooLongError("subscription_data", MaxSubscriptionChanges)
 	}
 	for _, c := range changes {
 		if err := checkPropertyChange(c); err != nil {
 			return err
 		}
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
 		for _, c := range changes {
-			st, err := streamInRealm(ctx, tx, u.RealmID, c.StreamID)
+			st, err := StreamInRealm(ctx, tx, u.RealmID, c.StreamID)
 			if errors.Is(err, ErrNotFound) {
 				return errInvalidChannelID()
 			}
@@ -222,14 +222,14 @@ func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actorID User
 			if err := tx.PutSubscription(ctx, *sub); err != nil {
 				return err
 			}
-			fx.event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+			fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 				"stream_id": st.ID, "property": c.Property, "value": c.Value})
 			switch c.Property {
 			case "is_muted":
-				fx.event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+				fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 					"stream_id": st.ID, "property": "in_home_view", "value": !c.Value.(bool)})
 			case "in_home_view":
-				fx.event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+				fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 					"stream_id": st.ID, "property": "is_muted", "value": !c.Value.(bool)})
 			}
 		}

@@ -50,8 +50,8 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 		filter  MessageFilter
 		nothing bool
 	)
-	err := s.view(ctx, func(tx Tx) error {
-		u, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func (s *Service) DeleteTopic(ctx context.Context, actorID UserID, stream Stream
 // protected history u is not subscribed to).
 func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st *Stream, minID MessageID, visible bool, err error) {
 	invalid := BadRequest("Invalid channel ID")
-	st, err = streamInRealm(ctx, tx, u.RealmID, id)
+	st, err = StreamInRealm(ctx, tx, u.RealmID, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, 0, false, invalid
 	}
@@ -154,13 +154,13 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			return false, nil
 		}
 		var n int
-		err := s.update(ctx, func(tx Tx, fx *effects) error {
+		err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
 			if err != nil {
 				return err
 			}
 			n = len(deleted)
-			return deletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted)
+			return DeletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted)
 		})
 		if err != nil {
 			return false, err
@@ -172,7 +172,7 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 	}
 }
 
-// deletionEffects records the events of one deleted batch and maintains
+// DeletionEffects records the events of one deleted batch and maintains
 // first_message_id of the channels it touched, inside the batch's transaction.
 // As in Zulip, direct-message groups come first, then each channel topic; a
 // topic group that removed its channel's oldest message first recomputes
@@ -180,7 +180,7 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 // the delete_message event follows. Topic groups are keyed by TopicKey, so
 // spellings that fold alike share one event; it names the topic as the
 // group's first (newest) deleted message stores it, lower-cased.
-func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, realm RealmID, deleted []DeletedMessage) error {
+func DeletionEffects(ctx context.Context, tx Tx, fx *Effects, actorUser *User, realm RealmID, deleted []DeletedMessage) error {
 	if len(deleted) == 0 {
 		return nil
 	}
@@ -225,7 +225,7 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 	for _, k := range dmOrder {
 		g := dms[k]
 		slices.Sort(g.ids)
-		fx.event(realm, withUser(g.users, actorUser), map[string]any{
+		fx.Event(realm, IncludeUser(g.users, actorUser), map[string]any{
 			"type":         "delete_message",
 			"message_type": "private",
 			"message_ids":  g.ids,
@@ -252,14 +252,14 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 			streams[k.stream] = st
 			stale[st.ID] = st.FirstMessageID == 0
 		}
-		users := withUser(audience, actorUser)
+		users := IncludeUser(audience, actorUser)
 		if stale[st.ID] || slices.Contains(ids, st.FirstMessageID) {
 			stale[st.ID] = false
 			if err := updateFirstMessageID(ctx, tx, fx, realm, st, users); err != nil {
 				return err
 			}
 		}
-		fx.event(realm, users, map[string]any{
+		fx.Event(realm, users, map[string]any{
 			"type":         "delete_message",
 			"message_type": "stream",
 			"stream_id":    st.ID,
@@ -272,7 +272,7 @@ func deletionEffects(ctx context.Context, tx Tx, fx *effects, actorUser *User, r
 
 // updateFirstMessageID recomputes st.FirstMessageID after a deletion and, when
 // it changed, stores it and records a stream update event for users.
-func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID, st *Stream, users []UserID) error {
+func updateFirstMessageID(ctx context.Context, tx Tx, fx *Effects, realm RealmID, st *Stream, users []UserID) error {
 	oldest, err := tx.OldestMessageID(ctx, st.ID)
 	if err != nil {
 		return err
@@ -288,7 +288,7 @@ func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID
 	if oldest != 0 {
 		value = oldest
 	}
-	fx.event(realm, users, map[string]any{
+	fx.Event(realm, users, map[string]any{
 		"type":      "stream",
 		"op":        "update",
 		"property":  "first_message_id",
@@ -299,8 +299,8 @@ func updateFirstMessageID(ctx context.Context, tx Tx, fx *effects, realm RealmID
 	return nil
 }
 
-// withUser returns the sorted set users ∪ {u} (u may be nil) as a new slice.
-func withUser(users []UserID, u *User) []UserID {
+// IncludeUser returns the sorted set users ∪ {u} (u may be nil) as a new slice.
+func IncludeUser(users []UserID, u *User) []UserID {
 	set := make(map[UserID]struct{}, len(users)+1)
 	for _, id := range users {
 		set[id] = struct{}{}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // TypingRequest is POST /typing: the sender starts or stops typing a direct
@@ -46,12 +48,12 @@ func (s *Service) SendTyping(ctx context.Context, actorID UserID, req TypingRequ
 	if len(req.To) > MaxDirectRecipients {
 		return BadRequestf("to is too long (limit: %d items)", MaxDirectRecipients)
 	}
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		u, err := actor(ctx, tx, actorID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		u, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		event := map[string]any{"type": "typing", "op": req.Op, "sender": map[string]any{"user_id": u.ID, "email": s.apiEmail(u)}}
+		event := map[string]any{"type": "typing", "op": req.Op, "sender": map[string]any{"user_id": u.ID, "email": s.APIEmail(u)}}
 		var candidates []User
 		if channel {
 			st, topic, err := s.typingChannel(ctx, tx, u, req)
@@ -74,7 +76,7 @@ func (s *Service) SendTyping(ctx context.Context, actorID UserID, req TypingRequ
 			if !u.Settings.SendPrivateTypingNotifications {
 				return BadRequest("User has disabled typing notifications for direct messages")
 			}
-			ids := append(dedupe(req.To), u.ID)
+			ids := append(slicex.Unique(req.To), u.ID)
 			slices.Sort(ids)
 			ids = slices.Compact(ids)
 			if candidates, err = tx.Users(ctx, UserFilter{RealmID: u.RealmID, IDs: ids}); err != nil {
@@ -87,13 +89,13 @@ func (s *Service) SendTyping(ctx context.Context, actorID UserID, req TypingRequ
 			}
 			recipients := make([]map[string]any, len(candidates))
 			for i := range candidates {
-				recipients[i] = map[string]any{"user_id": candidates[i].ID, "email": s.apiEmail(&candidates[i])}
+				recipients[i] = map[string]any{"user_id": candidates[i].ID, "email": s.APIEmail(&candidates[i])}
 			}
 			event["message_type"] = "direct"
 			event["recipients"] = recipients
 		}
 		if to := TypingNotificationRecipients(candidates); len(to) > 0 {
-			fx.event(u.RealmID, to, event)
+			fx.Event(u.RealmID, to, event)
 		}
 		return nil
 	})
@@ -112,7 +114,7 @@ func (s *Service) typingChannel(ctx context.Context, tx Tx, u *User, req TypingR
 	if !u.Settings.SendStreamTypingNotifications {
 		return nil, "", BadRequest("User has disabled typing notifications for channel messages")
 	}
-	st, err := streamInRealm(ctx, tx, u.RealmID, *req.StreamID)
+	st, err := StreamInRealm(ctx, tx, u.RealmID, *req.StreamID)
 	if errors.Is(err, ErrNotFound) {
 		return nil, "", BadRequest("Invalid channel ID")
 	}
@@ -120,7 +122,7 @@ func (s *Service) typingChannel(ctx context.Context, tx Tx, u *User, req TypingR
 		return nil, "", err
 	}
 	if st.InviteOnly {
-		ok, err := subscribed(ctx, tx, st.ID, u.ID)
+		ok, err := IsSubscribed(ctx, tx, st.ID, u.ID)
 		if err != nil {
 			return nil, "", err
 		}
@@ -128,14 +130,14 @@ func (s *Service) typingChannel(ctx context.Context, tx Tx, u *User, req TypingR
 			return nil, "", BadRequest("Invalid channel ID")
 		}
 	}
-	if err := canSendToStream(ctx, tx, u, st); err != nil {
+	if err := CanSendToStream(ctx, tx, u, st); err != nil {
 		return nil, "", err
 	}
 	realm, err := tx.Realm(ctx, u.RealmID)
 	if err != nil {
 		return nil, "", err
 	}
-	topic, err := normalizeTopic(realm, *req.Topic)
+	topic, err := NormalizeTopic(realm, *req.Topic)
 	return st, topic, err
 }
 

@@ -40,7 +40,7 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 	var u *User
 	// One indexed lookup: nothing worth interrupting, and a context that
 	// cannot be cancelled spares the store watching it.
-	err := s.view(context.WithoutCancel(ctx), func(tx Tx) error {
+	err := s.View(context.WithoutCancel(ctx), func(tx Tx) error {
 		var err error
 		u, err = tx.UserByAPIKeyHash(ctx, hash)
 		return err
@@ -149,12 +149,12 @@ func (r UsersRequest) withProfileData() bool {
 // deactivated actor gives an [Unauthorized] error.
 func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 	var v UserView
-	err := s.view(ctx, func(tx Tx) error {
-		a, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		a, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		v = s.userView(a, a, true)
+		v = s.ViewUser(a, a, true)
 		return nil
 	})
 	if err != nil {
@@ -184,19 +184,19 @@ func (s *Service) User(ctx context.Context, actorID, id UserID) (UserView, error
 // (req.UserIDs is not read).
 func (s *Service) UserWith(ctx context.Context, actorID, id UserID, req UsersRequest) (UserView, error) {
 	var v UserView
-	err := s.view(ctx, func(tx Tx) error {
-		a, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		a, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		u, err := userInRealm(ctx, tx, a.RealmID, id)
+		u, err := UserInRealm(ctx, tx, a.RealmID, id)
 		if errors.Is(err, ErrNotFound) {
 			return BadRequest("No such user")
 		}
 		if err != nil {
 			return err
 		}
-		v = s.userView(a, u, req.withProfileData())
+		v = s.ViewUser(a, u, req.withProfileData())
 		return nil
 	})
 	return v, err
@@ -220,8 +220,8 @@ func (s *Service) UserByEmail(ctx context.Context, actorID UserID, email string,
 		return s.UserWith(ctx, actorID, id, req)
 	}
 	var v UserView
-	err := s.view(ctx, func(tx Tx) error {
-		a, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		a, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (s *Service) UserByEmail(ctx context.Context, actorID UserID, email string,
 		if err != nil {
 			return err
 		}
-		v = s.userView(a, u, req.withProfileData())
+		v = s.ViewUser(a, u, req.withProfileData())
 		return nil
 	})
 	return v, err
@@ -282,7 +282,7 @@ func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersReques
 	var only map[UserID]bool
 	if req.UserIDs != nil {
 		if len(*req.UserIDs) > MaxUserIDs {
-			return nil, errTooLong("user_ids", MaxUserIDs)
+			return nil, TooLongError("user_ids", MaxUserIDs)
 		}
 		only = make(map[UserID]bool, len(*req.UserIDs))
 		for _, id := range *req.UserIDs {
@@ -290,8 +290,8 @@ func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersReques
 		}
 	}
 	var vs []UserView
-	err := s.view(ctx, func(tx Tx) error {
-		a, err := actor(ctx, tx, actorID)
+	err := s.View(ctx, func(tx Tx) error {
+		a, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -307,7 +307,7 @@ func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersReques
 			}
 			vs = make([]UserView, 0, len(users))
 			for i := range users {
-				vs = append(vs, s.userView(a, &users[i], req.withProfileData()))
+				vs = append(vs, s.ViewUser(a, &users[i], req.withProfileData()))
 			}
 			return nil
 		}
@@ -317,7 +317,7 @@ func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersReques
 		}
 		vs = make([]UserView, len(us))
 		for i := range us {
-			vs[i] = s.userView(a, &us[i], req.withProfileData())
+			vs[i] = s.ViewUser(a, &us[i], req.withProfileData())
 		}
 		return nil
 	})
@@ -333,13 +333,13 @@ const (
 	emailVisibleModerators = 5
 )
 
-// userView builds the view of u as viewer sees it; profile adds profile_data
+// ViewUser builds the view of u as viewer sees it; profile adds profile_data
 // (to users, not bots).
-func (s *Service) userView(viewer, u *User, profile bool) UserView {
+func (s *Service) ViewUser(viewer, u *User, profile bool) UserView {
 	v := UserView{
 		AvatarVersion: 1,
 		UserID:        u.ID,
-		Email:         s.apiEmail(u),
+		Email:         s.APIEmail(u),
 		FullName:      u.FullName,
 		Role:          u.Role,
 		IsAdmin:       u.Role.IsAdmin(),
@@ -368,9 +368,9 @@ func (s *Service) userView(viewer, u *User, profile bool) UserView {
 	return v
 }
 
-// apiEmail is the address Zulip shows as "email": the real one when the user
+// APIEmail is the address Zulip shows as "email": the real one when the user
 // lets everyone see it (and always for bots), a stand-in otherwise.
-func (s *Service) apiEmail(u *User) string {
+func (s *Service) APIEmail(u *User) string {
 	if u.IsBot || u.Settings.EmailAddressVisibility == emailVisibleEveryone {
 		return u.Email
 	}

@@ -166,7 +166,7 @@ func topLevelName(fe validator.FieldError) string {
 var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
 	"user_or_group_ids": func(validator.FieldError) *Error { return BadRequest("Either user_ids or group_ids must be provided.") },
 	"too_many_ids": func(fe validator.FieldError) *Error {
-		return errTooLong(fmt.Sprintf("target_users[%q]", fe.Field()), MaxBulkTargetIDs)
+		return TooLongError(fmt.Sprintf("target_users[%q]", fe.Field()), MaxBulkTargetIDs)
 	},
 	"required": func(fe validator.FieldError) *Error {
 		if parent := topLevelName(fe); parent != fe.Field() {

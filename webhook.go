@@ -72,7 +72,7 @@ func (s *Service) OutgoingWebhooks(ctx context.Context, m *Message, mentioned []
 		return nil, nil
 	}
 	var hooks []OutgoingWebhook
-	err := s.view(ctx, func(tx Tx) error {
+	err := s.View(ctx, func(tx Tx) error {
 		var err error
 		hooks, err = s.webhookJobs(ctx, tx, m, mentioned)
 		return err
@@ -102,12 +102,12 @@ func (s *Service) NotifyWebhookOwner(ctx context.Context, hook *OutgoingWebhook,
 
 // postAsBot sends content from the bot in one transaction.
 func (s *Service) postAsBot(ctx context.Context, botID UserID, dest Destination, content string) error {
-	return s.update(ctx, func(tx Tx, fx *effects) error {
-		bot, err := actor(ctx, tx, botID)
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		bot, err := Actor(ctx, tx, botID)
 		if err != nil {
 			return err
 		}
-		_, err = s.sendInTx(ctx, tx, fx, bot, dest, content, webhookReplyClient)
+		_, err = s.SendInTx(ctx, tx, fx, bot, dest, content, webhookReplyClient)
 		return err
 	})
 }
