@@ -4,20 +4,21 @@ import (
 	"context"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/edits"
 )
 
 // updateMessage answers PATCH /messages/{message_id}.
 func (h *handler) updateMessage(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.UpdateMessageRequest
+	var req edits.Request
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.UpdateMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+	return nil, edits.Update(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 }
 
 // deleteMessage answers DELETE /messages/{message_id}.
 func (h *handler) deleteMessage(ctx context.Context, c *call) (map[string]any, error) {
-	return nil, h.svc.DeleteMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"))
+	return nil, edits.Delete(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"))
 }
 
 // messageHistory answers GET /messages/{message_id}/history.

@@ -1,8 +1,8 @@
-package chatcore
+package edits
 
 // Editing messages: PATCH /messages/{message_id}. The permission and time
 // rules are Zulip's; moving the rest of a topic (change_later, change_all)
-// is in message_move.go.
+// is in move.go.
 
 import (
 	"context"
@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/chatcore/chatcore"
 )
 
-// The propagate modes of a topic or channel change.
+// The propagate modes of a topic or channel change ([Request.PropagateMode]).
 const (
 	PropagateOne   = "change_one"
 	PropagateLater = "change_later"
@@ -28,15 +30,15 @@ const editGrace = 20 * time.Second
 // resolvedPrefix marks a resolved topic.
 const resolvedPrefix = "✔ "
 
-// UpdateMessageRequest holds the parameters of PATCH /messages/{message_id}.
+// Request holds the parameters of PATCH /messages/{message_id}.
 // Nil means "not given".
-type UpdateMessageRequest struct {
+type Request struct {
 	// Content is the new Markdown content.
 	Content *string `json:"content"`
 	// Topic is the new topic ("subject" is its legacy name).
 	Topic *string `json:"topic" wire:"alias=subject"`
 	// StreamID moves the message to another channel.
-	StreamID *StreamID `json:"stream_id"`
+	StreamID *chatcore.StreamID `json:"stream_id"`
 	// PropagateMode is change_one (the default), change_later or change_all.
 	PropagateMode *string `json:"propagate_mode"`
 	// SendNotificationToOldThread (default false) and
@@ -49,23 +51,23 @@ type UpdateMessageRequest struct {
 	PrevContentSHA256 *string `json:"prev_content_sha256"`
 }
 
-// editPlan is an UpdateMessageRequest checked against the message.
+// editPlan is a Request checked against the message.
 type editPlan struct {
-	content      *string // normalized new content
-	topic        *string // normalized new topic, nil when unchanged
-	toStream     *Stream // nil when the channel is unchanged
+	content      *string          // normalized new content
+	topic        *string          // normalized new topic, nil when unchanged
+	toStream     *chatcore.Stream // nil when the channel is unchanged
 	mode         string
 	notifyOld    bool
 	notifyNew    bool
 	resolved     bool // the topic change marks the topic resolved
 	unresolved   bool
-	fromStream   *Stream
+	fromStream   *chatcore.Stream
 	origTopic    string
-	realm        *Realm
-	editor       *User
-	pre          *Prerendered
+	realm        *chatcore.Realm
+	editor       *chatcore.User
+	pre          *chatcore.Prerendered
 	targetTopic  string
-	targetStream *Stream
+	targetStream *chatcore.Stream
 	// audience is who hears of the edit, computed before it is written;
 	// the batches of a topic move tell the same users.
 	audience *editAudience
@@ -73,7 +75,7 @@ type editPlan struct {
 
 func (p *editPlan) moved() bool { return p.topic != nil || p.toStream != nil }
 
-// UpdateMessage edits message id as actor, as Zulip's PATCH
+// Update edits message id as actorID, as Zulip's PATCH
 // /messages/{message_id} does: the content (only the sender, within the
 // realm's content edit limit), the topic (any user of the realm's
 // move-between-topics group, within the move-within-channel limit unless a
@@ -102,58 +104,58 @@ func (p *editPlan) moved() bool { return p.topic != nil || p.toStream != nil }
 // "You don't have permission to move this message"; "The time limit for
 // editing this message's channel has passed"; MOVE_MESSAGES_TIME_LIMIT_EXCEEDED
 // for change_all over a topic older than the limit; the content errors of
-// [Service.SendMessage].
-func (s *Service) UpdateMessage(ctx context.Context, actorID UserID, id MessageID, req UpdateMessageRequest) error {
+// [chatcore.Service.SendMessage].
+func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req Request) error {
 	mode := PropagateOne
 	if req.PropagateMode != nil {
 		mode = *req.PropagateMode
 		if mode != PropagateOne && mode != PropagateLater && mode != PropagateAll {
-			return BadRequest("Invalid propagate_mode")
+			return chatcore.BadRequest("Invalid propagate_mode")
 		}
 	}
-	var pre *Prerendered
+	var pre *chatcore.Prerendered
 	if req.Content != nil {
-		pre = s.Prerender(ctx, actorID, *req.Content)
+		pre = svc.Prerender(ctx, actorID, *req.Content)
 	}
 	var (
 		plan   *editPlan
-		target *Message
+		target *chatcore.Message
 	)
 	if mode != PropagateOne {
 		// change_all's time limit reads the whole topic: before the write.
-		if err := s.View(ctx, func(tx Tx) error {
-			p, m, err := s.planEdit(ctx, tx, actorID, id, req, mode)
+		if err := svc.View(ctx, func(tx chatcore.Tx) error {
+			p, m, err := planEdit(ctx, svc, tx, actorID, id, req, mode)
 			if err != nil {
 				return err
 			}
-			return s.checkMoveAllLimit(ctx, tx, p, m)
+			return checkMoveAllLimit(ctx, svc, tx, p, m)
 		}); err != nil {
 			return err
 		}
 	}
-	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
-		p, m, err := s.planEdit(ctx, tx, actorID, id, req, mode)
+	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		p, m, err := planEdit(ctx, svc, tx, actorID, id, req, mode)
 		if err != nil {
 			return err
 		}
 		p.pre = pre
 		plan, target = p, m
-		return s.applyEdit(ctx, tx, fx, p, m)
+		return applyEdit(ctx, svc, tx, fx, p, m)
 	})
 	if err != nil || !plan.moved() {
 		return err
 	}
-	return s.moveRest(ctx, plan, target)
+	return moveRest(ctx, svc, plan, target)
 }
 
 // planEdit loads the message and checks req against it with Zulip's rules,
 // in Zulip's order.
-func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id MessageID, req UpdateMessageRequest, mode string) (*editPlan, *Message, error) {
-	u, err := Actor(ctx, tx, actorID)
+func planEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorID chatcore.UserID, id chatcore.MessageID, req Request, mode string) (*editPlan, *chatcore.Message, error) {
+	u, err := chatcore.Actor(ctx, tx, actorID)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := ReadableMessage(ctx, tx, u, id)
+	m, err := chatcore.ReadableMessage(ctx, tx, u, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,51 +164,51 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 		return nil, nil, err
 	}
 	pol := realm.Messages
-	now := s.clock.Now()
+	now := svc.Now()
 	age := now.Sub(m.SentAt)
 	p := &editPlan{mode: mode, realm: realm, editor: u, origTopic: m.Topic, targetTopic: m.Topic,
 		notifyOld: req.SendNotificationToOldThread != nil && *req.SendNotificationToOldThread,
 		notifyNew: req.SendNotificationToNewThread == nil || *req.SendNotificationToNewThread}
 	if req.Content != nil {
 		if pol.ContentEditingDisabled {
-			return nil, nil, BadRequest("Your organization has turned off message editing")
+			return nil, nil, chatcore.BadRequest("Your organization has turned off message editing")
 		}
 		if m.SenderID != u.ID {
-			return nil, nil, BadRequest("You don't have permission to edit this message")
+			return nil, nil, chatcore.BadRequest("You don't have permission to edit this message")
 		}
-		if limit, ok := pol.ContentEditLimit.Effective(DefaultContentEditLimit); ok && age > limit+editGrace {
-			return nil, nil, BadRequest("The time limit for editing this message has passed")
+		if limit, ok := pol.ContentEditLimit.Effective(chatcore.DefaultContentEditLimit); ok && age > limit+editGrace {
+			return nil, nil, chatcore.BadRequest("The time limit for editing this message has passed")
 		}
 	}
 	var rawTopic *string
 	if req.Topic != nil {
 		t := strings.TrimSpace(*req.Topic)
-		if t == DefaultEmptyTopicDisplayName {
+		if t == chatcore.DefaultEmptyTopicDisplayName {
 			t = ""
 		}
-		if m.Type != MessageTypeStream || t != m.Topic {
+		if m.Type != chatcore.MessageTypeStream || t != m.Topic {
 			rawTopic = &t
 		}
 	}
 	if req.Content == nil && rawTopic == nil && req.StreamID == nil {
-		return nil, nil, BadRequest("Nothing to change")
+		return nil, nil, chatcore.BadRequest("Nothing to change")
 	}
-	if m.Type != MessageTypeStream {
+	if m.Type != chatcore.MessageTypeStream {
 		if req.StreamID != nil {
-			return nil, nil, BadRequest("Direct messages cannot be moved to channels.")
+			return nil, nil, chatcore.BadRequest("Direct messages cannot be moved to channels.")
 		}
 		if rawTopic != nil {
-			return nil, nil, BadRequest("Direct messages cannot have topics.")
+			return nil, nil, chatcore.BadRequest("Direct messages cannot have topics.")
 		}
 	}
 	if mode != PropagateOne && rawTopic == nil && req.StreamID == nil {
-		return nil, nil, BadRequest("Invalid propagate_mode without topic edit")
+		return nil, nil, chatcore.BadRequest("Invalid propagate_mode without topic edit")
 	}
 	if rawTopic != nil {
-		if *rawTopic == strings.TrimSpace(resolvedPrefix) || *rawTopic == resolvedPrefix+DefaultEmptyTopicDisplayName {
-			return nil, nil, BadRequest("General chat cannot be marked as resolved")
+		if *rawTopic == strings.TrimSpace(resolvedPrefix) || *rawTopic == resolvedPrefix+chatcore.DefaultEmptyTopicDisplayName {
+			return nil, nil, chatcore.BadRequest("General chat cannot be marked as resolved")
 		}
-		t, err := NormalizeTopic(realm, *rawTopic)
+		t, err := chatcore.NormalizeTopic(realm, *rawTopic)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -219,15 +221,15 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 		}
 	}
 	if req.StreamID != nil && req.Content != nil {
-		return nil, nil, BadRequest("Cannot change message content while changing channel")
+		return nil, nil, chatcore.BadRequest("Cannot change message content while changing channel")
 	}
 	if req.Content != nil && len(m.Submessages) > 0 {
-		return nil, nil, BadRequest("Widgets cannot be edited.")
+		return nil, nil, chatcore.BadRequest("Widgets cannot be edited.")
 	}
 	if req.PrevContentSHA256 != nil {
 		sum := sha256.Sum256([]byte(m.Content))
 		if *req.PrevContentSHA256 != hex.EncodeToString(sum[:]) {
-			return nil, nil, &Error{Code: CodeExpectationMismatch, Kind: KindInvalid,
+			return nil, nil, &chatcore.Error{Code: chatcore.CodeExpectationMismatch, Kind: chatcore.KindInvalid,
 				Msg: "'prev_content_sha256' value does not match the expected value."}
 		}
 	}
@@ -236,12 +238,12 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 		if strings.TrimRightFunc(body, isSpace) == "" {
 			body = "(deleted)"
 		}
-		if body, err = NormalizeContent(body); err != nil {
+		if body, err = chatcore.NormalizeContent(body); err != nil {
 			return nil, nil, err
 		}
 		p.content = &body
 	}
-	if m.Type != MessageTypeStream {
+	if m.Type != chatcore.MessageTypeStream {
 		return p, m, nil
 	}
 	if p.fromStream, err = tx.Stream(ctx, m.StreamID); err != nil {
@@ -257,29 +259,29 @@ func (s *Service) planEdit(ctx context.Context, tx Tx, actorID UserID, id Messag
 	}
 	if p.topic != nil {
 		if p.resolved || p.unresolved {
-			if !pol.ResolveTopics.Contains(u, GroupEveryone) {
-				return nil, nil, BadRequest("You don't have permission to resolve topics in this channel.")
+			if !pol.ResolveTopics.Contains(u, chatcore.GroupEveryone) {
+				return nil, nil, chatcore.BadRequest("You don't have permission to resolve topics in this channel.")
 			}
 		} else {
-			if !pol.MoveBetweenTopics.Contains(u, GroupEveryone) {
-				return nil, nil, BadRequest("You don't have permission to edit this message")
+			if !pol.MoveBetweenTopics.Contains(u, chatcore.GroupEveryone) {
+				return nil, nil, chatcore.BadRequest("You don't have permission to edit this message")
 			}
-			if limit, ok := pol.MoveWithinChannelLimit.Effective(DefaultMoveLimit); ok && u.Role != RoleModerator && age > limit+editGrace {
-				return nil, nil, BadRequest("The time limit for editing this message's topic has passed.")
+			if limit, ok := pol.MoveWithinChannelLimit.Effective(chatcore.DefaultMoveLimit); ok && u.Role != chatcore.RoleModerator && age > limit+editGrace {
+				return nil, nil, chatcore.BadRequest("The time limit for editing this message's topic has passed.")
 			}
 		}
 	}
 	if p.toStream != nil {
-		if !pol.MoveBetweenChannels.Contains(u, GroupMembers) {
-			return nil, nil, BadRequest("You don't have permission to move this message")
+		if !pol.MoveBetweenChannels.Contains(u, chatcore.GroupMembers) {
+			return nil, nil, chatcore.BadRequest("You don't have permission to move this message")
 		}
-		if limit, ok := pol.MoveBetweenChannelsLimit.Effective(DefaultMoveLimit); ok && u.Role != RoleModerator && age > limit+editGrace {
-			return nil, nil, BadRequest("The time limit for editing this message's channel has passed")
+		if limit, ok := pol.MoveBetweenChannelsLimit.Effective(chatcore.DefaultMoveLimit); ok && u.Role != chatcore.RoleModerator && age > limit+editGrace {
+			return nil, nil, chatcore.BadRequest("The time limit for editing this message's channel has passed")
 		}
 	}
 	if req.StreamID != nil && p.toStream == nil && p.topic == nil && p.content == nil {
 		// A "move" to the message's own channel changes nothing.
-		return nil, nil, BadRequest("Nothing to change")
+		return nil, nil, chatcore.BadRequest("Nothing to change")
 	}
 	return p, m, nil
 }
@@ -290,10 +292,10 @@ func isSpace(r rune) bool {
 
 // moveTarget returns the channel a message may be moved to: one of the
 // realm that u can access and that is not archived.
-func moveTarget(ctx context.Context, tx Tx, u *User, id StreamID) (*Stream, error) {
-	invalid := BadRequest("Invalid channel ID")
-	st, err := StreamInRealm(ctx, tx, u.RealmID, id)
-	if errors.Is(err, ErrNotFound) {
+func moveTarget(ctx context.Context, tx chatcore.Tx, u *chatcore.User, id chatcore.StreamID) (*chatcore.Stream, error) {
+	invalid := chatcore.BadRequest("Invalid channel ID")
+	st, err := chatcore.StreamInRealm(ctx, tx, u.RealmID, id)
+	if errors.Is(err, chatcore.ErrNotFound) {
 		return nil, invalid
 	}
 	if err != nil {
@@ -302,7 +304,7 @@ func moveTarget(ctx context.Context, tx Tx, u *User, id StreamID) (*Stream, erro
 	if st.IsArchived {
 		return nil, invalid
 	}
-	acc, err := StreamAccessFor(ctx, tx, u, st)
+	acc, err := chatcore.StreamAccessFor(ctx, tx, u, st)
 	if err != nil {
 		return nil, err
 	}
@@ -313,10 +315,10 @@ func moveTarget(ctx context.Context, tx Tx, u *User, id StreamID) (*Stream, erro
 }
 
 // applyEdit writes the edit of the target message m and records its events.
-func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan, m *Message) error {
-	now := s.clock.Now().UTC()
+func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, p *editPlan, m *chatcore.Message) error {
+	now := svc.Now().UTC()
 	orig := *m
-	entry := EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
+	entry := chatcore.EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
 	event := map[string]any{
 		"type": "update_message", "user_id": p.editor.ID, "edit_timestamp": now.Unix(),
 		"message_id": m.ID, "rendering_only": false,
@@ -324,9 +326,9 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan
 	if p.content != nil {
 		m.LastEditedAt = now
 	}
-	var mentions *Rendered
+	var mentions *chatcore.Rendered
 	if p.content != nil {
-		r, err := s.RenderChecked(ctx, tx, p.editor.RealmID, *p.content, p.pre)
+		r, err := svc.RenderChecked(ctx, tx, p.editor.RealmID, *p.content, p.pre)
 		if err != nil {
 			return err
 		}
@@ -336,7 +338,7 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan
 		m.Content, m.RenderedContent, m.IsMeMessage = *p.content, r.HTML, r.IsMe
 		mentions = &r
 	}
-	if m.Type == MessageTypeStream {
+	if m.Type == chatcore.MessageTypeStream {
 		event["stream_name"], event["stream_id"] = p.fromStream.Name, p.fromStream.ID
 		if p.moved() {
 			event["propagate_mode"] = p.mode
@@ -349,16 +351,16 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan
 		}
 		if p.topic != nil {
 			entry.PrevTopic, entry.Topic = new(p.origTopic), new(*p.topic)
-			links, err := LoadLinkifiers(ctx, tx, m.RealmID)
+			links, err := chatcore.LoadLinkifiers(ctx, tx, m.RealmID)
 			if err != nil {
 				return err
 			}
-			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, TopicLinks(links, *p.topic)
+			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, chatcore.TopicLinks(links, *p.topic)
 			m.Topic = *p.topic
 		}
 	}
 	if mentions != nil {
-		if err := s.updateMentionFlags(ctx, tx, m, p.fromStream, *mentions); err != nil {
+		if err := updateMentionFlags(ctx, tx, m, p.fromStream, *mentions); err != nil {
 			return err
 		}
 	}
@@ -372,20 +374,20 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan
 	if p.toStream != nil {
 		// No content change comes with a channel change: the store's move
 		// (which carries the flag rows over) is the whole edit.
-		if _, err := tx.MoveMessages(ctx, MessageMove{
+		if _, err := tx.MoveMessages(ctx, chatcore.MessageMove{
 			RealmID: m.RealmID, StreamID: orig.StreamID, TopicKey: orig.TopicKey, MinID: m.ID, BeforeID: m.ID + 1,
 			ToStream: m.StreamID, ToRecipient: m.RecipientID, ToTopic: m.Topic, MovedAt: now, Entry: entry,
 		}, 1); err != nil {
 			return err
 		}
-		if err := movedFirstMessageIDs(ctx, tx, fx, p, []MessageID{m.ID}); err != nil {
+		if err := movedFirstMessageIDs(ctx, tx, fx, p, []chatcore.MessageID{m.ID}); err != nil {
 			return err
 		}
 	} else if err := tx.EditMessage(ctx, m, entry); err != nil {
 		return err
 	}
-	event["message_ids"] = []MessageID{m.ID}
-	aud.publish(fx, m.RealmID, event, p.fromStream, p.origTopic, []MessageID{m.ID})
+	event["message_ids"] = []chatcore.MessageID{m.ID}
+	aud.publish(fx, m.RealmID, event, p.fromStream, p.origTopic, []chatcore.MessageID{m.ID})
 	return nil
 }
 
@@ -394,17 +396,17 @@ func (s *Service) applyEdit(ctx context.Context, tx Tx, fx *Effects, p *editPlan
 // users the new content mentions, stream_wildcard_mentioned for everyone on
 // a non-silent @**all**, topic_wildcard_mentioned for the topic's
 // participants on a non-silent @**topic**. m.DefaultFlags is updated too.
-func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st *Stream, r Rendered) error {
-	const bits = MentionFlags
+func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream, r chatcore.Rendered) error {
+	const bits = chatcore.MentionFlags
 	oldDefaults := m.DefaultFlags
 	m.DefaultFlags &^= bits
 	if r.StreamWildcard {
-		m.DefaultFlags |= FlagStreamWildcardMentioned
+		m.DefaultFlags |= chatcore.FlagStreamWildcardMentioned
 	}
-	var participants []UserID
+	var participants []chatcore.UserID
 	if r.TopicWildcard && st != nil {
 		var err error
-		if participants, err = TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic)); err != nil {
+		if participants, err = chatcore.TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, chatcore.TopicKey(m.Topic)); err != nil {
 			return err
 		}
 	}
@@ -412,7 +414,7 @@ func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st 
 	if err != nil {
 		return err
 	}
-	current := make(map[UserID]MessageFlags, len(rows))
+	current := make(map[chatcore.UserID]chatcore.MessageFlags, len(rows))
 	for _, row := range rows {
 		current[row.UserID] = row.Flags
 	}
@@ -425,7 +427,7 @@ func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st 
 	}
 	slices.Sort(receivers)
 	receivers = slices.Compact(receivers)
-	var out []UserMessageFlags
+	var out []chatcore.UserMessageFlags
 	for _, u := range receivers {
 		cur, hasRow := current[u]
 		if !hasRow {
@@ -433,15 +435,15 @@ func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st 
 		}
 		next := cur&^bits | m.DefaultFlags&bits
 		if slices.Contains(r.Mentioned, u) {
-			next |= FlagMentioned
+			next |= chatcore.FlagMentioned
 		}
 		if r.TopicWildcard {
 			if _, ok := slices.BinarySearch(participants, u); ok {
-				next |= FlagTopicWildcardMentioned
+				next |= chatcore.FlagTopicWildcardMentioned
 			}
 		}
 		if hasRow && next != cur || !hasRow && next != m.DefaultFlags {
-			out = append(out, UserMessageFlags{UserID: u, MessageID: m.ID, Flags: next})
+			out = append(out, chatcore.UserMessageFlags{UserID: u, MessageID: m.ID, Flags: next})
 		}
 	}
 	if len(out) == 0 {
@@ -453,15 +455,15 @@ func (s *Service) updateMentionFlags(ctx context.Context, tx Tx, m *Message, st 
 // derivedReceivers returns the users who received m without a flag row
 // deciding it: a direct message's participants, or the active subscribers
 // of st whose subscription covers m.
-func derivedReceivers(ctx context.Context, tx Tx, m *Message, st *Stream) ([]UserID, error) {
-	if m.Type != MessageTypeStream {
+func derivedReceivers(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream) ([]chatcore.UserID, error) {
+	if m.Type != chatcore.MessageTypeStream {
 		return slices.Clone(m.DirectMembers), nil
 	}
 	subs, err := tx.Subscriptions(ctx, st.ID, 0)
 	if err != nil {
 		return nil, err
 	}
-	var out []UserID
+	var out []chatcore.UserID
 	for _, sub := range subs {
 		if sub.Active && sub.SinceMessageID <= m.ID {
 			out = append(out, sub.UserID)

@@ -1,4 +1,4 @@
-package chatcore_test
+package edits_test
 
 import (
 	"context"
@@ -10,13 +10,22 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
 func str(s string) *string { return &s }
 
-func TestUpdateMessageContent(t *testing.T) {
+// newCast builds a World with open and stores the chattest.Cast in it; opts
+// go to the Service.
+func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
+	tb.Helper()
+	w := open(tb, chattest.With(opts...))
+	return w, w.SeedCast(tb)
+}
+
+func TestUpdateContent(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, c := newCast(t, open)
@@ -25,7 +34,7 @@ func TestUpdateMessageContent(t *testing.T) {
 		is.NoErr(err)
 		w.Events.Reset()
 		sum := sha256.Sum256([]byte("to be"))
-		err = w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{
+		err = edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{
 			Content: str("or not @**Iago**"), PrevContentSHA256: str(hex.EncodeToString(sum[:]))})
 		is.NoErr(err) // the sender edits within the limit
 		m := w.Message(t, id)
@@ -59,36 +68,36 @@ func TestUpdateMessageContent(t *testing.T) {
 		is.True(hist[1].ContentHTMLDiff != nil) // the diff of the renderings
 
 		// Errors, in Zulip's order.
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Admin.ID, id, chatcore.UpdateMessageRequest{Content: str("x")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Admin.ID, id, edits.Request{Content: str("x")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "You don't have permission to edit this message")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Nothing to change")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{Content: str("x"), PrevContentSHA256: str("00")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{Content: str("x"), PrevContentSHA256: str("00")}),
 			chatcore.CodeExpectationMismatch, chatcore.KindInvalid, "'prev_content_sha256' value does not match the expected value.")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{PropagateMode: str("change_all"), Content: str("x")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{PropagateMode: str("change_all"), Content: str("x")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid propagate_mode without topic edit")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{PropagateMode: str("sideways"), Content: str("x")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{PropagateMode: str("sideways"), Content: str("x")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid propagate_mode")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Stranger.ID, id, chatcore.UpdateMessageRequest{Content: str("x")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Stranger.ID, id, edits.Request{Content: str("x")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 		w.Clock.Advance(600*time.Second + 21*time.Second)
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{Content: str("late")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{Content: str("late")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "The time limit for editing this message has passed")
 	})
 }
 
-func TestUpdateMessageDirect(t *testing.T) {
+func TestUpdateDirect(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, c := newCast(t, open)
 		id, err := w.Svc.SendMessage(t.Context(), c.Member.ID, chatcore.SendMessageRequest{Type: "direct", To: str("[" + strconv.FormatInt(int64(c.Admin.ID), 10) + "]"), Content: "psst"})
 		is.NoErr(err)
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{Topic: str("t")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{Topic: str("t")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Direct messages cannot have topics.")
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{StreamID: new(chatcore.StreamID(1))}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{StreamID: new(chatcore.StreamID(1))}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Direct messages cannot be moved to channels.")
 		w.Events.Reset()
-		is.NoErr(w.Svc.UpdateMessage(t.Context(), c.Member.ID, id, chatcore.UpdateMessageRequest{Content: str("  ")}))
+		is.NoErr(edits.Update(t.Context(), w.Svc, c.Member.ID, id, edits.Request{Content: str("  ")}))
 		is.Equal(w.Message(t, id).Content, "(deleted)") // empty content becomes "(deleted)"
 		evs := w.Events.OfType("update_message")
 		var users []chatcore.UserID
@@ -104,7 +113,7 @@ func TestUpdateMessageDirect(t *testing.T) {
 	})
 }
 
-func TestUpdateMessageMoveTopic(t *testing.T) {
+func TestUpdateMoveTopic(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, c := newCast(t, open, chatcore.WithTopicDeletion(2, 0))
@@ -114,7 +123,7 @@ func TestUpdateMessageMoveTopic(t *testing.T) {
 		_, err := w.Svc.UpdateMessageFlags(t.Context(), c.Admin.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{ids[0]}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		w.Events.Reset()
-		err = w.Svc.UpdateMessage(t.Context(), c.Moderator.ID, ids[2], chatcore.UpdateMessageRequest{
+		err = edits.Update(t.Context(), w.Svc, c.Moderator.ID, ids[2], edits.Request{
 			Topic: str("tower"), PropagateMode: str("change_all"), SendNotificationToOldThread: new(true)})
 		is.NoErr(err) // anyone may move topics by default
 		tower := "tower"
@@ -160,21 +169,21 @@ func TestUpdateMessageMoveTopic(t *testing.T) {
 		is.Equal(w.Message(t, moved[5]).Content, "This topic was moved here from #**Denmark>castle** by @_**"+c.Moderator.FullName+"|"+strconv.FormatInt(int64(c.Moderator.ID), 10)+"**.")
 
 		// change_one moves one message; the new thread hears of it.
-		is.NoErr(w.Svc.UpdateMessage(t.Context(), c.Member.ID, ids[4], chatcore.UpdateMessageRequest{Topic: str("yard")}))
+		is.NoErr(edits.Update(t.Context(), w.Svc, c.Member.ID, ids[4], edits.Request{Topic: str("yard")}))
 		is.Equal(w.Message(t, ids[4]).Topic, "yard")
 		is.Equal(w.Message(t, ids[3]).Topic, "tower")
 
 		// Limits and permissions.
 		w.Clock.Advance(8 * 24 * time.Hour)
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, ids[0], chatcore.UpdateMessageRequest{Topic: str("late")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, ids[0], edits.Request{Topic: str("late")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "The time limit for editing this message's topic has passed.")
-		is.NoErr(w.Svc.UpdateMessage(t.Context(), c.Moderator.ID, ids[0], chatcore.UpdateMessageRequest{Topic: str("late")})) // moderators have no limit
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, ids[0], chatcore.UpdateMessageRequest{Topic: str("✔")}),
+		is.NoErr(edits.Update(t.Context(), w.Svc, c.Moderator.ID, ids[0], edits.Request{Topic: str("late")})) // moderators have no limit
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, ids[0], edits.Request{Topic: str("✔")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "General chat cannot be marked as resolved")
 	})
 }
 
-func TestUpdateMessageMoveChannel(t *testing.T) {
+func TestUpdateMoveChannel(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, c := newCast(t, open)
@@ -183,12 +192,12 @@ func TestUpdateMessageMoveChannel(t *testing.T) {
 		ids := w.PostN(t, from, "castle", c.Member, 3)
 		_, err := w.Svc.UpdateMessageFlags(t.Context(), c.Admin.ID, chatcore.UpdateMessageFlagsRequest{Messages: ids, Op: "add", Flag: "starred"})
 		is.NoErr(err)
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Guest.ID, ids[0], chatcore.UpdateMessageRequest{StreamID: &to.ID}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Guest.ID, ids[0], edits.Request{StreamID: &to.ID}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID") // the guest cannot reach the private channel
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Member.ID, ids[0], chatcore.UpdateMessageRequest{StreamID: &to.ID, Content: str("x")}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Member.ID, ids[0], edits.Request{StreamID: &to.ID, Content: str("x")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Cannot change message content while changing channel")
 		w.Events.Reset()
-		is.NoErr(w.Svc.UpdateMessage(t.Context(), c.Member.ID, ids[1], chatcore.UpdateMessageRequest{StreamID: &to.ID, PropagateMode: str("change_later"),
+		is.NoErr(edits.Update(t.Context(), w.Svc, c.Member.ID, ids[1], edits.Request{StreamID: &to.ID, PropagateMode: str("change_later"),
 			SendNotificationToNewThread: new(false)}))
 		is.Equal(w.Message(t, ids[0]).StreamID, from.ID) // earlier messages stay
 		for _, id := range ids[1:] {
@@ -212,33 +221,33 @@ func TestUpdateMessageMoveChannel(t *testing.T) {
 
 		// Members may move between channels by default; guests may not.
 		w.Subscribe(t, to, c.Guest, 0)
-		chattest.WantError(t, w.Svc.UpdateMessage(t.Context(), c.Guest.ID, ids[0], chatcore.UpdateMessageRequest{StreamID: &to.ID}),
+		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Guest.ID, ids[0], edits.Request{StreamID: &to.ID}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "You don't have permission to move this message")
 	})
 }
 
-func TestDeleteMessage(t *testing.T) {
+func TestDelete(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
 		ids := w.PostN(t, st, "castle", c.Member, 3)
 		botMsg := w.Post(t, st, "castle", c.Bot, "beep")
-		chattest.WantError(t, w.Svc.DeleteMessage(t.Context(), c.Moderator.ID, ids[0]),
+		chattest.WantError(t, edits.Delete(t.Context(), w.Svc, c.Moderator.ID, ids[0]),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "You don't have permission to delete this message")
-		chattest.WantError(t, w.Svc.DeleteMessage(t.Context(), c.Stranger.ID, ids[0]),
+		chattest.WantError(t, edits.Delete(t.Context(), w.Svc, c.Stranger.ID, ids[0]),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 		w.Events.Reset()
-		is.NoErr(w.Svc.DeleteMessage(t.Context(), c.Member.ID, ids[2])) // own, within the limit
-		is.NoErr(w.Svc.DeleteMessage(t.Context(), c.Member.ID, botMsg)) // own bot's
+		is.NoErr(edits.Delete(t.Context(), w.Svc, c.Member.ID, ids[2])) // own, within the limit
+		is.NoErr(edits.Delete(t.Context(), w.Svc, c.Member.ID, botMsg)) // own bot's
 		evs := w.Events.OfType("delete_message")
 		is.Equal(len(evs), 2)
 		is.Equal(evs[0].Data, map[string]any{"type": "delete_message", "message_type": "stream", "stream_id": st.ID,
 			"topic": "castle", "message_ids": []chatcore.MessageID{ids[2]}})
 		w.Clock.Advance(601 * time.Second)
-		chattest.WantError(t, w.Svc.DeleteMessage(t.Context(), c.Member.ID, ids[1]),
+		chattest.WantError(t, edits.Delete(t.Context(), w.Svc, c.Member.ID, ids[1]),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "The time limit for deleting this message has passed")
-		is.NoErr(w.Svc.DeleteMessage(t.Context(), c.Admin.ID, ids[0])) // administrators have no limit
+		is.NoErr(edits.Delete(t.Context(), w.Svc, c.Admin.ID, ids[0])) // administrators have no limit
 		is.Equal(w.ChannelMessageIDs(t, st, nil), []chatcore.MessageID{ids[1]})
 
 		// The realm's policy decides.
@@ -253,7 +262,7 @@ func TestDeleteMessage(t *testing.T) {
 		})
 		_, err := w.Svc.MessageHistory(t.Context(), c.Member.ID, ids[1], false)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Message edit history is disabled in this organization")
-		is.NoErr(w.Svc.DeleteMessage(t.Context(), c.Member.ID, ids[1])) // no limit now
+		is.NoErr(edits.Delete(t.Context(), w.Svc, c.Member.ID, ids[1])) // no limit now
 	})
 }
 

@@ -1,4 +1,4 @@
-package chatcore
+package edits
 
 // Moving messages between topics and channels: who hears of an edit or a
 // move, the batches of a topic move (change_later, change_all), change_all's
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/narrowlink"
 )
 
@@ -18,8 +19,8 @@ import (
 // flags on it (update_message), and the users who lose access to it in a
 // move to another channel (delete_message).
 type editAudience struct {
-	flags  map[UserID]MessageFlags
-	losing []UserID
+	flags  map[chatcore.UserID]chatcore.MessageFlags
+	losing []chatcore.UserID
 }
 
 // editAudienceOf computes the audience of an edit of orig (as it was before
@@ -30,13 +31,13 @@ type editAudience struct {
 // flags, and lose the message (delete_message) when they cannot read the
 // new channel: everyone of them for a private channel, guests for a public
 // one.
-func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream) (*editAudience, error) {
-	a := &editAudience{flags: map[UserID]MessageFlags{}}
+func editAudienceOf(ctx context.Context, tx chatcore.Tx, orig *chatcore.Message, from, to *chatcore.Stream) (*editAudience, error) {
+	a := &editAudience{flags: map[chatcore.UserID]chatcore.MessageFlags{}}
 	rows, err := tx.MessageFlagRows(ctx, orig.ID)
 	if err != nil {
 		return nil, err
 	}
-	if orig.Type != MessageTypeStream {
+	if orig.Type != chatcore.MessageTypeStream {
 		for _, u := range orig.DirectMembers {
 			a.flags[u] = orig.DefaultFlags
 		}
@@ -57,14 +58,14 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 	for _, r := range rows {
 		a.flags[r.UserID] = r.Flags
 	}
-	oldActive := map[UserID]bool{}
+	oldActive := map[chatcore.UserID]bool{}
 	for _, sub := range oldSubs {
 		if sub.Active {
 			oldActive[sub.UserID] = true
 		}
 	}
 	target := from
-	losing := map[UserID]bool{}
+	losing := map[chatcore.UserID]bool{}
 	newActive := oldActive
 	if to != nil {
 		target = to
@@ -72,11 +73,11 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 		if err != nil {
 			return nil, err
 		}
-		newActive = map[UserID]bool{}
+		newActive = map[chatcore.UserID]bool{}
 		for _, u := range newSubs {
 			newActive[u] = true
 		}
-		var leaving []UserID
+		var leaving []chatcore.UserID
 		for _, sub := range oldSubs {
 			if !newActive[sub.UserID] {
 				leaving = append(leaving, sub.UserID)
@@ -95,7 +96,7 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 		if to.InviteOnly {
 			a.losing = leaving
 		} else if len(leaving) > 0 {
-			guests, err := tx.Users(ctx, UserFilter{RealmID: orig.RealmID, IDs: leaving, Roles: []Role{RoleGuest}})
+			guests, err := tx.Users(ctx, chatcore.UserFilter{RealmID: orig.RealmID, IDs: leaving, Roles: []chatcore.Role{chatcore.RoleGuest}})
 			if err != nil {
 				return nil, err
 			}
@@ -119,14 +120,14 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 		}
 		// New-channel guests who were not in the old channel are left out:
 		// they have no copy of the messages to update.
-		var newcomers []UserID
+		var newcomers []chatcore.UserID
 		for u := range newActive {
 			if !oldActive[u] {
 				newcomers = append(newcomers, u)
 			}
 		}
 		if len(newcomers) > 0 {
-			guests, err := tx.Users(ctx, UserFilter{RealmID: orig.RealmID, IDs: newcomers, Roles: []Role{RoleGuest}})
+			guests, err := tx.Users(ctx, chatcore.UserFilter{RealmID: orig.RealmID, IDs: newcomers, Roles: []chatcore.Role{chatcore.RoleGuest}})
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +139,7 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 	_ = target
 	for _, u := range extra {
 		if _, ok := a.flags[u]; !ok && !losing[u] {
-			a.flags[u] = FlagRead
+			a.flags[u] = chatcore.FlagRead
 		}
 	}
 	return a, nil
@@ -147,14 +148,14 @@ func editAudienceOf(ctx context.Context, tx Tx, orig *Message, from, to *Stream)
 // publish records the update_message event for the audience (one event per
 // distinct flag set, each with those flags), preceded in a move to another
 // channel by the delete_message event for the users losing access to ids.
-func (a *editAudience) publish(fx *Effects, realm RealmID, event map[string]any, from *Stream, origTopic string, ids []MessageID) {
+func (a *editAudience) publish(fx *chatcore.Effects, realm chatcore.RealmID, event map[string]any, from *chatcore.Stream, origTopic string, ids []chatcore.MessageID) {
 	if len(a.losing) > 0 {
 		fx.Event(realm, slices.Clone(a.losing), map[string]any{
 			"type": "delete_message", "message_type": "stream", "stream_id": from.ID,
 			"topic": origTopic, "message_ids": slices.Clone(ids),
 		})
 	}
-	byFlags := map[MessageFlags][]UserID{}
+	byFlags := map[chatcore.MessageFlags][]chatcore.UserID{}
 	for u, f := range a.flags {
 		byFlags[f] = append(byFlags[f], u)
 	}
@@ -169,7 +170,7 @@ func (a *editAudience) publish(fx *Effects, realm RealmID, event map[string]any,
 
 // movedFirstMessageIDs keeps first_message_id of both channels of a move
 // right after ids moved from p.fromStream to p.toStream.
-func movedFirstMessageIDs(ctx context.Context, tx Tx, fx *Effects, p *editPlan, ids []MessageID) error {
+func movedFirstMessageIDs(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, p *editPlan, ids []chatcore.MessageID) error {
 	if p.toStream == nil || len(ids) == 0 {
 		return nil
 	}
@@ -192,12 +193,12 @@ func movedFirstMessageIDs(ctx context.Context, tx Tx, fx *Effects, p *editPlan, 
 }
 
 // moveRange is a half-open id range [lo, hi) of a topic move; hi 0 is open.
-type moveRange struct{ lo, hi MessageID }
+type moveRange struct{ lo, hi chatcore.MessageID }
 
 // moveRest moves the other messages of the topic for change_later and
 // change_all, in batches, then sends the notification bot's messages.
-func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) error {
-	moved := []MessageID{target.ID}
+func moveRest(ctx context.Context, svc *chatcore.Service, p *editPlan, target *chatcore.Message) error {
+	moved := []chatcore.MessageID{target.ID}
 	var ranges []moveRange
 	switch p.mode {
 	case PropagateLater:
@@ -205,8 +206,8 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 	case PropagateAll:
 		ranges = []moveRange{{0, target.ID}, {target.ID + 1, 0}}
 	}
-	now := s.clock.Now().UTC()
-	entry := EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
+	now := svc.Now().UTC()
+	entry := chatcore.EditHistoryEntry{UserID: p.editor.ID, Timestamp: now}
 	template := map[string]any{
 		"type": "update_message", "user_id": p.editor.ID, "edit_timestamp": now.Unix(),
 		"message_id": target.ID, "rendering_only": false, "stream_name": p.fromStream.Name,
@@ -226,18 +227,18 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			var ids []MessageID
-			err := s.Update(ctx, func(tx Tx, fx *Effects) error {
+			var ids []chatcore.MessageID
+			err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 				var err error
-				ids, err = tx.MoveMessages(ctx, MessageMove{
-					RealmID: target.RealmID, StreamID: p.fromStream.ID, TopicKey: TopicKey(p.origTopic),
+				ids, err = tx.MoveMessages(ctx, chatcore.MessageMove{
+					RealmID: target.RealmID, StreamID: p.fromStream.ID, TopicKey: chatcore.TopicKey(p.origTopic),
 					MinID: cursor, BeforeID: r.hi, ToStream: p.targetStream.ID,
 					ToRecipient: p.targetStream.RecipientID, ToTopic: p.targetTopic, MovedAt: now, Entry: entry,
-				}, s.batchSize)
+				}, svc.TopicBatchSize())
 				if err != nil || len(ids) == 0 {
 					return err
 				}
-				if err := s.refreshStreams(ctx, tx, p); err != nil {
+				if err := refreshStreams(ctx, tx, p); err != nil {
 					return err
 				}
 				if err := movedFirstMessageIDs(ctx, tx, fx, p, ids); err != nil {
@@ -245,11 +246,11 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 				}
 				ev := maps.Clone(template)
 				if p.topic != nil {
-					links, err := LoadLinkifiers(ctx, tx, target.RealmID)
+					links, err := chatcore.LoadLinkifiers(ctx, tx, target.RealmID)
 					if err != nil {
 						return err
 					}
-					ev["topic_links"] = TopicLinks(links, *p.topic)
+					ev["topic_links"] = chatcore.TopicLinks(links, *p.topic)
 				}
 				ev["message_ids"] = ids
 				p.audience.publish(fx, target.RealmID, ev, p.fromStream, p.origTopic, ids)
@@ -259,7 +260,7 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 				return err
 			}
 			moved = append(moved, ids...)
-			if len(ids) < s.batchSize {
+			if len(ids) < svc.TopicBatchSize() {
 				break
 			}
 			cursor = ids[len(ids)-1] + 1
@@ -268,14 +269,14 @@ func (s *Service) moveRest(ctx context.Context, p *editPlan, target *Message) er
 	if !p.notifyOld && !p.notifyNew {
 		return nil
 	}
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		return s.moveNotifications(ctx, tx, fx, p, target.ID, len(moved))
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		return moveNotifications(ctx, svc, tx, fx, p, target.ID, len(moved))
 	})
 }
 
 // refreshStreams re-reads the channels of a move inside a batch's
 // transaction (first_message_id may have changed in between).
-func (s *Service) refreshStreams(ctx context.Context, tx Tx, p *editPlan) error {
+func refreshStreams(ctx context.Context, tx chatcore.Tx, p *editPlan) error {
 	from, err := tx.Stream(ctx, p.fromStream.ID)
 	if err != nil {
 		return err
@@ -297,38 +298,38 @@ func (s *Service) refreshStreams(ctx context.Context, tx Tx, p *editPlan) error 
 // leave some of the topic's messages (those the editor can read) behind, as
 // Zulip's MOVE_MESSAGES_TIME_LIMIT_EXCEEDED. Moderators, resolving and
 // unresolving are exempt.
-func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *Message) error {
-	if p.mode != PropagateAll || !p.moved() || p.editor.Role == RoleModerator || p.resolved || p.unresolved {
+func checkMoveAllLimit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, p *editPlan, m *chatcore.Message) error {
+	if p.mode != PropagateAll || !p.moved() || p.editor.Role == chatcore.RoleModerator || p.resolved || p.unresolved {
 		return nil
 	}
 	pol := p.realm.Messages
-	limit, ok := pol.MoveWithinChannelLimit.Effective(DefaultMoveLimit)
+	limit, ok := pol.MoveWithinChannelLimit.Effective(chatcore.DefaultMoveLimit)
 	if p.topic == nil {
 		ok = false
 	}
 	if p.toStream != nil {
-		if l, has := pol.MoveBetweenChannelsLimit.Effective(DefaultMoveLimit); has && (!ok || l < limit) {
+		if l, has := pol.MoveBetweenChannelsLimit.Effective(chatcore.DefaultMoveLimit); has && (!ok || l < limit) {
 			limit, ok = l, true
 		}
 	}
 	if !ok {
 		return nil
 	}
-	acc, err := StreamAccessFor(ctx, tx, p.editor, p.fromStream)
+	acc, err := chatcore.StreamAccessFor(ctx, tx, p.editor, p.fromStream)
 	if err != nil {
 		return err
 	}
-	oldest := s.clock.Now().Add(-(limit + editGrace))
-	key := TopicKey(p.origTopic)
+	oldest := svc.Now().Add(-(limit + editGrace))
+	key := chatcore.TopicKey(p.origTopic)
 	var total, allowed int
-	var firstAllowed MessageID
-	var after MessageID
+	var firstAllowed chatcore.MessageID
+	var after chatcore.MessageID
 	if acc.MinID > 0 {
 		after = acc.MinID - 1
 	}
 	for {
-		msgs, err := tx.Messages(ctx, MessageQuery{RealmID: m.RealmID, Recipients: []RecipientID{p.fromStream.RecipientID},
-			TopicKey: &key, AfterID: after, Limit: s.batchSize})
+		msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: m.RealmID, Recipients: []chatcore.RecipientID{p.fromStream.RecipientID},
+			TopicKey: &key, AfterID: after, Limit: svc.TopicBatchSize()})
 		if err != nil {
 			return err
 		}
@@ -341,7 +342,7 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 				}
 			}
 		}
-		if len(msgs) < s.batchSize {
+		if len(msgs) < svc.TopicBatchSize() {
 			break
 		}
 		after = msgs[len(msgs)-1].ID
@@ -349,7 +350,7 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 	if total == allowed {
 		return nil
 	}
-	e := &Error{Code: CodeMoveTimeLimitExceeded, Kind: KindInvalid,
+	e := &chatcore.Error{Code: chatcore.CodeMoveTimeLimitExceeded, Kind: chatcore.KindInvalid,
 		Msg: fmt.Sprintf("You only have permission to move the %d/%d most recent messages in this topic.", allowed, total),
 		Data: map[string]any{"first_message_id_allowed_to_move": nil, "total_messages_in_topic": total,
 			"total_messages_allowed_to_move": allowed}}
@@ -362,25 +363,25 @@ func (s *Service) checkMoveAllLimit(ctx context.Context, tx Tx, p *editPlan, m *
 // moveNotifications sends the notification bot's messages about a move of
 // count messages (target among them) to the new and the old topic, as asked,
 // with Zulip's texts, each read for the editor.
-func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *Effects, p *editPlan, target MessageID, count int) error {
-	if err := s.refreshStreams(ctx, tx, p); err != nil {
+func moveNotifications(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, p *editPlan, target chatcore.MessageID, count int) error {
+	if err := refreshStreams(ctx, tx, p); err != nil {
 		return err
 	}
 	from, to := p.fromStream, p.targetStream
-	oldKey, newKey := TopicKey(p.origTopic), TopicKey(p.targetTopic)
+	oldKey, newKey := chatcore.TopicKey(p.origTopic), chatcore.TopicKey(p.targetTopic)
 	movedAll := p.mode == PropagateAll
 	if !movedAll {
-		acc, err := StreamAccessFor(ctx, tx, p.editor, from)
+		acc, err := chatcore.StreamAccessFor(ctx, tx, p.editor, from)
 		if err != nil {
 			return err
 		}
 		movedAll = true
 		if acc.OK {
-			var after MessageID
+			var after chatcore.MessageID
 			if acc.MinID > 0 {
 				after = acc.MinID - 1
 			}
-			left, err := tx.Messages(ctx, MessageQuery{RealmID: from.RealmID, Recipients: []RecipientID{from.RecipientID},
+			left, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: from.RealmID, Recipients: []chatcore.RecipientID{from.RecipientID},
 				TopicKey: &oldKey, AfterID: after, Limit: 1})
 			if err != nil {
 				return err
@@ -389,32 +390,32 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *Effects, p *
 		}
 	}
 	user := fmt.Sprintf("@_**%s|%d**", p.editor.FullName, p.editor.ID)
-	oldLoc := narrowlink.TopicSyntax(int64(from.ID), from.Name, p.origTopic, DefaultEmptyTopicDisplayName)
-	newLoc := narrowlink.TopicSyntax(int64(to.ID), to.Name, p.targetTopic, DefaultEmptyTopicDisplayName)
-	bot, err := s.NotificationBot(ctx, tx, from.RealmID)
+	oldLoc := narrowlink.TopicSyntax(int64(from.ID), from.Name, p.origTopic, chatcore.DefaultEmptyTopicDisplayName)
+	newLoc := narrowlink.TopicSyntax(int64(to.ID), to.Name, p.targetTopic, chatcore.DefaultEmptyTopicDisplayName)
+	bot, err := svc.NotificationBot(ctx, tx, from.RealmID)
 	if err != nil {
 		return err
 	}
-	send := func(st *Stream, topic, content string) error {
-		m, err := s.SendInTx(ctx, tx, fx, bot, Destination{StreamID: st.ID, Topic: topic, SkipAccessCheck: true}, content, "Internal")
+	send := func(st *chatcore.Stream, topic, content string) error {
+		m, err := svc.SendInTx(ctx, tx, fx, bot, chatcore.Destination{StreamID: st.ID, Topic: topic, SkipAccessCheck: true}, content, "Internal")
 		if err != nil {
 			return err
 		}
-		_, err = tx.UpdateUserMessageFlags(ctx, p.editor.ID, []MessageID{m.ID}, FlagRead, true)
+		_, err = tx.UpdateUserMessageFlags(ctx, p.editor.ID, []chatcore.MessageID{m.ID}, chatcore.FlagRead, true)
 		return err
 	}
 	if p.notifyNew && (p.toStream != nil || p.topic != nil && !p.resolved && !p.unresolved) {
-		acc, err := StreamAccessFor(ctx, tx, p.editor, to)
+		acc, err := chatcore.StreamAccessFor(ctx, tx, p.editor, to)
 		if err != nil {
 			return err
 		}
 		preexisting := false
 		if acc.OK {
-			var after MessageID
+			var after chatcore.MessageID
 			if acc.MinID > 0 {
 				after = acc.MinID - 1
 			}
-			there, err := tx.Messages(ctx, MessageQuery{RealmID: to.RealmID, Recipients: []RecipientID{to.RecipientID},
+			there, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: to.RealmID, Recipients: []chatcore.RecipientID{to.RecipientID},
 				TopicKey: &newKey, AfterID: after, Limit: count + 1})
 			if err != nil {
 				return err
@@ -426,7 +427,7 @@ func (s *Service) moveNotifications(ctx context.Context, tx Tx, fx *Effects, p *
 		case !preexisting && movedAll:
 			text = fmt.Sprintf("This topic was moved here from %s by %s.", oldLoc, user)
 		case count == 1:
-			link := strings.TrimRight(s.externalURL, "/") + "/" + narrowlink.ChannelMessage(int64(to.ID), to.Name, p.targetTopic, int64(target))
+			link := strings.TrimRight(svc.ExternalURL(), "/") + "/" + narrowlink.ChannelMessage(int64(to.ID), to.Name, p.targetTopic, int64(target))
 			text = fmt.Sprintf("[A message](%s) was moved here from %s by %s.", link, oldLoc, user)
 		default:
 			text = fmt.Sprintf("%d messages were moved here from %s by %s.", count, oldLoc, user)

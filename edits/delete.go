@@ -1,10 +1,12 @@
-package chatcore
+package edits
 
 import (
 	"context"
+
+	"github.com/chatcore/chatcore"
 )
 
-// DeleteMessage deletes message id as actor, as Zulip's DELETE
+// Delete deletes message id as actorID, as Zulip's DELETE
 // /messages/{message_id} does: members of the realm's delete-any group
 // (administrators by default) delete any message they can see; others only
 // their own messages or those of bots they own, when they are in the
@@ -18,13 +20,13 @@ import (
 // Errors (BAD_REQUEST): "Invalid message(s)" for a message the actor cannot
 // see; "You don't have permission to delete this message"; "The time limit
 // for deleting this message has passed".
-func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageID) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+func Delete(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := ReadableMessage(ctx, tx, u, id)
+		m, err := chatcore.ReadableMessage(ctx, tx, u, id)
 		if err != nil {
 			return err
 		}
@@ -32,27 +34,27 @@ func (s *Service) DeleteMessage(ctx context.Context, actorID UserID, id MessageI
 		if err != nil {
 			return err
 		}
-		if err := s.checkDelete(ctx, tx, u, realm, m); err != nil {
+		if err := checkDelete(ctx, svc, tx, u, realm, m); err != nil {
 			return err
 		}
-		deleted, err := tx.DeleteMessages(ctx, MessageFilter{RealmID: m.RealmID, IDs: []MessageID{m.ID}}, 1)
+		deleted, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: m.RealmID, IDs: []chatcore.MessageID{m.ID}}, 1)
 		if err != nil {
 			return err
 		}
 		if len(deleted) == 0 {
-			return BadRequest("Message already deleted")
+			return chatcore.BadRequest("Message already deleted")
 		}
-		return DeletionEffects(ctx, tx, fx, u, m.RealmID, deleted)
+		return chatcore.DeletionEffects(ctx, tx, fx, u, m.RealmID, deleted)
 	})
 }
 
 // checkDelete applies Zulip's rules for deleting m.
-func (s *Service) checkDelete(ctx context.Context, tx Tx, u *User, realm *Realm, m *Message) error {
+func checkDelete(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, realm *chatcore.Realm, m *chatcore.Message) error {
 	pol := realm.Messages
-	if pol.DeleteAny.Contains(u, GroupAdministrators) {
+	if pol.DeleteAny.Contains(u, chatcore.GroupAdministrators) {
 		return nil
 	}
-	denied := BadRequest("You don't have permission to delete this message")
+	denied := chatcore.BadRequest("You don't have permission to delete this message")
 	if m.SenderID != u.ID {
 		sender, err := tx.User(ctx, m.SenderID)
 		if err != nil {
@@ -62,11 +64,11 @@ func (s *Service) checkDelete(ctx context.Context, tx Tx, u *User, realm *Realm,
 			return denied
 		}
 	}
-	if !pol.DeleteOwn.Contains(u, GroupEveryone) {
+	if !pol.DeleteOwn.Contains(u, chatcore.GroupEveryone) {
 		return denied
 	}
-	if limit, ok := pol.DeleteOwnLimit.Effective(DefaultDeleteOwnLimit); ok && s.clock.Now().Sub(m.SentAt) > limit {
-		return BadRequest("The time limit for deleting this message has passed")
+	if limit, ok := pol.DeleteOwnLimit.Effective(chatcore.DefaultDeleteOwnLimit); ok && svc.Now().Sub(m.SentAt) > limit {
+		return chatcore.BadRequest("The time limit for deleting this message has passed")
 	}
 	return nil
 }
