@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/typing"
 	"github.com/matryer/is"
 )
 
@@ -19,7 +20,7 @@ func TestTyping(t *testing.T) {
 		owner := register(t, e.w, c.Owner, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
 		admin := register(t, e.w, c.Admin, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
 
-		is.NoErr(svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Op: "start", To: []chatcore.UserID{c.Member.ID}})) // direct typing
+		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Member.ID}})) // direct typing
 		evs := member.poll(t)
 		is.Equal(types(evs), []string{"typing"}) // the recipient gets it
 		is.Equal(evs[0]["op"], "start")
@@ -29,7 +30,7 @@ func TestTyping(t *testing.T) {
 		is.Equal(types(owner.poll(t)), []string{"typing"}) // and gets it too
 		is.Equal(len(admin.poll(t)), 0)                    // nobody else
 
-		is.NoErr(svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Type: "stream", Op: "stop", StreamID: &e.general.ID, Topic: new("general chat")}))
+		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Type: "stream", Op: "stop", StreamID: &e.general.ID, Topic: new("general chat")}))
 		evs = memberStream.poll(t)
 		is.Equal(types(evs)[1], "typing") // channel typing with the capability (after the direct one)
 		is.Equal(evs[1]["message_type"], "stream")
@@ -43,32 +44,32 @@ func TestTyping(t *testing.T) {
 		// receives_typing_notifications off: nothing for that user.
 		is.NoErr(svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)}))
 		admin.poll(t)
-		is.NoErr(svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Op: "start", To: []chatcore.UserID{c.Admin.ID}}))
+		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Admin.ID}}))
 		is.Equal(len(admin.poll(t)), 0) // not for a user who does not receive typing notifications
 
 		bad := []struct {
 			who  *chatcore.User
-			req  chatcore.TypingRequest
+			req  typing.Request
 			code chatcore.Code
 			msg  string
 		}{
-			{c.Owner, chatcore.TypingRequest{Op: "start", Type: "huddle"}, chatcore.CodeBadRequest, "Invalid type"},
-			{c.Owner, chatcore.TypingRequest{Op: "begin", To: []chatcore.UserID{c.Member.ID}}, chatcore.CodeBadRequest, "Invalid op"},
-			{c.Owner, chatcore.TypingRequest{Op: "start"}, chatcore.CodeBadRequest, "Missing 'to' argument"},
-			{c.Owner, chatcore.TypingRequest{Op: "start", To: []chatcore.UserID{}}, chatcore.CodeBadRequest, "Empty 'to' list"},
-			{c.Owner, chatcore.TypingRequest{Op: "start", To: []chatcore.UserID{c.Stranger.ID}}, chatcore.CodeBadRequest, "Invalid user ID " + idText(c.Stranger.ID)},
-			{c.Owner, chatcore.TypingRequest{Op: "start", Type: "channel", Topic: new("t")}, chatcore.CodeBadRequest, "Missing 'stream_id' argument"},
-			{c.Owner, chatcore.TypingRequest{Op: "start", Type: "channel", StreamID: &e.general.ID}, chatcore.CodeBadRequest, "Missing topic"},
-			{c.Owner, chatcore.TypingRequest{Op: "start", Type: "stream", StreamID: &e.elsewere.ID, Topic: new("t")}, chatcore.CodeBadRequest, "Invalid channel ID"},
-			{c.Admin, chatcore.TypingRequest{Op: "start", Type: "stream", StreamID: &e.secret.ID, Topic: new("t")}, chatcore.CodeBadRequest, "Invalid channel ID"},
+			{c.Owner, typing.Request{Op: "start", Type: "huddle"}, chatcore.CodeBadRequest, "Invalid type"},
+			{c.Owner, typing.Request{Op: "begin", To: []chatcore.UserID{c.Member.ID}}, chatcore.CodeBadRequest, "Invalid op"},
+			{c.Owner, typing.Request{Op: "start"}, chatcore.CodeBadRequest, "Missing 'to' argument"},
+			{c.Owner, typing.Request{Op: "start", To: []chatcore.UserID{}}, chatcore.CodeBadRequest, "Empty 'to' list"},
+			{c.Owner, typing.Request{Op: "start", To: []chatcore.UserID{c.Stranger.ID}}, chatcore.CodeBadRequest, "Invalid user ID " + idText(c.Stranger.ID)},
+			{c.Owner, typing.Request{Op: "start", Type: "channel", Topic: new("t")}, chatcore.CodeBadRequest, "Missing 'stream_id' argument"},
+			{c.Owner, typing.Request{Op: "start", Type: "channel", StreamID: &e.general.ID}, chatcore.CodeBadRequest, "Missing topic"},
+			{c.Owner, typing.Request{Op: "start", Type: "stream", StreamID: &e.elsewere.ID, Topic: new("t")}, chatcore.CodeBadRequest, "Invalid channel ID"},
+			{c.Admin, typing.Request{Op: "start", Type: "stream", StreamID: &e.secret.ID, Topic: new("t")}, chatcore.CodeBadRequest, "Invalid channel ID"},
 		}
 		for _, b := range bad {
-			chattest.WantError(t, svc.SendTyping(ctx, b.who.ID, b.req), b.code, chatcore.KindInvalid, b.msg)
+			chattest.WantError(t, typing.Send(ctx, svc, b.who.ID, b.req), b.code, chatcore.KindInvalid, b.msg)
 		}
 		is.NoErr(svc.UpdateSettings(ctx, c.Owner.ID, chatcore.SettingsUpdate{SendPrivateTypingNotifications: new(false), SendStreamTypingNotifications: new(false)}))
-		chattest.WantError(t, svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Op: "start", To: []chatcore.UserID{c.Member.ID}}),
+		chattest.WantError(t, typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Member.ID}}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "User has disabled typing notifications for direct messages")
-		chattest.WantError(t, svc.SendTyping(ctx, c.Owner.ID, chatcore.TypingRequest{Op: "start", Type: "stream", StreamID: &e.general.ID, Topic: new("t")}),
+		chattest.WantError(t, typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", Type: "stream", StreamID: &e.general.ID, Topic: new("t")}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "User has disabled typing notifications for channel messages")
 	})
 }

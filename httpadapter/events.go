@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
+	"github.com/chatcore/chatcore/typing"
 )
 
 // eventsParams are the parameters of GET /events.
@@ -61,9 +62,9 @@ func (h *handler) deleteEvents(ctx context.Context, c *call) (map[string]any, er
 
 // typing answers POST /typing.
 func (h *handler) typing(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.TypingRequest
+	var req typing.Request
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.SendTyping(ctx, c.user.ID, req)
+	return nil, typing.Send(ctx, h.svc, c.user.ID, req)
 }

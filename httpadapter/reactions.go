@@ -4,22 +4,23 @@ import (
 	"context"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/reactions"
 )
 
 // addReaction answers POST /messages/{message_id}/reactions.
 func (h *handler) addReaction(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.AddReactionRequest
+	var req reactions.AddRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.AddReaction(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+	return nil, reactions.Add(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 }
 
 // removeReaction answers DELETE /messages/{message_id}/reactions.
 func (h *handler) removeReaction(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.RemoveReactionRequest
+	var req reactions.RemoveRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.RemoveReaction(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+	return nil, reactions.Remove(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 }

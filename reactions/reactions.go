@@ -1,11 +1,12 @@
-package chatcore
-
-// Emoji reactions: POST and DELETE /messages/{message_id}/reactions.
+// Package reactions applies Zulip's rules for emoji reactions on messages:
+// POST and DELETE /messages/{message_id}/reactions.
+package reactions
 
 import (
 	"context"
 	"errors"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/emoji"
 )
 
@@ -16,24 +17,23 @@ const (
 	ReactionZulipExtraEmoji = "zulip_extra_emoji"
 )
 
-// AddReactionRequest is the emoji of [Service.AddReaction], as Zulip's
-// parameters.
-type AddReactionRequest struct {
+// AddRequest is the emoji of [Add], as Zulip's parameters.
+type AddRequest struct {
 	EmojiName string `json:"emoji_name" wire:"required"`
 	// EmojiCode and ReactionType are looked up from EmojiName when absent.
 	EmojiCode    *string `json:"emoji_code"`
 	ReactionType *string `json:"reaction_type"`
 }
 
-// RemoveReactionRequest is the emoji of [Service.RemoveReaction]: EmojiCode,
+// RemoveRequest is the emoji of [Remove]: EmojiCode,
 // or EmojiName to look the code up; ReactionType defaults to unicode_emoji.
-type RemoveReactionRequest struct {
+type RemoveRequest struct {
 	EmojiName    *string `json:"emoji_name"`
 	EmojiCode    *string `json:"emoji_code"`
 	ReactionType *string `json:"reaction_type"`
 }
 
-// AddReaction adds the actor's emoji reaction to a message, as Zulip's
+// Add adds the actor's emoji reaction to a message, as Zulip's
 // check_add_reaction: a missing code or type is looked up from the name
 // (the "zulip" extra emoji, else Zulip's Unicode emoji names; chatcore has
 // no custom emoji); a reaction with the code and type that another user
@@ -48,13 +48,13 @@ type RemoveReactionRequest struct {
 // code.", "Invalid emoji name.", "Invalid emoji type."; code
 // REACTION_ALREADY_EXISTS "Reaction already exists." when the actor already
 // reacted with that emoji.
-func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID, req AddReactionRequest) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req AddRequest) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err
 		}
-		r := Reaction{UserID: u.ID, EmojiName: req.EmojiName}
+		r := chatcore.Reaction{UserID: u.ID, EmojiName: req.EmojiName}
 		if req.EmojiCode == nil || req.ReactionType == nil {
 			code, typ, err := emojiByName(req.EmojiName)
 			if err != nil {
@@ -85,37 +85,37 @@ func (s *Service) AddReaction(ctx context.Context, actorID UserID, id MessageID,
 				return err
 			}
 		}
-		ums, err := tx.UserMessages(ctx, u.ID, []MessageID{m.ID})
+		ums, err := tx.UserMessages(ctx, u.ID, []chatcore.MessageID{m.ID})
 		if err != nil {
 			return err
 		}
 		if len(ums) == 0 || !ums[0].Received {
-			if err := tx.PutUserMessageFlags(ctx, []UserMessageFlags{{UserID: u.ID, MessageID: m.ID, Flags: HistoricalFlags}}); err != nil {
+			if err := tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: u.ID, MessageID: m.ID, Flags: chatcore.HistoricalFlags}}); err != nil {
 				return err
 			}
 		}
-		if err := tx.AddReaction(ctx, m.ID, r); errors.Is(err, ErrConflict) {
+		if err := tx.AddReaction(ctx, m.ID, r); errors.Is(err, chatcore.ErrConflict) {
 			return errReactionExists()
 		} else if err != nil {
 			return err
 		}
-		return s.reactionEvent(ctx, tx, fx, u, m, r, "add")
+		return reactionEvent(ctx, svc, tx, fx, u, m, r, "add")
 	})
 }
 
-// RemoveReaction removes the actor's reaction of the type (default
+// Remove removes the actor's reaction of the type (default
 // unicode_emoji) and code from a message, as Zulip's remove_reaction; the
 // code is looked up from EmojiName when absent. The emoji is not validated:
 // an existing reaction is removed whatever its name. A "reaction" event (op
 // remove) goes to the users who can see the message.
 //
-// Errors (BAD_REQUEST): "Invalid message(s)" as for [Service.AddReaction];
+// Errors (BAD_REQUEST): "Invalid message(s)" as for [Add];
 // "At least one of the following arguments must be present: emoji_name,
 // emoji_code"; "Emoji 'x' does not exist" for an unknown name without a
 // code; code REACTION_DOES_NOT_EXIST "Reaction doesn't exist." when the
 // actor has no such reaction.
-func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id MessageID, req RemoveReactionRequest) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+func Remove(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req RemoveRequest) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err
@@ -129,13 +129,13 @@ func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id Message
 		case req.EmojiCode != nil:
 			code = *req.EmojiCode
 		case req.EmojiName == nil:
-			return BadRequest("At least one of the following arguments must be present: emoji_name, emoji_code")
+			return chatcore.BadRequest("At least one of the following arguments must be present: emoji_name, emoji_code")
 		default:
 			if code, _, err = emojiByName(*req.EmojiName); err != nil {
 				return err
 			}
 		}
-		var removed *Reaction
+		var removed *chatcore.Reaction
 		for i, x := range m.Reactions {
 			if x.UserID == u.ID && x.ReactionType == typ && x.EmojiCode == code {
 				removed = &m.Reactions[i]
@@ -145,35 +145,35 @@ func (s *Service) RemoveReaction(ctx context.Context, actorID UserID, id Message
 		if removed == nil {
 			return errReactionDoesNotExist()
 		}
-		if err := tx.RemoveReaction(ctx, m.ID, u.ID, typ, code); errors.Is(err, ErrNotFound) {
+		if err := tx.RemoveReaction(ctx, m.ID, u.ID, typ, code); errors.Is(err, chatcore.ErrNotFound) {
 			return errReactionDoesNotExist()
 		} else if err != nil {
 			return err
 		}
-		return s.reactionEvent(ctx, tx, fx, u, m, *removed, "remove")
+		return reactionEvent(ctx, svc, tx, fx, u, m, *removed, "remove")
 	})
 }
 
 // reactableMessage returns the actor and the message they may react to:
 // one they can read, not in an archived channel (Zulip's access_message
 // for a modification), else "Invalid message(s)".
-func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) (*User, *Message, error) {
-	u, err := Actor(ctx, tx, actorID)
+func reactableMessage(ctx context.Context, tx chatcore.Tx, actorID chatcore.UserID, id chatcore.MessageID) (*chatcore.User, *chatcore.Message, error) {
+	u, err := chatcore.Actor(ctx, tx, actorID)
 	if err != nil {
 		return nil, nil, err
 	}
 	m, err := tx.Message(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil, InvalidMessageError()
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return nil, nil, chatcore.InvalidMessageError()
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	ok, err := CanSee(ctx, tx, u, m)
+	ok, err := chatcore.CanSee(ctx, tx, u, m)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ok && m.Type == MessageTypeStream {
+	if ok && m.Type == chatcore.MessageTypeStream {
 		st, err := tx.Stream(ctx, m.StreamID)
 		if err != nil {
 			return nil, nil, err
@@ -181,21 +181,21 @@ func reactableMessage(ctx context.Context, tx Tx, actorID UserID, id MessageID) 
 		ok = !st.IsArchived
 	}
 	if !ok {
-		return nil, nil, InvalidMessageError()
+		return nil, nil, chatcore.InvalidMessageError()
 	}
 	return u, m, nil
 }
 
 // reactionEvent records Zulip's reaction event for the users who can see m
 // (see reactionAudience) and the actor.
-func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *Effects, u *User, m *Message, r Reaction, op string) error {
+func reactionEvent(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, m *chatcore.Message, r chatcore.Reaction, op string) error {
 	users, err := reactionAudience(ctx, tx, m)
 	if err != nil {
 		return err
 	}
-	fx.Event(u.RealmID, IncludeUser(users, u), map[string]any{
+	fx.Event(u.RealmID, chatcore.IncludeUser(users, u), map[string]any{
 		"type": "reaction", "op": op, "user_id": u.ID,
-		"user":       map[string]any{"user_id": u.ID, "email": s.APIEmail(u), "full_name": u.FullName},
+		"user":       map[string]any{"user_id": u.ID, "email": svc.APIEmail(u), "full_name": u.FullName},
 		"message_id": m.ID, "emoji_name": r.EmojiName, "emoji_code": r.EmojiCode, "reaction_type": r.ReactionType,
 	})
 	return nil
@@ -207,8 +207,8 @@ func (s *Service) reactionEvent(ctx context.Context, tx Tx, fx *Effects, u *User
 // when its history is protected, and for a public channel also the users
 // (not guests) who hold a flag row for m (they starred it, reacted to it or
 // received it before unsubscribing).
-func reactionAudience(ctx context.Context, tx Tx, m *Message) ([]UserID, error) {
-	if m.Type != MessageTypeStream {
+func reactionAudience(ctx context.Context, tx chatcore.Tx, m *chatcore.Message) ([]chatcore.UserID, error) {
+	if m.Type != chatcore.MessageTypeStream {
 		return m.DirectMembers, nil
 	}
 	st, err := tx.Stream(ctx, m.StreamID)
@@ -219,28 +219,28 @@ func reactionAudience(ctx context.Context, tx Tx, m *Message) ([]UserID, error) 
 	if err != nil {
 		return nil, err
 	}
-	var rows []UserMessageFlags
+	var rows []chatcore.UserMessageFlags
 	if !st.HistoryPublicToSubscribers || !st.InviteOnly {
 		if rows, err = tx.MessageFlagRows(ctx, m.ID); err != nil {
 			return nil, err
 		}
 	}
-	hasRow := make(map[UserID]bool, len(rows))
+	hasRow := make(map[chatcore.UserID]bool, len(rows))
 	for _, r := range rows {
 		hasRow[r.UserID] = true
 	}
-	var users []UserID
+	var users []chatcore.UserID
 	for _, sub := range subs {
 		if sub.Active && (st.HistoryPublicToSubscribers || sub.SinceMessageID <= m.ID || hasRow[sub.UserID]) {
 			users = append(users, sub.UserID)
 		}
 	}
 	if !st.InviteOnly && len(rows) > 0 {
-		ids := make([]UserID, len(rows))
+		ids := make([]chatcore.UserID, len(rows))
 		for i, r := range rows {
 			ids[i] = r.UserID
 		}
-		readers, err := tx.Users(ctx, UserFilter{RealmID: m.RealmID, IDs: ids, Roles: []Role{RoleOwner, RoleAdministrator, RoleModerator, RoleMember}})
+		readers, err := tx.Users(ctx, chatcore.UserFilter{RealmID: m.RealmID, IDs: ids, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator, chatcore.RoleModerator, chatcore.RoleMember}})
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +263,7 @@ func emojiByName(name string) (code, typ string, err error) {
 	if code, ok := emoji.Code(name); ok {
 		return code, ReactionUnicodeEmoji, nil
 	}
-	return "", "", BadRequestf("Emoji '%s' does not exist", name)
+	return "", "", chatcore.BadRequestf("Emoji '%s' does not exist", name)
 }
 
 // checkEmoji reports whether name, code and type name one emoji a new
@@ -271,31 +271,31 @@ func emojiByName(name string) (code, typ string, err error) {
 func checkEmoji(name, code, typ string) error {
 	switch typ {
 	case ReactionRealmEmoji:
-		return BadRequest("Invalid custom emoji.") // chatcore has no custom emoji
+		return chatcore.BadRequest("Invalid custom emoji.") // chatcore has no custom emoji
 	case ReactionZulipExtraEmoji:
 		if code != zulipExtraEmoji {
-			return BadRequest("Invalid emoji code.")
+			return chatcore.BadRequest("Invalid emoji code.")
 		}
 		if name != code {
-			return BadRequest("Invalid emoji name.")
+			return chatcore.BadRequest("Invalid emoji name.")
 		}
 	case ReactionUnicodeEmoji:
 		if _, ok := emoji.Name(code); !ok {
-			return BadRequest("Invalid emoji code.")
+			return chatcore.BadRequest("Invalid emoji code.")
 		}
 		if c, ok := emoji.Code(name); !ok || c != code {
-			return BadRequest("Invalid emoji name.")
+			return chatcore.BadRequest("Invalid emoji name.")
 		}
 	default:
-		return BadRequest("Invalid emoji type.")
+		return chatcore.BadRequest("Invalid emoji type.")
 	}
 	return nil
 }
 
-func errReactionExists() *Error {
-	return &Error{Code: CodeReactionAlreadyExists, Kind: KindInvalid, Msg: "Reaction already exists."}
+func errReactionExists() *chatcore.Error {
+	return &chatcore.Error{Code: chatcore.CodeReactionAlreadyExists, Kind: chatcore.KindInvalid, Msg: "Reaction already exists."}
 }
 
-func errReactionDoesNotExist() *Error {
-	return &Error{Code: CodeReactionDoesNotExist, Kind: KindInvalid, Msg: "Reaction doesn't exist."}
+func errReactionDoesNotExist() *chatcore.Error {
+	return &chatcore.Error{Code: chatcore.CodeReactionDoesNotExist, Kind: chatcore.KindInvalid, Msg: "Reaction doesn't exist."}
 }

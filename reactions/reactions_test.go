@@ -1,4 +1,4 @@
-package chatcore_test
+package reactions_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/reactions"
 	"github.com/matryer/is"
 )
 
@@ -20,6 +21,16 @@ func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id
 	return v.Reactions
 }
 
+// flagsOf returns viewer's flags on message id, as GET /messages/{id} shows them.
+func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
+	tb.Helper()
+	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	if err != nil {
+		tb.Fatalf("GetMessage: %v", err)
+	}
+	return v.Flags
+}
+
 func TestReactionsAddAndRemove(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
@@ -30,13 +41,13 @@ func TestReactionsAddAndRemove(t *testing.T) {
 		id := w.Send(t, c.Admin, general, "t", "hello")
 
 		// The name alone is enough: code and type are looked up.
-		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "octopus"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Member.ID, id, reactions.AddRequest{EmojiName: "octopus"}))
 		// A full triple, and an alias of a Unicode emoji.
-		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, id, chatcore.AddReactionRequest{EmojiName: "thumbs_up", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Admin.ID, id, reactions.AddRequest{EmojiName: "thumbs_up", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
 		// The zulip extra emoji.
-		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "zulip"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Member.ID, id, reactions.AddRequest{EmojiName: "zulip"}))
 		// A vote for an existing reaction takes its name, whatever this one says.
-		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "+1", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Member.ID, id, reactions.AddRequest{EmojiName: "+1", EmojiCode: new("1f44d"), ReactionType: new("unicode_emoji")}))
 
 		want := []chatcore.Reaction{
 			{UserID: c.Member.ID, EmojiName: "octopus", EmojiCode: "1f419", ReactionType: "unicode_emoji"},
@@ -67,10 +78,10 @@ func TestReactionsAddAndRemove(t *testing.T) {
 
 		// Removal by name looks the code up; the type defaults to unicode_emoji.
 		w.Events.Reset()
-		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("octopus")}))
-		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiCode: new("zulip"), ReactionType: new("zulip_extra_emoji")}))
+		is.NoErr(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiName: new("octopus")}))
+		is.NoErr(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiCode: new("zulip"), ReactionType: new("zulip_extra_emoji")}))
 		// A name the user's reaction does not carry still finds it by code.
-		is.NoErr(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("+1")}))
+		is.NoErr(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiName: new("+1")}))
 		is.Equal(reactionsOf(t, w.Svc, c.Member, id), want[1:2])
 		evs = w.Events.OfType("reaction", "op", "remove")
 		is.Equal(len(evs), 3)
@@ -95,7 +106,7 @@ func TestReactionErrors(t *testing.T) {
 		elsewhere := w.AddChannel(t, chattest.Channel{Name: "lear", Subscribers: []*chatcore.User{c.Stranger}})
 		foreign := w.Send(t, c.Stranger, elsewhere, "t", "hi")
 		add := func(user *chatcore.User, msg chatcore.MessageID, name string, code, typ *string) error {
-			return w.Svc.AddReaction(ctx, user.ID, msg, chatcore.AddReactionRequest{EmojiName: name, EmojiCode: code, ReactionType: typ})
+			return reactions.Add(ctx, w.Svc, user.ID, msg, reactions.AddRequest{EmojiName: name, EmojiCode: code, ReactionType: typ})
 		}
 		bad := func(err error, msg string) {
 			t.Helper()
@@ -103,7 +114,7 @@ func TestReactionErrors(t *testing.T) {
 		}
 		for _, m := range []chatcore.MessageID{hidden, archived, dm, foreign, 999999} {
 			bad(add(c.Member, m, "octopus", nil, nil), "Invalid message(s)")
-			bad(w.Svc.RemoveReaction(ctx, c.Member.ID, m, chatcore.RemoveReactionRequest{EmojiName: new("octopus")}), "Invalid message(s)")
+			bad(reactions.Remove(ctx, w.Svc, c.Member.ID, m, reactions.RemoveRequest{EmojiName: new("octopus")}), "Invalid message(s)")
 		}
 		bad(add(c.Guest, id, "octopus", nil, nil), "Invalid message(s)") // a guest reads only channels they are subscribed to
 		bad(add(c.Member, id, "no_such_emoji", nil, nil), "Emoji 'no_such_emoji' does not exist")
@@ -114,22 +125,22 @@ func TestReactionErrors(t *testing.T) {
 		bad(add(c.Member, id, "octopus", new("ffff"), new("unicode_emoji")), "Invalid emoji code.")
 		bad(add(c.Member, id, "smile", new("1f419"), new("unicode_emoji")), "Invalid emoji name.")
 		bad(add(c.Member, id, "octopus", new("1f419"), new("emoji")), "Invalid emoji type.")
-		bad(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{}), "At least one of the following arguments must be present: emoji_name, emoji_code")
-		bad(w.Svc.RemoveReaction(ctx, c.Member.ID, id, chatcore.RemoveReactionRequest{EmojiName: new("no_such_emoji")}), "Emoji 'no_such_emoji' does not exist")
+		bad(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{}), "At least one of the following arguments must be present: emoji_name, emoji_code")
+		bad(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiName: new("no_such_emoji")}), "Emoji 'no_such_emoji' does not exist")
 
 		is.NoErr(add(c.Member, id, "octopus", nil, nil))
 		e := chattest.WantError(t, add(c.Member, id, "octopus", nil, nil), chatcore.CodeReactionAlreadyExists, chatcore.KindInvalid, "Reaction already exists.")
 		is.True(e != nil)
 		chattest.WantError(t, add(c.Member, id, "octopus", new("1f419"), new("unicode_emoji")), chatcore.CodeReactionAlreadyExists, chatcore.KindInvalid, "Reaction already exists.")
-		notThere := func(req chatcore.RemoveReactionRequest) {
+		notThere := func(req reactions.RemoveRequest) {
 			t.Helper()
-			chattest.WantError(t, w.Svc.RemoveReaction(ctx, c.Admin.ID, id, req), chatcore.CodeReactionDoesNotExist, chatcore.KindInvalid, "Reaction doesn't exist.")
+			chattest.WantError(t, reactions.Remove(ctx, w.Svc, c.Admin.ID, id, req), chatcore.CodeReactionDoesNotExist, chatcore.KindInvalid, "Reaction doesn't exist.")
 		}
-		notThere(chatcore.RemoveReactionRequest{EmojiName: new("octopus")})                                 // someone else's reaction
-		notThere(chatcore.RemoveReactionRequest{EmojiName: new("zulip")})                                   // zulip's code, but of type unicode_emoji
-		notThere(chatcore.RemoveReactionRequest{EmojiCode: new("1f419"), ReactionType: new("realm_emoji")}) // wrong type
-		is.Equal(len(reactionsOf(t, w.Svc, c.Member, id)), 1)                                               // the refusals changed nothing
-		is.Equal(len(w.Events.OfType("reaction")), 1)                                                       // and published nothing
+		notThere(reactions.RemoveRequest{EmojiName: new("octopus")})                                 // someone else's reaction
+		notThere(reactions.RemoveRequest{EmojiName: new("zulip")})                                   // zulip's code, but of type unicode_emoji
+		notThere(reactions.RemoveRequest{EmojiCode: new("1f419"), ReactionType: new("realm_emoji")}) // wrong type
+		is.Equal(len(reactionsOf(t, w.Svc, c.Member, id)), 1)                                        // the refusals changed nothing
+		is.Equal(len(w.Events.OfType("reaction")), 1)                                                // and published nothing
 	})
 }
 
@@ -142,7 +153,7 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Admin}})
 		id := w.Send(t, c.Admin, general, "t", "hello")
 		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // never received
-		is.NoErr(w.Svc.AddReaction(ctx, c.Member.ID, id, chatcore.AddReactionRequest{EmojiName: "octopus"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Member.ID, id, reactions.AddRequest{EmojiName: "octopus"}))
 		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // now a stored historical row
 		ev := w.Events.OfType("reaction")[0]
 		is.Equal(ev.UserIDs, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // the subscriber and the non-subscribed reactor
@@ -154,7 +165,7 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 		// A non-subscriber who starred the message hears of reactions to it too.
 		_, err = w.Svc.UpdateMessageFlags(ctx, c.Owner.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
-		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, id, chatcore.AddReactionRequest{EmojiName: "tada"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Admin.ID, id, reactions.AddRequest{EmojiName: "tada"}))
 		evs := w.Events.OfType("reaction")
 		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Owner.ID, c.Admin.ID, c.Member.ID})
 
@@ -165,13 +176,13 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: secret.ID, UserID: c.Moderator.ID, Active: true,
 				FirstVisibleMessageID: hushed + 1, SinceMessageID: hushed + 1})
 		})
-		is.NoErr(w.Svc.AddReaction(ctx, c.Admin.ID, hushed, chatcore.AddReactionRequest{EmojiName: "tada"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Admin.ID, hushed, reactions.AddRequest{EmojiName: "tada"}))
 		evs = w.Events.OfType("reaction")
 		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Admin.ID})
 
 		// A direct message: the event goes to its participants.
 		dm := w.DM(t, c.Admin, "psst", c.Owner)
-		is.NoErr(w.Svc.AddReaction(ctx, c.Owner.ID, dm, chatcore.AddReactionRequest{EmojiName: "heart"}))
+		is.NoErr(reactions.Add(ctx, w.Svc, c.Owner.ID, dm, reactions.AddRequest{EmojiName: "heart"}))
 		evs = w.Events.OfType("reaction")
 		is.Equal(evs[len(evs)-1].UserIDs, []chatcore.UserID{c.Owner.ID, c.Admin.ID}) // sorted ids
 	})
