@@ -23,9 +23,9 @@ func nobody() *AnonymousGroup {
 
 // ChannelView is a channel as the subscription section of POST /register
 // shows it (Zulip's BasicChannel, the value package channels serves as
-// channels.View). chatcore has no system
-// groups, so the group settings are anonymous groups: nobody, the channel's
-// creator, or the realm's administrators. The settings whose value is
+// channels.View). chatcore has no system groups, so the group settings are
+// anonymous groups: nobody, the channel's creator, or the realm's
+// administrators. The settings whose value is
 // everyone (can_send_message_group, can_delete_own_message_group,
 // can_create_topic_group) cannot be written without a system group and are
 // left out. Settings chatcore does not model have Zulip's defaults.
