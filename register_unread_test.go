@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -43,7 +44,7 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		u = unread(false)
 		is.Equal(u.Count, 5)
 		is.Equal(u.Mentions, []chatcore.MessageID{all, personal})
-		is.NoErr(w.Svc.UpdateSubscriptionProperties(ctx, org.ham.ID, []chatcore.SubscriptionPropertyChange{
+		is.NoErr(channels.UpdateProperties(ctx, w.Svc, org.ham.ID, []channels.PropertyChange{
 			{StreamID: org.general.ID, Property: "is_muted", Value: true}}))
 		u = unread(false)
 		is.Equal(u.Count, 0)

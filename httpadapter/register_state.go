@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 )
 
@@ -31,8 +32,8 @@ var realmConstants = map[string]any{
 	"realm_icon_source":                                "G",
 	"max_message_length":                               10000,
 	"max_topic_length":                                 60,
-	"max_stream_name_length":                           chatcore.MaxChannelNameLength,
-	"max_stream_description_length":                    chatcore.MaxChannelDescriptionLength,
+	"max_stream_name_length":                           channels.MaxNameLength,
+	"max_stream_description_length":                    channels.MaxDescriptionLength,
 	"max_channel_folder_name_length":                   60,
 	"max_channel_folder_description_length":            1024,
 	"server_typing_started_expiry_period_milliseconds": 45000,

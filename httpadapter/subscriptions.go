@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 )
 
 // principals decodes the principals parameter: a JSON list of user ids or of
 // e-mail addresses (Zulip accepts either kind, not a mix).
-func principals(raw json.RawMessage) (chatcore.Principals, error) {
-	var p chatcore.Principals
+func principals(raw json.RawMessage) (channels.Principals, error) {
+	var p channels.Principals
 	if raw == nil {
 		return p, nil
 	}
@@ -20,7 +21,7 @@ func principals(raw json.RawMessage) (chatcore.Principals, error) {
 	}
 	p.IDs = nil
 	if err := json.Unmarshal(raw, &p.Emails); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return chatcore.Principals{}, chatcore.BadRequest("principals is not an allowed_type")
+		return channels.Principals{}, chatcore.BadRequest("principals is not an allowed_type")
 	}
 	return p, nil
 }
@@ -33,7 +34,7 @@ func (h *handler) subscriptions(ctx context.Context, c *call) (map[string]any, e
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	subs, err := h.svc.Subscriptions(ctx, c.user.ID, req.IncludeSubscribers != nil && *req.IncludeSubscribers)
+	subs, err := channels.Subscriptions(ctx, h.svc, c.user.ID, req.IncludeSubscribers != nil && *req.IncludeSubscribers)
 	if err != nil {
 		return nil, err
 	}
@@ -43,14 +44,14 @@ func (h *handler) subscriptions(ctx context.Context, c *call) (map[string]any, e
 // subscribe answers POST /users/me/subscriptions.
 func (h *handler) subscribe(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {
-		Subscriptions              []chatcore.NewChannel `json:"subscriptions" wire:"required"`
-		Principals                 json.RawMessage       `json:"principals"`
-		InviteOnly                 *bool                 `json:"invite_only"`
-		HistoryPublicToSubscribers *bool                 `json:"history_public_to_subscribers"`
-		AuthorizationErrorsFatal   *bool                 `json:"authorization_errors_fatal"`
-		Announce                   *bool                 `json:"announce"`
-		IsWebPublic                *bool                 `json:"is_web_public"`
-		IsDefaultStream            *bool                 `json:"is_default_stream"`
+		Subscriptions              []channels.Spec `json:"subscriptions" wire:"required"`
+		Principals                 json.RawMessage `json:"principals"`
+		InviteOnly                 *bool           `json:"invite_only"`
+		HistoryPublicToSubscribers *bool           `json:"history_public_to_subscribers"`
+		AuthorizationErrorsFatal   *bool           `json:"authorization_errors_fatal"`
+		Announce                   *bool           `json:"announce"`
+		IsWebPublic                *bool           `json:"is_web_public"`
+		IsDefaultStream            *bool           `json:"is_default_stream"`
 	}
 	if err := c.decode(&req); err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (h *handler) subscribe(ctx context.Context, c *call) (map[string]any, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.svc.Subscribe(ctx, c.user.ID, chatcore.SubscribeRequest{
+	res, err := channels.Subscribe(ctx, h.svc, c.user.ID, channels.SubscribeRequest{
 		Subscriptions: req.Subscriptions, Principals: p,
 		InviteOnly:                 req.InviteOnly != nil && *req.InviteOnly,
 		HistoryPublicToSubscribers: req.HistoryPublicToSubscribers,
@@ -84,7 +85,7 @@ func (h *handler) unsubscribe(ctx context.Context, c *call) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.svc.Unsubscribe(ctx, c.user.ID, req.Subscriptions, p)
+	res, err := channels.Unsubscribe(ctx, h.svc, c.user.ID, req.Subscriptions, p)
 	if err != nil {
 		return nil, err
 	}
@@ -103,18 +104,18 @@ func (h *handler) subscriptionProperties(ctx context.Context, c *call) (map[stri
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	if len(req.SubscriptionData) > chatcore.MaxSubscriptionChanges {
-		return nil, chatcore.BadRequestf("subscription_data is too long (limit: %d items)", chatcore.MaxSubscriptionChanges)
+	if len(req.SubscriptionData) > channels.MaxPropertyChanges {
+		return nil, chatcore.BadRequestf("subscription_data is too long (limit: %d items)", channels.MaxPropertyChanges)
 	}
-	changes := make([]chatcore.SubscriptionPropertyChange, len(req.SubscriptionData))
+	changes := make([]channels.PropertyChange, len(req.SubscriptionData))
 	for i, d := range req.SubscriptionData {
 		var v any
 		if err := json.Unmarshal(d.Value, &v); err != nil {
 			return nil, chatcore.BadRequest("value is not valid JSON")
 		}
-		changes[i] = chatcore.SubscriptionPropertyChange{StreamID: *d.StreamID, Property: *d.Property, Value: v}
+		changes[i] = channels.PropertyChange{StreamID: *d.StreamID, Property: *d.Property, Value: v}
 	}
-	return nil, h.svc.UpdateSubscriptionProperties(ctx, c.user.ID, changes)
+	return nil, channels.UpdateProperties(ctx, h.svc, c.user.ID, changes)
 }
 
 // channelTopics answers GET /users/me/{stream_id}/topics.
@@ -125,7 +126,7 @@ func (h *handler) channelTopics(ctx context.Context, c *call) (map[string]any, e
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	topics, err := h.svc.ChannelTopics(ctx, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"),
+	topics, err := channels.Topics(ctx, h.svc, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"),
 		req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName)
 	if err != nil {
 		return nil, err
@@ -135,11 +136,11 @@ func (h *handler) channelTopics(ctx context.Context, c *call) (map[string]any, e
 
 // channels answers GET /streams.
 func (h *handler) channels(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.ChannelsRequest
+	var req channels.ListRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	list, err := h.svc.Channels(ctx, c.user.ID, req)
+	list, err := channels.List(ctx, h.svc, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (h *handler) channel(ctx context.Context, c *call) (map[string]any, error) 
 	if err := c.decode(&struct{}{}); err != nil {
 		return nil, err
 	}
-	v, err := h.svc.Channel(ctx, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"))
+	v, err := channels.Get(ctx, h.svc, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"))
 	if err != nil {
 		return nil, err
 	}

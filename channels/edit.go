@@ -1,9 +1,11 @@
-package chatcore
+package channels
 
 import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/chatcore/chatcore"
 )
 
 // UnsubscribeResult is the answer of DELETE /users/me/subscriptions: the
@@ -27,12 +29,12 @@ type UnsubscribeResult struct {
 // "Insufficient permission" for removing others without the right;
 // "Channel(s) (A, B) do not exist" naming the missing (or hidden private)
 // channels; UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []string, principals Principals) (UnsubscribeResult, error) {
+func Unsubscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, names []string, principals Principals) (UnsubscribeResult, error) {
 	switch {
 	case len(names) > MaxSubscriptionChannels:
-		return UnsubscribeResult{}, TooLongError("subscriptions", MaxSubscriptionChannels)
+		return UnsubscribeResult{}, chatcore.TooLongError("subscriptions", MaxSubscriptionChannels)
 	case principals.len() > MaxPrincipals:
-		return UnsubscribeResult{}, TooLongError("principals", MaxPrincipals)
+		return UnsubscribeResult{}, chatcore.TooLongError("principals", MaxPrincipals)
 	}
 	trimmed := make([]string, len(names))
 	for i, n := range names {
@@ -42,13 +44,13 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 		}
 	}
 	var res UnsubscribeResult
-	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
+	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		res = UnsubscribeResult{Removed: []string{}, NotRemoved: []string{}}
-		u, err := Actor(ctx, tx, actorID)
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		targets := []*User{u}
+		targets := []*chatcore.User{u}
 		if principals.len() > 0 {
 			if targets, err = principalUsers(ctx, tx, u.RealmID, principals); err != nil {
 				return err
@@ -60,11 +62,11 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 				others = true
 			}
 		}
-		var channels []*Stream
+		var channels []*chatcore.Stream
 		var missing []string
 		for _, name := range trimmed {
 			st, err := tx.StreamByName(ctx, u.RealmID, name)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, chatcore.ErrNotFound) {
 				missing = append(missing, name)
 				continue
 			}
@@ -76,23 +78,23 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 		if others {
 			for _, st := range channels {
 				sub, err := tx.Subscription(ctx, st.ID, u.ID)
-				if err != nil && !errors.Is(err, ErrNotFound) {
+				if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 					return err
 				}
 				subscribed := err == nil && sub.Active
 				if !u.Role.IsAdmin() || !canSeeChannel(u, st, subscribed) {
-					return BadRequest("Insufficient permission")
+					return chatcore.BadRequest("Insufficient permission")
 				}
 			}
 		}
 		if len(missing) > 0 {
-			return BadRequestf("Channel(s) (%s) do not exist", strings.Join(missing, ", "))
+			return chatcore.BadRequestf("Channel(s) (%s) do not exist", strings.Join(missing, ", "))
 		}
 		for _, st := range channels {
-			var removed []UserID
+			var removed []chatcore.UserID
 			for _, t := range targets {
 				sub, err := tx.Subscription(ctx, st.ID, t.ID)
-				if err != nil && !errors.Is(err, ErrNotFound) {
+				if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 					return err
 				}
 				if err != nil || !sub.Active {
@@ -105,7 +107,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 				}
 				res.Removed = append(res.Removed, st.Name)
 				removed = append(removed, t.ID)
-				fx.Event(st.RealmID, []UserID{t.ID}, map[string]any{"type": "subscription", "op": "remove",
+				fx.Event(st.RealmID, []chatcore.UserID{t.ID}, map[string]any{"type": "subscription", "op": "remove",
 					"subscriptions": []map[string]any{{"name": st.Name, "stream_id": st.ID}}})
 			}
 			if len(removed) == 0 {
@@ -116,7 +118,7 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 				return err
 			}
 			if len(peers) > 0 {
-				fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_remove", "stream_ids": []StreamID{st.ID}, "user_ids": removed})
+				fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_remove", "stream_ids": []chatcore.StreamID{st.ID}, "user_ids": removed})
 			}
 		}
 		return nil
@@ -127,48 +129,48 @@ func (s *Service) Unsubscribe(ctx context.Context, actorID UserID, names []strin
 	return res, nil
 }
 
-// SubscriptionPropertyChange is one entry of subscription_data of POST
+// PropertyChange is one entry of subscription_data of POST
 // /users/me/subscriptions/properties. Value is a bool, or a string for
 // color.
-type SubscriptionPropertyChange struct {
-	StreamID StreamID `json:"stream_id"`
-	Property string   `json:"property"`
-	Value    any      `json:"value"`
+type PropertyChange struct {
+	StreamID chatcore.StreamID `json:"stream_id"`
+	Property string            `json:"property"`
+	Value    any               `json:"value"`
 }
 
 // subscriptionBoolProperties are the boolean properties, each with where it
 // lives (in_home_view is is_muted inverted).
-var subscriptionBoolProperties = map[string]func(p *SubscriptionProperties, v bool){
-	"in_home_view":             func(p *SubscriptionProperties, v bool) { p.IsMuted = !v },
-	"is_muted":                 func(p *SubscriptionProperties, v bool) { p.IsMuted = v },
-	"pin_to_top":               func(p *SubscriptionProperties, v bool) { p.PinToTop = v },
-	"desktop_notifications":    func(p *SubscriptionProperties, v bool) { p.DesktopNotifications = &v },
-	"audible_notifications":    func(p *SubscriptionProperties, v bool) { p.AudibleNotifications = &v },
-	"push_notifications":       func(p *SubscriptionProperties, v bool) { p.PushNotifications = &v },
-	"email_notifications":      func(p *SubscriptionProperties, v bool) { p.EmailNotifications = &v },
-	"wildcard_mentions_notify": func(p *SubscriptionProperties, v bool) { p.WildcardMentionsNotify = &v },
+var subscriptionBoolProperties = map[string]func(p *chatcore.SubscriptionProperties, v bool){
+	"in_home_view":             func(p *chatcore.SubscriptionProperties, v bool) { p.IsMuted = !v },
+	"is_muted":                 func(p *chatcore.SubscriptionProperties, v bool) { p.IsMuted = v },
+	"pin_to_top":               func(p *chatcore.SubscriptionProperties, v bool) { p.PinToTop = v },
+	"desktop_notifications":    func(p *chatcore.SubscriptionProperties, v bool) { p.DesktopNotifications = &v },
+	"audible_notifications":    func(p *chatcore.SubscriptionProperties, v bool) { p.AudibleNotifications = &v },
+	"push_notifications":       func(p *chatcore.SubscriptionProperties, v bool) { p.PushNotifications = &v },
+	"email_notifications":      func(p *chatcore.SubscriptionProperties, v bool) { p.EmailNotifications = &v },
+	"wildcard_mentions_notify": func(p *chatcore.SubscriptionProperties, v bool) { p.WildcardMentionsNotify = &v },
 }
 
 // checkPropertyChange validates one change as Zulip does before any store
 // access.
-func checkPropertyChange(c SubscriptionPropertyChange) error {
+func checkPropertyChange(c PropertyChange) error {
 	if c.Property == "color" {
 		v, ok := c.Value.(string)
 		if !ok {
-			return BadRequest("color is not a string")
+			return chatcore.BadRequest("color is not a string")
 		}
 		return checkColor("color", v)
 	}
 	if _, ok := subscriptionBoolProperties[c.Property]; !ok {
-		return BadRequestf("Unknown subscription property: %s", c.Property)
+		return chatcore.BadRequestf("Unknown subscription property: %s", c.Property)
 	}
 	if _, ok := c.Value.(bool); !ok {
-		return BadRequestf("%s is not a boolean", c.Property)
+		return chatcore.BadRequestf("%s is not a boolean", c.Property)
 	}
 	return nil
 }
 
-// UpdateSubscriptionProperties applies the changes to the actor's
+// UpdateProperties applies the changes to the actor's
 // subscriptions in order, in one transaction, as Zulip's POST
 // /users/me/subscriptions/properties does (color, pin_to_top, is_muted and
 // its inverse in_home_view, desktop_, audible_, push_ and
@@ -181,38 +183,38 @@ func checkPropertyChange(c SubscriptionPropertyChange) error {
 // is not a valid hex color code"; "Invalid channel ID" for a channel that
 // does not exist or that the actor may not access; "Not subscribed to
 // channel ID N"; UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actorID UserID, changes []SubscriptionPropertyChange) error {
-	if len(changes) > MaxSubscriptionChanges {
-		return TooLongError("subscription_data", MaxSubscriptionChanges)
+func UpdateProperties(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, changes []PropertyChange) error {
+	if len(changes) > MaxPropertyChanges {
+		return chatcore.TooLongError("subscription_data", MaxPropertyChanges)
 	}
 	for _, c := range changes {
 		if err := checkPropertyChange(c); err != nil {
 			return err
 		}
 	}
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
 		for _, c := range changes {
-			st, err := StreamInRealm(ctx, tx, u.RealmID, c.StreamID)
-			if errors.Is(err, ErrNotFound) {
+			st, err := chatcore.StreamInRealm(ctx, tx, u.RealmID, c.StreamID)
+			if errors.Is(err, chatcore.ErrNotFound) {
 				return errInvalidChannelID()
 			}
 			if err != nil {
 				return err
 			}
 			sub, err := tx.Subscription(ctx, st.ID, u.ID)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 				return err
 			}
 			subscribed := err == nil && sub.Active
-			if !subscribed && (st.InviteOnly || u.Role == RoleGuest) {
+			if !subscribed && (st.InviteOnly || u.Role == chatcore.RoleGuest) {
 				return errInvalidChannelID()
 			}
 			if !subscribed {
-				return BadRequestf("Not subscribed to channel ID %d", st.ID)
+				return chatcore.BadRequestf("Not subscribed to channel ID %d", st.ID)
 			}
 			if c.Property == "color" {
 				sub.Color = c.Value.(string)
@@ -222,14 +224,14 @@ func (s *Service) UpdateSubscriptionProperties(ctx context.Context, actorID User
 			if err := tx.PutSubscription(ctx, *sub); err != nil {
 				return err
 			}
-			fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+			fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 				"stream_id": st.ID, "property": c.Property, "value": c.Value})
 			switch c.Property {
 			case "is_muted":
-				fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+				fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 					"stream_id": st.ID, "property": "in_home_view", "value": !c.Value.(bool)})
 			case "in_home_view":
-				fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
+				fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{"type": "subscription", "op": "update",
 					"stream_id": st.ID, "property": "is_muted", "value": !c.Value.(bool)})
 			}
 		}

@@ -1,4 +1,4 @@
-package chatcore_test
+package channels_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -23,9 +24,9 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{owner, ann}})
 		w.Post(t, general, "old", ann, "before bob")
 
-		res, err := w.Svc.Subscribe(ctx, ann.ID, chatcore.SubscribeRequest{
-			Subscriptions: []chatcore.NewChannel{{Name: "secret"}, {Name: "general"}},
-			Principals:    chatcore.Principals{IDs: []chatcore.UserID{ann.ID, bob.ID}},
+		res, err := channels.Subscribe(ctx, w.Svc, ann.ID, channels.SubscribeRequest{
+			Subscriptions: []channels.Spec{{Name: "secret"}, {Name: "general"}},
+			Principals:    channels.Principals{IDs: []chatcore.UserID{ann.ID, bob.ID}},
 			InviteOnly:    true,
 		})
 		is.NoErr(err) // a private channel created, bob added to both
@@ -49,14 +50,14 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		is.Equal(peers[1].UserIDs, []chatcore.UserID{owner.ID, ann.ID}) // public channel: every non-guest but the new one
 
 		// Bob joined general after "before bob": the subscription starts at the next message.
-		subs, err := w.Svc.Subscriptions(ctx, bob.ID, true)
+		subs, err := channels.Subscriptions(ctx, w.Svc, bob.ID, true)
 		is.NoErr(err)
 		is.Equal(len(subs), 2)
 		is.Equal(subs[0].Name, "general")                                           // by name
 		is.Equal(*subs[0].Subscribers, []chatcore.UserID{owner.ID, ann.ID, bob.ID}) // active subscribers
 		is.True(subs[0].Color != subs[1].Color)                                     // distinct palette colours
 
-		err = w.Svc.UpdateSubscriptionProperties(ctx, bob.ID, []chatcore.SubscriptionPropertyChange{
+		err = channels.UpdateProperties(ctx, w.Svc, bob.ID, []channels.PropertyChange{
 			{StreamID: general.ID, Property: "is_muted", Value: true},
 			{StreamID: general.ID, Property: "wildcard_mentions_notify", Value: false},
 		})
@@ -65,73 +66,57 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		is.Equal(len(ups), 3) // is_muted, its in_home_view twin, wildcard_mentions_notify
 		is.Equal(ups[1].Data["property"], "in_home_view")
 		is.Equal(ups[1].Data["value"], false)
-		err = w.Svc.UpdateSubscriptionProperties(ctx, guest.ID, []chatcore.SubscriptionPropertyChange{{StreamID: general.ID, Property: "pin_to_top", Value: true}})
+		err = channels.UpdateProperties(ctx, w.Svc, guest.ID, []channels.PropertyChange{{StreamID: general.ID, Property: "pin_to_top", Value: true}})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID") // a guest cannot reach an unsubscribed channel
-		err = w.Svc.UpdateSubscriptionProperties(ctx, owner.ID, []chatcore.SubscriptionPropertyChange{{StreamID: secret.ID, Property: "pin_to_top", Value: true}})
+		err = channels.UpdateProperties(ctx, w.Svc, owner.ID, []channels.PropertyChange{{StreamID: secret.ID, Property: "pin_to_top", Value: true}})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		w.Events.Reset()
-		err = w.Svc.UpdateSubscriptionProperties(ctx, owner.ID, []chatcore.SubscriptionPropertyChange{
+		err = channels.UpdateProperties(ctx, w.Svc, owner.ID, []channels.PropertyChange{
 			{StreamID: general.ID, Property: "pin_to_top", Value: true},
 			{StreamID: 9999, Property: "pin_to_top", Value: true},
 		})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		is.Equal(len(w.Events.All()), 0) // the failed request changed nothing and published nothing
 
-		un, err := w.Svc.Unsubscribe(ctx, bob.ID, []string{"general"}, chatcore.Principals{})
+		un, err := channels.Unsubscribe(ctx, w.Svc, bob.ID, []string{"general"}, channels.Principals{})
 		is.NoErr(err)
 		is.Equal(un.Removed, []string{"general"})
 		is.Equal(len(w.Events.OfType("subscription", "op", "remove")), 1)
 		is.Equal(len(w.Events.Take("subscription", "op", "peer_remove")), 1)
-		again, err := w.Svc.Subscribe(ctx, bob.ID, chatcore.SubscribeRequest{Subscriptions: []chatcore.NewChannel{{Name: "general"}}})
+		again, err := channels.Subscribe(ctx, w.Svc, bob.ID, channels.SubscribeRequest{Subscriptions: []channels.Spec{{Name: "general"}}})
 		is.NoErr(err)
 		is.Equal(again.Subscribed[uid(bob.ID)], []string{"general"})
-		subs, err = w.Svc.Subscriptions(ctx, bob.ID, false)
+		subs, err = channels.Subscriptions(ctx, w.Svc, bob.ID, false)
 		is.NoErr(err)
 		is.True(subs[0].IsMuted) // a returning subscriber keeps their settings
 		is.True(subs[0].Subscribers == nil)
 
-		st, err := w.Svc.Register(ctx, guest.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}, IncludeSubscribers: true})
-		is.NoErr(err)
-		is.Equal(len(st.Subscriptions.Subscribed), 0)      // the guest has none
-		is.Equal(len(st.Subscriptions.NeverSubscribed), 0) // and sees no channel it is not in
-		st, err = w.Svc.Register(ctx, owner.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}})
-		is.NoErr(err)
-		is.Equal(len(st.Subscriptions.NeverSubscribed), 1) // an administrator sees the private channel
-		is.Equal(st.Subscriptions.NeverSubscribed[0].Name, "secret")
-		is.True(st.Subscriptions.NeverSubscribed[0].PersonalView == nil) // no personal settings there
+		st := registerState(t, w, guest.ID, true)
+		is.Equal(len(st.Subscribed), 0)      // the guest has none
+		is.Equal(len(st.NeverSubscribed), 0) // and sees no channel it is not in
+		st = registerState(t, w, owner.ID, false)
+		is.Equal(len(st.NeverSubscribed), 1) // an administrator sees the private channel
+		is.Equal(st.NeverSubscribed[0].Name, "secret")
+		is.True(st.NeverSubscribed[0].Personal == nil) // no personal settings there
 	})
 }
 
-func TestRegisterClientSections(t *testing.T) {
-	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
-		is := is.New(t)
-		w := open(t)
-		ctx := t.Context()
-		realm := w.AddRealm(t, "acme")
-		ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
-		gone := w.AddUser(t, realm, "Gone", chatcore.RoleMember, chattest.Deactivated)
-		w.AddGroup(t, realm, "team", ann, gone)
-		// The terminal client's fetch_event_types.
-		sections := []string{"realm", "presence", "subscription", "message", "starred_messages", "update_message_flags",
-			"muted_topics", "realm_user", "realm_user_groups", "user_settings", "realm_emoji", "custom_profile_fields", "zulip_version"}
-		st, err := w.Svc.Register(ctx, ann.ID, chatcore.RegisterRequest{Sections: sections, IncludeSubscribers: true})
-		is.NoErr(err)
-		is.Equal(*st.MaxMessageID, chatcore.MessageID(-1)) // no message yet: Zulip's -1
-		is.Equal(len(st.Users.Active), 1)
-		is.Equal(len(st.Users.NonActive), 1)
-		is.Equal(st.Users.Me.FullName, "Ann")
-		is.Equal(len(st.Groups), 1)
-		is.Equal(st.Groups[0].Members, []chatcore.UserID{ann.ID}) // active members only
-		is.Equal(len(st.MutedTopics), 0)
-		is.True(st.MutedTopics != nil)         // present, empty
-		is.True(st.UserTopics == nil)          // not asked for
-		is.True(st.RealmEmoji != nil)          // present, empty
-		is.True(st.CustomProfileFields != nil) // present, empty
-		is.True(st.Subscriptions != nil && st.Unread != nil)
-		both, err := w.Svc.Register(ctx, ann.ID, chatcore.RegisterRequest{Sections: []string{"muted_topics", "user_topic"}})
-		is.NoErr(err)
-		is.True(both.MutedTopics == nil && both.UserTopics != nil) // user_topic supersedes muted_topics
+// registerState reads the POST /register subscription section of the user.
+func registerState(t *testing.T, w *chattest.World, id chatcore.UserID, withSubscribers bool) *channels.State {
+	t.Helper()
+	var st *channels.State
+	err := w.Svc.View(t.Context(), func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(t.Context(), tx, id)
+		if err != nil {
+			return err
+		}
+		st, err = channels.SubscriptionState(t.Context(), w.Svc, tx, u, withSubscribers)
+		return err
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func uid(id chatcore.UserID) string { return strconv.FormatInt(int64(id), 10) }

@@ -1,4 +1,4 @@
-package chatcore
+package channels
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
@@ -20,15 +21,15 @@ const (
 	MaxSubscriptionChannels = 1000
 	// MaxPrincipals bounds the users one request subscribes or unsubscribes.
 	MaxPrincipals = 1000
-	// MaxSubscriptionChanges bounds subscription_data of POST
+	// MaxPropertyChanges bounds subscription_data of POST
 	// /users/me/subscriptions/properties.
-	MaxSubscriptionChanges = 1000
+	MaxPropertyChanges = 1000
 )
 
-// NewChannel is one entry of the subscriptions list of POST
+// Spec is one entry of the subscriptions list of POST
 // /users/me/subscriptions: a channel by name, created when it does not
 // exist, with the description and the subscriber's colour to use.
-type NewChannel struct {
+type Spec struct {
 	Name        string  `json:"name"`
 	Description *string `json:"description"`
 	Color       *string `json:"color"`
@@ -36,7 +37,7 @@ type NewChannel struct {
 
 // Principals names users by id or by e-mail (one kind per request).
 type Principals struct {
-	IDs    []UserID
+	IDs    []chatcore.UserID
 	Emails []string
 }
 
@@ -44,7 +45,7 @@ func (p Principals) len() int { return len(p.IDs) + len(p.Emails) }
 
 // SubscribeRequest holds the parameters of POST /users/me/subscriptions.
 type SubscribeRequest struct {
-	Subscriptions []NewChannel
+	Subscriptions []Spec
 	// Principals are the users to subscribe; none means the actor.
 	Principals Principals
 	// InviteOnly makes the channels created private (with protected history
@@ -71,7 +72,7 @@ var colorPattern = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 // checkColor is Zulip's check_color.
 func checkColor(name, v string) error {
 	if !colorPattern.MatchString(v) {
-		return BadRequestf("%s is not a valid hex color code", name)
+		return chatcore.BadRequestf("%s is not a valid hex color code", name)
 	}
 	return nil
 }
@@ -79,16 +80,16 @@ func checkColor(name, v string) error {
 // checkChannelName is Zulip's check_stream_name on a trimmed name.
 func checkChannelName(name string) error {
 	if name == "" {
-		return BadRequest("Channel name can't be empty.")
+		return chatcore.BadRequest("Channel name can't be empty.")
 	}
-	if utf8.RuneCountInString(name) > MaxChannelNameLength {
-		return BadRequestf("Channel name too long (limit: %d characters).", MaxChannelNameLength)
+	if utf8.RuneCountInString(name) > MaxNameLength {
+		return chatcore.BadRequestf("Channel name too long (limit: %d characters).", MaxNameLength)
 	}
 	i := 0
 	for _, r := range name {
 		i++
 		if unicode.IsControl(r) || r == utf8.RuneError || r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE {
-			return BadRequestf("Invalid character in channel name, at position %d.", i)
+			return chatcore.BadRequestf("Invalid character in channel name, at position %d.", i)
 		}
 	}
 	return nil
@@ -98,9 +99,9 @@ func checkChannelName(name string) error {
 func checkSubscribeRequest(req *SubscribeRequest) error {
 	switch {
 	case len(req.Subscriptions) > MaxSubscriptionChannels:
-		return TooLongError("subscriptions", MaxSubscriptionChannels)
+		return chatcore.TooLongError("subscriptions", MaxSubscriptionChannels)
 	case req.Principals.len() > MaxPrincipals:
-		return TooLongError("principals", MaxPrincipals)
+		return chatcore.TooLongError("principals", MaxPrincipals)
 	}
 	for i := range req.Subscriptions {
 		c := &req.Subscriptions[i]
@@ -109,8 +110,8 @@ func checkSubscribeRequest(req *SubscribeRequest) error {
 				return err
 			}
 		}
-		if c.Description != nil && utf8.RuneCountInString(*c.Description) > MaxChannelDescriptionLength {
-			return BadRequestf("subscriptions[%d].description is too long (limit: %d characters)", i, MaxChannelDescriptionLength)
+		if c.Description != nil && utf8.RuneCountInString(*c.Description) > MaxDescriptionLength {
+			return chatcore.BadRequestf("subscriptions[%d].description is too long (limit: %d characters)", i, MaxDescriptionLength)
 		}
 		c.Name = strings.TrimSpace(c.Name)
 		if err := checkChannelName(c.Name); err != nil {
@@ -123,12 +124,12 @@ func checkSubscribeRequest(req *SubscribeRequest) error {
 // principalUsers resolves principals to active users (bots included) of the
 // realm. Errors: BAD_REQUEST "No such user" for an unknown or deactivated
 // one.
-func principalUsers(ctx context.Context, tx Tx, realm RealmID, p Principals) ([]*User, error) {
-	var out []*User
+func principalUsers(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, p Principals) ([]*chatcore.User, error) {
+	var out []*chatcore.User
 	for _, id := range p.IDs {
-		u, err := UserInRealm(ctx, tx, realm, id)
-		if errors.Is(err, ErrNotFound) || err == nil && !u.IsActive {
-			return nil, BadRequest("No such user")
+		u, err := chatcore.UserInRealm(ctx, tx, realm, id)
+		if errors.Is(err, chatcore.ErrNotFound) || err == nil && !u.IsActive {
+			return nil, chatcore.BadRequest("No such user")
 		}
 		if err != nil {
 			return nil, err
@@ -137,16 +138,16 @@ func principalUsers(ctx context.Context, tx Tx, realm RealmID, p Principals) ([]
 	}
 	for _, email := range p.Emails {
 		u, err := tx.UserByEmail(ctx, realm, email)
-		if errors.Is(err, ErrNotFound) || err == nil && !u.IsActive {
-			return nil, BadRequest("No such user")
+		if errors.Is(err, chatcore.ErrNotFound) || err == nil && !u.IsActive {
+			return nil, chatcore.BadRequest("No such user")
 		}
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, u)
 	}
-	slices.SortFunc(out, func(a, b *User) int { return int(a.ID - b.ID) })
-	return slices.CompactFunc(out, func(a, b *User) bool { return a.ID == b.ID }), nil
+	slices.SortFunc(out, func(a, b *chatcore.User) int { return int(a.ID - b.ID) })
+	return slices.CompactFunc(out, func(a, b *chatcore.User) bool { return a.ID == b.ID }), nil
 }
 
 // Subscribe subscribes the principals (default: the actor) to the channels
@@ -167,61 +168,61 @@ func principalUsers(ctx context.Context, tx Tx, realm RealmID, p Principals) ([]
 // actor is not subscribed to (unless authorization errors are not fatal);
 // "Insufficient permission" when a non-administrator subscribes others to a
 // private channel; UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) Subscribe(ctx context.Context, actorID UserID, req SubscribeRequest) (SubscribeResult, error) {
+func Subscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req SubscribeRequest) (SubscribeResult, error) {
 	if err := checkSubscribeRequest(&req); err != nil {
 		return SubscribeResult{}, err
 	}
 	res := SubscribeResult{Subscribed: map[string][]string{}, AlreadySubscribed: map[string][]string{}}
-	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
+	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		res = SubscribeResult{Subscribed: map[string][]string{}, AlreadySubscribed: map[string][]string{}}
-		u, err := Actor(ctx, tx, actorID)
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		if u.Role == RoleGuest {
-			return BadRequest("Not allowed for guest users")
+		if u.Role == chatcore.RoleGuest {
+			return chatcore.BadRequest("Not allowed for guest users")
 		}
-		targets := []*User{u}
+		targets := []*chatcore.User{u}
 		if req.Principals.len() > 0 {
 			if targets, err = principalUsers(ctx, tx, u.RealmID, req.Principals); err != nil {
 				return err
 			}
 		}
-		others := slices.ContainsFunc(targets, func(t *User) bool { return t.ID != u.ID })
-		channels, created, err := s.resolveChannels(ctx, tx, fx, u, &req)
+		others := slices.ContainsFunc(targets, func(t *chatcore.User) bool { return t.ID != u.ID })
+		channels, created, err := resolveChannels(ctx, svc, tx, fx, u, &req)
 		if err != nil {
 			return err
 		}
-		var authorized []*Stream
+		var authorized []*chatcore.Stream
 		for _, st := range channels {
 			if slices.Contains(created, st) {
 				authorized = append(authorized, st)
 				continue
 			}
 			sub, err := tx.Subscription(ctx, st.ID, u.ID)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 				return err
 			}
 			subscribed := err == nil && sub.Active
 			if st.InviteOnly && !subscribed {
 				if flag(req.AuthorizationErrorsFatal, true) {
-					return BadRequestf("Unable to access channel (%s).", st.Name)
+					return chatcore.BadRequestf("Unable to access channel (%s).", st.Name)
 				}
 				res.Unauthorized = append(res.Unauthorized, st.Name)
 				continue
 			}
 			if others && st.InviteOnly && !u.Role.IsAdmin() && !subscribed {
-				return BadRequest("Insufficient permission")
+				return chatcore.BadRequest("Insufficient permission")
 			}
 			authorized = append(authorized, st)
 		}
 		colors := map[string]string{}
 		for _, c := range req.Subscriptions {
 			if c.Color != nil {
-				colors[FoldKey(c.Name)] = *c.Color
+				colors[chatcore.FoldKey(c.Name)] = *c.Color
 			}
 		}
-		return s.addSubscriptions(ctx, tx, fx, u, authorized, targets, colors, &res)
+		return addSubscriptions(ctx, svc, tx, fx, u, authorized, targets, colors, &res)
 	})
 	if err != nil {
 		return SubscribeResult{}, err
@@ -231,11 +232,11 @@ func (s *Service) Subscribe(ctx context.Context, actorID UserID, req SubscribeRe
 
 // resolveChannels finds the channels named in req, creating the missing ones
 // (each name once), and returns them in request order with those created.
-func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *Effects, u *User, req *SubscribeRequest) ([]*Stream, []*Stream, error) {
-	var out, created []*Stream
-	seen := map[string]*Stream{}
+func resolveChannels(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, req *SubscribeRequest) ([]*chatcore.Stream, []*chatcore.Stream, error) {
+	var out, created []*chatcore.Stream
+	seen := map[string]*chatcore.Stream{}
 	for _, c := range req.Subscriptions {
-		key := FoldKey(c.Name)
+		key := chatcore.FoldKey(c.Name)
 		if st, ok := seen[key]; ok {
 			if !slices.Contains(out, st) {
 				out = append(out, st)
@@ -243,8 +244,8 @@ func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *Effects, u *Us
 			continue
 		}
 		st, err := tx.StreamByName(ctx, u.RealmID, c.Name)
-		if errors.Is(err, ErrNotFound) {
-			st, err = s.createChannel(ctx, tx, fx, u, c, req)
+		if errors.Is(err, chatcore.ErrNotFound) {
+			st, err = createChannel(ctx, svc, tx, fx, u, c, req)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -262,17 +263,17 @@ func (s *Service) resolveChannels(ctx context.Context, tx Tx, fx *Effects, u *Us
 // event for those who may see it: everyone but guests for a public channel,
 // the administrators for a private one (its subscribers learn of it from
 // their subscription add event).
-func (s *Service) createChannel(ctx context.Context, tx Tx, fx *Effects, u *User, c NewChannel, req *SubscribeRequest) (*Stream, error) {
-	st := &Stream{
+func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, c Spec, req *SubscribeRequest) (*chatcore.Stream, error) {
+	st := &chatcore.Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,
-		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: s.clock.Now(), CreatorID: u.ID,
+		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: svc.Now(), CreatorID: u.ID,
 	}
 	if req.InviteOnly && req.HistoryPublicToSubscribers != nil {
 		st.HistoryPublicToSubscribers = *req.HistoryPublicToSubscribers
 	}
 	if c.Description != nil {
 		st.Description = strings.ReplaceAll(*c.Description, "\n", " ")
-		html, _, _, err := s.RenderMessage(ctx, tx, u.RealmID, st.Description)
+		html, _, _, err := svc.RenderMessage(ctx, tx, u.RealmID, st.Description)
 		if err != nil {
 			return nil, err
 		}
@@ -282,36 +283,36 @@ func (s *Service) createChannel(ctx context.Context, tx Tx, fx *Effects, u *User
 		return nil, err
 	}
 	active := true
-	users, err := tx.Users(ctx, UserFilter{RealmID: u.RealmID, Active: &active})
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, Active: &active})
 	if err != nil {
 		return nil, err
 	}
-	var audience, admins []UserID
+	var audience, admins []chatcore.UserID
 	for _, v := range users {
 		if v.Role.IsAdmin() {
 			admins = append(admins, v.ID)
 		}
-		if v.Role != RoleGuest {
+		if v.Role != chatcore.RoleGuest {
 			audience = append(audience, v.ID)
 		}
 	}
 	if st.InviteOnly {
 		audience = admins
 	}
-	view, err := s.channelView(ctx, tx, st, 0, admins)
+	view, err := channelView(ctx, svc, tx, st, 0, admins)
 	if err != nil {
 		return nil, err
 	}
 	if len(audience) > 0 {
-		fx.Event(u.RealmID, audience, map[string]any{"type": "stream", "op": "create", "streams": []ChannelView{view}})
+		fx.Event(u.RealmID, audience, map[string]any{"type": "stream", "op": "create", "streams": []View{view}})
 	}
 	return st, nil
 }
 
 // addSubscriptions subscribes every target to every channel, filling res and
 // queueing the subscription events.
-func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *Effects, u *User, channels []*Stream, targets []*User, colors map[string]string, res *SubscribeResult) error {
-	used := map[UserID][]string{}
+func addSubscriptions(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, channels []*chatcore.Stream, targets []*chatcore.User, colors map[string]string, res *SubscribeResult) error {
+	used := map[chatcore.UserID][]string{}
 	for _, t := range targets {
 		subs, err := tx.Subscriptions(ctx, 0, t.ID)
 		if err != nil {
@@ -328,25 +329,25 @@ func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *Effects, u *U
 		if err != nil {
 			return err
 		}
-		var added []Subscription
+		var added []chatcore.Subscription
 		for _, t := range targets {
 			key := fmt.Sprint(t.ID)
 			old, err := tx.Subscription(ctx, st.ID, t.ID)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 				return err
 			}
 			if err == nil && old.Active {
 				res.AlreadySubscribed[key] = append(res.AlreadySubscribed[key], st.Name)
 				continue
 			}
-			sub := Subscription{StreamID: st.ID, UserID: t.ID, Active: true, SinceMessageID: next}
+			sub := chatcore.Subscription{StreamID: st.ID, UserID: t.ID, Active: true, SinceMessageID: next}
 			if err == nil {
 				sub.SubscriptionProperties = old.SubscriptionProperties
 			}
 			if !st.HistoryPublicToSubscribers {
 				sub.FirstVisibleMessageID = next
 			}
-			if c, ok := colors[FoldKey(st.Name)]; ok {
+			if c, ok := colors[chatcore.FoldKey(st.Name)]; ok {
 				sub.Color = c
 			} else if sub.Color == "" {
 				sub.Color = pickColor(used[t.ID])
@@ -358,7 +359,7 @@ func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *Effects, u *U
 			res.Subscribed[key] = append(res.Subscribed[key], st.Name)
 			added = append(added, sub)
 		}
-		if err := s.subscriptionAddEvents(ctx, tx, fx, st, added); err != nil {
+		if err := subscriptionAddEvents(ctx, svc, tx, fx, st, added); err != nil {
 			return err
 		}
 	}
@@ -366,8 +367,8 @@ func (s *Service) addSubscriptions(ctx context.Context, tx Tx, fx *Effects, u *U
 }
 
 // nextMessageID is the id the channel's next message will have at least.
-func nextMessageID(ctx context.Context, tx Tx, st *Stream) (MessageID, error) {
-	last, err := tx.Messages(ctx, MessageQuery{RealmID: st.RealmID, Recipients: []RecipientID{st.RecipientID}, Newest: true, Limit: 1})
+func nextMessageID(ctx context.Context, tx chatcore.Tx, st *chatcore.Stream) (chatcore.MessageID, error) {
+	last, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}, Newest: true, Limit: 1})
 	if err != nil || len(last) == 0 {
 		return 0, err
 	}
@@ -377,7 +378,7 @@ func nextMessageID(ctx context.Context, tx Tx, st *Stream) (MessageID, error) {
 // subscriptionAddEvents queues the subscription add event of each new
 // subscriber (their subscription with its subscribers) and one peer_add
 // event for the others who may see the channel's subscribers.
-func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *Effects, st *Stream, added []Subscription) error {
+func subscriptionAddEvents(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, st *chatcore.Stream, added []chatcore.Subscription) error {
 	if len(added) == 0 {
 		return nil
 	}
@@ -389,15 +390,15 @@ func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *Effects,
 	if err != nil {
 		return err
 	}
-	cv, err := s.channelView(ctx, tx, st, len(subscribers), admins)
+	cv, err := channelView(ctx, svc, tx, st, len(subscribers), admins)
 	if err != nil {
 		return err
 	}
-	ids := make([]UserID, 0, len(added))
+	ids := make([]chatcore.UserID, 0, len(added))
 	for _, sub := range added {
 		list := slicex.OrEmpty(slices.Clone(subscribers))
-		v := SubscriptionView{ChannelView: cv, Subscribers: &list, PersonalView: personalView(sub)}
-		fx.Event(st.RealmID, []UserID{sub.UserID}, map[string]any{"type": "subscription", "op": "add", "subscriptions": []SubscriptionView{v}})
+		v := Subscription{View: cv, Subscribers: &list, Personal: personalView(sub)}
+		fx.Event(st.RealmID, []chatcore.UserID{sub.UserID}, map[string]any{"type": "subscription", "op": "add", "subscriptions": []Subscription{v}})
 		ids = append(ids, sub.UserID)
 	}
 	peers, err := peerAudience(ctx, tx, st, ids)
@@ -405,19 +406,19 @@ func (s *Service) subscriptionAddEvents(ctx context.Context, tx Tx, fx *Effects,
 		return err
 	}
 	if len(peers) > 0 {
-		fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_add", "stream_ids": []StreamID{st.ID}, "user_ids": ids})
+		fx.Event(st.RealmID, peers, map[string]any{"type": "subscription", "op": "peer_add", "stream_ids": []chatcore.StreamID{st.ID}, "user_ids": ids})
 	}
 	return nil
 }
 
 // realmAdmins returns the active administrators and owners of the realm.
-func realmAdmins(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
+func realmAdmins(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID) ([]chatcore.UserID, error) {
 	active := true
-	users, err := tx.Users(ctx, UserFilter{RealmID: realm, Active: &active, Roles: []Role{RoleOwner, RoleAdministrator}})
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm, Active: &active, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]UserID, len(users))
+	out := make([]chatcore.UserID, len(users))
 	for i, u := range users {
 		out[i] = u.ID
 	}
@@ -427,9 +428,9 @@ func realmAdmins(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
 // peerAudience returns who learns of subscriber changes of st: every active
 // non-guest user of a public channel, else its administrators, plus its
 // active subscribers; the users in except are left out.
-func peerAudience(ctx context.Context, tx Tx, st *Stream, except []UserID) ([]UserID, error) {
+func peerAudience(ctx context.Context, tx chatcore.Tx, st *chatcore.Stream, except []chatcore.UserID) ([]chatcore.UserID, error) {
 	active := true
-	users, err := tx.Users(ctx, UserFilter{RealmID: st.RealmID, Active: &active})
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: st.RealmID, Active: &active})
 	if err != nil {
 		return nil, err
 	}
@@ -437,12 +438,12 @@ func peerAudience(ctx context.Context, tx Tx, st *Stream, except []UserID) ([]Us
 	if err != nil {
 		return nil, err
 	}
-	var out []UserID
+	var out []chatcore.UserID
 	for _, u := range users {
 		if slices.Contains(except, u.ID) {
 			continue
 		}
-		if slices.Contains(subs, u.ID) || u.Role.IsAdmin() || !st.InviteOnly && u.Role != RoleGuest {
+		if slices.Contains(subs, u.ID) || u.Role.IsAdmin() || !st.InviteOnly && u.Role != chatcore.RoleGuest {
 			out = append(out, u.ID)
 		}
 	}

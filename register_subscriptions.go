@@ -3,18 +3,9 @@ package chatcore
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/chatcore/chatcore/internal/slicex"
-)
-
-// Channel limits, as Zulip sets them.
-const (
-	// MaxChannelNameLength bounds a channel name, in characters.
-	MaxChannelNameLength = 60
-	// MaxChannelDescriptionLength bounds a channel description, in characters.
-	MaxChannelDescriptionLength = 1024
 )
 
 // AnonymousGroup is a group-setting value given by its members: the users in
@@ -30,10 +21,11 @@ func nobody() *AnonymousGroup {
 	return &AnonymousGroup{DirectMembers: []UserID{}, DirectSubgroups: []GroupID{}}
 }
 
-// ChannelView is a channel as GET /streams, GET /streams/{stream_id} and
-// stream events show it (Zulip's BasicChannel). chatcore has no system
-// groups, so the group settings are anonymous groups: nobody, the channel's
-// creator, or the realm's administrators. The settings whose value is
+// ChannelView is a channel as the subscription section of POST /register
+// shows it (Zulip's BasicChannel, the value package channels serves as
+// channels.View). chatcore has no system groups, so the group settings are
+// anonymous groups: nobody, the channel's creator, or the realm's
+// administrators. The settings whose value is
 // everyone (can_send_message_group, can_delete_own_message_group,
 // can_create_topic_group) cannot be written without a system group and are
 // left out. Settings chatcore does not model have Zulip's defaults.
@@ -92,23 +84,12 @@ type PersonalView struct {
 	WildcardMentionsNotify *bool  `json:"wildcard_mentions_notify"`
 }
 
-// channelColors are Zulip's colours for new subscriptions, in the order it
-// hands them out.
+// channelColors are Zulip's subscription colours; a subscription without
+// one shows the colour its channel id picks.
 var channelColors = []string{
 	"#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5",
 	"#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
 	"#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
-}
-
-// pickColor returns the first colour of channelColors none of used has, or
-// one chosen by how many are used when every colour is taken.
-func pickColor(used []string) string {
-	for _, c := range channelColors {
-		if !slices.Contains(used, c) {
-			return c
-		}
-	}
-	return channelColors[len(used)%len(channelColors)]
 }
 
 // channelWorld is what one request reads once to show many channels: the
@@ -264,7 +245,9 @@ type SubscriptionState struct {
 	NeverSubscribed []SubscriptionView
 }
 
-// SubscriptionState computes the subscription section for the viewer.
+// SubscriptionState computes the subscription section of POST /register for
+// the viewer in tx, with each channel's subscribers when withSubscribers and
+// the viewer may see them (as channels.SubscriptionState does).
 func (s *Service) SubscriptionState(ctx context.Context, tx Tx, viewer *User, withSubscribers bool) (*SubscriptionState, error) {
 	w, err := loadChannelWorld(ctx, tx, viewer)
 	if err != nil {
@@ -300,200 +283,4 @@ func (s *Service) SubscriptionState(ctx context.Context, tx Tx, viewer *User, wi
 		slices.SortFunc(l, func(a, b SubscriptionView) int { return cmp.Compare(a.Name, b.Name) })
 	}
 	return out, nil
-}
-
-// Subscriptions returns the actor's active subscriptions by channel name, as
-// GET /users/me/subscriptions shows them; with includeSubscribers each
-// carries its subscribers. Errors: UNAUTHORIZED for a missing or deactivated
-// actor; others are internal.
-func (s *Service) Subscriptions(ctx context.Context, actorID UserID, includeSubscribers bool) ([]SubscriptionView, error) {
-	var out []SubscriptionView
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		st, err := s.SubscriptionState(ctx, tx, u, includeSubscribers)
-		if err != nil {
-			return err
-		}
-		out = st.Subscribed
-		return nil
-	})
-	return out, err
-}
-
-// ChannelsRequest holds the parameters of GET /streams; nil fields take
-// Zulip's defaults.
-type ChannelsRequest struct {
-	IncludePublic           *bool `json:"include_public"`
-	IncludeWebPublic        *bool `json:"include_web_public"`
-	IncludeSubscribed       *bool `json:"include_subscribed"`
-	ExcludeArchived         *bool `json:"exclude_archived"`
-	IncludeAll              *bool `json:"include_all"`
-	IncludeAllActive        *bool `json:"include_all_active"`
-	IncludeDefault          *bool `json:"include_default"`
-	IncludeOwnerSubscribed  *bool `json:"include_owner_subscribed"`
-	IncludeCanAccessContent *bool `json:"include_can_access_content"`
-}
-
-func flag(p *bool, def bool) bool {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-// Channels returns the channels GET /streams lists for the actor, by name:
-// public ones (include_public, default true; never for guests), those the
-// actor is subscribed to (include_subscribed, default true), those their
-// bot's owner is subscribed to (include_owner_subscribed, bots only), or
-// every channel (include_all or include_all_active, administrators only);
-// archived ones only with exclude_archived false. chatcore has no web-public
-// or default channels: include_web_public adds nothing and include_default
-// marks every channel is_default false. Errors: BAD_REQUEST "User not
-// authorized for this query" for include_all from a non-administrator;
-// UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) Channels(ctx context.Context, actorID UserID, req ChannelsRequest) ([]ChannelView, error) {
-	var out []ChannelView
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		all := flag(req.IncludeAll, false) || flag(req.IncludeAllActive, false)
-		if all && !u.Role.IsAdmin() {
-			return BadRequest("User not authorized for this query")
-		}
-		w, err := loadChannelWorld(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		owner := map[StreamID]bool{}
-		if flag(req.IncludeOwnerSubscribed, false) && u.IsBot && u.BotOwnerID != 0 {
-			subs, err := tx.Subscriptions(ctx, 0, u.BotOwnerID)
-			if err != nil {
-				return err
-			}
-			for _, sub := range subs {
-				owner[sub.StreamID] = sub.Active
-			}
-		}
-		out = []ChannelView{}
-		for i := range w.streams {
-			st := &w.streams[i]
-			if st.IsArchived && flag(req.ExcludeArchived, true) {
-				continue
-			}
-			ok := all || owner[st.ID] ||
-				flag(req.IncludeSubscribed, true) && w.subscribed(st.ID) ||
-				flag(req.IncludePublic, true) && !st.InviteOnly && u.Role != RoleGuest ||
-				flag(req.IncludeCanAccessContent, false) && w.canSeeSubscribers(st) && (w.subscribed(st.ID) || !st.InviteOnly)
-			if !ok {
-				continue
-			}
-			v, err := s.channelView(ctx, tx, st, len(w.subscribers[st.ID]), w.admins)
-			if err != nil {
-				return err
-			}
-			if flag(req.IncludeDefault, false) {
-				v.IsDefault = new(false)
-			}
-			out = append(out, v)
-		}
-		slices.SortFunc(out, func(a, b ChannelView) int { return cmp.Compare(a.Name, b.Name) })
-		return nil
-	})
-	return out, err
-}
-
-// errInvalidChannelID is Zulip's answer for a channel that does not exist or
-// that the actor may not access.
-func errInvalidChannelID() *Error { return BadRequest("Invalid channel ID") }
-
-// Channel returns one channel as GET /streams/{stream_id} shows it, to
-// anyone who may know of it (public channels for non-guests, subscribers,
-// administrators). Errors: BAD_REQUEST "Invalid channel ID" for a channel
-// that does not exist, belongs to another realm or is hidden from the
-// actor; UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) Channel(ctx context.Context, actorID UserID, id StreamID) (ChannelView, error) {
-	var out ChannelView
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		st, err := StreamInRealm(ctx, tx, u.RealmID, id)
-		if errors.Is(err, ErrNotFound) {
-			return errInvalidChannelID()
-		}
-		if err != nil {
-			return err
-		}
-		w, err := loadChannelWorld(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		if !w.canSeeMetadata(st) {
-			return errInvalidChannelID()
-		}
-		out, err = s.channelView(ctx, tx, st, len(w.subscribers[st.ID]), w.admins)
-		return err
-	})
-	return out, err
-}
-
-// TopicView is one topic of GET /users/me/{stream_id}/topics.
-type TopicView struct {
-	Name  string    `json:"name"`
-	MaxID MessageID `json:"max_id"`
-}
-
-// ChannelTopics returns the topics of the channel the actor can read, newest
-// first, each with the id of its newest message the actor can read (in a
-// channel with protected history, from the actor's first visible message
-// on). The empty topic is named by the realm's empty-topic display name
-// unless allowEmptyTopicName. Errors: BAD_REQUEST "Invalid channel ID" for a
-// channel that does not exist or whose messages the actor may not read;
-// UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) ChannelTopics(ctx context.Context, actorID UserID, id StreamID, allowEmptyTopicName bool) ([]TopicView, error) {
-	var out []TopicView
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		st, err := StreamInRealm(ctx, tx, u.RealmID, id)
-		if errors.Is(err, ErrNotFound) {
-			return errInvalidChannelID()
-		}
-		if err != nil {
-			return err
-		}
-		acc, err := StreamAccessFor(ctx, tx, u, st)
-		if err != nil {
-			return err
-		}
-		if !acc.OK {
-			return errInvalidChannelID()
-		}
-		topics, err := tx.StreamTopics(ctx, st.ID, acc.MinID)
-		if err != nil {
-			return err
-		}
-		realm, err := tx.Realm(ctx, u.RealmID)
-		if err != nil {
-			return err
-		}
-		out = make([]TopicView, 0, len(topics))
-		for _, t := range topics {
-			name := t.Name
-			if name == "" && !allowEmptyTopicName {
-				name = EmptyTopicDisplayName(realm)
-			}
-			out = append(out, TopicView{Name: name, MaxID: t.MaxID})
-		}
-		return nil
-	})
-	return out, err
 }
