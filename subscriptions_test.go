@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -90,11 +91,11 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		is.True(subs[0].IsMuted) // a returning subscriber keeps their settings
 		is.True(subs[0].Subscribers == nil)
 
-		st, err := w.Svc.Register(ctx, guest.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}, IncludeSubscribers: true})
+		st, err := eventqueue.Register(ctx, w.Svc, guest.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}, IncludeSubscribers: true}, nil)
 		is.NoErr(err)
 		is.Equal(len(st.Subscriptions.Subscribed), 0)      // the guest has none
 		is.Equal(len(st.Subscriptions.NeverSubscribed), 0) // and sees no channel it is not in
-		st, err = w.Svc.Register(ctx, owner.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}})
+		st, err = eventqueue.Register(ctx, w.Svc, owner.ID, chatcore.RegisterRequest{Sections: []string{"subscription"}}, nil)
 		is.NoErr(err)
 		is.Equal(len(st.Subscriptions.NeverSubscribed), 1) // an administrator sees the private channel
 		is.Equal(st.Subscriptions.NeverSubscribed[0].Name, "secret")
@@ -114,7 +115,7 @@ func TestRegisterClientSections(t *testing.T) {
 		// The terminal client's fetch_event_types.
 		sections := []string{"realm", "presence", "subscription", "message", "starred_messages", "update_message_flags",
 			"muted_topics", "realm_user", "realm_user_groups", "user_settings", "realm_emoji", "custom_profile_fields", "zulip_version"}
-		st, err := w.Svc.Register(ctx, ann.ID, chatcore.RegisterRequest{Sections: sections, IncludeSubscribers: true})
+		st, err := eventqueue.Register(ctx, w.Svc, ann.ID, chatcore.RegisterRequest{Sections: sections, IncludeSubscribers: true}, nil)
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, chatcore.MessageID(-1)) // no message yet: Zulip's -1
 		is.Equal(len(st.Users.Active), 1)
@@ -128,7 +129,7 @@ func TestRegisterClientSections(t *testing.T) {
 		is.True(st.RealmEmoji != nil)          // present, empty
 		is.True(st.CustomProfileFields != nil) // present, empty
 		is.True(st.Subscriptions != nil && st.Unread != nil)
-		both, err := w.Svc.Register(ctx, ann.ID, chatcore.RegisterRequest{Sections: []string{"muted_topics", "user_topic"}})
+		both, err := eventqueue.Register(ctx, w.Svc, ann.ID, chatcore.RegisterRequest{Sections: []string{"muted_topics", "user_topic"}}, nil)
 		is.NoErr(err)
 		is.True(both.MutedTopics == nil && both.UserTopics != nil) // user_topic supersedes muted_topics
 	})
