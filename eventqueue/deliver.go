@@ -13,6 +13,7 @@ import (
 
 // EventsRequest is a poll of an event queue (GET /events, never blocking).
 type EventsRequest struct {
+	// QueueID is the id of the queue polled (from [Register]). Required.
 	QueueID string
 	// LastEventID is the id of the last event the client handled: it and
 	// every earlier event are acknowledged. Required.
