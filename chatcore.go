@@ -195,10 +195,6 @@ type Service struct {
 	hooks []MessageHook
 	// notify holds the OnEventsCommitted functions (events.go).
 	notify listeners.Set[[]EventNotice]
-	// queueBacklog bounds an event queue's unacknowledged entries.
-	queueBacklog int
-	// deliveries caches what delivering recent log entries computes.
-	deliveries deliveryCache
 	// valueSets are the accepted languages and notification sounds
 	// (WithLanguages, WithNotificationSounds); passwordPolicy is the strength
 	// a new password needs (WithPasswordPolicy).
@@ -218,14 +214,12 @@ func New(store Store, opts ...Option) *Service {
 		events:          discardEvents{},
 		log:             slog.Default(),
 		batchSize:       100,
-		queueBacklog:    DefaultQueueBacklog,
 		deleteBudget:    50 * time.Second,
 		externalURL:     "http://127.0.0.1:9991",
 		valueSets:       zulipValueSets(),
 		passwordPolicy:  password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashConcurrency: max(runtime.GOMAXPROCS(0), 1),
 
-		deliveries:       newDeliveryCache(),
 		links:            newLinkifierCache(),
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
 		emailChanges:     newUserLimiter(defaultEmailChangeRules),

@@ -47,11 +47,11 @@
 //
 // Every event an operation records is also appended to the store's event log
 // ([EventStore]) inside the operation's own transaction, so an event exists
-// exactly when its change has committed. An event queue ([Service.Register]
-// with a Queue) is a row of the store: its options and a cursor over the log.
-// [Service.GetEvents] applies Zulip's rules to the log's entries for one
-// queue (event_types, narrow, all_public_streams, apply_markdown, client
-// capabilities) and acknowledges what the client handled; expiry, the
-// backlog bound and pruning are [Service.CollectEventQueues]. Package
-// eventqueue adds the waiting long-polls and the Go iterator on top.
+// exactly when its change has committed ([Service.OnEventsCommitted] tells
+// who may have new events). Package eventqueue owns the event queues: a queue
+// (registered with POST /register's state, see [RegisterState]) is a row of
+// the store, its options and a cursor over the log; that package applies
+// Zulip's rules to the log's entries for one queue, acknowledges what the
+// client handled, expires, drops and prunes ([PruneEventLog]), and adds the
+// waiting long-polls and the Go iterator.
 package chatcore

@@ -21,7 +21,7 @@ import (
 const MaxFlagMessages = 5000
 
 // MaxUnreadMessages is how many unread messages unread_msgs of
-// [Service.Register] reports at most, newest first, as Zulip's
+// POST /register ([RegisterState]) reports at most, newest first, as Zulip's
 // MAX_UNREAD_MESSAGES; old_unreads_missing says when there are more.
 const MaxUnreadMessages = 50000
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -295,7 +296,7 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.NoErr(err) // group DM sent
 		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // a starred
-		st, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}})
+		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}}, nil)
 		is.NoErr(err)                                         // registered
 		is.Equal(*st.MaxMessageID, group)                     // the newest readable message
 		is.Equal(st.StarredMessages, []chatcore.MessageID{a}) // starred
@@ -309,14 +310,14 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.Equal(u.Huddles[0].UnreadMessageIDs, []chatcore.MessageID{group})                                                                             // group DM
 		is.Equal(u.Huddles[0].UserIDsString, itoa(chatcore.MessageID(ids[0]))+","+itoa(chatcore.MessageID(ids[1]))+","+itoa(chatcore.MessageID(ids[2]))) // every participant
 		is.True(!u.OldUnreadsMissing)                                                                                                                    // under the cap
-		only, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"update_message_flags"}})
+		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"update_message_flags"}}, nil)
 		is.NoErr(err)               // registered
 		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
 
 		// Deleting the topic takes the flag rows with it.
 		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "t")
 		is.NoErr(err) // topic deleted
-		st, err = w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"starred_messages"}})
+		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"starred_messages"}}, nil)
 		is.NoErr(err)                        // registered
 		is.Equal(len(st.StarredMessages), 0) // the star went with the message
 	})

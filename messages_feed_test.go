@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -39,7 +40,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 		is.Equal(got[0].Flags, []string{"read", "historical"})                           // never received
 		is.Equal(len(fetch(append(channelNarrow(other), term("is", `"unread"`))...)), 0) // a flag term keeps to received messages
 
-		st, err := w.Svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}})
+		st, err := eventqueue.Register(ctx, w.Svc, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}}, nil)
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, dm) // the newest message received, not the newest readable
 
@@ -48,7 +49,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 			Messages: []chatcore.MessageID{b}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.Equal(viewIDs(fetch()), []chatcore.MessageID{a, dm, b})
-		st, err = w.Svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}})
+		st, err = eventqueue.Register(ctx, w.Svc, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}}, nil)
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, b)
 	})

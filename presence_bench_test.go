@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkPresencePing(b *testing.B) {
 			b.Run(fmt.Sprintf("writer_busy=%v/%s", busy, mode), func(b *testing.B) {
 				w, ids := presenceBench(b, 1000)
 				last := int64(0)
-				if st, err := w.Svc.Register(b.Context(), ids[0], chatcore.RegisterRequest{Sections: []string{"presence"}}); err == nil {
+				if st, err := eventqueue.Register(b.Context(), w.Svc, ids[0], chatcore.RegisterRequest{Sections: []string{"presence"}}, nil); err == nil {
 					last = st.Presence.LastUpdateID
 				}
 				if busy {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -90,7 +91,7 @@ func TestPresenceAnswers(t *testing.T) {
 		_, ok = realm.Presences[userEmail(t, w, c.Admin)]
 		is.True(ok)
 
-		reg, err := w.Svc.Register(t.Context(), c.Guest.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true})
+		reg, err := eventqueue.Register(t.Context(), w.Svc, c.Guest.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
 		is.NoErr(err)
 		is.Equal(reg.Presence.Presences, slim.Presences)
 		is.Equal(reg.Presence.LastUpdateID, int64(2))
@@ -111,7 +112,7 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		t0 := w.Clock.Current()
 		state := func() *chatcore.PresenceAnswer { // read without reporting
 			t.Helper()
-			st, err := w.Svc.Register(t.Context(), c.Owner.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true})
+			st, err := eventqueue.Register(t.Context(), w.Svc, c.Owner.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
 			is.NoErr(err)
 			return st.Presence
 		}

@@ -3,14 +3,11 @@ package chatcore
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
-
-	"github.com/chatcore/chatcore/internal/slicex"
 )
 
-// RegisterRequest selects what [Service.Register] returns: the initial state of
-// Zulip's POST /register.
+// RegisterRequest selects the initial state of Zulip's POST /register that
+// package eventqueue's Register returns (with an event queue when asked).
 type RegisterRequest struct {
 	// Sections are the state sections wanted, under Zulip's event type names
 	// (the client's fetch_event_types, else its event_types); nil means every
@@ -20,10 +17,6 @@ type RegisterRequest struct {
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
-	// Queue, when non-nil, registers an event queue with these options; its
-	// events start right after the state returned (one snapshot: no event
-	// lost or doubled between them).
-	Queue *QueueOptions
 	// IncludeSubscribers adds the subscribers of each channel to the
 	// subscription section ("partial" counts as true: chatcore always sends
 	// the whole list).
@@ -38,9 +31,10 @@ type RegisterRequest struct {
 	EmptyTopicName bool
 }
 
-// RegisterState is the initial state of POST /register that chatcore can give
-// (it has no event queue yet). A section the request did not ask for is nil;
-// a list section asked for is non-nil, possibly empty.
+// RegisterState is the initial state of POST /register that package
+// eventqueue's Register reads in one snapshot, each area filling its
+// sections. A section the request did not ask for is nil; a list section
+// asked for is non-nil, possibly empty.
 type RegisterState struct {
 	// UserID is the actor's id (section realm_user).
 	UserID *UserID
@@ -65,7 +59,7 @@ type RegisterState struct {
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []MessageID
-	// QueueID is the registered event queue's id ("" without Queue), and
+	// QueueID is the registered event queue's id ("" without a queue), and
 	// LastEventID -1, the last_event_id of a new queue.
 	QueueID     string
 	LastEventID int64
@@ -109,129 +103,6 @@ type RegisterRealm struct {
 	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
 	// and the realm_*_limit_seconds settings).
 	Messages MessagePolicy
-}
-
-// Register returns the initial state the actor asked for with req, as Zulip's
-// POST /register computes it, read in one snapshot; with req.Queue it also
-// registers an event queue whose events start right after that snapshot.
-//
-// Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
-// for AllPublicStreams; "Operator <op> not supported." and "Operand <x> not
-// supported." for a queue narrow events cannot follow ("Invalid narrow" for a
-// term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
-// Other errors are internal (store, context). Safe for concurrent use.
-func (s *Service) Register(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, error) {
-	if req.Queue != nil {
-		if err := req.Queue.checkNarrow(); err != nil {
-			return RegisterState{}, err
-		}
-		req.Queue.AllPublicStreams = req.AllPublicStreams
-	}
-	for attempt := 0; ; attempt++ {
-		st, head, err := s.registerState(ctx, actorID, req)
-		if err != nil || req.Queue == nil {
-			return st, err
-		}
-		st.QueueID, err = s.createQueue(ctx, actorID, req.Queue, head)
-		if errors.Is(err, errRegisterRetry) && attempt < 3 {
-			continue
-		}
-		if err != nil {
-			return RegisterState{}, err
-		}
-		st.LastEventID = -1
-		return st, nil
-	}
-}
-
-// registerState reads the state req asks for, and the event log position
-// it reflects, in one read-only transaction.
-func (s *Service) registerState(ctx context.Context, actorID UserID, req RegisterRequest) (RegisterState, int64, error) {
-	want := func(section string) bool {
-		return req.Sections == nil || slices.Contains(req.Sections, section)
-	}
-	var st RegisterState
-	var head int64
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		if req.AllPublicStreams && u.Role == RoleGuest {
-			return BadRequest("User not authorized for this query")
-		}
-		if head, err = tx.LastEventID(ctx, u.RealmID); err != nil {
-			return err
-		}
-		if want("realm_user") {
-			id := u.ID
-			st.UserID = &id
-		}
-		if want("realm") {
-			realm, err := tx.Realm(ctx, u.RealmID)
-			if err != nil {
-				return err
-			}
-			st.Realm = &RegisterRealm{
-				Name:                  realm.Name,
-				EmptyTopicDisplayName: EmptyTopicDisplayName(realm),
-				MaxReminderNoteLength: MaxReminderNoteLength,
-				DateCreated:           realm.DateCreated,
-				NameChangesDisabled:   realm.NameChangesDisabled,
-				EmailChangesDisabled:  realm.EmailChangesDisabled,
-				RequireUniqueNames:    realm.RequireUniqueNames,
-				Messages:              realm.Messages,
-			}
-		}
-		if want("user_settings") {
-			settings := u.Settings
-			st.Settings = &settings
-		}
-		if err := s.registerPeople(ctx, tx, u, want, &st); err != nil {
-			return err
-		}
-		if want("subscription") {
-			if st.Subscriptions, err = s.SubscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
-				return err
-			}
-		}
-		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
-			st.MutedTopics = []any{}
-		}
-		if want("user_topic") {
-			st.UserTopics = []any{}
-		}
-		if want("realm_emoji") {
-			st.RealmEmoji = map[string]any{}
-		}
-		if want("custom_profile_fields") {
-			st.CustomProfileFields = []any{}
-		}
-		if err := s.RegisterPresence(ctx, tx, u, req, want, &st); err != nil {
-			return err
-		}
-		if want("realm_linkifiers") {
-			if st.Linkifiers, err = LinkifierViews(ctx, tx, u.RealmID); err != nil {
-				return err
-			}
-			st.Linkifiers = slicex.OrEmpty(st.Linkifiers)
-		}
-		if want("scheduled_messages") {
-			if st.ScheduledMessages, err = ScheduledViews(ctx, tx, u); err != nil {
-				return err
-			}
-		}
-		if want("reminders") {
-			if st.Reminders, err = ReminderViews(ctx, tx, u); err != nil {
-				return err
-			}
-		}
-		return RegisterFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
-	})
-	if err != nil {
-		return RegisterState{}, 0, err
-	}
-	return st, head, nil
 }
 
 // ServerSettings is what GET /server_settings tells a client about the

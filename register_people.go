@@ -1,12 +1,5 @@
 package chatcore
 
-import (
-	"context"
-	"slices"
-
-	"github.com/chatcore/chatcore/internal/slicex"
-)
-
 // RegisterUsers is the realm_user section of POST /register: the realm's
 // users as the actor sees them, and the actor's own account.
 type RegisterUsers struct {
@@ -41,48 +34,4 @@ type GroupView struct {
 	Deactivated       bool      `json:"deactivated"`
 	DateCreated       *int64    `json:"date_created"`
 	CreatorID         *UserID   `json:"creator_id"`
-}
-
-// registerPeople fills the realm_user and realm_user_groups sections.
-func (s *Service) registerPeople(ctx context.Context, tx Tx, u *User, want func(string) bool, st *RegisterState) error {
-	if !want("realm_user") && !want("realm_user_groups") {
-		return nil
-	}
-	users, err := tx.Users(ctx, UserFilter{RealmID: u.RealmID})
-	if err != nil {
-		return err
-	}
-	if want("realm_user") {
-		ru := &RegisterUsers{Active: []UserView{}, NonActive: []UserView{}, CrossRealmBots: []UserView{},
-			Me: s.ViewUser(u, u, false), CanCreateChannels: u.Role != RoleGuest, CanSubscribeOthers: u.Role != RoleGuest}
-		for i := range users {
-			v := s.ViewUser(u, &users[i], true)
-			if users[i].IsActive {
-				ru.Active = append(ru.Active, v)
-			} else {
-				ru.NonActive = append(ru.NonActive, v)
-			}
-		}
-		st.Users = ru
-	}
-	if want("realm_user_groups") {
-		active := map[UserID]bool{}
-		for _, v := range users {
-			active[v.ID] = v.IsActive
-		}
-		groups, err := tx.Groups(ctx, u.RealmID)
-		if err != nil {
-			return err
-		}
-		st.Groups = make([]GroupView, 0, len(groups))
-		for _, g := range groups {
-			members := slices.DeleteFunc(slices.Clone(g.Members), func(id UserID) bool { return !active[id] })
-			slices.Sort(members)
-			subgroups := slices.Clone(g.Subgroups)
-			slices.Sort(subgroups)
-			st.Groups = append(st.Groups, GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
-				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
-		}
-	}
-	return nil
 }

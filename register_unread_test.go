@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -24,8 +25,8 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		empty := sendTopic(t, w, org, org.owner, "", "no topic")
 		unread := func(emptyTopicName bool) *chatcore.UnreadMsgs {
 			t.Helper()
-			st, err := w.Svc.Register(ctx, org.ham.ID, chatcore.RegisterRequest{
-				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName})
+			st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{
+				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName}, nil)
 			is.NoErr(err)
 			return st.Unread
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/typing"
 	"github.com/matryer/is"
@@ -15,37 +16,37 @@ func TestTyping(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c, ctx, svc := e.c, context.Background(), e.w.Svc
-		member := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		memberStream := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true, EmptyTopicName: true}})
-		owner := register(t, e.w, c.Owner, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
-		admin := register(t, e.w, c.Admin, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{StreamTypingNotifications: true}})
+		member := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+		memberStream := register(t, e.w, c.Member, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{StreamTypingNotifications: true, EmptyTopicName: true}})
+		owner := register(t, e.w, c.Owner, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{StreamTypingNotifications: true}})
+		admin := register(t, e.w, c.Admin, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{StreamTypingNotifications: true}})
 
 		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Member.ID}})) // direct typing
-		evs := member.poll(t)
+		evs := member.Poll(t)
 		is.Equal(types(evs), []string{"typing"}) // the recipient gets it
 		is.Equal(evs[0]["op"], "start")
 		is.Equal(evs[0]["message_type"], "direct")
 		is.Equal(evs[0]["sender"], map[string]any{"user_id": float64(c.Owner.ID), "email": c.Owner.Email})
 		is.Equal(len(evs[0]["recipients"].([]any)), 2)     // the sender is among the recipients
-		is.Equal(types(owner.poll(t)), []string{"typing"}) // and gets it too
-		is.Equal(len(admin.poll(t)), 0)                    // nobody else
+		is.Equal(types(owner.Poll(t)), []string{"typing"}) // and gets it too
+		is.Equal(len(admin.Poll(t)), 0)                    // nobody else
 
 		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Type: "stream", Op: "stop", StreamID: &e.general.ID, Topic: new("general chat")}))
-		evs = memberStream.poll(t)
+		evs = memberStream.Poll(t)
 		is.Equal(types(evs)[1], "typing") // channel typing with the capability (after the direct one)
 		is.Equal(evs[1]["message_type"], "stream")
 		is.Equal(evs[1]["topic"], "") // the realm's name for the empty topic is the empty topic (empty_topic_name)
 		is.Equal(int64(evs[1]["stream_id"].(float64)), int64(e.general.ID))
-		is.Equal(len(member.poll(t)), 0) // no channel typing without stream_typing_notifications
-		evs = admin.poll(t)
+		is.Equal(len(member.Poll(t)), 0) // no channel typing without stream_typing_notifications
+		evs = admin.Poll(t)
 		is.Equal(types(evs), []string{"typing"})  // every subscriber
 		is.Equal(evs[0]["topic"], "general chat") // without empty_topic_name, the realm's name for the empty topic
 
 		// receives_typing_notifications off: nothing for that user.
 		is.NoErr(svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)}))
-		admin.poll(t)
+		admin.Poll(t)
 		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Admin.ID}}))
-		is.Equal(len(admin.poll(t)), 0) // not for a user who does not receive typing notifications
+		is.Equal(len(admin.Poll(t)), 0) // not for a user who does not receive typing notifications
 
 		bad := []struct {
 			who  *chatcore.User
@@ -79,10 +80,10 @@ func TestEventsEmptyTopicName(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c := e.c
-		legacy := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		modern := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{EmptyTopicName: true}})
+		legacy := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+		modern := register(t, e.w, c.Member, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{EmptyTopicName: true}})
 		e.w.Send(t, c.Owner, e.general, "", "no topic")
-		is.Equal(legacy.poll(t)[0]["message"].(map[string]any)["subject"], "general chat") // the realm's display name without the capability
-		is.Equal(modern.poll(t)[0]["message"].(map[string]any)["subject"], "")             // the empty topic with it
+		is.Equal(legacy.Poll(t)[0]["message"].(map[string]any)["subject"], "general chat") // the realm's display name without the capability
+		is.Equal(modern.Poll(t)[0]["message"].(map[string]any)["subject"], "")             // the empty topic with it
 	})
 }

@@ -1,6 +1,7 @@
-// Package eventqueue delivers chatcore's real-time events: Zulip's event
-// queues (POST /register, GET /events, DELETE /events) as a Go API, which
-// package httpadapter serves over HTTP.
+// Package eventqueue is Zulip's real-time event queues: register (POST
+// /register's state and a new queue), poll (GET /events), delete (DELETE
+// /events), collect (expiry, the backlog bound, log pruning), and the
+// long-poll [Hub], as a Go API that package httpadapter serves over HTTP.
 //
 // The queues and their events live in the store: the Service appends every
 // event to the store's event log in the transaction of the change it
@@ -90,6 +91,10 @@ type Options struct {
 	// this often: for processes sharing a store without a Bus between them
 	// (another process's commits then reach a waiting poll within Recheck).
 	Recheck time.Duration
+	// QueueBacklog is how many unacknowledged log entries addressed to its
+	// user a queue may hold before it is dropped (default
+	// [DefaultQueueBacklog]; values below 1 keep the default).
+	QueueBacklog int
 }
 
 // LongpollTimeout is event_queue_longpoll_timeout_seconds: how long a client
@@ -107,6 +112,9 @@ type Hub struct {
 	byUser  map[chatcore.UserID]map[*waiter]struct{}
 	byRealm map[chatcore.RealmID]map[*waiter]struct{} // waiters of Public queues
 	byQueue map[string]*waiter
+
+	// deliveries caches what delivering recent log entries computes.
+	deliveries deliveryCache
 
 	collecting  atomic.Bool
 	lastCollect atomic.Int64
@@ -137,8 +145,11 @@ func New(svc *chatcore.Service, opts Options) *Hub {
 	if opts.CollectEvery <= 0 {
 		opts.CollectEvery = time.Minute
 	}
+	if opts.QueueBacklog < 1 {
+		opts.QueueBacklog = DefaultQueueBacklog
+	}
 	h := &Hub{
-		svc: svc, opts: opts,
+		svc: svc, opts: opts, deliveries: newDeliveryCache(),
 		byUser:  map[chatcore.UserID]map[*waiter]struct{}{},
 		byRealm: map[chatcore.RealmID]map[*waiter]struct{}{},
 		byQueue: map[string]*waiter{},
@@ -244,12 +255,12 @@ func (h *Hub) remove(w *waiter) {
 	removeFrom(h.byRealm, w.realm, w)
 }
 
-// Register answers POST /register: the state req asks for and, with
-// req.Queue, a new event queue starting right after it (see
-// [chatcore.Service.Register] for the errors).
-func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest) (chatcore.RegisterState, error) {
+// Register answers POST /register: the state req asks for and, with a
+// non-nil queue, a new event queue starting right after it (see the package
+// function [Register], which it calls, for the errors).
+func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest, queue *QueueOptions) (chatcore.RegisterState, error) {
 	h.maybeCollect()
-	return h.svc.Register(ctx, actorID, req)
+	return Register(ctx, h.svc, actorID, req, queue)
 }
 
 // PollRequest is a GET /events.
@@ -265,11 +276,11 @@ type PollRequest struct {
 // it waits until there is at least one, answering a heartbeat event after
 // 45-55 s with none, or, when a newer poll of the same queue arrives, with
 // what there is (possibly nothing). A done ctx ends the wait with
-// ctx.Err(). The errors are those of [chatcore.Service.GetEvents].
-func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest) ([]chatcore.QueueEvent, error) {
+// ctx.Err(). The errors are those of [Hub.GetEvents].
+func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest) ([]QueueEvent, error) {
 	h.maybeCollect()
-	get := chatcore.EventsRequest{QueueID: req.QueueID, LastEventID: req.LastEventID}
-	res, err := h.svc.GetEvents(ctx, actorID, get)
+	get := EventsRequest{QueueID: req.QueueID, LastEventID: req.LastEventID}
+	res, err := h.GetEvents(ctx, actorID, get)
 	if err != nil || len(res.Events) > 0 || req.DontBlock {
 		return res.Events, err
 	}
@@ -280,7 +291,7 @@ func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest
 	h.add(w)
 	defer h.remove(w)
 	// Events committed before w was added woke nobody: look once more.
-	if res, err = h.svc.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
+	if res, err = h.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
 		return res.Events, err
 	}
 	idle := h.opts.HeartbeatMin
@@ -298,18 +309,18 @@ func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest
 	for {
 		select {
 		case <-recheck:
-			if res, err = h.svc.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
+			if res, err = h.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
 				return res.Events, err
 			}
 		case <-w.wake:
-			if res, err = h.svc.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
+			if res, err = h.GetEvents(ctx, actorID, get); err != nil || len(res.Events) > 0 {
 				return res.Events, err
 			}
 		case <-w.replace:
-			res, err = h.svc.GetEvents(context.WithoutCancel(ctx), actorID, get)
+			res, err = h.GetEvents(context.WithoutCancel(ctx), actorID, get)
 			return res.Events, err
 		case <-timer.C:
-			return []chatcore.QueueEvent{heartbeat(res.Heartbeat)}, nil
+			return []QueueEvent{heartbeat(res.Heartbeat)}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -317,16 +328,16 @@ func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest
 }
 
 // heartbeat returns a heartbeat event with the id.
-func heartbeat(id int64) chatcore.QueueEvent {
+func heartbeat(id int64) QueueEvent {
 	b := strconv.AppendInt([]byte(`{"type":"heartbeat","id":`), id, 10)
-	return chatcore.QueueEvent{ID: id, Type: "heartbeat", JSON: append(b, '}')}
+	return QueueEvent{ID: id, Type: "heartbeat", JSON: append(b, '}')}
 }
 
 // Delete answers DELETE /events: the queue is gone for every request
-// afterwards (see [chatcore.Service.DeleteEventQueue] for the errors). A
-// poll waiting on it is answered with its queue's error.
+// afterwards (see [DeleteQueue] for the errors). A poll waiting on it is
+// answered with its queue's error.
 func (h *Hub) Delete(ctx context.Context, actorID chatcore.UserID, queueID string) error {
-	if err := h.svc.DeleteEventQueue(ctx, actorID, queueID); err != nil {
+	if err := DeleteQueue(ctx, h.svc, actorID, queueID); err != nil {
 		return err
 	}
 	h.mu.Lock()
@@ -347,14 +358,17 @@ func (h *Hub) maybeCollect() {
 	h.lastCollect.Store(now)
 	h.wg.Go(func() {
 		defer h.collecting.Store(false)
-		h.svc.CollectEventQueues(context.Background()) //nolint:errcheck // retried at the next interval
+		h.Collect(context.Background()) //nolint:errcheck // retried at the next interval
 	})
 }
 
-// Collect deletes expired and too-far-behind queues and prunes the log now
-// (see [chatcore.Service.CollectEventQueues]).
-func (h *Hub) Collect(ctx context.Context) (chatcore.CollectResult, error) {
-	return h.svc.CollectEventQueues(ctx)
+// Collect deletes the queues that expired (no poll for their lifespan) or
+// fell more than [Options.QueueBacklog] entries behind, and prunes the log
+// entries no queue needs any more, in bounded batches. The Hub runs it
+// about every [Options.CollectEvery] in the background of its calls; writes
+// also prune a little as they go. Errors come from the store.
+func (h *Hub) Collect(ctx context.Context) (CollectResult, error) {
+	return collect(ctx, h.svc, h.opts.QueueBacklog)
 }
 
 // Queue is an event queue registered through the Go API.
@@ -368,13 +382,10 @@ type Queue struct {
 	last  int64
 }
 
-// Open registers a queue for actorID with the state and options of req
-// (req.Queue nil means default options).
-func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest) (*Queue, error) {
-	if req.Queue == nil {
-		req.Queue = &chatcore.QueueOptions{}
-	}
-	st, err := h.Register(ctx, actorID, req)
+// Open registers a queue for actorID with the state req asks for and the
+// queue options opts (see [Hub.Register]).
+func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest, opts QueueOptions) (*Queue, error) {
+	st, err := h.Register(ctx, actorID, req, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -387,8 +398,8 @@ func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req chatcore.Re
 // a BAD_EVENT_QUEUE_ID [*chatcore.Error] means the queue is gone (expired,
 // dropped for falling behind, deleted) and the caller must register again.
 // Events must not be ranged over twice at the same time.
-func (q *Queue) Events(ctx context.Context) iter.Seq2[chatcore.QueueEvent, error] {
-	return func(yield func(chatcore.QueueEvent, error) bool) {
+func (q *Queue) Events(ctx context.Context) iter.Seq2[QueueEvent, error] {
+	return func(yield func(QueueEvent, error) bool) {
 		for ctx.Err() == nil {
 			last := q.last
 			evs, err := q.h.Poll(ctx, q.actor, PollRequest{QueueID: q.ID, LastEventID: &last})
@@ -396,7 +407,7 @@ func (q *Queue) Events(ctx context.Context) iter.Seq2[chatcore.QueueEvent, error
 				if ctx.Err() != nil {
 					return
 				}
-				yield(chatcore.QueueEvent{}, err)
+				yield(QueueEvent{}, err)
 				return
 			}
 			for _, e := range evs {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 )
 
 // registerParams are the parameters of POST /register, typed as Zulip's API
@@ -76,8 +77,8 @@ func isJSON(raw json.RawMessage, allowed ...string) bool {
 }
 
 // queue returns the options of the event queue to register.
-func (p *registerParams) queue() *chatcore.QueueOptions {
-	o := &chatcore.QueueOptions{
+func (p *registerParams) queue() *eventqueue.QueueOptions {
+	o := &eventqueue.QueueOptions{
 		EventTypes:     p.EventTypes,
 		Narrow:         p.Narrow,
 		ApplyMarkdown:  p.ApplyMarkdown != nil && *p.ApplyMarkdown,
@@ -87,7 +88,7 @@ func (p *registerParams) queue() *chatcore.QueueOptions {
 		o.Lifespan = time.Duration(*p.QueueLifespanSecs) * time.Second
 	}
 	if c := p.ClientCapabilities; c != nil {
-		o.Capabilities = chatcore.ClientCapabilities{
+		o.Capabilities = eventqueue.ClientCapabilities{
 			BulkMessageDeletion:       c.BulkMessageDeletion != nil && *c.BulkMessageDeletion,
 			StreamTypingNotifications: c.StreamTypingNotifications != nil && *c.StreamTypingNotifications,
 			LinkifierURLTemplate:      c.LinkifierURLTemplate != nil && *c.LinkifierURLTemplate,
@@ -170,8 +171,7 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
 		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
 		EmptyTopicName:           req.ClientCapabilities != nil && req.ClientCapabilities.EmptyTopicName != nil && *req.ClientCapabilities.EmptyTopicName,
-		Queue:                    req.queue(),
-	})
+	}, req.queue())
 	if err != nil {
 		return nil, err
 	}

@@ -70,10 +70,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // client does.
 func serve(ctx context.Context, hub *eventqueue.Hub, svc *chatcore.Service, bot chatcore.UserID, log *slog.Logger) error {
 	for ctx.Err() == nil {
-		q, err := hub.Open(ctx, bot, chatcore.RegisterRequest{
-			Sections: []string{}, // no state needed
-			Queue:    &chatcore.QueueOptions{EventTypes: []string{"message"}, Narrow: [][]string{{"is", "dm"}}},
-		})
+		q, err := hub.Open(ctx, bot, chatcore.RegisterRequest{Sections: []string{}}, // no state needed
+			eventqueue.QueueOptions{EventTypes: []string{"message"}, Narrow: [][]string{{"is", "dm"}}})
 		if err != nil {
 			return err
 		}
@@ -105,7 +103,7 @@ type messageEvent struct {
 }
 
 // answer replies to a direct message, unless the bot sent it.
-func answer(ctx context.Context, svc *chatcore.Service, bot chatcore.UserID, ev chatcore.QueueEvent) error {
+func answer(ctx context.Context, svc *chatcore.Service, bot chatcore.UserID, ev eventqueue.QueueEvent) error {
 	var m messageEvent
 	if err := ev.Decode(&m); err != nil {
 		return err

@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	// Queues that outlived the previous process (crash included) learn of
 	// the restart after every event committed before it.
-	if err := svc.AnnounceRestart(ctx); err != nil {
+	if err := eventqueue.AnnounceRestart(ctx, svc); err != nil {
 		return fmt.Errorf("announcing the restart to event queues: %w", err)
 	}
 	hubOpts := eventqueue.Options{}

@@ -7,6 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 )
 
@@ -29,8 +30,10 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 	poster := w.AddUser(t, busy, "Bo", chatcore.RoleMember)
 	busyCh := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{poster}})
 
+	hub := eventqueue.New(w.Svc, eventqueue.Options{})
+	defer hub.Close()
 	register := func(u *chatcore.User) chatcore.RegisterState {
-		reg, err := w.Svc.Register(ctx, u.ID, chatcore.RegisterRequest{Sections: []string{}, Queue: &chatcore.QueueOptions{}})
+		reg, err := hub.Register(ctx, u.ID, chatcore.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
 		is.NoErr(err) // queue registered
 		return reg
 	}
@@ -57,17 +60,17 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 	// as it does every minute or so.
 	last := quietQ.LastEventID
 	for range 2 {
-		res, err := w.Svc.GetEvents(ctx, idle.ID, chatcore.EventsRequest{QueueID: quietQ.QueueID, LastEventID: &last})
+		res, err := hub.GetEvents(ctx, idle.ID, eventqueue.EventsRequest{QueueID: quietQ.QueueID, LastEventID: &last})
 		is.NoErr(err)                // polled
 		is.Equal(len(res.Events), 0) // nothing for the quiet realm
 		last = res.Heartbeat
 	}
-	_, err := w.Svc.CollectEventQueues(ctx)
+	_, err := hub.Collect(ctx)
 	is.NoErr(err) // collected
 
 	is.Equal(count(busy.ID), after) // the entries below the slow queue's pending one are gone
 	last = slowQ.LastEventID
-	res, err := w.Svc.GetEvents(ctx, sam.ID, chatcore.EventsRequest{QueueID: slowQ.QueueID, LastEventID: &last})
+	res, err := hub.GetEvents(ctx, sam.ID, eventqueue.EventsRequest{QueueID: slowQ.QueueID, LastEventID: &last})
 	is.NoErr(err)                           // polled
 	is.Equal(len(res.Events), 1)            // the pending message is still delivered
 	is.Equal(res.Events[0].Type, "message") // it is the message

@@ -1,6 +1,7 @@
-package chatcore
+package eventqueue
 
 import (
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/eventwire"
 	"github.com/chatcore/chatcore/internal/fifocache"
 )
@@ -22,7 +23,7 @@ func newDeliveryCache() deliveryCache {
 }
 
 // entry returns the cached entry for e, parsing it when new.
-func (c *deliveryCache) entry(e LoggedEvent) *eventwire.Entry {
+func (c *deliveryCache) entry(e chatcore.LoggedEvent) *eventwire.Entry {
 	if ce, ok := c.entries.Get(e.ID); ok {
 		return ce
 	}

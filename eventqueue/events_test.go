@@ -1,4 +1,4 @@
-package chatcore_test
+package eventqueue_test
 
 import (
 	"context"
@@ -7,64 +7,19 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
 
-// queue is a registered event queue with its client's last event id.
-type queue struct {
-	w    *chattest.World
-	user *chatcore.User
-	id   string
-	last int64
-}
-
-// register registers a queue for u with opts.
-func register(tb testing.TB, w *chattest.World, u *chatcore.User, opts chatcore.QueueOptions) *queue {
+// register registers a queue for u with opts on a Hub of its own.
+func register(tb testing.TB, w *chattest.World, u *chatcore.User, opts eventqueue.QueueOptions) *chattest.Queue {
 	tb.Helper()
-	st, err := w.Svc.Register(context.Background(), u.ID, chatcore.RegisterRequest{Sections: []string{}, Queue: &opts, AllPublicStreams: opts.AllPublicStreams})
-	if err != nil {
-		tb.Fatalf("register: %v", err)
-	}
-	if st.QueueID == "" || st.LastEventID != -1 {
-		tb.Fatalf("register: queue %q, last event id %d", st.QueueID, st.LastEventID)
-	}
-	return &queue{w: w, user: u, id: st.QueueID, last: -1}
-}
-
-// poll acknowledges what q handled and returns the next events decoded.
-func (q *queue) poll(tb testing.TB) []map[string]any {
-	tb.Helper()
-	res, err := q.w.Svc.GetEvents(context.Background(), q.user.ID, chatcore.EventsRequest{QueueID: q.id, LastEventID: &q.last})
-	if err != nil {
-		tb.Fatalf("poll: %v", err)
-	}
-	var out []map[string]any
-	for _, e := range res.Events {
-		var m map[string]any
-		if err := json.Unmarshal(e.JSON, &m); err != nil {
-			tb.Fatalf("event JSON: %v", err)
-		}
-		if int64(m["id"].(float64)) != e.ID || m["type"] != e.Type {
-			tb.Fatalf("event %s: id/type differ from the JSON", e.JSON)
-		}
-		if e.ID <= q.last {
-			tb.Fatalf("event id %d not above %d", e.ID, q.last)
-		}
-		q.last = e.ID
-		out = append(out, m)
-	}
-	return out
+	return w.Register(tb, u, opts)
 }
 
 // types returns the events' types.
-func types(evs []map[string]any) []string {
-	out := []string{}
-	for _, e := range evs {
-		out = append(out, e["type"].(string))
-	}
-	return out
-}
+func types(evs []map[string]any) []string { return chattest.EventTypes(evs) }
 
 // eventsWorld is a realm with a public and a private channel.
 type eventsWorld struct {
@@ -88,18 +43,18 @@ func TestEventsMessages(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c := e.c
-		raw := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		html := register(t, e.w, c.Member, chatcore.QueueOptions{ApplyMarkdown: true})
-		owner := register(t, e.w, c.Owner, chatcore.QueueOptions{EventTypes: []string{"message"}})
-		moderator := register(t, e.w, c.Moderator, chatcore.QueueOptions{})
-		public := register(t, e.w, c.Moderator, chatcore.QueueOptions{AllPublicStreams: true})
-		adminPublic := register(t, e.w, c.Admin, chatcore.QueueOptions{AllPublicStreams: true})
-		stranger := register(t, e.w, c.Stranger, chatcore.QueueOptions{AllPublicStreams: true})
-		narrow := register(t, e.w, c.Moderator, chatcore.QueueOptions{Narrow: [][]string{{"channel", "GENERAL"}, {"topic", "lunch"}}})
-		guest := register(t, e.w, c.Guest, chatcore.QueueOptions{Narrow: [][]string{{"is", "dm"}}})
+		raw := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+		html := register(t, e.w, c.Member, eventqueue.QueueOptions{ApplyMarkdown: true})
+		owner := register(t, e.w, c.Owner, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+		moderator := register(t, e.w, c.Moderator, eventqueue.QueueOptions{})
+		public := register(t, e.w, c.Moderator, eventqueue.QueueOptions{AllPublicStreams: true})
+		adminPublic := register(t, e.w, c.Admin, eventqueue.QueueOptions{AllPublicStreams: true})
+		stranger := register(t, e.w, c.Stranger, eventqueue.QueueOptions{AllPublicStreams: true})
+		narrow := register(t, e.w, c.Moderator, eventqueue.QueueOptions{Narrow: [][]string{{"channel", "GENERAL"}, {"topic", "lunch"}}})
+		guest := register(t, e.w, c.Guest, eventqueue.QueueOptions{Narrow: [][]string{{"is", "dm"}}})
 
 		id := e.w.Send(t, c.Owner, e.general, "lunch", "**noon**")
-		evs := raw.poll(t)
+		evs := raw.Poll(t)
 		is.Equal(types(evs), []string{"message"}) // the member gets the message
 		m := evs[0]["message"].(map[string]any)
 		is.Equal(int64(m["id"].(float64)), int64(id))  // the message sent
@@ -108,37 +63,37 @@ func TestEventsMessages(t *testing.T) {
 		is.Equal(evs[0]["flags"], []any{})             // unread, no mention
 		_, leaked := evs[0]["chatcore_raw_content"]
 		is.True(!leaked) // the logged Markdown is never delivered
-		m = html.poll(t)[0]["message"].(map[string]any)
+		m = html.Poll(t)[0]["message"].(map[string]any)
 		is.Equal(m["content"], "<p><strong>noon</strong></p>") // rendered with apply_markdown
 		is.Equal(m["content_type"], "text/html")
-		evs = owner.poll(t)
+		evs = owner.Poll(t)
 		is.Equal(len(evs), 1) // the sender gets the message too
 		_, ok := evs[0]["flags"].([]any)
 		is.True(ok)                         // with its flags
-		is.Equal(len(moderator.poll(t)), 0) // not subscribed: nothing
-		evs = public.poll(t)
+		is.Equal(len(moderator.Poll(t)), 0) // not subscribed: nothing
+		evs = public.Poll(t)
 		is.Equal(len(evs), 1)                 // all_public_streams: the public channel's message
 		is.Equal(evs[0]["flags"], []any{})    // with no flags
-		is.Equal(len(adminPublic.poll(t)), 1) // a subscriber with all_public_streams gets it once
-		is.Equal(len(narrow.poll(t)), 1)      // a narrow on the channel and topic gets it unsubscribed
-		is.Equal(len(stranger.poll(t)), 0)    // never across realms
-		is.Equal(len(guest.poll(t)), 0)       // the narrow leaves channel messages out
+		is.Equal(len(adminPublic.Poll(t)), 1) // a subscriber with all_public_streams gets it once
+		is.Equal(len(narrow.Poll(t)), 1)      // a narrow on the channel and topic gets it unsubscribed
+		is.Equal(len(stranger.Poll(t)), 0)    // never across realms
+		is.Equal(len(guest.Poll(t)), 0)       // the narrow leaves channel messages out
 
 		e.w.Send(t, c.Owner, e.general, "other", "hi")
-		is.Equal(len(narrow.poll(t)), 0) // another topic misses the narrow
-		is.Equal(len(public.poll(t)), 1)
+		is.Equal(len(narrow.Poll(t)), 0) // another topic misses the narrow
+		is.Equal(len(public.Poll(t)), 1)
 
 		e.w.Send(t, c.Owner, e.secret, "s", "hush")
-		is.Equal(len(raw.poll(t)), 2)         // the subscriber gets the private channel's message (and the earlier one)
-		is.Equal(len(public.poll(t)), 0)      // all_public_streams never reaches private channels
-		is.Equal(len(adminPublic.poll(t)), 1) // the earlier public message only
+		is.Equal(len(raw.Poll(t)), 2)         // the subscriber gets the private channel's message (and the earlier one)
+		is.Equal(len(public.Poll(t)), 0)      // all_public_streams never reaches private channels
+		is.Equal(len(adminPublic.Poll(t)), 1) // the earlier public message only
 
 		_, err := e.w.Svc.SendMessage(context.Background(), c.Member.ID, chatcore.SendMessageRequest{Type: "private", To: new(`[` + idText(c.Guest.ID) + `]`), Content: "psst"})
 		is.NoErr(err) // direct message sent
-		evs = guest.poll(t)
+		evs = guest.Poll(t)
 		is.Equal(types(evs), []string{"message"}) // the guest's narrow takes direct messages
 		is.Equal(evs[0]["message"].(map[string]any)["type"], "private")
-		is.Equal(len(public.poll(t)), 0) // nobody else gets a direct message
+		is.Equal(len(public.Poll(t)), 0) // nobody else gets a direct message
 	})
 }
 
@@ -149,47 +104,47 @@ func TestEventsOfOperations(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c, ctx := e.c, context.Background()
-		legacy := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		modern := register(t, e.w, c.Member, chatcore.QueueOptions{Capabilities: chatcore.ClientCapabilities{BulkMessageDeletion: true, LinkifierURLTemplate: true}})
-		filtered := register(t, e.w, c.Member, chatcore.QueueOptions{EventTypes: []string{"user_settings"}})
+		legacy := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+		modern := register(t, e.w, c.Member, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{BulkMessageDeletion: true, LinkifierURLTemplate: true}})
+		filtered := register(t, e.w, c.Member, eventqueue.QueueOptions{EventTypes: []string{"user_settings"}})
 
 		err := e.w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(true)})
 		is.NoErr(err) // setting changed
-		evs := legacy.poll(t)
+		evs := legacy.Poll(t)
 		is.Equal(types(evs), []string{"user_settings"}) // the user's own settings event
 		is.Equal(evs[0]["property"], "enter_sends")
 		is.Equal(evs[0]["value"], true)
-		is.Equal(len(modern.poll(t)), 1)
-		is.Equal(types(filtered.poll(t)), []string{"user_settings"})
+		is.Equal(len(modern.Poll(t)), 1)
+		is.Equal(types(filtered.Poll(t)), []string{"user_settings"})
 
 		ids := []chatcore.MessageID{e.w.Send(t, c.Owner, e.general, "doomed", "a"), e.w.Send(t, c.Owner, e.general, "doomed", "b")}
-		legacy.poll(t)
-		modern.poll(t)
+		legacy.Poll(t)
+		modern.Poll(t)
 		_, err = e.w.Svc.DeleteTopic(ctx, c.Admin.ID, e.general.ID, "doomed")
 		is.NoErr(err) // topic deleted
-		evs = modern.poll(t)
+		evs = modern.Poll(t)
 		is.Equal(types(evs), []string{"stream", "delete_message"}) // first_message_id, then one bulk deletion
 		is.Equal(evs[0]["property"], "first_message_id")
 		is.Equal(len(evs[1]["message_ids"].([]any)), 2) // both messages in one event
-		evs = legacy.poll(t)
+		evs = legacy.Poll(t)
 		is.Equal(types(evs), []string{"stream", "delete_message", "delete_message"}) // one event per message without bulk_message_deletion
 		is.Equal(int64(evs[1]["message_id"].(float64)), int64(ids[0]))
 		is.Equal(int64(evs[2]["message_id"].(float64)), int64(ids[1]))
 		_, bulk := evs[1]["message_ids"]
 		is.True(!bulk)                     // no message_ids in the legacy shape
-		is.Equal(len(filtered.poll(t)), 0) // event_types leaves them out
+		is.Equal(len(filtered.Poll(t)), 0) // event_types leaves them out
 
 		_, err = e.w.Svc.AddLinkifier(ctx, c.Admin.ID, "#(?P<id>[0-9]+)", "https://t.example/{id}")
 		is.NoErr(err)                                                                  // linkifier added
-		is.Equal(types(legacy.poll(t)), []string{"realm_linkifiers", "realm_filters"}) // the legacy event too without linkifier_url_template
-		is.Equal(types(modern.poll(t)), []string{"realm_linkifiers"})
+		is.Equal(types(legacy.Poll(t)), []string{"realm_linkifiers", "realm_filters"}) // the legacy event too without linkifier_url_template
+		is.Equal(types(modern.Poll(t)), []string{"realm_linkifiers"})
 
 		_, err = e.w.Svc.CreateScheduledMessage(ctx, c.Member.ID, chatcore.CreateScheduledMessageRequest{
 			Type: "stream", To: json.RawMessage(idText(e.general.ID)), Topic: new("later"), Content: "soon",
 			DeliverAt: e.w.Clock.Current().Add(time.Hour),
 		})
 		is.NoErr(err) // scheduled
-		evs = legacy.poll(t)
+		evs = legacy.Poll(t)
 		is.Equal(types(evs), []string{"scheduled_messages"})
 		is.Equal(evs[0]["op"], "add")
 	})
@@ -200,40 +155,42 @@ func TestEventsErrors(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c, ctx, svc := e.c, context.Background(), e.w.Svc
+		hub := eventqueue.New(svc, eventqueue.Options{})
+		defer hub.Close()
 		get := func(u *chatcore.User, id string, last *int64) error {
-			_, err := svc.GetEvents(ctx, u.ID, chatcore.EventsRequest{QueueID: id, LastEventID: last})
+			_, err := hub.GetEvents(ctx, u.ID, eventqueue.EventsRequest{QueueID: id, LastEventID: last})
 			return err
 		}
-		q := register(t, e.w, c.Member, chatcore.QueueOptions{})
+		q := register(t, e.w, c.Member, eventqueue.QueueOptions{})
 		chattest.WantError(t, get(c.Member, "", new(int64(-1))), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'queue_id' argument")
-		chattest.WantError(t, get(c.Member, q.id, nil), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'last_event_id' argument")
+		chattest.WantError(t, get(c.Member, q.ID, nil), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'last_event_id' argument")
 		err := chattest.WantError(t, get(c.Member, "nope", new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: nope")
 		is.Equal(err.Data["queue_id"], "nope") // the queue id echoed
-		err = chattest.WantError(t, get(c.Owner, q.id, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
-		is.Equal(err.Data["queue_id"], q.id) // another user's queue reads as a missing one
-		chattest.WantError(t, get(c.Stranger, q.id, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+		err = chattest.WantError(t, get(c.Owner, q.ID, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
+		is.Equal(err.Data["queue_id"], q.ID) // another user's queue reads as a missing one
+		chattest.WantError(t, get(c.Stranger, q.ID, new(int64(-1))), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
 
 		e.w.Send(t, c.Owner, e.general, "t", "one")
 		e.w.Send(t, c.Owner, e.general, "t", "two")
-		evs := q.poll(t)
+		evs := q.Poll(t)
 		is.Equal(len(evs), 2) // both messages
 		first := int64(evs[0]["id"].(float64))
-		chattest.WantError(t, get(c.Member, q.id, new(first+1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "Event "+idText(chatcore.MessageID(first+1))+" was not in this queue")
-		chattest.WantError(t, get(c.Member, q.id, new(first-1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "An event newer than "+idText(chatcore.MessageID(first-1))+" has already been pruned!")
-		is.Equal(len(q.poll(t)), 0) // acknowledging the last event empties the queue
+		chattest.WantError(t, get(c.Member, q.ID, new(first+1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "Event "+idText(chatcore.MessageID(first+1))+" was not in this queue")
+		chattest.WantError(t, get(c.Member, q.ID, new(first-1)), chatcore.CodeBadRequest, chatcore.KindInvalid, "An event newer than "+idText(chatcore.MessageID(first-1))+" has already been pruned!")
+		is.Equal(len(q.Poll(t)), 0) // acknowledging the last event empties the queue
 
-		err = chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Owner.ID, q.id), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
-		is.Equal(err.Data["queue_id"], q.id) // another user cannot delete it
-		chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Member.ID, ""), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'queue_id' argument")
-		is.NoErr(svc.DeleteEventQueue(ctx, c.Member.ID, q.id)) // the owner deletes it
-		chattest.WantError(t, get(c.Member, q.id, &q.last), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
-		chattest.WantError(t, svc.DeleteEventQueue(ctx, c.Member.ID, q.id), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.id)
+		err = chattest.WantError(t, eventqueue.DeleteQueue(ctx, svc, c.Owner.ID, q.ID), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
+		is.Equal(err.Data["queue_id"], q.ID) // another user cannot delete it
+		chattest.WantError(t, eventqueue.DeleteQueue(ctx, svc, c.Member.ID, ""), chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing 'queue_id' argument")
+		is.NoErr(eventqueue.DeleteQueue(ctx, svc, c.Member.ID, q.ID)) // the owner deletes it
+		chattest.WantError(t, get(c.Member, q.ID, &q.Last), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
+		chattest.WantError(t, eventqueue.DeleteQueue(ctx, svc, c.Member.ID, q.ID), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
 
-		_, rerr := svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Queue: &chatcore.QueueOptions{Narrow: [][]string{{"search", "x"}}}})
+		_, rerr := eventqueue.Register(ctx, svc, c.Member.ID, chatcore.RegisterRequest{}, &eventqueue.QueueOptions{Narrow: [][]string{{"search", "x"}}})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operator search not supported.")
-		_, rerr = svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Queue: &chatcore.QueueOptions{Narrow: [][]string{{"is", "followed"}}}})
+		_, rerr = eventqueue.Register(ctx, svc, c.Member.ID, chatcore.RegisterRequest{}, &eventqueue.QueueOptions{Narrow: [][]string{{"is", "followed"}}})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operand followed not supported.")
-		_, rerr = svc.Register(ctx, c.Guest.ID, chatcore.RegisterRequest{AllPublicStreams: true, Queue: &chatcore.QueueOptions{}})
+		_, rerr = eventqueue.Register(ctx, svc, c.Guest.ID, chatcore.RegisterRequest{AllPublicStreams: true}, &eventqueue.QueueOptions{})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "User not authorized for this query")
 	})
 }
@@ -241,23 +198,25 @@ func TestEventsErrors(t *testing.T) {
 func TestEventsQueueLifecycle(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		e := newEventsWorld(t, open, chattest.With(chatcore.WithQueueBacklog(5)))
-		c, ctx, svc := e.c, context.Background(), e.w.Svc
-		idle := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		polled := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		long := register(t, e.w, c.Member, chatcore.QueueOptions{Lifespan: time.Hour})
+		e := newEventsWorld(t, open)
+		c, ctx := e.c, context.Background()
+		hub := eventqueue.New(e.w.Svc, eventqueue.Options{QueueBacklog: 5})
+		defer hub.Close()
+		idle := chattest.RegisterOn(t, hub, c.Member, eventqueue.QueueOptions{})
+		polled := chattest.RegisterOn(t, hub, c.Member, eventqueue.QueueOptions{})
+		long := chattest.RegisterOn(t, hub, c.Member, eventqueue.QueueOptions{Lifespan: time.Hour})
 
 		e.w.Clock.Advance(9 * time.Minute)
-		polled.poll(t)
+		polled.Poll(t)
 		e.w.Clock.Advance(2 * time.Minute)
 		chattest.WantError(t, func() error {
-			_, err := svc.GetEvents(ctx, c.Member.ID, chatcore.EventsRequest{QueueID: idle.id, LastEventID: &idle.last})
+			_, err := hub.GetEvents(ctx, c.Member.ID, eventqueue.EventsRequest{QueueID: idle.ID, LastEventID: &idle.Last})
 			return err
 		}(),
-			chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+idle.id) // 11 minutes without a poll: expired
-		polled.poll(t) // polled 2 minutes ago: alive
-		long.poll(t)   // an hour's lifespan: alive
-		res, err := svc.CollectEventQueues(ctx)
+			chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+idle.ID) // 11 minutes without a poll: expired
+		polled.Poll(t) // polled 2 minutes ago: alive
+		long.Poll(t)   // an hour's lifespan: alive
+		res, err := hub.Collect(ctx)
 		is.NoErr(err)            // collected
 		is.Equal(res.Expired, 1) // the idle queue is deleted
 		is.Equal(res.Dropped, 0) // nobody behind
@@ -266,14 +225,14 @@ func TestEventsQueueLifecycle(t *testing.T) {
 		// that keeps up is not.
 		for i := range 7 {
 			e.w.Send(t, c.Owner, e.general, "t", "m"+idText(chatcore.MessageID(i)))
-			polled.poll(t)
+			polled.Poll(t)
 		}
-		_, err = svc.GetEvents(ctx, c.Member.ID, chatcore.EventsRequest{QueueID: long.id, LastEventID: &long.last})
-		chattest.WantError(t, err, chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+long.id)
-		is.Equal(len(polled.poll(t)), 0) // the queue that kept up lives
+		_, err = hub.GetEvents(ctx, c.Member.ID, eventqueue.EventsRequest{QueueID: long.ID, LastEventID: &long.Last})
+		chattest.WantError(t, err, chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+long.ID)
+		is.Equal(len(polled.Poll(t)), 0) // the queue that kept up lives
 
 		// The log keeps only what live queues need.
-		_, err = svc.CollectEventQueues(ctx)
+		_, err = hub.Collect(ctx)
 		is.NoErr(err) // collected
 		pruned := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
 			return tx.EventsPrunedThrough(ctx, c.Owner.RealmID)
@@ -292,24 +251,24 @@ func TestEventsRestartAndDeactivation(t *testing.T) {
 		is := is.New(t)
 		e := newEventsWorld(t, open)
 		c, ctx, svc := e.c, context.Background(), e.w.Svc
-		q := register(t, e.w, c.Member, chatcore.QueueOptions{})
-		noRestart := register(t, e.w, c.Member, chatcore.QueueOptions{EventTypes: []string{"message"}})
-		admin := register(t, e.w, c.Admin, chatcore.QueueOptions{})
+		q := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+		noRestart := register(t, e.w, c.Member, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+		admin := register(t, e.w, c.Admin, eventqueue.QueueOptions{})
 		e.w.Send(t, c.Owner, e.general, "t", "before the restart")
-		is.NoErr(svc.AnnounceRestart(ctx)) // restart announced
-		evs := q.poll(t)
+		is.NoErr(eventqueue.AnnounceRestart(ctx, svc)) // restart announced
+		evs := q.Poll(t)
 		is.Equal(types(evs), []string{"message", "restart"}) // the restart after what was committed before it
 		is.Equal(evs[1]["zulip_feature_level"], float64(chatcore.FeatureLevel))
-		is.Equal(types(noRestart.poll(t)), []string{"message"}) // event_types without restart
-		admin.poll(t)
+		is.Equal(types(noRestart.Poll(t)), []string{"message"}) // event_types without restart
+		admin.Poll(t)
 
-		gone := register(t, e.w, c.Moderator, chatcore.QueueOptions{})
+		gone := register(t, e.w, c.Moderator, eventqueue.QueueOptions{})
 		is.NoErr(svc.DeactivateUser(ctx, c.Admin.ID, c.Moderator.ID, chatcore.DeactivateUserRequest{})) // a user is deactivated
-		evs = admin.poll(t)
+		evs = admin.Poll(t)
 		is.Equal(types(evs), []string{"realm_user"}) // everyone learns of it
 		is.Equal(evs[0]["person"], map[string]any{"user_id": float64(c.Moderator.ID), "is_active": false})
-		is.Equal(types(q.poll(t)), []string{"realm_user"})
-		_, err := svc.GetEvents(ctx, c.Moderator.ID, chatcore.EventsRequest{QueueID: gone.id, LastEventID: &gone.last})
+		is.Equal(types(q.Poll(t)), []string{"realm_user"})
+		_, err := gone.Hub.GetEvents(ctx, c.Moderator.ID, eventqueue.EventsRequest{QueueID: gone.ID, LastEventID: &gone.Last})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated") // a deactivated user's queues are gone with them
 		n := chattest.Read(t, e.w.Base, func(ctx context.Context, tx chatcore.Tx) (int, error) {
 			qs, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: c.Moderator.ID})
@@ -341,13 +300,15 @@ func TestEventsRegisterConsistency(t *testing.T) {
 		}()
 		type reg struct {
 			max chatcore.MessageID
-			q   *queue
+			q   *chattest.Queue
 		}
+		hub := eventqueue.New(svc, eventqueue.Options{})
+		defer hub.Close()
 		var regs []reg
 		for range registrations {
-			st, err := svc.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}, Queue: &chatcore.QueueOptions{EventTypes: []string{"message"}}})
+			st, err := hub.Register(ctx, c.Member.ID, chatcore.RegisterRequest{Sections: []string{"message"}}, &eventqueue.QueueOptions{EventTypes: []string{"message"}})
 			is.NoErr(err) // registered
-			regs = append(regs, reg{max: *st.MaxMessageID, q: &queue{w: e.w, user: c.Member, id: st.QueueID, last: -1}})
+			regs = append(regs, reg{max: *st.MaxMessageID, q: &chattest.Queue{Hub: hub, User: c.Member, ID: st.QueueID, Last: -1}})
 		}
 		var all []chatcore.MessageID
 		for id := range sent {
@@ -357,7 +318,7 @@ func TestEventsRegisterConsistency(t *testing.T) {
 		for _, r := range regs {
 			var got []chatcore.MessageID
 			for {
-				evs := r.q.poll(t)
+				evs := r.q.Poll(t)
 				if len(evs) == 0 {
 					break
 				}

@@ -1,4 +1,4 @@
-package chatcore
+package eventqueue
 
 import (
 	"context"
@@ -7,15 +7,37 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/eventwire"
 )
 
+// EventsRequest is a poll of an event queue (GET /events, never blocking).
+type EventsRequest struct {
+	// QueueID is the id of the queue polled (from [Register]). Required.
+	QueueID string
+	// LastEventID is the id of the last event the client handled: it and
+	// every earlier event are acknowledged. Required.
+	LastEventID *int64
+}
+
+// EventsResult answers [Hub.GetEvents].
+type EventsResult struct {
+	// Events are the queue's unacknowledged events, oldest first.
+	Events []QueueEvent
+	// Heartbeat is the id a heartbeat answered now would take; with it
+	// as last_event_id the client acknowledges nothing new.
+	Heartbeat int64
+	// RealmID and Public describe the queue for waking its polls: it reads
+	// its user's log entries of the realm, and Public entries when Public.
+	RealmID chatcore.RealmID
+	Public  bool
+}
+
 // GetEvents answers a poll of one of the actor's event queues without
-// blocking (GET /events with dont_block; package eventqueue adds the
-// waiting): it acknowledges every event up to req.LastEventID and returns
-// the queue's remaining events, at most those of [MaxEventsPerPoll] log
-// entries. A queue with more than [WithQueueBacklog] entries waiting is
-// dropped.
+// blocking (GET /events with dont_block; [Hub.Poll] adds the waiting): it
+// acknowledges every event up to req.LastEventID and returns the queue's
+// remaining events, at most those of [MaxEventsPerPoll] log entries. A queue
+// with more than [Options.QueueBacklog] entries waiting is dropped.
 //
 // Errors (all HTTP 400): BAD_REQUEST "Missing 'queue_id' argument",
 // "Missing 'last_event_id' argument", "An event newer than <id> has
@@ -24,29 +46,29 @@ import (
 // ID: <id>" (Data queue_id) for an unknown, deleted, expired or dropped
 // queue or another user's; UNAUTHORIZED for a missing or deactivated actor.
 // Safe for concurrent use.
-func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsRequest) (EventsResult, error) {
+func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req EventsRequest) (EventsResult, error) {
 	if req.QueueID == "" {
-		return EventsResult{}, BadRequest("Missing 'queue_id' argument")
+		return EventsResult{}, chatcore.BadRequest("Missing 'queue_id' argument")
 	}
 	if req.LastEventID == nil {
-		return EventsResult{}, BadRequest("Missing 'last_event_id' argument")
+		return EventsResult{}, chatcore.BadRequest("Missing 'last_event_id' argument")
 	}
 	last := *req.LastEventID
 	var (
-		q      *EventQueue
+		q      *chatcore.EventQueue
 		res    EventsResult
 		acked  int64
 		ackErr error
 		drop   bool
 	)
-	err := s.View(ctx, func(tx Tx) error {
+	err := h.svc.View(ctx, func(tx chatcore.Tx) error {
 		var err error
-		if q, err = s.ownQueue(ctx, tx, actorID, req.QueueID); err != nil {
+		if q, err = ownQueue(ctx, h.svc, tx, actorID, req.QueueID); err != nil {
 			return err
 		}
 		res.RealmID, res.Public = q.RealmID, q.Public
 		if q.Acked >= 0 && last < q.Acked {
-			return BadRequestf("An event newer than %d has already been pruned!", last)
+			return chatcore.BadRequestf("An event newer than %d has already been pruned!", last)
 		}
 		var p queueParams
 		if err := json.Unmarshal(q.Params, &p.QueueOptions); err != nil {
@@ -60,17 +82,17 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		if q.Acked >= 0 {
 			after = max(after, q.Acked/eventIDStride-1)
 		}
-		if head-after > int64(s.queueBacklog) {
-			n, err := tx.CountEventsFor(ctx, EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public}, s.queueBacklog+1)
+		if head-after > int64(h.opts.QueueBacklog) {
+			n, err := tx.CountEventsFor(ctx, chatcore.EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public}, h.opts.QueueBacklog+1)
 			if err != nil {
 				return err
 			}
-			if n > s.queueBacklog {
+			if n > h.opts.QueueBacklog {
 				drop = true
 				return nil
 			}
 		}
-		entries, err := tx.EventsFor(ctx, EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public, Limit: MaxEventsPerPoll})
+		entries, err := tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public, Limit: MaxEventsPerPoll})
 		if err != nil {
 			return err
 		}
@@ -82,14 +104,14 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		emptyName := ""
 		for _, e := range entries {
 			n := len(events)
-			events = p.adapt(&s.deliveries, e, events)
-			if !p.Capabilities.EmptyTopicName && len(events) > n && s.deliveries.entry(e).EmptyTopic() {
+			events = p.adapt(&h.deliveries, e, events)
+			if !p.Capabilities.EmptyTopicName && len(events) > n && h.deliveries.entry(e).EmptyTopic() {
 				if emptyName == "" {
 					realm, err := tx.Realm(ctx, q.RealmID)
 					if err != nil {
 						return err
 					}
-					emptyName = EmptyTopicDisplayName(realm)
+					emptyName = chatcore.EmptyTopicDisplayName(realm)
 				}
 				for i := n; i < len(events); i++ {
 					events[i].JSON = eventwire.RenameEmptyTopic(events[i].JSON, emptyName)
@@ -106,7 +128,7 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		return EventsResult{}, err
 	}
 	if drop {
-		if err := s.store.Update(ctx, func(tx Tx) error {
+		if err := h.svc.Store().Update(ctx, func(tx chatcore.Tx) error {
 			_, err := tx.DeleteEventQueues(ctx, []string{q.ID})
 			return err
 		}); err != nil {
@@ -114,9 +136,9 @@ func (s *Service) GetEvents(ctx context.Context, actorID UserID, req EventsReque
 		}
 		return EventsResult{}, errBadQueue(req.QueueID)
 	}
-	now := s.clock.Now()
+	now := h.svc.Now()
 	if acked != q.Acked || now.Sub(q.LastPoll) >= pollTouchInterval {
-		err := s.store.Update(ctx, func(tx Tx) error {
+		err := h.svc.Store().Update(ctx, func(tx chatcore.Tx) error {
 			cur, err := tx.EventQueue(ctx, q.ID)
 			if err != nil {
 				return err
@@ -154,7 +176,7 @@ const pollTouchInterval = 30e9
 // returns the new acknowledged id, and an error when last is not one the
 // queue gave (what was pending up to it is acknowledged all the same).
 func ack(acked, last int64, pending []QueueEvent, scanned int64, truncated bool) (int64, error) {
-	notInQueue := BadRequestf("Event %d was not in this queue", last)
+	notInQueue := chatcore.BadRequestf("Event %d was not in this queue", last)
 	newAcked := acked
 	for _, e := range pending {
 		if e.ID <= last {
@@ -176,7 +198,7 @@ func ack(acked, last int64, pending []QueueEvent, scanned int64, truncated bool)
 	return acked, notInQueue
 }
 
-func errorsIsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+func errorsIsNotFound(err error) bool { return errors.Is(err, chatcore.ErrNotFound) }
 
 // queueParams are a queue's options as its deliveries read them.
 type queueParams struct {
@@ -194,7 +216,7 @@ func (p *queueParams) wants(t string) bool {
 // message for clients without bulk_message_deletion; the legacy
 // realm_filters event after realm_linkifiers for clients without
 // linkifier_url_template.
-func (p *queueParams) adapt(c *deliveryCache, e LoggedEvent, out []QueueEvent) []QueueEvent {
+func (p *queueParams) adapt(c *deliveryCache, e chatcore.LoggedEvent, out []QueueEvent) []QueueEvent {
 	ce := c.entry(e)
 	if !ce.OK {
 		return out

@@ -1,0 +1,183 @@
+package eventqueue
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
+)
+
+// Register answers POST /register: it returns the initial state the actor
+// asked for with req, as Zulip computes it, read in one snapshot; with a
+// non-nil queue it also registers an event queue with those options (and
+// req.AllPublicStreams) whose events start right after that snapshot (no
+// event lost or doubled between them), and sets the state's QueueID and
+// LastEventID. [Hub.Register] does the same and collects old queues as it
+// goes.
+//
+// Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
+// for AllPublicStreams; "Operator <op> not supported." and "Operand <x> not
+// supported." for a queue narrow events cannot follow ("Invalid narrow" for a
+// term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
+// Other errors are internal (store, context). Safe for concurrent use.
+func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req chatcore.RegisterRequest, queue *QueueOptions) (chatcore.RegisterState, error) {
+	var opts QueueOptions
+	if queue != nil {
+		if err := queue.checkNarrow(); err != nil {
+			return chatcore.RegisterState{}, err
+		}
+		opts = *queue
+		opts.AllPublicStreams = req.AllPublicStreams
+	}
+	for attempt := 0; ; attempt++ {
+		st, head, err := registerState(ctx, svc, actorID, req)
+		if err != nil || queue == nil {
+			return st, err
+		}
+		st.QueueID, err = createQueue(ctx, svc, actorID, &opts, head)
+		if errors.Is(err, errRegisterRetry) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return chatcore.RegisterState{}, err
+		}
+		st.LastEventID = -1
+		return st, nil
+	}
+}
+
+// registerState reads the state req asks for, and the event log position
+// it reflects, in one read-only transaction.
+func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req chatcore.RegisterRequest) (chatcore.RegisterState, int64, error) {
+	want := func(section string) bool {
+		return req.Sections == nil || slices.Contains(req.Sections, section)
+	}
+	var st chatcore.RegisterState
+	var head int64
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		if req.AllPublicStreams && u.Role == chatcore.RoleGuest {
+			return chatcore.BadRequest("User not authorized for this query")
+		}
+		if head, err = tx.LastEventID(ctx, u.RealmID); err != nil {
+			return err
+		}
+		if want("realm_user") {
+			id := u.ID
+			st.UserID = &id
+		}
+		if want("realm") {
+			realm, err := tx.Realm(ctx, u.RealmID)
+			if err != nil {
+				return err
+			}
+			st.Realm = &chatcore.RegisterRealm{
+				Name:                  realm.Name,
+				EmptyTopicDisplayName: chatcore.EmptyTopicDisplayName(realm),
+				MaxReminderNoteLength: chatcore.MaxReminderNoteLength,
+				DateCreated:           realm.DateCreated,
+				NameChangesDisabled:   realm.NameChangesDisabled,
+				EmailChangesDisabled:  realm.EmailChangesDisabled,
+				RequireUniqueNames:    realm.RequireUniqueNames,
+				Messages:              realm.Messages,
+			}
+		}
+		if want("user_settings") {
+			settings := u.Settings
+			st.Settings = &settings
+		}
+		if err := registerPeople(ctx, svc, tx, u, want, &st); err != nil {
+			return err
+		}
+		if want("subscription") {
+			if st.Subscriptions, err = svc.SubscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
+				return err
+			}
+		}
+		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
+			st.MutedTopics = []any{}
+		}
+		if want("user_topic") {
+			st.UserTopics = []any{}
+		}
+		if want("realm_emoji") {
+			st.RealmEmoji = map[string]any{}
+		}
+		if want("custom_profile_fields") {
+			st.CustomProfileFields = []any{}
+		}
+		if err := svc.RegisterPresence(ctx, tx, u, req, want, &st); err != nil {
+			return err
+		}
+		if want("realm_linkifiers") {
+			if st.Linkifiers, err = chatcore.LinkifierViews(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
+			st.Linkifiers = slicex.OrEmpty(st.Linkifiers)
+		}
+		if want("scheduled_messages") {
+			if st.ScheduledMessages, err = chatcore.ScheduledViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if want("reminders") {
+			if st.Reminders, err = chatcore.ReminderViews(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		return chatcore.RegisterFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
+	})
+	if err != nil {
+		return chatcore.RegisterState{}, 0, err
+	}
+	return st, head, nil
+}
+
+// registerPeople fills the realm_user and realm_user_groups sections.
+func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *chatcore.RegisterState) error {
+	if !want("realm_user") && !want("realm_user_groups") {
+		return nil
+	}
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID})
+	if err != nil {
+		return err
+	}
+	if want("realm_user") {
+		ru := &chatcore.RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
+			Me: svc.ViewUser(u, u, false), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
+		for i := range users {
+			v := svc.ViewUser(u, &users[i], true)
+			if users[i].IsActive {
+				ru.Active = append(ru.Active, v)
+			} else {
+				ru.NonActive = append(ru.NonActive, v)
+			}
+		}
+		st.Users = ru
+	}
+	if want("realm_user_groups") {
+		active := map[chatcore.UserID]bool{}
+		for _, v := range users {
+			active[v.ID] = v.IsActive
+		}
+		groups, err := tx.Groups(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		st.Groups = make([]chatcore.GroupView, 0, len(groups))
+		for _, g := range groups {
+			members := slices.DeleteFunc(slices.Clone(g.Members), func(id chatcore.UserID) bool { return !active[id] })
+			slices.Sort(members)
+			subgroups := slices.Clone(g.Subgroups)
+			slices.Sort(subgroups)
+			st.Groups = append(st.Groups, chatcore.GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
+				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
+		}
+	}
+	return nil
+}
