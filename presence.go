@@ -1,8 +1,8 @@
 package chatcore
 
-// Presence: POST /users/me/presence, GET /realm/presence,
-// GET /users/{user_id_or_email}/presence and the presence section of
-// /register.
+// Presence reports: the buffer behind package presence's POST
+// /users/me/presence, GET /realm/presence, GET
+// /users/{user_id_or_email}/presence and the presence section of /register.
 //
 // Every connected client reports every minute, so a report never waits for
 // the store's writer: it is one read-only transaction (the actor, and the
@@ -16,8 +16,8 @@ package chatcore
 
 import (
 	"context"
-	"errors"
-	"strconv"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore/internal/presence"
@@ -45,8 +45,6 @@ const (
 	// presenceEventUserLimit is USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS:
 	// realms with more active users get no presence events.
 	presenceEventUserLimit = 100
-	// presenceHistoryDays is how far back presence answers go by default.
-	presenceHistoryDays = 14
 )
 
 // WithPresenceFlush sets how often buffered presence reports are written to
@@ -84,29 +82,17 @@ func (s *Service) startPresence() {
 	})
 }
 
+// ReportPresence buffers a presence report of u at the time given, written
+// with the next batch ([WithPresenceFlush]); active says the user is active,
+// not idle. It never waits for the store's writer.
+func (s *Service) ReportPresence(u *User, at time.Time, active bool) {
+	s.presence.Add(presence.Report{User: int64(u.ID), Realm: int64(u.RealmID), At: at, Active: active})
+}
+
 // FlushPresence writes the buffered presence reports to the store now,
 // instead of at the next interval ([WithPresenceFlush]); reports of a failed
 // write stay buffered. [Service.Shutdown] flushes too.
 func (s *Service) FlushPresence(ctx context.Context) error { return s.presence.Flush(ctx) }
-
-// UpdatePresenceRequest is POST /users/me/presence.
-type UpdatePresenceRequest struct {
-	// Status is "active" or "idle".
-	Status string `json:"status" wire:"required"`
-	// PingOnly asks for no presence data in the answer.
-	PingOnly *bool `json:"ping_only"`
-	// NewUserInput is accepted and has no effect (Zulip records user
-	// activity intervals with it, which chatcore does not model).
-	NewUserInput *bool `json:"new_user_input"`
-	// SlimPresence asks for the modern format (keyed by user id).
-	SlimPresence *bool `json:"slim_presence"`
-	// LastUpdateID asks for the rows changed since that presence update id
-	// (and implies the modern format).
-	LastUpdateID *int64 `json:"last_update_id"`
-	// HistoryLimitDays limits the answer to users who reported in that many
-	// last days (default 14; 0: none).
-	HistoryLimitDays *int `json:"history_limit_days"`
-}
 
 // PresenceAnswer is the presence data of an answer: Presences keyed by user
 // id (modern format, each a [PresenceTimes]) or by e-mail (legacy format,
@@ -118,13 +104,6 @@ type PresenceAnswer struct {
 	LastUpdateID    int64
 }
 
-// PresenceTimes is a user's presence in the modern format: when they were
-// last active and last connected, in unix seconds.
-type PresenceTimes struct {
-	ActiveTimestamp int64 `json:"active_timestamp"`
-	IdleTimestamp   int64 `json:"idle_timestamp"`
-}
-
 // LegacyPresence is one client entry of the legacy format ("website" and,
 // without client and pushable, "aggregated").
 type LegacyPresence struct {
@@ -134,171 +113,9 @@ type LegacyPresence struct {
 	Pushable  *bool  `json:"pushable,omitempty"`
 }
 
-// UpdatePresence records a presence report of the actor (a human) and, unless
-// PingOnly, answers the realm's presence as Zulip's update_active_status:
-// the rows of active human users, in the modern format with SlimPresence or
-// LastUpdateID, changed since LastUpdateID when given, of users who reported
-// in within HistoryLimitDays (unless a positive LastUpdateID is given). The
-// report is written with the next batch (see [WithPresenceFlush]); a user
-// newly online gets a presence event to the realm then. A user whose
-// presence_enabled setting is off reports nothing (the answer is the same). With PingOnly the
-// answer is the zero PresenceAnswer (and the caller sends no presence data).
-//
-// Errors: BAD_REQUEST "Invalid status: x"; UNAUTHORIZED for a missing or
-// deactivated actor. It never waits for the store's writer.
-func (s *Service) UpdatePresence(ctx context.Context, actorID UserID, req UpdatePresenceRequest) (PresenceAnswer, error) {
-	if req.Status != "active" && req.Status != "idle" {
-		return PresenceAnswer{}, BadRequestf("Invalid status: %s", req.Status)
-	}
-	slim := req.LastUpdateID != nil || req.SlimPresence != nil && *req.SlimPresence
-	now := s.clock.Now()
-	var ans PresenceAnswer
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		if u.Settings.PresenceEnabled { // the setting stops presence updates altogether
-			s.presence.Add(presence.Report{User: int64(u.ID), Realm: int64(u.RealmID), At: now, Active: req.Status == "active"})
-		}
-		if req.PingOnly != nil && *req.PingOnly {
-			return nil
-		}
-		ans, err = s.presenceAnswer(ctx, tx, u.RealmID, now, slim, req.LastUpdateID, req.HistoryLimitDays)
-		return err
-	})
-	return ans, err
-}
-
-// RealmPresence answers GET /realm/presence: the legacy-format presence of
-// the realm's active human users who reported in within 14 days (Zulip
-// leaves presence_last_update_id out of this answer).
-func (s *Service) RealmPresence(ctx context.Context, actorID UserID) (PresenceAnswer, error) {
-	var ans PresenceAnswer
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		ans, err = s.presenceAnswer(ctx, tx, u.RealmID, s.clock.Now(), false, nil, nil)
-		return err
-	})
-	return ans, err
-}
-
-// UserPresence answers GET /users/{user_id_or_email}/presence: the presence of
-// one user of the actor's realm, named by id or e-mail, in the modern format
-// with slim ({"active_timestamp", "idle_timestamp"}) or else in the legacy
-// one without client and pushable, where "aggregated" says "offline" once
-// the user's last report is older than the offline threshold.
-//
-// Errors (BAD_REQUEST): "No such user" (unknown, deactivated, or of another
-// realm); "Presence is not supported for bot users."; "No presence data for
-// x" when the user never reported in.
-func (s *Service) UserPresence(ctx context.Context, actorID UserID, userIDOrEmail string, slim bool) (map[string]any, error) {
-	var out map[string]any
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		var target *User
-		if id, perr := strconv.ParseInt(userIDOrEmail, 10, 64); perr == nil {
-			target, err = UserInRealm(ctx, tx, u.RealmID, UserID(id))
-		} else {
-			target, err = tx.UserByEmail(ctx, u.RealmID, userIDOrEmail)
-		}
-		if errors.Is(err, ErrNotFound) || err == nil && !target.IsActive {
-			return BadRequest("No such user")
-		}
-		if err != nil {
-			return err
-		}
-		if target.IsBot {
-			return BadRequest("Presence is not supported for bot users.")
-		}
-		rows, err := tx.UserPresences(ctx, []UserID{target.ID})
-		if err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			return BadRequestf("No presence data for %s", userIDOrEmail)
-		}
-		active, connected := presenceTimes(rows[0], target)
-		if slim {
-			out = map[string]any{"active_timestamp": active.Unix(), "idle_timestamp": connected.Unix()}
-			return nil
-		}
-		p := legacyPresence(active, connected)
-		agg := LegacyPresence{Status: p.Status, Timestamp: p.Timestamp}
-		if s.clock.Now().Unix()-agg.Timestamp > PresenceOfflineThresholdSeconds {
-			agg.Status = "offline"
-		}
-		out = map[string]any{"aggregated": agg, "website": LegacyPresence{Status: p.Status, Timestamp: p.Timestamp}}
-		return nil
-	})
-	return out, err
-}
-
-// presenceAnswer reads the realm's presence as Zulip's get_presence_dict_by_realm.
-func (s *Service) presenceAnswer(ctx context.Context, tx Tx, realm RealmID, now time.Time, slim bool, lastUpdateID *int64, historyDays *int) (PresenceAnswer, error) {
-	ans := PresenceAnswer{Presences: map[string]any{}, ServerTimestamp: float64(now.UnixMicro()) / 1e6, LastUpdateID: -1}
-	if lastUpdateID != nil {
-		ans.LastUpdateID = *lastUpdateID
-	}
-	days := presenceHistoryDays
-	if historyDays != nil {
-		days = *historyDays
-	}
-	if days == 0 {
-		return ans, nil
-	}
-	q := PresenceQuery{RealmID: realm}
-	if lastUpdateID != nil {
-		q.AfterUpdateID = *lastUpdateID
-	}
-	if lastUpdateID == nil || *lastUpdateID <= 0 {
-		q.ConnectedSince = now.AddDate(0, 0, -days)
-	}
-	rows, err := tx.Presences(ctx, q)
-	if err != nil || len(rows) == 0 {
-		return ans, err
-	}
-	ids := make([]UserID, len(rows))
-	for i, r := range rows {
-		ids[i] = r.UserID
-		ans.LastUpdateID = max(ans.LastUpdateID, r.LastUpdateID)
-	}
-	users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
-	if err != nil {
-		return ans, err
-	}
-	byID := make(map[UserID]*User, len(users))
-	for i := range users {
-		byID[users[i].ID] = &users[i]
-	}
-	for _, r := range rows {
-		u := byID[r.UserID]
-		if u == nil {
-			continue
-		}
-		active, connected := presenceTimes(r, u)
-		if slim {
-			ans.Presences[strconv.FormatInt(int64(u.ID), 10)] = PresenceTimes{active.Unix(), connected.Unix()}
-			continue
-		}
-		p := legacyPresence(active, connected)
-		ans.Presences[s.APIEmail(u)] = map[string]any{
-			"aggregated": LegacyPresence{Client: p.Client, Status: p.Status, Timestamp: p.Timestamp},
-			"website":    p,
-		}
-	}
-	return ans, nil
-}
-
-// presenceTimes returns a row's times, a missing one being the user's
-// joining time (as Zulip answers for a user never active).
-func presenceTimes(p Presence, u *User) (active, connected time.Time) {
+// Times returns the row's last active and last connected times, a missing one
+// being u's joining time (as Zulip answers for a user never active).
+func (p Presence) Times(u *User) (active, connected time.Time) {
 	active, connected = p.LastActive, p.LastConnected
 	if active.IsZero() {
 		active = u.DateJoined
@@ -309,10 +126,10 @@ func presenceTimes(p Presence, u *User) (active, connected time.Time) {
 	return active, connected
 }
 
-// legacyPresence is Zulip's format_legacy_presence_dict: active with the time
+// LegacyPresenceOf is Zulip's format_legacy_presence_dict: active with the time
 // of the last activity when that is at most presenceActiveOffset older than
 // the last report, else idle with the time of the last report.
-func legacyPresence(active, connected time.Time) LegacyPresence {
+func LegacyPresenceOf(active, connected time.Time) LegacyPresence {
 	p := LegacyPresence{Client: "website", Status: "idle", Timestamp: connected.Unix(), Pushable: new(false)}
 	if !active.Add(presenceActiveOffset).Before(connected) {
 		p.Status, p.Timestamp = "active", active.Unix()
@@ -320,14 +137,104 @@ func legacyPresence(active, connected time.Time) LegacyPresence {
 	return p
 }
 
-// RegisterPresence fills the presence section of /register when wanted: the
-// realm's presence as [Service.UpdatePresence] answers it without a
-// last_update_id.
-func (s *Service) RegisterPresence(ctx context.Context, tx Tx, u *User, req RegisterRequest, want func(string) bool, st *RegisterState) error {
-	if !want("presence") {
+// flushPresence writes a batch of buffered reports in one write transaction,
+// applying each as Zulip's do_update_user_presence does to the user's stored
+// row, and records a presence event for each user newly online.
+func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) error {
+	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+		ids := make([]UserID, len(batch))
+		for i, p := range batch {
+			ids[i] = UserID(p.User)
+		}
+		stored, err := tx.UserPresences(ctx, ids)
+		if err != nil {
+			return err
+		}
+		old := make(map[UserID]*Presence, len(stored))
+		for i := range stored {
+			old[stored[i].UserID] = &stored[i]
+		}
+		rows := map[RealmID][]Presence{}
+		online := map[RealmID][]Presence{}
+		for _, p := range batch {
+			// Users never leave their realm and are never deleted, so the
+			// report's realm is the user's.
+			row, write, newlyOnline := applyPresenceReport(old[UserID(p.User)], p)
+			if write {
+				rows[row.RealmID] = append(rows[row.RealmID], row)
+			}
+			if newlyOnline {
+				online[row.RealmID] = append(online[row.RealmID], row)
+			}
+		}
+		for _, realm := range slices.Sorted(maps.Keys(rows)) {
+			if err := tx.PutPresences(ctx, realm, rows[realm]); err != nil {
+				return err
+			}
+		}
+		now := s.clock.Now()
+		for _, realm := range slices.Sorted(maps.Keys(online)) {
+			everyone, err := activeUserIDs(ctx, tx, realm)
+			if err != nil {
+				return err
+			}
+			if len(everyone) > presenceEventUserLimit {
+				continue
+			}
+			ids := make([]UserID, len(online[realm]))
+			for i, row := range online[realm] {
+				ids[i] = row.UserID
+			}
+			users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+			if err != nil {
+				return err
+			}
+			byID := make(map[UserID]*User, len(users))
+			for i := range users {
+				byID[users[i].ID] = &users[i]
+			}
+			for _, row := range online[realm] {
+				u := byID[row.UserID]
+				if u == nil {
+					continue
+				}
+				active, connected := row.Times(u)
+				p := LegacyPresenceOf(active, connected)
+				fx.Event(realm, everyone, map[string]any{
+					"type": "presence", "email": s.APIEmail(u), "user_id": u.ID,
+					"server_timestamp": float64(now.UnixMicro()) / 1e6,
+					"presence":         map[string]any{p.Client: p},
+				})
+			}
+		}
 		return nil
+	})
+}
+
+// applyPresenceReport applies a user's pending reports p to their stored
+// row (nil when none), as Zulip's do_update_user_presence: a new row
+// takes the report; a stored time moves forward only when the report is
+// more than presenceMinUpdate later (connected time raised to an active one
+// after it). It returns the row to write, whether anything changed, and
+// whether the user is newly online: a first report, or an active report
+// after more than presenceOnlineAfter without activity.
+func applyPresenceReport(old *Presence, p presence.Pending) (row Presence, write, newlyOnline bool) {
+	if old == nil {
+		return Presence{UserID: UserID(p.User), RealmID: RealmID(p.Realm), LastActive: p.Active, LastConnected: p.Connected}, true, true
 	}
-	ans, err := s.presenceAnswer(ctx, tx, u.RealmID, s.clock.Now(), req.SlimPresence, nil, req.PresenceHistoryLimitDays)
-	st.Presence = &ans
-	return err
+	row = *old
+	row.RealmID = RealmID(p.Realm)
+	if p.Connected.Sub(old.LastConnected) > presenceMinUpdate {
+		row.LastConnected, write = p.Connected, true
+	}
+	if !p.Active.IsZero() {
+		newlyOnline = old.LastActive.IsZero() || p.Active.Sub(old.LastActive) > presenceOnlineAfter
+		if old.LastActive.IsZero() || p.Active.Sub(old.LastActive) > presenceMinUpdate {
+			row.LastActive, write = p.Active, true
+			if p.Active.After(row.LastConnected) {
+				row.LastConnected = p.Active
+			}
+		}
+	}
+	return row, write, newlyOnline
 }

@@ -22,7 +22,7 @@ type RegisterRequest struct {
 	// the whole list).
 	IncludeSubscribers bool
 	// SlimPresence and PresenceHistoryLimitDays shape the presence section
-	// (see [Service.UpdatePresence]).
+	// (see presence.Update).
 	SlimPresence             bool
 	PresenceHistoryLimitDays *int
 	// EmptyTopicName is the client capability empty_topic_name: the empty

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/presence"
 )
 
 // Register answers POST /register: it returns the initial state the actor
@@ -111,8 +112,12 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if want("custom_profile_fields") {
 			st.CustomProfileFields = []any{}
 		}
-		if err := svc.RegisterPresence(ctx, tx, u, req, want, &st); err != nil {
-			return err
+		if want("presence") {
+			ans, err := presence.State(ctx, svc, tx, u, req.SlimPresence, req.PresenceHistoryLimitDays)
+			if err != nil {
+				return err
+			}
+			st.Presence = &ans
 		}
 		if want("realm_linkifiers") {
 			if st.Linkifiers, err = chatcore.LinkifierViews(ctx, tx, u.RealmID); err != nil {

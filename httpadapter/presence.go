@@ -3,17 +3,17 @@ package httpadapter
 import (
 	"context"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/presence"
 )
 
 // updatePresence answers POST /users/me/presence: nothing more with
 // ping_only, else presences, server_timestamp and presence_last_update_id.
 func (h *handler) updatePresence(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.UpdatePresenceRequest
+	var req presence.UpdateRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	ans, err := h.svc.UpdatePresence(ctx, c.user.ID, req)
+	ans, err := presence.Update(ctx, h.svc, c.user.ID, req)
 	if err != nil || req.PingOnly != nil && *req.PingOnly {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (h *handler) realmPresence(ctx context.Context, c *call) (map[string]any, e
 	if err := c.decode(&struct{}{}); err != nil {
 		return nil, err
 	}
-	ans, err := h.svc.RealmPresence(ctx, c.user.ID)
+	ans, err := presence.Realm(ctx, h.svc, c.user.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (h *handler) userPresence(ctx context.Context, c *call) (map[string]any, er
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	p, err := h.svc.UserPresence(ctx, c.user.ID, c.r.PathValue("user_id_or_email"), req.SlimPresence != nil && *req.SlimPresence)
+	p, err := presence.User(ctx, h.svc, c.user.ID, c.r.PathValue("user_id_or_email"), req.SlimPresence != nil && *req.SlimPresence)
 	if err != nil {
 		return nil, err
 	}

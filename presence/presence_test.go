@@ -1,4 +1,4 @@
-package chatcore_test
+package presence_test
 
 import (
 	"context"
@@ -9,22 +9,23 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/presence"
 	"github.com/matryer/is"
 )
 
 // ping reports status for u and returns the answer; it fails the test on an
 // error.
-func ping(tb testing.TB, w *chattest.World, u *chatcore.User, req chatcore.UpdatePresenceRequest) chatcore.PresenceAnswer {
+func ping(tb testing.TB, w *chattest.World, u *chatcore.User, req presence.UpdateRequest) chatcore.PresenceAnswer {
 	tb.Helper()
-	ans, err := w.Svc.UpdatePresence(context.Background(), u.ID, req)
+	ans, err := presence.Update(context.Background(), w.Svc, u.ID, req)
 	if err != nil {
-		tb.Fatalf("UpdatePresence: %v", err)
+		tb.Fatalf("presence.Update: %v", err)
 	}
 	return ans
 }
 
-func active() chatcore.UpdatePresenceRequest { return chatcore.UpdatePresenceRequest{Status: "active"} }
-func idle() chatcore.UpdatePresenceRequest   { return chatcore.UpdatePresenceRequest{Status: "idle"} }
+func active() presence.UpdateRequest { return presence.UpdateRequest{Status: "active"} }
+func idle() presence.UpdateRequest   { return presence.UpdateRequest{Status: "idle"} }
 
 // flush writes the buffered reports.
 func flush(tb testing.TB, w *chattest.World) {
@@ -66,26 +67,26 @@ func TestPresenceAnswers(t *testing.T) {
 		}})
 		flush(t, w)
 
-		slim := ping(t, w, c.Admin, chatcore.UpdatePresenceRequest{Status: "idle", SlimPresence: new(true)})
+		slim := ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", SlimPresence: new(true)})
 		is.Equal(slim.LastUpdateID, int64(2))
 		is.Equal(slim.Presences, map[string]any{
-			strconv.FormatInt(int64(c.Member.ID), 10): chatcore.PresenceTimes{ActiveTimestamp: t0.Unix(), IdleTimestamp: t0.Unix()},
+			strconv.FormatInt(int64(c.Member.ID), 10): presence.Times{ActiveTimestamp: t0.Unix(), IdleTimestamp: t0.Unix()},
 			// never active: the joining time stands for it
-			strconv.FormatInt(int64(c.Admin.ID), 10): chatcore.PresenceTimes{ActiveTimestamp: c.Admin.DateJoined.Unix(), IdleTimestamp: t0.Add(10 * time.Second).Unix()},
+			strconv.FormatInt(int64(c.Admin.ID), 10): presence.Times{ActiveTimestamp: c.Admin.DateJoined.Unix(), IdleTimestamp: t0.Add(10 * time.Second).Unix()},
 		})
-		since := ping(t, w, c.Admin, chatcore.UpdatePresenceRequest{Status: "idle", LastUpdateID: new(int64(1))})
+		since := ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", LastUpdateID: new(int64(1))})
 		is.Equal(len(since.Presences), 1) // only what changed after 1; last_update_id implies the modern format
 		_, ok := since.Presences[strconv.FormatInt(int64(c.Admin.ID), 10)]
 		is.True(ok)
 		is.Equal(since.LastUpdateID, int64(2))
-		none := ping(t, w, c.Admin, chatcore.UpdatePresenceRequest{Status: "idle", LastUpdateID: new(int64(2))})
+		none := ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", LastUpdateID: new(int64(2))})
 		is.Equal(len(none.Presences), 0)
 		is.Equal(none.LastUpdateID, int64(2)) // nothing new: the client's own id back
 
-		is.Equal(len(ping(t, w, c.Admin, chatcore.UpdatePresenceRequest{Status: "idle", HistoryLimitDays: new(0)}).Presences), 0)
-		is.Equal(ping(t, w, c.Admin, chatcore.UpdatePresenceRequest{Status: "idle", PingOnly: new(true)}), chatcore.PresenceAnswer{})
+		is.Equal(len(ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", HistoryLimitDays: new(0)}).Presences), 0)
+		is.Equal(ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", PingOnly: new(true)}), chatcore.PresenceAnswer{})
 
-		realm, err := w.Svc.RealmPresence(t.Context(), c.Guest.ID)
+		realm, err := presence.Realm(t.Context(), w.Svc, c.Guest.ID)
 		is.NoErr(err)
 		is.Equal(len(realm.Presences), 2) // legacy, both users
 		_, ok = realm.Presences[userEmail(t, w, c.Admin)]
@@ -99,8 +100,8 @@ func TestPresenceAnswers(t *testing.T) {
 		// Two weeks later the rows are too old for answers without last_update_id.
 		w.Clock.Advance(15 * 24 * time.Hour)
 		is.Equal(len(ping(t, w, c.Guest, idle()).Presences), 0)
-		is.Equal(len(ping(t, w, c.Guest, chatcore.UpdatePresenceRequest{Status: "idle", LastUpdateID: new(int64(1))}).Presences), 1) // a positive id lifts the limit
-		is.Equal(len(ping(t, w, c.Guest, chatcore.UpdatePresenceRequest{Status: "idle", HistoryLimitDays: new(30)}).Presences), 2)
+		is.Equal(len(ping(t, w, c.Guest, presence.UpdateRequest{Status: "idle", LastUpdateID: new(int64(1))}).Presences), 1) // a positive id lifts the limit
+		is.Equal(len(ping(t, w, c.Guest, presence.UpdateRequest{Status: "idle", HistoryLimitDays: new(30)}).Presences), 2)
 	})
 }
 
@@ -116,9 +117,9 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 			is.NoErr(err)
 			return st.Presence
 		}
-		rowOf := func(u *chatcore.User) chatcore.PresenceTimes {
+		rowOf := func(u *chatcore.User) presence.Times {
 			t.Helper()
-			return state().Presences[strconv.FormatInt(int64(u.ID), 10)].(chatcore.PresenceTimes)
+			return state().Presences[strconv.FormatInt(int64(u.ID), 10)].(presence.Times)
 		}
 		lastID := func() int64 { return state().LastUpdateID }
 
@@ -149,7 +150,7 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		// Becoming active: newly online, an event.
 		ping(t, w, c.Member, active())
 		flush(t, w)
-		is.Equal(rowOf(c.Member), chatcore.PresenceTimes{ActiveTimestamp: t0.Add(time.Minute).Unix(), IdleTimestamp: t0.Add(time.Minute).Unix()})
+		is.Equal(rowOf(c.Member), presence.Times{ActiveTimestamp: t0.Add(time.Minute).Unix(), IdleTimestamp: t0.Add(time.Minute).Unix()})
 		evs = w.Events.Take("presence")
 		is.Equal(len(evs), 1)
 		is.Equal(evs[0].Data["user_id"], c.Member.ID)
@@ -182,7 +183,7 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		is.Equal(lastID(), before+1)
 		// Coalesced: the latest report and the latest active one (Zulip, taking
 		// them one by one, would keep the first connected time of the two).
-		is.Equal(rowOf(c.Member), chatcore.PresenceTimes{ActiveTimestamp: t0.Add(6 * time.Minute).Unix(), IdleTimestamp: t0.Add(6*time.Minute + time.Second).Unix()})
+		is.Equal(rowOf(c.Member), presence.Times{ActiveTimestamp: t0.Add(6 * time.Minute).Unix(), IdleTimestamp: t0.Add(6*time.Minute + time.Second).Unix()})
 	})
 }
 
@@ -194,7 +195,7 @@ func TestPresenceNeverWaitsForTheWriter(t *testing.T) {
 		c := w.SeedCast(t)
 		for _, u := range []*chatcore.User{c.Owner, c.Admin, c.Member, c.Guest, c.Moderator} {
 			ping(t, w, u, active())
-			ping(t, w, u, chatcore.UpdatePresenceRequest{Status: "idle", PingOnly: new(true)})
+			ping(t, w, u, presence.UpdateRequest{Status: "idle", PingOnly: new(true)})
 		}
 		is.Equal(counting.Count(), chattest.TxCount{Views: 10}) // one read-only transaction per report, no write
 		flush(t, w)
@@ -213,13 +214,13 @@ func TestPresenceErrors(t *testing.T) {
 		ctx := t.Context()
 		w := open(t)
 		c := w.SeedCast(t)
-		_, err := w.Svc.UpdatePresence(ctx, c.Member.ID, chatcore.UpdatePresenceRequest{Status: "away"})
+		_, err := presence.Update(ctx, w.Svc, c.Member.ID, presence.UpdateRequest{Status: "away"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid status: away")
-		_, err = w.Svc.UpdatePresence(ctx, c.Deactivated.ID, active())
+		_, err = presence.Update(ctx, w.Svc, c.Deactivated.ID, active())
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 
 		user := func(who string, slim bool) (map[string]any, error) {
-			return w.Svc.UserPresence(ctx, c.Admin.ID, who, slim)
+			return presence.User(ctx, w.Svc, c.Admin.ID, who, slim)
 		}
 		for _, who := range []string{"999999", strconv.FormatInt(int64(c.Stranger.ID), 10), "king@lear.org", "nobody@zulip.com",
 			strconv.FormatInt(int64(c.Deactivated.ID), 10)} {

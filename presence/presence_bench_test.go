@@ -1,4 +1,4 @@
-package chatcore_test
+package presence_test
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/presence"
 )
 
 // presenceBench is a SQLite realm of n users who have all reported once.
 func presenceBench(b *testing.B, n int) (*chattest.World, []chatcore.UserID) {
-	store := openSQLite(b)
+	store := chattest.SQLite(b)
 	w := chattest.New(b, chattest.OnStore(store))
 	realm := w.AddRealm(b, "bench")
 	ids := make([]chatcore.UserID, n)
@@ -32,7 +33,7 @@ func presenceBench(b *testing.B, n int) (*chattest.World, []chatcore.UserID) {
 		return nil
 	})
 	for _, id := range ids {
-		if _, err := w.Svc.UpdatePresence(context.Background(), id, chatcore.UpdatePresenceRequest{Status: "active", PingOnly: new(true)}); err != nil {
+		if _, err := presence.Update(context.Background(), w.Svc, id, presence.UpdateRequest{Status: "active", PingOnly: new(true)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -87,9 +88,9 @@ func BenchmarkPresencePing(b *testing.B) {
 						var err error
 						switch mode {
 						case "ping_only":
-							_, err = w.Svc.UpdatePresence(context.Background(), id, chatcore.UpdatePresenceRequest{Status: "active", PingOnly: new(true)})
+							_, err = presence.Update(context.Background(), w.Svc, id, presence.UpdateRequest{Status: "active", PingOnly: new(true)})
 						case "since_last_update_id":
-							_, err = w.Svc.UpdatePresence(context.Background(), id, chatcore.UpdatePresenceRequest{Status: "active", LastUpdateID: new(last)})
+							_, err = presence.Update(context.Background(), w.Svc, id, presence.UpdateRequest{Status: "active", LastUpdateID: new(last)})
 						case "direct-write":
 							err = w.Store.Update(context.Background(), func(tx chatcore.Tx) error {
 								return tx.PutPresences(context.Background(), 1, []chatcore.Presence{{UserID: id, LastConnected: chattest.Epoch}})
@@ -118,7 +119,7 @@ func BenchmarkPresenceFlush(b *testing.B) {
 		b.StopTimer()
 		w.Clock.Advance(time.Minute)
 		for _, id := range ids {
-			if _, err := w.Svc.UpdatePresence(context.Background(), id, chatcore.UpdatePresenceRequest{Status: "idle", PingOnly: new(true)}); err != nil {
+			if _, err := presence.Update(context.Background(), w.Svc, id, presence.UpdateRequest{Status: "idle", PingOnly: new(true)}); err != nil {
 				b.Fatal(err)
 			}
 		}
