@@ -4,14 +4,10 @@ package chatcore
 // flags on message views and the unread state of POST /register.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/chatcore/chatcore/internal/slicex"
 )
@@ -19,11 +15,6 @@ import (
 // MaxFlagMessages bounds the messages list of [Service.UpdateMessageFlags], as
 // Zulip bounds one flag update (MAX_MESSAGES_PER_UPDATE).
 const MaxFlagMessages = 5000
-
-// MaxUnreadMessages is how many unread messages unread_msgs of
-// [Service.Register] reports at most, newest first, as Zulip's
-// MAX_UNREAD_MESSAGES; old_unreads_missing says when there are more.
-const MaxUnreadMessages = 50000
 
 // UpdateMessageFlagsRequest holds the parameters of POST /messages/flags.
 type UpdateMessageFlagsRequest struct {
@@ -164,7 +155,7 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 	if len(historical) > 0 {
 		// Zulip creates rows for messages the user can read but never
 		// received, and refuses the whole request when one is not readable.
-		c := newAccessCache()
+		c := NewAccessCache()
 		var rows []UserMessageFlags
 		for _, id := range historical {
 			um, ok := byID[id]
@@ -172,7 +163,7 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 				return nil, nil, nil, InvalidMessageError()
 			}
 			m := &Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
-			readable, err := c.canSee(ctx, tx, u, m)
+			readable, err := c.CanSee(ctx, tx, u, m)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -224,34 +215,6 @@ func unreadDetail(viewer UserID, um UserMessage) map[string]any {
 		d["mentioned"] = true
 	}
 	return d
-}
-
-// accessCache memoises canSee's channel lookups over many messages.
-type accessCache struct{ streams map[StreamID]StreamAccess }
-
-func newAccessCache() *accessCache { return &accessCache{streams: map[StreamID]StreamAccess{}} }
-
-func (c *accessCache) canSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
-	if m.RealmID != viewer.RealmID {
-		return false, nil
-	}
-	if m.Type == MessageTypePrivate {
-		return slices.Contains(m.DirectMembers, viewer.ID), nil
-	}
-	acc, ok := c.streams[m.StreamID]
-	if !ok {
-		st, err := StreamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
-		if err == nil {
-			acc, err = StreamAccessFor(ctx, tx, viewer, st)
-		} else if errors.Is(err, ErrNotFound) {
-			err = nil
-		}
-		if err != nil {
-			return false, err
-		}
-		c.streams[m.StreamID] = acc
-	}
-	return acc.Allows(m.ID), nil
 }
 
 // attachFlags sets Flags on views for viewer with one store query: a message
@@ -411,164 +374,4 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 	res.FoundOldest, res.FoundNewest = got.FoundOldest, got.FoundNewest
 	res.IgnoredBecauseNotSubscribedChannels = up.IgnoredBecauseNotSubscribedChannels
 	return res, nil
-}
-
-// UnreadMsgs is unread_msgs of POST /register, in Zulip's shape.
-type UnreadMsgs struct {
-	Count             int                 `json:"count"`
-	Pms               []UnreadDirect      `json:"pms"`
-	Streams           []UnreadStreamTopic `json:"streams"`
-	Huddles           []UnreadHuddle      `json:"huddles"`
-	Mentions          []MessageID         `json:"mentions"`
-	OldUnreadsMissing bool                `json:"old_unreads_missing"`
-}
-
-// UnreadDirect is the unread messages of one 1:1 conversation.
-type UnreadDirect struct {
-	OtherUserID UserID `json:"other_user_id"`
-	// SenderID is Zulip's deprecated name of OtherUserID.
-	SenderID         UserID      `json:"sender_id"`
-	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
-}
-
-// UnreadStreamTopic is the unread messages of one channel topic.
-type UnreadStreamTopic struct {
-	StreamID         StreamID    `json:"stream_id"`
-	Topic            string      `json:"topic"`
-	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
-}
-
-// UnreadHuddle is the unread messages of one group direct conversation.
-type UnreadHuddle struct {
-	UserIDsString    string      `json:"user_ids_string"`
-	UnreadMessageIDs []MessageID `json:"unread_message_ids"`
-}
-
-// unreadMsgs builds unread_msgs for u from the newest [MaxUnreadMessages]
-// unread messages, as Zulip's get_raw_unread_data and aggregate_unread_data:
-// the messages of a channel u muted are listed but neither counted nor, for
-// wildcard mentions, among the mentions; a channel's topics are grouped
-// case-insensitively under the name of their oldest unread message; the
-// empty topic is listed as Zulip's fallback name "general chat" unless
-// allowEmptyTopic.
-func unreadMsgs(ctx context.Context, tx Tx, u *User, allowEmptyTopic bool) (*UnreadMsgs, error) {
-	ums, err := tx.UnreadMessages(ctx, u.ID, MaxUnreadMessages)
-	if err != nil {
-		return nil, err
-	}
-	subs, err := tx.Subscriptions(ctx, 0, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	muted := map[StreamID]bool{}
-	for _, sub := range subs {
-		if sub.Active && sub.IsMuted {
-			muted[sub.StreamID] = true
-		}
-	}
-	slices.SortFunc(ums, func(a, b UserMessage) int { return cmp.Compare(a.ID, b.ID) }) // oldest first names the topics
-	out := &UnreadMsgs{Pms: []UnreadDirect{}, Streams: []UnreadStreamTopic{}, Huddles: []UnreadHuddle{},
-		Mentions: []MessageID{}, OldUnreadsMissing: len(ums) == MaxUnreadMessages}
-	pms := map[UserID][]MessageID{}
-	type topicKeyT struct {
-		st    StreamID
-		topic string // lower-cased
-	}
-	topics := map[topicKeyT]*UnreadStreamTopic{}
-	huddles := map[string][]MessageID{}
-	for _, um := range ums {
-		mutedRow := um.Type == MessageTypeStream && muted[um.StreamID]
-		if !mutedRow {
-			out.Count++
-		}
-		if um.Flags&FlagMentioned != 0 || (um.Flags&MentionFlags != 0 && !mutedRow) {
-			out.Mentions = append(out.Mentions, um.ID)
-		}
-		switch {
-		case um.Type == MessageTypeStream:
-			name := um.Topic
-			if name == "" && !allowEmptyTopic {
-				name = DefaultEmptyTopicDisplayName
-			}
-			k := topicKeyT{um.StreamID, strings.ToLower(name)}
-			if topics[k] == nil {
-				topics[k] = &UnreadStreamTopic{StreamID: um.StreamID, Topic: name}
-			}
-			topics[k].UnreadMessageIDs = append(topics[k].UnreadMessageIDs, um.ID)
-		case len(um.DirectMembers) <= 2:
-			other := u.ID
-			for _, id := range um.DirectMembers {
-				if id != u.ID {
-					other = id
-				}
-			}
-			pms[other] = append(pms[other], um.ID)
-		default:
-			parts := make([]string, len(um.DirectMembers))
-			for i, id := range um.DirectMembers {
-				parts[i] = strconv.FormatInt(int64(id), 10)
-			}
-			k := strings.Join(parts, ",")
-			huddles[k] = append(huddles[k], um.ID)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(pms)) {
-		out.Pms = append(out.Pms, UnreadDirect{OtherUserID: k, SenderID: k, UnreadMessageIDs: pms[k]})
-	}
-	tk := slices.Collect(maps.Keys(topics))
-	slices.SortFunc(tk, func(a, b topicKeyT) int { return cmp.Or(cmp.Compare(a.st, b.st), cmp.Compare(a.topic, b.topic)) })
-	for _, k := range tk {
-		out.Streams = append(out.Streams, *topics[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(huddles)) {
-		out.Huddles = append(out.Huddles, UnreadHuddle{UserIDsString: k, UnreadMessageIDs: huddles[k]})
-	}
-	return out, nil
-}
-
-// RegisterFlags fills the flag sections of POST /register for u: unread_msgs
-// (when both message and update_message_flags are wanted, as Zulip's
-// fetch_initial_state_data), max_message_id (message) and starred_messages.
-func RegisterFlags(ctx context.Context, tx Tx, u *User, want func(string) bool, allowEmptyTopic bool, st *RegisterState) error {
-	if want("message") {
-		id, err := maxReadableMessageID(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		if id == 0 {
-			id = -1 // Zulip's value when the user has no message
-		}
-		st.MaxMessageID = &id
-	}
-	if want("message") && want("update_message_flags") {
-		unread, err := unreadMsgs(ctx, tx, u, allowEmptyTopic)
-		if err != nil {
-			return err
-		}
-		st.Unread = unread
-	}
-	if want("starred_messages") {
-		ids, err := tx.FlaggedMessageIDs(ctx, u.ID, FlagStarred)
-		if err != nil {
-			return err
-		}
-		st.StarredMessages = slicex.OrEmpty(ids)
-	}
-	return nil
-}
-
-// maxReadableMessageID returns the largest id of a message u may read, as
-// Zulip's max_message_id (the newest message in the user's history), 0 when
-// there is none.
-func maxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error) {
-	q, visible, err := narrowQuery(ctx, tx, u, narrowSpec{}) // the user's whole history
-	if err != nil {
-		return 0, err
-	}
-	q.Newest = true
-	got, err := fetchVisible(ctx, tx, q, 1, visible)
-	if err != nil || len(got) == 0 {
-		return 0, err
-	}
-	return got[0].ID, nil
 }

@@ -145,36 +145,6 @@ func (r MessagesResult) MarshalJSON() ([]byte, error) {
 	}{messagesWire(r), anchor})
 }
 
-// streamAccessMap returns the viewer's read access to every channel of the realm.
-func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]StreamAccess, []Stream, error) {
-	streams, err := tx.Streams(ctx, viewer.RealmID)
-	if err != nil {
-		return nil, nil, err
-	}
-	subs, err := tx.Subscriptions(ctx, 0, viewer.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	active := map[StreamID]Subscription{}
-	for _, sub := range subs {
-		if sub.Active {
-			active[sub.StreamID] = sub
-		}
-	}
-	acc := make(map[StreamID]StreamAccess, len(streams))
-	for _, st := range streams {
-		switch sub, ok := active[st.ID]; {
-		case !st.InviteOnly && viewer.Role != RoleGuest:
-			acc[st.ID] = StreamAccess{OK: true}
-		case ok && st.HistoryPublicToSubscribers:
-			acc[st.ID] = StreamAccess{OK: true}
-		case ok:
-			acc[st.ID] = StreamAccess{OK: true, MinID: sub.FirstVisibleMessageID}
-		}
-	}
-	return acc, streams, nil
-}
-
 // Messages returns the messages actor may see that match req's narrow, around
 // the anchor (or those of req.MessageIDs), in the message-list format, with
 // Zulip's found_anchor, found_oldest, found_newest and history_limited rules.
@@ -343,7 +313,7 @@ func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f me
 // sender, and the operators the store cannot filter on). Only a narrow to one
 // channel with readable history reaches messages the viewer did not receive.
 func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (MessageQuery, func(*Message) bool, error) {
-	access, streams, err := streamAccessMap(ctx, tx, viewer)
+	access, streams, err := StreamAccessMap(ctx, tx, viewer)
 	if err != nil {
 		return MessageQuery{}, nil, err
 	}
