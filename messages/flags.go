@@ -1,7 +1,7 @@
-package chatcore
+package messages
 
 // Message flags operations: POST /messages/flags, POST /messages/flags/narrow,
-// flags on message views and the unread state of POST /register.
+// flags on message views and the flag operators of narrows.
 
 import (
 	"context"
@@ -9,52 +9,53 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
-// MaxFlagMessages bounds the messages list of [Service.UpdateMessageFlags], as
+// MaxFlagMessages bounds the messages list of [UpdateFlags], as
 // Zulip bounds one flag update (MAX_MESSAGES_PER_UPDATE).
 const MaxFlagMessages = 5000
 
-// UpdateMessageFlagsRequest holds the parameters of POST /messages/flags.
-type UpdateMessageFlagsRequest struct {
+// UpdateFlagsRequest holds the parameters of POST /messages/flags.
+type UpdateFlagsRequest struct {
 	// Messages are the message ids, a JSON list on the wire.
-	Messages []MessageID `json:"messages" wire:"required"`
+	Messages []chatcore.MessageID `json:"messages" wire:"required"`
 	// Op is "add" or "remove".
 	Op string `json:"op" wire:"required"`
 	// Flag is the flag's wire name.
 	Flag string `json:"flag" wire:"required"`
 }
 
-// UpdateMessageFlagsResult is the answer of POST /messages/flags.
-type UpdateMessageFlagsResult struct {
+// UpdateFlagsResult is the answer of POST /messages/flags.
+type UpdateFlagsResult struct {
 	// Messages echoes the request's ids, as Zulip does.
-	Messages []MessageID `json:"messages"`
+	Messages []chatcore.MessageID `json:"messages"`
 	// Updated are the ids whose flag changed, ascending (not on the wire).
-	Updated []MessageID `json:"-"`
+	Updated []chatcore.MessageID `json:"-"`
 	// IgnoredBecauseNotSubscribedChannels lists, ascending, the channels
 	// whose messages were left read when marking unread, because the actor
 	// is not subscribed to them (Zulip keeps unread messages to subscribed
 	// channels); empty otherwise (Zulip feature level 355).
-	IgnoredBecauseNotSubscribedChannels []StreamID `json:"ignored_because_not_subscribed_channels"`
+	IgnoredBecauseNotSubscribedChannels []chatcore.StreamID `json:"ignored_because_not_subscribed_channels"`
 }
 
 // checkFlagOp validates flag and op as Zulip does, in its order.
-func checkFlagOp(flag, op string) (MessageFlags, error) {
-	f, ok := ParseMessageFlag(flag)
+func checkFlagOp(flag, op string) (chatcore.MessageFlags, error) {
+	f, ok := chatcore.ParseMessageFlag(flag)
 	if !ok {
-		return 0, BadRequestf("Invalid flag: '%s'", flag)
+		return 0, chatcore.BadRequestf("Invalid flag: '%s'", flag)
 	}
-	if f&EditableFlags == 0 {
-		return 0, BadRequestf("Flag not editable: '%s'", flag)
+	if f&chatcore.EditableFlags == 0 {
+		return 0, chatcore.BadRequestf("Flag not editable: '%s'", flag)
 	}
 	if op != "add" && op != "remove" {
-		return 0, BadRequestf("Invalid message flag operation: '%s'", op)
+		return 0, chatcore.BadRequestf("Invalid message flag operation: '%s'", op)
 	}
 	return f, nil
 }
 
-// UpdateMessageFlags adds or removes one of the actor's flags on the messages,
+// UpdateFlags adds or removes one of the actor's flags on the messages,
 // as Zulip's do_update_message_flags: only read, starred and collapsed can
 // change; removing read ignores channel messages of channels the actor is not
 // subscribed to; a change on a message the actor can read but never received
@@ -66,21 +67,21 @@ func checkFlagOp(flag, op string) (MessageFlags, error) {
 // [MaxFlagMessages], before any store access; "Invalid flag: 'x'", "Flag not
 // editable: 'x'", "Invalid message flag operation: 'x'"; "Invalid message(s)"
 // when a message to create historical is missing or not readable by the actor.
-func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req UpdateMessageFlagsRequest) (UpdateMessageFlagsResult, error) {
-	res := UpdateMessageFlagsResult{Messages: slicex.OrEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []StreamID{}}
+func UpdateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateFlagsRequest) (UpdateFlagsResult, error) {
+	res := UpdateFlagsResult{Messages: slicex.OrEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []chatcore.StreamID{}}
 	if len(req.Messages) > MaxFlagMessages {
-		return res, TooLongError("messages", MaxFlagMessages)
+		return res, chatcore.TooLongError("messages", MaxFlagMessages)
 	}
 	flag, err := checkFlagOp(req.Flag, req.Op)
 	if err != nil {
 		return res, err
 	}
-	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		updated, details, ignored, err := s.updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
+		updated, details, ignored, err := updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
 		if err != nil {
 			return err
 		}
@@ -91,7 +92,7 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 		if details != nil {
 			ev["message_details"] = details
 		}
-		fx.Event(u.RealmID, []UserID{u.ID}, ev)
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, ev)
 		return nil
 	})
 	return res, err
@@ -101,44 +102,44 @@ func (s *Service) UpdateMessageFlags(ctx context.Context, actorID UserID, req Up
 // ascending, for marking unread the message_details of the event, and the
 // channels (ascending, never nil) whose messages were left read because u is
 // not subscribed to them.
-func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, map[string]any, []StreamID, error) {
+func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, map[string]any, []chatcore.StreamID, error) {
 	ids = slicex.Unique(ids)
-	ignored := []StreamID{}
+	ignored := []chatcore.StreamID{}
 	ums, err := tx.UserMessages(ctx, u.ID, ids)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	markUnread := flag == FlagRead && !add
-	var subscribedTo map[StreamID]bool
+	markUnread := flag == chatcore.FlagRead && !add
+	var subscribedTo map[chatcore.StreamID]bool
 	if markUnread {
 		subs, err := tx.Subscriptions(ctx, 0, u.ID)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		subscribedTo = map[StreamID]bool{}
+		subscribedTo = map[chatcore.StreamID]bool{}
 		for _, sub := range subs {
 			subscribedTo[sub.StreamID] = sub.Active
 		}
 	}
-	byID := map[MessageID]UserMessage{}
+	byID := map[chatcore.MessageID]chatcore.UserMessage{}
 	for _, um := range ums {
 		byID[um.ID] = um
 	}
-	target := MessageFlags(0)
+	target := chatcore.MessageFlags(0)
 	if add {
 		target = flag
 	}
-	var received, historical []MessageID
-	var changed []MessageID
+	var received, historical []chatcore.MessageID
+	var changed []chatcore.MessageID
 	for _, id := range ids {
 		um, ok := byID[id]
-		if markUnread && ok && um.Type == MessageTypeStream && !subscribedTo[um.StreamID] {
+		if markUnread && ok && um.Type == chatcore.MessageTypeStream && !subscribedTo[um.StreamID] {
 			if !slices.Contains(ignored, um.StreamID) {
 				ignored = append(ignored, um.StreamID)
 			}
 			continue
 		}
-		flags := HistoricalFlags
+		flags := chatcore.HistoricalFlags
 		if ok && um.Received {
 			flags = um.Flags
 		}
@@ -155,22 +156,22 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 	if len(historical) > 0 {
 		// Zulip creates rows for messages the user can read but never
 		// received, and refuses the whole request when one is not readable.
-		c := NewAccessCache()
-		var rows []UserMessageFlags
+		c := chatcore.NewAccessCache()
+		var rows []chatcore.UserMessageFlags
 		for _, id := range historical {
 			um, ok := byID[id]
 			if !ok || um.RealmID != u.RealmID {
-				return nil, nil, nil, InvalidMessageError()
+				return nil, nil, nil, chatcore.InvalidMessageError()
 			}
-			m := &Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
+			m := &chatcore.Message{ID: um.ID, RealmID: um.RealmID, Type: um.Type, StreamID: um.StreamID, DirectMembers: um.DirectMembers}
 			readable, err := c.CanSee(ctx, tx, u, m)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			if !readable {
-				return nil, nil, nil, InvalidMessageError()
+				return nil, nil, nil, chatcore.InvalidMessageError()
 			}
-			rows = append(rows, UserMessageFlags{UserID: u.ID, MessageID: id, Flags: HistoricalFlags&^flag | target})
+			rows = append(rows, chatcore.UserMessageFlags{UserID: u.ID, MessageID: id, Flags: chatcore.HistoricalFlags&^flag | target})
 		}
 		if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
 			return nil, nil, nil, err
@@ -197,13 +198,13 @@ func (s *Service) updateFlagsInTx(ctx context.Context, tx Tx, u *User, ids []Mes
 
 // unreadDetail is one entry of message_details in an update_message_flags
 // event that marks messages unread.
-func unreadDetail(viewer UserID, um UserMessage) map[string]any {
+func unreadDetail(viewer chatcore.UserID, um chatcore.UserMessage) map[string]any {
 	d := map[string]any{}
-	if um.Type == MessageTypeStream {
+	if um.Type == chatcore.MessageTypeStream {
 		d["type"], d["stream_id"], d["topic"], d["unmuted_stream_msg"] = "stream", um.StreamID, um.Topic, true
 	} else {
 		d["type"] = "private"
-		others := []UserID{}
+		others := []chatcore.UserID{}
 		for _, id := range um.DirectMembers {
 			if id != viewer {
 				others = append(others, id)
@@ -211,7 +212,7 @@ func unreadDetail(viewer UserID, um UserMessage) map[string]any {
 		}
 		d["user_ids"] = others
 	}
-	if um.Flags&MentionFlags != 0 {
+	if um.Flags&chatcore.MentionFlags != 0 {
 		d["mentioned"] = true
 	}
 	return d
@@ -219,8 +220,8 @@ func unreadDetail(viewer UserID, um UserMessage) map[string]any {
 
 // attachFlags sets Flags on views for viewer with one store query: a message
 // the viewer did not receive shows Zulip's ["read", "historical"].
-func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView) error {
-	ids := make([]MessageID, len(views))
+func attachFlags(ctx context.Context, tx chatcore.Tx, viewer chatcore.UserID, views []chatcore.MessageView) error {
+	ids := make([]chatcore.MessageID, len(views))
 	for i, v := range views {
 		ids[i] = v.ID
 	}
@@ -228,7 +229,7 @@ func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView)
 	if err != nil {
 		return err
 	}
-	flags := make(map[MessageID]MessageFlags, len(ums))
+	flags := make(map[chatcore.MessageID]chatcore.MessageFlags, len(ums))
 	for _, um := range ums {
 		if um.Received {
 			flags[um.ID] = um.Flags
@@ -237,7 +238,7 @@ func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView)
 	for i := range views {
 		f, ok := flags[views[i].ID]
 		if !ok {
-			f = HistoricalFlags
+			f = chatcore.HistoricalFlags
 		}
 		views[i].Flags = f.Names()
 	}
@@ -247,7 +248,7 @@ func attachFlags(ctx context.Context, tx Tx, viewer UserID, views []MessageView)
 // flagNarrow holds the flag terms of a narrow (is:unread, is:starred,
 // is:mentioned, is:alerted).
 type flagNarrow struct {
-	all, anyOf, none MessageFlags
+	all, anyOf, none chatcore.MessageFlags
 	used             bool
 }
 
@@ -256,13 +257,13 @@ type flagNarrow struct {
 func (fn *flagNarrow) addIs(what string) bool {
 	switch what {
 	case "unread":
-		fn.none |= FlagRead
+		fn.none |= chatcore.FlagRead
 	case "starred":
-		fn.all |= FlagStarred
+		fn.all |= chatcore.FlagStarred
 	case "mentioned":
-		fn.anyOf |= MentionFlags
+		fn.anyOf |= chatcore.MentionFlags
 	case "alerted":
-		fn.all |= FlagHasAlertWord
+		fn.all |= chatcore.FlagHasAlertWord
 	default:
 		return false
 	}
@@ -271,7 +272,7 @@ func (fn *flagNarrow) addIs(what string) bool {
 }
 
 // apply restricts q to the viewer's messages matching the flag terms.
-func (fn flagNarrow) apply(q *MessageQuery, viewer UserID) {
+func (fn flagNarrow) apply(q *chatcore.MessageQuery, viewer chatcore.UserID) {
 	if !fn.used {
 		return
 	}
@@ -280,8 +281,8 @@ func (fn flagNarrow) apply(q *MessageQuery, viewer UserID) {
 
 // firstUnread returns the oldest message of q (already narrowed) the viewer
 // has not read and may see, or 0 when there is none.
-func firstUnread(ctx context.Context, tx Tx, q MessageQuery, viewer UserID, ok func(*Message) bool) (MessageID, error) {
-	q.FlagUser, q.NoFlags = viewer, q.NoFlags|FlagRead
+func firstUnread(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, viewer chatcore.UserID, ok func(*chatcore.Message) bool) (chatcore.MessageID, error) {
+	q.FlagUser, q.NoFlags = viewer, q.NoFlags|chatcore.FlagRead
 	q.Newest = false
 	got, err := fetchVisible(ctx, tx, q, 1, ok)
 	if err != nil || len(got) == 0 {
@@ -290,9 +291,9 @@ func firstUnread(ctx context.Context, tx Tx, q MessageQuery, viewer UserID, ok f
 	return got[0].ID, nil
 }
 
-// UpdateMessageFlagsForNarrowRequest holds the parameters of POST
+// UpdateFlagsForNarrowRequest holds the parameters of POST
 // /messages/flags/narrow.
-type UpdateMessageFlagsForNarrowRequest struct {
+type UpdateFlagsForNarrowRequest struct {
 	Anchor        *string         `json:"anchor" wire:"required"`
 	IncludeAnchor *bool           `json:"include_anchor"`
 	NumBefore     *int            `json:"num_before" wire:"required"`
@@ -302,27 +303,27 @@ type UpdateMessageFlagsForNarrowRequest struct {
 	Flag          string          `json:"flag" wire:"required"`
 }
 
-// UpdateMessageFlagsForNarrowResult is the answer of POST /messages/flags/narrow.
-type UpdateMessageFlagsForNarrowResult struct {
-	ProcessedCount   int        `json:"processed_count"`
-	UpdatedCount     int        `json:"updated_count"`
-	FirstProcessedID *MessageID `json:"first_processed_id"`
-	LastProcessedID  *MessageID `json:"last_processed_id"`
-	FoundOldest      bool       `json:"found_oldest"`
-	FoundNewest      bool       `json:"found_newest"`
-	// IgnoredBecauseNotSubscribedChannels is as in [UpdateMessageFlagsResult].
-	IgnoredBecauseNotSubscribedChannels []StreamID `json:"ignored_because_not_subscribed_channels"`
+// UpdateFlagsForNarrowResult is the answer of POST /messages/flags/narrow.
+type UpdateFlagsForNarrowResult struct {
+	ProcessedCount   int                 `json:"processed_count"`
+	UpdatedCount     int                 `json:"updated_count"`
+	FirstProcessedID *chatcore.MessageID `json:"first_processed_id"`
+	LastProcessedID  *chatcore.MessageID `json:"last_processed_id"`
+	FoundOldest      bool                `json:"found_oldest"`
+	FoundNewest      bool                `json:"found_newest"`
+	// IgnoredBecauseNotSubscribedChannels is as in [UpdateFlagsResult].
+	IgnoredBecauseNotSubscribedChannels []chatcore.StreamID `json:"ignored_because_not_subscribed_channels"`
 }
 
-// UpdateMessageFlagsForNarrow selects messages as [Service.Messages] does
+// UpdateFlagsForNarrow selects messages as [Get] does
 // (anchor, include_anchor, num_before, num_after, narrow; same bounds and
-// errors) and applies the flag change of [Service.UpdateMessageFlags] to
+// errors) and applies the flag change of [UpdateFlags] to
 // them, as Zulip's update_message_flags_for_narrow. Further errors
 // (BAD_REQUEST): "The anchor can only be excluded at an end of the range"
 // when num_before and num_after are both positive and include_anchor is
-// false; the flag and op errors of UpdateMessageFlags, before any store access.
-func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserID, req UpdateMessageFlagsForNarrowRequest) (UpdateMessageFlagsForNarrowResult, error) {
-	res := UpdateMessageFlagsForNarrowResult{IgnoredBecauseNotSubscribedChannels: []StreamID{}}
+// false; the flag and op errors of UpdateFlags, before any store access.
+func UpdateFlagsForNarrow(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateFlagsForNarrowRequest) (UpdateFlagsForNarrowResult, error) {
+	res := UpdateFlagsForNarrowResult{IgnoredBecauseNotSubscribedChannels: []chatcore.StreamID{}}
 	nb, na := 0, 0
 	if req.NumBefore != nil {
 		nb = *req.NumBefore
@@ -331,21 +332,21 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 		na = *req.NumAfter
 	}
 	if nb > 0 && na > 0 && req.IncludeAnchor != nil && !*req.IncludeAnchor {
-		return res, BadRequest("The anchor can only be excluded at an end of the range")
+		return res, chatcore.BadRequest("The anchor can only be excluded at an end of the range")
 	}
 	if _, err := checkFlagOp(req.Flag, req.Op); err != nil {
 		return res, err
 	}
 	// The selection of GET /messages, without building message views.
-	f, err := checkMessagesRequest(&MessagesRequest{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
+	f, err := checkMessagesRequest(&Request{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
 		NarrowJSON: req.Narrow, IncludeAnchor: req.IncludeAnchor})
 	if err != nil {
 		return res, err
 	}
-	var got MessagesResult
-	var ids []MessageID
-	err = s.View(ctx, func(tx Tx) error {
-		viewer, err := Actor(ctx, tx, actorID)
+	var got Result
+	var ids []chatcore.MessageID
+	err = svc.View(ctx, func(tx chatcore.Tx) error {
+		viewer, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -354,7 +355,7 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 			return err
 		}
 		rows, err := selectMessages(ctx, tx, viewer, realm, f, &got)
-		ids = make([]MessageID, len(rows))
+		ids = make([]chatcore.MessageID, len(rows))
 		for i := range rows {
 			ids[i] = rows[i].ID
 		}
@@ -363,7 +364,7 @@ func (s *Service) UpdateMessageFlagsForNarrow(ctx context.Context, actorID UserI
 	if err != nil {
 		return res, err
 	}
-	up, err := s.UpdateMessageFlags(ctx, actorID, UpdateMessageFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
+	up, err := UpdateFlags(ctx, svc, actorID, UpdateFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
 	if err != nil {
 		return res, err
 	}
