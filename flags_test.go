@@ -17,7 +17,7 @@ func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id cha
 	tb.Helper()
 	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("GetMessage: %v", err)
+		tb.Fatalf("messages.GetOne: %v", err)
 	}
 	return v.Flags
 }

@@ -16,7 +16,7 @@ func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id
 	tb.Helper()
 	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("GetMessage: %v", err)
+		tb.Fatalf("messages.GetOne: %v", err)
 	}
 	return v.Reactions
 }

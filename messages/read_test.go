@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 import (
 	"context"
@@ -310,7 +310,7 @@ func BenchmarkMessagesNewest(b *testing.B) {
 	}
 }
 
-// TestGetMessageApplyMarkdown checks GetMessage's apply_markdown: rendered
+// TestGetMessageApplyMarkdown checks GetOne's apply_markdown: rendered
 // HTML when nil or true, the raw Markdown when false; the raw Markdown is
 // returned beside it in every case.
 func TestGetMessageApplyMarkdown(t *testing.T) {

@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 // Which messages a narrow reaches: only a narrow to one channel with readable
 // history reaches messages the viewer never received; every other narrow, the

@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 // GET /messages at Zulip's feature level 467: the range rules (found_*,
 // history_limited, include_anchor), anchor=date, message_ids and the narrow
