@@ -337,3 +337,47 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 		})
 	}
 }
+
+// TestMeMaxMessageIDIsNewestOfGet checks that GET /users/me's max_message_id
+// is the newest message GET /messages gives with no narrow (-1 for none), for
+// every kind of viewer, while messages arrive that only some of them may read.
+func TestMeMaxMessageIDIsNewestOfGet(t *testing.T) {
+	w, org := newMessaging(t)
+	ctx := context.Background()
+	check := func(t *testing.T, step string) {
+		t.Helper()
+		for _, u := range []*chatcore.User{org.admin, org.member, org.other, org.guest, org.bot, org.stranger} {
+			me, err := w.Svc.Me(ctx, u.ID)
+			if err != nil {
+				t.Fatalf("%s: Me(%s): %v", step, u.FullName, err)
+			}
+			res, err := messages.Get(ctx, w.Svc, u.ID, messages.Request{Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0)})
+			if err != nil {
+				t.Fatalf("%s: Get(%s): %v", step, u.FullName, err)
+			}
+			want := chatcore.MessageID(-1)
+			if n := len(res.Messages); n > 0 {
+				want = res.Messages[n-1].ID
+			}
+			if *me.MaxMessageID != want {
+				t.Errorf("%s: %s: max_message_id %d, newest of GET /messages %d", step, u.FullName, *me.MaxMessageID, want)
+			}
+		}
+	}
+	check(t, "no message")
+	w.Send(t, org.member, org.public, "t", "public")
+	check(t, "public channel")
+	early := w.Send(t, org.member, org.protected, "t", "protected, before the others joined")
+	w.Subscribe(t, org.protected, org.other, early+1)
+	check(t, "protected history")
+	w.Send(t, org.member, org.protected, "t", "protected, after")
+	check(t, "protected, after joining")
+	w.Send(t, org.member, org.private, "t", "private")
+	check(t, "private channel")
+	sendDM(t, w, org.member, "direct", org.other)
+	check(t, "direct message")
+	sendDM(t, w, org.admin, "group", org.member, org.guest)
+	check(t, "group direct message")
+	w.Send(t, org.stranger, org.strangerStream, "t", "elsewhere")
+	check(t, "another realm")
+}
