@@ -14,8 +14,8 @@ package chatcore
 //     Destination{StreamID, Topic} is a channel message; Destination{To} a direct
 //     message (the sender is added to the participants). SkipAccessCheck bypasses
 //     the channel-access check (outgoing-webhook replies, as Zulip does).
-//   - canSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
-//     Message and Messages; reminders use it for "a message the user can access").
+//   - CanSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
+//     reading messages; reminders use it for "a message the user can access").
 //   - messageView(ctx, tx, m, viewer, applyMarkdown) builds the message-list object;
 //     applyMarkdown=false gives raw Markdown in content with content_type
 //     text/x-markdown, as outgoing webhooks send it.
