@@ -12,7 +12,9 @@
 // Zulip's wire format. Package fixture seeds a store with organisations
 // described in chatcore's JSON fixture format (the example server's -seed),
 // checking them with the Service's own rules. Package webhooks delivers
-// outgoing webhooks, plugged in through [WithMessageHook].
+// outgoing webhooks, plugged in through [WithMessageHook]. Package messages
+// reads messages (GET /messages with its narrows, single messages, edit
+// history) and changes each user's message flags.
 //
 // # Settings
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -51,7 +52,7 @@ func ExampleService_SendMessage() {
 		fmt.Println(err)
 		return
 	}
-	msg, raw, err := svc.Message(ctx, hamlet.ID, id)
+	msg, raw, err := messages.One(ctx, svc, hamlet.ID, id)
 	if err != nil {
 		fmt.Println(err)
 		return

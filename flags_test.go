@@ -9,15 +9,16 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
 // flagsOf returns viewer's flags on message id, as GET /messages/{id} gives them.
 func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
 	tb.Helper()
-	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("GetMessage: %v", err)
+		tb.Fatalf("messages.GetOne: %v", err)
 	}
 	return v.Flags
 }
@@ -121,18 +122,18 @@ func TestUpdateMessageFlagsErrors(t *testing.T) {
 	id := postVerona(t, w, org, org.owner, "t")
 	tests := []struct {
 		name string
-		req  chatcore.UpdateMessageFlagsRequest
+		req  messages.UpdateFlagsRequest
 		msg  string
 	}{
-		{"unknown flag", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "bogus"}, "Invalid flag: 'bogus'"},
-		{"internal flag", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "is_private"}, "Invalid flag: 'is_private'"},
-		{"mentioned", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "mentioned"}, "Flag not editable: 'mentioned'"},
-		{"historical", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "remove", Flag: "historical"}, "Flag not editable: 'historical'"},
-		{"has_alert_word", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "has_alert_word"}, "Flag not editable: 'has_alert_word'"},
-		{"bad op", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "toggle", Flag: "read"}, "Invalid message flag operation: 'toggle'"},
-		{"too many", chatcore.UpdateMessageFlagsRequest{Messages: make([]chatcore.MessageID, chatcore.MaxFlagMessages+1), Op: "add", Flag: "bogus"}, "messages is too long (limit: 5000 items)"},
-		{"other realm", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
-		{"missing message", chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id + 100}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
+		{"unknown flag", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "bogus"}, "Invalid flag: 'bogus'"},
+		{"internal flag", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "is_private"}, "Invalid flag: 'is_private'"},
+		{"mentioned", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "mentioned"}, "Flag not editable: 'mentioned'"},
+		{"historical", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "remove", Flag: "historical"}, "Flag not editable: 'historical'"},
+		{"has_alert_word", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "has_alert_word"}, "Flag not editable: 'has_alert_word'"},
+		{"bad op", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "toggle", Flag: "read"}, "Invalid message flag operation: 'toggle'"},
+		{"too many", messages.UpdateFlagsRequest{Messages: make([]chatcore.MessageID, messages.MaxFlagMessages+1), Op: "add", Flag: "bogus"}, "messages is too long (limit: 5000 items)"},
+		{"other realm", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
+		{"missing message", messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id + 100}, Op: "add", Flag: "starred"}, "Invalid message(s)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestUpdateMessageFlagsErrors(t *testing.T) {
 			if tt.name == "other realm" {
 				actor = org.stranger
 			}
-			_, err := w.Svc.UpdateMessageFlags(context.Background(), actor.ID, tt.req)
+			_, err := messages.UpdateFlags(context.Background(), w.Svc, actor.ID, tt.req)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
@@ -153,7 +154,7 @@ func TestUpdateMessageFlags(t *testing.T) {
 		ctx := context.Background()
 		a, b := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "t")
 		w.Events.Reset()
-		res, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
+		res, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                                         // marked read
 		is.Equal(res.Messages, []chatcore.MessageID{b, a, a}) // the request's ids echoed, as Zulip
 		is.Equal(res.Updated, []chatcore.MessageID{a, b})     // each changed once, by id as Zulip reads them
@@ -167,10 +168,10 @@ func TestUpdateMessageFlags(t *testing.T) {
 		is.Equal(ev[0].Data["all"], false)                           // all
 		is.Equal(flagsOf(t, w.Svc, org.ham, a), []string{"read"})    // stored
 		is.Equal(flagsOf(t, w.Svc, org.ophelia, a), []string{})      // per user
-		res, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		res, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                 // again
 		is.Equal(len(res.Updated), 0) // nothing changed
-		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "remove", Flag: "read"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "remove", Flag: "read"})
 		is.NoErr(err) // marked unread
 		ev = w.Events.Take("update_message_flags")
 		is.Equal(len(ev), 2)                                     // Zulip sends the event even when nothing changed
@@ -181,14 +182,14 @@ func TestUpdateMessageFlags(t *testing.T) {
 		// juliet joins the realm later and never received a or b.
 		juliet := w.AddUser(t, org.realm, "juliet", chatcore.RoleMember)
 		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "historical"}) // readable, never received
-		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
+		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err)                                                                     // starred
 		is.Equal(res.Updated, []chatcore.MessageID{a})                                    // changed
 		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "starred", "historical"}) // created historical, as Zulip
-		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "add", Flag: "read"})
+		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "add", Flag: "read"})
 		is.NoErr(err)                 // read on a historical message
 		is.Equal(len(res.Updated), 0) // already read by default: nothing created
-		res, err = w.Svc.UpdateMessageFlags(ctx, juliet.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "remove", Flag: "read"})
+		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "remove", Flag: "read"})
 		is.NoErr(err)                                                                          // unread in a channel juliet is not subscribed to
 		is.Equal(len(res.Updated), 0)                                                          // ignored, as Zulip
 		is.Equal(res.IgnoredBecauseNotSubscribedChannels, []chatcore.StreamID{org.general.ID}) // and the channel named
@@ -205,12 +206,12 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 		a := postVerona(t, w, org, org.owner, "t")
 		b := sendAs(t, w, org, org.owner, "@**ham** hi", "", nil)
 		c := postVerona(t, w, org, org.owner, "t")
-		_, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		_, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
 		is.NoErr(err) // a read
-		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "starred"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // c starred
-		ids := func(req chatcore.MessagesRequest) ([]chatcore.MessageID, chatcore.MessagesResult) {
-			res, err := w.Svc.Messages(ctx, org.ham.ID, req)
+		ids := func(req messages.Request) ([]chatcore.MessageID, messages.Result) {
+			res, err := messages.Get(ctx, w.Svc, org.ham.ID, req)
 			is.NoErr(err) // messages read
 			var out []chatcore.MessageID
 			for _, m := range res.Messages {
@@ -218,8 +219,8 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 			}
 			return out, res
 		}
-		narrow := func(op string) chatcore.MessagesRequest {
-			return chatcore.MessagesRequest{NumBefore: new(10), NarrowJSON: json.RawMessage(`[{"operator":"is","operand":"` + op + `"}]`)}
+		narrow := func(op string) messages.Request {
+			return messages.Request{NumBefore: new(10), NarrowJSON: json.RawMessage(`[{"operator":"is","operand":"` + op + `"}]`)}
 		}
 		got, _ := ids(narrow("unread"))
 		is.Equal(got, []chatcore.MessageID{b, c}) // is:unread
@@ -229,14 +230,14 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 		is.Equal(got, []chatcore.MessageID{b}) // is:mentioned
 		got, _ = ids(narrow("alerted"))
 		is.Equal(len(got), 0) // is:alerted: alert words are not modelled
-		got, res := ids(chatcore.MessagesRequest{Anchor: new("first_unread"), NumAfter: new(1)})
+		got, res := ids(messages.Request{Anchor: new("first_unread"), NumAfter: new(1)})
 		is.Equal(res.Anchor, b)                   // the oldest unread message
 		is.Equal(got, []chatcore.MessageID{b, c}) // anchor and after
-		_, res = ids(chatcore.MessagesRequest{Anchor: new("newest"), UseFirstUnreadAnchor: new(true)})
+		_, res = ids(messages.Request{Anchor: new("newest"), UseFirstUnreadAnchor: new(true)})
 		is.Equal(res.Anchor, b) // legacy use_first_unread_anchor overrides anchor
-		_, res = ids(chatcore.MessagesRequest{Anchor: new("first_unread"), NarrowJSON: json.RawMessage(`[["is","starred"],["is","unread"]]`)})
+		_, res = ids(messages.Request{Anchor: new("first_unread"), NarrowJSON: json.RawMessage(`[["is","starred"],["is","unread"]]`)})
 		is.Equal(res.Anchor, c) // first unread within the narrow
-		v, _, err := w.Svc.GetMessage(ctx, org.ham.ID, c, chatcore.MessageRequest{})
+		v, _, err := messages.GetOne(ctx, w.Svc, org.ham.ID, c, messages.OneRequest{})
 		is.NoErr(err)                          // one message
 		is.Equal(v.Flags, []string{"starred"}) // flags on GET /messages/{id}
 	})
@@ -248,9 +249,9 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
 		a, b, c := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "u"), postVerona(t, w, org, org.owner, "t")
-		_, err := w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "read"})
+		_, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "read"})
 		is.NoErr(err) // c read
-		res, err := w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		res, err := messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("oldest"), NumBefore: new(0), NumAfter: new(100),
 			Narrow: json.RawMessage(`[{"operator":"topic","operand":"t"}]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                       // marked
@@ -260,23 +261,23 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		is.Equal(*res.LastProcessedID, c)                   // last
 		is.True(res.FoundOldest && res.FoundNewest)         // the whole narrow
 		is.Equal(flagsOf(t, w.Svc, org.ham, b), []string{}) // other topic untouched
-		res, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                      // newest unread
 		is.Equal(res.ProcessedCount, 1)                                    // b only
 		is.True(res.FirstProcessedID != nil && *res.FirstProcessedID == b) // the unread one
-		res, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                      // nothing left
 		is.Equal(res.ProcessedCount, 0)                                    // nothing processed
 		is.True(res.FirstProcessedID == nil && res.LastProcessedID == nil) // null ids
-		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false), Op: "add", Flag: "read"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
-		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1001), NumAfter: new(0), Op: "add", Flag: "read"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
-		_, err = w.Svc.UpdateMessageFlagsForNarrow(ctx, org.ham.ID, chatcore.UpdateMessageFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Op: "add", Flag: "historical"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
 	})
@@ -294,7 +295,7 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		group, err := w.Svc.SendMessage(ctx, org.owner.ID, chatcore.SendMessageRequest{Type: "direct",
 			To: new("[" + itoa(chatcore.MessageID(org.ham.ID)) + "," + itoa(chatcore.MessageID(org.ophelia.ID)) + "]"), Content: "all of us"})
 		is.NoErr(err) // group DM sent
-		_, err = w.Svc.UpdateMessageFlags(ctx, org.ham.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // a starred
 		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}}, nil)
 		is.NoErr(err)                                         // registered

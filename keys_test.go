@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/matryer/is"
-
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
+	"github.com/matryer/is"
 )
 
 // TestTopicMatchingUsesTopicKey checks that narrows and DeleteTopic match
@@ -27,9 +27,9 @@ func TestTopicMatchingUsesTopicKey(t *testing.T) {
 			is := is.New(t)
 			operand, err := json.Marshal(topic)
 			is.NoErr(err) // a topic marshals
-			res, err := w.Svc.Messages(t.Context(), c.Member.ID, chatcore.MessagesRequest{
+			res, err := messages.Get(t.Context(), w.Svc, c.Member.ID, messages.Request{
 				Anchor: new("newest"), NumBefore: new(100),
-				Narrow: []chatcore.NarrowTerm{
+				Narrow: []messages.NarrowTerm{
 					{Operator: "channel", Operand: json.RawMessage(strconv.FormatInt(int64(st.ID), 10))},
 					{Operator: "topic", Operand: operand},
 				},

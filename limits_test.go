@@ -21,6 +21,7 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -289,9 +290,9 @@ func TestLimitListBounds(t *testing.T) {
 	for i := range emails {
 		emails[i] = fmt.Sprintf("u%d@zulip.test", i)
 	}
-	terms := make([]chatcore.NarrowTerm, chatcore.MaxNarrowTerms+1)
+	terms := make([]messages.NarrowTerm, chatcore.MaxNarrowTerms+1)
 	for i := range terms {
-		terms[i] = chatcore.NarrowTerm{Operator: "channel", Operand: json.RawMessage(`"general"`)}
+		terms[i] = messages.NarrowTerm{Operator: "channel", Operand: json.RawMessage(`"general"`)}
 	}
 	linkifiers := make([]chatcore.LinkifierID, chatcore.MaxOrderedLinkifierIDs+1)
 	for i := range linkifiers {
@@ -325,21 +326,21 @@ func TestLimitListBounds(t *testing.T) {
 			return err
 		}, "to is too long (limit: 1000 items)"},
 		{"Messages narrow", func() error {
-			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{Narrow: terms})
+			_, err := messages.Get(ctx, svc, chattest.WorldMember, messages.Request{Narrow: terms})
 			return err
 		}, "narrow is too long (limit: 100 items)"},
 		{"Messages narrow dm operand", func() error {
-			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{
+			_, err := messages.Get(ctx, svc, chattest.WorldMember, messages.Request{
 				NarrowJSON: json.RawMessage(`[{"operator": "dm", "operand": ` + overRecipients + `}]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages narrow sender operand", func() error {
-			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{
+			_, err := messages.Get(ctx, svc, chattest.WorldMember, messages.Request{
 				NarrowJSON: json.RawMessage(`[["sender", "` + strings.Join(emails, ",") + `"]]`)})
 			return err
 		}, `narrow[0]["operand"] is too long (limit: 1000 items)`},
 		{"Messages num_after", func() error {
-			_, err := svc.Messages(ctx, chattest.WorldMember, chatcore.MessagesRequest{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
+			_, err := messages.Get(ctx, svc, chattest.WorldMember, messages.Request{NumAfter: new(chatcore.MaxMessagesPerFetch + 1)})
 			return err
 		}, "Too many messages requested (maximum 1000)."},
 		{"ReorderLinkifiers", func() error {
@@ -387,7 +388,7 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 			}
 			is.NoErr(err)  // sent
 			is.NoErr(serr) // scheduled
-			view, _, err := svc.Message(ctx, chattest.WorldMember, id)
+			view, _, err := messages.One(ctx, svc, chattest.WorldMember, id)
 			is.NoErr(err)                                                         // readable
 			is.Equal(len(view.DisplayRecipient.([]chatcore.DisplayRecipient)), 2) // the sender and the one recipient
 		})

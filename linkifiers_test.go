@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -237,11 +238,11 @@ func TestTopicLinks(t *testing.T) {
 	t.Run("on sent messages", func(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.member, org.public, "bug #99", "x")
-		view, _, err := w.Svc.Message(ctx, org.other.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
 		is.NoErr(err)                                                                                                   // readable
 		is.Equal(view.TopicLinks, []chatcore.TopicLink{{Text: "#99", URL: "https://github.com/zulip/zulip/issues/99"}}) // from the topic
 		dm := sendDM(t, w, org.member, "#99", org.other)
-		dview, _, err := w.Svc.Message(ctx, org.other.ID, dm)
+		dview, _, err := messages.One(ctx, w.Svc, org.other.ID, dm)
 		is.NoErr(err)                                                                                // readable
 		is.Equal(len(dview.TopicLinks), 0)                                                           // direct messages have no topic
 		is.True(dview.TopicLinks != nil)                                                             // but an empty list
@@ -251,11 +252,11 @@ func TestTopicLinks(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.member, org.public, "t", "JIRA-1")
 		addLinkifier(t, w, org, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
-		view, _, err := w.Svc.Message(ctx, org.other.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
 		is.NoErr(err)                           // readable
 		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
 		fresh := w.Send(t, org.member, org.public, "t", "JIRA-1")
-		fv, _, err := w.Svc.Message(ctx, org.other.ID, fresh)
+		fv, _, err := messages.One(ctx, w.Svc, org.other.ID, fresh)
 		is.NoErr(err)                                                                         // readable
 		is.Equal(fv.Content, fmt.Sprintf(`<p><a href="%s">JIRA-1</a></p>`, "https://jira/1")) // new messages use it
 	})

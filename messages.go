@@ -1,8 +1,8 @@
 package chatcore
 
 // Messages: who may read a message and the message-list wire format. Sending
-// is in messages_send.go, reading (Message, Messages) in messages_read.go and
-// narrow parsing in narrow.go.
+// is in messages_send.go; reading (GET /messages, narrows) is package
+// messages.
 //
 // Internal API for other parts of the Service (scheduled delivery, reminders,
 // outgoing-webhook replies):
@@ -14,8 +14,8 @@ package chatcore
 //     Destination{StreamID, Topic} is a channel message; Destination{To} a direct
 //     message (the sender is added to the participants). SkipAccessCheck bypasses
 //     the channel-access check (outgoing-webhook replies, as Zulip does).
-//   - canSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
-//     Message and Messages; reminders use it for "a message the user can access").
+//   - CanSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
+//     reading messages; reminders use it for "a message the user can access").
 //   - messageView(ctx, tx, m, viewer, applyMarkdown) builds the message-list object;
 //     applyMarkdown=false gives raw Markdown in content with content_type
 //     text/x-markdown, as outgoing webhooks send it.
@@ -40,7 +40,7 @@ const (
 	// MaxTopicLength is the largest topic in characters; longer topics are cut
 	// and end with "...".
 	MaxTopicLength = 60
-	// MaxMessagesPerFetch bounds num_before and num_after of [Service.Messages].
+	// MaxMessagesPerFetch bounds num_before and num_after of GET /messages.
 	MaxMessagesPerFetch = 1000
 
 	messageTruncatedMarker = "\n[message truncated]"
@@ -52,7 +52,7 @@ const (
 // for non-guests; otherwise with an active subscription, and in a channel with
 // protected history only from the subscription's FirstVisibleMessageID on.
 func CanSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
-	return newAccessCache().canSee(ctx, tx, viewer, m)
+	return NewAccessCache().CanSee(ctx, tx, viewer, m)
 }
 
 // StreamAccess is what a viewer may read of one channel.
@@ -84,6 +84,69 @@ func StreamAccessFor(ctx context.Context, tx Tx, viewer *User, st *Stream) (Stre
 		acc.MinID = sub.FirstVisibleMessageID
 	}
 	return acc, nil
+}
+
+// StreamAccessMap returns the viewer's read access to every channel of the
+// viewer's realm (channels the viewer may not read are absent), and those
+// channels.
+func StreamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]StreamAccess, []Stream, error) {
+	streams, err := tx.Streams(ctx, viewer.RealmID)
+	if err != nil {
+		return nil, nil, err
+	}
+	subs, err := tx.Subscriptions(ctx, 0, viewer.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	active := map[StreamID]Subscription{}
+	for _, sub := range subs {
+		if sub.Active {
+			active[sub.StreamID] = sub
+		}
+	}
+	acc := make(map[StreamID]StreamAccess, len(streams))
+	for _, st := range streams {
+		switch sub, ok := active[st.ID]; {
+		case !st.InviteOnly && viewer.Role != RoleGuest:
+			acc[st.ID] = StreamAccess{OK: true}
+		case ok && st.HistoryPublicToSubscribers:
+			acc[st.ID] = StreamAccess{OK: true}
+		case ok:
+			acc[st.ID] = StreamAccess{OK: true, MinID: sub.FirstVisibleMessageID}
+		}
+	}
+	return acc, streams, nil
+}
+
+// AccessCache answers [CanSee] for many messages of one viewer in one
+// transaction, looking up each channel's access once.
+type AccessCache struct{ streams map[StreamID]StreamAccess }
+
+// NewAccessCache returns an empty cache, for one viewer and one transaction.
+func NewAccessCache() *AccessCache { return &AccessCache{streams: map[StreamID]StreamAccess{}} }
+
+// CanSee reports whether viewer may read m, by the rule of [CanSee].
+func (c *AccessCache) CanSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) {
+	if m.RealmID != viewer.RealmID {
+		return false, nil
+	}
+	if m.Type == MessageTypePrivate {
+		return slices.Contains(m.DirectMembers, viewer.ID), nil
+	}
+	acc, ok := c.streams[m.StreamID]
+	if !ok {
+		st, err := StreamInRealm(ctx, tx, viewer.RealmID, m.StreamID)
+		if err == nil {
+			acc, err = StreamAccessFor(ctx, tx, viewer, st)
+		} else if errors.Is(err, ErrNotFound) {
+			err = nil
+		}
+		if err != nil {
+			return false, err
+		}
+		c.streams[m.StreamID] = acc
+	}
+	return acc.Allows(m.ID), nil
 }
 
 // DisplayRecipient is one participant of a direct message in display_recipient.

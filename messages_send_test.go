@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -33,7 +34,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send("\n\nhello  \n")
 		is.NoErr(err) // sent
-		_, raw, err := w.Svc.Message(ctx, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
 		is.NoErr(err)          // readable
 		is.Equal(raw, "hello") // stripped
 	})
@@ -41,7 +42,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send(strings.Repeat("é", 6000)) // 12000 bytes
 		is.NoErr(err)                              // sent, not refused
-		_, raw, err := w.Svc.Message(ctx, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
 		is.NoErr(err)                                            // readable
 		is.True(len(raw) <= chatcore.MaxMessageLength)           // within the limit
 		is.True(strings.HasSuffix(raw, "\n[message truncated]")) // Zulip's marker
@@ -53,7 +54,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		body := strings.Repeat("a", chatcore.MaxMessageLength)
 		id, err := send(body)
 		is.NoErr(err) // sent
-		_, raw, err := w.Svc.Message(ctx, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
 		is.NoErr(err)       // readable
 		is.Equal(raw, body) // untouched
 	})
@@ -68,7 +69,7 @@ func TestSendMessageTopicRules(t *testing.T) {
 	}
 	topicOf := func(t *testing.T, id chatcore.MessageID) string {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.member.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.member.ID, messages.Request{
 			Anchor: new(fmt.Sprint(id)), AllowEmptyTopicName: new(true)})
 		is.NoErr(err)                  // fetched
 		is.Equal(len(res.Messages), 1) // just the anchor
@@ -97,7 +98,7 @@ func TestSendMessageTopicRules(t *testing.T) {
 		id, err := send("general chat")
 		is.NoErr(err)                // sent
 		is.Equal(topicOf(t, id), "") // the empty topic
-		res, err := w.Svc.Messages(ctx, org.member.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(id))})
+		res, err := messages.Get(ctx, w.Svc, org.member.ID, messages.Request{Anchor: new(fmt.Sprint(id))})
 		is.NoErr(err)                                     // fetched
 		is.Equal(res.Messages[0].Subject, "general chat") // shown by name without allow_empty_topic_name
 	})
@@ -227,19 +228,19 @@ func TestSendDirectMessageRules(t *testing.T) {
 		is.NoErr(err) // JSON list of e-mails, case-insensitive
 		c, err := send("private", org.other.Email)
 		is.NoErr(err) // a bare e-mail
-		va, _, _ := w.Svc.Message(ctx, org.member.ID, a)
-		vb, _, _ := w.Svc.Message(ctx, org.member.ID, b)
-		vc, _, _ := w.Svc.Message(ctx, org.member.ID, c)
+		va, _, _ := messages.One(ctx, w.Svc, org.member.ID, a)
+		vb, _, _ := messages.One(ctx, w.Svc, org.member.ID, b)
+		vc, _, _ := messages.One(ctx, w.Svc, org.member.ID, c)
 		is.Equal(va.RecipientID, vb.RecipientID) // one conversation
 		is.Equal(va.RecipientID, vc.RecipientID) // one conversation
 		g, err := send("private", org.other.Email+", "+org.admin.Email)
 		is.NoErr(err) // comma-separated e-mails make a group
-		vg, _, _ := w.Svc.Message(ctx, org.member.ID, g)
+		vg, _, _ := messages.One(ctx, w.Svc, org.member.ID, g)
 		is.True(vg.RecipientID != va.RecipientID)                           // another conversation
 		is.Equal(len(vg.DisplayRecipient.([]chatcore.DisplayRecipient)), 3) // three participants
 		self, err := send("private", fmt.Sprintf("[%d]", org.member.ID))
 		is.NoErr(err) // a message to oneself
-		vs, _, _ := w.Svc.Message(ctx, org.member.ID, self)
+		vs, _, _ := messages.One(ctx, w.Svc, org.member.ID, self)
 		is.Equal(len(vs.DisplayRecipient.([]chatcore.DisplayRecipient)), 1) // just the sender
 	})
 }

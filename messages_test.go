@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -94,7 +95,7 @@ func TestSendChannelMessageView(t *testing.T) {
 	ctx := context.Background()
 	id := w.Send(t, org.member, org.public, "greetings", "hello **world**")
 
-	view, raw, err := w.Svc.Message(ctx, org.other.ID, id)
+	view, raw, err := messages.One(ctx, w.Svc, org.other.ID, id)
 	is.NoErr(err)                                                                                               // a subscriber reads it
 	is.Equal(raw, "hello **world**")                                                                            // raw Markdown
 	is.Equal(view.Content, "<p>hello <strong>world</strong></p>")                                               // rendered content
@@ -129,7 +130,7 @@ func TestSendDirectMessageView(t *testing.T) {
 	ctx := context.Background()
 	id := sendDM(t, w, org.other, "psst", org.member)
 
-	view, _, err := w.Svc.Message(ctx, org.member.ID, id)
+	view, _, err := messages.One(ctx, w.Svc, org.member.ID, id)
 	is.NoErr(err) // the recipient reads it
 	keys, fields := jsonKeys(t, view)
 	is.True(!slices.Contains(keys, "stream_id"))     // no stream_id for direct messages
@@ -146,7 +147,7 @@ func TestSendDirectMessageView(t *testing.T) {
 	is.Equal(recips[1]["is_mirror_dummy"], false)                  // never a mirror dummy
 
 	again := sendDM(t, w, org.member, "and back", org.other)
-	v2, _, err := w.Svc.Message(ctx, org.other.ID, again)
+	v2, _, err := messages.One(ctx, w.Svc, org.other.ID, again)
 	is.NoErr(err)                              // the reply is readable
 	is.Equal(v2.RecipientID, view.RecipientID) // one conversation, one recipient id
 }
@@ -170,7 +171,7 @@ func TestMessageViewEditedFields(t *testing.T) {
 	}
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateMessage(ctx, m) })
 
-	view, _, err := w.Svc.Message(ctx, org.member.ID, m.ID)
+	view, _, err := messages.One(ctx, w.Svc, org.member.ID, m.ID)
 	is.NoErr(err)                                                               // readable
 	is.Equal(view.LastEditTimestamp, chattest.Epoch.Add(time.Minute).Unix())    // last edit
 	is.Equal(view.LastMovedTimestamp, chattest.Epoch.Add(2*time.Minute).Unix()) // last move

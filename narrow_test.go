@@ -10,6 +10,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -20,12 +21,12 @@ func TestDirectNarrowReadsWithoutWriting(t *testing.T) {
 		is := is.New(t)
 		w, org, gs := newVerona(t, open)
 		ctx := context.Background()
-		req := chatcore.MessagesRequest{
+		req := messages.Request{
 			Anchor: new("newest"), NumBefore: new(10),
 			NarrowJSON: json.RawMessage(fmt.Sprintf(`[{"operator":"dm","operand":[%d]}]`, org.ophelia.ID)),
 		}
 		before := gs.updates.Load()
-		res, err := w.Svc.Messages(ctx, org.ham.ID, req)
+		res, err := messages.Get(ctx, w.Svc, org.ham.ID, req)
 		is.NoErr(err)                               // a conversation that does not exist yet is no error
 		is.Equal(len(res.Messages), 0)              // it has no messages
 		is.True(res.FoundOldest && res.FoundNewest) // and the whole (empty) history was seen
@@ -42,7 +43,7 @@ func TestDirectNarrowReadsWithoutWriting(t *testing.T) {
 		})
 		is.NoErr(err) // direct message sent
 		before = gs.updates.Load()
-		res, err = w.Svc.Messages(ctx, org.ham.ID, req)
+		res, err = messages.Get(ctx, w.Svc, org.ham.ID, req)
 		is.NoErr(err)                       // the existing conversation is read
 		is.Equal(len(res.Messages), 1)      // with its message
 		is.Equal(res.Messages[0].ID, id)    // the one sent
@@ -59,7 +60,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 	x := w.Send(t, org.ham, org.general, "x", "hello")
 	w.Send(t, org.ham, org.general, "y", "hello")
 	fetch := func(narrow string) ([]chatcore.MessageID, error) {
-		res, err := w.Svc.Messages(ctx, org.ham.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.ham.ID, messages.Request{
 			Anchor: new("newest"), NumBefore: new(10), NarrowJSON: json.RawMessage(narrow),
 		})
 		var ids []chatcore.MessageID
@@ -82,9 +83,9 @@ func TestLegacyNarrowForm(t *testing.T) {
 		is.NoErr(err)         // no narrow
 		is.Equal(len(all), 2) // every message
 	}
-	combined, err := w.Svc.Messages(ctx, org.ham.ID, chatcore.MessagesRequest{
+	combined, err := messages.Get(ctx, w.Svc, org.ham.ID, messages.Request{
 		Anchor: new("newest"), NumBefore: new(10),
-		Narrow:     []chatcore.NarrowTerm{{Operator: "topic", Operand: json.RawMessage(`"x"`)}},
+		Narrow:     []messages.NarrowTerm{{Operator: "topic", Operand: json.RawMessage(`"x"`)}},
 		NarrowJSON: json.RawMessage(`[["stream","Verona"]]`),
 	})
 	is.NoErr(err)                        // Go terms and wire terms together
@@ -128,7 +129,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 func TestLegacyNarrowOverTheWire(t *testing.T) {
 	// The wire parameter reaches the request through DecodeParams as raw JSON.
 	is := is.New(t)
-	var req chatcore.MessagesRequest
+	var req messages.Request
 	ignored, err := wire.DecodeParams(map[string][]string{"narrow": {`[["stream","Verona"]]`}}, &req)
 	is.NoErr(err)                                             // a list of pairs decodes
 	is.Equal(len(ignored), 0)                                 // narrow is a known parameter

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduler"
 	"github.com/matryer/is"
 )
@@ -37,7 +38,7 @@ func TestRenderedSizeCap(t *testing.T) {
 			Type: "stream", To: new(fmt.Sprint(org.public.ID)), Topic: &topic, Content: over})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 		id := w.Send(t, org.member, org.public, "t", under)
-		view, _, err := w.Svc.Message(ctx, org.member.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.member.ID, id)
 		is.NoErr(err)                                                       // readable
 		is.True(len(view.Content) > 700_000)                                // a large rendering under the cap is kept
 		is.True(len(view.Content) <= chatcore.MaxRenderedLength)            // within the cap
@@ -194,7 +195,7 @@ func TestRenderRecheckedInTransaction(t *testing.T) {
 			id, err := svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
 				Type: "private", To: new(fmt.Sprintf("[%d]", org.other.ID)), Content: tc.content})
 			is.NoErr(err) // sent
-			view, _, err := svc.Message(ctx, org.member.ID, id)
+			view, _, err := messages.One(ctx, svc, org.member.ID, id)
 			is.NoErr(err) // readable
 			want := tc.want(w, org)
 			if want == "" { // rendered as a fresh rendering would now

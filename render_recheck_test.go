@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -104,7 +105,7 @@ func TestRenderRecheckReadsNoLinkifierRows(t *testing.T) {
 					Type: "private", To: new(fmt.Sprintf("[%d]", to.ID)), Content: "#7"})
 				is.NoErr(err)                               // sent
 				is.Equal(rs.reads.Load() > 0, tc.wantReads) // linkifier rows are read in the write transaction only to render again
-				view, _, err := svc.Message(ctx, sender.ID, id)
+				view, _, err := messages.One(ctx, svc, sender.ID, id)
 				is.NoErr(err)                       // readable
 				is.Equal(view.Content, tc.wantHTML) // rendered with the linkifiers stored at the write
 			})

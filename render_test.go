@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -144,7 +145,7 @@ func TestRenderMeMessage(t *testing.T) {
 	t.Run("sent message", func(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.member, org.public, "t", "/me waves")
-		view, _, err := w.Svc.Message(context.Background(), org.member.ID, id)
+		view, _, err := messages.One(context.Background(), w.Svc, org.member.ID, id)
 		is.NoErr(err)                              // readable
 		is.True(view.IsMeMessage)                  // is_me_message
 		is.Equal(view.Content, "<p>/me waves</p>") // content kept for clients to show
@@ -228,7 +229,7 @@ func TestRenderConcurrently(t *testing.T) {
 	for range 8 {
 		is.NoErr(<-errs) // every concurrent send succeeds
 	}
-	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(10)})
+	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10)})
 	is.NoErr(err)                  // fetched
 	is.Equal(len(res.Messages), 8) // all of them
 	for _, m := range res.Messages {

@@ -155,21 +155,17 @@ func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 			return err
 		}
 		v = s.ViewUser(a, a, true)
+		maxID, err := maxReadableMessageID(ctx, tx, a)
+		if err != nil {
+			return err
+		}
+		if maxID == 0 {
+			maxID = -1
+		}
+		v.MaxMessageID = &maxID
 		return nil
 	})
-	if err != nil {
-		return v, err
-	}
-	newest, err := s.Messages(ctx, actorID, MessagesRequest{Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0)})
-	if err != nil {
-		return v, err
-	}
-	maxID := MessageID(-1)
-	if n := len(newest.Messages); n > 0 {
-		maxID = newest.Messages[n-1].ID
-	}
-	v.MaxMessageID = &maxID
-	return v, nil
+	return v, err
 }
 
 // User returns the view of the user or bot id of the actor's realm;

@@ -12,6 +12,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -59,7 +60,7 @@ func TestUpdateContent(t *testing.T) {
 		ums := userMessagesOf(t, w, c.Admin, id)
 		is.True(ums[0].Flags&chatcore.FlagMentioned != 0) // stored too
 
-		hist, err := w.Svc.MessageHistory(t.Context(), c.Admin.ID, id, false)
+		hist, err := messages.History(t.Context(), w.Svc, c.Admin.ID, id, false)
 		is.NoErr(err)
 		is.Equal(len(hist), 2)             // the original and the edit
 		is.Equal(hist[0].Content, "to be") // oldest first
@@ -120,7 +121,7 @@ func TestUpdateMoveTopic(t *testing.T) {
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Admin, c.Moderator}})
 		ids := w.PostN(t, st, "castle", c.Member, 5)
 		keep := w.Post(t, st, "other", c.Member, "stays")
-		_, err := w.Svc.UpdateMessageFlags(t.Context(), c.Admin.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{ids[0]}, Op: "add", Flag: "starred"})
+		_, err := messages.UpdateFlags(t.Context(), w.Svc, c.Admin.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{ids[0]}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		w.Events.Reset()
 		err = edits.Update(t.Context(), w.Svc, c.Moderator.ID, ids[2], edits.Request{
@@ -190,7 +191,7 @@ func TestUpdateMoveChannel(t *testing.T) {
 		from := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Admin, c.Guest}})
 		to := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Norway", InviteOnly: true, Subscribers: []*chatcore.User{c.Member, c.Admin}})
 		ids := w.PostN(t, from, "castle", c.Member, 3)
-		_, err := w.Svc.UpdateMessageFlags(t.Context(), c.Admin.ID, chatcore.UpdateMessageFlagsRequest{Messages: ids, Op: "add", Flag: "starred"})
+		_, err := messages.UpdateFlags(t.Context(), w.Svc, c.Admin.ID, messages.UpdateFlagsRequest{Messages: ids, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		chattest.WantError(t, edits.Update(t.Context(), w.Svc, c.Guest.ID, ids[0], edits.Request{StreamID: &to.ID}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID") // the guest cannot reach the private channel
@@ -260,7 +261,7 @@ func TestDelete(t *testing.T) {
 			r.Messages.EditHistoryDisabled = true
 			return tx.UpdateRealm(ctx, r)
 		})
-		_, err := w.Svc.MessageHistory(t.Context(), c.Member.ID, ids[1], false)
+		_, err := messages.History(t.Context(), w.Svc, c.Member.ID, ids[1], false)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Message edit history is disabled in this organization")
 		is.NoErr(edits.Delete(t.Context(), w.Svc, c.Member.ID, ids[1])) // no limit now
 	})

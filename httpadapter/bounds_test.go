@@ -17,6 +17,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -124,7 +125,7 @@ func bounds() []bound {
 		{"messages message_ids", "GET", "/messages", &member, chatcore.MaxMessageIDs,
 			func(n int) url.Values { return params("message_ids", jsonInts(n, 1)) },
 			"Too many messages requested (maximum 5000)."},
-		{"flags messages", "POST", "/messages/flags", &member, chatcore.MaxFlagMessages,
+		{"flags messages", "POST", "/messages/flags", &member, messages.MaxFlagMessages,
 			func(n int) url.Values { return params("messages", jsonInts(n, 1), "op", "add", "flag", "starred") },
 			"messages is too long (limit: 5000 items)"},
 		{"flags narrow terms", "POST", "/messages/flags/narrow", &member, chatcore.MaxNarrowTerms,

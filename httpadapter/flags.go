@@ -3,16 +3,16 @@ package httpadapter
 import (
 	"context"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/messages"
 )
 
 // updateMessageFlags answers POST /messages/flags.
 func (h *handler) updateMessageFlags(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.UpdateMessageFlagsRequest
+	var req messages.UpdateFlagsRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	res, err := h.svc.UpdateMessageFlags(ctx, c.user.ID, req)
+	res, err := messages.UpdateFlags(ctx, h.svc, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -21,11 +21,11 @@ func (h *handler) updateMessageFlags(ctx context.Context, c *call) (map[string]a
 
 // updateMessageFlagsForNarrow answers POST /messages/flags/narrow.
 func (h *handler) updateMessageFlagsForNarrow(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.UpdateMessageFlagsForNarrowRequest
+	var req messages.UpdateFlagsForNarrowRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	res, err := h.svc.UpdateMessageFlagsForNarrow(ctx, c.user.ID, req)
+	res, err := messages.UpdateFlagsForNarrow(ctx, h.svc, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

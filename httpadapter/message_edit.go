@@ -5,6 +5,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/edits"
+	"github.com/chatcore/chatcore/messages"
 )
 
 // updateMessage answers PATCH /messages/{message_id}.
@@ -30,7 +31,7 @@ func (h *handler) messageHistory(ctx context.Context, c *call) (map[string]any, 
 		return nil, err
 	}
 	allow := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
-	list, err := h.svc.MessageHistory(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), allow)
+	list, err := messages.History(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), allow)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/messages"
 )
 
 // nonNil turns a nil slice into an empty one, so it encodes as [].
@@ -119,11 +120,11 @@ func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, err
 
 // message answers GET /messages/{message_id}.
 func (h *handler) message(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.MessageRequest
+	var req messages.OneRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	v, raw, err := h.svc.GetMessage(ctx, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+	v, raw, err := messages.GetOne(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +238,11 @@ func clientName(r *http.Request) string {
 
 // messages answers GET /messages.
 func (h *handler) messages(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.MessagesRequest
+	var req messages.Request
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	res, err := h.svc.Messages(ctx, c.user.ID, req)
+	res, err := messages.Get(ctx, h.svc, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
 	"github.com/matryer/is"
 )
@@ -14,9 +15,9 @@ import (
 // /messages/{id} shows them.
 func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []chatcore.Reaction {
 	tb.Helper()
-	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("GetMessage: %v", err)
+		tb.Fatalf("messages.GetOne: %v", err)
 	}
 	return v.Reactions
 }
@@ -24,9 +25,9 @@ func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id
 // flagsOf returns viewer's flags on message id, as GET /messages/{id} shows them.
 func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
 	tb.Helper()
-	v, _, err := svc.GetMessage(context.Background(), viewer.ID, id, chatcore.MessageRequest{})
+	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("GetMessage: %v", err)
+		tb.Fatalf("messages.GetOne: %v", err)
 	}
 	return v.Flags
 }
@@ -58,7 +59,7 @@ func TestReactionsAddAndRemove(t *testing.T) {
 		is.Equal(reactionsOf(t, w.Svc, c.Guest, id), want) // every viewer sees them, in order
 
 		// GET /messages shows them on every message.
-		res, err := w.Svc.Messages(ctx, c.Member.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0)})
+		res, err := messages.Get(ctx, w.Svc, c.Member.ID, messages.Request{Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0)})
 		is.NoErr(err)
 		is.Equal(res.Messages[len(res.Messages)-1].Reactions, want)
 
@@ -157,13 +158,13 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // now a stored historical row
 		ev := w.Events.OfType("reaction")[0]
 		is.Equal(ev.UserIDs, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // the subscriber and the non-subscribed reactor
-		starred, err := w.Svc.UpdateMessageFlags(ctx, c.Member.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
+		starred, err := messages.UpdateFlags(ctx, w.Svc, c.Member.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.Equal(starred.Updated, []chatcore.MessageID{id})
 		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "starred", "historical"})
 
 		// A non-subscriber who starred the message hears of reactions to it too.
-		_, err = w.Svc.UpdateMessageFlags(ctx, c.Owner.ID, chatcore.UpdateMessageFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, c.Owner.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.NoErr(reactions.Add(ctx, w.Svc, c.Admin.ID, id, reactions.AddRequest{EmojiName: "tada"}))
 		evs := w.Events.OfType("reaction")

@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 // Which messages a narrow reaches: only a narrow to one channel with readable
 // history reaches messages the viewer never received; every other narrow, the
@@ -10,6 +10,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -25,9 +26,9 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 		dm := sendDM(t, w, c.Admin, "psst", c.Member)
 		b := w.Send(t, c.Admin, other, "t", "to other")
 
-		fetch := func(narrow ...chatcore.NarrowTerm) []chatcore.MessageView {
+		fetch := func(narrow ...messages.NarrowTerm) []chatcore.MessageView {
 			t.Helper()
-			res, err := w.Svc.Messages(ctx, c.Member.ID, chatcore.MessagesRequest{
+			res, err := messages.Get(ctx, w.Svc, c.Member.ID, messages.Request{
 				Anchor: new("newest"), NumBefore: new(100), NumAfter: new(0), Narrow: narrow})
 			is.NoErr(err)
 			return res.Messages
@@ -45,7 +46,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 		is.Equal(*st.MaxMessageID, dm) // the newest message received, not the newest readable
 
 		// Starring the message stores a historical row: the feed now has it.
-		_, err = w.Svc.UpdateMessageFlags(ctx, c.Member.ID, chatcore.UpdateMessageFlagsRequest{
+		_, err = messages.UpdateFlags(ctx, w.Svc, c.Member.ID, messages.UpdateFlagsRequest{
 			Messages: []chatcore.MessageID{b}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.Equal(viewIDs(fetch()), []chatcore.MessageID{a, dm, b})

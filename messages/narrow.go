@@ -1,4 +1,4 @@
-package chatcore
+package messages
 
 // Narrows of GET /messages: the wire form and its resolution against a realm.
 
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
@@ -26,27 +27,27 @@ type NarrowTerm struct {
 
 // narrowSpec is a parsed narrow.
 type narrowSpec struct {
-	stream   *Stream
+	stream   *chatcore.Stream
 	topicKey *string
-	dm       []UserID // participants, viewer included, sorted; nil: no dm term
-	sender   UserID   // only messages from this user, when non-zero
-	onlyDMs  bool     // is:dm
+	dm       []chatcore.UserID // participants, viewer included, sorted; nil: no dm term
+	sender   chatcore.UserID   // only messages from this user, when non-zero
+	onlyDMs  bool              // is:dm
 	// dmIncluding, when non-zero, keeps the viewer's direct conversations
 	// that include this user (dm-including).
-	dmIncluding UserID
+	dmIncluding chatcore.UserID
 	resolved    bool       // is:resolved
 	has         hasWhat    // has:<what> terms, all required
 	flags       flagNarrow // is:unread, is:starred, is:mentioned, is:alerted
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
-func errBadNarrow(desc string) *Error {
-	return &Error{Code: CodeBadNarrow, Kind: KindInvalid, Msg: "Invalid narrow operator: " + desc,
+func errBadNarrow(desc string) *chatcore.Error {
+	return &chatcore.Error{Code: chatcore.CodeBadNarrow, Kind: chatcore.KindInvalid, Msg: "Invalid narrow operator: " + desc,
 		Data: map[string]any{"desc": desc}}
 }
 
 // narrowTerms decodes the wire form of a narrow (see
-// [MessagesRequest.NarrowJSON]) into terms.
+// [Request.NarrowJSON]) into terms.
 func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	if len(raw) == 0 || string(raw) == "null" {
@@ -55,17 +56,17 @@ func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 	var elems []json.RawMessage
 	if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
 		if !json.Valid(raw) {
-			return nil, BadRequest("narrow is not valid JSON")
+			return nil, chatcore.BadRequest("narrow is not valid JSON")
 		}
-		return nil, BadRequest("narrow is not a list")
+		return nil, chatcore.BadRequest("narrow is not a list")
 	}
-	if len(elems) > MaxNarrowTerms {
-		return nil, TooLongError("narrow", MaxNarrowTerms)
+	if len(elems) > chatcore.MaxNarrowTerms {
+		return nil, chatcore.TooLongError("narrow", chatcore.MaxNarrowTerms)
 	}
 	terms := make([]NarrowTerm, 0, len(elems))
 	for i, elem := range elems {
 		valueError := func(msg string) error {
-			return BadRequestf("Invalid narrow[%d]: Value error, %s", i, msg)
+			return chatcore.BadRequestf("Invalid narrow[%d]: Value error, %s", i, msg)
 		}
 		switch elem[0] {
 		case '[':
@@ -93,10 +94,10 @@ func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 			}
 			t := NarrowTerm{Operand: operand}
 			if !isJSONString(opRaw) || json.Unmarshal(opRaw, &t.Operator) != nil {
-				return nil, BadRequestf(`narrow[%d]["operator"] is not a string`, i)
+				return nil, chatcore.BadRequestf(`narrow[%d]["operator"] is not a string`, i)
 			}
 			if neg, ok := obj["negated"]; ok && (string(neg) == "null" || json.Unmarshal(neg, &t.Negated) != nil) {
-				return nil, BadRequestf(`narrow[%d]["negated"] is not a boolean`, i)
+				return nil, chatcore.BadRequestf(`narrow[%d]["negated"] is not a boolean`, i)
 			}
 			terms = append(terms, t)
 		default:
@@ -110,7 +111,7 @@ func narrowTerms(raw json.RawMessage) ([]NarrowTerm, error) {
 func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
 
 // parseNarrow checks the narrow terms against the viewer's realm.
-func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms []NarrowTerm) (narrowSpec, error) {
+func parseNarrow(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, realm *chatcore.Realm, terms []NarrowTerm) (narrowSpec, error) {
 	var spec narrowSpec
 	for i, t := range terms {
 		if t.Negated {
@@ -124,7 +125,7 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 			if err := dec.Decode(&operand); err != nil {
 				return spec, errBadNarrow("unknown channel")
 			}
-			var st *Stream
+			var st *chatcore.Stream
 			var err error
 			switch v := operand.(type) {
 			case json.Number:
@@ -132,20 +133,20 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 				if perr != nil {
 					return spec, errBadNarrow("unknown channel")
 				}
-				st, err = StreamInRealm(ctx, tx, viewer.RealmID, StreamID(n))
+				st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, chatcore.StreamID(n))
 			case string:
-				if id, ok := ParseID[StreamID](v); ok {
-					st, err = StreamInRealm(ctx, tx, viewer.RealmID, id)
+				if id, ok := chatcore.ParseID[chatcore.StreamID](v); ok {
+					st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, id)
 				} else {
 					st, err = tx.StreamByName(ctx, viewer.RealmID, v)
 					if err == nil && st.RealmID != viewer.RealmID {
-						err = ErrNotFound
+						err = chatcore.ErrNotFound
 					}
 				}
 			default:
 				return spec, errBadNarrow("unknown channel")
 			}
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, chatcore.ErrNotFound) {
 				return spec, errBadNarrow("unknown channel")
 			}
 			if err != nil {
@@ -158,10 +159,10 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 				return spec, errBadNarrow("invalid topic")
 			}
 			topic = strings.TrimSpace(topic)
-			if topic == EmptyTopicDisplayName(realm) {
+			if topic == chatcore.EmptyTopicDisplayName(realm) {
 				topic = ""
 			}
-			key := TopicKey(topic)
+			key := chatcore.TopicKey(topic)
 			spec.topicKey = &key
 		case "dm", "pm-with":
 			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
@@ -201,13 +202,13 @@ func parseNarrow(ctx context.Context, tx Tx, viewer *User, realm *Realm, terms [
 // userOperandItem is one user of a dm or sender operand: an id, or an
 // e-mail when email is set.
 type userOperandItem struct {
-	id    UserID
+	id    chatcore.UserID
 	email string
 }
 
 // userOperandItems parses the operand of a dm or sender narrow without store
 // access: a user id, a list of user ids and e-mails, or comma-separated
-// e-mails. More than [MaxDirectRecipients] items give
+// e-mails. More than [chatcore.MaxDirectRecipients] items give
 // `narrow[i]["operand"] is too long (limit: N items)`.
 func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 	var operand any
@@ -229,8 +230,8 @@ func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 	default:
 		return nil, errBadNarrow("invalid user list")
 	}
-	if len(list) > MaxDirectRecipients {
-		return nil, TooLongError(fmt.Sprintf(`narrow[%d]["operand"]`, i), MaxDirectRecipients)
+	if len(list) > chatcore.MaxDirectRecipients {
+		return nil, chatcore.TooLongError(fmt.Sprintf(`narrow[%d]["operand"]`, i), chatcore.MaxDirectRecipients)
 	}
 	items := make([]userOperandItem, 0, len(list))
 	for _, item := range list {
@@ -240,7 +241,7 @@ func userOperandItems(i int, raw json.RawMessage) ([]userOperandItem, error) {
 			if err != nil {
 				return nil, errBadNarrow("invalid user ID")
 			}
-			items = append(items, userOperandItem{id: UserID(n)})
+			items = append(items, userOperandItem{id: chatcore.UserID(n)})
 		case string:
 			if email := strings.TrimSpace(x); email != "" {
 				items = append(items, userOperandItem{email: email})
@@ -273,20 +274,20 @@ func checkNarrowOperands(terms []NarrowTerm) error {
 // of the realm: the ids in one query, the e-mails one by one (at most
 // MaxDirectRecipients). Unknown users give "Invalid narrow operator: unknown
 // user ID n" / "unknown user x", for the first in the operand's order.
-func dmOperand(ctx context.Context, tx Tx, realm RealmID, i int, raw json.RawMessage) ([]UserID, error) {
+func dmOperand(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, i int, raw json.RawMessage) ([]chatcore.UserID, error) {
 	items, err := userOperandItems(i, raw)
 	if err != nil {
 		return nil, err
 	}
-	var ids []UserID
+	var ids []chatcore.UserID
 	for _, it := range items {
 		if it.email == "" {
 			ids = append(ids, it.id)
 		}
 	}
-	known := map[UserID]bool{}
+	known := map[chatcore.UserID]bool{}
 	if len(ids) > 0 {
-		users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
+		users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm, IDs: ids})
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +295,7 @@ func dmOperand(ctx context.Context, tx Tx, realm RealmID, i int, raw json.RawMes
 			known[u.ID] = u.RealmID == realm
 		}
 	}
-	out := make([]UserID, 0, len(items))
+	out := make([]chatcore.UserID, 0, len(items))
 	for _, it := range items {
 		if it.email == "" {
 			if !known[it.id] {
@@ -304,7 +305,7 @@ func dmOperand(ctx context.Context, tx Tx, realm RealmID, i int, raw json.RawMes
 			continue
 		}
 		u, err := tx.UserByEmail(ctx, realm, it.email)
-		if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != realm) {
+		if errors.Is(err, chatcore.ErrNotFound) || (err == nil && u.RealmID != realm) {
 			return nil, errBadNarrow("unknown user " + it.email)
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package chatcore
+package messages
 
 // Narrow operators beyond conversations: with, dm-including, is:<what> and
 // has:<what>, as Zulip's NarrowBuilder reads them.
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chatcore/chatcore"
 )
 
 // ResolvedTopicPrefix is the prefix Zulip gives the topic of a resolved
@@ -40,7 +42,7 @@ var (
 // http:// or https:// URL or an upload path ("/user_uploads"), an attachment
 // an upload path, an image an upload path ending in an image extension. A
 // reaction is one emoji reaction or more.
-func contentHas(m *Message, w hasWhat) bool {
+func contentHas(m *chatcore.Message, w hasWhat) bool {
 	if w&hasLink != 0 && !(strings.Contains(m.Content, "http://") || strings.Contains(m.Content, "https://") ||
 		strings.Contains(m.Content, "/user_uploads")) {
 		return false
@@ -112,14 +114,14 @@ func parseHas(spec *narrowSpec, raw json.RawMessage) error {
 // parseDMIncluding resolves the operand of dm-including, a user id or an
 // e-mail, to a user of the viewer's realm; an unknown one gives "Invalid
 // narrow operator: unknown user <operand>".
-func parseDMIncluding(ctx context.Context, tx Tx, viewer *User, raw json.RawMessage) (UserID, error) {
+func parseDMIncluding(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, raw json.RawMessage) (chatcore.UserID, error) {
 	var operand any
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	if err := dec.Decode(&operand); err != nil {
 		return 0, errBadNarrow("unknown user")
 	}
-	var u *User
+	var u *chatcore.User
 	var err error
 	var text string
 	switch v := operand.(type) {
@@ -129,14 +131,14 @@ func parseDMIncluding(ctx context.Context, tx Tx, viewer *User, raw json.RawMess
 		if perr != nil {
 			return 0, errBadNarrow("unknown user " + text)
 		}
-		u, err = tx.User(ctx, UserID(n))
+		u, err = tx.User(ctx, chatcore.UserID(n))
 	case string:
 		text = v
 		u, err = tx.UserByEmail(ctx, viewer.RealmID, strings.TrimSpace(v))
 	default:
 		return 0, errBadNarrow("unknown user")
 	}
-	if errors.Is(err, ErrNotFound) || (err == nil && u.RealmID != viewer.RealmID) {
+	if errors.Is(err, chatcore.ErrNotFound) || (err == nil && u.RealmID != viewer.RealmID) {
 		return 0, errBadNarrow("unknown user " + text)
 	}
 	if err != nil {
@@ -148,7 +150,7 @@ func parseDMIncluding(ctx context.Context, tx Tx, viewer *User, raw json.RawMess
 // dmIncludingRecipients returns the direct conversations of viewer that
 // include user: every one of viewer's when user is the viewer (as is:dm),
 // otherwise those both take part in.
-func dmIncludingRecipients(ctx context.Context, tx Tx, viewer *User, user UserID) ([]RecipientID, error) {
+func dmIncludingRecipients(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, user chatcore.UserID) ([]chatcore.RecipientID, error) {
 	mine, err := tx.DirectRecipients(ctx, viewer.ID)
 	if err != nil || user == viewer.ID {
 		return mine, err
@@ -157,7 +159,7 @@ func dmIncludingRecipients(ctx context.Context, tx Tx, viewer *User, user UserID
 	if err != nil {
 		return nil, err
 	}
-	out := []RecipientID{}
+	out := []chatcore.RecipientID{}
 	for _, r := range mine {
 		if _, found := slices.BinarySearch(theirs, r); found {
 			out = append(out, r)
@@ -173,14 +175,14 @@ func dmIncludingRecipients(ctx context.Context, tx Tx, viewer *User, user UserID
 // stays. Errors: "Duplicate 'with' operators." for two of them, "Invalid
 // narrow operator: Invalid 'with' operator" for an operand that is not an
 // integer.
-func applyWith(ctx context.Context, tx Tx, viewer *User, terms []NarrowTerm) ([]NarrowTerm, error) {
+func applyWith(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, terms []NarrowTerm) ([]NarrowTerm, error) {
 	at := -1
 	for i, t := range terms {
 		if t.Operator != "with" {
 			continue
 		}
 		if at >= 0 {
-			return nil, BadRequest("Duplicate 'with' operators.")
+			return nil, chatcore.BadRequest("Duplicate 'with' operators.")
 		}
 		at = i
 	}
@@ -192,14 +194,14 @@ func applyWith(ctx context.Context, tx Tx, viewer *User, terms []NarrowTerm) ([]
 		return nil, errBadNarrow("Invalid 'with' operator")
 	}
 	rest := slices.Delete(slices.Clone(terms), at, at+1)
-	m, err := tx.Message(ctx, MessageID(id))
-	if errors.Is(err, ErrNotFound) {
+	m, err := tx.Message(ctx, chatcore.MessageID(id))
+	if errors.Is(err, chatcore.ErrNotFound) {
 		return rest, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if visible, err := CanSee(ctx, tx, viewer, m); err != nil || !visible {
+	if visible, err := chatcore.CanSee(ctx, tx, viewer, m); err != nil || !visible {
 		return rest, err
 	}
 	rest = slices.DeleteFunc(rest, func(t NarrowTerm) bool {
@@ -210,7 +212,7 @@ func applyWith(ctx context.Context, tx Tx, viewer *User, terms []NarrowTerm) ([]
 		return false
 	})
 	var conv []NarrowTerm
-	if m.Type == MessageTypeStream {
+	if m.Type == chatcore.MessageTypeStream {
 		topic, _ := json.Marshal(m.Topic)
 		conv = []NarrowTerm{
 			{Operator: "channel", Operand: json.RawMessage(strconv.FormatInt(int64(m.StreamID), 10))},

@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 // GET /messages at Zulip's feature level 467: the range rules (found_*,
 // history_limited, include_anchor), anchor=date, message_ids and the narrow
@@ -14,17 +14,18 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
 // channelNarrow is a narrow to one channel.
-func channelNarrow(st *chatcore.Stream) []chatcore.NarrowTerm {
-	return []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(st.ID))}}
+func channelNarrow(st *chatcore.Stream) []messages.NarrowTerm {
+	return []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(st.ID))}}
 }
 
 // term is one narrow term with a JSON operand.
-func term(op, operandJSON string) chatcore.NarrowTerm {
-	return chatcore.NarrowTerm{Operator: op, Operand: json.RawMessage(operandJSON)}
+func term(op, operandJSON string) messages.NarrowTerm {
+	return messages.NarrowTerm{Operator: op, Operand: json.RawMessage(operandJSON)}
 }
 
 func TestMessagesRangeEdges(t *testing.T) {
@@ -69,12 +70,12 @@ func TestMessagesRangeEdges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			req := chatcore.MessagesRequest{Anchor: new(tc.anchor), NumBefore: new(tc.before), NumAfter: new(tc.after),
+			req := messages.Request{Anchor: new(tc.anchor), NumBefore: new(tc.before), NumAfter: new(tc.after),
 				Narrow: channelNarrow(org.public)}
 			if tc.exclude {
 				req.IncludeAnchor = new(false)
 			}
-			res, err := w.Svc.Messages(ctx, org.other.ID, req)
+			res, err := messages.Get(ctx, w.Svc, org.other.ID, req)
 			is.NoErr(err)                                                               // fetched
 			is.Equal(viewIDs(res.Messages), append([]chatcore.MessageID{}, tc.want...)) // the range
 			is.Equal(res.Anchor, tc.anchorID)                                           // the anchor Zulip reports
@@ -85,7 +86,7 @@ func TestMessagesRangeEdges(t *testing.T) {
 		})
 	}
 	t.Run("anchor excluded inside the range", func(t *testing.T) {
-		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(m[2])),
+		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new(fmt.Sprint(m[2])),
 			NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 	})
@@ -94,7 +95,7 @@ func TestMessagesRangeEdges(t *testing.T) {
 		early := w.Send(t, org.member, org.protected, "v", "early")
 		late := w.Send(t, org.member, org.protected, "v", "late")
 		w.Subscribe(t, org.protected, org.other, late)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"),
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"),
 			NumBefore: new(10), Narrow: channelNarrow(org.protected)})
 		is.NoErr(err)                                               // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{late}) // the message before joining is hidden
@@ -132,7 +133,7 @@ func TestMessagesAnchorDate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date"),
+			res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date"),
 				AnchorDate: new(tc.date), NumAfter: new(1), Narrow: channelNarrow(org.public)})
 			is.NoErr(err)                 // fetched
 			is.Equal(res.Anchor, tc.want) // first message at or after the date
@@ -142,12 +143,12 @@ func TestMessagesAnchorDate(t *testing.T) {
 		})
 	}
 	t.Run("missing anchor_date", func(t *testing.T) {
-		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date")})
+		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date")})
 		chattest.WantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'anchor_date' argument")
 	})
 	for _, bad := range []string{"", "yesterday", "2026-13-01", "2026-03-10T25:00:00Z", "1710064800"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("date"), AnchorDate: new(bad)})
+			_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date"), AnchorDate: new(bad)})
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid anchor_date")
 		})
 	}
@@ -162,7 +163,7 @@ func TestMessagesByIDs(t *testing.T) {
 	d := sendDM(t, w, org.member, "dm", org.other)
 	t.Run("visible ones, by id, once", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
 			MessageIDs: []chatcore.MessageID{d, b, secret, 999999, a, b}, NumBefore: new(0)})
 		is.NoErr(err)                                                     // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{a, b, d})    // sorted; hidden and unknown ids left out
@@ -175,32 +176,32 @@ func TestMessagesByIDs(t *testing.T) {
 	})
 	t.Run("with a narrow", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
-			MessageIDs: []chatcore.MessageID{a, b, d}, Narrow: []chatcore.NarrowTerm{term("topic", `"u"`)}})
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+			MessageIDs: []chatcore.MessageID{a, b, d}, Narrow: []messages.NarrowTerm{term("topic", `"u"`)}})
 		is.NoErr(err)                                            // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{b}) // the narrow still applies
 	})
 	t.Run("empty list", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{MessageIDs: []chatcore.MessageID{}})
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{MessageIDs: []chatcore.MessageID{}})
 		is.NoErr(err)                  // fetched
 		is.Equal(len(res.Messages), 0) // nothing named
 	})
 	const incompatible = "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor"
 	for _, tc := range []struct {
 		name string
-		req  chatcore.MessagesRequest
+		req  messages.Request
 	}{
-		{"anchor", chatcore.MessagesRequest{Anchor: new("newest")}},
-		{"num_before", chatcore.MessagesRequest{NumBefore: new(1)}},
-		{"num_after", chatcore.MessagesRequest{NumAfter: new(1)}},
-		{"use_first_unread_anchor", chatcore.MessagesRequest{UseFirstUnreadAnchor: new(true)}},
+		{"anchor", messages.Request{Anchor: new("newest")}},
+		{"num_before", messages.Request{NumBefore: new(1)}},
+		{"num_after", messages.Request{NumAfter: new(1)}},
+		{"use_first_unread_anchor", messages.Request{UseFirstUnreadAnchor: new(true)}},
 	} {
 		t.Run("with "+tc.name, func(t *testing.T) {
 			is := is.New(t)
 			tc.req.MessageIDs = []chatcore.MessageID{a}
-			_, err := w.Svc.Messages(ctx, org.other.ID, tc.req)
-			ce := chattest.WantError(t, err, chatcore.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
+			_, err := messages.Get(ctx, w.Svc, org.other.ID, tc.req)
+			ce := chattest.WantError(t, err, messages.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
 			is.Equal(ce.Data["parameters"], "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor") // the group named
 		})
 	}
@@ -209,7 +210,7 @@ func TestMessagesByIDs(t *testing.T) {
 		for i := range ids {
 			ids[i] = chatcore.MessageID(i + 1)
 		}
-		_, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{MessageIDs: ids})
+		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{MessageIDs: ids})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 5000).")
 	})
 }
@@ -222,7 +223,7 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 	adminOnly := sendDM(t, w, org.member, "member and admin", org.admin)
 	self := sendDM(t, w, org.other, "note to self", org.other)
 	open := w.Send(t, org.member, org.public, "lunch", "where?")
-	resolved := w.Send(t, org.member, org.public, chatcore.ResolvedTopicPrefix+"lunch", "done")
+	resolved := w.Send(t, org.member, org.public, messages.ResolvedTopicPrefix+"lunch", "done")
 	link := w.Send(t, org.member, org.public, "media", "see https://example.com/x")
 	image := w.Send(t, org.member, org.public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
 	file := w.Send(t, org.member, org.public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
@@ -237,33 +238,33 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		reacted = m.ID
 		return err
 	})
-	fetch := func(tb testing.TB, viewer *chatcore.User, terms ...chatcore.NarrowTerm) ([]chatcore.MessageID, error) {
-		res, err := w.Svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100), Narrow: terms})
+	fetch := func(tb testing.TB, viewer *chatcore.User, terms ...messages.NarrowTerm) ([]chatcore.MessageID, error) {
+		res, err := messages.Get(ctx, w.Svc, viewer.ID, messages.Request{Anchor: new("newest"), NumBefore: new(100), Narrow: terms})
 		return viewIDs(res.Messages), err
 	}
 	for _, tc := range []struct {
 		name   string
 		viewer *chatcore.User
-		terms  []chatcore.NarrowTerm
+		terms  []messages.NarrowTerm
 		want   []chatcore.MessageID
 	}{
-		{"dm-including another user by id", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{oneToOne, group}},
-		{"dm-including by e-mail", org.other, []chatcore.NarrowTerm{term("dm-including", `"`+org.admin.Email+`"`)}, []chatcore.MessageID{group}},
-		{"dm-including oneself is every dm", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
-		{"dm-including and a channel", org.other, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID)), term("channel", fmt.Sprint(org.public.ID))}, []chatcore.MessageID{}},
-		{"dm-including excludes others' dms", org.admin, []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{group, adminOnly}},
-		{"with a channel message", org.other, []chatcore.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
-		{"with replaces channel and topic terms", org.other, []chatcore.NarrowTerm{term("channel", fmt.Sprint(org.private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
-		{"with a dm, as a string", org.other, []chatcore.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
-		{"with an unreadable message is dropped", org.other, []chatcore.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
-		{"with an unknown message is dropped", org.other, []chatcore.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
-		{"is:resolved", org.other, []chatcore.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
-		{"has:link", org.member, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
-		{"has:image", org.member, []chatcore.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
-		{"has:attachment", org.member, []chatcore.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
-		{"has:link for a reader without the private channel", org.other, []chatcore.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
-		{"has:reaction", org.other, []chatcore.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
-		{"two has terms", org.member, []chatcore.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"dm-including another user by id", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{oneToOne, group}},
+		{"dm-including by e-mail", org.other, []messages.NarrowTerm{term("dm-including", `"`+org.admin.Email+`"`)}, []chatcore.MessageID{group}},
+		{"dm-including oneself is every dm", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
+		{"dm-including and a channel", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID)), term("channel", fmt.Sprint(org.public.ID))}, []chatcore.MessageID{}},
+		{"dm-including excludes others' dms", org.admin, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{group, adminOnly}},
+		{"with a channel message", org.other, []messages.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
+		{"with replaces channel and topic terms", org.other, []messages.NarrowTerm{term("channel", fmt.Sprint(org.private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
+		{"with a dm, as a string", org.other, []messages.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
+		{"with an unreadable message is dropped", org.other, []messages.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
+		{"with an unknown message is dropped", org.other, []messages.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
+		{"is:resolved", org.other, []messages.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
+		{"has:link", org.member, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
+		{"has:image", org.member, []messages.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"has:attachment", org.member, []messages.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
+		{"has:link for a reader without the private channel", org.other, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
+		{"has:reaction", org.other, []messages.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
+		{"two has terms", org.member, []messages.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -274,18 +275,18 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		t    []chatcore.NarrowTerm
+		t    []messages.NarrowTerm
 		code chatcore.Code
 		msg  string
 	}{
-		{"is:followed is not modelled", []chatcore.NarrowTerm{term("is", `"followed"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand followed"},
-		{"unknown is", []chatcore.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
-		{"unknown has", []chatcore.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
-		{"dm-including unknown id", []chatcore.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},
-		{"dm-including another realm", []chatcore.NarrowTerm{term("dm-including", fmt.Sprint(org.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", org.stranger.ID)},
-		{"dm-including unknown e-mail", []chatcore.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user nobody@x.test"},
-		{"with a non-integer", []chatcore.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: Invalid 'with' operator"},
-		{"two with terms", []chatcore.NarrowTerm{term("with", "1"), term("with", "2")}, chatcore.CodeBadRequest, "Duplicate 'with' operators."},
+		{"is:followed is not modelled", []messages.NarrowTerm{term("is", `"followed"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand followed"},
+		{"unknown is", []messages.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
+		{"unknown has", []messages.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
+		{"dm-including unknown id", []messages.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},
+		{"dm-including another realm", []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", org.stranger.ID)},
+		{"dm-including unknown e-mail", []messages.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user nobody@x.test"},
+		{"with a non-integer", []messages.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: Invalid 'with' operator"},
+		{"two with terms", []messages.NarrowTerm{term("with", "1"), term("with", "2")}, chatcore.CodeBadRequest, "Duplicate 'with' operators."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := fetch(t, org.other, tc.t...)
@@ -308,12 +309,12 @@ func TestHasNarrowPaginates(t *testing.T) {
 		}
 		w.Send(t, org.member, org.public, "t", fmt.Sprint("plain ", i))
 	}
-	narrow := []chatcore.NarrowTerm{term("has", `"link"`)}
-	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
+	narrow := []messages.NarrowTerm{term("has", `"link"`)}
+	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
 	is.NoErr(err)                                           // fetched
 	is.Equal(viewIDs(res.Messages), linked[len(linked)-3:]) // the three newest linked messages
 	is.True(!res.FoundOldest)                               // more linked messages remain
-	res, err = w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
+	res, err = messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
 		NumBefore: new(5), IncludeAnchor: new(false), Narrow: narrow})
 	is.NoErr(err)                                           // the next page
 	is.Equal(viewIDs(res.Messages), linked[:len(linked)-3]) // the rest
@@ -327,13 +328,13 @@ func TestMessageViewsCarryNoRenderedContent(t *testing.T) {
 	w, org := newMessaging(t)
 	ctx := context.Background()
 	id := w.Send(t, org.member, org.public, "t", "**hi**")
-	v, _, err := w.Svc.Message(ctx, org.other.ID, id)
+	v, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
 	is.NoErr(err) // fetched
 	keys, _ := jsonKeys(t, v)
 	for _, k := range keys {
 		is.True(k != "rendered_content") // not in GET /messages/{id}
 	}
-	res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(1)})
+	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(1)})
 	is.NoErr(err) // fetched
 	keys, _ = jsonKeys(t, res.Messages[0])
 	for _, k := range keys {

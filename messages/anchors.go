@@ -1,4 +1,4 @@
-package chatcore
+package messages
 
 // Anchors and ranges of GET /messages: parsing the anchor, resolving it
 // against the narrow, fetching the rows around it and computing found_anchor,
@@ -11,19 +11,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/isotime"
 )
 
 // CodeIncompatibleParameters is Zulip's code for a request combining
 // parameters that exclude each other (message_ids with an anchor range).
-const CodeIncompatibleParameters Code = "INCOMPATIBLE_PARAMETERS"
+const CodeIncompatibleParameters chatcore.Code = "INCOMPATIBLE_PARAMETERS"
 
 // errIncompatible is Zulip's IncompatibleParametersError: the message names
 // every parameter of the conflicting group, and "parameters" repeats them.
-func errIncompatible(params ...string) *Error {
+func errIncompatible(params ...string) *chatcore.Error {
 	list := strings.Join(params, ", ")
-	return &Error{
-		Code: CodeIncompatibleParameters, Kind: KindInvalid,
+	return &chatcore.Error{
+		Code: CodeIncompatibleParameters, Kind: chatcore.KindInvalid,
 		Msg:  "Unsupported parameter combination: " + list,
 		Data: map[string]any{"parameters": list},
 	}
@@ -45,15 +46,15 @@ const (
 // anchorSpec is a parsed anchor, before resolution against the narrow.
 type anchorSpec struct {
 	kind anchorKind
-	id   MessageID // anchorID
-	date time.Time // anchorDate
+	id   chatcore.MessageID // anchorID
+	date time.Time          // anchorDate
 }
 
 // parseAnchor reads the anchor parameters of req as Zulip's
 // parse_anchor_value does: "newest", "oldest", "first_unread", "date" (which
 // needs anchor_date), or an integer; a negative integer is 0 and one beyond
 // largerThanMaxMessageID is that value. No anchor means "newest".
-func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
+func parseAnchor(req *Request) (anchorSpec, error) {
 	if req.UseFirstUnreadAnchor != nil && *req.UseFirstUnreadAnchor {
 		return anchorSpec{kind: anchorFirstUnread}, nil
 	}
@@ -69,17 +70,17 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		return anchorSpec{kind: anchorFirstUnread}, nil
 	case "date":
 		if req.AnchorDate == nil {
-			return anchorSpec{}, MissingArgument("anchor_date")
+			return anchorSpec{}, chatcore.MissingArgument("anchor_date")
 		}
 		t, ok := isotime.Parse(*req.AnchorDate)
 		if !ok {
-			return anchorSpec{}, BadRequest("Invalid anchor_date")
+			return anchorSpec{}, chatcore.BadRequest("Invalid anchor_date")
 		}
 		return anchorSpec{kind: anchorDate, date: t}, nil
 	default:
 		n, err := strconv.ParseInt(a, 10, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return anchorSpec{}, BadRequest("Invalid anchor")
+			return anchorSpec{}, chatcore.BadRequest("Invalid anchor")
 		}
 		// Out of int64's range, n is its nearest end, which clamps below.
 		switch {
@@ -88,7 +89,7 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 		case n > int64(largerThanMaxMessageID):
 			n = int64(largerThanMaxMessageID)
 		}
-		return anchorSpec{kind: anchorID, id: MessageID(n)}, nil
+		return anchorSpec{kind: anchorID, id: chatcore.MessageID(n)}, nil
 	}
 }
 
@@ -97,14 +98,14 @@ func parseAnchor(req *MessagesRequest) (anchorSpec, error) {
 // date; with none, it is largerThanMaxMessageID, as for "newest". The first
 // unread anchor is the oldest message of the narrow unread by viewer, with the
 // same fallback.
-func resolveAnchor(ctx context.Context, tx Tx, a anchorSpec, q MessageQuery, viewer UserID, ok func(*Message) bool) (MessageID, error) {
+func resolveAnchor(ctx context.Context, tx chatcore.Tx, a anchorSpec, q chatcore.MessageQuery, viewer chatcore.UserID, ok func(*chatcore.Message) bool) (chatcore.MessageID, error) {
 	switch a.kind {
 	case anchorID:
 		return a.id, nil
 	case anchorOldest:
 		return 0, nil
 	case anchorDate:
-		got, err := fetchVisible(ctx, tx, q, 1, func(m *Message) bool {
+		got, err := fetchVisible(ctx, tx, q, 1, func(m *chatcore.Message) bool {
 			return !m.SentAt.Before(a.date) && ok(m)
 		})
 		if err != nil || len(got) == 0 {
@@ -126,7 +127,7 @@ func resolveAnchor(ctx context.Context, tx Tx, a anchorSpec, q MessageQuery, vie
 // numBefore messages before the anchor, the anchor when includeAnchor, and up
 // to numAfter after it.
 type messageRange struct {
-	anchor              MessageID
+	anchor              chatcore.MessageID
 	numBefore, numAfter int
 	includeAnchor       bool
 }
@@ -139,14 +140,14 @@ func (r messageRange) anchoredRight() bool { return r.anchor >= largerThanMaxMes
 
 // rangeResult is the rows of a range and Zulip's flags about them.
 type rangeResult struct {
-	rows                                                  []Message
+	rows                                                  []chatcore.Message
 	foundAnchor, foundOldest, foundNewest, historyLimited bool
 }
 
 // fetchRange reads the messages of r from q (filtered by ok) the way Zulip's
 // limit_query_to_range builds its queries, then post-processes them as its
 // post_process_limited_query does.
-func fetchRange(ctx context.Context, tx Tx, q MessageQuery, ok func(*Message) bool, r messageRange) (rangeResult, error) {
+func fetchRange(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, ok func(*chatcore.Message) bool, r messageRange) (rangeResult, error) {
 	left, right := r.anchoredLeft(), r.anchoredRight()
 	numAfter := r.numAfter
 	if right {
@@ -155,7 +156,7 @@ func fetchRange(ctx context.Context, tx Tx, q MessageQuery, ok func(*Message) bo
 	needBefore := !left && r.numBefore > 0
 	needAfter := !right && numAfter > 0
 	// Inclusive id bounds, as in Zulip's queries.
-	var beforeMax, afterMin MessageID
+	var beforeMax, afterMin chatcore.MessageID
 	var beforeLimit, afterLimit int
 	switch {
 	case needBefore && needAfter:
@@ -178,7 +179,7 @@ func fetchRange(ctx context.Context, tx Tx, q MessageQuery, ok func(*Message) bo
 			afterLimit++
 		}
 	}
-	var rows []Message
+	var rows []chatcore.Message
 	if needBefore {
 		bq := q
 		bq.Newest = true
@@ -222,8 +223,8 @@ func fetchRange(ctx context.Context, tx Tx, q MessageQuery, ok func(*Message) bo
 // visible history and the result reaches the oldest message; chatcore has no
 // such limit (protected channel history hides messages per user, which Zulip
 // does not report), so it is always false.
-func postProcess(rows []Message, anchor MessageID, numBefore, numAfter int, left, right bool) rangeResult {
-	var before, anchorRows, after []Message
+func postProcess(rows []chatcore.Message, anchor chatcore.MessageID, numBefore, numAfter int, left, right bool) rangeResult {
+	var before, anchorRows, after []chatcore.Message
 	for _, m := range rows {
 		switch {
 		case right || m.ID < anchor:

@@ -1,4 +1,4 @@
-package chatcore_test
+package messages_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -45,7 +46,7 @@ func TestMessageVisibility(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, _, err := w.Svc.Message(ctx, tc.viewer.ID, tc.id)
+			_, _, err := messages.One(ctx, w.Svc, tc.viewer.ID, tc.id)
 			if tc.ok {
 				is.NoErr(err) // visible
 				return
@@ -56,14 +57,14 @@ func TestMessageVisibility(t *testing.T) {
 	t.Run("guest after subscribing", func(t *testing.T) {
 		is := is.New(t)
 		w.Subscribe(t, org.public, org.guest, 0)
-		_, _, err := w.Svc.Message(ctx, org.guest.ID, pub)
+		_, _, err := messages.One(ctx, w.Svc, org.guest.ID, pub)
 		is.NoErr(err) // a subscribed guest sees the channel
 	})
 	t.Run("unsubscribed from a private channel", func(t *testing.T) {
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.private.ID, UserID: org.other.ID, Active: false})
 		})
-		_, _, err := w.Svc.Message(ctx, org.other.ID, priv)
+		_, _, err := messages.One(ctx, w.Svc, org.other.ID, priv)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
@@ -84,10 +85,10 @@ func TestMessagesAnchors(t *testing.T) {
 	for i := range 6 {
 		ids = append(ids, w.Send(t, org.member, org.public, "t", fmt.Sprint("m", i)))
 	}
-	narrow := []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(org.public.ID))}}
-	get := func(t *testing.T, anchor string, before, after int) chatcore.MessagesResult {
+	narrow := []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(org.public.ID))}}
+	get := func(t *testing.T, anchor string, before, after int) messages.Result {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
 			Anchor: new(anchor), NumBefore: new(before), NumAfter: new(after), Narrow: narrow})
 		is.NoErr(err) // fetched
 		return res
@@ -146,7 +147,7 @@ func TestMessagesAnchors(t *testing.T) {
 	})
 	t.Run("without the anchor", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
 			Anchor: new(fmt.Sprint(ids[2])), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
 		is.NoErr(err)                                                 // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{ids[3]}) // anchor left out
@@ -154,7 +155,7 @@ func TestMessagesAnchors(t *testing.T) {
 	})
 	t.Run("raw Markdown", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
 			Anchor: new(fmt.Sprint(ids[0])), Narrow: narrow, ApplyMarkdown: new(false)})
 		is.NoErr(err)                                            // fetched
 		is.Equal(res.Messages[0].Content, "m0")                  // raw
@@ -163,24 +164,24 @@ func TestMessagesAnchors(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name string
-		req  chatcore.MessagesRequest
+		req  messages.Request
 		msg  string
 	}{
-		{"bad anchor", chatcore.MessagesRequest{Anchor: new("soon")}, "Invalid anchor"},
-		{"negative num_before", chatcore.MessagesRequest{NumBefore: new(-1)}, "num_before is too small"},
-		{"negative num_after", chatcore.MessagesRequest{NumAfter: new(-1)}, "num_after is too small"},
-		{"too many", chatcore.MessagesRequest{NumBefore: new(1001)}, "Too many messages requested (maximum 1000)."},
-		{"unknown operator", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "color", Operand: json.RawMessage(`"red"`)}}},
+		{"bad anchor", messages.Request{Anchor: new("soon")}, "Invalid anchor"},
+		{"negative num_before", messages.Request{NumBefore: new(-1)}, "num_before is too small"},
+		{"negative num_after", messages.Request{NumAfter: new(-1)}, "num_after is too small"},
+		{"too many", messages.Request{NumBefore: new(1001)}, "Too many messages requested (maximum 1000)."},
+		{"unknown operator", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "color", Operand: json.RawMessage(`"red"`)}}},
 			"Invalid narrow operator: unknown operator color"},
-		{"unknown channel", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(`"Nowhere"`)}}},
+		{"unknown channel", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(`"Nowhere"`)}}},
 			"Invalid narrow operator: unknown channel"},
-		{"channel of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(org.strangerStream.ID))}}},
+		{"channel of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(org.strangerStream.ID))}}},
 			"Invalid narrow operator: unknown channel"},
-		{"user of another realm", chatcore.MessagesRequest{Narrow: []chatcore.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", org.stranger.ID))}}},
+		{"user of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", org.stranger.ID))}}},
 			fmt.Sprintf("Invalid narrow operator: unknown user ID %d", org.stranger.ID)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.Svc.Messages(ctx, org.other.ID, tc.req)
+			_, err := messages.Get(ctx, w.Svc, org.other.ID, tc.req)
 			code := chatcore.CodeBadRequest
 			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
 				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
@@ -204,15 +205,15 @@ func TestMessagesNarrowsAndVisibility(t *testing.T) {
 	w.Subscribe(t, org.protected, org.other, early+1)
 	late := w.Send(t, org.member, org.protected, "t", "late")
 
-	fetch := func(t *testing.T, viewer *chatcore.User, narrow ...chatcore.NarrowTerm) []chatcore.MessageID {
+	fetch := func(t *testing.T, viewer *chatcore.User, narrow ...messages.NarrowTerm) []chatcore.MessageID {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, viewer.ID, chatcore.MessagesRequest{
+		res, err := messages.Get(ctx, w.Svc, viewer.ID, messages.Request{
 			Anchor: new("newest"), NumBefore: new(100), Narrow: narrow})
 		is.NoErr(err) // fetched
 		return viewIDs(res.Messages)
 	}
-	term := func(op, operand string) chatcore.NarrowTerm {
-		return chatcore.NarrowTerm{Operator: op, Operand: json.RawMessage(operand)}
+	term := func(op, operand string) messages.NarrowTerm {
+		return messages.NarrowTerm{Operator: op, Operand: json.RawMessage(operand)}
 	}
 	t.Run("channel and topic, case-insensitive", func(t *testing.T) {
 		is := is.New(t)
@@ -283,7 +284,7 @@ func TestMessagesNarrowsAndVisibility(t *testing.T) {
 	})
 	t.Run("hidden messages do not shorten the page", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.Messages(ctx, org.other.ID, chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(3)})
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3)})
 		is.NoErr(err)                                                          // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{group, d2, late}) // skips what other cannot see
 	})
@@ -299,17 +300,17 @@ func BenchmarkMessagesNewest(b *testing.B) {
 		}
 		w.Send(b, org.member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
 	}
-	req := chatcore.MessagesRequest{Anchor: new("newest"), NumBefore: new(100)}
+	req := messages.Request{Anchor: new("newest"), NumBefore: new(100)}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := w.Svc.Messages(ctx, org.other.ID, req)
+		res, err := messages.Get(ctx, w.Svc, org.other.ID, req)
 		if err != nil || len(res.Messages) != 100 {
 			b.Fatal(err, len(res.Messages))
 		}
 	}
 }
 
-// TestGetMessageApplyMarkdown checks GetMessage's apply_markdown: rendered
+// TestGetMessageApplyMarkdown checks GetOne's apply_markdown: rendered
 // HTML when nil or true, the raw Markdown when false; the raw Markdown is
 // returned beside it in every case.
 func TestGetMessageApplyMarkdown(t *testing.T) {
@@ -327,7 +328,7 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			view, raw, err := w.Svc.GetMessage(t.Context(), org.other.ID, id, chatcore.MessageRequest{ApplyMarkdown: tt.apply})
+			view, raw, err := messages.GetOne(t.Context(), w.Svc, org.other.ID, id, messages.OneRequest{ApplyMarkdown: tt.apply})
 			is.NoErr(err)                                                  // readable
 			is.Equal(view.Content, tt.content)                             // content in the asked format
 			is.Equal(view.ContentType, tt.contentType)                     // and its type
@@ -335,4 +336,48 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 			is.Equal(raw, "**bold**")                                      // the raw Markdown beside it
 		})
 	}
+}
+
+// TestMeMaxMessageIDIsNewestOfGet checks that GET /users/me's max_message_id
+// is the newest message GET /messages gives with no narrow (-1 for none), for
+// every kind of viewer, while messages arrive that only some of them may read.
+func TestMeMaxMessageIDIsNewestOfGet(t *testing.T) {
+	w, org := newMessaging(t)
+	ctx := context.Background()
+	check := func(t *testing.T, step string) {
+		t.Helper()
+		for _, u := range []*chatcore.User{org.admin, org.member, org.other, org.guest, org.bot, org.stranger} {
+			me, err := w.Svc.Me(ctx, u.ID)
+			if err != nil {
+				t.Fatalf("%s: Me(%s): %v", step, u.FullName, err)
+			}
+			res, err := messages.Get(ctx, w.Svc, u.ID, messages.Request{Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0)})
+			if err != nil {
+				t.Fatalf("%s: Get(%s): %v", step, u.FullName, err)
+			}
+			want := chatcore.MessageID(-1)
+			if n := len(res.Messages); n > 0 {
+				want = res.Messages[n-1].ID
+			}
+			if *me.MaxMessageID != want {
+				t.Errorf("%s: %s: max_message_id %d, newest of GET /messages %d", step, u.FullName, *me.MaxMessageID, want)
+			}
+		}
+	}
+	check(t, "no message")
+	w.Send(t, org.member, org.public, "t", "public")
+	check(t, "public channel")
+	early := w.Send(t, org.member, org.protected, "t", "protected, before the others joined")
+	w.Subscribe(t, org.protected, org.other, early+1)
+	check(t, "protected history")
+	w.Send(t, org.member, org.protected, "t", "protected, after")
+	check(t, "protected, after joining")
+	w.Send(t, org.member, org.private, "t", "private")
+	check(t, "private channel")
+	sendDM(t, w, org.member, "direct", org.other)
+	check(t, "direct message")
+	sendDM(t, w, org.admin, "group", org.member, org.guest)
+	check(t, "group direct message")
+	w.Send(t, org.stranger, org.strangerStream, "t", "elsewhere")
+	check(t, "another realm")
 }

@@ -1,6 +1,6 @@
-package chatcore
+package messages
 
-// Reading messages: Message and Messages.
+// Reading messages: One, GetOne and Get.
 
 import (
 	"context"
@@ -9,56 +9,57 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
-// MessageRequest holds the parameters of GET /messages/{message_id}.
-type MessageRequest struct {
+// OneRequest holds the parameters of GET /messages/{message_id}.
+type OneRequest struct {
 	// ApplyMarkdown false gives the raw Markdown in content (content_type
 	// text/x-markdown); nil or true gives the rendered HTML (text/html), as
 	// in Zulip.
 	ApplyMarkdown *bool `json:"apply_markdown"`
 }
 
-// Message returns one message as actor sees it (content rendered as HTML) and
-// its raw Markdown: [Service.GetMessage] with Zulip's defaults.
-func (s *Service) Message(ctx context.Context, actorID UserID, id MessageID) (MessageView, string, error) {
-	return s.GetMessage(ctx, actorID, id, MessageRequest{})
+// One returns one message as actor sees it (content rendered as HTML) and
+// its raw Markdown: [GetOne] with Zulip's defaults.
+func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID) (chatcore.MessageView, string, error) {
+	return GetOne(ctx, svc, actorID, id, OneRequest{})
 }
 
-// GetMessage returns one message as actor sees it, in the format req asks
+// GetOne returns one message as actor sees it, in the format req asks
 // for, and its raw Markdown. A missing message, one of another realm, or one
 // the actor may not read gives BAD_REQUEST "Invalid message(s)". An empty
 // channel topic is shown as the realm's empty-topic display name in subject.
-func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, req MessageRequest) (MessageView, string, error) {
+func GetOne(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req OneRequest) (chatcore.MessageView, string, error) {
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
-	var view MessageView
+	var view chatcore.MessageView
 	var raw string
-	err := s.View(ctx, func(tx Tx) error {
-		viewer, err := Actor(ctx, tx, actorID)
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		viewer, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := ReadableMessage(ctx, tx, viewer, id)
+		m, err := chatcore.ReadableMessage(ctx, tx, viewer, id)
 		if err != nil {
 			return err
 		}
-		c := NewViewCache()
-		view, err = s.BuildMessageView(ctx, tx, c, m, viewer, applyMarkdown)
+		c := chatcore.NewViewCache()
+		view, err = svc.BuildMessageView(ctx, tx, c, m, viewer, applyMarkdown)
 		if err != nil {
 			return err
 		}
-		views := []MessageView{view}
+		views := []chatcore.MessageView{view}
 		if err := attachFlags(ctx, tx, viewer.ID, views); err != nil {
 			return err
 		}
 		view = views[0]
-		if view.Type == MessageTypeStream && view.Subject == "" {
+		if view.Type == chatcore.MessageTypeStream && view.Subject == "" {
 			r, err := c.Realm(ctx, tx, viewer.RealmID)
 			if err != nil {
 				return err
 			}
-			view.Subject = EmptyTopicDisplayName(r)
+			view.Subject = chatcore.EmptyTopicDisplayName(r)
 		}
 		raw = m.Content
 		return nil
@@ -67,12 +68,12 @@ func (s *Service) GetMessage(ctx context.Context, actorID UserID, id MessageID, 
 }
 
 // largerThanMaxMessageID is the anchor Zulip reports for anchor=newest.
-const largerThanMaxMessageID MessageID = 10000000000000000
+const largerThanMaxMessageID chatcore.MessageID = 10000000000000000
 
-// MessagesRequest holds the parameters of GET /messages. Nil fields take
+// Request holds the parameters of GET /messages. Nil fields take
 // Zulip's defaults: anchor "newest", num_before and num_after 0, no narrow,
 // apply_markdown true, allow_empty_topic_name false.
-type MessagesRequest struct {
+type Request struct {
 	// Anchor is "newest", "oldest", "first_unread" (the oldest unread
 	// message of the narrow, else "newest"), "date" (with AnchorDate) or a
 	// message id (a negative one is 0, one beyond 10^16 is "newest").
@@ -88,7 +89,7 @@ type MessagesRequest struct {
 	// can read that match the narrow, by id) instead of a range around an
 	// anchor; it excludes Anchor, NumBefore, NumAfter and
 	// UseFirstUnreadAnchor.
-	MessageIDs []MessageID `json:"message_ids"`
+	MessageIDs []chatcore.MessageID `json:"message_ids"`
 	// Narrow holds terms built by Go callers; NarrowJSON is the wire
 	// parameter "narrow", a JSON list whose elements are either objects
 	// {"operator", "operand", "negated"} or legacy [operator, operand] string
@@ -114,68 +115,38 @@ type MessagesRequest struct {
 	UseFirstUnreadAnchor *bool `json:"use_first_unread_anchor"`
 }
 
-// MessagesResult is the answer of GET /messages. When the request named its
+// Result is the answer of GET /messages. When the request named its
 // messages by id (ByMessageIDs), the found flags are false and the JSON form
 // has no anchor, as in Zulip.
-type MessagesResult struct {
-	Messages    []MessageView `json:"messages"`
-	FoundAnchor bool          `json:"found_anchor"`
-	FoundOldest bool          `json:"found_oldest"`
-	FoundNewest bool          `json:"found_newest"`
+type Result struct {
+	Messages    []chatcore.MessageView `json:"messages"`
+	FoundAnchor bool                   `json:"found_anchor"`
+	FoundOldest bool                   `json:"found_oldest"`
+	FoundNewest bool                   `json:"found_newest"`
 	// HistoryLimited reports that older matching messages exist that the
 	// realm's plan hides; chatcore has no such limit, so it is false.
-	HistoryLimited bool      `json:"history_limited"`
-	Anchor         MessageID `json:"anchor"`
-	ByMessageIDs   bool      `json:"-"`
+	HistoryLimited bool               `json:"history_limited"`
+	Anchor         chatcore.MessageID `json:"anchor"`
+	ByMessageIDs   bool               `json:"-"`
 }
 
-// messagesWire is MessagesResult without its MarshalJSON.
-type messagesWire MessagesResult
+// resultWire is Result without its MarshalJSON.
+type resultWire Result
 
 // MarshalJSON encodes r as Zulip does: without "anchor" when the request named
 // its messages by id.
-func (r MessagesResult) MarshalJSON() ([]byte, error) {
-	var anchor *MessageID
+func (r Result) MarshalJSON() ([]byte, error) {
+	var anchor *chatcore.MessageID
 	if !r.ByMessageIDs {
 		anchor = &r.Anchor
 	}
 	return json.Marshal(struct {
-		messagesWire
-		Anchor *MessageID `json:"anchor,omitempty"`
-	}{messagesWire(r), anchor})
+		resultWire
+		Anchor *chatcore.MessageID `json:"anchor,omitempty"`
+	}{resultWire(r), anchor})
 }
 
-// streamAccessMap returns the viewer's read access to every channel of the realm.
-func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]StreamAccess, []Stream, error) {
-	streams, err := tx.Streams(ctx, viewer.RealmID)
-	if err != nil {
-		return nil, nil, err
-	}
-	subs, err := tx.Subscriptions(ctx, 0, viewer.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	active := map[StreamID]Subscription{}
-	for _, sub := range subs {
-		if sub.Active {
-			active[sub.StreamID] = sub
-		}
-	}
-	acc := make(map[StreamID]StreamAccess, len(streams))
-	for _, st := range streams {
-		switch sub, ok := active[st.ID]; {
-		case !st.InviteOnly && viewer.Role != RoleGuest:
-			acc[st.ID] = StreamAccess{OK: true}
-		case ok && st.HistoryPublicToSubscribers:
-			acc[st.ID] = StreamAccess{OK: true}
-		case ok:
-			acc[st.ID] = StreamAccess{OK: true, MinID: sub.FirstVisibleMessageID}
-		}
-	}
-	return acc, streams, nil
-}
-
-// Messages returns the messages actor may see that match req's narrow, around
+// Get returns the messages actor may see that match req's narrow, around
 // the anchor (or those of req.MessageIDs), in the message-list format, with
 // Zulip's found_anchor, found_oldest, found_newest and history_limited rules.
 // As in Zulip, only a narrow to one channel whose history the actor may read
@@ -187,19 +158,19 @@ func streamAccessMap(ctx context.Context, tx Tx, viewer *User) (map[StreamID]Str
 // num_*; BAD_REQUEST "Invalid anchor", "Missing 'anchor_date' argument"
 // (REQUEST_VARIABLE_MISSING) and "Invalid anchor_date" for anchor=date,
 // "num_before is too small" / "num_after is too small", "Too many messages
-// requested (maximum 1000)." over [MaxMessagesPerFetch] on either side, "Too
-// many messages requested (maximum 5000)." over [MaxMessageIDs] ids, "The
+// requested (maximum 1000)." over [chatcore.MaxMessagesPerFetch] on either side, "Too
+// many messages requested (maximum 5000)." over [chatcore.MaxMessageIDs] ids, "The
 // anchor can only be excluded at an end of the range", "Invalid narrow
 // operator: <why>" for unknown operators, channels (also those of other
 // realms) or users; "narrow is too long (limit: 100 items)" over
-// [MaxNarrowTerms] terms and `narrow[i]["operand"] is too long (limit: 1000
+// [chatcore.MaxNarrowTerms] terms and `narrow[i]["operand"] is too long (limit: 1000
 // items)` for a dm or sender operand over [MaxDirectRecipients] users. Every
 // length is checked before any store access. Narrow operators: channel
 // (stream), topic (subject), dm (pm-with), dm-including, with, sender,
 // is:dm (is:private), is:resolved, has:link, has:image, has:attachment,
 // has:reaction.
-func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequest) (MessagesResult, error) {
-	var res MessagesResult
+func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req Request) (Result, error) {
+	var res Result
 	f, err := checkMessagesRequest(&req)
 	if err != nil {
 		return res, err
@@ -207,12 +178,12 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	allowEmptyTopic := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
 
-	err = s.View(ctx, func(tx Tx) error {
-		viewer, err := Actor(ctx, tx, actorID)
+	err = svc.View(ctx, func(tx chatcore.Tx) error {
+		viewer, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		c := NewViewCache()
+		c := chatcore.NewViewCache()
 		realm, err := c.Realm(ctx, tx, viewer.RealmID)
 		if err != nil {
 			return err
@@ -221,14 +192,14 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 		if err != nil {
 			return err
 		}
-		res.Messages = make([]MessageView, 0, len(rows))
+		res.Messages = make([]chatcore.MessageView, 0, len(rows))
 		for i := range rows {
-			v, err := s.BuildMessageView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
+			v, err := svc.BuildMessageView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
 			if err != nil {
 				return err
 			}
-			if !allowEmptyTopic && v.Type == MessageTypeStream && v.Subject == "" {
-				v.Subject = EmptyTopicDisplayName(realm)
+			if !allowEmptyTopic && v.Type == chatcore.MessageTypeStream && v.Subject == "" {
+				v.Subject = chatcore.EmptyTopicDisplayName(realm)
 			}
 			res.Messages = append(res.Messages, v)
 		}
@@ -242,15 +213,15 @@ func (s *Service) Messages(ctx context.Context, actorID UserID, req MessagesRequ
 type messageFetch struct {
 	terms               []NarrowTerm
 	byIDs               bool
-	ids                 []MessageID
+	ids                 []chatcore.MessageID
 	anchor              anchorSpec
 	numBefore, numAfter int
 	includeAnchor       bool
 }
 
-// checkMessagesRequest checks req as [Service.Messages] documents, in Zulip's
+// checkMessagesRequest checks req as [Get] documents, in Zulip's
 // order, without reading the store.
-func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
+func checkMessagesRequest(req *Request) (messageFetch, error) {
 	var f messageFetch
 	if req.NumBefore != nil {
 		f.numBefore = *req.NumBefore
@@ -260,9 +231,9 @@ func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
 	}
 	switch {
 	case f.numBefore < 0:
-		return f, BadRequest("num_before is too small")
+		return f, chatcore.BadRequest("num_before is too small")
 	case f.numAfter < 0:
-		return f, BadRequest("num_after is too small")
+		return f, chatcore.BadRequest("num_after is too small")
 	}
 	// Zulip checks the narrow's shape with the other parameters, before the
 	// checks of its view body.
@@ -271,8 +242,8 @@ func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
 		return f, err
 	}
 	f.terms = slices.Concat(req.Narrow, terms)
-	if len(f.terms) > MaxNarrowTerms {
-		return f, TooLongError("narrow", MaxNarrowTerms)
+	if len(f.terms) > chatcore.MaxNarrowTerms {
+		return f, chatcore.TooLongError("narrow", chatcore.MaxNarrowTerms)
 	}
 	if err := checkNarrowOperands(f.terms); err != nil {
 		return f, err
@@ -288,14 +259,14 @@ func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
 	} else if f.anchor, err = parseAnchor(req); err != nil {
 		return f, err
 	}
-	if f.byIDs && len(req.MessageIDs) > MaxMessageIDs {
-		return f, BadRequestf("Too many messages requested (maximum %d).", MaxMessageIDs)
+	if f.byIDs && len(req.MessageIDs) > chatcore.MaxMessageIDs {
+		return f, chatcore.BadRequestf("Too many messages requested (maximum %d).", chatcore.MaxMessageIDs)
 	}
-	if f.numBefore > MaxMessagesPerFetch || f.numAfter > MaxMessagesPerFetch {
-		return f, BadRequestf("Too many messages requested (maximum %d).", MaxMessagesPerFetch)
+	if f.numBefore > chatcore.MaxMessagesPerFetch || f.numAfter > chatcore.MaxMessagesPerFetch {
+		return f, chatcore.BadRequestf("Too many messages requested (maximum %d).", chatcore.MaxMessagesPerFetch)
 	}
 	if f.numBefore > 0 && f.numAfter > 0 && !f.includeAnchor {
-		return f, BadRequest("The anchor can only be excluded at an end of the range")
+		return f, chatcore.BadRequest("The anchor can only be excluded at an end of the range")
 	}
 	f.ids = req.MessageIDs
 	return f, nil
@@ -304,7 +275,7 @@ func checkMessagesRequest(req *MessagesRequest) (messageFetch, error) {
 // selectMessages returns the messages f selects for viewer, oldest first,
 // and fills in res's range fields (anchor, found_*, history_limited) or
 // ByMessageIDs.
-func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f messageFetch, res *MessagesResult) ([]Message, error) {
+func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, realm *chatcore.Realm, f messageFetch, res *Result) ([]chatcore.Message, error) {
 	terms, err := applyWith(ctx, tx, viewer, f.terms)
 	if err != nil {
 		return nil, err
@@ -342,12 +313,12 @@ func selectMessages(ctx context.Context, tx Tx, viewer *User, realm *Realm, f me
 // viewer may read and the check every returned message must pass (access,
 // sender, and the operators the store cannot filter on). Only a narrow to one
 // channel with readable history reaches messages the viewer did not receive.
-func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (MessageQuery, func(*Message) bool, error) {
-	access, streams, err := streamAccessMap(ctx, tx, viewer)
+func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, spec narrowSpec) (chatcore.MessageQuery, func(*chatcore.Message) bool, error) {
+	access, streams, err := chatcore.StreamAccessMap(ctx, tx, viewer)
 	if err != nil {
-		return MessageQuery{}, nil, err
+		return chatcore.MessageQuery{}, nil, err
 	}
-	q := MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey, Recipients: []RecipientID{}}
+	q := chatcore.MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey, Recipients: []chatcore.RecipientID{}}
 	switch {
 	case spec.dm != nil && spec.stream != nil:
 	case spec.dm != nil:
@@ -357,7 +328,7 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 		switch {
 		case err == nil:
 			q.Recipients = append(q.Recipients, rid)
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, chatcore.ErrNotFound):
 			return q, nil, err
 		}
 	case spec.stream != nil && spec.onlyDMs:
@@ -390,7 +361,7 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 		if err != nil {
 			return q, nil, err
 		}
-		q.Recipients = slices.DeleteFunc(q.Recipients, func(r RecipientID) bool { return !slices.Contains(allowed, r) })
+		q.Recipients = slices.DeleteFunc(q.Recipients, func(r chatcore.RecipientID) bool { return !slices.Contains(allowed, r) })
 	}
 	// Zulip reads a channel's history (messages the viewer never received)
 	// only when the narrow names one channel whose history the viewer may
@@ -399,13 +370,13 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 	if !(spec.stream != nil && access[spec.stream.ID].OK && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
 		q.FlagUser = viewer.ID
 	}
-	visible := func(m *Message) bool {
+	visible := func(m *chatcore.Message) bool {
 		switch {
 		case spec.sender != 0 && m.SenderID != spec.sender,
-			spec.resolved && (m.Type != MessageTypeStream || !strings.HasPrefix(m.Topic, ResolvedTopicPrefix)),
+			spec.resolved && (m.Type != chatcore.MessageTypeStream || !strings.HasPrefix(m.Topic, ResolvedTopicPrefix)),
 			spec.has != 0 && !contentHas(m, spec.has):
 			return false
-		case m.Type == MessageTypePrivate:
+		case m.Type == chatcore.MessageTypePrivate:
 			return slices.Contains(m.DirectMembers, viewer.ID)
 		}
 		return access[m.StreamID].Allows(m.ID)
@@ -415,8 +386,8 @@ func narrowQuery(ctx context.Context, tx Tx, viewer *User, spec narrowSpec) (Mes
 
 // fetchVisible returns up to limit messages of q that ok accepts, in q's
 // order, reading in batches so that hidden messages do not shorten the result.
-func fetchVisible(ctx context.Context, tx Tx, q MessageQuery, limit int, ok func(*Message) bool) ([]Message, error) {
-	var out []Message
+func fetchVisible(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, limit int, ok func(*chatcore.Message) bool) ([]chatcore.Message, error) {
+	var out []chatcore.Message
 	for len(out) < limit {
 		q.Limit = limit - len(out)
 		batch, err := tx.Messages(ctx, q)
