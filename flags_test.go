@@ -297,28 +297,28 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.NoErr(err) // group DM sent
 		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // a starred
-		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}}, nil)
+		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}}, nil)
 		is.NoErr(err)                                         // registered
 		is.Equal(*st.MaxMessageID, group)                     // the newest readable message
 		is.Equal(st.StarredMessages, []chatcore.MessageID{a}) // starred
 		u := st.Unread
 		is.Equal(u.Count, 4)                                                                                                                      // a, b, dm, group
 		is.Equal(u.Mentions, []chatcore.MessageID{b})                                                                                             // mentions
-		is.Equal(u.Streams, []chatcore.UnreadStreamTopic{{StreamID: org.general.ID, Topic: "t", UnreadMessageIDs: []chatcore.MessageID{a, b}}})   // by topic
-		is.Equal(u.Pms, []chatcore.UnreadDirect{{OtherUserID: org.owner.ID, SenderID: org.owner.ID, UnreadMessageIDs: []chatcore.MessageID{dm}}}) // 1:1
+		is.Equal(u.Streams, []messages.UnreadStreamTopic{{StreamID: org.general.ID, Topic: "t", UnreadMessageIDs: []chatcore.MessageID{a, b}}})   // by topic
+		is.Equal(u.Pms, []messages.UnreadDirect{{OtherUserID: org.owner.ID, SenderID: org.owner.ID, UnreadMessageIDs: []chatcore.MessageID{dm}}}) // 1:1
 		ids := []chatcore.UserID{org.owner.ID, org.ham.ID, org.ophelia.ID}
 		slices.Sort(ids)
 		is.Equal(u.Huddles[0].UnreadMessageIDs, []chatcore.MessageID{group})                                                                             // group DM
 		is.Equal(u.Huddles[0].UserIDsString, itoa(chatcore.MessageID(ids[0]))+","+itoa(chatcore.MessageID(ids[1]))+","+itoa(chatcore.MessageID(ids[2]))) // every participant
 		is.True(!u.OldUnreadsMissing)                                                                                                                    // under the cap
-		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"update_message_flags"}}, nil)
+		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"update_message_flags"}}, nil)
 		is.NoErr(err)               // registered
 		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
 
 		// Deleting the topic takes the flag rows with it.
 		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "t")
 		is.NoErr(err) // topic deleted
-		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{Sections: []string{"starred_messages"}}, nil)
+		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}}, nil)
 		is.NoErr(err)                        // registered
 		is.Equal(len(st.StarredMessages), 0) // the star went with the message
 	})

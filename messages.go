@@ -382,3 +382,36 @@ func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *
 
 // InvalidMessageError is Zulip's error for a message the caller cannot see.
 func InvalidMessageError() *Error { return BadRequest("Invalid message(s)") }
+
+// MaxReadableMessageID returns the largest id of a message u may read, as
+// Zulip's max_message_id (the newest message in the user's history: the
+// newest message GET /messages gives with no narrow), 0 when there is none.
+func MaxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error) {
+	access, streams, err := StreamAccessMap(ctx, tx, u)
+	if err != nil {
+		return 0, err
+	}
+	q := MessageQuery{RealmID: u.RealmID, Recipients: []RecipientID{}, FlagUser: u.ID, Newest: true, Limit: 1}
+	for _, st := range streams {
+		if access[st.ID].OK {
+			q.Recipients = append(q.Recipients, st.RecipientID)
+		}
+	}
+	dms, err := tx.DirectRecipients(ctx, u.ID)
+	if err != nil {
+		return 0, err
+	}
+	q.Recipients = append(q.Recipients, dms...)
+	for {
+		batch, err := tx.Messages(ctx, q)
+		if err != nil || len(batch) == 0 {
+			return 0, err
+		}
+		m := &batch[0]
+		if m.Type == MessageTypePrivate && slices.Contains(m.DirectMembers, u.ID) ||
+			m.Type != MessageTypePrivate && access[m.StreamID].Allows(m.ID) {
+			return m.ID, nil
+		}
+		q.BeforeID = m.ID
+	}
+}

@@ -94,16 +94,6 @@ func (s *Service) ReportPresence(u *User, at time.Time, active bool) {
 // write stay buffered. [Service.Shutdown] flushes too.
 func (s *Service) FlushPresence(ctx context.Context) error { return s.presence.Flush(ctx) }
 
-// PresenceAnswer is the presence data of an answer: Presences keyed by user
-// id (modern format, each a [PresenceTimes]) or by e-mail (legacy format,
-// each a map with "aggregated" and "website"), the server time in seconds,
-// and the update id to send as last_update_id next time.
-type PresenceAnswer struct {
-	Presences       map[string]any
-	ServerTimestamp float64
-	LastUpdateID    int64
-}
-
 // LegacyPresence is one client entry of the legacy format ("website" and,
 // without client and pushable, "aggregated").
 type LegacyPresence struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
 
@@ -23,16 +24,16 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		lunch := sendTopic(t, w, org, org.owner, "lunch", "pizza?")
 		upper := sendTopic(t, w, org, org.owner, "Lunch", "yes")
 		empty := sendTopic(t, w, org, org.owner, "", "no topic")
-		unread := func(emptyTopicName bool) *chatcore.UnreadMsgs {
+		unread := func(emptyTopicName bool) *messages.Unread {
 			t.Helper()
-			st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, chatcore.RegisterRequest{
+			st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{
 				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName}, nil)
 			is.NoErr(err)
 			return st.Unread
 		}
 		u := unread(false)
 		is.Equal(u.Count, 3)
-		is.Equal(u.Streams, []chatcore.UnreadStreamTopic{
+		is.Equal(u.Streams, []messages.UnreadStreamTopic{
 			{StreamID: org.general.ID, Topic: "general chat", UnreadMessageIDs: []chatcore.MessageID{empty}}, // the fallback name
 			{StreamID: org.general.ID, Topic: "lunch", UnreadMessageIDs: []chatcore.MessageID{lunch, upper}}, // one topic, named by its oldest message
 		})

@@ -155,7 +155,7 @@ func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
 			return err
 		}
 		v = s.ViewUser(a, a, true)
-		maxID, err := maxReadableMessageID(ctx, tx, a)
+		maxID, err := MaxReadableMessageID(ctx, tx, a)
 		if err != nil {
 			return err
 		}

@@ -258,7 +258,7 @@ func (h *Hub) remove(w *waiter) {
 // Register answers POST /register: the state req asks for and, with a
 // non-nil queue, a new event queue starting right after it (see the package
 // function [Register], which it calls, for the errors).
-func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest, queue *QueueOptions) (chatcore.RegisterState, error) {
+func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req RegisterRequest, queue *QueueOptions) (State, error) {
 	h.maybeCollect()
 	return Register(ctx, h.svc, actorID, req, queue)
 }
@@ -378,13 +378,13 @@ type Queue struct {
 	// ID is the queue's id.
 	ID string
 	// State is the state returned with the queue.
-	State chatcore.RegisterState
+	State State
 	last  int64
 }
 
 // Open registers a queue for actorID with the state req asks for and the
 // queue options opts (see [Hub.Register]).
-func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req chatcore.RegisterRequest, opts QueueOptions) (*Queue, error) {
+func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req RegisterRequest, opts QueueOptions) (*Queue, error) {
 	st, err := h.Register(ctx, actorID, req, &opts)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
 )
 
@@ -23,11 +25,11 @@ import (
 // supported." for a queue narrow events cannot follow ("Invalid narrow" for a
 // term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
 // Other errors are internal (store, context). Safe for concurrent use.
-func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req chatcore.RegisterRequest, queue *QueueOptions) (chatcore.RegisterState, error) {
+func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest, queue *QueueOptions) (State, error) {
 	var opts QueueOptions
 	if queue != nil {
 		if err := queue.checkNarrow(); err != nil {
-			return chatcore.RegisterState{}, err
+			return State{}, err
 		}
 		opts = *queue
 		opts.AllPublicStreams = req.AllPublicStreams
@@ -42,7 +44,7 @@ func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserI
 			continue
 		}
 		if err != nil {
-			return chatcore.RegisterState{}, err
+			return State{}, err
 		}
 		st.LastEventID = -1
 		return st, nil
@@ -51,11 +53,11 @@ func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserI
 
 // registerState reads the state req asks for, and the event log position
 // it reflects, in one read-only transaction.
-func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req chatcore.RegisterRequest) (chatcore.RegisterState, int64, error) {
+func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest) (State, int64, error) {
 	want := func(section string) bool {
 		return req.Sections == nil || slices.Contains(req.Sections, section)
 	}
-	var st chatcore.RegisterState
+	var st State
 	var head int64
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
 		u, err := chatcore.Actor(ctx, tx, actorID)
@@ -77,7 +79,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			if err != nil {
 				return err
 			}
-			st.Realm = &chatcore.RegisterRealm{
+			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
 				EmptyTopicDisplayName: chatcore.EmptyTopicDisplayName(realm),
 				MaxReminderNoteLength: chatcore.MaxReminderNoteLength,
@@ -96,7 +98,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			return err
 		}
 		if want("subscription") {
-			if st.Subscriptions, err = svc.SubscriptionState(ctx, tx, u, req.IncludeSubscribers); err != nil {
+			if st.Subscriptions, err = channels.SubscriptionState(ctx, svc, tx, u, req.IncludeSubscribers); err != nil {
 				return err
 			}
 		}
@@ -135,16 +137,16 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
-		return chatcore.RegisterFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
+		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {
-		return chatcore.RegisterState{}, 0, err
+		return State{}, 0, err
 	}
 	return st, head, nil
 }
 
 // registerPeople fills the realm_user and realm_user_groups sections.
-func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *chatcore.RegisterState) error {
+func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *State) error {
 	if !want("realm_user") && !want("realm_user_groups") {
 		return nil
 	}
@@ -153,7 +155,7 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		return err
 	}
 	if want("realm_user") {
-		ru := &chatcore.RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
+		ru := &RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
 			Me: svc.ViewUser(u, u, false), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
 		for i := range users {
 			v := svc.ViewUser(u, &users[i], true)
@@ -174,15 +176,46 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		if err != nil {
 			return err
 		}
-		st.Groups = make([]chatcore.GroupView, 0, len(groups))
+		st.Groups = make([]GroupView, 0, len(groups))
 		for _, g := range groups {
 			members := slices.DeleteFunc(slices.Clone(g.Members), func(id chatcore.UserID) bool { return !active[id] })
 			slices.Sort(members)
 			subgroups := slices.Clone(g.Subgroups)
 			slices.Sort(subgroups)
-			st.Groups = append(st.Groups, chatcore.GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
+			st.Groups = append(st.Groups, GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
 				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
 		}
+	}
+	return nil
+}
+
+// registerFlags fills the flag sections for u: max_message_id (section
+// message), unread_msgs (when both message and update_message_flags are
+// wanted, as Zulip's fetch_initial_state_data) and starred_messages.
+func registerFlags(ctx context.Context, tx chatcore.Tx, u *chatcore.User, want func(string) bool, allowEmptyTopic bool, st *State) error {
+	if want("message") {
+		id, err := chatcore.MaxReadableMessageID(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			id = -1 // Zulip's value when the user has no message
+		}
+		st.MaxMessageID = &id
+	}
+	if want("message") && want("update_message_flags") {
+		unread, err := messages.UnreadState(ctx, tx, u, allowEmptyTopic)
+		if err != nil {
+			return err
+		}
+		st.Unread = unread
+	}
+	if want("starred_messages") {
+		ids, err := tx.FlaggedMessageIDs(ctx, u.ID, chatcore.FlagStarred)
+		if err != nil {
+			return err
+		}
+		st.StarredMessages = slicex.OrEmpty(ids)
 	}
 	return nil
 }

@@ -164,7 +164,7 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 	if err := req.check(); err != nil {
 		return nil, err
 	}
-	st, err := h.events.Register(ctx, c.user.ID, chatcore.RegisterRequest{
+	st, err := h.events.Register(ctx, c.user.ID, eventqueue.RegisterRequest{
 		Sections:                 req.sections(),
 		AllPublicStreams:         req.AllPublicStreams != nil && *req.AllPublicStreams,
 		IncludeSubscribers:       req.IncludeSubscribers != nil && *req.IncludeSubscribers != "false",

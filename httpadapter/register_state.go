@@ -76,7 +76,7 @@ var customProfileFieldTypes = map[string]any{
 // custom_profile_fields (with custom_profile_field_types), user_settings,
 // realm_linkifiers, scheduled_messages, reminders, message
 // (max_message_id), unread_msgs and starred_messages.
-func (h *handler) addStateSections(state map[string]any, st chatcore.RegisterState) {
+func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.UserID != nil {
 		state["user_id"] = *st.UserID
 	}

@@ -17,6 +17,16 @@ import (
 // defaultHistoryDays is how far back presence answers go by default.
 const defaultHistoryDays = 14
 
+// Answer is the presence data of an answer: Presences keyed by user
+// id (modern format, each a [Times]) or by e-mail (legacy format,
+// each a map with "aggregated" and "website"), the server time in seconds,
+// and the update id to send as last_update_id next time.
+type Answer struct {
+	Presences       map[string]any
+	ServerTimestamp float64
+	LastUpdateID    int64
+}
+
 // UpdateRequest is POST /users/me/presence.
 type UpdateRequest struct {
 	// Status is "active" or "idle".
@@ -51,17 +61,17 @@ type Times struct {
 // report is written with the next batch (see [chatcore.WithPresenceFlush]); a user
 // newly online gets a presence event to the realm then. A user whose
 // presence_enabled setting is off reports nothing (the answer is the same). With PingOnly the
-// answer is the zero PresenceAnswer (and the caller sends no presence data).
+// answer is the zero Answer (and the caller sends no presence data).
 //
 // Errors: BAD_REQUEST "Invalid status: x"; UNAUTHORIZED for a missing or
 // deactivated actor. It never waits for the store's writer.
-func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateRequest) (chatcore.PresenceAnswer, error) {
+func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateRequest) (Answer, error) {
 	if req.Status != "active" && req.Status != "idle" {
-		return chatcore.PresenceAnswer{}, chatcore.BadRequestf("Invalid status: %s", req.Status)
+		return Answer{}, chatcore.BadRequestf("Invalid status: %s", req.Status)
 	}
 	slim := req.LastUpdateID != nil || req.SlimPresence != nil && *req.SlimPresence
 	now := svc.Now()
-	var ans chatcore.PresenceAnswer
+	var ans Answer
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
@@ -82,8 +92,8 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 // Realm answers GET /realm/presence: the legacy-format presence of
 // the realm's active human users who reported in within 14 days (Zulip
 // leaves presence_last_update_id out of this answer).
-func Realm(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (chatcore.PresenceAnswer, error) {
-	var ans chatcore.PresenceAnswer
+func Realm(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (Answer, error) {
+	var ans Answer
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
@@ -150,8 +160,8 @@ func User(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, u
 }
 
 // presenceAnswer reads the realm's presence as Zulip's get_presence_dict_by_realm.
-func presenceAnswer(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, realm chatcore.RealmID, now time.Time, slim bool, lastUpdateID *int64, historyDays *int) (chatcore.PresenceAnswer, error) {
-	ans := chatcore.PresenceAnswer{Presences: map[string]any{}, ServerTimestamp: float64(now.UnixMicro()) / 1e6, LastUpdateID: -1}
+func presenceAnswer(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, realm chatcore.RealmID, now time.Time, slim bool, lastUpdateID *int64, historyDays *int) (Answer, error) {
+	ans := Answer{Presences: map[string]any{}, ServerTimestamp: float64(now.UnixMicro()) / 1e6, LastUpdateID: -1}
 	if lastUpdateID != nil {
 		ans.LastUpdateID = *lastUpdateID
 	}
@@ -208,6 +218,6 @@ func presenceAnswer(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 // State is the presence section of /register for u: the realm's presence as
 // [Update] answers it without a last_update_id, in the modern format with
 // slim, of users who reported in within historyDays (nil: 14).
-func State(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, slim bool, historyDays *int) (chatcore.PresenceAnswer, error) {
+func State(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, slim bool, historyDays *int) (Answer, error) {
 	return presenceAnswer(ctx, svc, tx, u.RealmID, svc.Now(), slim, nil, historyDays)
 }

@@ -15,7 +15,7 @@ import (
 
 // ping reports status for u and returns the answer; it fails the test on an
 // error.
-func ping(tb testing.TB, w *chattest.World, u *chatcore.User, req presence.UpdateRequest) chatcore.PresenceAnswer {
+func ping(tb testing.TB, w *chattest.World, u *chatcore.User, req presence.UpdateRequest) presence.Answer {
 	tb.Helper()
 	ans, err := presence.Update(context.Background(), w.Svc, u.ID, req)
 	if err != nil {
@@ -84,7 +84,7 @@ func TestPresenceAnswers(t *testing.T) {
 		is.Equal(none.LastUpdateID, int64(2)) // nothing new: the client's own id back
 
 		is.Equal(len(ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", HistoryLimitDays: new(0)}).Presences), 0)
-		is.Equal(ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", PingOnly: new(true)}), chatcore.PresenceAnswer{})
+		is.Equal(ping(t, w, c.Admin, presence.UpdateRequest{Status: "idle", PingOnly: new(true)}), presence.Answer{})
 
 		realm, err := presence.Realm(t.Context(), w.Svc, c.Guest.ID)
 		is.NoErr(err)
@@ -92,7 +92,7 @@ func TestPresenceAnswers(t *testing.T) {
 		_, ok = realm.Presences[userEmail(t, w, c.Admin)]
 		is.True(ok)
 
-		reg, err := eventqueue.Register(t.Context(), w.Svc, c.Guest.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
+		reg, err := eventqueue.Register(t.Context(), w.Svc, c.Guest.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
 		is.NoErr(err)
 		is.Equal(reg.Presence.Presences, slim.Presences)
 		is.Equal(reg.Presence.LastUpdateID, int64(2))
@@ -111,9 +111,9 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		w := open(t)
 		c := w.SeedCast(t)
 		t0 := w.Clock.Current()
-		state := func() *chatcore.PresenceAnswer { // read without reporting
+		state := func() *presence.Answer { // read without reporting
 			t.Helper()
-			st, err := eventqueue.Register(t.Context(), w.Svc, c.Owner.ID, chatcore.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
+			st, err := eventqueue.Register(t.Context(), w.Svc, c.Owner.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
 			is.NoErr(err)
 			return st.Presence
 		}

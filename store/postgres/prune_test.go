@@ -32,8 +32,8 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 
 	hub := eventqueue.New(w.Svc, eventqueue.Options{})
 	defer hub.Close()
-	register := func(u *chatcore.User) chatcore.RegisterState {
-		reg, err := hub.Register(ctx, u.ID, chatcore.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
+	register := func(u *chatcore.User) eventqueue.State {
+		reg, err := hub.Register(ctx, u.ID, eventqueue.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
 		is.NoErr(err) // queue registered
 		return reg
 	}

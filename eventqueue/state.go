@@ -1,0 +1,145 @@
+package eventqueue
+
+import (
+	"time"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/presence"
+)
+
+// RegisterRequest selects the initial state of Zulip's POST /register that
+// package eventqueue's Register returns (with an event queue when asked).
+type RegisterRequest struct {
+	// Sections are the state sections wanted, under Zulip's event type names
+	// (the client's fetch_event_types, else its event_types); nil means every
+	// section. Names chatcore does not serve are accepted and give nothing, as
+	// in Zulip.
+	Sections []string
+	// AllPublicStreams asks for the events of every public channel, which
+	// Zulip refuses to guests.
+	AllPublicStreams bool
+	// IncludeSubscribers adds the subscribers of each channel to the
+	// subscription section ("partial" counts as true: chatcore always sends
+	// the whole list).
+	IncludeSubscribers bool
+	// SlimPresence and PresenceHistoryLimitDays shape the presence section
+	// (see presence.Update).
+	SlimPresence             bool
+	PresenceHistoryLimitDays *int
+	// EmptyTopicName is the client capability empty_topic_name: the empty
+	// topic stays "" in unread_msgs instead of Zulip's fallback name
+	// "general chat".
+	EmptyTopicName bool
+}
+
+// State is the initial state of POST /register that [Register] reads in
+// one snapshot, the area packages (channels, messages, presence) giving their
+// sections. A section the request did not ask for is nil; a list section
+// asked for is non-nil, possibly empty.
+type State struct {
+	// UserID is the actor's id (section realm_user).
+	UserID *chatcore.UserID
+	// Realm describes the actor's realm (section realm).
+	Realm *RegisterRealm
+	// Settings are the actor's own settings (section user_settings).
+	Settings *chatcore.Settings
+	// Linkifiers are the realm's linkifiers in processing order (section
+	// realm_linkifiers).
+	Linkifiers []chatcore.LinkifierView
+	// ScheduledMessages are the actor's pending scheduled messages (section
+	// scheduled_messages).
+	ScheduledMessages []chatcore.ScheduledMessageView
+	// Reminders are the actor's pending reminders (section reminders).
+	Reminders []chatcore.Reminder
+	// Unread is the actor's unread state (unread_msgs), given when both the
+	// message and update_message_flags sections are wanted, as in Zulip.
+	Unread *messages.Unread
+	// MaxMessageID is the largest message id the actor can read, 0 when none
+	// (section message).
+	MaxMessageID *chatcore.MessageID
+	// StarredMessages are the ids of the actor's starred messages, ascending
+	// (section starred_messages).
+	StarredMessages []chatcore.MessageID
+	// QueueID is the registered event queue's id ("" without a queue), and
+	// LastEventID -1, the last_event_id of a new queue.
+	QueueID     string
+	LastEventID int64
+	// Users is the realm_user section.
+	Users *RegisterUsers
+	// Groups are the realm's user groups by id (section realm_user_groups).
+	Groups []GroupView
+	// Subscriptions is the subscription section.
+	Subscriptions *channels.State
+	// MutedTopics (section muted_topics, unless user_topic is asked for too)
+	// and UserTopics (section user_topic) are empty: chatcore has no topic
+	// visibility settings.
+	MutedTopics []any
+	UserTopics  []any
+	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
+	// (no custom emoji); CustomProfileFields likewise for
+	// custom_profile_fields.
+	RealmEmoji          map[string]any
+	CustomProfileFields []any
+	// Presence is the realm's presence (section presence: presences,
+	// presence_last_update_id, server_timestamp).
+	Presence *presence.Answer
+}
+
+// RegisterRealm is the realm section of [State].
+type RegisterRealm struct {
+	// Name is the organisation's name.
+	Name string
+	// EmptyTopicDisplayName is how the realm shows the empty topic:
+	// Zulip's "general chat" unless the realm names it otherwise.
+	EmptyTopicDisplayName string
+	// MaxReminderNoteLength is [chatcore.MaxReminderNoteLength].
+	MaxReminderNoteLength int
+	// DateCreated is when the realm was created (zero when unknown).
+	DateCreated time.Time
+	// The realm's own settings of the same names.
+	NameChangesDisabled  bool
+	EmailChangesDisabled bool
+	RequireUniqueNames   bool
+	// Messages is the realm's message editing, moving and deleting policy
+	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
+	// and the realm_*_limit_seconds settings).
+	Messages chatcore.MessagePolicy
+}
+
+// RegisterUsers is the realm_user section of POST /register: the realm's
+// users as the actor sees them, and the actor's own account.
+type RegisterUsers struct {
+	// Active are the realm's active users and bots (realm_users), by id.
+	Active []chatcore.UserView
+	// NonActive are the deactivated ones (realm_non_active_users), by id.
+	NonActive []chatcore.UserView
+	// CrossRealmBots are the bots of every realm (cross_realm_bots); chatcore
+	// has none: always empty.
+	CrossRealmBots []chatcore.UserView
+	// Me is the actor's own view (email, delivery_email, full_name, role
+	// flags, avatar).
+	Me chatcore.UserView
+	// CanCreateChannels tells whether the actor may create public and
+	// private channels (every non-guest).
+	CanCreateChannels bool
+	// CanSubscribeOthers tells whether the actor may subscribe other users
+	// (every non-guest).
+	CanSubscribeOthers bool
+}
+
+// GroupView is a user group as realm_user_groups shows it. Members are its
+// active direct members; chatcore's groups are never system groups nor
+// deactivated, and their creation is not recorded.
+type GroupView struct {
+	ID                chatcore.GroupID   `json:"id"`
+	Name              string             `json:"name"`
+	Description       string             `json:"description"`
+	Members           []chatcore.UserID  `json:"members"`
+	DirectSubgroupIDs []chatcore.GroupID `json:"direct_subgroup_ids"`
+	IsSystemGroup     bool               `json:"is_system_group"`
+	Deactivated       bool               `json:"deactivated"`
+	DateCreated       *int64             `json:"date_created"`
+	CreatorID         *chatcore.UserID   `json:"creator_id"`
+}
