@@ -6,15 +6,28 @@
 // # Shape
 //
 // A [Service] carries out operations with Zulip's rules on top of a [Store].
-// Stores live under store/: store/memory (for tests and embedding) and
-// store/sqlite (the embedded default); store/storetest is the conformance suite
-// both pass. The optional httpadapter package serves the Service over HTTP in
-// Zulip's wire format. Package fixture seeds a store with organisations
-// described in chatcore's JSON fixture format (the example server's -seed),
-// checking them with the Service's own rules. Package webhooks delivers
-// outgoing webhooks, plugged in through [WithMessageHook]. Package messages
-// reads messages (GET /messages with its narrows, single messages, edit
-// history) and changes each user's message flags.
+// Stores live under store/: store/memory (for tests and embedding),
+// store/sqlite (the embedded default) and store/postgres; store/storetest is
+// the conformance suite they all pass. The optional httpadapter package serves
+// the Service over HTTP in Zulip's wire format.
+//
+// This package holds the model, the Store, and the operations the library
+// began with: settings, account changes, users and their deactivation, topic
+// deletion, sending messages, scheduled messages, reminders, linkifiers and
+// outgoing webhooks. The operations a full client needs around them live in
+// area packages built on this one: messages (GET /messages with its narrows,
+// single messages, edit history, per-user flags and unread state), edits
+// (editing, moving and deleting messages), channels (channels and
+// subscriptions), reactions, presence, typing, and eventqueue (event queues
+// and POST /register). They share the building blocks this package exports:
+// [Service.Update] runs a function in one transaction and publishes its
+// [Effects] after the commit, [Actor] and the access checks ([CanSee],
+// [StreamAccessFor]) apply Zulip's permissions, and [Service.RenderChecked]
+// and [Service.SendInTx] render and send inside a transaction. An embedder's
+// own operations can use them the same way. Package fixture seeds a store
+// from chatcore's JSON fixture format, checking it with the Service's own
+// rules; package webhooks delivers outgoing webhooks, plugged in through
+// [WithMessageHook].
 //
 // # Settings
 //
@@ -51,7 +64,7 @@
 // ([EventStore]) inside the operation's own transaction, so an event exists
 // exactly when its change has committed ([Service.OnEventsCommitted] tells
 // who may have new events). Package eventqueue owns the event queues: a queue
-// (registered with POST /register's state, see [RegisterState]) is a row of
+// (registered with POST /register's state, see eventqueue.State) is a row of
 // the store, its options and a cursor over the log; that package applies
 // Zulip's rules to the log's entries for one queue, acknowledges what the
 // client handled, expires, drops and prunes ([PruneEventLog]), and adds the

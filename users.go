@@ -235,7 +235,7 @@ func (s *Service) UserByEmail(ctx context.Context, actorID UserID, email string,
 }
 
 // standInUserID parses a stand-in address user<ID>@<domain> of this server
-// (see [Service.apiEmail]) and returns the id.
+// (see [Service.APIEmail]) and returns the id.
 func (s *Service) standInUserID(email string) (UserID, bool) {
 	local, domain, ok := strings.Cut(email, "@")
 	digits, ok2 := strings.CutPrefix(local, "user")
