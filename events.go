@@ -85,7 +85,7 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 	}
 	last := logged[len(logged)-1].ID
 	if last/collectEvery != (logged[0].ID-1)/collectEvery {
-		if err := s.collectInTx(ctx, tx, collectBatch); err != nil {
+		if err := s.collectInTx(ctx, tx, CollectBatch); err != nil {
 			return nil, err
 		}
 	}
@@ -96,12 +96,15 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 // delivered.
 const rawContentKey = eventwire.RawContentKey
 
-// The log is collected in the write that appends every collectEvery-th
-// entry, at most collectBatch entries and queues at a time.
-const (
-	collectEvery = 256
-	collectBatch = 1024
-)
+// collectEvery: the log is collected in the write that appends every
+// collectEvery-th entry.
+const collectEvery = 256
+
+// CollectBatch bounds the queues and log entries one write of a collection
+// deletes (the writes that collect as they go, and package eventqueue's
+// collector), and the queues one read of a restart announcement pages
+// through.
+const CollectBatch = 1024
 
 // collectInTx deletes up to limit expired queues and prunes up to limit log
 // entries that no queue needs.
@@ -142,7 +145,9 @@ func PruneEventLog(ctx context.Context, tx Tx, limit int) (int, error) {
 	return tx.PruneEvents(ctx, through, limit)
 }
 
-func deleteQueues(ctx context.Context, tx Tx, qs []EventQueue) (int, error) {
+// DeleteEventQueues deletes the queues qs and returns how many the store
+// deleted.
+func DeleteEventQueues(ctx context.Context, tx Tx, qs []EventQueue) (int, error) {
 	if len(qs) == 0 {
 		return 0, nil
 	}
@@ -159,6 +164,6 @@ func deleteUserQueues(ctx context.Context, tx Tx, user UserID) error {
 	if err != nil {
 		return err
 	}
-	_, err = deleteQueues(ctx, tx, qs)
+	_, err = DeleteEventQueues(ctx, tx, qs)
 	return err
 }

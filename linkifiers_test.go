@@ -13,9 +13,9 @@ import (
 )
 
 // addLinkifier adds a linkifier as e's admin and fails the test on error.
-func addLinkifier(tb testing.TB, w *chattest.World, org *messagingOrg, pattern, tmpl string) chatcore.LinkifierID {
+func addLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging, pattern, tmpl string) chatcore.LinkifierID {
 	tb.Helper()
-	id, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, pattern, tmpl)
+	id, err := w.Svc.AddLinkifier(context.Background(), org.Admin.ID, pattern, tmpl)
 	if err != nil {
 		tb.Fatalf("add linkifier %q: %v", pattern, err)
 	}
@@ -23,7 +23,7 @@ func addLinkifier(tb testing.TB, w *chattest.World, org *messagingOrg, pattern, 
 }
 
 func TestAddLinkifierValidation(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	for _, tc := range []struct {
@@ -47,7 +47,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, tc.pattern, tc.tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, tc.pattern, tc.tmpl)
 			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tc.msg)
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                // an errors map
@@ -57,7 +57,7 @@ func TestAddLinkifierValidation(t *testing.T) {
 	}
 	t.Run("blank pattern and bad template report both fields", func(t *testing.T) {
 		is := is.New(t)
-		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, "", "{id")
+		_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, "", "{id")
 		ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This field cannot be blank.")
 		errs := ce.Data["errors"].(map[string]any)
 		is.Equal(errs["pattern"], []string{"This field cannot be blank."}) // pattern first
@@ -71,27 +71,27 @@ func TestAddLinkifierValidation(t *testing.T) {
 	} {
 		t.Run("valid: "+tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, tc.pattern, tc.tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, tc.pattern, tc.tmpl)
 			is.NoErr(err) // accepted
 		})
 	}
 	t.Run("not an administrator", func(t *testing.T) {
-		_, err := w.Svc.AddLinkifier(ctx, org.member.ID, "", "")
+		_, err := w.Svc.AddLinkifier(ctx, org.Member.ID, "", "")
 		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 }
 
 func TestLinkifierLifecycle(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	a := addLinkifier(t, w, org, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
 	b := addLinkifier(t, w, org, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
 	c := addLinkifier(t, w, org, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
-	other, err := w.Svc.AddLinkifier(ctx, org.stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
+	other, err := w.Svc.AddLinkifier(ctx, org.Stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
 	is.NoErr(err) // the same pattern in another realm is fine
 
-	list, err := w.Svc.Linkifiers(ctx, org.member.ID)
+	list, err := w.Svc.Linkifiers(ctx, org.Member.ID)
 	is.NoErr(err) // any member may list
 	is.Equal(list, []chatcore.LinkifierView{
 		{ID: a, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://example.com/{id}"},
@@ -99,48 +99,48 @@ func TestLinkifierLifecycle(t *testing.T) {
 		{ID: c, Pattern: `\$(?P<id>[0-9]+)`, URLTemplate: "https://example.com/c/{id}"},
 	}) // trimmed, in creation order, this realm only
 
-	is.NoErr(w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, a, b})) // reordered
-	list, err = w.Svc.Linkifiers(ctx, org.member.ID)
+	is.NoErr(w.Svc.ReorderLinkifiers(ctx, org.Admin.ID, []chatcore.LinkifierID{c, a, b})) // reordered
+	list, err = w.Svc.Linkifiers(ctx, org.Member.ID)
 	is.NoErr(err)                                                                                         // listed
 	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, a, b}) // new order
 
 	d := addLinkifier(t, w, org, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
-	is.NoErr(w.Svc.RemoveLinkifier(ctx, org.admin.ID, a)) // removed
-	list, err = w.Svc.Linkifiers(ctx, org.member.ID)
+	is.NoErr(w.Svc.RemoveLinkifier(ctx, org.Admin.ID, a)) // removed
+	list, err = w.Svc.Linkifiers(ctx, org.Member.ID)
 	is.NoErr(err)                                                                                         // listed
 	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, b, d}) // others keep their order, the new one last
 
 	t.Run("remove errors", func(t *testing.T) {
-		err := w.Svc.RemoveLinkifier(ctx, org.admin.ID, a)
+		err := w.Svc.RemoveLinkifier(ctx, org.Admin.ID, a)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
-		err = w.Svc.RemoveLinkifier(ctx, org.admin.ID, other)
+		err = w.Svc.RemoveLinkifier(ctx, org.Admin.ID, other)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
-		err = w.Svc.RemoveLinkifier(ctx, org.member.ID, b)
+		err = w.Svc.RemoveLinkifier(ctx, org.Member.ID, b)
 		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 		is := is.New(t)
-		lear, err := w.Svc.Linkifiers(ctx, org.stranger.ID)
+		lear, err := w.Svc.Linkifiers(ctx, org.Stranger.ID)
 		is.NoErr(err)          // listed
 		is.Equal(len(lear), 1) // the other realm's linkifier survived
 	})
 	t.Run("reorder errors", func(t *testing.T) {
-		err := w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b})
+		err := w.Svc.ReorderLinkifiers(ctx, org.Admin.ID, []chatcore.LinkifierID{c, b})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
-		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, b, other})
+		err = w.Svc.ReorderLinkifiers(ctx, org.Admin.ID, []chatcore.LinkifierID{c, b, other})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must enumerate all existing linkifiers exactly once")
-		err = w.Svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{c, c, b})
+		err = w.Svc.ReorderLinkifiers(ctx, org.Admin.ID, []chatcore.LinkifierID{c, c, b})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The ordered list must not contain duplicated linkifiers")
-		err = w.Svc.ReorderLinkifiers(ctx, org.member.ID, []chatcore.LinkifierID{c, b, d})
+		err = w.Svc.ReorderLinkifiers(ctx, org.Member.ID, []chatcore.LinkifierID{c, b, d})
 		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 	})
 	t.Run("update", func(t *testing.T) {
 		is := is.New(t)
-		is.NoErr(w.Svc.UpdateLinkifier(ctx, org.admin.ID, b, `!!(?P<n>[0-9]+)`, "https://example.com/n/{n}")) // updated
-		list, err := w.Svc.Linkifiers(ctx, org.member.ID)
+		is.NoErr(w.Svc.UpdateLinkifier(ctx, org.Admin.ID, b, `!!(?P<n>[0-9]+)`, "https://example.com/n/{n}")) // updated
+		list, err := w.Svc.Linkifiers(ctx, org.Member.ID)
 		is.NoErr(err)                                                                                                          // listed
 		is.Equal(list[1], chatcore.LinkifierView{ID: b, Pattern: `!!(?P<n>[0-9]+)`, URLTemplate: "https://example.com/n/{n}"}) // in place
-		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
+		err = w.Svc.UpdateLinkifier(ctx, org.Admin.ID, b, `\$(?P<id>[0-9]+)`, "https://x/{id}")
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Realm filter with this Realm and Pattern already exists.")
-		err = w.Svc.UpdateLinkifier(ctx, org.admin.ID, other, `x`, "https://x")
+		err = w.Svc.UpdateLinkifier(ctx, org.Admin.ID, other, `x`, "https://x")
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Linkifier not found.")
 	})
 }
@@ -171,26 +171,26 @@ func (s *linkifierCheckingSink) Publish(ctx context.Context, events []chatcore.E
 
 func TestLinkifierEventsAfterCommit(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	sink := &linkifierCheckingSink{store: w.Base}
 	svc := chatcore.New(w.Base, chatcore.WithEventSink(sink))
-	gone := w.AddUser(t, org.realm, "Gone", chatcore.RoleMember)
+	gone := w.AddUser(t, org.Realm, "Gone", chatcore.RoleMember)
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		gone.IsActive = false
 		return tx.UpdateUser(ctx, gone)
 	})
 
-	a, err := svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://x/{id}")
+	a, err := svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://x/{id}")
 	is.NoErr(err) // added
-	b, err := svc.AddLinkifier(ctx, org.admin.ID, `!(?P<id>[0-9]+)`, "https://y/{id}")
+	b, err := svc.AddLinkifier(ctx, org.Admin.ID, `!(?P<id>[0-9]+)`, "https://y/{id}")
 	is.NoErr(err)                                                                    // added
-	is.NoErr(svc.ReorderLinkifiers(ctx, org.admin.ID, []chatcore.LinkifierID{b, a})) // reordered
-	is.NoErr(svc.RemoveLinkifier(ctx, org.admin.ID, b))                              // removed
-	_, err = svc.AddLinkifier(ctx, org.admin.ID, "(", "https://x")
+	is.NoErr(svc.ReorderLinkifiers(ctx, org.Admin.ID, []chatcore.LinkifierID{b, a})) // reordered
+	is.NoErr(svc.RemoveLinkifier(ctx, org.Admin.ID, b))                              // removed
+	_, err = svc.AddLinkifier(ctx, org.Admin.ID, "(", "https://x")
 	is.True(err != nil)                                       // refused
-	is.NoErr(svc.RemoveLinkifier(ctx, org.admin.ID, a))       // the last one
-	is.True(svc.RemoveLinkifier(ctx, org.admin.ID, a) != nil) // already gone
+	is.NoErr(svc.RemoveLinkifier(ctx, org.Admin.ID, a))       // the last one
+	is.True(svc.RemoveLinkifier(ctx, org.Admin.ID, a) != nil) // already gone
 
 	is.Equal(len(sink.events), 5) // one per successful change, none for failures
 	last := sink.events[3]
@@ -200,16 +200,16 @@ func TestLinkifierEventsAfterCommit(t *testing.T) {
 	is.Equal([]chatcore.LinkifierID{reordered[0].ID, reordered[1].ID}, []chatcore.LinkifierID{b, a}) // in the new order
 	is.Equal(sink.events[4].Data["realm_linkifiers"], []chatcore.LinkifierView{})                    // empty list, not null
 	for _, ev := range sink.events {
-		is.Equal(ev.RealmID, org.realm.ID)                     // the realm's event
-		is.True(slices.Contains(ev.UserIDs, org.member.ID))    // to active users
-		is.True(slices.Contains(ev.UserIDs, org.bot.ID))       // bots included
+		is.Equal(ev.RealmID, org.Realm.ID)                     // the realm's event
+		is.True(slices.Contains(ev.UserIDs, org.Member.ID))    // to active users
+		is.True(slices.Contains(ev.UserIDs, org.Bot.ID))       // bots included
 		is.True(!slices.Contains(ev.UserIDs, gone.ID))         // not to deactivated users
-		is.True(!slices.Contains(ev.UserIDs, org.stranger.ID)) // not to other realms
+		is.True(!slices.Contains(ev.UserIDs, org.Stranger.ID)) // not to other realms
 	}
 }
 
 func TestTopicLinks(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	addLinkifier(t, w, org, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
@@ -230,19 +230,19 @@ func TestTopicLinks(t *testing.T) {
 	} {
 		t.Run(tc.topic, func(t *testing.T) {
 			is := is.New(t)
-			got, err := w.Svc.TopicLinksForTest(ctx, org.realm.ID, tc.topic)
+			got, err := w.Svc.TopicLinksForTest(ctx, org.Realm.ID, tc.topic)
 			is.NoErr(err)          // computed
 			is.Equal(got, tc.want) // Zulip's topic_links, by position
 		})
 	}
 	t.Run("on sent messages", func(t *testing.T) {
 		is := is.New(t)
-		id := w.Send(t, org.member, org.public, "bug #99", "x")
-		view, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
+		id := w.Send(t, org.Member, org.Public, "bug #99", "x")
+		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
 		is.NoErr(err)                                                                                                   // readable
 		is.Equal(view.TopicLinks, []chatcore.TopicLink{{Text: "#99", URL: "https://github.com/zulip/zulip/issues/99"}}) // from the topic
-		dm := sendDM(t, w, org.member, "#99", org.other)
-		dview, _, err := messages.One(ctx, w.Svc, org.other.ID, dm)
+		dm := w.SendDM(t, org.Member, "#99", org.Other)
+		dview, _, err := messages.One(ctx, w.Svc, org.Other.ID, dm)
 		is.NoErr(err)                                                                                // readable
 		is.Equal(len(dview.TopicLinks), 0)                                                           // direct messages have no topic
 		is.True(dview.TopicLinks != nil)                                                             // but an empty list
@@ -250,13 +250,13 @@ func TestTopicLinks(t *testing.T) {
 	})
 	t.Run("linkifiers do not re-render old messages", func(t *testing.T) {
 		is := is.New(t)
-		id := w.Send(t, org.member, org.public, "t", "JIRA-1")
+		id := w.Send(t, org.Member, org.Public, "t", "JIRA-1")
 		addLinkifier(t, w, org, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
-		view, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
 		is.NoErr(err)                           // readable
 		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
-		fresh := w.Send(t, org.member, org.public, "t", "JIRA-1")
-		fv, _, err := messages.One(ctx, w.Svc, org.other.ID, fresh)
+		fresh := w.Send(t, org.Member, org.Public, "t", "JIRA-1")
+		fv, _, err := messages.One(ctx, w.Svc, org.Other.ID, fresh)
 		is.NoErr(err)                                                                         // readable
 		is.Equal(fv.Content, fmt.Sprintf(`<p><a href="%s">JIRA-1</a></p>`, "https://jira/1")) // new messages use it
 	})
@@ -290,8 +290,8 @@ func TestLinkifierURLTemplateLiterals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			w, org := newMessaging(t)
-			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, `#(?P<id>[0-9]+)`, tc.tmpl)
+			w, org := chattest.NewMessaging(t)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.Admin.ID, `#(?P<id>[0-9]+)`, tc.tmpl)
 			is.NoErr(err) // the template is accepted
 			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // the literal is percent-encoded as Zulip does
@@ -302,7 +302,7 @@ func TestLinkifierURLTemplateLiterals(t *testing.T) {
 // TestLinkifierURLTemplateRefused checks that malformed expressions are
 // still refused with Zulip's message.
 func TestLinkifierURLTemplateRefused(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	for _, tmpl := range []string{
 		"https://x.example/{id",          // unclosed expression
 		"https://x.example/id}",          // stray closing brace
@@ -323,7 +323,7 @@ func TestLinkifierURLTemplateRefused(t *testing.T) {
 	} {
 		t.Run(tmpl, func(t *testing.T) {
 			is := is.New(t)
-			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, `#(?P<id>[0-9]+)`, tmpl)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.Admin.ID, `#(?P<id>[0-9]+)`, tmpl)
 			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid URL template.")
 			errs, ok := ce.Data["errors"].(map[string]any)
 			is.True(ok)                                                       // an errors map
@@ -349,8 +349,8 @@ func TestLinkifierDuplicateGroupNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			w, org := newMessaging(t)
-			_, err := w.Svc.AddLinkifier(context.Background(), org.admin.ID, tc.pattern, "https://x.example/{id}")
+			w, org := chattest.NewMessaging(t)
+			_, err := w.Svc.AddLinkifier(context.Background(), org.Admin.ID, tc.pattern, "https://x.example/{id}")
 			is.NoErr(err) // RE2 accepts a repeated group name
 			got, _, _ := renderFor(t, w, org, tc.in)
 			is.Equal(got, tc.want) // the leftmost group of the name supplies the value
@@ -362,7 +362,7 @@ func TestLinkifierDuplicateGroupNames(t *testing.T) {
 // goldmark splits at delimiter characters (_ * @ and others), in message
 // content as in topics, while keeping the link, code and boundary rules.
 func TestLinkifierAcrossDelimiters(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	addLinkifier(t, w, org, `FOO_BAR-(?P<id>\d+)`, "https://foo.example/{id}")
 	addLinkifier(t, w, org, `(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)`,
 		"https://github.com/{org}/{repo}/pull/{id}")
@@ -395,7 +395,7 @@ func TestLinkifierAcrossDelimiters(t *testing.T) {
 	}
 	t.Run("topic links agree", func(t *testing.T) {
 		is := is.New(t)
-		links, err := w.Svc.TopicLinksForTest(context.Background(), org.realm.ID, "see FOO_BAR-7")
+		links, err := w.Svc.TopicLinksForTest(context.Background(), org.Realm.ID, "see FOO_BAR-7")
 		is.NoErr(err)                                                                            // topic links computed
 		is.Equal(links, []chatcore.TopicLink{{Text: "FOO_BAR-7", URL: "https://foo.example/7"}}) // the same match as in content
 	})

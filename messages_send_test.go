@@ -13,10 +13,10 @@ import (
 )
 
 func TestSendMessageContentRules(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	send := func(content string) (chatcore.MessageID, error) {
-		return w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+		return w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new("Verona"), Topic: new("t"), Content: content})
 	}
 	for _, tc := range []struct{ name, content, msg string }{
@@ -34,7 +34,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send("\n\nhello  \n")
 		is.NoErr(err) // sent
-		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
 		is.NoErr(err)          // readable
 		is.Equal(raw, "hello") // stripped
 	})
@@ -42,7 +42,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send(strings.Repeat("é", 6000)) // 12000 bytes
 		is.NoErr(err)                              // sent, not refused
-		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
 		is.NoErr(err)                                            // readable
 		is.True(len(raw) <= chatcore.MaxMessageLength)           // within the limit
 		is.True(strings.HasSuffix(raw, "\n[message truncated]")) // Zulip's marker
@@ -54,22 +54,22 @@ func TestSendMessageContentRules(t *testing.T) {
 		body := strings.Repeat("a", chatcore.MaxMessageLength)
 		id, err := send(body)
 		is.NoErr(err) // sent
-		_, raw, err := messages.One(ctx, w.Svc, org.member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
 		is.NoErr(err)       // readable
 		is.Equal(raw, body) // untouched
 	})
 }
 
 func TestSendMessageTopicRules(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	send := func(topic string) (chatcore.MessageID, error) {
-		return w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+		return w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new("Verona"), Topic: new(topic), Content: "x"})
 	}
 	topicOf := func(t *testing.T, id chatcore.MessageID) string {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.member.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Member.ID, messages.Request{
 			Anchor: new(fmt.Sprint(id)), AllowEmptyTopicName: new(true)})
 		is.NoErr(err)                  // fetched
 		is.Equal(len(res.Messages), 1) // just the anchor
@@ -98,7 +98,7 @@ func TestSendMessageTopicRules(t *testing.T) {
 		id, err := send("general chat")
 		is.NoErr(err)                // sent
 		is.Equal(topicOf(t, id), "") // the empty topic
-		res, err := messages.Get(ctx, w.Svc, org.member.ID, messages.Request{Anchor: new(fmt.Sprint(id))})
+		res, err := messages.Get(ctx, w.Svc, org.Member.ID, messages.Request{Anchor: new(fmt.Sprint(id))})
 		is.NoErr(err)                                     // fetched
 		is.Equal(res.Messages[0].Subject, "general chat") // shown by name without allow_empty_topic_name
 	})
@@ -107,14 +107,14 @@ func TestSendMessageTopicRules(t *testing.T) {
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid character in topic, at position 4!")
 	})
 	t.Run("missing topic", func(t *testing.T) {
-		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+		_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
 			Type: "stream", To: new("Verona"), Content: "x"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing topic")
 	})
 }
 
 func TestSendMessageChannelRules(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	send := func(u *chatcore.User, typ, to string) (chatcore.MessageID, error) {
 		return w.Svc.SendMessage(ctx, u.ID, chatcore.SendMessageRequest{
@@ -128,19 +128,19 @@ func TestSendMessageChannelRules(t *testing.T) {
 		code chatcore.Code
 		msg  string
 	}{
-		{"unknown name", org.member, "stream", "Nowhere", chatcore.CodeStreamDoesNotExist, "Channel 'Nowhere' does not exist"},
-		{"unknown name is escaped", org.member, "stream", "<b>", chatcore.CodeStreamDoesNotExist, "Channel '&lt;b&gt;' does not exist"},
-		{"unknown id", org.member, "stream", "999999", chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
-		{"channel of another realm by id", org.member, "stream", fmt.Sprint(org.strangerStream.ID), chatcore.CodeStreamDoesNotExist,
-			fmt.Sprintf("Channel with ID '%d' does not exist", org.strangerStream.ID)},
-		{"channel of another realm by name", org.member, "stream", "Denmark", chatcore.CodeStreamDoesNotExist, "Channel 'Denmark' does not exist"},
-		{"archived", org.member, "stream", "old", chatcore.CodeBadRequest, "Not authorized to send to channel 'old'"},
-		{"private without subscription", org.other, "channel", "secret", chatcore.CodeBadRequest, "Not authorized to send to channel 'secret'"},
-		{"admin without subscription", org.admin, "stream", "secret", chatcore.CodeBadRequest, "Not authorized to send to channel 'secret'"},
-		{"guest to a public channel without subscription", org.guest, "stream", "Verona", chatcore.CodeBadRequest, "Not authorized to send to channel 'Verona'"},
-		{"two channels", org.member, "stream", `["Verona","secret"]`, chatcore.CodeBadRequest, "Expected exactly one channel"},
-		{"bad indicator", org.member, "stream", `{"a":1}`, chatcore.CodeBadRequest, "Invalid data type for channel"},
-		{"bad type", org.member, "broadcast", "Verona", chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
+		{"unknown name", org.Member, "stream", "Nowhere", chatcore.CodeStreamDoesNotExist, "Channel 'Nowhere' does not exist"},
+		{"unknown name is escaped", org.Member, "stream", "<b>", chatcore.CodeStreamDoesNotExist, "Channel '&lt;b&gt;' does not exist"},
+		{"unknown id", org.Member, "stream", "999999", chatcore.CodeStreamDoesNotExist, "Channel with ID '999999' does not exist"},
+		{"channel of another realm by id", org.Member, "stream", fmt.Sprint(org.StrangerStream.ID), chatcore.CodeStreamDoesNotExist,
+			fmt.Sprintf("Channel with ID '%d' does not exist", org.StrangerStream.ID)},
+		{"channel of another realm by name", org.Member, "stream", "Denmark", chatcore.CodeStreamDoesNotExist, "Channel 'Denmark' does not exist"},
+		{"archived", org.Member, "stream", "old", chatcore.CodeBadRequest, "Not authorized to send to channel 'old'"},
+		{"private without subscription", org.Other, "channel", "secret", chatcore.CodeBadRequest, "Not authorized to send to channel 'secret'"},
+		{"admin without subscription", org.Admin, "stream", "secret", chatcore.CodeBadRequest, "Not authorized to send to channel 'secret'"},
+		{"guest to a public channel without subscription", org.Guest, "stream", "Verona", chatcore.CodeBadRequest, "Not authorized to send to channel 'Verona'"},
+		{"two channels", org.Member, "stream", `["Verona","secret"]`, chatcore.CodeBadRequest, "Expected exactly one channel"},
+		{"bad indicator", org.Member, "stream", `{"a":1}`, chatcore.CodeBadRequest, "Invalid data type for channel"},
+		{"bad type", org.Member, "broadcast", "Verona", chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := send(tc.user, tc.typ, tc.to)
@@ -153,13 +153,13 @@ func TestSendMessageChannelRules(t *testing.T) {
 		typ  string
 		to   string
 	}{
-		{"by name", org.member, "stream", "Verona"},
-		{"by name, case-insensitively", org.member, "stream", "VERONA"},
-		{"by id", org.member, "channel", fmt.Sprint(org.public.ID)},
-		{"by JSON name", org.member, "stream", `"Verona"`},
-		{"by JSON list", org.member, "stream", fmt.Sprintf("[%d]", org.public.ID)},
-		{"private with subscription", org.member, "stream", "secret"},
-		{"public without subscription", org.bot, "stream", "Verona"},
+		{"by name", org.Member, "stream", "Verona"},
+		{"by name, case-insensitively", org.Member, "stream", "VERONA"},
+		{"by id", org.Member, "channel", fmt.Sprint(org.Public.ID)},
+		{"by JSON name", org.Member, "stream", `"Verona"`},
+		{"by JSON list", org.Member, "stream", fmt.Sprintf("[%d]", org.Public.ID)},
+		{"private with subscription", org.Member, "stream", "secret"},
+		{"public without subscription", org.Bot, "stream", "Verona"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -169,25 +169,25 @@ func TestSendMessageChannelRules(t *testing.T) {
 	}
 	t.Run("subscribed guest", func(t *testing.T) {
 		is := is.New(t)
-		w.Subscribe(t, org.public, org.guest, 0)
-		_, err := send(org.guest, "stream", "Verona")
+		w.Subscribe(t, org.Public, org.Guest, 0)
+		_, err := send(org.Guest, "stream", "Verona")
 		is.NoErr(err) // a subscribed guest may post
 	})
 	t.Run("bot through its owner's subscription", func(t *testing.T) {
 		is := is.New(t)
-		_, err := send(org.bot, "stream", "secret")
+		_, err := send(org.Bot, "stream", "secret")
 		is.NoErr(err) // the owner is subscribed
 	})
 	t.Run("missing to", func(t *testing.T) {
-		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{Type: "stream", Topic: new("t"), Content: "x"})
+		_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{Type: "stream", Topic: new("t"), Content: "x"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Missing channel")
 	})
 	t.Run("missing type", func(t *testing.T) {
-		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{To: new("Verona"), Content: "x"})
+		_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{To: new("Verona"), Content: "x"})
 		chattest.WantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'type' argument")
 	})
 	t.Run("deactivated sender", func(t *testing.T) {
-		u := w.AddUser(t, org.realm, "Gone", chatcore.RoleMember)
+		u := w.AddUser(t, org.Realm, "Gone", chatcore.RoleMember)
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { u.IsActive = false; return tx.UpdateUser(ctx, u) })
 		_, err := send(u, "stream", "Verona")
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
@@ -195,23 +195,23 @@ func TestSendMessageChannelRules(t *testing.T) {
 }
 
 func TestSendDirectMessageRules(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	send := func(typ, to string) (chatcore.MessageID, error) {
-		return w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{Type: typ, To: new(to), Content: "x"})
+		return w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{Type: typ, To: new(to), Content: "x"})
 	}
-	gone := w.AddUser(t, org.realm, "Gone", chatcore.RoleMember)
+	gone := w.AddUser(t, org.Realm, "Gone", chatcore.RoleMember)
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 		gone.IsActive = false
 		return tx.UpdateUser(ctx, gone)
 	})
 	for _, tc := range []struct{ name, to, msg string }{
 		{"unknown e-mail", `["nobody@zulip.example.com"]`, "Invalid email 'nobody@zulip.example.com'"},
-		{"e-mail of another realm", org.stranger.Email, fmt.Sprintf("Invalid email '%s'", org.stranger.Email)},
+		{"e-mail of another realm", org.Stranger.Email, fmt.Sprintf("Invalid email '%s'", org.Stranger.Email)},
 		{"unknown id", "[999999]", "Invalid user ID 999999"},
-		{"id of another realm", fmt.Sprintf("[%d]", org.stranger.ID), fmt.Sprintf("Invalid user ID %d", org.stranger.ID)},
+		{"id of another realm", fmt.Sprintf("[%d]", org.Stranger.ID), fmt.Sprintf("Invalid user ID %d", org.Stranger.ID)},
 		{"deactivated recipient", fmt.Sprintf("[%d]", gone.ID), fmt.Sprintf("'%s' is no longer using Zulip.", gone.Email)},
-		{"mixed list", fmt.Sprintf(`[%d, "%s"]`, org.other.ID, org.other.Email), "Recipient lists may contain emails or user IDs, but not both."},
+		{"mixed list", fmt.Sprintf(`[%d, "%s"]`, org.Other.ID, org.Other.Email), "Recipient lists may contain emails or user IDs, but not both."},
 		{"empty list", "[]", "Message must have recipients"},
 		{"not a list", `{"a":1}`, "Invalid data type for recipients"},
 	} {
@@ -222,51 +222,51 @@ func TestSendDirectMessageRules(t *testing.T) {
 	}
 	t.Run("forms of to", func(t *testing.T) {
 		is := is.New(t)
-		a, err := send("direct", fmt.Sprintf("[%d]", org.other.ID))
+		a, err := send("direct", fmt.Sprintf("[%d]", org.Other.ID))
 		is.NoErr(err) // JSON list of ids
-		b, err := send("private", fmt.Sprintf(`["%s"]`, strings.ToUpper(org.other.Email)))
+		b, err := send("private", fmt.Sprintf(`["%s"]`, strings.ToUpper(org.Other.Email)))
 		is.NoErr(err) // JSON list of e-mails, case-insensitive
-		c, err := send("private", org.other.Email)
+		c, err := send("private", org.Other.Email)
 		is.NoErr(err) // a bare e-mail
-		va, _, _ := messages.One(ctx, w.Svc, org.member.ID, a)
-		vb, _, _ := messages.One(ctx, w.Svc, org.member.ID, b)
-		vc, _, _ := messages.One(ctx, w.Svc, org.member.ID, c)
+		va, _, _ := messages.One(ctx, w.Svc, org.Member.ID, a)
+		vb, _, _ := messages.One(ctx, w.Svc, org.Member.ID, b)
+		vc, _, _ := messages.One(ctx, w.Svc, org.Member.ID, c)
 		is.Equal(va.RecipientID, vb.RecipientID) // one conversation
 		is.Equal(va.RecipientID, vc.RecipientID) // one conversation
-		g, err := send("private", org.other.Email+", "+org.admin.Email)
+		g, err := send("private", org.Other.Email+", "+org.Admin.Email)
 		is.NoErr(err) // comma-separated e-mails make a group
-		vg, _, _ := messages.One(ctx, w.Svc, org.member.ID, g)
+		vg, _, _ := messages.One(ctx, w.Svc, org.Member.ID, g)
 		is.True(vg.RecipientID != va.RecipientID)                           // another conversation
 		is.Equal(len(vg.DisplayRecipient.([]chatcore.DisplayRecipient)), 3) // three participants
-		self, err := send("private", fmt.Sprintf("[%d]", org.member.ID))
+		self, err := send("private", fmt.Sprintf("[%d]", org.Member.ID))
 		is.NoErr(err) // a message to oneself
-		vs, _, _ := messages.One(ctx, w.Svc, org.member.ID, self)
+		vs, _, _ := messages.One(ctx, w.Svc, org.Member.ID, self)
 		is.Equal(len(vs.DisplayRecipient.([]chatcore.DisplayRecipient)), 1) // just the sender
 	})
 }
 
 func TestSendMessageEventsAndFirstMessageID(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	first := w.Send(t, org.member, org.private, "t", "one")
-	w.Send(t, org.member, org.private, "t", "two")
+	first := w.Send(t, org.Member, org.Private, "t", "one")
+	w.Send(t, org.Member, org.Private, "t", "two")
 	var st *chatcore.Stream
 	is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
 		var err error
-		st, err = tx.Stream(ctx, org.private.ID)
+		st, err = tx.Stream(ctx, org.Private.ID)
 		return err
 	})) // read back
 	is.Equal(st.FirstMessageID, first) // set by the first message, kept afterwards
 
 	evs := w.Events.OfType("message")
 	is.Equal(len(evs), 2)                                      // one event per message
-	is.Equal(evs[0].UserIDs, []chatcore.UserID{org.member.ID}) // the channel's subscribers
+	is.Equal(evs[0].UserIDs, []chatcore.UserID{org.Member.ID}) // the channel's subscribers
 	view, ok := evs[0].Data["message"].(chatcore.MessageView)
 	is.True(ok)              // carries the message view
 	is.Equal(view.ID, first) // of the sent message
 
-	_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{Type: "stream", To: new("nowhere"), Topic: new("t"), Content: "x"})
+	_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{Type: "stream", To: new("nowhere"), Topic: new("t"), Content: "x"})
 	is.True(err != nil)                          // refused
 	is.Equal(len(w.Events.OfType("message")), 2) // no event for a failed send
 }

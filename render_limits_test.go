@@ -17,7 +17,7 @@ import (
 
 // wideLinkifier adds a linkifier whose template is as long as allowed, so
 // that each match of "#n" renders to a link of over 2,000 characters.
-func wideLinkifier(tb testing.TB, w *chattest.World, org *messagingOrg) {
+func wideLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 	tb.Helper()
 	tmpl := "https://x.example/" + strings.Repeat("a", chatcore.MaxLinkifierURLTemplateLength-len("https://x.example/{id}")) + "{id}"
 	addLinkifier(tb, w, org, `#(?P<id>[0-9])`, tmpl)
@@ -31,32 +31,32 @@ func TestRenderedSizeCap(t *testing.T) {
 	under := strings.Repeat("#1 ", 400) // ~0.8 MB of HTML
 	t.Run("send", func(t *testing.T) {
 		is := is.New(t)
-		w, org := newMessaging(t)
+		w, org := chattest.NewMessaging(t)
 		wideLinkifier(t, w, org)
 		topic := "t"
-		_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
-			Type: "stream", To: new(fmt.Sprint(org.public.ID)), Topic: &topic, Content: over})
+		_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
+			Type: "stream", To: new(fmt.Sprint(org.Public.ID)), Topic: &topic, Content: over})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
-		id := w.Send(t, org.member, org.public, "t", under)
-		view, _, err := messages.One(ctx, w.Svc, org.member.ID, id)
+		id := w.Send(t, org.Member, org.Public, "t", under)
+		view, _, err := messages.One(ctx, w.Svc, org.Member.ID, id)
 		is.NoErr(err)                                                       // readable
 		is.True(len(view.Content) > 700_000)                                // a large rendering under the cap is kept
 		is.True(len(view.Content) <= chatcore.MaxRenderedLength)            // within the cap
 		is.Equal(chatcore.MaxRenderedLength, 100*chatcore.MaxMessageLength) // Zulip's factor
 	})
 	t.Run("schedule", func(t *testing.T) {
-		w, org := newMessaging(t)
+		w, org := chattest.NewMessaging(t)
 		wideLinkifier(t, w, org)
-		_, err := w.Svc.CreateScheduledMessage(ctx, org.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.other.ID)), Content: over,
+		_, err := w.Svc.CreateScheduledMessage(ctx, org.Member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.Other.ID)), Content: over,
 			DeliverAt: w.Clock.Current().Add(time.Hour)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 	})
 	t.Run("scheduled delivery", func(t *testing.T) {
 		is := is.New(t)
-		w, org := newMessaging(t)
-		id, err := w.Svc.CreateScheduledMessage(ctx, org.member.ID, chatcore.CreateScheduledMessageRequest{
-			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.other.ID)), Content: over,
+		w, org := chattest.NewMessaging(t)
+		id, err := w.Svc.CreateScheduledMessage(ctx, org.Member.ID, chatcore.CreateScheduledMessageRequest{
+			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.Other.ID)), Content: over,
 			DeliverAt: w.Clock.Current().Add(time.Minute)})
 		is.NoErr(err)            // small without linkifiers
 		wideLinkifier(t, w, org) // the rendering grows past the cap before delivery
@@ -77,7 +77,7 @@ func TestLinkifierBounds(t *testing.T) {
 	ctx := context.Background()
 	t.Run("template length", func(t *testing.T) {
 		is := is.New(t)
-		w, org := newMessaging(t)
+		w, org := chattest.NewMessaging(t)
 		base := "https://x.example/{id}"
 		for _, tc := range []struct {
 			name string
@@ -89,7 +89,7 @@ func TestLinkifierBounds(t *testing.T) {
 			{"far over", 500_000, false},
 		} {
 			tmpl := base + strings.Repeat("é", tc.n-len(base)) // é is one character, two bytes
-			_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, fmt.Sprintf("#%s(?P<id>[0-9]+)", tc.name[:2]), tmpl)
+			_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, fmt.Sprintf("#%s(?P<id>[0-9]+)", tc.name[:2]), tmpl)
 			if tc.ok {
 				is.NoErr(err) // accepted at the bound
 				continue
@@ -99,16 +99,16 @@ func TestLinkifierBounds(t *testing.T) {
 			errs, _ := ce.Data["errors"].(map[string]any)
 			is.Equal(errs["url_template"], []string{msg}) // under url_template
 		}
-		views, err := w.Svc.Linkifiers(ctx, org.admin.ID)
+		views, err := w.Svc.Linkifiers(ctx, org.Admin.ID)
 		is.NoErr(err)           // listed
 		is.Equal(len(views), 1) // only the one at the bound was stored
 	})
 	t.Run("linkifiers per realm", func(t *testing.T) {
 		is := is.New(t)
-		w, org := newMessaging(t)
+		w, org := chattest.NewMessaging(t)
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			for i := range chatcore.MaxLinkifiersPerRealm {
-				l := &chatcore.Linkifier{RealmID: org.realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
+				l := &chatcore.Linkifier{RealmID: org.Realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
 					URLTemplate: "https://x.example/{id}", Order: i}
 				if err := tx.CreateLinkifier(ctx, l); err != nil {
 					return err
@@ -116,13 +116,13 @@ func TestLinkifierBounds(t *testing.T) {
 			}
 			return nil
 		})
-		_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
+		_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid,
 			fmt.Sprintf("A realm may have at most %d linkifiers.", chatcore.MaxLinkifiersPerRealm))
-		views, err := w.Svc.Linkifiers(ctx, org.admin.ID)
+		views, err := w.Svc.Linkifiers(ctx, org.Admin.ID)
 		is.NoErr(err)                                        // listed
 		is.Equal(len(views), chatcore.MaxLinkifiersPerRealm) // nothing added
-		_, err = w.Svc.AddLinkifier(ctx, org.stranger.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
+		_, err = w.Svc.AddLinkifier(ctx, org.Stranger.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
 		is.NoErr(err) // the bound is per realm
 	})
 }
@@ -150,52 +150,54 @@ func TestRenderRecheckedInTransaction(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		content string
-		change  func(tb testing.TB, w *chattest.World, org *messagingOrg)
-		want    func(w *chattest.World, org *messagingOrg) string
+		change  func(tb testing.TB, w *chattest.World, org *chattest.Messaging)
+		want    func(w *chattest.World, org *chattest.Messaging) string
 	}{
-		{"nothing changed", "#7 @**Othello**", func(testing.TB, *chattest.World, *messagingOrg) {},
-			func(w *chattest.World, org *messagingOrg) string {
-				return fmt.Sprintf(`<p>#7 <span class="user-mention" data-user-id="%d">@Othello</span></p>`, org.other.ID)
+		{"nothing changed", "#7 @**Othello**", func(testing.TB, *chattest.World, *chattest.Messaging) {},
+			func(w *chattest.World, org *chattest.Messaging) string {
+				return fmt.Sprintf(`<p>#7 <span class="user-mention" data-user-id="%d">@Othello</span></p>`, org.Other.ID)
 			}},
-		{"linkifier added", "#7", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+		{"linkifier added", "#7", func(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: org.realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://x.example/{id}"})
+				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: org.Realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://x.example/{id}"})
 			})
-		}, func(*chattest.World, *messagingOrg) string { return `<p><a href="https://x.example/7">#7</a></p>` }},
-		{"mentioned user renamed", "@**Othello**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+		}, func(*chattest.World, *chattest.Messaging) string {
+			return `<p><a href="https://x.example/7">#7</a></p>`
+		}},
+		{"mentioned user renamed", "@**Othello**", func(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-				u, err := tx.User(ctx, org.other.ID)
+				u, err := tx.User(ctx, org.Other.ID)
 				if err != nil {
 					return err
 				}
 				u.FullName = "Iago"
 				return tx.UpdateUser(ctx, u)
 			})
-		}, func(*chattest.World, *messagingOrg) string { return "<p>@**Othello**</p>" }},
-		{"mentioned user appears", "@**Yorick**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
-			w.AddUser(tb, org.realm, "Yorick", chatcore.RoleMember)
-		}, func(*chattest.World, *messagingOrg) string { return "" }},
-		{"linked channel renamed", "#**Verona**", func(tb testing.TB, w *chattest.World, org *messagingOrg) {
+		}, func(*chattest.World, *chattest.Messaging) string { return "<p>@**Othello**</p>" }},
+		{"mentioned user appears", "@**Yorick**", func(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
+			w.AddUser(tb, org.Realm, "Yorick", chatcore.RoleMember)
+		}, func(*chattest.World, *chattest.Messaging) string { return "" }},
+		{"linked channel renamed", "#**Verona**", func(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 			w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
-				st, err := tx.Stream(ctx, org.public.ID)
+				st, err := tx.Stream(ctx, org.Public.ID)
 				if err != nil {
 					return err
 				}
 				st.Name = "Padua"
 				return tx.UpdateStream(ctx, st)
 			})
-		}, func(*chattest.World, *messagingOrg) string { return "<p>#**Verona**</p>" }},
+		}, func(*chattest.World, *chattest.Messaging) string { return "<p>#**Verona**</p>" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			w, org := newMessaging(t)
+			w, org := chattest.NewMessaging(t)
 			hs := &renderHookStore{Store: w.Base}
 			svc := chatcore.New(hs, chatcore.WithClock(w.Clock))
 			hs.before = func() { tc.change(t, w, org) }
-			id, err := svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
-				Type: "private", To: new(fmt.Sprintf("[%d]", org.other.ID)), Content: tc.content})
+			id, err := svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
+				Type: "private", To: new(fmt.Sprintf("[%d]", org.Other.ID)), Content: tc.content})
 			is.NoErr(err) // sent
-			view, _, err := messages.One(ctx, svc, org.member.ID, id)
+			view, _, err := messages.One(ctx, svc, org.Member.ID, id)
 			is.NoErr(err) // readable
 			want := tc.want(w, org)
 			if want == "" { // rendered as a fresh rendering would now

@@ -13,9 +13,9 @@ import (
 )
 
 // renderFor renders content in e's realm and fails the test on error.
-func renderFor(tb testing.TB, w *chattest.World, org *messagingOrg, content string) (string, []chatcore.UserID, bool) {
+func renderFor(tb testing.TB, w *chattest.World, org *chattest.Messaging, content string) (string, []chatcore.UserID, bool) {
 	tb.Helper()
-	html, mentioned, isMe, err := w.Svc.RenderMessageForTest(context.Background(), org.realm.ID, content)
+	html, mentioned, isMe, err := w.Svc.RenderMessageForTest(context.Background(), org.Realm.ID, content)
 	if err != nil {
 		tb.Fatalf("render %q: %v", content, err)
 	}
@@ -23,7 +23,7 @@ func renderFor(tb testing.TB, w *chattest.World, org *messagingOrg, content stri
 }
 
 func TestRenderMarkdownBasics(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"paragraph", "hello", "<p>hello</p>"},
 		{"emphasis", "**bold** *it* ~~gone~~", "<p><strong>bold</strong> <em>it</em> <del>gone</del></p>"},
@@ -47,7 +47,7 @@ func TestRenderMarkdownBasics(t *testing.T) {
 }
 
 func TestRenderEscapesHTML(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	for _, tc := range []struct{ name, in, want string }{
 		{"script block", "<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"},
 		{"inline tag", "hi <b onclick=\"x()\">there</b>", "<p>hi &lt;b onclick=&quot;x()&quot;&gt;there&lt;/b&gt;</p>"},
@@ -65,37 +65,37 @@ func TestRenderEscapesHTML(t *testing.T) {
 }
 
 func TestRenderMentions(t *testing.T) {
-	w, org := newMessaging(t)
-	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.member.ID)
+	w, org := chattest.NewMessaging(t)
+	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.Member.ID)
 	for _, tc := range []struct {
 		name      string
 		in        string
 		want      string
 		mentioned []chatcore.UserID
 	}{
-		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
-		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
-		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
-		{"a wrong name with an id is no mention", fmt.Sprintf("@**Someone|%d**", org.other.ID),
-			fmt.Sprintf("<p>@**Someone|%d**</p>", org.other.ID), nil},
+		{"by name", "hi @**King Hamlet**", "<p>hi " + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
+		{"by name, case-insensitively", "@**king hamlet**", "<p>" + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
+		{"by name and id", fmt.Sprintf("@**King Hamlet|%d**", org.Member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
+		{"a wrong name with an id is no mention", fmt.Sprintf("@**Someone|%d**", org.Other.ID),
+			fmt.Sprintf("<p>@**Someone|%d**</p>", org.Other.ID), nil},
 		{"silent", "@_**King Hamlet**",
-			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, org.member.ID), nil},
+			fmt.Sprintf(`<p><span class="user-mention silent" data-user-id="%d">King Hamlet</span></p>`, org.Member.ID), nil},
 		{"unknown name stays text", "@**Nobody**", "<p>@**Nobody**</p>", nil},
-		{"user of another realm by id", fmt.Sprintf("@**King Lear|%d**", org.stranger.ID), fmt.Sprintf("<p>@**King Lear|%d**</p>", org.stranger.ID), nil},
+		{"user of another realm by id", fmt.Sprintf("@**King Lear|%d**", org.Stranger.ID), fmt.Sprintf("<p>@**King Lear|%d**</p>", org.Stranger.ID), nil},
 		{"user of another realm by name", "@**King Lear**", "<p>@**King Lear**</p>", nil},
 		{"inside a code span", "`@**King Hamlet**`", "<p><code>@**King Hamlet**</code></p>", nil},
 		{"inside a code block", "```\n@**King Hamlet**\n```",
 			"<div class=\"codehilite\"><pre><span></span><code>@**King Hamlet**\n</code></pre></div>", nil},
 		{"glued to a word", "x@**King Hamlet**", "<p>x@<strong>King Hamlet</strong></p>", nil},
-		{"twice counts once", "@**King Hamlet** @**King Hamlet**", "<p>" + hamlet + " " + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
+		{"twice counts once", "@**King Hamlet** @**King Hamlet**", "<p>" + hamlet + " " + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
 		{"two users", "@**Othello** @**King Hamlet**",
-			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, org.other.ID, hamlet),
-			[]chatcore.UserID{org.member.ID, org.other.ID}},
-		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, org.bot.ID), []chatcore.UserID{org.bot.ID}},
+			fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Othello</span> %s</p>`, org.Other.ID, hamlet),
+			[]chatcore.UserID{org.Member.ID, org.Other.ID}},
+		{"bot", "@**Helper Bot**", fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@Helper Bot</span></p>`, org.Bot.ID), []chatcore.UserID{org.Bot.ID}},
 		{"inside a block quote", "> @**King Hamlet**",
-			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.member.ID), nil},
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.Member.ID), nil},
 		{"inside a quote fence", "```quote\n@**King Hamlet**\n```",
-			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.member.ID), nil},
+			fmt.Sprintf("<blockquote>\n<p><span class=\"user-mention silent\" data-user-id=\"%d\">King Hamlet</span></p>\n</blockquote>", org.Member.ID), nil},
 		{"wildcard", "@**all**", `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@all</span></p>`, nil},
 		{"topic wildcard", "@**topic**", `<p><span class="topic-mention">@topic</span></p>`, nil},
 	} {
@@ -108,7 +108,7 @@ func TestRenderMentions(t *testing.T) {
 	}
 	t.Run("deactivated user is rendered but not counted", func(t *testing.T) {
 		is := is.New(t)
-		gone := w.AddUser(t, org.realm, "Yorick", chatcore.RoleMember)
+		gone := w.AddUser(t, org.Realm, "Yorick", chatcore.RoleMember)
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			gone.IsActive = false
 			return tx.UpdateUser(context.Background(), gone)
@@ -119,14 +119,14 @@ func TestRenderMentions(t *testing.T) {
 	})
 	t.Run("names are escaped", func(t *testing.T) {
 		is := is.New(t)
-		odd := w.AddUser(t, org.realm, "<i>Odd</i>", chatcore.RoleMember)
+		odd := w.AddUser(t, org.Realm, "<i>Odd</i>", chatcore.RoleMember)
 		got, _, _ := renderFor(t, w, org, fmt.Sprintf("@**|%d**", odd.ID))
 		is.Equal(got, fmt.Sprintf(`<p><span class="user-mention" data-user-id="%d">@&lt;i&gt;Odd&lt;/i&gt;</span></p>`, odd.ID)) // no markup from names
 	})
 }
 
 func TestRenderMeMessage(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	for _, tc := range []struct {
 		in   string
 		isMe bool
@@ -144,8 +144,8 @@ func TestRenderMeMessage(t *testing.T) {
 	}
 	t.Run("sent message", func(t *testing.T) {
 		is := is.New(t)
-		id := w.Send(t, org.member, org.public, "t", "/me waves")
-		view, _, err := messages.One(context.Background(), w.Svc, org.member.ID, id)
+		id := w.Send(t, org.Member, org.Public, "t", "/me waves")
+		view, _, err := messages.One(context.Background(), w.Svc, org.Member.ID, id)
 		is.NoErr(err)                              // readable
 		is.True(view.IsMeMessage)                  // is_me_message
 		is.Equal(view.Content, "<p>/me waves</p>") // content kept for clients to show
@@ -153,13 +153,13 @@ func TestRenderMeMessage(t *testing.T) {
 }
 
 func TestRenderLinkifiers(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	_, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.Svc.AddLinkifier(ctx, org.admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
+	_, err = w.Svc.AddLinkifier(ctx, org.Admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,22 +191,22 @@ func TestRenderLinkifiers(t *testing.T) {
 	}
 	t.Run("other realms are unaffected", func(t *testing.T) {
 		is := is.New(t)
-		got, _, _, err := w.Svc.RenderMessageForTest(ctx, org.otherRealm.ID, "#1")
+		got, _, _, err := w.Svc.RenderMessageForTest(ctx, org.OtherRealm.ID, "#1")
 		is.NoErr(err)              // rendered
 		is.Equal(got, "<p>#1</p>") // the realm has no linkifiers
 	})
 }
 
 func BenchmarkRenderMessage(b *testing.B) {
-	w, org := newMessaging(b)
+	w, org := chattest.NewMessaging(b)
 	ctx := context.Background()
-	if _, err := w.Svc.AddLinkifier(ctx, org.admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
+	if _, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
 		b.Fatal(err)
 	}
 	content := strings.Repeat("Hello @**King Hamlet**, see #123 and **this** `code` https://example.com.\n\n", 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := w.Svc.RenderMessageForTest(ctx, org.realm.ID, content); err != nil {
+		if _, _, _, err := w.Svc.RenderMessageForTest(ctx, org.Realm.ID, content); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -214,13 +214,13 @@ func BenchmarkRenderMessage(b *testing.B) {
 
 func TestRenderConcurrently(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {
-			_, err := w.Svc.SendMessage(ctx, org.member.ID, chatcore.SendMessageRequest{
+			_, err := w.Svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
 				Type: "stream", To: new("Verona"), Topic: new(fmt.Sprint("t", i)),
 				Content: fmt.Sprintf("@**Othello** #%d `code`", i)})
 			errs <- err
@@ -229,7 +229,7 @@ func TestRenderConcurrently(t *testing.T) {
 	for range 8 {
 		is.NoErr(<-errs) // every concurrent send succeeds
 	}
-	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10)})
+	res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10)})
 	is.NoErr(err)                  // fetched
 	is.Equal(len(res.Messages), 8) // all of them
 	for _, m := range res.Messages {
@@ -239,8 +239,8 @@ func TestRenderConcurrently(t *testing.T) {
 }
 
 func TestRenderChannelLinks(t *testing.T) {
-	w, org := newMessaging(t)
-	id := org.public.ID
+	w, org := chattest.NewMessaging(t)
+	id := org.Public.ID
 	for _, tc := range []struct{ name, in, want string }{
 		{"channel", "see #**Verona**",
 			fmt.Sprintf(`<p>see <a class="stream" data-stream-id="%d" href="/#narrow/channel/%d-Verona">#Verona</a></p>`, id, id)},
@@ -265,7 +265,7 @@ func TestRenderChannelLinks(t *testing.T) {
 
 func TestRenderQuoteNestingIsBounded(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	got, _, _ := renderFor(t, w, org, strings.Repeat("```quote\n", 50)+"deep")
 	is.Equal(strings.Count(got, "<blockquote>"), 8) // deeper quote fences stay code blocks
 	is.True(strings.Contains(got, "deep"))          // the text is still there
@@ -274,7 +274,7 @@ func TestRenderQuoteNestingIsBounded(t *testing.T) {
 }
 
 func BenchmarkRenderNestedQuotes(b *testing.B) {
-	w, org := newMessaging(b)
+	w, org := chattest.NewMessaging(b)
 	content := strings.Repeat("```quote\n", 2000)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -286,25 +286,25 @@ func BenchmarkRenderNestedQuotes(b *testing.B) {
 // mentioned only when Name is exactly their full name; otherwise the text
 // stays as written and nobody is mentioned (so no outgoing webhook fires).
 func TestRenderMentionNameAndID(t *testing.T) {
-	w, org := newMessaging(t)
-	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.member.ID)
-	bot := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@Helper Bot</span>`, org.bot.ID)
+	w, org := chattest.NewMessaging(t)
+	hamlet := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@King Hamlet</span>`, org.Member.ID)
+	bot := fmt.Sprintf(`<span class="user-mention" data-user-id="%d">@Helper Bot</span>`, org.Bot.ID)
 	for _, tc := range []struct {
 		name      string
 		in        string
 		want      string
 		mentioned []chatcore.UserID
 	}{
-		{"exact name and id", fmt.Sprintf("@**King Hamlet|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
-		{"id alone", fmt.Sprintf("@**|%d**", org.member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.member.ID}},
-		{"wrong name", fmt.Sprintf("@**Wrong Name|%d**", org.member.ID), fmt.Sprintf("<p>@**Wrong Name|%d**</p>", org.member.ID), nil},
-		{"another user's name", fmt.Sprintf("@**Othello|%d**", org.member.ID), fmt.Sprintf("<p>@**Othello|%d**</p>", org.member.ID), nil},
-		{"name in another case", fmt.Sprintf("@**king hamlet|%d**", org.member.ID), fmt.Sprintf("<p>@**king hamlet|%d**</p>", org.member.ID), nil},
-		{"silent with a wrong name", fmt.Sprintf("@_**Wrong|%d**", org.member.ID), fmt.Sprintf("<p>@_**Wrong|%d**</p>", org.member.ID), nil},
-		{"webhook bot by the wrong name", fmt.Sprintf("@**Helper|%d**", org.bot.ID), fmt.Sprintf("<p>@**Helper|%d**</p>", org.bot.ID), nil},
-		{"webhook bot by its name", fmt.Sprintf("@**Helper Bot|%d**", org.bot.ID), "<p>" + bot + "</p>", []chatcore.UserID{org.bot.ID}},
-		{"wrong name beside a good mention", fmt.Sprintf("@**Wrong|%d** @**King Hamlet**", org.bot.ID),
-			fmt.Sprintf("<p>@**Wrong|%d** %s</p>", org.bot.ID, hamlet), []chatcore.UserID{org.member.ID}},
+		{"exact name and id", fmt.Sprintf("@**King Hamlet|%d**", org.Member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
+		{"id alone", fmt.Sprintf("@**|%d**", org.Member.ID), "<p>" + hamlet + "</p>", []chatcore.UserID{org.Member.ID}},
+		{"wrong name", fmt.Sprintf("@**Wrong Name|%d**", org.Member.ID), fmt.Sprintf("<p>@**Wrong Name|%d**</p>", org.Member.ID), nil},
+		{"another user's name", fmt.Sprintf("@**Othello|%d**", org.Member.ID), fmt.Sprintf("<p>@**Othello|%d**</p>", org.Member.ID), nil},
+		{"name in another case", fmt.Sprintf("@**king hamlet|%d**", org.Member.ID), fmt.Sprintf("<p>@**king hamlet|%d**</p>", org.Member.ID), nil},
+		{"silent with a wrong name", fmt.Sprintf("@_**Wrong|%d**", org.Member.ID), fmt.Sprintf("<p>@_**Wrong|%d**</p>", org.Member.ID), nil},
+		{"webhook bot by the wrong name", fmt.Sprintf("@**Helper|%d**", org.Bot.ID), fmt.Sprintf("<p>@**Helper|%d**</p>", org.Bot.ID), nil},
+		{"webhook bot by its name", fmt.Sprintf("@**Helper Bot|%d**", org.Bot.ID), "<p>" + bot + "</p>", []chatcore.UserID{org.Bot.ID}},
+		{"wrong name beside a good mention", fmt.Sprintf("@**Wrong|%d** @**King Hamlet**", org.Bot.ID),
+			fmt.Sprintf("<p>@**Wrong|%d** %s</p>", org.Bot.ID, hamlet), []chatcore.UserID{org.Member.ID}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -37,10 +37,6 @@ const (
 // half of an entry's range, so they never collide with an entry's events.
 const eventIDStride = 1 << 20
 
-// collectBatch bounds the queues and log entries one write of a collection
-// deletes, and the queues one read of [AnnounceRestart] pages through.
-const collectBatch = 1024
-
 // ClientCapabilities are the client_capabilities of POST /register that
 // change the events a queue receives.
 type ClientCapabilities struct {
@@ -139,18 +135,18 @@ func collect(ctx context.Context, svc *chatcore.Service, backlog int) (CollectRe
 	for {
 		var n int
 		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			expired, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{ExpiredAt: svc.Now(), Limit: collectBatch})
+			expired, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{ExpiredAt: svc.Now(), Limit: chatcore.CollectBatch})
 			if err != nil {
 				return err
 			}
-			n, err = deleteQueues(ctx, tx, expired)
+			n, err = chatcore.DeleteEventQueues(ctx, tx, expired)
 			return err
 		})
 		if err != nil {
 			return res, err
 		}
 		res.Expired += n
-		if n < collectBatch {
+		if n < chatcore.CollectBatch {
 			break
 		}
 	}
@@ -176,7 +172,7 @@ func collect(ctx context.Context, svc *chatcore.Service, backlog int) (CollectRe
 					behind = append(behind, q)
 				}
 			}
-			n, err := deleteQueues(ctx, tx, behind)
+			n, err := chatcore.DeleteEventQueues(ctx, tx, behind)
 			res.Dropped += n
 			return err
 		})
@@ -192,28 +188,17 @@ func collect(ctx context.Context, svc *chatcore.Service, backlog int) (CollectRe
 		var n int
 		err := st.Update(ctx, func(tx chatcore.Tx) error {
 			var err error
-			n, err = chatcore.PruneEventLog(ctx, tx, collectBatch)
+			n, err = chatcore.PruneEventLog(ctx, tx, chatcore.CollectBatch)
 			return err
 		})
 		if err != nil {
 			return res, err
 		}
 		res.Pruned += n
-		if n < collectBatch {
+		if n < chatcore.CollectBatch {
 			return res, nil
 		}
 	}
-}
-
-func deleteQueues(ctx context.Context, tx chatcore.Tx, qs []chatcore.EventQueue) (int, error) {
-	if len(qs) == 0 {
-		return 0, nil
-	}
-	ids := make([]string, len(qs))
-	for i, q := range qs {
-		ids[i] = q.ID
-	}
-	return tx.DeleteEventQueues(ctx, ids)
 }
 
 // newQueueID returns a random queue id shaped as a UUID, as Zulip's are.
@@ -308,7 +293,7 @@ func AnnounceRestart(ctx context.Context, svc *chatcore.Service) error {
 		var page []chatcore.EventQueue
 		err := svc.View(ctx, func(tx chatcore.Tx) error {
 			var err error
-			page, err = tx.EventQueues(ctx, chatcore.EventQueueFilter{AfterID: after, Limit: collectBatch})
+			page, err = tx.EventQueues(ctx, chatcore.EventQueueFilter{AfterID: after, Limit: chatcore.CollectBatch})
 			return err
 		})
 		if err != nil {
@@ -317,7 +302,7 @@ func AnnounceRestart(ctx context.Context, svc *chatcore.Service) error {
 		for _, q := range page {
 			users[q.RealmID] = append(users[q.RealmID], q.UserID)
 		}
-		if len(page) < collectBatch {
+		if len(page) < chatcore.CollectBatch {
 			break
 		}
 		after = page[len(page)-1].ID

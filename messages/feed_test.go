@@ -23,7 +23,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Member, c.Admin}})
 		other := w.AddChannel(t, chattest.Channel{Name: "other", Subscribers: []*chatcore.User{c.Admin}})
 		a := w.Send(t, c.Admin, general, "t", "to general")
-		dm := sendDM(t, w, c.Admin, "psst", c.Member)
+		dm := w.SendDM(t, c.Admin, "psst", c.Member)
 		b := w.Send(t, c.Admin, other, "t", "to other")
 
 		fetch := func(narrow ...messages.NarrowTerm) []chatcore.MessageView {

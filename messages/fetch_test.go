@@ -29,13 +29,13 @@ func term(op, operandJSON string) messages.NarrowTerm {
 }
 
 func TestMessagesRangeEdges(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	var m [5]chatcore.MessageID
 	for i := range m {
-		m[i] = w.Send(t, org.member, org.public, "t", fmt.Sprintf("m%d", i))
+		m[i] = w.Send(t, org.Member, org.Public, "t", fmt.Sprintf("m%d", i))
 		if i == 2 {
-			sendDM(t, w, org.member, "gap", org.other) // an id between m2 and m3 outside the narrow
+			w.SendDM(t, org.Member, "gap", org.Other) // an id between m2 and m3 outside the narrow
 		}
 	}
 	gap := m[2] + 1
@@ -71,11 +71,11 @@ func TestMessagesRangeEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			req := messages.Request{Anchor: new(tc.anchor), NumBefore: new(tc.before), NumAfter: new(tc.after),
-				Narrow: channelNarrow(org.public)}
+				Narrow: channelNarrow(org.Public)}
 			if tc.exclude {
 				req.IncludeAnchor = new(false)
 			}
-			res, err := messages.Get(ctx, w.Svc, org.other.ID, req)
+			res, err := messages.Get(ctx, w.Svc, org.Other.ID, req)
 			is.NoErr(err)                                                               // fetched
 			is.Equal(viewIDs(res.Messages), append([]chatcore.MessageID{}, tc.want...)) // the range
 			is.Equal(res.Anchor, tc.anchorID)                                           // the anchor Zulip reports
@@ -86,17 +86,17 @@ func TestMessagesRangeEdges(t *testing.T) {
 		})
 	}
 	t.Run("anchor excluded inside the range", func(t *testing.T) {
-		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new(fmt.Sprint(m[2])),
+		_, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new(fmt.Sprint(m[2])),
 			NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 	})
 	t.Run("protected history", func(t *testing.T) {
 		is := is.New(t)
-		early := w.Send(t, org.member, org.protected, "v", "early")
-		late := w.Send(t, org.member, org.protected, "v", "late")
-		w.Subscribe(t, org.protected, org.other, late)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"),
-			NumBefore: new(10), Narrow: channelNarrow(org.protected)})
+		early := w.Send(t, org.Member, org.Protected, "v", "early")
+		late := w.Send(t, org.Member, org.Protected, "v", "late")
+		w.Subscribe(t, org.Protected, org.Other, late)
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("newest"),
+			NumBefore: new(10), Narrow: channelNarrow(org.Protected)})
 		is.NoErr(err)                                               // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{late}) // the message before joining is hidden
 		is.True(res.FoundOldest)                                    // nothing older the viewer may read
@@ -106,16 +106,16 @@ func TestMessagesRangeEdges(t *testing.T) {
 }
 
 func TestMessagesAnchorDate(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	var ids []chatcore.MessageID
 	for i, at := range []time.Time{t0, t0.Add(time.Hour), t0.Add(26 * time.Hour)} {
 		w.Clock.Set(at)
-		ids = append(ids, w.Send(t, org.member, org.public, "t", fmt.Sprint("d", i)))
+		ids = append(ids, w.Send(t, org.Member, org.Public, "t", fmt.Sprint("d", i)))
 		if i == 0 {
 			w.Clock.Set(t0.Add(30 * time.Minute))
-			sendDM(t, w, org.member, "not in the narrow", org.other)
+			w.SendDM(t, org.Member, "not in the narrow", org.Other)
 		}
 	}
 	for _, tc := range []struct {
@@ -133,8 +133,8 @@ func TestMessagesAnchorDate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date"),
-				AnchorDate: new(tc.date), NumAfter: new(1), Narrow: channelNarrow(org.public)})
+			res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("date"),
+				AnchorDate: new(tc.date), NumAfter: new(1), Narrow: channelNarrow(org.Public)})
 			is.NoErr(err)                 // fetched
 			is.Equal(res.Anchor, tc.want) // first message at or after the date
 			if tc.want == ids[2] || tc.want > ids[2] {
@@ -143,27 +143,27 @@ func TestMessagesAnchorDate(t *testing.T) {
 		})
 	}
 	t.Run("missing anchor_date", func(t *testing.T) {
-		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date")})
+		_, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("date")})
 		chattest.WantError(t, err, chatcore.CodeRequestVariableMissing, chatcore.KindInvalid, "Missing 'anchor_date' argument")
 	})
 	for _, bad := range []string{"", "yesterday", "2026-13-01", "2026-03-10T25:00:00Z", "1710064800"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("date"), AnchorDate: new(bad)})
+			_, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("date"), AnchorDate: new(bad)})
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid anchor_date")
 		})
 	}
 }
 
 func TestMessagesByIDs(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	a := w.Send(t, org.member, org.public, "t", "a")
-	secret := w.Send(t, org.member, org.private, "t", "not for other")
-	b := w.Send(t, org.member, org.public, "u", "b")
-	d := sendDM(t, w, org.member, "dm", org.other)
+	a := w.Send(t, org.Member, org.Public, "t", "a")
+	secret := w.Send(t, org.Member, org.Private, "t", "not for other")
+	b := w.Send(t, org.Member, org.Public, "u", "b")
+	d := w.SendDM(t, org.Member, "dm", org.Other)
 	t.Run("visible ones, by id, once", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{
 			MessageIDs: []chatcore.MessageID{d, b, secret, 999999, a, b}, NumBefore: new(0)})
 		is.NoErr(err)                                                     // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{a, b, d})    // sorted; hidden and unknown ids left out
@@ -176,14 +176,14 @@ func TestMessagesByIDs(t *testing.T) {
 	})
 	t.Run("with a narrow", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{
 			MessageIDs: []chatcore.MessageID{a, b, d}, Narrow: []messages.NarrowTerm{term("topic", `"u"`)}})
 		is.NoErr(err)                                            // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{b}) // the narrow still applies
 	})
 	t.Run("empty list", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{MessageIDs: []chatcore.MessageID{}})
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{MessageIDs: []chatcore.MessageID{}})
 		is.NoErr(err)                  // fetched
 		is.Equal(len(res.Messages), 0) // nothing named
 	})
@@ -200,7 +200,7 @@ func TestMessagesByIDs(t *testing.T) {
 		t.Run("with "+tc.name, func(t *testing.T) {
 			is := is.New(t)
 			tc.req.MessageIDs = []chatcore.MessageID{a}
-			_, err := messages.Get(ctx, w.Svc, org.other.ID, tc.req)
+			_, err := messages.Get(ctx, w.Svc, org.Other.ID, tc.req)
 			ce := chattest.WantError(t, err, messages.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
 			is.Equal(ce.Data["parameters"], "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor") // the group named
 		})
@@ -210,30 +210,30 @@ func TestMessagesByIDs(t *testing.T) {
 		for i := range ids {
 			ids[i] = chatcore.MessageID(i + 1)
 		}
-		_, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{MessageIDs: ids})
+		_, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{MessageIDs: ids})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 5000).")
 	})
 }
 
 func TestNarrowOperatorsOfLevel467(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	oneToOne := sendDM(t, w, org.member, "1:1", org.other)
-	group := sendDM(t, w, org.member, "group", org.other, org.admin)
-	adminOnly := sendDM(t, w, org.member, "member and admin", org.admin)
-	self := sendDM(t, w, org.other, "note to self", org.other)
-	open := w.Send(t, org.member, org.public, "lunch", "where?")
-	resolved := w.Send(t, org.member, org.public, messages.ResolvedTopicPrefix+"lunch", "done")
-	link := w.Send(t, org.member, org.public, "media", "see https://example.com/x")
-	image := w.Send(t, org.member, org.public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
-	file := w.Send(t, org.member, org.public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
-	secret := w.Send(t, org.member, org.private, "media", "https://example.com/secret")
+	oneToOne := w.SendDM(t, org.Member, "1:1", org.Other)
+	group := w.SendDM(t, org.Member, "group", org.Other, org.Admin)
+	adminOnly := w.SendDM(t, org.Member, "member and admin", org.Admin)
+	self := w.SendDM(t, org.Other, "note to self", org.Other)
+	open := w.Send(t, org.Member, org.Public, "lunch", "where?")
+	resolved := w.Send(t, org.Member, org.Public, messages.ResolvedTopicPrefix+"lunch", "done")
+	link := w.Send(t, org.Member, org.Public, "media", "see https://example.com/x")
+	image := w.Send(t, org.Member, org.Public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
+	file := w.Send(t, org.Member, org.Public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
+	secret := w.Send(t, org.Member, org.Private, "media", "https://example.com/secret")
 	var reacted chatcore.MessageID
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
-		m := chatcore.Message{RealmID: org.realm.ID, SenderID: org.member.ID, Type: chatcore.MessageTypeStream,
-			RecipientID: org.public.RecipientID, StreamID: org.public.ID, Topic: "media", Content: "nice",
+		m := chatcore.Message{RealmID: org.Realm.ID, SenderID: org.Member.ID, Type: chatcore.MessageTypeStream,
+			RecipientID: org.Public.RecipientID, StreamID: org.Public.ID, Topic: "media", Content: "nice",
 			RenderedContent: "<p>nice</p>", Client: "website", SentAt: chattest.Epoch,
-			Reactions: []chatcore.Reaction{{UserID: org.other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}}
+			Reactions: []chatcore.Reaction{{UserID: org.Other.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}}
 		err := tx.CreateMessage(ctx, &m)
 		reacted = m.ID
 		return err
@@ -248,23 +248,23 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		terms  []messages.NarrowTerm
 		want   []chatcore.MessageID
 	}{
-		{"dm-including another user by id", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{oneToOne, group}},
-		{"dm-including by e-mail", org.other, []messages.NarrowTerm{term("dm-including", `"`+org.admin.Email+`"`)}, []chatcore.MessageID{group}},
-		{"dm-including oneself is every dm", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
-		{"dm-including and a channel", org.other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID)), term("channel", fmt.Sprint(org.public.ID))}, []chatcore.MessageID{}},
-		{"dm-including excludes others' dms", org.admin, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.member.ID))}, []chatcore.MessageID{group, adminOnly}},
-		{"with a channel message", org.other, []messages.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
-		{"with replaces channel and topic terms", org.other, []messages.NarrowTerm{term("channel", fmt.Sprint(org.private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
-		{"with a dm, as a string", org.other, []messages.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
-		{"with an unreadable message is dropped", org.other, []messages.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
-		{"with an unknown message is dropped", org.other, []messages.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
-		{"is:resolved", org.other, []messages.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
-		{"has:link", org.member, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
-		{"has:image", org.member, []messages.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
-		{"has:attachment", org.member, []messages.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
-		{"has:link for a reader without the private channel", org.other, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
-		{"has:reaction", org.other, []messages.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
-		{"two has terms", org.member, []messages.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"dm-including another user by id", org.Other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.Member.ID))}, []chatcore.MessageID{oneToOne, group}},
+		{"dm-including by e-mail", org.Other, []messages.NarrowTerm{term("dm-including", `"`+org.Admin.Email+`"`)}, []chatcore.MessageID{group}},
+		{"dm-including oneself is every dm", org.Other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.Other.ID))}, []chatcore.MessageID{oneToOne, group, self}},
+		{"dm-including and a channel", org.Other, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.Member.ID)), term("channel", fmt.Sprint(org.Public.ID))}, []chatcore.MessageID{}},
+		{"dm-including excludes others' dms", org.Admin, []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.Member.ID))}, []chatcore.MessageID{group, adminOnly}},
+		{"with a channel message", org.Other, []messages.NarrowTerm{term("with", fmt.Sprint(resolved))}, []chatcore.MessageID{resolved}},
+		{"with replaces channel and topic terms", org.Other, []messages.NarrowTerm{term("channel", fmt.Sprint(org.Private.ID)), term("topic", `"other"`), term("with", fmt.Sprint(open))}, []chatcore.MessageID{open}},
+		{"with a dm, as a string", org.Other, []messages.NarrowTerm{term("with", fmt.Sprintf(`"%d"`, group))}, []chatcore.MessageID{group}},
+		{"with an unreadable message is dropped", org.Other, []messages.NarrowTerm{term("topic", `"lunch"`), term("with", fmt.Sprint(adminOnly))}, []chatcore.MessageID{open}},
+		{"with an unknown message is dropped", org.Other, []messages.NarrowTerm{term("with", "999999"), term("is", `"dm"`)}, []chatcore.MessageID{oneToOne, group, self}},
+		{"is:resolved", org.Other, []messages.NarrowTerm{term("is", `"resolved"`)}, []chatcore.MessageID{resolved}},
+		{"has:link", org.Member, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file, secret}},
+		{"has:image", org.Member, []messages.NarrowTerm{term("has", `"image"`)}, []chatcore.MessageID{image}},
+		{"has:attachment", org.Member, []messages.NarrowTerm{term("has", `"attachment"`)}, []chatcore.MessageID{image, file}},
+		{"has:link for a reader without the private channel", org.Other, []messages.NarrowTerm{term("has", `"link"`)}, []chatcore.MessageID{link, image, file}},
+		{"has:reaction", org.Other, []messages.NarrowTerm{term("has", `"reaction"`)}, []chatcore.MessageID{reacted}},
+		{"two has terms", org.Member, []messages.NarrowTerm{term("has", `"attachment"`), term("has", `"image"`)}, []chatcore.MessageID{image}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -283,13 +283,13 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		{"unknown is", []messages.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
 		{"unknown has", []messages.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
 		{"dm-including unknown id", []messages.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},
-		{"dm-including another realm", []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", org.stranger.ID)},
+		{"dm-including another realm", []messages.NarrowTerm{term("dm-including", fmt.Sprint(org.Stranger.ID))}, chatcore.CodeBadNarrow, fmt.Sprintf("Invalid narrow operator: unknown user %d", org.Stranger.ID)},
 		{"dm-including unknown e-mail", []messages.NarrowTerm{term("dm-including", `"nobody@x.test"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user nobody@x.test"},
 		{"with a non-integer", []messages.NarrowTerm{term("with", `"abc"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: Invalid 'with' operator"},
 		{"two with terms", []messages.NarrowTerm{term("with", "1"), term("with", "2")}, chatcore.CodeBadRequest, "Duplicate 'with' operators."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fetch(t, org.other, tc.t...)
+			_, err := fetch(t, org.Other, tc.t...)
 			chattest.WantError(t, err, tc.code, chatcore.KindInvalid, tc.msg)
 		})
 	}
@@ -299,22 +299,22 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 // towards num_before, however many others lie between them.
 func TestHasNarrowPaginates(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	var linked []chatcore.MessageID
 	for i := range 40 {
 		if i%8 == 0 {
-			linked = append(linked, w.Send(t, org.member, org.public, "t", fmt.Sprintf("https://example.com/%d", i)))
+			linked = append(linked, w.Send(t, org.Member, org.Public, "t", fmt.Sprintf("https://example.com/%d", i)))
 			continue
 		}
-		w.Send(t, org.member, org.public, "t", fmt.Sprint("plain ", i))
+		w.Send(t, org.Member, org.Public, "t", fmt.Sprint("plain ", i))
 	}
 	narrow := []messages.NarrowTerm{term("has", `"link"`)}
-	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
+	res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3), Narrow: narrow})
 	is.NoErr(err)                                           // fetched
 	is.Equal(viewIDs(res.Messages), linked[len(linked)-3:]) // the three newest linked messages
 	is.True(!res.FoundOldest)                               // more linked messages remain
-	res, err = messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
+	res, err = messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new(fmt.Sprint(res.Messages[0].ID)),
 		NumBefore: new(5), IncludeAnchor: new(false), Narrow: narrow})
 	is.NoErr(err)                                           // the next page
 	is.Equal(viewIDs(res.Messages), linked[:len(linked)-3]) // the rest
@@ -325,18 +325,18 @@ func TestHasNarrowPaginates(t *testing.T) {
 // /messages/{id} objects against Zulip's message object: no rendered_content.
 func TestMessageViewsCarryNoRenderedContent(t *testing.T) {
 	is := is.New(t)
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	id := w.Send(t, org.member, org.public, "t", "**hi**")
-	v, _, err := messages.One(ctx, w.Svc, org.other.ID, id)
+	id := w.Send(t, org.Member, org.Public, "t", "**hi**")
+	v, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
 	is.NoErr(err) // fetched
-	keys, _ := jsonKeys(t, v)
+	keys, _ := chattest.JSONKeys(t, v)
 	for _, k := range keys {
 		is.True(k != "rendered_content") // not in GET /messages/{id}
 	}
-	res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(1)})
+	res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(1)})
 	is.NoErr(err) // fetched
-	keys, _ = jsonKeys(t, res.Messages[0])
+	keys, _ = chattest.JSONKeys(t, res.Messages[0])
 	for _, k := range keys {
 		is.True(k != "rendered_content") // not in GET /messages
 	}

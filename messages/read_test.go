@@ -14,15 +14,15 @@ import (
 )
 
 func TestMessageVisibility(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	pub := w.Send(t, org.member, org.public, "t", "public")
-	priv := w.Send(t, org.member, org.private, "t", "private")
-	early := w.Send(t, org.member, org.protected, "t", "before the others joined")
-	late := w.Send(t, org.member, org.protected, "t", "after")
-	direct := sendDM(t, w, org.member, "direct", org.other)
-	w.Subscribe(t, org.private, org.other, 0)
-	w.Subscribe(t, org.protected, org.other, late)
+	pub := w.Send(t, org.Member, org.Public, "t", "public")
+	priv := w.Send(t, org.Member, org.Private, "t", "private")
+	early := w.Send(t, org.Member, org.Protected, "t", "before the others joined")
+	late := w.Send(t, org.Member, org.Protected, "t", "after")
+	direct := w.SendDM(t, org.Member, "direct", org.Other)
+	w.Subscribe(t, org.Private, org.Other, 0)
+	w.Subscribe(t, org.Protected, org.Other, late)
 
 	for _, tc := range []struct {
 		name   string
@@ -30,19 +30,19 @@ func TestMessageVisibility(t *testing.T) {
 		id     chatcore.MessageID
 		ok     bool
 	}{
-		{"public channel, member", org.other, pub, true},
-		{"public channel, unsubscribed member", org.admin, pub, true},
-		{"public channel, unsubscribed guest", org.guest, pub, false},
-		{"private channel, subscriber", org.other, priv, true},
-		{"private channel, admin without subscription", org.admin, priv, false},
-		{"protected history, before joining", org.other, early, false},
-		{"protected history, after joining", org.other, late, true},
-		{"protected history, sender", org.member, early, true},
-		{"direct message, participant", org.other, direct, true},
-		{"direct message, sender", org.member, direct, true},
-		{"direct message, outsider", org.admin, direct, false},
-		{"another realm", org.stranger, pub, false},
-		{"unknown id", org.member, 999999, false},
+		{"public channel, member", org.Other, pub, true},
+		{"public channel, unsubscribed member", org.Admin, pub, true},
+		{"public channel, unsubscribed guest", org.Guest, pub, false},
+		{"private channel, subscriber", org.Other, priv, true},
+		{"private channel, admin without subscription", org.Admin, priv, false},
+		{"protected history, before joining", org.Other, early, false},
+		{"protected history, after joining", org.Other, late, true},
+		{"protected history, sender", org.Member, early, true},
+		{"direct message, participant", org.Other, direct, true},
+		{"direct message, sender", org.Member, direct, true},
+		{"direct message, outsider", org.Admin, direct, false},
+		{"another realm", org.Stranger, pub, false},
+		{"unknown id", org.Member, 999999, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
@@ -56,15 +56,15 @@ func TestMessageVisibility(t *testing.T) {
 	}
 	t.Run("guest after subscribing", func(t *testing.T) {
 		is := is.New(t)
-		w.Subscribe(t, org.public, org.guest, 0)
-		_, _, err := messages.One(ctx, w.Svc, org.guest.ID, pub)
+		w.Subscribe(t, org.Public, org.Guest, 0)
+		_, _, err := messages.One(ctx, w.Svc, org.Guest.ID, pub)
 		is.NoErr(err) // a subscribed guest sees the channel
 	})
 	t.Run("unsubscribed from a private channel", func(t *testing.T) {
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.private.ID, UserID: org.other.ID, Active: false})
+			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.Private.ID, UserID: org.Other.ID, Active: false})
 		})
-		_, _, err := messages.One(ctx, w.Svc, org.other.ID, priv)
+		_, _, err := messages.One(ctx, w.Svc, org.Other.ID, priv)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
@@ -79,16 +79,16 @@ func viewIDs(views []chatcore.MessageView) []chatcore.MessageID {
 }
 
 func TestMessagesAnchors(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	var ids []chatcore.MessageID
 	for i := range 6 {
-		ids = append(ids, w.Send(t, org.member, org.public, "t", fmt.Sprint("m", i)))
+		ids = append(ids, w.Send(t, org.Member, org.Public, "t", fmt.Sprint("m", i)))
 	}
-	narrow := []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(org.public.ID))}}
+	narrow := []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(fmt.Sprint(org.Public.ID))}}
 	get := func(t *testing.T, anchor string, before, after int) messages.Result {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{
 			Anchor: new(anchor), NumBefore: new(before), NumAfter: new(after), Narrow: narrow})
 		is.NoErr(err) // fetched
 		return res
@@ -141,13 +141,13 @@ func TestMessagesAnchors(t *testing.T) {
 	})
 	t.Run("anchor between messages", func(t *testing.T) {
 		is := is.New(t)
-		sendDM(t, w, org.member, "elsewhere", org.admin) // takes an id the channel narrow does not match
+		w.SendDM(t, org.Member, "elsewhere", org.Admin) // takes an id the channel narrow does not match
 		res := get(t, "newest", 1, 0)
 		is.Equal(viewIDs(res.Messages), ids[5:]) // the DM is not in the channel narrow
 	})
 	t.Run("without the anchor", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{
 			Anchor: new(fmt.Sprint(ids[2])), NumAfter: new(1), Narrow: narrow, IncludeAnchor: new(false)})
 		is.NoErr(err)                                                 // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{ids[3]}) // anchor left out
@@ -155,7 +155,7 @@ func TestMessagesAnchors(t *testing.T) {
 	})
 	t.Run("raw Markdown", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{
 			Anchor: new(fmt.Sprint(ids[0])), Narrow: narrow, ApplyMarkdown: new(false)})
 		is.NoErr(err)                                            // fetched
 		is.Equal(res.Messages[0].Content, "m0")                  // raw
@@ -175,13 +175,13 @@ func TestMessagesAnchors(t *testing.T) {
 			"Invalid narrow operator: unknown operator color"},
 		{"unknown channel", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "channel", Operand: json.RawMessage(`"Nowhere"`)}}},
 			"Invalid narrow operator: unknown channel"},
-		{"channel of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(org.strangerStream.ID))}}},
+		{"channel of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "stream", Operand: json.RawMessage(fmt.Sprint(org.StrangerStream.ID))}}},
 			"Invalid narrow operator: unknown channel"},
-		{"user of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", org.stranger.ID))}}},
-			fmt.Sprintf("Invalid narrow operator: unknown user ID %d", org.stranger.ID)},
+		{"user of another realm", messages.Request{Narrow: []messages.NarrowTerm{{Operator: "dm", Operand: json.RawMessage(fmt.Sprintf("[%d]", org.Stranger.ID))}}},
+			fmt.Sprintf("Invalid narrow operator: unknown user ID %d", org.Stranger.ID)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := messages.Get(ctx, w.Svc, org.other.ID, tc.req)
+			_, err := messages.Get(ctx, w.Svc, org.Other.ID, tc.req)
 			code := chatcore.CodeBadRequest
 			if strings.HasPrefix(tc.msg, "Invalid narrow operator: ") {
 				code = chatcore.CodeBadNarrow // Zulip's BadNarrowOperatorError
@@ -192,18 +192,18 @@ func TestMessagesAnchors(t *testing.T) {
 }
 
 func TestMessagesNarrowsAndVisibility(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	alpha1 := w.Send(t, org.member, org.public, "Straße", "a1")
-	beta := w.Send(t, org.member, org.public, "beta", "b")
-	alpha2 := w.Send(t, org.other, org.public, "STRASSE", "a2")
-	secret := w.Send(t, org.member, org.private, "Straße", "s")
-	early := w.Send(t, org.member, org.protected, "t", "early")
-	d1 := sendDM(t, w, org.member, "d1", org.other)
-	group := sendDM(t, w, org.member, "g", org.other, org.admin)
-	d2 := sendDM(t, w, org.other, "d2", org.member)
-	w.Subscribe(t, org.protected, org.other, early+1)
-	late := w.Send(t, org.member, org.protected, "t", "late")
+	alpha1 := w.Send(t, org.Member, org.Public, "Straße", "a1")
+	beta := w.Send(t, org.Member, org.Public, "beta", "b")
+	alpha2 := w.Send(t, org.Other, org.Public, "STRASSE", "a2")
+	secret := w.Send(t, org.Member, org.Private, "Straße", "s")
+	early := w.Send(t, org.Member, org.Protected, "t", "early")
+	d1 := w.SendDM(t, org.Member, "d1", org.Other)
+	group := w.SendDM(t, org.Member, "g", org.Other, org.Admin)
+	d2 := w.SendDM(t, org.Other, "d2", org.Member)
+	w.Subscribe(t, org.Protected, org.Other, early+1)
+	late := w.Send(t, org.Member, org.Protected, "t", "late")
 
 	fetch := func(t *testing.T, viewer *chatcore.User, narrow ...messages.NarrowTerm) []chatcore.MessageID {
 		is := is.New(t)
@@ -217,93 +217,93 @@ func TestMessagesNarrowsAndVisibility(t *testing.T) {
 	}
 	t.Run("channel and topic, case-insensitive", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other, term("channel", `"verona"`), term("topic", `"strasse"`))
+		got := fetch(t, org.Other, term("channel", `"verona"`), term("topic", `"strasse"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2}) // Unicode case folding
 	})
 	t.Run("topic across channels", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.member, term("topic", `"straße"`))
+		got := fetch(t, org.Member, term("topic", `"straße"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2, secret}) // every visible channel
-		got = fetch(t, org.other, term("topic", `"straße"`))
+		got = fetch(t, org.Other, term("topic", `"straße"`))
 		is.Equal(got, []chatcore.MessageID{alpha1, alpha2}) // not the private channel
 	})
 	t.Run("channel by id", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other, term("stream", fmt.Sprint(org.public.ID)))
+		got := fetch(t, org.Other, term("stream", fmt.Sprint(org.Public.ID)))
 		is.Equal(got, []chatcore.MessageID{alpha1, beta, alpha2}) // the channel's messages
 	})
 	t.Run("private channel without access", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other, term("channel", `"secret"`))
+		got := fetch(t, org.Other, term("channel", `"secret"`))
 		is.Equal(len(got), 0) // nothing visible
 	})
 	t.Run("protected history", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other, term("channel", `"vault"`))
+		got := fetch(t, org.Other, term("channel", `"vault"`))
 		is.Equal(got, []chatcore.MessageID{late}) // only after joining
-		got = fetch(t, org.member, term("channel", `"vault"`))
+		got = fetch(t, org.Member, term("channel", `"vault"`))
 		is.Equal(got, []chatcore.MessageID{early, late}) // the original subscriber sees both
 	})
 	t.Run("one-to-one conversation", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.member, term("dm", fmt.Sprintf("[%d]", org.other.ID)))
+		got := fetch(t, org.Member, term("dm", fmt.Sprintf("[%d]", org.Other.ID)))
 		is.Equal(got, []chatcore.MessageID{d1, d2}) // both directions, not the group
-		got = fetch(t, org.other, term("dm", fmt.Sprintf("[%d]", org.member.ID)))
+		got = fetch(t, org.Other, term("dm", fmt.Sprintf("[%d]", org.Member.ID)))
 		is.Equal(got, []chatcore.MessageID{d1, d2}) // the same conversation from the other side
 	})
 	t.Run("group conversation", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.admin, term("dm", fmt.Sprintf("[%d,%d]", org.other.ID, org.member.ID)))
+		got := fetch(t, org.Admin, term("dm", fmt.Sprintf("[%d,%d]", org.Other.ID, org.Member.ID)))
 		is.Equal(got, []chatcore.MessageID{group}) // the group only
 	})
 	t.Run("no conversation yet", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.guest, term("dm", fmt.Sprintf("[%d]", org.admin.ID)))
+		got := fetch(t, org.Guest, term("dm", fmt.Sprintf("[%d]", org.Admin.ID)))
 		is.Equal(len(got), 0) // empty
 	})
 	t.Run("sender", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.member, term("sender", fmt.Sprint(org.other.ID)))
+		got := fetch(t, org.Member, term("sender", fmt.Sprint(org.Other.ID)))
 		is.Equal(got, []chatcore.MessageID{alpha2, d2}) // only other's messages
-		got = fetch(t, org.member, term("sender", fmt.Sprintf("%q", org.other.Email)), term("channel", `"Verona"`))
+		got = fetch(t, org.Member, term("sender", fmt.Sprintf("%q", org.Other.Email)), term("channel", `"Verona"`))
 		is.Equal(got, []chatcore.MessageID{alpha2}) // combined with a channel
 	})
 	t.Run("is:dm", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other, term("is", `"dm"`))
+		got := fetch(t, org.Other, term("is", `"dm"`))
 		is.Equal(got, []chatcore.MessageID{d1, group, d2}) // direct messages only
 	})
 	t.Run("no narrow", func(t *testing.T) {
 		is := is.New(t)
-		got := fetch(t, org.other)
+		got := fetch(t, org.Other)
 		is.Equal(got, []chatcore.MessageID{alpha1, beta, alpha2, d1, group, d2, late}) // everything other may see
-		got = fetch(t, org.guest)
+		got = fetch(t, org.Guest)
 		is.Equal(len(got), 0) // a guest with no subscriptions sees nothing
-		got = fetch(t, org.stranger)
+		got = fetch(t, org.Stranger)
 		is.Equal(len(got), 0) // another realm sees nothing
 	})
 	t.Run("hidden messages do not shorten the page", func(t *testing.T) {
 		is := is.New(t)
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3)})
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, messages.Request{Anchor: new("newest"), NumBefore: new(3)})
 		is.NoErr(err)                                                          // fetched
 		is.Equal(viewIDs(res.Messages), []chatcore.MessageID{group, d2, late}) // skips what other cannot see
 	})
 }
 
 func BenchmarkMessagesNewest(b *testing.B) {
-	w, org := newMessaging(b)
+	w, org := chattest.NewMessaging(b)
 	ctx := context.Background()
 	for i := range 2000 {
-		st := org.public
+		st := org.Public
 		if i%4 == 0 {
-			st = org.private
+			st = org.Private
 		}
-		w.Send(b, org.member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
+		w.Send(b, org.Member, st, fmt.Sprint("topic ", i%10), fmt.Sprint("message ", i))
 	}
 	req := messages.Request{Anchor: new("newest"), NumBefore: new(100)}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := messages.Get(ctx, w.Svc, org.other.ID, req)
+		res, err := messages.Get(ctx, w.Svc, org.Other.ID, req)
 		if err != nil || len(res.Messages) != 100 {
 			b.Fatal(err, len(res.Messages))
 		}
@@ -314,8 +314,8 @@ func BenchmarkMessagesNewest(b *testing.B) {
 // HTML when nil or true, the raw Markdown when false; the raw Markdown is
 // returned beside it in every case.
 func TestGetMessageApplyMarkdown(t *testing.T) {
-	w, org := newMessaging(t)
-	id := w.Send(t, org.member, org.public, "t", "**bold**")
+	w, org := chattest.NewMessaging(t)
+	id := w.Send(t, org.Member, org.Public, "t", "**bold**")
 	for _, tt := range []struct {
 		name        string
 		apply       *bool
@@ -328,7 +328,7 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			view, raw, err := messages.GetOne(t.Context(), w.Svc, org.other.ID, id, messages.OneRequest{ApplyMarkdown: tt.apply})
+			view, raw, err := messages.GetOne(t.Context(), w.Svc, org.Other.ID, id, messages.OneRequest{ApplyMarkdown: tt.apply})
 			is.NoErr(err)                                                  // readable
 			is.Equal(view.Content, tt.content)                             // content in the asked format
 			is.Equal(view.ContentType, tt.contentType)                     // and its type
@@ -342,11 +342,11 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 // is the newest message GET /messages gives with no narrow (-1 for none), for
 // every kind of viewer, while messages arrive that only some of them may read.
 func TestMeMaxMessageIDIsNewestOfGet(t *testing.T) {
-	w, org := newMessaging(t)
+	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	check := func(t *testing.T, step string) {
 		t.Helper()
-		for _, u := range []*chatcore.User{org.admin, org.member, org.other, org.guest, org.bot, org.stranger} {
+		for _, u := range []*chatcore.User{org.Admin, org.Member, org.Other, org.Guest, org.Bot, org.Stranger} {
 			me, err := w.Svc.Me(ctx, u.ID)
 			if err != nil {
 				t.Fatalf("%s: Me(%s): %v", step, u.FullName, err)
@@ -365,19 +365,19 @@ func TestMeMaxMessageIDIsNewestOfGet(t *testing.T) {
 		}
 	}
 	check(t, "no message")
-	w.Send(t, org.member, org.public, "t", "public")
+	w.Send(t, org.Member, org.Public, "t", "public")
 	check(t, "public channel")
-	early := w.Send(t, org.member, org.protected, "t", "protected, before the others joined")
-	w.Subscribe(t, org.protected, org.other, early+1)
+	early := w.Send(t, org.Member, org.Protected, "t", "protected, before the others joined")
+	w.Subscribe(t, org.Protected, org.Other, early+1)
 	check(t, "protected history")
-	w.Send(t, org.member, org.protected, "t", "protected, after")
+	w.Send(t, org.Member, org.Protected, "t", "protected, after")
 	check(t, "protected, after joining")
-	w.Send(t, org.member, org.private, "t", "private")
+	w.Send(t, org.Member, org.Private, "t", "private")
 	check(t, "private channel")
-	sendDM(t, w, org.member, "direct", org.other)
+	w.SendDM(t, org.Member, "direct", org.Other)
 	check(t, "direct message")
-	sendDM(t, w, org.admin, "group", org.member, org.guest)
+	w.SendDM(t, org.Admin, "group", org.Member, org.Guest)
 	check(t, "group direct message")
-	w.Send(t, org.stranger, org.strangerStream, "t", "elsewhere")
+	w.Send(t, org.Stranger, org.StrangerStream, "t", "elsewhere")
 	check(t, "another realm")
 }
