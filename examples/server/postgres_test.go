@@ -225,7 +225,9 @@ func TestTwoInstances(t *testing.T) {
 
 	// Scheduled messages due now: both instances deliver every 50 ms, each
 	// message goes out once.
-	when := strconv.FormatInt(time.Now().Add(1*time.Second).Unix(), 10)
+	// The timestamp is in whole seconds: 3 s ahead keeps it in the future
+	// (as scheduling requires) after truncation and a slow request.
+	when := strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10)
 	const n = 5
 	for i := range n {
 		status, body = a.call(t, "POST", "/scheduled_messages", demoOwner, demoOwnerKey, url.Values{
