@@ -46,3 +46,9 @@ func Queued(s *Store) int64 { return s.writes.queued.Load() }
 
 // Commits returns how many write transactions s has committed.
 func Commits(s *Store) int64 { return s.writes.commits.Load() }
+
+// UserCacheGeneration returns the generation of s's user cache.
+func UserCacheGeneration(s *Store) uint64 { return s.users.generation() }
+
+// WritesUsers is writesUsers.
+var WritesUsers = writesUsers

@@ -46,6 +46,9 @@ type writeGroup struct {
 	open   *group // the transaction later Updates join, or nil
 	// commits counts the transactions committed (for tests).
 	commits atomic.Int64
+	// users is the Store's user cache, told when a transaction that changed
+	// the users table has ended.
+	users *userCache
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -55,6 +58,9 @@ type group struct {
 	misses []string // statements its Updates ran unprepared
 	done   chan struct{}
 	err    error // the commit's error, set before done is closed
+	// usersChanged records that a statement changing the users table ran in
+	// it (see userCache).
+	usersChanged bool
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -90,7 +96,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) 
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx chatcore.Tx) error) (kept bool, err error) {
-	t := &tx{tx: b.tx, cache: g.cache, detach: true}
+	t := &tx{tx: b.tx, cache: g.cache, detach: true, users: g.users, gen: g.users.generation(), group: b}
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {
@@ -103,6 +109,7 @@ func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(t
 		if first {
 			g.open = nil
 			_ = b.tx.Rollback()
+			g.ended(b)
 			close(b.done)
 			return
 		}
@@ -153,7 +160,16 @@ func (g *writeGroup) lose(b *group, err error) {
 	g.open = nil
 	_ = b.tx.Rollback()
 	b.err = fmt.Errorf("sqlite: shared transaction lost: %w", err)
+	g.ended(b)
 	close(b.done)
+}
+
+// ended tells the user cache that b, which has committed or rolled back,
+// changed the users table, before b's Updates return (see userCache).
+func (g *writeGroup) ended(b *group) {
+	if b.usersChanged {
+		g.users.changed()
+	}
 }
 
 // release commits b when no Update is queued to join it, even after a yield,
@@ -178,6 +194,7 @@ func (g *writeGroup) release(b *group) {
 		b.err = fmt.Errorf("sqlite: commit: %w", err)
 	}
 	g.commits.Add(1)
+	g.ended(b)
 	close(b.done)
 	if len(b.misses) > 0 {
 		g.cache.add(context.Background(), b.misses) // the connection is free again

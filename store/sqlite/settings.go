@@ -47,7 +47,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	if len(changes) == 1 {
 		res, err = t.exec(ctx, set.String(), args...)
 	} else {
-		res, err = t.tx.ExecContext(t.stmtCtx(ctx), set.String(), args...)
+		res, err = t.execUnprepared(ctx, set.String(), args...)
 	}
 	if err != nil {
 		return classify(err, what)

@@ -54,11 +54,13 @@ type Store struct {
 	// Prepared statements of each pool (see stmtCache).
 	writerStmts, readerStmts *stmtCache
 	writes                   *writeGroup
+	users                    *userCache
 }
 
 type config struct {
 	busyTimeout time.Duration
 	readers     int
+	userCache   int
 }
 
 // Option configures [Open].
@@ -71,6 +73,21 @@ func WithBusyTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.busyTimeout = d
+		}
+	}
+}
+
+// WithUserCache sets how many user rows the Store keeps between
+// transactions (default [DefaultUserCache]), so that authenticating a request
+// and reading its actor need no statement while the users table has not
+// changed; 0 turns the cache off. The cache relies on this Store being the
+// only writer of the users table: turn it off when another process writes
+// that table (other processes may read the file). Negative values keep the
+// default.
+func WithUserCache(n int) Option {
+	return func(c *config) {
+		if n >= 0 {
+			c.userCache = n
 		}
 	}
 }
@@ -98,7 +115,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
 		return nil, fmt.Errorf("sqlite: open %q: a database file is required", path)
 	}
-	cfg := config{busyTimeout: 5 * time.Second, readers: max(4, runtime.GOMAXPROCS(0))}
+	cfg := config{busyTimeout: 5 * time.Second, readers: max(4, runtime.GOMAXPROCS(0)), userCache: DefaultUserCache}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -135,8 +152,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	st := &Store{writer: writer, readers: readers,
-		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers)}
-	st.writes = &writeGroup{db: writer, cache: st.writerStmts}
+		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), users: newUserCache(cfg.userCache)}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts, users: st.users}
 	return st, nil
 }
 
@@ -314,13 +331,18 @@ func checkSettingColumns(ctx context.Context, db *sql.DB) error {
 }
 
 // View runs fn in a read-only transaction on a reader connection; see
-// [chatcore.Store]. Writes through its Tx return an error.
+// [chatcore.Store]. Writes through its Tx return an error. The transaction
+// begins at fn's first statement: a View that the user cache answers alone
+// takes no connection.
 func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	sqlTx, err := s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	return run(ctx, sqlTx, s.readerStmts, true, fn)
+	t := &tx{readOnly: true, cache: s.readerStmts, users: s.users, gen: s.users.generation(),
+		begin: func(ctx context.Context) (*sql.Tx, error) {
+			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		}}
+	return run(ctx, t, fn)
 }
 
 // Update runs fn in a read-write IMMEDIATE transaction on the writer
@@ -334,33 +356,28 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 	return s.writes.update(ctx, fn)
 }
 
-// run calls fn and ends the transaction: commit on success (Update), rollback
-// on an error, on a panic (re-raised) and always for a View.
-func run(ctx context.Context, sqlTx *sql.Tx, cache *stmtCache, readOnly bool, fn func(tx chatcore.Tx) error) error {
-	t := &tx{tx: sqlTx, readOnly: readOnly, cache: cache}
+// run calls fn in the View t and ends t's transaction, if fn began one: a
+// View always rolls back, also on a panic (re-raised).
+func run(ctx context.Context, t *tx, fn func(tx chatcore.Tx) error) error {
 	defer func() {
 		if len(t.misses) > 0 {
-			cache.add(ctx, t.misses) // the transaction has ended: the connection is free
+			t.cache.add(ctx, t.misses) // the transaction has ended: the connection is free
 		}
 	}()
 	done := false
 	defer func() {
-		if !done {
-			_ = sqlTx.Rollback() // panicking: undo, then let the panic continue
+		if !done && t.tx != nil {
+			_ = t.tx.Rollback() // panicking: undo, then let the panic continue
 		}
 	}()
 	ferr := fn(t)
 	done = true
-	if ferr != nil || readOnly {
-		if rerr := sqlTx.Rollback(); rerr != nil && ferr == nil {
+	if t.tx != nil {
+		if rerr := t.tx.Rollback(); rerr != nil && ferr == nil {
 			return fmt.Errorf("sqlite: end view: %w", rerr)
 		}
-		return ferr
 	}
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: commit: %w", err)
-	}
-	return nil
+	return ferr
 }
 
 // Close closes the cached statements, runs PRAGMA optimize, then closes the

@@ -19,7 +19,11 @@ var ErrReadOnly = errors.New("sqlite: write in a read-only transaction")
 
 // tx implements chatcore.Tx on one database/sql transaction.
 type tx struct {
+	// tx is the SQL transaction; nil in a View until its first statement,
+	// which begin then starts (a View answered from the user cache alone
+	// runs no statement at all).
 	tx       *sql.Tx
+	begin    func(context.Context) (*sql.Tx, error)
 	readOnly bool
 	// cache holds the pool's prepared statements; misses collects the
 	// statements this transaction ran unprepared, for the cache to prepare
@@ -29,6 +33,12 @@ type tx struct {
 	// detach runs statements with their context stripped of cancellation,
 	// once it is checked (see writeGroup).
 	detach bool
+	// users is the Store's user cache and gen its generation when the
+	// transaction began; group is an Update's shared transaction (nil in a
+	// View), which records whether it has changed the users table.
+	users *userCache
+	gen   uint64
+	group *group
 }
 
 // stmtCtx returns the context a statement runs with: ctx itself when it is
@@ -52,41 +62,100 @@ func (t *tx) writable() error {
 	return nil
 }
 
+// sqlTx returns the SQL transaction, beginning a View's at its first
+// statement.
+func (t *tx) sqlTx(ctx context.Context) (*sql.Tx, error) {
+	if t.tx == nil {
+		sqlTx, err := t.begin(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: begin view: %w", err)
+		}
+		t.tx = sqlTx
+	}
+	return t.tx, nil
+}
+
 // stmt returns the cached prepared statement for query bound to the
 // transaction, or nil (recording the miss).
-func (t *tx) stmt(ctx context.Context, query string) *sql.Stmt {
+func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 	if t.cache == nil {
 		return nil
 	}
 	if st := t.cache.get(query); st != nil {
-		return t.tx.StmtContext(ctx, st)
+		return sqlTx.StmtContext(ctx, st)
 	}
 	t.misses = append(t.misses, query)
 	return nil
 }
 
-func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+// prepare readies a statement: it begins a View's transaction, notes a
+// statement that changes the users table (see userCache), and returns the
+// statement's context and transaction.
+func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.Tx, error) {
+	if t.group != nil && !t.group.usersChanged && writesUsers(query) {
+		t.group.usersChanged = true
+	}
 	ctx = t.stmtCtx(ctx)
-	if st := t.stmt(ctx, query); st != nil {
+	sqlTx, err := t.sqlTx(ctx)
+	return ctx, sqlTx, err
+}
+
+func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, sqlTx, err := t.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st := t.stmt(ctx, sqlTx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, query, args...)
+	return sqlTx.ExecContext(ctx, query, args...)
+}
+
+// execUnprepared runs a statement whose text varies too much to keep it
+// prepared (it never enters the statement cache).
+func (t *tx) execUnprepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, sqlTx, err := t.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return sqlTx.ExecContext(ctx, query, args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx = t.stmtCtx(ctx)
-	if st := t.stmt(ctx, query); st != nil {
+	ctx, sqlTx, err := t.prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st := t.stmt(ctx, sqlTx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, query, args...)
+	return sqlTx.QueryContext(ctx, query, args...)
 }
 
-func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx = t.stmtCtx(ctx)
-	if st := t.stmt(ctx, query); st != nil {
+// row is the result of queryRow: a *sql.Row, or the error that kept the
+// statement from running.
+type row interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
+	ctx, sqlTx, err := t.prepare(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	if st := t.stmt(ctx, sqlTx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, query, args...)
+	return sqlTx.QueryRowContext(ctx, query, args...)
+}
+
+// cacheUsable reports whether the transaction may read and fill the user
+// cache: a View, or an Update whose shared transaction has not changed the
+// users table.
+func (t *tx) cacheUsable() bool {
+	return t.users != nil && (t.group == nil || !t.group.usersChanged)
 }
 
 // classify wraps a driver error for the operation what. Unique and primary

@@ -103,9 +103,19 @@ func (t *tx) oneUser(ctx context.Context, what func() string, query string, args
 	return &u, nil
 }
 
-// User implements [chatcore.UserStore].
+// User implements [chatcore.UserStore], from the user cache when it holds
+// the row.
 func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
-	return t.oneUser(ctx, func() string { return fmt.Sprintf("user %d", id) }, userByID, id)
+	if t.cacheUsable() {
+		if u, ok := t.users.get(t.gen, id); ok {
+			return u, nil
+		}
+	}
+	u, err := t.oneUser(ctx, func() string { return fmt.Sprintf("user %d", id) }, userByID, id)
+	if err == nil && t.cacheUsable() {
+		t.users.put(t.gen, u)
+	}
+	return u, err
 }
 
 // UserByEmail implements [chatcore.UserStore].
@@ -113,12 +123,22 @@ func (t *tx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email stri
 	return t.oneUser(ctx, func() string { return "user by email" }, userByEmail, realm, chatcore.FoldKey(email))
 }
 
-// UserByAPIKeyHash implements [chatcore.UserStore].
+// UserByAPIKeyHash implements [chatcore.UserStore], from the user cache
+// when it holds the row.
 func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
 	if hash == "" {
 		return nil, notFound("user by api key")
 	}
-	return t.oneUser(ctx, func() string { return "user by api key" }, userByAPIKey, hash)
+	if t.cacheUsable() {
+		if u, ok := t.users.byAPIKey(t.gen, hash); ok {
+			return u, nil
+		}
+	}
+	u, err := t.oneUser(ctx, func() string { return "user by api key" }, userByAPIKey, hash)
+	if err == nil && t.cacheUsable() {
+		t.users.put(t.gen, u)
+	}
+	return u, err
 }
 
 // Users implements [chatcore.UserStore].

@@ -1,0 +1,244 @@
+package sqlite_test
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store/sqlite"
+)
+
+// cacheWorld stores a realm and one user in s and returns the user.
+func cacheWorld(t *testing.T, s *sqlite.Store) *chatcore.User {
+	t.Helper()
+	u := human(0, "ann@example.com")
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		r := &chatcore.Realm{StringID: "acme", Name: "acme", DateCreated: epoch}
+		if err := tx.CreateRealm(ctx, r); err != nil {
+			return err
+		}
+		u.RealmID = r.ID
+		return tx.CreateUser(ctx, u)
+	})
+	return u
+}
+
+// readUser reads user id in a View of s, by id or (with byKey) by API key hash.
+func readUser(t *testing.T, s chatcore.Store, u *chatcore.User, byKey bool) *chatcore.User {
+	t.Helper()
+	var got *chatcore.User
+	err := s.View(context.Background(), func(tx chatcore.Tx) error {
+		var err error
+		if byKey {
+			got, err = tx.UserByAPIKeyHash(context.Background(), u.APIKeyHash)
+		} else {
+			got, err = tx.User(context.Background(), u.ID)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestUserCacheFollowsWrites checks that every way of changing a user row is
+// seen by the next read through the cache, by id and by API key, and that
+// the reads in between do not touch the store's connections when the cache
+// answers.
+func TestUserCacheFollowsWrites(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	u := cacheWorld(t, s)
+	ctx := context.Background()
+	readUser(t, s, u, false) // fills the cache
+	_, readers := sqlite.DBs(s)
+	opened := readers.Stats().OpenConnections
+	readers.SetMaxOpenConns(1)
+	conn, err := readers.Conn(ctx) // the pool's only connection, held: a View that needs one would wait
+	is.NoErr(err)
+	done := make(chan *chatcore.User)
+	go func() { done <- readUser(t, s, u, true) }()
+	select {
+	case got := <-done:
+		is.Equal(got.Email, u.Email) // answered from the cache, without a connection
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cached read waited for a reader connection")
+	}
+	is.NoErr(conn.Close())
+	readers.SetMaxOpenConns(max(opened, 4))
+
+	steps := []struct {
+		name  string
+		write func(ctx context.Context, tx chatcore.Tx) error
+		check func(got *chatcore.User) bool
+	}{
+		{"UpdateUser", func(ctx context.Context, tx chatcore.Tx) error {
+			v, err := tx.User(ctx, u.ID)
+			if err != nil {
+				return err
+			}
+			v.FullName = "Renamed"
+			return tx.UpdateUser(ctx, v)
+		}, func(got *chatcore.User) bool { return got.FullName == "Renamed" }},
+		{"UpdateUserSettings one", func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
+		}, func(got *chatcore.User) bool { return got.Settings.EnterSends }},
+		{"UpdateUserSettings several", func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: false}, {Name: "color_scheme", Value: 2}})
+		}, func(got *chatcore.User) bool { return !got.Settings.EnterSends && got.Settings.ColorScheme == 2 }},
+		{"UpdateSettingBulk", func(ctx context.Context, tx chatcore.Tx) error {
+			_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: u.RealmID, UserIDs: []chatcore.UserID{u.ID}, Setting: "color_scheme", Value: 3})
+			return err
+		}, func(got *chatcore.User) bool { return got.Settings.ColorScheme == 3 }},
+		{"new API key", func(ctx context.Context, tx chatcore.Tx) error {
+			v, err := tx.User(ctx, u.ID)
+			if err != nil {
+				return err
+			}
+			v.APIKeyHash = chatcore.HashAPIKey("another key")
+			return tx.UpdateUser(ctx, v)
+		}, func(got *chatcore.User) bool { return got.APIKeyHash == chatcore.HashAPIKey("another key") }},
+	}
+	for _, st := range steps {
+		readUser(t, s, u, false) // cached before the write
+		gen := sqlite.UserCacheGeneration(s)
+		update(t, s, st.write)
+		is.True(sqlite.UserCacheGeneration(s) > gen) // the write moved the generation
+		got := readUser(t, s, u, false)
+		is.True(st.check(got)) // the read after the write sees it
+		if st.name == "new API key" {
+			err := s.View(ctx, func(tx chatcore.Tx) error { _, err := tx.UserByAPIKeyHash(ctx, u.APIKeyHash); return err })
+			is.True(err != nil) // the old key no longer finds the user
+			u.APIKeyHash = got.APIKeyHash
+		}
+		is.True(st.check(readUser(t, s, u, true))) // so does a read by API key
+	}
+
+	// Updates that change no user leave the cache valid.
+	gen := sqlite.UserCacheGeneration(s)
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "other", Name: "other", DateCreated: epoch})
+	})
+	is.Equal(sqlite.UserCacheGeneration(s), gen) // no user changed
+}
+
+// TestUserCacheKeepsSnapshots checks that a View keeps its snapshot when a
+// user changes while it runs, and that an Update sharing a transaction with
+// one that changed a user reads the change rather than the cache.
+func TestUserCacheKeepsSnapshots(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	u := cacheWorld(t, s)
+	ctx := context.Background()
+	readUser(t, s, u, false) // cached
+
+	var first, second *chatcore.User
+	err := s.View(ctx, func(tx chatcore.Tx) error {
+		var err error
+		if first, err = tx.User(ctx, u.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Realms(ctx); err != nil { // the View's snapshot is taken
+			return err
+		}
+		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
+		})
+		second, err = tx.User(ctx, u.ID)
+		return err
+	})
+	is.NoErr(err)
+	is.Equal(first.Settings.ColorScheme, second.Settings.ColorScheme) // the View still reads its snapshot
+	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)        // a later View reads the change
+
+	// Two Updates in one shared transaction: the second reads the first's
+	// uncommitted change, not the cached row.
+	readUser(t, s, u, false)
+	started, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
+			if err := tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 3}}); err != nil {
+				return err
+			}
+			close(started)
+			<-release
+			return nil
+		}))
+	})
+	<-started
+	var seen int
+	wg.Go(func() {
+		is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
+			v, err := tx.User(ctx, u.ID)
+			if err == nil {
+				seen = v.Settings.ColorScheme
+			}
+			return err
+		}))
+	})
+	for sqlite.Queued(s) != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	is.Equal(seen, 3)                                          // the shared transaction's own change
+	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 3) // and, committed, everyone's
+}
+
+// TestUserCacheOff checks WithUserCache(0): reads go to the database.
+func TestUserCacheOff(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t, sqlite.WithUserCache(0))
+	u := cacheWorld(t, s)
+	is.Equal(readUser(t, s, u, true).Email, u.Email)
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
+	})
+	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
+	is.Equal(sqlite.UserCacheGeneration(s), uint64(0)) // no cache, no generation
+}
+
+// TestEveryUsersWriteIsSeen checks the assumption the user cache rests on:
+// every SQL text of this package that writes the users table is one that
+// writesUsers recognises.
+func TestEveryUsersWriteIsSeen(t *testing.T) {
+	is := is.New(t)
+	files, err := filepath.Glob("*.go")
+	is.NoErr(err)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?users\b`)
+	found := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		is.NoErr(err)
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			text, err := strconv.Unquote(lit.Value)
+			is.NoErr(err)
+			if write.MatchString(text) {
+				found++
+				is.True(sqlite.WritesUsers(text)) // a write of the users table the cache would not notice
+			}
+			return true
+		})
+	}
+	is.True(found >= 3) // the insert, the update and the settings statements
+}
