@@ -24,8 +24,14 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		if e.Group != 0 {
 			start = starts[e.Group]
 		}
-		err := t.queryRow(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, ?, ?) RETURNING id",
-			e.RealmID, e.Public, start, e.Data).Scan(&e.ID)
+		// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
+		// statement's result: a plain INSERT skips the query machinery of a
+		// RETURNING row.
+		res, err := t.exec(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, ?, ?)",
+			e.RealmID, e.Public, start, e.Data)
+		if err == nil {
+			e.ID, err = res.LastInsertId()
+		}
 		if err != nil {
 			return classify(err, "append event")
 		}

@@ -47,8 +47,17 @@ func Queued(s *Store) int64 { return s.writes.queued.Load() }
 // Commits returns how many write transactions s has committed.
 func Commits(s *Store) int64 { return s.writes.commits.Load() }
 
-// UserCacheGeneration returns the generation of s's user cache.
-func UserCacheGeneration(s *Store) uint64 { return s.users.generation() }
+// Generations returns the generations of s's row cache: users, realms,
+// streams.
+func Generations(s *Store) [3]uint64 { return s.rows.now() }
 
-// WritesUsers is writesUsers.
-var WritesUsers = writesUsers
+// ChangedTables returns the names of the cached tables query may change.
+func ChangedTables(query string) []string {
+	var names []string
+	for t, n := range []string{"users", "realms", "streams"} {
+		if changedTables(query).has(cachedTable(t)) {
+			names = append(names, n)
+		}
+	}
+	return names
+}

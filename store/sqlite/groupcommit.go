@@ -46,9 +46,9 @@ type writeGroup struct {
 	open   *group // the transaction later Updates join, or nil
 	// commits counts the transactions committed (for tests).
 	commits atomic.Int64
-	// users is the Store's user cache, told when a transaction that changed
-	// the users table has ended.
-	users *userCache
+	// rows is the Store's row cache, told which cached tables a transaction
+	// changed once it has ended.
+	rows *rowCache
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -58,9 +58,8 @@ type group struct {
 	misses []string // statements its Updates ran unprepared
 	done   chan struct{}
 	err    error // the commit's error, set before done is closed
-	// usersChanged records that a statement changing the users table ran in
-	// it (see userCache).
-	usersChanged bool
+	// changed are the cached tables its statements changed (see rowCache).
+	changed tableSet
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -96,7 +95,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) 
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx chatcore.Tx) error) (kept bool, err error) {
-	t := &tx{tx: b.tx, cache: g.cache, detach: true, users: g.users, gen: g.users.generation(), group: b}
+	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), group: b}
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {
@@ -164,11 +163,11 @@ func (g *writeGroup) lose(b *group, err error) {
 	close(b.done)
 }
 
-// ended tells the user cache that b, which has committed or rolled back,
-// changed the users table, before b's Updates return (see userCache).
+// ended tells the row cache which cached tables b, which has committed or
+// rolled back, changed, before b's Updates return (see rowCache).
 func (g *writeGroup) ended(b *group) {
-	if b.usersChanged {
-		g.users.changed()
+	if b.changed != 0 {
+		g.rows.changed(b.changed)
 	}
 }
 

@@ -180,14 +180,21 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 		return err
 	}
 	m.TopicKey = chatcore.TopicKey(m.Topic)
-	var id chatcore.MessageID
-	err := t.queryRow(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
+	// statement's result: a plain INSERT skips the query machinery of a
+	// RETURNING row.
+	res, err := t.exec(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags)).Scan(num(&id))
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags))
+	var rowID int64
+	if err == nil {
+		rowID, err = res.LastInsertId()
+	}
 	if err != nil {
 		return classify(err, "create message")
 	}
+	id := chatcore.MessageID(rowID)
 	m.ID = id
 	for i, r := range m.Reactions {
 		_, err := t.exec(ctx, `INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)

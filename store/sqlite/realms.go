@@ -33,13 +33,18 @@ func policyArgs(p chatcore.MessagePolicy) []any {
 		string(p.DeleteAny), string(p.DeleteOwn)}
 }
 
-// Realm implements [chatcore.RealmStore].
+// Realm implements [chatcore.RealmStore], from the row cache when it holds
+// the row.
 func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
+	if r, ok := t.cachedRealm(id); ok {
+		return r, nil
+	}
 	var r chatcore.Realm
 	err := scanRealm(t.queryRow(ctx, "SELECT "+realmCols+" FROM realms WHERE id = ?", id), &r)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %d", id))
 	}
+	t.cacheRealm(&r)
 	return &r, nil
 }
 

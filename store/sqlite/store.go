@@ -54,13 +54,13 @@ type Store struct {
 	// Prepared statements of each pool (see stmtCache).
 	writerStmts, readerStmts *stmtCache
 	writes                   *writeGroup
-	users                    *userCache
+	rows                     *rowCache
 }
 
 type config struct {
 	busyTimeout time.Duration
 	readers     int
-	userCache   int
+	rowCache    int
 }
 
 // Option configures [Open].
@@ -77,17 +77,17 @@ func WithBusyTimeout(d time.Duration) Option {
 	}
 }
 
-// WithUserCache sets how many user rows the Store keeps between
-// transactions (default [DefaultUserCache]), so that authenticating a request
-// and reading its actor need no statement while the users table has not
-// changed; 0 turns the cache off. The cache relies on this Store being the
-// only writer of the users table: turn it off when another process writes
-// that table (other processes may read the file). Negative values keep the
-// default.
-func WithUserCache(n int) Option {
+// WithRowCache sets how many rows of each cached table (users, realms,
+// channels) the Store keeps between transactions (default
+// [DefaultRowCache]), so that authenticating a request and reading its actor,
+// realm and channel need no statement while those tables have not changed; 0
+// turns the cache off. The cache relies on this Store being the only writer
+// of those tables: turn it off when another process writes them (other
+// processes may read the file). Negative values keep the default.
+func WithRowCache(n int) Option {
 	return func(c *config) {
 		if n >= 0 {
-			c.userCache = n
+			c.rowCache = n
 		}
 	}
 }
@@ -115,7 +115,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
 		return nil, fmt.Errorf("sqlite: open %q: a database file is required", path)
 	}
-	cfg := config{busyTimeout: 5 * time.Second, readers: max(4, runtime.GOMAXPROCS(0)), userCache: DefaultUserCache}
+	cfg := config{busyTimeout: 5 * time.Second, readers: max(4, runtime.GOMAXPROCS(0)), rowCache: DefaultRowCache}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -152,8 +152,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	st := &Store{writer: writer, readers: readers,
-		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), users: newUserCache(cfg.userCache)}
-	st.writes = &writeGroup{db: writer, cache: st.writerStmts, users: st.users}
+		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), rows: newRowCache(cfg.rowCache)}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows}
 	return st, nil
 }
 
@@ -332,13 +332,13 @@ func checkSettingColumns(ctx context.Context, db *sql.DB) error {
 
 // View runs fn in a read-only transaction on a reader connection; see
 // [chatcore.Store]. Writes through its Tx return an error. The transaction
-// begins at fn's first statement: a View that the user cache answers alone
+// begins at fn's first statement: a View that the row cache answers alone
 // takes no connection.
 func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := &tx{readOnly: true, cache: s.readerStmts, users: s.users, gen: s.users.generation(),
+	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(),
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}}

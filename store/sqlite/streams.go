@@ -20,23 +20,34 @@ func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 		timeCol{&s.DateCreated}, sqlstore.ID(&s.CreatorID), &s.RenderedDescription)
 }
 
-// Stream implements [chatcore.StreamStore].
+// Stream implements [chatcore.StreamStore], from the row cache when it
+// holds the row.
 func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	if s, ok := t.cachedStream(id); ok {
+		return s, nil
+	}
 	var s chatcore.Stream
 	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE id = ?", id), &s); err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %d", id))
 	}
+	t.cacheStream(&s)
 	return &s, nil
 }
 
-// StreamByName implements [chatcore.StreamStore].
+// StreamByName implements [chatcore.StreamStore], from the row cache when it
+// holds the row.
 func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+	key := chatcore.FoldKey(name)
+	if s, ok := t.cachedStreamByName(realm, key); ok {
+		return s, nil
+	}
 	var s chatcore.Stream
 	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE realm_id = ? AND name_key = ?",
-		realm, chatcore.FoldKey(name)), &s)
+		realm, key), &s)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %q", name))
 	}
+	t.cacheStream(&s)
 	return &s, nil
 }
 

@@ -33,11 +33,11 @@ type tx struct {
 	// detach runs statements with their context stripped of cancellation,
 	// once it is checked (see writeGroup).
 	detach bool
-	// users is the Store's user cache and gen its generation when the
+	// rows is the Store's row cache and gens its generations when the
 	// transaction began; group is an Update's shared transaction (nil in a
-	// View), which records whether it has changed the users table.
-	users *userCache
-	gen   uint64
+	// View), which records the cached tables it has changed.
+	rows  *rowCache
+	gens  generations
 	group *group
 }
 
@@ -88,12 +88,12 @@ func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 	return nil
 }
 
-// prepare readies a statement: it begins a View's transaction, notes a
-// statement that changes the users table (see userCache), and returns the
-// statement's context and transaction.
+// prepare readies a statement: it begins a View's transaction, notes the
+// cached tables a statement of an Update changes (see rowCache), and returns
+// the statement's context and transaction.
 func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.Tx, error) {
-	if t.group != nil && !t.group.usersChanged && writesUsers(query) {
-		t.group.usersChanged = true
+	if t.group != nil && t.rows != nil {
+		t.group.changed |= changedTables(query)
 	}
 	ctx = t.stmtCtx(ctx)
 	sqlTx, err := t.sqlTx(ctx)
@@ -151,11 +151,11 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 	return sqlTx.QueryRowContext(ctx, query, args...)
 }
 
-// cacheUsable reports whether the transaction may read and fill the user
-// cache: a View, or an Update whose shared transaction has not changed the
-// users table.
-func (t *tx) cacheUsable() bool {
-	return t.users != nil && (t.group == nil || !t.group.usersChanged)
+// cacheUsable reports whether the transaction may read and fill the row
+// cache's entries of table: a View, or an Update whose shared transaction
+// has not changed the table.
+func (t *tx) cacheUsable(table cachedTable) bool {
+	return t.rows != nil && (t.group == nil || !t.group.changed.has(table))
 }
 
 // classify wraps a driver error for the operation what. Unique and primary

@@ -103,17 +103,15 @@ func (t *tx) oneUser(ctx context.Context, what func() string, query string, args
 	return &u, nil
 }
 
-// User implements [chatcore.UserStore], from the user cache when it holds
+// User implements [chatcore.UserStore], from the row cache when it holds
 // the row.
 func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
-	if t.cacheUsable() {
-		if u, ok := t.users.get(t.gen, id); ok {
-			return u, nil
-		}
+	if u, ok := t.cachedUser(id); ok {
+		return u, nil
 	}
 	u, err := t.oneUser(ctx, func() string { return fmt.Sprintf("user %d", id) }, userByID, id)
-	if err == nil && t.cacheUsable() {
-		t.users.put(t.gen, u)
+	if err == nil {
+		t.cacheUser(u)
 	}
 	return u, err
 }
@@ -123,20 +121,18 @@ func (t *tx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email stri
 	return t.oneUser(ctx, func() string { return "user by email" }, userByEmail, realm, chatcore.FoldKey(email))
 }
 
-// UserByAPIKeyHash implements [chatcore.UserStore], from the user cache
+// UserByAPIKeyHash implements [chatcore.UserStore], from the row cache
 // when it holds the row.
 func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
 	if hash == "" {
 		return nil, notFound("user by api key")
 	}
-	if t.cacheUsable() {
-		if u, ok := t.users.byAPIKey(t.gen, hash); ok {
-			return u, nil
-		}
+	if u, ok := t.cachedUserByKey(hash); ok {
+		return u, nil
 	}
 	u, err := t.oneUser(ctx, func() string { return "user by api key" }, userByAPIKey, hash)
-	if err == nil && t.cacheUsable() {
-		t.users.put(t.gen, u)
+	if err == nil {
+		t.cacheUser(u)
 	}
 	return u, err
 }

@@ -2,11 +2,13 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,9 +115,9 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 	}
 	for _, st := range steps {
 		readUser(t, s, u, false) // cached before the write
-		gen := sqlite.UserCacheGeneration(s)
+		gen := sqlite.Generations(s)[0]
 		update(t, s, st.write)
-		is.True(sqlite.UserCacheGeneration(s) > gen) // the write moved the generation
+		is.True(sqlite.Generations(s)[0] > gen) // the write moved the generation
 		got := readUser(t, s, u, false)
 		is.True(st.check(got)) // the read after the write sees it
 		if st.name == "new API key" {
@@ -127,11 +129,11 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 	}
 
 	// Updates that change no user leave the cache valid.
-	gen := sqlite.UserCacheGeneration(s)
+	gen := sqlite.Generations(s)[0]
 	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
 		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "other", Name: "other", DateCreated: epoch})
 	})
-	is.Equal(sqlite.UserCacheGeneration(s), gen) // no user changed
+	is.Equal(sqlite.Generations(s)[0], gen) // no user changed
 }
 
 // TestUserCacheKeepsSnapshots checks that a View keeps its snapshot when a
@@ -198,28 +200,28 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 3) // and, committed, everyone's
 }
 
-// TestUserCacheOff checks WithUserCache(0): reads go to the database.
+// TestUserCacheOff checks WithRowCache(0): reads go to the database.
 func TestUserCacheOff(t *testing.T) {
 	is := is.New(t)
-	s, _ := open(t, sqlite.WithUserCache(0))
+	s, _ := open(t, sqlite.WithRowCache(0))
 	u := cacheWorld(t, s)
 	is.Equal(readUser(t, s, u, true).Email, u.Email)
 	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
 		return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
 	})
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
-	is.Equal(sqlite.UserCacheGeneration(s), uint64(0)) // no cache, no generation
+	is.Equal(sqlite.Generations(s), [3]uint64{}) // no cache, no generation
 }
 
-// TestEveryUsersWriteIsSeen checks the assumption the user cache rests on:
-// every SQL text of this package that writes the users table is one that
-// writesUsers recognises.
-func TestEveryUsersWriteIsSeen(t *testing.T) {
+// TestEveryCachedTableWriteIsSeen checks the assumption the row cache rests
+// on: every SQL text of this package that writes a cached table is one that
+// changedTables recognises.
+func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?users\b`)
-	found := 0
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams)\b`)
+	found := map[string]int{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -233,12 +235,94 @@ func TestEveryUsersWriteIsSeen(t *testing.T) {
 			}
 			text, err := strconv.Unquote(lit.Value)
 			is.NoErr(err)
-			if write.MatchString(text) {
-				found++
-				is.True(sqlite.WritesUsers(text)) // a write of the users table the cache would not notice
+			for _, m := range write.FindAllStringSubmatch(text, -1) {
+				table := strings.ToLower(m[3])
+				found[table]++
+				is.True(slices.Contains(sqlite.ChangedTables(text), table)) // a write of a cached table the cache would not notice
 			}
 			return true
 		})
 	}
-	is.True(found >= 3) // the insert, the update and the settings statements
+	is.True(found["users"] >= 3)   // the insert, the update and the settings statements
+	is.True(found["realms"] >= 2)  // insert and update
+	is.True(found["streams"] >= 2) // insert and update
+}
+
+// TestRowCacheRealmsAndChannels checks that changed realms and channels are
+// seen through the cache, a renamed channel under its new name only.
+func TestRowCacheRealmsAndChannels(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	u := cacheWorld(t, s)
+	ctx := context.Background()
+	st := &chatcore.Stream{RealmID: u.RealmID, Name: "Général", DateCreated: epoch}
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateStream(ctx, st) })
+	read := func(fn func(tx chatcore.Tx) error) {
+		t.Helper()
+		is.NoErr(s.View(ctx, fn))
+	}
+	var realm *chatcore.Realm
+	var byID, byName *chatcore.Stream
+	readAll := func(name string) error {
+		var nameErr error
+		read(func(tx chatcore.Tx) error {
+			var err error
+			if realm, err = tx.Realm(ctx, u.RealmID); err != nil {
+				return err
+			}
+			if byID, err = tx.Stream(ctx, st.ID); err != nil {
+				return err
+			}
+			byName, nameErr = tx.StreamByName(ctx, u.RealmID, name)
+			return nil
+		})
+		return nameErr
+	}
+	is.NoErr(readAll("GÉNÉRAL")) // fills the cache; names compare folded
+	is.NoErr(readAll("général")) // from the cache
+	is.Equal(byName.ID, st.ID)
+
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		r, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		r.Name = "Acme Inc"
+		if err := tx.UpdateRealm(ctx, r); err != nil {
+			return err
+		}
+		c, err := tx.Stream(ctx, st.ID)
+		if err != nil {
+			return err
+		}
+		c.Name, c.Description = "design", "new"
+		return tx.UpdateStream(ctx, c)
+	})
+	err := readAll("général")
+	is.True(errors.Is(err, chatcore.ErrNotFound)) // the old name finds nothing
+	is.Equal(realm.Name, "Acme Inc")              // the realm's change is seen
+	is.Equal(byID.Description, "new")             // and the channel's
+	is.NoErr(readAll("Design"))                   // the new name finds it
+	is.Equal(byName.ID, st.ID)
+
+	// A write that changes the channel table moves only its generation.
+	gens := sqlite.Generations(s)
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		c, err := tx.Stream(ctx, st.ID)
+		if err != nil {
+			return err
+		}
+		c.IsArchived = true
+		return tx.UpdateStream(ctx, c)
+	})
+	after := sqlite.Generations(s)
+	is.Equal(after[0], gens[0]) // users unchanged
+	is.Equal(after[1], gens[1]) // realms unchanged
+	is.True(after[2] > gens[2]) // streams moved
+	read(func(tx chatcore.Tx) error {
+		c, err := tx.Stream(ctx, st.ID)
+		is.NoErr(err)
+		is.True(c.IsArchived) // seen
+		return nil
+	})
 }

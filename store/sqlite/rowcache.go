@@ -1,0 +1,240 @@
+package sqlite
+
+import (
+	"strings"
+	"sync/atomic"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/fifocache"
+)
+
+// DefaultRowCache is how many rows of each cached table (users, realms,
+// channels) a Store keeps between transactions unless [WithRowCache] says
+// otherwise.
+const DefaultRowCache = 4096
+
+// cachedTable names a table whose rows a Store keeps between transactions.
+type cachedTable uint8
+
+const (
+	usersTable cachedTable = iota
+	realmsTable
+	streamsTable
+	cachedTables
+)
+
+// tableWrites are texts of which every statement of this package that
+// changes a cached table contains one (rows of these tables are never
+// deleted).
+var tableWrites = [cachedTables][2]string{
+	usersTable:   {"UPDATE users ", "INSERT INTO users "},
+	realmsTable:  {"UPDATE realms ", "INSERT INTO realms "},
+	streamsTable: {"UPDATE streams ", "INSERT INTO streams "},
+}
+
+// tableSet is a set of cached tables.
+type tableSet uint8
+
+func (s tableSet) has(t cachedTable) bool { return s&(1<<t) != 0 }
+
+// changedTables returns the cached tables query may change.
+func changedTables(query string) tableSet {
+	var s tableSet
+	for t, texts := range tableWrites {
+		if strings.Contains(query, texts[0]) || strings.Contains(query, texts[1]) {
+			s |= 1 << t
+		}
+	}
+	return s
+}
+
+// generations are the generations of the cached tables a transaction began
+// at.
+type generations [cachedTables]uint64
+
+// rowCache keeps rows of the users, realms and streams tables between
+// transactions: authenticating a request, reading its actor inside the write
+// transaction and looking up its realm and channel then need no statement
+// while those tables are unchanged. Users are found by id and by API key
+// hash, channels by id and by realm and name key.
+//
+// It relies on the Store being the only writer of its file (see
+// [WithRowCache]): every committed change to a cached table then passes
+// through the writer, whose transaction notes the change (tx.prepare sees
+// the statement's text) and bumps the table's generation once it has
+// committed, before its Updates return. An entry is served only while its
+// table's generation still has the value it had when the transaction that
+// read the row began, and only to a transaction that began at that same
+// value: such a transaction's snapshot holds exactly the row the entry was
+// read from. A write transaction that has changed a table (or shares its
+// SQLite transaction with an Update that has) neither reads nor fills that
+// table's entries.
+type rowCache struct {
+	gens        [cachedTables]atomic.Uint64
+	users       *fifocache.Cache[chatcore.UserID, entry[chatcore.User]]
+	userKeys    *fifocache.Cache[string, chatcore.UserID]
+	realms      *fifocache.Cache[chatcore.RealmID, entry[chatcore.Realm]]
+	streams     *fifocache.Cache[chatcore.StreamID, entry[chatcore.Stream]]
+	streamNames *fifocache.Cache[streamName, chatcore.StreamID]
+}
+
+// entry is a cached row and the generation of its table it was read at.
+type entry[V any] struct {
+	row V
+	gen uint64
+}
+
+// streamName is a channel's realm and name key.
+type streamName struct {
+	realm chatcore.RealmID
+	key   string
+}
+
+// newRowCache returns a cache of at most size rows per table and lookup key;
+// nil (no caching) when size is 0.
+func newRowCache(size int) *rowCache {
+	if size <= 0 {
+		return nil
+	}
+	return &rowCache{
+		users:       fifocache.New[chatcore.UserID, entry[chatcore.User]](size),
+		userKeys:    fifocache.New[string, chatcore.UserID](size),
+		realms:      fifocache.New[chatcore.RealmID, entry[chatcore.Realm]](size),
+		streams:     fifocache.New[chatcore.StreamID, entry[chatcore.Stream]](size),
+		streamNames: fifocache.New[streamName, chatcore.StreamID](size),
+	}
+}
+
+// now returns the current generations (zero for a nil cache).
+func (c *rowCache) now() generations {
+	var g generations
+	if c != nil {
+		for t := range g {
+			g[t] = c.gens[t].Load()
+		}
+	}
+	return g
+}
+
+// changed records that a transaction that changed the tables of s has ended.
+func (c *rowCache) changed(s tableSet) {
+	if c == nil {
+		return
+	}
+	for t := range cachedTables {
+		if s.has(t) {
+			c.gens[t].Add(1)
+		}
+	}
+}
+
+// get returns a copy of the row of m under k, as a transaction that began at
+// generation at of table t may see it, when the cache holds it.
+func get[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K) (*V, bool) {
+	e, ok := m.Get(k)
+	if !ok || e.gen != at || c.gens[t].Load() != at {
+		return nil, false
+	}
+	v := e.row
+	return &v, true
+}
+
+// put remembers row under k, read by a transaction that began at generation
+// at of table t.
+func put[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K, row *V) {
+	if c.gens[t].Load() != at {
+		return
+	}
+	m.Put(k, entry[V]{row: *row, gen: at}, func(old entry[V]) bool { return old.gen < at })
+}
+
+// index remembers that key names the row id, for rows whose key can change
+// (an API key, a channel name): a lookup through it checks the row's key.
+func index[K comparable, I comparable](m *fifocache.Cache[K, I], key K, id I) {
+	m.Put(key, id, func(I) bool { return true })
+}
+
+// cachedUser returns user id from the cache, for t.
+func (t *tx) cachedUser(id chatcore.UserID) (*chatcore.User, bool) {
+	if !t.cacheUsable(usersTable) {
+		return nil, false
+	}
+	return get(t.rows, usersTable, t.gens[usersTable], t.rows.users, id)
+}
+
+// cacheUser remembers u, read by t.
+func (t *tx) cacheUser(u *chatcore.User) {
+	if !t.cacheUsable(usersTable) {
+		return
+	}
+	put(t.rows, usersTable, t.gens[usersTable], t.rows.users, u.ID, u)
+	if u.APIKeyHash != "" {
+		index(t.rows.userKeys, u.APIKeyHash, u.ID)
+	}
+}
+
+// cachedUserByKey returns the user whose API key hash is hash from the
+// cache, for t.
+func (t *tx) cachedUserByKey(hash string) (*chatcore.User, bool) {
+	if !t.cacheUsable(usersTable) {
+		return nil, false
+	}
+	id, ok := t.rows.userKeys.Get(hash)
+	if !ok {
+		return nil, false
+	}
+	u, ok := t.cachedUser(id)
+	if !ok || u.APIKeyHash != hash {
+		return nil, false
+	}
+	return u, true
+}
+
+// cachedRealm returns realm id from the cache, for t.
+func (t *tx) cachedRealm(id chatcore.RealmID) (*chatcore.Realm, bool) {
+	if !t.cacheUsable(realmsTable) {
+		return nil, false
+	}
+	return get(t.rows, realmsTable, t.gens[realmsTable], t.rows.realms, id)
+}
+
+// cacheRealm remembers r, read by t.
+func (t *tx) cacheRealm(r *chatcore.Realm) {
+	if t.cacheUsable(realmsTable) {
+		put(t.rows, realmsTable, t.gens[realmsTable], t.rows.realms, r.ID, r)
+	}
+}
+
+// cachedStream returns channel id from the cache, for t.
+func (t *tx) cachedStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
+	if !t.cacheUsable(streamsTable) {
+		return nil, false
+	}
+	return get(t.rows, streamsTable, t.gens[streamsTable], t.rows.streams, id)
+}
+
+// cachedStreamByName returns the channel of realm whose name key is key
+// from the cache, for t.
+func (t *tx) cachedStreamByName(realm chatcore.RealmID, key string) (*chatcore.Stream, bool) {
+	if !t.cacheUsable(streamsTable) {
+		return nil, false
+	}
+	id, ok := t.rows.streamNames.Get(streamName{realm, key})
+	if !ok {
+		return nil, false
+	}
+	s, ok := t.cachedStream(id)
+	if !ok || s.RealmID != realm || chatcore.FoldKey(s.Name) != key {
+		return nil, false
+	}
+	return s, true
+}
+
+// cacheStream remembers s, read by t.
+func (t *tx) cacheStream(s *chatcore.Stream) {
+	if !t.cacheUsable(streamsTable) {
+		return
+	}
+	put(t.rows, streamsTable, t.gens[streamsTable], t.rows.streams, s.ID, s)
+	index(t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, s.ID)
+}
