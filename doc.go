@@ -1,7 +1,9 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
-// Zulip REST API for the operations it covers: user settings, topic deletion,
-// user deactivation, scheduled messages, linkifiers, reminders, outgoing
-// webhooks, and reading and sending messages with per-user message flags.
+// Zulip REST API for the operations it covers. This package holds the model,
+// the Store, and the rules of user settings, topic deletion, user
+// deactivation, sending messages, scheduled messages, linkifiers, reminders
+// and outgoing webhooks; the area packages built on it (listed below) hold
+// the rest of what a Zulip client needs.
 //
 // # Shape
 //

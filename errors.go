@@ -42,6 +42,9 @@ const (
 	CodeMoveTimeLimitExceeded    Code = "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED"
 	CodeReactionAlreadyExists    Code = "REACTION_ALREADY_EXISTS"
 	CodeReactionDoesNotExist     Code = "REACTION_DOES_NOT_EXIST"
+	// CodeIncompatibleParameters: a request combines parameters that exclude
+	// each other (GET /messages: message_ids with an anchor range).
+	CodeIncompatibleParameters Code = "INCOMPATIBLE_PARAMETERS"
 )
 
 // Kind is a transport-neutral category of an [*Error]. Zulip's HTTP status is not

@@ -113,14 +113,8 @@ func (s *Service) collectInTx(ctx context.Context, tx Tx, limit int) error {
 	if err != nil {
 		return err
 	}
-	if len(expired) > 0 {
-		ids := make([]string, len(expired))
-		for i, q := range expired {
-			ids[i] = q.ID
-		}
-		if _, err := tx.DeleteEventQueues(ctx, ids); err != nil {
-			return err
-		}
+	if _, err := DeleteQueues(ctx, tx, expired); err != nil {
+		return err
 	}
 	_, err = PruneEventLog(ctx, tx, limit)
 	return err
@@ -145,9 +139,9 @@ func PruneEventLog(ctx context.Context, tx Tx, limit int) (int, error) {
 	return tx.PruneEvents(ctx, through, limit)
 }
 
-// DeleteEventQueues deletes the queues qs and returns how many the store
+// DeleteQueues deletes the event queues qs and returns how many the store
 // deleted.
-func DeleteEventQueues(ctx context.Context, tx Tx, qs []EventQueue) (int, error) {
+func DeleteQueues(ctx context.Context, tx Tx, qs []EventQueue) (int, error) {
 	if len(qs) == 0 {
 		return 0, nil
 	}
@@ -164,6 +158,6 @@ func deleteUserQueues(ctx context.Context, tx Tx, user UserID) error {
 	if err != nil {
 		return err
 	}
-	_, err = DeleteEventQueues(ctx, tx, qs)
+	_, err = DeleteQueues(ctx, tx, qs)
 	return err
 }

@@ -52,7 +52,7 @@ func ExampleService_SendMessage() {
 		fmt.Println(err)
 		return
 	}
-	msg, raw, err := messages.One(ctx, svc, hamlet.ID, id)
+	msg, raw, err := messages.One(ctx, svc, hamlet.ID, id, messages.OneRequest{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -16,9 +16,9 @@ import (
 // flagsOf returns viewer's flags on message id, as GET /messages/{id} gives them.
 func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
 	tb.Helper()
-	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
+	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("messages.GetOne: %v", err)
+		tb.Fatalf("messages.One: %v", err)
 	}
 	return v.Flags
 }
@@ -237,7 +237,7 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 		is.Equal(res.Anchor, b) // legacy use_first_unread_anchor overrides anchor
 		_, res = ids(messages.Request{Anchor: new("first_unread"), NarrowJSON: json.RawMessage(`[["is","starred"],["is","unread"]]`)})
 		is.Equal(res.Anchor, c) // first unread within the narrow
-		v, _, err := messages.GetOne(ctx, w.Svc, org.ham.ID, c, messages.OneRequest{})
+		v, _, err := messages.One(ctx, w.Svc, org.ham.ID, c, messages.OneRequest{})
 		is.NoErr(err)                          // one message
 		is.Equal(v.Flags, []string{"starred"}) // flags on GET /messages/{id}
 	})
@@ -297,7 +297,7 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.NoErr(err) // group DM sent
 		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // a starred
-		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}}, nil)
+		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}})
 		is.NoErr(err)                                         // registered
 		is.Equal(*st.MaxMessageID, group)                     // the newest readable message
 		is.Equal(st.StarredMessages, []chatcore.MessageID{a}) // starred
@@ -311,14 +311,14 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.Equal(u.Huddles[0].UnreadMessageIDs, []chatcore.MessageID{group})                                                                             // group DM
 		is.Equal(u.Huddles[0].UserIDsString, itoa(chatcore.MessageID(ids[0]))+","+itoa(chatcore.MessageID(ids[1]))+","+itoa(chatcore.MessageID(ids[2]))) // every participant
 		is.True(!u.OldUnreadsMissing)                                                                                                                    // under the cap
-		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"update_message_flags"}}, nil)
+		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"update_message_flags"}})
 		is.NoErr(err)               // registered
 		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
 
 		// Deleting the topic takes the flag rows with it.
 		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "t")
 		is.NoErr(err) // topic deleted
-		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}}, nil)
+		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}})
 		is.NoErr(err)                        // registered
 		is.Equal(len(st.StarredMessages), 0) // the star went with the message
 	})

@@ -169,7 +169,7 @@ func FuzzTopicName(f *testing.F) {
 			t.Fatalf("long topic %q stored as %q without the marker", topic, stored)
 		}
 		// The topic as stored (and as clients see it) deletes the message.
-		view, _, err := messages.One(t.Context(), svc, chattest.WorldMember, id)
+		view, _, err := messages.One(t.Context(), svc, chattest.WorldMember, id, messages.OneRequest{})
 		if err != nil {
 			t.Fatalf("reading message %d: %v", id, err)
 		}
@@ -177,7 +177,7 @@ func FuzzTopicName(f *testing.F) {
 		if err != nil || !res.Complete {
 			t.Fatalf("deleting topic %q (sent as %q): %+v, %v", view.Subject, topic, res, err)
 		}
-		if _, _, err := messages.One(t.Context(), svc, chattest.WorldMember, id); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
+		if _, _, err := messages.One(t.Context(), svc, chattest.WorldMember, id, messages.OneRequest{}); chatcore.ErrorCode(err) != chatcore.CodeBadRequest {
 			t.Fatalf("message %d in topic %q survived its deletion: %v", id, view.Subject, err)
 		}
 	})

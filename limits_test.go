@@ -388,7 +388,7 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 			}
 			is.NoErr(err)  // sent
 			is.NoErr(serr) // scheduled
-			view, _, err := messages.One(ctx, svc, chattest.WorldMember, id)
+			view, _, err := messages.One(ctx, svc, chattest.WorldMember, id, messages.OneRequest{})
 			is.NoErr(err)                                                         // readable
 			is.Equal(len(view.DisplayRecipient.([]chatcore.DisplayRecipient)), 2) // the sender and the one recipient
 		})

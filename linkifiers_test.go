@@ -238,11 +238,11 @@ func TestTopicLinks(t *testing.T) {
 	t.Run("on sent messages", func(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.Member, org.Public, "bug #99", "x")
-		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id, messages.OneRequest{})
 		is.NoErr(err)                                                                                                   // readable
 		is.Equal(view.TopicLinks, []chatcore.TopicLink{{Text: "#99", URL: "https://github.com/zulip/zulip/issues/99"}}) // from the topic
 		dm := w.SendDM(t, org.Member, "#99", org.Other)
-		dview, _, err := messages.One(ctx, w.Svc, org.Other.ID, dm)
+		dview, _, err := messages.One(ctx, w.Svc, org.Other.ID, dm, messages.OneRequest{})
 		is.NoErr(err)                                                                                // readable
 		is.Equal(len(dview.TopicLinks), 0)                                                           // direct messages have no topic
 		is.True(dview.TopicLinks != nil)                                                             // but an empty list
@@ -252,11 +252,11 @@ func TestTopicLinks(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.Member, org.Public, "t", "JIRA-1")
 		addLinkifier(t, w, org, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
-		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id, messages.OneRequest{})
 		is.NoErr(err)                           // readable
 		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
 		fresh := w.Send(t, org.Member, org.Public, "t", "JIRA-1")
-		fv, _, err := messages.One(ctx, w.Svc, org.Other.ID, fresh)
+		fv, _, err := messages.One(ctx, w.Svc, org.Other.ID, fresh, messages.OneRequest{})
 		is.NoErr(err)                                                                         // readable
 		is.Equal(fv.Content, fmt.Sprintf(`<p><a href="%s">JIRA-1</a></p>`, "https://jira/1")) // new messages use it
 	})

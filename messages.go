@@ -4,27 +4,14 @@ package chatcore
 // is in messages_send.go; reading (GET /messages, narrows) is package
 // messages.
 //
-// Internal API for other parts of the Service (scheduled delivery, reminders,
-// outgoing-webhook replies):
-//
-//   - sendInTx(ctx, tx, fx, sender, dest, content, client) validates and sends
-//     one message inside the caller's transaction, exactly as SendMessage does
-//     (same checks, same error texts), records the "message" event and hands the
-//     message to the MessageHooks (via fx.sentMsg) once the caller's transaction commits.
-//     Destination{StreamID, Topic} is a channel message; Destination{To} a direct
-//     message (the sender is added to the participants). SkipAccessCheck bypasses
-//     the channel-access check (outgoing-webhook replies, as Zulip does).
-//   - CanSee(ctx, tx, viewer, m) reports whether viewer may read m (the rule of
-//     reading messages; reminders use it for "a message the user can access").
-//   - messageView(ctx, tx, m, viewer, applyMarkdown) builds the message-list object;
-//     applyMarkdown=false gives raw Markdown in content with content_type
-//     text/x-markdown, as outgoing webhooks send it.
-//   - The pieces of sendInTx, for code that checks without sending (scheduled
-//     messages): parseSendTo and resolveDestination (type/to/topic parameters),
-//     activeRecipients, normalizeContent,
-//     normalizeTopic, canSendToStream, errChannelIDDoesNotExist.
-//   - renderMessage / render, prerender / renderChecked (rendering outside the
-//     write transaction), compiled linkifiers and topicLinks live in render.go.
+// What the area packages and the Service's own delivery paths (scheduled
+// messages, reminders, outgoing-webhook replies) build on, all exported:
+// [Service.SendInTx] validates and sends one message inside the caller's
+// transaction exactly as SendMessage does; [CanSee] and [StreamAccessFor]
+// are the rules of reading; [Service.BuildMessageView] builds the
+// message-list object; [NormalizeContent], [NormalizeTopic] and
+// [CanSendToStream] are the checks of sending; rendering ([Service.Prerender],
+// [Service.RenderChecked]) is in render.go.
 
 import (
 	"context"
@@ -57,11 +44,13 @@ func CanSee(ctx context.Context, tx Tx, viewer *User, m *Message) (bool, error) 
 
 // StreamAccess is what a viewer may read of one channel.
 type StreamAccess struct {
+	// OK reports that the viewer may read the channel's messages at all.
 	OK bool
 	// MinID is the smallest readable message id (protected history), 0 for all.
 	MinID MessageID
 }
 
+// Allows reports whether the viewer may read message id of the channel.
 func (a StreamAccess) Allows(id MessageID) bool { return a.OK && id >= a.MinID }
 
 // StreamAccessFor computes the viewer's read access to st.
@@ -255,6 +244,7 @@ func (c *ViewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, er
 	return st, nil
 }
 
+// Realm returns realm id, read once per cache.
 func (c *ViewCache) Realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error) {
 	if r, ok := c.realms[id]; ok {
 		return r, nil
@@ -271,7 +261,7 @@ func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]c
 	if l, ok := c.linkifiers[id]; ok {
 		return l, nil
 	}
-	l, err := LoadLinkifiers(ctx, tx, id)
+	l, err := loadLinkifiers(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -279,17 +269,19 @@ func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]c
 	return l, nil
 }
 
-// messageView builds the message-list object of m as viewer sees it. With
-// applyMarkdown, content is the rendered HTML (content_type text/html);
-// otherwise it is the raw Markdown (text/x-markdown). The empty topic is "" in
-// subject. It does not check that viewer may see m.
-func (s *Service) messageView(ctx context.Context, tx Tx, m *Message, viewer *User, applyMarkdown bool) (MessageView, error) {
-	return s.BuildMessageView(ctx, tx, NewViewCache(), m, viewer, applyMarkdown)
+// messageView is BuildMessageView with a cache of its own.
+func (s *Service) messageView(ctx context.Context, tx Tx, m *Message, applyMarkdown bool) (MessageView, error) {
+	return s.BuildMessageView(ctx, tx, NewViewCache(), m, applyMarkdown)
 }
 
-// BuildMessageView is messageView with a cache shared by the views built in
-// the same transaction.
-func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *Message, _ *User, applyMarkdown bool) (MessageView, error) {
+// BuildMessageView builds the message-list object of m (GET /messages, the
+// message event). With applyMarkdown, content is the rendered HTML
+// (content_type text/html); otherwise it is the raw Markdown
+// (text/x-markdown), as outgoing webhooks send it. The empty topic is "" in
+// subject. The view is the same for every viewer: flags are added by the
+// caller, and it does not check that anyone may see m. c caches the senders,
+// realms and linkifiers that the views built in one transaction share.
+func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *Message, applyMarkdown bool) (MessageView, error) {
 	sender, err := c.user(ctx, tx, m.SenderID)
 	if err != nil {
 		return MessageView{}, err
@@ -364,7 +356,7 @@ func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *
 		if err != nil {
 			return MessageView{}, err
 		}
-		v.TopicLinks = TopicLinks(links, m.Topic)
+		v.TopicLinks = topicLinks(links, m.Topic)
 	} else {
 		recips := make([]DisplayRecipient, 0, len(m.DirectMembers))
 		for _, id := range m.DirectMembers {

@@ -480,7 +480,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if r.links != nil {
 		c.linkifiers[sender.RealmID] = r.links // checked current by renderChecked
 	}
-	view, err := s.BuildMessageView(ctx, tx, c, m, sender, true)
+	view, err := s.BuildMessageView(ctx, tx, c, m, true)
 	if err != nil {
 		return nil, err
 	}

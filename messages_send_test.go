@@ -34,7 +34,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send("\n\nhello  \n")
 		is.NoErr(err) // sent
-		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id, messages.OneRequest{})
 		is.NoErr(err)          // readable
 		is.Equal(raw, "hello") // stripped
 	})
@@ -42,7 +42,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		is := is.New(t)
 		id, err := send(strings.Repeat("é", 6000)) // 12000 bytes
 		is.NoErr(err)                              // sent, not refused
-		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id, messages.OneRequest{})
 		is.NoErr(err)                                            // readable
 		is.True(len(raw) <= chatcore.MaxMessageLength)           // within the limit
 		is.True(strings.HasSuffix(raw, "\n[message truncated]")) // Zulip's marker
@@ -54,7 +54,7 @@ func TestSendMessageContentRules(t *testing.T) {
 		body := strings.Repeat("a", chatcore.MaxMessageLength)
 		id, err := send(body)
 		is.NoErr(err) // sent
-		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id)
+		_, raw, err := messages.One(ctx, w.Svc, org.Member.ID, id, messages.OneRequest{})
 		is.NoErr(err)       // readable
 		is.Equal(raw, body) // untouched
 	})
@@ -228,19 +228,19 @@ func TestSendDirectMessageRules(t *testing.T) {
 		is.NoErr(err) // JSON list of e-mails, case-insensitive
 		c, err := send("private", org.Other.Email)
 		is.NoErr(err) // a bare e-mail
-		va, _, _ := messages.One(ctx, w.Svc, org.Member.ID, a)
-		vb, _, _ := messages.One(ctx, w.Svc, org.Member.ID, b)
-		vc, _, _ := messages.One(ctx, w.Svc, org.Member.ID, c)
+		va, _, _ := messages.One(ctx, w.Svc, org.Member.ID, a, messages.OneRequest{})
+		vb, _, _ := messages.One(ctx, w.Svc, org.Member.ID, b, messages.OneRequest{})
+		vc, _, _ := messages.One(ctx, w.Svc, org.Member.ID, c, messages.OneRequest{})
 		is.Equal(va.RecipientID, vb.RecipientID) // one conversation
 		is.Equal(va.RecipientID, vc.RecipientID) // one conversation
 		g, err := send("private", org.Other.Email+", "+org.Admin.Email)
 		is.NoErr(err) // comma-separated e-mails make a group
-		vg, _, _ := messages.One(ctx, w.Svc, org.Member.ID, g)
+		vg, _, _ := messages.One(ctx, w.Svc, org.Member.ID, g, messages.OneRequest{})
 		is.True(vg.RecipientID != va.RecipientID)                           // another conversation
 		is.Equal(len(vg.DisplayRecipient.([]chatcore.DisplayRecipient)), 3) // three participants
 		self, err := send("private", fmt.Sprintf("[%d]", org.Member.ID))
 		is.NoErr(err) // a message to oneself
-		vs, _, _ := messages.One(ctx, w.Svc, org.Member.ID, self)
+		vs, _, _ := messages.One(ctx, w.Svc, org.Member.ID, self, messages.OneRequest{})
 		is.Equal(len(vs.DisplayRecipient.([]chatcore.DisplayRecipient)), 1) // just the sender
 	})
 }

@@ -21,7 +21,7 @@ func TestSendChannelMessageView(t *testing.T) {
 	ctx := context.Background()
 	id := w.Send(t, org.Member, org.Public, "greetings", "hello **world**")
 
-	view, raw, err := messages.One(ctx, w.Svc, org.Other.ID, id)
+	view, raw, err := messages.One(ctx, w.Svc, org.Other.ID, id, messages.OneRequest{})
 	is.NoErr(err)                                                                                               // a subscriber reads it
 	is.Equal(raw, "hello **world**")                                                                            // raw Markdown
 	is.Equal(view.Content, "<p>hello <strong>world</strong></p>")                                               // rendered content
@@ -56,7 +56,7 @@ func TestSendDirectMessageView(t *testing.T) {
 	ctx := context.Background()
 	id := w.SendDM(t, org.Other, "psst", org.Member)
 
-	view, _, err := messages.One(ctx, w.Svc, org.Member.ID, id)
+	view, _, err := messages.One(ctx, w.Svc, org.Member.ID, id, messages.OneRequest{})
 	is.NoErr(err) // the recipient reads it
 	keys, fields := chattest.JSONKeys(t, view)
 	is.True(!slices.Contains(keys, "stream_id"))     // no stream_id for direct messages
@@ -73,7 +73,7 @@ func TestSendDirectMessageView(t *testing.T) {
 	is.Equal(recips[1]["is_mirror_dummy"], false)                  // never a mirror dummy
 
 	again := w.SendDM(t, org.Member, "and back", org.Other)
-	v2, _, err := messages.One(ctx, w.Svc, org.Other.ID, again)
+	v2, _, err := messages.One(ctx, w.Svc, org.Other.ID, again, messages.OneRequest{})
 	is.NoErr(err)                              // the reply is readable
 	is.Equal(v2.RecipientID, view.RecipientID) // one conversation, one recipient id
 }
@@ -97,7 +97,7 @@ func TestMessageViewEditedFields(t *testing.T) {
 	}
 	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateMessage(ctx, m) })
 
-	view, _, err := messages.One(ctx, w.Svc, org.Member.ID, m.ID)
+	view, _, err := messages.One(ctx, w.Svc, org.Member.ID, m.ID, messages.OneRequest{})
 	is.NoErr(err)                                                               // readable
 	is.Equal(view.LastEditTimestamp, chattest.Epoch.Add(time.Minute).Unix())    // last edit
 	is.Equal(view.LastMovedTimestamp, chattest.Epoch.Add(2*time.Minute).Unix()) // last move

@@ -243,9 +243,16 @@ type Reaction struct {
 	UserID    UserID `json:"user_id"`
 	EmojiName string `json:"emoji_name"`
 	EmojiCode string `json:"emoji_code"`
-	// ReactionType is "unicode_emoji", "realm_emoji" or "zulip_extra_emoji".
+	// ReactionType is one of the reaction types below.
 	ReactionType string `json:"reaction_type"`
 }
+
+// The reaction types.
+const (
+	ReactionUnicodeEmoji    = "unicode_emoji"
+	ReactionRealmEmoji      = "realm_emoji"
+	ReactionZulipExtraEmoji = "zulip_extra_emoji"
+)
 
 // EditHistoryEntry records one edit or move of a message; Prev* fields are set
 // only for what changed.

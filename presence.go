@@ -84,7 +84,9 @@ func (s *Service) startPresence() {
 
 // ReportPresence buffers a presence report of u at the time given, written
 // with the next batch ([WithPresenceFlush]); active says the user is active,
-// not idle. It never waits for the store's writer.
+// not idle. It never waits for the store's writer. It applies no rule: the
+// caller checks that u is an active human whose presence_enabled setting is
+// on (package presence's Update does).
 func (s *Service) ReportPresence(u *User, at time.Time, active bool) {
 	s.presence.Add(presence.Report{User: int64(u.ID), Realm: int64(u.RealmID), At: at, Active: active})
 }

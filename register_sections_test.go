@@ -21,7 +21,7 @@ func TestRegisterClientSections(t *testing.T) {
 		// The terminal client's fetch_event_types.
 		sections := []string{"realm", "presence", "subscription", "message", "starred_messages", "update_message_flags",
 			"muted_topics", "realm_user", "realm_user_groups", "user_settings", "realm_emoji", "custom_profile_fields", "zulip_version"}
-		st, err := eventqueue.Register(ctx, w.Svc, ann.ID, eventqueue.RegisterRequest{Sections: sections, IncludeSubscribers: true}, nil)
+		st, err := eventqueue.Register(ctx, w.Svc, ann.ID, eventqueue.RegisterRequest{Sections: sections, IncludeSubscribers: true})
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, chatcore.MessageID(-1)) // no message yet: Zulip's -1
 		is.Equal(len(st.Users.Active), 1)
@@ -35,7 +35,7 @@ func TestRegisterClientSections(t *testing.T) {
 		is.True(st.RealmEmoji != nil)          // present, empty
 		is.True(st.CustomProfileFields != nil) // present, empty
 		is.True(st.Subscriptions != nil && st.Unread != nil)
-		both, err := eventqueue.Register(ctx, w.Svc, ann.ID, eventqueue.RegisterRequest{Sections: []string{"muted_topics", "user_topic"}}, nil)
+		both, err := eventqueue.Register(ctx, w.Svc, ann.ID, eventqueue.RegisterRequest{Sections: []string{"muted_topics", "user_topic"}})
 		is.NoErr(err)
 		is.True(both.MutedTopics == nil && both.UserTopics != nil) // user_topic supersedes muted_topics
 	})

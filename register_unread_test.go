@@ -27,7 +27,7 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		unread := func(emptyTopicName bool) *messages.Unread {
 			t.Helper()
 			st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{
-				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName}, nil)
+				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName})
 			is.NoErr(err)
 			return st.Unread
 		}

@@ -232,8 +232,9 @@ func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Mess
 	return m, nil
 }
 
-// ReadableMessage is [accessibleMessage] for operations that refuse a message
-// u cannot read with Zulip's "Invalid message(s)".
+// ReadableMessage returns message id when u can read it, else Zulip's
+// BAD_REQUEST "Invalid message(s)" (a message that does not exist, is of
+// another realm or is hidden from u); other errors come from the store.
 func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
 	m, err := accessibleMessage(ctx, tx, u, id)
 	if err == nil && m == nil {

@@ -12,7 +12,7 @@ package chatcore
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
 //     before the rows in the same View.
-//  2. Inside the write transaction, renderChecked asks the store the same
+//  2. Inside the write transaction, RenderChecked asks the store the same
 //     questions again and compares the answers. The rendered HTML is a pure
 //     function of the content and those answers, so when they are equal the
 //     View's result is reused; when a mentioned user, a linked channel or a
@@ -42,10 +42,12 @@ func errUnableToRender() *Error { return BadRequest("Unable to render message") 
 
 // Rendered is message content rendered for a realm.
 type Rendered struct {
+	// HTML is the rendered content; Mentioned the users it mentions (mentions
+	// inside code left out); IsMe reports a /me message.
 	HTML      string
 	Mentioned []UserID
 	IsMe      bool
-	// StreamWildcard and topicWildcard report non-silent wildcard mentions.
+	// StreamWildcard and TopicWildcard report non-silent wildcard mentions.
 	StreamWildcard, TopicWildcard bool
 	// links are the realm's compiled linkifiers the rendering used, still
 	// current in the transaction that accepted it (nil when not loaded), so
@@ -122,7 +124,7 @@ func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
 		}
 		return c.compiled, nil
 	}
-	compiled, err := LoadLinkifiers(ctx, r.tx, r.realm)
+	compiled, err := loadLinkifiers(ctx, r.tx, r.realm)
 	if err == nil {
 		r.links.put(r.realm, r.version, compiled)
 	}
@@ -203,8 +205,8 @@ func compileLinkifiers(rows []Linkifier) []compiledLinkifier {
 	return out
 }
 
-// LoadLinkifiers returns the realm's linkifiers compiled, in processing order.
-func LoadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
+// loadLinkifiers returns the realm's linkifiers compiled, in processing order.
+func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
 	rows, err := tx.Linkifiers(ctx, realm)
 	if err != nil {
 		return nil, err
@@ -212,9 +214,20 @@ func LoadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkif
 	return compileLinkifiers(rows), nil
 }
 
-// TopicLinks returns the topic_links of a topic with the realm's compiled
+// TopicLinksIn returns the topic_links of topic in realm: the links the
+// realm's linkifiers make of it, as a message and its events show them.
+// Errors come from the store.
+func TopicLinksIn(ctx context.Context, tx Tx, realm RealmID, topic string) ([]TopicLink, error) {
+	links, err := loadLinkifiers(ctx, tx, realm)
+	if err != nil {
+		return nil, err
+	}
+	return topicLinks(links, topic), nil
+}
+
+// topicLinks returns the topic_links of a topic with the realm's compiled
 // linkifiers.
-func TopicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
+func topicLinks(linkifiers []compiledLinkifier, topic string) []TopicLink {
 	links := linkify.TopicLinks(linkifiers, topic)
 	out := make([]TopicLink, len(links))
 	for i, l := range links {
@@ -275,7 +288,8 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 }
 
 // prerenderIn renders body for realm inside the read-only transaction tx,
-// recording what the rendering depended on (see the top of this file); the
+// recording what the rendering depended on (see the package's rendering
+// notes at the top of render.go); the
 // callers read what they need (the actor, the reminded message) in the same
 // View. A refusal of the rendering itself is kept for the write transaction to
 // report; other errors end the pre-render.
@@ -303,10 +317,11 @@ func prerenderWith(ctx context.Context, src *txSource, body string) (*Prerendere
 	return &Prerendered{realm: realm, body: body, out: out, err: refused, deps: deps}, nil
 }
 
-// Prerender is prerender for content sent by the user: the actor's realm
-// (from the authenticated user in ctx, see WithAuthenticatedUser, else read
-// in the View) and normalised content; nil when either is refused (the
-// write transaction reports it). Content that needs no store answer is
+// Prerender renders content sent by the actor outside the write transaction,
+// for [Service.RenderChecked] to reuse inside it: in the actor's realm (from
+// the authenticated user in ctx, see [WithAuthenticatedUser], else read in a
+// View) and normalised as a message stores it; nil when either is refused
+// (the write transaction then reports it). Content that needs no store answer is
 // pre-rendered without a View from the realm's cached linkifiers.
 func (s *Service) Prerender(ctx context.Context, actorID UserID, content string) *Prerendered {
 	body, err := NormalizeContent(content)
@@ -341,7 +356,7 @@ func (s *Service) Prerender(ctx context.Context, actorID UserID, content string)
 // (the oldest cached forgotten first). When content mentions nobody and
 // links no channel, a send pre-renders with them without a transaction; the
 // write transaction then compares the version, as for any pre-rendering
-// (renderChecked), and renders again if it moved. Safe for concurrent use; a
+// ([Service.RenderChecked]), and renders again if it moved. Safe for concurrent use; a
 // nil cache holds nothing.
 type linkifierCache struct {
 	realms *fifocache.Cache[RealmID, cachedLinkifiers]
@@ -376,8 +391,9 @@ func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLi
 }
 
 // RenderChecked renders body for the realm inside the write transaction tx,
-// reusing pre (see the top of this file) when it rendered the same body for
-// the same realm and tx still gives every answer it depended on.
+// reusing pre (from [Service.Prerender]) when it rendered the same body for
+// the same realm and tx still gives every answer it depended on; otherwise it
+// renders again in tx.
 func (s *Service) RenderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *Prerendered) (Rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
 		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm})

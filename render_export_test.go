@@ -12,12 +12,12 @@ func (s *Service) RenderMessageForTest(ctx context.Context, realm RealmID, conte
 	return html, mentioned, isMe, err
 }
 
-// TopicLinksForTest exposes topicLinks with the realm's linkifiers.
+// TopicLinksForTest runs TopicLinksIn in a read-only transaction.
 func (s *Service) TopicLinksForTest(ctx context.Context, realm RealmID, topic string) ([]TopicLink, error) {
 	var out []TopicLink
 	err := s.View(ctx, func(tx Tx) error {
-		ls, err := LoadLinkifiers(ctx, tx, realm)
-		out = TopicLinks(ls, topic)
+		var err error
+		out, err = TopicLinksIn(ctx, tx, realm, topic)
 		return err
 	})
 	return out, err

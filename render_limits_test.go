@@ -38,7 +38,7 @@ func TestRenderedSizeCap(t *testing.T) {
 			Type: "stream", To: new(fmt.Sprint(org.Public.ID)), Topic: &topic, Content: over})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
 		id := w.Send(t, org.Member, org.Public, "t", under)
-		view, _, err := messages.One(ctx, w.Svc, org.Member.ID, id)
+		view, _, err := messages.One(ctx, w.Svc, org.Member.ID, id, messages.OneRequest{})
 		is.NoErr(err)                                                       // readable
 		is.True(len(view.Content) > 700_000)                                // a large rendering under the cap is kept
 		is.True(len(view.Content) <= chatcore.MaxRenderedLength)            // within the cap
@@ -197,7 +197,7 @@ func TestRenderRecheckedInTransaction(t *testing.T) {
 			id, err := svc.SendMessage(ctx, org.Member.ID, chatcore.SendMessageRequest{
 				Type: "private", To: new(fmt.Sprintf("[%d]", org.Other.ID)), Content: tc.content})
 			is.NoErr(err) // sent
-			view, _, err := messages.One(ctx, svc, org.Member.ID, id)
+			view, _, err := messages.One(ctx, svc, org.Member.ID, id, messages.OneRequest{})
 			is.NoErr(err) // readable
 			want := tc.want(w, org)
 			if want == "" { // rendered as a fresh rendering would now

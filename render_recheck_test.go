@@ -105,7 +105,7 @@ func TestRenderRecheckReadsNoLinkifierRows(t *testing.T) {
 					Type: "private", To: new(fmt.Sprintf("[%d]", to.ID)), Content: "#7"})
 				is.NoErr(err)                               // sent
 				is.Equal(rs.reads.Load() > 0, tc.wantReads) // linkifier rows are read in the write transaction only to render again
-				view, _, err := messages.One(ctx, svc, sender.ID, id)
+				view, _, err := messages.One(ctx, svc, sender.ID, id, messages.OneRequest{})
 				is.NoErr(err)                       // readable
 				is.Equal(view.Content, tc.wantHTML) // rendered with the linkifiers stored at the write
 			})

@@ -145,7 +145,7 @@ func TestRenderMeMessage(t *testing.T) {
 	t.Run("sent message", func(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.Member, org.Public, "t", "/me waves")
-		view, _, err := messages.One(context.Background(), w.Svc, org.Member.ID, id)
+		view, _, err := messages.One(context.Background(), w.Svc, org.Member.ID, id, messages.OneRequest{})
 		is.NoErr(err)                              // readable
 		is.True(view.IsMeMessage)                  // is_me_message
 		is.Equal(view.Content, "<p>/me waves</p>") // content kept for clients to show

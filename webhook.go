@@ -148,7 +148,7 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 		if len(services) == 0 {
 			continue
 		}
-		view, err := s.messageView(ctx, tx, m, bot, false)
+		view, err := s.messageView(ctx, tx, m, false)
 		if err != nil {
 			return nil, err
 		}

@@ -26,10 +26,10 @@ const (
 	MaxPropertyChanges = 1000
 )
 
-// Spec is one entry of the subscriptions list of POST
+// NewChannel is one entry of the subscriptions list of POST
 // /users/me/subscriptions: a channel by name, created when it does not
 // exist, with the description and the subscriber's colour to use.
-type Spec struct {
+type NewChannel struct {
 	Name        string  `json:"name"`
 	Description *string `json:"description"`
 	Color       *string `json:"color"`
@@ -45,7 +45,7 @@ func (p Principals) len() int { return len(p.IDs) + len(p.Emails) }
 
 // SubscribeRequest holds the parameters of POST /users/me/subscriptions.
 type SubscribeRequest struct {
-	Subscriptions []Spec
+	Subscriptions []NewChannel
 	// Principals are the users to subscribe; none means the actor.
 	Principals Principals
 	// InviteOnly makes the channels created private (with protected history
@@ -263,7 +263,7 @@ func resolveChannels(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx,
 // event for those who may see it: everyone but guests for a public channel,
 // the administrators for a private one (its subscribers learn of it from
 // their subscription add event).
-func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, c Spec, req *SubscribeRequest) (*chatcore.Stream, error) {
+func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, c NewChannel, req *SubscribeRequest) (*chatcore.Stream, error) {
 	st := &chatcore.Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,
 		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: svc.Now(), CreatorID: u.ID,

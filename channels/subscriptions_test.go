@@ -25,7 +25,7 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		w.Post(t, general, "old", ann, "before bob")
 
 		res, err := channels.Subscribe(ctx, w.Svc, ann.ID, channels.SubscribeRequest{
-			Subscriptions: []channels.Spec{{Name: "secret"}, {Name: "general"}},
+			Subscriptions: []channels.NewChannel{{Name: "secret"}, {Name: "general"}},
 			Principals:    channels.Principals{IDs: []chatcore.UserID{ann.ID, bob.ID}},
 			InviteOnly:    true,
 		})
@@ -83,7 +83,7 @@ func TestSubscriptionsLifecycle(t *testing.T) {
 		is.Equal(un.Removed, []string{"general"})
 		is.Equal(len(w.Events.OfType("subscription", "op", "remove")), 1)
 		is.Equal(len(w.Events.Take("subscription", "op", "peer_remove")), 1)
-		again, err := channels.Subscribe(ctx, w.Svc, bob.ID, channels.SubscribeRequest{Subscriptions: []channels.Spec{{Name: "general"}}})
+		again, err := channels.Subscribe(ctx, w.Svc, bob.ID, channels.SubscribeRequest{Subscriptions: []channels.NewChannel{{Name: "general"}}})
 		is.NoErr(err)
 		is.Equal(again.Subscribed[uid(bob.ID)], []string{"general"})
 		subs, err = channels.Subscriptions(ctx, w.Svc, bob.ID, false)

@@ -351,11 +351,11 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 		}
 		if p.topic != nil {
 			entry.PrevTopic, entry.Topic = new(p.origTopic), new(*p.topic)
-			links, err := chatcore.LoadLinkifiers(ctx, tx, m.RealmID)
+			links, err := chatcore.TopicLinksIn(ctx, tx, m.RealmID, *p.topic)
 			if err != nil {
 				return err
 			}
-			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, chatcore.TopicLinks(links, *p.topic)
+			event["orig_subject"], event["subject"], event["topic_links"] = p.origTopic, *p.topic, links
 			m.Topic = *p.topic
 		}
 	}

@@ -246,11 +246,11 @@ func moveRest(ctx context.Context, svc *chatcore.Service, p *editPlan, target *c
 				}
 				ev := maps.Clone(template)
 				if p.topic != nil {
-					links, err := chatcore.LoadLinkifiers(ctx, tx, target.RealmID)
+					links, err := chatcore.TopicLinksIn(ctx, tx, target.RealmID, *p.topic)
 					if err != nil {
 						return err
 					}
-					ev["topic_links"] = chatcore.TopicLinks(links, *p.topic)
+					ev["topic_links"] = links
 				}
 				ev["message_ids"] = ids
 				p.audience.publish(fx, target.RealmID, ev, p.fromStream, p.origTopic, ids)

@@ -73,7 +73,7 @@ type poller struct {
 
 func (o *benchOrg) register(b *testing.B, hub *eventqueue.Hub, user chatcore.UserID) *poller {
 	b.Helper()
-	st, err := hub.Register(context.Background(), user, eventqueue.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{EventTypes: []string{"message"}})
+	st, err := hub.Register(context.Background(), user, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,8 @@
 // The queues and their events live in the store: the Service appends every
 // event to the store's event log in the transaction of the change it
 // describes, and a queue is a cursor over that log. A [Hub] keeps in memory
-// only the polls waiting for events (one small record each), and wakes them
+// only the polls waiting for events (one small record each) and a bounded
+// cache of what delivering recent log entries computed, and wakes the polls
 // after each commit through a [Bus]. So nothing is lost when a server
 // crashes between a commit and the poll that would deliver it, idle queues
 // cost no memory, and any server instance on the same store can serve any
@@ -92,8 +93,11 @@ type Options struct {
 	// (another process's commits then reach a waiting poll within Recheck).
 	Recheck time.Duration
 	// QueueBacklog is how many unacknowledged log entries addressed to its
-	// user a queue may hold before it is dropped (default
-	// [DefaultQueueBacklog]; values below 1 keep the default).
+	// user a queue may hold before the Hub's collection drops it (default
+	// [DefaultQueueBacklog]; values below 1 keep the default). Every Hub on a
+	// store collects every queue of the store, so give them all the same
+	// value; an embedder serving HTTP passes its Hub to package httpadapter
+	// (Options.Events) rather than letting the adapter make its own.
 	QueueBacklog int
 }
 
@@ -256,11 +260,11 @@ func (h *Hub) remove(w *waiter) {
 }
 
 // Register answers POST /register: the state req asks for and, with a
-// non-nil queue, a new event queue starting right after it (see the package
-// function [Register], which it calls, for the errors).
-func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req RegisterRequest, queue *QueueOptions) (State, error) {
+// non-nil req.Queue, a new event queue starting right after it (see the
+// package function [Register], which it calls, for the errors).
+func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req RegisterRequest) (State, error) {
 	h.maybeCollect()
-	return Register(ctx, h.svc, actorID, req, queue)
+	return Register(ctx, h.svc, actorID, req)
 }
 
 // PollRequest is a GET /events.
@@ -382,10 +386,13 @@ type Queue struct {
 	last  int64
 }
 
-// Open registers a queue for actorID with the state req asks for and the
-// queue options opts (see [Hub.Register]).
-func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req RegisterRequest, opts QueueOptions) (*Queue, error) {
-	st, err := h.Register(ctx, actorID, req, &opts)
+// Open registers a queue for actorID with the state and queue options of req
+// (req.Queue nil means default options; see [Hub.Register]).
+func (h *Hub) Open(ctx context.Context, actorID chatcore.UserID, req RegisterRequest) (*Queue, error) {
+	if req.Queue == nil {
+		req.Queue = &QueueOptions{}
+	}
+	st, err := h.Register(ctx, actorID, req)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func newSetup(t *testing.T, open chattest.Open, opts eventqueue.Options) *setup 
 
 func (s *setup) register(t *testing.T, u *chatcore.User) string {
 	t.Helper()
-	st, err := s.hub.Register(context.Background(), u.ID, eventqueue.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
+	st, err := s.hub.Register(context.Background(), u.ID, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{}})
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
@@ -162,7 +162,7 @@ func TestGoAPI(t *testing.T) {
 		s := newSetup(t, open, eventqueue.Options{})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		q, err := s.hub.Open(ctx, s.c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}}, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+		q, err := s.hub.Open(ctx, s.c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})
 		is.NoErr(err)                        // opened
 		is.True(q.State.MaxMessageID != nil) // with the state asked for
 		go func() {                          // errors show as a missing message
@@ -208,7 +208,7 @@ func TestAnyInstanceServesAnyQueue(t *testing.T) {
 		b := eventqueue.New(other, eventqueue.Options{Bus: bus})
 		t.Cleanup(b.Close)
 
-		st, err := a.Register(context.Background(), s.c.Member.ID, eventqueue.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
+		st, err := a.Register(context.Background(), s.c.Member.ID, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{}})
 		is.NoErr(err) // registered on instance A
 		ch := make(chan result, 1)
 		go func() {

@@ -186,11 +186,11 @@ func TestEventsErrors(t *testing.T) {
 		chattest.WantError(t, get(c.Member, q.ID, &q.Last), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
 		chattest.WantError(t, eventqueue.DeleteQueue(ctx, svc, c.Member.ID, q.ID), chatcore.CodeBadEventQueueID, chatcore.KindInvalid, "Bad event queue ID: "+q.ID)
 
-		_, rerr := eventqueue.Register(ctx, svc, c.Member.ID, eventqueue.RegisterRequest{}, &eventqueue.QueueOptions{Narrow: [][]string{{"search", "x"}}})
+		_, rerr := eventqueue.Register(ctx, svc, c.Member.ID, eventqueue.RegisterRequest{Queue: &eventqueue.QueueOptions{Narrow: [][]string{{"search", "x"}}}})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operator search not supported.")
-		_, rerr = eventqueue.Register(ctx, svc, c.Member.ID, eventqueue.RegisterRequest{}, &eventqueue.QueueOptions{Narrow: [][]string{{"is", "followed"}}})
+		_, rerr = eventqueue.Register(ctx, svc, c.Member.ID, eventqueue.RegisterRequest{Queue: &eventqueue.QueueOptions{Narrow: [][]string{{"is", "followed"}}}})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "Operand followed not supported.")
-		_, rerr = eventqueue.Register(ctx, svc, c.Guest.ID, eventqueue.RegisterRequest{AllPublicStreams: true}, &eventqueue.QueueOptions{})
+		_, rerr = eventqueue.Register(ctx, svc, c.Guest.ID, eventqueue.RegisterRequest{AllPublicStreams: true, Queue: &eventqueue.QueueOptions{}})
 		chattest.WantError(t, rerr, chatcore.CodeBadRequest, chatcore.KindInvalid, "User not authorized for this query")
 	})
 }
@@ -306,7 +306,7 @@ func TestEventsRegisterConsistency(t *testing.T) {
 		defer hub.Close()
 		var regs []reg
 		for range registrations {
-			st, err := hub.Register(ctx, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}}, &eventqueue.QueueOptions{EventTypes: []string{"message"}})
+			st, err := hub.Register(ctx, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})
 			is.NoErr(err) // registered
 			regs = append(regs, reg{max: *st.MaxMessageID, q: &chattest.Queue{Hub: hub, User: c.Member, ID: st.QueueID, Last: -1}})
 		}

@@ -139,7 +139,7 @@ func collect(ctx context.Context, svc *chatcore.Service, backlog int) (CollectRe
 			if err != nil {
 				return err
 			}
-			n, err = chatcore.DeleteEventQueues(ctx, tx, expired)
+			n, err = chatcore.DeleteQueues(ctx, tx, expired)
 			return err
 		})
 		if err != nil {
@@ -172,7 +172,7 @@ func collect(ctx context.Context, svc *chatcore.Service, backlog int) (CollectRe
 					behind = append(behind, q)
 				}
 			}
-			n, err := chatcore.DeleteEventQueues(ctx, tx, behind)
+			n, err := chatcore.DeleteQueues(ctx, tx, behind)
 			res.Dropped += n
 			return err
 		})

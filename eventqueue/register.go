@@ -14,7 +14,7 @@ import (
 
 // Register answers POST /register: it returns the initial state the actor
 // asked for with req, as Zulip computes it, read in one snapshot; with a
-// non-nil queue it also registers an event queue with those options (and
+// non-nil req.Queue it also registers an event queue with those options (and
 // req.AllPublicStreams) whose events start right after that snapshot (no
 // event lost or doubled between them), and sets the state's QueueID and
 // LastEventID. [Hub.Register] does the same and collects old queues as it
@@ -25,13 +25,14 @@ import (
 // supported." for a queue narrow events cannot follow ("Invalid narrow" for a
 // term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
 // Other errors are internal (store, context). Safe for concurrent use.
-func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest, queue *QueueOptions) (State, error) {
+func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest) (State, error) {
+	queue := req.Queue
 	var opts QueueOptions
 	if queue != nil {
 		if err := queue.checkNarrow(); err != nil {
 			return State{}, err
 		}
-		opts = *queue
+		opts = *queue // the caller's options are left as they are
 		opts.AllPublicStreams = req.AllPublicStreams
 	}
 	for attempt := 0; ; attempt++ {

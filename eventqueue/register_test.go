@@ -14,7 +14,7 @@ func TestRegister(t *testing.T) {
 	svc := chattest.LoadWorld(t, memory.New())
 	t.Run("every section", func(t *testing.T) {
 		is := is.New(t)
-		st, err := eventqueue.Register(t.Context(), svc, chattest.WorldMember, eventqueue.RegisterRequest{}, nil)
+		st, err := eventqueue.Register(t.Context(), svc, chattest.WorldMember, eventqueue.RegisterRequest{})
 		is.NoErr(err)                                                            // a member registers
 		is.Equal(*st.UserID, chattest.WorldMember)                               // realm_user: the actor's id
 		is.Equal(st.Realm.Name, "Acme")                                          // realm: the actor's realm
@@ -27,7 +27,7 @@ func TestRegister(t *testing.T) {
 	})
 	t.Run("only the sections asked for", func(t *testing.T) {
 		is := is.New(t)
-		st, err := eventqueue.Register(t.Context(), svc, chattest.WorldAdmin, eventqueue.RegisterRequest{Sections: []string{"reminders", "presence"}}, nil)
+		st, err := eventqueue.Register(t.Context(), svc, chattest.WorldAdmin, eventqueue.RegisterRequest{Sections: []string{"reminders", "presence"}})
 		is.NoErr(err)                        // unknown section names are accepted
 		is.True(st.Reminders != nil)         // asked for: present even when empty
 		is.Equal(len(st.Reminders), 0)       // the administrator has none
@@ -36,7 +36,7 @@ func TestRegister(t *testing.T) {
 		is.True(st.Settings == nil)          // not asked for
 		is.True(st.Linkifiers == nil)        // not asked for
 		is.True(st.ScheduledMessages == nil) // not asked for
-		none, err := eventqueue.Register(t.Context(), svc, chattest.WorldAdmin, eventqueue.RegisterRequest{Sections: []string{}}, nil)
+		none, err := eventqueue.Register(t.Context(), svc, chattest.WorldAdmin, eventqueue.RegisterRequest{Sections: []string{}})
 		is.NoErr(err)                      // an empty list is a valid request
 		is.Equal(none, eventqueue.State{}) // and asks for nothing
 	})
@@ -52,7 +52,7 @@ func TestRegister(t *testing.T) {
 			{"member asking", chattest.WorldMember, true, ""},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := eventqueue.Register(t.Context(), svc, tt.actor, eventqueue.RegisterRequest{AllPublicStreams: tt.all, Sections: []string{}}, nil)
+				_, err := eventqueue.Register(t.Context(), svc, tt.actor, eventqueue.RegisterRequest{AllPublicStreams: tt.all, Sections: []string{}})
 				if tt.msg == "" {
 					is.New(t).NoErr(err) // allowed
 					return
@@ -62,7 +62,7 @@ func TestRegister(t *testing.T) {
 		}
 	})
 	t.Run("unknown actor", func(t *testing.T) {
-		_, err := eventqueue.Register(t.Context(), svc, 9999, eventqueue.RegisterRequest{}, nil)
+		_, err := eventqueue.Register(t.Context(), svc, 9999, eventqueue.RegisterRequest{})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 }

@@ -17,6 +17,9 @@ type RegisterRequest struct {
 	// section. Names chatcore does not serve are accepted and give nothing, as
 	// in Zulip.
 	Sections []string
+	// Queue, when non-nil, registers an event queue with these options; its
+	// AllPublicStreams is taken from the request's.
+	Queue *QueueOptions
 	// AllPublicStreams asks for the events of every public channel, which
 	// Zulip refuses to guests.
 	AllPublicStreams bool
@@ -56,7 +59,7 @@ type State struct {
 	// Unread is the actor's unread state (unread_msgs), given when both the
 	// message and update_message_flags sections are wanted, as in Zulip.
 	Unread *messages.Unread
-	// MaxMessageID is the largest message id the actor can read, 0 when none
+	// MaxMessageID is the largest message id the actor can read, -1 when none
 	// (section message).
 	MaxMessageID *chatcore.MessageID
 	// StarredMessages are the ids of the actor's starred messages, ascending

@@ -124,7 +124,7 @@ func (h *handler) message(ctx context.Context, c *call) (map[string]any, error) 
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	v, raw, err := messages.GetOne(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
+	v, raw, err := messages.One(ctx, h.svc, c.user.ID, pathID[chatcore.MessageID](c, "message_id"), req)
 	if err != nil {
 		return nil, err
 	}

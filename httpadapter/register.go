@@ -171,7 +171,8 @@ func (h *handler) register(ctx context.Context, c *call) (map[string]any, error)
 		SlimPresence:             req.SlimPresence != nil && *req.SlimPresence,
 		PresenceHistoryLimitDays: req.PresenceHistoryLimitDays,
 		EmptyTopicName:           req.ClientCapabilities != nil && req.ClientCapabilities.EmptyTopicName != nil && *req.ClientCapabilities.EmptyTopicName,
-	}, req.queue())
+		Queue:                    req.queue(),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -44,14 +44,14 @@ func (h *handler) subscriptions(ctx context.Context, c *call) (map[string]any, e
 // subscribe answers POST /users/me/subscriptions.
 func (h *handler) subscribe(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {
-		Subscriptions              []channels.Spec `json:"subscriptions" wire:"required"`
-		Principals                 json.RawMessage `json:"principals"`
-		InviteOnly                 *bool           `json:"invite_only"`
-		HistoryPublicToSubscribers *bool           `json:"history_public_to_subscribers"`
-		AuthorizationErrorsFatal   *bool           `json:"authorization_errors_fatal"`
-		Announce                   *bool           `json:"announce"`
-		IsWebPublic                *bool           `json:"is_web_public"`
-		IsDefaultStream            *bool           `json:"is_default_stream"`
+		Subscriptions              []channels.NewChannel `json:"subscriptions" wire:"required"`
+		Principals                 json.RawMessage       `json:"principals"`
+		InviteOnly                 *bool                 `json:"invite_only"`
+		HistoryPublicToSubscribers *bool                 `json:"history_public_to_subscribers"`
+		AuthorizationErrorsFatal   *bool                 `json:"authorization_errors_fatal"`
+		Announce                   *bool                 `json:"announce"`
+		IsWebPublic                *bool                 `json:"is_web_public"`
+		IsDefaultStream            *bool                 `json:"is_default_stream"`
 	}
 	if err := c.decode(&req); err != nil {
 		return nil, err

@@ -15,16 +15,12 @@ import (
 	"github.com/chatcore/chatcore/internal/isotime"
 )
 
-// CodeIncompatibleParameters is Zulip's code for a request combining
-// parameters that exclude each other (message_ids with an anchor range).
-const CodeIncompatibleParameters chatcore.Code = "INCOMPATIBLE_PARAMETERS"
-
 // errIncompatible is Zulip's IncompatibleParametersError: the message names
 // every parameter of the conflicting group, and "parameters" repeats them.
 func errIncompatible(params ...string) *chatcore.Error {
 	list := strings.Join(params, ", ")
 	return &chatcore.Error{
-		Code: CodeIncompatibleParameters, Kind: chatcore.KindInvalid,
+		Code: chatcore.CodeIncompatibleParameters, Kind: chatcore.KindInvalid,
 		Msg:  "Unsupported parameter combination: " + list,
 		Data: map[string]any{"parameters": list},
 	}

@@ -41,7 +41,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 		is.Equal(got[0].Flags, []string{"read", "historical"})                           // never received
 		is.Equal(len(fetch(append(channelNarrow(other), term("is", `"unread"`))...)), 0) // a flag term keeps to received messages
 
-		st, err := eventqueue.Register(ctx, w.Svc, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}}, nil)
+		st, err := eventqueue.Register(ctx, w.Svc, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}})
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, dm) // the newest message received, not the newest readable
 
@@ -50,7 +50,7 @@ func TestMessagesFeedKeepsToReceivedMessages(t *testing.T) {
 			Messages: []chatcore.MessageID{b}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.Equal(viewIDs(fetch()), []chatcore.MessageID{a, dm, b})
-		st, err = eventqueue.Register(ctx, w.Svc, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}}, nil)
+		st, err = eventqueue.Register(ctx, w.Svc, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{"message"}})
 		is.NoErr(err)
 		is.Equal(*st.MaxMessageID, b)
 	})

@@ -201,7 +201,7 @@ func TestMessagesByIDs(t *testing.T) {
 			is := is.New(t)
 			tc.req.MessageIDs = []chatcore.MessageID{a}
 			_, err := messages.Get(ctx, w.Svc, org.Other.ID, tc.req)
-			ce := chattest.WantError(t, err, messages.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
+			ce := chattest.WantError(t, err, chatcore.CodeIncompatibleParameters, chatcore.KindInvalid, incompatible)
 			is.Equal(ce.Data["parameters"], "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor") // the group named
 		})
 	}
@@ -328,7 +328,7 @@ func TestMessageViewsCarryNoRenderedContent(t *testing.T) {
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
 	id := w.Send(t, org.Member, org.Public, "t", "**hi**")
-	v, _, err := messages.One(ctx, w.Svc, org.Other.ID, id)
+	v, _, err := messages.One(ctx, w.Svc, org.Other.ID, id, messages.OneRequest{})
 	is.NoErr(err) // fetched
 	keys, _ := chattest.JSONKeys(t, v)
 	for _, k := range keys {

@@ -1,6 +1,6 @@
 package messages
 
-// Reading messages: One, GetOne and Get.
+// Reading messages: One and Get.
 
 import (
 	"context"
@@ -21,17 +21,11 @@ type OneRequest struct {
 	ApplyMarkdown *bool `json:"apply_markdown"`
 }
 
-// One returns one message as actor sees it (content rendered as HTML) and
-// its raw Markdown: [GetOne] with Zulip's defaults.
-func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID) (chatcore.MessageView, string, error) {
-	return GetOne(ctx, svc, actorID, id, OneRequest{})
-}
-
-// GetOne returns one message as actor sees it, in the format req asks
+// One returns one message as actor sees it, in the format req asks
 // for, and its raw Markdown. A missing message, one of another realm, or one
 // the actor may not read gives BAD_REQUEST "Invalid message(s)". An empty
 // channel topic is shown as the realm's empty-topic display name in subject.
-func GetOne(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req OneRequest) (chatcore.MessageView, string, error) {
+func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req OneRequest) (chatcore.MessageView, string, error) {
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	var view chatcore.MessageView
 	var raw string
@@ -45,7 +39,7 @@ func GetOne(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 			return err
 		}
 		c := chatcore.NewViewCache()
-		view, err = svc.BuildMessageView(ctx, tx, c, m, viewer, applyMarkdown)
+		view, err = svc.BuildMessageView(ctx, tx, c, m, applyMarkdown)
 		if err != nil {
 			return err
 		}
@@ -164,7 +158,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // operator: <why>" for unknown operators, channels (also those of other
 // realms) or users; "narrow is too long (limit: 100 items)" over
 // [chatcore.MaxNarrowTerms] terms and `narrow[i]["operand"] is too long (limit: 1000
-// items)` for a dm or sender operand over [MaxDirectRecipients] users. Every
+// items)` for a dm or sender operand over [chatcore.MaxDirectRecipients] users. Every
 // length is checked before any store access. Narrow operators: channel
 // (stream), topic (subject), dm (pm-with), dm-including, with, sender,
 // is:dm (is:private), is:resolved, has:link, has:image, has:attachment,
@@ -194,7 +188,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		}
 		res.Messages = make([]chatcore.MessageView, 0, len(rows))
 		for i := range rows {
-			v, err := svc.BuildMessageView(ctx, tx, c, &rows[i], viewer, applyMarkdown)
+			v, err := svc.BuildMessageView(ctx, tx, c, &rows[i], applyMarkdown)
 			if err != nil {
 				return err
 			}

@@ -46,7 +46,7 @@ func TestMessageVisibility(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			_, _, err := messages.One(ctx, w.Svc, tc.viewer.ID, tc.id)
+			_, _, err := messages.One(ctx, w.Svc, tc.viewer.ID, tc.id, messages.OneRequest{})
 			if tc.ok {
 				is.NoErr(err) // visible
 				return
@@ -57,14 +57,14 @@ func TestMessageVisibility(t *testing.T) {
 	t.Run("guest after subscribing", func(t *testing.T) {
 		is := is.New(t)
 		w.Subscribe(t, org.Public, org.Guest, 0)
-		_, _, err := messages.One(ctx, w.Svc, org.Guest.ID, pub)
+		_, _, err := messages.One(ctx, w.Svc, org.Guest.ID, pub, messages.OneRequest{})
 		is.NoErr(err) // a subscribed guest sees the channel
 	})
 	t.Run("unsubscribed from a private channel", func(t *testing.T) {
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
 			return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: org.Private.ID, UserID: org.Other.ID, Active: false})
 		})
-		_, _, err := messages.One(ctx, w.Svc, org.Other.ID, priv)
+		_, _, err := messages.One(ctx, w.Svc, org.Other.ID, priv, messages.OneRequest{})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
@@ -310,7 +310,7 @@ func BenchmarkMessagesNewest(b *testing.B) {
 	}
 }
 
-// TestGetMessageApplyMarkdown checks GetOne's apply_markdown: rendered
+// TestGetMessageApplyMarkdown checks One's apply_markdown: rendered
 // HTML when nil or true, the raw Markdown when false; the raw Markdown is
 // returned beside it in every case.
 func TestGetMessageApplyMarkdown(t *testing.T) {
@@ -328,7 +328,7 @@ func TestGetMessageApplyMarkdown(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			view, raw, err := messages.GetOne(t.Context(), w.Svc, org.Other.ID, id, messages.OneRequest{ApplyMarkdown: tt.apply})
+			view, raw, err := messages.One(t.Context(), w.Svc, org.Other.ID, id, messages.OneRequest{ApplyMarkdown: tt.apply})
 			is.NoErr(err)                                                  // readable
 			is.Equal(view.Content, tt.content)                             // content in the asked format
 			is.Equal(view.ContentType, tt.contentType)                     // and its type

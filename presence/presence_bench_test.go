@@ -74,7 +74,7 @@ func BenchmarkPresencePing(b *testing.B) {
 			b.Run(fmt.Sprintf("writer_busy=%v/%s", busy, mode), func(b *testing.B) {
 				w, ids := presenceBench(b, 1000)
 				last := int64(0)
-				if st, err := eventqueue.Register(b.Context(), w.Svc, ids[0], eventqueue.RegisterRequest{Sections: []string{"presence"}}, nil); err == nil {
+				if st, err := eventqueue.Register(b.Context(), w.Svc, ids[0], eventqueue.RegisterRequest{Sections: []string{"presence"}}); err == nil {
 					last = st.Presence.LastUpdateID
 				}
 				if busy {

@@ -92,7 +92,7 @@ func TestPresenceAnswers(t *testing.T) {
 		_, ok = realm.Presences[userEmail(t, w, c.Admin)]
 		is.True(ok)
 
-		reg, err := eventqueue.Register(t.Context(), w.Svc, c.Guest.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
+		reg, err := eventqueue.Register(t.Context(), w.Svc, c.Guest.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true})
 		is.NoErr(err)
 		is.Equal(reg.Presence.Presences, slim.Presences)
 		is.Equal(reg.Presence.LastUpdateID, int64(2))
@@ -113,7 +113,7 @@ func TestPresenceRulesAndEvents(t *testing.T) {
 		t0 := w.Clock.Current()
 		state := func() *presence.Answer { // read without reporting
 			t.Helper()
-			st, err := eventqueue.Register(t.Context(), w.Svc, c.Owner.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true}, nil)
+			st, err := eventqueue.Register(t.Context(), w.Svc, c.Owner.ID, eventqueue.RegisterRequest{Sections: []string{"presence"}, SlimPresence: true})
 			is.NoErr(err)
 			return st.Presence
 		}

@@ -10,13 +10,6 @@ import (
 	"github.com/chatcore/chatcore/internal/emoji"
 )
 
-// The reaction types.
-const (
-	ReactionUnicodeEmoji    = "unicode_emoji"
-	ReactionRealmEmoji      = "realm_emoji"
-	ReactionZulipExtraEmoji = "zulip_extra_emoji"
-)
-
 // AddRequest is the emoji of [Add], as Zulip's parameters.
 type AddRequest struct {
 	EmojiName string `json:"emoji_name" wire:"required"`
@@ -120,7 +113,7 @@ func Remove(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		if err != nil {
 			return err
 		}
-		typ := ReactionUnicodeEmoji
+		typ := chatcore.ReactionUnicodeEmoji
 		if req.ReactionType != nil {
 			typ = *req.ReactionType
 		}
@@ -258,10 +251,10 @@ const zulipExtraEmoji = "zulip"
 // get_emoji_data (without custom emoji).
 func emojiByName(name string) (code, typ string, err error) {
 	if name == zulipExtraEmoji {
-		return zulipExtraEmoji, ReactionZulipExtraEmoji, nil
+		return zulipExtraEmoji, chatcore.ReactionZulipExtraEmoji, nil
 	}
 	if code, ok := emoji.Code(name); ok {
-		return code, ReactionUnicodeEmoji, nil
+		return code, chatcore.ReactionUnicodeEmoji, nil
 	}
 	return "", "", chatcore.BadRequestf("Emoji '%s' does not exist", name)
 }
@@ -270,16 +263,16 @@ func emojiByName(name string) (code, typ string, err error) {
 // reaction may use, as Zulip's check_emoji_request.
 func checkEmoji(name, code, typ string) error {
 	switch typ {
-	case ReactionRealmEmoji:
+	case chatcore.ReactionRealmEmoji:
 		return chatcore.BadRequest("Invalid custom emoji.") // chatcore has no custom emoji
-	case ReactionZulipExtraEmoji:
+	case chatcore.ReactionZulipExtraEmoji:
 		if code != zulipExtraEmoji {
 			return chatcore.BadRequest("Invalid emoji code.")
 		}
 		if name != code {
 			return chatcore.BadRequest("Invalid emoji name.")
 		}
-	case ReactionUnicodeEmoji:
+	case chatcore.ReactionUnicodeEmoji:
 		if _, ok := emoji.Name(code); !ok {
 			return chatcore.BadRequest("Invalid emoji code.")
 		}

@@ -15,9 +15,9 @@ import (
 // /messages/{id} shows them.
 func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []chatcore.Reaction {
 	tb.Helper()
-	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
+	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("messages.GetOne: %v", err)
+		tb.Fatalf("messages.One: %v", err)
 	}
 	return v.Reactions
 }
@@ -25,9 +25,9 @@ func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id
 // flagsOf returns viewer's flags on message id, as GET /messages/{id} shows them.
 func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
 	tb.Helper()
-	v, _, err := messages.GetOne(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
+	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
 	if err != nil {
-		tb.Fatalf("messages.GetOne: %v", err)
+		tb.Fatalf("messages.One: %v", err)
 	}
 	return v.Flags
 }

@@ -34,7 +34,7 @@ type Request struct {
 // authorized to send to channel '<name>'", "User has disabled typing
 // notifications for direct messages" / "... for channel messages" (the
 // sender's send_private_typing_notifications / send_stream_typing_notifications
-// off); "to is too long" beyond [MaxDirectRecipients]; UNAUTHORIZED for a
+// off); "to is too long" beyond [chatcore.MaxDirectRecipients]; UNAUTHORIZED for a
 // missing or deactivated actor.
 func Send(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req Request) error {
 	channel := false

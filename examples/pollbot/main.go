@@ -70,8 +70,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 // client does.
 func serve(ctx context.Context, hub *eventqueue.Hub, svc *chatcore.Service, bot chatcore.UserID, log *slog.Logger) error {
 	for ctx.Err() == nil {
-		q, err := hub.Open(ctx, bot, eventqueue.RegisterRequest{Sections: []string{}}, // no state needed
-			eventqueue.QueueOptions{EventTypes: []string{"message"}, Narrow: [][]string{{"is", "dm"}}})
+		q, err := hub.Open(ctx, bot, eventqueue.RegisterRequest{
+			Sections: []string{}, // no state needed
+			Queue:    &eventqueue.QueueOptions{EventTypes: []string{"message"}, Narrow: [][]string{{"is", "dm"}}},
+		})
 		if err != nil {
 			return err
 		}

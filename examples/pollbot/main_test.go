@@ -38,7 +38,7 @@ func TestPollbotAnswersDirectMessages(t *testing.T) {
 				t.Fatal("the bot registered no queue")
 			}
 		}
-		member, err := hub.Open(ctx, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{}}, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+		member, err := hub.Open(ctx, c.Member.ID, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})
 		is.NoErr(err) // the member's queue
 		to := "[" + jsonText(c.Bot.ID) + "]"
 		_, err = w.Svc.SendMessage(ctx, c.Member.ID, chatcore.SendMessageRequest{Type: "private", To: &to, Content: "hello bot"})

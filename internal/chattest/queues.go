@@ -36,7 +36,7 @@ func (w *World) Register(tb testing.TB, u *chatcore.User, opts eventqueue.QueueO
 // last_event_id -1.
 func RegisterOn(tb testing.TB, hub *eventqueue.Hub, u *chatcore.User, opts eventqueue.QueueOptions) *Queue {
 	tb.Helper()
-	st, err := hub.Register(context.Background(), u.ID, eventqueue.RegisterRequest{Sections: []string{}, AllPublicStreams: opts.AllPublicStreams}, &opts)
+	st, err := hub.Register(context.Background(), u.ID, eventqueue.RegisterRequest{Sections: []string{}, AllPublicStreams: opts.AllPublicStreams, Queue: &opts})
 	if err != nil {
 		tb.Fatalf("register: %v", err)
 	}

@@ -33,7 +33,7 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 	hub := eventqueue.New(w.Svc, eventqueue.Options{})
 	defer hub.Close()
 	register := func(u *chatcore.User) eventqueue.State {
-		reg, err := hub.Register(ctx, u.ID, eventqueue.RegisterRequest{Sections: []string{}}, &eventqueue.QueueOptions{})
+		reg, err := hub.Register(ctx, u.ID, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{}})
 		is.NoErr(err) // queue registered
 		return reg
 	}
