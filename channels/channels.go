@@ -116,14 +116,7 @@ func errInvalidChannelID() *chatcore.Error { return chatcore.BadRequest("Invalid
 func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.StreamID) (View, error) {
 	var out View
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		st, err := chatcore.StreamInRealm(ctx, tx, u.RealmID, id)
-		if errors.Is(err, chatcore.ErrNotFound) {
-			return errInvalidChannelID()
-		}
+		u, st, err := actorAndChannel(ctx, tx, actorID, id)
 		if err != nil {
 			return err
 		}
@@ -156,14 +149,7 @@ type TopicView struct {
 func Topics(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.StreamID, allowEmptyTopicName bool) ([]TopicView, error) {
 	var out []TopicView
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		st, err := chatcore.StreamInRealm(ctx, tx, u.RealmID, id)
-		if errors.Is(err, chatcore.ErrNotFound) {
-			return errInvalidChannelID()
-		}
+		u, st, err := actorAndChannel(ctx, tx, actorID, id)
 		if err != nil {
 			return err
 		}
@@ -193,4 +179,21 @@ func Topics(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		return nil
 	})
 	return out, err
+}
+
+// actorAndChannel reads the actor and channel id of the actor's realm; a
+// channel that does not exist there is "Invalid channel ID".
+func actorAndChannel(ctx context.Context, tx chatcore.Tx, actorID chatcore.UserID, id chatcore.StreamID) (*chatcore.User, *chatcore.Stream, error) {
+	u, err := chatcore.Actor(ctx, tx, actorID)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := chatcore.StreamInRealm(ctx, tx, u.RealmID, id)
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return nil, nil, errInvalidChannelID()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, st, nil
 }
