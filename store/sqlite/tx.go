@@ -20,7 +20,7 @@ var ErrReadOnly = errors.New("sqlite: write in a read-only transaction")
 // tx implements chatcore.Tx on one database/sql transaction.
 type tx struct {
 	// tx is the SQL transaction; nil in a View until its first statement,
-	// which begin then starts (a View answered from the user cache alone
+	// which begin then starts (a View answered from the row cache alone
 	// runs no statement at all).
 	tx       *sql.Tx
 	begin    func(context.Context) (*sql.Tx, error)
