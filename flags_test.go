@@ -13,16 +13,6 @@ import (
 	"github.com/matryer/is"
 )
 
-// flagsOf returns viewer's flags on message id, as GET /messages/{id} gives them.
-func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
-	tb.Helper()
-	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
-	if err != nil {
-		tb.Fatalf("messages.One: %v", err)
-	}
-	return v.Flags
-}
-
 // sendAs sends content to org.general's topic "t" from sender with the client
 // and read_by_sender given.
 func sendAs(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, content, client string, readBySender *bool) chatcore.MessageID {
@@ -75,8 +65,8 @@ func TestFlagsReadBySender(t *testing.T) {
 			t.Run(tt.client, func(t *testing.T) {
 				is := is.New(t)
 				id := sendAs(t, w, org, org.ham, "hello", tt.client, tt.param)
-				is.Equal(slices.Contains(flagsOf(t, w.Svc, org.ham, id), "read"), tt.read) // Zulip's read_by_sender rule
-				is.Equal(flagsOf(t, w.Svc, org.ophelia, id), []string{})                   // other receivers: unread
+				is.Equal(slices.Contains(chattest.MessageAs(t, w.Svc, org.ham, id).Flags, "read"), tt.read) // Zulip's read_by_sender rule
+				is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, id).Flags, []string{})                   // other receivers: unread
 			})
 		}
 	})
@@ -90,9 +80,9 @@ func TestFlagsMentionsAtSend(t *testing.T) {
 		sendAs(t, w, org, org.ophelia, "I was here", "", nil) // ophelia takes part in topic t
 		w.Events.Reset()
 		direct := sendAs(t, w, org, org.owner, "@**ham** look", "website", nil)
-		is.Equal(flagsOf(t, w.Svc, org.ham, direct), []string{"mentioned"}) // user mention
-		is.Equal(flagsOf(t, w.Svc, org.ophelia, direct), []string{})        // not mentioned
-		is.Equal(flagsOf(t, w.Svc, org.owner, direct), []string{"read"})    // sender from the web app
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, direct).Flags, []string{"mentioned"}) // user mention
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, direct).Flags, []string{})        // not mentioned
+		is.Equal(chattest.MessageAs(t, w.Svc, org.owner, direct).Flags, []string{"read"})    // sender from the web app
 		evs := w.Events.Take("message")
 		byUser := map[chatcore.UserID][]string{}
 		for _, ev := range evs {
@@ -106,13 +96,13 @@ func TestFlagsMentionsAtSend(t *testing.T) {
 
 		all := sendAs(t, w, org, org.owner, "@**all** meeting", "", nil)
 		for _, u := range []*chatcore.User{org.ham, org.ophelia, org.owner} {
-			is.Equal(flagsOf(t, w.Svc, u, all), []string{"stream_wildcard_mentioned"}) // every receiver
+			is.Equal(chattest.MessageAs(t, w.Svc, u, all).Flags, []string{"stream_wildcard_mentioned"}) // every receiver
 		}
 		silent := sendAs(t, w, org, org.owner, "@_**all** quietly", "", nil)
-		is.Equal(flagsOf(t, w.Svc, org.ham, silent), []string{}) // silent wildcards set nothing
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, silent).Flags, []string{}) // silent wildcards set nothing
 		topic := sendAs(t, w, org, org.owner, "@**topic** ping", "", nil)
-		is.Equal(flagsOf(t, w.Svc, org.ophelia, topic), []string{"topic_wildcard_mentioned"}) // a topic participant
-		is.Equal(flagsOf(t, w.Svc, org.ham, topic), []string{})                               // never took part in t
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, topic).Flags, []string{"topic_wildcard_mentioned"}) // a topic participant
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, topic).Flags, []string{})                               // never took part in t
 		_ = ctx
 	})
 }
@@ -159,15 +149,15 @@ func TestUpdateMessageFlags(t *testing.T) {
 		is.Equal(res.Messages, []chatcore.MessageID{b, a, a}) // the request's ids echoed, as Zulip
 		is.Equal(res.Updated, []chatcore.MessageID{a, b})     // each changed once, by id as Zulip reads them
 		ev := w.Events.Take("update_message_flags")
-		is.Equal(len(ev), 1)                                         // one event
-		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.ham.ID})       // to the actor only
-		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{a, b}) // the changed ids, ascending
-		is.Equal(ev[0].Data["op"], "add")                            // op
-		is.Equal(ev[0].Data["operation"], "add")                     // legacy operation
-		is.Equal(ev[0].Data["flag"], "read")                         // flag
-		is.Equal(ev[0].Data["all"], false)                           // all
-		is.Equal(flagsOf(t, w.Svc, org.ham, a), []string{"read"})    // stored
-		is.Equal(flagsOf(t, w.Svc, org.ophelia, a), []string{})      // per user
+		is.Equal(len(ev), 1)                                                       // one event
+		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.ham.ID})                     // to the actor only
+		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{a, b})               // the changed ids, ascending
+		is.Equal(ev[0].Data["op"], "add")                                          // op
+		is.Equal(ev[0].Data["operation"], "add")                                   // legacy operation
+		is.Equal(ev[0].Data["flag"], "read")                                       // flag
+		is.Equal(ev[0].Data["all"], false)                                         // all
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, a).Flags, []string{"read"}) // stored
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, a).Flags, []string{})   // per user
 		res, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                 // again
 		is.Equal(len(res.Updated), 0) // nothing changed
@@ -181,11 +171,11 @@ func TestUpdateMessageFlags(t *testing.T) {
 
 		// juliet joins the realm later and never received a or b.
 		juliet := w.AddUser(t, org.realm, "juliet", chatcore.RoleMember)
-		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "historical"}) // readable, never received
+		is.Equal(chattest.MessageAs(t, w.Svc, juliet, a).Flags, []string{"read", "historical"}) // readable, never received
 		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
-		is.NoErr(err)                                                                     // starred
-		is.Equal(res.Updated, []chatcore.MessageID{a})                                    // changed
-		is.Equal(flagsOf(t, w.Svc, juliet, a), []string{"read", "starred", "historical"}) // created historical, as Zulip
+		is.NoErr(err)                                                                                      // starred
+		is.Equal(res.Updated, []chatcore.MessageID{a})                                                     // changed
+		is.Equal(chattest.MessageAs(t, w.Svc, juliet, a).Flags, []string{"read", "starred", "historical"}) // created historical, as Zulip
 		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "add", Flag: "read"})
 		is.NoErr(err)                 // read on a historical message
 		is.Equal(len(res.Updated), 0) // already read by default: nothing created
@@ -254,13 +244,13 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		res, err := messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("oldest"), NumBefore: new(0), NumAfter: new(100),
 			Narrow: json.RawMessage(`[{"operator":"topic","operand":"t"}]`), Op: "add", Flag: "read"})
-		is.NoErr(err)                                       // marked
-		is.Equal(res.ProcessedCount, 2)                     // a and c
-		is.Equal(res.UpdatedCount, 1)                       // c was read already
-		is.Equal(*res.FirstProcessedID, a)                  // first
-		is.Equal(*res.LastProcessedID, c)                   // last
-		is.True(res.FoundOldest && res.FoundNewest)         // the whole narrow
-		is.Equal(flagsOf(t, w.Svc, org.ham, b), []string{}) // other topic untouched
+		is.NoErr(err)                                                        // marked
+		is.Equal(res.ProcessedCount, 2)                                      // a and c
+		is.Equal(res.UpdatedCount, 1)                                        // c was read already
+		is.Equal(*res.FirstProcessedID, a)                                   // first
+		is.Equal(*res.LastProcessedID, c)                                    // last
+		is.True(res.FoundOldest && res.FoundNewest)                          // the whole narrow
+		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, b).Flags, []string{}) // other topic untouched
 		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                      // newest unread

@@ -31,11 +31,8 @@ type eventsWorld struct {
 func newEventsWorld(t *testing.T, open chattest.Open, opts ...chattest.Option) *eventsWorld {
 	w := open(t, opts...)
 	c := w.SeedCast(t)
-	e := &eventsWorld{w: w, c: c}
-	e.general = w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Owner, c.Admin, c.Member, c.Guest}})
-	e.secret = w.AddChannel(t, chattest.Channel{Name: "secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Owner, c.Member}})
-	e.elsewere = w.AddChannel(t, chattest.Channel{Name: "lear", Subscribers: []*chatcore.User{c.Stranger}})
-	return e
+	ch := w.SeedChannels(t, c)
+	return &eventsWorld{w: w, c: c, general: ch.General, secret: ch.Secret, elsewere: ch.Elsewhere}
 }
 
 func TestEventsMessages(t *testing.T) {

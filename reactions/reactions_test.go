@@ -11,27 +11,6 @@ import (
 	"github.com/matryer/is"
 )
 
-// reactionsOf returns the reactions of message id as viewer's GET
-// /messages/{id} shows them.
-func reactionsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []chatcore.Reaction {
-	tb.Helper()
-	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
-	if err != nil {
-		tb.Fatalf("messages.One: %v", err)
-	}
-	return v.Reactions
-}
-
-// flagsOf returns viewer's flags on message id, as GET /messages/{id} shows them.
-func flagsOf(tb testing.TB, svc *chatcore.Service, viewer *chatcore.User, id chatcore.MessageID) []string {
-	tb.Helper()
-	v, _, err := messages.One(context.Background(), svc, viewer.ID, id, messages.OneRequest{})
-	if err != nil {
-		tb.Fatalf("messages.One: %v", err)
-	}
-	return v.Flags
-}
-
 func TestReactionsAddAndRemove(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
@@ -56,7 +35,7 @@ func TestReactionsAddAndRemove(t *testing.T) {
 			{UserID: c.Member.ID, EmojiName: "zulip", EmojiCode: "zulip", ReactionType: "zulip_extra_emoji"},
 			{UserID: c.Member.ID, EmojiName: "thumbs_up", EmojiCode: "1f44d", ReactionType: "unicode_emoji"},
 		}
-		is.Equal(reactionsOf(t, w.Svc, c.Guest, id), want) // every viewer sees them, in order
+		is.Equal(chattest.MessageAs(t, w.Svc, c.Guest, id).Reactions, want) // every viewer sees them, in order
 
 		// GET /messages shows them on every message.
 		res, err := messages.Get(ctx, w.Svc, c.Member.ID, messages.Request{Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0)})
@@ -83,7 +62,7 @@ func TestReactionsAddAndRemove(t *testing.T) {
 		is.NoErr(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiCode: new("zulip"), ReactionType: new("zulip_extra_emoji")}))
 		// A name the user's reaction does not carry still finds it by code.
 		is.NoErr(reactions.Remove(ctx, w.Svc, c.Member.ID, id, reactions.RemoveRequest{EmojiName: new("+1")}))
-		is.Equal(reactionsOf(t, w.Svc, c.Member, id), want[1:2])
+		is.Equal(chattest.MessageAs(t, w.Svc, c.Member, id).Reactions, want[1:2])
 		evs = w.Events.OfType("reaction", "op", "remove")
 		is.Equal(len(evs), 3)
 		is.Equal(evs[2].Data["emoji_name"], "thumbs_up") // the removed reaction's own name
@@ -140,7 +119,7 @@ func TestReactionErrors(t *testing.T) {
 		notThere(reactions.RemoveRequest{EmojiName: new("octopus")})                                 // someone else's reaction
 		notThere(reactions.RemoveRequest{EmojiName: new("zulip")})                                   // zulip's code, but of type unicode_emoji
 		notThere(reactions.RemoveRequest{EmojiCode: new("1f419"), ReactionType: new("realm_emoji")}) // wrong type
-		is.Equal(len(reactionsOf(t, w.Svc, c.Member, id)), 1)                                        // the refusals changed nothing
+		is.Equal(len(chattest.MessageAs(t, w.Svc, c.Member, id).Reactions), 1)                       // the refusals changed nothing
 		is.Equal(len(w.Events.OfType("reaction")), 1)                                                // and published nothing
 	})
 }
@@ -153,15 +132,15 @@ func TestReactionMakesMessageHistorical(t *testing.T) {
 		c := w.SeedCast(t)
 		general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Admin}})
 		id := w.Send(t, c.Admin, general, "t", "hello")
-		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // never received
+		is.Equal(chattest.MessageAs(t, w.Svc, c.Member, id).Flags, []string{"read", "historical"}) // never received
 		is.NoErr(reactions.Add(ctx, w.Svc, c.Member.ID, id, reactions.AddRequest{EmojiName: "octopus"}))
-		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "historical"}) // now a stored historical row
+		is.Equal(chattest.MessageAs(t, w.Svc, c.Member, id).Flags, []string{"read", "historical"}) // now a stored historical row
 		ev := w.Events.OfType("reaction")[0]
 		is.Equal(ev.UserIDs, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // the subscriber and the non-subscribed reactor
 		starred, err := messages.UpdateFlags(ctx, w.Svc, c.Member.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})
 		is.NoErr(err)
 		is.Equal(starred.Updated, []chatcore.MessageID{id})
-		is.Equal(flagsOf(t, w.Svc, c.Member, id), []string{"read", "starred", "historical"})
+		is.Equal(chattest.MessageAs(t, w.Svc, c.Member, id).Flags, []string{"read", "starred", "historical"})
 
 		// A non-subscriber who starred the message hears of reactions to it too.
 		_, err = messages.UpdateFlags(ctx, w.Svc, c.Owner.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: "add", Flag: "starred"})

@@ -100,9 +100,6 @@ type typingWorld struct {
 func newTypingWorld(t *testing.T, open chattest.Open) *typingWorld {
 	w := open(t)
 	c := w.SeedCast(t)
-	e := &typingWorld{w: w, c: c}
-	e.general = w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Owner, c.Admin, c.Member, c.Guest}})
-	e.secret = w.AddChannel(t, chattest.Channel{Name: "secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Owner, c.Member}})
-	e.elsewere = w.AddChannel(t, chattest.Channel{Name: "lear", Subscribers: []*chatcore.User{c.Stranger}})
-	return e
+	ch := w.SeedChannels(t, c)
+	return &typingWorld{w: w, c: c, general: ch.General, secret: ch.Secret, elsewere: ch.Elsewhere}
 }
