@@ -72,13 +72,14 @@ type generations [cachedTables]uint64
 type rowCache struct {
 	gens        [cachedTables]atomic.Uint64
 	users       *fifocache.Cache[chatcore.UserID, entry[chatcore.User]]
-	userKeys    *fifocache.Cache[string, chatcore.UserID]
+	userKeys    *fifocache.Cache[string, entry[chatcore.UserID]]
 	realms      *fifocache.Cache[chatcore.RealmID, entry[chatcore.Realm]]
 	streams     *fifocache.Cache[chatcore.StreamID, entry[chatcore.Stream]]
-	streamNames *fifocache.Cache[streamName, chatcore.StreamID]
+	streamNames *fifocache.Cache[streamName, entry[chatcore.StreamID]]
 }
 
-// entry is a cached row and the generation of its table it was read at.
+// entry is a cached row (or a row's id under one of its keys) and the
+// generation of its table it was read at.
 type entry[V any] struct {
 	row V
 	gen uint64
@@ -98,10 +99,10 @@ func newRowCache(size int) *rowCache {
 	}
 	return &rowCache{
 		users:       fifocache.New[chatcore.UserID, entry[chatcore.User]](size),
-		userKeys:    fifocache.New[string, chatcore.UserID](size),
+		userKeys:    fifocache.New[string, entry[chatcore.UserID]](size),
 		realms:      fifocache.New[chatcore.RealmID, entry[chatcore.Realm]](size),
 		streams:     fifocache.New[chatcore.StreamID, entry[chatcore.Stream]](size),
-		streamNames: fifocache.New[streamName, chatcore.StreamID](size),
+		streamNames: fifocache.New[streamName, entry[chatcore.StreamID]](size),
 	}
 }
 
@@ -128,8 +129,10 @@ func (c *rowCache) changed(s tableSet) {
 	}
 }
 
-// get returns a copy of the row of m under k, as a transaction that began at
-// generation at of table t may see it, when the cache holds it.
+// get returns a copy of the row (or id) of m under k, as a transaction that
+// began at generation at of table t may see it, when the cache holds it. An
+// id found under a key and the row found under that id were then read at
+// the same generation, so the row still has that key.
 func get[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K) (*V, bool) {
 	e, ok := m.Get(k)
 	if !ok || e.gen != at || c.gens[t].Load() != at {
@@ -139,19 +142,13 @@ func get[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocach
 	return &v, true
 }
 
-// put remembers row under k, read by a transaction that began at generation
-// at of table t.
+// put remembers row (or an id) under k, read by a transaction that began at
+// generation at of table t.
 func put[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K, row *V) {
 	if c.gens[t].Load() != at {
 		return
 	}
 	m.Put(k, entry[V]{row: *row, gen: at}, func(old entry[V]) bool { return old.gen < at })
-}
-
-// index remembers that key names the row id, for rows whose key can change
-// (an API key, a channel name): a lookup through it checks the row's key.
-func index[K comparable, I comparable](m *fifocache.Cache[K, I], key K, id I) {
-	m.Put(key, id, func(I) bool { return true })
 }
 
 // cachedUser returns user id from the cache, for t.
@@ -167,9 +164,10 @@ func (t *tx) cacheUser(u *chatcore.User) {
 	if !t.cacheUsable(usersTable) {
 		return
 	}
-	put(t.rows, usersTable, t.gens[usersTable], t.rows.users, u.ID, u)
+	at := t.gens[usersTable]
+	put(t.rows, usersTable, at, t.rows.users, u.ID, u)
 	if u.APIKeyHash != "" {
-		index(t.rows.userKeys, u.APIKeyHash, u.ID)
+		put(t.rows, usersTable, at, t.rows.userKeys, u.APIKeyHash, &u.ID)
 	}
 }
 
@@ -179,15 +177,11 @@ func (t *tx) cachedUserByKey(hash string) (*chatcore.User, bool) {
 	if !t.cacheUsable(usersTable) {
 		return nil, false
 	}
-	id, ok := t.rows.userKeys.Get(hash)
+	id, ok := get(t.rows, usersTable, t.gens[usersTable], t.rows.userKeys, hash)
 	if !ok {
 		return nil, false
 	}
-	u, ok := t.cachedUser(id)
-	if !ok || u.APIKeyHash != hash {
-		return nil, false
-	}
-	return u, true
+	return t.cachedUser(*id)
 }
 
 // cachedRealm returns realm id from the cache, for t.
@@ -219,15 +213,11 @@ func (t *tx) cachedStreamByName(realm chatcore.RealmID, key string) (*chatcore.S
 	if !t.cacheUsable(streamsTable) {
 		return nil, false
 	}
-	id, ok := t.rows.streamNames.Get(streamName{realm, key})
+	id, ok := get(t.rows, streamsTable, t.gens[streamsTable], t.rows.streamNames, streamName{realm, key})
 	if !ok {
 		return nil, false
 	}
-	s, ok := t.cachedStream(id)
-	if !ok || s.RealmID != realm || chatcore.FoldKey(s.Name) != key {
-		return nil, false
-	}
-	return s, true
+	return t.cachedStream(*id)
 }
 
 // cacheStream remembers s, read by t.
@@ -235,6 +225,7 @@ func (t *tx) cacheStream(s *chatcore.Stream) {
 	if !t.cacheUsable(streamsTable) {
 		return
 	}
-	put(t.rows, streamsTable, t.gens[streamsTable], t.rows.streams, s.ID, s)
-	index(t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, s.ID)
+	at := t.gens[streamsTable]
+	put(t.rows, streamsTable, at, t.rows.streams, s.ID, s)
+	put(t.rows, streamsTable, at, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
 }
