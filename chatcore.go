@@ -55,9 +55,11 @@ type Event struct {
 	// markdown is a message event's raw content, logged beside the
 	// rendered one for queues without apply_markdown.
 	markdown *string
-	// public marks the copy of a public channel message for queues that
-	// receive every public channel message (never published to the
-	// EventSink); group is the message id tying it to the other copies.
+	// public marks a public channel's message event that the queues
+	// receiving every public channel message get too (see
+	// [LoggedEvent].Public); one without users is their copy alone, never
+	// published to the EventSink. group is the message id tying the
+	// message's events together.
 	public bool
 	group  int64
 }
@@ -313,8 +315,8 @@ func (e *Effects) Event(realm RealmID, users []UserID, data map[string]any) {
 }
 
 // MessageEvent records a message event of m for users, logged with m's raw
-// content; public marks the copy for queues receiving every public channel
-// message.
+// content; public lets the queues receiving every public channel message
+// have it too (with no users: it is their copy alone).
 func (e *Effects) MessageEvent(realm RealmID, users []UserID, m *Message, data map[string]any, public bool) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data, markdown: &m.Content, public: public, group: int64(m.ID)})
 }
@@ -358,8 +360,9 @@ func (s *Service) Update(ctx context.Context, fn func(tx Tx, fx *Effects) error)
 
 func (s *Service) flush(ctx context.Context, fx *Effects) {
 	published := fx.events
-	if slices.ContainsFunc(published, func(e Event) bool { return e.public }) {
-		published = slices.DeleteFunc(slices.Clone(published), func(e Event) bool { return e.public })
+	publicCopy := func(e Event) bool { return e.public && len(e.UserIDs) == 0 }
+	if slices.ContainsFunc(published, publicCopy) {
+		published = slices.DeleteFunc(slices.Clone(published), publicCopy)
 	}
 	if len(published) > 0 {
 		s.events.Publish(ctx, published)

@@ -484,11 +484,17 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if err != nil {
 		return nil, err
 	}
+	// Queues that receive every public channel message get it too, with no
+	// flags: through the first group's log entry when that group's flags are
+	// none too (one entry then serves both), else through a copy of their own.
+	public := st != nil && !st.InviteOnly
 	for _, g := range sf.eventGroups(eventUsers) {
-		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, false)
+		flags := g.flags.Names()
+		shared := public && len(flags) == 0
+		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": flags}, shared)
+		public = public && !shared
 	}
-	if st != nil && !st.InviteOnly {
-		// Queues that receive every public channel message get it too.
+	if public {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
 	fx.sentMsg(m, r.Mentioned)

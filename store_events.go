@@ -15,14 +15,16 @@ type LoggedEvent struct {
 	// UserIDs are the users the event is for, ascending and without
 	// duplicates. [EventStore.EventsFor] leaves it nil in its results.
 	UserIDs []UserID
-	// Public marks a copy of a public channel's message event for the queues
-	// of the realm that ask for every public channel message (see
-	// [EventQueue].Public) and whose user no event of the same Group is
-	// addressed to.
+	// Public marks a public channel's message event that the queues of the
+	// realm that ask for every public channel message (see
+	// [EventQueue].Public) receive too when their user is none of UserIDs
+	// and no other event of the same Group is addressed to that user. It is
+	// either such queues' copy alone (no UserIDs) or an event for UserIDs
+	// whose data suits them as well.
 	Public bool
 	// Group ties the events of one message together (its id; 0: none). The
-	// events of a group are appended by one AppendEvents call, the Public
-	// one last.
+	// events of a group are appended by one AppendEvents call, at most one
+	// of them Public, and a Public one without UserIDs last.
 	Group int64
 	// Data is the event as JSON, without its id.
 	Data []byte

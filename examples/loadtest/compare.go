@@ -173,8 +173,16 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	if err != nil {
 		return nil, errors.Join(err, fl.close(ctx))
 	}
+	reqs := slices.DeleteFunc(floorRequests(queues), func(r floorRequest) bool { return !strings.Contains(r.name, cfg.only) })
+	if !slices.ContainsFunc(reqs, func(r floorRequest) bool { return r.queues }) {
+		// No request left polls them (-only), and unpolled queues keep the
+		// log from being pruned.
+		if err := deleteQueues(ctx, hc, srv.base, queues); err != nil {
+			return nil, errors.Join(err, fl.close(ctx))
+		}
+	}
 	var rows []row
-	for _, req := range floorRequests(queues) {
+	for _, req := range reqs {
 		r := row{name: req.name}
 		// An untimed warm-up per server opens the clients' connections and
 		// the pools' connections and fills the statement caches, so the first

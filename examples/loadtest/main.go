@@ -4,7 +4,7 @@
 // requests from many concurrent clients, checks the result and stops.
 //
 //	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE|postgres://...]
-//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-db FILE|postgres://...]
+//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-only TEXT] [-db FILE|postgres://...]
 //	go run ./examples/loadtest ... [-cpuprofile FILE] [-memprofile FILE]
 //
 // -db names a new SQLite file, or a PostgreSQL database (a URL or key=value
@@ -31,7 +31,8 @@
 // the same clients: three rounds per
 // request, alternating the two servers, each round -n requests. It prints
 // requests/s per round, the medians and their ratio chatcore/floor, and
-// fails on any answer other than a successful 200. The floor server
+// fails on any answer other than a successful 200; -only limits it to the
+// requests whose name contains the given text. The floor server
 // (floor.go) authenticates by e-mail and the SHA-256 of the API key and runs
 // one statement per step (on SQLite: reads through a read-only pool, writes
 // on one writer connection); it is a yardstick, not a chat server.
@@ -81,6 +82,7 @@ type config struct {
 	pgSchema string // on PostgreSQL, the schema the run works in
 	batch    int    // topic deletion batch size (0: Zulip's 100)
 	floor    bool   // compare with the floor server instead of the mixed load
+	only     string // with floor: run only the requests whose name contains it
 	cpuProf  string // CPU profile file ("" for none)
 	memProf  string // allocation profile file ("" for none)
 }
@@ -95,6 +97,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
 	fs.IntVar(&c.batch, "batch", 0, "topic deletion batch size; small values make deletions take many batches, interleaved with sends (default: Zulip's 100)")
 	fs.BoolVar(&c.floor, "floor", false, "compare PATCH /settings and POST /messages with the simplest correct server on the same database (-n requests per round)")
+	fs.StringVar(&c.only, "only", "", "with -floor, compare only the requests whose name contains `text` (say \"POST /messages (\")")
 	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the load to `file`")
 	fs.StringVar(&c.memProf, "memprofile", "", "write an allocation profile of the load to `file`")
 	fs.StringVar(&c.db, "db", "", "SQLite database `file` to create (default: one in a temporary directory, removed afterwards), or a PostgreSQL URL or key=value DSN (the run works in a new schema, dropped afterwards)")
@@ -112,6 +115,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, errors.New("-rate-limit must not be negative")
 	case c.batch < 0:
 		return c, errors.New("-batch must not be negative")
+	case c.only != "" && !c.floor:
+		return c, errors.New("-only needs -floor")
 	}
 	return c, nil
 }

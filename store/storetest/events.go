@@ -110,6 +110,28 @@ var eventTests = []test{
 		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4}), []string(nil))               // public copies need Public
 		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 2, UserID: 4, Public: true}), []string(nil)) // never across realms
 	}},
+	{"PublicAddressed", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		// Message 5 went to users 1 and 2 with flags and to user 3 without;
+		// user 3's entry serves the public queues too.
+		m5a, m5b := ev("m5-flagged", 1, 2), ev("m5-plain", 3)
+		m5a.Group, m5b.Group, m5b.Public = 5, 5, true
+		// Message 6's only entry is addressed and public.
+		m6 := ev("m6", 1)
+		m6.Group, m6.Public = 6, true
+		appendEvents(t, st, m5a, m5b, m6)
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}), data("m5-flagged", "m6")) // once each, its own entry
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 2, Public: true}), data("m5-flagged", "m6")) // not m5's shared entry: its group has one for 2
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 3, Public: true}), data("m5-plain", "m6"))
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4, Public: true}), data("m5-plain", "m6")) // the shared entries
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 4}), []string(nil))                        // they need Public
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 3}), data("m5-plain"))                     // addressed ones do not
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			n, err := tx.CountEventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}, 10)
+			is.NoErr(err)  // counted
+			is.Equal(n, 2) // counted once each too
+		})
+	}},
 	{"Prune", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		ids := appendEvents(t, st, ev("a", 1), ev("b", 1), ev("c", 1), ev("d", 1))
