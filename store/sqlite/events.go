@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -12,23 +14,29 @@ import (
 
 // AppendEvents implements [chatcore.EventStore]. Ids come from the
 // AUTOINCREMENT of event_log; the single writer connection makes them follow
-// commit order.
+// commit order. Each entry names the audience of its users (see
+// audience).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	starts := map[int64]int64{}
+	audiences := map[[sha256.Size]byte]int64{}
 	for i := range events {
 		e := &events[i]
 		var start int64 // 0: the entry starts its group (or has none)
 		if e.Group != 0 {
 			start = starts[e.Group]
 		}
+		aud, err := t.audience(ctx, e.UserIDs, audiences)
+		if err != nil {
+			return err
+		}
 		// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 		// statement's result: a plain INSERT skips the query machinery of a
 		// RETURNING row.
-		res, err := t.exec(ctx, "INSERT INTO event_log (realm_id, public, group_start, data) VALUES (?, ?, ?, ?)",
-			e.RealmID, e.Public, start, e.Data)
+		res, err := t.exec(ctx, "INSERT INTO event_log (realm_id, public, group_start, audience_id, data) VALUES (?, ?, ?, ?, ?)",
+			e.RealmID, e.Public, start, aud, e.Data)
 		if err == nil {
 			e.ID, err = res.LastInsertId()
 		}
@@ -38,20 +46,51 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 		if e.Group != 0 && start == 0 {
 			starts[e.Group] = e.ID
 		}
-		switch len(e.UserIDs) {
-		case 0:
-		case 1: // most events but messages: one row, without json_each
-			_, err = t.exec(ctx, "INSERT INTO event_users (user_id, event_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-				e.UserIDs[0], e.ID)
-		default:
-			_, err = t.exec(ctx, "INSERT INTO event_users (user_id, event_id) SELECT value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
-				e.ID, idsJSON(e.UserIDs))
-		}
-		if err != nil {
-			return classify(err, "address event")
-		}
 	}
 	return nil
+}
+
+// audience returns the id of the audience of users (sorted, without
+// duplicates), adding it when the log has none yet; 0 for no users. known
+// holds the audiences this AppendEvents has found so far.
+func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[sha256.Size]byte]int64) (int64, error) {
+	if len(users) == 0 {
+		return 0, nil
+	}
+	hash := audienceHash(users)
+	if id, ok := known[hash]; ok {
+		return id, nil
+	}
+	var id int64
+	err := t.queryRow(ctx, "SELECT id FROM event_audiences WHERE hash = ?", hash[:]).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		var res sql.Result
+		res, err = t.exec(ctx, "INSERT INTO event_audiences (hash) VALUES (?)", hash[:])
+		if err == nil {
+			id, err = res.LastInsertId()
+		}
+		if err == nil && len(users) == 1 { // most events but messages: one row, without json_each
+			_, err = t.exec(ctx, "INSERT INTO event_audience_users (user_id, audience_id) VALUES (?, ?)", users[0], id)
+		} else if err == nil {
+			_, err = t.exec(ctx, "INSERT INTO event_audience_users (user_id, audience_id) SELECT value, ? FROM json_each(?)",
+				id, idsJSON(users))
+		}
+	}
+	if err != nil {
+		return 0, classify(err, "address event")
+	}
+	known[hash] = id
+	return id, nil
+}
+
+// audienceHash identifies a set of users: the SHA-256 of their ids (sorted,
+// without duplicates) as 8-byte big-endian numbers.
+func audienceHash(users []chatcore.UserID) [sha256.Size]byte {
+	b := make([]byte, 0, 8*len(users))
+	for _, u := range users {
+		b = binary.BigEndian.AppendUint64(b, uint64(u))
+	}
+	return sha256.Sum256(b)
 }
 
 // LastEventID implements [chatcore.EventStore]: the AUTOINCREMENT counter,
@@ -66,18 +105,18 @@ func (t *tx) LastEventID(ctx context.Context, _ chatcore.RealmID) (int64, error)
 	return id, classify(err, "last event id")
 }
 
-// eventsForSQL selects the entries of an EventLogQuery: the user's entries
-// through event_users, then (when the query asks for them) the realm's public
+// eventsForSQL selects the entries of an EventLogQuery: the entries of the
+// user's audiences, then (when the query asks for them) the realm's public
 // entries that no entry of their group addresses to the user. Arguments:
-// user, after, realm, public (0/1), user, after, realm.
+// user, after, realm, public (0/1), realm, after, user.
 const eventsForSQL = `
-SELECT e.id, e.realm_id, e.public, e.data FROM event_users u JOIN event_log e ON e.id = u.event_id
-WHERE u.user_id = ? AND u.event_id > ? AND e.realm_id = ?
+SELECT e.id, e.realm_id, e.public, e.data FROM event_audience_users a JOIN event_log e ON e.audience_id = a.audience_id
+WHERE a.user_id = ? AND e.id > ? AND e.realm_id = ?
 UNION ALL
 SELECT e.id, e.realm_id, e.public, e.data FROM event_log e
 WHERE ? AND e.public = 1 AND e.realm_id = ? AND e.id > ?
-  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = ?
-    AND g.event_id BETWEEN (CASE e.group_start WHEN 0 THEN e.id ELSE e.group_start END) AND e.id)`
+  AND NOT EXISTS (SELECT 1 FROM event_log g JOIN event_audience_users ga ON ga.audience_id = g.audience_id AND ga.user_id = ?
+    WHERE g.id BETWEEN (CASE e.group_start WHEN 0 THEN e.id ELSE e.group_start END) AND e.id)`
 
 func eventsForArgs(q chatcore.EventLogQuery) []any {
 	return []any{q.UserID, q.After, q.RealmID, q.Public, q.RealmID, q.After, q.UserID}
@@ -103,9 +142,8 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 	return n, classify(err, "count events")
 }
 
-// PruneEvents implements [chatcore.EventStore]. The entries' event_users
-// rows are deleted first, by event_id through event_users_event (the table
-// has no foreign key to cascade through).
+// PruneEvents implements [chatcore.EventStore]. The audiences that only
+// the pruned entries name are deleted with them.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -116,8 +154,26 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	if err != nil || n == 0 {
 		return 0, classify(err, "prune events")
 	}
-	if _, err := t.exec(ctx, "DELETE FROM event_users WHERE event_id <= ?", top.Int64); err != nil {
+	// The ids of the audiences no later entry names, as JSON. NOT INDEXED
+	// keeps the scan on the pruned id range (the planner would otherwise
+	// walk all of event_log_audience for the DISTINCT).
+	var gone string
+	err = t.queryRow(ctx, `SELECT coalesce(json_group_array(audience_id), '[]') FROM (
+		SELECT DISTINCT e.audience_id FROM event_log e NOT INDEXED WHERE e.id <= ?1 AND e.audience_id != 0
+		AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.audience_id = e.audience_id AND l.id > ?1))`, top.Int64).Scan(&gone)
+	if err != nil {
 		return 0, classify(err, "prune events")
+	}
+	for _, q := range []string{
+		"DELETE FROM event_audience_users WHERE audience_id IN (SELECT value FROM json_each(?))",
+		"DELETE FROM event_audiences WHERE id IN (SELECT value FROM json_each(?))",
+	} {
+		if gone == "[]" {
+			break
+		}
+		if _, err := t.exec(ctx, q, gone); err != nil {
+			return 0, classify(err, "prune events")
+		}
 	}
 	if _, err := t.exec(ctx, "DELETE FROM event_log WHERE id <= ?", top.Int64); err != nil {
 		return 0, classify(err, "prune events")

@@ -112,17 +112,19 @@ func TestMigrationIDsNeverReused(t *testing.T) {
 	is.Equal(indexes, 3) // the rebuilt tables keep their indexes
 }
 
-// TestMigrationEventUsersUnchecked opens a database written when event_users
-// had a foreign key to event_log: the addressing rows are kept, the key and
-// its cascade are gone, the index by entry is back, and pruning still
-// deletes an entry's rows with it.
-func TestMigrationEventUsersUnchecked(t *testing.T) {
+// TestMigrationEventAddressing opens a database written when each log entry
+// had a row per addressee in event_users, with a foreign key to event_log
+// (version 9): both migrations since keep every entry reaching its users
+// (through an audience of its own), and pruning an entry deletes its
+// audience.
+func TestMigrationEventAddressing(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "chat.db")
 	raw := createAtVersion(t, path, 9)
 	for _, q := range []string{
-		`INSERT INTO event_log (id, realm_id, public, group_start, data) VALUES (1, 1, 0, 0, CAST('{"type":"a"}' AS BLOB)), (2, 1, 0, 0, CAST('{"type":"b"}' AS BLOB))`,
+		`INSERT INTO event_log (id, realm_id, public, group_start, data) VALUES (1, 1, 0, 0, CAST('{"type":"a"}' AS BLOB)),
+			(2, 1, 0, 0, CAST('{"type":"b"}' AS BLOB)), (3, 1, 1, 0, CAST('{"type":"c"}' AS BLOB))`,
 		`INSERT INTO event_users (user_id, event_id) VALUES (7, 1), (8, 1), (7, 2)`,
 	} {
 		_, err := raw.Exec(q)
@@ -135,23 +137,32 @@ func TestMigrationEventUsersUnchecked(t *testing.T) {
 	t.Cleanup(func() { s.Close() })
 
 	writer, _ := sqlite.DBs(s)
-	var keys, indexes, rows int
-	is.NoErr(writer.QueryRow(`SELECT count(*) FROM pragma_foreign_key_list('event_users')`).Scan(&keys)) // keys listed
-	is.Equal(keys, 0)                                                                                    // no foreign key left
-	is.NoErr(writer.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'event_users_event'`).Scan(&indexes))
-	is.Equal(indexes, 1) // the index by entry is rebuilt
-	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_users`).Scan(&rows))
-	is.Equal(rows, 3) // every addressing row kept
+	var tables, audiences int
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'event_users'`).Scan(&tables))
+	is.Equal(tables, 0) // the table of addressing rows is gone
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_audiences`).Scan(&audiences))
+	is.Equal(audiences, 2) // one per addressed entry; the public one has none
 
-	var events []chatcore.LoggedEvent
+	var seven, eight, nine []chatcore.LoggedEvent
 	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		if events, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 7}); err != nil {
+		if seven, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 7}); err != nil {
+			return err
+		}
+		if eight, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 8}); err != nil {
+			return err
+		}
+		if nine, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 9, Public: true}); err != nil {
 			return err
 		}
 		_, err := tx.PruneEvents(ctx, 1, 10)
 		return err
 	})
-	is.Equal(len(events), 2) // both entries still reach user 7
-	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_users`).Scan(&rows))
-	is.Equal(rows, 1) // the pruned entry's rows went with it
+	is.Equal(len(seven), 2)                        // both entries still reach user 7
+	is.Equal(len(eight), 1)                        // and the first user 8
+	is.Equal(string(nine[0].Data), `{"type":"c"}`) // the public entry stays public
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_audiences`).Scan(&audiences))
+	is.Equal(audiences, 1) // the pruned entry's audience went with it
+	var members int
+	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_audience_users`).Scan(&members))
+	is.Equal(members, 1) // and its users' rows
 }
