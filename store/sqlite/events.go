@@ -61,8 +61,15 @@ func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[s
 	if id, ok := known[hash]; ok {
 		return id, nil
 	}
+	if id, ok := t.cachedAudience(hash); ok {
+		known[hash] = id
+		return id, nil
+	}
 	var id int64
 	err := t.queryRow(ctx, "SELECT id FROM event_audiences WHERE hash = ?", hash[:]).Scan(&id)
+	if err == nil {
+		t.cacheAudience(hash, id)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		var res sql.Result
 		res, err = t.exec(ctx, "INSERT INTO event_audiences (hash) VALUES (?)", hash[:])

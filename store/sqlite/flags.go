@@ -187,6 +187,9 @@ func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo 
 // list as one JSON array, so a channel of 10,000 subscribers costs one row
 // step instead of 10,000.
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	if users, ok := t.cachedSubscribers(stream); ok {
+		return users, nil
+	}
 	var out []chatcore.UserID
 	// The primary key (stream_id, user_id) already yields ascending user ids;
 	// an ORDER BY in the aggregate would build a sorter of every row.
@@ -196,5 +199,6 @@ func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) 
 		return nil, classify(err, "subscribers")
 	}
 	slices.Sort(out) // a no-op pass when the plan kept the key order
+	t.cacheSubscribers(stream, out)
 	return out, nil
 }

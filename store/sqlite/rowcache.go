@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"crypto/sha256"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -9,7 +11,8 @@ import (
 )
 
 // DefaultRowCache is how many rows of each cached table (users, realms,
-// channels) a Store keeps between transactions unless [WithRowCache] says
+// channels, and also channels' subscriber lists and the event log's
+// audiences) a Store keeps between transactions unless [WithRowCache] says
 // otherwise.
 const DefaultRowCache = 4096
 
@@ -20,16 +23,20 @@ const (
 	usersTable cachedTable = iota
 	realmsTable
 	streamsTable
+	subscriptionsTable
+	audiencesTable // event_audiences
 	cachedTables
 )
 
 // tableWrites are texts of which every statement of this package that
-// changes a cached table contains one (rows of these tables are never
-// deleted).
-var tableWrites = [cachedTables][2]string{
-	usersTable:   {"UPDATE users ", "INSERT INTO users "},
-	realmsTable:  {"UPDATE realms ", "INSERT INTO realms "},
-	streamsTable: {"UPDATE streams ", "INSERT INTO streams "},
+// changes a cached table contains one (no statement deletes rows of the
+// first four; event_audiences loses rows only to DELETE FROM).
+var tableWrites = [cachedTables][]string{
+	usersTable:         {"UPDATE users ", "INSERT INTO users "},
+	realmsTable:        {"UPDATE realms ", "INSERT INTO realms "},
+	streamsTable:       {"UPDATE streams ", "INSERT INTO streams "},
+	subscriptionsTable: {"UPDATE subscriptions ", "INSERT INTO subscriptions "},
+	audiencesTable:     {"INSERT INTO event_audiences ", "DELETE FROM event_audiences "},
 }
 
 // tableSet is a set of cached tables.
@@ -41,8 +48,11 @@ func (s tableSet) has(t cachedTable) bool { return s&(1<<t) != 0 }
 func changedTables(query string) tableSet {
 	var s tableSet
 	for t, texts := range tableWrites {
-		if strings.Contains(query, texts[0]) || strings.Contains(query, texts[1]) {
-			s |= 1 << t
+		for _, text := range texts {
+			if strings.Contains(query, text) {
+				s |= 1 << t
+				break
+			}
 		}
 	}
 	return s
@@ -56,7 +66,10 @@ type generations [cachedTables]uint64
 // transactions: authenticating a request, reading its actor inside the write
 // transaction and looking up its realm and channel then need no statement
 // while those tables are unchanged. Users are found by id and by API key
-// hash, channels by id and by realm and name key.
+// hash, channels by id and by realm and name key. It also keeps what a
+// channel message's write reads besides: the channel's active subscribers
+// (from subscriptions) and the id of the log audience of a set of users (by
+// its hash, from event_audiences).
 //
 // It relies on the Store being the only writer of its file (see
 // [WithRowCache]): every committed change to a cached table then passes
@@ -76,6 +89,8 @@ type rowCache struct {
 	realms      *fifocache.Cache[chatcore.RealmID, entry[chatcore.Realm]]
 	streams     *fifocache.Cache[chatcore.StreamID, entry[chatcore.Stream]]
 	streamNames *fifocache.Cache[streamName, entry[chatcore.StreamID]]
+	subscribers *fifocache.Cache[chatcore.StreamID, entry[[]chatcore.UserID]]
+	audiences   *fifocache.Cache[[sha256.Size]byte, entry[int64]]
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
@@ -103,6 +118,8 @@ func newRowCache(size int) *rowCache {
 		realms:      fifocache.New[chatcore.RealmID, entry[chatcore.Realm]](size),
 		streams:     fifocache.New[chatcore.StreamID, entry[chatcore.Stream]](size),
 		streamNames: fifocache.New[streamName, entry[chatcore.StreamID]](size),
+		subscribers: fifocache.New[chatcore.StreamID, entry[[]chatcore.UserID]](size),
+		audiences:   fifocache.New[[sha256.Size]byte, entry[int64]](size),
 	}
 }
 
@@ -228,4 +245,46 @@ func (t *tx) cacheStream(s *chatcore.Stream) {
 	at := t.gens[streamsTable]
 	put(t.rows, streamsTable, at, t.rows.streams, s.ID, s)
 	put(t.rows, streamsTable, at, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
+}
+
+// cachedSubscribers returns the active subscribers of channel id from the
+// cache, for t.
+func (t *tx) cachedSubscribers(id chatcore.StreamID) ([]chatcore.UserID, bool) {
+	if !t.cacheUsable(subscriptionsTable) {
+		return nil, false
+	}
+	users, ok := get(t.rows, subscriptionsTable, t.gens[subscriptionsTable], t.rows.subscribers, id)
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(*users), true
+}
+
+// cacheSubscribers remembers the active subscribers of channel id, read by t.
+func (t *tx) cacheSubscribers(id chatcore.StreamID, users []chatcore.UserID) {
+	if t.cacheUsable(subscriptionsTable) {
+		users = slices.Clone(users)
+		put(t.rows, subscriptionsTable, t.gens[subscriptionsTable], t.rows.subscribers, id, &users)
+	}
+}
+
+// cachedAudience returns the id of the log audience with hash from the
+// cache, for t.
+func (t *tx) cachedAudience(hash [sha256.Size]byte) (int64, bool) {
+	if !t.cacheUsable(audiencesTable) {
+		return 0, false
+	}
+	id, ok := get(t.rows, audiencesTable, t.gens[audiencesTable], t.rows.audiences, hash)
+	if !ok {
+		return 0, false
+	}
+	return *id, true
+}
+
+// cacheAudience remembers that the log audience with hash has id, read by
+// t.
+func (t *tx) cacheAudience(hash [sha256.Size]byte, id int64) {
+	if t.cacheUsable(audiencesTable) {
+		put(t.rows, audiencesTable, t.gens[audiencesTable], t.rows.audiences, hash, &id)
+	}
 }

@@ -211,7 +211,7 @@ func TestUserCacheOff(t *testing.T) {
 		return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
 	})
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
-	is.Equal(sqlite.Generations(s), [3]uint64{}) // no cache, no generation
+	is.Equal(sqlite.Generations(s), [5]uint64{}) // no cache, no generation
 }
 
 // TestEveryCachedTableWriteIsSeen checks the assumption the row cache rests
@@ -221,7 +221,7 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams)\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences)\b`)
 	found := map[string]int{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -247,6 +247,8 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is.True(found["users"] >= 3)   // the insert, the update and the settings statements
 	is.True(found["realms"] >= 2)  // insert and update
 	is.True(found["streams"] >= 2) // insert and update
+	is.True(found["subscriptions"] >= 2)
+	is.True(found["event_audiences"] >= 2) // insert and prune
 }
 
 // TestRowCacheRealmsAndChannels checks that changed realms and channels are
@@ -337,7 +339,7 @@ func TestNoTriggerWritesCachedTables(t *testing.T) {
 	is.NoErr(err)
 	is.True(len(files) > 0)
 	trigger := regexp.MustCompile(`(?is)CREATE\s+TRIGGER.*?\bEND\b`)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams)\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences)\b`)
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		is.NoErr(err)
@@ -345,4 +347,82 @@ func TestNoTriggerWritesCachedTables(t *testing.T) {
 			is.True(!write.Match(body)) // a trigger writes a cached table
 		}
 	}
+}
+
+// TestRowCacheSubscribersAndAudiences checks that a channel's cached
+// subscribers follow subscription changes, seen at once by the write
+// transaction making them, and that a pruned audience is never served from
+// the cache: an entry appended after its audience was pruned (in a later
+// transaction or the same one) still reaches its users.
+func TestRowCacheSubscribersAndAudiences(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	u := cacheWorld(t, s)
+	ctx := context.Background()
+	st := &chatcore.Stream{RealmID: u.RealmID, Name: "general", DateCreated: epoch}
+	bob := human(u.RealmID, "bob@example.com")
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		if err := tx.CreateStream(ctx, st); err != nil {
+			return err
+		}
+		if err := tx.CreateUser(ctx, bob); err != nil {
+			return err
+		}
+		return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: u.ID, Active: true})
+	})
+	subscribers := func() []chatcore.UserID {
+		var got []chatcore.UserID
+		is.NoErr(s.View(ctx, func(tx chatcore.Tx) (err error) {
+			got, err = tx.ActiveSubscriberIDs(ctx, st.ID)
+			return err
+		}))
+		return got
+	}
+	is.Equal(subscribers(), []chatcore.UserID{u.ID})
+	is.Equal(subscribers(), []chatcore.UserID{u.ID}) // from the cache
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: bob.ID, Active: true}); err != nil {
+			return err
+		}
+		got, err := tx.ActiveSubscriberIDs(ctx, st.ID)
+		is.Equal(got, []chatcore.UserID{u.ID, bob.ID}) // the writing transaction sees its change
+		return err
+	})
+	is.Equal(subscribers(), []chatcore.UserID{u.ID, bob.ID}) // and so does the next one
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.DeactivateSubscriptions(ctx, u.ID) })
+	is.Equal(subscribers(), []chatcore.UserID{bob.ID}) // a deactivation is seen
+
+	users := []chatcore.UserID{u.ID, bob.ID}
+	entry := chatcore.LoggedEvent{RealmID: u.RealmID, UserIDs: users, Data: []byte(`{"type":"x"}`)}
+	appendAndRead := func(pruneFirst bool) []chatcore.LoggedEvent {
+		var got []chatcore.LoggedEvent
+		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+			if pruneFirst {
+				last, err := tx.LastEventID(ctx, u.RealmID)
+				if err != nil {
+					return err
+				}
+				if _, err := tx.PruneEvents(ctx, last, 100); err != nil {
+					return err
+				}
+			}
+			return tx.AppendEvents(ctx, []chatcore.LoggedEvent{entry})
+		})
+		is.NoErr(s.View(ctx, func(tx chatcore.Tx) (err error) {
+			got, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: u.RealmID, UserID: bob.ID})
+			return err
+		}))
+		return got
+	}
+	is.Equal(len(appendAndRead(false)), 1) // the audience is made
+	is.Equal(len(appendAndRead(false)), 2) // and found again
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		last, err := tx.LastEventID(ctx, u.RealmID)
+		if err == nil {
+			_, err = tx.PruneEvents(ctx, last, 100)
+		}
+		return err
+	})
+	is.Equal(len(appendAndRead(false)), 1) // pruned with its entries, the audience is made anew
+	is.Equal(len(appendAndRead(true)), 1)  // and so when pruned in the appending transaction
 }
