@@ -48,13 +48,13 @@ func Queued(s *Store) int64 { return s.writes.queued.Load() }
 func Commits(s *Store) int64 { return s.writes.commits.Load() }
 
 // Generations returns the generations of s's row cache: users, realms,
-// streams, subscriptions, event_audiences.
-func Generations(s *Store) [5]uint64 { return s.rows.now() }
+// streams, subscriptions, event_audiences, linkifiers.
+func Generations(s *Store) [6]uint64 { return s.rows.now() }
 
 // ChangedTables returns the names of the cached tables query may change.
 func ChangedTables(query string) []string {
 	var names []string
-	for t, n := range []string{"users", "realms", "streams", "subscriptions", "event_audiences"} {
+	for t, n := range []string{"users", "realms", "streams", "subscriptions", "event_audiences", "linkifiers"} {
 		if changedTables(query).has(cachedTable(t)) {
 			names = append(names, n)
 		}

@@ -73,13 +73,17 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 // migration 0004 raise the version on every insert, update and delete of a
 // linkifiers row, in the writing statement's transaction.
 func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	if v, ok := t.cachedLinkifiersVersion(realm); ok {
+		return v, nil
+	}
 	var v int64
 	err := t.queryRow(ctx, "SELECT version FROM linkifier_versions WHERE realm_id = ?", realm).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		err = nil
 	}
 	if err != nil {
 		return 0, classify(err, fmt.Sprintf("linkifiers version of realm %d", realm))
 	}
+	t.cacheLinkifiersVersion(realm, v)
 	return v, nil
 }

@@ -25,18 +25,22 @@ const (
 	streamsTable
 	subscriptionsTable
 	audiencesTable // event_audiences
+	// linkifiersTable stands for the linkifier versions, which only the
+	// triggers of linkifiers write, in the statement changing a linkifier.
+	linkifiersTable
 	cachedTables
 )
 
 // tableWrites are texts of which every statement of this package that
 // changes a cached table contains one (no statement deletes rows of the
-// first four; event_audiences loses rows only to DELETE FROM).
+// first four; event_audiences and linkifiers lose rows only to DELETE FROM).
 var tableWrites = [cachedTables][]string{
 	usersTable:         {"UPDATE users ", "INSERT INTO users "},
 	realmsTable:        {"UPDATE realms ", "INSERT INTO realms "},
 	streamsTable:       {"UPDATE streams ", "INSERT INTO streams "},
 	subscriptionsTable: {"UPDATE subscriptions ", "INSERT INTO subscriptions "},
 	audiencesTable:     {"INSERT INTO event_audiences ", "DELETE FROM event_audiences "},
+	linkifiersTable:    {"INSERT INTO linkifiers ", "UPDATE linkifiers ", "DELETE FROM linkifiers "},
 }
 
 // tableSet is a set of cached tables.
@@ -68,8 +72,8 @@ type generations [cachedTables]uint64
 // while those tables are unchanged. Users are found by id and by API key
 // hash, channels by id and by realm and name key. It also keeps what a
 // channel message's write reads besides: the channel's active subscribers
-// (from subscriptions) and the id of the log audience of a set of users (by
-// its hash, from event_audiences).
+// (from subscriptions), the id of the log audience of a set of users (by
+// its hash, from event_audiences) and the realm's linkifiers version.
 //
 // It relies on the Store being the only writer of its file (see
 // [WithRowCache]): every committed change to a cached table then passes
@@ -91,6 +95,7 @@ type rowCache struct {
 	streamNames *fifocache.Cache[streamName, entry[chatcore.StreamID]]
 	subscribers *fifocache.Cache[chatcore.StreamID, entry[[]chatcore.UserID]]
 	audiences   *fifocache.Cache[[sha256.Size]byte, entry[int64]]
+	linkifiers  *fifocache.Cache[chatcore.RealmID, entry[int64]]
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
@@ -120,6 +125,7 @@ func newRowCache(size int) *rowCache {
 		streamNames: fifocache.New[streamName, entry[chatcore.StreamID]](size),
 		subscribers: fifocache.New[chatcore.StreamID, entry[[]chatcore.UserID]](size),
 		audiences:   fifocache.New[[sha256.Size]byte, entry[int64]](size),
+		linkifiers:  fifocache.New[chatcore.RealmID, entry[int64]](size),
 	}
 }
 
@@ -286,5 +292,26 @@ func (t *tx) cachedAudience(hash [sha256.Size]byte) (int64, bool) {
 func (t *tx) cacheAudience(hash [sha256.Size]byte, id int64) {
 	if t.cacheUsable(audiencesTable) {
 		put(t.rows, audiencesTable, t.gens[audiencesTable], t.rows.audiences, hash, &id)
+	}
+}
+
+// cachedLinkifiersVersion returns the linkifiers version of realm from the
+// cache, for t.
+func (t *tx) cachedLinkifiersVersion(realm chatcore.RealmID) (int64, bool) {
+	if !t.cacheUsable(linkifiersTable) {
+		return 0, false
+	}
+	v, ok := get(t.rows, linkifiersTable, t.gens[linkifiersTable], t.rows.linkifiers, realm)
+	if !ok {
+		return 0, false
+	}
+	return *v, true
+}
+
+// cacheLinkifiersVersion remembers the linkifiers version of realm, read by
+// t.
+func (t *tx) cacheLinkifiersVersion(realm chatcore.RealmID, v int64) {
+	if t.cacheUsable(linkifiersTable) {
+		put(t.rows, linkifiersTable, t.gens[linkifiersTable], t.rows.linkifiers, realm, &v)
 	}
 }

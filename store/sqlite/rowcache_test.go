@@ -211,7 +211,7 @@ func TestUserCacheOff(t *testing.T) {
 		return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
 	})
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
-	is.Equal(sqlite.Generations(s), [5]uint64{}) // no cache, no generation
+	is.Equal(sqlite.Generations(s), [6]uint64{}) // no cache, no generation
 }
 
 // TestEveryCachedTableWriteIsSeen checks the assumption the row cache rests
@@ -221,7 +221,7 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences)\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences|linkifiers)\b`)
 	found := map[string]int{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -236,6 +236,7 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 			}
 			text, err := strconv.Unquote(lit.Value)
 			is.NoErr(err)
+			is.True(!strings.Contains(text, "INTO linkifier_versions")) // the versions change only through linkifiers' triggers
 			for _, m := range write.FindAllStringSubmatch(text, -1) {
 				table := strings.ToLower(m[3])
 				found[table]++
@@ -249,6 +250,7 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is.True(found["streams"] >= 2) // insert and update
 	is.True(found["subscriptions"] >= 2)
 	is.True(found["event_audiences"] >= 2) // insert and prune
+	is.True(found["linkifiers"] >= 3)      // insert, update, delete
 }
 
 // TestRowCacheRealmsAndChannels checks that changed realms and channels are
@@ -332,21 +334,29 @@ func TestRowCacheRealmsAndChannels(t *testing.T) {
 
 // TestNoTriggerWritesCachedTables checks the other half of that assumption:
 // no trigger of the schema changes a cached table behind the statements'
-// backs.
+// backs, and the linkifier versions, cached as part of linkifiers, change
+// only through triggers on linkifiers.
 func TestNoTriggerWritesCachedTables(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("migrations/*.sql")
 	is.NoErr(err)
 	is.True(len(files) > 0)
-	trigger := regexp.MustCompile(`(?is)CREATE\s+TRIGGER.*?\bEND\b`)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences)\b`)
+	trigger := regexp.MustCompile(`(?is)CREATE\s+TRIGGER\s+\w+\s+(?:BEFORE|AFTER)\s+\w+\s+ON\s+(\w+).*?\bEND\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences|linkifiers)\b`)
+	versions := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?linkifier_versions\b`)
+	triggers := 0
 	for _, f := range files {
 		text, err := os.ReadFile(f)
 		is.NoErr(err)
-		for _, body := range trigger.FindAll(text, -1) {
-			is.True(!write.Match(body)) // a trigger writes a cached table
+		for _, m := range trigger.FindAllSubmatch(text, -1) {
+			triggers++
+			is.True(!write.Match(m[0])) // a trigger writes a cached table
+			if versions.Match(m[0]) {
+				is.Equal(string(m[1]), "linkifiers") // only linkifiers' triggers write the versions
+			}
 		}
 	}
+	is.True(triggers >= 3) // the linkifiers' triggers were found
 }
 
 // TestRowCacheSubscribersAndAudiences checks that a channel's cached
