@@ -51,6 +51,9 @@ func Commits(s *Store) int64 { return s.writes.commits.Load() }
 // streams, subscriptions, event_audiences, linkifiers.
 func Generations(s *Store) [6]uint64 { return s.rows.now() }
 
+// UserWrites returns the count of single-user writes of s's row cache.
+func UserWrites(s *Store) uint64 { return s.rows.userWritesNow() }
+
 // ChangedTables returns the names of the cached tables query may change.
 func ChangedTables(query string) []string {
 	var names []string

@@ -58,8 +58,10 @@ type group struct {
 	misses []string // statements its Updates ran unprepared
 	done   chan struct{}
 	err    error // the commit's error, set before done is closed
-	// changed are the cached tables its statements changed (see rowCache).
+	// changed are the cached tables its statements changed, and users the
+	// users whose rows alone they changed (see rowCache).
 	changed tableSet
+	users   []chatcore.UserID
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -95,7 +97,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) 
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx chatcore.Tx) error) (kept bool, err error) {
-	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), group: b}
+	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(), group: b}
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {
@@ -166,8 +168,8 @@ func (g *writeGroup) lose(b *group, err error) {
 // ended tells the row cache which cached tables b, which has committed or
 // rolled back, changed, before b's Updates return (see rowCache).
 func (g *writeGroup) ended(b *group) {
-	if b.changed != 0 {
-		g.rows.changed(b.changed)
+	if b.changed != 0 || len(b.users) > 0 {
+		g.rows.changed(b.changed, b.users)
 	}
 }
 

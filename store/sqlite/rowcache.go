@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/chatcore/chatcore"
@@ -86,8 +87,18 @@ type generations [cachedTables]uint64
 // read from. A write transaction that has changed a table (or shares its
 // SQLite transaction with an Update that has) neither reads nor fills that
 // table's entries.
+//
+// A write of one user's row alone (UpdateUser, UpdateUserSettings) leaves the
+// users generation be, so that one user's change does not drop every user's
+// entry: it is counted instead (userWrites), and the count it was given is
+// kept as that user's last change. A user's entry is served only when that
+// change was counted before both the transaction that read it and the one
+// asking began.
 type rowCache struct {
 	gens        [cachedTables]atomic.Uint64
+	userWrites  atomic.Uint64
+	changedMu   sync.RWMutex
+	userChanged map[chatcore.UserID]uint64 // by changedMu
 	users       *fifocache.Cache[chatcore.UserID, entry[chatcore.User]]
 	userKeys    *fifocache.Cache[string, entry[chatcore.UserID]]
 	realms      *fifocache.Cache[chatcore.RealmID, entry[chatcore.Realm]]
@@ -99,10 +110,12 @@ type rowCache struct {
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
-// generation of its table it was read at.
+// generation of its table it was read at; for users, also the count of
+// single-user writes when the reading transaction began.
 type entry[V any] struct {
-	row V
-	gen uint64
+	row    V
+	gen    uint64
+	writes uint64
 }
 
 // streamName is a channel's realm and name key.
@@ -118,6 +131,7 @@ func newRowCache(size int) *rowCache {
 		return nil
 	}
 	return &rowCache{
+		userChanged: map[chatcore.UserID]uint64{},
 		users:       fifocache.New[chatcore.UserID, entry[chatcore.User]](size),
 		userKeys:    fifocache.New[string, entry[chatcore.UserID]](size),
 		realms:      fifocache.New[chatcore.RealmID, entry[chatcore.Realm]](size),
@@ -140,8 +154,18 @@ func (c *rowCache) now() generations {
 	return g
 }
 
-// changed records that a transaction that changed the tables of s has ended.
-func (c *rowCache) changed(s tableSet) {
+// userWritesNow returns the current count of single-user writes (zero for a
+// nil cache).
+func (c *rowCache) userWritesNow() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.userWrites.Load()
+}
+
+// changed records that a transaction that changed the tables of s, and the
+// rows of users alone, has ended.
+func (c *rowCache) changed(s tableSet, users []chatcore.UserID) {
 	if c == nil {
 		return
 	}
@@ -150,6 +174,23 @@ func (c *rowCache) changed(s tableSet) {
 			c.gens[t].Add(1)
 		}
 	}
+	if len(users) == 0 {
+		return
+	}
+	c.changedMu.Lock()
+	defer c.changedMu.Unlock()
+	for _, u := range users {
+		c.userChanged[u] = c.userWrites.Add(1)
+	}
+}
+
+// userUnchanged reports whether no write of user id's row alone was counted
+// after a transaction that began at count a, or one that began at count b.
+func (c *rowCache) userUnchanged(id chatcore.UserID, a, b uint64) bool {
+	c.changedMu.RLock()
+	last := c.userChanged[id]
+	c.changedMu.RUnlock()
+	return last <= min(a, b)
 }
 
 // get returns a copy of the row (or id) of m under k, as a transaction that
@@ -157,54 +198,70 @@ func (c *rowCache) changed(s tableSet) {
 // id found under a key and the row found under that id were then read at
 // the same generation, so the row still has that key.
 func get[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K) (*V, bool) {
-	e, ok := m.Get(k)
-	if !ok || e.gen != at || c.gens[t].Load() != at {
+	e, ok := getEntry(c, t, at, m, k)
+	if !ok {
 		return nil, false
 	}
-	v := e.row
-	return &v, true
+	return &e.row, true
+}
+
+// getEntry is get, returning the whole entry.
+func getEntry[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K) (entry[V], bool) {
+	e, ok := m.Get(k)
+	if !ok || e.gen != at || c.gens[t].Load() != at {
+		return entry[V]{}, false
+	}
+	return e, true
 }
 
 // put remembers row (or an id) under k, read by a transaction that began at
-// generation at of table t.
-func put[K comparable, V any](c *rowCache, t cachedTable, at uint64, m *fifocache.Cache[K, entry[V]], k K, row *V) {
+// generation at of table t (and, for users, at count writes of single-user
+// writes).
+func put[K comparable, V any](c *rowCache, t cachedTable, at, writes uint64, m *fifocache.Cache[K, entry[V]], k K, row *V) {
 	if c.gens[t].Load() != at {
 		return
 	}
-	m.Put(k, entry[V]{row: *row, gen: at}, func(old entry[V]) bool { return old.gen < at })
+	m.Put(k, entry[V]{row: *row, gen: at, writes: writes}, func(old entry[V]) bool {
+		return old.gen < at || old.gen == at && old.writes < writes
+	})
 }
 
 // cachedUser returns user id from the cache, for t.
 func (t *tx) cachedUser(id chatcore.UserID) (*chatcore.User, bool) {
-	if !t.cacheUsable(usersTable) {
+	if !t.userCacheUsable(id) {
 		return nil, false
 	}
-	return get(t.rows, usersTable, t.gens[usersTable], t.rows.users, id)
+	e, ok := getEntry(t.rows, usersTable, t.gens[usersTable], t.rows.users, id)
+	if !ok || !t.rows.userUnchanged(id, e.writes, t.userWrites) {
+		return nil, false
+	}
+	return &e.row, true
 }
 
 // cacheUser remembers u, read by t.
 func (t *tx) cacheUser(u *chatcore.User) {
-	if !t.cacheUsable(usersTable) {
+	if !t.userCacheUsable(u.ID) {
 		return
 	}
 	at := t.gens[usersTable]
-	put(t.rows, usersTable, at, t.rows.users, u.ID, u)
+	put(t.rows, usersTable, at, t.userWrites, t.rows.users, u.ID, u)
 	if u.APIKeyHash != "" {
-		put(t.rows, usersTable, at, t.rows.userKeys, u.APIKeyHash, &u.ID)
+		put(t.rows, usersTable, at, t.userWrites, t.rows.userKeys, u.APIKeyHash, &u.ID)
 	}
 }
 
 // cachedUserByKey returns the user whose API key hash is hash from the
-// cache, for t.
+// cache, for t. The user's row and the key's entry both pass
+// userUnchanged, so the row still has that key.
 func (t *tx) cachedUserByKey(hash string) (*chatcore.User, bool) {
 	if !t.cacheUsable(usersTable) {
 		return nil, false
 	}
-	id, ok := get(t.rows, usersTable, t.gens[usersTable], t.rows.userKeys, hash)
-	if !ok {
+	e, ok := getEntry(t.rows, usersTable, t.gens[usersTable], t.rows.userKeys, hash)
+	if !ok || !t.rows.userUnchanged(e.row, e.writes, t.userWrites) {
 		return nil, false
 	}
-	return t.cachedUser(*id)
+	return t.cachedUser(e.row)
 }
 
 // cachedRealm returns realm id from the cache, for t.
@@ -218,7 +275,7 @@ func (t *tx) cachedRealm(id chatcore.RealmID) (*chatcore.Realm, bool) {
 // cacheRealm remembers r, read by t.
 func (t *tx) cacheRealm(r *chatcore.Realm) {
 	if t.cacheUsable(realmsTable) {
-		put(t.rows, realmsTable, t.gens[realmsTable], t.rows.realms, r.ID, r)
+		put(t.rows, realmsTable, t.gens[realmsTable], 0, t.rows.realms, r.ID, r)
 	}
 }
 
@@ -249,8 +306,8 @@ func (t *tx) cacheStream(s *chatcore.Stream) {
 		return
 	}
 	at := t.gens[streamsTable]
-	put(t.rows, streamsTable, at, t.rows.streams, s.ID, s)
-	put(t.rows, streamsTable, at, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
+	put(t.rows, streamsTable, at, 0, t.rows.streams, s.ID, s)
+	put(t.rows, streamsTable, at, 0, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
 }
 
 // cachedSubscribers returns the active subscribers of channel id from the
@@ -270,7 +327,7 @@ func (t *tx) cachedSubscribers(id chatcore.StreamID) ([]chatcore.UserID, bool) {
 func (t *tx) cacheSubscribers(id chatcore.StreamID, users []chatcore.UserID) {
 	if t.cacheUsable(subscriptionsTable) {
 		users = slices.Clone(users)
-		put(t.rows, subscriptionsTable, t.gens[subscriptionsTable], t.rows.subscribers, id, &users)
+		put(t.rows, subscriptionsTable, t.gens[subscriptionsTable], 0, t.rows.subscribers, id, &users)
 	}
 }
 
@@ -291,7 +348,7 @@ func (t *tx) cachedAudience(hash [sha256.Size]byte) (int64, bool) {
 // t.
 func (t *tx) cacheAudience(hash [sha256.Size]byte, id int64) {
 	if t.cacheUsable(audiencesTable) {
-		put(t.rows, audiencesTable, t.gens[audiencesTable], t.rows.audiences, hash, &id)
+		put(t.rows, audiencesTable, t.gens[audiencesTable], 0, t.rows.audiences, hash, &id)
 	}
 }
 
@@ -312,6 +369,6 @@ func (t *tx) cachedLinkifiersVersion(realm chatcore.RealmID) (int64, bool) {
 // t.
 func (t *tx) cacheLinkifiersVersion(realm chatcore.RealmID, v int64) {
 	if t.cacheUsable(linkifiersTable) {
-		put(t.rows, linkifiersTable, t.gens[linkifiersTable], t.rows.linkifiers, realm, &v)
+		put(t.rows, linkifiersTable, t.gens[linkifiersTable], 0, t.rows.linkifiers, realm, &v)
 	}
 }

@@ -84,10 +84,11 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 
 	steps := []struct {
 		name  string
+		row   bool // a write of the user's row alone
 		write func(ctx context.Context, tx chatcore.Tx) error
 		check func(got *chatcore.User) bool
 	}{
-		{"UpdateUser", func(ctx context.Context, tx chatcore.Tx) error {
+		{"UpdateUser", true, func(ctx context.Context, tx chatcore.Tx) error {
 			v, err := tx.User(ctx, u.ID)
 			if err != nil {
 				return err
@@ -95,17 +96,17 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 			v.FullName = "Renamed"
 			return tx.UpdateUser(ctx, v)
 		}, func(got *chatcore.User) bool { return got.FullName == "Renamed" }},
-		{"UpdateUserSettings one", func(ctx context.Context, tx chatcore.Tx) error {
+		{"UpdateUserSettings one", true, func(ctx context.Context, tx chatcore.Tx) error {
 			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
 		}, func(got *chatcore.User) bool { return got.Settings.EnterSends }},
-		{"UpdateUserSettings several", func(ctx context.Context, tx chatcore.Tx) error {
+		{"UpdateUserSettings several", true, func(ctx context.Context, tx chatcore.Tx) error {
 			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: false}, {Name: "color_scheme", Value: 2}})
 		}, func(got *chatcore.User) bool { return !got.Settings.EnterSends && got.Settings.ColorScheme == 2 }},
-		{"UpdateSettingBulk", func(ctx context.Context, tx chatcore.Tx) error {
+		{"UpdateSettingBulk", false, func(ctx context.Context, tx chatcore.Tx) error {
 			_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: u.RealmID, UserIDs: []chatcore.UserID{u.ID}, Setting: "color_scheme", Value: 3})
 			return err
 		}, func(got *chatcore.User) bool { return got.Settings.ColorScheme == 3 }},
-		{"new API key", func(ctx context.Context, tx chatcore.Tx) error {
+		{"new API key", true, func(ctx context.Context, tx chatcore.Tx) error {
 			v, err := tx.User(ctx, u.ID)
 			if err != nil {
 				return err
@@ -116,9 +117,14 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 	}
 	for _, st := range steps {
 		readUser(t, s, u, false) // cached before the write
-		gen := sqlite.Generations(s)[0]
+		gen, writes := sqlite.Generations(s)[0], sqlite.UserWrites(s)
 		update(t, s, st.write)
-		is.True(sqlite.Generations(s)[0] > gen) // the write moved the generation
+		if st.row {
+			is.Equal(sqlite.Generations(s)[0], gen) // a one-user write keeps the generation
+			is.True(sqlite.UserWrites(s) > writes)  // and is counted
+		} else {
+			is.True(sqlite.Generations(s)[0] > gen) // the write moved the generation
+		}
 		got := readUser(t, s, u, false)
 		is.True(st.check(got)) // the read after the write sees it
 		if st.name == "new API key" {
@@ -135,6 +141,40 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "other", Name: "other", DateCreated: epoch})
 	})
 	is.Equal(sqlite.Generations(s)[0], gen) // no user changed
+}
+
+// TestUserCacheOneUserWrite checks that a write of one user's row leaves
+// the other users' entries served from the cache, without a connection,
+// while the changed user is read anew.
+func TestUserCacheOneUserWrite(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	ann := cacheWorld(t, s)
+	bob := human(ann.RealmID, "bob@example.com")
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateUser(ctx, bob) })
+	readUser(t, s, ann, true) // both cached
+	readUser(t, s, bob, true)
+	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.UpdateUserSettings(ctx, bob.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
+	})
+
+	_, readers := sqlite.DBs(s)
+	opened := readers.Stats().OpenConnections
+	readers.SetMaxOpenConns(1)
+	conn, err := readers.Conn(context.Background()) // held: a View that needs a connection waits
+	is.NoErr(err)
+	done := make(chan *chatcore.User)
+	go func() { done <- readUser(t, s, ann, true) }()
+	select {
+	case got := <-done:
+		is.Equal(got.Email, ann.Email) // the other user's entry is still served
+	case <-time.After(10 * time.Second):
+		t.Fatal("another user's write dropped this user's entry")
+	}
+	is.NoErr(conn.Close())
+	readers.SetMaxOpenConns(max(opened, 4))
+	is.True(readUser(t, s, bob, true).Settings.EnterSends)  // the changed user is read anew, by key
+	is.True(readUser(t, s, bob, false).Settings.EnterSends) // and by id
 }
 
 // TestUserCacheKeepsSnapshots checks that a View keeps its snapshot when a
@@ -159,11 +199,12 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
 			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
 		})
+		readUser(t, s, u, false) // a View begun after the write caches the changed row
 		second, err = tx.User(ctx, u.ID)
 		return err
 	})
 	is.NoErr(err)
-	is.Equal(first.Settings.ColorScheme, second.Settings.ColorScheme) // the View still reads its snapshot
+	is.Equal(first.Settings.ColorScheme, second.Settings.ColorScheme) // the View still reads its snapshot, not that entry
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)        // a later View reads the change
 
 	// Two Updates in one shared transaction: the second reads the first's

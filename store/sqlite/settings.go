@@ -43,12 +43,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	set.WriteString(" WHERE id = ?")
 	args = append(args, user)
 	what := fmt.Sprintf("update settings of user %d", user)
-	var res sql.Result
-	if len(changes) == 1 {
-		res, err = t.exec(ctx, set.String(), args...)
-	} else {
-		res, err = t.execUnprepared(ctx, set.String(), args...)
-	}
+	res, err := t.execUserRow(ctx, user, len(changes) == 1, set.String(), args...)
 	if err != nil {
 		return classify(err, what)
 	}

@@ -338,7 +338,7 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(),
+	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(),
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,12 +34,14 @@ type tx struct {
 	// detach runs statements with their context stripped of cancellation,
 	// once it is checked (see writeGroup).
 	detach bool
-	// rows is the Store's row cache and gens its generations when the
-	// transaction began; group is an Update's shared transaction (nil in a
-	// View), which records the cached tables it has changed.
-	rows  *rowCache
-	gens  generations
-	group *group
+	// rows is the Store's row cache, and gens its generations and
+	// userWrites its count of single-user writes when the transaction
+	// began; group is an Update's shared transaction (nil in a View), which
+	// records the cached tables and the users it has changed.
+	rows       *rowCache
+	gens       generations
+	userWrites uint64
+	group      *group
 }
 
 // stmtCtx returns the context a statement runs with: ctx itself when it is
@@ -100,6 +103,27 @@ func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.T
 	return ctx, sqlTx, err
 }
 
+// execUserRow runs query, which writes user's row and nothing else (WHERE
+// id = user): the row cache then drops that user's entries only (see
+// rowCache), where exec would drop every user's. prepared says whether the
+// statement may enter the statement cache.
+func (t *tx) execUserRow(ctx context.Context, user chatcore.UserID, prepared bool, query string, args ...any) (sql.Result, error) {
+	if t.group != nil && t.rows != nil {
+		t.group.users = append(t.group.users, user)
+	}
+	ctx = t.stmtCtx(ctx)
+	sqlTx, err := t.sqlTx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if prepared {
+		if st := t.stmt(ctx, sqlTx, query); st != nil {
+			return st.ExecContext(ctx, args...)
+		}
+	}
+	return sqlTx.ExecContext(ctx, query, args...)
+}
+
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx, sqlTx, err := t.prepare(ctx, query)
 	if err != nil {
@@ -156,6 +180,12 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 // has not changed the table.
 func (t *tx) cacheUsable(table cachedTable) bool {
 	return t.rows != nil && (t.group == nil || !t.group.changed.has(table))
+}
+
+// userCacheUsable is cacheUsable for user id's entries, which a write
+// transaction that changed that user's row alone does not use either.
+func (t *tx) userCacheUsable(id chatcore.UserID) bool {
+	return t.cacheUsable(usersTable) && (t.group == nil || !slices.Contains(t.group.users, id))
 }
 
 // classify wraps a driver error for the operation what. Unique and primary

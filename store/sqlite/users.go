@@ -205,7 +205,7 @@ func (t *tx) UpdateUser(ctx context.Context, u *chatcore.User) error {
 	}
 	u.FullNameKey = chatcore.FoldKey(u.FullName)
 	what := fmt.Sprintf("update user %d", u.ID)
-	res, err := t.exec(ctx, userUpdate, append(userArgs(u), u.ID)...)
+	res, err := t.execUserRow(ctx, u.ID, true, userUpdate, append(userArgs(u), u.ID)...)
 	if err != nil {
 		return classify(err, what)
 	}
