@@ -46,8 +46,8 @@ type writeGroup struct {
 	open   *group // the transaction later Updates join, or nil
 	// commits counts the transactions committed (for tests).
 	commits atomic.Int64
-	// rows is the Store's row cache, told which cached tables a transaction
-	// changed once it has ended.
+	// rows is the Store's row cache, told which cached tables (and users'
+	// rows) a transaction changed once it has ended.
 	rows *rowCache
 }
 
@@ -165,8 +165,9 @@ func (g *writeGroup) lose(b *group, err error) {
 	close(b.done)
 }
 
-// ended tells the row cache which cached tables b, which has committed or
-// rolled back, changed, before b's Updates return (see rowCache).
+// ended tells the row cache which cached tables (and which users' rows
+// alone) b, which has committed or rolled back, changed, before b's Updates
+// return (see rowCache).
 func (g *writeGroup) ended(b *group) {
 	if b.changed != 0 || len(b.users) > 0 {
 		g.rows.changed(b.changed, b.users)

@@ -83,10 +83,15 @@ type generations [cachedTables]uint64
 // committed, before its Updates return. An entry is served only while its
 // table's generation still has the value it had when the transaction that
 // read the row began, and only to a transaction that began at that same
-// value: such a transaction's snapshot holds exactly the row the entry was
-// read from. A write transaction that has changed a table (or shares its
-// SQLite transaction with an Update that has) neither reads nor fills that
-// table's entries.
+// value. For an Update that is exact: it runs on the writer while no other
+// transaction commits, so its snapshot holds exactly the row the entry was
+// read from. A View takes its SQLite snapshot at its first statement, a
+// little after it took the generations, so a row it reads from the cache is
+// the row as some moment of the View's run saw it, and may predate a commit
+// its snapshot includes (one that committed in the moment before its
+// generation bump). A write transaction that has changed a table (or shares
+// its SQLite transaction with an Update that has) neither reads nor fills
+// that table's entries.
 //
 // A write of one user's row alone (UpdateUser, UpdateUserSettings) leaves the
 // users generation be, so that one user's change does not drop every user's

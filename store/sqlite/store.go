@@ -78,12 +78,14 @@ func WithBusyTimeout(d time.Duration) Option {
 }
 
 // WithRowCache sets how many rows of each cached table (users, realms,
-// channels) the Store keeps between transactions (default
-// [DefaultRowCache]), so that authenticating a request and reading its actor,
-// realm and channel need no statement while those tables have not changed; 0
-// turns the cache off. The cache relies on this Store being the only writer
-// of those tables: turn it off when another process writes them (other
-// processes may read the file). Negative values keep the default.
+// channels, and also channels' subscriber lists, realms' linkifier versions
+// and the event log's audiences) the Store keeps between transactions
+// (default [DefaultRowCache]), so that authenticating a request, reading its
+// actor, realm and channel, and sending to a channel need no statement for
+// them while those tables have not changed; 0 turns the cache off. The cache
+// relies on this Store being the only writer of those tables: turn it off
+// when another process writes them (other processes may read the file).
+// Negative values keep the default.
 func WithRowCache(n int) Option {
 	return func(c *config) {
 		if n >= 0 {
