@@ -61,14 +61,14 @@ func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[s
 	if id, ok := known[hash]; ok {
 		return id, nil
 	}
-	if id, ok := t.cachedAudience(hash); ok {
+	if id, ok := lookup(t, audiencesTable, audiencesMap, hash); ok {
 		known[hash] = id
 		return id, nil
 	}
 	var id int64
 	err := t.queryRow(ctx, "SELECT id FROM event_audiences WHERE hash = ?", hash[:]).Scan(&id)
 	if err == nil {
-		t.cacheAudience(hash, id)
+		remember(t, audiencesTable, audiencesMap, hash, id)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		var res sql.Result

@@ -187,8 +187,8 @@ func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo 
 // list as one JSON array, so a channel of 10,000 subscribers costs one row
 // step instead of 10,000.
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
-	if users, ok := t.cachedSubscribers(stream); ok {
-		return users, nil
+	if users, ok := lookup(t, subscriptionsTable, subscribersMap, stream); ok {
+		return slices.Clone(users), nil
 	}
 	var out []chatcore.UserID
 	// The primary key (stream_id, user_id) already yields ascending user ids;
@@ -199,6 +199,6 @@ func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) 
 		return nil, classify(err, "subscribers")
 	}
 	slices.Sort(out) // a no-op pass when the plan kept the key order
-	t.cacheSubscribers(stream, out)
+	remember(t, subscriptionsTable, subscribersMap, stream, slices.Clone(out))
 	return out, nil
 }

@@ -73,7 +73,7 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 // migration 0004 raise the version on every insert, update and delete of a
 // linkifiers row, in the writing statement's transaction.
 func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
-	if v, ok := t.cachedLinkifiersVersion(realm); ok {
+	if v, ok := lookup(t, linkifiersTable, linkifiersMap, realm); ok {
 		return v, nil
 	}
 	var v int64
@@ -84,6 +84,6 @@ func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int
 	if err != nil {
 		return 0, classify(err, fmt.Sprintf("linkifiers version of realm %d", realm))
 	}
-	t.cacheLinkifiersVersion(realm, v)
+	remember(t, linkifiersTable, linkifiersMap, realm, v)
 	return v, nil
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"crypto/sha256"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,65 +314,31 @@ func (t *tx) cacheStream(s *chatcore.Stream) {
 	put(t.rows, streamsTable, at, 0, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
 }
 
-// cachedSubscribers returns the active subscribers of channel id from the
-// cache, for t.
-func (t *tx) cachedSubscribers(id chatcore.StreamID) ([]chatcore.UserID, bool) {
-	if !t.cacheUsable(subscriptionsTable) {
-		return nil, false
+// lookup returns the value the cache holds under k in the map of table
+// that of selects, for t.
+func lookup[K comparable, V any](t *tx, table cachedTable, of func(*rowCache) *fifocache.Cache[K, entry[V]], k K) (V, bool) {
+	var zero V
+	if !t.cacheUsable(table) {
+		return zero, false
 	}
-	users, ok := get(t.rows, subscriptionsTable, t.gens[subscriptionsTable], t.rows.subscribers, id)
+	v, ok := get(t.rows, table, t.gens[table], of(t.rows), k)
 	if !ok {
-		return nil, false
-	}
-	return slices.Clone(*users), true
-}
-
-// cacheSubscribers remembers the active subscribers of channel id, read by t.
-func (t *tx) cacheSubscribers(id chatcore.StreamID, users []chatcore.UserID) {
-	if t.cacheUsable(subscriptionsTable) {
-		users = slices.Clone(users)
-		put(t.rows, subscriptionsTable, t.gens[subscriptionsTable], 0, t.rows.subscribers, id, &users)
-	}
-}
-
-// cachedAudience returns the id of the log audience with hash from the
-// cache, for t.
-func (t *tx) cachedAudience(hash [sha256.Size]byte) (int64, bool) {
-	if !t.cacheUsable(audiencesTable) {
-		return 0, false
-	}
-	id, ok := get(t.rows, audiencesTable, t.gens[audiencesTable], t.rows.audiences, hash)
-	if !ok {
-		return 0, false
-	}
-	return *id, true
-}
-
-// cacheAudience remembers that the log audience with hash has id, read by
-// t.
-func (t *tx) cacheAudience(hash [sha256.Size]byte, id int64) {
-	if t.cacheUsable(audiencesTable) {
-		put(t.rows, audiencesTable, t.gens[audiencesTable], 0, t.rows.audiences, hash, &id)
-	}
-}
-
-// cachedLinkifiersVersion returns the linkifiers version of realm from the
-// cache, for t.
-func (t *tx) cachedLinkifiersVersion(realm chatcore.RealmID) (int64, bool) {
-	if !t.cacheUsable(linkifiersTable) {
-		return 0, false
-	}
-	v, ok := get(t.rows, linkifiersTable, t.gens[linkifiersTable], t.rows.linkifiers, realm)
-	if !ok {
-		return 0, false
+		return zero, false
 	}
 	return *v, true
 }
 
-// cacheLinkifiersVersion remembers the linkifiers version of realm, read by
-// t.
-func (t *tx) cacheLinkifiersVersion(realm chatcore.RealmID, v int64) {
-	if t.cacheUsable(linkifiersTable) {
-		put(t.rows, linkifiersTable, t.gens[linkifiersTable], 0, t.rows.linkifiers, realm, &v)
+// remember stores v under k in the map of table that of selects, read by t.
+func remember[K comparable, V any](t *tx, table cachedTable, of func(*rowCache) *fifocache.Cache[K, entry[V]], k K, v V) {
+	if t.cacheUsable(table) {
+		put(t.rows, table, t.gens[table], 0, of(t.rows), k, &v)
 	}
 }
+
+// The maps lookup and remember serve: channels' active subscribers, log
+// audiences' ids by hash, realms' linkifier versions.
+func subscribersMap(c *rowCache) *fifocache.Cache[chatcore.StreamID, entry[[]chatcore.UserID]] {
+	return c.subscribers
+}
+func audiencesMap(c *rowCache) *fifocache.Cache[[sha256.Size]byte, entry[int64]] { return c.audiences }
+func linkifiersMap(c *rowCache) *fifocache.Cache[chatcore.RealmID, entry[int64]] { return c.linkifiers }
