@@ -539,3 +539,50 @@ func BenchmarkConcurrentSettings(b *testing.B) {
 		return s
 	})
 }
+
+// BenchmarkEventsFor reads a user's log entries as a queue's poll does, the
+// user being in 1, 100 or 1,000 audiences (channels and conversations with
+// live entries, 20 entries each): "caught-up" with nothing after the queue's
+// position, "behind-100" with 100 entries of the log after it (some of them
+// the user's), "behind-1000" past the point where the store walks the
+// user's audiences instead of the entries.
+func BenchmarkEventsFor(b *testing.B) {
+	for _, audiences := range []int{1, 100, 1000} {
+		b.Run(fmt.Sprintf("audiences=%d", audiences), func(b *testing.B) {
+			ctx := context.Background()
+			s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			var events []chatcore.LoggedEvent
+			for range 20 {
+				for k := range audiences {
+					events = append(events, chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{1, chatcore.UserID(1000 + k)},
+						Data: []byte(`{"type":"message"}`)})
+				}
+			}
+			if err := s.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
+				b.Fatal(err)
+			}
+			head := events[len(events)-1].ID
+			for _, behind := range []int64{0, 100, 1000} {
+				name := fmt.Sprintf("behind-%d", behind)
+				if behind == 0 {
+					name = "caught-up"
+				}
+				b.Run(name, func(b *testing.B) {
+					for b.Loop() {
+						err := s.View(ctx, func(tx chatcore.Tx) error {
+							_, err := tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 1, After: head - behind, Limit: 100})
+							return err
+						})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}

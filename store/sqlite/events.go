@@ -112,29 +112,75 @@ func (t *tx) LastEventID(ctx context.Context, _ chatcore.RealmID) (int64, error)
 	return id, classify(err, "last event id")
 }
 
-// eventsForSQL selects the entries of an EventLogQuery: the entries of the
-// user's audiences, then (when the query asks for them) the realm's public
-// entries that no entry of their group addresses to the user. Arguments:
-// user, after, realm, public (0/1), realm, after, user.
-const eventsForSQL = `
+// The entries of an EventLogQuery are the user's, then (when the query asks
+// for them) the realm's public entries that no entry of their group
+// addresses to the user. A user's entries are found one of two ways:
+// eventsByScan tests the audience of every entry after the query's bound,
+// which is cheapest when few entries follow it (a queue that keeps up, the
+// common poll); eventsByAudience walks the user's audiences through
+// event_log_audience, whose cost grows with how many audiences the user is
+// in (one per channel and conversation with live entries), which is cheaper
+// for a queue far behind. A public entry's group is read by id (NOT INDEXED
+// keeps the planner from walking the user's audiences instead). Arguments of
+// both: user, after, realm, public (0/1).
+const (
+	eventsByScan = `
+SELECT e.id, e.realm_id, e.public, e.data FROM event_log e
+WHERE EXISTS (SELECT 1 FROM event_audience_users a WHERE a.user_id = ?1 AND a.audience_id = e.audience_id)
+  AND e.id > ?2 AND e.realm_id = ?3` + eventsPublicSQL
+	eventsByAudience = `
 SELECT e.id, e.realm_id, e.public, e.data FROM event_audience_users a JOIN event_log e ON e.audience_id = a.audience_id
-WHERE a.user_id = ? AND e.id > ? AND e.realm_id = ?
+WHERE a.user_id = ?1 AND e.id > ?2 AND e.realm_id = ?3` + eventsPublicSQL
+	eventsPublicSQL = `
 UNION ALL
 SELECT e.id, e.realm_id, e.public, e.data FROM event_log e
-WHERE ? AND e.public = 1 AND e.realm_id = ? AND e.id > ?
-  AND NOT EXISTS (SELECT 1 FROM event_log g JOIN event_audience_users ga ON ga.audience_id = g.audience_id AND ga.user_id = ?
-    WHERE g.id BETWEEN (CASE e.group_start WHEN 0 THEN e.id ELSE e.group_start END) AND e.id)`
+WHERE ?4 AND e.public = 1 AND e.realm_id = ?3 AND e.id > ?2
+  AND NOT EXISTS (SELECT 1 FROM event_log g NOT INDEXED
+    WHERE g.id BETWEEN (CASE e.group_start WHEN 0 THEN e.id ELSE e.group_start END) AND e.id
+      AND EXISTS (SELECT 1 FROM event_audience_users ga WHERE ga.user_id = ?1 AND ga.audience_id = g.audience_id))`
+)
 
-func eventsForArgs(q chatcore.EventLogQuery) []any {
-	return []any{q.UserID, q.After, q.RealmID, q.Public, q.RealmID, q.After, q.UserID}
+// scanGap is how many ids behind the log's head a query's bound may always
+// be for its entries to be found by eventsByScan; further behind, the scan
+// is still chosen while the gap is at most scanPerAudience times the
+// user's audiences (the walk then reads and sorts about as many entries).
+const (
+	scanGap         = 256
+	scanPerAudience = 4
+)
+
+// eventsFor returns the statement that selects q's entries (see
+// eventsByScan) and its arguments.
+func (t *tx) eventsFor(ctx context.Context, q chatcore.EventLogQuery) (string, []any, error) {
+	args := []any{q.UserID, q.After, q.RealmID, q.Public}
+	head, err := t.LastEventID(ctx, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	gap := head - q.After
+	if gap <= scanGap {
+		return eventsByScan, args, nil
+	}
+	var audiences int64
+	err = t.queryRow(ctx, "SELECT count(*) FROM event_audience_users WHERE user_id = ?", q.UserID).Scan(&audiences)
+	if err != nil {
+		return "", nil, classify(err, "count audiences")
+	}
+	if gap <= scanPerAudience*audiences {
+		return eventsByScan, args, nil
+	}
+	return eventsByAudience, args, nil
 }
 
 // EventsFor implements [chatcore.EventStore].
 func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
-	query := eventsForSQL + " ORDER BY 1"
-	args := eventsForArgs(q)
+	query, args, err := t.eventsFor(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	query += " ORDER BY 1"
 	if q.Limit > 0 {
-		query += " LIMIT ?"
+		query += " LIMIT ?5"
 		args = append(args, q.Limit)
 	}
 	return scanAll(ctx, t, "events", func(r *sql.Rows, e *chatcore.LoggedEvent) error {
@@ -144,8 +190,12 @@ func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcor
 
 // CountEventsFor implements [chatcore.EventStore].
 func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+	query, args, err := t.eventsFor(ctx, q)
+	if err != nil {
+		return 0, err
+	}
 	var n int
-	err := t.queryRow(ctx, "SELECT count(*) FROM ("+eventsForSQL+" LIMIT ?)", append(eventsForArgs(q), max)...).Scan(&n)
+	err = t.queryRow(ctx, "SELECT count(*) FROM ("+query+" LIMIT ?5)", append(args, max)...).Scan(&n)
 	return n, classify(err, "count events")
 }
 
