@@ -485,16 +485,25 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 		return nil, err
 	}
 	// Queues that receive every public channel message get it too, with no
-	// flags: through the first group's log entry when that group's flags are
-	// none too (one entry then serves both), else through a copy of their own.
+	// flags, through the group's last entry (the stores look for a user's own
+	// entry among those before it): the entry of the users without flags,
+	// when there are such users (one entry then serves both), else a copy of
+	// their own.
+	groups := sf.eventGroups(eventUsers)
 	public := st != nil && !st.InviteOnly
-	for _, g := range sf.eventGroups(eventUsers) {
-		flags := g.flags.Names()
-		shared := public && len(flags) == 0
-		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": flags}, shared)
-		public = public && !shared
-	}
+	plain := -1
 	if public {
+		plain = slices.IndexFunc(groups, func(g flagGroup) bool { return g.flags == 0 })
+	}
+	if plain >= 0 {
+		g := groups[plain]
+		groups = append(slices.Delete(groups, plain, plain+1), g)
+	}
+	for i, g := range groups {
+		shared := plain >= 0 && i == len(groups)-1
+		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, shared)
+	}
+	if public && plain < 0 {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
 	fx.sentMsg(m, r.Mentioned)

@@ -24,7 +24,8 @@ type LoggedEvent struct {
 	Public bool
 	// Group ties the events of one message together (its id; 0: none). The
 	// events of a group are appended by one AppendEvents call, at most one
-	// of them Public, and a Public one without UserIDs last.
+	// of them Public, and that one last: a store looks for an event
+	// addressed to the user among the group's events up to the Public one.
 	Group int64
 	// Data is the event as JSON, without its id.
 	Data []byte
@@ -100,7 +101,12 @@ type EventStore interface {
 	// (q.Limit ignored), counting no further than max.
 	CountEventsFor(ctx context.Context, q EventLogQuery, max int) (int, error)
 	// PruneEvents deletes the oldest entries with id <= through, at most
-	// limit (positive) of them, and returns how many it deleted.
+	// limit (positive) of them, and returns how many it deleted. It deletes
+	// a Group whole or not at all: the entries of a group that has entries
+	// past the last one it would delete stay for a later call (a queue
+	// positioned inside a group has had its user's entry, and the group's
+	// Public one, later, must still see it). The Service's limit is far above
+	// any group's size.
 	PruneEvents(ctx context.Context, through int64, limit int) (int, error)
 	// EventsPrunedThrough returns the highest id of the realm's entries
 	// that PruneEvents deleted, 0 when none: every entry of the realm above

@@ -192,6 +192,33 @@ func TestEventsErrors(t *testing.T) {
 	})
 }
 
+// TestEventsPublicQueueFlags checks that a channel message reaches each
+// queue that takes every public channel message (or narrows to the channel)
+// once, with its user's own flags: a mentioned subscriber's flags, a plain
+// subscriber's none, and none for a user not subscribed.
+func TestEventsPublicQueueFlags(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		e := newEventsWorld(t, open)
+		c := e.c
+		mentionedPublic := register(t, e.w, c.Admin, eventqueue.QueueOptions{AllPublicStreams: true})
+		mentionedNarrow := register(t, e.w, c.Admin, eventqueue.QueueOptions{Narrow: [][]string{{"channel", "general"}}})
+		plainPublic := register(t, e.w, c.Member, eventqueue.QueueOptions{AllPublicStreams: true})
+		outsider := register(t, e.w, c.Moderator, eventqueue.QueueOptions{AllPublicStreams: true})
+		e.w.Send(t, c.Owner, e.general, "lunch", "hi @**"+c.Admin.FullName+"**")
+		for _, q := range []*chattest.Queue{mentionedPublic, mentionedNarrow} {
+			evs := q.Poll(t)
+			is.Equal(len(evs), 1)                         // the mentioned subscriber gets it once
+			is.Equal(evs[0]["flags"], []any{"mentioned"}) // with the mention
+		}
+		for _, q := range []*chattest.Queue{plainPublic, outsider} {
+			evs := q.Poll(t)
+			is.Equal(len(evs), 1)              // a plain subscriber and a user not subscribed get it once
+			is.Equal(evs[0]["flags"], []any{}) // without flags
+		}
+	})
+}
+
 func TestEventsQueueLifecycle(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
