@@ -130,6 +130,15 @@ func (t *tx) PruneEvents(_ context.Context, through int64, limit int) (int, erro
 	if n <= 0 {
 		return 0, nil
 	}
+	if n < len(t.d.log) {
+		// A group is pruned whole (see chatcore.EventStore): one writer
+		// gives its entries consecutive places in the log.
+		if start := t.d.log[n].groupStart; start < t.d.log[n].ID {
+			if n = t.d.after(start - 1); n == 0 {
+				return 0, nil
+			}
+		}
+	}
 	old, oldPruned := t.d.log, t.d.prunedThrough
 	t.undo = append(t.undo, func() { t.d.log, t.d.prunedThrough = old, oldPruned })
 	t.d.prunedThrough = max(t.d.prunedThrough, t.d.log[n-1].ID)

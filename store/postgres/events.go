@@ -162,9 +162,18 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	if limit <= 0 {
 		return 0, fmt.Errorf("postgres: prune events: limit %d is not positive", limit)
 	}
+	// The batch's entries of a group that continues past the batch stay (see
+	// chatcore.EventStore), found through event_log_group_continuations.
 	var n int
-	err := t.queryRow(ctx, `WITH d AS (
-			DELETE FROM event_log WHERE id IN (SELECT id FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2)
+	err := t.queryRow(ctx, `WITH b AS MATERIALIZED (
+			SELECT id, group_start FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2
+		), r AS (
+			SELECT min(id) AS first, max(id) AS top FROM b
+		), keep AS (
+			SELECT DISTINCT l.group_start FROM event_log l, r
+			WHERE l.group_start < l.id AND l.group_start BETWEEN r.first AND r.top AND l.id > r.top
+		), d AS (
+			DELETE FROM event_log WHERE id IN (SELECT id FROM b WHERE group_start NOT IN (SELECT group_start FROM keep))
 			RETURNING id, realm_id
 		), u AS (
 			DELETE FROM event_users WHERE event_id IN (SELECT id FROM d)

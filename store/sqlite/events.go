@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -56,6 +57,9 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[sha256.Size]byte]int64) (int64, error) {
 	if len(users) == 0 {
 		return 0, nil
+	}
+	if !slices.IsSorted(users) || len(slices.Compact(slices.Clone(users))) != len(users) {
+		users = slices.Compact(slices.Sorted(slices.Values(users))) // one set, one hash
 	}
 	hash := audienceHash(users)
 	if id, ok := known[hash]; ok {
@@ -205,11 +209,23 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	var n int
-	var top sql.NullInt64
-	err := t.queryRow(ctx, `SELECT count(*), max(id) FROM (SELECT id FROM event_log WHERE id <= ? ORDER BY id LIMIT ?)`, through, limit).Scan(&n, &top)
-	if err != nil || n == 0 {
+	var first, top sql.NullInt64
+	err := t.queryRow(ctx, `SELECT min(id), max(id) FROM (SELECT id FROM event_log WHERE id <= ? ORDER BY id LIMIT ?)`, through, limit).Scan(&first, &top)
+	if err != nil || !top.Valid {
 		return 0, classify(err, "prune events")
+	}
+	// A group is pruned whole (see chatcore.EventStore); the single writer
+	// gives a group's entries consecutive ids.
+	var start int64
+	err = t.queryRow(ctx, "SELECT group_start FROM event_log WHERE id > ? ORDER BY id LIMIT 1", top.Int64).Scan(&start)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, classify(err, "prune events")
+	}
+	if start != 0 {
+		if start <= first.Int64 {
+			return 0, nil
+		}
+		top.Int64 = start - 1
 	}
 	// The ids of the audiences no later entry names, as JSON. NOT INDEXED
 	// keeps the scan on the pruned id range (the planner would otherwise
@@ -232,13 +248,18 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 			return 0, classify(err, "prune events")
 		}
 	}
-	if _, err := t.exec(ctx, "DELETE FROM event_log WHERE id <= ?", top.Int64); err != nil {
+	res, err := t.exec(ctx, "DELETE FROM event_log WHERE id <= ?", top.Int64)
+	if err != nil {
+		return 0, classify(err, "prune events")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
 		return 0, classify(err, "prune events")
 	}
 	if _, err := t.exec(ctx, "UPDATE event_log_state SET pruned_through = max(pruned_through, ?)", top.Int64); err != nil {
 		return 0, classify(err, "prune events")
 	}
-	return n, nil
+	return int(n), nil
 }
 
 // EventsPrunedThrough implements [chatcore.EventStore] with the highest id

@@ -132,6 +132,28 @@ var eventTests = []test{
 			is.Equal(n, 2) // counted once each too
 		})
 	}},
+	{"PruneGroupsWhole", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		// Message 3 went to user 1 with flags, to user 2 without, the entry
+		// of user 2 serving the public queues too; then an entry for user 1.
+		m3a, m3b := ev("m3-1", 1), ev("m3-2", 2)
+		m3a.Group, m3b.Group, m3b.Public = 3, 3, true
+		ids := appendEvents(t, st, ev("first", 1), m3a, m3b, ev("later", 1))
+		prune := func(through int64, limit int) (n int) {
+			update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				var err error
+				n, err = tx.PruneEvents(ctx, through, limit)
+				is.NoErr(err) // pruned
+			})
+			return n
+		}
+		// User 1's queue stands at its entry of message 3.
+		is.Equal(prune(ids[1], 10), 1)                                                                                         // the entry before the group only: the group continues past its bound
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, After: ids[1], Public: true}), data("later")) // the group's public entry still sees user 1's
+		is.Equal(prune(ids[3], 1), 0)                                                                                          // a limit ending inside the group keeps it whole
+		is.Equal(prune(ids[3], 3), 3)                                                                                          // one past it takes it whole
+		is.Equal(eventNames(t, st, chatcore.EventLogQuery{RealmID: 1, UserID: 1, Public: true}), []string(nil))
+	}},
 	{"Prune", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		ids := appendEvents(t, st, ev("a", 1), ev("b", 1), ev("c", 1), ev("d", 1))
