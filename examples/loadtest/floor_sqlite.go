@@ -69,8 +69,9 @@ func openSQLiteFloor(ctx context.Context, path string, readers int) (_ *sqliteFl
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = flags | 2`)
 	f.unstarStmt = prepare(f.writer, "UPDATE user_message_flags SET flags = flags & ~2 WHERE user_id = ? AND message_id = ?")
 	f.queueStmt = prepare(f.readers, "SELECT position FROM event_queues WHERE id = ? AND user_id = ?")
-	f.eventsStmt = prepare(f.readers, `SELECT e.id, e.data FROM event_audience_users a JOIN event_log e ON e.audience_id = a.audience_id
-		WHERE a.user_id = ? AND e.id > ? ORDER BY e.id LIMIT 100`)
+	f.eventsStmt = prepare(f.readers, `SELECT e.id, e.data FROM event_log e
+		WHERE EXISTS (SELECT 1 FROM event_audience_users a WHERE a.user_id = ?1 AND a.audience_id = e.audience_id)
+		AND e.id > ?2 ORDER BY e.id LIMIT 100`)
 	if err != nil {
 		return nil, err
 	}

@@ -135,3 +135,17 @@ func TestFloorServerRefuses(t *testing.T) {
 	is.NoErr(readers.QueryRow("SELECT flags FROM user_message_flags WHERE user_id = ? AND message_id = 1001", firstClientID).Scan(&flags)) // the star's row
 	is.True(flags&2 != 0)                                                                                                                  // starred                                                                                                   // the escaped content as its rendering
 }
+
+// TestFloorOnly checks -only: the comparison runs the requests it names and
+// no other, and a text that names none is refused before anything starts.
+func TestFloorOnly(t *testing.T) {
+	is := is.New(t)
+	var out strings.Builder
+	err := run(t.Context(), []string{"-floor", "-n", "12", "-c", "2", "-only", "POST /messages ("}, &out)
+	is.NoErr(err) // the one request compared
+	rows := regexp.MustCompile("(?m)^\\| `(.+?)` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$").FindAllStringSubmatch(out.String(), -1)
+	is.Equal(len(rows), 1)                                     // one row
+	is.Equal(rows[0][1], "POST /messages (channel, Markdown)") // the one named
+	err = run(t.Context(), []string{"-floor", "-only", "DELETE"}, &out)
+	is.True(err != nil && strings.Contains(err.Error(), `-only "DELETE" names no request`)) // refused
+}

@@ -54,6 +54,8 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/chatcore/chatcore/internal/dbarg"
@@ -117,6 +119,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, errors.New("-batch must not be negative")
 	case c.only != "" && !c.floor:
 		return c, errors.New("-only needs -floor")
+	case !slices.ContainsFunc(floorRequests(nil), func(r floorRequest) bool { return strings.Contains(r.name, c.only) }):
+		return c, fmt.Errorf("-only %q names no request of the floor comparison", c.only)
 	}
 	return c, nil
 }

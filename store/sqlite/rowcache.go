@@ -11,9 +11,9 @@ import (
 )
 
 // DefaultRowCache is how many rows of each cached table (users, realms,
-// channels, and also channels' subscriber lists and the event log's
-// audiences) a Store keeps between transactions unless [WithRowCache] says
-// otherwise.
+// channels, and also channels' subscriber lists, realms' linkifier versions
+// and the event log's audiences) a Store keeps between transactions unless
+// [WithRowCache] says otherwise.
 const DefaultRowCache = 4096
 
 // cachedTable names a table whose rows a Store keeps between transactions.

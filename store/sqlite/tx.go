@@ -110,6 +110,7 @@ func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.T
 func (t *tx) execUserRow(ctx context.Context, user chatcore.UserID, prepared bool, query string, args ...any) (sql.Result, error) {
 	if t.group != nil && t.rows != nil {
 		t.group.users = append(t.group.users, user)
+		t.group.changed |= changedTables(query) &^ (1 << usersTable) // any other cached table it names
 	}
 	ctx = t.stmtCtx(ctx)
 	sqlTx, err := t.sqlTx(ctx)
