@@ -203,6 +203,14 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 	return n, classify(err, "count events")
 }
 
+// prunedAudiencesSQL gives, as a JSON array, the audiences that entries up
+// to ?1 name and no later entry does. NOT INDEXED keeps the scan on the
+// pruned id range (the planner would otherwise walk all of
+// event_log_audience for the DISTINCT).
+const prunedAudiencesSQL = `SELECT coalesce(json_group_array(audience_id), '[]') FROM (
+	SELECT DISTINCT e.audience_id FROM event_log e NOT INDEXED WHERE e.id <= ?1 AND e.audience_id != 0
+	AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.audience_id = e.audience_id AND l.id > ?1))`
+
 // PruneEvents implements [chatcore.EventStore]. The audiences that only
 // the pruned entries name are deleted with them.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
@@ -227,14 +235,8 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 		}
 		top.Int64 = start - 1
 	}
-	// The ids of the audiences no later entry names, as JSON. NOT INDEXED
-	// keeps the scan on the pruned id range (the planner would otherwise
-	// walk all of event_log_audience for the DISTINCT).
 	var gone string
-	err = t.queryRow(ctx, `SELECT coalesce(json_group_array(audience_id), '[]') FROM (
-		SELECT DISTINCT e.audience_id FROM event_log e NOT INDEXED WHERE e.id <= ?1 AND e.audience_id != 0
-		AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.audience_id = e.audience_id AND l.id > ?1))`, top.Int64).Scan(&gone)
-	if err != nil {
+	if err := t.queryRow(ctx, prunedAudiencesSQL, top.Int64).Scan(&gone); err != nil {
 		return 0, classify(err, "prune events")
 	}
 	for _, q := range []string{
