@@ -49,6 +49,9 @@ type writeGroup struct {
 	// rows is the Store's row cache, told which cached tables (and users'
 	// rows) a transaction changed once it has ended.
 	rows *rowCache
+	// logHead is the Store's hint of the event log's head, raised when a
+	// transaction that appended entries ends.
+	logHead *atomic.Int64
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -62,6 +65,8 @@ type group struct {
 	// users whose rows alone they changed (see rowCache).
 	changed tableSet
 	users   []chatcore.UserID
+	// appended is the highest event log id its Updates appended.
+	appended int64
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -97,7 +102,8 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) 
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx chatcore.Tx) error) (kept bool, err error) {
-	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(), group: b}
+	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
+		logHead: g.logHead, group: b}
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {
@@ -171,6 +177,9 @@ func (g *writeGroup) lose(b *group, err error) {
 func (g *writeGroup) ended(b *group) {
 	if b.changed != 0 || len(b.users) > 0 {
 		g.rows.changed(b.changed, b.users)
+	}
+	if b.appended > g.logHead.Load() { // one writer: no other Store write races this
+		g.logHead.Store(b.appended)
 	}
 }
 

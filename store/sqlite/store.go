@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -55,6 +56,10 @@ type Store struct {
 	writerStmts, readerStmts *stmtCache
 	writes                   *writeGroup
 	rows                     *rowCache
+	// logHead is the highest event log id an ended write transaction
+	// appended (or the log's head when the Store opened): a hint of how far
+	// the log reaches, for choosing how to read a queue's entries.
+	logHead atomic.Int64
 }
 
 type config struct {
@@ -155,7 +160,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	st := &Store{writer: writer, readers: readers,
 		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), rows: newRowCache(cfg.rowCache)}
-	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows, logHead: &st.logHead}
+	var head int64
+	err = writer.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'event_log'").Scan(&head)
+	if err != nil {
+		readers.Close()
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open %q: event log head: %w", path, err)
+	}
+	st.logHead.Store(head)
 	return st, nil
 }
 
@@ -340,7 +353,7 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(),
+	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead,
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}}

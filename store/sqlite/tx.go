@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -42,6 +43,8 @@ type tx struct {
 	gens       generations
 	userWrites uint64
 	group      *group
+	// logHead is the Store's hint of the event log's head.
+	logHead *atomic.Int64
 }
 
 // stmtCtx returns the context a statement runs with: ctx itself when it is
