@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -123,6 +124,43 @@ func TestEventsForBothWays(t *testing.T) {
 				want, _ = read(mem, q)
 				got, _ = read(s, q)
 				is.Equal(got, want) // and the same first ones under a limit
+			}
+		}
+	}
+}
+
+// TestEventLogPlans checks that SQLite runs the event log's hot statements
+// through the indexes they were written for: a poll that keeps up reads the
+// entries after its bound by id, one far behind walks the user's audiences
+// by index, a public entry's group is read by id, and pruning reads only the
+// pruned range. A plan that scans a whole table or index fails.
+func TestEventLogPlans(t *testing.T) {
+	s, _ := open(t)
+	writer, _ := sqlite.DBs(s)
+	for _, c := range []struct {
+		name, query string
+		want        []string
+	}{
+		{"scan", sqlite.EventsByScan + " ORDER BY 1 LIMIT 100", []string{
+			"SEARCH e USING INTEGER PRIMARY KEY (rowid>?)",
+			"SEARCH g USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}},
+		{"audiences", sqlite.EventsByAudience + " ORDER BY 1 LIMIT 100", []string{
+			"SEARCH a USING PRIMARY KEY (user_id=?)",
+			"SEARCH e USING INDEX event_log_audience (audience_id=? AND id>?)",
+			"SEARCH g USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"}},
+		{"prune", sqlite.PrunedAudiencesSQL, []string{
+			"SEARCH e USING INTEGER PRIMARY KEY (rowid<?)",
+			"SEARCH l USING COVERING INDEX event_log_audience (audience_id=? AND id>?)"}},
+	} {
+		plan := planOf(t, writer, c.query, 1, 2, 3, 1)
+		for _, w := range c.want {
+			if !slices.Contains(plan, w) {
+				t.Errorf("%s: plan lacks %q:\n%s", c.name, w, strings.Join(plan, "\n"))
+			}
+		}
+		for _, line := range plan {
+			if strings.HasPrefix(line, "SCAN ") && !strings.HasPrefix(line, "SCAN (subquery") {
+				t.Errorf("%s: plan scans a table or index whole: %q", c.name, line)
 			}
 		}
 	}

@@ -64,3 +64,10 @@ func ChangedTables(query string) []string {
 	}
 	return names
 }
+
+// The event log's statements whose query plans a test checks.
+const (
+	EventsByScan       = eventsByScan
+	EventsByAudience   = eventsByAudience
+	PrunedAudiencesSQL = prunedAudiencesSQL
+)

@@ -139,16 +139,6 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 	return sqlTx.ExecContext(ctx, query, args...)
 }
 
-// execUnprepared runs a statement whose text varies too much to keep it
-// prepared (it never enters the statement cache).
-func (t *tx) execUnprepared(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, sqlTx, err := t.prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	return sqlTx.ExecContext(ctx, query, args...)
-}
-
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	ctx, sqlTx, err := t.prepare(ctx, query)
 	if err != nil {
