@@ -61,8 +61,11 @@ func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[s
 	if len(users) == 0 {
 		return 0, nil
 	}
-	if !slices.IsSorted(users) || len(slices.Compact(slices.Clone(users))) != len(users) {
-		users = slices.Compact(slices.Sorted(slices.Values(users))) // one set, one hash
+	for i := 1; i < len(users); i++ {
+		if users[i] <= users[i-1] { // not strictly ascending: one set, one hash all the same
+			users = slices.Compact(slices.Sorted(slices.Values(users)))
+			break
+		}
 	}
 	hash := audienceHash(users)
 	if id, ok := known[hash]; ok {

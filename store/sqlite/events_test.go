@@ -165,3 +165,21 @@ func TestEventLogPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestEventAudienceOneSet checks that users given out of order or twice
+// still name the audience of their set.
+func TestEventAudienceOneSet(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	entries := []chatcore.LoggedEvent{
+		{RealmID: 1, UserIDs: []chatcore.UserID{1, 2, 3}, Data: []byte(`{"type":"a"}`)},
+		{RealmID: 1, UserIDs: []chatcore.UserID{3, 1, 2, 1}, Data: []byte(`{"type":"b"}`)},
+	}
+	is.NoErr(s.Update(context.Background(), func(tx chatcore.Tx) error { return tx.AppendEvents(context.Background(), entries) }))
+	writer, _ := sqlite.DBs(s)
+	var audiences, members int
+	is.NoErr(writer.QueryRow("SELECT count(*) FROM event_audiences").Scan(&audiences))
+	is.NoErr(writer.QueryRow("SELECT count(*) FROM event_audience_users").Scan(&members))
+	is.Equal(audiences, 1) // one set
+	is.Equal(members, 3)   // its users once each
+}
