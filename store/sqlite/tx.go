@@ -95,15 +95,19 @@ func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 }
 
 // prepare readies a statement: it begins a View's transaction, notes the
-// cached tables a statement of an Update changes (see rowCache), and returns
-// the statement's context and transaction.
-func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.Tx, error) {
+// cached tables a statement of an Update changes but those of except (see
+// rowCache), and returns the statement's context and transaction.
+func (t *tx) prepare(ctx context.Context, query string, except tableSet) (context.Context, *sql.Tx, error) {
 	if t.group != nil && t.rows != nil {
-		t.group.changed |= changedTables(query)
+		t.group.changed |= changedTables(query) &^ except
 	}
 	ctx = t.stmtCtx(ctx)
 	sqlTx, err := t.sqlTx(ctx)
 	return ctx, sqlTx, err
+}
+
+func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.execAs(ctx, query, true, 0, args...)
 }
 
 // execUserRow runs query, which writes user's row and nothing else (WHERE
@@ -113,10 +117,14 @@ func (t *tx) prepare(ctx context.Context, query string) (context.Context, *sql.T
 func (t *tx) execUserRow(ctx context.Context, user chatcore.UserID, prepared bool, query string, args ...any) (sql.Result, error) {
 	if t.group != nil && t.rows != nil {
 		t.group.users = append(t.group.users, user)
-		t.group.changed |= changedTables(query) &^ (1 << usersTable) // any other cached table it names
 	}
-	ctx = t.stmtCtx(ctx)
-	sqlTx, err := t.sqlTx(ctx)
+	return t.execAs(ctx, query, prepared, 1<<usersTable, args...)
+}
+
+// execAs runs query, through the statement cache when prepared, noting the
+// cached tables it changes but those of except.
+func (t *tx) execAs(ctx context.Context, query string, prepared bool, except tableSet, args ...any) (sql.Result, error) {
+	ctx, sqlTx, err := t.prepare(ctx, query, except)
 	if err != nil {
 		return nil, err
 	}
@@ -128,19 +136,8 @@ func (t *tx) execUserRow(ctx context.Context, user chatcore.UserID, prepared boo
 	return sqlTx.ExecContext(ctx, query, args...)
 }
 
-func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	ctx, sqlTx, err := t.prepare(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st := t.stmt(ctx, sqlTx, query); st != nil {
-		return st.ExecContext(ctx, args...)
-	}
-	return sqlTx.ExecContext(ctx, query, args...)
-}
-
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx, sqlTx, err := t.prepare(ctx, query)
+	ctx, sqlTx, err := t.prepare(ctx, query, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +156,7 @@ type errRow struct{ err error }
 func (r errRow) Scan(...any) error { return r.err }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
-	ctx, sqlTx, err := t.prepare(ctx, query)
+	ctx, sqlTx, err := t.prepare(ctx, query, 0)
 	if err != nil {
 		return errRow{err}
 	}
