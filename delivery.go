@@ -178,7 +178,7 @@ func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *Effects, m *Sche
 	}
 	if m.Kind == ScheduledReminder {
 		content := m.Content
-		target, err := accessibleMessage(ctx, tx, owner, m.ReminderTargetMessageID)
+		target, err := AccessibleMessage(ctx, tx, owner, m.ReminderTargetMessageID)
 		if err != nil {
 			return nil, err
 		}

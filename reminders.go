@@ -75,7 +75,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 		if err := checkDeliveryTime(deliverAt, s.clock.Now()); err != nil {
 			return err
 		}
-		target, err := accessibleMessage(ctx, tx, u, messageID)
+		target, err := AccessibleMessage(ctx, tx, u, messageID)
 		if err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, message
 		if err != nil {
 			return err
 		}
-		target, err := accessibleMessage(ctx, tx, u, messageID)
+		target, err := AccessibleMessage(ctx, tx, u, messageID)
 		if err != nil || target == nil {
 			return errors.Join(err, InvalidMessageError())
 		}
@@ -215,9 +215,10 @@ func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id Schedul
 	})
 }
 
-// accessibleMessage returns the message if u can read it, or nil when it does
-// not exist, is of another realm or is hidden from u.
-func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+// AccessibleMessage returns message id when u can read it, or nil (and no
+// error) when it does not exist, is of another realm or is hidden from u;
+// errors come from the store.
+func AccessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
 	m, err := tx.Message(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -236,7 +237,7 @@ func accessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Mess
 // BAD_REQUEST "Invalid message(s)" (a message that does not exist, is of
 // another realm or is hidden from u); other errors come from the store.
 func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
-	m, err := accessibleMessage(ctx, tx, u, id)
+	m, err := AccessibleMessage(ctx, tx, u, id)
 	if err == nil && m == nil {
 		err = InvalidMessageError()
 	}

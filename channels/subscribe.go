@@ -439,11 +439,13 @@ func peerAudience(ctx context.Context, tx chatcore.Tx, st *chatcore.Stream, exce
 		return nil, err
 	}
 	var out []chatcore.UserID
-	for _, u := range users {
+	for i := range users {
+		u := &users[i]
 		if slices.Contains(except, u.ID) {
 			continue
 		}
-		if slices.Contains(subs, u.ID) || u.Role.IsAdmin() || !st.InviteOnly && u.Role != chatcore.RoleGuest {
+		_, subscribed := slices.BinarySearch(subs, u.ID) // ascending, as ActiveSubscriberIDs gives them
+		if canSeeChannel(u, st, subscribed) {
 			out = append(out, u.ID)
 		}
 	}

@@ -241,10 +241,9 @@ func subscriptionView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx
 }
 
 // canSeeSubscribers reports whether the viewer may see who is subscribed to
-// st: with content access, or as an administrator.
-func (w *channelWorld) canSeeSubscribers(st *chatcore.Stream) bool {
-	return w.subscribed(st.ID) || w.viewer.Role.IsAdmin() || !st.InviteOnly && w.viewer.Role != chatcore.RoleGuest
-}
+// st: with content access, or as an administrator, which is Zulip's
+// metadata access rule too.
+func (w *channelWorld) canSeeSubscribers(st *chatcore.Stream) bool { return w.canSeeMetadata(st) }
 
 // State is the subscription section of POST /register (subscriptions,
 // unsubscribed and never_subscribed).

@@ -62,11 +62,11 @@ func (p *registerParams) check() error {
 	}
 	switch {
 	case len(p.EventTypes) > chatcore.MaxEventTypes:
-		return chatcore.BadRequestf("event_types is too long (limit: %d items)", chatcore.MaxEventTypes)
+		return chatcore.TooLongError("event_types", chatcore.MaxEventTypes)
 	case len(p.FetchEventTypes) > chatcore.MaxEventTypes:
-		return chatcore.BadRequestf("fetch_event_types is too long (limit: %d items)", chatcore.MaxEventTypes)
+		return chatcore.TooLongError("fetch_event_types", chatcore.MaxEventTypes)
 	case len(p.Narrow) > chatcore.MaxNarrowTerms:
-		return chatcore.BadRequestf("narrow is too long (limit: %d items)", chatcore.MaxNarrowTerms)
+		return chatcore.TooLongError("narrow", chatcore.MaxNarrowTerms)
 	}
 	return nil
 }

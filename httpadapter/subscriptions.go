@@ -105,7 +105,7 @@ func (h *handler) subscriptionProperties(ctx context.Context, c *call) (map[stri
 		return nil, err
 	}
 	if len(req.SubscriptionData) > channels.MaxPropertyChanges {
-		return nil, chatcore.BadRequestf("subscription_data is too long (limit: %d items)", channels.MaxPropertyChanges)
+		return nil, chatcore.TooLongError("subscription_data", channels.MaxPropertyChanges)
 	}
 	changes := make([]channels.PropertyChange, len(req.SubscriptionData))
 	for i, d := range req.SubscriptionData {

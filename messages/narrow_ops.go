@@ -194,15 +194,12 @@ func applyWith(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, terms
 		return nil, errBadNarrow("Invalid 'with' operator")
 	}
 	rest := slices.Delete(slices.Clone(terms), at, at+1)
-	m, err := tx.Message(ctx, chatcore.MessageID(id))
-	if errors.Is(err, chatcore.ErrNotFound) {
-		return rest, nil
-	}
+	m, err := chatcore.AccessibleMessage(ctx, tx, viewer, chatcore.MessageID(id))
 	if err != nil {
 		return nil, err
 	}
-	if visible, err := chatcore.CanSee(ctx, tx, viewer, m); err != nil || !visible {
-		return rest, err
+	if m == nil {
+		return rest, nil
 	}
 	rest = slices.DeleteFunc(rest, func(t NarrowTerm) bool {
 		switch t.Operator {

@@ -155,26 +155,18 @@ func reactableMessage(ctx context.Context, tx chatcore.Tx, actorID chatcore.User
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := tx.Message(ctx, id)
-	if errors.Is(err, chatcore.ErrNotFound) {
-		return nil, nil, chatcore.InvalidMessageError()
-	}
+	m, err := chatcore.ReadableMessage(ctx, tx, u, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	ok, err := chatcore.CanSee(ctx, tx, u, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	if ok && m.Type == chatcore.MessageTypeStream {
+	if m.Type == chatcore.MessageTypeStream {
 		st, err := tx.Stream(ctx, m.StreamID)
 		if err != nil {
 			return nil, nil, err
 		}
-		ok = !st.IsArchived
-	}
-	if !ok {
-		return nil, nil, chatcore.InvalidMessageError()
+		if st.IsArchived {
+			return nil, nil, chatcore.InvalidMessageError()
+		}
 	}
 	return u, m, nil
 }

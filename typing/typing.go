@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Request is POST /typing: the sender starts or stops typing a direct
@@ -49,7 +48,7 @@ func Send(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 		return chatcore.BadRequest("Invalid op")
 	}
 	if len(req.To) > chatcore.MaxDirectRecipients {
-		return chatcore.BadRequestf("to is too long (limit: %d items)", chatcore.MaxDirectRecipients)
+		return chatcore.TooLongError("to", chatcore.MaxDirectRecipients)
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		u, err := chatcore.Actor(ctx, tx, actorID)
@@ -79,7 +78,7 @@ func Send(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 			if !u.Settings.SendPrivateTypingNotifications {
 				return chatcore.BadRequest("User has disabled typing notifications for direct messages")
 			}
-			ids := append(slicex.Unique(req.To), u.ID)
+			ids := append(slices.Clone(req.To), u.ID)
 			slices.Sort(ids)
 			ids = slices.Compact(ids)
 			if candidates, err = tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, IDs: ids}); err != nil {
