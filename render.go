@@ -214,14 +214,25 @@ func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkif
 	return compileLinkifiers(rows), nil
 }
 
-// TopicLinksIn returns the topic_links of topic in realm: the links the
-// realm's linkifiers make of it, as a message and its events show them.
-// Errors come from the store.
-func TopicLinksIn(ctx context.Context, tx Tx, realm RealmID, topic string) ([]TopicLink, error) {
+// TopicLinksIn returns the topic_links of topic in realm, as tx sees the
+// realm's linkifiers: the links they make of it, as a message and its
+// events show them. The compiled linkifiers come from the Service's cache
+// while the realm's linkifiers version in tx is the cached one. Errors come
+// from the store.
+func (s *Service) TopicLinksIn(ctx context.Context, tx Tx, realm RealmID, topic string) ([]TopicLink, error) {
+	version, err := tx.LinkifiersVersion(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := s.links.get(realm)
+	if ok && c.version == version {
+		return topicLinks(c.compiled, topic), nil
+	}
 	links, err := loadLinkifiers(ctx, tx, realm)
 	if err != nil {
 		return nil, err
 	}
+	s.links.put(realm, version, links)
 	return topicLinks(links, topic), nil
 }
 

@@ -17,7 +17,7 @@ func (s *Service) TopicLinksForTest(ctx context.Context, realm RealmID, topic st
 	var out []TopicLink
 	err := s.View(ctx, func(tx Tx) error {
 		var err error
-		out, err = TopicLinksIn(ctx, tx, realm, topic)
+		out, err = s.TopicLinksIn(ctx, tx, realm, topic)
 		return err
 	})
 	return out, err

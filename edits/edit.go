@@ -351,7 +351,7 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 		}
 		if p.topic != nil {
 			entry.PrevTopic, entry.Topic = new(p.origTopic), new(*p.topic)
-			links, err := chatcore.TopicLinksIn(ctx, tx, m.RealmID, *p.topic)
+			links, err := svc.TopicLinksIn(ctx, tx, m.RealmID, *p.topic)
 			if err != nil {
 				return err
 			}

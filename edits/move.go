@@ -246,7 +246,7 @@ func moveRest(ctx context.Context, svc *chatcore.Service, p *editPlan, target *c
 				}
 				ev := maps.Clone(template)
 				if p.topic != nil {
-					links, err := chatcore.TopicLinksIn(ctx, tx, target.RealmID, *p.topic)
+					links, err := svc.TopicLinksIn(ctx, tx, target.RealmID, *p.topic)
 					if err != nil {
 						return err
 					}
