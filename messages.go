@@ -394,16 +394,51 @@ func MaxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error
 		return 0, err
 	}
 	q.Recipients = append(q.Recipients, dms...)
-	for {
-		batch, err := tx.Messages(ctx, q)
-		if err != nil || len(batch) == 0 {
-			return 0, err
-		}
-		m := &batch[0]
-		if m.Type == MessageTypePrivate && slices.Contains(m.DirectMembers, u.ID) ||
-			m.Type != MessageTypePrivate && access[m.StreamID].Allows(m.ID) {
-			return m.ID, nil
-		}
-		q.BeforeID = m.ID
+	got, err := FetchVisible(ctx, tx, q, 1, func(m *Message) bool { return Readable(u, access, m) })
+	if err != nil || len(got) == 0 {
+		return 0, err
 	}
+	return got[0].ID, nil
+}
+
+// Readable reports whether viewer may read m, given viewer's channel access
+// (see [StreamAccessMap]): a direct message they are a member of, or a
+// channel message their access to its channel covers.
+func Readable(viewer *User, access map[StreamID]StreamAccess, m *Message) bool {
+	if m.Type == MessageTypePrivate {
+		return slices.Contains(m.DirectMembers, viewer.ID)
+	}
+	return access[m.StreamID].Allows(m.ID)
+}
+
+// FetchVisible returns up to limit messages of q that ok accepts, in q's
+// order, reading in batches so that hidden messages do not shorten the
+// result. Errors come from the store.
+func FetchVisible(ctx context.Context, tx Tx, q MessageQuery, limit int, ok func(*Message) bool) ([]Message, error) {
+	var out []Message
+	for len(out) < limit {
+		q.Limit = limit - len(out)
+		batch, err := tx.Messages(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for i := range batch {
+			if ok(&batch[i]) {
+				out = append(out, batch[i])
+				if len(out) == limit {
+					break
+				}
+			}
+		}
+		if len(batch) < q.Limit {
+			break
+		}
+		last := batch[len(batch)-1].ID
+		if q.Newest {
+			q.BeforeID = last
+		} else {
+			q.AfterID = last
+		}
+	}
+	return out, nil
 }

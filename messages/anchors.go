@@ -101,7 +101,7 @@ func resolveAnchor(ctx context.Context, tx chatcore.Tx, a anchorSpec, q chatcore
 	case anchorOldest:
 		return 0, nil
 	case anchorDate:
-		got, err := fetchVisible(ctx, tx, q, 1, func(m *chatcore.Message) bool {
+		got, err := chatcore.FetchVisible(ctx, tx, q, 1, func(m *chatcore.Message) bool {
 			return !m.SentAt.Before(a.date) && ok(m)
 		})
 		if err != nil || len(got) == 0 {
@@ -182,7 +182,7 @@ func fetchRange(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, ok
 		if !right {
 			bq.BeforeID = beforeMax + 1
 		}
-		got, err := fetchVisible(ctx, tx, bq, beforeLimit, ok)
+		got, err := chatcore.FetchVisible(ctx, tx, bq, beforeLimit, ok)
 		if err != nil {
 			return rangeResult{}, err
 		}
@@ -195,7 +195,7 @@ func fetchRange(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, ok
 		if !left && afterMin > 1 {
 			aq.AfterID = afterMin - 1
 		}
-		got, err := fetchVisible(ctx, tx, aq, afterLimit, ok)
+		got, err := chatcore.FetchVisible(ctx, tx, aq, afterLimit, ok)
 		if err != nil {
 			return rangeResult{}, err
 		}
@@ -205,7 +205,7 @@ func fetchRange(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, ok
 		// Zulip then looks up the anchor id alone, whatever include_anchor says.
 		oq := q
 		oq.AfterID, oq.BeforeID = max(r.anchor-1, 0), r.anchor+1
-		got, err := fetchVisible(ctx, tx, oq, 1, ok)
+		got, err := chatcore.FetchVisible(ctx, tx, oq, 1, ok)
 		if err != nil {
 			return rangeResult{}, err
 		}

@@ -284,7 +284,7 @@ func (fn flagNarrow) apply(q *chatcore.MessageQuery, viewer chatcore.UserID) {
 func firstUnread(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, viewer chatcore.UserID, ok func(*chatcore.Message) bool) (chatcore.MessageID, error) {
 	q.FlagUser, q.NoFlags = viewer, q.NoFlags|chatcore.FlagRead
 	q.Newest = false
-	got, err := fetchVisible(ctx, tx, q, 1, ok)
+	got, err := chatcore.FetchVisible(ctx, tx, q, 1, ok)
 	if err != nil || len(got) == 0 {
 		return 0, err
 	}

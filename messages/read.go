@@ -286,7 +286,7 @@ func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, 
 	if f.byIDs {
 		q.IDs = slicex.Unique(f.ids)
 		res.ByMessageIDs = true
-		return fetchVisible(ctx, tx, q, len(q.IDs), visible)
+		return chatcore.FetchVisible(ctx, tx, q, len(q.IDs), visible)
 	}
 	id, err := resolveAnchor(ctx, tx, f.anchor, q, viewer.ID, visible)
 	if err != nil {
@@ -370,41 +370,8 @@ func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, spe
 			spec.resolved && (m.Type != chatcore.MessageTypeStream || !strings.HasPrefix(m.Topic, ResolvedTopicPrefix)),
 			spec.has != 0 && !contentHas(m, spec.has):
 			return false
-		case m.Type == chatcore.MessageTypePrivate:
-			return slices.Contains(m.DirectMembers, viewer.ID)
 		}
-		return access[m.StreamID].Allows(m.ID)
+		return chatcore.Readable(viewer, access, m)
 	}
 	return q, visible, nil
-}
-
-// fetchVisible returns up to limit messages of q that ok accepts, in q's
-// order, reading in batches so that hidden messages do not shorten the result.
-func fetchVisible(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, limit int, ok func(*chatcore.Message) bool) ([]chatcore.Message, error) {
-	var out []chatcore.Message
-	for len(out) < limit {
-		q.Limit = limit - len(out)
-		batch, err := tx.Messages(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for i := range batch {
-			if ok(&batch[i]) {
-				out = append(out, batch[i])
-				if len(out) == limit {
-					break
-				}
-			}
-		}
-		if len(batch) < q.Limit {
-			break
-		}
-		last := batch[len(batch)-1].ID
-		if q.Newest {
-			q.BeforeID = last
-		} else {
-			q.AfterID = last
-		}
-	}
-	return out, nil
 }
