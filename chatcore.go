@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatcore/chatcore/internal/listeners"
@@ -206,6 +207,9 @@ type Service struct {
 	presenceConfig
 	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
 	links *linkifierCache
+	// logged counts the log entries this Service appended (attempts that
+	// rolled back included); it paces the log's collection (events.go).
+	logged atomic.Int64
 }
 
 // New returns a Service over store.

@@ -83,8 +83,11 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 	if err := tx.AppendEvents(ctx, logged); err != nil {
 		return nil, err
 	}
-	last := logged[len(logged)-1].ID
-	if last/collectEvery != (logged[0].ID-1)/collectEvery {
+	// The ids are not read here: a store may fill them in only with the
+	// transaction's next statement or its commit (see EventStore). The
+	// count of entries this Service appended paces the collection instead.
+	n := s.logged.Add(int64(len(logged)))
+	if n/collectEvery != (n-int64(len(logged)))/collectEvery {
 		if err := s.collectInTx(ctx, tx, CollectBatch); err != nil {
 			return nil, err
 		}
@@ -97,7 +100,8 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 const rawContentKey = eventwire.RawContentKey
 
 // collectEvery: the log is collected in the write that appends every
-// collectEvery-th entry.
+// collectEvery-th entry this Service appends (each server instance sharing
+// a store collects at its own pace, together at the pace of the log).
 const collectEvery = 256
 
 // CollectBatch bounds the queues and log entries one write of a collection

@@ -9,7 +9,8 @@ import (
 // it, for the users it is addressed to. The log is what event queues read
 // (see [EventStore]).
 type LoggedEvent struct {
-	// ID is filled in by [EventStore.AppendEvents].
+	// ID is filled in by [EventStore.AppendEvents], at the latest when the
+	// transaction's next statement runs or it commits.
 	ID      int64
 	RealmID RealmID
 	// UserIDs are the users the event is for, ascending and without
@@ -76,7 +77,12 @@ type EventQueue struct {
 // transaction, so an event exists exactly when its change has committed.
 type EventStore interface {
 	// AppendEvents appends the events in order and fills in their ids: each
-	// above every id ever appended (pruned ones included). Within a realm,
+	// above every id ever appended (pruned ones included). A store may send
+	// the append with the transaction's next call or with its commit (a
+	// round trip fewer for a client-server database); the ids are filled in
+	// then, so a caller reads them only after another call on the Tx or
+	// once the transaction has committed (and the append's own failure is
+	// then that call's, or the commit's). Within a realm,
 	// ids follow commit order: a transaction that sees an entry of a realm
 	// sees every entry of that realm with a lower id that will ever exist.
 	// (A single-writer store gets this for free, across realms too; a store

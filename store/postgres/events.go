@@ -29,7 +29,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
 		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r
 	), e AS MATERIALIZED (
-		SELECT nextval(pg_get_serial_sequence('event_log', 'id')) AS id, r.realm, r.public, r.grp, r.data, r.ord
+		SELECT nextval('event_log_id_seq') AS id, r.realm, r.public, r.grp, r.data, r.ord
 		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
 	), g AS MATERIALIZED (
 		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
@@ -44,11 +44,19 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 
 // AppendEvents implements [chatcore.EventStore] with one statement for the
 // entries and their addressees (under the append locks of their realms, see
-// appendEventsSQL). Unless the store was opened without notifications, the
-// Update that committed them then announces them to every listening instance
-// (see [Store.Bus] and notifier).
+// appendEventsSQL). The statement is not sent at once: it goes to the server
+// in one batch with the transaction's COMMIT, or before the transaction's
+// next statement when it has one (see tx.usable), and the ids are filled in
+// then. Sent with the COMMIT, the append locks are held while the server
+// runs the two, never across a round trip to this process, and the write
+// saves a round trip. Unless the store was opened without notifications,
+// the Update that committed the entries then announces them to every
+// listening instance (see [Store.Bus] and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := t.usable(ctx); err != nil { // an earlier append goes first
 		return err
 	}
 	if len(events) == 0 {
@@ -62,20 +70,58 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			users, ords = append(users, int64(u)), append(ords, int64(i+1))
 		}
 	}
-	got, err := scanIDs[int64](ctx, t, "append events", appendEventsSQL, appendLockSeed, realms, public, groups, data, users, ords)
-	if err != nil {
+	t.pending = &pendingAppend{events: events, args: []any{appendLockSeed, realms, public, groups, data, users, ords}}
+	return nil
+}
+
+// pendingAppend is an AppendEvents call whose statement has not been sent.
+type pendingAppend struct {
+	events []chatcore.LoggedEvent
+	args   []any
+}
+
+// scanAppended reads the ids the append statement returns into p's events.
+func (p *pendingAppend) scanAppended(rows pgx.Rows) error {
+	i := 0
+	for rows.Next() {
+		if i == len(p.events) {
+			return fmt.Errorf("postgres: append events: more ids than %d events", len(p.events))
+		}
+		if err := rows.Scan(&p.events[i].ID); err != nil {
+			return err
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(got) != len(events) {
-		return fmt.Errorf("postgres: append events: %d ids for %d events", len(got), len(events))
-	}
-	for i := range events {
-		events[i].ID = got[i]
-	}
-	if t.notify != nil {
-		t.appended = append(t.appended, events...)
+	if i != len(p.events) {
+		return fmt.Errorf("postgres: append events: %d ids for %d events", i, len(p.events))
 	}
 	return nil
+}
+
+// sendAppend runs the pending append now, on its own.
+func (t *tx) sendAppend(ctx context.Context) error {
+	p := t.pending
+	t.pending = nil
+	rows, err := t.tx.Query(ctx, appendEventsSQL, p.args...)
+	if err == nil {
+		err = p.scanAppended(rows)
+		rows.Close()
+	}
+	if err != nil {
+		return classify(t.check(err), "append events")
+	}
+	t.appendedOK(p)
+	return nil
+}
+
+// appendedOK records the events of a pending append that ran.
+func (t *tx) appendedOK(p *pendingAppend) {
+	if t.notify != nil {
+		t.appended = append(t.appended, p.events...)
+	}
 }
 
 // distinctUsers returns users without duplicates: users itself when it is

@@ -2,14 +2,20 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store/postgres"
 )
 
 // TestAppendLocksPerRealm: a transaction that appended events to one realm
@@ -31,6 +37,11 @@ func TestAppendLocksPerRealm(t *testing.T) {
 			if err := tx.AppendEvents(ctx, events); err != nil {
 				return err
 			}
+			// The append goes to the server with the next statement (or
+			// the commit): send it now, so that it holds its lock.
+			if _, err := tx.LastEventID(ctx, 1); err != nil {
+				return err
+			}
 			openLast.Store(events[0].ID) // the committed attempt's id is the last one stored
 			once.Do(func() { appended <- events[0].ID })
 			<-release
@@ -42,13 +53,9 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	// Another realm: not held up (a wait would run into the deadline).
 	short, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var other int64
-	err := b.Update(short, func(tx chatcore.Tx) error {
-		events := []chatcore.LoggedEvent{{RealmID: 2, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"other"}`)}}
-		err := tx.AppendEvents(short, events)
-		other = events[0].ID
-		return err
-	})
+	others := []chatcore.LoggedEvent{{RealmID: 2, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"other"}`)}}
+	err := b.Update(short, func(tx chatcore.Tx) error { return tx.AppendEvents(short, others) })
+	other := others[0].ID // filled in by the commit
 	is.NoErr(err)         // the other realm's append committed while the first is open
 	is.True(other > open) // ids still come from one sequence
 	err = b.View(ctx, func(tx chatcore.Tx) error {
@@ -68,7 +75,10 @@ func TestAppendLocksPerRealm(t *testing.T) {
 		var id int64
 		err := b.Update(ctx, func(tx chatcore.Tx) error {
 			events := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"same"}`)}}
-			err := tx.AppendEvents(ctx, events)
+			if err := tx.AppendEvents(ctx, events); err != nil {
+				return err
+			}
+			_, err := tx.LastEventID(ctx, 1) // sends the append
 			id = events[0].ID
 			return err
 		})
@@ -106,6 +116,91 @@ func TestAppendLocksPerRealm(t *testing.T) {
 		// around it), its entry then taking an id above the second's.
 		is.Equal(head, max(same, openLast.Load()))
 		return nil
+	})
+	is.NoErr(err)
+}
+
+// roundTrips counts the requests a pool's connections send to the server:
+// each statement sent alone and each batch of statements is one.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// TestAppendGoesWithCommit: an append is sent with the transaction's COMMIT,
+// in one round trip, and its ids are filled in once Update returns; a
+// statement after the append in the same transaction sends it first and
+// sees its entries; an append that fails at the commit fails the Update and
+// takes the transaction's other writes with it.
+func TestAppendGoesWithCommit(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	trips := &roundTrips{}
+	st := pgtest.Open(t, postgres.WithoutNotify(), postgres.WithPoolConfig(func(c *pgxpool.Config) {
+		pgtest.Fast(c)
+		c.ConnConfig.Tracer = trips
+	}))
+	entry := func(name string) chatcore.LoggedEvent {
+		return chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{5}, Data: []byte(`{"type":"` + name + `"}`)}
+	}
+
+	events := []chatcore.LoggedEvent{entry("a"), entry("b")}
+	before := trips.n.Load()
+	err := st.Update(ctx, func(tx chatcore.Tx) error {
+		if _, err := tx.LastEventID(ctx, 1); err != nil { // the first statement begins the transaction
+			return err
+		}
+		if err := tx.AppendEvents(ctx, events); err != nil {
+			return err
+		}
+		is.Equal(events[0].ID, int64(0)) // not sent yet
+		return nil
+	})
+	is.NoErr(err)
+	is.Equal(trips.n.Load()-before, int64(2)) // BEGIN with the read, then the append with the COMMIT
+	is.True(events[0].ID > 0)                 // ids filled in by the commit
+	is.Equal(events[1].ID, events[0].ID+1)
+
+	var seen []chatcore.LoggedEvent
+	more := []chatcore.LoggedEvent{entry("c")}
+	err = st.Update(ctx, func(tx chatcore.Tx) error {
+		if err := tx.AppendEvents(ctx, more); err != nil {
+			return err
+		}
+		var err error
+		seen, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 5, After: events[1].ID})
+		return err
+	})
+	is.NoErr(err)
+	is.Equal(len(seen), 1) // the transaction's later statement sees its own append
+	is.Equal(seen[0].ID, more[0].ID)
+	is.Equal(string(seen[0].Data), `{"type":"c"}`)
+
+	// Data that is not JSON fails the append at the commit.
+	bad := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{5}, Data: []byte(`{not json`)}}
+	err = st.Update(ctx, func(tx chatcore.Tx) error {
+		if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: "lost", Name: "Lost", DateCreated: time.Now()}); err != nil {
+			return err
+		}
+		return tx.AppendEvents(ctx, bad)
+	})
+	is.True(err != nil) // the append's failure fails the Update
+	is.True(strings.Contains(err.Error(), "append events"))
+	err = st.View(ctx, func(tx chatcore.Tx) error {
+		_, err := tx.RealmByStringID(ctx, "lost")
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // the transaction's other write did not commit
+		head, err := tx.LastEventID(ctx, 1)
+		is.Equal(head, more[0].ID) // nor did the entry
+		return err
 	})
 	is.NoErr(err)
 }

@@ -112,6 +112,54 @@ func (l *lazyTx) end(ctx context.Context, commit bool) error {
 	return err
 }
 
+// commitWith sends query and COMMIT to the server in one batch (after the
+// begin statements when the transaction has not begun), reads query's rows
+// with scan, and returns the connection to the pool. When query fails
+// (stmtErr), the server skips the COMMIT, and the transaction is rolled
+// back; otherwise commitErr is the COMMIT's error, pgx.ErrTxCommitRollback
+// when the server turned it into a rollback.
+func (l *lazyTx) commitWith(ctx context.Context, query string, args []any, scan func(pgx.Rows) error) (stmtErr, commitErr error) {
+	defer l.conn.Release()
+	b := &pgx.Batch{}
+	if !l.begun {
+		for _, s := range l.begin {
+			b.Queue(s)
+		}
+	}
+	begins := b.Len()
+	l.begun = true
+	b.Queue(query, args...)
+	b.Queue("COMMIT")
+	br := l.conn.SendBatch(ctx, b)
+	for range begins {
+		if _, stmtErr = br.Exec(); stmtErr != nil {
+			break
+		}
+	}
+	if stmtErr == nil {
+		var rows pgx.Rows
+		if rows, stmtErr = br.Query(); stmtErr == nil {
+			stmtErr = scan(rows)
+			rows.Close()
+			if stmtErr == nil {
+				stmtErr = rows.Err()
+			}
+		}
+	}
+	if stmtErr != nil {
+		_ = br.Close()
+		// The batch's statements after the failed one did not run; the
+		// transaction is aborted (or never began) and ends here.
+		_, _ = l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		return stmtErr, nil
+	}
+	tag, err := br.Exec()
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback
+	}
+	return nil, closeBatch(br, err)
+}
+
 // closeBatch closes br and returns the statement's own error stmtErr, or
 // when there is none the error of closing.
 func closeBatch(br pgx.BatchResults, stmtErr error) error {

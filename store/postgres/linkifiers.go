@@ -36,6 +36,7 @@ func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	clear(t.linkifierVersions) // the trigger raises a realm's version
 	id, err := t.insertWithID(ctx, "linkifiers", "create linkifier",
 		"INSERT INTO linkifiers ("+linkifierCols+") VALUES ("+idValue("linkifiers")+", $2, $3, $4, $5) RETURNING id",
 		int64(l.ID), l.RealmID, l.Pattern, l.URLTemplate, l.Order)
@@ -51,6 +52,7 @@ func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
+	clear(t.linkifierVersions) // the trigger raises a realm's version
 	tag, err := t.exec(ctx, "UPDATE linkifiers SET realm_id = $1, pattern = $2, url_template = $3, ord = $4 WHERE id = $5",
 		l.RealmID, l.Pattern, l.URLTemplate, l.Order, l.ID)
 	return mustAffect(tag, err, fmt.Sprintf("update linkifier %d", l.ID))
@@ -61,14 +63,20 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 	if err := t.writable(); err != nil {
 		return err
 	}
+	clear(t.linkifierVersions) // the trigger raises a realm's version
 	tag, err := t.exec(ctx, "DELETE FROM linkifiers WHERE id = $1", id)
 	return mustAffect(tag, err, fmt.Sprintf("delete linkifier %d", id))
 }
 
 // LinkifiersVersion implements [chatcore.LinkifierStore]. The trigger of the
 // linkifiers table raises the version on every insert, update and delete,
-// in the writing statement's transaction.
+// in the writing statement's transaction. A version Realm read along in
+// this transaction, with no linkifier written since, is the answer without
+// a statement.
 func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	if v, ok := t.linkifierVersions[realm]; ok {
+		return v, nil
+	}
 	var v int64
 	err := t.queryRow(ctx, "SELECT version FROM linkifier_versions WHERE realm_id = $1", realm).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -35,12 +35,38 @@ func realmArgs(r *chatcore.Realm) []any {
 }
 
 // Realm implements [chatcore.RealmStore].
+// The realm's linkifier version comes with it (see tx.linkifierVersions):
+// the Service reads it next for every message it renders.
 func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
 	var r chatcore.Realm
-	if err := scanRealm(t.queryRow(ctx, "SELECT "+realmCols+" FROM realms WHERE id = $1", id), &r); err != nil {
+	var version *int64
+	row := t.queryRow(ctx, "SELECT "+realmCols+", (SELECT version FROM linkifier_versions WHERE realm_id = $1) FROM realms WHERE id = $1", id)
+	if err := scanRealm(withColumn{row, &version}, &r); err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %d", id))
 	}
+	if t.linkifierVersions == nil {
+		t.linkifierVersions = map[chatcore.RealmID]int64{}
+	}
+	t.linkifierVersions[id] = ptrValue(version)
 	return &r, nil
+}
+
+// withColumn scans a row whose last column goes to last, after the ones the
+// Scan call names.
+type withColumn struct {
+	row  interface{ Scan(...any) error }
+	last any
+}
+
+func (w withColumn) Scan(dest ...any) error { return w.row.Scan(append(dest, w.last)...) }
+
+// ptrValue returns *p, or the zero value for nil.
+func ptrValue[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return v
 }
 
 // RealmByStringID implements [chatcore.RealmStore].

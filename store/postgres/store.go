@@ -34,7 +34,9 @@
 // that has events) takes a transaction-scoped advisory lock per realm, so
 // the event ids of a realm follow commit order across all instances (an
 // event queue is a cursor over its realm's ids); the lock is held from the
-// append to the commit. And the presence writes of one realm share the
+// append to the commit, which the store sends to the server together, so
+// that it is never held across a round trip to the client (see
+// AppendEvents). And the presence writes of one realm share the
 // realm's presence sequence row. Ids of different realms come from one
 // sequence but may commit out of order, which is why LastEventID and
 // EventsPrunedThrough answer per realm.
@@ -330,8 +332,8 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 		rollback()
 		return false, fmt.Errorf("postgres: not committed: %w", err)
 	}
-	if err := lt.end(ctx, true); err != nil {
-		return isRetryable(err), fmt.Errorf("postgres: commit: %w", err)
+	if err := t.commit(ctx); err != nil {
+		return isRetryable(err), err
 	}
 	if len(t.appended) > 0 {
 		s.notify.committed(t.appended)

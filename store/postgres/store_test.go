@@ -147,3 +147,25 @@ func TestTransactionsWithoutStatements(t *testing.T) {
 	})
 	is.NoErr(err)
 }
+
+// TestIdentitySequenceNames: every table's id column takes its values from
+// a sequence named table_id_seq, the name the store's inserts use.
+func TestIdentitySequenceNames(t *testing.T) {
+	is := is.New(t)
+	st := pgtest.Open(t)
+	ctx := context.Background()
+	rows, err := st.Pool().Query(ctx, `SELECT c.table_name, coalesce(pg_get_serial_sequence(quote_ident(c.table_name), 'id'), '')
+		FROM information_schema.columns c
+		WHERE c.table_schema = current_schema() AND c.column_name = 'id' AND (c.is_identity = 'YES' OR c.column_default LIKE 'nextval%')`)
+	is.NoErr(err)
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var table, seq string
+		is.NoErr(rows.Scan(&table, &seq))
+		is.Equal(seq, st.Schema()+"."+table+"_id_seq") // the sequence of table.id
+		n++
+	}
+	is.NoErr(rows.Err())
+	is.True(n >= 12) // every table with generated ids was seen
+}

@@ -35,6 +35,13 @@ type tx struct {
 	// appended are the events this transaction appended, announced once it
 	// has committed (only when notify is set).
 	appended []chatcore.LoggedEvent
+	// pending is an append not sent yet: it goes to the server with the
+	// transaction's next statement or with its COMMIT (see AppendEvents).
+	pending *pendingAppend
+	// linkifierVersions are the linkifier versions of the realms Realm
+	// read, as this transaction sees them; LinkifiersVersion answers from
+	// them, and a write of linkifiers forgets them.
+	linkifierVersions map[chatcore.RealmID]int64
 }
 
 var _ chatcore.Tx = (*tx)(nil)
@@ -44,6 +51,28 @@ func (t *tx) writable() error {
 	if t.readOnly {
 		return ErrReadOnly
 	}
+	return nil
+}
+
+// commit commits the transaction, sending a pending append in one batch
+// with the COMMIT (see AppendEvents).
+func (t *tx) commit(ctx context.Context) error {
+	p := t.pending
+	if p == nil {
+		if err := t.tx.end(ctx, true); err != nil {
+			return fmt.Errorf("postgres: commit: %w", err)
+		}
+		return nil
+	}
+	t.pending = nil
+	stmtErr, err := t.tx.commitWith(ctx, appendEventsSQL, p.args, p.scanAppended)
+	switch {
+	case stmtErr != nil:
+		return classify(stmtErr, "append events")
+	case err != nil:
+		return fmt.Errorf("postgres: commit: %w", err)
+	}
+	t.appendedOK(p)
 	return nil
 }
 
@@ -59,16 +88,22 @@ func (t *tx) check(err error) error {
 	return err
 }
 
-// usable returns an error when an earlier statement aborted the transaction.
-func (t *tx) usable() error {
+// usable returns an error when an earlier statement aborted the
+// transaction, and otherwise sends a pending append, so that every
+// statement sees the transaction's own appends (an append's error is then
+// the statement's).
+func (t *tx) usable(ctx context.Context) error {
 	if t.failed != nil {
 		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
+	}
+	if t.pending != nil {
+		return t.sendAppend(ctx)
 	}
 	return nil
 }
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
-	if err := t.usable(); err != nil {
+	if err := t.usable(ctx); err != nil {
 		return pgconn.CommandTag{}, err
 	}
 	tag, err := t.tx.Exec(ctx, query, args...)
@@ -90,7 +125,7 @@ func (r row) Scan(dest ...any) error {
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
-	if err := t.usable(); err != nil {
+	if err := t.usable(ctx); err != nil {
 		return row{err: err}
 	}
 	return row{t: t, row: t.tx.QueryRow(ctx, query, args...)}
@@ -98,7 +133,7 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 
 // scanAll runs query and collects one value per row with scan.
 func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows, *T) error, query string, args ...any) ([]T, error) {
-	if err := t.usable(); err != nil {
+	if err := t.usable(ctx); err != nil {
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, query, args...)
@@ -259,5 +294,12 @@ func (t *tx) insertWithID(ctx context.Context, table, what, query string, id int
 // idValue is the SQL expression for the id parameter $1 of an insert:
 // the explicit id, or the next value of the table's identity sequence.
 func idValue(table string) string {
-	return "coalesce($1::bigint, nextval(pg_get_serial_sequence('" + table + "', 'id')))"
+	return "coalesce($1::bigint, nextval('" + idSequence(table) + "'))"
 }
+
+// idSequence names the identity sequence of table's id column: PostgreSQL
+// names it table_id_seq when the table is created, and no migration renames
+// one (TestIdentitySequenceNames). The name, resolved when a statement is
+// prepared, costs nothing per row, where pg_get_serial_sequence looks the
+// catalog up on every call.
+func idSequence(table string) string { return table + "_id_seq" }

@@ -1,0 +1,56 @@
+package chatcore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+)
+
+// TestWritesCollectTheLog: the writes that log events collect as they go.
+// Within the first 256 entries a Service appends (its pace), one of them
+// deletes an expired queue and prunes the entries no queue needs, with no
+// collector running; before that, nothing is collected.
+func TestWritesCollectTheLog(t *testing.T) {
+	for _, open := range []chattest.Open{chattest.New, openOn(openSQLite(t))} {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			return tx.CreateEventQueue(ctx, &chatcore.EventQueue{ID: "expired", RealmID: org.realm.ID, UserID: org.ham.ID,
+				Lifespan: time.Minute, Acked: -1, Created: veronaNow.Add(-time.Hour), LastPoll: veronaNow.Add(-time.Hour)})
+		})
+		queueGone := func() bool {
+			return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (bool, error) {
+				_, err := tx.EventQueue(ctx, "expired")
+				if errors.Is(err, chatcore.ErrNotFound) {
+					return true, nil
+				}
+				return false, err
+			})
+		}
+		pruned := func() int64 {
+			return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
+				return tx.EventsPrunedThrough(ctx, org.realm.ID)
+			})
+		}
+		head := func() int64 {
+			return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
+				return tx.LastEventID(ctx, 0)
+			})
+		}
+		// Settings changes log events; the stores number entries from 1, so
+		// the head is the number of entries this Service appended.
+		for enter := true; head() < 256; enter = !enter {
+			is.True(!queueGone())        // fewer than 256 entries: not collected yet
+			is.Equal(pruned(), int64(0)) // nor pruned
+			is.NoErr(w.Svc.UpdateSettings(context.Background(), org.ham.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
+		}
+		is.True(queueGone())  // the write that appended the 256th entry collected the expired queue
+		is.True(pruned() > 0) // and pruned the log no queue needs
+	}
+}
