@@ -388,6 +388,15 @@ func (s *Service) View(ctx context.Context, fn func(tx Tx) error) error {
 	return s.store.View(ctx, fn)
 }
 
+// viewSingle runs fn, which makes one call on its Tx, through the store's
+// ViewSingle when it has one, and through View otherwise.
+func (s *Service) viewSingle(ctx context.Context, fn func(tx Tx) error) error {
+	if one, ok := s.store.(SingleReadStore); ok {
+		return one.ViewSingle(ctx, fn)
+	}
+	return s.store.View(ctx, fn)
+}
+
 // TopicBatchSize is how many messages one transaction of a topic deletion or
 // a topic move handles ([WithTopicDeletion]; Zulip: 100).
 func (s *Service) TopicBatchSize() int { return s.batchSize }

@@ -63,6 +63,18 @@ type Store interface {
 	Close() error
 }
 
+// SingleReadStore is implemented by a Store that can serve a View whose fn
+// makes a single call on its Tx more cheaply than View does. One statement
+// sees a consistent snapshot by itself, so it needs no transaction around it:
+// on a client-server database that saves the round trips of beginning and
+// ending one. The Service reads through it where one read is all it needs
+// (authenticating a request), and through View otherwise.
+type SingleReadStore interface {
+	// ViewSingle runs fn as View does, except that fn may make only one call
+	// on tx; a second one fails with an error.
+	ViewSingle(ctx context.Context, fn func(tx Tx) error) error
+}
+
 // Tx is the access a transaction gives. Methods of a Tx passed to View return
 // an error for writes. A Tx is not safe for concurrent use.
 type Tx interface {

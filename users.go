@@ -39,8 +39,9 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 	}
 	var u *User
 	// One indexed lookup: nothing worth interrupting, and a context that
-	// cannot be cancelled spares the store watching it.
-	err := s.View(context.WithoutCancel(ctx), func(tx Tx) error {
+	// cannot be cancelled spares the store watching it. A single read needs
+	// no transaction around it.
+	err := s.viewSingle(context.WithoutCancel(ctx), func(tx Tx) error {
 		var err error
 		u, err = tx.UserByAPIKeyHash(ctx, hash)
 		return err

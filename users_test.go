@@ -116,6 +116,37 @@ func TestAuthenticate(t *testing.T) {
 	}
 }
 
+// singleReads is a store that serves ViewSingle through View, counting the
+// calls.
+type singleReads struct {
+	chatcore.Store
+	views, singles int
+}
+
+func (s *singleReads) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	s.views++
+	return s.Store.View(ctx, fn)
+}
+
+func (s *singleReads) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	s.singles++
+	return s.Store.View(ctx, fn)
+}
+
+// TestAuthenticateReadsOnce: authenticating is one read, made through the
+// store's ViewSingle when it has one.
+func TestAuthenticateReadsOnce(t *testing.T) {
+	is := is.New(t)
+	reads := &singleReads{}
+	w := newOrg(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { reads.Store = s; return reads }))
+	reads.views, reads.singles = 0, 0
+	u, err := w.Svc.Authenticate(t.Context(), "max@acme.test", orgAPIKey(14))
+	is.NoErr(err)                       // valid credentials
+	is.Equal(u.ID, chatcore.UserID(14)) // the key owner
+	is.Equal(reads.singles, 1)          // one single read
+	is.Equal(reads.views, 0)            // and no View
+}
+
 func TestUserViews(t *testing.T) {
 	w := newOrg(t)
 	ctx := t.Context()

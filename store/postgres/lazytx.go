@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,6 +20,25 @@ type lazyTx struct {
 	conn  *pgxpool.Conn
 	begin []string
 	begun bool
+	// single runs one statement with no transaction around it (see
+	// Store.ViewSingle); a second one fails with errSecondStatement.
+	single bool
+}
+
+// errSecondStatement is the error of a second statement in a ViewSingle.
+var errSecondStatement = errors.New("postgres: a second statement in ViewSingle, which runs one")
+
+// statement reports whether the statement about to run is the single
+// transaction's one, run as is; it fails for a second one.
+func (l *lazyTx) statement() (direct bool, err error) {
+	if !l.single {
+		return l.begun, nil
+	}
+	if l.begun {
+		return false, errSecondStatement
+	}
+	l.begun = true
+	return true, nil
 }
 
 // beginLazy acquires a connection for a transaction that the begin
@@ -53,7 +73,10 @@ func (l *lazyTx) first(ctx context.Context, query string, args []any) (pgx.Batch
 
 // Exec runs a statement in the transaction.
 func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
-	if l.begun {
+	if direct, err := l.statement(); err != nil || direct {
+		if err != nil {
+			return pgconn.CommandTag{}, err
+		}
 		return l.conn.Exec(ctx, query, args...)
 	}
 	br, err := l.first(ctx, query, args)
@@ -67,7 +90,10 @@ func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.Co
 // Query runs a query in the transaction; closing the rows finishes the batch
 // of a first statement.
 func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
-	if l.begun {
+	if direct, err := l.statement(); err != nil || direct {
+		if err != nil {
+			return nil, err
+		}
 		return l.conn.Query(ctx, query, args...)
 	}
 	br, err := l.first(ctx, query, args)
@@ -83,7 +109,10 @@ func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows
 
 // QueryRow runs a query expected to return at most one row.
 func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
-	if l.begun {
+	if direct, err := l.statement(); err != nil || direct {
+		if err != nil {
+			return errRow{err}
+		}
 		return l.conn.QueryRow(ctx, query, args...)
 	}
 	br, err := l.first(ctx, query, args)
@@ -98,7 +127,7 @@ func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Ro
 // a rollback (the transaction had failed) returns pgx.ErrTxCommitRollback.
 func (l *lazyTx) end(ctx context.Context, commit bool) error {
 	defer l.conn.Release()
-	if !l.begun {
+	if !l.begun || l.single {
 		return nil
 	}
 	if !commit {

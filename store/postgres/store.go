@@ -83,7 +83,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-var _ chatcore.Store = (*Store)(nil)
+var (
+	_ chatcore.Store           = (*Store)(nil)
+	_ chatcore.SingleReadStore = (*Store)(nil)
+)
 
 // Store is a [chatcore.Store] on a PostgreSQL database. It is safe for
 // concurrent use, and several Stores (in one process or many) may share one
@@ -229,6 +232,23 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 		return fmt.Errorf("postgres: end view: %w", rerr)
 	}
 	return ferr
+}
+
+// ViewSingle implements [chatcore.SingleReadStore]: fn's one statement runs
+// with no transaction around it (PostgreSQL gives a statement a snapshot of
+// its own), in one round trip where View takes two, the second to end the
+// transaction. A second call on the Tx fails.
+func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	lt, err := beginLazy(ctx, s.pool)
+	if err != nil {
+		return fmt.Errorf("postgres: begin view: %w", err)
+	}
+	lt.single = true
+	defer func() { _ = lt.end(ctx, false) }() // returns the connection, also when fn panics
+	return fn(&tx{tx: lt, readOnly: true})
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn returns

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
@@ -168,4 +169,59 @@ func TestIdentitySequenceNames(t *testing.T) {
 	}
 	is.NoErr(rows.Err())
 	is.True(n >= 12) // every table with generated ids was seen
+}
+
+// TestViewSingle: ViewSingle runs its one statement in one round trip, with
+// no transaction around it; a second statement and a write fail; the
+// connection goes back to the pool usable.
+func TestViewSingle(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	trips := &roundTrips{}
+	st := pgtest.Open(t, postgres.WithPoolConfig(func(c *pgxpool.Config) {
+		pgtest.Fast(c)
+		c.ConnConfig.Tracer = trips
+	}))
+	realm := &chatcore.Realm{StringID: "single", Name: "Single", DateCreated: time.Now()}
+	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, realm) }))
+
+	for range 10 { // more than the pool's connections
+		before := trips.n.Load()
+		var got *chatcore.Realm
+		err := st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+			var err error
+			got, err = tx.RealmByStringID(ctx, "single")
+			return err
+		})
+		is.NoErr(err)
+		is.Equal(got.ID, realm.ID)
+		is.Equal(trips.n.Load()-before, int64(1)) // the statement alone: no BEGIN, no ROLLBACK
+	}
+	var isolation string
+	err := st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+		var err error
+		isolation, err = postgres.TxQueryString(ctx, tx, "SELECT current_setting('transaction_isolation')")
+		return err
+	})
+	is.NoErr(err)
+	is.Equal(isolation, "read committed") // the statement ran on its own, not in View's REPEATABLE READ transaction
+
+	err = st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+		if _, err := tx.Realm(ctx, realm.ID); err != nil {
+			return err
+		}
+		_, err := tx.Realm(ctx, realm.ID)
+		return err
+	})
+	is.True(err != nil) // a second statement fails
+	is.True(strings.Contains(err.Error(), "second statement"))
+
+	err = st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "written", Name: "Written", DateCreated: time.Now()})
+	})
+	is.True(errors.Is(err, postgres.ErrReadOnly)) // no writes
+	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+		_, err := tx.RealmByStringID(ctx, "single")
+		return err
+	})) // the pool's connections are usable
 }
