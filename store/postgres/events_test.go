@@ -136,6 +136,26 @@ func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tra
 func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
+// tracedStore opens a store (see pgtest.Open) whose round trips are counted.
+func tracedStore(t *testing.T, opts ...postgres.Option) (*postgres.Store, *roundTrips) {
+	trips := &roundTrips{}
+	st := pgtest.Open(t, append(opts, postgres.WithPoolConfig(func(c *pgxpool.Config) {
+		pgtest.Fast(c)
+		c.ConnConfig.Tracer = trips
+	}))...)
+	return st, trips
+}
+
+// createRealm commits a new realm with the string id.
+func createRealm(t *testing.T, st *postgres.Store, stringID string) *chatcore.Realm {
+	ctx := context.Background()
+	realm := &chatcore.Realm{StringID: stringID, Name: stringID, DateCreated: time.Now()}
+	if err := st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, realm) }); err != nil {
+		t.Fatal(err)
+	}
+	return realm
+}
+
 // TestAppendGoesWithCommit: an append is sent with the transaction's COMMIT,
 // in one round trip, and its ids are filled in once Update returns; a
 // statement after the append in the same transaction sends it first and
@@ -144,11 +164,7 @@ func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEnd
 func TestAppendGoesWithCommit(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	trips := &roundTrips{}
-	st := pgtest.Open(t, postgres.WithoutNotify(), postgres.WithPoolConfig(func(c *pgxpool.Config) {
-		pgtest.Fast(c)
-		c.ConnConfig.Tracer = trips
-	}))
+	st, trips := tracedStore(t, postgres.WithoutNotify())
 	entry := func(name string) chatcore.LoggedEvent {
 		return chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{5}, Data: []byte(`{"type":"` + name + `"}`)}
 	}

@@ -3,14 +3,10 @@ package postgres_test
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/pgtest"
-	"github.com/chatcore/chatcore/store/postgres"
 )
 
 // TestRealmBringsLinkifierVersion: reading a realm reads its linkifier
@@ -20,13 +16,8 @@ import (
 func TestRealmBringsLinkifierVersion(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	trips := &roundTrips{}
-	st := pgtest.Open(t, postgres.WithPoolConfig(func(c *pgxpool.Config) {
-		pgtest.Fast(c)
-		c.ConnConfig.Tracer = trips
-	}))
-	realm := &chatcore.Realm{StringID: "links", Name: "Links", DateCreated: time.Now()}
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, realm) }))
+	st, trips := tracedStore(t)
+	realm := createRealm(t, st, "links")
 
 	version := func(tx chatcore.Tx) int64 {
 		_, err := tx.Realm(ctx, realm.ID)

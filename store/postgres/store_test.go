@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
@@ -177,13 +176,8 @@ func TestIdentitySequenceNames(t *testing.T) {
 func TestViewSingle(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	trips := &roundTrips{}
-	st := pgtest.Open(t, postgres.WithPoolConfig(func(c *pgxpool.Config) {
-		pgtest.Fast(c)
-		c.ConnConfig.Tracer = trips
-	}))
-	realm := &chatcore.Realm{StringID: "single", Name: "Single", DateCreated: time.Now()}
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, realm) }))
+	st, trips := tracedStore(t)
+	realm := createRealm(t, st, "single")
 
 	for range 10 { // more than the pool's connections
 		before := trips.n.Load()
