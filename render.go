@@ -115,7 +115,7 @@ func (r *txSource) ChannelByName(ctx context.Context, name string) (*markdown.Ch
 }
 
 // Linkifiers implements markdown.Resolver. The Recorder asks for the version
-// first, so the list read here is at least as new as r.version.
+// first, so r.version is the version of the list tx gives.
 func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error) {
 	if r.tx == nil {
 		c, ok := r.links.get(r.realm)
@@ -124,11 +124,7 @@ func (r *txSource) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
 		}
 		return c.compiled, nil
 	}
-	compiled, err := loadLinkifiers(ctx, r.tx, r.realm)
-	if err == nil {
-		r.links.put(r.realm, r.version, compiled)
-	}
-	return compiled, err
+	return r.links.at(ctx, r.tx, r.realm, r.version)
 }
 
 // LinkifiersVersion implements markdown.VersionedResolver.
@@ -224,15 +220,10 @@ func (s *Service) TopicLinksIn(ctx context.Context, tx Tx, realm RealmID, topic 
 	if err != nil {
 		return nil, err
 	}
-	c, ok := s.links.get(realm)
-	if ok && c.version == version {
-		return topicLinks(c.compiled, topic), nil
-	}
-	links, err := loadLinkifiers(ctx, tx, realm)
+	links, err := s.links.at(ctx, tx, realm, version)
 	if err != nil {
 		return nil, err
 	}
-	s.links.put(realm, version, links)
 	return topicLinks(links, topic), nil
 }
 
@@ -390,6 +381,20 @@ func (c *linkifierCache) get(realm RealmID) (cachedLinkifiers, bool) {
 		return cachedLinkifiers{}, false
 	}
 	return c.realms.Get(realm)
+}
+
+// at returns the realm's compiled linkifiers of version, the version tx
+// gives: the cached ones when they are of that version, else the ones tx
+// reads, which it then caches.
+func (c *linkifierCache) at(ctx context.Context, tx Tx, realm RealmID, version int64) ([]compiledLinkifier, error) {
+	if cached, ok := c.get(realm); ok && cached.version == version {
+		return cached.compiled, nil
+	}
+	compiled, err := loadLinkifiers(ctx, tx, realm)
+	if err == nil {
+		c.put(realm, version, compiled)
+	}
+	return compiled, err
 }
 
 // put records the linkifiers read at version unless a newer one is known.

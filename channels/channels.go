@@ -85,7 +85,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 			ok := all || owner[st.ID] ||
 				flag(req.IncludeSubscribed, true) && w.subscribed(st.ID) ||
 				flag(req.IncludePublic, true) && !st.InviteOnly && u.Role != chatcore.RoleGuest ||
-				flag(req.IncludeCanAccessContent, false) && w.canSeeSubscribers(st) && (w.subscribed(st.ID) || !st.InviteOnly)
+				flag(req.IncludeCanAccessContent, false) && w.canSeeMetadata(st) && (w.subscribed(st.ID) || !st.InviteOnly)
 			if !ok {
 				continue
 			}

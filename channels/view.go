@@ -163,7 +163,7 @@ func (w *channelWorld) subscribed(st chatcore.StreamID) bool {
 
 // canSeeMetadata reports whether the viewer may know of st: public channels
 // for non-guests, channels they are subscribed to, and every channel for
-// administrators.
+// administrators. Zulip shows a channel's subscribers by the same rule.
 func (w *channelWorld) canSeeMetadata(st *chatcore.Stream) bool {
 	return canSeeChannel(w.viewer, st, w.subscribed(st.ID))
 }
@@ -233,17 +233,12 @@ func subscriptionView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx
 	if personal {
 		v.Personal = personalView(w.mine[st.ID])
 	}
-	if withSubscribers && w.canSeeSubscribers(st) {
+	if withSubscribers && w.canSeeMetadata(st) {
 		list := slicex.OrEmpty(slices.Clone(subs))
 		v.Subscribers = &list
 	}
 	return v, nil
 }
-
-// canSeeSubscribers reports whether the viewer may see who is subscribed to
-// st: with content access, or as an administrator, which is Zulip's
-// metadata access rule too.
-func (w *channelWorld) canSeeSubscribers(st *chatcore.Stream) bool { return w.canSeeMetadata(st) }
 
 // State is the subscription section of POST /register (subscriptions,
 // unsubscribed and never_subscribed).

@@ -1,6 +1,12 @@
-// Package slicex holds the two slice helpers the domain packages share and
-// the standard library lacks: an order-keeping dedupe and nil-to-empty.
+// Package slicex holds the slice helpers the packages share and the
+// standard library lacks: an order-keeping dedupe, a sorted set, and
+// nil-to-empty.
 package slicex
+
+import (
+	"cmp"
+	"slices"
+)
 
 // Unique returns s without repeats, in order of first occurrence, in a new
 // slice.
@@ -14,6 +20,18 @@ func Unique[T comparable](s []T) []T {
 		}
 	}
 	return out
+}
+
+// SortedSet returns s sorted and without repeats: s itself when it is
+// strictly ascending already (the common case, checked in one pass),
+// otherwise a new slice.
+func SortedSet[T cmp.Ordered](s []T) []T {
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return slices.Compact(slices.Sorted(slices.Values(s)))
+		}
+	}
+	return s
 }
 
 // OrEmpty turns a nil slice into an empty one, which encodes as a JSON [] rather

@@ -3,10 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -66,7 +66,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	var users, ords []int64
 	for i, e := range events {
 		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
-		for _, u := range distinctUsers(e.UserIDs) {
+		for _, u := range slicex.SortedSet(e.UserIDs) {
 			users, ords = append(users, int64(u)), append(ords, int64(i+1))
 		}
 	}
@@ -122,17 +122,6 @@ func (t *tx) appendedOK(p *pendingAppend) {
 	if t.notify != nil {
 		t.appended = append(t.appended, p.events...)
 	}
-}
-
-// distinctUsers returns users without duplicates: users itself when it is
-// strictly ascending, as the Service gives it.
-func distinctUsers(users []chatcore.UserID) []chatcore.UserID {
-	for i := 1; i < len(users); i++ {
-		if users[i] <= users[i-1] {
-			return slices.Compact(slices.Sorted(slices.Values(users)))
-		}
-	}
-	return users
 }
 
 // LastEventID implements [chatcore.EventStore] from the transaction's

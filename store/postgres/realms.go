@@ -14,13 +14,15 @@ const realmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 	delete_own_limit, move_between_topics_group, move_between_channels_group, resolve_topics_group,
 	delete_any_group, delete_own_group`
 
-func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
+// scanRealm scans the realmCols of a row into v, and the row's further
+// columns into extra.
+func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm, extra ...any) error {
 	p := &v.Messages
-	return r.Scan(&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
+	return r.Scan(append([]any{&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
 		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
 		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
-		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn)
+		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn}, extra...)...)
 }
 
 // realmArgs returns the values of every realm column but id, in realmCols
@@ -39,34 +41,16 @@ func realmArgs(r *chatcore.Realm) []any {
 // the Service reads it next for every message it renders.
 func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
 	var r chatcore.Realm
-	var version *int64
-	row := t.queryRow(ctx, "SELECT "+realmCols+", (SELECT version FROM linkifier_versions WHERE realm_id = $1) FROM realms WHERE id = $1", id)
-	if err := scanRealm(withColumn{row, &version}, &r); err != nil {
+	var version int64
+	row := t.queryRow(ctx, "SELECT "+realmCols+", coalesce((SELECT version FROM linkifier_versions WHERE realm_id = $1), 0) FROM realms WHERE id = $1", id)
+	if err := scanRealm(row, &r, &version); err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %d", id))
 	}
 	if t.linkifierVersions == nil {
 		t.linkifierVersions = map[chatcore.RealmID]int64{}
 	}
-	t.linkifierVersions[id] = ptrValue(version)
+	t.linkifierVersions[id] = version
 	return &r, nil
-}
-
-// withColumn scans a row whose last column goes to last, after the ones the
-// Scan call names.
-type withColumn struct {
-	row  interface{ Scan(...any) error }
-	last any
-}
-
-func (w withColumn) Scan(dest ...any) error { return w.row.Scan(append(dest, w.last)...) }
-
-// ptrValue returns *p, or the zero value for nil.
-func ptrValue[T any](p *T) T {
-	var v T
-	if p != nil {
-		v = *p
-	}
-	return v
 }
 
 // RealmByStringID implements [chatcore.RealmStore].

@@ -7,10 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // AppendEvents implements [chatcore.EventStore]. Ids come from the
@@ -61,12 +61,7 @@ func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[s
 	if len(users) == 0 {
 		return 0, nil
 	}
-	for i := 1; i < len(users); i++ {
-		if users[i] <= users[i-1] { // not strictly ascending: one set, one hash all the same
-			users = slices.Compact(slices.Sorted(slices.Values(users)))
-			break
-		}
-	}
+	users = slicex.SortedSet(users) // one set, one hash, whatever the order given
 	hash := audienceHash(users)
 	if id, ok := known[hash]; ok {
 		return id, nil
