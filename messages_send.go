@@ -80,6 +80,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 	var id MessageID
 	pre := s.Prerender(ctx, actorID, req.Content) // before the write lock; see render.go
 	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
+		announceSend(ctx, tx, actorID, to)
 		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -101,6 +102,29 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 		return nil
 	})
 	return id, err
+}
+
+// announceSend tells a store that prefetches (see [Prefetcher]) what a send
+// by actorID to to reads after the actor: the realm, and the channel with
+// its subscribers. It needs the realm, so it announces nothing unless ctx
+// holds the actor as the request's authenticated user (a user never changes
+// realms).
+func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
+	p, ok := tx.(Prefetcher)
+	u := authenticatedUser(ctx, actorID)
+	if !ok || u == nil {
+		return
+	}
+	f := Prefetch{Realms: []RealmID{u.RealmID}}
+	if to.isChannel {
+		f.Subscribers = true
+		if to.byID {
+			f.Streams = []StreamID{to.channelID}
+		} else {
+			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
+		}
+	}
+	p.Prefetch(f)
 }
 
 // sendTo is the type and "to" of a SendMessageRequest with their syntax

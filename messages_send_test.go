@@ -353,3 +353,51 @@ func TestSendPrerenderFromLinkifierCache(t *testing.T) {
 		is.True(strings.Contains(v.Content, "user-mention")) // and is resolved
 	})
 }
+
+// announcing is a store whose write transactions prefetch (see
+// chatcore.Prefetcher), recording what they are told and fetching nothing.
+type announcing struct {
+	chatcore.Store
+	got []chatcore.Prefetch
+}
+
+func (s *announcing) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(announcingTx{tx, s}) })
+}
+
+type announcingTx struct {
+	chatcore.Tx
+	s *announcing
+}
+
+func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.s.got = append(t.s.got, p) }
+
+// TestSendAnnouncesItsReads: a send by the request's authenticated user
+// tells a store that prefetches which realm and channel (with its
+// subscribers) it reads, the channel as the request names it; a direct
+// message only its realm; a send whose sender is not in the context
+// announces nothing, since the realm is not known before the sender is read.
+func TestSendAnnouncesItsReads(t *testing.T) {
+	is := is.New(t)
+	st := &announcing{}
+	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }))
+	realm := w.AddRealm(t, "zulip")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "Verona", Subscribers: []*chatcore.User{ann, bob}})
+	authenticated := chatcore.WithAuthenticatedUser(t.Context(), ann)
+	send := func(ctx context.Context, typ, to string) []chatcore.Prefetch {
+		t.Helper()
+		st.got = nil
+		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: typ, To: &to, Topic: new("t"), Content: "hi"})
+		is.NoErr(err)                            // sent
+		is.Equal(w.Message(t, id).Content, "hi") // and stored
+		return st.got
+	}
+	is.Equal(send(authenticated, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true}}) // by name, trimmed as looked up
+	is.Equal(send(authenticated, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true}}) // by id
+	is.Equal(send(authenticated, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}}}) // the realm only
+	is.Equal(len(send(t.Context(), "stream", "Verona")), 0)                                                                           // sender not known up front
+}

@@ -75,6 +75,39 @@ type SingleReadStore interface {
 	ViewSingle(ctx context.Context, fn func(tx Tx) error) error
 }
 
+// Prefetcher is implemented by a Tx whose every read costs a round trip to a
+// database server. Prefetch announces reads the transaction is about to
+// make; the store sends them to the server together with the transaction's
+// next statement, in one round trip, and answers each announced read once
+// from what it fetched. Announcing never changes an answer: a read answers
+// as it would have unannounced (a write in between makes the store forget
+// what it fetched), and an announced read that is never made costs only its
+// share of that round trip. The Service announces the reads of a message
+// send when it knows them up front.
+type Prefetcher interface {
+	Prefetch(p Prefetch)
+}
+
+// Prefetch names reads a transaction is about to make (see [Prefetcher]).
+type Prefetch struct {
+	// Realms are read with RealmStore.Realm and then
+	// LinkifierStore.LinkifiersVersion.
+	Realms []RealmID
+	// Streams are read with StreamStore.Stream, StreamNames with
+	// StreamStore.StreamByName.
+	Streams     []StreamID
+	StreamNames []StreamName
+	// Subscribers announces StreamStore.ActiveSubscriberIDs of each of the
+	// streams above that exists.
+	Subscribers bool
+}
+
+// StreamName names a stream as StreamStore.StreamByName looks it up.
+type StreamName struct {
+	RealmID RealmID
+	Name    string
+}
+
 // Tx is the access a transaction gives. Methods of a Tx passed to View return
 // an error for writes. A Tx is not safe for concurrent use.
 type Tx interface {

@@ -46,17 +46,17 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // entries and their addressees (under the append locks of their realms, see
 // appendEventsSQL). The statement is not sent at once: it goes to the server
 // in one batch with the transaction's COMMIT, or before the transaction's
-// next statement when it has one (see tx.usable), and the ids are filled in
-// then. Sent with the COMMIT, the append locks are held while the server
-// runs the two, never across a round trip to this process, and the write
-// saves a round trip. Unless the store was opened without notifications,
+// next statement when it has one (see lazyTx.enqueue), and the ids are
+// filled in then. Sent with the COMMIT, the append locks are held while the
+// server runs the two, never across a round trip to this process, and the
+// write saves a round trip. Unless the store was opened without notifications,
 // the Update that committed the entries then announces them to every
 // listening instance (see [Store.Bus] and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := t.usable(ctx); err != nil { // an earlier append goes first
+	if err := t.usable(); err != nil {
 		return err
 	}
 	if len(events) == 0 {
@@ -70,24 +70,31 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			users, ords = append(users, int64(u)), append(ords, int64(i+1))
 		}
 	}
-	t.pending = &pendingAppend{events: events, args: []any{appendLockSeed, realms, public, groups, data, users, ords}}
+	t.tx.enqueue(appendEventsSQL, []any{appendLockSeed, realms, public, groups, data, users, ords}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			err = scanAppended(rows, events)
+			rows.Close()
+		}
+		if err != nil {
+			return classify(err, "append events")
+		}
+		if t.notify != nil {
+			t.appended = append(t.appended, events...)
+		}
+		return nil
+	})
 	return nil
 }
 
-// pendingAppend is an AppendEvents call whose statement has not been sent.
-type pendingAppend struct {
-	events []chatcore.LoggedEvent
-	args   []any
-}
-
-// scanAppended reads the ids the append statement returns into p's events.
-func (p *pendingAppend) scanAppended(rows pgx.Rows) error {
+// scanAppended reads the ids the append statement returns into events.
+func scanAppended(rows pgx.Rows, events []chatcore.LoggedEvent) error {
 	i := 0
 	for rows.Next() {
-		if i == len(p.events) {
-			return fmt.Errorf("postgres: append events: more ids than %d events", len(p.events))
+		if i == len(events) {
+			return fmt.Errorf("postgres: append events: more ids than %d events", len(events))
 		}
-		if err := rows.Scan(&p.events[i].ID); err != nil {
+		if err := rows.Scan(&events[i].ID); err != nil {
 			return err
 		}
 		i++
@@ -95,33 +102,10 @@ func (p *pendingAppend) scanAppended(rows pgx.Rows) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if i != len(p.events) {
-		return fmt.Errorf("postgres: append events: %d ids for %d events", i, len(p.events))
+	if i != len(events) {
+		return fmt.Errorf("postgres: append events: %d ids for %d events", i, len(events))
 	}
 	return nil
-}
-
-// sendAppend runs the pending append now, on its own.
-func (t *tx) sendAppend(ctx context.Context) error {
-	p := t.pending
-	t.pending = nil
-	rows, err := t.tx.Query(ctx, appendEventsSQL, p.args...)
-	if err == nil {
-		err = p.scanAppended(rows)
-		rows.Close()
-	}
-	if err != nil {
-		return classify(t.check(err), "append events")
-	}
-	t.appendedOK(p)
-	return nil
-}
-
-// appendedOK records the events of a pending append that ran.
-func (t *tx) appendedOK(p *pendingAppend) {
-	if t.notify != nil {
-		t.appended = append(t.appended, p.events...)
-	}
 }
 
 // LastEventID implements [chatcore.EventStore] from the transaction's

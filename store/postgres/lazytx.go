@@ -16,6 +16,10 @@ import (
 // every View and every Update. The server runs the batch in order, so the
 // transaction's snapshot is still taken after the gate's lock. A
 // transaction that never runs a statement never begins.
+//
+// Statements whose answer can wait (an event append, announced reads; see
+// enqueue) travel the same way: they go to the server in the batch of the
+// transaction's next statement, or with its COMMIT, ahead of it.
 type lazyTx struct {
 	conn  *pgxpool.Conn
 	begin []string
@@ -23,16 +27,28 @@ type lazyTx struct {
 	// single runs one statement with no transaction around it (see
 	// Store.ViewSingle); a second one fails with errSecondStatement.
 	single bool
+	// ahead are the statements to send before the next one, in its batch.
+	ahead []aheadStmt
+}
+
+// aheadStmt is a statement queued to go to the server ahead of the
+// transaction's next one; read takes its results from the batch when they
+// arrive.
+type aheadStmt struct {
+	sql  string
+	args []any
+	read func(pgx.BatchResults) error
 }
 
 // errSecondStatement is the error of a second statement in a ViewSingle.
 var errSecondStatement = errors.New("postgres: a second statement in ViewSingle, which runs one")
 
-// statement reports whether the statement about to run is the single
-// transaction's one, run as is; it fails for a second one.
+// statement reports whether the statement about to run can go to the
+// server as is, with nothing to send before it; it fails for a single
+// transaction's second statement.
 func (l *lazyTx) statement() (direct bool, err error) {
 	if !l.single {
-		return l.begun, nil
+		return l.begun && len(l.ahead) == 0, nil
 	}
 	if l.begun {
 		return false, errSecondStatement
@@ -51,19 +67,43 @@ func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyT
 	return &lazyTx{conn: c, begin: begin}, nil
 }
 
-// first sends the begin statements and query as one batch and reads the
-// begin statements' results; the caller reads query's result from the
-// returned batch and closes it.
-func (l *lazyTx) first(ctx context.Context, query string, args []any) (pgx.BatchResults, error) {
-	l.begun = true
+// enqueue queues a statement to go to the server ahead of the
+// transaction's next one (see lazyTx); read gets its results then. The
+// statements of a transaction run in the order it enqueued and ran them.
+func (l *lazyTx) enqueue(query string, args []any, read func(pgx.BatchResults) error) {
+	l.ahead = append(l.ahead, aheadStmt{sql: query, args: args, read: read})
+}
+
+// batch sends, in one batch, the begin statements when the transaction has
+// not begun, the queued statements, and query; it reads the results of all
+// but query, and the caller reads query's from the returned batch and
+// closes it. The first failure among the statements before query is its
+// error (the server skipped the rest of the batch).
+func (l *lazyTx) batch(ctx context.Context, query string, args []any) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
-	for _, s := range l.begin {
-		b.Queue(s)
+	begins := 0
+	if !l.begun {
+		for _, s := range l.begin {
+			b.Queue(s)
+		}
+		begins = len(l.begin)
+		l.begun = true
+	}
+	ahead := l.ahead
+	l.ahead = nil
+	for _, a := range ahead {
+		b.Queue(a.sql, a.args...)
 	}
 	b.Queue(query, args...)
 	br := l.conn.SendBatch(ctx, b)
-	for range l.begin {
+	for range begins {
 		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, err
+		}
+	}
+	for _, a := range ahead {
+		if err := a.read(br); err != nil {
 			_ = br.Close()
 			return nil, err
 		}
@@ -79,7 +119,7 @@ func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.Co
 		}
 		return l.conn.Exec(ctx, query, args...)
 	}
-	br, err := l.first(ctx, query, args)
+	br, err := l.batch(ctx, query, args)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -88,7 +128,7 @@ func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.Co
 }
 
 // Query runs a query in the transaction; closing the rows finishes the batch
-// of a first statement.
+// of a batched statement.
 func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
@@ -96,7 +136,7 @@ func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows
 		}
 		return l.conn.Query(ctx, query, args...)
 	}
-	br, err := l.first(ctx, query, args)
+	br, err := l.batch(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
@@ -115,78 +155,56 @@ func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Ro
 		}
 		return l.conn.QueryRow(ctx, query, args...)
 	}
-	br, err := l.first(ctx, query, args)
+	br, err := l.batch(ctx, query, args)
 	if err != nil {
 		return errRow{err}
 	}
 	return batchRow{row: br.QueryRow(), br: br}
 }
 
-// end commits (commit) or rolls back the transaction, if it began, and
-// returns the connection to the pool. A COMMIT that the server turned into
-// a rollback (the transaction had failed) returns pgx.ErrTxCommitRollback.
-func (l *lazyTx) end(ctx context.Context, commit bool) error {
+// rollback rolls the transaction back, if it began, and returns the
+// connection to the pool; queued statements are dropped unsent.
+func (l *lazyTx) rollback(ctx context.Context) error {
 	defer l.conn.Release()
+	l.ahead = nil
 	if !l.begun || l.single {
 		return nil
 	}
-	if !commit {
-		_, err := l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		return err
-	}
-	tag, err := l.conn.Exec(ctx, "COMMIT")
-	if err == nil && tag.String() == "ROLLBACK" {
-		err = pgx.ErrTxCommitRollback
-	}
+	_, err := l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 	return err
 }
 
-// commitWith sends query and COMMIT to the server in one batch (after the
-// begin statements when the transaction has not begun), reads query's rows
-// with scan, and returns the connection to the pool. When query fails
-// (stmtErr), the server skips the COMMIT, and the transaction is rolled
+// commit sends the queued statements and COMMIT to the server in one batch
+// (after the begin statements when the transaction has not begun) and
+// returns the connection to the pool. When a queued statement fails
+// (stmtErr), the server skips the COMMIT and the transaction is rolled
 // back; otherwise commitErr is the COMMIT's error, pgx.ErrTxCommitRollback
-// when the server turned it into a rollback.
-func (l *lazyTx) commitWith(ctx context.Context, query string, args []any, scan func(pgx.Rows) error) (stmtErr, commitErr error) {
+// when the server turned it into a rollback (the transaction had failed).
+// A transaction that ran and queued nothing never began, and ends here.
+func (l *lazyTx) commit(ctx context.Context) (stmtErr, commitErr error) {
+	if l.single || (!l.begun && len(l.ahead) == 0) {
+		l.conn.Release()
+		return nil, nil
+	}
 	defer l.conn.Release()
-	b := &pgx.Batch{}
-	if !l.begun {
-		for _, s := range l.begin {
-			b.Queue(s)
+	var tag pgconn.CommandTag
+	if len(l.ahead) == 0 {
+		tag, commitErr = l.conn.Exec(ctx, "COMMIT")
+	} else {
+		br, err := l.batch(ctx, "COMMIT", nil)
+		if err != nil {
+			// The batch's statements after the failed one did not run; the
+			// transaction is aborted (or never began) and ends here.
+			_, _ = l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			return err, nil
 		}
+		tag, commitErr = br.Exec()
+		commitErr = closeBatch(br, commitErr)
 	}
-	begins := b.Len()
-	l.begun = true
-	b.Queue(query, args...)
-	b.Queue("COMMIT")
-	br := l.conn.SendBatch(ctx, b)
-	for range begins {
-		if _, stmtErr = br.Exec(); stmtErr != nil {
-			break
-		}
+	if commitErr == nil && tag.String() == "ROLLBACK" {
+		commitErr = pgx.ErrTxCommitRollback
 	}
-	if stmtErr == nil {
-		var rows pgx.Rows
-		if rows, stmtErr = br.Query(); stmtErr == nil {
-			stmtErr = scan(rows)
-			rows.Close()
-			if stmtErr == nil {
-				stmtErr = rows.Err()
-			}
-		}
-	}
-	if stmtErr != nil {
-		_ = br.Close()
-		// The batch's statements after the failed one did not run; the
-		// transaction is aborted (or never began) and ends here.
-		_, _ = l.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		return stmtErr, nil
-	}
-	tag, err := br.Exec()
-	if err == nil && tag.String() == "ROLLBACK" {
-		err = pgx.ErrTxCommitRollback
-	}
-	return nil, closeBatch(br, err)
+	return nil, commitErr
 }
 
 // closeBatch closes br and returns the statement's own error stmtErr, or

@@ -36,15 +36,25 @@ func realmArgs(r *chatcore.Realm) []any {
 		p.ResolveTopics, p.DeleteAny, p.DeleteOwn}
 }
 
+// realmWithVersionSQL reads realm $1 with its linkifier version.
+const realmWithVersionSQL = "SELECT " + realmCols + ", coalesce((SELECT version FROM linkifier_versions WHERE realm_id = $1), 0) FROM realms WHERE id = $1"
+
 // Realm implements [chatcore.RealmStore].
 // The realm's linkifier version comes with it (see tx.linkifierVersions):
 // the Service reads it next for every message it renders.
 func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
 	var r chatcore.Realm
 	var version int64
-	row := t.queryRow(ctx, "SELECT "+realmCols+", coalesce((SELECT version FROM linkifier_versions WHERE realm_id = $1), 0) FROM realms WHERE id = $1", id)
-	if err := scanRealm(row, &r, &version); err != nil {
-		return nil, classify(err, fmt.Sprintf("realm %d", id))
+	if f, ok := t.fetchedRealm(id); ok {
+		if f == nil {
+			return nil, notFound(fmt.Sprintf("realm %d", id))
+		}
+		r, version = f.realm, f.linkifiersVersion
+	} else {
+		row := t.queryRow(ctx, realmWithVersionSQL, id)
+		if err := scanRealm(row, &r, &version); err != nil {
+			return nil, classify(err, fmt.Sprintf("realm %d", id))
+		}
 	}
 	if t.linkifierVersions == nil {
 		t.linkifierVersions = map[chatcore.RealmID]int64{}

@@ -45,6 +45,17 @@
 // committed data, which never waits for writers and never fails because of
 // them.
 //
+// # Round trips
+//
+// A statement whose answer can wait goes to the server in one pipelined
+// batch with the transaction's next statement: the statements that begin a
+// transaction go with its first one, the reads a transaction announces
+// ([chatcore.Prefetcher]) with the next statement it runs, and an event
+// append with the COMMIT. The Service's message send announces its reads,
+// so that a channel message from a request's authenticated user takes three
+// round trips: the reads, the insert, the append with the COMMIT. A
+// ViewSingle (authentication) takes one.
+//
 // # Several instances
 //
 // Any number of Stores, in one process or many, may share a database and
@@ -223,12 +234,12 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	done := false
 	defer func() {
 		if !done {
-			_ = lt.end(ctx, false) // panicking: end the transaction, then let the panic continue
+			_ = lt.rollback(ctx) // panicking: end the transaction, then let the panic continue
 		}
 	}()
 	ferr := fn(t)
 	done = true
-	if rerr := lt.end(ctx, false); rerr != nil && ferr == nil {
+	if rerr := lt.rollback(ctx); rerr != nil && ferr == nil {
 		return fmt.Errorf("postgres: end view: %w", rerr)
 	}
 	return ferr
@@ -247,7 +258,7 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) e
 		return fmt.Errorf("postgres: begin view: %w", err)
 	}
 	lt.single = true
-	defer func() { _ = lt.end(ctx, false) }() // returns the connection, also when fn panics
+	defer func() { _ = lt.rollback(ctx) }() // returns the connection, also when fn panics
 	return fn(&tx{tx: lt, readOnly: true})
 }
 
@@ -328,12 +339,12 @@ func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alon
 	done := false
 	defer func() {
 		if !done {
-			_ = lt.end(ctx, false) // panicking: undo, then let the panic continue
+			_ = lt.rollback(ctx) // panicking: undo, then let the panic continue
 		}
 	}()
 	ferr := fn(t)
 	done = true
-	rollback := func() { _ = lt.end(ctx, false) }
+	rollback := func() { _ = lt.rollback(ctx) }
 	switch {
 	case t.failed != nil && isRetryable(t.failed):
 		rollback()

@@ -13,6 +13,13 @@ import (
 const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
 	history_public_to_subscribers, is_archived, first_message_id, date_created, creator_id, rendered_description`
 
+// The conditions of a stream read by id ($1) and by realm and folded name
+// ($1, $2).
+const (
+	streamByID   = " FROM streams WHERE id = $1"
+	streamByName = " FROM streams WHERE realm_id = $1 AND name_key = $2"
+)
+
 func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, sqlstore.ID(&s.FirstMessageID),
@@ -21,8 +28,14 @@ func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 
 // Stream implements [chatcore.StreamStore].
 func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	if s, ok := t.fetchedStream(id); ok {
+		if s == nil {
+			return nil, notFound(fmt.Sprintf("stream %d", id))
+		}
+		return s, nil
+	}
 	var s chatcore.Stream
-	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE id = $1", id), &s); err != nil {
+	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByID, id), &s); err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %d", id))
 	}
 	return &s, nil
@@ -30,9 +43,14 @@ func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream
 
 // StreamByName implements [chatcore.StreamStore].
 func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+	if s, ok := t.fetchedStreamByName(realm, name); ok {
+		if s == nil {
+			return nil, notFound(fmt.Sprintf("stream %q", name))
+		}
+		return s, nil
+	}
 	var s chatcore.Stream
-	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE realm_id = $1 AND name_key = $2",
-		realm, chatcore.FoldKey(name)), &s)
+	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByName, realm, chatcore.FoldKey(name)), &s)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %q", name))
 	}
@@ -128,9 +146,11 @@ func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user c
 // ActiveSubscriberIDs implements [chatcore.StreamStore]: the whole list comes
 // back as one array value, in the order of the primary key.
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+	if ids, ok := t.fetchedSubscribers(stream); ok {
+		return ids, nil
+	}
 	var out []chatcore.UserID
-	err := t.queryRow(ctx, `SELECT coalesce(array_agg(user_id ORDER BY user_id), '{}')
-		FROM subscriptions WHERE stream_id = $1 AND active`, stream).Scan(&out)
+	err := t.queryRow(ctx, "SELECT "+activeSubscribersOf("$1"), stream).Scan(&out)
 	if err != nil {
 		return nil, classify(err, "subscribers")
 	}
@@ -138,6 +158,13 @@ func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) 
 		return nil, nil
 	}
 	return out, nil
+}
+
+// activeSubscribersOf is the SQL expression of the ascending ids of the
+// active subscribers of the stream whose id is the SQL expression stream.
+func activeSubscribersOf(stream string) string {
+	return `(SELECT coalesce(array_agg(user_id ORDER BY user_id), '{}') FROM subscriptions
+		WHERE stream_id = ` + stream + ` AND active)`
 }
 
 // withTail is a row whose columns after those a scan function names go to

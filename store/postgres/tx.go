@@ -35,9 +35,9 @@ type tx struct {
 	// appended are the events this transaction appended, announced once it
 	// has committed (only when notify is set).
 	appended []chatcore.LoggedEvent
-	// pending is an append not sent yet: it goes to the server with the
-	// transaction's next statement or with its COMMIT (see AppendEvents).
-	pending *pendingAppend
+	// fetched are the answers of announced reads (see Prefetch); a
+	// write forgets them.
+	fetched *fetched
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.
@@ -46,33 +46,27 @@ type tx struct {
 
 var _ chatcore.Tx = (*tx)(nil)
 
-// writable returns ErrReadOnly in a View.
+// writable returns ErrReadOnly in a View. Every write calls it first: in
+// an Update it forgets the answers of announced reads, which the write may
+// change (see Prefetch).
 func (t *tx) writable() error {
 	if t.readOnly {
 		return ErrReadOnly
 	}
+	t.fetched = nil
 	return nil
 }
 
-// commit commits the transaction, sending a pending append in one batch
-// with the COMMIT (see AppendEvents).
+// commit commits the transaction, sending its queued statements (an
+// event append, see AppendEvents) in one batch with the COMMIT.
 func (t *tx) commit(ctx context.Context) error {
-	p := t.pending
-	if p == nil {
-		if err := t.tx.end(ctx, true); err != nil {
-			return fmt.Errorf("postgres: commit: %w", err)
-		}
-		return nil
-	}
-	t.pending = nil
-	stmtErr, err := t.tx.commitWith(ctx, appendEventsSQL, p.args, p.scanAppended)
+	stmtErr, err := t.tx.commit(ctx)
 	switch {
 	case stmtErr != nil:
-		return classify(stmtErr, "append events")
+		return stmtErr
 	case err != nil:
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
-	t.appendedOK(p)
 	return nil
 }
 
@@ -89,21 +83,16 @@ func (t *tx) check(err error) error {
 }
 
 // usable returns an error when an earlier statement aborted the
-// transaction, and otherwise sends a pending append, so that every
-// statement sees the transaction's own appends (an append's error is then
-// the statement's).
-func (t *tx) usable(ctx context.Context) error {
+// transaction.
+func (t *tx) usable() error {
 	if t.failed != nil {
 		return fmt.Errorf("postgres: transaction aborted by an earlier error: %w", t.failed)
-	}
-	if t.pending != nil {
-		return t.sendAppend(ctx)
 	}
 	return nil
 }
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
-	if err := t.usable(ctx); err != nil {
+	if err := t.usable(); err != nil {
 		return pgconn.CommandTag{}, err
 	}
 	tag, err := t.tx.Exec(ctx, query, args...)
@@ -125,7 +114,7 @@ func (r row) Scan(dest ...any) error {
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
-	if err := t.usable(ctx); err != nil {
+	if err := t.usable(); err != nil {
 		return row{err: err}
 	}
 	return row{t: t, row: t.tx.QueryRow(ctx, query, args...)}
@@ -133,7 +122,7 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 
 // scanAll runs query and collects one value per row with scan.
 func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows, *T) error, query string, args ...any) ([]T, error) {
-	if err := t.usable(ctx); err != nil {
+	if err := t.usable(); err != nil {
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, query, args...)

@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
 		{"Events", eventTests},
+		{"Prefetch", prefetchTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

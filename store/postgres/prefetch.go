@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chatcore/chatcore"
+	"github.com/jackc/pgx/v5"
+)
+
+// Prefetch implements [chatcore.Prefetcher]: the statements of the
+// announced reads are queued to go to the server ahead of the transaction's
+// next statement, in its batch (see lazyTx.enqueue), and the reads then
+// answer once each from what came back, without a round trip of their own.
+// They are the statements the reads run (a stream's with its subscribers in
+// the same statement), so PostgreSQL plans each once, and they run inside
+// the transaction, so a prefetched answer is the one the read would have had,
+// and a serialisable transaction's dependencies include it. A write forgets
+// the answers (see writable). In a ViewSingle, which runs one statement,
+// Prefetch does nothing.
+func (t *tx) Prefetch(p chatcore.Prefetch) {
+	if t.tx.single || t.failed != nil {
+		return
+	}
+	if t.fetched == nil {
+		t.fetched = &fetched{}
+	}
+	f := t.fetched // a write may replace t.fetched before the answers arrive
+	for _, id := range p.Realms {
+		t.tx.enqueue(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
+			r := &fetchedRealm{}
+			err := scanRealm(br.QueryRow(), &r.realm, &r.linkifiersVersion)
+			if errors.Is(err, pgx.ErrNoRows) {
+				r, err = nil, nil
+			}
+			if err != nil {
+				return classify(err, fmt.Sprintf("realm %d", id))
+			}
+			setEntry(&f.realms, id, r)
+			return nil
+		})
+	}
+	cols := "SELECT " + streamCols
+	if p.Subscribers {
+		cols += ", " + activeSubscribersOf("streams.id")
+	}
+	for _, id := range p.Streams {
+		t.tx.enqueue(cols+streamByID, []any{id}, func(br pgx.BatchResults) error {
+			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %d", id))
+			if err == nil {
+				setEntry(&f.streams, id, s)
+			}
+			return err
+		})
+	}
+	for _, n := range p.StreamNames {
+		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
+		t.tx.enqueue(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
+			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %q", n.Name))
+			if err == nil {
+				setEntry(&f.names, k, s)
+			}
+			return err
+		})
+	}
+}
+
+// readStream reads the answer of a prefetching stream statement: the
+// stream, nil when there is none, and with subscribers its active
+// subscribers, which it keeps for ActiveSubscriberIDs.
+func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*chatcore.Stream, error) {
+	s := &chatcore.Stream{}
+	var ids []chatcore.UserID
+	var row interface{ Scan(...any) error } = br.QueryRow()
+	if subscribers {
+		row = withTail{r: row, tail: []any{&ids}}
+	}
+	err := scanStream(row, s)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(err, what)
+	}
+	if subscribers {
+		if len(ids) == 0 {
+			ids = nil // as ActiveSubscriberIDs answers
+		}
+		setEntry(&f.subscribers, s.ID, ids)
+	}
+	return s, nil
+}
+
+// setEntry sets m[k] to v, making the map first when it is nil.
+func setEntry[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
+}
+
+// fetched holds the answers of announced reads until each is read once; an
+// entry with a nil value answers that there is no such row.
+type fetched struct {
+	realms      map[chatcore.RealmID]*fetchedRealm
+	streams     map[chatcore.StreamID]*chatcore.Stream
+	names       map[streamKey]*chatcore.Stream
+	subscribers map[chatcore.StreamID][]chatcore.UserID
+}
+
+type fetchedRealm struct {
+	realm             chatcore.Realm
+	linkifiersVersion int64
+}
+
+// streamKey is a stream's realm and folded name, as StreamByName finds it.
+type streamKey struct {
+	realm chatcore.RealmID
+	name  string
+}
+
+// answers returns the announced reads' answers to read from, none once a
+// statement has failed (the reads then fail as they would have).
+func (t *tx) answers() *fetched {
+	if t.failed != nil {
+		return nil
+	}
+	return t.fetched
+}
+
+// take returns and forgets m's entry for k; ok reports that there was one.
+func take[K comparable, V any](m map[K]V, k K) (v V, ok bool) {
+	if v, ok = m[k]; ok {
+		delete(m, k)
+	}
+	return v, ok
+}
+
+// fetchedRealm, fetchedStream, fetchedStreamByName and fetchedSubscribers
+// answer one read each from announced reads' answers; ok is false when
+// there is no such answer (the read then goes to the server).
+func (t *tx) fetchedRealm(id chatcore.RealmID) (*fetchedRealm, bool) {
+	if t.answers() == nil {
+		return nil, false
+	}
+	return take(t.fetched.realms, id)
+}
+
+func (t *tx) fetchedStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
+	if t.answers() == nil {
+		return nil, false
+	}
+	return take(t.fetched.streams, id)
+}
+
+func (t *tx) fetchedStreamByName(realm chatcore.RealmID, name string) (*chatcore.Stream, bool) {
+	if t.answers() == nil {
+		return nil, false
+	}
+	return take(t.fetched.names, streamKey{realm, chatcore.FoldKey(name)})
+}
+
+func (t *tx) fetchedSubscribers(stream chatcore.StreamID) ([]chatcore.UserID, bool) {
+	if t.answers() == nil {
+		return nil, false
+	}
+	return take(t.fetched.subscribers, stream)
+}

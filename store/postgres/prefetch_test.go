@@ -1,0 +1,42 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/store/postgres"
+)
+
+// TestSendRoundTrips: a channel message from the request's authenticated
+// user takes three round trips: its reads go with the transaction's first
+// statement (the announced realm and channel with its subscribers, and the
+// sender), then the insert, then the event append with the COMMIT. Without
+// the announcement the realm, the channel and the subscribers cost one each.
+func TestSendRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify()) // the notifier's round trips would count too
+	w := chattest.New(t, chattest.OnStore(st))
+	realm := w.AddRealm(t, "trips")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
+	w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann, bob}})
+	to, topic := "general", "trips"
+	send := func(content string) int64 {
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), ann)
+		before := trips.n.Load()
+		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content})
+		n := trips.n.Load() - before
+		is.NoErr(err)
+		m := w.Message(t, id)
+		is.Equal(m.Content, content) // stored
+		return n
+	}
+	send("warms the caches") // the linkifiers the pre-rendering uses, the prepared statements
+	is.Equal(send("hello **there**"), int64(3))
+
+	to = `["general"]` // the channel as a JSON list, by name
+	is.Equal(send("by list"), int64(3))
+}

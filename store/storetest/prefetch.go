@@ -1,0 +1,149 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/matryer/is"
+)
+
+// prefetch announces p when tx prefetches (see chatcore.Prefetcher); the
+// tests below then check that every answer is what the same read gives
+// unannounced, which holds of every store.
+func prefetch(tx chatcore.Tx, p chatcore.Prefetch) {
+	if f, ok := tx.(chatcore.Prefetcher); ok {
+		f.Prefetch(p)
+	}
+}
+
+var prefetchTests = []test{
+	{"AnswersAsUnannounced", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		users := newUsers(t, st, human(realm, "a@acme.test"), human(realm, "b@acme.test"), human(realm, "c@acme.test"))
+		general := newStream(t, st, realm, "General", false)
+		quiet := newStream(t, st, realm, "quiet", true)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}"}))
+			for _, u := range []chatcore.UserID{users[2], users[0]} {
+				is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: u, Active: true}))
+			}
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: users[1]})) // inactive
+		})
+		var version int64
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			version, err = tx.LinkifiersVersion(ctx, realm)
+			is.NoErr(err)
+		})
+		const missingRealm, missingStream = chatcore.RealmID(9999), chatcore.StreamID(9999)
+		announce := chatcore.Prefetch{
+			Realms:  []chatcore.RealmID{realm, missingRealm},
+			Streams: []chatcore.StreamID{general.ID, quiet.ID, missingStream},
+			StreamNames: []chatcore.StreamName{{RealmID: realm, Name: "GENERAL"}, {RealmID: realm, Name: "nowhere"},
+				{RealmID: missingRealm, Name: "General"}},
+			Subscribers: true,
+		}
+		check := func(ctx context.Context, tx chatcore.Tx) {
+			u, err := tx.User(ctx, users[0]) // an unannounced read first, as the Service's actor read
+			is.NoErr(err)
+			is.Equal(u.Email, "a@acme.test")
+			r, err := tx.Realm(ctx, realm)
+			is.NoErr(err)
+			is.Equal(r.StringID, "acme") // the announced realm
+			v, err := tx.LinkifiersVersion(ctx, realm)
+			is.NoErr(err)
+			is.Equal(v, version) // its linkifier version
+			_, err = tx.Realm(ctx, missingRealm)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced realm that does not exist
+			s, err := tx.Stream(ctx, general.ID)
+			is.NoErr(err)
+			is.Equal(*s, *general) // the announced stream as created
+			s.Description = "changed by the caller"
+			byName, err := tx.StreamByName(ctx, realm, "GENERAL")
+			is.NoErr(err)
+			is.Equal(*byName, *general) // by name, its own copy
+			again, err := tx.Stream(ctx, general.ID)
+			is.NoErr(err)
+			is.Equal(again.Description, general.Description) // a second read is not the first caller's value
+			_, err = tx.Stream(ctx, missingStream)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced id that does not exist
+			_, err = tx.StreamByName(ctx, realm, "nowhere")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced name that does not exist
+			_, err = tx.StreamByName(ctx, missingRealm, "General")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // the name in another realm
+			subs, err := tx.ActiveSubscriberIDs(ctx, general.ID)
+			is.NoErr(err)
+			is.Equal(subs, []chatcore.UserID{users[0], users[2]}) // active subscribers, ascending
+			none, err := tx.ActiveSubscriberIDs(ctx, quiet.ID)
+			is.NoErr(err)
+			is.Equal(len(none), 0) // a stream without subscribers
+		}
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			check(ctx, tx)
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			check(ctx, tx)
+		})
+	}},
+	{"WritesComeFirst", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		users := newUsers(t, st, human(realm, "a@acme.test"), human(realm, "b@acme.test"))
+		general := newStream(t, st, realm, "general", false)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for _, u := range users {
+				is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: u, Active: true}))
+			}
+		})
+		announce := chatcore.Prefetch{
+			Realms:      []chatcore.RealmID{realm},
+			Streams:     []chatcore.StreamID{general.ID},
+			StreamNames: []chatcore.StreamName{{RealmID: realm, Name: "general"}},
+			Subscribers: true,
+		}
+		rename := func(ctx context.Context, tx chatcore.Tx, name string) {
+			s := *general
+			s.Name, s.Description = name, "renamed to "+name
+			is.NoErr(tx.UpdateStream(ctx, &s))
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: users[1]})) // unsubscribed
+			r, err := tx.Realm(ctx, realm)
+			is.NoErr(err)
+			r.Name = name + " org"
+			is.NoErr(tx.UpdateRealm(ctx, r))
+		}
+		seen := func(ctx context.Context, tx chatcore.Tx, name string) {
+			r, err := tx.Realm(ctx, realm)
+			is.NoErr(err)
+			is.Equal(r.Name, name+" org") // the realm as written
+			s, err := tx.Stream(ctx, general.ID)
+			is.NoErr(err)
+			is.Equal(s.Description, "renamed to "+name) // the stream as written
+			_, err = tx.StreamByName(ctx, realm, "general")
+			is.Equal(errors.Is(err, chatcore.ErrNotFound), name != "general") // the old name is gone
+			subs, err := tx.ActiveSubscriberIDs(ctx, general.ID)
+			is.NoErr(err)
+			is.Equal(subs, []chatcore.UserID{users[0]}) // the subscriber that is left
+		}
+		// Announced, fetched with a read, then written over.
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			_, err := tx.User(ctx, users[0])
+			is.NoErr(err)
+			rename(ctx, tx, "one")
+			seen(ctx, tx, "one")
+		})
+		// Announced, and written over before anything was read.
+		announce.StreamNames[0].Name = "one"
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			rename(ctx, tx, "two")
+			seen(ctx, tx, "two")
+		})
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) { seen(ctx, tx, "two") }) // and committed
+	}},
+}
