@@ -80,10 +80,11 @@ type SingleReadStore interface {
 // make; the store sends them to the server together with the transaction's
 // next statement, in one round trip, and answers each announced read once
 // from what it fetched. Announcing never changes an answer: a read answers
-// as it would have unannounced (a write in between makes the store forget
-// what it fetched), and an announced read that is never made costs only its
-// share of that round trip. The Service announces the reads of a message
-// send when it knows them up front.
+// as it would have unannounced (a write in between that may change an
+// answer makes the store forget it), and an announced read that is never
+// made costs only its share of that round trip. The Service announces the
+// reads of a message send and of a topic deletion batch when it knows them
+// up front.
 type Prefetcher interface {
 	Prefetch(p Prefetch)
 }
@@ -100,6 +101,8 @@ type Prefetch struct {
 	// Subscribers announces StreamStore.ActiveSubscriberIDs of each of the
 	// streams above that exists.
 	Subscribers bool
+	// Audiences are read with StreamStore.StreamAudience, for any upTo.
+	Audiences []StreamID
 }
 
 // StreamName names a stream as StreamStore.StreamByName looks it up.

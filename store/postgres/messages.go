@@ -287,7 +287,7 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 // DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
 // RETURNING statement.
 func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
-	if err := t.writable(); err != nil {
+	if err := t.writableKeepingAnswers(); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {

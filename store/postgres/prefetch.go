@@ -16,7 +16,8 @@ import (
 // the same statement), so PostgreSQL plans each once, and they run inside
 // the transaction, so a prefetched answer is the one the read would have had,
 // and a serialisable transaction's dependencies include it. A write forgets
-// the answers (see writable). In a ViewSingle, which runs one statement,
+// the answers (see writable), except one of messages only, which no answer
+// comes from (see writableKeepingAnswers). In a ViewSingle, which runs one statement,
 // Prefetch does nothing.
 func (t *tx) Prefetch(p chatcore.Prefetch) {
 	if t.tx.single || t.failed != nil {
@@ -53,6 +54,20 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
+	for _, id := range p.Audiences {
+		t.tx.enqueue(audienceSQL, []any{id}, func(br pgx.BatchResults) error {
+			a := &fetchedAudience{}
+			err := scanStream(withTail{br.QueryRow(), []any{&a.users, &a.firstVisible}}, &a.stream)
+			if errors.Is(err, pgx.ErrNoRows) {
+				a, err = nil, nil
+			}
+			if err != nil {
+				return classify(err, fmt.Sprintf("stream %d", id))
+			}
+			setEntry(&f.audiences, id, a)
+			return nil
+		})
+	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
 		t.tx.enqueue(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
@@ -64,6 +79,14 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 		})
 	}
 }
+
+// audienceSQL reads stream $1 with its active subscribers, ascending, and
+// the first message each may see (0: any), for StreamAudience of any upTo.
+const audienceSQL = "SELECT " + streamCols + `,
+	coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
+		WHERE stream_id = streams.id AND active), '{}'),
+	coalesce((SELECT array_agg(coalesce(first_visible_message_id, 0) ORDER BY user_id) FROM subscriptions
+		WHERE stream_id = streams.id AND active), '{}')` + streamByID
 
 // readStream reads the answer of a prefetching stream statement: the
 // stream, nil when there is none, and with subscribers its active
@@ -106,6 +129,27 @@ type fetched struct {
 	streams     map[chatcore.StreamID]*chatcore.Stream
 	names       map[streamKey]*chatcore.Stream
 	subscribers map[chatcore.StreamID][]chatcore.UserID
+	audiences   map[chatcore.StreamID]*fetchedAudience
+}
+
+// fetchedAudience is a stream with its active subscribers and the first
+// message each may see, in the same order.
+type fetchedAudience struct {
+	stream       chatcore.Stream
+	users        []chatcore.UserID
+	firstVisible []int64
+}
+
+// at returns the audience of the stream's message upTo, as StreamAudience
+// answers it.
+func (a *fetchedAudience) at(upTo chatcore.MessageID) []chatcore.UserID {
+	var out []chatcore.UserID
+	for i, u := range a.users {
+		if a.stream.HistoryPublicToSubscribers || a.firstVisible[i] <= int64(upTo) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 type fetchedRealm struct {
@@ -136,8 +180,8 @@ func take[K comparable, V any](m map[K]V, k K) (v V, ok bool) {
 	return v, ok
 }
 
-// fetchedRealm, fetchedStream, fetchedStreamByName and fetchedSubscribers
-// answer one read each from announced reads' answers; ok is false when
+// fetchedRealm, fetchedStream, fetchedStreamByName, fetchedAudience and
+// fetchedSubscribers answer one read each from announced reads' answers; ok is false when
 // there is no such answer (the read then goes to the server).
 func (t *tx) fetchedRealm(id chatcore.RealmID) (*fetchedRealm, bool) {
 	if t.answers() == nil {
@@ -158,6 +202,13 @@ func (t *tx) fetchedStreamByName(realm chatcore.RealmID, name string) (*chatcore
 		return nil, false
 	}
 	return take(t.fetched.names, streamKey{realm, chatcore.FoldKey(name)})
+}
+
+func (t *tx) fetchedAudience(stream chatcore.StreamID) (*fetchedAudience, bool) {
+	if t.answers() == nil {
+		return nil, false
+	}
+	return take(t.fetched.audiences, stream)
 }
 
 func (t *tx) fetchedSubscribers(stream chatcore.StreamID) ([]chatcore.UserID, bool) {

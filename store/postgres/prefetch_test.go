@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/matryer/is"
@@ -39,4 +40,38 @@ func TestSendRoundTrips(t *testing.T) {
 
 	to = `["general"]` // the channel as a JSON list, by name
 	is.Equal(send("by list"), int64(3))
+}
+
+// TestDeleteTopicBatchRoundTrips: a batch of a topic deletion takes two
+// round trips, as its raw floor does: the channel's audience, announced,
+// goes with the deletion, and the event append with the COMMIT.
+func TestDeleteTopicBatchRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st), chattest.With(chatcore.WithTopicDeletion(10, 0)))
+	realm := w.AddRealm(t, "trips")
+	admin := w.AddUser(t, realm, "Ann", chatcore.RoleAdministrator)
+	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{admin, bob}})
+	send := func(topic string, n int) {
+		for i := range n {
+			_, err := w.Svc.SendMessage(t.Context(), admin.ID, chatcore.SendMessageRequest{Type: "stream",
+				To: new("general"), Topic: &topic, Content: fmt.Sprint(i)})
+			is.NoErr(err)
+		}
+	}
+	send("first", 1) // the channel's oldest message stays: no batch recomputes first_message_id
+	send("three batches", 25)
+	send("one batch", 5)
+	deleteTopic := func(topic string) int64 {
+		before := trips.n.Load()
+		res, err := w.Svc.DeleteTopic(t.Context(), admin.ID, ch.ID, topic)
+		n := trips.n.Load() - before
+		is.NoErr(err)
+		is.True(res.Complete) // the whole topic
+		return n
+	}
+	one := deleteTopic("one batch")
+	three := deleteTopic("three batches")
+	is.Equal(three-one, int64(4)) // two batches more, two round trips each
 }

@@ -178,6 +178,12 @@ func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail.
 
 // StreamAudience implements [chatcore.StreamStore] with one statement.
 func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+	if a, ok := t.fetchedAudience(stream); ok {
+		if a == nil {
+			return nil, nil, notFound(fmt.Sprintf("stream %d", stream))
+		}
+		return &a.stream, a.at(upTo), nil
+	}
 	var s chatcore.Stream
 	var users []chatcore.UserID
 	r := t.queryRow(ctx, `SELECT `+streamCols+`, coalesce((SELECT array_agg(sub.user_id ORDER BY sub.user_id)

@@ -57,6 +57,16 @@ func (t *tx) writable() error {
 	return nil
 }
 
+// writableKeepingAnswers is writable for a write of messages and the rows
+// that hang off them only: no announced read answers from those, so the
+// answers stay.
+func (t *tx) writableKeepingAnswers() error {
+	if t.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
 // commit commits the transaction, sending its queued statements (an
 // event append, see AppendEvents) in one batch with the COMMIT.
 func (t *tx) commit(ctx context.Context) error {

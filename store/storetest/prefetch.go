@@ -25,12 +25,18 @@ var prefetchTests = []test{
 		users := newUsers(t, st, human(realm, "a@acme.test"), human(realm, "b@acme.test"), human(realm, "c@acme.test"))
 		general := newStream(t, st, realm, "General", false)
 		quiet := newStream(t, st, realm, "quiet", true)
+		protected := &chatcore.Stream{RealmID: realm, Name: "protected", InviteOnly: true, DateCreated: epoch}
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
 			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}"}))
 			for _, u := range []chatcore.UserID{users[2], users[0]} {
 				is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: u, Active: true}))
 			}
 			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: users[1]})) // inactive
+			is.NoErr(tx.CreateStream(ctx, protected))                                                        // history not public to subscribers
+			for i, u := range users {
+				is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: protected.ID, UserID: u, Active: true,
+					FirstVisibleMessageID: chatcore.MessageID(i * 50)})) // sees from 0 (any), 50, 100
+			}
 		})
 		var version int64
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
@@ -45,6 +51,7 @@ var prefetchTests = []test{
 			StreamNames: []chatcore.StreamName{{RealmID: realm, Name: "GENERAL"}, {RealmID: realm, Name: "nowhere"},
 				{RealmID: missingRealm, Name: "General"}},
 			Subscribers: true,
+			Audiences:   []chatcore.StreamID{general.ID, protected.ID, missingStream},
 		}
 		check := func(ctx context.Context, tx chatcore.Tx) {
 			u, err := tx.User(ctx, users[0]) // an unannounced read first, as the Service's actor read
@@ -80,6 +87,18 @@ var prefetchTests = []test{
 			none, err := tx.ActiveSubscriberIDs(ctx, quiet.ID)
 			is.NoErr(err)
 			is.Equal(len(none), 0) // a stream without subscribers
+			s, audience, err := tx.StreamAudience(ctx, general.ID, 1)
+			is.NoErr(err)
+			is.Equal(s.Name, "General")                               // the audience's stream
+			is.Equal(audience, []chatcore.UserID{users[0], users[2]}) // history public: every active subscriber
+			_, audience, err = tx.StreamAudience(ctx, protected.ID, 60)
+			is.NoErr(err)
+			is.Equal(audience, []chatcore.UserID{users[0], users[1]}) // those who may see message 60
+			_, audience, err = tx.StreamAudience(ctx, protected.ID, 100)
+			is.NoErr(err)
+			is.Equal(audience, users) // a second read, for another message
+			_, _, err = tx.StreamAudience(ctx, missingStream, 1)
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced audience of no stream
 		}
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
 			prefetch(tx, announce)
@@ -105,6 +124,7 @@ var prefetchTests = []test{
 			Streams:     []chatcore.StreamID{general.ID},
 			StreamNames: []chatcore.StreamName{{RealmID: realm, Name: "general"}},
 			Subscribers: true,
+			Audiences:   []chatcore.StreamID{general.ID},
 		}
 		rename := func(ctx context.Context, tx chatcore.Tx, name string) {
 			s := *general
@@ -128,6 +148,9 @@ var prefetchTests = []test{
 			subs, err := tx.ActiveSubscriberIDs(ctx, general.ID)
 			is.NoErr(err)
 			is.Equal(subs, []chatcore.UserID{users[0]}) // the subscriber that is left
+			_, audience, err := tx.StreamAudience(ctx, general.ID, 1)
+			is.NoErr(err)
+			is.Equal(audience, []chatcore.UserID{users[0]}) // the audience that is left
 		}
 		// Announced, fetched with a read, then written over.
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {

@@ -1,0 +1,81 @@
+package chatcore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/matryer/is"
+)
+
+// announcing is a store whose write transactions prefetch (see
+// chatcore.Prefetcher), recording what they are told and fetching nothing.
+type announcing struct {
+	chatcore.Store
+	got []chatcore.Prefetch
+}
+
+func (s *announcing) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(announcingTx{tx, s}) })
+}
+
+type announcingTx struct {
+	chatcore.Tx
+	s *announcing
+}
+
+func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.s.got = append(t.s.got, p) }
+
+// TestSendAnnouncesItsReads: a send by the request's authenticated user
+// tells a store that prefetches which realm and channel (with its
+// subscribers) it reads, the channel as the request names it; a direct
+// message only its realm; a send whose sender is not in the context
+// announces nothing, since the realm is not known before the sender is read.
+func TestSendAnnouncesItsReads(t *testing.T) {
+	is := is.New(t)
+	st := &announcing{}
+	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }))
+	realm := w.AddRealm(t, "zulip")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "Verona", Subscribers: []*chatcore.User{ann, bob}})
+	authenticated := chatcore.WithAuthenticatedUser(t.Context(), ann)
+	send := func(ctx context.Context, typ, to string) []chatcore.Prefetch {
+		t.Helper()
+		st.got = nil
+		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: typ, To: &to, Topic: new("t"), Content: "hi"})
+		is.NoErr(err)                            // sent
+		is.Equal(w.Message(t, id).Content, "hi") // and stored
+		return st.got
+	}
+	is.Equal(send(authenticated, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true}}) // by name, trimmed as looked up
+	is.Equal(send(authenticated, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true}}) // by id
+	is.Equal(send(authenticated, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}}}) // the realm only
+	is.Equal(len(send(t.Context(), "stream", "Verona")), 0)                                                                           // sender not known up front
+}
+
+// TestDeleteTopicAnnouncesTheAudience: each batch of a topic deletion tells
+// a store that prefetches that it reads the channel's audience.
+func TestDeleteTopicAnnouncesTheAudience(t *testing.T) {
+	is := is.New(t)
+	st := &announcing{}
+	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }),
+		chattest.With(chatcore.WithTopicDeletion(2, 0)))
+	realm := w.AddRealm(t, "zulip")
+	admin := w.AddUser(t, realm, "Iago", chatcore.RoleAdministrator)
+	ch := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "Verona", Subscribers: []*chatcore.User{admin}})
+	for range 3 {
+		_, err := w.Svc.SendMessage(t.Context(), admin.ID, chatcore.SendMessageRequest{Type: "stream", To: new("Verona"), Topic: new("t"), Content: "hi"})
+		is.NoErr(err)
+	}
+	st.got = nil
+	res, err := w.Svc.DeleteTopic(t.Context(), admin.ID, ch.ID, "t")
+	is.NoErr(err)
+	is.True(res.Complete)
+	batch := chatcore.Prefetch{Audiences: []chatcore.StreamID{ch.ID}}
+	is.Equal(st.got, []chatcore.Prefetch{batch, batch}) // two batches (2 and 1 messages), each announcing
+}
