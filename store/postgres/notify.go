@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -28,15 +27,16 @@ const maxPayload = 7000
 
 // notifier announces the events of committed Updates. Updates hand it their
 // events (committed); one goroutine groups whatever has queued up since its
-// last round into notices and sends them in one short transaction with
-// synchronous_commit off:
-// PostgreSQL serialises the commits of all transactions that NOTIFY, in every
-// database of the server, holding a lock until the commit is done, so a
-// NOTIFY inside the write transactions would make every write with events,
-// of any realm, wait for the others' commits to reach the disk. Nothing
-// waits on this transaction's commit record, and a lost notification only
-// delays a wake-up (see [Bus]), it loses no event. Sending after the commit,
-// off the request's path, also takes a round trip out of every write.
+// last round into notices and sends them in one statement, a transaction of
+// its own: PostgreSQL serialises the commits of all transactions that
+// NOTIFY, in every database of the server, holding a lock until the commit
+// is done, so a NOTIFY inside the write transactions would make every write
+// with events, of any realm, wait for the others' commits to reach the disk.
+// A transaction that only notifies writes no WAL but its commit record,
+// which PostgreSQL then does not wait to flush, and a notification lost in a
+// crash only delays a wake-up (see [Bus]), it loses no event. Sending after
+// the commit, off the request's path, also takes a round trip out of every
+// write.
 type notifier struct {
 	channel  string
 	instance string
@@ -93,9 +93,7 @@ func (n *notifier) run() {
 		}
 		batch := n.payloads(events)
 		ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
-		_, err := n.pool.Exec(ctx, `BEGIN; SET LOCAL synchronous_commit = off;
-			SELECT pg_notify($1, p) FROM unnest($2::text[]) AS u(p); COMMIT`,
-			pgx.QueryExecModeSimpleProtocol, n.channel, batch)
+		_, err := n.pool.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS u(p)", n.channel, batch)
 		cancel()
 		if err != nil {
 			n.logf("postgres: announcing committed events: %v", err)
