@@ -50,14 +50,20 @@ func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage
 	return err
 }
 
-// UserMessages implements [chatcore.FlagStore] with one query.
+// UserMessages implements [chatcore.FlagStore] with one query, on its
+// generic plan (see onGenericPlan).
 func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
-		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
+	var out []chatcore.UserMessage
+	err := t.onGenericPlan(func() (err error) {
+		out, err = scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+			"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
 			WHERE m.id = ANY($2)) m ORDER BY id`, user, ids)
+		return err
+	})
+	return out, err
 }
 
 // PutUserMessageFlags implements [chatcore.FlagStore] with one statement.
@@ -82,7 +88,7 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessag
 }
 
 // UpdateUserMessageFlags implements [chatcore.FlagStore] with one upsert
-// that returns the changed ids.
+// that returns the changed ids, on its generic plan (see onGenericPlan).
 func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
@@ -95,13 +101,17 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if add {
 		next, changed = "uf | "+f, "uf & "+f+" <> "+f
 	}
-	out, err := scanIDs[chatcore.MessageID](ctx, t, "update message flags",
-		`INSERT INTO user_message_flags (user_id, message_id, flags)
-		SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id = ANY($2)) m
-		WHERE uf IS NOT NULL AND `+changed+`
-		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
-		RETURNING message_id`, user, ids)
+	var out []chatcore.MessageID
+	err := t.onGenericPlan(func() (err error) {
+		out, err = scanIDs[chatcore.MessageID](ctx, t, "update message flags",
+			`INSERT INTO user_message_flags (user_id, message_id, flags)
+			SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
+				WHERE m.id = ANY($2)) m
+			WHERE uf IS NOT NULL AND `+changed+`
+			ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
+			RETURNING message_id`, user, ids)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

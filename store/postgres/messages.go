@@ -294,8 +294,22 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}
 	query, args := deleteSQL(f, limit)
+	var out []chatcore.DeletedMessage
+	err := t.onGenericPlan(func() (err error) {
+		out, err = scanAll(ctx, t, "delete messages", scanDeleted(f), query, args...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
+	return out, nil
+}
+
+// scanDeleted returns the scan of the rows deleteSQL returns for f.
+func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedMessage) error {
 	var topic string // the previous row's: a batch's rows mostly share one topic
-	out, err := scanAll(ctx, t, "delete messages", func(r pgx.Rows, d *chatcore.DeletedMessage) error {
+	return func(r pgx.Rows, d *chatcore.DeletedMessage) error {
 		var private bool
 		var key *string
 		if err := r.Scan(&d.ID, &private, &d.StreamID, nil, &key, &d.SenderID, &d.Recipients); err != nil {
@@ -318,12 +332,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 			d.Recipients = nil
 		}
 		return nil
-	}, query, args...)
-	if err != nil {
-		return nil, err
 	}
-	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
-	return out, nil
 }
 
 // OldestMessageID implements [chatcore.MessageStore].

@@ -80,6 +80,31 @@ func (t *tx) commit(ctx context.Context) error {
 	return nil
 }
 
+// onGenericPlan has the statements run sends execute on their prepared
+// statements' generic plans. PostgreSQL plans a prepared statement anew at
+// every execution while the plans made for the actual parameters are
+// estimated cheaper than the generic plan, which a statement over an array
+// of ids always is (the generic plan assumes ten ids, where the request has
+// one or a few): for a statement with correlated subqueries that planning
+// costs ten times the execution. The plan settings travel in the batches of
+// the statements around, without a round trip of their own, and last for
+// run's statements only.
+func (t *tx) onGenericPlan(run func() error) error {
+	if t.tx.single {
+		return run()
+	}
+	t.tx.enqueue("SET LOCAL plan_cache_mode = force_generic_plan", nil, execResult)
+	err := run()
+	t.tx.enqueue("SET LOCAL plan_cache_mode TO DEFAULT", nil, execResult)
+	return err
+}
+
+// execResult reads the result of a queued statement that returns no rows.
+func execResult(br pgx.BatchResults) error {
+	_, err := br.Exec()
+	return err
+}
+
 // check records err when it comes from the server (and so aborted the
 // transaction) and returns it.
 func (t *tx) check(err error) error {

@@ -1,0 +1,81 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/store/postgres"
+)
+
+// TestGenericPlans: the statements over arrays of message ids that
+// PostgreSQL would otherwise plan anew at every execution (a flag update, the
+// read of a user's messages, a deletion batch) run on their generic plans,
+// and the transaction's plan setting is back to its default after each.
+func TestGenericPlans(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := tracedStore(t, postgres.WithMaxConns(1), postgres.WithoutNotify()) // one session: its prepared statements
+	w := chattest.New(t, chattest.OnStore(st))
+	realm := w.AddRealm(t, "plans")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleAdministrator)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	const runs = 8               // PostgreSQL makes custom plans for the first five executions at least
+	var ids []chatcore.MessageID // starred one by one
+	for i := range 2 * runs {
+		topic := []string{"kept", "deleted"}[i%2] // the second deleted one by one
+		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: &topic, Content: fmt.Sprint(i)})
+		is.NoErr(err)
+		if i%2 == 0 {
+			ids = append(ids, id)
+		}
+	}
+	for i := range runs {
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			um, err := tx.UserMessages(ctx, ann.ID, ids[i:i+1])
+			if err != nil {
+				return err
+			}
+			is.True(len(um) == 1 && um[0].Received) // read
+			changed, err := tx.UpdateUserMessageFlags(ctx, ann.ID, ids[i:i+1], chatcore.FlagStarred, true)
+			is.Equal(changed, ids[i:i+1]) // starred
+			if err != nil {
+				return err
+			}
+			key := chatcore.TopicKey("deleted")
+			deleted, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: realm.ID, StreamID: ch.ID, TopicKey: &key}, 1)
+			is.Equal(len(deleted), 1) // the newest message of the topic
+			if err != nil {
+				return err
+			}
+			_, err = tx.UnreadMessages(ctx, ann.ID, 10) // a statement after them, planned as PostgreSQL chooses
+			return err
+		})
+		is.NoErr(err)
+	}
+	rows, err := st.Pool().Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+	is.NoErr(err)
+	defer rows.Close() // also when an assertion below fails: the store's Close waits for the connection
+	seen := 0
+	for rows.Next() {
+		var stmt string
+		var generic, custom int64
+		is.NoErr(rows.Scan(&stmt, &generic, &custom))
+		switch {
+		case strings.Contains(stmt, "WHERE m.id = ANY($2)") || strings.HasPrefix(stmt, "DELETE FROM messages"):
+			is.Equal(custom, int64(0))     // never a custom plan
+			is.Equal(generic, int64(runs)) // a generic one every time
+			seen++
+		case strings.Contains(stmt, "uf & 1 = 0 ORDER BY id DESC LIMIT $2"):
+			is.True(custom >= 5) // the unread messages: the setting was back to its default
+			seen++
+		}
+	}
+	is.NoErr(rows.Err())
+	is.Equal(seen, 4) // the user messages read, the flag update, the deletion, the unread messages
+}
