@@ -70,7 +70,18 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			users, ords = append(users, int64(u)), append(ords, int64(i+1))
 		}
 	}
-	t.tx.enqueue(appendEventsSQL, []any{appendLockSeed, realms, public, groups, data, users, ords}, func(br pgx.BatchResults) error {
+	// On its generic plan (see onGenericPlan): the plans made for the
+	// arrays of an append are no better, and planning it costs more than
+	// running it.
+	return t.onGenericPlan(func() error {
+		t.tx.enqueue(appendEventsSQL, []any{appendLockSeed, realms, public, groups, data, users, ords}, t.readAppended(events))
+		return nil
+	})
+}
+
+// readAppended reads the result of the append of events: their ids.
+func (t *tx) readAppended(events []chatcore.LoggedEvent) func(pgx.BatchResults) error {
+	return func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err == nil {
 			err = scanAppended(rows, events)
@@ -83,8 +94,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 			t.appended = append(t.appended, events...)
 		}
 		return nil
-	})
-	return nil
+	}
 }
 
 // scanAppended reads the ids the append statement returns into events.

@@ -13,10 +13,11 @@ import (
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
-// TestGenericPlans: the statements over arrays of message ids that
-// PostgreSQL would otherwise plan anew at every execution (a flag update, the
-// read of a user's messages, a deletion batch) run on their generic plans,
-// and the transaction's plan setting is back to its default after each.
+// TestGenericPlans: the statements over arrays that PostgreSQL would
+// otherwise plan anew at every execution (a flag update, the read of a
+// user's messages, a deletion batch, the event append) run on their generic
+// plans, and the transaction's plan setting is back to its default after
+// each.
 func TestGenericPlans(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -53,6 +54,10 @@ func TestGenericPlans(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			err = tx.AppendEvents(ctx, []chatcore.LoggedEvent{{RealmID: realm.ID, UserIDs: []chatcore.UserID{ann.ID}, Data: []byte(`{"type":"test"}`)}})
+			if err != nil {
+				return err
+			}
 			_, err = tx.UnreadMessages(ctx, ann.ID, 10) // a statement after them, planned as PostgreSQL chooses
 			return err
 		})
@@ -71,11 +76,15 @@ func TestGenericPlans(t *testing.T) {
 			is.Equal(custom, int64(0))     // never a custom plan
 			is.Equal(generic, int64(runs)) // a generic one every time
 			seen++
+		case strings.HasPrefix(stmt, "WITH l AS MATERIALIZED"):
+			is.Equal(custom, int64(0))      // the event append: never a custom plan
+			is.True(generic >= int64(runs)) // (the sends above appended too)
+			seen++
 		case strings.Contains(stmt, "uf & 1 = 0 ORDER BY id DESC LIMIT $2"):
 			is.True(custom >= 5) // the unread messages: the setting was back to its default
 			seen++
 		}
 	}
 	is.NoErr(rows.Err())
-	is.Equal(seen, 4) // the user messages read, the flag update, the deletion, the unread messages
+	is.Equal(seen, 5) // the user messages read, the flag update, the deletion, the append, the unread messages
 }

@@ -80,8 +80,8 @@ func (t *tx) commit(ctx context.Context) error {
 	return nil
 }
 
-// onGenericPlan has the statements run sends execute on their prepared
-// statements' generic plans. PostgreSQL plans a prepared statement anew at
+// onGenericPlan has the statements run sends or queues execute on their
+// prepared statements' generic plans. PostgreSQL plans a prepared statement anew at
 // every execution while the plans made for the actual parameters are
 // estimated cheaper than the generic plan, which a statement over an array
 // of ids always is (the generic plan assumes ten ids, where the request has
