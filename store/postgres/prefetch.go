@@ -16,9 +16,9 @@ import (
 // the same statement), so PostgreSQL plans each once, and they run inside
 // the transaction, so a prefetched answer is the one the read would have had,
 // and a serialisable transaction's dependencies include it. A write forgets
-// the answers (see writable), except one of messages only, which no answer
-// comes from (see writableKeepingAnswers). In a ViewSingle, which runs one statement,
-// Prefetch does nothing.
+// the answers (see writable), except a write of messages only, which no
+// answer comes from (see writableKeepingAnswers). In a ViewSingle, which
+// runs one statement, Prefetch does nothing.
 func (t *tx) Prefetch(p chatcore.Prefetch) {
 	if t.tx.single || t.failed != nil {
 		return
@@ -180,38 +180,38 @@ func take[K comparable, V any](m map[K]V, k K) (v V, ok bool) {
 	return v, ok
 }
 
-// fetchedRealm, fetchedStream, fetchedStreamByName, fetchedAudience and
-// fetchedSubscribers answer one read each from announced reads' answers; ok is false when
+// takeRealm, takeStream, takeStreamByName, takeAudience and
+// takeSubscribers answer one read each from announced reads' answers; ok is false when
 // there is no such answer (the read then goes to the server).
-func (t *tx) fetchedRealm(id chatcore.RealmID) (*fetchedRealm, bool) {
+func (t *tx) takeRealm(id chatcore.RealmID) (*fetchedRealm, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}
 	return take(t.fetched.realms, id)
 }
 
-func (t *tx) fetchedStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
+func (t *tx) takeStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}
 	return take(t.fetched.streams, id)
 }
 
-func (t *tx) fetchedStreamByName(realm chatcore.RealmID, name string) (*chatcore.Stream, bool) {
+func (t *tx) takeStreamByName(realm chatcore.RealmID, name string) (*chatcore.Stream, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}
 	return take(t.fetched.names, streamKey{realm, chatcore.FoldKey(name)})
 }
 
-func (t *tx) fetchedAudience(stream chatcore.StreamID) (*fetchedAudience, bool) {
+func (t *tx) takeAudience(stream chatcore.StreamID) (*fetchedAudience, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}
 	return take(t.fetched.audiences, stream)
 }
 
-func (t *tx) fetchedSubscribers(stream chatcore.StreamID) ([]chatcore.UserID, bool) {
+func (t *tx) takeSubscribers(stream chatcore.StreamID) ([]chatcore.UserID, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}
