@@ -29,16 +29,13 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	f := t.fetched // a write may replace t.fetched before the answers arrive
 	for _, id := range p.Realms {
 		t.tx.enqueue(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
-			r := &fetchedRealm{}
-			err := scanRealm(br.QueryRow(), &r.realm, &r.linkifiersVersion)
-			if errors.Is(err, pgx.ErrNoRows) {
-				r, err = nil, nil
+			r, err := readOne(br, fmt.Sprintf("realm %d", id), func(row pgx.Row, r *fetchedRealm) error {
+				return scanRealm(row, &r.realm, &r.linkifiersVersion)
+			})
+			if err == nil {
+				setEntry(&f.realms, id, r)
 			}
-			if err != nil {
-				return classify(err, fmt.Sprintf("realm %d", id))
-			}
-			setEntry(&f.realms, id, r)
-			return nil
+			return err
 		})
 	}
 	cols := "SELECT " + streamCols
@@ -56,16 +53,13 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	}
 	for _, id := range p.Audiences {
 		t.tx.enqueue(audienceSQL, []any{id}, func(br pgx.BatchResults) error {
-			a := &fetchedAudience{}
-			err := scanStream(withTail{br.QueryRow(), []any{&a.users, &a.firstVisible}}, &a.stream)
-			if errors.Is(err, pgx.ErrNoRows) {
-				a, err = nil, nil
+			a, err := readOne(br, fmt.Sprintf("stream %d", id), func(row pgx.Row, a *fetchedAudience) error {
+				return scanStream(withTail{row, []any{&a.users, &a.firstVisible}}, &a.stream)
+			})
+			if err == nil {
+				setEntry(&f.audiences, id, a)
 			}
-			if err != nil {
-				return classify(err, fmt.Sprintf("stream %d", id))
-			}
-			setEntry(&f.audiences, id, a)
-			return nil
+			return err
 		})
 	}
 	for _, n := range p.StreamNames {
@@ -92,18 +86,15 @@ const audienceSQL = "SELECT " + streamCols + `,
 // stream, nil when there is none, and with subscribers its active
 // subscribers, which it keeps for ActiveSubscriberIDs.
 func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*chatcore.Stream, error) {
-	s := &chatcore.Stream{}
 	var ids []chatcore.UserID
-	var row interface{ Scan(...any) error } = br.QueryRow()
-	if subscribers {
-		row = withTail{r: row, tail: []any{&ids}}
-	}
-	err := scanStream(row, s)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, classify(err, what)
+	s, err := readOne(br, what, func(row pgx.Row, s *chatcore.Stream) error {
+		if subscribers {
+			return scanStream(withTail{r: row, tail: []any{&ids}}, s)
+		}
+		return scanStream(row, s)
+	})
+	if s == nil || err != nil {
+		return nil, err
 	}
 	if subscribers {
 		if len(ids) == 0 {
@@ -112,6 +103,20 @@ func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string)
 		setEntry(&f.subscribers, s.ID, ids)
 	}
 	return s, nil
+}
+
+// readOne reads the one-row answer of a prefetching statement with scan:
+// nil when there is no row.
+func readOne[T any](br pgx.BatchResults, what string, scan func(pgx.Row, *T) error) (*T, error) {
+	v := new(T)
+	err := scan(br.QueryRow(), v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(err, what)
+	}
+	return v, nil
 }
 
 // setEntry sets m[k] to v, making the map first when it is nil.
