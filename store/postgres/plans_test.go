@@ -13,11 +13,11 @@ import (
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
-// TestGenericPlans: the statements over arrays that PostgreSQL would
-// otherwise plan anew at every execution (a flag update, the read of a
-// user's messages, a deletion batch, the event append) run on their generic
-// plans, and the transaction's plan setting is back to its default after
-// each.
+// TestGenericPlans: the statements that PostgreSQL would otherwise plan
+// anew at every execution (a flag update, the read of a user's messages, a
+// deletion batch, a channel's audience, the event append) run on their
+// generic plans, and the transaction's plan setting is back to its default
+// after each.
 func TestGenericPlans(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
@@ -58,6 +58,9 @@ func TestGenericPlans(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			if _, _, err := tx.StreamAudience(ctx, ch.ID, ids[i]); err != nil { // unannounced
+				return err
+			}
 			_, err = tx.UnreadMessages(ctx, ann.ID, 10) // a statement after them, planned as PostgreSQL chooses
 			return err
 		})
@@ -76,6 +79,10 @@ func TestGenericPlans(t *testing.T) {
 			is.Equal(custom, int64(0))     // never a custom plan
 			is.Equal(generic, int64(runs)) // a generic one every time
 			seen++
+		case strings.Contains(stmt, "first_visible_message_id, 0) <= $2"):
+			is.Equal(custom, int64(0))     // the channel's audience: never a custom plan
+			is.Equal(generic, int64(runs)) // a generic one every time
+			seen++
 		case strings.HasPrefix(stmt, "WITH l AS MATERIALIZED"):
 			is.Equal(custom, int64(0))      // the event append: never a custom plan
 			is.True(generic >= int64(runs)) // (the sends above appended too)
@@ -86,5 +93,5 @@ func TestGenericPlans(t *testing.T) {
 		}
 	}
 	is.NoErr(rows.Err())
-	is.Equal(seen, 5) // the user messages read, the flag update, the deletion, the append, the unread messages
+	is.Equal(seen, 6) // the user messages read, the flag update, the deletion, the audience, the append, the unread messages
 }

@@ -186,11 +186,14 @@ func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo 
 	}
 	var s chatcore.Stream
 	var users []chatcore.UserID
-	r := t.queryRow(ctx, `SELECT `+streamCols+`, coalesce((SELECT array_agg(sub.user_id ORDER BY sub.user_id)
+	err := t.onGenericPlan(func() error { // PostgreSQL re-plans it half the time otherwise
+		r := t.queryRow(ctx, `SELECT `+streamCols+`, coalesce((SELECT array_agg(sub.user_id ORDER BY sub.user_id)
 			FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active
 				AND (streams.history_public_to_subscribers OR coalesce(sub.first_visible_message_id, 0) <= $2)), '{}')
 		FROM streams WHERE id = $1`, stream, upTo)
-	if err := scanStream(withTail{r, []any{&users}}, &s); err != nil {
+		return scanStream(withTail{r, []any{&users}}, &s)
+	})
+	if err != nil {
 		return nil, nil, classify(err, fmt.Sprintf("stream %d", stream))
 	}
 	if len(users) == 0 {
