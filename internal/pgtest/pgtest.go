@@ -8,7 +8,8 @@
 // deleted, its sequences restarted and the schema released. The registry
 // table chatcore_test_schemas in the database's default schema records the
 // schemas and their claims; a claim not released within ten minutes (a test
-// process that was killed) expires.
+// process that was killed) expires, and its schema, which may still hold
+// that test's rows, is dropped by the next claim that finds it.
 package pgtest
 
 import (
@@ -86,18 +87,27 @@ func admin(ctx context.Context, url string) (*pgxpool.Pool, error) {
 }
 
 // claim returns a free schema built from the current migrations, claimed
-// for this test, or a new name registered as claimed.
+// for this test, or a new name registered as claimed. Released schemas are
+// taken first.
 func claim(ctx context.Context, p *pgxpool.Pool) (string, error) {
 	digest := postgres.MigrationsDigest()
 	var name string
-	err := p.QueryRow(ctx, `UPDATE public.chatcore_test_schemas SET claimed_until = now() + interval '10 minutes'
-		WHERE name = (SELECT name FROM public.chatcore_test_schemas WHERE digest = $1 AND claimed_until < now()
-			LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING name`, digest).Scan(&name)
-	if err == nil {
+	var released bool
+	err := p.QueryRow(ctx, `WITH free AS (
+			SELECT name, claimed_until = '-infinity' AS released FROM public.chatcore_test_schemas
+			WHERE digest = $1 AND claimed_until < now() ORDER BY claimed_until LIMIT 1 FOR UPDATE SKIP LOCKED)
+		UPDATE public.chatcore_test_schemas s SET claimed_until = now() + interval '10 minutes' FROM free
+		WHERE s.name = free.name RETURNING s.name, free.released`, digest).Scan(&name, &released)
+	switch {
+	case err == nil && released:
 		return name, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	case err == nil:
+		// The claim expired: the test process that held it ended without
+		// emptying the schema, which may still hold its rows.
+		if err := Drop(ctx, p, name); err != nil {
+			return "", err
+		}
+	case !errors.Is(err, pgx.ErrNoRows):
 		return "", err
 	}
 	var b [8]byte
