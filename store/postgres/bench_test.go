@@ -11,6 +11,7 @@ package postgres_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
 	"testing"
@@ -103,25 +104,38 @@ func (env *benchEnv) cloneUsers(b *testing.B, n int) []chatcore.UserID {
 	return ids
 }
 
-// BenchmarkDeleteTopic deletes a 100,000-message topic (each message with a
-// reaction and an edit-history row) from a channel that has another 100,000
-// messages in other topics. "library" calls Service.DeleteTopic until it
-// reports completion (batches of 100, each its own transaction with its
-// events); "library-batch1000" does the same with batches of 1,000; "store"
-// runs the store's DeleteMessages in batches of 100 without the Service;
-// "raw-batch100" is the floor for Zulip's semantics: the same rows in the
-// same batches of 100 newest first, each one raw DELETE ... RETURNING id (the
-// ids an event needs) in its own SERIALIZABLE transaction, as the store's
-// Update runs them ("raw-batch100-readcommitted": the same at PostgreSQL's
-// default isolation); "raw" runs one DELETE of the same rows. Each iteration
-// refills the topic with the timer stopped. peak-heap-MiB is the Go heap in
-// use at its highest during the deletion. "interleaved" runs library and
-// raw-batch100 batch by batch in turn on two topics of the same size: after
-// each library batch commits, the Service's event sink deletes one raw batch
-// of the twin topic. It reports the time of each and their ratio, which the
-// load of a shared machine, falling on both alike, hardly moves.
+// BenchmarkDeleteTopic deletes a 100,000-message topic, and with -million a
+// 1,000,000-message one (each message with a reaction and an edit-history
+// row), from a channel that has another 100,000 messages in other topics.
+// "library" calls Service.DeleteTopic until it reports completion (batches of
+// 100, each its own transaction with its events); "library-batch1000" does the
+// same with batches of 1,000; "store" runs the store's DeleteMessages in
+// batches of 100 without the Service; "raw-batch100" is the floor for Zulip's
+// semantics: the same rows in the same batches of 100 newest first, each one
+// raw DELETE ... RETURNING id (the ids an event needs) in its own SERIALIZABLE
+// transaction, as the store's Update runs them ("raw-batch100-readcommitted":
+// the same at PostgreSQL's default isolation); "raw" runs one DELETE of the
+// same rows. Each iteration refills the topic with the timer stopped.
+// peak-heap-MiB is the Go heap in use at its highest during the deletion.
+// "interleaved" runs library and raw-batch100 batch by batch in turn on two
+// topics of the same size: after each library batch commits, the Service's
+// event sink deletes one raw batch of the twin topic. It reports the time of
+// each and their ratio, which the load of a shared machine, falling on both
+// alike, hardly moves.
 func BenchmarkDeleteTopic(b *testing.B) {
-	const topicSize, otherSize = 100_000, 100_000
+	b.Run("100k", func(b *testing.B) { benchDeleteTopic(b, 100_000) })
+	if *million {
+		b.Run("1M", func(b *testing.B) { benchDeleteTopic(b, 1_000_000) })
+	}
+}
+
+// million adds the 1,000,000-message topic to BenchmarkDeleteTopic:
+//
+//	go test -run '^$' -bench DeleteTopic -benchtime 1x ./store/postgres/ -million
+var million = flag.Bool("million", false, "BenchmarkDeleteTopic also deletes a 1,000,000-message topic")
+
+func benchDeleteTopic(b *testing.B, topicSize int) {
+	const otherSize = 100_000
 	ctx := context.Background()
 	env := newBenchEnv(b)
 	st := &chatcore.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
