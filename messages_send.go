@@ -110,9 +110,8 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 // holds the actor as the request's authenticated user (a user never changes
 // realms).
 func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
-	p, ok := tx.(Prefetcher)
 	u := authenticatedUser(ctx, actorID)
-	if !ok || u == nil {
+	if u == nil {
 		return
 	}
 	f := Prefetch{Realms: []RealmID{u.RealmID}}
@@ -124,7 +123,7 @@ func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
 			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
 		}
 	}
-	p.Prefetch(f)
+	announce(tx, f)
 }
 
 // sendTo is the type and "to" of a SendMessageRequest with their syntax

@@ -105,6 +105,13 @@ type Prefetch struct {
 	Audiences []StreamID
 }
 
+// announce tells tx the reads p names when tx prefetches.
+func announce(tx Tx, p Prefetch) {
+	if f, ok := tx.(Prefetcher); ok {
+		f.Prefetch(p)
+	}
+}
+
 // StreamName names a stream as StreamStore.StreamByName looks it up.
 type StreamName struct {
 	RealmID RealmID

@@ -155,10 +155,10 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 		}
 		var n int
 		err := s.Update(ctx, func(tx Tx, fx *Effects) error {
-			if p, ok := tx.(Prefetcher); ok && f.StreamID != 0 {
+			if f.StreamID != 0 {
 				// DeletionEffects reads the channel's audience for the
 				// batch's events.
-				p.Prefetch(Prefetch{Audiences: []StreamID{f.StreamID}})
+				announce(tx, Prefetch{Audiences: []StreamID{f.StreamID}})
 			}
 			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
 			if err != nil {

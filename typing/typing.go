@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Request is POST /typing: the sender starts or stops typing a direct
@@ -78,9 +79,7 @@ func Send(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 			if !u.Settings.SendPrivateTypingNotifications {
 				return chatcore.BadRequest("User has disabled typing notifications for direct messages")
 			}
-			ids := append(slices.Clone(req.To), u.ID)
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
+			ids := slicex.SortedSet(append(slices.Clone(req.To), u.ID))
 			if candidates, err = tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, IDs: ids}); err != nil {
 				return err
 			}

@@ -73,10 +73,11 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	// On its generic plan (see onGenericPlan): the plans made for the
 	// arrays of an append are no better, and planning it costs more than
 	// running it.
-	return t.onGenericPlan(func() error {
+	_, err := onGenericPlan(t, func() (struct{}, error) {
 		t.tx.enqueue(appendEventsSQL, []any{appendLockSeed, realms, public, groups, data, users, ords}, t.readAppended(events))
-		return nil
+		return struct{}{}, nil
 	})
+	return err
 }
 
 // readAppended reads the result of the append of events: their ids.

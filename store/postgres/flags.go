@@ -56,14 +56,11 @@ func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatc
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var out []chatcore.UserMessage
-	err := t.onGenericPlan(func() (err error) {
-		out, err = scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+	return onGenericPlan(t, func() ([]chatcore.UserMessage, error) {
+		return scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
 			"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
 			WHERE m.id = ANY($2)) m ORDER BY id`, user, ids)
-		return err
 	})
-	return out, err
 }
 
 // PutUserMessageFlags implements [chatcore.FlagStore] with one statement.
@@ -101,16 +98,14 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if add {
 		next, changed = "uf | "+f, "uf & "+f+" <> "+f
 	}
-	var out []chatcore.MessageID
-	err := t.onGenericPlan(func() (err error) {
-		out, err = scanIDs[chatcore.MessageID](ctx, t, "update message flags",
+	out, err := onGenericPlan(t, func() ([]chatcore.MessageID, error) {
+		return scanIDs[chatcore.MessageID](ctx, t, "update message flags",
 			`INSERT INTO user_message_flags (user_id, message_id, flags)
 			SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
 				WHERE m.id = ANY($2)) m
 			WHERE uf IS NOT NULL AND `+changed+`
 			ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
 			RETURNING message_id`, user, ids)
-		return err
 	})
 	if err != nil {
 		return nil, err

@@ -294,10 +294,8 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}
 	query, args := deleteSQL(f, limit)
-	var out []chatcore.DeletedMessage
-	err := t.onGenericPlan(func() (err error) {
-		out, err = scanAll(ctx, t, "delete messages", scanDeleted(f), query, args...)
-		return err
+	out, err := onGenericPlan(t, func() ([]chatcore.DeletedMessage, error) {
+		return scanAll(ctx, t, "delete messages", scanDeleted(f), query, args...)
 	})
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	f := t.fetched // a write may replace t.fetched before the answers arrive
 	for _, id := range p.Realms {
 		t.tx.enqueue(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
-			r, err := readOne(br, fmt.Sprintf("realm %d", id), func(row pgx.Row, r *fetchedRealm) error {
+			r, err := readOne(br.QueryRow(), fmt.Sprintf("realm %d", id), func(row pgx.Row, r *fetchedRealm) error {
 				return scanRealm(row, &r.realm, &r.linkifiersVersion)
 			})
 			if err == nil {
@@ -53,9 +53,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	}
 	for _, id := range p.Audiences {
 		t.tx.enqueue(audienceSQL, []any{id}, func(br pgx.BatchResults) error {
-			a, err := readOne(br, fmt.Sprintf("stream %d", id), func(row pgx.Row, a *fetchedAudience) error {
-				return scanStream(withTail{row, []any{&a.users, &a.firstVisible}}, &a.stream)
-			})
+			a, err := readAudience(br.QueryRow(), id)
 			if err == nil {
 				setEntry(&f.audiences, id, a)
 			}
@@ -74,20 +72,12 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	}
 }
 
-// audienceSQL reads stream $1 with its active subscribers, ascending, and
-// the first message each may see (0: any), for StreamAudience of any upTo.
-const audienceSQL = "SELECT " + streamCols + `,
-	coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
-		WHERE stream_id = streams.id AND active), '{}'),
-	coalesce((SELECT array_agg(coalesce(first_visible_message_id, 0) ORDER BY user_id) FROM subscriptions
-		WHERE stream_id = streams.id AND active), '{}')` + streamByID
-
 // readStream reads the answer of a prefetching stream statement: the
 // stream, nil when there is none, and with subscribers its active
 // subscribers, which it keeps for ActiveSubscriberIDs.
 func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*chatcore.Stream, error) {
 	var ids []chatcore.UserID
-	s, err := readOne(br, what, func(row pgx.Row, s *chatcore.Stream) error {
+	s, err := readOne(br.QueryRow(), what, func(row pgx.Row, s *chatcore.Stream) error {
 		if subscribers {
 			return scanStream(withTail{r: row, tail: []any{&ids}}, s)
 		}
@@ -105,11 +95,11 @@ func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string)
 	return s, nil
 }
 
-// readOne reads the one-row answer of a prefetching statement with scan:
-// nil when there is no row.
-func readOne[T any](br pgx.BatchResults, what string, scan func(pgx.Row, *T) error) (*T, error) {
+// readOne reads a row that may be missing with scan: nil when there is no
+// row.
+func readOne[T any](r pgx.Row, what string, scan func(pgx.Row, *T) error) (*T, error) {
 	v := new(T)
-	err := scan(br.QueryRow(), v)
+	err := scan(r, v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -134,29 +124,10 @@ type fetched struct {
 	streams     map[chatcore.StreamID]*chatcore.Stream
 	names       map[streamKey]*chatcore.Stream
 	subscribers map[chatcore.StreamID][]chatcore.UserID
-	audiences   map[chatcore.StreamID]*fetchedAudience
+	audiences   map[chatcore.StreamID]*audience
 }
 
-// fetchedAudience is a stream with its active subscribers and the first
-// message each may see, in the same order.
-type fetchedAudience struct {
-	stream       chatcore.Stream
-	users        []chatcore.UserID
-	firstVisible []int64
-}
-
-// at returns the audience of the stream's message upTo, as StreamAudience
-// answers it.
-func (a *fetchedAudience) at(upTo chatcore.MessageID) []chatcore.UserID {
-	var out []chatcore.UserID
-	for i, u := range a.users {
-		if a.stream.HistoryPublicToSubscribers || a.firstVisible[i] <= int64(upTo) {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
+// fetchedRealm is a realm with its linkifier version, as Realm reads them.
 type fetchedRealm struct {
 	realm             chatcore.Realm
 	linkifiersVersion int64
@@ -209,7 +180,7 @@ func (t *tx) takeStreamByName(realm chatcore.RealmID, name string) (*chatcore.St
 	return take(t.fetched.names, streamKey{realm, chatcore.FoldKey(name)})
 }
 
-func (t *tx) takeAudience(stream chatcore.StreamID) (*fetchedAudience, bool) {
+func (t *tx) takeAudience(stream chatcore.StreamID) (*audience, bool) {
 	if t.answers() == nil {
 		return nil, false
 	}

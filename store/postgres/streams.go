@@ -178,28 +178,58 @@ func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail.
 
 // StreamAudience implements [chatcore.StreamStore] with one statement.
 func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
-	if a, ok := t.takeAudience(stream); ok {
-		if a == nil {
-			return nil, nil, notFound(fmt.Sprintf("stream %d", stream))
+	a, ok := t.takeAudience(stream)
+	if !ok {
+		var err error
+		a, err = onGenericPlan(t, func() (*audience, error) { // PostgreSQL re-plans it half the time otherwise
+			return readAudience(t.queryRow(ctx, audienceSQL, stream), stream)
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		return &a.stream, a.at(upTo), nil
 	}
-	var s chatcore.Stream
-	var users []chatcore.UserID
-	err := t.onGenericPlan(func() error { // PostgreSQL re-plans it half the time otherwise
-		r := t.queryRow(ctx, `SELECT `+streamCols+`, coalesce((SELECT array_agg(sub.user_id ORDER BY sub.user_id)
-			FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active
-				AND (streams.history_public_to_subscribers OR coalesce(sub.first_visible_message_id, 0) <= $2)), '{}')
-		FROM streams WHERE id = $1`, stream, upTo)
-		return scanStream(withTail{r, []any{&users}}, &s)
+	if a == nil {
+		return nil, nil, notFound(fmt.Sprintf("stream %d", stream))
+	}
+	return &a.stream, a.at(upTo), nil
+}
+
+// audienceSQL reads stream $1 with its active subscribers, ascending, and
+// the first message each may see (0: any): StreamAudience of any upTo, in
+// one statement whether announced or not.
+const audienceSQL = "SELECT " + streamCols + `,
+	coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
+		WHERE stream_id = streams.id AND active), '{}'),
+	coalesce((SELECT array_agg(coalesce(first_visible_message_id, 0) ORDER BY user_id) FROM subscriptions
+		WHERE stream_id = streams.id AND active), '{}')` + streamByID
+
+// readAudience reads the row of audienceSQL for stream: nil when there is
+// no such stream.
+func readAudience(r pgx.Row, stream chatcore.StreamID) (*audience, error) {
+	return readOne(r, fmt.Sprintf("stream %d", stream), func(row pgx.Row, a *audience) error {
+		return scanStream(withTail{row, []any{&a.users, &a.firstVisible}}, &a.stream)
 	})
-	if err != nil {
-		return nil, nil, classify(err, fmt.Sprintf("stream %d", stream))
+}
+
+// audience is a stream with its active subscribers and the first message
+// each may see, in the same order (see audienceSQL).
+type audience struct {
+	stream       chatcore.Stream
+	users        []chatcore.UserID
+	firstVisible []int64
+}
+
+// at returns the users who can see the stream's message upTo: every active
+// subscriber when its history is public to subscribers, else those whose
+// first visible message is at most upTo; nil for none.
+func (a *audience) at(upTo chatcore.MessageID) []chatcore.UserID {
+	var out []chatcore.UserID
+	for i, u := range a.users {
+		if a.stream.HistoryPublicToSubscribers || a.firstVisible[i] <= int64(upTo) {
+			out = append(out, u)
+		}
 	}
-	if len(users) == 0 {
-		users = nil
-	}
-	return &s, users, nil
+	return out
 }
 
 // PutSubscription implements [chatcore.StreamStore].

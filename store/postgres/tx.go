@@ -50,8 +50,8 @@ var _ chatcore.Tx = (*tx)(nil)
 // an Update it forgets the answers of announced reads, which the write may
 // change (see Prefetch).
 func (t *tx) writable() error {
-	if t.readOnly {
-		return ErrReadOnly
+	if err := t.writableKeepingAnswers(); err != nil {
+		return err
 	}
 	t.fetched = nil
 	return nil
@@ -80,8 +80,8 @@ func (t *tx) commit(ctx context.Context) error {
 	return nil
 }
 
-// onGenericPlan has the statements run sends or queues execute on their
-// prepared statements' generic plans. PostgreSQL plans a prepared
+// onGenericPlan returns what run returns, having the statements run sends
+// or queues execute on their prepared statements' generic plans. PostgreSQL plans a prepared
 // statement anew at every execution while the plans made for the actual
 // parameters are estimated cheaper than the generic plan, which a statement
 // over an array of ids always is (the generic plan assumes ten ids, where
@@ -89,14 +89,14 @@ func (t *tx) commit(ctx context.Context) error {
 // that planning costs ten times the execution. The plan settings travel in
 // the batches of the statements around, without a round trip of their own,
 // and last for run's statements only.
-func (t *tx) onGenericPlan(run func() error) error {
+func onGenericPlan[T any](t *tx, run func() (T, error)) (T, error) {
 	if t.tx.single {
 		return run()
 	}
 	t.tx.enqueue("SET LOCAL plan_cache_mode = force_generic_plan", nil, execResult)
-	err := run()
+	v, err := run()
 	t.tx.enqueue("SET LOCAL plan_cache_mode TO DEFAULT", nil, execResult)
-	return err
+	return v, err
 }
 
 // execResult reads the result of a queued statement that returns no rows.
