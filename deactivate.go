@@ -295,6 +295,9 @@ func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, ac
 			// A short batch means nothing matching is left.
 			return nil
 		}
+		// The next batch starts below this one (one transaction: nothing
+		// new appears above it).
+		f.BeforeID = deleted[len(deleted)-1].ID
 	}
 }
 

@@ -37,6 +37,8 @@ type deletionHookStore struct {
 	chatcore.Store
 	deletes  int // DeleteMessages calls so far
 	maxBatch int // the largest batch DeleteMessages returned
+	// filters are the filters of the DeleteMessages calls so far.
+	filters []chatcore.MessageFilter
 	// afterDelete, when set, runs after the n-th (from 1) DeleteMessages call
 	// has deleted its batch; an error it returns becomes the call's error.
 	afterDelete func(n int) error
@@ -62,6 +64,7 @@ func (t deletionHookTx) DeleteMessages(ctx context.Context, f chatcore.MessageFi
 	}
 	t.s.deletes++
 	t.s.maxBatch = max(t.s.maxBatch, len(deleted))
+	t.s.filters = append(t.s.filters, f)
 	if t.s.afterDelete != nil {
 		if err := t.s.afterDelete(t.s.deletes); err != nil {
 			return nil, err
@@ -391,6 +394,11 @@ func TestDeactivateUserAtomicBatches(t *testing.T) {
 		is.Equal(publications, 1)                                                   // one commit, one publication
 		is.True(hooks.deletes >= (len(org.doomed)+deletionBatch-1)/deletionBatch+1) // one call per batch (and one per sender that finds nothing more)
 		is.Equal(hooks.maxBatch, deletionBatch)                                     // never more than one batch at a time
+		for i, f := range hooks.filters[1:] {
+			if prev := hooks.filters[i]; f.SenderID == prev.SenderID && f.Kinds == prev.Kinds {
+				is.True(f.BeforeID != 0 && (prev.BeforeID == 0 || f.BeforeID < prev.BeforeID)) // a sender's next batch starts below the previous one
+			}
+		}
 
 		st := storeState(t, w, org)
 		is.Equal(st.Messages, org.kept)         // exactly the member's and the bot's messages are gone

@@ -329,7 +329,13 @@ type MessageFilter struct {
 	// TopicKey, when non-nil, selects channel messages whose TopicKey equals it.
 	TopicKey *string
 	// MinID keeps only messages with id >= MinID.
-	MinID    MessageID
+	MinID MessageID
+	// BeforeID, when not zero, keeps only messages with id < BeforeID. A
+	// deletion in batches passes the previous batch's lowest id, so that a
+	// batch starts where the last one stopped: the stores' indexes may still
+	// hold entries for the rows already deleted (PostgreSQL's until vacuum
+	// removes them), which a scan from the newest end would walk again.
+	BeforeID MessageID
 	SenderID UserID
 	Kinds    MessageKinds
 	// IDs, when non-nil, keeps only messages with one of these ids (order and

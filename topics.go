@@ -138,6 +138,14 @@ func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st 
 // once the deadline has passed; a zero deadline means no time limit. ctx being
 // done also stops it (with ctx's error).
 //
+// Each batch after a full one takes the matching messages below the lowest
+// id it deleted (MessageFilter.BeforeID), so no batch walks the index entries
+// the earlier ones left behind. A batch that finds fewer than a batch below
+// its bound fills up from the whole filter in the same transaction, so that,
+// as in Zulip, the deletion is complete when a batch comes back short, with
+// nothing matching left: messages sent, or moved into the topic, while the
+// batches ran are deleted too.
+//
 // After each batch commits it publishes delete_message events, grouped by
 // direct conversation (to its participants) and by channel and topic (to the
 // channel's subscribers who could see the messages), each also to actorUser
@@ -146,6 +154,7 @@ func topicDeletionChannel(ctx context.Context, tx Tx, u *User, id StreamID) (st 
 // when it changed. Channel events carry the topic lower-cased, as Zulip sends
 // it, spelt as the group's newest message of the batch stores it.
 func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f MessageFilter, deadline time.Time) (complete bool, err error) {
+	bound := f.BeforeID // the caller's own bound, if any
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -154,6 +163,7 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			return false, nil
 		}
 		var n int
+		var next MessageID
 		err := s.Update(ctx, func(tx Tx, fx *Effects) error {
 			if f.StreamID != 0 {
 				// DeletionEffects reads the channel's audience for the
@@ -163,6 +173,23 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
 			if err != nil {
 				return err
+			}
+			next = lowestDeleted(deleted)
+			if len(deleted) < s.batchSize && f.BeforeID != bound {
+				// Nothing matching is left below the sweep's bound: the
+				// batch fills up with the newest of the whole filter,
+				// which are above every message deleted so far (sent, or
+				// moved into the topic, since the sweep began).
+				whole := f
+				whole.BeforeID = bound
+				rest, err := tx.DeleteMessages(ctx, whole, s.batchSize-len(deleted))
+				if err != nil {
+					return err
+				}
+				if len(rest) > 0 {
+					next = lowestDeleted(rest)
+				}
+				deleted = append(rest, deleted...)
 			}
 			n = len(deleted)
 			return DeletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted)
@@ -174,7 +201,17 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			// A short batch means nothing matching was left when it ran.
 			return true, nil
 		}
+		f.BeforeID = next
 	}
+}
+
+// lowestDeleted is the lowest id of a batch DeleteMessages returned (highest
+// first), or 0 for an empty one.
+func lowestDeleted(deleted []DeletedMessage) MessageID {
+	if len(deleted) == 0 {
+		return 0
+	}
+	return deleted[len(deleted)-1].ID
 }
 
 // DeletionEffects records the events of one deleted batch and maintains

@@ -468,6 +468,56 @@ func TestDeleteMessagesBatched(t *testing.T) {
 	})
 }
 
+// TestDeleteTopicSweepsDownThenLooksAbove: each batch after a full one
+// deletes below the lowest id the previous batch deleted, and the batch that
+// finds fewer below fills up from the whole topic, so messages sent to the
+// topic, or moved into it, while the deletion runs are deleted too, and the
+// deletion completes only when nothing of the topic is left.
+func TestDeleteTopicSweepsDownThenLooksAbove(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		hook := &deletionHookStore{}
+		w := open(t, chattest.Wrap(hook.wrap), chattest.With(chatcore.WithTopicDeletion(2, time.Minute)))
+		c := w.SeedCast(t)
+		a := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Alpha", Subscribers: []*chatcore.User{c.Member}})
+		moved := w.Post(t, a, "elsewhere", c.Member, "moved in later")
+		in := w.PostN(t, a, "t", c.Member, 5)
+		var late chatcore.MessageID
+		w.Events.OnPublish = func([]chatcore.Event) {
+			if late != 0 {
+				return
+			}
+			// After the first batch: one message sent to the topic, and an
+			// older one moved into it.
+			late = w.Post(t, a, "t", c.Member, "sent meanwhile")
+			w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+				_, err := tx.MoveMessages(ctx, chatcore.MessageMove{RealmID: c.Realm.ID, StreamID: a.ID, TopicKey: chatcore.TopicKey("elsewhere"),
+					ToStream: a.ID, ToRecipient: a.RecipientID, ToTopic: "t", MovedAt: w.Clock.Current(),
+					Entry: chatcore.EditHistoryEntry{UserID: c.Member.ID, Timestamp: w.Clock.Current()}}, 10)
+				return err
+			})
+		}
+		w.Events.Reset()
+		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, a.ID, "t")
+		is.NoErr(err)
+		is.True(res.Complete)                            // complete
+		is.Equal(len(w.ChannelMessageIDs(t, a, nil)), 0) // with the late and the moved message gone too
+
+		var batches [][]chatcore.MessageID
+		for _, ev := range w.Events.OfType("delete_message") {
+			batches = append(batches, ev.Data["message_ids"].([]chatcore.MessageID))
+		}
+		is.Equal(batches, [][]chatcore.MessageID{
+			{in[3], in[4]}, {in[1], in[2]}, {moved, in[0]}, {late},
+		}) // newest first below each bound; the late message in the last batch
+		var bounds []chatcore.MessageID
+		for _, f := range hook.filters {
+			bounds = append(bounds, f.BeforeID)
+		}
+		is.Equal(bounds, []chatcore.MessageID{0, in[3], in[1], moved, 0}) // the last batch found nothing below moved and looked at the whole topic
+	})
+}
+
 // BenchmarkDeleteTopic measures deleting a 1,000-message topic in batches of
 // 100 (Zulip's size), events included, on the memory and the SQLite store.
 func BenchmarkDeleteTopic(b *testing.B) {

@@ -150,7 +150,7 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 		after = f.MinID - 1
 	}
 	var victims []*chatcore.Message
-	for id := range l.between(after, 0, true) {
+	for id := range l.between(after, f.BeforeID, true) {
 		if len(victims) == limit {
 			break
 		}
@@ -186,6 +186,7 @@ func (t *tx) matchDelete(m *chatcore.Message, f *chatcore.MessageFilter) bool {
 		f.StreamID != 0 && m.StreamID != f.StreamID,
 		f.TopicKey != nil && (m.Type != chatcore.MessageTypeStream || m.TopicKey != *f.TopicKey),
 		m.ID < f.MinID,
+		f.BeforeID != 0 && m.ID >= f.BeforeID,
 		f.SenderID != 0 && m.SenderID != f.SenderID,
 		f.IDs != nil && !slices.Contains(f.IDs, m.ID):
 		return false

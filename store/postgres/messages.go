@@ -253,6 +253,9 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.MinID != 0 {
 		where = append(where, "m.id >= "+p.add(f.MinID))
 	}
+	if f.BeforeID != 0 {
+		where = append(where, "m.id < "+p.add(f.BeforeID))
+	}
 	if f.SenderID != 0 {
 		where = append(where, "m.sender_id = "+p.add(f.SenderID))
 	}

@@ -239,6 +239,9 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.MinID != 0 {
 		where, args = append(where, "m.id >= ?"), append(args, f.MinID)
 	}
+	if f.BeforeID != 0 {
+		where, args = append(where, "m.id < ?"), append(args, f.BeforeID)
+	}
 	if f.SenderID != 0 {
 		where, args = append(where, "m.sender_id = ?"), append(args, f.SenderID)
 	}
@@ -272,7 +275,7 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and
-// at most MinID besides the realm), a cheaper statement than deleteSQL's:
+// at most MinID and BeforeID besides the realm), a cheaper statement than deleteSQL's:
 // it takes the newest limit ids of the topic from the covering index
 // messages_stream_topic alone and checks the realm and the type only on the
 // rows it deletes, which the DELETE reads anyway. ok is false for any other
@@ -291,6 +294,9 @@ func topicDeleteSQL(f chatcore.MessageFilter, limit int) (query string, args []a
 	args = []any{f.StreamID, *f.TopicKey}
 	if f.MinID != 0 {
 		where, args = where+" AND id >= ?", append(args, f.MinID)
+	}
+	if f.BeforeID != 0 {
+		where, args = where+" AND id < ?", append(args, f.BeforeID)
 	}
 	args = append(args, limit, f.RealmID)
 	return `DELETE FROM messages WHERE id IN (

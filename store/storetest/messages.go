@@ -287,6 +287,21 @@ var messageTests = []test{
 			{"topic from min id", func(m []chatcore.MessageID) chatcore.MessageFilter {
 				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: &strasse, MinID: m[1]}
 			}, []int{1}},
+			{"before id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, BeforeID: m[3]}
+			}, []int{2, 1, 0}},
+			{"topic before id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: &strasse, BeforeID: m[1]}
+			}, []int{0}},
+			{"topic between min and before id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID, TopicKey: &strasse, MinID: m[1], BeforeID: m[2]}
+			}, []int{1}},
+			{"sender before id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, SenderID: w.alice, BeforeID: m[3]}
+			}, []int{2, 0}},
+			{"direct before id", func(m []chatcore.MessageID) chatcore.MessageFilter {
+				return chatcore.MessageFilter{RealmID: w.realm, Kinds: chatcore.KindDirect, BeforeID: m[5]}
+			}, nil},
 		} {
 			// Each case deletes from a fresh copy of the seed and then clears
 			// it, so only this copy can match.
