@@ -250,9 +250,13 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		}
 		query, args := `DELETE FROM messages WHERE id IN (SELECT id FROM messages
 			WHERE stream_id = $1 AND topic_key = $2 ORDER BY id DESC LIMIT 100) RETURNING id`, []any{st.ID, key}
+		if below != nil {
+			query = `DELETE FROM messages WHERE id = ANY(ARRAY(SELECT id FROM messages
+				WHERE stream_id = $1 AND topic_key = $2 ORDER BY id DESC LIMIT 100)) RETURNING id`
+		}
 		if below != nil && *below != 0 {
-			query, args = `DELETE FROM messages WHERE id IN (SELECT id FROM messages
-				WHERE stream_id = $1 AND topic_key = $2 AND id < $3 ORDER BY id DESC LIMIT 100) RETURNING id`, append(args, *below)
+			query, args = `DELETE FROM messages WHERE id = ANY(ARRAY(SELECT id FROM messages
+				WHERE stream_id = $1 AND topic_key = $2 AND id < $3 ORDER BY id DESC LIMIT 100)) RETURNING id`, append(args, *below)
 		}
 		rows, err := tx.Query(ctx, query, args...)
 		var ids []int64

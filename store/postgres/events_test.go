@@ -122,7 +122,9 @@ func TestAppendLocksPerRealm(t *testing.T) {
 
 // roundTrips counts the requests a pool's connections send to the server:
 // each statement sent alone and each batch of statements is one.
-type roundTrips struct{ n atomic.Int64 }
+// roundTrips is a pgx tracer that counts round trips (n), and the plan mode
+// settings among the statements of batches (planSets).
+type roundTrips struct{ n, planSets atomic.Int64 }
 
 func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	r.n.Add(1)
@@ -133,8 +135,12 @@ func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tra
 	r.n.Add(1)
 	return ctx
 }
-func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (r *roundTrips) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	if strings.HasPrefix(d.SQL, "SET LOCAL plan_cache_mode") {
+		r.planSets.Add(1)
+	}
+}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // tracedStore opens a store (see pgtest.Open) whose round trips are counted.
 func tracedStore(t *testing.T, opts ...postgres.Option) (*postgres.Store, *roundTrips) {

@@ -29,6 +29,33 @@ type lazyTx struct {
 	single bool
 	// ahead are the statements to send before the next one, in its batch.
 	ahead []aheadStmt
+	// wantGeneric is the plan mode the next statement must run in (see
+	// onGenericPlan); generic is the mode the statements sent and queued so
+	// far leave the transaction in. The SET that changes it is queued only
+	// before a statement that needs the other mode, so that two statements
+	// on generic plans with nothing between them share one, and no reset
+	// goes with the COMMIT (a SET LOCAL ends with its transaction).
+	wantGeneric, generic bool
+}
+
+// planMode queues the SET that puts the transaction in the plan mode its
+// next statement wants, when that is not the mode it is in.
+func (l *lazyTx) planMode() {
+	if l.generic == l.wantGeneric {
+		return
+	}
+	l.generic = l.wantGeneric
+	query := "SET LOCAL plan_cache_mode TO DEFAULT"
+	if l.generic {
+		query = "SET LOCAL plan_cache_mode = force_generic_plan"
+	}
+	l.ahead = append(l.ahead, aheadStmt{sql: query, read: execResult})
+}
+
+// execResult reads the result of a queued statement that returns no rows.
+func execResult(br pgx.BatchResults) error {
+	_, err := br.Exec()
+	return err
 }
 
 // aheadStmt is a statement queued to go to the server ahead of the
@@ -71,6 +98,7 @@ func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyT
 // transaction's next one (see lazyTx); read gets its results then. The
 // statements of a transaction run in the order it enqueued and ran them.
 func (l *lazyTx) enqueue(query string, args []any, read func(pgx.BatchResults) error) {
+	l.planMode()
 	l.ahead = append(l.ahead, aheadStmt{sql: query, args: args, read: read})
 }
 
@@ -113,6 +141,7 @@ func (l *lazyTx) batch(ctx context.Context, query string, args []any) (pgx.Batch
 
 // Exec runs a statement in the transaction.
 func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
 			return pgconn.CommandTag{}, err
@@ -130,6 +159,7 @@ func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.Co
 // Query runs a query in the transaction; closing the rows finishes the batch
 // of a batched statement.
 func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
+	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
 			return nil, err
@@ -149,6 +179,7 @@ func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows
 
 // QueryRow runs a query expected to return at most one row.
 func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
+	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
 			return errRow{err}

@@ -309,11 +309,19 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 
 // scanDeleted returns the scan of the rows deleteSQL returns for f.
 func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedMessage) error {
-	var topic string // the previous row's: a batch's rows mostly share one topic
+	// One set of destinations for every row, of types pgx scans without
+	// reflection: no allocation per row but the members of a direct message.
+	var (
+		topic   string // the previous row's: a batch's rows mostly share one topic
+		row     struct{ id, stream, sender int64 }
+		private bool
+		key     *string
+		members []int64
+	)
+	dest := []any{&row.id, &private, &row.stream, nil, &key, &row.sender, &members}
 	return func(r pgx.Rows, d *chatcore.DeletedMessage) error {
-		var private bool
-		var key *string
-		if err := r.Scan(&d.ID, &private, &d.StreamID, nil, &key, &d.SenderID, &d.Recipients); err != nil {
+		key, members = nil, nil
+		if err := r.Scan(dest...); err != nil {
 			return err
 		}
 		// The topic column is text, whose value is its UTF-8 bytes in
@@ -321,16 +329,19 @@ func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedM
 		if raw := r.RawValues()[3]; string(raw) != topic {
 			topic = string(raw)
 		}
+		d.ID, d.StreamID, d.SenderID = chatcore.MessageID(row.id), chatcore.StreamID(row.stream), chatcore.UserID(row.sender)
 		d.Type, d.Topic = chatcore.MessageTypeStream, topic
 		switch {
 		case private:
 			d.Type = chatcore.MessageTypePrivate
+			d.Recipients = make([]chatcore.UserID, len(members))
+			for i, m := range members {
+				d.Recipients[i] = chatcore.UserID(m)
+			}
 		case key != nil:
 			d.TopicKey = *key
-			d.Recipients = nil
 		default:
 			d.TopicKey = *f.TopicKey
-			d.Recipients = nil
 		}
 		return nil
 	}

@@ -36,7 +36,9 @@ func TestSendRoundTrips(t *testing.T) {
 		return n
 	}
 	send("warms the caches") // the linkifiers the pre-rendering uses, the prepared statements
+	sets := trips.planSets.Load()
 	is.Equal(send("hello **there**"), int64(3))
+	is.Equal(trips.planSets.Load()-sets, int64(1)) // the append's generic plan, set once and ended by the COMMIT
 
 	to = `["general"]` // the channel as a JSON list, by name
 	is.Equal(send("by list"), int64(3))
@@ -65,15 +67,20 @@ func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 	send("first", 1) // the channel's oldest message stays: no batch recomputes first_message_id
 	send("three batches", 25)
 	send("one batch", 5)
-	deleteTopic := func(topic string) int64 {
-		before := trips.n.Load()
+	deleteTopic := func(topic string) (n, sets int64) {
+		before, setsBefore := trips.n.Load(), trips.planSets.Load()
 		res, err := w.Svc.DeleteTopic(t.Context(), admin.ID, ch.ID, topic)
-		n := trips.n.Load() - before
+		n, sets = trips.n.Load()-before, trips.planSets.Load()-setsBefore
 		is.NoErr(err)
 		is.True(res.Complete) // the whole topic
-		return n
+		return n, sets
 	}
-	one := deleteTopic("one batch")
-	three := deleteTopic("three batches")
+	one, oneSets := deleteTopic("one batch")
+	three, threeSets := deleteTopic("three batches")
 	is.Equal(three-one, int64(5)) // two batches more, two round trips each, and the last batch's look above
+	// One plan setting per batch: its deletions and its append run on
+	// generic plans with nothing between them, and the COMMIT ends the
+	// setting.
+	is.Equal(oneSets, int64(1))
+	is.Equal(threeSets, int64(3))
 }

@@ -88,21 +88,15 @@ func (t *tx) commit(ctx context.Context) error {
 // the request has one or a few): for a statement with correlated subqueries
 // that planning costs ten times the execution. The plan settings travel in
 // the batches of the statements around, without a round trip of their own,
-// and last for run's statements only.
+// and last for run's statements only (see lazyTx.planMode).
 func onGenericPlan[T any](t *tx, run func() (T, error)) (T, error) {
 	if t.tx.single {
 		return run()
 	}
-	t.tx.enqueue("SET LOCAL plan_cache_mode = force_generic_plan", nil, execResult)
+	t.tx.wantGeneric = true
 	v, err := run()
-	t.tx.enqueue("SET LOCAL plan_cache_mode TO DEFAULT", nil, execResult)
+	t.tx.wantGeneric = false
 	return v, err
-}
-
-// execResult reads the result of a queued statement that returns no rows.
-func execResult(br pgx.BatchResults) error {
-	_, err := br.Exec()
-	return err
 }
 
 // check records err when it comes from the server (and so aborted the
@@ -167,12 +161,14 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows,
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
-		var v T
-		if err := scan(rows, &v); err != nil {
+		// Scanned in place: a variable whose address goes to scan, a
+		// function value, would be allocated on the heap for every row.
+		var zero T
+		out = append(out, zero)
+		if err := scan(rows, &out[len(out)-1]); err != nil {
 			rows.Close()
 			return nil, classify(t.check(err), what)
 		}
-		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, classify(t.check(err), what)
