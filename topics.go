@@ -177,9 +177,9 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			next = lowestDeleted(deleted)
 			if len(deleted) < s.batchSize && f.BeforeID != bound {
 				// Nothing matching is left below the sweep's bound: the
-				// batch fills up with the newest of the whole filter,
-				// which are above every message deleted so far (sent, or
-				// moved into the topic, since the sweep began).
+				// batch fills up with the newest of the whole filter, all
+				// above that bound (sent, or moved into the topic, since
+				// the sweep began), so the batch stays newest first.
 				whole := f
 				whole.BeforeID = bound
 				rest, err := tx.DeleteMessages(ctx, whole, s.batchSize-len(deleted))
