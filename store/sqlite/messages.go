@@ -275,11 +275,11 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and
-// at most MinID and BeforeID besides the realm), a cheaper statement than deleteSQL's:
-// it takes the newest limit ids of the topic from the covering index
-// messages_stream_topic alone and checks the realm and the type only on the
-// rows it deletes, which the DELETE reads anyway. ok is false for any other
-// filter.
+// at most MinID and BeforeID besides the realm), a cheaper statement than
+// deleteSQL's: it takes the newest limit ids of the topic from the covering
+// index messages_stream_topic alone and checks the realm and the type only on
+// the rows it deletes, which the DELETE reads anyway. ok is false for any
+// other filter.
 //
 // It deletes exactly the newest matching rows among the newest limit rows
 // of the topic. When that is fewer than limit, every further matching row is
