@@ -297,7 +297,7 @@ func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, ac
 		}
 		// The next batch starts below this one (one transaction: nothing
 		// new appears above it).
-		f.BeforeID = deleted[len(deleted)-1].ID
+		f.BeforeID = lowestDeleted(deleted)
 	}
 }
 

@@ -248,15 +248,16 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		query, args := `DELETE FROM messages WHERE id IN (SELECT id FROM messages
-			WHERE stream_id = $1 AND topic_key = $2 ORDER BY id DESC LIMIT 100) RETURNING id`, []any{st.ID, key}
-		if below != nil {
-			query = `DELETE FROM messages WHERE id = ANY(ARRAY(SELECT id FROM messages
-				WHERE stream_id = $1 AND topic_key = $2 ORDER BY id DESC LIMIT 100)) RETURNING id`
-		}
+		// The sweep's statement has the shape of the store's, whose ids go
+		// to the DELETE as one array; the rescanning one keeps Zulip's IN.
+		pick, args := "SELECT id FROM messages WHERE stream_id = $1 AND topic_key = $2", []any{st.ID, key}
 		if below != nil && *below != 0 {
-			query, args = `DELETE FROM messages WHERE id = ANY(ARRAY(SELECT id FROM messages
-				WHERE stream_id = $1 AND topic_key = $2 AND id < $3 ORDER BY id DESC LIMIT 100)) RETURNING id`, append(args, *below)
+			pick, args = pick+" AND id < $3", append(args, *below)
+		}
+		pick += " ORDER BY id DESC LIMIT 100"
+		query := "DELETE FROM messages WHERE id IN (" + pick + ") RETURNING id"
+		if below != nil {
+			query = "DELETE FROM messages WHERE id = ANY(ARRAY(" + pick + ")) RETURNING id"
 		}
 		rows, err := tx.Query(ctx, query, args...)
 		var ids []int64

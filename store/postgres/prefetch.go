@@ -139,57 +139,26 @@ type streamKey struct {
 	name  string
 }
 
-// answers returns the announced reads' answers to read from, none once a
-// statement has failed (the reads then fail as they would have).
+// noAnswers is the answers of a transaction that has none: its maps are
+// nil, so take finds nothing in them and changes nothing.
+var noAnswers fetched
+
+// answers returns the announced reads' answers to take from (see take):
+// none before anything is announced or fetched, and none once a statement
+// has failed (the reads then fail as they would have).
 func (t *tx) answers() *fetched {
-	if t.failed != nil {
-		return nil
+	if t.failed != nil || t.fetched == nil {
+		return &noAnswers
 	}
 	return t.fetched
 }
 
-// take returns and forgets m's entry for k; ok reports that there was one.
+// take returns and forgets m's entry for k, the answer of one announced
+// read; ok is false when there is no such answer (the read then goes to the
+// server).
 func take[K comparable, V any](m map[K]V, k K) (v V, ok bool) {
 	if v, ok = m[k]; ok {
 		delete(m, k)
 	}
 	return v, ok
-}
-
-// takeRealm, takeStream, takeStreamByName, takeAudience and
-// takeSubscribers answer one read each from announced reads' answers; ok is false when
-// there is no such answer (the read then goes to the server).
-func (t *tx) takeRealm(id chatcore.RealmID) (*fetchedRealm, bool) {
-	if t.answers() == nil {
-		return nil, false
-	}
-	return take(t.fetched.realms, id)
-}
-
-func (t *tx) takeStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
-	if t.answers() == nil {
-		return nil, false
-	}
-	return take(t.fetched.streams, id)
-}
-
-func (t *tx) takeStreamByName(realm chatcore.RealmID, name string) (*chatcore.Stream, bool) {
-	if t.answers() == nil {
-		return nil, false
-	}
-	return take(t.fetched.names, streamKey{realm, chatcore.FoldKey(name)})
-}
-
-func (t *tx) takeAudience(stream chatcore.StreamID) (*audience, bool) {
-	if t.answers() == nil {
-		return nil, false
-	}
-	return take(t.fetched.audiences, stream)
-}
-
-func (t *tx) takeSubscribers(stream chatcore.StreamID) ([]chatcore.UserID, bool) {
-	if t.answers() == nil {
-		return nil, false
-	}
-	return take(t.fetched.subscribers, stream)
 }

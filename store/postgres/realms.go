@@ -45,7 +45,7 @@ const realmWithVersionSQL = "SELECT " + realmCols + ", coalesce((SELECT version 
 func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
 	var r chatcore.Realm
 	var version int64
-	if f, ok := t.takeRealm(id); ok {
+	if f, ok := take(t.answers().realms, id); ok {
 		if f == nil {
 			return nil, notFound(fmt.Sprintf("realm %d", id))
 		}

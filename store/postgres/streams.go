@@ -28,7 +28,7 @@ func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 
 // Stream implements [chatcore.StreamStore].
 func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
-	if s, ok := t.takeStream(id); ok {
+	if s, ok := take(t.answers().streams, id); ok {
 		if s == nil {
 			return nil, notFound(fmt.Sprintf("stream %d", id))
 		}
@@ -43,7 +43,7 @@ func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream
 
 // StreamByName implements [chatcore.StreamStore].
 func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
-	if s, ok := t.takeStreamByName(realm, name); ok {
+	if s, ok := take(t.answers().names, streamKey{realm, chatcore.FoldKey(name)}); ok {
 		if s == nil {
 			return nil, notFound(fmt.Sprintf("stream %q", name))
 		}
@@ -146,7 +146,7 @@ func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user c
 // ActiveSubscriberIDs implements [chatcore.StreamStore]: the whole list comes
 // back as one array value, in the order of the primary key.
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
-	if ids, ok := t.takeSubscribers(stream); ok {
+	if ids, ok := take(t.answers().subscribers, stream); ok {
 		return ids, nil
 	}
 	var out []chatcore.UserID
@@ -178,7 +178,7 @@ func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail.
 
 // StreamAudience implements [chatcore.StreamStore] with one statement.
 func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
-	a, ok := t.takeAudience(stream)
+	a, ok := take(t.answers().audiences, stream)
 	if !ok {
 		var err error
 		a, err = onGenericPlan(t, func() (*audience, error) { // PostgreSQL re-plans it half the time otherwise
