@@ -229,7 +229,7 @@ func (b *Bus) catchUp(ctx context.Context, conn *pgx.Conn) error {
 	b.mu.Unlock()
 	rows, err := conn.Query(ctx, `SELECT e.realm_id, bool_or(e.public), max(e.id),
 			coalesce(array_agg(DISTINCT u.user_id) FILTER (WHERE u.user_id IS NOT NULL), '{}')
-		FROM event_log e LEFT JOIN event_users u ON u.event_id = e.id
+		FROM event_log e LEFT JOIN LATERAL unnest(e.users) AS u(user_id) ON true
 		WHERE e.id > $1 GROUP BY e.realm_id`, from)
 	if err != nil {
 		return err

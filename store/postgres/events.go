@@ -19,11 +19,11 @@ const appendLockSeed = 0x65766e74 // "evnt"
 // follow commit order: a transaction that appends to a realm waits for the
 // one appending to it before to commit or roll back, and appends to other
 // realms do not wait), then takes one id per entry in the given order, sets
-// each entry's group_start (the group's first id), inserts the entries and
-// their addressees ($6 users, $7 the 1-based position of each one's entry;
-// distinct pairs, so a plain INSERT: ON CONFLICT would read the index, which
-// under SERIALIZABLE makes concurrent appends of any realms conflict), and
-// returns the ids in order. The lock keys live in the single-bigint space of
+// each entry's group_start (the group's first id), inserts the entries with
+// their addressees ($6 users, $7 the 1-based position of each one's entry)
+// and an event_users row per addressee (distinct pairs, so a plain INSERT:
+// ON CONFLICT would read the index, which under SERIALIZABLE makes
+// concurrent appends of any realms conflict), and returns the ids in order. The lock keys live in the single-bigint space of
 // advisory locks, apart from the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
@@ -33,12 +33,14 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
 	), g AS MATERIALIZED (
 		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
+	), a AS (
+		SELECT ord, array_agg(user_id ORDER BY user_id) AS users FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) GROUP BY ord
 	), ins AS (
-		INSERT INTO event_log (id, realm_id, public, group_start, data)
-		SELECT id, realm, public, start, data::json FROM g
-	), users AS (
-		INSERT INTO event_users (user_id, event_id)
-		SELECT u.user_id, g.id FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) JOIN g ON g.ord = u.ord
+		INSERT INTO event_log (id, realm_id, public, group_start, data, users)
+		SELECT g.id, g.realm, g.public, g.start, g.data::json, coalesce(a.users, '{}') FROM g LEFT JOIN a ON a.ord = g.ord
+		RETURNING id, users
+	), addressed AS (
+		INSERT INTO event_users (user_id, event_id) SELECT u.user_id, ins.id FROM ins, unnest(ins.users) AS u(user_id)
 	)
 	SELECT id FROM g ORDER BY ord`
 
@@ -183,8 +185,9 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 }
 
 // PruneEvents implements [chatcore.EventStore] in one statement: it deletes
-// the entries, their event_users rows, and keeps each realm's highest
-// deleted id in event_log_pruned.
+// the entries, their event_users rows (found through the primary key from
+// the addressees each entry lists), and keeps each realm's highest deleted
+// id in event_log_pruned.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -204,9 +207,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 			WHERE l.group_start < l.id AND l.group_start BETWEEN r.first AND r.top AND l.id > r.top
 		), d AS (
 			DELETE FROM event_log WHERE id IN (SELECT id FROM b WHERE group_start NOT IN (SELECT group_start FROM keep))
-			RETURNING id, realm_id
+			RETURNING id, realm_id, users
 		), u AS (
-			DELETE FROM event_users WHERE event_id IN (SELECT id FROM d)
+			DELETE FROM event_users e USING d WHERE e.event_id = d.id AND e.user_id = ANY(d.users)
 		), s AS (
 			INSERT INTO event_log_pruned AS p (realm_id, pruned_through) SELECT realm_id, max(id) FROM d GROUP BY realm_id
 			ON CONFLICT (realm_id) DO UPDATE SET pruned_through = greatest(p.pruned_through, excluded.pruned_through)

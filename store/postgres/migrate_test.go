@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
@@ -73,4 +74,57 @@ func TestOpenErrors(t *testing.T) {
 	cancel()
 	_, err = postgres.Open(cctx, url, postgres.WithSchema(schema))
 	is.True(err != nil) // a cancelled context
+}
+
+// TestEventAddresseesMigration: migration 0005 gives each entry already in
+// the log the addressees of its event_users rows and drops the index by
+// event id; pruning afterwards deletes those rows with their entries.
+func TestEventAddresseesMigration(t *testing.T) {
+	is := is.New(t)
+	url, schema := pgtest.UnpooledSchema(t) // changed below: never reused
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	entries := []chatcore.LoggedEvent{
+		{RealmID: 1, UserIDs: []chatcore.UserID{7, 3, 5}, Data: []byte(`{"type":"a"}`)},
+		{RealmID: 1, Public: true, Data: []byte(`{"type":"b"}`)},
+		{RealmID: 2, UserIDs: []chatcore.UserID{3}, Data: []byte(`{"type":"c"}`)},
+	}
+	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, entries) }))
+	addressees := func(st *postgres.Store) [][]int64 {
+		rows, err := st.Pool().Query(ctx, "SELECT users FROM event_log ORDER BY id")
+		is.NoErr(err)
+		users, err := pgx.CollectRows(rows, pgx.RowTo[[]int64])
+		is.NoErr(err)
+		return users
+	}
+	want := [][]int64{{3, 5, 7}, {}, {3}}
+	is.Equal(addressees(st), want) // appended with their addressees, sorted
+
+	// Back to the schema before 0005, with the log as it held the entries.
+	_, err = st.Pool().Exec(ctx, `ALTER TABLE event_log DROP COLUMN users;
+		CREATE INDEX event_users_event ON event_users (event_id);
+		UPDATE chatcore_schema SET version = 4`)
+	is.NoErr(err)
+	st.Close()
+
+	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	t.Cleanup(func() { st.Close() })
+	is.Equal(addressees(st), want) // filled in from event_users
+	var index *string
+	is.NoErr(st.Pool().QueryRow(ctx, "SELECT to_regclass('event_users_event')::text").Scan(&index))
+	is.Equal(index, nil) // dropped
+
+	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+		n, err := tx.PruneEvents(ctx, entries[1].ID, 10)
+		is.Equal(n, 2) // the first two entries
+		return err
+	}))
+	count := func(table string) (n int) {
+		is.NoErr(st.Pool().QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+		return n
+	}
+	is.Equal(count("event_log"), 1)   // the third entry stays
+	is.Equal(count("event_users"), 1) // with its one addressee; the first entry's three went with it
 }
