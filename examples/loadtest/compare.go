@@ -142,7 +142,8 @@ func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest,
 // each sending cfg.requests requests from cfg.clients clients to the real
 // server and to the floor server in turn (which goes first alternates), on
 // the same database. It prints the requests/s of each round, the
-// medians and their ratio, and returns the problems found: any answer other
+// medians and their ratio, the CPU time per request where it can be read
+// (see cpuMeter), and returns the problems found: any answer other
 // than a successful 200, or a message count in the load channel other than
 // the sends.
 func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([]string, error) {
@@ -168,7 +169,16 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	type row struct {
 		name            string
 		chatcore, floor []float64
+		// CPU milliseconds per request of each round (process and
+		// database together; see cpuMeter).
+		chatcoreCPU, floorCPU []float64
 	}
+	backend, err := fl.db.serverProcess(ctx)
+	if err != nil {
+		return nil, errors.Join(err, fl.close(ctx))
+	}
+	meter := newCPUMeter(backend)
+	measured := true // every round's CPU time was read
 	queues, err := registerQueues(ctx, hc, srv.base, cfg.clients)
 	if err != nil {
 		return nil, errors.Join(err, fl.close(ctx))
@@ -203,21 +213,26 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		}
 		for round := range floorRounds {
 			servers := []struct {
-				name string
-				base string
-				into *[]float64
-			}{{"chatcore", srv.base, &r.chatcore}, {"floor", fl.base, &r.floor}}
+				name      string
+				base      string
+				into, cpu *[]float64
+			}{{"chatcore", srv.base, &r.chatcore, &r.chatcoreCPU}, {"floor", fl.base, &r.floor, &r.floorCPU}}
 			if round%2 == 1 {
 				slices.Reverse(servers)
 			}
 			for _, s := range servers {
+				start := meter.read()
 				h := hammer(ctx, hc, s.base, req, cfg.clients, cfg.requests)
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				used := start.since(meter.read())
 				*s.into = append(*s.into, h.rate())
-				fmt.Fprintf(stdout, "  round %d %-8s %-36s %8.0f req/s  statuses: %s\n",
-					round+1, s.name, req.name, h.rate(), statusLine(h.statuses))
+				fmt.Fprintf(stdout, "  round %d %-8s %-36s %8.0f req/s  statuses: %s%s\n",
+					round+1, s.name, req.name, h.rate(), statusLine(h.statuses), cpuLine(used, cfg.requests))
+				process, database := used.perRequest(cfg.requests)
+				*s.cpu = append(*s.cpu, process+database)
+				measured = measured && used.ok
 				if h.ok != cfg.requests {
 					problems = append(problems, fmt.Sprintf("%s, %s round %d: %d of %d requests succeeded",
 						req.name, s.name, round+1, h.ok, cfg.requests))
@@ -244,6 +259,22 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	for _, r := range rows {
 		c, f := median(r.chatcore), median(r.floor)
 		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.name, c, f, c/f)
+	}
+	if measured && len(rows) > 0 {
+		what := "this process"
+		if meter.postmaster != 0 {
+			what += " and the database server"
+		}
+		fmt.Fprintf(stdout, "\nCPU time per request (%s; the load's clients included), medians:\n\n"+
+			"| request | chatcore CPU ms/req | floor CPU ms/req | floor / chatcore |\n|---|---|---|---|\n", what)
+		for _, r := range rows {
+			c, f := median(r.chatcoreCPU), median(r.floorCPU)
+			ratio := "–" // a round too short for the clock tick of the CPU times
+			if c > 0 && f > 0 {
+				ratio = fmt.Sprintf("%.2f", f/c)
+			}
+			fmt.Fprintf(stdout, "| `%s` | %.3f | %.3f | %s |\n", r.name, c, f, ratio)
+		}
 	}
 
 	after, err := fl.db.loadChannelCount(ctx)
@@ -318,4 +349,17 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuLine describes the CPU time a round of n requests used, or is empty
+// when it could not be read.
+func cpuLine(used cpuTimes, n int) string {
+	if !used.ok {
+		return ""
+	}
+	process, database := used.perRequest(n)
+	if !used.hasDatabase {
+		return fmt.Sprintf("  cpu %.3f ms/req", process)
+	}
+	return fmt.Sprintf("  cpu %.3f ms/req (process %.3f, database %.3f)", process+database, process, database)
 }

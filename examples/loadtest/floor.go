@@ -53,6 +53,10 @@ type floorDB interface {
 	insertMessage(ctx context.Context, m floorMessage) (int64, error)
 	// loadChannelCount counts the messages in the load channel.
 	loadChannelCount(ctx context.Context) (int, error)
+	// serverProcess returns the process id of a database server process
+	// serving one of the floor's connections, or 0 when the database runs
+	// in this process.
+	serverProcess(ctx context.Context) (int, error)
 	close() error
 }
 

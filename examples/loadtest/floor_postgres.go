@@ -129,6 +129,12 @@ func (f *postgresFloor) loadChannelCount(ctx context.Context) (int, error) {
 	return n, err
 }
 
+func (f *postgresFloor) serverProcess(ctx context.Context) (int, error) {
+	var pid int
+	err := f.pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	return pid, err
+}
+
 func (f *postgresFloor) close() error {
 	f.pool.Close()
 	return nil

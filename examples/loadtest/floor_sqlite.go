@@ -159,6 +159,9 @@ func (f *sqliteFloor) loadChannelCount(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// serverProcess is 0: SQLite runs in this process.
+func (f *sqliteFloor) serverProcess(context.Context) (int, error) { return 0, nil }
+
 func (f *sqliteFloor) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{f.userStmt, f.channelStmt, f.settingsStmt, f.insertStmt, f.starStmt, f.unstarStmt, f.queueStmt, f.eventsStmt} {

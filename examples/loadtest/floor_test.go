@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func floorSmall(t *testing.T, args ...string) string {
 	err := run(t.Context(), append([]string{"-floor", "-n", "24", "-c", "3"}, args...), &out)
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
-	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (.*)$`).FindAllStringSubmatch(out.String(), -1)
+	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (\S+)(  cpu .*)?$`).FindAllStringSubmatch(out.String(), -1)
 	is.Equal(len(rounds), len(floorRequests(nil))*2*floorRounds) // every request × two servers × the rounds
 	servers := map[string]int{}
 	for _, r := range rounds {
@@ -58,6 +59,13 @@ func floorSmall(t *testing.T, args ...string) string {
 		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)", "GET /events (dont_block, nothing new)"} {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
+	}
+	if runtime.GOOS == "linux" { // where /proc gives CPU times
+		for _, r := range rounds {
+			is.True(r[4] != "") // every round's CPU time per request
+		}
+		row := regexp.MustCompile("(?m)^\\| `POST /messages \\(channel, Markdown\\)` \\| \\d+\\.\\d{3} \\| \\d+\\.\\d{3} \\| (\\d+\\.\\d\\d|–) \\|$")
+		is.True(row.MatchString(out.String())) // the CPU table's row (a tiny round may measure no tick)
 	}
 	is.True(strings.Contains(out.String(), "OK: every request of both servers answered 200 success")) // the verdict
 	return out.String()

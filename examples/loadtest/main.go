@@ -31,7 +31,11 @@
 // the same clients: three rounds per
 // request, alternating the two servers, each round -n requests. It prints
 // requests/s per round, the medians and their ratio chatcore/floor, and
-// fails on any answer other than a successful 200; -only limits it to the
+// fails on any answer other than a successful 200. On Linux it also prints
+// the CPU time per request of each round and their medians: this process's
+// and, for a PostgreSQL server on the same host, the database server's
+// (under a CPU-bound load the two servers' CPU times per request set their
+// rates' ratio). -only limits it to the
 // requests whose name contains the given text. The floor server
 // (floor.go) authenticates by e-mail and the SHA-256 of the API key and runs
 // one statement per step (on SQLite: reads through a read-only pool, writes
