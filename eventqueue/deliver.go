@@ -80,7 +80,7 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 		}
 		after := q.Position
 		if q.Acked >= 0 {
-			after = max(after, q.Acked/eventIDStride-1)
+			after = max(after, consumedThrough(q.Acked))
 		}
 		if head-after > int64(h.opts.QueueBacklog) {
 			n, err := tx.CountEventsFor(ctx, chatcore.EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public}, h.opts.QueueBacklog+1)
@@ -92,9 +92,14 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 				return nil
 			}
 		}
-		entries, err := tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public, Limit: MaxEventsPerPoll})
-		if err != nil {
-			return err
+		var entries []chatcore.LoggedEvent
+		if head > after {
+			// The log has entries of the realm past the queue's position
+			// (none when head is at or below it: nothing to read).
+			entries, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: q.RealmID, UserID: q.UserID, After: after, Public: q.Public, Limit: MaxEventsPerPoll})
+			if err != nil {
+				return err
+			}
 		}
 		scanned := head
 		if len(entries) == MaxEventsPerPoll {
@@ -146,7 +151,7 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 			cur.Acked = max(cur.Acked, acked)
 			cur.Position = q.Position
 			if cur.Acked >= 0 {
-				cur.Position = max(cur.Position, cur.Acked/eventIDStride-1)
+				cur.Position = max(cur.Position, consumedThrough(cur.Acked))
 			}
 			cur.LastPoll = now
 			return tx.UpdateEventQueue(ctx, cur)
@@ -167,6 +172,17 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 // pollTouchInterval is how stale a queue's LastPoll may get before a poll
 // that acknowledges nothing writes it: far below the shortest lifespan.
 const pollTouchInterval = 30e9
+
+// consumedThrough returns the id of the last log entry whose every event
+// the acknowledged id acked covers: a heartbeat's id (in the upper half of
+// its entry's range) covers its whole entry, an event's id only the entries
+// before its own, whose later events may still be pending.
+func consumedThrough(acked int64) int64 {
+	if acked%eventIDStride >= eventIDStride/2 {
+		return acked / eventIDStride
+	}
+	return acked/eventIDStride - 1
+}
 
 // ack applies Zulip's acknowledgement rule: last acknowledges the pending
 // events up to it, and must be the id of one of them, of the last one

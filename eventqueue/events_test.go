@@ -3,6 +3,7 @@ package eventqueue_test
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -358,5 +359,73 @@ func TestEventsRegisterConsistency(t *testing.T) {
 			}
 			is.Equal(got, want) // the queue holds exactly what the state does not
 		}
+	})
+}
+
+// eventsForCountingStore wraps a Store and counts the EventsFor reads made
+// through its read transactions.
+type eventsForCountingStore struct {
+	chatcore.Store
+	reads atomic.Int64
+}
+
+func (s *eventsForCountingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(eventsForCountingTx{tx, s}) })
+}
+
+type eventsForCountingTx struct {
+	chatcore.Tx
+	s *eventsForCountingStore
+}
+
+func (t eventsForCountingTx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+	t.s.reads.Add(1)
+	return t.Tx.EventsFor(ctx, q)
+}
+
+// TestPollReadsNoEntriesPastTheHead: a poll whose queue is at the realm's
+// head reads no entries; one with entries past it reads and delivers them;
+// once the client acknowledges a heartbeat, its queue is at the head again.
+func TestPollReadsNoEntriesPastTheHead(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		ctx := context.Background()
+		counting := &eventsForCountingStore{}
+		e := newEventsWorld(t, open, chattest.Wrap(func(st chatcore.Store) chatcore.Store { counting.Store = st; return counting }))
+		c := e.c
+		q := register(t, e.w, c.Member, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+		poll := func(last int64) eventqueue.EventsResult {
+			res, err := q.Hub.GetEvents(ctx, c.Member.ID, eventqueue.EventsRequest{QueueID: q.ID, LastEventID: &last})
+			is.NoErr(err)
+			return res
+		}
+
+		is.Equal(len(poll(-1).Events), 0)
+		is.Equal(counting.reads.Load(), int64(0)) // nothing appended since the registration: no read
+
+		e.w.Send(t, c.Owner, e.general, "lunch", "noon")
+		res := poll(-1)
+		is.Equal(len(res.Events), 1) // the message
+		is.Equal(res.Events[0].Type, "message")
+		is.Equal(counting.reads.Load(), int64(1)) // read past the queue's position
+
+		// Acknowledging the message: its entry is read again, since more
+		// events of one entry may follow an acknowledged one.
+		res = poll(res.Events[0].ID)
+		is.Equal(len(res.Events), 0)
+		is.Equal(counting.reads.Load(), int64(2))
+
+		// Acknowledging the heartbeat a timed-out poll would send covers the
+		// whole entry: the queue is at the head.
+		poll(res.Heartbeat)
+		counting.reads.Store(0)
+		res = poll(res.Heartbeat)
+		is.Equal(len(res.Events), 0)
+		is.Equal(counting.reads.Load(), int64(0)) // nothing past the queue: no read
+
+		e.w.Send(t, c.Owner, e.general, "lunch", "later")
+		res = poll(res.Heartbeat)
+		is.Equal(len(res.Events), 1) // the next message is delivered
+		is.Equal(counting.reads.Load(), int64(1))
 	})
 }
