@@ -84,7 +84,7 @@ type SingleReadStore interface {
 // answer makes the store forget it), and an announced read that is never
 // made costs only its share of that round trip. The Service announces the
 // reads of a message send and of a topic deletion batch when it knows them
-// up front.
+// up front, and package eventqueue those of an event poll.
 type Prefetcher interface {
 	Prefetch(p Prefetch)
 }
@@ -103,6 +103,9 @@ type Prefetch struct {
 	Subscribers bool
 	// Audiences are read with StreamStore.StreamAudience, for any upTo.
 	Audiences []StreamID
+	// EventQueues are read with EventStore.EventQueue, and then
+	// EventStore.LastEventID of the realm of each one that exists.
+	EventQueues []string
 }
 
 // announce tells tx the reads p names when tx prefetches.

@@ -133,16 +133,25 @@ func scanAppended(rows pgx.Rows, events []chatcore.LoggedEvent) error {
 // generic plan of that one may scan the whole log backwards by id for a
 // realm without recent entries.)
 func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	if head, ok := take(t.answers().heads, realm); ok {
+		return head, nil
+	}
 	var id int64
 	var err error
 	if realm == 0 {
 		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log),
 			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned))`).Scan(&id)
 	} else {
-		err = t.queryRow(ctx, `SELECT greatest((SELECT coalesce(max(id), 0) FROM event_log WHERE realm_id = $1),
-			(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = $1))`, realm).Scan(&id)
+		err = t.queryRow(ctx, "SELECT "+realmHead("$1"), realm).Scan(&id)
 	}
 	return id, classify(err, "last event id")
+}
+
+// realmHead is the SQL expression of LastEventID for the realm id the
+// expression realm gives.
+func realmHead(realm string) string {
+	return `greatest((SELECT coalesce(max(id), 0) FROM event_log WHERE realm_id = ` + realm + `),
+		(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = ` + realm + `))`
 }
 
 // eventsForSQL selects the entries of an EventLogQuery: the user's entries
@@ -228,6 +237,10 @@ func (t *tx) EventsPrunedThrough(ctx context.Context, realm chatcore.RealmID) (i
 
 const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
 
+// queueWithHeadSQL reads an event queue ($1) with the head of its realm
+// (see LastEventID), for an announced poll.
+var queueWithHeadSQL = "SELECT " + queueCols + ", " + realmHead("q.realm_id") + " FROM event_queues q WHERE id = $1"
+
 func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error {
 	var secs int64
 	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
@@ -254,6 +267,12 @@ func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error
 
 // EventQueue implements [chatcore.EventStore].
 func (t *tx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
+	if q, ok := take(t.answers().queues, id); ok {
+		if q == nil {
+			return nil, notFound(fmt.Sprintf("event queue %q", id))
+		}
+		return q, nil
+	}
 	var q chatcore.EventQueue
 	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = $1", id), &q); err != nil {
 		return nil, classify(err, fmt.Sprintf("event queue %q", id))

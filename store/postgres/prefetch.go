@@ -13,9 +13,10 @@ import (
 // next statement, in its batch (see lazyTx.enqueue), and the reads then
 // answer once each from what came back, without a round trip of their own.
 // They are the statements the reads run (a stream's with its subscribers in
-// the same statement), so PostgreSQL plans each once, and they run inside
-// the transaction, so a prefetched answer is the one the read would have had,
-// and a serialisable transaction's dependencies include it. A write forgets
+// the same statement), so PostgreSQL plans each once, except an event
+// queue's, which brings its realm's head (LastEventID) along. They run
+// inside the transaction, so a prefetched answer is the one the read would
+// have had, and a serialisable transaction's dependencies include it. A write forgets
 // the answers (see writable), except a write of messages only, which no
 // answer comes from (see writableKeepingAnswers). In a ViewSingle, which
 // runs one statement, Prefetch does nothing.
@@ -56,6 +57,21 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			a, err := readAudience(br.QueryRow(), id)
 			if err == nil {
 				setEntry(&f.audiences, id, a)
+			}
+			return err
+		})
+	}
+	for _, id := range p.EventQueues {
+		t.tx.enqueue(queueWithHeadSQL, []any{id}, func(br pgx.BatchResults) error {
+			var head int64
+			q, err := readOne(br.QueryRow(), fmt.Sprintf("event queue %q", id), func(row pgx.Row, q *chatcore.EventQueue) error {
+				return scanQueue(withTail{r: row, tail: []any{&head}}, q)
+			})
+			if err == nil {
+				setEntry(&f.queues, id, q)
+				if q != nil {
+					setEntry(&f.heads, q.RealmID, head)
+				}
 			}
 			return err
 		})
@@ -125,6 +141,8 @@ type fetched struct {
 	names       map[streamKey]*chatcore.Stream
 	subscribers map[chatcore.StreamID][]chatcore.UserID
 	audiences   map[chatcore.StreamID]*audience
+	queues      map[string]*chatcore.EventQueue
+	heads       map[chatcore.RealmID]int64 // LastEventID of a fetched queue's realm
 }
 
 // fetchedRealm is a realm with its linkifier version, as Realm reads them.

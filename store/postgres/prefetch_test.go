@@ -1,12 +1,15 @@
 package postgres_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/postgres"
 )
@@ -83,4 +86,41 @@ func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 	// setting.
 	is.Equal(oneSets, int64(1))
 	is.Equal(threeSets, int64(3))
+}
+
+// TestPollRoundTrips: an event poll's queue and its realm's head go with
+// the read transaction's BEGIN, so a poll with nothing new takes two round
+// trips (that one and the ROLLBACK), one with new entries a third for them;
+// a queue announced that does not exist is refused as unannounced.
+func TestPollRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	realm := w.AddRealm(t, "polls")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	q := w.Register(t, ann, eventqueue.QueueOptions{EventTypes: []string{"message"}})
+	poll := func(queue string, last int64) (eventqueue.EventsResult, int64, error) {
+		before := trips.n.Load()
+		res, err := q.Hub.GetEvents(t.Context(), ann.ID, eventqueue.EventsRequest{QueueID: queue, LastEventID: &last})
+		return res, trips.n.Load() - before, err
+	}
+
+	res, n, err := poll(q.ID, -1)
+	is.NoErr(err)
+	is.Equal(len(res.Events), 0)
+	is.Equal(n, int64(2)) // BEGIN with the queue and the head, then ROLLBACK
+
+	id := w.Send(t, ann, general, "lunch", "noon")
+	res, n, err = poll(q.ID, -1)
+	is.NoErr(err)
+	is.Equal(len(res.Events), 1) // the message, read past the announced head
+	is.True(strings.Contains(string(res.Events[0].JSON), fmt.Sprintf(`"id":%d`, id)))
+	is.Equal(n, int64(3)) // and its entries' read
+
+	_, n, err = poll("no-such-queue", -1)
+	var e *chatcore.Error
+	is.True(errors.As(err, &e))
+	is.Equal(e.Code, chatcore.CodeBadEventQueueID) // refused as an unknown queue
+	is.Equal(n, int64(3))                          // the queue, then the actor it is refused for, then ROLLBACK
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/matryer/is"
@@ -168,5 +169,59 @@ var prefetchTests = []test{
 			seen(ctx, tx, "two")
 		})
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) { seen(ctx, tx, "two") }) // and committed
+	}},
+	{"EventQueuesAsUnannounced", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		other := ev("elsewhere", 1)
+		other.RealmID = 2
+		ids := appendEvents(t, st, ev("a", 1), ev("b", 1), other)
+		q := &chatcore.EventQueue{ID: "q", RealmID: 1, UserID: 1, Params: []byte(`{"p":1}`), Lifespan: time.Minute,
+			Position: ids[0], Acked: -1, Created: epoch, LastPoll: epoch}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) { is.NoErr(tx.CreateEventQueue(ctx, q)) })
+		var heads [3]int64 // of realms 0, 1 and 2, unannounced
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			for realm := range heads {
+				var err error
+				heads[realm], err = tx.LastEventID(ctx, chatcore.RealmID(realm))
+				is.NoErr(err)
+			}
+		})
+		announce := chatcore.Prefetch{EventQueues: []string{"q", "missing"}}
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			got, err := tx.EventQueue(ctx, "q")
+			is.NoErr(err)
+			is.Equal(*got, *q) // the announced queue
+			head, err := tx.LastEventID(ctx, 1)
+			is.NoErr(err)
+			is.Equal(head, heads[1]) // its realm's head
+			is.True(head >= ids[1])  // at or above the realm's entries
+			_, err = tx.EventQueue(ctx, "missing")
+			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced queue that does not exist
+			for _, realm := range []chatcore.RealmID{0, 2} {
+				head, err := tx.LastEventID(ctx, realm)
+				is.NoErr(err)
+				is.Equal(head, heads[realm]) // other realms' heads, as unannounced
+			}
+			got, err = tx.EventQueue(ctx, "q")
+			is.NoErr(err)
+			is.Equal(*got, *q) // read again
+		})
+		// Announced, then written over: the reads see the writes.
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			prefetch(tx, announce)
+			moved := *q
+			moved.Position, moved.Acked = ids[1], 5
+			is.NoErr(tx.UpdateEventQueue(ctx, &moved))
+			more := []chatcore.LoggedEvent{ev("c", 1)}
+			is.NoErr(tx.AppendEvents(ctx, more))
+			got, err := tx.EventQueue(ctx, "q")
+			is.NoErr(err)
+			is.Equal(got.Position, ids[1]) // the queue as written
+			is.Equal(got.Acked, int64(5))
+			head, err := tx.LastEventID(ctx, 1)
+			is.NoErr(err)
+			is.Equal(head, more[0].ID) // the realm's head past the append
+		})
 	}},
 }
