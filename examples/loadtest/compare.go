@@ -169,16 +169,17 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	type row struct {
 		name            string
 		chatcore, floor []float64
-		// CPU milliseconds per request of each round (process and
-		// database together; see cpuMeter).
-		chatcoreCPU, floorCPU []float64
+		// the CPU time of each round (see cpuMeter)
+		chatcoreCPU, floorCPU []cpuTimes
 	}
 	backend, err := fl.db.serverProcess(ctx)
 	if err != nil {
 		return nil, errors.Join(err, fl.close(ctx))
 	}
 	meter := newCPUMeter(backend)
-	measured := true // every round's CPU time was read
+	// Whether every round's CPU time was read, and the database server's
+	// with it.
+	measured, withDatabase := true, meter.postmaster != 0
 	queues, err := registerQueues(ctx, hc, srv.base, cfg.clients)
 	if err != nil {
 		return nil, errors.Join(err, fl.close(ctx))
@@ -213,9 +214,10 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		}
 		for round := range floorRounds {
 			servers := []struct {
-				name      string
-				base      string
-				into, cpu *[]float64
+				name string
+				base string
+				into *[]float64
+				cpu  *[]cpuTimes
 			}{{"chatcore", srv.base, &r.chatcore, &r.chatcoreCPU}, {"floor", fl.base, &r.floor, &r.floorCPU}}
 			if round%2 == 1 {
 				slices.Reverse(servers)
@@ -230,9 +232,8 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 				*s.into = append(*s.into, h.rate())
 				fmt.Fprintf(stdout, "  round %d %-8s %-36s %8.0f req/s  statuses: %s%s\n",
 					round+1, s.name, req.name, h.rate(), statusLine(h.statuses), cpuLine(used, cfg.requests))
-				process, database := used.perRequest(cfg.requests)
-				*s.cpu = append(*s.cpu, process+database)
-				measured = measured && used.ok
+				*s.cpu = append(*s.cpu, used)
+				measured, withDatabase = measured && used.ok, withDatabase && used.hasDatabase
 				if h.ok != cfg.requests {
 					problems = append(problems, fmt.Sprintf("%s, %s round %d: %d of %d requests succeeded",
 						req.name, s.name, round+1, h.ok, cfg.requests))
@@ -262,13 +263,24 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	}
 	if measured && len(rows) > 0 {
 		what := "this process"
-		if meter.postmaster != 0 {
+		if withDatabase {
 			what += " and the database server"
+		}
+		perRequest := func(rounds []cpuTimes) float64 {
+			ms := make([]float64, len(rounds))
+			for i, r := range rounds {
+				process, database := r.perRequest(cfg.requests)
+				ms[i] = process
+				if withDatabase {
+					ms[i] += database
+				}
+			}
+			return median(ms)
 		}
 		fmt.Fprintf(stdout, "\nCPU time per request (%s; the load's clients included), medians:\n\n"+
 			"| request | chatcore CPU ms/req | floor CPU ms/req | floor / chatcore |\n|---|---|---|---|\n", what)
 		for _, r := range rows {
-			c, f := median(r.chatcoreCPU), median(r.floorCPU)
+			c, f := perRequest(r.chatcoreCPU), perRequest(r.floorCPU)
 			ratio := "–" // a round too short for the clock tick of the CPU times
 			if c > 0 && f > 0 {
 				ratio = fmt.Sprintf("%.2f", f/c)

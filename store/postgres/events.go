@@ -23,8 +23,9 @@ const appendLockSeed = 0x65766e74 // "evnt"
 // their addressees ($6 users, $7 the 1-based position of each one's entry)
 // and an event_users row per addressee (distinct pairs, so a plain INSERT:
 // ON CONFLICT would read the index, which under SERIALIZABLE makes
-// concurrent appends of any realms conflict), and returns the ids in order. The lock keys live in the single-bigint space of
-// advisory locks, apart from the migration lock's two-integer key.
+// concurrent appends of any realms conflict), and returns the ids in order.
+// The lock keys live in the single-bigint space of advisory locks, apart
+// from the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
 		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r

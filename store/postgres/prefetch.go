@@ -16,10 +16,10 @@ import (
 // the same statement), so PostgreSQL plans each once, except an event
 // queue's, which brings its realm's head (LastEventID) along. They run
 // inside the transaction, so a prefetched answer is the one the read would
-// have had, and a serialisable transaction's dependencies include it. A write forgets
-// the answers (see writable), except a write of messages only, which no
-// answer comes from (see writableKeepingAnswers). In a ViewSingle, which
-// runs one statement, Prefetch does nothing.
+// have had, and a serialisable transaction's dependencies include it. A
+// write forgets the answers (see writable), except a write of messages
+// only, which no answer comes from (see writableKeepingAnswers). In a
+// ViewSingle, which runs one statement, Prefetch does nothing.
 func (t *tx) Prefetch(p chatcore.Prefetch) {
 	if t.tx.single || t.failed != nil {
 		return
