@@ -123,7 +123,7 @@ func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
 			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
 		}
 	}
-	announce(tx, f)
+	Announce(tx, f)
 }
 
 // sendTo is the type and "to" of a SendMessageRequest with their syntax

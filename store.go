@@ -108,8 +108,9 @@ type Prefetch struct {
 	EventQueues []string
 }
 
-// announce tells tx the reads p names when tx prefetches.
-func announce(tx Tx, p Prefetch) {
+// Announce tells tx the reads p names when tx prefetches (see
+// [Prefetcher]); with any other Tx it does nothing.
+func Announce(tx Tx, p Prefetch) {
 	if f, ok := tx.(Prefetcher); ok {
 		f.Prefetch(p)
 	}

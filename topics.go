@@ -168,7 +168,7 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			if f.StreamID != 0 {
 				// DeletionEffects reads the channel's audience for the
 				// batch's events.
-				announce(tx, Prefetch{Audiences: []StreamID{f.StreamID}})
+				Announce(tx, Prefetch{Audiences: []StreamID{f.StreamID}})
 			}
 			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
 			if err != nil {

@@ -62,11 +62,9 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 		drop   bool
 	)
 	err := h.svc.View(ctx, func(tx chatcore.Tx) error {
-		if p, ok := tx.(chatcore.Prefetcher); ok {
-			// The queue and its realm's head, the reads every poll makes,
-			// in one round trip.
-			p.Prefetch(chatcore.Prefetch{EventQueues: []string{req.QueueID}})
-		}
+		// The queue and its realm's head, the reads every poll makes, in
+		// one round trip.
+		chatcore.Announce(tx, chatcore.Prefetch{EventQueues: []string{req.QueueID}})
 		var err error
 		if q, err = ownQueue(ctx, h.svc, tx, actorID, req.QueueID); err != nil {
 			return err

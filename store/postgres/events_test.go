@@ -120,10 +120,10 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	is.NoErr(err)
 }
 
-// roundTrips counts the requests a pool's connections send to the server:
-// each statement sent alone and each batch of statements is one.
-// roundTrips is a pgx tracer that counts round trips (n), and the plan mode
-// settings among the statements of batches (planSets).
+// roundTrips is a pgx tracer that counts the requests a pool's connections
+// send to the server (n: each statement sent alone and each batch of
+// statements is one), and the plan mode settings among the statements of
+// batches (planSets).
 type roundTrips struct{ n, planSets atomic.Int64 }
 
 func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {

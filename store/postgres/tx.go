@@ -81,14 +81,15 @@ func (t *tx) commit(ctx context.Context) error {
 }
 
 // onGenericPlan returns what run returns, having the statements run sends
-// or queues execute on their prepared statements' generic plans. PostgreSQL plans a prepared
-// statement anew at every execution while the plans made for the actual
-// parameters are estimated cheaper than the generic plan, which a statement
-// over an array of ids always is (the generic plan assumes ten ids, where
-// the request has one or a few): for a statement with correlated subqueries
-// that planning costs ten times the execution. The plan settings travel in
-// the batches of the statements around, without a round trip of their own,
-// and last for run's statements only (see lazyTx.planMode).
+// or queues execute on their prepared statements' generic plans.
+// PostgreSQL plans a prepared statement anew at every execution while the
+// plans made for the actual parameters are estimated cheaper than the
+// generic plan, which a statement over an array of ids always is (the
+// generic plan assumes ten ids, where the request has one or a few): for a
+// statement with correlated subqueries that planning costs ten times the
+// execution. The plan settings travel in the batches of the statements
+// around, without a round trip of their own, and last for run's statements
+// only (see lazyTx.planMode).
 func onGenericPlan[T any](t *tx, run func() (T, error)) (T, error) {
 	if t.tx.single {
 		return run()

@@ -10,15 +10,8 @@ import (
 	"github.com/matryer/is"
 )
 
-// prefetch announces p when tx prefetches (see chatcore.Prefetcher); the
-// tests below then check that every answer is what the same read gives
-// unannounced, which holds of every store.
-func prefetch(tx chatcore.Tx, p chatcore.Prefetch) {
-	if f, ok := tx.(chatcore.Prefetcher); ok {
-		f.Prefetch(p)
-	}
-}
-
+// prefetchTests announce reads (chatcore.Announce) and check that every
+// answer is what the same read gives unannounced, which holds of every store.
 var prefetchTests = []test{
 	{"AnswersAsUnannounced", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
@@ -102,11 +95,11 @@ var prefetchTests = []test{
 			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced audience of no stream
 		}
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			check(ctx, tx)
 		})
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			check(ctx, tx)
 		})
 	}},
@@ -155,7 +148,7 @@ var prefetchTests = []test{
 		}
 		// Announced, fetched with a read, then written over.
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			_, err := tx.User(ctx, users[0])
 			is.NoErr(err)
 			rename(ctx, tx, "one")
@@ -164,7 +157,7 @@ var prefetchTests = []test{
 		// Announced, and written over before anything was read.
 		announce.StreamNames[0].Name = "one"
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			rename(ctx, tx, "two")
 			seen(ctx, tx, "two")
 		})
@@ -188,7 +181,7 @@ var prefetchTests = []test{
 		})
 		announce := chatcore.Prefetch{EventQueues: []string{"q", "missing"}}
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			got, err := tx.EventQueue(ctx, "q")
 			is.NoErr(err)
 			is.Equal(*got, *q) // the announced queue
@@ -209,7 +202,7 @@ var prefetchTests = []test{
 		})
 		// Announced, then written over: the reads see the writes.
 		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			prefetch(tx, announce)
+			chatcore.Announce(tx, announce)
 			moved := *q
 			moved.Position, moved.Acked = ids[1], 5
 			is.NoErr(tx.UpdateEventQueue(ctx, &moved))
