@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chatcore/chatcore/internal/dbarg"
 )
 
 // floorRounds is how many alternated rounds the floor comparison runs per
@@ -28,25 +30,47 @@ type floorRequest struct {
 	// 0 for each client and round).
 	method, path string
 	form         func(client, i int) url.Values
+	// floorPath is where the floor server serves the request, when it
+	// serves it as a variant of its own (see floorServer) rather than at
+	// path.
+	floorPath string
 	// sends is true when each successful request adds a message.
 	sends bool
 	// queues is true when the request reads the clients' event queues
 	// (deleted after its rounds).
 	queues bool
+	// postgresOnly is true for a request compared on PostgreSQL only.
+	postgresOnly bool
 }
 
-// floorRequests returns the requests of the comparison; queues holds each
-// client's event queue (registered on the real server, read by both) for
-// the event poll, which goes first: nothing has happened since the queues
-// were registered, so both servers answer an empty list (later requests
-// append to the log).
-func floorRequests(queues []string) []floorRequest {
+// pathOn returns the request's path on the floor server (floor) or the
+// real one.
+func (r floorRequest) pathOn(floor bool) string {
+	if floor && r.floorPath != "" {
+		return r.floorPath
+	}
+	return r.path
+}
+
+// floorRequests returns the requests of the comparison on PostgreSQL
+// (postgres) or SQLite; queues holds each client's event queue (registered
+// on the real server, read by both) for the event poll, which goes first:
+// nothing has happened since the queues were registered, so both servers
+// answer an empty list (later requests append to the log).
+func floorRequests(queues []string, postgres bool) []floorRequest {
 	poll := floorRequest{
 		name: "GET /events (dont_block, nothing new)", method: "GET", path: "/api/v1/events", queues: true,
 		form: func(client, _ int) url.Values {
 			return url.Values{"queue_id": {queues[client]}, "last_event_id": {"-1"}, "dont_block": {"true"}}
 		}}
-	return append([]floorRequest{poll}, fixedFloorRequests...)
+	reqs := append([]floorRequest{poll}, fixedFloorRequests...)
+	return slices.DeleteFunc(reqs, func(r floorRequest) bool { return r.postgresOnly && !postgres })
+}
+
+// sendForm is the form of a channel message with short Markdown.
+func sendForm(client, k int) url.Values {
+	return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(k%topics)},
+		"content": {fmt.Sprintf("Hello **world**, from client %d: request *%d*.", client, k)}}
 }
 
 // fixedFloorRequests are the requests that need no set-up.
@@ -67,11 +91,15 @@ var fixedFloorRequests = []floorRequest{
 			}
 			return url.Values{"messages": {"[" + strconv.Itoa(anchorMessage) + "]"}, "op": {op}, "flag": {"starred"}}
 		}},
-	{name: "POST /messages (channel, Markdown)", method: "POST", path: "/api/v1/messages", sends: true,
-		form: func(client, k int) url.Values {
-			return url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"floor " + strconv.Itoa(k%topics)},
-				"content": {fmt.Sprintf("Hello **world**, from client %d: request *%d*.", client, k)}}
-		}},
+	{name: "POST /messages (channel, Markdown)", method: "POST", path: "/api/v1/messages", sends: true, form: sendForm},
+	// The same send against a floor that also keeps chatcore's event log
+	// guarantee: it appends the message's event in the insert's transaction
+	// (see postgresFloor.insertMessage). The ratio of this row to the one
+	// above is what the guarantee costs the floor itself. On SQLite the one
+	// writer orders the log without a lock, and chatcore meets the plain
+	// floor there.
+	{name: "POST /messages vs a floor logging its event", method: "POST", path: "/api/v1/messages",
+		floorPath: floorLoggedSendPath, sends: true, postgresOnly: true, form: sendForm},
 }
 
 // hammerResult is what one round against one server saw.
@@ -84,9 +112,9 @@ type hammerResult struct {
 
 func (h hammerResult) rate() float64 { return float64(h.ok) / h.elapsed.Seconds() }
 
-// hammer sends n requests of req to base from clients concurrent clients
-// (the users of the generated organization) and counts the answers.
-func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest, clients, n int) hammerResult {
+// hammer sends n requests of req to base+path from clients concurrent
+// clients (the users of the generated organization) and counts the answers.
+func hammer(ctx context.Context, hc *http.Client, base, path string, req floorRequest, clients, n int) hammerResult {
 	var next atomic.Int64
 	var mu sync.Mutex
 	res := hammerResult{statuses: map[int]int{}}
@@ -106,7 +134,7 @@ func hammer(ctx context.Context, hc *http.Client, base string, req floorRequest,
 		auth := basic(firstClientID + c)
 		wg.Go(func() {
 			for k := 0; ctx.Err() == nil && next.Add(1) <= int64(n); k++ {
-				target, params := base+req.path, req.form(c, k).Encode()
+				target, params := base+path, req.form(c, k).Encode()
 				if req.method == http.MethodGet { // parameters in the query string, as clients send them
 					target, params = target+"?"+params, ""
 				}
@@ -184,7 +212,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	if err != nil {
 		return nil, errors.Join(err, fl.close(ctx))
 	}
-	reqs := slices.DeleteFunc(floorRequests(queues), func(r floorRequest) bool { return !strings.Contains(r.name, cfg.only) })
+	reqs := slices.DeleteFunc(floorRequests(queues, dbarg.IsPostgres(cfg.db)), func(r floorRequest) bool { return !strings.Contains(r.name, cfg.only) })
 	if !slices.ContainsFunc(reqs, func(r floorRequest) bool { return r.queues }) {
 		// No request left polls them (-only), and unpolled queues keep the
 		// log from being pruned.
@@ -199,7 +227,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		// the pools' connections and fills the statement caches, so the first
 		// timed round does not pay for them.
 		for _, base := range []string{srv.base, fl.base} {
-			h := hammer(ctx, hc, base, req, cfg.clients, warmup(cfg))
+			h := hammer(ctx, hc, base, req.pathOn(base == fl.base), req, cfg.clients, warmup(cfg))
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -224,13 +252,13 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 			}
 			for _, s := range servers {
 				start := meter.read()
-				h := hammer(ctx, hc, s.base, req, cfg.clients, cfg.requests)
+				h := hammer(ctx, hc, s.base, req.pathOn(s.base == fl.base), req, cfg.clients, cfg.requests)
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
 				used := start.since(meter.read())
 				*s.into = append(*s.into, h.rate())
-				fmt.Fprintf(stdout, "  round %d %-8s %-36s %8.0f req/s  statuses: %s%s\n",
+				fmt.Fprintf(stdout, "  round %d %-8s %-43s %8.0f req/s  statuses: %s%s\n",
 					round+1, s.name, req.name, h.rate(), statusLine(h.statuses), cpuLine(used, cfg.requests))
 				*s.cpu = append(*s.cpu, used)
 				measured, withDatabase = measured && used.ok, withDatabase && used.hasDatabase

@@ -24,7 +24,9 @@ const floorRealm = 1
 // Basic auth by the user's e-mail and the SHA-256 of the key, and one
 // statement per request (see floorDB for how each store is used). It is the
 // floor chatcore's adapter is measured against, not a chat server: it
-// enforces none of Zulip's other rules.
+// enforces none of Zulip's other rules. At floorLoggedSendPath it also
+// serves a variant of its send that logs the message's event as chatcore's
+// event log does.
 type floorServer struct {
 	base   string
 	http   *http.Server
@@ -49,7 +51,10 @@ type floorDB interface {
 	// (at most 100, as JSON objects without their ids), or errFloorNotFound
 	// for a queue that is not the user's.
 	events(ctx context.Context, user int64, queue string, after int64) ([]floorEvent, error)
-	// insertMessage inserts the message row and returns its id.
+	// insertMessage inserts the message row and returns its id; with
+	// m.logEvent it also appends the message's event to chatcore's event
+	// log in the same transaction, as chatcore's store appends it, or fails
+	// where that is not implemented (SQLite).
 	insertMessage(ctx context.Context, m floorMessage) (int64, error)
 	// loadChannelCount counts the messages in the load channel.
 	loadChannelCount(ctx context.Context) (int, error)
@@ -65,7 +70,13 @@ type floorMessage struct {
 	sender, recipient, channel int64
 	topic, content, rendered   string
 	sentAt                     time.Time
+	// logEvent is true when the message's event goes to the event log too.
+	logEvent bool
 }
+
+// floorLoggedSendPath is where the floor server serves POST /messages with
+// the message's event logged (see floorMessage.logEvent).
+const floorLoggedSendPath = "/floor/messages-with-event"
 
 // floorEvent is an entry of chatcore's event log as the floor reads it.
 type floorEvent struct {
@@ -97,7 +108,8 @@ func startFloor(ctx context.Context, cfg config, conns int) (_ *floorServer, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("PATCH /api/v1/settings", f.updateSettings)
-	mux.HandleFunc("POST /api/v1/messages", f.sendMessage)
+	mux.HandleFunc("POST /api/v1/messages", func(w http.ResponseWriter, r *http.Request) { f.sendMessage(w, r, false) })
+	mux.HandleFunc("POST "+floorLoggedSendPath, func(w http.ResponseWriter, r *http.Request) { f.sendMessage(w, r, true) })
 	mux.HandleFunc("POST /api/v1/messages/flags", f.updateFlags)
 	mux.HandleFunc("GET /api/v1/events", f.getEvents)
 	f.base = "http://" + ln.Addr().String()
@@ -249,8 +261,9 @@ func (f *floorServer) getEvents(w http.ResponseWriter, r *http.Request) {
 
 // sendMessage answers POST /messages to a channel named by "to": a channel
 // lookup by name and one INSERT of the message row, with the
-// HTML-escaped content as its rendering.
-func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request) {
+// HTML-escaped content as its rendering, and with logEvent the message's
+// event appended to the log (see floorDB.insertMessage).
+func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request, logEvent bool) {
 	user, ok := f.formRequest(w, r)
 	if !ok {
 		return
@@ -275,7 +288,8 @@ func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := f.db.insertMessage(r.Context(), floorMessage{sender: user, recipient: recipient, channel: channel,
-		topic: topic, content: content, rendered: "<p>" + html.EscapeString(content) + "</p>", sentAt: time.Now()})
+		topic: topic, content: content, rendered: "<p>" + html.EscapeString(content) + "</p>", sentAt: time.Now(),
+		logEvent: logEvent})
 	if err != nil {
 		floorError(w, http.StatusInternalServerError, "Internal server error")
 		return

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/chatcore/chatcore"
@@ -114,13 +115,95 @@ func (f *postgresFloor) events(ctx context.Context, user int64, queue string, af
 	return out, nil
 }
 
+// insertMessageSQL inserts a floor message and returns its id.
+const insertMessageSQL = `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
+	content, rendered_content, client, sent_at, is_me_message, default_flags)
+	VALUES ($1, $2, 'stream', $3, $4, $5, $6, $7, $8, 'floor', $9, false, 0) RETURNING id`
+
+// floorAppendLockSeed seeds the key of a realm's append lock, as the
+// PostgreSQL store's appendLockSeed does: the floor takes the same lock.
+const floorAppendLockSeed = 0x65766e74
+
+// appendFloorEventSQL appends event $2 of realm $1 for the active
+// subscribers of channel $3 as the PostgreSQL store appends an entry: under
+// the realm's append lock (held to the end of the transaction, so that the
+// realm's ids follow commit order), one log entry with its addressees and one
+// event_users row per addressee.
+const appendFloorEventSQL = `WITH l AS MATERIALIZED (
+		SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1::bigint, $4))
+	), e AS MATERIALIZED (
+		SELECT nextval('event_log_id_seq') AS id FROM l
+	), ins AS (
+		INSERT INTO event_log (id, realm_id, public, group_start, data, users)
+		SELECT e.id, $1, false, e.id, $2::json, coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
+			WHERE stream_id = $3 AND active), '{}') FROM e
+		RETURNING id, users
+	)
+	INSERT INTO event_users (user_id, event_id) SELECT u.user_id, ins.id FROM ins, unnest(ins.users) AS u(user_id)`
+
+// insertMessage runs one autocommit INSERT; with m.logEvent, the INSERT and
+// the event's append (see appendFloorEventSQL) in one SERIALIZABLE
+// transaction, as chatcore's store runs a send: BEGIN with the INSERT, then
+// the append with the COMMIT, two round trips.
 func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
+	args := []any{floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic), m.content, m.rendered, m.sentAt}
 	var id int64
-	err := f.pool.QueryRow(ctx, `INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key,
-		content, rendered_content, client, sent_at, is_me_message, default_flags)
-		VALUES ($1, $2, 'stream', $3, $4, $5, $6, $7, $8, 'floor', $9, false, 0) RETURNING id`,
-		floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic), m.content, m.rendered, m.sentAt).Scan(&id)
-	return id, err
+	if !m.logEvent {
+		err := f.pool.QueryRow(ctx, insertMessageSQL, args...).Scan(&id)
+		return id, err
+	}
+	conn, err := f.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN ISOLATION LEVEL SERIALIZABLE")
+	b.Queue(insertMessageSQL, args...).QueryRow(func(r pgx.Row) error { return r.Scan(&id) })
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return 0, errors.Join(err, rollback(conn))
+	}
+	event, err := json.Marshal(floorMessageEvent{Type: "message", Flags: []string{}, Message: floorEventMessage{
+		ID: id, SenderID: m.sender, Content: m.content, RenderedContent: m.rendered, RecipientID: m.recipient,
+		StreamID: m.channel, Subject: m.topic, Timestamp: m.sentAt.Unix(), Client: "floor", Type: "stream"}})
+	if err != nil {
+		return 0, errors.Join(err, rollback(conn))
+	}
+	b = &pgx.Batch{}
+	b.Queue(appendFloorEventSQL, floorRealm, event, m.channel, floorAppendLockSeed)
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return 0, errors.Join(err, rollback(conn))
+	}
+	return id, nil
+}
+
+// rollback ends the transaction on conn after a failure (no transaction:
+// a warning, no error).
+func rollback(conn *pgxpool.Conn) error {
+	_, err := conn.Exec(context.Background(), "ROLLBACK")
+	return err
+}
+
+// floorMessageEvent is the message event the floor logs: the fields of
+// Zulip's message event that a channel message has.
+type floorMessageEvent struct {
+	Type    string            `json:"type"`
+	Message floorEventMessage `json:"message"`
+	Flags   []string          `json:"flags"`
+}
+
+type floorEventMessage struct {
+	ID              int64  `json:"id"`
+	SenderID        int64  `json:"sender_id"`
+	Content         string `json:"content"`
+	RenderedContent string `json:"rendered_content"`
+	RecipientID     int64  `json:"recipient_id"`
+	StreamID        int64  `json:"stream_id"`
+	Subject         string `json:"subject"`
+	Timestamp       int64  `json:"timestamp"`
+	Client          string `json:"client"`
+	Type            string `json:"type"`
 }
 
 func (f *postgresFloor) loadChannelCount(ctx context.Context) (int, error) {

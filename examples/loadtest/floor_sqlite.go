@@ -147,6 +147,9 @@ func (f *sqliteFloor) events(ctx context.Context, user int64, queue string, afte
 }
 
 func (f *sqliteFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
+	if m.logEvent {
+		return 0, errors.New("floor: logging the event is implemented on PostgreSQL only")
+	}
 	var id int64
 	err := f.insertStmt.QueryRowContext(ctx, floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic),
 		m.content, m.rendered, m.sentAt.Unix()).Scan(&id)

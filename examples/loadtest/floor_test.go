@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,15 +50,23 @@ func floorSmall(t *testing.T, args ...string) string {
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
 	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (\S+)(  cpu .*)?$`).FindAllStringSubmatch(out.String(), -1)
-	is.Equal(len(rounds), len(floorRequests(nil))*2*floorRounds) // every request × two servers × the rounds
+	postgres := slices.Contains(args, "-db")
+	is.Equal(len(rounds), len(floorRequests(nil, postgres))*2*floorRounds) // every request × two servers × the rounds
 	servers := map[string]int{}
 	for _, r := range rounds {
 		servers[r[1]]++
 		is.Equal(r[3], "200×24") // every request of the round answered 200
 	}
 	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
-	for _, name := range []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled",
-		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)", "GET /events (dont_block, nothing new)"} {
+	names := []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled",
+		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)", "GET /events (dont_block, nothing new)"}
+	logged := "POST /messages vs a floor logging its event"
+	if postgres {
+		names = append(names, logged)
+	} else {
+		is.True(!strings.Contains(out.String(), logged)) // compared on PostgreSQL only
+	}
+	for _, name := range names {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}
@@ -156,4 +166,66 @@ func TestFloorOnly(t *testing.T) {
 	is.Equal(rows[0][1], "POST /messages (channel, Markdown)") // the one named
 	err = run(t.Context(), []string{"-floor", "-only", "DELETE"}, &out)
 	is.True(err != nil && strings.Contains(err.Error(), `-only "DELETE" names no request`)) // refused
+}
+
+// TestPostgresFloorLogsEvent checks the floor's send with its event logged
+// (needs CHATCORE_TEST_POSTGRES): the message and one log entry for it, in
+// the load channel's realm, addressed to the channel's active subscribers
+// with an event_users row each; the plain send logs nothing.
+func TestPostgresFloorLogsEvent(t *testing.T) {
+	is := is.New(t)
+	cfg := config{db: testenv.PostgresURL(t), clients: 2}
+	drop, err := createSchema(t.Context(), &cfg)
+	is.NoErr(err) // the run's schema
+	defer drop()
+	srv, err := startServer(t.Context(), cfg)
+	is.NoErr(err) // the real server migrates and seeds it
+	defer srv.close()
+	fl, err := startFloor(t.Context(), cfg, 2)
+	is.NoErr(err)
+	defer fl.close(t.Context())
+	pool := fl.db.(*postgresFloor).pool
+	count := func(query string, args ...any) int {
+		var n int
+		is.NoErr(pool.QueryRow(t.Context(), query, args...).Scan(&n))
+		return n
+	}
+	send := func(path, content string) int64 {
+		form := url.Values{"type": {"stream"}, "to": {"load"}, "topic": {"t"}, "content": {content}}
+		req, err := http.NewRequestWithContext(t.Context(), "POST", fl.base+path, strings.NewReader(form.Encode()))
+		is.NoErr(err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", basic(firstClientID))
+		resp, err := http.DefaultClient.Do(req)
+		is.NoErr(err)
+		defer resp.Body.Close()
+		is.Equal(resp.StatusCode, http.StatusOK) // sent
+		var body struct{ ID int64 }
+		is.NoErr(json.NewDecoder(resp.Body).Decode(&body))
+		return body.ID
+	}
+	entries := count("SELECT count(*) FROM event_log")
+	send("/api/v1/messages", "plain")
+	is.Equal(count("SELECT count(*) FROM event_log"), entries) // the plain send logs nothing
+
+	id := send(floorLoggedSendPath, "logged **too**")
+	is.Equal(count("SELECT count(*) FROM messages WHERE id = $1 AND client = 'floor'", id), 1) // the message
+	var (
+		entry, realm int64
+		users        []int64
+		data         []byte
+	)
+	is.NoErr(pool.QueryRow(t.Context(), "SELECT id, realm_id, users, data FROM event_log WHERE id > (SELECT coalesce(max(id), 0) FROM event_log) - 1").
+		Scan(&entry, &realm, &users, &data)) // the newest entry
+	is.Equal(realm, int64(floorRealm))
+	var event floorMessageEvent
+	is.NoErr(json.Unmarshal(data, &event))
+	is.Equal(event.Type, "message")
+	is.Equal(event.Message.ID, id) // the message's event
+	var subscribers []int64
+	is.NoErr(pool.QueryRow(t.Context(), "SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions WHERE stream_id = $1 AND active",
+		loadChannel).Scan(&subscribers))
+	is.True(len(subscribers) > 0)
+	is.Equal(users, subscribers)                                                                     // addressed to the channel's subscribers
+	is.Equal(count("SELECT count(*) FROM event_users WHERE event_id = $1", entry), len(subscribers)) // a row each
 }

@@ -25,21 +25,24 @@
 // With -floor it instead compares the adapter with the simplest correct
 // net/http server for a non-blocking GET /events on a queue with nothing new
 // (each client's queue registered first), PATCH /settings enter_sends=true
-// (also toggled, so that every request changes the setting),
-// POST /messages/flags starring and unstarring a message in turn, and
-// POST /messages to a channel with short Markdown, on the same database with
-// the same clients: three rounds per
-// request, alternating the two servers, each round -n requests. It prints
-// requests/s per round, the medians and their ratio chatcore/floor, and
-// fails on any answer other than a successful 200. On Linux it also prints
-// the CPU time per request of each round and their medians: this process's
-// and, for a PostgreSQL server on the same host, the database server's
-// (under a CPU-bound load the two servers' CPU times per request set their
-// rates' ratio). -only limits it to the
-// requests whose name contains the given text. The floor server
-// (floor.go) authenticates by e-mail and the SHA-256 of the API key and runs
-// one statement per step (on SQLite: reads through a read-only pool, writes
-// on one writer connection); it is a yardstick, not a chat server.
+// (also toggled, so that every request changes the setting), POST
+// /messages/flags starring and unstarring a message in turn, and POST
+// /messages to a channel with short Markdown, on the same database with the
+// same clients; on PostgreSQL also that send against a floor that keeps
+// chatcore's event log guarantee (it appends the message's event in the
+// insert's transaction, under the realm's append lock that makes the log's ids
+// follow commit order), which shows what the guarantee costs the floor itself.
+// Three rounds per request, alternating the two servers, each round -n
+// requests. It prints requests/s per round, the medians and their ratio
+// chatcore/floor, and fails on any answer other than a successful 200. On
+// Linux it also prints the CPU time per request of each round and their
+// medians: this process's and, for a PostgreSQL server on the same host, the
+// database server's (under a CPU-bound load the two servers' CPU times per
+// request set their rates' ratio). -only limits it to the requests whose name
+// contains the given text. The floor server (floor.go) authenticates by e-mail
+// and the SHA-256 of the API key and runs one statement per step (on SQLite:
+// reads through a read-only pool, writes on one writer connection); it is a
+// yardstick, not a chat server.
 //
 // -cpuprofile and -memprofile write pprof profiles of the whole process
 // (servers and clients) over the load; the server's share is what lies under
@@ -123,7 +126,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, errors.New("-batch must not be negative")
 	case c.only != "" && !c.floor:
 		return c, errors.New("-only needs -floor")
-	case !slices.ContainsFunc(floorRequests(nil), func(r floorRequest) bool { return strings.Contains(r.name, c.only) }):
+	case !slices.ContainsFunc(floorRequests(nil, dbarg.IsPostgres(c.db)), func(r floorRequest) bool { return strings.Contains(r.name, c.only) }):
 		return c, fmt.Errorf("-only %q names no request of the floor comparison", c.only)
 	}
 	return c, nil
