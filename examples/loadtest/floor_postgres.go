@@ -185,14 +185,18 @@ func rollback(conn *pgxpool.Conn) error {
 	return err
 }
 
-// floorMessageEvent is the message event the floor logs: the fields of
-// Zulip's message event that a channel message has.
+// floorMessageEvent is the message event the floor logs, about the size of
+// chatcore's. No event queue lives while the floor logs them (the
+// comparison deletes its queues after the poll's rounds), so none is ever
+// delivered.
 type floorMessageEvent struct {
 	Type    string            `json:"type"`
 	Message floorEventMessage `json:"message"`
 	Flags   []string          `json:"flags"`
 }
 
+// floorEventMessage is the message of a floorMessageEvent: the fields of
+// Zulip's message event that a channel message has.
 type floorEventMessage struct {
 	ID              int64  `json:"id"`
 	SenderID        int64  `json:"sender_id"`
