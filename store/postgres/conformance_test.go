@@ -5,6 +5,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/storetest"
 )
 
@@ -12,4 +13,10 @@ import (
 // leaf test.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) chatcore.Store { return pgtest.Open(t) })
+}
+
+// TestConformanceWriteGroups runs the suite on stores with group commit
+// (postgres.WithWriteGroups), where every Update runs in a write group.
+func TestConformanceWriteGroups(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) chatcore.Store { return pgtest.Open(t, postgres.WithWriteGroups(2)) })
 }

@@ -52,9 +52,11 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // next statement when it has one (see lazyTx.enqueue), and the ids are
 // filled in then. Sent with the COMMIT, the append locks are held while the
 // server runs the two, never across a round trip to this process, and the
-// write saves a round trip. Unless the store was opened without notifications,
-// the Update that committed the entries then announces them to every
-// listening instance (see [Store.Bus] and notifier).
+// write saves a round trip. In a write group the appends of its Updates go
+// with the group's COMMIT as one statement (see writeGroups). Unless the
+// store was opened without notifications, the Update that committed the
+// entries then announces them to every listening instance (see [Store.Bus]
+// and notifier).
 func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -65,59 +67,121 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	if len(events) == 0 {
 		return nil
 	}
-	realms, public, groups, data := make([]int64, len(events)), make([]bool, len(events)), make([]int64, len(events)), make([]string, len(events))
-	var users, ords []int64
-	for i, e := range events {
-		realms[i], public[i], groups[i], data[i] = int64(e.RealmID), e.Public, e.Group, string(e.Data)
-		for _, u := range slicex.SortedSet(e.UserIDs) {
-			users, ords = append(users, int64(u)), append(ords, int64(i+1))
-		}
-	}
+	a := &pendingAppend{events: events}
 	// On its generic plan (see onGenericPlan): the plans made for the
 	// arrays of an append are no better, and planning it costs more than
 	// running it.
 	_, err := onGenericPlan(t, func() (struct{}, error) {
-		t.tx.enqueue(appendEventsSQL, []any{appendLockSeed, realms, public, groups, data, users, ords}, t.readAppended(events))
+		t.tx.enqueueKind(aheadStmt{sql: appendEventsSQL, args: a.args(), kind: aheadAppend, append: a,
+			read: t.readAppended(a)})
 		return struct{}{}, nil
 	})
 	return err
 }
 
-// readAppended reads the result of the append of events: their ids.
-func (t *tx) readAppended(events []chatcore.LoggedEvent) func(pgx.BatchResults) error {
+// logReadable fails with errRegroup in an Update of a write group whose
+// earlier Updates have appends waiting for the group's COMMIT (see
+// lazyTx.deferred): a read of the log would miss them, so the Update runs
+// again in a transaction of its own.
+func (t *tx) logReadable() error {
+	if len(t.tx.deferred) > 0 {
+		return errRegroup
+	}
+	return nil
+}
+
+// pendingAppend is one AppendEvents call's entries, on their way to the
+// server.
+type pendingAppend struct {
+	events []chatcore.LoggedEvent
+}
+
+// args returns the arguments of appendEventsSQL for the entries of appends,
+// in order.
+func appendArgs(appends []*pendingAppend) []any {
+	var (
+		realms, groups, users, ords []int64
+		public                      []bool
+		data                        []string
+	)
+	for _, a := range appends {
+		for _, e := range a.events {
+			realms, public, groups, data = append(realms, int64(e.RealmID)), append(public, e.Public),
+				append(groups, e.Group), append(data, string(e.Data))
+			for _, u := range slicex.SortedSet(e.UserIDs) {
+				users, ords = append(users, int64(u)), append(ords, int64(len(realms)))
+			}
+		}
+	}
+	return []any{appendLockSeed, realms, public, groups, data, users, ords}
+}
+
+// args returns the arguments of appendEventsSQL for a's entries.
+func (a *pendingAppend) args() []any { return appendArgs([]*pendingAppend{a}) }
+
+// mergedAppend returns the one statement that appends the entries of
+// appends, in order: a write group's appends, sent with its COMMIT. One
+// statement takes every realm's append lock in one order, ascending, as two
+// groups committing at once must (separate statements could take them in
+// opposite orders). Entries of different appends never share a group (a
+// group is one message's, appended by one call).
+func mergedAppend(appends []*pendingAppend) aheadStmt {
+	return aheadStmt{sql: appendEventsSQL, args: appendArgs(appends), kind: aheadAppend,
+		read: func(br pgx.BatchResults) error {
+			rows, err := br.Query()
+			if err == nil {
+				err = scanAppended(rows, appends)
+				rows.Close()
+			}
+			return classify(err, "append events")
+		}}
+}
+
+// readAppended reads the result of the append of a: its entries' ids.
+func (t *tx) readAppended(a *pendingAppend) func(pgx.BatchResults) error {
 	return func(br pgx.BatchResults) error {
 		rows, err := br.Query()
 		if err == nil {
-			err = scanAppended(rows, events)
+			err = scanAppended(rows, []*pendingAppend{a})
 			rows.Close()
 		}
 		if err != nil {
 			return classify(err, "append events")
 		}
 		if t.notify != nil {
-			t.appended = append(t.appended, events...)
+			t.appended = append(t.appended, a.events...)
 		}
 		return nil
 	}
 }
 
-// scanAppended reads the ids the append statement returns into events.
-func scanAppended(rows pgx.Rows, events []chatcore.LoggedEvent) error {
-	i := 0
+// scanAppended reads the ids the append statement returns into the entries
+// of appends, in order.
+func scanAppended(rows pgx.Rows, appends []*pendingAppend) error {
+	total := 0
+	for _, a := range appends {
+		total += len(a.events)
+	}
+	i, j := 0, 0 // the append and the entry the next id is for
+	n := 0
 	for rows.Next() {
-		if i == len(events) {
-			return fmt.Errorf("postgres: append events: more ids than %d events", len(events))
+		if n == total {
+			return fmt.Errorf("postgres: append events: more ids than %d events", total)
 		}
-		if err := rows.Scan(&events[i].ID); err != nil {
+		for j == len(appends[i].events) {
+			i, j = i+1, 0
+		}
+		if err := rows.Scan(&appends[i].events[j].ID); err != nil {
 			return err
 		}
-		i++
+		j++
+		n++
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if i != len(events) {
-		return fmt.Errorf("postgres: append events: %d ids for %d events", i, len(events))
+	if n != total {
+		return fmt.Errorf("postgres: append events: %d ids for %d events", n, total)
 	}
 	return nil
 }
@@ -134,6 +198,9 @@ func scanAppended(rows pgx.Rows, events []chatcore.LoggedEvent) error {
 // generic plan of that one may scan the whole log backwards by id for a
 // realm without recent entries.)
 func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+	if err := t.logReadable(); err != nil {
+		return 0, err
+	}
 	if head, ok := take(t.answers().heads, realm); ok {
 		return head, nil
 	}
@@ -173,6 +240,9 @@ func eventsForArgs(q chatcore.EventLogQuery) []any {
 
 // EventsFor implements [chatcore.EventStore].
 func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+	if err := t.logReadable(); err != nil {
+		return nil, err
+	}
 	query := eventsForSQL + " ORDER BY 1"
 	args := eventsForArgs(q)
 	if q.Limit > 0 {
@@ -199,6 +269,9 @@ func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max i
 // the addressees each entry lists), and keeps each realm's highest deleted
 // id in event_log_pruned.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
+	if err := t.logReadable(); err != nil {
+		return 0, err
+	}
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
@@ -346,6 +419,9 @@ func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]ch
 // transaction does not delete it; once committed it bounds the answer of
 // every later transaction.
 func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
+	if err := t.logReadable(); err != nil {
+		return 0, false, err
+	}
 	var p *int64
 	err := t.queryRow(ctx, `WITH q AS (
 			SELECT realm_id, min(position) AS position FROM event_queues GROUP BY realm_id

@@ -38,3 +38,20 @@ func BusFrom(b *Bus) int64 {
 	defer b.mu.Unlock()
 	return b.from
 }
+
+// GroupCommits returns how many write groups s has committed.
+func GroupCommits(s *Store) int64 {
+	if s.groups == nil {
+		return 0
+	}
+	return s.groups.commits.Load()
+}
+
+// QueuedUpdates returns how many Updates wait for a write group's slot.
+func QueuedUpdates(s *Store) int64 {
+	var n int64
+	for i := range s.groups.slots {
+		n += s.groups.slots[i].queued.Load()
+	}
+	return n
+}

@@ -36,7 +36,30 @@ type lazyTx struct {
 	// on generic plans with nothing between them share one, and no reset
 	// goes with the COMMIT (a SET LOCAL ends with its transaction).
 	wantGeneric, generic bool
+	// detached is set for a transaction shared by a write group's Updates
+	// (see writeGroups): its statements run with their context's
+	// cancellation stripped, after checking it, since pgx gives up a
+	// connection whose statement is cancelled, and with it the other
+	// Updates' changes.
+	detached bool
+	// deferred are the appends of a write group's Updates that succeeded,
+	// sent as one statement with the group's COMMIT (see memberDone).
+	deferred []*pendingAppend
+	// lost is the failure of a statement a write group queued between its
+	// Updates (savepoints), after which the shared transaction's state is
+	// unknown.
+	lost error
 }
+
+// aheadKind tells queued statements apart where a write group's Update
+// ends (see memberDone).
+type aheadKind int
+
+const (
+	aheadPlain    aheadKind = iota // a setting, or a savepoint of a write group
+	aheadPrefetch                  // an announced read
+	aheadAppend                    // an event append (see pendingAppend)
+)
 
 // planMode queues the SET that puts the transaction in the plan mode its
 // next statement wants, when that is not the mode it is in.
@@ -65,6 +88,9 @@ type aheadStmt struct {
 	sql  string
 	args []any
 	read func(pgx.BatchResults) error
+	kind aheadKind
+	// append is the append an aheadAppend statement sends.
+	append *pendingAppend
 }
 
 // errSecondStatement is the error of a second statement in a ViewSingle.
@@ -98,8 +124,53 @@ func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyT
 // transaction's next one (see lazyTx); read gets its results then. The
 // statements of a transaction run in the order it enqueued and ran them.
 func (l *lazyTx) enqueue(query string, args []any, read func(pgx.BatchResults) error) {
+	l.enqueueKind(aheadStmt{sql: query, args: args, read: read})
+}
+
+// enqueuePrefetch queues an announced read (see enqueue), which a write
+// group's Update that ends without reading its answer drops.
+func (l *lazyTx) enqueuePrefetch(query string, args []any, read func(pgx.BatchResults) error) {
+	l.enqueueKind(aheadStmt{sql: query, args: args, read: read, kind: aheadPrefetch})
+}
+
+// memberDone ends a write group's Update in the transaction: the announced
+// reads it queued and never read are dropped, and its appends still queued
+// are dropped too when it failed, or else wait for the group's COMMIT
+// (deferred), where they go as one statement with the other Updates'.
+// Queued settings and savepoints stay.
+func (l *lazyTx) memberDone(kept bool) {
+	ahead := l.ahead[:0]
+	for _, a := range l.ahead {
+		switch {
+		case a.kind == aheadPrefetch:
+		case a.kind == aheadAppend && kept:
+			l.deferred = append(l.deferred, a.append)
+		case a.kind == aheadAppend:
+		default:
+			ahead = append(ahead, a)
+		}
+	}
+	clear(l.ahead[len(ahead):])
+	l.ahead = ahead
+}
+
+// enqueueKind queues a.
+func (l *lazyTx) enqueueKind(a aheadStmt) {
 	l.planMode()
-	l.ahead = append(l.ahead, aheadStmt{sql: query, args: args, read: read})
+	l.ahead = append(l.ahead, a)
+}
+
+// stmtContext returns the context a statement runs with: ctx itself, or
+// in a detached transaction ctx without its cancellation, or ctx's error
+// when it has ended (the statement is then not sent).
+func (l *lazyTx) stmtContext(ctx context.Context) (context.Context, error) {
+	if !l.detached {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // batch sends, in one batch, the begin statements when the transaction has
@@ -141,6 +212,10 @@ func (l *lazyTx) batch(ctx context.Context, query string, args []any) (pgx.Batch
 
 // Exec runs a statement in the transaction.
 func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	ctx, err := l.stmtContext(ctx)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
@@ -159,6 +234,10 @@ func (l *lazyTx) Exec(ctx context.Context, query string, args ...any) (pgconn.Co
 // Query runs a query in the transaction; closing the rows finishes the batch
 // of a batched statement.
 func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
+	ctx, err := l.stmtContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
@@ -179,6 +258,10 @@ func (l *lazyTx) Query(ctx context.Context, query string, args ...any) (pgx.Rows
 
 // QueryRow runs a query expected to return at most one row.
 func (l *lazyTx) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
+	ctx, err := l.stmtContext(ctx)
+	if err != nil {
+		return errRow{err}
+	}
 	l.planMode()
 	if direct, err := l.statement(); err != nil || direct {
 		if err != nil {
@@ -213,6 +296,11 @@ func (l *lazyTx) rollback(ctx context.Context) error {
 // when the server turned it into a rollback (the transaction had failed).
 // A transaction that ran and queued nothing never began, and ends here.
 func (l *lazyTx) commit(ctx context.Context) (stmtErr, commitErr error) {
+	if len(l.deferred) > 0 {
+		l.wantGeneric = true // as AppendEvents runs it (see onGenericPlan)
+		l.enqueueKind(mergedAppend(l.deferred))
+		l.deferred = nil
+	}
 	if l.single || (!l.begun && len(l.ahead) == 0) {
 		l.conn.Release()
 		return nil, nil

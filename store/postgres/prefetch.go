@@ -29,7 +29,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	}
 	f := t.fetched // a write may replace t.fetched before the answers arrive
 	for _, id := range p.Realms {
-		t.tx.enqueue(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
 			r, err := readOne(br.QueryRow(), fmt.Sprintf("realm %d", id), func(row pgx.Row, r *fetchedRealm) error {
 				return scanRealm(row, &r.realm, &r.linkifiersVersion)
 			})
@@ -44,7 +44,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 		cols += ", " + activeSubscribersOf("streams.id")
 	}
 	for _, id := range p.Streams {
-		t.tx.enqueue(cols+streamByID, []any{id}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(cols+streamByID, []any{id}, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %d", id))
 			if err == nil {
 				setEntry(&f.streams, id, s)
@@ -53,7 +53,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 		})
 	}
 	for _, id := range p.Audiences {
-		t.tx.enqueue(audienceSQL, []any{id}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(audienceSQL, []any{id}, func(br pgx.BatchResults) error {
 			a, err := readAudience(br.QueryRow(), id)
 			if err == nil {
 				setEntry(&f.audiences, id, a)
@@ -61,8 +61,13 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
+	if len(t.tx.deferred) > 0 {
+		// Its head would miss the appends waiting for a write group's
+		// COMMIT; the unannounced read fails instead (see logReadable).
+		p.EventQueues = nil
+	}
 	for _, id := range p.EventQueues {
-		t.tx.enqueue(queueWithHeadSQL, []any{id}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(queueWithHeadSQL, []any{id}, func(br pgx.BatchResults) error {
 			var head int64
 			q, err := readOne(br.QueryRow(), fmt.Sprintf("event queue %q", id), func(row pgx.Row, q *chatcore.EventQueue) error {
 				return scanQueue(withTail{r: row, tail: []any{&head}}, q)
@@ -78,7 +83,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
-		t.tx.enqueue(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %q", n.Name))
 			if err == nil {
 				setEntry(&f.names, k, s)

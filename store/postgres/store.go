@@ -41,6 +41,18 @@
 // sequence but may commit out of order, which is why LastEventID and
 // EventsPrunedThrough answer per realm.
 //
+// With [WithWriteGroups], concurrent Updates of one Store share transactions
+// (group commit): an Update that finds another running queues behind it and
+// joins its transaction inside a savepoint, and the group commits once nobody
+// is queued. Each Update still succeeds or fails alone and returns once its
+// changes have committed; the group's appends go with its COMMIT as one
+// statement, so a realm's append lock is taken once per group rather than once
+// per write, and the group's writes share the BEGIN, the write gate's lock and
+// the commit's disk flush. A statement that fails on the server, a
+// serialization failure in particular, ends its group, whose other Updates run
+// again, each in a transaction of its own; so does an Update that reads the
+// event log behind its group's appends.
+//
 // View runs at REPEATABLE READ, READ ONLY: one consistent snapshot of
 // committed data, which never waits for writers and never fails because of
 // them.
@@ -108,6 +120,8 @@ type Store struct {
 	schema      string
 	// notify announces appended events (nil: WithoutNotify).
 	notify *notifier
+	// groups run the first attempt of every Update (nil: WithWriteGroups(0)).
+	groups *writeGroups
 }
 
 type config struct {
@@ -116,8 +130,20 @@ type config struct {
 	maxAttempts int
 	schema      string
 	noNotify    bool
+	writeGroups int
 	pool        func(*pgxpool.Config)
 }
+
+// WithWriteGroups turns on group commit with n write groups running side by
+// side (n < 1: off, the default): concurrent Updates then share the
+// transaction of a group, each inside a savepoint, and commit together (see
+// the package documentation and [Store.Update]). It suits a load of writes
+// to one realm, which otherwise queue for the realm's event append lock one
+// transaction at a time: with two groups, one runs its Updates' statements
+// while the other commits, and more groups bring that queue back. It costs
+// writes that would not wait for each other (those of different realms)
+// their parallelism beyond n transactions.
+func WithWriteGroups(n int) Option { return func(c *config) { c.writeGroups = max(n, 0) } }
 
 // Option configures [Open].
 type Option func(*config)
@@ -203,6 +229,9 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if !cfg.noNotify {
 		s.notify = startNotifier(pool, channelName(cfg.schema), s.logf)
 	}
+	if cfg.writeGroups > 0 {
+		s.groups = newWriteGroups(pool, s.notify, cfg.writeGroups)
+	}
 	return s, nil
 }
 
@@ -263,12 +292,15 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) e
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn returns
-// nil; see [chatcore.Store] and the package documentation. When PostgreSQL
-// reports a serialization failure or a deadlock, in fn or at commit, the
-// transaction is rolled back and fn runs again in a new one (at most
-// [WithMaxAttempts] times in all), so fn may run more than once and must
-// keep no effect of a failed run. A panic in fn rolls back and is re-raised,
-// without another attempt.
+// nil; see [chatcore.Store] and the package documentation. With
+// [WithWriteGroups] its first attempt runs in a write group: concurrent
+// Updates share a transaction, each inside a savepoint, so that each still
+// succeeds or fails alone and returns once its changes have committed. When
+// PostgreSQL reports a serialization failure or a deadlock, in fn or at
+// commit, the transaction is rolled back and fn runs again in a new one of its
+// own (at most [WithMaxAttempts] times in all), so fn may run more than once
+// and must keep no effect of a failed run. A panic in fn rolls back and is
+// re-raised, without another attempt.
 func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
@@ -279,7 +311,16 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 			return cerr
 		}
 		var retry bool
-		retry, err = s.attempt(ctx, fn, attempt > aloneAfter)
+		if attempt == 1 && s.groups != nil {
+			retry, err = s.groups.update(ctx, fn)
+			if retry && errors.Is(err, errRegroup) {
+				// Not a conflict: fn reads the event log behind its group's
+				// appends. Its first attempt runs again, alone, at once.
+				retry, err = s.attempt(ctx, fn, false)
+			}
+		} else {
+			retry, err = s.attempt(ctx, fn, attempt > aloneAfter)
+		}
 		if !retry || attempt >= s.maxAttempts {
 			return err
 		}
