@@ -66,6 +66,7 @@ type config struct {
 	addr         string
 	db           string
 	pool         int
+	writeGroups  int
 	seed         string
 	mailDir      string
 	deliverEvery time.Duration
@@ -83,6 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
 	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing), or a PostgreSQL URL (postgres://...) or key=value DSN")
 	fs.IntVar(&c.pool, "db-pool", 16, "PostgreSQL: connections in the pool")
+	fs.IntVar(&c.writeGroups, "db-write-groups", 2, "PostgreSQL: write groups sharing transactions (group commit; 0: off)")
 	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
 	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
@@ -113,7 +115,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stdout, nil))
 
-	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool)
+	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool, cfg.writeGroups)
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // openStore opens the store -db names and returns it with a description for
-// the log that carries no password.
-func openStore(ctx context.Context, db string, poolSize int) (chatcore.Store, string, error) {
+// the log that carries no password; on PostgreSQL with a pool of poolSize
+// connections and writeGroups write groups (see postgres.WithWriteGroups).
+func openStore(ctx context.Context, db string, poolSize, writeGroups int) (chatcore.Store, string, error) {
 	if !dbarg.IsPostgres(db) {
 		st, err := sqlite.Open(ctx, db)
 		if err != nil {
@@ -25,7 +26,7 @@ func openStore(ctx context.Context, db string, poolSize int) (chatcore.Store, st
 	if c, err := pgx.ParseConfig(db); err == nil {
 		desc = fmt.Sprintf("PostgreSQL %s@%s:%d/%s", c.User, c.Host, c.Port, c.Database)
 	}
-	st, err := postgres.Open(ctx, db, postgres.WithMaxConns(poolSize))
+	st, err := postgres.Open(ctx, db, postgres.WithMaxConns(poolSize), postgres.WithWriteGroups(writeGroups))
 	if err != nil {
 		return nil, "", fmt.Errorf("opening %s: %w", desc, err)
 	}
