@@ -26,6 +26,13 @@ func TestSmallLoadPostgres(t *testing.T) {
 	smallLoad(t, "-db", testenv.PostgresURL(t), "-batch", "3", "-c", "16")
 }
 
+// TestSmallLoadWriteGroups runs the same load with PostgreSQL group commit
+// (-write-groups): its writes share transactions, and the final state must
+// still be exactly what the clients did.
+func TestSmallLoadWriteGroups(t *testing.T) {
+	smallLoad(t, "-db", testenv.PostgresURL(t), "-batch", "3", "-c", "16", "-write-groups", "2")
+}
+
 // smallLoad runs a small load with the extra arguments and checks its report.
 func smallLoad(t *testing.T, args ...string) {
 	is := is.New(t)

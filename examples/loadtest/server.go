@@ -78,15 +78,15 @@ func orgFixture(clients int) ([]byte, error) {
 }
 
 // openStore opens the run's store: the SQLite file, or the PostgreSQL
-// database in the run's schema with the example server's defaults: a pool
-// of 16 connections and two write groups.
+// database in the run's schema with a pool as large as the example server's
+// default and cfg.groups write groups.
 func openStore(ctx context.Context, cfg config) (interface {
 	chatcore.Store
 	Close() error
 }, error) {
 	if cfg.pgSchema != "" {
 		st, err := postgres.Open(ctx, cfg.db, postgres.WithSchema(cfg.pgSchema), postgres.WithMaxConns(16),
-			postgres.WithWriteGroups(2))
+			postgres.WithWriteGroups(cfg.groups))
 		if err != nil {
 			return nil, fmt.Errorf("opening PostgreSQL schema %s: %w", cfg.pgSchema, err)
 		}
