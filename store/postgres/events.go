@@ -49,7 +49,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // entries and their addressees (under the append locks of their realms, see
 // appendEventsSQL). The statement is not sent at once: it goes to the server
 // in one batch with the transaction's COMMIT, or before the transaction's
-// next statement when it has one (see lazyTx.enqueue), and the ids are
+// next statement when it has one (see lazyTx.enqueueKind), and the ids are
 // filled in then. Sent with the COMMIT, the append locks are held while the
 // server runs the two, never across a round trip to this process, and the
 // write saves a round trip. In a write group the appends of its Updates go

@@ -18,7 +18,7 @@ import (
 // transaction that never runs a statement never begins.
 //
 // Statements whose answer can wait (an event append, announced reads; see
-// enqueue) travel the same way: they go to the server in the batch of the
+// enqueueKind) travel the same way: they go to the server in the batch of the
 // transaction's next statement, or with its COMMIT, ahead of it.
 type lazyTx struct {
 	conn  *pgxpool.Conn
@@ -120,14 +120,15 @@ func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyT
 	return &lazyTx{conn: c, begin: begin}, nil
 }
 
-// enqueue queues a statement to go to the server ahead of the
-// transaction's next one (see lazyTx); read gets its results then. The
+// enqueueKind queues a statement to go to the server ahead of the
+// transaction's next one (see lazyTx); a.read gets its results then. The
 // statements of a transaction run in the order it enqueued and ran them.
-func (l *lazyTx) enqueue(query string, args []any, read func(pgx.BatchResults) error) {
-	l.enqueueKind(aheadStmt{sql: query, args: args, read: read})
+func (l *lazyTx) enqueueKind(a aheadStmt) {
+	l.planMode()
+	l.ahead = append(l.ahead, a)
 }
 
-// enqueuePrefetch queues an announced read (see enqueue), which a write
+// enqueuePrefetch queues an announced read (see enqueueKind), which a write
 // group's Update that ends without reading its answer drops.
 func (l *lazyTx) enqueuePrefetch(query string, args []any, read func(pgx.BatchResults) error) {
 	l.enqueueKind(aheadStmt{sql: query, args: args, read: read, kind: aheadPrefetch})
@@ -152,12 +153,6 @@ func (l *lazyTx) memberDone(kept bool) {
 	}
 	clear(l.ahead[len(ahead):])
 	l.ahead = ahead
-}
-
-// enqueueKind queues a.
-func (l *lazyTx) enqueueKind(a aheadStmt) {
-	l.planMode()
-	l.ahead = append(l.ahead, a)
 }
 
 // stmtContext returns the context a statement runs with: ctx itself, or

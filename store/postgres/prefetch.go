@@ -10,7 +10,7 @@ import (
 
 // Prefetch implements [chatcore.Prefetcher]: the statements of the
 // announced reads are queued to go to the server ahead of the transaction's
-// next statement, in its batch (see lazyTx.enqueue), and the reads then
+// next statement, in its batch (see lazyTx.enqueueKind), and the reads then
 // answer once each from what came back, without a round trip of their own.
 // They are the statements the reads run (a stream's with its subscribers in
 // the same statement), so PostgreSQL plans each once, except an event
