@@ -40,9 +40,10 @@ var errGroupRolledBack = errors.New("postgres: write group rolled back")
 //
 // There are several slots, each with at most one open group, so that
 // groups run side by side: while one commits, holding the append lock, the
-// next runs its Updates' statements. An Update takes the next slot in turn
-// and waits there for the Update running in its group to finish; then it
-// joins the open group, or begins one when there is none.
+// next runs its Updates' statements. An Update takes the first free slot
+// (see lock), or when every slot runs an Update waits at the next one in
+// turn for it to finish; then it joins the slot's open group, or begins one
+// when there is none.
 //
 // Each Update still succeeds or fails alone. The first Update of a group
 // runs in the transaction directly, and its failure rolls the transaction
