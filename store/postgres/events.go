@@ -72,7 +72,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 	// arrays of an append are no better, and planning it costs more than
 	// running it.
 	_, err := onGenericPlan(t, func() (struct{}, error) {
-		t.tx.enqueueKind(aheadStmt{sql: appendEventsSQL, args: a.args(), kind: aheadAppend, append: a,
+		t.tx.enqueueKind(aheadStmt{sql: appendEventsSQL, args: appendArgs([]*pendingAppend{a}), kind: aheadAppend, append: a,
 			read: t.readAppended(a)})
 		return struct{}{}, nil
 	})
@@ -96,8 +96,8 @@ type pendingAppend struct {
 	events []chatcore.LoggedEvent
 }
 
-// args returns the arguments of appendEventsSQL for the entries of appends,
-// in order.
+// appendArgs returns the arguments of appendEventsSQL for the entries of
+// appends, in order.
 func appendArgs(appends []*pendingAppend) []any {
 	var (
 		realms, groups, users, ords []int64
@@ -116,9 +116,6 @@ func appendArgs(appends []*pendingAppend) []any {
 	return []any{appendLockSeed, realms, public, groups, data, users, ords}
 }
 
-// args returns the arguments of appendEventsSQL for a's entries.
-func (a *pendingAppend) args() []any { return appendArgs([]*pendingAppend{a}) }
-
 // mergedAppend returns the one statement that appends the entries of
 // appends, in order: a write group's appends, sent with its COMMIT. One
 // statement takes every realm's append lock in one order, ascending, as two
@@ -127,32 +124,31 @@ func (a *pendingAppend) args() []any { return appendArgs([]*pendingAppend{a}) }
 // group is one message's, appended by one call).
 func mergedAppend(appends []*pendingAppend) aheadStmt {
 	return aheadStmt{sql: appendEventsSQL, args: appendArgs(appends), kind: aheadAppend,
-		read: func(br pgx.BatchResults) error {
-			rows, err := br.Query()
-			if err == nil {
-				err = scanAppended(rows, appends)
-				rows.Close()
-			}
-			return classify(err, "append events")
-		}}
+		read: func(br pgx.BatchResults) error { return readAppendedIDs(br, appends) }}
 }
 
 // readAppended reads the result of the append of a: its entries' ids.
 func (t *tx) readAppended(a *pendingAppend) func(pgx.BatchResults) error {
 	return func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			err = scanAppended(rows, []*pendingAppend{a})
-			rows.Close()
-		}
-		if err != nil {
-			return classify(err, "append events")
+		if err := readAppendedIDs(br, []*pendingAppend{a}); err != nil {
+			return err
 		}
 		if t.notify != nil {
 			t.appended = append(t.appended, a.events...)
 		}
 		return nil
 	}
+}
+
+// readAppendedIDs reads the ids an append statement returns, the next
+// result of br, into the entries of appends, in order.
+func readAppendedIDs(br pgx.BatchResults, appends []*pendingAppend) error {
+	rows, err := br.Query()
+	if err == nil {
+		err = scanAppended(rows, appends)
+		rows.Close()
+	}
+	return classify(err, "append events")
 }
 
 // scanAppended reads the ids the append statement returns into the entries
