@@ -106,15 +106,15 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 
 // announceSend tells a store that prefetches (see [Prefetcher]) what a send
 // by actorID to to reads after the actor: the realm, and the channel with
-// its subscribers. It needs the realm, so it announces nothing unless ctx
-// holds the actor as the request's authenticated user (a user never changes
-// realms).
+// its subscribers; and that it creates one message. It needs the realm, so
+// it announces nothing unless ctx holds the actor as the request's
+// authenticated user (a user never changes realms).
 func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
 	u := authenticatedUser(ctx, actorID)
 	if u == nil {
 		return
 	}
-	f := Prefetch{Realms: []RealmID{u.RealmID}}
+	f := Prefetch{Realms: []RealmID{u.RealmID}, NewMessages: 1}
 	if to.isChannel {
 		f.Subscribers = true
 		if to.byID {

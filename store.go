@@ -106,6 +106,15 @@ type Prefetch struct {
 	// EventQueues are read with EventStore.EventQueue, and then
 	// EventStore.LastEventID of the realm of each one that exists.
 	EventQueues []string
+	// NewMessages is how many messages the transaction is about to create
+	// with MessageStore.CreateMessage and a zero id. A store may reserve
+	// their ids with the announced reads and then hold a plain message's
+	// insert (one without reactions, edit history or submessages) back
+	// until the transaction's next statement or its commit, which then
+	// fails when the insert does: CreateMessage's answer is the same, its
+	// round trip is saved, and a later read in the transaction still sees
+	// the message.
+	NewMessages int
 }
 
 // Announce tells tx the reads p names when tx prefetches (see

@@ -165,17 +165,38 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 // CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id
 // above every id ever used; an explicit one is kept, and later ids go above
 // it. The message and its reactions and edit history are one statement.
+//
+// A plain message (no reactions, edit history or submessages) with a zero
+// id whose id was reserved by an announcement (see Prefetch) is not sent
+// at once: its insert is queued to go to the server ahead of the
+// transaction's next statement, or with its COMMIT, and a failure of it
+// fails that statement or the commit (and so the Update). Not in a write
+// group's transaction, where the next statement may be another Update's.
 func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
-	if err := t.writable(); err != nil {
+	// No announced read answers from messages (see writableKeepingAnswers).
+	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
 	m.TopicKey = chatcore.TopicKey(m.Topic)
+	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 && !t.tx.detached {
+		if id, ok := t.reservedMessageID(); ok {
+			if err := t.usable(); err != nil {
+				return err
+			}
+			m.ID = id
+			t.tx.enqueueKind(aheadStmt{sql: "INSERT INTO messages (" + messageCols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+				args: append([]any{int64(id)}, messageArgs(m)...),
+				read: func(br pgx.BatchResults) error {
+					_, err := br.Exec()
+					return classify(err, "create message")
+				}})
+			return nil
+		}
+	}
 	id, err := t.insertWithID(ctx, "messages", "create message",
 		"INSERT INTO messages ("+messageCols+") VALUES ("+idValue("messages")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
-		int64(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
-		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags)
+		int64(m.ID), messageArgs(m)...)
 	if err != nil {
 		return err
 	}
@@ -305,6 +326,14 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 	}
 	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
 	return out, nil
+}
+
+// messageArgs returns the values of m's columns after its id, in the order
+// of messageCols.
+func messageArgs(m *chatcore.Message) []any {
+	return []any{m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
+		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags}
 }
 
 // scanDeleted returns the scan of the rows deleteSQL returns for f.

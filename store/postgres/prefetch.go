@@ -81,6 +81,20 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
+	if p.NewMessages > 0 && !t.tx.detached { // a write group's CreateMessage sends at once
+		t.tx.enqueuePrefetch(reserveMessageIDsSQL, []any{min(p.NewMessages, maxReservedMessageIDs)}, func(br pgx.BatchResults) error {
+			rows, err := br.Query()
+			if err != nil {
+				return classify(err, "reserve message ids")
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[chatcore.MessageID])
+			if err != nil {
+				return classify(err, "reserve message ids")
+			}
+			t.messageIDs = append(t.messageIDs, ids...)
+			return nil
+		})
+	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
 		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
@@ -91,6 +105,24 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
+}
+
+// reserveMessageIDsSQL takes $1 ids from the messages' identity sequence,
+// as many inserts without an id would. Ids reserved and never used are a
+// gap, as the ids of a rolled back insert are.
+var reserveMessageIDsSQL = "SELECT nextval('" + idSequence("messages") + "') FROM generate_series(1, $1)"
+
+// maxReservedMessageIDs bounds the ids one announcement reserves.
+const maxReservedMessageIDs = 100
+
+// reservedMessageID takes the next id reserved for a new message (see
+// Prefetch); ok is false when none is left.
+func (t *tx) reservedMessageID() (id chatcore.MessageID, ok bool) {
+	if len(t.messageIDs) == 0 {
+		return 0, false
+	}
+	id, t.messageIDs = t.messageIDs[0], t.messageIDs[1:]
+	return id, true
 }
 
 // readStream reads the answer of a prefetching stream statement: the

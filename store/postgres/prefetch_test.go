@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -15,10 +16,11 @@ import (
 )
 
 // TestSendRoundTrips: a channel message from the request's authenticated
-// user takes three round trips: its reads go with the transaction's first
-// statement (the announced realm and channel with its subscribers, and the
-// sender), then the insert, then the event append with the COMMIT. Without
-// the announcement the realm, the channel and the subscribers cost one each.
+// user takes two round trips: its reads go with the transaction's first
+// statement (the announced realm and channel with its subscribers, the
+// message's reserved id, and the sender), then the insert and the event
+// append with the COMMIT. Without the announcement the realm, the channel,
+// the subscribers and the insert cost one each.
 func TestSendRoundTrips(t *testing.T) {
 	is := is.New(t)
 	st, trips := tracedStore(t, postgres.WithoutNotify()) // the notifier's round trips would count too
@@ -40,11 +42,11 @@ func TestSendRoundTrips(t *testing.T) {
 	}
 	send("warms the caches") // the linkifiers the pre-rendering uses, the prepared statements
 	sets := trips.planSets.Load()
-	is.Equal(send("hello **there**"), int64(3))
+	is.Equal(send("hello **there**"), int64(2))
 	is.Equal(trips.planSets.Load()-sets, int64(1)) // the append's generic plan, set once and ended by the COMMIT
 
 	to = `["general"]` // the channel as a JSON list, by name
-	is.Equal(send("by list"), int64(3))
+	is.Equal(send("by list"), int64(2))
 }
 
 // TestDeleteTopicBatchRoundTrips: a batch of a topic deletion takes two
@@ -123,4 +125,65 @@ func TestPollRoundTrips(t *testing.T) {
 	is.True(errors.As(err, &e))
 	is.Equal(e.Code, chatcore.CodeBadEventQueueID) // refused as an unknown queue
 	is.Equal(n, int64(3))                          // the queue, then the actor it is refused for, then ROLLBACK
+}
+
+// TestHeldBackMessageInsertFails: a message insert held back by an
+// announced id (see CreateMessage) that the server refuses fails what sent
+// it, the next statement or the commit, and so the Update, with the
+// insert's error; nothing of the transaction is left.
+func TestHeldBackMessageInsertFails(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	realm := w.AddRealm(t, "held")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	ctx := t.Context()
+	bad := func(topic string) *chatcore.Message {
+		// PostgreSQL's text holds no NUL, which the Service refuses first.
+		return &chatcore.Message{RealmID: realm.ID, SenderID: ann.ID, Type: chatcore.MessageTypeStream,
+			RecipientID: general.RecipientID, StreamID: general.ID, Topic: topic, Content: "a\x00b",
+			RenderedContent: "<p>a</p>", Client: "test", SentAt: time.Now()}
+	}
+	count := func() int {
+		var n int
+		is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+			msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: realm.ID})
+			n = len(msgs)
+			return err
+		}))
+		return n
+	}
+
+	for _, then := range []string{"commit", "read"} {
+		var held chatcore.MessageID
+		var trip int64
+		err := st.Update(ctx, func(tx chatcore.Tx) error {
+			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1})
+			if _, err := tx.Realm(ctx, realm.ID); err != nil {
+				return err
+			}
+			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: ann.ID})) // a write that goes first
+			m := bad(then)
+			before := trips.n.Load()
+			is.NoErr(tx.CreateMessage(ctx, m)) // held back: no error yet
+			trip, held = trips.n.Load()-before, m.ID
+			if then == "read" {
+				_, err := tx.Message(ctx, m.ID)
+				is.True(err != nil) // the read that sent the insert fails with it
+				return err
+			}
+			return nil
+		})
+		is.True(held != 0)       // an id was given
+		is.Equal(trip, int64(0)) // without a round trip
+		is.True(err != nil)      // the Update fails
+		is.True(strings.Contains(err.Error(), "create message"))
+		is.Equal(count(), 0) // and nothing committed
+	}
+	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+		subs, err := tx.ActiveSubscriberIDs(ctx, general.ID)
+		is.Equal(subs, []chatcore.UserID{ann.ID}) // the unsubscription went with the failed transactions
+		return err
+	}))
 }

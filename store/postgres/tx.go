@@ -38,6 +38,9 @@ type tx struct {
 	// fetched are the answers of announced reads (see Prefetch); a
 	// write forgets them.
 	fetched *fetched
+	// messageIDs are ids an announcement reserved for new messages (see
+	// Prefetch), in sequence order; no write changes them.
+	messageIDs []chatcore.MessageID
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.

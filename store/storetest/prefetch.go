@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -162,6 +163,54 @@ var prefetchTests = []test{
 			seen(ctx, tx, "two")
 		})
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) { seen(ctx, tx, "two") }) // and committed
+	}},
+	{"NewMessagesAsUnannounced", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		before := send(t, st, channelMessage(w.general, w.alice, "before"))[0]
+		var plain, reacted, extra, dropped chatcore.MessageID
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{w.realm}, NewMessages: 2})
+			_, err := tx.Realm(ctx, w.realm) // the reads go to the server
+			is.NoErr(err)
+			m := channelMessage(w.general, w.alice, "Plain")
+			is.NoErr(tx.CreateMessage(ctx, m))
+			plain = m.ID
+			is.Equal(m.TopicKey, "plain") // set as unannounced
+			r := channelMessage(w.general, w.bob, "reacted")
+			r.Reactions = []chatcore.Reaction{{UserID: w.alice, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}
+			is.NoErr(tx.CreateMessage(ctx, r))
+			reacted = r.ID
+			x := channelMessage(w.general, w.carol, "extra") // one more than announced
+			is.NoErr(tx.CreateMessage(ctx, x))
+			extra = x.ID
+			got, err := tx.Message(ctx, plain)
+			is.NoErr(err)
+			is.Equal(got.Topic, "Plain") // a later read in the transaction sees the message
+			is.Equal(got.SenderID, w.alice)
+		})
+		is.True(before < plain) // ids above every id used, all different
+		is.True(plain != reacted && plain != extra && reacted != extra)
+		err := st.Update(t.Context(), func(tx chatcore.Tx) error {
+			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{w.realm}, NewMessages: 1})
+			if _, err := tx.Realm(t.Context(), w.realm); err != nil {
+				return err
+			}
+			m := channelMessage(w.general, w.alice, "rolled back")
+			if err := tx.CreateMessage(t.Context(), m); err != nil {
+				return err
+			}
+			dropped = m.ID
+			return errAbort
+		})
+		is.True(errors.Is(err, errAbort))
+		is.True(dropped != 0) // an id was given
+		later := send(t, st, channelMessage(w.general, w.alice, "later"))[0]
+		is.True(later > max(plain, reacted, extra)) // above the ids the announcement took
+		got := query(t, st, chatcore.MessageQuery{RealmID: w.realm, Limit: 10})
+		want := []chatcore.MessageID{before, plain, reacted, extra, later}
+		slices.Sort(want)
+		is.Equal(got, want) // committed; the rolled back one is not
 	}},
 	{"EventQueuesAsUnannounced", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
