@@ -30,9 +30,10 @@ func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.s.got = append(t.s.got, 
 
 // TestSendAnnouncesItsReads: a send by the request's authenticated user
 // tells a store that prefetches which realm and channel (with its
-// subscribers) it reads, the channel as the request names it; a direct
-// message only its realm; a send whose sender is not in the context
-// announces nothing, since the realm is not known before the sender is read.
+// subscribers) it reads, the channel as the request names it, and that it
+// creates one message; a direct message only its realm and its message; a
+// send whose sender is not in the context announces nothing, since the realm
+// is not known before the sender is read.
 func TestSendAnnouncesItsReads(t *testing.T) {
 	is := is.New(t)
 	st := &announcing{}
@@ -51,11 +52,11 @@ func TestSendAnnouncesItsReads(t *testing.T) {
 		return st.got
 	}
 	is.Equal(send(authenticated, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
-		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true}}) // by name, trimmed as looked up
+		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true, NewMessages: 1}}) // by name, trimmed as looked up
 	is.Equal(send(authenticated, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
-		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true}}) // by id
-	is.Equal(send(authenticated, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}}}) // the realm only
-	is.Equal(len(send(t.Context(), "stream", "Verona")), 0)                                                                           // sender not known up front
+		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true, NewMessages: 1}}) // by id
+	is.Equal(send(authenticated, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1}}) // the realm only
+	is.Equal(len(send(t.Context(), "stream", "Verona")), 0)                                                                                           // sender not known up front
 }
 
 // TestDeleteTopicAnnouncesTheAudience: each batch of a topic deletion tells
