@@ -61,7 +61,10 @@ func EventNotices(logged []LoggedEvent) []EventNotice {
 }
 
 // logEvents appends the operation's events to the store's event log inside
-// its transaction, and every so often collects what the log no longer needs.
+// its transaction, and every so often first collects what the log no longer
+// needs. The collection goes first: a store may hold a lock from the append
+// to the commit that every write of the realm appending events waits for
+// (PostgreSQL's append lock), and a collection deletes many rows.
 func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]LoggedEvent, error) {
 	logged := make([]LoggedEvent, 0, len(events))
 	for _, e := range events {
@@ -80,17 +83,17 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 		slices.Sort(users)
 		logged = append(logged, LoggedEvent{RealmID: e.RealmID, UserIDs: slices.Compact(users), Public: e.public, Group: e.group, Data: data})
 	}
-	if err := tx.AppendEvents(ctx, logged); err != nil {
-		return nil, err
-	}
-	// The ids are not read here: a store may fill them in only with the
-	// transaction's next statement or its commit (see EventStore). The
-	// count of entries this Service appended paces the collection instead.
+	// The count of entries this Service appended paces the collection: a
+	// store may fill the ids in only with the transaction's next statement
+	// or its commit (see EventStore).
 	n := s.logged.Add(int64(len(logged)))
 	if n/collectEvery != (n-int64(len(logged)))/collectEvery {
 		if err := s.collectInTx(ctx, tx, CollectBatch); err != nil {
 			return nil, err
 		}
+	}
+	if err := tx.AppendEvents(ctx, logged); err != nil {
+		return nil, err
 	}
 	return logged, nil
 }

@@ -54,3 +54,62 @@ func TestWritesCollectTheLog(t *testing.T) {
 		is.True(pruned() > 0) // and pruned the log no queue needs
 	}
 }
+
+// orderedStore records, per write transaction, the order of its appends to
+// the event log and its prunes.
+type orderedStore struct {
+	chatcore.Store
+	writes [][]string
+}
+
+func (s *orderedStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		s.writes = append(s.writes, nil)
+		return fn(orderedTx{tx, s})
+	})
+}
+
+type orderedTx struct {
+	chatcore.Tx
+	s *orderedStore
+}
+
+func (t orderedTx) record(call string) {
+	last := &t.s.writes[len(t.s.writes)-1]
+	*last = append(*last, call)
+}
+
+func (t orderedTx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+	t.record("append")
+	return t.Tx.AppendEvents(ctx, events)
+}
+
+func (t orderedTx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
+	t.record("prune")
+	return t.Tx.PruneEvents(ctx, through, limit)
+}
+
+// TestWritesCollectBeforeTheyAppend: the write that collects the log does so
+// before it appends its own events, so that a store holding a lock from the
+// append to the commit (PostgreSQL's, per realm) does not hold it while the
+// collection deletes.
+func TestWritesCollectBeforeTheyAppend(t *testing.T) {
+	is := is.New(t)
+	st := &orderedStore{}
+	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }))
+	realm := w.AddRealm(t, "zulip")
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	st.writes = nil
+	for i := range 300 {
+		enter := i%2 == 0
+		is.NoErr(w.Svc.UpdateSettings(t.Context(), ann.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
+	}
+	collected := 0
+	for _, calls := range st.writes {
+		if len(calls) > 1 {
+			collected++
+			is.Equal(calls, []string{"prune", "append"}) // the collection first
+		}
+	}
+	is.Equal(collected, 1) // one write in 256 collects
+}
