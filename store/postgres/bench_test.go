@@ -139,6 +139,12 @@ func BenchmarkDeleteTopic(b *testing.B) {
 //	go test -run '^$' -bench DeleteTopic -benchtime 1x ./store/postgres/ -million
 var million = flag.Bool("million", false, "BenchmarkDeleteTopic also deletes a 1,000,000-message topic")
 
+// writeGroups runs BenchmarkSend and BenchmarkConcurrentSettings with
+// write groups (see postgres.WithWriteGroups), to compare them with none:
+//
+//	go test -run '^$' -bench 'Send|ConcurrentSettings' ./store/postgres/ -write-groups 2
+var writeGroups = flag.Int("write-groups", 0, "BenchmarkSend and BenchmarkConcurrentSettings run with this many write groups")
+
 func benchDeleteTopic(b *testing.B, topicSize int) {
 	const otherSize = 100_000
 	ctx := context.Background()
@@ -505,7 +511,7 @@ func BenchmarkReminders(b *testing.B) {
 // case runs in a fresh schema with a pool of 8 connections.
 func BenchmarkConcurrentSettings(b *testing.B) {
 	benchutil.ConcurrentSettings(b, func(b *testing.B) chatcore.Store {
-		return pgtest.OpenUnpooled(b, postgres.WithMaxConns(8))
+		return pgtest.OpenUnpooled(b, postgres.WithMaxConns(8), postgres.WithWriteGroups(*writeGroups))
 	})
 }
 
@@ -524,7 +530,7 @@ func BenchmarkSend(b *testing.B) {
 		{"unannounced", func(s chatcore.Store) chatcore.Store { return noPrefetch{s} }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			st := pgtest.OpenUnpooled(b, postgres.WithoutNotify())
+			st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
 			w := chattest.New(b, chattest.OnStore(st), chattest.Wrap(c.wrap))
 			realm := w.AddRealm(b, "bench")
 			users := make([]*chatcore.User, 20)

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -164,6 +165,41 @@ func TestGroupCommitConflictRunsEachAgain(t *testing.T) {
 	// Once in the doomed group, or once in the next group when it joined
 	// after the conflict.
 	is.True(runs[2].Load() == 1 || runs[2].Load() == 2)
+}
+
+// TestGroupCommitHeldBackInsertFailsItsOwn: a message insert held back in
+// a group (see CreateMessage) that the server refuses reaches it with
+// another Update's statement or the group's COMMIT; the group rolls back,
+// the other Updates run again and commit, and the insert fails its own
+// Update, with its own error.
+func TestGroupCommitHeldBackInsertFailsItsOwn(t *testing.T) {
+	is := is.New(t)
+	st := groupStore(t)
+	realm := chatcore.Realm{StringID: "home", Name: "home", DateCreated: time.Now()}
+	is.NoErr(st.Update(t.Context(), func(tx chatcore.Tx) error { return tx.CreateRealm(t.Context(), &realm) }))
+	errs := inOneGroup(t, st,
+		newRealm("a", nil),
+		func(ctx context.Context, tx chatcore.Tx) error {
+			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1})
+			if _, err := tx.Realm(ctx, realm.ID); err != nil {
+				return err
+			}
+			// PostgreSQL's text holds no NUL, which the Service refuses first.
+			return tx.CreateMessage(ctx, &chatcore.Message{RealmID: realm.ID, SenderID: 1, Type: chatcore.MessageTypeStream,
+				RecipientID: 1, StreamID: 1, Topic: "t", Content: "a\x00b", RenderedContent: "<p>a</p>", Client: "test"})
+		},
+		newRealm("c", nil),
+	)
+	is.NoErr(errs[0]) // the others committed
+	is.NoErr(errs[2])
+	is.True(errs[1] != nil) // the insert failed its own Update
+	is.True(strings.Contains(errs[1].Error(), "create message: ERROR: invalid byte sequence"))
+	is.Equal(realms(t, st, "a", "c"), map[string]bool{"a": true, "c": true})
+	is.NoErr(st.View(t.Context(), func(tx chatcore.Tx) error {
+		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID})
+		is.Equal(len(msgs), 0) // and left nothing
+		return err
+	}))
 }
 
 // TestGroupCommitPanicIsAlone: an Update that panics in a group is rolled

@@ -81,7 +81,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
-	if p.NewMessages > 0 && !t.tx.detached { // a write group's CreateMessage sends at once
+	if p.NewMessages > 0 {
 		t.tx.enqueuePrefetch(reserveMessageIDsSQL, []any{min(p.NewMessages, maxReservedMessageIDs)}, func(br pgx.BatchResults) error {
 			rows, err := br.Query()
 			if err != nil {
