@@ -55,27 +55,27 @@ func TestWritesCollectTheLog(t *testing.T) {
 	}
 }
 
-// orderedStore records, per write transaction, the order of its appends to
-// the event log and its prunes.
-type orderedStore struct {
-	chatcore.Store
+// ordered records, per write transaction, the order of its appends to the
+// event log and its prunes.
+type ordered struct {
 	writes [][]string
 }
 
-func (s *orderedStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error {
-		s.writes = append(s.writes, nil)
-		return fn(orderedTx{tx, s})
-	})
+// over returns s with write transactions that record in o.
+func (o *ordered) over(s chatcore.Store) chatcore.Store {
+	return txWrapping{s, func(tx chatcore.Tx) chatcore.Tx {
+		o.writes = append(o.writes, nil)
+		return orderedTx{tx, o}
+	}}
 }
 
 type orderedTx struct {
 	chatcore.Tx
-	s *orderedStore
+	o *ordered
 }
 
 func (t orderedTx) record(call string) {
-	last := &t.s.writes[len(t.s.writes)-1]
+	last := &t.o.writes[len(t.o.writes)-1]
 	*last = append(*last, call)
 }
 
@@ -95,8 +95,8 @@ func (t orderedTx) PruneEvents(ctx context.Context, through int64, limit int) (i
 // collection deletes.
 func TestWritesCollectBeforeTheyAppend(t *testing.T) {
 	is := is.New(t)
-	st := &orderedStore{}
-	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }))
+	st := &ordered{}
+	w := chattest.New(t, chattest.Wrap(st.over))
 	realm := w.AddRealm(t, "zulip")
 	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
 	st.writes = nil

@@ -10,23 +10,34 @@ import (
 	"github.com/matryer/is"
 )
 
-// announcing is a store whose write transactions prefetch (see
-// chatcore.Prefetcher), recording what they are told and fetching nothing.
-type announcing struct {
+// txWrapping is a store that hands each write transaction (each attempt)
+// to its fn through wrap.
+type txWrapping struct {
 	chatcore.Store
+	wrap func(chatcore.Tx) chatcore.Tx
+}
+
+func (s txWrapping) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(s.wrap(tx)) })
+}
+
+// announcing records what write transactions are told to prefetch (see
+// chatcore.Prefetcher); the store over returns prefetches nothing.
+type announcing struct {
 	got []chatcore.Prefetch
 }
 
-func (s *announcing) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(announcingTx{tx, s}) })
+// over returns s with write transactions that announce to a.
+func (a *announcing) over(s chatcore.Store) chatcore.Store {
+	return txWrapping{s, func(tx chatcore.Tx) chatcore.Tx { return announcingTx{tx, a} }}
 }
 
 type announcingTx struct {
 	chatcore.Tx
-	s *announcing
+	a *announcing
 }
 
-func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.s.got = append(t.s.got, p) }
+func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.a.got = append(t.a.got, p) }
 
 // TestSendAnnouncesItsReads: a send by the request's authenticated user
 // tells a store that prefetches which realm and channel (with its
@@ -37,7 +48,7 @@ func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.s.got = append(t.s.got, 
 func TestSendAnnouncesItsReads(t *testing.T) {
 	is := is.New(t)
 	st := &announcing{}
-	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }))
+	w := chattest.New(t, chattest.Wrap(st.over))
 	realm := w.AddRealm(t, "zulip")
 	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
 	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
@@ -64,7 +75,7 @@ func TestSendAnnouncesItsReads(t *testing.T) {
 func TestDeleteTopicAnnouncesTheAudience(t *testing.T) {
 	is := is.New(t)
 	st := &announcing{}
-	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { st.Store = s; return st }),
+	w := chattest.New(t, chattest.Wrap(st.over),
 		chattest.With(chatcore.WithTopicDeletion(2, 0)))
 	realm := w.AddRealm(t, "zulip")
 	admin := w.AddUser(t, realm, "Iago", chatcore.RoleAdministrator)

@@ -98,9 +98,7 @@ func TestPollRoundTrips(t *testing.T) {
 	is := is.New(t)
 	st, trips := tracedStore(t, postgres.WithoutNotify())
 	w := chattest.New(t, chattest.OnStore(st))
-	realm := w.AddRealm(t, "polls")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
-	general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	_, ann, general := annInGeneral(t, w, "polls")
 	q := w.Register(t, ann, eventqueue.QueueOptions{EventTypes: []string{"message"}})
 	poll := func(queue string, last int64) (eventqueue.EventsResult, int64, error) {
 		before := trips.n.Load()
@@ -135,9 +133,7 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 	is := is.New(t)
 	st, trips := tracedStore(t, postgres.WithoutNotify())
 	w := chattest.New(t, chattest.OnStore(st))
-	realm := w.AddRealm(t, "held")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
-	general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	realm, ann, general := annInGeneral(t, w, "held")
 	ctx := t.Context()
 	bad := func(topic string) *chatcore.Message {
 		// PostgreSQL's text holds no NUL, which the Service refuses first.
@@ -186,4 +182,12 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 		is.Equal(subs, []chatcore.UserID{ann.ID}) // the unsubscription went with the failed transactions
 		return err
 	}))
+}
+
+// annInGeneral adds to w a realm with the string id, its member Ann, and
+// a channel "general" she is subscribed to.
+func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*chatcore.Realm, *chatcore.User, *chatcore.Stream) {
+	realm := w.AddRealm(t, stringID)
+	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	return realm, ann, w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
 }
