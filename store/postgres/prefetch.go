@@ -18,8 +18,10 @@ import (
 // inside the transaction, so a prefetched answer is the one the read would
 // have had, and a serialisable transaction's dependencies include it. A
 // write forgets the answers (see writable), except a write of messages
-// only, which no answer comes from (see writableKeepingAnswers). In a
-// ViewSingle, which runs one statement, Prefetch does nothing.
+// only, which no answer comes from (see writableKeepingAnswers). Announced
+// new messages get their ids reserved the same way, which no write
+// forgets (see CreateMessage). In a ViewSingle, which runs one statement,
+// Prefetch does nothing.
 func (t *tx) Prefetch(p chatcore.Prefetch) {
 	if t.tx.single || t.failed != nil {
 		return

@@ -187,6 +187,7 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 // annInGeneral adds to w a realm with the string id, its member Ann, and
 // a channel "general" she is subscribed to.
 func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*chatcore.Realm, *chatcore.User, *chatcore.Stream) {
+	t.Helper()
 	realm := w.AddRealm(t, stringID)
 	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
 	return realm, ann, w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
