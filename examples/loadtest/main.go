@@ -44,8 +44,9 @@
 // reads through a read-only pool, writes on one writer connection); it is a
 // yardstick, not a chat server.
 //
-// -write-groups turns on PostgreSQL group commit for the real server, as the
-// example server's -db-write-groups does.
+// -write-groups sets the real server's PostgreSQL write groups (group
+// commit), as the example server's -db-write-groups does, and defaults to
+// its default (0 turns group commit off).
 //
 // -cpuprofile and -memprofile write pprof profiles of the whole process
 // (servers and clients) over the load; the server's share is what lies under
@@ -93,7 +94,7 @@ type config struct {
 	db       string // SQLite file ("" for one in a temporary directory) or PostgreSQL URL
 	pgSchema string // on PostgreSQL, the schema the run works in
 	batch    int    // topic deletion batch size (0: Zulip's 100)
-	groups   int    // PostgreSQL write groups (0: off, as the example server's default)
+	groups   int    // PostgreSQL write groups (0: off; default the example server's)
 	floor    bool   // compare with the floor server instead of the mixed load
 	only     string // with floor: run only the requests whose name contains it
 	cpuProf  string // CPU profile file ("" for none)
@@ -109,7 +110,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the clients' random choices")
 	fs.IntVar(&c.rate, "rate-limit", 0, "per-user rate limit in requests per minute, as the example server's 200 (0: off; 429s are then expected)")
 	fs.IntVar(&c.batch, "batch", 0, "topic deletion batch size; small values make deletions take many batches, interleaved with sends (default: Zulip's 100)")
-	fs.IntVar(&c.groups, "write-groups", 0, "PostgreSQL: write groups sharing transactions, as the example server's -db-write-groups (0: off)")
+	fs.IntVar(&c.groups, "write-groups", 2, "PostgreSQL: write groups sharing transactions, as the example server's -db-write-groups (0: off)")
 	fs.BoolVar(&c.floor, "floor", false, "compare PATCH /settings and POST /messages with the simplest correct server on the same database (-n requests per round)")
 	fs.StringVar(&c.only, "only", "", "with -floor, compare only the requests whose name contains `text` (say \"POST /messages (\")")
 	fs.StringVar(&c.cpuProf, "cpuprofile", "", "write a CPU profile of the load to `file`")

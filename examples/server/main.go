@@ -84,7 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
 	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing), or a PostgreSQL URL (postgres://...) or key=value DSN")
 	fs.IntVar(&c.pool, "db-pool", 16, "PostgreSQL: connections in the pool")
-	fs.IntVar(&c.writeGroups, "db-write-groups", 0, "PostgreSQL: write groups sharing transactions (group commit; 0: off)")
+	fs.IntVar(&c.writeGroups, "db-write-groups", 2, "PostgreSQL: write groups sharing transactions (group commit; 0: off)")
 	fs.StringVar(&c.seed, "seed", "", "load this fixture `file` into a new, empty database")
 	fs.StringVar(&c.mailDir, "mail-dir", "", "write each outgoing e-mail as an RFC 5322 file in this `dir` (default: log them)")
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
