@@ -202,6 +202,26 @@ func TestGroupCommitHeldBackInsertFailsItsOwn(t *testing.T) {
 	}))
 }
 
+// TestGroupCommitRunsTheOthersAgainWithOneAttempt: with one attempt
+// allowed, the Update whose serialization failure dooms its group fails
+// with it, and the group's other Updates still run again and commit: their
+// first run ended for another's conflict, which is not an attempt of theirs.
+func TestGroupCommitRunsTheOthersAgainWithOneAttempt(t *testing.T) {
+	is := is.New(t)
+	st := pgtest.OpenUnpooled(t, postgres.WithWriteGroups(1), postgres.WithoutNotify(), postgres.WithMaxAttempts(1))
+	errs := inOneGroup(t, st,
+		newRealm("a", nil),
+		newRealm("b", func(ctx context.Context, tx chatcore.Tx) error {
+			return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
+		}),
+		newRealm("c", nil),
+	)
+	is.NoErr(errs[0])
+	is.True(postgres.IsSerializationFailure(errs[1])) // its own conflict, and no attempt left
+	is.NoErr(errs[2])
+	is.Equal(realms(t, st, "a", "b", "c"), map[string]bool{"a": true, "b": false, "c": true})
+}
+
 // TestGroupCommitPanicIsAlone: an Update that panics in a group is rolled
 // back to its savepoint, its panic goes on, and the others commit.
 func TestGroupCommitPanicIsAlone(t *testing.T) {

@@ -295,7 +295,9 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) e
 // nil; see [chatcore.Store] and the package documentation. With
 // [WithWriteGroups] its first attempt runs in a write group: concurrent
 // Updates share a transaction, each inside a savepoint, so that each still
-// succeeds or fails alone and returns once its changes have committed. When
+// succeeds or fails alone and returns once its changes have committed (when
+// another Update of the group dooms it, fn runs again at once in a
+// transaction of its own, and that run counts as its first attempt). When
 // PostgreSQL reports a serialization failure or a deadlock, in fn or at
 // commit, the transaction is rolled back and fn runs again in a new one of its
 // own (at most [WithMaxAttempts] times in all), so fn may run more than once
@@ -313,9 +315,11 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 		var retry bool
 		if attempt == 1 && s.groups != nil {
 			retry, err = s.groups.update(ctx, fn)
-			if retry && errors.Is(err, errRegroup) {
-				// Not a conflict: fn reads the event log behind its group's
-				// appends. Its first attempt runs again, alone, at once.
+			if retry && (errors.Is(err, errRegroup) || errors.Is(err, errGroupRolledBack) || errors.Is(err, errHeldBack)) {
+				// Not a conflict of this Update's: fn reads the event log
+				// behind its group's appends, or another Update doomed the
+				// group. Its first attempt runs again, in a transaction of
+				// its own, at once.
 				retry, err = s.attempt(ctx, fn, false)
 			}
 		} else {
