@@ -168,12 +168,8 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 //
 // A plain message (no reactions, edit history or submessages) with a zero
 // id whose id was reserved by an announcement (see Prefetch) is not sent
-// at once: its insert is queued to go to the server ahead of the
-// transaction's next statement, or with its COMMIT, and a failure of it
-// fails that statement or the commit (and so the Update). In a write
-// group's transaction that statement may be another Update's: the failure
-// then wraps errHeldBack, and every Update of the group runs again in a
-// transaction of its own, where the insert fails its own Update.
+// at once: its insert is held back to go with the transaction's next
+// statement or its COMMIT (see holdBack).
 func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	// No announced read answers from messages (see writableKeepingAnswers).
 	if err := t.writableKeepingAnswers(); err != nil {
@@ -182,20 +178,12 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	m.TopicKey = chatcore.TopicKey(m.Topic)
 	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 {
 		if id, ok := t.reservedMessageID(); ok {
-			if err := t.usable(); err != nil {
+			if err := t.holdBack("create message",
+				"INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+				append([]any{int64(id)}, messageArgs(m)...), nil); err != nil {
 				return err
 			}
 			m.ID = id
-			shared := t.tx.detached
-			t.tx.enqueueKind(aheadStmt{sql: "INSERT INTO messages (" + messageCols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
-				args: append([]any{int64(id)}, messageArgs(m)...),
-				read: func(br pgx.BatchResults) error {
-					_, err := br.Exec()
-					if err != nil && shared {
-						return fmt.Errorf("%w: %w", errHeldBack, classify(err, "create message"))
-					}
-					return classify(err, "create message")
-				}})
 			return nil
 		}
 	}

@@ -192,3 +192,33 @@ func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*chatcore.R
 	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
 	return realm, ann, w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
 }
+
+// TestSettingsRoundTrips: a user changing a setting of their own takes two
+// round trips: the user's read begins the transaction, then the change, the
+// record of the edit and the event append go with the COMMIT. The write of
+// a user the transaction has not read goes at once, and answers as
+// SettingsStore promises.
+func TestSettingsRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, _ := annInGeneral(t, w, "settings")
+	toggle := func(enter bool) int64 {
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID)) // as the request authenticated it
+		before := trips.n.Load()
+		is.NoErr(w.Svc.UpdateSettings(ctx, ann.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
+		return trips.n.Load() - before
+	}
+	toggle(true) // the prepared statements
+	is.Equal(toggle(false), int64(2))
+	is.Equal(w.User(t, ann.ID).Settings.EnterSends, false) // stored
+	is.Equal(toggle(true), int64(2))
+	is.Equal(w.User(t, ann.ID).Settings.EnterSends, true)
+	is.Equal(w.EditedSettings(t, ann.ID), []string{"enter_sends"}) // and the edit recorded
+
+	ctx := t.Context()
+	err := st.Update(ctx, func(tx chatcore.Tx) error {
+		return tx.UpdateUserSettings(ctx, 999999, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
+	})
+	is.True(errors.Is(err, chatcore.ErrNotFound)) // an unknown user, at once
+}

@@ -10,11 +10,15 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
 // the named columns only, so concurrent changes of other settings of the
-// same user are never overwritten.
+// same user are never overwritten. The UPDATE of a user the transaction
+// read, which exists, is held back to go with the next statement or the
+// COMMIT (see holdBack); an unknown user's goes at once, for its
+// ErrNotFound.
 func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -41,8 +45,12 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	}
 	args = append(args, user)
 	set.WriteString(" WHERE id = $" + strconv.Itoa(len(args)))
+	what := fmt.Sprintf("update settings of user %d", user)
+	if t.users[user] {
+		return t.holdBack(what, set.String(), args, func(tag pgconn.CommandTag) error { return mustAffect(tag, nil, what) })
+	}
 	tag, err := t.exec(ctx, set.String(), args...)
-	return mustAffect(tag, err, fmt.Sprintf("update settings of user %d", user))
+	return mustAffect(tag, err, what)
 }
 
 // bulkSettingSQL is the one statement of UpdateSettingBulk; %[1]s is the
@@ -105,7 +113,8 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	return out, nil
 }
 
-// RecordSettingEdits implements [chatcore.SettingsStore] in one statement. An
+// RecordSettingEdits implements [chatcore.SettingsStore] in one statement,
+// held back for a user the transaction read (see UpdateUserSettings). An
 // unknown user gives ErrNotFound.
 func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
 	if err := t.writable(); err != nil {
@@ -114,9 +123,14 @@ func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, setti
 	if len(settings) == 0 {
 		return nil
 	}
-	_, err := t.exec(ctx, `INSERT INTO user_setting_edits (user_id, setting)
-		SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, user, settings)
-	return classify(err, fmt.Sprintf("record setting edits of user %d", user))
+	const query = `INSERT INTO user_setting_edits (user_id, setting)
+		SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
+	what := fmt.Sprintf("record setting edits of user %d", user)
+	if t.users[user] {
+		return t.holdBack(what, query, []any{user, settings}, nil)
+	}
+	_, err := t.exec(ctx, query, user, settings)
+	return classify(err, what)
 }
 
 // EditedSettings implements [chatcore.SettingsStore].

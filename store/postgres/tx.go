@@ -41,6 +41,10 @@ type tx struct {
 	// messageIDs are ids an announcement reserved for new messages (see
 	// Prefetch), in sequence order; no write changes them.
 	messageIDs []chatcore.MessageID
+	// users are the users this transaction read: each exists until it
+	// ends, since no user is ever deleted, so a write of theirs that only
+	// a conflict can fail may be held back (see holdBack).
+	users map[chatcore.UserID]bool
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.
@@ -235,6 +239,33 @@ func notFound(what string) error {
 }
 
 // mustAffect returns ErrNotFound when tag reports no changed row.
+// holdBack queues a write whose answer nothing waits for, to go to the
+// server ahead of the transaction's next statement or with its COMMIT (see
+// lazyTx), which saves it a round trip; check, when not nil, judges its
+// command tag. A failure fails that statement or the commit, and so the
+// Update. In a write group's transaction that statement may be another
+// Update's: the failure then wraps errHeldBack, and every Update of the
+// group runs again in a transaction of its own, where the write fails its
+// own Update (see writeGroups).
+func (t *tx) holdBack(what, query string, args []any, check func(pgconn.CommandTag) error) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	shared := t.tx.detached
+	t.tx.enqueueKind(aheadStmt{sql: query, args: args, read: func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		err = classify(err, what)
+		if err == nil && check != nil {
+			err = check(tag)
+		}
+		if err != nil && shared {
+			return fmt.Errorf("%w: %w", errHeldBack, err)
+		}
+		return err
+	}})
+	return nil
+}
+
 func mustAffect(tag pgconn.CommandTag, err error, what string) error {
 	if err != nil {
 		return classify(err, what)

@@ -79,6 +79,7 @@ func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*cha
 	if err := scanUser(t.queryRow(ctx, userSelect+" WHERE "+where, args...), &u); err != nil {
 		return nil, classify(err, what)
 	}
+	setEntry(&t.users, u.ID, true)
 	return &u, nil
 }
 
