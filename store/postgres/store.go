@@ -63,9 +63,12 @@
 // batch with the transaction's next statement: the statements that begin a
 // transaction go with its first one, the reads a transaction announces
 // ([chatcore.Prefetcher]) with the next statement it runs, and an event
-// append with the COMMIT. The Service's message send announces its reads,
-// so that a channel message from a request's authenticated user takes three
-// round trips: the reads, the insert, the append with the COMMIT. A
+// append with the COMMIT, as do the writes held back (a message insert
+// whose id was reserved, a settings change of a user the transaction read;
+// see holdBack). The Service's message send announces its reads and its new
+// message, so that a channel message from a request's authenticated user
+// takes two round trips: the reads, then the insert and the append with
+// the COMMIT; a user's change of their own settings takes two as well. A
 // ViewSingle (authentication) takes one.
 //
 // # Several instances
