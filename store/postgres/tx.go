@@ -238,7 +238,6 @@ func notFound(what string) error {
 	return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
 }
 
-// mustAffect returns ErrNotFound when tag reports no changed row.
 // holdBack queues a write whose answer nothing waits for, to go to the
 // server ahead of the transaction's next statement or with its COMMIT (see
 // lazyTx), which saves it a round trip; check, when not nil, judges its
@@ -266,6 +265,7 @@ func (t *tx) holdBack(what, query string, args []any, check func(pgconn.CommandT
 	return nil
 }
 
+// mustAffect returns ErrNotFound when tag reports no changed row.
 func mustAffect(tag pgconn.CommandTag, err error, what string) error {
 	if err != nil {
 		return classify(err, what)
