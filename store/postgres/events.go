@@ -158,28 +158,25 @@ func scanAppended(rows pgx.Rows, appends []*pendingAppend) error {
 	for _, a := range appends {
 		total += len(a.events)
 	}
-	i, j := 0, 0 // the append and the entry the next id is for
-	n := 0
-	for rows.Next() {
-		if n == total {
-			return fmt.Errorf("postgres: append events: more ids than %d events", total)
+	n := 0 // the ids read
+	for _, a := range appends {
+		for i := range a.events {
+			if !rows.Next() {
+				if err := rows.Err(); err != nil {
+					return err
+				}
+				return fmt.Errorf("postgres: append events: %d ids for %d events", n, total)
+			}
+			if err := rows.Scan(&a.events[i].ID); err != nil {
+				return err
+			}
+			n++
 		}
-		for j == len(appends[i].events) {
-			i, j = i+1, 0
-		}
-		if err := rows.Scan(&appends[i].events[j].ID); err != nil {
-			return err
-		}
-		j++
-		n++
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	if rows.Next() {
+		return fmt.Errorf("postgres: append events: more ids than %d events", total)
 	}
-	if n != total {
-		return fmt.Errorf("postgres: append events: %d ids for %d events", n, total)
-	}
-	return nil
+	return rows.Err()
 }
 
 // LastEventID implements [chatcore.EventStore] from the transaction's

@@ -40,6 +40,13 @@ var errGroupRolledBack = errors.New("postgres: write group rolled back")
 // its own, where the statement fails the Update that made it.
 var errHeldBack = errors.New("postgres: a statement held back in a write group failed")
 
+// notOwnConflict reports an error that ended a write group's Update for a
+// cause not of its own (errRegroup, errGroupRolledBack, errHeldBack): the
+// Update runs again at once in a transaction of its own (see Store.Update).
+func notOwnConflict(err error) bool {
+	return errors.Is(err, errRegroup) || errors.Is(err, errGroupRolledBack) || errors.Is(err, errHeldBack)
+}
+
 // writeGroups runs the first attempt of each Update in a write group: a
 // transaction that Updates queued behind one another share (group commit).
 // A group saves each of its Updates but the first the BEGIN, the write
@@ -137,7 +144,7 @@ func (w *writeGroups) update(ctx context.Context, fn func(tx chatcore.Tx) error)
 	}
 	<-g.done
 	if g.err != nil {
-		return isRetryable(g.err) || errors.Is(g.err, errGroupRolledBack) || errors.Is(g.err, errHeldBack), g.err
+		return isRetryable(g.err) || notOwnConflict(g.err), g.err
 	}
 	return false, nil
 }
@@ -234,7 +241,7 @@ func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup
 	}
 	if ferr != nil {
 		undo(ferr)
-		return false, isRetryable(ferr) || errors.Is(ferr, errRegroup) || errors.Is(ferr, errHeldBack), ferr
+		return false, isRetryable(ferr) || notOwnConflict(ferr), ferr
 	}
 	lt.memberDone(true)
 	if !first {

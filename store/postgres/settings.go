@@ -46,7 +46,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, chang
 	args = append(args, user)
 	set.WriteString(" WHERE id = $" + strconv.Itoa(len(args)))
 	what := fmt.Sprintf("update settings of user %d", user)
-	if t.users[user] {
+	if slices.Contains(t.users, user) {
 		return t.holdBack(what, set.String(), args, func(tag pgconn.CommandTag) error { return mustAffect(tag, nil, what) })
 	}
 	tag, err := t.exec(ctx, set.String(), args...)
@@ -126,7 +126,7 @@ func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, setti
 	const query = `INSERT INTO user_setting_edits (user_id, setting)
 		SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
 	what := fmt.Sprintf("record setting edits of user %d", user)
-	if t.users[user] {
+	if slices.Contains(t.users, user) {
 		return t.holdBack(what, query, []any{user, settings}, nil)
 	}
 	_, err := t.exec(ctx, query, user, settings)

@@ -318,7 +318,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error
 		var retry bool
 		if attempt == 1 && s.groups != nil {
 			retry, err = s.groups.update(ctx, fn)
-			if retry && (errors.Is(err, errRegroup) || errors.Is(err, errGroupRolledBack) || errors.Is(err, errHeldBack)) {
+			if retry && notOwnConflict(err) {
 				// Not a conflict of this Update's: fn reads the event log
 				// behind its group's appends, or another Update doomed the
 				// group. Its first attempt runs again, in a transaction of

@@ -41,10 +41,11 @@ type tx struct {
 	// messageIDs are ids an announcement reserved for new messages (see
 	// Prefetch), in sequence order; no write changes them.
 	messageIDs []chatcore.MessageID
-	// users are the users this transaction read: each exists until it
-	// ends, since no user is ever deleted, so a write of theirs that only
-	// a conflict can fail may be held back (see holdBack).
-	users map[chatcore.UserID]bool
+	// users are the users this write transaction read (a few at most, so
+	// a list): each exists until it ends, since no user is ever deleted,
+	// so a write of theirs that only a conflict can fail may be held back
+	// (see holdBack). Reads in a View, which writes nothing, are not kept.
+	users []chatcore.UserID
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +80,9 @@ func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*cha
 	if err := scanUser(t.queryRow(ctx, userSelect+" WHERE "+where, args...), &u); err != nil {
 		return nil, classify(err, what)
 	}
-	setEntry(&t.users, u.ID, true)
+	if !t.readOnly && !slices.Contains(t.users, u.ID) {
+		t.users = append(t.users, u.ID)
+	}
 	return &u, nil
 }
 
