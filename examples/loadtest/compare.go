@@ -100,6 +100,12 @@ var fixedFloorRequests = []floorRequest{
 	// floor there.
 	{name: "POST /messages vs a floor logging its event", method: "POST", path: "/api/v1/messages",
 		floorPath: floorLoggedSendPath, sends: true, postgresOnly: true, form: sendForm},
+	// The same against a floor that logs the event without ordering the
+	// log (see unorderedEventLog): not a correct server, but the ratio of
+	// its rate to the plain floor's bounds what any server that logs its
+	// event in the send's transaction could reach on this database.
+	{name: "POST /messages vs a floor logging its event unordered", method: "POST", path: "/api/v1/messages",
+		floorPath: floorUnorderedSendPath, sends: true, postgresOnly: true, form: sendForm},
 }
 
 // hammerResult is what one round against one server saw.

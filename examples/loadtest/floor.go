@@ -26,7 +26,8 @@ const floorRealm = 1
 // floor chatcore's adapter is measured against, not a chat server: it
 // enforces none of Zulip's other rules. At floorLoggedSendPath it also
 // serves a variant of its send that logs the message's event as chatcore's
-// event log does.
+// event log does, and at floorUnorderedSendPath one that logs it without
+// ordering the log (see eventLogging).
 type floorServer struct {
 	base   string
 	http   *http.Server
@@ -52,9 +53,9 @@ type floorDB interface {
 	// for a queue that is not the user's.
 	events(ctx context.Context, user int64, queue string, after int64) ([]floorEvent, error)
 	// insertMessage inserts the message row and returns its id; with
-	// m.logEvent it also appends the message's event to chatcore's event
-	// log in the same transaction, as chatcore's store appends it, or fails
-	// where that is not implemented (SQLite).
+	// m.log other than noEventLog it also appends the message's event to
+	// chatcore's event log in the same transaction, as chatcore's store
+	// appends it, or fails where that is not implemented (SQLite).
 	insertMessage(ctx context.Context, m floorMessage) (int64, error)
 	// loadChannelCount counts the messages in the load channel.
 	loadChannelCount(ctx context.Context) (int, error)
@@ -70,13 +71,35 @@ type floorMessage struct {
 	sender, recipient, channel int64
 	topic, content, rendered   string
 	sentAt                     time.Time
-	// logEvent is true when the message's event goes to the event log too.
-	logEvent bool
+	// log says whether and how the message's event goes to the event log.
+	log eventLogging
 }
 
-// floorLoggedSendPath is where the floor server serves POST /messages with
-// the message's event logged (see floorMessage.logEvent).
-const floorLoggedSendPath = "/floor/messages-with-event"
+// eventLogging is how the floor logs a message's event.
+type eventLogging int
+
+const (
+	// noEventLog logs nothing: the plain floor.
+	noEventLog eventLogging = iota
+	// orderedEventLog appends the event under the realm's append lock, as
+	// chatcore's store does, so that the realm's log ids follow commit order.
+	orderedEventLog
+	// unorderedEventLog appends the same rows without the lock. The ids of
+	// concurrent sends then need not follow commit order, and a poll could
+	// pass over an entry that commits after a higher one: no correct server
+	// logs so. It measures what the log's rows alone cost, a bound for any
+	// server that logs the event in the send's transaction, however it
+	// orders its log.
+	unorderedEventLog
+)
+
+// floorLoggedSendPath and floorUnorderedSendPath are where the floor server
+// serves POST /messages with the message's event logged, in order and
+// unordered (see eventLogging).
+const (
+	floorLoggedSendPath    = "/floor/messages-with-event"
+	floorUnorderedSendPath = "/floor/messages-with-unordered-event"
+)
 
 // floorEvent is an entry of chatcore's event log as the floor reads it.
 type floorEvent struct {
@@ -108,8 +131,10 @@ func startFloor(ctx context.Context, cfg config, conns int) (_ *floorServer, err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("PATCH /api/v1/settings", f.updateSettings)
-	mux.HandleFunc("POST /api/v1/messages", func(w http.ResponseWriter, r *http.Request) { f.sendMessage(w, r, false) })
-	mux.HandleFunc("POST "+floorLoggedSendPath, func(w http.ResponseWriter, r *http.Request) { f.sendMessage(w, r, true) })
+	for path, log := range map[string]eventLogging{"/api/v1/messages": noEventLog,
+		floorLoggedSendPath: orderedEventLog, floorUnorderedSendPath: unorderedEventLog} {
+		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { f.sendMessage(w, r, log) })
+	}
 	mux.HandleFunc("POST /api/v1/messages/flags", f.updateFlags)
 	mux.HandleFunc("GET /api/v1/events", f.getEvents)
 	f.base = "http://" + ln.Addr().String()
@@ -261,9 +286,9 @@ func (f *floorServer) getEvents(w http.ResponseWriter, r *http.Request) {
 
 // sendMessage answers POST /messages to a channel named by "to": a channel
 // lookup by name and one INSERT of the message row, with the
-// HTML-escaped content as its rendering, and with logEvent the message's
-// event appended to the log (see floorDB.insertMessage).
-func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request, logEvent bool) {
+// HTML-escaped content as its rendering, and the message's event appended
+// to the log as log says (see floorDB.insertMessage).
+func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request, log eventLogging) {
 	user, ok := f.formRequest(w, r)
 	if !ok {
 		return
@@ -289,7 +314,7 @@ func (f *floorServer) sendMessage(w http.ResponseWriter, r *http.Request, logEve
 	}
 	id, err := f.db.insertMessage(r.Context(), floorMessage{sender: user, recipient: recipient, channel: channel,
 		topic: topic, content: content, rendered: "<p>" + html.EscapeString(content) + "</p>", sentAt: time.Now(),
-		logEvent: logEvent})
+		log: log})
 	if err != nil {
 		floorError(w, http.StatusInternalServerError, "Internal server error")
 		return

@@ -128,9 +128,16 @@ const floorAppendLockSeed = 0x65766e74
 // subscribers of channel $3 as the PostgreSQL store appends an entry: under
 // the realm's append lock (held to the end of the transaction, so that the
 // realm's ids follow commit order), one log entry with its addressees and one
-// event_users row per addressee.
-const appendFloorEventSQL = `WITH l AS MATERIALIZED (
-		SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1::bigint, $4))
+// event_users row per addressee. appendUnorderedFloorEventSQL appends the
+// same rows without the lock (see unorderedEventLog); it takes the same
+// arguments.
+const (
+	appendFloorEventSQL          = `WITH l AS MATERIALIZED (` + floorAppendLockSQL + appendFloorEventRowsSQL
+	appendUnorderedFloorEventSQL = `WITH l AS MATERIALIZED (SELECT $4::bigint AS seed` + appendFloorEventRowsSQL
+
+	floorAppendLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1::bigint, $4))`
+
+	appendFloorEventRowsSQL = `
 	), e AS MATERIALIZED (
 		SELECT nextval('event_log_id_seq') AS id FROM l
 	), ins AS (
@@ -140,15 +147,16 @@ const appendFloorEventSQL = `WITH l AS MATERIALIZED (
 		RETURNING id, users
 	)
 	INSERT INTO event_users (user_id, event_id) SELECT u.user_id, ins.id FROM ins, unnest(ins.users) AS u(user_id)`
+)
 
-// insertMessage runs one autocommit INSERT; with m.logEvent, the INSERT and
+// insertMessage runs one autocommit INSERT; with m.log, the INSERT and
 // the event's append (see appendFloorEventSQL) in one SERIALIZABLE
 // transaction, as chatcore's store runs a send: BEGIN with the INSERT, then
 // the append with the COMMIT, two round trips.
 func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
 	args := []any{floorRealm, m.sender, m.recipient, m.channel, m.topic, chatcore.TopicKey(m.topic), m.content, m.rendered, m.sentAt}
 	var id int64
-	if !m.logEvent {
+	if m.log == noEventLog {
 		err := f.pool.QueryRow(ctx, insertMessageSQL, args...).Scan(&id)
 		return id, err
 	}
@@ -170,7 +178,11 @@ func (f *postgresFloor) insertMessage(ctx context.Context, m floorMessage) (int6
 		return 0, errors.Join(err, rollback(conn))
 	}
 	b = &pgx.Batch{}
-	b.Queue(appendFloorEventSQL, floorRealm, event, m.channel, floorAppendLockSeed)
+	appendSQL := appendFloorEventSQL
+	if m.log == unorderedEventLog {
+		appendSQL = appendUnorderedFloorEventSQL
+	}
+	b.Queue(appendSQL, floorRealm, event, m.channel, floorAppendLockSeed)
 	b.Queue("COMMIT")
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return 0, errors.Join(err, rollback(conn))

@@ -147,7 +147,7 @@ func (f *sqliteFloor) events(ctx context.Context, user int64, queue string, afte
 }
 
 func (f *sqliteFloor) insertMessage(ctx context.Context, m floorMessage) (int64, error) {
-	if m.logEvent {
+	if m.log != noEventLog {
 		return 0, errors.New("floor: logging the event is implemented on PostgreSQL only")
 	}
 	var id int64
