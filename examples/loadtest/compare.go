@@ -201,7 +201,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	var problems []string
 	sent := 0
 	type row struct {
-		name            string
+		req             floorRequest
 		chatcore, floor []float64
 		// the CPU time of each round (see cpuMeter)
 		chatcoreCPU, floorCPU []cpuTimes
@@ -228,7 +228,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	}
 	var rows []row
 	for _, req := range reqs {
-		r := row{name: req.name}
+		r := row{req: req}
 		// An untimed warm-up per server opens the clients' connections and
 		// the pools' connections and fills the statement caches, so the first
 		// timed round does not pay for them.
@@ -293,7 +293,24 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	fmt.Fprintf(stdout, "\n| request | chatcore req/s (median) | floor req/s (median) | ratio |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		c, f := median(r.chatcore), median(r.floor)
-		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.name, c, f, c/f)
+		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.req.name, c, f, c/f)
+	}
+	// A floor variant (floorPath) against the plain floor of its request,
+	// when both ran: what the variant's extra work costs the floor itself.
+	plain := map[string]row{}
+	for _, r := range rows {
+		if _, seen := plain[r.req.path]; !seen && r.req.floorPath == "" {
+			plain[r.req.path] = r
+		}
+	}
+	header := "\n| floor variant | its req/s (median) | plain floor req/s (median) | ratio |\n|---|---|---|---|\n"
+	for _, r := range rows {
+		if p, ok := plain[r.req.path]; ok && r.req.floorPath != "" {
+			fmt.Fprint(stdout, header)
+			header = ""
+			v, f := median(r.floor), median(p.floor)
+			fmt.Fprintf(stdout, "| `%s` against `%s` | %.0f | %.0f | %.2f |\n", r.req.name, p.req.name, v, f, v/f)
+		}
 	}
 	if measured && len(rows) > 0 {
 		what := "this process"
@@ -319,7 +336,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 			if c > 0 && f > 0 {
 				ratio = fmt.Sprintf("%.2f", f/c)
 			}
-			fmt.Fprintf(stdout, "| `%s` | %.3f | %.3f | %s |\n", r.name, c, f, ratio)
+			fmt.Fprintf(stdout, "| `%s` | %.3f | %.3f | %s |\n", r.req.name, c, f, ratio)
 		}
 	}
 

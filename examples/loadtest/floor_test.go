@@ -70,6 +70,14 @@ func floorSmall(t *testing.T, args ...string) string {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
 		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
 	}
+	variants := regexp.MustCompile("(?m)^\\| `(.+)` against `POST /messages \\(channel, Markdown\\)` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$").FindAllStringSubmatch(out.String(), -1)
+	if postgres {
+		is.Equal(len(variants), 2) // each logging floor against the plain one
+		is.Equal(variants[0][1], logged[0])
+		is.Equal(variants[1][1], logged[1])
+	} else {
+		is.Equal(len(variants), 0) // no variant on SQLite
+	}
 	if runtime.GOOS == "linux" { // where /proc gives CPU times
 		for _, r := range rounds {
 			is.True(r[4] != "") // every round's CPU time per request
