@@ -115,6 +115,17 @@ type Prefetch struct {
 	// round trip is saved, and a later read in the transaction still sees
 	// the message.
 	NewMessages int
+	// UserMessages, when its IDs are not empty, is read with
+	// FlagStore.UserMessages for its User and the same IDs, in the same
+	// order. A write of messages or flags in between forgets its answer.
+	UserMessages UserMessagesRead
+}
+
+// UserMessagesRead names a FlagStore.UserMessages read: User's view of the
+// messages IDs.
+type UserMessagesRead struct {
+	User UserID
+	IDs  []MessageID
 }
 
 // Announce tells tx the reads p names when tx prefetches (see

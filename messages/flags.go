@@ -76,12 +76,14 @@ func UpdateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 	if err != nil {
 		return res, err
 	}
+	ids := slicex.Unique(req.Messages)
 	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		chatcore.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: ids}})
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		updated, details, ignored, err := updateFlagsInTx(ctx, tx, u, req.Messages, flag, req.Op == "add")
+		updated, details, ignored, err := updateFlagsInTx(ctx, tx, u, ids, flag, req.Op == "add")
 		if err != nil {
 			return err
 		}
@@ -98,12 +100,11 @@ func UpdateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 	return res, err
 }
 
-// updateFlagsInTx applies one flag change for u and returns the changed ids,
-// ascending, for marking unread the message_details of the event, and the
-// channels (ascending, never nil) whose messages were left read because u is
-// not subscribed to them.
+// updateFlagsInTx applies one flag change for u to the messages ids (no id
+// twice) and returns the changed ids, ascending, for marking unread the
+// message_details of the event, and the channels (ascending, never nil)
+// whose messages were left read because u is not subscribed to them.
 func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, map[string]any, []chatcore.StreamID, error) {
-	ids = slicex.Unique(ids)
 	ignored := []chatcore.StreamID{}
 	ums, err := tx.UserMessages(ctx, u.ID, ids)
 	if err != nil {
@@ -129,8 +130,10 @@ func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids 
 	if add {
 		target = flag
 	}
-	var received, historical []chatcore.MessageID
-	var changed []chatcore.MessageID
+	// The changed rows, each with the user's whole flags: the flags read
+	// above, in this transaction, with the bit set or cleared.
+	var rows []chatcore.UserMessageFlags
+	var changed, historical []chatcore.MessageID
 	for _, id := range ids {
 		um, ok := byID[id]
 		if markUnread && ok && um.Type == chatcore.MessageTypeStream && !subscribedTo[um.StreamID] {
@@ -148,7 +151,7 @@ func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids 
 		}
 		changed = append(changed, id)
 		if ok && um.Received {
-			received = append(received, id)
+			rows = append(rows, chatcore.UserMessageFlags{UserID: u.ID, MessageID: id, Flags: flags&^flag | target})
 		} else {
 			historical = append(historical, id)
 		}
@@ -157,7 +160,6 @@ func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids 
 		// Zulip creates rows for messages the user can read but never
 		// received, and refuses the whole request when one is not readable.
 		c := chatcore.NewAccessCache()
-		var rows []chatcore.UserMessageFlags
 		for _, id := range historical {
 			um, ok := byID[id]
 			if !ok || um.RealmID != u.RealmID {
@@ -173,14 +175,9 @@ func updateFlagsInTx(ctx context.Context, tx chatcore.Tx, u *chatcore.User, ids 
 			}
 			rows = append(rows, chatcore.UserMessageFlags{UserID: u.ID, MessageID: id, Flags: chatcore.HistoricalFlags&^flag | target})
 		}
-		if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
-			return nil, nil, nil, err
-		}
 	}
-	if len(received) > 0 {
-		if _, err := tx.UpdateUserMessageFlags(ctx, u.ID, received, flag, add); err != nil {
-			return nil, nil, nil, err
-		}
+	if err := tx.PutUserMessageFlags(ctx, rows); err != nil {
+		return nil, nil, nil, err
 	}
 	var details map[string]any
 	if markUnread {

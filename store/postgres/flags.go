@@ -50,23 +50,71 @@ func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage
 	return err
 }
 
+// userMessagesSQL reads the user $1's view of the messages $2.
+const userMessagesSQL = "SELECT " + userMessageCols + " FROM (SELECT m.*, " + effFlagsSQL + ` AS uf FROM messages m
+	WHERE m.id = ANY($2)) m ORDER BY id`
+
 // UserMessages implements [chatcore.FlagStore] with one query, on its
-// generic plan (see onGenericPlan).
+// generic plan (see onGenericPlan), or from the answer of the same read
+// announced (see Prefetch).
 func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	if f := t.userMessages; f != nil && f.done && t.failed == nil && f.read.User == user && slices.Equal(f.read.IDs, ids) {
+		t.userMessages = nil
+		return f.answer, nil
+	}
 	return onGenericPlan(t, func() ([]chatcore.UserMessage, error) {
 		return scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
-			"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id = ANY($2)) m ORDER BY id`, user, ids)
+			userMessagesSQL, user, ids)
 	})
 }
 
-// PutUserMessageFlags implements [chatcore.FlagStore] with one statement.
-// When rows name one (user, message) twice, the last one wins.
+// fetchedUserMessages is an announced UserMessages read and, once done,
+// its answer.
+type fetchedUserMessages struct {
+	read   chatcore.UserMessagesRead
+	done   bool
+	answer []chatcore.UserMessage
+}
+
+// prefetchUserMessages queues the announced read r (see Prefetch) on its
+// generic plan, as UserMessages runs it.
+func (t *tx) prefetchUserMessages(r chatcore.UserMessagesRead) {
+	r.IDs = slices.Clone(r.IDs)
+	f := &fetchedUserMessages{read: r}
+	t.userMessages = f // a write may forget it before the answer arrives
+	t.tx.wantGeneric = true
+	t.tx.enqueuePrefetch(userMessagesSQL, []any{r.User, r.IDs}, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err == nil {
+			f.answer, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (um chatcore.UserMessage, err error) {
+				return um, scanUserMessage(row, &um)
+			})
+		}
+		if err != nil {
+			return classify(err, "user messages")
+		}
+		if len(f.answer) == 0 {
+			f.answer = nil // as UserMessages answers
+		}
+		f.done = true
+		return nil
+	})
+	t.tx.wantGeneric = false
+}
+
+// PutUserMessageFlags implements [chatcore.FlagStore] with one statement,
+// held back to go with the transaction's next statement or its COMMIT (see
+// holdBack): nothing waits for its answer. Its rows hang off a message and
+// a user, and every caller writes them for messages and users it has read
+// or created in the transaction; neither is deleted while the transaction
+// runs without a conflict, so only a conflict fails the statement, and it
+// then fails the Update as at once. When rows name one (user, message)
+// twice, the last one wins.
 func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessageFlags) error {
-	if err := t.writable(); err != nil {
+	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
 	if len(rows) == 0 {
@@ -76,12 +124,11 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessag
 	for i, r := range rows {
 		users[i], msgs[i], flags[i] = int64(r.UserID), int64(r.MessageID), int32(r.Flags)
 	}
-	_, err := t.exec(ctx, `INSERT INTO user_message_flags (user_id, message_id, flags)
+	return t.holdBack("put message flags", `INSERT INTO user_message_flags (user_id, message_id, flags)
 		SELECT DISTINCT ON (u, m) u, m, f
 		FROM unnest($1::bigint[], $2::bigint[], $3::integer[]) WITH ORDINALITY AS r(u, m, f, ord)
 		ORDER BY u, m, ord DESC
-		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, users, msgs, flags)
-	return classify(err, "put message flags")
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, []any{users, msgs, flags}, nil)
 }
 
 // UpdateUserMessageFlags implements [chatcore.FlagStore] with one upsert

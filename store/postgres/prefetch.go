@@ -97,6 +97,9 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return nil
 		})
 	}
+	if len(p.UserMessages.IDs) > 0 {
+		t.prefetchUserMessages(p.UserMessages)
+	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
 		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {

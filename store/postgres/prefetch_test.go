@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -221,4 +223,72 @@ func TestSettingsRoundTrips(t *testing.T) {
 		return tx.UpdateUserSettings(ctx, 999999, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
 	})
 	is.True(errors.Is(err, chatcore.ErrNotFound)) // an unknown user, at once
+}
+
+// TestFlagsRoundTrips: starring a message takes two round trips: the
+// user's view of the message, announced, and the user's read begin the
+// transaction, then the flag row and the event append go with the COMMIT.
+func TestFlagsRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "flags")
+	id := w.Post(t, general, "trips", ann, "star me")
+	star := func(op string) int64 {
+		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+		before := trips.n.Load()
+		res, err := messages.UpdateFlags(ctx, w.Svc, ann.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: op, Flag: "starred"})
+		n := trips.n.Load() - before
+		is.NoErr(err)
+		is.Equal(res.Updated, []chatcore.MessageID{id}) // changed
+		return n
+	}
+	flags := func() chatcore.MessageFlags {
+		var ums []chatcore.UserMessage
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) (err error) {
+			ums, err = tx.UserMessages(ctx, ann.ID, []chatcore.MessageID{id})
+			return err
+		})
+		is.Equal(len(ums), 1)
+		return ums[0].Flags
+	}
+	star("add") // the prepared statements
+	star("remove")
+	is.Equal(star("add"), int64(2))
+	is.Equal(flags()&chatcore.FlagStarred, chatcore.FlagStarred) // stored
+	is.Equal(star("remove"), int64(2))
+	is.Equal(flags()&chatcore.FlagStarred, chatcore.MessageFlags(0))
+}
+
+// TestHeldBackFlagsFail: a flag row that PostgreSQL refuses (here for a
+// message that does not exist, which no caller writes) fails the Update at
+// its commit, without a round trip at PutUserMessageFlags, and nothing of
+// the transaction is committed.
+func TestHeldBackFlagsFail(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "heldflags")
+	id := w.Post(t, general, "t", ann, "hello")
+	ctx := t.Context()
+	var trip int64
+	err := st.Update(ctx, func(tx chatcore.Tx) error {
+		if _, err := tx.User(ctx, ann.ID); err != nil {
+			return err
+		}
+		before := trips.n.Load()
+		err := tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
+			{UserID: ann.ID, MessageID: id, Flags: chatcore.FlagStarred},
+			{UserID: ann.ID, MessageID: id + 1000, Flags: chatcore.FlagStarred}})
+		trip = trips.n.Load() - before
+		return err // held back: no error yet
+	})
+	is.Equal(trip, int64(0)) // without a round trip
+	is.True(err != nil)      // the commit fails
+	is.True(strings.Contains(err.Error(), "put message flags"))
+	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+		rows, err := tx.MessageFlagRows(ctx, id)
+		is.Equal(len(rows), 0) // the first row was not committed either
+		return err
+	}))
 }

@@ -38,6 +38,9 @@ type tx struct {
 	// fetched are the answers of announced reads (see Prefetch); a
 	// write forgets them.
 	fetched *fetched
+	// userMessages is the announced UserMessages read (see Prefetch),
+	// which every write of messages or flags forgets too.
+	userMessages *fetchedUserMessages
 	// messageIDs are ids an announcement reserved for new messages (see
 	// Prefetch), in sequence order; no write changes them.
 	messageIDs []chatcore.MessageID
@@ -66,12 +69,13 @@ func (t *tx) writable() error {
 }
 
 // writableKeepingAnswers is writable for a write of messages and the rows
-// that hang off them only: no announced read answers from those, so the
-// answers stay.
+// that hang off them only: of the announced reads, only UserMessages
+// answers from those, so the others' answers stay.
 func (t *tx) writableKeepingAnswers() error {
 	if t.readOnly {
 		return ErrReadOnly
 	}
+	t.userMessages = nil
 	return nil
 }
 

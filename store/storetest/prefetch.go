@@ -212,6 +212,41 @@ var prefetchTests = []test{
 		slices.Sort(want)
 		is.Equal(got, want) // committed; the rolled back one is not
 	}},
+	{"UserMessagesAsUnannounced", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		ids := []chatcore.MessageID{w.m3, w.m1, 999999, w.d, w.s}
+		var want []chatcore.UserMessage
+		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			var err error
+			want, err = tx.UserMessages(ctx, w.bob, ids)
+			is.NoErr(err)
+		})
+		is.Equal(len(want), 4) // the unknown id left out
+		announce := chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: w.bob, IDs: ids}}
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			chatcore.Announce(tx, announce)
+			_, err := tx.User(ctx, w.bob) // the reads go to the server
+			is.NoErr(err)
+			got, err := tx.UserMessages(ctx, w.bob, ids)
+			is.NoErr(err)
+			is.Equal(got, want) // the announced read
+			got, err = tx.UserMessages(ctx, w.carol, ids)
+			is.NoErr(err)
+			is.Equal(len(got), 4)
+			is.True(got[0].Received) // another user's, m1 from the start
+		})
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			chatcore.Announce(tx, announce)
+			_, err := tx.User(ctx, w.bob)
+			is.NoErr(err)
+			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: w.bob, MessageID: w.m3, Flags: chatcore.FlagStarred}}))
+			got, err := tx.UserMessages(ctx, w.bob, ids)
+			is.NoErr(err)
+			is.Equal(got[1].ID, w.m3)
+			is.Equal(got[1].Flags, chatcore.FlagStarred) // the write is seen: the answer was forgotten
+		})
+	}},
 	{"EventQueuesAsUnannounced", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		other := ev("elsewhere", 1)
