@@ -43,6 +43,8 @@ type RemoveRequest struct {
 // reacted with that emoji.
 func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req AddRequest) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		// The actor's view of the message, read below, goes with the first read.
+		chatcore.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: []chatcore.MessageID{id}}})
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err

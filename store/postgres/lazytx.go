@@ -59,6 +59,7 @@ const (
 	aheadPlain    aheadKind = iota // a setting, or a savepoint of a write group
 	aheadPrefetch                  // an announced read
 	aheadAppend                    // an event append (see pendingAppend)
+	aheadRead                      // a read whose statement follows at once (see flush)
 )
 
 // planMode queues the SET that puts the transaction in the plan mode its
@@ -107,7 +108,30 @@ func (l *lazyTx) statement() (direct bool, err error) {
 		return false, errSecondStatement
 	}
 	l.begun = true
-	return true, nil
+	return len(l.ahead) == 0, nil
+}
+
+// flush sends the queued statements to the server now, in one batch (with
+// the begin statements when the transaction has not begun), and reads
+// their results. It counts as a statement: a ViewSingle's second fails.
+func (l *lazyTx) flush(ctx context.Context) error {
+	if len(l.ahead) == 0 {
+		return nil
+	}
+	ctx, err := l.stmtContext(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := l.statement(); err != nil {
+		return err
+	}
+	last := l.ahead[len(l.ahead)-1]
+	l.ahead = l.ahead[:len(l.ahead)-1]
+	br, err := l.batch(ctx, last.sql, last.args)
+	if err != nil {
+		return err
+	}
+	return closeBatch(br, last.read(br))
 }
 
 // beginLazy acquires a connection for a transaction that the begin

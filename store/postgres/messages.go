@@ -22,20 +22,26 @@ func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
 		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
 }
 
-// Message implements [chatcore.MessageStore].
+// Message implements [chatcore.MessageStore] in one round trip: the reads
+// of the message's reactions, edit history and submessages go ahead of its
+// own, in its batch (see queueChildren).
 func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	var ch messageChildren
+	t.queueChildren([]chatcore.MessageID{id}, &ch)
 	var m chatcore.Message
 	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
-	if err := t.attachChildren(ctx, []*chatcore.Message{&m}); err != nil {
-		return nil, err
-	}
+	ch.attach([]*chatcore.Message{&m})
 	return &m, nil
 }
 
-// Messages implements [chatcore.MessageStore]. Reactions, edit history and
-// submessages are loaded with one query each for the whole result.
+// Messages implements [chatcore.MessageStore] in two round trips: the
+// messages, then one read each of their reactions, edit history and
+// submessages, in one batch.
 func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
 	query, args, ok := messagesSQL(q)
 	if !ok {
@@ -47,10 +53,17 @@ func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.
 		return msgs, err
 	}
 	ptrs := make([]*chatcore.Message, len(msgs))
+	ids := make([]chatcore.MessageID, len(msgs))
 	for i := range msgs {
-		ptrs[i] = &msgs[i]
+		ptrs[i], ids[i] = &msgs[i], msgs[i].ID
 	}
-	return msgs, t.attachChildren(ctx, ptrs)
+	var ch messageChildren
+	t.queueChildren(ids, &ch)
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	ch.attach(ptrs)
+	return msgs, nil
 }
 
 // params collects the parameters of a statement under construction.
@@ -111,55 +124,61 @@ func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
 	return query, p.args, true
 }
 
-// attachChildren loads the reactions, edit history and submessages of msgs.
-func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error {
-	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
-	list := make([]chatcore.MessageID, len(msgs))
-	for i, m := range msgs {
-		byID[m.ID], list[i] = m, m.ID
-	}
-	type reaction struct {
-		id chatcore.MessageID
-		r  chatcore.Reaction
-	}
-	reactions, err := scanAll(ctx, t, "reactions", func(r pgx.Rows, v *reaction) error {
+// messageChildren are the reactions, edit history and submessages of some
+// messages, as queueChildren reads them: each ordered by message, then as
+// the message lists them.
+type messageChildren struct {
+	reactions []childReaction
+	edits     []childEdit
+	subs      []chatcore.Submessage
+}
+
+type childReaction struct {
+	id chatcore.MessageID
+	r  chatcore.Reaction
+}
+
+type childEdit struct {
+	id chatcore.MessageID
+	e  chatcore.EditHistoryEntry
+}
+
+// queueChildren queues the reads of the children of the messages ids, one
+// statement each, to go to the server ahead of the transaction's next
+// statement (or flush); ch holds their rows once that batch has been read.
+func (t *tx) queueChildren(ids []chatcore.MessageID, ch *messageChildren) {
+	queueRows(t, &ch.reactions, "reactions", func(r pgx.Rows, v *childReaction) error {
 		return r.Scan(&v.id, &v.r.UserID, &v.r.EmojiName, &v.r.EmojiCode, &v.r.ReactionType)
 	}, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return err
-	}
-	for _, v := range reactions {
-		byID[v.id].Reactions = append(byID[v.id].Reactions, v.r)
-	}
-	type edit struct {
-		id chatcore.MessageID
-		e  chatcore.EditHistoryEntry
-	}
-	edits, err := scanAll(ctx, t, "edit history", func(r pgx.Rows, v *edit) error {
+		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
+	queueRows(t, &ch.edits, "edit history", func(r pgx.Rows, v *childEdit) error {
 		return r.Scan(&v.id, &v.e.UserID, timeCol{&v.e.Timestamp}, &v.e.PrevContent, &v.e.PrevRenderedContent,
 			sqlstore.ID(&v.e.PrevStreamID), sqlstore.ID(&v.e.StreamID),
 			&v.e.PrevTopic, &v.e.Topic)
 	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
 		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return err
-	}
-	for _, v := range edits {
-		byID[v.id].EditHistory = append(byID[v.id].EditHistory, v.e)
-	}
-	subs, err := scanAll(ctx, t, "submessages", func(r pgx.Rows, s *chatcore.Submessage) error {
+		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
+	queueRows(t, &ch.subs, "submessages", func(r pgx.Rows, s *chatcore.Submessage) error {
 		return r.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content)
 	}, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
-		WHERE message_id = ANY($1) ORDER BY message_id, id`, list)
-	if err != nil {
-		return err
+		WHERE message_id = ANY($1) ORDER BY message_id, id`, ids)
+}
+
+// attach appends the children to their messages among msgs.
+func (ch *messageChildren) attach(msgs []*chatcore.Message) {
+	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
+	for _, m := range msgs {
+		byID[m.ID] = m
 	}
-	for _, s := range subs {
+	for _, v := range ch.reactions {
+		byID[v.id].Reactions = append(byID[v.id].Reactions, v.r)
+	}
+	for _, v := range ch.edits {
+		byID[v.id].EditHistory = append(byID[v.id].EditHistory, v.e)
+	}
+	for _, s := range ch.subs {
 		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
 	}
-	return nil
 }
 
 // CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id

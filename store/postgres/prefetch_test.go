@@ -14,6 +14,7 @@ import (
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/reactions"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -291,4 +292,65 @@ func TestHeldBackFlagsFail(t *testing.T) {
 		is.Equal(len(rows), 0) // the first row was not committed either
 		return err
 	}))
+}
+
+// TestMessageReadRoundTrips: a message with its reactions, edit history and
+// submessages is read in one round trip, a list of messages with theirs in
+// two.
+func TestMessageReadRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	realm, ann, general := annInGeneral(t, w, "reads")
+	ids := w.PostN(t, general, "t", ann, 3)
+	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "smile"}))
+	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "heart"}))
+	is.NoErr(st.View(t.Context(), func(tx chatcore.Tx) error {
+		before := trips.n.Load()
+		m, err := tx.Message(t.Context(), ids[1])
+		is.NoErr(err)
+		is.Equal(trips.n.Load()-before, int64(1)) // one round trip
+		is.Equal(len(m.Reactions), 3)             // with its reactions (Post adds one), in order
+		is.Equal(m.Reactions[2].EmojiName, "heart")
+		before = trips.n.Load()
+		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID})
+		is.NoErr(err)
+		is.Equal(trips.n.Load()-before, int64(2)) // two
+		is.Equal(len(msgs), 3)
+		is.Equal(msgs[1].Reactions, m.Reactions) // the same children
+		_, err = tx.Message(t.Context(), ids[2]+1000)
+		is.True(errors.Is(err, chatcore.ErrNotFound)) // no such message
+		return nil
+	}))
+}
+
+// TestReactionRoundTrips: adding or removing a reaction to a channel
+// message takes seven round trips: the transaction's first statement with
+// the actor and (announced, when adding) the actor's view of the message;
+// the message with its children; its channel, read once; the reaction's
+// write; the channel's subscribers and the message's flag rows (the event's
+// audience); the event append with the COMMIT.
+func TestReactionRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "react")
+	id := w.Post(t, general, "t", ann, "react to me")
+	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	posted := len(w.Message(t, id).Reactions)        // Post adds one
+	for i, name := range []string{"tada", "heart"} { // the first warms the caches
+		before := trips.n.Load()
+		is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, id, reactions.AddRequest{EmojiName: name}))
+		added := trips.n.Load() - before
+		is.Equal(len(w.Message(t, id).Reactions), posted+1) // added
+		before = trips.n.Load()
+		is.NoErr(reactions.Remove(ctx, w.Svc, ann.ID, id, reactions.RemoveRequest{EmojiName: &name}))
+		removed := trips.n.Load() - before
+		is.Equal(len(w.Message(t, id).Reactions), posted) // removed
+		if i == 1 {
+			is.Equal(added, int64(7))
+			is.Equal(removed, int64(7))
+		}
+	}
 }

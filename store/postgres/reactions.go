@@ -12,9 +12,10 @@ import (
 // AddReaction implements [chatcore.ReactionStore] with one statement that
 // appends the reaction after the message's last one (seq) unless the
 // message is missing or the user already has the reaction; neither case is
-// an error of PostgreSQL's, so the transaction stays usable.
+// an error of PostgreSQL's, so the transaction stays usable. Reactions hang
+// off messages (see writableKeepingAnswers).
 func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.Reaction) error {
-	if err := t.writable(); err != nil {
+	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
 	var found, added bool
@@ -37,9 +38,10 @@ func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.
 	return nil
 }
 
-// RemoveReaction implements [chatcore.ReactionStore].
+// RemoveReaction implements [chatcore.ReactionStore]. Reactions hang off
+// messages (see writableKeepingAnswers).
 func (t *tx) RemoveReaction(ctx context.Context, id chatcore.MessageID, user chatcore.UserID, reactionType, emojiCode string) error {
-	if err := t.writable(); err != nil {
+	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
 	tag, err := t.exec(ctx, `DELETE FROM reactions WHERE message_id = $1 AND user_id = $2 AND reaction_type = $3 AND emoji_code = $4`,

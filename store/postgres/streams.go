@@ -28,17 +28,31 @@ func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
 
 // Stream implements [chatcore.StreamStore].
 func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+	if s, ok := t.streams[id]; ok && t.failed == nil {
+		return &s, nil
+	}
 	if s, ok := take(t.answers().streams, id); ok {
 		if s == nil {
 			return nil, notFound(fmt.Sprintf("stream %d", id))
 		}
+		t.keepStream(s)
 		return s, nil
 	}
 	var s chatcore.Stream
 	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByID, id), &s); err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %d", id))
 	}
+	t.keepStream(&s)
 	return &s, nil
+}
+
+// keepStream keeps a copy of s, read in the transaction, to answer later
+// reads of it (see tx.streams).
+func (t *tx) keepStream(s *chatcore.Stream) {
+	if t.streams == nil {
+		t.streams = map[chatcore.StreamID]chatcore.Stream{}
+	}
+	t.streams[s.ID] = *s
 }
 
 // StreamByName implements [chatcore.StreamStore].

@@ -41,6 +41,10 @@ type tx struct {
 	// userMessages is the announced UserMessages read (see Prefetch),
 	// which every write of messages or flags forgets too.
 	userMessages *fetchedUserMessages
+	// streams are the streams Stream read, as this transaction sees them:
+	// a later read of one answers from here, without a round trip, until
+	// a write that may change streams (see writable) forgets them.
+	streams map[chatcore.StreamID]chatcore.Stream
 	// messageIDs are ids an announcement reserved for new messages (see
 	// Prefetch), in sequence order; no write changes them.
 	messageIDs []chatcore.MessageID
@@ -65,12 +69,14 @@ func (t *tx) writable() error {
 		return err
 	}
 	t.fetched = nil
+	clear(t.streams)
 	return nil
 }
 
 // writableKeepingAnswers is writable for a write of messages and the rows
 // that hang off them only: of the announced reads, only UserMessages
-// answers from those, so the others' answers stay.
+// answers from those, so the others' answers stay, and so do the streams
+// read.
 func (t *tx) writableKeepingAnswers() error {
 	if t.readOnly {
 		return ErrReadOnly
@@ -160,6 +166,35 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 		return row{err: err}
 	}
 	return row{t: t, row: t.tx.QueryRow(ctx, query, args...)}
+}
+
+// queueRows queues query to go to the server ahead of the transaction's
+// next statement (see lazyTx), collecting one value per row into out with
+// scan when its batch is read.
+func queueRows[T any](t *tx, out *[]T, what string, scan func(pgx.Rows, *T) error, query string, args ...any) {
+	t.tx.enqueueKind(aheadStmt{sql: query, args: args, kind: aheadRead, read: func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return classify(err, what)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var zero T // scanned in place, as scanAll does
+			*out = append(*out, zero)
+			if err := scan(rows, &(*out)[len(*out)-1]); err != nil {
+				return classify(err, what)
+			}
+		}
+		return classify(rows.Err(), what)
+	}})
+}
+
+// flush sends the statements queued ahead now (see lazyTx.flush).
+func (t *tx) flush(ctx context.Context) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	return t.check(t.tx.flush(ctx))
 }
 
 // scanAll runs query and collects one value per row with scan.

@@ -217,6 +217,26 @@ var streamTests = []test{
 		})
 		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown channel
 	}},
+	{"ReadAgainInTransaction", func(t *testing.T, st chatcore.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			first, err := tx.Stream(ctx, w.general.ID)
+			is.NoErr(err)
+			first.Name = "changed by the caller" // the store's answers are the caller's own
+			again, err := tx.Stream(ctx, w.general.ID)
+			is.NoErr(err)
+			is.Equal(again.Name, "general") // read again, unchanged
+			m := channelMessage(w.general, w.alice, "t")
+			is.NoErr(tx.CreateMessage(ctx, m))
+			again.Description, again.FirstMessageID = "new", m.ID
+			is.NoErr(tx.UpdateStream(ctx, again))
+			after, err := tx.Stream(ctx, w.general.ID)
+			is.NoErr(err)
+			is.Equal(after.Description, "new") // the transaction's own write is seen
+			is.Equal(after.FirstMessageID, m.ID)
+		})
+	}},
 	{"Subscriptions", func(t *testing.T, st chatcore.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
