@@ -23,6 +23,7 @@ import (
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/reactions"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -592,6 +593,40 @@ func BenchmarkUpdateFlags(b *testing.B) {
 			t.Done()
 		})
 	}
+}
+
+// BenchmarkReactions: one client adding and removing a reaction to a
+// channel message (20 subscribers) as the request's authenticated user; an
+// op is one add or one remove. ns/op is a change's latency; cpu-ms/op is
+// this process's CPU time per change.
+func BenchmarkReactions(b *testing.B) {
+	st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
+	w := chattest.New(b, chattest.OnStore(st))
+	realm := w.AddRealm(b, "bench")
+	users := make([]*chatcore.User, 20)
+	for i := range users {
+		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
+	}
+	general := w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
+	id := w.Post(b, general, "t", users[1], "react to me")
+	ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
+	emoji := "tada"
+	b.ReportAllocs()
+	t := benchutil.NewTimer(b)
+	i := 0
+	for b.Loop() {
+		var err error
+		if i%2 == 0 {
+			err = reactions.Add(ctx, w.Svc, users[0].ID, id, reactions.AddRequest{EmojiName: emoji})
+		} else {
+			err = reactions.Remove(ctx, w.Svc, users[0].ID, id, reactions.RemoveRequest{EmojiName: &emoji})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	t.Done()
 }
 
 // noPrefetch is a store whose write transactions hide that they prefetch.
