@@ -17,8 +17,9 @@ import (
 // queue's, which brings its realm's head (LastEventID) along. They run
 // inside the transaction, so a prefetched answer is the one the read would
 // have had, and a serialisable transaction's dependencies include it. A
-// write forgets the answers (see writable), except a write of messages
-// only, which no answer comes from (see writableKeepingAnswers). Announced
+// write forgets the answers (see writable), except a write of messages and
+// the rows that hang off them, which only the user's view of messages
+// (UserMessages) answers from (see writableKeepingAnswers). Announced
 // new messages get their ids reserved the same way, which no write
 // forgets (see CreateMessage). In a ViewSingle, which runs one statement,
 // Prefetch does nothing.
