@@ -220,6 +220,39 @@ func NewViewCache() *ViewCache {
 	}
 }
 
+// LoadUsers reads the senders and direct-message members of msgs that c
+// does not hold yet in one store read, so that building their views reads
+// no user one at a time. A user it does not find is left to
+// BuildMessageView, which reads it alone and fails as that read does.
+func (c *ViewCache) LoadUsers(ctx context.Context, tx Tx, msgs []Message) error {
+	var ids []UserID
+	want := func(id UserID) {
+		if _, ok := c.users[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	for i := range msgs {
+		want(msgs[i].SenderID)
+		if msgs[i].Type == MessageTypePrivate {
+			for _, id := range msgs[i].DirectMembers {
+				want(id)
+			}
+		}
+	}
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) < 2 { // one read either way
+		return nil
+	}
+	users, err := tx.Users(ctx, UserFilter{IDs: ids})
+	if err != nil {
+		return err
+	}
+	for i := range users {
+		c.users[users[i].ID] = &users[i]
+	}
+	return nil
+}
+
 func (c *ViewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	if u, ok := c.users[id]; ok {
 		return u, nil

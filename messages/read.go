@@ -186,6 +186,9 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		if err != nil {
 			return err
 		}
+		if err := c.LoadUsers(ctx, tx, rows); err != nil {
+			return err
+		}
 		res.Messages = make([]chatcore.MessageView, 0, len(rows))
 		for i := range rows {
 			v, err := svc.BuildMessageView(ctx, tx, c, &rows[i], applyMarkdown)

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -353,4 +354,38 @@ func TestReactionRoundTrips(t *testing.T) {
 			is.Equal(removed, int64(7))
 		}
 	}
+}
+
+// TestMessagesFetchRoundTrips: GET /messages reads the senders of the
+// messages it answers in one read, so its round trips do not grow with the
+// number of senders.
+func TestMessagesFetchRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	realm, ann, general := annInGeneral(t, w, "fetch")
+	senders := []*chatcore.User{ann}
+	for i := range 4 {
+		u := w.AddUser(t, realm, fmt.Sprintf("Sender %d", i), chatcore.RoleMember)
+		w.Subscribe(t, general, u, 0)
+		senders = append(senders, u)
+	}
+	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	fetch := func(topic string) int64 {
+		before := trips.n.Load()
+		res, err := messages.Get(ctx, w.Svc, ann.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10), NumAfter: new(0),
+			NarrowJSON: json.RawMessage(`[["channel", "general"], ["topic", "` + topic + `"]]`)})
+		n := trips.n.Load() - before
+		is.NoErr(err)
+		is.Equal(len(res.Messages), 10)
+		return n
+	}
+	for i := range 10 {
+		w.Post(t, general, "one sender", ann, "hello")
+		w.Post(t, general, "five senders", senders[i%len(senders)], "hello")
+	}
+	fetch("one sender") // the prepared statements
+	one := fetch("one sender")
+	five := fetch("five senders")
+	is.Equal(five, one) // as many round trips for five senders as for one
 }
