@@ -204,8 +204,11 @@ type MessageView struct {
 
 // ViewCache memoises what building many MessageViews looks up repeatedly.
 type ViewCache struct {
-	users      map[UserID]*User
-	streams    map[StreamID]*Stream
+	users   map[UserID]*User
+	streams map[StreamID]*Stream
+	// listed are streams read in the same transaction (see KeepStreams),
+	// indexed into streams at the first stream BuildMessageView needs.
+	listed     []Stream
 	realms     map[RealmID]*Realm
 	linkifiers map[RealmID][]compiledLinkifier
 }
@@ -265,7 +268,22 @@ func (c *ViewCache) user(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	return u, nil
 }
 
+// KeepStreams gives c streams read in its transaction (say a realm's, from
+// [StreamAccessMap]), so that building views reads none of them again. c
+// keeps the slice; the caller must not modify it afterwards.
+func (c *ViewCache) KeepStreams(streams []Stream) {
+	c.listed = append(c.listed, streams...)
+}
+
 func (c *ViewCache) stream(ctx context.Context, tx Tx, id StreamID) (*Stream, error) {
+	if len(c.listed) > 0 {
+		for i := range c.listed {
+			if _, ok := c.streams[c.listed[i].ID]; !ok {
+				c.streams[c.listed[i].ID] = &c.listed[i]
+			}
+		}
+		c.listed = nil
+	}
 	if st, ok := c.streams[id]; ok {
 		return st, nil
 	}

@@ -351,7 +351,7 @@ func UpdateFlagsForNarrow(ctx context.Context, svc *chatcore.Service, actorID ch
 		if err != nil {
 			return err
 		}
-		rows, err := selectMessages(ctx, tx, viewer, realm, f, &got)
+		rows, err := selectMessages(ctx, tx, viewer, realm, chatcore.NewViewCache(), f, &got)
 		ids = make([]chatcore.MessageID, len(rows))
 		for i := range rows {
 			ids[i] = rows[i].ID

@@ -182,7 +182,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		if err != nil {
 			return err
 		}
-		rows, err := selectMessages(ctx, tx, viewer, realm, f, &res)
+		rows, err := selectMessages(ctx, tx, viewer, realm, c, f, &res)
 		if err != nil {
 			return err
 		}
@@ -271,8 +271,9 @@ func checkMessagesRequest(req *Request) (messageFetch, error) {
 
 // selectMessages returns the messages f selects for viewer, oldest first,
 // and fills in res's range fields (anchor, found_*, history_limited) or
-// ByMessageIDs.
-func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, realm *chatcore.Realm, f messageFetch, res *Result) ([]chatcore.Message, error) {
+// ByMessageIDs. The realm's channels it reads go to c, for building the
+// messages' views.
+func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, realm *chatcore.Realm, c *chatcore.ViewCache, f messageFetch, res *Result) ([]chatcore.Message, error) {
 	terms, err := applyWith(ctx, tx, viewer, f.terms)
 	if err != nil {
 		return nil, err
@@ -281,7 +282,7 @@ func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, 
 	if err != nil {
 		return nil, err
 	}
-	q, visible, err := narrowQuery(ctx, tx, viewer, spec)
+	q, visible, err := narrowQuery(ctx, tx, viewer, c, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -310,11 +311,13 @@ func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, 
 // viewer may read and the check every returned message must pass (access,
 // sender, and the operators the store cannot filter on). Only a narrow to one
 // channel with readable history reaches messages the viewer did not receive.
-func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, spec narrowSpec) (chatcore.MessageQuery, func(*chatcore.Message) bool, error) {
+// The realm's channels it reads go to c.
+func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *chatcore.ViewCache, spec narrowSpec) (chatcore.MessageQuery, func(*chatcore.Message) bool, error) {
 	access, streams, err := chatcore.StreamAccessMap(ctx, tx, viewer)
 	if err != nil {
 		return chatcore.MessageQuery{}, nil, err
 	}
+	c.KeepStreams(streams)
 	q := chatcore.MessageQuery{RealmID: viewer.RealmID, TopicKey: spec.topicKey, Recipients: []chatcore.RecipientID{}}
 	switch {
 	case spec.dm != nil && spec.stream != nil:
