@@ -359,14 +359,23 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 			m.Topic = *p.topic
 		}
 	}
+	// The channel's subscriptions, which the mention flags and the audience
+	// both need: no write of this edit changes them.
+	var fromSubs []chatcore.Subscription
+	if orig.Type == chatcore.MessageTypeStream {
+		var err error
+		if fromSubs, err = tx.Subscriptions(ctx, p.fromStream.ID, 0); err != nil {
+			return err
+		}
+	}
 	if mentions != nil {
-		if err := updateMentionFlags(ctx, tx, m, p.fromStream, *mentions); err != nil {
+		if err := updateMentionFlags(ctx, tx, m, p.fromStream, fromSubs, *mentions); err != nil {
 			return err
 		}
 	}
 	before := orig
 	before.DefaultFlags = m.DefaultFlags // flag rows are already updated too
-	aud, err := editAudienceOf(ctx, tx, &before, p.fromStream, p.toStream)
+	aud, err := editAudienceOf(ctx, tx, &before, p.fromStream, fromSubs, p.toStream)
 	if err != nil {
 		return err
 	}
@@ -396,7 +405,8 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 // users the new content mentions, stream_wildcard_mentioned for everyone on
 // a non-silent @**all**, topic_wildcard_mentioned for the topic's
 // participants on a non-silent @**topic**. m.DefaultFlags is updated too.
-func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream, r chatcore.Rendered) error {
+// subs are the subscriptions of m's channel st (nil for a direct message).
+func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream, subs []chatcore.Subscription, r chatcore.Rendered) error {
 	const bits = chatcore.MentionFlags
 	oldDefaults := m.DefaultFlags
 	m.DefaultFlags &^= bits
@@ -418,10 +428,7 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 	for _, row := range rows {
 		current[row.UserID] = row.Flags
 	}
-	receivers, err := derivedReceivers(ctx, tx, m, st)
-	if err != nil {
-		return err
-	}
+	receivers := derivedReceivers(m, subs)
 	for u := range current {
 		receivers = append(receivers, u)
 	}
@@ -454,14 +461,10 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 
 // derivedReceivers returns the users who received m without a flag row
 // deciding it: a direct message's participants, or the active subscribers
-// of st whose subscription covers m.
-func derivedReceivers(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream) ([]chatcore.UserID, error) {
+// among subs (its channel's subscriptions) whose subscription covers m.
+func derivedReceivers(m *chatcore.Message, subs []chatcore.Subscription) []chatcore.UserID {
 	if m.Type != chatcore.MessageTypeStream {
-		return slices.Clone(m.DirectMembers), nil
-	}
-	subs, err := tx.Subscriptions(ctx, st.ID, 0)
-	if err != nil {
-		return nil, err
+		return slices.Clone(m.DirectMembers)
 	}
 	var out []chatcore.UserID
 	for _, sub := range subs {
@@ -469,5 +472,5 @@ func derivedReceivers(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, 
 			out = append(out, sub.UserID)
 		}
 	}
-	return out, nil
+	return out
 }

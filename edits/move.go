@@ -30,8 +30,8 @@ type editAudience struct {
 // another channel, the users with no active subscription to it lose their
 // flags, and lose the message (delete_message) when they cannot read the
 // new channel: everyone of them for a private channel, guests for a public
-// one.
-func editAudienceOf(ctx context.Context, tx chatcore.Tx, orig *chatcore.Message, from, to *chatcore.Stream) (*editAudience, error) {
+// one. oldSubs are the subscriptions of from (nil for a direct message).
+func editAudienceOf(ctx context.Context, tx chatcore.Tx, orig *chatcore.Message, from *chatcore.Stream, oldSubs []chatcore.Subscription, to *chatcore.Stream) (*editAudience, error) {
 	a := &editAudience{flags: map[chatcore.UserID]chatcore.MessageFlags{}}
 	rows, err := tx.MessageFlagRows(ctx, orig.ID)
 	if err != nil {
@@ -45,10 +45,6 @@ func editAudienceOf(ctx context.Context, tx chatcore.Tx, orig *chatcore.Message,
 			a.flags[r.UserID] = r.Flags
 		}
 		return a, nil
-	}
-	oldSubs, err := tx.Subscriptions(ctx, from.ID, 0)
-	if err != nil {
-		return nil, err
 	}
 	for _, sub := range oldSubs {
 		if sub.Active && sub.SinceMessageID <= orig.ID {
