@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/chatcore/chatcore"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // prependHistorySQL inserts one edit-history entry for each message id of
@@ -22,24 +24,40 @@ func historyArgs(e chatcore.EditHistoryEntry, ids []chatcore.MessageID) []any {
 }
 
 // EditMessage implements [chatcore.MessageStore] with one UPDATE and one
-// INSERT.
+// INSERT. For a message the transaction has read (see tx.messages), which
+// exists until the transaction ends unless a conflict fails it, both are
+// held back to go with the transaction's next statement or its COMMIT (see
+// holdBack); for any other they run at once, so that a missing message is
+// ErrNotFound at once. Nothing an announced read answers comes from
+// messages (see writableKeepingAnswers).
 func (t *tx) EditMessage(ctx context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
-	if err := t.writable(); err != nil {
+	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
 	what := fmt.Sprintf("edit message %d", m.ID)
 	m.TopicKey = chatcore.TopicKey(m.Topic)
-	tag, err := t.exec(ctx, `UPDATE messages SET content = $1, rendered_content = $2, is_me_message = $3,
-		default_flags = $4, topic = $5, topic_key = $6, stream_id = $7, recipient_id = $8, last_edited_at = $9,
-		last_moved_at = $10 WHERE id = $11`,
-		m.Content, m.RenderedContent, m.IsMeMessage, m.DefaultFlags, m.Topic, m.TopicKey,
-		int64(m.StreamID), m.RecipientID, timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.ID)
+	update := []any{m.Content, m.RenderedContent, m.IsMeMessage, m.DefaultFlags, m.Topic, m.TopicKey,
+		int64(m.StreamID), m.RecipientID, timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.ID}
+	history := historyArgs(entry, []chatcore.MessageID{m.ID})
+	if slices.Contains(t.messages, m.ID) {
+		err := t.holdBack(what, editMessageSQL, update, func(tag pgconn.CommandTag) error { return mustAffect(tag, nil, what) })
+		if err != nil {
+			return err
+		}
+		return t.holdBack(what, prependHistorySQL, history, nil)
+	}
+	tag, err := t.exec(ctx, editMessageSQL, update...)
 	if err := mustAffect(tag, err, what); err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, prependHistorySQL, historyArgs(entry, []chatcore.MessageID{m.ID})...)
+	_, err = t.exec(ctx, prependHistorySQL, history...)
 	return classify(err, what)
 }
+
+// editMessageSQL writes the fields an edit changes of message $11.
+const editMessageSQL = `UPDATE messages SET content = $1, rendered_content = $2, is_me_message = $3,
+	default_flags = $4, topic = $5, topic_key = $6, stream_id = $7, recipient_id = $8, last_edited_at = $9,
+	last_moved_at = $10 WHERE id = $11`
 
 // MoveMessages implements [chatcore.MessageStore]: one query picks the
 // messages (the channel+topic index, in id order), then a fixed number of

@@ -36,6 +36,9 @@ func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Mess
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
 	ch.attach([]*chatcore.Message{&m})
+	if !t.readOnly && !slices.Contains(t.messages, m.ID) {
+		t.messages = append(t.messages, m.ID)
+	}
 	return &m, nil
 }
 
@@ -327,6 +330,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 	if err := t.writableKeepingAnswers(); err != nil {
 		return nil, err
 	}
+	t.messages = nil // one of them may be among the deleted
 	if limit <= 0 {
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}

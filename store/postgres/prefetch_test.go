@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
@@ -392,4 +393,66 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 		w.Post(t, channels[i%len(channels)], "many", senders[i%len(senders)], "hello")
 	}
 	is.Equal(fetch(), one) // as many round trips for five senders in three channels as for one in one
+}
+
+// TestEditRoundTrips: editing a channel message's content takes eight
+// round trips: the editor; the message with its children; its channel;
+// the realm (for rendering); the channel's subscriptions, read once for
+// the mention flags and the event's audience; the message's flag rows
+// before the mention flags and after; and then the edit, its history entry
+// and the event append with the COMMIT.
+func TestEditRoundTrips(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "edit")
+	id := w.Post(t, general, "t", ann, "first")
+	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	edit := func(content string) int64 {
+		before := trips.n.Load()
+		is.NoErr(edits.Update(ctx, w.Svc, ann.ID, id, edits.Request{Content: &content}))
+		n := trips.n.Load() - before
+		m := w.Message(t, id)
+		is.Equal(m.Content, content)                       // stored
+		is.Equal(m.EditHistory[0].PrevContent != "", true) // with its history entry
+		return n
+	}
+	edit("second") // the prepared statements
+	is.Equal(edit("third"), int64(8))
+}
+
+// TestHeldBackEditFails: the edit of a message the transaction read is held
+// back; when PostgreSQL refuses it (a NUL byte here, which the Service
+// refuses first), the commit fails and nothing of the transaction is
+// committed. The edit of a message it did not read goes at once.
+func TestHeldBackEditFails(t *testing.T) {
+	is := is.New(t)
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "heldedit")
+	id := w.Post(t, general, "t", ann, "kept")
+	ctx := t.Context()
+	var trip int64
+	err := st.Update(ctx, func(tx chatcore.Tx) error {
+		m, err := tx.Message(ctx, id)
+		if err != nil {
+			return err
+		}
+		m.Content = "a\x00b"
+		before := trips.n.Load()
+		err = tx.EditMessage(ctx, m, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now(), PrevContent: "kept"})
+		trip = trips.n.Load() - before
+		return err // held back: no error yet
+	})
+	is.Equal(trip, int64(0)) // without a round trip
+	is.True(err != nil)      // the commit fails
+	is.True(strings.Contains(err.Error(), "edit message"))
+	m := w.Message(t, id)
+	is.Equal(m.Content, "kept")     // not edited
+	is.Equal(len(m.EditHistory), 0) // and no history entry
+
+	err = st.Update(ctx, func(tx chatcore.Tx) error {
+		return tx.EditMessage(ctx, &chatcore.Message{ID: id + 1000, Content: "x"}, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now()})
+	})
+	is.True(errors.Is(err, chatcore.ErrNotFound)) // a message it did not read, at once
 }

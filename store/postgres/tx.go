@@ -53,6 +53,11 @@ type tx struct {
 	// so a write of theirs that only a conflict can fail may be held back
 	// (see holdBack). Reads in a View, which writes nothing, are not kept.
 	users []chatcore.UserID
+	// messages are the messages this write transaction read with Message
+	// (a few at most): each exists until it ends unless a conflict fails
+	// it, or the transaction deletes messages (DeleteMessages forgets
+	// them), so a write of theirs may be held back too.
+	messages []chatcore.MessageID
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.
