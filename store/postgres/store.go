@@ -64,12 +64,16 @@
 // transaction go with its first one, the reads a transaction announces
 // ([chatcore.Prefetcher]) with the next statement it runs, and an event
 // append with the COMMIT, as do the writes held back (a message insert
-// whose id was reserved, a settings change of a user the transaction read;
-// see holdBack). The Service's message send announces its reads and its new
-// message, so that a channel message from a request's authenticated user
-// takes two round trips: the reads, then the insert and the append with
-// the COMMIT; a user's change of their own settings takes two as well. A
-// ViewSingle (authentication) takes one.
+// whose id was reserved, a settings change of a user the transaction read,
+// flag rows, the edit of a message the transaction read; see holdBack). A
+// message is read with its reactions, edit history and submessages in one
+// batch, and a stream read once in a transaction answers its later reads
+// until a write that may change streams. The Service's message send
+// announces its reads and its new message, so that a channel message from
+// a request's authenticated user takes two round trips: the reads, then
+// the insert and the append with the COMMIT; a user's change of their own
+// settings and a flag update take two as well. A ViewSingle
+// (authentication) takes one.
 //
 // # Several instances
 //
