@@ -517,29 +517,40 @@ func BenchmarkConcurrentSettings(b *testing.B) {
 	})
 }
 
+// announcing are the two stores the Send and UpdateFlags benchmarks run
+// on: the store as is, with each operation's reads announced (see
+// chatcore.Prefetcher), and the same store through a wrapper whose
+// transactions do not prefetch.
+var announcing = []struct {
+	name string
+	wrap func(chatcore.Store) chatcore.Store
+}{
+	{"announced", func(s chatcore.Store) chatcore.Store { return s }},
+	{"unannounced", func(s chatcore.Store) chatcore.Store { return noPrefetch{s} }},
+}
+
+// benchGeneral opens a store (with the -write-groups flag's groups, seen
+// through wrap) holding a realm of 20 users, all subscribed to "general",
+// and returns the world, the users and the channel.
+func benchGeneral(b *testing.B, wrap func(chatcore.Store) chatcore.Store) (*chattest.World, []*chatcore.User, *chatcore.Stream) {
+	st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
+	w := chattest.New(b, chattest.OnStore(st), chattest.Wrap(wrap))
+	realm := w.AddRealm(b, "bench")
+	users := make([]*chatcore.User, 20)
+	for i := range users {
+		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
+	}
+	return w, users, w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
+}
+
 // BenchmarkSend: one client sending channel messages (20 subscribers) as the
-// request's authenticated user, the reads of each send announced to the
-// store (see chatcore.Prefetcher) and not: the same store through a wrapper
-// whose transactions do not prefetch. One client at a time, so ns/op is a
-// send's latency, and the ratio what announcing saves it; cpu-ms/op is this
-// process's CPU time per send.
+// request's authenticated user, announced and not (see announcing). One
+// client at a time, so ns/op is a send's latency, and the ratio what
+// announcing saves it; cpu-ms/op is this process's CPU time per send.
 func BenchmarkSend(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		wrap func(chatcore.Store) chatcore.Store
-	}{
-		{"announced", func(s chatcore.Store) chatcore.Store { return s }},
-		{"unannounced", func(s chatcore.Store) chatcore.Store { return noPrefetch{s} }},
-	} {
+	for _, c := range announcing {
 		b.Run(c.name, func(b *testing.B) {
-			st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
-			w := chattest.New(b, chattest.OnStore(st), chattest.Wrap(c.wrap))
-			realm := w.AddRealm(b, "bench")
-			users := make([]*chatcore.User, 20)
-			for i := range users {
-				users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
-			}
-			w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
+			w, users, _ := benchGeneral(b, c.wrap)
 			ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
 			req := chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: new("t"), Content: "hello **world**"}
 			b.ReportAllocs()
@@ -555,27 +566,13 @@ func BenchmarkSend(b *testing.B) {
 }
 
 // BenchmarkUpdateFlags: one client starring and unstarring a channel
-// message (20 subscribers) as the request's authenticated user, with the
-// read of the user's view of the message announced to the store and not
-// (see BenchmarkSend). ns/op is an update's latency; cpu-ms/op is this
-// process's CPU time per update.
+// message (20 subscribers) as the request's authenticated user, announced
+// and not (see announcing). ns/op is an update's latency; cpu-ms/op is
+// this process's CPU time per update.
 func BenchmarkUpdateFlags(b *testing.B) {
-	for _, c := range []struct {
-		name string
-		wrap func(chatcore.Store) chatcore.Store
-	}{
-		{"announced", func(s chatcore.Store) chatcore.Store { return s }},
-		{"unannounced", func(s chatcore.Store) chatcore.Store { return noPrefetch{s} }},
-	} {
+	for _, c := range announcing {
 		b.Run(c.name, func(b *testing.B) {
-			st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
-			w := chattest.New(b, chattest.OnStore(st), chattest.Wrap(c.wrap))
-			realm := w.AddRealm(b, "bench")
-			users := make([]*chatcore.User, 20)
-			for i := range users {
-				users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
-			}
-			general := w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
+			w, users, general := benchGeneral(b, c.wrap)
 			id := w.Post(b, general, "t", users[1], "star me")
 			ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
 			ops := [2]string{"add", "remove"}
@@ -600,14 +597,7 @@ func BenchmarkUpdateFlags(b *testing.B) {
 // op is one add or one remove. ns/op is a change's latency; cpu-ms/op is
 // this process's CPU time per change.
 func BenchmarkReactions(b *testing.B) {
-	st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
-	w := chattest.New(b, chattest.OnStore(st))
-	realm := w.AddRealm(b, "bench")
-	users := make([]*chatcore.User, 20)
-	for i := range users {
-		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
-	}
-	general := w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
+	w, users, general := benchGeneral(b, announcing[0].wrap)
 	id := w.Post(b, general, "t", users[1], "react to me")
 	ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
 	emoji := "tada"
