@@ -106,6 +106,14 @@ type Prefetch struct {
 	// EventQueues are read with EventStore.EventQueue, and then
 	// EventStore.LastEventID of the realm of each one that exists.
 	EventQueues []string
+	// RealmStreams are read with StreamStore.Streams (every stream of the
+	// realm), UserSubscriptions with StreamStore.Subscriptions for stream
+	// 0 (every subscription of the user), DirectRecipients with
+	// MessageStore.DirectRecipients: what a user may read, as
+	// [StreamAccessMap] and GET /messages find it.
+	RealmStreams      []RealmID
+	UserSubscriptions []UserID
+	DirectRecipients  []UserID
 	// NewMessages is how many messages the transaction is about to create
 	// with MessageStore.CreateMessage and a zero id. A store may reserve
 	// their ids with the announced reads and then hold a plain message's

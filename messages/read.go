@@ -177,6 +177,14 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		if err != nil {
 			return err
 		}
+		// What the viewer may read goes with the realm's read; the direct
+		// conversations too when there is no narrow, which reads them.
+		ann := chatcore.Prefetch{Realms: []chatcore.RealmID{viewer.RealmID},
+			RealmStreams: []chatcore.RealmID{viewer.RealmID}, UserSubscriptions: []chatcore.UserID{viewer.ID}}
+		if len(f.terms) == 0 {
+			ann.DirectRecipients = []chatcore.UserID{viewer.ID}
+		}
+		chatcore.Announce(tx, ann)
 		c := chatcore.NewViewCache()
 		realm, err := c.Realm(ctx, tx, viewer.RealmID)
 		if err != nil {

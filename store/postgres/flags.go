@@ -50,6 +50,8 @@ func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage
 	return err
 }
 
+func scanUserMessageRow(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) }
+
 // userMessagesSQL reads the user $1's view of the messages $2.
 const userMessagesSQL = "SELECT " + userMessageCols + " FROM (SELECT m.*, " + effFlagsSQL + ` AS uf FROM messages m
 	WHERE m.id = ANY($2)) m ORDER BY id`
@@ -66,8 +68,7 @@ func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatc
 		return f.answer, nil
 	}
 	return onGenericPlan(t, func() ([]chatcore.UserMessage, error) {
-		return scanAll(ctx, t, "user messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
-			userMessagesSQL, user, ids)
+		return scanAll(ctx, t, "user messages", scanUserMessageRow, userMessagesSQL, user, ids)
 	})
 }
 
@@ -86,21 +87,10 @@ func (t *tx) prefetchUserMessages(r chatcore.UserMessagesRead) {
 	f := &fetchedUserMessages{read: r}
 	t.userMessages = f // a write may forget it before the answer arrives
 	t.tx.wantGeneric = true
-	t.tx.enqueuePrefetch(userMessagesSQL, []any{r.User, r.IDs}, func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err == nil {
-			f.answer, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (um chatcore.UserMessage, err error) {
-				return um, scanUserMessage(row, &um)
-			})
-		}
-		if err != nil {
-			return classify(err, "user messages")
-		}
-		if len(f.answer) == 0 {
-			f.answer = nil // as UserMessages answers
-		}
-		f.done = true
-		return nil
+	t.tx.enqueuePrefetch(userMessagesSQL, []any{r.User, r.IDs}, func(br pgx.BatchResults) (err error) {
+		f.answer, err = readRows(br, "user messages", scanUserMessageRow)
+		f.done = err == nil
+		return err
 	})
 	t.tx.wantGeneric = false
 }

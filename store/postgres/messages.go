@@ -428,8 +428,14 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 	return rid, classify(err, "create direct recipient")
 }
 
-// DirectRecipients implements [chatcore.MessageStore].
+// directRecipientsSQL reads the direct conversations of user $1.
+const directRecipientsSQL = "SELECT recipient_id FROM recipient_members WHERE user_id = $1 ORDER BY recipient_id"
+
+// DirectRecipients implements [chatcore.MessageStore], or answers from the
+// same read announced (see Prefetch).
 func (t *tx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
-	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients",
-		"SELECT recipient_id FROM recipient_members WHERE user_id = $1 ORDER BY recipient_id", user)
+	if out, ok := take(t.answers().directRecipients, user); ok {
+		return out, nil
+	}
+	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients", directRecipientsSQL, user)
 }

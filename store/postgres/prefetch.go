@@ -101,6 +101,15 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	if len(p.UserMessages.IDs) > 0 {
 		t.prefetchUserMessages(p.UserMessages)
 	}
+	for _, realm := range p.RealmStreams {
+		prefetchRows(t, &f.realmStreams, realm, "streams", scanStreamRow, realmStreamsSQL, realm)
+	}
+	for _, user := range p.UserSubscriptions {
+		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, userSubscriptionsSQL, user)
+	}
+	for _, user := range p.DirectRecipients {
+		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[chatcore.RecipientID], directRecipientsSQL, user)
+	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
 		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
@@ -111,6 +120,18 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			return err
 		})
 	}
+}
+
+// prefetchRows queues an announced read of rows, each scanned with scan,
+// whose answer goes to (*m)[k] (see readRows).
+func prefetchRows[K comparable, T any](t *tx, m *map[K][]T, k K, what string, scan func(pgx.Rows, *T) error, query string, args ...any) {
+	t.tx.enqueuePrefetch(query, args, func(br pgx.BatchResults) error {
+		out, err := readRows(br, what, scan)
+		if err == nil {
+			setEntry(m, k, out)
+		}
+		return err
+	})
 }
 
 // reserveMessageIDsSQL takes $1 ids from the messages' identity sequence,
@@ -186,6 +207,11 @@ type fetched struct {
 	audiences   map[chatcore.StreamID]*audience
 	queues      map[string]*chatcore.EventQueue
 	heads       map[chatcore.RealmID]int64 // LastEventID of a fetched queue's realm
+	// realmStreams, userSubscriptions and directRecipients answer
+	// Streams, Subscriptions for stream 0, and DirectRecipients.
+	realmStreams      map[chatcore.RealmID][]chatcore.Stream
+	userSubscriptions map[chatcore.UserID][]chatcore.Subscription
+	directRecipients  map[chatcore.UserID][]chatcore.RecipientID
 }
 
 // fetchedRealm is a realm with its linkifier version, as Realm reads them.

@@ -356,10 +356,13 @@ func TestReactionRoundTrips(t *testing.T) {
 	}
 }
 
-// TestMessagesFetchRoundTrips: GET /messages reads the senders of the
-// messages it answers in one read, and their channels not at all (it has
-// read the realm's to know what the user may see), so its round trips do
-// not grow with the number of senders and channels.
+// TestMessagesFetchRoundTrips: GET /messages without a narrow takes eight
+// round trips: the viewer; the realm with what the viewer may read (the
+// realm's channels, the viewer's subscriptions and direct conversations,
+// announced); the messages; their reactions, edit history and submessages;
+// their senders, in one read; the realm's linkifiers; the viewer's flags;
+// the ROLLBACK. It reads no message's channel (it has the realm's), so its
+// round trips do not grow with the number of senders and channels.
 func TestMessagesFetchRoundTrips(t *testing.T) {
 	is := is.New(t)
 	st, trips := tracedStore(t, postgres.WithoutNotify())
@@ -389,6 +392,7 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 	w.PostN(t, general, "one sender", ann, 10)
 	fetch() // the prepared statements
 	one := fetch()
+	is.Equal(one, int64(8))
 	for i := range 10 {
 		w.Post(t, channels[i%len(channels)], "many", senders[i%len(senders)], "hello")
 	}

@@ -71,10 +71,18 @@ func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name stri
 	return &s, nil
 }
 
-// Streams implements [chatcore.StreamStore].
+// realmStreamsSQL reads every stream of realm $1.
+const realmStreamsSQL = "SELECT " + streamCols + " FROM streams WHERE realm_id = $1 ORDER BY id"
+
+func scanStreamRow(r pgx.Rows, s *chatcore.Stream) error { return scanStream(r, s) }
+
+// Streams implements [chatcore.StreamStore], or answers from the same read
+// announced (see Prefetch).
 func (t *tx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
-	return scanAll(ctx, t, "streams", func(r pgx.Rows, s *chatcore.Stream) error { return scanStream(r, s) },
-		"SELECT "+streamCols+" FROM streams WHERE realm_id = $1 ORDER BY id", realm)
+	if out, ok := take(t.answers().realmStreams, realm); ok {
+		return out, nil
+	}
+	return scanAll(ctx, t, "streams", scanStreamRow, realmStreamsSQL, realm)
 }
 
 // CreateStream implements [chatcore.StreamStore]. The channel's recipient id
@@ -137,9 +145,22 @@ func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user ch
 	return &s, nil
 }
 
+// userSubscriptionsSQL reads every subscription of user $1, as
+// Subscriptions orders them.
+const userSubscriptionsSQL = "SELECT " + subscriptionCols + " FROM subscriptions WHERE user_id = $1 ORDER BY stream_id, user_id"
+
+func scanSubscriptionRow(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) }
+
 // Subscriptions implements [chatcore.StreamStore]. With both ids zero it
-// returns nothing.
+// returns nothing. A user's subscriptions (stream 0) may come from the
+// same read announced (see Prefetch).
 func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+	if stream == 0 && user != 0 {
+		if out, ok := take(t.answers().userSubscriptions, user); ok {
+			return out, nil
+		}
+		return scanAll(ctx, t, "subscriptions", scanSubscriptionRow, userSubscriptionsSQL, user)
+	}
 	var where []string
 	var args []any
 	if stream != 0 {

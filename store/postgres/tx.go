@@ -177,21 +177,32 @@ func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
 // next statement (see lazyTx), collecting one value per row into out with
 // scan when its batch is read.
 func queueRows[T any](t *tx, out *[]T, what string, scan func(pgx.Rows, *T) error, query string, args ...any) {
-	t.tx.enqueueKind(aheadStmt{sql: query, args: args, kind: aheadRead, read: func(br pgx.BatchResults) error {
-		rows, err := br.Query()
-		if err != nil {
-			return classify(err, what)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var zero T // scanned in place, as scanAll does
-			*out = append(*out, zero)
-			if err := scan(rows, &(*out)[len(*out)-1]); err != nil {
-				return classify(err, what)
-			}
-		}
-		return classify(rows.Err(), what)
+	t.tx.enqueueKind(aheadStmt{sql: query, args: args, kind: aheadRead, read: func(br pgx.BatchResults) (err error) {
+		*out, err = readRows(br, what, scan)
+		return err
 	}})
+}
+
+// readRows reads the next result of br, one value per row scanned with
+// scan: nil when there is no row, as scanAll answers.
+func readRows[T any](br pgx.BatchResults, what string, scan func(pgx.Rows, *T) error) ([]T, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, classify(err, what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var zero T // scanned in place, as scanAll does
+		out = append(out, zero)
+		if err := scan(rows, &out[len(out)-1]); err != nil {
+			return nil, classify(err, what)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(err, what)
+	}
+	return out, nil
 }
 
 // flush sends the statements queued ahead now (see lazyTx.flush).
@@ -231,12 +242,15 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows,
 
 // scanIDs runs query and collects the single integer column of every row.
 func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
-	return scanAll(ctx, t, what, func(r pgx.Rows, v *T) error {
-		var n int64
-		err := r.Scan(&n)
-		*v = T(n)
-		return err
-	}, query, args...)
+	return scanAll(ctx, t, what, scanIDRow[T], query, args...)
+}
+
+// scanIDRow scans a row of one id.
+func scanIDRow[T ~int64](r pgx.Rows, v *T) error {
+	var n int64
+	err := r.Scan(&n)
+	*v = T(n)
+	return err
 }
 
 // classify wraps an error for the operation what. Unique violations wrap

@@ -33,20 +33,34 @@ var prefetchTests = []test{
 					FirstVisibleMessageID: chatcore.MessageID(i * 50)})) // sees from 0 (any), 50, 100
 			}
 		})
-		var version int64
+		rid := directRecipient(t, st, realm, users[0], users[1])
+		var (
+			version      int64
+			realmStreams []chatcore.Stream
+			userSubs     []chatcore.Subscription
+		)
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
 			var err error
 			version, err = tx.LinkifiersVersion(ctx, realm)
 			is.NoErr(err)
+			realmStreams, err = tx.Streams(ctx, realm)
+			is.NoErr(err)
+			userSubs, err = tx.Subscriptions(ctx, 0, users[1])
+			is.NoErr(err)
 		})
+		is.Equal(len(realmStreams), 3)
+		is.Equal(len(userSubs), 2) // inactive in general, active in protected
 		const missingRealm, missingStream = chatcore.RealmID(9999), chatcore.StreamID(9999)
 		announce := chatcore.Prefetch{
 			Realms:  []chatcore.RealmID{realm, missingRealm},
 			Streams: []chatcore.StreamID{general.ID, quiet.ID, missingStream},
 			StreamNames: []chatcore.StreamName{{RealmID: realm, Name: "GENERAL"}, {RealmID: realm, Name: "nowhere"},
 				{RealmID: missingRealm, Name: "General"}},
-			Subscribers: true,
-			Audiences:   []chatcore.StreamID{general.ID, protected.ID, missingStream},
+			Subscribers:       true,
+			Audiences:         []chatcore.StreamID{general.ID, protected.ID, missingStream},
+			RealmStreams:      []chatcore.RealmID{realm, missingRealm},
+			UserSubscriptions: []chatcore.UserID{users[1], 9999},
+			DirectRecipients:  []chatcore.UserID{users[0], 9999},
 		}
 		check := func(ctx context.Context, tx chatcore.Tx) {
 			u, err := tx.User(ctx, users[0]) // an unannounced read first, as the Service's actor read
@@ -94,6 +108,24 @@ var prefetchTests = []test{
 			is.Equal(audience, users) // a second read, for another message
 			_, _, err = tx.StreamAudience(ctx, missingStream, 1)
 			is.True(errors.Is(err, chatcore.ErrNotFound)) // an announced audience of no stream
+			streams, err := tx.Streams(ctx, realm)
+			is.NoErr(err)
+			is.Equal(streams, realmStreams) // the realm's streams
+			streams, err = tx.Streams(ctx, missingRealm)
+			is.NoErr(err)
+			is.Equal(len(streams), 0) // a realm without streams
+			mine, err := tx.Subscriptions(ctx, 0, users[1])
+			is.NoErr(err)
+			is.Equal(mine, userSubs) // the user's subscriptions
+			nobody, err := tx.Subscriptions(ctx, 0, 9999)
+			is.NoErr(err)
+			is.Equal(len(nobody), 0) // a user without subscriptions
+			dms, err := tx.DirectRecipients(ctx, users[0])
+			is.NoErr(err)
+			is.Equal(dms, []chatcore.RecipientID{rid}) // the user's direct conversations
+			dms, err = tx.DirectRecipients(ctx, 9999)
+			is.NoErr(err)
+			is.Equal(len(dms), 0)
 		}
 		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
 			chatcore.Announce(tx, announce)
