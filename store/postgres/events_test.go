@@ -142,6 +142,13 @@ func (r *roundTrips) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.Trace
 }
 func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
+// during returns the round trips f takes.
+func (r *roundTrips) during(f func()) int64 {
+	before := r.n.Load()
+	f()
+	return r.n.Load() - before
+}
+
 // tracedStore opens a store (see pgtest.Open) whose round trips are counted.
 func tracedStore(t *testing.T, opts ...postgres.Option) (*postgres.Store, *roundTrips) {
 	trips := &roundTrips{}

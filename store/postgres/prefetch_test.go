@@ -36,9 +36,11 @@ func TestSendRoundTrips(t *testing.T) {
 	to, topic := "general", "trips"
 	send := func(content string) int64 {
 		ctx := chatcore.WithAuthenticatedUser(t.Context(), ann)
-		before := trips.n.Load()
-		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content})
-		n := trips.n.Load() - before
+		var id chatcore.MessageID
+		var err error
+		n := trips.during(func() {
+			id, err = w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content})
+		})
 		is.NoErr(err)
 		m := w.Message(t, id)
 		is.Equal(m.Content, content) // stored
@@ -105,9 +107,12 @@ func TestPollRoundTrips(t *testing.T) {
 	_, ann, general := annInGeneral(t, w, "polls")
 	q := w.Register(t, ann, eventqueue.QueueOptions{EventTypes: []string{"message"}})
 	poll := func(queue string, last int64) (eventqueue.EventsResult, int64, error) {
-		before := trips.n.Load()
-		res, err := q.Hub.GetEvents(t.Context(), ann.ID, eventqueue.EventsRequest{QueueID: queue, LastEventID: &last})
-		return res, trips.n.Load() - before, err
+		var res eventqueue.EventsResult
+		var err error
+		n := trips.during(func() {
+			res, err = q.Hub.GetEvents(t.Context(), ann.ID, eventqueue.EventsRequest{QueueID: queue, LastEventID: &last})
+		})
+		return res, n, err
 	}
 
 	res, n, err := poll(q.ID, -1)
@@ -165,9 +170,8 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 			}
 			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: ann.ID})) // a write that goes first
 			m := bad(then)
-			before := trips.n.Load()
-			is.NoErr(tx.CreateMessage(ctx, m)) // held back: no error yet
-			trip, held = trips.n.Load()-before, m.ID
+			trip = trips.during(func() { is.NoErr(tx.CreateMessage(ctx, m)) }) // held back: no error yet
+			held = m.ID
 			if then == "read" {
 				_, err := tx.Message(ctx, m.ID)
 				is.True(err != nil) // the read that sent the insert fails with it
@@ -209,9 +213,7 @@ func TestSettingsRoundTrips(t *testing.T) {
 	_, ann, _ := annInGeneral(t, w, "settings")
 	toggle := func(enter bool) int64 {
 		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID)) // as the request authenticated it
-		before := trips.n.Load()
-		is.NoErr(w.Svc.UpdateSettings(ctx, ann.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
-		return trips.n.Load() - before
+		return trips.during(func() { is.NoErr(w.Svc.UpdateSettings(ctx, ann.ID, chatcore.SettingsUpdate{EnterSends: &enter})) })
 	}
 	toggle(true) // the prepared statements
 	is.Equal(toggle(false), int64(2))
@@ -238,9 +240,11 @@ func TestFlagsRoundTrips(t *testing.T) {
 	id := w.Post(t, general, "trips", ann, "star me")
 	star := func(op string) int64 {
 		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
-		before := trips.n.Load()
-		res, err := messages.UpdateFlags(ctx, w.Svc, ann.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: op, Flag: "starred"})
-		n := trips.n.Load() - before
+		var res messages.UpdateFlagsResult
+		var err error
+		n := trips.during(func() {
+			res, err = messages.UpdateFlags(ctx, w.Svc, ann.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: op, Flag: "starred"})
+		})
 		is.NoErr(err)
 		is.Equal(res.Updated, []chatcore.MessageID{id}) // changed
 		return n
@@ -278,11 +282,12 @@ func TestHeldBackFlagsFail(t *testing.T) {
 		if _, err := tx.User(ctx, ann.ID); err != nil {
 			return err
 		}
-		before := trips.n.Load()
-		err := tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
-			{UserID: ann.ID, MessageID: id, Flags: chatcore.FlagStarred},
-			{UserID: ann.ID, MessageID: id + 1000, Flags: chatcore.FlagStarred}})
-		trip = trips.n.Load() - before
+		var err error
+		trip = trips.during(func() {
+			err = tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
+				{UserID: ann.ID, MessageID: id, Flags: chatcore.FlagStarred},
+				{UserID: ann.ID, MessageID: id + 1000, Flags: chatcore.FlagStarred}})
+		})
 		return err // held back: no error yet
 	})
 	is.Equal(trip, int64(0)) // without a round trip
@@ -308,16 +313,15 @@ func TestMessageReadRoundTrips(t *testing.T) {
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "smile"}))
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "heart"}))
 	is.NoErr(st.View(t.Context(), func(tx chatcore.Tx) error {
-		before := trips.n.Load()
-		m, err := tx.Message(t.Context(), ids[1])
+		var m *chatcore.Message
+		var err error
+		is.Equal(trips.during(func() { m, err = tx.Message(t.Context(), ids[1]) }), int64(1)) // one round trip
 		is.NoErr(err)
-		is.Equal(trips.n.Load()-before, int64(1)) // one round trip
-		is.Equal(len(m.Reactions), 3)             // with its reactions (Post adds one), in order
+		is.Equal(len(m.Reactions), 3) // with its reactions (Post adds one), in order
 		is.Equal(m.Reactions[2].EmojiName, "heart")
-		before = trips.n.Load()
-		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID})
+		var msgs []chatcore.Message
+		is.Equal(trips.during(func() { msgs, err = tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID}) }), int64(2)) // two
 		is.NoErr(err)
-		is.Equal(trips.n.Load()-before, int64(2)) // two
 		is.Equal(len(msgs), 3)
 		is.Equal(msgs[1].Reactions, m.Reactions) // the same children
 		_, err = tx.Message(t.Context(), ids[2]+1000)
@@ -341,13 +345,9 @@ func TestReactionRoundTrips(t *testing.T) {
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
 	posted := len(w.Message(t, id).Reactions)        // Post adds one
 	for i, name := range []string{"tada", "heart"} { // the first warms the caches
-		before := trips.n.Load()
-		is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, id, reactions.AddRequest{EmojiName: name}))
-		added := trips.n.Load() - before
+		added := trips.during(func() { is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, id, reactions.AddRequest{EmojiName: name})) })
 		is.Equal(len(w.Message(t, id).Reactions), posted+1) // added
-		before = trips.n.Load()
-		is.NoErr(reactions.Remove(ctx, w.Svc, ann.ID, id, reactions.RemoveRequest{EmojiName: &name}))
-		removed := trips.n.Load() - before
+		removed := trips.during(func() { is.NoErr(reactions.Remove(ctx, w.Svc, ann.ID, id, reactions.RemoveRequest{EmojiName: &name})) })
 		is.Equal(len(w.Message(t, id).Reactions), posted) // removed
 		if i == 1 {
 			is.Equal(added, int64(7))
@@ -382,9 +382,11 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 	}
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
 	fetch := func() int64 {
-		before := trips.n.Load()
-		res, err := messages.Get(ctx, w.Svc, ann.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10), NumAfter: new(0)})
-		n := trips.n.Load() - before
+		var res messages.Result
+		var err error
+		n := trips.during(func() {
+			res, err = messages.Get(ctx, w.Svc, ann.ID, messages.Request{Anchor: new("newest"), NumBefore: new(10), NumAfter: new(0)})
+		})
 		is.NoErr(err)
 		is.Equal(len(res.Messages), 10)
 		return n
@@ -413,9 +415,7 @@ func TestEditRoundTrips(t *testing.T) {
 	id := w.Post(t, general, "t", ann, "first")
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
 	edit := func(content string) int64 {
-		before := trips.n.Load()
-		is.NoErr(edits.Update(ctx, w.Svc, ann.ID, id, edits.Request{Content: &content}))
-		n := trips.n.Load() - before
+		n := trips.during(func() { is.NoErr(edits.Update(ctx, w.Svc, ann.ID, id, edits.Request{Content: &content})) })
 		m := w.Message(t, id)
 		is.Equal(m.Content, content)                       // stored
 		is.Equal(m.EditHistory[0].PrevContent != "", true) // with its history entry
@@ -443,9 +443,9 @@ func TestHeldBackEditFails(t *testing.T) {
 			return err
 		}
 		m.Content = "a\x00b"
-		before := trips.n.Load()
-		err = tx.EditMessage(ctx, m, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now(), PrevContent: "kept"})
-		trip = trips.n.Load() - before
+		trip = trips.during(func() {
+			err = tx.EditMessage(ctx, m, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now(), PrevContent: "kept"})
+		})
 		return err // held back: no error yet
 	})
 	is.Equal(trip, int64(0)) // without a round trip
