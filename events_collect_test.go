@@ -96,9 +96,7 @@ func (t orderedTx) PruneEvents(ctx context.Context, through int64, limit int) (i
 func TestWritesCollectBeforeTheyAppend(t *testing.T) {
 	is := is.New(t)
 	st := &ordered{}
-	w := chattest.New(t, chattest.Wrap(st.over))
-	realm := w.AddRealm(t, "zulip")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	w, _, ann := annInZulip(t, st.over)
 	st.writes = nil
 	for i := range 300 {
 		enter := i%2 == 0

@@ -17,6 +17,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Limits of message content and topics, as in Zulip.
@@ -242,7 +244,7 @@ func (c *ViewCache) LoadUsers(ctx context.Context, tx Tx, msgs []Message) error 
 			}
 		}
 	}
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	ids = slicex.SortedSet(ids)
 	if len(ids) < 2 { // one read either way
 		return nil
 	}

@@ -21,6 +21,14 @@ func (s txWrapping) Update(ctx context.Context, fn func(tx chatcore.Tx) error) e
 	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(s.wrap(tx)) })
 }
 
+// annInZulip returns a world on a store seen through wrap, with the realm
+// "zulip" and its member Ann.
+func annInZulip(t *testing.T, wrap func(chatcore.Store) chatcore.Store) (*chattest.World, *chatcore.Realm, *chatcore.User) {
+	w := chattest.New(t, chattest.Wrap(wrap))
+	realm := w.AddRealm(t, "zulip")
+	return w, realm, w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+}
+
 // announcing records what write transactions are told to prefetch (see
 // chatcore.Prefetcher); the store over returns prefetches nothing.
 type announcing struct {
@@ -48,9 +56,7 @@ func (t announcingTx) Prefetch(p chatcore.Prefetch) { t.a.got = append(t.a.got, 
 func TestSendAnnouncesItsReads(t *testing.T) {
 	is := is.New(t)
 	st := &announcing{}
-	w := chattest.New(t, chattest.Wrap(st.over))
-	realm := w.AddRealm(t, "zulip")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
+	w, realm, ann := annInZulip(t, st.over)
 	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
 	ch := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "Verona", Subscribers: []*chatcore.User{ann, bob}})
 	authenticated := chatcore.WithAuthenticatedUser(t.Context(), ann)

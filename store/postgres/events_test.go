@@ -14,6 +14,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/store/postgres"
 )
@@ -157,6 +158,13 @@ func tracedStore(t *testing.T, opts ...postgres.Option) (*postgres.Store, *round
 		c.ConnConfig.Tracer = trips
 	}))...)
 	return st, trips
+}
+
+// tracedWorld opens a store whose round trips are counted, without the
+// notifier's (see tracedStore), and a test world on it.
+func tracedWorld(t *testing.T, opts ...chattest.Option) (*postgres.Store, *roundTrips, *chattest.World) {
+	st, trips := tracedStore(t, postgres.WithoutNotify())
+	return st, trips, chattest.New(t, append([]chattest.Option{chattest.OnStore(st)}, opts...)...)
 }
 
 // createRealm commits a new realm with the string id.

@@ -36,9 +36,7 @@ func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Mess
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
 	ch.attach([]*chatcore.Message{&m})
-	if !t.readOnly && !slices.Contains(t.messages, m.ID) {
-		t.messages = append(t.messages, m.ID)
-	}
+	noteRead(t, &t.messages, m.ID)
 	return &m, nil
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
-	"github.com/chatcore/chatcore/store/postgres"
 )
 
 // TestSendRoundTrips: a channel message from the request's authenticated
@@ -27,8 +26,7 @@ import (
 // the subscribers and the insert cost one each.
 func TestSendRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify()) // the notifier's round trips would count too
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t) // without the notifier, whose round trips would count too
 	realm := w.AddRealm(t, "trips")
 	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
 	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
@@ -62,8 +60,7 @@ func TestSendRoundTrips(t *testing.T) {
 // the previous batch came back short, and a second one looks above it.
 func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st), chattest.With(chatcore.WithTopicDeletion(10, 0)))
+	_, trips, w := tracedWorld(t, chattest.With(chatcore.WithTopicDeletion(10, 0)))
 	realm := w.AddRealm(t, "trips")
 	admin := w.AddUser(t, realm, "Ann", chatcore.RoleAdministrator)
 	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
@@ -102,8 +99,7 @@ func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 // a queue announced that does not exist is refused as unannounced.
 func TestPollRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "polls")
 	q := w.Register(t, ann, eventqueue.QueueOptions{EventTypes: []string{"message"}})
 	poll := func(queue string, last int64) (eventqueue.EventsResult, int64, error) {
@@ -140,8 +136,7 @@ func TestPollRoundTrips(t *testing.T) {
 // insert's error; nothing of the transaction is left.
 func TestHeldBackMessageInsertFails(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	st, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "held")
 	ctx := t.Context()
 	bad := func(topic string) *chatcore.Message {
@@ -208,8 +203,7 @@ func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*chatcore.R
 // SettingsStore promises.
 func TestSettingsRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	st, trips, w := tracedWorld(t)
 	_, ann, _ := annInGeneral(t, w, "settings")
 	toggle := func(enter bool) int64 {
 		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID)) // as the request authenticated it
@@ -234,8 +228,7 @@ func TestSettingsRoundTrips(t *testing.T) {
 // transaction, then the flag row and the event append go with the COMMIT.
 func TestFlagsRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "flags")
 	id := w.Post(t, general, "trips", ann, "star me")
 	star := func(op string) int64 {
@@ -272,8 +265,7 @@ func TestFlagsRoundTrips(t *testing.T) {
 // the transaction is committed.
 func TestHeldBackFlagsFail(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	st, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "heldflags")
 	id := w.Post(t, general, "t", ann, "hello")
 	ctx := t.Context()
@@ -305,8 +297,7 @@ func TestHeldBackFlagsFail(t *testing.T) {
 // two.
 func TestMessageReadRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	st, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "reads")
 	ids := w.PostN(t, general, "t", ann, 3)
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
@@ -338,8 +329,7 @@ func TestMessageReadRoundTrips(t *testing.T) {
 // audience); the event append with the COMMIT.
 func TestReactionRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "react")
 	id := w.Post(t, general, "t", ann, "react to me")
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
@@ -365,8 +355,7 @@ func TestReactionRoundTrips(t *testing.T) {
 // round trips do not grow with the number of senders and channels.
 func TestMessagesFetchRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "fetch")
 	channels := []*chatcore.Stream{general}
 	for _, name := range []string{"two", "three"} {
@@ -409,8 +398,7 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 // and the event append with the COMMIT.
 func TestEditRoundTrips(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "edit")
 	id := w.Post(t, general, "t", ann, "first")
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
@@ -431,8 +419,7 @@ func TestEditRoundTrips(t *testing.T) {
 // committed. The edit of a message it did not read goes at once.
 func TestHeldBackEditFails(t *testing.T) {
 	is := is.New(t)
-	st, trips := tracedStore(t, postgres.WithoutNotify())
-	w := chattest.New(t, chattest.OnStore(st))
+	st, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "heldedit")
 	id := w.Post(t, general, "t", ann, "kept")
 	ctx := t.Context()

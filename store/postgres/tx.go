@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -56,7 +57,7 @@ type tx struct {
 	// messages are the messages this write transaction read with Message
 	// (a few at most): each exists until it ends unless a conflict fails
 	// it, or the transaction deletes messages (DeleteMessages forgets
-	// them), so a write of theirs may be held back too.
+	// them), so a write of theirs may be held back too (see noteRead).
 	messages []chatcore.MessageID
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
@@ -190,19 +191,8 @@ func readRows[T any](br pgx.BatchResults, what string, scan func(pgx.Rows, *T) e
 	if err != nil {
 		return nil, classify(err, what)
 	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var zero T // scanned in place, as scanAll does
-		out = append(out, zero)
-		if err := scan(rows, &out[len(out)-1]); err != nil {
-			return nil, classify(err, what)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(err, what)
-	}
-	return out, nil
+	out, err := collectRows(rows, scan)
+	return out, classify(err, what)
 }
 
 // flush sends the statements queued ahead now (see lazyTx.flush).
@@ -222,6 +212,16 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows,
 	if err != nil {
 		return nil, classify(t.check(err), what)
 	}
+	out, err := collectRows(rows, scan)
+	if err != nil {
+		return nil, classify(t.check(err), what)
+	}
+	return out, nil
+}
+
+// collectRows scans every row of rows with scan and closes rows: nil when
+// there is no row.
+func collectRows[T any](rows pgx.Rows, scan func(pgx.Rows, *T) error) ([]T, error) {
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
@@ -230,14 +230,10 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(pgx.Rows,
 		var zero T
 		out = append(out, zero)
 		if err := scan(rows, &out[len(out)-1]); err != nil {
-			rows.Close()
-			return nil, classify(t.check(err), what)
+			return nil, err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, classify(t.check(err), what)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // scanIDs runs query and collects the single integer column of every row.
@@ -295,6 +291,15 @@ func isRetryable(err error) bool {
 // notFound returns an error wrapping chatcore.ErrNotFound for what.
 func notFound(what string) error {
 	return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
+}
+
+// noteRead adds id to list, the rows of one kind the transaction read
+// (tx.users, tx.messages), in a write transaction; a View writes nothing
+// and keeps no list.
+func noteRead[T comparable](t *tx, list *[]T, id T) {
+	if !t.readOnly && !slices.Contains(*list, id) {
+		*list = append(*list, id)
+	}
 }
 
 // holdBack queues a write whose answer nothing waits for, to go to the

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -80,9 +79,7 @@ func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*cha
 	if err := scanUser(t.queryRow(ctx, userSelect+" WHERE "+where, args...), &u); err != nil {
 		return nil, classify(err, what)
 	}
-	if !t.readOnly && !slices.Contains(t.users, u.ID) {
-		t.users = append(t.users, u.ID)
-	}
+	noteRead(t, &t.users, u.ID)
 	return &u, nil
 }
 
