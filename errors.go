@@ -6,18 +6,6 @@ import (
 	"time"
 )
 
-// Store-level sentinel errors. A [Store] wraps them with context
-// (fmt.Errorf("user %d: %w", id, ErrNotFound)); the [Service] turns them into
-// [*Error] values with Zulip's exact messages. Test with errors.Is.
-var (
-	// ErrNotFound reports that the requested object does not exist.
-	ErrNotFound = errors.New("chatcore: not found")
-	// ErrConflict reports that a write would violate a uniqueness rule (a second
-	// user with the same e-mail in a realm, a duplicate id, a duplicate
-	// linkifier pattern, ...).
-	ErrConflict = errors.New("chatcore: conflict")
-)
-
 // Code is the Zulip wire error code carried in the "code" field of an error
 // response.
 type Code string

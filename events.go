@@ -6,18 +6,8 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore/internal/eventwire"
+	"github.com/chatcore/chatcore/store"
 )
-
-// EventNotice tells, after a commit, which queues may have new events: the
-// queues of UserIDs in the realm and, when Public is set, the realm's
-// queues that receive every public channel message.
-type EventNotice struct {
-	RealmID RealmID
-	UserIDs []UserID
-	Public  bool
-	// LastID is the highest log id the commit appended.
-	LastID int64
-}
 
 // OnEventsCommitted registers fn to be called after every commit that
 // appended events to the log, with one notice per realm, on the committing
@@ -32,32 +22,7 @@ func (s *Service) noticeEvents(logged []LoggedEvent) {
 	if s.notify.Len() == 0 || len(logged) == 0 {
 		return
 	}
-	s.notify.Call(EventNotices(logged))
-}
-
-// EventNotices groups committed log entries into the notices
-// [Service.OnEventsCommitted] functions receive: one per realm, in the order
-// the realms first appear, with its users sorted and without duplicates, and
-// the highest log id. A Bus that carries commits to other processes can send
-// these.
-func EventNotices(logged []LoggedEvent) []EventNotice {
-	var out []EventNotice
-	for _, e := range logged {
-		i := slices.IndexFunc(out, func(n EventNotice) bool { return n.RealmID == e.RealmID })
-		if i < 0 {
-			out = append(out, EventNotice{RealmID: e.RealmID})
-			i = len(out) - 1
-		}
-		n := &out[i]
-		n.UserIDs = append(n.UserIDs, e.UserIDs...)
-		n.Public = n.Public || e.Public
-		n.LastID = max(n.LastID, e.ID)
-	}
-	for i := range out {
-		slices.Sort(out[i].UserIDs)
-		out[i].UserIDs = slices.Compact(out[i].UserIDs)
-	}
-	return out
+	s.notify.Call(store.EventNotices(logged))
 }
 
 // logEvents appends the operation's events to the store's event log inside

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/store"
 )
 
 // Destination says where sendInTx delivers a message: a channel and topic when
@@ -123,7 +124,7 @@ func announceSend(ctx context.Context, tx Tx, actorID UserID, to sendTo) {
 			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
 		}
 	}
-	Announce(tx, f)
+	store.Announce(tx, f)
 }
 
 // sendTo is the type and "to" of a SendMessageRequest with their syntax

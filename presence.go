@@ -105,19 +105,6 @@ type LegacyPresence struct {
 	Pushable  *bool  `json:"pushable,omitempty"`
 }
 
-// Times returns the row's last active and last connected times, a missing one
-// being u's joining time (as Zulip answers for a user never active).
-func (p Presence) Times(u *User) (active, connected time.Time) {
-	active, connected = p.LastActive, p.LastConnected
-	if active.IsZero() {
-		active = u.DateJoined
-	}
-	if connected.IsZero() {
-		connected = u.DateJoined
-	}
-	return active, connected
-}
-
 // LegacyPresenceOf is Zulip's format_legacy_presence_dict: active with the time
 // of the last activity when that is at most presenceActiveOffset older than
 // the last report, else idle with the time of the last report.

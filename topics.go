@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chatcore/chatcore/store"
 )
 
 // DeleteTopicResult is the outcome of [Service.DeleteTopic], shaped as the
@@ -168,7 +170,7 @@ func (s *Service) deleteMessagesBatched(ctx context.Context, actorUser *User, f 
 			if f.StreamID != 0 {
 				// DeletionEffects reads the channel's audience for the
 				// batch's events.
-				Announce(tx, Prefetch{Audiences: []StreamID{f.StreamID}})
+				store.Announce(tx, Prefetch{Audiences: []StreamID{f.StreamID}})
 			}
 			deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
 			if err != nil {

@@ -6,20 +6,6 @@ import "github.com/chatcore/chatcore/settings"
 // the setting fields of SettingsUpdate and settingUpdates are generated from
 // that table into settings_gen.go.
 
-// Settings holds a user's personal settings, named and typed as on the wire;
-// see [settings.Settings].
-type Settings = settings.Settings
-
-// DefaultSettings returns Zulip's defaults for a new user.
-func DefaultSettings() Settings { return settings.Default() }
-
-// SettingNames returns the wire names of all settings in declaration order.
-// The slice is a fresh copy.
-func SettingNames() []string { return settings.Names() }
-
-// IsSetting reports whether name is the wire name of a setting.
-func IsSetting(name string) bool { return settings.Index(name) >= 0 }
-
 // settingChanges returns the settings u sets, in declaration order.
 func (u *SettingsUpdate) settingChanges() []settingChange {
 	var out []settingChange

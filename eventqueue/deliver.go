@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/eventwire"
+	"github.com/chatcore/chatcore/store"
 )
 
 // EventsRequest is a poll of an event queue (GET /events, never blocking).
@@ -64,7 +65,7 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 	err := h.svc.View(ctx, func(tx chatcore.Tx) error {
 		// The queue and its realm's head, the reads every poll makes, in
 		// one round trip.
-		chatcore.Announce(tx, chatcore.Prefetch{EventQueues: []string{req.QueueID}})
+		store.Announce(tx, chatcore.Prefetch{EventQueues: []string{req.QueueID}})
 		var err error
 		if q, err = ownQueue(ctx, h.svc, tx, actorID, req.QueueID); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/store"
 )
 
 // MaxFlagMessages bounds the messages list of [UpdateFlags], as
@@ -78,7 +79,7 @@ func UpdateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 	}
 	ids := slicex.Unique(req.Messages)
 	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		chatcore.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: ids}})
+		store.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: ids}})
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err

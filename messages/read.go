@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/store"
 )
 
 // OneRequest holds the parameters of GET /messages/{message_id}.
@@ -184,7 +185,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		if len(f.terms) == 0 {
 			ann.DirectRecipients = []chatcore.UserID{viewer.ID}
 		}
-		chatcore.Announce(tx, ann)
+		store.Announce(tx, ann)
 		c := chatcore.NewViewCache()
 		realm, err := c.Realm(ctx, tx, viewer.RealmID)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/emoji"
+	"github.com/chatcore/chatcore/store"
 )
 
 // AddRequest is the emoji of [Add], as Zulip's parameters.
@@ -44,7 +45,7 @@ type RemoveRequest struct {
 func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req AddRequest) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		// The actor's view of the message, read below, goes with the first read.
-		chatcore.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: []chatcore.MessageID{id}}})
+		store.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: actorID, IDs: []chatcore.MessageID{id}}})
 		u, m, err := reactableMessage(ctx, tx, actorID, id)
 		if err != nil {
 			return err

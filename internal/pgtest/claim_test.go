@@ -7,7 +7,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -22,8 +22,8 @@ func TestExpiredClaimIsDropped(t *testing.T) {
 	is.NoErr(err)
 	st, err := postgres.Open(ctx, url, postgres.WithSchema(dirty), postgres.WithoutNotify())
 	is.NoErr(err)
-	err = st.Update(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "left-behind", Name: "Left behind", DateCreated: time.Now()})
+	err = st.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "left-behind", Name: "Left behind", DateCreated: time.Now()})
 	})
 	st.Close()
 	is.NoErr(err) // the killed test's row

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // Migration is one embedded schema file.
@@ -73,8 +73,8 @@ func (c IDScanner[T]) Scan(v any) error {
 // columns and returns each change's value converted to its setting's type,
 // in order: every name must be a key of columns, none may come twice, and
 // every value must be valid for its setting.
-func SettingValues(changes []chatcore.SettingValue, columns map[string]string) ([]any, error) {
-	var probe chatcore.Settings
+func SettingValues(changes []store.SettingValue, columns map[string]string) ([]any, error) {
+	var probe store.Settings
 	out := make([]any, len(changes))
 	for i, ch := range changes {
 		if _, ok := columns[ch.Name]; !ok {
@@ -96,7 +96,7 @@ func SettingValues(changes []chatcore.SettingValue, columns map[string]string) (
 // DirectKey returns the distinct members of a direct conversation,
 // ascending, and the key the stores find the conversation by: their ids in
 // that order, separated by commas.
-func DirectKey(members []chatcore.UserID) ([]chatcore.UserID, string) {
+func DirectKey(members []store.UserID) ([]store.UserID, string) {
 	ids := slices.Compact(slices.Sorted(slices.Values(members)))
 	var b strings.Builder
 	for i, id := range ids {

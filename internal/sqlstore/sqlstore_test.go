@@ -7,8 +7,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 func TestMigrations(t *testing.T) {
@@ -32,32 +32,32 @@ func TestMigrations(t *testing.T) {
 
 func TestID(t *testing.T) {
 	is := is.New(t)
-	var id chatcore.UserID = 7
+	var id store.UserID = 7
 	is.NoErr(sqlstore.ID(&id).Scan(nil)) // NULL
-	is.Equal(id, chatcore.UserID(0))     // is 0
+	is.Equal(id, store.UserID(0))        // is 0
 	is.NoErr(sqlstore.ID(&id).Scan(int64(42)))
-	is.Equal(id, chatcore.UserID(42))           // an id
+	is.Equal(id, store.UserID(42))              // an id
 	is.True(sqlstore.ID(&id).Scan("42") != nil) // anything else is refused
 }
 
 func TestSettingValues(t *testing.T) {
 	is := is.New(t)
 	columns := map[string]string{"enter_sends": `"enter_sends"`, "color_scheme": `"color_scheme"`}
-	vs, err := sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: true}, {Name: "color_scheme", Value: 2}}, columns)
+	vs, err := sqlstore.SettingValues([]store.SettingValue{{Name: "enter_sends", Value: true}, {Name: "color_scheme", Value: 2}}, columns)
 	is.NoErr(err)                // valid changes
 	is.Equal(vs, []any{true, 2}) // converted to the settings' types, in order
 
-	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "nope", Value: true}}, columns)
+	_, err = sqlstore.SettingValues([]store.SettingValue{{Name: "nope", Value: true}}, columns)
 	is.True(err != nil && strings.Contains(err.Error(), `unknown setting "nope"`)) // not a column
-	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: true}, {Name: "enter_sends", Value: false}}, columns)
+	_, err = sqlstore.SettingValues([]store.SettingValue{{Name: "enter_sends", Value: true}, {Name: "enter_sends", Value: false}}, columns)
 	is.True(err != nil && strings.Contains(err.Error(), "named twice")) // the same setting twice
-	_, err = sqlstore.SettingValues([]chatcore.SettingValue{{Name: "enter_sends", Value: "yes"}}, columns)
+	_, err = sqlstore.SettingValues([]store.SettingValue{{Name: "enter_sends", Value: "yes"}}, columns)
 	is.True(err != nil) // a value of the wrong type
 }
 
 func TestDirectKey(t *testing.T) {
 	is := is.New(t)
-	ids, key := sqlstore.DirectKey([]chatcore.UserID{12, 3, 12, 7})
-	is.Equal(ids, []chatcore.UserID{3, 7, 12}) // distinct, ascending
-	is.Equal(key, "3,7,12")                    // the ids joined by commas
+	ids, key := sqlstore.DirectKey([]store.UserID{12, 3, 12, 7})
+	is.Equal(ids, []store.UserID{3, 7, 12}) // distinct, ascending
+	is.Equal(key, "3,7,12")                 // the ids joined by commas
 }

@@ -1,99 +1,99 @@
 package memory
 
-import "github.com/chatcore/chatcore"
+import "github.com/chatcore/chatcore/store"
 
 // realmKey is a name scoped to a realm: a folded e-mail, channel name, group
 // name or linkifier pattern.
 type realmKey struct {
-	realm chatcore.RealmID
+	realm store.RealmID
 	key   string
 }
 
 // subKey identifies a subscription.
 type subKey struct {
-	stream chatcore.StreamID
-	user   chatcore.UserID
+	stream store.StreamID
+	user   store.UserID
 }
 
 // topicKey identifies a topic by its channel's recipient and its folded name.
 type topicKey struct {
-	recipient chatcore.RecipientID
+	recipient store.RecipientID
 	key       string
 }
 
 // recipient is a channel's or a direct conversation's recipient row.
 type recipient struct {
-	realm   chatcore.RealmID
-	stream  chatcore.StreamID // zero for direct conversations
-	members []chatcore.UserID // sorted; direct conversations only
+	realm   store.RealmID
+	stream  store.StreamID // zero for direct conversations
+	members []store.UserID // sorted; direct conversations only
 }
 
 // data holds every table and index. Stored values are never modified in place:
 // a write stores a fresh copy, so the undo log restores old pointers.
 type data struct {
-	realms        map[chatcore.RealmID]*chatcore.Realm
-	realmByString map[string]chatcore.RealmID
-	realmMax      chatcore.RealmID
+	realms        map[store.RealmID]*store.Realm
+	realmByString map[string]store.RealmID
+	realmMax      store.RealmID
 
-	users        map[chatcore.UserID]*chatcore.User
-	userByEmail  map[realmKey]chatcore.UserID
-	userByAPIKey map[string]chatcore.UserID
-	usersByRealm map[chatcore.RealmID]*idList[chatcore.UserID]
-	userMax      chatcore.UserID
-	edited       map[chatcore.UserID][]string // sorted setting names
+	users        map[store.UserID]*store.User
+	userByEmail  map[realmKey]store.UserID
+	userByAPIKey map[string]store.UserID
+	usersByRealm map[store.RealmID]*idList[store.UserID]
+	userMax      store.UserID
+	edited       map[store.UserID][]string // sorted setting names
 
-	services      map[chatcore.BotServiceID]*chatcore.BotService
-	servicesByBot map[chatcore.UserID]*idList[chatcore.BotServiceID]
-	serviceMax    chatcore.BotServiceID
+	services      map[store.BotServiceID]*store.BotService
+	servicesByBot map[store.UserID]*idList[store.BotServiceID]
+	serviceMax    store.BotServiceID
 
-	groups        map[chatcore.GroupID]*chatcore.Group
-	groupByName   map[realmKey]chatcore.GroupID
-	groupsByRealm map[chatcore.RealmID]*idList[chatcore.GroupID]
-	groupMax      chatcore.GroupID
+	groups        map[store.GroupID]*store.Group
+	groupByName   map[realmKey]store.GroupID
+	groupsByRealm map[store.RealmID]*idList[store.GroupID]
+	groupMax      store.GroupID
 
-	streams        map[chatcore.StreamID]*chatcore.Stream
-	streamByName   map[realmKey]chatcore.StreamID
-	streamsByRealm map[chatcore.RealmID]*idList[chatcore.StreamID]
-	streamMax      chatcore.StreamID
+	streams        map[store.StreamID]*store.Stream
+	streamByName   map[realmKey]store.StreamID
+	streamsByRealm map[store.RealmID]*idList[store.StreamID]
+	streamMax      store.StreamID
 
-	recipients   map[chatcore.RecipientID]*recipient
-	directByKey  map[string]chatcore.RecipientID
-	directByUser map[chatcore.UserID]*idList[chatcore.RecipientID]
-	recipientMax chatcore.RecipientID
+	recipients   map[store.RecipientID]*recipient
+	directByKey  map[string]store.RecipientID
+	directByUser map[store.UserID]*idList[store.RecipientID]
+	recipientMax store.RecipientID
 
-	subs         map[subKey]*chatcore.Subscription
-	subsByStream map[chatcore.StreamID]*idList[chatcore.UserID]
-	subsByUser   map[chatcore.UserID]*idList[chatcore.StreamID]
+	subs         map[subKey]*store.Subscription
+	subsByStream map[store.StreamID]*idList[store.UserID]
+	subsByUser   map[store.UserID]*idList[store.StreamID]
 
-	messages       map[chatcore.MessageID]*chatcore.Message
-	msgByRealm     map[chatcore.RealmID]*idList[chatcore.MessageID]
-	msgByRecipient map[chatcore.RecipientID]*idList[chatcore.MessageID]
-	msgByStream    map[chatcore.StreamID]*idList[chatcore.MessageID]
-	msgByTopic     map[topicKey]*idList[chatcore.MessageID]
-	msgBySender    map[chatcore.UserID]*idList[chatcore.MessageID]
-	messageMax     chatcore.MessageID
+	messages       map[store.MessageID]*store.Message
+	msgByRealm     map[store.RealmID]*idList[store.MessageID]
+	msgByRecipient map[store.RecipientID]*idList[store.MessageID]
+	msgByStream    map[store.StreamID]*idList[store.MessageID]
+	msgByTopic     map[topicKey]*idList[store.MessageID]
+	msgBySender    map[store.UserID]*idList[store.MessageID]
+	messageMax     store.MessageID
 	submessageMax  int64
 
-	scheduled    map[chatcore.ScheduledMessageID]*chatcore.ScheduledMessage
-	scheduledMax chatcore.ScheduledMessageID
+	scheduled    map[store.ScheduledMessageID]*store.ScheduledMessage
+	scheduledMax store.ScheduledMessageID
 
-	linkifiers         map[chatcore.LinkifierID]*chatcore.Linkifier
-	linkifierByPattern map[realmKey]chatcore.LinkifierID
-	linkifiersByRealm  map[chatcore.RealmID]*idList[chatcore.LinkifierID]
-	linkifierMax       chatcore.LinkifierID
+	linkifiers         map[store.LinkifierID]*store.Linkifier
+	linkifierByPattern map[realmKey]store.LinkifierID
+	linkifiersByRealm  map[store.RealmID]*idList[store.LinkifierID]
+	linkifierMax       store.LinkifierID
 	// linkifierVersions is each realm's LinkifiersVersion; a missing realm
 	// has version 0.
-	linkifierVersions map[chatcore.RealmID]int64
+	linkifierVersions map[store.RealmID]int64
 
-	drafts       map[chatcore.DraftID]*chatcore.Draft
-	draftsByUser map[chatcore.UserID]*idList[chatcore.DraftID]
-	draftMax     chatcore.DraftID
+	drafts       map[store.DraftID]*store.Draft
+	draftsByUser map[store.UserID]*idList[store.DraftID]
+	draftMax     store.DraftID
 
-	emailChanges map[string]*chatcore.EmailChange
+	emailChanges map[string]*store.EmailChange
 
-	flags       map[flagKey]chatcore.MessageFlags
-	flagsByMsg  map[chatcore.MessageID]*idList[chatcore.UserID]
-	flagsByUser map[chatcore.UserID]*idList[chatcore.MessageID]
+	flags       map[flagKey]store.MessageFlags
+	flagsByMsg  map[store.MessageID]*idList[store.UserID]
+	flagsByUser map[store.UserID]*idList[store.MessageID]
 
 	// log is the event log ascending by id; stored entries are never
 	// modified. logMax is the highest id ever appended, prunedThrough the
@@ -101,59 +101,59 @@ type data struct {
 	log           []loggedEvent
 	logMax        int64
 	prunedThrough int64
-	queues        map[string]*chatcore.EventQueue
-	presence      map[chatcore.UserID]*chatcore.Presence
-	presenceSeq   map[chatcore.RealmID]int64
+	queues        map[string]*store.EventQueue
+	presence      map[store.UserID]*store.Presence
+	presenceSeq   map[store.RealmID]int64
 }
 
 // flagKey identifies a flag row.
 type flagKey struct {
-	user chatcore.UserID
-	msg  chatcore.MessageID
+	user store.UserID
+	msg  store.MessageID
 }
 
 func newData() data {
 	return data{
-		realms:             make(map[chatcore.RealmID]*chatcore.Realm),
-		realmByString:      make(map[string]chatcore.RealmID),
-		users:              make(map[chatcore.UserID]*chatcore.User),
-		userByEmail:        make(map[realmKey]chatcore.UserID),
-		userByAPIKey:       make(map[string]chatcore.UserID),
-		usersByRealm:       make(map[chatcore.RealmID]*idList[chatcore.UserID]),
-		edited:             make(map[chatcore.UserID][]string),
-		services:           make(map[chatcore.BotServiceID]*chatcore.BotService),
-		servicesByBot:      make(map[chatcore.UserID]*idList[chatcore.BotServiceID]),
-		groups:             make(map[chatcore.GroupID]*chatcore.Group),
-		groupByName:        make(map[realmKey]chatcore.GroupID),
-		groupsByRealm:      make(map[chatcore.RealmID]*idList[chatcore.GroupID]),
-		streams:            make(map[chatcore.StreamID]*chatcore.Stream),
-		streamByName:       make(map[realmKey]chatcore.StreamID),
-		streamsByRealm:     make(map[chatcore.RealmID]*idList[chatcore.StreamID]),
-		recipients:         make(map[chatcore.RecipientID]*recipient),
-		directByKey:        make(map[string]chatcore.RecipientID),
-		directByUser:       make(map[chatcore.UserID]*idList[chatcore.RecipientID]),
-		subs:               make(map[subKey]*chatcore.Subscription),
-		subsByStream:       make(map[chatcore.StreamID]*idList[chatcore.UserID]),
-		subsByUser:         make(map[chatcore.UserID]*idList[chatcore.StreamID]),
-		messages:           make(map[chatcore.MessageID]*chatcore.Message),
-		msgByRealm:         make(map[chatcore.RealmID]*idList[chatcore.MessageID]),
-		msgByRecipient:     make(map[chatcore.RecipientID]*idList[chatcore.MessageID]),
-		msgByStream:        make(map[chatcore.StreamID]*idList[chatcore.MessageID]),
-		msgByTopic:         make(map[topicKey]*idList[chatcore.MessageID]),
-		msgBySender:        make(map[chatcore.UserID]*idList[chatcore.MessageID]),
-		scheduled:          make(map[chatcore.ScheduledMessageID]*chatcore.ScheduledMessage),
-		linkifiers:         make(map[chatcore.LinkifierID]*chatcore.Linkifier),
-		linkifierByPattern: make(map[realmKey]chatcore.LinkifierID),
-		linkifiersByRealm:  make(map[chatcore.RealmID]*idList[chatcore.LinkifierID]),
-		linkifierVersions:  make(map[chatcore.RealmID]int64),
-		queues:             make(map[string]*chatcore.EventQueue),
-		drafts:             make(map[chatcore.DraftID]*chatcore.Draft),
-		presence:           make(map[chatcore.UserID]*chatcore.Presence),
-		presenceSeq:        make(map[chatcore.RealmID]int64),
-		draftsByUser:       make(map[chatcore.UserID]*idList[chatcore.DraftID]),
-		emailChanges:       make(map[string]*chatcore.EmailChange),
-		flags:              make(map[flagKey]chatcore.MessageFlags),
-		flagsByMsg:         make(map[chatcore.MessageID]*idList[chatcore.UserID]),
-		flagsByUser:        make(map[chatcore.UserID]*idList[chatcore.MessageID]),
+		realms:             make(map[store.RealmID]*store.Realm),
+		realmByString:      make(map[string]store.RealmID),
+		users:              make(map[store.UserID]*store.User),
+		userByEmail:        make(map[realmKey]store.UserID),
+		userByAPIKey:       make(map[string]store.UserID),
+		usersByRealm:       make(map[store.RealmID]*idList[store.UserID]),
+		edited:             make(map[store.UserID][]string),
+		services:           make(map[store.BotServiceID]*store.BotService),
+		servicesByBot:      make(map[store.UserID]*idList[store.BotServiceID]),
+		groups:             make(map[store.GroupID]*store.Group),
+		groupByName:        make(map[realmKey]store.GroupID),
+		groupsByRealm:      make(map[store.RealmID]*idList[store.GroupID]),
+		streams:            make(map[store.StreamID]*store.Stream),
+		streamByName:       make(map[realmKey]store.StreamID),
+		streamsByRealm:     make(map[store.RealmID]*idList[store.StreamID]),
+		recipients:         make(map[store.RecipientID]*recipient),
+		directByKey:        make(map[string]store.RecipientID),
+		directByUser:       make(map[store.UserID]*idList[store.RecipientID]),
+		subs:               make(map[subKey]*store.Subscription),
+		subsByStream:       make(map[store.StreamID]*idList[store.UserID]),
+		subsByUser:         make(map[store.UserID]*idList[store.StreamID]),
+		messages:           make(map[store.MessageID]*store.Message),
+		msgByRealm:         make(map[store.RealmID]*idList[store.MessageID]),
+		msgByRecipient:     make(map[store.RecipientID]*idList[store.MessageID]),
+		msgByStream:        make(map[store.StreamID]*idList[store.MessageID]),
+		msgByTopic:         make(map[topicKey]*idList[store.MessageID]),
+		msgBySender:        make(map[store.UserID]*idList[store.MessageID]),
+		scheduled:          make(map[store.ScheduledMessageID]*store.ScheduledMessage),
+		linkifiers:         make(map[store.LinkifierID]*store.Linkifier),
+		linkifierByPattern: make(map[realmKey]store.LinkifierID),
+		linkifiersByRealm:  make(map[store.RealmID]*idList[store.LinkifierID]),
+		linkifierVersions:  make(map[store.RealmID]int64),
+		queues:             make(map[string]*store.EventQueue),
+		drafts:             make(map[store.DraftID]*store.Draft),
+		presence:           make(map[store.UserID]*store.Presence),
+		presenceSeq:        make(map[store.RealmID]int64),
+		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
+		emailChanges:       make(map[string]*store.EmailChange),
+		flags:              make(map[flagKey]store.MessageFlags),
+		flagsByMsg:         make(map[store.MessageID]*idList[store.UserID]),
+		flagsByUser:        make(map[store.UserID]*idList[store.MessageID]),
 	}
 }

@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// CreateDraft implements chatcore.DraftStore.
-func (t *tx) CreateDraft(_ context.Context, d *chatcore.Draft) error {
+// CreateDraft implements store.DraftStore.
+func (t *tx) CreateDraft(_ context.Context, d *store.Draft) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.drafts[d.ID]; ok {
-		return fmt.Errorf("draft %d: %w", d.ID, chatcore.ErrConflict)
+		return fmt.Errorf("draft %d: %w", d.ID, store.ErrConflict)
 	}
 	if d.ID == 0 {
 		d.ID = t.d.draftMax + 1
@@ -24,20 +24,20 @@ func (t *tx) CreateDraft(_ context.Context, d *chatcore.Draft) error {
 	return nil
 }
 
-// Drafts implements chatcore.DraftStore.
-func (t *tx) Drafts(_ context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
+// Drafts implements store.DraftStore.
+func (t *tx) Drafts(_ context.Context, user store.UserID) ([]store.Draft, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Draft{}
+	out := []store.Draft{}
 	for id := range t.d.draftsByUser[user].all() {
 		out = append(out, *cloneDraft(t.d.drafts[id]))
 	}
 	return out, nil
 }
 
-// DeleteDrafts implements chatcore.DraftStore.
-func (t *tx) DeleteDrafts(_ context.Context, user chatcore.UserID) (int, error) {
+// DeleteDrafts implements store.DraftStore.
+func (t *tx) DeleteDrafts(_ context.Context, user store.UserID) (int, error) {
 	if err := t.write(); err != nil {
 		return 0, err
 	}
@@ -49,8 +49,8 @@ func (t *tx) DeleteDrafts(_ context.Context, user chatcore.UserID) (int, error) 
 	return len(ids), nil
 }
 
-// DeleteDraftsOf implements chatcore.DraftStore.
-func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+// DeleteDraftsOf implements store.DraftStore.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []store.UserID) (int, error) {
 	if err := t.write(); err != nil {
 		return 0, err
 	}

@@ -6,18 +6,18 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // loggedEvent is a stored log entry; groupStart is the id of the first entry
 // of its group (its own id when it has no group).
 type loggedEvent struct {
-	chatcore.LoggedEvent
+	store.LoggedEvent
 	groupStart int64
 }
 
-// AppendEvents implements chatcore.EventStore.
-func (t *tx) AppendEvents(_ context.Context, events []chatcore.LoggedEvent) error {
+// AppendEvents implements store.EventStore.
+func (t *tx) AppendEvents(_ context.Context, events []store.LoggedEvent) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -44,9 +44,9 @@ func (t *tx) AppendEvents(_ context.Context, events []chatcore.LoggedEvent) erro
 	return nil
 }
 
-// LastEventID implements chatcore.EventStore: the store has one writer, so
+// LastEventID implements store.EventStore: the store has one writer, so
 // the highest id appended in any realm is every realm's head.
-func (t *tx) LastEventID(context.Context, chatcore.RealmID) (int64, error) {
+func (t *tx) LastEventID(context.Context, store.RealmID) (int64, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -68,7 +68,7 @@ func (d *data) after(id int64) int {
 }
 
 // selects reports whether the entry at index i is one q selects.
-func (d *data) selects(i int, q chatcore.EventLogQuery) bool {
+func (d *data) selects(i int, q store.EventLogQuery) bool {
 	e := &d.log[i]
 	if e.RealmID != q.RealmID {
 		return false
@@ -87,12 +87,12 @@ func (d *data) selects(i int, q chatcore.EventLogQuery) bool {
 	return true
 }
 
-// EventsFor implements chatcore.EventStore.
-func (t *tx) EventsFor(_ context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+// EventsFor implements store.EventStore.
+func (t *tx) EventsFor(_ context.Context, q store.EventLogQuery) ([]store.LoggedEvent, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.LoggedEvent
+	var out []store.LoggedEvent
 	for i := t.d.after(q.After); i < len(t.d.log); i++ {
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
@@ -107,8 +107,8 @@ func (t *tx) EventsFor(_ context.Context, q chatcore.EventLogQuery) ([]chatcore.
 	return out, nil
 }
 
-// CountEventsFor implements chatcore.EventStore.
-func (t *tx) CountEventsFor(_ context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+// CountEventsFor implements store.EventStore.
+func (t *tx) CountEventsFor(_ context.Context, q store.EventLogQuery, max int) (int, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -121,7 +121,7 @@ func (t *tx) CountEventsFor(_ context.Context, q chatcore.EventLogQuery, max int
 	return n, nil
 }
 
-// PruneEvents implements chatcore.EventStore.
+// PruneEvents implements store.EventStore.
 func (t *tx) PruneEvents(_ context.Context, through int64, limit int) (int, error) {
 	if err := t.write(); err != nil {
 		return 0, err
@@ -131,7 +131,7 @@ func (t *tx) PruneEvents(_ context.Context, through int64, limit int) (int, erro
 		return 0, nil
 	}
 	if n < len(t.d.log) {
-		// A group is pruned whole (see chatcore.EventStore): one writer
+		// A group is pruned whole (see store.EventStore): one writer
 		// gives its entries consecutive places in the log.
 		if start := t.d.log[n].groupStart; start < t.d.log[n].ID {
 			if n = t.d.after(start - 1); n == 0 {
@@ -146,46 +146,46 @@ func (t *tx) PruneEvents(_ context.Context, through int64, limit int) (int, erro
 	return n, nil
 }
 
-// EventsPrunedThrough implements chatcore.EventStore.
-func (t *tx) EventsPrunedThrough(context.Context, chatcore.RealmID) (int64, error) {
+// EventsPrunedThrough implements store.EventStore.
+func (t *tx) EventsPrunedThrough(context.Context, store.RealmID) (int64, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
 	return t.d.prunedThrough, nil
 }
 
-// CreateEventQueue implements chatcore.EventStore.
-func (t *tx) CreateEventQueue(_ context.Context, q *chatcore.EventQueue) error {
+// CreateEventQueue implements store.EventStore.
+func (t *tx) CreateEventQueue(_ context.Context, q *store.EventQueue) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.queues[q.ID]; ok {
-		return fmt.Errorf("event queue %q: %w", q.ID, chatcore.ErrConflict)
+		return fmt.Errorf("event queue %q: %w", q.ID, store.ErrConflict)
 	}
 	put(t, t.d.queues, q.ID, cloneQueue(q))
 	return nil
 }
 
-// EventQueue implements chatcore.EventStore.
-func (t *tx) EventQueue(_ context.Context, id string) (*chatcore.EventQueue, error) {
+// EventQueue implements store.EventStore.
+func (t *tx) EventQueue(_ context.Context, id string) (*store.EventQueue, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	q, ok := t.d.queues[id]
 	if !ok {
-		return nil, fmt.Errorf("event queue %q: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("event queue %q: %w", id, store.ErrNotFound)
 	}
 	return cloneQueue(q), nil
 }
 
-// UpdateEventQueue implements chatcore.EventStore.
-func (t *tx) UpdateEventQueue(_ context.Context, q *chatcore.EventQueue) error {
+// UpdateEventQueue implements store.EventStore.
+func (t *tx) UpdateEventQueue(_ context.Context, q *store.EventQueue) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	old, ok := t.d.queues[q.ID]
 	if !ok {
-		return fmt.Errorf("event queue %q: %w", q.ID, chatcore.ErrNotFound)
+		return fmt.Errorf("event queue %q: %w", q.ID, store.ErrNotFound)
 	}
 	c := cloneQueue(old)
 	c.Position, c.Acked, c.LastPoll = q.Position, q.Acked, seconds(q.LastPoll)
@@ -193,7 +193,7 @@ func (t *tx) UpdateEventQueue(_ context.Context, q *chatcore.EventQueue) error {
 	return nil
 }
 
-// DeleteEventQueues implements chatcore.EventStore.
+// DeleteEventQueues implements store.EventStore.
 func (t *tx) DeleteEventQueues(_ context.Context, ids []string) (int, error) {
 	if err := t.write(); err != nil {
 		return 0, err
@@ -208,12 +208,12 @@ func (t *tx) DeleteEventQueues(_ context.Context, ids []string) (int, error) {
 	return n, nil
 }
 
-// EventQueues implements chatcore.EventStore.
-func (t *tx) EventQueues(_ context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+// EventQueues implements store.EventStore.
+func (t *tx) EventQueues(_ context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.EventQueue
+	var out []store.EventQueue
 	for _, q := range t.d.queues {
 		switch {
 		case f.RealmID != 0 && q.RealmID != f.RealmID,
@@ -225,7 +225,7 @@ func (t *tx) EventQueues(_ context.Context, f chatcore.EventQueueFilter) ([]chat
 		}
 		out = append(out, *cloneQueue(q))
 	}
-	slices.SortFunc(out, func(a, b chatcore.EventQueue) int {
+	slices.SortFunc(out, func(a, b store.EventQueue) int {
 		switch {
 		case a.ID < b.ID:
 			return -1
@@ -240,7 +240,7 @@ func (t *tx) EventQueues(_ context.Context, f chatcore.EventQueueFilter) ([]chat
 	return out, nil
 }
 
-// OldestEventQueuePosition implements chatcore.EventStore.
+// OldestEventQueuePosition implements store.EventStore.
 func (t *tx) OldestEventQueuePosition(context.Context) (int64, bool, error) {
 	if err := t.read(); err != nil {
 		return 0, false, err
@@ -255,7 +255,7 @@ func (t *tx) OldestEventQueuePosition(context.Context) (int64, bool, error) {
 	return oldest, found, nil
 }
 
-func cloneQueue(q *chatcore.EventQueue) *chatcore.EventQueue {
+func cloneQueue(q *store.EventQueue) *store.EventQueue {
 	c := *q
 	c.Params = slices.Clone(q.Params)
 	c.Created, c.LastPoll = seconds(q.Created), seconds(q.LastPoll)

@@ -4,20 +4,20 @@ import (
 	"context"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // userMessage derives the user's view of m: a flag row wins; otherwise a
 // participant of a direct message, or a user whose active subscription
 // covers m, has m's DefaultFlags.
-func (t *tx) userMessage(user chatcore.UserID, m *chatcore.Message) chatcore.UserMessage {
-	um := chatcore.UserMessage{ID: m.ID, RealmID: m.RealmID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
+func (t *tx) userMessage(user store.UserID, m *store.Message) store.UserMessage {
+	um := store.UserMessage{ID: m.ID, RealmID: m.RealmID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
 		SenderID: m.SenderID, DirectMembers: slices.Clone(m.DirectMembers)}
 	if f, ok := t.d.flags[flagKey{user, m.ID}]; ok {
 		um.Received, um.Flags = true, f
 		return um
 	}
-	if m.Type == chatcore.MessageTypePrivate {
+	if m.Type == store.MessageTypePrivate {
 		um.Received = slices.Contains(m.DirectMembers, user)
 	} else if sub, ok := t.d.subs[subKey{m.StreamID, user}]; ok {
 		um.Received = sub.Active && sub.SinceMessageID <= m.ID
@@ -29,7 +29,7 @@ func (t *tx) userMessage(user chatcore.UserID, m *chatcore.Message) chatcore.Use
 }
 
 // matchFlags applies the flag conditions of q to m.
-func (t *tx) matchFlags(m *chatcore.Message, q *chatcore.MessageQuery) bool {
+func (t *tx) matchFlags(m *store.Message, q *store.MessageQuery) bool {
 	if q.FlagUser == 0 {
 		return true
 	}
@@ -39,7 +39,7 @@ func (t *tx) matchFlags(m *chatcore.Message, q *chatcore.MessageQuery) bool {
 }
 
 // deleteFlagRows deletes every flag row of the message.
-func (t *tx) deleteFlagRows(id chatcore.MessageID) {
+func (t *tx) deleteFlagRows(id store.MessageID) {
 	for _, u := range t.d.flagsByMsg[id].collect() {
 		del(t, t.d.flags, flagKey{u, id})
 		unindex(t, t.d.flagsByMsg, id, u)
@@ -47,12 +47,12 @@ func (t *tx) deleteFlagRows(id chatcore.MessageID) {
 	}
 }
 
-// UserMessages implements chatcore.FlagStore.
-func (t *tx) UserMessages(_ context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+// UserMessages implements store.FlagStore.
+func (t *tx) UserMessages(_ context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.UserMessage
+	var out []store.UserMessage
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		if m, ok := t.d.messages[id]; ok {
 			out = append(out, t.userMessage(user, m))
@@ -61,8 +61,8 @@ func (t *tx) UserMessages(_ context.Context, user chatcore.UserID, ids []chatcor
 	return out, nil
 }
 
-// PutUserMessageFlags implements chatcore.FlagStore.
-func (t *tx) PutUserMessageFlags(_ context.Context, rows []chatcore.UserMessageFlags) error {
+// PutUserMessageFlags implements store.FlagStore.
+func (t *tx) PutUserMessageFlags(_ context.Context, rows []store.UserMessageFlags) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -72,18 +72,18 @@ func (t *tx) PutUserMessageFlags(_ context.Context, rows []chatcore.UserMessageF
 	return nil
 }
 
-func (t *tx) putFlags(user chatcore.UserID, msg chatcore.MessageID, f chatcore.MessageFlags) {
+func (t *tx) putFlags(user store.UserID, msg store.MessageID, f store.MessageFlags) {
 	put(t, t.d.flags, flagKey{user, msg}, f)
 	index(t, t.d.flagsByMsg, msg, user)
 	index(t, t.d.flagsByUser, user, msg)
 }
 
-// UpdateUserMessageFlags implements chatcore.FlagStore.
-func (t *tx) UpdateUserMessageFlags(_ context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+// UpdateUserMessageFlags implements store.FlagStore.
+func (t *tx) UpdateUserMessageFlags(_ context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
 	if err := t.write(); err != nil {
 		return nil, err
 	}
-	var changed []chatcore.MessageID
+	var changed []store.MessageID
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		m, ok := t.d.messages[id]
 		if !ok {
@@ -106,20 +106,20 @@ func (t *tx) UpdateUserMessageFlags(_ context.Context, user chatcore.UserID, ids
 	return changed, nil
 }
 
-// UnreadMessages implements chatcore.FlagStore.
-func (t *tx) UnreadMessages(_ context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
+// UnreadMessages implements store.FlagStore.
+func (t *tx) UnreadMessages(_ context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	seen := map[chatcore.MessageID]bool{}
-	var ids []chatcore.MessageID
-	consider := func(id chatcore.MessageID) {
+	seen := map[store.MessageID]bool{}
+	var ids []store.MessageID
+	consider := func(id store.MessageID) {
 		if seen[id] {
 			return
 		}
 		seen[id] = true
 		if m, ok := t.d.messages[id]; ok {
-			if um := t.userMessage(user, m); um.Received && um.Flags&chatcore.FlagRead == 0 {
+			if um := t.userMessage(user, m); um.Received && um.Flags&store.FlagRead == 0 {
 				ids = append(ids, id)
 			}
 		}
@@ -134,7 +134,7 @@ func (t *tx) UnreadMessages(_ context.Context, user chatcore.UserID, limit int) 
 		if !sub.Active {
 			continue
 		}
-		var after chatcore.MessageID
+		var after store.MessageID
 		if sub.SinceMessageID > 0 {
 			after = sub.SinceMessageID - 1
 		}
@@ -150,29 +150,29 @@ func (t *tx) UnreadMessages(_ context.Context, user chatcore.UserID, limit int) 
 	if len(ids) > limit {
 		ids = ids[:limit]
 	}
-	out := make([]chatcore.UserMessage, len(ids))
+	out := make([]store.UserMessage, len(ids))
 	for i, id := range ids {
 		out[i] = t.userMessage(user, t.d.messages[id])
 	}
 	return out, nil
 }
 
-// FlaggedMessageIDs implements chatcore.FlagStore. Only rows can hold a flag
+// FlaggedMessageIDs implements store.FlagStore. Only rows can hold a flag
 // other than the derived DefaultFlags, so rows and received messages with
 // matching DefaultFlags are both searched.
-func (t *tx) FlaggedMessageIDs(_ context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+func (t *tx) FlaggedMessageIDs(_ context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.MessageID
+	var out []store.MessageID
 	for id := range t.d.flagsByUser[user].all() {
 		if t.d.flags[flagKey{user, id}]&flag == flag {
 			out = append(out, id)
 		}
 	}
-	if flag&^chatcore.FlagStreamWildcardMentioned == 0 {
+	if flag&^store.FlagStreamWildcardMentioned == 0 {
 		// Derived flags can hold only stream_wildcard_mentioned.
-		q := chatcore.MessageQuery{FlagUser: user, AllFlags: flag}
+		q := store.MessageQuery{FlagUser: user, AllFlags: flag}
 		for id, m := range t.d.messages {
 			if _, row := t.d.flags[flagKey{user, id}]; !row && m.DefaultFlags&flag == flag && t.matchFlags(m, &q) {
 				out = append(out, id)
@@ -183,13 +183,13 @@ func (t *tx) FlaggedMessageIDs(_ context.Context, user chatcore.UserID, flag cha
 	return out, nil
 }
 
-// StreamAudience implements chatcore.StreamStore.
-func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+// StreamAudience implements store.StreamStore.
+func (t *tx) StreamAudience(ctx context.Context, stream store.StreamID, upTo store.MessageID) (*store.Stream, []store.UserID, error) {
 	st, err := t.Stream(ctx, stream)
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []chatcore.UserID
+	var out []store.UserID
 	for u := range t.d.subsByStream[stream].all() {
 		s := t.d.subs[subKey{stream, u}]
 		if s.Active && (st.HistoryPublicToSubscribers || s.FirstVisibleMessageID <= upTo) {
@@ -199,12 +199,12 @@ func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo 
 	return st, out, nil
 }
 
-// ActiveSubscriberIDs implements chatcore.StreamStore.
-func (t *tx) ActiveSubscriberIDs(_ context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+// ActiveSubscriberIDs implements store.StreamStore.
+func (t *tx) ActiveSubscriberIDs(_ context.Context, stream store.StreamID) ([]store.UserID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.UserID
+	var out []store.UserID
 	for u := range t.d.subsByStream[stream].all() {
 		if t.d.subs[subKey{stream, u}].Active {
 			out = append(out, u)

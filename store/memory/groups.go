@@ -5,44 +5,44 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Group implements chatcore.GroupStore.
-func (t *tx) Group(_ context.Context, id chatcore.GroupID) (*chatcore.Group, error) {
+// Group implements store.GroupStore.
+func (t *tx) Group(_ context.Context, id store.GroupID) (*store.Group, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	g, ok := t.d.groups[id]
 	if !ok {
-		return nil, fmt.Errorf("group %d: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("group %d: %w", id, store.ErrNotFound)
 	}
 	return cloneGroup(g), nil
 }
 
-// Groups implements chatcore.GroupStore.
-func (t *tx) Groups(_ context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
+// Groups implements store.GroupStore.
+func (t *tx) Groups(_ context.Context, realm store.RealmID) ([]store.Group, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Group{}
+	out := []store.Group{}
 	for id := range t.d.groupsByRealm[realm].all() {
 		out = append(out, *cloneGroup(t.d.groups[id]))
 	}
 	return out, nil
 }
 
-// CreateGroup implements chatcore.GroupStore.
-func (t *tx) CreateGroup(_ context.Context, g *chatcore.Group) error {
+// CreateGroup implements store.GroupStore.
+func (t *tx) CreateGroup(_ context.Context, g *store.Group) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.groups[g.ID]; ok {
-		return fmt.Errorf("group %d: %w", g.ID, chatcore.ErrConflict)
+		return fmt.Errorf("group %d: %w", g.ID, store.ErrConflict)
 	}
 	name := realmKey{g.RealmID, g.Name}
 	if _, ok := t.d.groupByName[name]; ok {
-		return fmt.Errorf("group %q in realm %d: %w", g.Name, g.RealmID, chatcore.ErrConflict)
+		return fmt.Errorf("group %q in realm %d: %w", g.Name, g.RealmID, store.ErrConflict)
 	}
 	if g.ID == 0 {
 		g.ID = t.d.groupMax + 1
@@ -54,22 +54,22 @@ func (t *tx) CreateGroup(_ context.Context, g *chatcore.Group) error {
 	return nil
 }
 
-// GroupMembers implements chatcore.GroupStore.
-func (t *tx) GroupMembers(_ context.Context, ids []chatcore.GroupID) ([]chatcore.UserID, error) {
+// GroupMembers implements store.GroupStore.
+func (t *tx) GroupMembers(_ context.Context, ids []store.GroupID) ([]store.UserID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	out := t.groupMembers(ids, 0)
 	slices.Sort(out)
-	return append([]chatcore.UserID{}, slices.Compact(out)...), nil
+	return append([]store.UserID{}, slices.Compact(out)...), nil
 }
 
 // groupMembers returns the active human members of the groups and their
 // subgroups, unsorted and possibly with duplicates. A non-zero realm ignores
 // groups and users of other realms.
-func (t *tx) groupMembers(ids []chatcore.GroupID, realm chatcore.RealmID) []chatcore.UserID {
-	var out []chatcore.UserID
-	seen := make(map[chatcore.GroupID]bool)
+func (t *tx) groupMembers(ids []store.GroupID, realm store.RealmID) []store.UserID {
+	var out []store.UserID
+	seen := make(map[store.GroupID]bool)
 	queue := slices.Clone(ids)
 	for len(queue) > 0 {
 		id := queue[len(queue)-1]

@@ -6,45 +6,45 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Linkifier implements chatcore.LinkifierStore.
-func (t *tx) Linkifier(_ context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
+// Linkifier implements store.LinkifierStore.
+func (t *tx) Linkifier(_ context.Context, id store.LinkifierID) (*store.Linkifier, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	l, ok := t.d.linkifiers[id]
 	if !ok {
-		return nil, fmt.Errorf("linkifier %d: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("linkifier %d: %w", id, store.ErrNotFound)
 	}
 	return cloneLinkifier(l), nil
 }
 
-// Linkifiers implements chatcore.LinkifierStore.
-func (t *tx) Linkifiers(_ context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
+// Linkifiers implements store.LinkifierStore.
+func (t *tx) Linkifiers(_ context.Context, realm store.RealmID) ([]store.Linkifier, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Linkifier{}
+	out := []store.Linkifier{}
 	for id := range t.d.linkifiersByRealm[realm].all() {
 		out = append(out, *t.d.linkifiers[id])
 	}
-	slices.SortStableFunc(out, func(a, b chatcore.Linkifier) int { return cmp.Compare(a.Order, b.Order) })
+	slices.SortStableFunc(out, func(a, b store.Linkifier) int { return cmp.Compare(a.Order, b.Order) })
 	return out, nil
 }
 
-// CreateLinkifier implements chatcore.LinkifierStore.
-func (t *tx) CreateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
+// CreateLinkifier implements store.LinkifierStore.
+func (t *tx) CreateLinkifier(_ context.Context, l *store.Linkifier) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.linkifiers[l.ID]; ok {
-		return fmt.Errorf("linkifier %d: %w", l.ID, chatcore.ErrConflict)
+		return fmt.Errorf("linkifier %d: %w", l.ID, store.ErrConflict)
 	}
 	pattern := realmKey{l.RealmID, l.Pattern}
 	if _, ok := t.d.linkifierByPattern[pattern]; ok {
-		return fmt.Errorf("linkifier pattern %q in realm %d: %w", l.Pattern, l.RealmID, chatcore.ErrConflict)
+		return fmt.Errorf("linkifier pattern %q in realm %d: %w", l.Pattern, l.RealmID, store.ErrConflict)
 	}
 	if l.ID == 0 {
 		l.ID = t.d.linkifierMax + 1
@@ -57,19 +57,19 @@ func (t *tx) CreateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
 	return nil
 }
 
-// UpdateLinkifier implements chatcore.LinkifierStore. The stored RealmID is
+// UpdateLinkifier implements store.LinkifierStore. The stored RealmID is
 // kept; a pattern used by another linkifier of the realm gives ErrConflict.
-func (t *tx) UpdateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
+func (t *tx) UpdateLinkifier(_ context.Context, l *store.Linkifier) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	old, ok := t.d.linkifiers[l.ID]
 	if !ok {
-		return fmt.Errorf("linkifier %d: %w", l.ID, chatcore.ErrNotFound)
+		return fmt.Errorf("linkifier %d: %w", l.ID, store.ErrNotFound)
 	}
 	pattern := realmKey{old.RealmID, l.Pattern}
 	if other, ok := t.d.linkifierByPattern[pattern]; ok && other != l.ID {
-		return fmt.Errorf("linkifier pattern %q in realm %d: %w", l.Pattern, old.RealmID, chatcore.ErrConflict)
+		return fmt.Errorf("linkifier pattern %q in realm %d: %w", l.Pattern, old.RealmID, store.ErrConflict)
 	}
 	c := cloneLinkifier(l)
 	c.RealmID = old.RealmID
@@ -80,14 +80,14 @@ func (t *tx) UpdateLinkifier(_ context.Context, l *chatcore.Linkifier) error {
 	return nil
 }
 
-// DeleteLinkifier implements chatcore.LinkifierStore.
-func (t *tx) DeleteLinkifier(_ context.Context, id chatcore.LinkifierID) error {
+// DeleteLinkifier implements store.LinkifierStore.
+func (t *tx) DeleteLinkifier(_ context.Context, id store.LinkifierID) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	l, ok := t.d.linkifiers[id]
 	if !ok {
-		return fmt.Errorf("linkifier %d: %w", id, chatcore.ErrNotFound)
+		return fmt.Errorf("linkifier %d: %w", id, store.ErrNotFound)
 	}
 	del(t, t.d.linkifiers, id)
 	del(t, t.d.linkifierByPattern, realmKey{l.RealmID, l.Pattern})
@@ -96,8 +96,8 @@ func (t *tx) DeleteLinkifier(_ context.Context, id chatcore.LinkifierID) error {
 	return nil
 }
 
-// LinkifiersVersion implements chatcore.LinkifierStore.
-func (t *tx) LinkifiersVersion(_ context.Context, realm chatcore.RealmID) (int64, error) {
+// LinkifiersVersion implements store.LinkifierStore.
+func (t *tx) LinkifiersVersion(_ context.Context, realm store.RealmID) (int64, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -106,6 +106,6 @@ func (t *tx) LinkifiersVersion(_ context.Context, realm chatcore.RealmID) (int64
 
 // bumpLinkifiers raises the realm's linkifiers version, undone with the
 // transaction's other writes.
-func bumpLinkifiers(t *tx, realm chatcore.RealmID) {
+func bumpLinkifiers(t *tx, realm store.RealmID) {
 	put(t, t.d.linkifierVersions, realm, t.d.linkifierVersions[realm]+1)
 }

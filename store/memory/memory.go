@@ -1,4 +1,4 @@
-// Package memory is an in-memory [chatcore.Store] for tests, examples and
+// Package memory is an in-memory [store.Store] for tests, examples and
 // embedders that need no persistence.
 //
 // One sync.RWMutex guards all data: View transactions share the read lock,
@@ -15,7 +15,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // Errors returned by the memory store besides the chatcore sentinels.
@@ -28,9 +28,9 @@ var (
 	ErrClosed = errors.New("memory: store is closed")
 )
 
-var _ chatcore.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
-// Store is an in-memory chatcore.Store. Create it with New; the zero value is
+// Store is an in-memory store.Store. Create it with New; the zero value is
 // not usable. A Store is safe for concurrent use; writers are serialised.
 type Store struct {
 	mu     sync.RWMutex
@@ -46,7 +46,7 @@ func New() *Store {
 // View runs fn in a read-only transaction. It returns ctx.Err() without
 // calling fn when ctx is done before fn would start, ErrClosed after Close, and
 // otherwise what fn returns. Writes through the Tx fail with ErrReadOnly.
-func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 // panics (the panic propagates), every write of fn is undone. It returns
 // ctx.Err() without calling fn when ctx is done before fn would start.
 // Calling View or Update of the same store inside fn deadlocks.
-func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// tx implements chatcore.Tx over the store's data. Writes append their inverse
+// tx implements store.Tx over the store's data. Writes append their inverse
 // to undo.
 type tx struct {
 	d        *data
@@ -116,7 +116,7 @@ type tx struct {
 	undo     []func()
 }
 
-var _ chatcore.Tx = (*tx)(nil)
+var _ store.Tx = (*tx)(nil)
 
 // read reports whether the transaction may still be used.
 func (t *tx) read() error {

@@ -7,25 +7,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/storetest"
 	"github.com/matryer/is"
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) chatcore.Store { return memory.New() })
+	storetest.Run(t, func(t *testing.T) store.Store { return memory.New() })
 }
 
 // seed is a realm with two users, a channel and one message of each kind.
 type seed struct {
-	realm      chatcore.RealmID
-	alice, bob chatcore.UserID
-	realmUsers []chatcore.UserID
-	stream     *chatcore.Stream
-	channelMsg chatcore.MessageID
-	directMsg  chatcore.MessageID
-	scheduled  chatcore.ScheduledMessageID
+	realm      store.RealmID
+	alice, bob store.UserID
+	realmUsers []store.UserID
+	stream     *store.Stream
+	channelMsg store.MessageID
+	directMsg  store.MessageID
+	scheduled  store.ScheduledMessageID
 }
 
 func newSeed(tb testing.TB, st *memory.Store) *seed {
@@ -33,51 +33,51 @@ func newSeed(tb testing.TB, st *memory.Store) *seed {
 	is := is.New(tb)
 	ctx := context.Background()
 	s := &seed{}
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "acme"}
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "acme"}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
 		s.realm = r.ID
-		for _, id := range []*chatcore.UserID{&s.alice, &s.bob} {
+		for _, id := range []*store.UserID{&s.alice, &s.bob} {
 			email := fmt.Sprintf("user%d@x.test", len(s.realmUsers))
-			u := &chatcore.User{RealmID: r.ID, Email: email, IsActive: true, APIKeyHash: email, Settings: chatcore.DefaultSettings()}
+			u := &store.User{RealmID: r.ID, Email: email, IsActive: true, APIKeyHash: email, Settings: store.DefaultSettings()}
 			if err := tx.CreateUser(ctx, u); err != nil {
 				return err
 			}
 			*id = u.ID
 			s.realmUsers = append(s.realmUsers, u.ID)
 		}
-		s.stream = &chatcore.Stream{RealmID: r.ID, Name: "general"}
+		s.stream = &store.Stream{RealmID: r.ID, Name: "general"}
 		if err := tx.CreateStream(ctx, s.stream); err != nil {
 			return err
 		}
-		cm := &chatcore.Message{
-			RealmID: r.ID, SenderID: s.alice, Type: chatcore.MessageTypeStream, RecipientID: s.stream.RecipientID,
+		cm := &store.Message{
+			RealmID: r.ID, SenderID: s.alice, Type: store.MessageTypeStream, RecipientID: s.stream.RecipientID,
 			StreamID: s.stream.ID, Topic: "t",
-			Reactions:   []chatcore.Reaction{{UserID: s.bob, EmojiName: "smile"}},
-			EditHistory: []chatcore.EditHistoryEntry{{UserID: s.alice, Topic: ptr("t"), PrevTopic: ptr("old")}},
-			Submessages: []chatcore.Submessage{{SenderID: s.bob, Content: "{}"}},
+			Reactions:   []store.Reaction{{UserID: s.bob, EmojiName: "smile"}},
+			EditHistory: []store.EditHistoryEntry{{UserID: s.alice, Topic: ptr("t"), PrevTopic: ptr("old")}},
+			Submessages: []store.Submessage{{SenderID: s.bob, Content: "{}"}},
 		}
 		if err := tx.CreateMessage(ctx, cm); err != nil {
 			return err
 		}
 		s.channelMsg = cm.ID
-		rcpt, err := tx.DirectRecipient(ctx, r.ID, []chatcore.UserID{s.alice, s.bob})
+		rcpt, err := tx.DirectRecipient(ctx, r.ID, []store.UserID{s.alice, s.bob})
 		if err != nil {
 			return err
 		}
-		dm := &chatcore.Message{RealmID: r.ID, SenderID: s.alice, Type: chatcore.MessageTypePrivate, RecipientID: rcpt, DirectMembers: []chatcore.UserID{s.alice, s.bob}}
+		dm := &store.Message{RealmID: r.ID, SenderID: s.alice, Type: store.MessageTypePrivate, RecipientID: rcpt, DirectMembers: []store.UserID{s.alice, s.bob}}
 		if err := tx.CreateMessage(ctx, dm); err != nil {
 			return err
 		}
 		s.directMsg = dm.ID
-		sm := &chatcore.ScheduledMessage{RealmID: r.ID, SenderID: s.alice, Kind: chatcore.ScheduledSendLater, DirectMembers: []chatcore.UserID{s.bob}}
+		sm := &store.ScheduledMessage{RealmID: r.ID, SenderID: s.alice, Kind: store.ScheduledSendLater, DirectMembers: []store.UserID{s.bob}}
 		if err := tx.CreateScheduledMessage(ctx, sm); err != nil {
 			return err
 		}
 		s.scheduled = sm.ID
-		if err := tx.CreateDraft(ctx, &chatcore.Draft{UserID: s.alice, To: []chatcore.UserID{s.bob}}); err != nil {
+		if err := tx.CreateDraft(ctx, &store.Draft{UserID: s.alice, To: []store.UserID{s.bob}}); err != nil {
 			return err
 		}
 		return tx.RecordSettingEdits(ctx, s.alice, []string{"emojiset"})
@@ -94,7 +94,7 @@ func TestReturnedValuesAreCopies(t *testing.T) {
 	ctx := context.Background()
 	// Scribble over everything the store hands out, through every read method
 	// that returns slices or pointers.
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		m, err := tx.Message(ctx, s.channelMsg)
 		if err != nil {
 			return err
@@ -103,13 +103,13 @@ func TestReturnedValuesAreCopies(t *testing.T) {
 		*m.EditHistory[0].Topic = "x"
 		*m.EditHistory[0].PrevTopic = "x"
 		m.Submessages[0].Content = "x"
-		msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: s.realm})
+		msgs, err := tx.Messages(ctx, store.MessageQuery{RealmID: s.realm})
 		if err != nil {
 			return err
 		}
 		msgs[0].Reactions[0].EmojiName = "y"
 		msgs[1].DirectMembers[0] = 999
-		sms, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{})
+		sms, err := tx.ScheduledMessages(ctx, store.ScheduledFilter{})
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func TestReturnedValuesAreCopies(t *testing.T) {
 		rs[0] = 999
 		return nil
 	})) // scribbling view succeeds
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		m, err := tx.Message(ctx, s.channelMsg)
 		is.NoErr(err)                                // message found
 		is.Equal(m.Reactions[0].EmojiName, "smile")  // reaction unchanged
@@ -144,14 +144,14 @@ func TestReturnedValuesAreCopies(t *testing.T) {
 		is.Equal(*m.EditHistory[0].PrevTopic, "old") // edit history previous topic unchanged
 		is.Equal(m.Submessages[0].Content, "{}")     // submessage unchanged
 		dm, err := tx.Message(ctx, s.directMsg)
-		is.NoErr(err)                                                 // direct message found
-		is.Equal(dm.DirectMembers, []chatcore.UserID{s.alice, s.bob}) // members unchanged
+		is.NoErr(err)                                              // direct message found
+		is.Equal(dm.DirectMembers, []store.UserID{s.alice, s.bob}) // members unchanged
 		sm, err := tx.ScheduledMessage(ctx, s.scheduled)
-		is.NoErr(err)                                        // scheduled message found
-		is.Equal(sm.DirectMembers, []chatcore.UserID{s.bob}) // scheduled recipients unchanged
+		is.NoErr(err)                                     // scheduled message found
+		is.Equal(sm.DirectMembers, []store.UserID{s.bob}) // scheduled recipients unchanged
 		ds, err := tx.Drafts(ctx, s.alice)
-		is.NoErr(err)                                // drafts listed
-		is.Equal(ds[0].To, []chatcore.UserID{s.bob}) // draft recipients unchanged
+		is.NoErr(err)                             // drafts listed
+		is.Equal(ds[0].To, []store.UserID{s.bob}) // draft recipients unchanged
 		ed, err := tx.EditedSettings(ctx, s.alice)
 		is.NoErr(err)                      // edits listed
 		is.Equal(ed, []string{"emojiset"}) // edited settings unchanged
@@ -167,23 +167,23 @@ func TestDeletedMessageRecipientsAreCopies(t *testing.T) {
 	st := memory.New()
 	s := newSeed(t, st)
 	ctx := context.Background()
-	var del []chatcore.DeletedMessage
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+	var del []store.DeletedMessage
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
 		var err error
-		del, err = tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: s.realm, Kinds: chatcore.KindDirect}, 10)
+		del, err = tx.DeleteMessages(ctx, store.MessageFilter{RealmID: s.realm, Kinds: store.KindDirect}, 10)
 		return err
 	})) // direct message deleted
 	is.Equal(len(del), 1) // one direct message
 	del[0].Recipients[0] = 999
 	// Roll the deletion back and check the restored message is intact.
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
-		if _, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: s.realm}, 10); err != nil {
+	err := st.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: s.realm}, 10); err != nil {
 			return err
 		}
 		return errors.New("abort")
 	})
 	is.True(err != nil) // aborted
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		m, err := tx.Message(ctx, s.channelMsg)
 		is.NoErr(err)                          // restored by the rollback
 		is.Equal(len(m.Reactions), 1)          // with its reaction
@@ -196,12 +196,12 @@ func TestTxUnusableAfterEnd(t *testing.T) {
 	is := is.New(t)
 	st := memory.New()
 	ctx := context.Background()
-	var kept chatcore.Tx
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error { kept = tx; return nil })) // view succeeds
+	var kept store.Tx
+	is.NoErr(st.View(ctx, func(tx store.Tx) error { kept = tx; return nil })) // view succeeds
 	_, err := kept.Realms(ctx)
-	is.True(errors.Is(err, memory.ErrTxDone))                                      // a read after the View ended fails
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { kept = tx; return nil })) // update succeeds
-	err = kept.CreateRealm(ctx, &chatcore.Realm{StringID: "late"})
+	is.True(errors.Is(err, memory.ErrTxDone))                                   // a read after the View ended fails
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { kept = tx; return nil })) // update succeeds
+	err = kept.CreateRealm(ctx, &store.Realm{StringID: "late"})
 	is.True(errors.Is(err, memory.ErrTxDone)) // a write after the Update ended fails
 }
 
@@ -210,8 +210,8 @@ func TestViewWritesFailWithErrReadOnly(t *testing.T) {
 	st := memory.New()
 	ctx := context.Background()
 	var werr error
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
-		werr = tx.CreateRealm(ctx, &chatcore.Realm{StringID: "x"})
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
+		werr = tx.CreateRealm(ctx, &store.Realm{StringID: "x"})
 		return nil
 	})) // view succeeds
 	is.True(errors.Is(werr, memory.ErrReadOnly)) // the write reports ErrReadOnly
@@ -223,9 +223,9 @@ func TestClose(t *testing.T) {
 	ctx := context.Background()
 	is.NoErr(st.Close()) // close succeeds
 	called := false
-	err := st.View(ctx, func(chatcore.Tx) error { called = true; return nil })
+	err := st.View(ctx, func(store.Tx) error { called = true; return nil })
 	is.True(errors.Is(err, memory.ErrClosed)) // View after Close fails
-	err = st.Update(ctx, func(chatcore.Tx) error { called = true; return nil })
+	err = st.Update(ctx, func(store.Tx) error { called = true; return nil })
 	is.True(errors.Is(err, memory.ErrClosed)) // Update after Close fails
 	is.Equal(called, false)                   // fn never runs
 }
@@ -235,8 +235,8 @@ func TestDeleteLimitMustBePositive(t *testing.T) {
 	st := memory.New()
 	s := newSeed(t, st)
 	ctx := context.Background()
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
-		_, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: s.realm}, 0)
+	err := st.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: s.realm}, 0)
 		return err
 	})
 	is.True(err != nil) // a zero limit is refused
@@ -245,20 +245,20 @@ func TestDeleteLimitMustBePositive(t *testing.T) {
 // bigTopic returns a store holding n messages in topic "big" of one channel,
 // interleaved with n/4 messages in topic "small", plus the filter selecting
 // the big topic.
-func bigTopic(tb testing.TB, n int) (*memory.Store, chatcore.MessageFilter) {
+func bigTopic(tb testing.TB, n int) (*memory.Store, store.MessageFilter) {
 	tb.Helper()
 	is := is.New(tb)
 	st := memory.New()
 	s := newSeed(tb, st)
 	ctx := context.Background()
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
 		for i := range n + n/4 {
 			topic := "big"
 			if i%5 == 4 {
 				topic = "small"
 			}
-			m := &chatcore.Message{
-				RealmID: s.realm, SenderID: s.alice, Type: chatcore.MessageTypeStream,
+			m := &store.Message{
+				RealmID: s.realm, SenderID: s.alice, Type: store.MessageTypeStream,
 				RecipientID: s.stream.RecipientID, StreamID: s.stream.ID, Topic: topic, Content: "x",
 				SentAt: time.Unix(int64(i), 0),
 			}
@@ -268,18 +268,18 @@ func bigTopic(tb testing.TB, n int) (*memory.Store, chatcore.MessageFilter) {
 		}
 		return nil
 	})) // messages created
-	key := chatcore.FoldKey("big")
-	return st, chatcore.MessageFilter{RealmID: s.realm, StreamID: s.stream.ID, TopicKey: &key}
+	key := store.FoldKey("big")
+	return st, store.MessageFilter{RealmID: s.realm, StreamID: s.stream.ID, TopicKey: &key}
 }
 
 // deleteAll deletes everything matching f in batches of 100, one Update per
 // batch as the Service does, and returns how many messages it deleted.
-func deleteAll(tb testing.TB, st *memory.Store, f chatcore.MessageFilter) int {
+func deleteAll(tb testing.TB, st *memory.Store, f store.MessageFilter) int {
 	ctx := context.Background()
 	total := 0
 	for {
 		var n int
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			del, err := tx.DeleteMessages(ctx, f, 100)
 			n = len(del)
 			return err
@@ -299,8 +299,8 @@ func TestDeleteBigTopic(t *testing.T) {
 	st, f := bigTopic(t, 20000)
 	is.Equal(deleteAll(t, st, f), 20000) // every message of the topic deleted
 	ctx := context.Background()
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
-		msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: f.RealmID, Recipients: nil, TopicKey: ptr(chatcore.FoldKey("small"))})
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
+		msgs, err := tx.Messages(ctx, store.MessageQuery{RealmID: f.RealmID, Recipients: nil, TopicKey: ptr(store.FoldKey("small"))})
 		is.NoErr(err)             // messages listed
 		is.Equal(len(msgs), 5000) // the other topic is untouched
 		return nil
@@ -328,9 +328,9 @@ func BenchmarkCreateMessage(b *testing.B) {
 	s := newSeed(b, st)
 	ctx := context.Background()
 	for b.Loop() {
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateMessage(ctx, &chatcore.Message{
-				RealmID: s.realm, SenderID: s.alice, Type: chatcore.MessageTypeStream,
+		err := st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateMessage(ctx, &store.Message{
+				RealmID: s.realm, SenderID: s.alice, Type: store.MessageTypeStream,
 				RecipientID: s.stream.RecipientID, StreamID: s.stream.ID, Topic: "bench", Content: "x",
 			})
 		})
@@ -346,17 +346,17 @@ func BenchmarkNewestMessages(b *testing.B) {
 	b.ReportAllocs()
 	st, f := bigTopic(b, 80000)
 	ctx := context.Background()
-	var rcpt chatcore.RecipientID
-	if err := st.View(ctx, func(tx chatcore.Tx) error {
+	var rcpt store.RecipientID
+	if err := st.View(ctx, func(tx store.Tx) error {
 		s, err := tx.Stream(ctx, f.StreamID)
 		rcpt = s.RecipientID
 		return err
 	}); err != nil {
 		b.Fatal(err)
 	}
-	q := chatcore.MessageQuery{RealmID: f.RealmID, Recipients: []chatcore.RecipientID{rcpt}, Newest: true, Limit: 50}
+	q := store.MessageQuery{RealmID: f.RealmID, Recipients: []store.RecipientID{rcpt}, Newest: true, Limit: 50}
 	for b.Loop() {
-		err := st.View(ctx, func(tx chatcore.Tx) error {
+		err := st.View(ctx, func(tx store.Tx) error {
 			msgs, err := tx.Messages(ctx, q)
 			if err == nil && len(msgs) != 50 {
 				err = fmt.Errorf("got %d messages", len(msgs))

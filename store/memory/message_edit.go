@@ -6,36 +6,36 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// EditMessage implements chatcore.MessageStore.
-func (t *tx) EditMessage(_ context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
+// EditMessage implements store.MessageStore.
+func (t *tx) EditMessage(_ context.Context, m *store.Message, entry store.EditHistoryEntry) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	old, ok := t.d.messages[m.ID]
 	if !ok {
-		return fmt.Errorf("message %d: %w", m.ID, chatcore.ErrNotFound)
+		return fmt.Errorf("message %d: %w", m.ID, store.ErrNotFound)
 	}
-	m.TopicKey = chatcore.TopicKey(m.Topic)
+	m.TopicKey = store.TopicKey(m.Topic)
 	c := cloneMessage(old)
 	c.Content, c.RenderedContent, c.IsMeMessage, c.DefaultFlags = m.Content, m.RenderedContent, m.IsMeMessage, m.DefaultFlags
 	c.LastEditedAt, c.LastMovedAt = m.LastEditedAt, m.LastMovedAt
-	c.EditHistory = append([]chatcore.EditHistoryEntry{cloneEntry(entry)}, c.EditHistory...)
+	c.EditHistory = append([]store.EditHistoryEntry{cloneEntry(entry)}, c.EditHistory...)
 	t.relocate(old, c, m.StreamID, m.RecipientID, m.Topic)
 	return nil
 }
 
 // relocate stores c, a fresh copy of old, at the channel, recipient and topic
 // given, keeping the indexes right.
-func (t *tx) relocate(old, c *chatcore.Message, stream chatcore.StreamID, recipient chatcore.RecipientID, topic string) {
-	c.StreamID, c.RecipientID, c.Topic, c.TopicKey = stream, recipient, topic, chatcore.TopicKey(topic)
+func (t *tx) relocate(old, c *store.Message, stream store.StreamID, recipient store.RecipientID, topic string) {
+	c.StreamID, c.RecipientID, c.Topic, c.TopicKey = stream, recipient, topic, store.TopicKey(topic)
 	if old.RecipientID != c.RecipientID {
 		unindex(t, t.d.msgByRecipient, old.RecipientID, old.ID)
 		index(t, t.d.msgByRecipient, c.RecipientID, c.ID)
 	}
-	if old.Type == chatcore.MessageTypeStream {
+	if old.Type == store.MessageTypeStream {
 		if old.StreamID != c.StreamID {
 			unindex(t, t.d.msgByStream, old.StreamID, old.ID)
 			index(t, t.d.msgByStream, c.StreamID, c.ID)
@@ -48,14 +48,14 @@ func (t *tx) relocate(old, c *chatcore.Message, stream chatcore.StreamID, recipi
 	put(t, t.d.messages, c.ID, c)
 }
 
-func cloneEntry(e chatcore.EditHistoryEntry) chatcore.EditHistoryEntry {
+func cloneEntry(e store.EditHistoryEntry) store.EditHistoryEntry {
 	e.PrevTopic = cloneString(e.PrevTopic)
 	e.Topic = cloneString(e.Topic)
 	return e
 }
 
-// MoveMessages implements chatcore.MessageStore.
-func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int) ([]chatcore.MessageID, error) {
+// MoveMessages implements store.MessageStore.
+func (t *tx) MoveMessages(_ context.Context, mv store.MessageMove, limit int) ([]store.MessageID, error) {
 	if err := t.write(); err != nil {
 		return nil, err
 	}
@@ -66,20 +66,20 @@ func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int)
 	if !ok {
 		return nil, nil
 	}
-	var after chatcore.MessageID
+	var after store.MessageID
 	if mv.MinID > 0 {
 		after = mv.MinID - 1
 	}
-	var ids []chatcore.MessageID
+	var ids []store.MessageID
 	for id := range t.d.msgByTopic[topicKey{st.RecipientID, mv.TopicKey}].between(after, mv.BeforeID, false) {
 		if len(ids) == limit {
 			break
 		}
-		if m := t.d.messages[id]; m.RealmID == mv.RealmID && m.StreamID == mv.StreamID && m.Type == chatcore.MessageTypeStream {
+		if m := t.d.messages[id]; m.RealmID == mv.RealmID && m.StreamID == mv.StreamID && m.Type == store.MessageTypeStream {
 			ids = append(ids, id)
 		}
 	}
-	var newSubs []chatcore.UserID
+	var newSubs []store.UserID
 	if mv.ToStream != mv.StreamID {
 		for u := range t.d.subsByStream[mv.ToStream].all() {
 			if t.d.subs[subKey{mv.ToStream, u}].Active {
@@ -94,7 +94,7 @@ func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int)
 				if _, row := t.d.flags[flagKey{u, id}]; row {
 					continue
 				}
-				f := chatcore.FlagRead
+				f := store.FlagRead
 				if um := t.userMessage(u, old); um.Received {
 					f = um.Flags
 				}
@@ -110,20 +110,20 @@ func (t *tx) MoveMessages(_ context.Context, mv chatcore.MessageMove, limit int)
 		}
 		c := cloneMessage(old)
 		c.LastMovedAt = mv.MovedAt
-		c.EditHistory = append([]chatcore.EditHistoryEntry{cloneEntry(mv.Entry)}, c.EditHistory...)
+		c.EditHistory = append([]store.EditHistoryEntry{cloneEntry(mv.Entry)}, c.EditHistory...)
 		t.relocate(old, c, mv.ToStream, mv.ToRecipient, mv.ToTopic)
 	}
 	return ids, nil
 }
 
-// MessageFlagRows implements chatcore.FlagStore.
-func (t *tx) MessageFlagRows(_ context.Context, msg chatcore.MessageID) ([]chatcore.UserMessageFlags, error) {
+// MessageFlagRows implements store.FlagStore.
+func (t *tx) MessageFlagRows(_ context.Context, msg store.MessageID) ([]store.UserMessageFlags, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.UserMessageFlags
+	var out []store.UserMessageFlags
 	for u := range t.d.flagsByMsg[msg].all() {
-		out = append(out, chatcore.UserMessageFlags{UserID: u, MessageID: msg, Flags: t.d.flags[flagKey{u, msg}]})
+		out = append(out, store.UserMessageFlags{UserID: u, MessageID: msg, Flags: t.d.flags[flagKey{u, msg}]})
 	}
 	return out, nil
 }

@@ -8,36 +8,36 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Message implements chatcore.MessageStore.
-func (t *tx) Message(_ context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+// Message implements store.MessageStore.
+func (t *tx) Message(_ context.Context, id store.MessageID) (*store.Message, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	m, ok := t.d.messages[id]
 	if !ok {
-		return nil, fmt.Errorf("message %d: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("message %d: %w", id, store.ErrNotFound)
 	}
 	return cloneMessage(m), nil
 }
 
-// Messages implements chatcore.MessageStore.
-func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+// Messages implements store.MessageStore.
+func (t *tx) Messages(_ context.Context, q store.MessageQuery) ([]store.Message, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	// Pick candidate lists from the indexes; match re-checks every condition.
-	var lists []*idList[chatcore.MessageID]
+	var lists []*idList[store.MessageID]
 	switch {
 	case q.IDs != nil:
 		// The ids themselves are the candidates: match checks the rest.
-		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(q.IDs))), func(id chatcore.MessageID) bool {
+		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(q.IDs))), func(id store.MessageID) bool {
 			_, ok := t.d.messages[id]
 			return !ok
 		})
-		lists = append(lists, &idList[chatcore.MessageID]{ids: ids})
+		lists = append(lists, &idList[store.MessageID]{ids: ids})
 	case q.Recipients == nil:
 		lists = append(lists, t.d.msgByRealm[q.RealmID])
 	case q.TopicKey != nil:
@@ -49,13 +49,13 @@ func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Me
 			lists = append(lists, t.d.msgByRecipient[r])
 		}
 	}
-	match := func(m *chatcore.Message) bool {
+	match := func(m *store.Message) bool {
 		return m.RealmID == q.RealmID &&
 			(q.Recipients == nil || slices.Contains(q.Recipients, m.RecipientID)) &&
-			(q.TopicKey == nil || m.Type == chatcore.MessageTypeStream && m.TopicKey == *q.TopicKey) &&
+			(q.TopicKey == nil || m.Type == store.MessageTypeStream && m.TopicKey == *q.TopicKey) &&
 			t.matchFlags(m, &q)
 	}
-	var ids []chatcore.MessageID
+	var ids []store.MessageID
 	for _, l := range lists {
 		n := 0
 		for id := range l.between(q.AfterID, q.BeforeID, q.Newest) {
@@ -75,27 +75,27 @@ func (t *tx) Messages(_ context.Context, q chatcore.MessageQuery) ([]chatcore.Me
 	if q.Limit > 0 && len(ids) > q.Limit {
 		ids = ids[:q.Limit]
 	}
-	out := make([]chatcore.Message, len(ids))
+	out := make([]store.Message, len(ids))
 	for i, id := range ids {
 		out[i] = copyMessage(t.d.messages[id])
 	}
 	return out, nil
 }
 
-// CreateMessage implements chatcore.MessageStore. It also fills in the
+// CreateMessage implements store.MessageStore. It also fills in the
 // MessageID of m's submessages and the ID of those whose ID is zero.
-func (t *tx) CreateMessage(_ context.Context, m *chatcore.Message) error {
+func (t *tx) CreateMessage(_ context.Context, m *store.Message) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.messages[m.ID]; ok {
-		return fmt.Errorf("message %d: %w", m.ID, chatcore.ErrConflict)
+		return fmt.Errorf("message %d: %w", m.ID, store.ErrConflict)
 	}
 	if m.ID == 0 {
 		m.ID = t.d.messageMax + 1
 	}
 	useID(t, &t.d.messageMax, m.ID)
-	m.TopicKey = chatcore.TopicKey(m.Topic)
+	m.TopicKey = store.TopicKey(m.Topic)
 	for i := range m.Submessages {
 		sm := &m.Submessages[i]
 		if sm.ID == 0 {
@@ -108,16 +108,16 @@ func (t *tx) CreateMessage(_ context.Context, m *chatcore.Message) error {
 	index(t, t.d.msgByRealm, m.RealmID, m.ID)
 	index(t, t.d.msgByRecipient, m.RecipientID, m.ID)
 	index(t, t.d.msgBySender, m.SenderID, m.ID)
-	if m.Type == chatcore.MessageTypeStream {
+	if m.Type == store.MessageTypeStream {
 		index(t, t.d.msgByStream, m.StreamID, m.ID)
 		index(t, t.d.msgByTopic, topicKey{m.RecipientID, m.TopicKey}, m.ID)
 	}
 	return nil
 }
 
-// DeleteMessages implements chatcore.MessageStore. Reactions, edit history and
+// DeleteMessages implements store.MessageStore. Reactions, edit history and
 // submessages live inside the message, so removing it removes them.
-func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+func (t *tx) DeleteMessages(_ context.Context, f store.MessageFilter, limit int) ([]store.DeletedMessage, error) {
 	if err := t.write(); err != nil {
 		return nil, err
 	}
@@ -139,17 +139,17 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 		l = t.d.msgBySender[f.SenderID]
 	}
 	if f.IDs != nil {
-		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(f.IDs))), func(id chatcore.MessageID) bool {
+		ids := slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(f.IDs))), func(id store.MessageID) bool {
 			_, ok := t.d.messages[id]
 			return !ok
 		})
-		l = &idList[chatcore.MessageID]{ids: ids}
+		l = &idList[store.MessageID]{ids: ids}
 	}
-	var after chatcore.MessageID
+	var after store.MessageID
 	if f.MinID > 0 {
 		after = f.MinID - 1
 	}
-	var victims []*chatcore.Message
+	var victims []*store.Message
 	for id := range l.between(after, f.BeforeID, true) {
 		if len(victims) == limit {
 			break
@@ -158,20 +158,20 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 			victims = append(victims, m)
 		}
 	}
-	out := make([]chatcore.DeletedMessage, len(victims))
+	out := make([]store.DeletedMessage, len(victims))
 	for i, m := range victims {
-		out[i] = chatcore.DeletedMessage{
+		out[i] = store.DeletedMessage{
 			ID: m.ID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic, TopicKey: m.TopicKey, SenderID: m.SenderID,
 		}
-		if m.Type == chatcore.MessageTypePrivate {
-			out[i].Recipients = append([]chatcore.UserID{}, m.DirectMembers...)
+		if m.Type == store.MessageTypePrivate {
+			out[i].Recipients = append([]store.UserID{}, m.DirectMembers...)
 		}
 		del(t, t.d.messages, m.ID)
 		t.deleteFlagRows(m.ID)
 		unindex(t, t.d.msgByRealm, m.RealmID, m.ID)
 		unindex(t, t.d.msgByRecipient, m.RecipientID, m.ID)
 		unindex(t, t.d.msgBySender, m.SenderID, m.ID)
-		if m.Type == chatcore.MessageTypeStream {
+		if m.Type == store.MessageTypeStream {
 			unindex(t, t.d.msgByStream, m.StreamID, m.ID)
 			unindex(t, t.d.msgByTopic, topicKey{m.RecipientID, m.TopicKey}, m.ID)
 		}
@@ -180,11 +180,11 @@ func (t *tx) DeleteMessages(_ context.Context, f chatcore.MessageFilter, limit i
 }
 
 // matchDelete reports whether m matches f.
-func (t *tx) matchDelete(m *chatcore.Message, f *chatcore.MessageFilter) bool {
+func (t *tx) matchDelete(m *store.Message, f *store.MessageFilter) bool {
 	switch {
 	case m.RealmID != f.RealmID,
 		f.StreamID != 0 && m.StreamID != f.StreamID,
-		f.TopicKey != nil && (m.Type != chatcore.MessageTypeStream || m.TopicKey != *f.TopicKey),
+		f.TopicKey != nil && (m.Type != store.MessageTypeStream || m.TopicKey != *f.TopicKey),
 		m.ID < f.MinID,
 		f.BeforeID != 0 && m.ID >= f.BeforeID,
 		f.SenderID != 0 && m.SenderID != f.SenderID,
@@ -194,18 +194,18 @@ func (t *tx) matchDelete(m *chatcore.Message, f *chatcore.MessageFilter) bool {
 	if f.Kinds == 0 {
 		return true
 	}
-	kind := chatcore.KindDirect
-	if m.Type == chatcore.MessageTypeStream {
-		kind = chatcore.KindPublicChannel
+	kind := store.KindDirect
+	if m.Type == store.MessageTypeStream {
+		kind = store.KindPublicChannel
 		if st, ok := t.d.streams[m.StreamID]; ok && st.InviteOnly {
-			kind = chatcore.KindPrivateChannel
+			kind = store.KindPrivateChannel
 		}
 	}
 	return f.Kinds&kind != 0
 }
 
-// OldestMessageID implements chatcore.MessageStore.
-func (t *tx) OldestMessageID(_ context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
+// OldestMessageID implements store.MessageStore.
+func (t *tx) OldestMessageID(_ context.Context, stream store.StreamID) (store.MessageID, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -215,10 +215,10 @@ func (t *tx) OldestMessageID(_ context.Context, stream chatcore.StreamID) (chatc
 	return 0, nil
 }
 
-// DirectRecipient implements chatcore.MessageStore. In a View a conversation
-// that does not exist gives an error wrapping both chatcore.ErrNotFound and
+// DirectRecipient implements store.MessageStore. In a View a conversation
+// that does not exist gives an error wrapping both store.ErrNotFound and
 // ErrReadOnly.
-func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+func (t *tx) DirectRecipient(_ context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	if err := t.read(); err != nil {
 		return 0, err
 	}
@@ -236,7 +236,7 @@ func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members 
 	if err := t.write(); err != nil {
 		if errors.Is(err, ErrReadOnly) {
 			// The contract: in a View a missing conversation is not found.
-			return 0, fmt.Errorf("direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
+			return 0, fmt.Errorf("direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
 		}
 		return 0, err
 	}
@@ -250,10 +250,10 @@ func (t *tx) DirectRecipient(_ context.Context, realm chatcore.RealmID, members 
 	return id, nil
 }
 
-// DirectRecipients implements chatcore.MessageStore.
-func (t *tx) DirectRecipients(_ context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+// DirectRecipients implements store.MessageStore.
+func (t *tx) DirectRecipients(_ context.Context, user store.UserID) ([]store.RecipientID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	return append([]chatcore.RecipientID{}, t.d.directByUser[user].collect()...), nil
+	return append([]store.RecipientID{}, t.d.directByUser[user].collect()...), nil
 }

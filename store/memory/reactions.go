@@ -6,22 +6,22 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// AddReaction implements chatcore.ReactionStore.
-func (t *tx) AddReaction(_ context.Context, id chatcore.MessageID, r chatcore.Reaction) error {
+// AddReaction implements store.ReactionStore.
+func (t *tx) AddReaction(_ context.Context, id store.MessageID, r store.Reaction) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	m, ok := t.d.messages[id]
 	if !ok {
-		return fmt.Errorf("message %d: %w", id, chatcore.ErrNotFound)
+		return fmt.Errorf("message %d: %w", id, store.ErrNotFound)
 	}
-	if slices.ContainsFunc(m.Reactions, func(x chatcore.Reaction) bool {
+	if slices.ContainsFunc(m.Reactions, func(x store.Reaction) bool {
 		return x.UserID == r.UserID && x.ReactionType == r.ReactionType && x.EmojiCode == r.EmojiCode
 	}) {
-		return fmt.Errorf("reaction on message %d: %w", id, chatcore.ErrConflict)
+		return fmt.Errorf("reaction on message %d: %w", id, store.ErrConflict)
 	}
 	c := cloneMessage(m)
 	c.Reactions = append(c.Reactions, r)
@@ -29,20 +29,20 @@ func (t *tx) AddReaction(_ context.Context, id chatcore.MessageID, r chatcore.Re
 	return nil
 }
 
-// RemoveReaction implements chatcore.ReactionStore.
-func (t *tx) RemoveReaction(_ context.Context, id chatcore.MessageID, user chatcore.UserID, reactionType, emojiCode string) error {
+// RemoveReaction implements store.ReactionStore.
+func (t *tx) RemoveReaction(_ context.Context, id store.MessageID, user store.UserID, reactionType, emojiCode string) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	m, ok := t.d.messages[id]
 	if !ok {
-		return fmt.Errorf("message %d: %w", id, chatcore.ErrNotFound)
+		return fmt.Errorf("message %d: %w", id, store.ErrNotFound)
 	}
-	i := slices.IndexFunc(m.Reactions, func(x chatcore.Reaction) bool {
+	i := slices.IndexFunc(m.Reactions, func(x store.Reaction) bool {
 		return x.UserID == user && x.ReactionType == reactionType && x.EmojiCode == emojiCode
 	})
 	if i < 0 {
-		return fmt.Errorf("reaction on message %d: %w", id, chatcore.ErrNotFound)
+		return fmt.Errorf("reaction on message %d: %w", id, store.ErrNotFound)
 	}
 	c := cloneMessage(m)
 	c.Reactions = slices.Delete(c.Reactions, i, i+1)
@@ -50,12 +50,12 @@ func (t *tx) RemoveReaction(_ context.Context, id chatcore.MessageID, user chatc
 	return nil
 }
 
-// Presences implements chatcore.PresenceStore.
-func (t *tx) Presences(_ context.Context, q chatcore.PresenceQuery) ([]chatcore.Presence, error) {
+// Presences implements store.PresenceStore.
+func (t *tx) Presences(_ context.Context, q store.PresenceQuery) ([]store.Presence, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.Presence
+	var out []store.Presence
 	for id := range t.d.usersByRealm[q.RealmID].all() {
 		p, ok := t.d.presence[id]
 		u := t.d.users[id]
@@ -68,12 +68,12 @@ func (t *tx) Presences(_ context.Context, q chatcore.PresenceQuery) ([]chatcore.
 	return out, nil
 }
 
-// UserPresences implements chatcore.PresenceStore.
-func (t *tx) UserPresences(_ context.Context, ids []chatcore.UserID) ([]chatcore.Presence, error) {
+// UserPresences implements store.PresenceStore.
+func (t *tx) UserPresences(_ context.Context, ids []store.UserID) ([]store.Presence, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	var out []chatcore.Presence
+	var out []store.Presence
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		if p, ok := t.d.presence[id]; ok {
 			out = append(out, *p)
@@ -82,14 +82,14 @@ func (t *tx) UserPresences(_ context.Context, ids []chatcore.UserID) ([]chatcore
 	return out, nil
 }
 
-// PutPresences implements chatcore.PresenceStore.
-func (t *tx) PutPresences(_ context.Context, realm chatcore.RealmID, rows []chatcore.Presence) error {
+// PutPresences implements store.PresenceStore.
+func (t *tx) PutPresences(_ context.Context, realm store.RealmID, rows []store.Presence) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		if _, ok := t.d.users[r.UserID]; !ok {
-			return fmt.Errorf("presence of user %d: %w", r.UserID, chatcore.ErrNotFound)
+			return fmt.Errorf("presence of user %d: %w", r.UserID, store.ErrNotFound)
 		}
 	}
 	if len(rows) == 0 {

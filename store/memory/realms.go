@@ -6,55 +6,55 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Realm implements chatcore.RealmStore.
-func (t *tx) Realm(_ context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
+// Realm implements store.RealmStore.
+func (t *tx) Realm(_ context.Context, id store.RealmID) (*store.Realm, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	r, ok := t.d.realms[id]
 	if !ok {
-		return nil, fmt.Errorf("realm %d: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("realm %d: %w", id, store.ErrNotFound)
 	}
 	return cloneRealm(r), nil
 }
 
-// RealmByStringID implements chatcore.RealmStore.
-func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
+// RealmByStringID implements store.RealmStore.
+func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*store.Realm, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	id, ok := t.d.realmByString[stringID]
 	if !ok {
-		return nil, fmt.Errorf("realm %q: %w", stringID, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("realm %q: %w", stringID, store.ErrNotFound)
 	}
 	return t.Realm(ctx, id)
 }
 
-// Realms implements chatcore.RealmStore.
-func (t *tx) Realms(context.Context) ([]chatcore.Realm, error) {
+// Realms implements store.RealmStore.
+func (t *tx) Realms(context.Context) ([]store.Realm, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := make([]chatcore.Realm, 0, len(t.d.realms))
+	out := make([]store.Realm, 0, len(t.d.realms))
 	for _, id := range slices.Sorted(maps.Keys(t.d.realms)) {
 		out = append(out, *t.d.realms[id])
 	}
 	return out, nil
 }
 
-// CreateRealm implements chatcore.RealmStore.
-func (t *tx) CreateRealm(_ context.Context, r *chatcore.Realm) error {
+// CreateRealm implements store.RealmStore.
+func (t *tx) CreateRealm(_ context.Context, r *store.Realm) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.realms[r.ID]; ok {
-		return fmt.Errorf("realm %d: %w", r.ID, chatcore.ErrConflict)
+		return fmt.Errorf("realm %d: %w", r.ID, store.ErrConflict)
 	}
 	if _, ok := t.d.realmByString[r.StringID]; ok {
-		return fmt.Errorf("realm %q: %w", r.StringID, chatcore.ErrConflict)
+		return fmt.Errorf("realm %q: %w", r.StringID, store.ErrConflict)
 	}
 	if r.ID == 0 {
 		r.ID = t.d.realmMax + 1
@@ -65,17 +65,17 @@ func (t *tx) CreateRealm(_ context.Context, r *chatcore.Realm) error {
 	return nil
 }
 
-// UpdateRealm implements chatcore.RealmStore.
-func (t *tx) UpdateRealm(_ context.Context, r *chatcore.Realm) error {
+// UpdateRealm implements store.RealmStore.
+func (t *tx) UpdateRealm(_ context.Context, r *store.Realm) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	old, ok := t.d.realms[r.ID]
 	if !ok {
-		return fmt.Errorf("realm %d: %w", r.ID, chatcore.ErrNotFound)
+		return fmt.Errorf("realm %d: %w", r.ID, store.ErrNotFound)
 	}
 	if other, ok := t.d.realmByString[r.StringID]; ok && other != r.ID {
-		return fmt.Errorf("realm %q: %w", r.StringID, chatcore.ErrConflict)
+		return fmt.Errorf("realm %q: %w", r.StringID, store.ErrConflict)
 	}
 	del(t, t.d.realmByString, old.StringID)
 	put(t, t.d.realmByString, r.StringID, r.ID)

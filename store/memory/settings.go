@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// UpdateUserSettings implements chatcore.SettingsStore: it checks every
+// UpdateUserSettings implements store.SettingsStore: it checks every
 // change before replacing the stored user with an updated copy.
-func (t *tx) UpdateUserSettings(_ context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+func (t *tx) UpdateUserSettings(_ context.Context, user store.UserID, changes []store.SettingValue) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -20,7 +20,7 @@ func (t *tx) UpdateUserSettings(_ context.Context, user chatcore.UserID, changes
 	if err := checkSettingNames(changes); err != nil {
 		return err
 	}
-	var probe chatcore.Settings
+	var probe store.Settings
 	for _, ch := range changes {
 		if err := probe.Set(ch.Name, ch.Value); err != nil {
 			return err
@@ -28,7 +28,7 @@ func (t *tx) UpdateUserSettings(_ context.Context, user chatcore.UserID, changes
 	}
 	u, ok := t.d.users[user]
 	if !ok {
-		return fmt.Errorf("user %d: %w", user, chatcore.ErrNotFound)
+		return fmt.Errorf("user %d: %w", user, store.ErrNotFound)
 	}
 	c := cloneUser(u)
 	for _, ch := range changes {
@@ -39,7 +39,7 @@ func (t *tx) UpdateUserSettings(_ context.Context, user chatcore.UserID, changes
 }
 
 // checkSettingNames refuses a list of changes that names a setting twice.
-func checkSettingNames(changes []chatcore.SettingValue) error {
+func checkSettingNames(changes []store.SettingValue) error {
 	for i, ch := range changes {
 		for _, prev := range changes[:i] {
 			if prev.Name == ch.Name {
@@ -50,12 +50,12 @@ func checkSettingNames(changes []chatcore.SettingValue) error {
 	return nil
 }
 
-// UpdateSettingBulk implements chatcore.SettingsStore.
-func (t *tx) UpdateSettingBulk(_ context.Context, b chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+// UpdateSettingBulk implements store.SettingsStore.
+func (t *tx) UpdateSettingBulk(_ context.Context, b store.BulkSettingUpdate) ([]store.UserID, error) {
 	if err := t.write(); err != nil {
 		return nil, err
 	}
-	var probe chatcore.Settings
+	var probe store.Settings
 	if err := probe.Set(b.Setting, b.Value); err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func (t *tx) UpdateSettingBulk(_ context.Context, b chatcore.BulkSettingUpdate) 
 	slices.Sort(targets)
 	targets = slices.Compact(targets)
 
-	changed := []chatcore.UserID{}
+	changed := []store.UserID{}
 	for _, id := range targets {
 		u := t.d.users[id]
 		if have, _ := u.Settings.Value(b.Setting); have == want {
@@ -89,8 +89,8 @@ func (t *tx) UpdateSettingBulk(_ context.Context, b chatcore.BulkSettingUpdate) 
 	return changed, nil
 }
 
-// RecordSettingEdits implements chatcore.SettingsStore.
-func (t *tx) RecordSettingEdits(_ context.Context, user chatcore.UserID, settings []string) error {
+// RecordSettingEdits implements store.SettingsStore.
+func (t *tx) RecordSettingEdits(_ context.Context, user store.UserID, settings []string) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -103,8 +103,8 @@ func (t *tx) RecordSettingEdits(_ context.Context, user chatcore.UserID, setting
 	return nil
 }
 
-// EditedSettings implements chatcore.SettingsStore.
-func (t *tx) EditedSettings(_ context.Context, user chatcore.UserID) ([]string, error) {
+// EditedSettings implements store.SettingsStore.
+func (t *tx) EditedSettings(_ context.Context, user store.UserID) ([]string, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}

@@ -6,59 +6,59 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Stream implements chatcore.StreamStore.
-func (t *tx) Stream(_ context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+// Stream implements store.StreamStore.
+func (t *tx) Stream(_ context.Context, id store.StreamID) (*store.Stream, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	s, ok := t.d.streams[id]
 	if !ok {
-		return nil, fmt.Errorf("channel %d: %w", id, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("channel %d: %w", id, store.ErrNotFound)
 	}
 	return cloneStream(s), nil
 }
 
-// StreamByName implements chatcore.StreamStore.
-func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
+// StreamByName implements store.StreamStore.
+func (t *tx) StreamByName(ctx context.Context, realm store.RealmID, name string) (*store.Stream, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	id, ok := t.d.streamByName[realmKey{realm, chatcore.FoldKey(name)}]
+	id, ok := t.d.streamByName[realmKey{realm, store.FoldKey(name)}]
 	if !ok {
-		return nil, fmt.Errorf("channel %q in realm %d: %w", name, realm, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("channel %q in realm %d: %w", name, realm, store.ErrNotFound)
 	}
 	return t.Stream(ctx, id)
 }
 
-// Streams implements chatcore.StreamStore.
-func (t *tx) Streams(_ context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
+// Streams implements store.StreamStore.
+func (t *tx) Streams(_ context.Context, realm store.RealmID) ([]store.Stream, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Stream{}
+	out := []store.Stream{}
 	for id := range t.d.streamsByRealm[realm].all() {
 		out = append(out, *t.d.streams[id])
 	}
 	return out, nil
 }
 
-// CreateStream implements chatcore.StreamStore.
-func (t *tx) CreateStream(_ context.Context, s *chatcore.Stream) error {
+// CreateStream implements store.StreamStore.
+func (t *tx) CreateStream(_ context.Context, s *store.Stream) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	if _, ok := t.d.streams[s.ID]; ok {
-		return fmt.Errorf("channel %d: %w", s.ID, chatcore.ErrConflict)
+		return fmt.Errorf("channel %d: %w", s.ID, store.ErrConflict)
 	}
-	name := realmKey{s.RealmID, chatcore.FoldKey(s.Name)}
+	name := realmKey{s.RealmID, store.FoldKey(s.Name)}
 	if _, ok := t.d.streamByName[name]; ok {
-		return fmt.Errorf("channel %q in realm %d: %w", s.Name, s.RealmID, chatcore.ErrConflict)
+		return fmt.Errorf("channel %q in realm %d: %w", s.Name, s.RealmID, store.ErrConflict)
 	}
 	if _, ok := t.d.recipients[s.RecipientID]; ok {
-		return fmt.Errorf("recipient %d: %w", s.RecipientID, chatcore.ErrConflict)
+		return fmt.Errorf("recipient %d: %w", s.RecipientID, store.ErrConflict)
 	}
 	if s.ID == 0 {
 		s.ID = t.d.streamMax + 1
@@ -75,46 +75,46 @@ func (t *tx) CreateStream(_ context.Context, s *chatcore.Stream) error {
 	return nil
 }
 
-// UpdateStream implements chatcore.StreamStore. The stored RecipientID and
+// UpdateStream implements store.StreamStore. The stored RecipientID and
 // RealmID are kept: they never change.
-func (t *tx) UpdateStream(_ context.Context, s *chatcore.Stream) error {
+func (t *tx) UpdateStream(_ context.Context, s *store.Stream) error {
 	if err := t.write(); err != nil {
 		return err
 	}
 	old, ok := t.d.streams[s.ID]
 	if !ok {
-		return fmt.Errorf("channel %d: %w", s.ID, chatcore.ErrNotFound)
+		return fmt.Errorf("channel %d: %w", s.ID, store.ErrNotFound)
 	}
-	name := realmKey{old.RealmID, chatcore.FoldKey(s.Name)}
+	name := realmKey{old.RealmID, store.FoldKey(s.Name)}
 	if other, ok := t.d.streamByName[name]; ok && other != s.ID {
-		return fmt.Errorf("channel %q in realm %d: %w", s.Name, old.RealmID, chatcore.ErrConflict)
+		return fmt.Errorf("channel %q in realm %d: %w", s.Name, old.RealmID, store.ErrConflict)
 	}
 	c := cloneStream(s)
 	c.RealmID, c.RecipientID = old.RealmID, old.RecipientID
-	del(t, t.d.streamByName, realmKey{old.RealmID, chatcore.FoldKey(old.Name)})
+	del(t, t.d.streamByName, realmKey{old.RealmID, store.FoldKey(old.Name)})
 	put(t, t.d.streamByName, name, s.ID)
 	put(t, t.d.streams, s.ID, c)
 	return nil
 }
 
-// Subscription implements chatcore.StreamStore.
-func (t *tx) Subscription(_ context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
+// Subscription implements store.StreamStore.
+func (t *tx) Subscription(_ context.Context, stream store.StreamID, user store.UserID) (*store.Subscription, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	s, ok := t.d.subs[subKey{stream, user}]
 	if !ok {
-		return nil, fmt.Errorf("subscription of user %d to channel %d: %w", user, stream, chatcore.ErrNotFound)
+		return nil, fmt.Errorf("subscription of user %d to channel %d: %w", user, stream, store.ErrNotFound)
 	}
 	return cloneSub(s), nil
 }
 
-// Subscriptions implements chatcore.StreamStore.
-func (t *tx) Subscriptions(_ context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+// Subscriptions implements store.StreamStore.
+func (t *tx) Subscriptions(_ context.Context, stream store.StreamID, user store.UserID) ([]store.Subscription, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Subscription{}
+	out := []store.Subscription{}
 	switch {
 	case stream != 0 && user != 0:
 		if s, ok := t.d.subs[subKey{stream, user}]; ok {
@@ -129,7 +129,7 @@ func (t *tx) Subscriptions(_ context.Context, stream chatcore.StreamID, user cha
 			out = append(out, *cloneSub(t.d.subs[subKey{st, user}]))
 		}
 	default:
-		var streams idList[chatcore.StreamID]
+		var streams idList[store.StreamID]
 		for k := range t.d.subs {
 			streams.add(k.stream)
 		}
@@ -142,8 +142,8 @@ func (t *tx) Subscriptions(_ context.Context, stream chatcore.StreamID, user cha
 	return out, nil
 }
 
-// PutSubscription implements chatcore.StreamStore.
-func (t *tx) PutSubscription(_ context.Context, s chatcore.Subscription) error {
+// PutSubscription implements store.StreamStore.
+func (t *tx) PutSubscription(_ context.Context, s store.Subscription) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -153,8 +153,8 @@ func (t *tx) PutSubscription(_ context.Context, s chatcore.Subscription) error {
 	return nil
 }
 
-// DeactivateSubscriptions implements chatcore.StreamStore.
-func (t *tx) DeactivateSubscriptions(_ context.Context, user chatcore.UserID) error {
+// DeactivateSubscriptions implements store.StreamStore.
+func (t *tx) DeactivateSubscriptions(_ context.Context, user store.UserID) error {
 	if err := t.write(); err != nil {
 		return err
 	}
@@ -169,12 +169,12 @@ func (t *tx) DeactivateSubscriptions(_ context.Context, user chatcore.UserID) er
 	return nil
 }
 
-// ActiveRealmSubscriptions implements chatcore.StreamStore.
-func (t *tx) ActiveRealmSubscriptions(_ context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
+// ActiveRealmSubscriptions implements store.StreamStore.
+func (t *tx) ActiveRealmSubscriptions(_ context.Context, realm store.RealmID) ([]store.Subscription, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []chatcore.Subscription{}
+	out := []store.Subscription{}
 	for st := range t.d.streamsByRealm[realm].all() {
 		for u := range t.d.subsByStream[st].all() {
 			if s := t.d.subs[subKey{st, u}]; s.Active {
@@ -185,12 +185,12 @@ func (t *tx) ActiveRealmSubscriptions(_ context.Context, realm chatcore.RealmID)
 	return out, nil
 }
 
-// StreamTopics implements chatcore.StreamStore.
-func (t *tx) StreamTopics(_ context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
+// StreamTopics implements store.StreamStore.
+func (t *tx) StreamTopics(_ context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	newest := map[string]*chatcore.Message{}
+	newest := map[string]*store.Message{}
 	for id := range t.d.msgByStream[stream].all() {
 		m := t.d.messages[id]
 		if id < minID {
@@ -200,10 +200,10 @@ func (t *tx) StreamTopics(_ context.Context, stream chatcore.StreamID, minID cha
 			newest[m.TopicKey] = m
 		}
 	}
-	out := make([]chatcore.TopicSummary, 0, len(newest))
+	out := make([]store.TopicSummary, 0, len(newest))
 	for _, m := range newest {
-		out = append(out, chatcore.TopicSummary{Name: m.Topic, MaxID: m.ID})
+		out = append(out, store.TopicSummary{Name: m.Topic, MaxID: m.ID})
 	}
-	slices.SortFunc(out, func(a, b chatcore.TopicSummary) int { return cmp.Compare(b.MaxID, a.MaxID) })
+	slices.SortFunc(out, func(a, b store.TopicSummary) int { return cmp.Compare(b.MaxID, a.MaxID) })
 	return out, nil
 }

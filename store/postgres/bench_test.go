@@ -24,6 +24,7 @@ import (
 	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,8 +37,8 @@ type benchEnv struct {
 	store *postgres.Store
 	pool  *pgxpool.Pool
 	svc   *chatcore.Service
-	realm chatcore.RealmID
-	admin chatcore.UserID
+	realm store.RealmID
+	admin store.UserID
 }
 
 func newBenchEnv(b *testing.B, opts ...chatcore.Option) *benchEnv {
@@ -45,13 +46,13 @@ func newBenchEnv(b *testing.B, opts ...chatcore.Option) *benchEnv {
 	ctx := context.Background()
 	s := pgtest.OpenUnpooled(b)
 	env := &benchEnv{store: s, pool: s.Pool(), svc: chatcore.New(s, opts...)}
-	err := s.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "bench", Name: "Bench", DateCreated: epoch}
+	err := s.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "bench", Name: "Bench", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
-		u := &chatcore.User{RealmID: r.ID, Email: "owner@example.com", FullName: "Owner", Role: chatcore.RoleOwner,
-			IsActive: true, APIKeyHash: "owner", AvatarSource: "G", DateJoined: epoch, Settings: chatcore.DefaultSettings()}
+		u := &store.User{RealmID: r.ID, Email: "owner@example.com", FullName: "Owner", Role: store.RoleOwner,
+			IsActive: true, APIKeyHash: "owner", AvatarSource: "G", DateJoined: epoch, Settings: store.DefaultSettings()}
 		if err := tx.CreateUser(ctx, u); err != nil {
 			return err
 		}
@@ -84,10 +85,10 @@ func (env *benchEnv) count(b *testing.B, query string, args ...any) int {
 
 // cloneUsers copies the owner's row n times as active members and returns
 // their ids, ascending.
-func (env *benchEnv) cloneUsers(b *testing.B, n int) []chatcore.UserID {
+func (env *benchEnv) cloneUsers(b *testing.B, n int) []store.UserID {
 	b.Helper()
 	var settingCols string
-	for _, name := range chatcore.SettingNames() {
+	for _, name := range store.SettingNames() {
 		settingCols += ", " + pgx.Identifier{name}.Sanitize()
 	}
 	rows, err := env.pool.Query(context.Background(), `INSERT INTO users (realm_id, email, email_key, full_name,
@@ -100,7 +101,7 @@ func (env *benchEnv) cloneUsers(b *testing.B, n int) []chatcore.UserID {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[chatcore.UserID])
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[store.UserID])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -151,8 +152,8 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 	const otherSize = 100_000
 	ctx := context.Background()
 	env := newBenchEnv(b)
-	st := &chatcore.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
-	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateStream(ctx, st) }); err != nil {
+	st := &store.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
+	if err := env.store.Update(ctx, func(tx store.Tx) error { return tx.CreateStream(ctx, st) }); err != nil {
 		b.Fatal(err)
 	}
 	subscribers := env.cloneUsers(b, 20)
@@ -181,7 +182,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		env.exec(b, "ANALYZE")
 	}
 	fill(b, otherSize, "")
-	key := chatcore.FoldKey("Doomed")
+	key := store.FoldKey("Doomed")
 
 	check := func(b *testing.B) {
 		b.Helper()
@@ -233,9 +234,9 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 	b.Run("library-batch1000", library(chatcore.New(env.store, chatcore.WithTopicDeletion(1000, 0))))
 	b.Run("store", func(b *testing.B) {
 		run(b, func(b *testing.B) {
-			f := chatcore.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
+			f := store.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
 			for n := 100; n == 100; {
-				err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+				err := env.store.Update(ctx, func(tx store.Tx) error {
 					del, err := tx.DeleteMessages(ctx, f, 100)
 					if n = len(del); n > 0 {
 						f.BeforeID = del[n-1].ID
@@ -305,7 +306,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		})
 	})
 	b.Run("interleaved", func(b *testing.B) {
-		twin := chatcore.FoldKey("Twin")
+		twin := store.FoldKey("Twin")
 		var below int64
 		benchutil.InterleavedTopicDeletion(b, benchutil.InterleavedDeletion{
 			Store: env.store, Admin: env.admin, Stream: st.ID, Topic: "doomed",
@@ -331,8 +332,8 @@ func BenchmarkBulkSettings(b *testing.B) {
 	ctx := context.Background()
 	env := newBenchEnv(b)
 	ids := env.cloneUsers(b, members)
-	g := &chatcore.Group{RealmID: env.realm, Name: "everyone", Members: ids}
-	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateGroup(ctx, g) }); err != nil {
+	g := &store.Group{RealmID: env.realm, Name: "everyone", Members: ids}
+	if err := env.store.Update(ctx, func(tx store.Tx) error { return tx.CreateGroup(ctx, g) }); err != nil {
 		b.Fatal(err)
 	}
 	env.exec(b, "INSERT INTO user_setting_edits (user_id, setting) SELECT id, 'color_scheme' FROM users WHERE id >= $1 AND id % 10 = 0", ids[0])
@@ -355,7 +356,7 @@ func BenchmarkBulkSettings(b *testing.B) {
 			v := next()
 			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
 				ColorScheme: &v,
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -371,11 +372,11 @@ func BenchmarkBulkSettings(b *testing.B) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
-			var changed []chatcore.UserID
-			err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+			var changed []store.UserID
+			err := env.store.Update(ctx, func(tx store.Tx) error {
 				var err error
-				changed, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
-					RealmID: env.realm, GroupIDs: []chatcore.GroupID{g.ID}, Setting: "color_scheme", Value: v,
+				changed, err = tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{
+					RealmID: env.realm, GroupIDs: []store.GroupID{g.ID}, Setting: "color_scheme", Value: v,
 					SkipIfEdited: true,
 				})
 				return err
@@ -453,9 +454,9 @@ func BenchmarkReminders(b *testing.B) {
 		b.ReportAllocs()
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			err := env.store.View(ctx, func(tx chatcore.Tx) error {
-				got, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{RealmID: env.realm, SenderID: user,
-					Kind: chatcore.ScheduledReminder, Delivered: new(false)})
+			err := env.store.View(ctx, func(tx store.Tx) error {
+				got, err := tx.ScheduledMessages(ctx, store.ScheduledFilter{RealmID: env.realm, SenderID: user,
+					Kind: store.ScheduledReminder, Delivered: new(false)})
 				if err == nil && len(got) != mine {
 					err = fmt.Errorf("%d reminders, want %d", len(got), mine)
 				}
@@ -512,33 +513,33 @@ func BenchmarkReminders(b *testing.B) {
 // BenchmarkConcurrentSettings: see [benchutil.ConcurrentSettings]. Each
 // case runs in a fresh schema with a pool of 8 connections.
 func BenchmarkConcurrentSettings(b *testing.B) {
-	benchutil.ConcurrentSettings(b, func(b *testing.B) chatcore.Store {
+	benchutil.ConcurrentSettings(b, func(b *testing.B) store.Store {
 		return pgtest.OpenUnpooled(b, postgres.WithMaxConns(8), postgres.WithWriteGroups(*writeGroups))
 	})
 }
 
 // announcing are the two stores the Send and UpdateFlags benchmarks run
 // on: the store as is, with each operation's reads announced (see
-// chatcore.Prefetcher), and the same store through a wrapper whose
+// store.Prefetcher), and the same store through a wrapper whose
 // transactions do not prefetch.
 var announcing = []struct {
 	name string
-	wrap func(chatcore.Store) chatcore.Store
+	wrap func(store.Store) store.Store
 }{
-	{"announced", func(s chatcore.Store) chatcore.Store { return s }},
-	{"unannounced", func(s chatcore.Store) chatcore.Store { return noPrefetch{s} }},
+	{"announced", func(s store.Store) store.Store { return s }},
+	{"unannounced", func(s store.Store) store.Store { return noPrefetch{s} }},
 }
 
 // benchGeneral opens a store (with the -write-groups flag's groups, seen
 // through wrap) holding a realm of 20 users, all subscribed to "general",
 // and returns the world, the users and the channel.
-func benchGeneral(b *testing.B, wrap func(chatcore.Store) chatcore.Store) (*chattest.World, []*chatcore.User, *chatcore.Stream) {
+func benchGeneral(b *testing.B, wrap func(store.Store) store.Store) (*chattest.World, []*store.User, *store.Stream) {
 	st := pgtest.OpenUnpooled(b, postgres.WithoutNotify(), postgres.WithWriteGroups(*writeGroups))
 	w := chattest.New(b, chattest.OnStore(st), chattest.Wrap(wrap))
 	realm := w.AddRealm(b, "bench")
-	users := make([]*chatcore.User, 20)
+	users := make([]*store.User, 20)
 	for i := range users {
-		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
+		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), store.RoleMember)
 	}
 	return w, users, w.AddChannel(b, chattest.Channel{Realm: realm, Name: "general", Subscribers: users})
 }
@@ -581,7 +582,7 @@ func BenchmarkUpdateFlags(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				res, err := messages.UpdateFlags(ctx, w.Svc, users[0].ID, messages.UpdateFlagsRequest{
-					Messages: []chatcore.MessageID{id}, Op: ops[i%2], Flag: "starred"})
+					Messages: []store.MessageID{id}, Op: ops[i%2], Flag: "starred"})
 				if err != nil || len(res.Updated) != 1 {
 					b.Fatal(err, res.Updated)
 				}
@@ -627,11 +628,11 @@ func BenchmarkMessagesFetch(b *testing.B) {
 	st := pgtest.OpenUnpooled(b, postgres.WithoutNotify())
 	w := chattest.New(b, chattest.OnStore(st))
 	realm := w.AddRealm(b, "bench")
-	users := make([]*chatcore.User, 5)
+	users := make([]*store.User, 5)
 	for i := range users {
-		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), chatcore.RoleMember)
+		users[i] = w.AddUser(b, realm, fmt.Sprintf("User %d", i), store.RoleMember)
 	}
-	channels := make([]*chatcore.Stream, 3)
+	channels := make([]*store.Stream, 3)
 	for i := range channels {
 		channels[i] = w.AddChannel(b, chattest.Channel{Realm: realm, Name: fmt.Sprintf("channel %d", i), Subscribers: users})
 	}
@@ -652,8 +653,8 @@ func BenchmarkMessagesFetch(b *testing.B) {
 }
 
 // noPrefetch is a store whose write transactions hide that they prefetch.
-type noPrefetch struct{ chatcore.Store }
+type noPrefetch struct{ store.Store }
 
-func (s noPrefetch) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(struct{ chatcore.Tx }{tx}) })
+func (s noPrefetch) Update(ctx context.Context, fn func(tx store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(struct{ store.Tx }{tx}) })
 }

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -30,7 +30,7 @@ type Bus struct {
 
 	mu   sync.Mutex
 	next int
-	subs map[int]func([]chatcore.EventNotice)
+	subs map[int]func([]store.EventNotice)
 	// from bounds what a lost listening connection may have lost: a notice
 	// lost with it is about an entry above from (or one still being
 	// appended when from was read, see catchUp). It is the log head read
@@ -63,7 +63,7 @@ func (s *Store) Bus(ctx context.Context) (*Bus, error) {
 	if s.notify == nil {
 		return nil, errors.New("postgres: bus: the store was opened WithoutNotify")
 	}
-	b := &Bus{store: s, subs: map[int]func([]chatcore.EventNotice){}, done: make(chan struct{})}
+	b := &Bus{store: s, subs: map[int]func([]store.EventNotice){}, done: make(chan struct{})}
 	conn, err := b.listen(ctx)
 	if err != nil {
 		return nil, err
@@ -104,10 +104,10 @@ func busApplicationName(channel string) string {
 // Publish implements package eventqueue's Bus: it hands this instance's
 // notices to the subscribers at once (other instances get them through
 // PostgreSQL).
-func (b *Bus) Publish(notices []chatcore.EventNotice) { b.deliver(notices) }
+func (b *Bus) Publish(notices []store.EventNotice) { b.deliver(notices) }
 
 // Subscribe implements package eventqueue's Bus.
-func (b *Bus) Subscribe(fn func([]chatcore.EventNotice)) (stop func()) {
+func (b *Bus) Subscribe(fn func([]store.EventNotice)) (stop func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	id := b.next
@@ -126,9 +126,9 @@ func (b *Bus) Close() {
 	<-b.done
 }
 
-func (b *Bus) deliver(notices []chatcore.EventNotice) {
+func (b *Bus) deliver(notices []store.EventNotice) {
 	b.mu.Lock()
-	fns := make([]func([]chatcore.EventNotice), 0, len(b.subs))
+	fns := make([]func([]store.EventNotice), 0, len(b.subs))
 	for _, fn := range b.subs {
 		fns = append(fns, fn)
 	}
@@ -197,9 +197,9 @@ func (b *Bus) receive(ctx context.Context, conn *pgx.Conn) error {
 		if json.Unmarshal([]byte(n.Payload), &p) != nil || p.Instance == b.store.notify.instance {
 			continue
 		}
-		out := make([]chatcore.EventNotice, len(p.Notices))
+		out := make([]store.EventNotice, len(p.Notices))
 		for i, w := range p.Notices {
-			out[i] = chatcore.EventNotice{RealmID: w.Realm, UserIDs: w.Users, Public: w.Public, LastID: w.LastID}
+			out[i] = store.EventNotice{RealmID: w.Realm, UserIDs: w.Users, Public: w.Public, LastID: w.LastID}
 		}
 		b.deliver(out)
 	}
@@ -234,9 +234,9 @@ func (b *Bus) catchUp(ctx context.Context, conn *pgx.Conn) error {
 	if err != nil {
 		return err
 	}
-	var out []chatcore.EventNotice
+	var out []store.EventNotice
 	for rows.Next() {
-		var n chatcore.EventNotice
+		var n store.EventNotice
 		if err := rows.Scan(&n.RealmID, &n.Public, &n.LastID, &n.UserIDs); err != nil {
 			rows.Close()
 			return err

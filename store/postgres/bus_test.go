@@ -9,8 +9,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -32,23 +32,23 @@ func instances(tb testing.TB) (a, b *postgres.Store) {
 
 // appendEvents commits events of realm for users through st and returns the
 // highest id.
-func appendEvents(tb testing.TB, st chatcore.Store, realm chatcore.RealmID, users []chatcore.UserID, n int) int64 {
+func appendEvents(tb testing.TB, st store.Store, realm store.RealmID, users []store.UserID, n int) int64 {
 	tb.Helper()
-	events := make([]chatcore.LoggedEvent, n)
+	events := make([]store.LoggedEvent, n)
 	for i := range events {
-		events[i] = chatcore.LoggedEvent{RealmID: realm, UserIDs: users, Data: []byte(`{"type":"test"}`)}
+		events[i] = store.LoggedEvent{RealmID: realm, UserIDs: users, Data: []byte(`{"type":"test"}`)}
 	}
 	ctx := context.Background()
-	if err := st.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
+	if err := st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
 		tb.Fatal(err)
 	}
 	return events[n-1].ID
 }
 
 // subscribe returns a channel receiving every notice b hands out.
-func subscribe(tb testing.TB, b *postgres.Bus) <-chan chatcore.EventNotice {
-	ch := make(chan chatcore.EventNotice, 1000)
-	stop := b.Subscribe(func(ns []chatcore.EventNotice) {
+func subscribe(tb testing.TB, b *postgres.Bus) <-chan store.EventNotice {
+	ch := make(chan store.EventNotice, 1000)
+	stop := b.Subscribe(func(ns []store.EventNotice) {
 		for _, n := range ns {
 			ch <- n
 		}
@@ -58,14 +58,14 @@ func subscribe(tb testing.TB, b *postgres.Bus) <-chan chatcore.EventNotice {
 }
 
 // next returns the next notice, failing after 10 s.
-func next(tb testing.TB, ch <-chan chatcore.EventNotice) chatcore.EventNotice {
+func next(tb testing.TB, ch <-chan store.EventNotice) store.EventNotice {
 	tb.Helper()
 	select {
 	case n := <-ch:
 		return n
 	case <-time.After(10 * time.Second):
 		tb.Fatal("no notice within 10 s")
-		return chatcore.EventNotice{}
+		return store.EventNotice{}
 	}
 }
 
@@ -78,50 +78,50 @@ func TestBusAcrossInstances(t *testing.T) {
 	t.Cleanup(bus.Close)
 	got := subscribe(t, bus)
 
-	last := appendEvents(t, b, 7, []chatcore.UserID{3, 1, 3}, 2)
+	last := appendEvents(t, b, 7, []store.UserID{3, 1, 3}, 2)
 	n := next(t, got)
-	is.Equal(n.RealmID, chatcore.RealmID(7))         // the realm of the commit through b
-	is.Equal(n.UserIDs, []chatcore.UserID{1, 3})     // its users, once each
-	is.Equal(n.LastID, last)                         // and its highest id
-	err = b.Update(ctx, func(tx chatcore.Tx) error { // a rolled-back append notifies nobody
-		if err := tx.AppendEvents(ctx, []chatcore.LoggedEvent{{RealmID: 7, UserIDs: []chatcore.UserID{9}, Data: []byte(`{}`)}}); err != nil {
+	is.Equal(n.RealmID, store.RealmID(7))         // the realm of the commit through b
+	is.Equal(n.UserIDs, []store.UserID{1, 3})     // its users, once each
+	is.Equal(n.LastID, last)                      // and its highest id
+	err = b.Update(ctx, func(tx store.Tx) error { // a rolled-back append notifies nobody
+		if err := tx.AppendEvents(ctx, []store.LoggedEvent{{RealmID: 7, UserIDs: []store.UserID{9}, Data: []byte(`{}`)}}); err != nil {
 			return err
 		}
 		return fmt.Errorf("abort")
 	})
 	is.True(err != nil)
-	appendEvents(t, a, 8, []chatcore.UserID{5}, 1) // a's own commits reach a through Publish only
-	bus.Publish([]chatcore.EventNotice{{RealmID: 8, UserIDs: []chatcore.UserID{5}}})
-	is.Equal(next(t, got).RealmID, chatcore.RealmID(8)) // the published one
-	appendEvents(t, b, 7, []chatcore.UserID{2}, 1)
+	appendEvents(t, a, 8, []store.UserID{5}, 1) // a's own commits reach a through Publish only
+	bus.Publish([]store.EventNotice{{RealmID: 8, UserIDs: []store.UserID{5}}})
+	is.Equal(next(t, got).RealmID, store.RealmID(8)) // the published one
+	appendEvents(t, b, 7, []store.UserID{2}, 1)
 	n = next(t, got)
-	is.Equal(n.UserIDs, []chatcore.UserID{2}) // the next notice is b's: nothing of the rollback, no echo of a's own
+	is.Equal(n.UserIDs, []store.UserID{2}) // the next notice is b's: nothing of the rollback, no echo of a's own
 
 	// A commit of two realms names each realm's own highest id.
-	mixed := []chatcore.LoggedEvent{
-		{RealmID: 7, UserIDs: []chatcore.UserID{1}, Data: []byte(`{}`)},
-		{RealmID: 9, UserIDs: []chatcore.UserID{2}, Data: []byte(`{}`)},
-		{RealmID: 7, UserIDs: []chatcore.UserID{3}, Data: []byte(`{}`)},
-		{RealmID: 9, UserIDs: []chatcore.UserID{4}, Data: []byte(`{}`)},
+	mixed := []store.LoggedEvent{
+		{RealmID: 7, UserIDs: []store.UserID{1}, Data: []byte(`{}`)},
+		{RealmID: 9, UserIDs: []store.UserID{2}, Data: []byte(`{}`)},
+		{RealmID: 7, UserIDs: []store.UserID{3}, Data: []byte(`{}`)},
+		{RealmID: 9, UserIDs: []store.UserID{4}, Data: []byte(`{}`)},
 	}
-	is.NoErr(b.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, mixed) })) // two realms appended
-	lastOf := map[chatcore.RealmID]int64{}
+	is.NoErr(b.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, mixed) })) // two realms appended
+	lastOf := map[store.RealmID]int64{}
 	for range 2 {
 		n := next(t, got)
 		lastOf[n.RealmID] = n.LastID
 	}
-	is.Equal(lastOf, map[chatcore.RealmID]int64{7: mixed[2].ID, 9: mixed[3].ID}) // each realm's highest id
+	is.Equal(lastOf, map[store.RealmID]int64{7: mixed[2].ID, 9: mixed[3].ID}) // each realm's highest id
 
 	// A notice too large for one NOTIFY arrives in parts that name every user.
-	many := make([]chatcore.UserID, 5000)
+	many := make([]store.UserID, 5000)
 	for i := range many {
-		many[i] = chatcore.UserID(i + 1)
+		many[i] = store.UserID(i + 1)
 	}
 	appendEvents(t, b, 7, many, 1)
-	var seen []chatcore.UserID
+	var seen []store.UserID
 	for len(seen) < len(many) {
 		n := next(t, got)
-		is.Equal(n.RealmID, chatcore.RealmID(7)) // parts of the one commit
+		is.Equal(n.RealmID, store.RealmID(7)) // parts of the one commit
 		seen = append(seen, n.UserIDs...)
 	}
 	slices.Sort(seen)
@@ -136,13 +136,13 @@ func TestBusCatchesUpAfterReconnect(t *testing.T) {
 	is.NoErr(err) // a listens
 	t.Cleanup(bus.Close)
 	got := subscribe(t, bus)
-	appendEvents(t, b, 1, []chatcore.UserID{1}, 1)
+	appendEvents(t, b, 1, []store.UserID{1}, 1)
 	next(t, got)
 
 	// Cut the listening connection, then commit while it is down: the
 	// reconnected Bus reports the commit from the log.
 	var last int64
-	postgres.OnBusLost(bus, func() { last = appendEvents(t, b, 1, []chatcore.UserID{4}, 3) })
+	postgres.OnBusLost(bus, func() { last = appendEvents(t, b, 1, []store.UserID{4}, 3) })
 	var cut int
 	err = b.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
 		WHERE application_name = 'chatcore bus chatcore_events_' || $1`, a.Schema()).Scan(&cut)
@@ -173,7 +173,7 @@ func BenchmarkCrossInstanceWake(b *testing.B) {
 	got := subscribe(b, bus)
 	var afterCommit time.Duration
 	for b.Loop() {
-		last := appendEvents(b, sb, 1, []chatcore.UserID{1}, 1)
+		last := appendEvents(b, sb, 1, []store.UserID{1}, 1)
 		committed := time.Now()
 		for n := next(b, got); n.LastID != last; n = next(b, got) {
 		}
@@ -194,7 +194,7 @@ func TestBusCatchUpBound(t *testing.T) {
 	is.NoErr(err) // a listens
 	t.Cleanup(bus.Close)
 	start := postgres.BusFrom(bus)
-	last := appendEvents(t, b, 1, []chatcore.UserID{1}, 2)
+	last := appendEvents(t, b, 1, []store.UserID{1}, 2)
 	deadline := time.Now().Add(10 * time.Second)
 	for postgres.BusFrom(bus) < last && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -3,8 +3,8 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/storetest"
 )
@@ -12,11 +12,11 @@ import (
 // TestConformance runs the store conformance suite in a fresh schema per
 // leaf test.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) chatcore.Store { return pgtest.Open(t) })
+	storetest.Run(t, func(t *testing.T) store.Store { return pgtest.Open(t) })
 }
 
 // TestConformanceWriteGroups runs the suite on stores with group commit
 // (postgres.WithWriteGroups), where every Update runs in a write group.
 func TestConformanceWriteGroups(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) chatcore.Store { return pgtest.Open(t, postgres.WithWriteGroups(2)) })
+	storetest.Run(t, func(t *testing.T) store.Store { return pgtest.Open(t, postgres.WithWriteGroups(2)) })
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -42,14 +43,14 @@ func TestMain(m *testing.M) {
 // Update, prints "open" once fn has run and blocks, keeping the
 // transaction open until the process is killed.
 type stallingStore struct {
-	chatcore.Store
+	store.Store
 	n int
 }
 
-func (s *stallingStore) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *stallingStore) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 	s.n++
 	if s.n == 3 {
-		return s.Store.Update(ctx, func(tx chatcore.Tx) error {
+		return s.Store.Update(ctx, func(tx store.Tx) error {
 			if err := fn(tx); err != nil {
 				return err
 			}
@@ -75,7 +76,7 @@ func crashChild(v string) int {
 		return 1
 	}
 	svc := chatcore.New(&stallingStore{Store: st}, chatcore.WithTopicDeletion(10, time.Hour))
-	_, err = svc.DeleteTopic(ctx, chatcore.UserID(owner), chatcore.StreamID(stream), "doomed")
+	_, err = svc.DeleteTopic(ctx, store.UserID(owner), store.StreamID(stream), "doomed")
 	fmt.Println("error", err)
 	return 1
 }
@@ -88,20 +89,20 @@ func TestCrashMidTransaction(t *testing.T) {
 	is.NoErr(err) // store opens
 	t.Cleanup(func() { st.Close() })
 
-	var owner chatcore.UserID
-	var stream *chatcore.Stream
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "acme", Name: "Acme"}
+	var owner store.UserID
+	var stream *store.Stream
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "acme", Name: "Acme"}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
-		u := &chatcore.User{RealmID: r.ID, Email: "owner@acme.test", FullName: "Owner", Role: chatcore.RoleOwner,
-			IsActive: true, AvatarSource: "G", Settings: chatcore.DefaultSettings()}
+		u := &store.User{RealmID: r.ID, Email: "owner@acme.test", FullName: "Owner", Role: store.RoleOwner,
+			IsActive: true, AvatarSource: "G", Settings: store.DefaultSettings()}
 		if err := tx.CreateUser(ctx, u); err != nil {
 			return err
 		}
 		owner = u.ID
-		stream = &chatcore.Stream{RealmID: r.ID, Name: "general", HistoryPublicToSubscribers: true}
+		stream = &store.Stream{RealmID: r.ID, Name: "general", HistoryPublicToSubscribers: true}
 		if err := tx.CreateStream(ctx, stream); err != nil {
 			return err
 		}
@@ -110,10 +111,10 @@ func TestCrashMidTransaction(t *testing.T) {
 			if i%2 == 1 {
 				topic = "kept"
 			}
-			m := &chatcore.Message{RealmID: r.ID, SenderID: u.ID, Type: chatcore.MessageTypeStream,
+			m := &store.Message{RealmID: r.ID, SenderID: u.ID, Type: store.MessageTypeStream,
 				RecipientID: stream.RecipientID, StreamID: stream.ID, Topic: topic, Content: "c", RenderedContent: "<p>c</p>",
-				Reactions:   []chatcore.Reaction{{UserID: u.ID, EmojiName: "smile", EmojiCode: "1f642", ReactionType: "unicode_emoji"}},
-				EditHistory: []chatcore.EditHistoryEntry{{UserID: u.ID, PrevContent: "b", PrevRenderedContent: "<p>b</p>"}}}
+				Reactions:   []store.Reaction{{UserID: u.ID, EmojiName: "smile", EmojiCode: "1f642", ReactionType: "unicode_emoji"}},
+				EditHistory: []store.EditHistoryEntry{{UserID: u.ID, PrevContent: "b", PrevRenderedContent: "<p>b</p>"}}}
 			if err := tx.CreateMessage(ctx, m); err != nil {
 				return err
 			}

@@ -3,16 +3,16 @@ package postgres
 import (
 	"context"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
 const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"
 
-// CreateDraft implements [chatcore.DraftStore]. A zero id becomes one above
+// CreateDraft implements [store.DraftStore]. A zero id becomes one above
 // every draft id ever used.
-func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
+func (t *tx) CreateDraft(ctx context.Context, d *store.Draft) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -22,20 +22,20 @@ func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 	if err != nil {
 		return err
 	}
-	d.ID = chatcore.DraftID(id)
+	d.ID = store.DraftID(id)
 	return nil
 }
 
-// Drafts implements [chatcore.DraftStore].
-func (t *tx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
-	return scanAll(ctx, t, "drafts", func(r pgx.Rows, d *chatcore.Draft) error {
+// Drafts implements [store.DraftStore].
+func (t *tx) Drafts(ctx context.Context, user store.UserID) ([]store.Draft, error) {
+	return scanAll(ctx, t, "drafts", func(r pgx.Rows, d *store.Draft) error {
 		return r.Scan(&d.ID, &d.UserID, &d.Type, sqlstore.ID(&d.StreamID), &d.Topic,
 			&d.To, &d.Content, timeCol{&d.LastEdit})
 	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = $1 ORDER BY id", user)
 }
 
-// DeleteDrafts implements [chatcore.DraftStore].
-func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+// DeleteDrafts implements [store.DraftStore].
+func (t *tx) DeleteDrafts(ctx context.Context, user store.UserID) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
@@ -46,8 +46,8 @@ func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error
 	return int(tag.RowsAffected()), nil
 }
 
-// DeleteDraftsOf implements [chatcore.DraftStore] with one DELETE statement.
-func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+// DeleteDraftsOf implements [store.DraftStore] with one DELETE statement.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []store.UserID) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -45,7 +45,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 	)
 	SELECT id FROM g ORDER BY ord`
 
-// AppendEvents implements [chatcore.EventStore] with one statement for the
+// AppendEvents implements [store.EventStore] with one statement for the
 // entries and their addressees (under the append locks of their realms, see
 // appendEventsSQL). The statement is not sent at once: it goes to the server
 // in one batch with the transaction's COMMIT, or before the transaction's
@@ -57,7 +57,7 @@ const appendEventsSQL = `WITH l AS MATERIALIZED (
 // store was opened without notifications, the Update that committed the
 // entries then announces them to every listening instance (see [Store.Bus]
 // and notifier).
-func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+func (t *tx) AppendEvents(ctx context.Context, events []store.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (t *tx) logReadable() error {
 // pendingAppend is one AppendEvents call's entries, on their way to the
 // server.
 type pendingAppend struct {
-	events []chatcore.LoggedEvent
+	events []store.LoggedEvent
 }
 
 // appendArgs returns the arguments of appendEventsSQL for the entries of
@@ -179,7 +179,7 @@ func scanAppended(rows pgx.Rows, appends []*pendingAppend) error {
 	return rows.Err()
 }
 
-// LastEventID implements [chatcore.EventStore] from the transaction's
+// LastEventID implements [store.EventStore] from the transaction's
 // snapshot: the highest id of the realm's entries (of any realm's for realm
 // 0), or the highest id of the realm's entries ever pruned when that is
 // higher. (The sequence itself also counts ids taken by transactions still
@@ -190,7 +190,7 @@ func scanAppended(rows pgx.Rows, appends []*pendingAppend) error {
 // statements rather than one with "$1 = 0 OR realm_id = $1": a cached
 // generic plan of that one may scan the whole log backwards by id for a
 // realm without recent entries.)
-func (t *tx) LastEventID(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+func (t *tx) LastEventID(ctx context.Context, realm store.RealmID) (int64, error) {
 	if err := t.logReadable(); err != nil {
 		return 0, err
 	}
@@ -227,12 +227,12 @@ SELECT e.id, e.realm_id, e.public, e.data::text FROM event_log e
 WHERE $4 AND e.public AND e.realm_id = $3 AND e.id > $2
   AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = $1 AND g.event_id BETWEEN e.group_start AND e.id)`
 
-func eventsForArgs(q chatcore.EventLogQuery) []any {
+func eventsForArgs(q store.EventLogQuery) []any {
 	return []any{q.UserID, q.After, q.RealmID, q.Public}
 }
 
-// EventsFor implements [chatcore.EventStore].
-func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+// EventsFor implements [store.EventStore].
+func (t *tx) EventsFor(ctx context.Context, q store.EventLogQuery) ([]store.LoggedEvent, error) {
 	if err := t.logReadable(); err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcor
 		query += " LIMIT $5"
 		args = append(args, q.Limit)
 	}
-	return scanAll(ctx, t, "events", func(r pgx.Rows, e *chatcore.LoggedEvent) error {
+	return scanAll(ctx, t, "events", func(r pgx.Rows, e *store.LoggedEvent) error {
 		var data string
 		err := r.Scan(&e.ID, &e.RealmID, &e.Public, &data)
 		e.Data = []byte(data)
@@ -250,14 +250,14 @@ func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcor
 	}, query, args...)
 }
 
-// CountEventsFor implements [chatcore.EventStore].
-func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+// CountEventsFor implements [store.EventStore].
+func (t *tx) CountEventsFor(ctx context.Context, q store.EventLogQuery, max int) (int, error) {
 	var n int
 	err := t.queryRow(ctx, "SELECT count(*) FROM ("+eventsForSQL+" LIMIT $5) c", append(eventsForArgs(q), max)...).Scan(&n)
 	return n, classify(err, "count events")
 }
 
-// PruneEvents implements [chatcore.EventStore] in one statement: it deletes
+// PruneEvents implements [store.EventStore] in one statement: it deletes
 // the entries, their event_users rows (found through the primary key from
 // the addressees each entry lists), and keeps each realm's highest deleted
 // id in event_log_pruned.
@@ -272,7 +272,7 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 		return 0, fmt.Errorf("postgres: prune events: limit %d is not positive", limit)
 	}
 	// The batch's entries of a group that continues past the batch stay (see
-	// chatcore.EventStore), found through event_log_group_continuations.
+	// store.EventStore), found through event_log_group_continuations.
 	var n int
 	err := t.queryRow(ctx, `WITH b AS MATERIALIZED (
 			SELECT id, group_start FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2
@@ -294,9 +294,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	return n, classify(err, "prune events")
 }
 
-// EventsPrunedThrough implements [chatcore.EventStore]: the highest id of
+// EventsPrunedThrough implements [store.EventStore]: the highest id of
 // the realm's entries that a prune deleted.
-func (t *tx) EventsPrunedThrough(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+func (t *tx) EventsPrunedThrough(ctx context.Context, realm store.RealmID) (int64, error) {
 	var id int64
 	err := t.queryRow(ctx, "SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = $1", realm).Scan(&id)
 	return id, classify(err, "pruned events")
@@ -308,7 +308,7 @@ const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, positio
 // (see LastEventID), for an announced poll.
 var queueWithHeadSQL = "SELECT " + queueCols + ", " + realmHead("q.realm_id") + " FROM event_queues q WHERE id = $1"
 
-func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error {
+func scanQueue(r interface{ Scan(...any) error }, q *store.EventQueue) error {
 	var secs int64
 	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
 		timeCol{&q.Created}, timeCol{&q.LastPoll})
@@ -316,8 +316,8 @@ func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error 
 	return err
 }
 
-// CreateEventQueue implements [chatcore.EventStore].
-func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+// CreateEventQueue implements [store.EventStore].
+func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -332,23 +332,23 @@ func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error
 	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
 }
 
-// EventQueue implements [chatcore.EventStore].
-func (t *tx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
+// EventQueue implements [store.EventStore].
+func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, error) {
 	if q, ok := take(t.answers().queues, id); ok {
 		if q == nil {
 			return nil, notFound(fmt.Sprintf("event queue %q", id))
 		}
 		return q, nil
 	}
-	var q chatcore.EventQueue
+	var q store.EventQueue
 	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = $1", id), &q); err != nil {
 		return nil, classify(err, fmt.Sprintf("event queue %q", id))
 	}
 	return &q, nil
 }
 
-// UpdateEventQueue implements [chatcore.EventStore].
-func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+// UpdateEventQueue implements [store.EventStore].
+func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error
 	return mustAffect(tag, err, fmt.Sprintf("update event queue %q", q.ID))
 }
 
-// DeleteEventQueues implements [chatcore.EventStore] with one statement.
+// DeleteEventQueues implements [store.EventStore] with one statement.
 func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -373,8 +373,8 @@ func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-// EventQueues implements [chatcore.EventStore].
-func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+// EventQueues implements [store.EventStore].
+func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
 	var p params
 	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
 	if f.RealmID != 0 {
@@ -396,10 +396,10 @@ func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]ch
 	if f.Limit > 0 {
 		query += " LIMIT " + p.add(f.Limit)
 	}
-	return scanAll(ctx, t, "event queues", func(r pgx.Rows, q *chatcore.EventQueue) error { return scanQueue(r, q) }, query, p.args...)
+	return scanAll(ctx, t, "event queues", func(r pgx.Rows, q *store.EventQueue) error { return scanQueue(r, q) }, query, p.args...)
 }
 
-// OldestEventQueuePosition implements [chatcore.EventStore]. A realm's head
+// OldestEventQueuePosition implements [store.EventStore]. A realm's head
 // (LastEventID) stays at its own last entry while other realms append, so
 // the Position of a queue in a realm without new events stays there too
 // however often its client polls; the smallest Position would keep every

@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -33,8 +33,8 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	var once sync.Once // a retried attempt does not signal again
 	var openLast atomic.Int64
 	go func() {
-		done <- a.Update(ctx, func(tx chatcore.Tx) error {
-			events := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"open"}`)}}
+		done <- a.Update(ctx, func(tx store.Tx) error {
+			events := []store.LoggedEvent{{RealmID: 1, UserIDs: []store.UserID{1}, Data: []byte(`{"type":"open"}`)}}
 			if err := tx.AppendEvents(ctx, events); err != nil {
 				return err
 			}
@@ -54,12 +54,12 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	// Another realm: not held up (a wait would run into the deadline).
 	short, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	others := []chatcore.LoggedEvent{{RealmID: 2, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"other"}`)}}
-	err := b.Update(short, func(tx chatcore.Tx) error { return tx.AppendEvents(short, others) })
+	others := []store.LoggedEvent{{RealmID: 2, UserIDs: []store.UserID{1}, Data: []byte(`{"type":"other"}`)}}
+	err := b.Update(short, func(tx store.Tx) error { return tx.AppendEvents(short, others) })
 	other := others[0].ID // filled in by the commit
 	is.NoErr(err)         // the other realm's append committed while the first is open
 	is.True(other > open) // ids still come from one sequence
-	err = b.View(ctx, func(tx chatcore.Tx) error {
+	err = b.View(ctx, func(tx store.Tx) error {
 		head, err := tx.LastEventID(ctx, 1)
 		is.NoErr(err)
 		is.True(head < open) // the open entry is above the realm's head: a queue registered now gets it
@@ -74,8 +74,8 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	sameDone := make(chan int64, 1)
 	go func() {
 		var id int64
-		err := b.Update(ctx, func(tx chatcore.Tx) error {
-			events := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"same"}`)}}
+		err := b.Update(ctx, func(tx store.Tx) error {
+			events := []store.LoggedEvent{{RealmID: 1, UserIDs: []store.UserID{1}, Data: []byte(`{"type":"same"}`)}}
 			if err := tx.AppendEvents(ctx, events); err != nil {
 				return err
 			}
@@ -109,7 +109,7 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	is.NoErr(<-done) // the first transaction commits
 	same := <-sameDone
 	is.True(same > open) // the waiting append follows, after the first
-	err = b.View(ctx, func(tx chatcore.Tx) error {
+	err = b.View(ctx, func(tx store.Tx) error {
 		head, err := tx.LastEventID(ctx, 1)
 		is.NoErr(err)
 		// Both committed. The first transaction may have been retried
@@ -168,10 +168,10 @@ func tracedWorld(t *testing.T, opts ...chattest.Option) (*postgres.Store, *round
 }
 
 // createRealm commits a new realm with the string id.
-func createRealm(t *testing.T, st *postgres.Store, stringID string) *chatcore.Realm {
+func createRealm(t *testing.T, st *postgres.Store, stringID string) *store.Realm {
 	ctx := context.Background()
-	realm := &chatcore.Realm{StringID: stringID, Name: stringID, DateCreated: time.Now()}
-	if err := st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, realm) }); err != nil {
+	realm := &store.Realm{StringID: stringID, Name: stringID, DateCreated: time.Now()}
+	if err := st.Update(ctx, func(tx store.Tx) error { return tx.CreateRealm(ctx, realm) }); err != nil {
 		t.Fatal(err)
 	}
 	return realm
@@ -186,13 +186,13 @@ func TestAppendGoesWithCommit(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
 	st, trips := tracedStore(t, postgres.WithoutNotify())
-	entry := func(name string) chatcore.LoggedEvent {
-		return chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{5}, Data: []byte(`{"type":"` + name + `"}`)}
+	entry := func(name string) store.LoggedEvent {
+		return store.LoggedEvent{RealmID: 1, UserIDs: []store.UserID{5}, Data: []byte(`{"type":"` + name + `"}`)}
 	}
 
-	events := []chatcore.LoggedEvent{entry("a"), entry("b")}
+	events := []store.LoggedEvent{entry("a"), entry("b")}
 	before := trips.n.Load()
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		if _, err := tx.LastEventID(ctx, 1); err != nil { // the first statement begins the transaction
 			return err
 		}
@@ -207,14 +207,14 @@ func TestAppendGoesWithCommit(t *testing.T) {
 	is.True(events[0].ID > 0)                 // ids filled in by the commit
 	is.Equal(events[1].ID, events[0].ID+1)
 
-	var seen []chatcore.LoggedEvent
-	more := []chatcore.LoggedEvent{entry("c")}
-	err = st.Update(ctx, func(tx chatcore.Tx) error {
+	var seen []store.LoggedEvent
+	more := []store.LoggedEvent{entry("c")}
+	err = st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.AppendEvents(ctx, more); err != nil {
 			return err
 		}
 		var err error
-		seen, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 5, After: events[1].ID})
+		seen, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 5, After: events[1].ID})
 		return err
 	})
 	is.NoErr(err)
@@ -223,18 +223,18 @@ func TestAppendGoesWithCommit(t *testing.T) {
 	is.Equal(string(seen[0].Data), `{"type":"c"}`)
 
 	// Data that is not JSON fails the append at the commit.
-	bad := []chatcore.LoggedEvent{{RealmID: 1, UserIDs: []chatcore.UserID{5}, Data: []byte(`{not json`)}}
-	err = st.Update(ctx, func(tx chatcore.Tx) error {
-		if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: "lost", Name: "Lost", DateCreated: time.Now()}); err != nil {
+	bad := []store.LoggedEvent{{RealmID: 1, UserIDs: []store.UserID{5}, Data: []byte(`{not json`)}}
+	err = st.Update(ctx, func(tx store.Tx) error {
+		if err := tx.CreateRealm(ctx, &store.Realm{StringID: "lost", Name: "Lost", DateCreated: time.Now()}); err != nil {
 			return err
 		}
 		return tx.AppendEvents(ctx, bad)
 	})
 	is.True(err != nil) // the append's failure fails the Update
 	is.True(strings.Contains(err.Error(), "append events"))
-	err = st.View(ctx, func(tx chatcore.Tx) error {
+	err = st.View(ctx, func(tx store.Tx) error {
 		_, err := tx.RealmByStringID(ctx, "lost")
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // the transaction's other write did not commit
+		is.True(errors.Is(err, store.ErrNotFound)) // the transaction's other write did not commit
 		head, err := tx.LastEventID(ctx, 1)
 		is.Equal(head, more[0].ID) // nor did the entry
 		return err

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // OnBusLost makes b call fn when its listening connection is lost, before
@@ -12,13 +12,13 @@ import (
 func OnBusLost(b *Bus, fn func()) { b.lost.Store(&fn) }
 
 // TxExec runs a statement in the transaction of t (a Tx of this package).
-func TxExec(ctx context.Context, t chatcore.Tx, sql string, args ...any) error {
+func TxExec(ctx context.Context, t store.Tx, sql string, args ...any) error {
 	_, err := t.(*tx).exec(ctx, sql, args...)
 	return err
 }
 
 // TxQueryString runs a query returning one text value in the transaction of t.
-func TxQueryString(ctx context.Context, t chatcore.Tx, sql string, args ...any) (string, error) {
+func TxQueryString(ctx context.Context, t store.Tx, sql string, args ...any) (string, error) {
 	var s string
 	err := t.(*tx).queryRow(ctx, sql, args...).Scan(&s)
 	return s, err

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,7 +26,7 @@ const effFlagsSQL = `coalesce(
 
 // flagConditionSQL is the condition on uf of a query with FlagUser. The flag
 // values are small integers, written into the statement.
-func flagConditionSQL(q chatcore.MessageQuery) string {
+func flagConditionSQL(q store.MessageQuery) string {
 	all, anyOf, none := strconv.Itoa(int(q.AllFlags)), strconv.Itoa(int(q.AnyFlags)), strconv.Itoa(int(q.NoFlags))
 	cond := "uf IS NOT NULL AND uf & " + all + " = " + all + " AND uf & " + none + " = 0"
 	if q.AnyFlags != 0 {
@@ -37,29 +37,29 @@ func flagConditionSQL(q chatcore.MessageQuery) string {
 
 const userMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct_members, uf"
 
-func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage) error {
+func scanUserMessage(r interface{ Scan(...any) error }, um *store.UserMessage) error {
 	var uf *int32
 	err := r.Scan(&um.ID, &um.RealmID, &um.Type, &um.StreamID, &um.Topic, &um.SenderID, &um.DirectMembers, &uf)
 	um.Received, um.Flags = uf != nil, 0
 	if uf != nil {
-		um.Flags = chatcore.MessageFlags(*uf)
+		um.Flags = store.MessageFlags(*uf)
 	}
-	if um.Type != chatcore.MessageTypePrivate {
+	if um.Type != store.MessageTypePrivate {
 		um.DirectMembers = nil
 	}
 	return err
 }
 
-func scanUserMessageRow(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) }
+func scanUserMessageRow(r pgx.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) }
 
 // userMessagesSQL reads the user $1's view of the messages $2.
 const userMessagesSQL = "SELECT " + userMessageCols + " FROM (SELECT m.*, " + effFlagsSQL + ` AS uf FROM messages m
 	WHERE m.id = ANY($2)) m ORDER BY id`
 
-// UserMessages implements [chatcore.FlagStore] with one query, on its
+// UserMessages implements [store.FlagStore] with one query, on its
 // generic plan (see onGenericPlan), or from the answer of the same read
 // announced (see Prefetch).
-func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+func (t *tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -67,7 +67,7 @@ func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatc
 		t.userMessages = nil
 		return f.answer, nil
 	}
-	return onGenericPlan(t, func() ([]chatcore.UserMessage, error) {
+	return onGenericPlan(t, func() ([]store.UserMessage, error) {
 		return scanAll(ctx, t, "user messages", scanUserMessageRow, userMessagesSQL, user, ids)
 	})
 }
@@ -75,14 +75,14 @@ func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatc
 // fetchedUserMessages is an announced UserMessages read and, once done,
 // its answer.
 type fetchedUserMessages struct {
-	read   chatcore.UserMessagesRead
+	read   store.UserMessagesRead
 	done   bool
-	answer []chatcore.UserMessage
+	answer []store.UserMessage
 }
 
 // prefetchUserMessages queues the announced read r (see Prefetch) on its
 // generic plan, as UserMessages runs it.
-func (t *tx) prefetchUserMessages(r chatcore.UserMessagesRead) {
+func (t *tx) prefetchUserMessages(r store.UserMessagesRead) {
 	r.IDs = slices.Clone(r.IDs)
 	f := &fetchedUserMessages{read: r}
 	t.userMessages = f // a write may forget it before the answer arrives
@@ -95,7 +95,7 @@ func (t *tx) prefetchUserMessages(r chatcore.UserMessagesRead) {
 	t.tx.wantGeneric = false
 }
 
-// PutUserMessageFlags implements [chatcore.FlagStore] with one statement,
+// PutUserMessageFlags implements [store.FlagStore] with one statement,
 // held back to go with the transaction's next statement or its COMMIT (see
 // holdBack): nothing waits for its answer. Its rows hang off a message and
 // a user, and every caller writes them for messages and users it has read
@@ -103,7 +103,7 @@ func (t *tx) prefetchUserMessages(r chatcore.UserMessagesRead) {
 // runs without a conflict, so only a conflict fails the statement, and it
 // then fails the Update as at once. When rows name one (user, message)
 // twice, the last one wins.
-func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessageFlags) error {
+func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFlags) error {
 	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
@@ -121,9 +121,9 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessag
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, []any{users, msgs, flags}, nil)
 }
 
-// UpdateUserMessageFlags implements [chatcore.FlagStore] with one upsert
+// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
 // that returns the changed ids, on its generic plan (see onGenericPlan).
-func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -135,8 +135,8 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if add {
 		next, changed = "uf | "+f, "uf & "+f+" <> "+f
 	}
-	out, err := onGenericPlan(t, func() ([]chatcore.MessageID, error) {
-		return scanIDs[chatcore.MessageID](ctx, t, "update message flags",
+	out, err := onGenericPlan(t, func() ([]store.MessageID, error) {
+		return scanIDs[store.MessageID](ctx, t, "update message flags",
 			`INSERT INTO user_message_flags (user_id, message_id, flags)
 			SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
 				WHERE m.id = ANY($2)) m
@@ -151,11 +151,11 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	return out, nil
 }
 
-// UnreadMessages implements [chatcore.FlagStore]: the candidates are the
+// UnreadMessages implements [store.FlagStore]: the candidates are the
 // user's direct conversations, the messages their active subscriptions cover
 // and their flag rows, each found through an index.
-func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
-	return scanAll(ctx, t, "unread messages", func(r pgx.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
+	return scanAll(ctx, t, "unread messages", func(r pgx.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) },
 		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m WHERE m.id IN (
 			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
 				WHERE rm.user_id = $1
@@ -168,17 +168,17 @@ func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int
 		WHERE uf IS NOT NULL AND uf & 1 = 0 ORDER BY id DESC LIMIT $2`, user, limit)
 }
 
-// FlaggedMessageIDs implements [chatcore.FlagStore]. Flags other than
+// FlaggedMessageIDs implements [store.FlagStore]. Flags other than
 // stream_wildcard_mentioned exist only in rows, so only rows are searched
 // for them.
-func (t *tx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+func (t *tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
 	f := strconv.Itoa(int(flag))
 	query := "SELECT message_id FROM user_message_flags WHERE user_id = $1 AND flags & " + f + " = " + f
-	if flag&^chatcore.FlagStreamWildcardMentioned == 0 {
+	if flag&^store.FlagStreamWildcardMentioned == 0 {
 		query = "SELECT id FROM (SELECT m.id, " + effFlagsSQL + " AS uf FROM messages m WHERE m.default_flags & " + f + " = " + f +
 			") m WHERE uf & " + f + " = " + f + " UNION " + query
 	}
-	out, err := scanIDs[chatcore.MessageID](ctx, t, "flagged messages", query, user)
+	out, err := scanIDs[store.MessageID](ctx, t, "flagged messages", query, user)
 	slices.Sort(out)
 	return out, err
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -108,7 +108,7 @@ type writeGroup struct {
 	doomed error
 	// appended are the events its kept Updates appended, announced once it
 	// has committed.
-	appended []chatcore.LoggedEvent
+	appended []store.LoggedEvent
 	done     chan struct{}
 	err      error // the group's end, set before done is closed
 }
@@ -120,7 +120,7 @@ func newWriteGroups(pool *pgxpool.Pool, notify *notifier, slots int) *writeGroup
 
 // update runs fn as one Update in a write group and reports whether it is
 // to run again (in a transaction of its own), with why.
-func (w *writeGroups) update(ctx context.Context, fn func(tx chatcore.Tx) error) (retry bool, err error) {
+func (w *writeGroups) update(ctx context.Context, fn func(tx store.Tx) error) (retry bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -187,7 +187,7 @@ func savepoint(l *lazyTx, query string) {
 // and reports whether g keeps its changes; when not, it returns why, and
 // whether the Update is to run again. A panic of fn undoes its changes,
 // releases slot.mu through release and is re-raised.
-func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup, first bool, fn func(tx chatcore.Tx) error) (kept, retry bool, err error) {
+func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup, first bool, fn func(tx store.Tx) error) (kept, retry bool, err error) {
 	lt := g.tx
 	if !first {
 		savepoint(lt, "SAVEPOINT op")

@@ -11,8 +11,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -20,11 +20,11 @@ import (
 // so that they share one group: the first one's fn waits until every other
 // Update is queued behind it, so they join its group in turn. It returns
 // each Update's error, or its panic's value wrapped in an error.
-func inOneGroup(t *testing.T, st *postgres.Store, fns ...func(ctx context.Context, tx chatcore.Tx) error) []error {
+func inOneGroup(t *testing.T, st *postgres.Store, fns ...func(ctx context.Context, tx store.Tx) error) []error {
 	t.Helper()
 	ctx := context.Background()
 	errs := make([]error, len(fns))
-	run := func(i int, fn func(tx chatcore.Tx) error) {
+	run := func(i int, fn func(tx store.Tx) error) {
 		defer func() {
 			if r := recover(); r != nil {
 				errs[i] = errPanic{r}
@@ -36,7 +36,7 @@ func inOneGroup(t *testing.T, st *postgres.Store, fns ...func(ctx context.Contex
 	startedCh, release := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		run(0, func(tx chatcore.Tx) error {
+		run(0, func(tx store.Tx) error {
 			started.Do(func() { close(startedCh) })
 			<-release
 			return fns[0](ctx, tx)
@@ -44,7 +44,7 @@ func inOneGroup(t *testing.T, st *postgres.Store, fns ...func(ctx context.Contex
 	})
 	<-startedCh
 	for i := 1; i < len(fns); i++ {
-		wg.Go(func() { run(i, func(tx chatcore.Tx) error { return fns[i](ctx, tx) }) })
+		wg.Go(func() { run(i, func(tx store.Tx) error { return fns[i](ctx, tx) }) })
 	}
 	for deadline := time.Now().Add(10 * time.Second); postgres.QueuedUpdates(st) < int64(len(fns)-1); {
 		if time.Now().After(deadline) {
@@ -69,9 +69,9 @@ func groupStore(t *testing.T) *postgres.Store {
 
 // newRealm returns the fn of an Update creating the realm with the
 // string id, which then returns err from then (nil: none).
-func newRealm(id string, then func(ctx context.Context, tx chatcore.Tx) error) func(ctx context.Context, tx chatcore.Tx) error {
-	return func(ctx context.Context, tx chatcore.Tx) error {
-		if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: id, Name: id, DateCreated: time.Now()}); err != nil {
+func newRealm(id string, then func(ctx context.Context, tx store.Tx) error) func(ctx context.Context, tx store.Tx) error {
+	return func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateRealm(ctx, &store.Realm{StringID: id, Name: id, DateCreated: time.Now()}); err != nil {
 			return err
 		}
 		if then != nil {
@@ -85,10 +85,10 @@ func newRealm(id string, then func(ctx context.Context, tx chatcore.Tx) error) f
 func realms(t *testing.T, st *postgres.Store, ids ...string) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
-	err := st.View(context.Background(), func(tx chatcore.Tx) error {
+	err := st.View(context.Background(), func(tx store.Tx) error {
 		for _, id := range ids {
 			_, err := tx.RealmByStringID(context.Background(), id)
-			if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 			out[id] = err == nil
@@ -123,9 +123,9 @@ func TestGroupCommitFailureIsAlone(t *testing.T) {
 	refused := errors.New("refused")
 	errs := inOneGroup(t, st,
 		newRealm("a", nil),
-		newRealm("b", func(context.Context, chatcore.Tx) error { return refused }),
+		newRealm("b", func(context.Context, store.Tx) error { return refused }),
 		newRealm("c", nil),
-		newRealm("d", func(ctx context.Context, tx chatcore.Tx) error {
+		newRealm("d", func(ctx context.Context, tx store.Tx) error {
 			return postgres.TxExec(ctx, tx, "SELECT 1 / 0")
 		}),
 		newRealm("e", nil),
@@ -145,12 +145,12 @@ func TestGroupCommitConflictRunsEachAgain(t *testing.T) {
 	is := is.New(t)
 	st := groupStore(t)
 	var runs [3]atomic.Int64
-	count := func(i int, fn func(ctx context.Context, tx chatcore.Tx) error) func(ctx context.Context, tx chatcore.Tx) error {
-		return func(ctx context.Context, tx chatcore.Tx) error { runs[i].Add(1); return fn(ctx, tx) }
+	count := func(i int, fn func(ctx context.Context, tx store.Tx) error) func(ctx context.Context, tx store.Tx) error {
+		return func(ctx context.Context, tx store.Tx) error { runs[i].Add(1); return fn(ctx, tx) }
 	}
 	errs := inOneGroup(t, st,
 		count(0, newRealm("a", nil)),
-		count(1, newRealm("b", func(ctx context.Context, tx chatcore.Tx) error {
+		count(1, newRealm("b", func(ctx context.Context, tx store.Tx) error {
 			if runs[1].Load() == 1 {
 				return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
 			}
@@ -175,17 +175,17 @@ func TestGroupCommitConflictRunsEachAgain(t *testing.T) {
 func TestGroupCommitHeldBackInsertFailsItsOwn(t *testing.T) {
 	is := is.New(t)
 	st := groupStore(t)
-	realm := chatcore.Realm{StringID: "home", Name: "home", DateCreated: time.Now()}
-	is.NoErr(st.Update(t.Context(), func(tx chatcore.Tx) error { return tx.CreateRealm(t.Context(), &realm) }))
+	realm := store.Realm{StringID: "home", Name: "home", DateCreated: time.Now()}
+	is.NoErr(st.Update(t.Context(), func(tx store.Tx) error { return tx.CreateRealm(t.Context(), &realm) }))
 	errs := inOneGroup(t, st,
 		newRealm("a", nil),
-		func(ctx context.Context, tx chatcore.Tx) error {
-			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1})
+		func(ctx context.Context, tx store.Tx) error {
+			store.Announce(tx, store.Prefetch{Realms: []store.RealmID{realm.ID}, NewMessages: 1})
 			if _, err := tx.Realm(ctx, realm.ID); err != nil {
 				return err
 			}
 			// PostgreSQL's text holds no NUL, which the Service refuses first.
-			return tx.CreateMessage(ctx, &chatcore.Message{RealmID: realm.ID, SenderID: 1, Type: chatcore.MessageTypeStream,
+			return tx.CreateMessage(ctx, &store.Message{RealmID: realm.ID, SenderID: 1, Type: store.MessageTypeStream,
 				RecipientID: 1, StreamID: 1, Topic: "t", Content: "a\x00b", RenderedContent: "<p>a</p>", Client: "test"})
 		},
 		newRealm("c", nil),
@@ -195,8 +195,8 @@ func TestGroupCommitHeldBackInsertFailsItsOwn(t *testing.T) {
 	is.True(errs[1] != nil) // the insert failed its own Update
 	is.True(strings.Contains(errs[1].Error(), "create message: ERROR: invalid byte sequence"))
 	is.Equal(realms(t, st, "a", "c"), map[string]bool{"a": true, "c": true})
-	is.NoErr(st.View(t.Context(), func(tx chatcore.Tx) error {
-		msgs, err := tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID})
+	is.NoErr(st.View(t.Context(), func(tx store.Tx) error {
+		msgs, err := tx.Messages(t.Context(), store.MessageQuery{RealmID: realm.ID})
 		is.Equal(len(msgs), 0) // and left nothing
 		return err
 	}))
@@ -211,7 +211,7 @@ func TestGroupCommitRunsTheOthersAgainWithOneAttempt(t *testing.T) {
 	st := pgtest.OpenUnpooled(t, postgres.WithWriteGroups(1), postgres.WithoutNotify(), postgres.WithMaxAttempts(1))
 	errs := inOneGroup(t, st,
 		newRealm("a", nil),
-		newRealm("b", func(ctx context.Context, tx chatcore.Tx) error {
+		newRealm("b", func(ctx context.Context, tx store.Tx) error {
 			return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
 		}),
 		newRealm("c", nil),
@@ -229,7 +229,7 @@ func TestGroupCommitPanicIsAlone(t *testing.T) {
 	st := groupStore(t)
 	errs := inOneGroup(t, st,
 		newRealm("a", nil),
-		newRealm("b", func(context.Context, chatcore.Tx) error { panic("boom") }),
+		newRealm("b", func(context.Context, store.Tx) error { panic("boom") }),
 		newRealm("c", nil),
 	)
 	is.NoErr(errs[0])
@@ -250,7 +250,7 @@ func TestGroupCommitCancelledIsAlone(t *testing.T) {
 	cancel()
 	errs := inOneGroup(t, st,
 		newRealm("a", nil),
-		func(_ context.Context, tx chatcore.Tx) error { return newRealm("b", nil)(cancelled, tx) },
+		func(_ context.Context, tx store.Tx) error { return newRealm("b", nil)(cancelled, tx) },
 		newRealm("c", nil),
 	)
 	is.NoErr(errs[0])
@@ -267,21 +267,21 @@ func TestGroupCommitAppendsWithCommit(t *testing.T) {
 	is := is.New(t)
 	st := groupStore(t)
 	ctx := context.Background()
-	var realm chatcore.RealmID
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "log", Name: "Log", DateCreated: time.Now()}
+	var realm store.RealmID
+	err := st.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "log", Name: "Log", DateCreated: time.Now()}
 		err := tx.CreateRealm(ctx, r)
 		realm = r.ID
 		return err
 	})
 	is.NoErr(err)
-	entries := [][]chatcore.LoggedEvent{
-		{{RealmID: realm, UserIDs: []chatcore.UserID{1}, Data: []byte(`{"type":"one"}`)}},
-		{{RealmID: realm, UserIDs: []chatcore.UserID{2}, Data: []byte(`{"type":"two"}`)},
-			{RealmID: realm, UserIDs: []chatcore.UserID{1, 2}, Data: []byte(`{"type":"three"}`)}},
+	entries := [][]store.LoggedEvent{
+		{{RealmID: realm, UserIDs: []store.UserID{1}, Data: []byte(`{"type":"one"}`)}},
+		{{RealmID: realm, UserIDs: []store.UserID{2}, Data: []byte(`{"type":"two"}`)},
+			{RealmID: realm, UserIDs: []store.UserID{1, 2}, Data: []byte(`{"type":"three"}`)}},
 	}
-	appendOnce := func(i int) func(ctx context.Context, tx chatcore.Tx) error {
-		return func(ctx context.Context, tx chatcore.Tx) error {
+	appendOnce := func(i int) func(ctx context.Context, tx store.Tx) error {
+		return func(ctx context.Context, tx store.Tx) error {
 			for j := range entries[i] {
 				entries[i][j].ID = 0 // as a new run of the Update's fn would build them
 			}
@@ -293,8 +293,8 @@ func TestGroupCommitAppendsWithCommit(t *testing.T) {
 	ids := []int64{entries[0][0].ID, entries[1][0].ID, entries[1][1].ID}
 	is.True(ids[0] > 0 && ids[0] < ids[1] && ids[1] < ids[2]) // in the Updates' order
 	var got []string
-	err = st.View(ctx, func(tx chatcore.Tx) error {
-		es, err := tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: realm, UserID: 1, Limit: 10})
+	err = st.View(ctx, func(tx store.Tx) error {
+		es, err := tx.EventsFor(ctx, store.EventLogQuery{RealmID: realm, UserID: 1, Limit: 10})
 		for _, e := range es {
 			got = append(got, string(e.Data))
 		}
@@ -305,7 +305,7 @@ func TestGroupCommitAppendsWithCommit(t *testing.T) {
 
 	var head int64
 	var headRuns atomic.Int64
-	errs = inOneGroup(t, st, appendOnce(0), func(ctx context.Context, tx chatcore.Tx) error {
+	errs = inOneGroup(t, st, appendOnce(0), func(ctx context.Context, tx store.Tx) error {
 		headRuns.Add(1)
 		var err error
 		head, err = tx.LastEventID(ctx, realm)

@@ -5,34 +5,34 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
 const linkifierCols = "id, realm_id, pattern, url_template, ord"
 
-func scanLinkifier(r interface{ Scan(...any) error }, l *chatcore.Linkifier) error {
+func scanLinkifier(r interface{ Scan(...any) error }, l *store.Linkifier) error {
 	return r.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.Order)
 }
 
-// Linkifier implements [chatcore.LinkifierStore].
-func (t *tx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
-	var l chatcore.Linkifier
+// Linkifier implements [store.LinkifierStore].
+func (t *tx) Linkifier(ctx context.Context, id store.LinkifierID) (*store.Linkifier, error) {
+	var l store.Linkifier
 	if err := scanLinkifier(t.queryRow(ctx, "SELECT "+linkifierCols+" FROM linkifiers WHERE id = $1", id), &l); err != nil {
 		return nil, classify(err, fmt.Sprintf("linkifier %d", id))
 	}
 	return &l, nil
 }
 
-// Linkifiers implements [chatcore.LinkifierStore].
-func (t *tx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
-	return scanAll(ctx, t, "linkifiers", func(r pgx.Rows, l *chatcore.Linkifier) error { return scanLinkifier(r, l) },
+// Linkifiers implements [store.LinkifierStore].
+func (t *tx) Linkifiers(ctx context.Context, realm store.RealmID) ([]store.Linkifier, error) {
+	return scanAll(ctx, t, "linkifiers", func(r pgx.Rows, l *store.Linkifier) error { return scanLinkifier(r, l) },
 		"SELECT "+linkifierCols+" FROM linkifiers WHERE realm_id = $1 ORDER BY ord, id", realm)
 }
 
-// CreateLinkifier implements [chatcore.LinkifierStore]. A zero id becomes one
+// CreateLinkifier implements [store.LinkifierStore]. A zero id becomes one
 // above every linkifier id ever used, in any realm.
-func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+func (t *tx) CreateLinkifier(ctx context.Context, l *store.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -43,12 +43,12 @@ func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	if err != nil {
 		return err
 	}
-	l.ID = chatcore.LinkifierID(id)
+	l.ID = store.LinkifierID(id)
 	return nil
 }
 
-// UpdateLinkifier implements [chatcore.LinkifierStore].
-func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+// UpdateLinkifier implements [store.LinkifierStore].
+func (t *tx) UpdateLinkifier(ctx context.Context, l *store.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -58,8 +58,8 @@ func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	return mustAffect(tag, err, fmt.Sprintf("update linkifier %d", l.ID))
 }
 
-// DeleteLinkifier implements [chatcore.LinkifierStore].
-func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
+// DeleteLinkifier implements [store.LinkifierStore].
+func (t *tx) DeleteLinkifier(ctx context.Context, id store.LinkifierID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -68,12 +68,12 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 	return mustAffect(tag, err, fmt.Sprintf("delete linkifier %d", id))
 }
 
-// LinkifiersVersion implements [chatcore.LinkifierStore]. The trigger of the
+// LinkifiersVersion implements [store.LinkifierStore]. The trigger of the
 // linkifiers table raises the version on every insert, update and delete,
 // in the writing statement's transaction. A version Realm read along in
 // this transaction, with no linkifier written since, is the answer without
 // a statement.
-func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+func (t *tx) LinkifiersVersion(ctx context.Context, realm store.RealmID) (int64, error) {
 	if v, ok := t.linkifierVersions[realm]; ok {
 		return v, nil
 	}

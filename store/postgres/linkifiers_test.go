@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
-
-	"github.com/chatcore/chatcore"
 )
 
 // TestRealmBringsLinkifierVersion: reading a realm reads its linkifier
@@ -19,7 +18,7 @@ func TestRealmBringsLinkifierVersion(t *testing.T) {
 	st, trips := tracedStore(t)
 	realm := createRealm(t, st, "links")
 
-	version := func(tx chatcore.Tx) int64 {
+	version := func(tx store.Tx) int64 {
 		_, err := tx.Realm(ctx, realm.ID)
 		is.NoErr(err) // realm read
 		v, err := tx.LinkifiersVersion(ctx, realm.ID)
@@ -28,13 +27,13 @@ func TestRealmBringsLinkifierVersion(t *testing.T) {
 	}
 	var none, created, after int64
 	before := trips.n.Load()
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error { none = version(tx); return nil }))
+	is.NoErr(st.View(ctx, func(tx store.Tx) error { none = version(tx); return nil }))
 	is.Equal(trips.n.Load()-before, int64(2)) // BEGIN with the realm's read, ROLLBACK: the version came along
 	is.Equal(none, int64(0))                  // no linkifier yet
 
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		is.Equal(version(tx), none) // nothing written yet
-		l := &chatcore.Linkifier{RealmID: realm.ID, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://example.com/{id}"}
+		l := &store.Linkifier{RealmID: realm.ID, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://example.com/{id}"}
 		if err := tx.CreateLinkifier(ctx, l); err != nil {
 			return err
 		}
@@ -43,6 +42,6 @@ func TestRealmBringsLinkifierVersion(t *testing.T) {
 	})
 	is.NoErr(err)
 	is.True(created > none) // the transaction's own write raised the version it reads
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error { after = version(tx); return nil }))
+	is.NoErr(st.View(ctx, func(tx store.Tx) error { after = version(tx); return nil }))
 	is.Equal(after, created) // and that is the committed version
 }

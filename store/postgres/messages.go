@@ -8,53 +8,53 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
 const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
 	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
-func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
+func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, &m.Client,
 		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
 }
 
-// Message implements [chatcore.MessageStore] in one round trip: the reads
+// Message implements [store.MessageStore] in one round trip: the reads
 // of the message's reactions, edit history and submessages go ahead of its
 // own, in its batch (see queueChildren).
-func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
+func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
 	var ch messageChildren
-	t.queueChildren([]chatcore.MessageID{id}, &ch)
-	var m chatcore.Message
+	t.queueChildren([]store.MessageID{id}, &ch)
+	var m store.Message
 	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
-	ch.attach([]*chatcore.Message{&m})
+	ch.attach([]*store.Message{&m})
 	noteRead(t, &t.messages, m.ID)
 	return &m, nil
 }
 
-// Messages implements [chatcore.MessageStore] in two round trips: the
+// Messages implements [store.MessageStore] in two round trips: the
 // messages, then one read each of their reactions, edit history and
 // submessages, in one batch.
-func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
 	query, args, ok := messagesSQL(q)
 	if !ok {
 		return nil, nil
 	}
-	msgs, err := scanAll(ctx, t, "messages", func(r pgx.Rows, m *chatcore.Message) error { return scanMessage(r, m) },
+	msgs, err := scanAll(ctx, t, "messages", func(r pgx.Rows, m *store.Message) error { return scanMessage(r, m) },
 		query, args...)
 	if err != nil || len(msgs) == 0 {
 		return msgs, err
 	}
-	ptrs := make([]*chatcore.Message, len(msgs))
-	ids := make([]chatcore.MessageID, len(msgs))
+	ptrs := make([]*store.Message, len(msgs))
+	ids := make([]store.MessageID, len(msgs))
 	for i := range msgs {
 		ptrs[i], ids[i] = &msgs[i], msgs[i].ID
 	}
@@ -78,7 +78,7 @@ func (p *params) add(v any) string {
 
 // messagesSQL builds the query of Messages; ok is false when q selects
 // nothing.
-func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
+func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	var p params
 	var where []string
 	if q.FlagUser != 0 {
@@ -131,23 +131,23 @@ func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
 type messageChildren struct {
 	reactions []childReaction
 	edits     []childEdit
-	subs      []chatcore.Submessage
+	subs      []store.Submessage
 }
 
 type childReaction struct {
-	id chatcore.MessageID
-	r  chatcore.Reaction
+	id store.MessageID
+	r  store.Reaction
 }
 
 type childEdit struct {
-	id chatcore.MessageID
-	e  chatcore.EditHistoryEntry
+	id store.MessageID
+	e  store.EditHistoryEntry
 }
 
 // queueChildren queues the reads of the children of the messages ids, one
 // statement each, to go to the server ahead of the transaction's next
 // statement (or flush); ch holds their rows once that batch has been read.
-func (t *tx) queueChildren(ids []chatcore.MessageID, ch *messageChildren) {
+func (t *tx) queueChildren(ids []store.MessageID, ch *messageChildren) {
 	queueRows(t, &ch.reactions, "reactions", func(r pgx.Rows, v *childReaction) error {
 		return r.Scan(&v.id, &v.r.UserID, &v.r.EmojiName, &v.r.EmojiCode, &v.r.ReactionType)
 	}, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
@@ -159,15 +159,15 @@ func (t *tx) queueChildren(ids []chatcore.MessageID, ch *messageChildren) {
 	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
 		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
 		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
-	queueRows(t, &ch.subs, "submessages", func(r pgx.Rows, s *chatcore.Submessage) error {
+	queueRows(t, &ch.subs, "submessages", func(r pgx.Rows, s *store.Submessage) error {
 		return r.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content)
 	}, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
 		WHERE message_id = ANY($1) ORDER BY message_id, id`, ids)
 }
 
 // attach appends the children to their messages among msgs.
-func (ch *messageChildren) attach(msgs []*chatcore.Message) {
-	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
+func (ch *messageChildren) attach(msgs []*store.Message) {
+	byID := make(map[store.MessageID]*store.Message, len(msgs))
 	for _, m := range msgs {
 		byID[m.ID] = m
 	}
@@ -182,7 +182,7 @@ func (ch *messageChildren) attach(msgs []*chatcore.Message) {
 	}
 }
 
-// CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id
+// CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id
 // above every id ever used; an explicit one is kept, and later ids go above
 // it. The message and its reactions and edit history are one statement.
 //
@@ -190,12 +190,12 @@ func (ch *messageChildren) attach(msgs []*chatcore.Message) {
 // id whose id was reserved by an announcement (see Prefetch) is not sent
 // at once: its insert is held back to go with the transaction's next
 // statement or its COMMIT (see holdBack).
-func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
+func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	// No announced read answers from messages (see writableKeepingAnswers).
 	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
-	m.TopicKey = chatcore.TopicKey(m.Topic)
+	m.TopicKey = store.TopicKey(m.Topic)
 	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 {
 		if id, ok := t.reservedMessageID(); ok {
 			if err := t.holdBack("create message",
@@ -214,7 +214,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	if err != nil {
 		return err
 	}
-	m.ID = chatcore.MessageID(id)
+	m.ID = store.MessageID(id)
 	if len(m.Reactions) > 0 {
 		n := len(m.Reactions)
 		users, names, codes, types := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
@@ -270,7 +270,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 // walks the primary key down from the newest message of the whole table,
 // filtering, which for an old topic under many newer messages reads all of
 // those on every batch.
-func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
+func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	var p params
 	where := []string{"m.realm_id = " + p.add(f.RealmID)}
 	order := "m.id DESC"
@@ -297,16 +297,16 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.IDs != nil {
 		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
 	}
-	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
 	if k := f.Kinds & all; k != 0 && k != all {
 		var kinds []string
-		if k&chatcore.KindPublicChannel != 0 {
+		if k&store.KindPublicChannel != 0 {
 			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND NOT s.invite_only))")
 		}
-		if k&chatcore.KindPrivateChannel != 0 {
+		if k&store.KindPrivateChannel != 0 {
 			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only))")
 		}
-		if k&chatcore.KindDirect != 0 {
+		if k&store.KindDirect != 0 {
 			kinds = append(kinds, "m.type = 'private'")
 		}
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
@@ -322,9 +322,9 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.args
 }
 
-// DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
+// DeleteMessages implements [store.MessageStore] with one DELETE ...
 // RETURNING statement.
-func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit int) ([]store.DeletedMessage, error) {
 	if err := t.writableKeepingAnswers(); err != nil {
 		return nil, err
 	}
@@ -333,26 +333,26 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
 	}
 	query, args := deleteSQL(f, limit)
-	out, err := onGenericPlan(t, func() ([]chatcore.DeletedMessage, error) {
+	out, err := onGenericPlan(t, func() ([]store.DeletedMessage, error) {
 		return scanAll(ctx, t, "delete messages", scanDeleted(f), query, args...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return int(b.ID - a.ID) })
+	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return int(b.ID - a.ID) })
 	return out, nil
 }
 
 // messageArgs returns the values of m's columns after its id, in the order
 // of messageCols.
-func messageArgs(m *chatcore.Message) []any {
+func messageArgs(m *store.Message) []any {
 	return []any{m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
 		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags}
 }
 
 // scanDeleted returns the scan of the rows deleteSQL returns for f.
-func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedMessage) error {
+func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage) error {
 	// One set of destinations for every row, of types pgx scans without
 	// reflection: no allocation per row but the members of a direct message.
 	var (
@@ -363,7 +363,7 @@ func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedM
 		members []int64
 	)
 	dest := []any{&row.id, &private, &row.stream, nil, &key, &row.sender, &members}
-	return func(r pgx.Rows, d *chatcore.DeletedMessage) error {
+	return func(r pgx.Rows, d *store.DeletedMessage) error {
 		key, members = nil, nil
 		if err := r.Scan(dest...); err != nil {
 			return err
@@ -373,14 +373,14 @@ func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedM
 		if raw := r.RawValues()[3]; string(raw) != topic {
 			topic = string(raw)
 		}
-		d.ID, d.StreamID, d.SenderID = chatcore.MessageID(row.id), chatcore.StreamID(row.stream), chatcore.UserID(row.sender)
-		d.Type, d.Topic = chatcore.MessageTypeStream, topic
+		d.ID, d.StreamID, d.SenderID = store.MessageID(row.id), store.StreamID(row.stream), store.UserID(row.sender)
+		d.Type, d.Topic = store.MessageTypeStream, topic
 		switch {
 		case private:
-			d.Type = chatcore.MessageTypePrivate
-			d.Recipients = make([]chatcore.UserID, len(members))
+			d.Type = store.MessageTypePrivate
+			d.Recipients = make([]store.UserID, len(members))
 			for i, m := range members {
-				d.Recipients[i] = chatcore.UserID(m)
+				d.Recipients[i] = store.UserID(m)
 			}
 		case key != nil:
 			d.TopicKey = *key
@@ -391,21 +391,21 @@ func scanDeleted(f chatcore.MessageFilter) func(r pgx.Rows, d *chatcore.DeletedM
 	}
 }
 
-// OldestMessageID implements [chatcore.MessageStore].
-func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
-	var id chatcore.MessageID
+// OldestMessageID implements [store.MessageStore].
+func (t *tx) OldestMessageID(ctx context.Context, stream store.StreamID) (store.MessageID, error) {
+	var id store.MessageID
 	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = $1", stream).Scan(&id)
 	return id, classify(err, "oldest message")
 }
 
-// DirectRecipient implements [chatcore.MessageStore]. In a View it can only
+// DirectRecipient implements [store.MessageStore]. In a View it can only
 // find an existing conversation; a missing one gives an error wrapping both
-// [chatcore.ErrNotFound] and [ErrReadOnly]. Two transactions creating one
+// [store.ErrNotFound] and [ErrReadOnly]. Two transactions creating one
 // conversation at once cannot both commit: the unique key makes one of them
 // fail with a serialization failure, and Update runs it again.
-func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid chatcore.RecipientID
+	var rid store.RecipientID
 	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = $1 AND direct_key = $2", realm, key).Scan(&rid)
 	if err == nil {
 		return rid, nil
@@ -415,7 +415,7 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 	}
 	if err := t.writable(); err != nil {
 		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("postgres: direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
+		return 0, fmt.Errorf("postgres: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
 	}
 	err = t.queryRow(ctx, `WITH r AS (
 			INSERT INTO recipients (realm_id, direct_key) VALUES ($1, $2) RETURNING id
@@ -429,11 +429,11 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 // directRecipientsSQL reads the direct conversations of user $1.
 const directRecipientsSQL = "SELECT recipient_id FROM recipient_members WHERE user_id = $1 ORDER BY recipient_id"
 
-// DirectRecipients implements [chatcore.MessageStore], or answers from the
+// DirectRecipients implements [store.MessageStore], or answers from the
 // same read announced (see Prefetch).
-func (t *tx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
+func (t *tx) DirectRecipients(ctx context.Context, user store.UserID) ([]store.RecipientID, error) {
 	if out, ok := take(t.answers().directRecipients, user); ok {
 		return out, nil
 	}
-	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients", directRecipientsSQL, user)
+	return scanIDs[store.RecipientID](ctx, t, "direct recipients", directRecipientsSQL, user)
 }

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -120,7 +120,7 @@ func (s *Store) migrateOne(ctx context.Context, ms []sqlstore.Migration) (done b
 }
 
 // checkSettingColumns fails unless the users table has a column for every
-// personal setting, so a setting added to chatcore.Settings without a
+// personal setting, so a setting added to store.Settings without a
 // migration is caught at Open rather than at the first write.
 func (s *Store) checkSettingColumns(ctx context.Context) error {
 	rows, err := s.pool.Query(ctx, `SELECT column_name FROM information_schema.columns
@@ -132,7 +132,7 @@ func (s *Store) checkSettingColumns(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range chatcore.SettingNames() {
+	for _, name := range store.SettingNames() {
 		if !slices.Contains(have, name) {
 			return fmt.Errorf("users table has no column for setting %q (missing sqlstore.Migration)", name)
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -40,12 +40,12 @@ func TestMigrations(t *testing.T) {
 	is.Equal(rows, 1) // one version row
 
 	// Data written through one is there when the schema is opened again.
-	is.NoErr(stores[1].Update(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "kept", Name: "Kept"})
+	is.NoErr(stores[1].Update(ctx, func(tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "kept", Name: "Kept"})
 	}))
 	again, err := postgres.Open(ctx, url, postgres.WithSchema(schema))
 	is.NoErr(err) // a current schema opens without migrating
-	is.NoErr(again.View(ctx, func(tx chatcore.Tx) error { _, err := tx.RealmByStringID(ctx, "kept"); return err }))
+	is.NoErr(again.View(ctx, func(tx store.Tx) error { _, err := tx.RealmByStringID(ctx, "kept"); return err }))
 	again.Close()
 
 	// A schema written by a newer version is refused.
@@ -85,12 +85,12 @@ func TestEventAddresseesMigration(t *testing.T) {
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
 	is.NoErr(err)
-	entries := []chatcore.LoggedEvent{
-		{RealmID: 1, UserIDs: []chatcore.UserID{7, 3, 5}, Data: []byte(`{"type":"a"}`)},
+	entries := []store.LoggedEvent{
+		{RealmID: 1, UserIDs: []store.UserID{7, 3, 5}, Data: []byte(`{"type":"a"}`)},
 		{RealmID: 1, Public: true, Data: []byte(`{"type":"b"}`)},
-		{RealmID: 2, UserIDs: []chatcore.UserID{3}, Data: []byte(`{"type":"c"}`)},
+		{RealmID: 2, UserIDs: []store.UserID{3}, Data: []byte(`{"type":"c"}`)},
 	}
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, entries) }))
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, entries) }))
 	addressees := func(st *postgres.Store) [][]int64 {
 		rows, err := st.Pool().Query(ctx, "SELECT users FROM event_log ORDER BY id")
 		is.NoErr(err)
@@ -116,7 +116,7 @@ func TestEventAddresseesMigration(t *testing.T) {
 	is.NoErr(st.Pool().QueryRow(ctx, "SELECT to_regclass('event_users_event')::text").Scan(&index))
 	is.Equal(index, nil) // dropped
 
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
 		n, err := tx.PruneEvents(ctx, entries[1].ID, 10)
 		is.Equal(n, 2) // the first two entries
 		return err

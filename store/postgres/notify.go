@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -42,7 +42,7 @@ type notifier struct {
 	instance string
 	pool     *pgxpool.Pool
 	logf     func(format string, args ...any)
-	queue    chan []chatcore.LoggedEvent
+	queue    chan []store.LoggedEvent
 	done     chan struct{}
 	stopOnce sync.Once
 }
@@ -57,14 +57,14 @@ const notifyTimeout = 5 * time.Second
 // startNotifier starts the notifier of a Store on pool.
 func startNotifier(pool *pgxpool.Pool, channel string, logf func(string, ...any)) *notifier {
 	n := &notifier{channel: channel, instance: newInstanceID(), pool: pool, logf: logf,
-		queue: make(chan []chatcore.LoggedEvent, notifyQueue), done: make(chan struct{})}
+		queue: make(chan []store.LoggedEvent, notifyQueue), done: make(chan struct{})}
 	go n.run()
 	return n
 }
 
 // committed queues the events a committed Update appended; the notifier
 // encodes them off the Update's path.
-func (n *notifier) committed(events []chatcore.LoggedEvent) { n.queue <- events }
+func (n *notifier) committed(events []store.LoggedEvent) { n.queue <- events }
 
 // stop sends what is queued and stops the notifier; no Update may commit
 // afterwards. Calls after the first only wait for the first to finish.
@@ -103,10 +103,10 @@ func (n *notifier) run() {
 
 // wireNotice is one notice in a NOTIFY payload.
 type wireNotice struct {
-	Realm  chatcore.RealmID  `json:"r"`
-	Users  []chatcore.UserID `json:"u,omitempty"`
-	Public bool              `json:"p,omitempty"`
-	LastID int64             `json:"l"`
+	Realm  store.RealmID  `json:"r"`
+	Users  []store.UserID `json:"u,omitempty"`
+	Public bool           `json:"p,omitempty"`
+	LastID int64          `json:"l"`
 }
 
 // wirePayload is a NOTIFY payload.
@@ -116,9 +116,9 @@ type wirePayload struct {
 }
 
 // notices groups events as the Service's commit notices do
-// ([chatcore.EventNotices]), in the NOTIFY payload's form.
-func notices(events []chatcore.LoggedEvent) []wireNotice {
-	grouped := chatcore.EventNotices(events)
+// ([store.EventNotices]), in the NOTIFY payload's form.
+func notices(events []store.LoggedEvent) []wireNotice {
+	grouped := store.EventNotices(events)
 	out := make([]wireNotice, len(grouped))
 	for i, n := range grouped {
 		out[i] = wireNotice{Realm: n.RealmID, Users: n.UserIDs, Public: n.Public, LastID: n.LastID}
@@ -128,7 +128,7 @@ func notices(events []chatcore.LoggedEvent) []wireNotice {
 
 // payloads encodes the notices of events as NOTIFY payloads of at most
 // maxPayload bytes.
-func (n *notifier) payloads(events []chatcore.LoggedEvent) []string {
+func (n *notifier) payloads(events []store.LoggedEvent) []string {
 	var out []string
 	cur := wirePayload{Instance: n.instance}
 	size := 0

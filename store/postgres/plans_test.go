@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -24,10 +25,10 @@ func TestGenericPlans(t *testing.T) {
 	st, _ := tracedStore(t, postgres.WithMaxConns(1), postgres.WithoutNotify()) // one session: its prepared statements
 	w := chattest.New(t, chattest.OnStore(st))
 	realm := w.AddRealm(t, "plans")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleAdministrator)
-	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
-	const runs = 8               // PostgreSQL makes custom plans for the first five executions at least
-	var ids []chatcore.MessageID // starred one by one
+	ann := w.AddUser(t, realm, "Ann", store.RoleAdministrator)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann}})
+	const runs = 8            // PostgreSQL makes custom plans for the first five executions at least
+	var ids []store.MessageID // starred one by one
 	for i := range 2 * runs {
 		topic := []string{"kept", "deleted"}[i%2] // the second deleted one by one
 		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: &topic, Content: fmt.Sprint(i)})
@@ -37,24 +38,24 @@ func TestGenericPlans(t *testing.T) {
 		}
 	}
 	for i := range runs {
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			um, err := tx.UserMessages(ctx, ann.ID, ids[i:i+1])
 			if err != nil {
 				return err
 			}
 			is.True(len(um) == 1 && um[0].Received) // read
-			changed, err := tx.UpdateUserMessageFlags(ctx, ann.ID, ids[i:i+1], chatcore.FlagStarred, true)
+			changed, err := tx.UpdateUserMessageFlags(ctx, ann.ID, ids[i:i+1], store.FlagStarred, true)
 			is.Equal(changed, ids[i:i+1]) // starred
 			if err != nil {
 				return err
 			}
-			key := chatcore.TopicKey("deleted")
-			deleted, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: realm.ID, StreamID: ch.ID, TopicKey: &key}, 1)
+			key := store.TopicKey("deleted")
+			deleted, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: realm.ID, StreamID: ch.ID, TopicKey: &key}, 1)
 			is.Equal(len(deleted), 1) // the newest message of the topic
 			if err != nil {
 				return err
 			}
-			err = tx.AppendEvents(ctx, []chatcore.LoggedEvent{{RealmID: realm.ID, UserIDs: []chatcore.UserID{ann.ID}, Data: []byte(`{"type":"test"}`)}})
+			err = tx.AppendEvents(ctx, []store.LoggedEvent{{RealmID: realm.ID, UserIDs: []store.UserID{ann.ID}, Data: []byte(`{"type":"test"}`)}})
 			if err != nil {
 				return err
 			}

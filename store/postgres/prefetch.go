@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
-// Prefetch implements [chatcore.Prefetcher]: the statements of the
+// Prefetch implements [store.Prefetcher]: the statements of the
 // announced reads are queued to go to the server ahead of the transaction's
 // next statement, in its batch (see lazyTx.enqueueKind), and the reads then
 // answer once each from what came back, without a round trip of their own.
@@ -23,7 +23,7 @@ import (
 // new messages get their ids reserved the same way, which no write
 // forgets (see CreateMessage). In a ViewSingle, which runs one statement,
 // Prefetch does nothing.
-func (t *tx) Prefetch(p chatcore.Prefetch) {
+func (t *tx) Prefetch(p store.Prefetch) {
 	if t.tx.single || t.failed != nil {
 		return
 	}
@@ -72,7 +72,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 	for _, id := range p.EventQueues {
 		t.tx.enqueuePrefetch(queueWithHeadSQL, []any{id}, func(br pgx.BatchResults) error {
 			var head int64
-			q, err := readOne(br.QueryRow(), fmt.Sprintf("event queue %q", id), func(row pgx.Row, q *chatcore.EventQueue) error {
+			q, err := readOne(br.QueryRow(), fmt.Sprintf("event queue %q", id), func(row pgx.Row, q *store.EventQueue) error {
 				return scanQueue(withTail{r: row, tail: []any{&head}}, q)
 			})
 			if err == nil {
@@ -90,7 +90,7 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 			if err != nil {
 				return classify(err, "reserve message ids")
 			}
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[chatcore.MessageID])
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[store.MessageID])
 			if err != nil {
 				return classify(err, "reserve message ids")
 			}
@@ -108,10 +108,10 @@ func (t *tx) Prefetch(p chatcore.Prefetch) {
 		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, userSubscriptionsSQL, user)
 	}
 	for _, user := range p.DirectRecipients {
-		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[chatcore.RecipientID], directRecipientsSQL, user)
+		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[store.RecipientID], directRecipientsSQL, user)
 	}
 	for _, n := range p.StreamNames {
-		k := streamKey{n.RealmID, chatcore.FoldKey(n.Name)}
+		k := streamKey{n.RealmID, store.FoldKey(n.Name)}
 		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %q", n.Name))
 			if err == nil {
@@ -144,7 +144,7 @@ const maxReservedMessageIDs = 100
 
 // reservedMessageID takes the next id reserved for a new message (see
 // Prefetch); ok is false when none is left.
-func (t *tx) reservedMessageID() (id chatcore.MessageID, ok bool) {
+func (t *tx) reservedMessageID() (id store.MessageID, ok bool) {
 	if len(t.messageIDs) == 0 {
 		return 0, false
 	}
@@ -155,9 +155,9 @@ func (t *tx) reservedMessageID() (id chatcore.MessageID, ok bool) {
 // readStream reads the answer of a prefetching stream statement: the
 // stream, nil when there is none, and with subscribers its active
 // subscribers, which it keeps for ActiveSubscriberIDs.
-func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*chatcore.Stream, error) {
-	var ids []chatcore.UserID
-	s, err := readOne(br.QueryRow(), what, func(row pgx.Row, s *chatcore.Stream) error {
+func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*store.Stream, error) {
+	var ids []store.UserID
+	s, err := readOne(br.QueryRow(), what, func(row pgx.Row, s *store.Stream) error {
 		if subscribers {
 			return scanStream(withTail{r: row, tail: []any{&ids}}, s)
 		}
@@ -200,29 +200,29 @@ func setEntry[K comparable, V any](m *map[K]V, k K, v V) {
 // fetched holds the answers of announced reads until each is read once; an
 // entry with a nil value answers that there is no such row.
 type fetched struct {
-	realms      map[chatcore.RealmID]*fetchedRealm
-	streams     map[chatcore.StreamID]*chatcore.Stream
-	names       map[streamKey]*chatcore.Stream
-	subscribers map[chatcore.StreamID][]chatcore.UserID
-	audiences   map[chatcore.StreamID]*audience
-	queues      map[string]*chatcore.EventQueue
-	heads       map[chatcore.RealmID]int64 // LastEventID of a fetched queue's realm
+	realms      map[store.RealmID]*fetchedRealm
+	streams     map[store.StreamID]*store.Stream
+	names       map[streamKey]*store.Stream
+	subscribers map[store.StreamID][]store.UserID
+	audiences   map[store.StreamID]*audience
+	queues      map[string]*store.EventQueue
+	heads       map[store.RealmID]int64 // LastEventID of a fetched queue's realm
 	// realmStreams, userSubscriptions and directRecipients answer
 	// Streams, Subscriptions for stream 0, and DirectRecipients.
-	realmStreams      map[chatcore.RealmID][]chatcore.Stream
-	userSubscriptions map[chatcore.UserID][]chatcore.Subscription
-	directRecipients  map[chatcore.UserID][]chatcore.RecipientID
+	realmStreams      map[store.RealmID][]store.Stream
+	userSubscriptions map[store.UserID][]store.Subscription
+	directRecipients  map[store.UserID][]store.RecipientID
 }
 
 // fetchedRealm is a realm with its linkifier version, as Realm reads them.
 type fetchedRealm struct {
-	realm             chatcore.Realm
+	realm             store.Realm
 	linkifiersVersion int64
 }
 
 // streamKey is a stream's realm and folded name, as StreamByName finds it.
 type streamKey struct {
-	realm chatcore.RealmID
+	realm store.RealmID
 	name  string
 }
 

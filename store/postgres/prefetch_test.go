@@ -16,6 +16,7 @@ import (
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
+	"github.com/chatcore/chatcore/store"
 )
 
 // TestSendRoundTrips: a channel message from the request's authenticated
@@ -28,13 +29,13 @@ func TestSendRoundTrips(t *testing.T) {
 	is := is.New(t)
 	_, trips, w := tracedWorld(t) // without the notifier, whose round trips would count too
 	realm := w.AddRealm(t, "trips")
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
-	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
-	w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann, bob}})
+	ann := w.AddUser(t, realm, "Ann", store.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", store.RoleMember)
+	w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann, bob}})
 	to, topic := "general", "trips"
 	send := func(content string) int64 {
 		ctx := chatcore.WithAuthenticatedUser(t.Context(), ann)
-		var id chatcore.MessageID
+		var id store.MessageID
 		var err error
 		n := trips.during(func() {
 			id, err = w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content})
@@ -62,9 +63,9 @@ func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 	is := is.New(t)
 	_, trips, w := tracedWorld(t, chattest.With(chatcore.WithTopicDeletion(10, 0)))
 	realm := w.AddRealm(t, "trips")
-	admin := w.AddUser(t, realm, "Ann", chatcore.RoleAdministrator)
-	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
-	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{admin, bob}})
+	admin := w.AddUser(t, realm, "Ann", store.RoleAdministrator)
+	bob := w.AddUser(t, realm, "Bob", store.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{admin, bob}})
 	send := func(topic string, n int) {
 		for i := range n {
 			_, err := w.Svc.SendMessage(t.Context(), admin.ID, chatcore.SendMessageRequest{Type: "stream",
@@ -139,16 +140,16 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 	st, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "held")
 	ctx := t.Context()
-	bad := func(topic string) *chatcore.Message {
+	bad := func(topic string) *store.Message {
 		// PostgreSQL's text holds no NUL, which the Service refuses first.
-		return &chatcore.Message{RealmID: realm.ID, SenderID: ann.ID, Type: chatcore.MessageTypeStream,
+		return &store.Message{RealmID: realm.ID, SenderID: ann.ID, Type: store.MessageTypeStream,
 			RecipientID: general.RecipientID, StreamID: general.ID, Topic: topic, Content: "a\x00b",
 			RenderedContent: "<p>a</p>", Client: "test", SentAt: time.Now()}
 	}
 	count := func() int {
 		var n int
-		is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
-			msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: realm.ID})
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			msgs, err := tx.Messages(ctx, store.MessageQuery{RealmID: realm.ID})
 			n = len(msgs)
 			return err
 		}))
@@ -156,14 +157,14 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 	}
 
 	for _, then := range []string{"commit", "read"} {
-		var held chatcore.MessageID
+		var held store.MessageID
 		var trip int64
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			chatcore.Announce(tx, chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1})
+		err := st.Update(ctx, func(tx store.Tx) error {
+			store.Announce(tx, store.Prefetch{Realms: []store.RealmID{realm.ID}, NewMessages: 1})
 			if _, err := tx.Realm(ctx, realm.ID); err != nil {
 				return err
 			}
-			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: general.ID, UserID: ann.ID})) // a write that goes first
+			is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: general.ID, UserID: ann.ID})) // a write that goes first
 			m := bad(then)
 			trip = trips.during(func() { is.NoErr(tx.CreateMessage(ctx, m)) }) // held back: no error yet
 			held = m.ID
@@ -180,20 +181,20 @@ func TestHeldBackMessageInsertFails(t *testing.T) {
 		is.True(strings.Contains(err.Error(), "create message"))
 		is.Equal(count(), 0) // and nothing committed
 	}
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		subs, err := tx.ActiveSubscriberIDs(ctx, general.ID)
-		is.Equal(subs, []chatcore.UserID{ann.ID}) // the unsubscription went with the failed transactions
+		is.Equal(subs, []store.UserID{ann.ID}) // the unsubscription went with the failed transactions
 		return err
 	}))
 }
 
 // annInGeneral adds to w a realm with the string id, its member Ann, and
 // a channel "general" she is subscribed to.
-func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*chatcore.Realm, *chatcore.User, *chatcore.Stream) {
+func annInGeneral(t *testing.T, w *chattest.World, stringID string) (*store.Realm, *store.User, *store.Stream) {
 	t.Helper()
 	realm := w.AddRealm(t, stringID)
-	ann := w.AddUser(t, realm, "Ann", chatcore.RoleMember)
-	return realm, ann, w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{ann}})
+	ann := w.AddUser(t, realm, "Ann", store.RoleMember)
+	return realm, ann, w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann}})
 }
 
 // TestSettingsRoundTrips: a user changing a setting of their own takes two
@@ -217,10 +218,10 @@ func TestSettingsRoundTrips(t *testing.T) {
 	is.Equal(w.EditedSettings(t, ann.ID), []string{"enter_sends"}) // and the edit recorded
 
 	ctx := t.Context()
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
-		return tx.UpdateUserSettings(ctx, 999999, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
+	err := st.Update(ctx, func(tx store.Tx) error {
+		return tx.UpdateUserSettings(ctx, 999999, []store.SettingValue{{Name: "enter_sends", Value: true}})
 	})
-	is.True(errors.Is(err, chatcore.ErrNotFound)) // an unknown user, at once
+	is.True(errors.Is(err, store.ErrNotFound)) // an unknown user, at once
 }
 
 // TestFlagsRoundTrips: starring a message takes two round trips: the
@@ -236,16 +237,16 @@ func TestFlagsRoundTrips(t *testing.T) {
 		var res messages.UpdateFlagsResult
 		var err error
 		n := trips.during(func() {
-			res, err = messages.UpdateFlags(ctx, w.Svc, ann.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{id}, Op: op, Flag: "starred"})
+			res, err = messages.UpdateFlags(ctx, w.Svc, ann.ID, messages.UpdateFlagsRequest{Messages: []store.MessageID{id}, Op: op, Flag: "starred"})
 		})
 		is.NoErr(err)
-		is.Equal(res.Updated, []chatcore.MessageID{id}) // changed
+		is.Equal(res.Updated, []store.MessageID{id}) // changed
 		return n
 	}
-	flags := func() chatcore.MessageFlags {
-		var ums []chatcore.UserMessage
-		w.Write(t, func(ctx context.Context, tx chatcore.Tx) (err error) {
-			ums, err = tx.UserMessages(ctx, ann.ID, []chatcore.MessageID{id})
+	flags := func() store.MessageFlags {
+		var ums []store.UserMessage
+		w.Write(t, func(ctx context.Context, tx store.Tx) (err error) {
+			ums, err = tx.UserMessages(ctx, ann.ID, []store.MessageID{id})
 			return err
 		})
 		is.Equal(len(ums), 1)
@@ -254,9 +255,9 @@ func TestFlagsRoundTrips(t *testing.T) {
 	star("add") // the prepared statements
 	star("remove")
 	is.Equal(star("add"), int64(2))
-	is.Equal(flags()&chatcore.FlagStarred, chatcore.FlagStarred) // stored
+	is.Equal(flags()&store.FlagStarred, store.FlagStarred) // stored
 	is.Equal(star("remove"), int64(2))
-	is.Equal(flags()&chatcore.FlagStarred, chatcore.MessageFlags(0))
+	is.Equal(flags()&store.FlagStarred, store.MessageFlags(0))
 }
 
 // TestHeldBackFlagsFail: a flag row that PostgreSQL refuses (here for a
@@ -270,22 +271,22 @@ func TestHeldBackFlagsFail(t *testing.T) {
 	id := w.Post(t, general, "t", ann, "hello")
 	ctx := t.Context()
 	var trip int64
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		if _, err := tx.User(ctx, ann.ID); err != nil {
 			return err
 		}
 		var err error
 		trip = trips.during(func() {
-			err = tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
-				{UserID: ann.ID, MessageID: id, Flags: chatcore.FlagStarred},
-				{UserID: ann.ID, MessageID: id + 1000, Flags: chatcore.FlagStarred}})
+			err = tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
+				{UserID: ann.ID, MessageID: id, Flags: store.FlagStarred},
+				{UserID: ann.ID, MessageID: id + 1000, Flags: store.FlagStarred}})
 		})
 		return err // held back: no error yet
 	})
 	is.Equal(trip, int64(0)) // without a round trip
 	is.True(err != nil)      // the commit fails
 	is.True(strings.Contains(err.Error(), "put message flags"))
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		rows, err := tx.MessageFlagRows(ctx, id)
 		is.Equal(len(rows), 0) // the first row was not committed either
 		return err
@@ -303,20 +304,20 @@ func TestMessageReadRoundTrips(t *testing.T) {
 	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "smile"}))
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "heart"}))
-	is.NoErr(st.View(t.Context(), func(tx chatcore.Tx) error {
-		var m *chatcore.Message
+	is.NoErr(st.View(t.Context(), func(tx store.Tx) error {
+		var m *store.Message
 		var err error
 		is.Equal(trips.during(func() { m, err = tx.Message(t.Context(), ids[1]) }), int64(1)) // one round trip
 		is.NoErr(err)
 		is.Equal(len(m.Reactions), 3) // with its reactions (Post adds one), in order
 		is.Equal(m.Reactions[2].EmojiName, "heart")
-		var msgs []chatcore.Message
-		is.Equal(trips.during(func() { msgs, err = tx.Messages(t.Context(), chatcore.MessageQuery{RealmID: realm.ID}) }), int64(2)) // two
+		var msgs []store.Message
+		is.Equal(trips.during(func() { msgs, err = tx.Messages(t.Context(), store.MessageQuery{RealmID: realm.ID}) }), int64(2)) // two
 		is.NoErr(err)
 		is.Equal(len(msgs), 3)
 		is.Equal(msgs[1].Reactions, m.Reactions) // the same children
 		_, err = tx.Message(t.Context(), ids[2]+1000)
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // no such message
+		is.True(errors.Is(err, store.ErrNotFound)) // no such message
 		return nil
 	}))
 }
@@ -357,13 +358,13 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 	is := is.New(t)
 	_, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "fetch")
-	channels := []*chatcore.Stream{general}
+	channels := []*store.Stream{general}
 	for _, name := range []string{"two", "three"} {
-		channels = append(channels, w.AddChannel(t, chattest.Channel{Realm: realm, Name: name, Subscribers: []*chatcore.User{ann}}))
+		channels = append(channels, w.AddChannel(t, chattest.Channel{Realm: realm, Name: name, Subscribers: []*store.User{ann}}))
 	}
-	senders := []*chatcore.User{ann}
+	senders := []*store.User{ann}
 	for i := range 4 {
-		u := w.AddUser(t, realm, fmt.Sprintf("Sender %d", i), chatcore.RoleMember)
+		u := w.AddUser(t, realm, fmt.Sprintf("Sender %d", i), store.RoleMember)
 		for _, ch := range channels {
 			w.Subscribe(t, ch, u, 0)
 		}
@@ -424,14 +425,14 @@ func TestHeldBackEditFails(t *testing.T) {
 	id := w.Post(t, general, "t", ann, "kept")
 	ctx := t.Context()
 	var trip int64
-	err := st.Update(ctx, func(tx chatcore.Tx) error {
+	err := st.Update(ctx, func(tx store.Tx) error {
 		m, err := tx.Message(ctx, id)
 		if err != nil {
 			return err
 		}
 		m.Content = "a\x00b"
 		trip = trips.during(func() {
-			err = tx.EditMessage(ctx, m, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now(), PrevContent: "kept"})
+			err = tx.EditMessage(ctx, m, store.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now(), PrevContent: "kept"})
 		})
 		return err // held back: no error yet
 	})
@@ -442,8 +443,8 @@ func TestHeldBackEditFails(t *testing.T) {
 	is.Equal(m.Content, "kept")     // not edited
 	is.Equal(len(m.EditHistory), 0) // and no history entry
 
-	err = st.Update(ctx, func(tx chatcore.Tx) error {
-		return tx.EditMessage(ctx, &chatcore.Message{ID: id + 1000, Content: "x"}, chatcore.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now()})
+	err = st.Update(ctx, func(tx store.Tx) error {
+		return tx.EditMessage(ctx, &store.Message{ID: id + 1000, Content: "x"}, store.EditHistoryEntry{UserID: ann.ID, Timestamp: time.Now()})
 	})
-	is.True(errors.Is(err, chatcore.ErrNotFound)) // a message it did not read, at once
+	is.True(errors.Is(err, store.ErrNotFound)) // a message it did not read, at once
 }

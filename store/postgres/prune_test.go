@@ -6,9 +6,9 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/store"
 )
 
 // TestQuietRealmQueueDoesNotHoldUpPruning: a live queue of a realm without
@@ -22,22 +22,22 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 	ctx := context.Background()
 	w := chattest.New(t, chattest.OnStore(st))
 	quiet := w.AddRealm(t, "quiet")
-	idle := w.AddUser(t, quiet, "Ida", chatcore.RoleMember)
+	idle := w.AddUser(t, quiet, "Ida", store.RoleMember)
 	slow := w.AddRealm(t, "slow")
-	sam := w.AddUser(t, slow, "Sam", chatcore.RoleMember)
-	slowCh := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{sam}})
+	sam := w.AddUser(t, slow, "Sam", store.RoleMember)
+	slowCh := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{sam}})
 	busy := w.AddRealm(t, "busy")
-	poster := w.AddUser(t, busy, "Bo", chatcore.RoleMember)
-	busyCh := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{poster}})
+	poster := w.AddUser(t, busy, "Bo", store.RoleMember)
+	busyCh := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{poster}})
 
 	hub := eventqueue.New(w.Svc, eventqueue.Options{})
 	defer hub.Close()
-	register := func(u *chatcore.User) eventqueue.State {
+	register := func(u *store.User) eventqueue.State {
 		reg, err := hub.Register(ctx, u.ID, eventqueue.RegisterRequest{Sections: []string{}, Queue: &eventqueue.QueueOptions{}})
 		is.NoErr(err) // queue registered
 		return reg
 	}
-	count := func(realm chatcore.RealmID) int {
+	count := func(realm store.RealmID) int {
 		var n int
 		err := st.Pool().QueryRow(ctx, "SELECT count(*) FROM event_log WHERE realm_id = $1", realm).Scan(&n)
 		is.NoErr(err)

@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
-// AddReaction implements [chatcore.ReactionStore] with one statement that
+// AddReaction implements [store.ReactionStore] with one statement that
 // appends the reaction after the message's last one (seq) unless the
 // message is missing or the user already has the reaction; neither case is
 // an error of PostgreSQL's, so the transaction stays usable. Reactions hang
 // off messages (see writableKeepingAnswers).
-func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.Reaction) error {
+func (t *tx) AddReaction(ctx context.Context, id store.MessageID, r store.Reaction) error {
 	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
@@ -33,14 +33,14 @@ func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.
 	case !found:
 		return notFound(fmt.Sprintf("add reaction: message %d", id))
 	case !added:
-		return fmt.Errorf("postgres: add reaction: %w: the user has this reaction", chatcore.ErrConflict)
+		return fmt.Errorf("postgres: add reaction: %w: the user has this reaction", store.ErrConflict)
 	}
 	return nil
 }
 
-// RemoveReaction implements [chatcore.ReactionStore]. Reactions hang off
+// RemoveReaction implements [store.ReactionStore]. Reactions hang off
 // messages (see writableKeepingAnswers).
-func (t *tx) RemoveReaction(ctx context.Context, id chatcore.MessageID, user chatcore.UserID, reactionType, emojiCode string) error {
+func (t *tx) RemoveReaction(ctx context.Context, id store.MessageID, user store.UserID, reactionType, emojiCode string) error {
 	if err := t.writableKeepingAnswers(); err != nil {
 		return err
 	}
@@ -51,30 +51,30 @@ func (t *tx) RemoveReaction(ctx context.Context, id chatcore.MessageID, user cha
 
 const presenceCols = "p.user_id, p.realm_id, p.last_active, p.last_connected, p.last_update_id"
 
-func scanPresence(r pgx.Rows, p *chatcore.Presence) error {
+func scanPresence(r pgx.Rows, p *store.Presence) error {
 	return r.Scan(&p.UserID, &p.RealmID, timeCol{&p.LastActive}, timeCol{&p.LastConnected}, &p.LastUpdateID)
 }
 
-// Presences implements [chatcore.PresenceStore] with one query through the
+// Presences implements [store.PresenceStore] with one query through the
 // (realm, last_update_id) index, joined with users for their state.
-func (t *tx) Presences(ctx context.Context, q chatcore.PresenceQuery) ([]chatcore.Presence, error) {
+func (t *tx) Presences(ctx context.Context, q store.PresenceQuery) ([]store.Presence, error) {
 	return scanAll(ctx, t, "presences", scanPresence, "SELECT "+presenceCols+` FROM presence p
 		JOIN users u ON u.id = p.user_id AND u.is_active AND NOT u.is_bot
 		WHERE p.realm_id = $1 AND p.last_update_id > $2 AND ($3::timestamptz IS NULL OR p.last_connected >= $3)
 		ORDER BY p.user_id`, q.RealmID, q.AfterUpdateID, timeArg(q.ConnectedSince))
 }
 
-// UserPresences implements [chatcore.PresenceStore].
-func (t *tx) UserPresences(ctx context.Context, ids []chatcore.UserID) ([]chatcore.Presence, error) {
+// UserPresences implements [store.PresenceStore].
+func (t *tx) UserPresences(ctx context.Context, ids []store.UserID) ([]store.Presence, error) {
 	return scanAll(ctx, t, "user presences", scanPresence, "SELECT "+presenceCols+` FROM presence p
 		WHERE p.user_id = ANY($1) ORDER BY p.user_id`, ids)
 }
 
-// PutPresences implements [chatcore.PresenceStore] with two statements: one
+// PutPresences implements [store.PresenceStore] with two statements: one
 // upsert that takes the numbers from the realm's sequence row (its row lock
 // orders concurrent writers of one realm), and one multi-row upsert (the rows
 // travel as arrays) that keeps the later of each stored and given time.
-func (t *tx) PutPresences(ctx context.Context, realm chatcore.RealmID, rows []chatcore.Presence) error {
+func (t *tx) PutPresences(ctx context.Context, realm store.RealmID, rows []store.Presence) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -16,7 +16,7 @@ const realmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 
 // scanRealm scans the realmCols of a row into v, and the row's further
 // columns into extra.
-func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm, extra ...any) error {
+func scanRealm(r interface{ Scan(...any) error }, v *store.Realm, extra ...any) error {
 	p := &v.Messages
 	return r.Scan(append([]any{&v.ID, &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
@@ -27,7 +27,7 @@ func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm, extra ...an
 
 // realmArgs returns the values of every realm column but id, in realmCols
 // order.
-func realmArgs(r *chatcore.Realm) []any {
+func realmArgs(r *store.Realm) []any {
 	p := r.Messages
 	return []any{r.StringID, r.Name, r.NameChangesDisabled, r.EmailChangesDisabled,
 		r.RequireUniqueNames, r.EmptyTopicDisplayName, timeArg(r.DateCreated),
@@ -39,11 +39,11 @@ func realmArgs(r *chatcore.Realm) []any {
 // realmWithVersionSQL reads realm $1 with its linkifier version.
 const realmWithVersionSQL = "SELECT " + realmCols + ", coalesce((SELECT version FROM linkifier_versions WHERE realm_id = $1), 0) FROM realms WHERE id = $1"
 
-// Realm implements [chatcore.RealmStore].
+// Realm implements [store.RealmStore].
 // The realm's linkifier version comes with it (see tx.linkifierVersions):
 // the Service reads it next for every message it renders.
-func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
-	var r chatcore.Realm
+func (t *tx) Realm(ctx context.Context, id store.RealmID) (*store.Realm, error) {
+	var r store.Realm
 	var version int64
 	if f, ok := take(t.answers().realms, id); ok {
 		if f == nil {
@@ -57,29 +57,29 @@ func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, e
 		}
 	}
 	if t.linkifierVersions == nil {
-		t.linkifierVersions = map[chatcore.RealmID]int64{}
+		t.linkifierVersions = map[store.RealmID]int64{}
 	}
 	t.linkifierVersions[id] = version
 	return &r, nil
 }
 
-// RealmByStringID implements [chatcore.RealmStore].
-func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
-	var r chatcore.Realm
+// RealmByStringID implements [store.RealmStore].
+func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*store.Realm, error) {
+	var r store.Realm
 	if err := scanRealm(t.queryRow(ctx, "SELECT "+realmCols+" FROM realms WHERE string_id = $1", stringID), &r); err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %q", stringID))
 	}
 	return &r, nil
 }
 
-// Realms implements [chatcore.RealmStore].
-func (t *tx) Realms(ctx context.Context) ([]chatcore.Realm, error) {
-	return scanAll(ctx, t, "realms", func(r pgx.Rows, v *chatcore.Realm) error { return scanRealm(r, v) },
+// Realms implements [store.RealmStore].
+func (t *tx) Realms(ctx context.Context) ([]store.Realm, error) {
+	return scanAll(ctx, t, "realms", func(r pgx.Rows, v *store.Realm) error { return scanRealm(r, v) },
 		"SELECT "+realmCols+" FROM realms ORDER BY id")
 }
 
-// CreateRealm implements [chatcore.RealmStore].
-func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
+// CreateRealm implements [store.RealmStore].
+func (t *tx) CreateRealm(ctx context.Context, r *store.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -90,12 +90,12 @@ func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
 	if err != nil {
 		return err
 	}
-	r.ID = chatcore.RealmID(id)
+	r.ID = store.RealmID(id)
 	return nil
 }
 
-// UpdateRealm implements [chatcore.RealmStore].
-func (t *tx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
+// UpdateRealm implements [store.RealmStore].
+func (t *tx) UpdateRealm(ctx context.Context, r *store.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,7 +15,7 @@ const scheduledCols = `id, realm_id, sender_id, kind, type, stream_id, topic, di
 	rendered_content, deliver_at, delivered, failed, failure_message, delivered_message_id,
 	reminder_target_message_id, reminder_note`
 
-func scanScheduled(r interface{ Scan(...any) error }, m *chatcore.ScheduledMessage) error {
+func scanScheduled(r interface{ Scan(...any) error }, m *store.ScheduledMessage) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Kind, &m.Type, sqlstore.ID(&m.StreamID), &m.Topic,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, timeCol{&m.DeliverAt},
 		&m.Delivered, &m.Failed, &m.FailureMessage, sqlstore.ID(&m.DeliveredMessageID),
@@ -23,19 +23,19 @@ func scanScheduled(r interface{ Scan(...any) error }, m *chatcore.ScheduledMessa
 }
 
 // scheduledArgs returns the values of every column but id, in scheduledCols order.
-func scheduledArgs(m *chatcore.ScheduledMessage) []any {
+func scheduledArgs(m *store.ScheduledMessage) []any {
 	return []any{m.RealmID, m.SenderID, m.Kind, string(m.Type), idArg(m.StreamID), m.Topic,
 		m.DirectMembers, m.Content, m.RenderedContent, timeArg(m.DeliverAt), m.Delivered, m.Failed,
 		m.FailureMessage, idArg(m.DeliveredMessageID), idArg(m.ReminderTargetMessageID), m.ReminderNote}
 }
 
-// ScheduledMessage implements [chatcore.ScheduledMessageStore]. In an
+// ScheduledMessage implements [store.ScheduledMessageStore]. In an
 // Update it locks the row (FOR UPDATE): of two instances delivering one due
 // message at once, the second waits for the first to commit, then fails
 // with a serialization failure and runs again, finding the row delivered,
 // instead of doing the whole delivery twice and failing only at commit.
-func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
-	var m chatcore.ScheduledMessage
+func (t *tx) ScheduledMessage(ctx context.Context, id store.ScheduledMessageID) (*store.ScheduledMessage, error) {
+	var m store.ScheduledMessage
 	q := "SELECT " + scheduledCols + " FROM scheduled_messages WHERE id = $1"
 	if !t.readOnly {
 		q += " FOR UPDATE"
@@ -51,7 +51,7 @@ func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageI
 // (sender, kind, delivered, ordered by deliver_at) and the due-message scan
 // (a partial index of the rows neither delivered nor failed) each have an
 // index that also gives the order.
-func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
+func scheduledSQL(f store.ScheduledFilter) (string, []any) {
 	var p params
 	var where []string
 	if f.RealmID != 0 {
@@ -83,17 +83,17 @@ func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
 	return q, p.args
 }
 
-// ScheduledMessages implements [chatcore.ScheduledMessageStore].
-func (t *tx) ScheduledMessages(ctx context.Context, f chatcore.ScheduledFilter) ([]chatcore.ScheduledMessage, error) {
+// ScheduledMessages implements [store.ScheduledMessageStore].
+func (t *tx) ScheduledMessages(ctx context.Context, f store.ScheduledFilter) ([]store.ScheduledMessage, error) {
 	q, args := scheduledSQL(f)
-	return scanAll(ctx, t, "scheduled messages", func(r pgx.Rows, m *chatcore.ScheduledMessage) error {
+	return scanAll(ctx, t, "scheduled messages", func(r pgx.Rows, m *store.ScheduledMessage) error {
 		return scanScheduled(r, m)
 	}, q, args...)
 }
 
-// CreateScheduledMessage implements [chatcore.ScheduledMessageStore]. Both
+// CreateScheduledMessage implements [store.ScheduledMessageStore]. Both
 // kinds share one id sequence, so no id is ever reused.
-func (t *tx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+func (t *tx) CreateScheduledMessage(ctx context.Context, m *store.ScheduledMessage) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -104,12 +104,12 @@ func (t *tx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMe
 	if err != nil {
 		return err
 	}
-	m.ID = chatcore.ScheduledMessageID(id)
+	m.ID = store.ScheduledMessageID(id)
 	return nil
 }
 
-// UpdateScheduledMessage implements [chatcore.ScheduledMessageStore].
-func (t *tx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+// UpdateScheduledMessage implements [store.ScheduledMessageStore].
+func (t *tx) UpdateScheduledMessage(ctx context.Context, m *store.ScheduledMessage) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -120,8 +120,8 @@ func (t *tx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMe
 	return mustAffect(tag, err, fmt.Sprintf("update scheduled message %d", m.ID))
 }
 
-// DeleteScheduledMessage implements [chatcore.ScheduledMessageStore].
-func (t *tx) DeleteScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) error {
+// DeleteScheduledMessage implements [store.ScheduledMessageStore].
+func (t *tx) DeleteScheduledMessage(ctx context.Context, id store.ScheduledMessageID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/store"
 )
 
 // TestServiceRulesAcrossInstances runs two Services, each on a store of its
@@ -27,8 +28,8 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 		is := is.New(t)
 		for i := range 10 {
 			realm := w.AddRealm(t, fmt.Sprintf("owners%d", i))
-			a := w.AddUser(t, realm, "Ann", chatcore.RoleOwner)
-			b := w.AddUser(t, realm, "Bob", chatcore.RoleOwner)
+			a := w.AddUser(t, realm, "Ann", store.RoleOwner)
+			b := w.AddUser(t, realm, "Bob", store.RoleOwner)
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
 			start := make(chan struct{})
@@ -43,7 +44,7 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 			close(start)
 			wg.Wait()
 			active := 0
-			for _, u := range []*chatcore.User{a, b} {
+			for _, u := range []*store.User{a, b} {
 				if w.User(t, u.ID).IsActive {
 					active++
 				}
@@ -56,13 +57,13 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 	t.Run("two deliverers deliver each due message once", func(t *testing.T) {
 		is := is.New(t)
 		realm := w.AddRealm(t, "deliver")
-		u := w.AddUser(t, realm, "Sam", chatcore.RoleMember)
-		ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{u}})
+		u := w.AddUser(t, realm, "Sam", store.RoleMember)
+		ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{u}})
 		const n = 20
-		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		w.Write(t, func(ctx context.Context, tx store.Tx) error {
 			for i := range n {
-				err := tx.CreateScheduledMessage(ctx, &chatcore.ScheduledMessage{RealmID: realm.ID, SenderID: u.ID,
-					Kind: chatcore.ScheduledSendLater, Type: chatcore.MessageTypeStream, StreamID: ch.ID, Topic: "later",
+				err := tx.CreateScheduledMessage(ctx, &store.ScheduledMessage{RealmID: realm.ID, SenderID: u.ID,
+					Kind: store.ScheduledSendLater, Type: store.MessageTypeStream, StreamID: ch.ID, Topic: "later",
 					Content: fmt.Sprintf("due %d", i), RenderedContent: fmt.Sprintf("<p>due %d</p>", i),
 					DeliverAt: w.Clock.Now().Add(-time.Minute)})
 				if err != nil {
@@ -84,8 +85,8 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 		}
 		wg.Wait()
 		is.Equal(delivered[0]+delivered[1], n) // each row counted by one deliverer
-		msgs := chattest.Read(t, sa, func(ctx context.Context, tx chatcore.Tx) ([]chatcore.Message, error) {
-			return tx.Messages(ctx, chatcore.MessageQuery{RealmID: realm.ID, Recipients: []chatcore.RecipientID{ch.RecipientID}})
+		msgs := chattest.Read(t, sa, func(ctx context.Context, tx store.Tx) ([]store.Message, error) {
+			return tx.Messages(ctx, store.MessageQuery{RealmID: realm.ID, Recipients: []store.RecipientID{ch.RecipientID}})
 		})
 		seen := map[string]int{}
 		for _, m := range msgs {

@@ -7,19 +7,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
+// UpdateUserSettings implements [store.SettingsStore] with one UPDATE of
 // the named columns only, so concurrent changes of other settings of the
 // same user are never overwritten. The UPDATE of a user the transaction
 // read, which exists, is held back to go with the next statement or the
 // COMMIT (see holdBack); an unknown user's goes at once, for its
 // ErrNotFound.
-func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes []store.SettingValue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -81,10 +81,10 @@ WHERE id IN (SELECT id FROM target)
 	AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM user_setting_edits e WHERE e.user_id = users.id AND e.setting = $6))
 RETURNING id`
 
-// UpdateSettingBulk implements [chatcore.SettingsStore] with one UPDATE
+// UpdateSettingBulk implements [store.SettingsStore] with one UPDATE
 // statement. An unknown setting name, or a value of the wrong type, is an
 // error.
-func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+func (t *tx) UpdateSettingBulk(ctx context.Context, u store.BulkSettingUpdate) ([]store.UserID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	if !ok {
 		return nil, fmt.Errorf("postgres: bulk setting update: unknown setting %q", u.Setting)
 	}
-	var probe chatcore.Settings
+	var probe store.Settings
 	if err := probe.Set(u.Setting, u.Value); err != nil {
 		return nil, fmt.Errorf("postgres: bulk setting update: %w", err)
 	}
@@ -104,7 +104,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	case int:
 		typ = "integer"
 	}
-	out, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmt.Sprintf(bulkSettingSQL, col, typ),
+	out, err := scanIDs[store.UserID](ctx, t, "bulk setting update", fmt.Sprintf(bulkSettingSQL, col, typ),
 		u.RealmID, u.UserIDs, u.GroupIDs, v, u.SkipIfEdited, u.Setting)
 	if err != nil {
 		return nil, err
@@ -113,10 +113,10 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	return out, nil
 }
 
-// RecordSettingEdits implements [chatcore.SettingsStore] in one statement,
+// RecordSettingEdits implements [store.SettingsStore] in one statement,
 // held back for a user the transaction read (see UpdateUserSettings). An
 // unknown user gives ErrNotFound.
-func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
+func (t *tx) RecordSettingEdits(ctx context.Context, user store.UserID, settings []string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, setti
 	return classify(err, what)
 }
 
-// EditedSettings implements [chatcore.SettingsStore].
-func (t *tx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
+// EditedSettings implements [store.SettingsStore].
+func (t *tx) EditedSettings(ctx context.Context, user store.UserID) ([]string, error) {
 	return scanAll(ctx, t, "edited settings", func(r pgx.Rows, s *string) error { return r.Scan(s) },
 		"SELECT setting FROM user_setting_edits WHERE user_id = $1 ORDER BY setting COLLATE \"C\"", user)
 }

@@ -1,4 +1,4 @@
-// Package postgres is the PostgreSQL implementation of [chatcore.Store], built
+// Package postgres is the PostgreSQL implementation of [store.Store], built
 // on github.com/jackc/pgx/v5 and its connection pool, pgxpool.
 //
 // # Transactions
@@ -62,7 +62,7 @@
 // A statement whose answer can wait goes to the server in one pipelined
 // batch with the transaction's next statement: the statements that begin a
 // transaction go with its first one, the reads a transaction announces
-// ([chatcore.Prefetcher]) with the next statement it runs, and an event
+// ([store.Prefetcher]) with the next statement it runs, and an event
 // append with the COMMIT, as do the writes held back (a message insert
 // whose id was reserved, a settings change of a user the transaction read,
 // flag rows, the edit of a message the transaction read; see holdBack). A
@@ -96,8 +96,8 @@
 // ([ErrNewerSchema]).
 //
 // Times are timestamptz (microseconds; read back in UTC, the zero time as
-// NULL). Case-insensitive keys are folded in Go (chatcore.FoldKey,
-// chatcore.TopicKey) and stored in their own text columns.
+// NULL). Case-insensitive keys are folded in Go (store.FoldKey,
+// store.TopicKey) and stored in their own text columns.
 package postgres
 
 import (
@@ -108,17 +108,17 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 var (
-	_ chatcore.Store           = (*Store)(nil)
-	_ chatcore.SingleReadStore = (*Store)(nil)
+	_ store.Store           = (*Store)(nil)
+	_ store.SingleReadStore = (*Store)(nil)
 )
 
-// Store is a [chatcore.Store] on a PostgreSQL database. It is safe for
+// Store is a [store.Store] on a PostgreSQL database. It is safe for
 // concurrent use, and several Stores (in one process or many) may share one
 // database and schema.
 type Store struct {
@@ -257,8 +257,8 @@ func (s *Store) Close() error {
 }
 
 // View runs fn in a REPEATABLE READ, READ ONLY transaction; see
-// [chatcore.Store]. Writes through its Tx return [ErrReadOnly].
-func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+// [store.Store]. Writes through its Tx return [ErrReadOnly].
+func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -281,11 +281,11 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 	return ferr
 }
 
-// ViewSingle implements [chatcore.SingleReadStore]: fn's one statement runs
+// ViewSingle implements [store.SingleReadStore]: fn's one statement runs
 // with no transaction around it (PostgreSQL gives a statement a snapshot of
 // its own), in one round trip where View takes two, the second to end the
 // transaction. A second call on the Tx fails.
-func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) ViewSingle(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) e
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn returns
-// nil; see [chatcore.Store] and the package documentation. With
+// nil; see [store.Store] and the package documentation. With
 // [WithWriteGroups] its first attempt runs in a write group: concurrent
 // Updates share a transaction, each inside a savepoint, so that each still
 // succeeds or fails alone and returns once its changes have committed (when
@@ -310,7 +310,7 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) e
 // own (at most [WithMaxAttempts] times in all), so fn may run more than once
 // and must keep no effect of a failed run. A panic in fn rolls back and is
 // re-raised, without another attempt.
-func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
@@ -378,7 +378,7 @@ const aloneAfter = 2
 // Updates when alone is set. retry reports a serialization failure or
 // deadlock in any statement of the attempt or at commit, whatever fn did
 // with the error it was given.
-func (s *Store) attempt(ctx context.Context, fn func(tx chatcore.Tx) error, alone bool) (retry bool, err error) {
+func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, alone bool) (retry bool, err error) {
 	begin := beginShared
 	if alone {
 		begin = beginAlone

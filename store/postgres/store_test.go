@@ -9,13 +9,13 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
 // gateMode is the mode in which the transaction of tx holds the write gate.
-func gateMode(ctx context.Context, tx chatcore.Tx) (string, error) {
+func gateMode(ctx context.Context, tx store.Tx) (string, error) {
 	return postgres.TxQueryString(ctx, tx, `SELECT coalesce(string_agg(mode, ','), '') FROM pg_locks
 		WHERE relation = 'chatcore_write_gate'::regclass AND pid = pg_backend_pid() AND granted`)
 }
@@ -31,7 +31,7 @@ func TestUpdateRunsAloneAfterTwoFailures(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- a.Update(ctx, func(tx chatcore.Tx) error {
+		done <- a.Update(ctx, func(tx store.Tx) error {
 			mode, err := gateMode(ctx, tx)
 			if err != nil {
 				return err
@@ -48,7 +48,7 @@ func TestUpdateRunsAloneAfterTwoFailures(t *testing.T) {
 	<-started
 	other := make(chan error, 1)
 	go func() {
-		other <- b.Update(ctx, func(tx chatcore.Tx) error {
+		other <- b.Update(ctx, func(tx store.Tx) error {
 			mode, err := gateMode(ctx, tx)
 			if err == nil && mode != "RowShareLock" {
 				err = errors.New("the gate in mode " + mode)
@@ -106,7 +106,7 @@ func TestAloneAttemptWaitsBounded(t *testing.T) {
 
 	holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		held <- b.Update(ctx, func(tx chatcore.Tx) error {
+		held <- b.Update(ctx, func(tx store.Tx) error {
 			if _, err := gateMode(ctx, tx); err != nil { // the first statement begins the transaction
 				return err
 			}
@@ -117,7 +117,7 @@ func TestAloneAttemptWaitsBounded(t *testing.T) {
 	}()
 	<-holding
 	runs := 0
-	err := a.Update(ctx, func(tx chatcore.Tx) error {
+	err := a.Update(ctx, func(tx store.Tx) error {
 		runs++
 		return postgres.TxExec(ctx, tx, `DO $$ BEGIN RAISE EXCEPTION 'forced' USING ERRCODE = 'serialization_failure'; END $$`)
 	})
@@ -137,10 +137,10 @@ func TestTransactionsWithoutStatements(t *testing.T) {
 	a, _ := instances(t)
 	ctx := context.Background()
 	for range 10 { // more than the pool's connections
-		is.NoErr(a.View(ctx, func(chatcore.Tx) error { return nil }))   // an empty View
-		is.NoErr(a.Update(ctx, func(chatcore.Tx) error { return nil })) // an empty Update
+		is.NoErr(a.View(ctx, func(store.Tx) error { return nil }))   // an empty View
+		is.NoErr(a.Update(ctx, func(store.Tx) error { return nil })) // an empty Update
 	}
-	err := a.Update(ctx, func(tx chatcore.Tx) error {
+	err := a.Update(ctx, func(tx store.Tx) error {
 		mode, err := gateMode(ctx, tx)
 		is.Equal(mode, "RowShareLock") // the first statement came after BEGIN and the gate's lock
 		return err
@@ -181,8 +181,8 @@ func TestViewSingle(t *testing.T) {
 
 	for range 10 { // more than the pool's connections
 		before := trips.n.Load()
-		var got *chatcore.Realm
-		err := st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+		var got *store.Realm
+		err := st.ViewSingle(ctx, func(tx store.Tx) error {
 			var err error
 			got, err = tx.RealmByStringID(ctx, "single")
 			return err
@@ -192,7 +192,7 @@ func TestViewSingle(t *testing.T) {
 		is.Equal(trips.n.Load()-before, int64(1)) // the statement alone: no BEGIN, no ROLLBACK
 	}
 	var isolation string
-	err := st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+	err := st.ViewSingle(ctx, func(tx store.Tx) error {
 		var err error
 		isolation, err = postgres.TxQueryString(ctx, tx, "SELECT current_setting('transaction_isolation')")
 		return err
@@ -200,7 +200,7 @@ func TestViewSingle(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(isolation, "read committed") // the statement ran on its own, not in View's REPEATABLE READ transaction
 
-	err = st.ViewSingle(ctx, func(tx chatcore.Tx) error {
+	err = st.ViewSingle(ctx, func(tx store.Tx) error {
 		if _, err := tx.Realm(ctx, realm.ID); err != nil {
 			return err
 		}
@@ -210,11 +210,11 @@ func TestViewSingle(t *testing.T) {
 	is.True(err != nil) // a second statement fails
 	is.True(strings.Contains(err.Error(), "second statement"))
 
-	err = st.ViewSingle(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "written", Name: "Written", DateCreated: time.Now()})
+	err = st.ViewSingle(ctx, func(tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "written", Name: "Written", DateCreated: time.Now()})
 	})
 	is.True(errors.Is(err, postgres.ErrReadOnly)) // no writes
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
 		_, err := tx.RealmByStringID(ctx, "single")
 		return err
 	})) // the pool's connections are usable

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -20,14 +20,14 @@ const (
 	streamByName = " FROM streams WHERE realm_id = $1 AND name_key = $2"
 )
 
-func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
+func scanStream(r interface{ Scan(...any) error }, s *store.Stream) error {
 	return r.Scan(&s.ID, &s.RealmID, &s.RecipientID, &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, sqlstore.ID(&s.FirstMessageID),
 		timeCol{&s.DateCreated}, sqlstore.ID(&s.CreatorID), &s.RenderedDescription)
 }
 
-// Stream implements [chatcore.StreamStore].
-func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+// Stream implements [store.StreamStore].
+func (t *tx) Stream(ctx context.Context, id store.StreamID) (*store.Stream, error) {
 	if s, ok := t.streams[id]; ok && t.failed == nil {
 		return &s, nil
 	}
@@ -38,7 +38,7 @@ func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream
 		t.keepStream(s)
 		return s, nil
 	}
-	var s chatcore.Stream
+	var s store.Stream
 	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByID, id), &s); err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %d", id))
 	}
@@ -48,23 +48,23 @@ func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream
 
 // keepStream keeps a copy of s, read in the transaction, to answer later
 // reads of it (see tx.streams).
-func (t *tx) keepStream(s *chatcore.Stream) {
+func (t *tx) keepStream(s *store.Stream) {
 	if t.streams == nil {
-		t.streams = map[chatcore.StreamID]chatcore.Stream{}
+		t.streams = map[store.StreamID]store.Stream{}
 	}
 	t.streams[s.ID] = *s
 }
 
-// StreamByName implements [chatcore.StreamStore].
-func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
-	if s, ok := take(t.answers().names, streamKey{realm, chatcore.FoldKey(name)}); ok {
+// StreamByName implements [store.StreamStore].
+func (t *tx) StreamByName(ctx context.Context, realm store.RealmID, name string) (*store.Stream, error) {
+	if s, ok := take(t.answers().names, streamKey{realm, store.FoldKey(name)}); ok {
 		if s == nil {
 			return nil, notFound(fmt.Sprintf("stream %q", name))
 		}
 		return s, nil
 	}
-	var s chatcore.Stream
-	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByName, realm, chatcore.FoldKey(name)), &s)
+	var s store.Stream
+	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+streamByName, realm, store.FoldKey(name)), &s)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %q", name))
 	}
@@ -74,20 +74,20 @@ func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name stri
 // realmStreamsSQL reads every stream of realm $1.
 const realmStreamsSQL = "SELECT " + streamCols + " FROM streams WHERE realm_id = $1 ORDER BY id"
 
-func scanStreamRow(r pgx.Rows, s *chatcore.Stream) error { return scanStream(r, s) }
+func scanStreamRow(r pgx.Rows, s *store.Stream) error { return scanStream(r, s) }
 
-// Streams implements [chatcore.StreamStore], or answers from the same read
+// Streams implements [store.StreamStore], or answers from the same read
 // announced (see Prefetch).
-func (t *tx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
+func (t *tx) Streams(ctx context.Context, realm store.RealmID) ([]store.Stream, error) {
 	if out, ok := take(t.answers().realmStreams, realm); ok {
 		return out, nil
 	}
 	return scanAll(ctx, t, "streams", scanStreamRow, realmStreamsSQL, realm)
 }
 
-// CreateStream implements [chatcore.StreamStore]. The channel's recipient id
+// CreateStream implements [store.StreamStore]. The channel's recipient id
 // comes from the recipients table, shared with direct conversations.
-func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
+func (t *tx) CreateStream(ctx context.Context, s *store.Stream) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -102,23 +102,23 @@ func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
 		int64(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
 		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription,
-		chatcore.FoldKey(s.Name))
+		store.FoldKey(s.Name))
 	if err != nil {
 		return err
 	}
-	s.ID, s.RecipientID = chatcore.StreamID(id), chatcore.RecipientID(rid)
+	s.ID, s.RecipientID = store.StreamID(id), store.RecipientID(rid)
 	return nil
 }
 
-// UpdateStream implements [chatcore.StreamStore]. The recipient id is kept.
-func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
+// UpdateStream implements [store.StreamStore]. The recipient id is kept.
+func (t *tx) UpdateStream(ctx context.Context, s *store.Stream) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	tag, err := t.exec(ctx, `UPDATE streams SET realm_id = $1, name = $2, name_key = $3, description = $4,
 		invite_only = $5, history_public_to_subscribers = $6, is_archived = $7, first_message_id = $8,
 		date_created = $9, creator_id = $10, rendered_description = $11 WHERE id = $12`,
-		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.RealmID, s.Name, store.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
 		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription, s.ID)
 	return mustAffect(tag, err, fmt.Sprintf("update stream %d", s.ID))
 }
@@ -127,16 +127,16 @@ const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, 
 	color, pin_to_top, is_muted, desktop_notifications, audible_notifications, push_notifications,
 	email_notifications, wildcard_mentions_notify`
 
-func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
+func scanSubscription(r interface{ Scan(...any) error }, s *store.Subscription) error {
 	p := &s.SubscriptionProperties
 	return r.Scan(&s.StreamID, &s.UserID, &s.Active, sqlstore.ID(&s.FirstVisibleMessageID), &s.SinceMessageID,
 		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
 		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }
 
-// Subscription implements [chatcore.StreamStore].
-func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
-	var s chatcore.Subscription
+// Subscription implements [store.StreamStore].
+func (t *tx) Subscription(ctx context.Context, stream store.StreamID, user store.UserID) (*store.Subscription, error) {
+	var s store.Subscription
 	err := scanSubscription(t.queryRow(ctx, "SELECT "+subscriptionCols+" FROM subscriptions WHERE stream_id = $1 AND user_id = $2",
 		stream, user), &s)
 	if err != nil {
@@ -149,12 +149,12 @@ func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user ch
 // Subscriptions orders them.
 const userSubscriptionsSQL = "SELECT " + subscriptionCols + " FROM subscriptions WHERE user_id = $1 ORDER BY stream_id, user_id"
 
-func scanSubscriptionRow(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) }
+func scanSubscriptionRow(r pgx.Rows, s *store.Subscription) error { return scanSubscription(r, s) }
 
-// Subscriptions implements [chatcore.StreamStore]. With both ids zero it
+// Subscriptions implements [store.StreamStore]. With both ids zero it
 // returns nothing. A user's subscriptions (stream 0) may come from the
 // same read announced (see Prefetch).
-func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+func (t *tx) Subscriptions(ctx context.Context, stream store.StreamID, user store.UserID) ([]store.Subscription, error) {
 	if stream == 0 && user != 0 {
 		if out, ok := take(t.answers().userSubscriptions, user); ok {
 			return out, nil
@@ -174,17 +174,17 @@ func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user c
 	if len(where) == 0 {
 		return nil, nil
 	}
-	return scanAll(ctx, t, "subscriptions", func(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+	return scanAll(ctx, t, "subscriptions", func(r pgx.Rows, s *store.Subscription) error { return scanSubscription(r, s) },
 		"SELECT "+subscriptionCols+" FROM subscriptions WHERE "+strings.Join(where, " AND ")+" ORDER BY stream_id, user_id", args...)
 }
 
-// ActiveSubscriberIDs implements [chatcore.StreamStore]: the whole list comes
+// ActiveSubscriberIDs implements [store.StreamStore]: the whole list comes
 // back as one array value, in the order of the primary key.
-func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream store.StreamID) ([]store.UserID, error) {
 	if ids, ok := take(t.answers().subscribers, stream); ok {
 		return ids, nil
 	}
-	var out []chatcore.UserID
+	var out []store.UserID
 	err := t.queryRow(ctx, "SELECT "+activeSubscribersOf("$1"), stream).Scan(&out)
 	if err != nil {
 		return nil, classify(err, "subscribers")
@@ -211,8 +211,8 @@ type withTail struct {
 
 func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail...)...) }
 
-// StreamAudience implements [chatcore.StreamStore] with one statement.
-func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+// StreamAudience implements [store.StreamStore] with one statement.
+func (t *tx) StreamAudience(ctx context.Context, stream store.StreamID, upTo store.MessageID) (*store.Stream, []store.UserID, error) {
 	a, ok := take(t.answers().audiences, stream)
 	if !ok {
 		var err error
@@ -240,7 +240,7 @@ const audienceSQL = "SELECT " + streamCols + `,
 
 // readAudience reads the row of audienceSQL for stream: nil when there is
 // no such stream.
-func readAudience(r pgx.Row, stream chatcore.StreamID) (*audience, error) {
+func readAudience(r pgx.Row, stream store.StreamID) (*audience, error) {
 	return readOne(r, fmt.Sprintf("stream %d", stream), func(row pgx.Row, a *audience) error {
 		return scanStream(withTail{row, []any{&a.users, &a.firstVisible}}, &a.stream)
 	})
@@ -249,16 +249,16 @@ func readAudience(r pgx.Row, stream chatcore.StreamID) (*audience, error) {
 // audience is a stream with its active subscribers and the first message
 // each may see, in the same order (see audienceSQL).
 type audience struct {
-	stream       chatcore.Stream
-	users        []chatcore.UserID
+	stream       store.Stream
+	users        []store.UserID
 	firstVisible []int64
 }
 
 // at returns the users who can see the stream's message upTo: every active
 // subscriber when its history is public to subscribers, else those whose
 // first visible message is at most upTo; nil for none.
-func (a *audience) at(upTo chatcore.MessageID) []chatcore.UserID {
-	var out []chatcore.UserID
+func (a *audience) at(upTo store.MessageID) []store.UserID {
+	var out []store.UserID
 	for i, u := range a.users {
 		if a.stream.HistoryPublicToSubscribers || a.firstVisible[i] <= int64(upTo) {
 			out = append(out, u)
@@ -267,8 +267,8 @@ func (a *audience) at(upTo chatcore.MessageID) []chatcore.UserID {
 	return out
 }
 
-// PutSubscription implements [chatcore.StreamStore].
-func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
+// PutSubscription implements [store.StreamStore].
+func (t *tx) PutSubscription(ctx context.Context, s store.Subscription) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -287,8 +287,8 @@ func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error
 	return classify(err, "put subscription")
 }
 
-// DeactivateSubscriptions implements [chatcore.StreamStore].
-func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
+// DeactivateSubscriptions implements [store.StreamStore].
+func (t *tx) DeactivateSubscriptions(ctx context.Context, user store.UserID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -296,9 +296,9 @@ func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) 
 	return classify(err, "deactivate subscriptions")
 }
 
-// ActiveRealmSubscriptions implements [chatcore.StreamStore].
-func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
-	return scanAll(ctx, t, "realm subscriptions", func(r pgx.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+// ActiveRealmSubscriptions implements [store.StreamStore].
+func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm store.RealmID) ([]store.Subscription, error) {
+	return scanAll(ctx, t, "realm subscriptions", func(r pgx.Rows, s *store.Subscription) error { return scanSubscription(r, s) },
 		"SELECT "+prefixed("s.", subscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
 		WHERE c.realm_id = $1 AND s.active ORDER BY s.stream_id, s.user_id`, realm)
 }
@@ -312,11 +312,11 @@ func prefixed(prefix, cols string) string {
 	return strings.Join(parts, ", ")
 }
 
-// StreamTopics implements [chatcore.StreamStore]: one pass over the
+// StreamTopics implements [store.StreamStore]: one pass over the
 // channel's rows of the messages_stream_topic index, then the topic of each
 // topic's newest message by its primary key.
-func (t *tx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
-	return scanAll(ctx, t, "stream topics", func(r pgx.Rows, s *chatcore.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
+func (t *tx) StreamTopics(ctx context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
+	return scanAll(ctx, t, "stream topics", func(r pgx.Rows, s *store.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
 		`SELECT n.topic, m.max_id FROM
 		(SELECT max(id) AS max_id FROM messages WHERE stream_id = $1 AND id >= $2 GROUP BY topic_key) m
 		JOIN messages n ON n.id = m.max_id

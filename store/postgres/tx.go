@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -24,7 +24,7 @@ const (
 	codeLockNotAvailable     = "55P03"
 )
 
-// tx implements chatcore.Tx on one pgx transaction.
+// tx implements store.Tx on one pgx transaction.
 type tx struct {
 	tx       *lazyTx
 	readOnly bool
@@ -35,7 +35,7 @@ type tx struct {
 	notify *notifier
 	// appended are the events this transaction appended, announced once it
 	// has committed (only when notify is set).
-	appended []chatcore.LoggedEvent
+	appended []store.LoggedEvent
 	// fetched are the answers of announced reads (see Prefetch); a
 	// write forgets them.
 	fetched *fetched
@@ -45,27 +45,27 @@ type tx struct {
 	// streams are the streams Stream read, as this transaction sees them:
 	// a later read of one answers from here, without a round trip, until
 	// a write that may change streams (see writable) forgets them.
-	streams map[chatcore.StreamID]chatcore.Stream
+	streams map[store.StreamID]store.Stream
 	// messageIDs are ids an announcement reserved for new messages (see
 	// Prefetch), in sequence order; no write changes them.
-	messageIDs []chatcore.MessageID
+	messageIDs []store.MessageID
 	// users are the users this write transaction read (a few at most, so
 	// a list): each exists until it ends, since no user is ever deleted,
 	// so a write of theirs that only a conflict can fail may be held back
 	// (see holdBack). Reads in a View, which writes nothing, are not kept.
-	users []chatcore.UserID
+	users []store.UserID
 	// messages are the messages this write transaction read with Message
 	// (a few at most): each exists until it ends unless a conflict fails
 	// it, or the transaction deletes messages (DeleteMessages forgets
 	// them), so a write of theirs may be held back too (see noteRead).
-	messages []chatcore.MessageID
+	messages []store.MessageID
 	// linkifierVersions are the linkifier versions of the realms Realm
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.
-	linkifierVersions map[chatcore.RealmID]int64
+	linkifierVersions map[store.RealmID]int64
 }
 
-var _ chatcore.Tx = (*tx)(nil)
+var _ store.Tx = (*tx)(nil)
 
 // writable returns ErrReadOnly in a View. Every write calls it first: in
 // an Update it forgets the answers of announced reads, which the write may
@@ -250,21 +250,21 @@ func scanIDRow[T ~int64](r pgx.Rows, v *T) error {
 }
 
 // classify wraps an error for the operation what. Unique violations wrap
-// chatcore.ErrConflict, foreign key violations (a row that names a missing
-// parent) wrap chatcore.ErrNotFound, and pgx.ErrNoRows becomes ErrNotFound.
+// store.ErrConflict, foreign key violations (a row that names a missing
+// parent) wrap store.ErrNotFound, and pgx.ErrNoRows becomes ErrNotFound.
 // The decision uses the SQLSTATE, never the message text.
 func classify(err error, what string) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
+		return fmt.Errorf("postgres: %s: %w", what, store.ErrNotFound)
 	}
 	switch sqlState(err) {
 	case codeUniqueViolation:
-		return fmt.Errorf("postgres: %s: %w: %w", what, chatcore.ErrConflict, err)
+		return fmt.Errorf("postgres: %s: %w: %w", what, store.ErrConflict, err)
 	case codeForeignKeyViolation:
-		return fmt.Errorf("postgres: %s: %w: %w", what, chatcore.ErrNotFound, err)
+		return fmt.Errorf("postgres: %s: %w: %w", what, store.ErrNotFound, err)
 	}
 	return fmt.Errorf("postgres: %s: %w", what, err)
 }
@@ -288,9 +288,9 @@ func isRetryable(err error) bool {
 	return false
 }
 
-// notFound returns an error wrapping chatcore.ErrNotFound for what.
+// notFound returns an error wrapping store.ErrNotFound for what.
 func notFound(what string) error {
-	return fmt.Errorf("postgres: %s: %w", what, chatcore.ErrNotFound)
+	return fmt.Errorf("postgres: %s: %w", what, store.ErrNotFound)
 }
 
 // noteRead adds id to list, the rows of one kind the transaction read

@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/jackc/pgx/v5"
 )
 
-// The user statements are built once from chatcore.SettingNames(), the only
+// The user statements are built once from store.SettingNames(), the only
 // source of setting column names: each setting has the column of its wire
 // name, and adding a setting needs only a migration that adds that column
 // (Open refuses a database without it).
@@ -25,7 +25,7 @@ var (
 )
 
 func init() {
-	names := chatcore.SettingNames()
+	names := store.SettingNames()
 	settingColumns = make(map[string]string, len(names))
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -50,7 +50,7 @@ func init() {
 	userUpdate = "UPDATE users SET " + strings.Join(sets, ", ") + " WHERE id = $" + strconv.Itoa(len(sets)+1)
 }
 
-func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
+func scanUser(r interface{ Scan(...any) error }, u *store.User) error {
 	var apiKey *string
 	dest := []any{&u.ID, &u.RealmID, &u.Email, &u.FullName, &u.FullNameKey, &u.Role, &u.IsActive, &u.IsBot,
 		&u.BotType, sqlstore.ID(&u.BotOwnerID), &apiKey, &u.PasswordHash,
@@ -67,15 +67,15 @@ func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
 
 // userArgs returns the values of the non-id columns, in the order of the
 // insert and update statements.
-func userArgs(u *chatcore.User) []any {
-	args := []any{u.RealmID, u.Email, chatcore.FoldKey(u.Email), u.FullName, u.FullNameKey, u.Role,
+func userArgs(u *store.User) []any {
+	args := []any{u.RealmID, u.Email, store.FoldKey(u.Email), u.FullName, u.FullNameKey, u.Role,
 		u.IsActive, u.IsBot, u.BotType, idArg(u.BotOwnerID), strArg(u.APIKeyHash), u.PasswordHash,
 		u.AvatarSource, timeArg(u.DateJoined)}
 	return append(args, u.Settings.Fields()...)
 }
 
-func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*chatcore.User, error) {
-	var u chatcore.User
+func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*store.User, error) {
+	var u store.User
 	if err := scanUser(t.queryRow(ctx, userSelect+" WHERE "+where, args...), &u); err != nil {
 		return nil, classify(err, what)
 	}
@@ -83,26 +83,26 @@ func (t *tx) oneUser(ctx context.Context, what, where string, args ...any) (*cha
 	return &u, nil
 }
 
-// User implements [chatcore.UserStore].
-func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
+// User implements [store.UserStore].
+func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 	return t.oneUser(ctx, fmt.Sprintf("user %d", id), "id = $1", id)
 }
 
-// UserByEmail implements [chatcore.UserStore].
-func (t *tx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
-	return t.oneUser(ctx, "user by email", "realm_id = $1 AND email_key = $2", realm, chatcore.FoldKey(email))
+// UserByEmail implements [store.UserStore].
+func (t *tx) UserByEmail(ctx context.Context, realm store.RealmID, email string) (*store.User, error) {
+	return t.oneUser(ctx, "user by email", "realm_id = $1 AND email_key = $2", realm, store.FoldKey(email))
 }
 
-// UserByAPIKeyHash implements [chatcore.UserStore].
-func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
+// UserByAPIKeyHash implements [store.UserStore].
+func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, error) {
 	if hash == "" {
 		return nil, notFound("user by api key")
 	}
 	return t.oneUser(ctx, "user by api key", "api_key_hash = $1", hash)
 }
 
-// Users implements [chatcore.UserStore].
-func (t *tx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
+// Users implements [store.UserStore].
+func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
 	var where []string
 	var args []any
 	arg := func(cond string, v any) {
@@ -137,45 +137,45 @@ func (t *tx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User,
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	return scanAll(ctx, t, "users", func(r pgx.Rows, u *chatcore.User) error { return scanUser(r, u) },
+	return scanAll(ctx, t, "users", func(r pgx.Rows, u *store.User) error { return scanUser(r, u) },
 		q+" ORDER BY id", args...)
 }
 
-// CreateUser implements [chatcore.UserStore]. It sets u.FullNameKey.
-func (t *tx) CreateUser(ctx context.Context, u *chatcore.User) error {
+// CreateUser implements [store.UserStore]. It sets u.FullNameKey.
+func (t *tx) CreateUser(ctx context.Context, u *store.User) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	u.FullNameKey = chatcore.FoldKey(u.FullName)
+	u.FullNameKey = store.FoldKey(u.FullName)
 	id, err := t.insertWithID(ctx, "users", "create user", userInsert, int64(u.ID), userArgs(u)...)
 	if err != nil {
 		return err
 	}
-	u.ID = chatcore.UserID(id)
+	u.ID = store.UserID(id)
 	return nil
 }
 
-// UpdateUser implements [chatcore.UserStore]. It sets u.FullNameKey.
-func (t *tx) UpdateUser(ctx context.Context, u *chatcore.User) error {
+// UpdateUser implements [store.UserStore]. It sets u.FullNameKey.
+func (t *tx) UpdateUser(ctx context.Context, u *store.User) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	u.FullNameKey = chatcore.FoldKey(u.FullName)
+	u.FullNameKey = store.FoldKey(u.FullName)
 	tag, err := t.exec(ctx, userUpdate, append(userArgs(u), u.ID)...)
 	return mustAffect(tag, err, fmt.Sprintf("update user %d", u.ID))
 }
 
 const botServiceCols = "id, bot_id, name, base_url, token, interface"
 
-// BotServices implements [chatcore.UserStore].
-func (t *tx) BotServices(ctx context.Context, bot chatcore.UserID) ([]chatcore.BotService, error) {
-	return scanAll(ctx, t, "bot services", func(r pgx.Rows, s *chatcore.BotService) error {
+// BotServices implements [store.UserStore].
+func (t *tx) BotServices(ctx context.Context, bot store.UserID) ([]store.BotService, error) {
+	return scanAll(ctx, t, "bot services", func(r pgx.Rows, s *store.BotService) error {
 		return r.Scan(&s.ID, &s.BotID, &s.Name, &s.BaseURL, &s.Token, &s.Interface)
 	}, "SELECT "+botServiceCols+" FROM bot_services WHERE bot_id = $1 ORDER BY id", bot)
 }
 
-// CreateBotService implements [chatcore.UserStore].
-func (t *tx) CreateBotService(ctx context.Context, s *chatcore.BotService) error {
+// CreateBotService implements [store.UserStore].
+func (t *tx) CreateBotService(ctx context.Context, s *store.BotService) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -185,6 +185,6 @@ func (t *tx) CreateBotService(ctx context.Context, s *chatcore.BotService) error
 	if err != nil {
 		return err
 	}
-	s.ID = chatcore.BotServiceID(id)
+	s.ID = store.BotServiceID(id)
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/benchutil"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
@@ -29,8 +30,8 @@ type benchEnv struct {
 	writer *sql.DB
 	reader *sql.DB
 	svc    *chatcore.Service
-	realm  chatcore.RealmID
-	admin  chatcore.UserID
+	realm  store.RealmID
+	admin  store.UserID
 }
 
 func newBenchEnv(b *testing.B, opts ...chatcore.Option) *benchEnv {
@@ -43,13 +44,13 @@ func newBenchEnv(b *testing.B, opts ...chatcore.Option) *benchEnv {
 	b.Cleanup(func() { s.Close() })
 	env := &benchEnv{store: s, svc: chatcore.New(s, opts...)}
 	env.writer, env.reader = sqlite.DBs(s)
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "bench", Name: "Bench", DateCreated: epoch}
+	err = s.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "bench", Name: "Bench", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
 		u := human(r.ID, "owner@example.com")
-		u.Role = chatcore.RoleOwner
+		u.Role = store.RoleOwner
 		if err := tx.CreateUser(ctx, u); err != nil {
 			return err
 		}
@@ -84,11 +85,11 @@ func (env *benchEnv) count(b *testing.B, query string, args ...any) int {
 
 // cloneUsers copies the owner's row n times as active members and returns
 // the smallest new id; the new ids are consecutive.
-func (env *benchEnv) cloneUsers(b *testing.B, n int) chatcore.UserID {
+func (env *benchEnv) cloneUsers(b *testing.B, n int) store.UserID {
 	b.Helper()
-	first := chatcore.UserID(env.count(b, "SELECT max(id) + 1 FROM users"))
+	first := store.UserID(env.count(b, "SELECT max(id) + 1 FROM users"))
 	var settingCols string
-	for _, name := range chatcore.SettingNames() {
+	for _, name := range store.SettingNames() {
 		settingCols += ", " + name
 	}
 	env.exec(b, `WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x + 1 < ?)
@@ -132,8 +133,8 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 	const otherSize = 100_000
 	ctx := context.Background()
 	env := newBenchEnv(b)
-	st := &chatcore.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
-	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateStream(ctx, st) }); err != nil {
+	st := &store.Stream{RealmID: env.realm, Name: "bench", HistoryPublicToSubscribers: true, DateCreated: epoch}
+	if err := env.store.Update(ctx, func(tx store.Tx) error { return tx.CreateStream(ctx, st) }); err != nil {
 		b.Fatal(err)
 	}
 	subscribers := env.cloneUsers(b, 20)
@@ -161,7 +162,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 			epoch.Unix(), before)
 	}
 	fill(b, otherSize, "")
-	key := chatcore.FoldKey("Doomed")
+	key := store.FoldKey("Doomed")
 
 	check := func(b *testing.B) {
 		b.Helper()
@@ -239,7 +240,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 	b.Run("store", func(b *testing.B) {
 		b.ReportAllocs()
 		var peak uint64
-		f := chatcore.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
+		f := store.MessageFilter{RealmID: env.realm, StreamID: st.ID, TopicKey: &key}
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			t.Stop()
@@ -248,7 +249,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 			h := benchutil.StartHeapSampler()
 			t.Start()
 			for n := 100; n == 100; {
-				err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+				err := env.store.Update(ctx, func(tx store.Tx) error {
 					del, err := tx.DeleteMessages(ctx, f, 100)
 					n = len(del)
 					return err
@@ -314,7 +315,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	})
 	b.Run("interleaved", func(b *testing.B) {
-		twin := chatcore.FoldKey("Twin")
+		twin := store.FoldKey("Twin")
 		benchutil.InterleavedTopicDeletion(b, benchutil.InterleavedDeletion{
 			Store: env.store, Admin: env.admin, Stream: st.ID, Topic: "doomed",
 			RawBatch: func(b *testing.B) int { return rawBatch(b, twin) },
@@ -338,12 +339,12 @@ func BenchmarkBulkSettings(b *testing.B) {
 	ctx := context.Background()
 	env := newBenchEnv(b)
 	first := env.cloneUsers(b, members)
-	ids := make([]chatcore.UserID, members)
+	ids := make([]store.UserID, members)
 	for i := range ids {
-		ids[i] = first + chatcore.UserID(i)
+		ids[i] = first + store.UserID(i)
 	}
-	g := &chatcore.Group{RealmID: env.realm, Name: "everyone", Members: ids}
-	if err := env.store.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateGroup(ctx, g) }); err != nil {
+	g := &store.Group{RealmID: env.realm, Name: "everyone", Members: ids}
+	if err := env.store.Update(ctx, func(tx store.Tx) error { return tx.CreateGroup(ctx, g) }); err != nil {
 		b.Fatal(err)
 	}
 	env.exec(b, "INSERT INTO user_setting_edits (user_id, setting) SELECT id, 'color_scheme' FROM users WHERE id >= ? AND id % 10 = 0", first)
@@ -365,7 +366,7 @@ func BenchmarkBulkSettings(b *testing.B) {
 			v := next()
 			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
 				ColorScheme: &v,
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
+				TargetUsers: &chatcore.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -381,11 +382,11 @@ func BenchmarkBulkSettings(b *testing.B) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
-			var changed []chatcore.UserID
-			err := env.store.Update(ctx, func(tx chatcore.Tx) error {
+			var changed []store.UserID
+			err := env.store.Update(ctx, func(tx store.Tx) error {
 				var err error
-				changed, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
-					RealmID: env.realm, GroupIDs: []chatcore.GroupID{g.ID}, Setting: "color_scheme", Value: v,
+				changed, err = tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{
+					RealmID: env.realm, GroupIDs: []store.GroupID{g.ID}, Setting: "color_scheme", Value: v,
 					SkipIfEdited: true,
 				})
 				return err
@@ -471,9 +472,9 @@ func BenchmarkReminders(b *testing.B) {
 		b.ReportAllocs()
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			err := env.store.View(ctx, func(tx chatcore.Tx) error {
-				got, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{RealmID: env.realm, SenderID: user,
-					Kind: chatcore.ScheduledReminder, Delivered: new(false)})
+			err := env.store.View(ctx, func(tx store.Tx) error {
+				got, err := tx.ScheduledMessages(ctx, store.ScheduledFilter{RealmID: env.realm, SenderID: user,
+					Kind: store.ScheduledReminder, Delivered: new(false)})
 				if err == nil && len(got) != mine {
 					err = fmt.Errorf("%d reminders, want %d", len(got), mine)
 				}
@@ -530,7 +531,7 @@ func BenchmarkReminders(b *testing.B) {
 
 // BenchmarkConcurrentSettings: see [benchutil.ConcurrentSettings].
 func BenchmarkConcurrentSettings(b *testing.B) {
-	benchutil.ConcurrentSettings(b, func(b *testing.B) chatcore.Store {
+	benchutil.ConcurrentSettings(b, func(b *testing.B) store.Store {
 		s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
 		if err != nil {
 			b.Fatal(err)
@@ -555,14 +556,14 @@ func BenchmarkEventsFor(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Cleanup(func() { s.Close() })
-			var events []chatcore.LoggedEvent
+			var events []store.LoggedEvent
 			for range 20 {
 				for k := range audiences {
-					events = append(events, chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{1, chatcore.UserID(1000 + k)},
+					events = append(events, store.LoggedEvent{RealmID: 1, UserIDs: []store.UserID{1, store.UserID(1000 + k)},
 						Data: []byte(`{"type":"message"}`)})
 				}
 			}
-			if err := s.Update(ctx, func(tx chatcore.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
+			if err := s.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, events) }); err != nil {
 				b.Fatal(err)
 			}
 			head := events[len(events)-1].ID
@@ -573,8 +574,8 @@ func BenchmarkEventsFor(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					for b.Loop() {
-						err := s.View(ctx, func(tx chatcore.Tx) error {
-							_, err := tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 1, After: head - behind, Limit: 100})
+						err := s.View(ctx, func(tx store.Tx) error {
+							_, err := tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 1, After: head - behind, Limit: 100})
 							return err
 						})
 						if err != nil {

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -97,22 +98,22 @@ func crashChild(mode, path string) int {
 // without committing the open transaction: it never gets further than the
 // parent allowed. It is used by one goroutine only.
 type crashPacedStore struct {
-	chatcore.Store
+	store.Store
 	acks    *bufio.Reader
 	updates int // write transactions begun
 	batches int // DeleteMessages calls made
 	acked   int // go-aheads read
 }
 
-// Update implements chatcore.Store.
-func (p *crashPacedStore) Update(ctx context.Context, fn func(chatcore.Tx) error) error {
+// Update implements store.Store.
+func (p *crashPacedStore) Update(ctx context.Context, fn func(store.Tx) error) error {
 	p.updates++
 	n := p.updates
-	return p.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(crashPacedTx{tx, p, n}) })
+	return p.Store.Update(ctx, func(tx store.Tx) error { return fn(crashPacedTx{tx, p, n}) })
 }
 
 type crashPacedTx struct {
-	chatcore.Tx
+	store.Tx
 	p  *crashPacedStore
 	tx int // which of the store's write transactions this is
 }
@@ -120,8 +121,8 @@ type crashPacedTx struct {
 // crashAck is the parent's go-ahead for one batch.
 const crashAck = "go on\n"
 
-// DeleteMessages implements chatcore.MessageStore.
-func (t crashPacedTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+// DeleteMessages implements store.MessageStore.
+func (t crashPacedTx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit int) ([]store.DeletedMessage, error) {
 	deleted, err := t.Tx.DeleteMessages(ctx, f, limit)
 	t.p.batches++
 	// os.Stdout is unbuffered: the line is in the pipe before the wait.
@@ -153,16 +154,16 @@ func crashOperation(ctx context.Context, svc *chatcore.Service, mode string, w c
 
 // crashWorld holds the ids the parent and the child share.
 type crashWorld struct {
-	realm  chatcore.RealmID
-	admin  chatcore.UserID
-	member chatcore.UserID
-	stream chatcore.StreamID
+	realm  store.RealmID
+	admin  store.UserID
+	member store.UserID
+	stream store.StreamID
 }
 
 // crashIDs finds the world's ids in an existing database.
-func crashIDs(ctx context.Context, s chatcore.Store) (crashWorld, error) {
+func crashIDs(ctx context.Context, s store.Store) (crashWorld, error) {
 	var w crashWorld
-	err := s.View(ctx, func(tx chatcore.Tx) error {
+	err := s.View(ctx, func(tx store.Tx) error {
 		r, err := tx.RealmByStringID(ctx, "crash")
 		if err != nil {
 			return err
@@ -195,49 +196,49 @@ func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
 	ctx := context.Background()
 	var (
 		w         crashWorld
-		templates []chatcore.MessageID
+		templates []store.MessageID
 	)
-	is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "crash", Name: "Crash", DateCreated: epoch}
+	is.NoErr(s.Update(ctx, func(tx store.Tx) error {
+		r := &store.Realm{StringID: "crash", Name: "Crash", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
 		admin := human(r.ID, "admin@crash.test")
-		admin.Role = chatcore.RoleAdministrator
+		admin.Role = store.RoleAdministrator
 		member := human(r.ID, "member@crash.test")
-		for _, u := range []*chatcore.User{admin, member} {
+		for _, u := range []*store.User{admin, member} {
 			if err := tx.CreateUser(ctx, u); err != nil {
 				return err
 			}
 		}
-		st := &chatcore.Stream{RealmID: r.ID, Name: "general", HistoryPublicToSubscribers: true, DateCreated: epoch}
+		st := &store.Stream{RealmID: r.ID, Name: "general", HistoryPublicToSubscribers: true, DateCreated: epoch}
 		if err := tx.CreateStream(ctx, st); err != nil {
 			return err
 		}
-		for _, u := range []chatcore.UserID{admin.ID, member.ID} {
-			if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: u, Active: true}); err != nil {
+		for _, u := range []store.UserID{admin.ID, member.ID} {
+			if err := tx.PutSubscription(ctx, store.Subscription{StreamID: st.ID, UserID: u, Active: true}); err != nil {
 				return err
 			}
 		}
 		w = crashWorld{realm: r.ID, admin: admin.ID, member: member.ID, stream: st.ID}
-		send := func(topic string, i int) (chatcore.MessageID, error) {
+		send := func(topic string, i int) (store.MessageID, error) {
 			prev := fmt.Sprintf("draft %d", i)
-			m := &chatcore.Message{
-				RealmID: r.ID, SenderID: member.ID, Type: chatcore.MessageTypeStream,
+			m := &store.Message{
+				RealmID: r.ID, SenderID: member.ID, Type: store.MessageTypeStream,
 				RecipientID: st.RecipientID, StreamID: st.ID, Topic: topic,
 				Content: fmt.Sprintf("message %d", i), RenderedContent: fmt.Sprintf("<p>message %d</p>", i),
 				Client: "test", SentAt: epoch.Add(time.Duration(i) * time.Second), LastEditedAt: epoch.Add(time.Duration(i+1) * time.Second),
-				Reactions: []chatcore.Reaction{{UserID: admin.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
-				EditHistory: []chatcore.EditHistoryEntry{{UserID: member.ID, Timestamp: epoch.Add(time.Duration(i+1) * time.Second),
+				Reactions: []store.Reaction{{UserID: admin.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
+				EditHistory: []store.EditHistoryEntry{{UserID: member.ID, Timestamp: epoch.Add(time.Duration(i+1) * time.Second),
 					PrevContent: prev, PrevRenderedContent: "<p>" + prev + "</p>"}},
-				Submessages: []chatcore.Submessage{{SenderID: member.ID, MsgType: "widget", Content: `{"type":"vote"}`}},
+				Submessages: []store.Submessage{{SenderID: member.ID, MsgType: "widget", Content: `{"type":"vote"}`}},
 			}
 			err := tx.CreateMessage(ctx, m)
 			return m.ID, err
 		}
 		// One message per topic through the Store; the big topic's comes first
 		// and is the channel's oldest.
-		var firstID chatcore.MessageID
+		var firstID store.MessageID
 		for i, topic := range append([]string{crashBigTopic}, crashOtherTopics...) {
 			id, err := send(topic, i)
 			if err != nil {
@@ -252,12 +253,12 @@ func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
 		if err := tx.UpdateStream(ctx, st); err != nil {
 			return err
 		}
-		rid, err := tx.DirectRecipient(ctx, r.ID, []chatcore.UserID{admin.ID, member.ID})
+		rid, err := tx.DirectRecipient(ctx, r.ID, []store.UserID{admin.ID, member.ID})
 		if err != nil {
 			return err
 		}
-		return tx.CreateMessage(ctx, &chatcore.Message{RealmID: r.ID, SenderID: admin.ID, Type: chatcore.MessageTypePrivate,
-			RecipientID: rid, DirectMembers: []chatcore.UserID{admin.ID, member.ID}, Content: "dm", RenderedContent: "<p>dm</p>",
+		return tx.CreateMessage(ctx, &store.Message{RealmID: r.ID, SenderID: admin.ID, Type: store.MessageTypePrivate,
+			RecipientID: rid, DirectMembers: []store.UserID{admin.ID, member.ID}, Content: "dm", RenderedContent: "<p>dm</p>",
 			Client: "test", SentAt: epoch})
 	}))
 	// Copy the template messages with SQL, children included, which takes a
@@ -268,7 +269,7 @@ func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
 	tx, err := writer.BeginTx(ctx, nil)
 	is.NoErr(err)
 	defer tx.Rollback()
-	clone := func(template chatcore.MessageID, copies int) {
+	clone := func(template store.MessageID, copies int) {
 		is.NoErr(crashClone(ctx, tx, template, copies)) // the template is copied
 	}
 	clone(templates[0], crashBigCount/2-1)
@@ -282,7 +283,7 @@ func crashSetup(t *testing.T, s *sqlite.Store) crashWorld {
 
 // crashClone inserts copies of message template, each with copies of the
 // template's reactions, edit history and submessages.
-func crashClone(ctx context.Context, tx *sql.Tx, template chatcore.MessageID, copies int) error {
+func crashClone(ctx context.Context, tx *sql.Tx, template store.MessageID, copies int) error {
 	cols := func(table string, skip ...string) (string, error) {
 		rows, err := tx.QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
 		if err != nil {
@@ -305,7 +306,7 @@ func crashClone(ctx context.Context, tx *sql.Tx, template chatcore.MessageID, co
 	if err != nil {
 		return err
 	}
-	var before chatcore.MessageID
+	var before store.MessageID
 	if err := tx.QueryRowContext(ctx, "SELECT max(id) FROM messages").Scan(&before); err != nil {
 		return err
 	}
@@ -371,7 +372,7 @@ func crashTest(t *testing.T, mode string) {
 	t.Logf("set-up: %d messages in %v", crashBigCount+crashSmallCount*len(crashOtherTopics)+1, time.Since(start))
 
 	// scope selects the messages the operation deletes.
-	scope, arg := "topic_key = ?", any(chatcore.TopicKey(crashBigTopic))
+	scope, arg := "topic_key = ?", any(store.TopicKey(crashBigTopic))
 	if mode == crashDeactivate {
 		scope, arg = "sender_id = ? AND stream_id != 0", any(w.member)
 	}
@@ -450,7 +451,7 @@ func crashTest(t *testing.T, mode string) {
 		is.Equal(remaining, inScope) // the deactivation's one transaction was open at the kill: nothing of it committed
 	}
 	var activeAfterCrash bool
-	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
 		u, err := tx.User(ctx, w.member)
 		activeAfterCrash = err == nil && u.IsActive
 		return err
@@ -471,9 +472,9 @@ func crashTest(t *testing.T, mode string) {
 	crashCheck(t, db)
 	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages WHERE "+scope, arg), 0) // every message of the scope is gone
 	is.Equal(crashCount(t, db, "SELECT count(*) FROM messages"), total-inScope)       // and nothing else
-	var first chatcore.MessageID
+	var first store.MessageID
 	var active bool
-	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
 		st, err := tx.Stream(ctx, w.stream)
 		if err != nil {
 			return err
@@ -483,7 +484,7 @@ func crashTest(t *testing.T, mode string) {
 		active = err == nil && u.IsActive
 		return err
 	}))
-	oldest := chatcore.MessageID(crashCount(t, db, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", w.stream))
+	oldest := store.MessageID(crashCount(t, db, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", w.stream))
 	is.Equal(first, oldest)                   // first_message_id names the channel's oldest surviving message
 	is.Equal(active, mode != crashDeactivate) // the deactivation (only) deactivated the member
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"
 
-// CreateDraft implements [chatcore.DraftStore]. A zero id becomes one above
+// CreateDraft implements [store.DraftStore]. A zero id becomes one above
 // every draft id ever used (AUTOINCREMENT).
-func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
+func (t *tx) CreateDraft(ctx context.Context, d *store.Draft) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -22,16 +22,16 @@ func (t *tx) CreateDraft(ctx context.Context, d *chatcore.Draft) error {
 	return classify(err, "create draft")
 }
 
-// Drafts implements [chatcore.DraftStore].
-func (t *tx) Drafts(ctx context.Context, user chatcore.UserID) ([]chatcore.Draft, error) {
-	return scanAll(ctx, t, "drafts", func(r *sql.Rows, d *chatcore.Draft) error {
+// Drafts implements [store.DraftStore].
+func (t *tx) Drafts(ctx context.Context, user store.UserID) ([]store.Draft, error) {
+	return scanAll(ctx, t, "drafts", func(r *sql.Rows, d *store.Draft) error {
 		return r.Scan(&d.ID, &d.UserID, &d.Type, sqlstore.ID(&d.StreamID), &d.Topic,
-			listCol[chatcore.UserID]{&d.To}, &d.Content, timeCol{&d.LastEdit})
+			listCol[store.UserID]{&d.To}, &d.Content, timeCol{&d.LastEdit})
 	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = ? ORDER BY id", user)
 }
 
-// DeleteDrafts implements [chatcore.DraftStore].
-func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error) {
+// DeleteDrafts implements [store.DraftStore].
+func (t *tx) DeleteDrafts(ctx context.Context, user store.UserID) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
@@ -43,8 +43,8 @@ func (t *tx) DeleteDrafts(ctx context.Context, user chatcore.UserID) (int, error
 	return int(n), classify(err, "delete drafts")
 }
 
-// DeleteDraftsOf implements [chatcore.DraftStore] with one DELETE statement.
-func (t *tx) DeleteDraftsOf(ctx context.Context, users []chatcore.UserID) (int, error) {
+// DeleteDraftsOf implements [store.DraftStore] with one DELETE statement.
+func (t *tx) DeleteDraftsOf(ctx context.Context, users []store.UserID) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}

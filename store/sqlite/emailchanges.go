@@ -3,13 +3,13 @@ package sqlite
 import (
 	"context"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const emailChangeCols = "key, user_id, realm_id, old_email, new_email, created_at"
 
-// CreateEmailChange implements [chatcore.EmailChangeStore].
-func (t *tx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) error {
+// CreateEmailChange implements [store.EmailChangeStore].
+func (t *tx) CreateEmailChange(ctx context.Context, c *store.EmailChange) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -18,9 +18,9 @@ func (t *tx) CreateEmailChange(ctx context.Context, c *chatcore.EmailChange) err
 	return classify(err, "create email change")
 }
 
-// EmailChange implements [chatcore.EmailChangeStore].
-func (t *tx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange, error) {
-	var c chatcore.EmailChange
+// EmailChange implements [store.EmailChangeStore].
+func (t *tx) EmailChange(ctx context.Context, key string) (*store.EmailChange, error) {
+	var c store.EmailChange
 	err := t.queryRow(ctx, "SELECT "+emailChangeCols+" FROM email_changes WHERE key = ?", key).
 		Scan(&c.Key, &c.UserID, &c.RealmID, &c.OldEmail, &c.NewEmail, timeCol{&c.CreatedAt})
 	if err != nil {
@@ -29,8 +29,8 @@ func (t *tx) EmailChange(ctx context.Context, key string) (*chatcore.EmailChange
 	return &c, nil
 }
 
-// DeleteEmailChanges implements [chatcore.EmailChangeStore].
-func (t *tx) DeleteEmailChanges(ctx context.Context, user chatcore.UserID) error {
+// DeleteEmailChanges implements [store.EmailChangeStore].
+func (t *tx) DeleteEmailChanges(ctx context.Context, user store.UserID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

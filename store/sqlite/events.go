@@ -9,15 +9,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/store"
 )
 
-// AppendEvents implements [chatcore.EventStore]. Ids come from the
+// AppendEvents implements [store.EventStore]. Ids come from the
 // AUTOINCREMENT of event_log; the single writer connection makes them follow
 // commit order. Each entry names the audience of its users (see
 // audience).
-func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
+func (t *tx) AppendEvents(ctx context.Context, events []store.LoggedEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (t *tx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) er
 // audience returns the id of the audience of users (sorted, without
 // duplicates), adding it when the log has none yet; 0 for no users. known
 // holds the audiences this AppendEvents has found so far.
-func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[sha256.Size]byte]int64) (int64, error) {
+func (t *tx) audience(ctx context.Context, users []store.UserID, known map[[sha256.Size]byte]int64) (int64, error) {
 	if len(users) == 0 {
 		return 0, nil
 	}
@@ -97,7 +97,7 @@ func (t *tx) audience(ctx context.Context, users []chatcore.UserID, known map[[s
 
 // audienceHash identifies a set of users: the SHA-256 of their ids (sorted,
 // without duplicates) as 8-byte big-endian numbers.
-func audienceHash(users []chatcore.UserID) [sha256.Size]byte {
+func audienceHash(users []store.UserID) [sha256.Size]byte {
 	b := make([]byte, 0, 8*len(users))
 	for _, u := range users {
 		b = binary.BigEndian.AppendUint64(b, uint64(u))
@@ -105,10 +105,10 @@ func audienceHash(users []chatcore.UserID) [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// LastEventID implements [chatcore.EventStore]: the AUTOINCREMENT counter,
+// LastEventID implements [store.EventStore]: the AUTOINCREMENT counter,
 // which pruning does not lower (the store has one writer, so the highest id
 // of any realm is every realm's head).
-func (t *tx) LastEventID(ctx context.Context, _ chatcore.RealmID) (int64, error) {
+func (t *tx) LastEventID(ctx context.Context, _ store.RealmID) (int64, error) {
 	var id int64
 	err := t.queryRow(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'event_log'").Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -156,7 +156,7 @@ const (
 
 // eventsFor returns the statement that selects q's entries (see
 // eventsByScan) and its arguments.
-func (t *tx) eventsFor(ctx context.Context, q chatcore.EventLogQuery) (string, []any, error) {
+func (t *tx) eventsFor(ctx context.Context, q store.EventLogQuery) (string, []any, error) {
 	args := []any{q.UserID, q.After, q.RealmID, q.Public}
 	gap := t.logHead.Load() - q.After // a hint: a plan is only slower when it is off
 	if gap <= scanGap {
@@ -173,8 +173,8 @@ func (t *tx) eventsFor(ctx context.Context, q chatcore.EventLogQuery) (string, [
 	return eventsByAudience, args, nil
 }
 
-// EventsFor implements [chatcore.EventStore].
-func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcore.LoggedEvent, error) {
+// EventsFor implements [store.EventStore].
+func (t *tx) EventsFor(ctx context.Context, q store.EventLogQuery) ([]store.LoggedEvent, error) {
 	query, args, err := t.eventsFor(ctx, q)
 	if err != nil {
 		return nil, err
@@ -184,13 +184,13 @@ func (t *tx) EventsFor(ctx context.Context, q chatcore.EventLogQuery) ([]chatcor
 		query += " LIMIT ?5"
 		args = append(args, q.Limit)
 	}
-	return scanAll(ctx, t, "events", func(r *sql.Rows, e *chatcore.LoggedEvent) error {
+	return scanAll(ctx, t, "events", func(r *sql.Rows, e *store.LoggedEvent) error {
 		return r.Scan(&e.ID, &e.RealmID, &e.Public, &e.Data)
 	}, query, args...)
 }
 
-// CountEventsFor implements [chatcore.EventStore].
-func (t *tx) CountEventsFor(ctx context.Context, q chatcore.EventLogQuery, max int) (int, error) {
+// CountEventsFor implements [store.EventStore].
+func (t *tx) CountEventsFor(ctx context.Context, q store.EventLogQuery, max int) (int, error) {
 	query, args, err := t.eventsFor(ctx, q)
 	if err != nil {
 		return 0, err
@@ -208,7 +208,7 @@ const prunedAudiencesSQL = `SELECT coalesce(json_group_array(audience_id), '[]')
 	SELECT DISTINCT e.audience_id FROM event_log e NOT INDEXED WHERE e.id <= ?1 AND e.audience_id != 0
 	AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.audience_id = e.audience_id AND l.id > ?1))`
 
-// PruneEvents implements [chatcore.EventStore]. The audiences that only
+// PruneEvents implements [store.EventStore]. The audiences that only
 // the pruned entries name are deleted with them.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.writable(); err != nil {
@@ -219,7 +219,7 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	if err != nil || !top.Valid {
 		return 0, classify(err, "prune events")
 	}
-	// A group is pruned whole (see chatcore.EventStore); the single writer
+	// A group is pruned whole (see store.EventStore); the single writer
 	// gives a group's entries consecutive ids.
 	var start int64
 	err = t.queryRow(ctx, "SELECT group_start FROM event_log WHERE id > ? ORDER BY id LIMIT 1", top.Int64).Scan(&start)
@@ -261,9 +261,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 	return int(n), nil
 }
 
-// EventsPrunedThrough implements [chatcore.EventStore] with the highest id
+// EventsPrunedThrough implements [store.EventStore] with the highest id
 // pruned in any realm (one writer: see LastEventID).
-func (t *tx) EventsPrunedThrough(ctx context.Context, _ chatcore.RealmID) (int64, error) {
+func (t *tx) EventsPrunedThrough(ctx context.Context, _ store.RealmID) (int64, error) {
 	var id int64
 	err := t.queryRow(ctx, "SELECT pruned_through FROM event_log_state").Scan(&id)
 	return id, classify(err, "pruned events")
@@ -271,7 +271,7 @@ func (t *tx) EventsPrunedThrough(ctx context.Context, _ chatcore.RealmID) (int64
 
 const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
 
-func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error {
+func scanQueue(r interface{ Scan(...any) error }, q *store.EventQueue) error {
 	var secs int64
 	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
 		timeCol{&q.Created}, timeCol{&q.LastPoll})
@@ -279,8 +279,8 @@ func scanQueue(r interface{ Scan(...any) error }, q *chatcore.EventQueue) error 
 	return err
 }
 
-// CreateEventQueue implements [chatcore.EventStore].
-func (t *tx) CreateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+// CreateEventQueue implements [store.EventStore].
+func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -298,17 +298,17 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// EventQueue implements [chatcore.EventStore].
-func (t *tx) EventQueue(ctx context.Context, id string) (*chatcore.EventQueue, error) {
-	var q chatcore.EventQueue
+// EventQueue implements [store.EventStore].
+func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, error) {
+	var q store.EventQueue
 	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = ?", id), &q); err != nil {
 		return nil, classify(err, fmt.Sprintf("event queue %q", id))
 	}
 	return &q, nil
 }
 
-// UpdateEventQueue implements [chatcore.EventStore].
-func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error {
+// UpdateEventQueue implements [store.EventStore].
+func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *chatcore.EventQueue) error
 	return mustAffect(res, what)
 }
 
-// DeleteEventQueues implements [chatcore.EventStore].
+// DeleteEventQueues implements [store.EventStore].
 func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
@@ -341,8 +341,8 @@ func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 	return n, nil
 }
 
-// EventQueues implements [chatcore.EventStore].
-func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]chatcore.EventQueue, error) {
+// EventQueues implements [store.EventStore].
+func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
 	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
 	var args []any
 	if f.RealmID != 0 {
@@ -370,10 +370,10 @@ func (t *tx) EventQueues(ctx context.Context, f chatcore.EventQueueFilter) ([]ch
 		query += " LIMIT ?"
 		args = append(args, f.Limit)
 	}
-	return scanAll(ctx, t, "event queues", func(r *sql.Rows, q *chatcore.EventQueue) error { return scanQueue(r, q) }, query, args...)
+	return scanAll(ctx, t, "event queues", func(r *sql.Rows, q *store.EventQueue) error { return scanQueue(r, q) }, query, args...)
 }
 
-// OldestEventQueuePosition implements [chatcore.EventStore].
+// OldestEventQueuePosition implements [store.EventStore].
 func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
 	var p sql.NullInt64
 	err := t.queryRow(ctx, "SELECT min(position) FROM event_queues").Scan(&p)

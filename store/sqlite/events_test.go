@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -25,12 +25,12 @@ func TestEventAudiencesShared(t *testing.T) {
 		is.NoErr(writer.QueryRow("SELECT count(*) FROM " + table).Scan(&n)) // counted
 		return n
 	}
-	entry := func(users ...chatcore.UserID) chatcore.LoggedEvent {
-		return chatcore.LoggedEvent{RealmID: 1, UserIDs: users, Data: []byte(`{"type":"x"}`)}
+	entry := func(users ...store.UserID) store.LoggedEvent {
+		return store.LoggedEvent{RealmID: 1, UserIDs: users, Data: []byte(`{"type":"x"}`)}
 	}
 	var ids []int64
-	appendEntries := func(events ...chatcore.LoggedEvent) {
-		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	appendEntries := func(events ...store.LoggedEvent) {
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
 			err := tx.AppendEvents(ctx, events)
 			for _, e := range events {
 				ids = append(ids, e.ID)
@@ -45,7 +45,7 @@ func TestEventAudiencesShared(t *testing.T) {
 	is.Equal(count("event_log"), 6)
 
 	prune := func(through int64) {
-		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
 			_, err := tx.PruneEvents(ctx, through, 100)
 			return err
 		})
@@ -53,9 +53,9 @@ func TestEventAudiencesShared(t *testing.T) {
 	prune(ids[2])
 	is.Equal(count("event_audiences"), 2)      // {4} is gone with its only entry; {1,2,3} is still named
 	is.Equal(count("event_audience_users"), 5) // user 4's row with it
-	var got []chatcore.LoggedEvent
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) (err error) {
-		got, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 3})
+	var got []store.LoggedEvent
+	update(t, s, func(ctx context.Context, tx store.Tx) (err error) {
+		got, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 3})
 		return err
 	})
 	is.Equal(len(got), 1)       // user 3's remaining entry
@@ -75,32 +75,32 @@ func TestEventsForBothWays(t *testing.T) {
 	is := is.New(t)
 	s, _ := open(t)
 	mem := memory.New()
-	var events []chatcore.LoggedEvent
+	var events []store.LoggedEvent
 	for i := range 600 {
-		e := chatcore.LoggedEvent{RealmID: 1, Data: fmt.Appendf(nil, `{"type":"e%d"}`, i)}
+		e := store.LoggedEvent{RealmID: 1, Data: fmt.Appendf(nil, `{"type":"e%d"}`, i)}
 		switch i % 4 {
 		case 0: // a channel message for users 1-3, also serving public queues
-			e.UserIDs, e.Group, e.Public = []chatcore.UserID{1, 2, 3}, int64(i), true
+			e.UserIDs, e.Group, e.Public = []store.UserID{1, 2, 3}, int64(i), true
 		case 1: // a direct message
-			e.UserIDs = []chatcore.UserID{2, 4}
+			e.UserIDs = []store.UserID{2, 4}
 		case 2: // a message with flags for 1, then its public copy
-			e.UserIDs, e.Group = []chatcore.UserID{1}, int64(i)
+			e.UserIDs, e.Group = []store.UserID{1}, int64(i)
 		case 3:
 			e.Group, e.Public = int64(i-1), true
 		}
 		events = append(events, e)
 	}
 	for i := range 200 { // user 5 is in 200 audiences, so far behind the head its entries are scanned still
-		events = append(events, chatcore.LoggedEvent{RealmID: 1, UserIDs: []chatcore.UserID{5, chatcore.UserID(100 + i)},
+		events = append(events, store.LoggedEvent{RealmID: 1, UserIDs: []store.UserID{5, store.UserID(100 + i)},
 			Data: fmt.Appendf(nil, `{"type":"f%d"}`, i)})
 	}
-	for _, st := range []chatcore.Store{s, mem} {
-		is.NoErr(st.Update(context.Background(), func(tx chatcore.Tx) error {
+	for _, st := range []store.Store{s, mem} {
+		is.NoErr(st.Update(context.Background(), func(tx store.Tx) error {
 			return tx.AppendEvents(context.Background(), slices.Clone(events))
 		}))
 	}
-	read := func(st chatcore.Store, q chatcore.EventLogQuery) (names []string, n int) {
-		is.NoErr(st.View(context.Background(), func(tx chatcore.Tx) error {
+	read := func(st store.Store, q store.EventLogQuery) (names []string, n int) {
+		is.NoErr(st.View(context.Background(), func(tx store.Tx) error {
 			got, err := tx.EventsFor(context.Background(), q)
 			for _, e := range got {
 				names = append(names, string(e.Data))
@@ -113,9 +113,9 @@ func TestEventsForBothWays(t *testing.T) {
 		return names, n
 	}
 	for _, after := range []int64{0, 100, 590} {
-		for _, user := range []chatcore.UserID{1, 2, 4, 5} {
+		for _, user := range []store.UserID{1, 2, 4, 5} {
 			for _, public := range []bool{false, true} {
-				q := chatcore.EventLogQuery{RealmID: 1, UserID: user, After: after, Public: public}
+				q := store.EventLogQuery{RealmID: 1, UserID: user, After: after, Public: public}
 				want, wantN := read(mem, q)
 				got, gotN := read(s, q)
 				is.Equal(got, want)   // the same entries as the reference
@@ -171,11 +171,11 @@ func TestEventLogPlans(t *testing.T) {
 func TestEventAudienceOneSet(t *testing.T) {
 	is := is.New(t)
 	s, _ := open(t)
-	entries := []chatcore.LoggedEvent{
-		{RealmID: 1, UserIDs: []chatcore.UserID{1, 2, 3}, Data: []byte(`{"type":"a"}`)},
-		{RealmID: 1, UserIDs: []chatcore.UserID{3, 1, 2, 1}, Data: []byte(`{"type":"b"}`)},
+	entries := []store.LoggedEvent{
+		{RealmID: 1, UserIDs: []store.UserID{1, 2, 3}, Data: []byte(`{"type":"a"}`)},
+		{RealmID: 1, UserIDs: []store.UserID{3, 1, 2, 1}, Data: []byte(`{"type":"b"}`)},
 	}
-	is.NoErr(s.Update(context.Background(), func(tx chatcore.Tx) error { return tx.AppendEvents(context.Background(), entries) }))
+	is.NoErr(s.Update(context.Background(), func(tx store.Tx) error { return tx.AppendEvents(context.Background(), entries) }))
 	writer, _ := sqlite.DBs(s)
 	var audiences, members int
 	is.NoErr(writer.QueryRow("SELECT count(*) FROM event_audiences").Scan(&audiences))

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
@@ -27,13 +27,13 @@ func ExampleOpen() {
 	}
 	defer st.Close()
 
-	err = st.Update(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "zulip", Name: "Zulip Dev"})
+	err = st.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "zulip", Name: "Zulip Dev"})
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = st.View(ctx, func(tx chatcore.Tx) error {
+	err = st.View(ctx, func(tx store.Tx) error {
 		r, err := tx.RealmByStringID(ctx, "zulip")
 		if err != nil {
 			return err

@@ -3,7 +3,7 @@ package sqlite
 import (
 	"database/sql"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // Internals exposed to the external tests of this package.
@@ -26,7 +26,7 @@ func BulkSettingSQL(setting string) string {
 // SettingColumn reports the column name of a setting.
 func SettingColumn(setting string) (string, bool) {
 	c, ok := settingColumns[setting]
-	return c, ok && chatcore.IsSetting(setting)
+	return c, ok && store.IsSetting(setting)
 }
 
 // CachedStmts returns how many prepared statements the writer and reader

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // effFlagsSQL is the user's flags on the message m, NULL when the user did not
@@ -25,18 +25,18 @@ const effFlagsSQL = `coalesce(
 		THEN m.default_flags END
 	END)`
 
-func effFlagsArgs(user chatcore.UserID) []any { return []any{user, user, user} }
+func effFlagsArgs(user store.UserID) []any { return []any{user, user, user} }
 
 // flagFilterSQL returns the FROM clause of Messages for a query with
 // FlagUser: the messages matching where, each with the user's flags as uf.
-func flagFilterSQL(q chatcore.MessageQuery, where []string, args []any) (string, []any) {
+func flagFilterSQL(q store.MessageQuery, where []string, args []any) (string, []any) {
 	from := "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + joinAnd(where) + ")"
 	return from, append(effFlagsArgs(q.FlagUser), args...)
 }
 
 // flagConditionSQL is the condition on uf of a query with FlagUser. The flag
 // values are small integers, written into the statement.
-func flagConditionSQL(q chatcore.MessageQuery) string {
+func flagConditionSQL(q store.MessageQuery) string {
 	all, anyOf, none := strconv.Itoa(int(q.AllFlags)), strconv.Itoa(int(q.AnyFlags)), strconv.Itoa(int(q.NoFlags))
 	cond := "uf IS NOT NULL AND uf & " + all + " = " + all + " AND uf & " + none + " = 0"
 	if q.AnyFlags != 0 {
@@ -49,30 +49,30 @@ func joinAnd(where []string) string { return strings.Join(where, " AND ") }
 
 const userMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct_members, uf"
 
-func scanUserMessage(r interface{ Scan(...any) error }, um *chatcore.UserMessage) error {
+func scanUserMessage(r interface{ Scan(...any) error }, um *store.UserMessage) error {
 	var uf sql.NullInt64
 	err := r.Scan(num(&um.ID), num(&um.RealmID), typeCol{&um.Type}, num(&um.StreamID), &um.Topic, num(&um.SenderID),
-		listCol[chatcore.UserID]{&um.DirectMembers}, &uf)
-	um.Received, um.Flags = uf.Valid, chatcore.MessageFlags(uf.Int64)
-	if um.Type != chatcore.MessageTypePrivate {
+		listCol[store.UserID]{&um.DirectMembers}, &uf)
+	um.Received, um.Flags = uf.Valid, store.MessageFlags(uf.Int64)
+	if um.Type != store.MessageTypePrivate {
 		um.DirectMembers = nil
 	}
 	return err
 }
 
-// UserMessages implements [chatcore.FlagStore] with one query.
-func (t *tx) UserMessages(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID) ([]chatcore.UserMessage, error) {
+// UserMessages implements [store.FlagStore] with one query.
+func (t *tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return scanAll(ctx, t, "user messages", func(r *sql.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+	return scanAll(ctx, t, "user messages", func(r *sql.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) },
 		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
 			WHERE m.id IN (SELECT value FROM json_each(?))) ORDER BY id`,
 		append(effFlagsArgs(user), idsJSON(ids))...)
 }
 
-// PutUserMessageFlags implements [chatcore.FlagStore] with one statement.
-func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessageFlags) error {
+// PutUserMessageFlags implements [store.FlagStore] with one statement.
+func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFlags) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -100,9 +100,9 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserMessag
 	return classify(err, "put message flags")
 }
 
-// UpdateUserMessageFlags implements [chatcore.FlagStore] with one upsert
+// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
 // that returns the changed ids.
-func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
+func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	if add {
 		next, changed = "uf | "+f, "uf & "+f+" <> "+f
 	}
-	out, err := scanIDs[chatcore.MessageID](ctx, t, "update message flags",
+	out, err := scanIDs[store.MessageID](ctx, t, "update message flags",
 		`INSERT INTO user_message_flags (user_id, message_id, flags)
 		SELECT ?, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
 			WHERE m.id IN (SELECT value FROM json_each(?)))
@@ -129,12 +129,12 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, i
 	return out, nil
 }
 
-// UnreadMessages implements [chatcore.FlagStore]: the candidates are the
+// UnreadMessages implements [store.FlagStore]: the candidates are the
 // user's direct conversations, the messages their active subscriptions cover
 // and their flag rows, each found through an index.
-func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int) ([]chatcore.UserMessage, error) {
+func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
 	args := append(effFlagsArgs(user), user, user, user, limit)
-	return scanAll(ctx, t, "unread messages", func(r *sql.Rows, um *chatcore.UserMessage) error { return scanUserMessage(r, um) },
+	return scanAll(ctx, t, "unread messages", func(r *sql.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) },
 		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m WHERE m.id IN (
 			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
 				WHERE rm.user_id = ?
@@ -147,35 +147,35 @@ func (t *tx) UnreadMessages(ctx context.Context, user chatcore.UserID, limit int
 		WHERE uf IS NOT NULL AND uf & 1 = 0 ORDER BY id DESC LIMIT ?`, args...)
 }
 
-// FlaggedMessageIDs implements [chatcore.FlagStore]. Flags other than
+// FlaggedMessageIDs implements [store.FlagStore]. Flags other than
 // stream_wildcard_mentioned exist only in rows, so only rows are searched
 // for them.
-func (t *tx) FlaggedMessageIDs(ctx context.Context, user chatcore.UserID, flag chatcore.MessageFlags) ([]chatcore.MessageID, error) {
+func (t *tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
 	f := strconv.Itoa(int(flag))
 	query := "SELECT message_id FROM user_message_flags WHERE user_id = ? AND flags & " + f + " = " + f
 	args := []any{user}
-	if flag&^chatcore.FlagStreamWildcardMentioned == 0 {
+	if flag&^store.FlagStreamWildcardMentioned == 0 {
 		query = "SELECT id FROM (SELECT m.id, " + effFlagsSQL + " AS uf FROM messages m WHERE m.default_flags & " + f + " = " + f +
 			") WHERE uf & " + f + " = " + f + " UNION " + query
 		args = append(effFlagsArgs(user), user)
 	}
-	out, err := scanIDs[chatcore.MessageID](ctx, t, "flagged messages", query, args...)
+	out, err := scanIDs[store.MessageID](ctx, t, "flagged messages", query, args...)
 	slices.Sort(out)
 	return out, err
 }
 
-// StreamAudience implements [chatcore.StreamStore]: the channel, then its
+// StreamAudience implements [store.StreamStore]: the channel, then its
 // audience as one JSON array.
-func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
+func (t *tx) StreamAudience(ctx context.Context, stream store.StreamID, upTo store.MessageID) (*store.Stream, []store.UserID, error) {
 	st, err := t.Stream(ctx, stream)
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []chatcore.UserID
+	var out []store.UserID
 	// The primary key (stream_id, user_id) already yields ascending user ids.
 	err = t.queryRow(ctx, `SELECT coalesce(json_group_array(user_id), '[]')
 		FROM subscriptions WHERE stream_id = ? AND active = 1 AND (? OR coalesce(first_visible_message_id, 0) <= ?)`,
-		stream, st.HistoryPublicToSubscribers, upTo).Scan(listCol[chatcore.UserID]{&out})
+		stream, st.HistoryPublicToSubscribers, upTo).Scan(listCol[store.UserID]{&out})
 	if err != nil {
 		return nil, nil, classify(err, "audience")
 	}
@@ -183,18 +183,18 @@ func (t *tx) StreamAudience(ctx context.Context, stream chatcore.StreamID, upTo 
 	return st, out, nil
 }
 
-// ActiveSubscriberIDs implements [chatcore.StreamStore]. SQLite builds the
+// ActiveSubscriberIDs implements [store.StreamStore]. SQLite builds the
 // list as one JSON array, so a channel of 10,000 subscribers costs one row
 // step instead of 10,000.
-func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream chatcore.StreamID) ([]chatcore.UserID, error) {
+func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream store.StreamID) ([]store.UserID, error) {
 	if users, ok := lookup(t, subscriptionsTable, subscribersMap, stream); ok {
 		return slices.Clone(users), nil
 	}
-	var out []chatcore.UserID
+	var out []store.UserID
 	// The primary key (stream_id, user_id) already yields ascending user ids;
 	// an ORDER BY in the aggregate would build a sorter of every row.
 	err := t.queryRow(ctx, `SELECT coalesce(json_group_array(user_id), '[]')
-		FROM subscriptions WHERE stream_id = ? AND active = 1`, stream).Scan(listCol[chatcore.UserID]{&out})
+		FROM subscriptions WHERE stream_id = ? AND active = 1`, stream).Scan(listCol[store.UserID]{&out})
 	if err != nil {
 		return nil, classify(err, "subscribers")
 	}

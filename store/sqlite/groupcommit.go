@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // maxGroup bounds how many Updates share one SQLite transaction, so that an
@@ -64,13 +64,13 @@ type group struct {
 	// changed are the cached tables its statements changed, and users the
 	// users whose rows alone they changed (see rowCache).
 	changed tableSet
-	users   []chatcore.UserID
+	users   []store.UserID
 	// appended is the highest event log id its Updates appended.
 	appended int64
 }
 
 // update runs fn as one Update; see writeGroup.
-func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (g *writeGroup) update(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx chatcore.Tx) error) 
 // runOne runs fn in b (inside a savepoint unless first) with g.mu held and
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
-func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx chatcore.Tx) error) (kept bool, err error) {
+func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx store.Tx) error) (kept bool, err error) {
 	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
 		logHead: g.logHead, group: b}
 	bg := context.WithoutCancel(ctx)

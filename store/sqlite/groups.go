@@ -5,32 +5,32 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// Group implements [chatcore.GroupStore].
-func (t *tx) Group(ctx context.Context, id chatcore.GroupID) (*chatcore.Group, error) {
-	var g chatcore.Group
+// Group implements [store.GroupStore].
+func (t *tx) Group(ctx context.Context, id store.GroupID) (*store.Group, error) {
+	var g store.Group
 	err := t.queryRow(ctx, "SELECT id, realm_id, name, description FROM user_groups WHERE id = ?", id).
 		Scan(&g.ID, &g.RealmID, &g.Name, &g.Description)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("group %d", id))
 	}
-	if err := t.attachGroupEdges(ctx, []*chatcore.Group{&g}, "group_id = ?", id); err != nil {
+	if err := t.attachGroupEdges(ctx, []*store.Group{&g}, "group_id = ?", id); err != nil {
 		return nil, err
 	}
 	return &g, nil
 }
 
-// Groups implements [chatcore.GroupStore].
-func (t *tx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Group, error) {
-	groups, err := scanAll(ctx, t, "groups", func(r *sql.Rows, g *chatcore.Group) error {
+// Groups implements [store.GroupStore].
+func (t *tx) Groups(ctx context.Context, realm store.RealmID) ([]store.Group, error) {
+	groups, err := scanAll(ctx, t, "groups", func(r *sql.Rows, g *store.Group) error {
 		return r.Scan(&g.ID, &g.RealmID, &g.Name, &g.Description)
 	}, "SELECT id, realm_id, name, description FROM user_groups WHERE realm_id = ? ORDER BY id", realm)
 	if err != nil || len(groups) == 0 {
 		return groups, err
 	}
-	ptrs := make([]*chatcore.Group, len(groups))
+	ptrs := make([]*store.Group, len(groups))
 	for i := range groups {
 		ptrs[i] = &groups[i]
 	}
@@ -40,13 +40,13 @@ func (t *tx) Groups(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Gro
 
 // attachGroupEdges loads the members and subgroups of groups (two queries,
 // rows selected by where/args), sorted by id.
-func (t *tx) attachGroupEdges(ctx context.Context, groups []*chatcore.Group, where string, args ...any) error {
-	byID := make(map[chatcore.GroupID]*chatcore.Group, len(groups))
+func (t *tx) attachGroupEdges(ctx context.Context, groups []*store.Group, where string, args ...any) error {
+	byID := make(map[store.GroupID]*store.Group, len(groups))
 	for _, g := range groups {
 		byID[g.ID] = g
 	}
 	type edge struct {
-		group chatcore.GroupID
+		group store.GroupID
 		other int64
 	}
 	scanEdge := func(r *sql.Rows, e *edge) error { return r.Scan(&e.group, &e.other) }
@@ -57,7 +57,7 @@ func (t *tx) attachGroupEdges(ctx context.Context, groups []*chatcore.Group, whe
 	}
 	for _, e := range members {
 		if g := byID[e.group]; g != nil {
-			g.Members = append(g.Members, chatcore.UserID(e.other))
+			g.Members = append(g.Members, store.UserID(e.other))
 		}
 	}
 	subs, err := scanAll(ctx, t, "subgroups", scanEdge,
@@ -67,15 +67,15 @@ func (t *tx) attachGroupEdges(ctx context.Context, groups []*chatcore.Group, whe
 	}
 	for _, e := range subs {
 		if g := byID[e.group]; g != nil {
-			g.Subgroups = append(g.Subgroups, chatcore.GroupID(e.other))
+			g.Subgroups = append(g.Subgroups, store.GroupID(e.other))
 		}
 	}
 	return nil
 }
 
-// CreateGroup implements [chatcore.GroupStore]. Members and subgroups are
+// CreateGroup implements [store.GroupStore]. Members and subgroups are
 // inserted with one statement each.
-func (t *tx) CreateGroup(ctx context.Context, g *chatcore.Group) error {
+func (t *tx) CreateGroup(ctx context.Context, g *store.Group) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -114,10 +114,10 @@ const groupMembersSQL = `WITH RECURSIVE grp(id) AS (
 	WHERE u.is_active = 1 AND u.is_bot = 0
 	ORDER BY u.id`
 
-// GroupMembers implements [chatcore.GroupStore] with one recursive query.
-func (t *tx) GroupMembers(ctx context.Context, ids []chatcore.GroupID) ([]chatcore.UserID, error) {
+// GroupMembers implements [store.GroupStore] with one recursive query.
+func (t *tx) GroupMembers(ctx context.Context, ids []store.GroupID) ([]store.UserID, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return scanIDs[chatcore.UserID](ctx, t, "group members", groupMembersSQL, idsJSON(ids))
+	return scanIDs[store.UserID](ctx, t, "group members", groupMembersSQL, idsJSON(ids))
 }

@@ -6,33 +6,33 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const linkifierCols = "id, realm_id, pattern, url_template, ord"
 
-func scanLinkifier(r interface{ Scan(...any) error }, l *chatcore.Linkifier) error {
+func scanLinkifier(r interface{ Scan(...any) error }, l *store.Linkifier) error {
 	return r.Scan(&l.ID, &l.RealmID, &l.Pattern, &l.URLTemplate, &l.Order)
 }
 
-// Linkifier implements [chatcore.LinkifierStore].
-func (t *tx) Linkifier(ctx context.Context, id chatcore.LinkifierID) (*chatcore.Linkifier, error) {
-	var l chatcore.Linkifier
+// Linkifier implements [store.LinkifierStore].
+func (t *tx) Linkifier(ctx context.Context, id store.LinkifierID) (*store.Linkifier, error) {
+	var l store.Linkifier
 	if err := scanLinkifier(t.queryRow(ctx, "SELECT "+linkifierCols+" FROM linkifiers WHERE id = ?", id), &l); err != nil {
 		return nil, classify(err, fmt.Sprintf("linkifier %d", id))
 	}
 	return &l, nil
 }
 
-// Linkifiers implements [chatcore.LinkifierStore].
-func (t *tx) Linkifiers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Linkifier, error) {
-	return scanAll(ctx, t, "linkifiers", func(r *sql.Rows, l *chatcore.Linkifier) error { return scanLinkifier(r, l) },
+// Linkifiers implements [store.LinkifierStore].
+func (t *tx) Linkifiers(ctx context.Context, realm store.RealmID) ([]store.Linkifier, error) {
+	return scanAll(ctx, t, "linkifiers", func(r *sql.Rows, l *store.Linkifier) error { return scanLinkifier(r, l) },
 		"SELECT "+linkifierCols+" FROM linkifiers WHERE realm_id = ? ORDER BY ord, id", realm)
 }
 
-// CreateLinkifier implements [chatcore.LinkifierStore]. A zero id becomes one
+// CreateLinkifier implements [store.LinkifierStore]. A zero id becomes one
 // above every linkifier id ever used, in any realm (AUTOINCREMENT).
-func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+func (t *tx) CreateLinkifier(ctx context.Context, l *store.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -41,9 +41,9 @@ func (t *tx) CreateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	return classify(err, "create linkifier")
 }
 
-// UpdateLinkifier implements [chatcore.LinkifierStore]. A pattern already used
+// UpdateLinkifier implements [store.LinkifierStore]. A pattern already used
 // by another linkifier of the realm gives ErrConflict.
-func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
+func (t *tx) UpdateLinkifier(ctx context.Context, l *store.Linkifier) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func (t *tx) UpdateLinkifier(ctx context.Context, l *chatcore.Linkifier) error {
 	return mustAffect(res, what)
 }
 
-// DeleteLinkifier implements [chatcore.LinkifierStore].
-func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error {
+// DeleteLinkifier implements [store.LinkifierStore].
+func (t *tx) DeleteLinkifier(ctx context.Context, id store.LinkifierID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -69,10 +69,10 @@ func (t *tx) DeleteLinkifier(ctx context.Context, id chatcore.LinkifierID) error
 	return mustAffect(res, what)
 }
 
-// LinkifiersVersion implements [chatcore.LinkifierStore]. The triggers of
+// LinkifiersVersion implements [store.LinkifierStore]. The triggers of
 // migration 0004 raise the version on every insert, update and delete of a
 // linkifiers row, in the writing statement's transaction.
-func (t *tx) LinkifiersVersion(ctx context.Context, realm chatcore.RealmID) (int64, error) {
+func (t *tx) LinkifiersVersion(ctx context.Context, realm store.RealmID) (int64, error) {
 	if v, ok := lookup(t, linkifiersTable, linkifiersMap, realm); ok {
 		return v, nil
 	}

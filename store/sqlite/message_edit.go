@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // prependHistorySQL inserts one edit-history entry for each message id of a
@@ -16,19 +16,19 @@ const prependHistorySQL = `INSERT INTO edit_history (message_id, seq, user_id, t
 	SELECT j.value, coalesce((SELECT min(h.seq) FROM edit_history h WHERE h.message_id = j.value), 0) - 1,
 		?, ?, ?, ?, ?, ?, ?, ? FROM json_each(?) j`
 
-func historyArgs(e chatcore.EditHistoryEntry, ids string) []any {
+func historyArgs(e store.EditHistoryEntry, ids string) []any {
 	return []any{e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent, idArg(e.PrevStreamID),
 		idArg(e.StreamID), optStrArg(e.PrevTopic), optStrArg(e.Topic), ids}
 }
 
-// EditMessage implements [chatcore.MessageStore] with one UPDATE and one
+// EditMessage implements [store.MessageStore] with one UPDATE and one
 // INSERT.
-func (t *tx) EditMessage(ctx context.Context, m *chatcore.Message, entry chatcore.EditHistoryEntry) error {
+func (t *tx) EditMessage(ctx context.Context, m *store.Message, entry store.EditHistoryEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	what := fmt.Sprintf("edit message %d", m.ID)
-	m.TopicKey = chatcore.TopicKey(m.Topic)
+	m.TopicKey = store.TopicKey(m.Topic)
 	res, err := t.exec(ctx, `UPDATE messages SET content = ?, rendered_content = ?, is_me_message = ?,
 		default_flags = ?, topic = ?, topic_key = ?, stream_id = ?, recipient_id = ?, last_edited_at = ?,
 		last_moved_at = ? WHERE id = ?`,
@@ -40,21 +40,21 @@ func (t *tx) EditMessage(ctx context.Context, m *chatcore.Message, entry chatcor
 	if err := mustAffect(res, what); err != nil {
 		return err
 	}
-	_, err = t.exec(ctx, prependHistorySQL, historyArgs(entry, idsJSON([]chatcore.MessageID{m.ID}))...)
+	_, err = t.exec(ctx, prependHistorySQL, historyArgs(entry, idsJSON([]store.MessageID{m.ID}))...)
 	return classify(err, what)
 }
 
-// MoveMessages implements [chatcore.MessageStore]: one query picks the
+// MoveMessages implements [store.MessageStore]: one query picks the
 // messages (the channel+topic index, in id order), then a fixed number of
 // set-based statements move them, whatever their number.
-func (t *tx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit int) ([]chatcore.MessageID, error) {
+func (t *tx) MoveMessages(ctx context.Context, mv store.MessageMove, limit int) ([]store.MessageID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
 		return nil, fmt.Errorf("sqlite: move messages: limit %d is not positive", limit)
 	}
-	ids, err := scanIDs[chatcore.MessageID](ctx, t, "move messages", `SELECT id FROM messages
+	ids, err := scanIDs[store.MessageID](ctx, t, "move messages", `SELECT id FROM messages
 		WHERE stream_id = ? AND topic_key = ? AND type = 'stream' AND +realm_id = ? AND id >= ?
 		AND (? = 0 OR id < ?) ORDER BY id LIMIT ?`, mv.StreamID, mv.TopicKey, mv.RealmID, mv.MinID,
 		mv.BeforeID, mv.BeforeID, limit)
@@ -72,7 +72,7 @@ func (t *tx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit in
 				AND o.since_message_id <= m.id) THEN m.default_flags ELSE ? END
 			FROM messages m JOIN subscriptions s ON s.stream_id = ? AND s.active = 1
 			WHERE m.id IN (SELECT value FROM json_each(?))
-			ON CONFLICT (user_id, message_id) DO NOTHING`, int64(chatcore.FlagRead), mv.ToStream, list)
+			ON CONFLICT (user_id, message_id) DO NOTHING`, int64(store.FlagRead), mv.ToStream, list)
 		if err != nil {
 			return nil, classify(err, "move messages: flags")
 		}
@@ -84,7 +84,7 @@ func (t *tx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit in
 	}
 	_, err = t.exec(ctx, `UPDATE messages SET stream_id = ?, recipient_id = ?, topic = ?, topic_key = ?,
 		last_moved_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
-		mv.ToStream, mv.ToRecipient, mv.ToTopic, chatcore.TopicKey(mv.ToTopic), timeArg(mv.MovedAt), list)
+		mv.ToStream, mv.ToRecipient, mv.ToTopic, store.TopicKey(mv.ToTopic), timeArg(mv.MovedAt), list)
 	if err != nil {
 		return nil, classify(err, "move messages")
 	}
@@ -94,9 +94,9 @@ func (t *tx) MoveMessages(ctx context.Context, mv chatcore.MessageMove, limit in
 	return ids, nil
 }
 
-// MessageFlagRows implements [chatcore.FlagStore].
-func (t *tx) MessageFlagRows(ctx context.Context, msg chatcore.MessageID) ([]chatcore.UserMessageFlags, error) {
-	return scanAll(ctx, t, "message flag rows", func(r *sql.Rows, f *chatcore.UserMessageFlags) error {
+// MessageFlagRows implements [store.FlagStore].
+func (t *tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.UserMessageFlags, error) {
+	return scanAll(ctx, t, "message flag rows", func(r *sql.Rows, f *store.UserMessageFlags) error {
 		return r.Scan(&f.UserID, &f.MessageID, &f.Flags)
 	}, "SELECT user_id, message_id, flags FROM user_message_flags WHERE message_id = ? ORDER BY user_id", msg)
 }

@@ -10,44 +10,44 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
 	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
-func scanMessage(r interface{ Scan(...any) error }, m *chatcore.Message) error {
+func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
-		&m.Topic, &m.TopicKey, listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
+		&m.Topic, &m.TopicKey, listCol[store.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
 		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags))
 }
 
-// Message implements [chatcore.MessageStore].
-func (t *tx) Message(ctx context.Context, id chatcore.MessageID) (*chatcore.Message, error) {
-	var m chatcore.Message
+// Message implements [store.MessageStore].
+func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, error) {
+	var m store.Message
 	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
-	if err := t.attachChildren(ctx, []*chatcore.Message{&m}); err != nil {
+	if err := t.attachChildren(ctx, []*store.Message{&m}); err != nil {
 		return nil, err
 	}
 	return &m, nil
 }
 
-// Messages implements [chatcore.MessageStore]. Reactions, edit history and
+// Messages implements [store.MessageStore]. Reactions, edit history and
 // submessages are loaded with one query each for the whole result.
-func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.Message, error) {
+func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
 	query, args, ok := messagesSQL(q)
 	if !ok {
 		return nil, nil
 	}
-	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *chatcore.Message) error { return scanMessage(r, m) },
+	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *store.Message) error { return scanMessage(r, m) },
 		query, args...)
 	if err != nil || len(msgs) == 0 {
 		return msgs, err
 	}
-	ptrs := make([]*chatcore.Message, len(msgs))
+	ptrs := make([]*store.Message, len(msgs))
 	for i := range msgs {
 		ptrs[i] = &msgs[i]
 	}
@@ -59,7 +59,7 @@ func (t *tx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.
 // recipient is an equality on the recipient index, and one channel's topic is
 // looked up through the channel+topic index, both of which also give the id
 // order without a sort.
-func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
+func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	where := []string{"+realm_id = ?"}
 	args = []any{q.RealmID}
 	switch {
@@ -106,9 +106,9 @@ func messagesSQL(q chatcore.MessageQuery) (query string, args []any, ok bool) {
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
-func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error {
-	byID := make(map[chatcore.MessageID]*chatcore.Message, len(msgs))
-	ids := make([]chatcore.MessageID, len(msgs))
+func (t *tx) attachChildren(ctx context.Context, msgs []*store.Message) error {
+	byID := make(map[store.MessageID]*store.Message, len(msgs))
+	ids := make([]store.MessageID, len(msgs))
 	for i, m := range msgs {
 		byID[m.ID], ids[i] = m, m.ID
 	}
@@ -121,8 +121,8 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id chatcore.MessageID
-		var r chatcore.Reaction
+		var id store.MessageID
+		var r store.Reaction
 		if err := rows.Scan(&id, &r.UserID, &r.EmojiName, &r.EmojiCode, &r.ReactionType); err != nil {
 			return classify(err, "reactions")
 		}
@@ -141,8 +141,8 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id chatcore.MessageID
-		var e chatcore.EditHistoryEntry
+		var id store.MessageID
+		var e store.EditHistoryEntry
 		err := rows.Scan(&id, &e.UserID, timeCol{&e.Timestamp}, &e.PrevContent, &e.PrevRenderedContent,
 			sqlstore.ID(&e.PrevStreamID), sqlstore.ID(&e.StreamID),
 			optStrCol{&e.PrevTopic}, optStrCol{&e.Topic})
@@ -163,7 +163,7 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var s chatcore.Submessage
+		var s store.Submessage
 		if err := rows.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content); err != nil {
 			return classify(err, "submessages")
 		}
@@ -172,14 +172,14 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*chatcore.Message) error
 	return classify(rows.Err(), "submessages")
 }
 
-// CreateMessage implements [chatcore.MessageStore]. A zero m.ID becomes an id
+// CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id
 // above every id ever used (AUTOINCREMENT); an explicit one is kept, and later
 // ids go above it.
-func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
+func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	m.TopicKey = chatcore.TopicKey(m.Topic)
+	m.TopicKey = store.TopicKey(m.Topic)
 	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 	// statement's result: a plain INSERT skips the query machinery of a
 	// RETURNING row.
@@ -194,7 +194,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	if err != nil {
 		return classify(err, "create message")
 	}
-	id := chatcore.MessageID(rowID)
+	id := store.MessageID(rowID)
 	m.ID = id
 	for i, r := range m.Reactions {
 		_, err := t.exec(ctx, `INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
@@ -227,7 +227,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 // deleteSQL builds the one statement that deletes a batch of messages. The
 // inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
 // LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
-func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
+func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	where := []string{"+m.realm_id = ?"}
 	args := []any{f.RealmID}
 	if f.StreamID != 0 {
@@ -248,16 +248,16 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 	if f.IDs != nil {
 		where, args = append(where, "m.id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(f.IDs))
 	}
-	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
 	if k := f.Kinds & all; k != 0 && k != all {
 		var kinds []string
-		if k&chatcore.KindPublicChannel != 0 {
+		if k&store.KindPublicChannel != 0 {
 			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 0))")
 		}
-		if k&chatcore.KindPrivateChannel != 0 {
+		if k&store.KindPrivateChannel != 0 {
 			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 1))")
 		}
-		if k&chatcore.KindDirect != 0 {
+		if k&store.KindDirect != 0 {
 			kinds = append(kinds, "m.type = 'private'")
 		}
 		where = append(where, "("+strings.Join(kinds, " OR ")+")")
@@ -285,8 +285,8 @@ func deleteSQL(f chatcore.MessageFilter, limit int) (string, []any) {
 // of the topic. When that is fewer than limit, every further matching row is
 // older than all of them, so a deleteSQL statement for the rest completes
 // the batch (see DeleteMessages).
-func topicDeleteSQL(f chatcore.MessageFilter, limit int) (query string, args []any, ok bool) {
-	all := chatcore.KindPublicChannel | chatcore.KindPrivateChannel | chatcore.KindDirect
+func topicDeleteSQL(f store.MessageFilter, limit int) (query string, args []any, ok bool) {
+	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
 	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || (f.Kinds&all != 0 && f.Kinds&all != all) {
 		return "", nil, false
 	}
@@ -305,17 +305,17 @@ func topicDeleteSQL(f chatcore.MessageFilter, limit int) (query string, args []a
 		RETURNING id, 0, stream_id, topic, NULL, sender_id, NULL`, args, true
 }
 
-// DeleteMessages implements [chatcore.MessageStore] with one DELETE ...
+// DeleteMessages implements [store.MessageStore] with one DELETE ...
 // RETURNING statement; for a channel topic, with topicDeleteSQL's statement
 // and, when that deletes fewer than limit rows, deleteSQL's for the rest.
-func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit int) ([]store.DeletedMessage, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {
 		return nil, fmt.Errorf("sqlite: delete messages: limit %d is not positive", limit)
 	}
-	var out []chatcore.DeletedMessage
+	var out []store.DeletedMessage
 	if query, args, ok := topicDeleteSQL(f, limit); ok {
 		var err error
 		if out, err = t.deleteRows(ctx, f, query, args); err != nil {
@@ -331,22 +331,22 @@ func (t *tx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit
 		}
 		out = append(out, rest...)
 	}
-	slices.SortFunc(out, func(a, b chatcore.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
+	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
 	return out, nil
 }
 
 // deleteRows runs a statement of deleteSQL's shape for f and returns what it
 // deleted.
-func (t *tx) deleteRows(ctx context.Context, f chatcore.MessageFilter, query string, args []any) ([]chatcore.DeletedMessage, error) {
-	return scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *chatcore.DeletedMessage) error {
+func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string, args []any) ([]store.DeletedMessage, error) {
+	return scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *store.DeletedMessage) error {
 		var private bool
 		var key sql.NullString
-		if err := r.Scan(num(&d.ID), &private, num(&d.StreamID), &d.Topic, &key, num(&d.SenderID), listCol[chatcore.UserID]{&d.Recipients}); err != nil {
+		if err := r.Scan(num(&d.ID), &private, num(&d.StreamID), &d.Topic, &key, num(&d.SenderID), listCol[store.UserID]{&d.Recipients}); err != nil {
 			return err
 		}
-		d.Type, d.TopicKey = chatcore.MessageTypeStream, key.String
+		d.Type, d.TopicKey = store.MessageTypeStream, key.String
 		if private {
-			d.Type = chatcore.MessageTypePrivate
+			d.Type = store.MessageTypePrivate
 		} else {
 			d.Recipients = nil
 			if f.TopicKey != nil {
@@ -357,19 +357,19 @@ func (t *tx) deleteRows(ctx context.Context, f chatcore.MessageFilter, query str
 	}, query, args...)
 }
 
-// OldestMessageID implements [chatcore.MessageStore].
-func (t *tx) OldestMessageID(ctx context.Context, stream chatcore.StreamID) (chatcore.MessageID, error) {
-	var id chatcore.MessageID
+// OldestMessageID implements [store.MessageStore].
+func (t *tx) OldestMessageID(ctx context.Context, stream store.StreamID) (store.MessageID, error) {
+	var id store.MessageID
 	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", stream).Scan(&id)
 	return id, classify(err, "oldest message")
 }
 
-// DirectRecipient implements [chatcore.MessageStore]. In a View it can only
+// DirectRecipient implements [store.MessageStore]. In a View it can only
 // find an existing conversation; a missing one gives an error wrapping both
-// [chatcore.ErrNotFound] and [ErrReadOnly].
-func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, members []chatcore.UserID) (chatcore.RecipientID, error) {
+// [store.ErrNotFound] and [ErrReadOnly].
+func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid chatcore.RecipientID
+	var rid store.RecipientID
 	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = ? AND direct_key = ?", realm, key).Scan(&rid)
 	if err == nil {
 		return rid, nil
@@ -379,7 +379,7 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 	}
 	if err := t.writable(); err != nil {
 		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("sqlite: direct conversation %s: %w (%w)", key, chatcore.ErrNotFound, err)
+		return 0, fmt.Errorf("sqlite: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
 	}
 	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
 		return 0, classify(err, "create direct recipient")
@@ -388,8 +388,8 @@ func (t *tx) DirectRecipient(ctx context.Context, realm chatcore.RealmID, member
 	return rid, classify(err, "create direct recipient")
 }
 
-// DirectRecipients implements [chatcore.MessageStore].
-func (t *tx) DirectRecipients(ctx context.Context, user chatcore.UserID) ([]chatcore.RecipientID, error) {
-	return scanIDs[chatcore.RecipientID](ctx, t, "direct recipients",
+// DirectRecipients implements [store.MessageStore].
+func (t *tx) DirectRecipients(ctx context.Context, user store.UserID) ([]store.RecipientID, error) {
+	return scanIDs[store.RecipientID](ctx, t, "direct recipients",
 		"SELECT recipient_id FROM recipient_members WHERE user_id = ? ORDER BY recipient_id", user)
 }

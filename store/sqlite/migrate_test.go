@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -67,39 +67,39 @@ func TestMigrationIDsNeverReused(t *testing.T) {
 	is.NoErr(err) // the old database migrates
 	t.Cleanup(func() { s.Close() })
 
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		ls, err := tx.Linkifiers(ctx, 1)
 		is.NoErr(err) // linkifiers read
-		is.Equal(ls, []chatcore.Linkifier{
+		is.Equal(ls, []store.Linkifier{
 			{ID: 3, RealmID: 1, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://a.test/{id}", Order: 0},
 			{ID: 9, RealmID: 1, Pattern: "B-(?P<id>[0-9]+)", URLTemplate: "https://b.test/{id}", Order: 1},
 		}) // linkifiers kept with their ids
 		ds, err := tx.Drafts(ctx, 7)
 		is.NoErr(err)                                      // drafts read
 		is.Equal(len(ds), 1)                               // the draft is kept
-		is.Equal(ds[0].ID, chatcore.DraftID(4))            // with its id
+		is.Equal(ds[0].ID, store.DraftID(4))               // with its id
 		is.Equal(ds[0].Content, "draft")                   // and its content
 		is.Equal(ds[0].LastEdit.Unix(), int64(1767323045)) // and its time
 		m, err := tx.Message(ctx, 5)
-		is.NoErr(err)                                                                                                        // message read
-		is.Equal(m.Submessages, []chatcore.Submessage{{ID: 6, MessageID: 5, SenderID: 7, MsgType: "widget", Content: "{}"}}) // submessage kept with its id
+		is.NoErr(err)                                                                                                     // message read
+		is.Equal(m.Submessages, []store.Submessage{{ID: 6, MessageID: 5, SenderID: 7, MsgType: "widget", Content: "{}"}}) // submessage kept with its id
 
 		is.NoErr(tx.DeleteLinkifier(ctx, 9)) // newest linkifier deleted
 		_, err = tx.DeleteDrafts(ctx, 7)
 		is.NoErr(err) // draft deleted
-		_, err = tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: 1}, 10)
+		_, err = tx.DeleteMessages(ctx, store.MessageFilter{RealmID: 1}, 10)
 		return err
 	})
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		l := &chatcore.Linkifier{RealmID: 2, Pattern: "C-(?P<id>[0-9]+)", URLTemplate: "https://c.test/{id}"}
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		l := &store.Linkifier{RealmID: 2, Pattern: "C-(?P<id>[0-9]+)", URLTemplate: "https://c.test/{id}"}
 		is.NoErr(tx.CreateLinkifier(ctx, l)) // linkifier created in another realm
 		is.True(l.ID > 9)                    // the deleted linkifier's id is not reused
-		d := &chatcore.Draft{UserID: 7, Content: "again", LastEdit: epoch}
+		d := &store.Draft{UserID: 7, Content: "again", LastEdit: epoch}
 		is.NoErr(tx.CreateDraft(ctx, d)) // draft created
 		is.True(d.ID > 4)                // the deleted draft's id is not reused
-		m := &chatcore.Message{RealmID: 1, SenderID: 7, Type: chatcore.MessageTypeStream, RecipientID: 11, StreamID: 2,
+		m := &store.Message{RealmID: 1, SenderID: 7, Type: store.MessageTypeStream, RecipientID: 11, StreamID: 2,
 			Topic: "topic", Content: "hi", RenderedContent: "<p>hi</p>", Client: "test", SentAt: epoch,
-			Submessages: []chatcore.Submessage{{SenderID: 7, MsgType: "widget", Content: "{}"}}}
+			Submessages: []store.Submessage{{SenderID: 7, MsgType: "widget", Content: "{}"}}}
 		is.NoErr(tx.CreateMessage(ctx, m)) // message created
 		is.True(m.Submessages[0].ID > 6)   // the deleted submessage's id is not reused
 		return nil
@@ -143,15 +143,15 @@ func TestMigrationEventAddressing(t *testing.T) {
 	is.NoErr(writer.QueryRow(`SELECT count(*) FROM event_audiences`).Scan(&audiences))
 	is.Equal(audiences, 2) // one per addressed entry; the public one has none
 
-	var seven, eight, nine []chatcore.LoggedEvent
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		if seven, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 7}); err != nil {
+	var seven, eight, nine []store.LoggedEvent
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if seven, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 7}); err != nil {
 			return err
 		}
-		if eight, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 8}); err != nil {
+		if eight, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 8}); err != nil {
 			return err
 		}
-		if nine, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: 1, UserID: 9, Public: true}); err != nil {
+		if nine, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: 1, UserID: 9, Public: true}); err != nil {
 			return err
 		}
 		_, err := tx.PruneEvents(ctx, 1, 10)

@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// AddReaction implements [chatcore.ReactionStore]: one INSERT that appends
+// AddReaction implements [store.ReactionStore]: one INSERT that appends
 // the reaction after the message's last one (seq), refused by the unique
 // index on (message, user, type, code) and by the message's foreign key.
-func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.Reaction) error {
+func (t *tx) AddReaction(ctx context.Context, id store.MessageID, r store.Reaction) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -21,8 +21,8 @@ func (t *tx) AddReaction(ctx context.Context, id chatcore.MessageID, r chatcore.
 	return classify(err, "add reaction")
 }
 
-// RemoveReaction implements [chatcore.ReactionStore].
-func (t *tx) RemoveReaction(ctx context.Context, id chatcore.MessageID, user chatcore.UserID, reactionType, emojiCode string) error {
+// RemoveReaction implements [store.ReactionStore].
+func (t *tx) RemoveReaction(ctx context.Context, id store.MessageID, user store.UserID, reactionType, emojiCode string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -36,37 +36,37 @@ func (t *tx) RemoveReaction(ctx context.Context, id chatcore.MessageID, user cha
 
 const presenceCols = "p.user_id, p.realm_id, p.last_active, p.last_connected, p.last_update_id"
 
-func scanPresence(r *sql.Rows, p *chatcore.Presence) error {
+func scanPresence(r *sql.Rows, p *store.Presence) error {
 	return r.Scan(&p.UserID, &p.RealmID, timeCol{&p.LastActive}, timeCol{&p.LastConnected}, &p.LastUpdateID)
 }
 
-// Presences implements [chatcore.PresenceStore] with one query through the
+// Presences implements [store.PresenceStore] with one query through the
 // (realm, last_update_id) index, joined with users for their state.
-func (t *tx) Presences(ctx context.Context, q chatcore.PresenceQuery) ([]chatcore.Presence, error) {
+func (t *tx) Presences(ctx context.Context, q store.PresenceQuery) ([]store.Presence, error) {
 	return scanAll(ctx, t, "presences", scanPresence, "SELECT "+presenceCols+` FROM presence p
 		JOIN users u ON u.id = p.user_id AND u.is_active AND NOT u.is_bot
 		WHERE p.realm_id = ? AND p.last_update_id > ? AND (? IS NULL OR p.last_connected >= ?)
 		ORDER BY p.user_id`, q.RealmID, q.AfterUpdateID, timeArg(q.ConnectedSince), timeArg(q.ConnectedSince))
 }
 
-// UserPresences implements [chatcore.PresenceStore].
-func (t *tx) UserPresences(ctx context.Context, ids []chatcore.UserID) ([]chatcore.Presence, error) {
+// UserPresences implements [store.PresenceStore].
+func (t *tx) UserPresences(ctx context.Context, ids []store.UserID) ([]store.Presence, error) {
 	return scanAll(ctx, t, "user presences", scanPresence, "SELECT "+presenceCols+` FROM presence p
 		WHERE p.user_id IN (SELECT value FROM json_each(?)) ORDER BY p.user_id`, idsJSON(ids))
 }
 
 // presenceRow is one row of PutPresences's JSON argument.
 type presenceRow struct {
-	User      chatcore.UserID `json:"u"`
-	Active    *int64          `json:"a"`
-	Connected int64           `json:"c"`
+	User      store.UserID `json:"u"`
+	Active    *int64       `json:"a"`
+	Connected int64        `json:"c"`
 }
 
-// PutPresences implements [chatcore.PresenceStore] with two statements: one
+// PutPresences implements [store.PresenceStore] with two statements: one
 // UPSERT that takes the numbers from the realm's sequence row, and one
 // multi-row UPSERT (the rows travel as one JSON argument) that keeps the
 // later of each stored and given time.
-func (t *tx) PutPresences(ctx context.Context, realm chatcore.RealmID, rows []chatcore.Presence) error {
+func (t *tx) PutPresences(ctx context.Context, realm store.RealmID, rows []store.Presence) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -5,18 +5,18 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const realmCols = `id, string_id, name, name_changes_disabled, email_changes_disabled,
 	require_unique_names, empty_topic_display_name, date_created, ` + policyCols
 
-// policyCols are the columns of chatcore.MessagePolicy, in policyArgs order.
+// policyCols are the columns of store.MessagePolicy, in policyArgs order.
 const policyCols = `content_editing_disabled, edit_history_disabled, content_edit_limit,
 	move_within_channel_limit, move_between_channels_limit, delete_own_limit, move_between_topics_group,
 	move_between_channels_group, resolve_topics_group, delete_any_group, delete_own_group`
 
-func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
+func scanRealm(r interface{ Scan(...any) error }, v *store.Realm) error {
 	p := &v.Messages
 	return r.Scan(num(&v.ID), &v.StringID, &v.Name, &v.NameChangesDisabled, &v.EmailChangesDisabled,
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, timeCol{&v.DateCreated},
@@ -26,20 +26,20 @@ func scanRealm(r interface{ Scan(...any) error }, v *chatcore.Realm) error {
 }
 
 // policyArgs returns the values of policyCols.
-func policyArgs(p chatcore.MessagePolicy) []any {
+func policyArgs(p store.MessagePolicy) []any {
 	return []any{p.ContentEditingDisabled, p.EditHistoryDisabled, int64(p.ContentEditLimit),
 		int64(p.MoveWithinChannelLimit), int64(p.MoveBetweenChannelsLimit), int64(p.DeleteOwnLimit),
 		string(p.MoveBetweenTopics), string(p.MoveBetweenChannels), string(p.ResolveTopics),
 		string(p.DeleteAny), string(p.DeleteOwn)}
 }
 
-// Realm implements [chatcore.RealmStore], from the row cache when it holds
+// Realm implements [store.RealmStore], from the row cache when it holds
 // the row.
-func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, error) {
+func (t *tx) Realm(ctx context.Context, id store.RealmID) (*store.Realm, error) {
 	if r, ok := t.cachedRealm(id); ok {
 		return r, nil
 	}
-	var r chatcore.Realm
+	var r store.Realm
 	err := scanRealm(t.queryRow(ctx, "SELECT "+realmCols+" FROM realms WHERE id = ?", id), &r)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %d", id))
@@ -48,9 +48,9 @@ func (t *tx) Realm(ctx context.Context, id chatcore.RealmID) (*chatcore.Realm, e
 	return &r, nil
 }
 
-// RealmByStringID implements [chatcore.RealmStore].
-func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Realm, error) {
-	var r chatcore.Realm
+// RealmByStringID implements [store.RealmStore].
+func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*store.Realm, error) {
+	var r store.Realm
 	err := scanRealm(t.queryRow(ctx, "SELECT "+realmCols+" FROM realms WHERE string_id = ?", stringID), &r)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("realm %q", stringID))
@@ -58,14 +58,14 @@ func (t *tx) RealmByStringID(ctx context.Context, stringID string) (*chatcore.Re
 	return &r, nil
 }
 
-// Realms implements [chatcore.RealmStore].
-func (t *tx) Realms(ctx context.Context) ([]chatcore.Realm, error) {
-	return scanAll(ctx, t, "realms", func(r *sql.Rows, v *chatcore.Realm) error { return scanRealm(r, v) },
+// Realms implements [store.RealmStore].
+func (t *tx) Realms(ctx context.Context) ([]store.Realm, error) {
+	return scanAll(ctx, t, "realms", func(r *sql.Rows, v *store.Realm) error { return scanRealm(r, v) },
 		"SELECT "+realmCols+" FROM realms ORDER BY id")
 }
 
-// CreateRealm implements [chatcore.RealmStore].
-func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
+// CreateRealm implements [store.RealmStore].
+func (t *tx) CreateRealm(ctx context.Context, r *store.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -76,8 +76,8 @@ func (t *tx) CreateRealm(ctx context.Context, r *chatcore.Realm) error {
 	return classify(err, "create realm")
 }
 
-// UpdateRealm implements [chatcore.RealmStore].
-func (t *tx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
+// UpdateRealm implements [store.RealmStore].
+func (t *tx) UpdateRealm(ctx context.Context, r *store.Realm) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/fifocache"
+	"github.com/chatcore/chatcore/store"
 )
 
 // DefaultRowCache is how many rows of each cached table (users, realms,
@@ -102,15 +102,15 @@ type rowCache struct {
 	gens        [cachedTables]atomic.Uint64
 	userWrites  atomic.Uint64
 	changedMu   sync.RWMutex
-	userChanged map[chatcore.UserID]uint64 // by changedMu
-	users       *fifocache.Cache[chatcore.UserID, entry[chatcore.User]]
-	userKeys    *fifocache.Cache[string, entry[chatcore.UserID]]
-	realms      *fifocache.Cache[chatcore.RealmID, entry[chatcore.Realm]]
-	streams     *fifocache.Cache[chatcore.StreamID, entry[chatcore.Stream]]
-	streamNames *fifocache.Cache[streamName, entry[chatcore.StreamID]]
-	subscribers *fifocache.Cache[chatcore.StreamID, entry[[]chatcore.UserID]]
+	userChanged map[store.UserID]uint64 // by changedMu
+	users       *fifocache.Cache[store.UserID, entry[store.User]]
+	userKeys    *fifocache.Cache[string, entry[store.UserID]]
+	realms      *fifocache.Cache[store.RealmID, entry[store.Realm]]
+	streams     *fifocache.Cache[store.StreamID, entry[store.Stream]]
+	streamNames *fifocache.Cache[streamName, entry[store.StreamID]]
+	subscribers *fifocache.Cache[store.StreamID, entry[[]store.UserID]]
 	audiences   *fifocache.Cache[[sha256.Size]byte, entry[int64]]
-	linkifiers  *fifocache.Cache[chatcore.RealmID, entry[int64]]
+	linkifiers  *fifocache.Cache[store.RealmID, entry[int64]]
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
@@ -124,7 +124,7 @@ type entry[V any] struct {
 
 // streamName is a channel's realm and name key.
 type streamName struct {
-	realm chatcore.RealmID
+	realm store.RealmID
 	key   string
 }
 
@@ -135,15 +135,15 @@ func newRowCache(size int) *rowCache {
 		return nil
 	}
 	return &rowCache{
-		userChanged: map[chatcore.UserID]uint64{},
-		users:       fifocache.New[chatcore.UserID, entry[chatcore.User]](size),
-		userKeys:    fifocache.New[string, entry[chatcore.UserID]](size),
-		realms:      fifocache.New[chatcore.RealmID, entry[chatcore.Realm]](size),
-		streams:     fifocache.New[chatcore.StreamID, entry[chatcore.Stream]](size),
-		streamNames: fifocache.New[streamName, entry[chatcore.StreamID]](size),
-		subscribers: fifocache.New[chatcore.StreamID, entry[[]chatcore.UserID]](size),
+		userChanged: map[store.UserID]uint64{},
+		users:       fifocache.New[store.UserID, entry[store.User]](size),
+		userKeys:    fifocache.New[string, entry[store.UserID]](size),
+		realms:      fifocache.New[store.RealmID, entry[store.Realm]](size),
+		streams:     fifocache.New[store.StreamID, entry[store.Stream]](size),
+		streamNames: fifocache.New[streamName, entry[store.StreamID]](size),
+		subscribers: fifocache.New[store.StreamID, entry[[]store.UserID]](size),
 		audiences:   fifocache.New[[sha256.Size]byte, entry[int64]](size),
-		linkifiers:  fifocache.New[chatcore.RealmID, entry[int64]](size),
+		linkifiers:  fifocache.New[store.RealmID, entry[int64]](size),
 	}
 }
 
@@ -169,7 +169,7 @@ func (c *rowCache) userWritesNow() uint64 {
 
 // changed records that a transaction that changed the tables of s, and the
 // rows of users alone, has ended.
-func (c *rowCache) changed(s tableSet, users []chatcore.UserID) {
+func (c *rowCache) changed(s tableSet, users []store.UserID) {
 	if c == nil {
 		return
 	}
@@ -190,7 +190,7 @@ func (c *rowCache) changed(s tableSet, users []chatcore.UserID) {
 
 // userUnchanged reports whether no write of user id's row alone was counted
 // after a transaction that began at count a, or one that began at count b.
-func (c *rowCache) userUnchanged(id chatcore.UserID, a, b uint64) bool {
+func (c *rowCache) userUnchanged(id store.UserID, a, b uint64) bool {
 	c.changedMu.RLock()
 	last := c.userChanged[id]
 	c.changedMu.RUnlock()
@@ -231,7 +231,7 @@ func put[K comparable, V any](c *rowCache, t cachedTable, at, writes uint64, m *
 }
 
 // cachedUser returns user id from the cache, for t.
-func (t *tx) cachedUser(id chatcore.UserID) (*chatcore.User, bool) {
+func (t *tx) cachedUser(id store.UserID) (*store.User, bool) {
 	if !t.userCacheUsable(id) {
 		return nil, false
 	}
@@ -243,7 +243,7 @@ func (t *tx) cachedUser(id chatcore.UserID) (*chatcore.User, bool) {
 }
 
 // cacheUser remembers u, read by t.
-func (t *tx) cacheUser(u *chatcore.User) {
+func (t *tx) cacheUser(u *store.User) {
 	if !t.userCacheUsable(u.ID) {
 		return
 	}
@@ -257,7 +257,7 @@ func (t *tx) cacheUser(u *chatcore.User) {
 // cachedUserByKey returns the user whose API key hash is hash from the
 // cache, for t. The user's row and the key's entry both pass
 // userUnchanged, so the row still has that key.
-func (t *tx) cachedUserByKey(hash string) (*chatcore.User, bool) {
+func (t *tx) cachedUserByKey(hash string) (*store.User, bool) {
 	if !t.cacheUsable(usersTable) {
 		return nil, false
 	}
@@ -269,7 +269,7 @@ func (t *tx) cachedUserByKey(hash string) (*chatcore.User, bool) {
 }
 
 // cachedRealm returns realm id from the cache, for t.
-func (t *tx) cachedRealm(id chatcore.RealmID) (*chatcore.Realm, bool) {
+func (t *tx) cachedRealm(id store.RealmID) (*store.Realm, bool) {
 	if !t.cacheUsable(realmsTable) {
 		return nil, false
 	}
@@ -277,14 +277,14 @@ func (t *tx) cachedRealm(id chatcore.RealmID) (*chatcore.Realm, bool) {
 }
 
 // cacheRealm remembers r, read by t.
-func (t *tx) cacheRealm(r *chatcore.Realm) {
+func (t *tx) cacheRealm(r *store.Realm) {
 	if t.cacheUsable(realmsTable) {
 		put(t.rows, realmsTable, t.gens[realmsTable], 0, t.rows.realms, r.ID, r)
 	}
 }
 
 // cachedStream returns channel id from the cache, for t.
-func (t *tx) cachedStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
+func (t *tx) cachedStream(id store.StreamID) (*store.Stream, bool) {
 	if !t.cacheUsable(streamsTable) {
 		return nil, false
 	}
@@ -293,7 +293,7 @@ func (t *tx) cachedStream(id chatcore.StreamID) (*chatcore.Stream, bool) {
 
 // cachedStreamByName returns the channel of realm whose name key is key
 // from the cache, for t.
-func (t *tx) cachedStreamByName(realm chatcore.RealmID, key string) (*chatcore.Stream, bool) {
+func (t *tx) cachedStreamByName(realm store.RealmID, key string) (*store.Stream, bool) {
 	if !t.cacheUsable(streamsTable) {
 		return nil, false
 	}
@@ -305,13 +305,13 @@ func (t *tx) cachedStreamByName(realm chatcore.RealmID, key string) (*chatcore.S
 }
 
 // cacheStream remembers s, read by t.
-func (t *tx) cacheStream(s *chatcore.Stream) {
+func (t *tx) cacheStream(s *store.Stream) {
 	if !t.cacheUsable(streamsTable) {
 		return
 	}
 	at := t.gens[streamsTable]
 	put(t.rows, streamsTable, at, 0, t.rows.streams, s.ID, s)
-	put(t.rows, streamsTable, at, 0, t.rows.streamNames, streamName{s.RealmID, chatcore.FoldKey(s.Name)}, &s.ID)
+	put(t.rows, streamsTable, at, 0, t.rows.streamNames, streamName{s.RealmID, store.FoldKey(s.Name)}, &s.ID)
 }
 
 // lookup returns the value the cache holds under k in the map of table
@@ -337,8 +337,8 @@ func remember[K comparable, V any](t *tx, table cachedTable, of func(*rowCache) 
 
 // The maps lookup and remember serve: channels' active subscribers, log
 // audiences' ids by hash, realms' linkifier versions.
-func subscribersMap(c *rowCache) *fifocache.Cache[chatcore.StreamID, entry[[]chatcore.UserID]] {
+func subscribersMap(c *rowCache) *fifocache.Cache[store.StreamID, entry[[]store.UserID]] {
 	return c.subscribers
 }
 func audiencesMap(c *rowCache) *fifocache.Cache[[sha256.Size]byte, entry[int64]] { return c.audiences }
-func linkifiersMap(c *rowCache) *fifocache.Cache[chatcore.RealmID, entry[int64]] { return c.linkifiers }
+func linkifiersMap(c *rowCache) *fifocache.Cache[store.RealmID, entry[int64]]    { return c.linkifiers }

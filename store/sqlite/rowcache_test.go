@@ -19,15 +19,16 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
 
 // cacheWorld stores a realm and one user in s and returns the user.
-func cacheWorld(t *testing.T, s *sqlite.Store) *chatcore.User {
+func cacheWorld(t *testing.T, s *sqlite.Store) *store.User {
 	t.Helper()
 	u := human(0, "ann@example.com")
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "acme", Name: "acme", DateCreated: epoch}
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r := &store.Realm{StringID: "acme", Name: "acme", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
@@ -38,10 +39,10 @@ func cacheWorld(t *testing.T, s *sqlite.Store) *chatcore.User {
 }
 
 // readUser reads user id in a View of s, by id or (with byKey) by API key hash.
-func readUser(t *testing.T, s chatcore.Store, u *chatcore.User, byKey bool) *chatcore.User {
+func readUser(t *testing.T, s store.Store, u *store.User, byKey bool) *store.User {
 	t.Helper()
-	var got *chatcore.User
-	err := s.View(context.Background(), func(tx chatcore.Tx) error {
+	var got *store.User
+	err := s.View(context.Background(), func(tx store.Tx) error {
 		var err error
 		if byKey {
 			got, err = tx.UserByAPIKeyHash(context.Background(), u.APIKeyHash)
@@ -71,7 +72,7 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 	readers.SetMaxOpenConns(1)
 	conn, err := readers.Conn(ctx) // the pool's only connection, held: a View that needs one would wait
 	is.NoErr(err)
-	done := make(chan *chatcore.User)
+	done := make(chan *store.User)
 	go func() { done <- readUser(t, s, u, true) }()
 	select {
 	case got := <-done:
@@ -85,35 +86,35 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 	steps := []struct {
 		name  string
 		row   bool // a write of the user's row alone
-		write func(ctx context.Context, tx chatcore.Tx) error
-		check func(got *chatcore.User) bool
+		write func(ctx context.Context, tx store.Tx) error
+		check func(got *store.User) bool
 	}{
-		{"UpdateUser", true, func(ctx context.Context, tx chatcore.Tx) error {
+		{"UpdateUser", true, func(ctx context.Context, tx store.Tx) error {
 			v, err := tx.User(ctx, u.ID)
 			if err != nil {
 				return err
 			}
 			v.FullName = "Renamed"
 			return tx.UpdateUser(ctx, v)
-		}, func(got *chatcore.User) bool { return got.FullName == "Renamed" }},
-		{"UpdateUserSettings one", true, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
-		}, func(got *chatcore.User) bool { return got.Settings.EnterSends }},
-		{"UpdateUserSettings several", true, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: false}, {Name: "color_scheme", Value: 2}})
-		}, func(got *chatcore.User) bool { return !got.Settings.EnterSends && got.Settings.ColorScheme == 2 }},
-		{"UpdateSettingBulk", false, func(ctx context.Context, tx chatcore.Tx) error {
-			_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: u.RealmID, UserIDs: []chatcore.UserID{u.ID}, Setting: "color_scheme", Value: 3})
+		}, func(got *store.User) bool { return got.FullName == "Renamed" }},
+		{"UpdateUserSettings one", true, func(ctx context.Context, tx store.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "enter_sends", Value: true}})
+		}, func(got *store.User) bool { return got.Settings.EnterSends }},
+		{"UpdateUserSettings several", true, func(ctx context.Context, tx store.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "enter_sends", Value: false}, {Name: "color_scheme", Value: 2}})
+		}, func(got *store.User) bool { return !got.Settings.EnterSends && got.Settings.ColorScheme == 2 }},
+		{"UpdateSettingBulk", false, func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: u.RealmID, UserIDs: []store.UserID{u.ID}, Setting: "color_scheme", Value: 3})
 			return err
-		}, func(got *chatcore.User) bool { return got.Settings.ColorScheme == 3 }},
-		{"new API key", true, func(ctx context.Context, tx chatcore.Tx) error {
+		}, func(got *store.User) bool { return got.Settings.ColorScheme == 3 }},
+		{"new API key", true, func(ctx context.Context, tx store.Tx) error {
 			v, err := tx.User(ctx, u.ID)
 			if err != nil {
 				return err
 			}
 			v.APIKeyHash = chatcore.HashAPIKey("another key")
 			return tx.UpdateUser(ctx, v)
-		}, func(got *chatcore.User) bool { return got.APIKeyHash == chatcore.HashAPIKey("another key") }},
+		}, func(got *store.User) bool { return got.APIKeyHash == chatcore.HashAPIKey("another key") }},
 	}
 	for _, st := range steps {
 		readUser(t, s, u, false) // cached before the write
@@ -128,7 +129,7 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 		got := readUser(t, s, u, false)
 		is.True(st.check(got)) // the read after the write sees it
 		if st.name == "new API key" {
-			err := s.View(ctx, func(tx chatcore.Tx) error { _, err := tx.UserByAPIKeyHash(ctx, u.APIKeyHash); return err })
+			err := s.View(ctx, func(tx store.Tx) error { _, err := tx.UserByAPIKeyHash(ctx, u.APIKeyHash); return err })
 			is.True(err != nil) // the old key no longer finds the user
 			u.APIKeyHash = got.APIKeyHash
 		}
@@ -137,8 +138,8 @@ func TestUserCacheFollowsWrites(t *testing.T) {
 
 	// Updates that change no user leave the cache valid.
 	gen := sqlite.Generations(s)[0]
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "other", Name: "other", DateCreated: epoch})
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "other", Name: "other", DateCreated: epoch})
 	})
 	is.Equal(sqlite.Generations(s)[0], gen) // no user changed
 }
@@ -151,11 +152,11 @@ func TestUserCacheOneUserWrite(t *testing.T) {
 	s, _ := open(t)
 	ann := cacheWorld(t, s)
 	bob := human(ann.RealmID, "bob@example.com")
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateUser(ctx, bob) })
+	update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.CreateUser(ctx, bob) })
 	readUser(t, s, ann, true) // both cached
 	readUser(t, s, bob, true)
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		return tx.UpdateUserSettings(ctx, bob.ID, []chatcore.SettingValue{{Name: "enter_sends", Value: true}})
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateUserSettings(ctx, bob.ID, []store.SettingValue{{Name: "enter_sends", Value: true}})
 	})
 
 	_, readers := sqlite.DBs(s)
@@ -163,7 +164,7 @@ func TestUserCacheOneUserWrite(t *testing.T) {
 	readers.SetMaxOpenConns(1)
 	conn, err := readers.Conn(context.Background()) // held: a View that needs a connection waits
 	is.NoErr(err)
-	done := make(chan *chatcore.User)
+	done := make(chan *store.User)
 	go func() { done <- readUser(t, s, ann, true) }()
 	select {
 	case got := <-done:
@@ -187,8 +188,8 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 	ctx := context.Background()
 	readUser(t, s, u, false) // cached
 
-	var first, second *chatcore.User
-	err := s.View(ctx, func(tx chatcore.Tx) error {
+	var first, second *store.User
+	err := s.View(ctx, func(tx store.Tx) error {
 		var err error
 		if first, err = tx.User(ctx, u.ID); err != nil {
 			return err
@@ -196,8 +197,8 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 		if _, err := tx.Realms(ctx); err != nil { // the View's snapshot is taken
 			return err
 		}
-		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
+			return tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "color_scheme", Value: 2}})
 		})
 		readUser(t, s, u, false) // a View begun after the write caches the changed row
 		second, err = tx.User(ctx, u.ID)
@@ -213,8 +214,8 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
-			if err := tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 3}}); err != nil {
+		is.NoErr(s.Update(ctx, func(tx store.Tx) error {
+			if err := tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "color_scheme", Value: 3}}); err != nil {
 				return err
 			}
 			close(started)
@@ -225,7 +226,7 @@ func TestUserCacheKeepsSnapshots(t *testing.T) {
 	<-started
 	var seen int
 	wg.Go(func() {
-		is.NoErr(s.Update(ctx, func(tx chatcore.Tx) error {
+		is.NoErr(s.Update(ctx, func(tx store.Tx) error {
 			v, err := tx.User(ctx, u.ID)
 			if err == nil {
 				seen = v.Settings.ColorScheme
@@ -248,8 +249,8 @@ func TestUserCacheOff(t *testing.T) {
 	s, _ := open(t, sqlite.WithRowCache(0))
 	u := cacheWorld(t, s)
 	is.Equal(readUser(t, s, u, true).Email, u.Email)
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		return tx.UpdateUserSettings(ctx, u.ID, []chatcore.SettingValue{{Name: "color_scheme", Value: 2}})
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "color_scheme", Value: 2}})
 	})
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
 	is.Equal(sqlite.Generations(s), [6]uint64{}) // no cache, no generation
@@ -301,17 +302,17 @@ func TestRowCacheRealmsAndChannels(t *testing.T) {
 	s, _ := open(t)
 	u := cacheWorld(t, s)
 	ctx := context.Background()
-	st := &chatcore.Stream{RealmID: u.RealmID, Name: "Général", DateCreated: epoch}
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateStream(ctx, st) })
-	read := func(fn func(tx chatcore.Tx) error) {
+	st := &store.Stream{RealmID: u.RealmID, Name: "Général", DateCreated: epoch}
+	update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.CreateStream(ctx, st) })
+	read := func(fn func(tx store.Tx) error) {
 		t.Helper()
 		is.NoErr(s.View(ctx, fn))
 	}
-	var realm *chatcore.Realm
-	var byID, byName *chatcore.Stream
+	var realm *store.Realm
+	var byID, byName *store.Stream
 	readAll := func(name string) error {
 		var nameErr error
-		read(func(tx chatcore.Tx) error {
+		read(func(tx store.Tx) error {
 			var err error
 			if realm, err = tx.Realm(ctx, u.RealmID); err != nil {
 				return err
@@ -328,7 +329,7 @@ func TestRowCacheRealmsAndChannels(t *testing.T) {
 	is.NoErr(readAll("général")) // from the cache
 	is.Equal(byName.ID, st.ID)
 
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		r, err := tx.Realm(ctx, u.RealmID)
 		if err != nil {
 			return err
@@ -345,15 +346,15 @@ func TestRowCacheRealmsAndChannels(t *testing.T) {
 		return tx.UpdateStream(ctx, c)
 	})
 	err := readAll("général")
-	is.True(errors.Is(err, chatcore.ErrNotFound)) // the old name finds nothing
-	is.Equal(realm.Name, "Acme Inc")              // the realm's change is seen
-	is.Equal(byID.Description, "new")             // and the channel's
-	is.NoErr(readAll("Design"))                   // the new name finds it
+	is.True(errors.Is(err, store.ErrNotFound)) // the old name finds nothing
+	is.Equal(realm.Name, "Acme Inc")           // the realm's change is seen
+	is.Equal(byID.Description, "new")          // and the channel's
+	is.NoErr(readAll("Design"))                // the new name finds it
 	is.Equal(byName.ID, st.ID)
 
 	// A write that changes the channel table moves only its generation.
 	gens := sqlite.Generations(s)
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		c, err := tx.Stream(ctx, st.ID)
 		if err != nil {
 			return err
@@ -365,7 +366,7 @@ func TestRowCacheRealmsAndChannels(t *testing.T) {
 	is.Equal(after[0], gens[0]) // users unchanged
 	is.Equal(after[1], gens[1]) // realms unchanged
 	is.True(after[2] > gens[2]) // streams moved
-	read(func(tx chatcore.Tx) error {
+	read(func(tx store.Tx) error {
 		c, err := tx.Stream(ctx, st.ID)
 		is.NoErr(err)
 		is.True(c.IsArchived) // seen
@@ -410,44 +411,44 @@ func TestRowCacheSubscribersAndAudiences(t *testing.T) {
 	s, _ := open(t)
 	u := cacheWorld(t, s)
 	ctx := context.Background()
-	st := &chatcore.Stream{RealmID: u.RealmID, Name: "general", DateCreated: epoch}
+	st := &store.Stream{RealmID: u.RealmID, Name: "general", DateCreated: epoch}
 	bob := human(u.RealmID, "bob@example.com")
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		if err := tx.CreateStream(ctx, st); err != nil {
 			return err
 		}
 		if err := tx.CreateUser(ctx, bob); err != nil {
 			return err
 		}
-		return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: u.ID, Active: true})
+		return tx.PutSubscription(ctx, store.Subscription{StreamID: st.ID, UserID: u.ID, Active: true})
 	})
-	subscribers := func() []chatcore.UserID {
-		var got []chatcore.UserID
-		is.NoErr(s.View(ctx, func(tx chatcore.Tx) (err error) {
+	subscribers := func() []store.UserID {
+		var got []store.UserID
+		is.NoErr(s.View(ctx, func(tx store.Tx) (err error) {
 			got, err = tx.ActiveSubscriberIDs(ctx, st.ID)
 			return err
 		}))
 		return got
 	}
-	is.Equal(subscribers(), []chatcore.UserID{u.ID})
-	is.Equal(subscribers(), []chatcore.UserID{u.ID}) // from the cache
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		if err := tx.PutSubscription(ctx, chatcore.Subscription{StreamID: st.ID, UserID: bob.ID, Active: true}); err != nil {
+	is.Equal(subscribers(), []store.UserID{u.ID})
+	is.Equal(subscribers(), []store.UserID{u.ID}) // from the cache
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.PutSubscription(ctx, store.Subscription{StreamID: st.ID, UserID: bob.ID, Active: true}); err != nil {
 			return err
 		}
 		got, err := tx.ActiveSubscriberIDs(ctx, st.ID)
-		is.Equal(got, []chatcore.UserID{u.ID, bob.ID}) // the writing transaction sees its change
+		is.Equal(got, []store.UserID{u.ID, bob.ID}) // the writing transaction sees its change
 		return err
 	})
-	is.Equal(subscribers(), []chatcore.UserID{u.ID, bob.ID}) // and so does the next one
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error { return tx.DeactivateSubscriptions(ctx, u.ID) })
-	is.Equal(subscribers(), []chatcore.UserID{bob.ID}) // a deactivation is seen
+	is.Equal(subscribers(), []store.UserID{u.ID, bob.ID}) // and so does the next one
+	update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.DeactivateSubscriptions(ctx, u.ID) })
+	is.Equal(subscribers(), []store.UserID{bob.ID}) // a deactivation is seen
 
-	users := []chatcore.UserID{u.ID, bob.ID}
-	entry := chatcore.LoggedEvent{RealmID: u.RealmID, UserIDs: users, Data: []byte(`{"type":"x"}`)}
-	appendAndRead := func(pruneFirst bool) []chatcore.LoggedEvent {
-		var got []chatcore.LoggedEvent
-		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	users := []store.UserID{u.ID, bob.ID}
+	entry := store.LoggedEvent{RealmID: u.RealmID, UserIDs: users, Data: []byte(`{"type":"x"}`)}
+	appendAndRead := func(pruneFirst bool) []store.LoggedEvent {
+		var got []store.LoggedEvent
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
 			if pruneFirst {
 				last, err := tx.LastEventID(ctx, u.RealmID)
 				if err != nil {
@@ -457,17 +458,17 @@ func TestRowCacheSubscribersAndAudiences(t *testing.T) {
 					return err
 				}
 			}
-			return tx.AppendEvents(ctx, []chatcore.LoggedEvent{entry})
+			return tx.AppendEvents(ctx, []store.LoggedEvent{entry})
 		})
-		is.NoErr(s.View(ctx, func(tx chatcore.Tx) (err error) {
-			got, err = tx.EventsFor(ctx, chatcore.EventLogQuery{RealmID: u.RealmID, UserID: bob.ID})
+		is.NoErr(s.View(ctx, func(tx store.Tx) (err error) {
+			got, err = tx.EventsFor(ctx, store.EventLogQuery{RealmID: u.RealmID, UserID: bob.ID})
 			return err
 		}))
 		return got
 	}
 	is.Equal(len(appendAndRead(false)), 1) // the audience is made
 	is.Equal(len(appendAndRead(false)), 2) // and found again
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		last, err := tx.LastEventID(ctx, u.RealmID)
 		if err == nil {
 			_, err = tx.PruneEvents(ctx, last, 100)

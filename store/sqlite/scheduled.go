@@ -7,31 +7,31 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const scheduledCols = `id, realm_id, sender_id, kind, type, stream_id, topic, direct_members, content,
 	rendered_content, deliver_at, delivered, failed, failure_message, delivered_message_id,
 	reminder_target_message_id, reminder_note`
 
-func scanScheduled(r interface{ Scan(...any) error }, m *chatcore.ScheduledMessage) error {
+func scanScheduled(r interface{ Scan(...any) error }, m *store.ScheduledMessage) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Kind, &m.Type, sqlstore.ID(&m.StreamID), &m.Topic,
-		listCol[chatcore.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, timeCol{&m.DeliverAt},
+		listCol[store.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, timeCol{&m.DeliverAt},
 		&m.Delivered, &m.Failed, &m.FailureMessage, sqlstore.ID(&m.DeliveredMessageID),
 		sqlstore.ID(&m.ReminderTargetMessageID), &m.ReminderNote)
 }
 
 // scheduledArgs returns the values of every column but id, in scheduledCols order.
-func scheduledArgs(m *chatcore.ScheduledMessage) []any {
+func scheduledArgs(m *store.ScheduledMessage) []any {
 	return []any{m.RealmID, m.SenderID, int64(m.Kind), string(m.Type), idArg(m.StreamID), m.Topic,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, timeArg(m.DeliverAt), m.Delivered, m.Failed,
 		m.FailureMessage, idArg(m.DeliveredMessageID), idArg(m.ReminderTargetMessageID), m.ReminderNote}
 }
 
-// ScheduledMessage implements [chatcore.ScheduledMessageStore].
-func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) (*chatcore.ScheduledMessage, error) {
-	var m chatcore.ScheduledMessage
+// ScheduledMessage implements [store.ScheduledMessageStore].
+func (t *tx) ScheduledMessage(ctx context.Context, id store.ScheduledMessageID) (*store.ScheduledMessage, error) {
+	var m store.ScheduledMessage
 	err := scanScheduled(t.queryRow(ctx, "SELECT "+scheduledCols+" FROM scheduled_messages WHERE id = ?", id), &m)
 	if err != nil {
 		return nil, classify(err, fmt.Sprintf("scheduled message %d", id))
@@ -42,7 +42,7 @@ func (t *tx) ScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageI
 // scheduledSQL builds the query of ScheduledMessages. The sender's listing
 // (sender, kind, delivered, ordered by deliver_at) and the due-message scan
 // (delivered, failed, deliver_at) each have an index that also gives the order.
-func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
+func scheduledSQL(f store.ScheduledFilter) (string, []any) {
 	var where []string
 	var args []any
 	if f.RealmID != 0 {
@@ -74,17 +74,17 @@ func scheduledSQL(f chatcore.ScheduledFilter) (string, []any) {
 	return q, args
 }
 
-// ScheduledMessages implements [chatcore.ScheduledMessageStore].
-func (t *tx) ScheduledMessages(ctx context.Context, f chatcore.ScheduledFilter) ([]chatcore.ScheduledMessage, error) {
+// ScheduledMessages implements [store.ScheduledMessageStore].
+func (t *tx) ScheduledMessages(ctx context.Context, f store.ScheduledFilter) ([]store.ScheduledMessage, error) {
 	q, args := scheduledSQL(f)
-	return scanAll(ctx, t, "scheduled messages", func(r *sql.Rows, m *chatcore.ScheduledMessage) error {
+	return scanAll(ctx, t, "scheduled messages", func(r *sql.Rows, m *store.ScheduledMessage) error {
 		return scanScheduled(r, m)
 	}, q, args...)
 }
 
-// CreateScheduledMessage implements [chatcore.ScheduledMessageStore]. Both
+// CreateScheduledMessage implements [store.ScheduledMessageStore]. Both
 // kinds share one AUTOINCREMENT id space, so no id is ever reused.
-func (t *tx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+func (t *tx) CreateScheduledMessage(ctx context.Context, m *store.ScheduledMessage) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -94,8 +94,8 @@ func (t *tx) CreateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMe
 	return classify(err, "create scheduled message")
 }
 
-// UpdateScheduledMessage implements [chatcore.ScheduledMessageStore].
-func (t *tx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMessage) error {
+// UpdateScheduledMessage implements [store.ScheduledMessageStore].
+func (t *tx) UpdateScheduledMessage(ctx context.Context, m *store.ScheduledMessage) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -110,8 +110,8 @@ func (t *tx) UpdateScheduledMessage(ctx context.Context, m *chatcore.ScheduledMe
 	return mustAffect(res, what)
 }
 
-// DeleteScheduledMessage implements [chatcore.ScheduledMessageStore].
-func (t *tx) DeleteScheduledMessage(ctx context.Context, id chatcore.ScheduledMessageID) error {
+// DeleteScheduledMessage implements [store.ScheduledMessageStore].
+func (t *tx) DeleteScheduledMessage(ctx context.Context, id store.ScheduledMessageID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -8,16 +8,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// UpdateUserSettings implements [chatcore.SettingsStore] with one UPDATE of
+// UpdateUserSettings implements [store.SettingsStore] with one UPDATE of
 // the named columns only. A single setting's statement has one text per
 // column, so it is prepared once and cached; a statement for several settings
 // is run unprepared, so that arbitrary combinations of settings cannot fill
 // the bounded statement cache.
-func (t *tx) UpdateUserSettings(ctx context.Context, user chatcore.UserID, changes []chatcore.SettingValue) error {
+func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes []store.SettingValue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -80,10 +80,10 @@ RETURNING id`
 // fmtBulk returns bulkSettingSQL for the quoted column col.
 func fmtBulk(col string) string { return fmt.Sprintf(bulkSettingSQL, col) }
 
-// UpdateSettingBulk implements [chatcore.SettingsStore] with one UPDATE
+// UpdateSettingBulk implements [store.SettingsStore] with one UPDATE
 // statement. An unknown setting name, or a value of the wrong type, is an
 // error.
-func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate) ([]chatcore.UserID, error) {
+func (t *tx) UpdateSettingBulk(ctx context.Context, u store.BulkSettingUpdate) ([]store.UserID, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -91,12 +91,12 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	if !ok {
 		return nil, fmt.Errorf("sqlite: bulk setting update: unknown setting %q", u.Setting)
 	}
-	var probe chatcore.Settings
+	var probe store.Settings
 	if err := probe.Set(u.Setting, u.Value); err != nil {
 		return nil, fmt.Errorf("sqlite: bulk setting update: %w", err)
 	}
 	v, _ := probe.Value(u.Setting) // the value converted to the setting's type
-	ids, err := scanIDs[chatcore.UserID](ctx, t, "bulk setting update", fmtBulk(col),
+	ids, err := scanIDs[store.UserID](ctx, t, "bulk setting update", fmtBulk(col),
 		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), settingArg(v), u.SkipIfEdited, u.Setting)
 	if err != nil {
 		return nil, err
@@ -105,9 +105,9 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u chatcore.BulkSettingUpdate
 	return ids, nil
 }
 
-// RecordSettingEdits implements [chatcore.SettingsStore] in one statement
+// RecordSettingEdits implements [store.SettingsStore] in one statement
 // (json_each only for several settings). An unknown user gives ErrNotFound.
-func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, settings []string) error {
+func (t *tx) RecordSettingEdits(ctx context.Context, user store.UserID, settings []string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func (t *tx) RecordSettingEdits(ctx context.Context, user chatcore.UserID, setti
 	return nil
 }
 
-// EditedSettings implements [chatcore.SettingsStore].
-func (t *tx) EditedSettings(ctx context.Context, user chatcore.UserID) ([]string, error) {
+// EditedSettings implements [store.SettingsStore].
+func (t *tx) EditedSettings(ctx context.Context, user store.UserID) ([]string, error) {
 	return scanAll(ctx, t, "edited settings", func(r *sql.Rows, s *string) error { return r.Scan(s) },
 		"SELECT setting FROM user_setting_edits WHERE user_id = ? ORDER BY setting", user)
 }

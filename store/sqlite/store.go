@@ -1,4 +1,4 @@
-// Package sqlite is the SQLite implementation of [chatcore.Store], built on the
+// Package sqlite is the SQLite implementation of [store.Store], built on the
 // pure-Go driver modernc.org/sqlite (no cgo).
 //
 // A Store keeps two connection pools on one database file: a single writer
@@ -16,8 +16,8 @@
 // Times are stored as INTEGER unix seconds: sub-second parts are dropped, and
 // times read back are in UTC (the zero time round-trips as the zero time).
 // Case-insensitive keys are stored folded in Go, because SQLite's lower() and
-// NOCASE fold only ASCII: topics with chatcore.TopicKey, e-mail addresses, full
-// names and channel names with chatcore.FoldKey.
+// NOCASE fold only ASCII: topics with store.TopicKey, e-mail addresses, full
+// names and channel names with store.FoldKey.
 package sqlite
 
 import (
@@ -33,8 +33,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 	driver "modernc.org/sqlite"
 )
 
@@ -44,9 +44,9 @@ const driverName = "sqlite"
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-var _ chatcore.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
-// Store is a [chatcore.Store] on a SQLite database file. It is safe for
+// Store is a [store.Store] on a SQLite database file. It is safe for
 // concurrent use; see the package documentation for how transactions are
 // scheduled.
 type Store struct {
@@ -318,7 +318,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 }
 
 // checkSettingColumns fails unless the users table has a column for every
-// personal setting, so a setting added to chatcore.Settings without a
+// personal setting, so a setting added to store.Settings without a
 // migration is caught at Open rather than at the first write.
 func checkSettingColumns(ctx context.Context, db *sql.DB) error {
 	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info('users')")
@@ -337,7 +337,7 @@ func checkSettingColumns(ctx context.Context, db *sql.DB) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, name := range chatcore.SettingNames() {
+	for _, name := range store.SettingNames() {
 		if !have[name] {
 			return fmt.Errorf("users table has no column for setting %q (missing migration)", name)
 		}
@@ -346,10 +346,10 @@ func checkSettingColumns(ctx context.Context, db *sql.DB) error {
 }
 
 // View runs fn in a read-only transaction on a reader connection; see
-// [chatcore.Store]. Writes through its Tx return an error. The transaction
+// [store.Store]. Writes through its Tx return an error. The transaction
 // begins at fn's first statement: a View that the row cache answers alone
 // takes no connection.
-func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
@@ -361,19 +361,19 @@ func (s *Store) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
 }
 
 // Update runs fn in a read-write IMMEDIATE transaction on the writer
-// connection; see [chatcore.Store]. Updates are serialised in Go, so they
+// connection; see [store.Store]. Updates are serialised in Go, so they
 // never fail with SQLITE_BUSY because of each other.
 //
 // Updates that queue while another runs share its SQLite transaction, each
 // in its own savepoint, and return once it has committed (group commit, see
 // writeGroup): each still succeeds or fails alone.
-func (s *Store) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 	return s.writes.update(ctx, fn)
 }
 
 // run calls fn in the View t and ends t's transaction, if fn began one: a
 // View always rolls back, also on a panic (re-raised).
-func run(ctx context.Context, t *tx, fn func(tx chatcore.Tx) error) error {
+func run(ctx context.Context, t *tx, fn func(tx store.Tx) error) error {
 	defer func() {
 		if len(t.misses) > 0 {
 			t.cache.add(ctx, t.misses) // the transaction has ended: the connection is free

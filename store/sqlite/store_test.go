@@ -13,6 +13,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlitetest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
 )
@@ -31,16 +32,16 @@ func open(t *testing.T, opts ...sqlite.Option) (*sqlite.Store, string) {
 	return s, path
 }
 
-func update(t *testing.T, s chatcore.Store, fn func(ctx context.Context, tx chatcore.Tx) error) {
+func update(t *testing.T, s store.Store, fn func(ctx context.Context, tx store.Tx) error) {
 	t.Helper()
 	is := is.New(t)
-	is.NoErr(s.Update(context.Background(), func(tx chatcore.Tx) error { return fn(context.Background(), tx) })) // update commits
+	is.NoErr(s.Update(context.Background(), func(tx store.Tx) error { return fn(context.Background(), tx) })) // update commits
 }
 
-func human(realm chatcore.RealmID, email string) *chatcore.User {
-	return &chatcore.User{RealmID: realm, Email: email, FullName: "User " + email, Role: chatcore.RoleMember,
+func human(realm store.RealmID, email string) *store.User {
+	return &store.User{RealmID: realm, Email: email, FullName: "User " + email, Role: store.RoleMember,
 		IsActive: true, APIKeyHash: chatcore.HashAPIKey(email), AvatarSource: "G", DateJoined: epoch,
-		Settings: chatcore.DefaultSettings()}
+		Settings: store.DefaultSettings()}
 }
 
 func TestOpenRefusesMemory(t *testing.T) {
@@ -117,8 +118,8 @@ func TestSettingColumns(t *testing.T) {
 		cols[name] = typ
 	}
 	is.NoErr(rows.Err()) // rows read
-	settings := chatcore.DefaultSettings()
-	for i, name := range chatcore.SettingNames() {
+	settings := store.DefaultSettings()
+	for i, name := range store.SettingNames() {
 		typ, ok := cols[name]
 		is.True(ok) // every setting has a column
 		want := "INTEGER"
@@ -137,48 +138,48 @@ func TestUserRoundTripAndErrors(t *testing.T) {
 	u.Settings.ColorScheme = 3
 	u.Settings.DefaultLanguage = "de"
 	u.Settings.EnterSends = true
-	var realm chatcore.RealmID
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "zulip", Name: "Zulip", DateCreated: epoch}
+	var realm store.RealmID
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r := &store.Realm{StringID: "zulip", Name: "Zulip", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
 		realm, u.RealmID = r.ID, r.ID
 		return tx.CreateUser(ctx, u)
 	})
-	err := s.View(ctx, func(tx chatcore.Tx) error {
+	err := s.View(ctx, func(tx store.Tx) error {
 		got, err := tx.UserByEmail(ctx, realm, "ärger@EXAMPLE.com")
 		is.NoErr(err)      // found by folded e-mail (non-ASCII)
 		is.Equal(*got, *u) // everything round-trips, settings included
 		_, err = tx.UserByEmail(ctx, realm+1, u.Email)
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // other realm: not found
+		is.True(errors.Is(err, store.ErrNotFound)) // other realm: not found
 		return nil
 	})
 	is.NoErr(err) // view
 
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
+	err = s.Update(ctx, func(tx store.Tx) error {
 		dup := human(realm, "ärger@example.COM")
 		return tx.CreateUser(ctx, dup)
 	})
-	is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate e-mail by FoldKey is a conflict
+	is.True(errors.Is(err, store.ErrConflict)) // duplicate e-mail by FoldKey is a conflict
 
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
+	err = s.Update(ctx, func(tx store.Tx) error {
 		return tx.CreateUser(ctx, human(999, "x@example.com"))
 	})
-	is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown realm (foreign key) is not found
+	is.True(errors.Is(err, store.ErrNotFound)) // unknown realm (foreign key) is not found
 
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateBotService(ctx, &chatcore.BotService{BotID: 12345, Name: "x"})
+	err = s.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateBotService(ctx, &store.BotService{BotID: 12345, Name: "x"})
 	})
-	is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown bot is not found
+	is.True(errors.Is(err, store.ErrNotFound)) // unknown bot is not found
 }
 
 func TestViewRefusesWrites(t *testing.T) {
 	is := is.New(t)
 	s, _ := open(t)
 	ctx := context.Background()
-	err := s.View(ctx, func(tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "x"})
+	err := s.View(ctx, func(tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "x"})
 	})
 	is.True(errors.Is(err, sqlite.ErrReadOnly)) // write through View fails
 	_, readers := sqlite.DBs(s)
@@ -191,8 +192,8 @@ func TestRollbackOnErrorAndPanic(t *testing.T) {
 	s, _ := open(t)
 	ctx := context.Background()
 	boom := errors.New("boom")
-	err := s.Update(ctx, func(tx chatcore.Tx) error {
-		if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: "a"}); err != nil {
+	err := s.Update(ctx, func(tx store.Tx) error {
+		if err := tx.CreateRealm(ctx, &store.Realm{StringID: "a"}); err != nil {
 			return err
 		}
 		return boom
@@ -200,12 +201,12 @@ func TestRollbackOnErrorAndPanic(t *testing.T) {
 	is.True(errors.Is(err, boom)) // fn's error is returned
 	func() {
 		defer func() { is.Equal(recover(), "panic in fn") }() // the panic is re-raised
-		_ = s.Update(ctx, func(tx chatcore.Tx) error {
-			_ = tx.CreateRealm(ctx, &chatcore.Realm{StringID: "b"})
+		_ = s.Update(ctx, func(tx store.Tx) error {
+			_ = tx.CreateRealm(ctx, &store.Realm{StringID: "b"})
 			panic("panic in fn")
 		})
 	}()
-	err = s.View(ctx, func(tx chatcore.Tx) error {
+	err = s.View(ctx, func(tx store.Tx) error {
 		realms, err := tx.Realms(ctx)
 		is.NoErr(err)            // list realms
 		is.Equal(len(realms), 0) // neither write was kept
@@ -213,26 +214,26 @@ func TestRollbackOnErrorAndPanic(t *testing.T) {
 	})
 	is.NoErr(err) // view
 	// The writer connection is usable after the panic.
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "c"})
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "c"})
 	})
 }
 
 // fixture creates a realm with users, a group tree and a channel.
 type fixture struct {
-	realm, other chatcore.RealmID
-	users        []chatcore.UserID // 0..5 humans of realm; users[5] inactive
-	bot          chatcore.UserID
-	stranger     chatcore.UserID // user of the other realm
-	outer, inner chatcore.GroupID
-	stream       *chatcore.Stream
+	realm, other store.RealmID
+	users        []store.UserID // 0..5 humans of realm; users[5] inactive
+	bot          store.UserID
+	stranger     store.UserID // user of the other realm
+	outer, inner store.GroupID
+	stream       *store.Stream
 }
 
-func newFixture(t *testing.T, s chatcore.Store) *fixture {
+func newFixture(t *testing.T, s store.Store) *fixture {
 	f := &fixture{}
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		r1 := &chatcore.Realm{StringID: "one", Name: "One"}
-		r2 := &chatcore.Realm{StringID: "two", Name: "Two"}
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r1 := &store.Realm{StringID: "one", Name: "One"}
+		r2 := &store.Realm{StringID: "two", Name: "Two"}
 		if err := tx.CreateRealm(ctx, r1); err != nil {
 			return err
 		}
@@ -249,7 +250,7 @@ func newFixture(t *testing.T, s chatcore.Store) *fixture {
 			f.users = append(f.users, u.ID)
 		}
 		b := human(f.realm, "bot@example.com")
-		b.IsBot, b.BotType, b.BotOwnerID = true, chatcore.BotTypeGeneric, f.users[0]
+		b.IsBot, b.BotType, b.BotOwnerID = true, store.BotTypeGeneric, f.users[0]
 		if err := tx.CreateUser(ctx, b); err != nil {
 			return err
 		}
@@ -262,18 +263,18 @@ func newFixture(t *testing.T, s chatcore.Store) *fixture {
 		// outer (id 100) has users 0, 1 and subgroup inner (id 101, created
 		// later); inner has users 2, 5 (inactive), the bot and subgroup outer:
 		// a cycle.
-		outer := &chatcore.Group{ID: 100, RealmID: f.realm, Name: "outer", Members: []chatcore.UserID{f.users[0], f.users[1]},
-			Subgroups: []chatcore.GroupID{101}}
+		outer := &store.Group{ID: 100, RealmID: f.realm, Name: "outer", Members: []store.UserID{f.users[0], f.users[1]},
+			Subgroups: []store.GroupID{101}}
 		if err := tx.CreateGroup(ctx, outer); err != nil {
 			return err
 		}
-		inner := &chatcore.Group{ID: 101, RealmID: f.realm, Name: "inner", Members: []chatcore.UserID{f.users[2], f.users[5], f.bot},
-			Subgroups: []chatcore.GroupID{outer.ID}}
+		inner := &store.Group{ID: 101, RealmID: f.realm, Name: "inner", Members: []store.UserID{f.users[2], f.users[5], f.bot},
+			Subgroups: []store.GroupID{outer.ID}}
 		if err := tx.CreateGroup(ctx, inner); err != nil {
 			return err
 		}
 		f.outer, f.inner = outer.ID, inner.ID
-		f.stream = &chatcore.Stream{RealmID: f.realm, Name: "Général", HistoryPublicToSubscribers: true}
+		f.stream = &store.Stream{RealmID: f.realm, Name: "Général", HistoryPublicToSubscribers: true}
 		return tx.CreateStream(ctx, f.stream)
 	})
 	return f
@@ -285,39 +286,39 @@ func TestGroupMembersAndBulkSettings(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, s)
 
-	err := s.View(ctx, func(tx chatcore.Tx) error {
-		got, err := tx.GroupMembers(ctx, []chatcore.GroupID{f.inner})
-		is.NoErr(err)                                                        // members
-		is.Equal(got, []chatcore.UserID{f.users[0], f.users[1], f.users[2]}) // active humans, recursively
+	err := s.View(ctx, func(tx store.Tx) error {
+		got, err := tx.GroupMembers(ctx, []store.GroupID{f.inner})
+		is.NoErr(err)                                                     // members
+		is.Equal(got, []store.UserID{f.users[0], f.users[1], f.users[2]}) // active humans, recursively
 		return nil
 	})
 	is.NoErr(err) // view
 
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.RecordSettingEdits(ctx, f.users[1], []string{"color_scheme", "color_scheme", "enter_sends"})
 	})
-	var changed []chatcore.UserID
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	var changed []store.UserID
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		var err error
-		changed, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
-			RealmID: f.realm, UserIDs: []chatcore.UserID{f.users[4], f.stranger, f.bot}, GroupIDs: []chatcore.GroupID{f.inner},
+		changed, err = tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{
+			RealmID: f.realm, UserIDs: []store.UserID{f.users[4], f.stranger, f.bot}, GroupIDs: []store.GroupID{f.inner},
 			Setting: "color_scheme", Value: 3, SkipIfEdited: true,
 		})
 		return err
 	})
 	// users 0 and 2 via groups, 4 explicitly; 1 edited it; bot and stranger skipped.
-	is.Equal(changed, []chatcore.UserID{f.users[0], f.users[2], f.users[4]}) // changed users, ascending
+	is.Equal(changed, []store.UserID{f.users[0], f.users[2], f.users[4]}) // changed users, ascending
 
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		var err error
-		changed, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
-			RealmID: f.realm, GroupIDs: []chatcore.GroupID{f.outer}, Setting: "color_scheme", Value: 3,
+		changed, err = tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{
+			RealmID: f.realm, GroupIDs: []store.GroupID{f.outer}, Setting: "color_scheme", Value: 3,
 		})
 		return err
 	})
-	is.Equal(changed, []chatcore.UserID{f.users[1]}) // without skip: only the user not yet holding the value
+	is.Equal(changed, []store.UserID{f.users[1]}) // without skip: only the user not yet holding the value
 
-	err = s.View(ctx, func(tx chatcore.Tx) error {
+	err = s.View(ctx, func(tx store.Tx) error {
 		u, err := tx.User(ctx, f.users[3])
 		is.NoErr(err)                       // user 3
 		is.Equal(u.Settings.ColorScheme, 1) // untouched user keeps the default
@@ -331,13 +332,13 @@ func TestGroupMembersAndBulkSettings(t *testing.T) {
 	})
 	is.NoErr(err) // view
 
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
-		_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: f.realm, Setting: `x"; DROP TABLE users; --`, Value: 1})
+	err = s.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: f.realm, Setting: `x"; DROP TABLE users; --`, Value: 1})
 		return err
 	})
 	is.True(err != nil) // only whitelisted setting names reach SQL
-	err = s.Update(ctx, func(tx chatcore.Tx) error {
-		_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: f.realm, Setting: "color_scheme", Value: "dark"})
+	err = s.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: f.realm, Setting: "color_scheme", Value: "dark"})
 		return err
 	})
 	is.True(err != nil) // a value of the wrong type is refused
@@ -349,14 +350,14 @@ func TestMessagesCascadeAndIDs(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, s)
 	topic := "Straße"
-	var ids []chatcore.MessageID
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	var ids []store.MessageID
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		for i := range 5 {
-			m := &chatcore.Message{RealmID: f.realm, SenderID: f.users[0], Type: chatcore.MessageTypeStream,
+			m := &store.Message{RealmID: f.realm, SenderID: f.users[0], Type: store.MessageTypeStream,
 				RecipientID: f.stream.RecipientID, StreamID: f.stream.ID, Topic: topic, Content: "c", SentAt: epoch,
-				Reactions:   []chatcore.Reaction{{UserID: f.users[1], EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
-				EditHistory: []chatcore.EditHistoryEntry{{UserID: f.users[0], Timestamp: epoch, PrevContent: "old", PrevTopic: &topic}},
-				Submessages: []chatcore.Submessage{{SenderID: f.users[0], MsgType: "widget", Content: "{}"}},
+				Reactions:   []store.Reaction{{UserID: f.users[1], EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
+				EditHistory: []store.EditHistoryEntry{{UserID: f.users[0], Timestamp: epoch, PrevContent: "old", PrevTopic: &topic}},
+				Submessages: []store.Submessage{{SenderID: f.users[0], MsgType: "widget", Content: "{}"}},
 			}
 			if i == 4 {
 				m.Topic = "other"
@@ -368,22 +369,22 @@ func TestMessagesCascadeAndIDs(t *testing.T) {
 		}
 		return nil
 	})
-	err := s.View(ctx, func(tx chatcore.Tx) error {
+	err := s.View(ctx, func(tx store.Tx) error {
 		m, err := tx.Message(ctx, ids[0])
-		is.NoErr(err)                                     // message
-		is.Equal(m.TopicKey, chatcore.FoldKey("STRASSE")) // topic key folded in Go
-		is.Equal(len(m.Reactions), 1)                     // reaction attached
-		is.Equal(*m.EditHistory[0].PrevTopic, topic)      // edit history attached
-		is.Equal(m.Submessages[0].MessageID, ids[0])      // submessage attached
+		is.NoErr(err)                                  // message
+		is.Equal(m.TopicKey, store.FoldKey("STRASSE")) // topic key folded in Go
+		is.Equal(len(m.Reactions), 1)                  // reaction attached
+		is.Equal(*m.EditHistory[0].PrevTopic, topic)   // edit history attached
+		is.Equal(m.Submessages[0].MessageID, ids[0])   // submessage attached
 		return nil
 	})
 	is.NoErr(err) // view
 
-	key := chatcore.FoldKey("STRASSE")
-	var del []chatcore.DeletedMessage
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
+	key := store.FoldKey("STRASSE")
+	var del []store.DeletedMessage
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		var err error
-		del, err = tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key}, 3)
+		del, err = tx.DeleteMessages(ctx, store.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key}, 3)
 		return err
 	})
 	is.Equal(len(del), 3)       // one batch of three
@@ -401,29 +402,29 @@ func TestMessagesCascadeAndIDs(t *testing.T) {
 
 	// Ids are never reused, even after deleting the newest message, and
 	// explicit ids are kept with later ids going above them.
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		_, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: f.realm}, 100)
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		_, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: f.realm}, 100)
 		if err != nil {
 			return err
 		}
-		m := &chatcore.Message{RealmID: f.realm, SenderID: f.users[0], Type: chatcore.MessageTypeStream,
+		m := &store.Message{RealmID: f.realm, SenderID: f.users[0], Type: store.MessageTypeStream,
 			RecipientID: f.stream.RecipientID, StreamID: f.stream.ID, Topic: "t"}
 		if err := tx.CreateMessage(ctx, m); err != nil {
 			return err
 		}
 		is.True(m.ID > ids[4]) // a deleted id is not reused
-		m2 := &chatcore.Message{ID: 1000, RealmID: f.realm, SenderID: f.users[0], Type: chatcore.MessageTypeStream,
+		m2 := &store.Message{ID: 1000, RealmID: f.realm, SenderID: f.users[0], Type: store.MessageTypeStream,
 			RecipientID: f.stream.RecipientID, StreamID: f.stream.ID, Topic: "t"}
 		if err := tx.CreateMessage(ctx, m2); err != nil {
 			return err
 		}
-		is.Equal(m2.ID, chatcore.MessageID(1000)) // explicit id kept
-		m3 := &chatcore.Message{RealmID: f.realm, SenderID: f.users[0], Type: chatcore.MessageTypeStream,
+		is.Equal(m2.ID, store.MessageID(1000)) // explicit id kept
+		m3 := &store.Message{RealmID: f.realm, SenderID: f.users[0], Type: store.MessageTypeStream,
 			RecipientID: f.stream.RecipientID, StreamID: f.stream.ID, Topic: "t"}
 		if err := tx.CreateMessage(ctx, m3); err != nil {
 			return err
 		}
-		is.Equal(m3.ID, chatcore.MessageID(1001)) // later ids go above it
+		is.Equal(m3.ID, store.MessageID(1001)) // later ids go above it
 		return nil
 	})
 }
@@ -432,10 +433,10 @@ func TestScheduledIDSpace(t *testing.T) {
 	is := is.New(t)
 	s, _ := open(t)
 	f := newFixture(t, s)
-	var a, b chatcore.ScheduledMessageID
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		m := &chatcore.ScheduledMessage{RealmID: f.realm, SenderID: f.users[0], Kind: chatcore.ScheduledSendLater,
-			Type: chatcore.MessageTypeStream, StreamID: f.stream.ID, Topic: "t", DeliverAt: epoch}
+	var a, b store.ScheduledMessageID
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		m := &store.ScheduledMessage{RealmID: f.realm, SenderID: f.users[0], Kind: store.ScheduledSendLater,
+			Type: store.MessageTypeStream, StreamID: f.stream.ID, Topic: "t", DeliverAt: epoch}
 		if err := tx.CreateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
@@ -443,8 +444,8 @@ func TestScheduledIDSpace(t *testing.T) {
 		if err := tx.DeleteScheduledMessage(ctx, a); err != nil {
 			return err
 		}
-		r := &chatcore.ScheduledMessage{RealmID: f.realm, SenderID: f.users[0], Kind: chatcore.ScheduledReminder,
-			Type: chatcore.MessageTypePrivate, DirectMembers: []chatcore.UserID{f.users[0]}, DeliverAt: epoch}
+		r := &store.ScheduledMessage{RealmID: f.realm, SenderID: f.users[0], Kind: store.ScheduledReminder,
+			Type: store.MessageTypePrivate, DirectMembers: []store.UserID{f.users[0]}, DeliverAt: epoch}
 		if err := tx.CreateScheduledMessage(ctx, r); err != nil {
 			return err
 		}
@@ -510,7 +511,7 @@ func TestQueryPlans(t *testing.T) {
 	t.Run("topic delete", func(t *testing.T) {
 		is := is.New(t)
 		key := "t"
-		q, args := sqlite.DeleteSQL(chatcore.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key}, 100)
+		q, args := sqlite.DeleteSQL(store.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key}, 100)
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "messages"))         // no full scan of messages: plan %v
 		is.True(uses(plan, "messages_stream_topic")) // the stream+topic index drives the batch
@@ -518,7 +519,7 @@ func TestQueryPlans(t *testing.T) {
 	t.Run("topic delete from the covering index", func(t *testing.T) {
 		is := is.New(t)
 		key := "t"
-		q, args, ok := sqlite.TopicDeleteSQL(chatcore.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key, MinID: 2}, 100)
+		q, args, ok := sqlite.TopicDeleteSQL(store.MessageFilter{RealmID: f.realm, StreamID: f.stream.ID, TopicKey: &key, MinID: 2}, 100)
 		is.True(ok) // a channel topic has the cheaper statement
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "messages"))                        // no full scan of messages
@@ -526,8 +527,8 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("reminder listing", func(t *testing.T) {
 		is := is.New(t)
-		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{RealmID: f.realm, SenderID: f.users[0],
-			Kind: chatcore.ScheduledReminder, Delivered: new(bool)})
+		q, args := sqlite.ScheduledSQL(store.ScheduledFilter{RealmID: f.realm, SenderID: f.users[0],
+			Kind: store.ScheduledReminder, Delivered: new(bool)})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "scheduled_messages")) // no full scan of scheduled messages
 		is.True(uses(plan, "scheduled_sender"))        // sender+kind+delivered+deliver_at index
@@ -535,7 +536,7 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("due scan", func(t *testing.T) {
 		is := is.New(t)
-		q, args := sqlite.ScheduledSQL(chatcore.ScheduledFilter{Delivered: new(bool), Failed: new(bool), DueBy: epoch, Limit: 100})
+		q, args := sqlite.ScheduledSQL(store.ScheduledFilter{Delivered: new(bool), Failed: new(bool), DueBy: epoch, Limit: 100})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "scheduled_messages")) // no full scan
 		is.True(uses(plan, "scheduled_due"))           // delivered+failed+deliver_at index
@@ -557,8 +558,8 @@ func TestQueryPlans(t *testing.T) {
 	t.Run("messages of a topic", func(t *testing.T) {
 		is := is.New(t)
 		key := "t"
-		q, args, _ := sqlite.MessagesSQL(chatcore.MessageQuery{RealmID: f.realm,
-			Recipients: []chatcore.RecipientID{f.stream.RecipientID}, TopicKey: &key, Newest: true, Limit: 1})
+		q, args, _ := sqlite.MessagesSQL(store.MessageQuery{RealmID: f.realm,
+			Recipients: []store.RecipientID{f.stream.RecipientID}, TopicKey: &key, Newest: true, Limit: 1})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "messages"))         // no full scan
 		is.True(uses(plan, "messages_stream_topic")) // channel+topic index
@@ -566,8 +567,8 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("messages of a recipient", func(t *testing.T) {
 		is := is.New(t)
-		q, args, _ := sqlite.MessagesSQL(chatcore.MessageQuery{RealmID: f.realm,
-			Recipients: []chatcore.RecipientID{f.stream.RecipientID}, AfterID: 10, Limit: 100})
+		q, args, _ := sqlite.MessagesSQL(store.MessageQuery{RealmID: f.realm,
+			Recipients: []store.RecipientID{f.stream.RecipientID}, AfterID: 10, Limit: 100})
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "messages"))      // no full scan
 		is.True(uses(plan, "messages_recipient")) // recipient+id index
@@ -575,7 +576,7 @@ func TestQueryPlans(t *testing.T) {
 	})
 	t.Run("messages of a sender", func(t *testing.T) {
 		is := is.New(t)
-		q, args := sqlite.DeleteSQL(chatcore.MessageFilter{RealmID: f.realm, SenderID: f.users[0]}, 100)
+		q, args := sqlite.DeleteSQL(store.MessageFilter{RealmID: f.realm, SenderID: f.users[0]}, 100)
 		plan := planOf(t, writer, q, args...)
 		is.True(!fullScan(plan, "m"))          // no full scan
 		is.True(uses(plan, "messages_sender")) // sender index
@@ -586,9 +587,9 @@ func TestConcurrentNoBusy(t *testing.T) {
 	is := is.New(t)
 	s, _ := open(t)
 	ctx := context.Background()
-	var realm chatcore.RealmID
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "r", Name: "R"}
+	var realm store.RealmID
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r := &store.Realm{StringID: "r", Name: "R"}
 		err := tx.CreateRealm(ctx, r)
 		realm = r.ID
 		return err
@@ -601,13 +602,13 @@ func TestConcurrentNoBusy(t *testing.T) {
 			for i := range rounds {
 				// Read-modify-write: the pattern that fails at once with
 				// deferred transactions.
-				errs <- s.Update(ctx, func(tx chatcore.Tx) error {
+				errs <- s.Update(ctx, func(tx store.Tx) error {
 					if _, err := tx.Realm(ctx, realm); err != nil {
 						return err
 					}
 					return tx.CreateUser(ctx, human(realm, fmt.Sprintf("w%d-%d@example.com", w, i)))
 				})
-				errs <- s.View(ctx, func(tx chatcore.Tx) error {
+				errs <- s.View(ctx, func(tx store.Tx) error {
 					_, err := tx.UserByEmail(ctx, realm, fmt.Sprintf("w%d-%d@example.com", w, i))
 					return err
 				})
@@ -619,8 +620,8 @@ func TestConcurrentNoBusy(t *testing.T) {
 	for err := range errs {
 		is.NoErr(err) // no SQLITE_BUSY (or any error) under concurrent use
 	}
-	err := s.View(ctx, func(tx chatcore.Tx) error {
-		users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm})
+	err := s.View(ctx, func(tx store.Tx) error {
+		users, err := tx.Users(ctx, store.UserFilter{RealmID: realm})
 		is.Equal(len(users), workers*rounds) // every update committed
 		return err
 	})
@@ -634,10 +635,10 @@ func TestStatementCache(t *testing.T) {
 	w0, r0 := sqlite.CachedStmts(s)
 	is.Equal(w0+r0, 0) // a new store has no prepared statements
 	for i := range 3 {
-		update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: fmt.Sprintf("r%d", i)})
+		update(t, s, func(ctx context.Context, tx store.Tx) error {
+			return tx.CreateRealm(ctx, &store.Realm{StringID: fmt.Sprintf("r%d", i)})
 		})
-		err := s.View(ctx, func(tx chatcore.Tx) error {
+		err := s.View(ctx, func(tx store.Tx) error {
 			r, err := tx.RealmByStringID(ctx, fmt.Sprintf("r%d", i))
 			is.NoErr(err)                               // the realm is found, through a cached statement after the first round
 			is.Equal(r.StringID, fmt.Sprintf("r%d", i)) // the right realm
@@ -655,11 +656,11 @@ func TestCancelledContext(t *testing.T) {
 	s, _ := open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := s.Update(ctx, func(tx chatcore.Tx) error { return nil })
+	err := s.Update(ctx, func(tx store.Tx) error { return nil })
 	is.True(errors.Is(err, context.Canceled)) // a cancelled context fails the update
-	err = s.View(ctx, func(tx chatcore.Tx) error { return nil })
+	err = s.View(ctx, func(tx store.Tx) error { return nil })
 	is.True(errors.Is(err, context.Canceled)) // and the view
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "after"})
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.CreateRealm(ctx, &store.Realm{StringID: "after"})
 	}) // the writer connection is still usable
 }

@@ -6,27 +6,27 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 const streamCols = `id, realm_id, recipient_id, name, description, invite_only,
 	history_public_to_subscribers, is_archived, first_message_id, date_created,
 	creator_id, rendered_description`
 
-func scanStream(r interface{ Scan(...any) error }, s *chatcore.Stream) error {
+func scanStream(r interface{ Scan(...any) error }, s *store.Stream) error {
 	return r.Scan(num(&s.ID), num(&s.RealmID), num(&s.RecipientID), &s.Name, &s.Description, &s.InviteOnly,
 		&s.HistoryPublicToSubscribers, &s.IsArchived, sqlstore.ID(&s.FirstMessageID),
 		timeCol{&s.DateCreated}, sqlstore.ID(&s.CreatorID), &s.RenderedDescription)
 }
 
-// Stream implements [chatcore.StreamStore], from the row cache when it
+// Stream implements [store.StreamStore], from the row cache when it
 // holds the row.
-func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream, error) {
+func (t *tx) Stream(ctx context.Context, id store.StreamID) (*store.Stream, error) {
 	if s, ok := t.cachedStream(id); ok {
 		return s, nil
 	}
-	var s chatcore.Stream
+	var s store.Stream
 	if err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE id = ?", id), &s); err != nil {
 		return nil, classify(err, fmt.Sprintf("stream %d", id))
 	}
@@ -34,14 +34,14 @@ func (t *tx) Stream(ctx context.Context, id chatcore.StreamID) (*chatcore.Stream
 	return &s, nil
 }
 
-// StreamByName implements [chatcore.StreamStore], from the row cache when it
+// StreamByName implements [store.StreamStore], from the row cache when it
 // holds the row.
-func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name string) (*chatcore.Stream, error) {
-	key := chatcore.FoldKey(name)
+func (t *tx) StreamByName(ctx context.Context, realm store.RealmID, name string) (*store.Stream, error) {
+	key := store.FoldKey(name)
 	if s, ok := t.cachedStreamByName(realm, key); ok {
 		return s, nil
 	}
-	var s chatcore.Stream
+	var s store.Stream
 	err := scanStream(t.queryRow(ctx, "SELECT "+streamCols+" FROM streams WHERE realm_id = ? AND name_key = ?",
 		realm, key), &s)
 	if err != nil {
@@ -51,29 +51,29 @@ func (t *tx) StreamByName(ctx context.Context, realm chatcore.RealmID, name stri
 	return &s, nil
 }
 
-// Streams implements [chatcore.StreamStore].
-func (t *tx) Streams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Stream, error) {
-	return scanAll(ctx, t, "streams", func(r *sql.Rows, s *chatcore.Stream) error { return scanStream(r, s) },
+// Streams implements [store.StreamStore].
+func (t *tx) Streams(ctx context.Context, realm store.RealmID) ([]store.Stream, error) {
+	return scanAll(ctx, t, "streams", func(r *sql.Rows, s *store.Stream) error { return scanStream(r, s) },
 		"SELECT "+streamCols+" FROM streams WHERE realm_id = ? ORDER BY id", realm)
 }
 
-// CreateStream implements [chatcore.StreamStore]. The channel's recipient id
+// CreateStream implements [store.StreamStore]. The channel's recipient id
 // comes from the recipients table, shared with direct conversations.
-func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
+func (t *tx) CreateStream(ctx context.Context, s *store.Stream) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	var rid chatcore.RecipientID
+	var rid store.RecipientID
 	err := t.queryRow(ctx, "INSERT INTO recipients (id, realm_id) VALUES (?, ?) RETURNING id",
 		idArg(s.RecipientID), s.RealmID).Scan(&rid)
 	if err != nil {
 		return classify(err, "create stream recipient")
 	}
-	var id chatcore.StreamID
+	var id store.StreamID
 	err = t.queryRow(ctx, "INSERT INTO streams ("+streamCols+", name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 		idArg(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
 		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription,
-		chatcore.FoldKey(s.Name)).Scan(&id)
+		store.FoldKey(s.Name)).Scan(&id)
 	if err != nil {
 		return classify(err, "create stream")
 	}
@@ -81,8 +81,8 @@ func (t *tx) CreateStream(ctx context.Context, s *chatcore.Stream) error {
 	return nil
 }
 
-// UpdateStream implements [chatcore.StreamStore]. The recipient id is kept.
-func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
+// UpdateStream implements [store.StreamStore]. The recipient id is kept.
+func (t *tx) UpdateStream(ctx context.Context, s *store.Stream) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (t *tx) UpdateStream(ctx context.Context, s *chatcore.Stream) error {
 	res, err := t.exec(ctx, `UPDATE streams SET realm_id = ?, name = ?, name_key = ?, description = ?,
 		invite_only = ?, history_public_to_subscribers = ?, is_archived = ?, first_message_id = ?,
 		date_created = ?, creator_id = ?, rendered_description = ? WHERE id = ?`,
-		s.RealmID, s.Name, chatcore.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
+		s.RealmID, s.Name, store.FoldKey(s.Name), s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,
 		s.IsArchived, idArg(s.FirstMessageID), timeArg(s.DateCreated), idArg(s.CreatorID), s.RenderedDescription, s.ID)
 	if err != nil {
 		return classify(err, what)
@@ -102,16 +102,16 @@ const subscriptionCols = `stream_id, user_id, active, first_visible_message_id, 
 	color, pin_to_top, is_muted, desktop_notifications, audible_notifications, push_notifications,
 	email_notifications, wildcard_mentions_notify`
 
-func scanSubscription(r interface{ Scan(...any) error }, s *chatcore.Subscription) error {
+func scanSubscription(r interface{ Scan(...any) error }, s *store.Subscription) error {
 	p := &s.SubscriptionProperties
 	return r.Scan(num(&s.StreamID), num(&s.UserID), &s.Active, sqlstore.ID(&s.FirstVisibleMessageID), num(&s.SinceMessageID),
 		&p.Color, &p.PinToTop, &p.IsMuted, &p.DesktopNotifications, &p.AudibleNotifications, &p.PushNotifications,
 		&p.EmailNotifications, &p.WildcardMentionsNotify)
 }
 
-// Subscription implements [chatcore.StreamStore].
-func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) (*chatcore.Subscription, error) {
-	var s chatcore.Subscription
+// Subscription implements [store.StreamStore].
+func (t *tx) Subscription(ctx context.Context, stream store.StreamID, user store.UserID) (*store.Subscription, error) {
+	var s store.Subscription
 	err := scanSubscription(t.queryRow(ctx, "SELECT "+subscriptionCols+" FROM subscriptions WHERE stream_id = ? AND user_id = ?",
 		stream, user), &s)
 	if err != nil {
@@ -120,9 +120,9 @@ func (t *tx) Subscription(ctx context.Context, stream chatcore.StreamID, user ch
 	return &s, nil
 }
 
-// Subscriptions implements [chatcore.StreamStore]. With both ids zero it
+// Subscriptions implements [store.StreamStore]. With both ids zero it
 // returns nothing.
-func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user chatcore.UserID) ([]chatcore.Subscription, error) {
+func (t *tx) Subscriptions(ctx context.Context, stream store.StreamID, user store.UserID) ([]store.Subscription, error) {
 	var where []string
 	var args []any
 	if stream != 0 {
@@ -134,12 +134,12 @@ func (t *tx) Subscriptions(ctx context.Context, stream chatcore.StreamID, user c
 	if len(where) == 0 {
 		return nil, nil
 	}
-	return scanAll(ctx, t, "subscriptions", func(r *sql.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+	return scanAll(ctx, t, "subscriptions", func(r *sql.Rows, s *store.Subscription) error { return scanSubscription(r, s) },
 		"SELECT "+subscriptionCols+" FROM subscriptions WHERE "+strings.Join(where, " AND ")+" ORDER BY stream_id, user_id", args...)
 }
 
-// PutSubscription implements [chatcore.StreamStore].
-func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error {
+// PutSubscription implements [store.StreamStore].
+func (t *tx) PutSubscription(ctx context.Context, s store.Subscription) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -157,8 +157,8 @@ func (t *tx) PutSubscription(ctx context.Context, s chatcore.Subscription) error
 	return classify(err, "put subscription")
 }
 
-// DeactivateSubscriptions implements [chatcore.StreamStore].
-func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) error {
+// DeactivateSubscriptions implements [store.StreamStore].
+func (t *tx) DeactivateSubscriptions(ctx context.Context, user store.UserID) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -166,9 +166,9 @@ func (t *tx) DeactivateSubscriptions(ctx context.Context, user chatcore.UserID) 
 	return classify(err, "deactivate subscriptions")
 }
 
-// ActiveRealmSubscriptions implements [chatcore.StreamStore].
-func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
-	return scanAll(ctx, t, "realm subscriptions", func(r *sql.Rows, s *chatcore.Subscription) error { return scanSubscription(r, s) },
+// ActiveRealmSubscriptions implements [store.StreamStore].
+func (t *tx) ActiveRealmSubscriptions(ctx context.Context, realm store.RealmID) ([]store.Subscription, error) {
+	return scanAll(ctx, t, "realm subscriptions", func(r *sql.Rows, s *store.Subscription) error { return scanSubscription(r, s) },
 		"SELECT "+prefixed("s.", subscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
 		WHERE c.realm_id = ? AND s.active = 1 ORDER BY s.stream_id, s.user_id`, realm)
 }
@@ -182,10 +182,10 @@ func prefixed(prefix, cols string) string {
 	return strings.Join(parts, ", ")
 }
 
-// StreamTopics implements [chatcore.StreamStore]: one pass over the
+// StreamTopics implements [store.StreamStore]: one pass over the
 // channel's rows of the messages_stream_topic index.
-func (t *tx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
-	return scanAll(ctx, t, "stream topics", func(r *sql.Rows, s *chatcore.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
+func (t *tx) StreamTopics(ctx context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
+	return scanAll(ctx, t, "stream topics", func(r *sql.Rows, s *store.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
 		`SELECT (SELECT topic FROM messages n WHERE n.id = m.max_id), m.max_id FROM
 		(SELECT MAX(id) AS max_id FROM messages WHERE stream_id = ? AND id >= ? GROUP BY topic_key) m
 		ORDER BY m.max_id DESC`, stream, minID)

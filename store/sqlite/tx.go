@@ -12,14 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	lib "modernc.org/sqlite/lib"
 )
 
 // ErrReadOnly is returned by the write methods of a Tx passed to View.
 var ErrReadOnly = errors.New("sqlite: write in a read-only transaction")
 
-// tx implements chatcore.Tx on one database/sql transaction.
+// tx implements store.Tx on one database/sql transaction.
 type tx struct {
 	// tx is the SQL transaction; nil in a View until its first statement,
 	// which begin then starts (a View answered from the row cache alone
@@ -57,7 +57,7 @@ func (t *tx) stmtCtx(ctx context.Context) context.Context {
 	return ctx
 }
 
-var _ chatcore.Tx = (*tx)(nil)
+var _ store.Tx = (*tx)(nil)
 
 // writable returns ErrReadOnly in a View. (A reader connection is also
 // query_only, so a write that got past this would fail in SQLite.)
@@ -114,7 +114,7 @@ func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, e
 // id = user): the row cache then drops that user's entries only (see
 // rowCache), where exec would drop every user's. prepared says whether the
 // statement may enter the statement cache.
-func (t *tx) execUserRow(ctx context.Context, user chatcore.UserID, prepared bool, query string, args ...any) (sql.Result, error) {
+func (t *tx) execUserRow(ctx context.Context, user store.UserID, prepared bool, query string, args ...any) (sql.Result, error) {
 	if t.group != nil && t.rows != nil {
 		t.group.users = append(t.group.users, user)
 	}
@@ -175,13 +175,13 @@ func (t *tx) cacheUsable(table cachedTable) bool {
 
 // userCacheUsable is cacheUsable for user id's entries, which a write
 // transaction that changed that user's row alone does not use either.
-func (t *tx) userCacheUsable(id chatcore.UserID) bool {
+func (t *tx) userCacheUsable(id store.UserID) bool {
 	return t.cacheUsable(usersTable) && (t.group == nil || !slices.Contains(t.group.users, id))
 }
 
 // classify wraps a driver error for the operation what. Unique and primary
-// key violations wrap chatcore.ErrConflict, foreign key violations (a row that
-// names a missing parent) wrap chatcore.ErrNotFound, and sql.ErrNoRows becomes
+// key violations wrap store.ErrConflict, foreign key violations (a row that
+// names a missing parent) wrap store.ErrNotFound, and sql.ErrNoRows becomes
 // ErrNotFound. The decision uses SQLite's extended result code, never the
 // message text.
 func classify(err error, what string) error {
@@ -189,20 +189,20 @@ func classify(err error, what string) error {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: %s: %w", what, chatcore.ErrNotFound)
+		return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
 	}
 	switch sqliteCode(err) {
 	case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, chatcore.ErrConflict, err)
+		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrConflict, err)
 	case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, chatcore.ErrNotFound, err)
+		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrNotFound, err)
 	}
 	return fmt.Errorf("sqlite: %s: %w", what, err)
 }
 
-// notFound returns an error wrapping chatcore.ErrNotFound for what.
+// notFound returns an error wrapping store.ErrNotFound for what.
 func notFound(what string) error {
-	return fmt.Errorf("sqlite: %s: %w", what, chatcore.ErrNotFound)
+	return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
 }
 
 // mustAffect returns ErrNotFound when res changed no row.
@@ -429,20 +429,20 @@ func (c numCol[T]) Scan(v any) error {
 func num[T ~int64 | ~int | ~uint16](p *T) numCol[T] { return numCol[T]{p} }
 
 // typeCol scans the type column of a message.
-type typeCol struct{ p *chatcore.MessageType }
+type typeCol struct{ p *store.MessageType }
 
 func (c typeCol) Scan(v any) error {
 	switch v {
 	case "stream":
-		*c.p = chatcore.MessageTypeStream
+		*c.p = store.MessageTypeStream
 	case "private":
-		*c.p = chatcore.MessageTypePrivate
+		*c.p = store.MessageTypePrivate
 	default:
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("type column holds %T", v)
 		}
-		*c.p = chatcore.MessageType(s)
+		*c.p = store.MessageType(s)
 	}
 	return nil
 }

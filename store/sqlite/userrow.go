@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/sqlstore"
+	"github.com/chatcore/chatcore/store"
 )
 
 // A user row has some 85 columns, most of them settings. The driver costs
@@ -117,7 +117,7 @@ func userSettingsField(quoted []string) string {
 }
 
 // scanUser scans a row of userSelect into u.
-func scanUser(r interface{ Scan(...any) error }, u *chatcore.User) error {
+func scanUser(r interface{ Scan(...any) error }, u *store.User) error {
 	return r.Scan(num(&u.ID), num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, num(&u.Role), &u.IsActive, &u.IsBot,
 		num(&u.BotType), sqlstore.ID(&u.BotOwnerID), strCol{&u.APIKeyHash}, &u.PasswordHash,
 		&u.AvatarSource, timeCol{&u.DateJoined}, settingsCol{u.Settings.Fields()})

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
@@ -23,22 +23,22 @@ func TestUserSettingsRoundTrip(t *testing.T) {
 	u.Settings.ColorScheme = -7
 	u.Settings.DesktopIconCountDisplay = 1 << 40
 	u.Settings.EnterSends = true
-	var got *chatcore.User
-	var list []chatcore.User
-	update(t, s, func(ctx context.Context, tx chatcore.Tx) error {
-		r := &chatcore.Realm{StringID: "odd", Name: "Odd", DateCreated: epoch}
+	var got *store.User
+	var list []store.User
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r := &store.Realm{StringID: "odd", Name: "Odd", DateCreated: epoch}
 		if err := tx.CreateRealm(ctx, r); err != nil {
 			return err
 		}
 		u.RealmID = r.ID
 		return tx.CreateUser(ctx, u)
 	})
-	is.NoErr(s.View(ctx, func(tx chatcore.Tx) error {
+	is.NoErr(s.View(ctx, func(tx store.Tx) error {
 		var err error
 		if got, err = tx.User(ctx, u.ID); err != nil {
 			return err
 		}
-		list, err = tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID})
+		list, err = tx.Users(ctx, store.UserFilter{RealmID: u.RealmID})
 		return err
 	}))
 	is.Equal(got.Settings, u.Settings)     // one user's settings read back unchanged

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 )
 
-// The user statements are built once from chatcore.SettingNames(), which is the
+// The user statements are built once from store.SettingNames(), which is the
 // only source of setting column names: each setting of chatcore's settings
 // table has the column of its wire name, and adding a setting needs only a
 // migration that adds that column (Open refuses a database without it).
@@ -26,7 +26,7 @@ var (
 )
 
 func init() {
-	names := chatcore.SettingNames()
+	names := store.SettingNames()
 	settingColumns = make(map[string]string, len(names))
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -57,7 +57,7 @@ func quoteIdent(s string) string {
 }
 
 // settingArgs returns the values of every setting in SettingNames order.
-func settingArgs(s *chatcore.Settings) []any {
+func settingArgs(s *store.Settings) []any {
 	fields := s.Fields()
 	out := make([]any, len(fields))
 	for i, f := range fields {
@@ -86,8 +86,8 @@ func settingArg(v any) any {
 
 // userArgs returns the values of the non-id columns, in the order of the
 // insert and update statements.
-func userArgs(u *chatcore.User) []any {
-	args := []any{u.RealmID, u.Email, chatcore.FoldKey(u.Email), u.FullName, u.FullNameKey, int64(u.Role),
+func userArgs(u *store.User) []any {
+	args := []any{u.RealmID, u.Email, store.FoldKey(u.Email), u.FullName, u.FullNameKey, int64(u.Role),
 		u.IsActive, u.IsBot, int64(u.BotType), idArg(u.BotOwnerID), strArg(u.APIKeyHash), u.PasswordHash,
 		u.AvatarSource, timeArg(u.DateJoined)}
 	return append(args, settingArgs(&u.Settings)...)
@@ -95,17 +95,17 @@ func userArgs(u *chatcore.User) []any {
 
 // oneUser reads the one user query (a userSelect statement) selects; what
 // names it in errors.
-func (t *tx) oneUser(ctx context.Context, what func() string, query string, args ...any) (*chatcore.User, error) {
-	var u chatcore.User
+func (t *tx) oneUser(ctx context.Context, what func() string, query string, args ...any) (*store.User, error) {
+	var u store.User
 	if err := scanUser(t.queryRow(ctx, query, args...), &u); err != nil {
 		return nil, classify(err, what())
 	}
 	return &u, nil
 }
 
-// User implements [chatcore.UserStore], from the row cache when it holds
+// User implements [store.UserStore], from the row cache when it holds
 // the row.
-func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
+func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 	if u, ok := t.cachedUser(id); ok {
 		return u, nil
 	}
@@ -116,14 +116,14 @@ func (t *tx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, erro
 	return u, err
 }
 
-// UserByEmail implements [chatcore.UserStore].
-func (t *tx) UserByEmail(ctx context.Context, realm chatcore.RealmID, email string) (*chatcore.User, error) {
-	return t.oneUser(ctx, func() string { return "user by email" }, userByEmail, realm, chatcore.FoldKey(email))
+// UserByEmail implements [store.UserStore].
+func (t *tx) UserByEmail(ctx context.Context, realm store.RealmID, email string) (*store.User, error) {
+	return t.oneUser(ctx, func() string { return "user by email" }, userByEmail, realm, store.FoldKey(email))
 }
 
-// UserByAPIKeyHash implements [chatcore.UserStore], from the row cache
+// UserByAPIKeyHash implements [store.UserStore], from the row cache
 // when it holds the row.
-func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User, error) {
+func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, error) {
 	if hash == "" {
 		return nil, notFound("user by api key")
 	}
@@ -137,8 +137,8 @@ func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.User,
 	return u, err
 }
 
-// Users implements [chatcore.UserStore].
-func (t *tx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
+// Users implements [store.UserStore].
+func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
 	var where []string
 	var args []any
 	if f.RealmID != 0 {
@@ -179,18 +179,18 @@ func (t *tx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User,
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	return scanAll(ctx, t, "users", func(r *sql.Rows, u *chatcore.User) error { return scanUser(r, u) },
+	return scanAll(ctx, t, "users", func(r *sql.Rows, u *store.User) error { return scanUser(r, u) },
 		q+" ORDER BY id", args...)
 }
 
-// CreateUser implements [chatcore.UserStore]. It sets u.FullNameKey.
-func (t *tx) CreateUser(ctx context.Context, u *chatcore.User) error {
+// CreateUser implements [store.UserStore]. It sets u.FullNameKey.
+func (t *tx) CreateUser(ctx context.Context, u *store.User) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	u.FullNameKey = chatcore.FoldKey(u.FullName)
+	u.FullNameKey = store.FoldKey(u.FullName)
 	args := append([]any{idArg(u.ID)}, userArgs(u)...)
-	var id chatcore.UserID
+	var id store.UserID
 	if err := t.queryRow(ctx, userInsert, args...).Scan(&id); err != nil {
 		return classify(err, "create user")
 	}
@@ -198,12 +198,12 @@ func (t *tx) CreateUser(ctx context.Context, u *chatcore.User) error {
 	return nil
 }
 
-// UpdateUser implements [chatcore.UserStore]. It sets u.FullNameKey.
-func (t *tx) UpdateUser(ctx context.Context, u *chatcore.User) error {
+// UpdateUser implements [store.UserStore]. It sets u.FullNameKey.
+func (t *tx) UpdateUser(ctx context.Context, u *store.User) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	u.FullNameKey = chatcore.FoldKey(u.FullName)
+	u.FullNameKey = store.FoldKey(u.FullName)
 	what := fmt.Sprintf("update user %d", u.ID)
 	res, err := t.execUserRow(ctx, u.ID, true, userUpdate, append(userArgs(u), u.ID)...)
 	if err != nil {
@@ -214,15 +214,15 @@ func (t *tx) UpdateUser(ctx context.Context, u *chatcore.User) error {
 
 const botServiceCols = "id, bot_id, name, base_url, token, interface"
 
-// BotServices implements [chatcore.UserStore].
-func (t *tx) BotServices(ctx context.Context, bot chatcore.UserID) ([]chatcore.BotService, error) {
-	return scanAll(ctx, t, "bot services", func(r *sql.Rows, s *chatcore.BotService) error {
+// BotServices implements [store.UserStore].
+func (t *tx) BotServices(ctx context.Context, bot store.UserID) ([]store.BotService, error) {
+	return scanAll(ctx, t, "bot services", func(r *sql.Rows, s *store.BotService) error {
 		return r.Scan(&s.ID, &s.BotID, &s.Name, &s.BaseURL, &s.Token, &s.Interface)
 	}, "SELECT "+botServiceCols+" FROM bot_services WHERE bot_id = ? ORDER BY id", bot)
 }
 
-// CreateBotService implements [chatcore.UserStore].
-func (t *tx) CreateBotService(ctx context.Context, s *chatcore.BotService) error {
+// CreateBotService implements [store.UserStore].
+func (t *tx) CreateBotService(ctx context.Context, s *store.BotService) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
@@ -15,21 +15,21 @@ import (
 // subscribed but alice).
 type flagWorld struct {
 	*world
-	m1, m2, m3, d, s chatcore.MessageID
+	m1, m2, m3, d, s store.MessageID
 }
 
-func newFlagWorld(tb testing.TB, st chatcore.Store) *flagWorld {
+func newFlagWorld(tb testing.TB, st store.Store) *flagWorld {
 	tb.Helper()
 	is := is.New(tb)
 	w := &flagWorld{world: newWorld(tb, st)}
 	w.m1 = send(tb, st, channelMessage(w.general, w.alice, "t"))[0]
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
-		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.bob, Active: true, SinceMessageID: w.m1 + 1})) // bob joins after m1
-		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.carol, Active: true}))                         // carol from the start
-		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true}))                          // alice in secret
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
+		is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.general.ID, UserID: w.bob, Active: true, SinceMessageID: w.m1 + 1})) // bob joins after m1
+		is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.general.ID, UserID: w.carol, Active: true}))                         // carol from the start
+		is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true}))                          // alice in secret
 	})
 	m3 := channelMessage(w.general, w.alice, "t")
-	m3.DefaultFlags = chatcore.FlagStreamWildcardMentioned
+	m3.DefaultFlags = store.FlagStreamWildcardMentioned
 	ids := send(tb, st, channelMessage(w.general, w.alice, "t"), m3)
 	w.m2, w.m3 = ids[0], ids[1]
 	rcpt := directRecipient(tb, st, w.realm, w.alice, w.bob)
@@ -38,10 +38,10 @@ func newFlagWorld(tb testing.TB, st chatcore.Store) *flagWorld {
 	return w
 }
 
-func userMessages(tb testing.TB, st chatcore.Store, user chatcore.UserID, ids ...chatcore.MessageID) map[chatcore.MessageID]chatcore.UserMessage {
+func userMessages(tb testing.TB, st store.Store, user store.UserID, ids ...store.MessageID) map[store.MessageID]store.UserMessage {
 	tb.Helper()
-	out := map[chatcore.MessageID]chatcore.UserMessage{}
-	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	out := map[store.MessageID]store.UserMessage{}
+	view(tb, st, func(ctx context.Context, tx store.Tx) {
 		ums, err := tx.UserMessages(ctx, user, ids)
 		is.New(tb).NoErr(err) // user messages read
 		for _, um := range ums {
@@ -52,29 +52,29 @@ func userMessages(tb testing.TB, st chatcore.Store, user chatcore.UserID, ids ..
 }
 
 var flagTests = []test{
-	{"active subscriber ids ascending", func(t *testing.T, st chatcore.Store) {
+	{"active subscriber ids ascending", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: false})) // inactive
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: false})) // inactive
 		})
-		var got, none []chatcore.UserID
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		var got, none []store.UserID
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			var err error
 			got, err = tx.ActiveSubscriberIDs(ctx, w.general.ID)
 			is.NoErr(err) // subscribers read
 			none, err = tx.ActiveSubscriberIDs(ctx, w.elsewhere.ID)
 			is.NoErr(err) // no subscribers
 		})
-		is.Equal(got, []chatcore.UserID{w.bob, w.carol}) // active only, ascending
-		is.Equal(len(none), 0)                           // empty channel
+		is.Equal(got, []store.UserID{w.bob, w.carol}) // active only, ascending
+		is.Equal(len(none), 0)                        // empty channel
 	}},
-	{"stream audience", func(t *testing.T, st chatcore.Store) {
+	{"stream audience", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		ch := newStream(t, st, w.realm, "audience", true)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			for _, s := range []chatcore.Subscription{
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			for _, s := range []store.Subscription{
 				{StreamID: ch.ID, UserID: w.carol, Active: true, FirstVisibleMessageID: 50},
 				{StreamID: ch.ID, UserID: w.alice, Active: true},
 				{StreamID: ch.ID, UserID: w.bob, Active: true, FirstVisibleMessageID: 10},
@@ -83,92 +83,92 @@ var flagTests = []test{
 				is.NoErr(tx.PutSubscription(ctx, s)) // subscription stored
 			}
 		})
-		audience := func(id chatcore.StreamID, upTo chatcore.MessageID) (*chatcore.Stream, []chatcore.UserID, error) {
-			var s *chatcore.Stream
-			var users []chatcore.UserID
+		audience := func(id store.StreamID, upTo store.MessageID) (*store.Stream, []store.UserID, error) {
+			var s *store.Stream
+			var users []store.UserID
 			var err error
-			view(t, st, func(ctx context.Context, tx chatcore.Tx) { s, users, err = tx.StreamAudience(ctx, id, upTo) })
+			view(t, st, func(ctx context.Context, tx store.Tx) { s, users, err = tx.StreamAudience(ctx, id, upTo) })
 			return s, users, err
 		}
 		got, users, err := audience(ch.ID, 10)
-		is.NoErr(err)                                               // audience read
-		is.Equal(*got, *ch)                                         // the channel as stored
-		is.Equal(users, []chatcore.UserID{w.alice, w.bob, w.carol}) // public history: every active subscriber, ascending
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		is.NoErr(err)                                            // audience read
+		is.Equal(*got, *ch)                                      // the channel as stored
+		is.Equal(users, []store.UserID{w.alice, w.bob, w.carol}) // public history: every active subscriber, ascending
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			ch.HistoryPublicToSubscribers = false
 			is.NoErr(tx.UpdateStream(ctx, ch)) // history protected
 		})
 		_, users, err = audience(ch.ID, 10)
-		is.NoErr(err)                                      // audience read
-		is.Equal(users, []chatcore.UserID{w.alice, w.bob}) // protected: those who could see message 10
+		is.NoErr(err)                                   // audience read
+		is.Equal(users, []store.UserID{w.alice, w.bob}) // protected: those who could see message 10
 		_, users, err = audience(ch.ID, 9)
-		is.NoErr(err)                               // audience read
-		is.Equal(users, []chatcore.UserID{w.alice}) // message 9 is older than bob's first visible message
+		is.NoErr(err)                            // audience read
+		is.Equal(users, []store.UserID{w.alice}) // message 9 is older than bob's first visible message
 		_, users, err = audience(w.elsewhere.ID, 10)
 		is.NoErr(err)           // a channel without subscribers
 		is.Equal(len(users), 0) // nobody
 		_, _, err = audience(ch.ID+1000, 10)
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown channel
+		is.True(errors.Is(err, store.ErrNotFound)) // unknown channel
 	}},
-	{"received is derived from subscriptions and DM membership", func(t *testing.T, st chatcore.Store) {
+	{"received is derived from subscriptions and DM membership", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
 		bob := userMessages(t, st, w.bob, w.m1, w.m2, w.m3, w.d, w.s, 999999)
-		is.Equal(len(bob), 5)                                               // the unknown id is left out
-		is.True(!bob[w.m1].Received)                                        // sent before bob's subscription
-		is.True(bob[w.m2].Received && bob[w.m2].Flags == 0)                 // covered by the subscription
-		is.Equal(bob[w.m3].Flags, chatcore.FlagStreamWildcardMentioned)     // DefaultFlags for receivers
-		is.True(bob[w.d].Received)                                          // DM participant
-		is.Equal(bob[w.d].DirectMembers, []chatcore.UserID{w.alice, w.bob}) // participants carried
-		is.True(!bob[w.s].Received)                                         // not subscribed
+		is.Equal(len(bob), 5)                                            // the unknown id is left out
+		is.True(!bob[w.m1].Received)                                     // sent before bob's subscription
+		is.True(bob[w.m2].Received && bob[w.m2].Flags == 0)              // covered by the subscription
+		is.Equal(bob[w.m3].Flags, store.FlagStreamWildcardMentioned)     // DefaultFlags for receivers
+		is.True(bob[w.d].Received)                                       // DM participant
+		is.Equal(bob[w.d].DirectMembers, []store.UserID{w.alice, w.bob}) // participants carried
+		is.True(!bob[w.s].Received)                                      // not subscribed
 		carol := userMessages(t, st, w.carol, w.m1, w.d)
-		is.True(carol[w.m1].Received)                                                                                   // since 0 covers everything
-		is.True(!carol[w.d].Received)                                                                                   // not a participant
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) { is.NoErr(tx.DeactivateSubscriptions(ctx, w.carol)) }) // carol leaves
-		is.True(!userMessages(t, st, w.carol, w.m2)[w.m2].Received)                                                     // inactive subscriptions receive nothing
+		is.True(carol[w.m1].Received)                                                                                // since 0 covers everything
+		is.True(!carol[w.d].Received)                                                                                // not a participant
+		update(t, st, func(ctx context.Context, tx store.Tx) { is.NoErr(tx.DeactivateSubscriptions(ctx, w.carol)) }) // carol leaves
+		is.True(!userMessages(t, st, w.carol, w.m2)[w.m2].Received)                                                  // inactive subscriptions receive nothing
 	}},
-	{"rows override and make messages received", func(t *testing.T, st chatcore.Store) {
+	{"rows override and make messages received", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{
-				{UserID: w.bob, MessageID: w.m1, Flags: chatcore.FlagRead | chatcore.FlagHistorical | chatcore.FlagStarred},
-				{UserID: w.bob, MessageID: w.m2, Flags: chatcore.FlagMentioned},
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
+				{UserID: w.bob, MessageID: w.m1, Flags: store.FlagRead | store.FlagHistorical | store.FlagStarred},
+				{UserID: w.bob, MessageID: w.m2, Flags: store.FlagMentioned},
 			})) // rows written
-			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: w.bob, MessageID: w.m2, Flags: chatcore.FlagRead}})) // replaced
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{{UserID: w.bob, MessageID: w.m2, Flags: store.FlagRead}})) // replaced
 		})
 		bob := userMessages(t, st, w.bob, w.m1, w.m2)
-		is.True(bob[w.m1].Received)                                                               // a historical row makes it received
-		is.Equal(bob[w.m1].Flags, chatcore.FlagRead|chatcore.FlagHistorical|chatcore.FlagStarred) // row flags
-		is.Equal(bob[w.m2].Flags, chatcore.FlagRead)                                              // the row was replaced
+		is.True(bob[w.m1].Received)                                                      // a historical row makes it received
+		is.Equal(bob[w.m1].Flags, store.FlagRead|store.FlagHistorical|store.FlagStarred) // row flags
+		is.Equal(bob[w.m2].Flags, store.FlagRead)                                        // the row was replaced
 	}},
-	{"update flags over a set returns the changed ids", func(t *testing.T, st chatcore.Store) {
+	{"update flags over a set returns the changed ids", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		var changed, again, unread []chatcore.MessageID
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		var changed, again, unread []store.MessageID
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			var err error
-			changed, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.d, w.m1, w.m2, w.m3, w.s, 999999}, chatcore.FlagRead, true)
+			changed, err = tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.d, w.m1, w.m2, w.m3, w.s, 999999}, store.FlagRead, true)
 			is.NoErr(err) // marked read
-			again, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.d}, chatcore.FlagRead, true)
+			again, err = tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.m2, w.d}, store.FlagRead, true)
 			is.NoErr(err) // marked read again
-			unread, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m3}, chatcore.FlagRead, false)
+			unread, err = tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.m3}, store.FlagRead, false)
 			is.NoErr(err) // marked unread
 		})
-		is.Equal(changed, []chatcore.MessageID{w.m2, w.m3, w.d}) // only received messages, ascending
-		is.Equal(len(again), 0)                                  // nothing changes twice
-		is.Equal(unread, []chatcore.MessageID{w.m3})             // removal reported
+		is.Equal(changed, []store.MessageID{w.m2, w.m3, w.d}) // only received messages, ascending
+		is.Equal(len(again), 0)                               // nothing changes twice
+		is.Equal(unread, []store.MessageID{w.m3})             // removal reported
 		bob := userMessages(t, st, w.bob, w.m2, w.m3)
-		is.Equal(bob[w.m2].Flags, chatcore.FlagRead)                                       // read kept
-		is.Equal(bob[w.m3].Flags, chatcore.FlagStreamWildcardMentioned)                    // default flags kept when the row is written
-		is.Equal(userMessages(t, st, w.carol, w.m2)[w.m2].Flags, chatcore.MessageFlags(0)) // other users untouched
+		is.Equal(bob[w.m2].Flags, store.FlagRead)                                       // read kept
+		is.Equal(bob[w.m3].Flags, store.FlagStreamWildcardMentioned)                    // default flags kept when the row is written
+		is.Equal(userMessages(t, st, w.carol, w.m2)[w.m2].Flags, store.MessageFlags(0)) // other users untouched
 	}},
-	{"unread messages newest first, with a limit", func(t *testing.T, st chatcore.Store) {
+	{"unread messages newest first, with a limit", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		unread := func(user chatcore.UserID, limit int) []chatcore.MessageID {
-			var ids []chatcore.MessageID
-			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		unread := func(user store.UserID, limit int) []store.MessageID {
+			var ids []store.MessageID
+			view(t, st, func(ctx context.Context, tx store.Tx) {
 				ums, err := tx.UnreadMessages(ctx, user, limit)
 				is.NoErr(err) // unread read
 				for _, um := range ums {
@@ -177,63 +177,63 @@ var flagTests = []test{
 			})
 			return ids
 		}
-		is.Equal(unread(w.bob, 10), []chatcore.MessageID{w.d, w.m3, w.m2}) // DM and covered channel messages
-		is.Equal(unread(w.bob, 2), []chatcore.MessageID{w.d, w.m3})        // limited, newest first
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m3}, chatcore.FlagRead, true)
-			is.NoErr(err)                                                                                                                        // m3 read
-			is.NoErr(tx.PutUserMessageFlags(ctx, []chatcore.UserMessageFlags{{UserID: w.bob, MessageID: w.m1, Flags: chatcore.FlagHistorical}})) // historical unread
+		is.Equal(unread(w.bob, 10), []store.MessageID{w.d, w.m3, w.m2}) // DM and covered channel messages
+		is.Equal(unread(w.bob, 2), []store.MessageID{w.d, w.m3})        // limited, newest first
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.m3}, store.FlagRead, true)
+			is.NoErr(err)                                                                                                                  // m3 read
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{{UserID: w.bob, MessageID: w.m1, Flags: store.FlagHistorical}})) // historical unread
 		})
-		is.Equal(unread(w.bob, 10), []chatcore.MessageID{w.d, w.m2, w.m1}) // read left out, historical unread row counted
+		is.Equal(unread(w.bob, 10), []store.MessageID{w.d, w.m2, w.m1}) // read left out, historical unread row counted
 	}},
-	{"flagged ids and message queries by flags", func(t *testing.T, st chatcore.Store) {
+	{"flagged ids and message queries by flags", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.d}, chatcore.FlagStarred, true)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.m2, w.d}, store.FlagStarred, true)
 			is.NoErr(err) // starred
-			_, err = tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.d}, chatcore.FlagRead, true)
+			_, err = tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.d}, store.FlagRead, true)
 			is.NoErr(err) // read
 		})
-		var starred, wild []chatcore.MessageID
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		var starred, wild []store.MessageID
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			var err error
-			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStarred)
+			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, store.FlagStarred)
 			is.NoErr(err) // starred read
-			wild, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStreamWildcardMentioned)
+			wild, err = tx.FlaggedMessageIDs(ctx, w.bob, store.FlagStreamWildcardMentioned)
 			is.NoErr(err) // wildcard read
 		})
-		is.Equal(starred, []chatcore.MessageID{w.m2, w.d}) // ascending
-		is.Equal(wild, []chatcore.MessageID{w.m3})         // derived flags found too
-		q := chatcore.MessageQuery{RealmID: w.realm, FlagUser: w.bob}
+		is.Equal(starred, []store.MessageID{w.m2, w.d}) // ascending
+		is.Equal(wild, []store.MessageID{w.m3})         // derived flags found too
+		q := store.MessageQuery{RealmID: w.realm, FlagUser: w.bob}
 		unreadQ, starredQ, mentionQ, newest := q, q, q, q
-		unreadQ.NoFlags = chatcore.FlagRead
-		starredQ.AllFlags = chatcore.FlagStarred
-		mentionQ.AnyFlags = chatcore.FlagMentioned | chatcore.FlagStreamWildcardMentioned
-		newest.NoFlags, newest.Newest, newest.Limit = chatcore.FlagRead, true, 1
-		is.Equal(query(t, st, unreadQ), []chatcore.MessageID{w.m2, w.m3}) // received and unread
-		is.Equal(query(t, st, starredQ), []chatcore.MessageID{w.m2, w.d}) // starred
-		is.Equal(query(t, st, mentionQ), []chatcore.MessageID{w.m3})      // any of the mention flags
-		is.Equal(query(t, st, newest), []chatcore.MessageID{w.m3})        // order and limit apply
-		unreadQ.Recipients = []chatcore.RecipientID{w.general.RecipientID}
+		unreadQ.NoFlags = store.FlagRead
+		starredQ.AllFlags = store.FlagStarred
+		mentionQ.AnyFlags = store.FlagMentioned | store.FlagStreamWildcardMentioned
+		newest.NoFlags, newest.Newest, newest.Limit = store.FlagRead, true, 1
+		is.Equal(query(t, st, unreadQ), []store.MessageID{w.m2, w.m3}) // received and unread
+		is.Equal(query(t, st, starredQ), []store.MessageID{w.m2, w.d}) // starred
+		is.Equal(query(t, st, mentionQ), []store.MessageID{w.m3})      // any of the mention flags
+		is.Equal(query(t, st, newest), []store.MessageID{w.m3})        // order and limit apply
+		unreadQ.Recipients = []store.RecipientID{w.general.RecipientID}
 		unreadQ.AfterID = w.m2
-		is.Equal(query(t, st, unreadQ), []chatcore.MessageID{w.m3}) // combined with the other conditions
+		is.Equal(query(t, st, unreadQ), []store.MessageID{w.m3}) // combined with the other conditions
 	}},
-	{"deleting messages deletes their flag rows", func(t *testing.T, st chatcore.Store) {
+	{"deleting messages deletes their flag rows", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []chatcore.MessageID{w.m2, w.m3}, chatcore.FlagStarred, true)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			_, err := tx.UpdateUserMessageFlags(ctx, w.bob, []store.MessageID{w.m2, w.m3}, store.FlagStarred, true)
 			is.NoErr(err) // starred
 		})
-		deleted := deleteBatch(t, st, chatcore.MessageFilter{RealmID: w.realm, StreamID: w.general.ID}, 1)
+		deleted := deleteBatch(t, st, store.MessageFilter{RealmID: w.realm, StreamID: w.general.ID}, 1)
 		is.Equal(deleted[0].ID, w.m3) // newest deleted
-		var starred []chatcore.MessageID
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		var starred []store.MessageID
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			var err error
-			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, chatcore.FlagStarred)
+			starred, err = tx.FlaggedMessageIDs(ctx, w.bob, store.FlagStarred)
 			is.NoErr(err) // starred read
 		})
-		is.Equal(starred, []chatcore.MessageID{w.m2}) // the deleted message's row went with it
+		is.Equal(starred, []store.MessageID{w.m2}) // the deleted message's row went with it
 	}},
 }

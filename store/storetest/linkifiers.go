@@ -5,79 +5,79 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
 var linkifierTests = []test{
-	{"CRUD", func(t *testing.T, st chatcore.Store) {
+	{"CRUD", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
-		a := &chatcore.Linkifier{ID: 4001, RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}", Order: 2}
-		b := &chatcore.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://p/{id}", Order: 1}
-		c := &chatcore.Linkifier{RealmID: w.realm, Pattern: "X(?P<id>[0-9]+)", URLTemplate: "https://x/{id}", Order: 2}
-		o := &chatcore.Linkifier{RealmID: w.other, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://o/{id}"}
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			for _, l := range []*chatcore.Linkifier{a, b, c, o} {
+		a := &store.Linkifier{ID: 4001, RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}", Order: 2}
+		b := &store.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://p/{id}", Order: 1}
+		c := &store.Linkifier{RealmID: w.realm, Pattern: "X(?P<id>[0-9]+)", URLTemplate: "https://x/{id}", Order: 2}
+		o := &store.Linkifier{RealmID: w.other, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://o/{id}"}
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			for _, l := range []*store.Linkifier{a, b, c, o} {
 				is.NoErr(tx.CreateLinkifier(ctx, l)) // linkifier created; the same pattern in another realm is fine
 			}
 		})
-		is.Equal(a.ID, chatcore.LinkifierID(4001)) // explicit id kept
-		is.True(b.ID > 4001 && c.ID > b.ID)        // next ids above every id used
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		is.Equal(a.ID, store.LinkifierID(4001)) // explicit id kept
+		is.True(b.ID > 4001 && c.ID > b.ID)     // next ids above every id used
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.Linkifier(ctx, a.ID)
 			is.NoErr(err)      // linkifier found
 			is.Equal(*got, *a) // every field round-trips
 			ls, err := tx.Linkifiers(ctx, w.realm)
-			is.NoErr(err)                                  // linkifiers listed
-			is.Equal(ls, []chatcore.Linkifier{*b, *a, *c}) // the realm's linkifiers by Order, then id
+			is.NoErr(err)                               // linkifiers listed
+			is.Equal(ls, []store.Linkifier{*b, *a, *c}) // the realm's linkifiers by Order, then id
 		})
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			u := *a
 			u.Pattern, u.URLTemplate, u.Order = "#(?P<n>[0-9]+)", "https://t/{n}", 0
 			is.NoErr(tx.UpdateLinkifier(ctx, &u))   // linkifier updated
 			is.NoErr(tx.DeleteLinkifier(ctx, c.ID)) // linkifier deleted
 		})
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			ls, err := tx.Linkifiers(ctx, w.realm)
 			is.NoErr(err)                             // linkifiers listed
 			is.Equal(len(ls), 2)                      // one was deleted
 			is.Equal(ls[0].ID, a.ID)                  // the updated order applies
 			is.Equal(ls[0].Pattern, "#(?P<n>[0-9]+)") // the new pattern is stored
 			_, err = tx.Linkifier(ctx, c.ID)
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // a deleted linkifier is not found
+			is.True(errors.Is(err, store.ErrNotFound)) // a deleted linkifier is not found
 		})
 		ctx := context.Background()
-		err := st.Update(ctx, func(tx chatcore.Tx) error { return tx.DeleteLinkifier(ctx, c.ID) })
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // deleting it twice
-		err = st.Update(ctx, func(tx chatcore.Tx) error { return tx.UpdateLinkifier(ctx, c) })
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating a deleted linkifier
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://q/{id}"})
+		err := st.Update(ctx, func(tx store.Tx) error { return tx.DeleteLinkifier(ctx, c.ID) })
+		is.True(errors.Is(err, store.ErrNotFound)) // deleting it twice
+		err = st.Update(ctx, func(tx store.Tx) error { return tx.UpdateLinkifier(ctx, c) })
+		is.True(errors.Is(err, store.ErrNotFound)) // updating a deleted linkifier
+		err = st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://q/{id}"})
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // a pattern already used in the realm
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateLinkifier(ctx, &chatcore.Linkifier{ID: b.ID, RealmID: w.realm, Pattern: "new", URLTemplate: "https://q"})
+		is.True(errors.Is(err, store.ErrConflict)) // a pattern already used in the realm
+		err = st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateLinkifier(ctx, &store.Linkifier{ID: b.ID, RealmID: w.realm, Pattern: "new", URLTemplate: "https://q"})
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // a duplicate id
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
+		is.True(errors.Is(err, store.ErrConflict)) // a duplicate id
+		err = st.Update(ctx, func(tx store.Tx) error {
 			u := *b
 			u.Pattern = "#(?P<n>[0-9]+)"
 			return tx.UpdateLinkifier(ctx, &u)
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // updating onto another linkifier's pattern
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}"})
+		is.True(errors.Is(err, store.ErrConflict)) // updating onto another linkifier's pattern
+		err = st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}"})
 		})
 		is.NoErr(err) // the pattern freed by the update can be used again
 	}},
-	{"Version", func(t *testing.T, st chatcore.Store) {
+	{"Version", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		ctx := context.Background()
 		versions := func(t *testing.T) (mine, other int64) {
 			is := is.New(t)
-			view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+			view(t, st, func(ctx context.Context, tx store.Tx) {
 				var err error
 				mine, err = tx.LinkifiersVersion(ctx, w.realm)
 				is.NoErr(err) // version read
@@ -89,25 +89,25 @@ var linkifierTests = []test{
 		mine, other := versions(t)
 		is.Equal(mine, int64(0))  // no linkifier written yet
 		is.Equal(other, int64(0)) // nor in the other realm
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			v, err := tx.LinkifiersVersion(ctx, 987654)
 			is.NoErr(err)         // an unknown realm is no error
 			is.Equal(v, int64(0)) // and has version 0
 		})
-		l := &chatcore.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}", Order: 1}
-		m := &chatcore.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://p/{id}", Order: 2}
+		l := &store.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://t/{id}", Order: 1}
+		m := &store.Linkifier{RealmID: w.realm, Pattern: "PR(?P<id>[0-9]+)", URLTemplate: "https://p/{id}", Order: 2}
 		for _, step := range []struct {
 			name  string
-			write func(tx chatcore.Tx) error
+			write func(tx store.Tx) error
 		}{
-			{"create", func(tx chatcore.Tx) error { return tx.CreateLinkifier(ctx, l) }},
-			{"create another", func(tx chatcore.Tx) error { return tx.CreateLinkifier(ctx, m) }},
-			{"update", func(tx chatcore.Tx) error {
+			{"create", func(tx store.Tx) error { return tx.CreateLinkifier(ctx, l) }},
+			{"create another", func(tx store.Tx) error { return tx.CreateLinkifier(ctx, m) }},
+			{"update", func(tx store.Tx) error {
 				u := *l
 				u.URLTemplate = "https://u/{id}"
 				return tx.UpdateLinkifier(ctx, &u)
 			}},
-			{"reorder", func(tx chatcore.Tx) error {
+			{"reorder", func(tx store.Tx) error {
 				a, b := *l, *m
 				a.Order, b.Order = 2, 1
 				if err := tx.UpdateLinkifier(ctx, &a); err != nil {
@@ -115,12 +115,12 @@ var linkifierTests = []test{
 				}
 				return tx.UpdateLinkifier(ctx, &b)
 			}},
-			{"delete", func(tx chatcore.Tx) error { return tx.DeleteLinkifier(ctx, m.ID) }},
+			{"delete", func(tx store.Tx) error { return tx.DeleteLinkifier(ctx, m.ID) }},
 		} {
 			t.Run(step.name, func(t *testing.T) {
 				is := is.New(t)
 				var inTx int64
-				is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
+				is.NoErr(st.Update(ctx, func(tx store.Tx) error {
 					if err := step.write(tx); err != nil {
 						return err
 					}
@@ -136,8 +136,8 @@ var linkifierTests = []test{
 			})
 		}
 		errRollback := errors.New("roll back")
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "X(?P<id>[0-9]+)", URLTemplate: "https://x/{id}"})) // created
+		err := st.Update(ctx, func(tx store.Tx) error {
+			is.NoErr(tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "X(?P<id>[0-9]+)", URLTemplate: "https://x/{id}"})) // created
 			v, err := tx.LinkifiersVersion(ctx, w.realm)
 			is.NoErr(err)     // version read in the transaction
 			is.True(v > mine) // raised inside the transaction
@@ -146,8 +146,8 @@ var linkifierTests = []test{
 		is.True(errors.Is(err, errRollback)) // the transaction rolled back
 		now, _ := versions(t)
 		is.Equal(now, mine) // the rollback restores the version
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.other, Pattern: "Y(?P<id>[0-9]+)", URLTemplate: "https://y/{id}"})) // created in the other realm
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.other, Pattern: "Y(?P<id>[0-9]+)", URLTemplate: "https://y/{id}"})) // created in the other realm
 		})
 		now, otherNow := versions(t)
 		is.Equal(now, mine)       // a write in another realm leaves this realm's version

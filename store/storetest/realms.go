@@ -5,30 +5,30 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
 var realmTests = []test{
-	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+	{"CreateAndRead", func(t *testing.T, st store.Store) {
 		is := is.New(t)
-		want := chatcore.Realm{
+		want := store.Realm{
 			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
 			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
-			Messages: chatcore.MessagePolicy{
+			Messages: store.MessagePolicy{
 				ContentEditingDisabled: true, EditHistoryDisabled: true, ContentEditLimit: 30,
-				MoveWithinChannelLimit: chatcore.Unlimited, MoveBetweenChannelsLimit: 40, DeleteOwnLimit: 50,
-				MoveBetweenTopics: chatcore.GroupModerators, MoveBetweenChannels: chatcore.GroupNobody,
-				ResolveTopics: chatcore.GroupMembers, DeleteAny: chatcore.GroupOwners, DeleteOwn: chatcore.GroupFullMembers,
+				MoveWithinChannelLimit: store.Unlimited, MoveBetweenChannelsLimit: 40, DeleteOwnLimit: 50,
+				MoveBetweenTopics: store.GroupModerators, MoveBetweenChannels: store.GroupNobody,
+				ResolveTopics: store.GroupMembers, DeleteAny: store.GroupOwners, DeleteOwn: store.GroupFullMembers,
 			},
 		}
 		r := want
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			is.NoErr(tx.CreateRealm(ctx, &r)) // realm created
 		})
 		is.True(r.ID > 0) // a zero id is replaced by a positive one
 		want.ID = r.ID
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.Realm(ctx, r.ID)
 			is.NoErr(err)                   // realm found by id
 			is.Equal(normRealm(*got), want) // every field round-trips
@@ -37,79 +37,79 @@ var realmTests = []test{
 			is.Equal(normRealm(*got), want) // same realm by string id
 		})
 	}},
-	{"ListOrderedByID", func(t *testing.T, st chatcore.Store) {
+	{"ListOrderedByID", func(t *testing.T, st store.Store) {
 		is := is.New(t)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			for _, r := range []chatcore.Realm{{ID: 30, StringID: "c"}, {ID: 10, StringID: "a"}, {ID: 20, StringID: "b"}} {
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			for _, r := range []store.Realm{{ID: 30, StringID: "c"}, {ID: 10, StringID: "a"}, {ID: 20, StringID: "b"}} {
 				is.NoErr(tx.CreateRealm(ctx, &r)) // realm with explicit id created
 			}
 		})
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			rs, err := tx.Realms(ctx)
 			is.NoErr(err) // realms listed
-			var got []chatcore.RealmID
+			var got []store.RealmID
 			for _, r := range rs {
 				got = append(got, r.ID)
 			}
-			is.Equal(got, []chatcore.RealmID{10, 20, 30}) // ordered by id
+			is.Equal(got, []store.RealmID{10, 20, 30}) // ordered by id
 		})
 	}},
-	{"ExplicitIDsAndNextID", func(t *testing.T, st chatcore.Store) {
+	{"ExplicitIDsAndNextID", func(t *testing.T, st store.Store) {
 		is := is.New(t)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			r := &chatcore.Realm{ID: 7, StringID: "seven"}
-			is.NoErr(tx.CreateRealm(ctx, r))    // explicit id accepted
-			is.Equal(r.ID, chatcore.RealmID(7)) // explicit id kept
-			r = &chatcore.Realm{StringID: "next"}
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			r := &store.Realm{ID: 7, StringID: "seven"}
+			is.NoErr(tx.CreateRealm(ctx, r)) // explicit id accepted
+			is.Equal(r.ID, store.RealmID(7)) // explicit id kept
+			r = &store.Realm{StringID: "next"}
 			is.NoErr(tx.CreateRealm(ctx, r)) // zero id accepted
 			is.True(r.ID > 7)                // next id is above every id used
-			r2 := &chatcore.Realm{ID: 3, StringID: "three"}
+			r2 := &store.Realm{ID: 3, StringID: "three"}
 			is.NoErr(tx.CreateRealm(ctx, r2)) // explicit id below the maximum accepted
-			r3 := &chatcore.Realm{StringID: "after"}
+			r3 := &store.Realm{StringID: "after"}
 			is.NoErr(tx.CreateRealm(ctx, r3)) // zero id accepted
 			is.True(r3.ID > r.ID)             // next id is still above every id used
 		})
 	}},
-	{"Conflicts", func(t *testing.T, st chatcore.Store) {
+	{"Conflicts", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		id := newRealm(t, st, "acme")
 		ctx := context.Background()
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateRealm(ctx, &chatcore.Realm{ID: id, StringID: "other"})
+		err := st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateRealm(ctx, &store.Realm{ID: id, StringID: "other"})
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate id conflicts
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "acme"})
+		is.True(errors.Is(err, store.ErrConflict)) // duplicate id conflicts
+		err = st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateRealm(ctx, &store.Realm{StringID: "acme"})
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // duplicate string id conflicts
+		is.True(errors.Is(err, store.ErrConflict)) // duplicate string id conflicts
 	}},
-	{"NotFound", func(t *testing.T, st chatcore.Store) {
+	{"NotFound", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		newRealm(t, st, "acme")
 		ctx := context.Background()
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			_, err := tx.Realm(ctx, 999)
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown id
+			is.True(errors.Is(err, store.ErrNotFound)) // unknown id
 			_, err = tx.RealmByStringID(ctx, "nope")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown string id
+			is.True(errors.Is(err, store.ErrNotFound)) // unknown string id
 			_, err = tx.RealmByStringID(ctx, "ACME")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // string ids compare exactly
+			is.True(errors.Is(err, store.ErrNotFound)) // string ids compare exactly
 		})
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.UpdateRealm(ctx, &chatcore.Realm{ID: 999, StringID: "x"})
+		err := st.Update(ctx, func(tx store.Tx) error {
+			return tx.UpdateRealm(ctx, &store.Realm{ID: 999, StringID: "x"})
 		})
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown realm
+		is.True(errors.Is(err, store.ErrNotFound)) // updating an unknown realm
 	}},
-	{"Update", func(t *testing.T, st chatcore.Store) {
+	{"Update", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		id := newRealm(t, st, "acme")
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			r, err := tx.Realm(ctx, id)
 			is.NoErr(err) // realm found
 			r.Name, r.RequireUniqueNames = "Renamed", true
 			is.NoErr(tx.UpdateRealm(ctx, r)) // realm updated
 		})
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			r, err := tx.Realm(ctx, id)
 			is.NoErr(err)                        // realm found
 			is.Equal(r.Name, "Renamed")          // new name stored

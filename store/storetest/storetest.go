@@ -1,9 +1,9 @@
-// Package storetest is the conformance suite for [chatcore.Store]
+// Package storetest is the conformance suite for [store.Store]
 // implementations. Every store in this module runs it, and embedders can run it
 // against their own:
 //
 //	func TestConformance(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) chatcore.Store {
+//		storetest.Run(t, func(t *testing.T) store.Store {
 //			s := mystore.New()
 //			t.Cleanup(func() { s.Close() })
 //			return s
@@ -20,20 +20,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
 // test is one leaf of the suite; it receives a fresh, empty store.
 type test struct {
 	name string
-	fn   func(t *testing.T, st chatcore.Store)
+	fn   func(t *testing.T, st store.Store)
 }
 
 // Run runs the conformance suite. newStore must return a fresh, empty store
 // each time it is called and arrange its cleanup with t.Cleanup; it is called
 // once per leaf test, and the leaves run in parallel.
-func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	groups := []struct {
 		name  string
 		tests []test
@@ -73,30 +73,30 @@ func Run(t *testing.T, newStore func(t *testing.T) chatcore.Store) {
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // update runs fn in a transaction that must commit.
-func update(tb testing.TB, st chatcore.Store, fn func(ctx context.Context, tx chatcore.Tx)) {
+func update(tb testing.TB, st store.Store, fn func(ctx context.Context, tx store.Tx)) {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
 	ctx := context.Background()
-	is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error { fn(ctx, tx); return nil })) // setup transaction commits
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { fn(ctx, tx); return nil })) // setup transaction commits
 }
 
 // view runs fn in a read-only transaction that must succeed.
-func view(tb testing.TB, st chatcore.Store, fn func(ctx context.Context, tx chatcore.Tx)) {
+func view(tb testing.TB, st store.Store, fn func(ctx context.Context, tx store.Tx)) {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
 	ctx := context.Background()
-	is.NoErr(st.View(ctx, func(tx chatcore.Tx) error { fn(ctx, tx); return nil })) // read transaction succeeds
+	is.NoErr(st.View(ctx, func(tx store.Tx) error { fn(ctx, tx); return nil })) // read transaction succeeds
 }
 
 // newRealm creates a realm with the string id and returns its id.
-func newRealm(tb testing.TB, st chatcore.Store, stringID string) chatcore.RealmID {
+func newRealm(tb testing.TB, st store.Store, stringID string) store.RealmID {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
-	r := &chatcore.Realm{StringID: stringID, Name: stringID + " org", DateCreated: epoch}
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	r := &store.Realm{StringID: stringID, Name: stringID + " org", DateCreated: epoch}
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
 		is.NoErr(tx.CreateRealm(ctx, r)) // realm created
 	})
 	return r.ID
@@ -104,35 +104,35 @@ func newRealm(tb testing.TB, st chatcore.Store, stringID string) chatcore.RealmI
 
 // human returns an active member with default settings; the e-mail is also
 // its API key hash, so it is unique wherever the e-mail is.
-func human(realm chatcore.RealmID, email string) *chatcore.User {
-	return &chatcore.User{
-		RealmID: realm, Email: email, FullName: "User " + email, Role: chatcore.RoleMember,
-		IsActive: true, APIKeyHash: chatcore.HashAPIKey(email), AvatarSource: "G",
-		DateJoined: epoch, Settings: chatcore.DefaultSettings(),
+func human(realm store.RealmID, email string) *store.User {
+	return &store.User{
+		RealmID: realm, Email: email, FullName: "User " + email, Role: store.RoleMember,
+		IsActive: true, APIKeyHash: keyHash(email), AvatarSource: "G",
+		DateJoined: epoch, Settings: store.DefaultSettings(),
 	}
 }
 
 // bot returns an active generic bot owned by owner.
-func bot(realm chatcore.RealmID, email string, owner chatcore.UserID) *chatcore.User {
+func bot(realm store.RealmID, email string, owner store.UserID) *store.User {
 	u := human(realm, email)
-	u.IsBot, u.BotType, u.BotOwnerID = true, chatcore.BotTypeGeneric, owner
+	u.IsBot, u.BotType, u.BotOwnerID = true, store.BotTypeGeneric, owner
 	return u
 }
 
 // newUsers creates the users in one transaction and returns their ids.
-func newUsers(tb testing.TB, st chatcore.Store, users ...*chatcore.User) []chatcore.UserID {
+func newUsers(tb testing.TB, st store.Store, users ...*store.User) []store.UserID {
 	tb.Helper()
-	return createAll(tb, st, chatcore.Tx.CreateUser, func(u *chatcore.User) chatcore.UserID { return u.ID }, users)
+	return createAll(tb, st, store.Tx.CreateUser, func(u *store.User) store.UserID { return u.ID }, users)
 }
 
 // createAll creates the items with create in one transaction and returns
 // their ids as the store assigned them.
-func createAll[T any, ID any](tb testing.TB, st chatcore.Store, create func(chatcore.Tx, context.Context, T) error, id func(T) ID, items []T) []ID {
+func createAll[T any, ID any](tb testing.TB, st store.Store, create func(store.Tx, context.Context, T) error, id func(T) ID, items []T) []ID {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
 	ids := make([]ID, len(items))
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
 		for i, it := range items {
 			is.NoErr(create(tx, ctx, it)) // created
 			ids[i] = id(it)
@@ -142,51 +142,51 @@ func createAll[T any, ID any](tb testing.TB, st chatcore.Store, create func(chat
 }
 
 // newStream creates a channel and returns it as stored.
-func newStream(tb testing.TB, st chatcore.Store, realm chatcore.RealmID, name string, inviteOnly bool) *chatcore.Stream {
+func newStream(tb testing.TB, st store.Store, realm store.RealmID, name string, inviteOnly bool) *store.Stream {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
-	s := &chatcore.Stream{
+	s := &store.Stream{
 		RealmID: realm, Name: name, Description: "about " + name, InviteOnly: inviteOnly,
 		HistoryPublicToSubscribers: true, DateCreated: epoch,
 	}
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
 		is.NoErr(tx.CreateStream(ctx, s)) // channel created
 	})
 	return s
 }
 
 // channelMessage returns an unsaved message to the channel.
-func channelMessage(s *chatcore.Stream, sender chatcore.UserID, topic string) *chatcore.Message {
-	return &chatcore.Message{
-		RealmID: s.RealmID, SenderID: sender, Type: chatcore.MessageTypeStream,
+func channelMessage(s *store.Stream, sender store.UserID, topic string) *store.Message {
+	return &store.Message{
+		RealmID: s.RealmID, SenderID: sender, Type: store.MessageTypeStream,
 		RecipientID: s.RecipientID, StreamID: s.ID, Topic: topic,
 		Content: "hello", RenderedContent: "<p>hello</p>", Client: "test", SentAt: epoch,
 	}
 }
 
 // directMessage returns an unsaved direct message among the members.
-func directMessage(realm chatcore.RealmID, rcpt chatcore.RecipientID, sender chatcore.UserID, members ...chatcore.UserID) *chatcore.Message {
-	return &chatcore.Message{
-		RealmID: realm, SenderID: sender, Type: chatcore.MessageTypePrivate, RecipientID: rcpt,
+func directMessage(realm store.RealmID, rcpt store.RecipientID, sender store.UserID, members ...store.UserID) *store.Message {
+	return &store.Message{
+		RealmID: realm, SenderID: sender, Type: store.MessageTypePrivate, RecipientID: rcpt,
 		DirectMembers: slices.Sorted(slices.Values(members)),
 		Content:       "psst", RenderedContent: "<p>psst</p>", Client: "test", SentAt: epoch,
 	}
 }
 
 // send stores the messages in one transaction and returns their ids.
-func send(tb testing.TB, st chatcore.Store, msgs ...*chatcore.Message) []chatcore.MessageID {
+func send(tb testing.TB, st store.Store, msgs ...*store.Message) []store.MessageID {
 	tb.Helper()
-	return createAll(tb, st, chatcore.Tx.CreateMessage, func(m *chatcore.Message) chatcore.MessageID { return m.ID }, msgs)
+	return createAll(tb, st, store.Tx.CreateMessage, func(m *store.Message) store.MessageID { return m.ID }, msgs)
 }
 
 // directRecipient returns the recipient of the direct conversation among the members.
-func directRecipient(tb testing.TB, st chatcore.Store, realm chatcore.RealmID, members ...chatcore.UserID) chatcore.RecipientID {
+func directRecipient(tb testing.TB, st store.Store, realm store.RealmID, members ...store.UserID) store.RecipientID {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
-	var id chatcore.RecipientID
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	var id store.RecipientID
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
 		var err error
 		id, err = tx.DirectRecipient(ctx, realm, members)
 		is.NoErr(err) // direct recipient created
@@ -195,8 +195,8 @@ func directRecipient(tb testing.TB, st chatcore.Store, realm chatcore.RealmID, m
 }
 
 // messageIDs returns the ids of msgs in order, nil when there are none.
-func messageIDs(msgs []chatcore.Message) []chatcore.MessageID {
-	var ids []chatcore.MessageID
+func messageIDs(msgs []store.Message) []store.MessageID {
+	var ids []store.MessageID
 	for _, m := range msgs {
 		ids = append(ids, m.ID)
 	}
@@ -204,8 +204,8 @@ func messageIDs(msgs []chatcore.Message) []chatcore.MessageID {
 }
 
 // deletedIDs returns the ids of deleted messages in order, nil when there are none.
-func deletedIDs(del []chatcore.DeletedMessage) []chatcore.MessageID {
-	var ids []chatcore.MessageID
+func deletedIDs(del []store.DeletedMessage) []store.MessageID {
+	var ids []store.MessageID
 	for _, d := range del {
 		ids = append(ids, d.ID)
 	}
@@ -213,8 +213,8 @@ func deletedIDs(del []chatcore.DeletedMessage) []chatcore.MessageID {
 }
 
 // userIDs returns the ids of users in order, nil when there are none.
-func userIDs(users []chatcore.User) []chatcore.UserID {
-	var ids []chatcore.UserID
+func userIDs(users []store.User) []store.UserID {
+	var ids []store.UserID
 	for _, u := range users {
 		ids = append(ids, u.ID)
 	}
@@ -244,32 +244,32 @@ func ptr[T any](v T) *T { return &v }
 // The norm functions make values from any store comparable with is.Equal:
 // times in UTC, empty slices nil.
 
-func normRealm(r chatcore.Realm) chatcore.Realm {
+func normRealm(r store.Realm) store.Realm {
 	r.DateCreated = r.DateCreated.UTC()
 	return r
 }
 
-func normUser(u chatcore.User) chatcore.User {
+func normUser(u store.User) store.User {
 	u.DateJoined = u.DateJoined.UTC()
 	return u
 }
 
-func normGroup(g chatcore.Group) chatcore.Group {
+func normGroup(g store.Group) store.Group {
 	g.Members, g.Subgroups = list(g.Members...), list(g.Subgroups...)
 	return g
 }
 
-func normStream(s chatcore.Stream) chatcore.Stream {
+func normStream(s store.Stream) store.Stream {
 	s.DateCreated = s.DateCreated.UTC()
 	return s
 }
 
-func normMessage(m chatcore.Message) chatcore.Message {
+func normMessage(m store.Message) store.Message {
 	m.SentAt, m.LastEditedAt, m.LastMovedAt = m.SentAt.UTC(), m.LastEditedAt.UTC(), m.LastMovedAt.UTC()
 	m.DirectMembers = list(m.DirectMembers...)
 	m.Reactions = list(m.Reactions...)
 	m.Submessages = list(m.Submessages...)
-	var h []chatcore.EditHistoryEntry
+	var h []store.EditHistoryEntry
 	for _, e := range m.EditHistory {
 		e.Timestamp = e.Timestamp.UTC()
 		h = append(h, e)
@@ -278,19 +278,23 @@ func normMessage(m chatcore.Message) chatcore.Message {
 	return m
 }
 
-func normScheduled(m chatcore.ScheduledMessage) chatcore.ScheduledMessage {
+func normScheduled(m store.ScheduledMessage) store.ScheduledMessage {
 	m.DeliverAt = m.DeliverAt.UTC()
 	m.DirectMembers = list(m.DirectMembers...)
 	return m
 }
 
-func normDraft(d chatcore.Draft) chatcore.Draft {
+func normDraft(d store.Draft) store.Draft {
 	d.LastEdit = d.LastEdit.UTC()
 	d.To = list(d.To...)
 	return d
 }
 
-func normEmailChange(c chatcore.EmailChange) chatcore.EmailChange {
+func normEmailChange(c store.EmailChange) store.EmailChange {
 	c.CreatedAt = c.CreatedAt.UTC()
 	return c
 }
+
+// keyHash stands for the hash of an API key the Service stores: stores
+// compare APIKeyHash as opaque text, so any function of the key will do.
+func keyHash(key string) string { return "hash:" + key }

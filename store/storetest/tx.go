@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
@@ -16,33 +16,33 @@ var errAbort = errors.New("storetest: abort")
 
 // snapshot is what rollback tests compare before and after a failed Update.
 type snapshot struct {
-	realms     []chatcore.Realm
-	users      []chatcore.User
+	realms     []store.Realm
+	users      []store.User
 	edited     []string
-	groups     []chatcore.Group
-	streams    []chatcore.Stream
-	subs       []chatcore.Subscription
-	messages   []chatcore.Message
-	direct     []chatcore.RecipientID
-	scheduled  []chatcore.ScheduledMessage
-	linkifiers []chatcore.Linkifier
-	drafts     []chatcore.Draft
-	services   []chatcore.BotService
-	change     *chatcore.EmailChange
+	groups     []store.Group
+	streams    []store.Stream
+	subs       []store.Subscription
+	messages   []store.Message
+	direct     []store.RecipientID
+	scheduled  []store.ScheduledMessage
+	linkifiers []store.Linkifier
+	drafts     []store.Draft
+	services   []store.BotService
+	change     *store.EmailChange
 }
 
 // takeSnapshot reads everything the world w and the rollback seed contain.
-func takeSnapshot(tb testing.TB, st chatcore.Store, w *world) snapshot {
+func takeSnapshot(tb testing.TB, st store.Store, w *world) snapshot {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
 	var s snapshot
-	view(tb, st, func(ctx context.Context, tx chatcore.Tx) {
+	view(tb, st, func(ctx context.Context, tx store.Tx) {
 		var err error
 		s.realms, err = tx.Realms(ctx)
 		is.NoErr(err) // realms read
 		s.realms = normAll(s.realms, normRealm)
-		s.users, err = tx.Users(ctx, chatcore.UserFilter{})
+		s.users, err = tx.Users(ctx, store.UserFilter{})
 		is.NoErr(err) // users read
 		s.users = normAll(s.users, normUser)
 		s.edited, err = tx.EditedSettings(ctx, w.alice)
@@ -57,13 +57,13 @@ func takeSnapshot(tb testing.TB, st chatcore.Store, w *world) snapshot {
 		s.subs, err = tx.Subscriptions(ctx, 0, w.alice)
 		is.NoErr(err) // subscriptions read
 		s.subs = list(s.subs...)
-		s.messages, err = tx.Messages(ctx, chatcore.MessageQuery{RealmID: w.realm})
+		s.messages, err = tx.Messages(ctx, store.MessageQuery{RealmID: w.realm})
 		is.NoErr(err) // messages read
 		s.messages = normAll(s.messages, normMessage)
 		s.direct, err = tx.DirectRecipients(ctx, w.bob)
 		is.NoErr(err) // direct conversations read
 		s.direct = list(s.direct...)
-		s.scheduled, err = tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{})
+		s.scheduled, err = tx.ScheduledMessages(ctx, store.ScheduledFilter{})
 		is.NoErr(err) // scheduled messages read
 		s.scheduled = normAll(s.scheduled, normScheduled)
 		s.linkifiers, err = tx.Linkifiers(ctx, w.realm)
@@ -76,7 +76,7 @@ func takeSnapshot(tb testing.TB, st chatcore.Store, w *world) snapshot {
 		is.NoErr(err) // bot services read
 		s.services = list(s.services...)
 		s.change, err = tx.EmailChange(ctx, "key-1")
-		if errors.Is(err, chatcore.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			err = nil
 		}
 		is.NoErr(err) // e-mail change read
@@ -90,29 +90,29 @@ func takeSnapshot(tb testing.TB, st chatcore.Store, w *world) snapshot {
 
 // seedEverything adds one row of every kind to w, so rollback tests can
 // modify and delete each.
-func seedEverything(tb testing.TB, st chatcore.Store, w *world) {
+func seedEverything(tb testing.TB, st store.Store, w *world) {
 	tb.Helper()
 	is := is.New(tb)
 	is.Helper()
 	dm := directRecipient(tb, st, w.realm, w.alice, w.bob)
 	send(tb, st, channelMessage(w.general, w.alice, "t"), directMessage(w.realm, dm, w.alice, w.alice, w.bob))
-	update(tb, st, func(ctx context.Context, tx chatcore.Tx) {
-		is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"enter_sends"}))                                                                                                                                                                                 // edit recorded
-		is.NoErr(tx.CreateGroup(ctx, &chatcore.Group{RealmID: w.realm, Name: "g", Members: []chatcore.UserID{w.alice}}))                                                                                                                                       // group created
-		is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: true}))                                                                                                                                        // subscription stored
-		is.NoErr(tx.CreateScheduledMessage(ctx, &chatcore.ScheduledMessage{RealmID: w.realm, SenderID: w.alice, Kind: chatcore.ScheduledSendLater, Type: chatcore.MessageTypeStream, StreamID: w.general.ID, Topic: "t", Content: "later", DeliverAt: epoch})) // scheduled message stored
-		is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://x/{id}"}))                                                                                                                    // linkifier stored
-		is.NoErr(tx.CreateDraft(ctx, &chatcore.Draft{UserID: w.alice, Type: chatcore.MessageTypeStream, StreamID: w.general.ID, Topic: "t", Content: "d", LastEdit: epoch}))                                                                                   // draft stored
-		is.NoErr(tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "key-1", UserID: w.alice, RealmID: w.realm, OldEmail: "alice@x.test", NewEmail: "new@x.test", CreatedAt: epoch}))                                                                        // e-mail change stored
+	update(tb, st, func(ctx context.Context, tx store.Tx) {
+		is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"enter_sends"}))                                                                                                                                                                        // edit recorded
+		is.NoErr(tx.CreateGroup(ctx, &store.Group{RealmID: w.realm, Name: "g", Members: []store.UserID{w.alice}}))                                                                                                                                    // group created
+		is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.general.ID, UserID: w.alice, Active: true}))                                                                                                                                  // subscription stored
+		is.NoErr(tx.CreateScheduledMessage(ctx, &store.ScheduledMessage{RealmID: w.realm, SenderID: w.alice, Kind: store.ScheduledSendLater, Type: store.MessageTypeStream, StreamID: w.general.ID, Topic: "t", Content: "later", DeliverAt: epoch})) // scheduled message stored
+		is.NoErr(tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "#(?P<id>[0-9]+)", URLTemplate: "https://x/{id}"}))                                                                                                              // linkifier stored
+		is.NoErr(tx.CreateDraft(ctx, &store.Draft{UserID: w.alice, Type: store.MessageTypeStream, StreamID: w.general.ID, Topic: "t", Content: "d", LastEdit: epoch}))                                                                                // draft stored
+		is.NoErr(tx.CreateEmailChange(ctx, &store.EmailChange{Key: "key-1", UserID: w.alice, RealmID: w.realm, OldEmail: "alice@x.test", NewEmail: "new@x.test", CreatedAt: epoch}))                                                                  // e-mail change stored
 	})
 }
 
 // writeEverything changes every kind of row through tx, failing the test on
 // the first error. The caller then aborts the transaction.
-func writeEverything(ctx context.Context, tb testing.TB, tx chatcore.Tx, w *world) {
+func writeEverything(ctx context.Context, tb testing.TB, tx store.Tx, w *world) {
 	is := is.New(tb)
 	is.Helper()
-	is.NoErr(tx.CreateRealm(ctx, &chatcore.Realm{StringID: "new"})) // realm created
+	is.NoErr(tx.CreateRealm(ctx, &store.Realm{StringID: "new"})) // realm created
 	r, err := tx.Realm(ctx, w.realm)
 	is.NoErr(err) // realm read
 	r.Name, r.StringID = "changed", "changed"
@@ -122,63 +122,63 @@ func writeEverything(ctx context.Context, tb testing.TB, tx chatcore.Tx, w *worl
 	is.NoErr(err) // user read
 	u.Email, u.FullName, u.IsActive = "renamed@x.test", "Renamed", false
 	u.APIKeyHash = "changed"
-	is.NoErr(tx.UpdateUser(ctx, u))                                                     // user updated
-	is.NoErr(tx.CreateBotService(ctx, &chatcore.BotService{BotID: w.bot, Name: "svc"})) // service created
-	_, err = tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: []chatcore.UserID{w.alice, w.bob}, Setting: "color_scheme", Value: 3})
+	is.NoErr(tx.UpdateUser(ctx, u))                                                  // user updated
+	is.NoErr(tx.CreateBotService(ctx, &store.BotService{BotID: w.bot, Name: "svc"})) // service created
+	_, err = tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: w.realm, UserIDs: []store.UserID{w.alice, w.bob}, Setting: "color_scheme", Value: 3})
 	is.NoErr(err)                                                                       // bulk update applied
 	is.NoErr(tx.RecordSettingEdits(ctx, w.alice, []string{"color_scheme", "emojiset"})) // edits recorded
-	is.NoErr(tx.CreateGroup(ctx, &chatcore.Group{RealmID: w.realm, Name: "g2"}))        // group created
+	is.NoErr(tx.CreateGroup(ctx, &store.Group{RealmID: w.realm, Name: "g2"}))           // group created
 	s, err := tx.Stream(ctx, w.general.ID)
 	is.NoErr(err) // channel read
 	s.Name, s.InviteOnly = "renamed", true
-	is.NoErr(tx.UpdateStream(ctx, s))                                                                              // channel updated
-	is.NoErr(tx.CreateStream(ctx, &chatcore.Stream{RealmID: w.realm, Name: "new"}))                                // channel created
-	is.NoErr(tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true})) // subscription added
-	is.NoErr(tx.DeactivateSubscriptions(ctx, w.alice))                                                             // subscriptions deactivated
-	_, err = tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: w.realm}, 100)
+	is.NoErr(tx.UpdateStream(ctx, s))                                                                           // channel updated
+	is.NoErr(tx.CreateStream(ctx, &store.Stream{RealmID: w.realm, Name: "new"}))                                // channel created
+	is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true})) // subscription added
+	is.NoErr(tx.DeactivateSubscriptions(ctx, w.alice))                                                          // subscriptions deactivated
+	_, err = tx.DeleteMessages(ctx, store.MessageFilter{RealmID: w.realm}, 100)
 	is.NoErr(err)                                                           // messages deleted
 	is.NoErr(tx.CreateMessage(ctx, channelMessage(w.secret, w.bob, "new"))) // message created
-	_, err = tx.DirectRecipient(ctx, w.realm, []chatcore.UserID{w.bob, w.carol})
+	_, err = tx.DirectRecipient(ctx, w.realm, []store.UserID{w.bob, w.carol})
 	is.NoErr(err) // conversation created
-	sms, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{})
+	sms, err := tx.ScheduledMessages(ctx, store.ScheduledFilter{})
 	is.NoErr(err) // scheduled messages read
 	sm := sms[0]
 	sm.Delivered, sm.Content = true, "changed"
-	is.NoErr(tx.UpdateScheduledMessage(ctx, &sm))                                                                                              // scheduled message updated
-	is.NoErr(tx.CreateScheduledMessage(ctx, &chatcore.ScheduledMessage{RealmID: w.realm, Kind: chatcore.ScheduledReminder, DeliverAt: epoch})) // reminder created
+	is.NoErr(tx.UpdateScheduledMessage(ctx, &sm))                                                                                        // scheduled message updated
+	is.NoErr(tx.CreateScheduledMessage(ctx, &store.ScheduledMessage{RealmID: w.realm, Kind: store.ScheduledReminder, DeliverAt: epoch})) // reminder created
 	ls, err := tx.Linkifiers(ctx, w.realm)
-	is.NoErr(err)                                                                                                    // linkifiers read
-	is.NoErr(tx.DeleteLinkifier(ctx, ls[0].ID))                                                                      // linkifier deleted
-	is.NoErr(tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "x", URLTemplate: "https://x"})) // linkifier created
+	is.NoErr(err)                                                                                                 // linkifiers read
+	is.NoErr(tx.DeleteLinkifier(ctx, ls[0].ID))                                                                   // linkifier deleted
+	is.NoErr(tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "x", URLTemplate: "https://x"})) // linkifier created
 	_, err = tx.DeleteDrafts(ctx, w.alice)
-	is.NoErr(err)                                                                                    // drafts deleted
-	is.NoErr(tx.CreateDraft(ctx, &chatcore.Draft{UserID: w.alice, Content: "new", LastEdit: epoch})) // draft created
-	is.NoErr(tx.DeleteEmailChanges(ctx, w.alice))                                                    // e-mail changes deleted
-	is.NoErr(tx.DeleteScheduledMessage(ctx, sm.ID))                                                  // scheduled message deleted
+	is.NoErr(err)                                                                                 // drafts deleted
+	is.NoErr(tx.CreateDraft(ctx, &store.Draft{UserID: w.alice, Content: "new", LastEdit: epoch})) // draft created
+	is.NoErr(tx.DeleteEmailChanges(ctx, w.alice))                                                 // e-mail changes deleted
+	is.NoErr(tx.DeleteScheduledMessage(ctx, sm.ID))                                               // scheduled message deleted
 }
 
 var txTests = []test{
-	{"RollbackOnError", func(t *testing.T, st chatcore.Store) {
+	{"RollbackOnError", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		seedEverything(t, st, w)
 		before := takeSnapshot(t, st, w)
 		ctx := context.Background()
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			writeEverything(ctx, t, tx, w)
 			return fmt.Errorf("wrapped: %w", errAbort)
 		})
 		is.True(errors.Is(err, errAbort))        // Update returns fn's error
 		is.Equal(takeSnapshot(t, st, w), before) // every write of the failed transaction is undone
 		// The rolled-back transaction left no unique key behind.
-		is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
-			if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: "new"}); err != nil {
+		is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+			if err := tx.CreateRealm(ctx, &store.Realm{StringID: "new"}); err != nil {
 				return err
 			}
 			return tx.CreateUser(ctx, human(w.realm, "new@x.test"))
 		})) // the names used by the failed transaction are free
 	}},
-	{"RollbackOnPanic", func(t *testing.T, st chatcore.Store) {
+	{"RollbackOnPanic", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		seedEverything(t, st, w)
@@ -186,7 +186,7 @@ var txTests = []test{
 		ctx := context.Background()
 		recovered := func() (p any) {
 			defer func() { p = recover() }()
-			_ = st.Update(ctx, func(tx chatcore.Tx) error {
+			_ = st.Update(ctx, func(tx store.Tx) error {
 				writeEverything(ctx, t, tx, w)
 				panic("boom")
 			})
@@ -194,23 +194,23 @@ var txTests = []test{
 		}()
 		is.Equal(recovered, "boom")              // the panic propagates out of Update
 		is.Equal(takeSnapshot(t, st, w), before) // every write of the panicking transaction is undone
-		is.NoErr(st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "after-panic"})
+		is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateRealm(ctx, &store.Realm{StringID: "after-panic"})
 		})) // the store stays usable after a panic
 	}},
-	{"CommitKeepsWrites", func(t *testing.T, st chatcore.Store) {
+	{"CommitKeepsWrites", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		seedEverything(t, st, w)
 		before := takeSnapshot(t, st, w)
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) { writeEverything(ctx, t, tx, w) })
+		update(t, st, func(ctx context.Context, tx store.Tx) { writeEverything(ctx, t, tx, w) })
 		after := takeSnapshot(t, st, w)
-		is.True(len(after.realms) == len(before.realms)+1)   // the new realm is kept
-		is.Equal(len(after.drafts), 1)                       // the drafts were replaced by one
-		is.Equal(after.change, (*chatcore.EmailChange)(nil)) // the e-mail change is gone
-		is.Equal(len(after.messages), 1)                     // only the new message is left
+		is.True(len(after.realms) == len(before.realms)+1) // the new realm is kept
+		is.Equal(len(after.drafts), 1)                     // the drafts were replaced by one
+		is.Equal(after.change, (*store.EmailChange)(nil))  // the e-mail change is gone
+		is.Equal(len(after.messages), 1)                   // only the new message is left
 	}},
-	{"ViewIsReadOnly", func(t *testing.T, st chatcore.Store) {
+	{"ViewIsReadOnly", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		seedEverything(t, st, w)
@@ -218,68 +218,68 @@ var txTests = []test{
 		ctx := context.Background()
 		writes := []struct {
 			name string
-			fn   func(tx chatcore.Tx) error
+			fn   func(tx store.Tx) error
 		}{
-			{"CreateRealm", func(tx chatcore.Tx) error { return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "v"}) }},
-			{"UpdateRealm", func(tx chatcore.Tx) error {
-				return tx.UpdateRealm(ctx, &chatcore.Realm{ID: w.realm, StringID: "acme", Name: "v"})
+			{"CreateRealm", func(tx store.Tx) error { return tx.CreateRealm(ctx, &store.Realm{StringID: "v"}) }},
+			{"UpdateRealm", func(tx store.Tx) error {
+				return tx.UpdateRealm(ctx, &store.Realm{ID: w.realm, StringID: "acme", Name: "v"})
 			}},
-			{"CreateUser", func(tx chatcore.Tx) error { return tx.CreateUser(ctx, human(w.realm, "v@x.test")) }},
-			{"UpdateUser", func(tx chatcore.Tx) error {
+			{"CreateUser", func(tx store.Tx) error { return tx.CreateUser(ctx, human(w.realm, "v@x.test")) }},
+			{"UpdateUser", func(tx store.Tx) error {
 				u := human(w.realm, "alice@x.test")
 				u.ID, u.FullName = w.alice, "v"
 				return tx.UpdateUser(ctx, u)
 			}},
-			{"CreateBotService", func(tx chatcore.Tx) error {
-				return tx.CreateBotService(ctx, &chatcore.BotService{BotID: w.bot, Name: "v"})
+			{"CreateBotService", func(tx store.Tx) error {
+				return tx.CreateBotService(ctx, &store.BotService{BotID: w.bot, Name: "v"})
 			}},
-			{"UpdateSettingBulk", func(tx chatcore.Tx) error {
-				_, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{RealmID: w.realm, UserIDs: []chatcore.UserID{w.bob}, Setting: "color_scheme", Value: 3})
+			{"UpdateSettingBulk", func(tx store.Tx) error {
+				_, err := tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: w.realm, UserIDs: []store.UserID{w.bob}, Setting: "color_scheme", Value: 3})
 				return err
 			}},
-			{"RecordSettingEdits", func(tx chatcore.Tx) error { return tx.RecordSettingEdits(ctx, w.bob, []string{"emojiset"}) }},
-			{"CreateGroup", func(tx chatcore.Tx) error { return tx.CreateGroup(ctx, &chatcore.Group{RealmID: w.realm, Name: "v"}) }},
-			{"CreateStream", func(tx chatcore.Tx) error { return tx.CreateStream(ctx, &chatcore.Stream{RealmID: w.realm, Name: "v"}) }},
-			{"UpdateStream", func(tx chatcore.Tx) error {
+			{"RecordSettingEdits", func(tx store.Tx) error { return tx.RecordSettingEdits(ctx, w.bob, []string{"emojiset"}) }},
+			{"CreateGroup", func(tx store.Tx) error { return tx.CreateGroup(ctx, &store.Group{RealmID: w.realm, Name: "v"}) }},
+			{"CreateStream", func(tx store.Tx) error { return tx.CreateStream(ctx, &store.Stream{RealmID: w.realm, Name: "v"}) }},
+			{"UpdateStream", func(tx store.Tx) error {
 				s := *w.general
 				s.Description = "v"
 				return tx.UpdateStream(ctx, &s)
 			}},
-			{"PutSubscription", func(tx chatcore.Tx) error {
-				return tx.PutSubscription(ctx, chatcore.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true})
+			{"PutSubscription", func(tx store.Tx) error {
+				return tx.PutSubscription(ctx, store.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: true})
 			}},
-			{"DeactivateSubscriptions", func(tx chatcore.Tx) error { return tx.DeactivateSubscriptions(ctx, w.alice) }},
-			{"CreateMessage", func(tx chatcore.Tx) error { return tx.CreateMessage(ctx, channelMessage(w.general, w.bob, "v")) }},
-			{"DeleteMessages", func(tx chatcore.Tx) error {
-				_, err := tx.DeleteMessages(ctx, chatcore.MessageFilter{RealmID: w.realm}, 10)
+			{"DeactivateSubscriptions", func(tx store.Tx) error { return tx.DeactivateSubscriptions(ctx, w.alice) }},
+			{"CreateMessage", func(tx store.Tx) error { return tx.CreateMessage(ctx, channelMessage(w.general, w.bob, "v")) }},
+			{"DeleteMessages", func(tx store.Tx) error {
+				_, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: w.realm}, 10)
 				return err
 			}},
-			{"DirectRecipient", func(tx chatcore.Tx) error {
-				_, err := tx.DirectRecipient(ctx, w.realm, []chatcore.UserID{w.bob, w.carol})
+			{"DirectRecipient", func(tx store.Tx) error {
+				_, err := tx.DirectRecipient(ctx, w.realm, []store.UserID{w.bob, w.carol})
 				return err
 			}},
-			{"CreateScheduledMessage", func(tx chatcore.Tx) error {
-				return tx.CreateScheduledMessage(ctx, &chatcore.ScheduledMessage{RealmID: w.realm, Kind: chatcore.ScheduledReminder, DeliverAt: epoch})
+			{"CreateScheduledMessage", func(tx store.Tx) error {
+				return tx.CreateScheduledMessage(ctx, &store.ScheduledMessage{RealmID: w.realm, Kind: store.ScheduledReminder, DeliverAt: epoch})
 			}},
-			{"CreateLinkifier", func(tx chatcore.Tx) error {
-				return tx.CreateLinkifier(ctx, &chatcore.Linkifier{RealmID: w.realm, Pattern: "v", URLTemplate: "https://v"})
+			{"CreateLinkifier", func(tx store.Tx) error {
+				return tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: w.realm, Pattern: "v", URLTemplate: "https://v"})
 			}},
-			{"CreateDraft", func(tx chatcore.Tx) error { return tx.CreateDraft(ctx, &chatcore.Draft{UserID: w.bob, Content: "v"}) }},
-			{"DeleteDrafts", func(tx chatcore.Tx) error { _, err := tx.DeleteDrafts(ctx, w.alice); return err }},
-			{"DeleteDraftsOf", func(tx chatcore.Tx) error {
-				_, err := tx.DeleteDraftsOf(ctx, []chatcore.UserID{w.alice})
+			{"CreateDraft", func(tx store.Tx) error { return tx.CreateDraft(ctx, &store.Draft{UserID: w.bob, Content: "v"}) }},
+			{"DeleteDrafts", func(tx store.Tx) error { _, err := tx.DeleteDrafts(ctx, w.alice); return err }},
+			{"DeleteDraftsOf", func(tx store.Tx) error {
+				_, err := tx.DeleteDraftsOf(ctx, []store.UserID{w.alice})
 				return err
 			}},
-			{"CreateEmailChange", func(tx chatcore.Tx) error {
-				return tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "v", UserID: w.bob, RealmID: w.realm})
+			{"CreateEmailChange", func(tx store.Tx) error {
+				return tx.CreateEmailChange(ctx, &store.EmailChange{Key: "v", UserID: w.bob, RealmID: w.realm})
 			}},
-			{"DeleteEmailChanges", func(tx chatcore.Tx) error { return tx.DeleteEmailChanges(ctx, w.alice) }},
+			{"DeleteEmailChanges", func(tx store.Tx) error { return tx.DeleteEmailChanges(ctx, w.alice) }},
 		}
 		for _, wr := range writes {
 			t.Run(wr.name, func(t *testing.T) {
 				is := is.New(t)
 				var inner error
-				err := st.View(ctx, func(tx chatcore.Tx) error {
+				err := st.View(ctx, func(tx store.Tx) error {
 					inner = wr.fn(tx)
 					return nil
 				})
@@ -289,7 +289,7 @@ var txTests = []test{
 		}
 		is.Equal(takeSnapshot(t, st, w), before) // nothing was written
 	}},
-	{"ViewDuringUpdate", func(t *testing.T, st chatcore.Store) {
+	{"ViewDuringUpdate", func(t *testing.T, st store.Store) {
 		// A View running while an Update is in progress either waits for it or
 		// sees the state before it, never half of it. Whichever it does, it never
 		// sees a write that is later rolled back.
@@ -299,13 +299,13 @@ var txTests = []test{
 			written, release := make(chan struct{}), make(chan struct{})
 			updateErr := make(chan error, 1)
 			go func() {
-				updateErr <- st.Update(ctx, func(tx chatcore.Tx) error {
-					if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: fmt.Sprint("first-", commit)}); err != nil {
+				updateErr <- st.Update(ctx, func(tx store.Tx) error {
+					if err := tx.CreateRealm(ctx, &store.Realm{StringID: fmt.Sprint("first-", commit)}); err != nil {
 						return err
 					}
 					close(written)
 					<-release
-					if err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: fmt.Sprint("second-", commit)}); err != nil {
+					if err := tx.CreateRealm(ctx, &store.Realm{StringID: fmt.Sprint("second-", commit)}); err != nil {
 						return err
 					}
 					if !commit {
@@ -322,12 +322,12 @@ var txTests = []test{
 			seenc := make(chan seen, 1)
 			go func() {
 				var s seen
-				s.err = st.View(ctx, func(tx chatcore.Tx) error {
+				s.err = st.View(ctx, func(tx store.Tx) error {
 					for _, name := range []string{"first-", "second-"} {
 						_, err := tx.RealmByStringID(ctx, fmt.Sprint(name, commit))
 						if err == nil {
 							s.n++
-						} else if !errors.Is(err, chatcore.ErrNotFound) {
+						} else if !errors.Is(err, store.ErrNotFound) {
 							return err
 						}
 					}
@@ -359,13 +359,13 @@ var txTests = []test{
 			}
 		}
 	}},
-	{"ConcurrentUpdates", func(t *testing.T, st chatcore.Store) {
+	{"ConcurrentUpdates", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
 		ctx := context.Background()
 		const workers, rounds = 8, 25
 		type result struct {
-			ids []chatcore.MessageID
+			ids []store.MessageID
 			err error
 		}
 		results := make(chan result, workers*rounds)
@@ -375,7 +375,7 @@ var txTests = []test{
 			wg.Go(func() {
 				for i := range rounds {
 					var r result
-					r.err = st.Update(ctx, func(tx chatcore.Tx) error {
+					r.err = st.Update(ctx, func(tx store.Tx) error {
 						r.ids = nil
 						for range 2 {
 							m := channelMessage(w.general, w.alice, "load")
@@ -393,8 +393,8 @@ var txTests = []test{
 						return nil
 					})
 					results <- r
-					_ = st.View(ctx, func(tx chatcore.Tx) error {
-						msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: w.realm})
+					_ = st.View(ctx, func(tx store.Tx) error {
+						msgs, err := tx.Messages(ctx, store.MessageQuery{RealmID: w.realm})
 						if err == nil {
 							counts <- len(msgs)
 						}
@@ -406,7 +406,7 @@ var txTests = []test{
 		wg.Wait()
 		close(results)
 		close(counts)
-		committed := map[chatcore.MessageID]bool{}
+		committed := map[store.MessageID]bool{}
 		for r := range results {
 			if r.err != nil {
 				is.True(errors.Is(r.err, errAbort)) // only the deliberate rollbacks fail
@@ -422,63 +422,63 @@ var txTests = []test{
 		for n := range counts {
 			is.Equal(n%2, 0) // a View never sees half of a transaction
 		}
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			msgs, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: w.realm})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			msgs, err := tx.Messages(ctx, store.MessageQuery{RealmID: w.realm})
 			is.NoErr(err)                       // messages listed
 			is.Equal(len(msgs), len(committed)) // exactly the committed messages are stored
 			for _, m := range msgs {
 				is.True(committed[m.ID]) // no message of a rolled-back transaction is stored
 			}
-			users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: w.realm})
+			users, err := tx.Users(ctx, store.UserFilter{RealmID: w.realm})
 			is.NoErr(err)                         // users listed
 			is.Equal(len(users), 4+wantCommitted) // the world's users and bot plus one per committed transaction
 		})
 	}},
-	{"CancelledContext", func(t *testing.T, st chatcore.Store) {
+	{"CancelledContext", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		called := false
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			called = true
-			return tx.CreateRealm(ctx, &chatcore.Realm{StringID: "cancelled"})
+			return tx.CreateRealm(ctx, &store.Realm{StringID: "cancelled"})
 		})
 		is.True(errors.Is(err, context.Canceled)) // Update reports the cancelled context
 		is.Equal(called, false)                   // fn does not run
-		err = st.View(ctx, func(tx chatcore.Tx) error {
+		err = st.View(ctx, func(tx store.Tx) error {
 			called = true
 			return nil
 		})
 		is.True(errors.Is(err, context.Canceled)) // View reports the cancelled context
 		is.Equal(called, false)                   // fn does not run
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			rs, err := tx.Realms(ctx)
 			is.NoErr(err)        // realms listed
 			is.Equal(len(rs), 0) // nothing was written
 		})
 	}},
-	{"CancelledDuringUpdate", func(t *testing.T, st chatcore.Store) {
+	{"CancelledDuringUpdate", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		ctx, cancel := context.WithCancel(context.Background())
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			err := tx.CreateRealm(ctx, &chatcore.Realm{StringID: "cancelled"})
+		err := st.Update(ctx, func(tx store.Tx) error {
+			err := tx.CreateRealm(ctx, &store.Realm{StringID: "cancelled"})
 			cancel()
 			return err
 		})
 		is.True(err != nil) // a transaction whose context ends before commit fails
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			_, err := tx.RealmByStringID(ctx, "cancelled")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // and writes nothing
+			is.True(errors.Is(err, store.ErrNotFound)) // and writes nothing
 		})
 	}},
-	{"ValuesAreCopies", func(t *testing.T, st chatcore.Store) {
+	{"ValuesAreCopies", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)
-		g := &chatcore.Group{RealmID: w.realm, Name: "g", Members: []chatcore.UserID{w.alice}, Subgroups: []chatcore.GroupID{}}
+		g := &store.Group{RealmID: w.realm, Name: "g", Members: []store.UserID{w.alice}, Subgroups: []store.GroupID{}}
 		m := channelMessage(w.general, w.alice, "t")
-		m.Reactions = []chatcore.Reaction{{UserID: w.bob, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}
-		m.EditHistory = []chatcore.EditHistoryEntry{{UserID: w.alice, Timestamp: epoch, Topic: ptr("t"), PrevTopic: ptr("old")}}
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		m.Reactions = []store.Reaction{{UserID: w.bob, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}}
+		m.EditHistory = []store.EditHistoryEntry{{UserID: w.alice, Timestamp: epoch, Topic: ptr("t"), PrevTopic: ptr("old")}}
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			is.NoErr(tx.CreateGroup(ctx, g))   // group created
 			is.NoErr(tx.CreateMessage(ctx, m)) // message created
 		})
@@ -486,11 +486,11 @@ var txTests = []test{
 		g.Members[0] = w.carol
 		m.Reactions[0].EmojiName = "changed"
 		*m.EditHistory[0].PrevTopic = "changed"
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.Group(ctx, g.ID)
-			is.NoErr(err)                                     // group found
-			is.Equal(got.Members, []chatcore.UserID{w.alice}) // members as created
-			got.Members[0] = w.bob                            // changing a returned value must not change the store either
+			is.NoErr(err)                                  // group found
+			is.Equal(got.Members, []store.UserID{w.alice}) // members as created
+			got.Members[0] = w.bob                         // changing a returned value must not change the store either
 			msg, err := tx.Message(ctx, m.ID)
 			is.NoErr(err)                                  // message found
 			is.Equal(msg.Reactions[0].EmojiName, "smile")  // reaction as created
@@ -498,10 +498,10 @@ var txTests = []test{
 			msg.Reactions[0].EmojiName = "changed"
 			*msg.EditHistory[0].PrevTopic = "changed"
 		})
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.Group(ctx, g.ID)
-			is.NoErr(err)                                     // group found
-			is.Equal(got.Members, []chatcore.UserID{w.alice}) // members unchanged by a caller's edit
+			is.NoErr(err)                                  // group found
+			is.Equal(got.Members, []store.UserID{w.alice}) // members unchanged by a caller's edit
 			msg, err := tx.Message(ctx, m.ID)
 			is.NoErr(err)                                  // message found
 			is.Equal(msg.Reactions[0].EmojiName, "smile")  // reaction unchanged by a caller's edit

@@ -5,40 +5,40 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
 var userTests = []test{
-	{"CreateAndRead", func(t *testing.T, st chatcore.Store) {
+	{"CreateAndRead", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		u := human(realm, "Olivia@Acme.test")
 		u.FullName, u.FullNameKey = "Olivia Öwner", "stale key"
-		u.Role, u.PasswordHash = chatcore.RoleOwner, "argon2id$hash"
+		u.Role, u.PasswordHash = store.RoleOwner, "argon2id$hash"
 		u.Settings.ColorScheme, u.Settings.EnterSends, u.Settings.Timezone = 2, true, "Europe/Berlin"
 		want := *u
-		want.FullNameKey = chatcore.FoldKey("Olivia Öwner")
+		want.FullNameKey = store.FoldKey("Olivia Öwner")
 		newUsers(t, st, u)
 		is.True(u.ID > 0)                         // id filled in
 		is.Equal(u.FullNameKey, want.FullNameKey) // FullNameKey set on the caller's value
 		want.ID = u.ID
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.User(ctx, u.ID)
 			is.NoErr(err)                  // user found
 			is.Equal(normUser(*got), want) // every field, settings included, round-trips
 		})
 	}},
-	{"ByEmailCaseInsensitive", func(t *testing.T, st chatcore.Store) {
+	{"ByEmailCaseInsensitive", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
 		ids := newUsers(t, st, human(acme, "Alice@Example.COM"), human(acme, "straße@example.com"),
 			human(other, "alice@example.com"))
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			for _, tc := range []struct {
-				realm chatcore.RealmID
+				realm store.RealmID
 				email string
-				want  chatcore.UserID
+				want  store.UserID
 			}{
 				{acme, "alice@example.com", ids[0]},
 				{acme, "ALICE@EXAMPLE.COM", ids[0]},
@@ -51,94 +51,94 @@ var userTests = []test{
 				is.Equal(u.ID, tc.want) // the user of that realm
 			}
 			_, err := tx.UserByEmail(ctx, other, "strasse@example.com")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // e-mails of another realm are not found
+			is.True(errors.Is(err, store.ErrNotFound)) // e-mails of another realm are not found
 			_, err = tx.UserByEmail(ctx, acme, "bob@example.com")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown e-mail
+			is.True(errors.Is(err, store.ErrNotFound)) // unknown e-mail
 		})
 	}},
-	{"ByAPIKeyHash", func(t *testing.T, st chatcore.Store) {
+	{"ByAPIKeyHash", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		ids := newUsers(t, st, human(realm, "a@x.test"), human(realm, "b@x.test"))
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
-			u, err := tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("b@x.test"))
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			u, err := tx.UserByAPIKeyHash(ctx, keyHash("b@x.test"))
 			is.NoErr(err)          // hash found
 			is.Equal(u.ID, ids[1]) // the user holding the hash
-			_, err = tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("nobody"))
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown hash
+			_, err = tx.UserByAPIKeyHash(ctx, keyHash("nobody"))
+			is.True(errors.Is(err, store.ErrNotFound)) // unknown hash
 		})
 	}},
-	{"NotFound", func(t *testing.T, st chatcore.Store) {
+	{"NotFound", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		ctx := context.Background()
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			_, err := tx.User(ctx, 12345)
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown user id
+			is.True(errors.Is(err, store.ErrNotFound)) // unknown user id
 		})
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			u := human(realm, "ghost@x.test")
 			u.ID = 12345
 			return tx.UpdateUser(ctx, u)
 		})
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // updating an unknown user
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
+		is.True(errors.Is(err, store.ErrNotFound)) // updating an unknown user
+		err = st.Update(ctx, func(tx store.Tx) error {
 			return tx.CreateUser(ctx, human(realm+100, "a@x.test"))
 		})
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // creating a user in an unknown realm
+		is.True(errors.Is(err, store.ErrNotFound)) // creating a user in an unknown realm
 	}},
-	{"CreateConflicts", func(t *testing.T, st chatcore.Store) {
+	{"CreateConflicts", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
 		ids := newUsers(t, st, human(acme, "Alice@x.test"))
 		ctx := context.Background()
-		create := func(u *chatcore.User) error {
-			return st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateUser(ctx, u) })
+		create := func(u *store.User) error {
+			return st.Update(ctx, func(tx store.Tx) error { return tx.CreateUser(ctx, u) })
 		}
 		dupID := human(acme, "new@x.test")
 		dupID.ID = ids[0]
-		is.True(errors.Is(create(dupID), chatcore.ErrConflict)) // duplicate id
+		is.True(errors.Is(create(dupID), store.ErrConflict)) // duplicate id
 		dupMail := human(acme, "ALICE@X.TEST")
-		is.True(errors.Is(create(dupMail), chatcore.ErrConflict)) // duplicate e-mail, compared case-insensitively
+		is.True(errors.Is(create(dupMail), store.ErrConflict)) // duplicate e-mail, compared case-insensitively
 		dupKey := human(acme, "carol@x.test")
-		dupKey.APIKeyHash = chatcore.HashAPIKey("Alice@x.test")
-		is.True(errors.Is(create(dupKey), chatcore.ErrConflict)) // duplicate API key hash
-		is.NoErr(create(human(other, "alice@x.test")))           // the same e-mail in another realm is fine
+		dupKey.APIKeyHash = keyHash("Alice@x.test")
+		is.True(errors.Is(create(dupKey), store.ErrConflict)) // duplicate API key hash
+		is.NoErr(create(human(other, "alice@x.test")))        // the same e-mail in another realm is fine
 	}},
-	{"Update", func(t *testing.T, st chatcore.Store) {
+	{"Update", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		ids := newUsers(t, st, human(realm, "a@x.test"), human(realm, "b@x.test"))
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			u, err := tx.User(ctx, ids[0])
 			is.NoErr(err) // user found
-			u.Email, u.FullName, u.Role, u.IsActive = "New@x.test", "ÄBC Name", chatcore.RoleModerator, false
+			u.Email, u.FullName, u.Role, u.IsActive = "New@x.test", "ÄBC Name", store.RoleModerator, false
 			u.APIKeyHash = "new-hash"
 			u.Settings.WebFontSizePx, u.Settings.DefaultLanguage = 20, "de"
 			is.NoErr(tx.UpdateUser(ctx, u)) // user updated
 		})
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			u, err := tx.User(ctx, ids[0])
-			is.NoErr(err)                                         // user found
-			is.Equal(u.Email, "New@x.test")                       // e-mail stored
-			is.Equal(u.FullNameKey, chatcore.FoldKey("äbc name")) // FullNameKey follows the new name
-			is.Equal(u.Role, chatcore.RoleModerator)              // role stored
-			is.Equal(u.IsActive, false)                           // deactivation stored
-			is.Equal(u.Settings.WebFontSizePx, 20)                // int setting stored
-			is.Equal(u.Settings.DefaultLanguage, "de")            // string setting stored
+			is.NoErr(err)                                      // user found
+			is.Equal(u.Email, "New@x.test")                    // e-mail stored
+			is.Equal(u.FullNameKey, store.FoldKey("äbc name")) // FullNameKey follows the new name
+			is.Equal(u.Role, store.RoleModerator)              // role stored
+			is.Equal(u.IsActive, false)                        // deactivation stored
+			is.Equal(u.Settings.WebFontSizePx, 20)             // int setting stored
+			is.Equal(u.Settings.DefaultLanguage, "de")         // string setting stored
 			_, err = tx.UserByEmail(ctx, realm, "a@x.test")
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // the old e-mail is free
+			is.True(errors.Is(err, store.ErrNotFound)) // the old e-mail is free
 			got, err := tx.UserByEmail(ctx, realm, "new@X.test")
 			is.NoErr(err)            // the new e-mail is found
 			is.Equal(got.ID, ids[0]) // by the same user
 			got, err = tx.UserByAPIKeyHash(ctx, "new-hash")
 			is.NoErr(err)            // the new API key hash is found
 			is.Equal(got.ID, ids[0]) // by the same user
-			_, err = tx.UserByAPIKeyHash(ctx, chatcore.HashAPIKey("a@x.test"))
-			is.True(errors.Is(err, chatcore.ErrNotFound)) // the old API key hash is gone
+			_, err = tx.UserByAPIKeyHash(ctx, keyHash("a@x.test"))
+			is.True(errors.Is(err, store.ErrNotFound)) // the old API key hash is gone
 		})
 		ctx := context.Background()
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
+		err := st.Update(ctx, func(tx store.Tx) error {
 			u, err := tx.User(ctx, ids[1])
 			if err != nil {
 				return err
@@ -146,8 +146,8 @@ var userTests = []test{
 			u.Email = "NEW@x.test"
 			return tx.UpdateUser(ctx, u)
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // another user's e-mail
-		err = st.Update(ctx, func(tx chatcore.Tx) error {
+		is.True(errors.Is(err, store.ErrConflict)) // another user's e-mail
+		err = st.Update(ctx, func(tx store.Tx) error {
 			u, err := tx.User(ctx, ids[1])
 			if err != nil {
 				return err
@@ -155,28 +155,28 @@ var userTests = []test{
 			u.APIKeyHash = "new-hash"
 			return tx.UpdateUser(ctx, u)
 		})
-		is.True(errors.Is(err, chatcore.ErrConflict)) // another user's API key hash
-		create := st.Update(ctx, func(tx chatcore.Tx) error { return tx.CreateUser(ctx, human(realm, "A@x.test")) })
+		is.True(errors.Is(err, store.ErrConflict)) // another user's API key hash
+		create := st.Update(ctx, func(tx store.Tx) error { return tx.CreateUser(ctx, human(realm, "A@x.test")) })
 		is.NoErr(create) // the freed e-mail can be used again
 	}},
-	{"ExplicitIDsAndNextID", func(t *testing.T, st chatcore.Store) {
+	{"ExplicitIDsAndNextID", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		a, b := human(realm, "a@x.test"), human(realm, "b@x.test")
 		a.ID, b.ID = 50, 20
 		newUsers(t, st, a, b)
-		is.Equal(a.ID, chatcore.UserID(50)) // explicit id kept
-		is.Equal(b.ID, chatcore.UserID(20)) // explicit id below the maximum kept
+		is.Equal(a.ID, store.UserID(50)) // explicit id kept
+		is.Equal(b.ID, store.UserID(20)) // explicit id below the maximum kept
 		c := human(realm, "c@x.test")
 		newUsers(t, st, c)
 		is.True(c.ID > 50) // next id is above every id used
 	}},
-	{"Filter", func(t *testing.T, st chatcore.Store) {
+	{"Filter", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
 		owner, admin, guest, gone := human(acme, "o@x.test"), human(acme, "a@x.test"), human(acme, "g@x.test"), human(acme, "d@x.test")
 		owner.ID, admin.ID, guest.ID, gone.ID = 40, 10, 30, 20
-		owner.Role, admin.Role, guest.Role = chatcore.RoleOwner, chatcore.RoleAdministrator, chatcore.RoleGuest
+		owner.Role, admin.Role, guest.Role = store.RoleOwner, store.RoleAdministrator, store.RoleGuest
 		gone.IsActive = false
 		admin.FullName = "Same Name"
 		guest.FullName = "SAME NAME"
@@ -189,25 +189,25 @@ var userTests = []test{
 		newUsers(t, st, owner, admin, guest, gone, b, b2, outsider)
 		for _, tc := range []struct {
 			name string
-			f    chatcore.UserFilter
-			want []chatcore.UserID
+			f    store.UserFilter
+			want []store.UserID
 		}{
-			{"realm", chatcore.UserFilter{RealmID: acme}, []chatcore.UserID{10, 20, 30, 40, 50, 60}},
-			{"every realm", chatcore.UserFilter{}, []chatcore.UserID{10, 20, 30, 40, 50, 60, 70}},
-			{"ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{50, 10, 70, 999}}, []chatcore.UserID{10, 50}},
-			{"empty ids", chatcore.UserFilter{RealmID: acme, IDs: []chatcore.UserID{}}, nil},
-			{"roles", chatcore.UserFilter{RealmID: acme, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleGuest}}, []chatcore.UserID{30, 40}},
-			{"active", chatcore.UserFilter{RealmID: acme, Active: ptr(true)}, []chatcore.UserID{10, 30, 40, 50, 60}},
-			{"inactive", chatcore.UserFilter{RealmID: acme, Active: ptr(false)}, []chatcore.UserID{20}},
-			{"bots", chatcore.UserFilter{RealmID: acme, Bot: ptr(true)}, []chatcore.UserID{50, 60}},
-			{"humans", chatcore.UserFilter{RealmID: acme, Bot: ptr(false)}, []chatcore.UserID{10, 20, 30, 40}},
-			{"bot owner", chatcore.UserFilter{RealmID: acme, BotOwnerID: 40}, []chatcore.UserID{50}},
-			{"full name key", chatcore.UserFilter{RealmID: acme, FullNameKey: chatcore.FoldKey("same name")}, []chatcore.UserID{10, 30}},
-			{"combined", chatcore.UserFilter{RealmID: acme, Active: ptr(true), Bot: ptr(false), Roles: []chatcore.Role{chatcore.RoleGuest, chatcore.RoleMember}}, []chatcore.UserID{30}},
+			{"realm", store.UserFilter{RealmID: acme}, []store.UserID{10, 20, 30, 40, 50, 60}},
+			{"every realm", store.UserFilter{}, []store.UserID{10, 20, 30, 40, 50, 60, 70}},
+			{"ids", store.UserFilter{RealmID: acme, IDs: []store.UserID{50, 10, 70, 999}}, []store.UserID{10, 50}},
+			{"empty ids", store.UserFilter{RealmID: acme, IDs: []store.UserID{}}, nil},
+			{"roles", store.UserFilter{RealmID: acme, Roles: []store.Role{store.RoleOwner, store.RoleGuest}}, []store.UserID{30, 40}},
+			{"active", store.UserFilter{RealmID: acme, Active: ptr(true)}, []store.UserID{10, 30, 40, 50, 60}},
+			{"inactive", store.UserFilter{RealmID: acme, Active: ptr(false)}, []store.UserID{20}},
+			{"bots", store.UserFilter{RealmID: acme, Bot: ptr(true)}, []store.UserID{50, 60}},
+			{"humans", store.UserFilter{RealmID: acme, Bot: ptr(false)}, []store.UserID{10, 20, 30, 40}},
+			{"bot owner", store.UserFilter{RealmID: acme, BotOwnerID: 40}, []store.UserID{50}},
+			{"full name key", store.UserFilter{RealmID: acme, FullNameKey: store.FoldKey("same name")}, []store.UserID{10, 30}},
+			{"combined", store.UserFilter{RealmID: acme, Active: ptr(true), Bot: ptr(false), Roles: []store.Role{store.RoleGuest, store.RoleMember}}, []store.UserID{30}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				is := is.New(t)
-				view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+				view(t, st, func(ctx context.Context, tx store.Tx) {
 					users, err := tx.Users(ctx, tc.f)
 					is.NoErr(err)                              // users listed
 					is.Equal(userIDs(users), list(tc.want...)) // matching users ordered by id
@@ -215,31 +215,31 @@ var userTests = []test{
 			})
 		}
 	}},
-	{"BotServices", func(t *testing.T, st chatcore.Store) {
+	{"BotServices", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")
 		ids := newUsers(t, st, human(realm, "o@x.test"))
 		bots := newUsers(t, st, bot(realm, "b1@x.test", ids[0]), bot(realm, "b2@x.test", ids[0]))
-		s2 := &chatcore.BotService{ID: 9, BotID: bots[0], Name: "second", BaseURL: "http://b/", Token: "t2", Interface: "slack"}
-		s1 := &chatcore.BotService{BotID: bots[0], Name: "first", BaseURL: "http://a/", Token: "t1", Interface: "generic"}
-		update(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		s2 := &store.BotService{ID: 9, BotID: bots[0], Name: "second", BaseURL: "http://b/", Token: "t2", Interface: "slack"}
+		s1 := &store.BotService{BotID: bots[0], Name: "first", BaseURL: "http://a/", Token: "t1", Interface: "generic"}
+		update(t, st, func(ctx context.Context, tx store.Tx) {
 			is.NoErr(tx.CreateBotService(ctx, s2)) // service with explicit id created
 			is.NoErr(tx.CreateBotService(ctx, s1)) // service with zero id created
 		})
-		is.Equal(s2.ID, chatcore.BotServiceID(9)) // explicit id kept
-		is.True(s1.ID > 9)                        // next id above every id used
-		view(t, st, func(ctx context.Context, tx chatcore.Tx) {
+		is.Equal(s2.ID, store.BotServiceID(9)) // explicit id kept
+		is.True(s1.ID > 9)                     // next id above every id used
+		view(t, st, func(ctx context.Context, tx store.Tx) {
 			got, err := tx.BotServices(ctx, bots[0])
-			is.NoErr(err)                                  // services listed
-			is.Equal(got, []chatcore.BotService{*s2, *s1}) // ordered by id, every field stored
+			is.NoErr(err)                               // services listed
+			is.Equal(got, []store.BotService{*s2, *s1}) // ordered by id, every field stored
 			got, err = tx.BotServices(ctx, bots[1])
 			is.NoErr(err)         // services listed
 			is.Equal(len(got), 0) // a bot without services has none
 		})
 		ctx := context.Background()
-		err := st.Update(ctx, func(tx chatcore.Tx) error {
-			return tx.CreateBotService(ctx, &chatcore.BotService{BotID: 4242, Name: "x"})
+		err := st.Update(ctx, func(tx store.Tx) error {
+			return tx.CreateBotService(ctx, &store.BotService{BotID: 4242, Name: "x"})
 		})
-		is.True(errors.Is(err, chatcore.ErrNotFound)) // unknown bot
+		is.True(errors.Is(err, store.ErrNotFound)) // unknown bot
 	}},
 }

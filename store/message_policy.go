@@ -1,4 +1,4 @@
-package chatcore
+package store
 
 import "time"
 

@@ -1,4 +1,4 @@
-package chatcore
+package store
 
 import "time"
 
@@ -99,7 +99,8 @@ type User struct {
 	IsBot       bool
 	BotType     BotType // zero for humans
 	BotOwnerID  UserID  // zero for humans
-	// APIKeyHash is HashAPIKey of the user's API key; the key itself is never stored.
+	// APIKeyHash is the hash of the user's API key the Service stores (chatcore.HashAPIKey);
+	// the key itself is never stored, and a store compares the hash as opaque text.
 	APIKeyHash string
 	// PasswordHash is the encoded password hash; empty when the user has no
 	// password (then password changes fail with "Wrong password!").

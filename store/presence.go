@@ -1,22 +1,9 @@
-package chatcore
+package store
 
 import (
 	"context"
 	"time"
 )
-
-// ReactionStore adds and removes the emoji reactions of existing messages.
-// A message's reactions keep the order in which they were added.
-type ReactionStore interface {
-	// AddReaction appends r to the reactions of message id. A reaction of
-	// r.UserID with the same ReactionType and EmojiCode already on the
-	// message gives ErrConflict (whatever its EmojiName); an unknown message
-	// gives ErrNotFound.
-	AddReaction(ctx context.Context, id MessageID, r Reaction) error
-	// RemoveReaction deletes the user's reaction of reactionType and
-	// emojiCode from message id, or returns ErrNotFound when there is none.
-	RemoveReaction(ctx context.Context, id MessageID, user UserID, reactionType, emojiCode string) error
-}
 
 // Presence is a user's presence row, as Zulip's UserPresence: when one of
 // the user's clients last reported in, and when it last reported the user
@@ -65,4 +52,17 @@ type PresenceStore interface {
 	// servers writing one user at once keep the later report). A user that
 	// does not exist gives ErrNotFound; no rows is a no-op.
 	PutPresences(ctx context.Context, realm RealmID, rows []Presence) error
+}
+
+// Times returns the row's last active and last connected times, a missing one
+// being u's joining time (as Zulip answers for a user never active).
+func (p Presence) Times(u *User) (active, connected time.Time) {
+	active, connected = p.LastActive, p.LastConnected
+	if active.IsZero() {
+		active = u.DateJoined
+	}
+	if connected.IsZero() {
+		connected = u.DateJoined
+	}
+	return active, connected
 }

@@ -1,6 +1,10 @@
-package chatcore
+package store
 
-import "context"
+import (
+	"context"
+	"slices"
+	"strings"
+)
 
 // UserMessage is one user's view of one message: whether they received it
 // and their flags on it, with the message fields unread counts need.
@@ -60,3 +64,62 @@ type FlagStore interface {
 	// every bit of flag, ascending.
 	FlaggedMessageIDs(ctx context.Context, user UserID, flag MessageFlags) ([]MessageID, error)
 }
+
+// MessageFlags is a set of per-user message flags. The bits are in Zulip's
+// order, which is also the order of flag lists on the wire.
+type MessageFlags uint16
+
+// The message flags.
+const (
+	FlagRead MessageFlags = 1 << iota
+	FlagStarred
+	FlagCollapsed
+	FlagMentioned
+	FlagStreamWildcardMentioned
+	FlagTopicWildcardMentioned
+	// FlagHasAlertWord is never set: alert words are not modelled.
+	FlagHasAlertWord
+	// FlagHistorical marks a message the user did not receive when it was sent
+	// but added to their history later (by starring it, for instance).
+	FlagHistorical
+)
+
+// flagNames are the wire names of the flags, bit 0 first.
+var flagNames = []string{
+	"read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned",
+	"topic_wildcard_mentioned", "has_alert_word", "historical",
+}
+
+// MentionFlags are the flags that put a message under is:mentioned.
+const MentionFlags = FlagMentioned | FlagStreamWildcardMentioned | FlagTopicWildcardMentioned
+
+// HistoricalFlags are the flags of a message the user can read but never
+// received: Zulip shows it read and historical.
+const HistoricalFlags = FlagRead | FlagHistorical
+
+// Names returns the wire names of the flags in f, in Zulip's order; never nil.
+func (f MessageFlags) Names() []string {
+	out := []string{}
+	for i, name := range flagNames {
+		if f&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// String returns the names of f joined with "|".
+func (f MessageFlags) String() string { return strings.Join(f.Names(), "|") }
+
+// ParseMessageFlag returns the flag with the wire name, or false.
+func ParseMessageFlag(name string) (MessageFlags, bool) {
+	i := slices.Index(flagNames, name)
+	if i < 0 {
+		return 0, false
+	}
+	return 1 << i, true
+}
+
+// EditableFlags are the flags users may change, as in Zulip (the others are
+// set once, when the message is sent or becomes historical).
+const EditableFlags = FlagRead | FlagStarred | FlagCollapsed

@@ -1,6 +1,8 @@
-package chatcore
+package store
 
-import "github.com/chatcore/chatcore/internal/textkey"
+import (
+	"github.com/chatcore/chatcore/internal/textkey"
+)
 
 // FoldKey returns the key under which chatcore compares names case-insensitively
 // (full names, e-mail addresses, channel and group names): NFKC normalisation
