@@ -1,5 +1,8 @@
 package chatcore
 
+// Limits of requests: bounds on list-valued parameters, and (at the end) the
+// limits of message content and topics.
+//
 // Bounds on list-valued parameters. A store has one writer at a time, so work
 // proportional to a request's size inside a write transaction delays every
 // other write. Every list a request carries is therefore checked against its
@@ -54,3 +57,18 @@ func (t *TargetUsers) checkLength() error {
 // a client asks for the users it is missing, a handful at a time, and the
 // whole realm comes without the parameter.
 const MaxUserIDs = 1000
+
+// Limits of message content and topics, as in Zulip.
+const (
+	// MaxMessageLength is the largest message content in bytes; longer content
+	// is cut and ends with messageTruncatedMarker.
+	MaxMessageLength = 10000
+	// MaxTopicLength is the largest topic in characters; longer topics are cut
+	// and end with "...".
+	MaxTopicLength = 60
+	// MaxMessagesPerFetch bounds num_before and num_after of GET /messages.
+	MaxMessagesPerFetch = 1000
+
+	messageTruncatedMarker = "\n[message truncated]"
+	topicTruncatedMarker   = "..."
+)

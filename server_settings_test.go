@@ -1,0 +1,30 @@
+package chatcore_test
+
+import (
+	"testing"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/store/memory"
+	"github.com/matryer/is"
+)
+
+func TestServerSettings(t *testing.T) {
+	svc := chattest.LoadWorld(t, memory.New())
+	for _, tt := range []struct {
+		realm, want string
+	}{
+		{"", "Acme"}, // the realm with the lowest id
+		{"globex", "Globex"},
+		{"nowhere", ""},
+	} {
+		is := is.New(t)
+		got, err := svc.ServerSettings(t.Context(), tt.realm)
+		is.NoErr(err)                    // no realm is not an error
+		is.Equal(got.RealmName, tt.want) // the realm's name
+	}
+	is := is.New(t)
+	got, err := chatcore.New(memory.New()).ServerSettings(t.Context(), "")
+	is.NoErr(err)                            // an empty store answers too
+	is.Equal(got, chatcore.ServerSettings{}) // with nothing to say
+}
