@@ -364,7 +364,7 @@ func NormalizeTopic(realm *Realm, topic string) (string, error) {
 		return "", BadRequest("Topic must be valid UTF-8")
 	}
 	topic = strings.TrimSpace(topic)
-	if topic == EmptyTopicDisplayName(realm) || topic == noTopicName {
+	if topic == DisplayedEmptyTopic(realm) || topic == noTopicName {
 		return "", nil
 	}
 	pos := 0
@@ -385,7 +385,7 @@ func NormalizeTopic(realm *Realm, topic string) (string, error) {
 const noTopicName = "(no topic)"
 
 // EmptyTopicDisplayName returns how the realm shows the empty topic.
-func EmptyTopicDisplayName(r *Realm) string {
+func DisplayedEmptyTopic(r *Realm) string {
 	if r == nil || r.EmptyTopicDisplayName == "" {
 		return DefaultEmptyTopicDisplayName
 	}

@@ -172,7 +172,7 @@ func Topics(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		for _, t := range topics {
 			name := t.Name
 			if name == "" && !allowEmptyTopicName {
-				name = chatcore.EmptyTopicDisplayName(realm)
+				name = chatcore.DisplayedEmptyTopic(realm)
 			}
 			out = append(out, TopicView{Name: name, MaxID: t.MaxID})
 		}

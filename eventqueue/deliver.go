@@ -120,7 +120,7 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 					if err != nil {
 						return err
 					}
-					emptyName = chatcore.EmptyTopicDisplayName(realm)
+					emptyName = chatcore.DisplayedEmptyTopic(realm)
 				}
 				for i := n; i < len(events); i++ {
 					events[i].JSON = eventwire.RenameEmptyTopic(events[i].JSON, emptyName)

@@ -82,7 +82,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			}
 			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
-				EmptyTopicDisplayName: chatcore.EmptyTopicDisplayName(realm),
+				EmptyTopicDisplayName: chatcore.DisplayedEmptyTopic(realm),
 				MaxReminderNoteLength: chatcore.MaxReminderNoteLength,
 				DateCreated:           realm.DateCreated,
 				NameChangesDisabled:   realm.NameChangesDisabled,

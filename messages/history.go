@@ -51,7 +51,7 @@ func History(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		}
 		out = historyOf(m)
 		if !allowEmptyTopicName && m.Type == chatcore.MessageTypeStream {
-			name := chatcore.EmptyTopicDisplayName(realm)
+			name := chatcore.DisplayedEmptyTopic(realm)
 			for i := range out {
 				if out[i].Topic == "" {
 					out[i].Topic = name

@@ -159,7 +159,7 @@ func parseNarrow(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, rea
 				return spec, errBadNarrow("invalid topic")
 			}
 			topic = strings.TrimSpace(topic)
-			if topic == chatcore.EmptyTopicDisplayName(realm) {
+			if topic == chatcore.DisplayedEmptyTopic(realm) {
 				topic = ""
 			}
 			key := chatcore.TopicKey(topic)

@@ -54,7 +54,7 @@ func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 			if err != nil {
 				return err
 			}
-			view.Subject = chatcore.EmptyTopicDisplayName(r)
+			view.Subject = chatcore.DisplayedEmptyTopic(r)
 		}
 		raw = m.Content
 		return nil
@@ -205,7 +205,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 				return err
 			}
 			if !allowEmptyTopic && v.Type == chatcore.MessageTypeStream && v.Subject == "" {
-				v.Subject = chatcore.EmptyTopicDisplayName(realm)
+				v.Subject = chatcore.DisplayedEmptyTopic(realm)
 			}
 			res.Messages = append(res.Messages, v)
 		}
