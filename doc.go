@@ -37,7 +37,9 @@
 // (settings.Table: wire name, type, default, allowed values, who may change
 // it); [Settings] (settings.Settings), [DefaultSettings] and the setting fields
 // of [SettingsUpdate] are generated from it (go generate). Adding a setting is
-// a table row and a store migration.
+// a table row, go generate, and in each SQL store (store/sqlite and
+// store/postgres) a migration that adds the setting's column; the memory
+// store needs nothing more.
 //
 // # Message flags
 //

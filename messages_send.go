@@ -18,7 +18,7 @@ import (
 	"github.com/chatcore/chatcore/store"
 )
 
-// Destination says where sendInTx delivers a message: a channel and topic when
+// Destination says where [Service.SendInTx] delivers a message: a channel and topic when
 // StreamID is set, otherwise a direct message to To (the sender need not be
 // listed).
 type Destination struct {
@@ -47,7 +47,7 @@ type SendMessageRequest struct {
 	Topic   *string `json:"topic" wire:"alias=subject"`
 	Content string  `json:"content" wire:"required"`
 	// LocalID and QueueID are read, as Zulip reads them, but have no effect:
-	// chatcore has no event queues.
+	// the message event carries no local_message_id to the sender's queue.
 	LocalID *string `json:"local_id"`
 	QueueID *string `json:"queue_id"`
 	// ReadBySender says whether the message is read for its sender. Without
@@ -393,7 +393,7 @@ func DisplayedEmptyTopic(r *Realm) string {
 }
 
 // SendInTx validates and sends one message from sender inside tx, and records
-// its event and its hand-off to the MessageHooks in fx. It returns the stored message.
+// its event and its hand-off to each [MessageHook] in fx. It returns the stored message.
 // The errors are those listed on [Service.SendMessage] for the content, the
 // topic, the channel and the recipients; a channel of another realm is
 // "Channel with ID 'n' does not exist", a recipient of another realm or a
@@ -402,8 +402,8 @@ func (s *Service) SendInTx(ctx context.Context, tx Tx, fx *Effects, sender *User
 	return s.sendPrerendered(ctx, tx, fx, sender, dest, nil, content, client, nil)
 }
 
-// sendPrerendered is sendInTx reusing pre, a rendering of content made before
-// the transaction, when it still holds (see renderChecked), and st, the
+// sendPrerendered is SendInTx reusing pre, a rendering of content made before
+// the transaction, when it still holds (see [Service.RenderChecked]), and st, the
 // destination channel when this transaction has read it already; pre and st
 // may be nil.
 func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sender *User, dest Destination, st *Stream, content string, client string, pre *Prerendered) (*Message, error) {
@@ -502,7 +502,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 		c.streams[st.ID] = st
 	}
 	if r.links != nil {
-		c.linkifiers[sender.RealmID] = r.links // checked current by renderChecked
+		c.linkifiers[sender.RealmID] = r.links // checked current by RenderChecked
 	}
 	view, err := s.BuildMessageView(ctx, tx, c, m, true)
 	if err != nil {

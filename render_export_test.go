@@ -2,7 +2,7 @@ package chatcore
 
 import "context"
 
-// RenderMessageForTest exposes renderMessage (HTML, mentioned users, /me) to
+// RenderMessageForTest exposes RenderMessage (HTML, mentioned users, /me) to
 // the external tests, in a read-only transaction.
 func (s *Service) RenderMessageForTest(ctx context.Context, realm RealmID, content string) (html string, mentioned []UserID, isMe bool, err error) {
 	err = s.View(ctx, func(tx Tx) error {

@@ -76,7 +76,7 @@ type MessageView struct {
 	Flags []string `json:"flags,omitzero"`
 }
 
-// ViewCache memoises what building many MessageViews looks up repeatedly.
+// ViewCache memoises what building many [MessageView]s looks up repeatedly.
 type ViewCache struct {
 	users   map[UserID]*User
 	streams map[StreamID]*Stream

@@ -9,8 +9,9 @@
 // friends.
 //
 // Adding a setting is one row in [Table], `go generate ./...` (which also
-// writes the setting's field of chatcore.SettingsUpdate) and one store
-// migration that adds its column.
+// writes the setting's field of chatcore.SettingsUpdate) and, in each SQL
+// store (store/sqlite and store/postgres), a migration that adds its column;
+// the memory store needs nothing more.
 package settings
 
 //go:generate go run ../internal/gensettings
