@@ -42,5 +42,14 @@ func WithPasswordPolicy(minLength int, minGuesses float64) Option {
 	}
 }
 
+// PasswordPolicy returns the strength a new password must have, as
+// [WithPasswordPolicy] set it (Zulip's 6 and 10000 without the option): at
+// least minLength characters and at least minGuesses guesses as estimated by
+// zxcvbn. Transports tell clients (POST /register's password_min_length and
+// password_min_guesses). Safe for concurrent use.
+func (s *Service) PasswordPolicy() (minLength int, minGuesses float64) {
+	return s.passwordPolicy.MinLength, s.passwordPolicy.MinGuesses
+}
+
 // passwordStrongEnough applies the Service's password policy to pw.
 func (s *Service) passwordStrongEnough(pw string) bool { return s.passwordPolicy.StrongEnough(pw) }

@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"maps"
+	"math"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
@@ -10,7 +11,9 @@ import (
 
 // realmConstants are the realm section's settings chatcore does not model,
 // with the values of a new Zulip organization on a self-hosted server
-// (organization settings realm_*, server settings server_* and limits).
+// (organization settings realm_*, server settings server_* and limits), and
+// the limits chatcore enforces that no option changes. The password policy,
+// which [chatcore.WithPasswordPolicy] sets, is added by addStateSections.
 var realmConstants = map[string]any{
 	"realm_description":                                "",
 	"realm_message_retention_days":                     -1,
@@ -30,8 +33,8 @@ var realmConstants = map[string]any{
 	"realm_plan_type":                                  1,
 	"realm_org_type":                                   0,
 	"realm_icon_source":                                "G",
-	"max_message_length":                               10000,
-	"max_topic_length":                                 60,
+	"max_message_length":                               chatcore.MaxMessageLength,
+	"max_topic_length":                                 chatcore.MaxTopicLength,
 	"max_stream_name_length":                           channels.MaxNameLength,
 	"max_stream_description_length":                    channels.MaxDescriptionLength,
 	"max_channel_folder_name_length":                   60,
@@ -42,9 +45,7 @@ var realmConstants = map[string]any{
 	"server_presence_ping_interval_seconds":            60,
 	"server_presence_offline_threshold_seconds":        140,
 	"event_queue_longpoll_timeout_seconds":             int(eventqueue.LongpollTimeout.Seconds()),
-	"password_min_length":                              6,
 	"password_max_length":                              100,
-	"password_min_guesses":                             10000,
 	"server_inline_image_preview":                      true,
 	"server_inline_url_embed_preview":                  false,
 	"server_avatar_changes_disabled":                   false,
@@ -70,7 +71,8 @@ var customProfileFieldTypes = map[string]any{
 // addStateSections puts the state sections of st into state under Zulip's
 // names: realm_user (user_id, email, delivery_email, full_name, role flags,
 // avatar, realm_users, realm_non_active_users, cross_realm_bots), realm (the
-// realm's own settings plus realmConstants), realm_user_groups,
+// realm's own settings, realmConstants and the Service's password policy),
+// realm_user_groups,
 // subscription (subscriptions, unsubscribed, never_subscribed),
 // muted_topics, user_topic (user_topics), realm_emoji,
 // custom_profile_fields (with custom_profile_field_types), user_settings,
@@ -102,6 +104,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	}
 	if r := st.Realm; r != nil {
 		maps.Copy(state, realmConstants)
+		minLength, minGuesses := h.svc.PasswordPolicy()
+		state["password_min_length"] = minLength
+		state["password_min_guesses"] = int64(math.Ceil(minGuesses))
 		state["realm_name"] = r.Name
 		state["realm_url"] = h.opts.ExternalURL
 		state["realm_empty_topic_display_name"] = r.EmptyTopicDisplayName

@@ -19,7 +19,7 @@ func realmSectionKeys() []string {
 		"realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
 		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
 		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",
-		"realm_allow_edit_history")
+		"realm_allow_edit_history", "password_min_length", "password_min_guesses")
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
@@ -57,6 +57,43 @@ func TestHTTPRegisterRealmMessagePolicy(t *testing.T) {
 	is.Equal(num(t, got["realm_message_content_delete_limit_seconds"]), int64(60))
 	is.Equal(got["realm_message_edit_history_visibility_policy"], "none")
 	is.Equal(got["realm_allow_edit_history"], false)
+}
+
+// TestHTTPRegisterPasswordPolicy: the realm section tells the password
+// policy the Service enforces (WithPasswordPolicy, else Zulip's 6 characters
+// and 10000 guesses) and chatcore's message and topic limits. GET
+// /server_settings carries none of them, as in Zulip, with or without the
+// option.
+func TestHTTPRegisterPasswordPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		opts       []chatcore.Option
+		minLength  int64
+		minGuesses int64
+	}{
+		{"default", nil, 6, 10000},
+		{"WithPasswordPolicy", []chatcore.Option{chatcore.WithPasswordPolicy(12, 1e6)}, 12, 1000000},
+		{"fractional guesses round up", []chatcore.Option{chatcore.WithPasswordPolicy(8, 2.5)}, 8, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			e := newEnv(t, httpadapter.Options{}, tt.opts...)
+			res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
+				params: params("fetch_event_types", `["realm"]`)})
+			wantSuccess(t, res)
+			is.Equal(num(t, res.body["password_min_length"]), tt.minLength)                    // the policy's length
+			is.Equal(num(t, res.body["password_min_guesses"]), tt.minGuesses)                  // the policy's guesses
+			is.Equal(num(t, res.body["max_message_length"]), int64(chatcore.MaxMessageLength)) // the content limit sending applies
+			is.Equal(num(t, res.body["max_topic_length"]), int64(chatcore.MaxTopicLength))     // the topic limit sending applies
+
+			res = e.do(t, request{method: "GET", path: "/server_settings"})
+			wantSuccess(t, res)
+			for _, k := range []string{"password_min_length", "password_min_guesses", "max_message_length", "max_topic_length"} {
+				_, ok := res.body[k]
+				is.True(!ok) // not part of Zulip's server settings
+			}
+		})
+	}
 }
 
 // withoutKeys returns a copy of res whose JSON body lacks the keys: keys
