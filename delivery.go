@@ -2,7 +2,6 @@ package chatcore
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -14,18 +13,6 @@ import (
 // Zulip, so that stale messages do not surprise their recipients. Reminders
 // have no cutoff.
 const ScheduledMessageLateCutoff = 10 * time.Minute
-
-// NotificationBotName is the full name of the per-realm bot that delivers
-// reminders.
-const NotificationBotName = "Notification Bot"
-
-// NotificationBotEmail returns the e-mail of the realm's notification bot,
-// which [Service.DeliverScheduledMessage] creates the first time it delivers a reminder in
-// the realm. The domain is reserved (.invalid), so it never clashes with a
-// real address.
-func NotificationBotEmail(realmStringID string) string {
-	return "notification-bot@" + realmStringID + ".chatcore.invalid"
-}
 
 // DueScheduledMessages returns the ids of the scheduled messages and
 // reminders due by now that are neither delivered nor failed, in order of
@@ -201,38 +188,4 @@ func (s *Service) sendScheduled(ctx context.Context, tx Tx, fx *Effects, m *Sche
 		dest = Destination{StreamID: m.StreamID, Topic: m.Topic}
 	}
 	return s.SendInTx(ctx, tx, fx, owner, dest, m.Content, "API")
-}
-
-// NotificationBot returns the realm's notification bot, creating it inside tx
-// when it does not exist yet.
-func (s *Service) NotificationBot(ctx context.Context, tx Tx, realmID RealmID) (*User, error) {
-	realm, err := tx.Realm(ctx, realmID)
-	if err != nil {
-		return nil, err
-	}
-	email := NotificationBotEmail(realm.StringID)
-	bot, err := tx.UserByEmail(ctx, realmID, email)
-	if err == nil {
-		return bot, nil
-	}
-	if !errors.Is(err, ErrNotFound) {
-		return nil, err
-	}
-	bot = &User{
-		RealmID:      realmID,
-		Email:        email,
-		FullName:     NotificationBotName,
-		Role:         RoleMember,
-		IsActive:     true,
-		IsBot:        true,
-		BotType:      BotTypeGeneric,
-		APIKeyHash:   HashAPIKey(rand.Text()), // a key nobody knows: the bot never logs in
-		AvatarSource: "G",
-		DateJoined:   s.clock.Now().UTC(),
-		Settings:     DefaultSettings(),
-	}
-	if err := tx.CreateUser(ctx, bot); err != nil {
-		return nil, fmt.Errorf("creating the notification bot: %w", err)
-	}
-	return bot, nil
 }

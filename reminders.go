@@ -147,7 +147,7 @@ func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, message
 		if err != nil {
 			return err
 		}
-		p, err = prerenderIn(ctx, tx, u.RealmID, content)
+		p, err = PrerenderIn(ctx, tx, u.RealmID, content)
 		return err
 	})
 	return p
@@ -213,35 +213,6 @@ func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id Schedul
 		})
 		return nil
 	})
-}
-
-// AccessibleMessage returns message id when u can read it, or nil (and no
-// error) when it does not exist, is of another realm or is hidden from u;
-// errors come from the store.
-func AccessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
-	m, err := tx.Message(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ok, err := CanSee(ctx, tx, u, m)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return m, nil
-}
-
-// ReadableMessage returns message id when u can read it, else Zulip's
-// BAD_REQUEST "Invalid message(s)" (a message that does not exist, is of
-// another realm or is hidden from u); other errors come from the store.
-func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
-	m, err := AccessibleMessage(ctx, tx, u, id)
-	if err == nil && m == nil {
-		err = InvalidMessageError()
-	}
-	return m, err
 }
 
 // NormalizeReminderNote returns note as a reminder stores it: trailing
@@ -312,7 +283,7 @@ func (s *Service) reminderContent(ctx context.Context, tx Tx, m *Message, note s
 		open, closing := fence+"quote\n", "\n"+fence
 		room := MaxMessageLength - b.Len() - len(open) - len(closing)
 		b.WriteString(open)
-		b.WriteString(truncateBytes(m.Content, room, messageTruncatedMarker))
+		b.WriteString(TruncateContent(m.Content, room))
 		b.WriteString(closing)
 	}
 	return b.String(), nil

@@ -246,7 +246,7 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 				return BadRequest("Missing topic")
 			}
 			if to.channel <= 0 {
-				return errChannelIDDoesNotExist(to.channel) // no such id; 0 would read as "no channel"
+				return ChannelIDDoesNotExistError(to.channel) // no such id; 0 would read as "no channel"
 			}
 			dest = Destination{StreamID: to.channel, Topic: *req.Topic}
 		default:
@@ -313,7 +313,7 @@ func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Dest
 		}
 		st, err := StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
 		if errors.Is(err, ErrNotFound) {
-			return errChannelIDDoesNotExist(dest.StreamID)
+			return ChannelIDDoesNotExistError(dest.StreamID)
 		}
 		if err != nil {
 			return err
@@ -329,7 +329,7 @@ func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Dest
 		if len(dest.To) == 0 {
 			return BadRequest("Message must have recipients")
 		}
-		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		recipients, err := ActiveRecipients(ctx, tx, sender.RealmID, dest.To)
 		if err != nil {
 			return err
 		}

@@ -163,7 +163,7 @@ func editedDestination(m *ScheduledMessage, newType MessageType, to *scheduledTo
 				return Destination{}, BadRequest("Invalid data type for channel ID")
 			}
 			if to.channel <= 0 {
-				return Destination{}, errChannelIDDoesNotExist(to.channel) // 0 would read as "no channel"
+				return Destination{}, ChannelIDDoesNotExistError(to.channel) // 0 would read as "no channel"
 			}
 			channel = to.channel
 		}
