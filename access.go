@@ -57,6 +57,35 @@ func StreamInRealm(ctx context.Context, tx Tx, realm RealmID, id StreamID) (*Str
 	return st, nil
 }
 
+// AccessibleMessage returns message id when u can read it, or nil (and no
+// error) when it does not exist, is of another realm or is hidden from u;
+// errors come from the store.
+func AccessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+	m, err := tx.Message(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ok, err := CanSee(ctx, tx, u, m)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ReadableMessage returns message id when u can read it, else Zulip's
+// BAD_REQUEST "Invalid message(s)" (a message that does not exist, is of
+// another realm or is hidden from u); other errors come from the store.
+func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
+	m, err := AccessibleMessage(ctx, tx, u, id)
+	if err == nil && m == nil {
+		err = InvalidMessageError()
+	}
+	return m, err
+}
+
 // requireAdmin returns Zulip's "Must be an organization administrator" unless u
 // is an administrator or owner.
 func requireAdmin(u *User) error {

@@ -1,8 +1,7 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
 // Zulip REST API for the operations it covers. This package holds the model,
 // the Store, and the rules of user settings, topic deletion, user
-// deactivation, sending messages, scheduled messages, linkifiers, reminders
-// and outgoing webhooks; the area packages built on it (listed below) hold
+// deactivation, sending messages, linkifiers and outgoing webhooks; the area packages built on it (listed below) hold
 // the rest of what a Zulip client needs.
 //
 // # Shape
@@ -15,12 +14,12 @@
 //
 // This package holds the model, the Store, and the operations the library
 // began with: settings, account changes, users and their deactivation, topic
-// deletion, sending messages, scheduled messages, reminders, linkifiers and
-// outgoing webhooks. The operations a full client needs around them live in
+// deletion, sending messages, linkifiers and outgoing webhooks. The operations a full client needs around them live in
 // area packages built on this one: messages (GET /messages with its narrows,
 // single messages, edit history, per-user flags and unread state), edits
 // (editing, moving and deleting messages), channels (channels and
-// subscriptions), reactions, presence, typing, and eventqueue (event queues
+// subscriptions), reactions, presence, typing, scheduled (scheduled
+// messages and reminders, and their delivery), and eventqueue (event queues
 // and POST /register). They share the building blocks this package exports:
 // [Service.Update] runs a function in one transaction and publishes its
 // [Effects] after the commit, [Actor] and the access checks ([CanSee],

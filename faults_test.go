@@ -30,7 +30,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -481,7 +481,7 @@ var faultOps = []faultOp{
 		})
 	}},
 	{name: "DeliverDue", run: func(ctx context.Context, svc *chatcore.Service) error {
-		_, err := scheduler.DeliverDue(ctx, svc)
+		_, err := scheduled.DeliverDue(ctx, svc)
 		return err
 	}},
 }

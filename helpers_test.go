@@ -9,6 +9,7 @@ package chatcore_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,6 +112,13 @@ func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chatt
 	tb.Helper()
 	w := open(tb, chattest.With(opts...))
 	return w, w.SeedCast(tb)
+}
+
+// sortedIDs returns the ids sorted.
+func sortedIDs(ids ...chatcore.UserID) []chatcore.UserID {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
 }
 
 // openOn returns a chattest.Open that builds its World over s.

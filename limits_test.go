@@ -22,6 +22,7 @@ import (
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -321,7 +322,7 @@ func TestLimitListBounds(t *testing.T) {
 			return err
 		}, "Expected exactly one channel"},
 		{"CreateScheduledMessage to", func() error {
-			_, err := svc.CreateScheduledMessage(ctx, chattest.WorldMember, chatcore.CreateScheduledMessageRequest{
+			_, err := scheduled.Create(ctx, svc, chattest.WorldMember, scheduled.CreateRequest{
 				Type: "private", To: json.RawMessage(overRecipients), Content: "x", DeliverAt: later})
 			return err
 		}, "to is too long (limit: 1000 items)"},
@@ -379,7 +380,7 @@ func TestLimitDirectRecipientsResolution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			id, err := svc.SendMessage(ctx, chattest.WorldMember, chatcore.SendMessageRequest{Type: "private", To: new(tt.to), Content: "x"})
-			_, serr := svc.CreateScheduledMessage(ctx, chattest.WorldMember, chatcore.CreateScheduledMessageRequest{
+			_, serr := scheduled.Create(ctx, svc, chattest.WorldMember, scheduled.CreateRequest{
 				Type: "private", To: json.RawMessage(tt.to), Content: "x", DeliverAt: time.Now().Add(time.Hour)})
 			if tt.msg != "" {
 				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)

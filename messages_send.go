@@ -174,7 +174,7 @@ func resolveDestination(ctx context.Context, tx Tx, sender *User, req SendMessag
 		if to.byID {
 			st, err = StreamInRealm(ctx, tx, sender.RealmID, to.channelID)
 			if errors.Is(err, ErrNotFound) {
-				return dest, nil, errChannelIDDoesNotExist(to.channelID)
+				return dest, nil, ChannelIDDoesNotExistError(to.channelID)
 			}
 		} else {
 			st, err = streamByNameForSend(ctx, tx, sender.RealmID, to.channelName)
@@ -256,7 +256,10 @@ func streamByNameForSend(ctx context.Context, tx Tx, realm RealmID, name string)
 // djangoEscaper escapes text as django.utils.html.escape does.
 var djangoEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
 
-func errChannelIDDoesNotExist(id StreamID) *Error {
+// ChannelIDDoesNotExistError is Zulip's STREAM_DOES_NOT_EXIST error for a
+// channel id that names no channel of the realm: "Channel with ID 'n' does
+// not exist", with the id in its data.
+func ChannelIDDoesNotExistError(id StreamID) *Error {
 	return &Error{Code: CodeStreamDoesNotExist, Kind: KindInvalid,
 		Msg: fmt.Sprintf("Channel with ID '%d' does not exist", id), Data: map[string]any{"stream_id": int64(id)}}
 }
@@ -337,20 +340,21 @@ func NormalizeContent(content string) (string, error) {
 	if strings.IndexByte(content, 0) >= 0 {
 		return "", BadRequest("Message must not contain null bytes")
 	}
-	return truncateBytes(content, MaxMessageLength, messageTruncatedMarker), nil
+	return TruncateContent(content, MaxMessageLength), nil
 }
 
-// truncateBytes cuts s to at most limit bytes, ending in marker, without
-// splitting a UTF-8 sequence.
-func truncateBytes(s string, limit int, marker string) string {
-	if len(s) <= limit {
-		return s
+// TruncateContent cuts content to at most limit bytes, without splitting a
+// UTF-8 sequence, ending it in Zulip's "[message truncated]" marker when it
+// is cut, as a message's content over [MaxMessageLength] is.
+func TruncateContent(content string, limit int) string {
+	if len(content) <= limit {
+		return content
 	}
-	cut := limit - len(marker)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	cut := limit - len(messageTruncatedMarker)
+	for cut > 0 && !utf8.RuneStart(content[cut]) {
 		cut--
 	}
-	return s[:cut] + marker
+	return content[:cut] + messageTruncatedMarker
 }
 
 // NormalizeTopic returns topic as a message to a channel of realm stores it,
@@ -434,7 +438,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 		if st == nil || st.ID != dest.StreamID || st.RealmID != sender.RealmID {
 			st, err = StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
 			if errors.Is(err, ErrNotFound) {
-				return nil, errChannelIDDoesNotExist(dest.StreamID)
+				return nil, ChannelIDDoesNotExistError(dest.StreamID)
 			}
 			if err != nil {
 				return nil, err
@@ -457,7 +461,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 		if len(dest.To) == 0 {
 			return nil, BadRequest("Message must have recipients")
 		}
-		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		recipients, err := ActiveRecipients(ctx, tx, sender.RealmID, dest.To)
 		if err != nil {
 			return nil, err
 		}
@@ -534,11 +538,12 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	return m, nil
 }
 
-// activeRecipients resolves ids to active users of the realm in one query and
-// returns them deduplicated, in order of first occurrence. The first id (in
+// ActiveRecipients resolves ids to active users of the realm in one query and
+// returns them deduplicated, in order of first occurrence, as a direct
+// message's recipients are checked. The first id (in
 // that order) that is no user of the realm gives "Invalid user ID n"; the
 // first deactivated one "'x' is no longer using Zulip.".
-func activeRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) ([]UserID, error) {
+func ActiveRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) ([]UserID, error) {
 	ids = slicex.Unique(ids)
 	users, err := tx.Users(ctx, UserFilter{RealmID: realm, IDs: ids})
 	if err != nil {

@@ -7,7 +7,7 @@ package chatcore
 // takes a large fraction of a second), so it must not run while the store's
 // write lock is held. The send paths therefore render twice at most:
 //
-//  1. prerenderIn renders the content in a read-only View through a
+//  1. PrerenderIn renders the content in a read-only View through a
 //     markdown.Recorder, which records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
@@ -289,17 +289,19 @@ func (s *Service) RenderContent(ctx context.Context, tx Tx, realm RealmID, conte
 	return html, isMeMessage, err
 }
 
-// prerenderIn renders body for realm inside the read-only transaction tx,
-// recording what the rendering depended on (see the package's rendering
-// notes at the top of render.go); the
-// callers read what they need (the actor, the reminded message) in the same
-// View. A refusal of the rendering itself is kept for the write transaction to
-// report; other errors end the pre-render.
-func prerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*Prerendered, error) {
+// PrerenderIn renders body (normalised content, see [NormalizeContent]) for
+// realm inside the read-only transaction tx, for [Service.RenderChecked] to
+// reuse inside a later write transaction: it records what the rendering
+// depended on (the users, channels and linkifier version it read), so that
+// RenderChecked can tell whether the result still holds. Callers read what
+// they need (the actor, the reminded message) in the same View. A refusal of
+// the rendering itself is kept for the write transaction to report; other
+// errors end the pre-render.
+func PrerenderIn(ctx context.Context, tx Tx, realm RealmID, body string) (*Prerendered, error) {
 	return prerenderWith(ctx, &txSource{tx: tx, realm: realm}, body)
 }
 
-// prerenderWith is prerenderIn through src.
+// prerenderWith is PrerenderIn through src.
 func prerenderWith(ctx context.Context, src *txSource, body string) (*Prerendered, error) {
 	realm := src.realm
 	deps := markdown.NewRecorder(src, FoldKey)

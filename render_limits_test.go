@@ -11,7 +11,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
 
@@ -47,7 +47,7 @@ func TestRenderedSizeCap(t *testing.T) {
 	t.Run("schedule", func(t *testing.T) {
 		w, org := chattest.NewMessaging(t)
 		wideLinkifier(t, w, org)
-		_, err := w.Svc.CreateScheduledMessage(ctx, org.Member.ID, chatcore.CreateScheduledMessageRequest{
+		_, err := scheduled.Create(ctx, w.Svc, org.Member.ID, scheduled.CreateRequest{
 			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.Other.ID)), Content: over,
 			DeliverAt: w.Clock.Current().Add(time.Hour)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unable to render message")
@@ -55,13 +55,13 @@ func TestRenderedSizeCap(t *testing.T) {
 	t.Run("scheduled delivery", func(t *testing.T) {
 		is := is.New(t)
 		w, org := chattest.NewMessaging(t)
-		id, err := w.Svc.CreateScheduledMessage(ctx, org.Member.ID, chatcore.CreateScheduledMessageRequest{
+		id, err := scheduled.Create(ctx, w.Svc, org.Member.ID, scheduled.CreateRequest{
 			Type: "direct", To: json.RawMessage(fmt.Sprintf("[%d]", org.Other.ID)), Content: over,
 			DeliverAt: w.Clock.Current().Add(time.Minute)})
 		is.NoErr(err)            // small without linkifiers
 		wideLinkifier(t, w, org) // the rendering grows past the cap before delivery
 		w.Clock.Advance(2 * time.Minute)
-		n, err := scheduler.DeliverDue(ctx, w.Svc)
+		n, err := scheduled.DeliverDue(ctx, w.Svc)
 		is.NoErr(err)  // delivery ran
 		is.Equal(n, 0) // nothing delivered
 		var row *chatcore.ScheduledMessage

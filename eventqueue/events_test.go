@@ -10,6 +10,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
 
@@ -137,7 +138,7 @@ func TestEventsOfOperations(t *testing.T) {
 		is.Equal(types(legacy.Poll(t)), []string{"realm_linkifiers", "realm_filters"}) // the legacy event too without linkifier_url_template
 		is.Equal(types(modern.Poll(t)), []string{"realm_linkifiers"})
 
-		_, err = e.w.Svc.CreateScheduledMessage(ctx, c.Member.ID, chatcore.CreateScheduledMessageRequest{
+		_, err = scheduled.Create(ctx, e.w.Svc, c.Member.ID, scheduled.CreateRequest{
 			Type: "stream", To: json.RawMessage(idText(e.general.ID)), Topic: new("later"), Content: "soon",
 			DeliverAt: e.w.Clock.Current().Add(time.Hour),
 		})

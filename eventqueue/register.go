@@ -10,6 +10,7 @@ import (
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
+	"github.com/chatcore/chatcore/scheduled"
 )
 
 // Register answers POST /register: it returns the initial state the actor
@@ -83,7 +84,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
 				EmptyTopicDisplayName: chatcore.DisplayedEmptyTopic(realm),
-				MaxReminderNoteLength: chatcore.MaxReminderNoteLength,
+				MaxReminderNoteLength: scheduled.MaxReminderNoteLength,
 				DateCreated:           realm.DateCreated,
 				NameChangesDisabled:   realm.NameChangesDisabled,
 				EmailChangesDisabled:  realm.EmailChangesDisabled,
@@ -129,12 +130,12 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			st.Linkifiers = slicex.OrEmpty(st.Linkifiers)
 		}
 		if want("scheduled_messages") {
-			if st.ScheduledMessages, err = chatcore.ScheduledViews(ctx, tx, u); err != nil {
+			if st.ScheduledMessages, err = scheduled.Views(ctx, tx, u); err != nil {
 				return err
 			}
 		}
 		if want("reminders") {
-			if st.Reminders, err = chatcore.ReminderViews(ctx, tx, u); err != nil {
+			if st.Reminders, err = scheduled.ReminderViews(ctx, tx, u); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -15,15 +16,15 @@ func TestRegister(t *testing.T) {
 	t.Run("every section", func(t *testing.T) {
 		is := is.New(t)
 		st, err := eventqueue.Register(t.Context(), svc, chattest.WorldMember, eventqueue.RegisterRequest{})
-		is.NoErr(err)                                                            // a member registers
-		is.Equal(*st.UserID, chattest.WorldMember)                               // realm_user: the actor's id
-		is.Equal(st.Realm.Name, "Acme")                                          // realm: the actor's realm
-		is.Equal(st.Realm.EmptyTopicDisplayName, "general chat")                 // Zulip's default name of the empty topic
-		is.Equal(st.Realm.MaxReminderNoteLength, chatcore.MaxReminderNoteLength) // the note bound
-		is.True(st.Settings != nil)                                              // user_settings
-		is.Equal(len(st.Linkifiers), 1)                                          // the realm's linkifier
-		is.Equal(len(st.ScheduledMessages), 2)                                   // the member's two scheduled messages
-		is.Equal(len(st.Reminders), 1)                                           // the member's reminder
+		is.NoErr(err)                                                             // a member registers
+		is.Equal(*st.UserID, chattest.WorldMember)                                // realm_user: the actor's id
+		is.Equal(st.Realm.Name, "Acme")                                           // realm: the actor's realm
+		is.Equal(st.Realm.EmptyTopicDisplayName, "general chat")                  // Zulip's default name of the empty topic
+		is.Equal(st.Realm.MaxReminderNoteLength, scheduled.MaxReminderNoteLength) // the note bound
+		is.True(st.Settings != nil)                                               // user_settings
+		is.Equal(len(st.Linkifiers), 1)                                           // the realm's linkifier
+		is.Equal(len(st.ScheduledMessages), 2)                                    // the member's two scheduled messages
+		is.Equal(len(st.Reminders), 1)                                            // the member's reminder
 	})
 	t.Run("only the sections asked for", func(t *testing.T) {
 		is := is.New(t)

@@ -7,6 +7,7 @@ import (
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
+	"github.com/chatcore/chatcore/scheduled"
 )
 
 // RegisterRequest selects the initial state of Zulip's POST /register that
@@ -53,9 +54,9 @@ type State struct {
 	Linkifiers []chatcore.LinkifierView
 	// ScheduledMessages are the actor's pending scheduled messages (section
 	// scheduled_messages).
-	ScheduledMessages []chatcore.ScheduledMessageView
+	ScheduledMessages []scheduled.View
 	// Reminders are the actor's pending reminders (section reminders).
-	Reminders []chatcore.Reminder
+	Reminders []scheduled.Reminder
 	// Unread is the actor's unread state (unread_msgs), given when both the
 	// message and update_message_flags sections are wanted, as in Zulip.
 	Unread *messages.Unread
@@ -97,7 +98,7 @@ type RegisterRealm struct {
 	// EmptyTopicDisplayName is how the realm shows the empty topic:
 	// Zulip's "general chat" unless the realm names it otherwise.
 	EmptyTopicDisplayName string
-	// MaxReminderNoteLength is [chatcore.MaxReminderNoteLength].
+	// MaxReminderNoteLength is [scheduled.MaxReminderNoteLength].
 	MaxReminderNoteLength int
 	// DateCreated is when the realm was created (zero when unknown).
 	DateCreated time.Time

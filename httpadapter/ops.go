@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/scheduled"
 )
 
 // nonNil turns a nil slice into an empty one, so it encodes as [].
@@ -20,12 +21,12 @@ func nonNil[T any](s []T) []T {
 
 // deleteScheduledMessage answers DELETE /scheduled_messages/{scheduled_message_id}.
 func (h *handler) deleteScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
-	return nil, h.svc.DeleteScheduledMessage(ctx, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "scheduled_message_id"))
+	return nil, scheduled.Delete(ctx, h.svc, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "scheduled_message_id"))
 }
 
 // scheduledMessages answers GET /scheduled_messages.
 func (h *handler) scheduledMessages(ctx context.Context, c *call) (map[string]any, error) {
-	list, err := h.svc.ScheduledMessages(ctx, c.user.ID)
+	list, err := scheduled.List(ctx, h.svc, c.user.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func (h *handler) scheduledMessages(ctx context.Context, c *call) (map[string]an
 
 // reminders answers GET /reminders.
 func (h *handler) reminders(ctx context.Context, c *call) (map[string]any, error) {
-	list, err := h.svc.Reminders(ctx, c.user.ID)
+	list, err := scheduled.Reminders(ctx, h.svc, c.user.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func (h *handler) reminders(ctx context.Context, c *call) (map[string]any, error
 
 // deleteReminder answers DELETE /reminders/{reminder_id}.
 func (h *handler) deleteReminder(ctx context.Context, c *call) (map[string]any, error) {
-	return nil, h.svc.DeleteReminder(ctx, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "reminder_id"))
+	return nil, scheduled.DeleteReminder(ctx, h.svc, c.user.ID, pathID[chatcore.ScheduledMessageID](c, "reminder_id"))
 }
 
 // linkifiers answers GET /realm/linkifiers.
@@ -134,15 +135,15 @@ func (h *handler) message(ctx context.Context, c *call) (map[string]any, error) 
 // createScheduledMessage answers POST /scheduled_messages.
 func (h *handler) createScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {
-		chatcore.CreateScheduledMessageRequest
+		scheduled.CreateRequest
 		ScheduledDeliveryTimestamp *int64 `json:"scheduled_delivery_timestamp" wire:"required"`
 	}
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	r := req.CreateScheduledMessageRequest
+	r := req.CreateRequest
 	r.DeliverAt = time.Unix(*req.ScheduledDeliveryTimestamp, 0)
-	id, err := h.svc.CreateScheduledMessage(ctx, c.user.ID, r)
+	id, err := scheduled.Create(ctx, h.svc, c.user.ID, r)
 	if err != nil {
 		return nil, err
 	}
@@ -152,18 +153,18 @@ func (h *handler) createScheduledMessage(ctx context.Context, c *call) (map[stri
 // editScheduledMessage answers PATCH /scheduled_messages/{scheduled_message_id}.
 func (h *handler) editScheduledMessage(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {
-		chatcore.EditScheduledMessageRequest
+		scheduled.EditRequest
 		ScheduledDeliveryTimestamp *int64 `json:"scheduled_delivery_timestamp"`
 	}
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	r := req.EditScheduledMessageRequest
+	r := req.EditRequest
 	if req.ScheduledDeliveryTimestamp != nil {
 		r.DeliverAt = new(time.Unix(*req.ScheduledDeliveryTimestamp, 0))
 	}
 	id := pathID[chatcore.ScheduledMessageID](c, "scheduled_message_id")
-	return nil, h.svc.EditScheduledMessage(ctx, c.user.ID, id, r)
+	return nil, scheduled.Edit(ctx, h.svc, c.user.ID, id, r)
 }
 
 // createReminder answers POST /reminders.
@@ -176,7 +177,7 @@ func (h *handler) createReminder(ctx context.Context, c *call) (map[string]any, 
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	id, err := h.svc.CreateReminder(ctx, c.user.ID, *req.MessageID, time.Unix(*req.ScheduledDeliveryTimestamp, 0), req.Note)
+	id, err := scheduled.CreateReminder(ctx, h.svc, c.user.ID, *req.MessageID, time.Unix(*req.ScheduledDeliveryTimestamp, 0), req.Note)
 	if err != nil {
 		return nil, err
 	}

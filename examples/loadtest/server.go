@@ -16,7 +16,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/chatcore/chatcore/webhooks"
@@ -151,7 +151,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	// second; do the same, so its writes compete with the clients'.
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { scheduler.Run(deliverCtx, svc, time.Second) })
+	wg.Go(func() { scheduled.Run(deliverCtx, svc, time.Second) })
 	s := &server{base: base, svc: svc, http: hs, logs: logs, deleted: deleted}
 	s.stop = func() {
 		stopDelivery()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/scheduled"
 )
 
 // verify checks the responses and the final state against what the clients
@@ -73,7 +74,7 @@ func verify(ctx context.Context, srv *server, res *results, cfg config) []string
 
 	for i := range cfg.clients {
 		user := chatcore.UserID(firstClientID + i)
-		list, err := srv.svc.Reminders(ctx, user)
+		list, err := scheduled.Reminders(ctx, srv.svc, user)
 		if err != nil {
 			add("reminders of user %d: %v", user, err)
 			continue

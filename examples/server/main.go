@@ -34,7 +34,7 @@ import (
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/postgres"
 )
 
@@ -171,7 +171,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { scheduler.Run(deliverCtx, svc, cfg.deliverEvery) })
+	wg.Go(func() { scheduled.Run(deliverCtx, svc, cfg.deliverEvery) })
 	defer func() {
 		stopDelivery()
 		wg.Wait()

@@ -24,6 +24,7 @@ import (
 	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/jackc/pgx/v5"
@@ -440,7 +441,7 @@ func BenchmarkReminders(b *testing.B) {
 		b.ReportAllocs()
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			got, err := env.svc.Reminders(ctx, user)
+			got, err := scheduled.Reminders(ctx, env.svc, user)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
 )
 
@@ -77,7 +77,7 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 		for i, svc := range []*chatcore.Service{w.Svc, other} {
 			wg.Go(func() {
 				for range 3 {
-					d, err := scheduler.DeliverDue(t.Context(), svc)
+					d, err := scheduled.DeliverDue(t.Context(), svc)
 					is.NoErr(err) // delivery runs
 					delivered[i] += d
 				}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/benchutil"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 )
@@ -458,7 +459,7 @@ func BenchmarkReminders(b *testing.B) {
 		b.ReportAllocs()
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
-			got, err := env.svc.Reminders(ctx, user)
+			got, err := scheduled.Reminders(ctx, env.svc, user)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,22 +1,24 @@
-package chatcore
+package scheduled
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/chatcore/chatcore"
 )
 
-// EditScheduledMessageRequest holds the parameters of PATCH
+// EditRequest holds the parameters of PATCH
 // /scheduled_messages/{scheduled_message_id}. Every field is optional; at
 // least one must be set. The wire decoder fills every field but DeliverAt,
 // which the caller sets from scheduled_delivery_timestamp.
-type EditScheduledMessageRequest struct {
+type EditRequest struct {
 	// Type is the new type: "stream" or "channel", "private" or "direct".
 	// Changing it needs To (and Topic for a channel).
 	Type *string `json:"type"`
 	// To is the JSON text of the new destination, as in
-	// [CreateScheduledMessageRequest.To]; empty keeps the destination.
+	// [CreateRequest.To]; empty keeps the destination.
 	To json.RawMessage `json:"to"`
 	// Topic is the new topic; ignored for a direct message.
 	Topic *string `json:"topic"`
@@ -26,9 +28,9 @@ type EditScheduledMessageRequest struct {
 	DeliverAt *time.Time `json:"-"`
 }
 
-// EditScheduledMessage changes one of actor's undelivered scheduled messages
+// Edit changes one of actor's undelivered scheduled messages
 // as Zulip's edit_scheduled_message does: a changed type, destination or
-// content is checked again as [Service.CreateScheduledMessage] checks it (the
+// content is checked again as [Create] checks it (the
 // fields not given keep their stored values), a topic alone is checked
 // against the channel rules, and a message whose delivery failed is queued
 // for delivery again (its failed flag cleared), which needs a new delivery
@@ -44,11 +46,11 @@ type EditScheduledMessageRequest struct {
 // "scheduled_delivery_timestamp is too large" / "is too small" and
 // "Scheduled delivery time must be in the future."; then UNAUTHORIZED for a
 // missing or deactivated actor; "Scheduled message does not exist" (kind
-// [KindNotFound]) for an id that is not one of actor's scheduled messages;
+// [chatcore.KindNotFound]) for an id that is not one of actor's scheduled messages;
 // "Scheduled message was already sent"; "Scheduled delivery time must be in
 // the future." for a failed message edited without a new time; then the
-// destination and content errors CreateScheduledMessage lists.
-func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id ScheduledMessageID, req EditScheduledMessageRequest) error {
+// destination and content errors Create lists.
+func Edit(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID, req EditRequest) error {
 	var to *scheduledTo
 	if raw := bytes.TrimSpace(req.To); len(raw) > 0 {
 		t, err := parseScheduledTo(raw)
@@ -63,44 +65,44 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 		}
 	}
 	if req.Type == nil && to == nil && req.Topic == nil && req.Content == nil && req.DeliverAt == nil {
-		return BadRequest("Nothing to change")
+		return chatcore.BadRequest("Nothing to change")
 	}
-	var newType MessageType // "" keeps the stored type
+	var newType chatcore.MessageType // "" keeps the stored type
 	if req.Type != nil && *req.Type != "" {
 		if to == nil {
-			return BadRequest("Recipient required when updating type of scheduled message.")
+			return chatcore.BadRequest("Recipient required when updating type of scheduled message.")
 		}
-		newType = MessageTypePrivate
+		newType = chatcore.MessageTypePrivate
 		if *req.Type == "stream" || *req.Type == "channel" {
-			newType = MessageTypeStream
+			newType = chatcore.MessageTypeStream
 		}
 	}
-	if newType == MessageTypeStream && req.Topic == nil {
-		return BadRequest("Topic required when updating scheduled message type to channel.")
+	if newType == chatcore.MessageTypeStream && req.Topic == nil {
+		return chatcore.BadRequest("Topic required when updating scheduled message type to channel.")
 	}
 	if req.DeliverAt != nil {
-		if err := checkDeliveryTime(*req.DeliverAt, s.clock.Now()); err != nil {
+		if err := checkDeliveryTime(*req.DeliverAt, svc.Now()); err != nil {
 			return err
 		}
 	}
-	var pre *Prerendered
+	var pre *chatcore.Prerendered
 	if req.Content != nil {
-		pre = s.Prerender(ctx, actorID, *req.Content) // before the write lock; see render.go
+		pre = svc.Prerender(ctx, actorID, *req.Content) // before the write lock
 	}
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		sender, err := Actor(ctx, tx, actorID)
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		sender, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := ownScheduled(ctx, tx, sender, id, ScheduledSendLater)
+		m, err := ownScheduled(ctx, tx, sender, id, chatcore.ScheduledSendLater)
 		if err != nil {
 			return err
 		}
 		if m == nil {
-			return NotFound("Scheduled message does not exist")
+			return chatcore.NotFound("Scheduled message does not exist")
 		}
 		if m.Delivered {
-			return BadRequest("Scheduled message was already sent")
+			return chatcore.BadRequest("Scheduled message was already sent")
 		}
 		if m.Failed && req.DeliverAt == nil {
 			return errFutureDelivery() // a failed message needs a new time
@@ -112,21 +114,21 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 				return err
 			}
 			if req.Content != nil {
-				err = s.checkScheduledDestination(ctx, tx, sender, dest, *req.Content, m, pre)
+				err = checkDestination(ctx, svc, tx, sender, dest, *req.Content, m, pre)
 			} else {
 				// The stored content was checked when it was stored; its
 				// rendering stays, as in Zulip.
-				err = checkScheduledRecipient(ctx, tx, sender, dest, m)
+				err = checkRecipient(ctx, tx, sender, dest, m)
 			}
 			if err != nil {
 				return err
 			}
-		case req.Topic != nil && m.Type == MessageTypeStream:
+		case req.Topic != nil && m.Type == chatcore.MessageTypeStream:
 			realm, err := tx.Realm(ctx, sender.RealmID)
 			if err != nil {
 				return err
 			}
-			topic, err := NormalizeTopic(realm, *req.Topic)
+			topic, err := chatcore.NormalizeTopic(realm, *req.Topic)
 			if err != nil {
 				return err
 			}
@@ -139,10 +141,10 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 		if err := tx.UpdateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
-		fx.Event(sender.RealmID, []UserID{sender.ID}, map[string]any{
+		fx.Event(sender.RealmID, []chatcore.UserID{sender.ID}, map[string]any{
 			"type":              "scheduled_messages",
 			"op":                "update",
-			"scheduled_message": scheduledView(m),
+			"scheduled_message": view(m),
 		})
 		return nil
 	})
@@ -151,19 +153,19 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 // editedDestination is the destination of m after an edit: the new type (or
 // the stored one), the new "to" (or the stored recipients) and the new topic
 // (or the stored one).
-func editedDestination(m *ScheduledMessage, newType MessageType, to *scheduledTo, topic *string) (Destination, error) {
+func editedDestination(m *chatcore.ScheduledMessage, newType chatcore.MessageType, to *scheduledTo, topic *string) (chatcore.Destination, error) {
 	typ := newType
 	if typ == "" {
 		typ = m.Type
 	}
-	if typ == MessageTypeStream {
+	if typ == chatcore.MessageTypeStream {
 		channel := m.StreamID
 		if to != nil {
 			if !to.isChannel {
-				return Destination{}, BadRequest("Invalid data type for channel ID")
+				return chatcore.Destination{}, chatcore.BadRequest("Invalid data type for channel ID")
 			}
 			if to.channel <= 0 {
-				return Destination{}, errChannelIDDoesNotExist(to.channel) // 0 would read as "no channel"
+				return chatcore.Destination{}, chatcore.ChannelIDDoesNotExistError(to.channel) // 0 would read as "no channel"
 			}
 			channel = to.channel
 		}
@@ -171,14 +173,14 @@ func editedDestination(m *ScheduledMessage, newType MessageType, to *scheduledTo
 		if topic != nil {
 			t = *topic
 		}
-		return Destination{StreamID: channel, Topic: t}, nil
+		return chatcore.Destination{StreamID: channel, Topic: t}, nil
 	}
 	users := m.DirectMembers
 	if to != nil {
 		if to.isChannel {
-			return Destination{}, BadRequest("Invalid data type for recipients")
+			return chatcore.Destination{}, chatcore.BadRequest("Invalid data type for recipients")
 		}
 		users = to.users
 	}
-	return Destination{To: users}, nil
+	return chatcore.Destination{To: users}, nil
 }

@@ -1,4 +1,4 @@
-package chatcore_test
+package scheduled_test
 
 import (
 	"context"
@@ -15,12 +15,21 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
 
+// newCast builds a World with open and stores the chattest.Cast in it; opts
+// go to the Service.
+func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
+	tb.Helper()
+	w := open(tb, chattest.With(opts...))
+	return w, w.SeedCast(tb)
+}
+
 // scheduleAt builds a scheduled-message request delivered d after the start.
-func scheduleAt(typ, to string, topic *string, content string, d time.Duration) chatcore.CreateScheduledMessageRequest {
-	return chatcore.CreateScheduledMessageRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: chattest.Epoch.Add(d)}
+func scheduleAt(typ, to string, topic *string, content string, d time.Duration) scheduled.CreateRequest {
+	return scheduled.CreateRequest{Type: typ, To: json.RawMessage(to), Topic: topic, Content: content, DeliverAt: chattest.Epoch.Add(d)}
 }
 
 // idList formats user ids as the JSON list a client sends.
@@ -37,10 +46,10 @@ func TestCreateScheduledMessage(t *testing.T) {
 	t.Run("channel message", func(t *testing.T) {
 		is := is.New(t)
 		w.Events.Reset()
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "\nhello  \n", time.Hour))
+		id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", sid, new("castle"), "\nhello  \n", time.Hour))
 		is.NoErr(err)   // scheduling succeeds
 		is.True(id > 0) // an id is assigned
-		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+		list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 1) // the new message is listed
 		v := list[0]
@@ -53,21 +62,21 @@ func TestCreateScheduledMessage(t *testing.T) {
 		is.Equal(v.ScheduledDeliveryTimestamp, chattest.Epoch.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(v.Failed, false)                                                    // not failed
 		evs := w.Events.OfType("scheduled_messages", "op", "add")
-		is.Equal(len(evs), 1)                                                           // one add event
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID})                        // to the sender only
-		is.Equal(evs[0].Data["scheduled_messages"], []chatcore.ScheduledMessageView{v}) // carrying the scheduled message
-		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id))            // clean up
+		is.Equal(len(evs), 1)                                            // one add event
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID})         // to the sender only
+		is.Equal(evs[0].Data["scheduled_messages"], []scheduled.View{v}) // carrying the scheduled message
+		is.NoErr(scheduled.Delete(t.Context(), w.Svc, c.Member.ID, id))  // clean up
 	})
 
 	t.Run("channel type, empty topic", func(t *testing.T) {
 		is := is.New(t)
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("channel", channelTo(t, w, c.Realm, "Denmark"), new("general chat"), "hi", time.Hour))
+		id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("channel", channelTo(t, w, c.Realm, "Denmark"), new("general chat"), "hi", time.Hour))
 		is.NoErr(err) // the "channel" type works
 		row := w.Scheduled(t, id)
-		is.Equal(row.StreamID, st.ID)                                        // the channel
-		is.Equal(row.Topic, "")                                              // the display name means the empty topic
-		is.Equal(row.Kind, chatcore.ScheduledSendLater)                      // a scheduled message, not a reminder
-		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // clean up
+		is.Equal(row.StreamID, st.ID)                                   // the channel
+		is.Equal(row.Topic, "")                                         // the display name means the empty topic
+		is.Equal(row.Kind, chatcore.ScheduledSendLater)                 // a scheduled message, not a reminder
+		is.NoErr(scheduled.Delete(t.Context(), w.Svc, c.Member.ID, id)) // clean up
 	})
 
 	dms := []struct {
@@ -82,24 +91,24 @@ func TestCreateScheduledMessage(t *testing.T) {
 	for _, tt := range dms {
 		t.Run("direct "+tt.name, func(t *testing.T) {
 			is := is.New(t)
-			id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(tt.to...), nil, "psst", time.Hour))
+			id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("direct", idList(tt.to...), nil, "psst", time.Hour))
 			is.NoErr(err) // scheduling succeeds
-			list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+			list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 			is.NoErr(err)                                       // listing succeeds
 			is.Equal(list[0].Type, chatcore.MessageTypePrivate) // wire type "private"
 			is.Equal(list[0].To, any(tt.want))                  // recipients without the sender
 			raw, err := json.Marshal(list[0])
-			is.NoErr(err)                                                        // marshals
-			is.True(!strings.Contains(string(raw), `"topic"`))                   // no topic for direct messages
-			is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // clean up
+			is.NoErr(err)                                                   // marshals
+			is.True(!strings.Contains(string(raw), `"topic"`))              // no topic for direct messages
+			is.NoErr(scheduled.Delete(t.Context(), w.Svc, c.Member.ID, id)) // clean up
 		})
 	}
 
 	t.Run("bots may schedule", func(t *testing.T) {
 		is := is.New(t)
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Bot.ID, scheduleAt("private", idList(c.Member.ID), nil, "beep", time.Minute))
-		is.NoErr(err)                                                     // any role, bots too
-		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Bot.ID, id)) // and delete their own
+		id, err := scheduled.Create(t.Context(), w.Svc, c.Bot.ID, scheduleAt("private", idList(c.Member.ID), nil, "beep", time.Minute))
+		is.NoErr(err)                                                // any role, bots too
+		is.NoErr(scheduled.Delete(t.Context(), w.Svc, c.Bot.ID, id)) // and delete their own
 	})
 }
 
@@ -125,7 +134,7 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 
 	tests := []struct {
 		name string
-		req  chatcore.CreateScheduledMessageRequest
+		req  scheduled.CreateRequest
 		code chatcore.Code
 		msg  string
 	}{
@@ -145,12 +154,12 @@ func TestCreateScheduledMessageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
+			_, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, tt.req)
 			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	is := is.New(t)
-	list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+	list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 	is.NoErr(err)                                           // listing succeeds
 	is.Equal(len(list), 0)                                  // nothing was stored
 	is.Equal(len(w.Events.OfType("scheduled_messages")), 0) // no events
@@ -162,7 +171,7 @@ func TestScheduledMessagesList(t *testing.T) {
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		schedule := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := w.Svc.CreateScheduledMessage(t.Context(), u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "at "+d.String(), d))
+			id, err := scheduled.Create(t.Context(), w.Svc, u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "at "+d.String(), d))
 			is.NoErr(err) // scheduling succeeds
 			return id
 		}
@@ -173,12 +182,12 @@ func TestScheduledMessagesList(t *testing.T) {
 		delivered := schedule(c.Member, 90*time.Minute)
 		schedule(c.Moderator, 30*time.Minute) // someone else's
 		target := w.Post(t, st, "t", c.Member, "remind me")
-		_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, target, chattest.Epoch.Add(time.Minute), nil)
+		_, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Member.ID, target, chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // a reminder, which is not a scheduled message
 		w.UpdateScheduled(t, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true })
 		w.UpdateScheduled(t, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 
-		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+		list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 		is.NoErr(err) // listing succeeds
 		var ids []chatcore.ScheduledMessageID
 		for _, v := range list {
@@ -209,15 +218,17 @@ func scheduledMessagesDeletable(w *chattest.World, c *chattest.Cast) deletable {
 		name: "scheduled message", kind: chatcore.ScheduledSendLater,
 		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
 			t.Helper()
-			id, err := w.Svc.CreateScheduledMessage(t.Context(), u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "hi", time.Hour))
+			id, err := scheduled.Create(t.Context(), w.Svc, u.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "hi", time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return id
 		},
-		del: w.Svc.DeleteScheduledMessage,
+		del: func(ctx context.Context, actor chatcore.UserID, id chatcore.ScheduledMessageID) error {
+			return scheduled.Delete(ctx, w.Svc, actor, id)
+		},
 		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := w.Svc.ScheduledMessages(ctx, actor)
+			list, err := scheduled.List(ctx, w.Svc, actor)
 			return len(list), err
 		},
 		event: "scheduled_messages", idKey: "scheduled_message_id", missing: "Scheduled message does not exist",
@@ -232,15 +243,17 @@ func remindersDeletable(w *chattest.World, c *chattest.Cast, st *chatcore.Stream
 		create: func(t *testing.T, u *chatcore.User) chatcore.ScheduledMessageID {
 			t.Helper()
 			msg := w.Post(t, st, "t", c.Member, "about this")
-			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(time.Hour), nil)
+			id, err := scheduled.CreateReminder(t.Context(), w.Svc, u.ID, msg, chattest.Epoch.Add(time.Hour), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return id
 		},
-		del: w.Svc.DeleteReminder,
+		del: func(ctx context.Context, actor chatcore.UserID, id chatcore.ScheduledMessageID) error {
+			return scheduled.DeleteReminder(ctx, w.Svc, actor, id)
+		},
 		count: func(ctx context.Context, actor chatcore.UserID) (int, error) {
-			list, err := w.Svc.Reminders(ctx, actor)
+			list, err := scheduled.Reminders(ctx, w.Svc, actor)
 			return len(list), err
 		},
 		event: "reminders", idKey: "reminder_id", missing: "Reminder does not exist",
@@ -291,13 +304,13 @@ func deleteChecks(t *testing.T, w *chattest.World, c *chattest.Cast, d, other de
 func TestDeleteScheduledMessage(t *testing.T) {
 	w, c := newCast(t, chattest.New)
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
-	scheduled := scheduledMessagesDeletable(w, c)
-	deleteChecks(t, w, c, scheduled, remindersDeletable(w, c, st))
+	messages := scheduledMessagesDeletable(w, c)
+	deleteChecks(t, w, c, messages, remindersDeletable(w, c, st))
 	t.Run("delivered but stored", func(t *testing.T) {
 		is := is.New(t)
-		id := scheduled.create(t, c.Member)
+		id := messages.create(t, c.Member)
 		w.UpdateScheduled(t, id, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
-		is.NoErr(w.Svc.DeleteScheduledMessage(t.Context(), c.Member.ID, id)) // the lookup ignores delivered
+		is.NoErr(scheduled.Delete(t.Context(), w.Svc, c.Member.ID, id)) // the lookup ignores delivered
 	})
 }
 
@@ -335,7 +348,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				var req chatcore.CreateScheduledMessageRequest
+				var req scheduled.CreateRequest
 				_, err := wire.DecodeParams(tt.params, &req)
 				e := chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 				if tt.code == chatcore.CodeRequestVariableMissing {
@@ -345,7 +358,7 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 			})
 		}
 		is := is.New(t)
-		var req chatcore.CreateScheduledMessageRequest
+		var req scheduled.CreateRequest
 		ignored, err := wire.DecodeParams(url.Values{"content": {"hi"}, "to": {"[1, 2]"}, "type": {"direct"}, "topic": {"x"}}, &req)
 		is.NoErr(err)                      // a complete request decodes
 		is.Equal(len(ignored), 0)          // every parameter is read
@@ -357,41 +370,41 @@ func TestCreateScheduledMessageParams(t *testing.T) {
 
 	tests := []struct {
 		name string
-		req  chatcore.CreateScheduledMessageRequest
+		req  scheduled.CreateRequest
 		code chatcore.Code
 		msg  string
 	}{
 		// Parameter errors come before the delivery time check (past here).
-		{"missing to", chatcore.CreateScheduledMessageRequest{Type: "stream", Content: "hi", DeliverAt: past}, chatcore.CodeRequestVariableMissing, "Missing 'to' argument"},
-		{"missing type", chatcore.CreateScheduledMessageRequest{To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeRequestVariableMissing, "Missing 'type' argument"},
-		{"to not JSON", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("Denmark"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not valid JSON"},
-		{"to a JSON string", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage(`"Denmark"`), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
-		{"to a float", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("1.5"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
-		{"to null", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("null"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
-		{"to a list of e-mails", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage(`["a@b.test"]`), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
-		{"bad type", chatcore.CreateScheduledMessageRequest{Type: "carrier pigeon", To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
+		{"missing to", scheduled.CreateRequest{Type: "stream", Content: "hi", DeliverAt: past}, chatcore.CodeRequestVariableMissing, "Missing 'to' argument"},
+		{"missing type", scheduled.CreateRequest{To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeRequestVariableMissing, "Missing 'type' argument"},
+		{"to not JSON", scheduled.CreateRequest{Type: "stream", To: json.RawMessage("Denmark"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not valid JSON"},
+		{"to a JSON string", scheduled.CreateRequest{Type: "stream", To: json.RawMessage(`"Denmark"`), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
+		{"to a float", scheduled.CreateRequest{Type: "stream", To: json.RawMessage("1.5"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
+		{"to null", scheduled.CreateRequest{Type: "stream", To: json.RawMessage("null"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
+		{"to a list of e-mails", scheduled.CreateRequest{Type: "direct", To: json.RawMessage(`["a@b.test"]`), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "to is not an integer"},
+		{"bad type", scheduled.CreateRequest{Type: "carrier pigeon", To: json.RawMessage(sid), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Invalid type: Value error, Not in the list of possible values"},
 		// Then the delivery time, then the shape of to for the type.
-		{"past", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("[1]"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
-		{"channel message to a list", chatcore.CreateScheduledMessageRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
-		{"direct message to an integer", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
-		{"channel id 0", chatcore.CreateScheduledMessageRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
-		{"no recipients", chatcore.CreateScheduledMessageRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
+		{"past", scheduled.CreateRequest{Type: "stream", To: json.RawMessage("[1]"), Content: "hi", DeliverAt: past}, chatcore.CodeBadRequest, "Scheduled delivery time must be in the future."},
+		{"channel message to a list", scheduled.CreateRequest{Type: "channel", To: json.RawMessage("[" + sid + "]"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for channel ID"},
+		{"direct message to an integer", scheduled.CreateRequest{Type: "direct", To: json.RawMessage("12"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Invalid data type for recipients"},
+		{"channel id 0", scheduled.CreateRequest{Type: "stream", To: json.RawMessage("0"), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeStreamDoesNotExist, "Channel with ID '0' does not exist"},
+		{"no recipients", scheduled.CreateRequest{Type: "direct", To: json.RawMessage("[]"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour)}, chatcore.CodeBadRequest, "Message must have recipients"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, tt.req)
+			_, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, tt.req)
 			chattest.WantError(t, err, tt.code, chatcore.KindInvalid, tt.msg)
 		})
 	}
 
 	t.Run("ids accepted", func(t *testing.T) {
 		is := is.New(t)
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
+		id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduled.CreateRequest{
 			Type: "channel", To: json.RawMessage(" " + sid + " "), Topic: new("t"), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
 		is.NoErr(err)                                // a channel id
 		is.Equal(w.Scheduled(t, id).StreamID, st.ID) // to that channel
-		dm, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
+		dm, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduled.CreateRequest{
 			Type: "private", To: json.RawMessage(idList(c.Moderator.ID, c.Moderator.ID)), Content: "hi", DeliverAt: chattest.Epoch.Add(time.Hour),
 		})
 		is.NoErr(err)                                                                 // a list of user ids
@@ -419,9 +432,9 @@ func TestDeliveryTimeRange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := scheduleAt("direct", to, nil, "hi", time.Hour)
 			req.DeliverAt = tt.at
-			_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, req)
+			_, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, req)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
-			_, err = w.Svc.CreateReminder(t.Context(), c.Member.ID, 1, tt.at, nil)
+			_, err = scheduled.CreateReminder(t.Context(), w.Svc, c.Member.ID, 1, tt.at, nil)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
@@ -429,7 +442,7 @@ func TestDeliveryTimeRange(t *testing.T) {
 		is := is.New(t)
 		req := scheduleAt("direct", to, nil, "hi", time.Hour)
 		req.DeliverAt = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-		_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, req)
+		_, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, req)
 		is.NoErr(err) // the last second of year 9999 is in range
 	})
 }

@@ -1,4 +1,4 @@
-package chatcore
+package scheduled
 
 import (
 	"bytes"
@@ -10,20 +10,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
-// CreateScheduledMessageRequest holds the parameters of POST
+// CreateRequest holds the parameters of POST
 // /scheduled_messages, in the order Zulip reads them. The wire decoder fills
 // every field but DeliverAt, which the caller sets from
 // scheduled_delivery_timestamp; content, to and type are required.
-type CreateScheduledMessageRequest struct {
+type CreateRequest struct {
 	// Content is the message's Markdown.
 	Content string `json:"content" wire:"required"`
 	// To is the JSON text of the destination, Zulip's Json[int | list[int]]:
 	// a channel id for a channel message, e.g. json.RawMessage("61"), or a
 	// list of user ids for a direct message, e.g. json.RawMessage("[12,31]").
-	// Unlike [SendMessageRequest], channel names and e-mails are not accepted.
+	// Unlike [chatcore.SendMessageRequest], channel names and e-mails are not accepted.
 	To json.RawMessage `json:"to" wire:"required"`
 	// Type is "stream" or "channel" for a channel message, "private" or
 	// "direct" for a direct message.
@@ -36,25 +37,25 @@ type CreateScheduledMessageRequest struct {
 	DeliverAt time.Time `json:"-"`
 }
 
-// scheduledTo is the destination of a CreateScheduledMessageRequest after its
+// scheduledTo is the destination of a CreateRequest after its
 // parameters are checked: a channel id, or user ids.
 type scheduledTo struct {
-	channel   StreamID
-	users     []UserID
+	channel   chatcore.StreamID
+	users     []chatcore.UserID
 	isChannel bool // To is an integer (else a list)
 }
 
 // parseScheduledParams checks req's parameters as Zulip's parameter parsing
 // does, before anything else: the required ones present, type one of the
 // known values, to an integer or a list of integers.
-func parseScheduledParams(req CreateScheduledMessageRequest) (scheduledTo, error) {
+func parseScheduledParams(req CreateRequest) (scheduledTo, error) {
 	var to scheduledTo
 	raw := bytes.TrimSpace(req.To)
 	if len(raw) == 0 {
-		return to, MissingArgument("to")
+		return to, chatcore.MissingArgument("to")
 	}
 	if req.Type == "" {
-		return to, MissingArgument("type")
+		return to, chatcore.MissingArgument("type")
 	}
 	to, err := parseScheduledTo(raw)
 	if err != nil {
@@ -72,20 +73,20 @@ func checkScheduledType(t string) error {
 	case "stream", "channel", "private", "direct":
 		return nil
 	}
-	return BadRequest("Invalid type: Value error, Not in the list of possible values")
+	return chatcore.BadRequest("Invalid type: Value error, Not in the list of possible values")
 }
 
 // parseScheduledTo parses the JSON text of "to" as Zulip's Json[int |
 // list[int]]: an integer, or a list of integers bounded by
-// [MaxDirectRecipients] (deduplicated).
+// [chatcore.MaxDirectRecipients] (deduplicated).
 func parseScheduledTo(raw []byte) (scheduledTo, error) {
 	var to scheduledTo
-	notInteger := BadRequest("to is not an integer") // pydantic's first error for int | list[int]
+	notInteger := chatcore.BadRequest("to is not an integer") // pydantic's first error for int | list[int]
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil || dec.More() {
-		return to, BadRequest("to is not valid JSON")
+		return to, chatcore.BadRequest("to is not valid JSON")
 	}
 	switch v := v.(type) {
 	case json.Number:
@@ -93,12 +94,12 @@ func parseScheduledTo(raw []byte) (scheduledTo, error) {
 		if err != nil {
 			return to, notInteger
 		}
-		to.channel, to.isChannel = StreamID(n), true
+		to.channel, to.isChannel = chatcore.StreamID(n), true
 	case []any:
-		if len(v) > MaxDirectRecipients {
-			return to, TooLongError("to", MaxDirectRecipients)
+		if len(v) > chatcore.MaxDirectRecipients {
+			return to, chatcore.TooLongError("to", chatcore.MaxDirectRecipients)
 		}
-		to.users = make([]UserID, 0, len(v))
+		to.users = make([]chatcore.UserID, 0, len(v))
 		for _, item := range v {
 			num, ok := item.(json.Number)
 			if !ok {
@@ -108,7 +109,7 @@ func parseScheduledTo(raw []byte) (scheduledTo, error) {
 			if err != nil {
 				return to, notInteger
 			}
-			to.users = append(to.users, UserID(n))
+			to.users = append(to.users, chatcore.UserID(n))
 		}
 		to.users = slicex.Unique(to.users)
 	default:
@@ -125,12 +126,12 @@ func strictInt(n json.Number) (int64, error) {
 	return strconv.ParseInt(n.String(), 10, 64)
 }
 
-// ScheduledMessageView is a scheduled message in the wire format of GET
+// View is a scheduled message in the wire format of GET
 // /scheduled_messages and of scheduled_messages events.
-type ScheduledMessageView struct {
-	ScheduledMessageID ScheduledMessageID `json:"scheduled_message_id"`
+type View struct {
+	ScheduledMessageID chatcore.ScheduledMessageID `json:"scheduled_message_id"`
 	// Type is "stream" or "private".
-	Type MessageType `json:"type"`
+	Type chatcore.MessageType `json:"type"`
 	// To is the channel id (a StreamID) of a channel message, or the recipients
 	// of a direct message ([]UserID, the sender excluded unless the message is
 	// to themself).
@@ -144,9 +145,9 @@ type ScheduledMessageView struct {
 	Failed bool `json:"failed"`
 }
 
-// scheduledView builds the wire form of a scheduled message.
-func scheduledView(m *ScheduledMessage) ScheduledMessageView {
-	v := ScheduledMessageView{
+// view builds the wire form of a scheduled message.
+func view(m *chatcore.ScheduledMessage) View {
+	v := View{
 		ScheduledMessageID:         m.ID,
 		Type:                       m.Type,
 		Content:                    m.Content,
@@ -154,13 +155,13 @@ func scheduledView(m *ScheduledMessage) ScheduledMessageView {
 		ScheduledDeliveryTimestamp: m.DeliverAt.Unix(),
 		Failed:                     m.Failed,
 	}
-	if m.Type == MessageTypeStream {
+	if m.Type == chatcore.MessageTypeStream {
 		v.To = m.StreamID
 		v.Topic = new(m.Topic)
 	} else {
 		to := slices.Clone(m.DirectMembers)
 		if to == nil {
-			to = []UserID{}
+			to = []chatcore.UserID{}
 		}
 		v.To = to
 	}
@@ -168,8 +169,8 @@ func scheduledView(m *ScheduledMessage) ScheduledMessageView {
 }
 
 // errFutureDelivery is Zulip's error for a delivery time that is not in the future.
-func errFutureDelivery() *Error {
-	return BadRequest("Scheduled delivery time must be in the future.")
+func errFutureDelivery() *chatcore.Error {
+	return chatcore.BadRequest("Scheduled delivery time must be in the future.")
 }
 
 // Delivery times outside Python's datetime range (years 1 to 9999) are
@@ -189,9 +190,9 @@ const (
 func checkDeliveryTime(t, now time.Time) error {
 	switch sec := t.Unix(); {
 	case sec > maxDeliveryUnix:
-		return BadRequest("scheduled_delivery_timestamp is too large")
+		return chatcore.BadRequest("scheduled_delivery_timestamp is too large")
 	case sec < minDeliveryUnix:
-		return BadRequest("scheduled_delivery_timestamp is too small")
+		return chatcore.BadRequest("scheduled_delivery_timestamp is too small")
 	}
 	if !t.After(now) {
 		return errFutureDelivery()
@@ -199,10 +200,10 @@ func checkDeliveryTime(t, now time.Time) error {
 	return nil
 }
 
-// CreateScheduledMessage schedules a message from actor for delivery at
-// req.DeliverAt by [Service.DeliverScheduledMessage], and returns its id. Any
+// Create schedules a message from actor for delivery at
+// req.DeliverAt by [DeliverDue], and returns its id. Any
 // user, bots included, may schedule messages. The destination and content are validated
-// as [Service.SendMessage] validates them (and checked again at delivery), the
+// as [chatcore.Service.SendMessage] validates them (and checked again at delivery), the
 // content is stored normalised and rendered, and a scheduled_messages "add"
 // event goes to actor after commit.
 //
@@ -211,7 +212,7 @@ func checkDeliveryTime(t, now time.Time) error {
 // argument" for an empty To and "Missing 'type' argument" for an empty Type,
 // "to is not valid JSON", "to is not an integer" (To neither an integer nor a
 // list of integers), "to is too long (limit: 1000 items)" (a list over
-// [MaxDirectRecipients]; repeated ids count once otherwise), "Invalid type:
+// [chatcore.MaxDirectRecipients]; repeated ids count once otherwise), "Invalid type:
 // Value error, Not in the list of possible values"; then
 // "scheduled_delivery_timestamp is too large" / "is too small" when
 // req.DeliverAt is outside years 1 to 9999, "Scheduled delivery time must be
@@ -219,78 +220,78 @@ func checkDeliveryTime(t, now time.Time) error {
 // UNAUTHORIZED for a missing or deactivated actor; then "Invalid data
 // type for channel ID" (a channel message to a list) or "Invalid data type
 // for recipients" (a direct message to an integer), "Missing topic", and
-// every error [Service.SendMessage] lists for the channel, recipients, topic
+// every error [chatcore.Service.SendMessage] lists for the channel, recipients, topic
 // and content.
-func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, req CreateScheduledMessageRequest) (ScheduledMessageID, error) {
+func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req CreateRequest) (chatcore.ScheduledMessageID, error) {
 	to, err := parseScheduledParams(req)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkDeliveryTime(req.DeliverAt, s.clock.Now()); err != nil {
+	if err := checkDeliveryTime(req.DeliverAt, svc.Now()); err != nil {
 		return 0, err
 	}
-	var id ScheduledMessageID
-	pre := s.Prerender(ctx, actorID, req.Content) // before the write lock; see render.go
-	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
-		sender, err := Actor(ctx, tx, actorID)
+	var id chatcore.ScheduledMessageID
+	pre := svc.Prerender(ctx, actorID, req.Content) // before the write lock
+	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		sender, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		var dest Destination
+		var dest chatcore.Destination
 		switch req.Type {
 		case "stream", "channel":
 			if !to.isChannel {
-				return BadRequest("Invalid data type for channel ID")
+				return chatcore.BadRequest("Invalid data type for channel ID")
 			}
 			if req.Topic == nil {
-				return BadRequest("Missing topic")
+				return chatcore.BadRequest("Missing topic")
 			}
 			if to.channel <= 0 {
-				return errChannelIDDoesNotExist(to.channel) // no such id; 0 would read as "no channel"
+				return chatcore.ChannelIDDoesNotExistError(to.channel) // no such id; 0 would read as "no channel"
 			}
-			dest = Destination{StreamID: to.channel, Topic: *req.Topic}
+			dest = chatcore.Destination{StreamID: to.channel, Topic: *req.Topic}
 		default:
 			if to.isChannel {
-				return BadRequest("Invalid data type for recipients")
+				return chatcore.BadRequest("Invalid data type for recipients")
 			}
-			dest = Destination{To: to.users}
+			dest = chatcore.Destination{To: to.users}
 		}
-		m := &ScheduledMessage{
+		m := &chatcore.ScheduledMessage{
 			RealmID:   sender.RealmID,
 			SenderID:  sender.ID,
-			Kind:      ScheduledSendLater,
+			Kind:      chatcore.ScheduledSendLater,
 			DeliverAt: req.DeliverAt.UTC(),
 		}
-		if err := s.checkScheduledDestination(ctx, tx, sender, dest, req.Content, m, pre); err != nil {
+		if err := checkDestination(ctx, svc, tx, sender, dest, req.Content, m, pre); err != nil {
 			return err
 		}
 		if err := tx.CreateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
 		id = m.ID
-		fx.Event(sender.RealmID, []UserID{sender.ID}, map[string]any{
+		fx.Event(sender.RealmID, []chatcore.UserID{sender.ID}, map[string]any{
 			"type":               "scheduled_messages",
 			"op":                 "add",
-			"scheduled_messages": []ScheduledMessageView{scheduledView(m)},
+			"scheduled_messages": []View{view(m)},
 		})
 		return nil
 	})
 	return id, err
 }
 
-// checkScheduledDestination applies the checks sendInTx makes on content,
+// checkDestination applies the checks SendInTx makes on content,
 // topic, channel and recipients without sending, and fills in the
 // destination, content and rendered content of m, reusing pre (see
-// renderChecked; nil for none).
-func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *User, dest Destination, content string, m *ScheduledMessage, pre *Prerendered) error {
-	body, err := NormalizeContent(content)
+// RenderChecked; nil for none).
+func checkDestination(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, sender *chatcore.User, dest chatcore.Destination, content string, m *chatcore.ScheduledMessage, pre *chatcore.Prerendered) error {
+	body, err := chatcore.NormalizeContent(content)
 	if err != nil {
 		return err
 	}
-	if err := checkScheduledRecipient(ctx, tx, sender, dest, m); err != nil {
+	if err := checkRecipient(ctx, tx, sender, dest, m); err != nil {
 		return err
 	}
-	r, err := s.RenderChecked(ctx, tx, sender.RealmID, body, pre)
+	r, err := svc.RenderChecked(ctx, tx, sender.RealmID, body, pre)
 	if err != nil {
 		return err
 	}
@@ -299,109 +300,109 @@ func (s *Service) checkScheduledDestination(ctx context.Context, tx Tx, sender *
 	return nil
 }
 
-// checkScheduledRecipient applies the checks sendInTx makes on topic, channel
+// checkRecipient applies the checks SendInTx makes on topic, channel
 // and recipients without sending, and fills in the destination of m.
-func checkScheduledRecipient(ctx context.Context, tx Tx, sender *User, dest Destination, m *ScheduledMessage) error {
+func checkRecipient(ctx context.Context, tx chatcore.Tx, sender *chatcore.User, dest chatcore.Destination, m *chatcore.ScheduledMessage) error {
 	realm, err := tx.Realm(ctx, sender.RealmID)
 	if err != nil {
 		return err
 	}
 	if dest.StreamID != 0 {
-		topic, err := NormalizeTopic(realm, dest.Topic)
+		topic, err := chatcore.NormalizeTopic(realm, dest.Topic)
 		if err != nil {
 			return err
 		}
-		st, err := StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
-		if errors.Is(err, ErrNotFound) {
-			return errChannelIDDoesNotExist(dest.StreamID)
+		st, err := chatcore.StreamInRealm(ctx, tx, sender.RealmID, dest.StreamID)
+		if errors.Is(err, chatcore.ErrNotFound) {
+			return chatcore.ChannelIDDoesNotExistError(dest.StreamID)
 		}
 		if err != nil {
 			return err
 		}
-		if err := CanSendToStream(ctx, tx, sender, st); err != nil {
+		if err := chatcore.CanSendToStream(ctx, tx, sender, st); err != nil {
 			return err
 		}
-		m.Type = MessageTypeStream
+		m.Type = chatcore.MessageTypeStream
 		m.StreamID = st.ID
 		m.Topic = topic
 		m.DirectMembers = nil
 	} else {
 		if len(dest.To) == 0 {
-			return BadRequest("Message must have recipients")
+			return chatcore.BadRequest("Message must have recipients")
 		}
-		recipients, err := activeRecipients(ctx, tx, sender.RealmID, dest.To)
+		recipients, err := chatcore.ActiveRecipients(ctx, tx, sender.RealmID, dest.To)
 		if err != nil {
 			return err
 		}
-		others := slices.DeleteFunc(recipients, func(id UserID) bool { return id == sender.ID })
+		others := slices.DeleteFunc(recipients, func(id chatcore.UserID) bool { return id == sender.ID })
 		slices.Sort(others)
 		if len(others) == 0 {
-			others = []UserID{sender.ID} // a message to themself
+			others = []chatcore.UserID{sender.ID} // a message to themself
 		}
-		m.Type = MessageTypePrivate
+		m.Type = chatcore.MessageTypePrivate
 		m.StreamID, m.Topic = 0, ""
 		m.DirectMembers = others
 	}
 	return nil
 }
 
-// ScheduledMessages returns actor's undelivered scheduled messages (failed ones
+// List returns actor's undelivered scheduled messages (failed ones
 // included, reminders excluded), ordered by delivery time, then id. Errors:
 // UNAUTHORIZED for a missing or deactivated actor; others are internal.
-func (s *Service) ScheduledMessages(ctx context.Context, actorID UserID) ([]ScheduledMessageView, error) {
-	var out []ScheduledMessageView
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
+func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) ([]View, error) {
+	var out []View
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		out, err = ScheduledViews(ctx, tx, u)
+		out, err = Views(ctx, tx, u)
 		return err
 	})
 	return out, err
 }
 
-// ScheduledViews returns u's pending scheduled messages (never nil).
-func ScheduledViews(ctx context.Context, tx Tx, u *User) ([]ScheduledMessageView, error) {
-	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
-		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledSendLater, Delivered: new(false),
+// Views returns u's pending scheduled messages (never nil).
+func Views(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]View, error) {
+	rows, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{
+		RealmID: u.RealmID, SenderID: u.ID, Kind: chatcore.ScheduledSendLater, Delivered: new(false),
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ScheduledMessageView, 0, len(rows))
+	out := make([]View, 0, len(rows))
 	for i := range rows {
-		out = append(out, scheduledView(&rows[i]))
+		out = append(out, view(&rows[i]))
 	}
 	return out, nil
 }
 
-// DeleteScheduledMessage deletes (cancels) one of actor's scheduled messages
+// Delete deletes (cancels) one of actor's scheduled messages
 // and, after commit, sends a scheduled_messages "remove" event to actor. Any
 // user may delete their own; a row that was already delivered but is still
 // stored can be deleted too (it does not un-send the message).
 //
 // Errors: "Scheduled message does not exist" (code BAD_REQUEST, kind
-// [KindNotFound]) for an unknown id, someone else's scheduled message, one of
+// [chatcore.KindNotFound]) for an unknown id, someone else's scheduled message, one of
 // another realm, or a reminder id; UNAUTHORIZED for a missing or deactivated
 // actor.
-func (s *Service) DeleteScheduledMessage(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+func Delete(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := ownScheduled(ctx, tx, u, id, ScheduledSendLater)
+		m, err := ownScheduled(ctx, tx, u, id, chatcore.ScheduledSendLater)
 		if err != nil {
 			return err
 		}
 		if m == nil {
-			return NotFound("Scheduled message does not exist")
+			return chatcore.NotFound("Scheduled message does not exist")
 		}
 		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
 			return err
 		}
-		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
 			"type":                 "scheduled_messages",
 			"op":                   "remove",
 			"scheduled_message_id": m.ID,
@@ -412,9 +413,9 @@ func (s *Service) DeleteScheduledMessage(ctx context.Context, actorID UserID, id
 
 // ownScheduled returns u's row of the kind with the id, or nil when there is
 // none (missing, someone else's, another realm's, or of the other kind).
-func ownScheduled(ctx context.Context, tx Tx, u *User, id ScheduledMessageID, kind ScheduledKind) (*ScheduledMessage, error) {
+func ownScheduled(ctx context.Context, tx chatcore.Tx, u *chatcore.User, id chatcore.ScheduledMessageID, kind chatcore.ScheduledKind) (*chatcore.ScheduledMessage, error) {
 	m, err := tx.ScheduledMessage(ctx, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, chatcore.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package chatcore
+package scheduled
 
 import (
 	"context"
@@ -10,37 +10,38 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/narrowlink"
 )
 
 // MaxReminderNoteLength is the longest reminder note, in characters, that
-// [Service.CreateReminder] accepts (Zulip's MAX_REMINDER_NOTE_LENGTH, reported
+// [CreateReminder] accepts (Zulip's MAX_REMINDER_NOTE_LENGTH, reported
 // as max_reminder_note_length by POST /register).
 const MaxReminderNoteLength = 1000
 
 // Reminder is a reminder in the wire format of GET /reminders and of reminders
 // events.
 type Reminder struct {
-	ReminderID ScheduledMessageID `json:"reminder_id"`
+	ReminderID chatcore.ScheduledMessageID `json:"reminder_id"`
 	// Type is always "private".
-	Type MessageType `json:"type"`
+	Type chatcore.MessageType `json:"type"`
 	// To holds the id of the user who scheduled the reminder and receives it.
-	To              []UserID `json:"to"`
-	Content         string   `json:"content"`
-	RenderedContent string   `json:"rendered_content"`
+	To              []chatcore.UserID `json:"to"`
+	Content         string            `json:"content"`
+	RenderedContent string            `json:"rendered_content"`
 	// ScheduledDeliveryTimestamp is the delivery time in UNIX seconds.
 	ScheduledDeliveryTimestamp int64 `json:"scheduled_delivery_timestamp"`
 	// Failed is true once a delivery attempt failed.
-	Failed                  bool      `json:"failed"`
-	ReminderTargetMessageID MessageID `json:"reminder_target_message_id"`
+	Failed                  bool               `json:"failed"`
+	ReminderTargetMessageID chatcore.MessageID `json:"reminder_target_message_id"`
 }
 
 // reminderView builds the wire form of a reminder row.
-func reminderView(m *ScheduledMessage) Reminder {
+func reminderView(m *chatcore.ScheduledMessage) Reminder {
 	return Reminder{
 		ReminderID:                 m.ID,
-		Type:                       MessageTypePrivate,
-		To:                         []UserID{m.SenderID},
+		Type:                       chatcore.MessageTypePrivate,
+		To:                         []chatcore.UserID{m.SenderID},
 		Content:                    m.Content,
 		RenderedContent:            m.RenderedContent,
 		ScheduledDeliveryTimestamp: m.DeliverAt.Unix(),
@@ -50,7 +51,7 @@ func reminderView(m *ScheduledMessage) Reminder {
 }
 
 // CreateReminder schedules a reminder about message for actor: at deliverAt,
-// [Service.DeliverScheduledMessage] sends actor a direct message from the realm's
+// [DeliverDue] sends actor a direct message from the realm's
 // notification bot that quotes the message (or says it was a poll or a todo
 // list) and links to it, with the optional note. A nil or empty note is
 // absent; a note loses trailing whitespace and leading newlines. Any user, bots
@@ -64,45 +65,45 @@ func reminderView(m *ScheduledMessage) Reminder {
 // message(s)" for a message that does not exist, is of another realm, or that
 // actor cannot read; "Maximum reminder note length: 1000 characters" (see
 // [MaxReminderNoteLength]). UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID MessageID, deliverAt time.Time, note *string) (ScheduledMessageID, error) {
-	var id ScheduledMessageID
-	pre := s.prerenderReminder(ctx, actorID, messageID, note) // before the write lock; see render.go
-	err := s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+func CreateReminder(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, messageID chatcore.MessageID, deliverAt time.Time, note *string) (chatcore.ScheduledMessageID, error) {
+	var id chatcore.ScheduledMessageID
+	pre := prerenderReminder(ctx, svc, actorID, messageID, note) // before the write lock
+	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		if err := checkDeliveryTime(deliverAt, s.clock.Now()); err != nil {
+		if err := checkDeliveryTime(deliverAt, svc.Now()); err != nil {
 			return err
 		}
-		target, err := AccessibleMessage(ctx, tx, u, messageID)
+		target, err := chatcore.AccessibleMessage(ctx, tx, u, messageID)
 		if err != nil {
 			return err
 		}
 		if target == nil {
-			return InvalidMessageError()
+			return chatcore.InvalidMessageError()
 		}
 		var text string
 		if note != nil {
-			text, err = normalizeReminderNote(*note)
+			text, err = NormalizeReminderNote(*note)
 			if err != nil {
 				return err
 			}
 		}
-		content, err := s.reminderContent(ctx, tx, target, text)
+		content, err := ReminderContent(ctx, svc, tx, target, text)
 		if err != nil {
 			return err
 		}
-		r, err := s.RenderChecked(ctx, tx, u.RealmID, content, pre)
+		r, err := svc.RenderChecked(ctx, tx, u.RealmID, content, pre)
 		if err != nil {
 			return err
 		}
-		m := &ScheduledMessage{
+		m := &chatcore.ScheduledMessage{
 			RealmID:                 u.RealmID,
 			SenderID:                u.ID,
-			Kind:                    ScheduledReminder,
-			Type:                    MessageTypePrivate,
-			DirectMembers:           []UserID{u.ID},
+			Kind:                    chatcore.ScheduledReminder,
+			Type:                    chatcore.MessageTypePrivate,
+			DirectMembers:           []chatcore.UserID{u.ID},
 			Content:                 content,
 			RenderedContent:         r.HTML,
 			DeliverAt:               deliverAt.UTC(),
@@ -113,7 +114,7 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 			return err
 		}
 		id = m.ID
-		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
 			"type":      "reminders",
 			"op":        "add",
 			"reminders": []Reminder{reminderView(m)},
@@ -124,30 +125,31 @@ func (s *Service) CreateReminder(ctx context.Context, actorID UserID, messageID 
 }
 
 // prerenderReminder renders the content of the reminder CreateReminder would
-// create, in one read-only View before its write transaction (see renderChecked);
+// create, in one read-only View before its write transaction (see
+// chatcore.Service.RenderChecked);
 // nil when anything is refused (the write transaction reports it).
-func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, messageID MessageID, note *string) *Prerendered {
-	var p *Prerendered
-	_ = s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
+func prerenderReminder(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, messageID chatcore.MessageID, note *string) *chatcore.Prerendered {
+	var p *chatcore.Prerendered
+	_ = svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		target, err := AccessibleMessage(ctx, tx, u, messageID)
+		target, err := chatcore.AccessibleMessage(ctx, tx, u, messageID)
 		if err != nil || target == nil {
-			return errors.Join(err, InvalidMessageError())
+			return errors.Join(err, chatcore.InvalidMessageError())
 		}
 		var text string
 		if note != nil {
-			if text, err = normalizeReminderNote(*note); err != nil {
+			if text, err = NormalizeReminderNote(*note); err != nil {
 				return err
 			}
 		}
-		content, err := s.reminderContent(ctx, tx, target, text)
+		content, err := ReminderContent(ctx, svc, tx, target, text)
 		if err != nil {
 			return err
 		}
-		p, err = prerenderIn(ctx, tx, u.RealmID, content)
+		p, err = chatcore.PrerenderIn(ctx, tx, u.RealmID, content)
 		return err
 	})
 	return p
@@ -156,10 +158,10 @@ func (s *Service) prerenderReminder(ctx context.Context, actorID UserID, message
 // Reminders returns actor's undelivered reminders, failed ones included,
 // ordered by delivery time, then id. Errors: UNAUTHORIZED for a missing or
 // deactivated actor; others are internal.
-func (s *Service) Reminders(ctx context.Context, actorID UserID) ([]Reminder, error) {
+func Reminders(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) ([]Reminder, error) {
 	var out []Reminder
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := Actor(ctx, tx, actorID)
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -170,9 +172,9 @@ func (s *Service) Reminders(ctx context.Context, actorID UserID) ([]Reminder, er
 }
 
 // ReminderViews returns u's pending reminders (never nil).
-func ReminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
-	rows, err := tx.ScheduledMessages(ctx, ScheduledFilter{
-		RealmID: u.RealmID, SenderID: u.ID, Kind: ScheduledReminder, Delivered: new(false),
+func ReminderViews(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]Reminder, error) {
+	rows, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{
+		RealmID: u.RealmID, SenderID: u.ID, Kind: chatcore.ScheduledReminder, Delivered: new(false),
 	})
 	if err != nil {
 		return nil, err
@@ -187,26 +189,26 @@ func ReminderViews(ctx context.Context, tx Tx, u *User) ([]Reminder, error) {
 // DeleteReminder deletes (cancels) one of actor's reminders and, after commit,
 // sends a reminders "remove" event to actor.
 //
-// Errors: "Reminder does not exist" (code BAD_REQUEST, kind [KindNotFound]) for
+// Errors: "Reminder does not exist" (code BAD_REQUEST, kind [chatcore.KindNotFound]) for
 // an unknown id, someone else's reminder, one of another realm, or a
 // scheduled-message id; UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id ScheduledMessageID) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := Actor(ctx, tx, actorID)
+func DeleteReminder(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
-		m, err := ownScheduled(ctx, tx, u, id, ScheduledReminder)
+		m, err := ownScheduled(ctx, tx, u, id, chatcore.ScheduledReminder)
 		if err != nil {
 			return err
 		}
 		if m == nil {
-			return NotFound("Reminder does not exist")
+			return chatcore.NotFound("Reminder does not exist")
 		}
 		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
 			return err
 		}
-		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
 			"type":        "reminders",
 			"op":          "remove",
 			"reminder_id": m.ID,
@@ -215,81 +217,42 @@ func (s *Service) DeleteReminder(ctx context.Context, actorID UserID, id Schedul
 	})
 }
 
-// AccessibleMessage returns message id when u can read it, or nil (and no
-// error) when it does not exist, is of another realm or is hidden from u;
-// errors come from the store.
-func AccessibleMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
-	m, err := tx.Message(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ok, err := CanSee(ctx, tx, u, m)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return m, nil
-}
-
-// ReadableMessage returns message id when u can read it, else Zulip's
-// BAD_REQUEST "Invalid message(s)" (a message that does not exist, is of
-// another realm or is hidden from u); other errors come from the store.
-func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Message, error) {
-	m, err := AccessibleMessage(ctx, tx, u, id)
-	if err == nil && m == nil {
-		err = InvalidMessageError()
-	}
-	return m, err
-}
-
 // NormalizeReminderNote returns note as a reminder stores it: trailing
 // whitespace and leading newlines dropped. A note over [MaxReminderNoteLength]
-// characters is a BAD_REQUEST [*Error] with Zulip's message.
-func NormalizeReminderNote(note string) (string, error) { return normalizeReminderNote(note) }
-
-// normalizeReminderNote drops trailing whitespace and leading newlines and
-// enforces MaxReminderNoteLength.
-func normalizeReminderNote(note string) (string, error) {
+// characters is a BAD_REQUEST [*chatcore.Error] with Zulip's message.
+func NormalizeReminderNote(note string) (string, error) {
 	note = strings.TrimRightFunc(note, unicode.IsSpace)
 	note = strings.TrimLeft(note, "\n")
 	if utf8.RuneCountInString(note) > MaxReminderNoteLength {
-		return "", BadRequestf("Maximum reminder note length: %d characters", MaxReminderNoteLength)
+		return "", chatcore.BadRequestf("Maximum reminder note length: %d characters", MaxReminderNoteLength)
 	}
 	return note, nil
 }
 
 // ReminderContent returns the Markdown of the notification-bot message that
 // delivers a reminder about m with the normalised note (see
-// [NormalizeReminderNote]), reading m's sender and channel through tx; the
-// links in it start with the Service's [WithExternalURL]. Errors come from
-// the store.
-func (s *Service) ReminderContent(ctx context.Context, tx Tx, m *Message, note string) (string, error) {
-	return s.reminderContent(ctx, tx, m, note)
-}
-
-// reminderContent builds the Markdown of the notification-bot message that
-// delivers a reminder about m with the (normalised) note: a first line naming
-// the message, the note quoted, then the sender's silent mention with a link
-// and the original text in a quote block cut to keep the whole within
-// MaxMessageLength (for /poll and /todo messages only a line saying so).
-func (s *Service) reminderContent(ctx context.Context, tx Tx, m *Message, note string) (string, error) {
+// [NormalizeReminderNote]): a first line naming the message, the note
+// quoted, then the sender's silent mention with a link and the original text
+// in a quote block cut to keep the whole within [chatcore.MaxMessageLength]
+// (for /poll and /todo messages only a line saying so). It reads m's sender
+// and channel through tx; the links in it start with the Service's
+// [chatcore.WithExternalURL]. Errors come from the store.
+func ReminderContent(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, m *chatcore.Message, note string) (string, error) {
 	sender, err := tx.User(ctx, m.SenderID)
 	if err != nil {
 		return "", err
 	}
-	base := strings.TrimRight(s.externalURL, "/")
+	base := strings.TrimRight(svc.ExternalURL(), "/")
 	var b strings.Builder
 	var link string
-	if m.Type == MessageTypeStream {
+	if m.Type == chatcore.MessageTypeStream {
 		st, err := tx.Stream(ctx, m.StreamID)
 		if err != nil {
 			return "", err
 		}
 		link = base + "/" + narrowlink.ChannelMessage(int64(st.ID), st.Name, m.Topic, int64(m.ID))
 		b.WriteString("You requested a reminder for ")
-		b.WriteString(narrowlink.MessageSyntax(int64(st.ID), st.Name, m.Topic, DefaultEmptyTopicDisplayName, int64(m.ID)))
+		b.WriteString(narrowlink.MessageSyntax(int64(st.ID), st.Name, m.Topic, chatcore.DefaultEmptyTopicDisplayName, int64(m.ID)))
 		b.WriteString(".")
 	} else {
 		link = base + "/" + narrowlink.DirectMessage(m.DirectMembers, int64(m.ID))
@@ -310,9 +273,9 @@ func (s *Service) reminderContent(ctx context.Context, tx Tx, m *Message, note s
 		fmt.Fprintf(&b, "[said](%s):\n", link)
 		fence := unusedFence(m.Content)
 		open, closing := fence+"quote\n", "\n"+fence
-		room := MaxMessageLength - b.Len() - len(open) - len(closing)
+		room := chatcore.MaxMessageLength - b.Len() - len(open) - len(closing)
 		b.WriteString(open)
-		b.WriteString(truncateBytes(m.Content, room, messageTruncatedMarker))
+		b.WriteString(chatcore.TruncateContent(m.Content, room))
 		b.WriteString(closing)
 	}
 	return b.String(), nil

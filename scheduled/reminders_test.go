@@ -1,4 +1,4 @@
-package chatcore_test
+package scheduled_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/scheduled"
 )
 
 const serviceBaseURL = "http://127.0.0.1:9991"
@@ -26,12 +27,12 @@ func TestCreateReminderContent(t *testing.T) {
 	w, c := newCast(t, chattest.New)
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	sea := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "North Sea", Subscribers: []*chatcore.User{c.Member}})
-	create := func(t *testing.T, u *chatcore.User, msg chatcore.MessageID, note *string) chatcore.Reminder {
+	create := func(t *testing.T, u *chatcore.User, msg chatcore.MessageID, note *string) scheduled.Reminder {
 		t.Helper()
 		is := is.New(t)
-		id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(time.Hour), note)
+		id, err := scheduled.CreateReminder(t.Context(), w.Svc, u.ID, msg, chattest.Epoch.Add(time.Hour), note)
 		is.NoErr(err) // reminder created
-		list, err := w.Svc.Reminders(t.Context(), u.ID)
+		list, err := scheduled.Reminders(t.Context(), w.Svc, u.ID)
 		is.NoErr(err) // listing succeeds
 		for _, r := range list {
 			if r.ReminderID == id {
@@ -39,7 +40,7 @@ func TestCreateReminderContent(t *testing.T) {
 			}
 		}
 		t.Fatalf("reminder %d not listed", id)
-		return chatcore.Reminder{}
+		return scheduled.Reminder{}
 	}
 	said := func(sender *chatcore.User, link string) string {
 		return fmt.Sprintf("@_**%s|%d** [said](%s):\n", sender.FullName, sender.ID, link)
@@ -61,9 +62,9 @@ func TestCreateReminderContent(t *testing.T) {
 		is.Equal(r.ScheduledDeliveryTimestamp, chattest.Epoch.Add(time.Hour).Unix()) // UNIX seconds
 		is.Equal(r.Failed, false)                                                    // not failed
 		evs := w.Events.OfType("reminders", "op", "add")
-		is.Equal(len(evs), 1)                                      // one add event
-		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Admin.ID})    // to the caller
-		is.Equal(evs[0].Data["reminders"], []chatcore.Reminder{r}) // carrying the reminder
+		is.Equal(len(evs), 1)                                       // one add event
+		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Admin.ID})     // to the caller
+		is.Equal(evs[0].Data["reminders"], []scheduled.Reminder{r}) // carrying the reminder
 	})
 	t.Run("note", func(t *testing.T) {
 		is := is.New(t)
@@ -143,28 +144,28 @@ func TestCreateReminderErrors(t *testing.T) {
 		{"private channel without access", hidden, future, nil, "Invalid message(s)"},
 		{"another realm's message", abroad, future, nil, "Invalid message(s)"},
 		{"someone else's direct message", private, future, nil, "Invalid message(s)"},
-		{"note too long", public, future, new(strings.Repeat("é", chatcore.MaxReminderNoteLength+1)), "Maximum reminder note length: 1000 characters"},
+		{"note too long", public, future, new(strings.Repeat("é", scheduled.MaxReminderNoteLength+1)), "Maximum reminder note length: 1000 characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, tt.msg, tt.at, tt.note)
+			_, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Member.ID, tt.msg, tt.at, tt.note)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.err)
 		})
 	}
 	is := is.New(t)
-	list, err := w.Svc.Reminders(t.Context(), c.Member.ID)
+	list, err := scheduled.Reminders(t.Context(), w.Svc, c.Member.ID)
 	is.NoErr(err)                                  // listing succeeds
 	is.Equal(len(list), 0)                         // nothing stored
 	is.Equal(len(w.Events.OfType("reminders")), 0) // no events
 
 	t.Run("note at the limit", func(t *testing.T) {
 		is := is.New(t)
-		note := strings.Repeat("é", chatcore.MaxReminderNoteLength) + "   \n"
-		_, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, public, future, &note)
+		note := strings.Repeat("é", scheduled.MaxReminderNoteLength) + "   \n"
+		_, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Member.ID, public, future, &note)
 		is.NoErr(err) // 1000 characters after trimming are allowed
 	})
 	t.Run("guest without access to a public channel", func(t *testing.T) {
-		_, err := w.Svc.CreateReminder(t.Context(), c.Guest.ID, public, future, nil)
+		_, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Guest.ID, public, future, nil)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid message(s)")
 	})
 }
@@ -176,7 +177,7 @@ func TestRemindersList(t *testing.T) {
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		msg := w.Post(t, st, "t", c.Member, "about this")
 		remind := func(u *chatcore.User, d time.Duration) chatcore.ScheduledMessageID {
-			id, err := w.Svc.CreateReminder(t.Context(), u.ID, msg, chattest.Epoch.Add(d), nil)
+			id, err := scheduled.CreateReminder(t.Context(), w.Svc, u.ID, msg, chattest.Epoch.Add(d), nil)
 			is.NoErr(err) // reminder created
 			return id
 		}
@@ -185,12 +186,12 @@ func TestRemindersList(t *testing.T) {
 		failed := remind(c.Member, 2*time.Hour)
 		delivered := remind(c.Member, 30*time.Minute)
 		remind(c.Admin, 10*time.Minute) // someone else's
-		_, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "x", 5*time.Minute))
+		_, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "x", 5*time.Minute))
 		is.NoErr(err) // a scheduled message, which is not a reminder
 		w.UpdateScheduled(t, failed, func(m *chatcore.ScheduledMessage) { m.Failed = true; m.FailureMessage = "boom" })
 		w.UpdateScheduled(t, delivered, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
 
-		list, err := w.Svc.Reminders(t.Context(), c.Member.ID)
+		list, err := scheduled.Reminders(t.Context(), w.Svc, c.Member.ID)
 		is.NoErr(err) // listing succeeds
 		var ids []chatcore.ScheduledMessageID
 		var flags []bool
@@ -208,7 +209,7 @@ func TestRemindersList(t *testing.T) {
 		got := slices.Sorted(maps.Keys(keys))
 		is.Equal(got, []string{"content", "failed", "reminder_id", "reminder_target_message_id", "rendered_content", "scheduled_delivery_timestamp", "to", "type"}) // exactly the Reminder schema's fields
 
-		empty, err := w.Svc.Reminders(t.Context(), c.Moderator.ID)
+		empty, err := scheduled.Reminders(t.Context(), w.Svc, c.Moderator.ID)
 		is.NoErr(err)           // listing succeeds
 		is.True(empty != nil)   // an empty list, not null
 		is.Equal(len(empty), 0) // nothing for a user without reminders

@@ -1,4 +1,4 @@
-package chatcore_test
+package scheduled_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
 
@@ -23,7 +23,7 @@ func TestEditScheduledMessage(t *testing.T) {
 		sid := strconv.FormatInt(int64(denmark.ID), 10)
 		schedule := func(tb testing.TB) chatcore.ScheduledMessageID {
 			tb.Helper()
-			id, err := w.Svc.CreateScheduledMessage(tb.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
+			id, err := scheduled.Create(tb.Context(), w.Svc, c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
 			is.New(tb).NoErr(err) // scheduling succeeds
 			return id
 		}
@@ -32,7 +32,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
 			w.Events.Reset()
-			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
+			err := scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{
 				Content: new("**bold**  \n"), Topic: new("moat"), DeliverAt: editAt(2 * time.Hour),
 			})
 			is.NoErr(err) // the edit succeeds
@@ -45,7 +45,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			evs := w.Events.OfType("scheduled_messages", "op", "update")
 			is.Equal(len(evs), 1)                                    // one update event
 			is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID}) // to the sender only
-			v := evs[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
+			v := evs[0].Data["scheduled_message"].(scheduled.View)
 			is.Equal(v.Content, "**bold**")                                                // carrying the new state
 			is.Equal(v.ScheduledDeliveryTimestamp, chattest.Epoch.Add(2*time.Hour).Unix()) // with the new time
 		})
@@ -54,7 +54,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
 			before := w.Scheduled(t, id).RenderedContent
-			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
+			err := scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{
 				Type: new("direct"), To: json.RawMessage(idList(c.Moderator.ID, c.Owner.ID)),
 			})
 			is.NoErr(err) // the type changes
@@ -63,7 +63,7 @@ func TestEditScheduledMessage(t *testing.T) {
 			is.Equal(row.DirectMembers, sortedIDs(c.Moderator.ID, c.Owner.ID)) // to the new recipients
 			is.Equal(row.StreamID, chatcore.StreamID(0))                       // no channel left
 			is.Equal(row.RenderedContent, before)                              // content untouched
-			err = w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{
+			err = scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{
 				Type: new("channel"), To: json.RawMessage(sid), Topic: new("keep"),
 			})
 			is.NoErr(err) // and back to a channel
@@ -75,25 +75,25 @@ func TestEditScheduledMessage(t *testing.T) {
 
 		t.Run("topic of a direct message is ignored", func(t *testing.T) {
 			is := is.New(t)
-			id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "psst", time.Hour))
+			id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "psst", time.Hour))
 			is.NoErr(err)
-			is.NoErr(w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{Topic: new("ignored")})) // accepted
-			is.Equal(w.Scheduled(t, id).Topic, "")                                                                                          // and ignored, as in Zulip
+			is.NoErr(scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{Topic: new("ignored")})) // accepted
+			is.Equal(w.Scheduled(t, id).Topic, "")                                                                      // and ignored, as in Zulip
 		})
 
 		t.Run("a failed message edited into the future is retried", func(t *testing.T) {
 			is := is.New(t)
 			id := schedule(t)
 			w.UpdateScheduled(t, id, func(m *chatcore.ScheduledMessage) { m.Failed, m.FailureMessage = true, "boom" })
-			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{Content: new("again")})
+			err := scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{Content: new("again")})
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Scheduled delivery time must be in the future.")
-			is.Equal(w.Scheduled(t, id).Failed, true)                                                                                                  // still failed without a new time
-			is.NoErr(w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, id, chatcore.EditScheduledMessageRequest{DeliverAt: editAt(3 * time.Hour)})) // a new time
+			is.Equal(w.Scheduled(t, id).Failed, true)                                                                              // still failed without a new time
+			is.NoErr(scheduled.Edit(t.Context(), w.Svc, c.Member.ID, id, scheduled.EditRequest{DeliverAt: editAt(3 * time.Hour)})) // a new time
 			row := w.Scheduled(t, id)
 			is.Equal(row.Failed, false)      // queued again
 			is.Equal(row.FailureMessage, "") // the failure forgotten
 			w.Clock.Advance(3*time.Hour + time.Second)
-			_, err = scheduler.DeliverDue(t.Context(), w.Svc)
+			_, err = scheduled.DeliverDue(t.Context(), w.Svc)
 			is.NoErr(err)                                // delivery runs
 			is.Equal(w.Scheduled(t, id).Delivered, true) // and sends it
 		})
@@ -105,15 +105,15 @@ func TestEditScheduledMessageErrors(t *testing.T) {
 	denmark := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	secret := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Secret", InviteOnly: true, Subscribers: []*chatcore.User{c.Admin}})
 	sid := strconv.FormatInt(int64(denmark.ID), 10)
-	id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
+	id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", sid, new("castle"), "hello", time.Hour))
 	is.New(t).NoErr(err)
-	sent, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", sid, new("castle"), "sent", time.Hour))
+	sent, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", sid, new("castle"), "sent", time.Hour))
 	is.New(t).NoErr(err)
 	w.UpdateScheduled(t, sent, func(m *chatcore.ScheduledMessage) { m.Delivered = true })
-	theirs, err := w.Svc.CreateScheduledMessage(t.Context(), c.Admin.ID, scheduleAt("stream", sid, new("castle"), "theirs", time.Hour))
+	theirs, err := scheduled.Create(t.Context(), w.Svc, c.Admin.ID, scheduleAt("stream", sid, new("castle"), "theirs", time.Hour))
 	is.New(t).NoErr(err)
 
-	type req = chatcore.EditScheduledMessageRequest
+	type req = scheduled.EditRequest
 	tests := []struct {
 		name string
 		id   chatcore.ScheduledMessageID
@@ -143,7 +143,7 @@ func TestEditScheduledMessageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w.Events.Reset()
-			err := w.Svc.EditScheduledMessage(t.Context(), c.Member.ID, tt.id, tt.req)
+			err := scheduled.Edit(t.Context(), w.Svc, c.Member.ID, tt.id, tt.req)
 			chattest.WantError(t, err, tt.code, tt.kind, tt.msg)
 			is.New(t).Equal(len(w.Events.OfType("scheduled_messages")), 0) // no event
 		})

@@ -1,4 +1,4 @@
-package chatcore_test
+package scheduled_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
 
@@ -19,20 +19,20 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is := is.New(t)
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
-		toChannel, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "to the channel", time.Hour))
+		toChannel, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "to the channel", time.Hour))
 		is.NoErr(err) // scheduled
-		toMod, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "to Shiva", time.Hour+5*time.Minute))
+		toMod, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("direct", idList(c.Moderator.ID), nil, "to Shiva", time.Hour+5*time.Minute))
 		is.NoErr(err) // scheduled
-		later, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "later", 5*time.Hour))
+		later, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("castle"), "later", 5*time.Hour))
 		is.NoErr(err) // scheduled
 
-		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 0) // nothing is due yet
 
 		w.Clock.Advance(time.Hour + 6*time.Minute)
 		w.Events.Reset()
-		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err = scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // the two due messages
 
@@ -58,12 +58,12 @@ func TestDeliverDueScheduledMessages(t *testing.T) {
 		is.Equal(removes[0].UserIDs, []chatcore.UserID{c.Member.ID}) // to the sender
 		is.Equal(len(w.Events.OfType("message")), 2)                 // the messages' own events
 
-		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+		list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 		is.NoErr(err)                               // listing succeeds
 		is.Equal(len(list), 1)                      // delivered ones are no longer listed
 		is.Equal(list[0].ScheduledMessageID, later) // the later one is
 
-		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err = scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // nothing is delivered twice
 	})
@@ -75,15 +75,15 @@ func TestDeliverDueReminders(t *testing.T) {
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		target := w.Post(t, st, "castle", c.Member, "remember me")
-		first, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Hour), new("soon"))
+		first, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Admin.ID, target, chattest.Epoch.Add(time.Hour), new("soon"))
 		is.NoErr(err) // reminder created
-		second, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(2*time.Hour), nil)
+		second, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Admin.ID, target, chattest.Epoch.Add(2*time.Hour), nil)
 		is.NoErr(err) // reminder created
 		stored := w.Scheduled(t, first).Content
 
 		w.Clock.Advance(3 * time.Hour)
 		w.Events.Reset()
-		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both reminders
 
@@ -108,7 +108,7 @@ func TestDeliverDueReminders(t *testing.T) {
 		is.Equal(len(removes), 2)                                                                            // one remove per reminder
 		is.Equal(removes[0].Data, map[string]any{"type": "reminders", "op": "remove", "reminder_id": first}) // Zulip's payload
 		is.Equal(removes[0].UserIDs, []chatcore.UserID{c.Admin.ID})                                          // to the owner
-		list, err := w.Svc.Reminders(t.Context(), c.Admin.ID)
+		list, err := scheduled.Reminders(t.Context(), w.Svc, c.Admin.ID)
 		is.NoErr(err)          // listing succeeds
 		is.Equal(len(list), 0) // delivered reminders are not listed
 
@@ -133,9 +133,9 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		kept := w.Post(t, st, "kept", c.Member, "still here")
 		gone := w.Post(t, st, "gone", c.Member, "deleted later")
-		rKept, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, kept, chattest.Epoch.Add(time.Hour), nil)
+		rKept, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Admin.ID, kept, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
-		rGone, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, gone, chattest.Epoch.Add(time.Hour), nil)
+		rGone, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Admin.ID, gone, chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 		storedGone := w.Scheduled(t, rGone).Content
 
@@ -144,7 +144,7 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		is.NoErr(err) // the second target is deleted
 
 		w.Clock.Advance(2 * time.Hour)
-		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs
 		is.Equal(n, 2) // both delivered
 		keptText := w.Message(t, w.Scheduled(t, rKept).DeliveredMessageID).Content
@@ -161,13 +161,13 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		doomed := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Doomed", Subscribers: []*chatcore.User{c.Member}})
 		w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 		leaver := w.AddUser(t, c.Realm, "Leaver", chatcore.RoleMember)
-		toDoomed, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Doomed"), new("t"), "too late", time.Hour))
+		toDoomed, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Doomed"), new("t"), "too late", time.Hour))
 		is.NoErr(err) // scheduled
-		fromLeaver, err := w.Svc.CreateScheduledMessage(t.Context(), leaver.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "bye", time.Hour))
+		fromLeaver, err := scheduled.Create(t.Context(), w.Svc, leaver.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "bye", time.Hour))
 		is.NoErr(err) // scheduled
-		fine, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
+		fine, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "fine", time.Hour+time.Minute))
 		is.NoErr(err) // scheduled
-		reminder, err := w.Svc.CreateReminder(t.Context(), leaver.ID, w.Post(t, doomed, "u", c.Member, "y"), chattest.Epoch.Add(time.Hour), nil)
+		reminder, err := scheduled.CreateReminder(t.Context(), w.Svc, leaver.ID, w.Post(t, doomed, "u", c.Member, "y"), chattest.Epoch.Add(time.Hour), nil)
 		is.NoErr(err) // reminder created
 
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { // archive the channel, deactivate a user
@@ -189,7 +189,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		before := len(w.ChannelMessageIDs(t, doomed, nil))
 		w.Clock.Advance(time.Hour + 2*time.Minute)
 		w.Events.Reset()
-		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // failures are not errors
 		is.Equal(n, 1) // delivery went on past the failures
 
@@ -207,10 +207,10 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 
 		updates := w.Events.OfType("scheduled_messages", "op", "update")
 		is.Equal(len(updates), 1) // the active sender hears about the failure (not a deactivated one, not for reminders)
-		view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
+		view := updates[0].Data["scheduled_message"].(scheduled.View)
 		is.Equal(view.ScheduledMessageID, toDoomed) // the failed message
 		is.True(view.Failed)                        // with failed: true
-		list, err := w.Svc.ScheduledMessages(t.Context(), c.Member.ID)
+		list, err := scheduled.List(t.Context(), w.Svc, c.Member.ID)
 		is.NoErr(err)           // listing succeeds
 		is.Equal(len(list), 1)  // the failed one stays listed
 		is.True(list[0].Failed) // marked failed
@@ -220,7 +220,7 @@ func TestDeliverDueMarksFailures(t *testing.T) {
 		is.Equal(notices[0], "The message you scheduled for <time:2026-03-01T13:00:00+00:00> was not sent because of the following error:\n\n> Not authorized to send to channel 'Doomed'\n\n[View scheduled messages](#scheduled)") // Zulip's notice
 		is.Equal(len(w.DirectMessagesTo(t, leaver, chatcore.NotificationBotName)), 0)                                                                                                                                                // none for a deactivated sender or a reminder
 
-		n, err = scheduler.DeliverDue(t.Context(), w.Svc)
+		n, err = scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)  // delivery runs again
 		is.Equal(n, 0) // failed rows are not retried
 	})
@@ -231,15 +231,15 @@ func TestDeliverDueLateCutoff(t *testing.T) {
 		is := is.New(t)
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
-		onTime, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "on time", time.Hour))
+		onTime, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "on time", time.Hour))
 		is.NoErr(err) // scheduled
-		late, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "late", time.Hour-time.Second))
+		late, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("t"), "late", time.Hour-time.Second))
 		is.NoErr(err) // scheduled
-		reminder, err := w.Svc.CreateReminder(t.Context(), c.Member.ID, w.Post(t, st, "t", c.Member, "x"), chattest.Epoch.Add(time.Minute), nil)
+		reminder, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Member.ID, w.Post(t, st, "t", c.Member, "x"), chattest.Epoch.Add(time.Minute), nil)
 		is.NoErr(err) // reminder created
 
-		w.Clock.Advance(time.Hour + chatcore.ScheduledMessageLateCutoff)
-		n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+		w.Clock.Advance(time.Hour + scheduled.LateCutoff)
+		n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 		is.NoErr(err)                               // delivery runs
 		is.Equal(n, 2)                              // the one within the cutoff, and the reminder however late
 		is.True(w.Scheduled(t, onTime).Delivered)   // exactly at the cutoff is still in time
@@ -256,17 +256,17 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		w, c := newCast(t, open)
 		st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
 		target := w.Post(t, st, "t", c.Member, "remind me")
-		const scheduled, reminders = 30, 10
-		for i := range scheduled {
+		const messages, reminders = 30, 10
+		for i := range messages {
 			sender := c.Member
 			if i%2 == 1 {
 				sender = c.Moderator
 			}
-			_, err := w.Svc.CreateScheduledMessage(t.Context(), sender.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
+			_, err := scheduled.Create(t.Context(), w.Svc, sender.ID, scheduleAt("stream", channelTo(t, w, c.Realm, "Denmark"), new("load"), fmt.Sprint("message ", i), time.Minute+time.Duration(i)*time.Second))
 			is.NoErr(err) // scheduled
 		}
 		for i := range reminders {
-			_, err := w.Svc.CreateReminder(t.Context(), c.Admin.ID, target, chattest.Epoch.Add(time.Minute+time.Duration(i)*time.Second), nil)
+			_, err := scheduled.CreateReminder(t.Context(), w.Svc, c.Admin.ID, target, chattest.Epoch.Add(time.Minute+time.Duration(i)*time.Second), nil)
 			is.NoErr(err) // reminder created
 		}
 		w.Clock.Advance(5 * time.Minute)
@@ -279,7 +279,7 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				n, err := scheduler.DeliverDue(context.Background(), w.Svc)
+				n, err := scheduled.DeliverDue(context.Background(), w.Svc)
 				results <- result{n, err}
 			})
 		}
@@ -290,9 +290,9 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 			is.NoErr(r.err) // every deliverer succeeds
 			total += r.n
 		}
-		is.Equal(total, scheduled+reminders) // each row delivered exactly once across deliverers
+		is.Equal(total, messages+reminders) // each row delivered exactly once across deliverers
 
-		is.Equal(len(w.ChannelMessageIDs(t, st, new("load"))), scheduled) // one channel message per scheduled message
+		is.Equal(len(w.ChannelMessageIDs(t, st, new("load"))), messages) // one channel message per scheduled message
 		seen := map[chatcore.MessageID]bool{}
 		is.NoErr(w.Base.View(t.Context(), func(tx chatcore.Tx) error {
 			rows, err := tx.ScheduledMessages(context.Background(), chatcore.ScheduledFilter{RealmID: c.Realm.ID})
@@ -304,6 +304,6 @@ func TestDeliverDueConcurrentDeliverers(t *testing.T) {
 			}
 			return err
 		})) // every row delivered, each to its own message
-		is.Equal(len(seen), scheduled+reminders) // all rows accounted for
+		is.Equal(len(seen), messages+reminders) // all rows accounted for
 	})
 }

@@ -1,4 +1,4 @@
-package scheduler_test
+package scheduled_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/syncbuf"
-	"github.com/chatcore/chatcore/scheduler"
+	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )
@@ -60,7 +60,7 @@ func poisonWorld(t *testing.T, onPoison func(n int32) error) (w *chattest.World,
 	c = w.SeedCast(t)
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	for i, text := range []string{"first", "poisoned", "after"} {
-		id, err := w.Svc.CreateScheduledMessage(t.Context(), c.Member.ID, chatcore.CreateScheduledMessageRequest{
+		id, err := scheduled.Create(t.Context(), w.Svc, c.Member.ID, scheduled.CreateRequest{
 			Type: "stream", To: json.RawMessage(strconv.FormatInt(int64(st.ID), 10)), Topic: new("t"), Content: text,
 			DeliverAt: chattest.Epoch.Add(time.Hour + time.Duration(i)*time.Minute),
 		})
@@ -76,7 +76,7 @@ func poisonWorld(t *testing.T, onPoison func(n int32) error) (w *chattest.World,
 func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
 	is := is.New(t)
 	w, c, ps, logs, rows := poisonWorld(t, func(int32) error { return errDiskOnFire })
-	n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+	n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 	is.NoErr(err)                              // an unexpected error on one row is not DeliverDue's error
 	is.Equal(n, 2)                             // the rows before and after it were delivered
 	is.Equal(ps.attempts.Load(), int32(2))     // the bad row was tried twice
@@ -90,13 +90,13 @@ func TestDeliverDueUnexpectedErrorMarksFailed(t *testing.T) {
 
 	updates := w.Events.OfType("scheduled_messages", "op", "update")
 	is.Equal(len(updates), 1) // the sender hears about it
-	view := updates[0].Data["scheduled_message"].(chatcore.ScheduledMessageView)
+	view := updates[0].Data["scheduled_message"].(scheduled.View)
 	is.Equal(view.ScheduledMessageID, rows[1]) // the failed row
 	notices := w.DirectMessagesTo(t, c.Member, chatcore.NotificationBotName)
 	is.Equal(len(notices), 1)                                                    // one notice
 	is.True(strings.Contains(notices[0], "error:\n\n> Internal server error\n")) // naming the generic reason
 
-	n, err = scheduler.DeliverDue(t.Context(), w.Svc)
+	n, err = scheduled.DeliverDue(t.Context(), w.Svc)
 	is.NoErr(err)                          // runs again
 	is.Equal(n, 0)                         // nothing left
 	is.Equal(ps.attempts.Load(), int32(2)) // the failed row is skipped, not sent again
@@ -110,7 +110,7 @@ func TestDeliverDuePassingErrorRetried(t *testing.T) {
 		}
 		return nil
 	})
-	n, err := scheduler.DeliverDue(t.Context(), w.Svc)
+	n, err := scheduled.DeliverDue(t.Context(), w.Svc)
 	is.NoErr(err)                          // no error
 	is.Equal(n, 3)                         // all three delivered
 	is.Equal(ps.attempts.Load(), int32(2)) // the second try went through
@@ -126,7 +126,7 @@ func TestDeliverDueStopsWhenContextEnds(t *testing.T) {
 		cancel()
 		return context.Canceled
 	})
-	n, err := scheduler.DeliverDue(ctx, w.Svc)
+	n, err := scheduled.DeliverDue(ctx, w.Svc)
 	is.True(errors.Is(err, context.Canceled)) // the context's error is returned
 	is.Equal(n, 1)                            // the row before was delivered
 	is.Equal(ps.attempts.Load(), int32(1))    // not tried again
