@@ -3,8 +3,8 @@ package postgres
 import (
 	"context"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -16,7 +16,7 @@ func (t *tx) CreateDraft(ctx context.Context, d *store.Draft) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	id, err := t.insertWithID(ctx, "drafts", "create draft",
+	id, err := t.InsertWithID(ctx, "drafts", "create draft",
 		"INSERT INTO drafts ("+draftCols+") VALUES ("+idValue("drafts")+", $2, $3, $4, $5, $6, $7, $8) RETURNING id",
 		int64(d.ID), d.UserID, string(d.Type), idArg(d.StreamID), d.Topic, d.To, d.Content, timeArg(d.LastEdit))
 	if err != nil {

@@ -79,7 +79,7 @@ func (t *tx) CreateGroup(ctx context.Context, g *store.Group) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	id, err := t.insertWithID(ctx, "user_groups", "create group",
+	id, err := t.InsertWithID(ctx, "user_groups", "create group",
 		"INSERT INTO user_groups (id, realm_id, name, description) VALUES ("+idValue("user_groups")+", $2, $3, $4) RETURNING id",
 		int64(g.ID), g.RealmID, g.Name, g.Description)
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -147,7 +147,7 @@ func (t *tx) CreateUser(ctx context.Context, u *store.User) error {
 		return err
 	}
 	u.FullNameKey = store.FoldKey(u.FullName)
-	id, err := t.insertWithID(ctx, "users", "create user", userInsert, int64(u.ID), userArgs(u)...)
+	id, err := t.InsertWithID(ctx, "users", "create user", userInsert, int64(u.ID), userArgs(u)...)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (t *tx) CreateBotService(ctx context.Context, s *store.BotService) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	id, err := t.insertWithID(ctx, "bot_services", "create bot service",
+	id, err := t.InsertWithID(ctx, "bot_services", "create bot service",
 		"INSERT INTO bot_services ("+botServiceCols+") VALUES ("+idValue("bot_services")+", $2, $3, $4, $5, $6) RETURNING id",
 		int64(s.ID), s.BotID, s.Name, s.BaseURL, s.Token, s.Interface)
 	if err != nil {

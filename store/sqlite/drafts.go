@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 const draftCols = "id, user_id, type, stream_id, topic, to_users, content, last_edit"

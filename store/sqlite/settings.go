@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // UpdateUserSettings implements [store.SettingsStore] with one UPDATE of

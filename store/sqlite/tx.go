@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore/store"
-	lib "modernc.org/sqlite/lib"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // ErrReadOnly is returned by the write methods of a Tx passed to View.
@@ -45,6 +45,9 @@ type tx struct {
 	group      *group
 	// logHead is the Store's hint of the event log's head.
 	logHead *atomic.Int64
+	// Tx runs the statements written once for both SQL stores (see
+	// newTx).
+	sqlstore.Tx
 }
 
 // stmtCtx returns the context a statement runs with: ctx itself when it is
@@ -179,31 +182,12 @@ func (t *tx) userCacheUsable(id store.UserID) bool {
 	return t.cacheUsable(usersTable) && (t.group == nil || !slices.Contains(t.group.users, id))
 }
 
-// classify wraps a driver error for the operation what. Unique and primary
-// key violations wrap store.ErrConflict, foreign key violations (a row that
-// names a missing parent) wrap store.ErrNotFound, and sql.ErrNoRows becomes
-// ErrNotFound. The decision uses SQLite's extended result code, never the
-// message text.
-func classify(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
-	}
-	switch sqliteCode(err) {
-	case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrConflict, err)
-	case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrNotFound, err)
-	}
-	return fmt.Errorf("sqlite: %s: %w", what, err)
-}
+// classify wraps a driver error for the operation what (see
+// sqlstore.Dialect.Classify).
+func classify(err error, what string) error { return dialect.Classify(err, what) }
 
 // notFound returns an error wrapping store.ErrNotFound for what.
-func notFound(what string) error {
-	return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
-}
+func notFound(what string) error { return dialect.NotFound(what) }
 
 // mustAffect returns ErrNotFound when res changed no row.
 func mustAffect(res sql.Result, what string) error {

@@ -1,8 +1,11 @@
-// Package sqlstore holds what chatcore's SQL stores (store/sqlite and
-// store/postgres) share that does not depend on their database driver: the
-// naming rule of their embedded migrations, a scanner for nullable id
-// columns, the checking of a settings update and the key of a direct
-// conversation.
+// Package sqlstore is the SQL that chatcore's two SQL stores (store/sqlite
+// and store/postgres) write once: the statements, row scanners and query
+// builders of their common aggregates over a small seam (a [Querier] each
+// store's transaction satisfies and a [Dialect] value for what the two
+// databases spell differently), and the driver-independent helpers (the
+// naming rule of embedded migrations, column scanners, the checking of a
+// settings update, the key of a direct conversation). What is really each
+// store's own, its hot paths and caches, stays in the store.
 package sqlstore
 
 import (
