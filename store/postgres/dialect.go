@@ -30,6 +30,8 @@ var dialect = sqlstore.Dialect{
 		_, err := q.Exec(ctx, ensureSeqSQL, table, id)
 		return err
 	},
+	Casts:       true,
+	OrderedJoin: "JOIN",
 }
 
 // newTx returns t with its shared statements (sqlstore.Tx) bound to it.

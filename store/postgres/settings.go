@@ -26,7 +26,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 	if len(changes) == 0 {
 		return nil
 	}
-	values, err := sqlstore.SettingValues(changes, settingColumns)
+	values, err := sqlstore.SettingValues(changes, sqlstore.SettingColumns)
 	if err != nil {
 		return fmt.Errorf("postgres: update user settings: %w", err)
 	}
@@ -34,7 +34,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 	var set strings.Builder
 	set.WriteString("UPDATE users SET ")
 	for i, ch := range changes {
-		col, v := settingColumns[ch.Name], values[i]
+		col, v := sqlstore.SettingColumns[ch.Name], values[i]
 		args = append(args, v)
 		if i > 0 {
 			set.WriteString(", ")
@@ -54,7 +54,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 }
 
 // bulkSettingSQL is the one statement of UpdateSettingBulk; %[1]s is the
-// quoted setting column, taken only from settingColumns, %[2]s its SQL type.
+// quoted setting column, taken only from sqlstore.SettingColumns, %[2]s its SQL type.
 // Parameters: 1 realm, 2 user ids, 3 group ids, 4 value, 5 skip-if-edited,
 // 6 setting name.
 //
@@ -88,7 +88,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u store.BulkSettingUpdate) (
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	col, ok := settingColumns[u.Setting]
+	col, ok := sqlstore.SettingColumns[u.Setting]
 	if !ok {
 		return nil, fmt.Errorf("postgres: bulk setting update: unknown setting %q", u.Setting)
 	}

@@ -358,14 +358,6 @@ func idArg[T ~int64](id T) *int64 {
 	return &v
 }
 
-// strArg stores a string; "" is NULL (for columns with a partial unique index).
-func strArg(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // ensureSeqSQL moves the identity sequence of table $1 past id $2 after a
 // row was inserted with an explicit id, so that the sequence never hands out
 // an id at or below one in use. nextval keeps the sequence moving forward

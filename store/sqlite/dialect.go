@@ -10,8 +10,8 @@ import (
 )
 
 // dialect is SQLite's for the statements the SQL stores share: times are
-// unix seconds, an INTEGER PRIMARY KEY takes the next id for NULL, and
-// errors are classified by their extended result code.
+// unix seconds, an INTEGER PRIMARY KEY takes the next id for NULL, lists
+// are JSON arrays, and errors are classified by their extended result code.
 var dialect = sqlstore.Dialect{
 	Name:   "sqlite",
 	NoRows: sql.ErrNoRows,
@@ -24,8 +24,13 @@ var dialect = sqlstore.Dialect{
 		}
 		return nil
 	},
-	Time:    timeArg,
-	IDValue: func(string) string { return "$1" },
+	Time:        timeArg,
+	IDValue:     func(string) string { return "$1" },
+	JSONLists:   true,
+	OrderedJoin: "CROSS JOIN",
+	// User reads fetch the settings as one column (see settingsCol).
+	SettingsSelect: userSettingsField,
+	SettingsDest:   func(fields []any) []any { return []any{settingsCol{fields}} },
 }
 
 // newTx returns t with its shared statements (sqlstore.Tx) bound to it.

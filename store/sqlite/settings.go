@@ -24,7 +24,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 	if len(changes) == 0 {
 		return nil
 	}
-	values, err := sqlstore.SettingValues(changes, settingColumns)
+	values, err := sqlstore.SettingValues(changes, sqlstore.SettingColumns)
 	if err != nil {
 		return fmt.Errorf("sqlite: update user settings: %w", err)
 	}
@@ -32,8 +32,8 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 	var set strings.Builder
 	set.WriteString("UPDATE users SET ")
 	for i, ch := range changes {
-		col, v := settingColumns[ch.Name], values[i]
-		args = append(args, settingArg(v))
+		col, v := sqlstore.SettingColumns[ch.Name], values[i]
+		args = append(args, sqlstore.SettingArg(v))
 		if i > 0 {
 			set.WriteString(", ")
 		}
@@ -51,7 +51,7 @@ func (t *tx) UpdateUserSettings(ctx context.Context, user store.UserID, changes 
 }
 
 // bulkSettingSQL is the one statement of UpdateSettingBulk; %s is the quoted
-// setting column, taken only from settingColumns. Parameters: 1 realm, 2 user
+// setting column, taken only from sqlstore.SettingColumns. Parameters: 1 realm, 2 user
 // ids (JSON), 3 group ids (JSON), 4 value, 5 skip-if-edited, 6 setting name.
 //
 // The recursive CTE expands the groups of the realm through their subgroups
@@ -87,7 +87,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u store.BulkSettingUpdate) (
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	col, ok := settingColumns[u.Setting]
+	col, ok := sqlstore.SettingColumns[u.Setting]
 	if !ok {
 		return nil, fmt.Errorf("sqlite: bulk setting update: unknown setting %q", u.Setting)
 	}
@@ -97,7 +97,7 @@ func (t *tx) UpdateSettingBulk(ctx context.Context, u store.BulkSettingUpdate) (
 	}
 	v, _ := probe.Value(u.Setting) // the value converted to the setting's type
 	ids, err := scanIDs[store.UserID](ctx, t, "bulk setting update", fmtBulk(col),
-		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), settingArg(v), u.SkipIfEdited, u.Setting)
+		u.RealmID, idsJSON(u.UserIDs), idsJSON(u.GroupIDs), sqlstore.SettingArg(v), u.SkipIfEdited, u.Setting)
 	if err != nil {
 		return nil, err
 	}

@@ -232,31 +232,6 @@ func idArg[T ~int64](id T) any {
 	return int64(id)
 }
 
-// strArg stores a string; "" is NULL (for columns with a partial unique index).
-func strArg(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// strCol scans a nullable TEXT column; NULL is "".
-type strCol struct{ p *string }
-
-func (c strCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = ""
-	case string:
-		*c.p = v
-	case []byte:
-		*c.p = string(v)
-	default:
-		return fmt.Errorf("text column holds %T", v)
-	}
-	return nil
-}
-
 // optStrCol scans a nullable TEXT column into a *string (NULL is nil).
 type optStrCol struct{ p **string }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/chatcore/chatcore/store"
@@ -66,6 +67,26 @@ type Dialect struct {
 	// explicit id id, so that the table never hands out that id again; nil
 	// when the database needs nothing for that.
 	AfterExplicitID func(ctx context.Context, q Querier, table string, id int64) error
+	// JSONLists says that a list parameter is a JSON array read with
+	// json_each (SQLite) rather than an array (PostgreSQL); see [List],
+	// Dialect.In and Dialect.Each.
+	JSONLists bool
+	// Casts says that a parameter whose type the statement does not imply
+	// takes a cast (PostgreSQL); see Dialect.Cast.
+	Casts bool
+	// OrderedJoin is the join that keeps the tables in the order written
+	// ("CROSS JOIN ... ON" on SQLite, whose planner follows it; "JOIN" on
+	// PostgreSQL, which has no CROSS JOIN with a condition).
+	OrderedJoin string
+	// SettingsSelect returns the select expression of the setting columns
+	// of a user, quoted, in store.SettingNames order, and SettingsDest the
+	// scan destinations of that expression's columns for fields, the
+	// pointers of Settings.Fields. Nil for one column per setting.
+	SettingsSelect func(quoted []string) string
+	SettingsDest   func(fields []any) []any
+
+	usersOnce sync.Once
+	users     userSQL
 }
 
 // Classify wraps a driver error for the operation what: NoRows becomes
