@@ -32,6 +32,7 @@ var dialect = sqlstore.Dialect{
 	},
 	Casts:       true,
 	OrderedJoin: "JOIN",
+	ByteOrder:   ` COLLATE "C"`,
 }
 
 // newTx returns t with its shared statements (sqlstore.Tx) bound to it.

@@ -21,7 +21,7 @@ func DBs(s *Store) (writer, readers *sql.DB) { return s.writer, s.readers }
 
 // BulkSettingSQL returns the statement UpdateSettingBulk runs for the setting.
 func BulkSettingSQL(setting string) string {
-	return fmtBulk(sqlstore.SettingColumns[setting])
+	return dialect.BulkSettingSQL(sqlstore.SettingColumns[setting], "integer")
 }
 
 // SettingColumn reports the column name of a setting.

@@ -78,6 +78,10 @@ type Dialect struct {
 	// ("CROSS JOIN ... ON" on SQLite, whose planner follows it; "JOIN" on
 	// PostgreSQL, which has no CROSS JOIN with a condition).
 	OrderedJoin string
+	// ByteOrder is the clause that makes an ORDER BY of text compare bytes
+	// ("" on SQLite, whose default collation does; COLLATE "C" on
+	// PostgreSQL).
+	ByteOrder string
 	// SettingsSelect returns the select expression of the setting columns
 	// of a user, quoted, in store.SettingNames order, and SettingsDest the
 	// scan destinations of that expression's columns for fields, the
