@@ -30,9 +30,11 @@ var dialect = sqlstore.Dialect{
 		_, err := q.Exec(ctx, ensureSeqSQL, table, id)
 		return err
 	},
-	Casts:       true,
-	OrderedJoin: "JOIN",
-	ByteOrder:   ` COLLATE "C"`,
+	Casts:        true,
+	OrderedJoin:  "JOIN",
+	ByteOrder:    ` COLLATE "C"`,
+	UserList:     func(ids []store.UserID) any { return ids },
+	UserListDest: func(p *[]store.UserID) any { return p },
 }
 
 // newTx returns t with its shared statements (sqlstore.Tx) bound to it.

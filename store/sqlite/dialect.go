@@ -24,10 +24,12 @@ var dialect = sqlstore.Dialect{
 		}
 		return nil
 	},
-	Time:        timeArg,
-	IDValue:     func(string) string { return "$1" },
-	JSONLists:   true,
-	OrderedJoin: "CROSS JOIN",
+	Time:         timeArg,
+	IDValue:      func(string) string { return "$1" },
+	JSONLists:    true,
+	OrderedJoin:  "CROSS JOIN",
+	UserList:     listArg[store.UserID],
+	UserListDest: func(p *[]store.UserID) any { return listCol[store.UserID]{p} },
 	// User reads fetch the settings as one column (see settingsCol).
 	SettingsSelect: userSettingsField,
 	SettingsDest:   func(fields []any) []any { return []any{settingsCol{fields}} },

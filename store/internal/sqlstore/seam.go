@@ -78,6 +78,11 @@ type Dialect struct {
 	// ("CROSS JOIN ... ON" on SQLite, whose planner follows it; "JOIN" on
 	// PostgreSQL, which has no CROSS JOIN with a condition).
 	OrderedJoin string
+	// UserList returns the argument of a list column of user ids (a JSON
+	// array on SQLite, an array on PostgreSQL; nil is NULL), and
+	// UserListDest the scan destination that reads one back into p.
+	UserList     func(ids []store.UserID) any
+	UserListDest func(p *[]store.UserID) any
 	// ByteOrder is the clause that makes an ORDER BY of text compare bytes
 	// ("" on SQLite, whose default collation does; COLLATE "C" on
 	// PostgreSQL).
