@@ -334,29 +334,13 @@ func timeArg(t time.Time) *time.Time {
 	return &t
 }
 
-// timeCol scans a column written by timeArg, in UTC (NULL is the zero time).
+// timeCol scans a column written by timeArg, in UTC (see sqlstore.Time).
 type timeCol struct{ p *time.Time }
 
-func (c timeCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = time.Time{}
-	case time.Time:
-		*c.p = v.UTC()
-	default:
-		return fmt.Errorf("time column holds %T", v)
-	}
-	return nil
-}
+func (c timeCol) Scan(v any) error { return sqlstore.Time(c.p).Scan(v) }
 
-// idArg stores an id; zero ("none") is NULL.
-func idArg[T ~int64](id T) *int64 {
-	if id == 0 {
-		return nil
-	}
-	v := int64(id)
-	return &v
-}
+// idArg is sqlstore.IDArg.
+func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
 
 // ensureSeqSQL moves the identity sequence of table $1 past id $2 after a
 // row was inserted with an explicit id, so that the sequence never hands out

@@ -209,28 +209,13 @@ func timeArg(t time.Time) any {
 	return t.Unix()
 }
 
-// timeCol scans a column written by timeArg (UTC, whole seconds).
+// timeCol scans a column written by timeArg (see sqlstore.Time).
 type timeCol struct{ p *time.Time }
 
-func (c timeCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = time.Time{}
-	case int64:
-		*c.p = time.Unix(v, 0).UTC()
-	default:
-		return fmt.Errorf("time column holds %T", v)
-	}
-	return nil
-}
+func (c timeCol) Scan(v any) error { return sqlstore.Time(c.p).Scan(v) }
 
-// idArg stores an id; zero ("none") is NULL.
-func idArg[T ~int64](id T) any {
-	if id == 0 {
-		return nil
-	}
-	return int64(id)
-}
+// idArg is sqlstore.IDArg.
+func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
 
 // optStrCol scans a nullable TEXT column into a *string (NULL is nil).
 type optStrCol struct{ p **string }
@@ -258,18 +243,8 @@ func optStrArg(p *string) any {
 	return *p
 }
 
-// idsJSON returns ids as a JSON array for json_each(?), "[]" when empty.
-func idsJSON[T ~int64](ids []T) string {
-	b := make([]byte, 0, 2+len(ids)*8)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(id), 10)
-	}
-	return string(append(b, ']'))
-}
+// idsJSON is sqlstore.IDsJSON, for json_each(?).
+func idsJSON[T ~int64](ids []T) string { return sqlstore.IDsJSON(ids) }
 
 // listArg stores an id list as a JSON array; a nil list is NULL, so nil and
 // empty lists read back as they were written.
@@ -370,22 +345,8 @@ func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, ar
 	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
 }
 
-// numCol scans an INTEGER column into a named integer type (ids, roles,
-// flags). database/sql converts into such types through reflection, which
-// allocates per value; a Scanner takes the int64 as it is.
-type numCol[T ~int64 | ~int | ~uint16] struct{ p *T }
-
-func (c numCol[T]) Scan(v any) error {
-	n, ok := v.(int64)
-	if !ok {
-		return fmt.Errorf("integer column holds %T", v)
-	}
-	*c.p = T(n)
-	return nil
-}
-
-// num returns the numCol of p.
-func num[T ~int64 | ~int | ~uint16](p *T) numCol[T] { return numCol[T]{p} }
+// num is sqlstore.Num.
+func num[T ~int64 | ~int | ~uint16](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
 
 // typeCol scans the type column of a message.
 type typeCol struct{ p *store.MessageType }
