@@ -192,7 +192,7 @@ func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup
 	if !first {
 		savepoint(lt, "SAVEPOINT op")
 	}
-	t := &tx{tx: lt, notify: w.notify}
+	t := newTx(&tx{tx: lt, notify: w.notify})
 	undo := func(cause error) {
 		lt.memberDone(false)
 		switch {

@@ -37,7 +37,7 @@ func (t *tx) CreateLinkifier(ctx context.Context, l *store.Linkifier) error {
 		return err
 	}
 	clear(t.linkifierVersions) // the trigger raises a realm's version
-	id, err := t.insertWithID(ctx, "linkifiers", "create linkifier",
+	id, err := t.InsertWithID(ctx, "linkifiers", "create linkifier",
 		"INSERT INTO linkifiers ("+linkifierCols+") VALUES ("+idValue("linkifiers")+", $2, $3, $4, $5) RETURNING id",
 		int64(l.ID), l.RealmID, l.Pattern, l.URLTemplate, l.Order)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -207,7 +207,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 			return nil
 		}
 	}
-	id, err := t.insertWithID(ctx, "messages", "create message",
+	id, err := t.InsertWithID(ctx, "messages", "create message",
 		"INSERT INTO messages ("+messageCols+") VALUES ("+idValue("messages")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
 		int64(m.ID), messageArgs(m)...)
@@ -241,7 +241,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	for i := range m.Submessages {
 		s := &m.Submessages[i]
 		s.MessageID = m.ID
-		sid, err := t.insertWithID(ctx, "submessages", "create submessage",
+		sid, err := t.InsertWithID(ctx, "submessages", "create submessage",
 			"INSERT INTO submessages (id, message_id, sender_id, msg_type, content) VALUES ("+idValue("submessages")+
 				", $2, $3, $4, $5) RETURNING id", s.ID, id, s.SenderID, s.MsgType, s.Content)
 		if err != nil {

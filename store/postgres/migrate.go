@@ -6,10 +6,8 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"slices"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
-	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -34,10 +32,10 @@ func migrations() ([]sqlstore.Migration, error) {
 // SchemaVersion returns the schema version this package migrates databases to.
 func SchemaVersion() int {
 	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
+	if err != nil {
 		return 0
 	}
-	return ms[len(ms)-1].Version
+	return sqlstore.Latest(ms)
 }
 
 // migrateLockKey is the first key of the advisory lock migrations take; the
@@ -63,65 +61,62 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
-	for {
-		done, err := s.migrateOne(ctx, ms)
-		if err != nil {
-			return err
-		}
-		if done {
-			break
-		}
+	err = sqlstore.Migrate(ctx, migrationFiles, ms, ErrNewerSchema, s.beginMigration)
+	if err != nil {
+		return err
 	}
 	return s.checkSettingColumns(ctx)
 }
 
-// migrateOne applies the next pending migration and reports done when there
-// was none.
-func (s *Store) migrateOne(ctx context.Context, ms []sqlstore.Migration) (done bool, err error) {
+// beginMigration begins a migration's transaction, which holds the
+// migration lock (so concurrent Opens migrate one at a time) and keeps the
+// schema version in the table chatcore_schema.
+func (s *Store) beginMigration(ctx context.Context) (sqlstore.MigrationTx, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))", migrateLockKey); err != nil {
-		return false, fmt.Errorf("migration lock: %w", err)
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("migration lock: %w", err)
 	}
 	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS chatcore_schema (version integer NOT NULL)"); err != nil {
-		return false, fmt.Errorf("schema version table: %w", err)
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("schema version table: %w", err)
 	}
-	var current int
-	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM chatcore_schema").Scan(&current); err != nil {
-		return false, fmt.Errorf("read schema version: %w", err)
-	}
-	if current > len(ms) {
-		return false, fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, len(ms))
-	}
-	if current == len(ms) {
-		return true, tx.Commit(ctx)
-	}
-	m := ms[current]
-	text, err := migrationFiles.ReadFile(m.Name)
-	if err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, string(text)); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.Name, err)
-	}
-	if _, err := tx.Exec(ctx, "DELETE FROM chatcore_schema"); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.Name, err)
-	}
-	if _, err := tx.Exec(ctx, "INSERT INTO chatcore_schema (version) VALUES ($1)", m.Version); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.Name, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("migration %s: %w", m.Name, err)
-	}
-	return false, nil
+	return migrationTx{tx}, nil
 }
 
+// migrationTx is a migration's transaction (see beginMigration).
+type migrationTx struct{ tx pgx.Tx }
+
+func (m migrationTx) Exec(ctx context.Context, text string) error {
+	_, err := m.tx.Exec(ctx, text)
+	return err
+}
+
+func (m migrationTx) Version(ctx context.Context) (int, error) {
+	var v int
+	if err := m.tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM chatcore_schema").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (m migrationTx) SetVersion(ctx context.Context, v int) error {
+	if _, err := m.tx.Exec(ctx, "DELETE FROM chatcore_schema"); err != nil {
+		return err
+	}
+	_, err := m.tx.Exec(ctx, "INSERT INTO chatcore_schema (version) VALUES ($1)", v)
+	return err
+}
+
+func (m migrationTx) Commit(ctx context.Context) error { return m.tx.Commit(ctx) }
+
+func (m migrationTx) Rollback(ctx context.Context) { _ = m.tx.Rollback(ctx) }
+
 // checkSettingColumns fails unless the users table has a column for every
-// personal setting, so a setting added to store.Settings without a
-// migration is caught at Open rather than at the first write.
+// personal setting (see sqlstore.CheckSettingColumns).
 func (s *Store) checkSettingColumns(ctx context.Context) error {
 	rows, err := s.pool.Query(ctx, `SELECT column_name FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = 'users'`)
@@ -132,12 +127,7 @@ func (s *Store) checkSettingColumns(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range store.SettingNames() {
-		if !slices.Contains(have, name) {
-			return fmt.Errorf("users table has no column for setting %q (missing sqlstore.Migration)", name)
-		}
-	}
-	return nil
+	return sqlstore.CheckSettingColumns(have)
 }
 
 // MigrationsDigest returns a digest of the embedded migrations' text. Tools

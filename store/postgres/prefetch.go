@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -34,7 +35,7 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	for _, id := range p.Realms {
 		t.tx.enqueuePrefetch(realmWithVersionSQL, []any{id}, func(br pgx.BatchResults) error {
 			r, err := readOne(br.QueryRow(), fmt.Sprintf("realm %d", id), func(row pgx.Row, r *fetchedRealm) error {
-				return scanRealm(row, &r.realm, &r.linkifiersVersion)
+				return sqlstore.ScanRealm(row, &r.realm, &r.linkifiersVersion)
 			})
 			if err == nil {
 				setEntry(&f.realms, id, r)

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -97,7 +97,7 @@ func (t *tx) CreateScheduledMessage(ctx context.Context, m *store.ScheduledMessa
 	if err := t.writable(); err != nil {
 		return err
 	}
-	id, err := t.insertWithID(ctx, "scheduled_messages", "create scheduled message",
+	id, err := t.InsertWithID(ctx, "scheduled_messages", "create scheduled message",
 		"INSERT INTO scheduled_messages ("+scheduledCols+") VALUES ("+idValue("scheduled_messages")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
 		int64(m.ID), scheduledArgs(m)...)

@@ -266,7 +266,7 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("postgres: begin view: %w", err)
 	}
-	t := &tx{tx: lt, readOnly: true}
+	t := newTx(&tx{tx: lt, readOnly: true})
 	done := false
 	defer func() {
 		if !done {
@@ -295,7 +295,7 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx store.Tx) error) erro
 	}
 	lt.single = true
 	defer func() { _ = lt.rollback(ctx) }() // returns the connection, also when fn panics
-	return fn(&tx{tx: lt, readOnly: true})
+	return fn(newTx(&tx{tx: lt, readOnly: true}))
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn returns
@@ -387,7 +387,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, alone b
 	if err != nil {
 		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}
-	t := &tx{tx: lt, notify: s.notify}
+	t := newTx(&tx{tx: lt, notify: s.notify})
 	done := false
 	defer func() {
 		if !done {

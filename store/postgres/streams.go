@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -91,13 +91,13 @@ func (t *tx) CreateStream(ctx context.Context, s *store.Stream) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	rid, err := t.insertWithID(ctx, "recipients", "create stream recipient",
+	rid, err := t.InsertWithID(ctx, "recipients", "create stream recipient",
 		"INSERT INTO recipients (id, realm_id) VALUES ("+idValue("recipients")+", $2) RETURNING id",
 		int64(s.RecipientID), s.RealmID)
 	if err != nil {
 		return err
 	}
-	id, err := t.insertWithID(ctx, "streams", "create stream",
+	id, err := t.InsertWithID(ctx, "streams", "create stream",
 		"INSERT INTO streams ("+streamCols+", name_key) VALUES ("+idValue("streams")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
 		int64(s.ID), s.RealmID, rid, s.Name, s.Description, s.InviteOnly, s.HistoryPublicToSubscribers,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -63,6 +64,9 @@ type tx struct {
 	// read, as this transaction sees them; LinkifiersVersion answers from
 	// them, and a write of linkifiers forgets them.
 	linkifierVersions map[store.RealmID]int64
+	// Tx runs the statements written once for both SQL stores (see
+	// newTx).
+	sqlstore.Tx
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -249,25 +253,9 @@ func scanIDRow[T ~int64](r pgx.Rows, v *T) error {
 	return err
 }
 
-// classify wraps an error for the operation what. Unique violations wrap
-// store.ErrConflict, foreign key violations (a row that names a missing
-// parent) wrap store.ErrNotFound, and pgx.ErrNoRows becomes ErrNotFound.
-// The decision uses the SQLSTATE, never the message text.
-func classify(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("postgres: %s: %w", what, store.ErrNotFound)
-	}
-	switch sqlState(err) {
-	case codeUniqueViolation:
-		return fmt.Errorf("postgres: %s: %w: %w", what, store.ErrConflict, err)
-	case codeForeignKeyViolation:
-		return fmt.Errorf("postgres: %s: %w: %w", what, store.ErrNotFound, err)
-	}
-	return fmt.Errorf("postgres: %s: %w", what, err)
-}
+// classify wraps an error for the operation what (see
+// sqlstore.Dialect.Classify).
+func classify(err error, what string) error { return dialect.Classify(err, what) }
 
 // sqlState returns the SQLSTATE of err, or "" when it is no server error.
 func sqlState(err error) string {
@@ -289,9 +277,7 @@ func isRetryable(err error) bool {
 }
 
 // notFound returns an error wrapping store.ErrNotFound for what.
-func notFound(what string) error {
-	return fmt.Errorf("postgres: %s: %w", what, store.ErrNotFound)
-}
+func notFound(what string) error { return dialect.NotFound(what) }
 
 // noteRead adds id to list, the rows of one kind the transaction read
 // (tx.users, tx.messages), in a write transaction; a View writes nothing
@@ -348,67 +334,19 @@ func timeArg(t time.Time) *time.Time {
 	return &t
 }
 
-// timeCol scans a column written by timeArg, in UTC (NULL is the zero time).
+// timeCol scans a column written by timeArg, in UTC (see sqlstore.Time).
 type timeCol struct{ p *time.Time }
 
-func (c timeCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = time.Time{}
-	case time.Time:
-		*c.p = v.UTC()
-	default:
-		return fmt.Errorf("time column holds %T", v)
-	}
-	return nil
-}
+func (c timeCol) Scan(v any) error { return sqlstore.Time(c.p).Scan(v) }
 
-// idArg stores an id; zero ("none") is NULL.
-func idArg[T ~int64](id T) *int64 {
-	if id == 0 {
-		return nil
-	}
-	v := int64(id)
-	return &v
-}
+// idArg is sqlstore.IDArg.
+func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
 
-// strArg stores a string; "" is NULL (for columns with a partial unique index).
-func strArg(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// ensureSeq moves the identity sequence of table past id after a row was
-// inserted with an explicit id, so that the sequence never hands out an id
-// at or below one in use. nextval keeps the sequence moving forward when it
-// is already past id.
-func (t *tx) ensureSeq(ctx context.Context, table string, id int64) error {
-	_, err := t.exec(ctx, "SELECT setval(pg_get_serial_sequence($1, 'id'), greatest($2::bigint, nextval(pg_get_serial_sequence($1, 'id'))))",
-		table, id)
-	return err
-}
-
-// insertWithID runs an INSERT ... RETURNING id whose first parameter is the
-// explicit id (NULL for none, the column's default then applies through
-// coalesce with the sequence) and moves the sequence past an explicit id.
-func (t *tx) insertWithID(ctx context.Context, table, what, query string, id int64, args ...any) (int64, error) {
-	var got int64
-	var idParam *int64
-	if id != 0 {
-		idParam = &id
-	}
-	if err := t.queryRow(ctx, query, append([]any{idParam}, args...)...).Scan(&got); err != nil {
-		return 0, classify(err, what)
-	}
-	if id != 0 {
-		if err := t.ensureSeq(ctx, table, id); err != nil {
-			return 0, classify(err, what)
-		}
-	}
-	return got, nil
-}
+// ensureSeqSQL moves the identity sequence of table $1 past id $2 after a
+// row was inserted with an explicit id, so that the sequence never hands out
+// an id at or below one in use. nextval keeps the sequence moving forward
+// when it is already past id.
+const ensureSeqSQL = "SELECT setval(pg_get_serial_sequence($1, 'id'), greatest($2::bigint, nextval(pg_get_serial_sequence($1, 'id'))))"
 
 // idValue is the SQL expression for the id parameter $1 of an insert:
 // the explicit id, or the next value of the table's identity sequence.

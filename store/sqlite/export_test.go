@@ -4,6 +4,7 @@ import (
 	"database/sql"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // Internals exposed to the external tests of this package.
@@ -20,12 +21,12 @@ func DBs(s *Store) (writer, readers *sql.DB) { return s.writer, s.readers }
 
 // BulkSettingSQL returns the statement UpdateSettingBulk runs for the setting.
 func BulkSettingSQL(setting string) string {
-	return fmtBulk(settingColumns[setting])
+	return dialect.BulkSettingSQL(sqlstore.SettingColumns[setting], "integer")
 }
 
 // SettingColumn reports the column name of a setting.
 func SettingColumn(setting string) (string, bool) {
-	c, ok := settingColumns[setting]
+	c, ok := sqlstore.SettingColumns[setting]
 	return c, ok && store.IsSetting(setting)
 }
 

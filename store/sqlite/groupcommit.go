@@ -102,8 +102,8 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx store.Tx) error) err
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx store.Tx) error) (kept bool, err error) {
-	t := &tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
-		logHead: g.logHead, group: b}
+	t := newTx(&tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
+		logHead: g.logHead, group: b})
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {

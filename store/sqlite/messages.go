@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,

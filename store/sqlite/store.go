@@ -23,7 +23,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"net/url"
@@ -33,16 +32,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
 	driver "modernc.org/sqlite"
 )
 
 // driverName is the database/sql name modernc.org/sqlite registers.
 const driverName = "sqlite"
-
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
 
 var _ store.Store = (*Store)(nil)
 
@@ -252,99 +247,6 @@ func checkConn(ctx context.Context, conn *sql.Conn, busyTimeout time.Duration, r
 	return nil
 }
 
-// migrations returns the embedded migrations ordered by version (see
-// sqlstore.Migrations). Versions may skip numbers (numbers are handed out to
-// work done in parallel, which lands in any order); a database records the
-// highest version applied.
-func migrations() ([]sqlstore.Migration, error) {
-	return sqlstore.Migrations(migrationFiles, "migrations/*.sql")
-}
-
-// SchemaVersion returns the schema version this package migrates databases to.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].Version
-}
-
-// ErrNewerSchema reports a database written by a newer version of this package.
-var ErrNewerSchema = errors.New("sqlite: database schema is newer than this program supports")
-
-// migrate applies every migration above the database's user_version, each in
-// its own IMMEDIATE transaction together with the new user_version.
-func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := migrations()
-	if err != nil {
-		return err
-	}
-	var current int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
-		return fmt.Errorf("read user_version: %w", err)
-	}
-	latest := 0
-	if len(ms) > 0 {
-		latest = ms[len(ms)-1].Version
-	}
-	if current > latest {
-		return fmt.Errorf("%w: version %d, known %d", ErrNewerSchema, current, latest)
-	}
-	for _, m := range ms {
-		if m.Version <= current {
-			continue
-		}
-		text, err := migrationFiles.ReadFile(m.Name)
-		if err != nil {
-			return err
-		}
-		tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE through _txlock
-		if err != nil {
-			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-		if _, err := tx.ExecContext(ctx, string(text)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.Version)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-	}
-	return checkSettingColumns(ctx, db)
-}
-
-// checkSettingColumns fails unless the users table has a column for every
-// personal setting, so a setting added to store.Settings without a
-// migration is caught at Open rather than at the first write.
-func checkSettingColumns(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info('users')")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	have := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return err
-		}
-		have[name] = true
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, name := range store.SettingNames() {
-		if !have[name] {
-			return fmt.Errorf("users table has no column for setting %q (missing migration)", name)
-		}
-	}
-	return nil
-}
-
 // View runs fn in a read-only transaction on a reader connection; see
 // [store.Store]. Writes through its Tx return an error. The transaction
 // begins at fn's first statement: a View that the row cache answers alone
@@ -353,10 +255,10 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := &tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead,
+	t := newTx(&tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead,
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-		}}
+		}})
 	return run(ctx, t, fn)
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 const streamCols = `id, realm_id, recipient_id, name, description, invite_only,

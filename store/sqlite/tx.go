@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore/store"
-	lib "modernc.org/sqlite/lib"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // ErrReadOnly is returned by the write methods of a Tx passed to View.
@@ -45,6 +45,9 @@ type tx struct {
 	group      *group
 	// logHead is the Store's hint of the event log's head.
 	logHead *atomic.Int64
+	// Tx runs the statements written once for both SQL stores (see
+	// newTx).
+	sqlstore.Tx
 }
 
 // stmtCtx returns the context a statement runs with: ctx itself when it is
@@ -179,31 +182,12 @@ func (t *tx) userCacheUsable(id store.UserID) bool {
 	return t.cacheUsable(usersTable) && (t.group == nil || !slices.Contains(t.group.users, id))
 }
 
-// classify wraps a driver error for the operation what. Unique and primary
-// key violations wrap store.ErrConflict, foreign key violations (a row that
-// names a missing parent) wrap store.ErrNotFound, and sql.ErrNoRows becomes
-// ErrNotFound. The decision uses SQLite's extended result code, never the
-// message text.
-func classify(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
-	}
-	switch sqliteCode(err) {
-	case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrConflict, err)
-	case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
-		return fmt.Errorf("sqlite: %s: %w: %w", what, store.ErrNotFound, err)
-	}
-	return fmt.Errorf("sqlite: %s: %w", what, err)
-}
+// classify wraps a driver error for the operation what (see
+// sqlstore.Dialect.Classify).
+func classify(err error, what string) error { return dialect.Classify(err, what) }
 
 // notFound returns an error wrapping store.ErrNotFound for what.
-func notFound(what string) error {
-	return fmt.Errorf("sqlite: %s: %w", what, store.ErrNotFound)
-}
+func notFound(what string) error { return dialect.NotFound(what) }
 
 // mustAffect returns ErrNotFound when res changed no row.
 func mustAffect(res sql.Result, what string) error {
@@ -225,53 +209,13 @@ func timeArg(t time.Time) any {
 	return t.Unix()
 }
 
-// timeCol scans a column written by timeArg (UTC, whole seconds).
+// timeCol scans a column written by timeArg (see sqlstore.Time).
 type timeCol struct{ p *time.Time }
 
-func (c timeCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = time.Time{}
-	case int64:
-		*c.p = time.Unix(v, 0).UTC()
-	default:
-		return fmt.Errorf("time column holds %T", v)
-	}
-	return nil
-}
+func (c timeCol) Scan(v any) error { return sqlstore.Time(c.p).Scan(v) }
 
-// idArg stores an id; zero ("none") is NULL.
-func idArg[T ~int64](id T) any {
-	if id == 0 {
-		return nil
-	}
-	return int64(id)
-}
-
-// strArg stores a string; "" is NULL (for columns with a partial unique index).
-func strArg(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// strCol scans a nullable TEXT column; NULL is "".
-type strCol struct{ p *string }
-
-func (c strCol) Scan(v any) error {
-	switch v := v.(type) {
-	case nil:
-		*c.p = ""
-	case string:
-		*c.p = v
-	case []byte:
-		*c.p = string(v)
-	default:
-		return fmt.Errorf("text column holds %T", v)
-	}
-	return nil
-}
+// idArg is sqlstore.IDArg.
+func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
 
 // optStrCol scans a nullable TEXT column into a *string (NULL is nil).
 type optStrCol struct{ p **string }
@@ -299,18 +243,8 @@ func optStrArg(p *string) any {
 	return *p
 }
 
-// idsJSON returns ids as a JSON array for json_each(?), "[]" when empty.
-func idsJSON[T ~int64](ids []T) string {
-	b := make([]byte, 0, 2+len(ids)*8)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(id), 10)
-	}
-	return string(append(b, ']'))
-}
+// idsJSON is sqlstore.IDsJSON, for json_each(?).
+func idsJSON[T ~int64](ids []T) string { return sqlstore.IDsJSON(ids) }
 
 // listArg stores an id list as a JSON array; a nil list is NULL, so nil and
 // empty lists read back as they were written.
@@ -411,22 +345,8 @@ func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, ar
 	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
 }
 
-// numCol scans an INTEGER column into a named integer type (ids, roles,
-// flags). database/sql converts into such types through reflection, which
-// allocates per value; a Scanner takes the int64 as it is.
-type numCol[T ~int64 | ~int | ~uint16] struct{ p *T }
-
-func (c numCol[T]) Scan(v any) error {
-	n, ok := v.(int64)
-	if !ok {
-		return fmt.Errorf("integer column holds %T", v)
-	}
-	*c.p = T(n)
-	return nil
-}
-
-// num returns the numCol of p.
-func num[T ~int64 | ~int | ~uint16](p *T) numCol[T] { return numCol[T]{p} }
+// num is sqlstore.Num.
+func num[T ~int64 | ~int | ~uint16](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
 
 // typeCol scans the type column of a message.
 type typeCol struct{ p *store.MessageType }

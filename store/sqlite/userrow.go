@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-
-	"github.com/chatcore/chatcore/internal/sqlstore"
-	"github.com/chatcore/chatcore/store"
 )
 
 // A user row has some 85 columns, most of them settings. The driver costs
@@ -114,11 +111,4 @@ func userSettingsField(quoted []string) string {
 		out += q
 	}
 	return out + ") AS settings_json"
-}
-
-// scanUser scans a row of userSelect into u.
-func scanUser(r interface{ Scan(...any) error }, u *store.User) error {
-	return r.Scan(num(&u.ID), num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, num(&u.Role), &u.IsActive, &u.IsBot,
-		num(&u.BotType), sqlstore.ID(&u.BotOwnerID), strCol{&u.APIKeyHash}, &u.PasswordHash,
-		&u.AvatarSource, timeCol{&u.DateJoined}, settingsCol{u.Settings.Fields()})
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/sqlstore"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 func TestMigrations(t *testing.T) {

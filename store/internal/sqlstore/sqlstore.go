@@ -1,54 +1,21 @@
-// Package sqlstore holds what chatcore's SQL stores (store/sqlite and
-// store/postgres) share that does not depend on their database driver: the
-// naming rule of their embedded migrations, a scanner for nullable id
-// columns, the checking of a settings update and the key of a direct
-// conversation.
+// Package sqlstore is the SQL that chatcore's two SQL stores (store/sqlite
+// and store/postgres) write once: the statements, row scanners and query
+// builders of their common aggregates over a small seam (a [Querier] each
+// store's transaction satisfies and a [Dialect] value for what the two
+// databases spell differently), and the driver-independent helpers (the
+// naming rule of embedded migrations, column scanners, the checking of a
+// settings update, the key of a direct conversation). What is really each
+// store's own, its hot paths and caches, stays in the store.
 package sqlstore
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/store"
 )
-
-// Migration is one embedded schema file.
-type Migration struct {
-	Version int
-	// Name is the file's path in its file system.
-	Name string
-}
-
-// Migrations returns the files of fsys that match pattern, ordered by
-// version. File names are NNNN_description.sql, NNNN being the version:
-// positive and unique.
-func Migrations(fsys fs.FS, pattern string) ([]Migration, error) {
-	names, err := fs.Glob(fsys, pattern)
-	if err != nil {
-		return nil, err
-	}
-	var ms []Migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version number", base)
-		}
-		ms = append(ms, Migration{Version: v, Name: name})
-	}
-	slices.SortFunc(ms, func(a, b Migration) int { return a.Version - b.Version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].Version == ms[i-1].Version {
-			return nil, fmt.Errorf("migration %s: version %d is also %s", ms[i].Name, ms[i].Version, ms[i-1].Name)
-		}
-	}
-	return ms, nil
-}
 
 // ID scans a nullable integer id column into p: NULL is 0.
 func ID[T ~int64](p *T) IDScanner[T] { return IDScanner[T]{p} }
