@@ -43,12 +43,12 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			return err
 		})
 	}
-	cols := "SELECT " + streamCols
+	cols := "SELECT " + sqlstore.StreamCols
 	if p.Subscribers {
 		cols += ", " + activeSubscribersOf("streams.id")
 	}
 	for _, id := range p.Streams {
-		t.tx.enqueuePrefetch(cols+streamByID, []any{id}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(cols+sqlstore.StreamByID, []any{id}, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %d", id))
 			if err == nil {
 				setEntry(&f.streams, id, s)
@@ -103,17 +103,17 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		t.prefetchUserMessages(p.UserMessages)
 	}
 	for _, realm := range p.RealmStreams {
-		prefetchRows(t, &f.realmStreams, realm, "streams", scanStreamRow, realmStreamsSQL, realm)
+		prefetchRows(t, &f.realmStreams, realm, "streams", scanStreamRow, sqlstore.RealmStreamsSQL, realm)
 	}
 	for _, user := range p.UserSubscriptions {
-		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, userSubscriptionsSQL, user)
+		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, sqlstore.UserSubscriptionsSQL, user)
 	}
 	for _, user := range p.DirectRecipients {
 		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[store.RecipientID], directRecipientsSQL, user)
 	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, store.FoldKey(n.Name)}
-		t.tx.enqueuePrefetch(cols+streamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
+		t.tx.enqueuePrefetch(cols+sqlstore.StreamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %q", n.Name))
 			if err == nil {
 				setEntry(&f.names, k, s)
@@ -160,9 +160,9 @@ func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string)
 	var ids []store.UserID
 	s, err := readOne(br.QueryRow(), what, func(row pgx.Row, s *store.Stream) error {
 		if subscribers {
-			return scanStream(withTail{r: row, tail: []any{&ids}}, s)
+			return sqlstore.ScanStream(row, s, &ids)
 		}
-		return scanStream(row, s)
+		return sqlstore.ScanStream(row, s)
 	})
 	if s == nil || err != nil {
 		return nil, err
@@ -175,6 +175,15 @@ func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string)
 	}
 	return s, nil
 }
+
+// withTail is a row whose columns after those a scan function names go to
+// tail.
+type withTail struct {
+	r    interface{ Scan(...any) error }
+	tail []any
+}
+
+func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail...)...) }
 
 // readOne reads a row that may be missing with scan: nil when there is no
 // row.

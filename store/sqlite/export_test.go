@@ -13,8 +13,10 @@ var (
 	DeleteSQL      = deleteSQL
 	TopicDeleteSQL = topicDeleteSQL
 	MessagesSQL    = messagesSQL
-	ScheduledSQL   = scheduledSQL
 )
+
+// ScheduledSQL returns the query ScheduledMessages runs for f.
+func ScheduledSQL(f store.ScheduledFilter) (string, []any) { return sqlstore.ScheduledSQL(&dialect, f) }
 
 // DBs returns the writer and reader pools of s.
 func DBs(s *Store) (writer, readers *sql.DB) { return s.writer, s.readers }
