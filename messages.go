@@ -4,13 +4,13 @@ package chatcore
 // is in messages_send.go; reading (GET /messages, narrows) is package
 // messages.
 //
-// What the area packages and the Service's own delivery paths (scheduled
-// messages, reminders, outgoing-webhook replies) build on, all exported:
+// What the area packages (package scheduled's delivery among them) and the
+// outgoing-webhook replies build on, all exported:
 // [Service.SendInTx] validates and sends one message inside the caller's
 // transaction exactly as SendMessage does; [CanSee] and [StreamAccessFor]
 // are the rules of reading; [Service.BuildMessageView] builds the
-// message-list object; [NormalizeContent], [NormalizeTopic] and
-// [CanSendToStream] are the checks of sending; rendering ([Service.Prerender],
+// message-list object; [NormalizeContent], [NormalizeTopic],
+// [CanSendToStream] and [ActiveRecipients] are the checks of sending; rendering ([Service.Prerender],
 // [Service.RenderChecked]) is in render.go.
 
 import (
