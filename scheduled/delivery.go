@@ -18,31 +18,32 @@ const LateCutoff = 10 * time.Minute
 
 // DeliverDue sends, through svc, every scheduled message and reminder whose
 // delivery time (by the Service clock, [chatcore.Service.Now]) has come and
-// that is neither delivered nor failed, in order of delivery time, and returns how many it delivered. Embedders call it
-// periodically, e.g. from a time.Ticker; several calls may run at once, in one
-// process or several sharing a store, and still deliver each row exactly once.
+// that is neither delivered nor failed, in order of delivery time, and returns
+// how many it delivered. Embedders call it periodically, e.g. from a
+// time.Ticker; several calls may run at once, in one process or several sharing
+// a store, and still deliver each row exactly once.
 //
 // A scheduled message is sent as its sender, with the checks of
-// [chatcore.Service.SendMessage]; a reminder is sent as a direct message to
-// its owner from the realm's notification bot (created on first need, see
-// [chatcore.NotificationBotEmail]), its content rebuilt from the target message when the
-// owner can still read it, the stored content otherwise. Each row is delivered
-// in its own transaction, which re-reads the row and skips it when another
-// deliverer got there first, and marks it Delivered with DeliveredMessageID.
-// After commit the message's events are published, plus scheduled_messages
-// "remove" (or reminders "remove") to the owner.
+// [chatcore.Service.SendMessage]; a reminder is sent as a direct message to its
+// owner from the realm's notification bot (created on first need, see
+// [chatcore.NotificationBotEmail]), its content rebuilt from the target message
+// when the owner can still read it, the stored content otherwise. Each row is
+// delivered in its own transaction, which re-reads the row and skips it when
+// another deliverer got there first, and marks it Delivered with
+// DeliveredMessageID. After commit the message's events are published, plus
+// scheduled_messages "remove" (or reminders "remove") to the owner.
 //
-// When sending is refused with a [*chatcore.Error] (channel archived, sender
-// or recipient deactivated, more than [LateCutoff] late, ...), the
-// row is marked Failed with the error's message in FailureMessage instead and
-// delivery goes on with the next row; failed rows are not retried. Sending that
-// fails with any other error is tried once more in a new transaction (a
-// passing store fault then costs nothing); when that fails too, the error is
-// logged and the row is marked Failed with "Internal server error", as Zulip
-// marks a message whose delivery raised an unexpected exception, so one bad
-// row never holds up the rows after it. For a scheduled message whose sender
-// is still active, a scheduled_messages "update" event and a direct message
-// from the notification bot tell the sender, as Zulip does.
+// When sending is refused with a [*chatcore.Error] (channel archived, sender or
+// recipient deactivated, more than [LateCutoff] late, ...), the row is marked
+// Failed with the error's message in FailureMessage instead and delivery goes
+// on with the next row; failed rows are not retried. Sending that fails with
+// any other error is tried once more in a new transaction (a passing store
+// fault then costs nothing); when that fails too, the error is logged and the
+// row is marked Failed with "Internal server error", as Zulip marks a message
+// whose delivery raised an unexpected exception, so one bad row never holds up
+// the rows after it. For a scheduled message whose sender is still active, a
+// scheduled_messages "update" event and a direct message from the notification
+// bot tell the sender, as Zulip does.
 //
 // When ctx is done, DeliverDue returns ctx's error (possibly wrapped) at once
 // with the count delivered so far, leaving the row it was on untouched. An
@@ -177,15 +178,7 @@ func deliver(ctx context.Context, svc *chatcore.Service, id chatcore.ScheduledMe
 		if err := tx.UpdateScheduledMessage(ctx, m); err != nil {
 			return err
 		}
-		if m.Kind == chatcore.ScheduledReminder {
-			fx.Event(m.RealmID, []chatcore.UserID{m.SenderID}, map[string]any{
-				"type": "reminders", "op": "remove", "reminder_id": m.ID,
-			})
-		} else {
-			fx.Event(m.RealmID, []chatcore.UserID{m.SenderID}, map[string]any{
-				"type": "scheduled_messages", "op": "remove", "scheduled_message_id": m.ID,
-			})
-		}
+		removed(fx, m)
 		sent = true
 		return nil
 	})

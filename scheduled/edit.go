@@ -28,27 +28,26 @@ type EditRequest struct {
 	DeliverAt *time.Time `json:"-"`
 }
 
-// Edit changes one of actor's undelivered scheduled messages
-// as Zulip's edit_scheduled_message does: a changed type, destination or
-// content is checked again as [Create] checks it (the
-// fields not given keep their stored values), a topic alone is checked
-// against the channel rules, and a message whose delivery failed is queued
-// for delivery again (its failed flag cleared), which needs a new delivery
-// time. After commit a scheduled_messages "update" event with the new state
-// goes to actor.
+// Edit changes one of actor's undelivered scheduled messages as Zulip's
+// edit_scheduled_message does: a changed type, destination or content is
+// checked again as [Create] checks it (the fields not given keep their stored
+// values), a topic alone is checked against the channel rules, and a message
+// whose delivery failed is queued for delivery again (its failed flag cleared),
+// which needs a new delivery time. After commit a scheduled_messages "update"
+// event with the new state goes to actor.
 //
 // Errors (BAD_REQUEST unless noted), in Zulip's order: the parameters, before
-// any store access: "to is not valid JSON", "to is not an integer", "to is
-// too long (limit: 1000 items)", "Invalid type: Value error, Not in the list
-// of possible values"; "Nothing to change" when no field is set; "Recipient
-// required when updating type of scheduled message." (Type without To);
-// "Topic required when updating scheduled message type to channel.";
-// "scheduled_delivery_timestamp is too large" / "is too small" and
-// "Scheduled delivery time must be in the future."; then UNAUTHORIZED for a
-// missing or deactivated actor; "Scheduled message does not exist" (kind
-// [chatcore.KindNotFound]) for an id that is not one of actor's scheduled messages;
-// "Scheduled message was already sent"; "Scheduled delivery time must be in
-// the future." for a failed message edited without a new time; then the
+// any store access: "to is not valid JSON", "to is not an integer", "to is too
+// long (limit: 1000 items)", "Invalid type: Value error, Not in the list of
+// possible values"; "Nothing to change" when no field is set; "Recipient
+// required when updating type of scheduled message." (Type without To); "Topic
+// required when updating scheduled message type to channel.";
+// "scheduled_delivery_timestamp is too large" / "is too small" and "Scheduled
+// delivery time must be in the future."; then UNAUTHORIZED for a missing or
+// deactivated actor; "Scheduled message does not exist" (kind
+// [chatcore.KindNotFound]) for an id that is not one of actor's scheduled
+// messages; "Scheduled message was already sent"; "Scheduled delivery time must
+// be in the future." for a failed message edited without a new time; then the
 // destination and content errors Create lists.
 func Edit(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID, req EditRequest) error {
 	var to *scheduledTo

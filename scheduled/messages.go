@@ -168,7 +168,8 @@ func view(m *chatcore.ScheduledMessage) View {
 	return v
 }
 
-// errFutureDelivery is Zulip's error for a delivery time that is not in the future.
+// errFutureDelivery is Zulip's error for a delivery time that is not in the
+// future.
 func errFutureDelivery() *chatcore.Error {
 	return chatcore.BadRequest("Scheduled delivery time must be in the future.")
 }
@@ -200,28 +201,28 @@ func checkDeliveryTime(t, now time.Time) error {
 	return nil
 }
 
-// Create schedules a message from actor for delivery at
-// req.DeliverAt by [DeliverDue], and returns its id. Any
-// user, bots included, may schedule messages. The destination and content are validated
-// as [chatcore.Service.SendMessage] validates them (and checked again at delivery), the
-// content is stored normalised and rendered, and a scheduled_messages "add"
-// event goes to actor after commit.
+// Create schedules a message from actor for delivery at req.DeliverAt by
+// [DeliverDue], and returns its id. Any user, bots included, may schedule
+// messages. The destination and content are validated as
+// [chatcore.Service.SendMessage] validates them (and checked again at
+// delivery), the content is stored normalised and rendered, and a
+// scheduled_messages "add" event goes to actor after commit.
 //
-// Errors (BAD_REQUEST unless noted), in the order Zulip checks: the
-// parameters, before any store access: REQUEST_VARIABLE_MISSING "Missing 'to'
-// argument" for an empty To and "Missing 'type' argument" for an empty Type,
-// "to is not valid JSON", "to is not an integer" (To neither an integer nor a
-// list of integers), "to is too long (limit: 1000 items)" (a list over
-// [chatcore.MaxDirectRecipients]; repeated ids count once otherwise), "Invalid type:
-// Value error, Not in the list of possible values"; then
+// Errors (BAD_REQUEST unless noted), in the order Zulip checks: the parameters,
+// before any store access: REQUEST_VARIABLE_MISSING "Missing 'to' argument" for
+// an empty To and "Missing 'type' argument" for an empty Type, "to is not valid
+// JSON", "to is not an integer" (To neither an integer nor a list of integers),
+// "to is too long (limit: 1000 items)" (a list over
+// [chatcore.MaxDirectRecipients]; repeated ids count once otherwise), "Invalid
+// type: Value error, Not in the list of possible values"; then
 // "scheduled_delivery_timestamp is too large" / "is too small" when
-// req.DeliverAt is outside years 1 to 9999, "Scheduled delivery time must be
-// in the future." when it is not after the Service clock's now; then
-// UNAUTHORIZED for a missing or deactivated actor; then "Invalid data
-// type for channel ID" (a channel message to a list) or "Invalid data type
-// for recipients" (a direct message to an integer), "Missing topic", and
-// every error [chatcore.Service.SendMessage] lists for the channel, recipients, topic
-// and content.
+// req.DeliverAt is outside years 1 to 9999, "Scheduled delivery time must be in
+// the future." when it is not after the Service clock's now; then UNAUTHORIZED
+// for a missing or deactivated actor; then "Invalid data type for channel ID"
+// (a channel message to a list) or "Invalid data type for recipients" (a direct
+// message to an integer), "Missing topic", and every error
+// [chatcore.Service.SendMessage] lists for the channel, recipients, topic and
+// content.
 func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req CreateRequest) (chatcore.ScheduledMessageID, error) {
 	to, err := parseScheduledParams(req)
 	if err != nil {
@@ -350,65 +351,25 @@ func checkRecipient(ctx context.Context, tx chatcore.Tx, sender *chatcore.User, 
 // included, reminders excluded), ordered by delivery time, then id. Errors:
 // UNAUTHORIZED for a missing or deactivated actor; others are internal.
 func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) ([]View, error) {
-	var out []View
-	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		out, err = Views(ctx, tx, u)
-		return err
-	})
-	return out, err
+	return listOwn(ctx, svc, actorID, Views)
 }
 
 // Views returns u's pending scheduled messages (never nil).
 func Views(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]View, error) {
-	rows, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{
-		RealmID: u.RealmID, SenderID: u.ID, Kind: chatcore.ScheduledSendLater, Delivered: new(false),
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]View, 0, len(rows))
-	for i := range rows {
-		out = append(out, view(&rows[i]))
-	}
-	return out, nil
+	return pending(ctx, tx, u, chatcore.ScheduledSendLater, view)
 }
 
-// Delete deletes (cancels) one of actor's scheduled messages
-// and, after commit, sends a scheduled_messages "remove" event to actor. Any
-// user may delete their own; a row that was already delivered but is still
-// stored can be deleted too (it does not un-send the message).
+// Delete deletes (cancels) one of actor's scheduled messages and, after commit,
+// sends a scheduled_messages "remove" event to actor. Any user may delete their
+// own; a row that was already delivered but is still stored can be deleted too
+// (it does not un-send the message).
 //
 // Errors: "Scheduled message does not exist" (code BAD_REQUEST, kind
-// [chatcore.KindNotFound]) for an unknown id, someone else's scheduled message, one of
-// another realm, or a reminder id; UNAUTHORIZED for a missing or deactivated
-// actor.
+// [chatcore.KindNotFound]) for an unknown id, someone else's scheduled message,
+// one of another realm, or a reminder id; UNAUTHORIZED for a missing or
+// deactivated actor.
 func Delete(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID) error {
-	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		m, err := ownScheduled(ctx, tx, u, id, chatcore.ScheduledSendLater)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			return chatcore.NotFound("Scheduled message does not exist")
-		}
-		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
-			return err
-		}
-		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
-			"type":                 "scheduled_messages",
-			"op":                   "remove",
-			"scheduled_message_id": m.ID,
-		})
-		return nil
-	})
+	return deleteOwn(ctx, svc, actorID, id, chatcore.ScheduledSendLater, "Scheduled message does not exist")
 }
 
 // ownScheduled returns u's row of the kind with the id, or nil when there is
@@ -425,4 +386,69 @@ func ownScheduled(ctx context.Context, tx chatcore.Tx, u *chatcore.User, id chat
 		return nil, nil
 	}
 	return m, nil
+}
+
+// listOwn returns, in one View, actor's pending rows as views reads them.
+func listOwn[T any](ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, views func(context.Context, chatcore.Tx, *chatcore.User) ([]T, error)) ([]T, error) {
+	var out []T
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		out, err = views(ctx, tx, u)
+		return err
+	})
+	return out, err
+}
+
+// pending returns u's undelivered rows of the kind (failed ones included),
+// ordered by delivery time, then id, each in its wire form (never nil).
+func pending[T any](ctx context.Context, tx chatcore.Tx, u *chatcore.User, kind chatcore.ScheduledKind, wire func(*chatcore.ScheduledMessage) T) ([]T, error) {
+	rows, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{
+		RealmID: u.RealmID, SenderID: u.ID, Kind: kind, Delivered: new(false),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(rows))
+	for i := range rows {
+		out = append(out, wire(&rows[i]))
+	}
+	return out, nil
+}
+
+// deleteOwn deletes actor's row of the kind with the id and, after commit,
+// tells actor (see removed); missing is the message of the KindNotFound
+// error for an id that is not one of actor's rows of the kind.
+func deleteOwn(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID, kind chatcore.ScheduledKind, missing string) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := chatcore.Actor(ctx, tx, actorID)
+		if err != nil {
+			return err
+		}
+		m, err := ownScheduled(ctx, tx, u, id, kind)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return chatcore.NotFound(missing)
+		}
+		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
+			return err
+		}
+		removed(fx, m)
+		return nil
+	})
+}
+
+// removed records the event that tells m's owner that m is no longer
+// pending (deleted or delivered): reminders "remove" for a reminder,
+// scheduled_messages "remove" otherwise.
+func removed(fx *chatcore.Effects, m *chatcore.ScheduledMessage) {
+	data := map[string]any{"type": "scheduled_messages", "op": "remove", "scheduled_message_id": m.ID}
+	if m.Kind == chatcore.ScheduledReminder {
+		data = map[string]any{"type": "reminders", "op": "remove", "reminder_id": m.ID}
+	}
+	fx.Event(m.RealmID, []chatcore.UserID{m.SenderID}, data)
 }

@@ -159,62 +159,23 @@ func prerenderReminder(ctx context.Context, svc *chatcore.Service, actorID chatc
 // ordered by delivery time, then id. Errors: UNAUTHORIZED for a missing or
 // deactivated actor; others are internal.
 func Reminders(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) ([]Reminder, error) {
-	var out []Reminder
-	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		out, err = ReminderViews(ctx, tx, u)
-		return err
-	})
-	return out, err
+	return listOwn(ctx, svc, actorID, ReminderViews)
 }
 
 // ReminderViews returns u's pending reminders (never nil).
 func ReminderViews(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]Reminder, error) {
-	rows, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{
-		RealmID: u.RealmID, SenderID: u.ID, Kind: chatcore.ScheduledReminder, Delivered: new(false),
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Reminder, 0, len(rows))
-	for i := range rows {
-		out = append(out, reminderView(&rows[i]))
-	}
-	return out, nil
+	return pending(ctx, tx, u, chatcore.ScheduledReminder, reminderView)
 }
 
 // DeleteReminder deletes (cancels) one of actor's reminders and, after commit,
 // sends a reminders "remove" event to actor.
 //
-// Errors: "Reminder does not exist" (code BAD_REQUEST, kind [chatcore.KindNotFound]) for
-// an unknown id, someone else's reminder, one of another realm, or a
-// scheduled-message id; UNAUTHORIZED for a missing or deactivated actor.
+// Errors: "Reminder does not exist" (code BAD_REQUEST, kind
+// [chatcore.KindNotFound]) for an unknown id, someone else's reminder, one of
+// another realm, or a scheduled-message id; UNAUTHORIZED for a missing or
+// deactivated actor.
 func DeleteReminder(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.ScheduledMessageID) error {
-	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		m, err := ownScheduled(ctx, tx, u, id, chatcore.ScheduledReminder)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			return chatcore.NotFound("Reminder does not exist")
-		}
-		if err := tx.DeleteScheduledMessage(ctx, m.ID); err != nil {
-			return err
-		}
-		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
-			"type":        "reminders",
-			"op":          "remove",
-			"reminder_id": m.ID,
-		})
-		return nil
-	})
+	return deleteOwn(ctx, svc, actorID, id, chatcore.ScheduledReminder, "Reminder does not exist")
 }
 
 // NormalizeReminderNote returns note as a reminder stores it: trailing
