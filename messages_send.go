@@ -388,7 +388,10 @@ func NormalizeTopic(realm *Realm, topic string) (string, error) {
 // noTopicName is the legacy name of the empty topic, which Zulip also maps to "".
 const noTopicName = "(no topic)"
 
-// EmptyTopicDisplayName returns how the realm shows the empty topic.
+// DisplayedEmptyTopic returns the name realm r displays for the empty topic:
+// its EmptyTopicDisplayName setting, or [DefaultEmptyTopicDisplayName] when
+// the setting is unset or r is nil. A topic equal to it addresses the empty
+// topic.
 func DisplayedEmptyTopic(r *Realm) string {
 	if r == nil || r.EmptyTopicDisplayName == "" {
 		return DefaultEmptyTopicDisplayName

@@ -14,7 +14,7 @@ import (
 	"github.com/chatcore/chatcore/internal/testenv"
 )
 
-// TestSmallLoad runs a small load (the full one is `go run ./examples/loadtest`)
+// TestSmallLoad runs a small load (the full one is `go run ./cmd/loadtest`)
 // so the program cannot rot: every check of the full run applies.
 func TestSmallLoad(t *testing.T) { smallLoad(t) }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // TestFloorSmall runs the floor comparison (the full one is
-// `go run ./examples/loadtest -floor`) with tiny counts so it cannot rot: both
+// `go run ./cmd/loadtest -floor`) with tiny counts so it cannot rot: both
 // servers answer 200 success to every request, every round is reported, and
 // the table has both requests with a ratio.
 func TestFloorSmall(t *testing.T) { floorSmall(t) }

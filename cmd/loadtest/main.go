@@ -3,9 +3,9 @@
 // listening on 127.0.0.1 port 0 (loopback only), sends a fixed number of
 // requests from many concurrent clients, checks the result and stops.
 //
-//	go run ./examples/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE|postgres://...]
-//	go run ./examples/loadtest -floor [-n 3000] [-c 16] [-only TEXT] [-db FILE|postgres://...]
-//	go run ./examples/loadtest ... [-write-groups N] [-cpuprofile FILE] [-memprofile FILE]
+//	go run ./cmd/loadtest [-n 5000] [-c 16] [-seed 1] [-rate-limit 0] [-batch 100] [-db FILE|postgres://...]
+//	go run ./cmd/loadtest -floor [-n 3000] [-c 16] [-only TEXT] [-db FILE|postgres://...]
+//	go run ./cmd/loadtest ... [-write-groups N] [-cpuprofile FILE] [-memprofile FILE]
 //
 // -db names a new SQLite file, or a PostgreSQL database (a URL or key=value
 // DSN): the run then works in a schema of its own, created for it and dropped
