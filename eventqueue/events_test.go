@@ -10,6 +10,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/matryer/is"
 )
 
@@ -132,7 +133,7 @@ func TestEventsOfOperations(t *testing.T) {
 		is.True(!bulk)                     // no message_ids in the legacy shape
 		is.Equal(len(filtered.Poll(t)), 0) // event_types leaves them out
 
-		_, err = e.w.Svc.AddLinkifier(ctx, c.Admin.ID, "#(?P<id>[0-9]+)", "https://t.example/{id}")
+		_, err = linkifiers.Add(ctx, e.w.Svc, c.Admin.ID, "#(?P<id>[0-9]+)", "https://t.example/{id}")
 		is.NoErr(err)                                                                  // linkifier added
 		is.Equal(types(legacy.Poll(t)), []string{"realm_linkifiers", "realm_filters"}) // the legacy event too without linkifier_url_template
 		is.Equal(types(modern.Poll(t)), []string{"realm_linkifiers"})
