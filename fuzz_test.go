@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
@@ -96,7 +97,7 @@ func FuzzTopicName(f *testing.F) {
 		if err != nil {
 			t.Fatalf("reading message %d: %v", id, err)
 		}
-		res, err := svc.DeleteTopic(t.Context(), chattest.WorldAdmin, chattest.WorldGeneral, view.Subject)
+		res, err := channels.DeleteTopic(t.Context(), svc, chattest.WorldAdmin, chattest.WorldGeneral, view.Subject)
 		if err != nil || !res.Complete {
 			t.Fatalf("deleting topic %q (sent as %q): %+v, %v", view.Subject, topic, res, err)
 		}

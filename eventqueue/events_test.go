@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/linkifiers"
@@ -119,7 +120,7 @@ func TestEventsOfOperations(t *testing.T) {
 		ids := []chatcore.MessageID{e.w.Send(t, c.Owner, e.general, "doomed", "a"), e.w.Send(t, c.Owner, e.general, "doomed", "b")}
 		legacy.Poll(t)
 		modern.Poll(t)
-		_, err = e.w.Svc.DeleteTopic(ctx, c.Admin.ID, e.general.ID, "doomed")
+		_, err = channels.DeleteTopic(ctx, e.w.Svc, c.Admin.ID, e.general.ID, "doomed")
 		is.NoErr(err) // topic deleted
 		evs = modern.Poll(t)
 		is.Equal(types(evs), []string{"stream", "delete_message"}) // first_message_id, then one bulk deletion

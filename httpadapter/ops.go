@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 )
@@ -89,7 +90,7 @@ func (h *handler) deleteTopic(ctx context.Context, c *call) (map[string]any, err
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	res, err := h.svc.DeleteTopic(ctx, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), *req.TopicName)
+	res, err := channels.DeleteTopic(ctx, h.svc, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), *req.TopicName)
 	if err != nil {
 		return nil, err
 	}
