@@ -112,7 +112,10 @@ func WithPasswordHashConcurrency(n int) Option {
 func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 
 // WithTopicDeletion sets the batch size and time budget of topic deletion
-// (Zulip: 100 messages, 50 s). Non-positive values keep the defaults.
+// (Zulip: 100 messages, 50 s; [Service.TopicBatchSize],
+// [Service.TopicDeletionBudget]). Non-positive values keep the defaults. The
+// batch size also bounds the batches of a topic move and of a deactivated
+// user's message deletion.
 func WithTopicDeletion(batchSize int, budget time.Duration) Option {
 	return func(s *Service) {
 		if batchSize > 0 {
@@ -400,6 +403,11 @@ func (s *Service) viewSingle(ctx context.Context, fn func(tx Tx) error) error {
 // TopicBatchSize is how many messages one transaction of a topic deletion or
 // a topic move handles ([WithTopicDeletion]; Zulip: 100).
 func (s *Service) TopicBatchSize() int { return s.batchSize }
+
+// TopicDeletionBudget is how long one topic deletion call may run before it
+// stops between batches and reports itself incomplete ([WithTopicDeletion];
+// Zulip: 50 s).
+func (s *Service) TopicDeletionBudget() time.Duration { return s.deleteBudget }
 
 // ExternalURL is the server's base URL ([WithExternalURL]), for links in
 // e-mails, reminders and notices.

@@ -102,9 +102,9 @@ func (r DeactivateUserRequest) Validate() error {
 //
 // After the commit, and only then, the events go out in this order: for each
 // deletion batch its delete_message events (and first_message_id stream
-// updates), exactly as [Service.DeleteTopic] sends them; the delete_profile
-// updates; then realm_user updates to the realm's remaining active users and
-// realm_bot updates to bot owners. The notification e-mail is sent only when
+// updates), exactly as topic deletion (package channels) sends them
+// ([DeletionEffects]); the delete_profile updates; then realm_user updates to
+// the realm's remaining active users and realm_bot updates to bot owners. The notification e-mail is sent only when
 // DeactivationNotificationComment is non-nil. A missing or deactivated actor
 // gives an [Unauthorized] error. Other errors come from the store or ctx.
 func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, req DeactivateUserRequest) error {
@@ -271,7 +271,7 @@ func (s *Service) deleteProfile(u *User, fx *Effects) {
 // deleteSentMessages deletes every message matching f inside tx, newest
 // first, in batches of the configured size so that no more than one batch is
 // held at a time, and records each batch's events (and first_message_id
-// maintenance) with deletionEffects, as DeleteTopic does; actorUser also
+// maintenance) with [DeletionEffects], as topic deletion does; actorUser also
 // receives them. ctx is checked before each batch: once it is done, its error
 // comes back and the caller's transaction rolls back. f must name a sender and
 // at least one kind.
@@ -297,7 +297,7 @@ func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, ac
 		}
 		// The next batch starts below this one (one transaction: nothing
 		// new appears above it).
-		f.BeforeID = lowestDeleted(deleted)
+		f.BeforeID = LowestDeleted(deleted)
 	}
 }
 

@@ -1,8 +1,8 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
 // Zulip REST API for the operations it covers. This package holds the model,
-// the Store, and the rules of user settings, topic deletion, user
-// deactivation, sending messages, linkifiers and outgoing webhooks; the area packages built on it (listed below) hold
-// the rest of what a Zulip client needs.
+// the Store, and the rules of user settings, user deactivation, sending
+// messages and outgoing webhooks; the area packages built on it (listed
+// below) hold the rest of what a Zulip client needs.
 //
 // # Shape
 //
@@ -13,21 +13,23 @@
 // the Service over HTTP in Zulip's wire format.
 //
 // This package holds the model, the Store, and the operations the library
-// began with: settings, account changes, users and their deactivation, topic
-// deletion, sending messages, linkifiers and outgoing webhooks. The operations a full client needs around them live in
-// area packages built on this one: messages (GET /messages with its narrows,
-// single messages, edit history, per-user flags and unread state), edits
-// (editing, moving and deleting messages), channels (channels and
-// subscriptions), reactions, presence, typing, scheduled (scheduled
-// messages and reminders, and their delivery), and eventqueue (event queues
-// and POST /register). They share the building blocks this package exports:
+// began with: settings, account changes, users and their deactivation, sending
+// messages and outgoing webhooks. The operations a full client needs around
+// them live in area packages built on this one: messages (GET /messages with its narrows, single messages, edit
+// history, per-user flags and unread state), edits (editing, moving and
+// deleting messages), channels (channels, subscriptions and topic deletion),
+// linkifiers (a realm's linkifiers; rendering with them stays here),
+// reactions, presence, typing, scheduled (scheduled messages and reminders,
+// and their delivery), and eventqueue (event queues and POST /register).
+// They share the building blocks this package exports:
 // [Service.Update] runs a function in one transaction and publishes its
 // [Effects] after the commit, [Actor] and the access checks ([CanSee],
-// [StreamAccessFor]) apply Zulip's permissions, and [Service.RenderChecked]
-// and [Service.SendInTx] render and send inside a transaction. An embedder's
-// own operations can use them the same way. Package fixture seeds a store
-// from chatcore's JSON fixture format, checking it with the Service's own
-// rules; package webhooks delivers outgoing webhooks, plugged in through
+// [StreamAccessFor]) apply Zulip's permissions, [Service.RenderChecked] and
+// [Service.SendInTx] render and send inside a transaction, and
+// [DeletionEffects] records what deleting a batch of messages tells whom. An
+// embedder's own operations can use them the same way. Package fixture seeds a
+// store from chatcore's JSON fixture format, checking it with the Service's
+// own rules; package webhooks delivers outgoing webhooks, plugged in through
 // [WithMessageHook].
 //
 // # Settings

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -39,7 +40,7 @@ func ExampleService_SendMessage() {
 	}
 
 	// A linkifier turns "#123" into an issue link, in content and in topics.
-	if _, err := svc.AddLinkifier(ctx, admin.ID, `#(?P<id>[0-9]+)`, "https://tracker.example.com/{id}"); err != nil {
+	if _, err := linkifiers.Add(ctx, svc, admin.ID, `#(?P<id>[0-9]+)`, "https://tracker.example.com/{id}"); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/scheduled"
@@ -467,7 +468,7 @@ var faultOps = []faultOp{
 		return fixture.Load(ctx, svc, strings.NewReader(chattest.WorldJSON))
 	}},
 	{name: "DeleteTopic", run: func(ctx context.Context, svc *chatcore.Service) error {
-		res, err := svc.DeleteTopic(ctx, chattest.WorldAdmin, chattest.WorldGeneral, "LUNCH")
+		res, err := channels.DeleteTopic(ctx, svc, chattest.WorldAdmin, chattest.WorldGeneral, "LUNCH")
 		if err == nil && !res.Complete {
 			return errors.New("topic deletion incomplete")
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
@@ -306,7 +307,7 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
 
 		// Deleting the topic takes the flag rows with it.
-		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "t")
+		_, err = channels.DeleteTopic(ctx, w.Svc, org.owner.ID, org.general.ID, "t")
 		is.NoErr(err) // topic deleted
 		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}})
 		is.NoErr(err)                        // registered

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
@@ -62,13 +63,13 @@ func TestTopicMatchingUsesTopicKey(t *testing.T) {
 		t.Run("DeleteTopic", func(t *testing.T) {
 			is := is.New(t)
 			for _, topic := range []string{"x2", "foo"} {
-				res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, topic)
+				res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, topic)
 				is.NoErr(err)         // deleting a topic without messages succeeds
 				is.True(res.Complete) // and is complete
 			}
 			is.Equal(narrow(t, "x²"), []chatcore.MessageID{sent["x²"]})   // "x2" did not delete "x²"
 			is.Equal(narrow(t, "ｆｏｏ"), []chatcore.MessageID{sent["ｆｏｏ"]}) // "foo" did not delete "ｆｏｏ"
-			_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "STRASSE")
+			_, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "STRASSE")
 			is.NoErr(err)                                               // deleting by another case succeeds
 			is.Equal(len(narrow(t, "Straße")), 0)                       // "STRASSE" deleted "Straße"
 			is.Equal(narrow(t, "x²"), []chatcore.MessageID{sent["x²"]}) // other topics stay

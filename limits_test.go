@@ -21,6 +21,7 @@ import (
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
@@ -243,7 +244,7 @@ func TestLimitPathologicalMarkdown(t *testing.T) {
 			t.Logf("%d bytes sent and rendered in %v", len(tt.content), time.Since(start))
 			is.NoErr(err)                                // the message is sent
 			is.True(utf8.ValidString(m.RenderedContent)) // and rendered to valid UTF-8
-			checkHTML(t, tt.content, m.RenderedContent)
+			chattest.CheckHTML(t, tt.content, m.RenderedContent)
 		})
 	}
 }
@@ -295,9 +296,9 @@ func TestLimitListBounds(t *testing.T) {
 	for i := range terms {
 		terms[i] = messages.NarrowTerm{Operator: "channel", Operand: json.RawMessage(`"general"`)}
 	}
-	linkifiers := make([]chatcore.LinkifierID, chatcore.MaxOrderedLinkifierIDs+1)
-	for i := range linkifiers {
-		linkifiers[i] = chatcore.LinkifierID(i + 1)
+	ordered := make([]chatcore.LinkifierID, chatcore.MaxOrderedLinkifierIDs+1)
+	for i := range ordered {
+		ordered[i] = chatcore.LinkifierID(i + 1)
 	}
 	userIDs := make([]chatcore.UserID, chatcore.MaxBulkTargetIDs+1)
 	for i := range userIDs {
@@ -345,7 +346,7 @@ func TestLimitListBounds(t *testing.T) {
 			return err
 		}, "Too many messages requested (maximum 1000)."},
 		{"ReorderLinkifiers", func() error {
-			return svc.ReorderLinkifiers(ctx, chattest.WorldAdmin, linkifiers)
+			return linkifiers.Reorder(ctx, svc, chattest.WorldAdmin, ordered)
 		}, "ordered_linkifier_ids is too long (limit: 10000 items)"},
 		{"UpdateSettings target_users", func() error {
 			return svc.UpdateSettings(ctx, chattest.WorldAdmin, chatcore.SettingsUpdate{

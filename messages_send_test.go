@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
@@ -342,7 +343,7 @@ func TestSendPrerenderFromLinkifierCache(t *testing.T) {
 		send("see ticket #12")
 		is.Equal(counter.Count().Views, views) // pre-rendered without a View
 
-		_, err := w.Svc.AddLinkifier(t.Context(), org.owner.ID, `#(?P<id>[0-9]+)`, "https://tickets.example.com/{id}")
+		_, err := linkifiers.Add(t.Context(), w.Svc, org.owner.ID, `#(?P<id>[0-9]+)`, "https://tickets.example.com/{id}")
 		is.NoErr(err) // a linkifier added after the cache was filled
 		v := send("see ticket #12")
 		is.True(strings.Contains(v.Content, "https://tickets.example.com/12")) // still applied

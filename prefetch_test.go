@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -91,7 +92,7 @@ func TestDeleteTopicAnnouncesTheAudience(t *testing.T) {
 		is.NoErr(err)
 	}
 	st.got = nil
-	res, err := w.Svc.DeleteTopic(t.Context(), admin.ID, ch.ID, "t")
+	res, err := channels.DeleteTopic(t.Context(), w.Svc, admin.ID, ch.ID, "t")
 	is.NoErr(err)
 	is.True(res.Complete)
 	batch := chatcore.Prefetch{Audiences: []chatcore.StreamID{ch.ID}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
@@ -19,7 +20,7 @@ import (
 // that each match of "#n" renders to a link of over 2,000 characters.
 func wideLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 	tb.Helper()
-	tmpl := "https://x.example/" + strings.Repeat("a", chatcore.MaxLinkifierURLTemplateLength-len("https://x.example/{id}")) + "{id}"
+	tmpl := "https://x.example/" + strings.Repeat("a", linkifiers.MaxURLTemplateLength-len("https://x.example/{id}")) + "{id}"
 	addLinkifier(tb, w, org, `#(?P<id>[0-9])`, tmpl)
 }
 
@@ -68,62 +69,6 @@ func TestRenderedSizeCap(t *testing.T) {
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { row, err = tx.ScheduledMessage(ctx, id); return err })
 		is.True(row.Failed)                                      // the row failed
 		is.Equal(row.FailureMessage, "Unable to render message") // with Zulip's reason
-	})
-}
-
-// TestLinkifierBounds checks the bounds on URL templates and on the number of
-// linkifiers of a realm: a clear BAD_REQUEST and nothing stored.
-func TestLinkifierBounds(t *testing.T) {
-	ctx := context.Background()
-	t.Run("template length", func(t *testing.T) {
-		is := is.New(t)
-		w, org := chattest.NewMessaging(t)
-		base := "https://x.example/{id}"
-		for _, tc := range []struct {
-			name string
-			n    int // template length in characters
-			ok   bool
-		}{
-			{"at the bound", chatcore.MaxLinkifierURLTemplateLength, true},
-			{"one over", chatcore.MaxLinkifierURLTemplateLength + 1, false},
-			{"far over", 500_000, false},
-		} {
-			tmpl := base + strings.Repeat("é", tc.n-len(base)) // é is one character, two bytes
-			_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, fmt.Sprintf("#%s(?P<id>[0-9]+)", tc.name[:2]), tmpl)
-			if tc.ok {
-				is.NoErr(err) // accepted at the bound
-				continue
-			}
-			msg := fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", chatcore.MaxLinkifierURLTemplateLength, tc.n)
-			ce := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, msg)
-			errs, _ := ce.Data["errors"].(map[string]any)
-			is.Equal(errs["url_template"], []string{msg}) // under url_template
-		}
-		views, err := w.Svc.Linkifiers(ctx, org.Admin.ID)
-		is.NoErr(err)           // listed
-		is.Equal(len(views), 1) // only the one at the bound was stored
-	})
-	t.Run("linkifiers per realm", func(t *testing.T) {
-		is := is.New(t)
-		w, org := chattest.NewMessaging(t)
-		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
-			for i := range chatcore.MaxLinkifiersPerRealm {
-				l := &chatcore.Linkifier{RealmID: org.Realm.ID, Pattern: fmt.Sprintf("L%d-(?P<id>[0-9]+)", i),
-					URLTemplate: "https://x.example/{id}", Order: i}
-				if err := tx.CreateLinkifier(ctx, l); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
-		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid,
-			fmt.Sprintf("A realm may have at most %d linkifiers.", chatcore.MaxLinkifiersPerRealm))
-		views, err := w.Svc.Linkifiers(ctx, org.Admin.ID)
-		is.NoErr(err)                                        // listed
-		is.Equal(len(views), chatcore.MaxLinkifiersPerRealm) // nothing added
-		_, err = w.Svc.AddLinkifier(ctx, org.Stranger.ID, `#(?P<id>[0-9]+)`, "https://x.example/{id}")
-		is.NoErr(err) // the bound is per realm
 	})
 }
 

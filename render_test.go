@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )
@@ -155,11 +156,11 @@ func TestRenderMeMessage(t *testing.T) {
 func TestRenderLinkifiers(t *testing.T) {
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	_, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	_, err := linkifiers.Add(ctx, w.Svc, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.Svc.AddLinkifier(ctx, org.Admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
+	_, err = linkifiers.Add(ctx, w.Svc, org.Admin.ID, `(?P<proj>[A-Z]+)-(?P<num>[0-9]+)`, "https://jira.example.com/{proj}/{num}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestRenderLinkifiers(t *testing.T) {
 func BenchmarkRenderMessage(b *testing.B) {
 	w, org := chattest.NewMessaging(b)
 	ctx := context.Background()
-	if _, err := w.Svc.AddLinkifier(ctx, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
+	if _, err := linkifiers.Add(ctx, w.Svc, org.Admin.ID, `#(?P<id>[0-9]+)`, "https://example.com/{id}"); err != nil {
 		b.Fatal(err)
 	}
 	content := strings.Repeat("Hello @**King Hamlet**, see #123 and **this** `code` https://example.com.\n\n", 20)

@@ -1,5 +1,6 @@
-// Package channels serves chatcore's channels and subscriptions: Zulip's GET
-// /streams, GET /streams/{stream_id}, GET /users/me/{stream_id}/topics and
+// Package channels serves chatcore's channels, subscriptions and topic
+// deletion: Zulip's GET /streams, GET /streams/{stream_id}, GET
+// /users/me/{stream_id}/topics, POST /streams/{stream_id}/delete_topic and
 // the /users/me/subscriptions endpoints as a Go API over a [chatcore.Service].
 package channels
 

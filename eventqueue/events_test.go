@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
 )
@@ -119,7 +121,7 @@ func TestEventsOfOperations(t *testing.T) {
 		ids := []chatcore.MessageID{e.w.Send(t, c.Owner, e.general, "doomed", "a"), e.w.Send(t, c.Owner, e.general, "doomed", "b")}
 		legacy.Poll(t)
 		modern.Poll(t)
-		_, err = e.w.Svc.DeleteTopic(ctx, c.Admin.ID, e.general.ID, "doomed")
+		_, err = channels.DeleteTopic(ctx, e.w.Svc, c.Admin.ID, e.general.ID, "doomed")
 		is.NoErr(err) // topic deleted
 		evs = modern.Poll(t)
 		is.Equal(types(evs), []string{"stream", "delete_message"}) // first_message_id, then one bulk deletion
@@ -133,7 +135,7 @@ func TestEventsOfOperations(t *testing.T) {
 		is.True(!bulk)                     // no message_ids in the legacy shape
 		is.Equal(len(filtered.Poll(t)), 0) // event_types leaves them out
 
-		_, err = e.w.Svc.AddLinkifier(ctx, c.Admin.ID, "#(?P<id>[0-9]+)", "https://t.example/{id}")
+		_, err = linkifiers.Add(ctx, e.w.Svc, c.Admin.ID, "#(?P<id>[0-9]+)", "https://t.example/{id}")
 		is.NoErr(err)                                                                  // linkifier added
 		is.Equal(types(legacy.Poll(t)), []string{"realm_linkifiers", "realm_filters"}) // the legacy event too without linkifier_url_template
 		is.Equal(types(modern.Poll(t)), []string{"realm_linkifiers"})

@@ -8,6 +8,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/slicex"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
 	"github.com/chatcore/chatcore/scheduled"
@@ -124,7 +125,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			st.Presence = &ans
 		}
 		if want("realm_linkifiers") {
-			if st.Linkifiers, err = chatcore.LinkifierViews(ctx, tx, u.RealmID); err != nil {
+			if st.Linkifiers, err = linkifiers.Views(ctx, tx, u.RealmID); err != nil {
 				return err
 			}
 			st.Linkifiers = slicex.OrEmpty(st.Linkifiers)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
 	"github.com/chatcore/chatcore/scheduled"
@@ -51,7 +52,7 @@ type State struct {
 	Settings *chatcore.Settings
 	// Linkifiers are the realm's linkifiers in processing order (section
 	// realm_linkifiers).
-	Linkifiers []chatcore.LinkifierView
+	Linkifiers []linkifiers.View
 	// ScheduledMessages are the actor's pending scheduled messages (section
 	// scheduled_messages).
 	ScheduledMessages []scheduled.View

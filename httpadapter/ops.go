@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"
 )
@@ -49,7 +51,7 @@ func (h *handler) deleteReminder(ctx context.Context, c *call) (map[string]any, 
 
 // linkifiers answers GET /realm/linkifiers.
 func (h *handler) linkifiers(ctx context.Context, c *call) (map[string]any, error) {
-	list, err := h.svc.Linkifiers(ctx, c.user.ID)
+	list, err := linkifiers.List(ctx, h.svc, c.user.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func (h *handler) linkifiers(ctx context.Context, c *call) (map[string]any, erro
 
 // removeLinkifier answers DELETE /realm/filters/{filter_id}.
 func (h *handler) removeLinkifier(ctx context.Context, c *call) (map[string]any, error) {
-	return nil, h.svc.RemoveLinkifier(ctx, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"))
+	return nil, linkifiers.Remove(ctx, h.svc, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"))
 }
 
 // updateSettings answers PATCH /settings (and its aliases /settings/display
@@ -89,7 +91,7 @@ func (h *handler) deleteTopic(ctx context.Context, c *call) (map[string]any, err
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	res, err := h.svc.DeleteTopic(ctx, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), *req.TopicName)
+	res, err := channels.DeleteTopic(ctx, h.svc, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), *req.TopicName)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +199,7 @@ func (h *handler) addLinkifier(ctx context.Context, c *call) (map[string]any, er
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	id, err := h.svc.AddLinkifier(ctx, c.user.ID, *req.Pattern, *req.URLTemplate)
+	id, err := linkifiers.Add(ctx, h.svc, c.user.ID, *req.Pattern, *req.URLTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +212,7 @@ func (h *handler) updateLinkifier(ctx context.Context, c *call) (map[string]any,
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.UpdateLinkifier(ctx, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"), *req.Pattern, *req.URLTemplate)
+	return nil, linkifiers.Update(ctx, h.svc, c.user.ID, pathID[chatcore.LinkifierID](c, "filter_id"), *req.Pattern, *req.URLTemplate)
 }
 
 // reorderLinkifiers answers PATCH /realm/linkifiers.
@@ -221,7 +223,7 @@ func (h *handler) reorderLinkifiers(ctx context.Context, c *call) (map[string]an
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.ReorderLinkifiers(ctx, c.user.ID, req.OrderedLinkifierIDs)
+	return nil, linkifiers.Reorder(ctx, h.svc, c.user.ID, req.OrderedLinkifierIDs)
 }
 
 // clientName derives the sending client's name from the User-Agent as Zulip

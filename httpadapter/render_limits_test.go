@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/matryer/is"
 )
 
@@ -35,7 +36,7 @@ func TestRenderLimits(t *testing.T) {
 		n := 500_000
 		res := addFilter(e, `#(?P<id>[0-9]+)`, "https://x.example/{id}"+strings.Repeat("a", n-len("https://x.example/{id}")))
 		wantError(t, res, http.StatusBadRequest, "BAD_REQUEST",
-			fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", chatcore.MaxLinkifierURLTemplateLength, n))
+			fmt.Sprintf("Ensure this value has at most %d characters (it has %d).", linkifiers.MaxURLTemplateLength, n))
 		is.Equal(countFilters(e), before) // nothing stored
 	})
 	t.Run("linkifiers per realm", func(t *testing.T) {
@@ -47,7 +48,7 @@ func TestRenderLimits(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for i := len(have); i < chatcore.MaxLinkifiersPerRealm; i++ {
+			for i := len(have); i < linkifiers.MaxPerRealm; i++ {
 				l := &chatcore.Linkifier{RealmID: rlRealm, Pattern: fmt.Sprintf("RL%d-(?P<id>[0-9]+)", i),
 					URLTemplate: "https://x.example/{id}", Order: 1000 + i}
 				if err := tx.CreateLinkifier(ctx, l); err != nil {
@@ -58,13 +59,13 @@ func TestRenderLimits(t *testing.T) {
 		}))
 		res := addFilter(e, `RLX(?P<id>[0-9]+)`, "https://x.example/{id}")
 		wantError(t, res, http.StatusBadRequest, "BAD_REQUEST",
-			fmt.Sprintf("A realm may have at most %d linkifiers.", chatcore.MaxLinkifiersPerRealm))
-		is.Equal(countFilters(e), chatcore.MaxLinkifiersPerRealm) // nothing stored
+			fmt.Sprintf("A realm may have at most %d linkifiers.", linkifiers.MaxPerRealm))
+		is.Equal(countFilters(e), linkifiers.MaxPerRealm) // nothing stored
 	})
 	t.Run("rendered size", func(t *testing.T) {
 		is := is.New(t)
 		e := newEnv(t, httpadapter.Options{})
-		tmpl := "https://x.example/" + strings.Repeat("a", chatcore.MaxLinkifierURLTemplateLength-len("https://x.example/{id}")) + "{id}"
+		tmpl := "https://x.example/" + strings.Repeat("a", linkifiers.MaxURLTemplateLength-len("https://x.example/{id}")) + "{id}"
 		wantSuccess(t, addFilter(e, `RL(?P<id>[0-9])`, tmpl))
 		content := strings.Repeat("RL1 ", 2400) // 9,600 bytes rendering to ~5 MB
 		scheduled := func() int {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"
@@ -140,7 +141,7 @@ func TestDeliverDueReminderContentRebuilt(t *testing.T) {
 		storedGone := w.Scheduled(t, rGone).Content
 
 		w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.FullName = "Prince Hamlet" }) // the sender changes their name
-		_, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "gone")
+		_, err = channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "gone")
 		is.NoErr(err) // the second target is deleted
 
 		w.Clock.Advance(2 * time.Hour)

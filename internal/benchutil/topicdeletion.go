@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 )
 
 // InterleavedDeletion is the set-up of [InterleavedTopicDeletion].
@@ -23,7 +24,7 @@ type InterleavedDeletion struct {
 	Fill, Check func(b *testing.B)
 }
 
-// InterleavedTopicDeletion deletes a topic through Service.DeleteTopic and,
+// InterleavedTopicDeletion deletes a topic through channels.DeleteTopic and,
 // after each of its batches commits, one raw batch of a twin topic of the
 // same size, so load on a shared machine hits both alike. It reports the
 // time of each side per operation and their ratio (library/raw-batch100).
@@ -42,7 +43,7 @@ func InterleavedTopicDeletion(b *testing.B, d InterleavedDeletion) {
 		rawTime = 0
 		start := time.Now()
 		for {
-			res, err := svc.DeleteTopic(ctx, d.Admin, d.Stream, d.Topic)
+			res, err := channels.DeleteTopic(ctx, svc, d.Admin, d.Stream, d.Topic)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"
@@ -112,7 +113,7 @@ func (env *benchEnv) cloneUsers(b *testing.B, n int) []store.UserID {
 // BenchmarkDeleteTopic deletes a 100,000-message topic, and with -million a
 // 1,000,000-message one (each message with a reaction and an edit-history
 // row), from a channel that has another 100,000 messages in other topics.
-// "library" calls Service.DeleteTopic until it reports completion (batches of
+// "library" calls channels.DeleteTopic until it reports completion (batches of
 // 100, each its own transaction with its events); "library-batch1000" does the
 // same with batches of 1,000; "store" runs the store's DeleteMessages in
 // batches of 100 without the Service; "raw-batch100" is the floor for Zulip's
@@ -220,7 +221,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 		return func(b *testing.B) {
 			run(b, func(b *testing.B) {
 				for {
-					res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
+					res, err := channels.DeleteTopic(ctx, svc, env.admin, st.ID, "doomed")
 					if err != nil {
 						b.Fatal(err)
 					}

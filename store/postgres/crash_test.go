@@ -23,6 +23,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
@@ -76,7 +77,7 @@ func crashChild(v string) int {
 		return 1
 	}
 	svc := chatcore.New(&stallingStore{Store: st}, chatcore.WithTopicDeletion(10, time.Hour))
-	_, err = svc.DeleteTopic(ctx, store.UserID(owner), store.StreamID(stream), "doomed")
+	_, err = channels.DeleteTopic(ctx, svc, store.UserID(owner), store.StreamID(stream), "doomed")
 	fmt.Println("error", err)
 	return 1
 }
@@ -157,7 +158,7 @@ func TestCrashMidTransaction(t *testing.T) {
 	deadline, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		res, err := svc.DeleteTopic(deadline, owner, stream.ID, "doomed")
+		res, err := channels.DeleteTopic(deadline, svc, owner, stream.ID, "doomed")
 		is.NoErr(err) // no lock of the killed transaction is left
 		if res.Complete {
 			break

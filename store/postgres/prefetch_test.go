@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
@@ -78,7 +79,7 @@ func TestDeleteTopicBatchRoundTrips(t *testing.T) {
 	send("one batch", 5)
 	deleteTopic := func(topic string) (n, sets int64) {
 		before, setsBefore := trips.n.Load(), trips.planSets.Load()
-		res, err := w.Svc.DeleteTopic(t.Context(), admin.ID, ch.ID, topic)
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, admin.ID, ch.ID, topic)
 		n, sets = trips.n.Load()-before, trips.planSets.Load()-setsBefore
 		is.NoErr(err)
 		is.True(res.Complete) // the whole topic

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
@@ -110,7 +111,7 @@ var million = flag.Bool("million", false, "BenchmarkDeleteTopic also deletes a 1
 // BenchmarkDeleteTopic deletes a 100,000-message topic (and with -million a
 // 1,000,000-message one; each message with a reaction and an edit-history
 // row) from a channel that has another 100,000 messages in other topics.
-// "library" calls Service.DeleteTopic until it reports completion (Zulip's
+// "library" calls channels.DeleteTopic until it reports completion (Zulip's
 // batches of 100, each its own transaction with its events);
 // "library-batch1000" does the same with batches of 1,000; "store" runs the
 // store's DeleteMessages in batches of 100 without the Service; "raw-batch100"
@@ -219,7 +220,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 				h := benchutil.StartHeapSampler()
 				t.Start()
 				for {
-					res, err := svc.DeleteTopic(ctx, env.admin, st.ID, "doomed")
+					res, err := channels.DeleteTopic(ctx, svc, env.admin, st.ID, "doomed")
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -139,7 +140,7 @@ func (t crashPacedTx) DeleteMessages(ctx context.Context, f store.MessageFilter,
 func crashOperation(ctx context.Context, svc *chatcore.Service, mode string, w crashWorld) error {
 	switch mode {
 	case crashDeleteTopic:
-		res, err := svc.DeleteTopic(ctx, w.admin, w.stream, crashBigTopic)
+		res, err := channels.DeleteTopic(ctx, svc, w.admin, w.stream, crashBigTopic)
 		if err == nil && !res.Complete {
 			err = errors.New("topic deletion incomplete")
 		}

@@ -1,14 +1,15 @@
-package chatcore_test
+package channels_test
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
-func ExampleService_DeleteTopic() {
+func ExampleDeleteTopic() {
 	ctx := context.Background()
 	store := memory.New()
 	svc := chatcore.New(store)
@@ -46,7 +47,7 @@ func ExampleService_DeleteTopic() {
 
 	// Topics match case-insensitively. Complete is false only when the time
 	// budget ran out; then the caller repeats the request.
-	res, err := svc.DeleteTopic(ctx, admin.ID, channel.ID, "castle")
+	res, err := channels.DeleteTopic(ctx, svc, admin.ID, channel.ID, "castle")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,7 @@ func ExampleService_DeleteTopic() {
 	fmt.Println("complete:", res.Complete)
 
 	// Refusals are *chatcore.Error values with Zulip's code and message.
-	_, err = svc.DeleteTopic(ctx, admin.ID, 12345, "castle")
+	_, err = channels.DeleteTopic(ctx, svc, admin.ID, 12345, "castle")
 	fmt.Println(chatcore.ErrorCode(err), err.(*chatcore.Error).Msg)
 	// Output:
 	// complete: true

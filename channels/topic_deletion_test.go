@@ -1,4 +1,4 @@
-package chatcore_test
+package channels_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
@@ -82,6 +83,45 @@ func newLoggedCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (
 	return w, w.SeedCast(tb), ls
 }
 
+// newCast builds a World with open (chattest.New: over a memory store) and
+// stores the chattest.Cast in it; opts go to the Service.
+func newCast(tb testing.TB, open chattest.Open, opts ...chatcore.Option) (*chattest.World, *chattest.Cast) {
+	tb.Helper()
+	w := open(tb, chattest.With(opts...))
+	return w, w.SeedCast(tb)
+}
+
+// sortedIDs returns ids sorted, as event recipients are.
+func sortedIDs(ids ...chatcore.UserID) []chatcore.UserID {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
+
+// filterRecorder wraps a Store; inside Update transactions it records the
+// filter of each DeleteMessages call. Used by one goroutine at a time.
+type filterRecorder struct {
+	chatcore.Store
+	filters []chatcore.MessageFilter
+}
+
+// wrap makes s wrap base, for chattest.Wrap.
+func (s *filterRecorder) wrap(base chatcore.Store) chatcore.Store { s.Store = base; return s }
+
+func (s *filterRecorder) Update(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.Update(ctx, func(tx chatcore.Tx) error { return fn(filterRecorderTx{tx, s}) })
+}
+
+type filterRecorderTx struct {
+	chatcore.Tx
+	s *filterRecorder
+}
+
+func (t filterRecorderTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
+	t.s.filters = append(t.s.filters, f)
+	return t.Tx.DeleteMessages(ctx, f, limit)
+}
+
 func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 	w, c := newCast(t, chattest.New)
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
@@ -89,17 +129,17 @@ func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 	for _, u := range []*chatcore.User{c.Moderator, c.Member, c.Guest, c.Bot} {
 		t.Run(u.FullName, func(t *testing.T) {
 			is := is.New(t)
-			_, err := w.Svc.DeleteTopic(t.Context(), u.ID, st.ID, "castle")
+			_, err := channels.DeleteTopic(t.Context(), w.Svc, u.ID, st.ID, "castle")
 			chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			// The role check comes before the channel lookup.
-			_, err = w.Svc.DeleteTopic(t.Context(), u.ID, 999999, "castle")
+			_, err = channels.DeleteTopic(t.Context(), w.Svc, u.ID, 999999, "castle")
 			chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization administrator")
 			is.Equal(w.ChannelMessageIDs(t, st, nil), ids) // nothing deleted
 		})
 	}
 	t.Run("owner", func(t *testing.T) {
 		is := is.New(t)
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Owner.ID, st.ID, "castle")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Owner.ID, st.ID, "castle")
 		is.NoErr(err)                                     // owners are administrators
 		is.True(res.Complete)                             // everything deleted
 		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // topic gone
@@ -111,7 +151,7 @@ func TestDeleteTopicRequiresAdministrator(t *testing.T) {
 			gone.IsActive = false
 			return tx.UpdateUser(context.Background(), gone)
 		})
-		_, err := w.Svc.DeleteTopic(t.Context(), gone.ID, st.ID, "castle")
+		_, err := channels.DeleteTopic(t.Context(), w.Svc, gone.ID, st.ID, "castle")
 		ce, ok := errors.AsType[*chatcore.Error](err)
 		is.True(ok)                                     // a *chatcore.Error
 		is.Equal(ce.Kind, chatcore.KindUnauthenticated) // a deactivated actor is not authenticated
@@ -141,7 +181,7 @@ func TestDeleteTopicInvalidChannel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, tt.stream, "castle")
+			_, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, tt.stream, "castle")
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid channel ID")
 		})
 	}
@@ -165,7 +205,7 @@ func TestDeleteTopicDeletesOnlyTheTopic(t *testing.T) {
 	keepLast := w.Post(t, st, "castles", c.Member, "after")
 	elsewhere := w.Post(t, other, "castle", c.Member, "same topic, other channel")
 
-	res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "cAsTlE")
+	res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "cAsTlE")
 	is.NoErr(err)         // deletion succeeds
 	is.True(res.Complete) // one call is enough
 
@@ -193,7 +233,7 @@ func TestDeleteTopicDeletesOnlyTheTopic(t *testing.T) {
 	t.Run("missing topic", func(t *testing.T) {
 		is := is.New(t)
 		w.Events.Reset()
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "no such topic")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "no such topic")
 		is.NoErr(err)                                       // not an error
 		is.True(res.Complete)                               // nothing to do is complete
 		is.Equal(len(w.Events.OfType("delete_message")), 0) // no event for an empty batch
@@ -214,7 +254,7 @@ func TestDeleteTopicUnicodeCaseFolding(t *testing.T) {
 				is := is.New(t)
 				w.Events.Reset()
 				id := w.Post(t, st, tt.stored, c.Member, "hi")
-				res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, tt.asked)
+				res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, tt.asked)
 				is.NoErr(err)                                            // deletion succeeds
 				is.True(res.Complete)                                    // complete
 				is.Equal(len(w.ChannelMessageIDs(t, st, &tt.stored)), 0) // matched with full case folding
@@ -235,7 +275,7 @@ func TestDeleteTopicEmptyTopic(t *testing.T) {
 			st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 			w.PostN(t, st, "", c.Member, 3)
 			general := w.Post(t, st, "general", c.Member, "not the empty topic")
-			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, name)
+			res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, name)
 			is.NoErr(err)                                                            // deletion succeeds
 			is.True(res.Complete)                                                    // complete
 			is.Equal(w.ChannelMessageIDs(t, st, nil), []chatcore.MessageID{general}) // only the empty topic went
@@ -251,10 +291,10 @@ func TestDeleteTopicEmptyTopic(t *testing.T) {
 		empty := w.PostN(t, st, "", admin, 2)
 		w.Post(t, st, "general chat", admin, "a topic really named general chat")
 
-		_, err := w.Svc.DeleteTopic(t.Context(), admin.ID, st.ID, "general chat")
+		_, err := channels.DeleteTopic(t.Context(), w.Svc, admin.ID, st.ID, "general chat")
 		is.NoErr(err)                                    // deletion succeeds
 		is.Equal(w.ChannelMessageIDs(t, st, nil), empty) // "general chat" is an ordinary topic in this realm
-		_, err = w.Svc.DeleteTopic(t.Context(), admin.ID, st.ID, "lobby")
+		_, err = channels.DeleteTopic(t.Context(), w.Svc, admin.ID, st.ID, "lobby")
 		is.NoErr(err)                                     // deletion succeeds
 		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // the realm's display name addresses the empty topic
 	})
@@ -272,7 +312,7 @@ func TestDeleteTopicProtectedHistory(t *testing.T) {
 		after := w.Post(t, st, "plans", c.Member, "sent later")
 		w.Subscribe(t, st, late, after+1) // sees none of the topic
 
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "plans")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "plans")
 		is.NoErr(err)                                     // deletion succeeds
 		is.True(res.Complete)                             // complete
 		is.Equal(w.ChannelMessageIDs(t, st, nil), before) // messages from before the admin joined survive
@@ -288,7 +328,7 @@ func TestDeleteTopicProtectedHistory(t *testing.T) {
 			is := is.New(t)
 			odd := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Odd", Protected: true, Subscribers: []*chatcore.User{c.Member}})
 			ids := w.PostN(t, odd, "plans", c.Member, 2)
-			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, odd.ID, "plans")
+			res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, odd.ID, "plans")
 			is.NoErr(err)                                   // allowed
 			is.True(res.Complete)                           // nothing visible, nothing to do
 			is.Equal(w.ChannelMessageIDs(t, odd, nil), ids) // nothing deleted
@@ -306,7 +346,7 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 		w.Clock.SetStep(10 * time.Second) // every clock reading takes 10 s
 
 		// Readings: start t0; t10 and t20 allow a batch each; t30 is past t0+25s.
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "big")
 		is.NoErr(err)                                             // a timeout is not an error
 		is.True(!res.Complete)                                    // the budget ran out mid-topic
 		is.Equal(w.ChannelMessageIDs(t, st, new("big")), ids[:1]) // exactly the two finished batches are deleted
@@ -315,7 +355,7 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[3], ids[4]}) // newest first
 		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{ids[1], ids[2]}) // then the next two
 
-		res, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
+		res, err = channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "big")
 		is.NoErr(err)                                                         // repeating continues
 		is.True(res.Complete)                                                 // and finishes
 		is.Equal(len(w.ChannelMessageIDs(t, st, new("big"))), 0)              // the topic is gone
@@ -327,7 +367,7 @@ func TestDeleteTopicTimeBudget(t *testing.T) {
 			w, c := newCast(t, open, chatcore.WithTopicDeletion(3, time.Minute))
 			st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark"})
 			w.PostN(t, st, "big", c.Member, 10)
-			res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "big")
+			res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "big")
 			is.NoErr(err)                                       // deletion succeeds
 			is.True(res.Complete)                               // the clock stands still: no timeout
 			is.Equal(len(w.Events.OfType("delete_message")), 4) // 3+3+3+1
@@ -345,7 +385,7 @@ func TestDeleteTopicFirstMessageID(t *testing.T) {
 		newer := w.PostN(t, st, "new", c.Member, 2)
 		is.Equal(w.Stream(t, st.ID).FirstMessageID, old[0]) // fixture keeps first_message_id
 
-		_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "old")
+		_, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "old")
 		is.NoErr(err)                                         // deletion succeeds
 		is.Equal(w.Stream(t, st.ID).FirstMessageID, newer[0]) // recomputed from what is left
 		evs := w.Events.OfType("stream", "op", "update")
@@ -358,7 +398,7 @@ func TestDeleteTopicFirstMessageID(t *testing.T) {
 		is.Equal(ls.log.all()[:3], []string{"commit", "event stream", "event delete_message"}) // Zulip's order: channel update, then deletion
 
 		w.Events.Reset()
-		_, err = w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "new")
+		_, err = channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "new")
 		is.NoErr(err)                                                      // deletion succeeds
 		is.Equal(w.Stream(t, st.ID).FirstMessageID, chatcore.MessageID(0)) // no message left
 		evs = w.Events.OfType("stream", "op", "update")
@@ -372,7 +412,7 @@ func TestDeleteTopicEventsOnlyAfterCommit(t *testing.T) {
 	w, c, ls := newLoggedCast(t, chattest.New, chatcore.WithTopicDeletion(2, time.Minute))
 	st := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member}})
 	w.PostN(t, st, "t", c.Member, 4)
-	_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
+	_, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "t")
 	is.NoErr(err) // deletion succeeds
 	is.Equal(ls.log.all(), []string{
 		"commit", "event delete_message", // newest two
@@ -389,7 +429,7 @@ func TestDeleteTopicRollsBackAFailedBatch(t *testing.T) {
 		ids := w.PostN(t, st, "t", c.Member, 4)
 		ls.failOn.Store(ls.calls.Load() + 2) // the second batch fails at commit
 
-		_, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
+		_, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "t")
 		is.True(errors.Is(err, errCommitFailed))                                       // the store failure is returned
 		is.Equal(w.ChannelMessageIDs(t, st, nil), ids[:2])                             // the first batch stays deleted, the second is rolled back
 		is.Equal(w.Stream(t, st.ID).FirstMessageID, ids[0])                            // first_message_id change rolled back too
@@ -398,7 +438,7 @@ func TestDeleteTopicRollsBackAFailedBatch(t *testing.T) {
 		is.Equal(evs[0].Data["message_ids"], []chatcore.MessageID{ids[2], ids[3]}) // the committed batch only
 
 		ls.failOn.Store(0)
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, st.ID, "t")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, st.ID, "t")
 		is.NoErr(err)                                     // a repeated call works
 		is.True(res.Complete)                             // and completes
 		is.Equal(len(w.ChannelMessageIDs(t, st, nil)), 0) // everything deleted
@@ -422,13 +462,13 @@ func TestDeleteMessagesBatched(t *testing.T) {
 		f := chatcore.MessageFilter{RealmID: c.Realm.ID, SenderID: c.Member.ID}
 		t.Run("deadline passed", func(t *testing.T) {
 			is := is.New(t)
-			done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), c.Admin, f, chattest.Epoch.Add(-time.Second))
+			done, err := channels.DeleteMessagesBatchedForTest(t.Context(), w.Svc, c.Admin, f, chattest.Epoch.Add(-time.Second))
 			is.NoErr(err)                                    // not an error
 			is.True(!done)                                   // nothing done before the deadline check
 			is.Equal(len(w.ChannelMessageIDs(t, a, nil)), 4) // nothing deleted
 		})
 
-		done, err := w.Svc.DeleteMessagesBatchedForTest(t.Context(), nil, f, time.Time{})
+		done, err := channels.DeleteMessagesBatchedForTest(t.Context(), w.Svc, nil, f, time.Time{})
 		is.NoErr(err)                                                         // deletion succeeds
 		is.True(done)                                                         // no deadline: runs to the end
 		is.Equal(w.ChannelMessageIDs(t, a, nil), []chatcore.MessageID{keepA}) // only the sender's messages went
@@ -476,7 +516,7 @@ func TestDeleteMessagesBatched(t *testing.T) {
 func TestDeleteTopicSweepsDownThenLooksAbove(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		hook := &deletionHookStore{}
+		hook := &filterRecorder{}
 		w := open(t, chattest.Wrap(hook.wrap), chattest.With(chatcore.WithTopicDeletion(2, time.Minute)))
 		c := w.SeedCast(t)
 		a := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Alpha", Subscribers: []*chatcore.User{c.Member}})
@@ -498,7 +538,7 @@ func TestDeleteTopicSweepsDownThenLooksAbove(t *testing.T) {
 			})
 		}
 		w.Events.Reset()
-		res, err := w.Svc.DeleteTopic(t.Context(), c.Admin.ID, a.ID, "t")
+		res, err := channels.DeleteTopic(t.Context(), w.Svc, c.Admin.ID, a.ID, "t")
 		is.NoErr(err)
 		is.True(res.Complete)                            // complete
 		is.Equal(len(w.ChannelMessageIDs(t, a, nil)), 0) // with the late and the moved message gone too
@@ -524,20 +564,22 @@ func BenchmarkDeleteTopic(b *testing.B) {
 	stores := map[string]func(b *testing.B) chatcore.Store{
 		"memory": func(*testing.B) chatcore.Store { return memory.New() },
 		"sqlite": func(b *testing.B) chatcore.Store {
-			return openSQLite(b)
+			return chattest.SQLite(b)
 		},
 	}
 	for _, name := range []string{"memory", "sqlite"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
-			w, c := newCast(b, openOn(stores[name](b)))
+			w, c := newCast(b, func(tb testing.TB, opts ...chattest.Option) *chattest.World {
+				return chattest.New(tb, append(opts, chattest.OnStore(stores[name](b)))...)
+			})
 			st := w.AddChannel(b, chattest.Channel{Realm: c.Realm, Name: "Denmark", Subscribers: []*chatcore.User{c.Member, c.Moderator}})
 			for b.Loop() {
 				b.StopTimer()
 				w.PostN(b, st, "big", c.Member, 1000)
 				w.Events.Reset()
 				b.StartTimer()
-				res, err := w.Svc.DeleteTopic(context.Background(), c.Admin.ID, st.ID, "big")
+				res, err := channels.DeleteTopic(context.Background(), w.Svc, c.Admin.ID, st.ID, "big")
 				if err != nil || !res.Complete {
 					b.Fatalf("DeleteTopic: %v, %+v", err, res)
 				}
@@ -551,12 +593,13 @@ func BenchmarkDeleteTopic(b *testing.B) {
 func TestDeleteTopicEventsPerBatch(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
-		w, org, _ := newVerona(t, open, chatcore.WithTopicDeletion(1, time.Minute))
+		w, c := newCast(t, open, chatcore.WithTopicDeletion(1, time.Minute))
+		general := w.AddChannel(t, chattest.Channel{Realm: c.Realm, Name: "Verona", Subscribers: []*chatcore.User{c.Owner, c.Member, c.Moderator}})
 		ctx := context.Background()
-		older := w.Send(t, org.ham, org.general, "Straße", "hello")
-		newer := w.Send(t, org.ophelia, org.general, "STRASSE", "hello")
+		older := w.Send(t, c.Member, general, "Straße", "hello")
+		newer := w.Send(t, c.Moderator, general, "STRASSE", "hello")
 		w.Events.Reset()
-		res, err := w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "strasse")
+		res, err := channels.DeleteTopic(ctx, w.Svc, c.Owner.ID, general.ID, "strasse")
 		is.NoErr(err)         // deletion succeeds
 		is.True(res.Complete) // every message deleted
 		evs := w.Events.Take("delete_message")
@@ -566,7 +609,7 @@ func TestDeleteTopicEventsPerBatch(t *testing.T) {
 		is.Equal(evs[1].Data["topic"], "straße")                          // the next batch spells it as its own message
 		is.Equal(evs[1].Data["message_ids"], []chatcore.MessageID{older}) // then the older one
 
-		_, err = w.Svc.DeleteTopic(ctx, org.owner.ID, org.general.ID, "nothing here")
+		_, err = channels.DeleteTopic(ctx, w.Svc, c.Owner.ID, general.ID, "nothing here")
 		is.NoErr(err)                                     // an empty topic is no error
 		is.Equal(len(w.Events.Take("delete_message")), 0) // and sends no event
 	})
