@@ -230,7 +230,7 @@ func (s *Service) CreateScheduledMessage(ctx context.Context, actorID UserID, re
 		return 0, err
 	}
 	var id ScheduledMessageID
-	pre := s.Prerender(ctx, actorID, req.Content) // before the write lock; see render.go
+	pre := s.Prerender(ctx, actorID, nil, req.Content) // before the write lock; see render.go
 	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
 		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {

@@ -85,7 +85,7 @@ func (s *Service) EditScheduledMessage(ctx context.Context, actorID UserID, id S
 	}
 	var pre *Prerendered
 	if req.Content != nil {
-		pre = s.Prerender(ctx, actorID, *req.Content) // before the write lock; see render.go
+		pre = s.Prerender(ctx, actorID, nil, *req.Content) // before the write lock; see render.go
 	}
 	return s.Update(ctx, func(tx Tx, fx *Effects) error {
 		sender, err := Actor(ctx, tx, actorID)

@@ -124,7 +124,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 			return err
 		}
 	}
-	if first == nil && second == nil && req.changesNothing(authenticatedUser(ctx, actor)) {
+	if first == nil && second == nil && req.changesNothing(authenticatedAs(req.Authenticated, actor)) {
 		return nil // what the write transaction would find: nothing to write, no event
 	}
 	return s.Update(ctx, func(tx Tx, fx *Effects) error {

@@ -13,12 +13,20 @@ package chatcore
 // settings. TargetUsers switches to the administrators' bulk edit of other
 // users' settings (see [Service.UpdateSettings]). Every other field is the
 // [Settings] field of the same name.
+//
+// Authenticated is no parameter: it is the user [Service.Authenticate]
+// returned for this request, or nil. When it is the actor, a request that
+// asks for nothing but the values the actor already holds is answered
+// without a write transaction, as Zulip compares a request with the user it
+// authenticated; every change is still decided and made on the user read
+// inside the write transaction. It must not be modified afterwards.
 type SettingsUpdate struct {
-	FullName    *string      `json:"full_name"`
-	Email       *string      `json:"email"`
-	OldPassword *string      `json:"old_password"`
-	NewPassword *string      `json:"new_password"`
-	TargetUsers *TargetUsers `json:"target_users" validate:"omitnil"`
+	FullName      *string      `json:"full_name"`
+	Email         *string      `json:"email"`
+	OldPassword   *string      `json:"old_password"`
+	NewPassword   *string      `json:"new_password"`
+	TargetUsers   *TargetUsers `json:"target_users" validate:"omitnil"`
+	Authenticated *User        `json:"-" validate:"-"`
 
 	TwentyFourHourTime                            *bool   `json:"twenty_four_hour_time"`
 	WebMarkReadOnScrollPolicy                     *int    `json:"web_mark_read_on_scroll_policy" validate:"omitnil,oneof=1 2 3"`

@@ -81,10 +81,10 @@ func BenchmarkUpdateSettingsOwnStores(b *testing.B) {
 }
 
 // TestUpdateSettingsUnchangedAsAuthenticated checks, on every store, that a
-// settings request that asks the authenticated user (WithAuthenticatedUser)
+// settings request that asks the authenticated user (Authenticated)
 // for the values it holds is answered without a write transaction or event,
 // and that everything else still goes through the transaction: a change, a
-// user other than the actor in the context, a bot, and validation errors.
+// user other than the actor authenticated, a bot, and validation errors.
 func TestUpdateSettingsUnchangedAsAuthenticated(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
@@ -93,29 +93,29 @@ func TestUpdateSettingsUnchangedAsAuthenticated(t *testing.T) {
 			return open(tb, append(opts, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))...)
 		})
 		member := w.User(t, c.Member.ID)
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), member)
+		ctx := t.Context()
 		same := chatcore.SettingsUpdate{EnterSends: new(member.Settings.EnterSends), FullName: new(member.FullName),
-			ColorScheme: new(member.Settings.ColorScheme)}
+			ColorScheme: new(member.Settings.ColorScheme), Authenticated: member}
 		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, same)) // nothing to change
 		is.Equal(counter.Count().Updates, int64(0))            // answered without a write transaction
 		is.Equal(len(w.Events.All()), 0)                       // and without an event
 
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends)})) // a change
-		is.Equal(counter.Count().Updates, int64(1))                                                                             // written in a transaction
-		is.Equal(w.User(t, c.Member.ID).Settings.EnterSends, !member.Settings.EnterSends)                                       // stored
-		is.Equal(len(w.Events.OfType("user_settings")), 1)                                                                      // and published
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends), Authenticated: member})) // a change
+		is.Equal(counter.Count().Updates, int64(1))                                                                                                    // written in a transaction
+		is.Equal(w.User(t, c.Member.ID).Settings.EnterSends, !member.Settings.EnterSends)                                                              // stored
+		is.Equal(len(w.Events.OfType("user_settings")), 1)                                                                                             // and published
 
-		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(99)})
+		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(99), Authenticated: member})
 		is.True(err != nil) // an invalid value is refused, unchanged or not
 
-		other := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, c.Admin.ID))
+		other := w.User(t, c.Admin.ID)
 		before := counter.Count().Updates
-		is.NoErr(w.Svc.UpdateSettings(other, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends)})) // another user in the context
-		is.Equal(counter.Count().Updates, before+1)                                                                               // is not taken for the actor
+		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends), Authenticated: other})) // another user authenticated
+		is.Equal(counter.Count().Updates, before+1)                                                                                                   // is not taken for the actor
 
 		bot := w.User(t, c.Bot.ID)
-		err = w.Svc.UpdateSettings(chatcore.WithAuthenticatedUser(t.Context(), bot), c.Bot.ID,
-			chatcore.SettingsUpdate{EnterSends: new(bot.Settings.EnterSends)})
-		is.True(err != nil) // a bot is refused as without the context
+		err = w.Svc.UpdateSettings(ctx, c.Bot.ID,
+			chatcore.SettingsUpdate{EnterSends: new(bot.Settings.EnterSends), Authenticated: bot})
+		is.True(err != nil) // a bot is refused as without the authenticated user
 	})
 }

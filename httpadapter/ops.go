@@ -67,7 +67,8 @@ func (h *handler) updateSettings(ctx context.Context, c *call) (map[string]any, 
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.UpdateSettings(chatcore.WithAuthenticatedUser(ctx, c.user), c.user.ID, req)
+	req.Authenticated = c.user
+	return nil, h.svc.UpdateSettings(ctx, c.user.ID, req)
 }
 
 // confirmEmailChange answers the confirmation link of an e-mail change,
@@ -111,7 +112,8 @@ func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, err
 	if wire.ClientName != nil {
 		req.Client = *wire.ClientName
 	}
-	id, err := h.svc.SendMessage(chatcore.WithAuthenticatedUser(ctx, c.user), c.user.ID, req)
+	req.Authenticated = c.user
+	id, err := h.svc.SendMessage(ctx, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

@@ -302,6 +302,13 @@ func renderRoot(rows []setting) []byte {
 	p("// settings. TargetUsers switches to the administrators' bulk edit of other")
 	p("// users' settings (see [Service.UpdateSettings]). Every other field is the")
 	p("// [Settings] field of the same name.")
+	p("//")
+	p("// Authenticated is no parameter: it is the user [Service.Authenticate]")
+	p("// returned for this request, or nil. When it is the actor, a request that")
+	p("// asks for nothing but the values the actor already holds is answered")
+	p("// without a write transaction, as Zulip compares a request with the user it")
+	p("// authenticated; every change is still decided and made on the user read")
+	p("// inside the write transaction. It must not be modified afterwards.")
 	p("type SettingsUpdate struct {")
 	for _, a := range accountFields {
 		tag := ""
@@ -310,6 +317,7 @@ func renderRoot(rows []setting) []byte {
 		}
 		p("\t%s %s `json:\"%s\"%s`", a.field, a.typ, a.name, tag)
 	}
+	p("\tAuthenticated *User `json:\"-\" validate:\"-\"`")
 	p("")
 	for _, r := range rows {
 		p("\t%s *%s `json:\"%s\"%s`", r.Field, r.Type, r.Name, r.validateTag())
