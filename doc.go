@@ -1,7 +1,7 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
 // Zulip REST API for the operations it covers. This package holds the model,
-// the Store, and the rules of user settings, topic deletion, user
-// deactivation, sending messages, scheduled messages, linkifiers, reminders
+// the Store, and the rules of topic deletion, sending messages, scheduled
+// messages, linkifiers, reminders
 // and outgoing webhooks; the area packages built on it (listed below) hold
 // the rest of what a Zulip client needs.
 //
@@ -14,14 +14,14 @@
 // the Service over HTTP in Zulip's wire format.
 //
 // This package holds the model, the Store, and the operations the library
-// began with: settings, account changes, users and their deactivation, topic
-// deletion, sending messages, scheduled messages, reminders, linkifiers and
+// began with: topic deletion, sending messages, scheduled messages, reminders, linkifiers and
 // outgoing webhooks. The operations a full client needs around them live in
 // area packages built on this one: messages (GET /messages with its narrows,
 // single messages, edit history, per-user flags and unread state), edits
 // (editing, moving and deleting messages), channels (channels and
-// subscriptions), reactions, presence, typing, and eventqueue (event queues
-// and POST /register). They share the building blocks this package exports:
+// subscriptions), reactions, presence, typing, accounts (settings, account
+// changes, users and their deactivation), and eventqueue (event queues and
+// POST /register). They share the building blocks this package exports:
 // [Service.Update] runs a function in one transaction and publishes its
 // [Effects] after the commit, [Actor] and the access checks ([CanSee],
 // [StreamAccessFor]) apply Zulip's permissions, and [Service.RenderChecked]
@@ -36,7 +36,7 @@
 // Each personal setting is one row of the table of package settings
 // (settings.Table: wire name, type, default, allowed values, who may change
 // it); [Settings] (settings.Settings), [DefaultSettings] and the setting fields
-// of [SettingsUpdate] are generated from it (go generate). Adding a setting is
+// of accounts.SettingsUpdate are generated from it (go generate). Adding a setting is
 // a table row and a store migration.
 //
 // # Message flags

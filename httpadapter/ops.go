@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/messages"
 )
 
@@ -63,19 +64,19 @@ func (h *handler) removeLinkifier(ctx context.Context, c *call) (map[string]any,
 // updateSettings answers PATCH /settings (and its aliases /settings/display
 // and /settings/notifications).
 func (h *handler) updateSettings(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.SettingsUpdate
+	var req accounts.SettingsUpdate
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
 	req.Authenticated = c.user
-	return nil, h.svc.UpdateSettings(ctx, c.user.ID, req)
+	return nil, accounts.UpdateSettings(ctx, h.svc, c.user.ID, req)
 }
 
 // confirmEmailChange answers the confirmation link of an e-mail change,
 // GET /accounts/confirm_new_email/{key} (no authentication: the key is the
 // credential).
 func (h *handler) confirmEmailChange(ctx context.Context, c *call) (map[string]any, error) {
-	if err := h.svc.ConfirmEmailChange(ctx, c.r.PathValue("key")); err != nil {
+	if err := accounts.ConfirmEmailChange(ctx, h.svc, c.r.PathValue("key")); err != nil {
 		return nil, err
 	}
 	return nil, nil

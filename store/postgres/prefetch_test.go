@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
@@ -206,8 +207,8 @@ func TestSettingsRoundTrips(t *testing.T) {
 	st, trips, w := tracedWorld(t)
 	_, ann, _ := annInGeneral(t, w, "settings")
 	toggle := func(enter bool) int64 {
-		req := chatcore.SettingsUpdate{EnterSends: &enter, Authenticated: w.User(t, ann.ID)} // as the request authenticated it
-		return trips.during(func() { is.NoErr(w.Svc.UpdateSettings(t.Context(), ann.ID, req)) })
+		req := accounts.SettingsUpdate{EnterSends: &enter, Authenticated: w.User(t, ann.ID)} // as the request authenticated it
+		return trips.during(func() { is.NoErr(accounts.UpdateSettings(t.Context(), w.Svc, ann.ID, req)) })
 	}
 	toggle(true) // the prepared statements
 	is.Equal(toggle(false), int64(2))
