@@ -225,7 +225,7 @@ func New(store Store, opts ...Option) *Service {
 		batchSize:       100,
 		deleteBudget:    50 * time.Second,
 		externalURL:     "http://127.0.0.1:9991",
-		valueSets:       zulipValueSets(),
+		valueSets:       settings.ZulipConfig(),
 		passwordPolicy:  password.Policy{MinLength: defaultPasswordMinLength, MinGuesses: defaultPasswordMinGuesses},
 		hashConcurrency: max(runtime.GOMAXPROCS(0), 1),
 

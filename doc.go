@@ -1,7 +1,7 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
 // Zulip REST API for the operations it covers. This package holds the model,
-// the Store, and the rules of user settings, user deactivation, sending
-// messages and outgoing webhooks; the area packages built on it (listed
+// the Store, the kernel the area packages build on, and the rules of sending
+// messages and of outgoing webhooks; the area packages built on it (listed
 // below) hold the rest of what a Zulip client needs.
 //
 // # Shape
@@ -13,15 +13,16 @@
 // the Service over HTTP in Zulip's wire format.
 //
 // This package holds the model, the Store, and the operations the library
-// began with: settings, account changes, users and their deactivation, sending
-// messages and outgoing webhooks. The operations a full client needs around
-// them live in area packages built on this one: messages (GET /messages with its narrows, single messages, edit
-// history, per-user flags and unread state), edits (editing, moving and
-// deleting messages), channels (channels, subscriptions and topic deletion),
-// linkifiers (a realm's linkifiers; rendering with them stays here),
-// reactions, presence, typing, scheduled (scheduled messages and reminders,
-// and their delivery), and eventqueue (event queues and POST /register).
-// They share the building blocks this package exports:
+// began with: sending messages and outgoing webhooks. The operations a full
+// client needs around them live in area packages built on this one: accounts
+// (settings, account changes, users and their deactivation), messages (GET
+// /messages with its narrows, single messages, edit history, per-user flags
+// and unread state), edits (editing, moving and deleting messages), channels
+// (channels, subscriptions and topic deletion), linkifiers (a realm's
+// linkifiers; rendering with them stays here), scheduled (scheduled messages
+// and reminders, and their delivery), reactions, presence, typing, and
+// eventqueue (event queues and POST /register). They share the building
+// blocks this package exports:
 // [Service.Update] runs a function in one transaction and publishes its
 // [Effects] after the commit, [Actor] and the access checks ([CanSee],
 // [StreamAccessFor]) apply Zulip's permissions, [Service.RenderChecked] and
@@ -37,7 +38,7 @@
 // Each personal setting is one row of the table of package settings
 // (settings.Table: wire name, type, default, allowed values, who may change
 // it); [Settings] (settings.Settings), [DefaultSettings] and the setting fields
-// of [SettingsUpdate] are generated from it (go generate). Adding a setting is
+// of accounts.SettingsUpdate are generated from it (go generate). Adding a setting is
 // a table row, go generate, and in each SQL store (store/sqlite and
 // store/postgres) a migration that adds the setting's column; the memory
 // store needs nothing more.

@@ -136,10 +136,6 @@ func errMustBeAdmin() *Error {
 	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization administrator"}
 }
 
-func errMustBeOwner() *Error {
-	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization owner"}
-}
-
 // ErrorCode returns the wire code of err, or "" when err is not an [*Error].
 func ErrorCode(err error) Code {
 	if e, ok := errors.AsType[*Error](err); ok {

@@ -123,13 +123,3 @@ func DeleteQueues(ctx context.Context, tx Tx, qs []EventQueue) (int, error) {
 	}
 	return tx.DeleteEventQueues(ctx, ids)
 }
-
-// deleteUserQueues deletes every event queue of the user (deactivation).
-func deleteUserQueues(ctx context.Context, tx Tx, user UserID) error {
-	qs, err := tx.EventQueues(ctx, EventQueueFilter{UserID: user})
-	if err != nil {
-		return err
-	}
-	_, err = DeleteQueues(ctx, tx, qs)
-	return err
-}

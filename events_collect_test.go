@@ -9,6 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 )
 
@@ -48,7 +49,7 @@ func TestWritesCollectTheLog(t *testing.T) {
 		for enter := true; head() < 256; enter = !enter {
 			is.True(!queueGone())        // fewer than 256 entries: not collected yet
 			is.Equal(pruned(), int64(0)) // nor pruned
-			is.NoErr(w.Svc.UpdateSettings(context.Background(), org.ham.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
+			is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, org.ham.ID, accounts.SettingsUpdate{EnterSends: &enter}))
 		}
 		is.True(queueGone())  // the write that appended the 256th entry collected the expired queue
 		is.True(pruned() > 0) // and pruned the log no queue needs
@@ -100,7 +101,7 @@ func TestWritesCollectBeforeTheyAppend(t *testing.T) {
 	st.writes = nil
 	for i := range 300 {
 		enter := i%2 == 0
-		is.NoErr(w.Svc.UpdateSettings(t.Context(), ann.ID, chatcore.SettingsUpdate{EnterSends: &enter}))
+		is.NoErr(accounts.UpdateSettings(t.Context(), w.Svc, ann.ID, accounts.SettingsUpdate{EnterSends: &enter}))
 	}
 	collected := 0
 	for _, calls := range st.writes {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -37,11 +38,11 @@ func Example() {
 		fmt.Println("auth:", err)
 		return
 	}
-	if err := svc.DeactivateUser(ctx, owner.ID, 12, chatcore.DeactivateUserRequest{}); err != nil {
+	if err := accounts.DeactivateUser(ctx, svc, owner.ID, 12, accounts.DeactivateUserRequest{}); err != nil {
 		fmt.Println("deactivate:", err)
 		return
 	}
-	member, err := svc.User(ctx, owner.ID, 12)
+	member, err := accounts.User(ctx, svc, owner.ID, 12)
 	if err != nil {
 		fmt.Println("user:", err)
 		return
@@ -55,7 +56,7 @@ func Example() {
 	}
 
 	// Zulip's rules are enforced: the only owner cannot be deactivated.
-	err = svc.DeactivateUser(ctx, owner.ID, owner.ID, chatcore.DeactivateUserRequest{})
+	err = accounts.DeactivateUser(ctx, svc, owner.ID, owner.ID, accounts.DeactivateUserRequest{})
 	if e, ok := errors.AsType[*chatcore.Error](err); ok {
 		fmt.Println(e.Code, e.Msg)
 	}

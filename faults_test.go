@@ -29,6 +29,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/scheduled"
@@ -458,9 +459,9 @@ type faultOp struct {
 
 var faultOps = []faultOp{
 	{name: "UpdateSettings bulk", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.UpdateSettings(ctx, chattest.WorldAdmin, chatcore.SettingsUpdate{
+		return accounts.UpdateSettings(ctx, svc, chattest.WorldAdmin, accounts.SettingsUpdate{
 			ColorScheme: new(2), EnterSends: new(true), EnableDraftsSynchronization: new(false),
-			TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{14, 15, 16}, GroupIDs: []chatcore.GroupID{51},
+			TargetUsers: &accounts.TargetUsers{UserIDs: []chatcore.UserID{14, 15, 16}, GroupIDs: []chatcore.GroupID{51},
 				SkipIfAlreadyEdited: new(false)},
 		})
 	}},
@@ -475,8 +476,8 @@ var faultOps = []faultOp{
 		return err
 	}},
 	{name: "DeactivateUser", run: func(ctx context.Context, svc *chatcore.Service) error {
-		return svc.DeactivateUser(ctx, chattest.WorldOwner, chattest.WorldMember, chatcore.DeactivateUserRequest{
-			Actions: &chatcore.DeactivationActions{DeleteProfile: true, DeletePublicChannelMessages: true,
+		return accounts.DeactivateUser(ctx, svc, chattest.WorldOwner, chattest.WorldMember, accounts.DeactivateUserRequest{
+			Actions: &accounts.DeactivationActions{DeleteProfile: true, DeletePublicChannelMessages: true,
 				DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
 			DeactivationNotificationComment: new("Thanks"),
 		})

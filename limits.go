@@ -8,7 +8,7 @@ package chatcore
 // other write. Every list a request carries is therefore checked against its
 // bound before any store access (the refusal names the parameter, in the
 // style of Zulip's "X is too long (limit: N items)"), deduplicated, and then
-// resolved set-based where the store allows it. [MaxBulkTargetIDs] bounds
+// resolved set-based where the store allows it. accounts.MaxBulkTargetIDs bounds
 // the lists of target_users the same way.
 
 const (
@@ -37,20 +37,6 @@ const (
 // TooLongError is the refusal of a list parameter over its bound.
 func TooLongError(param string, limit int) *Error {
 	return BadRequestf("%s is too long (limit: %d items)", param, limit)
-}
-
-// checkLength refuses a list of t over [MaxBulkTargetIDs] before any store
-// access, with the text the settings validator gives it.
-func (t *TargetUsers) checkLength() error {
-	switch {
-	case t == nil:
-		return nil
-	case len(t.UserIDs) > MaxBulkTargetIDs:
-		return TooLongError(`target_users["user_ids"]`, MaxBulkTargetIDs)
-	case len(t.GroupIDs) > MaxBulkTargetIDs:
-		return TooLongError(`target_users["group_ids"]`, MaxBulkTargetIDs)
-	}
-	return nil
 }
 
 // MaxUserIDs bounds user_ids of GET /users. Zulip sets no limit of its own;

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
@@ -144,14 +145,14 @@ func TestLimitNestedJSONParams(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			var req chatcore.SettingsUpdate
+			var req accounts.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &req)
 			t.Logf("%d bytes refused in %v", len(tt.value), time.Since(start))
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 		})
 	}
 	t.Run("deactivation actions", func(t *testing.T) {
-		var req chatcore.DeactivateUserRequest
+		var req accounts.DeactivateUserRequest
 		_, err := wire.DecodeParams(url.Values{"actions": {`{"delete_profile": ` + nestedArrays(500, "true") + `}`}}, &req)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "actions is nested too deeply")
 	})
@@ -198,20 +199,20 @@ func TestLimitTargetUsersCount(t *testing.T) {
 	}{
 		// Known ids repeated up to the cap: accepted, each user set once.
 		{"10,000 copies of known ids", `{"skip_if_already_edited": false, "user_ids": [` +
-			strings.TrimSuffix(strings.Repeat("14,15,", chatcore.MaxBulkTargetIDs/2), ",") + `]}`, ""},
+			strings.TrimSuffix(strings.Repeat("14,15,", accounts.MaxBulkTargetIDs/2), ",") + `]}`, ""},
 		// Unknown ids: the first unknown one is named.
-		{"10,000 unknown ids", ids(chatcore.MaxBulkTargetIDs, 1_000_000), "Invalid user ID: 1000000"},
+		{"10,000 unknown ids", ids(accounts.MaxBulkTargetIDs, 1_000_000), "Invalid user ID: 1000000"},
 		// Past the cap the list is refused before any lookup.
 		{"100,000 ids", ids(100_000, 1_000_000), `target_users["user_ids"] is too long (limit: 10000 items)`},
 		{"another realm's user", `{"skip_if_already_edited": false, "user_ids": [14, 15, 21, 16]}`, "Invalid user ID: 21"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			var req chatcore.SettingsUpdate
+			var req accounts.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{"target_users": {tt.value}, "color_scheme": {"3"}}, &req)
 			is.NoErr(err) // a long list decodes
 			start := time.Now()
-			err = svc.UpdateSettings(context.Background(), chattest.WorldAdmin, req)
+			err = accounts.UpdateSettings(context.Background(), svc, chattest.WorldAdmin, req)
 			t.Logf("%d bytes of target_users handled in %v", len(tt.value), time.Since(start))
 			if tt.msg == "" {
 				is.NoErr(err) // the bulk edit succeeds
@@ -261,7 +262,7 @@ func TestLimitDeactivationComment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			svc := chattest.LoadWorld(t, memory.New(), chatcore.WithLogger(discardLogger))
-			err := svc.DeactivateUser(t.Context(), chattest.WorldOwner, chattest.WorldMember, chatcore.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
+			err := accounts.DeactivateUser(t.Context(), svc, chattest.WorldOwner, chattest.WorldMember, accounts.DeactivateUserRequest{DeactivationNotificationComment: &tt.comment})
 			if tt.msg == "" {
 				is.NoErr(err) // accepted
 				return
@@ -300,7 +301,7 @@ func TestLimitListBounds(t *testing.T) {
 	for i := range ordered {
 		ordered[i] = chatcore.LinkifierID(i + 1)
 	}
-	userIDs := make([]chatcore.UserID, chatcore.MaxBulkTargetIDs+1)
+	userIDs := make([]chatcore.UserID, accounts.MaxBulkTargetIDs+1)
 	for i := range userIDs {
 		userIDs[i] = chatcore.UserID(i + 1)
 	}
@@ -349,8 +350,8 @@ func TestLimitListBounds(t *testing.T) {
 			return linkifiers.Reorder(ctx, svc, chattest.WorldAdmin, ordered)
 		}, "ordered_linkifier_ids is too long (limit: 10000 items)"},
 		{"UpdateSettings target_users", func() error {
-			return svc.UpdateSettings(ctx, chattest.WorldAdmin, chatcore.SettingsUpdate{
-				TargetUsers: &chatcore.TargetUsers{UserIDs: userIDs, SkipIfAlreadyEdited: new(false)}})
+			return accounts.UpdateSettings(ctx, svc, chattest.WorldAdmin, accounts.SettingsUpdate{
+				TargetUsers: &accounts.TargetUsers{UserIDs: userIDs, SkipIfAlreadyEdited: new(false)}})
 		}, `target_users["user_ids"] is too long (limit: 10000 items)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

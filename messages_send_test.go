@@ -272,8 +272,8 @@ func TestSendMessageEventsAndFirstMessageID(t *testing.T) {
 	is.Equal(len(w.Events.OfType("message")), 2) // no event for a failed send
 }
 
-// TestSendMessageAsAuthenticated checks, on every store, that a send whose
-// context carries the authenticated sender (WithAuthenticatedUser) stores and
+// TestSendMessageAsAuthenticated checks, on every store, that a send that
+// names the authenticated sender (SendMessageRequest.Authenticated) stores and
 // publishes what a send without it does: the same rendering (a mention
 // resolved in the sender's realm) and the same refusal of a deactivated
 // sender, decided inside the write transaction.
@@ -282,10 +282,11 @@ func TestSendMessageAsAuthenticated(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ham := w.User(t, org.ham.ID)
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), ham)
 		req := chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: "hi @**ophelia**"}
-		with, err := w.Svc.SendMessage(ctx, ham.ID, req)
-		is.NoErr(err) // sent with the user in the context
+		authenticated := req
+		authenticated.Authenticated = ham
+		with, err := w.Svc.SendMessage(t.Context(), ham.ID, authenticated)
+		is.NoErr(err) // sent with the authenticated user
 		without, err := w.Svc.SendMessage(t.Context(), ham.ID, req)
 		is.NoErr(err) // and without
 		views := map[chatcore.MessageID]chatcore.MessageView{}
@@ -306,7 +307,7 @@ func TestSendMessageAsAuthenticated(t *testing.T) {
 			u.IsActive = false
 			return tx.UpdateUser(ctx, u)
 		})
-		_, err = w.Svc.SendMessage(ctx, ham.ID, req)
+		_, err = w.Svc.SendMessage(t.Context(), ham.ID, authenticated)
 		is.True(err != nil) // deactivated since authentication: refused by the write transaction
 	})
 }
@@ -325,10 +326,9 @@ func TestSendPrerenderFromLinkifierCache(t *testing.T) {
 			return open(tb, append(opts, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))...)
 		})
 		ham := w.User(t, org.ham.ID)
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), ham)
 		send := func(content string) chatcore.MessageView {
 			t.Helper()
-			id, err := w.Svc.SendMessage(ctx, ham.ID, chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: content})
+			id, err := w.Svc.SendMessage(t.Context(), ham.ID, chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: content, Authenticated: ham})
 			is.NoErr(err) // sent
 			for _, ev := range w.Events.OfType("message") {
 				if v := ev.Data["message"].(chatcore.MessageView); v.ID == id {

@@ -21,6 +21,14 @@ func (s *Service) HashPassword(ctx context.Context, password string) (string, er
 	return s.hashing.Hash(ctx, password)
 }
 
+// VerifyPassword reports whether password matches the encoded hash, checked
+// by the Service's [PasswordHasher] within its hashing slots
+// ([WithPasswordHashConcurrency]); it returns ctx's error when ctx ends
+// first, or the hasher's error for a malformed hash.
+func (s *Service) VerifyPassword(ctx context.Context, hash, password string) (bool, error) {
+	return s.hashing.Verify(ctx, hash, password)
+}
+
 // Zulip's default password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_GUESSES).
 const (
 	defaultPasswordMinLength  = password.DefaultMinLength
@@ -51,5 +59,6 @@ func (s *Service) PasswordPolicy() (minLength int, minGuesses float64) {
 	return s.passwordPolicy.MinLength, s.passwordPolicy.MinGuesses
 }
 
-// passwordStrongEnough applies the Service's password policy to pw.
-func (s *Service) passwordStrongEnough(pw string) bool { return s.passwordPolicy.StrongEnough(pw) }
+// PasswordStrongEnough reports whether pw has the strength a new password
+// needs under the Service's policy ([WithPasswordPolicy]).
+func (s *Service) PasswordStrongEnough(pw string) bool { return s.passwordPolicy.StrongEnough(pw) }

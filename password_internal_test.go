@@ -28,10 +28,10 @@ func TestPasswordPolicy(t *testing.T) {
 	s := New(nil)
 	is.Equal(s.passwordPolicy.MinLength, password.DefaultMinLength)            // Zulip's default length
 	is.Equal(s.passwordPolicy.MinGuesses, float64(password.DefaultMinGuesses)) // Zulip's default guesses
-	is.True(!s.passwordStrongEnough("password"))                               // a dictionary word fails the default policy
-	is.True(s.passwordStrongEnough("correct horse battery staple"))            // a passphrase passes it
+	is.True(!s.PasswordStrongEnough("password"))                               // a dictionary word fails the default policy
+	is.True(s.PasswordStrongEnough("correct horse battery staple"))            // a passphrase passes it
 	relaxed := New(nil, WithPasswordPolicy(0, 0))
-	is.True(relaxed.passwordStrongEnough("aaaaaa")) // the configured guess minimum applies
+	is.True(relaxed.PasswordStrongEnough("aaaaaa")) // the configured guess minimum applies
 	longer := New(nil, WithPasswordPolicy(40, -1))
-	is.True(!longer.passwordStrongEnough("correct horse battery staple")) // the configured length applies
+	is.True(!longer.PasswordStrongEnough("correct horse battery staple")) // the configured length applies
 }

@@ -60,21 +60,20 @@ func TestSendAnnouncesItsReads(t *testing.T) {
 	w, realm, ann := annInZulip(t, st.over)
 	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
 	ch := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "Verona", Subscribers: []*chatcore.User{ann, bob}})
-	authenticated := chatcore.WithAuthenticatedUser(t.Context(), ann)
-	send := func(ctx context.Context, typ, to string) []chatcore.Prefetch {
+	send := func(authenticated *chatcore.User, typ, to string) []chatcore.Prefetch {
 		t.Helper()
 		st.got = nil
-		id, err := w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: typ, To: &to, Topic: new("t"), Content: "hi"})
+		id, err := w.Svc.SendMessage(t.Context(), ann.ID, chatcore.SendMessageRequest{Type: typ, To: &to, Topic: new("t"), Content: "hi", Authenticated: authenticated})
 		is.NoErr(err)                            // sent
 		is.Equal(w.Message(t, id).Content, "hi") // and stored
 		return st.got
 	}
-	is.Equal(send(authenticated, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+	is.Equal(send(ann, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
 		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true, NewMessages: 1}}) // by name, trimmed as looked up
-	is.Equal(send(authenticated, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
+	is.Equal(send(ann, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
 		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true, NewMessages: 1}}) // by id
-	is.Equal(send(authenticated, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1}}) // the realm only
-	is.Equal(len(send(t.Context(), "stream", "Verona")), 0)                                                                                           // sender not known up front
+	is.Equal(send(ann, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1}}) // the realm only
+	is.Equal(len(send(nil, "stream", "Verona")), 0)                                                                                         // sender not known up front
 }
 
 // TestDeleteTopicAnnouncesTheAudience: each batch of a topic deletion tells

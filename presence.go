@@ -153,7 +153,7 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 		}
 		now := s.clock.Now()
 		for _, realm := range slices.Sorted(maps.Keys(online)) {
-			everyone, err := activeUserIDs(ctx, tx, realm)
+			everyone, err := ActiveUserIDs(ctx, tx, realm)
 			if err != nil {
 				return err
 			}

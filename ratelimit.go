@@ -31,7 +31,7 @@ const maxLimitedUsers = 10000
 // WithPasswordAttemptLimit sets how many password checks of a settings
 // password change one user may make (Zulip's authenticate_by_username domain;
 // default 5 per 30 minutes). A correct old password clears the user's
-// history. Beyond the limit, [Service.UpdateSettings] answers BAD_REQUEST
+// history. Beyond the limit, accounts.UpdateSettings answers BAD_REQUEST
 // "You're making too many attempts! Try again in <n> seconds." without
 // checking the password. No rules (or rules with a non-positive Window or
 // Max) disable the limit.
@@ -40,15 +40,36 @@ func WithPasswordAttemptLimit(rules ...RateRule) Option {
 	return func(s *Service) { s.passwordAttempts = l }
 }
 
+// TakePasswordAttempt counts one password check by user against the
+// failed-attempt limit ([WithPasswordAttemptLimit]) and reports whether it
+// may go ahead; when not, wait is how long until it may.
+func (s *Service) TakePasswordAttempt(user UserID) (wait time.Duration, ok bool) {
+	r := s.passwordAttempts.Take(user, s.clock.Now())
+	return r.Wait, r.Allowed
+}
+
+// ForgetPasswordAttempts clears user's history of password checks, as a
+// correct password does.
+func (s *Service) ForgetPasswordAttempts(user UserID) { s.passwordAttempts.Forget(user) }
+
 // WithEmailChangeLimit sets how many e-mail change requests one user may make
 // (Zulip's email_change_by_user domain; default 2 per hour and 5 per day).
-// Beyond the limit, [Service.UpdateSettings] answers RATE_LIMIT_HIT (kind
+// Beyond the limit, accounts.UpdateSettings answers RATE_LIMIT_HIT (kind
 // [KindRateLimited]) "API usage exceeded rate limit" with [Error.RetryAfter]
 // set to the wait. No rules (or rules with a non-positive Window or Max)
 // disable the limit.
 func WithEmailChangeLimit(rules ...RateRule) Option {
 	l := newUserLimiter(rules)
 	return func(s *Service) { s.emailChanges = l }
+}
+
+// TakeEmailChange counts one e-mail change request by user against the limit
+// of [WithEmailChangeLimit], inside the update fx belongs to, and reports
+// whether it may go ahead; when not, wait is how long until it may. A
+// retried transaction of the same update gets the first answer and counts
+// nothing more.
+func (s *Service) TakeEmailChange(fx *Effects, user UserID) (wait time.Duration, ok bool) {
+	return fx.take(s.emailChanges, user, s.clock.Now())
 }
 
 // userLimiter applies a set of [RateRule]s to each user separately, tracking

@@ -322,18 +322,20 @@ func prerenderWith(ctx context.Context, src *txSource, body string) (*Prerendere
 }
 
 // Prerender renders content sent by the actor outside the write transaction,
-// for [Service.RenderChecked] to reuse inside it: in the actor's realm (from
-// the authenticated user in ctx, see [WithAuthenticatedUser], else read in a
-// View) and normalised as a message stores it; nil when either is refused
-// (the write transaction then reports it). Content that needs no store answer is
-// pre-rendered without a View from the realm's cached linkifiers.
-func (s *Service) Prerender(ctx context.Context, actorID UserID, content string) *Prerendered {
+// for [Service.RenderChecked] to reuse inside it: in the actor's realm and
+// normalised as a message stores it; nil when either is refused (the write
+// transaction then reports it). authenticated is the user
+// [Service.Authenticate] returned for the request, or nil: when it is the
+// actor, the realm is taken from it, and content that needs no store answer
+// is pre-rendered without a View from the realm's cached linkifiers;
+// otherwise the actor is read in a View.
+func (s *Service) Prerender(ctx context.Context, actorID UserID, authenticated *User, content string) *Prerendered {
 	body, err := NormalizeContent(content)
 	if err != nil {
 		return nil
 	}
 	var realm RealmID
-	if u := authenticatedUser(ctx, actorID); u != nil {
+	if u := authenticatedAs(authenticated, actorID); u != nil {
 		realm = u.RealmID // a user never changes realms
 		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: s.links}, body); err == nil {
 			return p

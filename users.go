@@ -114,7 +114,7 @@ type UserView struct {
 	// is nil (absent) for bots and when the request did not ask for the
 	// fields, as in Zulip.
 	ProfileData map[string]ProfileFieldValue `json:"profile_data,omitzero"`
-	// MaxMessageID is set on the acting user's own view ([Service.Me]) only:
+	// MaxMessageID is set on the acting user's own view (GET /users/me) only:
 	// the id of the newest message the user can read, or -1 when there is
 	// none.
 	MaxMessageID *MessageID `json:"max_message_id,omitempty"`
@@ -127,117 +127,10 @@ type ProfileFieldValue struct {
 	RenderedValue string `json:"rendered_value,omitempty"`
 }
 
-// UsersRequest holds the parameters of GET /users, /users/{user_id} and
-// /users/{email}.
-type UsersRequest struct {
-	// UserIDs, when non-nil, keeps only these users (GET /users only):
-	// ids of no user of the realm are left out, as in Zulip. More than
-	// [MaxUserIDs] ids are refused before any store access.
-	UserIDs *[]UserID `json:"user_ids"`
-	// IncludeCustomProfileFields adds profile_data to the views of users
-	// (not bots).
-	IncludeCustomProfileFields *bool `json:"include_custom_profile_fields"`
-}
-
-// withProfileData reports whether the views carry profile_data.
-func (r UsersRequest) withProfileData() bool {
-	return r.IncludeCustomProfileFields != nil && *r.IncludeCustomProfileFields
-}
-
-// Me returns the acting user's own view, as GET /users/me shows it: with
-// profile_data (for a user, not a bot) and max_message_id, the newest message
-// the actor can read without a narrow (-1 when there is none). A missing or
-// deactivated actor gives an [Unauthorized] error.
-func (s *Service) Me(ctx context.Context, actorID UserID) (UserView, error) {
-	var v UserView
-	err := s.View(ctx, func(tx Tx) error {
-		a, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		v = s.ViewUser(a, a, true)
-		maxID, err := MaxReadableMessageID(ctx, tx, a)
-		if err != nil {
-			return err
-		}
-		if maxID == 0 {
-			maxID = -1
-		}
-		v.MaxMessageID = &maxID
-		return nil
-	})
-	return v, err
-}
-
-// User returns the view of the user or bot id of the actor's realm;
-// deactivated users and bots are included. An unknown id, or one of another
-// realm, gives BAD_REQUEST "No such user"; a missing or deactivated actor an
-// [Unauthorized] error.
-func (s *Service) User(ctx context.Context, actorID, id UserID) (UserView, error) {
-	return s.UserWith(ctx, actorID, id, UsersRequest{})
-}
-
-// UserWith is [Service.User] with the parameters of GET /users/{user_id}
-// (req.UserIDs is not read).
-func (s *Service) UserWith(ctx context.Context, actorID, id UserID, req UsersRequest) (UserView, error) {
-	var v UserView
-	err := s.View(ctx, func(tx Tx) error {
-		a, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		u, err := UserInRealm(ctx, tx, a.RealmID, id)
-		if errors.Is(err, ErrNotFound) {
-			return BadRequest("No such user")
-		}
-		if err != nil {
-			return err
-		}
-		v = s.ViewUser(a, u, req.withProfileData())
-		return nil
-	})
-	return v, err
-}
-
-// UserByEmail returns the view of the user or bot of the actor's realm with
-// the e-mail, as Zulip's GET /users/{email} finds it: a stand-in address of
-// the form user<ID>@<domain> (the "email" of a user who hides the real one)
-// names the user with that id; any other address is compared
-// case-insensitively with real addresses, but only those of users whose
-// email_address_visibility lets the actor see them (bots always do), so the
-// lookup tells nothing about hidden addresses. Deactivated users and bots are
-// included (req.UserIDs is not read).
-//
-// Errors: BAD_REQUEST "No such user" when no visible address matches or the
-// id of a stand-in address is no user of the realm; UNAUTHORIZED for a
-// missing or deactivated actor.
-func (s *Service) UserByEmail(ctx context.Context, actorID UserID, email string, req UsersRequest) (UserView, error) {
-	email = strings.TrimSpace(email)
-	if id, ok := s.standInUserID(email); ok {
-		return s.UserWith(ctx, actorID, id, req)
-	}
-	var v UserView
-	err := s.View(ctx, func(tx Tx) error {
-		a, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		u, err := tx.UserByEmail(ctx, a.RealmID, email)
-		if errors.Is(err, ErrNotFound) || err == nil && !emailLookupAllowed(a, u) {
-			return BadRequest("No such user")
-		}
-		if err != nil {
-			return err
-		}
-		v = s.ViewUser(a, u, req.withProfileData())
-		return nil
-	})
-	return v, err
-}
-
-// standInUserID parses a stand-in address user<ID>@<domain> of this server
-// (see [Service.APIEmail]) and returns the id.
-func (s *Service) standInUserID(email string) (UserID, bool) {
+// StandInUserID parses a stand-in address user<ID>@<domain> of this server,
+// the "email" [Service.APIEmail] shows for a user who hides the real one, and
+// returns the id; ok is false for any other address.
+func (s *Service) StandInUserID(email string) (UserID, bool) {
 	local, domain, ok := strings.Cut(email, "@")
 	digits, ok2 := strings.CutPrefix(local, "user")
 	if !ok || !ok2 || !strings.EqualFold(domain, s.fakeEmailDomain()) {
@@ -254,71 +147,6 @@ func parseDecimal(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// emailLookupAllowed reports whether viewer may find target by its real
-// address. Zulip filters by the visibility values the viewer's role may see,
-// without the exception for the viewer's own address.
-func emailLookupAllowed(viewer, target *User) bool {
-	return target.IsBot || roleSeesEmail(viewer.Role, target.Settings.EmailAddressVisibility)
-}
-
-// Users returns the views of every user and bot of the actor's realm, active
-// or not, ordered by id. A missing or deactivated actor gives an
-// [Unauthorized] error.
-func (s *Service) Users(ctx context.Context, actorID UserID) ([]UserView, error) {
-	return s.ListUsers(ctx, actorID, UsersRequest{})
-}
-
-// ListUsers is [Service.Users] with the parameters of GET /users: with
-// req.UserIDs, only those users (ids that name no user of the realm are left
-// out, as in Zulip). Errors: BAD_REQUEST "user_ids is too long (limit: N
-// items)" for more than [MaxUserIDs] ids, before any store access;
-// UNAUTHORIZED for a missing or deactivated actor.
-func (s *Service) ListUsers(ctx context.Context, actorID UserID, req UsersRequest) ([]UserView, error) {
-	var only map[UserID]bool
-	if req.UserIDs != nil {
-		if len(*req.UserIDs) > MaxUserIDs {
-			return nil, TooLongError("user_ids", MaxUserIDs)
-		}
-		only = make(map[UserID]bool, len(*req.UserIDs))
-		for _, id := range *req.UserIDs {
-			only[id] = true
-		}
-	}
-	var vs []UserView
-	err := s.View(ctx, func(tx Tx) error {
-		a, err := Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		if only != nil {
-			// One query for the named ids of the realm, in id order.
-			ids := make([]UserID, 0, len(only))
-			for id := range only {
-				ids = append(ids, id)
-			}
-			users, err := tx.Users(ctx, UserFilter{RealmID: a.RealmID, IDs: ids})
-			if err != nil {
-				return err
-			}
-			vs = make([]UserView, 0, len(users))
-			for i := range users {
-				vs = append(vs, s.ViewUser(a, &users[i], req.withProfileData()))
-			}
-			return nil
-		}
-		us, err := tx.Users(ctx, UserFilter{RealmID: a.RealmID})
-		if err != nil {
-			return err
-		}
-		vs = make([]UserView, len(us))
-		for i := range us {
-			vs[i] = s.ViewUser(a, &us[i], req.withProfileData())
-		}
-		return nil
-	})
-	return vs, err
 }
 
 // The values of the email_address_visibility setting.
@@ -351,7 +179,7 @@ func (s *Service) ViewUser(viewer, u *User, profile bool) UserView {
 	if canSeeDeliveryEmail(viewer, u) {
 		v.DeliveryEmail = new(u.Email)
 	}
-	if u.AvatarSource == deletedAvatarSource {
+	if u.AvatarSource == DeletedAvatarSource {
 		v.AvatarVersion++ // delete_profile changed the avatar once
 	}
 	if u.IsBot {
@@ -392,12 +220,12 @@ func canSeeDeliveryEmail(viewer, target *User) bool {
 	if viewer.ID == target.ID || target.IsBot {
 		return true
 	}
-	return roleSeesEmail(viewer.Role, target.Settings.EmailAddressVisibility)
+	return RoleSeesEmail(viewer.Role, target.Settings.EmailAddressVisibility)
 }
 
-// roleSeesEmail reports whether a viewer of the role may see the real
-// address of a user with the email_address_visibility value.
-func roleSeesEmail(role Role, visibility int) bool {
+// RoleSeesEmail reports whether a viewer of the role may see the real
+// address of a user whose email_address_visibility setting is visibility.
+func RoleSeesEmail(role Role, visibility int) bool {
 	switch visibility {
 	case emailVisibleEveryone:
 		return true
@@ -411,17 +239,37 @@ func roleSeesEmail(role Role, visibility int) bool {
 	return false // emailVisibleNobody and unknown values
 }
 
-// deletedAvatarSource is the AvatarSource of a profile removed by
-// delete_profile.
-const deletedAvatarSource = "D"
+// DeletedAvatarSource is the AvatarSource of a profile removed by
+// delete_profile: its avatar is the server's default avatar.
+const DeletedAvatarSource = "D"
+
+// AvatarURL returns the avatar URL Zulip shows for u: the gravatar identicon
+// of its API e-mail ([Service.APIEmail]), or the default avatar once the
+// profile was deleted ([DeletedAvatarSource]).
+func (s *Service) AvatarURL(u *User) string { return s.avatarURL(u.AvatarSource, s.APIEmail(u)) }
 
 // avatarURL returns the avatar URL for an avatar source and API e-mail: the
 // gravatar identicon of the address, or the default avatar once the profile
 // was deleted.
 func (s *Service) avatarURL(source, email string) string {
-	if source == deletedAvatarSource {
+	if source == DeletedAvatarSource {
 		return strings.TrimSuffix(s.externalURL, "/") + "/static/images/default-avatar.png"
 	}
 	sum := md5.Sum([]byte(strings.ToLower(email)))
 	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
+}
+
+// ActiveUserIDs returns the ids of the realm's active users and bots: who can
+// see a user's profile changes.
+func ActiveUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
+	active := true
+	users, err := tx.Users(ctx, UserFilter{RealmID: realm, Active: &active})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]UserID, len(users))
+	for i := range users {
+		ids[i] = users[i].ID
+	}
+	return ids, nil
 }

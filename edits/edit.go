@@ -49,6 +49,12 @@ type Request struct {
 	// PrevContentSHA256 is the SHA-256 (hex) of the content the client
 	// edited; the edit fails when the message's content no longer has it.
 	PrevContentSHA256 *string `json:"prev_content_sha256"`
+	// Authenticated is the user [chatcore.Service.Authenticate] returned for
+	// this request, or nil. When it is the actor, new content is pre-rendered
+	// in its realm without reading the actor first (see
+	// [chatcore.Service.Prerender]); every rule is still checked on the
+	// actor read inside the write transaction.
+	Authenticated *chatcore.User `json:"-"`
 }
 
 // editPlan is a Request checked against the message.
@@ -115,7 +121,7 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 	}
 	var pre *chatcore.Prerendered
 	if req.Content != nil {
-		pre = svc.Prerender(ctx, actorID, *req.Content)
+		pre = svc.Prerender(ctx, actorID, req.Authenticated, *req.Content)
 	}
 	var (
 		plan   *editPlan

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/linkifiers"
@@ -109,7 +110,7 @@ func TestEventsOfOperations(t *testing.T) {
 		modern := register(t, e.w, c.Member, eventqueue.QueueOptions{Capabilities: eventqueue.ClientCapabilities{BulkMessageDeletion: true, LinkifierURLTemplate: true}})
 		filtered := register(t, e.w, c.Member, eventqueue.QueueOptions{EventTypes: []string{"user_settings"}})
 
-		err := e.w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(true)})
+		err := accounts.UpdateSettings(ctx, e.w.Svc, c.Member.ID, accounts.SettingsUpdate{EnterSends: new(true)})
 		is.NoErr(err) // setting changed
 		evs := legacy.Poll(t)
 		is.Equal(types(evs), []string{"user_settings"}) // the user's own settings event
@@ -291,7 +292,7 @@ func TestEventsRestartAndDeactivation(t *testing.T) {
 		admin.Poll(t)
 
 		gone := register(t, e.w, c.Moderator, eventqueue.QueueOptions{})
-		is.NoErr(svc.DeactivateUser(ctx, c.Admin.ID, c.Moderator.ID, chatcore.DeactivateUserRequest{})) // a user is deactivated
+		is.NoErr(accounts.DeactivateUser(ctx, svc, c.Admin.ID, c.Moderator.ID, accounts.DeactivateUserRequest{})) // a user is deactivated
 		evs = admin.Poll(t)
 		is.Equal(types(evs), []string{"realm_user"}) // everyone learns of it
 		is.Equal(evs[0]["person"], map[string]any{"user_id": float64(c.Moderator.ID), "is_active": false})

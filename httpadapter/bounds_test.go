@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
@@ -147,12 +148,12 @@ func bounds() []bound {
 		{"linkifiers ordered_linkifier_ids", "PATCH", "/realm/linkifiers", &admin, chatcore.MaxOrderedLinkifierIDs,
 			func(n int) url.Values { return params("ordered_linkifier_ids", jsonInts(n, 4001)) },
 			"ordered_linkifier_ids is too long (limit: 10000 items)"},
-		{"settings target_users user_ids", "PATCH", "/settings", &admin, chatcore.MaxBulkTargetIDs,
+		{"settings target_users user_ids", "PATCH", "/settings", &admin, accounts.MaxBulkTargetIDs,
 			func(n int) url.Values {
 				return params("target_users", `{"user_ids":`+jsonInts(n, 100000)+`,"skip_if_already_edited":false}`, "twenty_four_hour_time", "true")
 			},
 			`target_users["user_ids"] is too long (limit: 10000 items)`},
-		{"settings target_users group_ids", "PATCH", "/settings", &admin, chatcore.MaxBulkTargetIDs,
+		{"settings target_users group_ids", "PATCH", "/settings", &admin, accounts.MaxBulkTargetIDs,
 			func(n int) url.Values {
 				return params("target_users", `{"group_ids":`+jsonInts(n, 100000)+`,"skip_if_already_edited":false}`, "twenty_four_hour_time", "true")
 			},

@@ -9,6 +9,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/linkifiers"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"
 )
@@ -66,18 +67,19 @@ func (h *handler) removeLinkifier(ctx context.Context, c *call) (map[string]any,
 // updateSettings answers PATCH /settings (and its aliases /settings/display
 // and /settings/notifications).
 func (h *handler) updateSettings(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.SettingsUpdate
+	var req accounts.SettingsUpdate
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.UpdateSettings(chatcore.WithAuthenticatedUser(ctx, c.user), c.user.ID, req)
+	req.Authenticated = c.user
+	return nil, accounts.UpdateSettings(ctx, h.svc, c.user.ID, req)
 }
 
 // confirmEmailChange answers the confirmation link of an e-mail change,
 // GET /accounts/confirm_new_email/{key} (no authentication: the key is the
 // credential).
 func (h *handler) confirmEmailChange(ctx context.Context, c *call) (map[string]any, error) {
-	if err := h.svc.ConfirmEmailChange(ctx, c.r.PathValue("key")); err != nil {
+	if err := accounts.ConfirmEmailChange(ctx, h.svc, c.r.PathValue("key")); err != nil {
 		return nil, err
 	}
 	return nil, nil
@@ -114,7 +116,8 @@ func (h *handler) sendMessage(ctx context.Context, c *call) (map[string]any, err
 	if wire.ClientName != nil {
 		req.Client = *wire.ClientName
 	}
-	id, err := h.svc.SendMessage(chatcore.WithAuthenticatedUser(ctx, c.user), c.user.ID, req)
+	req.Authenticated = c.user
+	id, err := h.svc.SendMessage(ctx, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}

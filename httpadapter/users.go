@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 )
 
 // me answers GET /users/me.
 func (h *handler) me(ctx context.Context, c *call) (map[string]any, error) {
-	v, err := h.svc.Me(ctx, c.user.ID)
+	v, err := accounts.Me(ctx, h.svc, c.user.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -27,8 +28,8 @@ func (h *handler) user(ctx context.Context, c *call) (map[string]any, error) {
 	if err := c.decode(&p); err != nil {
 		return nil, err
 	}
-	req := chatcore.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
-	v, err := h.svc.UserWith(ctx, c.user.ID, pathID[chatcore.UserID](c, "user_id"), req)
+	req := accounts.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
+	v, err := accounts.UserWith(ctx, h.svc, c.user.ID, pathID[chatcore.UserID](c, "user_id"), req)
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +43,8 @@ func (h *handler) userByEmail(ctx context.Context, c *call) (map[string]any, err
 	if err := c.decode(&p); err != nil {
 		return nil, err
 	}
-	req := chatcore.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
-	v, err := h.svc.UserByEmail(ctx, c.user.ID, c.r.PathValue("email"), req)
+	req := accounts.UsersRequest{IncludeCustomProfileFields: p.IncludeCustomProfileFields}
+	v, err := accounts.UserByEmail(ctx, h.svc, c.user.ID, c.r.PathValue("email"), req)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +53,11 @@ func (h *handler) userByEmail(ctx context.Context, c *call) (map[string]any, err
 
 // users answers GET /users.
 func (h *handler) users(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.UsersRequest
+	var req accounts.UsersRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	vs, err := h.svc.ListUsers(ctx, c.user.ID, req)
+	vs, err := accounts.ListUsers(ctx, h.svc, c.user.ID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +69,9 @@ func (h *handler) users(ctx context.Context, c *call) (map[string]any, error) {
 
 // deactivateUser answers DELETE /users/{user_id}.
 func (h *handler) deactivateUser(ctx context.Context, c *call) (map[string]any, error) {
-	var req chatcore.DeactivateUserRequest
+	var req accounts.DeactivateUserRequest
 	if err := c.decode(&req); err != nil {
 		return nil, err
 	}
-	return nil, h.svc.DeactivateUser(ctx, c.user.ID, pathID[chatcore.UserID](c, "user_id"), req)
+	return nil, accounts.DeactivateUser(ctx, h.svc, c.user.ID, pathID[chatcore.UserID](c, "user_id"), req)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
@@ -347,7 +348,7 @@ func TestMeMaxMessageIDIsNewestOfGet(t *testing.T) {
 	check := func(t *testing.T, step string) {
 		t.Helper()
 		for _, u := range []*chatcore.User{org.Admin, org.Member, org.Other, org.Guest, org.Bot, org.Stranger} {
-			me, err := w.Svc.Me(ctx, u.ID)
+			me, err := accounts.Me(ctx, w.Svc, u.ID)
 			if err != nil {
 				t.Fatalf("%s: Me(%s): %v", step, u.FullName, err)
 			}

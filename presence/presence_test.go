@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/presence"
@@ -38,7 +39,7 @@ func flush(tb testing.TB, w *chattest.World) {
 // userEmail is u's e-mail as the API shows it (legacy presence keys).
 func userEmail(tb testing.TB, w *chattest.World, u *chatcore.User) string {
 	tb.Helper()
-	v, err := w.Svc.Me(context.Background(), u.ID)
+	v, err := accounts.Me(context.Background(), w.Svc, u.ID)
 	if err != nil {
 		tb.Fatalf("GetUser: %v", err)
 	}

@@ -86,7 +86,7 @@ func Edit(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, i
 	}
 	var pre *chatcore.Prerendered
 	if req.Content != nil {
-		pre = svc.Prerender(ctx, actorID, *req.Content) // before the write lock
+		pre = svc.Prerender(ctx, actorID, nil, *req.Content) // before the write lock
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		sender, err := chatcore.Actor(ctx, tx, actorID)

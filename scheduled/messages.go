@@ -232,7 +232,7 @@ func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		return 0, err
 	}
 	var id chatcore.ScheduledMessageID
-	pre := svc.Prerender(ctx, actorID, req.Content) // before the write lock
+	pre := svc.Prerender(ctx, actorID, nil, req.Content) // before the write lock
 	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		sender, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {

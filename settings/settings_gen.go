@@ -6,7 +6,7 @@ package settings
 // (json tags). Every field is a plain bool, int or string, so a store can keep
 // one column per setting; [Names], [Settings.Value] and [Settings.Set]
 // give by-name access for stores and bulk updates. Each field's comment gives
-// Zulip's default and the values chatcore.SettingsUpdate.Validate accepts.
+// Zulip's default and the values accounts.SettingsUpdate.Validate accepts.
 type Settings struct {
 	TwentyFourHourTime                            bool   `json:"twenty_four_hour_time"`                               // default false
 	WebMarkReadOnScrollPolicy                     int    `json:"web_mark_read_on_scroll_policy"`                      // default 1; one of 1, 2, 3

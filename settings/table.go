@@ -5,16 +5,16 @@
 // [Settings.Set], [Settings.Fields]), the error texts of refused values and
 // the configured value sets (languages, notification sounds, time zones).
 // The rules that need the rest of the domain (who may change what, events)
-// are the root package's; it exposes these types as chatcore.Settings and
-// friends.
+// are package accounts'; the root package exposes these types as
+// chatcore.Settings and friends.
 //
 // Adding a setting is one row in [Table], `go generate ./...` (which also
-// writes the setting's field of chatcore.SettingsUpdate) and, in each SQL
+// writes the setting's field of accounts.SettingsUpdate) and, in each SQL
 // store (store/sqlite and store/postgres), a migration that adds its column;
 // the memory store needs nothing more.
 package settings
 
-//go:generate go run ../internal/gensettings
+//go:generate go run ../internal/gensettings -accounts ../accounts/settings_gen.go
 
 // This file holds plain data only (no imports, no references to other files),
 // so the generator can type-check it on its own.
@@ -24,7 +24,7 @@ type Row struct {
 	// Name is the wire name (JSON key, PATCH /settings parameter, event
 	// property) and the SQLite column.
 	Name string
-	// Field is the Go field name in Settings and chatcore.SettingsUpdate.
+	// Field is the Go field name in Settings and accounts.SettingsUpdate.
 	Field string
 	// Default is Zulip's value for a new user. Its Go type (bool, int or
 	// string) is the setting's type.

@@ -95,7 +95,7 @@ func Send(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 			event["message_type"] = "direct"
 			event["recipients"] = recipients
 		}
-		if to := chatcore.TypingNotificationRecipients(candidates); len(to) > 0 {
+		if to := NotificationRecipients(candidates); len(to) > 0 {
 			fx.Event(u.RealmID, to, event)
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/typing"
@@ -44,7 +45,7 @@ func TestTyping(t *testing.T) {
 		is.Equal(evs[0]["topic"], "general chat")              // without empty_topic_name, the realm's name for the empty topic
 
 		// receives_typing_notifications off: nothing for that user.
-		is.NoErr(svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)}))
+		is.NoErr(accounts.UpdateSettings(ctx, svc, c.Admin.ID, accounts.SettingsUpdate{ReceivesTypingNotifications: new(false)}))
 		admin.Poll(t)
 		is.NoErr(typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Admin.ID}}))
 		is.Equal(len(admin.Poll(t)), 0) // not for a user who does not receive typing notifications
@@ -68,7 +69,7 @@ func TestTyping(t *testing.T) {
 		for _, b := range bad {
 			chattest.WantError(t, typing.Send(ctx, svc, b.who.ID, b.req), b.code, chatcore.KindInvalid, b.msg)
 		}
-		is.NoErr(svc.UpdateSettings(ctx, c.Owner.ID, chatcore.SettingsUpdate{SendPrivateTypingNotifications: new(false), SendStreamTypingNotifications: new(false)}))
+		is.NoErr(accounts.UpdateSettings(ctx, svc, c.Owner.ID, accounts.SettingsUpdate{SendPrivateTypingNotifications: new(false), SendStreamTypingNotifications: new(false)}))
 		chattest.WantError(t, typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", To: []chatcore.UserID{c.Member.ID}}),
 			chatcore.CodeBadRequest, chatcore.KindInvalid, "User has disabled typing notifications for direct messages")
 		chattest.WantError(t, typing.Send(ctx, svc, c.Owner.ID, typing.Request{Op: "start", Type: "stream", StreamID: &e.general.ID, Topic: new("t")}),
@@ -102,4 +103,20 @@ func newTypingWorld(t *testing.T, open chattest.Open) *typingWorld {
 	c := w.SeedCast(t)
 	ch := w.SeedChannels(t, c)
 	return &typingWorld{w: w, c: c, general: ch.General, secret: ch.Secret, elsewere: ch.Elsewhere}
+}
+
+func TestTypingRecipients(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w := open(t)
+		c := w.SeedCast(t)
+		ctx := context.Background()
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Guest.ID, accounts.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
+		got, err := typing.Recipients(ctx, w.Svc, []chatcore.UserID{c.Member.ID, c.Guest.ID, c.Deactivated.ID, 9999, c.Admin.ID, c.Member.ID})
+		is.NoErr(err)                                             // readable
+		is.Equal(got, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // active, opted in, sorted, unique
+		got, err = typing.Recipients(ctx, w.Svc, nil)
+		is.NoErr(err)         // nothing to filter
+		is.Equal(len(got), 0) // nobody
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/store/memory"
 )
@@ -95,7 +96,7 @@ func TestPrintCurlOnlyWorkingCredentials(t *testing.T) {
 	t.Run("a deactivated member is left out", func(t *testing.T) {
 		is := is.New(t)
 		svc := loaded(t, credsFixture("owner", keyA, keyM))
-		is.NoErr(svc.DeactivateUser(t.Context(), 1, 2, chatcore.DeactivateUserRequest{})) // the owner deactivates the member
+		is.NoErr(accounts.DeactivateUser(t.Context(), svc, 1, 2, accounts.DeactivateUserRequest{})) // the owner deactivates the member
 		var out bytes.Buffer
 		printCurl(t.Context(), &out, svc, "http://127.0.0.1:1", credsFixture("owner", keyA, keyM), true)
 		is.True(strings.Contains(out.String(), "-u a@x.test:"+keyA)) // the owner's lines

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 )
 
-// ConcurrentSettings measures Service.UpdateSettings (a user changing their
+// ConcurrentSettings measures accounts.UpdateSettings (a user changing their
 // own color_scheme) with 1, 2, 4 and 8 writers at once, each writer a user
 // of its own: "distinct-realms" puts every writer in a realm of its own,
 // "one-realm" all of them in one realm. open returns a fresh, empty store.
@@ -59,7 +60,7 @@ func ConcurrentSettings(b *testing.B, open func(b *testing.B) chatcore.Store) {
 					wg.Go(func() {
 						for i := range n {
 							v := 2 + i%2
-							if err := svc.UpdateSettings(ctx, user, chatcore.SettingsUpdate{ColorScheme: &v}); err != nil {
+							if err := accounts.UpdateSettings(ctx, svc, user, accounts.SettingsUpdate{ColorScheme: &v}); err != nil {
 								errs <- err
 								return
 							}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -55,7 +56,7 @@ func TestWrapSeesOnlyTheService(t *testing.T) {
 	counter := &chattest.CountingStore{}
 	w := chattest.New(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))
 	c := w.SeedCast(t)
-	is.Equal(counter.Count(), chattest.TxCount{})                                                          // builders bypass the wrapper
-	is.NoErr(w.Svc.UpdateSettings(t.Context(), c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})) // valid
-	is.Equal(counter.Count().Updates, int64(1))                                                            // the Service's write went through the wrapper
+	is.Equal(counter.Count(), chattest.TxCount{})                                                                    // builders bypass the wrapper
+	is.NoErr(accounts.UpdateSettings(t.Context(), w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(2)})) // valid
+	is.Equal(counter.Count().Updates, int64(1))                                                                      // the Service's write went through the wrapper
 }

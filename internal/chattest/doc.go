@@ -22,7 +22,7 @@
 //			c := w.SeedCast(t) // realm "zulip" with one user of each role, and a second realm
 //			general := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*chatcore.User{c.Member}})
 //			w.Post(t, general, "greetings", c.Member, "hello")
-//			err := w.Svc.UpdateSettings(t.Context(), c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})
+//			err := accounts.UpdateSettings(t.Context(), w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(2)})
 //			is.NoErr(err)                                             // a valid update
 //			is.Equal(len(w.Events.OfType("user_settings")), 1)        // one event
 //			is.Equal(w.User(t, c.Member.ID).Settings.ColorScheme, 2) // stored

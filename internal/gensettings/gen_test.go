@@ -9,21 +9,21 @@ import (
 	"github.com/matryer/is"
 )
 
-// TestGeneratedFilesAreFresh fails when settings/settings_gen.go or the
-// root's settings_gen.go is not what the table generates: run go generate
+// TestGeneratedFilesAreFresh fails when settings/settings_gen.go or
+// accounts/settings_gen.go is not what the table generates: run go generate
 // after editing settings/table.go.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	is := is.New(t)
 	src, err := os.ReadFile("../../settings/table.go")
 	is.NoErr(err) // table read
-	wantPkg, wantRoot, err := generate("table.go", src)
+	wantPkg, wantAccounts, err := generate("table.go", src)
 	is.NoErr(err) // table generates
 	gotPkg, err := os.ReadFile("../../settings/settings_gen.go")
 	is.NoErr(err)                         // generated file read
 	is.True(bytes.Equal(gotPkg, wantPkg)) // settings/settings_gen.go is fresh (run go generate)
-	gotRoot, err := os.ReadFile("../../settings_gen.go")
-	is.NoErr(err)                           // generated file read
-	is.True(bytes.Equal(gotRoot, wantRoot)) // settings_gen.go is fresh (run go generate)
+	gotAccounts, err := os.ReadFile("../../accounts/settings_gen.go")
+	is.NoErr(err)                                   // generated file read
+	is.True(bytes.Equal(gotAccounts, wantAccounts)) // accounts/settings_gen.go is fresh (run go generate)
 }
 
 const tableHead = `package settings
@@ -43,13 +43,13 @@ var Table = []Row{
 
 func TestGenerate(t *testing.T) {
 	is := is.New(t)
-	pkg, root, err := generate("t.go", []byte(tableHead+`
+	pkg, accounts, err := generate("t.go", []byte(tableHead+`
 	{Name: "dark", Field: "Dark", Default: true, Late: true},
 	{Name: "size", Field: "Size", Default: 3, Min: 1, Max: top},
 	{Name: "view", Field: "View", Default: "inbox", OneOf: "recent inbox"},
 }`))
-	is.NoErr(err)                                                    // a valid table generates
-	s := strings.Join(strings.Fields(string(pkg)+string(root)), " ") // alignment aside
+	is.NoErr(err)                                                        // a valid table generates
+	s := strings.Join(strings.Fields(string(pkg)+string(accounts)), " ") // alignment aside
 	for _, want := range []string{
 		"Dark bool `json:\"dark\"` // default true",
 		"Size int `json:\"size\"` // default 3; 1 to 10",

@@ -8,7 +8,7 @@
 // holds the Settings struct, Default and fields, one line per setting that
 // gives its wire name and its Settings field as a pointer (the by-name
 // accessors Settings.Value, Set and Fields are plain code over it, without
-// reflection). The root's settings_gen.go holds chatcore.SettingsUpdate (its
+// reflection). accounts/settings_gen.go holds accounts.SettingsUpdate (its
 // account fields and one pointer field per setting, with validate tags derived
 // from the row's OneOf, Min and Max) and settingUpdates, its fields in table
 // order. The test of this package fails when either file is stale.
@@ -23,21 +23,21 @@ import (
 func main() {
 	in := flag.String("in", "table.go", "table file to read")
 	pkgOut := flag.String("out", "settings_gen.go", "Go file of package settings to write")
-	rootOut := flag.String("root", "../settings_gen.go", "Go file of the root package to write")
+	accountsOut := flag.String("accounts", "../accounts/settings_gen.go", "Go file of package accounts to write")
 	flag.Parse()
 
 	src, err := os.ReadFile(*in)
 	if err != nil {
 		log.Fatal(err)
 	}
-	pkg, root, err := generate(*in, src)
+	pkg, accounts, err := generate(*in, src)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile(*pkgOut, pkg, 0o644); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(*rootOut, root, 0o644); err != nil {
+	if err := os.WriteFile(*accountsOut, accounts, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }

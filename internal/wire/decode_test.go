@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
@@ -46,7 +47,7 @@ func TestDecodeParamsSettingsStrictness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var u chatcore.SettingsUpdate
+			var u accounts.SettingsUpdate
 			_, err := wire.DecodeParams(url.Values{tt.param: {tt.value}}, &u)
 			e := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is := is.New(t)
@@ -67,7 +68,7 @@ func TestDecodeParamsSettingsValues(t *testing.T) {
 		"zzz":              {"1"},
 		"Abc":              {""},
 	}
-	var u chatcore.SettingsUpdate
+	var u accounts.SettingsUpdate
 	ignored, err := wire.DecodeParams(vals, &u)
 	is.NoErr(err)                                                  // all values are well-formed
 	is.Equal(ignored, []string{"Abc", "dense_mode", "zzz"})        // unknown names, byte order
@@ -223,7 +224,7 @@ func FuzzDecodeParams(f *testing.F) {
 	f.Add("to", "[-0, 1]")
 	f.Fuzz(func(t *testing.T, name, value string) {
 		vals := url.Values{name: {value}, "stream_id": {"1"}}
-		var u chatcore.SettingsUpdate
+		var u accounts.SettingsUpdate
 		if _, err := wire.DecodeParams(vals, &u); err != nil {
 			if _, ok := errors.AsType[*chatcore.Error](err); !ok {
 				t.Fatalf("non-API error for %q=%q: %v", name, value, err)
@@ -251,7 +252,7 @@ func BenchmarkDecodeParamsSettings(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		var u chatcore.SettingsUpdate
+		var u accounts.SettingsUpdate
 		if _, err := wire.DecodeParams(vals, &u); err != nil {
 			b.Fatal(err)
 		}

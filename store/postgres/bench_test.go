@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"
@@ -327,7 +328,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 // skip_if_already_edited=true; every tenth member edited the setting
 // themselves and is skipped. Each iteration flips the value between 2 and 3,
 // so every iteration changes the same 18,000 users. "library" is
-// Service.UpdateSettings with target_users, "store" the store's
+// accounts.UpdateSettings with target_users, "store" the store's
 // UpdateSettingBulk alone, "raw" one UPDATE statement.
 func BenchmarkBulkSettings(b *testing.B) {
 	const members = 20_000
@@ -356,9 +357,9 @@ func BenchmarkBulkSettings(b *testing.B) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
-			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
+			err := accounts.UpdateSettings(ctx, env.svc, env.admin, accounts.SettingsUpdate{
 				ColorScheme: &v,
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
+				TargetUsers: &accounts.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
 			})
 			if err != nil {
 				b.Fatal(err)
@@ -554,8 +555,8 @@ func BenchmarkSend(b *testing.B) {
 	for _, c := range announcing {
 		b.Run(c.name, func(b *testing.B) {
 			w, users, _ := benchGeneral(b, c.wrap)
-			ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
-			req := chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: new("t"), Content: "hello **world**"}
+			ctx := context.Background()
+			req := chatcore.SendMessageRequest{Type: "stream", To: new("general"), Topic: new("t"), Content: "hello **world**", Authenticated: users[0]}
 			b.ReportAllocs()
 			t := benchutil.NewTimer(b) // this process's CPU: PostgreSQL's time per send is not in it
 			for b.Loop() {
@@ -577,7 +578,7 @@ func BenchmarkUpdateFlags(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			w, users, general := benchGeneral(b, c.wrap)
 			id := w.Post(b, general, "t", users[1], "star me")
-			ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
+			ctx := context.Background()
 			ops := [2]string{"add", "remove"}
 			b.ReportAllocs()
 			t := benchutil.NewTimer(b)
@@ -602,7 +603,7 @@ func BenchmarkUpdateFlags(b *testing.B) {
 func BenchmarkReactions(b *testing.B) {
 	w, users, general := benchGeneral(b, announcing[0].wrap)
 	id := w.Post(b, general, "t", users[1], "react to me")
-	ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
+	ctx := context.Background()
 	emoji := "tada"
 	b.ReportAllocs()
 	t := benchutil.NewTimer(b)
@@ -641,7 +642,7 @@ func BenchmarkMessagesFetch(b *testing.B) {
 	for i := range 300 {
 		w.Post(b, channels[i%len(channels)], fmt.Sprintf("topic %d", i%7), users[i%len(users)], fmt.Sprintf("message **%d**", i))
 	}
-	ctx := chatcore.WithAuthenticatedUser(context.Background(), users[0])
+	ctx := context.Background()
 	req := messages.Request{Anchor: new("newest"), NumBefore: new(100), NumAfter: new(0)}
 	b.ReportAllocs()
 	t := benchutil.NewTimer(b)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
@@ -35,11 +36,10 @@ func TestSendRoundTrips(t *testing.T) {
 	w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann, bob}})
 	to, topic := "general", "trips"
 	send := func(content string) int64 {
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), ann)
 		var id store.MessageID
 		var err error
 		n := trips.during(func() {
-			id, err = w.Svc.SendMessage(ctx, ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content})
+			id, err = w.Svc.SendMessage(t.Context(), ann.ID, chatcore.SendMessageRequest{Type: "stream", To: &to, Topic: &topic, Content: content, Authenticated: ann})
 		})
 		is.NoErr(err)
 		m := w.Message(t, id)
@@ -208,8 +208,8 @@ func TestSettingsRoundTrips(t *testing.T) {
 	st, trips, w := tracedWorld(t)
 	_, ann, _ := annInGeneral(t, w, "settings")
 	toggle := func(enter bool) int64 {
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID)) // as the request authenticated it
-		return trips.during(func() { is.NoErr(w.Svc.UpdateSettings(ctx, ann.ID, chatcore.SettingsUpdate{EnterSends: &enter})) })
+		req := accounts.SettingsUpdate{EnterSends: &enter, Authenticated: w.User(t, ann.ID)} // as the request authenticated it
+		return trips.during(func() { is.NoErr(accounts.UpdateSettings(t.Context(), w.Svc, ann.ID, req)) })
 	}
 	toggle(true) // the prepared statements
 	is.Equal(toggle(false), int64(2))
@@ -234,7 +234,7 @@ func TestFlagsRoundTrips(t *testing.T) {
 	_, ann, general := annInGeneral(t, w, "flags")
 	id := w.Post(t, general, "trips", ann, "star me")
 	star := func(op string) int64 {
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+		ctx := t.Context()
 		var res messages.UpdateFlagsResult
 		var err error
 		n := trips.during(func() {
@@ -302,7 +302,7 @@ func TestMessageReadRoundTrips(t *testing.T) {
 	st, trips, w := tracedWorld(t)
 	realm, ann, general := annInGeneral(t, w, "reads")
 	ids := w.PostN(t, general, "t", ann, 3)
-	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	ctx := t.Context()
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "smile"}))
 	is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, ids[1], reactions.AddRequest{EmojiName: "heart"}))
 	is.NoErr(st.View(t.Context(), func(tx store.Tx) error {
@@ -334,7 +334,7 @@ func TestReactionRoundTrips(t *testing.T) {
 	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "react")
 	id := w.Post(t, general, "t", ann, "react to me")
-	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	ctx := t.Context()
 	posted := len(w.Message(t, id).Reactions)        // Post adds one
 	for i, name := range []string{"tada", "heart"} { // the first warms the caches
 		added := trips.during(func() { is.NoErr(reactions.Add(ctx, w.Svc, ann.ID, id, reactions.AddRequest{EmojiName: name})) })
@@ -371,7 +371,7 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 		}
 		senders = append(senders, u)
 	}
-	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	ctx := t.Context()
 	fetch := func() int64 {
 		var res messages.Result
 		var err error
@@ -403,9 +403,11 @@ func TestEditRoundTrips(t *testing.T) {
 	_, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "edit")
 	id := w.Post(t, general, "t", ann, "first")
-	ctx := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, ann.ID))
+	authenticated := w.User(t, ann.ID)
 	edit := func(content string) int64 {
-		n := trips.during(func() { is.NoErr(edits.Update(ctx, w.Svc, ann.ID, id, edits.Request{Content: &content})) })
+		n := trips.during(func() {
+			is.NoErr(edits.Update(t.Context(), w.Svc, ann.ID, id, edits.Request{Content: &content, Authenticated: authenticated}))
+		})
 		m := w.Message(t, id)
 		is.Equal(m.Content, content)                       // stored
 		is.Equal(m.EditHistory[0].PrevContent != "", true) // with its history entry

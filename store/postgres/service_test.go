@@ -10,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
@@ -35,11 +36,11 @@ func TestServiceRulesAcrossInstances(t *testing.T) {
 			start := make(chan struct{})
 			wg.Go(func() {
 				<-start
-				errs[0] = w.Svc.DeactivateUser(t.Context(), a.ID, b.ID, chatcore.DeactivateUserRequest{})
+				errs[0] = accounts.DeactivateUser(t.Context(), w.Svc, a.ID, b.ID, accounts.DeactivateUserRequest{})
 			})
 			wg.Go(func() {
 				<-start
-				errs[1] = other.DeactivateUser(t.Context(), b.ID, a.ID, chatcore.DeactivateUserRequest{})
+				errs[1] = accounts.DeactivateUser(t.Context(), other, b.ID, a.ID, accounts.DeactivateUserRequest{})
 			})
 			close(start)
 			wg.Wait()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
@@ -334,7 +335,7 @@ func benchDeleteTopic(b *testing.B, topicSize int) {
 // skip_if_already_edited=true; every tenth member edited the setting
 // themselves and is skipped. Each iteration flips the value between 2 and 3,
 // so every iteration changes the same 18,000 users. "library" is
-// Service.UpdateSettings with target_users, "store" the store's
+// accounts.UpdateSettings with target_users, "store" the store's
 // UpdateSettingBulk alone, "raw" one UPDATE statement.
 func BenchmarkBulkSettings(b *testing.B) {
 	const members = 20_000
@@ -366,9 +367,9 @@ func BenchmarkBulkSettings(b *testing.B) {
 		t := benchutil.NewTimer(b)
 		for b.Loop() {
 			v := next()
-			err := env.svc.UpdateSettings(ctx, env.admin, chatcore.SettingsUpdate{
+			err := accounts.UpdateSettings(ctx, env.svc, env.admin, accounts.SettingsUpdate{
 				ColorScheme: &v,
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
+				TargetUsers: &accounts.TargetUsers{GroupIDs: []store.GroupID{g.ID}, SkipIfAlreadyEdited: new(true)},
 			})
 			if err != nil {
 				b.Fatal(err)

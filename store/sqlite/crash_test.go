@@ -30,6 +30,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
@@ -146,8 +147,8 @@ func crashOperation(ctx context.Context, svc *chatcore.Service, mode string, w c
 		}
 		return err
 	case crashDeactivate:
-		return svc.DeactivateUser(ctx, w.admin, w.member, chatcore.DeactivateUserRequest{
-			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
+		return accounts.DeactivateUser(ctx, svc, w.admin, w.member, accounts.DeactivateUserRequest{
+			Actions: &accounts.DeactivationActions{DeletePublicChannelMessages: true},
 		})
 	}
 	return fmt.Errorf("unknown mode %q", mode)

@@ -1,4 +1,4 @@
-package chatcore
+package accounts
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/tz"
 	"github.com/chatcore/chatcore/settings"
 	"github.com/go-playground/validator/v10"
@@ -17,23 +18,6 @@ import (
 // zulipValueSets are Zulip's languages and notification sounds, which
 // [SettingsUpdate.Validate] checks against.
 var zulipValueSets = sync.OnceValue(settings.ZulipConfig)
-
-// WithLanguages replaces the language codes default_language accepts (default:
-// Zulip's set, which includes "en" and "de"). Codes Zulip knows keep its
-// language name in events; others use the code as their name. The slice is
-// copied.
-func WithLanguages(codes []string) Option {
-	m := settings.LanguageSet(codes)
-	return func(s *Service) { s.valueSets.Languages = m }
-}
-
-// WithNotificationSounds replaces the notification sounds notification_sound
-// accepts (default: Zulip's sounds, such as "zulip", "ding" and "chime"). The
-// value "none" is always accepted. The slice is copied.
-func WithNotificationSounds(names []string) Option {
-	m := settings.SoundSet(names)
-	return func(s *Service) { s.valueSets.Sounds = m }
-}
 
 // settingsValidator is the one validator of the package. It checks the rules
 // declared once in struct tags: the value sets and bounds of the settings
@@ -65,10 +49,10 @@ var settingsValidator = sync.OnceValue(func() *validator.Validate {
 
 // Validate checks every field of u against Zulip's value sets and bounds, the
 // languages and sounds using Zulip's default sets, and returns the first
-// failure as an [*Error] (BAD_REQUEST) with Zulip's exact message, for example
+// failure as an [*chatcore.Error] (BAD_REQUEST) with Zulip's exact message, for example
 // "Invalid color_scheme: Value error, Not in the list of possible values". It
 // checks values only: rules that need stored data (passwords, names, e-mail
-// addresses, permissions) are checked by [Service.UpdateSettings], which also
+// addresses, permissions) are checked by [UpdateSettings], which also
 // checks languages and sounds against the Service's configured sets.
 // Validate is safe for concurrent use.
 func (u *SettingsUpdate) Validate() error {
@@ -85,16 +69,17 @@ type settingFailure struct {
 	name string
 	late bool // checked by Zulip's view (settings.Row.Late)
 	rank int  // table position of a late setting
-	err  *Error
+	err  *chatcore.Error
 }
 
-// ValidateSettings checks u as [Service.UpdateSettings] does before it looks
+// ValidateSettings checks u as [UpdateSettings] does before it looks
 // at the acting user: the field rules (time zones included), then the values
 // that must be among the Service's configured languages and notification
-// sounds. It returns the first refusal, a BAD_REQUEST [*Error] with Zulip's
+// sounds. It returns the first refusal, a BAD_REQUEST [*chatcore.Error] with Zulip's
 // message, or nil; any other error is a failure of the validator itself.
-func (s *Service) ValidateSettings(u *SettingsUpdate) error {
-	first, second := u.validate(&s.valueSets)
+func ValidateSettings(svc *chatcore.Service, u *SettingsUpdate) error {
+	sets := svc.SettingValueSets()
+	first, second := u.validate(&sets)
 	if first != nil {
 		return first
 	}
@@ -108,7 +93,7 @@ func (s *Service) ValidateSettings(u *SettingsUpdate) error {
 // sound, batching period), in table order.
 func (u *SettingsUpdate) validate(cfg *settings.Config) (first, second error) {
 	var fails []settingFailure
-	add := func(name string, e *Error) {
+	add := func(name string, e *chatcore.Error) {
 		f := settingFailure{name: name, err: e}
 		if i := settings.Index(name); i >= 0 && settings.Table[i].Late {
 			f.late, f.rank = true, i
@@ -126,7 +111,7 @@ func (u *SettingsUpdate) validate(cfg *settings.Config) (first, second error) {
 	}
 	for _, c := range u.settingChanges() {
 		if c.row.In != settings.Unrestricted && !cfg.Allows(c.row.In, c.value.(string)) {
-			add(c.row.Name, BadRequest(c.row.Refusal("", c.value)))
+			add(c.row.Name, chatcore.BadRequest(c.row.Refusal("", c.value)))
 		}
 	}
 	slices.SortStableFunc(fails, func(a, b settingFailure) int {
@@ -163,31 +148,33 @@ func topLevelName(fe validator.FieldError) string {
 
 // fieldErrorMessages translates the validator tags of fields that are not
 // settings (target_users) into Zulip's errors.
-var fieldErrorMessages = map[string]func(fe validator.FieldError) *Error{
-	"user_or_group_ids": func(validator.FieldError) *Error { return BadRequest("Either user_ids or group_ids must be provided.") },
-	"too_many_ids": func(fe validator.FieldError) *Error {
-		return TooLongError(fmt.Sprintf("target_users[%q]", fe.Field()), MaxBulkTargetIDs)
+var fieldErrorMessages = map[string]func(fe validator.FieldError) *chatcore.Error{
+	"user_or_group_ids": func(validator.FieldError) *chatcore.Error {
+		return chatcore.BadRequest("Either user_ids or group_ids must be provided.")
 	},
-	"required": func(fe validator.FieldError) *Error {
+	"too_many_ids": func(fe validator.FieldError) *chatcore.Error {
+		return chatcore.TooLongError(fmt.Sprintf("target_users[%q]", fe.Field()), MaxBulkTargetIDs)
+	},
+	"required": func(fe validator.FieldError) *chatcore.Error {
 		if parent := topLevelName(fe); parent != fe.Field() {
-			return BadRequestf("%s[%q] field is missing: Field required", parent, fe.Field())
+			return chatcore.BadRequestf("%s[%q] field is missing: Field required", parent, fe.Field())
 		}
-		return MissingArgument(fe.Field())
+		return chatcore.MissingArgument(fe.Field())
 	},
 }
 
 // translateFieldError turns one validator failure into Zulip's error: a
 // setting's through its table row, anything else through fieldErrorMessages.
-func translateFieldError(fe validator.FieldError) *Error {
+func translateFieldError(fe validator.FieldError) *chatcore.Error {
 	if topLevelName(fe) == fe.Field() {
 		if i := settings.Index(fe.Field()); i >= 0 {
-			return BadRequest(settings.Table[i].Refusal(fe.Tag(), fe.Value()))
+			return chatcore.BadRequest(settings.Table[i].Refusal(fe.Tag(), fe.Value()))
 		}
 	}
 	if msg, ok := fieldErrorMessages[fe.Tag()]; ok {
 		return msg(fe)
 	}
-	return BadRequestf("Invalid %s", fe.Field()) // a tag without a translation: still a clear 400
+	return chatcore.BadRequestf("Invalid %s", fe.Field()) // a tag without a translation: still a clear 400
 }
 
 // CanonicalTimezone returns the canonical IANA name of the time zone name

@@ -1,10 +1,11 @@
-package chatcore
+package accounts
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/settings"
 	"github.com/go-playground/validator/v10"
 	"github.com/matryer/is"
@@ -38,6 +39,6 @@ func TestTranslationOfUnknownTagIsStillABadRequest(t *testing.T) {
 	verrs, ok := errors.AsType[validator.ValidationErrors](settingsValidator().Struct(probe{Name: &bad}))
 	is.True(ok) // the probe fails validation
 	e := translateFieldError(verrs[0])
-	is.Equal(e.Code, CodeBadRequest) // a clear 400
-	is.Equal(e.Msg, "Invalid name")  // naming the parameter
+	is.Equal(e.Code, chatcore.CodeBadRequest) // a clear 400
+	is.Equal(e.Msg, "Invalid name")           // naming the parameter
 }

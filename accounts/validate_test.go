@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
@@ -15,14 +16,14 @@ import (
 
 // decodeUpdate builds a SettingsUpdate from wire parameters given as
 // name, value pairs, failing the test on decoding errors.
-func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
+func decodeUpdate(tb testing.TB, pairs ...string) accounts.SettingsUpdate {
 	tb.Helper()
 	is := is.New(tb)
 	vals := url.Values{}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		vals.Set(pairs[i], pairs[i+1])
 	}
-	var u chatcore.SettingsUpdate
+	var u accounts.SettingsUpdate
 	ignored, err := wire.DecodeParams(vals, &u)
 	is.NoErr(err)             // parameters decode
 	is.Equal(len(ignored), 0) // every parameter is a field
@@ -32,12 +33,12 @@ func decodeUpdate(tb testing.TB, pairs ...string) chatcore.SettingsUpdate {
 func TestSettingsUpdateCoversEverySetting(t *testing.T) {
 	is := is.New(t)
 	st := reflect.TypeFor[chatcore.Settings]()
-	ut := reflect.TypeFor[chatcore.SettingsUpdate]()
+	ut := reflect.TypeFor[accounts.SettingsUpdate]()
 	extra := map[string]bool{"full_name": true, "email": true, "old_password": true, "new_password": true, "target_users": true}
 	var names []string
 	for f := range ut.Fields() {
 		name := f.Tag.Get("json")
-		if extra[name] {
+		if extra[name] || name == "-" { // account fields, and Authenticated (no parameter)
 			continue
 		}
 		names = append(names, name)
@@ -192,7 +193,7 @@ func TestValidateTargetUsers(t *testing.T) {
 		chattest.WantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, "Either user_ids or group_ids must be provided.")
 	})
 	t.Run("skip flag missing in Go", func(t *testing.T) {
-		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{1}}}
+		u := accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{UserIDs: []chatcore.UserID{1}}}
 		chattest.WantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, `target_users["skip_if_already_edited"] field is missing: Field required`)
 	})
 	t.Run("valid", func(t *testing.T) {
@@ -232,8 +233,8 @@ func TestValidateReportsFirstErrorInZulipOrder(t *testing.T) {
 // names, idempotence).
 func TestCanonicalTimezone(t *testing.T) {
 	is := is.New(t)
-	is.Equal(chatcore.CanonicalTimezone("America/Montreal"), "America/Toronto") // a link resolves to its canonical name
-	is.Equal(chatcore.CanonicalTimezone("Nowhere/Else"), "")                    // an unknown name is refused
+	is.Equal(accounts.CanonicalTimezone("America/Montreal"), "America/Toronto") // a link resolves to its canonical name
+	is.Equal(accounts.CanonicalTimezone("Nowhere/Else"), "")                    // an unknown name is refused
 }
 
 func TestTargetUsersIDCap(t *testing.T) {
@@ -254,15 +255,15 @@ func TestTargetUsersIDCap(t *testing.T) {
 	}
 	t.Run("AtLimit", func(t *testing.T) {
 		is := is.New(t)
-		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: ids(chatcore.MaxBulkTargetIDs), SkipIfAlreadyEdited: &skip}}
+		u := accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{UserIDs: ids(accounts.MaxBulkTargetIDs), SkipIfAlreadyEdited: &skip}}
 		is.NoErr(u.Validate()) // exactly the limit is accepted
 	})
 	t.Run("UserIDsOverLimit", func(t *testing.T) {
-		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: ids(chatcore.MaxBulkTargetIDs + 1), SkipIfAlreadyEdited: &skip}}
+		u := accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{UserIDs: ids(accounts.MaxBulkTargetIDs + 1), SkipIfAlreadyEdited: &skip}}
 		chattest.WantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, `target_users["user_ids"] is too long (limit: 10000 items)`)
 	})
 	t.Run("GroupIDsOverLimit", func(t *testing.T) {
-		u := chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{GroupIDs: groups(chatcore.MaxBulkTargetIDs + 1), SkipIfAlreadyEdited: &skip}}
+		u := accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{GroupIDs: groups(accounts.MaxBulkTargetIDs + 1), SkipIfAlreadyEdited: &skip}}
 		chattest.WantError(t, u.Validate(), chatcore.CodeBadRequest, chatcore.KindInvalid, `target_users["group_ids"] is too long (limit: 10000 items)`)
 	})
 }

@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/store/memory"
 )
 
@@ -18,7 +19,7 @@ func (printSettingsEvents) Publish(_ context.Context, evs []chatcore.Event) {
 	}
 }
 
-func ExampleService_UpdateSettings() {
+func ExampleUpdateSettings() {
 	ctx := context.Background()
 	store := memory.New()
 	svc := chatcore.New(store, chatcore.WithEventSink(printSettingsEvents{}))
@@ -43,13 +44,13 @@ func ExampleService_UpdateSettings() {
 	// A partial update: nil fields are left alone. The Service validates it
 	// and applies it in one transaction (httpadapter decodes the same struct
 	// from PATCH /settings parameters).
-	req := chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("America/Montreal")}
-	if err := svc.UpdateSettings(ctx, hamlet, req); err != nil {
+	req := accounts.SettingsUpdate{ColorScheme: new(2), Timezone: new("America/Montreal")}
+	if err := accounts.UpdateSettings(ctx, svc, hamlet, req); err != nil {
 		panic(err)
 	}
 
 	// Bad values come back as *chatcore.Error with Zulip's code and message.
-	err = svc.UpdateSettings(ctx, hamlet, chatcore.SettingsUpdate{Emojiset: new("apple")})
+	err = accounts.UpdateSettings(ctx, svc, hamlet, accounts.SettingsUpdate{Emojiset: new("apple")})
 	if e, ok := errors.AsType[*chatcore.Error](err); ok {
 		fmt.Println(e.Code, e.Msg)
 	}

@@ -1,4 +1,4 @@
-package chatcore
+package accounts
 
 // Account changes made through PATCH /settings and the e-mail confirmation
 // link: the password change, the e-mail address change (started, then
@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/emailaddr"
 	"github.com/chatcore/chatcore/internal/ratelimit"
 )
@@ -28,8 +29,8 @@ const maxFullNameLength = 100
 // fullNameInvalidChars may not appear in a full name (Zulip's NAME_INVALID_CHARS).
 const fullNameInvalidChars = "*`\\>\"@"
 
-func errConfirmationLink() *Error {
-	return NotFound("The confirmation link has expired or been deactivated.")
+func errConfirmationLink() *chatcore.Error {
+	return chatcore.NotFound("The confirmation link has expired or been deactivated.")
 }
 
 // passwordChange is a verified password change, prepared outside the write
@@ -42,10 +43,10 @@ type passwordChange struct {
 // preparePasswordChange checks the request as far as the password step
 // (actor, bot, then invalid, the request's validation error), verifies the
 // old password and hashes the new one.
-func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req *SettingsUpdate, invalid error) (*passwordChange, error) {
+func preparePasswordChange(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req *SettingsUpdate, invalid error) (*passwordChange, error) {
 	var stored string
-	err := s.View(ctx, func(tx Tx) error {
-		u, err := s.settingsActor(ctx, tx, actorID)
+	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		u, err := settingsActor(ctx, svc, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -61,24 +62,24 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 	// Every attempt counts against the user's failed-attempt limit (Zulip's
 	// authenticate_by_username) before any hashing; a correct password clears
 	// the count. Zulip reports this limit as a plain 400, not a 429.
-	if r := s.passwordAttempts.Take(actorID, s.clock.Now()); !r.Allowed {
-		return nil, BadRequestf("You're making too many attempts! Try again in %d seconds.", ratelimit.Seconds(r.Wait))
+	if wait, ok := svc.TakePasswordAttempt(actorID); !ok {
+		return nil, chatcore.BadRequestf("You're making too many attempts! Try again in %d seconds.", ratelimit.Seconds(wait))
 	}
 	ok := false
 	if req.OldPassword != nil && stored != "" {
-		ok, err = s.hashing.Verify(ctx, stored, *req.OldPassword)
+		ok, err = svc.VerifyPassword(ctx, stored, *req.OldPassword)
 		if err != nil {
 			return nil, fmt.Errorf("chatcore: verifying the password of user %d: %w", actorID, err)
 		}
 	}
 	if !ok {
-		return nil, BadRequest("Wrong password!")
+		return nil, chatcore.BadRequest("Wrong password!")
 	}
-	s.passwordAttempts.Forget(actorID)
-	if !s.passwordStrongEnough(*req.NewPassword) {
-		return nil, BadRequest("New password is too weak!")
+	svc.ForgetPasswordAttempts(actorID)
+	if !svc.PasswordStrongEnough(*req.NewPassword) {
+		return nil, chatcore.BadRequest("New password is too weak!")
 	}
-	h, err := s.hashing.Hash(ctx, *req.NewPassword)
+	h, err := svc.HashPassword(ctx, *req.NewPassword)
 	if err != nil {
 		return nil, fmt.Errorf("chatcore: hashing a password: %w", err)
 	}
@@ -87,29 +88,29 @@ func (s *Service) preparePasswordChange(ctx context.Context, actorID UserID, req
 
 // CheckFullName applies Zulip's full-name rules (as a name change does) and
 // returns the name as stored, without surrounding whitespace. A refused name
-// is a BAD_REQUEST [*Error] with Zulip's message, such as "Name too long!".
+// is a BAD_REQUEST [*chatcore.Error] with Zulip's message, such as "Name too long!".
 func CheckFullName(name string) (string, error) { return checkFullName(name) }
 
 // checkFullName applies Zulip's full-name rules and returns the stripped name.
 func checkFullName(raw string) (string, error) {
 	name := strings.TrimFunc(raw, isPythonSpace)
 	if !utf8.ValidString(name) {
-		return "", BadRequest("Invalid characters in name!")
+		return "", chatcore.BadRequest("Invalid characters in name!")
 	}
 	if utf8.RuneCountInString(name) > maxFullNameLength {
-		return "", BadRequest("Name too long!")
+		return "", chatcore.BadRequest("Name too long!")
 	}
 	if name == "" {
-		return "", BadRequest("Name must not be empty!")
+		return "", chatcore.BadRequest("Name must not be empty!")
 	}
 	for _, r := range name {
 		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cs, r) || isNonCharacter(r) ||
 			strings.ContainsRune(fullNameInvalidChars, r) {
-			return "", BadRequest("Invalid characters in name!")
+			return "", chatcore.BadRequest("Invalid characters in name!")
 		}
 	}
 	if endsWithPipeDigits(raw) {
-		return "", BadRequest("Invalid format!")
+		return "", chatcore.BadRequest("Invalid format!")
 	}
 	return name, nil
 }
@@ -137,53 +138,53 @@ func endsWithPipeDigits(s string) bool {
 }
 
 // checkUniqueName refuses a name another user of the realm already has.
-func checkUniqueName(ctx context.Context, tx Tx, u *User, name string) error {
-	others, err := tx.Users(ctx, UserFilter{RealmID: u.RealmID, FullNameKey: FoldKey(name)})
+func checkUniqueName(ctx context.Context, tx chatcore.Tx, u *chatcore.User, name string) error {
+	others, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, FullNameKey: chatcore.FoldKey(name)})
 	if err != nil {
 		return err
 	}
 	for _, o := range others {
 		if o.ID != u.ID {
-			return BadRequest("Unique names required in this organization.")
+			return chatcore.BadRequest("Unique names required in this organization.")
 		}
 	}
 	return nil
 }
 
 // checkEmailAvailable refuses an address another account of the realm uses.
-func checkEmailAvailable(ctx context.Context, tx Tx, realm RealmID, addr string) error {
+func checkEmailAvailable(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, addr string) error {
 	other, err := tx.UserByEmail(ctx, realm, addr)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, chatcore.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if other.IsActive {
-		return BadRequest("Already has an account.")
+		return chatcore.BadRequest("Already has an account.")
 	}
-	return BadRequest("Account has been deactivated.")
+	return chatcore.BadRequest("Account has been deactivated.")
 }
 
 // startEmailChange records a pending change of u's address to addr (replacing
 // older ones) and mails the confirmation link to addr. The same address is a
 // no-op.
-func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *Effects, realm *Realm, u *User, addr string) error {
+func startEmailChange(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, realm *chatcore.Realm, u *chatcore.User, addr string) error {
 	if addr == u.Email {
 		return nil
 	}
 	if realm.EmailChangesDisabled && !u.Role.IsAdmin() {
-		return BadRequest("Email address changes are disabled in this organization.")
+		return chatcore.BadRequest("Email address changes are disabled in this organization.")
 	}
 	if !emailaddr.Valid(addr) {
-		return BadRequest("Invalid address.")
+		return chatcore.BadRequest("Invalid address.")
 	}
 	if err := checkEmailAvailable(ctx, tx, realm.ID, addr); err != nil {
 		return err
 	}
 	// Checked after the address, as Zulip does: a refused address costs
 	// nothing. A request refused later in the transaction still counts.
-	if wait, ok := fx.take(s.emailChanges, u.ID, s.clock.Now()); !ok {
+	if wait, ok := svc.TakeEmailChange(fx, u.ID); !ok {
 		return errRateLimited(wait)
 	}
 	if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
@@ -193,17 +194,17 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *Effects, real
 	if err != nil {
 		return err
 	}
-	c := &EmailChange{Key: key, UserID: u.ID, RealmID: u.RealmID, OldEmail: u.Email, NewEmail: addr, CreatedAt: s.clock.Now()}
+	c := &chatcore.EmailChange{Key: key, UserID: u.ID, RealmID: u.RealmID, OldEmail: u.Email, NewEmail: addr, CreatedAt: svc.Now()}
 	if err := tx.CreateEmailChange(ctx, c); err != nil {
 		return err
 	}
-	link := strings.TrimRight(s.externalURL, "/") + "/accounts/confirm_new_email/" + key
-	fx.Mail(Email{
+	link := strings.TrimRight(svc.ExternalURL(), "/") + "/accounts/confirm_new_email/" + key
+	fx.Mail(chatcore.Email{
 		To:      addr,
-		From:    s.noreplyAddress(),
+		From:    noreplyAddress(svc),
 		Subject: "Verify your new email address for " + realm.Name,
 		Body: fmt.Sprintf("Hello %s,\n\n"+
-			"Someone asked to change the email address of your account in %s from %s to %s.\n"+
+			"Someone asked to change the email address of your account in %s from %s to %svc.\n"+
 			"To confirm the change, open this link within %d hours:\n\n%s\n\n"+
 			"If you did not ask for this, ignore this message; nothing changes until the link is opened.\n",
 			u.FullName, realm.Name, u.Email, addr, int(emailChangeValidity/time.Hour), link),
@@ -213,9 +214,9 @@ func (s *Service) startEmailChange(ctx context.Context, tx Tx, fx *Effects, real
 
 // noreplyAddress is the sender of chatcore's e-mails: noreply@ the host of the
 // external URL.
-func (s *Service) noreplyAddress() string {
+func noreplyAddress(svc *chatcore.Service) string {
 	host := "localhost"
-	if u, err := url.Parse(s.externalURL); err == nil && u.Hostname() != "" {
+	if u, err := url.Parse(svc.ExternalURL()); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
 	}
 	return "noreply@" + host
@@ -240,7 +241,7 @@ func confirmationKey() (string, error) {
 // change is deleted, the old address is mailed a notice, and realm_user
 // update events are published after the commit.
 //
-// Errors (all [*Error]): 404-kind BAD_REQUEST "The confirmation link has
+// Errors (all [*chatcore.Error]): 404-kind BAD_REQUEST "The confirmation link has
 // expired or been deactivated." for an unknown, expired (older than 24 hours)
 // or superseded key; BAD_REQUEST "Account is deactivated" (a plain 400: the
 // link is opened without authentication) when the user was deactivated
@@ -248,20 +249,20 @@ func confirmationKey() (string, error) {
 // this organization.", "Already has an account." or "Account has been
 // deactivated." when the change is no longer allowed. Any other error is an
 // internal failure.
-func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
+func ConfirmEmailChange(ctx context.Context, svc *chatcore.Service, key string) error {
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		c, err := tx.EmailChange(ctx, key)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, chatcore.ErrNotFound) {
 			return errConfirmationLink()
 		}
 		if err != nil {
 			return err
 		}
-		if s.clock.Now().Sub(c.CreatedAt) > emailChangeValidity {
+		if svc.Now().Sub(c.CreatedAt) > emailChangeValidity {
 			return errConfirmationLink()
 		}
-		u, err := UserInRealm(ctx, tx, c.RealmID, c.UserID)
-		if errors.Is(err, ErrNotFound) {
+		u, err := chatcore.UserInRealm(ctx, tx, c.RealmID, c.UserID)
+		if errors.Is(err, chatcore.ErrNotFound) {
 			return errConfirmationLink()
 		}
 		if err != nil {
@@ -273,33 +274,33 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
 		if !u.IsActive {
 			// The link is opened by a browser that has not authenticated:
 			// a plain 400, never a 401 challenge.
-			return BadRequest("Account is deactivated")
+			return chatcore.BadRequest("Account is deactivated")
 		}
 		realm, err := tx.Realm(ctx, u.RealmID)
 		if err != nil {
 			return err
 		}
 		if realm.EmailChangesDisabled && !u.Role.IsAdmin() {
-			return BadRequest("Email address changes are disabled in this organization.")
+			return chatcore.BadRequest("Email address changes are disabled in this organization.")
 		}
 		if err := checkEmailAvailable(ctx, tx, realm.ID, c.NewEmail); err != nil {
 			return err
 		}
 		u.Email = c.NewEmail
 		if err := tx.UpdateUser(ctx, u); err != nil {
-			if errors.Is(err, ErrConflict) {
-				return BadRequest("Already has an account.")
+			if errors.Is(err, chatcore.ErrConflict) {
+				return chatcore.BadRequest("Already has an account.")
 			}
 			return err
 		}
 		if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
 			return err
 		}
-		everyone, err := activeUserIDs(ctx, tx, u.RealmID)
+		everyone, err := chatcore.ActiveUserIDs(ctx, tx, u.RealmID)
 		if err != nil {
 			return err
 		}
-		fx.Event(u.RealmID, []UserID{u.ID}, map[string]any{
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, map[string]any{
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "delivery_email": u.Email},
 		})
@@ -307,14 +308,14 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, key string) error {
 			"type": "realm_user", "op": "update",
 			"person": map[string]any{"user_id": u.ID, "new_email": u.Email},
 		})
-		fx.Mail(Email{
+		fx.Mail(chatcore.Email{
 			To:      c.OldEmail,
-			From:    s.noreplyAddress(),
+			From:    noreplyAddress(svc),
 			Subject: "Email address changed for " + realm.Name,
 			Body: fmt.Sprintf("Hello %s,\n\n"+
-				"The email address of your account in %s (%s) was changed from %s to %s.\n"+
+				"The email address of your account in %s (%s) was changed from %s to %svc.\n"+
 				"If you did not make this change, contact the organization's administrators right away.\n",
-				u.FullName, realm.Name, s.externalURL, c.OldEmail, c.NewEmail),
+				u.FullName, realm.Name, svc.ExternalURL(), c.OldEmail, c.NewEmail),
 		})
 		return nil
 	})

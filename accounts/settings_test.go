@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -32,7 +33,7 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 		is := is.New(t)
 		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
-		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{
 			ColorScheme: new(2),
 			EnterSends:  new(false), // the default: unchanged
 			Emojiset:    new("text"),
@@ -50,8 +51,8 @@ func TestUpdateSettingsOwnChangesOnlyDifferentValues(t *testing.T) {
 		is.Equal(evs[1].Data["value"], "text")        // the new value
 
 		w.Events.Reset()
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})) // same value again
-		is.Equal(len(w.Events.All()), 0)                                                               // nothing changed, nothing published
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(2)})) // same value again
+		is.Equal(len(w.Events.All()), 0)                                                                         // nothing changed, nothing published
 	})
 }
 
@@ -59,15 +60,15 @@ func TestUpdateSettingsEveryRoleMayEditOwnSettings(t *testing.T) {
 	w, c := newSettingsCast(t, chattest.New)
 	for _, id := range []chatcore.UserID{c.Owner.ID, c.Admin.ID, c.Moderator.ID, c.Member.ID, c.Guest.ID} {
 		is := is.New(t)
-		is.NoErr(w.Svc.UpdateSettings(context.Background(), id, chatcore.SettingsUpdate{TwentyFourHourTime: new(true)})) // allowed
-		is.Equal(w.User(t, id).Settings.TwentyFourHourTime, true)                                                        // applied
+		is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, id, accounts.SettingsUpdate{TwentyFourHourTime: new(true)})) // allowed
+		is.Equal(w.User(t, id).Settings.TwentyFourHourTime, true)                                                                  // applied
 	}
 }
 
 func TestUpdateSettingsDefaultLanguageEvent(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New)
-	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
+	is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, c.Member.ID, accounts.SettingsUpdate{DefaultLanguage: new("de")})) // German exists
 	evs := w.Events.OfType("user_settings", "property", "default_language")
 	is.Equal(len(evs), 1)                             // one event
 	is.Equal(evs[0].Data["value"], "de")              // the code
@@ -78,21 +79,21 @@ func TestUpdateSettingsRefusals(t *testing.T) {
 	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	t.Run("bot", func(t *testing.T) {
-		err := w.Svc.UpdateSettings(ctx, c.Bot.ID, chatcore.SettingsUpdate{ColorScheme: new(9)})
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Bot.ID, accounts.SettingsUpdate{ColorScheme: new(9)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "This endpoint does not accept bot requests.")
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
-		err := w.Svc.UpdateSettings(ctx, c.Deactivated.ID, chatcore.SettingsUpdate{ColorScheme: new(2)})
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Deactivated.ID, accounts.SettingsUpdate{ColorScheme: new(2)})
 		got := chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 		is := is.New(t)
 		is.Equal(got.Kind, chatcore.KindUnauthenticated) // 401
 	})
 	t.Run("unknown actor", func(t *testing.T) {
-		err := w.Svc.UpdateSettings(ctx, 9999, chatcore.SettingsUpdate{ColorScheme: new(2)})
+		err := accounts.UpdateSettings(ctx, w.Svc, 9999, accounts.SettingsUpdate{ColorScheme: new(2)})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
 	t.Run("invalid value", func(t *testing.T) {
-		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(9)})
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(9)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid color_scheme: Value error, Not in the list of possible values")
 	})
 }
@@ -101,15 +102,15 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		tests := []struct {
 			name string
-			req  chatcore.SettingsUpdate
+			req  accounts.SettingsUpdate
 			msg  string
 		}{
-			{"bad full name after settings", chatcore.SettingsUpdate{ColorScheme: new(2), Timezone: new("Asia/Tokyo"), FullName: new("  ")},
+			{"bad full name after settings", accounts.SettingsUpdate{ColorScheme: new(2), Timezone: new("Asia/Tokyo"), FullName: new("  ")},
 				"Name must not be empty!"},
-			{"good password, bad e-mail", chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"),
+			{"good password, bad e-mail", accounts.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"),
 				NewPassword: new("correct horse battery staple"), Email: new("not an address"), ColorScheme: new(3)},
 				"Invalid address."},
-			{"good settings, bad sound", chatcore.SettingsUpdate{EnterSends: new(true), EnableDraftsSynchronization: new(false),
+			{"good settings, bad sound", accounts.SettingsUpdate{EnterSends: new(true), EnableDraftsSynchronization: new(false),
 				NotificationSound: new("klaxon")}, "Invalid notification sound 'klaxon'"},
 		}
 		for _, tt := range tests {
@@ -121,7 +122,7 @@ func TestUpdateSettingsAllOrNothing(t *testing.T) {
 					return tx.CreateDraft(ctx, &chatcore.Draft{UserID: c.Member.ID, Content: "keep me"})
 				})) // a draft to keep
 				before := w.User(t, c.Member.ID)
-				err := w.Svc.UpdateSettings(ctx, c.Member.ID, tt.req)
+				err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, tt.req)
 				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				after := w.User(t, c.Member.ID)
 				is.Equal(after, before)                            // nothing changed
@@ -156,8 +157,8 @@ func TestUpdateSettingsEventsAfterCommit(t *testing.T) {
 			return err
 		})
 	}
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(3)})) // valid
-	is.Equal(seen, []int{3})                                                                       // published once, after the commit
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(3)})) // valid
+	is.Equal(seen, []int{3})                                                                                 // published once, after the commit
 }
 
 // confirmLinkRE extracts the confirmation key from a confirmation e-mail.
@@ -168,7 +169,7 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 		is := is.New(t)
 		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Timezone: new("America/Montreal")})) // a backward link
 		u := w.User(t, c.Member.ID)
 		is.Equal(u.Settings.Timezone, "America/Toronto")                 // stored canonically
 		is.Equal(w.EditedSettings(t, c.Member.ID), []string{"timezone"}) // counts as the user's own edit
@@ -180,10 +181,10 @@ func TestUpdateSettingsTimezone(t *testing.T) {
 		is.Equal(others[0].Data["person"], map[string]any{"user_id": c.Member.ID, "email": "hamlet@zulip.com", "timezone": "America/Toronto"})
 
 		w.Events.Reset()
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Timezone: new("America/Toronto")})) // the same zone
-		is.Equal(len(w.Events.All()), 0)                                                                            // no change, no event
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Timezone: new("America/Toronto")})) // the same zone
+		is.Equal(len(w.Events.All()), 0)                                                                                      // no change, no event
 
-		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Timezone: new("")})
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Timezone: new("")})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid timezone: Value error, Not a recognized time zone")
 	})
 }
@@ -210,9 +211,9 @@ func TestUpdateSettingsDraftsSynchronization(t *testing.T) {
 			}
 			return nil
 		})) // drafts exist
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(true)})) // unchanged
-		is.Equal(drafts(c.Member.ID), 2)                                                                                  // kept
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnableDraftsSynchronization: new(false)}))
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{EnableDraftsSynchronization: new(true)})) // unchanged
+		is.Equal(drafts(c.Member.ID), 2)                                                                                            // kept
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{EnableDraftsSynchronization: new(false)}))
 		is.Equal(drafts(c.Member.ID), 0) // turning synchronization off deletes the user's drafts
 		is.Equal(drafts(c.Admin.ID), 1)  // and nobody else's
 	})
@@ -222,27 +223,12 @@ func TestUpdateSettingsConfiguredSets(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithLanguages([]string{"en", "tlh"}), chatcore.WithNotificationSounds([]string{"beep"}))
 	ctx := context.Background()
-	chattest.WantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
-	chattest.WantError(t, w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
+	chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{DefaultLanguage: new("de")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid default_language")
+	chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{NotificationSound: new("zulip")}), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid notification sound 'zulip'")
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{DefaultLanguage: new("tlh"), NotificationSound: new("beep")})) // configured values
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{NotificationSound: new("none")}))                              // "none" always works
 	evs := w.Events.OfType("user_settings", "property", "default_language")
 	is.Equal(evs[0].Data["language_name"], "tlh") // unknown languages are named by their code
-}
-
-func TestTypingRecipients(t *testing.T) {
-	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
-		is := is.New(t)
-		w, c := newSettingsCast(t, open)
-		ctx := context.Background()
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Guest.ID, chatcore.SettingsUpdate{ReceivesTypingNotifications: new(false)})) // opts out
-		got, err := w.Svc.TypingRecipients(ctx, []chatcore.UserID{c.Member.ID, c.Guest.ID, c.Deactivated.ID, 9999, c.Admin.ID, c.Member.ID})
-		is.NoErr(err)                                             // readable
-		is.Equal(got, []chatcore.UserID{c.Admin.ID, c.Member.ID}) // active, opted in, sorted, unique
-		got, err = w.Svc.TypingRecipients(ctx, nil)
-		is.NoErr(err)         // nothing to filter
-		is.Equal(len(got), 0) // nobody
-	})
 }
 
 // bulkSettings is newSettingsCast plus two groups, outer (member) ⊃ inner (guest,
@@ -264,7 +250,7 @@ func bulkSettings(tb testing.TB, open chattest.Open) (w *chattest.World, c *chat
 		inner, outer = in.ID, out.ID
 		return nil
 	})) // groups created
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(3)})) // the member's own choice
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(3)})) // the member's own choice
 	w.Events.Reset()
 	return w, c, outer, inner
 }
@@ -275,8 +261,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		t.Run("users and nested groups", func(t *testing.T) {
 			is := is.New(t)
 			w, c, outer, _ := bulkSettings(t, open)
-			err := w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{
-				TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{c.Owner.ID, c.Bot.ID, c.Deactivated.ID}, GroupIDs: []chatcore.GroupID{outer},
+			err := accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{
+				TargetUsers: &accounts.TargetUsers{UserIDs: []chatcore.UserID{c.Owner.ID, c.Bot.ID, c.Deactivated.ID}, GroupIDs: []chatcore.GroupID{outer},
 					SkipIfAlreadyEdited: new(false)},
 				ColorScheme:     new(2),
 				WebFontSizePx:   new(20),
@@ -304,8 +290,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		t.Run("skip users who edited the setting themselves", func(t *testing.T) {
 			is := is.New(t)
 			w, c, outer, _ := bulkSettings(t, open)
-			err := w.Svc.UpdateSettings(ctx, c.Owner.ID, chatcore.SettingsUpdate{
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
+			err := accounts.UpdateSettings(ctx, w.Svc, c.Owner.ID, accounts.SettingsUpdate{
+				TargetUsers: &accounts.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(true)},
 				ColorScheme: new(2),
 				EnterSends:  new(true),
 			})
@@ -319,8 +305,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 		t.Run("override own edits", func(t *testing.T) {
 			is := is.New(t)
 			w, c, outer, _ := bulkSettings(t, open)
-			err := w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
+			err := accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{
+				TargetUsers: &accounts.TargetUsers{GroupIDs: []chatcore.GroupID{outer}, SkipIfAlreadyEdited: new(false)},
 				ColorScheme: new(2),
 			})
 			is.NoErr(err)                                            // allowed
@@ -332,8 +318,8 @@ func TestUpdateSettingsBulk(t *testing.T) {
 			is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
 				return tx.CreateDraft(ctx, &chatcore.Draft{UserID: c.Guest.ID, Content: "x"})
 			})) // a draft
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{
-				TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{c.Guest.ID}, SkipIfAlreadyEdited: new(false)},
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{
+				TargetUsers:                 &accounts.TargetUsers{UserIDs: []chatcore.UserID{c.Guest.ID}, SkipIfAlreadyEdited: new(false)},
 				EnableDraftsSynchronization: new(false),
 			})) // synchronization off for the guest
 			var n int
@@ -352,72 +338,72 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 		tests := []struct {
 			name  string
 			actor func(*chattest.Cast) chatcore.UserID
-			req   func(*chattest.Cast, chatcore.GroupID) chatcore.SettingsUpdate
+			req   func(*chattest.Cast, chatcore.GroupID) accounts.SettingsUpdate
 			code  chatcore.Code
 			msg   string
 		}{
 			{"not an administrator", func(c *chattest.Cast) chatcore.UserID { return c.Moderator.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
 				}, chatcore.CodeUnauthorizedPrincipal, "Must be an organization administrator"},
 			{"no ids", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 				}, chatcore.CodeBadRequest, "Either user_ids or group_ids must be provided."},
 			{"unknown user", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID, 9999), ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID, 9999), ColorScheme: new(2)}
 				}, chatcore.CodeBadRequest, "Invalid user ID: 9999"},
 			{"user of another realm", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Stranger.ID, c.Member.ID), ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Stranger.ID, c.Member.ID), ColorScheme: new(2)}
 				}, chatcore.CodeBadRequest, "Invalid user ID: %d"},
 			{"unknown group", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: &chatcore.TargetUsers{UserIDs: []chatcore.UserID{9999},
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: &accounts.TargetUsers{UserIDs: []chatcore.UserID{9999},
 						GroupIDs: []chatcore.GroupID{g, 77}, SkipIfAlreadyEdited: new(true)}, ColorScheme: new(2)}
 				}, chatcore.CodeBadRequest, "Invalid user group ID: 77"},
 			{"language checked in bulk mode too", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2), DefaultLanguage: new("xx")}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2), DefaultLanguage: new("xx")}
 				}, chatcore.CodeBadRequest, "Invalid default_language"},
 			{"batching period checked in bulk mode too", func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), EmailNotificationsBatchingPeriodSeconds: new(0)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), EmailNotificationsBatchingPeriodSeconds: new(0)}
 				}, chatcore.CodeBadRequest, "Invalid email batching period: 0 seconds"},
 			{"value sets before permissions", func(c *chattest.Cast) chatcore.UserID { return c.Member.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(7)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(7)}
 				}, chatcore.CodeBadRequest, "Invalid color_scheme: Value error, Not in the list of possible values"},
 			{"bot", func(c *chattest.Cast) chatcore.UserID { return c.Bot.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					return chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					return accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
 				}, chatcore.CodeBadRequest, "This endpoint does not accept bot requests."},
 		}
-		forbidden := map[string]func(*chatcore.SettingsUpdate){
-			"email":                             func(u *chatcore.SettingsUpdate) { u.Email = new("x@example.net") },
-			"new_password":                      func(u *chatcore.SettingsUpdate) { u.NewPassword = new("correct horse battery staple") },
-			"timezone":                          func(u *chatcore.SettingsUpdate) { u.Timezone = new("Europe/Berlin") },
-			"allow_private_data_export":         func(u *chatcore.SettingsUpdate) { u.AllowPrivateDataExport = new(true) },
-			"email_address_visibility":          func(u *chatcore.SettingsUpdate) { u.EmailAddressVisibility = new(2) },
-			"enable_digest_emails":              func(u *chatcore.SettingsUpdate) { u.EnableDigestEmails = new(false) },
-			"enable_login_emails":               func(u *chatcore.SettingsUpdate) { u.EnableLoginEmails = new(false) },
-			"enable_marketing_emails":           func(u *chatcore.SettingsUpdate) { u.EnableMarketingEmails = new(false) },
-			"presence_enabled":                  func(u *chatcore.SettingsUpdate) { u.PresenceEnabled = new(false) },
-			"send_private_typing_notifications": func(u *chatcore.SettingsUpdate) { u.SendPrivateTypingNotifications = new(false) },
-			"send_read_receipts":                func(u *chatcore.SettingsUpdate) { u.SendReadReceipts = new(false) },
-			"send_stream_typing_notifications":  func(u *chatcore.SettingsUpdate) { u.SendStreamTypingNotifications = new(false) },
+		forbidden := map[string]func(*accounts.SettingsUpdate){
+			"email":                             func(u *accounts.SettingsUpdate) { u.Email = new("x@example.net") },
+			"new_password":                      func(u *accounts.SettingsUpdate) { u.NewPassword = new("correct horse battery staple") },
+			"timezone":                          func(u *accounts.SettingsUpdate) { u.Timezone = new("Europe/Berlin") },
+			"allow_private_data_export":         func(u *accounts.SettingsUpdate) { u.AllowPrivateDataExport = new(true) },
+			"email_address_visibility":          func(u *accounts.SettingsUpdate) { u.EmailAddressVisibility = new(2) },
+			"enable_digest_emails":              func(u *accounts.SettingsUpdate) { u.EnableDigestEmails = new(false) },
+			"enable_login_emails":               func(u *accounts.SettingsUpdate) { u.EnableLoginEmails = new(false) },
+			"enable_marketing_emails":           func(u *accounts.SettingsUpdate) { u.EnableMarketingEmails = new(false) },
+			"presence_enabled":                  func(u *accounts.SettingsUpdate) { u.PresenceEnabled = new(false) },
+			"send_private_typing_notifications": func(u *accounts.SettingsUpdate) { u.SendPrivateTypingNotifications = new(false) },
+			"send_read_receipts":                func(u *accounts.SettingsUpdate) { u.SendReadReceipts = new(false) },
+			"send_stream_typing_notifications":  func(u *accounts.SettingsUpdate) { u.SendStreamTypingNotifications = new(false) },
 		}
 		for name, set := range forbidden {
 			tests = append(tests, struct {
 				name  string
 				actor func(*chattest.Cast) chatcore.UserID
-				req   func(*chattest.Cast, chatcore.GroupID) chatcore.SettingsUpdate
+				req   func(*chattest.Cast, chatcore.GroupID) accounts.SettingsUpdate
 				code  chatcore.Code
 				msg   string
 			}{"forbidden " + name, func(c *chattest.Cast) chatcore.UserID { return c.Admin.ID },
-				func(c *chattest.Cast, g chatcore.GroupID) chatcore.SettingsUpdate {
-					u := chatcore.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
+				func(c *chattest.Cast, g chatcore.GroupID) accounts.SettingsUpdate {
+					u := accounts.SettingsUpdate{TargetUsers: bulkTargets(c.Member.ID), ColorScheme: new(2)}
 					set(&u)
 					return u
 				}, chatcore.CodeBadRequest, "Cannot change this setting for other users."})
@@ -434,7 +420,7 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 				if strings.Contains(msg, "%d") {
 					msg = fmt.Sprintf(msg, c.Stranger.ID)
 				}
-				err := w.Svc.UpdateSettings(context.Background(), tt.actor(c), tt.req(c, outer))
+				err := accounts.UpdateSettings(context.Background(), w.Svc, tt.actor(c), tt.req(c, outer))
 				chattest.WantError(t, err, tt.code, chatcore.KindInvalid, msg)
 				for id, u := range before {
 					is.Equal(w.User(t, id), u) // nothing changed
@@ -445,8 +431,8 @@ func TestUpdateSettingsBulkErrors(t *testing.T) {
 	})
 }
 
-func bulkTargets(ids ...chatcore.UserID) *chatcore.TargetUsers {
-	return &chatcore.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: new(false)}
+func bulkTargets(ids ...chatcore.UserID) *accounts.TargetUsers {
+	return &accounts.TargetUsers{UserIDs: ids, SkipIfAlreadyEdited: new(false)}
 }
 
 func TestDefaultSettingsMatchZulip(t *testing.T) {
@@ -469,7 +455,7 @@ func TestDefaultSettingsMatchZulip(t *testing.T) {
 	is.Equal(d.AutomaticallyFollowTopicsPolicy, 3)                   // on initiation
 	is.Equal(d.WebLeftSidebarUnreadsCountSummary, true)              // shown
 	is.Equal(d.ResolvedTopicNoticeAutoReadPolicy, "except_followed") // except followed topics
-	u := chatcore.SettingsUpdate{}
+	u := accounts.SettingsUpdate{}
 	is.NoErr(u.Validate()) // an empty update is valid
 	var all []string
 	for _, name := range chatcore.SettingNames() {
@@ -493,14 +479,14 @@ func TestDefaultSettingsMatchZulip(t *testing.T) {
 func BenchmarkUpdateSettingsOwn(b *testing.B) {
 	w, c := newSettingsCast(b, chattest.New)
 	ctx := context.Background()
-	reqs := []chatcore.SettingsUpdate{
+	reqs := []accounts.SettingsUpdate{
 		{ColorScheme: new(2), Timezone: new("Europe/Berlin"), EnterSends: new(true)},
 		{ColorScheme: new(3), Timezone: new("America/Montreal"), EnterSends: new(false)},
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if err := w.Svc.UpdateSettings(ctx, c.Member.ID, reqs[i%2]); err != nil {
+		if err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, reqs[i%2]); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -542,8 +528,8 @@ func benchmarkBulk10k(b *testing.B, open chattest.Open) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		err := w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{
-			TargetUsers: &chatcore.TargetUsers{GroupIDs: []chatcore.GroupID{group}, SkipIfAlreadyEdited: new(true)},
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{
+			TargetUsers: &accounts.TargetUsers{GroupIDs: []chatcore.GroupID{group}, SkipIfAlreadyEdited: new(true)},
 			ColorScheme: new(2 + i%2),
 		})
 		if err != nil {
@@ -564,8 +550,8 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateGroup(ctx, cast) })
 		gs.groupsForbidden.Store(true)
 		bulk := func(groups ...chatcore.GroupID) error {
-			return w.Svc.UpdateSettings(ctx, org.owner.ID, chatcore.SettingsUpdate{
-				TargetUsers: &chatcore.TargetUsers{GroupIDs: groups, SkipIfAlreadyEdited: new(false)},
+			return accounts.UpdateSettings(ctx, w.Svc, org.owner.ID, accounts.SettingsUpdate{
+				TargetUsers: &accounts.TargetUsers{GroupIDs: groups, SkipIfAlreadyEdited: new(false)},
 				EnterSends:  new(true),
 			})
 		}
@@ -605,29 +591,29 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 func TestFontAndLineHeightBounds(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		set   func(*chatcore.SettingsUpdate, int)
+		set   func(*accounts.SettingsUpdate, int)
 		value int
 		msg   string // "" for success
 	}{
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 1, ""},
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 400, ""},
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32767, ""},
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 0, "web_font_size_px is too small"},
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, -3, "web_font_size_px is too small"},
-		{"web_font_size_px", func(u *chatcore.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32768, "web_font_size_px is too large"},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1, ""},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 5000, ""},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 32767, ""},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 0, "web_line_height_percent is too small"},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, -1, "web_line_height_percent is too small"},
-		{"web_line_height_percent", func(u *chatcore.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1 << 20, "web_line_height_percent is too large"},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 1, ""},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 400, ""},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32767, ""},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 0, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, -3, "web_font_size_px is too small"},
+		{"web_font_size_px", func(u *accounts.SettingsUpdate, v int) { u.WebFontSizePx = &v }, 32768, "web_font_size_px is too large"},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1, ""},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 5000, ""},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 32767, ""},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 0, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, -1, "web_line_height_percent is too small"},
+		{"web_line_height_percent", func(u *accounts.SettingsUpdate, v int) { u.WebLineHeightPercent = &v }, 1 << 20, "web_line_height_percent is too large"},
 	} {
 		t.Run(fmt.Sprintf("%s=%d", tt.name, tt.value), func(t *testing.T) {
 			is := is.New(t)
 			w, org := newAcme(t)
-			var req chatcore.SettingsUpdate
+			var req accounts.SettingsUpdate
 			tt.set(&req, tt.value)
-			err := w.Svc.UpdateSettings(context.Background(), org.ann, req)
+			err := accounts.UpdateSettings(context.Background(), w.Svc, org.ann, req)
 			if tt.msg == "" {
 				is.NoErr(err) // within the column's range
 				v, _ := w.User(t, org.ann).Settings.Value(tt.name)
@@ -679,9 +665,9 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 		return nil
 	})
 	off := false
-	err := w.Svc.UpdateSettings(ctx, org.owner, chatcore.SettingsUpdate{
+	err := accounts.UpdateSettings(ctx, w.Svc, org.owner, accounts.SettingsUpdate{
 		EnableDraftsSynchronization: &off,
-		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{org.ann, org.ben, org.cat}, SkipIfAlreadyEdited: new(false)},
+		TargetUsers:                 &accounts.TargetUsers{UserIDs: []chatcore.UserID{org.ann, org.ben, org.cat}, SkipIfAlreadyEdited: new(false)},
 	})
 	is.NoErr(err)                               // bulk edit applied
 	is.Equal(counting.set.Load(), int64(1))     // one set-based deletion
@@ -695,9 +681,9 @@ func TestBulkDraftsSyncOffDeletesInOneCall(t *testing.T) {
 	}
 
 	// Users who already have it off are not changed, so nothing is deleted.
-	err = w.Svc.UpdateSettings(ctx, org.owner, chatcore.SettingsUpdate{
+	err = accounts.UpdateSettings(ctx, w.Svc, org.owner, accounts.SettingsUpdate{
 		EnableDraftsSynchronization: &off,
-		TargetUsers:                 &chatcore.TargetUsers{UserIDs: []chatcore.UserID{org.ann}, SkipIfAlreadyEdited: new(false)},
+		TargetUsers:                 &accounts.TargetUsers{UserIDs: []chatcore.UserID{org.ann}, SkipIfAlreadyEdited: new(false)},
 	})
 	is.NoErr(err)                           // no-op bulk edit
 	is.Equal(counting.set.Load(), int64(1)) // no second deletion

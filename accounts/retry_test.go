@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 )
 
@@ -18,15 +19,15 @@ func TestUpdateRunTwice(t *testing.T) {
 	is := is.New(t)
 	w, org := newAcmeWith(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { return chattest.RetryingStore{Store: s} }))
 	ctx := context.Background()
-	change := func(addr string) chatcore.SettingsUpdate { return chatcore.SettingsUpdate{Email: new(addr)} }
-	is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a1@example.net"))) // first of two an hour
-	is.Equal(len(w.Mail.All()), 1)                                         // one confirmation mailed
-	is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a2@example.net"))) // second: each request counted once
-	is.Equal(len(w.Mail.All()), 2)                                         // one more
-	wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net")), 1800)
+	change := func(addr string) accounts.SettingsUpdate { return accounts.SettingsUpdate{Email: new(addr)} }
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a1@example.net"))) // first of two an hour
+	is.Equal(len(w.Mail.All()), 1)                                                   // one confirmation mailed
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a2@example.net"))) // second: each request counted once
+	is.Equal(len(w.Mail.All()), 2)                                                   // one more
+	wantRateLimited(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a3@example.net")), 1800)
 
 	before := len(w.Events.All())
-	is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, chatcore.SettingsUpdate{FullName: new("Benjamin")}))
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ben, accounts.SettingsUpdate{FullName: new("Benjamin")}))
 	is.Equal(w.User(t, org.ben).FullName, "Benjamin") // written once
 	is.True(len(w.Events.All()) > before)             // events published
 	seen := map[string]int{}

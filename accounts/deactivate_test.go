@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 // DeactivateUser with message deletion is one transaction: a cancelled
 // context, a store failure or a refusal leaves every message, user,
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -24,7 +25,7 @@ const deletionBatch = 2
 var (
 	deactivationNow        = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	errDeletionInjected    = errors.New("injected store failure")
-	allDeactivationActions = chatcore.DeactivationActions{
+	allDeactivationActions = accounts.DeactivationActions{
 		DeleteProfile: true, DeletePublicChannelMessages: true,
 		DeletePrivateChannelMessages: true, DeleteDirectMessages: true,
 	}
@@ -281,7 +282,7 @@ func storeState(tb testing.TB, w *chattest.World, org *deactivationOrg) deactiva
 
 // deactivateMember deactivates the member with every action and a comment.
 func deactivateMember(ctx context.Context, w *chattest.World, org *deactivationOrg, actor chatcore.UserID) error {
-	return w.Svc.DeactivateUser(ctx, actor, org.member, chatcore.DeactivateUserRequest{
+	return accounts.DeactivateUser(ctx, w.Svc, actor, org.member, accounts.DeactivateUserRequest{
 		Actions: new(allDeactivationActions), DeactivationNotificationComment: new("bye"),
 	})
 }
@@ -354,9 +355,9 @@ func TestDeactivateUserAtomicRefusalDeletesNothing(t *testing.T) {
 		w, org, hooks := newDeactivation(t, open)
 		is := is.New(t)
 		before := storeState(t, w, org)
-		err := w.Svc.DeactivateUser(t.Context(), org.friend, org.member, chatcore.DeactivateUserRequest{Actions: new(allDeactivationActions)})
+		err := accounts.DeactivateUser(t.Context(), w.Svc, org.friend, org.member, accounts.DeactivateUserRequest{Actions: new(allDeactivationActions)})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Insufficient permission")
-		err = w.Svc.DeactivateUser(t.Context(), org.admin, org.owner, chatcore.DeactivateUserRequest{Actions: new(allDeactivationActions)})
+		err = accounts.DeactivateUser(t.Context(), w.Svc, org.admin, org.owner, accounts.DeactivateUserRequest{Actions: new(allDeactivationActions)})
 		chattest.WantError(t, err, chatcore.CodeUnauthorizedPrincipal, chatcore.KindInvalid, "Must be an organization owner")
 		is.Equal(hooks.deletes, 0)              // a refused request deletes nothing
 		is.Equal(storeState(t, w, org), before) // and changes nothing
@@ -364,7 +365,7 @@ func TestDeactivateUserAtomicRefusalDeletesNothing(t *testing.T) {
 
 		// Another administrator deactivated the member first: the request with
 		// deletions is refused, and the member's messages stay.
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), org.admin, org.member, chatcore.DeactivateUserRequest{})) // plain deactivation
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, org.admin, org.member, accounts.DeactivateUserRequest{})) // plain deactivation
 		w.Events.Reset()
 		err = deactivateMember(t.Context(), w, org, org.owner)
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "User is deactivated")
@@ -474,8 +475,8 @@ func TestDeactivationEventsNameTopicAsStored(t *testing.T) {
 		lunch := w.Send(t, org.ham, org.general, "LUNCH", "hello")
 		w.Send(t, org.ophelia, org.general, "LUNCH", "hello") // another sender's message stays
 		w.Events.Reset()
-		err := w.Svc.DeactivateUser(ctx, org.owner.ID, org.ham.ID, chatcore.DeactivateUserRequest{
-			Actions: &chatcore.DeactivationActions{DeletePublicChannelMessages: true},
+		err := accounts.DeactivateUser(ctx, w.Svc, org.owner.ID, org.ham.ID, accounts.DeactivateUserRequest{
+			Actions: &accounts.DeactivationActions{DeletePublicChannelMessages: true},
 		})
 		is.NoErr(err) // deactivation with message deletion succeeds
 		got := deletedTopics(w.Events.Take("delete_message"))

@@ -1,4 +1,4 @@
-package chatcore
+package accounts
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/settings"
 )
 
@@ -23,9 +24,23 @@ const MaxBulkTargetIDs = 10000
 // lists must be non-empty. SkipIfAlreadyEdited is required: when true, users who
 // changed a setting themselves keep their value for it.
 type TargetUsers struct {
-	UserIDs             []UserID  `json:"user_ids"`
-	GroupIDs            []GroupID `json:"group_ids"`
-	SkipIfAlreadyEdited *bool     `json:"skip_if_already_edited" wire:"required" validate:"required"`
+	UserIDs             []chatcore.UserID  `json:"user_ids"`
+	GroupIDs            []chatcore.GroupID `json:"group_ids"`
+	SkipIfAlreadyEdited *bool              `json:"skip_if_already_edited" wire:"required" validate:"required"`
+}
+
+// checkLength refuses a list of t over [MaxBulkTargetIDs] before any store
+// access, with the text the settings validator gives it.
+func (t *TargetUsers) checkLength() error {
+	switch {
+	case t == nil:
+		return nil
+	case len(t.UserIDs) > MaxBulkTargetIDs:
+		return chatcore.TooLongError(`target_users["user_ids"]`, MaxBulkTargetIDs)
+	case len(t.GroupIDs) > MaxBulkTargetIDs:
+		return chatcore.TooLongError(`target_users["group_ids"]`, MaxBulkTargetIDs)
+	}
+	return nil
 }
 
 // requestedSettings returns the settings u sets, timezone excluded (it is
@@ -41,16 +56,16 @@ func (u *SettingsUpdate) requestedSettings() []settingChange {
 	return out
 }
 
-func errCannotChangeForOthers() *Error {
-	return BadRequest("Cannot change this setting for other users.")
+func errCannotChangeForOthers() *chatcore.Error {
+	return chatcore.BadRequest("Cannot change this setting for other users.")
 }
 
 // errRateLimited is Zulip's RateLimitedError: RATE_LIMIT_HIT, retry after wait
 // (transports send it in whole seconds as "retry-after" and the Retry-After
 // header).
-func errRateLimited(wait time.Duration) *Error {
-	return &Error{
-		Code: CodeRateLimitHit, Kind: KindRateLimited,
+func errRateLimited(wait time.Duration) *chatcore.Error {
+	return &chatcore.Error{
+		Code: chatcore.CodeRateLimitHit, Kind: chatcore.KindRateLimited,
 		Msg:        "API usage exceeded rate limit",
 		RetryAfter: wait,
 	}
@@ -65,24 +80,24 @@ func errRateLimited(wait time.Duration) *Error {
 // Without TargetUsers, req edits the actor's own account: the password (when
 // NewPassword is set; OldPassword must match), the e-mail address (only a
 // pending change is recorded, and a confirmation link is mailed to the new
-// address; see [Service.ConfirmEmailChange]), the full name (silently ignored
+// address; see [ConfirmEmailChange]), the full name (silently ignored
 // when the realm disables name changes and the actor is not an administrator),
 // each setting whose value differs, and the time zone (stored canonically).
 // Turning enable_drafts_synchronization off deletes the user's drafts.
 //
 // With TargetUsers, an administrator applies the settings in req to other
 // users in bulk, with one set-based store call per setting
-// ([SettingsStore.UpdateSettingBulk]); FullName and OldPassword are then
+// ([chatcore.SettingsStore.UpdateSettingBulk]); FullName and OldPassword are then
 // ignored, and users who changed a setting themselves keep it when
 // SkipIfAlreadyEdited is true. Bulk edits are not recorded as the users' own
-// edits. Each changed setting yields one [Event] addressed to every user whose
+// edits. Each changed setting yields one [chatcore.Event] addressed to every user whose
 // value changed (users already holding the value are left alone).
 //
 // A password change verifies the old password and hashes the new one before
 // the write transaction (the hash is deliberately slow), and the transaction
 // refuses with "Wrong password!" if the stored hash changed meanwhile.
 //
-// Errors (all [*Error]):
+// Errors (all [*chatcore.Error]):
 //   - UNAUTHORIZED: the actor does not exist or is deactivated.
 //   - BAD_REQUEST: "This endpoint does not accept bot requests."; every message
 //     of [SettingsUpdate.Validate] (languages and sounds are checked against
@@ -93,7 +108,7 @@ func errRateLimited(wait time.Duration) *Error {
 //     "Name must not be empty!"; "Invalid characters in name!";
 //     "Invalid format!"; "Unique names required in this organization.";
 //     "You're making too many attempts! Try again in <n> seconds." (the
-//     failed-attempt limit of password changes, [WithPasswordAttemptLimit];
+//     failed-attempt limit of password changes, [chatcore.WithPasswordAttemptLimit];
 //     Zulip reports it as a 400);
 //     and in bulk mode "Either user_ids or group_ids must be provided.",
 //     "Cannot change this setting for other users.",
@@ -101,34 +116,36 @@ func errRateLimited(wait time.Duration) *Error {
 //     A nil TargetUsers.SkipIfAlreadyEdited gives BAD_REQUEST
 //     `target_users["skip_if_already_edited"] field is missing: Field required`.
 //   - UNAUTHORIZED_PRINCIPAL: bulk mode by a non-administrator.
-//   - RATE_LIMIT_HIT (kind [KindRateLimited]) "API usage exceeded rate
-//     limit" with [Error.RetryAfter] set: too many e-mail change
-//     requests ([WithEmailChangeLimit]), checked after the new address.
+//   - RATE_LIMIT_HIT (kind [chatcore.KindRateLimited]) "API usage exceeded rate
+//     limit" with [chatcore.Error.RetryAfter] set: too many e-mail change
+//     requests ([chatcore.WithEmailChangeLimit]), checked after the new address.
 //
 // Password hashing and verification run at most GOMAXPROCS at a time
-// ([WithPasswordHashConcurrency]); a request waiting for a slot gives up with
+// ([chatcore.WithPasswordHashConcurrency]); a request waiting for a slot gives up with
 // ctx's error when ctx ends.
 //
 // Any other error is an internal (store or context) failure.
-func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req SettingsUpdate) error {
+func UpdateSettings(ctx context.Context, svc *chatcore.Service, actor chatcore.UserID, req SettingsUpdate) error {
 	if err := req.TargetUsers.checkLength(); err != nil {
 		return err
 	}
 	// Validation reads no store: run it once, outside the write lock, and
 	// report its errors after the actor checks, in Zulip's order.
-	first, second := req.validate(&s.valueSets)
+	sets := svc.SettingValueSets()
+	first, second := req.validate(&sets)
 	var pw *passwordChange
 	if req.NewPassword != nil && req.TargetUsers == nil {
 		var err error
-		if pw, err = s.preparePasswordChange(ctx, actor, &req, cmp.Or(first, second)); err != nil {
+		if pw, err = preparePasswordChange(ctx, svc, actor, &req, cmp.Or(first, second)); err != nil {
 			return err
 		}
 	}
-	if first == nil && second == nil && req.changesNothing(authenticatedUser(ctx, actor)) {
+	if first == nil && second == nil && req.Authenticated != nil && req.Authenticated.ID == actor &&
+		req.changesNothing(req.Authenticated) {
 		return nil // what the write transaction would find: nothing to write, no event
 	}
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		u, err := s.settingsActor(ctx, tx, actor)
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		u, err := settingsActor(ctx, svc, tx, actor)
 		if err != nil {
 			return err
 		}
@@ -136,42 +153,42 @@ func (s *Service) UpdateSettings(ctx context.Context, actor UserID, req Settings
 			return first
 		}
 		if req.TargetUsers != nil {
-			return s.updateSettingsBulk(ctx, tx, fx, u, &req, second)
+			return updateSettingsBulk(ctx, svc, tx, fx, u, &req, second)
 		}
 		if second != nil {
 			return second
 		}
-		return s.updateOwnSettings(ctx, tx, fx, u, &req, pw)
+		return updateOwnSettings(ctx, svc, tx, fx, u, &req, pw)
 	})
 }
 
 // settingsActor loads the actor of a settings request and refuses bots.
-func (s *Service) settingsActor(ctx context.Context, tx Tx, id UserID) (*User, error) {
-	u, err := Actor(ctx, tx, id)
+func settingsActor(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, id chatcore.UserID) (*chatcore.User, error) {
+	u, err := chatcore.Actor(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
 	if u.IsBot {
-		return nil, errNotForBots()
+		return nil, chatcore.Authorize(u, chatcore.AccessHuman)
 	}
 	return u, nil
 }
 
-// changesNothing reports whether req, validated, asks u (an active human,
-// as authenticated) for nothing but the values u already holds: no password,
+// changesNothing reports whether u, validated, asks a (an active human,
+// as authenticated) for nothing but the values a already holds: no password,
 // e-mail or other users, the full name unchanged, every setting and the time
 // zone at its current value. Such a request is answered without a write, as
-// updateOwnSettings would answer it. A nil u changes something.
-func (req *SettingsUpdate) changesNothing(u *User) bool {
-	if u == nil || !u.IsActive || u.IsBot || req.TargetUsers != nil || req.NewPassword != nil || req.Email != nil ||
-		req.FullName != nil && *req.FullName != u.FullName {
+// updateOwnSettings would answer it. A nil a changes something.
+func (u *SettingsUpdate) changesNothing(a *chatcore.User) bool {
+	if a == nil || !a.IsActive || a.IsBot || u.TargetUsers != nil || u.NewPassword != nil || u.Email != nil ||
+		u.FullName != nil && *u.FullName != a.FullName {
 		return false
 	}
-	if req.Timezone != nil && CanonicalTimezone(*req.Timezone) != u.Settings.Timezone {
+	if u.Timezone != nil && CanonicalTimezone(*u.Timezone) != a.Settings.Timezone {
 		return false
 	}
-	for _, c := range req.requestedSettings() {
-		if cur, _ := u.Settings.Value(c.row.Name); cur != c.value {
+	for _, c := range u.requestedSettings() {
+		if cur, _ := a.Settings.Value(c.row.Name); cur != c.value {
 			return false
 		}
 	}
@@ -181,8 +198,8 @@ func (req *SettingsUpdate) changesNothing(u *User) bool {
 // updateOwnSettings is the own-account branch of UpdateSettings, run inside
 // the transaction after validation, in Zulip's order: password, e-mail
 // address, full name, then the settings and the time zone.
-func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *User, req *SettingsUpdate, pw *passwordChange) error {
-	var realm *Realm // only the e-mail and full-name rules read the realm
+func updateOwnSettings(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, req *SettingsUpdate, pw *passwordChange) error {
+	var realm *chatcore.Realm // only the e-mail and full-name rules read the realm
 	if req.Email != nil || req.FullName != nil && *req.FullName != u.FullName {
 		var err error
 		if realm, err = tx.Realm(ctx, u.RealmID); err != nil {
@@ -193,14 +210,14 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 
 	if pw != nil {
 		if u.PasswordHash != pw.oldHash { // changed since it was verified
-			return BadRequest("Wrong password!")
+			return chatcore.BadRequest("Wrong password!")
 		}
 		u.PasswordHash = pw.newHash
 		dirty = true
 	}
 
 	if req.Email != nil {
-		if err := s.startEmailChange(ctx, tx, fx, realm, u, strings.TrimSpace(*req.Email)); err != nil {
+		if err := startEmailChange(ctx, svc, tx, fx, realm, u, strings.TrimSpace(*req.Email)); err != nil {
 			return err
 		}
 	}
@@ -218,13 +235,13 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 			}
 		}
 		if name != u.FullName {
-			u.FullName, u.FullNameKey = name, FoldKey(name)
+			u.FullName, u.FullNameKey = name, chatcore.FoldKey(name)
 			nameChanged, dirty = true, true
 		}
 	}
 
 	var changed []string
-	var values []SettingValue
+	var values []chatcore.SettingValue
 	var settingEvents []map[string]any
 	for _, c := range req.requestedSettings() {
 		cur, _ := u.Settings.Value(c.row.Name)
@@ -235,16 +252,16 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 			return err
 		}
 		changed = append(changed, c.row.Name)
-		values = append(values, SettingValue{Name: c.row.Name, Value: c.value})
-		settingEvents = append(settingEvents, s.settingEvent(c.row.Name, c.value))
+		values = append(values, chatcore.SettingValue{Name: c.row.Name, Value: c.value})
+		settingEvents = append(settingEvents, settingEvent(svc, c.row.Name, c.value))
 	}
 	tzChanged := false
 	if req.Timezone != nil {
 		if tz := CanonicalTimezone(*req.Timezone); tz != u.Settings.Timezone {
 			u.Settings.Timezone = tz
 			changed = append(changed, "timezone")
-			values = append(values, SettingValue{Name: "timezone", Value: tz})
-			settingEvents = append(settingEvents, s.settingEvent("timezone", tz))
+			values = append(values, chatcore.SettingValue{Name: "timezone", Value: tz})
+			settingEvents = append(settingEvents, settingEvent(svc, "timezone", tz))
 			tzChanged = true
 		}
 	}
@@ -271,10 +288,10 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 		}
 	}
 
-	var everyone []UserID
+	var everyone []chatcore.UserID
 	if nameChanged || tzChanged {
 		var err error
-		if everyone, err = activeUserIDs(ctx, tx, u.RealmID); err != nil {
+		if everyone, err = chatcore.ActiveUserIDs(ctx, tx, u.RealmID); err != nil {
 			return err
 		}
 	}
@@ -285,7 +302,7 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 		})
 	}
 	for _, ev := range settingEvents {
-		fx.Event(u.RealmID, []UserID{u.ID}, ev)
+		fx.Event(u.RealmID, []chatcore.UserID{u.ID}, ev)
 	}
 	if tzChanged {
 		fx.Event(u.RealmID, everyone, map[string]any{
@@ -297,35 +314,21 @@ func (s *Service) updateOwnSettings(ctx context.Context, tx Tx, fx *Effects, u *
 }
 
 // settingEvent is the user_settings update event for one changed setting.
-func (s *Service) settingEvent(name string, value any) map[string]any {
+func settingEvent(svc *chatcore.Service, name string, value any) map[string]any {
 	ev := map[string]any{"type": "user_settings", "op": "update", "property": name, "value": value}
 	if name == "default_language" {
-		ev["language_name"] = s.valueSets.LanguageName(value.(string))
+		sets := svc.SettingValueSets()
+		ev["language_name"] = sets.LanguageName(value.(string))
 	}
 	return ev
-}
-
-// activeUserIDs returns the ids of the realm's active users and bots: who can
-// see a user's profile changes.
-func activeUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
-	active := true
-	users, err := tx.Users(ctx, UserFilter{RealmID: realm, Active: &active})
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]UserID, len(users))
-	for i := range users {
-		ids[i] = users[i].ID
-	}
-	return ids, nil
 }
 
 // updateSettingsBulk is the target_users branch of UpdateSettings: an
 // administrator sets the requested settings for other users, one set-based
 // store call per setting. phase2 is the deferred language/sound/batching
 // validation error, reported after the permission checks.
-func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *Effects, admin *User, req *SettingsUpdate, phase2 error) error {
-	if err := requireAdmin(admin); err != nil {
+func updateSettingsBulk(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, admin *chatcore.User, req *SettingsUpdate, phase2 error) error {
+	if err := chatcore.Authorize(admin, chatcore.AccessAdmin); err != nil {
 		return err
 	}
 	if req.Email != nil || req.NewPassword != nil {
@@ -347,30 +350,30 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *Effects, ad
 	// realm with its members would cost far more than the few ids asked for.
 	for _, id := range t.GroupIDs {
 		g, err := tx.Group(ctx, id)
-		if errors.Is(err, ErrNotFound) || (err == nil && g.RealmID != admin.RealmID) {
-			return BadRequestf("Invalid user group ID: %d", id)
+		if errors.Is(err, chatcore.ErrNotFound) || (err == nil && g.RealmID != admin.RealmID) {
+			return chatcore.BadRequestf("Invalid user group ID: %d", id)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if len(t.UserIDs) > 0 {
-		found, err := tx.Users(ctx, UserFilter{RealmID: admin.RealmID, IDs: t.UserIDs})
+		found, err := tx.Users(ctx, chatcore.UserFilter{RealmID: admin.RealmID, IDs: t.UserIDs})
 		if err != nil {
 			return err
 		}
-		known := make(map[UserID]bool, len(found))
+		known := make(map[chatcore.UserID]bool, len(found))
 		for _, u := range found {
 			known[u.ID] = true
 		}
 		for _, id := range t.UserIDs {
 			if !known[id] {
-				return BadRequestf("Invalid user ID: %d", id)
+				return chatcore.BadRequestf("Invalid user ID: %d", id)
 			}
 		}
 	}
 	for _, c := range changes {
-		changed, err := tx.UpdateSettingBulk(ctx, BulkSettingUpdate{
+		changed, err := tx.UpdateSettingBulk(ctx, chatcore.BulkSettingUpdate{
 			RealmID:      admin.RealmID,
 			UserIDs:      t.UserIDs,
 			GroupIDs:     t.GroupIDs,
@@ -389,45 +392,24 @@ func (s *Service) updateSettingsBulk(ctx context.Context, tx Tx, fx *Effects, ad
 				return err
 			}
 		}
-		fx.Event(admin.RealmID, changed, s.settingEvent(c.row.Name, c.value))
+		fx.Event(admin.RealmID, changed, settingEvent(svc, c.row.Name, c.value))
 	}
 	return nil
 }
 
-// TypingNotificationRecipients returns the ids of the users among users who
-// are active and have receives_typing_notifications on, in the order given:
-// the users a typing event may be delivered to.
-func TypingNotificationRecipients(users []User) []UserID {
-	var out []UserID
-	for i := range users {
-		if users[i].IsActive && users[i].Settings.ReceivesTypingNotifications {
-			out = append(out, users[i].ID)
+// settingChanges returns the settings u sets, in declaration order.
+func (u *SettingsUpdate) settingChanges() []settingChange {
+	var out []settingChange
+	for i, f := range settingUpdates {
+		if v := settings.Deref(f(u)); v != nil {
+			out = append(out, settingChange{row: &settings.Table[i], value: v})
 		}
 	}
 	return out
 }
 
-// TypingRecipients filters candidates, the would-be recipients of a typing
-// notification, down to the active users who receive typing notifications
-// (see [TypingNotificationRecipients]). Unknown ids are dropped. The result is
-// sorted by id and has no duplicates. It reads in one snapshot; errors are
-// internal store failures.
-func (s *Service) TypingRecipients(ctx context.Context, candidates []UserID) ([]UserID, error) {
-	if len(candidates) == 0 {
-		return nil, nil
-	}
-	var out []UserID
-	err := s.View(ctx, func(tx Tx) error {
-		users, err := tx.Users(ctx, UserFilter{IDs: candidates})
-		if err != nil {
-			return err
-		}
-		out = TypingNotificationRecipients(users)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+// settingChange is one requested setting value.
+type settingChange struct {
+	row   *settings.Row
+	value any // bool, int or string
 }

@@ -1,4 +1,4 @@
-package wire_test
+package accounts_test
 
 // Fuzz targets for the wire parameters of PATCH /settings (target_users
 // included) and DELETE /users/{user_id} (deactivation actions): failures are
@@ -8,7 +8,7 @@ package wire_test
 //
 // Run one for a minute with:
 //
-//	go test -run '^$' -fuzz '^FuzzSettingsParams$' -fuzztime 60s ./internal/wire
+//	go test -run '^$' -fuzz '^FuzzSettingsParams$' -fuzztime 60s ./accounts
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/store/memory"
@@ -55,7 +56,7 @@ func FuzzSettingsParams(f *testing.F) {
 		if name != "" {
 			params.Set(name, value)
 		}
-		var req chatcore.SettingsUpdate
+		var req accounts.SettingsUpdate
 		if _, err := wire.DecodeParams(params, &req); err != nil {
 			e := chattest.APIError(t, err, params)
 			if e.Kind != chatcore.KindInvalid {
@@ -75,7 +76,7 @@ func FuzzSettingsParams(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var req2 chatcore.SettingsUpdate
+			var req2 accounts.SettingsUpdate
 			if _, err := wire.DecodeParams(url.Values{"target_users": {string(jsonNullToEmpty(again))}}, &req2); err != nil {
 				t.Fatalf("re-decoding %s: %v", again, err)
 			}
@@ -90,7 +91,7 @@ func FuzzSettingsParams(f *testing.F) {
 		}
 		// The Service takes the same request as a Go embedder would: bad values
 		// are refused with a typed error, never an internal one.
-		uerr := svc.UpdateSettings(t.Context(), chattest.WorldAdmin, req)
+		uerr := accounts.UpdateSettings(t.Context(), svc, chattest.WorldAdmin, req)
 		if uerr != nil {
 			chattest.APIError(t, uerr, params)
 		}
@@ -124,7 +125,7 @@ func FuzzDeactivationParams(f *testing.F) {
 		if withComment {
 			params.Set("deactivation_notification_comment", comment)
 		}
-		var req chatcore.DeactivateUserRequest
+		var req accounts.DeactivateUserRequest
 		if _, err := wire.DecodeParams(params, &req); err != nil {
 			e := chattest.APIError(t, err, params)
 			if e.Kind != chatcore.KindInvalid {
@@ -137,7 +138,7 @@ func FuzzDeactivationParams(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var again chatcore.DeactivateUserRequest
+			var again accounts.DeactivateUserRequest
 			if _, err := wire.DecodeParams(url.Values{"actions": {string(b)}}, &again); err != nil || *again.Actions != *a {
 				t.Fatalf("actions %q do not round-trip: %+v, %v", actions, again.Actions, err)
 			}
@@ -149,7 +150,7 @@ func FuzzDeactivationParams(f *testing.F) {
 		// Carry it out on a fresh world: the owner deactivates the member,
 		// whose messages (and their bot's) of the selected kinds go.
 		svc := chattest.LoadWorld(t, memory.New())
-		derr := svc.DeactivateUser(t.Context(), chattest.WorldOwner, chattest.WorldMember, req)
+		derr := accounts.DeactivateUser(t.Context(), svc, chattest.WorldOwner, chattest.WorldMember, req)
 		if verr != nil {
 			e := chattest.APIError(t, derr, params)
 			if e.Msg != verr.(*chatcore.Error).Msg {
@@ -165,9 +166,9 @@ func FuzzDeactivationParams(f *testing.F) {
 }
 
 // checkDeactivated checks the world after the member's deactivation with a.
-func checkDeactivated(t *testing.T, svc *chatcore.Service, a *chatcore.DeactivationActions) {
+func checkDeactivated(t *testing.T, svc *chatcore.Service, a *accounts.DeactivationActions) {
 	t.Helper()
-	var acts chatcore.DeactivationActions
+	var acts accounts.DeactivationActions
 	if a != nil {
 		acts = *a
 	}

@@ -1,10 +1,11 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -30,7 +31,7 @@ func TestUpdateSettingsOwnStored(t *testing.T) {
 				return *u
 			}
 			before := stored()
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{
 				ColorScheme: new(3), EnterSends: new(!before.Settings.EnterSends), Timezone: new("Europe/Berlin"),
 			})) // settings only
 			want := before
@@ -38,7 +39,7 @@ func TestUpdateSettingsOwnStored(t *testing.T) {
 			got := stored()
 			is.Equal(got.Settings, want.Settings)   // the requested settings are stored
 			is.Equal(got.FullName, before.FullName) // the rest of the row is untouched
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{
 				FullName: new("Renamed Member"), Emojiset: new("text"),
 			})) // full name and a setting
 			got = stored()
@@ -52,15 +53,15 @@ func TestUpdateSettingsOwnStored(t *testing.T) {
 // BenchmarkUpdateSettingsOwnStores is BenchmarkUpdateSettingsOwn on every
 // store: three settings (one of them the time zone) changed per call.
 func BenchmarkUpdateSettingsOwnStores(b *testing.B) {
-	reqs := []chatcore.SettingsUpdate{
+	reqs := []accounts.SettingsUpdate{
 		{ColorScheme: new(2), Timezone: new("Europe/Berlin"), EnterSends: new(true)},
 		{ColorScheme: new(3), Timezone: new("America/Montreal"), EnterSends: new(false)},
 	}
-	one := []chatcore.SettingsUpdate{{EnterSends: new(true)}, {EnterSends: new(false)}}
+	one := []accounts.SettingsUpdate{{EnterSends: new(true)}, {EnterSends: new(false)}}
 	for _, k := range chattest.Stores {
 		for _, r := range []struct {
 			name string
-			reqs []chatcore.SettingsUpdate
+			reqs []accounts.SettingsUpdate
 		}{{"three", reqs}, {"one", one}} {
 			b.Run(k.Name+"/"+r.name, func(b *testing.B) {
 				w, c := newSettingsCast(b, func(tb testing.TB, opts ...chattest.Option) *chattest.World {
@@ -70,7 +71,7 @@ func BenchmarkUpdateSettingsOwnStores(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					if err := w.Svc.UpdateSettings(ctx, c.Member.ID, r.reqs[i%2]); err != nil {
+					if err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, r.reqs[i%2]); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -81,10 +82,10 @@ func BenchmarkUpdateSettingsOwnStores(b *testing.B) {
 }
 
 // TestUpdateSettingsUnchangedAsAuthenticated checks, on every store, that a
-// settings request that asks the authenticated user (WithAuthenticatedUser)
+// settings request that asks the authenticated user (Authenticated)
 // for the values it holds is answered without a write transaction or event,
 // and that everything else still goes through the transaction: a change, a
-// user other than the actor in the context, a bot, and validation errors.
+// user other than the actor authenticated, a bot, and validation errors.
 func TestUpdateSettingsUnchangedAsAuthenticated(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
@@ -93,29 +94,29 @@ func TestUpdateSettingsUnchangedAsAuthenticated(t *testing.T) {
 			return open(tb, append(opts, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))...)
 		})
 		member := w.User(t, c.Member.ID)
-		ctx := chatcore.WithAuthenticatedUser(t.Context(), member)
-		same := chatcore.SettingsUpdate{EnterSends: new(member.Settings.EnterSends), FullName: new(member.FullName),
-			ColorScheme: new(member.Settings.ColorScheme)}
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, same)) // nothing to change
-		is.Equal(counter.Count().Updates, int64(0))            // answered without a write transaction
-		is.Equal(len(w.Events.All()), 0)                       // and without an event
+		ctx := t.Context()
+		same := accounts.SettingsUpdate{EnterSends: new(member.Settings.EnterSends), FullName: new(member.FullName),
+			ColorScheme: new(member.Settings.ColorScheme), Authenticated: member}
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, same)) // nothing to change
+		is.Equal(counter.Count().Updates, int64(0))                      // answered without a write transaction
+		is.Equal(len(w.Events.All()), 0)                                 // and without an event
 
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends)})) // a change
-		is.Equal(counter.Count().Updates, int64(1))                                                                             // written in a transaction
-		is.Equal(w.User(t, c.Member.ID).Settings.EnterSends, !member.Settings.EnterSends)                                       // stored
-		is.Equal(len(w.Events.OfType("user_settings")), 1)                                                                      // and published
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends), Authenticated: member})) // a change
+		is.Equal(counter.Count().Updates, int64(1))                                                                                                              // written in a transaction
+		is.Equal(w.User(t, c.Member.ID).Settings.EnterSends, !member.Settings.EnterSends)                                                                        // stored
+		is.Equal(len(w.Events.OfType("user_settings")), 1)                                                                                                       // and published
 
-		err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{ColorScheme: new(99)})
+		err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{ColorScheme: new(99), Authenticated: member})
 		is.True(err != nil) // an invalid value is refused, unchanged or not
 
-		other := chatcore.WithAuthenticatedUser(t.Context(), w.User(t, c.Admin.ID))
+		other := w.User(t, c.Admin.ID)
 		before := counter.Count().Updates
-		is.NoErr(w.Svc.UpdateSettings(other, c.Member.ID, chatcore.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends)})) // another user in the context
-		is.Equal(counter.Count().Updates, before+1)                                                                               // is not taken for the actor
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{EnterSends: new(!member.Settings.EnterSends), Authenticated: other})) // another user authenticated
+		is.Equal(counter.Count().Updates, before+1)                                                                                                             // is not taken for the actor
 
 		bot := w.User(t, c.Bot.ID)
-		err = w.Svc.UpdateSettings(chatcore.WithAuthenticatedUser(t.Context(), bot), c.Bot.ID,
-			chatcore.SettingsUpdate{EnterSends: new(bot.Settings.EnterSends)})
-		is.True(err != nil) // a bot is refused as without the context
+		err = accounts.UpdateSettings(ctx, w.Svc, c.Bot.ID,
+			accounts.SettingsUpdate{EnterSends: new(bot.Settings.EnterSends), Authenticated: bot})
+		is.True(err != nil) // a bot is refused as without the authenticated user
 	})
 }

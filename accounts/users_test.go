@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"context"
@@ -15,13 +15,14 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/matryer/is"
 )
 
-// orgAPIKey is the API key testdata/org.json gives the user id.
+// orgAPIKey is the API key the repository's testdata/org.json gives the user id.
 func orgAPIKey(id chatcore.UserID) string {
 	return fmt.Sprintf("Key%02d", id) + strings.Repeat("x", 27)
 }
@@ -65,86 +66,11 @@ func newOrg(tb testing.TB, opts ...chattest.Option) *chattest.World {
 	tb.Helper()
 	is := is.New(tb)
 	w := chattest.New(tb, append([]chattest.Option{chattest.At(orgNow)}, opts...)...)
-	f, err := os.Open("testdata/org.json")
+	f, err := os.Open("../testdata/org.json")
 	is.NoErr(err) // the org fixture exists
 	defer f.Close()
 	is.NoErr(fixture.Load(tb.Context(), w.Svc, f)) // the org fixture loads
 	return w
-}
-
-func TestAuthenticate(t *testing.T) {
-	w := newOrg(t)
-	ctx := t.Context()
-	t.Run("ok", func(t *testing.T) {
-		is := is.New(t)
-		u, err := w.Svc.Authenticate(ctx, "max@acme.test", orgAPIKey(14))
-		is.NoErr(err)                       // valid credentials
-		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
-	})
-	t.Run("whitespace and case are ignored", func(t *testing.T) {
-		is := is.New(t)
-		u, err := w.Svc.Authenticate(ctx, "  MAX@Acme.Test\t", " "+orgAPIKey(14)+"\n")
-		is.NoErr(err)                       // trimmed, case-insensitive e-mail
-		is.Equal(u.ID, chatcore.UserID(14)) // the key owner
-	})
-	t.Run("bots authenticate like humans", func(t *testing.T) {
-		is := is.New(t)
-		u, err := w.Svc.Authenticate(ctx, "echo-bot@acme.test", orgAPIKey(32))
-		is.NoErr(err)    // bot credentials
-		is.True(u.IsBot) // the bot
-	})
-	for _, tc := range []struct {
-		name, email, key, msg string
-	}{
-		{"too short", "max@acme.test", "abc", "Malformed API key"},
-		{"too long", "max@acme.test", orgAPIKey(14) + "x", "Malformed API key"},
-		{"not alphanumeric", "max@acme.test", strings.Repeat("-", 32), "Malformed API key"},
-		{"non-ASCII letter", "max@acme.test", "é" + strings.Repeat("a", 30), "Malformed API key"},
-		{"empty", "max@acme.test", "", "Malformed API key"},
-		{"unknown key", "max@acme.test", strings.Repeat("a", 32), "Invalid API key"},
-		{"key of another user", "max@acme.test", orgAPIKey(12), "Invalid API key"},
-		{"key of another realm's user", "max@acme.test", orgAPIKey(22), "Invalid API key"},
-		{"deactivated user", "dana@acme.test", orgAPIKey(16), "Account is deactivated"},
-		{"deactivated bot", "old-bot@acme.test", orgAPIKey(33), "Account is deactivated"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			is := is.New(t)
-			u, err := w.Svc.Authenticate(ctx, tc.email, tc.key)
-			is.True(u == nil) // no user on failure
-			chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, tc.msg)
-		})
-	}
-}
-
-// singleReads is a store that serves ViewSingle through View, counting the
-// calls.
-type singleReads struct {
-	chatcore.Store
-	views, singles int
-}
-
-func (s *singleReads) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.views++
-	return s.Store.View(ctx, fn)
-}
-
-func (s *singleReads) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) error) error {
-	s.singles++
-	return s.Store.View(ctx, fn)
-}
-
-// TestAuthenticateReadsOnce: authenticating is one read, made through the
-// store's ViewSingle when it has one.
-func TestAuthenticateReadsOnce(t *testing.T) {
-	is := is.New(t)
-	reads := &singleReads{}
-	w := newOrg(t, chattest.Wrap(func(s chatcore.Store) chatcore.Store { reads.Store = s; return reads }))
-	reads.views, reads.singles = 0, 0
-	u, err := w.Svc.Authenticate(t.Context(), "max@acme.test", orgAPIKey(14))
-	is.NoErr(err)                       // valid credentials
-	is.Equal(u.ID, chatcore.UserID(14)) // the key owner
-	is.Equal(reads.singles, 1)          // one single read
-	is.Equal(reads.views, 0)            // and no View
 }
 
 func TestUserViews(t *testing.T) {
@@ -152,7 +78,7 @@ func TestUserViews(t *testing.T) {
 	ctx := t.Context()
 	t.Run("me", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.Me(ctx, 11)
+		v, err := accounts.Me(ctx, w.Svc, 11)
 		is.NoErr(err)                                                                                                    // the actor's own view
 		is.Equal(v.UserID, chatcore.UserID(11))                                                                          // own id
 		is.Equal(v.Email, "olivia@acme.test")                                                                            // real e-mail, visible to everyone by default
@@ -176,7 +102,7 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("bot", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.User(ctx, 12, 32)
+		v, err := accounts.User(ctx, w.Svc, 12, 32)
 		is.NoErr(err)                                         // bots are included
 		is.True(v.IsBot)                                      // a bot
 		is.Equal(*v.BotType, chatcore.BotTypeOutgoingWebhook) // bot_type 3
@@ -184,20 +110,20 @@ func TestUserViews(t *testing.T) {
 	})
 	t.Run("deactivated user is included", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.User(ctx, 12, 16)
+		v, err := accounts.User(ctx, w.Svc, 12, 16)
 		is.NoErr(err)        // deactivated users are visible
 		is.True(!v.IsActive) // marked inactive
 	})
 	t.Run("restricted e-mail", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.User(ctx, 13, 14)            // moderator looks at a member who shows e-mail to admins only
+		v, err := accounts.User(ctx, w.Svc, 13, 14)  // moderator looks at a member who shows e-mail to admins only
 		is.NoErr(err)                                // found
 		is.True(v.DeliveryEmail == nil)              // hidden from moderators
 		is.Equal(v.Email, "user14@chatcore.invalid") // stand-in address
-		v, err = w.Svc.User(ctx, 12, 14)
+		v, err = accounts.User(ctx, w.Svc, 12, 14)
 		is.NoErr(err)                               // found
 		is.Equal(*v.DeliveryEmail, "max@acme.test") // administrators see it
-		me, err := w.Svc.Me(ctx, 14)
+		me, err := accounts.Me(ctx, w.Svc, 14)
 		is.NoErr(err)                                // own view
 		is.Equal(*me.DeliveryEmail, "max@acme.test") // users always see their own
 	})
@@ -206,13 +132,13 @@ func TestUserViews(t *testing.T) {
 		id   chatcore.UserID
 	}{{"unknown", 999}, {"other realm", 21}} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.Svc.User(ctx, 11, tc.id)
+			_, err := accounts.User(ctx, w.Svc, 11, tc.id)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 		})
 	}
 	t.Run("users lists the realm", func(t *testing.T) {
 		is := is.New(t)
-		vs, err := w.Svc.Users(ctx, 15)
+		vs, err := accounts.Users(ctx, w.Svc, 15)
 		is.NoErr(err) // any member may list
 		var ids []chatcore.UserID
 		for _, v := range vs {
@@ -221,7 +147,7 @@ func TestUserViews(t *testing.T) {
 		is.Equal(ids, []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // every user and bot of acme, none of globex
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
-		_, err := w.Svc.Me(ctx, 16)
+		_, err := accounts.Me(ctx, w.Svc, 16)
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
@@ -266,8 +192,8 @@ func TestDeactivateUserOrder(t *testing.T) {
 				is := is.New(t)
 				w := newOrg(t)
 				before := w.MessageIDs(t, orgMessages)
-				err := w.Svc.DeactivateUser(t.Context(), a, tg, chatcore.DeactivateUserRequest{
-					Actions:                         &chatcore.DeactivationActions{DeletePublicChannelMessages: true, DeleteDirectMessages: true},
+				err := accounts.DeactivateUser(t.Context(), w.Svc, a, tg, accounts.DeactivateUserRequest{
+					Actions:                         &accounts.DeactivationActions{DeletePublicChannelMessages: true, DeleteDirectMessages: true},
 					DeactivationNotificationComment: new("bye"),
 				})
 				expected := want(a, tg)
@@ -288,45 +214,45 @@ func TestDeactivateUserOrder(t *testing.T) {
 	t.Run("admin may deactivate themselves", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), admin, admin, chatcore.DeactivateUserRequest{})) // self-deactivation is allowed
-		is.True(!w.User(t, admin).IsActive)                                                         // deactivated
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, admin, admin, accounts.DeactivateUserRequest{})) // self-deactivation is allowed
+		is.True(!w.User(t, admin).IsActive)                                                                   // deactivated
 	})
 	t.Run("owner may deactivate themselves when another owner exists", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
 		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})) // two owners
-		is.True(!w.User(t, owner).IsActive)                                                         // deactivated
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, owner, owner, accounts.DeactivateUserRequest{})) // two owners
+		is.True(!w.User(t, owner).IsActive)                                                                   // deactivated
 	})
 	t.Run("owner may deactivate another owner", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
 		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, other, chatcore.DeactivateUserRequest{})) // two owners
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, owner, other, accounts.DeactivateUserRequest{})) // two owners
 	})
 	t.Run("admin still may not deactivate an owner among several", func(t *testing.T) {
 		w := newOrg(t)
 		w.UpdateUser(t, other, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })
-		err := w.Svc.DeactivateUser(t.Context(), admin, other, chatcore.DeactivateUserRequest{})
+		err := accounts.DeactivateUser(t.Context(), w.Svc, admin, other, accounts.DeactivateUserRequest{})
 		chattest.WantError(t, err, mustBeOwner.code, chatcore.KindInvalid, mustBeOwner.msg)
 	})
 	t.Run("only active human owners count", func(t *testing.T) {
 		w := newOrg(t)
 		w.UpdateUser(t, inactive, func(u *chatcore.User) { u.Role = chatcore.RoleOwner }) // a deactivated owner
 		w.UpdateUser(t, bot, func(u *chatcore.User) { u.Role = chatcore.RoleOwner })      // a bot with the owner role
-		err := w.Svc.DeactivateUser(t.Context(), owner, owner, chatcore.DeactivateUserRequest{})
+		err := accounts.DeactivateUser(t.Context(), w.Svc, owner, owner, accounts.DeactivateUserRequest{})
 		chattest.WantError(t, err, onlyOwner.code, chatcore.KindInvalid, onlyOwner.msg)
 	})
 	t.Run("deactivated actor", func(t *testing.T) {
 		w := newOrg(t)
-		err := w.Svc.DeactivateUser(t.Context(), inactive, member, chatcore.DeactivateUserRequest{})
+		err := accounts.DeactivateUser(t.Context(), w.Svc, inactive, member, accounts.DeactivateUserRequest{})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 	t.Run("second call", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})) // first call deactivates
-		err := w.Svc.DeactivateUser(t.Context(), owner, member, chatcore.DeactivateUserRequest{})
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, owner, member, accounts.DeactivateUserRequest{})) // first call deactivates
+		err := accounts.DeactivateUser(t.Context(), w.Svc, owner, member, accounts.DeactivateUserRequest{})
 		chattest.WantError(t, err, isDeactivated.code, chatcore.KindInvalid, isDeactivated.msg)
 	})
 }
@@ -339,7 +265,7 @@ func TestDeactivateUserBotsFirst(t *testing.T) {
 		return tx.CreateEmailChange(ctx, &chatcore.EmailChange{Key: "pending", UserID: 14, RealmID: 1,
 			OldEmail: "max@acme.test", NewEmail: "max2@acme.test", CreatedAt: orgNow})
 	})
-	is.NoErr(w.Svc.DeactivateUser(ctx, 12, 14, chatcore.DeactivateUserRequest{})) // admin deactivates a member
+	is.NoErr(accounts.DeactivateUser(ctx, w.Svc, 12, 14, accounts.DeactivateUserRequest{})) // admin deactivates a member
 
 	for _, id := range []chatcore.UserID{14, 31, 32} {
 		is.True(!w.User(t, id).IsActive) // the user and every bot they own are deactivated
@@ -401,22 +327,22 @@ func TestDeactivateUserActions(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name    string
-		actions chatcore.DeactivationActions
+		actions accounts.DeactivationActions
 		left    []chatcore.MessageID
 	}{
-		{"none", chatcore.DeactivationActions{}, all},
-		{"public", chatcore.DeactivationActions{DeletePublicChannelMessages: true}, without(101, 102, 103, 113, 110)},
-		{"private", chatcore.DeactivationActions{DeletePrivateChannelMessages: true}, without(105, 106, 111)},
-		{"direct", chatcore.DeactivationActions{DeleteDirectMessages: true}, without(107, 108, 112)},
-		{"all kinds", chatcore.DeactivationActions{DeletePublicChannelMessages: true, DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
+		{"none", accounts.DeactivationActions{}, all},
+		{"public", accounts.DeactivationActions{DeletePublicChannelMessages: true}, without(101, 102, 103, 113, 110)},
+		{"private", accounts.DeactivationActions{DeletePrivateChannelMessages: true}, without(105, 106, 111)},
+		{"direct", accounts.DeactivationActions{DeleteDirectMessages: true}, without(107, 108, 112)},
+		{"all kinds", accounts.DeactivationActions{DeletePublicChannelMessages: true, DeletePrivateChannelMessages: true, DeleteDirectMessages: true},
 			[]chatcore.MessageID{104, 109}},
-		{"profile only", chatcore.DeactivationActions{DeleteProfile: true}, all},
+		{"profile only", accounts.DeactivationActions{DeleteProfile: true}, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
-			w := newOrg(t, chattest.With(chatcore.WithTopicDeletion(2, time.Hour)))                                   // small batches
-			is.NoErr(w.Svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{Actions: &tc.actions})) // allowed
-			is.Equal(w.MessageIDs(t, orgMessages), tc.left)                                                           // exactly the selected kinds of the user's and their bots' messages are gone
+			w := newOrg(t, chattest.With(chatcore.WithTopicDeletion(2, time.Hour)))                                             // small batches
+			is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, 11, 14, accounts.DeactivateUserRequest{Actions: &tc.actions})) // allowed
+			is.Equal(w.MessageIDs(t, orgMessages), tc.left)                                                                     // exactly the selected kinds of the user's and their bots' messages are gone
 			for _, id := range []chatcore.UserID{14, 31, 32} {
 				u := w.User(t, id)
 				is.True(!u.IsActive) // deactivated
@@ -428,7 +354,7 @@ func TestDeactivateUserActions(t *testing.T) {
 				}
 			}
 			if tc.actions.DeleteProfile {
-				v, err := w.Svc.User(t.Context(), 11, 14)
+				v, err := accounts.User(t.Context(), w.Svc, 11, 14)
 				is.NoErr(err)                                                                   // still visible
 				is.Equal(v.AvatarURL, "http://127.0.0.1:9991/static/images/default-avatar.png") // default avatar
 				is.Equal(w.User(t, 33).FullName, "Old Bot")                                     // another owner's bot keeps its name
@@ -440,8 +366,8 @@ func TestDeactivateUserActions(t *testing.T) {
 	t.Run("delete events", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), 11, 14, chatcore.DeactivateUserRequest{
-			Actions: &chatcore.DeactivationActions{DeleteDirectMessages: true}})) // allowed
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, 11, 14, accounts.DeactivateUserRequest{
+			Actions: &accounts.DeactivationActions{DeleteDirectMessages: true}})) // allowed
 		var deleted []chatcore.MessageID
 		for _, ev := range w.Events.All() {
 			if ev.Data["type"] == "delete_message" {
@@ -469,7 +395,7 @@ func TestDeactivateUserEmail(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			w := newOrg(t)
-			is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: tc.comment})) // allowed
+			is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, 12, 14, accounts.DeactivateUserRequest{DeactivationNotificationComment: tc.comment})) // allowed
 			mails := w.Mail.All()
 			if !tc.mail {
 				is.Equal(len(mails), 0) // no comment, no e-mail
@@ -490,9 +416,9 @@ func TestDeactivateUserEmail(t *testing.T) {
 	t.Run("too long", func(t *testing.T) {
 		is := is.New(t)
 		w := newOrg(t)
-		err := w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{
+		err := accounts.DeactivateUser(t.Context(), w.Svc, 12, 14, accounts.DeactivateUserRequest{
 			DeactivationNotificationComment: new(strings.Repeat("a", 2001)),
-			Actions:                         &chatcore.DeactivationActions{DeleteDirectMessages: true},
+			Actions:                         &accounts.DeactivationActions{DeleteDirectMessages: true},
 		})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "deactivation_notification_comment is too long (limit: 2000 characters)")
 		is.True(w.User(t, 14).IsActive)                 // nothing happened
@@ -504,7 +430,7 @@ func TestDeactivateUserEmail(t *testing.T) {
 		fails := &userUpdateFailStore{}
 		w := newOrg(t, chattest.Wrap(fails.wrap))
 		fails.fail = true
-		err := w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})
+		err := accounts.DeactivateUser(t.Context(), w.Svc, 12, 14, accounts.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})
 		is.True(errors.Is(err, errUserUpdateInjected)) // the store failure comes back
 		fails.fail = false
 		is.Equal(len(w.Mail.All()), 0)   // no mail for an uncommitted deactivation
@@ -512,8 +438,8 @@ func TestDeactivateUserEmail(t *testing.T) {
 		is.True(w.User(t, 14).IsActive)  // the user is still active
 		is.True(w.User(t, 31).IsActive)  // and so are their bots
 		// A retry after the failure completes.
-		is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})) // retry works
-		is.Equal(len(w.Mail.All()), 1)                                                                                                   // now mailed once
+		is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, 12, 14, accounts.DeactivateUserRequest{DeactivationNotificationComment: new("bye")})) // retry works
+		is.Equal(len(w.Mail.All()), 1)                                                                                                             // now mailed once
 	})
 }
 
@@ -531,8 +457,8 @@ func TestDeactivateUserEventsAfterCommit(t *testing.T) {
 			return err
 		})
 	}
-	is.NoErr(w.Svc.DeactivateUser(t.Context(), 12, 14, chatcore.DeactivateUserRequest{})) // allowed
-	is.Equal(seen, []bool{false})                                                         // one publication, after the commit
+	is.NoErr(accounts.DeactivateUser(t.Context(), w.Svc, 12, 14, accounts.DeactivateUserRequest{})) // allowed
+	is.Equal(seen, []bool{false})                                                                   // one publication, after the commit
 }
 
 func md5hex(s string) string {
@@ -542,7 +468,7 @@ func md5hex(s string) string {
 
 func TestDeactivateUserRequestDecoding(t *testing.T) {
 	is := is.New(t)
-	var req chatcore.DeactivateUserRequest
+	var req accounts.DeactivateUserRequest
 	ignored, err := wire.DecodeParams(url.Values{
 		"actions":                           {`{"delete_profile": true, "delete_direct_messages": true}`},
 		"deactivation_notification_comment": {`"quoted"`},
@@ -550,10 +476,10 @@ func TestDeactivateUserRequestDecoding(t *testing.T) {
 	}, &req)
 	is.NoErr(err)                                                                                         // wire parameters decode
 	is.Equal(ignored, []string{"dont_block"})                                                             // unknown parameters are reported
-	is.Equal(*req.Actions, chatcore.DeactivationActions{DeleteProfile: true, DeleteDirectMessages: true}) // the actions object
+	is.Equal(*req.Actions, accounts.DeactivationActions{DeleteProfile: true, DeleteDirectMessages: true}) // the actions object
 	is.Equal(*req.DeactivationNotificationComment, `"quoted"`)                                            // the comment is taken literally
 
-	var bad chatcore.DeactivateUserRequest
+	var bad accounts.DeactivateUserRequest
 	_, err = wire.DecodeParams(url.Values{"actions": {`{"delete_profile": "yes"}`}}, &bad)
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, `actions["delete_profile"] is not a boolean`)
 }

@@ -1,10 +1,11 @@
-package chatcore_test
+package accounts_test
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/matryer/is"
 )
@@ -44,14 +45,14 @@ func TestListUsersByID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
-			vs, err := w.Svc.ListUsers(t.Context(), 15, chatcore.UsersRequest{UserIDs: &tt.ids})
+			vs, err := accounts.ListUsers(t.Context(), w.Svc, 15, accounts.UsersRequest{UserIDs: &tt.ids})
 			is.NoErr(err)                      // a guest may ask too
 			is.Equal(userViewIDs(vs), tt.want) // only the listed users of the realm
 		})
 	}
 	t.Run("over the bound", func(t *testing.T) {
 		ids := make([]chatcore.UserID, chatcore.MaxUserIDs+1)
-		_, err := w.Svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		_, err := accounts.ListUsers(t.Context(), w.Svc, 11, accounts.UsersRequest{UserIDs: &ids})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "user_ids is too long (limit: 1000 items)")
 	})
 	t.Run("at the bound", func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestListUsersByID(t *testing.T) {
 		for i := range ids {
 			ids[i] = chatcore.UserID(i + 1)
 		}
-		vs, err := w.Svc.ListUsers(t.Context(), 11, chatcore.UsersRequest{UserIDs: &ids})
+		vs, err := accounts.ListUsers(t.Context(), w.Svc, 11, accounts.UsersRequest{UserIDs: &ids})
 		is.NoErr(err)                                                                        // accepted
 		is.Equal(userViewIDs(vs), []chatcore.UserID{11, 12, 13, 14, 15, 16, 17, 31, 32, 33}) // the realm's among them
 	})
@@ -89,7 +90,7 @@ func TestUserByEmail(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := w.Svc.UserByEmail(t.Context(), tt.actor, tt.email, chatcore.UsersRequest{})
+			v, err := accounts.UserByEmail(t.Context(), w.Svc, tt.actor, tt.email, accounts.UsersRequest{})
 			if tt.want == 0 {
 				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "No such user")
 				return
@@ -100,7 +101,7 @@ func TestUserByEmail(t *testing.T) {
 		})
 	}
 	t.Run("deactivated actor", func(t *testing.T) {
-		_, err := w.Svc.UserByEmail(t.Context(), 16, "olivia@acme.test", chatcore.UsersRequest{})
+		_, err := accounts.UserByEmail(t.Context(), w.Svc, 16, "olivia@acme.test", accounts.UsersRequest{})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Account is deactivated")
 	})
 }
@@ -111,7 +112,7 @@ func TestUserViewLevel467Fields(t *testing.T) {
 	yes := true
 	t.Run("defaults", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.User(ctx, 11, 14)
+		v, err := accounts.User(ctx, w.Svc, 11, 14)
 		is.NoErr(err)
 		m := viewKeys(t, v)
 		is.Equal(m["avatar_version"], 1.0)     // Zulip's first avatar version
@@ -123,21 +124,21 @@ func TestUserViewLevel467Fields(t *testing.T) {
 	})
 	t.Run("profile data asked for", func(t *testing.T) {
 		is := is.New(t)
-		v, err := w.Svc.UserWith(ctx, 11, 14, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		v, err := accounts.UserWith(ctx, w.Svc, 11, 14, accounts.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // an empty map: no custom fields
-		bot, err := w.Svc.UserWith(ctx, 11, 32, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		bot, err := accounts.UserWith(ctx, w.Svc, 11, 32, accounts.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		_, has := viewKeys(t, bot)["profile_data"]
 		is.True(!has) // bots have none, as in Zulip
-		vs, err := w.Svc.ListUsers(ctx, 11, chatcore.UsersRequest{IncludeCustomProfileFields: &yes})
+		vs, err := accounts.ListUsers(ctx, w.Svc, 11, accounts.UsersRequest{IncludeCustomProfileFields: &yes})
 		is.NoErr(err)
 		is.Equal(viewKeys(t, vs[0])["profile_data"], map[string]any{}) // on the list too
 	})
 	t.Run("avatar version after delete_profile", func(t *testing.T) {
 		is := is.New(t)
 		w.UpdateUser(t, 17, func(u *chatcore.User) { u.AvatarSource = "D" })
-		v, err := w.Svc.User(ctx, 11, 17)
+		v, err := accounts.User(ctx, w.Svc, 11, 17)
 		is.NoErr(err)
 		is.Equal(v.AvatarVersion, 2) // one avatar change
 	})
@@ -146,16 +147,16 @@ func TestUserViewLevel467Fields(t *testing.T) {
 func TestMeMaxMessageID(t *testing.T) {
 	w, c := newCast(t, chattest.New)
 	is := is.New(t)
-	v, err := w.Svc.Me(t.Context(), c.Member.ID)
+	v, err := accounts.Me(t.Context(), w.Svc, c.Member.ID)
 	is.NoErr(err)
 	is.Equal(*v.MaxMessageID, chatcore.MessageID(-1))          // no message yet
 	is.Equal(viewKeys(t, v)["profile_data"], map[string]any{}) // the own view carries profile_data
 	id := w.DM(t, c.Owner, "hi", c.Member)
 	w.DM(t, c.Owner, "not for member", c.Admin)
-	v, err = w.Svc.Me(t.Context(), c.Member.ID)
+	v, err = accounts.Me(t.Context(), w.Svc, c.Member.ID)
 	is.NoErr(err)
 	is.Equal(*v.MaxMessageID, id) // the newest message the user received
-	bot, err := w.Svc.Me(t.Context(), c.Bot.ID)
+	bot, err := accounts.Me(t.Context(), w.Svc, c.Bot.ID)
 	is.NoErr(err)
 	_, has := viewKeys(t, bot)["profile_data"]
 	is.True(!has) // a bot's own view has none

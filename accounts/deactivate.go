@@ -1,4 +1,4 @@
-package chatcore
+package accounts
 
 // Deactivating users: DELETE /users/{user_id} with its optional clean-ups
 // and notification e-mail.
@@ -7,9 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chatcore/chatcore"
 )
 
 // DeactivationActions are the optional clean-ups of a deactivation (Zulip
@@ -30,19 +31,19 @@ type DeactivationActions struct {
 }
 
 // kinds returns the message kinds the actions delete; zero when none.
-func (a *DeactivationActions) kinds() MessageKinds {
-	var k MessageKinds
+func (a *DeactivationActions) kinds() chatcore.MessageKinds {
+	var k chatcore.MessageKinds
 	if a == nil {
 		return 0
 	}
 	if a.DeletePublicChannelMessages {
-		k |= KindPublicChannel
+		k |= chatcore.KindPublicChannel
 	}
 	if a.DeletePrivateChannelMessages {
-		k |= KindPrivateChannel
+		k |= chatcore.KindPrivateChannel
 	}
 	if a.DeleteDirectMessages {
-		k |= KindDirect
+		k |= chatcore.KindDirect
 	}
 	return k
 }
@@ -67,10 +68,10 @@ const maxDeactivationCommentLength = 2000
 func (r DeactivateUserRequest) Validate() error {
 	if c := r.DeactivationNotificationComment; c != nil {
 		if !utf8.ValidString(*c) {
-			return BadRequest("deactivation_notification_comment is not a valid string")
+			return chatcore.BadRequest("deactivation_notification_comment is not a valid string")
 		}
 		if utf8.RuneCountInString(strings.TrimSpace(*c)) > maxDeactivationCommentLength {
-			return BadRequestf("deactivation_notification_comment is too long (limit: %d characters)", maxDeactivationCommentLength)
+			return chatcore.BadRequestf("deactivation_notification_comment is too long (limit: %d characters)", maxDeactivationCommentLength)
 		}
 	}
 	return nil
@@ -95,7 +96,7 @@ func (r DeactivateUserRequest) Validate() error {
 // store error or ctx ending (checked between deletion batches) rolls
 // everything back: no message is deleted, nobody is deactivated, no event or
 // e-mail goes out, and the call can simply be repeated. Messages are deleted
-// newest first in batches of the size set by [WithTopicDeletion], so memory
+// newest first in batches of the size set by [chatcore.WithTopicDeletion], so memory
 // stays bounded, but with no time budget: a user with many messages holds the
 // store's writer (blocking other writes) until the deletion finishes, and
 // callers that need a bound should give ctx a deadline.
@@ -103,19 +104,20 @@ func (r DeactivateUserRequest) Validate() error {
 // After the commit, and only then, the events go out in this order: for each
 // deletion batch its delete_message events (and first_message_id stream
 // updates), exactly as topic deletion (package channels) sends them
-// ([DeletionEffects]); the delete_profile updates; then realm_user updates to
-// the realm's remaining active users and realm_bot updates to bot owners. The notification e-mail is sent only when
+// ([chatcore.DeletionEffects]); the delete_profile updates; then realm_user
+// updates to the realm's remaining active users and realm_bot updates to bot
+// owners. The notification e-mail is sent only when
 // DeactivationNotificationComment is non-nil. A missing or deactivated actor
-// gives an [Unauthorized] error. Other errors come from the store or ctx.
-func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, req DeactivateUserRequest) error {
+// gives an [chatcore.Unauthorized] error. Other errors come from the store or ctx.
+func DeactivateUser(ctx context.Context, svc *chatcore.Service, actorID, targetID chatcore.UserID, req DeactivateUserRequest) error {
 	// Zulip validates parameters before the view looks anything up.
 	if err := req.Validate(); err != nil {
 		return err
 	}
 	kinds := req.Actions.kinds()
 	deleteProfile := req.Actions != nil && req.Actions.DeleteProfile
-	return s.Update(ctx, func(tx Tx, fx *Effects) error {
-		a, err := Actor(ctx, tx, actorID)
+	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		a, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
@@ -132,23 +134,23 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 			return err
 		}
 		notice := deactivationEmail{name: t.FullName, email: t.Email}
-		var deactivated []*User // bots first, then the user
+		var deactivated []*chatcore.User // bots first, then the user
 		for i := range bots {
 			deactivated = append(deactivated, &bots[i])
 		}
 		deactivated = append(deactivated, t)
 		if kinds != 0 {
 			for _, u := range deactivated {
-				f := MessageFilter{RealmID: t.RealmID, SenderID: u.ID, Kinds: kinds}
-				if err := s.deleteSentMessages(ctx, tx, fx, a, f); err != nil {
+				f := chatcore.MessageFilter{RealmID: t.RealmID, SenderID: u.ID, Kinds: kinds}
+				if err := deleteSentMessages(ctx, svc, tx, fx, a, f); err != nil {
 					return err
 				}
 			}
 		}
-		profileEvents := len(fx.events) // the deletion events before it have their recipients
+		var profileEvents []pendingEvent
 		if deleteProfile {
 			for _, u := range deactivated {
-				s.deleteProfile(u, fx)
+				profileEvents = append(profileEvents, deleteUserProfile(svc, u)...)
 			}
 		}
 		for _, u := range deactivated {
@@ -166,9 +168,17 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 				return err
 			}
 		}
-		recipients, err := activeUserIDs(ctx, tx, t.RealmID)
+		recipients, err := chatcore.ActiveUserIDs(ctx, tx, t.RealmID)
 		if err != nil {
 			return err
+		}
+		// The profile events go out before the deactivation ones, as in
+		// Zulip, to the active set known only now unless they name their own.
+		for _, ev := range profileEvents {
+			if ev.users == nil {
+				ev.users = recipients
+			}
+			fx.Event(ev.realm, ev.users, ev.data)
 		}
 		for _, u := range deactivated {
 			fx.Event(u.RealmID, recipients, map[string]any{
@@ -176,22 +186,15 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 				"person": map[string]any{"user_id": u.ID, "is_active": false},
 			})
 			if u.IsBot {
-				fx.Event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+				fx.Event(u.RealmID, []chatcore.UserID{u.BotOwnerID}, map[string]any{
 					"type": "realm_bot", "op": "update",
 					"bot": map[string]any{"user_id": u.ID, "is_active": false},
 				})
 			}
 		}
-		// The profile events went out before the deactivation ones in Zulip;
-		// fill in their recipients now that the active set is known.
-		for i := profileEvents; i < len(fx.events); i++ {
-			if fx.events[i].UserIDs == nil {
-				fx.events[i].UserIDs = recipients
-			}
-		}
 		if c := req.DeactivationNotificationComment; c != nil {
 			notice.comment = strings.TrimSpace(*c)
-			fx.Mail(s.deactivationMail(realm, notice))
+			fx.Mail(deactivationMail(svc, realm, notice))
 		}
 		return nil
 	})
@@ -199,83 +202,101 @@ func (s *Service) DeactivateUser(ctx context.Context, actorID, targetID UserID, 
 
 // checkDeactivation loads target for a deactivation by a and applies Zulip's
 // lookup and permission rules in their order.
-func checkDeactivation(ctx context.Context, tx Tx, a *User, targetID UserID) (*User, error) {
-	t, err := UserInRealm(ctx, tx, a.RealmID, targetID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, BadRequest("No such user")
+func checkDeactivation(ctx context.Context, tx chatcore.Tx, a *chatcore.User, targetID chatcore.UserID) (*chatcore.User, error) {
+	t, err := chatcore.UserInRealm(ctx, tx, a.RealmID, targetID)
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return nil, chatcore.BadRequest("No such user")
 	}
 	if err != nil {
 		return nil, err
 	}
 	if t.IsBot {
-		return nil, BadRequest("No such user")
+		return nil, chatcore.BadRequest("No such user")
 	}
 	if !t.IsActive {
-		return nil, BadRequest("User is deactivated")
+		return nil, chatcore.BadRequest("User is deactivated")
 	}
 	if !a.Role.IsAdmin() {
-		return nil, BadRequest("Insufficient permission")
+		return nil, chatcore.BadRequest("Insufficient permission")
 	}
-	if t.Role == RoleOwner && a.Role != RoleOwner {
-		return nil, errMustBeOwner()
+	if t.Role == chatcore.RoleOwner && a.Role != chatcore.RoleOwner {
+		return nil, &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization owner"}
 	}
-	if t.Role == RoleOwner {
-		owners, err := tx.Users(ctx, UserFilter{
-			RealmID: t.RealmID, Roles: []Role{RoleOwner}, Active: new(true), Bot: new(false),
+	if t.Role == chatcore.RoleOwner {
+		owners, err := tx.Users(ctx, chatcore.UserFilter{
+			RealmID: t.RealmID, Roles: []chatcore.Role{chatcore.RoleOwner}, Active: new(true), Bot: new(false),
 		})
 		if err != nil {
 			return nil, err
 		}
 		if len(owners) <= 1 {
-			return nil, BadRequest("Cannot deactivate the only organization owner")
+			return nil, chatcore.BadRequest("Cannot deactivate the only organization owner")
 		}
 	}
 	return t, nil
 }
 
 // activeBotsOf returns the active bots owned by u, ordered by id.
-func activeBotsOf(ctx context.Context, tx Tx, u *User) ([]User, error) {
-	return tx.Users(ctx, UserFilter{RealmID: u.RealmID, BotOwnerID: u.ID, Active: new(true), Bot: new(true)})
+func activeBotsOf(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]chatcore.User, error) {
+	return tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, BotOwnerID: u.ID, Active: new(true), Bot: new(true)})
 }
 
 // deletedUserName is the name delete_profile gives.
 const deletedUserName = "Deleted user"
 
-// deleteProfile renames u to "Deleted user" and drops the avatar (the caller
-// stores u), queuing the profile events. Events for all active users are
-// queued with nil recipients, which DeactivateUser fills in.
-func (s *Service) deleteProfile(u *User, fx *Effects) {
+// pendingEvent is an event whose recipients may not be known yet: nil users
+// stand for the realm's active users once the deactivation is written.
+type pendingEvent struct {
+	realm chatcore.RealmID
+	users []chatcore.UserID
+	data  map[string]any
+}
+
+// deleteUserProfile renames u to "Deleted user" and drops the avatar (the
+// caller stores u), and returns the profile events: those for all active
+// users have nil recipients, which DeactivateUser fills in.
+func deleteUserProfile(svc *chatcore.Service, u *chatcore.User) []pendingEvent {
 	u.FullName = deletedUserName
-	u.FullNameKey = FoldKey(deletedUserName)
-	u.AvatarSource = deletedAvatarSource
-	avatar := s.avatarURL(u.AvatarSource, s.APIEmail(u))
-	fx.Event(u.RealmID, nil, map[string]any{
+	u.FullNameKey = chatcore.FoldKey(deletedUserName)
+	u.AvatarSource = chatcore.DeletedAvatarSource
+	avatar := svc.AvatarURL(u)
+	evs := []pendingEvent{{realm: u.RealmID, data: map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{"user_id": u.ID, "full_name": u.FullName},
-	})
-	fx.Event(u.RealmID, nil, map[string]any{
+	}}, {realm: u.RealmID, data: map[string]any{
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{
 			"user_id": u.ID, "avatar_source": u.AvatarSource,
 			"avatar_url": avatar, "avatar_url_medium": avatar,
 		},
-	})
+	}}}
 	if u.IsBot {
-		fx.Event(u.RealmID, []UserID{u.BotOwnerID}, map[string]any{
+		evs = append(evs, pendingEvent{realm: u.RealmID, users: []chatcore.UserID{u.BotOwnerID}, data: map[string]any{
 			"type": "realm_bot", "op": "update",
 			"bot": map[string]any{"user_id": u.ID, "full_name": u.FullName},
-		})
+		}})
 	}
+	return evs
+}
+
+// deleteUserQueues deletes every event queue of the user.
+func deleteUserQueues(ctx context.Context, tx chatcore.Tx, user chatcore.UserID) error {
+	qs, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: user})
+	if err != nil {
+		return err
+	}
+	_, err = chatcore.DeleteQueues(ctx, tx, qs)
+	return err
 }
 
 // deleteSentMessages deletes every message matching f inside tx, newest
 // first, in batches of the configured size so that no more than one batch is
 // held at a time, and records each batch's events (and first_message_id
-// maintenance) with [DeletionEffects], as topic deletion does; actorUser also
+// maintenance) with chatcore.DeletionEffects, as topic deletion does; actorUser also
 // receives them. ctx is checked before each batch: once it is done, its error
 // comes back and the caller's transaction rolls back. f must name a sender and
 // at least one kind.
-func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, actorUser *User, f MessageFilter) error {
+func deleteSentMessages(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, actorUser *chatcore.User, f chatcore.MessageFilter) error {
 	if f.Kinds == 0 || f.SenderID == 0 {
 		// MessageFilter's zero Kinds means every kind: never let that through.
 		return errors.New("chatcore: refusing an unrestricted message deletion")
@@ -284,20 +305,20 @@ func (s *Service) deleteSentMessages(ctx context.Context, tx Tx, fx *Effects, ac
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		deleted, err := tx.DeleteMessages(ctx, f, s.batchSize)
+		deleted, err := tx.DeleteMessages(ctx, f, svc.TopicBatchSize())
 		if err != nil {
 			return err
 		}
-		if err := DeletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
+		if err := chatcore.DeletionEffects(ctx, tx, fx, actorUser, f.RealmID, deleted); err != nil {
 			return err
 		}
-		if len(deleted) < s.batchSize {
+		if len(deleted) < svc.TopicBatchSize() {
 			// A short batch means nothing matching is left.
 			return nil
 		}
 		// The next batch starts below this one (one transaction: nothing
 		// new appears above it).
-		f.BeforeID = LowestDeleted(deleted)
+		f.BeforeID = chatcore.LowestDeleted(deleted)
 	}
 }
 
@@ -307,10 +328,10 @@ type deactivationEmail struct {
 }
 
 // deactivationMail builds the notice sent to a deactivated user.
-func (s *Service) deactivationMail(realm *Realm, n deactivationEmail) Email {
+func deactivationMail(svc *chatcore.Service, realm *chatcore.Realm, n deactivationEmail) chatcore.Email {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Hello %s,\n\n", n.name)
-	fmt.Fprintf(&b, "Your account on %s (%s) has been deactivated by an administrator of the organization.\n", realm.Name, s.externalURL)
+	fmt.Fprintf(&b, "Your account on %s (%s) has been deactivated by an administrator of the organization.\n", realm.Name, svc.ExternalURL())
 	if n.comment != "" {
 		b.WriteString("\nThe administrator left this message for you:\n\n")
 		for line := range strings.Lines(n.comment) {
@@ -318,20 +339,10 @@ func (s *Service) deactivationMail(realm *Realm, n deactivationEmail) Email {
 		}
 	}
 	b.WriteString("\nYou can no longer log in with this account. If you think this is a mistake, contact the administrators of the organization.\n")
-	return Email{
+	return chatcore.Email{
 		To:      n.email,
-		From:    s.deactivationSender(),
+		From:    noreplyAddress(svc),
 		Subject: "Notification of account deactivation on " + realm.Name,
 		Body:    b.String(),
 	}
-}
-
-// deactivationSender is the sender of notification e-mails: noreply@ at the host
-// of the external URL.
-func (s *Service) deactivationSender() string {
-	host := "localhost"
-	if u, err := url.Parse(s.externalURL); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
-	return "noreply@" + host
 }

@@ -1,4 +1,4 @@
-package chatcore_test
+package accounts_test
 
 // Tests of the account changes made through PATCH /settings: the password
 // change (its bounded hashing and failed-attempt limit), the e-mail address
@@ -19,8 +19,10 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/password"
 )
 
 func TestUpdateSettingsPassword(t *testing.T) {
@@ -42,7 +44,7 @@ func TestUpdateSettingsPassword(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				is := is.New(t)
 				w, c := newSettingsCast(t, open)
-				err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
+				err := accounts.UpdateSettings(context.Background(), w.Svc, c.Member.ID, accounts.SettingsUpdate{OldPassword: tt.old, NewPassword: tt.new})
 				u := w.User(t, c.Member.ID)
 				if tt.msg != "" {
 					chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
@@ -61,21 +63,21 @@ func TestUpdateSettingsPasswordWithoutStoredPassword(t *testing.T) {
 	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
 	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = "" }) // the user has no password
-	err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
+	err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{OldPassword: new(""), NewPassword: new("correct horse battery staple")})
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 }
 
 func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 	is := is.New(t)
-	h := chatcore.DefaultPasswordHasher()
+	h := password.Default() // the hasher New installs without WithPasswordHasher
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordHasher(h))
 	ctx := context.Background()
 	oldHash, err := h.Hash("Old-Passw0rd!")
 	is.NoErr(err)                                                                     // hashed
 	w.UpdateUser(t, c.Member.ID, func(u *chatcore.User) { u.PasswordHash = oldHash }) // argon2id password stored
-	err = w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
+	err = accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{OldPassword: new("old-passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")})
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!") // case matters
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{OldPassword: new("Old-Passw0rd!"), NewPassword: new("Tr0ub4dor&3-horse")}))
 	u := w.User(t, c.Member.ID)
 	is.True(strings.HasPrefix(u.PasswordHash, "$argon2id$v=19$")) // PHC argon2id string
 	ok, err := h.Verify(u.PasswordHash, "Tr0ub4dor&3-horse")
@@ -89,10 +91,10 @@ func TestUpdateSettingsPasswordDefaultHasher(t *testing.T) {
 func TestUpdateSettingsPasswordPolicyOption(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New, chatcore.WithPasswordPolicy(30, 0))
-	req := chatcore.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
-	chattest.WantError(t, w.Svc.UpdateSettings(context.Background(), c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
+	req := accounts.SettingsUpdate{OldPassword: new("hamlet@zulip.com-Secret#42"), NewPassword: new("correct horse battery staple")}
+	chattest.WantError(t, accounts.UpdateSettings(context.Background(), w.Svc, c.Member.ID, req), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!") // 28 < 30 characters
 	req.NewPassword = new("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
-	is.NoErr(w.Svc.UpdateSettings(context.Background(), c.Member.ID, req)) // long enough, and no guess minimum
+	is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, c.Member.ID, req)) // long enough, and no guess minimum
 }
 
 func TestUpdateSettingsEmailChange(t *testing.T) {
@@ -101,9 +103,9 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		w, c := newSettingsCast(t, open)
 		ctx := context.Background()
 
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
-		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com")                                                    // nothing changes yet
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Email: new("  first@example.net ")})) // starts a change
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Email: new("hamlet2@example.net")}))  // replaces it
+		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com")                                                              // nothing changes yet
 		mails := w.Mail.All()
 		is.Equal(len(mails), 2)                             // one confirmation per request
 		is.Equal(mails[0].To, "first@example.net")          // to the new address, stripped
@@ -114,11 +116,11 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.True(m1 != nil && m2 != nil) // each carries a confirmation link
 		is.True(m1[1] != m2[1])         // with its own key
 
-		err := w.Svc.ConfirmEmailChange(ctx, m1[1])
+		err := accounts.ConfirmEmailChange(ctx, w.Svc, m1[1])
 		got := chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(got.Kind, chatcore.KindNotFound) // the older request was revoked
 
-		is.NoErr(w.Svc.ConfirmEmailChange(ctx, m2[1]))                // the newest link works
+		is.NoErr(accounts.ConfirmEmailChange(ctx, w.Svc, m2[1]))      // the newest link works
 		is.Equal(w.User(t, c.Member.ID).Email, "hamlet2@example.net") // changed
 		mails = w.Mail.All()
 		is.Equal(len(mails), 3)                   // plus a notice
@@ -129,7 +131,7 @@ func TestUpdateSettingsEmailChange(t *testing.T) {
 		is.Equal(evs[0].UserIDs, []chatcore.UserID{c.Member.ID}) // the user's own clients
 		is.Equal(evs[0].Data["person"], map[string]any{"user_id": c.Member.ID, "delivery_email": "hamlet2@example.net"})
 
-		err = w.Svc.ConfirmEmailChange(ctx, m2[1])
+		err = accounts.ConfirmEmailChange(ctx, w.Svc, m2[1])
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.") // used once
 	})
 }
@@ -159,7 +161,7 @@ func TestUpdateSettingsEmailChangeErrors(t *testing.T) {
 			if tt.disabled {
 				w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true }) // realm setting
 			}
-			err := w.Svc.UpdateSettings(ctx, tt.actor(c), chatcore.SettingsUpdate{Email: new(tt.email)})
+			err := accounts.UpdateSettings(ctx, w.Svc, tt.actor(c), accounts.SettingsUpdate{Email: new(tt.email)})
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 			is.Equal(len(w.Mail.All()), 0) // no mail
 		})
@@ -170,36 +172,36 @@ func TestUpdateSettingsEmailChangeEdgeCases(t *testing.T) {
 	is := is.New(t)
 	w, c := newSettingsCast(t, chattest.New)
 	ctx := context.Background()
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
-	is.Equal(len(w.Mail.All()), 0)                                                                              // is a no-op
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Email: new(" hamlet@zulip.com ")})) // own address
+	is.Equal(len(w.Mail.All()), 0)                                                                                        // is a no-op
 
-	w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })                  // changes disabled for non-administrators
-	is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
-	is.Equal(len(w.Mail.All()), 1)                                                                           // a confirmation
+	w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.EmailChangesDisabled = true })                            // changes disabled for non-administrators
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{Email: new("iago@example.net")})) // administrators may still
+	is.Equal(len(w.Mail.All()), 1)                                                                                     // a confirmation
 
 	t.Run("expired", func(t *testing.T) {
 		is := is.New(t)
 		w, c := newSettingsCast(t, chattest.New)
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
 		w.Clock.Advance(25 * time.Hour)
-		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		chattest.WantError(t, accounts.ConfirmEmailChange(ctx, w.Svc, key), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("address taken meanwhile", func(t *testing.T) {
 		is := is.New(t)
 		w, c := newSettingsCast(t, chattest.New)
-		is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{Email: new("h@example.net")})) // starts a change
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{Email: new("h@example.net")})) // starts a change
 		key := confirmLinkRE.FindStringSubmatch(w.Mail.All()[0].Body)[1]
 		is.NoErr(w.Store.Update(ctx, func(tx chatcore.Tx) error {
 			return tx.CreateUser(ctx, &chatcore.User{RealmID: c.Realm.ID, Email: "H@example.net", FullName: "Other", Role: chatcore.RoleMember,
 				IsActive: true, Settings: chatcore.DefaultSettings()})
 		})) // someone else took the address
-		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		chattest.WantError(t, accounts.ConfirmEmailChange(ctx, w.Svc, key), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
 		is.Equal(w.User(t, c.Member.ID).Email, "hamlet@zulip.com") // unchanged
 	})
 	t.Run("unknown key", func(t *testing.T) {
-		chattest.WantError(t, w.Svc.ConfirmEmailChange(ctx, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
+		chattest.WantError(t, accounts.ConfirmEmailChange(ctx, w.Svc, ""), chatcore.CodeBadRequest, chatcore.KindNotFound, "The confirmation link has expired or been deactivated.")
 	})
 }
 
@@ -236,7 +238,7 @@ func TestUpdateSettingsFullName(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, chattest.New)
-			err := w.Svc.UpdateSettings(context.Background(), c.Member.ID, chatcore.SettingsUpdate{FullName: new(tt.in)})
+			err := accounts.UpdateSettings(context.Background(), w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new(tt.in)})
 			if tt.msg != "" {
 				chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
 				is.Equal(w.User(t, c.Member.ID).FullName, "King Hamlet") // unchanged
@@ -261,36 +263,36 @@ func TestUpdateSettingsFullNameRealmRules(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, open)
 			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.NameChangesDisabled = true })
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("New Name"), ColorScheme: new(2)})) // silently ignored
 			u := w.User(t, c.Member.ID)
-			is.Equal(u.FullName, "King Hamlet")                                                          // name unchanged
-			is.Equal(u.Settings.ColorScheme, 2)                                                          // the rest applied
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("")})) // not even validated
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Admin.ID, chatcore.SettingsUpdate{FullName: new("Iago II")}))
+			is.Equal(u.FullName, "King Hamlet")                                                                    // name unchanged
+			is.Equal(u.Settings.ColorScheme, 2)                                                                    // the rest applied
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("")})) // not even validated
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Admin.ID, accounts.SettingsUpdate{FullName: new("Iago II")}))
 			is.Equal(w.User(t, c.Admin.ID).FullName, "Iago II") // administrators may
 		})
 		t.Run("unique names", func(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, open)
 			w.UpdateRealm(t, c.Realm.ID, func(r *chatcore.Realm) { r.RequireUniqueNames = true })
-			err := w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("IAGO")})
+			err := accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("IAGO")})
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Unique names required in this organization.")
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
-			is.Equal(w.User(t, c.Member.ID).FullName, "king hamlet")                                                // is fine
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("king hamlet")})) // own name in other case
+			is.Equal(w.User(t, c.Member.ID).FullName, "king hamlet")                                                          // is fine
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("King Lear")}))   // another realm's name is fine
 		})
 		t.Run("names may repeat by default", func(t *testing.T) {
 			is := is.New(t)
 			w, c := newSettingsCast(t, open)
-			is.NoErr(w.Svc.UpdateSettings(ctx, c.Member.ID, chatcore.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
+			is.NoErr(accounts.UpdateSettings(ctx, w.Svc, c.Member.ID, accounts.SettingsUpdate{FullName: new("Iago")})) // duplicate allowed
 		})
 	})
 }
 
 // passwordChange is a password change request of user from old to a strong
 // new password.
-func passwordChange(old string) chatcore.SettingsUpdate {
-	return chatcore.SettingsUpdate{OldPassword: &old, NewPassword: new("correct horse battery staple 7")}
+func passwordChange(old string) accounts.SettingsUpdate {
+	return accounts.SettingsUpdate{OldPassword: &old, NewPassword: new("correct horse battery staple 7")}
 }
 
 // gateHasher is a plainHasher that counts its calls and the most calls that
@@ -340,7 +342,9 @@ func hashSlotTaken(tb testing.TB) (w *chattest.World, org acmeOrg, h *gateHasher
 	h = &gateHasher{gate: make(chan struct{}), entered: make(chan struct{}, 4)}
 	w, org = newAcme(tb, chatcore.WithPasswordHasher(h), chatcore.WithPasswordHashConcurrency(1))
 	result := make(chan error, 1)
-	go func() { result <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
+	go func() {
+		result <- accounts.UpdateSettings(context.Background(), w.Svc, org.ann, passwordChange("wrong"))
+	}()
 	<-h.entered // the only slot is taken
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	tb.Cleanup(cancel)
@@ -356,7 +360,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 		const n = 12
 		errs := make(chan error, n)
 		for range n {
-			go func() { errs <- w.Svc.UpdateSettings(context.Background(), org.ann, passwordChange("wrong")) }()
+			go func() { errs <- accounts.UpdateSettings(context.Background(), w.Svc, org.ann, passwordChange("wrong")) }()
 		}
 		<-h.entered
 		<-h.entered // both slots taken
@@ -376,7 +380,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 	t.Run("a request waiting for a slot gives up with its context", func(t *testing.T) {
 		is := is.New(t)
 		w, org, h, first, ctx := hashSlotTaken(t)
-		err := w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))
+		err := accounts.UpdateSettings(ctx, w.Svc, org.ben, passwordChange("Ben@acme.test-pw"))
 		is.True(errors.Is(err, context.DeadlineExceeded)) // gave up waiting for the slot
 		_, isAPIError := errors.AsType[*chatcore.Error](err)
 		is.True(!isAPIError) // an internal (context) failure, not a user-facing error
@@ -390,7 +394,7 @@ func TestPasswordHashingIsBounded(t *testing.T) {
 		w, _, h, first, ctx := hashSlotTaken(t)
 		// LoadFixture checks the fixture before hashing (an invalid one would
 		// fail before the wait), so load the repository's fixture.
-		f, err := os.Open("testdata/org.json")
+		f, err := os.Open("../testdata/org.json")
 		is.NoErr(err) // fixture opened
 		defer f.Close()
 		err = fixture.Load(ctx, w.Svc, f)
@@ -409,49 +413,49 @@ func TestPasswordAttemptLimit(t *testing.T) {
 		w, org := newAcme(t, chatcore.WithPasswordHasher(h))
 		ctx := context.Background()
 		for range 5 {
-			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		is.Equal(h.calls.Load(), int64(5)) // five verifications
-		err := w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))
+		err := accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("Ann@acme.test-pw"))
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, limited) // a 400, not a 429, even with the right password
 		is.Equal(h.calls.Load(), int64(5))                                                 // the limited attempt ran no hash at all
 		is.Equal(w.User(t, org.ann).PasswordHash, "plain:Ann@acme.test-pw")                // unchanged
 
 		w.Clock.Advance(100 * time.Second)
-		err = w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong"))
+		err = accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong"))
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You're making too many attempts! Try again in 260 seconds.") // the wait counts down
 
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ben, passwordChange("Ben@acme.test-pw"))) // other users are not limited
 
 		w.Clock.Advance(260 * time.Second)
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("Ann@acme.test-pw"))) // one attempt has refilled
 	})
 
 	t.Run("a correct password clears the failures", func(t *testing.T) {
 		w, org := newAcme(t)
 		ctx := context.Background()
 		for range 4 {
-			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 		// Right old password, too weak a new one: the password check passed.
-		weak := chatcore.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
+		weak := accounts.SettingsUpdate{OldPassword: new("Ann@acme.test-pw"), NewPassword: new("x")}
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, weak), chatcore.CodeBadRequest, chatcore.KindInvalid, "New password is too weak!")
 		for range 5 {
-			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, limited)
 	})
 
 	t.Run("configurable and disable-able", func(t *testing.T) {
 		ctx := context.Background()
 		w, org := newAcme(t, chatcore.WithPasswordAttemptLimit(chatcore.RateRule{Window: time.Minute, Max: 1}))
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid,
 			"You're making too many attempts! Try again in 60 seconds.")
 
 		w, org = newAcme(t, chatcore.WithPasswordAttemptLimit())
 		for range 20 {
-			chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
+			chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, passwordChange("wrong")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Wrong password!")
 		}
 	})
 }
@@ -465,38 +469,38 @@ func wantRateLimited(t *testing.T, err error, retryAfter int) {
 }
 
 func TestEmailChangeRateLimit(t *testing.T) {
-	change := func(addr string) chatcore.SettingsUpdate { return chatcore.SettingsUpdate{Email: new(addr)} }
+	change := func(addr string) accounts.SettingsUpdate { return accounts.SettingsUpdate{Email: new(addr)} }
 
 	t.Run("two per hour, five per day", func(t *testing.T) {
 		is := is.New(t)
 		w, org := newAcme(t)
 		ctx := context.Background()
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a1@example.net"))) // first
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a2@example.net"))) // second
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a1@example.net"))) // first
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a2@example.net"))) // second
 		mails := len(w.Mail.All())
-		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net")), 1800)
+		wantRateLimited(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a3@example.net")), 1800)
 		is.Equal(len(w.Mail.All()), mails) // no confirmation mailed
 
 		// The address is checked first: a bad one is refused as such and
 		// does not count.
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
-		chattest.WantError(t, w.Svc.UpdateSettings(ctx, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, change("nora@acme")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid address.")
+		chattest.WantError(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, change("Ben@acme.test")), chatcore.CodeBadRequest, chatcore.KindInvalid, "Already has an account.")
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("Ann@acme.test"))) // the current address is a no-op, never limited
 
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ben, change("b1@example.net"))) // other users are not limited
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ben, change("b1@example.net"))) // other users are not limited
 
 		w.Clock.Advance(30 * time.Minute)
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a3@example.net"))) // third, half an hour later
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a3@example.net"))) // third, half an hour later
 		w.Clock.Advance(30 * time.Minute)
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a4@example.net"))) // fourth
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a4@example.net"))) // fourth
 		w.Clock.Advance(30 * time.Minute)
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("a5@example.net"))) // fifth
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a5@example.net"))) // fifth
 		w.Clock.Advance(2 * time.Hour)
 		// The hourly bucket is full again, the daily one (5 tokens, one more
 		// every 17280 s) is not: 5 - 2 at 0 s, -1 at 1800, 3600 and 5400 s,
 		// plus the refill up to 12600 s, leaves 0.729 tokens; the missing
 		// 0.271 takes 4680 s.
-		err := w.Svc.UpdateSettings(ctx, org.ann, change("a6@example.net"))
+		err := accounts.UpdateSettings(ctx, w.Svc, org.ann, change("a6@example.net"))
 		wantRateLimited(t, err, 4680)
 		pending := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (string, error) {
 			u, err := tx.User(ctx, org.ann)
@@ -509,21 +513,21 @@ func TestEmailChangeRateLimit(t *testing.T) {
 		is := is.New(t)
 		w, org := newAcme(t, chatcore.WithEmailChangeLimit(chatcore.RateRule{Window: time.Hour, Max: 1}))
 		ctx := context.Background()
-		is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, change("kept@example.net"))) // allowed
-		wantRateLimited(t, w.Svc.UpdateSettings(ctx, org.ann, change("refused@example.net")), 3600)
+		is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, change("kept@example.net"))) // allowed
+		wantRateLimited(t, accounts.UpdateSettings(ctx, w.Svc, org.ann, change("refused@example.net")), 3600)
 		m := w.Mail.All()
 		key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
-		is.True(key != nil)                                    // the first request's link was mailed
-		is.NoErr(w.Svc.ConfirmEmailChange(ctx, key[1]))        // and still works
-		is.Equal(w.User(t, org.ann).Email, "kept@example.net") // the allowed address
-		is.Equal(m[len(m)-1].To, "kept@example.net")           // the refused one got no mail
+		is.True(key != nil)                                       // the first request's link was mailed
+		is.NoErr(accounts.ConfirmEmailChange(ctx, w.Svc, key[1])) // and still works
+		is.Equal(w.User(t, org.ann).Email, "kept@example.net")    // the allowed address
+		is.Equal(m[len(m)-1].To, "kept@example.net")              // the refused one got no mail
 	})
 
 	t.Run("disable-able", func(t *testing.T) {
 		is := is.New(t)
 		w, org := newAcme(t, chatcore.WithEmailChangeLimit())
 		for i := range 12 {
-			is.NoErr(w.Svc.UpdateSettings(context.Background(), org.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
+			is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, org.ann, change(fmt.Sprintf("a%d@example.net", i)))) // never limited
 		}
 	})
 }
@@ -574,7 +578,7 @@ func TestEmailAddressSyntax(t *testing.T) {
 		t.Run(tt.addr, func(t *testing.T) {
 			is := is.New(t)
 			w, org := newAcme(t, chatcore.WithEmailChangeLimit())
-			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{Email: new(tt.addr)})
+			err := accounts.UpdateSettings(context.Background(), w.Svc, org.ann, accounts.SettingsUpdate{Email: new(tt.addr)})
 			if tt.ok {
 				is.NoErr(err) // accepted: a confirmation link goes out
 				return
@@ -607,7 +611,7 @@ func TestFullNameNonCharacters(t *testing.T) {
 			is := is.New(t)
 			w, org := newAcme(t)
 			name := "Ann " + string(tt.r) + " Lee"
-			err := w.Svc.UpdateSettings(context.Background(), org.ann, chatcore.SettingsUpdate{FullName: &name})
+			err := accounts.UpdateSettings(context.Background(), w.Svc, org.ann, accounts.SettingsUpdate{FullName: &name})
 			if tt.ok {
 				is.NoErr(err)                               // a printable character
 				is.Equal(w.User(t, org.ann).FullName, name) // stored
@@ -623,7 +627,7 @@ func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 	is := is.New(t)
 	w, org := newAcme(t)
 	ctx := context.Background()
-	is.NoErr(w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net")})) // change started
+	is.NoErr(accounts.UpdateSettings(ctx, w.Svc, org.ann, accounts.SettingsUpdate{Email: new("ann2@example.net")})) // change started
 	m := w.Mail.All()
 	key := regexp.MustCompile(`confirm_new_email/([a-z0-9]{24})`).FindStringSubmatch(m[len(m)-1].Body)
 	is.True(key != nil) // link mailed
@@ -635,7 +639,7 @@ func TestConfirmEmailChangeOfDeactivatedUser(t *testing.T) {
 		u.IsActive = false
 		return tx.UpdateUser(ctx, u)
 	})
-	err := w.Svc.ConfirmEmailChange(ctx, key[1])
+	err := accounts.ConfirmEmailChange(ctx, w.Svc, key[1])
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Account is deactivated") // a plain 400, no 401 challenge
 	is.Equal(w.User(t, org.ann).Email, "Ann@acme.test")                                                 // unchanged
 }
@@ -735,7 +739,7 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel
 	wrapper.mu.Unlock()
-	err := w.Svc.UpdateSettings(ctx, org.ann, chatcore.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
+	err := accounts.UpdateSettings(ctx, w.Svc, org.ann, accounts.SettingsUpdate{Email: new("ann2@example.net"), ColorScheme: new(2)})
 	is.NoErr(err)                                   // committed before the cancellation
 	is.True(ctx.Err() != nil)                       // the caller's context had ended by the time effects went out
 	is.Equal(len(sink.events), 1)                   // the color_scheme event was published
@@ -750,11 +754,11 @@ func TestEffectsSurviveCancelAfterCommit(t *testing.T) {
 	wrapper.mu.Lock()
 	wrapper.cancel = cancel2
 	wrapper.mu.Unlock()
-	is.NoErr(w.Svc.ConfirmEmailChange(ctx2, key[1])) // confirmed, then the context ends
-	is.True(ctx2.Err() != nil)                       // cancelled right after the commit
-	is.Equal(len(sink.events), 3)                    // both realm_user updates published
-	is.Equal(sink.ctxOK, []bool{true, true})         // with a live context
-	is.Equal(len(mailer.sent), 2)                    // the notice to the old address was mailed
-	is.Equal(mailer.sent[1].To, "Ann@acme.test")     // to the old address
-	is.Equal(mailer.ctxOK, []bool{true, true})       // with a live context
+	is.NoErr(accounts.ConfirmEmailChange(ctx2, w.Svc, key[1])) // confirmed, then the context ends
+	is.True(ctx2.Err() != nil)                                 // cancelled right after the commit
+	is.Equal(len(sink.events), 3)                              // both realm_user updates published
+	is.Equal(sink.ctxOK, []bool{true, true})                   // with a live context
+	is.Equal(len(mailer.sent), 2)                              // the notice to the old address was mailed
+	is.Equal(mailer.sent[1].To, "Ann@acme.test")               // to the old address
+	is.Equal(mailer.ctxOK, []bool{true, true})                 // with a live context
 }
