@@ -15,3 +15,20 @@ type UserLists interface {
 
 // lists returns the transaction's UserLists.
 func (x *Tx) lists() UserLists { return x.q.(UserLists) }
+
+// MessageLists is what each store's Querier also implements for the
+// statements over a list of message ids, which travel as one argument
+// each database unpacks its own way (json_each, an array).
+type MessageLists interface {
+	// MessageListArg returns the argument of such a list.
+	MessageListArg(ids []store.MessageID) any
+	// InList returns the condition that the SQL expression col is one of
+	// the list that parameter param holds.
+	InList(col, param string) string
+	// ListRows returns a FROM item named alias with one row per id of the
+	// list that parameter param holds, its column named id.
+	ListRows(param, alias string) string
+}
+
+// messageLists returns the transaction's MessageLists.
+func (x *Tx) messageLists() MessageLists { return x.q.(MessageLists) }
