@@ -391,13 +391,6 @@ func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage
 	}
 }
 
-// OldestMessageID implements [store.MessageStore].
-func (t *tx) OldestMessageID(ctx context.Context, stream store.StreamID) (store.MessageID, error) {
-	var id store.MessageID
-	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = $1", stream).Scan(&id)
-	return id, classify(err, "oldest message")
-}
-
 // DirectRecipient implements [store.MessageStore]. In a View it can only
 // find an existing conversation; a missing one gives an error wrapping both
 // [store.ErrNotFound] and [ErrReadOnly]. Two transactions creating one
@@ -426,14 +419,11 @@ func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members [
 	return rid, classify(err, "create direct recipient")
 }
 
-// directRecipientsSQL reads the direct conversations of user $1.
-const directRecipientsSQL = "SELECT recipient_id FROM recipient_members WHERE user_id = $1 ORDER BY recipient_id"
-
 // DirectRecipients implements [store.MessageStore], or answers from the
 // same read announced (see Prefetch).
 func (t *tx) DirectRecipients(ctx context.Context, user store.UserID) ([]store.RecipientID, error) {
 	if out, ok := take(t.answers().directRecipients, user); ok {
 		return out, nil
 	}
-	return scanIDs[store.RecipientID](ctx, t, "direct recipients", directRecipientsSQL, user)
+	return t.Tx.DirectRecipients(ctx, user)
 }

@@ -109,7 +109,7 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, sqlstore.UserSubscriptionsSQL, user)
 	}
 	for _, user := range p.DirectRecipients {
-		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[store.RecipientID], directRecipientsSQL, user)
+		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[store.RecipientID], sqlstore.DirectRecipientsSQL, user)
 	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, store.FoldKey(n.Name)}

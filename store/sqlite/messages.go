@@ -357,13 +357,6 @@ func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string
 	}, query, args...)
 }
 
-// OldestMessageID implements [store.MessageStore].
-func (t *tx) OldestMessageID(ctx context.Context, stream store.StreamID) (store.MessageID, error) {
-	var id store.MessageID
-	err := t.queryRow(ctx, "SELECT coalesce(min(id), 0) FROM messages WHERE stream_id = ?", stream).Scan(&id)
-	return id, classify(err, "oldest message")
-}
-
 // DirectRecipient implements [store.MessageStore]. In a View it can only
 // find an existing conversation; a missing one gives an error wrapping both
 // [store.ErrNotFound] and [ErrReadOnly].
@@ -386,10 +379,4 @@ func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members [
 	}
 	_, err = t.exec(ctx, "INSERT INTO recipient_members (recipient_id, user_id) SELECT ?, value FROM json_each(?)", rid, idsJSON(ids))
 	return rid, classify(err, "create direct recipient")
-}
-
-// DirectRecipients implements [store.MessageStore].
-func (t *tx) DirectRecipients(ctx context.Context, user store.UserID) ([]store.RecipientID, error) {
-	return scanIDs[store.RecipientID](ctx, t, "direct recipients",
-		"SELECT recipient_id FROM recipient_members WHERE user_id = ? ORDER BY recipient_id", user)
 }
