@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/accounts"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/linkifiers"

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/linkifiers"
-	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"
 )

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/accounts"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/pgtest"

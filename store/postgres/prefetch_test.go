@@ -11,8 +11,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/accounts"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/chattest"

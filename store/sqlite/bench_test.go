@@ -19,8 +19,8 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/accounts"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/benchutil"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"

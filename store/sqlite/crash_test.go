@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/accounts"
+	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"
