@@ -22,8 +22,8 @@ func TestWritesCollectTheLog(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
-			return tx.CreateEventQueue(ctx, &chatcore.EventQueue{ID: "expired", RealmID: org.realm.ID, UserID: org.ham.ID,
-				Lifespan: time.Minute, Acked: -1, Created: veronaNow.Add(-time.Hour), LastPoll: veronaNow.Add(-time.Hour)})
+			return tx.CreateEventQueue(ctx, &chatcore.EventQueue{ID: "expired", RealmID: org.Realm.ID, UserID: org.Ham.ID,
+				Lifespan: time.Minute, Acked: -1, Created: chattest.VeronaNow.Add(-time.Hour), LastPoll: chattest.VeronaNow.Add(-time.Hour)})
 		})
 		queueGone := func() bool {
 			return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (bool, error) {
@@ -36,7 +36,7 @@ func TestWritesCollectTheLog(t *testing.T) {
 		}
 		pruned := func() int64 {
 			return chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (int64, error) {
-				return tx.EventsPrunedThrough(ctx, org.realm.ID)
+				return tx.EventsPrunedThrough(ctx, org.Realm.ID)
 			})
 		}
 		head := func() int64 {
@@ -49,7 +49,7 @@ func TestWritesCollectTheLog(t *testing.T) {
 		for enter := true; head() < 256; enter = !enter {
 			is.True(!queueGone())        // fewer than 256 entries: not collected yet
 			is.Equal(pruned(), int64(0)) // nor pruned
-			is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, org.ham.ID, accounts.SettingsUpdate{EnterSends: &enter}))
+			is.NoErr(accounts.UpdateSettings(context.Background(), w.Svc, org.Ham.ID, accounts.SettingsUpdate{EnterSends: &enter}))
 		}
 		is.True(queueGone())  // the write that appended the 256th entry collected the expired queue
 		is.True(pruned() > 0) // and pruned the log no queue needs

@@ -14,12 +14,12 @@ import (
 	"github.com/matryer/is"
 )
 
-// sendAs sends content to org.general's topic "t" from sender with the client
+// sendAs sends content to org.General's topic "t" from sender with the client
 // and read_by_sender given.
-func sendAs(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, content, client string, readBySender *bool) chatcore.MessageID {
+func sendAs(tb testing.TB, w *chattest.World, org *chattest.Verona, sender *chatcore.User, content, client string, readBySender *bool) chatcore.MessageID {
 	tb.Helper()
 	id, err := w.Svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
-		Type: "stream", To: new(org.general.Name), Topic: new("t"), Content: content, Client: client, ReadBySender: readBySender,
+		Type: "stream", To: new(org.General.Name), Topic: new("t"), Content: content, Client: client, ReadBySender: readBySender,
 	})
 	if err != nil {
 		tb.Fatalf("send: %v", err)
@@ -27,17 +27,17 @@ func sendAs(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.U
 	return id
 }
 
-// postVerona sends "hello" to org.general's topic from sender.
-func postVerona(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, topic string) chatcore.MessageID {
+// postVerona sends "hello" to org.General's topic from sender.
+func postVerona(tb testing.TB, w *chattest.World, org *chattest.Verona, sender *chatcore.User, topic string) chatcore.MessageID {
 	tb.Helper()
 	return sendTopic(tb, w, org, sender, topic, "hello")
 }
 
-// sendTopic sends content to org.general's topic from sender.
-func sendTopic(tb testing.TB, w *chattest.World, org *veronaOrg, sender *chatcore.User, topic, content string) chatcore.MessageID {
+// sendTopic sends content to org.General's topic from sender.
+func sendTopic(tb testing.TB, w *chattest.World, org *chattest.Verona, sender *chatcore.User, topic, content string) chatcore.MessageID {
 	tb.Helper()
 	id, err := w.Svc.SendMessage(context.Background(), sender.ID, chatcore.SendMessageRequest{
-		Type: "stream", To: new(org.general.Name), Topic: new(topic), Content: content,
+		Type: "stream", To: new(org.General.Name), Topic: new(topic), Content: content,
 	})
 	if err != nil {
 		tb.Fatalf("sending to %q: %v", topic, err)
@@ -65,9 +65,9 @@ func TestFlagsReadBySender(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.client, func(t *testing.T) {
 				is := is.New(t)
-				id := sendAs(t, w, org, org.ham, "hello", tt.client, tt.param)
-				is.Equal(slices.Contains(chattest.MessageAs(t, w.Svc, org.ham, id).Flags, "read"), tt.read) // Zulip's read_by_sender rule
-				is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, id).Flags, []string{})                   // other receivers: unread
+				id := sendAs(t, w, org, org.Ham, "hello", tt.client, tt.param)
+				is.Equal(slices.Contains(chattest.MessageAs(t, w.Svc, org.Ham, id).Flags, "read"), tt.read) // Zulip's read_by_sender rule
+				is.Equal(chattest.MessageAs(t, w.Svc, org.Ophelia, id).Flags, []string{})                   // other receivers: unread
 			})
 		}
 	})
@@ -78,12 +78,12 @@ func TestFlagsMentionsAtSend(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		sendAs(t, w, org, org.ophelia, "I was here", "", nil) // ophelia takes part in topic t
+		sendAs(t, w, org, org.Ophelia, "I was here", "", nil) // ophelia takes part in topic t
 		w.Events.Reset()
-		direct := sendAs(t, w, org, org.owner, "@**ham** look", "website", nil)
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, direct).Flags, []string{"mentioned"}) // user mention
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, direct).Flags, []string{})        // not mentioned
-		is.Equal(chattest.MessageAs(t, w.Svc, org.owner, direct).Flags, []string{"read"})    // sender from the web app
+		direct := sendAs(t, w, org, org.Owner, "@**ham** look", "website", nil)
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ham, direct).Flags, []string{"mentioned"}) // user mention
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ophelia, direct).Flags, []string{})        // not mentioned
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Owner, direct).Flags, []string{"read"})    // sender from the web app
 		evs := w.Events.Take("message")
 		byUser := map[chatcore.UserID][]string{}
 		for _, ev := range evs {
@@ -91,26 +91,26 @@ func TestFlagsMentionsAtSend(t *testing.T) {
 				byUser[u] = ev.Data["flags"].([]string)
 			}
 		}
-		is.Equal(byUser[org.ham.ID], []string{"mentioned"}) // the message event carries each user's flags
-		is.Equal(byUser[org.ophelia.ID], []string{})        // default flags
-		is.Equal(byUser[org.owner.ID], []string{"read"})    // sender's flags
+		is.Equal(byUser[org.Ham.ID], []string{"mentioned"}) // the message event carries each user's flags
+		is.Equal(byUser[org.Ophelia.ID], []string{})        // default flags
+		is.Equal(byUser[org.Owner.ID], []string{"read"})    // sender's flags
 
-		all := sendAs(t, w, org, org.owner, "@**all** meeting", "", nil)
-		for _, u := range []*chatcore.User{org.ham, org.ophelia, org.owner} {
+		all := sendAs(t, w, org, org.Owner, "@**all** meeting", "", nil)
+		for _, u := range []*chatcore.User{org.Ham, org.Ophelia, org.Owner} {
 			is.Equal(chattest.MessageAs(t, w.Svc, u, all).Flags, []string{"stream_wildcard_mentioned"}) // every receiver
 		}
-		silent := sendAs(t, w, org, org.owner, "@_**all** quietly", "", nil)
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, silent).Flags, []string{}) // silent wildcards set nothing
-		topic := sendAs(t, w, org, org.owner, "@**topic** ping", "", nil)
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, topic).Flags, []string{"topic_wildcard_mentioned"}) // a topic participant
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, topic).Flags, []string{})                               // never took part in t
+		silent := sendAs(t, w, org, org.Owner, "@_**all** quietly", "", nil)
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ham, silent).Flags, []string{}) // silent wildcards set nothing
+		topic := sendAs(t, w, org, org.Owner, "@**topic** ping", "", nil)
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ophelia, topic).Flags, []string{"topic_wildcard_mentioned"}) // a topic participant
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ham, topic).Flags, []string{})                               // never took part in t
 		_ = ctx
 	})
 }
 
 func TestUpdateMessageFlagsErrors(t *testing.T) {
 	w, org, _ := newVerona(t, openOn(openSQLite(t)))
-	id := postVerona(t, w, org, org.owner, "t")
+	id := postVerona(t, w, org, org.Owner, "t")
 	tests := []struct {
 		name string
 		req  messages.UpdateFlagsRequest
@@ -128,9 +128,9 @@ func TestUpdateMessageFlagsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			actor := org.ham
+			actor := org.Ham
 			if tt.name == "other realm" {
-				actor = org.stranger
+				actor = org.Stranger
 			}
 			_, err := messages.UpdateFlags(context.Background(), w.Svc, actor.ID, tt.req)
 			chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, tt.msg)
@@ -143,35 +143,35 @@ func TestUpdateMessageFlags(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		a, b := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "t")
+		a, b := postVerona(t, w, org, org.Owner, "t"), postVerona(t, w, org, org.Owner, "t")
 		w.Events.Reset()
-		res, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
+		res, err := messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b, a, a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                                         // marked read
 		is.Equal(res.Messages, []chatcore.MessageID{b, a, a}) // the request's ids echoed, as Zulip
 		is.Equal(res.Updated, []chatcore.MessageID{a, b})     // each changed once, by id as Zulip reads them
 		ev := w.Events.Take("update_message_flags")
 		is.Equal(len(ev), 1)                                                       // one event
-		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.ham.ID})                     // to the actor only
+		is.Equal(ev[0].UserIDs, []chatcore.UserID{org.Ham.ID})                     // to the actor only
 		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{a, b})               // the changed ids, ascending
 		is.Equal(ev[0].Data["op"], "add")                                          // op
 		is.Equal(ev[0].Data["operation"], "add")                                   // legacy operation
 		is.Equal(ev[0].Data["flag"], "read")                                       // flag
 		is.Equal(ev[0].Data["all"], false)                                         // all
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, a).Flags, []string{"read"}) // stored
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ophelia, a).Flags, []string{})   // per user
-		res, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ham, a).Flags, []string{"read"}) // stored
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ophelia, a).Flags, []string{})   // per user
+		res, err = messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
 		is.NoErr(err)                 // again
 		is.Equal(len(res.Updated), 0) // nothing changed
-		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "remove", Flag: "read"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "remove", Flag: "read"})
 		is.NoErr(err) // marked unread
 		ev = w.Events.Take("update_message_flags")
 		is.Equal(len(ev), 2)                                     // Zulip sends the event even when nothing changed
 		is.Equal(ev[0].Data["messages"], []chatcore.MessageID{}) // the no-op lists nothing
 		details := ev[1].Data["message_details"].(map[string]any)
-		is.Equal(details[itoa(a)], map[string]any{"type": "stream", "stream_id": org.general.ID, "topic": "t", "unmuted_stream_msg": true}) // Zulip's message_details
+		is.Equal(details[itoa(a)], map[string]any{"type": "stream", "stream_id": org.General.ID, "topic": "t", "unmuted_stream_msg": true}) // Zulip's message_details
 
 		// juliet joins the realm later and never received a or b.
-		juliet := w.AddUser(t, org.realm, "juliet", chatcore.RoleMember)
+		juliet := w.AddUser(t, org.Realm, "juliet", chatcore.RoleMember)
 		is.Equal(chattest.MessageAs(t, w.Svc, juliet, a).Flags, []string{"read", "historical"}) // readable, never received
 		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err)                                                                                      // starred
@@ -183,7 +183,7 @@ func TestUpdateMessageFlags(t *testing.T) {
 		res, err = messages.UpdateFlags(ctx, w.Svc, juliet.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{b}, Op: "remove", Flag: "read"})
 		is.NoErr(err)                                                                          // unread in a channel juliet is not subscribed to
 		is.Equal(len(res.Updated), 0)                                                          // ignored, as Zulip
-		is.Equal(res.IgnoredBecauseNotSubscribedChannels, []chatcore.StreamID{org.general.ID}) // and the channel named
+		is.Equal(res.IgnoredBecauseNotSubscribedChannels, []chatcore.StreamID{org.General.ID}) // and the channel named
 	})
 }
 
@@ -194,15 +194,15 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		a := postVerona(t, w, org, org.owner, "t")
-		b := sendAs(t, w, org, org.owner, "@**ham** hi", "", nil)
-		c := postVerona(t, w, org, org.owner, "t")
-		_, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
+		a := postVerona(t, w, org, org.Owner, "t")
+		b := sendAs(t, w, org, org.Owner, "@**ham** hi", "", nil)
+		c := postVerona(t, w, org, org.Owner, "t")
+		_, err := messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "read"})
 		is.NoErr(err) // a read
-		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "starred"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // c starred
 		ids := func(req messages.Request) ([]chatcore.MessageID, messages.Result) {
-			res, err := messages.Get(ctx, w.Svc, org.ham.ID, req)
+			res, err := messages.Get(ctx, w.Svc, org.Ham.ID, req)
 			is.NoErr(err) // messages read
 			var out []chatcore.MessageID
 			for _, m := range res.Messages {
@@ -228,7 +228,7 @@ func TestFlagNarrowsAndFirstUnread(t *testing.T) {
 		is.Equal(res.Anchor, b) // legacy use_first_unread_anchor overrides anchor
 		_, res = ids(messages.Request{Anchor: new("first_unread"), NarrowJSON: json.RawMessage(`[["is","starred"],["is","unread"]]`)})
 		is.Equal(res.Anchor, c) // first unread within the narrow
-		v, _, err := messages.One(ctx, w.Svc, org.ham.ID, c, messages.OneRequest{})
+		v, _, err := messages.One(ctx, w.Svc, org.Ham.ID, c, messages.OneRequest{})
 		is.NoErr(err)                          // one message
 		is.Equal(v.Flags, []string{"starred"}) // flags on GET /messages/{id}
 	})
@@ -239,10 +239,10 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		a, b, c := postVerona(t, w, org, org.owner, "t"), postVerona(t, w, org, org.owner, "u"), postVerona(t, w, org, org.owner, "t")
-		_, err := messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "read"})
+		a, b, c := postVerona(t, w, org, org.Owner, "t"), postVerona(t, w, org, org.Owner, "u"), postVerona(t, w, org, org.Owner, "t")
+		_, err := messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{c}, Op: "add", Flag: "read"})
 		is.NoErr(err) // c read
-		res, err := messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		res, err := messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("oldest"), NumBefore: new(0), NumAfter: new(100),
 			Narrow: json.RawMessage(`[{"operator":"topic","operand":"t"}]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                        // marked
@@ -251,24 +251,24 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 		is.Equal(*res.FirstProcessedID, a)                                   // first
 		is.Equal(*res.LastProcessedID, c)                                    // last
 		is.True(res.FoundOldest && res.FoundNewest)                          // the whole narrow
-		is.Equal(chattest.MessageAs(t, w.Svc, org.ham, b).Flags, []string{}) // other topic untouched
-		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		is.Equal(chattest.MessageAs(t, w.Svc, org.Ham, b).Flags, []string{}) // other topic untouched
+		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                      // newest unread
 		is.Equal(res.ProcessedCount, 1)                                    // b only
 		is.True(res.FirstProcessedID != nil && *res.FirstProcessedID == b) // the unread one
-		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		res, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(5), NumAfter: new(0), Narrow: json.RawMessage(`[["is","unread"]]`), Op: "add", Flag: "read"})
 		is.NoErr(err)                                                      // nothing left
 		is.Equal(res.ProcessedCount, 0)                                    // nothing processed
 		is.True(res.FirstProcessedID == nil && res.LastProcessedID == nil) // null ids
-		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false), Op: "add", Flag: "read"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
-		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1001), NumAfter: new(0), Op: "add", Flag: "read"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
-		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsForNarrowRequest{
+		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Op: "add", Flag: "historical"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
 	})
@@ -279,37 +279,37 @@ func TestRegisterUnreadAndStarred(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		a := postVerona(t, w, org, org.owner, "t")
-		b := sendAs(t, w, org, org.owner, "@**ham** hi", "", nil)
-		dm, err := w.Svc.SendMessage(ctx, org.owner.ID, chatcore.SendMessageRequest{Type: "direct", To: new("[" + itoa(chatcore.MessageID(org.ham.ID)) + "]"), Content: "psst"})
+		a := postVerona(t, w, org, org.Owner, "t")
+		b := sendAs(t, w, org, org.Owner, "@**ham** hi", "", nil)
+		dm, err := w.Svc.SendMessage(ctx, org.Owner.ID, chatcore.SendMessageRequest{Type: "direct", To: new("[" + itoa(chatcore.MessageID(org.Ham.ID)) + "]"), Content: "psst"})
 		is.NoErr(err) // DM sent
-		group, err := w.Svc.SendMessage(ctx, org.owner.ID, chatcore.SendMessageRequest{Type: "direct",
-			To: new("[" + itoa(chatcore.MessageID(org.ham.ID)) + "," + itoa(chatcore.MessageID(org.ophelia.ID)) + "]"), Content: "all of us"})
+		group, err := w.Svc.SendMessage(ctx, org.Owner.ID, chatcore.SendMessageRequest{Type: "direct",
+			To: new("[" + itoa(chatcore.MessageID(org.Ham.ID)) + "," + itoa(chatcore.MessageID(org.Ophelia.ID)) + "]"), Content: "all of us"})
 		is.NoErr(err) // group DM sent
-		_, err = messages.UpdateFlags(ctx, w.Svc, org.ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
+		_, err = messages.UpdateFlags(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsRequest{Messages: []chatcore.MessageID{a}, Op: "add", Flag: "starred"})
 		is.NoErr(err) // a starred
-		st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}})
+		st, err := eventqueue.Register(ctx, w.Svc, org.Ham.ID, eventqueue.RegisterRequest{Sections: []string{"message", "update_message_flags", "starred_messages"}})
 		is.NoErr(err)                                         // registered
 		is.Equal(*st.MaxMessageID, group)                     // the newest readable message
 		is.Equal(st.StarredMessages, []chatcore.MessageID{a}) // starred
 		u := st.Unread
 		is.Equal(u.Count, 4)                                                                                                                      // a, b, dm, group
 		is.Equal(u.Mentions, []chatcore.MessageID{b})                                                                                             // mentions
-		is.Equal(u.Streams, []messages.UnreadStreamTopic{{StreamID: org.general.ID, Topic: "t", UnreadMessageIDs: []chatcore.MessageID{a, b}}})   // by topic
-		is.Equal(u.Pms, []messages.UnreadDirect{{OtherUserID: org.owner.ID, SenderID: org.owner.ID, UnreadMessageIDs: []chatcore.MessageID{dm}}}) // 1:1
-		ids := []chatcore.UserID{org.owner.ID, org.ham.ID, org.ophelia.ID}
+		is.Equal(u.Streams, []messages.UnreadStreamTopic{{StreamID: org.General.ID, Topic: "t", UnreadMessageIDs: []chatcore.MessageID{a, b}}})   // by topic
+		is.Equal(u.Pms, []messages.UnreadDirect{{OtherUserID: org.Owner.ID, SenderID: org.Owner.ID, UnreadMessageIDs: []chatcore.MessageID{dm}}}) // 1:1
+		ids := []chatcore.UserID{org.Owner.ID, org.Ham.ID, org.Ophelia.ID}
 		slices.Sort(ids)
 		is.Equal(u.Huddles[0].UnreadMessageIDs, []chatcore.MessageID{group})                                                                             // group DM
 		is.Equal(u.Huddles[0].UserIDsString, itoa(chatcore.MessageID(ids[0]))+","+itoa(chatcore.MessageID(ids[1]))+","+itoa(chatcore.MessageID(ids[2]))) // every participant
 		is.True(!u.OldUnreadsMissing)                                                                                                                    // under the cap
-		only, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"update_message_flags"}})
+		only, err := eventqueue.Register(ctx, w.Svc, org.Ham.ID, eventqueue.RegisterRequest{Sections: []string{"update_message_flags"}})
 		is.NoErr(err)               // registered
 		is.True(only.Unread == nil) // unread_msgs needs message too, as in Zulip
 
 		// Deleting the topic takes the flag rows with it.
-		_, err = channels.DeleteTopic(ctx, w.Svc, org.owner.ID, org.general.ID, "t")
+		_, err = channels.DeleteTopic(ctx, w.Svc, org.Owner.ID, org.General.ID, "t")
 		is.NoErr(err) // topic deleted
-		st, err = eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}})
+		st, err = eventqueue.Register(ctx, w.Svc, org.Ham.ID, eventqueue.RegisterRequest{Sections: []string{"starred_messages"}})
 		is.NoErr(err)                        // registered
 		is.Equal(len(st.StarredMessages), 0) // the star went with the message
 	})

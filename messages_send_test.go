@@ -281,7 +281,7 @@ func TestSendMessageAsAuthenticated(t *testing.T) {
 	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
-		ham := w.User(t, org.ham.ID)
+		ham := w.User(t, org.Ham.ID)
 		req := chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: "hi @**ophelia**"}
 		authenticated := req
 		authenticated.Authenticated = ham
@@ -325,7 +325,7 @@ func TestSendPrerenderFromLinkifierCache(t *testing.T) {
 		w, org, _ := newVerona(t, func(tb testing.TB, opts ...chattest.Option) *chattest.World {
 			return open(tb, append(opts, chattest.Wrap(func(s chatcore.Store) chatcore.Store { counter.Store = s; return counter }))...)
 		})
-		ham := w.User(t, org.ham.ID)
+		ham := w.User(t, org.Ham.ID)
 		send := func(content string) chatcore.MessageView {
 			t.Helper()
 			id, err := w.Svc.SendMessage(t.Context(), ham.ID, chatcore.SendMessageRequest{Type: "stream", To: new("verona"), Topic: new("t"), Content: content, Authenticated: ham})
@@ -343,7 +343,7 @@ func TestSendPrerenderFromLinkifierCache(t *testing.T) {
 		send("see ticket #12")
 		is.Equal(counter.Count().Views, views) // pre-rendered without a View
 
-		_, err := linkifiers.Add(t.Context(), w.Svc, org.owner.ID, `#(?P<id>[0-9]+)`, "https://tickets.example.com/{id}")
+		_, err := linkifiers.Add(t.Context(), w.Svc, org.Owner.ID, `#(?P<id>[0-9]+)`, "https://tickets.example.com/{id}")
 		is.NoErr(err) // a linkifier added after the cache was filled
 		v := send("see ticket #12")
 		is.True(strings.Contains(v.Content, "https://tickets.example.com/12")) // still applied

@@ -23,31 +23,31 @@ func TestDirectNarrowReadsWithoutWriting(t *testing.T) {
 		ctx := context.Background()
 		req := messages.Request{
 			Anchor: new("newest"), NumBefore: new(10),
-			NarrowJSON: json.RawMessage(fmt.Sprintf(`[{"operator":"dm","operand":[%d]}]`, org.ophelia.ID)),
+			NarrowJSON: json.RawMessage(fmt.Sprintf(`[{"operator":"dm","operand":[%d]}]`, org.Ophelia.ID)),
 		}
-		before := gs.updates.Load()
-		res, err := messages.Get(ctx, w.Svc, org.ham.ID, req)
+		before := gs.Updates.Load()
+		res, err := messages.Get(ctx, w.Svc, org.Ham.ID, req)
 		is.NoErr(err)                               // a conversation that does not exist yet is no error
 		is.Equal(len(res.Messages), 0)              // it has no messages
 		is.True(res.FoundOldest && res.FoundNewest) // and the whole (empty) history was seen
-		is.Equal(gs.updates.Load(), before)         // the read wrote nothing
+		is.Equal(gs.Updates.Load(), before)         // the read wrote nothing
 		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
-			rs, err := tx.DirectRecipients(ctx, org.ophelia.ID)
+			rs, err := tx.DirectRecipients(ctx, org.Ophelia.ID)
 			is.NoErr(err)        // conversations listed
 			is.Equal(len(rs), 0) // no conversation was created
 			return nil
 		})) // the store is unchanged
 
-		id, err := w.Svc.SendMessage(ctx, org.ophelia.ID, chatcore.SendMessageRequest{
-			Type: "direct", To: new(fmt.Sprintf("[%d]", org.ham.ID)), Content: "hi",
+		id, err := w.Svc.SendMessage(ctx, org.Ophelia.ID, chatcore.SendMessageRequest{
+			Type: "direct", To: new(fmt.Sprintf("[%d]", org.Ham.ID)), Content: "hi",
 		})
 		is.NoErr(err) // direct message sent
-		before = gs.updates.Load()
-		res, err = messages.Get(ctx, w.Svc, org.ham.ID, req)
+		before = gs.Updates.Load()
+		res, err = messages.Get(ctx, w.Svc, org.Ham.ID, req)
 		is.NoErr(err)                       // the existing conversation is read
 		is.Equal(len(res.Messages), 1)      // with its message
 		is.Equal(res.Messages[0].ID, id)    // the one sent
-		is.Equal(gs.updates.Load(), before) // still without a write
+		is.Equal(gs.Updates.Load(), before) // still without a write
 	})
 }
 
@@ -57,10 +57,10 @@ func TestLegacyNarrowForm(t *testing.T) {
 	is := is.New(t)
 	w, org, _ := newVerona(t, chattest.New)
 	ctx := context.Background()
-	x := w.Send(t, org.ham, org.general, "x", "hello")
-	w.Send(t, org.ham, org.general, "y", "hello")
+	x := w.Send(t, org.Ham, org.General, "x", "hello")
+	w.Send(t, org.Ham, org.General, "y", "hello")
 	fetch := func(narrow string) ([]chatcore.MessageID, error) {
-		res, err := messages.Get(ctx, w.Svc, org.ham.ID, messages.Request{
+		res, err := messages.Get(ctx, w.Svc, org.Ham.ID, messages.Request{
 			Anchor: new("newest"), NumBefore: new(10), NarrowJSON: json.RawMessage(narrow),
 		})
 		var ids []chatcore.MessageID
@@ -75,7 +75,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 	dict, err := fetch(`[{"operator":"stream","operand":"Verona"},{"operator":"topic","operand":"X"}]`)
 	is.NoErr(err)          // the object form is accepted
 	is.Equal(dict, legacy) // both forms give the same messages
-	mixed, err := fetch(` [ ["topic", "x"], {"operator":"channel","operand":` + fmt.Sprint(org.general.ID) + `,"negated":false} ] `)
+	mixed, err := fetch(` [ ["topic", "x"], {"operator":"channel","operand":` + fmt.Sprint(org.General.ID) + `,"negated":false} ] `)
 	is.NoErr(err)           // both forms may be mixed
 	is.Equal(mixed, legacy) // to the same effect
 	for _, none := range []string{``, `null`, `[]`} {
@@ -83,7 +83,7 @@ func TestLegacyNarrowForm(t *testing.T) {
 		is.NoErr(err)         // no narrow
 		is.Equal(len(all), 2) // every message
 	}
-	combined, err := messages.Get(ctx, w.Svc, org.ham.ID, messages.Request{
+	combined, err := messages.Get(ctx, w.Svc, org.Ham.ID, messages.Request{
 		Anchor: new("newest"), NumBefore: new(10),
 		Narrow:     []messages.NarrowTerm{{Operator: "topic", Operand: json.RawMessage(`"x"`)}},
 		NarrowJSON: json.RawMessage(`[["stream","Verona"]]`),

@@ -21,12 +21,12 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		lunch := sendTopic(t, w, org, org.owner, "lunch", "pizza?")
-		upper := sendTopic(t, w, org, org.owner, "Lunch", "yes")
-		empty := sendTopic(t, w, org, org.owner, "", "no topic")
+		lunch := sendTopic(t, w, org, org.Owner, "lunch", "pizza?")
+		upper := sendTopic(t, w, org, org.Owner, "Lunch", "yes")
+		empty := sendTopic(t, w, org, org.Owner, "", "no topic")
 		unread := func(emptyTopicName bool) *messages.Unread {
 			t.Helper()
-			st, err := eventqueue.Register(ctx, w.Svc, org.ham.ID, eventqueue.RegisterRequest{
+			st, err := eventqueue.Register(ctx, w.Svc, org.Ham.ID, eventqueue.RegisterRequest{
 				Sections: []string{"message", "update_message_flags"}, EmptyTopicName: emptyTopicName})
 			is.NoErr(err)
 			return st.Unread
@@ -34,20 +34,20 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 		u := unread(false)
 		is.Equal(u.Count, 3)
 		is.Equal(u.Streams, []messages.UnreadStreamTopic{
-			{StreamID: org.general.ID, Topic: "general chat", UnreadMessageIDs: []chatcore.MessageID{empty}}, // the fallback name
-			{StreamID: org.general.ID, Topic: "lunch", UnreadMessageIDs: []chatcore.MessageID{lunch, upper}}, // one topic, named by its oldest message
+			{StreamID: org.General.ID, Topic: "general chat", UnreadMessageIDs: []chatcore.MessageID{empty}}, // the fallback name
+			{StreamID: org.General.ID, Topic: "lunch", UnreadMessageIDs: []chatcore.MessageID{lunch, upper}}, // one topic, named by its oldest message
 		})
 		is.Equal(unread(true).Streams[0].Topic, "") // empty_topic_name keeps ""
 
 		// Muting the channel: its messages stay listed, but are not counted and
 		// their wildcard mentions are not mentions; a personal mention still is.
-		all := sendTopic(t, w, org, org.owner, "lunch", "@**all** come")
-		personal := sendTopic(t, w, org, org.owner, "lunch", "@**ham** you too")
+		all := sendTopic(t, w, org, org.Owner, "lunch", "@**all** come")
+		personal := sendTopic(t, w, org, org.Owner, "lunch", "@**ham** you too")
 		u = unread(false)
 		is.Equal(u.Count, 5)
 		is.Equal(u.Mentions, []chatcore.MessageID{all, personal})
-		is.NoErr(channels.UpdateProperties(ctx, w.Svc, org.ham.ID, []channels.PropertyChange{
-			{StreamID: org.general.ID, Property: "is_muted", Value: true}}))
+		is.NoErr(channels.UpdateProperties(ctx, w.Svc, org.Ham.ID, []channels.PropertyChange{
+			{StreamID: org.General.ID, Property: "is_muted", Value: true}}))
 		u = unread(false)
 		is.Equal(u.Count, 0)
 		is.Equal(u.Mentions, []chatcore.MessageID{personal})

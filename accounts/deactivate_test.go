@@ -471,11 +471,11 @@ func TestDeactivationEventsNameTopicAsStored(t *testing.T) {
 		is := is.New(t)
 		w, org, _ := newVerona(t, open)
 		ctx := context.Background()
-		plans := w.Send(t, org.ham, org.general, "Straße Plans", "hello")
-		lunch := w.Send(t, org.ham, org.general, "LUNCH", "hello")
-		w.Send(t, org.ophelia, org.general, "LUNCH", "hello") // another sender's message stays
+		plans := w.Send(t, org.Ham, org.General, "Straße Plans", "hello")
+		lunch := w.Send(t, org.Ham, org.General, "LUNCH", "hello")
+		w.Send(t, org.Ophelia, org.General, "LUNCH", "hello") // another sender's message stays
 		w.Events.Reset()
-		err := accounts.DeactivateUser(ctx, w.Svc, org.owner.ID, org.ham.ID, accounts.DeactivateUserRequest{
+		err := accounts.DeactivateUser(ctx, w.Svc, org.Owner.ID, org.Ham.ID, accounts.DeactivateUserRequest{
 			Actions: &accounts.DeactivationActions{DeletePublicChannelMessages: true},
 		})
 		is.NoErr(err) // deactivation with message deletion succeeds

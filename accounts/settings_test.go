@@ -546,11 +546,11 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 		is := is.New(t)
 		w, org, gs := newVerona(t, open)
 		ctx := context.Background()
-		cast := &chatcore.Group{RealmID: org.realm.ID, Name: "cast", Members: []chatcore.UserID{org.ham.ID, org.ophelia.ID}}
+		cast := &chatcore.Group{RealmID: org.Realm.ID, Name: "cast", Members: []chatcore.UserID{org.Ham.ID, org.Ophelia.ID}}
 		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateGroup(ctx, cast) })
-		gs.groupsForbidden.Store(true)
+		gs.GroupsForbidden.Store(true)
 		bulk := func(groups ...chatcore.GroupID) error {
-			return accounts.UpdateSettings(ctx, w.Svc, org.owner.ID, accounts.SettingsUpdate{
+			return accounts.UpdateSettings(ctx, w.Svc, org.Owner.ID, accounts.SettingsUpdate{
 				TargetUsers: &accounts.TargetUsers{GroupIDs: groups, SkipIfAlreadyEdited: new(false)},
 				EnterSends:  new(true),
 			})
@@ -560,15 +560,15 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 			id   chatcore.GroupID
 		}{
 			{"unknown group", cast.ID + 1000},
-			{"group of another realm", org.otherGroup.ID},
+			{"group of another realm", org.OtherGroup.ID},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				// A typed error, not errGroupsForbidden.
+				// A typed error, not chattest.ErrGroupsForbidden.
 				chattest.WantError(t, bulk(cast.ID, tc.id), chatcore.CodeBadRequest, chatcore.KindInvalid, fmt.Sprintf("Invalid user group ID: %d", tc.id))
 			})
 		}
 		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
-			for _, id := range []chatcore.UserID{org.ham.ID, org.ophelia.ID} {
+			for _, id := range []chatcore.UserID{org.Ham.ID, org.Ophelia.ID} {
 				u, err := tx.User(ctx, id)
 				is.NoErr(err)                   // user read
 				is.True(!u.Settings.EnterSends) // a refused request changed nothing
@@ -578,7 +578,7 @@ func TestBulkSettingsGroupIDs(t *testing.T) {
 
 		is.NoErr(bulk(cast.ID, cast.ID)) // a group of the realm (twice) is valid without loading every group
 		is.NoErr(w.Base.View(ctx, func(tx chatcore.Tx) error {
-			for _, u := range []*chatcore.User{org.ham, org.ophelia, org.owner} {
+			for _, u := range []*chatcore.User{org.Ham, org.Ophelia, org.Owner} {
 				got, err := tx.User(ctx, u.ID)
 				is.NoErr(err)                                                          // user read
 				is.Equal(got.Settings.EnterSends, slices.Contains(cast.Members, u.ID)) // only the group's members changed
