@@ -10,7 +10,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 // TestWritesCollectTheLog: the writes that log events collect as they go.

@@ -31,7 +31,7 @@ import (
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/fixture"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/chatcore/chatcore/store/sqlite"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
 )
 

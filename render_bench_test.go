@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 // lockTimingStore measures the time spent inside Update's fn, that is, while

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/scheduled"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"

@@ -21,8 +21,8 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/fixture"
-	"github.com/chatcore/chatcore/internal/chattest"
 	"github.com/chatcore/chatcore/internal/password"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 func TestUpdateSettingsPassword(t *testing.T) {

@@ -6,5 +6,5 @@
 // Each personal setting is one row of the table of package settings
 // (settings.Table: wire name, type, default, allowed values, who may change
 // it); the setting fields of [SettingsUpdate] are generated from it into
-// settings_gen.go (go generate ./... runs internal/gensettings).
+// settings_gen.go (go generate ./... runs settings/internal/gensettings).
 package accounts

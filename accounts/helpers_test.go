@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 // plainHasher keeps tests fast: see chattest.PlainHasher.

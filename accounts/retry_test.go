@@ -8,7 +8,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 // TestUpdateRunTwice runs the Service over a store that runs every write

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 )
 
 // benchOrg is a realm with n users, all subscribed to one channel, and a

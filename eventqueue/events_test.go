@@ -11,7 +11,7 @@ import (
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"

@@ -17,7 +17,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/matryer/is"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
 )
 

@@ -19,8 +19,8 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
-	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 	"github.com/matryer/is"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"

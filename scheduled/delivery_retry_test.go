@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"

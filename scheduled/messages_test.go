@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/internal/wire"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/matryer/is"

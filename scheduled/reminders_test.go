@@ -12,7 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 )
 

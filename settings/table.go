@@ -14,7 +14,7 @@
 // the memory store needs nothing more.
 package settings
 
-//go:generate go run ../internal/gensettings -accounts ../accounts/settings_gen.go
+//go:generate go run ./internal/gensettings -accounts ../accounts/settings_gen.go
 
 // This file holds plain data only (no imports, no references to other files),
 // so the generator can type-check it on its own.

@@ -8,7 +8,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/typing"
 	"github.com/matryer/is"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/matryer/is"
 	"github.com/oasdiff/yaml"

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 	"github.com/matryer/is"
 )
 

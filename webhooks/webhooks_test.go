@@ -16,8 +16,8 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/botkit"
-	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 	"github.com/chatcore/chatcore/outgoing"
 	"github.com/chatcore/chatcore/webhooks"
 	"github.com/matryer/is"

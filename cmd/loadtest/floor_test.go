@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 )
 
 // TestFloorSmall runs the floor comparison (the full one is

@@ -11,7 +11,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 )
 
 // TestSmallLoad runs a small load (the full one is `go run ./cmd/loadtest`)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 )
 
 // BenchmarkServer measures whole requests against the example server over

@@ -21,7 +21,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 )
 
 // server is a run in progress.

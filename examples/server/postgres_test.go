@@ -15,8 +15,8 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/pgtest"
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 )
 
 // TestRunPostgres runs the example server on PostgreSQL: the demo is seeded

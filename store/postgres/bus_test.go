@@ -9,7 +9,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )

@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/chatcore/chatcore/store/storetest"

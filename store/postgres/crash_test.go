@@ -24,7 +24,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/chattest"
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )

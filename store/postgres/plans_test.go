@@ -9,7 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/edits"
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/reactions"
 	"github.com/chatcore/chatcore/store"

@@ -7,7 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore/eventqueue"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/store"
 )
 

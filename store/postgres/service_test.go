@@ -11,7 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
 )

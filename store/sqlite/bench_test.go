@@ -21,7 +21,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/channels"
-	"github.com/chatcore/chatcore/internal/benchutil"
+	"github.com/chatcore/chatcore/internal/testsupport/benchutil"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"

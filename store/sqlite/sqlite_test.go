@@ -3,7 +3,7 @@ package sqlite_test
 import (
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/sqlitetest"
+	"github.com/chatcore/chatcore/internal/testsupport/sqlitetest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/storetest"
 )

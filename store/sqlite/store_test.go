@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/sqlitetest"
+	"github.com/chatcore/chatcore/internal/testsupport/sqlitetest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/sqlite"
 	"github.com/matryer/is"

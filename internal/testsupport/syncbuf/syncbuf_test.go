@@ -8,7 +8,7 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/chatcore/chatcore/internal/syncbuf"
+	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 )
 
 func TestBufferConcurrentWrites(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 	"github.com/chatcore/chatcore/store/postgres"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 )
 
 // BenchmarkOpen measures opening a store in a released schema and releasing

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/accounts"
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
 )
 

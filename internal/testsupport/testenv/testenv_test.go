@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/testenv"
+	"github.com/chatcore/chatcore/internal/testsupport/testenv"
 	"github.com/matryer/is"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/internal/pgtest"
-	"github.com/chatcore/chatcore/internal/sqlitetest"
+	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
+	"github.com/chatcore/chatcore/internal/testsupport/sqlitetest"
 	"github.com/chatcore/chatcore/store/memory"
 	"github.com/matryer/is"
 )

@@ -14,14 +14,14 @@ import (
 // after editing settings/table.go.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	is := is.New(t)
-	src, err := os.ReadFile("../../settings/table.go")
+	src, err := os.ReadFile("../../table.go")
 	is.NoErr(err) // table read
 	wantPkg, wantAccounts, err := generate("table.go", src)
 	is.NoErr(err) // table generates
-	gotPkg, err := os.ReadFile("../../settings/settings_gen.go")
+	gotPkg, err := os.ReadFile("../../settings_gen.go")
 	is.NoErr(err)                         // generated file read
 	is.True(bytes.Equal(gotPkg, wantPkg)) // settings/settings_gen.go is fresh (run go generate)
-	gotAccounts, err := os.ReadFile("../../accounts/settings_gen.go")
+	gotAccounts, err := os.ReadFile("../../../accounts/settings_gen.go")
 	is.NoErr(err)                                   // generated file read
 	is.True(bytes.Equal(gotAccounts, wantAccounts)) // accounts/settings_gen.go is fresh (run go generate)
 }

@@ -3,7 +3,7 @@ package chattest_test
 import (
 	"testing"
 
-	"github.com/chatcore/chatcore/internal/chattest"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
 )
 
