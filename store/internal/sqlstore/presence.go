@@ -30,28 +30,32 @@ func (x *Tx) UserPresences(ctx context.Context, ids []store.UserID) ([]store.Pre
 }
 
 // putPresencesSQL upserts the presence rows of realm $1 numbered from $2
-// on, keeping the later of each stored and given time. With JSONLists the
-// rows are one JSON array ($3) of presenceRow; otherwise they are the
-// arrays $3 (users), $4 (last active) and $5 (last connected).
-const (
+// on (see presenceUpsert). With JSONLists the rows are one JSON array ($3)
+// of presenceRow; otherwise they are the arrays $3 (users), $4 (last
+// active) and $5 (last connected).
+var (
 	putPresencesJSONSQL = `INSERT INTO presence AS p (user_id, realm_id, last_active, last_connected, last_update_id)
-		SELECT j.value ->> 'u', $1, j.value ->> 'a', j.value ->> 'c', $2 + j.key FROM json_each($3) j WHERE true
-		ON CONFLICT (user_id) DO UPDATE SET
-			realm_id = excluded.realm_id,
-			last_active = CASE WHEN p.last_active IS NULL OR excluded.last_active > p.last_active
-				THEN coalesce(excluded.last_active, p.last_active) ELSE p.last_active END,
-			last_connected = max(p.last_connected, excluded.last_connected),
-			last_update_id = excluded.last_update_id`
+		SELECT j.value ->> 'u', $1, j.value ->> 'a', j.value ->> 'c', $2 + j.key FROM json_each($3) j WHERE true` +
+		presenceUpsert("max")
 	putPresencesArraysSQL = `INSERT INTO presence AS p (user_id, realm_id, last_active, last_connected, last_update_id)
 		SELECT r.u, $1, r.a, r.c, $2 + r.ord - 1
-		FROM unnest($3::bigint[], $4::timestamptz[], $5::timestamptz[]) WITH ORDINALITY AS r(u, a, c, ord)
+		FROM unnest($3::bigint[], $4::timestamptz[], $5::timestamptz[]) WITH ORDINALITY AS r(u, a, c, ord)` +
+		presenceUpsert("greatest")
+)
+
+// presenceUpsert is the ON CONFLICT clause of putPresencesSQL, which keeps
+// the later of each stored and given time; greatest names the function
+// that returns the larger of two values (max on SQLite, greatest on
+// PostgreSQL).
+func presenceUpsert(greatest string) string {
+	return `
 		ON CONFLICT (user_id) DO UPDATE SET
 			realm_id = excluded.realm_id,
 			last_active = CASE WHEN p.last_active IS NULL OR excluded.last_active > p.last_active
 				THEN coalesce(excluded.last_active, p.last_active) ELSE p.last_active END,
-			last_connected = greatest(p.last_connected, excluded.last_connected),
+			last_connected = ` + greatest + `(p.last_connected, excluded.last_connected),
 			last_update_id = excluded.last_update_id`
-)
+}
 
 // presenceRow is one row of putPresencesJSONSQL's argument, its times in
 // unix seconds (as SQLite, the dialect of JSON lists, stores them).
