@@ -319,7 +319,8 @@ func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
 }
 
-// EventQueue implements [store.EventStore].
+// EventQueue implements [store.EventStore]: from the prefetched answers
+// when a Prefetch read the queue, else with the shared statement.
 func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, error) {
 	if q, ok := take(t.answers().queues, id); ok {
 		if q == nil {
