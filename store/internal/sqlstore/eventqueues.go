@@ -65,7 +65,7 @@ func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, ex
 		add(" AND user_id = ", f.UserID)
 	}
 	if !f.ExpiredAt.IsZero() {
-		add(" AND "+expiry+" < ", x.d.Time(ExpiryBound(f.ExpiredAt)))
+		add(" AND "+expiry+" < ", x.d.Time(expiryBound(f.ExpiredAt)))
 	}
 	if f.PositionBelow != 0 {
 		add(" AND position < ", f.PositionBelow)
@@ -80,10 +80,10 @@ func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, ex
 	return scanAll(ctx, x, "event queues", func(r Row, q *store.EventQueue) error { return ScanEventQueue(r, q) }, query, args...)
 }
 
-// ExpiryBound is the bound "expiry < bound" compares with for a queue
+// expiryBound is the bound "expiry < bound" compares with for a queue
 // expired at t: a queue whose end is t itself, or a fraction of a second
 // before it, is expired (stored times are whole seconds).
-func ExpiryBound(t time.Time) time.Time {
+func expiryBound(t time.Time) time.Time {
 	b := t.Truncate(time.Second)
 	if b.Before(t) {
 		b = b.Add(time.Second)
