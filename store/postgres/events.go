@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -302,37 +303,24 @@ func (t *tx) EventsPrunedThrough(ctx context.Context, realm store.RealmID) (int6
 	return id, classify(err, "pruned events")
 }
 
-const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
-
 // queueWithHeadSQL reads an event queue ($1) with the head of its realm
 // (see LastEventID), for an announced poll.
-var queueWithHeadSQL = "SELECT " + queueCols + ", " + realmHead("q.realm_id") + " FROM event_queues q WHERE id = $1"
-
-func scanQueue(r interface{ Scan(...any) error }, q *store.EventQueue) error {
-	var secs int64
-	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
-		timeCol{&q.Created}, timeCol{&q.LastPoll})
-	q.Lifespan = time.Duration(secs) * time.Second
-	return err
-}
+var queueWithHeadSQL = "SELECT " + sqlstore.QueueCols + ", " + realmHead("q.realm_id") + " FROM event_queues q WHERE id = $1"
 
 // CreateEventQueue implements [store.EventStore].
 func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	params := q.Params
-	if params == nil {
-		params = []byte{}
-	}
-	_, err := t.exec(ctx, "INSERT INTO event_queues ("+queueCols+`, expires_at)
+	_, err := t.exec(ctx, "INSERT INTO event_queues ("+sqlstore.QueueCols+`, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10::timestamptz + $6::bigint * interval '1 second')`,
-		q.ID, q.RealmID, q.UserID, params, q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
+		q.ID, q.RealmID, q.UserID, sqlstore.QueueParams(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
 		q.Created.Truncate(time.Second), q.LastPoll.Truncate(time.Second))
 	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
 }
 
-// EventQueue implements [store.EventStore].
+// EventQueue implements [store.EventStore]: from the prefetched answers
+// when a Prefetch read the queue, else with the shared statement.
 func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, error) {
 	if q, ok := take(t.answers().queues, id); ok {
 		if q == nil {
@@ -340,11 +328,7 @@ func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, erro
 		}
 		return q, nil
 	}
-	var q store.EventQueue
-	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = $1", id), &q); err != nil {
-		return nil, classify(err, fmt.Sprintf("event queue %q", id))
-	}
-	return &q, nil
+	return t.Tx.EventQueue(ctx, id)
 }
 
 // UpdateEventQueue implements [store.EventStore].
@@ -358,45 +342,10 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	return mustAffect(tag, err, fmt.Sprintf("update event queue %q", q.ID))
 }
 
-// DeleteEventQueues implements [store.EventStore] with one statement.
-func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
-	if err := t.writable(); err != nil {
-		return 0, err
-	}
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	tag, err := t.exec(ctx, "DELETE FROM event_queues WHERE id = ANY($1)", ids)
-	if err != nil {
-		return 0, classify(err, "delete event queues")
-	}
-	return int(tag.RowsAffected()), nil
-}
-
-// EventQueues implements [store.EventStore].
+// EventQueues implements [store.EventStore]; a queue's expiry is its
+// expires_at column.
 func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
-	var p params
-	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
-	if f.RealmID != 0 {
-		query += " AND realm_id = " + p.add(f.RealmID)
-	}
-	if f.UserID != 0 {
-		query += " AND user_id = " + p.add(f.UserID)
-	}
-	if !f.ExpiredAt.IsZero() {
-		query += " AND expires_at < " + p.add(expiryBound(f.ExpiredAt))
-	}
-	if f.PositionBelow != 0 {
-		query += " AND position < " + p.add(f.PositionBelow)
-	}
-	if f.AfterID != "" {
-		query += " AND id > " + p.add(f.AfterID)
-	}
-	query += " ORDER BY id"
-	if f.Limit > 0 {
-		query += " LIMIT " + p.add(f.Limit)
-	}
-	return scanAll(ctx, t, "event queues", func(r pgx.Rows, q *store.EventQueue) error { return scanQueue(r, q) }, query, p.args...)
+	return t.FilterEventQueues(ctx, f, "expires_at")
 }
 
 // OldestEventQueuePosition implements [store.EventStore]. A realm's head
@@ -430,15 +379,4 @@ func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) 
 		return 0, false, classify(err, "oldest event queue")
 	}
 	return *p, true, nil
-}
-
-// expiryBound is the bound "last_poll + lifespan < bound" compares with for
-// a queue expired at t: a queue whose end is t itself, or a fraction of a
-// second before it, is expired (stored times are whole seconds).
-func expiryBound(t time.Time) time.Time {
-	b := t.Truncate(time.Second)
-	if b.Before(t) {
-		b = b.Add(time.Second)
-	}
-	return b
 }

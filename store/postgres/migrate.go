@@ -14,29 +14,13 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrations returns the embedded migrations ordered by version (see
-// sqlstore.Migrations), starting at 1 without gaps.
-func migrations() ([]sqlstore.Migration, error) {
-	ms, err := sqlstore.Migrations(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	for i, m := range ms {
-		if m.Version != i+1 {
-			return nil, fmt.Errorf("migration %s: version %d, want %d", m.Name, m.Version, i+1)
-		}
-	}
-	return ms, nil
-}
+// migrations are the store's migrations, whose versions start at 1 without
+// gaps.
+var migrations = sqlstore.Schema{Files: migrationFiles, Pattern: "migrations/*.sql", Contiguous: true, Newer: ErrNewerSchema,
+	UserColumns: "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'users'"}
 
 // SchemaVersion returns the schema version this package migrates databases to.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil {
-		return 0
-	}
-	return sqlstore.Latest(ms)
-}
+func SchemaVersion() int { return migrations.Version() }
 
 // migrateLockKey is the first key of the advisory lock migrations take; the
 // second is the hash of the schema, so stores in different schemas of one
@@ -47,10 +31,6 @@ const migrateLockKey = 0x63686174 // "chat"
 // migration above the recorded version, each in its own transaction that
 // holds the migration lock and records the new version.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
-	if err != nil {
-		return err
-	}
 	if s.schema != "" {
 		if _, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
 			// Another process may have created it at the same moment (IF NOT
@@ -61,11 +41,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 		}
 	}
-	err = sqlstore.Migrate(ctx, migrationFiles, ms, ErrNewerSchema, s.beginMigration)
-	if err != nil {
-		return err
-	}
-	return s.checkSettingColumns(ctx)
+	return migrations.Apply(ctx, s.beginMigration, func(ctx context.Context, query string) (sqlstore.Rows, error) {
+		return s.pool.Query(ctx, query)
+	})
 }
 
 // beginMigration begins a migration's transaction, which holds the
@@ -115,27 +93,12 @@ func (m migrationTx) Commit(ctx context.Context) error { return m.tx.Commit(ctx)
 
 func (m migrationTx) Rollback(ctx context.Context) { _ = m.tx.Rollback(ctx) }
 
-// checkSettingColumns fails unless the users table has a column for every
-// personal setting (see sqlstore.CheckSettingColumns).
-func (s *Store) checkSettingColumns(ctx context.Context) error {
-	rows, err := s.pool.Query(ctx, `SELECT column_name FROM information_schema.columns
-		WHERE table_schema = current_schema() AND table_name = 'users'`)
-	if err != nil {
-		return err
-	}
-	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return err
-	}
-	return sqlstore.CheckSettingColumns(have)
-}
-
 // MigrationsDigest returns a digest of the embedded migrations' text. Tools
 // that keep migrated schemas for reuse (such as test schema pools) compare
 // it to know whether a kept schema was built from the same migrations.
 func MigrationsDigest() string {
 	h := sha256.New()
-	ms, _ := migrations()
+	ms, _ := migrations.Migrations()
 	for _, m := range ms {
 		text, _ := migrationFiles.ReadFile(m.Name)
 		h.Write([]byte(m.Name))

@@ -74,7 +74,7 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		t.tx.enqueuePrefetch(queueWithHeadSQL, []any{id}, func(br pgx.BatchResults) error {
 			var head int64
 			q, err := readOne(br.QueryRow(), fmt.Sprintf("event queue %q", id), func(row pgx.Row, q *store.EventQueue) error {
-				return scanQueue(withTail{r: row, tail: []any{&head}}, q)
+				return sqlstore.ScanEventQueue(row, q, &head)
 			})
 			if err == nil {
 				setEntry(&f.queues, id, q)
@@ -175,15 +175,6 @@ func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string)
 	}
 	return s, nil
 }
-
-// withTail is a row whose columns after those a scan function names go to
-// tail.
-type withTail struct {
-	r    interface{ Scan(...any) error }
-	tail []any
-}
-
-func (w withTail) Scan(dest ...any) error { return w.r.Scan(append(dest, w.tail...)...) }
 
 // readOne reads a row that may be missing with scan: nil when there is no
 // row.

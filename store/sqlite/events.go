@@ -7,10 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // AppendEvents implements [store.EventStore]. Ids come from the
@@ -269,42 +269,15 @@ func (t *tx) EventsPrunedThrough(ctx context.Context, _ store.RealmID) (int64, e
 	return id, classify(err, "pruned events")
 }
 
-const queueCols = "id, realm_id, user_id, params, public, lifespan_secs, position, acked, created, last_poll"
-
-func scanQueue(r interface{ Scan(...any) error }, q *store.EventQueue) error {
-	var secs int64
-	err := r.Scan(&q.ID, &q.RealmID, &q.UserID, &q.Params, &q.Public, &secs, &q.Position, &q.Acked,
-		timeCol{&q.Created}, timeCol{&q.LastPoll})
-	q.Lifespan = secondsDuration(secs)
-	return err
-}
-
 // CreateEventQueue implements [store.EventStore].
 func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "INSERT INTO event_queues ("+queueCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		q.ID, q.RealmID, q.UserID, nonNil(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
+	_, err := t.exec(ctx, "INSERT INTO event_queues ("+sqlstore.QueueCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		q.ID, q.RealmID, q.UserID, sqlstore.QueueParams(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
 		q.Created.Unix(), q.LastPoll.Unix())
 	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
-}
-
-// nonNil turns a nil byte slice into an empty one (the column is NOT NULL).
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// EventQueue implements [store.EventStore].
-func (t *tx) EventQueue(ctx context.Context, id string) (*store.EventQueue, error) {
-	var q store.EventQueue
-	if err := scanQueue(t.queryRow(ctx, "SELECT "+queueCols+" FROM event_queues WHERE id = ?", id), &q); err != nil {
-		return nil, classify(err, fmt.Sprintf("event queue %q", id))
-	}
-	return &q, nil
 }
 
 // UpdateEventQueue implements [store.EventStore].
@@ -321,56 +294,10 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	return mustAffect(res, what)
 }
 
-// DeleteEventQueues implements [store.EventStore].
-func (t *tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
-	if err := t.writable(); err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, id := range ids {
-		res, err := t.exec(ctx, "DELETE FROM event_queues WHERE id = ?", id)
-		if err != nil {
-			return 0, classify(err, "delete event queues")
-		}
-		k, err := res.RowsAffected()
-		if err != nil {
-			return 0, classify(err, "delete event queues")
-		}
-		n += int(k)
-	}
-	return n, nil
-}
-
-// EventQueues implements [store.EventStore].
+// EventQueues implements [store.EventStore]; a queue's expiry is its last
+// poll plus its lifespan, both seconds.
 func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
-	query := "SELECT " + queueCols + " FROM event_queues WHERE true"
-	var args []any
-	if f.RealmID != 0 {
-		query += " AND realm_id = ?"
-		args = append(args, f.RealmID)
-	}
-	if f.UserID != 0 {
-		query += " AND user_id = ?"
-		args = append(args, f.UserID)
-	}
-	if !f.ExpiredAt.IsZero() {
-		query += " AND last_poll + lifespan_secs < ?"
-		args = append(args, expirySeconds(f.ExpiredAt))
-	}
-	if f.PositionBelow != 0 {
-		query += " AND position < ?"
-		args = append(args, f.PositionBelow)
-	}
-	if f.AfterID != "" {
-		query += " AND id > ?"
-		args = append(args, f.AfterID)
-	}
-	query += " ORDER BY id"
-	if f.Limit > 0 {
-		query += " LIMIT ?"
-		args = append(args, f.Limit)
-	}
-	return scanAll(ctx, t, "event queues", func(r *sql.Rows, q *store.EventQueue) error { return scanQueue(r, q) }, query, args...)
+	return t.FilterEventQueues(ctx, f, "last_poll + lifespan_secs")
 }
 
 // OldestEventQueuePosition implements [store.EventStore].
@@ -378,18 +305,4 @@ func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) 
 	var p sql.NullInt64
 	err := t.queryRow(ctx, "SELECT min(position) FROM event_queues").Scan(&p)
 	return p.Int64, p.Valid, classify(err, "oldest event queue")
-}
-
-// secondsDuration is a whole number of seconds as a Duration.
-func secondsDuration(secs int64) time.Duration { return time.Duration(secs) * time.Second }
-
-// expirySeconds is the bound "last_poll + lifespan_secs < bound" compares
-// with for a queue expired at t: a queue whose end is t itself, or a
-// fraction of a second before it, is expired.
-func expirySeconds(t time.Time) int64 {
-	s := t.Unix()
-	if t.Nanosecond() > 0 {
-		s++
-	}
-	return s
 }

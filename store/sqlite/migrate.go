@@ -14,42 +14,32 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrations returns the embedded migrations ordered by version (see
-// sqlstore.Migrations). Versions may skip numbers (numbers are handed out to
-// work done in parallel, which lands in any order); a database records the
-// highest version applied.
-func migrations() ([]sqlstore.Migration, error) {
-	return sqlstore.Migrations(migrationFiles, "migrations/*.sql")
-}
+// migrations are the store's migrations: versions may skip numbers (numbers
+// are handed out to work done in parallel, which lands in any order); a
+// database records the highest version applied in its user_version.
+var migrations = sqlstore.Schema{Files: migrationFiles, Pattern: "migrations/*.sql", Newer: ErrNewerSchema,
+	UserColumns: "SELECT name FROM pragma_table_info('users')"}
 
 // SchemaVersion returns the schema version this package migrates databases to.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil {
-		return 0
-	}
-	return sqlstore.Latest(ms)
-}
+func SchemaVersion() int { return migrations.Version() }
 
 // ErrNewerSchema reports a database written by a newer version of this package.
 var ErrNewerSchema = errors.New("sqlite: database schema is newer than this program supports")
 
 // migrate applies every migration above the database's user_version, each in
-// its own IMMEDIATE transaction together with the new user_version (see
-// sqlstore.Migrate), and checks the setting columns.
+// its own IMMEDIATE transaction together with the new user_version, and
+// checks the setting columns (see sqlstore.Schema.Apply).
 func migrate(ctx context.Context, db *sql.DB) error {
-	ms, err := migrations()
-	if err != nil {
-		return err
-	}
-	err = sqlstore.Migrate(ctx, migrationFiles, ms, ErrNewerSchema, func(ctx context.Context) (sqlstore.MigrationTx, error) {
+	return migrations.Apply(ctx, func(ctx context.Context) (sqlstore.MigrationTx, error) {
 		tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE through _txlock
 		return migrationTx{tx}, err
+	}, func(ctx context.Context, query string) (sqlstore.Rows, error) {
+		rows, err := db.QueryContext(ctx, query)
+		if err != nil {
+			return nil, err
+		}
+		return sqlRows{rows}, nil
 	})
-	if err != nil {
-		return err
-	}
-	return checkSettingColumns(ctx, db)
 }
 
 // migrationTx is a migration's transaction; the schema version is the
@@ -77,25 +67,3 @@ func (m migrationTx) SetVersion(ctx context.Context, v int) error {
 func (m migrationTx) Commit(context.Context) error { return m.tx.Commit() }
 
 func (m migrationTx) Rollback(context.Context) { _ = m.tx.Rollback() }
-
-// checkSettingColumns fails unless the users table has a column for every
-// personal setting (see sqlstore.CheckSettingColumns).
-func checkSettingColumns(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info('users')")
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var have []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return err
-		}
-		have = append(have, name)
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return sqlstore.CheckSettingColumns(have)
-}
