@@ -21,7 +21,7 @@ import (
 func wideLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging) {
 	tb.Helper()
 	tmpl := "https://x.example/" + strings.Repeat("a", linkifiers.MaxURLTemplateLength-len("https://x.example/{id}")) + "{id}"
-	addLinkifier(tb, w, org, `#(?P<id>[0-9])`, tmpl)
+	w.AddLinkifier(tb, org.Admin, `#(?P<id>[0-9])`, tmpl)
 }
 
 // TestRenderedSizeCap checks Zulip's cap on rendered HTML (100 x the content

@@ -14,21 +14,11 @@ import (
 	"github.com/matryer/is"
 )
 
-// addLinkifier adds a linkifier as e's admin and fails the test on error.
-func addLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging, pattern, tmpl string) chatcore.LinkifierID {
-	tb.Helper()
-	id, err := linkifiers.Add(context.Background(), w.Svc, org.Admin.ID, pattern, tmpl)
-	if err != nil {
-		tb.Fatalf("add linkifier %q: %v", pattern, err)
-	}
-	return id
-}
-
 func TestTopicLinks(t *testing.T) {
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
-	addLinkifier(t, w, org, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
+	w.AddLinkifier(t, org.Admin, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	w.AddLinkifier(t, org.Admin, `#(?P<id>[0-9]+)-x`, "https://other.example.com/{id}")
 	for _, tc := range []struct {
 		topic string
 		want  []chatcore.TopicLink
@@ -67,7 +57,7 @@ func TestTopicLinks(t *testing.T) {
 	t.Run("linkifiers do not re-render old messages", func(t *testing.T) {
 		is := is.New(t)
 		id := w.Send(t, org.Member, org.Public, "t", "JIRA-1")
-		addLinkifier(t, w, org, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
+		w.AddLinkifier(t, org.Admin, `JIRA-(?P<n>[0-9]+)`, "https://jira/{n}")
 		view, _, err := messages.One(ctx, w.Svc, org.Other.ID, id, messages.OneRequest{})
 		is.NoErr(err)                           // readable
 		is.Equal(view.Content, "<p>JIRA-1</p>") // stored rendering kept
@@ -146,11 +136,11 @@ func TestLinkifierDuplicateGroupNames(t *testing.T) {
 // content as in topics, while keeping the link, code and boundary rules.
 func TestLinkifierAcrossDelimiters(t *testing.T) {
 	w, org := chattest.NewMessaging(t)
-	addLinkifier(t, w, org, `FOO_BAR-(?P<id>\d+)`, "https://foo.example/{id}")
-	addLinkifier(t, w, org, `(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)`,
+	w.AddLinkifier(t, org.Admin, `FOO_BAR-(?P<id>\d+)`, "https://foo.example/{id}")
+	w.AddLinkifier(t, org.Admin, `(?P<org>[a-zA-Z0-9_-]+)/(?P<repo>[a-zA-Z0-9_-]+)#(?P<id>[0-9]+)`,
 		"https://github.com/{org}/{repo}/pull/{id}")
-	addLinkifier(t, w, org, `mail@(?P<host>[a-z]+)`, "https://mail.example/{host}")
-	addLinkifier(t, w, org, `x\*(?P<n>[0-9]+)`, "https://times.example/{n}")
+	w.AddLinkifier(t, org.Admin, `mail@(?P<host>[a-z]+)`, "https://mail.example/{host}")
+	w.AddLinkifier(t, org.Admin, `x\*(?P<n>[0-9]+)`, "https://times.example/{n}")
 	foo := `<a href="https://foo.example/7">FOO_BAR-7</a>`
 	for _, tc := range []struct{ name, in, want string }{
 		{"underscore", "see FOO_BAR-7", "<p>see " + foo + "</p>"},

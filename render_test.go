@@ -217,7 +217,7 @@ func TestRenderConcurrently(t *testing.T) {
 	is := is.New(t)
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
+	w.AddLinkifier(t, org.Admin, `#(?P<id>[0-9]+)`, "https://example.com/{id}")
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {

@@ -13,20 +13,10 @@ import (
 	"github.com/matryer/is"
 )
 
-// addLinkifier adds a linkifier as e's admin and fails the test on error.
-func addLinkifier(tb testing.TB, w *chattest.World, org *chattest.Messaging, pattern, tmpl string) chatcore.LinkifierID {
-	tb.Helper()
-	id, err := linkifiers.Add(context.Background(), w.Svc, org.Admin.ID, pattern, tmpl)
-	if err != nil {
-		tb.Fatalf("add linkifier %q: %v", pattern, err)
-	}
-	return id
-}
-
 func TestAddLinkifierValidation(t *testing.T) {
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	addLinkifier(t, w, org, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
+	w.AddLinkifier(t, org.Admin, `#(?P<id>[0-9]+)`, "https://github.com/zulip/zulip/issues/{id}")
 	for _, tc := range []struct {
 		name, pattern, tmpl string
 		field, msg          string
@@ -86,9 +76,9 @@ func TestLinkifierLifecycle(t *testing.T) {
 	is := is.New(t)
 	w, org := chattest.NewMessaging(t)
 	ctx := context.Background()
-	a := addLinkifier(t, w, org, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
-	b := addLinkifier(t, w, org, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
-	c := addLinkifier(t, w, org, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
+	a := w.AddLinkifier(t, org.Admin, "  #(?P<id>[0-9]+)  ", "  https://example.com/{id}  ")
+	b := w.AddLinkifier(t, org.Admin, `!(?P<id>[0-9]+)`, "https://example.com/mr/{id}")
+	c := w.AddLinkifier(t, org.Admin, `\$(?P<id>[0-9]+)`, "https://example.com/c/{id}")
 	other, err := linkifiers.Add(ctx, w.Svc, org.Stranger.ID, `#(?P<id>[0-9]+)`, "https://lear.example.com/{id}")
 	is.NoErr(err) // the same pattern in another realm is fine
 
@@ -105,7 +95,7 @@ func TestLinkifierLifecycle(t *testing.T) {
 	is.NoErr(err)                                                                                         // listed
 	is.Equal([]chatcore.LinkifierID{list[0].ID, list[1].ID, list[2].ID}, []chatcore.LinkifierID{c, a, b}) // new order
 
-	d := addLinkifier(t, w, org, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
+	d := w.AddLinkifier(t, org.Admin, `%(?P<id>[0-9]+)`, "https://example.com/d/{id}")
 	is.NoErr(linkifiers.Remove(ctx, w.Svc, org.Admin.ID, a)) // removed
 	list, err = linkifiers.List(ctx, w.Svc, org.Member.ID)
 	is.NoErr(err)                                                                                         // listed

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/linkifiers"
 )
 
 // Messaging is the organisation the message tests build on: a realm with a
@@ -85,4 +86,15 @@ func JSONKeys(tb testing.TB, v any) ([]string, map[string]json.RawMessage) {
 	}
 	slices.Sort(keys)
 	return keys, m
+}
+
+// AddLinkifier adds a linkifier to the realm of admin, as admin, and fails
+// the test on error.
+func (w *World) AddLinkifier(tb testing.TB, admin *chatcore.User, pattern, tmpl string) chatcore.LinkifierID {
+	tb.Helper()
+	id, err := linkifiers.Add(context.Background(), w.Svc, admin.ID, pattern, tmpl)
+	if err != nil {
+		tb.Fatalf("add linkifier %q: %v", pattern, err)
+	}
+	return id
 }
