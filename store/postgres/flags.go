@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"slices"
-	"strconv"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -90,32 +89,10 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFl
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, []any{users, msgs, flags}, nil)
 }
 
-// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
-// that returns the changed ids, on its generic plan (see onGenericPlan).
+// UpdateUserMessageFlags implements [store.FlagStore] as sqlstore.Tx
+// does, on its generic plan (see onGenericPlan).
 func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
-	if err := t.writable(); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	f := strconv.Itoa(int(flag))
-	next, changed := "uf & ~"+f, "uf & "+f+" <> 0"
-	if add {
-		next, changed = "uf | "+f, "uf & "+f+" <> "+f
-	}
-	out, err := onGenericPlan(t, func() ([]store.MessageID, error) {
-		return scanIDs[store.MessageID](ctx, t, "update message flags",
-			`INSERT INTO user_message_flags (user_id, message_id, flags)
-			SELECT $1, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
-				WHERE m.id = ANY($2)) m
-			WHERE uf IS NOT NULL AND `+changed+`
-			ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
-			RETURNING message_id`, user, ids)
+	return onGenericPlan(t, func() ([]store.MessageID, error) {
+		return t.Tx.UpdateUserMessageFlags(ctx, user, ids, flag, add)
 	})
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return out, nil
 }

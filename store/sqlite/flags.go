@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,19 +39,6 @@ func flagConditionSQL(q store.MessageQuery) string { return sqlstore.FlagConditi
 
 func joinAnd(where []string) string { return strings.Join(where, " AND ") }
 
-func scanUserMessage(r *sql.Rows, um *store.UserMessage) error { return dialect.ScanUserMessage(r, um) }
-
-// UserMessages implements [store.FlagStore] with one query.
-func (t *tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return scanAll(ctx, t, "user messages", scanUserMessage,
-		"SELECT "+sqlstore.UserMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id IN (SELECT value FROM json_each(?))) ORDER BY id`,
-		append(effFlagsArgs(user), idsJSON(ids))...)
-}
-
 // PutUserMessageFlags implements [store.FlagStore] with one statement.
 func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFlags) error {
 	if err := t.writable(); err != nil {
@@ -80,35 +66,6 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFl
 		SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, string(b))
 	return classify(err, "put message flags")
-}
-
-// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
-// that returns the changed ids.
-func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
-	if err := t.writable(); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	f := strconv.Itoa(int(flag))
-	next, changed := "uf & ~"+f, "uf & "+f+" <> 0"
-	if add {
-		next, changed = "uf | "+f, "uf & "+f+" <> "+f
-	}
-	out, err := scanIDs[store.MessageID](ctx, t, "update message flags",
-		`INSERT INTO user_message_flags (user_id, message_id, flags)
-		SELECT ?, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id IN (SELECT value FROM json_each(?)))
-		WHERE uf IS NOT NULL AND `+changed+`
-		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
-		RETURNING message_id`,
-		append(append([]any{user}, effFlagsArgs(user)...), idsJSON(ids))...)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return out, nil
 }
 
 // StreamAudience implements [store.StreamStore]: the channel, then its

@@ -340,11 +340,6 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows
 	return out, nil
 }
 
-// scanIDs runs query and collects the single integer column of every row.
-func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
-	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
-}
-
 // num is sqlstore.Num.
 func num[T ~int64 | ~int | ~uint16](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
 

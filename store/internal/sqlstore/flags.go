@@ -126,3 +126,51 @@ func (x *Tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag stor
 	slices.Sort(out)
 	return out, err
 }
+
+// UserMessages implements [store.FlagStore] with one query.
+func (x *Tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return scanAll(ctx, x, "user messages", x.d.ScanUserMessage,
+		"SELECT "+UserMessageCols+" FROM (SELECT m.*, "+EffFlagsSQL+` AS uf FROM messages m
+			WHERE `+x.d.inMessages("m.id", "$2")+`) m ORDER BY id`,
+		user, List(x.d, ids))
+}
+
+// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
+// that returns the changed ids.
+func (x *Tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
+	if err := x.q.Writable(); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	f := strconv.Itoa(int(flag))
+	next, changed := "uf & ~"+f, "uf & "+f+" <> 0"
+	if add {
+		next, changed = "uf | "+f, "uf & "+f+" <> "+f
+	}
+	out, err := scanIDs[store.MessageID](ctx, x, "update message flags",
+		`INSERT INTO user_message_flags (user_id, message_id, flags)
+		SELECT $1, id, `+next+` FROM (SELECT m.id, `+EffFlagsSQL+` AS uf FROM messages m
+			WHERE `+x.d.inMessages("m.id", "$2")+`) m
+		WHERE uf IS NOT NULL AND `+changed+`
+		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
+		RETURNING message_id`, user, List(x.d, ids))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// inMessages is In for a list of message ids, without the cast on
+// PostgreSQL, where the parameter's type comes from the column.
+func (d *Dialect) inMessages(expr, param string) string {
+	if d.JSONLists {
+		return d.In(expr, param, "bigint")
+	}
+	return expr + " = ANY(" + param + ")"
+}
