@@ -44,7 +44,7 @@ const UserMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct
 // message the user did not receive.
 func (d *Dialect) ScanUserMessage(r Row, um *store.UserMessage) error {
 	var uf optFlags
-	err := r.Scan(Num(&um.ID), Num(&um.RealmID), typeScanner{&um.Type}, Num(&um.StreamID), &um.Topic, Num(&um.SenderID),
+	err := r.Scan(Num(&um.ID), Num(&um.RealmID), Type(&um.Type), Num(&um.StreamID), &um.Topic, Num(&um.SenderID),
 		d.UserListDest(&um.DirectMembers), &uf)
 	um.Received, um.Flags = uf.valid, uf.flags
 	if um.Type != store.MessageTypePrivate {
@@ -71,10 +71,14 @@ func (c *optFlags) Scan(v any) error {
 	return nil
 }
 
-// typeScanner scans the type column of a message.
-type typeScanner struct{ p *store.MessageType }
+// Type scans the type column of a message into p.
+func Type(p *store.MessageType) TypeScanner { return TypeScanner{p} }
 
-func (c typeScanner) Scan(v any) error {
+// TypeScanner is the scanner [Type] returns.
+type TypeScanner struct{ p *store.MessageType }
+
+// Scan implements sql.Scanner (which pgx also uses).
+func (c TypeScanner) Scan(v any) error {
 	switch v {
 	case "stream":
 		*c.p = store.MessageTypeStream
