@@ -240,11 +240,6 @@ func collectRows[T any](rows pgx.Rows, scan func(pgx.Rows, *T) error) ([]T, erro
 	return out, rows.Err()
 }
 
-// scanIDs runs query and collects the single integer column of every row.
-func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
-	return scanAll(ctx, t, what, scanIDRow[T], query, args...)
-}
-
 // scanIDRow scans a row of one id.
 func scanIDRow[T ~int64](r pgx.Rows, v *T) error {
 	var n int64

@@ -2,12 +2,12 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // effFlagsSQL is the user's flags on the message m, NULL when the user did not
@@ -34,42 +34,10 @@ func flagFilterSQL(q store.MessageQuery, where []string, args []any) (string, []
 	return from, append(effFlagsArgs(q.FlagUser), args...)
 }
 
-// flagConditionSQL is the condition on uf of a query with FlagUser. The flag
-// values are small integers, written into the statement.
-func flagConditionSQL(q store.MessageQuery) string {
-	all, anyOf, none := strconv.Itoa(int(q.AllFlags)), strconv.Itoa(int(q.AnyFlags)), strconv.Itoa(int(q.NoFlags))
-	cond := "uf IS NOT NULL AND uf & " + all + " = " + all + " AND uf & " + none + " = 0"
-	if q.AnyFlags != 0 {
-		cond += " AND uf & " + anyOf + " <> 0"
-	}
-	return cond
-}
+// flagConditionSQL is sqlstore.FlagCondition.
+func flagConditionSQL(q store.MessageQuery) string { return sqlstore.FlagCondition(q) }
 
 func joinAnd(where []string) string { return strings.Join(where, " AND ") }
-
-const userMessageCols = "id, realm_id, type, stream_id, topic, sender_id, direct_members, uf"
-
-func scanUserMessage(r interface{ Scan(...any) error }, um *store.UserMessage) error {
-	var uf sql.NullInt64
-	err := r.Scan(num(&um.ID), num(&um.RealmID), typeCol{&um.Type}, num(&um.StreamID), &um.Topic, num(&um.SenderID),
-		listCol[store.UserID]{&um.DirectMembers}, &uf)
-	um.Received, um.Flags = uf.Valid, store.MessageFlags(uf.Int64)
-	if um.Type != store.MessageTypePrivate {
-		um.DirectMembers = nil
-	}
-	return err
-}
-
-// UserMessages implements [store.FlagStore] with one query.
-func (t *tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	return scanAll(ctx, t, "user messages", func(r *sql.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) },
-		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id IN (SELECT value FROM json_each(?))) ORDER BY id`,
-		append(effFlagsArgs(user), idsJSON(ids))...)
-}
 
 // PutUserMessageFlags implements [store.FlagStore] with one statement.
 func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFlags) error {
@@ -98,70 +66,6 @@ func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFl
 		SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?) WHERE true
 		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`, string(b))
 	return classify(err, "put message flags")
-}
-
-// UpdateUserMessageFlags implements [store.FlagStore] with one upsert
-// that returns the changed ids.
-func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids []store.MessageID, flag store.MessageFlags, add bool) ([]store.MessageID, error) {
-	if err := t.writable(); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	f := strconv.Itoa(int(flag))
-	next, changed := "uf & ~"+f, "uf & "+f+" <> 0"
-	if add {
-		next, changed = "uf | "+f, "uf & "+f+" <> "+f
-	}
-	out, err := scanIDs[store.MessageID](ctx, t, "update message flags",
-		`INSERT INTO user_message_flags (user_id, message_id, flags)
-		SELECT ?, id, `+next+` FROM (SELECT m.id, `+effFlagsSQL+` AS uf FROM messages m
-			WHERE m.id IN (SELECT value FROM json_each(?)))
-		WHERE uf IS NOT NULL AND `+changed+`
-		ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags
-		RETURNING message_id`,
-		append(append([]any{user}, effFlagsArgs(user)...), idsJSON(ids))...)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// UnreadMessages implements [store.FlagStore]: the candidates are the
-// user's direct conversations, the messages their active subscriptions cover
-// and their flag rows, each found through an index.
-func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
-	args := append(effFlagsArgs(user), user, user, user, limit)
-	return scanAll(ctx, t, "unread messages", func(r *sql.Rows, um *store.UserMessage) error { return scanUserMessage(r, um) },
-		"SELECT "+userMessageCols+" FROM (SELECT m.*, "+effFlagsSQL+` AS uf FROM messages m WHERE m.id IN (
-			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
-				WHERE rm.user_id = ?
-			UNION ALL
-			SELECT m3.id FROM subscriptions s
-				JOIN messages m3 ON m3.stream_id = s.stream_id AND m3.id >= s.since_message_id
-				WHERE s.user_id = ? AND s.active = 1
-			UNION ALL
-			SELECT message_id FROM user_message_flags WHERE user_id = ?))
-		WHERE uf IS NOT NULL AND uf & 1 = 0 ORDER BY id DESC LIMIT ?`, args...)
-}
-
-// FlaggedMessageIDs implements [store.FlagStore]. Flags other than
-// stream_wildcard_mentioned exist only in rows, so only rows are searched
-// for them.
-func (t *tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
-	f := strconv.Itoa(int(flag))
-	query := "SELECT message_id FROM user_message_flags WHERE user_id = ? AND flags & " + f + " = " + f
-	args := []any{user}
-	if flag&^store.FlagStreamWildcardMentioned == 0 {
-		query = "SELECT id FROM (SELECT m.id, " + effFlagsSQL + " AS uf FROM messages m WHERE m.default_flags & " + f + " = " + f +
-			") WHERE uf & " + f + " = " + f + " UNION " + query
-		args = append(effFlagsArgs(user), user)
-	}
-	out, err := scanIDs[store.MessageID](ctx, t, "flagged messages", query, args...)
-	slices.Sort(out)
-	return out, err
 }
 
 // StreamAudience implements [store.StreamStore]: the channel, then its

@@ -340,29 +340,10 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows
 	return out, nil
 }
 
-// scanIDs runs query and collects the single integer column of every row.
-func scanIDs[T ~int64](ctx context.Context, t *tx, what string, query string, args ...any) ([]T, error) {
-	return scanAll(ctx, t, what, func(r *sql.Rows, v *T) error { return r.Scan(v) }, query, args...)
-}
-
 // num is sqlstore.Num.
 func num[T ~int64 | ~int | ~uint16](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
 
-// typeCol scans the type column of a message.
+// typeCol scans the type column of a message (see sqlstore.Type).
 type typeCol struct{ p *store.MessageType }
 
-func (c typeCol) Scan(v any) error {
-	switch v {
-	case "stream":
-		*c.p = store.MessageTypeStream
-	case "private":
-		*c.p = store.MessageTypePrivate
-	default:
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("type column holds %T", v)
-		}
-		*c.p = store.MessageType(s)
-	}
-	return nil
-}
+func (c typeCol) Scan(v any) error { return sqlstore.Type(c.p).Scan(v) }
