@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,9 +10,6 @@ import (
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
-
-const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
@@ -32,7 +27,7 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 	var ch messageChildren
 	t.queueChildren([]store.MessageID{id}, &ch)
 	var m store.Message
-	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+sqlstore.MessageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
 	ch.attach([]*store.Message{&m})
@@ -115,13 +110,7 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"
 		where = []string{flagConditionSQL(q)}
 	}
-	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	if q.Newest {
-		query += " DESC"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT " + strconv.Itoa(q.Limit)
-	}
+	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
 	return query, p.args, true
 }
 
@@ -199,7 +188,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 {
 		if id, ok := t.reservedMessageID(); ok {
 			if err := t.holdBack("create message",
-				"INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+				"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 				append([]any{int64(id)}, messageArgs(m)...), nil); err != nil {
 				return err
 			}
@@ -208,7 +197,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 		}
 	}
 	id, err := t.InsertWithID(ctx, "messages", "create message",
-		"INSERT INTO messages ("+messageCols+") VALUES ("+idValue("messages")+
+		"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ("+idValue("messages")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
 		int64(m.ID), messageArgs(m)...)
 	if err != nil {
@@ -297,19 +286,8 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	if f.IDs != nil {
 		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
 	}
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if k := f.Kinds & all; k != 0 && k != all {
-		var kinds []string
-		if k&store.KindPublicChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND NOT s.invite_only))")
-		}
-		if k&store.KindPrivateChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only))")
-		}
-		if k&store.KindDirect != 0 {
-			kinds = append(kinds, "m.type = 'private'")
-		}
-		where = append(where, "("+strings.Join(kinds, " OR ")+")")
+	if kinds := sqlstore.KindsCondition(f.Kinds, "NOT s.invite_only", "s.invite_only"); kinds != "" {
+		where = append(where, kinds)
 	}
 	// The type comes back as a flag and, under a topic filter, the topic key
 	// as NULL (DeleteMessages fills in the filter's): no string per row.
@@ -329,8 +307,8 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 		return nil, err
 	}
 	t.messages = nil // one of them may be among the deleted
-	if limit <= 0 {
-		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
+	if err := dialect.CheckDeleteLimit(limit); err != nil {
+		return nil, err
 	}
 	query, args := deleteSQL(f, limit)
 	out, err := onGenericPlan(t, func() ([]store.DeletedMessage, error) {
@@ -339,12 +317,12 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return int(b.ID - a.ID) })
+	sqlstore.SortDeleted(out)
 	return out, nil
 }
 
 // messageArgs returns the values of m's columns after its id, in the order
-// of messageCols.
+// of sqlstore.MessageCols.
 func messageArgs(m *store.Message) []any {
 	return []any{m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
@@ -398,17 +376,9 @@ func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage
 // fail with a serialization failure, and Update runs it again.
 func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid store.RecipientID
-	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = $1 AND direct_key = $2", realm, key).Scan(&rid)
-	if err == nil {
-		return rid, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return 0, classify(err, "direct recipient")
-	}
-	if err := t.writable(); err != nil {
-		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("postgres: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
+	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
+	if ok || err != nil {
+		return rid, err
 	}
 	err = t.queryRow(ctx, `WITH r AS (
 			INSERT INTO recipients (realm_id, direct_key) VALUES ($1, $2) RETURNING id

@@ -1,21 +1,14 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
-
-const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
@@ -26,7 +19,7 @@ func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 // Message implements [store.MessageStore].
 func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, error) {
 	var m store.Message
-	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+sqlstore.MessageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
 	if err := t.attachChildren(ctx, []*store.Message{&m}); err != nil {
@@ -95,13 +88,7 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		from, args = flagFilterSQL(q, where, args)
 		where = []string{flagConditionSQL(q)}
 	}
-	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	if q.Newest {
-		query += " DESC"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT " + strconv.Itoa(q.Limit)
-	}
+	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
 	return query, args, true
 }
 
@@ -183,7 +170,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 	// statement's result: a plain INSERT skips the query machinery of a
 	// RETURNING row.
-	res, err := t.exec(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	res, err := t.exec(ctx, "INSERT INTO messages ("+sqlstore.MessageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
 		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags))
@@ -248,19 +235,8 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	if f.IDs != nil {
 		where, args = append(where, "m.id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(f.IDs))
 	}
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if k := f.Kinds & all; k != 0 && k != all {
-		var kinds []string
-		if k&store.KindPublicChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 0))")
-		}
-		if k&store.KindPrivateChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 1))")
-		}
-		if k&store.KindDirect != 0 {
-			kinds = append(kinds, "m.type = 'private'")
-		}
-		where = append(where, "("+strings.Join(kinds, " OR ")+")")
+	if kinds := sqlstore.KindsCondition(f.Kinds, "s.invite_only = 0", "s.invite_only = 1"); kinds != "" {
+		where = append(where, kinds)
 	}
 	args = append(args, limit)
 	// The type comes back as a flag and, under a topic filter, the topic key
@@ -286,8 +262,7 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 // older than all of them, so a deleteSQL statement for the rest completes
 // the batch (see DeleteMessages).
 func topicDeleteSQL(f store.MessageFilter, limit int) (query string, args []any, ok bool) {
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || (f.Kinds&all != 0 && f.Kinds&all != all) {
+	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || sqlstore.FiltersKinds(f.Kinds) {
 		return "", nil, false
 	}
 	where := "stream_id = ? AND topic_key = ?"
@@ -312,8 +287,8 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
-		return nil, fmt.Errorf("sqlite: delete messages: limit %d is not positive", limit)
+	if err := dialect.CheckDeleteLimit(limit); err != nil {
+		return nil, err
 	}
 	var out []store.DeletedMessage
 	if query, args, ok := topicDeleteSQL(f, limit); ok {
@@ -331,7 +306,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 		}
 		out = append(out, rest...)
 	}
-	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
+	sqlstore.SortDeleted(out)
 	return out, nil
 }
 
@@ -362,17 +337,9 @@ func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string
 // [store.ErrNotFound] and [ErrReadOnly].
 func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid store.RecipientID
-	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = ? AND direct_key = ?", realm, key).Scan(&rid)
-	if err == nil {
-		return rid, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, classify(err, "direct recipient")
-	}
-	if err := t.writable(); err != nil {
-		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("sqlite: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
+	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
+	if ok || err != nil {
+		return rid, err
 	}
 	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
 		return 0, classify(err, "create direct recipient")
