@@ -62,48 +62,39 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	return msgs, nil
 }
 
-// params collects the parameters of a statement under construction.
-type params struct{ args []any }
-
-// add appends v and returns its placeholder.
-func (p *params) add(v any) string {
-	p.args = append(p.args, v)
-	return "$" + strconv.Itoa(len(p.args))
-}
-
 // messagesSQL builds the query of Messages; ok is false when q selects
 // nothing.
 func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
-	var p params
+	var p sqlstore.Params
 	var where []string
 	if q.FlagUser != 0 {
-		p.add(q.FlagUser) // $1 of effFlagsSQL
+		p.Add(q.FlagUser) // $1 of effFlagsSQL
 	}
-	where = append(where, "m.realm_id = "+p.add(q.RealmID))
+	where = append(where, "m.realm_id = "+p.Add(q.RealmID))
 	switch {
 	case q.Recipients == nil:
 	case len(q.Recipients) == 0:
 		return "", nil, false
 	case len(q.Recipients) == 1:
-		where = append(where, "m.recipient_id = "+p.add(q.Recipients[0]))
+		where = append(where, "m.recipient_id = "+p.Add(q.Recipients[0]))
 	default:
-		where = append(where, "m.recipient_id = ANY("+p.add(q.Recipients)+")")
+		where = append(where, "m.recipient_id = ANY("+p.Add(q.Recipients)+")")
 	}
 	if q.TopicKey != nil {
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*q.TopicKey))
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
 	}
 	switch {
 	case q.IDs == nil:
 	case len(q.IDs) == 0:
 		return "", nil, false
 	default:
-		where = append(where, "m.id = ANY("+p.add(q.IDs)+")")
+		where = append(where, "m.id = ANY("+p.Add(q.IDs)+")")
 	}
 	if q.AfterID != 0 {
-		where = append(where, "m.id > "+p.add(q.AfterID))
+		where = append(where, "m.id > "+p.Add(q.AfterID))
 	}
 	if q.BeforeID != 0 {
-		where = append(where, "m.id < "+p.add(q.BeforeID))
+		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
 	from := "messages m"
 	if q.FlagUser != 0 {
@@ -111,7 +102,7 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		where = []string{flagConditionSQL(q)}
 	}
 	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
-	return query, p.args, true
+	return query, p.Args, true
 }
 
 // messageChildren are the reactions, edit history and submessages of some
@@ -260,35 +251,21 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 // filtering, which for an old topic under many newer messages reads all of
 // those on every batch.
 func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	var p params
-	where := []string{"m.realm_id = " + p.add(f.RealmID)}
+	var p sqlstore.Params
+	where := []string{"m.realm_id = " + p.Add(f.RealmID)}
 	order := "m.id DESC"
 	if f.StreamID != 0 {
-		where = append(where, "m.stream_id = "+p.add(f.StreamID))
+		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
 	}
 	switch {
 	case f.TopicKey != nil && f.StreamID != 0:
-		key := p.add(*f.TopicKey)
+		key := p.Add(*f.TopicKey)
 		where = append(where, "m.type = 'stream' AND m.topic_key >= "+key+" AND m.topic_key <= "+key)
 		order = "m.topic_key DESC, m.id DESC"
 	case f.TopicKey != nil:
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*f.TopicKey))
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
 	}
-	if f.MinID != 0 {
-		where = append(where, "m.id >= "+p.add(f.MinID))
-	}
-	if f.BeforeID != 0 {
-		where = append(where, "m.id < "+p.add(f.BeforeID))
-	}
-	if f.SenderID != 0 {
-		where = append(where, "m.sender_id = "+p.add(f.SenderID))
-	}
-	if f.IDs != nil {
-		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
-	}
-	if kinds := sqlstore.KindsCondition(f.Kinds, "NOT s.invite_only", "s.invite_only"); kinds != "" {
-		where = append(where, kinds)
-	}
+	where = dialect.FilterConds(where, &p, f, "NOT s.invite_only", "s.invite_only")
 	// The type comes back as a flag and, under a topic filter, the topic key
 	// as NULL (DeleteMessages fills in the filter's): no string per row.
 	topicKey := "topic_key"
@@ -297,7 +274,7 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	}
 	return `DELETE FROM messages WHERE id = ANY(ARRAY(
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.args
+		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.Args
 }
 
 // DeleteMessages implements [store.MessageStore] with one DELETE ...

@@ -215,30 +215,16 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 // inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
 // LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
 func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	where := []string{"+m.realm_id = ?"}
-	args := []any{f.RealmID}
+	var p sqlstore.Params
+	where := []string{"+m.realm_id = " + p.Add(f.RealmID)}
 	if f.StreamID != 0 {
-		where, args = append(where, "m.stream_id = ?"), append(args, f.StreamID)
+		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
 	}
 	if f.TopicKey != nil {
-		where, args = append(where, "m.type = 'stream' AND m.topic_key = ?"), append(args, *f.TopicKey)
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
 	}
-	if f.MinID != 0 {
-		where, args = append(where, "m.id >= ?"), append(args, f.MinID)
-	}
-	if f.BeforeID != 0 {
-		where, args = append(where, "m.id < ?"), append(args, f.BeforeID)
-	}
-	if f.SenderID != 0 {
-		where, args = append(where, "m.sender_id = ?"), append(args, f.SenderID)
-	}
-	if f.IDs != nil {
-		where, args = append(where, "m.id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(f.IDs))
-	}
-	if kinds := sqlstore.KindsCondition(f.Kinds, "s.invite_only = 0", "s.invite_only = 1"); kinds != "" {
-		where = append(where, kinds)
-	}
-	args = append(args, limit)
+	where = dialect.FilterConds(where, &p, f, "s.invite_only = 0", "s.invite_only = 1")
+	lim := p.Add(limit)
 	// The type comes back as a flag and, under a topic filter, the topic key
 	// as NULL (DeleteMessages fills in the filter's): no string per row.
 	topicKey := "topic_key"
@@ -246,8 +232,8 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 		topicKey = "NULL"
 	}
 	return `DELETE FROM messages WHERE id IN (
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ?)
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, args
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
+		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.Args
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and
