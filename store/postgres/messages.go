@@ -24,13 +24,13 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	var ch messageChildren
+	var ch sqlstore.MessageChildren
 	t.queueChildren([]store.MessageID{id}, &ch)
 	var m store.Message
 	if err := scanMessage(t.queryRow(ctx, "SELECT "+sqlstore.MessageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
-	ch.attach([]*store.Message{&m})
+	ch.Attach([]*store.Message{&m})
 	noteRead(t, &t.messages, m.ID)
 	return &m, nil
 }
@@ -53,12 +53,12 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	for i := range msgs {
 		ptrs[i], ids[i] = &msgs[i], msgs[i].ID
 	}
-	var ch messageChildren
+	var ch sqlstore.MessageChildren
 	t.queueChildren(ids, &ch)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	ch.attach(ptrs)
+	ch.Attach(ptrs)
 	return msgs, nil
 }
 
@@ -105,61 +105,22 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	return query, p.Args, true
 }
 
-// messageChildren are the reactions, edit history and submessages of some
-// messages, as queueChildren reads them: each ordered by message, then as
-// the message lists them.
-type messageChildren struct {
-	reactions []childReaction
-	edits     []childEdit
-	subs      []store.Submessage
-}
-
-type childReaction struct {
-	id store.MessageID
-	r  store.Reaction
-}
-
-type childEdit struct {
-	id store.MessageID
-	e  store.EditHistoryEntry
-}
-
 // queueChildren queues the reads of the children of the messages ids, one
 // statement each, to go to the server ahead of the transaction's next
 // statement (or flush); ch holds their rows once that batch has been read.
-func (t *tx) queueChildren(ids []store.MessageID, ch *messageChildren) {
-	queueRows(t, &ch.reactions, "reactions", func(r pgx.Rows, v *childReaction) error {
-		return r.Scan(&v.id, &v.r.UserID, &v.r.EmojiName, &v.r.EmojiCode, &v.r.ReactionType)
-	}, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
-	queueRows(t, &ch.edits, "edit history", func(r pgx.Rows, v *childEdit) error {
-		return r.Scan(&v.id, &v.e.UserID, timeCol{&v.e.Timestamp}, &v.e.PrevContent, &v.e.PrevRenderedContent,
-			sqlstore.ID(&v.e.PrevStreamID), sqlstore.ID(&v.e.StreamID),
-			&v.e.PrevTopic, &v.e.Topic)
-	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
-		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
-	queueRows(t, &ch.subs, "submessages", func(r pgx.Rows, s *store.Submessage) error {
-		return r.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content)
-	}, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
-		WHERE message_id = ANY($1) ORDER BY message_id, id`, ids)
-}
-
-// attach appends the children to their messages among msgs.
-func (ch *messageChildren) attach(msgs []*store.Message) {
-	byID := make(map[store.MessageID]*store.Message, len(msgs))
-	for _, m := range msgs {
-		byID[m.ID] = m
-	}
-	for _, v := range ch.reactions {
-		byID[v.id].Reactions = append(byID[v.id].Reactions, v.r)
-	}
-	for _, v := range ch.edits {
-		byID[v.id].EditHistory = append(byID[v.id].EditHistory, v.e)
-	}
-	for _, s := range ch.subs {
-		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
-	}
+func (t *tx) queueChildren(ids []store.MessageID, ch *sqlstore.MessageChildren) {
+	const cond = "message_id = ANY($1)"
+	queueRows(t, &ch.Reactions, "reactions", func(r pgx.Rows, v *sqlstore.ChildReaction) error {
+		return sqlstore.ScanReaction(r, v)
+	}, sqlstore.ReactionsSQL(cond), ids)
+	queueRows(t, &ch.Edits, "edit history", func(r pgx.Rows, v *sqlstore.ChildEdit) error {
+		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
+			&v.E.PrevTopic, &v.E.Topic)
+	}, sqlstore.EditHistorySQL(cond), ids)
+	queueRows(t, &ch.Subs, "submessages", func(r pgx.Rows, s *store.Submessage) error {
+		return sqlstore.ScanSubmessage(r, s)
+	}, sqlstore.SubmessagesSQL(cond), ids)
 }
 
 // CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id

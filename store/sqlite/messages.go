@@ -94,69 +94,32 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
 func (t *tx) attachChildren(ctx context.Context, msgs []*store.Message) error {
-	byID := make(map[store.MessageID]*store.Message, len(msgs))
 	ids := make([]store.MessageID, len(msgs))
 	for i, m := range msgs {
-		byID[m.ID], ids[i] = m, m.ID
+		ids[i] = m.ID
 	}
-	list := idsJSON(ids)
-
-	rows, err := t.query(ctx, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return classify(err, "reactions")
+	list, cond := idsJSON(ids), "message_id IN (SELECT value FROM json_each(?))"
+	var ch sqlstore.MessageChildren
+	var err error
+	if ch.Reactions, err = scanAll(ctx, t, "reactions", func(r *sql.Rows, v *sqlstore.ChildReaction) error {
+		return sqlstore.ScanReaction(r, v)
+	}, sqlstore.ReactionsSQL(cond), list); err != nil {
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id store.MessageID
-		var r store.Reaction
-		if err := rows.Scan(&id, &r.UserID, &r.EmojiName, &r.EmojiCode, &r.ReactionType); err != nil {
-			return classify(err, "reactions")
-		}
-		byID[id].Reactions = append(byID[id].Reactions, r)
+	if ch.Edits, err = scanAll(ctx, t, "edit history", func(r *sql.Rows, v *sqlstore.ChildEdit) error {
+		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
+			optStrCol{&v.E.PrevTopic}, optStrCol{&v.E.Topic})
+	}, sqlstore.EditHistorySQL(cond), list); err != nil {
+		return err
 	}
-	if err := rows.Err(); err != nil {
-		return classify(err, "reactions")
+	if ch.Subs, err = scanAll(ctx, t, "submessages", func(r *sql.Rows, s *store.Submessage) error {
+		return sqlstore.ScanSubmessage(r, s)
+	}, sqlstore.SubmessagesSQL(cond), list); err != nil {
+		return err
 	}
-	rows.Close()
-
-	rows, err = t.query(ctx, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
-		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return classify(err, "edit history")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id store.MessageID
-		var e store.EditHistoryEntry
-		err := rows.Scan(&id, &e.UserID, timeCol{&e.Timestamp}, &e.PrevContent, &e.PrevRenderedContent,
-			sqlstore.ID(&e.PrevStreamID), sqlstore.ID(&e.StreamID),
-			optStrCol{&e.PrevTopic}, optStrCol{&e.Topic})
-		if err != nil {
-			return classify(err, "edit history")
-		}
-		byID[id].EditHistory = append(byID[id].EditHistory, e)
-	}
-	if err := rows.Err(); err != nil {
-		return classify(err, "edit history")
-	}
-	rows.Close()
-
-	rows, err = t.query(ctx, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, list)
-	if err != nil {
-		return classify(err, "submessages")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s store.Submessage
-		if err := rows.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content); err != nil {
-			return classify(err, "submessages")
-		}
-		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
-	}
-	return classify(rows.Err(), "submessages")
+	ch.Attach(msgs)
+	return nil
 }
 
 // CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id
