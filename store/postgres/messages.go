@@ -227,15 +227,9 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
 	}
 	where = dialect.FilterConds(where, &p, f, "NOT s.invite_only", "s.invite_only")
-	// The type comes back as a flag and, under a topic filter, the topic key
-	// as NULL (DeleteMessages fills in the filter's): no string per row.
-	topicKey := "topic_key"
-	if f.TopicKey != nil {
-		topicKey = "NULL"
-	}
 	return `DELETE FROM messages WHERE id = ANY(ARRAY(
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.Args
+		` + sqlstore.DeletedReturning(f), p.Args
 }
 
 // DeleteMessages implements [store.MessageStore] with one DELETE ...

@@ -188,15 +188,9 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 	}
 	where = dialect.FilterConds(where, &p, f, "s.invite_only = 0", "s.invite_only = 1")
 	lim := p.Add(limit)
-	// The type comes back as a flag and, under a topic filter, the topic key
-	// as NULL (DeleteMessages fills in the filter's): no string per row.
-	topicKey := "topic_key"
-	if f.TopicKey != nil {
-		topicKey = "NULL"
-	}
 	return `DELETE FROM messages WHERE id IN (
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.Args
+		` + sqlstore.DeletedReturning(f), p.Args
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and

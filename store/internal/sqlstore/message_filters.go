@@ -42,3 +42,15 @@ func (d *Dialect) FilterConds(where []string, p *Params, f store.MessageFilter, 
 	}
 	return where
 }
+
+// DeletedReturning is the RETURNING clause of a statement that deletes
+// messages matching f, whose rows a store scans into store.DeletedMessage:
+// the type comes back as a flag (private) and, under a topic filter, the
+// topic key as NULL (the filter's applies): no string per row.
+func DeletedReturning(f store.MessageFilter) string {
+	topicKey := "topic_key"
+	if f.TopicKey != nil {
+		topicKey = "NULL"
+	}
+	return "RETURNING id, type = 'private', stream_id, topic, " + topicKey + ", sender_id, direct_members"
+}
