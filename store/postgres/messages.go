@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,9 +10,6 @@ import (
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
-
-const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
@@ -29,13 +24,13 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	var ch messageChildren
+	var ch sqlstore.MessageChildren
 	t.queueChildren([]store.MessageID{id}, &ch)
 	var m store.Message
-	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+sqlstore.MessageCols+" FROM messages WHERE id = $1", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
-	ch.attach([]*store.Message{&m})
+	ch.Attach([]*store.Message{&m})
 	noteRead(t, &t.messages, m.ID)
 	return &m, nil
 }
@@ -58,128 +53,74 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	for i := range msgs {
 		ptrs[i], ids[i] = &msgs[i], msgs[i].ID
 	}
-	var ch messageChildren
+	var ch sqlstore.MessageChildren
 	t.queueChildren(ids, &ch)
 	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
-	ch.attach(ptrs)
+	ch.Attach(ptrs)
 	return msgs, nil
-}
-
-// params collects the parameters of a statement under construction.
-type params struct{ args []any }
-
-// add appends v and returns its placeholder.
-func (p *params) add(v any) string {
-	p.args = append(p.args, v)
-	return "$" + strconv.Itoa(len(p.args))
 }
 
 // messagesSQL builds the query of Messages; ok is false when q selects
 // nothing.
 func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
-	var p params
+	var p sqlstore.Params
 	var where []string
 	if q.FlagUser != 0 {
-		p.add(q.FlagUser) // $1 of effFlagsSQL
+		p.Add(q.FlagUser) // $1 of effFlagsSQL
 	}
-	where = append(where, "m.realm_id = "+p.add(q.RealmID))
+	where = append(where, "m.realm_id = "+p.Add(q.RealmID))
 	switch {
 	case q.Recipients == nil:
 	case len(q.Recipients) == 0:
 		return "", nil, false
 	case len(q.Recipients) == 1:
-		where = append(where, "m.recipient_id = "+p.add(q.Recipients[0]))
+		where = append(where, "m.recipient_id = "+p.Add(q.Recipients[0]))
 	default:
-		where = append(where, "m.recipient_id = ANY("+p.add(q.Recipients)+")")
+		where = append(where, "m.recipient_id = ANY("+p.Add(q.Recipients)+")")
 	}
 	if q.TopicKey != nil {
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*q.TopicKey))
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
 	}
 	switch {
 	case q.IDs == nil:
 	case len(q.IDs) == 0:
 		return "", nil, false
 	default:
-		where = append(where, "m.id = ANY("+p.add(q.IDs)+")")
+		where = append(where, "m.id = ANY("+p.Add(q.IDs)+")")
 	}
 	if q.AfterID != 0 {
-		where = append(where, "m.id > "+p.add(q.AfterID))
+		where = append(where, "m.id > "+p.Add(q.AfterID))
 	}
 	if q.BeforeID != 0 {
-		where = append(where, "m.id < "+p.add(q.BeforeID))
+		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
 	from := "messages m"
 	if q.FlagUser != 0 {
 		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"
 		where = []string{flagConditionSQL(q)}
 	}
-	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	if q.Newest {
-		query += " DESC"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT " + strconv.Itoa(q.Limit)
-	}
-	return query, p.args, true
-}
-
-// messageChildren are the reactions, edit history and submessages of some
-// messages, as queueChildren reads them: each ordered by message, then as
-// the message lists them.
-type messageChildren struct {
-	reactions []childReaction
-	edits     []childEdit
-	subs      []store.Submessage
-}
-
-type childReaction struct {
-	id store.MessageID
-	r  store.Reaction
-}
-
-type childEdit struct {
-	id store.MessageID
-	e  store.EditHistoryEntry
+	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
+	return query, p.Args, true
 }
 
 // queueChildren queues the reads of the children of the messages ids, one
 // statement each, to go to the server ahead of the transaction's next
 // statement (or flush); ch holds their rows once that batch has been read.
-func (t *tx) queueChildren(ids []store.MessageID, ch *messageChildren) {
-	queueRows(t, &ch.reactions, "reactions", func(r pgx.Rows, v *childReaction) error {
-		return r.Scan(&v.id, &v.r.UserID, &v.r.EmojiName, &v.r.EmojiCode, &v.r.ReactionType)
-	}, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
-	queueRows(t, &ch.edits, "edit history", func(r pgx.Rows, v *childEdit) error {
-		return r.Scan(&v.id, &v.e.UserID, timeCol{&v.e.Timestamp}, &v.e.PrevContent, &v.e.PrevRenderedContent,
-			sqlstore.ID(&v.e.PrevStreamID), sqlstore.ID(&v.e.StreamID),
-			&v.e.PrevTopic, &v.e.Topic)
-	}, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
-		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
-		WHERE message_id = ANY($1) ORDER BY message_id, seq`, ids)
-	queueRows(t, &ch.subs, "submessages", func(r pgx.Rows, s *store.Submessage) error {
-		return r.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content)
-	}, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
-		WHERE message_id = ANY($1) ORDER BY message_id, id`, ids)
-}
-
-// attach appends the children to their messages among msgs.
-func (ch *messageChildren) attach(msgs []*store.Message) {
-	byID := make(map[store.MessageID]*store.Message, len(msgs))
-	for _, m := range msgs {
-		byID[m.ID] = m
-	}
-	for _, v := range ch.reactions {
-		byID[v.id].Reactions = append(byID[v.id].Reactions, v.r)
-	}
-	for _, v := range ch.edits {
-		byID[v.id].EditHistory = append(byID[v.id].EditHistory, v.e)
-	}
-	for _, s := range ch.subs {
-		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
-	}
+func (t *tx) queueChildren(ids []store.MessageID, ch *sqlstore.MessageChildren) {
+	const cond = "message_id = ANY($1)"
+	queueRows(t, &ch.Reactions, "reactions", func(r pgx.Rows, v *sqlstore.ChildReaction) error {
+		return sqlstore.ScanReaction(r, v)
+	}, sqlstore.ReactionsSQL(cond), ids)
+	queueRows(t, &ch.Edits, "edit history", func(r pgx.Rows, v *sqlstore.ChildEdit) error {
+		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
+			&v.E.PrevTopic, &v.E.Topic)
+	}, sqlstore.EditHistorySQL(cond), ids)
+	queueRows(t, &ch.Subs, "submessages", func(r pgx.Rows, s *store.Submessage) error {
+		return sqlstore.ScanSubmessage(r, s)
+	}, sqlstore.SubmessagesSQL(cond), ids)
 }
 
 // CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id
@@ -199,7 +140,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 {
 		if id, ok := t.reservedMessageID(); ok {
 			if err := t.holdBack("create message",
-				"INSERT INTO messages ("+messageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+				"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
 				append([]any{int64(id)}, messageArgs(m)...), nil); err != nil {
 				return err
 			}
@@ -208,7 +149,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 		}
 	}
 	id, err := t.InsertWithID(ctx, "messages", "create message",
-		"INSERT INTO messages ("+messageCols+") VALUES ("+idValue("messages")+
+		"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ("+idValue("messages")+
 			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
 		int64(m.ID), messageArgs(m)...)
 	if err != nil {
@@ -271,55 +212,24 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 // filtering, which for an old topic under many newer messages reads all of
 // those on every batch.
 func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	var p params
-	where := []string{"m.realm_id = " + p.add(f.RealmID)}
+	var p sqlstore.Params
+	where := []string{"m.realm_id = " + p.Add(f.RealmID)}
 	order := "m.id DESC"
 	if f.StreamID != 0 {
-		where = append(where, "m.stream_id = "+p.add(f.StreamID))
+		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
 	}
 	switch {
 	case f.TopicKey != nil && f.StreamID != 0:
-		key := p.add(*f.TopicKey)
+		key := p.Add(*f.TopicKey)
 		where = append(where, "m.type = 'stream' AND m.topic_key >= "+key+" AND m.topic_key <= "+key)
 		order = "m.topic_key DESC, m.id DESC"
 	case f.TopicKey != nil:
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.add(*f.TopicKey))
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
 	}
-	if f.MinID != 0 {
-		where = append(where, "m.id >= "+p.add(f.MinID))
-	}
-	if f.BeforeID != 0 {
-		where = append(where, "m.id < "+p.add(f.BeforeID))
-	}
-	if f.SenderID != 0 {
-		where = append(where, "m.sender_id = "+p.add(f.SenderID))
-	}
-	if f.IDs != nil {
-		where = append(where, "m.id = ANY("+p.add(f.IDs)+")")
-	}
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if k := f.Kinds & all; k != 0 && k != all {
-		var kinds []string
-		if k&store.KindPublicChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND NOT s.invite_only))")
-		}
-		if k&store.KindPrivateChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only))")
-		}
-		if k&store.KindDirect != 0 {
-			kinds = append(kinds, "m.type = 'private'")
-		}
-		where = append(where, "("+strings.Join(kinds, " OR ")+")")
-	}
-	// The type comes back as a flag and, under a topic filter, the topic key
-	// as NULL (DeleteMessages fills in the filter's): no string per row.
-	topicKey := "topic_key"
-	if f.TopicKey != nil {
-		topicKey = "NULL"
-	}
+	where = dialect.FilterConds(where, &p, f, "NOT s.invite_only", "s.invite_only")
 	return `DELETE FROM messages WHERE id = ANY(ARRAY(
 		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, p.args
+		` + sqlstore.DeletedReturning(f), p.Args
 }
 
 // DeleteMessages implements [store.MessageStore] with one DELETE ...
@@ -329,8 +239,8 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 		return nil, err
 	}
 	t.messages = nil // one of them may be among the deleted
-	if limit <= 0 {
-		return nil, fmt.Errorf("postgres: delete messages: limit %d is not positive", limit)
+	if err := dialect.CheckDeleteLimit(limit); err != nil {
+		return nil, err
 	}
 	query, args := deleteSQL(f, limit)
 	out, err := onGenericPlan(t, func() ([]store.DeletedMessage, error) {
@@ -339,12 +249,12 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return int(b.ID - a.ID) })
+	sqlstore.SortDeleted(out)
 	return out, nil
 }
 
 // messageArgs returns the values of m's columns after its id, in the order
-// of messageCols.
+// of sqlstore.MessageCols.
 func messageArgs(m *store.Message) []any {
 	return []any{m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
@@ -398,17 +308,9 @@ func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage
 // fail with a serialization failure, and Update runs it again.
 func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid store.RecipientID
-	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = $1 AND direct_key = $2", realm, key).Scan(&rid)
-	if err == nil {
-		return rid, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return 0, classify(err, "direct recipient")
-	}
-	if err := t.writable(); err != nil {
-		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("postgres: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
+	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
+	if ok || err != nil {
+		return rid, err
 	}
 	err = t.queryRow(ctx, `WITH r AS (
 			INSERT INTO recipients (realm_id, direct_key) VALUES ($1, $2) RETURNING id

@@ -1,21 +1,14 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
-
-const messageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
 
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
@@ -26,7 +19,7 @@ func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 // Message implements [store.MessageStore].
 func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, error) {
 	var m store.Message
-	if err := scanMessage(t.queryRow(ctx, "SELECT "+messageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
+	if err := scanMessage(t.queryRow(ctx, "SELECT "+sqlstore.MessageCols+" FROM messages WHERE id = ?", id), &m); err != nil {
 		return nil, classify(err, fmt.Sprintf("message %d", id))
 	}
 	if err := t.attachChildren(ctx, []*store.Message{&m}); err != nil {
@@ -95,81 +88,38 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		from, args = flagFilterSQL(q, where, args)
 		where = []string{flagConditionSQL(q)}
 	}
-	query = "SELECT " + messageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id"
-	if q.Newest {
-		query += " DESC"
-	}
-	if q.Limit > 0 {
-		query += " LIMIT " + strconv.Itoa(q.Limit)
-	}
+	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
 	return query, args, true
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
 func (t *tx) attachChildren(ctx context.Context, msgs []*store.Message) error {
-	byID := make(map[store.MessageID]*store.Message, len(msgs))
 	ids := make([]store.MessageID, len(msgs))
 	for i, m := range msgs {
-		byID[m.ID], ids[i] = m, m.ID
+		ids[i] = m.ID
 	}
-	list := idsJSON(ids)
-
-	rows, err := t.query(ctx, `SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return classify(err, "reactions")
+	list, cond := idsJSON(ids), "message_id IN (SELECT value FROM json_each(?))"
+	var ch sqlstore.MessageChildren
+	var err error
+	if ch.Reactions, err = scanAll(ctx, t, "reactions", func(r *sql.Rows, v *sqlstore.ChildReaction) error {
+		return sqlstore.ScanReaction(r, v)
+	}, sqlstore.ReactionsSQL(cond), list); err != nil {
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id store.MessageID
-		var r store.Reaction
-		if err := rows.Scan(&id, &r.UserID, &r.EmojiName, &r.EmojiCode, &r.ReactionType); err != nil {
-			return classify(err, "reactions")
-		}
-		byID[id].Reactions = append(byID[id].Reactions, r)
+	if ch.Edits, err = scanAll(ctx, t, "edit history", func(r *sql.Rows, v *sqlstore.ChildEdit) error {
+		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
+			optStrCol{&v.E.PrevTopic}, optStrCol{&v.E.Topic})
+	}, sqlstore.EditHistorySQL(cond), list); err != nil {
+		return err
 	}
-	if err := rows.Err(); err != nil {
-		return classify(err, "reactions")
+	if ch.Subs, err = scanAll(ctx, t, "submessages", func(r *sql.Rows, s *store.Submessage) error {
+		return sqlstore.ScanSubmessage(r, s)
+	}, sqlstore.SubmessagesSQL(cond), list); err != nil {
+		return err
 	}
-	rows.Close()
-
-	rows, err = t.query(ctx, `SELECT message_id, user_id, timestamp, prev_content, prev_rendered_content,
-		prev_stream_id, stream_id, prev_topic, topic FROM edit_history
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, seq`, list)
-	if err != nil {
-		return classify(err, "edit history")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id store.MessageID
-		var e store.EditHistoryEntry
-		err := rows.Scan(&id, &e.UserID, timeCol{&e.Timestamp}, &e.PrevContent, &e.PrevRenderedContent,
-			sqlstore.ID(&e.PrevStreamID), sqlstore.ID(&e.StreamID),
-			optStrCol{&e.PrevTopic}, optStrCol{&e.Topic})
-		if err != nil {
-			return classify(err, "edit history")
-		}
-		byID[id].EditHistory = append(byID[id].EditHistory, e)
-	}
-	if err := rows.Err(); err != nil {
-		return classify(err, "edit history")
-	}
-	rows.Close()
-
-	rows, err = t.query(ctx, `SELECT id, message_id, sender_id, msg_type, content FROM submessages
-		WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`, list)
-	if err != nil {
-		return classify(err, "submessages")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s store.Submessage
-		if err := rows.Scan(&s.ID, &s.MessageID, &s.SenderID, &s.MsgType, &s.Content); err != nil {
-			return classify(err, "submessages")
-		}
-		byID[s.MessageID].Submessages = append(byID[s.MessageID].Submessages, s)
-	}
-	return classify(rows.Err(), "submessages")
+	ch.Attach(msgs)
+	return nil
 }
 
 // CreateMessage implements [store.MessageStore]. A zero m.ID becomes an id
@@ -183,7 +133,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 	// statement's result: a plain INSERT skips the query machinery of a
 	// RETURNING row.
-	res, err := t.exec(ctx, "INSERT INTO messages ("+messageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	res, err := t.exec(ctx, "INSERT INTO messages ("+sqlstore.MessageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
 		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags))
@@ -228,50 +178,19 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 // inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
 // LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
 func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	where := []string{"+m.realm_id = ?"}
-	args := []any{f.RealmID}
+	var p sqlstore.Params
+	where := []string{"+m.realm_id = " + p.Add(f.RealmID)}
 	if f.StreamID != 0 {
-		where, args = append(where, "m.stream_id = ?"), append(args, f.StreamID)
+		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
 	}
 	if f.TopicKey != nil {
-		where, args = append(where, "m.type = 'stream' AND m.topic_key = ?"), append(args, *f.TopicKey)
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
 	}
-	if f.MinID != 0 {
-		where, args = append(where, "m.id >= ?"), append(args, f.MinID)
-	}
-	if f.BeforeID != 0 {
-		where, args = append(where, "m.id < ?"), append(args, f.BeforeID)
-	}
-	if f.SenderID != 0 {
-		where, args = append(where, "m.sender_id = ?"), append(args, f.SenderID)
-	}
-	if f.IDs != nil {
-		where, args = append(where, "m.id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(f.IDs))
-	}
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if k := f.Kinds & all; k != 0 && k != all {
-		var kinds []string
-		if k&store.KindPublicChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 0))")
-		}
-		if k&store.KindPrivateChannel != 0 {
-			kinds = append(kinds, "(m.type = 'stream' AND EXISTS (SELECT 1 FROM streams s WHERE s.id = m.stream_id AND s.invite_only = 1))")
-		}
-		if k&store.KindDirect != 0 {
-			kinds = append(kinds, "m.type = 'private'")
-		}
-		where = append(where, "("+strings.Join(kinds, " OR ")+")")
-	}
-	args = append(args, limit)
-	// The type comes back as a flag and, under a topic filter, the topic key
-	// as NULL (DeleteMessages fills in the filter's): no string per row.
-	topicKey := "topic_key"
-	if f.TopicKey != nil {
-		topicKey = "NULL"
-	}
+	where = dialect.FilterConds(where, &p, f, "s.invite_only = 0", "s.invite_only = 1")
+	lim := p.Add(limit)
 	return `DELETE FROM messages WHERE id IN (
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ?)
-		RETURNING id, type = 'private', stream_id, topic, ` + topicKey + `, sender_id, direct_members`, args
+		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
+		` + sqlstore.DeletedReturning(f), p.Args
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and
@@ -286,8 +205,7 @@ func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
 // older than all of them, so a deleteSQL statement for the rest completes
 // the batch (see DeleteMessages).
 func topicDeleteSQL(f store.MessageFilter, limit int) (query string, args []any, ok bool) {
-	all := store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect
-	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || (f.Kinds&all != 0 && f.Kinds&all != all) {
+	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || sqlstore.FiltersKinds(f.Kinds) {
 		return "", nil, false
 	}
 	where := "stream_id = ? AND topic_key = ?"
@@ -312,8 +230,8 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
-		return nil, fmt.Errorf("sqlite: delete messages: limit %d is not positive", limit)
+	if err := dialect.CheckDeleteLimit(limit); err != nil {
+		return nil, err
 	}
 	var out []store.DeletedMessage
 	if query, args, ok := topicDeleteSQL(f, limit); ok {
@@ -331,7 +249,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 		}
 		out = append(out, rest...)
 	}
-	slices.SortFunc(out, func(a, b store.DeletedMessage) int { return cmp.Compare(b.ID, a.ID) })
+	sqlstore.SortDeleted(out)
 	return out, nil
 }
 
@@ -362,17 +280,9 @@ func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string
 // [store.ErrNotFound] and [ErrReadOnly].
 func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
 	ids, key := sqlstore.DirectKey(members)
-	var rid store.RecipientID
-	err := t.queryRow(ctx, "SELECT id FROM recipients WHERE realm_id = ? AND direct_key = ?", realm, key).Scan(&rid)
-	if err == nil {
-		return rid, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, classify(err, "direct recipient")
-	}
-	if err := t.writable(); err != nil {
-		// The contract: in a View a missing conversation is not found.
-		return 0, fmt.Errorf("sqlite: direct conversation %s: %w (%w)", key, store.ErrNotFound, err)
+	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
+	if ok || err != nil {
+		return rid, err
 	}
 	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
 		return 0, classify(err, "create direct recipient")
