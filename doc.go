@@ -1,46 +1,45 @@
 // Package chatcore is the domain core of a team-chat server that speaks the
-// Zulip REST API for the operations it covers. This package holds the model,
-// the Store, the kernel the area packages build on, and the rules of sending
-// messages and of outgoing webhooks; the area packages built on it (listed
-// below) hold the rest of what a Zulip client needs.
+// Zulip REST API for the operations it covers. This package is the kernel:
+// the [Service] and its options, the building blocks every operation shares,
+// and the rules of sending messages and of outgoing webhooks. Each endpoint's
+// rules live in an area package built on it (listed below), never here.
 //
 // # Shape
 //
 // A [Service] carries out operations with Zulip's rules on top of a [Store].
-// Stores live under store/: store/memory (for tests and embedding),
+// The store contract (ids, entities, flags, the Store and Tx interfaces, the
+// sentinel errors, the event log's entries) is package store; this package
+// names the same types ([User] is store.User), so embedders need one import.
+// Stores live beside the contract: store/memory (for tests and embedding),
 // store/sqlite (the embedded default) and store/postgres; store/storetest is
 // the conformance suite they all pass. The optional httpadapter package serves
 // the Service over HTTP in Zulip's wire format.
 //
-// This package holds the model, the Store, and the operations the library
-// began with: sending messages and outgoing webhooks. The operations a full
-// client needs around them live in area packages built on this one: accounts
-// (settings, account changes, users and their deactivation), messages (GET
-// /messages with its narrows, single messages, edit history, per-user flags
-// and unread state), edits (editing, moving and deleting messages), channels
-// (channels, subscriptions and topic deletion), linkifiers (a realm's
-// linkifiers; rendering with them stays here), scheduled (scheduled messages
-// and reminders, and their delivery), reactions, presence, typing, and
-// eventqueue (event queues and POST /register). They share the building
-// blocks this package exports:
-// [Service.Update] runs a function in one transaction and publishes its
-// [Effects] after the commit, [Actor] and the access checks ([CanSee],
-// [StreamAccessFor]) apply Zulip's permissions, [Service.RenderChecked] and
-// [Service.SendInTx] render and send inside a transaction, and
-// [DeletionEffects] records what deleting a batch of messages tells whom. An
-// embedder's own operations can use them the same way. Package fixture seeds a
-// store from chatcore's JSON fixture format, checking it with the Service's
-// own rules; package webhooks delivers outgoing webhooks, plugged in through
-// [WithMessageHook].
+// The area packages: accounts (settings, account changes, users and their
+// deactivation), messages (GET /messages with its narrows, single messages,
+// edit history, per-user flags and unread state), edits (editing, moving and
+// deleting messages), channels (channels, subscriptions and topic deletion),
+// linkifiers (a realm's linkifiers; rendering with them stays here), scheduled
+// (scheduled messages and reminders, and their delivery), reactions, presence,
+// typing, and eventqueue (event queues and POST /register). They share the
+// building blocks this package exports: [Service.Update] runs a function in
+// one transaction and publishes its [Effects] after the commit, [Actor] and
+// the access checks ([CanSee], [StreamAccessFor]) apply Zulip's permissions,
+// [Service.RenderChecked] and [Service.SendInTx] render and send inside a
+// transaction, and [DeletionEffects] records what deleting a batch of
+// messages tells whom. An embedder's own operations can use them the same
+// way. Package fixture seeds a store from chatcore's JSON fixture format,
+// checking it with the Service's own rules; package webhooks delivers
+// outgoing webhooks, plugged in through [WithMessageHook].
 //
 // # Settings
 //
 // Each personal setting is one row of the table of package settings
 // (settings.Table: wire name, type, default, allowed values, who may change
 // it); [Settings] (settings.Settings), [DefaultSettings] and the setting fields
-// of accounts.SettingsUpdate are generated from it (go generate). Adding a setting is
-// a table row, go generate, and in each SQL store (store/sqlite and
-// store/postgres) a migration that adds the setting's column; the memory
+// of accounts.SettingsUpdate are generated from it (go generate). Adding a
+// setting is a table row, go generate, and in each SQL store (store/sqlite
+// and store/postgres) a migration that adds the setting's column; the memory
 // store needs nothing more.
 //
 // # Message flags
