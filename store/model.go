@@ -236,10 +236,10 @@ type Message struct {
 	DefaultFlags MessageFlags
 	// Has is what the content has (links, images, attachments), as the
 	// rules compute it at send and edit; stores keep it as given.
-	Has          MessageHas
-	Reactions    []Reaction
-	EditHistory  []EditHistoryEntry // most recent first
-	Submessages  []Submessage
+	Has         MessageHas
+	Reactions   []Reaction
+	EditHistory []EditHistoryEntry // most recent first
+	Submessages []Submessage
 }
 
 // MessageHas is a set of what a message's content has, for the has:
