@@ -51,6 +51,11 @@ func TestHotCallPlans(t *testing.T) {
 	}
 	writer, _ := sqlite.DBs(gen)
 	var traced *sqlite.Store
+	t.Cleanup(func() {
+		if traced == nil { // generating failed: gen is still open
+			gen.Close()
+		}
+	})
 	plantest.Run(t, plantest.Harness{
 		Store: gen,
 		Exec: func(ctx context.Context, q string) error {
