@@ -157,9 +157,11 @@ var (
 
 // TestHotCallPlans: the statements of every hot call, on an organisation of
 // realistic shape, reach messages, flags, reactions, the event log and the
-// scheduled messages through indexes (but the calls of knownSeqScans), on
-// the plan each ran on: generic where the store asked for one, else the
-// plan for its arguments.
+// scheduled messages through indexes, never sort every match of one before
+// a LIMIT, and no call reads in batches (see plantest.Run), but for the
+// known failures listed above.
+// Each plan is the one its statement ran on: generic where the store asked
+// for one, else the plan for its arguments.
 func TestHotCallPlans(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates an organisation of 100k messages")
