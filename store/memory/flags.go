@@ -79,7 +79,8 @@ const maxPinned = 100
 // advanceReadMarks moves the user's read marks after the messages ids
 // became read, as the SQL stores do (sqlstore.Tx.AdvanceReadMarks): each
 // recipient's mark rises to the highest of them when at most maxPinned
-// messages without a row lie between, which get a row with their flags.
+// messages without a row lie between, which get a row with their flags,
+// and the rows in between the mark now derives are deleted.
 func (t *tx) advanceReadMarks(user store.UserID, ids []store.MessageID) {
 	high := map[store.RecipientID]store.MessageID{}
 	for _, id := range ids {
@@ -113,6 +114,14 @@ func (t *tx) advanceReadMarks(user store.UserID, ids []store.MessageID) {
 			t.putFlags(user, id, t.d.messages[id].DefaultFlags)
 		}
 		put(t, t.d.marks, k, h)
+		for id := range t.d.msgByRecipient[r].between(base, h+1, false) {
+			fk := flagKey{user, id}
+			if f, row := t.d.flags[fk]; row && id >= since && f == t.d.messages[id].DefaultFlags|store.FlagRead {
+				del(t, t.d.flags, fk)
+				unindex(t, t.d.flagsByMsg, id, user)
+				unindex(t, t.d.flagsByUser, user, id)
+			}
+		}
 	}
 }
 

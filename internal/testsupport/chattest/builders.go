@@ -152,7 +152,8 @@ func (w *World) Post(tb testing.TB, st *chatcore.Stream, topic string, sender *c
 	m := &chatcore.Message{
 		RealmID: st.RealmID, SenderID: sender.ID, Type: chatcore.MessageTypeStream,
 		RecipientID: st.RecipientID, StreamID: st.ID, Topic: topic,
-		Content: content, RenderedContent: "<p>" + content + "</p>", Client: "test", SentAt: w.Clock.Current(),
+		Content: content, RenderedContent: "<p>" + content + "</p>", Has: chatcore.ContentHas(content),
+		Client: "test", SentAt: w.Clock.Current(),
 		Reactions: []chatcore.Reaction{{UserID: sender.ID, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}},
 	}
 	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
@@ -196,7 +197,7 @@ func (w *World) DM(tb testing.TB, sender *chatcore.User, content string, to ...*
 	m := &chatcore.Message{
 		RealmID: sender.RealmID, SenderID: sender.ID, Type: chatcore.MessageTypePrivate,
 		DirectMembers: members, Content: content, RenderedContent: "<p>" + content + "</p>",
-		Client: "test", SentAt: w.Clock.Current(),
+		Has: chatcore.ContentHas(content), Client: "test", SentAt: w.Clock.Current(),
 	}
 	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
 		rid, err := tx.DirectRecipient(ctx, sender.RealmID, members)

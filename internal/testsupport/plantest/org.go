@@ -229,7 +229,7 @@ INSERT INTO subscriptions (stream_id, user_id, active) SELECT {S0} + c.n, {U0} +
 	run("messages", sql(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {N}),
 p(i, dm, c, k) AS (SELECT i, CASE WHEN i % 25 < 2 THEN 1 ELSE 0 END, CASE WHEN i % 3 = 0 THEN 0 ELSE 1 + (i * 7) % {C1} END, i % {P} FROM g)
 INSERT INTO messages (realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, is_me_message, default_flags)
+	content, rendered_content, client, sent_at, is_me_message, default_flags, has)
 SELECT {R},
 	CASE WHEN dm = 1 AND i % 2 = 0 THEN {U0} + k
 	     WHEN dm = 1 THEN {U0} + {VB} + k % 50
@@ -245,19 +245,28 @@ SELECT {R},
 	CASE WHEN i % 10 = 1 THEN 'see https://example.com/' || i ELSE 'message ' || i END,
 	CASE WHEN i % 10 = 1 THEN '<p>see <a href="https://example.com/' || i || '">https://example.com/' || i || '</a></p>'
 	     ELSE '<p>message ' || i || '</p>' END,
-	'test', {SENT}, FALSE, 0
+	'test', {SENT}, FALSE, 0, CASE WHEN i % 10 = 1 THEN 1 ELSE 0 END
 FROM p`))
 	run("the senders' flags", sql(`INSERT INTO user_message_flags (user_id, message_id, flags) SELECT sender_id, id, 1 FROM messages`))
 	run("mentions of the viewer", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
 SELECT {V}, id, 8 FROM messages WHERE stream_id = {S0} AND id % 20 = 5`+upsert))
 	run("other mentions", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
 SELECT {U0} + (id * 7) % {U}, id, 8 FROM messages WHERE stream_id <> 0 AND id % 20 = 15`+upsert))
+	// The viewer has read everything but the newest {TAIL} messages (their
+	// read marks), one message in 50 of those individually (rows), and
+	// marked one old message unread again (a row below the mark).
+	run("the viewer's read marks", sql(`INSERT INTO read_marks (user_id, recipient_id, through)
+SELECT {V}, r.recipient_id, (SELECT max(id) FROM messages) - {TAIL} FROM (
+	SELECT st.recipient_id FROM subscriptions s JOIN streams st ON st.id = s.stream_id WHERE s.user_id = {V} AND s.active
+	UNION SELECT recipient_id FROM recipient_members WHERE user_id = {V}) r`))
 	run("the viewer's reads", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
-SELECT {V}, id, 1 FROM messages WHERE {RECEIVED} AND id <= (SELECT max(id) FROM messages) - {TAIL}`+upsert))
+SELECT {V}, id, 1 FROM messages WHERE {RECEIVED} AND id > (SELECT max(id) FROM messages) - {TAIL} AND id % 50 = 0`+upsert))
+	run("the viewer's old unread", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
+SELECT {V}, min(id), 0 FROM messages WHERE {RECEIVED}`+upsert))
 	run("the viewer's stars", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
 SELECT {V}, id, 2 FROM messages WHERE {RECEIVED} AND id % 97 = 0`+upsert))
-	run("readers of everything", sql(`INSERT INTO user_message_flags (user_id, message_id, flags)
-SELECT {U0} + r.n, m.id, 1 FROM messages m CROSS JOIN (SELECT 2 AS n UNION ALL SELECT 3) r WHERE m.stream_id = {S0}`+upsert))
+	run("readers of everything", sql(`INSERT INTO read_marks (user_id, recipient_id, through)
+SELECT {U0} + r.n, {RC0}, (SELECT max(id) FROM messages) FROM (SELECT 2 AS n UNION ALL SELECT 3) r`))
 	run("reactions", sql(`INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
 SELECT id, 0, {U0} + (id * 3) % {U}, 'smile', '1f604', 'unicode_emoji' FROM messages WHERE id % 7 = 0`))
 	run("scheduled messages", sql(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {SCHED})

@@ -173,17 +173,23 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (stri
 		if q.Recipients != nil {
 			where = append(where, x.d.In("m.recipient_id", p.Add(List(x.d, q.Recipients)), "bigint"))
 		}
-		arms = append(arms, "SELECT f.message_id AS id FROM user_message_flags f JOIN messages m ON m.id = f.message_id WHERE "+
+		// The user's rows drive the join (they are few: what differs from
+		// their read marks), whatever the planner estimates for the
+		// message conditions.
+		arms = append(arms, "SELECT f.message_id AS id FROM user_message_flags f "+x.d.OrderedJoin+" messages m ON m.id = f.message_id WHERE "+
 			strings.Join(append(where, common...), " AND "))
 	}
 	if len(arms) == 0 {
 		return "SELECT 0 AS id WHERE 1 = 0", nil
 	}
 	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
-	if x.d.OrderedArms {
-		for i, a := range arms {
-			arms[i] = "(" + a + order + ")"
-		}
+	if !x.d.OrderedArms {
+		// SQLite merges a compound SELECT's ordered members lazily when
+		// the ORDER BY is the compound's own.
+		return strings.Join(arms, " UNION ALL ") + order, p.Args
+	}
+	for i, a := range arms {
+		arms[i] = "(" + a + order + ")"
 	}
 	return "SELECT id FROM (" + strings.Join(arms, " UNION ALL ") + ") u" + order, p.Args
 }
@@ -399,6 +405,16 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 			}
 		}
 		if _, err := x.q.Exec(ctx, markSQL, user, t.recipient, t.high); err != nil {
+			return x.classify(err, "read marks")
+		}
+		// The rows the mark now derives (read and the message's default
+		// flags, nothing else) go: a user's rows stay the few that differ
+		// from their marks (starred, mentioned, unread ones), which keeps
+		// every read driven by them short.
+		if _, err := x.q.Exec(ctx, `DELETE FROM user_message_flags
+			WHERE user_id = $1 AND message_id > $2 AND message_id <= $3
+			AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $4
+				AND m.id >= $5 AND flags = (m.default_flags | 1))`, user, base, t.high, t.recipient, m.since); err != nil {
 			return x.classify(err, "read marks")
 		}
 	}
