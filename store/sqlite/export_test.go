@@ -74,3 +74,11 @@ const (
 	EventsByAudience   = eventsByAudience
 	PrunedAudiencesSQL = prunedAudiencesSQL
 )
+
+// SetBulkRows sets how many rows one statement of CreateMessages inserts
+// and returns a function that restores the previous value.
+func SetBulkRows(n int) (restore func()) {
+	old := bulkRows
+	bulkRows = n
+	return func() { bulkRows = old }
+}
