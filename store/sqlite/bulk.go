@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/chatcore/chatcore/store"
@@ -147,11 +148,46 @@ func chunked(total int, fn func(lo, n int) error) error {
 	return nil
 }
 
-// execRows runs one multi-row INSERT of n rows of width values (args).
-// Full-size statements go through the statement cache; the last, shorter
-// one of a batch is run unprepared, so that the cache does not fill with
-// one statement per remainder size.
+// bulkKey names a multi-row INSERT: its head, row width and row count.
+type bulkKey struct {
+	head        string
+	width, rows int
+}
+
+// execRows runs one multi-row INSERT of n rows of width values (args). A
+// full-size statement is prepared once per transaction and reused: an
+// import runs thousands of them in one transaction, and the statement
+// cache prepares statements only after their transaction has ended. The
+// last, shorter statement of a batch is run unprepared, so that no
+// statement is prepared per remainder size.
 func (t *tx) execRows(ctx context.Context, what, head string, width, n int, args []any) error {
-	_, err := t.execAs(ctx, sqlstore.MultiRowInsert(head, width, n), n == bulkRows, 0, args[:n*width]...)
+	args = args[:n*width]
+	if n < bulkRows {
+		_, err := t.execAs(ctx, sqlstore.MultiRowInsert(head, width, n), false, 0, args...)
+		return classify(err, what)
+	}
+	key := bulkKey{head, width, n}
+	st := t.bulk[key]
+	query := ""
+	if st == nil {
+		query = sqlstore.MultiRowInsert(head, width, n)
+	}
+	// prepare notes the tables the statement changes, as every write must.
+	ctx, sqlTx, err := t.prepare(ctx, head, 0)
+	if err != nil {
+		return classify(err, what)
+	}
+	if st == nil {
+		if st, err = sqlTx.PrepareContext(ctx, query); err != nil {
+			return classify(err, what)
+		}
+		if t.bulk == nil {
+			t.bulk = map[bulkKey]*sql.Stmt{}
+		}
+		// The statement is closed with the transaction (database/sql
+		// closes a transaction's statements when it ends).
+		t.bulk[key] = st
+	}
+	_, err = st.ExecContext(ctx, args...)
 	return classify(err, what)
 }

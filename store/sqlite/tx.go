@@ -45,6 +45,9 @@ type tx struct {
 	group      *group
 	// logHead is the Store's hint of the event log's head.
 	logHead *atomic.Int64
+	// bulk are the multi-row statements CreateMessages prepared in this
+	// transaction (see bulkStmt).
+	bulk map[bulkKey]*sql.Stmt
 	// Tx runs the statements written once for both SQL stores (see
 	// newTx).
 	sqlstore.Tx
