@@ -23,7 +23,9 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chatcore/chatcore"
@@ -44,6 +46,7 @@ func main() {
 // result is what one import measured.
 type result struct {
 	wall      time.Duration
+	cpu       time.Duration // the process's user and system time during the load
 	peakHeap  uint64        // the most heap held by objects, sampled
 	renderPer time.Duration // rendering one message's content, on average
 	fileSize  int64
@@ -108,8 +111,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	renderTotal := res.renderPer * time.Duration(*messages)
-	fmt.Fprintf(out, "store=%s users=%d messages=%d file=%.0fMB wall=%.1fs (%.0f messages/s) peak_heap=%.0fMiB render=%.1fµs/message (~%.1fs, %.0f%% of the wall time)\n",
+	fmt.Fprintf(out, "store=%s users=%d messages=%d file=%.0fMB wall=%.1fs (%.0f messages/s) cpu=%.1fs load=%s peak_heap=%.0fMiB render=%.1fµs/message (~%.1fs, %.0f%% of the wall time)\n",
 		storeName, *users, *messages, float64(res.fileSize)/1e6, res.wall.Seconds(), float64(*messages)/res.wall.Seconds(),
+		res.cpu.Seconds(), loadAverage(),
 		float64(res.peakHeap)/(1<<20), float64(res.renderPer.Nanoseconds())/1e3, renderTotal.Seconds(),
 		100*renderTotal.Seconds()/res.wall.Seconds())
 	return nil
@@ -149,9 +153,11 @@ func measure(ctx context.Context, svc *chatcore.Service, path string, users, mes
 	}
 	runtime.GC()
 	stop := sampleHeap(&res.peakHeap)
+	cpu0 := cpuTime()
 	start := time.Now()
 	err = fixture.Load(ctx, svc, f)
 	res.wall = time.Since(start)
+	res.cpu = cpuTime() - cpu0
 	stop()
 	if err != nil {
 		return res, fmt.Errorf("loading %s: %w", path, err)
@@ -224,6 +230,30 @@ func renderCost(ctx context.Context, users, n int) (time.Duration, error) {
 		return nil
 	})
 	return per, err
+}
+
+// cpuTime returns the user and system time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// loadAverage returns the machine's load average over the last minute, or
+// "?" where the system does not say: the machine may be shared, and a busy
+// one stretches the wall time.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 // dropSchema drops the schema a PostgreSQL run loaded into.
