@@ -221,6 +221,6 @@ func TestFirstRealmUsers(t *testing.T) {
 	// The users may follow the messages, and other top-level keys may come first.
 	late := `{"x": {"realms": 1}, "realms": [{"messages": [{"to": [1], "content": "{[\"]"}], "users": [{"email": "a@a.test", "role": "owner", "api_key": "k"}]}]}`
 	gotAdmin, _ = fixtureCredentials(firstRealmUsers(strings.NewReader(late)))
-	is.Equal(gotAdmin.Email, "a@a.test") // found after the messages
+	is.Equal(gotAdmin.Email, "a@a.test")                                        // found after the messages
 	is.Equal(firstRealmUsers(strings.NewReader(`{"realms": []}`)), []byte(nil)) // none
 }
