@@ -289,6 +289,10 @@ func (t faultyTx) CreateMessage(ctx context.Context, m *chatcore.Message) error 
 	return faultStepErr(t.f, func() error { return t.tx.CreateMessage(ctx, m) })
 }
 
+func (t faultyTx) CreateMessages(ctx context.Context, ms []*chatcore.Message) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateMessages(ctx, ms) })
+}
+
 func (t faultyTx) DeleteMessages(ctx context.Context, f chatcore.MessageFilter, limit int) ([]chatcore.DeletedMessage, error) {
 	return faultStep(t.f, func() ([]chatcore.DeletedMessage, error) { return t.tx.DeleteMessages(ctx, f, limit) })
 }

@@ -379,6 +379,15 @@ type MessageStore interface {
 	// id when theirs is zero. A duplicate id gives ErrConflict. Stores do not
 	// maintain Stream.FirstMessageID.
 	CreateMessage(ctx context.Context, m *Message) error
+	// CreateMessages inserts every message of ms, in order, exactly as
+	// CreateMessage inserts one (ids filled in when zero, above every id
+	// used before and in ms, TopicKey set, reactions, edit history and
+	// submessages written), in as few statements as the store can: the
+	// path of bulk imports. A duplicate id, in the store or within ms,
+	// gives ErrConflict. After an error it is unspecified which of ms were
+	// written, so the caller fails its transaction (see Store.Update). An
+	// empty ms writes nothing.
+	CreateMessages(ctx context.Context, ms []*Message) error
 	// DeleteMessages deletes up to limit messages matching f, newest (highest id)
 	// first, together with their reactions, edit history and submessages, and
 	// returns what it deleted, highest id first. limit must be positive.

@@ -208,3 +208,19 @@ func TestDemoCurlWithoutMember(t *testing.T) {
 		is.Equal(status, 200) // every printed line works
 	}
 }
+
+// TestFirstRealmUsers checks that the credentials read back from a seeded
+// file, without holding its messages, are those of the whole fixture.
+func TestFirstRealmUsers(t *testing.T) {
+	is := is.New(t)
+	admin, member := fixtureCredentials(demoFixture)
+	is.True(admin.Email != "" && member.Email != "") // the demo has both
+	gotAdmin, gotMember := fixtureCredentials(firstRealmUsers(bytes.NewReader(demoFixture)))
+	is.Equal(gotAdmin, admin)   // the same administrator
+	is.Equal(gotMember, member) // and member
+	// The users may follow the messages, and other top-level keys may come first.
+	late := `{"x": {"realms": 1}, "realms": [{"messages": [{"to": [1], "content": "{[\"]"}], "users": [{"email": "a@a.test", "role": "owner", "api_key": "k"}]}]}`
+	gotAdmin, _ = fixtureCredentials(firstRealmUsers(strings.NewReader(late)))
+	is.Equal(gotAdmin.Email, "a@a.test")                                        // found after the messages
+	is.Equal(firstRealmUsers(strings.NewReader(`{"realms": []}`)), []byte(nil)) // none
+}

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
@@ -218,14 +219,20 @@ func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error
 		if !empty {
 			return nil, errors.New("-seed: the database already holds data; seed only a new database (use another -db path or remove the file)")
 		}
-		data, err := os.ReadFile(cfg.seed)
+		// The file is streamed (fixture.Load never holds its messages), so
+		// a fixture of millions of messages seeds in bounded memory.
+		f, err := os.Open(cfg.seed)
 		if err != nil {
 			return nil, fmt.Errorf("-seed: %w", err)
 		}
-		if err := fixture.Load(ctx, svc, bytes.NewReader(data)); err != nil {
+		defer f.Close()
+		if err := fixture.Load(ctx, svc, f); err != nil {
 			return nil, fmt.Errorf("-seed %s: %w", cfg.seed, fixtureError(err))
 		}
-		return data, nil
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("-seed: %w", err)
+		}
+		return firstRealmUsers(f), nil
 	}
 	if empty {
 		if err := fixture.Load(ctx, svc, bytes.NewReader(demoFixture)); err != nil {
@@ -233,6 +240,75 @@ func seed(ctx context.Context, svc *chatcore.Service, cfg config) ([]byte, error
 		}
 	}
 	return demoFixture, nil
+}
+
+// firstRealmUsers reads a fixture from r up to the users of its first realm
+// and returns them as a fixture of their own ({"realms": [{"users": [...]}]},
+// what fixtureCredentials reads), without holding the rest of the file (its
+// messages) in memory; nil when it finds none.
+func firstRealmUsers(r io.Reader) []byte {
+	dec := json.NewDecoder(bufio.NewReader(r))
+	delim := func(want json.Delim) bool {
+		tok, err := dec.Token()
+		return err == nil && tok == want
+	}
+	if !delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "realms" {
+			if skipValue(dec) != nil {
+				return nil
+			}
+			continue
+		}
+		if !delim('[') || !dec.More() || !delim('{') {
+			return nil
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			if key == "users" {
+				var users json.RawMessage
+				if dec.Decode(&users) != nil {
+					return nil
+				}
+				return fmt.Appendf(nil, `{"realms": [{"users": %s}]}`, users)
+			}
+			if skipValue(dec) != nil {
+				return nil
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// skipValue reads past the next value of dec token by token, holding none
+// of it (Decode would read a whole list of messages into memory first).
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // fixtureError returns the user-facing text of a fixture error (it names the

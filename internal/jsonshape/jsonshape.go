@@ -64,6 +64,8 @@ type walker struct {
 	dec  *json.Decoder
 	data []byte
 	root string // names the top-level value in messages
+	// s is the state of a streaming walk (see Stream); nil for Check.
+	s *streaming
 }
 
 // where names the value at path in a message.
@@ -94,10 +96,19 @@ func (w *walker) syntaxError(path string, err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(w.data, se.Offset)
+		line, col := w.lineCol(se.Offset)
 		return fmt.Errorf("%s: invalid JSON at line %d, column %d: %s", where, line, col, strings.TrimPrefix(se.Error(), "json: "))
 	}
 	return fmt.Errorf("%s: invalid JSON: %s", where, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// lineCol turns a byte offset of the document into 1-based line and column
+// numbers.
+func (w *walker) lineCol(off int64) (int, int) {
+	if w.s != nil {
+		return w.s.rec.lineCol(off)
+	}
+	return lineCol(w.data, off)
 }
 
 // lineCol turns a byte offset into 1-based line and column numbers.
@@ -181,7 +192,7 @@ func (w *walker) walk(tok json.Token, t reflect.Type, path string) error {
 			} else {
 				return fmt.Errorf("%s: unknown key", p)
 			}
-			if err := w.value(vt, p); err != nil {
+			if err := w.member(vt, p); err != nil {
 				return err
 			}
 		}
@@ -191,7 +202,7 @@ func (w *walker) walk(tok json.Token, t reflect.Type, path string) error {
 			return mismatch("a list")
 		}
 		for i := 0; w.dec.More(); i++ {
-			if err := w.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := w.member(t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}

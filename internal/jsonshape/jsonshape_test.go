@@ -2,8 +2,11 @@ package jsonshape_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/chatcore/chatcore/internal/jsonshape"
 	"github.com/matryer/is"
@@ -71,7 +74,94 @@ func TestCheck(t *testing.T) {
 			is.True(err != nil)           // the document does not fit
 			is.Equal(err.Error(), tc.msg) // the message names the path and the problem
 		})
+		t.Run(tc.name+"/stream", func(t *testing.T) {
+			is := is.New(t)
+			// One byte per read: the decoder refills at every token.
+			for _, mode := range []jsonshape.Mode{jsonshape.Walk, jsonshape.Capture, jsonshape.Mark} {
+				var users []user
+				err := jsonshape.Stream(iotest.OneByteReader(strings.NewReader(tc.json)), reflect.TypeFor[doc](), "doc",
+					func(path string) jsonshape.Mode {
+						if strings.HasPrefix(path, "users[") && !strings.Contains(path, "].") {
+							return mode
+						}
+						return jsonshape.Walk
+					},
+					func(path string, raw []byte, off int64) error {
+						switch mode {
+						case jsonshape.Capture:
+							var u user
+							is.NoErr(json.Unmarshal(raw, &u)) // a captured value is the element's JSON
+							users = append(users, u)
+						case jsonshape.Mark:
+							var u user
+							dec := json.NewDecoder(jsonshape.ValueReader(strings.NewReader(tc.json[off:])))
+							is.NoErr(dec.Decode(&u)) // the element starts at a marked offset
+							users = append(users, u)
+						}
+						return nil
+					})
+				if tc.msg != "" {
+					is.True(err != nil)           // a streamed document that does not fit
+					is.Equal(err.Error(), tc.msg) // gets Check's message
+					continue
+				}
+				is.NoErr(err) // a streamed document that fits passes
+				if mode != jsonshape.Walk {
+					var d doc
+					is.NoErr(json.Unmarshal([]byte(tc.json), &d)) // decodes whole
+					is.Equal(len(users), len(d.Users))            // every element was handed over
+					for i := range users {
+						is.Equal(users[i].ID, d.Users[i].ID)     // in order
+						is.Equal(users[i].Tags, d.Users[i].Tags) // whole
+					}
+				}
+			}
+		})
 	}
+}
+
+// TestStreamLongDocument checks a document longer than the window Stream
+// keeps: the line and column of a late syntax error, and the values of
+// elements captured far into it.
+func TestStreamLongDocument(t *testing.T) {
+	is := is.New(t)
+	var b strings.Builder
+	b.WriteString("{\"users\": [\n")
+	const n = 20000
+	for i := range n {
+		fmt.Fprintf(&b, "  {\"id\": %d, \"name\": \"user %d\", \"tags\": [\"a\", \"b\"]},\n", i, i)
+	}
+	good := b.String() + "  {\"id\": -1}\n]}"
+	bad := b.String() + "  {\"id\": ]}"
+	var ids []int64
+	err := jsonshape.Stream(strings.NewReader(good), reflect.TypeFor[doc](), "doc",
+		func(path string) jsonshape.Mode {
+			if strings.HasPrefix(path, "users[") && !strings.Contains(path, "].") {
+				return jsonshape.Capture
+			}
+			return jsonshape.Walk
+		},
+		func(path string, raw []byte, _ int64) error {
+			var u user
+			if err := json.Unmarshal(raw, &u); err != nil {
+				return err
+			}
+			if want := fmt.Sprintf("users[%d]", len(ids)); path != want {
+				return fmt.Errorf("path %s, want %s", path, want)
+			}
+			ids = append(ids, u.ID)
+			return nil
+		})
+	is.NoErr(err)                  // the long document fits
+	is.Equal(len(ids), n+1)        // every element captured
+	is.Equal(ids[n-1], int64(n-1)) // the last but one whole
+	is.Equal(ids[n], int64(-1))    // and the last
+	want := jsonshape.Check([]byte(bad), reflect.TypeFor[doc](), "doc")
+	is.True(want != nil) // the bad document does not fit
+	got := jsonshape.Stream(strings.NewReader(bad), reflect.TypeFor[doc](), "doc",
+		func(string) jsonshape.Mode { return jsonshape.Walk }, nil)
+	is.Equal(got.Error(), want.Error())                                            // the same line and column as Check
+	is.True(strings.Contains(got.Error(), fmt.Sprintf("line %d, column 10", n+2))) // on the last line
 }
 
 func TestCheckUnsupportedKind(t *testing.T) {

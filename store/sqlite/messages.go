@@ -151,10 +151,10 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 	// statement's result: a plain INSERT skips the query machinery of a
 	// RETURNING row.
+	args := messageRowArgs(m)
+	args[0] = idArg(m.ID)
 	res, err := t.exec(ctx, "INSERT INTO messages ("+sqlstore.MessageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
-		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags), int64(m.Has))
+		args...)
 	var rowID int64
 	if err == nil {
 		rowID, err = res.LastInsertId()

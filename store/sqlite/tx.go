@@ -47,6 +47,9 @@ type tx struct {
 	logHead *atomic.Int64
 	// trace is the Store's statement hook (see withTrace), or nil.
 	trace func(query string, args []any)
+	// bulk are the multi-row statements CreateMessages prepared in this
+	// transaction (see bulkStmt).
+	bulk map[bulkKey]*sql.Stmt
 	// Tx runs the statements written once for both SQL stores (see
 	// newTx).
 	sqlstore.Tx

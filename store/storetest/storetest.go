@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Groups", groupTests},
 		{"Streams", streamTests},
 		{"Messages", messageTests},
+		{"BulkMessages", bulkTests},
 		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
 		{"Received", receivedTests},

@@ -1,0 +1,193 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
+)
+
+// bulkRows is how many rows one statement of CreateMessages inserts at most.
+// SQLite binds at most 32766 parameters per statement (its default
+// SQLITE_MAX_VARIABLE_NUMBER), far above bulkRows times any row's width.
+// BenchmarkCreateMessages measured the size: 64 rows per statement took
+// about half the time per message of one CreateMessage each and of a
+// reused single-row statement, while 256 rows gained nothing and 1,024 lost
+// again (a longer text to parse and a bigger copy in the statement cache).
+var bulkRows = 64
+
+// messageRowArgs are the values of a message row, in the order of
+// sqlstore.MessageCols (as CreateMessage binds them after its id).
+func messageRowArgs(m *store.Message) []any {
+	return []any{int64(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
+		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags), int64(m.Has)}
+}
+
+// CreateMessages implements [store.MessageStore] with multi-row INSERTs of
+// up to bulkRows rows per table and statement. Zero ids are given here, as
+// AUTOINCREMENT would give them one insert at a time: above the table's
+// sequence (every id ever used) and above every id before them in ms; the
+// explicit ids inserted raise the sequence themselves.
+func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	var hi int64
+	for _, m := range ms {
+		if m.ID == 0 {
+			if hi == 0 {
+				if err := t.queryRow(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0),
+					coalesce((SELECT max(id) FROM messages), 0))`).Scan(&hi); err != nil {
+					return classify(err, "create messages: next id")
+				}
+				for _, p := range ms {
+					if p == m {
+						break
+					}
+					hi = max(hi, int64(p.ID))
+				}
+			}
+			hi++
+			m.ID = store.MessageID(hi)
+		} else if hi != 0 {
+			hi = max(hi, int64(m.ID))
+		}
+		m.TopicKey = store.TopicKey(m.Topic)
+	}
+	cols := sqlstore.MessageColList()
+	width := len(cols)
+	args := make([]any, 0, min(len(ms), bulkRows)*width)
+	err := chunked(len(ms), func(lo, n int) error {
+		args = args[:0]
+		for _, m := range ms[lo : lo+n] {
+			row := messageRowArgs(m)
+			if len(row) != width {
+				return fmt.Errorf("sqlite: create messages: %d values for the %d message columns", len(row), width)
+			}
+			args = append(args, row...)
+		}
+		return t.execRows(ctx, "create messages", "INSERT INTO messages ("+sqlstore.MessageCols+")", width, n, args)
+	})
+	if err != nil {
+		return err
+	}
+	return t.createChildren(ctx, ms)
+}
+
+// createChildren writes the reactions, edit history and submessages of ms,
+// whose ids are set.
+func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
+	const reactionCols = 6
+	var rows []any
+	flush := func(what, head string, width int, force bool) error {
+		n := len(rows) / width
+		if n == 0 || (!force && n < bulkRows) {
+			return nil
+		}
+		err := t.execRows(ctx, what, head, width, n, rows)
+		rows = rows[:0]
+		return err
+	}
+	reactionsHead := "INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)"
+	for _, m := range ms {
+		for i, r := range m.Reactions {
+			rows = append(rows, int64(m.ID), i, r.UserID, r.EmojiName, r.EmojiCode, r.ReactionType)
+			if err := flush("create reactions", reactionsHead, reactionCols, false); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush("create reactions", reactionsHead, reactionCols, true); err != nil {
+		return err
+	}
+	const editCols = 10
+	editHead := `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
+		prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic)`
+	for _, m := range ms {
+		for i, e := range m.EditHistory {
+			rows = append(rows, int64(m.ID), i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent,
+				idArg(e.PrevStreamID), idArg(e.StreamID), optStrArg(e.PrevTopic), optStrArg(e.Topic))
+			if err := flush("create edit history", editHead, editCols, false); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush("create edit history", editHead, editCols, true); err != nil {
+		return err
+	}
+	// Submessages (widgets' state) are rare in imports and need their ids
+	// back: one statement each, as CreateMessage writes them.
+	for _, m := range ms {
+		for i := range m.Submessages {
+			s := &m.Submessages[i]
+			s.MessageID = m.ID
+			err := t.queryRow(ctx, `INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
+				VALUES (?, ?, ?, ?, ?) RETURNING id`, idArg(s.ID), m.ID, s.SenderID, s.MsgType, s.Content).Scan(&s.ID)
+			if err != nil {
+				return classify(err, "create submessage")
+			}
+		}
+	}
+	return nil
+}
+
+// chunked calls fn for consecutive chunks [lo, lo+n) of total items, of
+// bulkRows items but the last.
+func chunked(total int, fn func(lo, n int) error) error {
+	for lo := 0; lo < total; lo += bulkRows {
+		if err := fn(lo, min(bulkRows, total-lo)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bulkKey names a multi-row INSERT: its head, row width and row count.
+type bulkKey struct {
+	head        string
+	width, rows int
+}
+
+// execRows runs one multi-row INSERT of n rows of width values (args). A
+// full-size statement is prepared once per transaction and reused: an
+// import runs thousands of them in one transaction, and the statement
+// cache prepares statements only after their transaction has ended. The
+// last, shorter statement of a batch is run unprepared, so that no
+// statement is prepared per remainder size.
+func (t *tx) execRows(ctx context.Context, what, head string, width, n int, args []any) error {
+	args = args[:n*width]
+	if n < bulkRows {
+		_, err := t.execAs(ctx, sqlstore.MultiRowInsert(head, width, n), false, 0, args...)
+		return classify(err, what)
+	}
+	key := bulkKey{head, width, n}
+	st := t.bulk[key]
+	query := ""
+	if st == nil {
+		query = sqlstore.MultiRowInsert(head, width, n)
+	}
+	// prepare notes the tables the statement changes, as every write must.
+	ctx, sqlTx, err := t.prepare(ctx, head, 0, args)
+	if err != nil {
+		return classify(err, what)
+	}
+	if st == nil {
+		if st, err = sqlTx.PrepareContext(ctx, query); err != nil {
+			return classify(err, what)
+		}
+		if t.bulk == nil {
+			t.bulk = map[bulkKey]*sql.Stmt{}
+		}
+		// The statement is closed with the transaction (database/sql
+		// closes a transaction's statements when it ends).
+		t.bulk[key] = st
+	}
+	_, err = st.ExecContext(ctx, args...)
+	return classify(err, what)
+}
