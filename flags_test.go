@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -266,11 +267,91 @@ func TestUpdateMessageFlagsForNarrow(t *testing.T) {
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(1), IncludeAnchor: new(false), Op: "add", Flag: "read"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "The anchor can only be excluded at an end of the range")
 		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
-			Anchor: new("newest"), NumBefore: new(1001), NumAfter: new(0), Op: "add", Flag: "read"})
-		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Too many messages requested (maximum 1000).")
+			Anchor: new("newest"), NumBefore: new(-1), NumAfter: new(0), Op: "add", Flag: "read"})
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "num_before is too small")
 		_, err = messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
 			Anchor: new("newest"), NumBefore: new(1), NumAfter: new(0), Op: "add", Flag: "historical"})
 		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Flag not editable: 'historical'")
+	})
+}
+
+// TestUpdateMessageFlagsForNarrowClamps is issue 32's finding: num_after=5000
+// was refused with GET /messages' "maximum 1000". Zulip clamps num_before +
+// num_after to MAX_MESSAGES_PER_UPDATE (5000), num_before keeping at most
+// max(5000 - num_after, 2500), and adds the anchor on top.
+func TestUpdateMessageFlagsForNarrowClamps(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, org, _ := newVerona(t, open)
+		ctx := context.Background()
+		const n = 5003
+		ids := make([]chatcore.MessageID, n)
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			for i := range ids {
+				m := chatcore.Message{RealmID: org.Realm.ID, SenderID: org.Owner.ID, Type: chatcore.MessageTypeStream,
+					RecipientID: org.General.RecipientID, StreamID: org.General.ID, Topic: "bulk", Content: "m", SentAt: chattest.VeronaNow}
+				if err := tx.CreateMessage(ctx, &m); err != nil {
+					return err
+				}
+				ids[i] = m.ID
+			}
+			return nil
+		})
+		bulk := json.RawMessage(`[{"operator":"channel","operand":` + itoa(chatcore.MessageID(org.General.ID)) + `},{"operator":"topic","operand":"bulk"}]`)
+		mark := func(anchor string, before, after int, flag string) messages.UpdateFlagsForNarrowResult {
+			t.Helper()
+			res, err := messages.UpdateFlagsForNarrow(ctx, w.Svc, org.Ham.ID, messages.UpdateFlagsForNarrowRequest{
+				Anchor: &anchor, NumBefore: &before, NumAfter: &after, Narrow: bulk, Op: "add", Flag: flag})
+			is.NoErr(err) // never refused for its size
+			return res
+		}
+		flagged := func(id chatcore.MessageID, flag string) bool {
+			t.Helper()
+			return slices.Contains(chattest.MessageAs(t, w.Svc, org.Ham, id).Flags, flag)
+		}
+
+		// num_after=5000 from the oldest (no message is the anchor there).
+		res := mark("oldest", 0, 5000, "read")
+		is.Equal(res.ProcessedCount, 5000)        // 5000 after the anchor
+		is.Equal(res.UpdatedCount, 5000)          // all were unread
+		is.Equal(*res.FirstProcessedID, ids[0])   // from the oldest
+		is.Equal(*res.LastProcessedID, ids[4999]) // to the 5000th
+		is.True(res.FoundOldest)                  // the oldest is in the range
+		is.True(!res.FoundNewest)                 // three newer ones are not
+		is.True(flagged(ids[4999], "read"))       // marked
+		is.True(!flagged(ids[5000], "read"))      // the next one is not
+
+		// From a message: the anchor on top of the 5000 after it.
+		res = mark(strconv.FormatInt(int64(ids[1]), 10), 0, 5000, "read")
+		is.Equal(res.ProcessedCount, 5001)        // the anchor and 5000 more
+		is.Equal(res.UpdatedCount, 2)             // ids[5000] and ids[5001] were unread
+		is.Equal(*res.FirstProcessedID, ids[1])   // the anchor
+		is.Equal(*res.LastProcessedID, ids[5001]) // 5000 after it
+		is.True(!res.FoundOldest && !res.FoundNewest)
+		is.True(flagged(ids[5001], "read") && !flagged(ids[5002], "read")) // exactly those
+
+		// 5000 on both sides of the newest: num_before is clamped to 2500
+		// (nothing is after the newest).
+		res = mark("newest", 5000, 5000, "starred")
+		is.Equal(res.ProcessedCount, 2500)           // num_before clamped to 2500
+		is.Equal(*res.FirstProcessedID, ids[n-2500]) // 2500 up to the newest
+		is.Equal(*res.LastProcessedID, ids[n-1])     // the newest
+		is.True(!res.FoundOldest && res.FoundNewest) // the newest end only
+		is.True(!flagged(ids[n-2501], "starred"))    // nothing older
+
+		// A middle anchor with 3000 each side: 2500 each side, fewer before.
+		res = mark(strconv.FormatInt(int64(ids[2000]), 10), 3000, 3000, "collapsed")
+		is.Equal(res.ProcessedCount, 2000+1+2500)    // all 2000 older, the anchor, 2500 newer
+		is.Equal(*res.FirstProcessedID, ids[0])      // the oldest is reached
+		is.Equal(*res.LastProcessedID, ids[4500])    // 2500 after the anchor
+		is.True(res.FoundOldest && !res.FoundNewest) // so found_oldest
+		is.True(!flagged(ids[4501], "collapsed"))    // nothing newer
+
+		// A small num_after leaves num_before the rest of the 5000.
+		res = mark("newest", 4990, 10, "starred")
+		is.Equal(res.ProcessedCount, 4990)    // 4990 up to the newest
+		is.Equal(res.UpdatedCount, 4990-2500) // the 2500 starred above are skipped
+		is.Equal(*res.FirstProcessedID, ids[n-4990])
 	})
 }
 

@@ -1,12 +1,16 @@
 package httpadapter
 
 import (
+	"cmp"
+	"context"
 	"encoding/base64"
 	"errors"
+	"hash/maphash"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -19,15 +23,12 @@ import (
 // webhook bots are refused unless allowWebhook is set (Zulip's
 // allow_incoming_webhooks route flag).
 //
-// A client address over its budget of failed authentications ([AuthThrottle])
-// gets 429 RATE_LIMIT_HIT before its credentials are looked at. A scheme other
-// than Basic is a 400; every other failure is a 401 UNAUTHORIZED carrying the
-// reason as its message (the writer adds WWW-Authenticate).
+// Valid credentials are always accepted, whoever else failed from the same
+// address; failed ones are counted and throttled as [AuthThrottle] says. A
+// scheme other than Basic is a 400; every other failure is a 401
+// UNAUTHORIZED carrying the reason as its message (the writer adds
+// WWW-Authenticate), or 429 RATE_LIMIT_HIT for a throttled client.
 func (h *handler) authenticate(r *http.Request, allowWebhook bool) (*chatcore.User, error) {
-	client := h.authFails.client(r)
-	if wait := h.authFails.wait(client); wait > 0 {
-		return nil, errRateLimitHit(wait)
-	}
 	header, ok := r.Header["Authorization"]
 	if !ok || len(header) == 0 {
 		return nil, chatcore.Unauthorized("Missing authorization header for basic auth")
@@ -36,65 +37,127 @@ func (h *handler) authenticate(r *http.Request, allowWebhook bool) (*chatcore.Us
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.svc.Authenticate(r.Context(), email, key)
+	ctx := r.Context()
+	try, err := h.authFails.begin(ctx, r, email)
 	if err != nil {
+		return nil, err
+	}
+	u, err := h.svc.Authenticate(ctx, email, key)
+	if err != nil {
+		e, ok := errors.AsType[*chatcore.Error](err)
+		if !ok {
+			// The store failed: nobody learnt anything about the key.
+			try.uncounted()
+			return nil, err
+		}
+		refused := try.failed(ctx)
+		h.log.WarnContext(ctx, "httpadapter: failed authentication", "client", try.addr, "email", clip(email, maxLoggedEmail),
+			"reason", e.Msg, "throttled", refused != nil)
+		if refused != nil {
+			return nil, refused
+		}
 		// Over Basic auth Zulip re-raises every authentication failure
 		// (deactivated user or realm, bad key, ...) as a 401 UNAUTHORIZED
 		// with the original message.
-		if e, ok := errors.AsType[*chatcore.Error](err); ok {
-			h.authFails.fail(client)
-			return nil, chatcore.Unauthorized(e.Msg)
-		}
-		return nil, err
+		return nil, chatcore.Unauthorized(e.Msg)
 	}
+	try.uncounted()
 	if u.IsBot && u.BotType == chatcore.BotTypeIncomingWebhook && !allowWebhook {
 		return nil, chatcore.Unauthorized("This API is not available to incoming webhook bots.")
 	}
 	return u, nil
 }
 
-// The default budget of failed authentications per client address: Zulip's
-// limit on unauthenticated API requests per IP address (api_by_ip, 100
-// requests per minute).
+// maxLoggedEmail bounds the e-mail address a failed authentication logs
+// (Zulip's limit on an address is 254 characters); the header can hold far
+// more.
+const maxLoggedEmail = 254
+
+// clip returns s cut to at most n bytes, on a character boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// The defaults of [AuthThrottle]: per client address Zulip's limit on
+// unauthenticated API requests per IP address (api_by_ip, 100 requests per
+// minute); per address and target a tenth of that; a throttled client's
+// failed check holds its answer a second.
 const (
-	DefaultAuthFailures      = 100
-	DefaultAuthFailureWindow = time.Minute
+	DefaultAuthFailures       = 100
+	DefaultAuthTargetFailures = 10
+	DefaultAuthFailureWindow  = time.Minute
+	DefaultAuthHold           = time.Second
 )
 
-// AuthThrottle configures how the adapter throttles failed authentications
-// per client address. The zero value throttles with the defaults
-// ([DefaultAuthFailures] per [DefaultAuthFailureWindow]) and uses the
-// connection's peer address.
+// AuthThrottle configures how the adapter throttles failed authentications.
+// The zero value throttles with the defaults ([DefaultAuthFailures] per
+// client address and [DefaultAuthTargetFailures] per client address and
+// e-mail address, both per [DefaultAuthFailureWindow], held
+// [DefaultAuthHold]) and uses the connection's peer address.
 //
 // A failed authentication is a request whose credentials the Service refuses
 // (unknown, malformed or revoked key, e-mail not matching the key,
 // deactivated user or realm): those guess keys or cost a store read. Requests
 // without credentials or with a malformed Authorization header are refused
 // without either and do not count, nor does an incoming webhook bot calling
-// a route it may not use (its key is valid). A successful authentication does
-// not clear an address's failures, so one valid account cannot be used to
-// keep guessing others' keys.
+// a route it may not use (its key is valid). A successful authentication
+// neither counts nor clears earlier failures, so one valid account cannot be
+// used to keep guessing others' keys. Every failed authentication is logged
+// at warning level with the client address, the e-mail address given (at
+// most 254 bytes of it) and the reason; never the key.
 //
-// Once an address has used its budget (a token bucket of Failures tokens
-// refilled at Failures per Per), every request it makes to an authenticated
-// route gets 429 RATE_LIMIT_HIT "API usage exceeded rate limit" with
-// Retry-After until a token comes back, whether its credentials are valid or
-// not: as in Zulip, which limits by IP address before looking at the user.
-// Otherwise the throttle would still answer the guesses, and a correct guess
-// would stand out from the refusals. Routes without authentication and other
-// addresses are not affected. IPv6 addresses are throttled per /64 prefix,
-// the block one host usually holds. The adapter tracks at most 100,000
-// addresses; beyond that it forgets addresses whose budget has refilled, then
-// an eighth at random.
+// Failures are counted twice, in token buckets refilled over Per: per client
+// address (Failures) and per client address and target e-mail address
+// (TargetFailures), so guessing one account is throttled sooner and moving
+// on to other accounts does not escape the address's budget. A client over
+// either budget is throttled, as far as failures go:
+//
+//   - Credentials are still checked, and valid ones are served as usual:
+//     nobody's failures, not even from the same address (several users
+//     behind one NAT or proxy, or an attacker guessing the key of a user
+//     who connects from the same host), refuse a valid key.
+//   - The client's checks run one at a time, in arrival order (a request
+//     waits its turn, for as long as its connection stays open), and a
+//     failed check holds the turn for Hold before it is answered 429
+//     RATE_LIMIT_HIT "API usage exceeded rate limit" with Retry-After (the
+//     time until its budgets have room again). So a throttled client learns
+//     the outcome of at most one wrong key per Hold, however many requests
+//     it sends at once; each request still learns whether its own key is
+//     valid, which is what a valid key's owner needs. The price is that a
+//     valid request from an address that is flooding wrong keys waits for
+//     the wrong keys ahead of it.
+//
+// Routes without authentication and other addresses are not affected. IPv6
+// addresses are counted per /64 prefix, the block one host usually holds.
+// Each budget tracks at most 100,000 keys (both together about 60 MiB of
+// heap when full, whatever the e-mail addresses' length: a target is kept as
+// a hash); beyond that it forgets keys whose budget has refilled, then an
+// eighth at random (their counts start afresh; an attacker who rotates
+// targets to be forgotten still spends the address's budget). Waiting turns
+// exist only while their requests do.
 type AuthThrottle struct {
-	// Disabled turns the throttle off.
+	// Disabled turns the throttle off (failed authentications are still
+	// logged).
 	Disabled bool
-	// Failures is the budget of failed authentications per Per (zero or
-	// negative: DefaultAuthFailures).
+	// Failures is the budget of failed authentications per client address
+	// per Per (zero or negative: DefaultAuthFailures).
 	Failures int
-	// Per is the window the budget refills over (zero or negative:
+	// TargetFailures is the budget of failed authentications per client
+	// address and e-mail address (compared without case) per Per (zero or
+	// negative: DefaultAuthTargetFailures).
+	TargetFailures int
+	// Per is the window the budgets refill over (zero or negative:
 	// DefaultAuthFailureWindow).
 	Per time.Duration
+	// Hold is how long a throttled client's failed check holds its turn
+	// before it is answered (zero: DefaultAuthHold; negative: not held).
+	Hold time.Duration
 	// ClientIPHeader, when non-empty, names the header in which a trusted
 	// reverse proxy in front of the adapter reports the client's address
 	// (typically "X-Forwarded-For" or "X-Real-IP"). The adapter then
@@ -107,40 +170,176 @@ type AuthThrottle struct {
 	ClientIPHeader string
 }
 
-// authThrottle counts failed authentications per client address. A nil
-// *authThrottle throttles nothing.
+// authThrottle counts failed authentications per client address and per
+// client address and target; its limiters are nil (allowing everything) when
+// the throttle is disabled.
 type authThrottle struct {
-	l      *ratelimit.Limiter[netip.Prefix]
-	header string
-	now    func() time.Time
+	perClient *ratelimit.Limiter[netip.Prefix]
+	perTarget *ratelimit.Limiter[targetKey]
+	hold      time.Duration
+	header    string
+	seed      maphash.Seed
+	now       func() time.Time
+	turns     turns
 }
 
-// newAuthThrottle returns the throttle cfg describes, or nil when disabled.
+// targetKey is a client and the hash of the e-mail address it authenticates
+// as: fixed-size, whatever the length of the address (two addresses sharing
+// a hash share a budget, which changes nothing for valid keys).
+type targetKey struct {
+	client netip.Prefix
+	email  uint64
+}
+
+// newAuthThrottle returns the throttle cfg describes.
 func newAuthThrottle(cfg AuthThrottle, now func() time.Time) *authThrottle {
+	t := &authThrottle{header: cfg.ClientIPHeader, seed: maphash.MakeSeed(), now: now,
+		turns: turns{m: map[netip.Prefix]*turn{}}}
 	if cfg.Disabled {
+		return t
+	}
+	per := cmp.Or(max(cfg.Per, 0), DefaultAuthFailureWindow)
+	t.perClient = ratelimit.New[netip.Prefix](maxTrackedKeys,
+		ratelimit.Rule{Window: per, Max: cmp.Or(max(cfg.Failures, 0), DefaultAuthFailures)})
+	t.perTarget = ratelimit.New[targetKey](maxTrackedKeys,
+		ratelimit.Rule{Window: per, Max: cmp.Or(max(cfg.TargetFailures, 0), DefaultAuthTargetFailures)})
+	t.hold = cmp.Or(cfg.Hold, DefaultAuthHold)
+	return t
+}
+
+// authTry is one credential check under the throttle: either within the
+// budgets (a token of each spent, given back unless the check fails) or
+// throttled (holding the client's turn).
+type authTry struct {
+	t         *authThrottle
+	addr      string // the client's address, for the log
+	client    netip.Prefix
+	target    targetKey
+	undo      []func()
+	throttled bool
+	release   func()
+}
+
+// begin starts the check of credentials for email from r's client: it spends
+// a failure of both budgets ahead of the check (so concurrent requests cannot
+// all see the last one), or, when either is spent, waits for the client's
+// turn. It fails only when r's context ends while waiting.
+func (t *authThrottle) begin(ctx context.Context, r *http.Request, email string) (*authTry, error) {
+	client, addr := t.client(r)
+	try := &authTry{t: t, addr: addr, client: client,
+		target: targetKey{client, maphash.String(t.seed, strings.ToLower(email))}}
+	now := t.now()
+	rc, undoClient := t.perClient.Reserve(client, now)
+	rt, undoTarget := t.perTarget.Reserve(try.target, now)
+	if rc.Allowed && rt.Allowed {
+		try.undo = []func(){undoClient, undoTarget}
+		return try, nil
+	}
+	undoClient()
+	undoTarget()
+	release, err := t.turns.wait(ctx, client)
+	if err != nil {
+		// The client went away; nobody reads this answer.
+		return nil, errRateLimitHit(max(rc.Wait, rt.Wait))
+	}
+	try.throttled, try.release = true, release
+	return try, nil
+}
+
+// uncounted ends a check that does not count as a failure: valid
+// credentials, or a store error.
+func (try *authTry) uncounted() {
+	for _, undo := range try.undo {
+		undo()
+	}
+	if try.release != nil {
+		try.release()
+	}
+}
+
+// failed ends a failed check. Within the budgets the failure stays spent and
+// failed returns nil (the caller answers 401). A throttled check holds the
+// client's turn for the hold (or until ctx ends), then returns the
+// RATE_LIMIT_HIT to answer.
+func (try *authTry) failed(ctx context.Context) error {
+	if !try.throttled {
 		return nil
 	}
-	rule := ratelimit.Rule{Window: cfg.Per, Max: cfg.Failures}
-	if rule.Max <= 0 {
-		rule.Max = DefaultAuthFailures
+	defer try.release()
+	if try.t.hold > 0 {
+		timer := time.NewTimer(try.t.hold)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		}
 	}
-	if rule.Window <= 0 {
-		rule.Window = DefaultAuthFailureWindow
+	now := try.t.now()
+	return errRateLimitHit(max(try.t.perClient.Wait(try.client, now), try.t.perTarget.Wait(try.target, now)))
+}
+
+// turns lets one check at a time run per throttled client, in arrival
+// order. A client has an entry only while some request holds or waits for
+// its turn.
+type turns struct {
+	mu sync.Mutex
+	m  map[netip.Prefix]*turn
+}
+
+// turn is one client's: holding it is having sent into the one-slot channel;
+// senders blocked on a channel are served in arrival order.
+type turn struct {
+	slot chan struct{}
+	refs int // requests holding or waiting
+}
+
+// wait blocks until client's turn is free and takes it, or until ctx ends
+// (then it returns ctx's error); release gives the turn to the next waiter.
+func (ts *turns) wait(ctx context.Context, client netip.Prefix) (release func(), err error) {
+	ts.mu.Lock()
+	t := ts.m[client]
+	if t == nil {
+		t = &turn{slot: make(chan struct{}, 1)}
+		ts.m[client] = t
 	}
-	return &authThrottle{
-		l:      ratelimit.New[netip.Prefix](maxTrackedKeys, rule),
-		header: cfg.ClientIPHeader,
-		now:    now,
+	t.refs++
+	ts.mu.Unlock()
+	select {
+	case t.slot <- struct{}{}:
+		return func() {
+			<-t.slot
+			ts.done(client, t)
+		}, nil
+	case <-ctx.Done():
+		ts.done(client, t)
+		return nil, ctx.Err()
 	}
 }
 
-// client returns the key r's failures are counted under: the client's IPv4
-// address, or the /64 prefix of its IPv6 address. Requests whose address
-// cannot be read (a listener other than TCP) share the zero key.
-func (t *authThrottle) client(r *http.Request) netip.Prefix {
-	if t == nil {
-		return netip.Prefix{}
+// done drops one reference to client's turn, and the entry with the last.
+func (ts *turns) done(client netip.Prefix, t *turn) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t.refs--; t.refs == 0 {
+		delete(ts.m, client)
 	}
+}
+
+// refs returns how many requests hold or wait for client's turn.
+func (ts *turns) refs(client netip.Prefix) int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.m[client]; t != nil {
+		return t.refs
+	}
+	return 0
+}
+
+// client returns the key r's failures are counted under (the client's IPv4
+// address, or the /64 prefix of its IPv6 address) and the address as the log
+// shows it. Requests whose address cannot be read (a listener other than
+// TCP) share the zero key.
+func (t *authThrottle) client(r *http.Request) (netip.Prefix, string) {
 	addr, ok := netip.Addr{}, false
 	if t.header != "" {
 		if values := r.Header.Values(t.header); len(values) > 0 {
@@ -153,7 +352,7 @@ func (t *authThrottle) client(r *http.Request) netip.Prefix {
 		addr, ok = parseAddr(r.RemoteAddr)
 	}
 	if !ok {
-		return netip.Prefix{}
+		return netip.Prefix{}, r.RemoteAddr
 	}
 	addr = addr.Unmap().WithZone("")
 	bits := 32
@@ -161,7 +360,7 @@ func (t *authThrottle) client(r *http.Request) netip.Prefix {
 		bits = 64
 	}
 	p, _ := addr.Prefix(bits)
-	return p
+	return p, addr.String()
 }
 
 // parseAddr parses an IP address with or without a port.
@@ -171,22 +370,6 @@ func parseAddr(s string) (netip.Addr, bool) {
 	}
 	addr, err := netip.ParseAddr(s)
 	return addr, err == nil
-}
-
-// wait returns how long client must wait before its credentials are looked
-// at again: zero while it has failures left.
-func (t *authThrottle) wait(client netip.Prefix) time.Duration {
-	if t == nil {
-		return 0
-	}
-	return t.l.Wait(client, t.now())
-}
-
-// fail counts one failed authentication of client.
-func (t *authThrottle) fail(client netip.Prefix) {
-	if t != nil {
-		t.l.Take(client, t.now())
-	}
 }
 
 // parseBasic splits an Authorization header value into the stripped e-mail and

@@ -134,11 +134,8 @@ func bounds() []bound {
 				return params("anchor", "newest", "num_before", "1", "num_after", "0", "op", "add", "flag", "read", "narrow", narrowOf(n))
 			},
 			"narrow is too long (limit: 100 items)"},
-		{"flags narrow num_before", "POST", "/messages/flags/narrow", &member, chatcore.MaxMessagesPerFetch,
-			func(n int) url.Values {
-				return params("anchor", "newest", "num_before", strconv.Itoa(n), "num_after", "0", "op", "add", "flag", "read", "narrow", "[]")
-			},
-			"Too many messages requested (maximum 1000)."},
+		// POST /messages/flags/narrow has no bound on num_before and
+		// num_after: it clamps them (TestHTTPFlagsNarrowClamps).
 		{"users user_ids", "GET", "/users", &member, chatcore.MaxUserIDs,
 			func(n int) url.Values { return params("user_ids", jsonInts(n, 100000)) },
 			"user_ids is too long (limit: 1000 items)"},

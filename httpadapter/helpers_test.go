@@ -64,6 +64,7 @@ type env struct {
 	w   *chattest.World
 	srv *httptest.Server
 	log *syncbuf.Buffer
+	h   http.Handler // the adapter, when a test needs to look inside it
 }
 
 // newWorld builds a World over store (nil: a new memory store) whose Service

@@ -39,8 +39,9 @@ type Options struct {
 	// RateLimit, when non-nil (with positive Requests and Per), limits each
 	// authenticated user's requests; excess requests get 429 RATE_LIMIT_HIT.
 	RateLimit *RateLimit
-	// AuthThrottle limits failed authentications per client address (on by
-	// default) and says whether a proxy header names the client.
+	// AuthThrottle limits failed authentications per client address and per
+	// client address and e-mail (on by default; valid keys are never
+	// refused) and says whether a proxy header names the client.
 	AuthThrottle AuthThrottle
 	// ExternalURL is the server's base URL as clients reach it, reported as
 	// realm_url (default "http://127.0.0.1:9991"). Give the Service the same
@@ -67,7 +68,8 @@ type handler struct {
 	limits  *limiters
 	maxBody int64
 
-	// authFails throttles failed authentications (auth.go); nil when off.
+	// authFails throttles failed authentications (auth.go); when off it
+	// counts nothing but still tells the client address for the log.
 	authFails *authThrottle
 }
 

@@ -27,13 +27,17 @@ func TestNewServer(t *testing.T) {
 	is.True(srv.ErrorLog != nil)                             // server errors go to the logger
 }
 
-// serve runs NewServer over the adapter of a fresh env and returns its address.
-func serve(t *testing.T) string {
+// serve runs NewServer over the adapter of a fresh env, on a listener wrapped
+// by EnvelopeListener when envelope is set, and returns its address.
+func serve(t *testing.T, envelope bool) string {
 	t.Helper()
 	e := newEnv(t, httpadapter.Options{})
 	srv := httpadapter.NewServer(httpadapter.New(e.w.Svc, httpadapter.Options{}), nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	is.New(t).NoErr(err) // a port is free
+	if envelope {
+		ln = httpadapter.EnvelopeListener(ln)
+	}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return ln.Addr().String()
@@ -59,9 +63,10 @@ func rawExchange(t *testing.T, addr, request string) (*http.Response, []byte) {
 
 // TestServerAnswersInTheEnvelope checks the answers the server gives before
 // the routes run: a header over the limit is a JSON 431, not net/http's plain
-// text, and "OPTIONS *" is the envelope's 404, not net/http's empty 200.
+// text, whatever its size (issue 32: over about 266 KB net/http answered
+// itself), and "OPTIONS *" is the envelope's 404, not net/http's empty 200.
 func TestServerAnswersInTheEnvelope(t *testing.T) {
-	addr := serve(t)
+	addr := serve(t, true)
 	get := func(extra string) string {
 		return "GET /api/v1/server_settings HTTP/1.1\r\nHost: chat.example\r\n" + extra + "\r\n"
 	}
@@ -78,6 +83,12 @@ func TestServerAnswersInTheEnvelope(t *testing.T) {
 		{"a 100 KiB header", get(pad(100 << 10)), 431,
 			"Request header too large (limit: 65536 bytes)"},
 		{"many small headers", get(strings.Repeat(pad(100), 1000)), 431,
+			"Request header too large (limit: 65536 bytes)"},
+		// Past the server's own limit net/http answers before any handler
+		// runs; the listener puts its answer in the envelope.
+		{"a 300 KB header", get(pad(300_000)), 431,
+			"Request header too large (limit: 65536 bytes)"},
+		{"many small headers past the transport limit", get(strings.Repeat(pad(100), 3000)), 431,
 			"Request header too large (limit: 65536 bytes)"},
 		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: chat.example\r\n\r\n", 404, "Not Found"},
 	} {
@@ -97,11 +108,31 @@ func TestServerAnswersInTheEnvelope(t *testing.T) {
 			is.Equal(body["code"], "BAD_REQUEST") // with a code
 		})
 	}
-	// Past the server's own limit net/http answers before any handler runs,
-	// as NewServer documents.
-	t.Run("header past the transport limit", func(t *testing.T) {
+	// Without the listener, net/http's own answer stays plain text, as
+	// NewServer documents: what the listener rewrites.
+	t.Run("past the transport limit without EnvelopeListener", func(t *testing.T) {
 		is := is.New(t)
-		res, _ := rawExchange(t, addr, get(pad(300<<10)))
-		is.Equal(res.StatusCode, http.StatusRequestHeaderFieldsTooLarge) // still refused
+		res, raw := rawExchange(t, serve(t, false), get(pad(300_000)))
+		is.Equal(res.StatusCode, http.StatusRequestHeaderFieldsTooLarge)      // still refused
+		is.Equal(res.Header.Get("Content-Type"), "text/plain; charset=utf-8") // by net/http
+		is.Equal(string(raw), "431 Request Header Fields Too Large")          // in its words
+	})
+	// Keep-alive connections carry requests and answers unchanged.
+	t.Run("keep-alive", func(t *testing.T) {
+		is := is.New(t)
+		conn, err := net.Dial("tcp", addr)
+		is.NoErr(err) // the server listens
+		defer conn.Close()
+		is.NoErr(conn.SetDeadline(time.Now().Add(10 * time.Second)))
+		r := bufio.NewReader(conn)
+		for range 3 {
+			_, err = io.WriteString(conn, get(""))
+			is.NoErr(err) // sent
+			res, err := http.ReadResponse(r, nil)
+			is.NoErr(err) // answered
+			_, err = io.Copy(io.Discard, res.Body)
+			is.NoErr(err)
+			is.Equal(res.StatusCode, 200) // served on the same connection
+		}
 	})
 }

@@ -73,6 +73,12 @@ func UpdateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 	if len(req.Messages) > MaxFlagMessages {
 		return res, chatcore.TooLongError("messages", MaxFlagMessages)
 	}
+	return updateFlags(ctx, svc, actorID, req)
+}
+
+// updateFlags is [UpdateFlags] without the bound on the number of messages.
+func updateFlags(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateFlagsRequest) (UpdateFlagsResult, error) {
+	res := UpdateFlagsResult{Messages: slicex.OrEmpty(req.Messages), IgnoredBecauseNotSubscribedChannels: []chatcore.StreamID{}}
 	flag, err := checkFlagOp(req.Flag, req.Op)
 	if err != nil {
 		return res, err
@@ -277,6 +283,14 @@ func (fn flagNarrow) apply(q *chatcore.MessageQuery, viewer chatcore.UserID) {
 	q.FlagUser, q.AllFlags, q.AnyFlags, q.NoFlags = viewer, fn.all, fn.anyOf, fn.none
 }
 
+// withinFetch returns n (nil stays nil) bounded by [chatcore.MaxMessagesPerFetch].
+func withinFetch(n *int) *int {
+	if n == nil {
+		return nil
+	}
+	return new(min(*n, chatcore.MaxMessagesPerFetch))
+}
+
 // firstUnread returns the oldest message of q (already narrowed) the viewer
 // has not read and may see, or 0 when there is none.
 func firstUnread(ctx context.Context, tx chatcore.Tx, q chatcore.MessageQuery, viewer chatcore.UserID, ok func(*chatcore.Message) bool) (chatcore.MessageID, error) {
@@ -314,12 +328,17 @@ type UpdateFlagsForNarrowResult struct {
 }
 
 // UpdateFlagsForNarrow selects messages as [Get] does
-// (anchor, include_anchor, num_before, num_after, narrow; same bounds and
-// errors) and applies the flag change of [UpdateFlags] to
-// them, as Zulip's update_message_flags_for_narrow. Further errors
-// (BAD_REQUEST): "The anchor can only be excluded at an end of the range"
-// when num_before and num_after are both positive and include_anchor is
-// false; the flag and op errors of UpdateFlags, before any store access.
+// (anchor, include_anchor, num_before, num_after, narrow; same errors) and
+// applies the flag change of [UpdateFlags] to them, as Zulip's
+// update_message_flags_for_narrow. Unlike Get it never refuses a range for
+// its size: as Zulip does, it clamps num_before + num_after to
+// [MaxFlagMessages] (5000), num_before keeping at most
+// max(5000 - num_after, 2500) and num_after what is left, the anchor coming
+// on top (so at most 5001 messages), and found_oldest and found_newest
+// describe the clamped range. Further errors (BAD_REQUEST): "The anchor can
+// only be excluded at an end of the range" when num_before and num_after are
+// both positive and include_anchor is false; the flag and op errors of
+// UpdateFlags, before any store access.
 func UpdateFlagsForNarrow(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateFlagsForNarrowRequest) (UpdateFlagsForNarrowResult, error) {
 	res := UpdateFlagsForNarrowResult{IgnoredBecauseNotSubscribedChannels: []chatcore.StreamID{}}
 	nb, na := 0, 0
@@ -335,12 +354,16 @@ func UpdateFlagsForNarrow(ctx context.Context, svc *chatcore.Service, actorID ch
 	if _, err := checkFlagOp(req.Flag, req.Op); err != nil {
 		return res, err
 	}
-	// The selection of GET /messages, without building message views.
-	f, err := checkMessagesRequest(&Request{Anchor: req.Anchor, NumBefore: req.NumBefore, NumAfter: req.NumAfter,
+	// The selection of GET /messages, without building message views, and
+	// without its bound of 1000 per side: the sides are checked within that
+	// bound (negative ones are refused as there), then clamped as Zulip does.
+	f, err := checkMessagesRequest(&Request{Anchor: req.Anchor, NumBefore: withinFetch(req.NumBefore), NumAfter: withinFetch(req.NumAfter),
 		NarrowJSON: req.Narrow, IncludeAnchor: req.IncludeAnchor})
 	if err != nil {
 		return res, err
 	}
+	f.numBefore = min(nb, max(MaxFlagMessages-na, MaxFlagMessages/2))
+	f.numAfter = min(na, MaxFlagMessages-f.numBefore)
 	var got Result
 	var ids []chatcore.MessageID
 	err = svc.View(ctx, func(tx chatcore.Tx) error {
@@ -362,7 +385,9 @@ func UpdateFlagsForNarrow(ctx context.Context, svc *chatcore.Service, actorID ch
 	if err != nil {
 		return res, err
 	}
-	up, err := UpdateFlags(ctx, svc, actorID, UpdateFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
+	// The anchor on top of the clamped range can make one more than
+	// UpdateFlags' bound, which Zulip's flag update does not apply here.
+	up, err := updateFlags(ctx, svc, actorID, UpdateFlagsRequest{Messages: ids, Op: req.Op, Flag: req.Flag})
 	if err != nil {
 		return res, err
 	}

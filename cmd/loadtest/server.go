@@ -145,7 +145,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 	}
 	hs := httpadapter.NewServer(httpadapter.New(svc, opts), logger)
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(httpadapter.EnvelopeListener(ln)) }()
 
 	// The example server delivers due scheduled messages and reminders every
 	// second; do the same, so its writes compete with the clients'.

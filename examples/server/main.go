@@ -168,7 +168,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	srv := httpadapter.NewServer(httpadapter.New(svc, adapterOpts), logger)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	// The listener answers even net/http's own 431 in the envelope.
+	go func() { serveErr <- srv.Serve(httpadapter.EnvelopeListener(ln)) }()
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup

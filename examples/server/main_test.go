@@ -21,6 +21,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/testsupport/syncbuf"
 )
 
@@ -450,4 +451,42 @@ func TestRateLimitFlag(t *testing.T) {
 	is.Equal(status, 429)                    // over the limit
 	is.Equal(body["code"], "RATE_LIMIT_HIT") // Zulip's code
 	is.Equal(body["retry-after"], 30.0)      // 2 per minute: one back every 30 s
+}
+
+// TestWrongKeysDoNotLockOutTheOwner is issue 32's finding against the
+// server, with -rate-limit 0 as it was seen: wrong keys for the owner's
+// address, from the owner's host, are refused (the last held a second each)
+// while the owner's valid key is served.
+func TestWrongKeysDoNotLockOutTheOwner(t *testing.T) {
+	is := is.New(t)
+	s := start(t, "-db", filepath.Join(t.TempDir(), "keys.db"), "-rate-limit", "0")
+	statuses := map[int]int{}
+	for range httpadapter.DefaultAuthTargetFailures + 2 {
+		status, _ := s.call(t, "GET", "/users/me", demoOwner, "wrongwrongwrongwrongwrongwrong00", nil)
+		statuses[status]++
+	}
+	is.Equal(statuses[401], httpadapter.DefaultAuthTargetFailures) // the budget for one address
+	is.Equal(statuses[429], 2)                                     // then refused
+	status, _ := s.call(t, "GET", "/users/me", demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 200) // the owner is served
+}
+
+// TestHugeHeaderInTheEnvelope: a header past what net/http reads (issue 32
+// saw plain text above about 266 KB) is answered in Zulip's envelope.
+func TestHugeHeaderInTheEnvelope(t *testing.T) {
+	is := is.New(t)
+	s := start(t, "-db", filepath.Join(t.TempDir(), "hdr.db"))
+	req, err := http.NewRequest("GET", s.base+"/api/v1/server_settings", nil)
+	is.NoErr(err)
+	req.Header.Set("X-Pad", strings.Repeat("a", 300_000))
+	res, err := http.DefaultClient.Do(req)
+	is.NoErr(err) // answered
+	defer res.Body.Close()
+	is.Equal(res.StatusCode, http.StatusRequestHeaderFieldsTooLarge) // 431
+	is.Equal(res.Header.Get("Content-Type"), "application/json")     // in the envelope
+	var body map[string]any
+	is.NoErr(json.NewDecoder(res.Body).Decode(&body))
+	is.Equal(body["result"], "error")
+	is.Equal(body["code"], "BAD_REQUEST")
+	is.Equal(body["msg"], "Request header too large (limit: 65536 bytes)")
 }

@@ -71,8 +71,20 @@ func New[K comparable](maxKeys int, rules ...Rule) *Limiter[K] {
 // spends nothing and reports Allowed false with the wait until every rule has
 // room.
 func (l *Limiter[K]) Take(key K, now time.Time) Result {
+	res, _ := l.Reserve(key, now)
+	return res
+}
+
+// Reserve is [Limiter.Take] that can be undone: when the operation is
+// allowed, undo gives it back, as if it had been cancelled at now (later
+// operations of the key that the spent token made wait keep their place). A
+// second call of undo, or undo of a refused operation or of a nil l, does
+// nothing. Spending first and undoing when the operation turns out not to
+// count leaves no moment in which concurrent callers see the token as still
+// there.
+func (l *Limiter[K]) Reserve(key K, now time.Time) (res Result, undo func()) {
 	if l == nil {
-		return Result{Allowed: true, Remaining: math.MaxInt}
+		return Result{Allowed: true, Remaining: math.MaxInt}, func() {}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -88,14 +100,27 @@ func (l *Limiter[K]) Take(key K, now time.Time) Result {
 		l.keys[key] = lims
 	}
 	var wait time.Duration
-	res := make([]*rate.Reservation, len(lims))
+	rs := make([]*rate.Reservation, len(lims))
 	for i, lim := range lims {
-		res[i] = lim.ReserveN(now, 1)
-		wait = max(wait, res[i].DelayFrom(now))
+		rs[i] = lim.ReserveN(now, 1)
+		wait = max(wait, rs[i].DelayFrom(now))
 	}
+	undo = func() {}
 	if wait > 0 {
-		for _, r := range res {
+		for _, r := range rs {
 			r.CancelAt(now)
+		}
+	} else {
+		// A reservation cancelled twice would give its token back twice.
+		var once sync.Once
+		undo = func() {
+			once.Do(func() {
+				l.mu.Lock()
+				defer l.mu.Unlock()
+				for _, r := range rs {
+					r.CancelAt(now)
+				}
+			})
 		}
 	}
 	out := Result{Allowed: wait <= 0, Wait: max(wait, 0), Remaining: math.MaxInt}
@@ -105,7 +130,7 @@ func (l *Limiter[K]) Take(key K, now time.Time) Result {
 		toFull := (float64(lim.Burst()) - tokens) / float64(lim.Limit())
 		out.Refill = max(out.Refill, time.Duration(toFull*float64(time.Second)))
 	}
-	return out
+	return out, undo
 }
 
 // Wait returns how long until key may take one operation, without spending

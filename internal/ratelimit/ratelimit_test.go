@@ -59,6 +59,32 @@ func TestLimiterResultCounters(t *testing.T) {
 	is.Equal(r.Refill, time.Minute) // nor changes the refill
 }
 
+func TestLimiterReserveUndo(t *testing.T) {
+	is := is.New(t)
+	l := ratelimit.New[string](10, ratelimit.Rule{Window: time.Minute, Max: 2})
+	r, undo := l.Reserve("a", t0)
+	is.True(r.Allowed)       // the first of two
+	is.Equal(r.Remaining, 1) // spent while undecided
+	undo()
+	undo()                                      // a second undo gives nothing more back
+	is.Equal(l.Wait("a", t0), time.Duration(0)) // given back
+	l.Take("a", t0)
+	r, undo = l.Reserve("a", t0)
+	is.True(r.Allowed)                                 // the second token
+	is.True(!l.Take("a", t0).Allowed)                  // both spent: others are refused meanwhile
+	undo()                                             // the reservation did not count
+	is.True(l.Take("a", t0.Add(time.Second)).Allowed)  // so one is left, later too
+	is.True(!l.Take("a", t0.Add(time.Second)).Allowed) // and only one
+	r, undo = l.Reserve("a", t0.Add(time.Second))
+	is.True(!r.Allowed) // refused
+	undo()              // undoing a refusal gives nothing
+	is.True(!l.Take("a", t0.Add(time.Second)).Allowed)
+	var nl *ratelimit.Limiter[string]
+	r, undo = nl.Reserve("a", t0)
+	is.True(r.Allowed) // a nil limiter allows everything
+	undo()
+}
+
 func TestLimiterWaitPeeks(t *testing.T) {
 	is := is.New(t)
 	l := ratelimit.New[string](10, ratelimit.Rule{Window: time.Minute, Max: 2})
