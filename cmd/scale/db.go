@@ -174,3 +174,15 @@ func (r *rawDB) ids(ctx context.Context, q string, args ...any) ([]int64, error)
 	}
 	return out, rows.Err()
 }
+
+// dropSchema drops a schema of the PostgreSQL database db.
+func dropSchema(db, schema string) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	return err
+}

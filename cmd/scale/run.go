@@ -492,11 +492,11 @@ func mixedLoad(ctx context.Context, srv *server, m *model, rs []request, clients
 					cs[r.user] = c
 				}
 				out, err := c.call(ctx, r.method, r.path, r.params(0))
-				if ctx.Err() != nil {
-					return
-				}
 				if err == nil && r.after != nil {
 					err = r.after(ctx, c, out)
+				}
+				if ctx.Err() != nil {
+					return // the load's end, not the request's fault
 				}
 				if err != nil {
 					mu.Lock()
