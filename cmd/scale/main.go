@@ -287,12 +287,18 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	if err != nil {
 		return rep, err
 	}
-	fmt.Fprintf(stdout, "running %s on %s: %d requests x %d runs\n", rep.size, t, len(rs), cfg.runs)
+	unread, err := rdb.query(ctx, rawUnreadCount(m.unread))
+	if err != nil {
+		return rep, fmt.Errorf("raw: unread count: %w", err)
+	}
+	fmt.Fprintf(stdout, "running %s on %s: %d requests x %d runs; the unread user (%d) has %d unread messages\n",
+		rep.size, t, len(rs), cfg.runs, m.unread, unread[0])
 	heap := startHeapSampler(20 * time.Millisecond)
 	for _, r := range rs {
 		res := measure(ctx, srv, m, rdb, r, cfg.runs, cfg.timeout)
 		rep.names = append(rep.names, r.name)
 		rep.results = append(rep.results, res)
+		fmt.Fprintf(stdout, "  %-45s p50 %s, raw %s, timeout %v, error %v\n", r.name, ms(res.p50), ms(res.raw), res.timeout, res.err)
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}

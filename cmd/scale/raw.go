@@ -117,3 +117,11 @@ func rawConversation(recipient store.RecipientID, limit int) rawQuery {
 		args: []any{int64(recipient)},
 	}
 }
+
+// rawUnreadCount counts the messages user received and has not read.
+func rawUnreadCount(user store.UserID) rawQuery {
+	return rawQuery{
+		sql:  "SELECT count(*) FROM messages m WHERE m.recipient_id IN (" + receivedRecipients + ") AND " + unreadCond,
+		args: []any{int64(user), int64(user), int64(user)},
+	}
+}
