@@ -165,6 +165,8 @@ type sizeReport struct {
 	names   []string
 	results []result
 	heap    uint64 // peak live heap over the sequential runs
+	// serverErr reports errors in the server's log.
+	serverErr error
 }
 
 // run generates and runs the sizes cfg names and prints the report.
@@ -211,6 +213,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		rep, err := runTarget(ctx, t, m, cfg, mixed, stdout)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
+		}
+		if rep.serverErr != nil {
+			failures = append(failures, fmt.Sprintf("%s: %v", s, rep.serverErr))
 		}
 		for j, r := range rep.results {
 			if r.err != nil {
@@ -305,7 +310,7 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	}
 	rep.heap = heap.end()
 	if n := srv.errs.n; n > 0 {
-		return rep, fmt.Errorf("%d errors logged by the server, first: %q", n, srv.errs.first)
+		rep.serverErr = fmt.Errorf("%d errors logged by the server, first: %q", n, srv.errs.first)
 	}
 	if mixed > 0 {
 		heap := startHeapSampler(10 * time.Millisecond)
