@@ -62,6 +62,8 @@ type (
 	MessageFilter = store.MessageFilter
 	// MessageFlags is [store.MessageFlags].
 	MessageFlags = store.MessageFlags
+	// MessageHas is [store.MessageHas].
+	MessageHas = store.MessageHas
 	// MessageID is [store.MessageID].
 	MessageID = store.MessageID
 	// MessageKinds is [store.MessageKinds].
@@ -176,6 +178,9 @@ const (
 	FlagStreamWildcardMentioned  = store.FlagStreamWildcardMentioned
 	FlagTopicWildcardMentioned   = store.FlagTopicWildcardMentioned
 	GroupAdministrators          = store.GroupAdministrators
+	HasAttachment                = store.HasAttachment
+	HasImage                     = store.HasImage
+	HasLink                      = store.HasLink
 	GroupEveryone                = store.GroupEveryone
 	GroupFullMembers             = store.GroupFullMembers
 	GroupMembers                 = store.GroupMembers

@@ -704,6 +704,10 @@ func (t faultyTx) PutUserMessageFlags(ctx context.Context, rows []chatcore.UserM
 	return faultStepErr(t.f, func() error { return t.tx.PutUserMessageFlags(ctx, rows) })
 }
 
+func (t faultyTx) MarkReadThrough(ctx context.Context, user chatcore.UserID, recipient chatcore.RecipientID, through chatcore.MessageID) error {
+	return faultStepErr(t.f, func() error { return t.tx.MarkReadThrough(ctx, user, recipient, through) })
+}
+
 func (t faultyTx) UpdateUserMessageFlags(ctx context.Context, user chatcore.UserID, ids []chatcore.MessageID, flag chatcore.MessageFlags, add bool) ([]chatcore.MessageID, error) {
 	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.UpdateUserMessageFlags(ctx, user, ids, flag, add) })
 }

@@ -502,6 +502,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	}
 	m.RenderedContent = r.HTML
 	m.IsMeMessage = r.IsMe
+	m.Has = ContentHas(m.Content)
 	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
 	if err != nil {
 		return nil, err

@@ -342,6 +342,7 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 		event["orig_content"], event["orig_rendered_content"] = m.Content, m.RenderedContent
 		event["content"], event["rendered_content"], event["is_me_message"] = *p.content, r.HTML, r.IsMe
 		m.Content, m.RenderedContent, m.IsMeMessage = *p.content, r.HTML, r.IsMe
+		m.Has = chatcore.ContentHas(m.Content)
 		mentions = &r
 	}
 	if m.Type == chatcore.MessageTypeStream {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,33 +29,20 @@ const (
 	hasReaction
 )
 
-// Zulip's Message.content_has_attachment and content_has_image patterns,
-// matched against the raw Markdown content.
-var (
-	attachmentPattern = regexp.MustCompile(`[/\-]user[\-_]uploads[/\.-]`)
-	imagePattern      = regexp.MustCompile(`(?i)[/\-]user[\-_]uploads[/\.-]\S+\.(bmp|gif|jpg|jpeg|png|webp)`)
-)
-
-// contentHas reports what of w m has, computed from its content as Zulip
-// computes has_link, has_image and has_attachment at send time: a link is an
-// http:// or https:// URL or an upload path ("/user_uploads"), an attachment
-// an upload path, an image an upload path ending in an image extension. A
-// reaction is one emoji reaction or more.
-func contentHas(m *chatcore.Message, w hasWhat) bool {
-	if w&hasLink != 0 && !(strings.Contains(m.Content, "http://") || strings.Contains(m.Content, "https://") ||
-		strings.Contains(m.Content, "/user_uploads")) {
-		return false
+// stored returns the has: operands a message stores (Message.Has): all but
+// reaction, which the store finds from the reactions.
+func (w hasWhat) stored() chatcore.MessageHas {
+	var h chatcore.MessageHas
+	if w&hasLink != 0 {
+		h |= chatcore.HasLink
 	}
-	if w&hasAttachment != 0 && !attachmentPattern.MatchString(m.Content) {
-		return false
+	if w&hasImage != 0 {
+		h |= chatcore.HasImage
 	}
-	if w&hasImage != 0 && !imagePattern.MatchString(m.Content) {
-		return false
+	if w&hasAttachment != 0 {
+		h |= chatcore.HasAttachment
 	}
-	if w&hasReaction != 0 && len(m.Reactions) == 0 {
-		return false
-	}
-	return true
+	return h
 }
 
 // stringOperand decodes a string operand; other JSON gives "" and false.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/slicex"
@@ -317,8 +316,7 @@ func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, 
 }
 
 // narrowQuery turns a parsed narrow into the store query of the messages
-// viewer may read and the check every returned message must pass (access,
-// sender, and the operators the store cannot filter on). Only a narrow to one
+// viewer may read and the check every returned message must pass (access). Only a narrow to one
 // channel with readable history reaches messages the viewer did not receive.
 // The realm's channels it reads go to c.
 func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *chatcore.ViewCache, spec narrowSpec) (chatcore.MessageQuery, func(*chatcore.Message) bool, error) {
@@ -379,14 +377,15 @@ func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *
 	if !(spec.stream != nil && access[spec.stream.ID].OK && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
 		q.FlagUser = viewer.ID
 	}
-	visible := func(m *chatcore.Message) bool {
-		switch {
-		case spec.sender != 0 && m.SenderID != spec.sender,
-			spec.resolved && (m.Type != chatcore.MessageTypeStream || !strings.HasPrefix(m.Topic, ResolvedTopicPrefix)),
-			spec.has != 0 && !contentHas(m, spec.has):
-			return false
-		}
-		return chatcore.Readable(viewer, access, m)
+	// Every operator is a condition the store answers through its indexes;
+	// what is left to check here is access, which the store cannot know
+	// (a channel whose history the viewer may no longer read).
+	q.SenderID = spec.sender
+	q.Has = spec.has.stored()
+	q.HasReaction = spec.has&hasReaction != 0
+	if spec.resolved {
+		q.TopicPrefix = ResolvedTopicPrefix
 	}
+	visible := func(m *chatcore.Message) bool { return chatcore.Readable(viewer, access, m) }
 	return q, visible, nil
 }

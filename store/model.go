@@ -234,10 +234,24 @@ type Message struct {
 	// DefaultFlags are the flags of every user who received the message and
 	// has no flag row for it (FlagStreamWildcardMentioned for @**all**).
 	DefaultFlags MessageFlags
-	Reactions    []Reaction
-	EditHistory  []EditHistoryEntry // most recent first
-	Submessages  []Submessage
+	// Has is what the content has (links, images, attachments), as the
+	// rules compute it at send and edit; stores keep it as given.
+	Has         MessageHas
+	Reactions   []Reaction
+	EditHistory []EditHistoryEntry // most recent first
+	Submessages []Submessage
 }
+
+// MessageHas is a set of what a message's content has, for the has:
+// narrows.
+type MessageHas uint8
+
+// The MessageHas bits.
+const (
+	HasLink MessageHas = 1 << iota
+	HasImage
+	HasAttachment
+)
 
 // Reaction is an emoji reaction on a message.
 type Reaction struct {

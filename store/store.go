@@ -328,9 +328,23 @@ type MessageQuery struct {
 	Newest   bool
 	// Limit bounds the result; zero means no limit.
 	Limit int
+	// SenderID, when non-zero, keeps only messages this user sent.
+	SenderID UserID
+	// Has keeps only messages whose Has holds every bit of it.
+	Has MessageHas
+	// HasReaction keeps only messages with at least one reaction.
+	HasReaction bool
+	// TopicPrefix, when not "", keeps only channel messages whose topic
+	// starts with it (a resolved topic's prefix).
+	TopicPrefix string
 	// FlagUser, when non-zero, keeps only messages this user received (see
 	// [UserMessage.Received]) whose flags for them have every bit of AllFlags,
 	// at least one bit of AnyFlags (when non-zero) and no bit of NoFlags.
+	//
+	// Such a query reads each channel and conversation the user is in
+	// through an index from where their receipt starts, and their flag rows,
+	// merging them by id: its cost follows the result and the number of
+	// channels and conversations the user is in, never the history.
 	FlagUser UserID
 	AllFlags MessageFlags
 	AnyFlags MessageFlags

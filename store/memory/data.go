@@ -91,7 +91,10 @@ type data struct {
 
 	emailChanges map[string]*store.EmailChange
 
-	flags       map[flagKey]store.MessageFlags
+	flags map[flagKey]store.MessageFlags
+	// marks are the read marks: the user has read the recipient's messages
+	// up to the id, where no row says otherwise.
+	marks       map[markKey]store.MessageID
 	flagsByMsg  map[store.MessageID]*idList[store.UserID]
 	flagsByUser map[store.UserID]*idList[store.MessageID]
 
@@ -104,6 +107,12 @@ type data struct {
 	queues        map[string]*store.EventQueue
 	presence      map[store.UserID]*store.Presence
 	presenceSeq   map[store.RealmID]int64
+}
+
+// markKey identifies a read mark.
+type markKey struct {
+	user      store.UserID
+	recipient store.RecipientID
 }
 
 // flagKey identifies a flag row.
@@ -153,6 +162,7 @@ func newData() data {
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
 		flags:              make(map[flagKey]store.MessageFlags),
+		marks:              make(map[markKey]store.MessageID),
 		flagsByMsg:         make(map[store.MessageID]*idList[store.UserID]),
 		flagsByUser:        make(map[store.UserID]*idList[store.MessageID]),
 	}

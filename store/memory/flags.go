@@ -9,7 +9,8 @@ import (
 
 // userMessage derives the user's view of m: a flag row wins; otherwise a
 // participant of a direct message, or a user whose active subscription
-// covers m, has m's DefaultFlags.
+// covers m, has m's DefaultFlags, with FlagRead when their read mark of
+// m's recipient covers it.
 func (t *tx) userMessage(user store.UserID, m *store.Message) store.UserMessage {
 	um := store.UserMessage{ID: m.ID, RealmID: m.RealmID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
 		SenderID: m.SenderID, DirectMembers: slices.Clone(m.DirectMembers)}
@@ -24,8 +25,95 @@ func (t *tx) userMessage(user store.UserID, m *store.Message) store.UserMessage 
 	}
 	if um.Received {
 		um.Flags = m.DefaultFlags
+		if m.ID <= t.d.marks[markKey{user, m.RecipientID}] {
+			um.Flags |= store.FlagRead
+		}
 	}
 	return um
+}
+
+// memberSince reports whether user is in the recipient (a participant of
+// the direct conversation or an active subscriber of the channel) and
+// from which message id on its messages are theirs.
+func (t *tx) memberSince(user store.UserID, recipient store.RecipientID) (store.MessageID, bool) {
+	r, ok := t.d.recipients[recipient]
+	if !ok {
+		return 0, false
+	}
+	if r.stream == 0 {
+		_, ok := slices.BinarySearch(r.members, user)
+		return 0, ok
+	}
+	sub, ok := t.d.subs[subKey{r.stream, user}]
+	if !ok || !sub.Active {
+		return 0, false
+	}
+	return sub.SinceMessageID, true
+}
+
+// MarkReadThrough implements store.FlagStore.
+func (t *tx) MarkReadThrough(_ context.Context, user store.UserID, recipient store.RecipientID, through store.MessageID) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	if through <= 0 {
+		return nil
+	}
+	k := markKey{user, recipient}
+	if through > t.d.marks[k] {
+		put(t, t.d.marks, k, through)
+	}
+	for id := range t.d.flagsByUser[user].all() {
+		f := t.d.flags[flagKey{user, id}]
+		if m, ok := t.d.messages[id]; ok && id <= through && m.RecipientID == recipient && f&store.FlagRead == 0 {
+			t.putFlags(user, id, f|store.FlagRead)
+		}
+	}
+	return nil
+}
+
+// maxPinned bounds the unread messages one mark move pins with a row, as
+// the SQL stores do.
+const maxPinned = 100
+
+// advanceReadMarks moves the user's read marks after the messages ids
+// became read, as the SQL stores do (sqlstore.Tx.AdvanceReadMarks): each
+// recipient's mark rises to the highest of them when at most maxPinned
+// messages without a row lie between, which get a row with their flags.
+func (t *tx) advanceReadMarks(user store.UserID, ids []store.MessageID) {
+	high := map[store.RecipientID]store.MessageID{}
+	for _, id := range ids {
+		if m, ok := t.d.messages[id]; ok && id > high[m.RecipientID] {
+			high[m.RecipientID] = id
+		}
+	}
+	for r, h := range high {
+		since, ok := t.memberSince(user, r)
+		if !ok {
+			continue
+		}
+		k := markKey{user, r}
+		base := max(t.d.marks[k], since-1)
+		if h <= base {
+			continue
+		}
+		var pinned []store.MessageID
+		for id := range t.d.msgByRecipient[r].between(base, h+1, false) {
+			if _, row := t.d.flags[flagKey{user, id}]; !row {
+				pinned = append(pinned, id)
+			}
+			if len(pinned) > maxPinned {
+				break
+			}
+		}
+		if len(pinned) > maxPinned {
+			continue
+		}
+		for _, id := range pinned {
+			t.putFlags(user, id, t.d.messages[id].DefaultFlags)
+		}
+		put(t, t.d.marks, k, h)
+	}
 }
 
 // matchFlags applies the flag conditions of q to m.
@@ -103,6 +191,9 @@ func (t *tx) UpdateUserMessageFlags(_ context.Context, user store.UserID, ids []
 		t.putFlags(user, id, next)
 		changed = append(changed, id)
 	}
+	if add && flag&store.FlagRead != 0 {
+		t.advanceReadMarks(user, changed)
+	}
 	return changed, nil
 }
 
@@ -157,26 +248,15 @@ func (t *tx) UnreadMessages(_ context.Context, user store.UserID, limit int) ([]
 	return out, nil
 }
 
-// FlaggedMessageIDs implements store.FlagStore. Only rows can hold a flag
-// other than the derived DefaultFlags, so rows and received messages with
-// matching DefaultFlags are both searched.
+// FlaggedMessageIDs implements store.FlagStore.
 func (t *tx) FlaggedMessageIDs(_ context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
 	var out []store.MessageID
-	for id := range t.d.flagsByUser[user].all() {
-		if t.d.flags[flagKey{user, id}]&flag == flag {
+	for id, m := range t.d.messages {
+		if um := t.userMessage(user, m); um.Received && um.Flags&flag == flag {
 			out = append(out, id)
-		}
-	}
-	if flag&^store.FlagStreamWildcardMentioned == 0 {
-		// Derived flags can hold only stream_wildcard_mentioned.
-		q := store.MessageQuery{FlagUser: user, AllFlags: flag}
-		for id, m := range t.d.messages {
-			if _, row := t.d.flags[flagKey{user, id}]; !row && m.DefaultFlags&flag == flag && t.matchFlags(m, &q) {
-				out = append(out, id)
-			}
 		}
 	}
 	slices.Sort(out)

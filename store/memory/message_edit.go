@@ -125,5 +125,21 @@ func (t *tx) MessageFlagRows(_ context.Context, msg store.MessageID) ([]store.Us
 	for u := range t.d.flagsByMsg[msg].all() {
 		out = append(out, store.UserMessageFlags{UserID: u, MessageID: msg, Flags: t.d.flags[flagKey{u, msg}]})
 	}
+	m, ok := t.d.messages[msg]
+	if !ok || m.DefaultFlags&store.FlagRead != 0 {
+		return out, nil
+	}
+	for k, through := range t.d.marks {
+		if k.recipient != m.RecipientID || through < msg {
+			continue
+		}
+		if _, row := t.d.flags[flagKey{k.user, msg}]; row {
+			continue
+		}
+		if since, ok := t.memberSince(k.user, k.recipient); ok && since <= msg {
+			out = append(out, store.UserMessageFlags{UserID: k.user, MessageID: msg, Flags: m.DefaultFlags | store.FlagRead})
+		}
+	}
+	slices.SortFunc(out, func(a, b store.UserMessageFlags) int { return int(a.UserID - b.UserID) })
 	return out, nil
 }

@@ -53,6 +53,9 @@ func (t *tx) Messages(_ context.Context, q store.MessageQuery) ([]store.Message,
 		return m.RealmID == q.RealmID &&
 			(q.Recipients == nil || slices.Contains(q.Recipients, m.RecipientID)) &&
 			(q.TopicKey == nil || m.Type == store.MessageTypeStream && m.TopicKey == *q.TopicKey) &&
+			(q.SenderID == 0 || m.SenderID == q.SenderID) && m.Has&q.Has == q.Has &&
+			(!q.HasReaction || len(m.Reactions) > 0) &&
+			(q.TopicPrefix == "" || m.Type == store.MessageTypeStream && strings.HasPrefix(m.Topic, q.TopicPrefix)) &&
 			t.matchFlags(m, &q)
 	}
 	var ids []store.MessageID

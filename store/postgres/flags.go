@@ -11,7 +11,7 @@ import (
 
 // effFlagsSQL is sqlstore.EffFlagsSQL: the flags of the user $1 on the
 // message m.
-const effFlagsSQL = sqlstore.EffFlagsSQL
+var effFlagsSQL = sqlstore.EffFlagsSQL
 
 // flagConditionSQL is sqlstore.FlagCondition.
 func flagConditionSQL(q store.MessageQuery) string { return sqlstore.FlagCondition(q) }
@@ -21,7 +21,7 @@ func scanUserMessageRow(r pgx.Rows, um *store.UserMessage) error {
 }
 
 // userMessagesSQL reads the user $1's view of the messages $2.
-const userMessagesSQL = "SELECT " + sqlstore.UserMessageCols + " FROM (SELECT m.*, " + effFlagsSQL + ` AS uf FROM messages m
+var userMessagesSQL = "SELECT " + sqlstore.UserMessageCols + " FROM (SELECT m.*, " + effFlagsSQL + ` AS uf FROM messages m
 	WHERE m.id = ANY($2)) m ORDER BY id`
 
 // UserMessages implements [store.FlagStore] with one query, on its
@@ -95,4 +95,10 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids 
 	return onGenericPlan(t, func() ([]store.MessageID, error) {
 		return t.Tx.UpdateUserMessageFlags(ctx, user, ids, flag, add)
 	})
+}
+
+// UnreadMessages implements [store.FlagStore] as sqlstore.Tx does, reading
+// the messages' flags through UserMessages (on its generic plan).
+func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
+	return t.UnreadMessagesWith(ctx, user, limit, t.UserMessages)
 }

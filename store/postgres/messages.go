@@ -14,7 +14,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags)
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags, sqlstore.Num(&m.Has))
 }
 
 // Message implements [store.MessageStore] in one round trip: the reads
@@ -39,7 +39,19 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // messages, then one read each of their reactions, edit history and
 // submessages, in one batch.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok := messagesSQL(q)
+	var query string
+	var args []any
+	var ok bool
+	if q.FlagUser != 0 && q.IDs == nil {
+		var sub string
+		var err error
+		if sub, args, ok, err = t.ReceivedSubquery(ctx, q); err != nil {
+			return nil, err
+		}
+		query = "SELECT " + sqlstore.MessageCols + " FROM messages WHERE id IN (" + sub + ")" + sqlstore.OrderByID(q.Newest, 0)
+	} else {
+		query, args, ok = messagesSQL(q)
+	}
 	if !ok {
 		return nil, nil
 	}
@@ -63,7 +75,8 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 }
 
 // messagesSQL builds the query of Messages; ok is false when q selects
-// nothing.
+// nothing. Messages reads a query with FlagUser and without IDs through
+// sqlstore.ReceivedSubquery instead.
 func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	var p sqlstore.Params
 	var where []string
@@ -96,6 +109,7 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	if q.BeforeID != 0 {
 		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
+	where = sqlstore.MessageConds(where, p.Add, q)
 	from := "messages m"
 	if q.FlagUser != 0 {
 		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"
@@ -140,7 +154,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	if m.ID == 0 && len(m.Reactions)+len(m.EditHistory)+len(m.Submessages) == 0 {
 		if id, ok := t.reservedMessageID(); ok {
 			if err := t.holdBack("create message",
-				"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+				"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 				append([]any{int64(id)}, messageArgs(m)...), nil); err != nil {
 				return err
 			}
@@ -150,7 +164,7 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	}
 	id, err := t.InsertWithID(ctx, "messages", "create message",
 		"INSERT INTO messages ("+sqlstore.MessageCols+") VALUES ("+idValue("messages")+
-			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id",
 		int64(m.ID), messageArgs(m)...)
 	if err != nil {
 		return err
@@ -258,7 +272,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 func messageArgs(m *store.Message) []any {
 	return []any{m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		m.DirectMembers, m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags}
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags, int16(m.Has)}
 }
 
 // scanDeleted returns the scan of the rows deleteSQL returns for f.

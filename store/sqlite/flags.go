@@ -4,40 +4,9 @@ import (
 	"context"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/chatcore/chatcore/store"
-	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
-
-// effFlagsSQL is the user's flags on the message m, NULL when the user did not
-// receive it: the flag row when there is one, otherwise m.default_flags for
-// a participant of a direct message or a user whose active subscription
-// covers m. It takes the user id three times (effFlagsArgs).
-const effFlagsSQL = `coalesce(
-	(SELECT f.flags FROM user_message_flags f WHERE f.user_id = ? AND f.message_id = m.id),
-	CASE WHEN m.type = 'private' THEN
-		CASE WHEN EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = ?)
-		THEN m.default_flags END
-	ELSE
-		CASE WHEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = ?
-			AND s.active = 1 AND s.since_message_id <= m.id)
-		THEN m.default_flags END
-	END)`
-
-func effFlagsArgs(user store.UserID) []any { return []any{user, user, user} }
-
-// flagFilterSQL returns the FROM clause of Messages for a query with
-// FlagUser: the messages matching where, each with the user's flags as uf.
-func flagFilterSQL(q store.MessageQuery, where []string, args []any) (string, []any) {
-	from := "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + joinAnd(where) + ")"
-	return from, append(effFlagsArgs(q.FlagUser), args...)
-}
-
-// flagConditionSQL is sqlstore.FlagCondition.
-func flagConditionSQL(q store.MessageQuery) string { return sqlstore.FlagCondition(q) }
-
-func joinAnd(where []string) string { return strings.Join(where, " AND ") }
 
 // PutUserMessageFlags implements [store.FlagStore] with one statement.
 func (t *tx) PutUserMessageFlags(ctx context.Context, rows []store.UserMessageFlags) error {

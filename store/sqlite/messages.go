@@ -13,7 +13,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
 		&m.Topic, &m.TopicKey, listCol[store.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags))
+		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags), num(&m.Has))
 }
 
 // Message implements [store.MessageStore].
@@ -31,7 +31,19 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // Messages implements [store.MessageStore]. Reactions, edit history and
 // submessages are loaded with one query each for the whole result.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok := messagesSQL(q)
+	var query string
+	var args []any
+	var ok bool
+	if q.FlagUser != 0 && q.IDs == nil {
+		var sub string
+		var err error
+		if sub, args, ok, err = t.ReceivedSubquery(ctx, q); err != nil {
+			return nil, err
+		}
+		query = "SELECT " + sqlstore.MessageCols + " FROM messages WHERE id IN (" + sub + ")" + sqlstore.OrderByID(q.Newest, 0)
+	} else {
+		query, args, ok = messagesSQL(q)
+	}
 	if !ok {
 		return nil, nil
 	}
@@ -48,48 +60,54 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 }
 
 // messagesSQL builds the query of Messages; ok is false when q selects
-// nothing. "+realm_id" keeps the planner from driving the query by realm: one
+// nothing. Messages reads a query with FlagUser and without IDs through
+// sqlstore.ReceivedSubquery instead.
+// "+realm_id" keeps the planner from driving the query by realm: one
 // recipient is an equality on the recipient index, and one channel's topic is
 // looked up through the channel+topic index, both of which also give the id
 // order without a sort.
 func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
-	where := []string{"+realm_id = ?"}
-	args = []any{q.RealmID}
+	var p sqlstore.Params
+	if q.FlagUser != 0 {
+		p.Add(q.FlagUser) // $1 of sqlstore.EffFlagsSQL
+	}
+	where := []string{"+m.realm_id = " + p.Add(q.RealmID)}
 	switch {
 	case q.Recipients == nil:
 	case len(q.Recipients) == 0:
 		return "", nil, false
 	case len(q.Recipients) == 1 && q.TopicKey != nil:
-		where = append(where, "stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = ?) AND recipient_id = ?")
-		args = append(args, q.Recipients[0], q.Recipients[0])
+		rid := p.Add(q.Recipients[0])
+		where = append(where, "m.stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = "+rid+") AND m.recipient_id = "+rid)
 	case len(q.Recipients) == 1:
-		where, args = append(where, "recipient_id = ?"), append(args, q.Recipients[0])
+		where = append(where, "m.recipient_id = "+p.Add(q.Recipients[0]))
 	default:
-		where, args = append(where, "recipient_id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.Recipients))
+		where = append(where, "m.recipient_id IN (SELECT value FROM json_each("+p.Add(idsJSON(q.Recipients))+"))")
 	}
 	if q.TopicKey != nil {
-		where, args = append(where, "type = 'stream' AND topic_key = ?"), append(args, *q.TopicKey)
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
 	}
 	switch {
 	case q.IDs == nil:
 	case len(q.IDs) == 0:
 		return "", nil, false
 	default:
-		where, args = append(where, "id IN (SELECT value FROM json_each(?))"), append(args, idsJSON(q.IDs))
+		where = append(where, "m.id IN (SELECT value FROM json_each("+p.Add(idsJSON(q.IDs))+"))")
 	}
 	if q.AfterID != 0 {
-		where, args = append(where, "id > ?"), append(args, q.AfterID)
+		where = append(where, "m.id > "+p.Add(q.AfterID))
 	}
 	if q.BeforeID != 0 {
-		where, args = append(where, "id < ?"), append(args, q.BeforeID)
+		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
-	from := "messages"
+	where = sqlstore.MessageConds(where, p.Add, q)
+	from := "messages m"
 	if q.FlagUser != 0 {
-		from, args = flagFilterSQL(q, where, args)
-		where = []string{flagConditionSQL(q)}
+		from = "(SELECT m.*, " + sqlstore.EffFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ")"
+		where = []string{sqlstore.FlagCondition(q)}
 	}
 	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
-	return query, args, true
+	return query, p.Args, true
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
@@ -133,10 +151,10 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	// The id is the row id (id is INTEGER PRIMARY KEY), taken from the
 	// statement's result: a plain INSERT skips the query machinery of a
 	// RETURNING row.
-	res, err := t.exec(ctx, "INSERT INTO messages ("+sqlstore.MessageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	res, err := t.exec(ctx, "INSERT INTO messages ("+sqlstore.MessageCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		idArg(m.ID), m.RealmID, m.SenderID, string(m.Type), m.RecipientID, int64(m.StreamID), m.Topic, m.TopicKey,
 		listArg(m.DirectMembers), m.Content, m.RenderedContent, m.Client, timeArg(m.SentAt),
-		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags))
+		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, int64(m.DefaultFlags), int64(m.Has))
 	var rowID int64
 	if err == nil {
 		rowID, err = res.LastInsertId()

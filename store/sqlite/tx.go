@@ -341,7 +341,7 @@ func scanAll[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows
 }
 
 // num is sqlstore.Num.
-func num[T ~int64 | ~int | ~uint16](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
+func num[T ~int64 | ~int | ~uint16 | ~uint8](p *T) sqlstore.NumScanner[T] { return sqlstore.Num(p) }
 
 // typeCol scans the type column of a message (see sqlstore.Type).
 type typeCol struct{ p *store.MessageType }

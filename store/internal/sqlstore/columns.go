@@ -25,10 +25,10 @@ func StrArg(s string) any {
 // Num scans an integer column into p, a named integer type (ids, roles,
 // flags). database/sql converts into such types through reflection, which
 // allocates per value; a Scanner takes the int64 as it is.
-func Num[T ~int64 | ~int | ~uint16](p *T) NumScanner[T] { return NumScanner[T]{p} }
+func Num[T ~int64 | ~int | ~uint16 | ~uint8](p *T) NumScanner[T] { return NumScanner[T]{p} }
 
 // NumScanner is the scanner [Num] returns.
-type NumScanner[T ~int64 | ~int | ~uint16] struct{ p *T }
+type NumScanner[T ~int64 | ~int | ~uint16 | ~uint8] struct{ p *T }
 
 // Scan implements sql.Scanner (which pgx also uses).
 func (c NumScanner[T]) Scan(v any) error {

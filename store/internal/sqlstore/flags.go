@@ -9,21 +9,6 @@ import (
 	"github.com/chatcore/chatcore/store"
 )
 
-// EffFlagsSQL is the flags of the user $1 on the message m, NULL when the
-// user did not receive it: the flag row when there is one, otherwise
-// m.default_flags for a participant of a direct message or a user whose
-// active subscription covers m.
-const EffFlagsSQL = `coalesce(
-	(SELECT f.flags FROM user_message_flags f WHERE f.user_id = $1 AND f.message_id = m.id),
-	CASE WHEN m.type = 'private' THEN
-		CASE WHEN EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = $1)
-		THEN m.default_flags END
-	ELSE
-		CASE WHEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = $1
-			AND s.active AND s.since_message_id <= m.id)
-		THEN m.default_flags END
-	END)`
-
 // FlagCondition is the condition on uf, a message's flags for
 // q.FlagUser (see EffFlagsSQL), of a message query with FlagUser. The flag
 // values are small integers, written into the statement.
@@ -99,38 +84,6 @@ func scanIDs[T ~int64](ctx context.Context, x *Tx, what, query string, args ...a
 	return scanAll(ctx, x, what, func(r Row, v *T) error { return r.Scan(Num(v)) }, query, args...)
 }
 
-// UnreadMessages implements [store.FlagStore]: the candidates are the
-// user's direct conversations, the messages their active subscriptions cover
-// and their flag rows, each found through an index.
-func (x *Tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
-	return scanAll(ctx, x, "unread messages", x.d.ScanUserMessage,
-		"SELECT "+UserMessageCols+" FROM (SELECT m.*, "+EffFlagsSQL+` AS uf FROM messages m WHERE m.id IN (
-			SELECT m2.id FROM recipient_members rm JOIN messages m2 ON m2.recipient_id = rm.recipient_id
-				WHERE rm.user_id = $1
-			UNION ALL
-			SELECT m3.id FROM subscriptions s
-				JOIN messages m3 ON m3.stream_id = s.stream_id AND m3.id >= s.since_message_id
-				WHERE s.user_id = $1 AND s.active
-			UNION ALL
-			SELECT message_id FROM user_message_flags WHERE user_id = $1)) m
-		WHERE uf IS NOT NULL AND uf & 1 = 0 ORDER BY id DESC LIMIT $2`, user, limit)
-}
-
-// FlaggedMessageIDs implements [store.FlagStore]. Flags other than
-// stream_wildcard_mentioned exist only in rows, so only rows are searched
-// for them.
-func (x *Tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
-	f := strconv.Itoa(int(flag))
-	query := "SELECT message_id FROM user_message_flags WHERE user_id = $1 AND flags & " + f + " = " + f
-	if flag&^store.FlagStreamWildcardMentioned == 0 {
-		query = "SELECT id FROM (SELECT m.id, " + EffFlagsSQL + " AS uf FROM messages m WHERE m.default_flags & " + f + " = " + f +
-			") m WHERE uf & " + f + " = " + f + " UNION " + query
-	}
-	out, err := scanIDs[store.MessageID](ctx, x, "flagged messages", query, user)
-	slices.Sort(out)
-	return out, err
-}
-
 // UserMessages implements [store.FlagStore] with one query.
 func (x *Tx) UserMessages(ctx context.Context, user store.UserID, ids []store.MessageID) ([]store.UserMessage, error) {
 	if len(ids) == 0 {
@@ -167,6 +120,11 @@ func (x *Tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids 
 		return nil, err
 	}
 	slices.Sort(out)
+	if add && flag&store.FlagRead != 0 {
+		if err := x.AdvanceReadMarks(ctx, user, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

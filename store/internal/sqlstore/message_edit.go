@@ -11,13 +11,13 @@ import (
 // the arguments [Tx.EditMessageArgs] returns.
 const EditMessageSQL = `UPDATE messages SET content = $1, rendered_content = $2, is_me_message = $3,
 	default_flags = $4, topic = $5, topic_key = $6, stream_id = $7, recipient_id = $8, last_edited_at = $9,
-	last_moved_at = $10 WHERE id = $11`
+	last_moved_at = $10, has = $12 WHERE id = $11`
 
 // EditMessageArgs returns the arguments of EditMessageSQL for m, whose
 // TopicKey the caller has set.
 func (x *Tx) EditMessageArgs(m *store.Message) []any {
 	return []any{m.Content, m.RenderedContent, m.IsMeMessage, int64(m.DefaultFlags), m.Topic, m.TopicKey,
-		int64(m.StreamID), m.RecipientID, x.d.Time(m.LastEditedAt), x.d.Time(m.LastMovedAt), m.ID}
+		int64(m.StreamID), m.RecipientID, x.d.Time(m.LastEditedAt), x.d.Time(m.LastMovedAt), m.ID, int64(m.Has)}
 }
 
 // PrependHistorySQL returns the statement that inserts one edit-history
@@ -82,12 +82,10 @@ func (x *Tx) MoveMessages(ctx context.Context, mv store.MessageMove, limit int) 
 	list := List(x.d, ids)
 	if mv.ToStream != mv.StreamID {
 		// Every active subscriber of the new channel keeps (or gets) a row:
-		// their row, or the message's default flags when their subscription
-		// to the old channel covered it, or read.
+		// the flags they had on it (their row, or the derived ones when they
+		// received it), or read.
 		_, err := x.q.Exec(ctx, `INSERT INTO user_message_flags (user_id, message_id, flags)
-			SELECT s.user_id, m.id, CASE WHEN EXISTS (SELECT 1 FROM subscriptions o
-				WHERE o.stream_id = m.stream_id AND o.user_id = s.user_id AND o.active
-				AND o.since_message_id <= m.id) THEN m.default_flags ELSE $1 END
+			SELECT s.user_id, m.id, coalesce(`+EffFlags("s.user_id")+`, $1)
 			FROM messages m JOIN subscriptions s ON s.stream_id = $2 AND s.active
 			WHERE `+x.d.In("m.id", "$3", "bigint")+`
 			ON CONFLICT (user_id, message_id) DO NOTHING`, int32(store.FlagRead), mv.ToStream, list)
@@ -110,11 +108,4 @@ func (x *Tx) MoveMessages(ctx context.Context, mv store.MessageMove, limit int) 
 		return nil, x.classify(err, "move messages: edit history")
 	}
 	return ids, nil
-}
-
-// MessageFlagRows implements [store.FlagStore].
-func (x *Tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.UserMessageFlags, error) {
-	return scanAll(ctx, x, "message flag rows", func(r Row, f *store.UserMessageFlags) error {
-		return r.Scan(Num(&f.UserID), Num(&f.MessageID), Num(&f.Flags))
-	}, "SELECT user_id, message_id, flags FROM user_message_flags WHERE message_id = $1 ORDER BY user_id", msg)
 }

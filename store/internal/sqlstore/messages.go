@@ -15,7 +15,7 @@ import (
 // MessageCols are the columns of a message row, in the order the stores
 // insert and scan them.
 const MessageCols = `id, realm_id, sender_id, type, recipient_id, stream_id, topic, topic_key, direct_members,
-	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags`
+	content, rendered_content, client, sent_at, last_edited_at, last_moved_at, is_me_message, default_flags, has`
 
 // allKinds are every kind a store.MessageFilter's Kinds can name.
 const allKinds = store.KindPublicChannel | store.KindPrivateChannel | store.KindDirect

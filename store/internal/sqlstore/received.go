@@ -1,0 +1,420 @@
+package sqlstore
+
+// The messages a user received, read through indexes: one range of
+// messages_recipient per channel or conversation they are in, from where
+// their receipt starts, and their flag rows, merged by id.
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chatcore/chatcore/store"
+)
+
+// EffFlags returns the flags of the user u (an SQL expression) on the
+// message m, NULL when the user did not receive it: the flag row when there
+// is one, otherwise, for a participant of a direct message or a user whose
+// active subscription covers m, m.default_flags with read (1) added when
+// their read mark of m's recipient covers it.
+func EffFlags(u string) string {
+	return `coalesce(
+	(SELECT f.flags FROM user_message_flags f WHERE f.user_id = ` + u + ` AND f.message_id = m.id),
+	CASE WHEN CASE WHEN m.type = 'private' THEN
+		EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = ` + u + `)
+	ELSE
+		EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = ` + u + `
+			AND s.active AND s.since_message_id <= m.id)
+	END THEN m.default_flags | CASE WHEN EXISTS (SELECT 1 FROM read_marks k
+		WHERE k.user_id = ` + u + ` AND k.recipient_id = m.recipient_id AND k.through >= m.id) THEN 1 ELSE 0 END END)`
+}
+
+// EffFlagsSQL is EffFlags of the user $1.
+var EffFlagsSQL = EffFlags("$1")
+
+// membership is a channel or direct conversation a user is in: the
+// messages of recipient from since on are theirs, and those up to through
+// are read unless a row says otherwise.
+type membership struct {
+	recipient store.RecipientID
+	stream    store.StreamID // 0 for a direct conversation
+	since     store.MessageID
+	through   store.MessageID
+}
+
+// membershipsSQL reads the memberships of the user $1: their active
+// subscriptions and their direct conversations, with their read marks.
+const membershipsSQL = `SELECT st.recipient_id, st.id, s.since_message_id, coalesce(k.through, 0)
+	FROM subscriptions s JOIN streams st ON st.id = s.stream_id
+	LEFT JOIN read_marks k ON k.user_id = s.user_id AND k.recipient_id = st.recipient_id
+	WHERE s.user_id = $1 AND s.active
+	UNION ALL
+	SELECT rm.recipient_id, 0, 0, coalesce(k.through, 0) FROM recipient_members rm
+	LEFT JOIN read_marks k ON k.user_id = rm.user_id AND k.recipient_id = rm.recipient_id
+	WHERE rm.user_id = $1`
+
+func (x *Tx) memberships(ctx context.Context, user store.UserID) ([]membership, error) {
+	return scanAll(ctx, x, "memberships", func(r Row, m *membership) error {
+		return r.Scan(Num(&m.recipient), Num(&m.stream), Num(&m.since), Num(&m.through))
+	}, membershipsSQL, user)
+}
+
+// maxArms bounds the ranges one statement merges (SQLite allows 500 terms
+// in a compound SELECT); a user in more channels and conversations is read
+// with one statement per group of ranges, merged here.
+const maxArms = 400
+
+// ReceivedIDs returns the ids of the messages q selects, q.FlagUser being
+// set and q.IDs nil, in q's order and within its limit. Every range it reads
+// is an index range (the recipient's messages by id, or the user's flag rows
+// by message id), merged by id and cut at the limit, so its cost follows the
+// result and the user's memberships, not the history.
+func (x *Tx) ReceivedIDs(ctx context.Context, q store.MessageQuery) ([]store.MessageID, error) {
+	if q.Recipients != nil && len(q.Recipients) == 0 {
+		return nil, nil
+	}
+	ms, err := x.receivedMemberships(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.MessageID
+	first := true
+	for len(ms) > 0 || first {
+		n := min(len(ms), maxArms)
+		query, args := x.receivedSQL(q, ms[:n], first)
+		ids, err := scanIDs[store.MessageID](ctx, x, "received messages", query, args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ids...)
+		ms, first = ms[n:], false
+	}
+	if q.Newest {
+		slices.SortFunc(out, func(a, b store.MessageID) int { return int(b - a) })
+	} else {
+		slices.Sort(out)
+	}
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// ReceivedSubquery returns a SELECT of the ids ReceivedIDs returns for q
+// (in no particular order), to be used as "id IN (sub)", with its
+// arguments; ok is false when q selects nothing. For a user in up to
+// maxArms channels and conversations it is the merge itself, so that the
+// messages are read in the same statement; beyond, the ids are read first.
+func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub string, args []any, ok bool, err error) {
+	if q.Recipients != nil && len(q.Recipients) == 0 {
+		return "", nil, false, nil
+	}
+	ms, err := x.receivedMemberships(ctx, q)
+	if err != nil {
+		return "", nil, false, err
+	}
+	if len(ms) <= maxArms {
+		query, args := x.receivedSQL(q, ms, true)
+		return "SELECT id FROM (" + query + ") r", args, true, nil
+	}
+	ids, err := x.ReceivedIDs(ctx, q)
+	if err != nil || len(ids) == 0 {
+		return "", nil, false, err
+	}
+	return "SELECT value FROM " + x.d.Each("$1", "bigint"), []any{List(x.d, ids)}, true, nil
+}
+
+// receivedMemberships returns the memberships of q.FlagUser whose
+// messages q can select.
+func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]membership, error) {
+	ms, err := x.memberships(ctx, q.FlagUser)
+	if err != nil {
+		return nil, err
+	}
+	if q.Recipients != nil {
+		ms = slices.DeleteFunc(ms, func(m membership) bool { return !slices.Contains(q.Recipients, m.recipient) })
+	}
+	if q.TopicKey != nil || q.TopicPrefix != "" {
+		ms = slices.DeleteFunc(ms, func(m membership) bool { return m.stream == 0 })
+	}
+	return ms, nil
+}
+
+// receivedSQL builds one statement of ReceivedIDs: a range per membership
+// of ms, and the user's flag rows when rows is set, merged by id.
+func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (string, []any) {
+	var p Params
+	user := p.Add(q.FlagUser)
+	var common []string // conditions on m every range has
+	if q.AfterID != 0 {
+		common = append(common, "m.id > "+p.Add(q.AfterID))
+	}
+	if q.BeforeID != 0 {
+		common = append(common, "m.id < "+p.Add(q.BeforeID))
+	}
+	common = MessageConds(common, p.Add, q)
+	var arms []string
+	for _, m := range ms {
+		if arm, ok := x.rangeArm(q, m, &p, user, common); ok {
+			arms = append(arms, arm)
+		}
+	}
+	if rows {
+		where := append([]string{"f.user_id = " + user}, RowFlagConds("f.flags", q)...)
+		if q.RealmID != 0 {
+			where = append(where, "m.realm_id = "+p.Add(q.RealmID))
+		}
+		if q.TopicKey != nil {
+			where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
+		}
+		if q.Recipients != nil {
+			where = append(where, x.d.In("m.recipient_id", p.Add(List(x.d, q.Recipients)), "bigint"))
+		}
+		arms = append(arms, "SELECT f.message_id AS id FROM user_message_flags f JOIN messages m ON m.id = f.message_id WHERE "+
+			strings.Join(append(where, common...), " AND "))
+	}
+	if len(arms) == 0 {
+		return "SELECT 0 WHERE 1 = 0", nil
+	}
+	return strings.Join(arms, " UNION ALL ") + " ORDER BY 1" + orderDir(q.Newest) + limitClause(q.Limit), p.Args
+}
+
+// rangeArm returns the SELECT of the messages of membership m the user has
+// no row for (their flags derive from the message and the read mark) that
+// match q; ok is false when none can.
+func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string) (string, bool) {
+	var where []string
+	if q.TopicKey != nil {
+		where = append(where, "m.stream_id = "+p.Add(m.stream)+" AND m.topic_key = "+p.Add(*q.TopicKey)+" AND m.type = 'stream'")
+	} else {
+		where = append(where, "m.recipient_id = "+p.Add(m.recipient))
+	}
+	if m.since > 0 {
+		where = append(where, "m.id >= "+p.Add(m.since))
+	}
+	// The derived flags: default_flags, with read up to the read mark.
+	flags := "m.default_flags"
+	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
+	switch {
+	case read && unread:
+		return "", false
+	case read:
+		if m.through < max(m.since, 1) {
+			return "", false
+		}
+		where = append(where, "m.id <= "+p.Add(m.through))
+		flags = "(m.default_flags | 1)"
+	case unread:
+		if m.through > 0 {
+			where = append(where, "m.id > "+p.Add(m.through))
+		}
+	case q.AnyFlags&store.FlagRead != 0:
+		flags = "(m.default_flags | CASE WHEN m.id <= " + p.Add(m.through) + " THEN 1 ELSE 0 END)"
+	}
+	all, none := q.AllFlags&^store.FlagRead, q.NoFlags&^store.FlagRead
+	if all != 0 || q.AnyFlags != 0 && (q.AnyFlags&store.FlagRead == 0 || unread) {
+		// Only a message with default flags can match: the partial index
+		// of those serves the range.
+		where = append(where, "m.default_flags <> 0")
+	}
+	if all != 0 {
+		where = append(where, flags+" & "+itoa(all)+" = "+itoa(all))
+	}
+	if none != 0 {
+		where = append(where, flags+" & "+itoa(none)+" = 0")
+	}
+	if q.AnyFlags != 0 {
+		where = append(where, flags+" & "+itoa(q.AnyFlags)+" <> 0")
+	}
+	where = append(where, common...)
+	where = append(where, "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = "+user+" AND f.message_id = m.id)")
+	return "SELECT m.id AS id FROM messages m WHERE " + strings.Join(where, " AND "), true
+}
+
+// RowFlagConds returns the conditions of q's flags on a flag row's flags
+// column col, written as the partial indexes of flag rows are (read bit
+// clear, starred set, any mention bit set), so that they serve them.
+func RowFlagConds(col string, q store.MessageQuery) []string {
+	var conds []string
+	for b := store.MessageFlags(1); b != 0 && b <= q.AllFlags; b <<= 1 {
+		if q.AllFlags&b != 0 {
+			conds = append(conds, col+" & "+itoa(b)+" = "+itoa(b))
+		}
+	}
+	for b := store.MessageFlags(1); b != 0 && b <= q.NoFlags; b <<= 1 {
+		if q.NoFlags&b != 0 {
+			conds = append(conds, col+" & "+itoa(b)+" = 0")
+		}
+	}
+	if q.AnyFlags != 0 {
+		conds = append(conds, col+" & "+itoa(q.AnyFlags)+" <> 0")
+	}
+	return conds
+}
+
+// MessageConds appends to where the conditions of q on the message m that
+// every store spells the same: sender, has, reaction and topic prefix.
+// add adds a statement argument and returns its placeholder.
+func MessageConds(where []string, add func(any) string, q store.MessageQuery) []string {
+	if q.SenderID != 0 {
+		where = append(where, "m.sender_id = "+add(q.SenderID))
+	}
+	if q.Has != 0 {
+		where = append(where, "m.has & "+itoa(q.Has)+" = "+itoa(q.Has))
+	}
+	if q.HasReaction {
+		where = append(where, "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)")
+	}
+	if q.TopicPrefix != "" {
+		pre := add(q.TopicPrefix)
+		where = append(where, "m.type = 'stream' AND substr(m.topic, 1, length("+pre+")) = "+pre)
+	}
+	return where
+}
+
+func itoa[T ~uint8 | ~uint16](v T) string { return strconv.Itoa(int(v)) }
+
+func orderDir(newest bool) string {
+	if newest {
+		return " DESC"
+	}
+	return ""
+}
+
+func limitClause(limit int) string {
+	if limit > 0 {
+		return " LIMIT " + strconv.Itoa(limit)
+	}
+	return ""
+}
+
+// UnreadMessages implements [store.FlagStore] through ReceivedIDs.
+func (x *Tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
+	return x.UnreadMessagesWith(ctx, user, limit, x.UserMessages)
+}
+
+// UnreadMessagesWith is UnreadMessages reading the messages' flags with
+// userMessages (a store's own UserMessages).
+func (x *Tx) UnreadMessagesWith(ctx context.Context, user store.UserID, limit int,
+	userMessages func(context.Context, store.UserID, []store.MessageID) ([]store.UserMessage, error)) ([]store.UserMessage, error) {
+	ids, err := x.ReceivedIDs(ctx, store.MessageQuery{FlagUser: user, NoFlags: store.FlagRead, Newest: true, Limit: limit})
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	slices.Reverse(ids)
+	out, err := userMessages(ctx, user, ids)
+	slices.Reverse(out)
+	return out, err
+}
+
+// FlaggedMessageIDs implements [store.FlagStore] through ReceivedIDs.
+func (x *Tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag store.MessageFlags) ([]store.MessageID, error) {
+	return x.ReceivedIDs(ctx, store.MessageQuery{FlagUser: user, AllFlags: flag})
+}
+
+// MarkReadThrough implements [store.FlagStore]: one upsert of the mark and
+// one update of the user's unread rows up to it (their partial index).
+func (x *Tx) MarkReadThrough(ctx context.Context, user store.UserID, recipient store.RecipientID, through store.MessageID) error {
+	if err := x.q.Writable(); err != nil {
+		return err
+	}
+	if through <= 0 {
+		return nil
+	}
+	if _, err := x.q.Exec(ctx, markSQL, user, recipient, through); err != nil {
+		return x.classify(err, "mark read")
+	}
+	_, err := x.q.Exec(ctx, `UPDATE user_message_flags SET flags = flags | 1
+		WHERE user_id = $1 AND flags & 1 = 0 AND message_id <= $3
+		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $2)`, user, recipient, through)
+	return x.classify(err, "mark read")
+}
+
+// markSQL raises the read mark of user $1 on recipient $2 to $3.
+const markSQL = `INSERT INTO read_marks (user_id, recipient_id, through) VALUES ($1, $2, $3)
+	ON CONFLICT (user_id, recipient_id) DO UPDATE SET through = CASE WHEN excluded.through > read_marks.through
+	THEN excluded.through ELSE read_marks.through END`
+
+// maxPinned bounds the unread messages one mark move pins with a row.
+const maxPinned = 100
+
+// AdvanceReadMarks moves the user's read marks after the messages ids
+// (ascending) became read for them: the mark of each of their channels and
+// conversations among those messages rises to the highest of them when at
+// most maxPinned messages without a row lie between the two (those stay
+// unread through a row with the flags they had). A user who reads in order
+// thus keeps their unread messages above their marks, which is what lets
+// unread reads go through an index whatever the history; nobody's flags
+// change.
+func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []store.MessageID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	type top struct {
+		recipient store.RecipientID
+		high      store.MessageID
+	}
+	tops, err := scanAll(ctx, x, "read marks", func(r Row, t *top) error { return r.Scan(Num(&t.recipient), Num(&t.high)) },
+		"SELECT m.recipient_id, max(m.id) FROM messages m WHERE "+x.d.inMessages("m.id", "$1")+" GROUP BY m.recipient_id",
+		List(x.d, ids))
+	if err != nil || len(tops) == 0 {
+		return err
+	}
+	ms, err := x.memberships(ctx, user)
+	if err != nil {
+		return err
+	}
+	for _, t := range tops {
+		i := slices.IndexFunc(ms, func(m membership) bool { return m.recipient == t.recipient })
+		if i < 0 {
+			continue
+		}
+		m := ms[i]
+		base := max(m.through, m.since-1)
+		if t.high <= base {
+			continue
+		}
+		pinned, err := scanIDs[store.MessageID](ctx, x, "read marks", `SELECT m.id FROM messages m
+			WHERE m.recipient_id = $1 AND m.id > $2 AND m.id <= $3
+			AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = $4 AND f.message_id = m.id)
+			ORDER BY m.id LIMIT `+strconv.Itoa(maxPinned+1), m.recipient, base, t.high, user)
+		if err != nil {
+			return err
+		}
+		if len(pinned) > maxPinned {
+			continue
+		}
+		if len(pinned) > 0 {
+			if _, err := x.q.Exec(ctx, `INSERT INTO user_message_flags (user_id, message_id, flags)
+				SELECT $1, m.id, m.default_flags FROM messages m WHERE `+x.d.inMessages("m.id", "$2"),
+				user, List(x.d, pinned)); err != nil {
+				return x.classify(err, "read marks")
+			}
+		}
+		if _, err := x.q.Exec(ctx, markSQL, user, t.recipient, t.high); err != nil {
+			return x.classify(err, "read marks")
+		}
+	}
+	return nil
+}
+
+// MessageFlagRows implements [store.FlagStore]: the rows, and the
+// receivers whose read mark covers the message without a row.
+func (x *Tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.UserMessageFlags, error) {
+	return scanAll(ctx, x, "message flag rows", func(r Row, f *store.UserMessageFlags) error {
+		return r.Scan(Num(&f.UserID), Num(&f.MessageID), Num(&f.Flags))
+	}, `SELECT user_id, message_id, flags FROM user_message_flags WHERE message_id = $1
+	UNION ALL
+	SELECT k.user_id, m.id, m.default_flags | 1 FROM messages m
+		JOIN read_marks k ON k.recipient_id = m.recipient_id AND k.through >= m.id
+	WHERE m.id = $1 AND m.default_flags & 1 = 0
+		AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = k.user_id AND f.message_id = m.id)
+		AND CASE WHEN m.type = 'private' THEN
+			EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = k.user_id)
+		ELSE
+			EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = k.user_id
+				AND s.active AND s.since_message_id <= m.id)
+		END
+	ORDER BY 1`, msg)
+}
