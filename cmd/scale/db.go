@@ -186,3 +186,36 @@ func dropSchema(db, schema string) error {
 	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	return err
 }
+
+// pairs runs a query whose rows are two integers each.
+func (r *rawDB) pairs(ctx context.Context, q rawQuery) ([][2]int64, error) {
+	var out [][2]int64
+	if r.pg != nil {
+		rows, err := r.pg.Query(ctx, q.forPostgres(), q.args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p [2]int64
+			if err := rows.Scan(&p[0], &p[1]); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+		return out, rows.Err()
+	}
+	rows, err := r.sqlite.QueryContext(ctx, q.sql, q.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p [2]int64
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

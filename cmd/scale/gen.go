@@ -26,20 +26,11 @@ type bulkCreator interface {
 	CreateMessages(ctx context.Context, ms []*store.Message) error
 }
 
-// readMarker marks a user's messages of one channel or conversation read up
-// to an id, when the store has it.
-type readMarker interface {
-	MarkReadThrough(ctx context.Context, user store.UserID, recipient store.RecipientID, through store.MessageID) error
-}
-
 // genCounts are what the generator wrote, for the report and the smoke test.
 type genCounts struct {
 	users, channels, subscriptions, conversations int
 	messages, direct, mentions, links, images     int
 	reactions, flagRows, starred, readMarks       int
-	// fallbackRead is true when the store had no MarkReadThrough and only
-	// the typical user's read state was written, as explicit rows.
-	fallbackRead bool
 }
 
 // generator writes a model's organisation and history into a store.
@@ -48,9 +39,7 @@ type generator struct {
 	r          *rand.Rand
 	recipients map[store.StreamID]store.RecipientID
 	convRecip  []store.RecipientID
-	// fallbackRead: read rows are written inline for the typical user.
-	fallbackRead bool
-	counts       genCounts
+	counts     genCounts
 }
 
 // generate writes m's organisation and nMessages messages to st, printing
@@ -62,13 +51,6 @@ func generate(ctx context.Context, st store.Store, m *model, log io.Writer) (gen
 	if err := st.Update(ctx, func(tx store.Tx) error { return g.setup(ctx, tx) }); err != nil {
 		return g.counts, fmt.Errorf("organisation: %w", err)
 	}
-	var probe bool
-	_ = st.View(ctx, func(tx store.Tx) error {
-		_, probe = tx.(readMarker)
-		return nil
-	})
-	g.fallbackRead = !probe
-	g.counts.fallbackRead = g.fallbackRead
 	first := map[store.StreamID]store.MessageID{}
 	for lo := 1; lo <= m.messages; lo += batchSize {
 		hi := min(lo+batchSize-1, m.messages)
@@ -92,7 +74,7 @@ func generate(ctx context.Context, st store.Store, m *model, log io.Writer) (gen
 // setup writes the realm, the users, the channels with their subscriptions
 // and the direct conversations.
 func (g *generator) setup(ctx context.Context, tx store.Tx) error {
-	g.counts = genCounts{fallbackRead: g.fallbackRead}
+	g.counts = genCounts{}
 	if err := tx.CreateRealm(ctx, &store.Realm{ID: realmID, StringID: "scale", Name: "Scale Inc", DateCreated: epoch}); err != nil {
 		return err
 	}
@@ -268,21 +250,21 @@ func (g *generator) message(id store.MessageID) (*store.Message, map[store.UserI
 			add(u.id, store.FlagRead)
 		}
 	}
-	if g.fallbackRead && received(md.typical) && id <= md.readThrough(md.user(md.typical)) {
-		add(md.typical, store.FlagRead)
-	}
 	return m, flags
 }
 
 var reactionEmoji = [][2]string{{"+1", "1f44d"}, {"heart", "2764"}, {"tada", "1f389"}, {"smile", "1f604"}, {"octopus", "1f419"}}
 
-// setHas records what the message has (link, image) in the message's Has
-// bits.
-//
-// TO WIRE: Message.Has (store.HasLink, store.HasImage) is not in the store
-// contract yet; once it is, set it here.
+// setHas records what the message has in its Has bits, as the send rules
+// compute them from the content: an https:// URL is a link; an upload path
+// is a link and an attachment, and an image when it ends in .png.
 func setHas(m *store.Message, link, image bool) {
-	_, _, _ = m, link, image
+	if link {
+		m.Has |= store.HasLink
+	}
+	if image {
+		m.Has |= store.HasLink | store.HasImage | store.HasAttachment
+	}
 }
 
 // finish keeps each channel's FirstMessageID and writes the read state: the
@@ -300,10 +282,7 @@ func (g *generator) finish(ctx context.Context, tx store.Tx, first map[store.Str
 			return err
 		}
 	}
-	mark, ok := tx.(readMarker)
-	if !ok {
-		return nil // only the typical user's reads, written inline as rows
-	}
+	g.counts.readMarks = 0 // PostgreSQL may run this again
 	recips := map[store.UserID][]store.RecipientID{}
 	for _, c := range g.m.channels {
 		for _, u := range c.members {
@@ -322,7 +301,7 @@ func (g *generator) finish(ctx context.Context, tx store.Tx, first map[store.Str
 			continue
 		}
 		for _, rid := range recips[u.id] {
-			if err := mark.MarkReadThrough(ctx, u.id, rid, through); err != nil {
+			if err := tx.MarkReadThrough(ctx, u.id, rid, through); err != nil {
 				return err
 			}
 			g.counts.readMarks++
@@ -336,8 +315,5 @@ func (c genCounts) String() string {
 	s := fmt.Sprintf("%d users, %d channels, %d subscriptions, %d conversations; %d messages (%d direct, %d mentions, %d links, %d images), %d reactions, %d flag rows (%d starred), %d read marks",
 		c.users, c.channels, c.subscriptions, c.conversations, c.messages, c.direct, c.mentions, c.links, c.images,
 		c.reactions, c.flagRows, c.starred, c.readMarks)
-	if c.fallbackRead {
-		s += " (no MarkReadThrough in the store: only the typical user's reads, as rows)"
-	}
 	return s
 }

@@ -292,7 +292,11 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	if err != nil {
 		return rep, err
 	}
-	unread, err := rdb.query(ctx, rawUnreadCount(m.unread))
+	unreadRs, err := rdb.userRecipients(ctx, m.unread)
+	if err != nil {
+		return rep, fmt.Errorf("raw: the unread user's recipients: %w", err)
+	}
+	unread, err := rdb.query(ctx, rawUnreadCount(m.unread, unreadRs))
 	if err != nil {
 		return rep, fmt.Errorf("raw: unread count: %w", err)
 	}

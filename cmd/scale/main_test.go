@@ -63,6 +63,9 @@ func smoke(t *testing.T, db string) {
 		{"the typical user's channels", count("SELECT count(*) FROM subscriptions WHERE user_id = ?", int64(m.typical)), 1 + typicalOthers},
 		{"flag rows", count("SELECT count(*) FROM user_message_flags"), counts.flagRows},
 		{"reactions", count("SELECT count(*) FROM reactions"), counts.reactions},
+		{"read marks", count("SELECT count(*) FROM read_marks"), counts.readMarks},
+		{"links (has)", count("SELECT count(*) FROM messages WHERE (has & 1) <> 0"), counts.links + count("SELECT count(*) FROM messages WHERE (has & 2) <> 0 AND content NOT LIKE '%https://%'")},
+		{"images (has)", count("SELECT count(*) FROM messages WHERE (has & 2) <> 0"), counts.images},
 		{"mention rows", count("SELECT count(*) FROM user_message_flags WHERE (flags & ?) <> 0", int64(store.FlagMentioned)), counts.mentions},
 		{"senders' read rows", count("SELECT count(*) FROM messages m JOIN user_message_flags f ON f.message_id = m.id AND f.user_id = m.sender_id AND (f.flags & 1) = 1"), messages},
 		{"channels with a first message", count("SELECT count(*) FROM streams WHERE first_message_id IS NOT NULL AND first_message_id > 0"),
@@ -71,6 +74,9 @@ func smoke(t *testing.T, db string) {
 		if c.got != c.want {
 			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
 		}
+	}
+	if counts.readMarks < users {
+		t.Errorf("%d read marks for %d users", counts.readMarks, users)
 	}
 	// The shape's shares, loosely: 8% direct, 5% mentions, 10% links.
 	for _, c := range []struct {

@@ -249,9 +249,17 @@ func requests(ctx context.Context, m *model, rdb *rawDB, recipientOf func(conv i
 		return out
 	}
 
+	typRs, err := rdb.userRecipients(ctx, typ)
+	if err != nil {
+		return nil, fmt.Errorf("raw: the typical user's recipients: %w", err)
+	}
+	unreadRs, err := rdb.userRecipients(ctx, unread)
+	if err != nil {
+		return nil, fmt.Errorf("raw: the unread user's recipients: %w", err)
+	}
 	// The ids the flag writes change: the typical user's newest received
 	// messages.
-	newest, err := rdb.query(ctx, rawReceived(typ, "", nil, true, 5000))
+	newest, err := rdb.query(ctx, rawReceived(typRs, nil, true, 5000))
 	if err != nil {
 		return nil, fmt.Errorf("raw: the typical user's newest messages: %w", err)
 	}
@@ -269,20 +277,20 @@ func requests(ctx context.Context, m *model, rdb *rawDB, recipientOf func(conv i
 	hotTopic := big.topics[0]
 
 	rs := []request{
-		{name: `POST /register event_types=["message"]`, user: typ, method: "POST", path: "/register", params: regMsg, ids: maxID, raw: rq(rawMaxReceived(typ)), after: deleteQueue},
-		{name: `  same, 50k-unread user`, user: unread, method: "POST", path: "/register", params: regMsg, ids: maxID, raw: rq(rawMaxReceived(unread)), after: deleteQueue},
-		{name: "POST /register (all sections)", user: typ, method: "POST", path: "/register", params: regAll, ids: maxID, raw: rq(rawMaxReceived(typ)), after: deleteQueue},
-		{name: "  same, 50k-unread user", user: unread, method: "POST", path: "/register", params: regAll, ids: maxID, raw: rq(rawMaxReceived(unread)), after: deleteQueue},
-		{name: "GET /messages newest 100, no narrow", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, "")), ids: messageIDs, raw: rq(rawReceived(typ, "", nil, true, 100))},
-		{name: "  same, anchor=oldest num_after 100", user: typ, method: "GET", path: "/messages", params: fixed(get("oldest", 0, 100, "")), ids: messageIDs, raw: rq(rawReceived(typ, "", nil, false, 100))},
-		{name: "is:unread anchor=first_unread, 100 after", user: typ, method: "GET", path: "/messages", params: fixed(get("first_unread", 0, 100, narrowJSON([2]any{"is", "unread"}))), ids: messageIDs, raw: rq(rawReceived(typ, unreadCond, []any{int64(typ)}, false, 101))},
-		{name: "  same, 50k-unread user", user: unread, method: "GET", path: "/messages", params: fixed(get("first_unread", 0, 100, narrowJSON([2]any{"is", "unread"}))), ids: messageIDs, raw: rq(rawReceived(unread, unreadCond, []any{int64(unread)}, false, 101))},
-		{name: "sender:<busy user> newest 50", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 50, 0, narrowJSON([2]any{"sender", int64(m.busy)}))), ids: messageIDs, raw: rq(rawReceived(typ, "m.sender_id = ?", []any{int64(m.busy)}, true, 50))},
+		{name: `POST /register event_types=["message"]`, user: typ, method: "POST", path: "/register", params: regMsg, ids: maxID, raw: rq(rawMaxReceived(typRs)), after: deleteQueue},
+		{name: `  same, 50k-unread user`, user: unread, method: "POST", path: "/register", params: regMsg, ids: maxID, raw: rq(rawMaxReceived(unreadRs)), after: deleteQueue},
+		{name: "POST /register (all sections)", user: typ, method: "POST", path: "/register", params: regAll, ids: maxID, raw: rq(rawMaxReceived(typRs)), after: deleteQueue},
+		{name: "  same, 50k-unread user", user: unread, method: "POST", path: "/register", params: regAll, ids: maxID, raw: rq(rawMaxReceived(unreadRs)), after: deleteQueue},
+		{name: "GET /messages newest 100, no narrow", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, "")), ids: messageIDs, raw: rq(rawReceived(typRs, nil, true, 100))},
+		{name: "  same, anchor=oldest num_after 100", user: typ, method: "GET", path: "/messages", params: fixed(get("oldest", 0, 100, "")), ids: messageIDs, raw: rq(rawReceived(typRs, nil, false, 100))},
+		{name: "is:unread anchor=first_unread, 100 after", user: typ, method: "GET", path: "/messages", params: fixed(get("first_unread", 0, 100, narrowJSON([2]any{"is", "unread"}))), ids: messageIDs, raw: rq(rawUnread(typ, typRs, 101))},
+		{name: "  same, 50k-unread user", user: unread, method: "GET", path: "/messages", params: fixed(get("first_unread", 0, 100, narrowJSON([2]any{"is", "unread"}))), ids: messageIDs, raw: rq(rawUnread(unread, unreadRs, 101))},
+		{name: "sender:<busy user> newest 50", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 50, 0, narrowJSON([2]any{"sender", int64(m.busy)}))), ids: messageIDs, raw: rq(rawReceived(typRs, senderCond(m.busy), true, 50))},
 		{name: "channel + topic newest 100", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, narrowJSON([2]any{"channel", int64(big.id)}, [2]any{"topic", hotTopic}))), ids: messageIDs, raw: rq(rawTopic(big.id, hotTopic, 100))},
 		{name: "DM conversation newest 50", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 50, 0, narrowJSON([2]any{"dm", dmOperand}))), ids: messageIDs, raw: rq(rawConversation(recipientOf(m.typicalConv), 50))},
 		{name: "is:starred newest 100", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, narrowJSON([2]any{"is", "starred"}))), ids: messageIDs, raw: rq(rawFlagged(typ, store.FlagStarred, 100))},
 		{name: "is:mentioned newest 100", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, narrowJSON([2]any{"is", "mentioned"}))), ids: messageIDs, raw: rq(rawFlagged(typ, store.MentionFlags, 100))},
-		{name: "has:link newest 100", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, narrowJSON([2]any{"has", "link"}))), ids: messageIDs, raw: rq(rawReceived(typ, linkCond, nil, true, 100))},
+		{name: "has:link newest 100", user: typ, method: "GET", path: "/messages", params: fixed(get("newest", 100, 0, narrowJSON([2]any{"has", "link"}))), ids: messageIDs, raw: rq(rawReceived(typRs, hasCond(store.HasLink), true, 100))},
 		{name: "GET /users/me/{big}/topics", user: typ, method: "GET", path: fmt.Sprintf("/users/me/%d/topics", big.id), params: fixed(url.Values{}), ids: topicsIDs, raw: rq(rawTopics(big.id))},
 		{name: "GET /events after 1k queued events", user: typ, method: "GET", path: "/events",
 			params: func(int) url.Values { return vals("queue_id", queue, "last_event_id", "-1", "dont_block", "true") },
