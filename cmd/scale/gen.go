@@ -42,7 +42,7 @@ type generator struct {
 	counts     genCounts
 }
 
-// generate writes m's organisation and nMessages messages to st, printing
+// generate writes m's organisation and its m.messages messages to st, printing
 // progress to log.
 func generate(ctx context.Context, st store.Store, m *model, log io.Writer) (genCounts, error) {
 	g := &generator{m: m, r: rand.New(rand.NewPCG(uint64(m.seed), 0x6d657373)),
@@ -310,7 +310,7 @@ func (g *generator) finish(ctx context.Context, tx store.Tx, first map[store.Str
 	return nil
 }
 
-// count reports the generator's counts.
+// String reports the generator's counts.
 func (c genCounts) String() string {
 	s := fmt.Sprintf("%d users, %d channels, %d subscriptions, %d conversations; %d messages (%d direct, %d mentions, %d links, %d images), %d reactions, %d flag rows (%d starred), %d read marks",
 		c.users, c.channels, c.subscriptions, c.conversations, c.messages, c.direct, c.mentions, c.links, c.images,
