@@ -88,10 +88,16 @@ type closingStore interface {
 	Close() error
 }
 
-// open opens the target's store, as the example server would.
-func (t target) open(ctx context.Context) (closingStore, error) {
+// open opens the target's store; serving, as the example server does by
+// default (on PostgreSQL a pool of 16 and 2 write groups), else for the
+// generator's large transactions (no write groups).
+func (t target) open(ctx context.Context, serving bool) (closingStore, error) {
 	if t.postgres {
-		st, err := postgres.Open(ctx, t.db, postgres.WithSchema(t.schema), postgres.WithMaxConns(16))
+		groups := 0
+		if serving {
+			groups = 2
+		}
+		st, err := postgres.Open(ctx, t.db, postgres.WithSchema(t.schema), postgres.WithMaxConns(16), postgres.WithWriteGroups(groups))
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", t, err)
 		}

@@ -242,7 +242,7 @@ func generateTarget(ctx context.Context, t target, m *model, stdout io.Writer) e
 	if err := t.reset(ctx); err != nil {
 		return err
 	}
-	st, err := t.open(ctx)
+	st, err := t.open(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func generateTarget(ctx context.Context, t target, m *model, stdout io.Writer) e
 // runTarget runs the requests over the generated database t.
 func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.Duration, stdout io.Writer) (sizeReport, error) {
 	rep := sizeReport{size: size{m.messages, len(m.users)}}
-	st, err := t.open(ctx)
+	st, err := t.open(ctx, true)
 	if err != nil {
 		return rep, err
 	}

@@ -25,7 +25,7 @@ func smoke(t *testing.T, db string) {
 	if err := tg.reset(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st, err := tg.open(ctx)
+	st, err := tg.open(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
