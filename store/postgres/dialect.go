@@ -31,6 +31,7 @@ var dialect = sqlstore.Dialect{
 		return err
 	},
 	Casts:        true,
+	OrderedArms:  true,
 	OrderedJoin:  "JOIN",
 	ByteOrder:    ` COLLATE "C"`,
 	UserList:     func(ids []store.UserID) any { return ids },

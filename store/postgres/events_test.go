@@ -124,16 +124,24 @@ func TestAppendLocksPerRealm(t *testing.T) {
 // roundTrips is a pgx tracer that counts the requests a pool's connections
 // send to the server (n: each statement sent alone and each batch of
 // statements is one), and the plan mode settings among the statements of
-// batches (planSets).
-type roundTrips struct{ n, planSets atomic.Int64 }
+// batches (planSets); it shows every statement sent, with its arguments,
+// to stmts (see statementLog).
+type roundTrips struct {
+	n, planSets atomic.Int64
+	stmts       statementLog
+}
 
-func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+func (r *roundTrips) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	r.n.Add(1)
+	r.stmts.sent(c, d.SQL, d.Args)
 	return ctx
 }
 func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (r *roundTrips) TraceBatchStart(ctx context.Context, c *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
 	r.n.Add(1)
+	for _, q := range d.Batch.QueuedQueries {
+		r.stmts.sent(c, q.SQL, q.Arguments)
+	}
 	return ctx
 }
 func (r *roundTrips) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {

@@ -153,14 +153,3 @@ func (a *audience) at(upTo store.MessageID) []store.UserID {
 	}
 	return out
 }
-
-// StreamTopics implements [store.StreamStore]: one pass over the
-// channel's rows of the messages_stream_topic index, then the topic of each
-// topic's newest message by its primary key.
-func (t *tx) StreamTopics(ctx context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
-	return scanAll(ctx, t, "stream topics", func(r pgx.Rows, s *store.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
-		`SELECT n.topic, m.max_id FROM
-		(SELECT max(id) AS max_id FROM messages WHERE stream_id = $1 AND id >= $2 GROUP BY topic_key) m
-		JOIN messages n ON n.id = m.max_id
-		ORDER BY m.max_id DESC`, stream, minID)
-}

@@ -74,3 +74,7 @@ const (
 	EventsByAudience   = eventsByAudience
 	PrunedAudiencesSQL = prunedAudiencesSQL
 )
+
+// WithTrace makes a Store call fn with every statement its transactions run
+// and the statement's arguments, before it runs.
+func WithTrace(fn func(query string, args []any)) Option { return withTrace(fn) }

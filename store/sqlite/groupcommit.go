@@ -52,6 +52,8 @@ type writeGroup struct {
 	// logHead is the Store's hint of the event log's head, raised when a
 	// transaction that appended entries ends.
 	logHead *atomic.Int64
+	// trace is the Store's statement hook (see withTrace), or nil.
+	trace func(query string, args []any)
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -103,7 +105,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx store.Tx) error) err
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx store.Tx) error) (kept bool, err error) {
 	t := newTx(&tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
-		logHead: g.logHead, group: b})
+		logHead: g.logHead, group: b, trace: g.trace})
 	bg := context.WithoutCancel(ctx)
 	if !first {
 		if _, err := t.exec(bg, "SAVEPOINT op"); err != nil {

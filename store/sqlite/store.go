@@ -51,6 +51,9 @@ type Store struct {
 	writerStmts, readerStmts *stmtCache
 	writes                   *writeGroup
 	rows                     *rowCache
+	// trace, when set (by a test, see withTrace), is called with every
+	// statement a transaction runs and its arguments, before it runs.
+	trace func(query string, args []any)
 	// logHead is the highest event log id an ended write transaction
 	// appended (or the log's head when the Store opened): a hint of how far
 	// the log reaches, for choosing how to read a queue's entries.
@@ -61,6 +64,7 @@ type config struct {
 	busyTimeout time.Duration
 	readers     int
 	rowCache    int
+	trace       func(query string, args []any)
 }
 
 // Option configures [Open].
@@ -103,6 +107,13 @@ func WithReaders(n int) Option {
 			c.readers = n
 		}
 	}
+}
+
+// withTrace makes the Store call fn with every statement its transactions
+// run and the statement's arguments, before it runs; fn must be safe for
+// concurrent use. For tests, which read the statements' query plans.
+func withTrace(fn func(query string, args []any)) Option {
+	return func(c *config) { c.trace = fn }
 }
 
 // Open opens (creating it if needed) the SQLite database file at path, applies
@@ -154,8 +165,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	st := &Store{writer: writer, readers: readers,
-		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), rows: newRowCache(cfg.rowCache)}
-	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows, logHead: &st.logHead}
+		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), rows: newRowCache(cfg.rowCache), trace: cfg.trace}
+	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows, logHead: &st.logHead, trace: cfg.trace}
 	var head int64
 	err = writer.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'event_log'").Scan(&head)
 	if err != nil {
@@ -255,7 +266,7 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := newTx(&tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead,
+	t := newTx(&tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead, trace: s.trace,
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}})

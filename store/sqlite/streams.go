@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/chatcore/chatcore/store"
 )
@@ -31,13 +30,4 @@ func (t *tx) StreamByName(ctx context.Context, realm store.RealmID, name string)
 		t.cacheStream(s)
 	}
 	return s, err
-}
-
-// StreamTopics implements [store.StreamStore]: one pass over the
-// channel's rows of the messages_stream_topic index.
-func (t *tx) StreamTopics(ctx context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
-	return scanAll(ctx, t, "stream topics", func(r *sql.Rows, s *store.TopicSummary) error { return r.Scan(&s.Name, &s.MaxID) },
-		`SELECT (SELECT topic FROM messages n WHERE n.id = m.max_id), m.max_id FROM
-		(SELECT MAX(id) AS max_id FROM messages WHERE stream_id = ? AND id >= ? GROUP BY topic_key) m
-		ORDER BY m.max_id DESC`, stream, minID)
 }

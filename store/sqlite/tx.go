@@ -45,6 +45,8 @@ type tx struct {
 	group      *group
 	// logHead is the Store's hint of the event log's head.
 	logHead *atomic.Int64
+	// trace is the Store's statement hook (see withTrace), or nil.
+	trace func(query string, args []any)
 	// Tx runs the statements written once for both SQL stores (see
 	// newTx).
 	sqlstore.Tx
@@ -97,10 +99,14 @@ func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 	return nil
 }
 
-// prepare readies a statement: it begins a View's transaction, notes the
-// cached tables a statement of an Update changes but those of except (see
-// rowCache), and returns the statement's context and transaction.
-func (t *tx) prepare(ctx context.Context, query string, except tableSet) (context.Context, *sql.Tx, error) {
+// prepare readies a statement run with args: it shows both to the trace
+// hook, begins a View's transaction, notes the cached tables a statement of
+// an Update changes but those of except (see rowCache), and returns the
+// statement's context and transaction.
+func (t *tx) prepare(ctx context.Context, query string, except tableSet, args []any) (context.Context, *sql.Tx, error) {
+	if t.trace != nil {
+		t.trace(query, args)
+	}
 	if t.group != nil && t.rows != nil {
 		t.group.changed |= changedTables(query) &^ except
 	}
@@ -127,7 +133,7 @@ func (t *tx) execUserRow(ctx context.Context, user store.UserID, prepared bool, 
 // execAs runs query, through the statement cache when prepared, noting the
 // cached tables it changes but those of except.
 func (t *tx) execAs(ctx context.Context, query string, prepared bool, except tableSet, args ...any) (sql.Result, error) {
-	ctx, sqlTx, err := t.prepare(ctx, query, except)
+	ctx, sqlTx, err := t.prepare(ctx, query, except, args)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +146,7 @@ func (t *tx) execAs(ctx context.Context, query string, prepared bool, except tab
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	ctx, sqlTx, err := t.prepare(ctx, query, 0)
+	ctx, sqlTx, err := t.prepare(ctx, query, 0, args)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +165,7 @@ type errRow struct{ err error }
 func (r errRow) Scan(...any) error { return r.err }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) row {
-	ctx, sqlTx, err := t.prepare(ctx, query, 0)
+	ctx, sqlTx, err := t.prepare(ctx, query, 0, args)
 	if err != nil {
 		return errRow{err}
 	}

@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Messages", messageTests},
 		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
+		{"Received", receivedTests},
 		{"Reactions", reactionTests},
 		{"Presence", presenceTests},
 		{"Scheduled", scheduledTests},

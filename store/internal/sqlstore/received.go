@@ -43,21 +43,23 @@ type membership struct {
 	through   store.MessageID
 }
 
-// membershipsSQL reads the memberships of the user $1: their active
-// subscriptions and their direct conversations, with their read marks.
+// membershipsSQL reads the memberships of the user $1 in the realm $2 (any
+// realm when 0): their active subscriptions and their direct
+// conversations, with their read marks.
 const membershipsSQL = `SELECT st.recipient_id, st.id, s.since_message_id, coalesce(k.through, 0)
 	FROM subscriptions s JOIN streams st ON st.id = s.stream_id
 	LEFT JOIN read_marks k ON k.user_id = s.user_id AND k.recipient_id = st.recipient_id
-	WHERE s.user_id = $1 AND s.active
+	WHERE s.user_id = $1 AND s.active AND ($2 = 0 OR st.realm_id = $2)
 	UNION ALL
 	SELECT rm.recipient_id, 0, 0, coalesce(k.through, 0) FROM recipient_members rm
+	JOIN recipients r ON r.id = rm.recipient_id
 	LEFT JOIN read_marks k ON k.user_id = rm.user_id AND k.recipient_id = rm.recipient_id
-	WHERE rm.user_id = $1`
+	WHERE rm.user_id = $1 AND ($2 = 0 OR r.realm_id = $2)`
 
-func (x *Tx) memberships(ctx context.Context, user store.UserID) ([]membership, error) {
+func (x *Tx) memberships(ctx context.Context, user store.UserID, realm store.RealmID) ([]membership, error) {
 	return scanAll(ctx, x, "memberships", func(r Row, m *membership) error {
 		return r.Scan(Num(&m.recipient), Num(&m.stream), Num(&m.since), Num(&m.through))
-	}, membershipsSQL, user)
+	}, membershipsSQL, user, realm)
 }
 
 // maxArms bounds the ranges one statement merges (SQLite allows 500 terms
@@ -128,7 +130,7 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 // receivedMemberships returns the memberships of q.FlagUser whose
 // messages q can select.
 func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]membership, error) {
-	ms, err := x.memberships(ctx, q.FlagUser)
+	ms, err := x.memberships(ctx, q.FlagUser, q.RealmID)
 	if err != nil {
 		return nil, err
 	}
@@ -175,15 +177,25 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (stri
 			strings.Join(append(where, common...), " AND "))
 	}
 	if len(arms) == 0 {
-		return "SELECT 0 WHERE 1 = 0", nil
+		return "SELECT 0 AS id WHERE 1 = 0", nil
 	}
-	return strings.Join(arms, " UNION ALL ") + " ORDER BY 1" + orderDir(q.Newest) + limitClause(q.Limit), p.Args
+	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
+	if x.d.OrderedArms {
+		for i, a := range arms {
+			arms[i] = "(" + a + order + ")"
+		}
+	}
+	return "SELECT id FROM (" + strings.Join(arms, " UNION ALL ") + ") u" + order, p.Args
 }
 
 // rangeArm returns the SELECT of the messages of membership m the user has
 // no row for (their flags derive from the message and the read mark) that
 // match q; ok is false when none can.
 func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string) (string, bool) {
+	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
+	if read && (unread || m.through < max(m.since, 1)) {
+		return "", false // no message of the range is both, or read
+	}
 	var where []string
 	if q.TopicKey != nil {
 		where = append(where, "m.stream_id = "+p.Add(m.stream)+" AND m.topic_key = "+p.Add(*q.TopicKey)+" AND m.type = 'stream'")
@@ -195,14 +207,8 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 	}
 	// The derived flags: default_flags, with read up to the read mark.
 	flags := "m.default_flags"
-	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
 	switch {
-	case read && unread:
-		return "", false
 	case read:
-		if m.through < max(m.since, 1) {
-			return "", false
-		}
 		where = append(where, "m.id <= "+p.Add(m.through))
 		flags = "(m.default_flags | 1)"
 	case unread:
@@ -361,7 +367,7 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 	if err != nil || len(tops) == 0 {
 		return err
 	}
-	ms, err := x.memberships(ctx, user)
+	ms, err := x.memberships(ctx, user, 0)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,12 @@ type Dialect struct {
 	// json_each (SQLite) rather than an array (PostgreSQL); see [List],
 	// Dialect.In and Dialect.Each.
 	JSONLists bool
+	// OrderedArms says that the members of a UNION ALL merged by id are
+	// each parenthesized with their own ORDER BY and LIMIT: PostgreSQL plans
+	// a Merge Append that reads each only as far as the merge needs for
+	// such members, not for bare ones; SQLite merges bare members lazily
+	// and allows no parentheses.
+	OrderedArms bool
 	// Casts says that a parameter whose type the statement does not imply
 	// takes a cast (PostgreSQL); see Dialect.Cast.
 	Casts bool

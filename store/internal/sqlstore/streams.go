@@ -186,3 +186,24 @@ func prefixed(prefix, cols string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// streamTopicsSQL lists the topics of the channel $1 whose newest message
+// is at or above $2, newest first, by walking the messages_stream_topic
+// index from one topic to the next (one seek per topic) and reading each
+// topic's newest message there: the work follows the number of topics, not
+// the channel's history.
+const streamTopicsSQL = `WITH RECURSIVE t(k) AS (
+		SELECT min(topic_key) FROM messages WHERE stream_id = $1
+		UNION ALL
+		SELECT (SELECT min(topic_key) FROM messages WHERE stream_id = $1 AND topic_key > t.k) FROM t WHERE t.k IS NOT NULL
+	), x(max_id) AS MATERIALIZED (
+		SELECT (SELECT max(id) FROM messages WHERE stream_id = $1 AND topic_key = t.k) FROM t WHERE t.k IS NOT NULL
+	)
+	SELECT (SELECT n.topic FROM messages n WHERE n.id = x.max_id), x.max_id FROM x
+	WHERE x.max_id >= $2 ORDER BY x.max_id DESC`
+
+// StreamTopics implements [store.StreamStore] with streamTopicsSQL.
+func (x *Tx) StreamTopics(ctx context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
+	return scanAll(ctx, x, "stream topics", func(r Row, s *store.TopicSummary) error { return r.Scan(&s.Name, Num(&s.MaxID)) },
+		streamTopicsSQL, stream, minID)
+}
