@@ -63,13 +63,29 @@ func (t *tx) MarkReadThrough(_ context.Context, user store.UserID, recipient sto
 	if through > t.d.marks[k] {
 		put(t, t.d.marks, k, through)
 	}
-	for id := range t.d.flagsByUser[user].all() {
-		f := t.d.flags[flagKey{user, id}]
-		if m, ok := t.d.messages[id]; ok && id <= through && m.RecipientID == recipient && f&store.FlagRead == 0 {
+	since, member := t.memberSince(user, recipient)
+	for _, id := range t.d.flagsByUser[user].collect() {
+		fk := flagKey{user, id}
+		f := t.d.flags[fk]
+		m, ok := t.d.messages[id]
+		if !ok || id > through || m.RecipientID != recipient {
+			continue
+		}
+		switch {
+		case member && id >= since && f|store.FlagRead == m.DefaultFlags|store.FlagRead:
+			t.dropFlags(fk) // the mark derives it now
+		case f&store.FlagRead == 0:
 			t.putFlags(user, id, f|store.FlagRead)
 		}
 	}
 	return nil
+}
+
+// dropFlags deletes the flag row k.
+func (t *tx) dropFlags(k flagKey) {
+	del(t, t.d.flags, k)
+	unindex(t, t.d.flagsByMsg, k.msg, k.user)
+	unindex(t, t.d.flagsByUser, k.user, k.msg)
 }
 
 // maxPinned bounds the unread messages one mark move pins with a row, as
@@ -117,9 +133,7 @@ func (t *tx) advanceReadMarks(user store.UserID, ids []store.MessageID) {
 		for id := range t.d.msgByRecipient[r].between(base, h+1, false) {
 			fk := flagKey{user, id}
 			if f, row := t.d.flags[fk]; row && id >= since && f == t.d.messages[id].DefaultFlags|store.FlagRead {
-				del(t, t.d.flags, fk)
-				unindex(t, t.d.flagsByMsg, id, user)
-				unindex(t, t.d.flagsByUser, user, id)
+				t.dropFlags(fk)
 			}
 		}
 	}

@@ -96,9 +96,3 @@ func (t *tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids 
 		return t.Tx.UpdateUserMessageFlags(ctx, user, ids, flag, add)
 	})
 }
-
-// UnreadMessages implements [store.FlagStore] as sqlstore.Tx does, reading
-// the messages' flags through UserMessages (on its generic plan).
-func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
-	return t.UnreadMessagesWith(ctx, user, limit, t.UserMessages)
-}

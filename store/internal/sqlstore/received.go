@@ -62,6 +62,10 @@ func (x *Tx) memberships(ctx context.Context, user store.UserID, realm store.Rea
 	}, membershipsSQL, user, realm)
 }
 
+// fewRecipients is the most recipients a query may name for its flag rows
+// to be read from their messages rather than from the user's rows.
+const fewRecipients = 4
+
 // maxArms bounds the ranges one statement merges (SQLite allows 500 terms
 // in a compound SELECT); a user in more channels and conversations is read
 // with one statement per group of ranges, merged here.
@@ -73,6 +77,19 @@ const maxArms = 400
 // by message id), merged by id and cut at the limit, so its cost follows the
 // result and the user's memberships, not the history.
 func (x *Tx) ReceivedIDs(ctx context.Context, q store.MessageQuery) ([]store.MessageID, error) {
+	return received(ctx, x, q, false, func(r Row, id *store.MessageID) error { return r.Scan(Num(id)) },
+		func(id store.MessageID) store.MessageID { return id })
+}
+
+// ReceivedUserMessages is ReceivedIDs giving the user's view of each
+// message (UserMessageCols) from the same statement.
+func (x *Tx) ReceivedUserMessages(ctx context.Context, q store.MessageQuery) ([]store.UserMessage, error) {
+	return received(ctx, x, q, true, x.d.ScanUserMessage, func(um store.UserMessage) store.MessageID { return um.ID })
+}
+
+// received runs the statements of ReceivedIDs, each row scanned by scan
+// (the user's view of the message when view is set, else its id).
+func received[T any](ctx context.Context, x *Tx, q store.MessageQuery, view bool, scan func(Row, *T) error, id func(T) store.MessageID) ([]T, error) {
 	if q.Recipients != nil && len(q.Recipients) == 0 {
 		return nil, nil
 	}
@@ -80,23 +97,24 @@ func (x *Tx) ReceivedIDs(ctx context.Context, q store.MessageQuery) ([]store.Mes
 	if err != nil {
 		return nil, err
 	}
-	var out []store.MessageID
+	var out []T
 	first := true
 	for len(ms) > 0 || first {
 		n := min(len(ms), maxArms)
-		query, args := x.receivedSQL(q, ms[:n], first)
-		ids, err := scanIDs[store.MessageID](ctx, x, "received messages", query, args...)
+		query, args := x.receivedSQL(q, ms[:n], first, view)
+		rows, err := scanAll(ctx, x, "received messages", scan, query, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ids...)
+		out = append(out, rows...)
 		ms, first = ms[n:], false
 	}
-	if q.Newest {
-		slices.SortFunc(out, func(a, b store.MessageID) int { return int(b - a) })
-	} else {
-		slices.Sort(out)
-	}
+	slices.SortFunc(out, func(a, b T) int {
+		if q.Newest {
+			return int(id(b) - id(a))
+		}
+		return int(id(a) - id(b))
+	})
 	if q.Limit > 0 && len(out) > q.Limit {
 		out = out[:q.Limit]
 	}
@@ -117,7 +135,7 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 		return "", nil, false, err
 	}
 	if len(ms) <= maxArms {
-		query, args := x.receivedSQL(q, ms, true)
+		query, args := x.receivedSQL(q, ms, true, false)
 		return "SELECT id FROM (" + query + ") r", args, true, nil
 	}
 	ids, err := x.ReceivedIDs(ctx, q)
@@ -144,8 +162,9 @@ func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]m
 }
 
 // receivedSQL builds one statement of ReceivedIDs: a range per membership
-// of ms, and the user's flag rows when rows is set, merged by id.
-func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (string, []any) {
+// of ms, and the user's flag rows when rows is set, merged by id; each row
+// is the message id, or with view the user's view of it (UserMessageCols).
+func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
 	var p Params
 	user := p.Add(q.FlagUser)
 	var common []string // conditions on m every range has
@@ -158,7 +177,7 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (stri
 	common = MessageConds(common, p.Add, q)
 	var arms []string
 	for _, m := range ms {
-		if arm, ok := x.rangeArm(q, m, &p, user, common); ok {
+		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {
 			arms = append(arms, arm)
 		}
 	}
@@ -175,8 +194,17 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (stri
 		}
 		// The user's rows drive the join (they are few: what differs from
 		// their read marks), whatever the planner estimates for the
-		// message conditions.
-		arms = append(arms, "SELECT f.message_id AS id FROM user_message_flags f "+x.d.OrderedJoin+" messages m ON m.id = f.message_id WHERE "+
+		// message conditions; for a few named conversations or channels
+		// the planner may start from their messages instead.
+		join := x.d.OrderedJoin
+		if q.Recipients != nil && len(q.Recipients) <= fewRecipients {
+			join = "JOIN"
+		}
+		cols := "f.message_id AS id"
+		if view {
+			cols += viewCols + ", f.flags AS uf"
+		}
+		arms = append(arms, "SELECT "+cols+" FROM user_message_flags f "+join+" messages m ON m.id = f.message_id WHERE "+
 			strings.Join(append(where, common...), " AND "))
 	}
 	if len(arms) == 0 {
@@ -191,13 +219,17 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows bool) (stri
 	for i, a := range arms {
 		arms[i] = "(" + a + order + ")"
 	}
-	return "SELECT id FROM (" + strings.Join(arms, " UNION ALL ") + ") u" + order, p.Args
+	return "SELECT * FROM (" + strings.Join(arms, " UNION ALL ") + ") u" + order, p.Args
 }
+
+// viewCols are the columns of UserMessageCols after id and before uf, of
+// the message m.
+const viewCols = ", m.realm_id, m.type, m.stream_id, m.topic, m.sender_id, m.direct_members"
 
 // rangeArm returns the SELECT of the messages of membership m the user has
 // no row for (their flags derive from the message and the read mark) that
 // match q; ok is false when none can.
-func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string) (string, bool) {
+func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool) (string, bool) {
 	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
 	if read && (unread || m.through < max(m.since, 1)) {
 		return "", false // no message of the range is both, or read
@@ -241,7 +273,18 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 	}
 	where = append(where, common...)
 	where = append(where, "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = "+user+" AND f.message_id = m.id)")
-	return "SELECT m.id AS id FROM messages m WHERE " + strings.Join(where, " AND "), true
+	cols := "m.id AS id"
+	if view {
+		derived := "m.default_flags"
+		switch {
+		case read:
+			derived = "(m.default_flags | 1)"
+		case !unread && m.through > 0:
+			derived = "(m.default_flags | CASE WHEN m.id <= " + p.Add(m.through) + " THEN 1 ELSE 0 END)"
+		}
+		cols += viewCols + ", " + derived + " AS uf"
+	}
+	return "SELECT " + cols + " FROM messages m WHERE " + strings.Join(where, " AND "), true
 }
 
 // RowFlagConds returns the conditions of q's flags on a flag row's flags
@@ -301,23 +344,10 @@ func limitClause(limit int) string {
 	return ""
 }
 
-// UnreadMessages implements [store.FlagStore] through ReceivedIDs.
+// UnreadMessages implements [store.FlagStore] with ReceivedUserMessages:
+// one statement reads the messages with the user's flags.
 func (x *Tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
-	return x.UnreadMessagesWith(ctx, user, limit, x.UserMessages)
-}
-
-// UnreadMessagesWith is UnreadMessages reading the messages' flags with
-// userMessages (a store's own UserMessages).
-func (x *Tx) UnreadMessagesWith(ctx context.Context, user store.UserID, limit int,
-	userMessages func(context.Context, store.UserID, []store.MessageID) ([]store.UserMessage, error)) ([]store.UserMessage, error) {
-	ids, err := x.ReceivedIDs(ctx, store.MessageQuery{FlagUser: user, NoFlags: store.FlagRead, Newest: true, Limit: limit})
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	slices.Reverse(ids)
-	out, err := userMessages(ctx, user, ids)
-	slices.Reverse(out)
-	return out, err
+	return x.ReceivedUserMessages(ctx, store.MessageQuery{FlagUser: user, NoFlags: store.FlagRead, Newest: true, Limit: limit})
 }
 
 // FlaggedMessageIDs implements [store.FlagStore] through ReceivedIDs.
@@ -325,8 +355,9 @@ func (x *Tx) FlaggedMessageIDs(ctx context.Context, user store.UserID, flag stor
 	return x.ReceivedIDs(ctx, store.MessageQuery{FlagUser: user, AllFlags: flag})
 }
 
-// MarkReadThrough implements [store.FlagStore]: one upsert of the mark and
-// one update of the user's unread rows up to it (their partial index).
+// MarkReadThrough implements [store.FlagStore]: one upsert of the mark, one
+// update of the user's unread rows up to it (their partial index), and the
+// deletion of the rows the mark now derives.
 func (x *Tx) MarkReadThrough(ctx context.Context, user store.UserID, recipient store.RecipientID, through store.MessageID) error {
 	if err := x.q.Writable(); err != nil {
 		return err
@@ -337,11 +368,29 @@ func (x *Tx) MarkReadThrough(ctx context.Context, user store.UserID, recipient s
 	if _, err := x.q.Exec(ctx, markSQL, user, recipient, through); err != nil {
 		return x.classify(err, "mark read")
 	}
-	_, err := x.q.Exec(ctx, `UPDATE user_message_flags SET flags = flags | 1
+	if _, err := x.q.Exec(ctx, `UPDATE user_message_flags SET flags = flags | 1
 		WHERE user_id = $1 AND flags & 1 = 0 AND message_id <= $3
-		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $2)`, user, recipient, through)
+		AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $2)`, user, recipient, through); err != nil {
+		return x.classify(err, "mark read")
+	}
+	ms, err := x.memberships(ctx, user, 0)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(ms, func(m membership) bool { return m.recipient == recipient }); i >= 0 {
+		// The rows the mark now derives go, as AdvanceReadMarks does.
+		_, err = x.q.Exec(ctx, sweepSQL, user, ms[i].since-1, through, recipient, ms[i].since)
+	}
 	return x.classify(err, "mark read")
 }
+
+// sweepSQL deletes the rows of user $1 on messages of recipient $4 with an
+// id above $2, up to $3 and at least $5 (their receipt starts there) whose
+// flags are what a read mark derives: read and the message's default flags.
+const sweepSQL = `DELETE FROM user_message_flags
+	WHERE user_id = $1 AND message_id > $2 AND message_id <= $3
+	AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $4
+		AND m.id >= $5 AND flags = (m.default_flags | 1))`
 
 // markSQL raises the read mark of user $1 on recipient $2 to $3.
 const markSQL = `INSERT INTO read_marks (user_id, recipient_id, through) VALUES ($1, $2, $3)
@@ -411,10 +460,7 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 		// flags, nothing else) go: a user's rows stay the few that differ
 		// from their marks (starred, mentioned, unread ones), which keeps
 		// every read driven by them short.
-		if _, err := x.q.Exec(ctx, `DELETE FROM user_message_flags
-			WHERE user_id = $1 AND message_id > $2 AND message_id <= $3
-			AND EXISTS (SELECT 1 FROM messages m WHERE m.id = message_id AND m.recipient_id = $4
-				AND m.id >= $5 AND flags = (m.default_flags | 1))`, user, base, t.high, t.recipient, m.since); err != nil {
+		if _, err := x.q.Exec(ctx, sweepSQL, user, base, t.high, t.recipient, m.since); err != nil {
 			return x.classify(err, "read marks")
 		}
 	}
