@@ -38,7 +38,7 @@ const (
 
 // connLost reports an error of a connection that died or could not be
 // made (the server ended the session, the socket closed or was reset, the
-// server refused it): passing trouble that a fresh connection may not
+// server refused it, the pool found no live one): passing trouble that a fresh connection may not
 // have. A context's end is not one, nor is any other error the server
 // answered.
 func connLost(err error) bool {
@@ -52,6 +52,9 @@ func connLost(err error) bool {
 		return false
 	}
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[*acquireError](err); ok {
 		return true
 	}
 	if errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||

@@ -57,6 +57,19 @@
 // committed data, which never waits for writers and never fails because of
 // them.
 //
+// # Lost connections
+//
+// A View, ViewSingle or Update whose connection dies (the server ended the
+// session: pg_terminate_backend, a restart or failover, SQLSTATE 57P01,
+// 57P02, 57P03 or class 08; or the socket closed or was reset) before its
+// COMMIT was sent committed nothing, so it runs again from the start, fn
+// included, on a connection the pool pings before handing it out (a dead
+// one is replaced), up to three more times after pauses of about 10, 40 and
+// 160 ms. A connection lost after the COMMIT was sent may have committed,
+// and that Update is not run again. The error left wraps
+// [store.ErrUnavailable]; a statement the server answered with an error of
+// its own is no lost connection and is not run again.
+//
 // # Round trips
 //
 // A statement whose answer can wait goes to the server in one pipelined
