@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +28,12 @@ import (
 func TestTerminatedBackends(t *testing.T) {
 	is := is.New(t)
 	app := "chatcore-lost-" + rand.Text()[:8]
-	db := pgtest.URL(t) + "&application_name=" + app
+	db := pgtest.URL(t) // its search path names the test's schema
+	if strings.Contains(db, "://") {
+		db += "&application_name=" + app
+	} else {
+		db += " application_name=" + app // a key=value DSN
+	}
 	bin := buildServer(t)
 	a := spawn(t, bin, "-db", db, "-db-pool", "4", "-rate-limit", "0")
 	b := spawn(t, bin, "-db", db, "-db-pool", "4", "-rate-limit", "0")

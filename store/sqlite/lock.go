@@ -45,7 +45,8 @@ func lock(path string) (*fileLock, error) {
 	}
 	l := &fileLock{f: f}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt(pid, 0)
 	}
 	if err != nil {
