@@ -338,7 +338,9 @@ func (e *Effects) sentMsg(m *Message, mentioned []UserID) {
 
 // Update runs fn in one store transaction and, only once it has committed,
 // publishes the collected events and sends the collected e-mails. Mail failures
-// after commit are logged: the change they describe has happened.
+// after commit are logged: the change they describe has happened. A store
+// error wrapping [ErrUnavailable] (passing database trouble) is returned as
+// an [Unavailable] error.
 func (s *Service) Update(ctx context.Context, fn func(tx Tx, fx *Effects) error) error {
 	var fx Effects
 	taken := map[*userLimiter]limitAnswer{}
@@ -356,7 +358,7 @@ func (s *Service) Update(ctx context.Context, fn func(tx Tx, fx *Effects) error)
 		return err
 	})
 	if err != nil {
-		return err
+		return unavailable(err)
 	}
 	s.noticeEvents(logged)
 	// The change has committed: its events and e-mails must go out even when
@@ -386,18 +388,21 @@ func (s *Service) flush(ctx context.Context, fx *Effects) {
 	}
 }
 
-// View runs fn in a read-only transaction.
+// View runs fn in a read-only transaction. A store may run fn more than once
+// (PostgreSQL runs it again on a fresh connection when its connection dies),
+// so fn must set its results afresh on every run. A store error wrapping
+// [ErrUnavailable] is returned as an [Unavailable] error.
 func (s *Service) View(ctx context.Context, fn func(tx Tx) error) error {
-	return s.store.View(ctx, fn)
+	return unavailable(s.store.View(ctx, fn))
 }
 
 // viewSingle runs fn, which makes one call on its Tx, through the store's
 // ViewSingle when it has one, and through View otherwise.
 func (s *Service) viewSingle(ctx context.Context, fn func(tx Tx) error) error {
 	if one, ok := s.store.(SingleReadStore); ok {
-		return one.ViewSingle(ctx, fn)
+		return unavailable(one.ViewSingle(ctx, fn))
 	}
-	return s.store.View(ctx, fn)
+	return unavailable(s.store.View(ctx, fn))
 }
 
 // TopicBatchSize is how many messages one transaction of a topic deletion or

@@ -212,6 +212,9 @@ var (
 	ErrConflict = store.ErrConflict
 	// ErrNotFound is [store.ErrNotFound]; test with errors.Is.
 	ErrNotFound = store.ErrNotFound
+	// ErrUnavailable is [store.ErrUnavailable]; test with errors.Is. Service
+	// methods return it inside an [*Error] of kind [KindUnavailable].
+	ErrUnavailable = store.ErrUnavailable
 )
 
 // FoldKey returns the key under which chatcore compares names

@@ -48,6 +48,9 @@ const (
 	KindUnauthenticated             // 401
 	KindRateLimited                 // 429
 	KindConflict                    // 409
+	// KindUnavailable is passing trouble of the database ([ErrUnavailable]):
+	// the request may succeed when made again after RetryAfter. 503.
+	KindUnavailable
 )
 
 // String returns the lower-case name of the kind.
@@ -65,6 +68,8 @@ func (k Kind) String() string {
 		return "rate_limited"
 	case KindConflict:
 		return "conflict"
+	case KindUnavailable:
+		return "unavailable"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -79,8 +84,8 @@ type Error struct {
 	Kind Kind
 	Msg  string
 	Data map[string]any
-	// RetryAfter is, on a [KindRateLimited] error, how long the client must
-	// wait before the request can succeed. Transports report it rounded up
+	// RetryAfter is, on a [KindRateLimited] or [KindUnavailable] error, how
+	// long the client should wait before making the request again. Transports report it rounded up
 	// to whole seconds (at least one): the HTTP adapter as the envelope's
 	// "retry-after" key and the Retry-After header, as Zulip does.
 	RetryAfter time.Duration
@@ -112,6 +117,38 @@ func BadRequestf(format string, args ...any) *Error {
 // ResourceNotFoundError (HTTP 404 with code BAD_REQUEST).
 func NotFound(msg string) *Error {
 	return &Error{Code: CodeBadRequest, Kind: KindNotFound, Msg: msg}
+}
+
+// UnavailableRetryAfter is the RetryAfter of the errors [Unavailable] returns:
+// a dropped PostgreSQL connection is replaced at once, and a SQLite lock held
+// by another process is usually a short transaction.
+const UnavailableRetryAfter = time.Second
+
+// Unavailable returns the error of kind [KindUnavailable] for cause, an error
+// wrapping [ErrUnavailable]: code BAD_REQUEST (Zulip's default code) with a
+// message that asks the client to try again, and RetryAfter
+// [UnavailableRetryAfter]. The Service's Update and View return it for such a
+// store error; a transport that meets ErrUnavailable outside an [*Error] (a
+// store call of its own) may use it too.
+func Unavailable(cause error) *Error {
+	return &Error{
+		Code: CodeBadRequest, Kind: KindUnavailable,
+		Msg:        "The server is temporarily unable to reach its database; try again shortly",
+		RetryAfter: UnavailableRetryAfter,
+		Err:        cause,
+	}
+}
+
+// unavailable returns err as an [Unavailable] error when it wraps
+// [ErrUnavailable] and is not one already, and err otherwise.
+func unavailable(err error) error {
+	if err == nil || !errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	if e, ok := errors.AsType[*Error](err); ok && e.Kind == KindUnavailable {
+		return err
+	}
+	return Unavailable(err)
 }
 
 // MissingArgument returns Zulip's "Missing 'name' argument" error with var_name set.

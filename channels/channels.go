@@ -55,6 +55,7 @@ func flag(p *bool, def bool) bool {
 func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req ListRequest) ([]View, error) {
 	var out []View
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
+		out = nil // a store may run fn again
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err

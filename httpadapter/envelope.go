@@ -23,6 +23,7 @@ var statusByKind = map[chatcore.Kind]int{
 	chatcore.KindUnauthenticated: http.StatusUnauthorized,
 	chatcore.KindRateLimited:     http.StatusTooManyRequests,
 	chatcore.KindConflict:        http.StatusConflict,
+	chatcore.KindUnavailable:     http.StatusServiceUnavailable,
 }
 
 // envelopeKeys are the keys of the envelope itself; error Data never overrides them.
@@ -72,8 +73,10 @@ func (h *handler) writeSuccess(w http.ResponseWriter, r *http.Request, fields ma
 // writeError writes err in Zulip's error envelope. It is the only place that
 // turns errors into responses: a [*chatcore.Error] gets the status of its Kind,
 // its code, message and Data keys; the adapter's own 405 and 413 errors get
-// their status; anything else is logged and answered with a bare 500
-// "Internal server error" that reveals nothing about the cause.
+// their status; an error wrapping [chatcore.ErrUnavailable] is logged and
+// answered as [chatcore.Unavailable] (503 with Retry-After); anything else is
+// logged and answered with a bare 500 "Internal server error" that reveals
+// nothing about the cause.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if mna, ok := errors.AsType[*methodNotAllowedError](err); ok {
 		// Zulip's 405 has no code, and lists the allowed methods.
@@ -94,6 +97,14 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		return
 	}
 	e, ok := errors.AsType[*chatcore.Error](err)
+	if errors.Is(err, chatcore.ErrUnavailable) && (!ok || e.Kind != chatcore.KindUnavailable) {
+		// Passing database trouble met outside the Service's Update and
+		// View (the event queues' own store calls): retryable, never a 500.
+		e, ok = chatcore.Unavailable(err), true
+	}
+	if ok && e.Kind == chatcore.KindUnavailable {
+		h.log.WarnContext(r.Context(), "httpadapter: database unavailable", "method", r.Method, "path", r.URL.Path, "err", e.Err)
+	}
 	if !ok {
 		h.log.ErrorContext(r.Context(), "httpadapter: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 		_ = writeJSON(w, http.StatusInternalServerError, map[string]any{
@@ -118,7 +129,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	switch e.Kind {
 	case chatcore.KindUnauthenticated:
 		w.Header().Set("WWW-Authenticate", `Basic realm="zulip"`)
-	case chatcore.KindRateLimited:
+	case chatcore.KindRateLimited, chatcore.KindUnavailable:
 		// Zulip sends fractional seconds, but its OpenAPI schema declares an
 		// integer: whole seconds, rounded up, satisfy both readings.
 		if e.RetryAfter > 0 {

@@ -52,6 +52,13 @@ func TestWriteErrorKinds(t *testing.T) {
 			map[string]any{"result": "error", "msg": "Request body too large (limit: 10 bytes)", "code": "BAD_REQUEST"}},
 		{"method not allowed", &methodNotAllowedError{allowed: []string{"GET", "HEAD"}}, 405, map[string]string{"Allow": "GET, HEAD"},
 			map[string]any{"result": "error", "msg": "Method Not Allowed", "allowed_methods": []any{"GET", "HEAD"}}},
+		{"unavailable", chatcore.Unavailable(fmt.Errorf("postgres: conn closed: %w", chatcore.ErrUnavailable)), 503, map[string]string{"Retry-After": "1"},
+			map[string]any{"result": "error", "msg": "The server is temporarily unable to reach its database; try again shortly", "code": "BAD_REQUEST", "retry-after": 1.0}},
+		{"unavailable store error outside the Service", fmt.Errorf("eventqueue: %w", fmt.Errorf("sqlite: database is locked: %w", chatcore.ErrUnavailable)), 503, map[string]string{"Retry-After": "1"},
+			map[string]any{"result": "error", "msg": "The server is temporarily unable to reach its database; try again shortly", "code": "BAD_REQUEST", "retry-after": 1.0}},
+		{"unavailable cause under another kind", &chatcore.Error{Code: chatcore.CodeBadRequest, Kind: chatcore.KindNotFound, Msg: "No such user",
+			Err: chatcore.ErrUnavailable}, 503, map[string]string{"Retry-After": "1"},
+			map[string]any{"result": "error", "msg": "The server is temporarily unable to reach its database; try again shortly", "code": "BAD_REQUEST", "retry-after": 1.0}},
 		{"internal", errors.New("disk on fire at /var/db"), 500, nil,
 			map[string]any{"result": "error", "msg": "Internal server error"}},
 	}

@@ -80,8 +80,9 @@ type handler struct {
 // Every response is JSON in Zulip's envelope. A [*chatcore.Error] is answered
 // with the status of its Kind (Invalid 400, NotFound 404, Forbidden 403,
 // Unauthenticated 401 with WWW-Authenticate, RateLimited 429 with Retry-After,
-// Conflict 409), its code, message and Data; any other error is logged and
-// answered with a bare 500 "Internal server error". Unknown paths (including
+// Conflict 409, Unavailable 503 with Retry-After, as is any error wrapping
+// [chatcore.ErrUnavailable]), its code, message and Data; any other error is
+// logged and answered with a bare 500 "Internal server error". Unknown paths (including
 // non-numeric, negative and out-of-range ids, whatever the method) get a JSON
 // 404, known paths with another method a JSON 405 listing allowed_methods
 // (before authentication, as in Zulip). OPTIONS on a known /api/v1 path is

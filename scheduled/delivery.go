@@ -140,6 +140,7 @@ func dueIDs(ctx context.Context, svc *chatcore.Service, now time.Time) ([]chatco
 	var ids []chatcore.ScheduledMessageID
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
 		due, err := tx.ScheduledMessages(ctx, chatcore.ScheduledFilter{Delivered: new(false), Failed: new(false), DueBy: now})
+		ids = ids[:0] // a store may run fn again
 		for i := range due {
 			ids = append(ids, due[i].ID)
 		}

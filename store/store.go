@@ -34,7 +34,11 @@ import (
 type Store interface {
 	// View runs fn in a read-only transaction that sees a consistent snapshot of
 	// committed data. fn must not keep tx after it returns. When ctx is done
-	// before fn starts, View returns ctx.Err() without calling fn.
+	// before fn starts, View returns ctx.Err() without calling fn. A store
+	// may run fn more than once, each run in a new transaction (postgres,
+	// after the connection died under it): fn must set its results afresh
+	// on every run. An error of passing database trouble, after any retries
+	// of the store's own, wraps ErrUnavailable (as Update's does).
 	View(ctx context.Context, fn func(tx Tx) error) error
 	// Update runs fn in a read-write transaction. It commits when fn returns nil
 	// and rolls back when fn returns an error or panics (the panic is re-raised
@@ -48,7 +52,8 @@ type Store interface {
 	// that fn checks and then writes holds. A store may get there by running
 	// one writer at a time (memory, sqlite) or by running writers at once and
 	// retrying one it could not order (postgres: SERIALIZABLE transactions,
-	// retried on a serialization failure). Update may therefore run fn more
+	// retried on a serialization failure, and on a connection lost before
+	// the commit was sent). Update may therefore run fn more
 	// than once, each run in a new transaction whose writes are discarded
 	// unless it is the one that commits: fn must keep nothing it did in a run
 	// that did not commit (the Service collects events, e-mails and rate-limit

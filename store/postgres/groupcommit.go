@@ -239,6 +239,12 @@ func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup
 	if t.failed != nil && (isRetryable(t.failed) || errors.Is(t.failed, errHeldBack)) && !isRetryable(ferr) {
 		ferr = t.failed // the cause to report if the Update runs no more
 	}
+	if connLost(t.failed) && !connLost(ferr) {
+		// The connection died under fn, which answered with an error of
+		// its own making: the lost connection is the cause (Update runs fn
+		// again on another connection).
+		ferr = fmt.Errorf("%w (%w)", t.failed, ferr)
+	}
 	if ferr != nil {
 		undo(ferr)
 		return false, isRetryable(ferr) || notOwnConflict(ferr), ferr
@@ -287,13 +293,8 @@ func (w *writeGroups) end(g *writeGroup) {
 		return
 	}
 	deferred := g.tx.deferred
-	stmtErr, err := g.tx.commit(ctx)
-	switch {
-	case stmtErr != nil:
-		g.err = stmtErr
-		return
-	case err != nil:
-		g.err = fmt.Errorf("postgres: commit: %w", err)
+	if err := commitOutcome(g.tx.commit(ctx)); err != nil {
+		g.err = err
 		return
 	}
 	w.commits.Add(1)

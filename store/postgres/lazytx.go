@@ -139,10 +139,22 @@ func (l *lazyTx) flush(ctx context.Context) error {
 func beginLazy(ctx context.Context, pool *pgxpool.Pool, begin ...string) (*lazyTx, error) {
 	c, err := pool.Acquire(ctx)
 	if err != nil {
+		if !isContextErr(err) {
+			// The pool could make no live connection (the server refused
+			// them, or ended every one it checked): a lost connection.
+			return nil, &acquireError{err}
+		}
 		return nil, err
 	}
 	return &lazyTx{conn: c, begin: begin}, nil
 }
+
+// acquireError is the error of a pool that handed out no connection for a
+// cause other than the caller's context (see connLost).
+type acquireError struct{ err error }
+
+func (e *acquireError) Error() string { return "acquiring a connection: " + e.err.Error() }
+func (e *acquireError) Unwrap() error { return e.err }
 
 // enqueueKind queues a statement to go to the server ahead of the
 // transaction's next one (see lazyTx); a.read gets its results then. The

@@ -57,6 +57,19 @@
 // committed data, which never waits for writers and never fails because of
 // them.
 //
+// # Lost connections
+//
+// A View, ViewSingle or Update whose connection dies (the server ended the
+// session: pg_terminate_backend, a restart or failover, SQLSTATE 57P01,
+// 57P02, 57P03 or class 08; or the socket closed or was reset) before its
+// COMMIT was sent committed nothing, so it runs again from the start, fn
+// included, on a connection the pool pings before handing it out (a dead
+// one is replaced), up to three more times after pauses of about 10, 40 and
+// 160 ms. A connection lost after the COMMIT was sent may have committed,
+// and that Update is not run again. The error left wraps
+// [store.ErrUnavailable]; a statement the server answered with an error of
+// its own is no lost connection and is not run again.
+//
 // # Round trips
 //
 // A statement whose answer can wait goes to the server in one pipelined
@@ -224,6 +237,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if cfg.pool != nil {
 		cfg.pool(pc)
 	}
+	pingFreshConns(pc)
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
@@ -257,8 +271,32 @@ func (s *Store) Close() error {
 }
 
 // View runs fn in a REPEATABLE READ, READ ONLY transaction; see
-// [store.Store]. Writes through its Tx return [ErrReadOnly].
+// [store.Store]. Writes through its Tx return [ErrReadOnly]. When the
+// connection dies (the server ended the session, the network failed), fn
+// runs again in a new transaction on a connection the pool has just
+// checked, up to three more times with short pauses, so fn may run more
+// than once and must set its results afresh; an error of a lost
+// connection that remains wraps [store.ErrUnavailable].
 func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
+	return retryLost(ctx, func(ctx context.Context) error { return s.view(ctx, fn) })
+}
+
+// retryLost runs run, and again while it fails on a lost connection
+// (lostUncommitted), with fresh connections (freshConn), at most
+// maxLostRetries more times; the error left is marked unavailable.
+func retryLost(ctx context.Context, run func(ctx context.Context) error) error {
+	err := run(ctx)
+	for n := 1; n <= maxLostRetries && lostUncommitted(err); n++ {
+		if perr := lostPause(ctx, n); perr != nil {
+			return fmt.Errorf("%w (after %w)", perr, unavailable(err))
+		}
+		err = run(freshConn(ctx))
+	}
+	return unavailable(err)
+}
+
+// view is one attempt of View.
+func (s *Store) view(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -275,17 +313,38 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	}()
 	ferr := fn(t)
 	done = true
-	if rerr := lt.rollback(ctx); rerr != nil && ferr == nil {
+	if ferr == nil && connLost(t.failed) {
+		// fn let a read on a lost connection pass: its answer is
+		// incomplete.
+		ferr = t.failed
+	}
+	rerr := lt.rollback(ctx)
+	switch {
+	case ferr != nil && connLost(t.failed) && !connLost(ferr):
+		// The connection died under fn, which answered with an error of
+		// its own making: the lost connection is the cause.
+		return fmt.Errorf("%w (%w)", t.failed, ferr)
+	case ferr != nil:
+		return ferr
+	case rerr != nil && !connLost(rerr):
+		// A connection lost after fn's last read ends the transaction
+		// too, and takes nothing from what fn read.
 		return fmt.Errorf("postgres: end view: %w", rerr)
 	}
-	return ferr
+	return nil
 }
 
 // ViewSingle implements [store.SingleReadStore]: fn's one statement runs
 // with no transaction around it (PostgreSQL gives a statement a snapshot of
 // its own), in one round trip where View takes two, the second to end the
-// transaction. A second call on the Tx fails.
+// transaction. A second call on the Tx fails. A lost connection is retried
+// as View retries it.
 func (s *Store) ViewSingle(ctx context.Context, fn func(tx store.Tx) error) error {
+	return retryLost(ctx, func(ctx context.Context) error { return s.viewSingle(ctx, fn) })
+}
+
+// viewSingle is one attempt of ViewSingle.
+func (s *Store) viewSingle(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -295,7 +354,12 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx store.Tx) error) erro
 	}
 	lt.single = true
 	defer func() { _ = lt.rollback(ctx) }() // returns the connection, also when fn panics
-	return fn(newTx(&tx{tx: lt, readOnly: true}))
+	t := newTx(&tx{tx: lt, readOnly: true})
+	ferr := fn(t)
+	if ferr != nil && connLost(t.failed) && !connLost(ferr) {
+		return fmt.Errorf("%w (%w)", t.failed, ferr)
+	}
+	return ferr
 }
 
 // Update runs fn in a SERIALIZABLE transaction and commits it when fn returns
@@ -308,9 +372,27 @@ func (s *Store) ViewSingle(ctx context.Context, fn func(tx store.Tx) error) erro
 // PostgreSQL reports a serialization failure or a deadlock, in fn or at
 // commit, the transaction is rolled back and fn runs again in a new one of its
 // own (at most [WithMaxAttempts] times in all), so fn may run more than once
-// and must keep no effect of a failed run. A panic in fn rolls back and is
-// re-raised, without another attempt.
+// and must keep no effect of a failed run. When the connection dies before
+// the COMMIT was sent (the server ended the session, the network failed),
+// nothing was committed and fn runs again from the start, in a transaction
+// of its own on a connection the pool has just checked, up to three more
+// times with short pauses; the error of a lost connection that remains
+// wraps [store.ErrUnavailable], as does a connection lost after the COMMIT
+// was sent, whose transaction may have committed (it is not run again). A
+// panic in fn rolls back and is re-raised, without another attempt.
 func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
+	runs := 0
+	return retryLost(ctx, func(ctx context.Context) error {
+		runs++
+		// After a lost connection fn runs in a transaction of its own:
+		// a group would share its fresh connection's fate with others.
+		return s.update(ctx, fn, runs == 1 && s.groups != nil)
+	})
+}
+
+// update runs fn's attempts for Update, the first in a write group when
+// grouped, until one commits, fails for good, or is the last.
+func (s *Store) update(ctx context.Context, fn func(tx store.Tx) error, grouped bool) error {
 	var err error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
@@ -320,7 +402,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
 			return cerr
 		}
 		var retry bool
-		if attempt == 1 && s.groups != nil {
+		if attempt == 1 && grouped {
 			retry, err = s.groups.update(ctx, fn)
 			if retry && notOwnConflict(err) {
 				// Not a conflict of this Update's: fn reads the event log
@@ -404,6 +486,15 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, alone b
 			ferr = t.failed
 		}
 		return true, ferr
+	case connLost(t.failed) && !connLost(ferr):
+		// The connection died under fn, which may have answered with an
+		// error of its own making: the lost connection is the cause, and
+		// nothing was committed.
+		rollback()
+		if ferr == nil {
+			return false, t.failed
+		}
+		return false, fmt.Errorf("%w (%w)", t.failed, ferr)
 	case ferr != nil:
 		rollback()
 		return false, ferr

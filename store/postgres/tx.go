@@ -96,16 +96,11 @@ func (t *tx) writableKeepingAnswers() error {
 }
 
 // commit commits the transaction, sending its queued statements (an
-// event append, see AppendEvents) in one batch with the COMMIT.
+// event append, see AppendEvents) in one batch with the COMMIT. A failure
+// after which the transaction may have committed wraps errOutcomeUnknown
+// (see commitOutcome).
 func (t *tx) commit(ctx context.Context) error {
-	stmtErr, err := t.tx.commit(ctx)
-	switch {
-	case stmtErr != nil:
-		return stmtErr
-	case err != nil:
-		return fmt.Errorf("postgres: commit: %w", err)
-	}
-	return nil
+	return commitOutcome(t.tx.commit(ctx))
 }
 
 // onGenericPlan returns what run returns, having the statements run sends

@@ -7,7 +7,19 @@
 // runs in WAL mode, so readers see a consistent snapshot while the writer
 // works, and because every Update queues in Go for the one writer connection,
 // callers of one process never see SQLITE_BUSY. busy_timeout still covers
-// other processes (the sqlite3 shell, backup tools) and checkpoints.
+// other processes (the sqlite3 shell, backup tools) and checkpoints: a
+// write that waited past it fails with an error wrapping
+// [store.ErrUnavailable], which the Service answers as retryable (HTTP 503
+// with Retry-After).
+//
+// # One process per file
+//
+// A Store holds an exclusive lock on its database file for its life (the
+// lock file FILE.lock beside it, which records the holder's pid), and
+// [Open] refuses a file another Store holds, in this process or another,
+// with [ErrInUse]: the row cache assumes the Store is the file's only
+// writer, so a second one would serve stale rows. Run several processes on
+// the PostgreSQL store instead. Reopening a file after Close is fine.
 //
 // The schema lives in embedded migrations/NNNN_name.sql files, applied in order
 // at Open and recorded in PRAGMA user_version. Open refuses a database whose
@@ -34,6 +46,7 @@ import (
 
 	"github.com/chatcore/chatcore/store"
 	driver "modernc.org/sqlite"
+	lib "modernc.org/sqlite/lib"
 )
 
 // driverName is the database/sql name modernc.org/sqlite registers.
@@ -58,6 +71,8 @@ type Store struct {
 	// appended (or the log's head when the Store opened): a hint of how far
 	// the log reaches, for choosing how to read a queue's entries.
 	logHead atomic.Int64
+	// lock is the Store's exclusive lock on its file (see lock).
+	lock *fileLock
 }
 
 type config struct {
@@ -121,10 +136,19 @@ func withTrace(fn func(query string, args []any)) Option {
 // would give every pooled connection its own database. Open fails when the
 // database's schema version is newer than this package knows, or when a
 // connection does not report the expected pragmas (WAL, foreign keys, busy
-// timeout). The caller must Close the Store. Open one Store per file in a
-// process: two Stores on one file have two writers, which then wait for each
-// other through busy_timeout and can fail with SQLITE_BUSY.
-func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+// timeout). The caller must Close the Store.
+//
+// A Store holds an exclusive lock on its file for its life, through the lock
+// file path+".lock" beside it (which stays after Close and holds the pid of
+// the Store's process while it is open): an Open of a file that another Store
+// holds, in this process or another, fails with an error wrapping [ErrInUse]
+// that names the file and the holder's pid. Two Stores on one file would
+// each serve their own row cache's stale rows and wait for each other's
+// writes; the PostgreSQL store is the one for several processes. Tools that
+// open the file directly (the sqlite3 shell, backups) take no lock file:
+// their write transactions make the Store's writes wait up to the busy
+// timeout and then fail with an error wrapping [store.ErrUnavailable].
+func Open(ctx context.Context, path string, opts ...Option) (st *Store, err error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
 		return nil, fmt.Errorf("sqlite: open %q: a database file is required", path)
 	}
@@ -132,6 +156,15 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	fl, err := lock(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = fl.release()
+		}
+	}()
 
 	writer, err := sql.Open(driverName, dsn(path, cfg, false))
 	if err != nil {
@@ -164,7 +197,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
-	st := &Store{writer: writer, readers: readers,
+	st = &Store{writer: writer, readers: readers, lock: fl,
 		writerStmts: newStmtCache(writer), readerStmts: newStmtCache(readers), rows: newRowCache(cfg.rowCache), trace: cfg.trace}
 	st.writes = &writeGroup{db: writer, cache: st.writerStmts, rows: st.rows, logHead: &st.logHead, trace: cfg.trace}
 	var head int64
@@ -270,18 +303,20 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}})
-	return run(ctx, t, fn)
+	return busy(run(ctx, t, fn))
 }
 
 // Update runs fn in a read-write IMMEDIATE transaction on the writer
 // connection; see [store.Store]. Updates are serialised in Go, so they
-// never fail with SQLITE_BUSY because of each other.
+// never fail with SQLITE_BUSY because of each other; when another process
+// (a tool that opened the file directly) holds a write transaction past the
+// busy timeout, the error wraps [store.ErrUnavailable].
 //
 // Updates that queue while another runs share its SQLite transaction, each
 // in its own savepoint, and return once it has committed (group commit, see
 // writeGroup): each still succeeds or fails alone.
 func (s *Store) Update(ctx context.Context, fn func(tx store.Tx) error) error {
-	return s.writes.update(ctx, fn)
+	return busy(s.writes.update(ctx, fn))
 }
 
 // run calls fn in the View t and ends t's transaction, if fn began one: a
@@ -309,14 +344,26 @@ func run(ctx context.Context, t *tx, fn func(tx store.Tx) error) error {
 }
 
 // Close closes the cached statements, runs PRAGMA optimize, then closes the
-// reader pool and the writer. It must not be called while transactions are
-// running.
+// reader pool and the writer, and releases the file's lock (see [Open]). It
+// must not be called while transactions are running.
 func (s *Store) Close() error {
 	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
 	errR := s.readers.Close()
 	errW := s.writer.Close()
-	return errors.Join(errS, errOpt, errR, errW)
+	errL := s.lock.release()
+	return errors.Join(errS, errOpt, errR, errW, errL)
+}
+
+// busy returns err wrapping store.ErrUnavailable when SQLite reports the
+// database locked past the busy timeout (SQLITE_BUSY, any extended code):
+// another process holds a write transaction, passing trouble. It returns
+// err otherwise.
+func busy(err error) error {
+	if err != nil && sqliteCode(err)&0xff == lib.SQLITE_BUSY && !errors.Is(err, store.ErrUnavailable) {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	return err
 }
 
 // sqliteCode returns the SQLite result code of err, or 0 when err does not
