@@ -268,7 +268,7 @@ SELECT {V}, id, 2 FROM messages WHERE {RECEIVED} AND id % 97 = 0`+upsert))
 	run("readers of everything", sql(`INSERT INTO read_marks (user_id, recipient_id, through)
 SELECT {U0} + r.n, {RC0}, (SELECT max(id) FROM messages) FROM (SELECT 2 AS n UNION ALL SELECT 3) r`))
 	run("reactions", sql(`INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)
-SELECT id, 0, {U0} + (id * 3) % {U}, 'smile', '1f604', 'unicode_emoji' FROM messages WHERE id % 7 = 0`))
+SELECT id, 0, {U0} + (id * 3) % {U}, 'smile', '1f604', 'unicode_emoji' FROM messages WHERE id % 2 = 0`))
 	run("scheduled messages", sql(`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {SCHED})
 INSERT INTO scheduled_messages (realm_id, sender_id, kind, type, stream_id, topic, direct_members, content, rendered_content,
 	deliver_at, delivered, failed, failure_message, delivered_message_id, reminder_target_message_id, reminder_note)

@@ -316,7 +316,17 @@ func MessageConds(where []string, add func(any) string, q store.MessageQuery) []
 		where = append(where, "m.sender_id = "+add(q.SenderID))
 	}
 	if q.Has != 0 {
-		where = append(where, "m.has & "+itoa(q.Has)+" = "+itoa(q.Has))
+		// The values holding every bit of q.Has, listed: "has <> 0" lets
+		// the partial index of such messages serve it, and a list of values
+		// is what the planners estimate from their statistics (a bit test
+		// they guess at).
+		var vals []string
+		for v := store.MessageHas(1); v <= store.HasLink|store.HasImage|store.HasAttachment; v++ {
+			if v&q.Has == q.Has {
+				vals = append(vals, itoa(v))
+			}
+		}
+		where = append(where, "m.has <> 0 AND m.has IN ("+strings.Join(vals, ", ")+")")
 	}
 	if q.HasReaction {
 		where = append(where, "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)")

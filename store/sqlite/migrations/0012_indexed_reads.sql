@@ -25,6 +25,9 @@ CREATE INDEX messages_recipient_sender ON messages (recipient_id, sender_id, id)
 -- mention) could match without walking the others.
 CREATE INDEX messages_recipient_defaults ON messages (recipient_id, id) WHERE default_flags <> 0;
 
+-- A has: narrow reads only the messages that have something.
+CREATE INDEX messages_recipient_has ON messages (recipient_id, id) WHERE has <> 0;
+
 -- A user's rows by flag: unread rows (below a read mark, or out of every
 -- range), starred rows, and rows with a mention flag (8, 16 and 32).
 CREATE INDEX user_message_flags_unread ON user_message_flags (user_id, message_id) WHERE flags & 1 = 0;
