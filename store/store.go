@@ -80,6 +80,7 @@ type Tx interface {
 	EventStore
 	ReactionStore
 	PresenceStore
+	WebhookStore
 }
 
 // RealmStore persists realms.
