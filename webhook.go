@@ -1,6 +1,7 @@
 package chatcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -289,16 +290,19 @@ func (s *Service) webhookJobs(ctx context.Context, tx Tx, m *Message, mentioned 
 	candidates = slices.Clone(candidates)
 	slices.Sort(candidates)
 	candidates = slices.Compact(candidates)
+	// One read for the active bots among the candidates: a send runs this in
+	// its write transaction (WithWebhookOutbox), and most candidates are
+	// people.
+	yes := true
+	bots, err := tx.Users(ctx, UserFilter{RealmID: m.RealmID, IDs: candidates, Active: &yes, Bot: &yes})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(bots, func(a, b User) int { return cmp.Compare(a.ID, b.ID) })
 	var jobs []OutgoingWebhook
-	for _, id := range candidates {
-		bot, err := tx.User(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if bot.RealmID != m.RealmID || !bot.IsActive || !bot.IsBot || bot.BotType != BotTypeOutgoingWebhook || bot.ID == sender.ID {
+	for i := range bots {
+		bot := &bots[i]
+		if bot.BotType != BotTypeOutgoingWebhook || bot.ID == sender.ID {
 			continue
 		}
 		services, err := tx.BotServices(ctx, bot.ID)
