@@ -133,6 +133,10 @@ func WithTopicDeletion(batchSize int, budget time.Duration) Option {
 type SentMessage struct {
 	Message   *Message
 	Mentioned []UserID
+	// Webhooks are the outgoing-webhook requests the message triggers,
+	// stored in its transaction, each with its DeliveryID; set only with
+	// [WithWebhookOutbox].
+	Webhooks []OutgoingWebhook
 }
 
 // MessageHook is told about every message the Service sends (by any
@@ -140,7 +144,9 @@ type SentMessage struct {
 // once the transaction that sent it has committed. MessageSent runs on the
 // sending goroutine, in send order, with a context that is not cancelled when
 // the request ends; it must not block for long (queue slow work). A hook whose
-// type also has a method Shutdown(context.Context) error is stopped by
+// type also has a method Start() is started at the end of [New], the Service
+// ready (it may start background work that calls the Service); one whose
+// type has a method Shutdown(context.Context) error is stopped by
 // [Service.Shutdown]. Package webhooks delivers outgoing webhooks this way.
 type MessageHook interface {
 	MessageSent(ctx context.Context, m SentMessage)
@@ -199,6 +205,9 @@ type Service struct {
 	emailChanges     *userLimiter
 	// hooks are told about each committed message (WithMessageHook).
 	hooks []MessageHook
+	// webhookOutbox stores each message's outgoing-webhook requests in its
+	// transaction (WithWebhookOutbox).
+	webhookOutbox bool
 	// notify holds the OnEventsCommitted functions (events.go).
 	notify listeners.Set[[]EventNotice]
 	// valueSets are the accepted languages and notification sounds
@@ -242,6 +251,11 @@ func New(store Store, opts ...Option) *Service {
 	}
 	s.hashing = password.NewBounded(s.hasher, s.hashConcurrency)
 	s.startPresence()
+	for _, h := range s.hooks {
+		if st, ok := h.(interface{ Start() }); ok {
+			st.Start()
+		}
+	}
 	return s
 }
 
@@ -331,9 +345,10 @@ func (e *Effects) MessageEvent(realm RealmID, users []UserID, m *Message, data m
 // Mail records an e-mail, sent once the transaction commits.
 func (e *Effects) Mail(m Email) { e.mails = append(e.mails, m) }
 
-// sentMsg records that m was sent and mentions the users in mentioned.
-func (e *Effects) sentMsg(m *Message, mentioned []UserID) {
-	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned})
+// sentMsg records that m was sent, mentions the users in mentioned and
+// triggers the stored webhooks.
+func (e *Effects) sentMsg(m *Message, mentioned []UserID, hooks []OutgoingWebhook) {
+	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned, Webhooks: hooks})
 }
 
 // Update runs fn in one store transaction and, only once it has committed,

@@ -40,6 +40,12 @@ type (
 	EventQueueFilter = store.EventQueueFilter
 	// EventStore is [store.EventStore].
 	EventStore = store.EventStore
+	// WebhookDelivery is [store.WebhookDelivery].
+	WebhookDelivery = store.WebhookDelivery
+	// WebhookDeliveryFilter is [store.WebhookDeliveryFilter].
+	WebhookDeliveryFilter = store.WebhookDeliveryFilter
+	// WebhookStore is [store.WebhookStore].
+	WebhookStore = store.WebhookStore
 	// FlagStore is [store.FlagStore].
 	FlagStore = store.FlagStore
 	// Group is [store.Group].

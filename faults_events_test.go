@@ -2,11 +2,12 @@ package chatcore_test
 
 import (
 	"context"
+	"time"
 
 	"github.com/chatcore/chatcore"
 )
 
-// The EventStore methods of faultyTx (see faults_test.go).
+// The EventStore and WebhookStore methods of faultyTx (see faults_test.go).
 
 func (t faultyTx) AppendEvents(ctx context.Context, events []chatcore.LoggedEvent) error {
 	return faultStepErr(t.f, func() error { return t.tx.AppendEvents(ctx, events) })
@@ -60,4 +61,24 @@ func (t faultyTx) OldestEventQueuePosition(ctx context.Context) (int64, bool, er
 		return p, err
 	})
 	return p, ok, err
+}
+
+func (t faultyTx) CountEventQueues(ctx context.Context, f chatcore.EventQueueFilter) (int, error) {
+	return faultStep(t.f, func() (int, error) { return t.tx.CountEventQueues(ctx, f) })
+}
+
+func (t faultyTx) CreateWebhookDelivery(ctx context.Context, d *chatcore.WebhookDelivery) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateWebhookDelivery(ctx, d) })
+}
+
+func (t faultyTx) WebhookDeliveries(ctx context.Context, f chatcore.WebhookDeliveryFilter) ([]chatcore.WebhookDelivery, error) {
+	return faultStep(t.f, func() ([]chatcore.WebhookDelivery, error) { return t.tx.WebhookDeliveries(ctx, f) })
+}
+
+func (t faultyTx) ClaimWebhookAttempt(ctx context.Context, id int64, attempt int, at time.Time) (bool, error) {
+	return faultStep(t.f, func() (bool, error) { return t.tx.ClaimWebhookAttempt(ctx, id, attempt, at) })
+}
+
+func (t faultyTx) DeleteWebhookDelivery(ctx context.Context, id int64) (bool, error) {
+	return faultStep(t.f, func() (bool, error) { return t.tx.DeleteWebhookDelivery(ctx, id) })
 }

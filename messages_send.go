@@ -554,7 +554,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if public && plain < 0 {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
-	fx.sentMsg(m, r.Mentioned)
+	if err := s.handOff(ctx, tx, fx, m, r.Mentioned); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

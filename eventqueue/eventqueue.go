@@ -13,6 +13,15 @@
 // cost no memory, and any server instance on the same store can serve any
 // queue: give every instance a Bus that carries wake-ups between them (the
 // default only wakes polls of the same process).
+//
+// Queues are bounded: a user holds at most [Options.MaxQueuesPerUser]
+// (registering one more deletes that user's queue polled least recently,
+// whose client gets BAD_EVENT_QUEUE_ID and registers again, as Zulip's apps
+// do), a realm at most [Options.MaxQueuesPerRealm] (registering past it is
+// refused), a queue lives at most [MaxQueueLifespan] without a poll, falls
+// at most [Options.QueueBacklog] entries behind, and stores at most
+// [MaxQueueParamsSize] bytes of options, its narrow operands checked against
+// the bounds of what they name before the store is touched.
 package eventqueue
 
 import (
@@ -99,6 +108,14 @@ type Options struct {
 	// value; an embedder serving HTTP passes its Hub to package httpadapter
 	// (Options.Events) rather than letting the adapter make its own.
 	QueueBacklog int
+	// MaxQueuesPerUser bounds the queues one user holds: registering past
+	// it deletes the user's queue idle the longest (default
+	// [DefaultMaxQueuesPerUser]; values below 1 keep the default).
+	MaxQueuesPerUser int
+	// MaxQueuesPerRealm bounds the queues of one realm: registering past it
+	// is refused (default [DefaultMaxQueuesPerRealm]; values below 1 keep
+	// the default).
+	MaxQueuesPerRealm int
 }
 
 // LongpollTimeout is event_queue_longpoll_timeout_seconds: how long a client
@@ -151,6 +168,12 @@ func New(svc *chatcore.Service, opts Options) *Hub {
 	}
 	if opts.QueueBacklog < 1 {
 		opts.QueueBacklog = DefaultQueueBacklog
+	}
+	if opts.MaxQueuesPerUser < 1 {
+		opts.MaxQueuesPerUser = DefaultMaxQueuesPerUser
+	}
+	if opts.MaxQueuesPerRealm < 1 {
+		opts.MaxQueuesPerRealm = DefaultMaxQueuesPerRealm
 	}
 	h := &Hub{
 		svc: svc, opts: opts, deliveries: newDeliveryCache(),
@@ -260,11 +283,23 @@ func (h *Hub) remove(w *waiter) {
 }
 
 // Register answers POST /register: the state req asks for and, with a
-// non-nil req.Queue, a new event queue starting right after it (see the
-// package function [Register], which it calls, for the errors).
+// non-nil req.Queue, a new event queue starting right after it, as the
+// package function [Register] with the Hub's queue bounds (see it for the
+// errors). A poll waiting in this Hub on a queue deleted to make room is
+// answered with BAD_EVENT_QUEUE_ID.
 func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req RegisterRequest) (State, error) {
 	h.maybeCollect()
-	return Register(ctx, h.svc, actorID, req)
+	st, evicted, err := register(ctx, h.svc, actorID, req, queueLimits{perUser: h.opts.MaxQueuesPerUser, perRealm: h.opts.MaxQueuesPerRealm})
+	if len(evicted) > 0 {
+		h.mu.Lock()
+		for _, id := range evicted {
+			if w := h.byQueue[id]; w != nil {
+				signal(w.wake)
+			}
+		}
+		h.mu.Unlock()
+	}
+	return st, err
 }
 
 // PollRequest is a GET /events.

@@ -74,25 +74,6 @@ type QueueOptions struct {
 	Lifespan time.Duration `json:"-"`
 }
 
-// checkNarrow applies Zulip's rule for narrows of event queues.
-func (o *QueueOptions) checkNarrow() error {
-	for _, t := range o.Narrow {
-		if len(t) != 2 {
-			return chatcore.BadRequest("Invalid narrow")
-		}
-		switch t[0] {
-		case "channel", "stream", "topic", "sender":
-		case "is":
-			if t[1] == "followed" {
-				return chatcore.BadRequestf("Operand %s not supported.", t[1])
-			}
-		default:
-			return chatcore.BadRequestf("Operator %s not supported.", t[0])
-		}
-	}
-	return nil
-}
-
 // lifespan returns the queue's lifespan within Zulip's bounds.
 func (o *QueueOptions) lifespan() time.Duration {
 	return min(max(o.Lifespan, DefaultQueueLifespan), MaxQueueLifespan)
@@ -215,15 +196,26 @@ func newQueueID() string {
 // the registration's snapshot.
 var errRegisterRetry = errors.New("eventqueue: event log pruned past the registration snapshot")
 
+// queueLimits are the bounds [Hub] options set on a user's and a realm's
+// queues.
+type queueLimits struct{ perUser, perRealm int }
+
+// defaultLimits are the bounds of [Register].
+var defaultLimits = queueLimits{perUser: DefaultMaxQueuesPerUser, perRealm: DefaultMaxQueuesPerRealm}
+
 // createQueue creates the queue of a registration whose state was read at
-// log position head, with the events after head still to deliver.
-func createQueue(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, o *QueueOptions, head int64) (string, error) {
-	params, err := json.Marshal(o)
-	if err != nil {
-		return "", err
-	}
+// log position head, with the events after head still to deliver, and the
+// stored options params (see encodeParams). In the same transaction it
+// deletes the actor's queues idle the longest that would leave them more
+// than lim.perUser, and returns their ids; it refuses the queue when the
+// realm holds lim.perRealm already. (Two registrations committing at once
+// on a store with concurrent writers may each see room for one: the bounds
+// can be passed by the number of registrations in flight, never more.)
+func createQueue(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, o *QueueOptions, params []byte, head int64, lim queueLimits) (string, []string, error) {
 	id := newQueueID()
-	err = svc.Store().Update(ctx, func(tx chatcore.Tx) error {
+	var evicted []string
+	err := svc.Store().Update(ctx, func(tx chatcore.Tx) error {
+		evicted = nil
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -235,6 +227,30 @@ func createQueue(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 		if pruned > head {
 			return errRegisterRetry
 		}
+		mine, err := tx.CountEventQueues(ctx, chatcore.EventQueueFilter{UserID: u.ID, Limit: lim.perUser + 1})
+		if err != nil {
+			return err
+		}
+		if mine >= lim.perUser {
+			oldest, err := tx.EventQueues(ctx, chatcore.EventQueueFilter{UserID: u.ID, OldestPollFirst: true, Limit: mine - lim.perUser + 1})
+			if err != nil {
+				return err
+			}
+			if _, err := chatcore.DeleteQueues(ctx, tx, oldest); err != nil {
+				return err
+			}
+			for _, q := range oldest {
+				evicted = append(evicted, q.ID)
+			}
+		} else {
+			all, err := tx.CountEventQueues(ctx, chatcore.EventQueueFilter{RealmID: u.RealmID, Limit: lim.perRealm})
+			if err != nil {
+				return err
+			}
+			if all >= lim.perRealm {
+				return tooManyRealmQueues(lim.perRealm)
+			}
+		}
 		now := svc.Now()
 		return tx.CreateEventQueue(ctx, &chatcore.EventQueue{
 			ID: id, RealmID: u.RealmID, UserID: u.ID, Params: params,
@@ -242,7 +258,10 @@ func createQueue(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 			Lifespan: o.lifespan(), Position: head, Acked: -1, Created: now, LastPoll: now,
 		})
 	})
-	return id, err
+	if err != nil {
+		return "", nil, err
+	}
+	return id, evicted, nil
 }
 
 // DeleteQueue deletes one of the actor's event queues (DELETE /events);

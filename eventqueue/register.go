@@ -22,35 +22,57 @@ import (
 // LastEventID. [Hub.Register] does the same and collects old queues as it
 // goes.
 //
+// The queue is bounded before the store is touched (see [MaxQueueParamsSize]
+// and the narrow bounds): event types no event has are dropped, as they
+// select nothing. The actor keeps at most [DefaultMaxQueuesPerUser] queues
+// (their queue idle the longest is deleted to make room) and the realm at
+// most [DefaultMaxQueuesPerRealm]; a [Hub] takes its own bounds from
+// [Options].
+//
 // Errors: BAD_REQUEST "User not authorized for this query" when a guest asks
 // for AllPublicStreams; "Operator <op> not supported." and "Operand <x> not
 // supported." for a queue narrow events cannot follow ("Invalid narrow" for a
-// term that is not a pair); UNAUTHORIZED for a missing or deactivated actor.
-// Other errors are internal (store, context). Safe for concurrent use.
+// term that is not a pair); "narrow is too long (limit: 100 items)",
+// "Invalid narrow operand for <op>: too long (limit: N characters)",
+// "event_types is too long (limit: 1000 items)" and "Event queue options
+// too large (limit: N bytes)" past the bounds; "Too many event queues in
+// this organization (limit: N); try again later" when the realm is full;
+// UNAUTHORIZED for a missing or deactivated actor. Other errors are internal
+// (store, context). Safe for concurrent use.
 func Register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest) (State, error) {
+	st, _, err := register(ctx, svc, actorID, req, defaultLimits)
+	return st, err
+}
+
+// register is [Register] with the queue bounds lim; it also returns the ids
+// of the actor's queues it deleted to stay within them.
+func register(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req RegisterRequest, lim queueLimits) (State, []string, error) {
 	queue := req.Queue
 	var opts QueueOptions
+	var params []byte
 	if queue != nil {
-		if err := queue.checkNarrow(); err != nil {
-			return State{}, err
-		}
 		opts = *queue // the caller's options are left as they are
 		opts.AllPublicStreams = req.AllPublicStreams
+		var err error
+		if params, err = encodeParams(&opts); err != nil {
+			return State{}, nil, err
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		st, head, err := registerState(ctx, svc, actorID, req)
 		if err != nil || queue == nil {
-			return st, err
+			return st, nil, err
 		}
-		st.QueueID, err = createQueue(ctx, svc, actorID, &opts, head)
+		var evicted []string
+		st.QueueID, evicted, err = createQueue(ctx, svc, actorID, &opts, params, head, lim)
 		if errors.Is(err, errRegisterRetry) && attempt < 3 {
 			continue
 		}
 		if err != nil {
-			return State{}, err
+			return State{}, nil, err
 		}
 		st.LastEventID = -1
-		return st, nil
+		return st, evicted, nil
 	}
 }
 

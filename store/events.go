@@ -131,8 +131,13 @@ type EventStore interface {
 	// DeleteEventQueues deletes the queues with these ids and returns how
 	// many existed.
 	DeleteEventQueues(ctx context.Context, ids []string) (int, error)
-	// EventQueues returns the queues f selects, ordered by id.
+	// EventQueues returns the queues f selects, ordered by id (by LastPoll,
+	// then id, with f.OldestPollFirst).
 	EventQueues(ctx context.Context, f EventQueueFilter) ([]EventQueue, error)
+	// CountEventQueues returns how many queues EventQueues(f) would return,
+	// counting no further than f.Limit when it is positive (OldestPollFirst
+	// makes no difference). It reads no queue's Params.
+	CountEventQueues(ctx context.Context, f EventQueueFilter) (int, error)
 	// OldestEventQueuePosition returns an id at or below which no queue
 	// needs an entry it sees, and false when there is no queue: the
 	// smallest Position of any queue, or, in a store whose realms' ids
@@ -150,8 +155,11 @@ type EventQueueFilter struct {
 	ExpiredAt time.Time
 	// PositionBelow keeps queues whose Position is below it.
 	PositionBelow int64
-	// AfterID keeps queues whose id sorts after it (paging).
+	// AfterID keeps queues whose id sorts after it (paging in id order).
 	AfterID string
+	// OldestPollFirst orders the result by LastPoll, then id, instead of
+	// by id: the queues idle the longest come first.
+	OldestPollFirst bool
 	// Limit bounds the result; zero means no limit.
 	Limit int
 }

@@ -85,6 +85,7 @@ type Tx interface {
 	EventStore
 	ReactionStore
 	PresenceStore
+	WebhookStore
 }
 
 // RealmStore persists realms.

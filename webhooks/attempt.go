@@ -40,14 +40,14 @@ func (d *dispatcher) first(ctx context.Context, j *job) (outcome, error) {
 		return exceptionOutcome(j.hook, "InvalidURL", err), nil
 	}
 	j.url = u
-	return d.attempt(ctx, j, 1)
+	return d.attempt(ctx, j)
 }
 
 // retry makes the remaining attempts of j after a first one failed with
 // firstErr, pausing RetryDelay before each, and decides the outcome.
 func (d *dispatcher) retry(ctx context.Context, j *job, firstErr error) outcome {
 	lastErr := firstErr
-	for n := 2; n <= d.opts.MaxRetries+1; n++ {
+	for j.next <= d.opts.MaxRetries+1 {
 		t := time.NewTimer(d.opts.RetryDelay)
 		select {
 		case <-ctx.Done():
@@ -55,7 +55,7 @@ func (d *dispatcher) retry(ctx context.Context, j *job, firstErr error) outcome 
 			return outcome{aborted: true}
 		case <-t.C:
 		}
-		out, err := d.attempt(ctx, j, n)
+		out, err := d.attempt(ctx, j)
 		if err == nil {
 			return out
 		}
@@ -70,9 +70,22 @@ func (d *dispatcher) retry(ctx context.Context, j *job, firstErr error) outcome 
 	return outcome{failure: unavailable, notify: true, notice: notice}
 }
 
-// attempt makes attempt number n of j. It returns the outcome, or the error
-// of an attempt that timed out or could not connect, which may be retried.
-func (d *dispatcher) attempt(ctx context.Context, j *job, n int) (outcome, error) {
+// attempt claims and makes attempt number j.next of j. It returns the
+// outcome, or the error of an attempt that timed out or could not connect,
+// which may be retried.
+func (d *dispatcher) attempt(ctx context.Context, j *job) (outcome, error) {
+	n := j.next
+	ok, err := d.s.ClaimWebhookAttempt(ctx, j.hook, n)
+	switch {
+	case err != nil:
+		// Not claimed: left stored for a later resume.
+		d.log().ErrorContext(ctx, "chatcore: claiming an outgoing webhook attempt", "bot_id", j.hook.Bot.ID, "attempt", n, "err", err)
+		return outcome{aborted: true}, nil
+	case !ok:
+		d.log().InfoContext(ctx, "chatcore: outgoing webhook attempt claimed elsewhere", "bot_id", j.hook.Bot.ID, "attempt", n)
+		return outcome{taken: true}, nil
+	}
+	j.next++
 	status, body, err := d.post(ctx, j.url, j)
 	if err == nil {
 		return responseOutcome(j.hook, status, body), nil

@@ -147,7 +147,7 @@ func TestWebhookRedirects(t *testing.T) {
 	})
 }
 
-func TestWebhookQueueFullDrops(t *testing.T) {
+func TestWebhookQueueFullPostpones(t *testing.T) {
 	is := is.New(t)
 	entered := make(chan struct{}, 10)
 	release := make(chan struct{})
@@ -161,15 +161,21 @@ func TestWebhookQueueFullDrops(t *testing.T) {
 	t.Cleanup(srv.Close)
 	o := fast()
 	o.Workers, o.QueueSize = 1, 1
+	o.ResumeEvery, o.ResumeAfter = 5*time.Millisecond, time.Minute
 	w, logs := newWebhookWorld(t, o, botServices{echoBot: generic(srv.URL)})
 	sendChannel(t, w, mark, "t", "@**Echo Bot** one")
-	<-entered                                           // the only worker is busy
-	sendChannel(t, w, mark, "t", "@**Echo Bot** two")   // queued
-	sendChannel(t, w, mark, "t", "@**Echo Bot** three") // dropped
+	<-entered                                                                                      // the only worker is busy
+	sendChannel(t, w, mark, "t", "@**Echo Bot** two")                                              // queued
+	sendChannel(t, w, mark, "t", "@**Echo Bot** three")                                            // postponed
+	is.True(strings.Contains(logs.String(), "outgoing webhook postponed: delivery queue is full")) // and logged
 	close(release)
+	until(t, "two deliveries made", func() bool { return count.Load() == 2 })
+	time.Sleep(20 * time.Millisecond)
+	is.Equal(count.Load(), int32(2)) // the third waits in the store
+	w.Clock.Advance(2 * time.Minute) // until it counts as left unfinished
+	until(t, "the third delivery made", func() bool { return count.Load() == 3 })
 	drain(t, w)
-	is.Equal(count.Load(), int32(2))                                                             // the third delivery was dropped
-	is.True(strings.Contains(logs.String(), "outgoing webhook dropped: delivery queue is full")) // and logged
+	is.Equal(count.Load(), int32(3)) // once
 }
 
 func TestWebhookShutdown(t *testing.T) {

@@ -24,6 +24,9 @@ type outcome struct {
 	// it fails, the owner notice quotes it.
 	answer  []byte
 	aborted bool // the dispatcher is shutting down: post nothing
+	// taken: the attempt was claimed elsewhere (another process resumed the
+	// delivery) or the delivery is finished: post nothing.
+	taken bool
 }
 
 // The failure texts of Zulip's outgoing-webhook worker.

@@ -54,6 +54,14 @@ func newWebhookWorld(tb testing.TB, o webhooks.Options, services botServices) (*
 		defer cancel()
 		_ = w.Svc.Shutdown(ctx)
 	})
+	seedWebhookWorld(tb, w, services)
+	return w, logs
+}
+
+// seedWebhookWorld stores the realm of newWebhookWorld, its users and
+// channel, and the bots' services.
+func seedWebhookWorld(tb testing.TB, w *chattest.World, services botServices) {
+	tb.Helper()
 	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
 		if err := tx.CreateRealm(ctx, &chatcore.Realm{ID: webhookRealm, StringID: "acme", Name: "Acme"}); err != nil {
 			return err
@@ -97,7 +105,6 @@ func newWebhookWorld(tb testing.TB, o webhooks.Options, services botServices) (*
 		}
 		return nil
 	})
-	return w, logs
 }
 
 // bodies returns the request bodies the stored message id, mentioning the

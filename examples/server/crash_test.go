@@ -12,11 +12,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,8 +48,15 @@ type child struct {
 // startChild runs the server in a child process on the database file.
 func startChild(tb testing.TB, db string) *child {
 	tb.Helper()
+	return startChildWith(tb, "-db "+db)
+}
+
+// startChildWith runs the server in a child process with the arguments
+// (separated by spaces) after -addr.
+func startChildWith(tb testing.TB, args string) *child {
+	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), serverChildEnv+"=-addr 127.0.0.1:0 -db "+db)
+	cmd.Env = append(os.Environ(), serverChildEnv+"=-addr 127.0.0.1:0 "+args)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -140,4 +149,68 @@ func TestEventQueueSurvivesKill(t *testing.T) {
 	is.Equal(ev["type"], "message")                            // the message committed before the kill
 	is.Equal(ev["message"].(map[string]any)["id"], sent["id"]) // that very message
 	is.Equal(evs[1].(map[string]any)["type"], "restart")       // then the restart
+}
+
+func TestWebhookDeliverySurvivesKill(t *testing.T) {
+	is := is.New(t)
+	var requests atomic.Int32
+	hanging := make(chan struct{}, 1)
+	answer := atomic.Bool{}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		io.ReadAll(r.Body) //nolint:errcheck // lets the server notice the client going away
+		if !answer.Load() {
+			hanging <- struct{}{}
+			<-r.Context().Done() // the first server is killed during this attempt
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"content":"pong"}`) //nolint:errcheck // the test reads the reply
+	}))
+	defer hook.Close()
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "hook.json")
+	is.NoErr(os.WriteFile(fixture, []byte(`{"realms":[{"id":1,"string_id":"x","name":"X",
+		"users":[{"id":1,"email":"a@x.test","full_name":"A","role":"owner","api_key":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}],
+		"bots":[{"id":2,"email":"echo@x.test","full_name":"Echo","owner_id":1,"api_key":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+		         "bot_type":"outgoing_webhook","service":{"base_url":"`+hook.URL+`","token":"t0k","interface":"generic"}}],
+		"channels":[{"id":10,"name":"general","subscribers":[1,2]}]}]}`), 0o644))
+	db := filepath.Join(dir, "hook.db")
+	args := "-webhook-allow-private -webhook-timeout 1s"
+	first := startChildWith(t, "-db "+db+" -seed "+fixture+" "+args)
+	const user, key = "a@x.test", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	first.call(t, "POST", "/messages", user, key, url.Values{"type": {"stream"}, "to": {"general"}, "topic": {"t"}, "content": {"@**Echo** ping"}})
+	select {
+	case <-hanging: // the first attempt is under way
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook was not called")
+	}
+	first.kill()
+
+	answer.Store(true)
+	second := startChildWith(t, "-db "+db+" "+args)
+	var replies []string
+	for deadline := time.Now().Add(30 * time.Second); len(replies) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery pending at the kill was not made after the restart")
+		}
+		replies = repliesOf(t, second, user, key)
+	}
+	time.Sleep(2 * time.Second)                                 // let a duplicate show up, if there were one
+	is.Equal(repliesOf(t, second, user, key), []string{"pong"}) // delivered and answered once
+	is.Equal(requests.Load(), int32(2))                         // the attempt cut short by the kill, then one more
+}
+
+// repliesOf returns the contents of Echo's messages in the realm of user.
+func repliesOf(t *testing.T, c *child, user, key string) []string {
+	t.Helper()
+	got := c.call(t, "GET", "/messages", user, key, url.Values{"anchor": {"newest"}, "num_before": {"100"}, "num_after": {"0"}, "apply_markdown": {"false"}})
+	var out []string
+	for _, m := range got["messages"].([]any) {
+		m := m.(map[string]any)
+		if m["sender_email"] == "echo@x.test" {
+			out = append(out, m["content"].(string))
+		}
+	}
+	return out
 }

@@ -3,7 +3,7 @@
 // first run.
 //
 //	go run ./examples/server [-addr 127.0.0.1:9991] [-db chatcore.db|postgres://...] [-seed FILE] [-mail-dir DIR]
-//		[-webhook-allow-private] [-rate-limit 200] [-deliver-every 1s]
+//		[-webhook-allow-private] [-webhook-timeout 10s] [-rate-limit 200] [-deliver-every 1s]
 //
 // It prints ready-to-paste curl lines with the fixture's credentials (only
 // those that log in on the opened database; the API keys only for the
@@ -76,6 +76,8 @@ type config struct {
 	// webhookAllowPrivate lets outgoing webhooks reach loopback and private
 	// addresses (for bots running next to the server during development).
 	webhookAllowPrivate bool
+	// webhookTimeout bounds one outgoing-webhook attempt.
+	webhookTimeout time.Duration
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -91,11 +93,15 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
+	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.webhookTimeout <= 0 {
+		return c, errors.New("-webhook-timeout must be positive")
 	}
 	if c.deliverEvery <= 0 {
 		return c, errors.New("-deliver-every must be positive")

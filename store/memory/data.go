@@ -91,6 +91,9 @@ type data struct {
 
 	emailChanges map[string]*store.EmailChange
 
+	webhooks   map[int64]*store.WebhookDelivery
+	webhookMax int64
+
 	flags map[flagKey]store.MessageFlags
 	// marks are the read marks: the user has read the recipient's messages
 	// up to the id, where no row says otherwise.
@@ -161,6 +164,7 @@ func newData() data {
 		presenceSeq:        make(map[store.RealmID]int64),
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
+		webhooks:           make(map[int64]*store.WebhookDelivery),
 		flags:              make(map[flagKey]store.MessageFlags),
 		marks:              make(map[markKey]store.MessageID),
 		flagsByMsg:         make(map[store.MessageID]*idList[store.UserID]),

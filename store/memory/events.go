@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chatcore/chatcore/store"
@@ -215,29 +216,51 @@ func (t *tx) EventQueues(_ context.Context, f store.EventQueueFilter) ([]store.E
 	}
 	var out []store.EventQueue
 	for _, q := range t.d.queues {
-		switch {
-		case f.RealmID != 0 && q.RealmID != f.RealmID,
-			f.UserID != 0 && q.UserID != f.UserID,
-			!f.ExpiredAt.IsZero() && !q.LastPoll.Add(q.Lifespan).Before(f.ExpiredAt),
-			f.PositionBelow != 0 && q.Position >= f.PositionBelow,
-			f.AfterID != "" && q.ID <= f.AfterID:
-			continue
+		if queueSelected(q, f) {
+			out = append(out, *cloneQueue(q))
 		}
-		out = append(out, *cloneQueue(q))
 	}
 	slices.SortFunc(out, func(a, b store.EventQueue) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
+		if f.OldestPollFirst {
+			if c := a.LastPoll.Compare(b.LastPoll); c != 0 {
+				return c
+			}
 		}
-		return 0
+		return strings.Compare(a.ID, b.ID)
 	})
 	if f.Limit > 0 && len(out) > f.Limit {
 		out = out[:f.Limit]
 	}
 	return out, nil
+}
+
+// CountEventQueues implements [store.EventStore].
+func (t *tx) CountEventQueues(_ context.Context, f store.EventQueueFilter) (int, error) {
+	if err := t.read(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, q := range t.d.queues {
+		if queueSelected(q, f) {
+			if n++; n == f.Limit {
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// queueSelected reports whether f selects q.
+func queueSelected(q *store.EventQueue, f store.EventQueueFilter) bool {
+	switch {
+	case f.RealmID != 0 && q.RealmID != f.RealmID,
+		f.UserID != 0 && q.UserID != f.UserID,
+		!f.ExpiredAt.IsZero() && !q.LastPoll.Add(q.Lifespan).Before(f.ExpiredAt),
+		f.PositionBelow != 0 && q.Position >= f.PositionBelow,
+		f.AfterID != "" && q.ID <= f.AfterID:
+		return false
+	}
+	return true
 }
 
 // OldestEventQueuePosition implements store.EventStore.

@@ -300,6 +300,12 @@ func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store
 	return t.FilterEventQueues(ctx, f, "last_poll + lifespan_secs")
 }
 
+// CountEventQueues implements [store.EventStore], with the expiry of
+// EventQueues.
+func (t *tx) CountEventQueues(ctx context.Context, f store.EventQueueFilter) (int, error) {
+	return t.CountFilteredEventQueues(ctx, f, "last_poll + lifespan_secs")
+}
+
 // OldestEventQueuePosition implements [store.EventStore].
 func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
 	var p sql.NullInt64

@@ -280,6 +280,22 @@ var eventTests = []test{
 		is.Equal(ids(store.EventQueueFilter{ExpiredAt: epoch.Add(10 * time.Minute)}), []string(nil)) // a queue at the end of its lifespan is not yet expired
 		is.Equal(ids(store.EventQueueFilter{ExpiredAt: epoch.Add(10*time.Minute + time.Second/2)}), []string{"a"})
 		is.Equal(ids(store.EventQueueFilter{ExpiredAt: epoch.Add(11*time.Minute + time.Second)}), []string{"a", "b"})
+		is.Equal(ids(store.EventQueueFilter{OldestPollFirst: true}), []string{"a", "b", "c"})            // by last poll: a, b, c polled in that order
+		is.Equal(ids(store.EventQueueFilter{UserID: 1, OldestPollFirst: true, Limit: 1}), []string{"a"}) // the user's queue idle longest
+		count := func(f store.EventQueueFilter) int {
+			var n int
+			view(t, st, func(ctx context.Context, tx store.Tx) {
+				var err error
+				n, err = tx.CountEventQueues(ctx, f)
+				is.NoErr(err) // queues counted
+			})
+			return n
+		}
+		is.Equal(count(store.EventQueueFilter{}), 3)                                                   // every queue
+		is.Equal(count(store.EventQueueFilter{UserID: 1}), 2)                                          // by user
+		is.Equal(count(store.EventQueueFilter{RealmID: 1, Limit: 2}), 2)                               // counting stops at the limit
+		is.Equal(count(store.EventQueueFilter{RealmID: 2}), 0)                                         // by realm
+		is.Equal(count(store.EventQueueFilter{ExpiredAt: epoch.Add(11*time.Minute + time.Second)}), 2) // expired ones
 		update(t, st, func(ctx context.Context, tx store.Tx) {
 			u := *a
 			u.Position, u.Acked, u.LastPoll = 20, 77, epoch.Add(time.Hour)

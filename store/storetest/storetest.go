@@ -58,6 +58,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"IDsNeverReused", idTests},
 		{"Events", eventTests},
 		{"Prefetch", prefetchTests},
+		{"Webhooks", webhookTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -52,11 +52,46 @@ func (x *Tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 // lifespan, as the SQL expression expiry (a time column as Dialect.Time
 // writes it).
 func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, expiry string) ([]store.EventQueue, error) {
-	query := "SELECT " + QueueCols + " FROM event_queues WHERE true"
+	where, args := x.queueFilter(f, expiry)
+	query := "SELECT " + QueueCols + " FROM event_queues WHERE " + where
+	if f.OldestPollFirst {
+		query += " ORDER BY last_poll, id"
+	} else {
+		query += " ORDER BY id"
+	}
+	if f.Limit > 0 {
+		args = append(args, f.Limit)
+		query += " LIMIT $" + strconv.Itoa(len(args))
+	}
+	return scanAll(ctx, x, "event queues", func(r Row, q *store.EventQueue) error { return ScanEventQueue(r, q) }, query, args...)
+}
+
+// CountFilteredEventQueues is [store.EventStore]'s CountEventQueues for a
+// store whose queues' expiry is the SQL expression expiry (see
+// FilterEventQueues): it counts no further than f.Limit (when positive)
+// by counting a subquery that stops there.
+func (x *Tx) CountFilteredEventQueues(ctx context.Context, f store.EventQueueFilter, expiry string) (int, error) {
+	where, args := x.queueFilter(f, expiry)
+	query := "SELECT count(*) FROM (SELECT 1 FROM event_queues WHERE " + where
+	if f.Limit > 0 {
+		args = append(args, f.Limit)
+		query += " LIMIT $" + strconv.Itoa(len(args))
+	}
+	query += ") c"
+	var n int64
+	if err := x.q.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		return 0, x.classify(err, "count event queues")
+	}
+	return int(n), nil
+}
+
+// queueFilter returns the WHERE condition of f and its arguments ($1...).
+func (x *Tx) queueFilter(f store.EventQueueFilter, expiry string) (string, []any) {
+	where := "true"
 	var args []any
 	add := func(cond string, v any) {
 		args = append(args, v)
-		query += cond + "$" + strconv.Itoa(len(args))
+		where += cond + "$" + strconv.Itoa(len(args))
 	}
 	if f.RealmID != 0 {
 		add(" AND realm_id = ", f.RealmID)
@@ -73,11 +108,7 @@ func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, ex
 	if f.AfterID != "" {
 		add(" AND id > ", f.AfterID)
 	}
-	query += " ORDER BY id"
-	if f.Limit > 0 {
-		add(" LIMIT ", f.Limit)
-	}
-	return scanAll(ctx, x, "event queues", func(r Row, q *store.EventQueue) error { return ScanEventQueue(r, q) }, query, args...)
+	return where, args
 }
 
 // expiryBound is the bound "expiry < bound" compares with for a queue
