@@ -1,4 +1,4 @@
--- 0008_queue_bounds_webhook_deliveries.sql: indexes for the bounds on event
+-- 0007_queue_bounds_webhook_deliveries.sql: indexes for the bounds on event
 -- queues, and the outgoing-webhook deliveries that survive a crash.
 --
 -- A registration counts its user's and its realm's queues and finds the
