@@ -78,6 +78,7 @@ const (
 // WithTrace makes a Store call fn with every statement its transactions run
 // and the statement's arguments, before it runs.
 func WithTrace(fn func(query string, args []any)) Option { return withTrace(fn) }
+
 // SetBulkRows sets how many rows one statement of CreateMessages inserts
 // and returns a function that restores the previous value.
 func SetBulkRows(n int) (restore func()) {
