@@ -39,21 +39,9 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // messages, then one read each of their reactions, edit history and
 // submessages, in one batch.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	var query string
-	var args []any
-	var ok bool
-	if q.FlagUser != 0 && q.IDs == nil {
-		var sub string
-		var err error
-		if sub, args, ok, err = t.ReceivedSubquery(ctx, q); err != nil {
-			return nil, err
-		}
-		query = "SELECT " + sqlstore.MessageCols + " FROM messages WHERE id IN (" + sub + ")" + sqlstore.OrderByID(q.Newest, 0)
-	} else {
-		query, args, ok = messagesSQL(q)
-	}
-	if !ok {
-		return nil, nil
+	query, args, ok, err := t.MessagesSQL(ctx, q, messagesSQL)
+	if err != nil || !ok {
+		return nil, err
 	}
 	msgs, err := scanAll(ctx, t, "messages", func(r pgx.Rows, m *store.Message) error { return scanMessage(r, m) },
 		query, args...)

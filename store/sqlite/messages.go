@@ -31,21 +31,9 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // Messages implements [store.MessageStore]. Reactions, edit history and
 // submessages are loaded with one query each for the whole result.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	var query string
-	var args []any
-	var ok bool
-	if q.FlagUser != 0 && q.IDs == nil {
-		var sub string
-		var err error
-		if sub, args, ok, err = t.ReceivedSubquery(ctx, q); err != nil {
-			return nil, err
-		}
-		query = "SELECT " + sqlstore.MessageCols + " FROM messages WHERE id IN (" + sub + ")" + sqlstore.OrderByID(q.Newest, 0)
-	} else {
-		query, args, ok = messagesSQL(q)
-	}
-	if !ok {
-		return nil, nil
+	query, args, ok, err := t.MessagesSQL(ctx, q, messagesSQL)
+	if err != nil || !ok {
+		return nil, err
 	}
 	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *store.Message) error { return scanMessage(r, m) },
 		query, args...)

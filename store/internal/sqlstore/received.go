@@ -145,6 +145,19 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 	return "SELECT value FROM " + x.d.Each("$1", "bigint"), []any{List(x.d, ids)}, true, nil
 }
 
+// MessagesSQL returns the statement of Messages for q and its arguments;
+// ok is false when q selects nothing. A query with FlagUser and without IDs
+// reads the messages ReceivedSubquery selects; any other is plain's (each
+// store's own, spelled for its planner).
+func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool)) (query string, args []any, ok bool, err error) {
+	if q.FlagUser == 0 || q.IDs != nil {
+		query, args, ok = plain(q)
+		return query, args, ok, nil
+	}
+	sub, args, ok, err := x.ReceivedSubquery(ctx, q)
+	return "SELECT " + MessageCols + " FROM messages WHERE id IN (" + sub + ")" + OrderByID(q.Newest, 0), args, ok, err
+}
+
 // receivedMemberships returns the memberships of q.FlagUser whose
 // messages q can select.
 func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]membership, error) {
