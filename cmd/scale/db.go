@@ -150,27 +150,30 @@ func (r *rawDB) close() {
 
 // ids runs a query whose rows are one id each.
 func (r *rawDB) ids(ctx context.Context, q string, args ...any) ([]int64, error) {
-	var out []int64
 	if r.pg != nil {
 		rows, err := r.pg.Query(ctx, q, args...)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return nil, err
-			}
-			out = append(out, id)
-		}
-		return out, rows.Err()
+		return collectIDs(rows)
 	}
 	rows, err := r.sqlite.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	return collectIDs(rows)
+}
+
+// collectIDs reads the single integer column of every row of rows (pgx's or
+// database/sql's).
+func collectIDs(rows interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+}) ([]int64, error) {
+	var out []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
