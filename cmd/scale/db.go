@@ -166,20 +166,34 @@ func (r *rawDB) ids(ctx context.Context, q string, args ...any) ([]int64, error)
 	return collectIDs(rows)
 }
 
-// collectIDs reads the single integer column of every row of rows (pgx's or
-// database/sql's).
-func collectIDs(rows interface {
+// rowScanner is what collectIDs and collectPairs read: pgx's or
+// database/sql's rows.
+type rowScanner interface {
 	Next() bool
 	Scan(...any) error
 	Err() error
-}) ([]int64, error) {
-	var out []int64
+}
+
+// collectIDs reads the single integer column of every row of rows.
+func collectIDs(rows rowScanner) ([]int64, error) {
+	return collect(rows, func(id *int64) []any { return []any{id} })
+}
+
+// collectPairs reads the two integer columns of every row of rows.
+func collectPairs(rows rowScanner) ([][2]int64, error) {
+	return collect(rows, func(p *[2]int64) []any { return []any{&p[0], &p[1]} })
+}
+
+// collect scans every row of rows into a T through the destinations dest
+// gives.
+func collect[T any](rows rowScanner, dest func(*T) []any) ([]T, error) {
+	var out []T
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var v T
+		if err := rows.Scan(dest(&v)...); err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -198,35 +212,20 @@ func dropSchema(db, schema string) error {
 
 // pairs runs a query whose rows are two integers each.
 func (r *rawDB) pairs(ctx context.Context, q rawQuery) ([][2]int64, error) {
-	var out [][2]int64
 	if r.pg != nil {
 		rows, err := r.pg.Query(ctx, q.forPostgres(), q.args...)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var p [2]int64
-			if err := rows.Scan(&p[0], &p[1]); err != nil {
-				return nil, err
-			}
-			out = append(out, p)
-		}
-		return out, rows.Err()
+		return collectPairs(rows)
 	}
 	rows, err := r.sqlite.QueryContext(ctx, q.sql, q.args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var p [2]int64
-		if err := rows.Scan(&p[0], &p[1]); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return collectPairs(rows)
 }
 
 // analyze refreshes the planner's statistics of a PostgreSQL target after
