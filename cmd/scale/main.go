@@ -7,6 +7,7 @@
 //
 //	go run ./cmd/scale [-db DIR|postgres://...] [-messages 10000,100000] [-users 200,2000]
 //		[-seed 1] [-gen | -run] [-runs 15] [-timeout 60s] [-mixed 20s]
+//		[-only REGEXP] [-cpuprofile FILE]
 //
 // The organisation: -users humans (one administrator), one channel everybody
 // is in, 59 channels of about 120 members (active users are in more of
@@ -39,6 +40,11 @@
 // runs a mixed load of the reads from four concurrent clients for -mixed
 // and reports the peak of the process's live heap
 // (/memory/classes/heap/objects:bytes) under it.
+//
+// -only keeps the requests whose names match the regular expression (the
+// mixed load then mixes those); -cpuprofile writes a CPU profile of the
+// timed runs of the last size (not of generation or the mixed load), to read
+// with go tool pprof.
 package main
 
 import (
@@ -49,6 +55,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,6 +104,10 @@ type config struct {
 	runs     int
 	timeout  time.Duration
 	mixed    time.Duration
+	// only keeps the requests whose names match (nil: all).
+	only *regexp.Regexp
+	// cpuprofile names the file for the CPU profile ("": none).
+	cpuprofile string
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -111,8 +124,17 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.runs, "runs", 15, "timed runs of each request")
 	fs.DurationVar(&c.timeout, "timeout", 60*time.Second, "per-request timeout")
 	fs.DurationVar(&c.mixed, "mixed", 20*time.Second, "length of the mixed load on the last size (0: none)")
+	only := fs.String("only", "", "run only the requests whose names match this `regexp`")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the last size's timed runs to `file`")
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return c, fmt.Errorf("-only: %w", err)
+		}
+		c.only = re
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -212,7 +234,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if i == len(cfg.sizes)-1 {
 			mixed = cfg.mixed
 		}
-		rep, err := runTarget(ctx, t, m, cfg, mixed, stdout)
+		profile := ""
+		if i == len(cfg.sizes)-1 {
+			profile = cfg.cpuprofile
+		}
+		rep, err := runTarget(ctx, t, m, cfg, mixed, profile, stdout)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
@@ -267,7 +293,8 @@ func generateTarget(ctx context.Context, t target, m *model, stdout io.Writer) e
 }
 
 // runTarget runs the requests over the generated database t.
-func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.Duration, stdout io.Writer) (sizeReport, error) {
+// A non-empty profile names the file for a CPU profile of the timed runs.
+func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.Duration, profile string, stdout io.Writer) (sizeReport, error) {
 	rep := sizeReport{size: size{m.messages, len(m.users)}}
 	st, err := t.open(ctx, true)
 	if err != nil {
@@ -297,6 +324,12 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	if err != nil {
 		return rep, err
 	}
+	if cfg.only != nil {
+		rs = slices.DeleteFunc(rs, func(r request) bool { return !cfg.only.MatchString(r.name) })
+		if len(rs) == 0 {
+			return rep, fmt.Errorf("-only %q matches no request", cfg.only)
+		}
+	}
 	unreadRs, err := rdb.userRecipients(ctx, m.unread)
 	if err != nil {
 		return rep, fmt.Errorf("raw: the unread user's recipients: %w", err)
@@ -307,6 +340,13 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	}
 	fmt.Fprintf(stdout, "running %s on %s: %d requests x %d runs; the unread user (%d) has %d unread messages\n",
 		rep.size, t, len(rs), cfg.runs, m.unread, unread[0])
+	if profile != "" {
+		stopProfile, err := startCPUProfile(profile)
+		if err != nil {
+			return rep, err
+		}
+		defer stopProfile()
+	}
 	heap := startHeapSampler(20 * time.Millisecond)
 	for _, r := range rs {
 		res := measure(ctx, srv, m, rdb, r, cfg.runs, cfg.timeout)
@@ -318,6 +358,9 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 		}
 	}
 	rep.heap = heap.end()
+	if profile != "" {
+		pprof.StopCPUProfile()
+	}
 	if n := srv.errs.n; n > 0 {
 		rep.serverErr = fmt.Errorf("%d errors logged by the server, first: %q", n, srv.errs.first)
 	}
@@ -407,4 +450,21 @@ func ratio(a, b time.Duration, timeout bool) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f×", float64(a)/float64(b))
+}
+
+// startCPUProfile starts a CPU profile into the file name; the returned
+// function stops it (if it still runs) and closes the file.
+func startCPUProfile(name string) (func(), error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

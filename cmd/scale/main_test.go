@@ -105,7 +105,7 @@ func smoke(t *testing.T, db string) {
 	defer func(n int) { queuedEvents = n }(queuedEvents)
 	queuedEvents = 50
 	var out strings.Builder
-	rep, err := runTarget(ctx, tg, m, config{runs: 1, timeout: 30 * time.Second}, 500*time.Millisecond, &out)
+	rep, err := runTarget(ctx, tg, m, config{runs: 1, timeout: 30 * time.Second}, 500*time.Millisecond, "", &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
