@@ -117,7 +117,7 @@ type channelWorld struct {
 }
 
 // loadChannelWorld reads the channels of viewer's realm with their
-// subscribers in four queries.
+// subscribers in five queries.
 func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User) (*channelWorld, error) {
 	w := &channelWorld{viewer: viewer, subscribers: map[chatcore.StreamID][]chatcore.UserID{}, mine: map[chatcore.StreamID]chatcore.Subscription{}}
 	var err error
@@ -128,20 +128,27 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	if err != nil {
 		return nil, err
 	}
-	active := true
-	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID, Active: &active})
+	// The realm's deactivated users and its administrators are few; reading
+	// them alone keeps this from decoding every user of a large realm.
+	active, inactive := true, false
+	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID, Active: &active,
+		Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}})
 	if err != nil {
 		return nil, err
 	}
-	isActive := make(map[chatcore.UserID]bool, len(users))
-	for _, u := range users {
-		isActive[u.ID] = true
-		if u.Role.IsAdmin() {
-			w.admins = append(w.admins, u.ID)
-		}
+	for _, u := range admins {
+		w.admins = append(w.admins, u.ID)
+	}
+	gone, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID, Active: &inactive})
+	if err != nil {
+		return nil, err
+	}
+	deactivated := make(map[chatcore.UserID]bool, len(gone))
+	for _, u := range gone {
+		deactivated[u.ID] = true
 	}
 	for _, sub := range all {
-		if isActive[sub.UserID] {
+		if !deactivated[sub.UserID] {
 			w.subscribers[sub.StreamID] = append(w.subscribers[sub.StreamID], sub.UserID)
 		}
 	}
