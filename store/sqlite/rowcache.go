@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"crypto/sha256"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -109,8 +110,11 @@ type rowCache struct {
 	streams     *fifocache.Cache[store.StreamID, entry[store.Stream]]
 	streamNames *fifocache.Cache[streamName, entry[store.StreamID]]
 	subscribers *fifocache.Cache[store.StreamID, entry[[]store.UserID]]
-	audiences   *fifocache.Cache[[sha256.Size]byte, entry[int64]]
-	linkifiers  *fifocache.Cache[store.RealmID, entry[int64]]
+	// realmUsers are realms' whole user lists (Users with a realm alone),
+	// served only while no user row has changed since they were read.
+	realmUsers *fifocache.Cache[store.RealmID, entry[[]store.User]]
+	audiences  *fifocache.Cache[[sha256.Size]byte, entry[int64]]
+	linkifiers *fifocache.Cache[store.RealmID, entry[int64]]
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
@@ -142,6 +146,7 @@ func newRowCache(size int) *rowCache {
 		streams:     fifocache.New[store.StreamID, entry[store.Stream]](size),
 		streamNames: fifocache.New[streamName, entry[store.StreamID]](size),
 		subscribers: fifocache.New[store.StreamID, entry[[]store.UserID]](size),
+		realmUsers:  fifocache.New[store.RealmID, entry[[]store.User]](realmUserLists),
 		audiences:   fifocache.New[[sha256.Size]byte, entry[int64]](size),
 		linkifiers:  fifocache.New[store.RealmID, entry[int64]](size),
 	}
@@ -252,6 +257,35 @@ func (t *tx) cacheUser(u *store.User) {
 	if u.APIKeyHash != "" {
 		put(t.rows, usersTable, at, t.userWrites, t.rows.userKeys, u.APIKeyHash, &u.ID)
 	}
+}
+
+// realmUserLists is how many realms' whole user lists the cache keeps: each
+// is as large as the realm, so few are kept whatever the row cache's size.
+const realmUserLists = 4
+
+// cachedRealmUsers returns a copy of the whole user list of realm from the
+// cache, for t. The list is served only when no write of any user's row was
+// counted between the transaction that read it and the one asking, and the
+// users table's generation is unchanged, so it is the list as both see it.
+func (t *tx) cachedRealmUsers(realm store.RealmID) ([]store.User, bool) {
+	if !t.cacheUsable(usersTable) || t.group != nil && len(t.group.users) > 0 {
+		return nil, false
+	}
+	e, ok := getEntry(t.rows, usersTable, t.gens[usersTable], t.rows.realmUsers, realm)
+	if !ok || e.writes != t.userWrites || t.rows.userWrites.Load() != t.userWrites {
+		return nil, false
+	}
+	return slices.Clone(e.row), true
+}
+
+// cacheRealmUsers remembers users, the whole user list of realm read by t.
+func (t *tx) cacheRealmUsers(realm store.RealmID, users []store.User) {
+	if !t.cacheUsable(usersTable) || t.group != nil && len(t.group.users) > 0 ||
+		t.rows.userWrites.Load() != t.userWrites {
+		return
+	}
+	list := slices.Clone(users)
+	put(t.rows, usersTable, t.gens[usersTable], t.userWrites, t.rows.realmUsers, realm, &list)
 }
 
 // cachedUserByKey returns the user whose API key hash is hash from the

@@ -483,3 +483,110 @@ func TestRowCacheSubscribersAndAudiences(t *testing.T) {
 	is.Equal(len(appendAndRead(false)), 1) // pruned with its entries, the audience is made anew
 	is.Equal(len(appendAndRead(true)), 1)  // and so when pruned in the appending transaction
 }
+
+// readRealmUsers reads the whole user list of realm in a View of s.
+func readRealmUsers(t *testing.T, s store.Store, realm store.RealmID) []store.User {
+	t.Helper()
+	var got []store.User
+	err := s.View(context.Background(), func(tx store.Tx) error {
+		var err error
+		got, err = tx.Users(context.Background(), store.UserFilter{RealmID: realm})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestRealmUserListCache checks that a realm's whole user list is served
+// from the cache without a connection while no user changes, that a copy
+// is served (a caller's change does not reach the next reader), and that
+// every way of changing users (one user's row, a bulk settings write, a new
+// user, a change earlier in the same transaction) is seen by the next read.
+func TestRealmUserListCache(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	ann := cacheWorld(t, s)
+	bob := human(ann.RealmID, "bob@example.com")
+	update(t, s, func(ctx context.Context, tx store.Tx) error { return tx.CreateUser(ctx, bob) })
+	list := readRealmUsers(t, s, ann.RealmID) // fills the cache
+	is.Equal(len(list), 2)
+	list[0].FullName = "changed by the caller"
+
+	_, readers := sqlite.DBs(s)
+	opened := readers.Stats().OpenConnections
+	readers.SetMaxOpenConns(1)
+	conn, err := readers.Conn(context.Background()) // held: a View that needs a connection waits
+	is.NoErr(err)
+	done := make(chan []store.User)
+	go func() { done <- readRealmUsers(t, s, ann.RealmID) }()
+	select {
+	case got := <-done:
+		is.Equal(len(got), 2)
+		is.Equal(got[0].FullName, ann.FullName) // a copy was handed out
+	case <-time.After(10 * time.Second):
+		t.Fatal("the realm's user list was not served from the cache")
+	}
+	is.NoErr(conn.Close())
+	readers.SetMaxOpenConns(max(opened, 4))
+
+	// Filtered reads are not the list and answer as before.
+	active := true
+	err = s.View(context.Background(), func(tx store.Tx) error {
+		got, err := tx.Users(context.Background(), store.UserFilter{RealmID: ann.RealmID, IDs: []store.UserID{bob.ID}, Active: &active})
+		is.Equal(len(got), 1)
+		return err
+	})
+	is.NoErr(err)
+
+	carol := human(ann.RealmID, "carol@example.com")
+	steps := []struct {
+		name  string
+		write func(ctx context.Context, tx store.Tx) error
+		check func(got []store.User) bool
+	}{
+		{"UpdateUserSettings", func(ctx context.Context, tx store.Tx) error {
+			return tx.UpdateUserSettings(ctx, bob.ID, []store.SettingValue{{Name: "enter_sends", Value: true}})
+		}, func(got []store.User) bool { return got[1].Settings.EnterSends }},
+		{"UpdateUser", func(ctx context.Context, tx store.Tx) error {
+			v, err := tx.User(ctx, ann.ID)
+			if err != nil {
+				return err
+			}
+			v.FullName = "Ann Renamed"
+			return tx.UpdateUser(ctx, v)
+		}, func(got []store.User) bool { return got[0].FullName == "Ann Renamed" }},
+		{"UpdateSettingBulk", func(ctx context.Context, tx store.Tx) error {
+			_, err := tx.UpdateSettingBulk(ctx, store.BulkSettingUpdate{RealmID: ann.RealmID, UserIDs: []store.UserID{ann.ID, bob.ID}, Setting: "color_scheme", Value: 3})
+			return err
+		}, func(got []store.User) bool {
+			return got[0].Settings.ColorScheme == 3 && got[1].Settings.ColorScheme == 3
+		}},
+		{"CreateUser", func(ctx context.Context, tx store.Tx) error { return tx.CreateUser(ctx, carol) },
+			func(got []store.User) bool { return len(got) == 3 && got[2].Email == carol.Email }},
+	}
+	for _, st := range steps {
+		readRealmUsers(t, s, ann.RealmID) // cached before the write
+		update(t, s, st.write)
+		if !st.check(readRealmUsers(t, s, ann.RealmID)) {
+			t.Errorf("%s: the list read after the write does not show it", st.name)
+		}
+	}
+
+	// An Update that changed a user reads the list with the change.
+	readRealmUsers(t, s, ann.RealmID)
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.UpdateUserSettings(ctx, carol.ID, []store.SettingValue{{Name: "enter_sends", Value: true}}); err != nil {
+			return err
+		}
+		got, err := tx.Users(ctx, store.UserFilter{RealmID: ann.RealmID})
+		if err != nil {
+			return err
+		}
+		if !got[2].Settings.EnterSends {
+			t.Error("an Update's own change is missing from the list it reads")
+		}
+		return nil
+	})
+}

@@ -98,7 +98,8 @@ func WithBusyTimeout(d time.Duration) Option {
 
 // WithRowCache sets how many rows of each cached table (users, realms,
 // channels, and also channels' subscriber lists, realms' linkifier versions
-// and the event log's audiences) the Store keeps between transactions
+// and the event log's audiences; besides, the whole user lists of up to four
+// realms) the Store keeps between transactions
 // (default [DefaultRowCache]), so that authenticating a request, reading its
 // actor, realm and channel, and sending to a channel need no statement for
 // them while those tables have not changed; 0 turns the cache off. The cache

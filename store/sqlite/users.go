@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/chatcore/chatcore/store"
 )
@@ -18,6 +19,23 @@ func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 		t.cacheUser(u)
 	}
 	return u, err
+}
+
+// Users implements [store.UserStore]; a realm's whole user list (a filter
+// naming the realm alone, as /register reads it) comes from the row cache
+// when it holds it.
+func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
+	if !realmOnly(f) {
+		return t.Tx.Users(ctx, f)
+	}
+	if us, ok := t.cachedRealmUsers(f.RealmID); ok {
+		return us, nil
+	}
+	us, err := t.Tx.Users(ctx, f)
+	if err == nil {
+		t.cacheRealmUsers(f.RealmID, us)
+	}
+	return us, err
 }
 
 // UserByAPIKeyHash implements [store.UserStore], from the row cache
@@ -50,4 +68,11 @@ func (t *tx) UpdateUser(ctx context.Context, u *store.User) error {
 		return classify(err, what)
 	}
 	return mustAffect(res, what)
+}
+
+// realmOnly reports whether f names a realm and nothing else.
+func realmOnly(f store.UserFilter) bool {
+	rest := f
+	rest.RealmID = 0
+	return f.RealmID != 0 && reflect.ValueOf(rest).IsZero()
 }
