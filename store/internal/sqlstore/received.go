@@ -285,7 +285,17 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 		where = append(where, flags+" & "+itoa(q.AnyFlags)+" <> 0")
 	}
 	where = append(where, common...)
-	where = append(where, "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = "+user+" AND f.message_id = m.id)")
+	// The probe for the user's row repeats the range's id bounds:
+	// PostgreSQL may answer NOT EXISTS with a merge anti join reading the
+	// user's rows in id order, which without them starts at the user's
+	// oldest row rather than at the range.
+	probe := "f.user_id = " + user + " AND f.message_id = m.id"
+	for _, c := range where {
+		if bound, ok := strings.CutPrefix(c, "m.id "); ok {
+			probe += " AND f.message_id " + bound
+		}
+	}
+	where = append(where, "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE "+probe+")")
 	cols := "m.id AS id"
 	if view {
 		derived := "m.default_flags"
