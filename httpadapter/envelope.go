@@ -154,17 +154,23 @@ func (e *methodNotAllowedError) Error() string {
 }
 
 // fieldsOf turns a response struct into top-level envelope fields by its JSON
-// encoding (numbers are kept exact).
+// encoding: each field's value is its encoded text (a json.RawMessage, so
+// numbers stay exact and nothing is decoded and encoded again), written as
+// writeJSON writes, without HTML escapes.
 func fieldsOf(v any) (map[string]any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var fields map[string]any
-	if err := dec.Decode(&fields); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
 		return nil, err
+	}
+	fields := make(map[string]any, len(raw))
+	for k, m := range raw {
+		fields[k] = m
 	}
 	return fields, nil
 }

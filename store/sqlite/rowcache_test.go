@@ -590,3 +590,64 @@ func TestRealmUserListCache(t *testing.T) {
 		return nil
 	})
 }
+
+// TestUsersByIDFromCache checks that Users with ids alone answers from the
+// row cache without a connection when it holds every user, reads only the
+// missing ones otherwise, and answers ascending without duplicates either way.
+func TestUsersByIDFromCache(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	ann := cacheWorld(t, s)
+	bob := human(ann.RealmID, "bob@example.com")
+	carol := human(ann.RealmID, "carol@example.com")
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateUser(ctx, bob); err != nil {
+			return err
+		}
+		return tx.CreateUser(ctx, carol)
+	})
+	byIDs := func(ids ...store.UserID) []store.UserID {
+		t.Helper()
+		var got []store.UserID
+		err := s.View(context.Background(), func(tx store.Tx) error {
+			us, err := tx.Users(context.Background(), store.UserFilter{IDs: ids})
+			for _, u := range us {
+				got = append(got, u.ID)
+			}
+			return err
+		})
+		is.NoErr(err)
+		return got
+	}
+	readUser(t, s, carol, false) // carol cached alone
+	is.Equal(byIDs(carol.ID, ann.ID, carol.ID), []store.UserID{ann.ID, carol.ID}) // ann read, carol cached
+	is.Equal(byIDs([]store.UserID{}...), []store.UserID(nil)) // an empty non-nil list names none
+
+	_, readers := sqlite.DBs(s)
+	opened := readers.Stats().OpenConnections
+	readers.SetMaxOpenConns(1)
+	conn, err := readers.Conn(context.Background()) // held: a View that needs a connection waits
+	is.NoErr(err)
+	done := make(chan []store.UserID)
+	go func() { done <- byIDs(carol.ID, ann.ID) }()
+	select {
+	case got := <-done:
+		is.Equal(got, []store.UserID{ann.ID, carol.ID}) // both from the cache now
+	case <-time.After(10 * time.Second):
+		t.Fatal("users by id were not served from the cache")
+	}
+	is.NoErr(conn.Close())
+	readers.SetMaxOpenConns(max(opened, 4))
+
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		return tx.UpdateUserSettings(ctx, ann.ID, []store.SettingValue{{Name: "enter_sends", Value: true}})
+	})
+	err = s.View(context.Background(), func(tx store.Tx) error {
+		us, err := tx.Users(context.Background(), store.UserFilter{IDs: []store.UserID{bob.ID, ann.ID}})
+		is.Equal(len(us), 2)
+		is.True(us[0].Settings.EnterSends) // the changed user read anew
+		is.Equal(us[1].ID, bob.ID)
+		return err
+	})
+	is.NoErr(err)
+}

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/chatcore/chatcore/store"
 )
@@ -23,8 +25,12 @@ func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 
 // Users implements [store.UserStore]; a realm's whole user list (a filter
 // naming the realm alone, as /register reads it) comes from the row cache
-// when it holds it.
+// when it holds it, and so do the users of a filter naming ids alone (the
+// senders a page of messages shows) that it holds.
 func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
+	if idsOnly(f) && t.rows != nil {
+		return t.usersByID(ctx, f.IDs)
+	}
 	if !realmOnly(f) {
 		return t.Tx.Users(ctx, f)
 	}
@@ -75,4 +81,39 @@ func realmOnly(f store.UserFilter) bool {
 	rest := f
 	rest.RealmID = 0
 	return f.RealmID != 0 && reflect.ValueOf(rest).IsZero()
+}
+
+// idsOnly reports whether f names user ids and nothing else.
+func idsOnly(f store.UserFilter) bool {
+	rest := f
+	rest.IDs = nil
+	return f.IDs != nil && reflect.ValueOf(rest).IsZero()
+}
+
+// usersByID returns the users with the ids, ascending: those the row cache
+// holds from it, the others in one statement (and then cached).
+func (t *tx) usersByID(ctx context.Context, ids []store.UserID) ([]store.User, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := make([]store.User, 0, len(ids))
+	var missing []store.UserID
+	for _, id := range ids {
+		if u, ok := t.cachedUser(id); ok {
+			out = append(out, *u)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := t.Tx.Users(ctx, store.UserFilter{IDs: missing})
+	if err != nil {
+		return nil, err
+	}
+	for i := range read {
+		t.cacheUser(&read[i])
+	}
+	out = append(out, read...)
+	slices.SortFunc(out, func(a, b store.User) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
