@@ -619,9 +619,9 @@ func TestUsersByIDFromCache(t *testing.T) {
 		is.NoErr(err)
 		return got
 	}
-	readUser(t, s, carol, false) // carol cached alone
+	readUser(t, s, carol, false)                                                  // carol cached alone
 	is.Equal(byIDs(carol.ID, ann.ID, carol.ID), []store.UserID{ann.ID, carol.ID}) // ann read, carol cached
-	is.Equal(byIDs([]store.UserID{}...), []store.UserID(nil)) // an empty non-nil list names none
+	is.Equal(byIDs([]store.UserID{}...), []store.UserID(nil))                     // an empty non-nil list names none
 
 	_, readers := sqlite.DBs(s)
 	opened := readers.Stats().OpenConnections
