@@ -639,11 +639,19 @@ func TestUsersByIDFromCache(t *testing.T) {
 	is.NoErr(conn.Close())
 	readers.SetMaxOpenConns(max(opened, 4))
 
+	// A realm in the filter keeps other realms' users out, cached or not.
+	err = s.View(context.Background(), func(tx store.Tx) error {
+		us, err := tx.Users(context.Background(), store.UserFilter{RealmID: ann.RealmID + 1, IDs: []store.UserID{ann.ID, bob.ID}})
+		is.Equal(len(us), 0)
+		return err
+	})
+	is.NoErr(err)
+
 	update(t, s, func(ctx context.Context, tx store.Tx) error {
 		return tx.UpdateUserSettings(ctx, ann.ID, []store.SettingValue{{Name: "enter_sends", Value: true}})
 	})
 	err = s.View(context.Background(), func(tx store.Tx) error {
-		us, err := tx.Users(context.Background(), store.UserFilter{IDs: []store.UserID{bob.ID, ann.ID}})
+		us, err := tx.Users(context.Background(), store.UserFilter{RealmID: ann.RealmID, IDs: []store.UserID{bob.ID, ann.ID}})
 		is.Equal(len(us), 2)
 		is.True(us[0].Settings.EnterSends) // the changed user read anew
 		is.Equal(us[1].ID, bob.ID)

@@ -29,7 +29,7 @@ func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 // senders a page of messages shows) that it holds.
 func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
 	if idsOnly(f) && t.rows != nil {
-		return t.usersByID(ctx, f.IDs)
+		return t.usersByID(ctx, f.RealmID, f.IDs)
 	}
 	if !realmOnly(f) {
 		return t.Tx.Users(ctx, f)
@@ -83,22 +83,26 @@ func realmOnly(f store.UserFilter) bool {
 	return f.RealmID != 0 && reflect.ValueOf(rest).IsZero()
 }
 
-// idsOnly reports whether f names user ids and nothing else.
+// idsOnly reports whether f names user ids and nothing else but perhaps a
+// realm.
 func idsOnly(f store.UserFilter) bool {
 	rest := f
-	rest.IDs = nil
+	rest.IDs, rest.RealmID = nil, 0
 	return f.IDs != nil && reflect.ValueOf(rest).IsZero()
 }
 
-// usersByID returns the users with the ids, ascending: those the row cache
-// holds from it, the others in one statement (and then cached).
-func (t *tx) usersByID(ctx context.Context, ids []store.UserID) ([]store.User, error) {
+// usersByID returns the users with the ids (of realm, when not 0),
+// ascending: those the row cache holds from it, the others in one statement
+// (and then cached).
+func (t *tx) usersByID(ctx context.Context, realm store.RealmID, ids []store.UserID) ([]store.User, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	out := make([]store.User, 0, len(ids))
 	var missing []store.UserID
 	for _, id := range ids {
 		if u, ok := t.cachedUser(id); ok {
-			out = append(out, *u)
+			if realm == 0 || u.RealmID == realm {
+				out = append(out, *u)
+			}
 		} else {
 			missing = append(missing, id)
 		}
@@ -106,7 +110,7 @@ func (t *tx) usersByID(ctx context.Context, ids []store.UserID) ([]store.User, e
 	if len(missing) == 0 {
 		return out, nil
 	}
-	read, err := t.Tx.Users(ctx, store.UserFilter{IDs: missing})
+	read, err := t.Tx.Users(ctx, store.UserFilter{RealmID: realm, IDs: missing})
 	if err != nil {
 		return nil, err
 	}
