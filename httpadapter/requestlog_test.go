@@ -2,9 +2,9 @@ package httpadapter_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -150,7 +150,7 @@ func TestRequestMetrics(t *testing.T) {
 		}
 	}
 	is.Equal(counts["/api/v1/messages/{message_id} GET"], uint64(2)) // both ids under one pattern
-	is.Equal(counts["unmatched GET 404"], uint64(1))                                                                     // a raw path is never a label
+	is.Equal(counts["unmatched GET 404"], uint64(1))                 // a raw path is never a label
 	is.Equal(counts["/api/v1/users/me GET 200"], uint64(1))
 	n, err := testutil.GatherAndCount(reg, "chatcore_http_request_duration_seconds")
 	is.NoErr(err)
