@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/chatcore/chatcore/webhooks"
 )
 
 // Metrics holds chatcore's metric families. Its methods are safe for
@@ -119,6 +121,9 @@ func New() *Metrics {
 	// so a dashboard sees zeros rather than nothing.
 	for _, kind := range []string{"view", "update"} {
 		m.txRetries.WithLabelValues(kind)
+	}
+	for _, o := range webhooks.Outcomes {
+		m.webhooks.WithLabelValues(o)
 	}
 	return m
 }
