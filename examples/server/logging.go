@@ -38,4 +38,3 @@ func defaultExternalURL(addr net.Addr) string {
 	}
 	return "http://" + net.JoinHostPort(host, strconv.Itoa(tcp.Port))
 }
-
