@@ -157,7 +157,9 @@ func TestExternalURL(t *testing.T) {
 	s := start(t, "-db", db, "-external-url", "https://chat.example.com/")
 	status, body := s.call(t, "GET", "/server_settings", "", "", nil)
 	is.Equal(status, 200)
-	is.Equal(body["realm_url"], "https://chat.example.com") // links from the one setting
+	is.Equal(body["realm_url"], "https://chat.example.com")          // links from the one setting
+	is.Equal(body["zulip_merge_base"], "chatcore "+chatcore.Version) // the version -version prints
+	is.Equal(body["zulip_version"], "chatcore "+chatcore.Version)
 	is.True(strings.Contains(s.out.String(), "external URL https://chat.example.com"))
 	is.True(strings.Contains(s.out.String(), "curl -sS https://chat.example.com/api/v1/server_settings"))
 }
