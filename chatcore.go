@@ -180,8 +180,11 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	return first
 }
 
-// WithExternalURL sets the base URL of the server (used in links in e-mails and
-// reminders), e.g. "https://chat.example.com". Default "http://127.0.0.1:9991".
+// WithExternalURL sets the base URL of the server as clients reach it, e.g.
+// "https://chat.example.com" behind a proxy (default "http://127.0.0.1:9991").
+// It is the one setting every link is built from: realm_url (the HTTP adapter
+// reads it through [Service.ExternalURL]), avatars, uploads, confirmation
+// links in e-mails, reminders and notices. Set it once, here.
 func WithExternalURL(u string) Option { return func(s *Service) { s.externalURL = u } }
 
 // Service carries out chatcore's operations with Zulip's rules on top of a

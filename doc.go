@@ -4,6 +4,39 @@
 // and the rules of sending messages and of outgoing webhooks. Each endpoint's
 // rules live in an area package built on it (listed below), never here.
 //
+// # Start here
+//
+//  1. Open a store: memory.New() (package store/memory) for tests,
+//     sqlite.Open(ctx, "chat.db") for one machine, postgres.Open(ctx, url)
+//     for several instances on one database.
+//  2. Build the Service over it: chatcore.New(st, options...). The options
+//     that matter first: [WithExternalURL] (the server's URL as clients
+//     reach it; every link, realm_url included, is built from it, and the
+//     HTTP adapter reads it through [Service.ExternalURL]), [WithLogger],
+//     [WithMailer]; webhooks.Delivery(...) turns on outgoing webhooks.
+//  3. Load an organization: fixture.Load(ctx, svc, file) reads chatcore's
+//     JSON fixture format (docs/fixture.md, fixture/fixture.schema.json;
+//     testdata/demo.json is a complete example), checking everything first.
+//  4. Call operations as a user: [Service.Authenticate] turns an e-mail and
+//     API key into a [User]; then the area packages' functions take the
+//     actor's id: [Service.SendMessage], messages.Get (reading with
+//     narrows), edits.Update, accounts.UpdateSettings, channels.Subscribe,
+//     scheduled.Create, ... A refusal is an [*Error] with Zulip's code and
+//     message. Optional request fields are pointers: write new(value)
+//     (Go 1.26), e.g. messages.Request{Anchor: new("newest"), NumBefore: new(10)}.
+//  5. Follow changes: eventqueue.New(svc, ...) is the process's Hub;
+//     Hub.Open registers a queue, Queue.Events yields its events and
+//     eventqueue.Decode turns each into a typed struct (eventqueue.MessageEvent, ...).
+//  6. Serve Zulip clients: httpadapter.New(svc, httpadapter.Options{...})
+//     is an http.Handler for the REST API (with /healthz, /readyz, request
+//     ids and logs); httpadapter.NewServer adds timeouts; package metrics
+//     exposes Prometheus metrics as one prometheus.Collector.
+//
+// The Example functions show each step as a runnable program: Example
+// (this package), messages.ExampleGet, eventqueue.ExampleHub_Open,
+// fixture.ExampleLoad and httpadapter.ExampleNew_options; examples/server
+// is the whole server, flags and all.
+//
 // # Shape
 //
 // A [Service] carries out operations with Zulip's rules on top of a [Store].

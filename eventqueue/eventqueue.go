@@ -140,6 +140,8 @@ type Hub struct {
 	collecting  atomic.Bool
 	lastCollect atomic.Int64
 	wg          sync.WaitGroup
+
+	counts hubCounts // see Counts
 }
 
 // waiter is one waiting poll.
@@ -290,6 +292,9 @@ func (h *Hub) remove(w *waiter) {
 func (h *Hub) Register(ctx context.Context, actorID chatcore.UserID, req RegisterRequest) (State, error) {
 	h.maybeCollect()
 	st, evicted, err := register(ctx, h.svc, actorID, req, queueLimits{perUser: h.opts.MaxQueuesPerUser, perRealm: h.opts.MaxQueuesPerRealm})
+	if err == nil && req.Queue != nil {
+		h.counts.registered.Add(1)
+	}
 	if len(evicted) > 0 {
 		h.mu.Lock()
 		for _, id := range evicted {
@@ -316,7 +321,8 @@ type PollRequest struct {
 // 45-55 s with none, or, when a newer poll of the same queue arrives, with
 // what there is (possibly nothing). A done ctx ends the wait with
 // ctx.Err(). The errors are those of [Hub.GetEvents].
-func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest) ([]QueueEvent, error) {
+func (h *Hub) Poll(ctx context.Context, actorID chatcore.UserID, req PollRequest) (events []QueueEvent, err error) {
+	defer func() { h.counts.delivered.Add(uint64(len(events))) }()
 	h.maybeCollect()
 	get := EventsRequest{QueueID: req.QueueID, LastEventID: req.LastEventID}
 	res, err := h.GetEvents(ctx, actorID, get)

@@ -23,6 +23,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/wire"
+	"github.com/chatcore/chatcore/metrics"
 )
 
 // DefaultMaxBodyBytes is the request body limit used when
@@ -43,9 +44,13 @@ type Options struct {
 	// client address and e-mail (on by default; valid keys are never
 	// refused) and says whether a proxy header names the client.
 	AuthThrottle AuthThrottle
-	// ExternalURL is the server's base URL as clients reach it, reported as
-	// realm_url (default "http://127.0.0.1:9991"). Give the Service the same
-	// URL (chatcore.WithExternalURL) so links in e-mails and reminders match.
+	// ExternalURL overrides the server's base URL as clients reach it,
+	// reported as realm_url. Leave it empty: the adapter takes the Service's
+	// (chatcore.WithExternalURL, read through Service.ExternalURL), so that
+	// every link is built from one setting; New logs a warning when it is
+	// set and differs from the Service's.
+	//
+	// Deprecated: set the URL once, with chatcore.WithExternalURL.
 	ExternalURL string
 	// Realm is the string id of the realm GET /server_settings describes
 	// (default: the realm with the lowest id).
@@ -56,6 +61,18 @@ type Options struct {
 	// new eventqueue.Hub over the Service, with the in-process bus). Give
 	// the server's Hub when it has one, to close it or give it a Bus.
 	Events *eventqueue.Hub
+	// LogRequests writes one line per request to Logger at info level
+	// (warning for a 5xx): request_id, method, route (the pattern, e.g.
+	// /api/v1/messages/{message_id}), status, duration, bytes, client and,
+	// when authenticated, user_id. Never a key, a password or a query.
+	LogRequests bool
+	// Metrics, when set, records every request by route pattern, method
+	// and status (see package metrics); register it in a Prometheus
+	// registry served on a listener of its own.
+	Metrics *metrics.Metrics
+	// ReadyTimeout bounds the store read of GET /readyz (zero:
+	// DefaultReadyTimeout).
+	ReadyTimeout time.Duration
 }
 
 // handler is the http.Handler New returns.
@@ -71,6 +88,8 @@ type handler struct {
 	// authFails throttles failed authentications (auth.go); when off it
 	// counts nothing but still tells the client address for the log.
 	authFails *authThrottle
+	// readyTimeout: Options.ReadyTimeout or its default.
+	readyTimeout time.Duration
 }
 
 // New returns an http.Handler that serves svc under /api/v1 (plus the e-mail
@@ -97,7 +116,7 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	h := &handler{
 		svc:     svc,
 		opts:    opts,
-		log:     cmp.Or(opts.Logger, slog.Default()),
+		log:     slog.New(requestIDHandler{cmp.Or(opts.Logger, slog.Default()).Handler()}),
 		mux:     http.NewServeMux(),
 		maxBody: opts.MaxBodyBytes,
 	}
@@ -107,10 +126,14 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	if h.events = opts.Events; h.events == nil {
 		h.events = eventqueue.New(svc, eventqueue.Options{})
 	}
-	if h.opts.ExternalURL == "" {
-		h.opts.ExternalURL = "http://127.0.0.1:9991"
+	h.readyTimeout = cmp.Or(opts.ReadyTimeout, DefaultReadyTimeout)
+	own := strings.TrimRight(svc.ExternalURL(), "/")
+	if h.opts.ExternalURL = strings.TrimRight(h.opts.ExternalURL, "/"); h.opts.ExternalURL == "" {
+		h.opts.ExternalURL = own
+	} else if h.opts.ExternalURL != own {
+		h.log.Warn("httpadapter: Options.ExternalURL differs from the Service's external URL; links in e-mails, reminders and notices use the Service's: set it once, with chatcore.WithExternalURL",
+			"adapter", h.opts.ExternalURL, "service", own)
 	}
-	h.opts.ExternalURL = strings.TrimRight(h.opts.ExternalURL, "/")
 	now := opts.Now
 	if now == nil {
 		now = time.Now
@@ -125,11 +148,21 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	return h
 }
 
-// ServeHTTP dispatches r. Whatever the mux would answer itself is a JSON 404
+// ServeHTTP dispatches r (see [handler.serve]), with a request id and, as
+// Options say, a log line and metrics.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.observe(w, r, h.serve)
+}
+
+// serve dispatches r: /healthz and /readyz (see [handler.health]), then the
+// routes. Whatever the mux would answer itself is a JSON 404
 // instead: a path no route matches, and a path it would redirect (an unclean
 // one such as /api/v1//users/me or /api/v1/./users/me): Zulip's URLconf
 // matches the path as sent, so such paths match no route there either.
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	if h.health(w, r) {
+		return
+	}
 	if next, _ := h.mux.Handler(r); !isRoute(next) {
 		h.writeError(w, r, notFound())
 		return
@@ -249,6 +282,9 @@ func (h *handler) dispatch(p *path) http.Handler {
 				return
 			}
 		}
+		if info := infoOf(r.Context()); info != nil {
+			info.route = p.path
+		}
 		if r.Method == http.MethodOptions && p.api {
 			// Zulip's rest_dispatch answers OPTIONS itself, before
 			// authentication: no content, the path's methods in Allow.
@@ -339,6 +375,9 @@ func (h *handler) wrap(rt route) http.Handler {
 				return
 			}
 			c.user = u
+			if info := infoOf(r.Context()); info != nil {
+				info.user = u.ID
+			}
 			if h.limits != nil {
 				if err := h.limits.allow(w, u.ID); err != nil {
 					h.writeError(w, r, err)

@@ -76,6 +76,12 @@ func DeliverDue(ctx context.Context, svc *chatcore.Service) (delivered int, err 
 // Run calls [DeliverDue] every interval until ctx ends, logging its errors to
 // the Service's logger ([chatcore.WithLogger]).
 func Run(ctx context.Context, svc *chatcore.Service, every time.Duration) {
+	RunObserved(ctx, svc, every, nil)
+}
+
+// RunObserved is [Run] calling observed, when not nil, with the count of
+// each round's deliveries (for metrics).
+func RunObserved(ctx context.Context, svc *chatcore.Service, every time.Duration, observed func(delivered int)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -83,7 +89,11 @@ func Run(ctx context.Context, svc *chatcore.Service, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := DeliverDue(ctx, svc); err != nil && ctx.Err() == nil {
+			n, err := DeliverDue(ctx, svc)
+			if observed != nil && n > 0 {
+				observed(n)
+			}
+			if err != nil && ctx.Err() == nil {
 				svc.Logger().ErrorContext(ctx, "chatcore: delivering scheduled messages", "err", err)
 			}
 		}

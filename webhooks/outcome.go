@@ -27,6 +27,8 @@ type outcome struct {
 	// taken: the attempt was claimed elsewhere (another process resumed the
 	// delivery) or the delivery is finished: post nothing.
 	taken bool
+	// dropped: every attempt started before a restart; post nothing.
+	dropped bool
 }
 
 // The failure texts of Zulip's outgoing-webhook worker.

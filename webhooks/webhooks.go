@@ -62,6 +62,10 @@ type Options struct {
 	// unfinished (default 2×Timeout + RetryDelay: longer than any attempt of
 	// a running process lasts).
 	ResumeAfter time.Duration
+	// OnOutcome, when set, is called once for each delivery that ends in
+	// this process with its outcome (see [Outcomes]), e.g. a metrics
+	// counter (metrics.Metrics.WebhookOutcome). It must not block.
+	OnOutcome func(outcome string)
 }
 
 func (o Options) withDefaults() Options {
@@ -324,7 +328,7 @@ func (d *dispatcher) run(ctx context.Context, j *job) func(context.Context) {
 		// whether the integration got the request is unknown.
 		d.log().WarnContext(ctx, "chatcore: outgoing webhook dropped: every attempt was started before a restart",
 			"bot_id", j.hook.Bot.ID, "message_id", j.hook.Message.ID, "attempts", j.next-1)
-		d.finish(ctx, j, outcome{})
+		d.finish(ctx, j, outcome{dropped: true})
 		return nil
 	}
 	out, retryErr := d.first(ctx, j)
@@ -339,6 +343,7 @@ func (d *dispatcher) run(ctx context.Context, j *job) func(context.Context) {
 // the delivery was abandoned (it stays stored, to be resumed) or taken over.
 func (d *dispatcher) finish(ctx context.Context, j *job, out outcome) {
 	defer d.release(j.hook.DeliveryID)
+	d.observe(out.label())
 	switch {
 	case out.taken:
 		return

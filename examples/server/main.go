@@ -22,11 +22,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -35,6 +35,7 @@ import (
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/fixture"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/metrics"
 	"github.com/chatcore/chatcore/scheduled"
 	"github.com/chatcore/chatcore/store/postgres"
 )
@@ -78,12 +79,13 @@ type config struct {
 	webhookAllowPrivate bool
 	// webhookTimeout bounds one outgoing-webhook attempt.
 	webhookTimeout time.Duration
+	// opsConfig: -version, logging, metrics, the external URL (config.go).
+	opsConfig
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(out)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:9991", "listen address (port 0 picks a free port)")
 	fs.StringVar(&c.db, "db", "chatcore.db", "SQLite database file (created if missing), or a PostgreSQL URL (postgres://...) or key=value DSN")
 	fs.IntVar(&c.pool, "db-pool", 16, "PostgreSQL: connections in the pool")
@@ -94,11 +96,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
-	if err := fs.Parse(args); err != nil {
+	addOpsFlags(fs, &c.opsConfig)
+	if err := parseArgs(fs, args, out, os.LookupEnv); err != nil {
 		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	if err := checkOps(c.opsConfig); err != nil {
+		return c, err
 	}
 	if c.webhookTimeout <= 0 {
 		return c, errors.New("-webhook-timeout must be positive")
@@ -115,14 +118,37 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 // run starts the server and blocks until ctx is cancelled (then shuts down
 // gracefully) or the server fails. It prints the listening address
 // ("chatcore listening on http://HOST:PORT") and the demo curl lines to stdout.
-func run(ctx context.Context, args []string, stdout io.Writer) error {
+// A start that fails removes the SQLite file it created.
+func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	cfg, err := parseFlags(args, stdout)
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stdout, nil))
+	if cfg.version {
+		fmt.Fprintln(stdout, "chatcore", chatcore.Version)
+		return nil
+	}
+	logger := newLogger(cfg.opsConfig, stdout)
 
-	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool, cfg.writeGroups)
+	if err := checkDBDir(cfg.db); err != nil {
+		return err
+	}
+	started := false
+	if remove := newSQLiteFiles(cfg.db); remove != nil {
+		// Runs after store.Close (deferred below).
+		defer func() {
+			if err != nil && !started {
+				remove()
+			}
+		}()
+	}
+	var m *metrics.Metrics
+	var pgOpts []postgres.Option
+	if cfg.metricsAddr != "" {
+		m = metrics.New()
+		pgOpts = append(pgOpts, postgres.WithGroupCommitObserver(m.WriteGroupCommitted))
+	}
+	store, dbDesc, err := openStore(ctx, cfg.db, cfg.pool, cfg.writeGroups, pgOpts...)
 	if err != nil {
 		return err
 	}
@@ -133,7 +159,21 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer ln.Close()
-	base := "http://" + ln.Addr().String()
+	listenURL := defaultExternalURL(ln.Addr())
+	base := listenURL
+	if cfg.externalURL != "" {
+		base, _ = parseExternalURL(cfg.externalURL) // checked by parseFlags
+	}
+	serveErr := make(chan error, 2)
+	if m != nil {
+		mln, err := net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("-metrics-addr: %w", err)
+		}
+		msrv := metricsServer(mln, m, serveErr)
+		defer msrv.Close()
+		fmt.Fprintf(stdout, "metrics at http://%s/metrics\n", mln.Addr())
+	}
 
 	opts := []chatcore.Option{chatcore.WithLogger(logger), chatcore.WithExternalURL(base)}
 	if cfg.mailDir != "" {
@@ -144,8 +184,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	} else {
 		opts = append(opts, chatcore.WithMailer(logMailer{log: logger}))
 	}
-	opts = append(opts, webhookOptions(cfg)...)
-	svc := chatcore.New(store, opts...)
+	var onOutcome func(string)
+	svcStore := chatcore.Store(store)
+	if m != nil {
+		onOutcome = m.WebhookOutcome
+		svcStore = m.InstrumentStore(store)
+	}
+	opts = append(opts, webhookOptions(cfg, onOutcome)...)
+	svc := chatcore.New(svcStore, opts...)
 
 	fixture, err := seed(ctx, svc, cfg)
 	if err != nil {
@@ -168,18 +214,22 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		hubOpts.Bus = bus
 	}
 	hub := eventqueue.New(svc, hubOpts)
-	adapterOpts := httpadapter.Options{Logger: logger, ExternalURL: base, Events: hub}
+	var scheduledObserved func(int)
+	if m != nil {
+		m.WatchHub(hub)
+		scheduledObserved = m.ScheduledDelivered
+	}
+	adapterOpts := httpadapter.Options{Logger: logger, Events: hub, LogRequests: true, Metrics: m}
 	if cfg.rateLimit > 0 {
 		adapterOpts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rateLimit, Per: time.Minute}
 	}
 	srv := httpadapter.NewServer(httpadapter.New(svc, adapterOpts), logger)
-	serveErr := make(chan error, 1)
 	// The listener answers even net/http's own 431 in the envelope.
 	go func() { serveErr <- srv.Serve(httpadapter.EnvelopeListener(ln)) }()
 
 	deliverCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { scheduled.Run(deliverCtx, svc, cfg.deliverEvery) })
+	wg.Go(func() { scheduled.RunObserved(deliverCtx, svc, cfg.deliverEvery, scheduledObserved) })
 	defer func() {
 		stopDelivery()
 		wg.Wait()
@@ -188,8 +238,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	// A -seed fixture may be a real organization: its keys stay out of the
 	// output (and so out of service logs); the demo's are published anyway.
 	printCurl(ctx, stdout, svc, base, fixture, cfg.seed == "")
+	warnPublishedKeys(ctx, logger, svc, ln.Addr(), cfg.seed == "")
+	started = true
 	// Printed last, so whoever waits for this line has seen everything before it.
-	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s)\n", chatcore.Version, base, dbDesc)
+	fmt.Fprintf(stdout, "chatcore %s listening on %s (database %s", chatcore.Version, listenURL, dbDesc)
+	if base != listenURL {
+		fmt.Fprintf(stdout, ", external URL %s", base)
+	}
+	fmt.Fprintln(stdout, ")")
 
 	select {
 	case err := <-serveErr:
@@ -322,7 +378,21 @@ func skipValue(dec *json.Decoder) error {
 // JSON path of the problem), or err itself when it is not a chatcore error.
 func fixtureError(err error) error {
 	if e, ok := errors.AsType[*chatcore.Error](err); ok {
-		return errors.New(e.Msg)
+		problems, _ := e.Data["errors"].([]string)
+		if len(problems) <= 1 {
+			return errors.New(e.Msg)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d problems", len(problems))
+		if len(problems) >= maxListedProblems {
+			fmt.Fprintf(&b, " (the first %d)", len(problems))
+		}
+		b.WriteString(":")
+		for _, p := range problems {
+			b.WriteString("\n  ")
+			b.WriteString(p)
+		}
+		return errors.New(b.String())
 	}
 	return err
 }

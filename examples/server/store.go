@@ -14,7 +14,7 @@ import (
 // openStore opens the store -db names and returns it with a description for
 // the log that carries no password; on PostgreSQL with a pool of poolSize
 // connections and writeGroups write groups (see postgres.WithWriteGroups).
-func openStore(ctx context.Context, db string, poolSize, writeGroups int) (chatcore.Store, string, error) {
+func openStore(ctx context.Context, db string, poolSize, writeGroups int, pgOpts ...postgres.Option) (chatcore.Store, string, error) {
 	if !dbarg.IsPostgres(db) {
 		st, err := sqlite.Open(ctx, db)
 		if err != nil {
@@ -26,7 +26,7 @@ func openStore(ctx context.Context, db string, poolSize, writeGroups int) (chatc
 	if c, err := pgx.ParseConfig(db); err == nil {
 		desc = fmt.Sprintf("PostgreSQL %s@%s:%d/%s", c.User, c.Host, c.Port, c.Database)
 	}
-	st, err := postgres.Open(ctx, db, postgres.WithMaxConns(poolSize), postgres.WithWriteGroups(writeGroups))
+	st, err := postgres.Open(ctx, db, append([]postgres.Option{postgres.WithMaxConns(poolSize), postgres.WithWriteGroups(writeGroups)}, pgOpts...)...)
 	if err != nil {
 		return nil, "", fmt.Errorf("opening %s: %w", desc, err)
 	}

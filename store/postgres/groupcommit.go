@@ -88,6 +88,9 @@ type writeGroups struct {
 	next   atomic.Uint64
 	// commits counts the groups committed (for tests).
 	commits atomic.Int64
+	// observe, when set, gets the size of each committed group
+	// (WithGroupCommitObserver).
+	observe func(updates int)
 }
 
 // writeSlot holds one open group at most.
@@ -298,6 +301,9 @@ func (w *writeGroups) end(g *writeGroup) {
 		return
 	}
 	w.commits.Add(1)
+	if w.observe != nil {
+		w.observe(g.kept)
+	}
 	if w.notify != nil {
 		for _, a := range deferred {
 			g.appended = append(g.appended, a.events...)

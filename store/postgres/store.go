@@ -152,6 +152,8 @@ type config struct {
 	noNotify    bool
 	writeGroups int
 	pool        func(*pgxpool.Config)
+	// groupObserver: WithGroupCommitObserver.
+	groupObserver func(updates int)
 }
 
 // WithWriteGroups turns on group commit with n write groups running side by
@@ -252,6 +254,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	}
 	if cfg.writeGroups > 0 {
 		s.groups = newWriteGroups(pool, s.notify, cfg.writeGroups)
+		s.groups.observe = cfg.groupObserver
 	}
 	return s, nil
 }
