@@ -133,6 +133,9 @@ func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream
 		return slices.Contains(receivers, u)
 	}
 	sf := sendFlagRules(m.SenderID, isReceiver, read, r.Mentioned, r.StreamWildcard, r.TopicWildcard, participants)
+	if err := personalFlagsAtSend(ctx, tx, m, isReceiver, &sf); err != nil {
+		return sendFlags{}, err
+	}
 	m.DefaultFlags = sf.defaults
 	return sf, nil
 }

@@ -554,6 +554,11 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if public && plain < 0 {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
+	if st != nil {
+		if err := s.followAtSend(ctx, tx, fx, sender, st, m, r.Mentioned, func(u UserID) bool { return slices.Contains(eventUsers, u) }); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.handOff(ctx, tx, fx, m, r.Mentioned); err != nil {
 		return nil, err
 	}
