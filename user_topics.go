@@ -136,7 +136,11 @@ func TopicPolicies(ctx context.Context, tx Tx, user UserID) (TopicPolicyMap, err
 
 // Policy returns the policy of the topic (by its name) of the channel.
 func (m TopicPolicyMap) Policy(stream StreamID, topic string) store.VisibilityPolicy {
-	return m[stream][TopicKey(topic)]
+	byKey := m[stream]
+	if len(byKey) == 0 {
+		return store.PolicyInherit // no key to compute
+	}
+	return byKey[TopicKey(topic)]
 }
 
 // Muted reports whether a message of the topic of the channel is muted for
