@@ -17,8 +17,11 @@ import (
 func (h *handler) personalRoutes() []route {
 	return []route{
 		{pattern: "POST /api/v1/user_topics", fn: h.setUserTopic},
-		{pattern: "POST /api/v1/users/me/muted_users/{muted_user_id}", ids: []string{"muted_user_id"}, fn: h.muteUser},
-		{pattern: "DELETE /api/v1/users/me/muted_users/{muted_user_id}", ids: []string{"muted_user_id"}, fn: h.unmuteUser},
+		// /users/me/muted_users/{muted_user_id}, spelled with a wildcard for
+		// muted_users: ServeMux finds the literal form and
+		// /users/me/{stream_id}/topics equally specific (see mutedUsersPath).
+		{pattern: "POST /api/v1/users/me/{collection}/{muted_user_id}", ids: []string{"muted_user_id"}, fn: h.muteUser},
+		{pattern: "DELETE /api/v1/users/me/{collection}/{muted_user_id}", ids: []string{"muted_user_id"}, fn: h.unmuteUser},
 		{pattern: "POST /api/v1/users/me/status", fn: h.updateStatus},
 		{pattern: "GET /api/v1/users/{user_id}/status", ids: []string{"user_id"}, fn: h.userStatus},
 		{pattern: "GET /api/v1/users/me/alert_words", fn: h.alertWords},
@@ -36,8 +39,21 @@ func (h *handler) setUserTopic(ctx context.Context, c *call) (map[string]any, er
 	return nil, usertopics.Set(ctx, h.svc, c.user.ID, req)
 }
 
+// mutedUsersPath reports whether the path of c is
+// /users/me/muted_users/{muted_user_id}; any other path its pattern
+// matches is a 404, as in Zulip.
+func mutedUsersPath(c *call) error {
+	if c.r.PathValue("collection") != "muted_users" {
+		return notFound()
+	}
+	return nil
+}
+
 // muteUser answers POST /users/me/muted_users/{muted_user_id}.
 func (h *handler) muteUser(ctx context.Context, c *call) (map[string]any, error) {
+	if err := mutedUsersPath(c); err != nil {
+		return nil, err
+	}
 	if err := c.decode(&struct{}{}); err != nil {
 		return nil, err
 	}
@@ -46,6 +62,9 @@ func (h *handler) muteUser(ctx context.Context, c *call) (map[string]any, error)
 
 // unmuteUser answers DELETE /users/me/muted_users/{muted_user_id}.
 func (h *handler) unmuteUser(ctx context.Context, c *call) (map[string]any, error) {
+	if err := mutedUsersPath(c); err != nil {
+		return nil, err
+	}
 	if err := c.decode(&struct{}{}); err != nil {
 		return nil, err
 	}
