@@ -15,14 +15,14 @@ import (
 
 func init() {
 	for route, why := range map[string]string{
-		"POST /api/v1/user_topics":                              "not in the served excerpt; TestHTTPUserTopics checks its answers, errors and events",
+		"POST /api/v1/user_topics":                             "not in the served excerpt; TestHTTPUserTopics checks its answers, errors and events",
 		"POST /api/v1/users/me/{collection}/{muted_user_id}":   "not in the served excerpt; TestHTTPMutedUsers checks its answers, errors and events",
 		"DELETE /api/v1/users/me/{collection}/{muted_user_id}": "not in the served excerpt; TestHTTPMutedUsers checks its answers, errors and events",
-		"POST /api/v1/users/me/status":                          "not in the served excerpt; TestHTTPUserStatus checks its answers, errors and events",
-		"GET /api/v1/users/{user_id}/status":                    "not in the served excerpt; TestHTTPUserStatus checks its answers and errors",
-		"GET /api/v1/users/me/alert_words":                      "not in the served excerpt; TestHTTPAlertWords checks its answers",
-		"POST /api/v1/users/me/alert_words":                     "not in the served excerpt; TestHTTPAlertWords checks its answers, errors and events",
-		"DELETE /api/v1/users/me/alert_words":                   "not in the served excerpt; TestHTTPAlertWords checks its answers and events",
+		"POST /api/v1/users/me/status":                         "not in the served excerpt; TestHTTPUserStatus checks its answers, errors and events",
+		"GET /api/v1/users/{user_id}/status":                   "not in the served excerpt; TestHTTPUserStatus checks its answers and errors",
+		"GET /api/v1/users/me/alert_words":                     "not in the served excerpt; TestHTTPAlertWords checks its answers",
+		"POST /api/v1/users/me/alert_words":                    "not in the served excerpt; TestHTTPAlertWords checks its answers, errors and events",
+		"DELETE /api/v1/users/me/alert_words":                  "not in the served excerpt; TestHTTPAlertWords checks its answers and events",
 	} {
 		notDescribed[route] = why
 	}
@@ -183,7 +183,7 @@ func TestHTTPUserTopics(t *testing.T) {
 			for _, s := range unread["pms"].([]any) {
 				listed += len(s.(map[string]any)["unread_message_ids"].([]any))
 			}
-			is.True(mutedIDs > 0)                                      // the muted topic is listed …
+			is.True(mutedIDs > 0)                                     // the muted topic is listed …
 			is.Equal(num(t, unread["count"]), int64(listed-mutedIDs)) // … but not counted
 
 			// A move of the whole topic carries the policy.
