@@ -243,3 +243,35 @@ func TestHTTPUserTopics(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPFollowOnParticipation: with automatically_follow_topics_policy 1
+// (participation) a reaction follows the topic, and with
+// automatically_unmute_topics_in_muted_streams_policy 2 (send) a message to
+// a muted channel unmutes its topic.
+func TestHTTPFollowOnParticipation(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	id := sendTo(t, e, &owner, "react here", "hello")
+	wantSuccess(t, e.do(t, request{method: "PATCH", path: "/settings", auth: &member, enc: urlEncoded,
+		params: params("automatically_follow_topics_policy", "1")}))
+	q := registerQueue(t, e, &member, "event_types", `["user_topic"]`)
+	wantSuccess(t, e.do(t, request{method: "POST", path: fmt.Sprintf("/messages/%d/reactions", id), auth: &member, enc: urlEncoded,
+		params: params("emoji_name", "octopus")}))
+	evs := pending(t, e, &member, q)
+	is.Equal(len(evs), 1)
+	is.Equal(evs[0]["topic_name"], "react here")
+	is.Equal(num(t, evs[0]["visibility_policy"]), int64(3)) // followed
+
+	wantSuccess(t, e.do(t, request{method: "PATCH", path: "/settings", auth: &admin, enc: urlEncoded,
+		params: params("automatically_follow_topics_policy", "4")})) // never follow
+	wantSuccess(t, e.do(t, request{method: "POST", path: "/users/me/subscriptions/properties", auth: &admin, enc: urlEncoded,
+		params: params("subscription_data", `[{"stream_id":61,"property":"is_muted","value":true}]`)}))
+	aq := registerQueue(t, e, &admin, "event_types", `["user_topic"]`)
+	sendTo(t, e, &admin, "react here", "a reply in a muted channel")
+	evs = pending(t, e, &admin, aq)
+	is.Equal(len(evs), 1)
+	is.Equal(num(t, evs[0]["visibility_policy"]), int64(2)) // unmuted (the default policy 2: on send)
+	home := narrowIDs(t, e, &admin, `[{"operator":"in","operand":"home"}]`)
+	is.True(slices.Contains(home, id)) // the unmuted topic of the muted channel is in the feed
+	is.True(!slices.Contains(home, 1001))
+}

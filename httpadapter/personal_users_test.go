@@ -45,7 +45,7 @@ func TestHTTPMutedUsers(t *testing.T) {
 			evs = pending(t, e, &member, q)
 			msg := evs[len(evs)-1]
 			is.Equal(msg["type"], "message")
-			is.True(slices.Contains(msg["flags"].([]any), any("read"))) // the message event says so
+			is.True(slices.Contains(msg["flags"].([]any), any("read")))           // the message event says so
 			is.True(!slices.Contains(flagsOver(t, e, admin, after), any("read"))) // not for others
 
 			st := fetchState(t, e, &member, "muted_users")
@@ -98,7 +98,7 @@ func TestHTTPUserStatus(t *testing.T) {
 			is.Equal(ev["emoji_name"], "calendar")
 			is.Equal(ev["emoji_code"], "1f4c5")
 			is.Equal(ev["reaction_type"], "unicode_emoji")
-			is.Equal(len(ev), 7) // id, type, user_id, status_text, emoji_name, emoji_code, reaction_type
+			is.Equal(len(ev), 7)                            // id, type, user_id, status_text, emoji_name, emoji_code, reaction_type
 			is.Equal(len(pending(t, e, &otherBoss, gq)), 0) // another realm does not
 
 			res := e.do(t, request{method: "GET", path: "/users/14/status", auth: &owner})
