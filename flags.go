@@ -51,6 +51,8 @@ func defaultReadBySender(client string) bool {
 type sendFlags struct {
 	defaults MessageFlags
 	rows     map[UserID]MessageFlags
+	// mutedBy are the receivers who muted the sender, ascending.
+	mutedBy []UserID
 }
 
 // sendFlagRules computes the flags of a message as Zulip's

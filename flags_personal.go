@@ -30,6 +30,7 @@ func personalFlagsAtSend(ctx context.Context, tx Tx, m *Message, isReceiver func
 	for _, u := range muters {
 		if u != m.SenderID && isReceiver(u) {
 			add(u, FlagRead)
+			sf.mutedBy = append(sf.mutedBy, u)
 		}
 	}
 	words, err := tx.RealmAlertWords(ctx, m.RealmID)

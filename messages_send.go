@@ -559,7 +559,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 			return nil, err
 		}
 	}
-	if err := s.handOff(ctx, tx, fx, m, r.Mentioned); err != nil {
+	if err := s.handOff(ctx, tx, fx, m, r.Mentioned, sf.mutedBy); err != nil {
 		return nil, err
 	}
 	return m, nil
