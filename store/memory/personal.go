@@ -272,9 +272,13 @@ func (t *tx) AddAlertWords(_ context.Context, _ store.RealmID, user store.UserID
 		return fmt.Errorf("alert words: user %d: %w", user, store.ErrNotFound)
 	}
 	cur := append([]string{}, t.d.personal.alertWords[user]...)
+	keys := make([]string, len(cur))
+	for i, c := range cur {
+		keys[i] = strings.ToLower(c) // the SQL stores' word_key
+	}
 	for _, w := range words {
-		if !slices.ContainsFunc(cur, func(c string) bool { return strings.ToLower(c) == strings.ToLower(w) }) {
-			cur = append(cur, w)
+		if k := strings.ToLower(w); !slices.Contains(keys, k) {
+			cur, keys = append(cur, w), append(keys, k)
 		}
 	}
 	put(t, t.d.personal.alertWords, user, cur)
@@ -286,8 +290,12 @@ func (t *tx) RemoveAlertWords(_ context.Context, user store.UserID, words []stri
 	if err := t.write(); err != nil {
 		return err
 	}
+	keys := make([]string, len(words))
+	for i, w := range words {
+		keys[i] = strings.ToLower(w)
+	}
 	cur := slices.DeleteFunc(append([]string{}, t.d.personal.alertWords[user]...), func(c string) bool {
-		return slices.ContainsFunc(words, func(w string) bool { return strings.ToLower(c) == strings.ToLower(w) })
+		return slices.Contains(keys, strings.ToLower(c))
 	})
 	if len(cur) == 0 {
 		del(t, t.d.personal.alertWords, user)
