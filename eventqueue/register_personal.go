@@ -41,6 +41,18 @@ func registerPersonal(ctx context.Context, tx chatcore.Tx, u *chatcore.User, req
 		if st.UserTopics, err = chatcore.UserTopicViews(ctx, tx, u.ID, byID); err != nil {
 			return err
 		}
+		if !req.EmptyTopicName {
+			// As its events say it to such clients: by the realm's name.
+			realm, err := tx.Realm(ctx, u.RealmID)
+			if err != nil {
+				return err
+			}
+			for i := range st.UserTopics {
+				if st.UserTopics[i].TopicName == "" {
+					st.UserTopics[i].TopicName = chatcore.DisplayedEmptyTopic(realm)
+				}
+			}
+		}
 	}
 	if want("muted_users") {
 		if st.Personal.MutedUsers, err = mutedusers.Views(ctx, tx, u.ID); err != nil {

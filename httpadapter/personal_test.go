@@ -275,3 +275,22 @@ func TestHTTPFollowOnParticipation(t *testing.T) {
 	is.True(slices.Contains(home, id)) // the unmuted topic of the muted channel is in the feed
 	is.True(!slices.Contains(home, 1001))
 }
+
+// TestHTTPUserTopicEmptyTopic: the empty topic's policy is "general chat"
+// (the realm's name for it) to clients without the empty_topic_name
+// capability, in events and in /register, and "" to those with it.
+func TestHTTPUserTopicEmptyTopic(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	plain := registerQueue(t, e, &member, "event_types", `["user_topic"]`)
+	capable := registerQueue(t, e, &member, "event_types", `["user_topic"]`, "client_capabilities", `{"empty_topic_name":true}`)
+	wantSuccess(t, setTopic(t, e, &member, "general chat", 1)) // the realm's name addresses the empty topic
+	is.Equal(pending(t, e, &member, plain)[0]["topic_name"], "general chat")
+	is.Equal(pending(t, e, &member, capable)[0]["topic_name"], "")
+	st := fetchState(t, e, &member, "user_topic")
+	is.Equal(st["user_topics"].([]any)[0].(map[string]any)["topic_name"], "general chat")
+	res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
+		params: params("fetch_event_types", `["user_topic"]`, "client_capabilities", `{"empty_topic_name":true}`)})
+	wantSuccess(t, res)
+	is.Equal(res.body["user_topics"].([]any)[0].(map[string]any)["topic_name"], "")
+}
