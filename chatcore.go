@@ -137,6 +137,10 @@ type SentMessage struct {
 	// stored in its transaction, each with its DeliveryID; set only with
 	// [WithWebhookOutbox].
 	Webhooks []OutgoingWebhook
+	// MutedBy are the receivers who muted the sender, ascending: the message
+	// arrived read for them, and a hook that notifies users leaves them out
+	// (Zulip sends them no notification).
+	MutedBy []UserID
 }
 
 // MessageHook is told about every message the Service sends (by any
@@ -350,8 +354,8 @@ func (e *Effects) Mail(m Email) { e.mails = append(e.mails, m) }
 
 // sentMsg records that m was sent, mentions the users in mentioned and
 // triggers the stored webhooks.
-func (e *Effects) sentMsg(m *Message, mentioned []UserID, hooks []OutgoingWebhook) {
-	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned, Webhooks: hooks})
+func (e *Effects) sentMsg(m *Message, mentioned []UserID, hooks []OutgoingWebhook, mutedBy []UserID) {
+	e.sent = append(e.sent, SentMessage{Message: m, Mentioned: mentioned, Webhooks: hooks, MutedBy: mutedBy})
 }
 
 // Update runs fn in one store transaction and, only once it has committed,

@@ -51,6 +51,8 @@ func defaultReadBySender(client string) bool {
 type sendFlags struct {
 	defaults MessageFlags
 	rows     map[UserID]MessageFlags
+	// mutedBy are the receivers who muted the sender, ascending.
+	mutedBy []UserID
 }
 
 // sendFlagRules computes the flags of a message as Zulip's
@@ -133,6 +135,9 @@ func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream
 		return slices.Contains(receivers, u)
 	}
 	sf := sendFlagRules(m.SenderID, isReceiver, read, r.Mentioned, r.StreamWildcard, r.TopicWildcard, participants)
+	if err := personalFlagsAtSend(ctx, tx, m, isReceiver, &sf); err != nil {
+		return sendFlags{}, err
+	}
 	m.DefaultFlags = sf.defaults
 	return sf, nil
 }

@@ -554,7 +554,12 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if public && plain < 0 {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)
 	}
-	if err := s.handOff(ctx, tx, fx, m, r.Mentioned); err != nil {
+	if st != nil {
+		if err := s.followAtSend(ctx, tx, fx, sender, st, m, r.Mentioned, func(u UserID) bool { return slices.Contains(eventUsers, u) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.handOff(ctx, tx, fx, m, r.Mentioned, sf.mutedBy); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -124,9 +124,10 @@ func (s *Service) PostWebhookReply(ctx context.Context, hook *OutgoingWebhook, c
 // [Service.PendingWebhooks]. Package webhooks' Delivery turns it on.
 func WithWebhookOutbox() Option { return func(s *Service) { s.webhookOutbox = true } }
 
-// handOff records in fx that m was sent, mentioning mentioned, and, with the
+// handOff records in fx that m was sent, mentioning mentioned, muted by
+// mutedBy (see [SentMessage]), and, with the
 // webhook outbox, stores the requests m triggers in tx.
-func (s *Service) handOff(ctx context.Context, tx Tx, fx *Effects, m *Message, mentioned []UserID) error {
+func (s *Service) handOff(ctx context.Context, tx Tx, fx *Effects, m *Message, mentioned, mutedBy []UserID) error {
 	var hooks []OutgoingWebhook
 	if s.webhookOutbox && (m.Type != MessageTypeStream || len(mentioned) > 0) {
 		var err error
@@ -144,7 +145,7 @@ func (s *Service) handOff(ctx context.Context, tx Tx, fx *Effects, m *Message, m
 			h.DeliveryID = d.ID
 		}
 	}
-	fx.sentMsg(m, mentioned, hooks)
+	fx.sentMsg(m, mentioned, hooks, mutedBy)
 	return nil
 }
 

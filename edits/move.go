@@ -262,6 +262,11 @@ func moveRest(ctx context.Context, svc *chatcore.Service, p *editPlan, target *c
 			cursor = ids[len(ids)-1] + 1
 		}
 	}
+	if err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		return carryTopicPolicies(ctx, svc, tx, fx, p, len(moved))
+	}); err != nil {
+		return err
+	}
 	if !p.notifyOld && !p.notifyNew {
 		return nil
 	}

@@ -225,9 +225,17 @@ type queueParams struct {
 	QueueOptions
 }
 
-// wants reports whether the queue's event_types take events of type t.
+// wants reports whether the queue's event_types take events of type t. As
+// in Zulip, a queue that asked for both user_topic and muted_topics gets no
+// muted_topics events (they duplicate user_topic's for older servers).
 func (p *queueParams) wants(t string) bool {
-	return p.EventTypes == nil || slices.Contains(p.EventTypes, t)
+	if p.EventTypes == nil {
+		return true
+	}
+	if t == "muted_topics" && slices.Contains(p.EventTypes, "user_topic") {
+		return false
+	}
+	return slices.Contains(p.EventTypes, t)
 }
 
 // adapt appends to out the events the log entry gives the queue, with

@@ -127,11 +127,8 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
-		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
-			st.MutedTopics = []any{}
-		}
-		if want("user_topic") {
-			st.UserTopics = []any{}
+		if err := registerPersonal(ctx, tx, u, req, want, &st); err != nil {
+			return err
 		}
 		if want("realm_emoji") {
 			st.RealmEmoji = map[string]any{}

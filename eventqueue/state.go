@@ -77,11 +77,15 @@ type State struct {
 	Groups []GroupView
 	// Subscriptions is the subscription section.
 	Subscriptions *channels.State
-	// MutedTopics (section muted_topics, unless user_topic is asked for too)
-	// and UserTopics (section user_topic) are empty: chatcore has no topic
-	// visibility settings.
-	MutedTopics []any
-	UserTopics  []any
+	// MutedTopics (section muted_topics, unless user_topic is asked for
+	// too: Zulip's legacy [channel name, topic, timestamp] of muted topics)
+	// and UserTopics (section user_topic) are the actor's topic policies.
+	MutedTopics [][]any
+	UserTopics  []chatcore.UserTopicView
+	// Personal is the actor's muted users, the realm's user statuses and
+	// the actor's alert words (sections muted_users, user_status and
+	// alert_words), each nil when not asked for.
+	Personal PersonalState
 	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
 	// (no custom emoji); CustomProfileFields likewise for
 	// custom_profile_fields.

@@ -132,6 +132,7 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.UserTopics != nil {
 		state["user_topics"] = st.UserTopics
 	}
+	addPersonalSections(state, st.Personal)
 	if st.RealmEmoji != nil {
 		state["realm_emoji"] = st.RealmEmoji
 	}

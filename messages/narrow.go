@@ -38,6 +38,9 @@ type narrowSpec struct {
 	resolved    bool       // is:resolved
 	has         hasWhat    // has:<what> terms, all required
 	flags       flagNarrow // is:unread, is:starred, is:mentioned, is:alerted
+	// topics is the filter of is:muted, is:followed and in:home (for in:home
+	// with a channel term, narrowQuery keeps only the topic mutes).
+	topics chatcore.TopicFilter
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
@@ -190,6 +193,10 @@ func parseNarrow(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, rea
 			}
 		case "has":
 			if err := parseHas(&spec, t.Operand); err != nil {
+				return spec, err
+			}
+		case "in":
+			if err := parseIn(&spec, t.Operand); err != nil {
 				return spec, err
 			}
 		default:

@@ -54,9 +54,8 @@ func stringOperand(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-// parseIs applies is:<what> to spec. Operands that depend on per-user state
-// chatcore does not keep (followed topics) are refused like unknown ones,
-// with Zulip's "unknown 'is' operand <what>".
+// parseIs applies is:<what> to spec; an unknown operand is Zulip's
+// "unknown 'is' operand <what>".
 func parseIs(spec *narrowSpec, raw json.RawMessage) error {
 	what, ok := stringOperand(raw)
 	if !ok {
@@ -70,6 +69,13 @@ func parseIs(spec *narrowSpec, raw json.RawMessage) error {
 		spec.onlyDMs = true
 	case "resolved":
 		spec.resolved = true
+	case "muted", "followed":
+		// Like every is: term, they read only the messages the viewer
+		// received (Zulip's ok_to_include_history).
+		spec.topics, spec.flags.used = chatcore.TopicsMuted, true
+		if what == "followed" {
+			spec.topics = chatcore.TopicsFollowed
+		}
 	default:
 		return errBadNarrow("unknown 'is' operand " + what)
 	}

@@ -386,6 +386,7 @@ func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *
 	if spec.resolved {
 		q.TopicPrefix = ResolvedTopicPrefix
 	}
+	applyTopicFilter(&q, viewer, spec)
 	visible := func(m *chatcore.Message) bool { return chatcore.Readable(viewer, access, m) }
 	return q, visible, nil
 }

@@ -51,8 +51,9 @@ type UnreadHuddle struct {
 
 // UnreadState builds unread_msgs for u from the newest [MaxUnreadMessages]
 // unread messages, as Zulip's get_raw_unread_data and aggregate_unread_data:
-// the messages of a channel u muted are listed but neither counted nor, for
-// wildcard mentions, among the mentions; a channel's topics are grouped
+// the messages u muted (in a topic they muted, or in a channel they muted
+// unless they unmuted or followed the topic) are listed but neither
+// counted nor, for wildcard mentions, among the mentions; a channel's topics are grouped
 // case-insensitively under the name of their oldest unread message; the
 // empty topic is listed as Zulip's fallback name "general chat" unless
 // allowEmptyTopic.
@@ -71,6 +72,10 @@ func UnreadState(ctx context.Context, tx chatcore.Tx, u *chatcore.User, allowEmp
 			muted[sub.StreamID] = true
 		}
 	}
+	policies, err := chatcore.TopicPolicies(ctx, tx, u.ID)
+	if err != nil {
+		return nil, err
+	}
 	slices.SortFunc(ums, func(a, b chatcore.UserMessage) int { return cmp.Compare(a.ID, b.ID) }) // oldest first names the topics
 	out := &Unread{Pms: []UnreadDirect{}, Streams: []UnreadStreamTopic{}, Huddles: []UnreadHuddle{},
 		Mentions: []chatcore.MessageID{}, OldUnreadsMissing: len(ums) == MaxUnreadMessages}
@@ -82,7 +87,7 @@ func UnreadState(ctx context.Context, tx chatcore.Tx, u *chatcore.User, allowEmp
 	topics := map[topicKeyT]*UnreadStreamTopic{}
 	huddles := map[string][]chatcore.MessageID{}
 	for _, um := range ums {
-		mutedRow := um.Type == chatcore.MessageTypeStream && muted[um.StreamID]
+		mutedRow := um.Type == chatcore.MessageTypeStream && policies.Muted(um.StreamID, um.Topic, muted[um.StreamID])
 		if !mutedRow {
 			out.Count++
 		}

@@ -95,7 +95,12 @@ func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 		} else if err != nil {
 			return err
 		}
-		return reactionEvent(ctx, svc, tx, fx, u, m, r, "add")
+		if err := reactionEvent(ctx, svc, tx, fx, u, m, r, "add"); err != nil {
+			return err
+		}
+		// A reaction is participation in the topic (Zulip's
+		// automatically_follow_topics_policy).
+		return chatcore.FollowOnParticipation(ctx, tx, fx, svc.Now(), u, m)
 	})
 }
 

@@ -86,6 +86,10 @@ type Tx interface {
 	ReactionStore
 	PresenceStore
 	WebhookStore
+	UserTopicStore
+	MutedUserStore
+	UserStatusStore
+	AlertWordStore
 }
 
 // RealmStore persists realms.
@@ -355,6 +359,12 @@ type MessageQuery struct {
 	AllFlags MessageFlags
 	AnyFlags MessageFlags
 	NoFlags  MessageFlags
+	// TopicUser, when non-zero, keeps only the messages TopicFilter selects
+	// by this user's topic visibility policies and channel mutes (in:home,
+	// is:muted, is:followed); each message is checked through the primary
+	// key of the user's topic rows and subscriptions.
+	TopicUser   UserID
+	TopicFilter TopicFilter
 }
 
 // DeletedMessage describes a message removed by MessageStore.DeleteMessages.

@@ -22,8 +22,10 @@ type Head struct {
 	Flags      []string        `json:"flags"`
 	MessageIDs []int64         `json:"message_ids"`
 	Topic      *string         `json:"topic"`
-	StreamID   *int64          `json:"stream_id"`
-	Raw        *string         `json:"chatcore_raw_content"` // RawContentKey
+	// TopicName is the topic of a user_topic event.
+	TopicName *string `json:"topic_name"`
+	StreamID  *int64  `json:"stream_id"`
+	Raw       *string `json:"chatcore_raw_content"` // RawContentKey
 }
 
 // MessageHead is what a queue's narrow reads of a message event's message.
@@ -82,9 +84,9 @@ func (e *Entry) Variant(data []byte, applyMarkdown bool) []byte {
 }
 
 // EmptyTopic reports whether the entry names the empty topic: a channel
-// message's subject or an event's topic.
+// message's subject, an event's topic or a user_topic event's topic_name.
 func (e *Entry) EmptyTopic() bool {
-	if e.Head.Topic != nil && *e.Head.Topic == "" {
+	if e.Head.Topic != nil && *e.Head.Topic == "" || e.Head.Type == "user_topic" && e.Head.TopicName != nil && *e.Head.TopicName == "" {
 		return true
 	}
 	if e.Head.Type != "message" {
@@ -148,8 +150,8 @@ func PerMessage(data []byte, ids []int64) ([][]byte, bool) {
 }
 
 // RenameEmptyTopic returns the event data with its empty topic (its "topic",
-// or its channel message's "subject") given as name; data that does not
-// parse is returned as it is.
+// a user_topic event's "topic_name", or its channel message's "subject")
+// given as name; data that does not parse is returned as it is.
 func RenameEmptyTopic(data []byte, name string) []byte {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
@@ -158,6 +160,9 @@ func RenameEmptyTopic(data []byte, name string) []byte {
 	quoted, _ := json.Marshal(name)
 	if string(fields["topic"]) == `""` {
 		fields["topic"] = quoted
+	}
+	if string(fields["type"]) == `"user_topic"` && string(fields["topic_name"]) == `""` {
+		fields["topic_name"] = quoted
 	}
 	if raw, ok := fields["message"]; ok {
 		var msg map[string]json.RawMessage

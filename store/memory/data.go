@@ -110,6 +110,9 @@ type data struct {
 	queues        map[string]*store.EventQueue
 	presence      map[store.UserID]*store.Presence
 	presenceSeq   map[store.RealmID]int64
+	// personal holds users' topic policies, muted users, statuses and
+	// alert words (personal.go).
+	personal personalData
 }
 
 // markKey identifies a read mark.
@@ -162,6 +165,7 @@ func newData() data {
 		drafts:             make(map[store.DraftID]*store.Draft),
 		presence:           make(map[store.UserID]*store.Presence),
 		presenceSeq:        make(map[store.RealmID]int64),
+		personal:           newPersonalData(),
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
 		webhooks:           make(map[int64]*store.WebhookDelivery),

@@ -154,6 +154,11 @@ var (
 		// channels' has-messages, then sorted; a known gap (PostgreSQL has
 		// no way to fix that join's order in one statement).
 		"GET /messages has:link": true,
+		// is:followed: PostgreSQL turns the followed-topic condition into a
+		// join driven by the viewer's followed topics, read through the
+		// channel+topic index, and sorts what it finds: the messages of the
+		// topics the viewer follows, the answer itself, not the history.
+		"GET /messages is:followed": true,
 	}
 	knownBatchWalks = map[string]bool{}
 )

@@ -274,6 +274,18 @@ INSERT INTO scheduled_messages (realm_id, sender_id, kind, type, stream_id, topi
 	deliver_at, delivered, failed, failure_message, delivered_message_id, reminder_target_message_id, reminder_note)
 SELECT {R}, {U0} + i % {U}, 1, 'stream', {S0}, 'later', NULL, 'later', '<p>later</p>',
 	{DELIVER}, i % 400 <> 0, FALSE, '', NULL, NULL, '' FROM g`))
+	write("the viewer's topic policies", func(tx store.Tx) error {
+		for _, p := range []struct {
+			topic  string
+			policy store.VisibilityPolicy
+		}{{"topic 3", store.PolicyMuted}, {"topic 5", store.PolicyFollowed}, {"topic 6", store.PolicyUnmuted}} {
+			row := &store.UserTopic{UserID: o.Viewer, StreamID: o.Streams[0].ID, Topic: p.topic, Policy: p.policy, LastUpdated: base}
+			if _, err := tx.SetUserTopic(ctx, row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	run("statistics", "ANALYZE")
 	var err error
 	if o.Unread, err = viewerUnread(ctx, st, o, 5000); err != nil || len(o.Unread) != 5000 {

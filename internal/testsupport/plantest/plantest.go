@@ -164,6 +164,9 @@ var Calls = []Call{
 	{"GET /messages is:starred", get("newest", 100, 0, "is", `"starred"`)},
 	{"GET /messages is:mentioned", get("newest", 100, 0, "is", `"mentioned"`)},
 	{"GET /messages has:link", get("newest", 100, 0, "has", `"link"`)},
+	{"GET /messages in:home", get("newest", 100, 0, "in", `"home"`)},
+	{"GET /messages is:muted", get("newest", 100, 0, "is", `"muted"`)},
+	{"GET /messages is:followed", get("newest", 100, 0, "is", `"followed"`)},
 	{"POST /register message", func(ctx context.Context, e *Env) error {
 		_, err := eventqueue.Register(ctx, e.W.Svc, e.Org.Viewer, eventqueue.RegisterRequest{
 			Sections: []string{"message"}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})

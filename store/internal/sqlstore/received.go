@@ -168,7 +168,7 @@ func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]m
 	if q.Recipients != nil {
 		ms = slices.DeleteFunc(ms, func(m membership) bool { return !slices.Contains(q.Recipients, m.recipient) })
 	}
-	if q.TopicKey != nil || q.TopicPrefix != "" {
+	if q.TopicKey != nil || q.TopicPrefix != "" || onlyChannels(q) {
 		ms = slices.DeleteFunc(ms, func(m membership) bool { return m.stream == 0 })
 	}
 	return ms, nil
@@ -332,7 +332,8 @@ func RowFlagConds(col string, q store.MessageQuery) []string {
 }
 
 // MessageConds appends to where the conditions of q on the message m that
-// every store spells the same: sender, has, reaction and topic prefix.
+// every store spells the same: sender, has, reaction, topic prefix and
+// topic filter (TopicConds).
 // add adds a statement argument and returns its placeholder.
 func MessageConds(where []string, add func(any) string, q store.MessageQuery) []string {
 	if q.SenderID != 0 {
@@ -358,7 +359,7 @@ func MessageConds(where []string, add func(any) string, q store.MessageQuery) []
 		pre := add(q.TopicPrefix)
 		where = append(where, "m.type = 'stream' AND substr(m.topic, 1, length("+pre+")) = "+pre)
 	}
-	return where
+	return TopicConds(where, add, q)
 }
 
 func itoa[T ~uint8 | ~uint16](v T) string { return strconv.Itoa(int(v)) }
