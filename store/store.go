@@ -80,6 +80,8 @@ type Tx interface {
 	ScheduledMessageStore
 	LinkifierStore
 	DraftStore
+	DraftEditStore
+	SubmessageStore
 	EmailChangeStore
 	FlagStore
 	EventStore

@@ -53,6 +53,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Scheduled", scheduledTests},
 		{"Linkifiers", linkifierTests},
 		{"Drafts", draftTests},
+		{"DraftEdits", draftEditTests},
+		{"Submessages", submessageTests},
 		{"EmailChanges", emailChangeTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
