@@ -55,6 +55,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Drafts", draftTests},
 		{"DraftEdits", draftEditTests},
 		{"Submessages", submessageTests},
+		{"ReadReceipts", readReceiptTests},
 		{"EmailChanges", emailChangeTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
