@@ -154,6 +154,7 @@ func TestHTTPDrafts(t *testing.T) {
 				{"another realm's channel", "POST", "/drafts", &member, []string{"drafts", `[{"type": "stream", "to": [71], "topic": "t", "content": "c"}]`}, 400, "BAD_REQUEST", "Invalid channel ID"},
 				{"unknown user", "POST", "/drafts", &member, []string{"drafts", `[{"type": "private", "to": [17, 99999999999999], "topic": "", "content": "c"}]`}, 400, "BAD_REQUEST", "Invalid user ID 99999999999999"},
 				{"another realm's user", "POST", "/drafts", &member, []string{"drafts", `[{"type": "private", "to": [21], "topic": "", "content": "c"}]`}, 400, "BAD_REQUEST", "Invalid user ID 21"},
+				{"too many", "POST", "/drafts", &member, []string{"drafts", "[" + strings.Repeat(`{"type": "", "to": [], "topic": "", "content": "c"},`, 100) + `{"type": "", "to": [], "topic": "", "content": "c"}]`}, 400, "BAD_REQUEST", "Too many drafts (limit: 100)"},
 				{"bad edit", "PATCH", path0, &member, []string{"draft", `{"type": "stream", "to": [], "topic": "", "content": "c"}`}, 400, "BAD_REQUEST", "Must specify exactly 1 channel ID for channel messages"},
 			} {
 				res := e.do(t, request{method: c.method, path: c.path, auth: c.c, enc: urlEncoded, params: params(c.params...)})
@@ -260,6 +261,7 @@ func TestHTTPSubmessages(t *testing.T) {
 				msg    string
 			}{
 				{"no content", &owner, []string{"message_id", id(poll), "msg_type", "widget"}, "REQUEST_VARIABLE_MISSING", "Missing 'content' argument"},
+				{"too long", &owner, []string{"message_id", id(poll), "msg_type", "widget", "content", `"` + strings.Repeat("x", 10000) + `"`}, "BAD_REQUEST", "Submessage content is too long (limit: 10000 bytes)"},
 				{"unknown message", &owner, []string{"message_id", "999999", "msg_type", "widget", "content", vote}, "BAD_REQUEST", "Invalid message(s)"},
 				{"another realm", &otherBoss, []string{"message_id", id(poll), "msg_type", "widget", "content", vote}, "BAD_REQUEST", "Invalid message(s)"},
 				{"not the sender first", &owner, []string{"message_id", id(plain), "msg_type", "widget", "content", "{}"}, "BAD_REQUEST", "You cannot attach a submessage to this message."},
