@@ -31,3 +31,7 @@ func (t faultyTx) CreateSubmessage(ctx context.Context, s *chatcore.Submessage) 
 func (t faultyTx) Submessages(ctx context.Context, msg chatcore.MessageID) ([]chatcore.Submessage, error) {
 	return faultStep(t.f, func() ([]chatcore.Submessage, error) { return t.tx.Submessages(ctx, msg) })
 }
+
+func (t faultyTx) SharingReadReceipts(ctx context.Context, realm chatcore.RealmID, ids []chatcore.UserID) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.SharingReadReceipts(ctx, realm, ids) })
+}

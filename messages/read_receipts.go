@@ -2,7 +2,6 @@ package messages
 
 import (
 	"context"
-	"slices"
 
 	"github.com/chatcore/chatcore"
 )
@@ -14,7 +13,8 @@ import (
 // included, and so are users who hold the message as historical, as in
 // Zulip. (Zulip also leaves out users who muted the actor or whom the actor
 // muted; chatcore does not model muted users yet.) The list is as long as
-// the message's readers, at most the realm's users.
+// the message's readers, at most the realm's users, read
+// by id alone.
 //
 // Errors (BAD_REQUEST): "Invalid message(s)" for a message the actor
 // cannot read; "Read receipts are disabled in this organization." when the
@@ -47,22 +47,8 @@ func ReadReceipts(ctx context.Context, svc *chatcore.Service, actorID chatcore.U
 				readers = append(readers, r.UserID)
 			}
 		}
-		out = []chatcore.UserID{}
-		if len(readers) == 0 {
-			return nil
-		}
-		active := true
-		users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, IDs: readers, Active: &active})
-		if err != nil {
-			return err
-		}
-		for _, x := range users {
-			if x.Settings.SendReadReceipts {
-				out = append(out, x.ID)
-			}
-		}
-		slices.Sort(out)
-		return nil
+		out, err = tx.SharingReadReceipts(ctx, u.RealmID, readers)
+		return err
 	})
 	return out, err
 }

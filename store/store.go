@@ -82,6 +82,7 @@ type Tx interface {
 	DraftStore
 	DraftEditStore
 	SubmessageStore
+	ReadReceiptStore
 	EmailChangeStore
 	FlagStore
 	EventStore

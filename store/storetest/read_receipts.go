@@ -36,4 +36,26 @@ var readReceiptTests = []test{
 			is.True(!got.ReadReceiptsDisabled) // changed by UpdateRealm
 		})
 	}},
+	{"SharingReadReceipts", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.UpdateUserSettings(ctx, w.carol, []store.SettingValue{{Name: "send_read_receipts", Value: false}})) // carol keeps her reads private
+			u, err := tx.User(ctx, w.bob)
+			is.NoErr(err) // bob read
+			u.IsActive = false
+			is.NoErr(tx.UpdateUser(ctx, u)) // bob deactivated
+		})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.SharingReadReceipts(ctx, w.realm, []store.UserID{w.bot, w.carol, w.alice, w.bob, w.zed, w.alice, 999999})
+			is.NoErr(err)                                 // answered
+			is.Equal(got, []store.UserID{w.alice, w.bot}) // active, sharing, of the realm; sorted, once each
+			got, err = tx.SharingReadReceipts(ctx, w.other, []store.UserID{w.zed, w.alice})
+			is.NoErr(err)                        // answered
+			is.Equal(got, []store.UserID{w.zed}) // only the other realm's
+			got, err = tx.SharingReadReceipts(ctx, w.realm, nil)
+			is.NoErr(err)                   // no ids is fine
+			is.Equal(got, []store.UserID{}) // an empty list
+		})
+	}},
 }
