@@ -177,4 +177,3 @@ func validateTodo(data any, author bool) error {
 	}
 	return chatcore.BadRequestf("Unknown type for todo data: %s", typ)
 }
-
