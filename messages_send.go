@@ -507,6 +507,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if err != nil {
 		return nil, err
 	}
+	if sm, ok := WidgetSubmessage(sender.ID, m.Content); ok {
+		m.Submessages = append(m.Submessages, sm) // a /poll or /todo widget
+	}
 	if err := tx.CreateMessage(ctx, m); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/drafts"
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
@@ -112,6 +113,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				NameChangesDisabled:   realm.NameChangesDisabled,
 				EmailChangesDisabled:  realm.EmailChangesDisabled,
 				RequireUniqueNames:    realm.RequireUniqueNames,
+				EnableReadReceipts:    !realm.ReadReceiptsDisabled,
 				Messages:              realm.Messages,
 			}
 		}
@@ -151,6 +153,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		}
 		if want("scheduled_messages") {
 			if st.ScheduledMessages, err = scheduled.Views(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if want("drafts") {
+			if st.Drafts, err = drafts.State(ctx, tx, u); err != nil {
 				return err
 			}
 		}

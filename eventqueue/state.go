@@ -5,6 +5,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/drafts"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
@@ -64,6 +65,9 @@ type State struct {
 	// MaxMessageID is the largest message id the actor can read, -1 when none
 	// (section message).
 	MaxMessageID *chatcore.MessageID
+	// Drafts are the actor's drafts, the most recently edited first
+	// (section drafts).
+	Drafts []drafts.View
 	// StarredMessages are the ids of the actor's starred messages, ascending
 	// (section starred_messages).
 	StarredMessages []chatcore.MessageID
@@ -111,6 +115,9 @@ type RegisterRealm struct {
 	NameChangesDisabled  bool
 	EmailChangesDisabled bool
 	RequireUniqueNames   bool
+	// EnableReadReceipts is Zulip's realm_enable_read_receipts (the
+	// realm's ReadReceiptsDisabled, inverted).
+	EnableReadReceipts bool
 	// Messages is the realm's message editing, moving and deleting policy
 	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
 	// and the realm_*_limit_seconds settings).

@@ -28,8 +28,8 @@ import (
 // missing id, and no refused request may change anything. It runs over
 // testdata/authz.json:
 // realm acme (users 11–17, bots 31–32) and realm other (users 21–22), where
-// each user owns message 10<uid>, scheduled message 20<uid> and reminder
-// 30<uid>.
+// each user owns message 10<uid>, scheduled message 20<uid>, reminder
+// 30<uid> and draft 40<uid>.
 
 // authzRealm says which realm a caller belongs to.
 type authzRealm int
@@ -515,6 +515,61 @@ func authzCases() []authzCase {
 				}
 				return badRequest("Invalid message(s)")
 			},
+		},
+		{
+			route: "GET /api/v1/messages/{message_id}/read_receipts", kinds: allKinds, obj: owned(1000), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages/" + id + "/read_receipts"}
+			},
+			want: foundOr(badRequest("Invalid message(s)")),
+		},
+		{
+			route: "POST /api/v1/submessage", kinds: allKinds, obj: owned(1000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/submessage", enc: urlEncoded,
+					params: params("message_id", id, "msg_type", "widget", "content", `{"type":"vote"}`)}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				switch k {
+				case objOwn:
+					return ok200 // the sender starts the submessages
+				case objPeer:
+					return badRequest("You cannot attach a submessage to this message.")
+				}
+				return badRequest("Invalid message(s)")
+			},
+		},
+		{
+			route: "GET /api/v1/drafts", kinds: noKinds, readOnly: true,
+			req:  func(authzRole, string) request { return request{method: "GET", path: "/drafts"} },
+			want: always(ok200),
+			check: func(t *testing.T, r authzRole, res *response) {
+				is := is.New(t)
+				is.Equal(listIDs(t, res, "drafts", "id"), []int64{4000 + r.self}) // the caller's only
+			},
+		},
+		{
+			route: "POST /api/v1/drafts", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/drafts", enc: urlEncoded,
+					params: params("drafts", `[{"type":"","to":[],"topic":"","content":"new"}]`)}
+			},
+			want: always(ok200),
+		},
+		{
+			route: "PATCH /api/v1/drafts/{draft_id}", kinds: allKinds, obj: owned(4000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "PATCH", path: "/drafts/" + id, enc: urlEncoded,
+					params: params("draft", `{"type":"","to":[],"topic":"","content":"edited"}`)}
+			},
+			want: onlyOwn(outcome{404, "BAD_REQUEST", "Draft does not exist"}),
+		},
+		{
+			route: "DELETE /api/v1/drafts/{draft_id}", kinds: allKinds, obj: owned(4000),
+			req: func(_ authzRole, id string) request {
+				return request{method: "DELETE", path: "/drafts/" + id}
+			},
+			want: onlyOwn(outcome{404, "BAD_REQUEST", "Draft does not exist"}),
 		},
 		{
 			route: "POST /api/v1/messages/flags/narrow", kinds: realmKinds, obj: shared("61", "71"),

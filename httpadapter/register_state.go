@@ -77,7 +77,7 @@ var customProfileFieldTypes = map[string]any{
 // muted_topics, user_topic (user_topics), realm_emoji,
 // custom_profile_fields (with custom_profile_field_types), user_settings,
 // realm_linkifiers, scheduled_messages, reminders, message
-// (max_message_id), unread_msgs and starred_messages.
+// (max_message_id), unread_msgs, starred_messages and drafts.
 func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.UserID != nil {
 		state["user_id"] = *st.UserID
@@ -116,6 +116,7 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
 		state["realm_require_unique_names"] = r.RequireUniqueNames
 		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
+		state["realm_enable_read_receipts"] = r.EnableReadReceipts
 		addMessagePolicy(state, r.Messages)
 	}
 	if st.Groups != nil {
@@ -165,6 +166,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	}
 	if st.Reminders != nil {
 		state["reminders"] = st.Reminders
+	}
+	if st.Drafts != nil {
+		state["drafts"] = st.Drafts
 	}
 }
 

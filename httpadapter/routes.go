@@ -35,6 +35,13 @@ func (h *handler) routes() []route {
 		{pattern: "POST /api/v1/messages/flags/narrow", fn: h.updateMessageFlagsForNarrow},
 		{pattern: "POST /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.addReaction},
 		{pattern: "DELETE /api/v1/messages/{message_id}/reactions", ids: []string{"message_id"}, fn: h.removeReaction},
+		{pattern: "GET /api/v1/messages/{message_id}/read_receipts", ids: []string{"message_id"}, fn: h.readReceipts},
+		{pattern: "POST /api/v1/submessage", fn: h.addSubmessage},
+
+		{pattern: "GET /api/v1/drafts", fn: h.listDrafts},
+		{pattern: "POST /api/v1/drafts", fn: h.createDrafts},
+		{pattern: "PATCH /api/v1/drafts/{draft_id}", ids: []string{"draft_id"}, fn: h.editDraft},
+		{pattern: "DELETE /api/v1/drafts/{draft_id}", ids: []string{"draft_id"}, fn: h.deleteDraft},
 
 		{pattern: "GET /api/v1/users/me", fn: h.me},
 		{pattern: "POST /api/v1/users/me/presence", access: chatcore.AccessHuman, fn: h.updatePresence},

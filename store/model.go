@@ -25,6 +25,9 @@ type Realm struct {
 	// Messages holds who may edit, move and delete messages, and within
 	// which time limits; the zero value is Zulip's defaults.
 	Messages MessagePolicy
+	// ReadReceiptsDisabled turns Zulip's enable_read_receipts off: GET
+	// /messages/{id}/read_receipts is refused. Zero value: enabled.
+	ReadReceiptsDisabled bool
 }
 
 // DefaultEmptyTopicDisplayName is Zulip's display name of the empty topic.

@@ -80,6 +80,9 @@ type Tx interface {
 	ScheduledMessageStore
 	LinkifierStore
 	DraftStore
+	DraftEditStore
+	SubmessageStore
+	ReadReceiptStore
 	EmailChangeStore
 	FlagStore
 	EventStore

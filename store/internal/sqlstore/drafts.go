@@ -28,10 +28,7 @@ func (x *Tx) CreateDraft(ctx context.Context, d *store.Draft) error {
 
 // Drafts implements [store.DraftStore].
 func (x *Tx) Drafts(ctx context.Context, user store.UserID) ([]store.Draft, error) {
-	return scanAll(ctx, x, "drafts", func(r Row, d *store.Draft) error {
-		return r.Scan(Num(&d.ID), Num(&d.UserID), &d.Type, ID(&d.StreamID), &d.Topic,
-			x.d.UserListDest(&d.To), &d.Content, Time(&d.LastEdit))
-	}, "SELECT "+draftCols+" FROM drafts WHERE user_id = $1 ORDER BY id", user)
+	return scanAll(ctx, x, "drafts", x.scanDraft, "SELECT "+draftCols+" FROM drafts WHERE user_id = $1 ORDER BY id", user)
 }
 
 // DeleteDrafts implements [store.DraftStore].

@@ -13,7 +13,7 @@ const RealmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 	require_unique_names, empty_topic_display_name, date_created, content_editing_disabled,
 	edit_history_disabled, content_edit_limit, move_within_channel_limit, move_between_channels_limit,
 	delete_own_limit, move_between_topics_group, move_between_channels_group, resolve_topics_group,
-	delete_any_group, delete_own_group`
+	delete_any_group, delete_own_group, read_receipts_disabled`
 
 // ScanRealm scans the RealmCols of a row into v, and the row's further
 // columns into extra.
@@ -23,7 +23,7 @@ func ScanRealm(r Row, v *store.Realm, extra ...any) error {
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, Time(&v.DateCreated),
 		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
 		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
-		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn}, extra...)...)
+		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn, &v.ReadReceiptsDisabled}, extra...)...)
 }
 
 // realmArgs returns the values of every realm column but id, in RealmCols
@@ -35,7 +35,7 @@ func (x *Tx) realmArgs(r *store.Realm) []any {
 		p.ContentEditingDisabled, p.EditHistoryDisabled, int64(p.ContentEditLimit),
 		int64(p.MoveWithinChannelLimit), int64(p.MoveBetweenChannelsLimit), int64(p.DeleteOwnLimit),
 		string(p.MoveBetweenTopics), string(p.MoveBetweenChannels), string(p.ResolveTopics),
-		string(p.DeleteAny), string(p.DeleteOwn)}
+		string(p.DeleteAny), string(p.DeleteOwn), r.ReadReceiptsDisabled}
 }
 
 // Realm implements [store.RealmStore] with one statement.
@@ -69,7 +69,7 @@ func (x *Tx) CreateRealm(ctx context.Context, r *store.Realm) error {
 	}
 	id, err := x.InsertWithID(ctx, "realms", "create realm",
 		"INSERT INTO realms ("+RealmCols+") VALUES ("+x.d.IDValue("realms")+
-			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id",
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id",
 		int64(r.ID), x.realmArgs(r)...)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (x *Tx) UpdateRealm(ctx context.Context, r *store.Realm) error {
 		content_editing_disabled = $8, edit_history_disabled = $9, content_edit_limit = $10,
 		move_within_channel_limit = $11, move_between_channels_limit = $12, delete_own_limit = $13,
 		move_between_topics_group = $14, move_between_channels_group = $15, resolve_topics_group = $16,
-		delete_any_group = $17, delete_own_group = $18
-		WHERE id = $19`, append(x.realmArgs(r), r.ID)...)
+		delete_any_group = $17, delete_own_group = $18, read_receipts_disabled = $19
+		WHERE id = $20`, append(x.realmArgs(r), r.ID)...)
 	return x.mustAffect(n, err, fmt.Sprintf("update realm %d", r.ID))
 }
