@@ -19,13 +19,13 @@ import (
 
 func TestServerSettings(t *testing.T) {
 	is := is.New(t)
-	e := newEnv(t, httpadapter.Options{ExternalURL: "https://chat.example/"})
+	e := newEnv(t, httpadapter.Options{}, chatcore.WithExternalURL("https://chat.example/"))
 	res := e.do(t, request{method: "GET", path: "/server_settings"})
 	wantSuccess(t, res)
 	is.Equal(res.body["zulip_version"], "chatcore "+chatcore.Version)               // names chatcore and its version
 	is.Equal(num(t, res.body["zulip_feature_level"]), int64(chatcore.FeatureLevel)) // feature level 467
 	is.Equal(res.body["realm_name"], "Acme Corp")                                   // the lowest-id realm
-	is.Equal(res.body["realm_url"], "https://chat.example")                         // the external URL, no trailing slash
+	is.Equal(res.body["realm_url"], "https://chat.example")                         // the Service's external URL, no trailing slash
 	methods, ok := res.body["authentication_methods"].(map[string]any)
 	is.True(ok)                                    // authentication_methods is an object
 	is.Equal(methods["password"], true)            // password login is on

@@ -139,7 +139,7 @@ func startServer(ctx context.Context, cfg config) (*server, error) {
 		store.Close()
 		return nil, fmt.Errorf("loading the generated organization: %w", err)
 	}
-	opts := httpadapter.Options{Logger: logger, ExternalURL: base}
+	opts := httpadapter.Options{Logger: logger}
 	if cfg.rate > 0 {
 		opts.RateLimit = &httpadapter.RateLimit{Requests: cfg.rate, Per: time.Minute}
 	}

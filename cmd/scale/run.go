@@ -65,7 +65,7 @@ func startServer(st closingStore) (*server, error) {
 	}
 	base := "http://" + ln.Addr().String()
 	svc := chatcore.New(st, chatcore.WithLogger(logger), chatcore.WithExternalURL(base))
-	hs := httpadapter.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger, ExternalURL: base}), logger)
+	hs := httpadapter.NewServer(httpadapter.New(svc, httpadapter.Options{Logger: logger}), logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	return &server{base: base, st: st, errs: errs, close: func() {
