@@ -136,6 +136,9 @@ func announceSend(tx Tx, u *User, to sendTo, topic *string) {
 			}
 		} else {
 			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
+			if topic != nil {
+				f.TopicPolicies = []store.StreamTopic{{StreamName: f.StreamNames[0], TopicKey: TopicKey(strings.TrimSpace(*topic))}}
+			}
 		}
 	}
 	store.Announce(tx, f)

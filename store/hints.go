@@ -75,10 +75,12 @@ type Prefetch struct {
 	UserMessages UserMessagesRead
 }
 
-// StreamTopic is a topic of a channel by its TopicKey.
+// StreamTopic is a topic of a channel by its TopicKey; the channel is
+// StreamID or, when that is zero, the one StreamName names.
 type StreamTopic struct {
-	StreamID StreamID
-	TopicKey string
+	StreamID   StreamID
+	StreamName StreamName
+	TopicKey   string
 }
 
 // UserMessagesRead names a FlagStore.UserMessages read: User's view of the

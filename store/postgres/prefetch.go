@@ -117,6 +117,10 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		}, sqlstore.RealmAlertWordsSQL, realm)
 	}
 	for _, k := range p.TopicPolicies {
+		if k.StreamID == 0 {
+			t.prefetchTopicPoliciesByName(f, k)
+			continue
+		}
 		prefetchRows(t, &f.topicPolicies, k, "topic user topics", func(r pgx.Rows, ut *store.UserTopic) error {
 			return sqlstore.ScanUserTopic(r, ut)
 		}, sqlstore.TopicUserTopicsSQL, k.StreamID, k.TopicKey)
