@@ -89,7 +89,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 	known := authenticatedAs(req.Authenticated, actorID)
 	pre := s.Prerender(ctx, actorID, known, req.Content) // before the write lock; see render.go
 	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
-		announceSend(tx, known, to)
+		announceSend(tx, known, to, req.Topic)
 		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -118,17 +118,27 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 // subscribers; and that it creates one message. It needs the realm, so it
 // announces nothing when u, the actor as the request authenticated it, is nil
 // (a user never changes realms).
-func announceSend(tx Tx, u *User, to sendTo) {
+func announceSend(tx Tx, u *User, to sendTo, topic *string) {
 	if u == nil {
 		return
 	}
-	f := Prefetch{Realms: []RealmID{u.RealmID}, NewMessages: 1}
+	// Also what the receivers' own settings need (personalFlagsAtSend,
+	// followAtSend): who muted the sender, the realm's alert words, and,
+	// for a channel, the sender's subscriptions and the topic's policies.
+	f := Prefetch{Realms: []RealmID{u.RealmID}, NewMessages: 1, Muters: []UserID{u.ID}, AlertWordRealms: []RealmID{u.RealmID}}
 	if to.isChannel {
 		f.Subscribers = true
+		f.UserSubscriptions = []UserID{u.ID}
 		if to.byID {
 			f.Streams = []StreamID{to.channelID}
+			if topic != nil {
+				f.TopicPolicies = []store.StreamTopic{{StreamID: to.channelID, TopicKey: TopicKey(strings.TrimSpace(*topic))}}
+			}
 		} else {
 			f.StreamNames = []StreamName{{RealmID: u.RealmID, Name: strings.TrimSpace(to.channelName)}}
+			if topic != nil {
+				f.TopicPolicies = []store.StreamTopic{{StreamName: f.StreamNames[0], TopicKey: TopicKey(strings.TrimSpace(*topic))}}
+			}
 		}
 	}
 	store.Announce(tx, f)

@@ -41,6 +41,9 @@ func TestRegisterUnreadTopicsAndMutedChannels(t *testing.T) {
 
 		// Muting the channel: its messages stay listed, but are not counted and
 		// their wildcard mentions are not mentions; a personal mention still is.
+		// (The mention would make Ham follow lunch, which a muted channel
+		// then counts: automatically_follow_topics_where_mentioned is off.)
+		w.UpdateUser(t, org.Ham.ID, func(u *chatcore.User) { u.Settings.AutomaticallyFollowTopicsWhereMentioned = false })
 		all := sendTopic(t, w, org, org.Owner, "lunch", "@**all** come")
 		personal := sendTopic(t, w, org, org.Owner, "lunch", "@**ham** you too")
 		u = unread(false)

@@ -8,7 +8,6 @@ package chatcore
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -158,20 +157,29 @@ func (m TopicPolicyMap) Muted(stream StreamID, topic string, channelMuted bool) 
 }
 
 // autoPolicy is Zulip's visibility_policy_for_send_message (and, with
-// initiation false and send false, visibility_policy_for_participation):
+// initiation nil and send false, visibility_policy_for_participation):
 // the policy the settings of u give the topic when u acts in it, or
-// PolicyInherit when they give none above cur.
-func autoPolicy(u *User, channelMuted bool, cur store.VisibilityPolicy, send bool, initiation func() (bool, error)) (store.VisibilityPolicy, error) {
+// PolicyInherit when they give none above cur. mutedChannel tells whether
+// u muted the channel; it and initiation are asked only when the settings
+// need them.
+func autoPolicy(u *User, mutedChannel func() (bool, error), cur store.VisibilityPolicy, send bool, initiation func() (bool, error)) (store.VisibilityPolicy, error) {
 	if cur == store.PolicyFollowed {
 		return store.PolicyInherit, nil
 	}
 	follow, unmute := u.Settings.AutomaticallyFollowTopicsPolicy, u.Settings.AutomaticallyUnmuteTopicsInMutedStreamsPolicy
 	acts := func(setting int) bool { return setting == AutoOnParticipation || send && setting == AutoOnSend }
-	var p store.VisibilityPolicy
-	switch {
-	case acts(follow):
+	if acts(follow) {
 		return store.PolicyFollowed, nil
-	case channelMuted && acts(unmute):
+	}
+	channelMuted := false
+	if acts(unmute) || initiation != nil && unmute == AutoOnInitiation {
+		var err error
+		if channelMuted, err = mutedChannel(); err != nil {
+			return store.PolicyInherit, err
+		}
+	}
+	var p store.VisibilityPolicy
+	if channelMuted && acts(unmute) {
 		p = store.PolicyUnmuted
 	}
 	if cur != store.PolicyInherit || initiation == nil {
@@ -193,17 +201,18 @@ func autoPolicy(u *User, channelMuted bool, cur store.VisibilityPolicy, send boo
 	return store.PolicyUnmuted, nil
 }
 
-// channelMutedFor reports whether u has an active subscription to st that
-// they muted.
-func channelMutedFor(ctx context.Context, tx Tx, st *Stream, u UserID) (bool, error) {
-	sub, err := tx.Subscription(ctx, st.ID, u)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
+// channelMutedFor returns whether u has an active subscription to st that
+// they muted, read when asked: from u's subscriptions, which a send
+// announces (see announceSend).
+func channelMutedFor(ctx context.Context, tx Tx, st *Stream, u UserID) func() (bool, error) {
+	return func() (bool, error) {
+		subs, err := tx.Subscriptions(ctx, 0, u)
+		if err != nil {
+			return false, err
+		}
+		i := slices.IndexFunc(subs, func(s Subscription) bool { return s.StreamID == st.ID })
+		return i >= 0 && subs[i].Active && subs[i].IsMuted, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	return sub.Active && sub.IsMuted, nil
 }
 
 // followAtSend applies the automatic policies of a send of m to st, as
@@ -225,11 +234,7 @@ func (s *Service) followAtSend(ctx context.Context, tx Tx, fx *Effects, sender *
 	}
 	now := s.Now().UTC()
 	if !sender.IsBot && sender.RealmID == st.RealmID {
-		muted, err := channelMutedFor(ctx, tx, st, sender.ID)
-		if err != nil {
-			return err
-		}
-		p, err := autoPolicy(sender, muted, cur(sender.ID), true, func() (bool, error) {
+		p, err := autoPolicy(sender, channelMutedFor(ctx, tx, st, sender.ID), cur(sender.ID), true, func() (bool, error) {
 			older, err := tx.Messages(ctx, MessageQuery{RealmID: st.RealmID, Recipients: []RecipientID{st.RecipientID},
 				TopicKey: new(TopicKey(m.Topic)), BeforeID: m.ID, Limit: 1, FlagUser: historyReader(sender, st)})
 			return len(older) == 0, err
@@ -285,11 +290,11 @@ func FollowOnParticipation(ctx context.Context, tx Tx, fx *Effects, now time.Tim
 	if m.Type != MessageTypeStream || u.IsBot || u.RealmID != m.RealmID {
 		return nil
 	}
-	st, err := tx.Stream(ctx, m.StreamID)
-	if err != nil {
-		return err
+	follow, unmute := u.Settings.AutomaticallyFollowTopicsPolicy, u.Settings.AutomaticallyUnmuteTopicsInMutedStreamsPolicy
+	if follow != AutoOnParticipation && unmute != AutoOnParticipation {
+		return nil // nothing to read: the settings never act on participation
 	}
-	muted, err := channelMutedFor(ctx, tx, st, u.ID)
+	st, err := tx.Stream(ctx, m.StreamID)
 	if err != nil {
 		return err
 	}
@@ -301,7 +306,7 @@ func FollowOnParticipation(ctx context.Context, tx Tx, fx *Effects, now time.Tim
 	if i := slices.IndexFunc(rows, func(r store.UserTopic) bool { return r.UserID == u.ID }); i >= 0 {
 		cur = rows[i].Policy
 	}
-	p, err := autoPolicy(u, muted, cur, false, nil)
+	p, err := autoPolicy(u, channelMutedFor(ctx, tx, st, u.ID), cur, false, nil)
 	if err != nil || p == store.PolicyInherit || p == cur {
 		return err
 	}

@@ -1092,7 +1092,7 @@ type cellResult struct {
 
 func TestAuthorizationMatrix(t *testing.T) {
 	spec(t) // every cell is checked against the OpenAPI excerpt
-	cases := authzCases()
+	cases := append(authzCases(), personalAuthzCases()...)
 	t.Run("covers every route", func(t *testing.T) {
 		is := is.New(t)
 		var covered []string

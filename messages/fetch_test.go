@@ -279,7 +279,7 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 		code chatcore.Code
 		msg  string
 	}{
-		{"is:followed is not modelled", []messages.NarrowTerm{term("is", `"followed"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand followed"},
+		{"unknown in", []messages.NarrowTerm{term("in", `"nowhere"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'in' operand nowhere"},
 		{"unknown is", []messages.NarrowTerm{term("is", `"shiny"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'is' operand shiny"},
 		{"unknown has", []messages.NarrowTerm{term("has", `"video"`)}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown 'has' operand video"},
 		{"dm-including unknown id", []messages.NarrowTerm{term("dm-including", "999999")}, chatcore.CodeBadNarrow, "Invalid narrow operator: unknown user 999999"},

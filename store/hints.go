@@ -62,10 +62,25 @@ type Prefetch struct {
 	// round trip is saved, and a later read in the transaction still sees
 	// the message.
 	NewMessages int
+	// Muters are read with MutedUserStore.MutersOf, AlertWordRealms with
+	// AlertWordStore.RealmAlertWords and TopicPolicies with
+	// UserTopicStore.TopicUserTopics: what a send reads of its receivers'
+	// own settings.
+	Muters          []UserID
+	AlertWordRealms []RealmID
+	TopicPolicies   []StreamTopic
 	// UserMessages, when its IDs are not empty, is read with
 	// FlagStore.UserMessages for its User and the same IDs, in the same
 	// order. A write of messages or flags in between forgets its answer.
 	UserMessages UserMessagesRead
+}
+
+// StreamTopic is a topic of a channel by its TopicKey; the channel is
+// StreamID or, when that is zero, the one StreamName names.
+type StreamTopic struct {
+	StreamID   StreamID
+	StreamName StreamName
+	TopicKey   string
 }
 
 // UserMessagesRead names a FlagStore.UserMessages read: User's view of the

@@ -108,6 +108,23 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	for _, user := range p.UserSubscriptions {
 		prefetchRows(t, &f.userSubscriptions, user, "subscriptions", scanSubscriptionRow, sqlstore.UserSubscriptionsSQL, user)
 	}
+	for _, user := range p.Muters {
+		prefetchRows(t, &f.muters, user, "muters", scanIDRow[store.UserID], sqlstore.MutersSQL, user)
+	}
+	for _, realm := range p.AlertWordRealms {
+		prefetchRows(t, &f.alertWords, realm, "realm alert words", func(r pgx.Rows, w *store.AlertWord) error {
+			return sqlstore.ScanAlertWord(r, w)
+		}, sqlstore.RealmAlertWordsSQL, realm)
+	}
+	for _, k := range p.TopicPolicies {
+		if k.StreamID == 0 {
+			t.prefetchTopicPoliciesByName(f, k)
+			continue
+		}
+		prefetchRows(t, &f.topicPolicies, k, "topic user topics", func(r pgx.Rows, ut *store.UserTopic) error {
+			return sqlstore.ScanUserTopic(r, ut)
+		}, sqlstore.TopicUserTopicsSQL, k.StreamID, k.TopicKey)
+	}
 	for _, user := range p.DirectRecipients {
 		prefetchRows(t, &f.directRecipients, user, "direct recipients", scanIDRow[store.RecipientID], sqlstore.DirectRecipientsSQL, user)
 	}
@@ -213,6 +230,11 @@ type fetched struct {
 	realmStreams      map[store.RealmID][]store.Stream
 	userSubscriptions map[store.UserID][]store.Subscription
 	directRecipients  map[store.UserID][]store.RecipientID
+	// muters, alertWords and topicPolicies answer MutersOf,
+	// RealmAlertWords and TopicUserTopics.
+	muters        map[store.UserID][]store.UserID
+	alertWords    map[store.RealmID][]store.AlertWord
+	topicPolicies map[store.StreamTopic][]store.UserTopic
 }
 
 // fetchedRealm is a realm with its linkifier version, as Realm reads them.

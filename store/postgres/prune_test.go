@@ -6,6 +6,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/eventqueue"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/store"
@@ -49,6 +50,8 @@ func TestQuietRealmQueueDoesNotHoldUpPruning(t *testing.T) {
 	}
 	before := count(busy.ID)
 	slowQ := register(sam)
+	// Starting a topic would follow it (a user_topic event): not here.
+	w.UpdateUser(t, sam.ID, func(u *store.User) { u.Settings.AutomaticallyFollowTopicsPolicy = chatcore.AutoNever })
 	w.Send(t, sam, slowCh, "slow", "pending") // the slow queue's client has not polled for it yet
 	for range 5 {
 		w.Send(t, poster, busyCh, "busy", "after")

@@ -13,10 +13,16 @@ func (x *Tx) AlertWords(ctx context.Context, user store.UserID) ([]string, error
 		"SELECT word FROM alert_words WHERE user_id = $1 ORDER BY id", user)
 }
 
+// RealmAlertWordsSQL reads the alert words of the realm $1, scanned with
+// ScanAlertWord (see RealmAlertWords).
+const RealmAlertWordsSQL = "SELECT user_id, word FROM alert_words WHERE realm_id = $1 ORDER BY user_id, id"
+
+// ScanAlertWord scans a row of RealmAlertWordsSQL.
+func ScanAlertWord(r Row, w *store.AlertWord) error { return r.Scan(Num(&w.UserID), &w.Word) }
+
 // RealmAlertWords implements [store.AlertWordStore] through the realm index.
 func (x *Tx) RealmAlertWords(ctx context.Context, realm store.RealmID) ([]store.AlertWord, error) {
-	return scanAll(ctx, x, "realm alert words", func(r Row, w *store.AlertWord) error { return r.Scan(Num(&w.UserID), &w.Word) },
-		"SELECT user_id, word FROM alert_words WHERE realm_id = $1 ORDER BY user_id, id", realm)
+	return scanAll(ctx, x, "realm alert words", ScanAlertWord, RealmAlertWordsSQL, realm)
 }
 
 // AddAlertWords implements [store.AlertWordStore] with one insert per new

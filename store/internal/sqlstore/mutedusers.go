@@ -13,10 +13,13 @@ func (x *Tx) MutedUsers(ctx context.Context, user store.UserID) ([]store.MutedUs
 	}, "SELECT user_id, muted_user_id, date_muted FROM muted_users WHERE user_id = $1 ORDER BY muted_user_id", user)
 }
 
+// MutersSQL reads who muted the user $1 (see MutersOf).
+const MutersSQL = "SELECT user_id FROM muted_users WHERE muted_user_id = $1 ORDER BY user_id"
+
 // MutersOf implements [store.MutedUserStore] through the index on the
 // muted user.
 func (x *Tx) MutersOf(ctx context.Context, muted store.UserID) ([]store.UserID, error) {
-	return scanIDs[store.UserID](ctx, x, "muters", "SELECT user_id FROM muted_users WHERE muted_user_id = $1 ORDER BY user_id", muted)
+	return scanIDs[store.UserID](ctx, x, "muters", MutersSQL, muted)
 }
 
 // AddMutedUser implements [store.MutedUserStore].

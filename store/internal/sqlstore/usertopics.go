@@ -9,6 +9,13 @@ import (
 
 const userTopicCols = "user_id, stream_id, topic, topic_key, visibility_policy, last_updated"
 
+// TopicUserTopicsSQL reads every user's row of the topic $2 of channel $1,
+// scanned with ScanUserTopic (see TopicUserTopics).
+const TopicUserTopicsSQL = "SELECT " + userTopicCols + " FROM user_topics WHERE stream_id = $1 AND topic_key = $2 ORDER BY user_id"
+
+// ScanUserTopic scans a row of TopicUserTopicsSQL.
+func ScanUserTopic(r Row, t *store.UserTopic) error { return scanUserTopic(r, t) }
+
 func scanUserTopic(r Row, t *store.UserTopic) error {
 	return r.Scan(Num(&t.UserID), Num(&t.StreamID), &t.Topic, &t.TopicKey, Num(&t.Policy), Time(&t.LastUpdated))
 }
@@ -22,8 +29,7 @@ func (x *Tx) UserTopics(ctx context.Context, user store.UserID) ([]store.UserTop
 // TopicUserTopics implements [store.UserTopicStore] through the index on
 // (stream, topic key, user).
 func (x *Tx) TopicUserTopics(ctx context.Context, stream store.StreamID, topicKey string) ([]store.UserTopic, error) {
-	return scanAll(ctx, x, "topic user topics", scanUserTopic, "SELECT "+userTopicCols+
-		" FROM user_topics WHERE stream_id = $1 AND topic_key = $2 ORDER BY user_id", stream, topicKey)
+	return scanAll(ctx, x, "topic user topics", scanUserTopic, TopicUserTopicsSQL, stream, topicKey)
 }
 
 // SetUserTopic implements [store.UserTopicStore]: one read of the row, then

@@ -1,0 +1,80 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/chatcore/chatcore/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// MutersOf implements [store.MutedUserStore], or answers from the same
+// read announced (see Prefetch).
+func (t *tx) MutersOf(ctx context.Context, muted store.UserID) ([]store.UserID, error) {
+	if out, ok := take(t.answers().muters, muted); ok {
+		return out, nil
+	}
+	return t.Tx.MutersOf(ctx, muted)
+}
+
+// RealmAlertWords implements [store.AlertWordStore], or answers from the
+// same read announced (see Prefetch).
+func (t *tx) RealmAlertWords(ctx context.Context, realm store.RealmID) ([]store.AlertWord, error) {
+	if out, ok := take(t.answers().alertWords, realm); ok {
+		return out, nil
+	}
+	return t.Tx.RealmAlertWords(ctx, realm)
+}
+
+// TopicUserTopics implements [store.UserTopicStore], or answers from the
+// same read announced (see Prefetch).
+func (t *tx) TopicUserTopics(ctx context.Context, stream store.StreamID, topicKey string) ([]store.UserTopic, error) {
+	if out, ok := take(t.answers().topicPolicies, store.StreamTopic{StreamID: stream, TopicKey: topicKey}); ok {
+		return out, nil
+	}
+	return t.Tx.TopicUserTopics(ctx, stream, topicKey)
+}
+
+// topicPoliciesByNameSQL reads the channel of realm $1 with the name key
+// $2 and every user's row of its topic $3: one row per user row, or one
+// with NULLs when the topic has none (no row when there is no channel).
+const topicPoliciesByNameSQL = `SELECT s.id, ut.user_id, ut.topic, ut.visibility_policy, ut.last_updated
+	FROM streams s LEFT JOIN user_topics ut ON ut.stream_id = s.id AND ut.topic_key = $3
+	WHERE s.realm_id = $1 AND s.name_key = $2 ORDER BY ut.user_id`
+
+// prefetchTopicPoliciesByName queues the announced TopicUserTopics read of
+// a topic of a channel named by its name (a send by channel name): its
+// answer is keyed by the channel id the same statement finds.
+func (t *tx) prefetchTopicPoliciesByName(f *fetched, k store.StreamTopic) {
+	args := []any{k.StreamName.RealmID, store.FoldKey(k.StreamName.Name), k.TopicKey}
+	t.tx.enqueuePrefetch(topicPoliciesByNameSQL, args, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return classify(err, "topic user topics")
+		}
+		defer rows.Close()
+		var stream int64
+		var out []store.UserTopic
+		found := false
+		for rows.Next() {
+			var user, policy *int64
+			var topic *string
+			var last *time.Time
+			if err := rows.Scan(&stream, &user, &topic, &policy, &last); err != nil {
+				return classify(err, "topic user topics")
+			}
+			found = true
+			if user != nil {
+				out = append(out, store.UserTopic{UserID: store.UserID(*user), StreamID: store.StreamID(stream), Topic: *topic,
+					TopicKey: k.TopicKey, Policy: store.VisibilityPolicy(*policy), LastUpdated: last.UTC()})
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return classify(err, "topic user topics")
+		}
+		if found {
+			setEntry(&f.topicPolicies, store.StreamTopic{StreamID: store.StreamID(stream), TopicKey: k.TopicKey}, out)
+		}
+		return nil
+	})
+}
