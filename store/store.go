@@ -75,6 +75,7 @@ type Tx interface {
 	UserStore
 	SettingsStore
 	GroupStore
+	GroupAdminStore
 	StreamStore
 	MessageStore
 	ScheduledMessageStore

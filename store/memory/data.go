@@ -50,6 +50,7 @@ type data struct {
 	groupByName   map[realmKey]store.GroupID
 	groupsByRealm map[store.RealmID]*idList[store.GroupID]
 	groupMax      store.GroupID
+	groupSettings map[groupSettingKey]store.GroupSetting
 
 	streams        map[store.StreamID]*store.Stream
 	streamByName   map[realmKey]store.StreamID
@@ -138,6 +139,7 @@ func newData() data {
 		groups:             make(map[store.GroupID]*store.Group),
 		groupByName:        make(map[realmKey]store.GroupID),
 		groupsByRealm:      make(map[store.RealmID]*idList[store.GroupID]),
+		groupSettings:      make(map[groupSettingKey]store.GroupSetting),
 		streams:            make(map[store.StreamID]*store.Stream),
 		streamByName:       make(map[realmKey]store.StreamID),
 		streamsByRealm:     make(map[store.RealmID]*idList[store.StreamID]),
