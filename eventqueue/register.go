@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
@@ -114,6 +115,9 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				RequireUniqueNames:    realm.RequireUniqueNames,
 				Messages:              realm.Messages,
 			}
+			if st.Realm.GroupSettings, err = groups.RealmSettingValues(ctx, tx, realm); err != nil {
+				return err
+			}
 		}
 		if want("user_settings") {
 			settings := u.Settings
@@ -193,22 +197,9 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		st.Users = ru
 	}
 	if want("realm_user_groups") {
-		active := map[chatcore.UserID]bool{}
-		for _, v := range users {
-			active[v.ID] = v.IsActive
-		}
-		groups, err := tx.Groups(ctx, u.RealmID)
-		if err != nil {
+		var err error
+		if st.Groups, err = groups.Views(ctx, tx, u, false); err != nil {
 			return err
-		}
-		st.Groups = make([]GroupView, 0, len(groups))
-		for _, g := range groups {
-			members := slices.DeleteFunc(slices.Clone(g.Members), func(id chatcore.UserID) bool { return !active[id] })
-			slices.Sort(members)
-			subgroups := slices.Clone(g.Subgroups)
-			slices.Sort(subgroups)
-			st.Groups = append(st.Groups, GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
-				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
 		}
 	}
 	return nil

@@ -33,26 +33,39 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
-	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
-	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
-	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
-	"GET /api/v1/streams":                            "not in the served excerpt; TestHTTPChannels checks its answer's fields",
-	"GET /api/v1/streams/{stream_id}":                "not in the served excerpt; TestHTTPChannels checks its answer's fields",
-	"GET /api/v1/users/me/subscriptions":             "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
-	"POST /api/v1/users/me/subscriptions":            "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
-	"DELETE /api/v1/users/me/subscriptions":          "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
-	"POST /api/v1/users/me/subscriptions/properties": "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
-	"GET /api/v1/users/me/{stream_id}/topics":        "not in the served excerpt; TestHTTPChannels checks its answer's fields",
-	"GET /api/v1/messages/{message_id}/history":      "not in the served excerpt; TestHTTPMessageHistory checks its answer's fields",
-	"POST /api/v1/messages/{message_id}/reactions":   "not in the served excerpt; TestHTTPReactions checks its answers",
-	"DELETE /api/v1/messages/{message_id}/reactions": "not in the served excerpt; TestHTTPReactions checks its answers",
-	"POST /api/v1/users/me/presence":                 "not in the served excerpt; TestHTTPPresence checks its answers",
-	"GET /api/v1/realm/presence":                     "not in the served excerpt; TestHTTPPresence checks its answers",
-	"GET /api/v1/users/{user_id_or_email}/presence":  "not in the served excerpt; TestHTTPPresence checks its answers",
-	"GET /api/v1/events":                             "not in the served excerpt; TestHTTPEvents checks its answers and errors",
-	"DELETE /api/v1/events":                          "not in the served excerpt; TestHTTPEvents checks its answers and errors",
-	"POST /api/v1/typing":                            "not in the served excerpt; TestHTTPTyping checks its answers and errors",
+	"GET /accounts/confirm_new_email/{key}":                     "the e-mail confirmation link is a web page of Zulip's, not an API operation",
+	"POST /api/v1/messages/flags":                               "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"POST /api/v1/messages/flags/narrow":                        "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
+	"GET /api/v1/streams":                                       "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/streams/{stream_id}":                           "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/users/me/subscriptions":                        "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions":                       "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"DELETE /api/v1/users/me/subscriptions":                     "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"POST /api/v1/users/me/subscriptions/properties":            "not in the served excerpt; TestHTTPSubscriptions checks its answer's fields",
+	"GET /api/v1/users/me/{stream_id}/topics":                   "not in the served excerpt; TestHTTPChannels checks its answer's fields",
+	"GET /api/v1/messages/{message_id}/history":                 "not in the served excerpt; TestHTTPMessageHistory checks its answer's fields",
+	"POST /api/v1/messages/{message_id}/reactions":              "not in the served excerpt; TestHTTPReactions checks its answers",
+	"DELETE /api/v1/messages/{message_id}/reactions":            "not in the served excerpt; TestHTTPReactions checks its answers",
+	"POST /api/v1/users/me/presence":                            "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/realm/presence":                                "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/users/{user_id_or_email}/presence":             "not in the served excerpt; TestHTTPPresence checks its answers",
+	"GET /api/v1/events":                                        "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"DELETE /api/v1/events":                                     "not in the served excerpt; TestHTTPEvents checks its answers and errors",
+	"POST /api/v1/typing":                                       "not in the served excerpt; TestHTTPTyping checks its answers and errors",
+	"GET /api/v1/user_groups":                                   userGroupsUndescribed,
+	"POST /api/v1/user_groups/create":                           userGroupsUndescribed,
+	"PATCH /api/v1/user_groups/{user_group_id}":                 userGroupsUndescribed,
+	"POST /api/v1/user_groups/{user_group_id}/deactivate":       userGroupsUndescribed,
+	"POST /api/v1/user_groups/{user_group_id}/members":          userGroupsUndescribed,
+	"GET /api/v1/user_groups/{user_group_id}/members":           userGroupsUndescribed,
+	"GET /api/v1/user_groups/{user_group_id}/members/{user_id}": userGroupsUndescribed,
+	"POST /api/v1/user_groups/{user_group_id}/subgroups":        userGroupsUndescribed,
+	"GET /api/v1/user_groups/{user_group_id}/subgroups":         userGroupsUndescribed,
 }
+
+// userGroupsUndescribed says why the user group routes are not validated
+// against the served excerpt.
+const userGroupsUndescribed = "not in the served excerpt; TestHTTPUserGroups and the authorization matrix check its answers"
 
 // noError are the routes that answer every well-formed request with success,
 // so no request of theirs can be an error of the operation.

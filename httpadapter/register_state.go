@@ -117,6 +117,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_require_unique_names"] = r.RequireUniqueNames
 		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
 		addMessagePolicy(state, r.Messages)
+		for name, v := range r.GroupSettings {
+			state["realm_"+name] = v
+		}
 	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups
