@@ -145,6 +145,15 @@ func settingDef(defs []SettingDef, name string) (SettingDef, bool) {
 	return SettingDef{}, false
 }
 
+// CheckValue validates v for setting def of p's realm, as the user group
+// routes do (see checkValue); active holds the realm's active users.
+func CheckValue(p *chatcore.Permissions, active map[chatcore.UserID]bool, def SettingDef, v chatcore.GroupSettingValue) error {
+	return checkValue(p, active, def, v)
+}
+
+// SameValue reports whether two group-setting values are equal.
+func SameValue(a, b chatcore.GroupSettingValue) bool { return sameValue(a, b) }
+
 // checkValue validates v for setting def of p's realm: its groups must be
 // groups of the realm that are not deactivated, its members active users
 // of the realm (active says which), role:internet only where allowed.

@@ -897,7 +897,7 @@ func authzCases() []authzCase {
 				return badRequest("Linkifier not found.")
 			}),
 		},
-	}, userGroupAuthzCases()...)
+	}, append(userGroupAuthzCases(), channelAdminAuthzCases()...)...)
 }
 
 // scheduledOf is the scheduled messages the fixture gives r.

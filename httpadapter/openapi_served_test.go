@@ -52,6 +52,7 @@ var notDescribed = map[string]string{
 	"GET /api/v1/events":                                        "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"DELETE /api/v1/events":                                     "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"POST /api/v1/typing":                                       "not in the served excerpt; TestHTTPTyping checks its answers and errors",
+	"GET /api/v1/streams/{stream_id}/members":                   "not in the served excerpt; TestHTTPChannelAdmin and the authorization matrix check its answers",
 	"GET /api/v1/user_groups":                                   userGroupsUndescribed,
 	"POST /api/v1/user_groups/create":                           userGroupsUndescribed,
 	"PATCH /api/v1/user_groups/{user_group_id}":                 userGroupsUndescribed,
@@ -219,6 +220,14 @@ func servedCases() []servedCase {
 			params: with("pattern", `!(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")},
 		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "ok", auth: &admin, status: 200, path: idPath("/realm/filters", linkifierID)},
 		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/realm/filters/999999")},
+		{route: "PATCH /api/v1/streams/{stream_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/streams/61"),
+			params: with("new_name", "renamed", "description", "about")},
+		{route: "PATCH /api/v1/streams/{stream_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/streams/999999"),
+			params: with("description", "about")},
+		{route: "PATCH /api/v1/streams/{stream_id}", name: "not an administrator", auth: &member, status: 400, path: fixedPath("/streams/61"),
+			params: with("description", "about")},
+		{route: "DELETE /api/v1/streams/{stream_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/streams/61")},
+		{route: "DELETE /api/v1/streams/{stream_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/streams/999999")},
 	}
 }
 
