@@ -27,6 +27,13 @@ func channelAdminOr(r authzRole, k objKind, _ string) outcome {
 func channelAdminAuthzCases() []authzCase {
 	return []authzCase{
 		{
+			route: "PATCH /api/v1/realm", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "PATCH", path: "/realm", enc: urlEncoded, params: params("name", "Renamed", "require_unique_names", "true")}
+			},
+			want: adminOr(always(ok200)),
+		},
+		{
 			route: "PATCH /api/v1/streams/{stream_id}", name: "public channel", kinds: realmKinds, obj: shared("61", "71"),
 			req: func(_ authzRole, id string) request {
 				return request{method: "PATCH", path: "/streams/" + id, enc: urlEncoded, params: params("description", "changed")}

@@ -53,6 +53,7 @@ var notDescribed = map[string]string{
 	"DELETE /api/v1/events":                                     "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"POST /api/v1/typing":                                       "not in the served excerpt; TestHTTPTyping checks its answers and errors",
 	"GET /api/v1/streams/{stream_id}/members":                   "not in the served excerpt; TestHTTPChannelAdmin and the authorization matrix check its answers",
+	"PATCH /api/v1/realm":                                       "not in the served excerpt; TestHTTPRealmSettings and the authorization matrix check its answers",
 	"GET /api/v1/user_groups":                                   userGroupsUndescribed,
 	"POST /api/v1/user_groups/create":                           userGroupsUndescribed,
 	"PATCH /api/v1/user_groups/{user_group_id}":                 userGroupsUndescribed,
