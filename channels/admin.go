@@ -76,10 +76,20 @@ func loadAdmin(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actor
 	if !canSeeChannel(u, st, subscribed) {
 		return nil, errInvalidChannelID()
 	}
-	if !u.Role.IsAdmin() && !p.Allows(u, chatcore.SettingOfChannel, int64(st.ID), "can_administer_channel_group", chatcore.GroupNobody) {
+	if !u.Role.IsAdmin() && !administers(p, u, st) {
 		return nil, errCannotAdminister()
 	}
 	return w, nil
+}
+
+// administers reports whether u is in the channel's
+// can_administer_channel_group: the stored value, else (Zulip's default
+// for a new channel) its creator alone.
+func administers(p *chatcore.Permissions, u *chatcore.User, st *chatcore.Stream) bool {
+	if v, ok := p.Stored(chatcore.SettingOfChannel, int64(st.ID), "can_administer_channel_group"); ok {
+		return p.InValue(u, v)
+	}
+	return st.CreatorID != 0 && st.CreatorID == u.ID
 }
 
 // readAudience reads the channel's active subscribers and who may know of it.
@@ -374,4 +384,23 @@ func Members(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		return nil
 	})
 	return out, err
+}
+
+// checkMayCreate refuses a new channel to those outside the realm's
+// can_create_public_channel_group or can_create_private_channel_group
+// (role:members by default): "Insufficient permission".
+func checkMayCreate(ctx context.Context, tx chatcore.Tx, u *chatcore.User, private bool) error {
+	name := "can_create_public_channel_group"
+	if private {
+		name = "can_create_private_channel_group"
+	}
+	p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+	if err != nil {
+		return err
+	}
+	def, _ := groupsRealmDef(name)
+	if !p.Allows(u, chatcore.SettingOfRealm, int64(u.RealmID), name, def.Default) {
+		return chatcore.BadRequest("Insufficient permission")
+	}
+	return nil
 }

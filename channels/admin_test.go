@@ -113,3 +113,31 @@ func TestChannelAdministration(t *testing.T) {
 }
 
 func itoa(id chatcore.UserID) string { return uid(id) }
+
+// TestChannelCreationFollowsRealmGroup: can_create_public_channel_group
+// decides who may create channels, and changing it changes who may.
+func TestChannelCreationFollowsRealmGroup(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	w, org := chattest.NewMessaging(t)
+	create := func(u *chatcore.User, name string) error {
+		_, err := channels.Subscribe(ctx, w.Svc, u.ID, channels.SubscribeRequest{Subscriptions: []channels.NewChannel{{Name: name}}})
+		return err
+	}
+	is.NoErr(create(org.Member, "one")) // role:members by default
+	gid, err := groups.Create(ctx, w.Svc, org.Member.ID, groups.CreateRequest{Name: "creators", Members: []chatcore.UserID{org.Other.ID}})
+	is.NoErr(err)
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		return tx.PutGroupSetting(ctx, chatcore.GroupSetting{RealmID: org.Realm.ID, Kind: chatcore.SettingOfRealm, ObjectID: int64(org.Realm.ID),
+			Name: "can_create_public_channel_group", Value: chatcore.GroupSettingValue{GroupID: gid}})
+	})
+	chattest.WantError(t, create(org.Member, "two"), chatcore.CodeBadRequest, chatcore.KindInvalid, "Insufficient permission")
+	is.NoErr(create(org.Other, "three")) // in the group
+	// The creator of a channel administers it by default.
+	three := chattest.Read(t, w.Base, func(ctx context.Context, tx chatcore.Tx) (*chatcore.Stream, error) {
+		return tx.StreamByName(ctx, org.Realm.ID, "three")
+	})
+	is.NoErr(channels.Update(ctx, w.Svc, org.Other.ID, three.ID, channels.UpdateRequest{Description: new("mine")}))
+	err = channels.Update(ctx, w.Svc, org.Member.ID, three.ID, channels.UpdateRequest{Description: new("not mine")})
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You do not have permission to administer this channel.")
+}
