@@ -61,7 +61,9 @@ func channelAdminAuthzCases() []authzCase {
 		},
 		{
 			route: "GET /api/v1/streams/{stream_id}/members", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
-			req:  func(_ authzRole, id string) request { return request{method: "GET", path: "/streams/" + id + "/members"} },
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/streams/" + id + "/members"}
+			},
 			want: peerOr(badRequest("Invalid channel ID")),
 			check: func(t *testing.T, r authzRole, res *response) {
 				is := is.New(t)
