@@ -27,3 +27,11 @@ func (t faultyTx) GroupSettings(ctx context.Context, realm chatcore.RealmID) ([]
 func (t faultyTx) PutGroupSetting(ctx context.Context, s chatcore.GroupSetting) error {
 	return faultStepErr(t.f, func() error { return t.tx.PutGroupSetting(ctx, s) })
 }
+
+func (t faultyTx) DefaultStreams(ctx context.Context, realm chatcore.RealmID) ([]chatcore.StreamID, error) {
+	return faultStep(t.f, func() ([]chatcore.StreamID, error) { return t.tx.DefaultStreams(ctx, realm) })
+}
+
+func (t faultyTx) SetDefaultStream(ctx context.Context, realm chatcore.RealmID, stream chatcore.StreamID, on bool) error {
+	return faultStepErr(t.f, func() error { return t.tx.SetDefaultStream(ctx, realm, stream, on) })
+}

@@ -131,6 +131,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
+		if want("default_streams") {
+			if st.DefaultStreams, err = channels.DefaultViews(ctx, svc, tx, u.RealmID); err != nil {
+				return err
+			}
+		}
 		if want("muted_topics") && (req.Sections == nil || !want("user_topic")) {
 			st.MutedTopics = []any{}
 		}

@@ -76,6 +76,9 @@ type State struct {
 	Users *RegisterUsers
 	// Groups are the realm's user groups by id (section realm_user_groups).
 	Groups []GroupView
+	// DefaultStreams are the realm's default channels (section
+	// default_streams).
+	DefaultStreams []channels.View
 	// Subscriptions is the subscription section.
 	Subscriptions *channels.State
 	// MutedTopics (section muted_topics, unless user_topic is asked for too)

@@ -25,7 +25,30 @@ func channelAdminOr(r authzRole, k objKind, _ string) outcome {
 }
 
 func channelAdminAuthzCases() []authzCase {
+	defaultCase := func(method string) authzCase {
+		return authzCase{
+			route: method + " /api/v1/default_streams", kinds: realmKinds, obj: shared("61", "71"),
+			req: func(_ authzRole, id string) request {
+				return request{method: method, path: "/default_streams", enc: urlEncoded, params: params("stream_id", id)}
+			},
+			want: adminOr(peerOr(badRequest("Invalid channel ID"))),
+		}
+	}
 	return []authzCase{
+		defaultCase("POST"),
+		defaultCase("DELETE"),
+		{
+			route: "POST /api/v1/default_streams", name: "private channel", kinds: []objKind{objPeer}, obj: fixed("62"),
+			req: func(_ authzRole, id string) request {
+				return request{method: "POST", path: "/default_streams", enc: urlEncoded, params: params("stream_id", id)}
+			},
+			want: adminOr(func(r authzRole, _ objKind, _ string) outcome {
+				if r.realm == other {
+					return badRequest("Invalid channel ID")
+				}
+				return badRequest("Private channels cannot be made default.")
+			}),
+		},
 		{
 			route: "PATCH /api/v1/realm", kinds: noKinds,
 			req: func(authzRole, string) request {

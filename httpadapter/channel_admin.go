@@ -93,5 +93,20 @@ func (h *handler) channelAdminRoutes() []route {
 		{pattern: "PATCH /api/v1/streams/{stream_id}", ids: sid, fn: h.updateChannel},
 		{pattern: "DELETE /api/v1/streams/{stream_id}", ids: sid, fn: h.archiveChannel},
 		{pattern: "GET /api/v1/streams/{stream_id}/members", ids: sid, fn: h.channelMembers},
+		{pattern: "POST /api/v1/default_streams", access: chatcore.AccessAdmin, fn: h.setDefaultChannel(true)},
+		{pattern: "DELETE /api/v1/default_streams", access: chatcore.AccessAdmin, fn: h.setDefaultChannel(false)},
+	}
+}
+
+// setDefaultChannel answers POST and DELETE /default_streams.
+func (h *handler) setDefaultChannel(on bool) func(ctx context.Context, c *call) (map[string]any, error) {
+	return func(ctx context.Context, c *call) (map[string]any, error) {
+		var req struct {
+			StreamID *chatcore.StreamID `json:"stream_id" wire:"required"`
+		}
+		if err := c.decode(&req); err != nil {
+			return nil, err
+		}
+		return nil, channels.SetDefault(ctx, h.svc, c.user.ID, *req.StreamID, on)
 	}
 }

@@ -121,6 +121,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 			state["realm_"+name] = v
 		}
 	}
+	if st.DefaultStreams != nil {
+		state["default_streams"] = st.DefaultStreams
+	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups
 	}

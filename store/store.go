@@ -76,6 +76,7 @@ type Tx interface {
 	SettingsStore
 	GroupStore
 	GroupAdminStore
+	DefaultStreamStore
 	StreamStore
 	MessageStore
 	ScheduledMessageStore

@@ -167,4 +167,31 @@ var groupAdminTests = []test{
 			is.Equal(got, []store.GroupSetting{theirs}) // other realm apart
 		})
 	}},
+	{"DefaultStreams", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.SetDefaultStream(ctx, w.realm, w.secret.ID, true))
+			is.NoErr(tx.SetDefaultStream(ctx, w.realm, w.general.ID, true))
+			is.NoErr(tx.SetDefaultStream(ctx, w.realm, w.general.ID, true)) // twice is a no-op
+			is.NoErr(tx.SetDefaultStream(ctx, w.other, w.elsewhere.ID, true))
+		})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.DefaultStreams(ctx, w.realm)
+			is.NoErr(err)
+			is.Equal(got, list(w.general.ID, w.secret.ID)) // the realm's, ascending
+		})
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.SetDefaultStream(ctx, w.realm, w.secret.ID, false))
+			is.NoErr(tx.SetDefaultStream(ctx, w.realm, w.secret.ID, false)) // removing what is not there
+		})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.DefaultStreams(ctx, w.realm)
+			is.NoErr(err)
+			is.Equal(got, []store.StreamID{w.general.ID}) // removed
+			got, err = tx.DefaultStreams(ctx, w.other)
+			is.NoErr(err)
+			is.Equal(got, []store.StreamID{w.elsewhere.ID}) // the other realm's apart
+		})
+	}},
 }

@@ -25,6 +25,13 @@ CREATE TABLE IF NOT EXISTS group_settings (
 );
 CREATE INDEX IF NOT EXISTS group_settings_realm ON group_settings (realm_id);
 
+-- default_streams are the realm's default channels.
+CREATE TABLE IF NOT EXISTS default_streams (
+    realm_id  bigint NOT NULL,
+    stream_id bigint NOT NULL,
+    PRIMARY KEY (realm_id, stream_id)
+);
+
 INSERT INTO user_groups (realm_id, name, description, is_system, system_role)
 SELECT r.id, s.name, s.description, true, s.role
 FROM realms r CROSS JOIN (VALUES

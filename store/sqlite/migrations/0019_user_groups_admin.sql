@@ -25,6 +25,13 @@ CREATE TABLE IF NOT EXISTS group_settings (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS group_settings_realm ON group_settings (realm_id);
 
+-- default_streams are the realm's default channels.
+CREATE TABLE IF NOT EXISTS default_streams (
+    realm_id  INTEGER NOT NULL,
+    stream_id INTEGER NOT NULL,
+    PRIMARY KEY (realm_id, stream_id)
+) STRICT, WITHOUT ROWID;
+
 INSERT INTO user_groups (realm_id, name, description, is_system, system_role)
 SELECT r.id, s.name, s.description, 1, s.role
 FROM realms r CROSS JOIN (
