@@ -141,3 +141,27 @@ func TestChannelCreationFollowsRealmGroup(t *testing.T) {
 	err = channels.Update(ctx, w.Svc, org.Member.ID, three.ID, channels.UpdateRequest{Description: new("not mine")})
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "You do not have permission to administer this channel.")
 }
+
+// TestStoredChannelSettingsShown: a channel's permission group set through
+// PATCH /streams/{stream_id} is what GET /streams shows, and the default
+// channels are marked.
+func TestStoredChannelSettingsShown(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	w, org := chattest.NewMessaging(t)
+	v := groups.Value{GroupSettingValue: chatcore.GroupSettingValue{DirectMembers: []chatcore.UserID{org.Other.ID}}}
+	is.NoErr(channels.Update(ctx, w.Svc, org.Admin.ID, org.Public.ID, channels.UpdateRequest{
+		Settings: map[string]groups.Change{"can_administer_channel_group": {New: &v}}}))
+	is.NoErr(channels.SetDefault(ctx, w.Svc, org.Admin.ID, org.Public.ID, true))
+	got, err := channels.Get(ctx, w.Svc, org.Member.ID, org.Public.ID)
+	is.NoErr(err)
+	is.Equal(got.CanAdministerChannelGroup.DirectMembers, []chatcore.UserID{org.Other.ID}) // the stored value
+	list, err := channels.List(ctx, w.Svc, org.Member.ID, channels.ListRequest{IncludeDefault: new(true)})
+	is.NoErr(err)
+	for _, c := range list {
+		is.Equal(*c.IsDefault, c.StreamID == org.Public.ID) // only the default channel is marked
+	}
+	is.NoErr(channels.Update(ctx, w.Svc, org.Other.ID, org.Public.ID, channels.UpdateRequest{Description: new("by Othello")})) // and it holds
+	err = channels.SetDefault(ctx, w.Svc, org.Admin.ID, org.Private.ID, true)
+	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Private channels cannot be made default.")
+}
