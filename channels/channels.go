@@ -68,6 +68,10 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 		if err != nil {
 			return err
 		}
+		defaults, err := tx.DefaultStreams(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
 		owner := map[chatcore.StreamID]bool{}
 		if flag(req.IncludeOwnerSubscribed, false) && u.IsBot && u.BotOwnerID != 0 {
 			subs, err := tx.Subscriptions(ctx, 0, u.BotOwnerID)
@@ -92,11 +96,12 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 				continue
 			}
 			v, err := channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
+			w.withStoredSettings(&v)
 			if err != nil {
 				return err
 			}
 			if flag(req.IncludeDefault, false) {
-				v.IsDefault = new(false)
+				v.IsDefault = new(slices.Contains(defaults, st.ID))
 			}
 			out = append(out, v)
 		}
@@ -130,6 +135,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 			return errInvalidChannelID()
 		}
 		out, err = channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
+		w.withStoredSettings(&out)
 		return err
 	})
 	return out, err

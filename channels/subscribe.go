@@ -264,6 +264,9 @@ func resolveChannels(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx,
 // the administrators for a private one (its subscribers learn of it from
 // their subscription add event).
 func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, c NewChannel, req *SubscribeRequest) (*chatcore.Stream, error) {
+	if err := checkMayCreate(ctx, tx, u, req.InviteOnly); err != nil {
+		return nil, err
+	}
 	st := &chatcore.Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,
 		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: svc.Now(), CreatorID: u.ID,

@@ -114,6 +114,8 @@ type channelWorld struct {
 	// mine are the viewer's subscriptions (active or not) by channel.
 	mine   map[chatcore.StreamID]chatcore.Subscription
 	admins []chatcore.UserID
+	// settings are the channels' stored group settings by channel and name.
+	settings map[chatcore.StreamID]map[string]chatcore.GroupSettingValue
 }
 
 // loadChannelWorld reads the channels of viewer's realm with their
@@ -159,7 +161,50 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	for _, sub := range mine {
 		w.mine[sub.StreamID] = sub
 	}
+	settings, err := tx.GroupSettings(ctx, viewer.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	for _, gs := range settings {
+		if gs.Kind != chatcore.SettingOfChannel {
+			continue
+		}
+		id := chatcore.StreamID(gs.ObjectID)
+		if w.settings == nil {
+			w.settings = map[chatcore.StreamID]map[string]chatcore.GroupSettingValue{}
+		}
+		if w.settings[id] == nil {
+			w.settings[id] = map[string]chatcore.GroupSettingValue{}
+		}
+		w.settings[id][gs.Name] = gs.Value
+	}
 	return w, nil
+}
+
+// withStoredSettings sets the group settings of v that the channel has
+// stored (PATCH /streams/{stream_id}) in place of their defaults; a
+// named group is shown as the anonymous group of that one subgroup.
+func (w *channelWorld) withStoredSettings(v *View) {
+	stored := w.settings[v.StreamID]
+	if len(stored) == 0 {
+		return
+	}
+	for name, dst := range map[string]**AnonymousGroup{
+		"can_add_subscribers_group": &v.CanAddSubscribersGroup, "can_remove_subscribers_group": &v.CanRemoveSubscribersGroup,
+		"can_administer_channel_group": &v.CanAdministerChannelGroup, "can_delete_any_message_group": &v.CanDeleteAnyMessageGroup,
+		"can_move_messages_out_of_channel_group": &v.CanMoveMessagesOutGroup, "can_move_messages_within_channel_group": &v.CanMoveMessagesWithinGroup,
+		"can_subscribe_group": &v.CanSubscribeGroup, "can_resolve_topics_group": &v.CanResolveTopicsGroup,
+	} {
+		gv, ok := stored[name]
+		if !ok {
+			continue
+		}
+		a := &AnonymousGroup{DirectMembers: slicex.OrEmpty(slices.Clone(gv.DirectMembers)), DirectSubgroups: slicex.OrEmpty(slices.Clone(gv.DirectSubgroups))}
+		if gv.GroupID != 0 {
+			a.DirectSubgroups = []chatcore.GroupID{gv.GroupID}
+		}
+		*dst = a
+	}
 }
 
 // subscribed reports whether the viewer is an active subscriber of st.
@@ -236,6 +281,7 @@ func subscriptionView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx
 	if err != nil {
 		return Subscription{}, err
 	}
+	w.withStoredSettings(&cv)
 	v := Subscription{View: cv}
 	if personal {
 		v.Personal = personalView(w.mine[st.ID])

@@ -8,6 +8,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/drafts"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
@@ -116,6 +117,9 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				EnableReadReceipts:    !realm.ReadReceiptsDisabled,
 				Messages:              realm.Messages,
 			}
+			if st.Realm.GroupSettings, err = groups.RealmSettingValues(ctx, tx, realm); err != nil {
+				return err
+			}
 		}
 		if want("user_settings") {
 			settings := u.Settings
@@ -131,6 +135,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		}
 		if err := registerPersonal(ctx, tx, u, req, want, &st); err != nil {
 			return err
+		}
+		if want("default_streams") {
+			if st.DefaultStreams, err = channels.DefaultViews(ctx, svc, tx, u.RealmID); err != nil {
+				return err
+			}
 		}
 		if want("realm_emoji") {
 			st.RealmEmoji = map[string]any{}
@@ -197,22 +206,9 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		st.Users = ru
 	}
 	if want("realm_user_groups") {
-		active := map[chatcore.UserID]bool{}
-		for _, v := range users {
-			active[v.ID] = v.IsActive
-		}
-		groups, err := tx.Groups(ctx, u.RealmID)
-		if err != nil {
+		var err error
+		if st.Groups, err = groups.Views(ctx, tx, u, false); err != nil {
 			return err
-		}
-		st.Groups = make([]GroupView, 0, len(groups))
-		for _, g := range groups {
-			members := slices.DeleteFunc(slices.Clone(g.Members), func(id chatcore.UserID) bool { return !active[id] })
-			slices.Sort(members)
-			subgroups := slices.Clone(g.Subgroups)
-			slices.Sort(subgroups)
-			st.Groups = append(st.Groups, GroupView{ID: g.ID, Name: g.Name, Description: g.Description,
-				Members: slicex.OrEmpty(members), DirectSubgroupIDs: slicex.OrEmpty(subgroups)})
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/drafts"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
@@ -79,6 +80,9 @@ type State struct {
 	Users *RegisterUsers
 	// Groups are the realm's user groups by id (section realm_user_groups).
 	Groups []GroupView
+	// DefaultStreams are the realm's default channels (section
+	// default_streams).
+	DefaultStreams []channels.View
 	// Subscriptions is the subscription section.
 	Subscriptions *channels.State
 	// MutedTopics (section muted_topics, unless user_topic is asked for
@@ -122,6 +126,9 @@ type RegisterRealm struct {
 	// (realm_allow_message_editing, realm_message_edit_history_visibility_policy
 	// and the realm_*_limit_seconds settings).
 	Messages chatcore.MessagePolicy
+	// GroupSettings are the realm's group-based permission settings by name
+	// (sent as realm_<name>).
+	GroupSettings map[string]groups.Value
 }
 
 // RegisterUsers is the realm_user section of POST /register: the realm's
@@ -145,17 +152,6 @@ type RegisterUsers struct {
 	CanSubscribeOthers bool
 }
 
-// GroupView is a user group as realm_user_groups shows it. Members are its
-// active direct members; chatcore's groups are never system groups nor
-// deactivated, and their creation is not recorded.
-type GroupView struct {
-	ID                chatcore.GroupID   `json:"id"`
-	Name              string             `json:"name"`
-	Description       string             `json:"description"`
-	Members           []chatcore.UserID  `json:"members"`
-	DirectSubgroupIDs []chatcore.GroupID `json:"direct_subgroup_ids"`
-	IsSystemGroup     bool               `json:"is_system_group"`
-	Deactivated       bool               `json:"deactivated"`
-	DateCreated       *int64             `json:"date_created"`
-	CreatorID         *chatcore.UserID   `json:"creator_id"`
-}
+// GroupView is a user group as realm_user_groups shows it (see
+// [groups.View]).
+type GroupView = groups.View

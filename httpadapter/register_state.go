@@ -118,6 +118,12 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
 		state["realm_enable_read_receipts"] = r.EnableReadReceipts
 		addMessagePolicy(state, r.Messages)
+		for name, v := range r.GroupSettings {
+			state["realm_"+name] = v
+		}
+	}
+	if st.DefaultStreams != nil {
+		state["default_streams"] = st.DefaultStreams
 	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/matryer/is"
 )
@@ -20,6 +21,10 @@ func realmSectionKeys() []string {
 		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
 		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",
 		"realm_allow_edit_history", "password_min_length", "password_min_guesses", "realm_enable_read_receipts")
+
+	for _, name := range groups.RealmGroupSettingNames() {
+		keys = append(keys, "realm_"+name)
+	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }

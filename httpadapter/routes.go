@@ -68,6 +68,9 @@ func (h *handler) routes() []route {
 		{pattern: "DELETE /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, untyped: true, fn: h.removeLinkifier},
 	}
 	routes = append(routes, h.personalRoutes()...)
+	routes = append(routes, h.userGroupRoutes()...)
+	routes = append(routes, h.channelAdminRoutes()...)
+	routes = append(routes, route{pattern: "PATCH /api/v1/realm", access: chatcore.AccessAdmin, fn: h.updateRealm})
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])
 	}

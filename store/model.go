@@ -137,6 +137,18 @@ type Group struct {
 	Description string
 	Members     []UserID
 	Subgroups   []GroupID
+	// IsSystemGroup marks one of Zulip's role-based system groups
+	// ("role:owners", ...). A system group has no member rows: its members
+	// are the users of its realm whose role is at most SystemRole (every
+	// role number up to it; zero for role:nobody), and stores expand it so
+	// in GroupMembers.
+	IsSystemGroup bool
+	SystemRole    Role
+	// Deactivated groups keep their members but are hidden from most lists.
+	Deactivated bool
+	// CreatorID is the user who created the group; zero when unknown.
+	CreatorID   UserID
+	DateCreated time.Time
 }
 
 // Stream is a channel.

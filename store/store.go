@@ -75,6 +75,8 @@ type Tx interface {
 	UserStore
 	SettingsStore
 	GroupStore
+	GroupAdminStore
+	DefaultStreamStore
 	StreamStore
 	MessageStore
 	ScheduledMessageStore

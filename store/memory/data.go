@@ -46,10 +46,12 @@ type data struct {
 	servicesByBot map[store.UserID]*idList[store.BotServiceID]
 	serviceMax    store.BotServiceID
 
-	groups        map[store.GroupID]*store.Group
-	groupByName   map[realmKey]store.GroupID
-	groupsByRealm map[store.RealmID]*idList[store.GroupID]
-	groupMax      store.GroupID
+	groups         map[store.GroupID]*store.Group
+	groupByName    map[realmKey]store.GroupID
+	groupsByRealm  map[store.RealmID]*idList[store.GroupID]
+	groupMax       store.GroupID
+	groupSettings  map[groupSettingKey]store.GroupSetting
+	defaultStreams map[defaultStreamKey]bool
 
 	streams        map[store.StreamID]*store.Stream
 	streamByName   map[realmKey]store.StreamID
@@ -141,6 +143,8 @@ func newData() data {
 		groups:             make(map[store.GroupID]*store.Group),
 		groupByName:        make(map[realmKey]store.GroupID),
 		groupsByRealm:      make(map[store.RealmID]*idList[store.GroupID]),
+		groupSettings:      make(map[groupSettingKey]store.GroupSetting),
+		defaultStreams:     make(map[defaultStreamKey]bool),
 		streams:            make(map[store.StreamID]*store.Stream),
 		streamByName:       make(map[realmKey]store.StreamID),
 		streamsByRealm:     make(map[store.RealmID]*idList[store.StreamID]),

@@ -79,6 +79,14 @@ func (t *tx) groupMembers(ids []store.GroupID, realm store.RealmID) []store.User
 			continue
 		}
 		seen[id] = true
+		if g.IsSystemGroup {
+			for uid := range t.d.usersByRealm[g.RealmID].all() {
+				u := t.d.users[uid]
+				if u.IsActive && !u.IsBot && u.Role <= g.SystemRole {
+					out = append(out, uid)
+				}
+			}
+		}
 		for _, m := range g.Members {
 			u, ok := t.d.users[m]
 			if ok && u.IsActive && !u.IsBot && (realm == 0 || u.RealmID == realm) {

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Users", userTests},
 		{"Settings", settingsTests},
 		{"Groups", groupTests},
+		{"GroupAdmin", groupAdminTests},
 		{"Streams", streamTests},
 		{"Messages", messageTests},
 		{"BulkMessages", bulkTests},
@@ -263,6 +264,7 @@ func normUser(u store.User) store.User {
 
 func normGroup(g store.Group) store.Group {
 	g.Members, g.Subgroups = list(g.Members...), list(g.Subgroups...)
+	g.DateCreated = g.DateCreated.UTC()
 	return g
 }
 

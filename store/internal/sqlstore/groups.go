@@ -9,13 +9,17 @@ import (
 
 // scanGroup scans the columns of a group but its edges.
 func scanGroup(r Row, g *store.Group) error {
-	return r.Scan(Num(&g.ID), Num(&g.RealmID), &g.Name, &g.Description)
+	return r.Scan(Num(&g.ID), Num(&g.RealmID), &g.Name, &g.Description, &g.IsSystemGroup, Num(&g.SystemRole),
+		&g.Deactivated, ID(&g.CreatorID), Time(&g.DateCreated))
 }
+
+// groupCols are the columns scanGroup reads.
+const groupCols = "id, realm_id, name, description, is_system, system_role, deactivated, creator_id, date_created"
 
 // Group implements [store.GroupStore].
 func (x *Tx) Group(ctx context.Context, id store.GroupID) (*store.Group, error) {
 	var g store.Group
-	err := scanGroup(x.q.QueryRow(ctx, "SELECT id, realm_id, name, description FROM user_groups WHERE id = $1", id), &g)
+	err := scanGroup(x.q.QueryRow(ctx, "SELECT "+groupCols+" FROM user_groups WHERE id = $1", id), &g)
 	if err != nil {
 		return nil, x.classify(err, fmt.Sprintf("group %d", id))
 	}
@@ -28,7 +32,7 @@ func (x *Tx) Group(ctx context.Context, id store.GroupID) (*store.Group, error) 
 // Groups implements [store.GroupStore].
 func (x *Tx) Groups(ctx context.Context, realm store.RealmID) ([]store.Group, error) {
 	groups, err := scanAll(ctx, x, "groups", scanGroup,
-		"SELECT id, realm_id, name, description FROM user_groups WHERE realm_id = $1 ORDER BY id", realm)
+		"SELECT "+groupCols+" FROM user_groups WHERE realm_id = $1 ORDER BY id", realm)
 	if err != nil || len(groups) == 0 {
 		return groups, err
 	}
@@ -82,8 +86,9 @@ func (x *Tx) CreateGroup(ctx context.Context, g *store.Group) error {
 		return err
 	}
 	id, err := x.InsertWithID(ctx, "user_groups", "create group",
-		"INSERT INTO user_groups (id, realm_id, name, description) VALUES ("+x.d.IDValue("user_groups")+", $2, $3, $4) RETURNING id",
-		int64(g.ID), int64(g.RealmID), g.Name, g.Description)
+		"INSERT INTO user_groups ("+groupCols+") VALUES ("+x.d.IDValue("user_groups")+", $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+		int64(g.ID), int64(g.RealmID), g.Name, g.Description, g.IsSystemGroup, int64(g.SystemRole), g.Deactivated,
+		IDArg(g.CreatorID), x.d.Time(g.DateCreated))
 	if err != nil {
 		return err
 	}
@@ -106,16 +111,22 @@ func (x *Tx) CreateGroup(ctx context.Context, g *store.Group) error {
 }
 
 // groupMembersSQL expands groups through their subgroups (UNION ends
-// cycles) and returns their active human members.
+// cycles) and returns their active human members: the member rows, and for
+// a system group the users of its realm with a role up to its system_role.
 func (d *Dialect) groupMembersSQL() string {
 	return `WITH RECURSIVE grp(id) AS (
 		SELECT value FROM ` + d.Each("$1", "bigint") + `
 		UNION
 		SELECT s.subgroup_id FROM group_subgroups s JOIN grp ON s.group_id = grp.id
+	),
+	member(id) AS (
+		SELECT m.user_id FROM grp ` + d.OrderedJoin + ` group_members m ON m.group_id = grp.id
+		UNION
+		SELECT su.id FROM grp ` + d.OrderedJoin + ` user_groups g ON g.id = grp.id
+			` + d.OrderedJoin + ` users su ON su.realm_id = g.realm_id AND su.role <= g.system_role
+		WHERE g.is_system = true
 	)
-	SELECT DISTINCT u.id FROM grp
-		` + d.OrderedJoin + ` group_members m ON m.group_id = grp.id
-		` + d.OrderedJoin + ` users u ON u.id = m.user_id
+	SELECT u.id FROM member ` + d.OrderedJoin + ` users u ON u.id = member.id
 	WHERE u.is_active = true AND u.is_bot = false
 	ORDER BY u.id`
 }

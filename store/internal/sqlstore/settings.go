@@ -66,7 +66,8 @@ func SettingsUpdateWhat(user store.UserID) string {
 // The recursive CTE expands the groups of the realm through their subgroups
 // (UNION ends cycles); targets are the explicit ids plus the groups' active
 // members (the ordered join keeps the groups as the outer loop, so members
-// are reached by the group_members primary key instead of a scan). Bots,
+// are reached by the group_members primary key instead of a scan; a system
+// group's members are the active users of its realm by role). Bots,
 // other realms and users already holding the value are left out, and with
 // skip-if-edited so are users with a row in user_setting_edits.
 func (d *Dialect) BulkSettingSQL(col, typ string) string {
@@ -82,6 +83,10 @@ func (d *Dialect) BulkSettingSQL(col, typ string) string {
 		UNION
 		SELECT m.user_id FROM grp ` + d.OrderedJoin + ` group_members m ON m.group_id = grp.id
 			` + d.OrderedJoin + ` users gu ON gu.id = m.user_id AND gu.is_active = true
+		UNION
+		SELECT su.id FROM grp ` + d.OrderedJoin + ` user_groups sg ON sg.id = grp.id
+			` + d.OrderedJoin + ` users su ON su.realm_id = sg.realm_id AND su.role <= sg.system_role AND su.is_active = true
+		WHERE sg.is_system = true
 	)
 UPDATE users SET ` + col + ` = ` + value + `
 WHERE id IN (SELECT id FROM target)

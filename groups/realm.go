@@ -1,0 +1,59 @@
+package groups
+
+import (
+	"context"
+	"slices"
+
+	"github.com/chatcore/chatcore"
+)
+
+// policyGroups are the realm's message permissions kept in its
+// MessagePolicy as system groups, with their wire names and defaults.
+func policyGroups(p chatcore.MessagePolicy) map[string]chatcore.SystemGroup {
+	return map[string]chatcore.SystemGroup{
+		"can_move_messages_between_topics_group":   p.MoveBetweenTopics.Or(chatcore.GroupEveryone),
+		"can_move_messages_between_channels_group": p.MoveBetweenChannels.Or(chatcore.GroupMembers),
+		"can_resolve_topics_group":                 p.ResolveTopics.Or(chatcore.GroupEveryone),
+		"can_delete_any_message_group":             p.DeleteAny.Or(chatcore.GroupAdministrators),
+		"can_delete_own_message_group":             p.DeleteOwn.Or(chatcore.GroupEveryone),
+	}
+}
+
+// RealmSettingValues returns the group-based settings of realm by wire
+// name (without the realm_ prefix), as POST /register sends them: the
+// stored value or the default system group's id. A realm without system
+// groups leaves out the settings whose value would be one.
+func RealmSettingValues(ctx context.Context, tx chatcore.Tx, realm *chatcore.Realm) (map[string]Value, error) {
+	p, err := chatcore.LoadPermissions(ctx, tx, realm.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Value{}
+	for _, d := range RealmSettings {
+		if v, ok := p.Stored(chatcore.SettingOfRealm, int64(realm.ID), d.Name); ok {
+			out[d.Name] = Value{v}
+		} else if id := p.SystemGroupID(d.Default); id != 0 {
+			out[d.Name] = Value{chatcore.GroupSettingValue{GroupID: id}}
+		}
+	}
+	for name, g := range policyGroups(realm.Messages) {
+		if id := p.SystemGroupID(g); id != 0 {
+			out[name] = Value{chatcore.GroupSettingValue{GroupID: id}}
+		}
+	}
+	return out, nil
+}
+
+// RealmGroupSettingNames are the names of the settings
+// [RealmSettingValues] gives for a realm with its system groups, sorted.
+func RealmGroupSettingNames() []string {
+	var out []string
+	for _, d := range RealmSettings {
+		out = append(out, d.Name)
+	}
+	for name := range policyGroups(chatcore.MessagePolicy{}) {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
