@@ -80,14 +80,14 @@ var attachmentTests = []test{
 			is.NoErr(err)
 			is.Equal(used, int64(0)) // a realm without uploads
 		})
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{RealmID: w.realm})), 2)                                    // by realm
-		is.Equal(attachments(t, st, store.AttachmentFilter{OwnerID: w.bob})[0].ID, b.ID)                                   // by owner
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID, z.PathID, "x"}})), 2)           // by path list
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{PathIDs: []string{}})), 0)                                  // empty path list
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{CreatedBefore: epoch.Add(time.Minute)})), 2)                // created before
-		is.Equal(attachments(t, st, store.AttachmentFilter{AfterID: a.ID, Limit: 1})[0].ID, b.ID)                          // paging
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{AfterID: a.ID, Limit: 1})), 1)                              // limit
-		is.Equal(len(attachments(t, st, store.AttachmentFilter{RealmID: w.realm, Unreferenced: true, Limit: 10})), 2)      // nothing referenced yet
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{RealmID: w.realm})), 2)                                // by realm
+		is.Equal(attachments(t, st, store.AttachmentFilter{OwnerID: w.bob})[0].ID, b.ID)                              // by owner
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID, z.PathID, "x"}})), 2)      // by path list
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{PathIDs: []string{}})), 0)                             // empty path list
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{CreatedBefore: epoch.Add(time.Minute)})), 2)           // created before
+		is.Equal(attachments(t, st, store.AttachmentFilter{AfterID: a.ID, Limit: 1})[0].ID, b.ID)                     // paging
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{AfterID: a.ID, Limit: 1})), 1)                         // limit
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{RealmID: w.realm, Unreferenced: true, Limit: 10})), 2) // nothing referenced yet
 
 		ctx := context.Background()
 		dup := &store.Attachment{RealmID: w.realm, OwnerID: w.alice, PathID: a.PathID, FileName: "x", ContentType: "x", Created: epoch}
@@ -99,7 +99,7 @@ var attachmentTests = []test{
 		is.Equal(len(attachments(t, st, store.AttachmentFilter{RealmID: w.realm})), 1)
 		again := &store.Attachment{RealmID: w.realm, OwnerID: w.alice, PathID: a.PathID, FileName: "x", ContentType: "x", Created: epoch}
 		update(t, st, func(ctx context.Context, tx store.Tx) { is.NoErr(tx.CreateAttachment(ctx, again)) }) // the path is free again
-		is.True(again.ID > z.ID)                                                                             // ids are not reused
+		is.True(again.ID > z.ID)                                                                            // ids are not reused
 	}},
 	{"References", func(t *testing.T, st store.Store) {
 		is := is.New(t)
