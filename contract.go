@@ -18,6 +18,8 @@ type (
 	AttachmentFilter = store.AttachmentFilter
 	// FileStorage is [store.FileStorage].
 	FileStorage = store.FileStorage
+	// StoredFile is [store.StoredFile].
+	StoredFile = store.StoredFile
 	// BotService is [store.BotService].
 	BotService = store.BotService
 	// BotServiceID is [store.BotServiceID].
