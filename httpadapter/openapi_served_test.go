@@ -52,6 +52,12 @@ var notDescribed = map[string]string{
 	"GET /api/v1/events":                             "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"DELETE /api/v1/events":                          "not in the served excerpt; TestHTTPEvents checks its answers and errors",
 	"POST /api/v1/typing":                            "not in the served excerpt; TestHTTPTyping checks its answers and errors",
+	"POST /api/v1/user_uploads":                      "not in the served excerpt; TestHTTPUploads checks its answers and errors",
+	"GET /api/v1/user_uploads/{realm_id}/{path...}":  "not in the served excerpt; TestHTTPUploads checks its answers and errors",
+	"GET /user_uploads/{realm_id}/{path...}":         "serves the file itself, not JSON; TestHTTPUploads checks it",
+	"GET /user_uploads/temporary/{token}/{filename}": "serves the file itself, not JSON; TestHTTPUploads checks it",
+	"GET /api/v1/attachments":                        "not in the served excerpt; TestHTTPUploads checks its answers",
+	"DELETE /api/v1/attachments/{attachment_id}":     "not in the served excerpt; TestHTTPUploads checks its answers and errors",
 }
 
 // noError are the routes that answer every well-formed request with success,
