@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"io"
 	"mime/multipart"
@@ -328,4 +329,36 @@ func TestHTTPUploadRefusals(t *testing.T) {
 		wantError(t, e.do(t, request{method: "POST", path: "/user_uploads", auth: &member, enc: urlEncoded, params: params("a", "b")}),
 			400, "BAD_REQUEST", "You must specify a file to upload")
 	})
+}
+
+// TestHTTPUploadClients replays the upload requests of Zulip's clients:
+// the Python client's upload_file (requests' files=[(f.name, f)]: the
+// field named by the file's path, the file name its base name, no part
+// Content-Type; the answer's uri) and the mobile app's uploadFile
+// (zulip-flutter lib/api/route/messages.dart: field "file",
+// application/octet-stream when the type is unknown; the answer's url).
+func TestHTTPUploadClients(t *testing.T) {
+	is := is.New(t)
+	e, _ := uploadEnv(t)
+
+	py := e.upload(t, member, filePart{field: "/home/user/zulip.txt", name: "zulip.txt", data: []byte("from python")})
+	wantSuccess(t, py)
+	r, body := e.get(t, py.body["uri"].(string), &member)
+	is.Equal(r.StatusCode, http.StatusOK)
+	is.Equal(string(body), "from python")
+
+	var jpg bytes.Buffer
+	is.NoErr(jpeg.Encode(&jpg, image.NewRGBA(image.Rect(0, 0, 64, 48)), nil))
+	app := e.upload(t, member, filePart{field: "file", name: "IMG_0001.JPG", contentType: "application/octet-stream", data: jpg.Bytes()})
+	wantSuccess(t, app)
+	is.Equal(app.body["filename"], "IMG_0001.JPG")
+	r, body = e.get(t, app.body["url"].(string), &member)
+	is.Equal(r.StatusCode, http.StatusOK)
+	is.Equal(r.Header.Get("Content-Type"), "image/jpeg") // the type guessed from the name
+	is.True(bytes.Equal(body, jpg.Bytes()))
+	// The app opens files through a temporary URL.
+	tmp := e.do(t, request{method: "GET", path: app.body["url"].(string), auth: &member})
+	wantSuccess(t, tmp)
+	r, _ = e.get(t, tmp.body["url"].(string), nil)
+	is.Equal(r.StatusCode, http.StatusOK)
 }
