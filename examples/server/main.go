@@ -78,6 +78,9 @@ type config struct {
 	webhookAllowPrivate bool
 	// webhookTimeout bounds one outgoing-webhook attempt.
 	webhookTimeout time.Duration
+	// uploadsDir and maxUploadMiB configure uploads (uploads.go).
+	uploadsDir   string
+	maxUploadMiB int
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -93,6 +96,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
+	fs.StringVar(&c.uploadsDir, "uploads-dir", "", "keep uploaded files in this `dir` (default: in the PostgreSQL database, or <db>-uploads beside the SQLite file)")
+	fs.IntVar(&c.maxUploadMiB, "max-upload-mib", chatcore.DefaultMaxFileUploadSizeMiB, "largest file upload accepted, in MiB")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -145,6 +150,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		opts = append(opts, chatcore.WithMailer(logMailer{log: logger}))
 	}
 	opts = append(opts, webhookOptions(cfg)...)
+	upOpts, closeUploads, err := uploadOptions(cfg, store)
+	if err != nil {
+		return err
+	}
+	defer closeUploads()
+	opts = append(opts, upOpts...)
 	svc := chatcore.New(store, opts...)
 
 	fixture, err := seed(ctx, svc, cfg)
