@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -160,7 +161,11 @@ func writeUpload(w http.ResponseWriter, r *http.Request, f *uploads.File) {
 	sum := sha256.Sum256([]byte(a.PathID + "\x00" + strconv.FormatInt(f.Content.Size(), 10) + "\x00" + f.Content.ModTime().UTC().String()))
 	hd.Set("ETag", `"`+hex.EncodeToString(sum[:12])+`"`)
 	hd.Set("Content-Disposition", contentDisposition(f.Inline, a.FileName))
-	http.ServeContent(w, r, "", f.Content.ModTime(), f.Content)
+	var content io.ReadSeeker = f.Content
+	if of, ok := f.Content.(interface{ OSFile() *os.File }); ok {
+		content = of.OSFile() // served by sendfile where the platform has it
+	}
+	http.ServeContent(w, r, "", f.Content.ModTime(), content)
 }
 
 // contentDisposition returns the header for a file named name, as RFC 6266

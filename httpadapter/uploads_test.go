@@ -27,7 +27,7 @@ import (
 
 // uploadEnv is an adapter over the fixture whose Service stores uploads
 // in a directory of the test's own (returned, to look into).
-func uploadEnv(t *testing.T, svcOpts ...chatcore.Option) (*env, string) {
+func uploadEnv(t testing.TB, svcOpts ...chatcore.Option) (*env, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "uploads")
 	fs, err := filestore.OpenDir(dir)

@@ -5,6 +5,7 @@
 package filestore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,9 @@ func OpenDir(dir string) (*Dir, error) {
 // Close releases the directory.
 func (d *Dir) Close() error { return d.root.Close() }
 
+// writeBuffer is the size of the writes Put makes.
+const writeBuffer = 256 << 10
+
 // tmpPrefix starts the names of files being written; no key segment can
 // start with it (segments come from keys checked by store.CheckFileKey,
 // and Put refuses this prefix).
@@ -70,7 +74,13 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 			_ = d.root.Remove(name)
 		}
 	}()
-	n, err := io.Copy(tmp, ctxReader{ctx, r})
+	// Sources such as a multipart part yield a few KiB per Read: writes
+	// are gathered into large ones.
+	bw := bufio.NewWriterSize(tmp, writeBuffer)
+	n, err := io.Copy(bw, ctxReader{ctx, r})
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err != nil {
 		return n, fmt.Errorf("filestore: put %q: %w", key, err)
 	}
@@ -158,7 +168,11 @@ type dirFile struct {
 	mod  time.Time
 }
 
-func (f *dirFile) Size() int64        { return f.size }
+func (f *dirFile) Size() int64 { return f.size }
+
+// OSFile returns the open file itself, so that a server can hand it to
+// the kernel (sendfile) when it serves it.
+func (f *dirFile) OSFile() *os.File   { return f.File }
 func (f *dirFile) ModTime() time.Time { return f.mod }
 
 // ctxReader stops reading once ctx is done.
