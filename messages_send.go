@@ -507,7 +507,7 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	if err != nil {
 		return nil, err
 	}
-	m.Has |= attachmentsHas(claimed)
+	m.Has = m.Has&^(HasAttachment|HasImage) | attachmentsHas(claimed)
 	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
 	if err != nil {
 		return nil, err

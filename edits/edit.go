@@ -352,7 +352,7 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 			if err != nil {
 				return err
 			}
-			m.Has |= has
+			m.Has = m.Has&^(chatcore.HasAttachment|chatcore.HasImage) | has
 		}
 		mentions = &r
 	}
