@@ -8,6 +8,10 @@ import "github.com/chatcore/chatcore/store"
 // or chatcore.ErrNotFound needs no second import.
 
 type (
+	// RealmEmoji is [store.RealmEmoji].
+	RealmEmoji = store.RealmEmoji
+	// RealmEmojiID is [store.RealmEmojiID].
+	RealmEmojiID = store.RealmEmojiID
 	// Attachment is [store.Attachment].
 	Attachment = store.Attachment
 	// AttachmentID is [store.AttachmentID].

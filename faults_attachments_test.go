@@ -39,3 +39,15 @@ func (t faultyTx) SetMessageAttachments(ctx context.Context, msg chatcore.Messag
 func (t faultyTx) AttachmentRefs(ctx context.Context, ids []chatcore.AttachmentID) ([]chatcore.AttachmentRef, error) {
 	return faultStep(t.f, func() ([]chatcore.AttachmentRef, error) { return t.tx.AttachmentRefs(ctx, ids) })
 }
+
+func (t faultyTx) CreateRealmEmoji(ctx context.Context, e *chatcore.RealmEmoji) error {
+	return faultStepErr(t.f, func() error { return t.tx.CreateRealmEmoji(ctx, e) })
+}
+
+func (t faultyTx) UpdateRealmEmoji(ctx context.Context, e *chatcore.RealmEmoji) error {
+	return faultStepErr(t.f, func() error { return t.tx.UpdateRealmEmoji(ctx, e) })
+}
+
+func (t faultyTx) RealmEmojis(ctx context.Context, realm chatcore.RealmID) ([]chatcore.RealmEmoji, error) {
+	return faultStep(t.f, func() ([]chatcore.RealmEmoji, error) { return t.tx.RealmEmojis(ctx, realm) })
+}

@@ -87,6 +87,7 @@ type Tx interface {
 	PresenceStore
 	WebhookStore
 	AttachmentStore
+	RealmEmojiStore
 }
 
 // RealmStore persists realms.

@@ -102,6 +102,9 @@ type data struct {
 	attachRefs       map[store.MessageID]*idList[store.AttachmentID]
 	refsByAttachment map[store.AttachmentID]*idList[store.MessageID]
 
+	realmEmoji    map[store.RealmEmojiID]*store.RealmEmoji
+	realmEmojiMax store.RealmEmojiID
+
 	flags map[flagKey]store.MessageFlags
 	// marks are the read marks: the user has read the recipient's messages
 	// up to the id, where no row says otherwise.
@@ -177,6 +180,7 @@ func newData() data {
 		attachmentByPath:   make(map[string]store.AttachmentID),
 		attachRefs:         make(map[store.MessageID]*idList[store.AttachmentID]),
 		refsByAttachment:   make(map[store.AttachmentID]*idList[store.MessageID]),
+		realmEmoji:         make(map[store.RealmEmojiID]*store.RealmEmoji),
 		flags:              make(map[flagKey]store.MessageFlags),
 		marks:              make(map[markKey]store.MessageID),
 		flagsByMsg:         make(map[store.MessageID]*idList[store.UserID]),

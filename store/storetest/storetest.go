@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Prefetch", prefetchTests},
 		{"Webhooks", webhookTests},
 		{"Attachments", attachmentTests},
+		{"RealmEmoji", realmEmojiTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -21,3 +21,17 @@ CREATE TABLE attachment_messages (
     PRIMARY KEY (attachment_id, message_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX attachment_messages_message ON attachment_messages (message_id);
+
+-- Custom emoji (Zulip's RealmEmoji); a deactivated emoji keeps its row, and
+-- only active names are unique within a realm.
+CREATE TABLE realm_emoji (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    realm_id     INTEGER NOT NULL,
+    name         TEXT    NOT NULL,
+    author_id    INTEGER NOT NULL,
+    file_name    TEXT    NOT NULL,
+    content_type TEXT    NOT NULL,
+    deactivated  INTEGER NOT NULL CHECK (deactivated IN (0, 1)),
+    created      INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX realm_emoji_active_name ON realm_emoji (realm_id, name) WHERE deactivated = 0;
