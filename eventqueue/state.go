@@ -82,9 +82,9 @@ type State struct {
 	// visibility settings.
 	MutedTopics []any
 	UserTopics  []any
-	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
-	// (no custom emoji); CustomProfileFields likewise for
-	// custom_profile_fields.
+	// RealmEmoji is the realm's custom emoji keyed by id (section
+	// realm_emoji, see realmemoji.State); CustomProfileFields is non-nil
+	// and empty when custom_profile_fields is wanted.
 	RealmEmoji          map[string]any
 	CustomProfileFields []any
 	// Presence is the realm's presence (section presence: presences,

@@ -61,6 +61,7 @@ func (h *handler) routes() []route {
 		{pattern: "DELETE /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, untyped: true, fn: h.removeLinkifier},
 	}
 	routes = append(routes, h.uploadRoutes()...)
+	routes = append(routes, h.realmEmojiRoutes()...)
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])
 	}

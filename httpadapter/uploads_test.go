@@ -47,6 +47,12 @@ type filePart struct {
 // upload posts the parts as multipart/form-data to /api/v1/user_uploads.
 func (e *env) upload(t *testing.T, who cred, parts ...filePart) *response {
 	t.Helper()
+	return e.postFiles(t, who, "/api/v1/user_uploads", parts...)
+}
+
+// postFiles posts the parts as multipart/form-data to path.
+func (e *env) postFiles(t *testing.T, who cred, path string, parts ...filePart) *response {
+	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for _, p := range parts {
@@ -66,7 +72,7 @@ func (e *env) upload(t *testing.T, who cred, parts ...filePart) *response {
 		_, _ = w.Write(p.data)
 	}
 	_ = mw.Close()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.srv.URL+"/api/v1/user_uploads", &buf)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.srv.URL+path, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
