@@ -55,6 +55,7 @@ var notDescribed = map[string]string{
 	"POST /api/v1/user_uploads":                        "not in the served excerpt; TestHTTPUploads checks its answers and errors",
 	"GET /api/v1/user_uploads/{realm_id}/{path...}":    "not in the served excerpt; TestHTTPUploads checks its answers and errors",
 	"GET /user_uploads/{realm_id}/{path...}":           "serves the file itself, not JSON; TestHTTPUploads checks it",
+	"GET /user_uploads/thumbnail/{realm_id}/{path...}": "serves the image itself, not JSON; TestHTTPThumbnails checks it",
 	"GET /user_uploads/temporary/{token}/{filename}":   "serves the file itself, not JSON; TestHTTPUploads checks it",
 	"GET /api/v1/attachments":                          "not in the served excerpt; TestHTTPUploads checks its answers",
 	"GET /api/v1/realm/emoji":                          "not in the served excerpt; TestHTTPRealmEmoji checks its answers",

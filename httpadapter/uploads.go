@@ -34,6 +34,7 @@ func (h *handler) uploadRoutes() []route {
 		{pattern: "GET /api/v1/user_uploads/{realm_id}/{path...}", ids: []string{"realm_id"}, fn: h.uploadTemporaryURL},
 		{pattern: "GET /user_uploads/{realm_id}/{path...}", ids: []string{"realm_id"}, raw: h.serveUpload},
 		{pattern: "GET /user_uploads/temporary/{token}/{filename}", public: true, raw: h.serveTemporaryUpload},
+		{pattern: "GET /user_uploads/thumbnail/{realm_id}/{path...}", ids: []string{"realm_id"}, raw: h.serveThumbnail},
 		{pattern: "GET /api/v1/attachments", fn: h.attachments},
 		{pattern: "DELETE /api/v1/attachments/{attachment_id}", ids: []string{"attachment_id"}, fn: h.deleteAttachment},
 	}
@@ -206,4 +207,17 @@ func (h *handler) deleteAttachment(ctx context.Context, c *call) (map[string]any
 		return nil, err
 	}
 	return nil, uploads.Delete(ctx, h.svc, c.user, pathID[chatcore.AttachmentID](c, "attachment_id"))
+}
+
+// serveThumbnail answers GET /user_uploads/thumbnail/{path_id}/{format}
+// for a user who may read the upload.
+func (h *handler) serveThumbnail(w http.ResponseWriter, c *call) error {
+	p := uploadPathID(c)
+	i := strings.LastIndex(p, "/")
+	f, err := uploads.OpenThumbnail(c.r.Context(), h.svc, c.user, p[:i], p[i+1:])
+	if err != nil {
+		return err
+	}
+	writeUpload(w, c.r, f)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
@@ -367,4 +368,32 @@ func TestHTTPUploadClients(t *testing.T) {
 	wantSuccess(t, tmp)
 	r, _ = e.get(t, tmp.body["url"].(string), nil)
 	is.Equal(r.StatusCode, http.StatusOK)
+}
+
+// TestHTTPThumbnails checks that an image upload gets its thumbnail after
+// the upload answered, served to those who may read the upload.
+func TestHTTPThumbnails(t *testing.T) {
+	is := is.New(t)
+	e, _ := uploadEnv(t)
+	res := e.upload(t, member, filePart{field: "file", name: "wide.png", data: pngBytes(t, 1000, 500)})
+	wantSuccess(t, res)
+	thumb := "/user_uploads/thumbnail/" + strings.TrimPrefix(res.body["url"].(string), "/user_uploads/") + "/840x560.png"
+	var r *http.Response
+	var body []byte
+	for range 100 {
+		if r, body = e.get(t, thumb, &member); r.StatusCode == http.StatusOK {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	is.Equal(r.StatusCode, http.StatusOK) // made in the background
+	is.Equal(r.Header.Get("Content-Type"), "image/png")
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(body))
+	is.NoErr(err)
+	is.Equal(cfg.Width, 840)
+	is.Equal(cfg.Height, 420)
+	r, _ = e.get(t, thumb, &admin)
+	is.Equal(r.StatusCode, http.StatusForbidden) // the upload's access rule
+	r, _ = e.get(t, strings.TrimSuffix(thumb, "840x560.png")+"840x560.jpg", &member)
+	is.Equal(r.StatusCode, http.StatusNotFound) // not a format of this image
 }

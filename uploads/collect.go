@@ -44,6 +44,7 @@ func Collect(ctx context.Context, svc *chatcore.Service, grace time.Duration, li
 			if err := fs.Delete(ctx, p); err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 				svc.Logger().WarnContext(ctx, "uploads: collecting a file failed", "path_id", p, "err", err)
 			}
+			deleteThumbnails(ctx, fs, p)
 		}
 	}
 	return len(gone), nil

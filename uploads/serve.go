@@ -227,6 +227,14 @@ func Delete(ctx context.Context, svc *chatcore.Service, user *chatcore.User, id 
 		if err := fs.Delete(context.WithoutCancel(ctx), pathID); err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 			svc.Logger().WarnContext(ctx, "uploads: deleting a file failed", "path_id", pathID, "err", err)
 		}
+		deleteThumbnails(context.WithoutCancel(ctx), fs, pathID)
 	}
 	return nil
+}
+
+// deleteThumbnails deletes the thumbnails of upload pathID.
+func deleteThumbnails(ctx context.Context, fs chatcore.FileStorage, pathID string) {
+	for _, f := range ThumbnailFormats {
+		_ = fs.Delete(ctx, ThumbnailKey(pathID, f.Name))
+	}
 }
