@@ -117,6 +117,7 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_require_unique_names"] = r.RequireUniqueNames
 		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
 		addMessagePolicy(state, r.Messages)
+		h.addFileState(state)
 	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups

@@ -397,3 +397,16 @@ func TestHTTPThumbnails(t *testing.T) {
 	r, _ = e.get(t, strings.TrimSuffix(thumb, "840x560.png")+"840x560.jpg", &member)
 	is.Equal(r.StatusCode, http.StatusNotFound) // not a format of this image
 }
+
+// TestHTTPRegisterFileState checks the upload limit and the thumbnail
+// formats in /register's realm section.
+func TestHTTPRegisterFileState(t *testing.T) {
+	is := is.New(t)
+	e, _ := uploadEnv(t, chatcore.WithMaxFileUploadSizeMiB(7))
+	res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: params("fetch_event_types", `["realm"]`)})
+	wantSuccess(t, res)
+	is.Equal(num(t, res.body["max_file_upload_size_mib"]), int64(7))
+	formats := res.body["server_thumbnail_formats"].([]any)
+	is.Equal(len(formats), 2)
+	is.Equal(formats[0].(map[string]any)["name"], "840x560.jpg")
+}
