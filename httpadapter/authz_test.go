@@ -325,7 +325,7 @@ func authzCases() []authzCase {
 		}
 	}
 	linkifierIDs := map[authzRealm][]int64{acme: {4001, 4002}, other: {4101}}
-	return []authzCase{
+	return append([]authzCase{
 		{
 			route: "GET /api/v1/server_settings", kinds: noKinds, public: true, readOnly: true,
 			req:  func(authzRole, string) request { return request{method: "GET", path: "/server_settings"} },
@@ -897,7 +897,7 @@ func authzCases() []authzCase {
 				return badRequest("Linkifier not found.")
 			}),
 		},
-	}
+	}, fileAuthzCases()...)
 }
 
 // scheduledOf is the scheduled messages the fixture gives r.

@@ -30,8 +30,8 @@ type RemoveRequest struct {
 
 // Add adds the actor's emoji reaction to a message, as Zulip's
 // check_add_reaction: a missing code or type is looked up from the name
-// (the realm's active custom emoji, the "zulip" extra emoji, else Zulip's
-// Unicode emoji names); a reaction with the code and type that another user
+// (the "zulip" extra emoji, Zulip's Unicode emoji names, else the realm's
+// active custom emoji); a reaction with the code and type that another user
 // already gave is a vote for it and takes its name unchecked; otherwise the
 // name, code and type must agree. A message the actor can read but never
 // received becomes read and historical for them. A "reaction" event (op
@@ -246,18 +246,21 @@ const zulipExtraEmoji = "zulip"
 // emojiByName returns the code and type of the emoji named name, as Zulip's
 // get_emoji_data (without custom emoji).
 func emojiByName(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, name string) (code, typ string, err error) {
+	// Built-in names first, so the common reaction reads nothing more;
+	// a custom emoji that shadows a built-in name (which only
+	// administrators may add) is reached with its code and type.
+	if name == zulipExtraEmoji {
+		return zulipExtraEmoji, chatcore.ReactionZulipExtraEmoji, nil
+	}
+	if code, ok := emoji.Code(name); ok {
+		return code, chatcore.ReactionUnicodeEmoji, nil
+	}
 	e, err := chatcore.ActiveRealmEmoji(ctx, tx, realm, name)
 	if err != nil {
 		return "", "", err
 	}
 	if e != nil {
 		return strconv.FormatInt(int64(e.ID), 10), chatcore.ReactionRealmEmoji, nil
-	}
-	if name == zulipExtraEmoji {
-		return zulipExtraEmoji, chatcore.ReactionZulipExtraEmoji, nil
-	}
-	if code, ok := emoji.Code(name); ok {
-		return code, chatcore.ReactionUnicodeEmoji, nil
 	}
 	return "", "", chatcore.BadRequestf("Emoji '%s' does not exist", name)
 }
