@@ -81,6 +81,7 @@ type config struct {
 	// uploadsDir and maxUploadMiB configure uploads (uploads.go).
 	uploadsDir   string
 	maxUploadMiB int
+	uploadKey    string
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -97,6 +98,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
 	fs.StringVar(&c.uploadsDir, "uploads-dir", "", "keep uploaded files in this `dir` (default: in the PostgreSQL database, or <db>-uploads beside the SQLite file)")
+	fs.StringVar(&c.uploadKey, "upload-signing-key", "", "key signing temporary upload URLs; give every instance on one database the same (default: random per process)")
 	fs.IntVar(&c.maxUploadMiB, "max-upload-mib", chatcore.DefaultMaxFileUploadSizeMiB, "largest file upload accepted, in MiB")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
 	if err := fs.Parse(args); err != nil {
@@ -157,6 +159,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer closeUploads()
 	opts = append(opts, upOpts...)
 	svc := chatcore.New(store, opts...)
+	go collectUploads(ctx, svc, logger)
 
 	fixture, err := seed(ctx, svc, cfg)
 	if err != nil {

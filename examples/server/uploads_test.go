@@ -66,8 +66,8 @@ func TestTwoInstancesUploads(t *testing.T) {
 	is := is.New(t)
 	db := pgtest.URL(t)
 	bin := buildServer(t)
-	a := spawn(t, bin, "-db", db, "-db-pool", "4")
-	b := spawn(t, bin, "-db", db, "-db-pool", "4")
+	a := spawn(t, bin, "-db", db, "-db-pool", "4", "-upload-signing-key", "shared-secret")
+	b := spawn(t, bin, "-db", db, "-db-pool", "4", "-upload-signing-key", "shared-secret")
 
 	data := bytes.Repeat([]byte("shared upload "), 50_000) // 700 kB: several chunks
 	up := uploadTo(t, a.base, "shared.txt", data)
@@ -78,6 +78,16 @@ func TestTwoInstancesUploads(t *testing.T) {
 	status, body = download(t, a.base, up2["url"].(string))
 	is.Equal(status, 200)
 	is.Equal(string(body), "the other way")
+
+	// A temporary URL one instance signed works on the other.
+	status, tmp := a.call(t, "GET", up["url"].(string), demoOwner, demoOwnerKey, nil)
+	is.Equal(status, 200)
+	res, err := http.Get(b.base + tmp["url"].(string))
+	is.NoErr(err)
+	body, _ = io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	is.Equal(res.StatusCode, 200)
+	is.True(bytes.Equal(body, data))
 
 	status, list := b.call(t, "GET", "/attachments", demoOwner, demoOwnerKey, nil)
 	is.Equal(status, 200)
