@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -229,6 +230,9 @@ type Service struct {
 	// logged counts the log entries this Service appended (attempts that
 	// rolled back included); it paces the log's collection (events.go).
 	logged atomic.Int64
+	// files configures uploads (files.go); signOnce makes its signing key.
+	files    filesConfig
+	signOnce sync.Once
 }
 
 // New returns a Service over store.

@@ -8,6 +8,22 @@ import "github.com/chatcore/chatcore/store"
 // or chatcore.ErrNotFound needs no second import.
 
 type (
+	// RealmEmoji is [store.RealmEmoji].
+	RealmEmoji = store.RealmEmoji
+	// RealmEmojiID is [store.RealmEmojiID].
+	RealmEmojiID = store.RealmEmojiID
+	// Attachment is [store.Attachment].
+	Attachment = store.Attachment
+	// AttachmentID is [store.AttachmentID].
+	AttachmentID = store.AttachmentID
+	// AttachmentRef is [store.AttachmentRef].
+	AttachmentRef = store.AttachmentRef
+	// AttachmentFilter is [store.AttachmentFilter].
+	AttachmentFilter = store.AttachmentFilter
+	// FileStorage is [store.FileStorage].
+	FileStorage = store.FileStorage
+	// StoredFile is [store.StoredFile].
+	StoredFile = store.StoredFile
 	// BotService is [store.BotService].
 	BotService = store.BotService
 	// BotServiceID is [store.BotServiceID].

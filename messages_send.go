@@ -513,6 +513,11 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	m.RenderedContent = r.HTML
 	m.IsMeMessage = r.IsMe
 	m.Has = ContentHas(m.Content)
+	claimed, err := ClaimableAttachments(ctx, tx, sender, m.Content)
+	if err != nil {
+		return nil, err
+	}
+	m.Has = m.Has&^(HasAttachment|HasImage) | attachmentsHas(claimed)
 	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
 	if err != nil {
 		return nil, err
@@ -522,6 +527,11 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	}
 	if err := tx.CreateMessage(ctx, m); err != nil {
 		return nil, err
+	}
+	if len(claimed) > 0 {
+		if err := tx.SetMessageAttachments(ctx, m.ID, attachmentIDs(claimed)); err != nil {
+			return nil, err
+		}
 	}
 	if err := putSendFlags(ctx, tx, m.ID, sf); err != nil {
 		return nil, err

@@ -343,6 +343,17 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 		event["content"], event["rendered_content"], event["is_me_message"] = *p.content, r.HTML, r.IsMe
 		m.Content, m.RenderedContent, m.IsMeMessage = *p.content, r.HTML, r.IsMe
 		m.Has = chatcore.ContentHas(m.Content)
+		if strings.Contains(entry.PrevContent, "/user_uploads/") || strings.Contains(m.Content, "/user_uploads/") {
+			sender, err := tx.User(ctx, m.SenderID)
+			if err != nil {
+				return err
+			}
+			has, err := chatcore.ClaimAttachments(ctx, tx, sender, m.ID, m.Content)
+			if err != nil {
+				return err
+			}
+			m.Has = m.Has&^(chatcore.HasAttachment|chatcore.HasImage) | has
+		}
 		mentions = &r
 	}
 	if m.Type == chatcore.MessageTypeStream {

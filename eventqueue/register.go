@@ -13,6 +13,7 @@ import (
 	"github.com/chatcore/chatcore/linkifiers"
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
+	"github.com/chatcore/chatcore/realmemoji"
 	"github.com/chatcore/chatcore/scheduled"
 )
 
@@ -142,7 +143,9 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			}
 		}
 		if want("realm_emoji") {
-			st.RealmEmoji = map[string]any{}
+			if st.RealmEmoji, err = realmemoji.State(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
 		}
 		if want("custom_profile_fields") {
 			st.CustomProfileFields = []any{}

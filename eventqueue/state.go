@@ -94,9 +94,9 @@ type State struct {
 	// the actor's alert words (sections muted_users, user_status and
 	// alert_words), each nil when not asked for.
 	Personal PersonalState
-	// RealmEmoji is non-nil and empty when section realm_emoji is wanted
-	// (no custom emoji); CustomProfileFields likewise for
-	// custom_profile_fields.
+	// RealmEmoji is the realm's custom emoji keyed by id (section
+	// realm_emoji, see realmemoji.State); CustomProfileFields is non-nil
+	// and empty when custom_profile_fields is wanted.
 	RealmEmoji          map[string]any
 	CustomProfileFields []any
 	// Presence is the realm's presence (section presence: presences,

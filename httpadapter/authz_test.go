@@ -952,7 +952,7 @@ func authzCases() []authzCase {
 				return badRequest("Linkifier not found.")
 			}),
 		},
-	}, append(userGroupAuthzCases(), channelAdminAuthzCases()...)...)
+	}, append(append(userGroupAuthzCases(), channelAdminAuthzCases()...), fileAuthzCases()...)...)
 }
 
 // scheduledOf is the scheduled messages the fixture gives r.

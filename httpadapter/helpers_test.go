@@ -116,7 +116,8 @@ func newEnv(tb testing.TB, opts httpadapter.Options, svcOpts ...chatcore.Option)
 // request is one request to send.
 type request struct {
 	method string
-	path   string // below /api/v1 unless it starts with /accounts
+	path   string // below /api/v1 unless it starts with /accounts or raw is set
+	raw    bool   // path is the server's own (/user_uploads/..., not below /api/v1)
 	auth   *cred
 	params url.Values
 	enc    encoding
@@ -136,7 +137,7 @@ func (e *env) do(tb testing.TB, r request) *response {
 	tb.Helper()
 	is := is.New(tb)
 	u := e.srv.URL
-	if strings.HasPrefix(r.path, "/accounts") {
+	if strings.HasPrefix(r.path, "/accounts") || r.raw {
 		u += r.path
 	} else {
 		u += "/api/v1" + r.path

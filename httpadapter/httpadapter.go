@@ -347,6 +347,11 @@ type route struct {
 	// on every other route they get a 401.
 	webhooks bool
 	fn       func(ctx context.Context, c *call) (map[string]any, error)
+	// raw, when set instead of fn, answers the request itself after
+	// authentication, without the parameter collection (which reads the
+	// body whole): routes that stream a file in or out (uploads.go). An
+	// error it returns before writing is answered in Zulip's envelope.
+	raw func(w http.ResponseWriter, c *call) error
 	// handler is fn wrapped by [handler.wrap]; set by routes.
 	handler http.Handler
 }
@@ -388,6 +393,12 @@ func (h *handler) wrap(rt route) http.Handler {
 				h.writeError(w, r, err)
 				return
 			}
+		}
+		if rt.raw != nil {
+			if err := rt.raw(w, c); err != nil {
+				h.writeError(w, r, err)
+			}
+			return
 		}
 		params, err := collectParams(w, r, h.maxBody)
 		if err != nil {

@@ -71,6 +71,17 @@ var notDescribed = map[string]string{
 	"GET /api/v1/user_groups/{user_group_id}/members/{user_id}": userGroupsUndescribed,
 	"POST /api/v1/user_groups/{user_group_id}/subgroups":        userGroupsUndescribed,
 	"GET /api/v1/user_groups/{user_group_id}/subgroups":         userGroupsUndescribed,
+	"POST /api/v1/user_uploads":                                 "not in the served excerpt; TestHTTPUploads checks its answers and errors",
+	"GET /api/v1/user_uploads/{realm_id}/{path...}":             "not in the served excerpt; TestHTTPUploads checks its answers and errors",
+	"GET /user_uploads/{realm_id}/{path...}":                    "serves the file itself, not JSON; TestHTTPUploads checks it",
+	"GET /user_uploads/thumbnail/{realm_id}/{path...}":          "serves the image itself, not JSON; TestHTTPThumbnails checks it",
+	"GET /user_uploads/temporary/{token}/{filename}":            "serves the file itself, not JSON; TestHTTPUploads checks it",
+	"GET /api/v1/attachments":                                   "not in the served excerpt; TestHTTPUploads checks its answers",
+	"GET /api/v1/realm/emoji":                                   "not in the served excerpt; TestHTTPRealmEmoji checks its answers",
+	"POST /api/v1/realm/emoji/{emoji_name}":                     "not in the served excerpt; TestHTTPRealmEmoji checks its answers and errors",
+	"DELETE /api/v1/realm/emoji/{emoji_name}":                   "not in the served excerpt; TestHTTPRealmEmoji checks its answers and errors",
+	"GET /user_avatars/{realm_id}/emoji/images/{file}":          "serves the image itself, not JSON; TestHTTPRealmEmoji checks it",
+	"DELETE /api/v1/attachments/{attachment_id}":                "not in the served excerpt; TestHTTPUploads checks its answers and errors",
 }
 
 // userGroupsUndescribed says why the user group routes are not validated

@@ -121,6 +121,7 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		for name, v := range r.GroupSettings {
 			state["realm_"+name] = v
 		}
+		h.addFileState(state)
 	}
 	if st.DefaultStreams != nil {
 		state["default_streams"] = st.DefaultStreams

@@ -71,6 +71,8 @@ func (h *handler) routes() []route {
 	routes = append(routes, h.userGroupRoutes()...)
 	routes = append(routes, h.channelAdminRoutes()...)
 	routes = append(routes, route{pattern: "PATCH /api/v1/realm", access: chatcore.AccessAdmin, fn: h.updateRealm})
+	routes = append(routes, h.uploadRoutes()...)
+	routes = append(routes, h.realmEmojiRoutes()...)
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])
 	}

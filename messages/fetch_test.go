@@ -225,6 +225,19 @@ func TestNarrowOperatorsOfLevel467(t *testing.T) {
 	open := w.Send(t, org.Member, org.Public, "lunch", "where?")
 	resolved := w.Send(t, org.Member, org.Public, messages.ResolvedTopicPrefix+"lunch", "done")
 	link := w.Send(t, org.Member, org.Public, "media", "see https://example.com/x")
+	// has:attachment and has:image come from uploads the messages really
+	// reference: the member's two uploads.
+	w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+		for _, a := range []chatcore.Attachment{
+			{RealmID: org.Realm.ID, OwnerID: org.Member.ID, PathID: "2/ab/cat.PNG", FileName: "cat.PNG", ContentType: "image/png", Size: 1, Created: chattest.Epoch},
+			{RealmID: org.Realm.ID, OwnerID: org.Member.ID, PathID: "2/ab/notes.pdf", FileName: "notes.pdf", ContentType: "application/pdf", Size: 1, Created: chattest.Epoch},
+		} {
+			if err := tx.CreateAttachment(ctx, &a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	image := w.Send(t, org.Member, org.Public, "media", "[pic](/user_uploads/2/ab/cat.PNG)")
 	file := w.Send(t, org.Member, org.Public, "media", "[doc](/user_uploads/2/ab/notes.pdf)")
 	secret := w.Send(t, org.Member, org.Private, "media", "https://example.com/secret")

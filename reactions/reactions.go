@@ -5,6 +5,7 @@ package reactions
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/emoji"
@@ -29,8 +30,8 @@ type RemoveRequest struct {
 
 // Add adds the actor's emoji reaction to a message, as Zulip's
 // check_add_reaction: a missing code or type is looked up from the name
-// (the "zulip" extra emoji, else Zulip's Unicode emoji names; chatcore has
-// no custom emoji); a reaction with the code and type that another user
+// (the "zulip" extra emoji, Zulip's Unicode emoji names, else the realm's
+// active custom emoji); a reaction with the code and type that another user
 // already gave is a vote for it and takes its name unchecked; otherwise the
 // name, code and type must agree. A message the actor can read but never
 // received becomes read and historical for them. A "reaction" event (op
@@ -52,7 +53,7 @@ func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 		}
 		r := chatcore.Reaction{UserID: u.ID, EmojiName: req.EmojiName}
 		if req.EmojiCode == nil || req.ReactionType == nil {
-			code, typ, err := emojiByName(req.EmojiName)
+			code, typ, err := emojiByName(ctx, tx, u.RealmID, req.EmojiName)
 			if err != nil {
 				return err
 			}
@@ -77,7 +78,7 @@ func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 			}
 		}
 		if !vote {
-			if err := checkEmoji(r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
+			if err := checkEmoji(ctx, tx, u.RealmID, r.EmojiName, r.EmojiCode, r.ReactionType); err != nil {
 				return err
 			}
 		}
@@ -132,7 +133,7 @@ func Remove(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		case req.EmojiName == nil:
 			return chatcore.BadRequest("At least one of the following arguments must be present: emoji_name, emoji_code")
 		default:
-			if code, _, err = emojiByName(*req.EmojiName); err != nil {
+			if code, _, err = emojiByName(ctx, tx, u.RealmID, *req.EmojiName); err != nil {
 				return err
 			}
 		}
@@ -249,22 +250,32 @@ const zulipExtraEmoji = "zulip"
 
 // emojiByName returns the code and type of the emoji named name, as Zulip's
 // get_emoji_data (without custom emoji).
-func emojiByName(name string) (code, typ string, err error) {
+func emojiByName(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, name string) (code, typ string, err error) {
+	// Built-in names first, so the common reaction reads nothing more;
+	// a custom emoji that shadows a built-in name (which only
+	// administrators may add) is reached with its code and type.
 	if name == zulipExtraEmoji {
 		return zulipExtraEmoji, chatcore.ReactionZulipExtraEmoji, nil
 	}
 	if code, ok := emoji.Code(name); ok {
 		return code, chatcore.ReactionUnicodeEmoji, nil
 	}
+	e, err := chatcore.ActiveRealmEmoji(ctx, tx, realm, name)
+	if err != nil {
+		return "", "", err
+	}
+	if e != nil {
+		return strconv.FormatInt(int64(e.ID), 10), chatcore.ReactionRealmEmoji, nil
+	}
 	return "", "", chatcore.BadRequestf("Emoji '%s' does not exist", name)
 }
 
 // checkEmoji reports whether name, code and type name one emoji a new
 // reaction may use, as Zulip's check_emoji_request.
-func checkEmoji(name, code, typ string) error {
+func checkEmoji(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID, name, code, typ string) error {
 	switch typ {
 	case chatcore.ReactionRealmEmoji:
-		return chatcore.BadRequest("Invalid custom emoji.") // chatcore has no custom emoji
+		return chatcore.CheckRealmEmojiReaction(ctx, tx, realm, name, code)
 	case chatcore.ReactionZulipExtraEmoji:
 		if code != zulipExtraEmoji {
 			return chatcore.BadRequest("Invalid emoji code.")

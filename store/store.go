@@ -95,6 +95,8 @@ type Tx interface {
 	MutedUserStore
 	UserStatusStore
 	AlertWordStore
+	AttachmentStore
+	RealmEmojiStore
 }
 
 // RealmStore persists realms.

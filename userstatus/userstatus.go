@@ -56,21 +56,18 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 	if req.Away == nil && text == nil && req.EmojiName == nil {
 		return chatcore.BadRequest("Client did not pass any new values.")
 	}
-	var code, typ string
-	if req.EmojiName != nil {
-		if *req.EmojiName == "" {
-			code, typ = "", reactions.UnicodeEmoji
-		} else {
-			var err error
-			if code, typ, err = reactions.ResolveEmoji(*req.EmojiName, req.EmojiCode, req.ReactionType); err != nil {
-				return err
-			}
-		}
-	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
+		}
+		var code, typ string
+		if req.EmojiName != nil {
+			if *req.EmojiName == "" {
+				code, typ = "", reactions.UnicodeEmoji
+			} else if code, typ, err = reactions.ResolveEmoji(ctx, tx, u.RealmID, *req.EmojiName, req.EmojiCode, req.ReactionType); err != nil {
+				return err
+			}
 		}
 		if req.Away != nil && u.Settings.PresenceEnabled == *req.Away {
 			v := !*req.Away

@@ -81,6 +81,10 @@ type config struct {
 	webhookTimeout time.Duration
 	// opsConfig: -version, logging, metrics, the external URL (config.go).
 	opsConfig
+	// uploadsDir and maxUploadMiB configure uploads (uploads.go).
+	uploadsDir   string
+	maxUploadMiB int
+	uploadKey    string
 }
 
 func parseFlags(args []string, out io.Writer) (config, error) {
@@ -95,6 +99,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.deliverEvery, "deliver-every", time.Second, "how often due scheduled messages and reminders are delivered")
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
+	fs.StringVar(&c.uploadsDir, "uploads-dir", "", "keep uploaded files in this `dir` (default: in the PostgreSQL database, or <db>-uploads beside the SQLite file)")
+	fs.StringVar(&c.uploadKey, "upload-signing-key", "", "key signing temporary upload URLs; give every instance on one database the same (default: random per process)")
+	fs.IntVar(&c.maxUploadMiB, "max-upload-mib", chatcore.DefaultMaxFileUploadSizeMiB, "largest file upload accepted, in MiB")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
 	addOpsFlags(fs, &c.opsConfig)
 	if err := parseArgs(fs, args, out, os.LookupEnv); err != nil {
@@ -191,7 +198,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 		svcStore = m.InstrumentStore(store)
 	}
 	opts = append(opts, webhookOptions(cfg, onOutcome)...)
+	upOpts, closeUploads, err := uploadOptions(cfg, store)
+	if err != nil {
+		return err
+	}
+	defer closeUploads()
+	opts = append(opts, upOpts...)
 	svc := chatcore.New(svcStore, opts...)
+	go collectUploads(ctx, svc, logger)
 
 	fixture, err := seed(ctx, svc, cfg)
 	if err != nil {

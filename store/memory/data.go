@@ -96,6 +96,17 @@ type data struct {
 	webhooks   map[int64]*store.WebhookDelivery
 	webhookMax int64
 
+	attachments      map[store.AttachmentID]*store.Attachment
+	attachmentByPath map[string]store.AttachmentID
+	attachmentMax    store.AttachmentID
+	// attachRefs are the attachments each message references, and
+	// refsByAttachment the messages referencing each attachment.
+	attachRefs       map[store.MessageID]*idList[store.AttachmentID]
+	refsByAttachment map[store.AttachmentID]*idList[store.MessageID]
+
+	realmEmoji    map[store.RealmEmojiID]*store.RealmEmoji
+	realmEmojiMax store.RealmEmojiID
+
 	flags map[flagKey]store.MessageFlags
 	// marks are the read marks: the user has read the recipient's messages
 	// up to the id, where no row says otherwise.
@@ -173,6 +184,11 @@ func newData() data {
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
 		webhooks:           make(map[int64]*store.WebhookDelivery),
+		attachments:        make(map[store.AttachmentID]*store.Attachment),
+		attachmentByPath:   make(map[string]store.AttachmentID),
+		attachRefs:         make(map[store.MessageID]*idList[store.AttachmentID]),
+		refsByAttachment:   make(map[store.AttachmentID]*idList[store.MessageID]),
+		realmEmoji:         make(map[store.RealmEmojiID]*store.RealmEmoji),
 		flags:              make(map[flagKey]store.MessageFlags),
 		marks:              make(map[markKey]store.MessageID),
 		flagsByMsg:         make(map[store.MessageID]*idList[store.UserID]),

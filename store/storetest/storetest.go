@@ -64,6 +64,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Prefetch", prefetchTests},
 		{"Webhooks", webhookTests},
 		{"Personal", personalTests},
+		{"Attachments", attachmentTests},
+		{"RealmEmoji", realmEmojiTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

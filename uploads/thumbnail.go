@@ -1,0 +1,142 @@
+package uploads
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"strings"
+
+	"github.com/chatcore/chatcore"
+	"golang.org/x/image/draw"
+)
+
+// ThumbnailFormat is a size and type of thumbnail chatcore makes of image
+// uploads (Zulip's THUMBNAIL_OUTPUT_FORMATS, in the encodings pure Go
+// writes: JPEG for photographs, PNG for the rest).
+type ThumbnailFormat struct {
+	Name      string `json:"name"`
+	MaxWidth  int    `json:"max_width"`
+	MaxHeight int    `json:"max_height"`
+	Format    string `json:"format"`
+	Animated  bool   `json:"animated"`
+}
+
+// ThumbnailFormats are the formats chatcore makes: server_thumbnail_formats
+// in /register. An animated image gets a still thumbnail of its first
+// frame (Zulip also makes animated ones; chatcore does not).
+var ThumbnailFormats = []ThumbnailFormat{
+	{Name: "840x560.jpg", MaxWidth: 840, MaxHeight: 560, Format: "jpg", Animated: false},
+	{Name: "840x560.png", MaxWidth: 840, MaxHeight: 560, Format: "png", Animated: false},
+}
+
+// ThumbnailKey is the storage key of an upload's thumbnail.
+func ThumbnailKey(pathID, format string) string { return "thumbnail/" + pathID + "/" + format }
+
+// ErrNotThumbnailed is returned for an upload chatcore makes no thumbnail
+// of (not an image it decodes).
+var ErrNotThumbnailed = errors.New("uploads: no thumbnail for this file")
+
+// thumbnailFormatFor returns the format used for an image of type ct.
+func thumbnailFormatFor(ct string) (ThumbnailFormat, bool) {
+	switch ct {
+	case "image/jpeg":
+		return ThumbnailFormats[0], true
+	case "image/png", "image/gif", "image/webp":
+		return ThumbnailFormats[1], true
+	}
+	return ThumbnailFormat{}, false
+}
+
+// MakeThumbnail writes a thumbnail of the image src holds to dst, fitting
+// f's box (never enlarged). The header is decoded first: an image over
+// MaxImagePixels, or one that is not PNG, JPEG, GIF or WebP, is refused
+// before any pixel is decoded; a truncated image fails in decoding.
+func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
+	br := bufio.NewReaderSize(src, sniffBytes)
+	head, err := br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return err
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(head))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
+		return fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, cfg.Width, cfg.Height)
+	}
+	img, _, err := image.Decode(br)
+	if err != nil {
+		return fmt.Errorf("uploads: decode image: %w", err)
+	}
+	w, h := fit(cfg.Width, cfg.Height, f.MaxWidth, f.MaxHeight)
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, img.Bounds(), draw.Src, nil)
+	if f.Format == "jpg" {
+		return jpeg.Encode(dst, out, &jpeg.Options{Quality: 85})
+	}
+	return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(dst, out)
+}
+
+// fit returns the size of a w×h image scaled to fit mw×mh, never enlarged.
+func fit(w, h, mw, mh int) (int, int) {
+	if w <= mw && h <= mh {
+		return w, h
+	}
+	if w*mh > h*mw {
+		return mw, max(1, h*mw/w)
+	}
+	return max(1, w*mh/h), mh
+}
+
+// Thumbnail makes and stores the thumbnail of upload a when it is an image
+// chatcore thumbnails; Upload runs it after the upload has committed, in
+// the background.
+func Thumbnail(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) error {
+	f, ok := thumbnailFormatFor(a.ContentType)
+	fs := svc.FileStorage()
+	if !ok || fs == nil {
+		return ErrNotThumbnailed
+	}
+	src, err := fs.Open(ctx, a.PathID)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(MakeThumbnail(pw, src, f)) }()
+	_, err = fs.Put(ctx, ThumbnailKey(a.PathID, f.Name), pr)
+	_ = pr.CloseWithError(err)
+	return err
+}
+
+// OpenThumbnail opens the thumbnail format of upload pathID for viewer, who
+// must be able to read the upload (see [Open]). A thumbnail not made (yet)
+// is not found.
+func OpenThumbnail(ctx context.Context, svc *chatcore.Service, viewer *chatcore.User, pathID, format string) (*File, error) {
+	orig, err := Open(ctx, svc, viewer, pathID)
+	if err != nil {
+		return nil, err
+	}
+	_ = orig.Content.Close()
+	tf, ok := thumbnailFormatFor(orig.Attachment.ContentType)
+	if !ok || tf.Name != format {
+		return nil, fileNotFound()
+	}
+	c, err := svc.FileStorage().Open(ctx, ThumbnailKey(pathID, format))
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return nil, fileNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	a := orig.Attachment
+	a.ContentType = "image/" + strings.Replace(tf.Format, "jpg", "jpeg", 1)
+	a.FileName = strings.TrimSuffix(a.FileName, "."+tf.Format) + "." + tf.Format
+	return &File{Attachment: a, Content: c, Inline: true}, nil
+}
