@@ -86,6 +86,7 @@ type Tx interface {
 	ReactionStore
 	PresenceStore
 	WebhookStore
+	InviteStore
 }
 
 // RealmStore persists realms.

@@ -91,6 +91,10 @@ type data struct {
 
 	emailChanges map[string]*store.EmailChange
 
+	invites     map[store.InviteID]*store.Invite
+	inviteByKey map[string]store.InviteID
+	inviteMax   store.InviteID
+
 	webhooks   map[int64]*store.WebhookDelivery
 	webhookMax int64
 
@@ -164,6 +168,8 @@ func newData() data {
 		presenceSeq:        make(map[store.RealmID]int64),
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
+		invites:            make(map[store.InviteID]*store.Invite),
+		inviteByKey:        make(map[string]store.InviteID),
 		webhooks:           make(map[int64]*store.WebhookDelivery),
 		flags:              make(map[flagKey]store.MessageFlags),
 		marks:              make(map[markKey]store.MessageID),

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Linkifiers", linkifierTests},
 		{"Drafts", draftTests},
 		{"EmailChanges", emailChangeTests},
+		{"Invites", inviteTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
 		{"Events", eventTests},
