@@ -120,8 +120,9 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	}
 	h.authFails = newAuthThrottle(opts.AuthThrottle, now)
 	for _, p := range groupRoutes(h.routes()) {
-		h.mux.Handle(p.path, h.dispatch(p))
+		h.handlePath(p)
 	}
+	h.handleSignUp()
 	return h
 }
 

@@ -60,6 +60,7 @@ func (h *handler) routes() []route {
 		{pattern: "PATCH /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, fn: h.updateLinkifier},
 		{pattern: "DELETE /api/v1/realm/filters/{filter_id}", access: chatcore.AccessAdmin, ids: []string{"filter_id"}, untyped: true, fn: h.removeLinkifier},
 	}
+	routes = append(routes, h.peopleRoutes()...)
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])
 	}
