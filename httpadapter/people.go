@@ -11,28 +11,51 @@ import (
 	"github.com/chatcore/chatcore/people"
 )
 
-// userSubscriptionPath is the route path the mux cannot hold as it is: it
-// overlaps /users/me/{stream_id}/topics with neither more specific, so it
-// is served through userRestPath (see [handler.handlePath]).
+// Route paths the mux cannot hold as they are, because each overlaps another
+// path with neither more specific (users/{user_id}/subscriptions/{stream_id}
+// and users/me/{stream_id}/topics; invites/{invite_id}/resend and
+// invites/multiuse/{invite_id}): each is registered under a broader mux
+// pattern ending in {rest...}, which [handler.handlePath] narrows again.
 const (
 	userSubscriptionPath = "/api/v1/users/{user_id}/subscriptions/{stream_id}"
-	userRestPath         = "/api/v1/users/{user_id}/{rest...}"
+	inviteResendPath     = "/api/v1/invites/{invite_id}/resend"
 )
+
+// restPath says how a broader mux pattern stands in for a route path: the
+// rest must be exact, or prefix followed by one segment, the value of the
+// wildcard.
+type restPath struct {
+	mux, exact, prefix, wildcard string
+}
+
+var restPaths = map[string]restPath{
+	userSubscriptionPath: {mux: "/api/v1/users/{user_id}/{rest...}", prefix: "subscriptions/", wildcard: "stream_id"},
+	inviteResendPath:     {mux: "/api/v1/invites/{invite_id}/{rest...}", exact: "resend"},
+}
 
 // handlePath registers one path's handler with the mux.
 func (h *handler) handlePath(p *path) {
-	if p.path != userSubscriptionPath {
+	rp, ok := restPaths[p.path]
+	if !ok {
 		h.mux.Handle(p.path, h.dispatch(p))
 		return
 	}
 	next := h.dispatch(p)
-	h.mux.Handle(userRestPath, routeHandler(func(w http.ResponseWriter, r *http.Request) {
-		id, ok := strings.CutPrefix(r.PathValue("rest"), "subscriptions/")
-		if !ok || id == "" || strings.Contains(id, "/") {
-			h.writeError(w, r, notFound())
-			return
+	h.mux.Handle(rp.mux, routeHandler(func(w http.ResponseWriter, r *http.Request) {
+		rest := r.PathValue("rest")
+		if rp.exact != "" {
+			if rest != rp.exact {
+				h.writeError(w, r, notFound())
+				return
+			}
+		} else {
+			v, ok := strings.CutPrefix(rest, rp.prefix)
+			if !ok || v == "" || strings.Contains(v, "/") {
+				h.writeError(w, r, notFound())
+				return
+			}
+			r.SetPathValue(rp.wildcard, v)
 		}
-		r.SetPathValue("stream_id", id)
 		next.ServeHTTP(w, r)
 	}))
 }
@@ -55,7 +78,7 @@ func (h *handler) peopleRoutes() []route {
 		{pattern: "GET /api/v1/invites", fn: h.invites},
 		{pattern: "POST /api/v1/invites", fn: h.invite},
 		{pattern: "DELETE /api/v1/invites/{invite_id}", ids: []string{"invite_id"}, fn: h.revokeInvite},
-		{pattern: "POST /api/v1/invites/{invite_id}/resend", ids: []string{"invite_id"}, fn: h.resendInvite},
+		{pattern: "POST " + inviteResendPath, ids: []string{"invite_id"}, fn: h.resendInvite},
 		{pattern: "POST /api/v1/invites/multiuse", fn: h.createMultiUse},
 		{pattern: "DELETE /api/v1/invites/multiuse/{invite_id}", ids: []string{"invite_id"}, fn: h.revokeMultiUse},
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -199,13 +200,17 @@ func userUpdateEvent(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, 
 	return nil
 }
 
-// hostOf returns the host name of the Service's external URL ("localhost"
-// when it has none): the domain of bot addresses.
-func hostOf(svc *chatcore.Service) string {
-	if u, err := url.Parse(svc.ExternalURL()); err == nil && u.Hostname() != "" {
-		return strings.ToLower(u.Hostname())
+// botDomain is the domain of bot addresses: the host of the Service's
+// external URL when it is a domain name, else "chatcore.invalid" (as the
+// stand-in addresses of hidden e-mails).
+func botDomain(svc *chatcore.Service) string {
+	if u, err := url.Parse(svc.ExternalURL()); err == nil {
+		h := strings.ToLower(u.Hostname())
+		if strings.Contains(h, ".") && net.ParseIP(h) == nil {
+			return h
+		}
 	}
-	return "localhost"
+	return "chatcore.invalid"
 }
 
 // checkPassword bounds a password and applies the Service's policy:

@@ -91,7 +91,7 @@ type CreateBotResult struct {
 }
 
 // CreateBot creates a bot owned by the actor, as POST /bots: its address is
-// <short_name>-bot@<host of the external URL>; an outgoing-webhook bot gets
+// <short_name>-bot@<host of the external URL> (chatcore.invalid when the URL names no domain); an outgoing-webhook bot gets
 // a service with the payload URL, interface and a fresh token, and delivers
 // as fixture bots do. The API key is returned once (only its hash is kept).
 // Errors (BAD_REQUEST): "Not allowed for guest users", "This endpoint does
@@ -142,7 +142,7 @@ func CreateBot(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 		if short == "" || len(short) > MaxEmailLength {
 			return chatcore.BadRequest("Bad name or username")
 		}
-		email := short + "-bot@" + hostOf(svc)
+		email := short + "-bot@" + botDomain(svc)
 		if err := checkNewEmail(ctx, tx, realm.ID, email); err != nil {
 			if e, ok := errors.AsType[*chatcore.Error](err); ok && strings.HasPrefix(e.Msg, "Email '") {
 				return chatcore.BadRequest("Username already in use")
