@@ -33,6 +33,20 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
+	"POST /api/v1/users/{user_id}/reactivate":               "not in the served excerpt; TestHTTPPeople checks its answers",
+	"GET /api/v1/users/{user_id}/subscriptions/{stream_id}": "not in the served excerpt; TestHTTPPeople checks its answers",
+	"POST /api/v1/users/me/api_key/regenerate":              "not in the served excerpt; TestHTTPPeople checks its answers",
+	"GET /api/v1/bots":                               "not in the served excerpt; TestHTTPBots checks its answers",
+	"POST /api/v1/bots":                              "not in the served excerpt; TestHTTPBots checks its answers",
+	"PATCH /api/v1/bots/{bot_id}":                    "not in the served excerpt; TestHTTPBots checks its answers",
+	"DELETE /api/v1/bots/{bot_id}":                   "not in the served excerpt; TestHTTPBots checks its answers",
+	"POST /api/v1/bots/{bot_id}/api_key/regenerate":  "not in the served excerpt; TestHTTPBots checks its answers",
+	"GET /api/v1/invites":                            "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites":                           "not in the served excerpt; TestHTTPInvites checks its answers",
+	"DELETE /api/v1/invites/{invite_id}":             "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites/{invite_id}/resend":        "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites/multiuse":                  "not in the served excerpt; TestHTTPInvites checks its answers",
+	"DELETE /api/v1/invites/multiuse/{invite_id}":    "not in the served excerpt; TestHTTPInvites checks its answers",
 	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
 	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
 	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
@@ -206,6 +220,13 @@ func servedCases() []servedCase {
 			params: with("pattern", `!(?P<id>[0-9]+)`, "url_template", "https://example.com/{id}")},
 		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "ok", auth: &admin, status: 200, path: idPath("/realm/filters", linkifierID)},
 		{route: "DELETE /api/v1/realm/filters/{filter_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/realm/filters/999999")},
+
+		{route: "POST /api/v1/users", name: "ok", auth: &admin, status: 200,
+			params: with("email", "served@example.test", "password", "Correct-Horse-Battery-42", "full_name", "Served Person")},
+		{route: "PATCH /api/v1/users/{user_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/users/17"), params: with("full_name", "Pat Renamed")},
+		{route: "PATCH /api/v1/users/{user_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/users/999"), params: with("full_name", "Pat Renamed")},
+		{route: "POST /api/v1/users", name: "not allowed", auth: &member, status: 400,
+			params: with("email", "served@example.test", "password", "Correct-Horse-Battery-42", "full_name", "Served Person")},
 	}
 }
 

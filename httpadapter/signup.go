@@ -119,7 +119,7 @@ func (h *handler) signUp(w http.ResponseWriter, r *http.Request) {
 	}
 	h.writeSignUp(w, r, http.StatusOK, signUpData{
 		Title: "Your account is ready", Done: true, RealmName: res.RealmName, Name: strings.TrimSpace(d.Name),
-		Email: res.Email, APIKey: res.APIKey, LoginURL: h.opts.ExternalURL + "/login/",
+		Email: res.Email, APIKey: res.APIKey, LoginURL: h.opts.ExternalURL + "/",
 	})
 }
 
