@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/invites"
 	"github.com/matryer/is"
@@ -60,4 +61,28 @@ func TestInvitationLinksExpire(t *testing.T) {
 	is.Equal(res.Email, "later@example.test")
 	_, err = invites.SignUp(ctx, w.Svc, later, invites.SignUpRequest{FullName: "Late Comer", Password: pw})
 	is.True(invites.IsLinkInvalid(err)) // once
+}
+
+// Deactivating a user revokes the invitations they sent.
+func TestDeactivationRevokesInvitations(t *testing.T) {
+	is := is.New(t)
+	w := chattest.New(t)
+	realm := w.AddRealm(t, "acme")
+	owner := w.AddUser(t, realm, "Olivia Owner", chatcore.RoleOwner)
+	admin := w.AddUser(t, realm, "Ada Admin", chatcore.RoleAdministrator)
+	st := w.AddChannel(t, chattest.Channel{Realm: realm, Name: "general"})
+	ctx := t.Context()
+	is.NoErr(invites.Invite(ctx, w.Svc, admin.ID, invites.EmailRequest{InviteeEmails: "friend@example.test",
+		Request: invites.Request{StreamIDs: []chatcore.StreamID{st.ID}}}))
+	link, err := invites.CreateMultiUse(ctx, w.Svc, admin.ID, invites.Request{})
+	is.NoErr(err)
+	key := regexp.MustCompile(`/join/([a-z0-9]{24})/`).FindStringSubmatch(link)[1]
+	_, err = invites.LinkInfo(ctx, w.Svc, key)
+	is.NoErr(err) // works while the inviter is active
+	is.NoErr(accounts.DeactivateUser(ctx, w.Svc, owner.ID, admin.ID, accounts.DeactivateUserRequest{}))
+	_, err = invites.LinkInfo(ctx, w.Svc, key)
+	is.True(invites.IsLinkInvalid(err)) // revoked with the deactivation
+	vs, err := invites.List(ctx, w.Svc, owner.ID)
+	is.NoErr(err)
+	is.Equal(len(vs), 0) // nothing left to accept
 }
