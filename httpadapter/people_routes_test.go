@@ -158,6 +158,17 @@ func TestHTTPBots(t *testing.T) {
 	is.Equal(listIDs(t, res, "bots", "user_id"), []int64{id}) // the member's bots
 	is.Equal(res.body["bots"].([]any)[0].(map[string]any)["username"], b.Email)
 
+	res = e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: params("fetch_event_types", `["realm_bot"]`)})
+	wantSuccess(t, res)
+	is.Equal(listIDs(t, res, "realm_bots", "user_id"), []int64{id}) // realm_bots: the member's own bots
+	res = e.do(t, request{method: "POST", path: "/register", auth: &admin, enc: urlEncoded, params: params("fetch_event_types", `["realm_bot"]`)})
+	wantSuccess(t, res)
+	is.Equal(listIDs(t, res, "realm_bots", "user_id"), []int64{31, 32, id}) // an administrator's: every active bot
+	res = e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: params("fetch_event_types", `["realm_user"]`)})
+	wantSuccess(t, res)
+	_, has := res.body["realm_bots"]
+	is.True(!has) // only when asked for
+
 	wantError(t, add(&member, "full_name", "Other", "short_name", "helper"), 400, "BAD_REQUEST", "Username already in use")
 	wantError(t, add(&member, "full_name", "Helper Bot", "short_name", "helper2"), 400, "BAD_REQUEST", "Name is already in use!")
 	wantError(t, add(&member, "full_name", "X", "short_name", "x", "bot_type", "4"), 400, "BAD_REQUEST", "Invalid bot type")

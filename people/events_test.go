@@ -1,4 +1,4 @@
-package people
+package people_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/people"
 	"github.com/matryer/is"
 )
 
@@ -28,7 +29,7 @@ func TestUserAddEventsApplyEmailVisibility(t *testing.T) {
 		if err := tx.CreateUser(context.Background(), u); err != nil {
 			return err
 		}
-		return userAddEvents(t.Context(), w.Svc, tx, fx, u)
+		return people.UserAddEvents(t.Context(), w.Svc, tx, fx, u)
 	})
 	is.NoErr(err)
 	adds := w.Events.OfType("realm_user", "op", "add")
