@@ -79,6 +79,8 @@ func TestHTTPPeople(t *testing.T) {
 		wantError(t, patch(&admin, 17, "full_name", "a@b"), 400, "BAD_REQUEST", "Invalid characters in name!")
 		wantError(t, patch(&admin, 17, "profile_data", `[{"id":1,"value":"x"}]`), 400, "BAD_REQUEST", "Field id 1 not found.")
 		wantError(t, patch(&member, 17, "full_name", "x"), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator")
+		wantError(t, patch(&admin, 17, "full_name", strings.Repeat("n", 401)), 400, "BAD_REQUEST", "Name too long!")
+		wantError(t, patch(&admin, 17, "full_name", strings.Repeat("n", 101)), 400, "BAD_REQUEST", "Name too long!")
 	})
 	t.Run("reactivate", func(t *testing.T) {
 		is := is.New(t)

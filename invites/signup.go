@@ -104,6 +104,9 @@ type SignUpResult struct {
 // events, invites_changed.
 func SignUp(ctx context.Context, svc *chatcore.Service, key string, req SignUpRequest) (SignUpResult, error) {
 	var res SignUpResult
+	if err := people.CheckBounds(req.FullName, req.Email); err != nil {
+		return res, err
+	}
 	if err := people.CheckPassword(svc, req.Password); err != nil {
 		return res, err
 	}

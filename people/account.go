@@ -228,3 +228,21 @@ func checkPassword(svc *chatcore.Service, pw string) error {
 // CheckPassword applies the Service's password policy as account creation
 // does: nil, or BAD_REQUEST "The password is too weak.".
 func CheckPassword(svc *chatcore.Service, pw string) error { return checkPassword(svc, pw) }
+
+// maxNameBytes bounds a full name before any store access: Zulip's 100
+// characters of at most four bytes each ([accounts.CheckFullName] then
+// counts the characters).
+const maxNameBytes = 400
+
+// CheckBounds refuses, before any store access, a name or address longer
+// than any account can have: BAD_REQUEST "Name too long!" or "Bad name or
+// username".
+func CheckBounds(fullName, email string) error {
+	if len(fullName) > maxNameBytes {
+		return chatcore.BadRequest("Name too long!")
+	}
+	if len(email) > MaxEmailLength {
+		return chatcore.BadRequest("Bad name or username")
+	}
+	return nil
+}

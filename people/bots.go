@@ -106,6 +106,15 @@ func CreateBot(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 	if req.FullName == nil || req.ShortName == nil {
 		return res, errors.New("chatcore: CreateBot needs full_name and short_name")
 	}
+	if err := CheckBounds(*req.FullName, *req.ShortName); err != nil {
+		return res, err
+	}
+	if req.ServiceName != nil && len(*req.ServiceName) > MaxEmailLength {
+		return res, chatcore.BadRequest("Bad name or username")
+	}
+	if req.PayloadURL != nil && len(*req.PayloadURL) > maxURLLength+2 {
+		return res, chatcore.BadRequest("payload_url is not a URL")
+	}
 	botType := chatcore.BotTypeGeneric
 	if req.BotType != nil {
 		botType = chatcore.BotType(*req.BotType)
@@ -372,6 +381,14 @@ func UpdateBot(ctx context.Context, svc *chatcore.Service, actorID, botID chatco
 	var res UpdateBotResult
 	if req.Role != nil && !validRole(*req.Role) {
 		return res, chatcore.BadRequest("Invalid role")
+	}
+	if req.FullName != nil {
+		if err := CheckBounds(*req.FullName, ""); err != nil {
+			return res, err
+		}
+	}
+	if req.ServicePayloadURL != nil && len(*req.ServicePayloadURL) > maxURLLength+2 {
+		return res, chatcore.BadRequest("service_payload_url is not a URL")
 	}
 	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		a, err := chatcore.Actor(ctx, tx, actorID)

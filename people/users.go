@@ -50,8 +50,8 @@ func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 	if req.Email == nil || req.Password == nil || req.FullName == nil {
 		return 0, errors.New("chatcore: CreateUser needs email, password and full_name")
 	}
-	if len(*req.Email) > MaxEmailLength {
-		return 0, chatcore.BadRequest("Bad name or username")
+	if err := CheckBounds(*req.FullName, *req.Email); err != nil {
+		return 0, err
 	}
 	if err := checkPassword(svc, *req.Password); err != nil {
 		return 0, err
@@ -176,6 +176,11 @@ func UpdateUser(ctx context.Context, svc *chatcore.Service, actorID, targetID ch
 	}
 	if len(req.ProfileData) > MaxProfileDataEntries {
 		return chatcore.TooLongError("profile_data", MaxProfileDataEntries)
+	}
+	if req.FullName != nil {
+		if err := CheckBounds(*req.FullName, ""); err != nil {
+			return err
+		}
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		a, err := chatcore.Actor(ctx, tx, actorID)
