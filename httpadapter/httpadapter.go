@@ -74,8 +74,8 @@ type handler struct {
 }
 
 // New returns an http.Handler that serves svc under /api/v1 (plus the e-mail
-// confirmation link /accounts/confirm_new_email/{key}). It is safe for
-// concurrent use.
+// confirmation link /accounts/confirm_new_email/{key} and the HTML sign-up
+// page of invitation links, /join/{key}/). It is safe for concurrent use.
 //
 // Every response is JSON in Zulip's envelope. A [*chatcore.Error] is answered
 // with the status of its Kind (Invalid 400, NotFound 404, Forbidden 403,
