@@ -79,7 +79,8 @@ func (r DeactivateUserRequest) Validate() error {
 
 // DeactivateUser deactivates the human user target of the actor's realm, as
 // DELETE /users/{user_id}. The target's active bots are deactivated first; the
-// user's subscriptions become inactive, pending e-mail changes are dropped and
+// user's subscriptions become inactive, pending e-mail changes are dropped, the
+// invitations they sent are revoked and
 // their API key stops working at once. Refusals, checked in Zulip's order:
 //   - BAD_REQUEST for a comment over 2000 characters (see Validate), before
 //     anything is looked up;
@@ -162,6 +163,9 @@ func DeactivateUser(ctx context.Context, svc *chatcore.Service, actorID, targetI
 				return err
 			}
 			if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
+				return err
+			}
+			if err := revokeInvitesOf(ctx, tx, u); err != nil {
 				return err
 			}
 			if err := deleteUserQueues(ctx, tx, u.ID); err != nil {

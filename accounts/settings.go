@@ -307,7 +307,7 @@ func updateOwnSettings(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 	if tzChanged {
 		fx.Event(u.RealmID, everyone, map[string]any{
 			"type": "realm_user", "op": "update",
-			"person": map[string]any{"user_id": u.ID, "email": u.Email, "timezone": u.Settings.Timezone},
+			"person": map[string]any{"user_id": u.ID, "email": svc.APIEmail(u), "timezone": u.Settings.Timezone},
 		})
 	}
 	return nil

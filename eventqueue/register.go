@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/chatcore/chatcore/people"
+
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/drafts"
@@ -101,6 +103,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if want("realm_user") {
 			id := u.ID
 			st.UserID = &id
+		}
+		if want("realm_bot") {
+			if st.Bots, err = people.BotsState(ctx, svc, tx, u); err != nil {
+				return err
+			}
 		}
 		if want("realm") {
 			realm, err := tx.Realm(ctx, u.RealmID)

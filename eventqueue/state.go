@@ -3,6 +3,8 @@ package eventqueue
 import (
 	"time"
 
+	"github.com/chatcore/chatcore/people"
+
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/drafts"
@@ -78,6 +80,9 @@ type State struct {
 	LastEventID int64
 	// Users is the realm_user section.
 	Users *RegisterUsers
+	// Bots is the realm_bot section (realm_bots): see [people.BotsState];
+	// nil when not asked for.
+	Bots []people.BotView
 	// Groups are the realm's user groups by id (section realm_user_groups).
 	Groups []GroupView
 	// DefaultStreams are the realm's default channels (section

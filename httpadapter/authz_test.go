@@ -997,6 +997,7 @@ func loadAuthzFixture(tb testing.TB, svc *chatcore.Service) {
 	is.NoErr(err) // the fixture exists
 	defer f.Close()
 	is.NoErr(fixture.Load(tb.Context(), svc, f)) // the fixture loads
+	seedAuthzInvites(tb, svc.Store())
 }
 
 // newAuthzEnv starts an adapter over a fresh store of the backend holding
@@ -1019,6 +1020,9 @@ func newAuthzEnv(tb testing.TB, b authzBackend) *env {
 	}
 	tb.Cleanup(func() { _ = store.Close() })
 	w, logs, logger := newWorld(tb, store, fixture)
+	if fixture != "" {
+		seedAuthzInvites(tb, w.Store) // the templates hold them already
+	}
 	// The matrix's failing callers all come from one address: no throttle.
 	return startAdapter(tb, w, logs, logger, httpadapter.Options{AuthThrottle: httpadapter.AuthThrottle{Disabled: true}})
 }
@@ -1068,6 +1072,11 @@ func authzSnapshot(t *testing.T, e *env) string {
 			}
 			state[key("groups")], state[key("streams")], state[key("messages")] = groups, streams, msgs
 			state[key("scheduled")], state[key("linkifiers")] = scheduled, linkifiers
+			invs, err := authzInvites(ctx, tx, realm)
+			if err != nil {
+				return err
+			}
+			state[key("invites")] = invs
 		}
 		return nil
 	})
@@ -1092,7 +1101,7 @@ type cellResult struct {
 
 func TestAuthorizationMatrix(t *testing.T) {
 	spec(t) // every cell is checked against the OpenAPI excerpt
-	cases := append(authzCases(), personalAuthzCases()...)
+	cases := append(append(authzCases(), personalAuthzCases()...), peopleAuthzCases()...)
 	t.Run("covers every route", func(t *testing.T) {
 		is := is.New(t)
 		var covered []string

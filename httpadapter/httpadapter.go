@@ -93,8 +93,8 @@ type handler struct {
 }
 
 // New returns an http.Handler that serves svc under /api/v1 (plus the e-mail
-// confirmation link /accounts/confirm_new_email/{key}). It is safe for
-// concurrent use.
+// confirmation link /accounts/confirm_new_email/{key} and the HTML sign-up
+// page of invitation links, /join/{key}/). It is safe for concurrent use.
 //
 // Every response is JSON in Zulip's envelope. A [*chatcore.Error] is answered
 // with the status of its Kind (Invalid 400, NotFound 404, Forbidden 403,
@@ -143,8 +143,9 @@ func New(svc *chatcore.Service, opts Options) http.Handler {
 	}
 	h.authFails = newAuthThrottle(opts.AuthThrottle, now)
 	for _, p := range groupRoutes(h.routes()) {
-		h.mux.Handle(p.path, h.dispatch(p))
+		h.handlePath(p)
 	}
+	h.handleSignUp()
 	return h
 }
 

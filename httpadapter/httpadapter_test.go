@@ -236,8 +236,8 @@ func TestOptions(t *testing.T) {
 	}{
 		{"/messages", "GET, HEAD, POST"},
 		{"/messages/1014", "DELETE, GET, HEAD, PATCH"},
-		{"/users/14", "DELETE, GET, HEAD"},
-		{"/users/0", "DELETE, GET, HEAD"},
+		{"/users/14", "DELETE, GET, HEAD, PATCH"},
+		{"/users/0", "DELETE, GET, HEAD, PATCH"},
 		{"/settings", "PATCH"},
 		{"/realm/filters/4001", "DELETE, PATCH"},
 		{"/server_settings", "GET, HEAD"},

@@ -82,6 +82,20 @@ var notDescribed = map[string]string{
 	"DELETE /api/v1/realm/emoji/{emoji_name}":                   "not in the served excerpt; TestHTTPRealmEmoji checks its answers and errors",
 	"GET /user_avatars/{realm_id}/emoji/images/{file}":          "serves the image itself, not JSON; TestHTTPRealmEmoji checks it",
 	"DELETE /api/v1/attachments/{attachment_id}":                "not in the served excerpt; TestHTTPUploads checks its answers and errors",
+	"POST /api/v1/users/{user_id}/reactivate":                   "not in the served excerpt; TestHTTPPeople checks its answers",
+	"GET /api/v1/users/{user_id}/subscriptions/{stream_id}":     "not in the served excerpt; TestHTTPPeople checks its answers",
+	"POST /api/v1/users/me/api_key/regenerate":                  "not in the served excerpt; TestHTTPPeople checks its answers",
+	"GET /api/v1/bots":                                          "not in the served excerpt; TestHTTPBots checks its answers",
+	"POST /api/v1/bots":                                         "not in the served excerpt; TestHTTPBots checks its answers",
+	"PATCH /api/v1/bots/{bot_id}":                               "not in the served excerpt; TestHTTPBots checks its answers",
+	"DELETE /api/v1/bots/{bot_id}":                              "not in the served excerpt; TestHTTPBots checks its answers",
+	"POST /api/v1/bots/{bot_id}/api_key/regenerate":             "not in the served excerpt; TestHTTPBots checks its answers",
+	"GET /api/v1/invites":                                       "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites":                                      "not in the served excerpt; TestHTTPInvites checks its answers",
+	"DELETE /api/v1/invites/{invite_id}":                        "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites/{invite_id}/resend":                   "not in the served excerpt; TestHTTPInvites checks its answers",
+	"POST /api/v1/invites/multiuse":                             "not in the served excerpt; TestHTTPInvites checks its answers",
+	"DELETE /api/v1/invites/multiuse/{invite_id}":               "not in the served excerpt; TestHTTPInvites checks its answers",
 }
 
 // userGroupsUndescribed says why the user group routes are not validated
@@ -248,6 +262,13 @@ func servedCases() []servedCase {
 			params: with("description", "about")},
 		{route: "DELETE /api/v1/streams/{stream_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/streams/61")},
 		{route: "DELETE /api/v1/streams/{stream_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/streams/999999")},
+
+		{route: "POST /api/v1/users", name: "ok", auth: &admin, status: 200,
+			params: with("email", "served@example.test", "password", "Correct-Horse-Battery-42", "full_name", "Served Person")},
+		{route: "PATCH /api/v1/users/{user_id}", name: "ok", auth: &admin, status: 200, path: fixedPath("/users/17"), params: with("full_name", "Pat Renamed")},
+		{route: "PATCH /api/v1/users/{user_id}", name: "unknown", auth: &admin, status: 400, path: fixedPath("/users/999"), params: with("full_name", "Pat Renamed")},
+		{route: "POST /api/v1/users", name: "not allowed", auth: &member, status: 400,
+			params: with("email", "served@example.test", "password", "Correct-Horse-Battery-42", "full_name", "Served Person")},
 	}
 }
 

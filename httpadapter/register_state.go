@@ -102,6 +102,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_non_active_users"] = u.NonActive
 		state["cross_realm_bots"] = u.CrossRealmBots
 	}
+	if st.Bots != nil {
+		state["realm_bots"] = st.Bots
+	}
 	if r := st.Realm; r != nil {
 		maps.Copy(state, realmConstants)
 		minLength, minGuesses := h.svc.PasswordPolicy()

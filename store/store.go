@@ -97,6 +97,7 @@ type Tx interface {
 	AlertWordStore
 	AttachmentStore
 	RealmEmojiStore
+	InviteStore
 }
 
 // RealmStore persists realms.

@@ -93,6 +93,10 @@ type data struct {
 
 	emailChanges map[string]*store.EmailChange
 
+	invites     map[store.InviteID]*store.Invite
+	inviteByKey map[string]store.InviteID
+	inviteMax   store.InviteID
+
 	webhooks   map[int64]*store.WebhookDelivery
 	webhookMax int64
 
@@ -183,6 +187,8 @@ func newData() data {
 		personal:           newPersonalData(),
 		draftsByUser:       make(map[store.UserID]*idList[store.DraftID]),
 		emailChanges:       make(map[string]*store.EmailChange),
+		invites:            make(map[store.InviteID]*store.Invite),
+		inviteByKey:        make(map[string]store.InviteID),
 		webhooks:           make(map[int64]*store.WebhookDelivery),
 		attachments:        make(map[store.AttachmentID]*store.Attachment),
 		attachmentByPath:   make(map[string]store.AttachmentID),

@@ -58,6 +58,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Submessages", submessageTests},
 		{"ReadReceipts", readReceiptTests},
 		{"EmailChanges", emailChangeTests},
+		{"Invites", inviteTests},
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
 		{"Events", eventTests},

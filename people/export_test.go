@@ -1,0 +1,4 @@
+package people
+
+// UserAddEvents exposes userAddEvents to the external tests.
+var UserAddEvents = userAddEvents
