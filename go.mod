@@ -18,6 +18,7 @@ require (
 )
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect

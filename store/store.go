@@ -355,6 +355,8 @@ type MessageQuery struct {
 	AllFlags MessageFlags
 	AnyFlags MessageFlags
 	NoFlags  MessageFlags
+	// NarrowConds holds full-text search and negated narrow terms.
+	NarrowConds
 }
 
 // DeletedMessage describes a message removed by MessageStore.DeleteMessages.

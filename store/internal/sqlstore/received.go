@@ -188,6 +188,7 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		common = append(common, "m.id < "+p.Add(q.BeforeID))
 	}
 	common = MessageConds(common, p.Add, q)
+	common = x.d.NarrowConds(common, p.Add, q)
 	var arms []string
 	for _, m := range ms {
 		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {

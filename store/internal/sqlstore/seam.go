@@ -46,6 +46,10 @@ type Rows interface {
 // spelling of a few expressions, how some values travel as arguments, and
 // how its errors are classified. Each store has one Dialect value.
 type Dialect struct {
+	// SearchMatch returns the condition that the message m holds every
+	// lexeme of the search term t in the database's full-text index; add
+	// adds a statement argument and returns its placeholder.
+	SearchMatch func(add func(any) string, t store.SearchTerm) string
 	// Name starts every error message of the store ("sqlite", "postgres").
 	Name string
 	// NoRows is the error a Row's Scan returns when the query selected no
