@@ -10,8 +10,9 @@ package store
 // its own, as Zulip does: a negated term keeps the messages that hold not
 // every lexeme and contain none of the phrases.
 type SearchTerm struct {
-	// Text is the operand as given; PostgreSQL parses it itself
-	// (plainto_tsquery with the english configuration).
+	// Text is the words of the operand without stop words (see
+	// fulltext.Query.Text); PostgreSQL parses it itself (plainto_tsquery
+	// with the english configuration).
 	Text    string
 	Lexemes []string
 	Phrases []string

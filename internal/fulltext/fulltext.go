@@ -32,33 +32,66 @@ func Stem(word string) string {
 	return env.Current()
 }
 
-// words calls f with each word of text (a run of letters and digits) and
-// its byte offset.
-func words(text string, f func(word string, at int)) {
-	start := -1
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
+// isWordRune reports whether r is part of a word.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// words calls f with each word of text and its byte offset: a run of
+// letters and digits, or, like PostgreSQL's parser reads a host name, such
+// runs joined by single dots ("google.com"; dotted is then true, and the
+// word is not stemmed). A run followed by "://" is a URL's protocol, which
+// is not a word.
+func words(text string, f func(word string, at int, dotted bool)) {
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			i += n
 			continue
 		}
-		if start >= 0 {
-			f(text[start:i], start)
-			start = -1
+		start, dotted := i, false
+		for {
+			for i < len(text) {
+				r, n := utf8.DecodeRuneInString(text[i:])
+				if !isWordRune(r) {
+					break
+				}
+				i += n
+			}
+			if i+1 < len(text) && text[i] == '.' {
+				if r, _ := utf8.DecodeRuneInString(text[i+1:]); isWordRune(r) {
+					i++
+					dotted = true
+					continue
+				}
+			}
+			break
 		}
+		if !dotted && strings.HasPrefix(text[i:], "://") {
+			i += 3
+			continue
+		}
+		f(text[start:i], start, dotted)
 	}
-	if start >= 0 {
-		f(text[start:], start)
+}
+
+// lexeme returns the lexeme of a word words found ("" for none).
+func lexeme(w string, dotted bool) string {
+	w = strings.ToLower(w)
+	if dotted {
+		if len(w) > MaxWordLen {
+			return ""
+		}
+		return w
 	}
+	return Stem(w)
 }
 
 // Lexemes returns the lexemes of the words of text, in order, without
 // stop words.
 func Lexemes(text string) []string {
 	var out []string
-	words(text, func(w string, _ int) {
-		if l := Stem(strings.ToLower(w)); l != "" {
+	words(text, func(w string, _ int, dotted bool) {
+		if l := lexeme(w, dotted); l != "" {
 			out = append(out, l)
 		}
 	})
@@ -95,8 +128,8 @@ func Document(topic, rendered string) string {
 
 // Query is a parsed search operand.
 type Query struct {
-	// Text is the operand as given (PostgreSQL parses it with
-	// plainto_tsquery).
+	// Text is the words of the operand that are not stop words, lower-cased
+	// and separated by spaces: what PostgreSQL parses with plainto_tsquery.
 	Text string
 	// Lexemes are the lexemes every matching message holds: those of
 	// every word of the operand, quoted or not, without repeats. Empty
@@ -110,14 +143,21 @@ type Query struct {
 // Parse parses a search operand as Zulip does: every word counts, and a
 // part in double quotes must also appear as written.
 func Parse(operand string) Query {
-	q := Query{Text: operand}
+	var q Query
 	seen := map[string]bool{}
-	for _, l := range Lexemes(operand) {
+	var kept []string
+	words(operand, func(w string, _ int, dotted bool) {
+		l := lexeme(w, dotted)
+		if l == "" {
+			return
+		}
+		kept = append(kept, strings.ToLower(w))
 		if !seen[l] {
 			seen[l] = true
 			q.Lexemes = append(q.Lexemes, l)
 		}
-	}
+	})
+	q.Text = strings.Join(kept, " ")
 	rest := operand
 	for {
 		i := strings.IndexByte(rest, '"')
@@ -186,8 +226,8 @@ func Highlight(h string, lexemes []string) string {
 			text = h[:i]
 		}
 		last := 0
-		words(text, func(w string, at int) {
-			if want[Stem(strings.ToLower(w))] {
+		words(text, func(w string, at int, dotted bool) {
+			if want[lexeme(w, dotted)] {
 				b.WriteString(text[last:at])
 				b.WriteString(highlightStart)
 				b.WriteString(w)
@@ -218,8 +258,9 @@ func Highlight(h string, lexemes []string) string {
 	return b.String()
 }
 
-// stopWords are PostgreSQL's English stop words (the Snowball list), which
-// neither its index nor its queries hold.
+// stopWords are Zulip's English stop words (zulip_english.stop: the
+// Snowball list PostgreSQL's english configuration has, and the single
+// letters), which no query holds.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
@@ -228,7 +269,7 @@ var stopWords = func() map[string]bool {
 	the and but if or because as until while of at by for with about against between into through during
 	before after above below to from up down in out on off over under again further then once here there
 	when where why how all any both each few more most other some such no nor not only own same so than too
-	very s t can will just don should now`) {
+	very s t can will just don should now b c d e f g h j k l m n o p q r u v w x y z`) {
 		m[w] = true
 	}
 	return m
