@@ -38,7 +38,7 @@ func TestSearchNarrowsThroughTheGoAPI(t *testing.T) {
 		is.Equal(viewIDs(fetch(messages.ChannelsTerm(messages.ChannelsPublic), messages.SearchTerm("running"))),
 			[]chatcore.MessageID{late, history}) // channels:public reads every public channel's history
 		is.Equal(viewIDs(fetch(messages.ChannelTerm(general.ID), messages.SearchTerm("pizza"))), []chatcore.MessageID{pizza}) // a topic match
-		is.Equal(viewIDs(fetch(messages.SearchTerm(`"late today"`))), []chatcore.MessageID{late})                           // a phrase
+		is.Equal(viewIDs(fetch(messages.SearchTerm(`"late today"`))), []chatcore.MessageID{late})                             // a phrase
 		is.Equal(viewIDs(fetch(messages.SearchTerm("late"), messages.IsTerm(messages.IsDM).Not())), []chatcore.MessageID{late})
 		is.Equal(viewIDs(fetch(messages.SearchTerm("late"), messages.SenderTerm(c.Admin.ID).Not())), []chatcore.MessageID{})
 		is.Equal(viewIDs(fetch(messages.ChannelTerm(general.ID), messages.TopicTerm("pizza").Not())), []chatcore.MessageID{late})
