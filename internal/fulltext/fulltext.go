@@ -15,6 +15,8 @@ import (
 
 	snowball "github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
+
+	"github.com/chatcore/chatcore/internal/fifocache"
 )
 
 // MaxWordLen is the longest word indexed or searched, in bytes (PostgreSQL
@@ -27,10 +29,17 @@ func Stem(word string) string {
 	if len(word) > MaxWordLen || stopWords[word] {
 		return ""
 	}
+	if l, ok := stems.Get(word); ok {
+		return l
+	}
 	env := snowball.NewEnv(word)
 	english.Stem(env)
-	return env.Current()
+	return stems.Add(strings.Clone(word), env.Current())
 }
+
+// stems holds the stems of the words seen last: a chat's words repeat,
+// and stemming is most of the cost of indexing a message.
+var stems = fifocache.New[string, string](1 << 14)
 
 // isWordRune reports whether r is part of a word.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -44,10 +44,29 @@ func likeContains(s string) string {
 	return "%" + r.Replace(strings.ToLower(s)) + "%"
 }
 
+// DrivingSearch returns the index of the search term of q whose index
+// matches should drive the read (the first that is not negated and has
+// lexemes: it selects few messages, or many in id order), or -1 for none.
+func DrivingSearch(q store.MessageQuery) int {
+	for i, t := range q.Search {
+		if !t.Negated && len(t.Lexemes) > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
 // NarrowConds appends to where the conditions of q.NarrowConds on the
 // message m.
 func (d *Dialect) NarrowConds(where []string, add func(any) string, q store.MessageQuery) []string {
-	for _, t := range q.Search {
+	return d.NarrowCondsDriven(where, add, q, -1)
+}
+
+// NarrowCondsDriven is NarrowConds without the index match of the search
+// term driving (see DrivingSearch), which the statement joins instead; -1
+// leaves none out.
+func (d *Dialect) NarrowCondsDriven(where []string, add func(any) string, q store.MessageQuery, driving int) []string {
+	for i, t := range q.Search {
 		for _, ph := range t.Phrases {
 			pat := add(likeContains(ph))
 			cond := "(lower(m.content) LIKE " + pat + ` ESCAPE '\' OR lower(m.topic) LIKE ` + pat + ` ESCAPE '\')`
@@ -59,7 +78,7 @@ func (d *Dialect) NarrowConds(where []string, add func(any) string, q store.Mess
 		switch {
 		case len(t.Lexemes) == 0 && !t.Negated:
 			where = append(where, "1 = 0")
-		case len(t.Lexemes) == 0:
+		case len(t.Lexemes) == 0, i == driving:
 		case t.Negated:
 			where = append(where, "NOT ("+d.SearchMatch(add, t)+")")
 		default:
