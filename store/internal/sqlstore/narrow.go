@@ -26,10 +26,9 @@ func FTS5Query(lexemes []string) string {
 	return strings.Join(q, " ")
 }
 
-// PostgresSearchDocument is the expression of the tsvector PostgreSQL's
-// index messages_search holds for the message m; a statement spells it
-// exactly so for the index to serve it.
-const PostgresSearchDocument = "to_tsvector('english'::regconfig, m.topic || ' ' || m.rendered_content)"
+// PostgresSearchDocument is the tsvector of the message m PostgreSQL's
+// index messages_search holds: the generated column search_tsv.
+const PostgresSearchDocument = "m.search_tsv"
 
 // PostgresSearchMatch is PostgreSQL's Dialect.SearchMatch: the english
 // configuration's parse of the operand, matched against the index.

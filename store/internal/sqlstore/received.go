@@ -150,7 +150,7 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 // reads the messages ReceivedSubquery selects; any other is plain's (each
 // store's own, spelled for its planner).
 func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool)) (query string, args []any, ok bool, err error) {
-	if q.FlagUser == 0 || q.IDs != nil || DrivingSearch(q) >= 0 {
+	if q.FlagUser == 0 || q.IDs != nil || x.d.SearchDrives && DrivingSearch(q) >= 0 {
 		// A search reads the matches of its index in id order, each
 		// checked for the user's receipt: the plain statement.
 		query, args, ok = plain(q)

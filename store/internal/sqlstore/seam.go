@@ -50,6 +50,13 @@ type Dialect struct {
 	// lexeme of the search term t in the database's full-text index; add
 	// adds a statement argument and returns its placeholder.
 	SearchMatch func(add func(any) string, t store.SearchTerm) string
+	// SearchDrives says that a query of a user's messages with a search
+	// term reads the index's matches in id order, each checked for the
+	// user (the plain statement; SQLite, whose FTS5 table gives its
+	// matches in rowid order), rather than merging the user's ranges with
+	// the match as a condition of each (PostgreSQL, whose planner picks
+	// per range between walking it and the index's bitmap).
+	SearchDrives bool
 	// Name starts every error message of the store ("sqlite", "postgres").
 	Name string
 	// NoRows is the error a Row's Scan returns when the query selected no
