@@ -3,6 +3,7 @@ module github.com/chatcore/chatcore
 go 1.26.0
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/ccojocar/zxcvbn-go v1.0.4
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-playground/validator/v10 v10.30.6
@@ -18,7 +19,6 @@ require (
 )
 
 require (
-	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect

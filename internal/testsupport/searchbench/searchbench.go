@@ -175,8 +175,8 @@ func Run(b *testing.B, st store.Store, o *Org, raw Raw) {
 func CompareWrites(bm *testing.B, a store.Store, oa *Org, b store.Store, ob *Org, runs int) {
 	ctx := context.Background()
 	type side struct {
-		st         store.Store
-		o          *Org
+		st               store.Store
+		o                *Org
 		svc              *chatcore.Service
 		send, edit, full []time.Duration
 	}
