@@ -3,6 +3,7 @@ module github.com/chatcore/chatcore
 go 1.26.0
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/ccojocar/zxcvbn-go v1.0.4
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/go-playground/validator/v10 v10.30.6

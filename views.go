@@ -74,6 +74,11 @@ type MessageView struct {
 	// Flags are the viewer's flags on the message (GET /messages and GET
 	// /messages/{id}); nil, and left out, elsewhere.
 	Flags []string `json:"flags,omitzero"`
+	// MatchContent and MatchSubject are set by a narrow with a search term:
+	// the rendered content and the HTML-escaped topic with the matching
+	// words wrapped in <span class="highlight">.
+	MatchContent *string `json:"match_content,omitempty"`
+	MatchSubject *string `json:"match_subject,omitempty"`
 }
 
 // ViewCache memoises what building many [MessageView]s looks up repeatedly.

@@ -586,6 +586,27 @@ func authzCases() []authzCase {
 			},
 		},
 		{
+			route: "GET /api/v1/messages/matches_narrow", name: "channel narrow", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
+			req: func(_ authzRole, id string) request {
+				return request{method: "GET", path: "/messages/matches_narrow", params: params("msg_ids", "[1021,1022,1062]",
+					"narrow", `[{"operator":"channel","operand":`+id+`}]`)}
+			},
+			want: func(_ authzRole, k objKind, _ string) outcome {
+				if k == objPeer {
+					return ok200
+				}
+				return badNarrow("unknown channel")
+			},
+			check: func(t *testing.T, r authzRole, res *response) {
+				is := is.New(t)
+				matches, _ := res.body["messages"].(map[string]any)
+				for id := range matches {
+					is.True((id == "1021" || id == "1022") == (r.realm == other)) // only the caller's realm's messages
+					is.True(id != "1062" || r.admin)                              // the private channel only for its subscribers
+				}
+			},
+		},
+		{
 			route: "GET /api/v1/messages", name: "channel narrow", kinds: realmKinds, obj: shared("61", "71"), readOnly: true,
 			req: func(_ authzRole, id string) request {
 				return request{method: "GET", path: "/messages", params: params("anchor", "newest", "num_before", "100", "num_after", "0",

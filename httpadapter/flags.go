@@ -31,3 +31,15 @@ func (h *handler) updateMessageFlagsForNarrow(ctx context.Context, c *call) (map
 	}
 	return fieldsOf(res)
 }
+
+func (h *handler) messagesMatchesNarrow(ctx context.Context, c *call) (map[string]any, error) {
+	var req messages.MatchesNarrowRequest
+	if err := c.decode(&req); err != nil {
+		return nil, err
+	}
+	res, err := messages.MatchesNarrow(ctx, h.svc, c.user.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	return fieldsOf(res)
+}

@@ -163,6 +163,9 @@ func TestHTTPUserTopics(t *testing.T) {
 			is.Equal(narrowIDs(t, e, &member, `[{"operator":"is","operand":"muted"}]`), []int64{1001, lunch})
 			home := narrowIDs(t, e, &member, `[{"operator":"in","operand":"home"}]`)
 			is.True(!slices.Contains(home, lunch) && !slices.Contains(home, 1001) && slices.Contains(home, work) && slices.Contains(home, 1004))
+			// Negated, each is the other: -in:home is what is:muted keeps.
+			is.Equal(narrowIDs(t, e, &member, `[{"operator":"in","operand":"home","negated":true}]`), []int64{1001, lunch})
+			is.Equal(narrowIDs(t, e, &member, `[{"operator":"is","operand":"muted","negated":true}]`), home)
 			is.Equal(narrowIDs(t, e, &member, `[{"operator":"is","operand":"followed"}]`), []int64{})
 			wantSuccess(t, setTopic(t, e, &member, "work", 3))
 			is.Equal(narrowIDs(t, e, &member, `[{"operator":"is","operand":"followed"}]`), []int64{work})

@@ -27,6 +27,7 @@ func (h *handler) routes() []route {
 
 		{pattern: "POST /api/v1/messages", webhooks: true, fn: h.sendMessage},
 		{pattern: "GET /api/v1/messages", fn: h.messages},
+		{pattern: "GET /api/v1/messages/matches_narrow", fn: h.messagesMatchesNarrow},
 		{pattern: "GET /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.message},
 		{pattern: "PATCH /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.updateMessage},
 		{pattern: "DELETE /api/v1/messages/{message_id}", ids: []string{"message_id"}, fn: h.deleteMessage},

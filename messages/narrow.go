@@ -41,6 +41,7 @@ type narrowSpec struct {
 	// topics is the filter of is:muted, is:followed and in:home (for in:home
 	// with a channel term, narrowQuery keeps only the topic mutes).
 	topics chatcore.TopicFilter
+	narrowExtra            // search, id, near, in, channels and negated terms
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
@@ -117,70 +118,37 @@ func isJSONString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '
 func parseNarrow(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, realm *chatcore.Realm, terms []NarrowTerm) (narrowSpec, error) {
 	var spec narrowSpec
 	for i, t := range terms {
-		if t.Negated {
-			return spec, errBadNarrow("negated terms are not supported")
+		if handled, err := parseExtra(ctx, tx, viewer, realm, &spec, i, t); handled || err != nil {
+			if err != nil {
+				return spec, err
+			}
+			continue
 		}
 		switch t.Operator {
 		case "channel", "stream":
-			var operand any
-			dec := json.NewDecoder(strings.NewReader(string(t.Operand)))
-			dec.UseNumber()
-			if err := dec.Decode(&operand); err != nil {
-				return spec, errBadNarrow("unknown channel")
-			}
-			var st *chatcore.Stream
-			var err error
-			switch v := operand.(type) {
-			case json.Number:
-				n, perr := strconv.ParseInt(v.String(), 10, 64)
-				if perr != nil {
-					return spec, errBadNarrow("unknown channel")
-				}
-				st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, chatcore.StreamID(n))
-			case string:
-				if id, ok := chatcore.ParseID[chatcore.StreamID](v); ok {
-					st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, id)
-				} else {
-					st, err = tx.StreamByName(ctx, viewer.RealmID, v)
-					if err == nil && st.RealmID != viewer.RealmID {
-						err = chatcore.ErrNotFound
-					}
-				}
-			default:
-				return spec, errBadNarrow("unknown channel")
-			}
-			if errors.Is(err, chatcore.ErrNotFound) {
-				return spec, errBadNarrow("unknown channel")
-			}
+			st, err := narrowChannel(ctx, tx, viewer, t.Operand)
 			if err != nil {
 				return spec, err
 			}
 			spec.stream = st
 		case "topic", "subject":
-			var topic string
-			if err := json.Unmarshal(t.Operand, &topic); err != nil {
-				return spec, errBadNarrow("invalid topic")
+			key, err := narrowTopicKey(realm, t.Operand)
+			if err != nil {
+				return spec, err
 			}
-			topic = strings.TrimSpace(topic)
-			if topic == chatcore.DisplayedEmptyTopic(realm) {
-				topic = ""
-			}
-			key := chatcore.TopicKey(topic)
 			spec.topicKey = &key
 		case "dm", "pm-with":
 			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
 			if err != nil {
 				return spec, err
 			}
-			members := append(ids, viewer.ID)
-			slices.Sort(members)
-			spec.dm = slices.Compact(members)
+			spec.dm = dmMembers(viewer, ids)
 		case "sender":
-			ids, err := dmOperand(ctx, tx, viewer.RealmID, i, t.Operand)
-			if err != nil || len(ids) != 1 {
-				return spec, errBadNarrow("unknown user")
+			id, err := senderOperand(ctx, tx, viewer, i, t.Operand)
+			if err != nil {
+				return spec, err
 			}
-			spec.sender = ids[0]
+			spec.sender = id
 		case "dm-including":
 			id, err := parseDMIncluding(ctx, tx, viewer, t.Operand)
 			if err != nil {
@@ -204,6 +172,74 @@ func parseNarrow(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, rea
 		}
 	}
 	return spec, nil
+}
+
+// narrowChannel resolves the operand of a channel term (an id, a string
+// holding one, or a name) to a channel of the viewer's realm, with Zulip's
+// "unknown channel".
+func narrowChannel(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, raw json.RawMessage) (*chatcore.Stream, error) {
+	var operand any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&operand); err != nil {
+		return nil, errBadNarrow("unknown channel")
+	}
+	var st *chatcore.Stream
+	var err error
+	switch v := operand.(type) {
+	case json.Number:
+		n, perr := strconv.ParseInt(v.String(), 10, 64)
+		if perr != nil {
+			return nil, errBadNarrow("unknown channel")
+		}
+		st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, chatcore.StreamID(n))
+	case string:
+		if id, ok := chatcore.ParseID[chatcore.StreamID](v); ok {
+			st, err = chatcore.StreamInRealm(ctx, tx, viewer.RealmID, id)
+		} else {
+			st, err = tx.StreamByName(ctx, viewer.RealmID, v)
+			if err == nil && st.RealmID != viewer.RealmID {
+				err = chatcore.ErrNotFound
+			}
+		}
+	default:
+		return nil, errBadNarrow("unknown channel")
+	}
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return nil, errBadNarrow("unknown channel")
+	}
+	return st, err
+}
+
+// narrowTopicKey returns the TopicKey of the operand of a topic term (the
+// realm's display name of the empty topic is the empty topic).
+func narrowTopicKey(realm *chatcore.Realm, raw json.RawMessage) (string, error) {
+	var topic string
+	if err := json.Unmarshal(raw, &topic); err != nil {
+		return "", errBadNarrow("invalid topic")
+	}
+	topic = strings.TrimSpace(topic)
+	if topic == chatcore.DisplayedEmptyTopic(realm) {
+		topic = ""
+	}
+	return chatcore.TopicKey(topic), nil
+}
+
+// dmMembers returns the participants of a dm term: ids and the viewer,
+// sorted, without repeats.
+func dmMembers(viewer *chatcore.User, ids []chatcore.UserID) []chatcore.UserID {
+	members := append(ids, viewer.ID)
+	slices.Sort(members)
+	return slices.Compact(members)
+}
+
+// senderOperand resolves the operand of sender term i to one user.
+func senderOperand(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, i int, raw json.RawMessage) (chatcore.UserID, error) {
+	ids, err := dmOperand(ctx, tx, viewer.RealmID, i, raw)
+	if err != nil || len(ids) != 1 {
+		return 0, errBadNarrow("unknown user")
+	}
+	return ids[0], nil
 }
 
 // userOperandItem is one user of a dm or sender operand: an id, or an
@@ -270,6 +306,10 @@ func checkNarrowOperands(terms []NarrowTerm) error {
 		switch t.Operator {
 		case "dm", "pm-with", "sender":
 			if _, err := userOperandItems(i, t.Operand); err != nil {
+				return err
+			}
+		case "search":
+			if err := checkSearchOperand(i, t.Operand); err != nil {
 				return err
 			}
 		}

@@ -122,6 +122,9 @@ type Result struct {
 	HistoryLimited bool               `json:"history_limited"`
 	Anchor         chatcore.MessageID `json:"anchor"`
 	ByMessageIDs   bool               `json:"-"`
+	// highlight holds the lexemes of the narrow's search terms (nil
+	// without one): the views get match_content and match_subject.
+	highlight []string
 }
 
 // resultWire is Result without its MarshalJSON.
@@ -208,6 +211,9 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 			}
 			res.Messages = append(res.Messages, v)
 		}
+		if res.highlight != nil {
+			highlight(res.Messages, res.highlight)
+		}
 		return attachFlags(ctx, tx, viewer.ID, res.Messages)
 	})
 	return res, err
@@ -222,6 +228,12 @@ type messageFetch struct {
 	anchor              anchorSpec
 	numBefore, numAfter int
 	includeAnchor       bool
+	// anchorGiven is set when the request names its anchor (else a near
+	// term's message is the anchor).
+	anchorGiven bool
+	// received keeps the selection to messages the viewer received
+	// (matches_narrow), whatever the narrow.
+	received bool
 }
 
 // checkMessagesRequest checks req as [Get] documents, in Zulip's
@@ -274,6 +286,7 @@ func checkMessagesRequest(req *Request) (messageFetch, error) {
 		return f, chatcore.BadRequest("The anchor can only be excluded at an end of the range")
 	}
 	f.ids = req.MessageIDs
+	f.anchorGiven = req.Anchor != nil || useFirstUnread
 	return f, nil
 }
 
@@ -295,12 +308,24 @@ func selectMessages(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, 
 		return nil, err
 	}
 	spec.flags.apply(&q, viewer.ID)
+	if f.received {
+		q.FlagUser = viewer.ID
+	}
+	res.highlight = spec.searchLexemes()
 	if f.byIDs {
-		q.IDs = slicex.Unique(f.ids)
+		ids := slicex.Unique(f.ids)
+		if q.IDs != nil {
+			ids = slices.DeleteFunc(ids, func(id chatcore.MessageID) bool { return !slices.Contains(q.IDs, id) })
+		}
+		q.IDs = ids
 		res.ByMessageIDs = true
 		return chatcore.FetchVisible(ctx, tx, q, len(q.IDs), visible)
 	}
-	id, err := resolveAnchor(ctx, tx, f.anchor, q, viewer.ID, visible)
+	anchor := f.anchor
+	if spec.near != 0 && !f.anchorGiven {
+		anchor = anchorSpec{id: spec.near}
+	}
+	id, err := resolveAnchor(ctx, tx, anchor, q, viewer.ID, visible)
 	if err != nil {
 		return nil, err
 	}
@@ -374,8 +399,12 @@ func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *
 	// only when the narrow names one channel whose history the viewer may
 	// read and filters on no personal flag; every other narrow (the
 	// combined feed included) keeps to the messages the viewer received.
-	if !(spec.stream != nil && access[spec.stream.ID].OK && spec.stream.HistoryPublicToSubscribers && !spec.flags.used) {
+	history := spec.stream != nil && access[spec.stream.ID].OK && spec.stream.HistoryPublicToSubscribers && !spec.flags.used
+	if !history && !spec.publicChannels(viewer) {
 		q.FlagUser = viewer.ID
+	}
+	if err := applyExtra(ctx, tx, viewer, streams, &spec, &q); err != nil {
+		return q, nil, err
 	}
 	// Every operator is a condition the store answers through its indexes;
 	// what is left to check here is access, which the store cannot know

@@ -373,6 +373,8 @@ type MessageQuery struct {
 	// key of the user's topic rows and subscriptions.
 	TopicUser   UserID
 	TopicFilter TopicFilter
+	// NarrowConds holds full-text search and negated narrow terms.
+	NarrowConds
 }
 
 // DeletedMessage describes a message removed by MessageStore.DeleteMessages.

@@ -56,7 +56,7 @@ func (t *tx) Messages(_ context.Context, q store.MessageQuery) ([]store.Message,
 			(q.SenderID == 0 || m.SenderID == q.SenderID) && m.Has&q.Has == q.Has &&
 			(!q.HasReaction || len(m.Reactions) > 0) &&
 			(q.TopicPrefix == "" || m.Type == store.MessageTypeStream && strings.HasPrefix(m.Topic, q.TopicPrefix)) &&
-			t.matchFlags(m, &q) && t.matchTopicFilter(m, &q)
+			t.matchFlags(m, &q) && t.matchTopicFilter(m, &q) && matchNarrow(m, &q.NarrowConds)
 	}
 	var ids []store.MessageID
 	for _, l := range lists {

@@ -13,8 +13,9 @@ import (
 // are timestamps, ids come from each table's identity sequence, and errors
 // are classified by their SQLSTATE.
 var dialect = sqlstore.Dialect{
-	Name:   "postgres",
-	NoRows: pgx.ErrNoRows,
+	SearchMatch: sqlstore.PostgresSearchMatch,
+	Name:        "postgres",
+	NoRows:      pgx.ErrNoRows,
 	Kind: func(err error) error {
 		switch sqlState(err) {
 		case codeUniqueViolation:

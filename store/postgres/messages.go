@@ -98,6 +98,7 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
 	where = sqlstore.MessageConds(where, p.Add, q)
+	where = dialect.NarrowConds(where, p.Add, q)
 	from := "messages m"
 	if q.FlagUser != 0 {
 		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"

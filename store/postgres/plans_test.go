@@ -145,6 +145,11 @@ var (
 		// conversation's messages that have a row of the viewer, bounded by
 		// the conversation, not the history.
 		"GET /messages dm": true,
+		// A rare word's search: each range's matches come from a bitmap
+		// of the full-text index and are sorted, bounded by the word's
+		// matches (one message here), not the history; a common word's
+		// ranges are walked in id order instead.
+		"GET /messages search rare word": true,
 		// A topic deletion's batch: with a topic of a few rows PostgreSQL
 		// may sort them from a bitmap scan of the channel+topic index rather
 		// than read the index backwards; either way it reads one topic.

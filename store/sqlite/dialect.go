@@ -13,8 +13,10 @@ import (
 // unix seconds, an INTEGER PRIMARY KEY takes the next id for NULL, lists
 // are JSON arrays, and errors are classified by their extended result code.
 var dialect = sqlstore.Dialect{
-	Name:   "sqlite",
-	NoRows: sql.ErrNoRows,
+	Name:         "sqlite",
+	SearchMatch:  sqlstore.SQLiteSearchMatch,
+	SearchDrives: true,
+	NoRows:       sql.ErrNoRows,
 	Kind: func(err error) error {
 		switch sqliteCode(err) {
 		case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:

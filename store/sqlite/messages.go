@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chatcore/chatcore/store"
@@ -89,6 +90,11 @@ func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 		where = append(where, "m.id < "+p.Add(q.BeforeID))
 	}
 	where = sqlstore.MessageConds(where, p.Add, q)
+	driving := sqlstore.DrivingSearch(q)
+	where = dialect.NarrowCondsDriven(where, p.Add, q, driving)
+	if driving >= 0 {
+		return searchSQL(q, &p, where, driving), p.Args, true
+	}
 	from := "messages m"
 	if q.FlagUser != 0 {
 		from = "(SELECT m.*, " + sqlstore.EffFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ")"
@@ -295,4 +301,33 @@ func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members [
 	}
 	_, err = t.exec(ctx, "INSERT INTO recipient_members (recipient_id, user_id) SELECT ?, value FROM json_each(?)", rid, idsJSON(ids))
 	return rid, classify(err, "create direct recipient")
+}
+
+// searchSQL is the statement of Messages for a query with a search term
+// driving (the index is first in the join, read in id order as far as the
+// limit needs): the matches of term driving in messages_fts, joined to
+// their messages, which must meet where (every other condition of q).
+func searchSQL(q store.MessageQuery, p *sqlstore.Params, where []string, driving int) string {
+	conds := append([]string{"messages_fts MATCH " + p.Add(sqlstore.FTS5Query(q.Search[driving].Lexemes))}, where...)
+	if q.AfterID != 0 {
+		conds = append(conds, "messages_fts.rowid > "+p.Add(q.AfterID))
+	}
+	if q.BeforeID != 0 {
+		conds = append(conds, "messages_fts.rowid < "+p.Add(q.BeforeID))
+	}
+	cols := "m.*, messages_fts.rowid AS fts_rowid"
+	outer := "1 = 1"
+	if q.FlagUser != 0 {
+		cols += ", " + sqlstore.EffFlagsSQL + " AS uf"
+		outer = sqlstore.FlagCondition(q)
+	}
+	order := " ORDER BY fts_rowid"
+	if q.Newest {
+		order += " DESC"
+	}
+	if q.Limit > 0 {
+		order += " LIMIT " + strconv.Itoa(q.Limit)
+	}
+	return "SELECT " + sqlstore.MessageCols + " FROM (SELECT " + cols + " FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid WHERE " +
+		strings.Join(conds, " AND ") + ") WHERE " + outer + order
 }

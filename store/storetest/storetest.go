@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"MessageEdits", messageEditTests},
 		{"Flags", flagTests},
 		{"Received", receivedTests},
+		{"Search", searchTests},
 		{"Reactions", reactionTests},
 		{"Presence", presenceTests},
 		{"Scheduled", scheduledTests},

@@ -269,14 +269,19 @@ func UnpooledSchema(tb testing.TB) (url, schema string) {
 // parameter (the template) into the current schema, which holds the same
 // empty tables, and moves each sequence to where the template's is. Foreign
 // keys and triggers are off (session_replication_role), as the rows are
-// consistent already.
+// consistent already. Generated columns (messages.search_tsv) are left to
+// compute themselves.
 const copySQL = `DO $$
 DECLARE
 	r record;
+	cols text;
 	src text := %s;
 BEGIN
 	FOR r IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename <> 'chatcore_schema' LOOP
-		EXECUTE format('INSERT INTO %%I SELECT * FROM %%I.%%I', r.tablename, src, r.tablename);
+		SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) INTO cols
+			FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = r.tablename AND is_generated = 'NEVER';
+		EXECUTE format('INSERT INTO %%I (%%s) SELECT %%s FROM %%I.%%I', r.tablename, cols, cols, src, r.tablename);
 	END LOOP;
 	FOR r IN SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = src AND last_value IS NOT NULL LOOP
 		PERFORM setval(format('%%I', r.sequencename)::regclass, r.last_value);

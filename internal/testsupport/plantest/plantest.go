@@ -167,6 +167,13 @@ var Calls = []Call{
 	{"GET /messages in:home", get("newest", 100, 0, "in", `"home"`)},
 	{"GET /messages is:muted", get("newest", 100, 0, "is", `"muted"`)},
 	{"GET /messages is:followed", get("newest", 100, 0, "is", `"followed"`)},
+	// Full-text search: a word of nine messages in ten, and one of a single
+	// message of the big channel ("message 99999" in the CI shape).
+	{"GET /messages search common word", get("newest", 100, 0, "search", `"messages"`)},
+	{"GET /messages search rare word", get("newest", 100, 0, "search", `"99999"`)},
+	{"GET /messages channel search", func(ctx context.Context, e *Env) error {
+		return get("newest", 100, 0, "channel", quote(e.Org.Streams[0].Name), "search", `"message"`)(ctx, e)
+	}},
 	{"POST /register message", func(ctx context.Context, e *Env) error {
 		_, err := eventqueue.Register(ctx, e.W.Svc, e.Org.Viewer, eventqueue.RegisterRequest{
 			Sections: []string{"message"}, Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})

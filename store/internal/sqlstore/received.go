@@ -150,7 +150,9 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 // reads the messages ReceivedSubquery selects; any other is plain's (each
 // store's own, spelled for its planner).
 func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool)) (query string, args []any, ok bool, err error) {
-	if q.FlagUser == 0 || q.IDs != nil {
+	if q.FlagUser == 0 || q.IDs != nil || x.d.SearchDrives && DrivingSearch(q) >= 0 {
+		// A search reads the matches of its index in id order, each
+		// checked for the user's receipt: the plain statement.
 		query, args, ok = plain(q)
 		return query, args, ok, nil
 	}
@@ -188,6 +190,7 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		common = append(common, "m.id < "+p.Add(q.BeforeID))
 	}
 	common = MessageConds(common, p.Add, q)
+	common = x.d.NarrowConds(common, p.Add, q)
 	var arms []string
 	for _, m := range ms {
 		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {

@@ -46,6 +46,17 @@ type Rows interface {
 // spelling of a few expressions, how some values travel as arguments, and
 // how its errors are classified. Each store has one Dialect value.
 type Dialect struct {
+	// SearchMatch returns the condition that the message m holds every
+	// lexeme of the search term t in the database's full-text index; add
+	// adds a statement argument and returns its placeholder.
+	SearchMatch func(add func(any) string, t store.SearchTerm) string
+	// SearchDrives says that a query of a user's messages with a search
+	// term reads the index's matches in id order, each checked for the
+	// user (the plain statement; SQLite, whose FTS5 table gives its
+	// matches in rowid order), rather than merging the user's ranges with
+	// the match as a condition of each (PostgreSQL, whose planner picks
+	// per range between walking it and the index's bitmap).
+	SearchDrives bool
 	// Name starts every error message of the store ("sqlite", "postgres").
 	Name string
 	// NoRows is the error a Row's Scan returns when the query selected no
