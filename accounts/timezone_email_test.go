@@ -20,6 +20,6 @@ func TestTimezoneEventHonoursEmailVisibility(t *testing.T) {
 	others := w.Events.OfType("realm_user")
 	is.Equal(len(others), 1)
 	person := others[0].Data["person"].(map[string]any)
-	is.True(person["email"] != w.User(t, c.Member.ID).Email)        // not the real address
+	is.True(person["email"] != w.User(t, c.Member.ID).Email)          // not the real address
 	is.Equal(person["email"], w.Svc.APIEmail(w.User(t, c.Member.ID))) // the stand-in
 }

@@ -40,8 +40,8 @@ type narrowSpec struct {
 	flags       flagNarrow // is:unread, is:starred, is:mentioned, is:alerted
 	// topics is the filter of is:muted, is:followed and in:home (for in:home
 	// with a channel term, narrowQuery keeps only the topic mutes).
-	topics chatcore.TopicFilter
-	narrowExtra            // search, id, near, in, channels and negated terms
+	topics      chatcore.TopicFilter
+	narrowExtra // search, id, near, in, channels and negated terms
 }
 
 // errBadNarrow is Zulip's BadNarrowOperatorError.
