@@ -11,7 +11,7 @@ import (
 )
 
 // TestMigrationIndexesExistingMessages opens a database written before the
-// full-text index (version 13): migration 16 indexes its messages, and the
+// full-text index (version 13): migration 19 indexes its messages, and the
 // triggers keep the index for writes after.
 func TestMigrationIndexesExistingMessages(t *testing.T) {
 	is := is.New(t)
