@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chatcore/chatcore/internal/eventwire"
 	"github.com/chatcore/chatcore/internal/listeners"
 	"github.com/chatcore/chatcore/internal/password"
 	"github.com/chatcore/chatcore/settings"
@@ -56,6 +57,9 @@ type Event struct {
 	// markdown is a message event's raw content, logged beside the
 	// rendered one for queues without apply_markdown.
 	markdown *string
+	// echo is the local echo of a message event for its sender's queue
+	// (see [Destination].SenderQueueID), logged beside the event.
+	echo *eventwire.LocalEcho
 	// public marks a public channel's message event that the queues
 	// receiving every public channel message get too (see
 	// [LoggedEvent].Public); one without users is their copy alone, never

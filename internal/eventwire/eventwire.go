@@ -24,6 +24,39 @@ type Head struct {
 	Topic      *string         `json:"topic"`
 	StreamID   *int64          `json:"stream_id"`
 	Raw        *string         `json:"chatcore_raw_content"` // RawContentKey
+	Echo       *LocalEcho      `json:"chatcore_local_echo"`  // LocalEchoKey
+}
+
+// LocalEchoKey is the key under which a logged message event keeps its
+// [LocalEcho]; it is never delivered.
+const LocalEchoKey = "chatcore_local_echo"
+
+// LocalEcho is what Zulip's local echo needs of a sent message: the event
+// queue of the sender that sent it and the client's id of its unsent copy,
+// delivered to that queue alone as local_message_id.
+type LocalEcho struct {
+	QueueID string `json:"queue_id"`
+	LocalID string `json:"local_id"`
+	UserID  int64  `json:"user_id"`
+}
+
+// For reports whether the echo belongs in the queue queueID of user.
+func (l *LocalEcho) For(queueID string, user int64) bool {
+	return l != nil && l.QueueID == queueID && l.UserID == user
+}
+
+// WithLocalMessageID returns the event data with "local_message_id" set to
+// localID; data that does not parse is returned as it is.
+func WithLocalMessageID(data []byte, localID string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return data
+	}
+	fields["local_message_id"], _ = json.Marshal(localID)
+	if b, err := json.Marshal(fields); err == nil {
+		return b
+	}
+	return data
 }
 
 // MessageHead is what a queue's narrow reads of a message event's message.
@@ -74,8 +107,8 @@ func (e *Entry) Variant(data []byte, applyMarkdown bool) []byte {
 	}
 	e.built[i].Do(func() {
 		e.content[i] = data
-		if e.Head.Raw != nil {
-			e.content[i] = MessageContent(data, *e.Head.Raw, applyMarkdown)
+		if e.Head.Raw != nil || e.Head.Echo != nil {
+			e.content[i] = MessageContent(data, e.Head.Raw, applyMarkdown)
 		}
 	})
 	return e.content[i]
@@ -105,20 +138,21 @@ func WithID(id int64, data []byte) []byte {
 	return append(b, data[1:]...)
 }
 
-// MessageContent returns a logged message event without its [RawContentKey],
-// with the message's content replaced by raw (content_type
-// "text/x-markdown") unless applyMarkdown. Data that does not parse is
+// MessageContent returns a logged message event without its [RawContentKey]
+// and [LocalEchoKey], with the message's content replaced by raw
+// (content_type "text/x-markdown") unless applyMarkdown or raw is nil. Data that does not parse is
 // returned as it is.
-func MessageContent(data []byte, raw string, applyMarkdown bool) []byte {
+func MessageContent(data []byte, raw *string, applyMarkdown bool) []byte {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
 		return data
 	}
 	delete(fields, RawContentKey)
-	if !applyMarkdown {
+	delete(fields, LocalEchoKey)
+	if !applyMarkdown && raw != nil {
 		var msg map[string]json.RawMessage
 		if json.Unmarshal(fields["message"], &msg) == nil {
-			msg["content"], _ = json.Marshal(raw)
+			msg["content"], _ = json.Marshal(*raw)
 			msg["content_type"] = json.RawMessage(`"text/x-markdown"`)
 			fields["message"], _ = json.Marshal(msg)
 		}
