@@ -174,9 +174,9 @@ const MaxLocalEchoIDLength = 100
 // parseSendTo checks the type/to parameters of req without store access.
 func parseSendTo(req SendMessageRequest) (sendTo, error) {
 	var to sendTo
-	for name, v := range map[string]*string{"local_id": req.LocalID, "queue_id": req.QueueID} {
+	for i, v := range []*string{req.LocalID, req.QueueID} {
 		if v != nil && len(*v) > MaxLocalEchoIDLength {
-			return to, BadRequestf("%s is too long (limit: %d characters)", name, MaxLocalEchoIDLength)
+			return to, BadRequestf("%s is too long (limit: %d characters)", [...]string{"local_id", "queue_id"}[i], MaxLocalEchoIDLength)
 		}
 	}
 	switch req.Type {
