@@ -159,11 +159,7 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 		return nil, err
 	}
 	return map[string]any{
-		"authentication_methods": map[string]bool{
-			"password": true, "dev": false, "email": true, "ldap": false,
-			"remoteuser": false, "github": false, "azuread": false, "gitlab": false,
-			"apple": false, "google": false, "saml": false, "openid connect": false,
-		},
+		"authentication_methods":          authenticationMethods(),
 		"external_authentication_methods": []any{},
 		"zulip_feature_level":             chatcore.FeatureLevel,
 		"zulip_version":                   zulipVersion,

@@ -6,6 +6,7 @@ import "github.com/chatcore/chatcore"
 func (h *handler) routes() []route {
 	routes := []route{
 		{pattern: "GET /api/v1/server_settings", public: true, fn: h.serverSettings},
+		{pattern: "POST /api/v1/fetch_api_key", public: true, fn: h.fetchAPIKey},
 		{pattern: "POST /api/v1/register", fn: h.register},
 		{pattern: "GET /api/v1/events", fn: h.getEvents},
 		{pattern: "DELETE /api/v1/events", fn: h.deleteEvents},
