@@ -86,6 +86,7 @@ type Tx interface {
 	ReactionStore
 	PresenceStore
 	WebhookStore
+	ConversationStore
 }
 
 // RealmStore persists realms.

@@ -59,6 +59,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Events", eventTests},
 		{"Prefetch", prefetchTests},
 		{"Webhooks", webhookTests},
+		{"Conversations", conversationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
