@@ -191,6 +191,8 @@ func WithExternalURL(u string) Option { return func(s *Service) { s.externalURL 
 // Service carries out chatcore's operations with Zulip's rules on top of a
 // [Store]. All methods are safe for concurrent use.
 type Service struct {
+	// maxUploadMiB is WithMaxFileUploadSizeMiB's value (nil: the default).
+	maxUploadMiB *int
 	store        Store
 	clock        Clock
 	mailer       Mailer

@@ -311,6 +311,9 @@ type route struct {
 	// on every other route they get a 401.
 	webhooks bool
 	fn       func(ctx context.Context, c *call) (map[string]any, error)
+	// raw, when set instead of fn, writes the answer itself (an image, a
+	// redirect); an error it returns is answered in the JSON envelope.
+	raw func(ctx context.Context, c *call, w http.ResponseWriter) error
 	// handler is fn wrapped by [handler.wrap]; set by routes.
 	handler http.Handler
 }
@@ -356,6 +359,12 @@ func (h *handler) wrap(rt route) http.Handler {
 			return
 		}
 		c.params = params
+		if rt.raw != nil {
+			if err := rt.raw(r.Context(), c, w); err != nil {
+				h.writeError(w, r, err)
+			}
+			return
+		}
 		fields, err := rt.fn(r.Context(), c)
 		if err != nil {
 			h.writeError(w, r, err)

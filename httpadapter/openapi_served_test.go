@@ -33,6 +33,7 @@ type servedCase struct {
 
 // notDescribed are the routes the served excerpt does not describe.
 var notDescribed = map[string]string{
+	"POST /api/v1/fetch_api_key":                     "not in the served excerpt; TestFetchAPIKey checks its answers",
 	"GET /accounts/confirm_new_email/{key}":          "the e-mail confirmation link is a web page of Zulip's, not an API operation",
 	"POST /api/v1/messages/flags":                    "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",
 	"POST /api/v1/messages/flags/narrow":             "not in the served excerpt; TestHTTPMessageFlags checks its answer's fields",

@@ -22,9 +22,10 @@ var realmConstants = map[string]any{
 	"realm_presence_disabled":                          false,
 	"realm_inline_image_preview":                       true,
 	"realm_inline_url_embed_preview":                   false,
-	"realm_send_read_receipts":                         true,
+	"realm_enable_read_receipts":                       true,
+	"realm_wildcard_mention_policy":                    1, // everyone: chatcore restricts no wildcard mention
+	"realm_default_external_accounts":                  defaultExternalAccounts,
 	"realm_enable_spectator_access":                    false,
-	"realm_is_zephyr_mirror_realm":                     false,
 	"realm_default_language":                           "en",
 	"realm_push_notifications_enabled":                 false,
 	"realm_digest_emails_enabled":                      false,
@@ -115,7 +116,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_name_changes_disabled"] = r.NameChangesDisabled
 		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
 		state["realm_require_unique_names"] = r.RequireUniqueNames
-		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
+		state["realm_icon_url"] = h.opts.ExternalURL + realmIconPath
+		state["max_file_upload_size_mib"] = h.svc.MaxFileUploadSizeMiB()
+		state["server_emoji_data_url"] = h.opts.ExternalURL + emojiDataPath
 		addMessagePolicy(state, r.Messages)
 	}
 	if st.Groups != nil {
@@ -165,6 +168,19 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.Reminders != nil {
 		state["reminders"] = st.Reminders
 	}
+	if st.RecentConversations != nil {
+		state["recent_private_conversations"] = st.RecentConversations
+	}
+	if st.Streams != nil {
+		state["streams"] = st.Streams
+	}
+}
+
+// defaultExternalAccounts is Zulip's DEFAULT_EXTERNAL_ACCOUNTS, the
+// external account types a custom profile field may link to.
+var defaultExternalAccounts = map[string]any{
+	"github": map[string]string{"name": "GitHub", "text": "GitHub", "hint": "Enter your GitHub username", "url_pattern": "https://github.com/%(username)s"},
+	"x":      map[string]string{"name": "X", "text": "X", "hint": "Enter your X username", "url_pattern": "https://x.com/%(username)s"},
 }
 
 // addMessagePolicy puts the realm's message editing, moving and deleting

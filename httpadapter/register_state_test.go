@@ -19,7 +19,8 @@ func realmSectionKeys() []string {
 		"realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
 		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
 		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",
-		"realm_allow_edit_history", "password_min_length", "password_min_guesses")
+		"realm_allow_edit_history", "password_min_length", "password_min_guesses",
+		"max_file_upload_size_mib", "server_emoji_data_url")
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
