@@ -60,6 +60,9 @@ type Event struct {
 	// echo is the local echo of a message event for its sender's queue
 	// (see [Destination].SenderQueueID), logged beside the event.
 	echo *eventwire.LocalEcho
+	// modernPresence is a presence event's modern form (Zulip's
+	// simplified_presence_events), logged beside the legacy one.
+	modernPresence map[string]any
 	// public marks a public channel's message event that the queues
 	// receiving every public channel message get too (see
 	// [LoggedEvent].Public); one without users is their copy alone, never

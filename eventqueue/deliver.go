@@ -271,6 +271,11 @@ func (p *queueParams) adapt(c *deliveryCache, e chatcore.LoggedEvent, out []Queu
 			out = append(out, withID(base+int64(i), h.Type, data))
 		}
 		return out
+	case "presence":
+		if !p.wants(h.Type) {
+			return out
+		}
+		return append(out, withID(base, h.Type, eventwire.PresenceVariant(e.Data, h.Modern, p.Capabilities.SimplifiedPresenceEvents, p.SlimPresence)))
 	case "typing":
 		if !p.wants(h.Type) || (h.StreamID != nil && !p.Capabilities.StreamTypingNotifications) {
 			return out

@@ -119,6 +119,7 @@ func (p *registerParams) queue() *eventqueue.QueueOptions {
 		Narrow:         p.Narrow,
 		ApplyMarkdown:  p.ApplyMarkdown != nil && *p.ApplyMarkdown,
 		ClientGravatar: bytes.Equal(p.ClientGravatar, []byte("true")),
+		SlimPresence:   p.SlimPresence != nil && *p.SlimPresence,
 	}
 	if p.QueueLifespanSecs != nil {
 		o.Lifespan = time.Duration(min(max(*p.QueueLifespanSecs, 0), maxLifespanSecs)) * time.Second
@@ -132,6 +133,7 @@ func (p *registerParams) queue() *eventqueue.QueueOptions {
 			StreamTypingNotifications: c.StreamTypingNotifications != nil && *c.StreamTypingNotifications,
 			LinkifierURLTemplate:      c.LinkifierURLTemplate != nil && *c.LinkifierURLTemplate,
 			EmptyTopicName:            c.EmptyTopicName != nil && *c.EmptyTopicName,
+			SimplifiedPresenceEvents:  c.SimplifiedPresenceEvents != nil && *c.SimplifiedPresenceEvents,
 		}
 	}
 	return o

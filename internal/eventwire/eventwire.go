@@ -25,6 +25,36 @@ type Head struct {
 	StreamID   *int64          `json:"stream_id"`
 	Raw        *string         `json:"chatcore_raw_content"` // RawContentKey
 	Echo       *LocalEcho      `json:"chatcore_local_echo"`  // LocalEchoKey
+	// Modern is a presence event's modern presences (ModernPresenceKey).
+	Modern json.RawMessage `json:"chatcore_modern_presence"`
+}
+
+// ModernPresenceKey is the key under which a logged presence event keeps
+// its modern form, Zulip's "presences" object for clients with
+// simplified_presence_events; it is never delivered.
+const ModernPresenceKey = "chatcore_modern_presence"
+
+// PresenceVariant returns a logged presence event as a queue receives it:
+// {"type": "presence", "presences": modern} for clients with
+// simplified_presence_events; otherwise the legacy event without its
+// modern form, and without "email" for slim_presence clients, as Zulip's
+// process_presence_event. Data that does not parse is returned as it is.
+func PresenceVariant(data []byte, modern json.RawMessage, simplified, slim bool) []byte {
+	if simplified && modern != nil {
+		return append(append([]byte(`{"type":"presence","presences":`), modern...), '}')
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return data
+	}
+	delete(fields, ModernPresenceKey)
+	if slim {
+		delete(fields, "email")
+	}
+	if b, err := json.Marshal(fields); err == nil {
+		return b
+	}
+	return data
 }
 
 // LocalEchoKey is the key under which a logged message event keeps its
