@@ -78,7 +78,11 @@ var customProfileFieldTypes = map[string]any{
 // muted_topics, user_topic (user_topics), realm_emoji,
 // custom_profile_fields (with custom_profile_field_types), user_settings,
 // realm_linkifiers, scheduled_messages, reminders, message
-// (max_message_id), unread_msgs and starred_messages.
+// (max_message_id), unread_msgs, starred_messages,
+// recent_private_conversations and stream (streams). The realm section
+// carries the URLs of files the adapter serves itself (realm_icon_url,
+// server_emoji_data_url; see static.go) and the Service's
+// max_file_upload_size_mib.
 func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.UserID != nil {
 		state["user_id"] = *st.UserID
