@@ -15,7 +15,8 @@ import (
 // documents them (every one optional). event_types, fetch_event_types,
 // slim_presence and presence_history_limit_days change the answer, and the
 // queue options (event_types, narrow, all_public_streams, apply_markdown,
-// client_capabilities, queue_lifespan_secs) shape the event queue; the others
+// slim_presence, client_capabilities, idle_queue_timeout and its older
+// name queue_lifespan_secs) shape the event queue; the others
 // are decoded and checked (a wrong type is a 400 as in Zulip) but have no
 // effect.
 type registerParams struct {
