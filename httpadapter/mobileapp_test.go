@@ -87,7 +87,7 @@ var appRequires = map[string]map[string]string{
 	},
 	// A fetched message carries its flags (an event's message has them on
 	// the event).
-	"FetchedMessage": {"flags": "array"},
+	"FetchedMessage":    {"flags": "array"},
 	"StreamMessage":     {"stream_id": "integer", "subject": "string", "display_recipient": "string"},
 	"DmMessage":         {"display_recipient": "array"},
 	"SendMessageResult": {"id": "integer"},
