@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chatcore/chatcore/internal/eventwire"
 	"github.com/chatcore/chatcore/internal/listeners"
 	"github.com/chatcore/chatcore/internal/password"
 	"github.com/chatcore/chatcore/settings"
@@ -57,6 +58,12 @@ type Event struct {
 	// markdown is a message event's raw content, logged beside the
 	// rendered one for queues without apply_markdown.
 	markdown *string
+	// echo is the local echo of a message event for its sender's queue
+	// (see [Destination].SenderQueueID), logged beside the event.
+	echo *eventwire.LocalEcho
+	// modernPresence is a presence event's modern form (Zulip's
+	// simplified_presence_events), logged beside the legacy one.
+	modernPresence map[string]any
 	// public marks a public channel's message event that the queues
 	// receiving every public channel message get too (see
 	// [LoggedEvent].Public); one without users is their copy alone, never

@@ -44,6 +44,20 @@ func (s *Service) logEvents(ctx context.Context, tx Tx, events []Event) ([]Logge
 			}
 			data = append(append(append([]byte(`{"`+rawContentKey+`":`), raw...), ','), data[1:]...)
 		}
+		if e.echo != nil {
+			echo, err := json.Marshal(e.echo)
+			if err != nil {
+				return nil, err
+			}
+			data = append(append(append([]byte(`{"`+eventwire.LocalEchoKey+`":`), echo...), ','), data[1:]...)
+		}
+		if e.modernPresence != nil {
+			modern, err := json.Marshal(e.modernPresence)
+			if err != nil {
+				return nil, err
+			}
+			data = append(append(append([]byte(`{"`+eventwire.ModernPresenceKey+`":`), modern...), ','), data[1:]...)
+		}
 		users := slices.Clone(e.UserIDs)
 		slices.Sort(users)
 		logged = append(logged, LoggedEvent{RealmID: e.RealmID, UserIDs: slices.Compact(users), Public: e.public, Group: e.group, Data: data})

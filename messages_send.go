@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatcore/chatcore/internal/eventwire"
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/store"
 )
@@ -32,6 +33,11 @@ type Destination struct {
 	// ReadBySender, when non-nil, says whether the message is read for its
 	// sender; nil applies Zulip's default for the sending client.
 	ReadBySender *bool
+	// SenderQueueID and LocalID, both non-empty, ask for Zulip's local echo:
+	// the message event delivered to the sender's event queue SenderQueueID
+	// carries local_message_id LocalID (the client's id of its unsent copy).
+	// Other queues, the sender's included, get the event without it.
+	SenderQueueID, LocalID string
 }
 
 // SendMessageRequest holds the parameters of POST /messages. Plain string fields
@@ -46,8 +52,9 @@ type SendMessageRequest struct {
 	// legacy name).
 	Topic   *string `json:"topic" wire:"alias=subject"`
 	Content string  `json:"content" wire:"required"`
-	// LocalID and QueueID are read, as Zulip reads them, but have no effect:
-	// the message event carries no local_message_id to the sender's queue.
+	// LocalID and QueueID ask for Zulip's local echo (see
+	// [Destination].SenderQueueID): the message event in the sender's queue
+	// QueueID carries local_message_id LocalID. Either alone has no effect.
 	LocalID *string `json:"local_id"`
 	QueueID *string `json:"queue_id"`
 	// ReadBySender says whether the message is read for its sender. Without
@@ -99,6 +106,9 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 			return err
 		}
 		dest.ReadBySender = req.ReadBySender
+		if req.LocalID != nil && req.QueueID != nil {
+			dest.LocalID, dest.SenderQueueID = *req.LocalID, *req.QueueID
+		}
 		client := req.Client
 		if client == "" {
 			client = "API"
@@ -166,9 +176,19 @@ type sendTo struct {
 	emails      []string
 }
 
+// MaxLocalEchoIDLength bounds local_id and queue_id of POST /messages, in
+// bytes (Zulip sets none): they are logged with the message event, and a
+// client's ids are a few characters, a queue id 32.
+const MaxLocalEchoIDLength = 100
+
 // parseSendTo checks the type/to parameters of req without store access.
 func parseSendTo(req SendMessageRequest) (sendTo, error) {
 	var to sendTo
+	for i, v := range []*string{req.LocalID, req.QueueID} {
+		if v != nil && len(*v) > MaxLocalEchoIDLength {
+			return to, BadRequestf("%s is too long (limit: %d characters)", [...]string{"local_id", "queue_id"}[i], MaxLocalEchoIDLength)
+		}
+	}
 	switch req.Type {
 	case "stream", "channel":
 		if req.To == nil {
@@ -573,6 +593,9 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 	for i, g := range groups {
 		shared := plain >= 0 && i == len(groups)-1
 		fx.MessageEvent(sender.RealmID, g.users, m, map[string]any{"type": "message", "message": view, "flags": g.flags.Names()}, shared)
+		if dest.SenderQueueID != "" && dest.LocalID != "" && slices.Contains(g.users, sender.ID) {
+			fx.events[len(fx.events)-1].echo = &eventwire.LocalEcho{QueueID: dest.SenderQueueID, LocalID: dest.LocalID, UserID: int64(sender.ID)}
+		}
 	}
 	if public && plain < 0 {
 		fx.MessageEvent(sender.RealmID, nil, m, map[string]any{"type": "message", "message": view, "flags": []string{}}, true)

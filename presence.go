@@ -18,6 +18,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chatcore/chatcore/internal/presence"
@@ -184,6 +185,8 @@ func (s *Service) flushPresence(ctx context.Context, batch []presence.Pending) e
 					"server_timestamp": float64(now.UnixMicro()) / 1e6,
 					"presence":         map[string]any{p.Client: p},
 				})
+				fx.events[len(fx.events)-1].modernPresence = map[string]any{strconv.FormatInt(int64(u.ID), 10): map[string]int64{
+					"active_timestamp": active.Unix(), "idle_timestamp": connected.Unix()}}
 			}
 		}
 		return nil

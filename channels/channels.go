@@ -55,11 +55,20 @@ func flag(p *bool, def bool) bool {
 func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req ListRequest) ([]View, error) {
 	var out []View
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		out = nil // a store may run fn again
 		u, err := chatcore.Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
 		}
+		out, err = list(ctx, svc, tx, u, req)
+		return err
+	})
+	return out, err
+}
+
+// list is [List] for the actor u in tx.
+func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, req ListRequest) ([]View, error) {
+	var out []View
+	err := func() error {
 		all := flag(req.IncludeAll, false) || flag(req.IncludeAllActive, false)
 		if all && !u.Role.IsAdmin() {
 			return chatcore.BadRequest("User not authorized for this query")
@@ -107,7 +116,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 		}
 		slices.SortFunc(out, func(a, b View) int { return cmp.Compare(a.Name, b.Name) })
 		return nil
-	})
+	}()
 	return out, err
 }
 

@@ -74,7 +74,7 @@ func (h *Hub) GetEvents(ctx context.Context, actorID chatcore.UserID, req Events
 		if q.Acked >= 0 && last < q.Acked {
 			return chatcore.BadRequestf("An event newer than %d has already been pruned!", last)
 		}
-		var p queueParams
+		p := queueParams{queueID: q.ID, userID: int64(q.UserID)}
 		if err := json.Unmarshal(q.Params, &p.QueueOptions); err != nil {
 			return err
 		}
@@ -223,6 +223,10 @@ func errorsIsNotFound(err error) bool { return errors.Is(err, chatcore.ErrNotFou
 // queueParams are a queue's options as its deliveries read them.
 type queueParams struct {
 	QueueOptions
+	// queueID and userID are the queue's id and user, whom a message
+	// event's local echo is for.
+	queueID string
+	userID  int64
 }
 
 // wants reports whether the queue's event_types take events of type t. As
@@ -256,7 +260,13 @@ func (p *queueParams) adapt(c *deliveryCache, e chatcore.LoggedEvent, out []Queu
 		if !p.wants("message") || !p.matches(ce) {
 			return out
 		}
-		return append(out, withID(base, h.Type, ce.Variant(e.Data, p.ApplyMarkdown)))
+		data := ce.Variant(e.Data, p.ApplyMarkdown)
+		if h.Echo.For(p.queueID, p.userID) {
+			// Zulip's local echo: the sender's own queue learns which of
+			// its unsent copies the message is.
+			data = eventwire.WithLocalMessageID(data, h.Echo.LocalID)
+		}
+		return append(out, withID(base, h.Type, data))
 	case "delete_message":
 		if !p.wants(h.Type) {
 			return out
@@ -269,6 +279,11 @@ func (p *queueParams) adapt(c *deliveryCache, e chatcore.LoggedEvent, out []Queu
 			out = append(out, withID(base+int64(i), h.Type, data))
 		}
 		return out
+	case "presence":
+		if !p.wants(h.Type) {
+			return out
+		}
+		return append(out, withID(base, h.Type, eventwire.PresenceVariant(e.Data, h.Modern, p.Capabilities.SimplifiedPresenceEvents, p.SlimPresence)))
 	case "typing":
 		if !p.wants(h.Type) || (h.StreamID != nil && !p.Capabilities.StreamTypingNotifications) {
 			return out

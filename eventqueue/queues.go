@@ -47,6 +47,9 @@ type ClientCapabilities struct {
 	StreamTypingNotifications bool `json:"stream_typing_notifications,omitzero"`
 	// LinkifierURLTemplate: no legacy realm_filters event.
 	LinkifierURLTemplate bool `json:"linkifier_url_template,omitzero"`
+	// SimplifiedPresenceEvents: presence events in the modern format
+	// ({"presences": {user_id: {active_timestamp, idle_timestamp}}}).
+	SimplifiedPresenceEvents bool `json:"simplified_presence_events,omitzero"`
 	// EmptyTopicName: the empty topic is sent as ""; without it, as the
 	// realm's display name for it.
 	EmptyTopicName bool `json:"empty_topic_name,omitzero"`
@@ -67,6 +70,9 @@ type QueueOptions struct {
 	ApplyMarkdown bool `json:"apply_markdown,omitzero"`
 	// ClientGravatar is accepted for compatibility; avatar_url is always set.
 	ClientGravatar bool `json:"client_gravatar,omitzero"`
+	// SlimPresence leaves the deprecated email out of legacy presence
+	// events, as the register's slim_presence does.
+	SlimPresence bool `json:"slim_presence,omitzero"`
 	// Capabilities are the client capabilities that change events.
 	Capabilities ClientCapabilities `json:"capabilities,omitzero"`
 	// Lifespan is how long the queue lives without a poll: at least

@@ -185,6 +185,9 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
+		if err := registerMore(ctx, svc, tx, u, want, &st); err != nil {
+			return err
+		}
 		return registerFlags(ctx, tx, u, want, req.EmptyTopicName, &st)
 	})
 	if err != nil {

@@ -107,6 +107,13 @@ type State struct {
 	// Presence is the realm's presence (section presence: presences,
 	// presence_last_update_id, server_timestamp).
 	Presence *presence.Answer
+	// RecentConversations are the actor's direct conversations, the one
+	// with the newest message first, at most [MaxRecentConversations]
+	// (section recent_private_conversations).
+	RecentConversations []RecentConversation
+	// Streams are the channels the actor may see (section stream, see
+	// [channels.StreamsState]).
+	Streams []channels.View
 }
 
 // RegisterRealm is the realm section of [State].

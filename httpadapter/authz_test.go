@@ -332,6 +332,13 @@ func authzCases() []authzCase {
 			want: always(ok200),
 		},
 		{
+			route: "POST /api/v1/fetch_api_key", kinds: noKinds, public: true, readOnly: true,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/fetch_api_key", enc: multiPart, params: params("username", "owner@acme.test", "password", "wrong")}
+			},
+			want: always(outcome{401, "AUTHENTICATION_FAILED", "Your username or password is incorrect"}),
+		},
+		{
 			route: "GET /accounts/confirm_new_email/{key}", kinds: []objKind{objMissing}, public: true, readOnly: true,
 			obj: fixed("nosuchkey"),
 			req: func(_ authzRole, id string) request {

@@ -348,11 +348,15 @@ type route struct {
 	// on every other route they get a 401.
 	webhooks bool
 	fn       func(ctx context.Context, c *call) (map[string]any, error)
-	// raw, when set instead of fn, answers the request itself after
+	// stream, when set instead of fn, answers the request itself after
 	// authentication, without the parameter collection (which reads the
 	// body whole): routes that stream a file in or out (uploads.go). An
 	// error it returns before writing is answered in Zulip's envelope.
-	raw func(w http.ResponseWriter, c *call) error
+	stream func(w http.ResponseWriter, c *call) error
+	// raw, when set instead of fn, writes the answer itself (an image, a
+	// redirect) after the parameters are collected; an error it returns is
+	// answered in the JSON envelope.
+	raw func(ctx context.Context, c *call, w http.ResponseWriter) error
 	// handler is fn wrapped by [handler.wrap]; set by routes.
 	handler http.Handler
 }
@@ -395,8 +399,8 @@ func (h *handler) wrap(rt route) http.Handler {
 				return
 			}
 		}
-		if rt.raw != nil {
-			if err := rt.raw(w, c); err != nil {
+		if rt.stream != nil {
+			if err := rt.stream(w, c); err != nil {
 				h.writeError(w, r, err)
 			}
 			return
@@ -407,6 +411,12 @@ func (h *handler) wrap(rt route) http.Handler {
 			return
 		}
 		c.params = params
+		if rt.raw != nil {
+			if err := rt.raw(r.Context(), c, w); err != nil {
+				h.writeError(w, r, err)
+			}
+			return
+		}
 		fields, err := rt.fn(r.Context(), c)
 		if err != nil {
 			h.writeError(w, r, err)

@@ -97,6 +97,7 @@ var notDescribed = map[string]string{
 	"POST /api/v1/invites/multiuse":                             "not in the served excerpt; TestHTTPInvites checks its answers",
 	"DELETE /api/v1/invites/multiuse/{invite_id}":               "not in the served excerpt; TestHTTPInvites checks its answers",
 	"GET /api/v1/messages/matches_narrow":                       "not in Zulip's OpenAPI description; TestHTTPSearch checks its answers and errors",
+	"POST /api/v1/fetch_api_key":                                "not in the served excerpt; TestFetchAPIKey checks its answers",
 }
 
 // userGroupsUndescribed says why the user group routes are not validated

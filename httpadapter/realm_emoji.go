@@ -14,9 +14,9 @@ import (
 func (h *handler) realmEmojiRoutes() []route {
 	return []route{
 		{pattern: "GET /api/v1/realm/emoji", fn: h.realmEmoji},
-		{pattern: "POST /api/v1/realm/emoji/{emoji_name}", raw: h.addRealmEmoji},
+		{pattern: "POST /api/v1/realm/emoji/{emoji_name}", stream: h.addRealmEmoji},
 		{pattern: "DELETE /api/v1/realm/emoji/{emoji_name}", fn: h.removeRealmEmoji},
-		{pattern: "GET /user_avatars/{realm_id}/emoji/images/{file}", public: true, ids: []string{"realm_id"}, raw: h.serveRealmEmoji},
+		{pattern: "GET /user_avatars/{realm_id}/emoji/images/{file}", public: true, ids: []string{"realm_id"}, stream: h.serveRealmEmoji},
 	}
 }
 

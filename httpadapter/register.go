@@ -15,7 +15,8 @@ import (
 // documents them (every one optional). event_types, fetch_event_types,
 // slim_presence and presence_history_limit_days change the answer, and the
 // queue options (event_types, narrow, all_public_streams, apply_markdown,
-// client_capabilities, queue_lifespan_secs) shape the event queue; the others
+// slim_presence, client_capabilities, idle_queue_timeout and its older
+// name queue_lifespan_secs) shape the event queue; the others
 // are decoded and checked (a wrong type is a 400 as in Zulip) but have no
 // effect.
 type registerParams struct {
@@ -34,7 +35,16 @@ type registerParams struct {
 	// Narrow is a list of [operator, operand] pairs.
 	Narrow            [][]string `json:"narrow"`
 	QueueLifespanSecs *int       `json:"queue_lifespan_secs"`
+	// IdleQueueTimeout is Zulip's idle_queue_timeout: seconds, or "mobile"
+	// (the lifespan Zulip gives its mobile app, [MobileIdleQueueTimeout]).
+	IdleQueueTimeout json.RawMessage `json:"idle_queue_timeout"`
 }
+
+// MobileIdleQueueTimeout is the idle_queue_timeout "mobile" asks for: 12
+// hours, as in Zulip. A numeric idle_queue_timeout (or queue_lifespan_secs)
+// is kept within [eventqueue.DefaultQueueLifespan] and
+// [eventqueue.MaxQueueLifespan] (a week).
+const MobileIdleQueueTimeout = 12 * time.Hour
 
 // clientCapabilities is the client_capabilities object of POST /register;
 // keys chatcore does not know are ignored, as Zulip ignores them.
@@ -60,6 +70,11 @@ func (p *registerParams) check() error {
 	if p.IncludeSubscribers != nil && !slices.Contains([]string{"true", "false", "partial", `"partial"`}, *p.IncludeSubscribers) {
 		return chatcore.BadRequest(`include_subscribers is not a boolean or "partial"`)
 	}
+	if p.IdleQueueTimeout != nil {
+		if _, ok := p.idleTimeout(); !ok {
+			return chatcore.BadRequest(`idle_queue_timeout is not an integer or "mobile"`)
+		}
+	}
 	switch {
 	case len(p.EventTypes) > chatcore.MaxEventTypes:
 		return chatcore.TooLongError("event_types", chatcore.MaxEventTypes)
@@ -76,6 +91,28 @@ func isJSON(raw json.RawMessage, allowed ...string) bool {
 	return slices.ContainsFunc(allowed, func(a string) bool { return bytes.Equal(raw, []byte(a)) })
 }
 
+// maxLifespanSecs caps a lifespan in seconds before it becomes a
+// time.Duration (which a huge number would overflow); the queue caps it
+// further at [eventqueue.MaxQueueLifespan].
+const maxLifespanSecs = int(eventqueue.MaxQueueLifespan/time.Second) + 1
+
+// idleTimeout returns the lifespan idle_queue_timeout asks for (zero
+// without it), or false when it is neither an integer nor "mobile".
+func (p *registerParams) idleTimeout() (time.Duration, bool) {
+	raw := bytes.TrimSpace(p.IdleQueueTimeout)
+	if len(raw) == 0 || isJSON(raw, "null") {
+		return 0, true
+	}
+	if isJSON(raw, `"mobile"`, "mobile") {
+		return MobileIdleQueueTimeout, true
+	}
+	var secs int64
+	if json.Unmarshal(raw, &secs) != nil {
+		return 0, false
+	}
+	return time.Duration(min(max(secs, 0), int64(maxLifespanSecs))) * time.Second, true
+}
+
 // queue returns the options of the event queue to register.
 func (p *registerParams) queue() *eventqueue.QueueOptions {
 	o := &eventqueue.QueueOptions{
@@ -83,9 +120,13 @@ func (p *registerParams) queue() *eventqueue.QueueOptions {
 		Narrow:         p.Narrow,
 		ApplyMarkdown:  p.ApplyMarkdown != nil && *p.ApplyMarkdown,
 		ClientGravatar: bytes.Equal(p.ClientGravatar, []byte("true")),
+		SlimPresence:   p.SlimPresence != nil && *p.SlimPresence,
 	}
 	if p.QueueLifespanSecs != nil {
-		o.Lifespan = time.Duration(*p.QueueLifespanSecs) * time.Second
+		o.Lifespan = time.Duration(min(max(*p.QueueLifespanSecs, 0), maxLifespanSecs)) * time.Second
+	}
+	if d, ok := p.idleTimeout(); ok && p.IdleQueueTimeout != nil {
+		o.Lifespan = d
 	}
 	if c := p.ClientCapabilities; c != nil {
 		o.Capabilities = eventqueue.ClientCapabilities{
@@ -93,6 +134,7 @@ func (p *registerParams) queue() *eventqueue.QueueOptions {
 			StreamTypingNotifications: c.StreamTypingNotifications != nil && *c.StreamTypingNotifications,
 			LinkifierURLTemplate:      c.LinkifierURLTemplate != nil && *c.LinkifierURLTemplate,
 			EmptyTopicName:            c.EmptyTopicName != nil && *c.EmptyTopicName,
+			SimplifiedPresenceEvents:  c.SimplifiedPresenceEvents != nil && *c.SimplifiedPresenceEvents,
 		}
 	}
 	return o
@@ -120,11 +162,7 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 		return nil, err
 	}
 	return map[string]any{
-		"authentication_methods": map[string]bool{
-			"password": true, "dev": false, "email": true, "ldap": false,
-			"remoteuser": false, "github": false, "azuread": false, "gitlab": false,
-			"apple": false, "google": false, "saml": false, "openid connect": false,
-		},
+		"authentication_methods":          authenticationMethods(),
 		"external_authentication_methods": []any{},
 		"zulip_feature_level":             chatcore.FeatureLevel,
 		"zulip_version":                   zulipVersion,
@@ -136,7 +174,7 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 		"realm_url":                       h.opts.ExternalURL,
 		"realm_uri":                       h.opts.ExternalURL,
 		"realm_name":                      settings.RealmName,
-		"realm_icon":                      h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg",
+		"realm_icon":                      h.opts.ExternalURL + realmIconPath,
 		"realm_description":               "",
 		"realm_web_public_access_enabled": false,
 	}, nil

@@ -22,9 +22,10 @@ var realmConstants = map[string]any{
 	"realm_presence_disabled":                          false,
 	"realm_inline_image_preview":                       true,
 	"realm_inline_url_embed_preview":                   false,
-	"realm_send_read_receipts":                         true,
+	"realm_enable_read_receipts":                       true,
+	"realm_wildcard_mention_policy":                    1, // everyone: chatcore restricts no wildcard mention
+	"realm_default_external_accounts":                  defaultExternalAccounts,
 	"realm_enable_spectator_access":                    false,
-	"realm_is_zephyr_mirror_realm":                     false,
 	"realm_default_language":                           "en",
 	"realm_push_notifications_enabled":                 false,
 	"realm_digest_emails_enabled":                      false,
@@ -77,7 +78,11 @@ var customProfileFieldTypes = map[string]any{
 // muted_topics, user_topic (user_topics), realm_emoji,
 // custom_profile_fields (with custom_profile_field_types), user_settings,
 // realm_linkifiers, scheduled_messages, reminders, message
-// (max_message_id), unread_msgs, starred_messages and drafts.
+// (max_message_id), unread_msgs, starred_messages, drafts,
+// recent_private_conversations and stream (streams). The realm section
+// carries the URLs of files the adapter serves itself (realm_icon_url,
+// server_emoji_data_url; see static.go) and the Service's
+// max_file_upload_size_mib.
 func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.UserID != nil {
 		state["user_id"] = *st.UserID
@@ -118,8 +123,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_name_changes_disabled"] = r.NameChangesDisabled
 		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
 		state["realm_require_unique_names"] = r.RequireUniqueNames
-		state["realm_icon_url"] = h.opts.ExternalURL + "/static/images/logo/zulip-icon-square.svg"
+		state["realm_icon_url"] = h.opts.ExternalURL + realmIconPath
 		state["realm_enable_read_receipts"] = r.EnableReadReceipts
+		state["server_emoji_data_url"] = h.opts.ExternalURL + emojiDataPath
 		addMessagePolicy(state, r.Messages)
 		for name, v := range r.GroupSettings {
 			state["realm_"+name] = v
@@ -180,6 +186,19 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	if st.Drafts != nil {
 		state["drafts"] = st.Drafts
 	}
+	if st.RecentConversations != nil {
+		state["recent_private_conversations"] = st.RecentConversations
+	}
+	if st.Streams != nil {
+		state["streams"] = st.Streams
+	}
+}
+
+// defaultExternalAccounts is Zulip's DEFAULT_EXTERNAL_ACCOUNTS, the
+// external account types a custom profile field may link to.
+var defaultExternalAccounts = map[string]any{
+	"github": map[string]string{"name": "GitHub", "text": "GitHub", "hint": "Enter your GitHub username", "url_pattern": "https://github.com/%(username)s"},
+	"x":      map[string]string{"name": "X", "text": "X", "hint": "Enter your X username", "url_pattern": "https://x.com/%(username)s"},
 }
 
 // addMessagePolicy puts the realm's message editing, moving and deleting

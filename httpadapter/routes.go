@@ -6,6 +6,12 @@ import "github.com/chatcore/chatcore"
 func (h *handler) routes() []route {
 	routes := []route{
 		{pattern: "GET /api/v1/server_settings", public: true, fn: h.serverSettings},
+		{pattern: "POST /api/v1/fetch_api_key", public: true, fn: h.fetchAPIKey},
+		{pattern: "GET " + defaultAvatarPath, public: true, untyped: true, raw: h.defaultAvatar},
+		{pattern: "GET " + realmIconPath, public: true, untyped: true, raw: h.realmIcon},
+		{pattern: "GET " + emojiDataPath, public: true, untyped: true, raw: h.emojiData},
+		{pattern: "GET /avatar/{user_id_or_email}", untyped: true, raw: h.avatar},
+		{pattern: "GET /avatar/{user_id_or_email}/medium", untyped: true, raw: h.avatar},
 		{pattern: "POST /api/v1/register", fn: h.register},
 		{pattern: "GET /api/v1/events", fn: h.getEvents},
 		{pattern: "DELETE /api/v1/events", fn: h.deleteEvents},

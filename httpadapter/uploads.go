@@ -30,11 +30,11 @@ const uploadCSP = "default-src 'none'; img-src 'self'; media-src 'self'; style-s
 // uploadRoutes are the routes of uploaded files.
 func (h *handler) uploadRoutes() []route {
 	return []route{
-		{pattern: "POST /api/v1/user_uploads", raw: h.uploadFile},
+		{pattern: "POST /api/v1/user_uploads", stream: h.uploadFile},
 		{pattern: "GET /api/v1/user_uploads/{realm_id}/{path...}", ids: []string{"realm_id"}, fn: h.uploadTemporaryURL},
-		{pattern: "GET /user_uploads/{realm_id}/{path...}", ids: []string{"realm_id"}, raw: h.serveUpload},
-		{pattern: "GET /user_uploads/temporary/{token}/{filename}", public: true, raw: h.serveTemporaryUpload},
-		{pattern: "GET /user_uploads/thumbnail/{realm_id}/{path...}", ids: []string{"realm_id"}, raw: h.serveThumbnail},
+		{pattern: "GET /user_uploads/{realm_id}/{path...}", ids: []string{"realm_id"}, stream: h.serveUpload},
+		{pattern: "GET /user_uploads/temporary/{token}/{filename}", public: true, stream: h.serveTemporaryUpload},
+		{pattern: "GET /user_uploads/thumbnail/{realm_id}/{path...}", ids: []string{"realm_id"}, stream: h.serveThumbnail},
 		{pattern: "GET /api/v1/attachments", fn: h.attachments},
 		{pattern: "DELETE /api/v1/attachments/{attachment_id}", ids: []string{"attachment_id"}, fn: h.deleteAttachment},
 	}

@@ -19,12 +19,17 @@ type OneRequest struct {
 	// text/x-markdown); nil or true gives the rendered HTML (text/html), as
 	// in Zulip.
 	ApplyMarkdown *bool `json:"apply_markdown"`
+	// AllowEmptyTopicName true shows an empty channel topic as "" (clients
+	// with the empty_topic_name capability ask for it); otherwise it is the
+	// realm's empty-topic display name, as in Zulip.
+	AllowEmptyTopicName *bool `json:"allow_empty_topic_name"`
 }
 
 // One returns one message as actor sees it, in the format req asks
 // for, and its raw Markdown. A missing message, one of another realm, or one
 // the actor may not read gives BAD_REQUEST "Invalid message(s)". An empty
-// channel topic is shown as the realm's empty-topic display name in subject.
+// channel topic is shown as the realm's empty-topic display name in subject,
+// or as "" when req.AllowEmptyTopicName is true.
 func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.MessageID, req OneRequest) (chatcore.MessageView, string, error) {
 	applyMarkdown := req.ApplyMarkdown == nil || *req.ApplyMarkdown
 	var view chatcore.MessageView
@@ -48,7 +53,8 @@ func One(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 			return err
 		}
 		view = views[0]
-		if view.Type == chatcore.MessageTypeStream && view.Subject == "" {
+		allowEmpty := req.AllowEmptyTopicName != nil && *req.AllowEmptyTopicName
+		if view.Type == chatcore.MessageTypeStream && view.Subject == "" && !allowEmpty {
 			r, err := c.Realm(ctx, tx, viewer.RealmID)
 			if err != nil {
 				return err

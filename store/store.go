@@ -98,6 +98,7 @@ type Tx interface {
 	AttachmentStore
 	RealmEmojiStore
 	InviteStore
+	ConversationStore
 }
 
 // RealmStore persists realms.

@@ -54,3 +54,18 @@ func Name(code string) (string, bool) {
 
 // Len returns the number of emoji in the table.
 func Len() int { return len(load().canonical) }
+
+// CodeToNames returns every emoji's names by code, the canonical name first
+// and then its aliases: the code_to_names map of Zulip's emoji data
+// (server_emoji_data_url). The map is new on each call.
+func CodeToNames() map[string][]string {
+	out := make(map[string][]string, tableSize)
+	for rec := range strings.SplitSeq(table, ";") {
+		if rec == "" {
+			continue
+		}
+		code, names, _ := strings.Cut(rec, ":")
+		out[code] = strings.Split(names, ",")
+	}
+	return out
+}

@@ -23,9 +23,72 @@ type Head struct {
 	MessageIDs []int64         `json:"message_ids"`
 	Topic      *string         `json:"topic"`
 	// TopicName is the topic of a user_topic event.
-	TopicName *string `json:"topic_name"`
-	StreamID  *int64  `json:"stream_id"`
-	Raw       *string `json:"chatcore_raw_content"` // RawContentKey
+	TopicName *string    `json:"topic_name"`
+	StreamID  *int64     `json:"stream_id"`
+	Raw       *string    `json:"chatcore_raw_content"` // RawContentKey
+	Echo      *LocalEcho `json:"chatcore_local_echo"`  // LocalEchoKey
+	// Modern is a presence event's modern presences (ModernPresenceKey).
+	Modern json.RawMessage `json:"chatcore_modern_presence"`
+}
+
+// ModernPresenceKey is the key under which a logged presence event keeps
+// its modern form, Zulip's "presences" object for clients with
+// simplified_presence_events; it is never delivered.
+const ModernPresenceKey = "chatcore_modern_presence"
+
+// PresenceVariant returns a logged presence event as a queue receives it:
+// {"type": "presence", "presences": modern} for clients with
+// simplified_presence_events; otherwise the legacy event without its
+// modern form, and without "email" for slim_presence clients, as Zulip's
+// process_presence_event. Data that does not parse is returned as it is.
+func PresenceVariant(data []byte, modern json.RawMessage, simplified, slim bool) []byte {
+	if simplified && modern != nil {
+		return append(append([]byte(`{"type":"presence","presences":`), modern...), '}')
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return data
+	}
+	delete(fields, ModernPresenceKey)
+	if slim {
+		delete(fields, "email")
+	}
+	if b, err := json.Marshal(fields); err == nil {
+		return b
+	}
+	return data
+}
+
+// LocalEchoKey is the key under which a logged message event keeps its
+// [LocalEcho]; it is never delivered.
+const LocalEchoKey = "chatcore_local_echo"
+
+// LocalEcho is what Zulip's local echo needs of a sent message: the event
+// queue of the sender that sent it and the client's id of its unsent copy,
+// delivered to that queue alone as local_message_id.
+type LocalEcho struct {
+	QueueID string `json:"queue_id"`
+	LocalID string `json:"local_id"`
+	UserID  int64  `json:"user_id"`
+}
+
+// For reports whether the echo belongs in the queue queueID of user.
+func (l *LocalEcho) For(queueID string, user int64) bool {
+	return l != nil && l.QueueID == queueID && l.UserID == user
+}
+
+// WithLocalMessageID returns the event data with "local_message_id" set to
+// localID; data that does not parse is returned as it is.
+func WithLocalMessageID(data []byte, localID string) []byte {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return data
+	}
+	fields["local_message_id"], _ = json.Marshal(localID)
+	if b, err := json.Marshal(fields); err == nil {
+		return b
+	}
+	return data
 }
 
 // MessageHead is what a queue's narrow reads of a message event's message.
@@ -76,8 +139,8 @@ func (e *Entry) Variant(data []byte, applyMarkdown bool) []byte {
 	}
 	e.built[i].Do(func() {
 		e.content[i] = data
-		if e.Head.Raw != nil {
-			e.content[i] = MessageContent(data, *e.Head.Raw, applyMarkdown)
+		if e.Head.Raw != nil || e.Head.Echo != nil {
+			e.content[i] = MessageContent(data, e.Head.Raw, applyMarkdown)
 		}
 	})
 	return e.content[i]
@@ -107,20 +170,21 @@ func WithID(id int64, data []byte) []byte {
 	return append(b, data[1:]...)
 }
 
-// MessageContent returns a logged message event without its [RawContentKey],
-// with the message's content replaced by raw (content_type
-// "text/x-markdown") unless applyMarkdown. Data that does not parse is
+// MessageContent returns a logged message event without its [RawContentKey]
+// and [LocalEchoKey], with the message's content replaced by raw
+// (content_type "text/x-markdown") unless applyMarkdown or raw is nil. Data that does not parse is
 // returned as it is.
-func MessageContent(data []byte, raw string, applyMarkdown bool) []byte {
+func MessageContent(data []byte, raw *string, applyMarkdown bool) []byte {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(data, &fields) != nil {
 		return data
 	}
 	delete(fields, RawContentKey)
-	if !applyMarkdown {
+	delete(fields, LocalEchoKey)
+	if !applyMarkdown && raw != nil {
 		var msg map[string]json.RawMessage
 		if json.Unmarshal(fields["message"], &msg) == nil {
-			msg["content"], _ = json.Marshal(raw)
+			msg["content"], _ = json.Marshal(*raw)
 			msg["content_type"] = json.RawMessage(`"text/x-markdown"`)
 			fields["message"], _ = json.Marshal(msg)
 		}

@@ -68,6 +68,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Personal", personalTests},
 		{"Attachments", attachmentTests},
 		{"RealmEmoji", realmEmojiTests},
+		{"Conversations", conversationTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
