@@ -16,7 +16,9 @@ import (
 )
 
 // Authenticate checks the credentials of an API request (HTTP Basic auth:
-// e-mail and API key) and returns the user or bot they belong to. Surrounding
+// e-mail and API key) and returns the user or bot they belong to. The key
+// is the user's own or one a password login issued (see
+// [LoginKey]); a key that is neither costs a second indexed read. Surrounding
 // whitespace is ignored. Every refusal is an [Unauthorized] error (code
 // UNAUTHORIZED, [KindUnauthenticated]) with Zulip's message:
 //   - "Malformed API key": the key is not 32 ASCII letters and digits;
@@ -46,13 +48,26 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 		u, err = tx.UserByAPIKeyHash(ctx, hash)
 		return err
 	})
+	login := false
+	if errors.Is(err, ErrNotFound) {
+		// Not the user's own key: perhaps one a password login issued.
+		login = true
+		err = s.View(context.WithoutCancel(ctx), func(tx Tx) error {
+			id, err := tx.LoginKeyUser(ctx, hash)
+			if err != nil {
+				return err
+			}
+			u, err = tx.User(ctx, id)
+			return err
+		})
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, Unauthorized("Invalid API key")
 	}
 	if err != nil {
 		return nil, err
 	}
-	if subtle.ConstantTimeCompare([]byte(u.APIKeyHash), []byte(hash)) != 1 {
+	if !login && subtle.ConstantTimeCompare([]byte(u.APIKeyHash), []byte(hash)) != 1 {
 		return nil, Unauthorized("Invalid API key")
 	}
 	if FoldKey(email) != FoldKey(u.Email) {

@@ -47,9 +47,10 @@ var dummyHashes sync.Map // *chatcore.Service → string
 // returns it with the user's e-mail and id.
 //
 // chatcore stores only the hash of an API key, so it cannot hand out the
-// key a user already has, as Zulip does: a login replaces the key, and
-// other clients still using the old one are signed out (they get 401
-// "Invalid API key" and must log in again).
+// key a user already has, as Zulip does: each login gets a key of its own
+// (a [chatcore.LoginKey]) that [chatcore.Service.Authenticate] accepts
+// beside the user's own key, which stays valid. A user keeps the
+// [MaxLoginKeys] newest.
 //
 // Errors: BAD_REQUEST "Enter a valid email address." when username is not
 // an e-mail address (checked before any store access, as Zulip's
@@ -120,8 +121,10 @@ func PasswordLogin(ctx context.Context, svc *chatcore.Service, realm, username, 
 		if !cur.IsActive {
 			return &chatcore.Error{Code: chatcore.CodeUserDeactivated, Kind: chatcore.KindUnauthenticated, Msg: "Account is deactivated"}
 		}
-		cur.APIKeyHash = chatcore.HashAPIKey(key)
-		if err := tx.UpdateUser(ctx, cur); err != nil {
+		if err := tx.AddLoginKey(ctx, &chatcore.LoginKey{Hash: chatcore.HashAPIKey(key), UserID: cur.ID, Created: svc.Now()}); err != nil {
+			return err
+		}
+		if _, err := tx.TrimLoginKeys(ctx, cur.ID, MaxLoginKeys); err != nil {
 			return err
 		}
 		out = Login{APIKey: key, Email: cur.Email, UserID: cur.ID}
@@ -132,6 +135,10 @@ func PasswordLogin(ctx context.Context, svc *chatcore.Service, realm, username, 
 	}
 	return out, nil
 }
+
+// MaxLoginKeys bounds the keys password logins keep per user: a login past
+// it signs out the device that logged in the longest ago.
+const MaxLoginKeys = 100
 
 // verifyLoginPassword checks password against the stored hash; with no hash
 // (no such user, a bot, no password) it verifies against a hash of another

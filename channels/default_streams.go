@@ -74,7 +74,12 @@ func SetDefault(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 				audience = append(audience, v.ID)
 			}
 		}
-		fx.Event(u.RealmID, audience, map[string]any{"type": "default_streams", "default_streams": views})
+		ids := make([]chatcore.StreamID, len(views))
+		for i, v := range views {
+			ids[i] = v.StreamID
+		}
+		// Zulip's default_streams event names the channels by id.
+		fx.Event(u.RealmID, audience, map[string]any{"type": "default_streams", "default_streams": ids})
 		return nil
 	})
 }

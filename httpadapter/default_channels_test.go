@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/matryer/is"
 )
 
@@ -17,7 +18,11 @@ func TestHTTPDefaultChannels(t *testing.T) {
 		res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
 			params: params("fetch_event_types", `["default_streams"]`)})
 		wantSuccess(t, res)
-		return listIDs(t, res, "default_streams", "stream_id")
+		var ids []int64
+		for _, id := range res.body["realm_default_streams"].([]any) {
+			ids = append(ids, num(t, id))
+		}
+		return slicex.OrEmpty(ids)
 	}
 	is.Equal(defaults(), []int64{}) // none yet
 	res := e.do(t, request{method: "POST", path: "/default_streams", auth: &admin, enc: urlEncoded, params: params("stream_id", "61")})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
@@ -45,12 +46,27 @@ func TestFetchAPIKey(t *testing.T) {
 				c := cred{"member@acme.test", key}
 				me := e.do(t, request{method: "GET", path: "/users/me", auth: &c})
 				wantSuccess(t, me)
-				is.Equal(num(t, me.body["user_id"]), int64(14)) // the key works
-				old := e.do(t, request{method: "GET", path: "/users/me", auth: &member})
-				wantError(t, old, 401, "UNAUTHORIZED", "Invalid API key") // and replaced the old one
+				is.Equal(num(t, me.body["user_id"]), int64(14))                                   // the key works
+				wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &member})) // the user's own key still works
 				again := login("username", "member@acme.test", "password", fixturePassword)
 				wantSuccess(t, again)
-				is.True(again.body["api_key"] != key) // each login a new key
+				is.True(again.body["api_key"] != key)                                        // each login a key of its own
+				wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &c})) // and the first login stays signed in
+				wrongUser := cred{"owner@acme.test", key}
+				wantError(t, e.do(t, request{method: "GET", path: "/users/me", auth: &wrongUser}), 401, "UNAUTHORIZED", "Invalid API key") // a login key is its user's only
+			})
+			t.Run("a user keeps the newest logins", func(t *testing.T) {
+				is := is.New(t)
+				first := login("username", "owner@acme.test", "password", fixturePassword)
+				wantSuccess(t, first)
+				c := cred{"owner@acme.test", first.body["api_key"].(string)}
+				for range accounts.MaxLoginKeys - 1 {
+					wantSuccess(t, login("username", "owner@acme.test", "password", fixturePassword))
+				}
+				wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &c})) // still among the newest
+				wantSuccess(t, login("username", "owner@acme.test", "password", fixturePassword))
+				res := e.do(t, request{method: "GET", path: "/users/me", auth: &c})
+				is.Equal(res.status, 401) // one login more signs the oldest out
 			})
 			t.Run("refusals", func(t *testing.T) {
 				is := is.New(t)

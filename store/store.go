@@ -99,6 +99,7 @@ type Tx interface {
 	RealmEmojiStore
 	InviteStore
 	ConversationStore
+	LoginKeyStore
 }
 
 // RealmStore persists realms.

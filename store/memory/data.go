@@ -92,6 +92,10 @@ type data struct {
 	draftMax     store.DraftID
 
 	emailChanges map[string]*store.EmailChange
+	loginKeys    map[string]*store.LoginKey // by hash
+	// loginKeyOrder numbers the login keys in the order they were added.
+	loginKeyOrder map[string]int64
+	loginKeySeq   int64
 
 	invites     map[store.InviteID]*store.Invite
 	inviteByKey map[string]store.InviteID
@@ -189,6 +193,8 @@ func newData() data {
 		emailChanges:       make(map[string]*store.EmailChange),
 		invites:            make(map[store.InviteID]*store.Invite),
 		inviteByKey:        make(map[string]store.InviteID),
+		loginKeys:          make(map[string]*store.LoginKey),
+		loginKeyOrder:      make(map[string]int64),
 		webhooks:           make(map[int64]*store.WebhookDelivery),
 		attachments:        make(map[store.AttachmentID]*store.Attachment),
 		attachmentByPath:   make(map[string]store.AttachmentID),

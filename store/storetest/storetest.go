@@ -69,6 +69,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Attachments", attachmentTests},
 		{"RealmEmoji", realmEmojiTests},
 		{"Conversations", conversationTests},
+		{"LoginKeys", loginKeyTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
