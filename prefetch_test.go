@@ -8,6 +8,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
@@ -68,12 +69,25 @@ func TestSendAnnouncesItsReads(t *testing.T) {
 		is.Equal(w.Message(t, id).Content, "hi") // and stored
 		return st.got
 	}
-	is.Equal(send(ann, "stream", " Verona "), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
-		StreamNames: []chatcore.StreamName{{RealmID: realm.ID, Name: "Verona"}}, Subscribers: true, NewMessages: 1}}) // by name, trimmed as looked up
-	is.Equal(send(ann, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID},
-		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true, NewMessages: 1}}) // by id
-	is.Equal(send(ann, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1}}) // the realm only
-	is.Equal(len(send(nil, "stream", "Verona")), 0)                                                                                         // sender not known up front
+	// With what the receivers' own settings need: who muted the sender, the
+	// realm's alert words and, for a channel, the sender's subscriptions and
+	// the topic's policies.
+	own := func(f chatcore.Prefetch) chatcore.Prefetch {
+		f.Muters, f.AlertWordRealms = []chatcore.UserID{ann.ID}, []chatcore.RealmID{realm.ID}
+		if f.Subscribers {
+			f.UserSubscriptions = []chatcore.UserID{ann.ID}
+		}
+		return f
+	}
+	verona := chatcore.StreamName{RealmID: realm.ID, Name: "Verona"}
+	is.Equal(send(ann, "stream", " Verona "), []chatcore.Prefetch{own(chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID},
+		StreamNames: []chatcore.StreamName{verona}, Subscribers: true, NewMessages: 1,
+		TopicPolicies: []store.StreamTopic{{StreamName: verona, TopicKey: chatcore.TopicKey("t")}}})}) // by name, trimmed as looked up
+	is.Equal(send(ann, "stream", fmt.Sprint(ch.ID)), []chatcore.Prefetch{own(chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID},
+		Streams: []chatcore.StreamID{ch.ID}, Subscribers: true, NewMessages: 1,
+		TopicPolicies: []store.StreamTopic{{StreamID: ch.ID, TopicKey: chatcore.TopicKey("t")}}})}) // by id
+	is.Equal(send(ann, "direct", fmt.Sprintf("[%d]", bob.ID)), []chatcore.Prefetch{own(chatcore.Prefetch{Realms: []chatcore.RealmID{realm.ID}, NewMessages: 1})}) // the realm only
+	is.Equal(len(send(nil, "stream", "Verona")), 0)                                                                                                               // sender not known up front
 }
 
 // TestDeleteTopicAnnouncesTheAudience: each batch of a topic deletion tells
