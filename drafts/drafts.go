@@ -148,9 +148,9 @@ func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 // "drafts" event (op update) goes to the actor's queues.
 //
 // Errors (BAD_REQUEST): "User has disabled synchronizing drafts."; "Draft
-// does not exist" (HTTP 404) for a draft that is not the actor's; the
-// content's "Message must not be empty" and "Message must not contain null
-// bytes"; "Timestamp must not be negative." (and "Timestamp is too large."
+// does not exist" (HTTP 404) for a draft that is not the actor's;
+// `draft["content"] cannot be blank` (content is stripped first) and "Message
+// must not contain null bytes"; "Timestamp must not be negative." (and "Timestamp is too large."
 // past the year 9999); `Invalid draft["type"]` for a type other than
 // "stream", "private" and ""; for a channel draft "Topic must
 // not contain null bytes", "Must specify exactly 1 channel ID for channel
@@ -229,7 +229,13 @@ func validate(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *cha
 	if typ != "" && typ != string(chatcore.MessageTypeStream) && typ != string(chatcore.MessageTypePrivate) {
 		return nil, chatcore.BadRequestf(`Invalid %s["type"]`, name)
 	}
-	content, err := chatcore.NormalizeContent(*req.Content)
+	// DraftData's content is stripped and must not be blank, as Zulip's
+	// RequiredStringConstraint, before the message-body rules.
+	content := strings.TrimSpace(*req.Content)
+	if content == "" {
+		return nil, chatcore.BadRequestf(`%s["content"] cannot be blank`, name)
+	}
+	content, err := chatcore.NormalizeContent(content)
 	if err != nil {
 		return nil, err
 	}

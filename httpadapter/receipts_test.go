@@ -93,7 +93,7 @@ func TestHTTPDrafts(t *testing.T) {
 			others := newEventReader(t, e, &owner, `["drafts"]`)
 
 			res := e.do(t, request{method: "POST", path: "/drafts", auth: &member, enc: urlEncoded, params: params("drafts", `[
-				{"type": "stream", "to": [61], "topic": "sync drafts", "content": "Channel draft  \n", "timestamp": 1595479019},
+				{"type": "stream", "to": [61], "topic": "sync drafts", "content": " Channel draft  \n", "timestamp": 1595479019},
 				{"type": "private", "to": [17, 14], "topic": "ignored", "content": "To target", "timestamp": 1595479021.5},
 				{"type": "private", "to": [], "topic": "ignored", "content": "Nobody yet", "timestamp": 1595479020}]`)})
 			wantSuccess(t, res)
@@ -144,7 +144,7 @@ func TestHTTPDrafts(t *testing.T) {
 				{"no drafts parameter", "POST", "/drafts", &member, nil, 400, "REQUEST_VARIABLE_MISSING", "Missing 'drafts' argument"},
 				{"no content", "POST", "/drafts", &member, []string{"drafts", `[{"type": "", "to": [], "topic": ""}]`}, 400, "BAD_REQUEST", `drafts[0]["content"] field is missing: Field required`},
 				{"bad type", "POST", "/drafts", &member, []string{"drafts", `[{"type": "stream", "to": [61], "topic": "", "content": "c"}, {"type": "bogus", "to": [], "topic": "", "content": "c"}]`}, 400, "BAD_REQUEST", `Invalid drafts[1]["type"]`},
-				{"blank content", "POST", "/drafts", &member, []string{"drafts", `[{"type": "", "to": [], "topic": "", "content": "  \n "}]`}, 400, "BAD_REQUEST", "Message must not be empty"},
+				{"blank content", "POST", "/drafts", &member, []string{"drafts", `[{"type": "", "to": [], "topic": "", "content": "  \n "}]`}, 400, "BAD_REQUEST", `drafts[0]["content"] cannot be blank`},
 				{"null byte in content", "POST", "/drafts", &member, []string{"drafts", `[{"type": "", "to": [], "topic": "", "content": "a\u0000b"}]`}, 400, "BAD_REQUEST", "Message must not contain null bytes"},
 				{"negative timestamp", "POST", "/drafts", &member, []string{"drafts", `[{"type": "stream", "to": [], "topic": "t", "content": "c", "timestamp": -10.1}]`}, 400, "BAD_REQUEST", "Timestamp must not be negative."},
 				{"no channel", "POST", "/drafts", &member, []string{"drafts", `[{"type": "stream", "to": [], "topic": "t", "content": "c"}]`}, 400, "BAD_REQUEST", "Must specify exactly 1 channel ID for channel messages"},
