@@ -78,6 +78,11 @@ type Message struct {
 	// Flags are the reading user's message flags, as GET /messages gives
 	// them; outgoing-webhook payloads never carry them.
 	Flags []string `json:"flags,omitzero"`
+	// MatchContent and MatchSubject are a search's highlighted content and
+	// topic, as GET /messages gives them with a search term; outgoing-webhook
+	// payloads never carry them.
+	MatchContent *string `json:"match_content,omitempty"`
+	MatchSubject *string `json:"match_subject,omitempty"`
 }
 
 // UnmarshalJSON decodes a message, turning display_recipient into a string

@@ -106,6 +106,8 @@ func outgoingMessage(v chatcore.MessageView) outgoing.Message {
 		}),
 		Type:            string(v.Type),
 		RenderedContent: v.RenderedContent,
+		MatchContent:    v.MatchContent,
+		MatchSubject:    v.MatchSubject,
 	}
 	if users, ok := v.DisplayRecipient.([]chatcore.DisplayRecipient); ok {
 		m.DisplayRecipient = convertAll(users, func(u chatcore.DisplayRecipient) outgoing.DisplayRecipient {
