@@ -30,11 +30,7 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		return chatcore.BadRequest("No new data supplied")
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		w, err := load(ctx, svc, tx, actorID, true)
-		if err != nil {
-			return err
-		}
-		g, err := w.forUpdate(id, true)
+		w, g, err := loadForUpdate(ctx, svc, tx, actorID, id, true)
 		if err != nil {
 			return err
 		}
@@ -142,11 +138,7 @@ func (w *world) checkUnused(g *chatcore.Group) error {
 // Publishes the user_group update event {"deactivated": true}.
 func Deactivate(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.GroupID) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		w, err := load(ctx, svc, tx, actorID, true)
-		if err != nil {
-			return err
-		}
-		g, err := w.forUpdate(id, false)
+		w, g, err := loadForUpdate(ctx, svc, tx, actorID, id, false)
 		if err != nil {
 			return err
 		}
@@ -191,11 +183,7 @@ func UpdateMembers(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		return chatcore.BadRequest("Nothing to do. Specify at least one of \"add\", \"delete\", \"add_subgroups\" or \"delete_subgroups\".")
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		w, err := load(ctx, svc, tx, actorID, true)
-		if err != nil {
-			return err
-		}
-		g, err := w.forUpdate(id, false)
+		w, g, err := loadForUpdate(ctx, svc, tx, actorID, id, false)
 		if err != nil {
 			return err
 		}
@@ -265,11 +253,7 @@ func UpdateSubgroups(ctx context.Context, svc *chatcore.Service, actorID chatcor
 		return chatcore.BadRequest("Nothing to do. Specify at least one of \"add\" or \"delete\".")
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		w, err := load(ctx, svc, tx, actorID, true)
-		if err != nil {
-			return err
-		}
-		g, err := w.forUpdate(id, false)
+		w, g, err := loadForUpdate(ctx, svc, tx, actorID, id, false)
 		if err != nil {
 			return err
 		}

@@ -160,6 +160,20 @@ func (w *world) forUpdate(id chatcore.GroupID, allowDeactivated bool) (*chatcore
 	return g, nil
 }
 
+// loadForUpdate loads the actor's world (see load) and group id from it as
+// forUpdate returns it.
+func loadForUpdate(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorID chatcore.UserID, id chatcore.GroupID, allowDeactivated bool) (*world, *chatcore.Group, error) {
+	w, err := load(ctx, svc, tx, actorID, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := w.forUpdate(id, allowDeactivated)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, g, nil
+}
+
 // view builds the view of g.
 func (w *world) view(g *chatcore.Group) View {
 	v := View{ID: g.ID, Name: g.Name, Description: g.Description, IsSystemGroup: g.IsSystemGroup, Deactivated: g.Deactivated}
