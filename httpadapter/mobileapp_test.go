@@ -21,8 +21,9 @@ import (
 // keys it reads without a fallback (a missing one, or one of another JSON
 // type, makes its parser throw) and their JSON types ("integer",
 // "number", "string", "boolean", "array", "object"; "enum" is a string or
-// integer from a fixed set, "any" only present). Taken as facts from the
-// app's JSON parsers; none of its code is here.
+// integer from a fixed set, "any" only present; a type ending in "?" is a
+// key the app reads as nullable: absent or null, else of that type). Taken
+// as facts from the app's JSON parsers; none of its code is here.
 var appRequires = map[string]map[string]string{
 	"ServerSettings": {
 		"authentication_methods": "object", "email_auth_enabled": "boolean", "external_authentication_methods": "array",
@@ -106,6 +107,40 @@ var appRequires = map[string]map[string]string{
 	"PresenceEvent":              {"id": "integer", "user_id": "integer", "server_timestamp": "number", "presence": "object"},
 	"PerClientPresence":          {"client": "string", "status": "enum", "timestamp": "integer", "pushable": "boolean"},
 	"HeartbeatEvent":             {"id": "integer"},
+	// User topics: the /register user_topics items and the user_topic
+	// event; visibility_policy is 0 (none), 1 (muted), 2 (unmuted) or 3
+	// (followed).
+	"UserTopicItem": {"stream_id": "integer", "topic_name": "string", "last_updated": "integer", "visibility_policy": "enum"},
+	"UserTopicEvent": {
+		"id": "integer", "stream_id": "integer", "topic_name": "string", "last_updated": "integer",
+		"visibility_policy": "enum",
+	},
+	// User status: each value of the /register user_status map (keyed by
+	// the user's id) and the user_status event read the same four nullable
+	// strings ("" clears the text or the emoji).
+	"UserStatus": {"status_text": "string?", "emoji_name": "string?", "emoji_code": "string?", "reaction_type": "string?"},
+	"UserStatusEvent": {
+		"id": "integer", "user_id": "integer", "status_text": "string?", "emoji_name": "string?", "emoji_code": "string?",
+		"reaction_type": "string?",
+	},
+	// Muted users: the /register muted_users items and the muted_users
+	// event (the whole list each time).
+	"MutedUserItem":   {"id": "integer"},
+	"MutedUsersEvent": {"id": "integer", "muted_users": "array"},
+	// Read receipts.
+	"GetReadReceiptsResult": {"user_ids": "array"},
+	// Submessages: a message's submessages items (the first a widget whose
+	// content is JSON with widget_type and extra_data, for a poll its
+	// question and options; the rest the poll's events, JSON with type and,
+	// for a vote, key and vote) and the submessage event.
+	"Submessage":     {"sender_id": "integer", "msg_type": "enum", "content": "string"},
+	"PollWidgetData": {"widget_type": "enum", "extra_data": "object"},
+	"PollExtraData":  {"question": "string?", "options": "array?"},
+	"PollVoteEvent":  {"type": "enum", "key": "string", "vote": "enum"},
+	"SubmessageEvent": {
+		"id": "integer", "msg_type": "enum", "content": "string", "message_id": "integer", "sender_id": "integer",
+		"submessage_id": "integer",
+	},
 }
 
 // pendingSnapshotKeys are keys of InitialSnapshot another part of issue 33
@@ -125,7 +160,8 @@ const appCapabilities = `{"notification_settings_null":true,"bulk_message_deleti
 var appEvents = map[string]string{
 	"message": "MessageEvent", "reaction": "ReactionEvent", "update_message": "UpdateMessageEvent",
 	"update_message_flags/add": "UpdateMessageFlagsAddEvent", "typing": "TypingEvent", "presence": "PresenceEvent",
-	"heartbeat": "HeartbeatEvent",
+	"heartbeat": "HeartbeatEvent", "user_topic": "UserTopicEvent", "user_status": "UserStatusEvent",
+	"muted_users": "MutedUsersEvent", "submessage": "SubmessageEvent",
 }
 
 // wantShape checks that obj has every key appRequires lists for what, of its
@@ -145,6 +181,12 @@ func wantShape(tb testing.TB, what string, obj any) map[string]any {
 			continue
 		}
 		v, ok := m[key]
+		if base, nullable := strings.CutSuffix(typ, "?"); nullable {
+			if !ok || v == nil {
+				continue
+			}
+			typ = base
+		}
 		if !ok {
 			tb.Errorf("%s: missing %q (the app requires it): %v", what, key, keysOfMap(m))
 			continue
@@ -250,6 +292,18 @@ func appLogin(t *testing.T, e *env, email, password string) *appSession {
 	for _, c := range snap["recent_private_conversations"].([]any) {
 		wantShape(t, "RecentDmConversation", c)
 	}
+	for _, ut := range snap["user_topics"].([]any) {
+		wantShape(t, "UserTopicItem", ut)
+	}
+	for id, st := range snap["user_status"].(map[string]any) {
+		if _, err := strconv.Atoi(id); err != nil {
+			t.Errorf("user_status key %q is not a user id (the app parses it as one)", id)
+		}
+		wantShape(t, "UserStatus", st)
+	}
+	for _, mu := range snap["muted_users"].([]any) {
+		wantShape(t, "MutedUserItem", mu)
+	}
 	wantShape(t, "UserSettings", snap["user_settings"])
 	unread := wantShape(t, "UnreadMessagesSnapshot", snap["unread_msgs"])
 	for _, c := range unread["streams"].([]any) {
@@ -327,9 +381,12 @@ func withoutLocalEcho(t *testing.T, res *response) *response {
 
 // unschemedEvents are the event types Zulip sends that the served schema
 // does not describe (user topics, legacy topic mutes, muted users, user
-// status): TestHTTPUserTopics, TestHTTPMutedUsers and the status tests
-// check their fields.
-var unschemedEvents = map[string]bool{"user_topic": true, "muted_topics": true, "muted_users": true, "user_status": true}
+// status, drafts, submessages): TestHTTPUserTopics, TestHTTPMutedUsers,
+// the status tests, TestHTTPDrafts and TestHTTPSubmessages check their
+// fields; those the app parses are still checked against appEvents.
+var unschemedEvents = map[string]bool{
+	"user_topic": true, "muted_topics": true, "muted_users": true, "user_status": true, "drafts": true, "submessage": true,
+}
 
 // ofType returns the events of type typ.
 func ofType(evs []map[string]any, typ string) []map[string]any {
@@ -355,13 +412,30 @@ func wantMessage(t *testing.T, m any) map[string]any {
 	} else {
 		wantShape(t, "DmMessage", msg)
 	}
+	if subs, ok := msg["submessages"]; ok { // the app reads it when present
+		list, ok := subs.([]any)
+		if !ok {
+			t.Fatalf("submessages is %T, the app requires an array", subs)
+		}
+		for i, sub := range list {
+			sm := wantShape(t, "Submessage", sub)
+			content := jsonOf(t, sm["content"].(string))
+			if i == 0 { // the widget
+				w := wantShape(t, "PollWidgetData", content)
+				if w["widget_type"] == "poll" {
+					wantShape(t, "PollExtraData", w["extra_data"])
+				}
+			}
+		}
+	}
 	return msg
 }
 
 // TestMobileAppFlows walks Zulip's mobile app through its start-up and core
 // flows on every store: server settings, password login, register with the
 // app's parameters, its opening message lists, sending with local echo,
-// reactions, an edit, flags, typing and presence, checking every answer
+// reactions, an edit, flags, typing and presence, user topics, user
+// status, muted users, read receipts, drafts and a poll, checking every answer
 // and event against what the app requires and Zulip's schemas.
 func TestMobileAppFlows(t *testing.T) {
 	for _, k := range chattest.Stores {
@@ -446,6 +520,124 @@ func TestMobileAppFlows(t *testing.T) {
 			for _, p := range pres[0]["presence"].(map[string]any) {
 				wantShape(t, "PerClientPresence", p)
 			}
+
+			post := func(c *appSession, method, path string, kv ...string) *response {
+				t.Helper()
+				res := e.do(t, request{method: method, path: path, auth: &c.c, enc: urlEncoded, params: params(kv...)})
+				wantSuccess(t, res)
+				return res
+			}
+
+			// User topics: mute a topic, then follow it; each change
+			// reaches the user's queue as a user_topic event.
+			for _, policy := range []string{"1", "3"} {
+				post(mia, "POST", "/user_topics", "stream_id", "61", "topic", "lunch", "visibility_policy", policy)
+				ut := ofType(mia.events(t, e, isType("user_topic")), "user_topic")
+				is.Equal(len(ut), 1) // one event per change
+				is.Equal(ut[0]["topic_name"], "lunch")
+				is.Equal(num(t, ut[0]["stream_id"]), int64(61))
+				is.Equal(ut[0]["visibility_policy"], json.Number(policy)) // muted, then followed
+			}
+
+			// User status: the text and emoji as the app sends them; every
+			// user's queue learns of it.
+			post(mia, "POST", "/users/me/status", "status_text", "out to lunch", "emoji_name", "car",
+				"emoji_code", "1f697", "reaction_type", "unicode_emoji")
+			for _, s := range []*appSession{mia, olivia} {
+				st := ofType(s.events(t, e, isType("user_status")), "user_status")
+				is.Equal(len(st), 1)
+				is.Equal(num(t, st[0]["user_id"]), int64(14))
+				is.Equal(st[0]["status_text"], "out to lunch")
+				is.Equal(st[0]["emoji_code"], "1f697")
+			}
+
+			// Muted users: the member mutes the guest; the whole list
+			// reaches the member's queue only.
+			post(mia, "POST", "/users/me/muted_users/15")
+			mu := ofType(mia.events(t, e, isType("muted_users")), "muted_users")
+			is.Equal(len(mu), 1)
+			list := mu[0]["muted_users"].([]any)
+			is.Equal(len(list), 1)
+			is.Equal(num(t, wantShape(t, "MutedUserItem", list[0])["id"]), int64(15)) // the guest
+
+			// Read receipts: the owner read the member's message above.
+			rr := e.do(t, request{method: "GET", path: "/messages/" + mid + "/read_receipts", auth: &mia.c})
+			wantSuccess(t, rr)
+			readers := wantShape(t, "GetReadReceiptsResult", rr.body)["user_ids"].([]any)
+			is.True(slices.ContainsFunc(readers, func(v any) bool { return jsonTypeIs(v, "integer") && num(t, v) == 11 })) // the owner
+			for _, v := range readers {
+				is.True(jsonTypeIs(v, "integer")) // user ids
+			}
+
+			// Drafts: the app does not parse drafts events (they are an
+			// ignored event type to it), so they are checked against
+			// Zulip's shapes: add with the drafts, update with the draft,
+			// remove with its id.
+			added := post(mia, "POST", "/drafts", "drafts", `[{"type":"stream","to":[61],"topic":"lunch","content":"Pizza?","timestamp":1595479019}]`)
+			draftID := num(t, added.body["ids"].([]any)[0])
+			dr := ofType(mia.events(t, e, isType("drafts")), "drafts")
+			is.Equal(len(dr), 1)
+			is.Equal(dr[0]["op"], "add")
+			is.Equal(num(t, dr[0]["drafts"].([]any)[0].(map[string]any)["id"]), draftID)
+			dpath := "/drafts/" + strconv.FormatInt(draftID, 10)
+			post(mia, "PATCH", dpath, "draft", `{"type":"stream","to":[61],"topic":"lunch","content":"Tacos?","timestamp":1595479020}`)
+			dr = ofType(mia.events(t, e, isType("drafts")), "drafts")
+			is.Equal(len(dr), 1)
+			is.Equal(dr[0]["op"], "update")
+			is.Equal(dr[0]["draft"].(map[string]any)["content"], "Tacos?")
+			post(mia, "DELETE", dpath)
+			dr = ofType(mia.events(t, e, isType("drafts")), "drafts")
+			is.Equal(len(dr), 1)
+			is.Equal(dr[0]["op"], "remove")
+			is.Equal(num(t, dr[0]["draft_id"]), draftID)
+
+			// A poll: the message carries its widget; a vote as the app
+			// sends it (the content a JSON object) reaches both sessions as
+			// a submessage event and joins the message's submessages.
+			sent = post(mia, "POST", "/messages", "type", "stream", "to", "61", "topic", "lunch",
+				"content", "/poll Lunch?\nPizza\nTacos", "local_id", "17.02", "queue_id", mia.queue)
+			poll := strconv.FormatInt(num(t, sent.body["id"]), 10)
+			for _, s := range []*appSession{mia, olivia} {
+				evs := s.events(t, e, isType("message"))
+				is.Equal(len(ofType(evs, "drafts")), 0) // drafts events reach only their owner, who read them above
+				pm := ofType(evs, "message")
+				is.Equal(len(pm), 1)
+				subs := wantMessage(t, pm[0]["message"])["submessages"].([]any)
+				is.Equal(len(subs), 1) // the widget
+				w := jsonOf(t, subs[0].(map[string]any)["content"].(string)).(map[string]any)
+				is.Equal(w["widget_type"], "poll")
+				is.Equal(w["extra_data"], jsonOf(t, `{"question":"Lunch?","options":["Pizza","Tacos"]}`))
+			}
+			post(olivia, "POST", "/submessage", "message_id", poll, "msg_type", "widget", "content", `{"type":"vote","key":"canned,0","vote":1}`)
+			for _, s := range []*appSession{mia, olivia} {
+				sm := ofType(s.events(t, e, isType("submessage")), "submessage")
+				is.Equal(len(sm), 1)
+				is.Equal(num(t, sm[0]["message_id"]), num(t, sent.body["id"]))
+				is.Equal(num(t, sm[0]["sender_id"]), int64(11))
+				wantShape(t, "PollVoteEvent", jsonOf(t, sm[0]["content"].(string))) // the vote, as the app parses it
+			}
+			got1 := e.do(t, request{method: "GET", path: "/messages/" + poll, auth: &mia.c})
+			wantSuccess(t, got1)
+			checkDoc(t, doc, "GET", "/messages/{message_id}", got1)
+			subs := wantMessage(t, wantShape(t, "GetMessageResult", got1.body)["message"])["submessages"].([]any)
+			is.Equal(len(subs), 2) // the widget and the vote
+			is.Equal(wantShape(t, "PollVoteEvent", jsonOf(t, subs[1].(map[string]any)["content"].(string)))["key"], "canned,0")
+
+			// Starting again, /register carries all of it: the followed
+			// topic, the status, the muted user.
+			again := appLogin(t, e, "member@acme.test", fixturePassword)
+			uts := again.snap["user_topics"].([]any)
+			is.Equal(len(uts), 2) // this one and the topic the member started above (automatically followed)
+			lunch := slices.IndexFunc(uts, func(v any) bool { return v.(map[string]any)["topic_name"] == "lunch" })
+			is.True(lunch >= 0)
+			is.Equal(uts[lunch].(map[string]any)["visibility_policy"], json.Number("3")) // followed
+			status := again.snap["user_status"].(map[string]any)["14"].(map[string]any)
+			is.Equal(status["status_text"], "out to lunch")
+			is.Equal(status["emoji_name"], "car")
+			is.Equal(status["reaction_type"], "unicode_emoji")
+			mus := again.snap["muted_users"].([]any)
+			is.Equal(len(mus), 1)
+			is.Equal(num(t, mus[0].(map[string]any)["id"]), int64(15))
 
 			// The URLs the answers carry resolve.
 			wantResolves(t, e, mia.snap["realm_icon_url"].(string), "image/svg+xml")
