@@ -41,7 +41,8 @@ func ExampleNew_options() {
 			return a
 		},
 	}))
-	svc := chatcore.New(m.InstrumentStore(memory.New()),
+	st := memory.New()
+	svc := chatcore.New(m.InstrumentStore(st),
 		chatcore.WithExternalURL("https://chat.example.com"), // every link is built from it
 		chatcore.WithLogger(logger))
 	err := fixture.Load(ctx, svc, strings.NewReader(`{"realms": [{"id": 1, "string_id": "demo", "name": "Demo",
@@ -54,6 +55,7 @@ func ExampleNew_options() {
 	hub := eventqueue.New(svc, eventqueue.Options{})
 	defer hub.Close()
 	m.WatchHub(hub)
+	m.WatchStore(st) // chatcore_event_queues: the queues stored now
 	h := httpadapter.New(svc, httpadapter.Options{
 		Logger:      logger,
 		LogRequests: true,
@@ -87,12 +89,13 @@ func ExampleNew_options() {
 	defer res.Body.Close()
 	text, _ := io.ReadAll(res.Body)
 	for line := range strings.SplitSeq(string(text), "\n") {
-		if strings.HasPrefix(line, "chatcore_http_request_duration_seconds_count") {
+		if strings.HasPrefix(line, "chatcore_http_request_duration_seconds_count") || strings.HasPrefix(line, "chatcore_event_queues ") {
 			fmt.Println(line)
 		}
 	}
 	// Output:
 	// level=INFO msg=request method=GET route=/api/v1/server_settings status=200 request_id=req-1
 	// 200 OK req-1 true
+	// chatcore_event_queues 0
 	// chatcore_http_request_duration_seconds_count{code="200",method="GET",route="/api/v1/server_settings"} 1
 }

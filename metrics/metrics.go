@@ -8,6 +8,7 @@
 //	svc := chatcore.New(m.InstrumentStore(st), webhooks.Delivery(webhooks.Options{OnOutcome: m.WebhookOutcome}))
 //	hub := eventqueue.New(svc, eventqueue.Options{})
 //	m.WatchHub(hub)
+//	m.WatchStore(st)
 //	h := httpadapter.New(svc, httpadapter.Options{Events: hub, Metrics: m})
 //	go http.ListenAndServe("127.0.0.1:9992", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 //
@@ -22,6 +23,7 @@
 //	chatcore_store_transaction_retries_total{kind}               counter (runs of fn beyond the first)
 //	chatcore_store_write_group_size                              histogram (PostgreSQL group commit)
 //	chatcore_event_polls_waiting                                 gauge
+//	chatcore_event_queues                                        gauge (queues stored now, every realm; see WatchStore)
 //	chatcore_event_queues_registered_total                       counter
 //	chatcore_events_delivered_total                              counter
 //	chatcore_webhook_deliveries_total{outcome}                   counter
@@ -51,6 +53,7 @@ type Metrics struct {
 	eventsDelivered prometheus.CounterFunc
 	webhooks        *prometheus.CounterVec
 	scheduled       prometheus.Counter
+	queues          *queueGauge
 
 	mu   sync.Mutex
 	hubs []Hub
@@ -96,6 +99,7 @@ func New() *Metrics {
 			Name: "chatcore_scheduled_deliveries_total",
 			Help: "Scheduled messages and reminders delivered.",
 		}),
+		queues: newQueueGauge(),
 	}
 	m.pollsWaiting = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "chatcore_event_polls_waiting",
@@ -130,7 +134,7 @@ func New() *Metrics {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.txDuration, m.txRetries, m.writeGroupSize,
-		m.pollsWaiting, m.queuesOpened, m.eventsDelivered, m.webhooks, m.scheduled}
+		m.pollsWaiting, m.queuesOpened, m.eventsDelivered, m.webhooks, m.scheduled, m.queues}
 }
 
 // Describe implements [prometheus.Collector].

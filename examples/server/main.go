@@ -231,6 +231,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	var scheduledObserved func(int)
 	if m != nil {
 		m.WatchHub(hub)
+		m.WatchStore(store) // the raw store: scrapes are not the server's transactions
 		scheduledObserved = m.ScheduledDelivered
 	}
 	adapterOpts := httpadapter.Options{Logger: logger, Events: hub, LogRequests: true, Metrics: m}

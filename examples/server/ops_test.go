@@ -218,6 +218,7 @@ func TestMetricsListener(t *testing.T) {
 		`chatcore_http_request_duration_seconds_count{code="200",method="GET",route="/api/v1/users/me"} 3`,
 		"chatcore_store_transaction_duration_seconds_count", "chatcore_store_transaction_retries_total",
 		"chatcore_event_polls_waiting", "chatcore_events_delivered_total", "chatcore_event_queues_registered_total",
+		"\nchatcore_event_queues ", // a sample, not only its HELP line
 		`chatcore_webhook_deliveries_total{outcome="reply"}`, "chatcore_scheduled_deliveries_total",
 		"chatcore_store_write_group_size", "go_goroutines",
 	} {
