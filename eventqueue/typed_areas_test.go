@@ -20,6 +20,7 @@ import (
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/invites"
 	"github.com/chatcore/chatcore/mutedusers"
+	"github.com/chatcore/chatcore/people"
 	"github.com/chatcore/chatcore/realmemoji"
 	"github.com/chatcore/chatcore/realms"
 	"github.com/chatcore/chatcore/store/filestore"
@@ -149,4 +150,59 @@ func decodeStrict(t *testing.T, qe eventqueue.QueueEvent) eventqueue.Event {
 		return nil
 	}
 	return ev
+}
+
+// TestDecodeTypedPeopleEvents does the same for subscriptions, accounts,
+// bots and presence: subscription add, peer_add, update, remove and
+// peer_remove, stream create, realm_user add, realm_bot add and update,
+// presence.
+func TestDecodeTypedPeopleEvents(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		ctx := context.Background()
+		e := newEventsWorld(t, open)
+		c, svc := e.c, e.w.Svc
+		admin := register(t, e.w, c.Admin, eventqueue.QueueOptions{})
+		member := register(t, e.w, c.Member, eventqueue.QueueOptions{})
+
+		_, err := channels.Subscribe(ctx, svc, c.Admin.ID, channels.SubscribeRequest{
+			Subscriptions: []channels.NewChannel{{Name: "fresh"}}, Principals: channels.Principals{IDs: []chatcore.UserID{c.Admin.ID, c.Member.ID}},
+		})
+		is.NoErr(err)
+		_, err = channels.Subscribe(ctx, svc, c.Admin.ID, channels.SubscribeRequest{
+			Subscriptions: []channels.NewChannel{{Name: "fresh"}}, Principals: channels.Principals{IDs: []chatcore.UserID{c.Moderator.ID}},
+		})
+		is.NoErr(err)
+		is.NoErr(channels.UpdateProperties(ctx, svc, c.Member.ID, []channels.PropertyChange{{StreamID: e.general.ID, Property: "is_muted", Value: true}}))
+		_, err = channels.Unsubscribe(ctx, svc, c.Member.ID, []string{"fresh"}, channels.Principals{})
+		is.NoErr(err)
+		_, err = people.CreateUser(ctx, svc, c.Admin.ID, people.CreateUserRequest{Email: new("new@zulip.com"), Password: new("a long enough password 1"), FullName: new("Newcomer")})
+		is.NoErr(err)
+		bot, err := people.CreateBot(ctx, svc, c.Admin.ID, people.CreateBotRequest{FullName: new("Helper"), ShortName: new("helper")})
+		is.NoErr(err)
+		_, err = people.UpdateBot(ctx, svc, c.Admin.ID, bot.UserID, people.UpdateBotRequest{FullName: new("Helper Two")})
+		is.NoErr(err)
+		svc.ReportPresence(c.Owner, e.w.Clock.Current(), true)
+		is.NoErr(svc.FlushPresence(ctx))
+
+		ops := map[string]bool{}
+		for _, q := range []*chattest.Queue{admin, member} {
+			res, err := q.Hub.GetEvents(ctx, q.User.ID, eventqueue.EventsRequest{QueueID: q.ID, LastEventID: new(int64(-1))})
+			is.NoErr(err)
+			for _, qe := range res.Events {
+				if decodeStrict(t, qe) == nil {
+					continue
+				}
+				var head struct{ Op string }
+				is.NoErr(json.Unmarshal(qe.JSON, &head))
+				ops[qe.Type+"/"+head.Op] = true
+			}
+		}
+		for _, want := range []string{"subscription/add", "subscription/peer_add", "subscription/update", "subscription/remove",
+			"subscription/peer_remove", "stream/create", "realm_user/add", "realm_bot/add", "realm_bot/update", "presence/"} {
+			if !ops[want] {
+				t.Errorf("no %s event was produced: the test no longer covers it (saw %v)", want, ops)
+			}
+		}
+	})
 }
