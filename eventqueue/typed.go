@@ -7,8 +7,9 @@ import (
 )
 
 // Event is a queue event decoded into its Go type by [Decode]: one of the
-// *...Event types of this file, or an [*UnknownEvent] for a type this
-// version does not describe. Switch on the concrete type:
+// *...Event types of this package (their types are [EventTypes]), or an
+// [*UnknownEvent] for a type this version does not describe. Switch on the
+// concrete type:
 //
 //	ev, err := eventqueue.Decode(qe)
 //	switch ev := ev.(type) {
