@@ -68,6 +68,7 @@ func testDecodeTypedAreaEvents(t *testing.T, open chattest.Open) {
 	is.NoErr(groups.UpdateMembers(ctx, svc, c.Admin.ID, g, groups.MembersChange{Delete: []chatcore.UserID{c.Member.ID}}))
 	is.NoErr(groups.UpdateSubgroups(ctx, svc, c.Admin.ID, g, []chatcore.GroupID{sub}, nil))
 	is.NoErr(groups.UpdateSubgroups(ctx, svc, c.Admin.ID, g, nil, []chatcore.GroupID{sub}))
+	is.NoErr(groups.Deactivate(ctx, svc, c.Admin.ID, sub))
 
 	// The member's own settings and data.
 	is.NoErr(userstatus.Update(ctx, svc, c.Member.ID, userstatus.UpdateRequest{StatusText: new("lunch"), EmojiName: new("smile"), Away: new(true)}))
@@ -87,6 +88,7 @@ func testDecodeTypedAreaEvents(t *testing.T, open chattest.Open) {
 	var img bytes.Buffer
 	is.NoErr(png.Encode(&img, image.NewRGBA(image.Rect(0, 0, 4, 4))))
 	is.NoErr(realmemoji.Add(ctx, svc, c.Member, "parrot", &img))
+	is.NoErr(realmemoji.Remove(ctx, svc, c.Member, "parrot"))
 	up, err := uploads.Upload(ctx, svc, c.Member, "a.txt", "", 5, strings.NewReader("hello"))
 	is.NoErr(err)
 	is.NoErr(uploads.Delete(ctx, svc, c.Member, up.Attachment.ID))
@@ -182,6 +184,10 @@ func TestDecodeTypedPeopleEvents(t *testing.T) {
 		is.NoErr(err)
 		_, err = people.UpdateBot(ctx, svc, c.Admin.ID, bot.UserID, people.UpdateBotRequest{FullName: new("Helper Two")})
 		is.NoErr(err)
+		is.NoErr(people.DeactivateBot(ctx, svc, c.Admin.ID, bot.UserID))
+		var fresh *chatcore.Stream
+		is.NoErr(svc.View(ctx, func(tx chatcore.Tx) (err error) { fresh, err = tx.StreamByName(ctx, c.Realm.ID, "fresh"); return err }))
+		is.NoErr(channels.Archive(ctx, svc, c.Admin.ID, fresh.ID))
 		svc.ReportPresence(c.Owner, e.w.Clock.Current(), true)
 		is.NoErr(svc.FlushPresence(ctx))
 
@@ -199,7 +205,7 @@ func TestDecodeTypedPeopleEvents(t *testing.T) {
 			}
 		}
 		for _, want := range []string{"subscription/add", "subscription/peer_add", "subscription/update", "subscription/remove",
-			"subscription/peer_remove", "stream/create", "realm_user/add", "realm_bot/add", "realm_bot/update", "presence/"} {
+			"subscription/peer_remove", "stream/create", "realm_user/add", "realm_bot/add", "realm_bot/update", "stream/delete", "presence/"} {
 			if !ops[want] {
 				t.Errorf("no %s event was produced: the test no longer covers it (saw %v)", want, ops)
 			}
