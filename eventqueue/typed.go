@@ -7,8 +7,9 @@ import (
 )
 
 // Event is a queue event decoded into its Go type by [Decode]: one of the
-// *...Event types of this file, or an [*UnknownEvent] for a type this
-// version does not describe. Switch on the concrete type:
+// *...Event types of this package (their types are [EventTypes]), or an
+// [*UnknownEvent] for a type this version does not describe. Switch on the
+// concrete type:
 //
 //	ev, err := eventqueue.Decode(qe)
 //	switch ev := ev.(type) {
@@ -157,7 +158,9 @@ type SubscriptionEvent struct {
 }
 
 // StreamEvent is a "stream" event: Op "create" and "delete" (Streams),
-// "update" (StreamID, Name, Property, Value and the property's extras).
+// "update" (StreamID, Name, Property, Value and the property's extras:
+// RenderedDescription with "description"; InviteOnly, HistoryPublic and
+// IsWebPublic with a change of the channel's access).
 type StreamEvent struct {
 	Header
 	Op                  string            `json:"op"`
@@ -169,6 +172,7 @@ type StreamEvent struct {
 	Value               json.RawMessage   `json:"value,omitempty"`
 	RenderedDescription *string           `json:"rendered_description,omitempty"`
 	HistoryPublic       *bool             `json:"history_public_to_subscribers,omitempty"`
+	InviteOnly          *bool             `json:"invite_only,omitempty"`
 	IsWebPublic         *bool             `json:"is_web_public,omitempty"`
 }
 
@@ -282,6 +286,19 @@ var eventTypes = map[string]func() Event{
 	"reminders":            func() Event { return &RemindersEvent{} },
 	"restart":              func() Event { return &RestartEvent{} },
 	"heartbeat":            func() Event { return &HeartbeatEvent{} },
+	"realm":                func() Event { return &RealmEvent{} },
+	"realm_emoji":          func() Event { return &RealmEmojiEvent{} },
+	"default_streams":      func() Event { return &DefaultStreamsEvent{} },
+	"user_group":           func() Event { return &UserGroupEvent{} },
+	"user_status":          func() Event { return &UserStatusEvent{} },
+	"user_topic":           func() Event { return &UserTopicEvent{} },
+	"muted_topics":         func() Event { return &MutedTopicsEvent{} },
+	"muted_users":          func() Event { return &MutedUsersEvent{} },
+	"alert_words":          func() Event { return &AlertWordsEvent{} },
+	"drafts":               func() Event { return &DraftsEvent{} },
+	"submessage":           func() Event { return &SubmessageEvent{} },
+	"attachment":           func() Event { return &AttachmentEvent{} },
+	"invites_changed":      func() Event { return &InvitesChangedEvent{} },
 }
 
 // EventTypes returns the event types [Decode] has a Go type for.
