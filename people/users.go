@@ -341,7 +341,9 @@ func SubscriptionStatus(ctx context.Context, svc *chatcore.Service, actorID, use
 // RegenerateAPIKey gives the human actor a new API key, as POST
 // /users/me/api_key/regenerate, and returns it: the old one stops working
 // at once. Bots get BAD_REQUEST "This endpoint does not accept bot
-// requests." (they go through POST /bots/{id}/api_key/regenerate).
+// requests." (they go through POST /bots/{id}/api_key/regenerate). The
+// keys password logins issued (POST /fetch_api_key) stop working too, as
+// every client of Zulip's single key does.
 func RegenerateAPIKey(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (string, error) {
 	key, err := NewAPIKey()
 	if err != nil {
@@ -356,7 +358,11 @@ func RegenerateAPIKey(ctx context.Context, svc *chatcore.Service, actorID chatco
 			return err
 		}
 		a.APIKeyHash = chatcore.HashAPIKey(key)
-		return tx.UpdateUser(ctx, a)
+		if err := tx.UpdateUser(ctx, a); err != nil {
+			return err
+		}
+		_, err = tx.TrimLoginKeys(ctx, a.ID, 0)
+		return err
 	})
 	if err != nil {
 		return "", err
