@@ -28,7 +28,8 @@ func mayCreateUsers(u *chatcore.User) bool { return !u.IsBot && u.Role.IsAdmin()
 
 // CreateUser creates an account with a password in the actor's realm, as
 // POST /users, and returns the new user's id. The account is a member with
-// Zulip's default settings and no subscriptions; realm_user add events go
+// Zulip's default settings, subscribed to the realm's default channels;
+// realm_user add events go
 // to the realm. Errors (BAD_REQUEST): "User not authorized to create users"
 // (the actor is not an administrator: chatcore's stand-in for Zulip's
 // server-granted can_create_users), the name refusals, "Bad name or
@@ -68,7 +69,7 @@ func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 		}
 		u, _, err := CreateAccountInTx(ctx, svc, tx, fx, NewAccount{
 			RealmID: a.RealmID, Email: *req.Email, FullName: *req.FullName, PasswordHash: hash,
-			Role: chatcore.RoleMember, ActorID: a.ID,
+			Role: chatcore.RoleMember, DefaultStreams: true, ActorID: a.ID,
 		})
 		if err != nil {
 			return err
