@@ -165,7 +165,7 @@ func DeactivateUser(ctx context.Context, svc *chatcore.Service, actorID, targetI
 			if err := tx.DeleteEmailChanges(ctx, u.ID); err != nil {
 				return err
 			}
-			if err := revokeInvitesOf(ctx, tx, u); err != nil {
+			if err := revokeInvitesOf(ctx, tx, fx, u); err != nil {
 				return err
 			}
 			if err := deleteUserQueues(ctx, tx, u.ID); err != nil {

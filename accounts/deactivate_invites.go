@@ -7,10 +7,11 @@ import (
 )
 
 // revokeInvitesOf revokes the usable invitations (e-mail and multi-use)
-// user sent, as Zulip's deactivation does.
-func revokeInvitesOf(ctx context.Context, tx chatcore.Tx, u *chatcore.User) error {
+// user sent, as Zulip's deactivation does, and when there were any queues
+// Zulip's invites_changed event to the realm's active administrators.
+func revokeInvitesOf(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User) error {
 	invs, err := tx.Invites(ctx, chatcore.InviteFilter{RealmID: u.RealmID, InviterID: u.ID, Status: new(chatcore.InviteActive)})
-	if err != nil {
+	if err != nil || len(invs) == 0 {
 		return err
 	}
 	for i := range invs {
@@ -19,5 +20,16 @@ func revokeInvitesOf(ctx context.Context, tx chatcore.Tx, u *chatcore.User) erro
 			return err
 		}
 	}
+	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}, Active: new(true), Bot: new(false)})
+	if err != nil {
+		return err
+	}
+	ids := []chatcore.UserID{}
+	for _, a := range admins {
+		if a.ID != u.ID {
+			ids = append(ids, a.ID)
+		}
+	}
+	fx.Event(u.RealmID, ids, map[string]any{"type": "invites_changed"})
 	return nil
 }

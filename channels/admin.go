@@ -329,8 +329,9 @@ func settingDefOf(name string) (groups.SettingDef, bool) {
 // takes no new messages and leaves the lists of active channels. The
 // notification bot says so in the channel first. Events: stream delete
 // (with the channel's view) and stream update is_archived, to those who
-// may know of it. Errors: those of [Update], and "Channel is already
-// deactivated" for an archived channel.
+// may know of it; an archived default channel stops being one (with its
+// default_streams event). Errors: those of [Update], and "Channel is
+// already deactivated" for an archived channel.
 func Archive(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.StreamID) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		w, err := loadAdmin(ctx, svc, tx, actorID, id)
@@ -355,7 +356,7 @@ func Archive(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		fx.Event(st.RealmID, w.audience, map[string]any{"type": "stream", "op": "delete", "streams": []View{view},
 			"stream_ids": []chatcore.StreamID{st.ID}})
 		w.update(fx, "is_archived", true, nil)
-		return nil
+		return dropDefault(ctx, tx, fx, &st)
 	})
 }
 

@@ -2,8 +2,10 @@ package channels
 
 import (
 	"context"
+	"slices"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Default channels: POST and DELETE /default_streams and the
@@ -59,27 +61,41 @@ func SetDefault(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 		if err := tx.SetDefaultStream(ctx, u.RealmID, st.ID, on); err != nil {
 			return err
 		}
-		views, err := DefaultViews(ctx, svc, tx, u.RealmID)
-		if err != nil {
-			return err
-		}
-		active := true
-		users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, Active: &active})
-		if err != nil {
-			return err
-		}
-		var audience []chatcore.UserID
-		for _, v := range users {
-			if v.Role != chatcore.RoleGuest {
-				audience = append(audience, v.ID)
-			}
-		}
-		ids := make([]chatcore.StreamID, len(views))
-		for i, v := range views {
-			ids[i] = v.StreamID
-		}
-		// Zulip's default_streams event names the channels by id.
-		fx.Event(u.RealmID, audience, map[string]any{"type": "default_streams", "default_streams": ids})
-		return nil
+		return publishDefaults(ctx, tx, fx, u.RealmID)
 	})
+}
+
+// publishDefaults publishes default_streams with the realm's default
+// channels (by id, as Zulip's event) to its active users but guests.
+func publishDefaults(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, realm chatcore.RealmID) error {
+	ids, err := tx.DefaultStreams(ctx, realm)
+	if err != nil {
+		return err
+	}
+	active := true
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm, Active: &active})
+	if err != nil {
+		return err
+	}
+	var audience []chatcore.UserID
+	for _, v := range users {
+		if v.Role != chatcore.RoleGuest {
+			audience = append(audience, v.ID)
+		}
+	}
+	fx.Event(realm, audience, map[string]any{"type": "default_streams", "default_streams": slicex.OrEmpty(ids)})
+	return nil
+}
+
+// dropDefault makes st no longer a default channel when it is one (an
+// archived channel cannot stay one), publishing the change.
+func dropDefault(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, st *chatcore.Stream) error {
+	ids, err := tx.DefaultStreams(ctx, st.RealmID)
+	if err != nil || !slices.Contains(ids, st.ID) {
+		return err
+	}
+	if err := tx.SetDefaultStream(ctx, st.RealmID, st.ID, false); err != nil {
+		return err
+	}
+	return publishDefaults(ctx, tx, fx, st.RealmID)
 }

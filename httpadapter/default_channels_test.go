@@ -35,4 +35,10 @@ func TestHTTPDefaultChannels(t *testing.T) {
 	res = e.do(t, request{method: "DELETE", path: "/default_streams", auth: &admin, enc: urlEncoded, params: params("stream_id", "61")})
 	wantSuccess(t, res)
 	is.Equal(defaults(), []int64{}) // removed
+
+	// An archived channel stops being a default channel.
+	wantSuccess(t, e.do(t, request{method: "POST", path: "/default_streams", auth: &admin, enc: urlEncoded, params: params("stream_id", "61")}))
+	is.Equal(defaults(), []int64{61})
+	wantSuccess(t, e.do(t, request{method: "DELETE", path: "/streams/61", auth: &admin, enc: urlEncoded}))
+	is.Equal(defaults(), []int64{}) // archived, no longer a default
 }

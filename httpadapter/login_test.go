@@ -68,6 +68,19 @@ func TestFetchAPIKey(t *testing.T) {
 				res := e.do(t, request{method: "GET", path: "/users/me", auth: &c})
 				is.Equal(res.status, 401) // one login more signs the oldest out
 			})
+			t.Run("regenerating the key signs the logins out", func(t *testing.T) {
+				is := is.New(t)
+				res := login("username", "member@acme.test", "password", fixturePassword)
+				wantSuccess(t, res)
+				c := cred{"member@acme.test", res.body["api_key"].(string)}
+				wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &c}))
+				regen := e.do(t, request{method: "POST", path: "/users/me/api_key/regenerate", auth: &c})
+				wantSuccess(t, regen)
+				wantError(t, e.do(t, request{method: "GET", path: "/users/me", auth: &c}), 401, "UNAUTHORIZED", "Invalid API key") // the login key is gone
+				fresh := cred{"member@acme.test", regen.body["api_key"].(string)}
+				wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &fresh})) // the new key works
+				is.True(fresh.key != c.key)
+			})
 			t.Run("refusals", func(t *testing.T) {
 				is := is.New(t)
 				wrong := "Your username or password is incorrect"

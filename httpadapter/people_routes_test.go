@@ -48,6 +48,13 @@ func TestHTTPPeople(t *testing.T) {
 		wantError(t, create(&moderator, "x@example.test", strongPassword), 400, "BAD_REQUEST", "User not authorized to create users")
 		res = e.do(t, request{method: "POST", path: "/users", auth: &admin, enc: urlEncoded, params: params("email", "y@example.test")})
 		wantError(t, res, 400, "REQUEST_VARIABLE_MISSING", "Missing 'password' argument")
+
+		// A created account joins the realm's default channels, as Zulip's.
+		is.True(!isSubscribed(t, e, id, 61))
+		wantSuccess(t, e.do(t, request{method: "POST", path: "/default_streams", auth: &admin, enc: urlEncoded, params: params("stream_id", "61")}))
+		res = create(&admin, "defaults@example.test", strongPassword)
+		wantSuccess(t, res)
+		is.True(isSubscribed(t, e, chatcore.UserID(num(t, res.body["user_id"])), 61)) // subscribed to the default channel
 	})
 	patch := func(auth *cred, id int64, kv ...string) *response {
 		return e.do(t, request{method: "PATCH", path: "/users/" + strconv.FormatInt(id, 10), auth: auth, enc: urlEncoded, params: params(kv...)})
@@ -326,4 +333,19 @@ func TestHTTPInvites(t *testing.T) {
 		}
 		wantError(t, invite(&admin, strings.Join(many, ",")), 400, "BAD_REQUEST", "invitee_emails is too long (limit: 1000 items)")
 	})
+}
+
+// isSubscribed reports whether user is an active subscriber of channel st.
+func isSubscribed(t *testing.T, e *env, user chatcore.UserID, st chatcore.StreamID) bool {
+	t.Helper()
+	var ok bool
+	err := e.w.Svc.View(t.Context(), func(tx chatcore.Tx) error {
+		var err error
+		ok, err = chatcore.IsSubscribed(t.Context(), tx, st, user)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }

@@ -36,6 +36,7 @@ func (h *handler) updateRealm(ctx context.Context, c *call) (map[string]any, err
 		EmailChangesDisabled *bool           `json:"email_changes_disabled"`
 		RequireUniqueNames   *bool           `json:"require_unique_names"`
 		AllowMessageEditing  *bool           `json:"allow_message_editing"`
+		EnableReadReceipts   *bool           `json:"enable_read_receipts"`
 		EditLimit            json.RawMessage `json:"message_content_edit_limit_seconds"`
 		DeleteLimit          json.RawMessage `json:"message_content_delete_limit_seconds"`
 		MoveWithinLimit      json.RawMessage `json:"move_messages_within_stream_limit_seconds"`
@@ -60,7 +61,7 @@ func (h *handler) updateRealm(ctx context.Context, c *call) (map[string]any, err
 	}
 	u := realms.UpdateRequest{Name: req.Name, NameChangesDisabled: req.NameChangesDisabled,
 		EmailChangesDisabled: req.EmailChangesDisabled, RequireUniqueNames: req.RequireUniqueNames,
-		AllowMessageEditing: req.AllowMessageEditing, Settings: map[string]groups.Change{}}
+		AllowMessageEditing: req.AllowMessageEditing, EnableReadReceipts: req.EnableReadReceipts, Settings: map[string]groups.Change{}}
 	for _, l := range []struct {
 		name string
 		raw  json.RawMessage

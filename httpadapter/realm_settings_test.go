@@ -30,6 +30,13 @@ func TestHTTPRealmSettings(t *testing.T) {
 	is.Equal(after["realm_message_content_edit_limit_seconds"], nil)                  // unlimited
 	is.Equal(after["realm_allow_message_editing"], false)                             // editing off
 	is.Equal(after["realm_can_create_groups"], before["realm_can_manage_all_groups"]) // role:owners now creates groups
+	// Read receipts, stored inverted, follow enable_read_receipts.
+	wantSuccess(t, e.do(t, request{method: "PATCH", path: "/realm", auth: &admin, enc: urlEncoded, params: params("enable_read_receipts", "false")}))
+	is.Equal(realm()["realm_enable_read_receipts"], false)
+	wantError(t, e.do(t, request{method: "GET", path: "/messages/1001/read_receipts", auth: &member}), 400, "BAD_REQUEST", "Read receipts are disabled in this organization.")
+	wantSuccess(t, e.do(t, request{method: "PATCH", path: "/realm", auth: &admin, enc: urlEncoded, params: params("enable_read_receipts", "true")}))
+	is.Equal(realm()["realm_enable_read_receipts"], true)
+	wantSuccess(t, e.do(t, request{method: "GET", path: "/messages/1001/read_receipts", auth: &member}))
 	// The member may no longer create a group.
 	res = e.do(t, request{method: "POST", path: "/user_groups/create", auth: &member, enc: urlEncoded,
 		params: params("name", "g", "description", "", "members", "[]")})

@@ -79,9 +79,13 @@ func TestDeactivationRevokesInvitations(t *testing.T) {
 	key := regexp.MustCompile(`/join/([a-z0-9]{24})/`).FindStringSubmatch(link)[1]
 	_, err = invites.LinkInfo(ctx, w.Svc, key)
 	is.NoErr(err) // works while the inviter is active
+	w.Events.Reset()
 	is.NoErr(accounts.DeactivateUser(ctx, w.Svc, owner.ID, admin.ID, accounts.DeactivateUserRequest{}))
 	_, err = invites.LinkInfo(ctx, w.Svc, key)
 	is.True(invites.IsLinkInvalid(err)) // revoked with the deactivation
+	changed := w.Events.OfType("invites_changed")
+	is.Equal(len(changed), 1)                                 // the administrators' invitation lists are told
+	is.Equal(changed[0].UserIDs, []chatcore.UserID{owner.ID}) // the remaining administrators
 	vs, err := invites.List(ctx, w.Svc, owner.ID)
 	is.NoErr(err)
 	is.Equal(len(vs), 0) // nothing left to accept

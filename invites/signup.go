@@ -129,7 +129,7 @@ func SignUp(ctx context.Context, svc *chatcore.Service, key string, req SignUpRe
 		}
 		u, apiKey, err := people.CreateAccountInTx(ctx, svc, tx, fx, people.NewAccount{
 			RealmID: inv.RealmID, Email: email, FullName: req.FullName, PasswordHash: hash,
-			Role: inv.InviteAs, Streams: inv.StreamIDs, ActorID: inv.InviterID,
+			Role: inv.InviteAs, Streams: inv.StreamIDs, DefaultStreams: inv.IncludeRealmDefaultStreams, ActorID: inv.InviterID,
 		})
 		if err != nil {
 			return err

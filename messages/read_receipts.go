@@ -2,6 +2,7 @@ package messages
 
 import (
 	"context"
+	"slices"
 
 	"github.com/chatcore/chatcore"
 )
@@ -11,10 +12,9 @@ import (
 // with the message read (by their flag row or their read mark), active,
 // whose send_read_receipts setting is on, other than its sender. Bots are
 // included, and so are users who hold the message as historical, as in
-// Zulip. (Zulip also leaves out users who muted the actor or whom the actor
-// muted; chatcore does not model muted users yet.) The list is as long as
-// the message's readers, at most the realm's users, read
-// by id alone.
+// Zulip; users who muted the actor or whom the actor muted are left out, as
+// in Zulip. The list is as long as the message's readers, at most the
+// realm's users, read by id alone.
 //
 // Errors (BAD_REQUEST): "Invalid message(s)" for a message the actor
 // cannot read; "Read receipts are disabled in this organization." when the
@@ -47,6 +47,24 @@ func ReadReceipts(ctx context.Context, svc *chatcore.Service, actorID chatcore.U
 				readers = append(readers, r.UserID)
 			}
 		}
+		// As Zulip, users in a mute relationship with the requester (muted
+		// by them, or having muted them) are left out.
+		muted, err := tx.MutedUsers(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		muters, err := tx.MutersOf(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		hidden := make(map[chatcore.UserID]bool, len(muted)+len(muters))
+		for _, m := range muted {
+			hidden[m.MutedUserID] = true
+		}
+		for _, id := range muters {
+			hidden[id] = true
+		}
+		readers = slices.DeleteFunc(readers, func(id chatcore.UserID) bool { return hidden[id] })
 		out, err = tx.SharingReadReceipts(ctx, u.RealmID, readers)
 		return err
 	})

@@ -3,12 +3,14 @@ package messages_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/messages"
+	"github.com/chatcore/chatcore/store"
 	"github.com/matryer/is"
 )
 
@@ -62,5 +64,22 @@ func TestReadReceipts(t *testing.T) {
 		is.NoErr(err)               // answered
 		is.Equal(len(got), crowd+2) // everyone who read it
 		t.Logf("read receipts of a message %d users read: %v", crowd+2, took)
+
+		// Users in a mute relationship with the asker are left out: one the
+		// sender muted, one who muted the sender.
+		mutedBySender, muterOfSender := subs[5], subs[6]
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			if err := tx.AddMutedUser(ctx, store.MutedUser{UserID: sender.ID, MutedUserID: mutedBySender.ID, DateMuted: time.Now()}); err != nil {
+				return err
+			}
+			return tx.AddMutedUser(ctx, store.MutedUser{UserID: muterOfSender.ID, MutedUserID: sender.ID, DateMuted: time.Now()})
+		})
+		got, err = messages.ReadReceipts(ctx, w.Svc, sender.ID, id)
+		is.NoErr(err)
+		is.Equal(len(got), crowd)                                                                   // both left out
+		is.True(!slices.Contains(got, mutedBySender.ID) && !slices.Contains(got, muterOfSender.ID)) // by id
+		got, err = messages.ReadReceipts(ctx, w.Svc, reader.ID, id)
+		is.NoErr(err)
+		is.True(slices.Contains(got, mutedBySender.ID) && slices.Contains(got, muterOfSender.ID)) // others still see them
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/channels"
 	"github.com/chatcore/chatcore/internal/emailaddr"
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // Bounds on what a request carries, checked before any store access.
@@ -50,6 +52,9 @@ type NewAccount struct {
 	// Streams are the channels the account is subscribed to (those that
 	// no longer exist or are archived are skipped).
 	Streams []chatcore.StreamID
+	// DefaultStreams adds the realm's default channels to Streams, as
+	// Zulip's account creation does unless an invitation leaves them out.
+	DefaultStreams bool
 	// ActorID is who creates the account (an administrator, or the
 	// inviter of a sign-up); zero: the new user themselves.
 	ActorID chatcore.UserID
@@ -94,7 +99,8 @@ func checkNewName(ctx context.Context, tx chatcore.Tx, realm *chatcore.Realm, na
 }
 
 // CreateAccountInTx creates the human account a describes inside the
-// caller's transaction, subscribes it to a.Streams, queues the realm_user
+// caller's transaction, subscribes it to a.Streams (and the realm's
+// default channels with a.DefaultStreams), queues the realm_user
 // add events (each viewer sees the address as email_address_visibility
 // lets them) and returns the user with the new API key, shown once: only
 // its hash is stored. Errors (BAD_REQUEST): "Bad name or username", "Email
@@ -131,9 +137,17 @@ func CreateAccountInTx(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 	if err := userAddEvents(ctx, svc, tx, fx, u); err != nil {
 		return nil, "", err
 	}
-	if len(a.Streams) > 0 {
+	streams := a.Streams
+	if a.DefaultStreams {
+		defaults, err := tx.DefaultStreams(ctx, realm.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		streams = slicex.SortedSet(append(slices.Clone(streams), defaults...))
+	}
+	if len(streams) > 0 {
 		var sts []*chatcore.Stream
-		for _, id := range a.Streams {
+		for _, id := range streams {
 			st, err := chatcore.StreamInRealm(ctx, tx, realm.ID, id)
 			if errors.Is(err, chatcore.ErrNotFound) {
 				continue

@@ -28,7 +28,8 @@ func mayCreateUsers(u *chatcore.User) bool { return !u.IsBot && u.Role.IsAdmin()
 
 // CreateUser creates an account with a password in the actor's realm, as
 // POST /users, and returns the new user's id. The account is a member with
-// Zulip's default settings and no subscriptions; realm_user add events go
+// Zulip's default settings, subscribed to the realm's default channels;
+// realm_user add events go
 // to the realm. Errors (BAD_REQUEST): "User not authorized to create users"
 // (the actor is not an administrator: chatcore's stand-in for Zulip's
 // server-granted can_create_users), the name refusals, "Bad name or
@@ -68,7 +69,7 @@ func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 		}
 		u, _, err := CreateAccountInTx(ctx, svc, tx, fx, NewAccount{
 			RealmID: a.RealmID, Email: *req.Email, FullName: *req.FullName, PasswordHash: hash,
-			Role: chatcore.RoleMember, ActorID: a.ID,
+			Role: chatcore.RoleMember, DefaultStreams: true, ActorID: a.ID,
 		})
 		if err != nil {
 			return err
@@ -341,7 +342,9 @@ func SubscriptionStatus(ctx context.Context, svc *chatcore.Service, actorID, use
 // RegenerateAPIKey gives the human actor a new API key, as POST
 // /users/me/api_key/regenerate, and returns it: the old one stops working
 // at once. Bots get BAD_REQUEST "This endpoint does not accept bot
-// requests." (they go through POST /bots/{id}/api_key/regenerate).
+// requests." (they go through POST /bots/{id}/api_key/regenerate). The
+// keys password logins issued (POST /fetch_api_key) stop working too, as
+// every client of Zulip's single key does.
 func RegenerateAPIKey(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (string, error) {
 	key, err := NewAPIKey()
 	if err != nil {
@@ -356,7 +359,11 @@ func RegenerateAPIKey(ctx context.Context, svc *chatcore.Service, actorID chatco
 			return err
 		}
 		a.APIKeyHash = chatcore.HashAPIKey(key)
-		return tx.UpdateUser(ctx, a)
+		if err := tx.UpdateUser(ctx, a); err != nil {
+			return err
+		}
+		_, err = tx.TrimLoginKeys(ctx, a.ID, 0)
+		return err
 	})
 	if err != nil {
 		return "", err

@@ -30,6 +30,9 @@ type UpdateRequest struct {
 	EmailChangesDisabled *bool
 	RequireUniqueNames   *bool
 	AllowMessageEditing  *bool
+	// EnableReadReceipts is Zulip's enable_read_receipts (stored inverted,
+	// as Realm.ReadReceiptsDisabled).
+	EnableReadReceipts *bool
 	// The time limits ("unlimited" or a positive number of seconds).
 	ContentEditLimit         *Limit
 	ContentDeleteLimit       *Limit
@@ -138,6 +141,10 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 				*b.dst = *b.in
 				props = append(props, prop{b.name, *b.in})
 			}
+		}
+		if req.EnableReadReceipts != nil && *req.EnableReadReceipts == r.ReadReceiptsDisabled {
+			r.ReadReceiptsDisabled = !*req.EnableReadReceipts
+			props = append(props, prop{"enable_read_receipts", *req.EnableReadReceipts})
 		}
 		pol := &r.Messages
 		if req.AllowMessageEditing != nil && *req.AllowMessageEditing == pol.ContentEditingDisabled {

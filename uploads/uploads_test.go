@@ -2,6 +2,7 @@ package uploads_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"path/filepath"
@@ -158,5 +159,26 @@ func TestQuotaAndCollect(t *testing.T) {
 		is.True(errors.Is(err, chatcore.ErrNotFound)) // the file is gone too
 		_, err = uploads.Upload(t.Context(), w.Svc, c.Member, "more.txt", "", -1, bytes.NewReader([]byte("xyz")))
 		is.NoErr(err) // room again
+
+		// An upload only an undelivered scheduled message names is kept
+		// (Zulip keeps scheduled messages' attachments), until it is sent.
+		planned := upload(t, w, c.Member, "plan.txt", "p")
+		var smID chatcore.ScheduledMessageID
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error {
+			sm := &chatcore.ScheduledMessage{RealmID: c.Realm.ID, SenderID: c.Member.ID, Kind: chatcore.ScheduledSendLater,
+				Type: chatcore.MessageTypeStream, StreamID: pub.ID, Topic: "t", Content: planned.URL, DeliverAt: w.Clock.Now().Add(100 * 24 * time.Hour)}
+			err := tx.CreateScheduledMessage(ctx, sm)
+			smID = sm.ID
+			return err
+		})
+		w.Clock.Advance(uploads.UnclaimedGrace + time.Hour)
+		n, err = uploads.Collect(t.Context(), w.Svc, uploads.UnclaimedGrace, 10)
+		is.NoErr(err)
+		is.Equal(n, 1)                             // more.txt, not the scheduled message's
+		is.True(readable(t, w, c.Member, planned)) // kept
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.DeleteScheduledMessage(ctx, smID) })
+		n, err = uploads.Collect(t.Context(), w.Svc, uploads.UnclaimedGrace, 10)
+		is.NoErr(err)
+		is.Equal(n, 1) // collected once nothing names it
 	})
 }
