@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -53,10 +54,47 @@ func thumbnailFormatFor(ct string) (ThumbnailFormat, bool) {
 	return ThumbnailFormat{}, false
 }
 
+// MaxThumbnailPixels is the largest image (width × height, as its header
+// says) chatcore thumbnails. Zulip's libvips pipeline streams the image and
+// accepts up to IMAGE_BOMB_TOTAL_PIXELS (90 M); chatcore decodes the whole
+// image into memory, so it stops at 25 M pixels: every 24-megapixel camera
+// photograph is thumbnailed, and a larger image is served as the original
+// only (it is still accepted as an upload, up to MaxImagePixels).
+const MaxThumbnailPixels = 25_000_000
+
+// MaxThumbnailDecodedBytes bounds the memory the decoded image of one
+// thumbnail may take, estimated before decoding from the header's size
+// and colour model (an 8-bit RGBA image takes 4 bytes a pixel, a 16-bit
+// one 8, a JPEG with 4:4:4 chroma 3). With ThumbnailWorkers thumbnails at
+// once, the thumbnailer holds at most ThumbnailWorkers times this.
+const MaxThumbnailDecodedBytes = 100 << 20
+
+// decodedBytesPerPixel returns the bytes a pixel of an image with colour
+// model m takes once decoded by the standard library's decoders; an
+// unknown model counts as the widest (16-bit RGBA).
+func decodedBytesPerPixel(m color.Model) int64 {
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3 // 4:4:4 chroma; subsampled JPEGs take less
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel, color.NYCbCrAModel:
+		return 4
+	}
+	return 8
+}
+
 // MakeThumbnail writes a thumbnail of the image src holds to dst, fitting
 // f's box (never enlarged). The header is decoded first: an image over
-// MaxImagePixels, or one that is not PNG, JPEG, GIF or WebP, is refused
-// before any pixel is decoded; a truncated image fails in decoding.
+// MaxThumbnailPixels, one whose decoded pixels would take more than
+// MaxThumbnailDecodedBytes, or one that is not PNG, JPEG, GIF or WebP, is
+// refused with ErrNotThumbnailed before any pixel is decoded; a truncated
+// image fails in decoding.
 func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
 	br := bufio.NewReaderSize(src, sniffBytes)
 	head, err := br.Peek(sniffBytes)
@@ -67,8 +105,12 @@ func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 	}
-	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	if pixels > MaxThumbnailPixels || cfg.Width <= 0 || cfg.Height <= 0 {
 		return fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, cfg.Width, cfg.Height)
+	}
+	if decoded := pixels * decodedBytesPerPixel(cfg.ColorModel); decoded > MaxThumbnailDecodedBytes {
+		return fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
 	}
 	img, _, err := image.Decode(br)
 	if err != nil {

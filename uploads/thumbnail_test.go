@@ -29,14 +29,19 @@ func testImage(w, h int) *image.RGBA {
 	return img
 }
 
-// pngHeader is the start of a PNG whose header claims w × h pixels.
-func pngHeader(w, h uint32) []byte {
+// pngHeader is the start of an 8-bit RGBA PNG whose header claims w × h
+// pixels.
+func pngHeader(w, h uint32) []byte { return pngHeaderDepth(w, h, 8) }
+
+// pngHeaderDepth is the start of an RGBA PNG of depth bits a sample whose
+// header claims w × h pixels.
+func pngHeaderDepth(w, h uint32, depth byte) []byte {
 	var b bytes.Buffer
 	b.Write([]byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'})
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6
+	ihdr[8], ihdr[9] = depth, 6
 	_ = binary.Write(&b, binary.BigEndian, uint32(len(ihdr)))
 	chunk := append([]byte("IHDR"), ihdr...)
 	b.Write(chunk)
@@ -87,6 +92,41 @@ func TestThumbnailBombRefused(t *testing.T) {
 	t.Logf("50000×50000 PNG header refused in %v, %d KiB allocated", took, alloc>>10)
 	if alloc > 1<<20 {
 		t.Fatalf("%d bytes allocated refusing a header", alloc)
+	}
+}
+
+// TestThumbnailDecodedSizeRefused checks that the decoded size, not just
+// the pixel count, is bounded before decoding: a 16-bit RGBA PNG (8 bytes a
+// pixel) within MaxThumbnailPixels but over MaxThumbnailDecodedBytes is
+// refused with almost nothing allocated, as is a 16-bit PNG of 90 M
+// pixels (a few KiB compressed when of one colour, ~720 MB decoded), while
+// the 8-bit PNG of the same size passes the header checks.
+func TestThumbnailDecodedSizeRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		head []byte
+	}{
+		{"5000x5000 16-bit", pngHeaderDepth(5000, 5000, 16)},
+		{"9487x9487 16-bit", pngHeaderDepth(9487, 9487, 16)},
+		{"5001x5000 8-bit", pngHeaderDepth(5001, 5000, 8)},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(c.head), uploads.ThumbnailFormats[1])
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, uploads.ErrNotThumbnailed) {
+			t.Fatalf("%s: %v, want ErrNotThumbnailed", c.name, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			t.Fatalf("%s: %d bytes allocated refusing a header", c.name, alloc)
+		}
+	}
+	// 25 M 8-bit RGBA pixels (95 MiB decoded) pass the header checks: the
+	// header-only PNG then fails in decoding, not as ErrNotThumbnailed.
+	err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(pngHeaderDepth(5000, 5000, 8)), uploads.ThumbnailFormats[1])
+	if err == nil || errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("5000x5000 8-bit: %v, want a decoding error", err)
 	}
 }
 

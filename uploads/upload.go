@@ -134,23 +134,9 @@ func Upload(ctx context.Context, svc *chatcore.Service, user *chatcore.User, nam
 		return nil, err
 	}
 	if _, ok := thumbnailFormatFor(a.ContentType); ok {
-		go thumbnailLater(context.WithoutCancel(ctx), svc, a)
+		thumbnailLater(context.WithoutCancel(ctx), svc, a)
 	}
 	return &Uploaded{URL: "/user_uploads/" + pathID, FileName: fileName, Attachment: a}, nil
-}
-
-// thumbnailing bounds the thumbnails made at once (each holds its image's
-// pixels).
-var thumbnailing = make(chan struct{}, 2)
-
-// thumbnailLater makes a's thumbnail in the background, after the upload
-// answered.
-func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) {
-	thumbnailing <- struct{}{}
-	defer func() { <-thumbnailing }()
-	if err := Thumbnail(ctx, svc, a); err != nil && !errors.Is(err, ErrNotThumbnailed) {
-		svc.Logger().WarnContext(ctx, "uploads: thumbnail failed", "path_id", a.PathID, "err", err)
-	}
 }
 
 func tooLarge(svc *chatcore.Service) *chatcore.Error {

@@ -55,3 +55,6 @@ func QueuedUpdates(s *Store) int64 {
 	}
 	return n
 }
+
+// AcquiredConns is how many of the store's pooled connections are in use.
+func AcquiredConns(s *Store) int32 { return s.pool.Stat().AcquiredConns() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/chatcore/chatcore/store"
@@ -18,10 +19,13 @@ const FileChunkSize = 256 << 10
 // Files returns a [store.FileStorage] that keeps files in the store's
 // database (tables stored_files and stored_file_chunks), so every instance
 // on the database serves every upload with nothing else to run. Files are
-// written and read one chunk of FileChunkSize bytes at a time: a Put holds
-// one chunk in memory and writes the whole file in one transaction (so a
-// failed Put leaves nothing), and an open file reads the chunk a Read needs
-// with a statement of its own.
+// written and read one chunk of FileChunkSize bytes at a time: a Put first
+// spools what its reader yields to a temporary file (in [os.TempDir]; the
+// caller bounds the reader, as uploads do with the upload size limit), so no
+// connection is held while a slow client sends its body, then writes the
+// whole file from the spool in one short transaction (so a failed Put
+// leaves nothing), holding one chunk in memory; an open file reads the
+// chunk a Read needs with a statement of its own.
 func (s *Store) Files() store.FileStorage { return &dbFiles{pool: s.pool} }
 
 // dbFiles is the in-database FileStorage.
@@ -32,6 +36,14 @@ func (f *dbFiles) Put(ctx context.Context, key string, r io.Reader) (n int64, er
 	if err := store.CheckFileKey(key); err != nil {
 		return 0, fmt.Errorf("postgres: put file %q: %w", key, err)
 	}
+	spool, err := spoolBody(ctx, r)
+	if spool != nil {
+		defer func() { _ = spool.Close(); _ = os.Remove(spool.Name()) }()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres: put file %q: %w", key, err)
+	}
+	r = spool
 	tx, err := f.pool.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: put file %q: %w", key, err)
@@ -80,6 +92,38 @@ func (f *dbFiles) Put(ctx context.Context, key string, r io.Reader) (n int64, er
 		return n, fmt.Errorf("postgres: put file %q: %w", key, err)
 	}
 	return n, nil
+}
+
+// spoolBody copies what r yields to a new temporary file, checking ctx
+// between chunks, and returns the file positioned at its start. On error
+// the file returned, if any, is still to be closed and removed.
+func spoolBody(ctx context.Context, r io.Reader) (*os.File, error) {
+	tmp, err := os.CreateTemp("", "chatcore-put-*")
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return tmp, err
+		}
+		k, rerr := r.Read(buf)
+		if k > 0 {
+			if _, err := tmp.Write(buf[:k]); err != nil {
+				return tmp, err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return tmp, rerr
+		}
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return tmp, err
+	}
+	return tmp, nil
 }
 
 // Open implements [store.FileStorage].
