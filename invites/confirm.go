@@ -16,6 +16,12 @@ import (
 // multi-use link's own expiry.
 const ConfirmationValidity = 24 * time.Hour
 
+// ConfirmationInterval is how soon after a confirmation link went out to
+// an address the multi-use page mails that address another one: requests
+// in between get the same answer and no mail, so a public link cannot be
+// used to flood someone's mailbox.
+const ConfirmationInterval = 5 * time.Minute
+
 // errConfirmFirst refuses creating an account straight from a multi-use
 // link: the address must be confirmed through [RequestConfirmation] first.
 func errConfirmFirst() *chatcore.Error {
@@ -29,7 +35,8 @@ func errConfirmFirst() *chatcore.Error {
 // ([SignUp]) creates the account. No account is created here. An address
 // that already has an account in the realm (active or deactivated) gets
 // no link, with the same nil answer, so the caller's page does not tell
-// who has an account. The confirmation counts against the realm's
+// who has an account. Neither does an address invited less than
+// [ConfirmationInterval] ago. The confirmation counts against the realm's
 // [DailyLimit] and is listed by [List] like any e-mail invitation.
 // Errors: the link refusal of [LinkInfo] (also for a key that is not a
 // multi-use link's); BAD_REQUEST "Enter a valid email address." for a
@@ -57,10 +64,18 @@ func RequestConfirmation(ctx context.Context, svc *chatcore.Service, key, email 
 		case !errors.Is(err, chatcore.ErrNotFound):
 			return err
 		}
+		now := svc.Now()
+		recent, err := tx.Invites(ctx, chatcore.InviteFilter{RealmID: link.RealmID, Email: email,
+			CreatedSince: now.Add(-ConfirmationInterval), Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(recent) > 0 {
+			return nil // one went out moments ago: not another
+		}
 		if err := checkDailyLimit(ctx, svc, tx, link.RealmID, 1); err != nil {
 			return err
 		}
-		now := svc.Now()
 		expires := now.Add(ConfirmationValidity)
 		if !link.ExpiresAt.IsZero() && link.ExpiresAt.Before(expires) {
 			expires = link.ExpiresAt

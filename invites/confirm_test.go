@@ -61,6 +61,9 @@ func TestMultiUseLinkConfirmsTheAddress(t *testing.T) {
 		is.Equal(l.Email, "new@example.test")        // for that address
 		is.Equal(l.InviteAs, chatcore.RoleModerator) // with the link's role
 
+		// Asking again at once mails nothing more.
+		is.NoErr(invites.RequestConfirmation(ctx, w.Svc, multi, "new@example.test"))
+		is.Equal(len(w.Mail.All()), 1) // throttled
 		// An address with an account gets no mail, and the same answer.
 		is.NoErr(invites.RequestConfirmation(ctx, w.Svc, multi, "ed@example.test"))
 		is.Equal(len(w.Mail.All()), 1) // nothing sent
