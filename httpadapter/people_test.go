@@ -11,6 +11,7 @@ import (
 
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/matryer/is"
 )
 
@@ -78,9 +79,18 @@ func signUp(t *testing.T, e *env, link, email, name string) string {
 // invites a person by e-mail, the link's page creates the account, the new
 // person logs in (with the API key the page shows: POST /fetch_api_key is
 // not on this branch) and posts in the invitation's channel; a multi-use
-// link is used twice; a revoked link is refused.
+// link is used twice, each time through the confirmation link it mails to
+// the address given; a revoked link is refused.
 func TestInvitationSignUpFlow(t *testing.T) {
-	e := newEnv(t, httpadapter.Options{})
+	for _, k := range chattest.Stores {
+		t.Run(k.Name, func(t *testing.T) {
+			w, logs, logger := newWorld(t, k.Open(t), "testdata/fixture.json")
+			invitationSignUpFlow(t, startAdapter(t, w, logs, logger, httpadapter.Options{}))
+		})
+	}
+}
+
+func invitationSignUpFlow(t *testing.T, e *env) {
 	is := is.New(t)
 
 	// The owner invites Nina to #general (61) as a member.
@@ -137,11 +147,25 @@ func TestInvitationSignUpFlow(t *testing.T) {
 	is.NoErr(err) // a URL
 	multi := u.Path
 	status, body = page(t, e, http.MethodGet, multi, nil)
-	is.Equal(status, 200)                           // the form
-	is.True(strings.Contains(body, `name="email"`)) // asks for the address
+	is.Equal(status, 200)                               // the form
+	is.True(strings.Contains(body, `name="email"`))     // asks for the address
+	is.True(!strings.Contains(body, `name="password"`)) // and nothing else yet
 	for i, who := range []string{"first", "second"} {
 		addr := who + "@example.test"
-		key := signUp(t, e, multi, addr, "Guest "+strconv.Itoa(i+1))
+		// The multi-use page only mails the address a confirmation link.
+		status, body = page(t, e, http.MethodPost, multi, url.Values{"email": {addr}, "full_name": {"Guest"}, "password": {strongPassword}})
+		is.Equal(status, 200)                                // accepted
+		is.True(strings.Contains(body, "Check your e-mail")) // and says where to look
+		is.True(!apiKeyOnPage.MatchString(body))             // no account yet
+		res = e.do(t, request{method: "GET", path: "/users/" + addr, auth: &owner})
+		wantError(t, res, 400, "BAD_REQUEST", "No such user")
+		confirm := lastLink(t, e, addr)
+		is.True(confirm != multi) // a link of its own
+		status, body = page(t, e, http.MethodGet, confirm, nil)
+		is.Equal(status, 200)                              // the single-use form
+		is.True(strings.Contains(body, addr))              // for the confirmed address
+		is.True(strings.Contains(body, `name="password"`)) // asking for a password
+		key := signUp(t, e, confirm, "", "Guest "+strconv.Itoa(i+1))
 		res = e.do(t, request{method: "GET", path: "/users/me", auth: &cred{addr, key}})
 		wantSuccess(t, res)
 		is.Equal(num(t, res.body["role"]), int64(chatcore.RoleGuest)) // the link's role
@@ -149,10 +173,16 @@ func TestInvitationSignUpFlow(t *testing.T) {
 			params: params("type", "stream", "to", "general", "topic", "hello", "content", "hi from "+who)})
 		wantSuccess(t, res) // a guest posts in the link's channel
 	}
-	// The same address twice is refused on the page.
-	status, body = page(t, e, http.MethodPost, multi, url.Values{"email": {"first@example.test"}, "full_name": {"Again"}, "password": {strongPassword}})
-	is.Equal(status, 400)                             // refused
-	is.True(strings.Contains(body, "already in use")) // with the reason
+	// The same address again: the same answer, but no mail and no account.
+	sent := len(e.w.Mail.All())
+	status, body = page(t, e, http.MethodPost, multi, url.Values{"email": {"first@example.test"}})
+	is.Equal(status, 200)                                // the same page
+	is.True(strings.Contains(body, "Check your e-mail")) // as for a new address
+	is.Equal(len(e.w.Mail.All()), sent)                  // nothing mailed
+	// A malformed address is refused on the page.
+	status, body = page(t, e, http.MethodPost, multi, url.Values{"email": {"nobody"}})
+	is.Equal(status, 400)                                           // refused
+	is.True(strings.Contains(body, "Enter a valid email address.")) // with the reason
 
 	// A revoked invitation's link is refused.
 	res = e.do(t, request{method: "POST", path: "/invites", auth: &owner, enc: urlEncoded,

@@ -37,6 +37,9 @@ code { background: #eee; padding: .2rem .4rem; word-break: break-all; }
 {{if .Gone}}
 <p class="error" id="link-error">{{.Gone}}</p>
 <p>Ask the person who invited you for a new invitation.</p>
+{{else if .Sent}}
+<p id="check-email">Check your e-mail. If <strong id="sent-email">{{.Email}}</strong> can join {{.RealmName}}, we sent it a link: open it to finish creating your account.</p>
+<p>The link works for a limited time. Nothing arrived? Check your spam folder, or enter your address again on this page.</p>
 {{else if .Done}}
 <p id="welcome">Welcome to {{.RealmName}}, {{.Name}}! Your account <strong id="account-email">{{.Email}}</strong> is ready.</p>
 <p>Your API key (shown only this once; keep it secret):</p>
@@ -48,13 +51,15 @@ code { background: #eee; padding: .2rem .4rem; word-break: break-all; }
 <form method="post" action="">
 {{if .MultiUse}}<label for="email">E-mail address</label>
 <input id="email" name="email" type="email" required maxlength="254" value="{{.Email}}">
-{{else}}<p>E-mail address: <strong id="invited-email">{{.Email}}</strong></p>{{end}}
+<p><small>We will mail you a link to create your account.</small></p>
+<button type="submit">Continue</button>
+{{else}}<p>E-mail address: <strong id="invited-email">{{.Email}}</strong></p>
 <label for="full_name">Full name</label>
 <input id="full_name" name="full_name" required maxlength="100" value="{{.Name}}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" required minlength="{{.MinLength}}" autocomplete="new-password">
 <p><small>At least {{.MinLength}} characters, and not easy to guess.</small></p>
-<button type="submit">Create account</button>
+<button type="submit">Create account</button>{{end}}
 </form>
 {{end}}
 </body>
@@ -65,7 +70,7 @@ code { background: #eee; padding: .2rem .4rem; word-break: break-all; }
 type signUpData struct {
 	Title, RealmName, Inviter string
 	Gone, Error               string
-	MultiUse, Done            bool
+	MultiUse, Sent, Done      bool
 	Email, Name               string
 	APIKey, LoginURL          string
 	MinLength                 int
@@ -76,9 +81,13 @@ func (h *handler) handleSignUp() {
 	h.mux.Handle(signUpPath, routeHandler(h.signUp))
 }
 
-// signUp serves the sign-up page of an invitation: GET shows the form,
-// POST creates the account and shows its API key; a link that no longer
-// works gets a page that says so (404).
+// signUp serves the sign-up page of an invitation: GET shows the form;
+// for an e-mail invitation (or the confirmation link a multi-use link
+// mails) POST creates the account and shows its API key; for a multi-use
+// link POST only takes the address and mails it a confirmation link
+// ([invites.RequestConfirmation]), answering "check your e-mail" whether
+// or not the address already has an account. A link that no longer works
+// gets a page that says so (404).
 func (h *handler) signUp(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
 	minLength, _ := h.svc.PasswordPolicy()
@@ -110,8 +119,16 @@ func (h *handler) signUp(w http.ResponseWriter, r *http.Request) {
 		h.writeSignUp(w, r, http.StatusOK, d)
 		return
 	}
+	if link.MultiUse {
+		if err := invites.RequestConfirmation(r.Context(), h.svc, key, d.Email); err != nil {
+			h.signUpFailed(w, r, err, d)
+			return
+		}
+		h.writeSignUp(w, r, http.StatusOK, signUpData{Title: "Check your e-mail", Sent: true, RealmName: link.RealmName, Email: d.Email})
+		return
+	}
 	res, err := invites.SignUp(r.Context(), h.svc, key, invites.SignUpRequest{
-		Email: d.Email, FullName: d.Name, Password: r.PostForm.Get("password"),
+		FullName: d.Name, Password: r.PostForm.Get("password"),
 	})
 	if err != nil {
 		h.signUpFailed(w, r, err, d)

@@ -3,7 +3,9 @@
 // multi-use links (POST /invites/multiuse, revoked), Zulip's daily limit
 // on invitations, and the sign-up an invitation link opens ([LinkInfo],
 // [SignUp]), which creates the account with the invitation's role and
-// channels. Every operation is one store transaction; e-mails go through
+// channels. As in Zulip, a multi-use link creates no account itself: its
+// page asks for an address and [RequestConfirmation] mails that address a
+// single-use confirmation link, whose sign-up creates the account. Every operation is one store transaction; e-mails go through
 // the Service's mailer and invites_changed events through the event log,
 // both after the commit.
 package invites

@@ -75,11 +75,9 @@ func LinkInfo(ctx context.Context, svc *chatcore.Service, key string) (Link, err
 	return l, err
 }
 
-// SignUpRequest is what the sign-up page posts.
+// SignUpRequest is what the sign-up page of an e-mail invitation posts
+// (the account gets the invited address).
 type SignUpRequest struct {
-	// Email is the new account's address: required for a multi-use link,
-	// ignored for an e-mail invitation (the invited address is used).
-	Email    string
 	FullName string
 	Password string
 }
@@ -93,26 +91,32 @@ type SignUpResult struct {
 	RealmName string
 }
 
-// SignUp creates the account of an invitation link, as Zulip's
-// registration page does: the password must pass the Service's policy
-// (BAD_REQUEST "The password is too weak."), the name Zulip's rules; the
-// account gets the invitation's role and channels. An e-mail invitation
-// is used up; a multi-use link keeps working. The inviter gets a direct
-// message from the notification bot when they asked for it. Errors: the
-// link refusal of [LinkInfo]; those of [people.CreateAccountInTx] ("Email
-// 'X' already in use", ...). Events: realm_user add, the subscription
-// events, invites_changed.
+// SignUp creates the account of an e-mail invitation's link (one sent by
+// [Invite] or the confirmation link [RequestConfirmation] mails for a
+// multi-use link), as Zulip's registration page does: the password must
+// pass the Service's policy (BAD_REQUEST "The password is too weak."), the
+// name Zulip's rules; the account gets the invited address and the
+// invitation's role and channels, and the invitation is used up. The
+// inviter gets a direct message from the notification bot when they asked
+// for it. A multi-use link's key is refused (BAD_REQUEST): its accounts
+// are created only from the mailed confirmation link, so that nobody
+// signs up with an address they cannot read. Errors: the link refusal of
+// [LinkInfo]; those of [people.CreateAccountInTx] ("Email 'X' already in
+// use", ...). Events: realm_user add, the subscription events,
+// invites_changed.
 func SignUp(ctx context.Context, svc *chatcore.Service, key string, req SignUpRequest) (SignUpResult, error) {
 	var res SignUpResult
-	if err := people.CheckBounds(req.FullName, req.Email); err != nil {
+	if err := people.CheckBounds(req.FullName, ""); err != nil {
 		return res, err
 	}
 	if err := people.CheckPassword(svc, req.Password); err != nil {
 		return res, err
 	}
 	// A quick look first, so that a dead link costs no password hashing.
-	if _, err := LinkInfo(ctx, svc, key); err != nil {
+	if l, err := LinkInfo(ctx, svc, key); err != nil {
 		return res, err
+	} else if l.MultiUse {
+		return res, errConfirmFirst()
 	}
 	hash, err := svc.HashPassword(ctx, req.Password)
 	if err != nil {
@@ -123,22 +127,19 @@ func SignUp(ctx context.Context, svc *chatcore.Service, key string, req SignUpRe
 		if err != nil {
 			return err
 		}
-		email := inv.Email
 		if inv.MultiUse {
-			email = req.Email
+			return errConfirmFirst()
 		}
 		u, apiKey, err := people.CreateAccountInTx(ctx, svc, tx, fx, people.NewAccount{
-			RealmID: inv.RealmID, Email: email, FullName: req.FullName, PasswordHash: hash,
+			RealmID: inv.RealmID, Email: inv.Email, FullName: req.FullName, PasswordHash: hash,
 			Role: inv.InviteAs, Streams: inv.StreamIDs, DefaultStreams: inv.IncludeRealmDefaultStreams, ActorID: inv.InviterID,
 		})
 		if err != nil {
 			return err
 		}
-		if !inv.MultiUse {
-			inv.Status, inv.UsedByID = chatcore.InviteUsed, u.ID
-			if err := tx.UpdateInvite(ctx, inv); err != nil {
-				return err
-			}
+		inv.Status, inv.UsedByID = chatcore.InviteUsed, u.ID
+		if err := tx.UpdateInvite(ctx, inv); err != nil {
+			return err
 		}
 		realm, err := tx.Realm(ctx, inv.RealmID)
 		if err != nil {

@@ -25,7 +25,8 @@ const (
 
 // Invite is an invitation to join a realm: an e-mail invitation for one
 // address, or a multi-use link (MultiUse, Email "") anyone holding it may
-// open until it expires or is revoked.
+// open until it expires or is revoked; its page creates no account but an
+// e-mail invitation (a confirmation) for the address the visitor gives.
 type Invite struct {
 	ID      InviteID
 	RealmID RealmID
