@@ -1,7 +1,8 @@
 // Package pyrepr writes values the way Python writes them: repr() of str and
-// bytes, str() of a JSON value as json.loads reads it, and Python's
-// truthiness of decoded JSON. Zulip's outgoing-webhook worker is written in
-// Python, and the texts it posts quote answers through these functions.
+// bytes, str() of a JSON value as json.loads reads it, Python's truthiness of
+// decoded JSON, json.dumps of a str and str.splitlines. Zulip's
+// outgoing-webhook worker and its widgets are written in Python, and the
+// texts they write go through these functions.
 package pyrepr
 
 import (
