@@ -11,32 +11,6 @@ import (
 // Default channels: POST and DELETE /default_streams and the
 // default_streams section of POST /register.
 
-// DefaultViews returns the realm's default channels as the default_streams
-// section shows them, as tx sees them.
-func DefaultViews(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, realm chatcore.RealmID) ([]View, error) {
-	ids, err := tx.DefaultStreams(ctx, realm)
-	if err != nil {
-		return nil, err
-	}
-	out := []View{}
-	for _, id := range ids {
-		st, err := chatcore.StreamInRealm(ctx, tx, realm, id)
-		if err != nil {
-			return nil, err
-		}
-		subs, err := tx.ActiveSubscriberIDs(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		v, err := channelView(ctx, svc, tx, st, len(subs), nil)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // SetDefault makes a channel of the actor's realm a default channel (on;
 // POST /default_streams) or not (DELETE /default_streams). Only
 // administrators may. Errors: "Must be an organization administrator";

@@ -145,9 +145,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			return err
 		}
 		if want("default_streams") {
-			if st.DefaultStreams, err = channels.DefaultViews(ctx, svc, tx, u.RealmID); err != nil {
+			ids, err := tx.DefaultStreams(ctx, u.RealmID)
+			if err != nil {
 				return err
 			}
+			st.DefaultStreams = slicex.OrEmpty(ids)
 		}
 		if want("realm_emoji") {
 			if st.RealmEmoji, err = realmemoji.State(ctx, tx, u.RealmID); err != nil {

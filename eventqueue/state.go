@@ -85,9 +85,9 @@ type State struct {
 	Bots []people.BotView
 	// Groups are the realm's user groups by id (section realm_user_groups).
 	Groups []GroupView
-	// DefaultStreams are the realm's default channels (section
-	// default_streams).
-	DefaultStreams []channels.View
+	// DefaultStreams are the ids of the realm's default channels (section
+	// default_streams, Zulip's realm_default_streams).
+	DefaultStreams []chatcore.StreamID
 	// Subscriptions is the subscription section.
 	Subscriptions *channels.State
 	// MutedTopics (section muted_topics, unless user_topic is asked for

@@ -133,12 +133,7 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		h.addFileState(state)
 	}
 	if st.DefaultStreams != nil {
-		// Zulip's realm_default_streams names the default channels by id.
-		ids := make([]chatcore.StreamID, len(st.DefaultStreams))
-		for i, v := range st.DefaultStreams {
-			ids[i] = v.StreamID
-		}
-		state["realm_default_streams"] = ids
+		state["realm_default_streams"] = st.DefaultStreams
 	}
 	if st.Groups != nil {
 		state["realm_user_groups"] = st.Groups
