@@ -274,6 +274,21 @@ func (s *Service) avatarURL(source, email string) string {
 	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
 }
 
+// ActiveAdminIDs returns the ids of the realm's active human owners and
+// administrators, ascending: the audience of administrative events (bots,
+// invitations).
+func ActiveAdminIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {
+	admins, err := tx.Users(ctx, UserFilter{RealmID: realm, Roles: []Role{RoleOwner, RoleAdministrator}, Active: new(true), Bot: new(false)})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]UserID, len(admins))
+	for i := range admins {
+		ids[i] = admins[i].ID
+	}
+	return ids, nil
+}
+
 // ActiveUserIDs returns the ids of the realm's active users and bots: who can
 // see a user's profile changes.
 func ActiveUserIDs(ctx context.Context, tx Tx, realm RealmID) ([]UserID, error) {

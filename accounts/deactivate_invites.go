@@ -2,8 +2,10 @@ package accounts
 
 import (
 	"context"
+	"slices"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/slicex"
 )
 
 // revokeInvitesOf revokes the usable invitations (e-mail and multi-use)
@@ -20,16 +22,11 @@ func revokeInvitesOf(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, 
 			return err
 		}
 	}
-	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}, Active: new(true), Bot: new(false)})
+	admins, err := chatcore.ActiveAdminIDs(ctx, tx, u.RealmID)
 	if err != nil {
 		return err
 	}
-	ids := []chatcore.UserID{}
-	for _, a := range admins {
-		if a.ID != u.ID {
-			ids = append(ids, a.ID)
-		}
-	}
-	fx.Event(u.RealmID, ids, map[string]any{"type": "invites_changed"})
+	ids := slices.DeleteFunc(admins, func(id chatcore.UserID) bool { return id == u.ID })
+	fx.Event(u.RealmID, slicex.OrEmpty(ids), map[string]any{"type": "invites_changed"})
 	return nil
 }

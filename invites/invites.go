@@ -255,13 +255,9 @@ func inviteMail(svc *chatcore.Service, realm *chatcore.Realm, inviter *chatcore.
 // invitesChanged queues Zulip's invites_changed event to the realm's
 // administrators and the inviter.
 func invitesChanged(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, realm chatcore.RealmID, inviter chatcore.UserID) error {
-	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: realm, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}, Active: new(true), Bot: new(false)})
+	ids, err := chatcore.ActiveAdminIDs(ctx, tx, realm)
 	if err != nil {
 		return err
-	}
-	ids := []chatcore.UserID{}
-	for _, u := range admins {
-		ids = append(ids, u.ID)
 	}
 	if inviter != 0 {
 		ids = chatcore.IncludeUser(ids, &chatcore.User{ID: inviter})

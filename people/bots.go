@@ -235,7 +235,7 @@ func checkBotNameAvailable(ctx context.Context, tx chatcore.Tx, realm chatcore.R
 // botAudience is who hears of a bot's changes (Zulip's
 // bot_owner_user_ids): its owner and the realm's active administrators.
 func botAudience(ctx context.Context, tx chatcore.Tx, bot *chatcore.User) ([]chatcore.UserID, error) {
-	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: bot.RealmID, Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}, Active: new(true), Bot: new(false)})
+	admins, err := chatcore.ActiveAdminIDs(ctx, tx, bot.RealmID)
 	if err != nil {
 		return nil, err
 	}
@@ -243,9 +243,9 @@ func botAudience(ctx context.Context, tx chatcore.Tx, bot *chatcore.User) ([]cha
 	if bot.BotOwnerID != 0 {
 		ids = append(ids, bot.BotOwnerID)
 	}
-	for _, u := range admins {
-		if u.ID != bot.BotOwnerID {
-			ids = append(ids, u.ID)
+	for _, id := range admins {
+		if id != bot.BotOwnerID {
+			ids = append(ids, id)
 		}
 	}
 	return ids, nil
