@@ -60,6 +60,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -340,9 +341,10 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 	}
 	fmt.Fprintf(stdout, "running %s on %s: %d requests x %d runs; the unread user (%d) has %d unread messages\n",
 		rep.size, t, len(rs), cfg.runs, m.unread, unread[0])
+	stopProfile := func() {}
 	if profile != "" {
-		stopProfile, err := startCPUProfile(profile)
-		if err != nil {
+		var err error
+		if stopProfile, err = startCPUProfile(profile); err != nil {
 			return rep, err
 		}
 		defer stopProfile()
@@ -358,9 +360,7 @@ func runTarget(ctx context.Context, t target, m *model, cfg config, mixed time.D
 		}
 	}
 	rep.heap = heap.end()
-	if profile != "" {
-		pprof.StopCPUProfile()
-	}
+	stopProfile() // the mixed load after the runs is left out
 	if n := srv.errs.n; n > 0 {
 		rep.serverErr = fmt.Errorf("%d errors logged by the server, first: %q", n, srv.errs.first)
 	}
@@ -453,7 +453,7 @@ func ratio(a, b time.Duration, timeout bool) string {
 }
 
 // startCPUProfile starts a CPU profile into the file name; the returned
-// function stops it (if it still runs) and closes the file.
+// function stops it and closes the file, once however often it is called.
 func startCPUProfile(name string) (func(), error) {
 	f, err := os.Create(name)
 	if err != nil {
@@ -463,8 +463,8 @@ func startCPUProfile(name string) (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("-cpuprofile: %w", err)
 	}
-	return func() {
+	return sync.OnceFunc(func() {
 		pprof.StopCPUProfile()
 		f.Close()
-	}, nil
+	}), nil
 }
