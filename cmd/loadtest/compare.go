@@ -174,17 +174,23 @@ func hammer(ctx context.Context, hc *http.Client, base, path string, req floorRe
 
 // runFloor runs the floor comparison: for each request, floorRounds rounds,
 // each sending cfg.requests requests from cfg.clients clients to the real
-// server and to the floor server in turn (which goes first alternates), on
-// the same database. It prints the requests/s of each round, the
-// medians and their ratio, the CPU time per request where it can be read
-// (see cpuMeter), and returns the problems found: any answer other
-// than a successful 200, or a message count in the load channel other than
-// the sends.
+// server, to the floor server on the same database and to the ceiling server
+// (no store, see ceilingServer; not for the floor's variants) in turn (which
+// goes first rotates). It prints the requests/s of each round, the medians
+// and their ratios, the CPU time per request where it can be read (see
+// cpuMeter), and returns the problems found: any answer other than a
+// successful 200, or a message count in the load channel other than the
+// sends.
 func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([]string, error) {
 	fl, err := startFloor(ctx, cfg, max(4, cfg.clients))
 	if err != nil {
 		return nil, err
 	}
+	ceiling, err := startCeiling(cfg.clients)
+	if err != nil {
+		return nil, errors.Join(err, fl.close(ctx))
+	}
+	defer ceiling.close(ctx)
 	transport := &http.Transport{MaxIdleConnsPerHost: cfg.clients + 2, IdleConnTimeout: time.Minute}
 	defer transport.CloseIdleConnections()
 	hc := &http.Client{Transport: transport, Timeout: 2 * time.Minute}
@@ -201,10 +207,10 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	var problems []string
 	sent := 0
 	type row struct {
-		req             floorRequest
-		chatcore, floor []float64
+		req                      floorRequest
+		chatcore, floor, ceiling []float64
 		// the CPU time of each round (see cpuMeter)
-		chatcoreCPU, floorCPU []cpuTimes
+		chatcoreCPU, floorCPU, ceilingCPU []cpuTimes
 	}
 	backend, err := fl.db.serverProcess(ctx)
 	if err != nil {
@@ -232,7 +238,11 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 		// An untimed warm-up per server opens the clients' connections and
 		// the pools' connections and fills the statement caches, so the first
 		// timed round does not pay for them.
-		for _, base := range []string{srv.base, fl.base} {
+		bases := []string{srv.base, fl.base}
+		if req.floorPath == "" {
+			bases = append(bases, ceiling.base)
+		}
+		for _, base := range bases {
 			h := hammer(ctx, hc, base, req.pathOn(base == fl.base), req, cfg.clients, warmup(cfg))
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -242,20 +252,24 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 					req.name, base, h.ok, warmup(cfg)))
 				problems = append(problems, h.unexpected...)
 			}
-			if req.sends {
+			if req.sends && base != ceiling.base { // the ceiling stores nothing
 				sent += h.ok
 			}
 		}
 		for round := range floorRounds {
-			servers := []struct {
+			type target struct {
 				name string
 				base string
 				into *[]float64
 				cpu  *[]cpuTimes
-			}{{"chatcore", srv.base, &r.chatcore, &r.chatcoreCPU}, {"floor", fl.base, &r.floor, &r.floorCPU}}
-			if round%2 == 1 {
-				slices.Reverse(servers)
 			}
+			servers := []target{{"chatcore", srv.base, &r.chatcore, &r.chatcoreCPU}, {"floor", fl.base, &r.floor, &r.floorCPU}}
+			if req.floorPath == "" {
+				servers = append(servers, target{"ceiling", ceiling.base, &r.ceiling, &r.ceilingCPU})
+			}
+			// Each round another server goes first.
+			k := round % len(servers)
+			servers = append(servers[k:], servers[:k]...)
 			for _, s := range servers {
 				start := meter.read()
 				h := hammer(ctx, hc, s.base, req.pathOn(s.base == fl.base), req, cfg.clients, cfg.requests)
@@ -273,7 +287,7 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 						req.name, s.name, round+1, h.ok, cfg.requests))
 					problems = append(problems, h.unexpected...)
 				}
-				if req.sends {
+				if req.sends && s.base != ceiling.base {
 					sent += h.ok
 				}
 			}
@@ -290,10 +304,14 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Fprintf(stdout, "load average after: %s", load)
 	}
-	fmt.Fprintf(stdout, "\n| request | chatcore req/s (median) | floor req/s (median) | ratio |\n|---|---|---|---|\n")
+	fmt.Fprintf(stdout, "\n| request | chatcore req/s (median) | floor req/s (median) | ratio | ceiling req/s (median) | chatcore / ceiling |\n|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		c, f := median(r.chatcore), median(r.floor)
-		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f |\n", r.req.name, c, f, c/f)
+		ceil := "– | –" // the floor's variants are not served by the ceiling
+		if len(r.ceiling) > 0 {
+			ceil = fmt.Sprintf("%.0f | %.2f", median(r.ceiling), c/median(r.ceiling))
+		}
+		fmt.Fprintf(stdout, "| `%s` | %.0f | %.0f | %.2f | %s |\n", r.req.name, c, f, c/f, ceil)
 	}
 	// A floor variant (floorPath) against the plain floor of its request,
 	// when both ran: what the variant's extra work costs the floor itself.
@@ -329,14 +347,23 @@ func runFloor(ctx context.Context, srv *server, cfg config, stdout io.Writer) ([
 			return median(ms)
 		}
 		fmt.Fprintf(stdout, "\nCPU time per request (%s; the load's clients included), medians:\n\n"+
-			"| request | chatcore CPU ms/req | floor CPU ms/req | floor / chatcore |\n|---|---|---|---|\n", what)
+			"| request | chatcore CPU ms/req | floor CPU ms/req | floor / chatcore | ceiling CPU ms/req | ceiling / chatcore |\n|---|---|---|---|---|---|\n", what)
+		// ratio is "–" for a round too short for the clock tick of the CPU
+		// times.
+		ratio := func(x, c float64) string {
+			if c > 0 && x > 0 {
+				return fmt.Sprintf("%.2f", x/c)
+			}
+			return "–"
+		}
 		for _, r := range rows {
 			c, f := perRequest(r.chatcoreCPU), perRequest(r.floorCPU)
-			ratio := "–" // a round too short for the clock tick of the CPU times
-			if c > 0 && f > 0 {
-				ratio = fmt.Sprintf("%.2f", f/c)
+			ceil := "– | –"
+			if len(r.ceilingCPU) > 0 {
+				x := perRequest(r.ceilingCPU)
+				ceil = fmt.Sprintf("%.3f | %s", x, ratio(x, c))
 			}
-			fmt.Fprintf(stdout, "| `%s` | %.3f | %.3f | %s |\n", r.req.name, c, f, ratio)
+			fmt.Fprintf(stdout, "| `%s` | %.3f | %.3f | %s | %s |\n", r.req.name, c, f, ratio(f, c), ceil)
 		}
 	}
 

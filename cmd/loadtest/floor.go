@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,7 +164,7 @@ func (f *floorServer) authenticate(w http.ResponseWriter, r *http.Request) (int6
 	if ok {
 		id, hash, err := f.db.user(r.Context(), chatcore.FoldKey(email))
 		switch {
-		case err == nil && hash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(chatcore.HashAPIKey(key))) == 1:
+		case err == nil && keyMatches(hash, key):
 			return id, true
 		case err != nil && !errors.Is(err, errFloorNotFound):
 			floorError(w, http.StatusInternalServerError, "Internal server error")

@@ -20,8 +20,8 @@ import (
 
 // TestFloorSmall runs the floor comparison (the full one is
 // `go run ./cmd/loadtest -floor`) with tiny counts so it cannot rot: both
-// servers answer 200 success to every request, every round is reported, and
-// the table has both requests with a ratio.
+// servers and the ceiling answer 200 success to every request, every round
+// is reported, and the table has every request with its ratios.
 func TestFloorSmall(t *testing.T) { floorSmall(t) }
 
 // TestFloorSmallPostgres runs the same comparison on PostgreSQL (needs
@@ -49,15 +49,25 @@ func floorSmall(t *testing.T, args ...string) string {
 	err := run(t.Context(), append([]string{"-floor", "-n", "24", "-c", "3"}, args...), &out)
 	t.Log(out.String())
 	is.NoErr(err) // every request answered 200 success, the sends all stored
-	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor) +(.+?) +\d+ req/s  statuses: (\S+)(  cpu .*)?$`).FindAllStringSubmatch(out.String(), -1)
+	rounds := regexp.MustCompile(`(?m)^  round \d (chatcore|floor|ceiling) +(.+?) +\d+ req/s  statuses: (\S+)(  cpu .*)?$`).FindAllStringSubmatch(out.String(), -1)
 	postgres := slices.Contains(args, "-db")
-	is.Equal(len(rounds), len(floorRequests(nil, postgres))*2*floorRounds) // every request × two servers × the rounds
+	want, floorVariants := 0, 0
+	for _, r := range floorRequests(nil, postgres) {
+		want += 2 * floorRounds // chatcore and the floor
+		if r.floorPath == "" {
+			want += floorRounds // and the ceiling, but for the floor's variants
+		} else {
+			floorVariants++
+		}
+	}
+	is.Equal(len(rounds), want) // every request × its servers × the rounds
 	servers := map[string]int{}
 	for _, r := range rounds {
 		servers[r[1]]++
 		is.Equal(r[3], "200×24") // every request of the round answered 200
 	}
-	is.Equal(servers["chatcore"], servers["floor"]) // both servers measured alike
+	is.Equal(servers["chatcore"], servers["floor"])                             // both servers measured alike
+	is.Equal(servers["ceiling"], servers["chatcore"]-floorRounds*floorVariants) // the ceiling beside each plain request
 	names := []string{"PATCH /settings enter_sends=true", "PATCH /settings enter_sends toggled",
 		"POST /messages/flags starred toggled", "POST /messages (channel, Markdown)", "GET /events (dont_block, nothing new)"}
 	logged := []string{"POST /messages vs a floor logging its event", "POST /messages vs a floor logging its event unordered"}
@@ -67,8 +77,12 @@ func floorSmall(t *testing.T, args ...string) string {
 		is.True(!strings.Contains(out.String(), logged[0])) // compared on PostgreSQL only
 	}
 	for _, name := range names {
-		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$")
-		is.True(row.MatchString(out.String())) // the table row with both rates and the ratio
+		ceiling := `\d+ \| \d+\.\d\d`
+		if slices.Contains(logged, name) {
+			ceiling = `– \| –`
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(name) + "` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\| " + ceiling + " \\|$")
+		is.True(row.MatchString(out.String())) // the table row with the rates and the ratios
 	}
 	variants := regexp.MustCompile("(?m)^\\| `(.+)` against `POST /messages \\(channel, Markdown\\)` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$").FindAllStringSubmatch(out.String(), -1)
 	if postgres {
@@ -82,10 +96,10 @@ func floorSmall(t *testing.T, args ...string) string {
 		for _, r := range rounds {
 			is.True(r[4] != "") // every round's CPU time per request
 		}
-		row := regexp.MustCompile("(?m)^\\| `POST /messages \\(channel, Markdown\\)` \\| \\d+\\.\\d{3} \\| \\d+\\.\\d{3} \\| (\\d+\\.\\d\\d|–) \\|$")
+		row := regexp.MustCompile("(?m)^\\| `POST /messages \\(channel, Markdown\\)` \\| \\d+\\.\\d{3} \\| \\d+\\.\\d{3} \\| (\\d+\\.\\d\\d|–) \\| \\d+\\.\\d{3} \\| (\\d+\\.\\d\\d|–) \\|$")
 		is.True(row.MatchString(out.String())) // the CPU table's row (a tiny round may measure no tick)
 	}
-	is.True(strings.Contains(out.String(), "OK: every request of both servers answered 200 success")) // the verdict
+	is.True(strings.Contains(out.String(), "OK: every request of every server answered 200 success")) // the verdict
 	return out.String()
 }
 
@@ -159,7 +173,7 @@ func TestFloorServerRefuses(t *testing.T) {
 	is.Equal(rendered, "<p>**a** &lt; b</p>")
 	var flags int
 	is.NoErr(readers.QueryRow("SELECT flags FROM user_message_flags WHERE user_id = ? AND message_id = 1001", firstClientID).Scan(&flags)) // the star's row
-	is.True(flags&2 != 0)                                                                                                                  // starred                                                                                                   // the escaped content as its rendering
+	is.True(flags&2 != 0)                                                                                                                  // starred
 }
 
 // TestFloorOnly checks -only: the comparison runs the requests it names and
@@ -169,7 +183,7 @@ func TestFloorOnly(t *testing.T) {
 	var out strings.Builder
 	err := run(t.Context(), []string{"-floor", "-n", "12", "-c", "2", "-only", "POST /messages ("}, &out)
 	is.NoErr(err) // the one request compared
-	rows := regexp.MustCompile("(?m)^\\| `(.+?)` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\|$").FindAllStringSubmatch(out.String(), -1)
+	rows := regexp.MustCompile("(?m)^\\| `(.+?)` \\| \\d+ \\| \\d+ \\| \\d+\\.\\d\\d \\| \\d+ \\| \\d+\\.\\d\\d \\|$").FindAllStringSubmatch(out.String(), -1)
 	is.Equal(len(rows), 1)                                     // one row
 	is.Equal(rows[0][1], "POST /messages (channel, Markdown)") // the one named
 	err = run(t.Context(), []string{"-floor", "-only", "DELETE"}, &out)

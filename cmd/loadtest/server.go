@@ -46,6 +46,16 @@ func apiKey(id int) string { return fmt.Sprintf("loadKEY%025d", id) }
 // email returns the generated e-mail of user id.
 func email(id int) string { return fmt.Sprintf("user%d@load.test", id) }
 
+// orgUserIDs returns the ids of the generated organization's users for
+// clients clients: the owner, the administrator, then one per client.
+func orgUserIDs(clients int) []int {
+	ids := []int{ownerID, adminID}
+	for i := range clients {
+		ids = append(ids, firstClientID+i)
+	}
+	return ids
+}
+
 // orgFixture returns the organization for clients clients in the fixture format.
 func orgFixture(clients int) ([]byte, error) {
 	type user struct {
@@ -59,12 +69,10 @@ func orgFixture(clients int) ([]byte, error) {
 		{ownerID, email(ownerID), "Load Owner", "owner", apiKey(ownerID)},
 		{adminID, email(adminID), "Load Admin", "administrator", apiKey(adminID)},
 	}
-	subscribers := []int{ownerID, adminID}
-	for i := range clients {
-		id := firstClientID + i
+	for i, id := range orgUserIDs(clients)[2:] {
 		users = append(users, user{id, email(id), fmt.Sprintf("Client %d", i), "member", apiKey(id)})
-		subscribers = append(subscribers, id)
 	}
+	subscribers := orgUserIDs(clients)
 	return json.Marshal(map[string]any{"realms": []any{map[string]any{
 		"id": 1, "string_id": "load", "name": "Load Test Inc",
 		"users": users,
