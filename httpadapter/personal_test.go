@@ -171,6 +171,13 @@ func TestHTTPUserTopics(t *testing.T) {
 			is.Equal(narrowIDs(t, e, &member, `[{"operator":"is","operand":"followed"}]`), []int64{work})
 			home = narrowIDs(t, e, &member, `[{"operator":"channel","operand":61},{"operator":"in","operand":"home"}]`)
 			is.Equal(home, []int64{1002, 1003, work}) // the channel's messages but the muted topic's
+			// Terms combine: every one holds, in either order.
+			inHome, isMuted, isFollowed := `{"operator":"in","operand":"home"}`, `{"operator":"is","operand":"muted"}`, `{"operator":"is","operand":"followed"}`
+			is.Equal(narrowIDs(t, e, &member, "["+inHome+","+isMuted+"]"), []int64{})        // in:home and is:muted: nothing
+			is.Equal(narrowIDs(t, e, &member, "["+isMuted+","+inHome+"]"), []int64{})        // the same the other way round
+			is.Equal(narrowIDs(t, e, &member, "["+isFollowed+","+inHome+"]"), []int64{work}) // a followed topic is in home
+			is.Equal(narrowIDs(t, e, &member, "["+isMuted+","+isFollowed+"]"), []int64{})    // never both muted and followed
+			is.Equal(narrowIDs(t, e, &member, "["+isFollowed+","+isMuted+"]"), []int64{})    // in either order
 
 			// Unread counts leave the muted topic out but list it.
 			st = fetchState(t, e, &member, "message", "update_message_flags")

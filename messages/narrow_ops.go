@@ -72,9 +72,11 @@ func parseIs(spec *narrowSpec, raw json.RawMessage) error {
 	case "muted", "followed":
 		// Like every is: term, they read only the messages the viewer
 		// received (Zulip's ok_to_include_history).
-		spec.topics, spec.flags.used = chatcore.TopicsMuted, true
+		spec.flags.used = true
 		if what == "followed" {
-			spec.topics = chatcore.TopicsFollowed
+			spec.topics |= chatcore.TopicsFollowed
+		} else {
+			spec.topics |= chatcore.TopicsMuted
 		}
 	default:
 		return errBadNarrow("unknown 'is' operand " + what)

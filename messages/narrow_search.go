@@ -119,9 +119,7 @@ func parseExtra(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, real
 			return true, nil // as in Zulip, in:all selects everything negated or not
 		case "home":
 			// What in:home leaves out: the muted channels and topics.
-			if spec.topics == chatcore.TopicsAll {
-				spec.topics = chatcore.TopicsMuted
-			}
+			spec.topics |= chatcore.TopicsMuted
 			return true, nil
 		}
 		return true, errBadNarrow("unknown 'in' operand " + what)
@@ -221,9 +219,7 @@ func parseNotIs(spec *narrowSpec, raw json.RawMessage) error {
 		return nil
 	case "muted":
 		// What is:muted leaves out is what in:home keeps.
-		if spec.topics == chatcore.TopicsAll {
-			spec.topics = chatcore.TopicsInHome
-		}
+		spec.topics |= chatcore.TopicsInHome
 		return nil
 	case "followed":
 		return errBadNarrow("negated is:followed is not supported")

@@ -20,9 +20,7 @@ func parseIn(spec *narrowSpec, raw json.RawMessage) error {
 	}
 	switch what {
 	case "home":
-		if spec.topics == chatcore.TopicsAll {
-			spec.topics = chatcore.TopicsInHome
-		}
+		spec.topics |= chatcore.TopicsInHome
 	case "all":
 	default:
 		return errBadNarrow("unknown 'in' operand " + what)
@@ -30,16 +28,17 @@ func parseIn(spec *narrowSpec, raw json.RawMessage) error {
 	return nil
 }
 
-// applyTopicFilter sets q's topic filter from spec for viewer: in:home of
-// a narrow to one channel leaves that channel's messages in even when the
-// viewer muted it (only muted topics go), as Zulip's channel-level muting
-// applies to views of several channels only.
+// applyTopicFilter sets q's topic filter from spec for viewer (every term's
+// condition holds at once): in:home of a narrow to one channel leaves that
+// channel's messages in even when the viewer muted it (only muted topics
+// go), as Zulip's channel-level muting applies to views of several channels
+// only.
 func applyTopicFilter(q *chatcore.MessageQuery, viewer *chatcore.User, spec narrowSpec) {
 	if spec.topics == chatcore.TopicsAll {
 		return
 	}
 	q.TopicUser, q.TopicFilter = viewer.ID, spec.topics
-	if spec.topics == chatcore.TopicsInHome && spec.stream != nil {
-		q.TopicFilter = chatcore.TopicsInHomeOfChannel
+	if spec.topics&chatcore.TopicsInHome != 0 && spec.stream != nil {
+		q.TopicFilter = q.TopicFilter&^chatcore.TopicsInHome | chatcore.TopicsInHomeOfChannel
 	}
 }

@@ -36,17 +36,18 @@ type UserTopic struct {
 
 // TopicFilter selects messages by a user's topic and channel settings (see
 // [MessageQuery.TopicFilter]), as Zulip's narrows in:home, is:muted and
-// is:followed.
+// is:followed: a set of conditions, each of which a message must meet (a
+// narrow's terms all hold, so in:home with is:muted selects nothing).
 type TopicFilter uint8
 
-// The topic filters.
+// The topic filters; combine them with |.
 const (
 	// TopicsAll does not filter.
-	TopicsAll TopicFilter = iota
+	TopicsAll TopicFilter = 0
 	// TopicsInHome keeps direct messages and the channel messages the user
 	// has not muted: not in a topic they muted, and not in a channel they
 	// muted unless they unmuted or followed the topic.
-	TopicsInHome
+	TopicsInHome TopicFilter = 1 << (iota - 1)
 	// TopicsInHomeOfChannel is TopicsInHome for a narrow to one channel,
 	// where a muted channel hides nothing: only muted topics are left out.
 	TopicsInHomeOfChannel
@@ -55,6 +56,10 @@ const (
 	// TopicsFollowed keeps the channel messages of topics the user follows.
 	TopicsFollowed
 )
+
+// OnlyChannels reports whether f keeps channel messages only (is:muted and
+// is:followed leave direct messages out).
+func (f TopicFilter) OnlyChannels() bool { return f&(TopicsMuted|TopicsFollowed) != 0 }
 
 // UserTopicStore persists users' visibility policies for topics.
 type UserTopicStore interface {

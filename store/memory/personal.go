@@ -111,29 +111,24 @@ func (t *tx) topicPolicy(user store.UserID, m *store.Message) store.VisibilityPo
 	return store.PolicyInherit
 }
 
-// matchTopicFilter checks q.TopicFilter for q.TopicUser on m.
+// matchTopicFilter checks every condition of q.TopicFilter for q.TopicUser
+// on m.
 func (t *tx) matchTopicFilter(m *store.Message, q *store.MessageQuery) bool {
-	if q.TopicUser == 0 || q.TopicFilter == store.TopicsAll {
+	f := q.TopicFilter
+	if q.TopicUser == 0 || f == store.TopicsAll {
 		return true
 	}
 	if m.Type != store.MessageTypeStream {
-		return q.TopicFilter == store.TopicsInHome || q.TopicFilter == store.TopicsInHomeOfChannel
+		return !f.OnlyChannels()
 	}
 	p := t.topicPolicy(q.TopicUser, m)
 	sub := t.d.subs[subKey{m.StreamID, q.TopicUser}]
 	channelMuted := sub != nil && sub.Active && sub.IsMuted
 	muted := p == store.PolicyMuted || channelMuted && p != store.PolicyUnmuted && p != store.PolicyFollowed
-	switch q.TopicFilter {
-	case store.TopicsInHome:
-		return !muted
-	case store.TopicsInHomeOfChannel:
-		return p != store.PolicyMuted
-	case store.TopicsMuted:
-		return muted
-	case store.TopicsFollowed:
-		return p == store.PolicyFollowed
-	}
-	return true
+	return (f&store.TopicsInHome == 0 || !muted) &&
+		(f&store.TopicsInHomeOfChannel == 0 || p != store.PolicyMuted) &&
+		(f&store.TopicsMuted == 0 || muted) &&
+		(f&store.TopicsFollowed == 0 || p == store.PolicyFollowed)
 }
 
 // MutedUsers implements store.MutedUserStore.

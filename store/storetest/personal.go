@@ -116,6 +116,12 @@ var personalTests = []test{
 			is.Equal(q(store.TopicsInHomeOfChannel), pick(0, 2, 3, 4, 5, 6)) // only the muted topic left out
 			is.Equal(q(store.TopicsMuted), pick(1, 3))                       // what in:home leaves out
 			is.Equal(q(store.TopicsFollowed), pick(2, 5))                    // followed topics
+			// Combined, every condition holds.
+			is.Equal(q(store.TopicsInHome|store.TopicsMuted), pick())                        // in:home and is:muted: nothing
+			is.Equal(q(store.TopicsInHome|store.TopicsFollowed), pick(2, 5))                 // followed topics are in home
+			is.Equal(q(store.TopicsMuted|store.TopicsFollowed), pick())                      // a followed topic is never muted
+			is.Equal(q(store.TopicsInHomeOfChannel|store.TopicsMuted), pick(3))              // muted by its channel, not its topic
+			is.Equal(q(store.TopicsInHome|store.TopicsInHomeOfChannel), pick(0, 2, 4, 5, 6)) // the stricter wins
 		}
 		got := query(t, st, store.MessageQuery{RealmID: w.realm, TopicUser: w.bob, TopicFilter: store.TopicsMuted})
 		is.Equal(got, pick(0)) // bob's own rows; bob subscribes to nothing muted

@@ -76,15 +76,18 @@ func TopicConds(where []string, add func(any) string, q store.MessageQuery) []st
 	mutedChannel := "EXISTS (SELECT 1 FROM subscriptions ms WHERE ms.stream_id = m.stream_id AND ms.user_id = " + u +
 		" AND ms.active AND ms.is_muted)"
 	muted := "(" + row("1") + " OR (" + mutedChannel + " AND NOT " + row("2, 3") + "))"
-	switch q.TopicFilter {
-	case store.TopicsInHome:
-		return append(where, "NOT (m.type = 'stream' AND "+muted+")")
-	case store.TopicsInHomeOfChannel:
-		return append(where, "NOT (m.type = 'stream' AND "+row("1")+")")
-	case store.TopicsMuted:
-		return append(where, "m.type = 'stream' AND "+muted)
-	case store.TopicsFollowed:
-		return append(where, "m.type = 'stream' AND "+row("3"))
+	f := q.TopicFilter
+	if f&store.TopicsInHome != 0 {
+		where = append(where, "NOT (m.type = 'stream' AND "+muted+")")
+	}
+	if f&store.TopicsInHomeOfChannel != 0 {
+		where = append(where, "NOT (m.type = 'stream' AND "+row("1")+")")
+	}
+	if f&store.TopicsMuted != 0 {
+		where = append(where, "m.type = 'stream' AND "+muted)
+	}
+	if f&store.TopicsFollowed != 0 {
+		where = append(where, "m.type = 'stream' AND "+row("3"))
 	}
 	return where
 }
@@ -92,5 +95,5 @@ func TopicConds(where []string, add func(any) string, q store.MessageQuery) []st
 // onlyChannels reports whether q's topic filter keeps channel messages
 // only, so that the ranges of direct conversations need not be read.
 func onlyChannels(q store.MessageQuery) bool {
-	return q.TopicUser != 0 && (q.TopicFilter == store.TopicsMuted || q.TopicFilter == store.TopicsFollowed)
+	return q.TopicUser != 0 && q.TopicFilter.OnlyChannels()
 }
