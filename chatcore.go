@@ -237,9 +237,10 @@ type Service struct {
 	// logged counts the log entries this Service appended (attempts that
 	// rolled back included); it paces the log's collection (events.go).
 	logged atomic.Int64
-	// files configures uploads (files.go); signOnce makes its signing key.
-	files    filesConfig
-	signOnce sync.Once
+	// files configures uploads (files.go); signMu guards its signing key,
+	// read from the store on first use.
+	files  filesConfig
+	signMu sync.Mutex
 }
 
 // New returns a Service over store.

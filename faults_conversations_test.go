@@ -22,3 +22,7 @@ func (t faultyTx) LoginKeyUser(ctx context.Context, hash string) (store.UserID, 
 func (t faultyTx) TrimLoginKeys(ctx context.Context, user store.UserID, keep int) (int, error) {
 	return faultStep(t.f, func() (int, error) { return t.tx.TrimLoginKeys(ctx, user, keep) })
 }
+
+func (t faultyTx) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
+	return faultStep(t.f, func() ([]byte, error) { return t.tx.ServerSecret(ctx, name, fresh) })
+}

@@ -47,12 +47,16 @@ func WithRealmUploadQuota(bytes int64) Option {
 }
 
 // WithUploadSigningKey sets the key that signs temporary upload URLs
-// (GET /user_uploads/temporary/...). Instances that serve each other's
-// requests need the same key; the default is a random key per Service, so
-// a temporary URL works only on the instance that made it.
+// (GET /user_uploads/temporary/...). Without it the key is the store's
+// server secret uploadSigningSecret, made by the first instance that needs
+// it, so every instance on one database signs alike.
 func WithUploadSigningKey(key []byte) Option {
 	return func(s *Service) { s.files.signKey = slices.Clone(key) }
 }
+
+// uploadSigningSecret names the store's server secret that signs temporary
+// upload URLs when no key is configured.
+const uploadSigningSecret = "upload-signing-key"
 
 // FileStorage returns the storage of uploaded files ([WithFileStorage]),
 // nil when there is none.
@@ -70,16 +74,27 @@ func (s *Service) MaxFileUploadSizeMiB() int {
 // quota.
 func (s *Service) RealmUploadQuota() int64 { return s.files.quota }
 
-// UploadSigningKey returns the key signing temporary upload URLs (see
-// [WithUploadSigningKey]).
-func (s *Service) UploadSigningKey() []byte {
-	s.signOnce.Do(func() {
-		if len(s.files.signKey) == 0 {
-			s.files.signKey = make([]byte, 32)
-			_, _ = rand.Read(s.files.signKey)
-		}
+// UploadSigningKey returns the key signing temporary upload URLs: the one
+// [WithUploadSigningKey] set, else the store's server secret (one write
+// transaction the first time a Service needs it; kept after).
+func (s *Service) UploadSigningKey(ctx context.Context) ([]byte, error) {
+	s.signMu.Lock()
+	defer s.signMu.Unlock()
+	if len(s.files.signKey) > 0 {
+		return s.files.signKey, nil
+	}
+	fresh := make([]byte, 32)
+	_, _ = rand.Read(fresh) // crypto/rand.Read never fails
+	var key []byte
+	err := s.Update(ctx, func(tx Tx, _ *Effects) (err error) {
+		key, err = tx.ServerSecret(ctx, uploadSigningSecret, fresh)
+		return err
 	})
-	return s.files.signKey
+	if err != nil {
+		return nil, err
+	}
+	s.files.signKey = key
+	return key, nil
 }
 
 // uploadPathPattern finds the upload paths a message's content links to:

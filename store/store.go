@@ -100,6 +100,7 @@ type Tx interface {
 	InviteStore
 	ConversationStore
 	LoginKeyStore
+	ServerSecretStore
 }
 
 // RealmStore persists realms.

@@ -99,15 +99,24 @@ func TemporaryURL(ctx context.Context, svc *chatcore.Service, viewer *chatcore.U
 	_ = f.Content.Close()
 	exp := svc.Now().Add(TemporaryURLLifetime).Unix()
 	payload := strconv.FormatInt(exp, 10) + ":" + pathID
-	token := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + sign(svc, payload)
+	sig, err := sign(ctx, svc, payload)
+	if err != nil {
+		return "", err
+	}
+	token := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + sig
 	return "/user_uploads/temporary/" + token + "/" + f.Attachment.FileName, nil
 }
 
-// sign returns the URL-safe signature of payload.
-func sign(svc *chatcore.Service, payload string) string {
-	m := hmac.New(sha256.New, svc.UploadSigningKey())
+// sign returns the URL-safe signature of payload by the Service's upload
+// signing key.
+func sign(ctx context.Context, svc *chatcore.Service, payload string) (string, error) {
+	key, err := svc.UploadSigningKey(ctx)
+	if err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(payload))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18]), nil
 }
 
 // OpenTemporary opens the upload a temporary URL names: token and the file
@@ -124,7 +133,11 @@ func OpenTemporary(ctx context.Context, svc *chatcore.Service, token, name strin
 		return nil, invalid
 	}
 	payload := string(raw)
-	if !hmac.Equal([]byte(sig), []byte(sign(svc, payload))) {
+	want, err := sign(ctx, svc, payload)
+	if err != nil {
+		return nil, err
+	}
+	if !hmac.Equal([]byte(sig), []byte(want)) {
 		return nil, invalid
 	}
 	expStr, pathID, ok := strings.Cut(payload, ":")

@@ -128,6 +128,30 @@ func TestTemporaryURL(t *testing.T) {
 	chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid token") // forged
 }
 
+// TestTemporaryURLSharedKey checks that without a configured key every
+// Service on one store signs temporary URLs alike (the key is the store's),
+// and that a configured key replaces it.
+func TestTemporaryURLSharedKey(t *testing.T) {
+	chattest.EachStore(t, func(t *testing.T, open chattest.Open) {
+		is := is.New(t)
+		w, c := world(t, open)
+		up := upload(t, w, c.Member, "a.txt", "shared")
+		u, err := uploads.TemporaryURL(t.Context(), w.Svc, c.Member, up.Attachment.PathID)
+		is.NoErr(err)
+		token, name, _ := strings.Cut(strings.TrimPrefix(u, "/user_uploads/temporary/"), "/")
+		other := chatcore.New(w.Store, chatcore.WithFileStorage(w.Svc.FileStorage()), chatcore.WithClock(w.Clock))
+		f, err := uploads.OpenTemporary(t.Context(), other, token, name)
+		is.NoErr(err) // another Service on the same store accepts it
+		b, _ := io.ReadAll(f.Content)
+		_ = f.Content.Close()
+		is.Equal(string(b), "shared")
+		keyed := chatcore.New(w.Store, chatcore.WithFileStorage(w.Svc.FileStorage()), chatcore.WithClock(w.Clock),
+			chatcore.WithUploadSigningKey([]byte("configured")))
+		_, err = uploads.OpenTemporary(t.Context(), keyed, token, name)
+		chattest.WantError(t, err, chatcore.CodeBadRequest, chatcore.KindInvalid, "Invalid token") // a configured key signs otherwise
+	})
+}
+
 // TestQuotaAndCollect checks the realm quota and the collection of
 // unreferenced uploads after the grace period, on every store.
 func TestQuotaAndCollect(t *testing.T) {

@@ -100,7 +100,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.IntVar(&c.rateLimit, "rate-limit", 200, "requests per minute each user may make (0: no limit)")
 	fs.BoolVar(&c.webhookAllowPrivate, "webhook-allow-private", false, "let outgoing webhooks reach loopback and private network addresses")
 	fs.StringVar(&c.uploadsDir, "uploads-dir", "", "keep uploaded files in this `dir` (default: in the PostgreSQL database, or <db>-uploads beside the SQLite file)")
-	fs.StringVar(&c.uploadKey, "upload-signing-key", "", "key signing temporary upload URLs; give every instance on one database the same (default: random per process)")
+	fs.StringVar(&c.uploadKey, "upload-signing-key", "", "key signing temporary upload URLs (default: a key kept in the database, the same for every instance on it)")
 	fs.IntVar(&c.maxUploadMiB, "max-upload-mib", chatcore.DefaultMaxFileUploadSizeMiB, "largest file upload accepted, in MiB")
 	fs.DurationVar(&c.webhookTimeout, "webhook-timeout", 10*time.Second, "how long one outgoing-webhook attempt may take (Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS)")
 	addOpsFlags(fs, &c.opsConfig)

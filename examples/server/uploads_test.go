@@ -60,14 +60,15 @@ func download(t *testing.T, base, path string) (int, []byte) {
 
 // TestTwoInstancesUploads runs two example-server processes on one
 // PostgreSQL database: a file uploaded through either is served by the
-// other (the files live in the database), and deleted through one it is
-// gone from both.
+// other (the files live in the database), a temporary URL one signs works
+// on the other with no key configured (the key is the database's), and
+// deleted through one a file is gone from both.
 func TestTwoInstancesUploads(t *testing.T) {
 	is := is.New(t)
 	db := pgtest.URL(t)
 	bin := buildServer(t)
-	a := spawn(t, bin, "-db", db, "-db-pool", "4", "-upload-signing-key", "shared-secret")
-	b := spawn(t, bin, "-db", db, "-db-pool", "4", "-upload-signing-key", "shared-secret")
+	a := spawn(t, bin, "-db", db, "-db-pool", "4")
+	b := spawn(t, bin, "-db", db, "-db-pool", "4")
 
 	data := bytes.Repeat([]byte("shared upload "), 50_000) // 700 kB: several chunks
 	up := uploadTo(t, a.base, "shared.txt", data)

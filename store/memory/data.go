@@ -96,6 +96,7 @@ type data struct {
 	// loginKeyOrder numbers the login keys in the order they were added.
 	loginKeyOrder map[string]int64
 	loginKeySeq   int64
+	secrets       map[string][]byte // server secrets by name
 
 	invites     map[store.InviteID]*store.Invite
 	inviteByKey map[string]store.InviteID
@@ -194,6 +195,7 @@ func newData() data {
 		invites:            make(map[store.InviteID]*store.Invite),
 		inviteByKey:        make(map[string]store.InviteID),
 		loginKeys:          make(map[string]*store.LoginKey),
+		secrets:            make(map[string][]byte),
 		loginKeyOrder:      make(map[string]int64),
 		webhooks:           make(map[int64]*store.WebhookDelivery),
 		attachments:        make(map[store.AttachmentID]*store.Attachment),

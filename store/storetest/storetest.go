@@ -71,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"RealmEmoji", realmEmojiTests},
 		{"Conversations", conversationTests},
 		{"LoginKeys", loginKeyTests},
+		{"ServerSecrets", serverSecretTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
