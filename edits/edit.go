@@ -418,14 +418,16 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 	return nil
 }
 
-// updateMentionFlags recomputes the mention flags of m's receivers after a
-// content edit, as Zulip's update_user_message_flags does: mentioned for the
-// users the new content mentions, stream_wildcard_mentioned for everyone on
-// a non-silent @**all**, topic_wildcard_mentioned for the topic's
-// participants on a non-silent @**topic**. m.DefaultFlags is updated too.
-// subs are the subscriptions of m's channel st (nil for a direct message).
+// updateMentionFlags recomputes the mention and alert-word flags of m's
+// receivers after a content edit, as Zulip's update_user_message_flags does:
+// mentioned for the users the new content mentions, stream_wildcard_mentioned
+// for everyone on a non-silent @**all**, topic_wildcard_mentioned for the
+// topic's participants on a non-silent @**topic**, has_alert_word for the
+// users whose alert words the new content holds (one read of the realm's
+// alert words). m.DefaultFlags is updated too. subs are the subscriptions of
+// m's channel st (nil for a direct message).
 func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream, subs []chatcore.Subscription, r chatcore.Rendered) error {
-	const bits = chatcore.MentionFlags
+	const bits = chatcore.MentionFlags | chatcore.FlagHasAlertWord
 	oldDefaults := m.DefaultFlags
 	m.DefaultFlags &^= bits
 	if r.StreamWildcard {
@@ -436,6 +438,16 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 		var err error
 		if participants, err = chatcore.TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, chatcore.TopicKey(m.Topic)); err != nil {
 			return err
+		}
+	}
+	words, err := tx.RealmAlertWords(ctx, m.RealmID)
+	if err != nil {
+		return err
+	}
+	alerted := map[chatcore.UserID]bool{}
+	for _, w := range words {
+		if !alerted[w.UserID] && chatcore.ContainsAlertWord(m.Content, w.Word) {
+			alerted[w.UserID] = true
 		}
 	}
 	rows, err := tx.MessageFlagRows(ctx, m.ID)
@@ -461,6 +473,9 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 		next := cur&^bits | m.DefaultFlags&bits
 		if slices.Contains(r.Mentioned, u) {
 			next |= chatcore.FlagMentioned
+		}
+		if alerted[u] {
+			next |= chatcore.FlagHasAlertWord
 		}
 		if r.TopicWildcard {
 			if _, ok := slices.BinarySearch(participants, u); ok {
