@@ -1,6 +1,6 @@
 // Code generated from Perl 5.36's Unicode 14.0 property tables; DO NOT EDIT.
 //
-//	perl: for every code point, \p{Emoji} and \p{Emoji_Presentation}, merged into ranges
+//	perl internal/emoji/genemoji/props.pl  (\p{Emoji} and \p{Emoji_Presentation} as ranges)
 
 package emoji
 

@@ -1,7 +1,7 @@
 package emoji
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -81,17 +81,20 @@ func FromSequence(seq string) (code, name string, ok bool) {
 	if rest := seq[size:]; (rest == "" || rest == "\u20e3") && !unicode.Is(presentationTable, r) {
 		return "", "", false
 	}
-	var b strings.Builder
+	b := make([]byte, 0, 2*len(seq))
 	for _, c := range seq {
 		if c == 0xFE0F {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteByte('-')
+		if len(b) > 0 {
+			b = append(b, '-')
 		}
-		fmt.Fprintf(&b, "%04x", c)
+		for pad := 0x1000; pad > 1 && int(c) < pad; pad >>= 4 {
+			b = append(b, '0') // at least four hex digits
+		}
+		b = strconv.AppendUint(b, uint64(c), 16)
 	}
-	code = b.String()
+	code = string(b)
 	if name, ok = Name(code); !ok {
 		name, ok = load().unqualified[code]
 	}

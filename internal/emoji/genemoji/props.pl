@@ -1,3 +1,5 @@
+# props.pl prints props_gen.go's range tables: every code point with \p{Emoji}
+# and with \p{Emoji_Presentation}, from the running Perl's Unicode data.
 use strict;
 sub ranges { my ($re) = @_; my @r; my $start=-1; my $prev=-2;
   for my $c (0..0x10FFFF) { next if $c>=0xD800 && $c<=0xDFFF; my $m = (chr($c) =~ $re) ? 1 : 0;
