@@ -128,9 +128,8 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 // by u to to reads after the actor: the realm, and the channel with its
 // subscribers; the realm's custom emoji when content has :name: syntax (the
 // check of its pre-rendering reads them); and that it creates one message.
-// It needs the realm, so it
-// announces nothing when u, the actor as the request authenticated it, is nil
-// (a user never changes realms).
+// It needs the realm, so it announces nothing when u, the actor as the
+// request authenticated it, is nil (a user never changes realms).
 func announceSend(tx Tx, u *User, to sendTo, topic *string, content string) {
 	if u == nil {
 		return

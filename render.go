@@ -11,7 +11,8 @@ package chatcore
 //     markdown.Recorder, which records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
-//     before the rows in the same View.
+//     before the rows in the same View, and the realm's active custom emoji
+//     when the content has :name: syntax.
 //  2. Inside the write transaction, RenderChecked asks the store the same
 //     questions again and compares the answers. The rendered HTML is a pure
 //     function of the content and those answers, so when they are equal the
@@ -21,7 +22,9 @@ package chatcore
 //
 // The check costs one store read per distinct mention or channel link (the
 // content bounds them) plus one read of the linkifier version, however many
-// linkifiers the realm has, with no regular expression compiled or run.
+// linkifiers the realm has, with no regular expression compiled or run, and
+// one read of the realm's custom emoji for content with :name: syntax (sends
+// announce it, so PostgreSQL prefetches it with the send's other reads).
 
 import (
 	"context"
