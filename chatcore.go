@@ -234,6 +234,9 @@ type Service struct {
 	presenceConfig
 	// links caches the realms' compiled linkifiers for pre-rendering (render.go).
 	links *linkifierCache
+	// emoji caches the realms' active custom emoji for pre-rendering
+	// (render.go).
+	emoji *emojiCache
 	// logged counts the log entries this Service appended (attempts that
 	// rolled back included); it paces the log's collection (events.go).
 	logged atomic.Int64
@@ -258,6 +261,7 @@ func New(store Store, opts ...Option) *Service {
 		hashConcurrency: max(runtime.GOMAXPROCS(0), 1),
 
 		links:            newLinkifierCache(),
+		emoji:            newEmojiCache(),
 		passwordAttempts: newUserLimiter(defaultPasswordAttemptRules),
 		emailChanges:     newUserLimiter(defaultEmailChangeRules),
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatcore/chatcore/internal/eventwire"
+	"github.com/chatcore/chatcore/internal/markdown"
 	"github.com/chatcore/chatcore/internal/slicex"
 	"github.com/chatcore/chatcore/store"
 )
@@ -96,7 +97,7 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 	known := authenticatedAs(req.Authenticated, actorID)
 	pre := s.Prerender(ctx, actorID, known, req.Content) // before the write lock; see render.go
 	err = s.Update(ctx, func(tx Tx, fx *Effects) error {
-		announceSend(tx, known, to, req.Topic)
+		announceSend(tx, known, to, req.Topic, req.Content)
 		sender, err := Actor(ctx, tx, actorID)
 		if err != nil {
 			return err
@@ -125,10 +126,11 @@ func (s *Service) SendMessage(ctx context.Context, actorID UserID, req SendMessa
 
 // announceSend tells a store that prefetches (see [Prefetcher]) what a send
 // by u to to reads after the actor: the realm, and the channel with its
-// subscribers; and that it creates one message. It needs the realm, so it
-// announces nothing when u, the actor as the request authenticated it, is nil
-// (a user never changes realms).
-func announceSend(tx Tx, u *User, to sendTo, topic *string) {
+// subscribers; the realm's custom emoji when content has :name: syntax (the
+// check of its pre-rendering reads them); and that it creates one message.
+// It needs the realm, so it announces nothing when u, the actor as the
+// request authenticated it, is nil (a user never changes realms).
+func announceSend(tx Tx, u *User, to sendTo, topic *string, content string) {
 	if u == nil {
 		return
 	}
@@ -136,6 +138,9 @@ func announceSend(tx Tx, u *User, to sendTo, topic *string) {
 	// followAtSend): who muted the sender, the realm's alert words, and,
 	// for a channel, the sender's subscriptions and the topic's policies.
 	f := Prefetch{Realms: []RealmID{u.RealmID}, NewMessages: 1, Muters: []UserID{u.ID}, AlertWordRealms: []RealmID{u.RealmID}}
+	if markdown.HasEmojiSyntax(content) {
+		f.RealmEmojiRealms = []RealmID{u.RealmID}
+	}
 	if to.isChannel {
 		f.Subscribers = true
 		f.UserSubscriptions = []UserID{u.ID}

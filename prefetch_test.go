@@ -111,3 +111,22 @@ func TestDeleteTopicAnnouncesTheAudience(t *testing.T) {
 	batch := chatcore.Prefetch{Audiences: []chatcore.StreamID{ch.ID}}
 	is.Equal(st.got, []chatcore.Prefetch{batch, batch}) // two batches (2 and 1 messages), each announcing
 }
+
+// TestSendAnnouncesRealmEmoji: a send whose content has :name: syntax also
+// announces the realm's custom emoji, which its rendering reads; other
+// content does not.
+func TestSendAnnouncesRealmEmoji(t *testing.T) {
+	is := is.New(t)
+	st := &announcing{}
+	w, realm, ann := annInZulip(t, st.over)
+	bob := w.AddUser(t, realm, "Bob", chatcore.RoleMember)
+	emojiRealms := func(content string) []chatcore.RealmID {
+		st.got = nil
+		_, err := w.Svc.SendMessage(t.Context(), ann.ID, chatcore.SendMessageRequest{Type: "direct", To: new(fmt.Sprintf("[%d]", bob.ID)), Content: content, Authenticated: ann})
+		is.NoErr(err)            // sent
+		is.Equal(len(st.got), 1) // one announcement
+		return st.got[0].RealmEmojiRealms
+	}
+	is.Equal(emojiRealms("hi :smile:"), []chatcore.RealmID{realm.ID}) // the sender's realm
+	is.Equal(len(emojiRealms("hi 😀 : no")), 0)                        // no :name: syntax, no read
+}

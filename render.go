@@ -11,7 +11,8 @@ package chatcore
 //     markdown.Recorder, which records every answer the renderer was given: the users looked up
 //     by id and by name, the channels looked up by name, and the version of
 //     the realm's linkifier list ([LinkifierStore.LinkifiersVersion]), read
-//     before the rows in the same View.
+//     before the rows in the same View, and the realm's active custom emoji
+//     when the content has :name: syntax.
 //  2. Inside the write transaction, RenderChecked asks the store the same
 //     questions again and compares the answers. The rendered HTML is a pure
 //     function of the content and those answers, so when they are equal the
@@ -21,7 +22,9 @@ package chatcore
 //
 // The check costs one store read per distinct mention or channel link (the
 // content bounds them) plus one read of the linkifier version, however many
-// linkifiers the realm has, with no regular expression compiled or run.
+// linkifiers the realm has, with no regular expression compiled or run, and
+// one read of the realm's custom emoji for content with :name: syntax (sends
+// announce it, so PostgreSQL prefetches it with the send's other reads).
 
 import (
 	"context"
@@ -76,6 +79,9 @@ type txSource struct {
 	tx    Tx
 	realm RealmID
 	links *linkifierCache
+	// emoji, when set, caches the custom emoji read; with a nil tx the
+	// cached ones answer.
+	emoji *emojiCache
 	// version is the last LinkifiersVersion answer.
 	version int64
 }
@@ -140,6 +146,23 @@ func (r *txSource) LinkifiersVersion(ctx context.Context) (int64, error) {
 	v, err := r.tx.LinkifiersVersion(ctx, r.realm)
 	r.version = v
 	return v, err
+}
+
+// RealmEmoji implements markdown.Resolver: the realm's active custom emoji.
+// Without a tx they come from the cache, which may be stale: the write
+// transaction's check ([Service.RenderChecked]) reads them again.
+func (r *txSource) RealmEmoji(ctx context.Context) (map[string]string, error) {
+	if r.tx == nil {
+		if set, ok := r.emoji.get(r.realm); ok {
+			return set, nil
+		}
+		return nil, errNeedsStore
+	}
+	set, err := activeRealmEmojiURLs(ctx, r.tx, r.realm)
+	if err == nil {
+		r.emoji.put(r.realm, set)
+	}
+	return set, err
 }
 
 // lookupMentionByID returns the realm's user with the id, or nil.
@@ -337,7 +360,7 @@ func (s *Service) Prerender(ctx context.Context, actorID UserID, authenticated *
 	var realm RealmID
 	if u := authenticatedAs(authenticated, actorID); u != nil {
 		realm = u.RealmID // a user never changes realms
-		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: s.links}, body); err == nil {
+		if p, err := prerenderWith(ctx, &txSource{realm: realm, links: s.links, emoji: s.emoji}, body); err == nil {
 			return p
 		}
 	}
@@ -351,7 +374,7 @@ func (s *Service) Prerender(ctx context.Context, actorID UserID, authenticated *
 			realm = u.RealmID
 		}
 		var err error
-		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: s.links}, body)
+		p, err = prerenderWith(ctx, &txSource{tx: tx, realm: realm, links: s.links, emoji: s.emoji}, body)
 		return err
 	})
 	return p
@@ -410,13 +433,41 @@ func (c *linkifierCache) put(realm RealmID, version int64, compiled []compiledLi
 		func(old cachedLinkifiers) bool { return version > old.version })
 }
 
+// emojiCache keeps each realm's active custom emoji (name → image URL) as
+// a transaction last read them, for at most maxCachedRealms realms (the
+// oldest cached forgotten first). A send pre-renders :name: syntax with them
+// without a transaction; the write transaction reads them again to check
+// the pre-rendering (see [Service.RenderChecked]), which refreshes the
+// cache, and renders again when they changed. Safe for concurrent use; a
+// nil cache holds nothing. The maps it holds are never modified.
+type emojiCache struct {
+	realms *fifocache.Cache[RealmID, map[string]string]
+}
+
+func newEmojiCache() *emojiCache {
+	return &emojiCache{realms: fifocache.New[RealmID, map[string]string](maxCachedRealms)}
+}
+
+func (c *emojiCache) get(realm RealmID) (map[string]string, bool) {
+	if c == nil {
+		return nil, false
+	}
+	return c.realms.Get(realm)
+}
+
+func (c *emojiCache) put(realm RealmID, set map[string]string) {
+	if c != nil {
+		c.realms.Put(realm, set, func(map[string]string) bool { return true })
+	}
+}
+
 // RenderChecked renders body for the realm inside the write transaction tx,
 // reusing pre (from [Service.Prerender]) when it rendered the same body for
 // the same realm and tx still gives every answer it depended on; otherwise it
 // renders again in tx.
 func (s *Service) RenderChecked(ctx context.Context, tx Tx, realm RealmID, body string, pre *Prerendered) (Rendered, error) {
 	if pre != nil && pre.realm == realm && pre.body == body {
-		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm})
+		ok, err := pre.deps.Unchanged(ctx, &txSource{tx: tx, realm: realm, emoji: s.emoji})
 		if err != nil {
 			return Rendered{}, err
 		}

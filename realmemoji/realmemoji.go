@@ -50,7 +50,7 @@ func CheckName(name string) error {
 
 // Key is the storage key of an emoji image of the realm.
 func Key(realm chatcore.RealmID, fileName string) string {
-	return "user_avatars/" + strconv.FormatInt(int64(realm), 10) + "/emoji/images/" + fileName
+	return chatcore.RealmEmojiKey(realm, fileName)
 }
 
 // View is an emoji as Zulip's RealmEmoji dictionary shows it.

@@ -69,6 +69,9 @@ type Prefetch struct {
 	Muters          []UserID
 	AlertWordRealms []RealmID
 	TopicPolicies   []StreamTopic
+	// RealmEmojiRealms are read with RealmEmojiStore.RealmEmojis: the
+	// custom emoji a message's :name: syntax may show.
+	RealmEmojiRealms []RealmID
 	// UserMessages, when its IDs are not empty, is read with
 	// FlagStore.UserMessages for its User and the same IDs, in the same
 	// order. A write of messages or flags in between forgets its answer.

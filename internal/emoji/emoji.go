@@ -19,10 +19,13 @@ import (
 type maps struct {
 	code      map[string]string // name (canonical or alias) → code
 	canonical map[string]string // code → canonical name
+	// unqualified maps the codes with presentation selectors, without them,
+	// to their canonical names.
+	unqualified map[string]string
 }
 
 var load = sync.OnceValue(func() maps {
-	m := maps{code: make(map[string]string, 2*tableSize), canonical: make(map[string]string, tableSize)}
+	m := maps{code: make(map[string]string, 2*tableSize), canonical: make(map[string]string, tableSize), unqualified: map[string]string{}}
 	for rec := range strings.SplitSeq(table, ";") {
 		if rec == "" {
 			continue
@@ -31,6 +34,9 @@ var load = sync.OnceValue(func() maps {
 		for i, n := range strings.Split(names, ",") {
 			if i == 0 {
 				m.canonical[code] = n
+				if u := Unqualified(code); u != code {
+					m.unqualified[u] = n
+				}
 			}
 			m.code[n] = code
 		}
@@ -50,6 +56,22 @@ func Code(name string) (string, bool) {
 func Name(code string) (string, bool) {
 	n, ok := load().canonical[code]
 	return n, ok
+}
+
+// Unqualified returns code without its presentation selectors (fe0f), the
+// form Zulip's renderer looks emoji up by and shows in its markup.
+func Unqualified(code string) string {
+	if !strings.Contains(code, "fe0f") {
+		return code
+	}
+	parts := strings.Split(code, "-")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "fe0f" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "-")
 }
 
 // Len returns the number of emoji in the table.

@@ -44,3 +44,25 @@ func BenchmarkRenderManyLinkifiers(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderEmoji renders a 10 KB message full of :name: syntax and
+// Unicode emoji, beside one of the same size with neither (the emoji pass
+// is skipped for content without ':' and outside ASCII).
+func BenchmarkRenderEmoji(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"plain", "see this about **that** and `it`, ok "},
+		{"emoji", "see :smile: about **:green_tick:** 😀 `:x:`, :nope: "},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := newFakeRealm(b)
+			r.links = nil
+			content := strings.Repeat(tc.unit, 10000/len(tc.unit))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Render(context.Background(), r, content); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

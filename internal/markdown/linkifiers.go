@@ -21,6 +21,7 @@ type linkifier struct {
 	heads   []*ast.Text
 	visit   ast.Walker
 	matches []linkify.Match
+	pieces  []runPiece
 	scratch linkify.Scratch
 }
 
@@ -55,13 +56,19 @@ func (lk *linkifier) apply(l *linkify.Linkifier) {
 	if !l.MayMatch(lk.source) {
 		return
 	}
-	lk.heads = lk.heads[:0]
-	_ = ast.Walk(lk.doc, lk.visit)
+	lk.collectRuns()
 	// Linkifying a run replaces only its own nodes, so the heads found
 	// before stay the heads of the runs that follow.
 	for _, first := range lk.heads {
 		lk.linkifyRun(first, l)
 	}
+}
+
+// collectRuns sets heads to the first node of each run of plain text
+// outside links, code and mentions.
+func (lk *linkifier) collectRuns() {
+	lk.heads = lk.heads[:0]
+	_ = ast.Walk(lk.doc, lk.visit)
 }
 
 // linkifiable reports whether t is plain text a linkifier may match.
@@ -123,26 +130,50 @@ func (lk *linkifier) linkifyRun(first *ast.Text, l *linkify.Linkifier) {
 	if len(matches) == 0 {
 		return
 	}
+	pieces := lk.pieces[:0]
+	for _, m := range matches {
+		link := ast.NewLink()
+		link.Destination = []byte(m.URL)
+		link.AppendChild(link, ast.NewTextSegment(text.NewSegment(base+m.Start, base+m.End)))
+		pieces = append(pieces, runPiece{start: m.Start, end: m.End, node: link})
+	}
+	lk.pieces = pieces
+	lk.spliceRun(first, last, pieces)
+}
+
+// runPiece is a node that replaces the bytes start:end of a run's text.
+type runPiece struct {
+	start, end int
+	node       ast.Node
+}
+
+// spliceRun replaces the text nodes of the run from first to last by the
+// pieces (in order, not overlapping) and text segments around them, keeping
+// the line break that ends the run. The nodes are adjacent in the source, so
+// the run covers the source from first's start to last's stop.
+func (lk *linkifier) spliceRun(first, last *ast.Text, pieces []runPiece) {
+	if len(pieces) == 0 {
+		return
+	}
+	base := first.Segment.Start
+	length := last.Segment.Stop - base
 	parent := first.Parent()
 	segment := func(from, to int) *ast.Text {
 		return ast.NewTextSegment(text.NewSegment(base+from, base+to))
 	}
 	pos := 0
-	var tail *ast.Text // the text after the last match, if any
-	for _, m := range matches {
-		if m.Start > pos {
-			parent.InsertBefore(parent, first, segment(pos, m.Start))
+	var tail *ast.Text // the text after the last piece, if any
+	for _, p := range pieces {
+		if p.start > pos {
+			parent.InsertBefore(parent, first, segment(pos, p.start))
 		}
-		link := ast.NewLink()
-		link.Destination = []byte(m.URL)
-		link.AppendChild(link, segment(m.Start, m.End))
-		parent.InsertBefore(parent, first, link)
-		pos = m.End
+		parent.InsertBefore(parent, first, p.node)
+		pos = p.end
 	}
-	if pos < len(value) {
-		tail = segment(pos, len(value))
+	if pos < length {
+		tail = segment(pos, length)
 	} else if last.SoftLineBreak() || last.HardLineBreak() {
-		tail = segment(len(value), len(value)) // carries the line break
+		tail = segment(length, length) // carries the line break
 	}
 	if tail != nil {
 		tail.SetSoftLineBreak(last.SoftLineBreak())

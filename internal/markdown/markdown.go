@@ -34,6 +34,9 @@ import (
 //     links;
 //   - #**channel**, #**channel>topic** and #**channel>topic@id** link to a
 //     channel, a topic and a message of the realm;
+//   - :name: shows the realm's custom emoji or the Unicode emoji Zulip names
+//     so, and Unicode emoji characters are wrapped as Zulip wraps them (not
+//     in links or code);
 //   - bare URLs become links; ```quote blocks are quotes; code blocks use Zulip's
 //     codehilite markup.
 
@@ -82,6 +85,9 @@ type Resolver interface {
 	ChannelByName(ctx context.Context, name string) (*Channel, error)
 	// Linkifiers returns the realm's compiled linkifiers in processing order.
 	Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
+	// RealmEmoji returns the realm's active custom emoji: each name's image
+	// URL. Render asks once, and only for content with :name: syntax.
+	RealmEmoji(ctx context.Context) (map[string]string, error)
 }
 
 // Result is a rendered message.
@@ -118,9 +124,18 @@ func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	var realmEmoji map[string]string
+	if HasEmojiSyntax(content) {
+		if realmEmoji, err = r.RealmEmoji(ctx); err != nil {
+			return Result{}, err
+		}
+	}
 	lk := newLinkifier(doc, source)
 	for _, l := range links {
 		lk.apply(l)
+	}
+	if mayHaveEmoji(content) {
+		lk.emojify(realmEmoji)
 	}
 	var buf bytes.Buffer
 	if err := md.Renderer().Render(&buf, source, doc); err != nil {
@@ -205,6 +220,7 @@ type chatNodeRenderer struct{}
 func (chatNodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(mentionKind, renderMention)
 	reg.Register(channelLinkKind, renderChannelLink)
+	reg.Register(emojiKind, renderEmoji)
 	reg.Register(ast.KindRawHTML, renderEscapedRawHTML)
 	reg.Register(ast.KindHTMLBlock, renderEscapedHTMLBlock)
 	reg.Register(ast.KindCodeBlock, renderCodeBlock)

@@ -16,6 +16,7 @@ type fakeRealm struct {
 	users    []User
 	channels []Channel
 	links    []*linkify.Linkifier
+	emoji    map[string]string
 	asked    int
 	err      error
 }
@@ -52,6 +53,8 @@ func (f *fakeRealm) ChannelByName(_ context.Context, name string) (*Channel, err
 
 func (f *fakeRealm) Linkifiers(context.Context) ([]*linkify.Linkifier, error) { return f.links, nil }
 
+func (f *fakeRealm) RealmEmoji(context.Context) (map[string]string, error) { return f.emoji, f.err }
+
 func newFakeRealm(tb testing.TB) *fakeRealm {
 	l, ok := linkify.Compile(`#(?P<id>[0-9]+)`, "https://x.example/{id}")
 	if !ok {
@@ -61,6 +64,7 @@ func newFakeRealm(tb testing.TB) *fakeRealm {
 		users:    []User{{ID: 10, FullName: "King Hamlet", Active: true}, {ID: 11, FullName: "Yorick"}},
 		channels: []Channel{{ID: 5, Name: "Verona Sq"}},
 		links:    []*linkify.Linkifier{l},
+		emoji:    map[string]string{"green_tick": "/user_avatars/1/emoji/green_tick.png"},
 	}
 }
 

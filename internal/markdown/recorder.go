@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"context"
+	"maps"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 )
@@ -30,6 +31,10 @@ type Recorder struct {
 	linkifiers bool
 	version    int64
 	compiled   []*linkify.Linkifier
+	// emoji is whether the renderer asked for the realm's custom emoji, and
+	// emojiSet what it got.
+	emoji    bool
+	emojiSet map[string]string
 }
 
 // nameAnswer is what a name was resolved to (nil for nothing).
@@ -107,6 +112,20 @@ func (r *Recorder) Linkifiers(ctx context.Context) ([]*linkify.Linkifier, error)
 	return compiled, nil
 }
 
+// RealmEmoji implements [Resolver]: the first answer is kept and given
+// again.
+func (r *Recorder) RealmEmoji(ctx context.Context) (map[string]string, error) {
+	if r.emoji {
+		return r.emojiSet, nil
+	}
+	set, err := r.src.RealmEmoji(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.emoji, r.emojiSet = true, set
+	return set, nil
+}
+
 // AskedLinkifiers reports whether Linkifiers was called.
 func (r *Recorder) AskedLinkifiers() bool { return r.linkifiers }
 
@@ -119,12 +138,19 @@ func (r *Recorder) Detach() { r.src = nil }
 
 // Unchanged reports whether src gives every answer r recorded: the same
 // linkifier version (when they were asked for), the same users by id and by
-// name, the same channels by name. It costs one question per recorded answer
-// and compiles no linkifier.
+// name, the same channels by name, the same custom emoji (when they were
+// asked for). It costs one question per recorded answer and compiles no
+// linkifier.
 func (r *Recorder) Unchanged(ctx context.Context, src VersionedResolver) (bool, error) {
 	if r.linkifiers {
 		version, err := src.LinkifiersVersion(ctx)
 		if err != nil || version != r.version {
+			return false, err
+		}
+	}
+	if r.emoji {
+		now, err := src.RealmEmoji(ctx)
+		if err != nil || !maps.Equal(now, r.emojiSet) {
 			return false, err
 		}
 	}

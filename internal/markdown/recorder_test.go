@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ type fakeSource struct {
 	users    map[int64]*User
 	channels map[string]*Channel
 	version  int64
+	emoji    map[string]string
 	asked    int
 }
 
@@ -39,6 +41,11 @@ func (f *fakeSource) ChannelByName(_ context.Context, name string) (*Channel, er
 
 func (f *fakeSource) Linkifiers(context.Context) ([]*linkify.Linkifier, error) { return nil, nil }
 
+func (f *fakeSource) RealmEmoji(context.Context) (map[string]string, error) {
+	f.asked++
+	return maps.Clone(f.emoji), nil
+}
+
 func (f *fakeSource) LinkifiersVersion(context.Context) (int64, error) { return f.version, nil }
 
 func TestRecorderUnchanged(t *testing.T) {
@@ -48,11 +55,12 @@ func TestRecorderUnchanged(t *testing.T) {
 			users:    map[int64]*User{12: {ID: 12, FullName: "Mark", Active: true}},
 			channels: map[string]*Channel{"general": {ID: 61, Name: "general"}},
 			version:  3,
+			emoji:    map[string]string{"party": "/user_avatars/1/emoji/images/1.png"},
 		}
 	}
 	record := func(src *fakeSource) *Recorder {
 		r := NewRecorder(src, strings.ToLower)
-		_, err := Render(ctx, r, "@**Mark** @**mark** @**Nobody** #**general** see #1")
+		_, err := Render(ctx, r, "@**Mark** @**mark** @**Nobody** #**general** see #1 :party: :smile: :party:")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,6 +78,8 @@ func TestRecorderUnchanged(t *testing.T) {
 		{"name now taken", func(f *fakeSource) { f.users[13] = &User{ID: 13, FullName: "Nobody", Active: true} }, false},
 		{"channel gone", func(f *fakeSource) { delete(f.channels, "general") }, false},
 		{"linkifiers changed", func(f *fakeSource) { f.version++ }, false},
+		{"custom emoji deactivated", func(f *fakeSource) { delete(f.emoji, "party") }, false},
+		{"custom emoji added", func(f *fakeSource) { f.emoji["smile"] = "/user_avatars/1/emoji/images/2.png" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,4 +106,18 @@ func TestRecorderAsksOncePerName(t *testing.T) {
 		is.Equal(u.ID, int64(12)) // the same user for every spelling
 	}
 	is.Equal(src.asked, 1) // one question: names are remembered by their fold key
+}
+
+func TestRecorderAsksRealmEmojiOnce(t *testing.T) {
+	is := is.New(t)
+	src := &fakeSource{emoji: map[string]string{"party": "/p.png"}}
+	r := NewRecorder(src, strings.ToLower)
+	res, err := Render(context.Background(), r, ":party: :party: *:party:*")
+	is.NoErr(err)
+	is.Equal(src.asked, 1) // the realm's emoji are read once per rendering
+	is.Equal(strings.Count(res.HTML, `src="/p.png"`), 3)
+	src.asked = 0
+	_, err = Render(context.Background(), NewRecorder(src, strings.ToLower), "no syntax: here, 😀")
+	is.NoErr(err)
+	is.Equal(src.asked, 0) // content without :name: syntax reads none
 }

@@ -26,6 +26,18 @@ func (t *tx) RealmAlertWords(ctx context.Context, realm store.RealmID) ([]store.
 	return t.Tx.RealmAlertWords(ctx, realm)
 }
 
+// RealmEmojis implements [store.RealmEmojiStore], or answers from the same
+// read announced (see Prefetch).
+func (t *tx) RealmEmojis(ctx context.Context, realm store.RealmID) ([]store.RealmEmoji, error) {
+	if out, ok := take(t.answers().realmEmojis, realm); ok {
+		if out == nil {
+			out = []store.RealmEmoji{}
+		}
+		return out, nil
+	}
+	return t.Tx.RealmEmojis(ctx, realm)
+}
+
 // TopicUserTopics implements [store.UserTopicStore], or answers from the
 // same read announced (see Prefetch).
 func (t *tx) TopicUserTopics(ctx context.Context, stream store.StreamID, topicKey string) ([]store.UserTopic, error) {

@@ -116,6 +116,11 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			return sqlstore.ScanAlertWord(r, w)
 		}, sqlstore.RealmAlertWordsSQL, realm)
 	}
+	for _, realm := range p.RealmEmojiRealms {
+		prefetchRows(t, &f.realmEmojis, realm, "realm emoji", func(r pgx.Rows, e *store.RealmEmoji) error {
+			return sqlstore.ScanRealmEmoji(r, e)
+		}, sqlstore.RealmEmojisSQL, int64(realm))
+	}
 	for _, k := range p.TopicPolicies {
 		if k.StreamID == 0 {
 			t.prefetchTopicPoliciesByName(f, k)
@@ -235,6 +240,8 @@ type fetched struct {
 	muters        map[store.UserID][]store.UserID
 	alertWords    map[store.RealmID][]store.AlertWord
 	topicPolicies map[store.StreamTopic][]store.UserTopic
+	// realmEmojis answers RealmEmojis.
+	realmEmojis map[store.RealmID][]store.RealmEmoji
 }
 
 // fetchedRealm is a realm with its linkifier version, as Realm reads them.

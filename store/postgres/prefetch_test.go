@@ -25,8 +25,9 @@ import (
 // user takes two round trips: its reads go with the transaction's first
 // statement (the announced realm and channel with its subscribers, the
 // message's reserved id, and the sender), then the insert and the event
-// append with the COMMIT. Without the announcement the realm, the channel,
-// the subscribers and the insert cost one each.
+// append with the COMMIT; content with :name: syntax adds the realm's
+// custom emoji to the first statement. Without the announcement the realm,
+// the channel, the subscribers and the insert cost one each.
 func TestSendRoundTrips(t *testing.T) {
 	is := is.New(t)
 	_, trips, w := tracedWorld(t) // without the notifier, whose round trips would count too
@@ -35,6 +36,7 @@ func TestSendRoundTrips(t *testing.T) {
 	bob := w.AddUser(t, realm, "Bob", store.RoleMember)
 	w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann, bob}})
 	to, topic := "general", "trips"
+	var last store.MessageID
 	send := func(content string) int64 {
 		var id store.MessageID
 		var err error
@@ -44,6 +46,7 @@ func TestSendRoundTrips(t *testing.T) {
 		is.NoErr(err)
 		m := w.Message(t, id)
 		is.Equal(m.Content, content) // stored
+		last = id
 		return n
 	}
 	send("warms the caches") // the linkifiers the pre-rendering uses, the prepared statements
@@ -53,6 +56,15 @@ func TestSendRoundTrips(t *testing.T) {
 
 	to = `["general"]` // the channel as a JSON list, by name
 	is.Equal(send("by list"), int64(2))
+
+	// :name: syntax: the realm's custom emoji, which the check of the
+	// pre-rendering reads again, go with the first statement too.
+	is.NoErr(w.Store.Update(t.Context(), func(tx store.Tx) error {
+		return tx.CreateRealmEmoji(t.Context(), &store.RealmEmoji{RealmID: realm.ID, Name: "party", FileName: "1.png", ContentType: "image/png", Created: time.Now()})
+	}))
+	send(":party:") // fills the Service's cache of the realm's emoji, which the pre-rendering uses
+	is.Equal(send(":party: :smile:"), int64(2))
+	is.True(strings.Contains(w.Message(t, last).RenderedContent, `<img alt=":party:" class="emoji"`)) // rendered with the realm's emoji
 }
 
 // TestDeleteTopicBatchRoundTrips: a batch of a topic deletion takes two

@@ -38,11 +38,18 @@ func (x *Tx) UpdateRealmEmoji(ctx context.Context, e *store.RealmEmoji) error {
 	return x.mustAffect(n, err, fmt.Sprintf("update realm emoji %d", e.ID))
 }
 
+// RealmEmojisSQL reads the custom emoji of the realm $1, scanned with
+// ScanRealmEmoji (see RealmEmojis).
+const RealmEmojisSQL = "SELECT " + realmEmojiCols + " FROM realm_emoji WHERE realm_id = $1 ORDER BY id"
+
+// ScanRealmEmoji scans a row of RealmEmojisSQL.
+func ScanRealmEmoji(r Row, e *store.RealmEmoji) error {
+	return r.Scan(Num(&e.ID), Num(&e.RealmID), &e.Name, Num(&e.AuthorID), &e.FileName, &e.ContentType, &e.Deactivated, Time(&e.Created))
+}
+
 // RealmEmojis implements [store.RealmEmojiStore].
 func (x *Tx) RealmEmojis(ctx context.Context, realm store.RealmID) ([]store.RealmEmoji, error) {
-	out, err := scanAll(ctx, x, "realm emoji", func(r Row, e *store.RealmEmoji) error {
-		return r.Scan(Num(&e.ID), Num(&e.RealmID), &e.Name, Num(&e.AuthorID), &e.FileName, &e.ContentType, &e.Deactivated, Time(&e.Created))
-	}, "SELECT "+realmEmojiCols+" FROM realm_emoji WHERE realm_id = $1 ORDER BY id", int64(realm))
+	out, err := scanAll(ctx, x, "realm emoji", ScanRealmEmoji, RealmEmojisSQL, int64(realm))
 	if out == nil && err == nil {
 		out = []store.RealmEmoji{}
 	}
