@@ -282,8 +282,9 @@ const (
 // or AvatarOriginal) of the avatar user of realm uploaded as its avatar
 // version: "user_avatars/{realm}/{hash}{variant}", the hash naming user
 // and version (so each upload has new URLs and caches never serve an old
-// image). The hash is not secret: like Zulip's avatars, uploaded avatars
-// are served to whoever has the URL.
+// image). The hash is derived from the ids alone (Zulip's also hashes a
+// server secret), so anyone can work out a user's avatar URL; uploaded
+// avatars are served without authentication, as Zulip's are.
 func AvatarKey(realm RealmID, user UserID, version int, variant string) string {
 	sum := sha256.Sum256([]byte("chatcore avatar " + strconv.FormatInt(int64(user), 10) + ":" + strconv.Itoa(version)))
 	return "user_avatars/" + strconv.FormatInt(int64(realm), 10) + "/" + hex.EncodeToString(sum[:20]) + variant
