@@ -3,6 +3,7 @@ package chatcore
 import (
 	"context"
 	"crypto/md5"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -119,8 +120,8 @@ type UserView struct {
 	DateJoined    string   `json:"date_joined"`
 	BotType       *BotType `json:"bot_type,omitempty"`
 	BotOwnerID    *UserID  `json:"bot_owner_id,omitempty"`
-	// AvatarVersion counts the user's avatar changes, from 1 as in Zulip;
-	// deleting the profile (delete_profile) is one change.
+	// AvatarVersion counts the user's avatar changes, from 1 as in Zulip
+	// (uploads, deletions and deleting the profile each count one).
 	AvatarVersion int `json:"avatar_version"`
 	// IsImportedStub is always false: chatcore imports no accounts.
 	IsImportedStub bool `json:"is_imported_stub"`
@@ -177,7 +178,7 @@ const (
 // (to users, not bots).
 func (s *Service) ViewUser(viewer, u *User, profile bool) UserView {
 	v := UserView{
-		AvatarVersion: 1,
+		AvatarVersion: AvatarVersion(u),
 		UserID:        u.ID,
 		Email:         s.APIEmail(u),
 		FullName:      u.FullName,
@@ -190,12 +191,9 @@ func (s *Service) ViewUser(viewer, u *User, profile bool) UserView {
 		Timezone:      u.Settings.Timezone,
 		DateJoined:    isotime.Format(u.DateJoined),
 	}
-	v.AvatarURL = s.avatarURL(u.AvatarSource, v.Email)
+	v.AvatarURL = s.avatarURL(u, v.Email, false)
 	if canSeeDeliveryEmail(viewer, u) {
 		v.DeliveryEmail = new(u.Email)
-	}
-	if u.AvatarSource == DeletedAvatarSource {
-		v.AvatarVersion++ // delete_profile changed the avatar once
 	}
 	if u.IsBot {
 		v.BotType = new(u.BotType)
@@ -254,24 +252,79 @@ func RoleSeesEmail(role Role, visibility int) bool {
 	return false // emailVisibleNobody and unknown values
 }
 
-// DeletedAvatarSource is the AvatarSource of a profile removed by
-// delete_profile: its avatar is the server's default avatar.
-const DeletedAvatarSource = "D"
+// The avatar sources ([User.AvatarSource]), as Zulip's avatar_source.
+const (
+	// GravatarAvatarSource is the Gravatar identicon of the user's address.
+	GravatarAvatarSource = "G"
+	// UploadedAvatarSource is an image the user uploaded (POST
+	// /users/me/avatar), kept in the FileStorage under [AvatarKey].
+	UploadedAvatarSource = "U"
+	// DeletedAvatarSource is the avatar of a profile removed by
+	// delete_profile: the server's default avatar.
+	DeletedAvatarSource = "D"
+)
 
-// AvatarURL returns the avatar URL Zulip shows for u: the gravatar identicon
-// of its API e-mail ([Service.APIEmail]), or the default avatar once the
-// profile was deleted ([DeletedAvatarSource]).
-func (s *Service) AvatarURL(u *User) string { return s.avatarURL(u.AvatarSource, s.APIEmail(u)) }
+// AvatarVersion returns u's avatar_version: the count of its avatar
+// changes, from 1 (a stored 0 counts as 1).
+func AvatarVersion(u *User) int { return max(u.AvatarVersion, 1) }
 
-// avatarURL returns the avatar URL for an avatar source and API e-mail: the
-// gravatar identicon of the address, or the default avatar once the profile
-// was deleted.
-func (s *Service) avatarURL(source, email string) string {
-	if source == DeletedAvatarSource {
+// The variants of an uploaded avatar [AvatarKey] names.
+const (
+	// AvatarSmall is the 100×100 image avatar_url names.
+	AvatarSmall = ".png"
+	// AvatarMedium is the 500×500 image avatar_url_medium names.
+	AvatarMedium = "-medium.png"
+	// AvatarOriginal is the file as uploaded.
+	AvatarOriginal = ".original"
+)
+
+// AvatarKey returns the storage key of variant (AvatarSmall, AvatarMedium
+// or AvatarOriginal) of the avatar user of realm uploaded as its avatar
+// version: "user_avatars/{realm}/{hash}{variant}", the hash naming user
+// and version (so each upload has new URLs and caches never serve an old
+// image). The hash is derived from the ids alone (Zulip's also hashes a
+// server secret), so anyone can work out a user's avatar URL; uploaded
+// avatars are served without authentication, as Zulip's are.
+func AvatarKey(realm RealmID, user UserID, version int, variant string) string {
+	sum := sha256.Sum256([]byte("chatcore avatar " + strconv.FormatInt(int64(user), 10) + ":" + strconv.Itoa(version)))
+	return "user_avatars/" + strconv.FormatInt(int64(realm), 10) + "/" + hex.EncodeToString(sum[:20]) + variant
+}
+
+// AvatarURL returns the avatar URL Zulip shows for u (avatar_url): its
+// uploaded avatar's 100×100 image, the gravatar identicon of its API
+// e-mail ([Service.APIEmail]), or the default avatar once the profile was
+// deleted ([DeletedAvatarSource]); each carries the avatar version.
+func (s *Service) AvatarURL(u *User) string { return s.avatarURL(u, s.APIEmail(u), false) }
+
+// AvatarMediumURL returns u's avatar_url_medium: the 500×500 image of an
+// uploaded avatar, else the 500-pixel Gravatar or the default avatar.
+func (s *Service) AvatarMediumURL(u *User) string { return s.avatarURL(u, s.APIEmail(u), true) }
+
+// avatarURL returns the avatar URL of u, whose API e-mail is email.
+func (s *Service) avatarURL(u *User, email string, medium bool) string {
+	version := strconv.Itoa(AvatarVersion(u))
+	switch u.AvatarSource {
+	case DeletedAvatarSource:
 		return strings.TrimSuffix(s.externalURL, "/") + "/static/images/default-avatar.png"
+	case UploadedAvatarSource:
+		variant := AvatarSmall
+		if medium {
+			variant = AvatarMedium
+		}
+		return strings.TrimSuffix(s.externalURL, "/") + "/" + AvatarKey(u.RealmID, u.ID, AvatarVersion(u), variant) + "?version=" + version
 	}
+	url := GravatarURL(email) + "&version=" + version
+	if medium {
+		url += "&s=500"
+	}
+	return url
+}
+
+// GravatarURL returns the Gravatar identicon URL of an e-mail address,
+// without a version.
+func GravatarURL(email string) string {
 	sum := md5.Sum([]byte(strings.ToLower(email)))
-	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
+	return "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon"
 }
 
 // ActiveAdminIDs returns the ids of the realm's active human owners and

@@ -221,7 +221,7 @@ func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *
 		return MessageView{}, err
 	}
 	senderEmail := s.APIEmail(sender)
-	avatar := s.avatarURL(sender.AvatarSource, senderEmail)
+	avatar := s.avatarURL(sender, senderEmail, false)
 	v := MessageView{
 		AvatarURL:       &avatar,
 		Client:          m.Client,

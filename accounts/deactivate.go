@@ -263,6 +263,7 @@ func deleteUserProfile(svc *chatcore.Service, u *chatcore.User) []pendingEvent {
 	u.FullName = deletedUserName
 	u.FullNameKey = chatcore.FoldKey(deletedUserName)
 	u.AvatarSource = chatcore.DeletedAvatarSource
+	u.AvatarVersion = chatcore.AvatarVersion(u) + 1
 	avatar := svc.AvatarURL(u)
 	evs := []pendingEvent{{realm: u.RealmID, data: map[string]any{
 		"type": "realm_user", "op": "update",
@@ -271,7 +272,7 @@ func deleteUserProfile(svc *chatcore.Service, u *chatcore.User) []pendingEvent {
 		"type": "realm_user", "op": "update",
 		"person": map[string]any{
 			"user_id": u.ID, "avatar_source": u.AvatarSource,
-			"avatar_url": avatar, "avatar_url_medium": avatar,
+			"avatar_url": avatar, "avatar_url_medium": avatar, "avatar_version": u.AvatarVersion,
 		},
 	}}}
 	if u.IsBot {

@@ -349,6 +349,7 @@ func TestDeactivateUserActions(t *testing.T) {
 				if tc.actions.DeleteProfile {
 					is.Equal(u.FullName, "Deleted user") // renamed
 					is.Equal(u.AvatarSource, "D")        // avatar dropped
+					is.Equal(u.AvatarVersion, 2)         // one avatar change counted
 				} else {
 					is.True(u.FullName != "Deleted user") // name kept
 				}

@@ -209,7 +209,7 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 	}
 	if want("realm_user") {
 		ru := &RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
-			Me: svc.ViewUser(u, u, false), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
+			Me: svc.ViewUser(u, u, false), AvatarSource: u.AvatarSource, AvatarURLMedium: svc.AvatarMediumURL(u), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
 		for i := range users {
 			v := svc.ViewUser(u, &users[i], true)
 			if users[i].IsActive {

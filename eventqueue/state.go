@@ -156,6 +156,10 @@ type RegisterUsers struct {
 	// Me is the actor's own view (email, delivery_email, full_name, role
 	// flags, avatar).
 	Me chatcore.UserView
+	// AvatarSource is the actor's avatar_source ("G", "U" or "D").
+	AvatarSource string
+	// AvatarURLMedium is the actor's avatar_url_medium.
+	AvatarURLMedium string
 	// CanCreateChannels tells whether the actor may create public and
 	// private channels (every non-guest).
 	CanCreateChannels bool

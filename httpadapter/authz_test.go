@@ -980,7 +980,7 @@ func authzCases() []authzCase {
 				return badRequest("Linkifier not found.")
 			}),
 		},
-	}, append(append(userGroupAuthzCases(), channelAdminAuthzCases()...), fileAuthzCases()...)...)
+	}, append(append(append(userGroupAuthzCases(), channelAdminAuthzCases()...), fileAuthzCases()...), avatarAuthzCases()...)...)
 }
 
 // scheduledOf is the scheduled messages the fixture gives r.

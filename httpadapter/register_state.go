@@ -96,9 +96,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["is_owner"] = me.IsOwner
 		state["is_moderator"] = me.Role == chatcore.RoleModerator
 		state["is_guest"] = me.IsGuest
-		state["avatar_source"] = "G"
+		state["avatar_source"] = u.AvatarSource
 		state["avatar_url"] = me.AvatarURL
-		state["avatar_url_medium"] = me.AvatarURL
+		state["avatar_url_medium"] = u.AvatarURLMedium
 		state["can_create_public_streams"] = u.CanCreateChannels
 		state["can_create_private_streams"] = u.CanCreateChannels
 		state["can_create_web_public_streams"] = false

@@ -80,6 +80,7 @@ func (h *handler) routes() []route {
 	routes = append(routes, route{pattern: "PATCH /api/v1/realm", access: chatcore.AccessAdmin, fn: h.updateRealm})
 	routes = append(routes, h.uploadRoutes()...)
 	routes = append(routes, h.realmEmojiRoutes()...)
+	routes = append(routes, h.avatarRoutes()...)
 	routes = append(routes, h.peopleRoutes()...)
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])

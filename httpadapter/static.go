@@ -3,8 +3,6 @@ package httpadapter
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"image"
@@ -22,9 +20,8 @@ import (
 // The paths of the files the adapter serves itself, so that every URL its
 // answers carry resolves: the default avatar (a user who deleted their
 // profile picture), the realm icon and Zulip's emoji data
-// (server_emoji_data_url). Avatars are otherwise Gravatar's, as in a Zulip
-// server with ENABLE_GRAVATAR (its default): chatcore stores no uploaded
-// avatars.
+// (server_emoji_data_url). Avatars not uploaded are Gravatar's, as in a
+// Zulip server with ENABLE_GRAVATAR (its default).
 const (
 	defaultAvatarPath = "/static/images/default-avatar.png"
 	realmIconPath     = "/static/images/logo/zulip-icon-square.svg"
@@ -115,14 +112,17 @@ func (h *handler) avatar(ctx context.Context, c *call, w http.ResponseWriter) er
 			}
 		}
 		if errors.Is(err, chatcore.ErrNotFound) || err == nil && u.RealmID != c.user.RealmID {
-			sum := md5.Sum([]byte(strings.ToLower(key)))
-			target = "https://secure.gravatar.com/avatar/" + hex.EncodeToString(sum[:]) + "?d=identicon&version=1"
+			target = chatcore.GravatarURL(key) + "&version=1"
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		target = h.svc.AvatarURL(u)
+		if strings.HasSuffix(c.r.URL.Path, "/medium") {
+			target = h.svc.AvatarMediumURL(u)
+		} else {
+			target = h.svc.AvatarURL(u)
+		}
 		return nil
 	})
 	if err != nil {

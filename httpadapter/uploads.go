@@ -49,7 +49,7 @@ func (h *handler) uploadFile(w http.ResponseWriter, c *call) error {
 		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", svc.MaxFileUploadSizeMiB())
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	mr, err := r.MultipartReader()
+	mr, err := multipartReader(r)
 	if err != nil {
 		return chatcore.BadRequest("You must specify a file to upload")
 	}

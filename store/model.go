@@ -108,9 +108,13 @@ type User struct {
 	// PasswordHash is the encoded password hash; empty when the user has no
 	// password (then password changes fail with "Wrong password!").
 	PasswordHash string
-	// AvatarSource is "G" (gravatar) or "D" (deleted / default).
+	// AvatarSource is "G" (gravatar), "U" (uploaded) or "D" (deleted /
+	// default).
 	AvatarSource string
-	DateJoined   time.Time
+	// AvatarVersion counts the avatar's changes, from 1 as in Zulip (0 is
+	// taken as 1); an uploaded avatar's files are named by it.
+	AvatarVersion int
+	DateJoined    time.Time
 	// Settings holds the personal settings; Settings.Timezone is the profile time zone.
 	Settings Settings
 }

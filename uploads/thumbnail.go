@@ -96,33 +96,47 @@ func decodedBytesPerPixel(m color.Model) int64 {
 // refused with ErrNotThumbnailed before any pixel is decoded; a truncated
 // image fails in decoding.
 func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
-	br := bufio.NewReaderSize(src, sniffBytes)
-	head, err := br.Peek(sniffBytes)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	img, err := decodeLimited(src)
+	if err != nil {
 		return err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(head))
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
-	}
-	pixels := int64(cfg.Width) * int64(cfg.Height)
-	if pixels > MaxThumbnailPixels || cfg.Width <= 0 || cfg.Height <= 0 {
-		return fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, cfg.Width, cfg.Height)
-	}
-	if decoded := pixels * decodedBytesPerPixel(cfg.ColorModel); decoded > MaxThumbnailDecodedBytes {
-		return fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
-	}
-	img, _, err := image.Decode(br)
-	if err != nil {
-		return fmt.Errorf("uploads: decode image: %w", err)
-	}
-	w, h := fit(cfg.Width, cfg.Height, f.MaxWidth, f.MaxHeight)
+	b := img.Bounds()
+	w, h := fit(b.Dx(), b.Dy(), f.MaxWidth, f.MaxHeight)
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, img.Bounds(), draw.Src, nil)
+	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, b, draw.Src, nil)
 	if f.Format == "jpg" {
 		return jpeg.Encode(dst, out, &jpeg.Options{Quality: 85})
 	}
 	return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(dst, out)
+}
+
+// decodeLimited decodes the image src holds (the first frame of an
+// animated one) after checking its header: one over MaxThumbnailPixels,
+// one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
+// or one that is not PNG, JPEG, GIF or WebP, is refused with
+// ErrNotThumbnailed before any pixel is decoded.
+func decodeLimited(src io.Reader) (image.Image, error) {
+	br := bufio.NewReaderSize(src, sniffBytes)
+	head, err := br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(head))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
+	}
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	if pixels > MaxThumbnailPixels || cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, cfg.Width, cfg.Height)
+	}
+	if decoded := pixels * decodedBytesPerPixel(cfg.ColorModel); decoded > MaxThumbnailDecodedBytes {
+		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
+	}
+	img, _, err := image.Decode(br)
+	if err != nil {
+		return nil, fmt.Errorf("uploads: decode image: %w", err)
+	}
+	return img, nil
 }
 
 // fit returns the size of a w×h image scaled to fit mw×mh, never enlarged.

@@ -29,6 +29,23 @@ var userTests = []test{
 			is.Equal(normUser(*got), want) // every field, settings included, round-trips
 		})
 	}},
+	{"AvatarSourceAndVersion", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		u := human(realm, "avatar@acme.test")
+		u.AvatarVersion = 1
+		newUsers(t, st, u)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			u.AvatarSource, u.AvatarVersion = "U", 7
+			is.NoErr(tx.UpdateUser(ctx, u)) // an avatar upload
+		})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.User(ctx, u.ID)
+			is.NoErr(err)
+			is.Equal(got.AvatarSource, "U") // the source round-trips
+			is.Equal(got.AvatarVersion, 7)  // and so does the version
+		})
+	}},
 	{"ByEmailCaseInsensitive", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")

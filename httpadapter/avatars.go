@@ -1,0 +1,112 @@
+package httpadapter
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/avatars"
+)
+
+// avatarRoutes are the routes of uploaded avatars.
+func (h *handler) avatarRoutes() []route {
+	return []route{
+		{pattern: "POST /api/v1/users/me/avatar", stream: h.setAvatar},
+		{pattern: "DELETE /api/v1/users/me/avatar", fn: h.deleteAvatar},
+		{pattern: "GET /user_avatars/{realm_id}/{file}", public: true, ids: []string{"realm_id"}, stream: h.serveAvatar},
+	}
+}
+
+// setAvatar answers POST /users/me/avatar: exactly one file (any field
+// name), at most avatars.MaxFileSizeMiB.
+func (h *handler) setAvatar(w http.ResponseWriter, c *call) error {
+	r := c.r
+	const limit = avatars.MaxFileSizeMiB<<20 + uploadFormSlack
+	if r.ContentLength > limit {
+		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", avatars.MaxFileSizeMiB)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	mr, err := multipartReader(r)
+	if err != nil {
+		return chatcore.BadRequest("You must upload exactly one avatar.")
+	}
+	var url string
+	done := false
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return avatarReadError(err)
+		}
+		if part.FileName() == "" {
+			_, _ = io.Copy(io.Discard, part)
+			continue
+		}
+		if done {
+			// Zulip refuses several files before storing any; here the
+			// first is stored already: take it back.
+			if _, derr := avatars.Delete(context.WithoutCancel(r.Context()), h.svc, c.user); derr != nil {
+				h.log.ErrorContext(r.Context(), "httpadapter: removing an abandoned avatar", "err", derr)
+			}
+			return chatcore.BadRequest("You must upload exactly one avatar.")
+		}
+		if url, err = avatars.Set(r.Context(), h.svc, c.user, part); err != nil {
+			if errors.As(err, new(*http.MaxBytesError)) {
+				return avatarReadError(err)
+			}
+			return err
+		}
+		done = true
+	}
+	if !done {
+		return chatcore.BadRequest("You must upload exactly one avatar.")
+	}
+	h.writeSuccess(w, r, map[string]any{"avatar_url": url}, nil)
+	return nil
+}
+
+// avatarReadError is the answer to an avatar upload whose body could not
+// be read: one over the limit is Zulip's size refusal, others a bad
+// multipart body.
+func avatarReadError(err error) error {
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", avatars.MaxFileSizeMiB)
+	}
+	return chatcore.BadRequest("Invalid multipart upload")
+}
+
+// deleteAvatar answers DELETE /users/me/avatar.
+func (h *handler) deleteAvatar(ctx context.Context, c *call) (map[string]any, error) {
+	if err := c.decode(&struct{}{}); err != nil {
+		return nil, err
+	}
+	url, err := avatars.Delete(ctx, h.svc, c.user)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"avatar_url": url}, nil
+}
+
+// serveAvatar answers GET /user_avatars/{realm_id}/{file}: an uploaded
+// avatar's PNG square, with the headers of served uploads.
+func (h *handler) serveAvatar(w http.ResponseWriter, c *call) error {
+	f, err := avatars.Open(c.r.Context(), h.svc, pathID[chatcore.RealmID](c, "realm_id"), c.r.PathValue("file"))
+	if errors.Is(err, chatcore.ErrNotFound) {
+		return chatcore.NotFound("File not found.")
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", "image/png")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", uploadCSP)
+	hd.Set("Cache-Control", "public, max-age=86400")
+	http.ServeContent(w, c.r, "", f.ModTime(), f)
+	return nil
+}
