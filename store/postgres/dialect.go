@@ -34,6 +34,7 @@ var dialect = sqlstore.Dialect{
 	Casts:        true,
 	OrderedArms:  true,
 	OrderedJoin:  "JOIN",
+	GenericPlans: true,
 	ByteOrder:    ` COLLATE "C"`,
 	UserList:     func(ids []store.UserID) any { return ids },
 	UserListDest: func(p *[]store.UserID) any { return p },
