@@ -68,16 +68,8 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 	// Submessages (widgets' state) are rare in imports and need their ids
 	// back: one statement each, as CreateMessage writes them.
 	for _, m := range ms {
-		for i := range m.Submessages {
-			s := &m.Submessages[i]
-			s.MessageID = m.ID
-			sid, err := t.InsertWithID(ctx, "submessages", "create submessage",
-				"INSERT INTO submessages (id, message_id, sender_id, msg_type, content) VALUES ("+idValue("submessages")+
-					", $2, $3, $4, $5) RETURNING id", s.ID, int64(m.ID), s.SenderID, s.MsgType, s.Content)
-			if err != nil {
-				return err
-			}
-			s.ID = sid
+		if err := t.CreateSubmessages(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -124,14 +124,8 @@ func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
 	// Submessages (widgets' state) are rare in imports and need their ids
 	// back: one statement each, as CreateMessage writes them.
 	for _, m := range ms {
-		for i := range m.Submessages {
-			s := &m.Submessages[i]
-			s.MessageID = m.ID
-			err := t.queryRow(ctx, `INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
-				VALUES (?, ?, ?, ?, ?) RETURNING id`, idArg(s.ID), m.ID, s.SenderID, s.MsgType, s.Content).Scan(&s.ID)
-			if err != nil {
-				return classify(err, "create submessage")
-			}
+		if err := t.CreateSubmessages(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil
