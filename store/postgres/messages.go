@@ -12,7 +12,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags, sqlstore.Num(&m.Has))
+		sqlstore.Time(&m.SentAt), sqlstore.Time(&m.LastEditedAt), sqlstore.Time(&m.LastMovedAt), &m.IsMeMessage, &m.DefaultFlags, sqlstore.Num(&m.Has))
 }
 
 // Message implements [store.MessageStore] in one round trip: the reads
@@ -69,7 +69,7 @@ func (t *tx) queueChildren(ids []store.MessageID, ch *sqlstore.MessageChildren) 
 		return sqlstore.ScanReaction(r, v)
 	}, sqlstore.ReactionsSQL(cond), ids)
 	queueRows(t, &ch.Edits, "edit history", func(r pgx.Rows, v *sqlstore.ChildEdit) error {
-		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+		return r.Scan(&v.ID, &v.E.UserID, sqlstore.Time(&v.E.Timestamp), &v.E.PrevContent, &v.E.PrevRenderedContent,
 			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
 			&v.E.PrevTopic, &v.E.Topic)
 	}, sqlstore.EditHistorySQL(cond), ids)

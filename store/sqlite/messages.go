@@ -12,7 +12,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
 		&m.Topic, &m.TopicKey, listCol[store.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags), num(&m.Has))
+		sqlstore.Time(&m.SentAt), sqlstore.Time(&m.LastEditedAt), sqlstore.Time(&m.LastMovedAt), &m.IsMeMessage, num(&m.DefaultFlags), num(&m.Has))
 }
 
 // Message implements [store.MessageStore].
@@ -61,7 +61,7 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*store.Message) error {
 		return err
 	}
 	if ch.Edits, err = scanAll(ctx, t, "edit history", func(r *sql.Rows, v *sqlstore.ChildEdit) error {
-		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+		return r.Scan(&v.ID, &v.E.UserID, sqlstore.Time(&v.E.Timestamp), &v.E.PrevContent, &v.E.PrevRenderedContent,
 			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
 			optStrCol{&v.E.PrevTopic}, optStrCol{&v.E.Topic})
 	}, sqlstore.EditHistorySQL(cond), list); err != nil {
