@@ -195,15 +195,31 @@ func (x *Tx) DirectRecipient(ctx context.Context, realm store.RealmID, members [
 	return rid, x.classify(err, "create direct recipient")
 }
 
+// ReactionColList are the columns of a reaction row, in the order the
+// stores write them: message id, seq, user id, emoji name, code and type.
+var ReactionColList = []string{"message_id", "seq", "user_id", "emoji_name", "emoji_code", "reaction_type"}
+
+// EditHistoryColList are the columns of an edit history row, in the order
+// of EditHistoryArgs.
+var EditHistoryColList = []string{"message_id", "seq", "user_id", "timestamp", "prev_content",
+	"prev_rendered_content", "prev_stream_id", "stream_id", "prev_topic", "topic"}
+
+// insertEditSQL inserts one edit history row.
+var insertEditSQL = "INSERT INTO edit_history (" + strings.Join(EditHistoryColList, ", ") +
+	") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+
+// EditHistoryArgs returns the values of the row of e, the entry seq of
+// the edit history of the message id, in EditHistoryColList order.
+func (d *Dialect) EditHistoryArgs(id store.MessageID, seq int, e *store.EditHistoryEntry) []any {
+	return []any{int64(id), int32(seq), int64(e.UserID), d.Time(e.Timestamp), e.PrevContent, e.PrevRenderedContent,
+		IDArg(e.PrevStreamID), IDArg(e.StreamID), OptStrArg(e.PrevTopic), OptStrArg(e.Topic)}
+}
+
 // CreateEditHistory writes the edit history of the new message id, one
 // statement per entry.
 func (x *Tx) CreateEditHistory(ctx context.Context, id store.MessageID, edits []store.EditHistoryEntry) error {
-	for i, e := range edits {
-		_, err := x.q.Exec(ctx, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
-			prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			id, i, e.UserID, x.d.Time(e.Timestamp), e.PrevContent, e.PrevRenderedContent, IDArg(e.PrevStreamID),
-			IDArg(e.StreamID), OptStrArg(e.PrevTopic), OptStrArg(e.Topic))
-		if err != nil {
+	for i := range edits {
+		if _, err := x.q.Exec(ctx, insertEditSQL, x.d.EditHistoryArgs(id, i, &edits[i])...); err != nil {
 			return x.classify(err, "create edit history")
 		}
 	}
