@@ -49,35 +49,23 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 			rows = append(rows, []any{int64(m.ID), int32(i), int64(r.UserID), r.EmojiName, r.EmojiCode, r.ReactionType})
 		}
 	}
-	if err := t.copyRows(ctx, "create reactions", "reactions",
-		[]string{"message_id", "seq", "user_id", "emoji_name", "emoji_code", "reaction_type"}, rows); err != nil {
+	if err := t.copyRows(ctx, "create reactions", "reactions", sqlstore.ReactionColList, rows); err != nil {
 		return err
 	}
 	rows = rows[:0]
 	for _, m := range ms {
-		for i, e := range m.EditHistory {
-			rows = append(rows, []any{int64(m.ID), int32(i), int64(e.UserID), timeArg(e.Timestamp), e.PrevContent,
-				e.PrevRenderedContent, idArg(e.PrevStreamID), idArg(e.StreamID), e.PrevTopic, e.Topic})
+		for i := range m.EditHistory {
+			rows = append(rows, dialect.EditHistoryArgs(m.ID, i, &m.EditHistory[i]))
 		}
 	}
-	if err := t.copyRows(ctx, "create edit history", "edit_history",
-		[]string{"message_id", "seq", "user_id", "timestamp", "prev_content", "prev_rendered_content",
-			"prev_stream_id", "stream_id", "prev_topic", "topic"}, rows); err != nil {
+	if err := t.copyRows(ctx, "create edit history", "edit_history", sqlstore.EditHistoryColList, rows); err != nil {
 		return err
 	}
 	// Submessages (widgets' state) are rare in imports and need their ids
 	// back: one statement each, as CreateMessage writes them.
 	for _, m := range ms {
-		for i := range m.Submessages {
-			s := &m.Submessages[i]
-			s.MessageID = m.ID
-			sid, err := t.InsertWithID(ctx, "submessages", "create submessage",
-				"INSERT INTO submessages (id, message_id, sender_id, msg_type, content) VALUES ("+idValue("submessages")+
-					", $2, $3, $4, $5) RETURNING id", s.ID, int64(m.ID), s.SenderID, s.MsgType, s.Content)
-			if err != nil {
-				return err
-			}
-			s.ID = sid
+		if err := t.CreateSubmessages(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil

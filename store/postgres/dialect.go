@@ -34,7 +34,10 @@ var dialect = sqlstore.Dialect{
 	Casts:        true,
 	OrderedArms:  true,
 	OrderedJoin:  "JOIN",
+	GenericPlans: true,
 	ByteOrder:    ` COLLATE "C"`,
+	// A queue's expiry: its expires_at column.
+	QueueExpiry:  "expires_at",
 	UserList:     func(ids []store.UserID) any { return ids },
 	UserListDest: func(p *[]store.UserID) any { return p },
 }

@@ -342,18 +342,6 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	return mustAffect(tag, err, fmt.Sprintf("update event queue %q", q.ID))
 }
 
-// EventQueues implements [store.EventStore]; a queue's expiry is its
-// expires_at column.
-func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
-	return t.FilterEventQueues(ctx, f, "expires_at")
-}
-
-// CountEventQueues implements [store.EventStore], with the expiry of
-// EventQueues.
-func (t *tx) CountEventQueues(ctx context.Context, f store.EventQueueFilter) (int, error) {
-	return t.CountFilteredEventQueues(ctx, f, "expires_at")
-}
-
 // OldestEventQueuePosition implements [store.EventStore]. A realm's head
 // (LastEventID) stays at its own last entry while other realms append, so
 // the Position of a queue in a realm without new events stays there too

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -222,15 +223,7 @@ func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup
 			savepoint(lt, "RELEASE SAVEPOINT op")
 		}
 	}
-	done := false
-	defer func() {
-		if !done { // fn panicked
-			undo(errors.New("postgres: update panicked"))
-			w.release(slot, g)
-		}
-	}()
-	ferr := fn(t)
-	done = true
+	ferr := sqlstore.Call(t, fn, func() { undo(errors.New("postgres: update panicked")); w.release(slot, g) })
 	switch {
 	case ferr == nil && t.failed != nil:
 		ferr = fmt.Errorf("postgres: commit after a failed statement: %w", t.failed)

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -14,7 +12,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(&m.ID, &m.RealmID, &m.SenderID, &m.Type, &m.RecipientID, &m.StreamID, &m.Topic, &m.TopicKey,
 		&m.DirectMembers, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, &m.DefaultFlags, sqlstore.Num(&m.Has))
+		sqlstore.Time(&m.SentAt), sqlstore.Time(&m.LastEditedAt), sqlstore.Time(&m.LastMovedAt), &m.IsMeMessage, &m.DefaultFlags, sqlstore.Num(&m.Has))
 }
 
 // Message implements [store.MessageStore] in one round trip: the reads
@@ -39,7 +37,7 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // messages, then one read each of their reactions, edit history and
 // submessages, in one batch.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok, err := t.MessagesSQL(ctx, q, messagesSQL)
+	query, args, ok, err := t.MessagesSQL(ctx, q, dialect.PlainMessagesSQL)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -62,52 +60,6 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	return msgs, nil
 }
 
-// messagesSQL builds the query of Messages; ok is false when q selects
-// nothing. Messages reads a query with FlagUser and without IDs through
-// sqlstore.ReceivedSubquery instead.
-func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
-	var p sqlstore.Params
-	var where []string
-	if q.FlagUser != 0 {
-		p.Add(q.FlagUser) // $1 of effFlagsSQL
-	}
-	where = append(where, "m.realm_id = "+p.Add(q.RealmID))
-	switch {
-	case q.Recipients == nil:
-	case len(q.Recipients) == 0:
-		return "", nil, false
-	case len(q.Recipients) == 1:
-		where = append(where, "m.recipient_id = "+p.Add(q.Recipients[0]))
-	default:
-		where = append(where, "m.recipient_id = ANY("+p.Add(q.Recipients)+")")
-	}
-	if q.TopicKey != nil {
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
-	}
-	switch {
-	case q.IDs == nil:
-	case len(q.IDs) == 0:
-		return "", nil, false
-	default:
-		where = append(where, "m.id = ANY("+p.Add(q.IDs)+")")
-	}
-	if q.AfterID != 0 {
-		where = append(where, "m.id > "+p.Add(q.AfterID))
-	}
-	if q.BeforeID != 0 {
-		where = append(where, "m.id < "+p.Add(q.BeforeID))
-	}
-	where = sqlstore.MessageConds(where, p.Add, q)
-	where = dialect.NarrowConds(where, p.Add, q)
-	from := "messages m"
-	if q.FlagUser != 0 {
-		from = "(SELECT m.*, " + effFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ") m"
-		where = []string{flagConditionSQL(q)}
-	}
-	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
-	return query, p.Args, true
-}
-
 // queueChildren queues the reads of the children of the messages ids, one
 // statement each, to go to the server ahead of the transaction's next
 // statement (or flush); ch holds their rows once that batch has been read.
@@ -117,7 +69,7 @@ func (t *tx) queueChildren(ids []store.MessageID, ch *sqlstore.MessageChildren) 
 		return sqlstore.ScanReaction(r, v)
 	}, sqlstore.ReactionsSQL(cond), ids)
 	queueRows(t, &ch.Edits, "edit history", func(r pgx.Rows, v *sqlstore.ChildEdit) error {
-		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+		return r.Scan(&v.ID, &v.E.UserID, sqlstore.Time(&v.E.Timestamp), &v.E.PrevContent, &v.E.PrevRenderedContent,
 			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
 			&v.E.PrevTopic, &v.E.Topic)
 	}, sqlstore.EditHistorySQL(cond), ids)
@@ -173,66 +125,10 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 			return classify(err, "create reactions")
 		}
 	}
-	for i, e := range m.EditHistory {
-		_, err := t.exec(ctx, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
-			prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			id, i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent, idArg(e.PrevStreamID),
-			idArg(e.StreamID), e.PrevTopic, e.Topic)
-		if err != nil {
-			return classify(err, "create edit history")
-		}
+	if err := t.CreateEditHistory(ctx, m.ID, m.EditHistory); err != nil {
+		return err
 	}
-	for i := range m.Submessages {
-		s := &m.Submessages[i]
-		s.MessageID = m.ID
-		sid, err := t.InsertWithID(ctx, "submessages", "create submessage",
-			"INSERT INTO submessages (id, message_id, sender_id, msg_type, content) VALUES ("+idValue("submessages")+
-				", $2, $3, $4, $5) RETURNING id", s.ID, id, s.SenderID, s.MsgType, s.Content)
-		if err != nil {
-			return err
-		}
-		s.ID = sid
-	}
-	return nil
-}
-
-// deleteSQL builds the one statement that deletes a batch of messages: the
-// newest limit matching ids, locked and skipped by nobody else; reactions,
-// edit history, submessages and flag rows go by ON DELETE CASCADE. The ids
-// are collected into an array first and limit is written into the text, so
-// the plan is the same for every execution of the prepared statement,
-// whatever share of the table the filter matches: an index scan for the
-// newest limit ids, then one primary-key lookup each (with the limit a
-// parameter, the generic plan PostgreSQL switches to after a few executions
-// may instead hash-join a full scan of messages).
-//
-// A channel topic is matched as the range from its key to its key (the same
-// rows as equality: the column's collation is deterministic, so only equal
-// strings compare equal) and ordered by key, then id: an order only the
-// index messages_stream_topic provides. With an equality instead, the
-// planner, which takes a topic's rows to be spread evenly over the ids, often
-// walks the primary key down from the newest message of the whole table,
-// filtering, which for an old topic under many newer messages reads all of
-// those on every batch.
-func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	var p sqlstore.Params
-	where := []string{"m.realm_id = " + p.Add(f.RealmID)}
-	order := "m.id DESC"
-	if f.StreamID != 0 {
-		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
-	}
-	switch {
-	case f.TopicKey != nil && f.StreamID != 0:
-		key := p.Add(*f.TopicKey)
-		where = append(where, "m.type = 'stream' AND m.topic_key >= "+key+" AND m.topic_key <= "+key)
-		order = "m.topic_key DESC, m.id DESC"
-	case f.TopicKey != nil:
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
-	}
-	where = dialect.FilterConds(where, &p, f, "NOT s.invite_only", "s.invite_only")
-	return `DELETE FROM messages WHERE id = ANY(ARRAY(
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(limit) + `))
-		` + sqlstore.DeletedReturning(f), p.Args
+	return t.CreateSubmessages(ctx, m)
 }
 
 // DeleteMessages implements [store.MessageStore] with one DELETE ...
@@ -245,7 +141,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	if err := dialect.CheckDeleteLimit(limit); err != nil {
 		return nil, err
 	}
-	query, args := deleteSQL(f, limit)
+	query, args := dialect.DeleteSQL(f, limit)
 	out, err := onGenericPlan(t, func() ([]store.DeletedMessage, error) {
 		return scanAll(ctx, t, "delete messages", scanDeleted(f), query, args...)
 	})
@@ -264,7 +160,7 @@ func messageArgs(m *store.Message) []any {
 		timeArg(m.LastEditedAt), timeArg(m.LastMovedAt), m.IsMeMessage, m.DefaultFlags, int16(m.Has)}
 }
 
-// scanDeleted returns the scan of the rows deleteSQL returns for f.
+// scanDeleted returns the scan of the rows DeleteSQL returns for f.
 func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage) error {
 	// One set of destinations for every row, of types pgx scans without
 	// reflection: no allocation per row but the members of a direct message.
@@ -302,26 +198,6 @@ func scanDeleted(f store.MessageFilter) func(r pgx.Rows, d *store.DeletedMessage
 		}
 		return nil
 	}
-}
-
-// DirectRecipient implements [store.MessageStore]. In a View it can only
-// find an existing conversation; a missing one gives an error wrapping both
-// [store.ErrNotFound] and [ErrReadOnly]. Two transactions creating one
-// conversation at once cannot both commit: the unique key makes one of them
-// fail with a serialization failure, and Update runs it again.
-func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
-	ids, key := sqlstore.DirectKey(members)
-	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
-	if ok || err != nil {
-		return rid, err
-	}
-	err = t.queryRow(ctx, `WITH r AS (
-			INSERT INTO recipients (realm_id, direct_key) VALUES ($1, $2) RETURNING id
-		), m AS (
-			INSERT INTO recipient_members (recipient_id, user_id) SELECT r.id, unnest($3::bigint[]) FROM r
-		)
-		SELECT id FROM r`, realm, key, ids).Scan(&rid)
-	return rid, classify(err, "create direct recipient")
 }
 
 // DirectRecipients implements [store.MessageStore], or answers from the

@@ -122,6 +122,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -308,14 +309,7 @@ func (s *Store) view(ctx context.Context, fn func(tx store.Tx) error) error {
 		return fmt.Errorf("postgres: begin view: %w", err)
 	}
 	t := newTx(&tx{tx: lt, readOnly: true})
-	done := false
-	defer func() {
-		if !done {
-			_ = lt.rollback(ctx) // panicking: end the transaction, then let the panic continue
-		}
-	}()
-	ferr := fn(t)
-	done = true
+	ferr := sqlstore.Call(t, fn, func() { _ = lt.rollback(ctx) })
 	if ferr == nil && connLost(t.failed) {
 		// fn let a read on a lost connection pass: its answer is
 		// incomplete.
@@ -473,14 +467,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, alone b
 		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}
 	t := newTx(&tx{tx: lt, notify: s.notify})
-	done := false
-	defer func() {
-		if !done {
-			_ = lt.rollback(ctx) // panicking: undo, then let the panic continue
-		}
-	}()
-	ferr := fn(t)
-	done = true
+	ferr := sqlstore.Call(t, fn, func() { _ = lt.rollback(ctx) })
 	rollback := func() { _ = lt.rollback(ctx) }
 	switch {
 	case t.failed != nil && isRetryable(t.failed):

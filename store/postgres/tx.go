@@ -324,11 +324,6 @@ func timeArg(t time.Time) *time.Time {
 	return &t
 }
 
-// timeCol scans a column written by timeArg, in UTC (see sqlstore.Time).
-type timeCol struct{ p *time.Time }
-
-func (c timeCol) Scan(v any) error { return sqlstore.Time(c.p).Scan(v) }
-
 // idArg is sqlstore.IDArg.
 func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -83,7 +84,7 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 // createChildren writes the reactions, edit history and submessages of ms,
 // whose ids are set.
 func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
-	const reactionCols = 6
+	reactionCols := len(sqlstore.ReactionColList)
 	var rows []any
 	flush := func(what, head string, width int, force bool) error {
 		n := len(rows) / width
@@ -94,7 +95,7 @@ func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
 		rows = rows[:0]
 		return err
 	}
-	reactionsHead := "INSERT INTO reactions (message_id, seq, user_id, emoji_name, emoji_code, reaction_type)"
+	reactionsHead := "INSERT INTO reactions (" + strings.Join(sqlstore.ReactionColList, ", ") + ")"
 	for _, m := range ms {
 		for i, r := range m.Reactions {
 			rows = append(rows, int64(m.ID), i, r.UserID, r.EmojiName, r.EmojiCode, r.ReactionType)
@@ -106,13 +107,11 @@ func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
 	if err := flush("create reactions", reactionsHead, reactionCols, true); err != nil {
 		return err
 	}
-	const editCols = 10
-	editHead := `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
-		prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic)`
+	editCols := len(sqlstore.EditHistoryColList)
+	editHead := "INSERT INTO edit_history (" + strings.Join(sqlstore.EditHistoryColList, ", ") + ")"
 	for _, m := range ms {
-		for i, e := range m.EditHistory {
-			rows = append(rows, int64(m.ID), i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent,
-				idArg(e.PrevStreamID), idArg(e.StreamID), optStrArg(e.PrevTopic), optStrArg(e.Topic))
+		for i := range m.EditHistory {
+			rows = append(rows, dialect.EditHistoryArgs(m.ID, i, &m.EditHistory[i])...)
 			if err := flush("create edit history", editHead, editCols, false); err != nil {
 				return err
 			}
@@ -124,14 +123,8 @@ func (t *tx) createChildren(ctx context.Context, ms []*store.Message) error {
 	// Submessages (widgets' state) are rare in imports and need their ids
 	// back: one statement each, as CreateMessage writes them.
 	for _, m := range ms {
-		for i := range m.Submessages {
-			s := &m.Submessages[i]
-			s.MessageID = m.ID
-			err := t.queryRow(ctx, `INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
-				VALUES (?, ?, ?, ?, ?) RETURNING id`, idArg(s.ID), m.ID, s.SenderID, s.MsgType, s.Content).Scan(&s.ID)
-			if err != nil {
-				return classify(err, "create submessage")
-			}
+		if err := t.CreateSubmessages(ctx, m); err != nil {
+			return err
 		}
 	}
 	return nil

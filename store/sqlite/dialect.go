@@ -30,6 +30,9 @@ var dialect = sqlstore.Dialect{
 	IDValue:      func(string) string { return "$1" },
 	JSONLists:    true,
 	OrderedJoin:  "CROSS JOIN",
+	PlannerHints: true,
+	// A queue's expiry: its last poll plus its lifespan, both seconds.
+	QueueExpiry:  "last_poll + lifespan_secs",
 	UserList:     listArg[store.UserID],
 	UserListDest: func(p *[]store.UserID) any { return listCol[store.UserID]{p} },
 	// User reads fetch the settings as one column (see settingsCol).

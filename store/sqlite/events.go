@@ -294,18 +294,6 @@ func (t *tx) UpdateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	return mustAffect(res, what)
 }
 
-// EventQueues implements [store.EventStore]; a queue's expiry is its last
-// poll plus its lifespan, both seconds.
-func (t *tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
-	return t.FilterEventQueues(ctx, f, "last_poll + lifespan_secs")
-}
-
-// CountEventQueues implements [store.EventStore], with the expiry of
-// EventQueues.
-func (t *tx) CountEventQueues(ctx context.Context, f store.EventQueueFilter) (int, error) {
-	return t.CountFilteredEventQueues(ctx, f, "last_poll + lifespan_secs")
-}
-
 // OldestEventQueuePosition implements [store.EventStore].
 func (t *tx) OldestEventQueuePosition(ctx context.Context) (int64, bool, error) {
 	var p sql.NullInt64

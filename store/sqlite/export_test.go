@@ -10,9 +10,9 @@ import (
 // Internals exposed to the external tests of this package.
 var (
 	CheckConn      = checkConn
-	DeleteSQL      = deleteSQL
+	DeleteSQL      = dialect.DeleteSQL
 	TopicDeleteSQL = topicDeleteSQL
-	MessagesSQL    = messagesSQL
+	MessagesSQL    = dialect.PlainMessagesSQL
 )
 
 // ScheduledSQL returns the query ScheduledMessages runs for f.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 )
 
 // maxGroup bounds how many Updates share one SQLite transaction, so that an
@@ -130,15 +131,7 @@ func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(t
 			g.lose(b, err)
 		}
 	}
-	done := false
-	defer func() {
-		if !done { // fn panicked
-			undo()
-			g.release(b)
-		}
-	}()
-	ferr := fn(t)
-	done = true
+	ferr := sqlstore.Call(t, fn, func() { undo(); g.release(b) })
 	if ferr == nil {
 		ferr = ctx.Err()
 		if ferr != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -14,7 +12,7 @@ import (
 func scanMessage(r interface{ Scan(...any) error }, m *store.Message) error {
 	return r.Scan(num(&m.ID), num(&m.RealmID), num(&m.SenderID), typeCol{&m.Type}, num(&m.RecipientID), num(&m.StreamID),
 		&m.Topic, &m.TopicKey, listCol[store.UserID]{&m.DirectMembers}, &m.Content, &m.RenderedContent, &m.Client,
-		timeCol{&m.SentAt}, timeCol{&m.LastEditedAt}, timeCol{&m.LastMovedAt}, &m.IsMeMessage, num(&m.DefaultFlags), num(&m.Has))
+		sqlstore.Time(&m.SentAt), sqlstore.Time(&m.LastEditedAt), sqlstore.Time(&m.LastMovedAt), &m.IsMeMessage, num(&m.DefaultFlags), num(&m.Has))
 }
 
 // Message implements [store.MessageStore].
@@ -32,7 +30,7 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // Messages implements [store.MessageStore]. Reactions, edit history and
 // submessages are loaded with one query each for the whole result.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok, err := t.MessagesSQL(ctx, q, messagesSQL)
+	query, args, ok, err := t.MessagesSQL(ctx, q, dialect.PlainMessagesSQL)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -46,62 +44,6 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 		ptrs[i] = &msgs[i]
 	}
 	return msgs, t.attachChildren(ctx, ptrs)
-}
-
-// messagesSQL builds the query of Messages; ok is false when q selects
-// nothing. Messages reads a query with FlagUser and without IDs through
-// sqlstore.ReceivedSubquery instead.
-// "+realm_id" keeps the planner from driving the query by realm: one
-// recipient is an equality on the recipient index, and one channel's topic is
-// looked up through the channel+topic index, both of which also give the id
-// order without a sort.
-func messagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
-	var p sqlstore.Params
-	if q.FlagUser != 0 {
-		p.Add(q.FlagUser) // $1 of sqlstore.EffFlagsSQL
-	}
-	where := []string{"+m.realm_id = " + p.Add(q.RealmID)}
-	switch {
-	case q.Recipients == nil:
-	case len(q.Recipients) == 0:
-		return "", nil, false
-	case len(q.Recipients) == 1 && q.TopicKey != nil:
-		rid := p.Add(q.Recipients[0])
-		where = append(where, "m.stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = "+rid+") AND m.recipient_id = "+rid)
-	case len(q.Recipients) == 1:
-		where = append(where, "m.recipient_id = "+p.Add(q.Recipients[0]))
-	default:
-		where = append(where, "m.recipient_id IN (SELECT value FROM json_each("+p.Add(idsJSON(q.Recipients))+"))")
-	}
-	if q.TopicKey != nil {
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
-	}
-	switch {
-	case q.IDs == nil:
-	case len(q.IDs) == 0:
-		return "", nil, false
-	default:
-		where = append(where, "m.id IN (SELECT value FROM json_each("+p.Add(idsJSON(q.IDs))+"))")
-	}
-	if q.AfterID != 0 {
-		where = append(where, "m.id > "+p.Add(q.AfterID))
-	}
-	if q.BeforeID != 0 {
-		where = append(where, "m.id < "+p.Add(q.BeforeID))
-	}
-	where = sqlstore.MessageConds(where, p.Add, q)
-	driving := sqlstore.DrivingSearch(q)
-	where = dialect.NarrowCondsDriven(where, p.Add, q, driving)
-	if driving >= 0 {
-		return searchSQL(q, &p, where, driving), p.Args, true
-	}
-	from := "messages m"
-	if q.FlagUser != 0 {
-		from = "(SELECT m.*, " + sqlstore.EffFlagsSQL + " AS uf FROM messages m WHERE " + strings.Join(where, " AND ") + ")"
-		where = []string{sqlstore.FlagCondition(q)}
-	}
-	query = "SELECT " + sqlstore.MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + sqlstore.OrderByID(q.Newest, q.Limit)
-	return query, p.Args, true
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
@@ -119,7 +61,7 @@ func (t *tx) attachChildren(ctx context.Context, msgs []*store.Message) error {
 		return err
 	}
 	if ch.Edits, err = scanAll(ctx, t, "edit history", func(r *sql.Rows, v *sqlstore.ChildEdit) error {
-		return r.Scan(&v.ID, &v.E.UserID, timeCol{&v.E.Timestamp}, &v.E.PrevContent, &v.E.PrevRenderedContent,
+		return r.Scan(&v.ID, &v.E.UserID, sqlstore.Time(&v.E.Timestamp), &v.E.PrevContent, &v.E.PrevRenderedContent,
 			sqlstore.ID(&v.E.PrevStreamID), sqlstore.ID(&v.E.StreamID),
 			optStrCol{&v.E.PrevTopic}, optStrCol{&v.E.Topic})
 	}, sqlstore.EditHistorySQL(cond), list); err != nil {
@@ -165,56 +107,22 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 			return classify(err, "create reaction")
 		}
 	}
-	for i, e := range m.EditHistory {
-		_, err := t.exec(ctx, `INSERT INTO edit_history (message_id, seq, user_id, timestamp, prev_content,
-			prev_rendered_content, prev_stream_id, stream_id, prev_topic, topic) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, i, e.UserID, timeArg(e.Timestamp), e.PrevContent, e.PrevRenderedContent, idArg(e.PrevStreamID),
-			idArg(e.StreamID), optStrArg(e.PrevTopic), optStrArg(e.Topic))
-		if err != nil {
-			return classify(err, "create edit history")
-		}
+	if err := t.CreateEditHistory(ctx, id, m.EditHistory); err != nil {
+		return err
 	}
-	for i := range m.Submessages {
-		s := &m.Submessages[i]
-		s.MessageID = id
-		err := t.queryRow(ctx, `INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
-			VALUES (?, ?, ?, ?, ?) RETURNING id`, idArg(s.ID), id, s.SenderID, s.MsgType, s.Content).Scan(&s.ID)
-		if err != nil {
-			return classify(err, "create submessage")
-		}
-	}
-	return nil
-}
-
-// deleteSQL builds the one statement that deletes a batch of messages. The
-// inner SELECT picks the newest limit ids (SQLite here has no DELETE ...
-// LIMIT); reactions, edit history and submessages go by ON DELETE CASCADE.
-func deleteSQL(f store.MessageFilter, limit int) (string, []any) {
-	var p sqlstore.Params
-	where := []string{"+m.realm_id = " + p.Add(f.RealmID)}
-	if f.StreamID != 0 {
-		where = append(where, "m.stream_id = "+p.Add(f.StreamID))
-	}
-	if f.TopicKey != nil {
-		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*f.TopicKey))
-	}
-	where = dialect.FilterConds(where, &p, f, "s.invite_only = 0", "s.invite_only = 1")
-	lim := p.Add(limit)
-	return `DELETE FROM messages WHERE id IN (
-		SELECT m.id FROM messages m WHERE ` + strings.Join(where, " AND ") + ` ORDER BY m.id DESC LIMIT ` + lim + `)
-		` + sqlstore.DeletedReturning(f), p.Args
+	return t.CreateSubmessages(ctx, m)
 }
 
 // topicDeleteSQL builds, for a filter that selects one channel topic (and
 // at most MinID and BeforeID besides the realm), a cheaper statement than
-// deleteSQL's: it takes the newest limit ids of the topic from the covering
+// DeleteSQL's: it takes the newest limit ids of the topic from the covering
 // index messages_stream_topic alone and checks the realm and the type only on
 // the rows it deletes, which the DELETE reads anyway. ok is false for any
 // other filter.
 //
 // It deletes exactly the newest matching rows among the newest limit rows
 // of the topic. When that is fewer than limit, every further matching row is
-// older than all of them, so a deleteSQL statement for the rest completes
+// older than all of them, so a DeleteSQL statement for the rest completes
 // the batch (see DeleteMessages).
 func topicDeleteSQL(f store.MessageFilter, limit int) (query string, args []any, ok bool) {
 	if f.StreamID == 0 || f.TopicKey == nil || f.SenderID != 0 || f.IDs != nil || sqlstore.FiltersKinds(f.Kinds) {
@@ -237,7 +145,7 @@ func topicDeleteSQL(f store.MessageFilter, limit int) (query string, args []any,
 
 // DeleteMessages implements [store.MessageStore] with one DELETE ...
 // RETURNING statement; for a channel topic, with topicDeleteSQL's statement
-// and, when that deletes fewer than limit rows, deleteSQL's for the rest.
+// and, when that deletes fewer than limit rows, DeleteSQL's for the rest.
 func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit int) ([]store.DeletedMessage, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
@@ -254,7 +162,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 		limit -= len(out)
 	}
 	if limit > 0 {
-		query, args := deleteSQL(f, limit)
+		query, args := dialect.DeleteSQL(f, limit)
 		rest, err := t.deleteRows(ctx, f, query, args)
 		if err != nil {
 			return nil, err
@@ -265,7 +173,7 @@ func (t *tx) DeleteMessages(ctx context.Context, f store.MessageFilter, limit in
 	return out, nil
 }
 
-// deleteRows runs a statement of deleteSQL's shape for f and returns what it
+// deleteRows runs a statement of DeleteSQL's shape for f and returns what it
 // deleted.
 func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string, args []any) ([]store.DeletedMessage, error) {
 	return scanAll(ctx, t, "delete messages", func(r *sql.Rows, d *store.DeletedMessage) error {
@@ -285,49 +193,4 @@ func (t *tx) deleteRows(ctx context.Context, f store.MessageFilter, query string
 		}
 		return nil
 	}, query, args...)
-}
-
-// DirectRecipient implements [store.MessageStore]. In a View it can only
-// find an existing conversation; a missing one gives an error wrapping both
-// [store.ErrNotFound] and [ErrReadOnly].
-func (t *tx) DirectRecipient(ctx context.Context, realm store.RealmID, members []store.UserID) (store.RecipientID, error) {
-	ids, key := sqlstore.DirectKey(members)
-	rid, ok, err := t.ExistingDirectRecipient(ctx, realm, key)
-	if ok || err != nil {
-		return rid, err
-	}
-	if err := t.queryRow(ctx, "INSERT INTO recipients (realm_id, direct_key) VALUES (?, ?) RETURNING id", realm, key).Scan(&rid); err != nil {
-		return 0, classify(err, "create direct recipient")
-	}
-	_, err = t.exec(ctx, "INSERT INTO recipient_members (recipient_id, user_id) SELECT ?, value FROM json_each(?)", rid, idsJSON(ids))
-	return rid, classify(err, "create direct recipient")
-}
-
-// searchSQL is the statement of Messages for a query with a search term
-// driving (the index is first in the join, read in id order as far as the
-// limit needs): the matches of term driving in messages_fts, joined to
-// their messages, which must meet where (every other condition of q).
-func searchSQL(q store.MessageQuery, p *sqlstore.Params, where []string, driving int) string {
-	conds := append([]string{"messages_fts MATCH " + p.Add(sqlstore.FTS5Query(q.Search[driving].Lexemes))}, where...)
-	if q.AfterID != 0 {
-		conds = append(conds, "messages_fts.rowid > "+p.Add(q.AfterID))
-	}
-	if q.BeforeID != 0 {
-		conds = append(conds, "messages_fts.rowid < "+p.Add(q.BeforeID))
-	}
-	cols := "m.*, messages_fts.rowid AS fts_rowid"
-	outer := "1 = 1"
-	if q.FlagUser != 0 {
-		cols += ", " + sqlstore.EffFlagsSQL + " AS uf"
-		outer = sqlstore.FlagCondition(q)
-	}
-	order := " ORDER BY fts_rowid"
-	if q.Newest {
-		order += " DESC"
-	}
-	if q.Limit > 0 {
-		order += " LIMIT " + strconv.Itoa(q.Limit)
-	}
-	return "SELECT " + sqlstore.MessageCols + " FROM (SELECT " + cols + " FROM messages_fts CROSS JOIN messages m ON m.id = messages_fts.rowid WHERE " +
-		strings.Join(conds, " AND ") + ") WHERE " + outer + order
 }

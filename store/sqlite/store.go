@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/chatcore/chatcore/store"
+	"github.com/chatcore/chatcore/store/internal/sqlstore"
 	driver "modernc.org/sqlite"
 	lib "modernc.org/sqlite/lib"
 )
@@ -328,14 +329,11 @@ func run(ctx context.Context, t *tx, fn func(tx store.Tx) error) error {
 			t.cache.add(ctx, t.misses) // the transaction has ended: the connection is free
 		}
 	}()
-	done := false
-	defer func() {
-		if !done && t.tx != nil {
-			_ = t.tx.Rollback() // panicking: undo, then let the panic continue
+	ferr := sqlstore.Call(t, fn, func() {
+		if t.tx != nil {
+			_ = t.tx.Rollback()
 		}
-	}()
-	ferr := fn(t)
-	done = true
+	})
 	if t.tx != nil {
 		if rerr := t.tx.Rollback(); rerr != nil && ferr == nil {
 			return fmt.Errorf("sqlite: end view: %w", rerr)

@@ -47,12 +47,10 @@ func (x *Tx) DeleteEventQueues(ctx context.Context, ids []string) (int, error) {
 	return int(n), nil
 }
 
-// FilterEventQueues is [store.EventStore]'s EventQueues for a store whose
-// event_queues table gives a queue's expiry, its last poll plus its
-// lifespan, as the SQL expression expiry (a time column as Dialect.Time
-// writes it).
-func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, expiry string) ([]store.EventQueue, error) {
-	where, args := x.queueFilter(f, expiry)
+// EventQueues implements [store.EventStore]; a queue's expiry is the
+// dialect's QueueExpiry.
+func (x *Tx) EventQueues(ctx context.Context, f store.EventQueueFilter) ([]store.EventQueue, error) {
+	where, args := x.queueFilter(f)
 	query := "SELECT " + QueueCols + " FROM event_queues WHERE " + where
 	if f.OldestPollFirst {
 		query += " ORDER BY last_poll, id"
@@ -66,12 +64,11 @@ func (x *Tx) FilterEventQueues(ctx context.Context, f store.EventQueueFilter, ex
 	return scanAll(ctx, x, "event queues", func(r Row, q *store.EventQueue) error { return ScanEventQueue(r, q) }, query, args...)
 }
 
-// CountFilteredEventQueues is [store.EventStore]'s CountEventQueues for a
-// store whose queues' expiry is the SQL expression expiry (see
-// FilterEventQueues): it counts no further than f.Limit (when positive)
-// by counting a subquery that stops there.
-func (x *Tx) CountFilteredEventQueues(ctx context.Context, f store.EventQueueFilter, expiry string) (int, error) {
-	where, args := x.queueFilter(f, expiry)
+// CountEventQueues implements [store.EventStore], with the expiry of
+// EventQueues: it counts no further than f.Limit (when positive) by
+// counting a subquery that stops there.
+func (x *Tx) CountEventQueues(ctx context.Context, f store.EventQueueFilter) (int, error) {
+	where, args := x.queueFilter(f)
 	query := "SELECT count(*) FROM (SELECT 1 FROM event_queues WHERE " + where
 	if f.Limit > 0 {
 		args = append(args, f.Limit)
@@ -86,7 +83,7 @@ func (x *Tx) CountFilteredEventQueues(ctx context.Context, f store.EventQueueFil
 }
 
 // queueFilter returns the WHERE condition of f and its arguments ($1...).
-func (x *Tx) queueFilter(f store.EventQueueFilter, expiry string) (string, []any) {
+func (x *Tx) queueFilter(f store.EventQueueFilter) (string, []any) {
 	where := "true"
 	var args []any
 	add := func(cond string, v any) {
@@ -100,7 +97,7 @@ func (x *Tx) queueFilter(f store.EventQueueFilter, expiry string) (string, []any
 		add(" AND user_id = ", f.UserID)
 	}
 	if !f.ExpiredAt.IsZero() {
-		add(" AND "+expiry+" < ", x.d.Time(expiryBound(f.ExpiredAt)))
+		add(" AND "+x.d.QueueExpiry+" < ", x.d.Time(expiryBound(f.ExpiredAt)))
 	}
 	if f.PositionBelow != 0 {
 		add(" AND position < ", f.PositionBelow)

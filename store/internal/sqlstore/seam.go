@@ -110,6 +110,20 @@ type Dialect struct {
 	// pointers of Settings.Fields. Nil for one column per setting.
 	SettingsSelect func(quoted []string) string
 	SettingsDest   func(fields []any) []any
+	// QueueExpiry is the SQL expression of an event queue's expiry, its
+	// last poll plus its lifespan, in the event_queues table (a time as
+	// Time writes it).
+	QueueExpiry string
+	// PlannerHints says that message statements steer the planner with
+	// hints in their text (SQLite): a unary + keeps the realm index from
+	// driving them, and a topic of one channel is looked up through the
+	// channel. See PlainMessagesSQL and DeleteSQL.
+	PlannerHints bool
+	// GenericPlans says that prepared statements may run on a generic plan
+	// chosen once for any arguments (PostgreSQL), so a statement whose
+	// best plan depends on an argument writes it into its text instead.
+	// See DeleteSQL.
+	GenericPlans bool
 
 	usersOnce sync.Once
 	users     userSQL
