@@ -26,8 +26,14 @@ func searchMessages(t *testing.T, e *env, narrow string) map[int64]map[string]an
 	res := e.do(t, request{method: "GET", path: "/messages", auth: &member,
 		params: params("anchor", "newest", "num_before", "100", "num_after", "0", "narrow", narrow)})
 	wantSuccess(t, res)
+	return messagesByID(t, res.body)
+}
+
+// messagesByID returns the messages of a GET /messages answer by id.
+func messagesByID(t *testing.T, body map[string]any) map[int64]map[string]any {
+	t.Helper()
 	out := map[int64]map[string]any{}
-	msgs, _ := res.body["messages"].([]any)
+	msgs, _ := body["messages"].([]any)
 	for _, m := range msgs {
 		mm := m.(map[string]any)
 		out[num(t, mm["id"])] = mm
@@ -168,13 +174,7 @@ func TestHTTPSearchZulipTerminal(t *testing.T) {
 					"anchor", "10000000000", "num_before", "30", "num_after", "0", "apply_markdown", "true",
 					"use_first_unread_anchor", "false", "client_gravatar", "true", "narrow", narrow)})
 				wantSuccess(t, res)
-				out := map[int64]map[string]any{}
-				msgs, _ := res.body["messages"].([]any)
-				for _, m := range msgs {
-					mm := m.(map[string]any)
-					out[num(t, mm["id"])] = mm
-				}
-				return res.body, out
+				return res.body, messagesByID(t, res.body)
 			}
 			body, got := terminal(`[["search", "lunch"]]`)
 			// found_newest, which the client reads to stop loading: false, as

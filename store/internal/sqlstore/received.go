@@ -192,18 +192,10 @@ func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery) (
 	}
 	var p Params
 	user := p.Add(q.FlagUser)
-	var common []string // conditions on m of both ranges
-	if q.AfterID != 0 {
-		common = append(common, "m.id > "+p.Add(q.AfterID))
-	}
-	if q.BeforeID != 0 {
-		common = append(common, "m.id < "+p.Add(q.BeforeID))
-	}
+	common := x.commonConds(q, &p) // conditions on m of both ranges
 	if q.TopicKey != nil {
 		common = append(common, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
 	}
-	common = MessageConds(common, p.Add, q)
-	common = x.d.NarrowConds(common, p.Add, q)
 	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
 	// The user's flag rows: messages received whatever their memberships
 	// are now.
@@ -255,13 +247,11 @@ func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]m
 	return ms, nil
 }
 
-// receivedSQL builds one statement of ReceivedIDs: a range per membership
-// of ms, and the user's flag rows when rows is set, merged by id; each row
-// is the message id, or with view the user's view of it (UserMessageCols).
-func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
-	var p Params
-	user := p.Add(q.FlagUser)
-	var common []string // conditions on m every range has
+// commonConds returns the conditions of q on the message m that do not
+// depend on the user's memberships: the id bounds, MessageConds and
+// NarrowConds.
+func (x *Tx) commonConds(q store.MessageQuery, p *Params) []string {
+	var common []string
 	if q.AfterID != 0 {
 		common = append(common, "m.id > "+p.Add(q.AfterID))
 	}
@@ -269,7 +259,16 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		common = append(common, "m.id < "+p.Add(q.BeforeID))
 	}
 	common = MessageConds(common, p.Add, q)
-	common = x.d.NarrowConds(common, p.Add, q)
+	return x.d.NarrowConds(common, p.Add, q)
+}
+
+// receivedSQL builds one statement of ReceivedIDs: a range per membership
+// of ms, and the user's flag rows when rows is set, merged by id; each row
+// is the message id, or with view the user's view of it (UserMessageCols).
+func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
+	var p Params
+	user := p.Add(q.FlagUser)
+	common := x.commonConds(q, &p) // conditions on m every range has
 	var arms []string
 	for _, m := range ms {
 		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {
