@@ -26,8 +26,14 @@ func searchMessages(t *testing.T, e *env, narrow string) map[int64]map[string]an
 	res := e.do(t, request{method: "GET", path: "/messages", auth: &member,
 		params: params("anchor", "newest", "num_before", "100", "num_after", "0", "narrow", narrow)})
 	wantSuccess(t, res)
+	return messagesByID(t, res.body)
+}
+
+// messagesByID returns the messages of a GET /messages answer by id.
+func messagesByID(t *testing.T, body map[string]any) map[int64]map[string]any {
+	t.Helper()
 	out := map[int64]map[string]any{}
-	msgs, _ := res.body["messages"].([]any)
+	msgs, _ := body["messages"].([]any)
 	for _, m := range msgs {
 		mm := m.(map[string]any)
 		out[num(t, mm["id"])] = mm
@@ -145,6 +151,48 @@ func TestHTTPSearch(t *testing.T) {
 				wantError(t, res, http.StatusBadRequest, code, c.msg)
 			}
 			_ = json.Valid
+		})
+	}
+}
+
+// TestHTTPSearchZulipTerminal sends zulip-terminal's search request as its
+// model builds it (Model.get_messages after set_search_narrow, through the
+// Python client, which sends every non-string value JSON-encoded): the
+// narrow in the legacy list form, the anchor a number above every id.
+func TestHTTPSearchZulipTerminal(t *testing.T) {
+	for _, k := range chattest.Stores {
+		t.Run(k.Name, func(t *testing.T) {
+			t.Parallel()
+			is := is.New(t)
+			w, logs, logger := newWorld(t, k.Open(t), "testdata/fixture.json")
+			e := startAdapter(t, w, logs, logger, httpadapter.Options{})
+			meeting := postTo(t, e, "meetings", "discuss lunch after lunch")
+			dinner := postTo(t, e, "dinner", "I love Wisconsin dinners")
+			terminal := func(narrow string) (map[string]any, map[int64]map[string]any) {
+				t.Helper()
+				res := e.do(t, request{method: "GET", path: "/messages", auth: &member, params: params(
+					"anchor", "10000000000", "num_before", "30", "num_after", "0", "apply_markdown", "true",
+					"use_first_unread_anchor", "false", "client_gravatar", "true", "narrow", narrow)})
+				wantSuccess(t, res)
+				return res.body, messagesByID(t, res.body)
+			}
+			body, got := terminal(`[["search", "lunch"]]`)
+			// found_newest, which the client reads to stop loading: false, as
+			// Zulip answers, since the anchor is below Zulip's "newest" and
+			// no message after it was asked for.
+			is.Equal(body["found_newest"], false)
+			is.Equal(num(t, body["anchor"]), int64(10000000000))
+			is.True(len(got) >= 2) // the meeting and the fixture's "lunch" topic
+			is.Equal(got[meeting]["match_content"], `<p>discuss <span class="highlight">lunch</span> after <span class="highlight">lunch</span></p>`)
+			is.Equal(got[meeting]["match_subject"], "meetings")
+			_, ok := got[dinner]
+			is.True(!ok) // no lunch at dinner
+
+			// A search within the channel the client is narrowed to.
+			_, got = terminal(`[["stream", "general"], ["search", "dinner"]]`)
+			is.Equal(len(got), 1) // stemmed: dinners
+			is.Equal(got[dinner]["match_content"], `<p>I love Wisconsin <span class="highlight">dinners</span></p>`)
+			is.Equal(got[dinner]["match_subject"], `<span class="highlight">dinner</span>`)
 		})
 	}
 }

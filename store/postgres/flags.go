@@ -54,13 +54,13 @@ func (t *tx) prefetchUserMessages(r store.UserMessagesRead) {
 	r.IDs = slices.Clone(r.IDs)
 	f := &fetchedUserMessages{read: r}
 	t.userMessages = f // a write may forget it before the answer arrives
-	t.tx.wantGeneric = true
+	t.tx.wantPlan = planGeneric
 	t.tx.enqueuePrefetch(userMessagesSQL, []any{r.User, r.IDs}, func(br pgx.BatchResults) (err error) {
 		f.answer, err = readRows(br, "user messages", scanUserMessageRow)
 		f.done = err == nil
 		return err
 	})
-	t.tx.wantGeneric = false
+	t.tx.wantPlan = planDefault
 }
 
 // PutUserMessageFlags implements [store.FlagStore] with one statement,

@@ -29,13 +29,13 @@ type lazyTx struct {
 	single bool
 	// ahead are the statements to send before the next one, in its batch.
 	ahead []aheadStmt
-	// wantGeneric is the plan mode the next statement must run in (see
-	// onGenericPlan); generic is the mode the statements sent and queued so
-	// far leave the transaction in. The SET that changes it is queued only
+	// wantPlan is the plan mode the next statement must run in (see
+	// onGenericPlan, onCustomPlan); plan is the mode the statements sent and
+	// queued so far leave the transaction in. The SET that changes it is queued only
 	// before a statement that needs the other mode, so that two statements
 	// on generic plans with nothing between them share one, and no reset
 	// goes with the COMMIT (a SET LOCAL ends with its transaction).
-	wantGeneric, generic bool
+	wantPlan, plan planKind
 	// detached is set for a transaction shared by a write group's Updates
 	// (see writeGroups): its statements run with their context's
 	// cancellation stripped, after checking it, since pgx gives up a
@@ -62,16 +62,28 @@ const (
 	aheadRead                      // a read whose statement follows at once (see flush)
 )
 
+// planKind is a plan_cache_mode of a transaction's statements.
+type planKind uint8
+
+const (
+	planDefault planKind = iota // PostgreSQL's choice between the two
+	planGeneric                 // force_generic_plan
+	planCustom                  // force_custom_plan
+)
+
 // planMode queues the SET that puts the transaction in the plan mode its
 // next statement wants, when that is not the mode it is in.
 func (l *lazyTx) planMode() {
-	if l.generic == l.wantGeneric {
+	if l.plan == l.wantPlan {
 		return
 	}
-	l.generic = l.wantGeneric
+	l.plan = l.wantPlan
 	query := "SET LOCAL plan_cache_mode TO DEFAULT"
-	if l.generic {
+	switch l.plan {
+	case planGeneric:
 		query = "SET LOCAL plan_cache_mode = force_generic_plan"
+	case planCustom:
+		query = "SET LOCAL plan_cache_mode = force_custom_plan"
 	}
 	l.ahead = append(l.ahead, aheadStmt{sql: query, read: execResult})
 }
@@ -328,7 +340,7 @@ func (l *lazyTx) rollback(ctx context.Context) error {
 // A transaction that ran and queued nothing never began, and ends here.
 func (l *lazyTx) commit(ctx context.Context) (stmtErr, commitErr error) {
 	if len(l.deferred) > 0 {
-		l.wantGeneric = true // as AppendEvents runs it (see onGenericPlan)
+		l.wantPlan = planGeneric // as AppendEvents runs it (see onGenericPlan)
 		l.enqueueKind(mergedAppend(l.deferred))
 		l.deferred = nil
 	}

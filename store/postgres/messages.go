@@ -35,14 +35,24 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 
 // Messages implements [store.MessageStore] in two round trips: the
 // messages, then one read each of their reactions, edit history and
-// submessages, in one batch.
+// submessages, in one batch. A search of a user's messages runs on a
+// custom plan.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
 	query, args, ok, err := t.MessagesSQL(ctx, q, dialect.PlainMessagesSQL)
 	if err != nil || !ok {
 		return nil, err
 	}
-	msgs, err := scanAll(ctx, t, "messages", func(r pgx.Rows, m *store.Message) error { return scanMessage(r, m) },
-		query, args...)
+	read := func() ([]store.Message, error) {
+		return scanAll(ctx, t, "messages", func(r pgx.Rows, m *store.Message) error { return scanMessage(r, m) },
+			query, args...)
+	}
+	var msgs []store.Message
+	if sqlstore.SearchSubqueryFits(q) {
+		// Planned for its words every time (see onCustomPlan).
+		msgs, err = onCustomPlan(t, read)
+	} else {
+		msgs, err = read()
+	}
 	if err != nil || len(msgs) == 0 {
 		return msgs, err
 	}

@@ -56,7 +56,7 @@ func BenchmarkSearch(b *testing.B) {
 		for b.Loop() {
 		}
 		plain := pgtest.OpenUnpooled(b)
-		po := searchbench.Generate(b, plain, 20_000)
+		po := searchbench.Generate(b, plain, searchBenchMessages()) // as many messages as st
 		if _, err := plain.Pool().Exec(ctx, "DROP INDEX messages_search"); err != nil {
 			b.Fatal(err)
 		}

@@ -114,12 +114,27 @@ func (t *tx) commit(ctx context.Context) error {
 // around, without a round trip of their own, and last for run's statements
 // only (see lazyTx.planMode).
 func onGenericPlan[T any](t *tx, run func() (T, error)) (T, error) {
+	return onPlan(t, planGeneric, run)
+}
+
+// onCustomPlan returns what run returns, having the statements run sends
+// or queues planned for their actual parameters at every execution: a
+// statement whose best plan depends on a parameter's value, as a
+// full-text match's does on how common its words are (the generic plan
+// assumes every tsquery matches as often), would otherwise go to a generic
+// plan after five executions and keep it for every value.
+func onCustomPlan[T any](t *tx, run func() (T, error)) (T, error) {
+	return onPlan(t, planCustom, run)
+}
+
+// onPlan runs run with its statements in the plan mode kind.
+func onPlan[T any](t *tx, kind planKind, run func() (T, error)) (T, error) {
 	if t.tx.single {
 		return run()
 	}
-	t.tx.wantGeneric = true
+	t.tx.wantPlan = kind
 	v, err := run()
-	t.tx.wantGeneric = false
+	t.tx.wantPlan = planDefault
 	return v, err
 }
 

@@ -57,7 +57,7 @@ func BenchmarkSearch(b *testing.B) {
 		for b.Loop() {
 		}
 		plain := sqlitetest.Open(b)
-		po := searchbench.Generate(b, plain, 20_000)
+		po := searchbench.Generate(b, plain, searchBenchMessages()) // as many messages as st
 		writer, _ := sqlite.DBs(plain)
 		for _, trig := range []string{"messages_fts_insert", "messages_fts_update", "messages_fts_delete"} {
 			if _, err := writer.Exec("DROP TRIGGER " + trig); err != nil {

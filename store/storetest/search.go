@@ -104,6 +104,31 @@ var searchTests = []test{
 		q.FlagUser, q.NoFlags = w.bob, store.FlagRead
 		is.Equal(query(t, st, q), list(w.late, w.link, w.dm)) // with a flag condition
 	}},
+	{"search of a user's messages: from each membership's first message, and those with a flag row", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newSearchWorld(t, st)
+		q := w.searchQuery(searchFor("hello", false))
+		q.FlagUser = w.bob
+		is.Equal(query(t, st, q), list(w.m2, w.m3)) // not m1, before bob joined; not secret's
+		q.FlagUser = w.carol
+		is.Equal(query(t, st, q), list(w.m1, w.m2, w.m3)) // carol's from the start
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{{UserID: w.bob, MessageID: w.s, Flags: store.FlagRead},
+				{UserID: w.bob, MessageID: w.m2, Flags: store.FlagStarred}}))
+		})
+		q.FlagUser = w.bob
+		is.Equal(query(t, st, q), list(w.m2, w.m3, w.s)) // a flag row: received, once
+		q.Newest, q.Limit = true, 2
+		is.Equal(query(t, st, q), list(w.s, w.m3)) // newest first, limited
+		q.Newest, q.Limit = false, 0
+		q.Recipients = list(w.general.RecipientID)
+		is.Equal(query(t, st, q), list(w.m2, w.m3)) // within the named recipients
+		q.Recipients, q.AfterID, q.BeforeID = nil, w.m2, w.s
+		is.Equal(query(t, st, q), list(w.m3)) // within the id bounds
+		q.Search = []store.SearchTerm{searchFor("psst", false)}
+		q.AfterID, q.BeforeID = 0, 0
+		is.Equal(query(t, st, q), list(w.d)) // a direct conversation's
+	}},
 	{"edits, moves and deletes keep the index", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newSearchWorld(t, st)

@@ -156,8 +156,79 @@ func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(s
 		query, args, ok = plain(q)
 		return query, args, ok, nil
 	}
-	sub, args, ok, err := x.ReceivedSubquery(ctx, q)
+	var sub string
+	if SearchSubqueryFits(q) {
+		sub, args, ok, err = x.receivedSearchSubquery(ctx, q)
+	} else {
+		sub, args, ok, err = x.ReceivedSubquery(ctx, q)
+	}
 	return "SELECT " + MessageCols + " FROM messages WHERE id IN (" + sub + ")" + OrderByID(q.Newest, 0), args, ok, err
+}
+
+// SearchSubqueryFits reports whether MessagesSQL reads q, a query of a
+// user's messages, with receivedSearchSubquery: q has a search term whose
+// index match can drive the read, no condition on the user's flags, and
+// the dialect's index does not give its matches in id order (SearchDrives).
+func SearchSubqueryFits(q store.MessageQuery) bool {
+	return q.FlagUser != 0 && q.IDs == nil && q.AllFlags|q.AnyFlags|q.NoFlags == 0 && DrivingSearch(q) >= 0
+}
+
+// receivedSearchSubquery is ReceivedSubquery for a query SearchSubqueryFits:
+// the messages of the user's memberships (each from the message it starts
+// at) and those the user has a flag row for, each a single range of
+// messages meeting every condition of q, the full-text match among them,
+// so that the planner chooses once between the index's matches (a rare
+// word: a bitmap of few rows, sorted) and the messages in id order, tested
+// until the limit is reached (a common word), rather than in every range.
+// Which suits depends on how common the search's words are: the statement
+// needs a plan made for its parameters (PostgreSQL: a custom plan).
+func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery) (sub string, args []any, ok bool, err error) {
+	if q.Recipients != nil && len(q.Recipients) == 0 {
+		return "", nil, false, nil
+	}
+	ms, err := x.receivedMemberships(ctx, q)
+	if err != nil {
+		return "", nil, false, err
+	}
+	var p Params
+	user := p.Add(q.FlagUser)
+	common := x.commonConds(q, &p) // conditions on m of both ranges
+	if q.TopicKey != nil {
+		common = append(common, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
+	}
+	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
+	// The user's flag rows: messages received whatever their memberships
+	// are now.
+	where := []string{"f.user_id = " + user}
+	if q.RealmID != 0 {
+		where = append(where, "m.realm_id = "+p.Add(q.RealmID))
+	}
+	if q.Recipients != nil {
+		where = append(where, x.d.In("m.recipient_id", p.Add(List(x.d, q.Recipients)), "bigint"))
+	}
+	rows := "SELECT f.message_id AS id FROM user_message_flags f JOIN messages m ON m.id = f.message_id WHERE " +
+		strings.Join(append(where, common...), " AND ")
+	var whole []store.RecipientID // memberships from their first message
+	var from []string             // the others, each from its first message
+	for _, m := range ms {
+		if m.since <= 1 {
+			whole = append(whole, m.recipient)
+		} else {
+			from = append(from, "(m.recipient_id = "+p.Add(m.recipient)+" AND m.id >= "+p.Add(m.since)+")")
+		}
+	}
+	if len(whole) > 0 {
+		from = append(from, x.d.In("m.recipient_id", p.Add(List(x.d, whole)), "bigint"))
+	}
+	sub = "(" + rows + order + ")"
+	if len(from) > 0 {
+		ranges := "SELECT m.id AS id FROM messages m WHERE (" + strings.Join(from, " OR ") + ")"
+		if len(common) > 0 {
+			ranges += " AND " + strings.Join(common, " AND ")
+		}
+		sub = "(" + ranges + order + ") UNION " + sub
+	}
+	return "SELECT id FROM (" + sub + ") u" + order, p.Args, true, nil
 }
 
 // receivedMemberships returns the memberships of q.FlagUser whose
@@ -176,13 +247,11 @@ func (x *Tx) receivedMemberships(ctx context.Context, q store.MessageQuery) ([]m
 	return ms, nil
 }
 
-// receivedSQL builds one statement of ReceivedIDs: a range per membership
-// of ms, and the user's flag rows when rows is set, merged by id; each row
-// is the message id, or with view the user's view of it (UserMessageCols).
-func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
-	var p Params
-	user := p.Add(q.FlagUser)
-	var common []string // conditions on m every range has
+// commonConds returns the conditions of q on the message m that do not
+// depend on the user's memberships: the id bounds, MessageConds and
+// NarrowConds.
+func (x *Tx) commonConds(q store.MessageQuery, p *Params) []string {
+	var common []string
 	if q.AfterID != 0 {
 		common = append(common, "m.id > "+p.Add(q.AfterID))
 	}
@@ -190,7 +259,16 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		common = append(common, "m.id < "+p.Add(q.BeforeID))
 	}
 	common = MessageConds(common, p.Add, q)
-	common = x.d.NarrowConds(common, p.Add, q)
+	return x.d.NarrowConds(common, p.Add, q)
+}
+
+// receivedSQL builds one statement of ReceivedIDs: a range per membership
+// of ms, and the user's flag rows when rows is set, merged by id; each row
+// is the message id, or with view the user's view of it (UserMessageCols).
+func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
+	var p Params
+	user := p.Add(q.FlagUser)
+	common := x.commonConds(q, &p) // conditions on m every range has
 	var arms []string
 	for _, m := range ms {
 		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {
