@@ -252,8 +252,7 @@ const viewCols = ", m.realm_id, m.type, m.stream_id, m.topic, m.sender_id, m.dir
 
 // rangeArm returns the SELECT of the messages of membership m the user has
 // no row for (their flags derive from the message, the read mark and
-// whether they sent it) that
-// match q; ok is false when none can.
+// whether they sent it) that match q; ok is false when none can.
 func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool) (string, bool) {
 	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
 	if read && unread {
