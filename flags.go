@@ -13,10 +13,13 @@ package chatcore
 //     first message id a subscription covers, is set when it starts).
 //   - What every receiver has in common is one attribute of the message,
 //     Message.DefaultFlags (stream_wildcard_mentioned for @**all**).
+//   - A receiver who sent the message has it read: the common case of a
+//     send from Zulip's own apps writes no row for the sender.
 //   - Rows (UserMessageFlags) hold a user's flags only where they differ
-//     from the derived ones: the sender's own message marked read, users
-//     mentioned by name, topic participants of an @**topic** mention, and
-//     every later change (read, starred, collapsed) a user makes.
+//     from the derived ones: the sender's own message left unread
+//     (read_by_sender false), users mentioned by name, topic participants
+//     of an @**topic** mention, and every later change (read, starred,
+//     collapsed) a user makes.
 //
 // A send thus writes rows bounded by its content (mentions) and the topic's
 // participants, never by the channel's size; marking any set of messages
@@ -53,6 +56,10 @@ type sendFlags struct {
 	rows     map[UserID]MessageFlags
 	// mutedBy are the receivers who muted the sender, ascending.
 	mutedBy []UserID
+	// sender is the message's sender; their entry in rows, when they
+	// receive it, is written only when it differs from what is derived for
+	// them (the defaults with read).
+	sender UserID
 }
 
 // sendFlagRules computes the flags of a message as Zulip's
@@ -79,8 +86,11 @@ func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool
 		}
 		sf.rows[u] = cur | f
 	}
+	sf.sender = sender
 	if readBySender {
 		set(sender, FlagRead)
+	} else {
+		set(sender, 0) // a row: unread is not what is derived for the sender
 	}
 	for _, u := range mentioned {
 		set(u, FlagMentioned)
@@ -149,7 +159,13 @@ func putSendFlags(ctx context.Context, tx Tx, id MessageID, sf sendFlags) error 
 	}
 	rows := make([]UserMessageFlags, 0, len(sf.rows))
 	for u, f := range sf.rows {
+		if u == sf.sender && f == sf.defaults|FlagRead {
+			continue // derived
+		}
 		rows = append(rows, UserMessageFlags{UserID: u, MessageID: id, Flags: f})
+	}
+	if len(rows) == 0 {
+		return nil
 	}
 	slices.SortFunc(rows, func(a, b UserMessageFlags) int { return int(a.UserID - b.UserID) })
 	return tx.PutUserMessageFlags(ctx, rows)

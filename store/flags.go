@@ -25,8 +25,8 @@ type UserMessage struct {
 	Received bool
 	// Flags are the user's flags: the flag row when there is one, otherwise,
 	// when Received, the message's DefaultFlags with FlagRead added when the
-	// user's read mark of its channel or conversation covers it (see
-	// [FlagStore.MarkReadThrough]), otherwise zero.
+	// user sent it or their read mark of its channel or conversation covers
+	// it (see [FlagStore.MarkReadThrough]), otherwise zero.
 	Flags MessageFlags
 }
 
@@ -42,10 +42,11 @@ type UserMessageFlags struct {
 //
 // Flags are stored only where they differ from what can be derived: a user
 // who received a message (see [UserMessage.Received]) and has no row for it
-// has the message's DefaultFlags, plus FlagRead when their read mark of the
-// message's channel or conversation (the highest id up to which they have
-// read it) covers it. Sending a message to a channel therefore writes no row
-// per subscriber, and every method here is one set-based query. Rows go with
+// has the message's DefaultFlags, plus FlagRead when they sent it or their
+// read mark of the message's channel or conversation (the highest id up to
+// which they have read it) covers it. Sending a message to a channel
+// therefore writes no row per subscriber, nor one for a sender who reads
+// their own message, and every method here is one set-based query. Rows go with
 // their message when it is deleted (DeleteMessages).
 type FlagStore interface {
 	// UserMessages returns the user's view of each existing message among ids,
@@ -56,9 +57,11 @@ type FlagStore interface {
 	// UpdateUserMessageFlags sets (add) or clears the flag bits of flag on the
 	// messages among ids that the user received, in one statement, and returns
 	// the ids whose flags changed, ascending. Messages the user did not
-	// receive are left alone. Marking messages read may move the user's read
-	// marks (see MarkReadThrough) over messages that are then read; what
-	// any message's flags are is never changed by that.
+	// receive are left alone. A row of the user's own message that comes
+	// back to what is derived for it (read, the DefaultFlags) is deleted.
+	// Marking messages read may move the user's read marks (see
+	// MarkReadThrough) over messages that are then read; what any
+	// message's flags are is never changed by that.
 	UpdateUserMessageFlags(ctx context.Context, user UserID, ids []MessageID, flag MessageFlags, add bool) ([]MessageID, error)
 	// MarkReadThrough records that the user has read every message they
 	// received of the recipient (a channel or direct conversation) with id
@@ -71,7 +74,8 @@ type FlagStore interface {
 	UnreadMessages(ctx context.Context, user UserID, limit int) ([]UserMessage, error)
 	// MessageFlagRows returns, ordered by user, the flags of every user who
 	// received the message with flags other than its DefaultFlags: their
-	// row, or DefaultFlags|FlagRead when their read mark covers it. Users
+	// row, or DefaultFlags|FlagRead when they sent it or their read mark
+	// covers it. Users
 	// who received it with exactly its DefaultFlags are not listed, so a
 	// caller that gives them DefaultFlags knows every receiver's flags.
 	MessageFlagRows(ctx context.Context, msg MessageID) ([]UserMessageFlags, error)

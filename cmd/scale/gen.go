@@ -165,8 +165,9 @@ func createMessages(ctx context.Context, tx store.Tx, ms []*store.Message) error
 }
 
 // message generates message id and the flag rows the send rules give it
-// (the sender's read, the mentioned user's mentioned), with the stars and
-// reads its receivers add later.
+// (the mentioned user's mentioned; the sender's read is derived, a row only
+// when the sender also starred it), with the stars and reads its receivers
+// add later.
 func (g *generator) message(id store.MessageID) (*store.Message, map[store.UserID]store.MessageFlags) {
 	r, md := g.r, g.m
 	m := &store.Message{ID: id, RealmID: realmID, Client: "website", SentAt: epoch.Add(time.Duration(id) * time.Minute)}
@@ -249,6 +250,9 @@ func (g *generator) message(id store.MessageID) (*store.Message, map[store.UserI
 		if u.class == readPartial && id > md.readThrough(u) {
 			add(u.id, store.FlagRead)
 		}
+	}
+	if flags[m.SenderID] == m.DefaultFlags|store.FlagRead {
+		delete(flags, m.SenderID) // what the store derives for the sender
 	}
 	return m, flags
 }

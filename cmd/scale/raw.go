@@ -17,8 +17,8 @@ import (
 // the first message on (SinceMessageID 0), every channel's history is
 // public, every flag row is a receiver's, and no message has default flags
 // (no wildcard mentions). So what a user received is the messages to those
-// recipients, and a message's flags are its row's, or read when the user's
-// read mark of its recipient covers it.
+// recipients, and a message's flags are its row's, or read when the user
+// sent it or their read mark of its recipient covers it.
 //
 // Statements over a user's messages are a UNION ALL of one range per
 // recipient, each newest (or oldest) first with its own LIMIT, merged and
@@ -101,13 +101,13 @@ func rawReceived(rs []recipientMark, cond func(rm recipientMark) (string, []any)
 }
 
 // rawUnread is the oldest limit unread messages of the user: per
-// recipient, the messages above the read mark without a flag row (a row
-// decides a message's flags), and the user's unread rows
+// recipient, the messages of others above the read mark without a flag row
+// (a row decides a message's flags), and the user's unread rows
 // (user_message_flags_unread) among those recipients.
 func rawUnread(user store.UserID, rs []recipientMark, limit int) rawQuery {
 	above := rawReceived(rs, func(rm recipientMark) (string, []any) {
-		return "m.id > ? AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = ? AND f.message_id = m.id)",
-			[]any{int64(rm.through), int64(user)}
+		return "m.id > ? AND m.sender_id <> ? AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = ? AND f.message_id = m.id)",
+			[]any{int64(rm.through), int64(user), int64(user)}
 	}, false, limit)
 	in := make([]string, len(rs))
 	args := append([]any{}, above.args...)

@@ -9,8 +9,8 @@ import (
 
 // userMessage derives the user's view of m: a flag row wins; otherwise a
 // participant of a direct message, or a user whose active subscription
-// covers m, has m's DefaultFlags, with FlagRead when their read mark of
-// m's recipient covers it.
+// covers m, has m's DefaultFlags, with FlagRead when they sent m or their
+// read mark of m's recipient covers it.
 func (t *tx) userMessage(user store.UserID, m *store.Message) store.UserMessage {
 	um := store.UserMessage{ID: m.ID, RealmID: m.RealmID, Type: m.Type, StreamID: m.StreamID, Topic: m.Topic,
 		SenderID: m.SenderID, DirectMembers: slices.Clone(m.DirectMembers)}
@@ -25,7 +25,7 @@ func (t *tx) userMessage(user store.UserID, m *store.Message) store.UserMessage 
 	}
 	if um.Received {
 		um.Flags = m.DefaultFlags
-		if m.ID <= t.d.marks[markKey{user, m.RecipientID}] {
+		if m.SenderID == user || m.ID <= t.d.marks[markKey{user, m.RecipientID}] {
 			um.Flags |= store.FlagRead
 		}
 	}
@@ -116,7 +116,7 @@ func (t *tx) advanceReadMarks(user store.UserID, ids []store.MessageID) {
 		}
 		var pinned []store.MessageID
 		for id := range t.d.msgByRecipient[r].between(base, h+1, false) {
-			if _, row := t.d.flags[flagKey{user, id}]; !row {
+			if _, row := t.d.flags[flagKey{user, id}]; !row && t.d.messages[id].SenderID != user {
 				pinned = append(pinned, id)
 			}
 			if len(pinned) > maxPinned {
@@ -211,7 +211,12 @@ func (t *tx) UpdateUserMessageFlags(_ context.Context, user store.UserID, ids []
 		if next == um.Flags {
 			continue
 		}
-		t.putFlags(user, id, next)
+		if since, member := t.memberSince(user, m.RecipientID); m.SenderID == user && member && since <= id &&
+			next == m.DefaultFlags|store.FlagRead {
+			t.dropFlags(flagKey{user, id}) // what is derived for their own message
+		} else {
+			t.putFlags(user, id, next)
+		}
 		changed = append(changed, id)
 	}
 	if add && flag&store.FlagRead != 0 {

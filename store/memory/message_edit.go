@@ -140,6 +140,11 @@ func (t *tx) MessageFlagRows(_ context.Context, msg store.MessageID) ([]store.Us
 			out = append(out, store.UserMessageFlags{UserID: k.user, MessageID: msg, Flags: m.DefaultFlags | store.FlagRead})
 		}
 	}
+	// The sender who received it without a row has it read.
+	listed := slices.ContainsFunc(out, func(f store.UserMessageFlags) bool { return f.UserID == m.SenderID })
+	if since, ok := t.memberSince(m.SenderID, m.RecipientID); ok && since <= msg && !listed {
+		out = append(out, store.UserMessageFlags{UserID: m.SenderID, MessageID: msg, Flags: m.DefaultFlags | store.FlagRead})
+	}
 	slices.SortFunc(out, func(a, b store.UserMessageFlags) int { return int(a.UserID - b.UserID) })
 	return out, nil
 }

@@ -236,4 +236,102 @@ var flagTests = []test{
 		})
 		is.Equal(starred, []store.MessageID{w.m2}) // the deleted message's row went with it
 	}},
+	{"the sender's own message is read without a row", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st) // alice sent every message; she receives d (DM) and s (secret)
+		alice := userMessages(t, st, w.alice, w.d, w.s, w.m2)
+		is.True(alice[w.d].Received && alice[w.d].Flags == store.FlagRead) // her DM: read
+		is.True(alice[w.s].Received && alice[w.s].Flags == store.FlagRead) // her channel message: read
+		is.True(!alice[w.m2].Received)                                     // not subscribed to general: not received
+		var unread []store.UserMessage
+		var rows []store.UserMessageFlags
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			var err error
+			unread, err = tx.UnreadMessages(ctx, w.alice, 10)
+			is.NoErr(err) // unread read
+			rows, err = tx.MessageFlagRows(ctx, w.d)
+			is.NoErr(err) // flag rows read
+		})
+		is.Equal(len(unread), 0)                                                                                                  // nothing she sent is unread
+		is.Equal(rows, []store.UserMessageFlags{{UserID: w.alice, MessageID: w.d, Flags: store.FlagRead}})                        // listed: her flags differ from the defaults
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, AllFlags: store.FlagRead}), list(w.d, w.s)) // is:read
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, NoFlags: store.FlagRead}), []store.MessageID(nil))
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, AnyFlags: store.FlagRead | store.FlagStarred, Newest: true, Limit: 1}), list(w.s))
+		// No row: leaving the channel takes the message away.
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: false}))
+		})
+		is.True(!userMessages(t, st, w.alice, w.s)[w.s].Received) // no row held it
+	}},
+	{"the sender marks their own message unread, read again, starred, mentioned", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		flag := func(ids []store.MessageID, f store.MessageFlags, add bool) []store.MessageID {
+			var changed []store.MessageID
+			update(t, st, func(ctx context.Context, tx store.Tx) {
+				var err error
+				changed, err = tx.UpdateUserMessageFlags(ctx, w.alice, ids, f, add)
+				is.NoErr(err) // flags updated
+			})
+			return changed
+		}
+		is.Equal(flag(list(w.d, w.s), store.FlagRead, false), list(w.d, w.s)) // marked unread: both change
+		alice := userMessages(t, st, w.alice, w.d, w.s)
+		is.Equal(alice[w.d].Flags, store.MessageFlags(0)) // unread through a row
+		is.Equal(alice[w.s].Flags, store.MessageFlags(0))
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, NoFlags: store.FlagRead}), list(w.d, w.s)) // is:unread
+		var unread []store.UserMessage
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			var err error
+			unread, err = tx.UnreadMessages(ctx, w.alice, 10)
+			is.NoErr(err) // unread read
+		})
+		is.Equal(len(unread), 2)                                      // both count
+		is.Equal(len(flag(list(w.d, w.s), store.FlagRead, false)), 0) // already unread
+		is.Equal(flag(list(w.s), store.FlagRead, true), list(w.s))    // read again
+		is.Equal(userMessages(t, st, w.alice, w.s)[w.s].Flags, store.FlagRead)
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, NoFlags: store.FlagRead}), list(w.d))
+		is.Equal(flag(list(w.s, w.d), store.FlagStarred, true), list(w.d, w.s)) // starred
+		alice = userMessages(t, st, w.alice, w.d, w.s)
+		is.Equal(alice[w.s].Flags, store.FlagRead|store.FlagStarred)
+		is.Equal(alice[w.d].Flags, store.FlagStarred)
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, AllFlags: store.FlagStarred}), list(w.d, w.s))
+		is.Equal(flag(list(w.s), store.FlagStarred, false), list(w.s)) // unstarred: what is derived again
+		is.Equal(userMessages(t, st, w.alice, w.s)[w.s].Flags, store.FlagRead)
+		// Back to what is derived, the row went: leaving the channel takes
+		// the message away.
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutSubscription(ctx, store.Subscription{StreamID: w.secret.ID, UserID: w.alice, Active: false}))
+		})
+		is.True(!userMessages(t, st, w.alice, w.s)[w.s].Received) // no row left
+		// A mention of herself is a row, read and mentioned.
+		m := send(t, st, directMessage(w.realm, message(t, st, w.d).RecipientID, w.alice, w.alice, w.bob))[0]
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{{UserID: w.alice, MessageID: m, Flags: store.FlagRead | store.FlagMentioned}}))
+		})
+		is.Equal(userMessages(t, st, w.alice, m)[m].Flags, store.FlagRead|store.FlagMentioned)
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, AnyFlags: store.MentionFlags}), list(m))
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.alice, NoFlags: store.FlagRead}), list(w.d)) // still only the one marked unread
+	}},
+	{"a read mark moving over the user's own messages leaves them read", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)                                     // carol has m1, m2, m3 unread
+		c := send(t, st, channelMessage(w.general, w.carol, "t"))[0] // carol's own: read
+		a := send(t, st, channelMessage(w.general, w.alice, "t"))[0]
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			changed, err := tx.UpdateUserMessageFlags(ctx, w.carol, list(a), store.FlagRead, true)
+			is.NoErr(err)              // marked read
+			is.Equal(changed, list(a)) // only a changed
+		})
+		carol := userMessages(t, st, w.carol, w.m1, w.m2, w.m3, c, a)
+		is.Equal(carol[c].Flags, store.FlagRead) // still read
+		is.Equal(carol[a].Flags, store.FlagRead)
+		is.Equal(carol[w.m3].Flags, store.FlagStreamWildcardMentioned) // still unread
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.carol, NoFlags: store.FlagRead}), list(w.m1, w.m2, w.m3))
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.MarkReadThrough(ctx, w.carol, w.general.RecipientID, a)) // all read
+		})
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.carol, NoFlags: store.FlagRead}), []store.MessageID(nil))
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.carol, AllFlags: store.FlagRead}), list(w.m1, w.m2, w.m3, c, a))
+	}},
 }

@@ -146,10 +146,10 @@ var messageEditTests = []test{
 		is.Equal(moved.RecipientID, w.secret.RecipientID)
 		is.Equal(userMessages(t, st, w.bob, id)[id].Flags, store.FlagRead|store.FlagStarred) // a row is kept
 		alice := userMessages(t, st, w.alice, id)[id]
-		is.True(alice.Received)                                    // still received though her new subscription starts later
-		is.Equal(alice.Flags, store.FlagStreamWildcardMentioned)   // the derived flags she had
-		is.True(!userMessages(t, st, w.carol, id)[id].Received)    // not subscribed to the new channel: row gone
-		is.True(userMessages(t, st, w.bob, other)[other].Received) // other messages untouched
+		is.True(alice.Received)                                                 // still received though her new subscription starts later
+		is.Equal(alice.Flags, store.FlagRead|store.FlagStreamWildcardMentioned) // the derived flags she had (her own message: read)
+		is.True(!userMessages(t, st, w.carol, id)[id].Received)                 // not subscribed to the new channel: row gone
+		is.True(userMessages(t, st, w.bob, other)[other].Received)              // other messages untouched
 		var rows []store.UserMessageFlags
 		view(t, st, func(ctx context.Context, tx store.Tx) {
 			var err error
@@ -157,7 +157,7 @@ var messageEditTests = []test{
 			is.NoErr(err)
 		})
 		is.Equal(rows, []store.UserMessageFlags{
-			{UserID: w.alice, MessageID: id, Flags: store.FlagStreamWildcardMentioned},
+			{UserID: w.alice, MessageID: id, Flags: store.FlagRead | store.FlagStreamWildcardMentioned},
 			{UserID: w.bob, MessageID: id, Flags: store.FlagRead | store.FlagStarred},
 		}) // every active subscriber of the new channel has a row, by user
 	}},

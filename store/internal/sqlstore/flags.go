@@ -120,6 +120,16 @@ func (x *Tx) UpdateUserMessageFlags(ctx context.Context, user store.UserID, ids 
 		return nil, err
 	}
 	slices.Sort(out)
+	if len(out) > 0 && add == (flag&store.FlagRead != 0) {
+		// The rows just written for the user's own messages that hold
+		// what is derived for them (read, the default flags) go; only
+		// setting read or clearing another flag can write such a row.
+		if _, err := x.q.Exec(ctx, `DELETE FROM user_message_flags WHERE user_id = $1 AND `+x.d.inMessages("message_id", "$2")+`
+			AND EXISTS (SELECT 1 FROM messages m WHERE m.id = user_message_flags.message_id AND m.sender_id = $1
+				AND user_message_flags.flags = (m.default_flags | 1) AND `+ReceivedCond("$1")+`)`, user, List(x.d, out)); err != nil {
+			return nil, x.classify(err, "update message flags")
+		}
+	}
 	if add && flag&store.FlagRead != 0 {
 		if err := x.AdvanceReadMarks(ctx, user, out); err != nil {
 			return nil, err

@@ -15,19 +15,27 @@ import (
 
 // EffFlags returns the flags of the user u (an SQL expression) on the
 // message m, NULL when the user did not receive it: the flag row when there
-// is one, otherwise, for a participant of a direct message or a user whose
-// active subscription covers m, m.default_flags with read (1) added when
-// their read mark of m's recipient covers it.
+// is one, otherwise, for a user who received m (ReceivedCond),
+// m.default_flags with read (1) added when they sent m or their read mark
+// of m's recipient covers it.
 func EffFlags(u string) string {
 	return `coalesce(
 	(SELECT f.flags FROM user_message_flags f WHERE f.user_id = ` + u + ` AND f.message_id = m.id),
-	CASE WHEN CASE WHEN m.type = 'private' THEN
+	CASE WHEN ` + ReceivedCond(u) + ` THEN m.default_flags | CASE WHEN m.sender_id = ` + u + ` OR EXISTS (SELECT 1 FROM read_marks k
+		WHERE k.user_id = ` + u + ` AND k.recipient_id = m.recipient_id AND k.through >= m.id) THEN 1 ELSE 0 END END)`
+}
+
+// ReceivedCond is the condition that the user u (an SQL expression)
+// received the message m without a flag row: a participant of a direct
+// message, or an active subscriber of m's channel whose subscription
+// covers m.
+func ReceivedCond(u string) string {
+	return `CASE WHEN m.type = 'private' THEN
 		EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = ` + u + `)
 	ELSE
 		EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = ` + u + `
 			AND s.active AND s.since_message_id <= m.id)
-	END THEN m.default_flags | CASE WHEN EXISTS (SELECT 1 FROM read_marks k
-		WHERE k.user_id = ` + u + ` AND k.recipient_id = m.recipient_id AND k.through >= m.id) THEN 1 ELSE 0 END END)`
+	END`
 }
 
 // EffFlagsSQL is EffFlags of the user $1.
@@ -321,12 +329,12 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 const viewCols = ", m.realm_id, m.type, m.stream_id, m.topic, m.sender_id, m.direct_members"
 
 // rangeArm returns the SELECT of the messages of membership m the user has
-// no row for (their flags derive from the message and the read mark) that
-// match q; ok is false when none can.
+// no row for (their flags derive from the message, the read mark and
+// whether they sent it) that match q; ok is false when none can.
 func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool) (string, bool) {
 	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
-	if read && (unread || m.through < max(m.since, 1)) {
-		return "", false // no message of the range is both, or read
+	if read && unread {
+		return "", false // no message is both
 	}
 	var where []string
 	if q.TopicKey != nil {
@@ -337,18 +345,30 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 	if m.since > 0 {
 		where = append(where, "m.id >= "+p.Add(m.since))
 	}
-	// The derived flags: default_flags, with read up to the read mark.
+	// The derived flags: default_flags, with read up to the read mark and
+	// on the user's own messages.
+	var rc string
+	readCond := func() string { // added once, when used: PostgreSQL types every parameter from its use
+		if rc == "" {
+			rc = "m.sender_id = " + user
+			if m.through >= max(m.since, 1) {
+				rc = "(m.id <= " + p.Add(m.through) + " OR " + rc + ")"
+			}
+		}
+		return rc
+	}
 	flags := "m.default_flags"
 	switch {
 	case read:
-		where = append(where, "m.id <= "+p.Add(m.through))
+		where = append(where, readCond())
 		flags = "(m.default_flags | 1)"
 	case unread:
 		if m.through > 0 {
 			where = append(where, "m.id > "+p.Add(m.through))
 		}
+		where = append(where, "m.sender_id <> "+user)
 	case q.AnyFlags&store.FlagRead != 0:
-		flags = "(m.default_flags | CASE WHEN m.id <= " + p.Add(m.through) + " THEN 1 ELSE 0 END)"
+		flags = "(m.default_flags | CASE WHEN " + readCond() + " THEN 1 ELSE 0 END)"
 	}
 	all, none := q.AllFlags&^store.FlagRead, q.NoFlags&^store.FlagRead
 	if all != 0 || q.AnyFlags != 0 && (q.AnyFlags&store.FlagRead == 0 || unread) {
@@ -383,8 +403,8 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 		switch {
 		case read:
 			derived = "(m.default_flags | 1)"
-		case !unread && m.through > 0:
-			derived = "(m.default_flags | CASE WHEN m.id <= " + p.Add(m.through) + " THEN 1 ELSE 0 END)"
+		case !unread:
+			derived = "(m.default_flags | CASE WHEN " + readCond() + " THEN 1 ELSE 0 END)"
 		}
 		cols += viewCols + ", " + derived + " AS uf"
 	}
@@ -552,7 +572,7 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 			continue
 		}
 		pinned, err := scanIDs[store.MessageID](ctx, x, "read marks", `SELECT m.id FROM messages m
-			WHERE m.recipient_id = $1 AND m.id > $2 AND m.id <= $3
+			WHERE m.recipient_id = $1 AND m.id > $2 AND m.id <= $3 AND m.sender_id <> $4
 			AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = $4 AND f.message_id = m.id)
 			ORDER BY m.id LIMIT `+strconv.Itoa(maxPinned+1), m.recipient, base, t.high, user)
 		if err != nil {
@@ -582,8 +602,9 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 	return nil
 }
 
-// MessageFlagRows implements [store.FlagStore]: the rows, and the
-// receivers whose read mark covers the message without a row.
+// MessageFlagRows implements [store.FlagStore]: the rows, the receivers
+// whose read mark covers the message without a row, and the sender when
+// they received it without a row (read, as their own message).
 func (x *Tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.UserMessageFlags, error) {
 	return scanAll(ctx, x, "message flag rows", func(r Row, f *store.UserMessageFlags) error {
 		return r.Scan(Num(&f.UserID), Num(&f.MessageID), Num(&f.Flags))
@@ -593,11 +614,13 @@ func (x *Tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.
 		JOIN read_marks k ON k.recipient_id = m.recipient_id AND k.through >= m.id
 	WHERE m.id = $1 AND m.default_flags & 1 = 0
 		AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = k.user_id AND f.message_id = m.id)
-		AND CASE WHEN m.type = 'private' THEN
-			EXISTS (SELECT 1 FROM recipient_members rm WHERE rm.recipient_id = m.recipient_id AND rm.user_id = k.user_id)
-		ELSE
-			EXISTS (SELECT 1 FROM subscriptions s WHERE s.stream_id = m.stream_id AND s.user_id = k.user_id
-				AND s.active AND s.since_message_id <= m.id)
-		END
+		AND `+ReceivedCond("k.user_id")+`
+	UNION ALL
+	SELECT m.sender_id, m.id, m.default_flags | 1 FROM messages m
+	WHERE m.id = $1 AND m.default_flags & 1 = 0
+		AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = m.sender_id AND f.message_id = m.id)
+		AND NOT EXISTS (SELECT 1 FROM read_marks k WHERE k.user_id = m.sender_id AND k.recipient_id = m.recipient_id
+			AND k.through >= m.id)
+		AND `+ReceivedCond("m.sender_id")+`
 	ORDER BY 1`, msg)
 }
