@@ -1,4 +1,4 @@
--- 0015_sender_flags.sql: a user's own message is read for them without a row (the
+-- 0023_sender_flags.sql: a user's own message is read for them without a row (the
 -- sender's read is derived, as a read mark's is), so the rows senders were
 -- given at send that hold only that (read and the message's default flags,
 -- on a message they received through the conversation or a subscription
