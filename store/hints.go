@@ -69,6 +69,10 @@ type Prefetch struct {
 	Muters          []UserID
 	AlertWordRealms []RealmID
 	TopicPolicies   []StreamTopic
+	// ChannelGroupSettings announces GroupAdminStore.ChannelGroupSettings
+	// of each of the streams above that exists: the permission groups a
+	// send checks (its can_send_message_group).
+	ChannelGroupSettings bool
 	// UserMessages, when its IDs are not empty, is read with
 	// FlagStore.UserMessages for its User and the same IDs, in the same
 	// order. A write of messages or flags in between forgets its answer.
