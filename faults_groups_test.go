@@ -24,6 +24,10 @@ func (t faultyTx) GroupSettings(ctx context.Context, realm chatcore.RealmID) ([]
 	return faultStep(t.f, func() ([]chatcore.GroupSetting, error) { return t.tx.GroupSettings(ctx, realm) })
 }
 
+func (t faultyTx) ChannelGroupSettings(ctx context.Context, stream chatcore.StreamID) ([]chatcore.GroupSetting, error) {
+	return faultStep(t.f, func() ([]chatcore.GroupSetting, error) { return t.tx.ChannelGroupSettings(ctx, stream) })
+}
+
 func (t faultyTx) PutGroupSetting(ctx context.Context, s chatcore.GroupSetting) error {
 	return faultStepErr(t.f, func() error { return t.tx.PutGroupSetting(ctx, s) })
 }

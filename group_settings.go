@@ -128,6 +128,21 @@ func LoadPermissions(ctx context.Context, tx Tx, realm RealmID) (*Permissions, e
 	if err != nil {
 		return nil, err
 	}
+	return newPermissions(realm, groups, settings), nil
+}
+
+// loadPermissionsWith reads the groups of realm and returns its
+// [Permissions] with settings, the realm's group settings read already.
+func loadPermissionsWith(ctx context.Context, tx Tx, realm RealmID, settings []GroupSetting) (*Permissions, error) {
+	groups, err := tx.Groups(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	return newPermissions(realm, groups, settings), nil
+}
+
+// newPermissions indexes the groups and group settings of realm.
+func newPermissions(realm RealmID, groups []Group, settings []GroupSetting) *Permissions {
 	p := &Permissions{realm: realm, groups: make(map[GroupID]*Group, len(groups)), byName: map[SystemGroup]GroupID{},
 		settings: make(map[settingKey]GroupSettingValue, len(settings))}
 	for i := range groups {
@@ -141,7 +156,7 @@ func LoadPermissions(ctx context.Context, tx Tx, realm RealmID) (*Permissions, e
 	for _, s := range settings {
 		p.settings[settingKey{s.Kind, s.ObjectID, s.Name}] = s.Value
 	}
-	return p, nil
+	return p
 }
 
 // Realm returns the realm p describes.
@@ -293,4 +308,32 @@ func (p *Permissions) UsesGroup(id GroupID) bool {
 		}
 	}
 	return false
+}
+
+// channelGuestsNever are the channel settings Zulip never lets a guest hold
+// (their allow_everyone_group is false).
+var channelGuestsNever = map[string]bool{
+	"can_add_subscribers_group": true, "can_administer_channel_group": true,
+	"can_remove_subscribers_group": true, "can_subscribe_group": true,
+}
+
+// InChannelSetting reports whether u is in the group setting name of
+// channel st: its stored value, else its default, def, except that
+// can_administer_channel_group and can_add_subscribers_group default to
+// the channel's creator (Zulip's "channel_creator"; nobody for a channel
+// without one). Guests are never in can_add_subscribers_group,
+// can_administer_channel_group, can_remove_subscribers_group or
+// can_subscribe_group.
+func (p *Permissions) InChannelSetting(u *User, st *Stream, name string, def SystemGroup) bool {
+	if channelGuestsNever[name] && u.Role == RoleGuest {
+		return false
+	}
+	if v, ok := p.settings[settingKey{SettingOfChannel, int64(st.ID), name}]; ok {
+		return p.InValue(u, v)
+	}
+	switch name {
+	case "can_administer_channel_group", "can_add_subscribers_group":
+		return st.CreatorID != 0 && st.CreatorID == u.ID
+	}
+	return p.Allows(u, SettingOfChannel, int64(st.ID), name, def)
 }

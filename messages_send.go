@@ -142,6 +142,7 @@ func announceSend(tx Tx, u *User, to sendTo, topic *string, content string) {
 		f.RealmEmojiRealms = []RealmID{u.RealmID}
 	}
 	if to.isChannel {
+		f.ChannelGroupSettings = true // its can_send_message_group (CanSendToStream)
 		f.Subscribers = true
 		f.UserSubscriptions = []UserID{u.ID}
 		if to.byID {
@@ -643,10 +644,29 @@ func ActiveRecipients(ctx context.Context, tx Tx, realm RealmID, ids []UserID) (
 	return ids, nil
 }
 
-// CanSendToStream applies Zulip's rule for posting to a channel: archived
-// channels take no messages; non-guests may post to public channels; everyone
-// else needs an active subscription (a bot may also use its owner's).
+// CanSendToStream applies Zulip's rule for posting to a channel. First the
+// channel's can_send_message_group (role:everyone unless stored) must hold
+// the sender or, for a bot, its owner: "You do not have permission to post
+// in this channel.". Then archived channels take no messages; non-guests may
+// post to public channels; everyone else needs an active subscription (a
+// bot may also use its owner's), or, for a non-guest and a private channel
+// with shared history, to be in its can_subscribe_group or
+// can_add_subscribers_group: "Not authorized to send to channel 'x'". It
+// reads the channel's group settings, and the realm's groups only when a
+// setting it consults is stored.
 func CanSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error {
+	settings, err := tx.ChannelGroupSettings(ctx, st.ID)
+	if err != nil {
+		return err
+	}
+	cp := channelPermissions{realm: st.RealmID, stream: st.ID, settings: settings}
+	ok, err := cp.holds(ctx, tx, sender, "can_send_message_group", true)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return BadRequest("You do not have permission to post in this channel.")
+	}
 	denied := BadRequestf("Not authorized to send to channel '%s'", st.Name)
 	if st.IsArchived {
 		return denied
@@ -654,8 +674,7 @@ func CanSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error
 	if !st.InviteOnly && sender.Role != RoleGuest {
 		return nil
 	}
-	ok, err := IsSubscribed(ctx, tx, st.ID, sender.ID)
-	if err != nil || ok {
+	if ok, err := IsSubscribed(ctx, tx, st.ID, sender.ID); err != nil || ok {
 		return err
 	}
 	if sender.IsBot && sender.BotOwnerID != 0 {
@@ -664,7 +683,59 @@ func CanSendToStream(ctx context.Context, tx Tx, sender *User, st *Stream) error
 			return err
 		}
 	}
+	if st.HistoryPublicToSubscribers && sender.Role != RoleGuest {
+		for _, name := range []string{"can_subscribe_group", "can_add_subscribers_group"} {
+			if ok, err := cp.holds(ctx, tx, sender, name, false); err != nil || ok {
+				return err
+			}
+		}
+	}
 	return denied
+}
+
+// channelPermissions answers a channel's group settings from its stored
+// settings, reading the realm's groups only when a stored value must be
+// resolved.
+type channelPermissions struct {
+	realm    RealmID
+	stream   StreamID
+	settings []GroupSetting
+	p        *Permissions
+}
+
+// holds reports whether u is in the channel's setting name; def is the
+// answer when it is not stored (role:everyone true, role:nobody false). A
+// bot not in a stored value is asked about through its owner, as Zulip
+// checks can_send_message_group.
+func (c *channelPermissions) holds(ctx context.Context, tx Tx, u *User, name string, def bool) (bool, error) {
+	i := slices.IndexFunc(c.settings, func(s GroupSetting) bool {
+		return s.Kind == SettingOfChannel && s.ObjectID == int64(c.stream) && s.Name == name
+	})
+	if i < 0 {
+		return def, nil
+	}
+	if c.p == nil {
+		p, err := loadPermissionsWith(ctx, tx, c.realm, c.settings)
+		if err != nil {
+			return false, err
+		}
+		c.p = p
+	}
+	v := c.settings[i].Value
+	if c.p.InValue(u, v) {
+		return true, nil
+	}
+	if name != "can_send_message_group" || !u.IsBot || u.BotOwnerID == 0 {
+		return false, nil
+	}
+	owner, err := tx.User(ctx, u.BotOwnerID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return c.p.InValue(owner, v), nil
 }
 
 // IsSubscribed reports whether the user has an active subscription to the channel.

@@ -51,8 +51,9 @@ type adminWorld struct {
 
 // loadAdmin reads the actor and channel id and checks the actor may
 // administer it: realm administrators always, others through the channel's
-// can_administer_channel_group. A channel the actor may not know of is
-// "Invalid channel ID".
+// can_administer_channel_group (its creator by default), even when not
+// subscribed to a private one. A channel whose content the actor may not
+// reach is "Invalid channel ID", as in Zulip.
 func loadAdmin(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorID chatcore.UserID, id chatcore.StreamID) (*adminWorld, error) {
 	u, st, err := actorAndChannel(ctx, tx, actorID, id)
 	if err != nil {
@@ -73,23 +74,13 @@ func loadAdmin(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actor
 	for _, s := range w.subs {
 		subscribed = subscribed || s == u.ID
 	}
-	if !canSeeChannel(u, st, subscribed) {
-		return nil, errInvalidChannelID()
+	if u.Role.IsAdmin() || inChannelSetting(p, u, st, "can_administer_channel_group") {
+		return w, nil
 	}
-	if !u.Role.IsAdmin() && !administers(p, u, st) {
+	if hasContentAccess(p, u, st, subscribed) {
 		return nil, errCannotAdminister()
 	}
-	return w, nil
-}
-
-// administers reports whether u is in the channel's
-// can_administer_channel_group: the stored value, else (Zulip's default
-// for a new channel) its creator alone.
-func administers(p *chatcore.Permissions, u *chatcore.User, st *chatcore.Stream) bool {
-	if v, ok := p.Stored(chatcore.SettingOfChannel, int64(st.ID), "can_administer_channel_group"); ok {
-		return p.InValue(u, v)
-	}
-	return st.CreatorID != 0 && st.CreatorID == u.ID
+	return nil, errInvalidChannelID()
 }
 
 // readAudience reads the channel's active subscribers and who may know of it.

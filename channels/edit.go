@@ -18,8 +18,10 @@ type UnsubscribeResult struct {
 
 // Unsubscribe removes the principals (default: the actor) from the named
 // channels in one transaction, as Zulip's DELETE /users/me/subscriptions
-// does. Unsubscribing anyone but oneself or one's own bots takes an
-// administrator (the channels' can_remove_subscribers_group). Events:
+// does. Unsubscribing anyone but oneself or one's own bots takes a realm
+// administrator, the channels' can_administer_channel_group, or, for
+// channels the actor may know of, their can_remove_subscribers_group
+// (role:administrators unless stored). Events:
 // subscription remove to each user removed and peer_remove to those who
 // may see the channel's subscribers.
 //
@@ -75,16 +77,21 @@ func Unsubscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 			}
 			channels = append(channels, st)
 		}
-		if others {
+		if others && !u.Role.IsAdmin() {
+			p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+			if err != nil {
+				return err
+			}
+			subscribed := map[chatcore.StreamID]bool{}
 			for _, st := range channels {
 				sub, err := tx.Subscription(ctx, st.ID, u.ID)
 				if err != nil && !errors.Is(err, chatcore.ErrNotFound) {
 					return err
 				}
-				subscribed := err == nil && sub.Active
-				if !u.Role.IsAdmin() || !canSeeChannel(u, st, subscribed) {
-					return chatcore.BadRequest("Insufficient permission")
-				}
+				subscribed[st.ID] = err == nil && sub.Active
+			}
+			if !mayRemoveSubscribers(p, u, channels, subscribed) {
+				return chatcore.BadRequest("Insufficient permission")
 			}
 		}
 		if len(missing) > 0 {

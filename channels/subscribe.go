@@ -165,9 +165,13 @@ func principalUsers(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID,
 // name can't be empty.", "Channel name too long (limit: 60 characters).",
 // "Invalid character in channel name, at position N."; "No such user" for a
 // principal; "Unable to access channel (NAME)." for a private channel the
-// actor is not subscribed to (unless authorization errors are not fatal);
-// "Insufficient permission" when a non-administrator subscribes others to a
-// private channel; UNAUTHORIZED for a missing or deactivated actor.
+// actor is not subscribed to and whose can_subscribe_group and
+// can_add_subscribers_group do not hold the actor (unless authorization
+// errors are not fatal); "Insufficient permission" when the actor
+// subscribes others to an existing channel without being an administrator
+// or in the realm's can_add_subscribers_group or the channel's
+// can_add_subscribers_group or can_administer_channel_group; UNAUTHORIZED
+// for a missing or deactivated actor.
 func Subscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req SubscribeRequest) (SubscribeResult, error) {
 	if err := checkSubscribeRequest(&req); err != nil {
 		return SubscribeResult{}, err
@@ -193,7 +197,14 @@ func Subscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 		if err != nil {
 			return err
 		}
+		var p *chatcore.Permissions
+		if len(created) < len(channels) {
+			if p, err = chatcore.LoadPermissions(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
+		}
 		var authorized []*chatcore.Stream
+		cannotAdd := false
 		for _, st := range channels {
 			if slices.Contains(created, st) {
 				authorized = append(authorized, st)
@@ -204,17 +215,18 @@ func Subscribe(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 				return err
 			}
 			subscribed := err == nil && sub.Active
-			if st.InviteOnly && !subscribed {
+			if !hasContentAccess(p, u, st, subscribed) {
 				if flag(req.AuthorizationErrorsFatal, true) {
 					return chatcore.BadRequestf("Unable to access channel (%s).", st.Name)
 				}
 				res.Unauthorized = append(res.Unauthorized, st.Name)
 				continue
 			}
-			if others && st.InviteOnly && !u.Role.IsAdmin() && !subscribed {
-				return chatcore.BadRequest("Insufficient permission")
-			}
+			cannotAdd = cannotAdd || others && !mayAddSubscribers(p, u, st)
 			authorized = append(authorized, st)
+		}
+		if cannotAdd {
+			return chatcore.BadRequest("Insufficient permission")
 		}
 		colors := map[string]string{}
 		for _, c := range req.Subscriptions {

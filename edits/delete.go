@@ -54,6 +54,17 @@ func checkDelete(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *
 	if pol.DeleteAny.Contains(u, chatcore.GroupAdministrators) {
 		return nil
 	}
+	var st *chatcore.Stream
+	cp := channelPerms{tx: tx, u: u}
+	if m.Type == chatcore.MessageTypeStream {
+		var err error
+		if st, err = tx.Stream(ctx, m.StreamID); err != nil {
+			return err
+		}
+		if ok, err := cp.in(ctx, st, "can_delete_any_message_group"); err != nil || ok {
+			return err
+		}
+	}
 	denied := chatcore.BadRequest("You don't have permission to delete this message")
 	if m.SenderID != u.ID {
 		sender, err := tx.User(ctx, m.SenderID)
@@ -65,7 +76,15 @@ func checkDelete(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *
 		}
 	}
 	if !pol.DeleteOwn.Contains(u, chatcore.GroupEveryone) {
-		return denied
+		if st == nil {
+			return denied
+		}
+		if ok, err := cp.in(ctx, st, "can_delete_own_message_group"); err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			return denied
+		}
 	}
 	if limit, ok := pol.DeleteOwnLimit.Effective(chatcore.DefaultDeleteOwnLimit); ok && svc.Now().Sub(m.SentAt) > limit {
 		return chatcore.BadRequest("The time limit for deleting this message has passed")

@@ -263,13 +263,30 @@ func planEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorI
 		}
 		p.toStream, p.targetStream = st, st
 	}
+	cp := channelPerms{tx: tx, u: u}
+	channels := []*chatcore.Stream{p.fromStream}
+	if p.toStream != nil {
+		channels = append(channels, p.toStream)
+	}
 	if p.topic != nil {
 		if p.resolved || p.unresolved {
-			if !pol.ResolveTopics.Contains(u, chatcore.GroupEveryone) {
+			ok := pol.ResolveTopics.Contains(u, chatcore.GroupEveryone)
+			if !ok {
+				if ok, err = cp.any(ctx, channels, cp.canResolve); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !ok {
 				return nil, nil, chatcore.BadRequest("You don't have permission to resolve topics in this channel.")
 			}
 		} else {
-			if !pol.MoveBetweenTopics.Contains(u, chatcore.GroupEveryone) {
+			ok := pol.MoveBetweenTopics.Contains(u, chatcore.GroupEveryone)
+			if !ok {
+				if ok, err = cp.any(ctx, channels, cp.canMoveWithin); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !ok {
 				return nil, nil, chatcore.BadRequest("You don't have permission to edit this message")
 			}
 			if limit, ok := pol.MoveWithinChannelLimit.Effective(chatcore.DefaultMoveLimit); ok && u.Role != chatcore.RoleModerator && age > limit+editGrace {
@@ -278,7 +295,13 @@ func planEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorI
 		}
 	}
 	if p.toStream != nil {
-		if !pol.MoveBetweenChannels.Contains(u, chatcore.GroupMembers) {
+		ok := pol.MoveBetweenChannels.Contains(u, chatcore.GroupMembers)
+		if !ok {
+			if ok, err = cp.any(ctx, channels[:1], cp.canMoveOut); err != nil {
+				return nil, nil, err
+			}
+		}
+		if !ok {
 			return nil, nil, chatcore.BadRequest("You don't have permission to move this message")
 		}
 		if limit, ok := pol.MoveBetweenChannelsLimit.Effective(chatcore.DefaultMoveLimit); ok && u.Role != chatcore.RoleModerator && age > limit+editGrace {

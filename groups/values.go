@@ -126,7 +126,7 @@ var ChannelSettings = []SettingDef{
 	{Name: "can_add_subscribers_group", Default: chatcore.GroupNobody},
 	{Name: "can_administer_channel_group", Default: chatcore.GroupNobody},
 	{Name: "can_delete_any_message_group", Default: chatcore.GroupNobody},
-	{Name: "can_delete_own_message_group", Default: chatcore.GroupEveryone},
+	{Name: "can_delete_own_message_group", Default: chatcore.GroupNobody},
 	{Name: "can_move_messages_out_of_channel_group", Default: chatcore.GroupNobody},
 	{Name: "can_move_messages_within_channel_group", Default: chatcore.GroupNobody},
 	{Name: "can_remove_subscribers_group", Default: chatcore.GroupAdministrators},

@@ -48,6 +48,9 @@ type GroupAdminStore interface {
 	// GroupSettings returns the stored group settings of a realm, ordered by
 	// kind, object id and name.
 	GroupSettings(ctx context.Context, realm RealmID) ([]GroupSetting, error)
+	// ChannelGroupSettings returns the stored group settings of the channel
+	// (kind SettingOfChannel, object id stream), ordered by name.
+	ChannelGroupSettings(ctx context.Context, stream StreamID) ([]GroupSetting, error)
 	// PutGroupSetting inserts or replaces the setting (keyed by kind, object
 	// id and name).
 	PutGroupSetting(ctx context.Context, s GroupSetting) error

@@ -72,6 +72,10 @@ type Prefetch struct {
 	// RealmEmojiRealms are read with RealmEmojiStore.RealmEmojis: the
 	// custom emoji a message's :name: syntax may show.
 	RealmEmojiRealms []RealmID
+	// ChannelGroupSettings announces GroupAdminStore.ChannelGroupSettings
+	// of each of the streams above that exists: the permission groups a
+	// send checks (its can_send_message_group).
+	ChannelGroupSettings bool
 	// UserMessages, when its IDs are not empty, is read with
 	// FlagStore.UserMessages for its User and the same IDs, in the same
 	// order. A write of messages or flags in between forgets its answer.

@@ -83,6 +83,21 @@ func cloneGroupSetting(s store.GroupSetting) store.GroupSetting {
 	return s
 }
 
+// ChannelGroupSettings implements store.GroupAdminStore.
+func (t *tx) ChannelGroupSettings(_ context.Context, stream store.StreamID) ([]store.GroupSetting, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	var out []store.GroupSetting
+	for _, s := range t.d.groupSettings {
+		if s.Kind == store.SettingOfChannel && s.ObjectID == int64(stream) {
+			out = append(out, cloneGroupSetting(s))
+		}
+	}
+	slices.SortFunc(out, func(a, b store.GroupSetting) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
 // GroupSettings implements store.GroupAdminStore.
 func (t *tx) GroupSettings(_ context.Context, realm store.RealmID) ([]store.GroupSetting, error) {
 	if err := t.read(); err != nil {

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/chatcore/chatcore/store"
@@ -36,6 +38,60 @@ func (t *tx) RealmEmojis(ctx context.Context, realm store.RealmID) ([]store.Real
 		return out, nil
 	}
 	return t.Tx.RealmEmojis(ctx, realm)
+}
+
+// ChannelGroupSettings implements [store.GroupAdminStore], or answers from
+// the same read announced (see Prefetch).
+func (t *tx) ChannelGroupSettings(ctx context.Context, stream store.StreamID) ([]store.GroupSetting, error) {
+	if out, ok := take(t.answers().channelSettings, stream); ok {
+		return out, nil
+	}
+	return t.Tx.ChannelGroupSettings(ctx, stream)
+}
+
+// channelSettingsByNameSQL reads the channel of realm $1 with the name key
+// $2 and its group settings: one row per setting, or one with NULLs when it
+// has none (no row when there is no channel).
+const channelSettingsByNameSQL = `SELECT s.id, g.name, g.value FROM streams s
+	LEFT JOIN group_settings g ON g.kind = '` + store.SettingOfChannel + `' AND g.object_id = s.id
+	WHERE s.realm_id = $1 AND s.name_key = $2 ORDER BY g.name COLLATE "C"`
+
+// prefetchChannelSettingsByName queues the announced ChannelGroupSettings
+// read of a channel named by its name (a send by channel name): its answer
+// is keyed by the channel id the same statement finds.
+func (t *tx) prefetchChannelSettingsByName(f *fetched, n store.StreamName) {
+	args := []any{n.RealmID, store.FoldKey(n.Name)}
+	t.tx.enqueuePrefetch(channelSettingsByNameSQL, args, func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return classify(err, "channel group settings")
+		}
+		defer rows.Close()
+		var stream int64
+		var out []store.GroupSetting
+		found := false
+		for rows.Next() {
+			var name, value *string
+			if err := rows.Scan(&stream, &name, &value); err != nil {
+				return classify(err, "channel group settings")
+			}
+			found = true
+			if name != nil {
+				s := store.GroupSetting{RealmID: n.RealmID, Kind: store.SettingOfChannel, ObjectID: stream, Name: *name}
+				if err := json.Unmarshal([]byte(*value), &s.Value); err != nil {
+					return fmt.Errorf("postgres: channel group settings: %w", err)
+				}
+				out = append(out, s)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return classify(err, "channel group settings")
+		}
+		if found {
+			setEntry(&f.channelSettings, store.StreamID(stream), out)
+		}
+		return nil
+	})
 }
 
 // TopicUserTopics implements [store.UserTopicStore], or answers from the

@@ -121,6 +121,16 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			return sqlstore.ScanRealmEmoji(r, e)
 		}, sqlstore.RealmEmojisSQL, int64(realm))
 	}
+	if p.ChannelGroupSettings {
+		for _, id := range p.Streams {
+			prefetchRows(t, &f.channelSettings, id, "channel group settings", func(r pgx.Rows, s *store.GroupSetting) error {
+				return sqlstore.ScanGroupSetting(r, s)
+			}, sqlstore.ChannelGroupSettingsSQL(dialect.ByteOrder), int64(id))
+		}
+		for _, n := range p.StreamNames {
+			t.prefetchChannelSettingsByName(f, n)
+		}
+	}
 	for _, k := range p.TopicPolicies {
 		if k.StreamID == 0 {
 			t.prefetchTopicPoliciesByName(f, k)
@@ -235,11 +245,12 @@ type fetched struct {
 	realmStreams      map[store.RealmID][]store.Stream
 	userSubscriptions map[store.UserID][]store.Subscription
 	directRecipients  map[store.UserID][]store.RecipientID
-	// muters, alertWords and topicPolicies answer MutersOf,
-	// RealmAlertWords and TopicUserTopics.
-	muters        map[store.UserID][]store.UserID
-	alertWords    map[store.RealmID][]store.AlertWord
-	topicPolicies map[store.StreamTopic][]store.UserTopic
+	// muters, alertWords, topicPolicies and channelSettings answer MutersOf,
+	// RealmAlertWords, TopicUserTopics and ChannelGroupSettings.
+	muters          map[store.UserID][]store.UserID
+	alertWords      map[store.RealmID][]store.AlertWord
+	topicPolicies   map[store.StreamTopic][]store.UserTopic
+	channelSettings map[store.StreamID][]store.GroupSetting
 	// realmEmojis answers RealmEmojis.
 	realmEmojis map[store.RealmID][]store.RealmEmoji
 }

@@ -165,6 +165,12 @@ var groupAdminTests = []test{
 			got, err = tx.GroupSettings(ctx, w.other)
 			is.NoErr(err)
 			is.Equal(got, []store.GroupSetting{theirs}) // other realm apart
+			got, err = tx.ChannelGroupSettings(ctx, w.general.ID)
+			is.NoErr(err)
+			is.Equal(got, []store.GroupSetting{anon}) // the channel's alone
+			got, err = tx.ChannelGroupSettings(ctx, w.secret.ID)
+			is.NoErr(err)
+			is.Equal(len(got), 0) // a channel without stored settings
 		})
 	}},
 	{"DefaultStreams", func(t *testing.T, st store.Store) {

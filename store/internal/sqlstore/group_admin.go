@@ -59,15 +59,19 @@ func (x *Tx) ChangeSubgroups(ctx context.Context, id store.GroupID, add, remove 
 	return changeEdges(ctx, x, "group_subgroups", "subgroup_id", id, add, remove)
 }
 
+// ScanGroupSetting scans a row of group_settings: realm_id, kind,
+// object_id, name, value.
+func ScanGroupSetting(r Row, s *store.GroupSetting) error {
+	var raw string
+	if err := r.Scan(Num(&s.RealmID), &s.Kind, &s.ObjectID, &s.Name, &raw); err != nil {
+		return err
+	}
+	return json.Unmarshal([]byte(raw), &s.Value)
+}
+
 // GroupSettings implements [store.GroupAdminStore].
 func (x *Tx) GroupSettings(ctx context.Context, realm store.RealmID) ([]store.GroupSetting, error) {
-	return scanAll(ctx, x, "group settings", func(r Row, s *store.GroupSetting) error {
-		var raw string
-		if err := r.Scan(Num(&s.RealmID), &s.Kind, &s.ObjectID, &s.Name, &raw); err != nil {
-			return err
-		}
-		return json.Unmarshal([]byte(raw), &s.Value)
-	}, "SELECT realm_id, kind, object_id, name, value FROM group_settings WHERE realm_id = $1 ORDER BY kind"+x.d.ByteOrder+
+	return scanAll(ctx, x, "group settings", ScanGroupSetting, "SELECT realm_id, kind, object_id, name, value FROM group_settings WHERE realm_id = $1 ORDER BY kind"+x.d.ByteOrder+
 		", object_id, name"+x.d.ByteOrder, int64(realm))
 }
 
@@ -84,4 +88,17 @@ func (x *Tx) PutGroupSetting(ctx context.Context, s store.GroupSetting) error {
 		ON CONFLICT (kind, object_id, name) DO UPDATE SET value = excluded.value, realm_id = excluded.realm_id`,
 		int64(s.RealmID), s.Kind, s.ObjectID, s.Name, string(raw))
 	return x.classify(err, "put group setting "+s.Name)
+}
+
+// ChannelGroupSettings implements [store.GroupAdminStore].
+func (x *Tx) ChannelGroupSettings(ctx context.Context, stream store.StreamID) ([]store.GroupSetting, error) {
+	return scanAll(ctx, x, "channel group settings", ScanGroupSetting, ChannelGroupSettingsSQL(x.d.ByteOrder), int64(stream))
+}
+
+// ChannelGroupSettingsSQL returns the statement that reads the group
+// settings of the channel $1 ordered by name, its rows scanned with
+// ScanGroupSetting; byteOrder is the dialect's ByteOrder.
+func ChannelGroupSettingsSQL(byteOrder string) string {
+	return "SELECT realm_id, kind, object_id, name, value FROM group_settings WHERE kind = '" + store.SettingOfChannel +
+		"' AND object_id = $1 ORDER BY name" + byteOrder
 }
