@@ -2,8 +2,12 @@ package httpadapter_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/matryer/is"
 )
@@ -84,4 +88,45 @@ func TestHTTPRealmUserSettingsDefaults(t *testing.T) {
 	is.Equal(mine["color_scheme"], json.Number("3")) // the realm's default
 	is.Equal(mine["enter_sends"], true)              // the realm's default
 	is.Equal(mine["emojiset"], "text")               // the realm's default
+}
+
+// TestHTTPRealmDeactivation: only an owner deactivates the realm; the realm
+// deactivated event goes out, and then every request of its users and GET
+// /events are refused (401), password logins with Zulip's
+// REALM_DEACTIVATED, its invitation links with a page, while another realm goes on.
+func TestHTTPRealmDeactivation(t *testing.T) {
+	is := is.New(t)
+	e := newEnv(t, httpadapter.Options{})
+	res := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
+		params: params("event_types", `["realm"]`)})
+	wantSuccess(t, res)
+	queue := res.body["queue_id"].(string)
+	wantSuccess(t, e.do(t, request{method: "POST", path: "/invites", auth: &admin, enc: urlEncoded,
+		params: params("invitee_emails", "late@example.test", "stream_ids", "[61]")}))
+	link := lastLink(t, e, "late@example.test")
+
+	wantError(t, e.do(t, request{method: "POST", path: "/realm/deactivate", auth: &admin}), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner")
+	wantError(t, e.do(t, request{method: "POST", path: "/realm/deactivate", auth: &member}), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner")
+	wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &member})) // refusals changed nothing
+	wantSuccess(t, e.do(t, request{method: "POST", path: "/realm/deactivate", auth: &owner}))
+
+	evs := e.w.Events.OfType("realm", "op", "deactivated")
+	is.Equal(len(evs), 1)                                         // one deactivated event
+	is.Equal(evs[0].Data["realm_id"], chatcore.RealmID(1))        // naming the realm
+	is.True(slices.Contains(evs[0].UserIDs, chatcore.UserID(14))) // to its active users
+
+	for _, c := range []*cred{&owner, &member, &bot} {
+		// Over Basic auth Zulip answers the realm's refusal as 401 UNAUTHORIZED.
+		wantError(t, e.do(t, request{method: "GET", path: "/users/me", auth: c}), 401, "UNAUTHORIZED", "This organization has been deactivated")
+	}
+	res = e.do(t, request{method: "GET", path: "/events", auth: &member, enc: urlEncoded,
+		params: params("queue_id", queue, "last_event_id", "-1", "dont_block", "true")})
+	wantError(t, res, 401, "UNAUTHORIZED", "This organization has been deactivated") // the queue ends
+	res = e.do(t, request{method: "POST", path: "/fetch_api_key", enc: urlEncoded,
+		params: params("username", "owner@acme.test", "password", "correct horse battery staple")})
+	wantError(t, res, 401, "REALM_DEACTIVATED", "This organization has been deactivated")
+	status, body := page(t, e, http.MethodGet, link, nil)
+	is.Equal(status, 404)                                                                // the invitation link is refused
+	is.True(strings.Contains(body, "This organization has been deactivated"))            // with a clear page
+	wantSuccess(t, e.do(t, request{method: "GET", path: "/users/me", auth: &otherBoss})) // another realm goes on
 }

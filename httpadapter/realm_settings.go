@@ -111,3 +111,11 @@ func (h *handler) updateUserDefaults(ctx context.Context, c *call) (map[string]a
 	c.ignored = append(c.ignored, skipped...)
 	return nil, realms.UpdateUserDefaults(ctx, h.svc, c.user.ID, req)
 }
+
+// deactivateRealm answers POST /realm/deactivate.
+func (h *handler) deactivateRealm(ctx context.Context, c *call) (map[string]any, error) {
+	if err := c.decode(&struct{}{}); err != nil {
+		return nil, err
+	}
+	return nil, realms.Deactivate(ctx, h.svc, c.user.ID)
+}
