@@ -165,12 +165,25 @@ func Unauthorized(msg string) *Error {
 	return &Error{Code: CodeUnauthorized, Kind: KindUnauthenticated, Msg: msg}
 }
 
+// ErrRealmDeactivated is Zulip's refusal of every request of a realm its
+// owner deactivated: 401 REALM_DEACTIVATED "This organization has been
+// deactivated".
+func ErrRealmDeactivated() *Error {
+	return &Error{Code: CodeRealmDeactivated, Kind: KindUnauthenticated, Msg: "This organization has been deactivated"}
+}
+
 // The permission errors of Zulip's role decorators: HTTP 400, UNAUTHORIZED_PRINCIPAL.
 // (No operation of chatcore requires the member role, so Zulip's "Must be an
 // organization member" has no constructor here.)
 
 func errMustBeAdmin() *Error {
 	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization administrator"}
+}
+
+// ErrMustBeOwner is Zulip's OrganizationOwnerRequiredError: HTTP 400
+// UNAUTHORIZED_PRINCIPAL "Must be an organization owner".
+func ErrMustBeOwner() *Error {
+	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization owner"}
 }
 
 // ErrorCode returns the wire code of err, or "" when err is not an [*Error].

@@ -177,6 +177,14 @@ func (t faultyTx) UpdateRealm(ctx context.Context, r *chatcore.Realm) error {
 	return faultStepErr(t.f, func() error { return t.tx.UpdateRealm(ctx, r) })
 }
 
+func (t faultyTx) RealmUserDefaults(ctx context.Context, realm chatcore.RealmID) (chatcore.Settings, error) {
+	return faultStep(t.f, func() (chatcore.Settings, error) { return t.tx.RealmUserDefaults(ctx, realm) })
+}
+
+func (t faultyTx) PutRealmUserDefaults(ctx context.Context, realm chatcore.RealmID, s *chatcore.Settings) error {
+	return faultStepErr(t.f, func() error { return t.tx.PutRealmUserDefaults(ctx, realm, s) })
+}
+
 func (t faultyTx) User(ctx context.Context, id chatcore.UserID) (*chatcore.User, error) {
 	return faultStep(t.f, func() (*chatcore.User, error) { return t.tx.User(ctx, id) })
 }

@@ -27,6 +27,10 @@ import (
 //     whose e-mail differs from email (compared case-insensitively);
 //   - "Account is deactivated": the user or bot is deactivated.
 //
+// A user of a deactivated realm gets [ErrRealmDeactivated] (401
+// REALM_DEACTIVATED), checked before the user's own deactivation as Zulip
+// does; the realm costs a second primary-key read.
+//
 // Endpoint-specific refusals (incoming-webhook bots on normal endpoints,
 // human-only endpoints) are the caller's to make. Other errors are store
 // failures.
@@ -73,6 +77,17 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 	}
 	if FoldKey(email) != FoldKey(u.Email) {
 		return nil, Unauthorized("Invalid API key")
+	}
+	var realm *Realm
+	if err := s.viewSingle(context.WithoutCancel(ctx), func(tx Tx) error {
+		var err error
+		realm, err = tx.Realm(ctx, u.RealmID)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if realm.Deactivated {
+		return nil, ErrRealmDeactivated()
 	}
 	if !u.IsActive {
 		return nil, Unauthorized("Account is deactivated")

@@ -77,6 +77,9 @@ func PasswordLogin(ctx context.Context, svc *chatcore.Service, realm, username, 
 		if err != nil || r == nil {
 			return err
 		}
+		if r.Deactivated {
+			return chatcore.ErrRealmDeactivated()
+		}
 		u, err = tx.UserByEmail(ctx, r.ID, username)
 		if errors.Is(err, chatcore.ErrNotFound) {
 			u = nil

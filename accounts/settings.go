@@ -413,3 +413,22 @@ type settingChange struct {
 	row   *settings.Row
 	value any // bool, int or string
 }
+
+// SettingValue is one personal setting a [SettingsUpdate] sets: its wire
+// name and its value (a bool, int or string).
+type SettingValue struct {
+	Name  string
+	Value any
+}
+
+// SettingValues returns the personal settings u sets, in table order; the
+// account fields (full name, e-mail, passwords) and TargetUsers are not
+// settings and are left out.
+func (u *SettingsUpdate) SettingValues() []SettingValue {
+	changes := u.settingChanges()
+	out := make([]SettingValue, len(changes))
+	for i, c := range changes {
+		out[i] = SettingValue{Name: c.row.Name, Value: c.value}
+	}
+	return out
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/chatcore/chatcore/messages"
 	"github.com/chatcore/chatcore/presence"
 	"github.com/chatcore/chatcore/realmemoji"
+	"github.com/chatcore/chatcore/realms"
 	"github.com/chatcore/chatcore/scheduled"
 )
 
@@ -132,6 +133,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if want("user_settings") {
 			settings := u.Settings
 			st.Settings = &settings
+		}
+		if want("realm_user_settings_defaults") {
+			if st.UserDefaults, err = realms.UserDefaults(ctx, tx, u.RealmID); err != nil {
+				return err
+			}
 		}
 		if err := registerPeople(ctx, svc, tx, u, want, &st); err != nil {
 			return err

@@ -54,6 +54,9 @@ type State struct {
 	Realm *RegisterRealm
 	// Settings are the actor's own settings (section user_settings).
 	Settings *chatcore.Settings
+	// UserDefaults are the realm's defaults for new accounts by setting
+	// name (section realm_user_settings_defaults).
+	UserDefaults map[string]any
 	// Linkifiers are the realm's linkifiers in processing order (section
 	// realm_linkifiers).
 	Linkifiers []linkifiers.View

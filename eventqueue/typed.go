@@ -202,6 +202,16 @@ type UserSettingsEvent struct {
 	LanguageName *string         `json:"language_name,omitempty"`
 }
 
+// RealmUserSettingsDefaultsEvent is a "realm_user_settings_defaults" event
+// (Op "update"): the realm's default for new accounts of the setting
+// Property changed to Value.
+type RealmUserSettingsDefaultsEvent struct {
+	Header
+	Op       string          `json:"op"`
+	Property string          `json:"property"`
+	Value    json.RawMessage `json:"value"`
+}
+
 // Linkifier is one linkifier of a [RealmLinkifiersEvent].
 type Linkifier struct {
 	ID          chatcore.LinkifierID `json:"id"`
@@ -268,37 +278,38 @@ type UnknownEvent struct {
 
 // eventTypes maps an event type to a new value of its Go type.
 var eventTypes = map[string]func() Event{
-	"message":              func() Event { return &MessageEvent{} },
-	"update_message":       func() Event { return &UpdateMessageEvent{} },
-	"delete_message":       func() Event { return &DeleteMessageEvent{} },
-	"update_message_flags": func() Event { return &UpdateMessageFlagsEvent{} },
-	"reaction":             func() Event { return &ReactionEvent{} },
-	"typing":               func() Event { return &TypingEvent{} },
-	"presence":             func() Event { return &PresenceEvent{} },
-	"subscription":         func() Event { return &SubscriptionEvent{} },
-	"stream":               func() Event { return &StreamEvent{} },
-	"realm_user":           func() Event { return &RealmUserEvent{} },
-	"realm_bot":            func() Event { return &RealmBotEvent{} },
-	"user_settings":        func() Event { return &UserSettingsEvent{} },
-	"realm_linkifiers":     func() Event { return &RealmLinkifiersEvent{} },
-	"realm_filters":        func() Event { return &RealmFiltersEvent{} },
-	"scheduled_messages":   func() Event { return &ScheduledMessagesEvent{} },
-	"reminders":            func() Event { return &RemindersEvent{} },
-	"restart":              func() Event { return &RestartEvent{} },
-	"heartbeat":            func() Event { return &HeartbeatEvent{} },
-	"realm":                func() Event { return &RealmEvent{} },
-	"realm_emoji":          func() Event { return &RealmEmojiEvent{} },
-	"default_streams":      func() Event { return &DefaultStreamsEvent{} },
-	"user_group":           func() Event { return &UserGroupEvent{} },
-	"user_status":          func() Event { return &UserStatusEvent{} },
-	"user_topic":           func() Event { return &UserTopicEvent{} },
-	"muted_topics":         func() Event { return &MutedTopicsEvent{} },
-	"muted_users":          func() Event { return &MutedUsersEvent{} },
-	"alert_words":          func() Event { return &AlertWordsEvent{} },
-	"drafts":               func() Event { return &DraftsEvent{} },
-	"submessage":           func() Event { return &SubmessageEvent{} },
-	"attachment":           func() Event { return &AttachmentEvent{} },
-	"invites_changed":      func() Event { return &InvitesChangedEvent{} },
+	"message":                      func() Event { return &MessageEvent{} },
+	"update_message":               func() Event { return &UpdateMessageEvent{} },
+	"delete_message":               func() Event { return &DeleteMessageEvent{} },
+	"update_message_flags":         func() Event { return &UpdateMessageFlagsEvent{} },
+	"reaction":                     func() Event { return &ReactionEvent{} },
+	"typing":                       func() Event { return &TypingEvent{} },
+	"presence":                     func() Event { return &PresenceEvent{} },
+	"subscription":                 func() Event { return &SubscriptionEvent{} },
+	"stream":                       func() Event { return &StreamEvent{} },
+	"realm_user":                   func() Event { return &RealmUserEvent{} },
+	"realm_bot":                    func() Event { return &RealmBotEvent{} },
+	"user_settings":                func() Event { return &UserSettingsEvent{} },
+	"realm_user_settings_defaults": func() Event { return &RealmUserSettingsDefaultsEvent{} },
+	"realm_linkifiers":             func() Event { return &RealmLinkifiersEvent{} },
+	"realm_filters":                func() Event { return &RealmFiltersEvent{} },
+	"scheduled_messages":           func() Event { return &ScheduledMessagesEvent{} },
+	"reminders":                    func() Event { return &RemindersEvent{} },
+	"restart":                      func() Event { return &RestartEvent{} },
+	"heartbeat":                    func() Event { return &HeartbeatEvent{} },
+	"realm":                        func() Event { return &RealmEvent{} },
+	"realm_emoji":                  func() Event { return &RealmEmojiEvent{} },
+	"default_streams":              func() Event { return &DefaultStreamsEvent{} },
+	"user_group":                   func() Event { return &UserGroupEvent{} },
+	"user_status":                  func() Event { return &UserStatusEvent{} },
+	"user_topic":                   func() Event { return &UserTopicEvent{} },
+	"muted_topics":                 func() Event { return &MutedTopicsEvent{} },
+	"muted_users":                  func() Event { return &MutedUsersEvent{} },
+	"alert_words":                  func() Event { return &AlertWordsEvent{} },
+	"drafts":                       func() Event { return &DraftsEvent{} },
+	"submessage":                   func() Event { return &SubmessageEvent{} },
+	"attachment":                   func() Event { return &AttachmentEvent{} },
+	"invites_changed":              func() Event { return &InvitesChangedEvent{} },
 }
 
 // EventTypes returns the event types [Decode] has a Go type for.

@@ -10,14 +10,16 @@ import (
 )
 
 // RealmEvent is a "realm" event: Op "update" (the realm setting Property
-// changed to Value) or "update_dict" (Property "default", Data holding the
-// changed settings by name).
+// changed to Value), "update_dict" (Property "default", Data holding the
+// changed settings by name) or "deactivated" (RealmID, the realm its owner
+// deactivated).
 type RealmEvent struct {
 	Header
-	Op       string          `json:"op"`
-	Property string          `json:"property"`
-	Value    json.RawMessage `json:"value,omitempty"`
-	Data     json.RawMessage `json:"data,omitempty"`
+	Op       string           `json:"op"`
+	Property string           `json:"property,omitempty"`
+	RealmID  chatcore.RealmID `json:"realm_id,omitempty"`
+	Value    json.RawMessage  `json:"value,omitempty"`
+	Data     json.RawMessage  `json:"data,omitempty"`
 }
 
 // RealmEmojiEvent is a "realm_emoji" event (Op "update"): the realm's

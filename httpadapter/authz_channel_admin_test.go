@@ -57,6 +57,13 @@ func channelAdminAuthzCases() []authzCase {
 			want: adminOr(always(ok200)),
 		},
 		{
+			route: "PATCH /api/v1/realm/user_settings_defaults", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "PATCH", path: "/realm/user_settings_defaults", enc: urlEncoded, params: params("color_scheme", "2")}
+			},
+			want: adminOr(always(ok200)),
+		},
+		{
 			route: "PATCH /api/v1/streams/{stream_id}", name: "public channel", kinds: realmKinds, obj: shared("61", "71"),
 			req: func(_ authzRole, id string) request {
 				return request{method: "PATCH", path: "/streams/" + id, enc: urlEncoded, params: params("description", "changed")}

@@ -60,6 +60,8 @@ var notDescribed = map[string]string{
 	"POST /api/v1/typing":                                       "not in the served excerpt; TestHTTPTyping checks its answers and errors",
 	"GET /api/v1/streams/{stream_id}/members":                   "not in the served excerpt; TestHTTPChannelAdmin and the authorization matrix check its answers",
 	"PATCH /api/v1/realm":                                       "not in the served excerpt; TestHTTPRealmSettings and the authorization matrix check its answers",
+	"PATCH /api/v1/realm/user_settings_defaults":                "not in the served excerpt; TestHTTPRealmUserSettingsDefaults and the authorization matrix check its answers",
+	"POST /api/v1/realm/deactivate":                             "not in the served excerpt; TestHTTPRealmDeactivation and the authorization matrix check its answers",
 	"POST /api/v1/default_streams":                              "not in the served excerpt; TestHTTPDefaultChannels and the authorization matrix check its answers",
 	"DELETE /api/v1/default_streams":                            "not in the served excerpt; TestHTTPDefaultChannels and the authorization matrix check its answers",
 	"GET /api/v1/user_groups":                                   userGroupsUndescribed,

@@ -45,7 +45,8 @@ func TestHTTPPeople(t *testing.T) {
 		wantError(t, create(&admin, "created@example.test", strongPassword), 400, "BAD_REQUEST", "Email 'created@example.test' already in use")
 		wantError(t, create(&admin, "weak@example.test", "abc"), 400, "BAD_REQUEST", "The password is too weak.")
 		wantError(t, create(&admin, "not an address", strongPassword), 400, "BAD_REQUEST", "Bad name or username")
-		wantError(t, create(&moderator, "x@example.test", strongPassword), 400, "BAD_REQUEST", "User not authorized to create users")
+		wantError(t, create(&moderator, "x@example.test", strongPassword), 400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator")
+		wantError(t, create(&owner, "x@example.test", strongPassword), 400, "BAD_REQUEST", "User not authorized to create users") // an owner without can_create_users
 		res = e.do(t, request{method: "POST", path: "/users", auth: &admin, enc: urlEncoded, params: params("email", "y@example.test")})
 		wantError(t, res, 400, "REQUEST_VARIABLE_MISSING", "Missing 'password' argument")
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/accounts"
 	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/realms"
 )
@@ -84,4 +85,37 @@ func (h *handler) updateRealm(ctx context.Context, c *call) (map[string]any, err
 		u.Settings[name] = ch
 	}
 	return nil, realms.Update(ctx, h.svc, c.user.ID, u)
+}
+
+// updateUserDefaults answers PATCH /realm/user_settings_defaults: the
+// parameters of PATCH /settings, less those Zulip does not take here
+// (account fields, target_users and realms.NotUserDefaults), which are
+// reported as ignored.
+func (h *handler) updateUserDefaults(ctx context.Context, c *call) (map[string]any, error) {
+	var skipped []string
+	rest := maps.Clone(c.params)
+	for _, name := range append([]string{"full_name", "email", "old_password", "new_password", "target_users"}, realms.NotUserDefaults...) {
+		if _, ok := rest[name]; ok {
+			skipped = append(skipped, name)
+			delete(rest, name)
+		}
+	}
+	saved := c.params
+	c.params = rest
+	var req accounts.SettingsUpdate
+	err := c.decode(&req)
+	c.params = saved
+	if err != nil {
+		return nil, err
+	}
+	c.ignored = append(c.ignored, skipped...)
+	return nil, realms.UpdateUserDefaults(ctx, h.svc, c.user.ID, req)
+}
+
+// deactivateRealm answers POST /realm/deactivate.
+func (h *handler) deactivateRealm(ctx context.Context, c *call) (map[string]any, error) {
+	if err := c.decode(&struct{}{}); err != nil {
+		return nil, err
+	}
+	return nil, realms.Deactivate(ctx, h.svc, c.user.ID)
 }

@@ -77,6 +77,7 @@ var customProfileFieldTypes = map[string]any{
 // subscription (subscriptions, unsubscribed, never_subscribed),
 // muted_topics, user_topic (user_topics), realm_emoji,
 // custom_profile_fields (with custom_profile_field_types), user_settings,
+// realm_user_settings_defaults,
 // realm_linkifiers, scheduled_messages, reminders, message
 // (max_message_id), unread_msgs, starred_messages, drafts,
 // recent_private_conversations and stream (streams). The realm section
@@ -164,6 +165,9 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 	}
 	if st.Settings != nil {
 		state["user_settings"] = *st.Settings
+	}
+	if st.UserDefaults != nil {
+		state["realm_user_settings_defaults"] = st.UserDefaults
 	}
 	if st.Linkifiers != nil {
 		state["realm_linkifiers"] = st.Linkifiers

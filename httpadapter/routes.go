@@ -77,7 +77,9 @@ func (h *handler) routes() []route {
 	routes = append(routes, h.personalRoutes()...)
 	routes = append(routes, h.userGroupRoutes()...)
 	routes = append(routes, h.channelAdminRoutes()...)
-	routes = append(routes, route{pattern: "PATCH /api/v1/realm", access: chatcore.AccessAdmin, fn: h.updateRealm})
+	routes = append(routes, route{pattern: "PATCH /api/v1/realm", access: chatcore.AccessAdmin, fn: h.updateRealm},
+		route{pattern: "PATCH /api/v1/realm/user_settings_defaults", access: chatcore.AccessAdmin, fn: h.updateUserDefaults},
+		route{pattern: "POST /api/v1/realm/deactivate", fn: h.deactivateRealm})
 	routes = append(routes, h.uploadRoutes()...)
 	routes = append(routes, h.realmEmojiRoutes()...)
 	routes = append(routes, h.avatarRoutes()...)

@@ -148,6 +148,11 @@ func (h *handler) signUpFailed(w http.ResponseWriter, r *http.Request, err error
 			Gone: "This invitation link has expired, has been revoked or was already used."})
 		return
 	}
+	if e, ok := errors.AsType[*chatcore.Error](err); ok && e.Code == chatcore.CodeRealmDeactivated {
+		h.writeSignUp(w, r, http.StatusNotFound, signUpData{Title: "Organization deactivated",
+			Gone: "This organization has been deactivated: its invitation links no longer work."})
+		return
+	}
 	if e, ok := errors.AsType[*chatcore.Error](err); ok && e.Kind == chatcore.KindInvalid {
 		d.Error = e.Msg
 		h.writeSignUp(w, r, http.StatusBadRequest, d)

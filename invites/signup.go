@@ -35,7 +35,8 @@ type Link struct {
 	InviterName string
 }
 
-// load returns the usable invitation with the key, or errLinkInvalid.
+// load returns the usable invitation with the key, or errLinkInvalid;
+// chatcore.ErrRealmDeactivated when its realm was deactivated.
 func load(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, key string) (*chatcore.Invite, error) {
 	if len(key) == 0 || len(key) > 64 {
 		return nil, errLinkInvalid()
@@ -49,6 +50,13 @@ func load(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, key string
 	}
 	if !usable(inv, svc.Now()) {
 		return nil, errLinkInvalid()
+	}
+	realm, err := tx.Realm(ctx, inv.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	if realm.Deactivated {
+		return nil, chatcore.ErrRealmDeactivated()
 	}
 	return inv, nil
 }

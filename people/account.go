@@ -99,7 +99,8 @@ func checkNewName(ctx context.Context, tx chatcore.Tx, realm *chatcore.Realm, na
 }
 
 // CreateAccountInTx creates the human account a describes inside the
-// caller's transaction, subscribes it to a.Streams (and the realm's
+// caller's transaction, with the realm's defaults for new accounts
+// (PATCH /realm/user_settings_defaults) and its language, subscribes it to a.Streams (and the realm's
 // default channels with a.DefaultStreams), queues the realm_user
 // add events (each viewer sees the address as email_address_visibility
 // lets them) and returns the user with the new API key, shown once: only
@@ -123,10 +124,17 @@ func CreateAccountInTx(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 	if err != nil {
 		return nil, "", err
 	}
+	defaults, err := tx.RealmUserDefaults(ctx, realm.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	if realm.DefaultLanguage != "" {
+		defaults.DefaultLanguage = realm.DefaultLanguage
+	}
 	u := &chatcore.User{
 		RealmID: realm.ID, Email: a.Email, FullName: name, FullNameKey: chatcore.FoldKey(name),
 		Role: a.Role, IsActive: true, APIKeyHash: chatcore.HashAPIKey(key), PasswordHash: a.PasswordHash,
-		AvatarSource: "G", DateJoined: svc.Now(), Settings: chatcore.DefaultSettings(),
+		AvatarSource: "G", DateJoined: svc.Now(), Settings: defaults,
 	}
 	if err := tx.CreateUser(ctx, u); err != nil {
 		if errors.Is(err, chatcore.ErrConflict) {

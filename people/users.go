@@ -15,24 +15,20 @@ type CreateUserRequest struct {
 	FullName *string `json:"full_name" wire:"required"`
 }
 
-// errNoCreateUsers is Zulip's refusal of POST /users to users without the
-// can_create_users permission.
+// errNoCreateUsers is Zulip's refusal of POST /users to administrators
+// without the can_create_users permission.
 func errNoCreateUsers() *chatcore.Error {
 	return chatcore.BadRequest("User not authorized to create users")
 }
 
-// mayCreateUsers stands in for Zulip's can_create_users, a permission the
-// server's operator grants: chatcore grants it to the realm's
-// administrators and owners (humans).
-func mayCreateUsers(u *chatcore.User) bool { return !u.IsBot && u.Role.IsAdmin() }
-
 // CreateUser creates an account with a password in the actor's realm, as
-// POST /users, and returns the new user's id. The account is a member with
-// Zulip's default settings, subscribed to the realm's default channels;
-// realm_user add events go
-// to the realm. Errors (BAD_REQUEST): "User not authorized to create users"
-// (the actor is not an administrator: chatcore's stand-in for Zulip's
-// server-granted can_create_users), the name refusals, "Bad name or
+// POST /users, and returns the new user's id. As in Zulip, the actor must
+// be an administrator ("Must be an organization administrator") holding
+// the can_create_users permission (User.CanCreateUsers, which the server's
+// operator grants; fixtures set it). The account is a member with the
+// realm's defaults for new accounts, subscribed to the realm's default
+// channels; realm_user add events go to the realm. Errors (BAD_REQUEST):
+// "User not authorized to create users", the name refusals, "Bad name or
 // username", "Email 'X' already in use", "The password is too weak.".
 func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req CreateUserRequest) (chatcore.UserID, error) {
 	check := func(tx chatcore.Tx) (*chatcore.User, error) {
@@ -40,7 +36,10 @@ func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.Use
 		if err != nil {
 			return nil, err
 		}
-		if !mayCreateUsers(a) {
+		if err := chatcore.Authorize(a, chatcore.AccessAdmin); err != nil {
+			return nil, err
+		}
+		if !a.CanCreateUsers {
 			return nil, errNoCreateUsers()
 		}
 		return a, nil

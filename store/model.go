@@ -28,6 +28,15 @@ type Realm struct {
 	// ReadReceiptsDisabled turns Zulip's enable_read_receipts off: GET
 	// /messages/{id}/read_receipts is refused. Zero value: enabled.
 	ReadReceiptsDisabled bool
+	// Description is the organization description (Zulip's
+	// realm_description), Markdown source as the administrators wrote it.
+	Description string
+	// DefaultLanguage is the organization's language (Zulip's
+	// realm_default_language); empty means Zulip's default, "en".
+	DefaultLanguage string
+	// Deactivated marks a realm its owner deactivated: the Service refuses
+	// every request of its users with Zulip's REALM_DEACTIVATED error.
+	Deactivated bool
 }
 
 // DefaultEmptyTopicDisplayName is Zulip's display name of the empty topic.
@@ -117,6 +126,9 @@ type User struct {
 	DateJoined    time.Time
 	// Settings holds the personal settings; Settings.Timezone is the profile time zone.
 	Settings Settings
+	// CanCreateUsers is Zulip's can_create_users: the server's operator
+	// lets this administrator or bot create accounts with POST /users.
+	CanCreateUsers bool
 }
 
 // BotService is an outgoing-webhook service of a bot: where the server POSTs the

@@ -116,6 +116,14 @@ type RealmStore interface {
 	CreateRealm(ctx context.Context, r *Realm) error
 	// UpdateRealm overwrites the stored realm r.ID, or returns ErrNotFound.
 	UpdateRealm(ctx context.Context, r *Realm) error
+	// RealmUserDefaults returns the settings new accounts of the realm
+	// start with (Zulip's RealmUserDefault): DefaultSettings until
+	// PutRealmUserDefaults stored others. Settings the stored copy lacks
+	// (added after it was written) have their default value.
+	RealmUserDefaults(ctx context.Context, realm RealmID) (Settings, error)
+	// PutRealmUserDefaults stores the realm's defaults for new accounts,
+	// replacing any stored before.
+	PutRealmUserDefaults(ctx context.Context, realm RealmID, s *Settings) error
 }
 
 // UserFilter selects users; zero fields do not filter. Results are ordered by id.

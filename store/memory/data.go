@@ -34,6 +34,8 @@ type data struct {
 	realms        map[store.RealmID]*store.Realm
 	realmByString map[string]store.RealmID
 	realmMax      store.RealmID
+	// userDefaults are the realms' stored defaults for new accounts.
+	userDefaults map[store.RealmID]*store.Settings
 
 	users        map[store.UserID]*store.User
 	userByEmail  map[realmKey]store.UserID
@@ -152,6 +154,7 @@ type flagKey struct {
 func newData() data {
 	return data{
 		realms:             make(map[store.RealmID]*store.Realm),
+		userDefaults:       make(map[store.RealmID]*store.Settings),
 		realmByString:      make(map[string]store.RealmID),
 		users:              make(map[store.UserID]*store.User),
 		userByEmail:        make(map[realmKey]store.UserID),

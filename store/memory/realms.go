@@ -82,3 +82,24 @@ func (t *tx) UpdateRealm(_ context.Context, r *store.Realm) error {
 	put(t, t.d.realms, r.ID, cloneRealm(r))
 	return nil
 }
+
+// RealmUserDefaults implements store.RealmStore.
+func (t *tx) RealmUserDefaults(_ context.Context, realm store.RealmID) (store.Settings, error) {
+	if err := t.read(); err != nil {
+		return store.Settings{}, err
+	}
+	if s, ok := t.d.userDefaults[realm]; ok {
+		return *s, nil
+	}
+	return store.DefaultSettings(), nil
+}
+
+// PutRealmUserDefaults implements store.RealmStore.
+func (t *tx) PutRealmUserDefaults(_ context.Context, realm store.RealmID, s *store.Settings) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	c := *s
+	put(t, t.d.userDefaults, realm, &c)
+	return nil
+}

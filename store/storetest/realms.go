@@ -10,11 +10,59 @@ import (
 )
 
 var realmTests = []test{
+	{"UserDefaults", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		a, b := newRealm(t, st, "acme"), newRealm(t, st, "beta")
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.RealmUserDefaults(ctx, a)
+			is.NoErr(err)                              // defaults read before any were stored
+			is.Equal(got, store.DefaultSettings())     // Zulip's defaults until stored
+			_, err = tx.RealmUserDefaults(ctx, 999999) // a realm without a row
+			is.NoErr(err)                              // no row is no error
+		})
+		s := store.DefaultSettings()
+		s.ColorScheme, s.Emojiset, s.EnterSends = 3, "text", true
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutRealmUserDefaults(ctx, a, &s)) // stored
+		})
+		s.EnterSends = false // the store kept its own copy
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.RealmUserDefaults(ctx, a)
+			is.NoErr(err)
+			is.Equal(got.ColorScheme, 3)   // int round-trips
+			is.Equal(got.Emojiset, "text") // string round-trips
+			is.True(got.EnterSends)        // bool round-trips, unaliased
+			other, err := tx.RealmUserDefaults(ctx, b)
+			is.NoErr(err)
+			is.Equal(other, store.DefaultSettings()) // another realm keeps Zulip's defaults
+		})
+		s.EnterSends, s.ColorScheme = true, 2
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutRealmUserDefaults(ctx, a, &s)) // replaced
+		})
+		ctx := context.Background()
+		errRollback := errors.New("roll back")
+		err := st.Update(ctx, func(tx store.Tx) error {
+			c := s
+			c.ColorScheme = 1
+			if err := tx.PutRealmUserDefaults(ctx, a, &c); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		is.True(errors.Is(err, errRollback)) // the transaction failed
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.RealmUserDefaults(ctx, a)
+			is.NoErr(err)
+			is.Equal(got, s) // the second put replaced the first; the rolled-back one left nothing
+		})
+	}},
 	{"CreateAndRead", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		want := store.Realm{
 			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
 			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
+			Description: "We **build**.", DefaultLanguage: "de", Deactivated: true,
 			Messages: store.MessagePolicy{
 				ContentEditingDisabled: true, EditHistoryDisabled: true, ContentEditLimit: 30,
 				MoveWithinChannelLimit: store.Unlimited, MoveBetweenChannelsLimit: 40, DeleteOwnLimit: 50,

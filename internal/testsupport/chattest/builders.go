@@ -384,7 +384,7 @@ func (w *World) SeedCast(tb testing.TB) *Cast {
 		return w.AddUser(tb, realm, name, role, append([]func(*chatcore.User){Email(email), Password(CastPassword(email))}, mods...)...)
 	}
 	c.Owner = human(c.Realm, "desdemona@zulip.com", "Desdemona", chatcore.RoleOwner)
-	c.Admin = human(c.Realm, "iago@zulip.com", "Iago", chatcore.RoleAdministrator)
+	c.Admin = human(c.Realm, "iago@zulip.com", "Iago", chatcore.RoleAdministrator, func(u *chatcore.User) { u.CanCreateUsers = true })
 	c.Moderator = human(c.Realm, "shiva@zulip.com", "Shiva", chatcore.RoleModerator)
 	c.Member = human(c.Realm, "hamlet@zulip.com", "King Hamlet", chatcore.RoleMember)
 	c.Guest = human(c.Realm, "polonius@zulip.com", "Polonius", chatcore.RoleGuest)

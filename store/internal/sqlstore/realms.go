@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/chatcore/chatcore/store"
@@ -13,7 +15,7 @@ const RealmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 	require_unique_names, empty_topic_display_name, date_created, content_editing_disabled,
 	edit_history_disabled, content_edit_limit, move_within_channel_limit, move_between_channels_limit,
 	delete_own_limit, move_between_topics_group, move_between_channels_group, resolve_topics_group,
-	delete_any_group, delete_own_group, read_receipts_disabled`
+	delete_any_group, delete_own_group, read_receipts_disabled, description, default_language, deactivated`
 
 // ScanRealm scans the RealmCols of a row into v, and the row's further
 // columns into extra.
@@ -23,7 +25,8 @@ func ScanRealm(r Row, v *store.Realm, extra ...any) error {
 		&v.RequireUniqueNames, &v.EmptyTopicDisplayName, Time(&v.DateCreated),
 		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
 		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
-		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn, &v.ReadReceiptsDisabled}, extra...)...)
+		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn, &v.ReadReceiptsDisabled, &v.Description, &v.DefaultLanguage,
+		&v.Deactivated}, extra...)...)
 }
 
 // realmArgs returns the values of every realm column but id, in RealmCols
@@ -35,7 +38,8 @@ func (x *Tx) realmArgs(r *store.Realm) []any {
 		p.ContentEditingDisabled, p.EditHistoryDisabled, int64(p.ContentEditLimit),
 		int64(p.MoveWithinChannelLimit), int64(p.MoveBetweenChannelsLimit), int64(p.DeleteOwnLimit),
 		string(p.MoveBetweenTopics), string(p.MoveBetweenChannels), string(p.ResolveTopics),
-		string(p.DeleteAny), string(p.DeleteOwn), r.ReadReceiptsDisabled}
+		string(p.DeleteAny), string(p.DeleteOwn), r.ReadReceiptsDisabled, r.Description, r.DefaultLanguage,
+		r.Deactivated}
 }
 
 // Realm implements [store.RealmStore] with one statement.
@@ -69,7 +73,7 @@ func (x *Tx) CreateRealm(ctx context.Context, r *store.Realm) error {
 	}
 	id, err := x.InsertWithID(ctx, "realms", "create realm",
 		"INSERT INTO realms ("+RealmCols+") VALUES ("+x.d.IDValue("realms")+
-			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id",
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING id",
 		int64(r.ID), x.realmArgs(r)...)
 	if err != nil {
 		return err
@@ -88,7 +92,41 @@ func (x *Tx) UpdateRealm(ctx context.Context, r *store.Realm) error {
 		content_editing_disabled = $8, edit_history_disabled = $9, content_edit_limit = $10,
 		move_within_channel_limit = $11, move_between_channels_limit = $12, delete_own_limit = $13,
 		move_between_topics_group = $14, move_between_channels_group = $15, resolve_topics_group = $16,
-		delete_any_group = $17, delete_own_group = $18, read_receipts_disabled = $19
-		WHERE id = $20`, append(x.realmArgs(r), r.ID)...)
+		delete_any_group = $17, delete_own_group = $18, read_receipts_disabled = $19, description = $20,
+		default_language = $21, deactivated = $22
+		WHERE id = $23`, append(x.realmArgs(r), r.ID)...)
 	return x.mustAffect(n, err, fmt.Sprintf("update realm %d", r.ID))
+}
+
+// RealmUserDefaults implements [store.RealmStore]: the stored JSON object
+// decoded over DefaultSettings.
+func (x *Tx) RealmUserDefaults(ctx context.Context, realm store.RealmID) (store.Settings, error) {
+	s := store.DefaultSettings()
+	var raw string
+	err := x.q.QueryRow(ctx, "SELECT settings FROM realm_user_defaults WHERE realm_id = $1", realm).Scan(&raw)
+	if err != nil {
+		if err = x.classify(err, fmt.Sprintf("realm %d user defaults", realm)); errors.Is(err, store.ErrNotFound) {
+			return s, nil
+		}
+		return s, err
+	}
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return s, fmt.Errorf("sqlstore: realm %d user defaults: %w", realm, err)
+	}
+	return s, nil
+}
+
+// PutRealmUserDefaults implements [store.RealmStore] with one upsert of the
+// settings as a JSON object.
+func (x *Tx) PutRealmUserDefaults(ctx context.Context, realm store.RealmID, s *store.Settings) error {
+	if err := x.q.Writable(); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	_, err = x.q.Exec(ctx, `INSERT INTO realm_user_defaults (realm_id, settings) VALUES ($1, $2)
+		ON CONFLICT (realm_id) DO UPDATE SET settings = excluded.settings`, int64(realm), string(raw))
+	return x.classify(err, "put realm user defaults")
 }

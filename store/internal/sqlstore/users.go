@@ -46,7 +46,7 @@ type userSQL struct {
 // userBaseCols are the user columns but id and the settings, in the order
 // of userArgs.
 var userBaseCols = []string{"realm_id", "email", "email_key", "full_name", "full_name_key", "role", "is_active",
-	"is_bot", "bot_type", "bot_owner_id", "api_key_hash", "password_hash", "avatar_source", "avatar_version", "date_joined"}
+	"is_bot", "bot_type", "bot_owner_id", "api_key_hash", "password_hash", "avatar_source", "avatar_version", "date_joined", "can_create_users"}
 
 // userStatements returns d's user statements, built at the first call.
 func (d *Dialect) userStatements() *userSQL {
@@ -57,7 +57,7 @@ func (d *Dialect) userStatements() *userSQL {
 			settings = d.SettingsSelect(settingQuoted)
 		}
 		s.sel = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
-			"bot_owner_id, api_key_hash, password_hash, avatar_source, avatar_version, date_joined, " + settings + " FROM users"
+			"bot_owner_id, api_key_hash, password_hash, avatar_source, avatar_version, date_joined, can_create_users, " + settings + " FROM users"
 		s.byID = s.sel + " WHERE id = $1"
 		s.byEmail = s.sel + " WHERE realm_id = $1 AND email_key = $2"
 		s.byAPIKey = s.sel + " WHERE api_key_hash = $1"
@@ -80,7 +80,7 @@ func (d *Dialect) userStatements() *userSQL {
 func (d *Dialect) scanUser(r Row, u *store.User) error {
 	dest := []any{Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
 		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
-		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined)}
+		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers}
 	if d.SettingsDest != nil {
 		return r.Scan(append(dest, d.SettingsDest(u.Settings.Fields())...)...)
 	}
@@ -120,7 +120,7 @@ func SettingArg(v any) any {
 func (x *Tx) userArgs(u *store.User) []any {
 	args := []any{int64(u.RealmID), u.Email, store.FoldKey(u.Email), u.FullName, u.FullNameKey, int64(u.Role),
 		u.IsActive, u.IsBot, int64(u.BotType), IDArg(u.BotOwnerID), StrArg(u.APIKeyHash), u.PasswordHash,
-		u.AvatarSource, int64(u.AvatarVersion), x.d.Time(u.DateJoined)}
+		u.AvatarSource, int64(u.AvatarVersion), x.d.Time(u.DateJoined), u.CanCreateUsers}
 	return append(args, SettingArgs(&u.Settings)...)
 }
 
