@@ -96,8 +96,9 @@ func (s *singleReads) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) er
 	return s.Store.View(ctx, fn)
 }
 
-// TestAuthenticateReadsOnce: authenticating is one read, made through the
-// store's ViewSingle when it has one.
+// TestAuthenticateReadsOnce: authenticating is one read of the user and
+// one of their realm (a deactivated realm refuses every request), each made
+// through the store's ViewSingle when it has one.
 func TestAuthenticateReadsOnce(t *testing.T) {
 	is := is.New(t)
 	reads := &singleReads{}
@@ -106,6 +107,6 @@ func TestAuthenticateReadsOnce(t *testing.T) {
 	u, err := w.Svc.Authenticate(t.Context(), "max@acme.test", orgAPIKey(14))
 	is.NoErr(err)                       // valid credentials
 	is.Equal(u.ID, chatcore.UserID(14)) // the key owner
-	is.Equal(reads.singles, 1)          // one single read
+	is.Equal(reads.singles, 2)          // two single reads, the user's and the realm's
 	is.Equal(reads.views, 0)            // and no View
 }

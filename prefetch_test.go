@@ -70,12 +70,13 @@ func TestSendAnnouncesItsReads(t *testing.T) {
 		return st.got
 	}
 	// With what the receivers' own settings need: who muted the sender, the
-	// realm's alert words and, for a channel, the sender's subscriptions and
-	// the topic's policies.
+	// realm's alert words and, for a channel, the sender's subscriptions,
+	// the topic's policies and the channel's permission groups.
 	own := func(f chatcore.Prefetch) chatcore.Prefetch {
 		f.Muters, f.AlertWordRealms = []chatcore.UserID{ann.ID}, []chatcore.RealmID{realm.ID}
 		if f.Subscribers {
 			f.UserSubscriptions = []chatcore.UserID{ann.ID}
+			f.ChannelGroupSettings = true // the channel's can_send_message_group
 		}
 		return f
 	}

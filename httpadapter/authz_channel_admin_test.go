@@ -64,6 +64,20 @@ func channelAdminAuthzCases() []authzCase {
 			want: adminOr(always(ok200)),
 		},
 		{
+			// A success deactivates the realm; succeeding cells get a fresh
+			// server each, so the other cells never see it.
+			route: "POST /api/v1/realm/deactivate", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "POST", path: "/realm/deactivate"}
+			},
+			want: func(r authzRole, _ objKind, _ string) outcome {
+				if r.self == 11 || r.self == 21 { // the realms' owners
+					return ok200
+				}
+				return mustBeOwner
+			},
+		},
+		{
 			route: "PATCH /api/v1/streams/{stream_id}", name: "public channel", kinds: realmKinds, obj: shared("61", "71"),
 			req: func(_ authzRole, id string) request {
 				return request{method: "PATCH", path: "/streams/" + id, enc: urlEncoded, params: params("description", "changed")}

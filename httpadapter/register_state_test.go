@@ -21,7 +21,7 @@ func realmSectionKeys() []string {
 		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
 		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",
 		"realm_allow_edit_history", "password_min_length", "password_min_guesses", "realm_enable_read_receipts",
-		"max_file_upload_size_mib", "server_thumbnail_formats", "server_emoji_data_url")
+		"max_file_upload_size_mib", "max_avatar_file_size_mib", "server_thumbnail_formats", "server_emoji_data_url")
 
 	for _, name := range groups.RealmGroupSettingNames() {
 		keys = append(keys, "realm_"+name)
