@@ -13,9 +13,6 @@ import (
 // message m.
 var effFlagsSQL = sqlstore.EffFlagsSQL
 
-// flagConditionSQL is sqlstore.FlagCondition.
-func flagConditionSQL(q store.MessageQuery) string { return sqlstore.FlagCondition(q) }
-
 func scanUserMessageRow(r pgx.Rows, um *store.UserMessage) error {
 	return dialect.ScanUserMessage(r, um)
 }

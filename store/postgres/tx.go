@@ -339,9 +339,6 @@ func timeArg(t time.Time) *time.Time {
 	return &t
 }
 
-// idArg is sqlstore.IDArg.
-func idArg[T ~int64](id T) any { return sqlstore.IDArg(id) }
-
 // ensureSeqSQL moves the identity sequence of table $1 past id $2 after a
 // row was inserted with an explicit id, so that the sequence never hands out
 // an id at or below one in use. nextval keeps the sequence moving forward

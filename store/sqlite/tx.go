@@ -239,14 +239,6 @@ func (c optStrCol) Scan(v any) error {
 	return nil
 }
 
-// optStrArg stores a *string; nil is NULL.
-func optStrArg(p *string) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 // idsJSON is sqlstore.IDsJSON, for json_each(?).
 func idsJSON[T ~int64](ids []T) string { return sqlstore.IDsJSON(ids) }
 
