@@ -54,11 +54,8 @@ func UpdateUserDefaults(ctx context.Context, svc *chatcore.Service, actorID chat
 	req.FullName, req.Email, req.OldPassword, req.NewPassword, req.TargetUsers = nil, nil, nil, nil, nil
 	req.Timezone, req.DefaultLanguage, req.EnableLoginEmails, req.EnableMarketingEmails = nil, nil, nil, nil
 	if err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
-		if err != nil {
-			return err
-		}
-		return chatcore.Authorize(u, chatcore.AccessAdmin)
+		_, err := adminActor(ctx, tx, actorID)
+		return err
 	}); err != nil {
 		return err
 	}
@@ -70,11 +67,8 @@ func UpdateUserDefaults(ctx context.Context, svc *chatcore.Service, actorID chat
 		return nil
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
+		u, err := adminActor(ctx, tx, actorID)
 		if err != nil {
-			return err
-		}
-		if err := chatcore.Authorize(u, chatcore.AccessAdmin); err != nil {
 			return err
 		}
 		s, err := tx.RealmUserDefaults(ctx, u.RealmID)
