@@ -22,50 +22,22 @@ func (h *handler) avatarRoutes() []route {
 // setAvatar answers POST /users/me/avatar: exactly one file (any field
 // name), at most avatars.MaxFileSizeMiB.
 func (h *handler) setAvatar(w http.ResponseWriter, c *call) error {
-	r := c.r
-	const limit = avatars.MaxFileSizeMiB<<20 + uploadFormSlack
-	if r.ContentLength > limit {
-		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", avatars.MaxFileSizeMiB)
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	mr, err := multipartReader(r)
-	if err != nil {
-		return chatcore.BadRequest("You must upload exactly one avatar.")
-	}
 	var url string
-	done := false
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return avatarReadError(err)
-		}
-		if part.FileName() == "" {
-			_, _ = io.Copy(io.Discard, part)
-			continue
-		}
-		if done {
-			// Zulip refuses several files before storing any; here the
-			// first is stored already: take it back.
-			if _, derr := avatars.Delete(context.WithoutCancel(r.Context()), h.svc, c.user); derr != nil {
-				h.log.ErrorContext(r.Context(), "httpadapter: removing an abandoned avatar", "err", derr)
-			}
-			return chatcore.BadRequest("You must upload exactly one avatar.")
-		}
-		if url, err = avatars.Set(r.Context(), h.svc, c.user, part); err != nil {
-			if errors.As(err, new(*http.MaxBytesError)) {
-				return avatarReadError(err)
-			}
+	err := oneFile{maxMiB: avatars.MaxFileSizeMiB, wrongCount: "You must upload exactly one avatar.", readError: avatarReadError,
+		store: func(ctx context.Context, file io.Reader) (err error) {
+			url, err = avatars.Set(ctx, h.svc, c.user, file)
 			return err
-		}
-		done = true
+		},
+		undo: func(ctx context.Context) {
+			if _, err := avatars.Delete(ctx, h.svc, c.user); err != nil {
+				h.log.ErrorContext(ctx, "httpadapter: removing an abandoned avatar", "err", err)
+			}
+		},
+	}.read(w, c.r)
+	if err != nil {
+		return err
 	}
-	if !done {
-		return chatcore.BadRequest("You must upload exactly one avatar.")
-	}
-	h.writeSuccess(w, r, map[string]any{"avatar_url": url}, nil)
+	h.writeSuccess(w, c.r, map[string]any{"avatar_url": url}, nil)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package httpadapter
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
@@ -35,44 +34,16 @@ func (h *handler) realmEmoji(ctx context.Context, c *call) (map[string]any, erro
 // addRealmEmoji answers POST /realm/emoji/{emoji_name}: exactly one file,
 // streamed to the storage.
 func (h *handler) addRealmEmoji(w http.ResponseWriter, c *call) error {
-	r := c.r
-	const limit = realmemoji.MaxFileSizeMiB<<20 + uploadFormSlack
-	if r.ContentLength > limit {
-		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", realmemoji.MaxFileSizeMiB)
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	mr, err := r.MultipartReader()
+	name := c.r.PathValue("emoji_name")
+	err := oneFile{maxMiB: realmemoji.MaxFileSizeMiB, wrongCount: "You must upload exactly one file.",
+		readError: func(err error) error { return uploadReadError(h.svc, err) },
+		store:     func(ctx context.Context, file io.Reader) error { return realmemoji.Add(ctx, h.svc, c.user, name, file) },
+		undo:      func(ctx context.Context) { _ = realmemoji.Remove(ctx, h.svc, c.user, name) },
+	}.read(w, c.r)
 	if err != nil {
-		return chatcore.BadRequest("You must upload exactly one file.")
+		return err
 	}
-	done := false
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return uploadReadError(h.svc, err)
-		}
-		if part.FileName() == "" {
-			_, _ = io.Copy(io.Discard, part)
-			continue
-		}
-		if done {
-			// Zulip refuses several files before storing any; here the
-			// first is stored already: take it back.
-			_ = realmemoji.Remove(context.WithoutCancel(r.Context()), h.svc, c.user, r.PathValue("emoji_name"))
-			return chatcore.BadRequest("You must upload exactly one file.")
-		}
-		if err := realmemoji.Add(r.Context(), h.svc, c.user, r.PathValue("emoji_name"), part); err != nil {
-			return err
-		}
-		done = true
-	}
-	if !done {
-		return chatcore.BadRequest("You must upload exactly one file.")
-	}
-	h.writeSuccess(w, r, nil, nil)
+	h.writeSuccess(w, c.r, nil, nil)
 	return nil
 }
 
