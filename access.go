@@ -32,6 +32,19 @@ func Actor(ctx context.Context, tx Tx, id UserID) (*User, error) {
 	return u, nil
 }
 
+// AuthorizedActor is [Actor] followed by [Authorize] of access: the acting
+// user of an operation only some users may run.
+func AuthorizedActor(ctx context.Context, tx Tx, id UserID, access Access) (*User, error) {
+	u, err := Actor(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := Authorize(u, access); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
 // UserInRealm returns the user or bot id of the realm. A user of another realm
 // is reported exactly like a missing one: ErrNotFound.
 func UserInRealm(ctx context.Context, tx Tx, realm RealmID, id UserID) (*User, error) {

@@ -53,11 +53,8 @@ func DeleteTopic(ctx context.Context, svc *chatcore.Service, actorID chatcore.Us
 		nothing bool
 	)
 	err := svc.View(ctx, func(tx chatcore.Tx) error {
-		u, err := chatcore.Actor(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
-			return err
-		}
-		if err := chatcore.Authorize(u, chatcore.AccessAdmin); err != nil {
 			return err
 		}
 		st, minID, visible, err := topicDeletionChannel(ctx, tx, u, stream)

@@ -91,7 +91,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (
 func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, pattern, urlTemplate string) (chatcore.LinkifierID, error) {
 	var id chatcore.LinkifierID
 	err := svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := linkifierAdmin(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}
@@ -119,19 +119,6 @@ func Add(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, pa
 		return linkifiersEvent(ctx, tx, fx, u.RealmID)
 	})
 	return id, err
-}
-
-// linkifierAdmin returns the actor (see [chatcore.Actor]) when they
-// administer their realm: only administrators change linkifiers.
-func linkifierAdmin(ctx context.Context, tx chatcore.Tx, actorID chatcore.UserID) (*chatcore.User, error) {
-	u, err := chatcore.Actor(ctx, tx, actorID)
-	if err != nil {
-		return nil, err
-	}
-	if err := chatcore.Authorize(u, chatcore.AccessAdmin); err != nil {
-		return nil, err
-	}
-	return u, nil
 }
 
 // checkLinkifierEdit trims and validates a pattern and URL template for a
@@ -173,7 +160,7 @@ func errDuplicateLinkifier() *chatcore.Error {
 // of another realm. Publishes realm_linkifiers after commit.
 func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.LinkifierID, pattern, urlTemplate string) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := linkifierAdmin(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}
@@ -213,7 +200,7 @@ func linkifierInRealm(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmI
 // with the remaining list after commit.
 func Remove(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.LinkifierID) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := linkifierAdmin(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}
@@ -243,7 +230,7 @@ func Reorder(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		return chatcore.TooLongError("ordered_linkifier_ids", chatcore.MaxOrderedLinkifierIDs)
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := linkifierAdmin(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}

@@ -32,11 +32,8 @@ func errNoCreateUsers() *chatcore.Error {
 // username", "Email 'X' already in use", "The password is too weak.".
 func CreateUser(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req CreateUserRequest) (chatcore.UserID, error) {
 	check := func(tx chatcore.Tx) (*chatcore.User, error) {
-		a, err := chatcore.Actor(ctx, tx, actorID)
+		a, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
-			return nil, err
-		}
-		if err := chatcore.Authorize(a, chatcore.AccessAdmin); err != nil {
 			return nil, err
 		}
 		if !a.CanCreateUsers {
@@ -350,11 +347,8 @@ func RegenerateAPIKey(ctx context.Context, svc *chatcore.Service, actorID chatco
 		return "", err
 	}
 	err = svc.Update(ctx, func(tx chatcore.Tx, _ *chatcore.Effects) error {
-		a, err := chatcore.Actor(ctx, tx, actorID)
+		a, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessHuman)
 		if err != nil {
-			return err
-		}
-		if err := chatcore.Authorize(a, chatcore.AccessHuman); err != nil {
 			return err
 		}
 		a.APIKeyHash = chatcore.HashAPIKey(key)

@@ -82,7 +82,7 @@ func limitOf(name string, l *Limit) (chatcore.TimeLimit, error) {
 // update_dict event with the changed editing limits and permissions.
 func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateRequest) error {
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := adminActor(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}
@@ -233,17 +233,4 @@ func realmDef(name string) (groups.SettingDef, bool) {
 		}
 	}
 	return groups.SettingDef{}, false
-}
-
-// adminActor returns the actor of a realm administrator's operation, or
-// "Must be an organization administrator" for anyone else.
-func adminActor(ctx context.Context, tx chatcore.Tx, actorID chatcore.UserID) (*chatcore.User, error) {
-	u, err := chatcore.Actor(ctx, tx, actorID)
-	if err != nil {
-		return nil, err
-	}
-	if err := chatcore.Authorize(u, chatcore.AccessAdmin); err != nil {
-		return nil, err
-	}
-	return u, nil
 }

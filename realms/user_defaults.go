@@ -54,7 +54,7 @@ func UpdateUserDefaults(ctx context.Context, svc *chatcore.Service, actorID chat
 	req.FullName, req.Email, req.OldPassword, req.NewPassword, req.TargetUsers = nil, nil, nil, nil, nil
 	req.Timezone, req.DefaultLanguage, req.EnableLoginEmails, req.EnableMarketingEmails = nil, nil, nil, nil
 	if err := svc.View(ctx, func(tx chatcore.Tx) error {
-		_, err := adminActor(ctx, tx, actorID)
+		_, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		return err
 	}); err != nil {
 		return err
@@ -67,7 +67,7 @@ func UpdateUserDefaults(ctx context.Context, svc *chatcore.Service, actorID chat
 		return nil
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
-		u, err := adminActor(ctx, tx, actorID)
+		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
 		}
