@@ -154,6 +154,8 @@ type (
 	StreamStore = store.StreamStore
 	// Submessage is [store.Submessage].
 	Submessage = store.Submessage
+	// Subscriber is [store.Subscriber].
+	Subscriber = store.Subscriber
 	// Subscription is [store.Subscription].
 	Subscription = store.Subscription
 	// SubscriptionProperties is [store.SubscriptionProperties].

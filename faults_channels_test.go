@@ -6,8 +6,8 @@ import (
 	"github.com/chatcore/chatcore"
 )
 
-func (t faultyTx) ActiveRealmSubscriptions(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscription, error) {
-	return faultStep(t.f, func() ([]chatcore.Subscription, error) { return t.tx.ActiveRealmSubscriptions(ctx, realm) })
+func (t faultyTx) RealmSubscribers(ctx context.Context, realm chatcore.RealmID) ([]chatcore.Subscriber, error) {
+	return faultStep(t.f, func() ([]chatcore.Subscriber, error) { return t.tx.RealmSubscribers(ctx, realm) })
 }
 
 func (t faultyTx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {

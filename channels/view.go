@@ -126,13 +126,13 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	if w.streams, err = tx.Streams(ctx, viewer.RealmID); err != nil {
 		return nil, err
 	}
-	all, err := tx.ActiveRealmSubscriptions(ctx, viewer.RealmID)
+	all, err := tx.RealmSubscribers(ctx, viewer.RealmID)
 	if err != nil {
 		return nil, err
 	}
-	// The realm's deactivated users and its administrators are few; reading
-	// them alone keeps this from decoding every user of a large realm.
-	active, inactive := true, false
+	// The realm's administrators are few; reading them alone keeps this from
+	// decoding every user of a large realm.
+	active := true
 	admins, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID, Active: &active,
 		Roles: []chatcore.Role{chatcore.RoleOwner, chatcore.RoleAdministrator}})
 	if err != nil {
@@ -141,18 +141,8 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	for _, u := range admins {
 		w.admins = append(w.admins, u.ID)
 	}
-	gone, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID, Active: &inactive})
-	if err != nil {
-		return nil, err
-	}
-	deactivated := make(map[chatcore.UserID]bool, len(gone))
-	for _, u := range gone {
-		deactivated[u.ID] = true
-	}
 	for _, sub := range all {
-		if !deactivated[sub.UserID] {
-			w.subscribers[sub.StreamID] = append(w.subscribers[sub.StreamID], sub.UserID)
-		}
+		w.subscribers[sub.StreamID] = append(w.subscribers[sub.StreamID], sub.UserID)
 	}
 	mine, err := tx.Subscriptions(ctx, 0, viewer.ID)
 	if err != nil {

@@ -193,6 +193,13 @@ type Stream struct {
 	RenderedDescription string
 }
 
+// Subscriber is one row of a channel's subscriber list: an active
+// subscription of an active user, without its properties.
+type Subscriber struct {
+	StreamID StreamID
+	UserID   UserID
+}
+
 // Subscription says that a user is (or was) subscribed to a channel.
 type Subscription struct {
 	StreamID StreamID

@@ -263,10 +263,11 @@ type StreamStore interface {
 	PutSubscription(ctx context.Context, s Subscription) error
 	// DeactivateSubscriptions marks every subscription of the user inactive.
 	DeactivateSubscriptions(ctx context.Context, user UserID) error
-	// ActiveRealmSubscriptions returns every active subscription to a
-	// channel of the realm (users of any state), ordered by stream then
-	// user: one read for the subscriber lists of all channels.
-	ActiveRealmSubscriptions(ctx context.Context, realm RealmID) ([]Subscription, error)
+	// RealmSubscribers returns the subscriber lists of every channel of the
+	// realm in one read: the active subscriptions of active users, ordered by
+	// stream then user, without their properties (a large realm has tens of
+	// thousands, read on every full /register).
+	RealmSubscribers(ctx context.Context, realm RealmID) ([]Subscriber, error)
 	// StreamTopics returns the topics of the channel's messages with an id
 	// of at least minID (0: every message): one entry per TopicKey, with
 	// the topic as the newest such message stores it and that message's id,

@@ -169,16 +169,16 @@ func (t *tx) DeactivateSubscriptions(_ context.Context, user store.UserID) error
 	return nil
 }
 
-// ActiveRealmSubscriptions implements store.StreamStore.
-func (t *tx) ActiveRealmSubscriptions(_ context.Context, realm store.RealmID) ([]store.Subscription, error) {
+// RealmSubscribers implements store.StreamStore.
+func (t *tx) RealmSubscribers(_ context.Context, realm store.RealmID) ([]store.Subscriber, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
-	out := []store.Subscription{}
+	out := []store.Subscriber{}
 	for st := range t.d.streamsByRealm[realm].all() {
 		for u := range t.d.subsByStream[st].all() {
-			if s := t.d.subs[subKey{st, u}]; s.Active {
-				out = append(out, *cloneSub(s))
+			if s, usr := t.d.subs[subKey{st, u}], t.d.users[u]; s.Active && usr != nil && usr.IsActive {
+				out = append(out, store.Subscriber{StreamID: st, UserID: u})
 			}
 		}
 	}

@@ -55,10 +55,11 @@ var streamTests = []test{
 			is.True(!got.Active && got.IsMuted)     // the rest kept as put
 		})
 	}},
-	{"ActiveRealmSubscriptions", func(t *testing.T, st store.Store) {
+	{"RealmSubscribers", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
-		users := newUsers(t, st, human(acme, "a@acme.test"), human(acme, "b@acme.test"), human(other, "c@other.test"))
+		users := newUsers(t, st, human(acme, "a@acme.test"), human(acme, "b@acme.test"), human(other, "c@other.test"),
+			human(acme, "gone@acme.test"))
 		b := newStream(t, st, acme, "b", false)
 		a := newStream(t, st, acme, "a", true)
 		o := newStream(t, st, other, "o", false)
@@ -69,24 +70,21 @@ var streamTests = []test{
 				{StreamID: a.ID, UserID: users[0], Active: false},
 				{StreamID: a.ID, UserID: users[1], Active: true},
 				{StreamID: o.ID, UserID: users[2], Active: true},
+				{StreamID: b.ID, UserID: users[3], Active: true},
 			} {
 				is.NoErr(tx.PutSubscription(ctx, s))
 			}
+			gone, err := tx.User(ctx, users[3])
+			is.NoErr(err)
+			gone.IsActive = false
+			is.NoErr(tx.UpdateUser(ctx, gone)) // deactivated, its subscription left active
 		})
 		view(t, st, func(ctx context.Context, tx store.Tx) {
-			got, err := tx.ActiveRealmSubscriptions(ctx, acme)
+			got, err := tx.RealmSubscribers(ctx, acme)
 			is.NoErr(err) // listed
-			type pair struct {
-				s store.StreamID
-				u store.UserID
-			}
-			var pairs []pair
-			for _, s := range got {
-				pairs = append(pairs, pair{s.StreamID, s.UserID})
-			}
-			is.Equal(pairs, []pair{{b.ID, users[0]}, {b.ID, users[1]}, {a.ID, users[1]}}) // active ones of the realm, by stream then user
-			is.Equal(got[0].Color, "#000000")                                             // with their properties
-			none, err := tx.ActiveRealmSubscriptions(ctx, 999)
+			is.Equal(got, []store.Subscriber{{StreamID: b.ID, UserID: users[0]}, {StreamID: b.ID, UserID: users[1]},
+				{StreamID: a.ID, UserID: users[1]}}) // active subscriptions of active users of the realm, by stream then user
+			none, err := tx.RealmSubscribers(ctx, 999)
 			is.NoErr(err)          // an unknown realm
 			is.Equal(len(none), 0) // has none
 		})

@@ -171,11 +171,13 @@ func (x *Tx) DeactivateSubscriptions(ctx context.Context, user store.UserID) err
 	return x.classify(err, "deactivate subscriptions")
 }
 
-// ActiveRealmSubscriptions implements [store.StreamStore].
-func (x *Tx) ActiveRealmSubscriptions(ctx context.Context, realm store.RealmID) ([]store.Subscription, error) {
-	return scanAll(ctx, x, "realm subscriptions", ScanSubscription,
-		"SELECT "+prefixed("s.", SubscriptionCols)+` FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-		WHERE c.realm_id = $1 AND s.active ORDER BY s.stream_id, s.user_id`, realm)
+// RealmSubscribers implements [store.StreamStore].
+func (x *Tx) RealmSubscribers(ctx context.Context, realm store.RealmID) ([]store.Subscriber, error) {
+	return scanAll(ctx, x, "realm subscribers", func(r Row, s *store.Subscriber) error {
+		return r.Scan(Num(&s.StreamID), Num(&s.UserID))
+	}, `SELECT s.stream_id, s.user_id FROM subscriptions s JOIN streams c ON c.id = s.stream_id
+		JOIN users u ON u.id = s.user_id
+		WHERE c.realm_id = $1 AND s.active AND u.is_active ORDER BY s.stream_id, s.user_id`, realm)
 }
 
 // prefixed qualifies every column of a comma-separated list with prefix.
