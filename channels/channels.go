@@ -59,23 +59,23 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 		if err != nil {
 			return err
 		}
-		out, err = list(ctx, svc, tx, u, req)
+		w, err := loadChannelWorld(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		out, err = list(ctx, svc, tx, u, req, w)
 		return err
 	})
 	return out, err
 }
 
-// list is [List] for the actor u in tx.
-func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, req ListRequest) ([]View, error) {
+// list is [List] for the actor u in tx, whose channel world is w.
+func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, req ListRequest, w *channelWorld) ([]View, error) {
 	var out []View
 	err := func() error {
 		all := flag(req.IncludeAll, false) || flag(req.IncludeAllActive, false)
 		if all && !u.Role.IsAdmin() {
 			return chatcore.BadRequest("User not authorized for this query")
-		}
-		w, err := loadChannelWorld(ctx, tx, u)
-		if err != nil {
-			return err
 		}
 		defaults, err := tx.DefaultStreams(ctx, u.RealmID)
 		if err != nil {

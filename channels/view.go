@@ -303,6 +303,11 @@ func SubscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 	if err != nil {
 		return nil, err
 	}
+	return subscriptionState(ctx, svc, tx, w, withSubscribers)
+}
+
+// subscriptionState is [SubscriptionState] over the viewer's channel world w.
+func subscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, w *channelWorld, withSubscribers bool) (*State, error) {
 	out := &State{Subscribed: []Subscription{}, Unsubscribed: []Subscription{}, NeverSubscribed: []Subscription{}}
 	for i := range w.streams {
 		st := &w.streams[i]

@@ -142,8 +142,9 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if err := registerPeople(ctx, svc, tx, u, want, &st); err != nil {
 			return err
 		}
-		if want("subscription") {
-			if st.Subscriptions, err = channels.SubscriptionState(ctx, svc, tx, u, req.IncludeSubscribers); err != nil {
+		if want("subscription") || want("stream") {
+			if st.Streams, st.Subscriptions, err = channels.RegisterState(ctx, svc, tx, u,
+				want("stream"), want("subscription"), req.IncludeSubscribers); err != nil {
 				return err
 			}
 		}

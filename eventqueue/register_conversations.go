@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/channels"
 )
 
 // MaxRecentConversations bounds recent_private_conversations: Zulip's
@@ -23,8 +22,8 @@ type RecentConversation struct {
 	UserIDs      []chatcore.UserID  `json:"user_ids"`
 }
 
-// registerMore fills the sections Zulip's mobile app needs beyond those of
-// registerState: recent_private_conversations and stream (streams).
+// registerMore fills the section Zulip's mobile app needs beyond those of
+// registerState: recent_private_conversations.
 func registerMore(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *State) error {
 	if want("recent_private_conversations") {
 		convs, err := tx.RecentDirectConversations(ctx, u.ID, MaxRecentConversations)
@@ -39,13 +38,6 @@ func registerMore(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u 
 			}
 			st.RecentConversations[i] = RecentConversation{MaxMessageID: c.MaxMessageID, UserIDs: others}
 		}
-	}
-	if want("stream") {
-		streams, err := channels.StreamsState(ctx, svc, tx, u)
-		if err != nil {
-			return err
-		}
-		st.Streams = streams
 	}
 	return nil
 }

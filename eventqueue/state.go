@@ -115,7 +115,7 @@ type State struct {
 	// (section recent_private_conversations).
 	RecentConversations []RecentConversation
 	// Streams are the channels the actor may see (section stream, see
-	// [channels.StreamsState]).
+	// [channels.RegisterState]).
 	Streams []channels.View
 }
 
