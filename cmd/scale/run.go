@@ -97,6 +97,15 @@ var errTimeout = errors.New("timeout")
 
 // call makes one request and returns the decoded JSON body of a 200.
 func (c *client) call(ctx context.Context, method, path string, params url.Values) (map[string]any, error) {
+	out, _, err := c.timedCall(ctx, method, path, params)
+	return out, err
+}
+
+// timedCall is call that also returns how long the request took from
+// sending it to the last byte of its answer: decoding the JSON into maps,
+// which is the client's work and takes longer than the server's for large
+// answers, is not counted.
+func (c *client) timedCall(ctx context.Context, method, path string, params url.Values) (map[string]any, time.Duration, error) {
 	var body io.Reader
 	target := c.base + "/api/v1" + path
 	if method == http.MethodGet || method == http.MethodDelete {
@@ -108,8 +117,9 @@ func (c *client) call(ctx context.Context, method, path string, params url.Value
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	start := time.Now()
 	req.Header.Set("Authorization", c.auth)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -118,23 +128,24 @@ func (c *client) call(ctx context.Context, method, path string, params url.Value
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, errTimeout
+			return nil, 0, errTimeout
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
+	took := time.Since(start)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s %s: status %d: %.300s", method, path, res.StatusCode, data)
+		return nil, 0, fmt.Errorf("%s %s: status %d: %.300s", method, path, res.StatusCode, data)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		return nil, 0, fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	return out, nil
+	return out, took, nil
 }
 
 // queuedEvents is how many events the GET /events request finds queued.
@@ -376,9 +387,7 @@ func measure(ctx context.Context, srv *server, m *model, rdb *rawDB, r request, 
 				return res
 			}
 		}
-		start := time.Now()
-		out, err := c.call(ctx, r.method, r.path, r.params(run))
-		d := time.Since(start)
+		out, d, err := c.timedCall(ctx, r.method, r.path, r.params(run))
 		if errors.Is(err, errTimeout) {
 			res.timeout = true
 			break
