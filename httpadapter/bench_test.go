@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -68,4 +69,23 @@ func multipartBody(tb testing.TB, v url.Values) (string, string) {
 	}
 	sb.WriteString("--" + boundary + "--\r\n")
 	return sb.String(), "multipart/form-data; boundary=" + boundary
+}
+
+// BenchmarkGetMessages100 reads the newest 100 messages of the combined feed
+// (memory store): the encoding of a large answer's envelope shows here.
+func BenchmarkGetMessages100(b *testing.B) {
+	e := newEnv(b, httpadapter.Options{})
+	for i := range 100 {
+		sent := e.do(b, request{method: "POST", path: "/messages", auth: &member, enc: urlEncoded,
+			params: params("type", "stream", "to", "general", "topic", "bench", "content", fmt.Sprintf("message **%d** with <html> & a [link](https://example.com/%d)", i, i))})
+		if sent.status != http.StatusOK {
+			b.Fatalf("send: %d", sent.status)
+		}
+	}
+	h := e.srv.Config.Handler
+	benchServe(b, h, func() *http.Request {
+		req := httptest.NewRequest("GET", "/api/v1/messages?anchor=newest&num_before=100&num_after=0", nil)
+		req.Header.Set("Authorization", member.basic())
+		return req
+	})
 }

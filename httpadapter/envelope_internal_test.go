@@ -89,3 +89,44 @@ func TestKindTableComplete(t *testing.T) {
 	}
 	is.Equal(statusByKind[chatcore.KindInvalid], http.StatusBadRequest) // Zulip's default
 }
+
+// TestWriteSuccessFieldsOf checks that a response struct's fields, encoded
+// once by fieldsOf, reach the envelope whole: beside result and msg, with
+// the ignored parameters, exact numbers, no HTML escapes, and an empty
+// struct giving the bare envelope.
+func TestWriteSuccessFieldsOf(t *testing.T) {
+	type answer struct {
+		ID      int64    `json:"id"`
+		HTML    string   `json:"html"`
+		List    []string `json:"list"`
+		Omitted string   `json:"omitted,omitempty"`
+	}
+	h := &handler{log: slog.New(slog.DiscardHandler)}
+	for _, tc := range []struct {
+		name    string
+		v       any
+		ignored []string
+		want    string
+	}{
+		{"fields", answer{ID: 1<<53 + 1, HTML: "<p>a & b</p>", List: []string{"x"}}, nil,
+			`{"msg":"","result":"success","id":9007199254740993,"html":"<p>a & b</p>","list":["x"]}`},
+		{"ignored too", answer{List: []string{}}, []string{"b", "a", "b"},
+			`{"ignored_parameters_unsupported":["a","b"],"msg":"","result":"success","id":0,"html":"","list":[]}`},
+		{"empty struct", struct{}{}, nil, `{"msg":"","result":"success"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			fields, err := fieldsOf(tc.v)
+			is.NoErr(err)
+			rec := httptest.NewRecorder()
+			h.writeSuccess(rec, httptest.NewRequest(http.MethodGet, "/", nil), fields, tc.ignored)
+			is.Equal(rec.Code, http.StatusOK)
+			is.Equal(strings.TrimSpace(rec.Body.String()), tc.want) // one object, every field once
+			is.Equal(rec.Header().Get("Content-Length"), fmt.Sprint(rec.Body.Len()))
+			var decoded map[string]any
+			is.NoErr(json.Unmarshal(rec.Body.Bytes(), &decoded)) // valid JSON
+		})
+	}
+	_, err := fieldsOf([]int{1})
+	is.New(t).True(err != nil) // a response that is not an object is refused
+}
