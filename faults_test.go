@@ -293,6 +293,10 @@ func (t faultyTx) Messages(ctx context.Context, q chatcore.MessageQuery) ([]chat
 	return faultStep(t.f, func() ([]chatcore.Message, error) { return t.tx.Messages(ctx, q) })
 }
 
+func (t faultyTx) MessageIDs(ctx context.Context, q chatcore.MessageQuery) ([]chatcore.MessageID, error) {
+	return faultStep(t.f, func() ([]chatcore.MessageID, error) { return t.tx.MessageIDs(ctx, q) })
+}
+
 func (t faultyTx) CreateMessage(ctx context.Context, m *chatcore.Message) error {
 	return faultStepErr(t.f, func() error { return t.tx.CreateMessage(ctx, m) })
 }

@@ -383,11 +383,11 @@ func addSubscriptions(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx
 
 // nextMessageID is the id the channel's next message will have at least.
 func nextMessageID(ctx context.Context, tx chatcore.Tx, st *chatcore.Stream) (chatcore.MessageID, error) {
-	last, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}, Newest: true, Limit: 1})
+	last, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: st.RealmID, Recipients: []chatcore.RecipientID{st.RecipientID}, Newest: true, Limit: 1})
 	if err != nil || len(last) == 0 {
 		return 0, err
 	}
-	return last[0].ID + 1, nil
+	return last[0] + 1, nil
 }
 
 // subscriptionAddEvents queues the subscription add event of each new

@@ -382,7 +382,7 @@ func moveNotifications(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 			if acc.MinID > 0 {
 				after = acc.MinID - 1
 			}
-			left, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: from.RealmID, Recipients: []chatcore.RecipientID{from.RecipientID},
+			left, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: from.RealmID, Recipients: []chatcore.RecipientID{from.RecipientID},
 				TopicKey: &oldKey, AfterID: after, Limit: 1})
 			if err != nil {
 				return err
@@ -416,7 +416,7 @@ func moveNotifications(ctx context.Context, svc *chatcore.Service, tx chatcore.T
 			if acc.MinID > 0 {
 				after = acc.MinID - 1
 			}
-			there, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: to.RealmID, Recipients: []chatcore.RecipientID{to.RecipientID},
+			there, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: to.RealmID, Recipients: []chatcore.RecipientID{to.RecipientID},
 				TopicKey: &newKey, AfterID: after, Limit: count + 1})
 			if err != nil {
 				return err

@@ -34,7 +34,7 @@ func carryTopicPolicies(ctx context.Context, svc *chatcore.Service, tx chatcore.
 			if acc.MinID > 0 {
 				after = acc.MinID - 1
 			}
-			left, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: from.RealmID, Recipients: []chatcore.RecipientID{from.RecipientID},
+			left, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: from.RealmID, Recipients: []chatcore.RecipientID{from.RecipientID},
 				TopicKey: &oldKey, AfterID: after, Limit: 1})
 			if err != nil || len(left) > 0 {
 				return err
@@ -52,7 +52,7 @@ func carryTopicPolicies(ctx context.Context, svc *chatcore.Service, tx chatcore.
 	if len(origRows) == 0 && len(targetRows) == 0 {
 		return nil
 	}
-	there, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: to.RealmID, Recipients: []chatcore.RecipientID{to.RecipientID},
+	there, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: to.RealmID, Recipients: []chatcore.RecipientID{to.RecipientID},
 		TopicKey: &newKey, Limit: moved + 1})
 	if err != nil {
 		return err

@@ -63,16 +63,12 @@ func Mute(ctx context.Context, svc *chatcore.Service, actorID, mutedID chatcore.
 		if err != nil {
 			return err
 		}
-		unread, err := tx.Messages(ctx, chatcore.MessageQuery{RealmID: u.RealmID, FlagUser: u.ID, NoFlags: chatcore.FlagRead,
+		ids, err := tx.MessageIDs(ctx, chatcore.MessageQuery{RealmID: u.RealmID, FlagUser: u.ID, NoFlags: chatcore.FlagRead,
 			SenderID: mutedID, Newest: true, Limit: MaxMarkedRead})
 		if err != nil {
 			return err
 		}
-		if len(unread) > 0 {
-			ids := make([]chatcore.MessageID, len(unread))
-			for i, m := range unread {
-				ids[i] = m.ID
-			}
+		if len(ids) > 0 {
 			changed, err := tx.UpdateUserMessageFlags(ctx, u.ID, ids, chatcore.FlagRead, true)
 			if err != nil {
 				return err

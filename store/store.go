@@ -411,6 +411,11 @@ type MessageStore interface {
 	Message(ctx context.Context, id MessageID) (*Message, error)
 	// Messages returns the messages matching q, with everything attached.
 	Messages(ctx context.Context, q MessageQuery) ([]Message, error)
+	// MessageIDs returns the ids of the messages Messages returns for q, in
+	// the same order, reading nothing else of them (no content, reactions,
+	// edit history or submessages): what a rule asking whether such
+	// messages exist needs.
+	MessageIDs(ctx context.Context, q MessageQuery) ([]MessageID, error)
 	// CreateMessage inserts m with its reactions, edit history and submessages;
 	// it fills in m.ID when zero (always above every id ever used) and sets
 	// m.TopicKey. Submessages belong to m (their MessageID is m.ID) and get an

@@ -24,7 +24,20 @@ func (t *tx) Message(_ context.Context, id store.MessageID) (*store.Message, err
 }
 
 // Messages implements store.MessageStore.
-func (t *tx) Messages(_ context.Context, q store.MessageQuery) ([]store.Message, error) {
+func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
+	ids, err := t.MessageIDs(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Message, len(ids))
+	for i, id := range ids {
+		out[i] = copyMessage(t.d.messages[id])
+	}
+	return out, nil
+}
+
+// MessageIDs implements store.MessageStore.
+func (t *tx) MessageIDs(_ context.Context, q store.MessageQuery) ([]store.MessageID, error) {
 	if err := t.read(); err != nil {
 		return nil, err
 	}
@@ -78,11 +91,7 @@ func (t *tx) Messages(_ context.Context, q store.MessageQuery) ([]store.Message,
 	if q.Limit > 0 && len(ids) > q.Limit {
 		ids = ids[:q.Limit]
 	}
-	out := make([]store.Message, len(ids))
-	for i, id := range ids {
-		out[i] = copyMessage(t.d.messages[id])
-	}
-	return out, nil
+	return ids, nil
 }
 
 // CreateMessage implements store.MessageStore. It also fills in the

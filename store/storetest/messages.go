@@ -35,7 +35,8 @@ func newWorld(tb testing.TB, st store.Store) *world {
 	return w
 }
 
-// query runs Messages and returns the ids.
+// query runs Messages and returns the ids, having checked that MessageIDs
+// answers the same ids in the same order.
 func query(tb testing.TB, st store.Store, q store.MessageQuery) []store.MessageID {
 	tb.Helper()
 	is := is.New(tb)
@@ -45,6 +46,9 @@ func query(tb testing.TB, st store.Store, q store.MessageQuery) []store.MessageI
 		msgs, err := tx.Messages(ctx, q)
 		is.NoErr(err) // messages queried
 		got = messageIDs(msgs)
+		ids, err := tx.MessageIDs(ctx, q)
+		is.NoErr(err)                        // ids queried
+		is.Equal(list(ids...), list(got...)) // MessageIDs answers the ids of Messages, in its order
 	})
 	return got
 }

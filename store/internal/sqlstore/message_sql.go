@@ -251,3 +251,14 @@ func OptStrArg(p *string) any {
 	}
 	return *p
 }
+
+// MessageIDs implements [store.MessageStore]: the statement Messages runs
+// for q, reading only the ids.
+func (x *Tx) MessageIDs(ctx context.Context, q store.MessageQuery) ([]store.MessageID, error) {
+	query, args, ok, err := x.MessagesSQL(ctx, q, x.d.PlainMessagesSQL)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return scanAll(ctx, x, "message ids", func(r Row, id *store.MessageID) error { return r.Scan(Num(id)) },
+		"SELECT id FROM ("+query+") q"+OrderByID(q.Newest, 0), args...)
+}
