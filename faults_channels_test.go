@@ -13,3 +13,7 @@ func (t faultyTx) RealmSubscribers(ctx context.Context, realm chatcore.RealmID) 
 func (t faultyTx) StreamTopics(ctx context.Context, stream chatcore.StreamID, minID chatcore.MessageID) ([]chatcore.TopicSummary, error) {
 	return faultStep(t.f, func() ([]chatcore.TopicSummary, error) { return t.tx.StreamTopics(ctx, stream, minID) })
 }
+
+func (t faultyTx) TopicParticipants(ctx context.Context, stream chatcore.StreamID, topicKey string) ([]chatcore.UserID, error) {
+	return faultStep(t.f, func() ([]chatcore.UserID, error) { return t.tx.TopicParticipants(ctx, stream, topicKey) })
+}

@@ -103,23 +103,6 @@ func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool
 	return sf
 }
 
-// TopicParticipants returns the users who sent or reacted to a message of
-// the channel topic (Zulip's participants_for_topic), sorted.
-func TopicParticipants(ctx context.Context, tx Tx, realm RealmID, recipient RecipientID, topicKey string) ([]UserID, error) {
-	msgs, err := tx.Messages(ctx, MessageQuery{RealmID: realm, Recipients: []RecipientID{recipient}, TopicKey: &topicKey})
-	if err != nil {
-		return nil, err
-	}
-	var out []UserID
-	for _, m := range msgs {
-		out = append(out, m.SenderID)
-		for _, r := range m.Reactions {
-			out = append(out, r.UserID)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
-}
 
 // flagsAtSend computes the flags of m, about to be created, for its
 // receivers (sorted), sets m.DefaultFlags and returns the rows to write.
@@ -131,7 +114,7 @@ func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream
 	var participants []UserID
 	if r.TopicWildcard && st != nil {
 		var err error
-		participants, err = TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, TopicKey(m.Topic))
+		participants, err = tx.TopicParticipants(ctx, st.ID, TopicKey(m.Topic))
 		if err != nil {
 			return sendFlags{}, err
 		}

@@ -459,7 +459,7 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 	var participants []chatcore.UserID
 	if r.TopicWildcard && st != nil {
 		var err error
-		if participants, err = chatcore.TopicParticipants(ctx, tx, m.RealmID, st.RecipientID, chatcore.TopicKey(m.Topic)); err != nil {
+		if participants, err = tx.TopicParticipants(ctx, st.ID, chatcore.TopicKey(m.Topic)); err != nil {
 			return err
 		}
 	}

@@ -274,6 +274,11 @@ type StreamStore interface {
 	// ordered by that id, newest first. A channel without messages gives an
 	// empty list.
 	StreamTopics(ctx context.Context, stream StreamID, minID MessageID) ([]TopicSummary, error)
+	// TopicParticipants returns the users who sent a message of the
+	// channel's topic (by TopicKey) or reacted to one, ascending, each
+	// once: Zulip's participants of a topic, whom a topic wildcard mention
+	// notifies. Nothing else of the messages is read.
+	TopicParticipants(ctx context.Context, stream StreamID, topicKey string) ([]UserID, error)
 }
 
 // TopicSummary is one topic of a channel, as StreamStore.StreamTopics

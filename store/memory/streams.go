@@ -185,6 +185,27 @@ func (t *tx) RealmSubscribers(_ context.Context, realm store.RealmID) ([]store.S
 	return out, nil
 }
 
+// TopicParticipants implements store.StreamStore.
+func (t *tx) TopicParticipants(_ context.Context, stream store.StreamID, key string) ([]store.UserID, error) {
+	if err := t.read(); err != nil {
+		return nil, err
+	}
+	st := t.d.streams[stream]
+	if st == nil {
+		return nil, nil
+	}
+	var out []store.UserID
+	for id := range t.d.msgByTopic[topicKey{st.RecipientID, key}].all() {
+		m := t.d.messages[id]
+		out = append(out, m.SenderID)
+		for _, r := range m.Reactions {
+			out = append(out, r.UserID)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
 // StreamTopics implements store.StreamStore.
 func (t *tx) StreamTopics(_ context.Context, stream store.StreamID, minID store.MessageID) ([]store.TopicSummary, error) {
 	if err := t.read(); err != nil {

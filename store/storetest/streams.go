@@ -111,6 +111,32 @@ var streamTests = []test{
 			is.Equal(len(got), 0) // has no topics
 		})
 	}},
+	{"TopicParticipants", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		realm := newRealm(t, st, "acme")
+		u := newUsers(t, st, human(realm, "a@acme.test"), human(realm, "b@acme.test"), human(realm, "c@acme.test"),
+			human(realm, "d@acme.test"), human(realm, "e@acme.test"))
+		c := newStream(t, st, realm, "general", false)
+		d := newStream(t, st, realm, "other", false)
+		ids := send(t, st, channelMessage(c, u[2], "Lunch"), channelMessage(c, u[0], "LUNCH"), channelMessage(c, u[2], "lunch"),
+			channelMessage(c, u[3], "plans"), channelMessage(d, u[4], "lunch"))
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			for _, r := range []struct {
+				msg  store.MessageID
+				user store.UserID
+			}{{ids[0], u[1]}, {ids[1], u[1]}, {ids[2], u[0]}, {ids[3], u[4]}, {ids[4], u[3]}} {
+				is.NoErr(tx.AddReaction(ctx, r.msg, store.Reaction{UserID: r.user, EmojiName: "smile", EmojiCode: "1f604", ReactionType: "unicode_emoji"}))
+			}
+		})
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			got, err := tx.TopicParticipants(ctx, c.ID, store.TopicKey("lunch"))
+			is.NoErr(err)                                           // listed
+			is.Equal(got, []store.UserID{u[0], u[1], u[2]})         // senders and reactors of the topic (any case), each once, ascending
+			none, err := tx.TopicParticipants(ctx, c.ID, "nothing") // a topic without messages
+			is.NoErr(err)
+			is.Equal(len(none), 0) // has none
+		})
+	}},
 	{"CreateAndRead", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")

@@ -180,6 +180,16 @@ func (x *Tx) RealmSubscribers(ctx context.Context, realm store.RealmID) ([]store
 		WHERE c.realm_id = $1 AND s.active AND u.is_active ORDER BY s.stream_id, s.user_id`, realm)
 }
 
+// TopicParticipants implements [store.StreamStore]: the topic's senders and
+// reactors, through the index of the channel's topics.
+func (x *Tx) TopicParticipants(ctx context.Context, stream store.StreamID, topicKey string) ([]store.UserID, error) {
+	return scanAll(ctx, x, "topic participants", func(r Row, u *store.UserID) error { return r.Scan(Num(u)) },
+		`SELECT sender_id FROM messages WHERE stream_id = $1 AND topic_key = $2
+		UNION
+		SELECT r.user_id FROM messages m JOIN reactions r ON r.message_id = m.id WHERE m.stream_id = $1 AND m.topic_key = $2
+		ORDER BY 1`, stream, topicKey)
+}
+
 // prefixed qualifies every column of a comma-separated list with prefix.
 func prefixed(prefix, cols string) string {
 	parts := strings.Split(cols, ",")
