@@ -204,6 +204,31 @@ var receivedTests = []test{
 			is.Equal(q(func(q *store.MessageQuery) { q.TopicPrefix = "%" }), []store.MessageID(nil))             // a prefix, not a pattern
 		}
 	}},
+	{"read below the mark and own messages above it", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		// In general, from m2 on for bob: m2, m3 (alice), then bob's own o1,
+		// alice's a1, bob's o2; bob's mark at m3.
+		ids := send(t, st, channelMessage(w.general, w.bob, "t"), channelMessage(w.general, w.alice, "t"),
+			channelMessage(w.general, w.bob, "u"))
+		o1, a1, o2 := ids[0], ids[1], ids[2]
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.MarkReadThrough(ctx, w.bob, w.general.RecipientID, w.m3))
+		})
+		read := store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AllFlags: store.FlagRead}
+		is.Equal(query(t, st, read), list(w.m2, w.m3, o1, o2)) // below the mark, and his own above it; not alice's a1
+		read.Newest, read.Limit = true, 3
+		is.Equal(query(t, st, read), list(o2, o1, w.m3)) // merged newest first across the two ranges
+		read.Newest, read.Limit, read.Recipients = false, 0, []store.RecipientID{w.general.RecipientID}
+		read.AllFlags |= store.FlagStarred
+		is.Equal(query(t, st, read), []store.MessageID(nil)) // read and starred: none
+		unread := store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, NoFlags: store.FlagRead, Recipients: []store.RecipientID{w.general.RecipientID}}
+		is.Equal(query(t, st, unread), list(a1)) // the rest
+		um := userMessages(t, st, w.bob, o1, a1, o2)
+		is.Equal(um[o1].Flags, store.FlagRead) // his own, read without a row
+		is.Equal(um[a1].Flags, store.MessageFlags(0))
+		is.Equal(um[o2].Flags, store.FlagRead)
+	}},
 	{"a user in hundreds of channels", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)

@@ -161,6 +161,15 @@ var Calls = []Call{
 	{"GET /messages dm", func(ctx context.Context, e *Env) error {
 		return get("newest", 50, 0, "dm", fmt.Sprintf("[%d]", e.Org.Admin))(ctx, e)
 	}},
+	{"GET /messages -is:unread", func(ctx context.Context, e *Env) error {
+		anchor, before, after := "newest", 100, 0
+		res, err := messages.Get(ctx, e.W.Svc, e.Org.Viewer, messages.Request{Anchor: &anchor, NumBefore: &before, NumAfter: &after,
+			Narrow: []messages.NarrowTerm{{Operator: "is", Operand: json.RawMessage(`"unread"`), Negated: true}}})
+		if err == nil && len(res.Messages) == 0 {
+			err = fmt.Errorf("no messages: the call found nothing to check")
+		}
+		return err
+	}},
 	{"GET /messages is:starred", get("newest", 100, 0, "is", `"starred"`)},
 	{"GET /messages is:mentioned", get("newest", 100, 0, "is", `"mentioned"`)},
 	{"GET /messages has:link", get("newest", 100, 0, "has", `"link"`)},

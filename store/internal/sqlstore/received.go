@@ -79,6 +79,16 @@ const fewRecipients = 4
 // with one statement per group of ranges, merged here.
 const maxArms = 400
 
+// membershipsPerStatement is how many memberships one statement of q
+// reads: maxArms, or half as many when each may give two ranges (see
+// rangeArms).
+func membershipsPerStatement(q store.MessageQuery) int {
+	if q.AllFlags&store.FlagRead != 0 {
+		return maxArms / 2
+	}
+	return maxArms
+}
+
 // ReceivedIDs returns the ids of the messages q selects, q.FlagUser being
 // set and q.IDs nil, in q's order and within its limit. Every range it reads
 // is an index range (the recipient's messages by id, or the user's flag rows
@@ -108,7 +118,7 @@ func received[T any](ctx context.Context, x *Tx, q store.MessageQuery, view bool
 	var out []T
 	first := true
 	for len(ms) > 0 || first {
-		n := min(len(ms), maxArms)
+		n := min(len(ms), membershipsPerStatement(q))
 		query, args := x.receivedSQL(q, ms[:n], first, view)
 		rows, err := scanAll(ctx, x, "received messages", scan, query, args...)
 		if err != nil {
@@ -142,7 +152,7 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 	if err != nil {
 		return "", nil, false, err
 	}
-	if len(ms) <= maxArms {
+	if len(ms) <= membershipsPerStatement(q) {
 		query, args := x.receivedSQL(q, ms, true, false)
 		return "SELECT id FROM (" + query + ") r", args, true, nil
 	}
@@ -279,9 +289,7 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 	common := x.commonConds(q, &p) // conditions on m every range has
 	var arms []string
 	for _, m := range ms {
-		if arm, ok := x.rangeArm(q, m, &p, user, common, view); ok {
-			arms = append(arms, arm)
-		}
+		arms = append(arms, x.rangeArms(q, m, &p, user, common, view)...)
 	}
 	if rows {
 		where := append([]string{"f.user_id = " + user}, RowFlagConds("f.flags", q)...)
@@ -328,10 +336,41 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 // the message m.
 const viewCols = ", m.realm_id, m.type, m.stream_id, m.topic, m.sender_id, m.direct_members"
 
+// readPart is which of membership's messages a range of read messages
+// covers (see rangeArms).
+type readPart int
+
+const (
+	readWhole     readPart = iota // every read message of the range
+	readBelowMark                 // the messages up to the read mark
+	readOwnAbove                  // the user's own messages above it
+)
+
+// rangeArms returns the SELECTs of rangeArm for membership m: one, or for
+// read messages below a read mark two, each bounded by an index (the
+// messages up to the mark through (recipient_id, id), the user's own above
+// it through (recipient_id, sender_id, id)), rather than one range whose
+// "id <= mark OR sender_id = user" would read every message above the
+// mark.
+func (x *Tx) rangeArms(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool) []string {
+	parts := []readPart{readWhole}
+	if q.AllFlags&store.FlagRead != 0 && m.through >= max(m.since, 1) {
+		parts = []readPart{readBelowMark, readOwnAbove}
+	}
+	var arms []string
+	for _, part := range parts {
+		if arm, ok := x.rangeArm(q, m, p, user, common, view, part); ok {
+			arms = append(arms, arm)
+		}
+	}
+	return arms
+}
+
 // rangeArm returns the SELECT of the messages of membership m the user has
 // no row for (their flags derive from the message, the read mark and
-// whether they sent it) that match q; ok is false when none can.
-func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool) (string, bool) {
+// whether they sent it) that match q, limited to part of them when q asks
+// for read messages; ok is false when none can.
+func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool, part readPart) (string, bool) {
 	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
 	if read && unread {
 		return "", false // no message is both
@@ -360,7 +399,14 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 	flags := "m.default_flags"
 	switch {
 	case read:
-		where = append(where, readCond())
+		switch part {
+		case readBelowMark:
+			where = append(where, "m.id <= "+p.Add(m.through))
+		case readOwnAbove:
+			where = append(where, "m.id > "+p.Add(m.through), "m.sender_id = "+user)
+		default:
+			where = append(where, readCond())
+		}
 		flags = "(m.default_flags | 1)"
 	case unread:
 		if m.through > 0 {
