@@ -63,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Tx", txTests},
 		{"IDsNeverReused", idTests},
 		{"Events", eventTests},
+		{"EventOrder", eventConcurrencyTests},
 		{"EventQueueCount", eventQueueCountTests},
 		{"Prefetch", prefetchTests},
 		{"Webhooks", webhookTests},
