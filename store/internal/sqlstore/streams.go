@@ -171,13 +171,16 @@ func (x *Tx) DeactivateSubscriptions(ctx context.Context, user store.UserID) err
 	return x.classify(err, "deactivate subscriptions")
 }
 
-// RealmSubscribers implements [store.StreamStore].
+// RealmSubscribers implements [store.StreamStore]. The realm's deactivated
+// users, few, come from their partial index (users_inactive): joining every
+// subscription to its user read the rows of every user of the realm.
 func (x *Tx) RealmSubscribers(ctx context.Context, realm store.RealmID) ([]store.Subscriber, error) {
 	return scanAll(ctx, x, "realm subscribers", func(r Row, s *store.Subscriber) error {
 		return r.Scan(Num(&s.StreamID), Num(&s.UserID))
 	}, `SELECT s.stream_id, s.user_id FROM subscriptions s JOIN streams c ON c.id = s.stream_id
-		JOIN users u ON u.id = s.user_id
-		WHERE c.realm_id = $1 AND s.active AND u.is_active ORDER BY s.stream_id, s.user_id`, realm)
+		WHERE c.realm_id = $1 AND s.active
+		AND s.user_id NOT IN (SELECT u.id FROM users u WHERE u.realm_id = $1 AND NOT u.is_active)
+		ORDER BY s.stream_id, s.user_id`, realm)
 }
 
 // TopicParticipants implements [store.StreamStore]: the topic's senders and
