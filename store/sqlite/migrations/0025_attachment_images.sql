@@ -1,0 +1,7 @@
+-- 0025_attachment_images.sql: what messages' inline image previews need of
+-- an image upload (Zulip's ImageAttachment): its size as its header gave it
+-- (zero for uploads without a preview, and once its thumbnail failed) and
+-- the name of the thumbnail format made of it (empty until made).
+ALTER TABLE attachments ADD COLUMN image_width INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attachments ADD COLUMN image_height INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE attachments ADD COLUMN thumbnail TEXT NOT NULL DEFAULT '';
