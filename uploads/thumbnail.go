@@ -37,7 +37,7 @@ var ThumbnailFormats = []ThumbnailFormat{
 }
 
 // ThumbnailKey is the storage key of an upload's thumbnail.
-func ThumbnailKey(pathID, format string) string { return "thumbnail/" + pathID + "/" + format }
+func ThumbnailKey(pathID, format string) string { return chatcore.ThumbnailKey(pathID, format) }
 
 // ErrNotThumbnailed is returned for an upload chatcore makes no thumbnail
 // of (not an image it decodes).
