@@ -16,6 +16,7 @@ import (
 	"github.com/chatcore/chatcore/store/filestore"
 	"github.com/chatcore/chatcore/uploads"
 	"github.com/matryer/is"
+	"golang.org/x/net/html"
 )
 
 // gatedOriginals is a FileStorage whose Open of an upload's original waits
@@ -69,8 +70,10 @@ func TestHTTPInlineImagePreview(t *testing.T) {
 				`<div class="message_inline_image"><a href="` + url + `" title="wide.png">`
 			got := e.do(t, request{method: "GET", path: "/messages/" + id, auth: &member})
 			wantSuccess(t, got)
-			is.Equal(got.body["message"].(map[string]any)["content"], link+
+			placeholder := got.body["message"].(map[string]any)["content"].(string)
+			is.Equal(placeholder, link+
 				`<img class="image-loading-placeholder" data-original-content-type="image/png" data-original-dimensions="1000x500" src="/static/images/loading/loader-black.svg"></a></div>`) // the placeholder
+			is.Equal(mobileImageNode(t, placeholder), mobileImage{src: url, loading: true}) // the mobile app shows it loading
 
 			release() // the thumbnail is made now
 			var event map[string]any
@@ -91,6 +94,7 @@ func TestHTTPInlineImagePreview(t *testing.T) {
 			if event == nil {
 				t.Fatal("no rendering_only update_message event")
 			}
+			wantShape(t, "UpdateMessageEvent", event) // the mobile app's model of it
 			is.Equal(num(t, event["message_id"]), num(t, sent.body["id"]))
 			is.Equal(event["message_ids"], []any{sent.body["id"]})
 			is.Equal(event["user_id"], nil)                   // nobody edited it
@@ -102,8 +106,81 @@ func TestHTTPInlineImagePreview(t *testing.T) {
 			is.True(slices.ContainsFunc(uploads.ThumbnailFormats, func(f uploads.ThumbnailFormat) bool { return f.Name == format })) // a format of the list
 			got = e.do(t, request{method: "GET", path: "/messages/" + id, auth: &member})
 			is.Equal(got.body["message"].(map[string]any)["content"], rendered) // stored as sent
+			is.Equal(mobileImageNode(t, rendered), mobileImage{src: url, thumbnail: "/user_uploads/thumbnail/" + path + "/" + format,
+				width: 1000, height: 500}) // the mobile app shows the thumbnail
 			r, _ := e.get(t, "/user_uploads/thumbnail/"+path+"/"+format, &member)
 			is.Equal(r.StatusCode, http.StatusOK) // the thumbnail it shows is served
 		})
 	}
+}
+
+// mobileImage is what zulip-flutter's content parser (parseImageNode in
+// lib/model/content.dart) makes of a message_inline_image div: an
+// ImageNode's srcUrl, thumbnailUrl, loading and original size.
+type mobileImage struct {
+	src, thumbnail string
+	loading        bool
+	width, height  int
+}
+
+// mobileImageNode parses the one message_inline_image div of content by
+// the mobile app's rules, failing t where the app would show the div as
+// unimplemented: the div holds exactly one a element without a class,
+// which holds exactly one img; a placeholder is an img of class
+// image-loading-placeholder; otherwise the img's src is a thumbnail
+// (/user_uploads/thumbnail/...) and data-original-dimensions, when
+// present, is {width}x{height}.
+func mobileImageNode(t *testing.T, content string) mobileImage {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var divs []*html.Node
+	for n := range doc.Descendants() {
+		if n.Type == html.ElementNode && n.Data == "div" && attr(n, "class") == "message_inline_image" {
+			divs = append(divs, n)
+		}
+	}
+	if len(divs) != 1 {
+		t.Fatalf("%d message_inline_image divs in %q", len(divs), content)
+	}
+	a := divs[0].FirstChild
+	if a == nil || a.NextSibling != nil || a.Type != html.ElementNode || a.Data != "a" || attr(a, "class") != "" {
+		t.Fatalf("the div does not hold one plain a element: %q", content)
+	}
+	img := a.FirstChild
+	if img == nil || img.NextSibling != nil || img.Type != html.ElementNode || img.Data != "img" {
+		t.Fatalf("the link does not hold one img: %q", content)
+	}
+	out := mobileImage{src: attr(a, "href")}
+	if attr(img, "class") == "image-loading-placeholder" {
+		out.loading = true
+		return out
+	}
+	src := attr(img, "src")
+	if !strings.HasPrefix(src, "/user_uploads/thumbnail/") {
+		t.Fatalf("img src %q is no thumbnail", src)
+	}
+	out.thumbnail = src
+	if dims := attr(img, "data-original-dimensions"); dims != "" {
+		w, h, ok := strings.Cut(dims, "x")
+		var errW, errH error
+		out.width, errW = strconv.Atoi(w)
+		out.height, errH = strconv.Atoi(h)
+		if !ok || errW != nil || errH != nil {
+			t.Fatalf("data-original-dimensions %q is not {width}x{height}", dims)
+		}
+	}
+	return out
+}
+
+// attr returns n's attribute key, "" when it has none.
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
 }
