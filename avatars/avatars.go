@@ -64,23 +64,13 @@ func Set(ctx context.Context, svc *chatcore.Service, user *chatcore.User, body i
 	if len(data) > MaxFileSizeMiB<<20 {
 		return "", tooLarge()
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil || !acceptedFormats[format] {
-		return "", chatcore.BadRequest("Invalid image format")
-	}
-	if int64(cfg.Width)*int64(cfg.Height) > uploads.MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
-		return "", chatcore.BadRequest("Image size exceeds limit.")
-	}
-	var small, medium bytes.Buffer
-	if err := uploads.SquareImages(bytes.NewReader(data), []int{SmallSize, MediumSize}, []io.Writer{&small, &medium}); err != nil {
-		if errors.Is(err, uploads.ErrNotThumbnailed) {
-			return "", chatcore.BadRequest("Image size exceeds limit.")
-		}
-		return "", chatcore.BadRequest("Could not decode image; did you upload an image file?")
+	squares, err := checkedSquares(data, SmallSize, MediumSize)
+	if err != nil {
+		return "", err
 	}
 	prev := chatcore.AvatarVersion(user)
 	next := prev + 1
-	files := map[string][]byte{chatcore.AvatarOriginal: data, chatcore.AvatarSmall: small.Bytes(), chatcore.AvatarMedium: medium.Bytes()}
+	files := map[string][]byte{chatcore.AvatarOriginal: data, chatcore.AvatarSmall: squares[0], chatcore.AvatarMedium: squares[1]}
 	var stored []string
 	removeStored := func() {
 		for _, key := range stored {
@@ -102,6 +92,38 @@ func Set(ctx context.Context, svc *chatcore.Service, user *chatcore.User, body i
 	}
 	removeFiles(ctx, svc, old)
 	return svc.AvatarURL(u), nil
+}
+
+// checkedSquares returns the PNG squares of the sides given of the image
+// data holds, as Zulip's resize_avatar, after checking it as Zulip's
+// libvips_check_image: a PNG, JPEG, GIF or WebP image ("Invalid image
+// format" otherwise, SVG included) whose header is within the decoding
+// limits ("Image size exceeds limit.") and whose pixels decode ("Could
+// not decode image; did you upload an image file?").
+func checkedSquares(data []byte, sides ...int) ([][]byte, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || !acceptedFormats[format] {
+		return nil, chatcore.BadRequest("Invalid image format")
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > uploads.MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, chatcore.BadRequest("Image size exceeds limit.")
+	}
+	bufs := make([]bytes.Buffer, len(sides))
+	ws := make([]io.Writer, len(sides))
+	for i := range bufs {
+		ws[i] = &bufs[i]
+	}
+	if err := uploads.SquareImages(bytes.NewReader(data), sides, ws); err != nil {
+		if errors.Is(err, uploads.ErrNotThumbnailed) {
+			return nil, chatcore.BadRequest("Image size exceeds limit.")
+		}
+		return nil, chatcore.BadRequest("Could not decode image; did you upload an image file?")
+	}
+	out := make([][]byte, len(sides))
+	for i := range bufs {
+		out[i] = bufs[i].Bytes()
+	}
+	return out, nil
 }
 
 // Delete returns user's avatar to Gravatar, as Zulip's
