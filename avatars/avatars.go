@@ -37,8 +37,22 @@ const (
 // decodes.
 var acceptedFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true}
 
-func tooLarge() error {
-	return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", MaxFileSizeMiB)
+// readImage reads the image body yields, refusing one over maxMiB with
+// Zulip's "Uploaded file is larger than the allowed limit of N MiB".
+func readImage(body io.Reader, maxMiB int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, maxMiB<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("avatars: read image: %w", err)
+	}
+	if int64(len(data)) > maxMiB<<20 {
+		return nil, tooLarge(maxMiB)
+	}
+	return data, nil
+}
+
+// tooLarge is Zulip's refusal of an image over maxMiB.
+func tooLarge(maxMiB int64) error {
+	return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", maxMiB)
 }
 
 // Set makes the image body yields user's avatar, as Zulip's
@@ -57,12 +71,9 @@ func Set(ctx context.Context, svc *chatcore.Service, user *chatcore.User, body i
 	if fs == nil {
 		return "", chatcore.BadRequest("File uploads are not enabled on this server")
 	}
-	data, err := io.ReadAll(io.LimitReader(body, MaxFileSizeMiB<<20+1))
+	data, err := readImage(body, MaxFileSizeMiB)
 	if err != nil {
-		return "", fmt.Errorf("avatars: read image: %w", err)
-	}
-	if len(data) > MaxFileSizeMiB<<20 {
-		return "", tooLarge()
+		return "", err
 	}
 	squares, err := checkedSquares(data, SmallSize, MediumSize)
 	if err != nil {

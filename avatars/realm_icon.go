@@ -18,9 +18,7 @@ import (
 const MaxIconFileSizeMiB = 5
 
 // IconTooLarge is Zulip's refusal of a realm icon over MaxIconFileSizeMiB.
-func IconTooLarge() error {
-	return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", MaxIconFileSizeMiB)
-}
+func IconTooLarge() error { return tooLarge(MaxIconFileSizeMiB) }
 
 // SetRealmIcon makes the image body yields the icon of the realm of the
 // administrator actor, as Zulip's upload_icon: at most
@@ -42,12 +40,9 @@ func SetRealmIcon(ctx context.Context, svc *chatcore.Service, actor *chatcore.Us
 	if fs == nil {
 		return "", chatcore.BadRequest("File uploads are not enabled on this server")
 	}
-	data, err := io.ReadAll(io.LimitReader(body, MaxIconFileSizeMiB<<20+1))
+	data, err := readImage(body, MaxIconFileSizeMiB)
 	if err != nil {
-		return "", fmt.Errorf("avatars: read icon: %w", err)
-	}
-	if len(data) > MaxIconFileSizeMiB<<20 {
-		return "", IconTooLarge()
+		return "", err
 	}
 	squares, err := checkedSquares(data, SmallSize)
 	if err != nil {

@@ -44,7 +44,9 @@ func testRealmIcon(t *testing.T, st chatcore.Store) {
 	is.True(strings.HasSuffix(defaultURL, chatcore.DefaultRealmIconPath))
 
 	// Refusals: nothing stored, nothing changed.
-	icon := func(who cred, parts ...filePart) *response { return e.postFiles(t, who, "/api/v1/realm/icon", parts...) }
+	icon := func(who cred, parts ...filePart) *response {
+		return e.postFiles(t, who, "/api/v1/realm/icon", parts...)
+	}
 	wantError(t, icon(member, filePart{field: "file", name: "i.png", data: pngBytes(t, 10, 10)}),
 		400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator")
 	wantError(t, icon(admin), 400, "BAD_REQUEST", "You must upload exactly one icon.")
@@ -63,7 +65,7 @@ func testRealmIcon(t *testing.T, st chatcore.Store) {
 	wantSuccess(t, res)
 	uploaded := res.body["icon_url"].(string)
 	is.True(strings.HasSuffix(uploaded, "/user_avatars/1/realm/icon.png?version=1")) // Zulip's path, the first change
-	is.Equal(servedPNG(t, e, uploaded), image.Pt(100, 100))                         // squared to 100×100
+	is.Equal(servedPNG(t, e, uploaded), image.Pt(100, 100))                          // squared to 100×100
 	is.Equal(storedFiles(t, dir), 2)                                                 // the square and the original
 	again := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded, params: params("fetch_event_types", `["realm"]`)})
 	is.Equal(again.body["realm_icon_source"], "U")

@@ -8,8 +8,6 @@ package uploads
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
 
 	"github.com/chatcore/chatcore"
 )
@@ -79,7 +77,7 @@ func thumbnailDone(ctx context.Context, svc *chatcore.Service, id chatcore.Attac
 				"message_id": m.ID, "message_ids": []chatcore.MessageID{m.ID},
 				"content": m.Content, "rendered_content": html, "rendering_only": true,
 			}
-			publishByFlags(fx, a.RealmID, event, receivers)
+			fx.EventWithFlags(a.RealmID, event, receivers)
 		}
 		return nil
 	})
@@ -148,20 +146,4 @@ func messageReceivers(ctx context.Context, tx chatcore.Tx, m *chatcore.Message) 
 		}
 	}
 	return out, nil
-}
-
-// publishByFlags records event for the users of receivers, one event per
-// distinct flag set, each with those flags.
-func publishByFlags(fx *chatcore.Effects, realm chatcore.RealmID, event map[string]any, receivers map[chatcore.UserID]chatcore.MessageFlags) {
-	byFlags := map[chatcore.MessageFlags][]chatcore.UserID{}
-	for u, f := range receivers {
-		byFlags[f] = append(byFlags[f], u)
-	}
-	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
-		users := byFlags[f]
-		slices.Sort(users)
-		ev := maps.Clone(event)
-		ev["flags"] = f.Names()
-		fx.Event(realm, users, ev)
-	}
 }

@@ -60,13 +60,18 @@ func (f *fakeRealm) RealmEmoji(context.Context) (map[string]string, error) { ret
 
 func (f *fakeRealm) UploadPreviews(_ context.Context, paths []string) (map[string]ImagePreview, error) {
 	f.uploadAsks++
+	return previewsOf(f.previews, paths), f.err
+}
+
+// previewsOf returns the previews of all among paths that all has.
+func previewsOf(all map[string]ImagePreview, paths []string) map[string]ImagePreview {
 	out := map[string]ImagePreview{}
 	for _, p := range paths {
-		if v, ok := f.previews[p]; ok {
+		if v, ok := all[p]; ok {
 			out[p] = v
 		}
 	}
-	return out, f.err
+	return out
 }
 
 func newFakeRealm(tb testing.TB) *fakeRealm {

@@ -49,13 +49,7 @@ func (f *fakeSource) RealmEmoji(context.Context) (map[string]string, error) {
 
 func (f *fakeSource) UploadPreviews(_ context.Context, paths []string) (map[string]ImagePreview, error) {
 	f.asked++
-	out := map[string]ImagePreview{}
-	for _, p := range paths {
-		if v, ok := f.previews[p]; ok {
-			out[p] = v
-		}
-	}
-	return out, nil
+	return previewsOf(f.previews, paths), nil
 }
 
 func (f *fakeSource) LinkifiersVersion(context.Context) (int64, error) { return f.version, nil }
