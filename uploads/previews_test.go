@@ -143,3 +143,24 @@ func TestThumbnailRewritesEachImage(t *testing.T) {
 	is.Equal(flags[c.Member.ID], []string{})
 	is.Equal(len(flags), 2)
 }
+
+// TestPreviewOnlyOfTheRealmsImages: through the Service, a link to an image
+// upload of another realm, and one to an upload that is no image, render as
+// plain links; the realm's own image gets its placeholder.
+func TestPreviewOnlyOfTheRealmsImages(t *testing.T) {
+	is := is.New(t)
+	w, c, _ := previewWorld(t)
+	img := pngOf(t, 20, 10)
+	pic, err := uploads.Upload(t.Context(), w.Svc, c.Member, "a.png", "image/png", int64(len(img)), bytes.NewReader(img))
+	is.NoErr(err)
+	txt, err := uploads.Upload(t.Context(), w.Svc, c.Member, "notes.txt", "text/plain", 5, strings.NewReader("hello"))
+	is.NoErr(err)
+	is.Equal(txt.Attachment.ImageWidth, 0) // no preview size for text
+	lear := w.AddChannel(t, chattest.Channel{Name: "court", Subscribers: []*chatcore.User{c.Stranger}})
+	id := w.Send(t, c.Stranger, lear, "t", "[a]("+pic.URL+")")
+	is.Equal(w.Message(t, id).RenderedContent, `<p><a href="`+pic.URL+`">a</a></p>`) // another realm's image: no preview
+	st := w.AddChannel(t, chattest.Channel{Name: "pics", Subscribers: []*chatcore.User{c.Member}})
+	id = w.Send(t, c.Member, st, "t", "[notes]("+txt.URL+") [a]("+pic.URL+")")
+	is.Equal(w.Message(t, id).RenderedContent, `<p><a href="`+txt.URL+`">notes</a> <a href="`+pic.URL+`">a</a></p>`+"\n"+
+		`<div class="message_inline_image"><a href="`+pic.URL+`" title="a"><img class="image-loading-placeholder" data-original-content-type="image/png" data-original-dimensions="20x10" src="/static/images/loading/loader-black.svg"></a></div>`) // only the image
+}
