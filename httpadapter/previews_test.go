@@ -114,9 +114,9 @@ func TestHTTPInlineImagePreview(t *testing.T) {
 	}
 }
 
-// mobileImage is what zulip-flutter's content parser (parseImageNode in
-// lib/model/content.dart) makes of a message_inline_image div: an
-// ImageNode's srcUrl, thumbnailUrl, loading and original size.
+// mobileImage is what the mobile app's (zulip-flutter's) content parser
+// makes of a message_inline_image div: an ImageNode's srcUrl,
+// thumbnailUrl, loading and original size.
 type mobileImage struct {
 	src, thumbnail string
 	loading        bool

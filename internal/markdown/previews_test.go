@@ -8,7 +8,8 @@ import (
 	"github.com/matryer/is"
 )
 
-// Zulip's markup, as zerver/tests/test_markdown_thumbnail.py expects it.
+// Zulip's markup of a preview, attributes in its order: the loading
+// placeholder and the thumbnail of a 128×128 PNG.
 const (
 	placeholderPNG = `<img class="image-loading-placeholder" data-original-content-type="image/png" data-original-dimensions="128x128" src="/static/images/loading/loader-black.svg">`
 	thumbPNG       = `<img data-original-content-type="image/png" data-original-dimensions="128x128" src="/user_uploads/thumbnail/1/ab/img.png/840x560.webp">`
