@@ -4,7 +4,9 @@
 // avatar_source and avatar_version changes and the realm_user update
 // events Zulip's do_change_avatar_fields sends, and the opening of the
 // stored images for serving. Images are kept in the Service's
-// [chatcore.FileStorage] under [chatcore.AvatarKey].
+// [chatcore.FileStorage] under [chatcore.AvatarKey]. The realm icon
+// ([SetRealmIcon], [DeleteRealmIcon]) is an administrator's upload of the
+// same kind, kept under [chatcore.RealmIconKey].
 package avatars
 
 import (

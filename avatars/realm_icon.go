@@ -48,13 +48,21 @@ func SetRealmIcon(ctx context.Context, svc *chatcore.Service, actor *chatcore.Us
 	if err != nil {
 		return "", err
 	}
+	var hadIcon bool // the realm shows an uploaded icon, whose files these replace
+	if err := svc.View(ctx, func(tx chatcore.Tx) error {
+		r, err := tx.Realm(ctx, actor.RealmID)
+		hadIcon = err == nil && chatcore.RealmIconSource(r) == chatcore.UploadedIconSource
+		return err
+	}); err != nil {
+		return "", err
+	}
 	for file, b := range map[string][]byte{chatcore.RealmIconOriginal: data, chatcore.RealmIconFile: squares[0]} {
 		if _, err := fs.Put(ctx, chatcore.RealmIconKey(actor.RealmID, file), bytes.NewReader(b)); err != nil {
 			return "", fmt.Errorf("avatars: store icon: %w", err)
 		}
 	}
 	url, wasUploaded, err := changeIcon(ctx, svc, actor.ID, chatcore.UploadedIconSource)
-	if err != nil && !wasUploaded {
+	if err != nil && !wasUploaded && !hadIcon {
 		for _, file := range []string{chatcore.RealmIconOriginal, chatcore.RealmIconFile} {
 			_ = fs.Delete(context.WithoutCancel(ctx), chatcore.RealmIconKey(actor.RealmID, file))
 		}
