@@ -5,14 +5,11 @@ import (
 	"image"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
-	"github.com/chatcore/chatcore/store/filestore"
 	"github.com/matryer/is"
 )
 
@@ -28,12 +25,7 @@ func TestHTTPRealmIcon(t *testing.T) {
 
 func testRealmIcon(t *testing.T, st chatcore.Store) {
 	is := is.New(t)
-	dir := filepath.Join(t.TempDir(), "uploads")
-	files, err := filestore.OpenDir(dir)
-	is.NoErr(err)
-	t.Cleanup(func() { _ = files.Close() })
-	w, logs, logger := newWorld(t, st, "testdata/fixture.json", chatcore.WithFileStorage(files))
-	e := startAdapter(t, w, logs, logger, httpadapter.Options{})
+	e, dir := uploadEnvOn(t, st)
 
 	reg := e.do(t, request{method: "POST", path: "/register", auth: &member, enc: urlEncoded,
 		params: params("event_types", `["realm"]`, "fetch_event_types", `["realm"]`)})
