@@ -3,6 +3,7 @@ package chatcore
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"runtime"
 	"slices"
 	"sync"
@@ -356,6 +357,24 @@ func (e *Effects) take(l *userLimiter, user UserID, now time.Time) (time.Duratio
 // commits (Data holds Zulip's "type", "op", ...).
 func (e *Effects) Event(realm RealmID, users []UserID, data map[string]any) {
 	e.events = append(e.events, Event{RealmID: realm, UserIDs: users, Data: data})
+}
+
+// EventWithFlags records data for the users of flags, each told their own
+// flags on the message data is about under "flags" (as Zulip's
+// update_message events): one event per distinct flag set, in flag order,
+// each with its users sorted. data itself is not modified.
+func (e *Effects) EventWithFlags(realm RealmID, data map[string]any, flags map[UserID]MessageFlags) {
+	byFlags := map[MessageFlags][]UserID{}
+	for u, f := range flags {
+		byFlags[f] = append(byFlags[f], u)
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
+		users := byFlags[f]
+		slices.Sort(users)
+		ev := maps.Clone(data)
+		ev["flags"] = f.Names()
+		e.Event(realm, users, ev)
+	}
 }
 
 // MessageEvent records a message event of m for users, logged with m's raw

@@ -51,3 +51,11 @@ func (t faultyTx) UpdateRealmEmoji(ctx context.Context, e *chatcore.RealmEmoji) 
 func (t faultyTx) RealmEmojis(ctx context.Context, realm chatcore.RealmID) ([]chatcore.RealmEmoji, error) {
 	return faultStep(t.f, func() ([]chatcore.RealmEmoji, error) { return t.tx.RealmEmojis(ctx, realm) })
 }
+
+func (t faultyTx) SetAttachmentImage(ctx context.Context, id chatcore.AttachmentID, width, height int, thumbnail string) error {
+	return faultStepErr(t.f, func() error { return t.tx.SetAttachmentImage(ctx, id, width, height, thumbnail) })
+}
+
+func (t faultyTx) SetRenderedContent(ctx context.Context, id chatcore.MessageID, html string) error {
+	return faultStepErr(t.f, func() error { return t.tx.SetRenderedContent(ctx, id, html) })
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chatcore/chatcore/internal/markdown"
 	"github.com/chatcore/chatcore/store"
 )
 
@@ -216,4 +217,62 @@ func CanReadAttachment(ctx context.Context, tx Tx, viewer *User, a *Attachment) 
 		}
 	}
 	return false, nil
+}
+
+// UploadPreviews implements markdown.Resolver: the previews of the realm's
+// image uploads among paths (those with an image size; see
+// [Attachment.ImageWidth]), each showing its thumbnail once one is made.
+func (r *txSource) UploadPreviews(ctx context.Context, paths []string) (map[string]markdown.ImagePreview, error) {
+	if r.tx == nil {
+		return nil, errNeedsStore
+	}
+	as, err := r.tx.Attachments(ctx, AttachmentFilter{RealmID: r.realm, PathIDs: paths})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]markdown.ImagePreview{}
+	for _, a := range as {
+		if p, ok := uploadPreview(&a); ok {
+			out[a.PathID] = p
+		}
+	}
+	return out, nil
+}
+
+// uploadPreview returns the inline preview of upload a in messages, false
+// when a is not an image that gets one. It shows the thumbnail
+// a.Thumbnail names once made; a format whose name has Zulip's "-anim"
+// suffix is animated.
+func uploadPreview(a *Attachment) (markdown.ImagePreview, bool) {
+	if a.ImageWidth <= 0 || a.ImageHeight <= 0 {
+		return markdown.ImagePreview{}, false
+	}
+	p := markdown.ImagePreview{Width: a.ImageWidth, Height: a.ImageHeight, ContentType: a.ContentType}
+	if a.Thumbnail != "" {
+		p.ThumbnailURL = "/user_uploads/" + ThumbnailKey(a.PathID, a.Thumbnail)
+		p.Animated = strings.Contains(a.Thumbnail, "-anim.")
+	}
+	return p, true
+}
+
+// ThumbnailKey is the storage key of thumbnail format of upload pathID,
+// and its URL path below /user_uploads/ (Zulip's get_image_thumbnail_path).
+func ThumbnailKey(pathID, format string) string { return "thumbnail/" + pathID + "/" + format }
+
+// RewriteUploadPreviews returns the rendered content html with the loading
+// placeholders of upload a's inline previews brought up to date, as Zulip's
+// rewrite_thumbnailed_images: they show a's thumbnail when a has one, and
+// are removed when a no longer gets a preview (its thumbnail could not be
+// made). It returns false, and html as it is, when html has no
+// placeholder of a (nothing to change, as when a message is rewritten
+// twice).
+func RewriteUploadPreviews(html string, a *Attachment) (string, bool) {
+	p, ok := uploadPreview(a)
+	if ok && p.ThumbnailURL == "" {
+		return html, false // still loading
+	}
+	if !ok {
+		return markdown.RewriteUploadPreview(html, a.PathID, nil)
+	}
+	return markdown.RewriteUploadPreview(html, a.PathID, &p)
 }

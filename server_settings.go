@@ -10,15 +10,18 @@ import (
 type ServerSettings struct {
 	// RealmName is the organisation's name; "" when there is no realm.
 	RealmName string
+	// RealmIconPath is the path of its icon ([RealmIconPath]; the default
+	// icon's when there is no realm).
+	RealmIconPath string
 }
 
 // ServerSettings returns the server settings of the realm with string id
 // realm, or of the realm with the lowest id when realm is "". No such realm
-// (an empty store, an unknown string id) gives the zero ServerSettings and no
-// error: the answer needs no organisation. It needs no authentication.
+// (an empty store, an unknown string id) gives no name, the default icon and
+// no error: the answer needs no organisation. It needs no authentication.
 // Errors are internal (store, context). Safe for concurrent use.
 func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSettings, error) {
-	var out ServerSettings
+	out := ServerSettings{RealmIconPath: DefaultRealmIconPath}
 	err := s.View(ctx, func(tx Tx) error {
 		if realm != "" {
 			r, err := tx.RealmByStringID(ctx, realm)
@@ -28,7 +31,7 @@ func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSetti
 			if err != nil {
 				return err
 			}
-			out.RealmName = r.Name
+			out.RealmName, out.RealmIconPath = r.Name, RealmIconPath(r)
 			return nil
 		}
 		realms, err := tx.Realms(ctx)
@@ -36,7 +39,7 @@ func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSetti
 			return err
 		}
 		if len(realms) > 0 {
-			out.RealmName = realms[0].Name
+			out.RealmName, out.RealmIconPath = realms[0].Name, RealmIconPath(&realms[0])
 		}
 		return nil
 	})

@@ -25,6 +25,6 @@ func TestServerSettings(t *testing.T) {
 	}
 	is := is.New(t)
 	got, err := chatcore.New(memory.New()).ServerSettings(t.Context(), "")
-	is.NoErr(err)                            // an empty store answers too
-	is.Equal(got, chatcore.ServerSettings{}) // with nothing to say
+	is.NoErr(err)                                                                        // an empty store answers too
+	is.Equal(got, chatcore.ServerSettings{RealmIconPath: chatcore.DefaultRealmIconPath}) // with nothing to say but the default icon
 }

@@ -4,7 +4,9 @@
 // avatar_source and avatar_version changes and the realm_user update
 // events Zulip's do_change_avatar_fields sends, and the opening of the
 // stored images for serving. Images are kept in the Service's
-// [chatcore.FileStorage] under [chatcore.AvatarKey].
+// [chatcore.FileStorage] under [chatcore.AvatarKey]. The realm icon
+// ([SetRealmIcon], [DeleteRealmIcon]) is an administrator's upload of the
+// same kind, kept under [chatcore.RealmIconKey].
 package avatars
 
 import (
@@ -37,8 +39,22 @@ const (
 // decodes.
 var acceptedFormats = map[string]bool{"png": true, "jpeg": true, "gif": true, "webp": true}
 
-func tooLarge() error {
-	return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", MaxFileSizeMiB)
+// readImage reads the image body yields, refusing one over maxMiB with
+// Zulip's "Uploaded file is larger than the allowed limit of N MiB".
+func readImage(body io.Reader, maxMiB int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, maxMiB<<20+1))
+	if err != nil {
+		return nil, fmt.Errorf("avatars: read image: %w", err)
+	}
+	if int64(len(data)) > maxMiB<<20 {
+		return nil, tooLarge(maxMiB)
+	}
+	return data, nil
+}
+
+// tooLarge is Zulip's refusal of an image over maxMiB.
+func tooLarge(maxMiB int64) error {
+	return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", maxMiB)
 }
 
 // Set makes the image body yields user's avatar, as Zulip's
@@ -57,30 +73,17 @@ func Set(ctx context.Context, svc *chatcore.Service, user *chatcore.User, body i
 	if fs == nil {
 		return "", chatcore.BadRequest("File uploads are not enabled on this server")
 	}
-	data, err := io.ReadAll(io.LimitReader(body, MaxFileSizeMiB<<20+1))
+	data, err := readImage(body, MaxFileSizeMiB)
 	if err != nil {
-		return "", fmt.Errorf("avatars: read image: %w", err)
+		return "", err
 	}
-	if len(data) > MaxFileSizeMiB<<20 {
-		return "", tooLarge()
-	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil || !acceptedFormats[format] {
-		return "", chatcore.BadRequest("Invalid image format")
-	}
-	if int64(cfg.Width)*int64(cfg.Height) > uploads.MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
-		return "", chatcore.BadRequest("Image size exceeds limit.")
-	}
-	var small, medium bytes.Buffer
-	if err := uploads.SquareImages(bytes.NewReader(data), []int{SmallSize, MediumSize}, []io.Writer{&small, &medium}); err != nil {
-		if errors.Is(err, uploads.ErrNotThumbnailed) {
-			return "", chatcore.BadRequest("Image size exceeds limit.")
-		}
-		return "", chatcore.BadRequest("Could not decode image; did you upload an image file?")
+	squares, err := checkedSquares(data, SmallSize, MediumSize)
+	if err != nil {
+		return "", err
 	}
 	prev := chatcore.AvatarVersion(user)
 	next := prev + 1
-	files := map[string][]byte{chatcore.AvatarOriginal: data, chatcore.AvatarSmall: small.Bytes(), chatcore.AvatarMedium: medium.Bytes()}
+	files := map[string][]byte{chatcore.AvatarOriginal: data, chatcore.AvatarSmall: squares[0], chatcore.AvatarMedium: squares[1]}
 	var stored []string
 	removeStored := func() {
 		for _, key := range stored {
@@ -102,6 +105,38 @@ func Set(ctx context.Context, svc *chatcore.Service, user *chatcore.User, body i
 	}
 	removeFiles(ctx, svc, old)
 	return svc.AvatarURL(u), nil
+}
+
+// checkedSquares returns the PNG squares of the sides given of the image
+// data holds, as Zulip's resize_avatar, after checking it as Zulip's
+// libvips_check_image: a PNG, JPEG, GIF or WebP image ("Invalid image
+// format" otherwise, SVG included) whose header is within the decoding
+// limits ("Image size exceeds limit.") and whose pixels decode ("Could
+// not decode image; did you upload an image file?").
+func checkedSquares(data []byte, sides ...int) ([][]byte, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || !acceptedFormats[format] {
+		return nil, chatcore.BadRequest("Invalid image format")
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > uploads.MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, chatcore.BadRequest("Image size exceeds limit.")
+	}
+	bufs := make([]bytes.Buffer, len(sides))
+	ws := make([]io.Writer, len(sides))
+	for i := range bufs {
+		ws[i] = &bufs[i]
+	}
+	if err := uploads.SquareImages(bytes.NewReader(data), sides, ws); err != nil {
+		if errors.Is(err, uploads.ErrNotThumbnailed) {
+			return nil, chatcore.BadRequest("Image size exceeds limit.")
+		}
+		return nil, chatcore.BadRequest("Could not decode image; did you upload an image file?")
+	}
+	out := make([][]byte, len(sides))
+	for i := range bufs {
+		out[i] = bufs[i].Bytes()
+	}
+	return out, nil
 }
 
 // Delete returns user's avatar to Gravatar, as Zulip's

@@ -151,17 +151,7 @@ func (a *editAudience) publish(fx *chatcore.Effects, realm chatcore.RealmID, eve
 			"topic": origTopic, "message_ids": slices.Clone(ids),
 		})
 	}
-	byFlags := map[chatcore.MessageFlags][]chatcore.UserID{}
-	for u, f := range a.flags {
-		byFlags[f] = append(byFlags[f], u)
-	}
-	for _, f := range slices.Sorted(maps.Keys(byFlags)) {
-		users := byFlags[f]
-		slices.Sort(users)
-		ev := maps.Clone(event)
-		ev["flags"] = f.Names()
-		fx.Event(realm, users, ev)
-	}
+	fx.EventWithFlags(realm, event, a.flags)
 }
 
 // movedFirstMessageIDs keeps first_message_id of both channels of a move

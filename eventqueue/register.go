@@ -125,6 +125,8 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				RequireUniqueNames:    realm.RequireUniqueNames,
 				EnableReadReceipts:    !realm.ReadReceiptsDisabled,
 				Messages:              realm.Messages,
+				IconSource:            chatcore.RealmIconSource(realm),
+				IconPath:              chatcore.RealmIconPath(realm),
 			}
 			if st.Realm.GroupSettings, err = groups.RealmSettingValues(ctx, tx, realm); err != nil {
 				return err

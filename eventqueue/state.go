@@ -144,6 +144,9 @@ type RegisterRealm struct {
 	// GroupSettings are the realm's group-based permission settings by name
 	// (sent as realm_<name>).
 	GroupSettings map[string]groups.Value
+	// IconSource is the realm's icon_source ("U" uploaded, "G" the default)
+	// and IconPath the path of its icon ([chatcore.RealmIconPath]).
+	IconSource, IconPath string
 }
 
 // RegisterUsers is the realm_user section of POST /register: the realm's

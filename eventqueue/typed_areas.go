@@ -11,8 +11,8 @@ import (
 
 // RealmEvent is a "realm" event: Op "update" (the realm setting Property
 // changed to Value), "update_dict" (Property "default", Data holding the
-// changed settings by name) or "deactivated" (RealmID, the realm its owner
-// deactivated).
+// changed settings by name; Property "icon", Data holding icon_source and
+// icon_url) or "deactivated" (RealmID, the realm its owner deactivated).
 type RealmEvent struct {
 	Header
 	Op       string           `json:"op"`

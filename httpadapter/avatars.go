@@ -74,11 +74,17 @@ func (h *handler) serveAvatar(w http.ResponseWriter, c *call) error {
 		return err
 	}
 	defer f.Close()
+	servePNG(w, c.r, f)
+	return nil
+}
+
+// servePNG serves the stored PNG image f with the headers of served
+// uploads, cacheable for a day (its URL changes with its version).
+func servePNG(w http.ResponseWriter, r *http.Request, f chatcore.StoredFile) {
 	hd := w.Header()
 	hd.Set("Content-Type", "image/png")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", uploadCSP)
 	hd.Set("Cache-Control", "public, max-age=86400")
-	http.ServeContent(w, c.r, "", f.ModTime(), f)
-	return nil
+	http.ServeContent(w, r, "", f.ModTime(), f)
 }

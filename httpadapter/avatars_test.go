@@ -14,9 +14,7 @@ import (
 	"testing"
 
 	"github.com/chatcore/chatcore"
-	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/internal/testsupport/chattest"
-	"github.com/chatcore/chatcore/store/filestore"
 	"github.com/matryer/is"
 )
 
@@ -107,12 +105,7 @@ func TestHTTPAvatars(t *testing.T) {
 func testAvatars(t *testing.T, st chatcore.Store) {
 	{
 		is := is.New(t)
-		dir := filepath.Join(t.TempDir(), "uploads")
-		files, err := filestore.OpenDir(dir)
-		is.NoErr(err)
-		t.Cleanup(func() { _ = files.Close() })
-		w, logs, logger := newWorld(t, st, "testdata/fixture.json", chatcore.WithFileStorage(files))
-		e := startAdapter(t, w, logs, logger, httpadapter.Options{})
+		e, dir := uploadEnvOn(t, st)
 
 		reg := e.do(t, request{method: "POST", path: "/register", auth: &admin, enc: urlEncoded, params: params("event_types", `["realm_user"]`)})
 		wantSuccess(t, reg)

@@ -33,7 +33,6 @@ var realmConstants = map[string]any{
 	"realm_password_auth_enabled":                      true,
 	"realm_plan_type":                                  1,
 	"realm_org_type":                                   0,
-	"realm_icon_source":                                "G",
 	"max_message_length":                               chatcore.MaxMessageLength,
 	"max_topic_length":                                 chatcore.MaxTopicLength,
 	"max_stream_name_length":                           channels.MaxNameLength,
@@ -124,7 +123,8 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["realm_name_changes_disabled"] = r.NameChangesDisabled
 		state["realm_email_changes_disabled"] = r.EmailChangesDisabled
 		state["realm_require_unique_names"] = r.RequireUniqueNames
-		state["realm_icon_url"] = h.opts.ExternalURL + realmIconPath
+		state["realm_icon_url"] = h.opts.ExternalURL + r.IconPath
+		state["realm_icon_source"] = r.IconSource
 		state["realm_enable_read_receipts"] = r.EnableReadReceipts
 		state["server_emoji_data_url"] = h.opts.ExternalURL + emojiDataPath
 		addMessagePolicy(state, r.Messages)

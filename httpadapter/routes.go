@@ -83,6 +83,7 @@ func (h *handler) routes() []route {
 	routes = append(routes, h.uploadRoutes()...)
 	routes = append(routes, h.realmEmojiRoutes()...)
 	routes = append(routes, h.avatarRoutes()...)
+	routes = append(routes, h.realmIconRoutes()...)
 	routes = append(routes, h.peopleRoutes()...)
 	for i := range routes {
 		routes[i].handler = h.wrap(routes[i])

@@ -24,7 +24,7 @@ import (
 // Zulip server with ENABLE_GRAVATAR (its default).
 const (
 	defaultAvatarPath = "/static/images/default-avatar.png"
-	realmIconPath     = "/static/images/logo/zulip-icon-square.svg"
+	realmIconPath     = chatcore.DefaultRealmIconPath
 	emojiDataPath     = "/static/generated/emoji/emoji_api.json"
 )
 

@@ -30,13 +30,20 @@ import (
 // in a directory of the test's own (returned, to look into).
 func uploadEnv(t testing.TB, svcOpts ...chatcore.Option) (*env, string) {
 	t.Helper()
+	return uploadEnvOn(t, nil, svcOpts...)
+}
+
+// uploadEnvOn is uploadEnv over store st (nil: a new memory store).
+func uploadEnvOn(t testing.TB, st chatcore.Store, svcOpts ...chatcore.Option) (*env, string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "uploads")
 	fs, err := filestore.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = fs.Close() })
-	return newEnv(t, httpadapter.Options{}, append([]chatcore.Option{chatcore.WithFileStorage(fs)}, svcOpts...)...), dir
+	w, logs, logger := newWorld(t, st, "testdata/fixture.json", append([]chatcore.Option{chatcore.WithFileStorage(fs)}, svcOpts...)...)
+	return startAdapter(t, w, logs, logger, httpadapter.Options{}), dir
 }
 
 // filePart is one part of a multipart upload.

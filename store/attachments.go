@@ -27,6 +27,16 @@ type Attachment struct {
 	Size int64
 	// Created is when the upload finished (whole seconds).
 	Created time.Time
+	// ImageWidth and ImageHeight are the size of an image upload that
+	// messages show an inline preview of (Zulip's ImageAttachment
+	// original_width_px and original_height_px), as its header gave them;
+	// both are zero for any other upload, and for an image whose
+	// thumbnail could not be made.
+	ImageWidth, ImageHeight int
+	// Thumbnail is the name of the thumbnail format made of the image
+	// (its key is "thumbnail/{PathID}/{Thumbnail}"); empty until it is
+	// made.
+	Thumbnail string
 }
 
 // AttachmentRef is a message's reference to an attachment.
@@ -80,6 +90,9 @@ type AttachmentStore interface {
 	// references (replacing what it referenced before; unknown ids are
 	// ignored, an empty list removes every reference).
 	SetMessageAttachments(ctx context.Context, msg MessageID, ids []AttachmentID) error
+	// SetAttachmentImage overwrites the attachment's ImageWidth,
+	// ImageHeight and Thumbnail, or returns ErrNotFound.
+	SetAttachmentImage(ctx context.Context, id AttachmentID, width, height int, thumbnail string) error
 	// AttachmentRefs returns the references of existing messages to the
 	// attachments, ordered by attachment id then message id.
 	AttachmentRefs(ctx context.Context, ids []AttachmentID) ([]AttachmentRef, error)

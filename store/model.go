@@ -37,6 +37,13 @@ type Realm struct {
 	// Deactivated marks a realm its owner deactivated: the Service refuses
 	// every request of its users with Zulip's REALM_DEACTIVATED error.
 	Deactivated bool
+	// IconSource is where the organization's icon comes from (Zulip's
+	// icon_source): "U" for an uploaded one, else (empty or "G") the
+	// default icon.
+	IconSource string
+	// IconVersion counts the icon's changes (Zulip's icon_version); an
+	// uploaded icon's URL carries it, so a new one is fetched anew.
+	IconVersion int
 }
 
 // DefaultEmptyTopicDisplayName is Zulip's display name of the empty topic.

@@ -448,6 +448,11 @@ type MessageStore interface {
 	// (sender, reactions, submessages, flag rows) is left alone. An unknown
 	// m.ID gives ErrNotFound.
 	EditMessage(ctx context.Context, m *Message, entry EditHistoryEntry) error
+	// SetRenderedContent overwrites the RenderedContent of message id and
+	// nothing else (no edit-history entry, no edit time): a change of its
+	// rendering alone, such as an image preview's thumbnail becoming
+	// ready. An unknown id gives ErrNotFound.
+	SetRenderedContent(ctx context.Context, id MessageID, html string) error
 	// MoveMessages moves up to limit (> 0) messages selected by mv, lowest id
 	// first, and returns their ids, ascending: each gets ToStream,
 	// ToRecipient, ToTopic (and its TopicKey), LastMovedAt = MovedAt and

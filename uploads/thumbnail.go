@@ -37,7 +37,7 @@ var ThumbnailFormats = []ThumbnailFormat{
 }
 
 // ThumbnailKey is the storage key of an upload's thumbnail.
-func ThumbnailKey(pathID, format string) string { return "thumbnail/" + pathID + "/" + format }
+func ThumbnailKey(pathID, format string) string { return chatcore.ThumbnailKey(pathID, format) }
 
 // ErrNotThumbnailed is returned for an upload chatcore makes no thumbnail
 // of (not an image it decodes).
@@ -125,18 +125,32 @@ func decodeLimited(src io.Reader) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 	}
-	pixels := int64(cfg.Width) * int64(cfg.Height)
-	if pixels > MaxThumbnailPixels || cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, cfg.Width, cfg.Height)
-	}
-	if decoded := pixels * decodedBytesPerPixel(cfg.ColorModel); decoded > MaxThumbnailDecodedBytes {
-		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
+	if err := checkThumbnailSize(cfg.Width, cfg.Height, cfg.ColorModel); err != nil {
+		return nil, err
 	}
 	img, _, err := image.Decode(br)
 	if err != nil {
 		return nil, fmt.Errorf("uploads: decode image: %w", err)
 	}
 	return img, nil
+}
+
+// checkThumbnailSize refuses, with ErrNotThumbnailed, an image of
+// width×height pixels over MaxThumbnailPixels, or, with its colour model m
+// known (not nil), one whose decoded pixels would take more than
+// MaxThumbnailDecodedBytes.
+func checkThumbnailSize(width, height int, m color.Model) error {
+	pixels := int64(width) * int64(height)
+	if pixels > MaxThumbnailPixels || width <= 0 || height <= 0 {
+		return fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, width, height)
+	}
+	if m == nil {
+		return nil
+	}
+	if decoded := pixels * decodedBytesPerPixel(m); decoded > MaxThumbnailDecodedBytes {
+		return fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, width, height, decoded>>20)
+	}
+	return nil
 }
 
 // fit returns the size of a w×h image scaled to fit mw×mh, never enlarged.
@@ -152,7 +166,13 @@ func fit(w, h, mw, mh int) (int, int) {
 
 // Thumbnail makes and stores the thumbnail of upload a when it is an image
 // chatcore thumbnails; Upload runs it after the upload has committed, in
-// the background.
+// the background. Then, in one transaction, the upload records the
+// thumbnail's format, and the messages referencing it that show its
+// loading placeholder show the thumbnail instead, their receivers told by
+// an update_message event with rendering_only true (Zulip's thumbnail
+// worker). When the image cannot be thumbnailed (its pixels are refused
+// or do not decode), its previews are removed from those messages alike,
+// and the upload shows none from then on.
 func Thumbnail(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) error {
 	f, ok := thumbnailFormatFor(a.ContentType)
 	fs := svc.FileStorage()
@@ -165,10 +185,38 @@ func Thumbnail(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment
 	}
 	defer src.Close()
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(MakeThumbnail(pw, src, f)) }()
+	badImage := make(chan bool, 1)
+	go func() {
+		w := &writeWatch{w: pw}
+		err := MakeThumbnail(w, src, f)
+		pw.CloseWithError(err)
+		badImage <- err != nil && !w.failed
+	}()
 	_, err = fs.Put(ctx, ThumbnailKey(a.PathID, f.Name), pr)
-	_ = pr.CloseWithError(err)
-	return err
+	_ = pr.CloseWithError(err) // ends MakeThumbnail should Put have stopped early
+	if bad := <-badImage; err != nil {
+		if bad { // the image, not the storage, failed
+			if derr := thumbnailDone(ctx, svc, a.ID, ""); derr != nil {
+				return errors.Join(err, derr)
+			}
+		}
+		return err
+	}
+	return thumbnailDone(ctx, svc, a.ID, f.Name)
+}
+
+// writeWatch passes writes on and remembers whether one failed.
+type writeWatch struct {
+	w      io.Writer
+	failed bool
+}
+
+func (w *writeWatch) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.failed = true
+	}
+	return n, err
 }
 
 // OpenThumbnail opens the thumbnail format of upload pathID for viewer, who

@@ -32,8 +32,9 @@ var (
 )
 
 // thumbnailLater queues a's thumbnail to be made in the background, after
-// the upload answered; it never blocks. A full backlog skips the thumbnail.
-func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) {
+// the upload answered; it never blocks. A full backlog skips the thumbnail
+// and returns false.
+func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) bool {
 	startWorkers.Do(func() {
 		for range ThumbnailWorkers {
 			go thumbnailWorker()
@@ -41,9 +42,11 @@ func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attac
 	})
 	select {
 	case thumbnailQueue <- thumbnailJob{ctx: ctx, svc: svc, a: a}:
+		return true
 	default:
 		svc.Logger().WarnContext(ctx, "uploads: thumbnail backlog full; no thumbnail made",
 			"path_id", a.PathID, "backlog", ThumbnailBacklog)
+		return false
 	}
 }
 

@@ -82,7 +82,7 @@ func Upload(ctx context.Context, svc *chatcore.Service, user *chatcore.User, nam
 	if len(head) == 0 {
 		return nil, chatcore.BadRequest("The uploaded file is empty")
 	}
-	contentType, err := checkContent(fileName, declaredType, head)
+	contentType, dims, err := checkContent(fileName, declaredType, head)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +106,7 @@ func Upload(ctx context.Context, svc *chatcore.Service, user *chatcore.User, nam
 	}
 	a := chatcore.Attachment{RealmID: user.RealmID, OwnerID: user.ID, PathID: pathID, FileName: fileName,
 		ContentType: contentType, Size: n, Created: svc.Now()}
+	a.ImageWidth, a.ImageHeight = previewSize(contentType, dims.X, dims.Y)
 	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		if quota := svc.RealmUploadQuota(); quota > 0 {
 			used, err := tx.AttachmentSpaceUsed(ctx, user.RealmID)
@@ -133,8 +134,13 @@ func Upload(ctx context.Context, svc *chatcore.Service, user *chatcore.User, nam
 		_ = fs.Delete(context.WithoutCancel(ctx), pathID)
 		return nil, err
 	}
-	if _, ok := thumbnailFormatFor(a.ContentType); ok {
-		thumbnailLater(context.WithoutCancel(ctx), svc, a)
+	if _, ok := thumbnailFormatFor(a.ContentType); ok && !thumbnailLater(context.WithoutCancel(ctx), svc, a) && a.ImageWidth > 0 {
+		// No thumbnail will be made: no preview either, rather than a
+		// placeholder that never loads.
+		if err := thumbnailDone(context.WithoutCancel(ctx), svc, a.ID, ""); err != nil {
+			return nil, err
+		}
+		a.ImageWidth, a.ImageHeight = 0, 0
 	}
 	return &Uploaded{URL: "/user_uploads/" + pathID, FileName: fileName, Attachment: a}, nil
 }
@@ -153,10 +159,12 @@ var imageTypes = map[string]string{"image/png": "png", "image/jpeg": "jpeg", "im
 
 // checkContent returns the media type the file is stored with: the
 // declared one (without parameters), else one guessed from the name, else
-// what the content looks like. An image type the content does not bear
-// out, an unreadable image header and an image over MaxImagePixels are
-// refused; so is content that looks like an image of another type.
-func checkContent(name, declared string, head []byte) (string, error) {
+// what the content looks like; and for a PNG, JPEG, GIF or WebP image its
+// size as its header gives it (zero otherwise). An image type the content
+// does not bear out, an unreadable image header and an image over
+// MaxImagePixels are refused; so is content that looks like an image of
+// another type.
+func checkContent(name, declared string, head []byte) (string, image.Point, error) {
 	ct := ""
 	if declared != "" {
 		if base, _, err := mime.ParseMediaType(declared); err == nil {
@@ -174,31 +182,31 @@ func checkContent(name, declared string, head []byte) (string, error) {
 		}
 	}
 	if ct == "image/svg+xml" || strings.HasSuffix(strings.ToLower(name), ".svg") {
-		return "image/svg+xml", nil
+		return "image/svg+xml", image.Point{}, nil
 	}
 	format, isImage := imageTypes[ct]
 	sniffedBase, _, _ := mime.ParseMediaType(sniffed)
 	if !isImage {
 		if f, ok := imageTypes[sniffedBase]; ok && InlineTypes[ct] {
 			// Image bytes under another inline type: serve them as what they are.
-			return "", chatcore.BadRequestf("The file's content (%s) does not match its declared type (%s)", f, ct)
+			return "", image.Point{}, chatcore.BadRequestf("The file's content (%s) does not match its declared type (%s)", f, ct)
 		}
-		return ct, nil
+		return ct, image.Point{}, nil
 	}
 	cfg, got, err := image.DecodeConfig(bytes.NewReader(head))
 	if err != nil {
 		if _, ok := imageTypes[sniffedBase]; !ok {
-			return "", chatcore.BadRequestf("The file's content does not match its declared type (%s)", ct)
+			return "", image.Point{}, chatcore.BadRequestf("The file's content does not match its declared type (%s)", ct)
 		}
-		return "", chatcore.BadRequest("Invalid image format")
+		return "", image.Point{}, chatcore.BadRequest("Invalid image format")
 	}
 	if got != format {
-		return "", chatcore.BadRequestf("The file's content (%s) does not match its declared type (%s)", got, ct)
+		return "", image.Point{}, chatcore.BadRequestf("The file's content (%s) does not match its declared type (%s)", got, ct)
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
-		return "", chatcore.BadRequest("Image size exceeds limit.")
+		return "", image.Point{}, chatcore.BadRequest("Image size exceeds limit.")
 	}
-	return ct, nil
+	return ct, image.Point{X: cfg.Width, Y: cfg.Height}, nil
 }
 
 // limitReader reads at most left bytes and fails once the source has more.

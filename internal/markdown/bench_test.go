@@ -66,3 +66,29 @@ func BenchmarkRenderEmoji(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderUploadPreviews renders a message linking 24 image uploads
+// (Zulip's preview limit), each getting its preview, beside the same
+// message whose links are to uploads without one.
+func BenchmarkRenderUploadPreviews(b *testing.B) {
+	for _, previewed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("previews=%v", previewed), func(b *testing.B) {
+			r := newFakeRealm(b)
+			r.links, r.previews = nil, map[string]ImagePreview{}
+			var content strings.Builder
+			for i := range MaxInlinePreviews {
+				path := fmt.Sprintf("1/ab%d/img.png", i)
+				if previewed {
+					r.previews[path] = ImagePreview{Width: 640, Height: 480, ContentType: "image/png"}
+				}
+				fmt.Fprintf(&content, "Shot %d\n[img.png](/user_uploads/%s)\n\n", i, path)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Render(context.Background(), r, content.String()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

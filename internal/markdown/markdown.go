@@ -37,6 +37,8 @@ import (
 //   - :name: shows the realm's custom emoji or the Unicode emoji Zulip names
 //     so, and Unicode emoji characters are wrapped as Zulip wraps them (not
 //     in links or code);
+//   - a link to an image upload of the realm gets an inline preview of it
+//     (its thumbnail, or a loading placeholder until the thumbnail is made);
 //   - bare URLs become links; ```quote blocks are quotes; code blocks use Zulip's
 //     codehilite markup.
 
@@ -88,6 +90,11 @@ type Resolver interface {
 	// RealmEmoji returns the realm's active custom emoji: each name's image
 	// URL. Render asks once, and only for content with :name: syntax.
 	RealmEmoji(ctx context.Context) (map[string]string, error)
+	// UploadPreviews returns the previews of the realm's image uploads
+	// among paths (upload path ids, below /user_uploads/), by path; other
+	// paths are left out. Render asks once, and only for content that
+	// links to uploads.
+	UploadPreviews(ctx context.Context, paths []string) (map[string]ImagePreview, error)
 }
 
 // Result is a rendered message.
@@ -136,6 +143,11 @@ func Render(ctx context.Context, r Resolver, content string) (Result, error) {
 	}
 	if mayHaveEmoji(content) {
 		lk.emojify(realmEmoji)
+	}
+	if strings.Contains(content, uploadsPrefix) {
+		if err := inlineUploadPreviews(ctx, r, doc, source); err != nil {
+			return Result{}, err
+		}
 	}
 	var buf bytes.Buffer
 	if err := md.Renderer().Render(&buf, source, doc); err != nil {
@@ -221,6 +233,7 @@ func (chatNodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(mentionKind, renderMention)
 	reg.Register(channelLinkKind, renderChannelLink)
 	reg.Register(emojiKind, renderEmoji)
+	reg.Register(inlineImageKind, renderInlineImage)
 	reg.Register(ast.KindRawHTML, renderEscapedRawHTML)
 	reg.Register(ast.KindHTMLBlock, renderEscapedHTMLBlock)
 	reg.Register(ast.KindCodeBlock, renderCodeBlock)

@@ -17,8 +17,11 @@ type fakeRealm struct {
 	channels []Channel
 	links    []*linkify.Linkifier
 	emoji    map[string]string
-	asked    int
-	err      error
+	previews map[string]ImagePreview
+	// uploadAsks counts the UploadPreviews questions.
+	uploadAsks int
+	asked      int
+	err        error
 }
 
 func (f *fakeRealm) UserByID(_ context.Context, id int64) (*User, error) {
@@ -54,6 +57,22 @@ func (f *fakeRealm) ChannelByName(_ context.Context, name string) (*Channel, err
 func (f *fakeRealm) Linkifiers(context.Context) ([]*linkify.Linkifier, error) { return f.links, nil }
 
 func (f *fakeRealm) RealmEmoji(context.Context) (map[string]string, error) { return f.emoji, f.err }
+
+func (f *fakeRealm) UploadPreviews(_ context.Context, paths []string) (map[string]ImagePreview, error) {
+	f.uploadAsks++
+	return previewsOf(f.previews, paths), f.err
+}
+
+// previewsOf returns the previews of all among paths that all has.
+func previewsOf(all map[string]ImagePreview, paths []string) map[string]ImagePreview {
+	out := map[string]ImagePreview{}
+	for _, p := range paths {
+		if v, ok := all[p]; ok {
+			out[p] = v
+		}
+	}
+	return out
+}
 
 func newFakeRealm(tb testing.TB) *fakeRealm {
 	l, ok := linkify.Compile(`#(?P<id>[0-9]+)`, "https://x.example/{id}")

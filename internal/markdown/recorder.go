@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/chatcore/chatcore/internal/linkify"
 )
@@ -35,6 +36,10 @@ type Recorder struct {
 	// emojiSet what it got.
 	emoji    bool
 	emojiSet map[string]string
+	// previews is what UploadPreviews answered for uploadPaths (nil when it
+	// was not asked).
+	uploadPaths []string
+	previews    map[string]ImagePreview
 }
 
 // nameAnswer is what a name was resolved to (nil for nothing).
@@ -126,6 +131,20 @@ func (r *Recorder) RealmEmoji(ctx context.Context) (map[string]string, error) {
 	return set, nil
 }
 
+// UploadPreviews implements [Resolver]: the answer is remembered with the
+// paths asked about.
+func (r *Recorder) UploadPreviews(ctx context.Context, paths []string) (map[string]ImagePreview, error) {
+	got, err := r.src.UploadPreviews(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	if got == nil {
+		got = map[string]ImagePreview{}
+	}
+	r.uploadPaths, r.previews = slices.Clone(paths), got
+	return got, nil
+}
+
 // AskedLinkifiers reports whether Linkifiers was called.
 func (r *Recorder) AskedLinkifiers() bool { return r.linkifiers }
 
@@ -138,8 +157,8 @@ func (r *Recorder) Detach() { r.src = nil }
 
 // Unchanged reports whether src gives every answer r recorded: the same
 // linkifier version (when they were asked for), the same users by id and by
-// name, the same channels by name, the same custom emoji (when they were
-// asked for). It costs one question per recorded answer and compiles no
+// name, the same channels by name, the same custom emoji and upload
+// previews (when they were asked for). It costs one question per recorded answer and compiles no
 // linkifier.
 func (r *Recorder) Unchanged(ctx context.Context, src VersionedResolver) (bool, error) {
 	if r.linkifiers {
@@ -151,6 +170,12 @@ func (r *Recorder) Unchanged(ctx context.Context, src VersionedResolver) (bool, 
 	if r.emoji {
 		now, err := src.RealmEmoji(ctx)
 		if err != nil || !maps.Equal(now, r.emojiSet) {
+			return false, err
+		}
+	}
+	if r.previews != nil {
+		now, err := src.UploadPreviews(ctx, r.uploadPaths)
+		if err != nil || !maps.Equal(now, r.previews) {
 			return false, err
 		}
 	}

@@ -16,6 +16,7 @@ type fakeSource struct {
 	channels map[string]*Channel
 	version  int64
 	emoji    map[string]string
+	previews map[string]ImagePreview
 	asked    int
 }
 
@@ -46,6 +47,11 @@ func (f *fakeSource) RealmEmoji(context.Context) (map[string]string, error) {
 	return maps.Clone(f.emoji), nil
 }
 
+func (f *fakeSource) UploadPreviews(_ context.Context, paths []string) (map[string]ImagePreview, error) {
+	f.asked++
+	return previewsOf(f.previews, paths), nil
+}
+
 func (f *fakeSource) LinkifiersVersion(context.Context) (int64, error) { return f.version, nil }
 
 func TestRecorderUnchanged(t *testing.T) {
@@ -56,11 +62,12 @@ func TestRecorderUnchanged(t *testing.T) {
 			channels: map[string]*Channel{"general": {ID: 61, Name: "general"}},
 			version:  3,
 			emoji:    map[string]string{"party": "/user_avatars/1/emoji/images/1.png"},
+			previews: map[string]ImagePreview{"1/ab/a.png": {Width: 4, Height: 3, ContentType: "image/png"}},
 		}
 	}
 	record := func(src *fakeSource) *Recorder {
 		r := NewRecorder(src, strings.ToLower)
-		_, err := Render(ctx, r, "@**Mark** @**mark** @**Nobody** #**general** see #1 :party: :smile: :party:")
+		_, err := Render(ctx, r, "@**Mark** @**mark** @**Nobody** #**general** see #1 :party: :smile: :party: [a](/user_uploads/1/ab/a.png)")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +87,10 @@ func TestRecorderUnchanged(t *testing.T) {
 		{"linkifiers changed", func(f *fakeSource) { f.version++ }, false},
 		{"custom emoji deactivated", func(f *fakeSource) { delete(f.emoji, "party") }, false},
 		{"custom emoji added", func(f *fakeSource) { f.emoji["smile"] = "/user_avatars/1/emoji/images/2.png" }, false},
+		{"thumbnail made", func(f *fakeSource) {
+			f.previews["1/ab/a.png"] = ImagePreview{Width: 4, Height: 3, ContentType: "image/png", ThumbnailURL: "/t"}
+		}, false},
+		{"thumbnail failed", func(f *fakeSource) { delete(f.previews, "1/ab/a.png") }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -158,3 +158,18 @@ func (t *tx) AttachmentRefs(_ context.Context, ids []store.AttachmentID) ([]stor
 	}
 	return out, nil
 }
+
+// SetAttachmentImage implements store.AttachmentStore.
+func (t *tx) SetAttachmentImage(_ context.Context, id store.AttachmentID, width, height int, thumbnail string) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	a := t.d.attachments[id]
+	if a == nil {
+		return fmt.Errorf("attachment %d: %w", id, store.ErrNotFound)
+	}
+	c := *a
+	c.ImageWidth, c.ImageHeight, c.Thumbnail = width, height, thumbnail
+	put(t, t.d.attachments, id, &c)
+	return nil
+}

@@ -27,6 +27,21 @@ func (t *tx) EditMessage(_ context.Context, m *store.Message, entry store.EditHi
 	return nil
 }
 
+// SetRenderedContent implements store.MessageStore.
+func (t *tx) SetRenderedContent(_ context.Context, id store.MessageID, html string) error {
+	if err := t.write(); err != nil {
+		return err
+	}
+	old, ok := t.d.messages[id]
+	if !ok {
+		return fmt.Errorf("message %d: %w", id, store.ErrNotFound)
+	}
+	c := cloneMessage(old)
+	c.RenderedContent = html
+	put(t, t.d.messages, id, c)
+	return nil
+}
+
 // relocate stores c, a fresh copy of old, at the channel, recipient and topic
 // given, keeping the indexes right.
 func (t *tx) relocate(old, c *store.Message, stream store.StreamID, recipient store.RecipientID, topic string) {

@@ -65,6 +65,18 @@ func TestSendRoundTrips(t *testing.T) {
 	send(":party:") // fills the Service's cache of the realm's emoji, which the pre-rendering uses
 	is.Equal(send(":party: :smile:"), int64(2))
 	is.True(strings.Contains(w.Message(t, last).RenderedContent, `<img alt=":party:" class="emoji"`)) // rendered with the realm's emoji
+
+	// A link to an image upload: the pre-rendering reads the upload's
+	// preview in a View of its own, the write transaction reads it again to
+	// check the pre-rendering, besides the claim's read and write of the
+	// message's attachments (six round trips without the preview).
+	img := &store.Attachment{RealmID: realm.ID, OwnerID: ann.ID, PathID: fmt.Sprintf("%d/ab/img.png", realm.ID), FileName: "img.png",
+		ContentType: "image/png", Size: 10, Created: time.Now(), ImageWidth: 20, ImageHeight: 10}
+	is.NoErr(w.Store.Update(t.Context(), func(tx store.Tx) error { return tx.CreateAttachment(t.Context(), img) }))
+	n := send("[img](/user_uploads/" + img.PathID + ")")
+	t.Logf("a send linking an image upload: %d round trips", n)
+	is.True(strings.Contains(w.Message(t, last).RenderedContent, `class="image-loading-placeholder"`)) // previewed
+	is.Equal(n, int64(10))
 }
 
 // TestDeleteTopicBatchRoundTrips: a batch of a topic deletion takes two

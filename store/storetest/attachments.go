@@ -101,6 +101,39 @@ var attachmentTests = []test{
 		update(t, st, func(ctx context.Context, tx store.Tx) { is.NoErr(tx.CreateAttachment(ctx, again)) }) // the path is free again
 		is.True(again.ID > z.ID)                                                                            // ids are not reused
 	}},
+	{"ImagePreview", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		a := &store.Attachment{RealmID: w.realm, OwnerID: w.alice, PathID: "1/ab/x/photo.png", FileName: "photo.png",
+			ContentType: "image/png", Size: 120, Created: epoch, ImageWidth: 640, ImageHeight: 480}
+		b := &store.Attachment{RealmID: w.realm, OwnerID: w.alice, PathID: "1/cd/y/notes.txt", FileName: "notes.txt",
+			ContentType: "text/plain", Size: 3, Created: epoch}
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.CreateAttachment(ctx, a))
+			is.NoErr(tx.CreateAttachment(ctx, b))
+		})
+		got := attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID}})[0]
+		is.Equal(got.ImageWidth, 640) // the size round-trips
+		is.Equal(got.ImageHeight, 480)
+		is.Equal(got.Thumbnail, "") // no thumbnail yet
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.SetAttachmentImage(ctx, a.ID, 640, 480, "840x560.png")) // thumbnail made
+		})
+		got = attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID}})[0]
+		is.Equal(got.Thumbnail, "840x560.png")
+		is.Equal(got.ImageWidth, 640)
+		is.Equal(got.FileName, "photo.png") // the rest kept
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.SetAttachmentImage(ctx, a.ID, 0, 0, "")) // thumbnail failed: no preview
+		})
+		got = attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID}})[0]
+		is.Equal(got.ImageWidth+got.ImageHeight, 0)
+		other := attachments(t, st, store.AttachmentFilter{PathIDs: []string{b.PathID}})[0]
+		is.Equal(other.ImageWidth, 0) // another upload untouched
+		ctx := context.Background()
+		err := st.Update(ctx, func(tx store.Tx) error { return tx.SetAttachmentImage(ctx, 99999, 1, 1, "x") })
+		is.True(errors.Is(err, store.ErrNotFound)) // unknown attachment
+	}},
 	{"References", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)

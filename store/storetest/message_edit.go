@@ -23,6 +23,25 @@ func message(tb testing.TB, st store.Store, id store.MessageID) *store.Message {
 }
 
 var messageEditTests = []test{
+	{"SetRenderedContent overwrites the rendering alone", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newWorld(t, st)
+		m := channelMessage(w.general, w.alice, "t")
+		m.EditHistory = []store.EditHistoryEntry{{UserID: w.alice, Timestamp: epoch, PrevContent: "first", PrevRenderedContent: "<p>first</p>"}}
+		id := send(t, st, m)[0]
+		before := *message(t, st, id)
+		ctx := context.Background()
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.SetRenderedContent(ctx, id, "<p>thumbnailed</p>")) // stored
+		})
+		err := st.Update(ctx, func(tx store.Tx) error { return tx.SetRenderedContent(ctx, 999999, "x") })
+		is.True(errors.Is(err, store.ErrNotFound)) // unknown message
+		got := message(t, st, id)
+		is.Equal(got.RenderedContent, "<p>thumbnailed</p>")
+		is.Equal(got.Content, before.Content)                // content kept
+		is.Equal(len(got.EditHistory), 1)                    // no history entry
+		is.True(got.LastEditedAt.Equal(before.LastEditedAt)) // not an edit
+	}},
 	{"EditMessage overwrites the edit's fields and prepends history", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newWorld(t, st)

@@ -62,7 +62,7 @@ var realmTests = []test{
 		want := store.Realm{
 			StringID: "acme", Name: "Acme", NameChangesDisabled: true, EmailChangesDisabled: true,
 			RequireUniqueNames: true, EmptyTopicDisplayName: "misc", DateCreated: epoch,
-			Description: "We **build**.", DefaultLanguage: "de", Deactivated: true,
+			Description: "We **build**.", DefaultLanguage: "de", Deactivated: true, IconSource: "U", IconVersion: 3,
 			Messages: store.MessagePolicy{
 				ContentEditingDisabled: true, EditHistoryDisabled: true, ContentEditLimit: 30,
 				MoveWithinChannelLimit: store.Unlimited, MoveBetweenChannelsLimit: 40, DeleteOwnLimit: 50,

@@ -9,7 +9,7 @@ import (
 	"github.com/chatcore/chatcore/store"
 )
 
-const attachmentCols = "id, realm_id, owner_id, path_id, file_name, content_type, size, created"
+const attachmentCols = "id, realm_id, owner_id, path_id, file_name, content_type, size, created, image_width, image_height, thumbnail"
 
 // CreateAttachment implements [store.AttachmentStore]; a zero id becomes
 // one above every id used (AUTOINCREMENT on SQLite, the identity sequence
@@ -20,9 +20,9 @@ func (x *Tx) CreateAttachment(ctx context.Context, a *store.Attachment) error {
 	}
 	id, err := x.InsertWithID(ctx, "attachments", "create attachment",
 		"INSERT INTO attachments ("+attachmentCols+") VALUES ("+x.d.IDValue("attachments")+
-			", $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
 		int64(a.ID), int64(a.RealmID), int64(a.OwnerID), a.PathID, a.FileName, a.ContentType, a.Size,
-		x.d.Time(a.Created.Truncate(time.Second)))
+		x.d.Time(a.Created.Truncate(time.Second)), a.ImageWidth, a.ImageHeight, a.Thumbnail)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,8 @@ func (x *Tx) CreateAttachment(ctx context.Context, a *store.Attachment) error {
 
 // scanAttachment reads one row of attachmentCols.
 func scanAttachment(r Row, a *store.Attachment) error {
-	return r.Scan(Num(&a.ID), Num(&a.RealmID), Num(&a.OwnerID), &a.PathID, &a.FileName, &a.ContentType, &a.Size, Time(&a.Created))
+	return r.Scan(Num(&a.ID), Num(&a.RealmID), Num(&a.OwnerID), &a.PathID, &a.FileName, &a.ContentType, &a.Size, Time(&a.Created),
+		&a.ImageWidth, &a.ImageHeight, &a.Thumbnail)
 }
 
 // Attachment implements [store.AttachmentStore].
@@ -127,6 +128,16 @@ func (x *Tx) SetMessageAttachments(ctx context.Context, msg store.MessageID, ids
 		x.d.Each("$2", "bigint")+" JOIN attachments a ON a.id = value WHERE true ON CONFLICT DO NOTHING",
 		int64(msg), List(x.d, ids))
 	return x.classify(err, "set message attachments")
+}
+
+// SetAttachmentImage implements [store.AttachmentStore] with one UPDATE.
+func (x *Tx) SetAttachmentImage(ctx context.Context, id store.AttachmentID, width, height int, thumbnail string) error {
+	if err := x.q.Writable(); err != nil {
+		return err
+	}
+	n, err := x.q.Exec(ctx, "UPDATE attachments SET image_width = $2, image_height = $3, thumbnail = $4 WHERE id = $1",
+		int64(id), width, height, thumbnail)
+	return x.mustAffect(n, err, fmt.Sprintf("set attachment %d image", id))
 }
 
 // AttachmentRefs implements [store.AttachmentStore].

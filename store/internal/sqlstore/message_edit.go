@@ -61,6 +61,15 @@ func (x *Tx) EditMessage(ctx context.Context, m *store.Message, entry store.Edit
 	return x.classify(err, what)
 }
 
+// SetRenderedContent implements [store.MessageStore] with one UPDATE.
+func (x *Tx) SetRenderedContent(ctx context.Context, id store.MessageID, html string) error {
+	if err := x.q.Writable(); err != nil {
+		return err
+	}
+	n, err := x.q.Exec(ctx, "UPDATE messages SET rendered_content = $2 WHERE id = $1", int64(id), html)
+	return x.mustAffect(n, err, fmt.Sprintf("set rendered content of message %d", id))
+}
+
 // MoveMessages implements [store.MessageStore]: one query picks the
 // messages (the channel+topic index, in id order), then a fixed number of
 // set-based statements move them, whatever their number.

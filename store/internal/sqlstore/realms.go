@@ -15,7 +15,8 @@ const RealmCols = `id, string_id, name, name_changes_disabled, email_changes_dis
 	require_unique_names, empty_topic_display_name, date_created, content_editing_disabled,
 	edit_history_disabled, content_edit_limit, move_within_channel_limit, move_between_channels_limit,
 	delete_own_limit, move_between_topics_group, move_between_channels_group, resolve_topics_group,
-	delete_any_group, delete_own_group, read_receipts_disabled, description, default_language, deactivated`
+	delete_any_group, delete_own_group, read_receipts_disabled, description, default_language, deactivated,
+	icon_source, icon_version`
 
 // ScanRealm scans the RealmCols of a row into v, and the row's further
 // columns into extra.
@@ -26,7 +27,7 @@ func ScanRealm(r Row, v *store.Realm, extra ...any) error {
 		&p.ContentEditingDisabled, &p.EditHistoryDisabled, &p.ContentEditLimit, &p.MoveWithinChannelLimit,
 		&p.MoveBetweenChannelsLimit, &p.DeleteOwnLimit, &p.MoveBetweenTopics, &p.MoveBetweenChannels,
 		&p.ResolveTopics, &p.DeleteAny, &p.DeleteOwn, &v.ReadReceiptsDisabled, &v.Description, &v.DefaultLanguage,
-		&v.Deactivated}, extra...)...)
+		&v.Deactivated, &v.IconSource, &v.IconVersion}, extra...)...)
 }
 
 // realmArgs returns the values of every realm column but id, in RealmCols
@@ -39,7 +40,7 @@ func (x *Tx) realmArgs(r *store.Realm) []any {
 		int64(p.MoveWithinChannelLimit), int64(p.MoveBetweenChannelsLimit), int64(p.DeleteOwnLimit),
 		string(p.MoveBetweenTopics), string(p.MoveBetweenChannels), string(p.ResolveTopics),
 		string(p.DeleteAny), string(p.DeleteOwn), r.ReadReceiptsDisabled, r.Description, r.DefaultLanguage,
-		r.Deactivated}
+		r.Deactivated, r.IconSource, r.IconVersion}
 }
 
 // Realm implements [store.RealmStore] with one statement.
@@ -73,7 +74,7 @@ func (x *Tx) CreateRealm(ctx context.Context, r *store.Realm) error {
 	}
 	id, err := x.InsertWithID(ctx, "realms", "create realm",
 		"INSERT INTO realms ("+RealmCols+") VALUES ("+x.d.IDValue("realms")+
-			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23) RETURNING id",
+			", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25) RETURNING id",
 		int64(r.ID), x.realmArgs(r)...)
 	if err != nil {
 		return err
@@ -93,8 +94,8 @@ func (x *Tx) UpdateRealm(ctx context.Context, r *store.Realm) error {
 		move_within_channel_limit = $11, move_between_channels_limit = $12, delete_own_limit = $13,
 		move_between_topics_group = $14, move_between_channels_group = $15, resolve_topics_group = $16,
 		delete_any_group = $17, delete_own_group = $18, read_receipts_disabled = $19, description = $20,
-		default_language = $21, deactivated = $22
-		WHERE id = $23`, append(x.realmArgs(r), r.ID)...)
+		default_language = $21, deactivated = $22, icon_source = $23, icon_version = $24
+		WHERE id = $25`, append(x.realmArgs(r), r.ID)...)
 	return x.mustAffect(n, err, fmt.Sprintf("update realm %d", r.ID))
 }
 
