@@ -1,4 +1,4 @@
--- 0019_previews_and_realm_icon.sql: what messages' inline image previews need of
+-- 0020_previews_and_realm_icon.sql: what messages' inline image previews need of
 -- an image upload (Zulip's ImageAttachment): its size as its header gave it
 -- (zero for uploads without a preview, and once its thumbnail failed) and
 -- the name of the thumbnail format made of it (empty until made). Every
