@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/jpegscale"
 	"golang.org/x/image/draw"
 )
 
@@ -96,7 +97,7 @@ func decodedBytesPerPixel(m color.Model) int64 {
 // refused with ErrNotThumbnailed before any pixel is decoded; a truncated
 // image fails in decoding.
 func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
-	img, err := decodeLimited(src)
+	img, err := decodeLimited(src, func(w, h int) (int, int) { return fit(w, h, f.MaxWidth, f.MaxHeight) })
 	if err != nil {
 		return err
 	}
@@ -114,14 +115,17 @@ func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
 // animated one) after checking its header: one over MaxThumbnailPixels,
 // one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
 // or one that is not PNG, JPEG, GIF or WebP, is refused with
-// ErrNotThumbnailed before any pixel is decoded.
-func decodeLimited(src io.Reader) (image.Image, error) {
+// ErrNotThumbnailed before any pixel is decoded. need gives, for the
+// image's size, the size it will be scaled to: a JPEG is decoded at the
+// smallest of 1/1, 1/2, 1/4 and 1/8 of its size still at least that large
+// (see [jpegscale.Decode]).
+func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, error) {
 	br := bufio.NewReaderSize(src, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(head))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(head))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 	}
@@ -132,11 +136,28 @@ func decodeLimited(src io.Reader) (image.Image, error) {
 	if decoded := pixels * decodedBytesPerPixel(cfg.ColorModel); decoded > MaxThumbnailDecodedBytes {
 		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
 	}
-	img, _, err := image.Decode(br)
+	var img image.Image
+	if format == "jpeg" {
+		img, err = jpegscale.Decode(br, jpegShift(cfg.Width, cfg.Height, need))
+	} else {
+		img, _, err = image.Decode(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uploads: decode image: %w", err)
 	}
 	return img, nil
+}
+
+// jpegShift returns the largest reduction (as a power of two, at most 3)
+// of a w×h JPEG that is still at least as large as need(w, h) in both
+// directions.
+func jpegShift(w, h int, need func(w, h int) (int, int)) uint {
+	nw, nh := need(w, h)
+	shift := uint(0)
+	for shift < 3 && (w+1<<(shift+1)-1)>>(shift+1) >= nw && (h+1<<(shift+1)-1)>>(shift+1) >= nh {
+		shift++
+	}
+	return shift
 }
 
 // fit returns the size of a w×h image scaled to fit mw×mh, never enlarged.
