@@ -207,7 +207,7 @@ func (fr *formReader) readHeader() (textproto.MIMEHeader, error) {
 			}
 			// A body cut in the header block ends the form, as
 			// mime/multipart has it, unless the cut line is malformed.
-			if len(line) > 0 && (bytes.IndexByte(line, '\r') >= 0 || line[0] != ' ' && line[0] != '\t' && !validHeaderLine(line)) {
+			if len(line) > 0 && !validPartialLine(line) {
 				return nil, errMalformedMultipart
 			}
 			return nil, err
@@ -223,7 +223,7 @@ func (fr *formReader) readHeader() (textproto.MIMEHeader, error) {
 		if line[0] == ' ' || line[0] == '\t' {
 			// A folded line continues the previous field's value.
 			vs := hdr[key]
-			if key == "" || len(vs) == 0 {
+			if key == "" || len(vs) == 0 || !validHeaderValue(line) {
 				return nil, errMalformedMultipart
 			}
 			vs[len(vs)-1] += " " + string(bytes.TrimSpace(line))
@@ -239,14 +239,33 @@ func (fr *formReader) readHeader() (textproto.MIMEHeader, error) {
 }
 
 // validHeaderLine reports whether line is "key: value" with a key of
-// token characters.
+// token characters and a value without control characters.
 func validHeaderLine(line []byte) bool {
-	k, _, ok := bytes.Cut(line, []byte(":"))
+	k, v, ok := bytes.Cut(line, []byte(":"))
 	if !ok || len(k) == 0 {
 		return false
 	}
 	for _, c := range k {
 		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return validHeaderValue(v)
+}
+
+// validPartialLine reports whether line, the start of a header line cut
+// by the body's end, is valid as far as it goes.
+func validPartialLine(line []byte) bool {
+	if line[0] == ' ' || line[0] == '\t' {
+		return validHeaderValue(line)
+	}
+	return validHeaderLine(line)
+}
+
+// validHeaderValue reports whether v holds no control characters but tabs.
+func validHeaderValue(v []byte) bool {
+	for _, c := range v {
+		if c < ' ' && c != '\t' || c == 0x7f {
 			return false
 		}
 	}
