@@ -18,10 +18,11 @@ import (
 
 // multipartBuffer is the read-ahead of a streamed multipart body: a file
 // part is read from the connection into it and scanned for the boundary
-// there, so a file arrives in reads as large as the connection gives
-// (the standard library's multipart reader reads and scans 4 KiB at a
-// time, whatever buffer it is given).
-const multipartBuffer = 256 << 10
+// there, so a file arrives in reads as large as the connection gives (the
+// standard library's multipart reader reads and scans 4 KiB at a time,
+// whatever buffer it is given). A 25 MiB upload measured as fast with
+// 64 KiB as with 256 KiB.
+const multipartBuffer = 64 << 10
 
 // Bounds of one part's header block: its lines, and their bytes in all.
 const (

@@ -44,8 +44,12 @@ func OpenDir(dir string) (*Dir, error) {
 // Close releases the directory.
 func (d *Dir) Close() error { return d.root.Close() }
 
-// writeBuffer is the size of the writes Put makes.
-const writeBuffer = 256 << 10
+// writeBuffer is the size of the writes Put makes: io.Copy's. Measured
+// writing 25 MiB uploads into new files on ext4, writes of this size were
+// as fast as io.Copy's and several times faster than writes of 128 KiB or
+// more; writes of a few KiB (what a request body may yield a read) cost a
+// system call each.
+const writeBuffer = 32 << 10
 
 // tmpPrefix starts the names of files being written; no key segment can
 // start with it (segments come from keys checked by store.CheckFileKey,
@@ -99,9 +103,9 @@ var writeBuffers = sync.Pool{New: func() any { return new([writeBuffer]byte) }}
 // copyGathered copies r to f in writes of writeBuffer bytes (the last one
 // shorter). Sources such as a request body yield what the connection
 // has, often a few KiB a read; io.Copy would write each piece with a
-// system call of its own (an *os.File reads from a source into 32 KiB
-// pieces and writes each read as it comes).
-func copyGathered(f *os.File, r io.Reader) (int64, error) {
+// system call of its own (an *os.File writes each read of its source as
+// it comes).
+func copyGathered(f io.Writer, r io.Reader) (int64, error) {
 	buf := writeBuffers.Get().(*[writeBuffer]byte)
 	defer writeBuffers.Put(buf)
 	var n int64
