@@ -180,10 +180,39 @@ func BenchmarkThumbnail4000x3000JPEG(b *testing.B) {
 
 // jpegHeader is the start of a baseline 4:2:0 JPEG whose frame header
 // claims w × h pixels.
-func jpegHeader(w, h uint16) []byte {
-	sof := []byte{0xff, 0xc0, 0, 17, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 3,
+func jpegHeader(w, h uint16) []byte { return jpegHeaderSOF(0xc0, w, h) }
+
+// jpegHeaderSOF is the start of a 4:2:0 JPEG of frame type sof (0xc0
+// baseline, 0xc2 progressive) whose frame header claims w × h pixels,
+// JFIF-marked (so that its header ends at the frame).
+func jpegHeaderSOF(sof byte, w, h uint16) []byte {
+	app0 := []byte{0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+	frame := []byte{0xff, sof, 0, 17, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 3,
 		1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1}
-	return append([]byte{0xff, 0xd8}, sof...)
+	return append(append([]byte{0xff, 0xd8}, app0...), frame...)
+}
+
+// TestThumbnailProgressiveJPEGBounded checks that a progressive JPEG's
+// coefficients count against MaxThumbnailDecodedBytes before decoding: a
+// 5000×5000 4:2:0 one (~150 MB of coefficients) is refused with almost
+// nothing allocated, while a baseline one of the same size (decoded at an
+// eighth) passes the header checks and fails decoding only.
+func TestThumbnailProgressiveJPEGBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(jpegHeaderSOF(0xc2, 5000, 5000)), uploads.ThumbnailFormats[0])
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("progressive 5000×5000: %v, want ErrNotThumbnailed", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Fatalf("%d bytes allocated refusing a header", alloc)
+	}
+	err = uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(jpegHeaderSOF(0xc0, 5000, 5000)), uploads.ThumbnailFormats[0])
+	if err == nil || errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("baseline 5000×5000: %v, want a decoding error", err)
+	}
 }
 
 // TestThumbnailJPEGBombRefused checks that a JPEG whose header claims

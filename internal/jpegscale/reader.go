@@ -463,3 +463,35 @@ func Decode(r io.Reader, shift uint) (image.Image, error) {
 	d := decoder{shift: shift}
 	return d.decode(r, false)
 }
+
+// DecodedBytes reads the header of the JPEG image r holds and returns the
+// memory Decode(r, shift) allocates for its pixels: the sample planes at
+// the reduced size, the full-size coefficients (256 bytes a block) a
+// progressive image keeps between its scans, and the RGBA or CMYK image
+// an RGB or 4-component one is converted to. Nothing past the header is
+// read.
+func DecodedBytes(r io.Reader, shift uint) (int64, error) {
+	var d decoder
+	if _, err := d.decode(r, true); err != nil {
+		return 0, err
+	}
+	if d.nComp == 0 {
+		return 0, FormatError("missing SOF marker")
+	}
+	h0, v0 := d.comp[0].h, d.comp[0].v
+	mxx := int64((d.width + 8*h0 - 1) / (8 * h0))
+	myy := int64((d.height + 8*v0 - 1) / (8 * v0))
+	bs := int64(8 >> min(shift, 3))
+	var n int64
+	for i := range d.nComp {
+		blocks := mxx * int64(d.comp[i].h) * myy * int64(d.comp[i].v)
+		n += blocks * bs * bs
+		if d.progressive {
+			n += blocks * blockSize * 4
+		}
+	}
+	if d.nComp == 4 || d.nComp == 3 && d.isRGB() {
+		n += int64(scaled(d.width, shift)) * int64(scaled(d.height, shift)) * 4
+	}
+	return n, nil
+}

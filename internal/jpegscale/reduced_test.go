@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -141,5 +142,29 @@ func TestTruncatedRefused(t *testing.T) {
 	}
 	if _, err := Decode(bytes.NewReader(src), 4); err == nil {
 		t.Fatal("shift 4 accepted")
+	}
+}
+
+// TestDecodedBytes checks DecodedBytes against what decoding allocates:
+// at least the bytes it counts, and not much more.
+func TestDecodedBytes(t *testing.T) {
+	for _, name := range testFiles {
+		src := readTestFile(t, name)
+		for shift := uint(0); shift <= 3; shift++ {
+			want, err := DecodedBytes(bytes.NewReader(src), shift)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := Decode(bytes.NewReader(src), shift); err != nil {
+				t.Fatal(name, err)
+			}
+			runtime.ReadMemStats(&after)
+			got := int64(after.TotalAlloc - before.TotalAlloc)
+			if got < want || got > want+want/4+64<<10 {
+				t.Fatalf("%s at shift %d: decoding allocated %d bytes, DecodedBytes says %d", name, shift, got, want)
+			}
+		}
 	}
 }
