@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime/multipart"
+	"net/textproto"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -17,6 +18,13 @@ type formPartView struct {
 	header, form, file, data string
 }
 
+// formPartReader is a part as either reader yields it.
+type formPartReader interface {
+	io.Reader
+	FormName() string
+	FileName() string
+}
+
 // readAllForm reads every part of body with the stdlib reader (std) or
 // formReader, through a source that yields at most chunk bytes a read;
 // it returns the parts and whether reading failed.
@@ -25,27 +33,29 @@ func readAllForm(body []byte, boundary string, std bool, chunk int) ([]formPartV
 	if chunk > 0 {
 		src = &chunkReader{r: src, n: chunk}
 	}
-	var parts []formPartView
+	var next func() (formPartReader, textproto.MIMEHeader, error)
 	if std {
 		mr := multipart.NewReader(src, boundary)
-		for {
+		next = func() (formPartReader, textproto.MIMEHeader, error) {
 			p, err := mr.NextPart()
-			if errors.Is(err, io.EOF) {
-				return parts, false
-			}
 			if err != nil {
-				return parts, true
+				return nil, nil, err
 			}
-			data, err := io.ReadAll(p)
-			parts = append(parts, formPartView{fmt.Sprint(p.Header), p.FormName(), p.FileName(), string(data)})
+			return p, p.Header, nil
+		}
+	} else {
+		fr := newFormReader(src, boundary)
+		next = func() (formPartReader, textproto.MIMEHeader, error) {
+			p, err := fr.NextPart()
 			if err != nil {
-				return parts, true
+				return nil, nil, err
 			}
+			return p, p.Header, nil
 		}
 	}
-	fr := newFormReader(src, boundary)
+	var parts []formPartView
 	for {
-		p, err := fr.NextPart()
+		p, hdr, err := next()
 		if errors.Is(err, io.EOF) {
 			return parts, false
 		}
@@ -53,7 +63,7 @@ func readAllForm(body []byte, boundary string, std bool, chunk int) ([]formPartV
 			return parts, true
 		}
 		data, err := io.ReadAll(p)
-		parts = append(parts, formPartView{fmt.Sprint(p.Header), p.FormName(), p.FileName(), string(data)})
+		parts = append(parts, formPartView{fmt.Sprint(hdr), p.FormName(), p.FileName(), string(data)})
 		if err != nil {
 			return parts, true
 		}

@@ -7,6 +7,14 @@
 // the size asked for (1/2, 1/4 or 1/8), so a thumbnail of a large
 // photograph costs the entropy decoding and little else.
 //
+// Everything but reduced.go and DecodedBytes is Go 1.26's image/jpeg
+// decoder (under the Go licence, in LICENSE), changed only where blocks
+// are stored (makeImg, reconstructBlock), where it used a package
+// internal to the standard library (applyBlack), and in its API (Decode
+// takes the reduction; no DecodeConfig, no format registration: the
+// standard library's stays the one image.Decode uses). Its repetitions
+// are kept as upstream has them, so that it can be compared with it.
+//
 // JPEG is defined in ITU-T T.81: https://www.w3.org/Graphics/JPEG/itu-t81.pdf.
 package jpegscale
 
