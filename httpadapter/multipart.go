@@ -74,7 +74,8 @@ func (fr *formReader) NextPart() (*formPart, error) {
 		return nil, io.EOF
 	}
 	if fr.cur != nil {
-		if _, err := io.Copy(io.Discard, fr.cur); err != nil {
+		// Read past the raw data: a transfer decoding could fail on it.
+		if _, err := io.Copy(io.Discard, partData{fr.cur}); err != nil {
 			return nil, err
 		}
 		skip := fr.cur.skip

@@ -71,9 +71,10 @@ const MaxThumbnailPixels = 25_000_000
 // MaxThumbnailDecodedBytes bounds the memory the decoded image of one
 // thumbnail may take, computed before decoding from the header (an 8-bit
 // RGBA image takes 4 bytes a pixel, a 16-bit one 8; a JPEG its planes at
-// the reduced size it is decoded at, and a progressive one 4 bytes a
-// coefficient besides, 6 bytes a pixel with 4:2:0 chroma). With ThumbnailWorkers thumbnails at
-// once, the thumbnailer holds at most ThumbnailWorkers times this.
+// the reduced size it is decoded at and, when progressive, 4 bytes a
+// coefficient besides: 6 bytes a pixel with 4:2:0 chroma). With
+// ThumbnailWorkers thumbnails at once, the thumbnailer holds at most
+// ThumbnailWorkers times this.
 const MaxThumbnailDecodedBytes = 100 << 20
 
 // decodedBytesPerPixel returns the bytes a pixel of an image with colour
