@@ -16,7 +16,7 @@ import (
 // gave width×height has for inline previews: that size when chatcore makes
 // a thumbnail of it, else zeros (the upload then shows no preview).
 func previewSize(ct string, width, height int) (int, int) {
-	if _, ok := thumbnailFormatFor(ct); !ok || checkThumbnailSize(width, height, nil) != nil {
+	if _, ok := thumbnailFormatFor(ct); !ok || checkThumbnailSize(width, height) != nil {
 		return 0, 0
 	}
 	return width, height

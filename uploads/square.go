@@ -17,7 +17,15 @@ import (
 // pixel the mean of a k×k block, which keeps detail that point sampling
 // would alias away), then scaled to the exact size with Catmull-Rom.
 func SquareImages(src io.Reader, sizes []int, dst []io.Writer) error {
-	img, err := decodeLimited(src)
+	largest := 0
+	for _, size := range sizes {
+		largest = max(largest, size)
+	}
+	// The centred square must keep at least the largest size's pixels.
+	img, err := decodeLimited(src, func(w, h int) (int, int) {
+		side := min(w, h, largest)
+		return side * w / min(w, h), side * h / min(w, h)
+	})
 	if err != nil {
 		return err
 	}

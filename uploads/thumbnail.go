@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/internal/jpegscale"
 	"golang.org/x/image/draw"
 )
 
@@ -30,7 +31,12 @@ type ThumbnailFormat struct {
 
 // ThumbnailFormats are the formats chatcore makes: server_thumbnail_formats
 // in /register. An animated image gets a still thumbnail of its first
-// frame (Zulip also makes animated ones; chatcore does not).
+// frame (Zulip also makes animated ones; chatcore does not). Zulip's
+// formats are WebP, which no pure Go library encodes: libwebp compiled to
+// WebAssembly (github.com/gen2brain/webp) took 120 ms to encode one
+// 840×560 thumbnail at its fastest setting (JPEG: 14 ms), after 0.4 s
+// compiling the module, which would put a photograph's thumbnail back
+// near 300 ms.
 var ThumbnailFormats = []ThumbnailFormat{
 	{Name: "840x560.jpg", MaxWidth: 840, MaxHeight: 560, Format: "jpg", Animated: false},
 	{Name: "840x560.png", MaxWidth: 840, MaxHeight: 560, Format: "png", Animated: false},
@@ -63,10 +69,12 @@ func thumbnailFormatFor(ct string) (ThumbnailFormat, bool) {
 const MaxThumbnailPixels = 25_000_000
 
 // MaxThumbnailDecodedBytes bounds the memory the decoded image of one
-// thumbnail may take, estimated before decoding from the header's size
-// and colour model (an 8-bit RGBA image takes 4 bytes a pixel, a 16-bit
-// one 8, a JPEG with 4:4:4 chroma 3). With ThumbnailWorkers thumbnails at
-// once, the thumbnailer holds at most ThumbnailWorkers times this.
+// thumbnail may take, computed before decoding from the header (an 8-bit
+// RGBA image takes 4 bytes a pixel, a 16-bit one 8; a JPEG its planes at
+// the reduced size it is decoded at and, when progressive, 4 bytes a
+// coefficient besides: 6 bytes a pixel with 4:2:0 chroma). With
+// ThumbnailWorkers thumbnails at once, the thumbnailer holds at most
+// ThumbnailWorkers times this.
 const MaxThumbnailDecodedBytes = 100 << 20
 
 // decodedBytesPerPixel returns the bytes a pixel of an image with colour
@@ -96,7 +104,7 @@ func decodedBytesPerPixel(m color.Model) int64 {
 // refused with ErrNotThumbnailed before any pixel is decoded; a truncated
 // image fails in decoding.
 func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
-	img, err := decodeLimited(src)
+	img, err := decodeLimited(src, func(w, h int) (int, int) { return fit(w, h, f.MaxWidth, f.MaxHeight) })
 	if err != nil {
 		return err
 	}
@@ -114,21 +122,42 @@ func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
 // animated one) after checking its header: one over MaxThumbnailPixels,
 // one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
 // or one that is not PNG, JPEG, GIF or WebP, is refused with
-// ErrNotThumbnailed before any pixel is decoded.
-func decodeLimited(src io.Reader) (image.Image, error) {
+// ErrNotThumbnailed before any pixel is decoded. need gives, for the
+// image's size, the size it will be scaled to: a JPEG is decoded at the
+// smallest of 1/1, 1/2, 1/4 and 1/8 of its size still at least that large
+// (see [jpegscale.Decode]).
+func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, error) {
 	br := bufio.NewReaderSize(src, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(head))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(head))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 	}
-	if err := checkThumbnailSize(cfg.Width, cfg.Height, cfg.ColorModel); err != nil {
+	if err := checkThumbnailSize(cfg.Width, cfg.Height); err != nil {
 		return nil, err
 	}
-	img, _, err := image.Decode(br)
+	decoded := int64(cfg.Width) * int64(cfg.Height) * decodedBytesPerPixel(cfg.ColorModel)
+	var shift uint
+	if format == "jpeg" {
+		// A JPEG's planes are decoded reduced, but a progressive one
+		// keeps every coefficient at full size: the header tells both.
+		shift = jpegShift(cfg.Width, cfg.Height, need)
+		if decoded, err = jpegscale.DecodedBytes(bytes.NewReader(head), shift); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
+		}
+	}
+	if decoded > MaxThumbnailDecodedBytes {
+		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
+	}
+	var img image.Image
+	if format == "jpeg" {
+		img, err = jpegscale.Decode(br, shift)
+	} else {
+		img, _, err = image.Decode(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uploads: decode image: %w", err)
 	}
@@ -136,21 +165,25 @@ func decodeLimited(src io.Reader) (image.Image, error) {
 }
 
 // checkThumbnailSize refuses, with ErrNotThumbnailed, an image of
-// width×height pixels over MaxThumbnailPixels, or, with its colour model m
-// known (not nil), one whose decoded pixels would take more than
-// MaxThumbnailDecodedBytes.
-func checkThumbnailSize(width, height int, m color.Model) error {
-	pixels := int64(width) * int64(height)
-	if pixels > MaxThumbnailPixels || width <= 0 || height <= 0 {
+// width×height pixels over MaxThumbnailPixels (what its decoded pixels
+// would take is decodeLimited's check, which knows how it decodes).
+func checkThumbnailSize(width, height int) error {
+	if pixels := int64(width) * int64(height); pixels > MaxThumbnailPixels || width <= 0 || height <= 0 {
 		return fmt.Errorf("%w: %d×%d pixels is over the limit", ErrNotThumbnailed, width, height)
 	}
-	if m == nil {
-		return nil
-	}
-	if decoded := pixels * decodedBytesPerPixel(m); decoded > MaxThumbnailDecodedBytes {
-		return fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, width, height, decoded>>20)
-	}
 	return nil
+}
+
+// jpegShift returns the largest reduction (as a power of two, at most 3)
+// of a w×h JPEG that is still at least as large as need(w, h) in both
+// directions.
+func jpegShift(w, h int, need func(w, h int) (int, int)) uint {
+	nw, nh := need(w, h)
+	shift := uint(0)
+	for shift < 3 && (w+1<<(shift+1)-1)>>(shift+1) >= nw && (h+1<<(shift+1)-1)>>(shift+1) >= nh {
+		shift++
+	}
+	return shift
 }
 
 // fit returns the size of a w×h image scaled to fit mw×mh, never enlarged.

@@ -177,3 +177,109 @@ func BenchmarkThumbnail4000x3000JPEG(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
+
+// jpegHeader is the start of a baseline 4:2:0 JPEG whose frame header
+// claims w × h pixels.
+func jpegHeader(w, h uint16) []byte { return jpegHeaderSOF(0xc0, w, h) }
+
+// jpegHeaderSOF is the start of a 4:2:0 JPEG of frame type sof (0xc0
+// baseline, 0xc2 progressive) whose frame header claims w × h pixels,
+// JFIF-marked (so that its header ends at the frame).
+func jpegHeaderSOF(sof byte, w, h uint16) []byte {
+	app0 := []byte{0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}
+	frame := []byte{0xff, sof, 0, 17, 8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 3,
+		1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1}
+	return append(append([]byte{0xff, 0xd8}, app0...), frame...)
+}
+
+// TestThumbnailProgressiveJPEGBounded checks that a progressive JPEG's
+// coefficients count against MaxThumbnailDecodedBytes before decoding: a
+// 5000×5000 4:2:0 one (~150 MB of coefficients) is refused with almost
+// nothing allocated, while a baseline one of the same size (decoded at an
+// eighth) passes the header checks and fails decoding only.
+func TestThumbnailProgressiveJPEGBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(jpegHeaderSOF(0xc2, 5000, 5000)), uploads.ThumbnailFormats[0])
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("progressive 5000×5000: %v, want ErrNotThumbnailed", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Fatalf("%d bytes allocated refusing a header", alloc)
+	}
+	err = uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(jpegHeaderSOF(0xc0, 5000, 5000)), uploads.ThumbnailFormats[0])
+	if err == nil || errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("baseline 5000×5000: %v, want a decoding error", err)
+	}
+}
+
+// TestThumbnailJPEGBombRefused checks that a JPEG whose header claims
+// 60,000 × 60,000 pixels is refused before any pixel is decoded, with
+// almost nothing allocated, and that a truncated JPEG fails.
+func TestThumbnailJPEGBombRefused(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(jpegHeader(60000, 60000)), uploads.ThumbnailFormats[0])
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, uploads.ErrNotThumbnailed) {
+		t.Fatalf("bomb: %v, want ErrNotThumbnailed", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Fatalf("%d bytes allocated refusing a header", alloc)
+	}
+	var src bytes.Buffer
+	if err := jpeg.Encode(&src, testImage(2000, 1500), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{1000, src.Len() / 2, src.Len() - 10} {
+		err := uploads.MakeThumbnail(&bytes.Buffer{}, bytes.NewReader(src.Bytes()[:cut]), uploads.ThumbnailFormats[0])
+		if err == nil || errors.Is(err, uploads.ErrNotThumbnailed) {
+			t.Fatalf("%d of %d bytes: %v, want a decoding error", cut, src.Len(), err)
+		}
+	}
+}
+
+// TestThumbnailLargeJPEG checks the thumbnail of a large JPEG (decoded at
+// a quarter of its size): it fits the box, and its pixels are those of the
+// image scaled down from the full-size decode.
+func TestThumbnailLargeJPEG(t *testing.T) {
+	// Smooth colour areas, so that scaling either way gives the same pixels.
+	img := image.NewRGBA(image.Rect(0, 0, 4000, 3000))
+	for y := range 3000 {
+		for x := range 4000 {
+			img.SetRGBA(x, y, color.RGBA{uint8(x / 16), uint8(y / 12), uint8((x + y) / 28), 255})
+		}
+	}
+	var src bytes.Buffer
+	if err := jpeg.Encode(&src, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := uploads.MakeThumbnail(&out, bytes.NewReader(src.Bytes()), uploads.ThumbnailFormats[0]); err != nil {
+		t.Fatal(err)
+	}
+	thumb, err := jpeg.Decode(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := thumb.Bounds(); b.Dx() != 746 || b.Dy() != 560 {
+		t.Fatalf("thumbnail %v, want 746×560", b)
+	}
+	var sum float64
+	for y := 10; y < 550; y += 20 {
+		for x := 10; x < 736; x += 20 {
+			r, g, b, _ := thumb.At(x, y).RGBA()
+			want := img.RGBAAt(x*4000/746, y*3000/560)
+			for i, v := range []uint32{r >> 8, g >> 8, b >> 8} {
+				w := []uint8{want.R, want.G, want.B}[i]
+				sum += float64(max(v, uint32(w)) - min(v, uint32(w)))
+			}
+		}
+	}
+	if avg := sum / (28 * 37 * 3); avg > 3 {
+		t.Fatalf("thumbnail pixels differ from the image's by %.1f on average", avg)
+	}
+}

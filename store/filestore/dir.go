@@ -5,7 +5,6 @@
 package filestore
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/chatcore/chatcore/store"
@@ -44,8 +44,12 @@ func OpenDir(dir string) (*Dir, error) {
 // Close releases the directory.
 func (d *Dir) Close() error { return d.root.Close() }
 
-// writeBuffer is the size of the writes Put makes.
-const writeBuffer = 256 << 10
+// writeBuffer is the size of the writes Put makes: io.Copy's. Measured
+// writing 25 MiB uploads into new files on ext4, writes of this size were
+// as fast as io.Copy's and several times faster than writes of 128 KiB or
+// more; writes of a few KiB (what a request body may yield a read) cost a
+// system call each.
+const writeBuffer = 32 << 10
 
 // tmpPrefix starts the names of files being written; no key segment can
 // start with it (segments come from keys checked by store.CheckFileKey,
@@ -74,13 +78,7 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 			_ = d.root.Remove(name)
 		}
 	}()
-	// Sources such as a multipart part yield a few KiB per Read: writes
-	// are gathered into large ones.
-	bw := bufio.NewWriterSize(tmp, writeBuffer)
-	n, err := io.Copy(bw, ctxReader{ctx, r})
-	if err == nil {
-		err = bw.Flush()
-	}
+	n, err := copyGathered(tmp, ctxReader{ctx, r})
 	if err != nil {
 		return n, fmt.Errorf("filestore: put %q: %w", key, err)
 	}
@@ -97,6 +95,40 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	}
 	done = true
 	return n, nil
+}
+
+// writeBuffers are the buffers of copyGathered, reused across writes.
+var writeBuffers = sync.Pool{New: func() any { return new([writeBuffer]byte) }}
+
+// copyGathered copies r to f in writes of writeBuffer bytes (the last one
+// shorter). Sources such as a request body yield what the connection
+// has, often a few KiB a read; io.Copy would write each piece with a
+// system call of its own (an *os.File writes each read of its source as
+// it comes).
+func copyGathered(f io.Writer, r io.Reader) (int64, error) {
+	buf := writeBuffers.Get().(*[writeBuffer]byte)
+	defer writeBuffers.Put(buf)
+	var n int64
+	for {
+		m, rerr := 0, error(nil)
+		for m < len(buf) && rerr == nil {
+			var k int
+			k, rerr = r.Read(buf[m:])
+			m += k
+		}
+		if m > 0 {
+			if _, err := f.Write(buf[:m]); err != nil {
+				return n, err
+			}
+			n += int64(m)
+		}
+		if errors.Is(rerr, io.EOF) {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
 }
 
 // createTemp creates a new temporary file in dir (relative to the root).
