@@ -1180,6 +1180,9 @@ func runAuthzMatrix(t *testing.T, cases []authzCase, backend authzBackend) {
 						req := c.req(r, id)
 						req.auth = r.auth
 						res := e.do(t, req)
+						if res.status >= 500 {
+							t.Logf("server log of the failed cell:\n%s", e.log.String())
+						}
 						cells++
 						results[cellKey{ci, r.name, k}] = cellResult{res, id}
 						if want.status == 200 {
