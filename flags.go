@@ -103,7 +103,6 @@ func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool
 	return sf
 }
 
-
 // flagsAtSend computes the flags of m, about to be created, for its
 // receivers (sorted), sets m.DefaultFlags and returns the rows to write.
 func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r Rendered) (sendFlags, error) {

@@ -193,15 +193,6 @@ func (x *Tx) TopicParticipants(ctx context.Context, stream store.StreamID, topic
 		ORDER BY 1`, stream, topicKey)
 }
 
-// prefixed qualifies every column of a comma-separated list with prefix.
-func prefixed(prefix, cols string) string {
-	parts := strings.Split(cols, ",")
-	for i, c := range parts {
-		parts[i] = prefix + strings.TrimSpace(c)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // streamTopicsSQL lists the topics of the channel $1 whose newest message
 // is at or above $2, newest first, by walking the messages_stream_topic
 // index from one topic to the next (one seek per topic) and reading each
