@@ -87,14 +87,6 @@ func errInvitation(msg string, refused [][]any, sent, daily bool) *chatcore.Erro
 	}}
 }
 
-func errMustBeAdmin() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization administrator"}
-}
-
-func errMustBeOwner() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization owner"}
-}
-
 // requireMemberOrAdmin is Zulip's @require_member_or_admin.
 func requireMemberOrAdmin(u *chatcore.User) error {
 	if u.Role == chatcore.RoleGuest {
@@ -149,9 +141,9 @@ func (r *Request) expiresAt(now time.Time) time.Time {
 func checkRoleGrant(a *chatcore.User, role chatcore.Role) error {
 	switch {
 	case role == chatcore.RoleOwner && a.Role != chatcore.RoleOwner:
-		return errMustBeOwner()
+		return chatcore.ErrMustBeOwner()
 	case (role == chatcore.RoleAdministrator || role == chatcore.RoleModerator) && !a.Role.IsAdmin():
-		return errMustBeAdmin()
+		return chatcore.ErrMustBeAdmin()
 	}
 	return nil
 }
@@ -518,10 +510,10 @@ func controlled(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, a *c
 	}
 	if inv.InviterID != a.ID {
 		if inv.InviteAs == chatcore.RoleOwner && a.Role != chatcore.RoleOwner {
-			return nil, errMustBeOwner()
+			return nil, chatcore.ErrMustBeOwner()
 		}
 		if !a.Role.IsAdmin() {
-			return nil, errMustBeAdmin()
+			return nil, chatcore.ErrMustBeAdmin()
 		}
 	}
 	if inv.Status == chatcore.InviteRevoked && multi {

@@ -421,10 +421,10 @@ func UpdateBot(ctx context.Context, svc *chatcore.Service, actorID, botID chatco
 		}
 		if req.Role != nil && *req.Role != bot.Role {
 			if (*req.Role == chatcore.RoleOwner || bot.Role == chatcore.RoleOwner) && a.Role != chatcore.RoleOwner {
-				return errMustBeOwner()
+				return chatcore.ErrMustBeOwner()
 			}
 			if !a.Role.IsAdmin() {
-				return errMustBeAdmin()
+				return chatcore.ErrMustBeAdmin()
 			}
 			bot.Role = *req.Role
 			userFields = append(userFields, map[string]any{"role": bot.Role})
