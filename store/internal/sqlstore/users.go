@@ -43,8 +43,8 @@ type userSQL struct {
 	// keyHolder reads the user of an API key hash $1 (their own key, else
 	// a login key) with whether it is their own and their realm's
 	// deactivation.
-	keyHolder string
-	insert, update          string
+	keyHolder      string
+	insert, update string
 }
 
 // userBaseCols are the user columns but id and the settings, in the order
