@@ -56,6 +56,9 @@ type SubscribeRequest struct {
 	// a channel is not accessible; false skips such channels and lists them
 	// in Unauthorized.
 	AuthorizationErrorsFatal *bool
+	// IsWebPublic asks for web-public channels, which chatcore does not
+	// have: creating one is "Web-public channels are not enabled."
+	IsWebPublic bool
 }
 
 // SubscribeResult is the answer of POST /users/me/subscriptions: channel
@@ -278,6 +281,9 @@ func resolveChannels(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx,
 func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *chatcore.Effects, u *chatcore.User, c NewChannel, req *SubscribeRequest) (*chatcore.Stream, error) {
 	if err := checkMayCreate(ctx, tx, u, req.InviteOnly); err != nil {
 		return nil, err
+	}
+	if req.IsWebPublic {
+		return nil, errWebPublicDisabled()
 	}
 	st := &chatcore.Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,

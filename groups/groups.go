@@ -131,8 +131,7 @@ func (w *world) allows(g *chatcore.Group, name string) bool {
 // managesAll reports whether the actor is in the realm's
 // can_manage_all_groups.
 func (w *world) managesAll() bool {
-	def, _ := settingDef(RealmSettings, "can_manage_all_groups")
-	return w.p.Allows(w.actor, chatcore.SettingOfRealm, int64(w.actor.RealmID), def.Name, def.Default)
+	return RealmAllows(w.p, w.actor, "can_manage_all_groups")
 }
 
 // manages reports whether the actor may manage g: never a guest, and only
@@ -317,8 +316,7 @@ func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		if err != nil {
 			return err
 		}
-		def, _ := settingDef(RealmSettings, "can_create_groups")
-		if w.actor.Role == chatcore.RoleGuest || !w.p.Allows(w.actor, chatcore.SettingOfRealm, int64(w.actor.RealmID), def.Name, def.Default) {
+		if !RealmAllows(w.p, w.actor, "can_create_groups") {
 			return errInsufficient()
 		}
 		name, err := checkName(req.Name)

@@ -19,6 +19,21 @@ func policyGroups(p chatcore.MessagePolicy) map[string]chatcore.SystemGroup {
 	}
 }
 
+// policySettings are the rules of the message permissions of
+// [policyGroups] (their defaults are there).
+var policySettings = []SettingDef{
+	{Name: "can_delete_any_message_group", NoEveryone: true},
+	{Name: "can_delete_own_message_group"},
+	{Name: "can_move_messages_between_channels_group", NoEveryone: true},
+	{Name: "can_move_messages_between_topics_group"},
+	{Name: "can_resolve_topics_group"},
+}
+
+// PolicySetting returns the rules of a message permission the realm keeps
+// in its MessagePolicy (can_delete_any_message_group and the like), for
+// [CheckValue].
+func PolicySetting(name string) (SettingDef, bool) { return settingDef(policySettings, name) }
+
 // RealmSettingValues returns the group-based settings of realm by wire
 // name (without the realm_ prefix), as POST /register sends them: the
 // stored value or the default system group's id. A realm without system

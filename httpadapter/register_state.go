@@ -23,7 +23,7 @@ var realmConstants = map[string]any{
 	"realm_inline_image_preview":                       true,
 	"realm_inline_url_embed_preview":                   false,
 	"realm_enable_read_receipts":                       true,
-	"realm_wildcard_mention_policy":                    1, // everyone: chatcore restricts no wildcard mention
+	"realm_wildcard_mention_policy":                    1, // Zulip's legacy field; realm_can_mention_many_users_group decides
 	"realm_default_external_accounts":                  defaultExternalAccounts,
 	"realm_enable_spectator_access":                    false,
 	"realm_default_language":                           "en",

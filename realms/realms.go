@@ -188,11 +188,15 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 				if c.New.GroupID == 0 || g == nil || !g.IsSystemGroup {
 					return chatcore.BadRequestf("Invalid %s", name)
 				}
+				def, _ := groups.PolicySetting(name)
+				if err := groups.CheckValue(p, isActive, def, c.New.GroupSettingValue); err != nil {
+					return err
+				}
 				*f = chatcore.SystemGroup(g.Name)
 				dict[name] = *c.New
 				continue
 			}
-			def, ok := realmDef(name)
+			def, ok := groups.RealmSetting(name)
 			if !ok {
 				return chatcore.BadRequestf("Invalid %s", name)
 			}
@@ -223,14 +227,4 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		}
 		return nil
 	})
-}
-
-// realmDef returns the definition of a realm group setting.
-func realmDef(name string) (groups.SettingDef, bool) {
-	for _, d := range groups.RealmSettings {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return groups.SettingDef{}, false
 }
