@@ -359,7 +359,7 @@ func Archive(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		if err := tx.UpdateStream(ctx, &st); err != nil {
 			return err
 		}
-		view, err := channelView(ctx, svc, tx, &st, len(w.subs), nil)
+		view, err := channelView(ctx, svc, tx, &st, len(w.subs), w.p, nil)
 		if err != nil {
 			return err
 		}

@@ -104,8 +104,7 @@ func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcor
 			if !ok {
 				continue
 			}
-			v, err := channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
-			w.withStoredSettings(&v)
+			v, err := channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.p, w.admins)
 			if err != nil {
 				return err
 			}
@@ -143,8 +142,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 		if !w.canSeeMetadata(st) {
 			return errInvalidChannelID()
 		}
-		out, err = channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
-		w.withStoredSettings(&out)
+		out, err = channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.p, w.admins)
 		return err
 	})
 	return out, err

@@ -320,7 +320,11 @@ func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, f
 	if st.InviteOnly {
 		audience = admins
 	}
-	view, err := channelView(ctx, svc, tx, st, 0, admins)
+	p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	view, err := channelView(ctx, svc, tx, st, 0, p, admins)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +415,11 @@ func subscriptionAddEvents(ctx context.Context, svc *chatcore.Service, tx chatco
 	if err != nil {
 		return err
 	}
-	cv, err := channelView(ctx, svc, tx, st, len(subscribers), admins)
+	p, err := chatcore.LoadPermissions(ctx, tx, st.RealmID)
+	if err != nil {
+		return err
+	}
+	cv, err := channelView(ctx, svc, tx, st, len(subscribers), p, admins)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package eventqueue
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -117,6 +118,8 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			}
 			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
+				Description:           realm.Description,
+				DefaultLanguage:       cmp.Or(realm.DefaultLanguage, "en"),
 				EmptyTopicDisplayName: chatcore.DisplayedEmptyTopic(realm),
 				MaxReminderNoteLength: scheduled.MaxReminderNoteLength,
 				DateCreated:           realm.DateCreated,
@@ -214,8 +217,16 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		return err
 	}
 	if want("realm_user") {
+		p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+		if err != nil {
+			return err
+		}
 		ru := &RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
-			Me: svc.ViewUser(u, u, false), AvatarSource: u.AvatarSource, AvatarURLMedium: svc.AvatarMediumURL(u), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
+			Me: svc.ViewUser(u, u, false), AvatarSource: u.AvatarSource, AvatarURLMedium: svc.AvatarMediumURL(u),
+			CanCreatePublicChannels:  groups.RealmAllows(p, u, "can_create_public_channel_group"),
+			CanCreatePrivateChannels: groups.RealmAllows(p, u, "can_create_private_channel_group"),
+			CanSubscribeOthers:       groups.RealmAllows(p, u, "can_add_subscribers_group"),
+			CanInviteOthers:          groups.RealmAllows(p, u, "can_invite_users_group")}
 		for i := range users {
 			v := svc.ViewUser(u, &users[i], true)
 			if users[i].IsActive {
