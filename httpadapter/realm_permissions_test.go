@@ -222,6 +222,11 @@ func TestHTTPWildcardMentionsOfManyUsers(t *testing.T) {
 	wantSuccess(t, send(member, "@_**all** silent")) // a silent mention notifies nobody
 	wantSuccess(t, send(admin, "@**all** hello"))    // role:administrators by default
 	wantSuccess(t, send(member, "@**topic** few"))   // the topic has few participants
+	sent := send(member, "plain")
+	wantSuccess(t, sent)
+	edit := e.do(t, request{method: "PATCH", path: "/messages/" + num2s(sent.body["id"]), auth: &member, enc: urlEncoded,
+		params: params("content", "@**channel** edited")})
+	wantError(t, edit, 400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED", "You do not have permission to use channel wildcard mentions in this channel.")
 	setRealmGroup(t, e, "can_mention_many_users_group", g["role:members"])
 	wantSuccess(t, send(member, "@**all** hello"))
 	wantError(t, send(guest, "@**everyone** hello"), 400, "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
