@@ -54,6 +54,21 @@ func channelID(t *testing.T, e *env, name string) string {
 	return ""
 }
 
+// queuedEvents returns the events of c's queue, without their ids.
+func queuedEvents(t *testing.T, e *env, c cred, queue string) []map[string]any {
+	t.Helper()
+	res := e.do(t, request{method: "GET", path: "/events", auth: &c, enc: urlEncoded,
+		params: params("queue_id", queue, "last_event_id", "-1", "dont_block", "true")})
+	wantSuccess(t, res)
+	var got []map[string]any
+	for _, ev := range res.body["events"].([]any) {
+		m := ev.(map[string]any)
+		delete(m, "id")
+		got = append(got, m)
+	}
+	return got
+}
+
 // userState returns the realm_user section of c's /register.
 func userState(t *testing.T, e *env, c cred) map[string]any {
 	t.Helper()
@@ -272,15 +287,7 @@ func TestHTTPRealmDescriptionAndLanguage(t *testing.T) {
 	is.Equal(res.body["realm_default_language"], "en") // Zulip's default
 	wantSuccess(t, e.do(t, request{method: "PATCH", path: "/realm", auth: &admin, enc: urlEncoded,
 		params: params("description", "We make **anvils**.", "default_language", "de")}))
-	res = e.do(t, request{method: "GET", path: "/events", auth: &member, params: params("queue_id", queue, "last_event_id", "-1", "dont_block", "true")})
-	wantSuccess(t, res)
-	var got []map[string]any
-	for _, ev := range res.body["events"].([]any) {
-		m := ev.(map[string]any)
-		delete(m, "id")
-		got = append(got, m)
-	}
-	is.Equal(got, []map[string]any{
+	is.Equal(queuedEvents(t, e, member, queue), []map[string]any{
 		{"type": "realm", "op": "update", "property": "description", "value": "We make **anvils**."},
 		{"type": "realm", "op": "update", "property": "default_language", "value": "de"},
 	})
