@@ -73,7 +73,7 @@ func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcor
 		if all && !u.Role.IsAdmin() {
 			return chatcore.BadRequest("User not authorized for this query")
 		}
-		w, err := loadChannelWorld(ctx, tx, u)
+		w, err := loadChannelWorld(ctx, tx, u, nil)
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 		if err != nil {
 			return err
 		}
-		w, err := loadChannelWorld(ctx, tx, u)
+		w, err := loadChannelWorld(ctx, tx, u, nil)
 		if err != nil {
 			return err
 		}

@@ -112,9 +112,10 @@ type channelWorld struct {
 }
 
 // loadChannelWorld reads the channels of viewer's realm with their
-// subscribers in five queries.
-func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User) (*channelWorld, error) {
-	w := &channelWorld{viewer: viewer, subscribers: map[chatcore.StreamID][]chatcore.UserID{}, mine: map[chatcore.StreamID]chatcore.Subscription{}}
+// subscribers in five queries, and the realm's permissions (two more)
+// unless p holds them already.
+func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions) (*channelWorld, error) {
+	w := &channelWorld{viewer: viewer, subscribers: map[chatcore.StreamID][]chatcore.UserID{}, mine: map[chatcore.StreamID]chatcore.Subscription{}, p: p}
 	var err error
 	if w.streams, err = tx.Streams(ctx, viewer.RealmID); err != nil {
 		return nil, err
@@ -154,8 +155,10 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	for _, sub := range mine {
 		w.mine[sub.StreamID] = sub
 	}
-	if w.p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
-		return nil, err
+	if w.p == nil {
+		if w.p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -325,9 +328,10 @@ type State struct {
 // SubscriptionState computes the subscription section of POST /register for
 // the viewer in the caller's transaction tx (read through [chatcore.Service.View]
 // or [chatcore.Service.Update]), with each channel's subscribers when
-// withSubscribers and the viewer may see them. Errors are the store's.
-func SubscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, withSubscribers bool) (*State, error) {
-	w, err := loadChannelWorld(ctx, tx, viewer)
+// withSubscribers and the viewer may see them. p, when not nil, holds the
+// realm's permissions read in tx already. Errors are the store's.
+func SubscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, withSubscribers bool) (*State, error) {
+	w, err := loadChannelWorld(ctx, tx, viewer, p)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +378,7 @@ func Subscriptions(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if err != nil {
 			return err
 		}
-		st, err := SubscriptionState(ctx, svc, tx, u, includeSubscribers)
+		st, err := SubscriptionState(ctx, svc, tx, u, nil, includeSubscribers)
 		if err != nil {
 			return err
 		}

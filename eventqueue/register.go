@@ -96,6 +96,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if err != nil {
 			return err
 		}
+		perms := &realmPermissions{tx: tx, realm: u.RealmID}
 		if req.AllPublicStreams && u.Role == chatcore.RoleGuest {
 			return chatcore.BadRequest("User not authorized for this query")
 		}
@@ -129,9 +130,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				EnableReadReceipts:    !realm.ReadReceiptsDisabled,
 				Messages:              realm.Messages,
 			}
-			if st.Realm.GroupSettings, err = groups.RealmSettingValues(ctx, tx, realm); err != nil {
+			p, err := perms.get(ctx)
+			if err != nil {
 				return err
 			}
+			st.Realm.GroupSettings = groups.RealmSettingValues(p, realm)
 		}
 		if want("user_settings") {
 			settings := u.Settings
@@ -142,11 +145,15 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
-		if err := registerPeople(ctx, svc, tx, u, want, &st); err != nil {
+		if err := registerPeople(ctx, svc, tx, u, want, perms, &st); err != nil {
 			return err
 		}
 		if want("subscription") {
-			if st.Subscriptions, err = channels.SubscriptionState(ctx, svc, tx, u, req.IncludeSubscribers); err != nil {
+			p, err := perms.get(ctx)
+			if err != nil {
+				return err
+			}
+			if st.Subscriptions, err = channels.SubscriptionState(ctx, svc, tx, u, p, req.IncludeSubscribers); err != nil {
 				return err
 			}
 		}
@@ -207,8 +214,28 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 	return st, head, nil
 }
 
+// realmPermissions reads a realm's permissions in tx once, for every
+// section of a registration that needs them.
+type realmPermissions struct {
+	tx    chatcore.Tx
+	realm chatcore.RealmID
+	p     *chatcore.Permissions
+}
+
+// get returns the realm's permissions, read at the first call.
+func (r *realmPermissions) get(ctx context.Context) (*chatcore.Permissions, error) {
+	if r.p == nil {
+		p, err := chatcore.LoadPermissions(ctx, r.tx, r.realm)
+		if err != nil {
+			return nil, err
+		}
+		r.p = p
+	}
+	return r.p, nil
+}
+
 // registerPeople fills the realm_user and realm_user_groups sections.
-func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *State) error {
+func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, perms *realmPermissions, st *State) error {
 	if !want("realm_user") && !want("realm_user_groups") {
 		return nil
 	}
@@ -217,7 +244,7 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		return err
 	}
 	if want("realm_user") {
-		p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+		p, err := perms.get(ctx)
 		if err != nil {
 			return err
 		}
@@ -239,7 +266,11 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 	}
 	if want("realm_user_groups") {
 		var err error
-		if st.Groups, err = groups.Views(ctx, tx, u, false); err != nil {
+		p, err := perms.get(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Groups, err = groups.Views(ctx, tx, u, p, false); err != nil {
 			return err
 		}
 	}

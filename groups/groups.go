@@ -221,11 +221,14 @@ func (w *world) view(g *chatcore.Group) View {
 
 // Views returns the groups of viewer's realm as tx sees them, by id;
 // deactivated groups only with includeDeactivated. It is the
-// realm_user_groups section of POST /register.
-func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, includeDeactivated bool) ([]View, error) {
-	p, err := chatcore.LoadPermissions(ctx, tx, viewer.RealmID)
-	if err != nil {
-		return nil, err
+// realm_user_groups section of POST /register. p, when not nil, holds the
+// realm's permissions read in tx already.
+func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, includeDeactivated bool) ([]View, error) {
+	if p == nil {
+		var err error
+		if p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
+			return nil, err
+		}
 	}
 	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID})
 	if err != nil {
@@ -257,7 +260,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, i
 		if err != nil {
 			return err
 		}
-		out, err = Views(ctx, tx, u, includeDeactivated)
+		out, err = Views(ctx, tx, u, nil, includeDeactivated)
 		return err
 	})
 	return out, err

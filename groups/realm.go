@@ -1,7 +1,6 @@
 package groups
 
 import (
-	"context"
 	"slices"
 
 	"github.com/chatcore/chatcore"
@@ -36,13 +35,10 @@ func PolicySetting(name string) (SettingDef, bool) { return settingDef(policySet
 
 // RealmSettingValues returns the group-based settings of realm by wire
 // name (without the realm_ prefix), as POST /register sends them: the
-// stored value or the default system group's id. A realm without system
-// groups leaves out the settings whose value would be one.
-func RealmSettingValues(ctx context.Context, tx chatcore.Tx, realm *chatcore.Realm) (map[string]Value, error) {
-	p, err := chatcore.LoadPermissions(ctx, tx, realm.ID)
-	if err != nil {
-		return nil, err
-	}
+// stored value or the default system group's id, from p, the realm's
+// permissions. A realm without system groups leaves out the settings whose
+// value would be one.
+func RealmSettingValues(p *chatcore.Permissions, realm *chatcore.Realm) map[string]Value {
 	out := map[string]Value{}
 	for _, d := range RealmSettings {
 		if v, ok := p.Stored(chatcore.SettingOfRealm, int64(realm.ID), d.Name); ok {
@@ -56,7 +52,7 @@ func RealmSettingValues(ctx context.Context, tx chatcore.Tx, realm *chatcore.Rea
 			out[name] = Value{chatcore.GroupSettingValue{GroupID: id}}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // RealmGroupSettingNames are the names of the settings

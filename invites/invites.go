@@ -313,13 +313,14 @@ func checkDailyLimit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx,
 
 // Invite sends e-mail invitations, as POST /invites. Rules, in Zulip's
 // order (BAD_REQUEST unless said): "Not allowed for guest users" and "This
-// endpoint does not accept bot requests."; "Insufficient permission" for
-// one outside the realm's can_invite_users_group; "Invalid invite_as",
-// "Invalid invite_expires_in_minutes"; UNAUTHORIZED_PRINCIPAL "Must be an
+// endpoint does not accept bot requests."; "Invalid invite_as",
+// "Invalid invite_expires_in_minutes"; "Insufficient permission" for one
+// outside the realm's can_invite_users_group; UNAUTHORIZED_PRINCIPAL "Must be an
 // organization owner" / "Must be an organization administrator" for
 // invitations as owner / as administrator or moderator; "You must specify
 // at least one email address."; "You must specify at least one channel for
-// invitees to join."; "Invalid channel ID N. No invites were sent.";
+// invitees to join."; "Invalid channel ID N. No invites were sent."; "You
+// do not have permission to subscribe other users to channels.";
 // INVITATION_FAILED for the daily limit, for addresses that are not ones
 // ("Some emails did not validate, so we didn't send any invitations."), for
 // addresses that all have accounts ("We weren't able to invite anyone.")
