@@ -103,7 +103,7 @@ func ReadableMessage(ctx context.Context, tx Tx, u *User, id MessageID) (*Messag
 // is an administrator or owner.
 func requireAdmin(u *User) error {
 	if !u.Role.IsAdmin() {
-		return errMustBeAdmin()
+		return ErrMustBeAdmin()
 	}
 	return nil
 }

@@ -96,9 +96,10 @@ func (s *singleReads) ViewSingle(ctx context.Context, fn func(tx chatcore.Tx) er
 	return s.Store.View(ctx, fn)
 }
 
-// TestAuthenticateReadsOnce: authenticating is one read of the user and
-// one of their realm (a deactivated realm refuses every request), each made
-// through the store's ViewSingle when it has one.
+// TestAuthenticateReadsOnce: authenticating is one read of the user with
+// their realm's state (a deactivated realm refuses every request), made
+// through the store's ViewSingle when it has one, for the user's own key
+// and for a login key alike.
 func TestAuthenticateReadsOnce(t *testing.T) {
 	is := is.New(t)
 	reads := &singleReads{}
@@ -107,6 +108,16 @@ func TestAuthenticateReadsOnce(t *testing.T) {
 	u, err := w.Svc.Authenticate(t.Context(), "max@acme.test", orgAPIKey(14))
 	is.NoErr(err)                       // valid credentials
 	is.Equal(u.ID, chatcore.UserID(14)) // the key owner
-	is.Equal(reads.singles, 2)          // two single reads, the user's and the realm's
+	is.Equal(reads.singles, 1)          // one single read, the user with their realm's state
+	is.Equal(reads.views, 0)            // and no View
+	key := "Login" + strings.Repeat("k", 27)
+	is.NoErr(w.Svc.Store().Update(t.Context(), func(tx chatcore.Tx) error {
+		return tx.AddLoginKey(t.Context(), &chatcore.LoginKey{Hash: chatcore.HashAPIKey(key), UserID: 14, Created: orgNow})
+	}))
+	reads.views, reads.singles = 0, 0
+	u, err = w.Svc.Authenticate(t.Context(), "max@acme.test", key)
+	is.NoErr(err)                       // a login key
+	is.Equal(u.ID, chatcore.UserID(14)) // of its user
+	is.Equal(reads.singles, 1)          // one single read too
 	is.Equal(reads.views, 0)            // and no View
 }

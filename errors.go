@@ -176,7 +176,9 @@ func ErrRealmDeactivated() *Error {
 // (No operation of chatcore requires the member role, so Zulip's "Must be an
 // organization member" has no constructor here.)
 
-func errMustBeAdmin() *Error {
+// ErrMustBeAdmin is Zulip's OrganizationAdministratorRequiredError: HTTP
+// 400 UNAUTHORIZED_PRINCIPAL "Must be an organization administrator".
+func ErrMustBeAdmin() *Error {
 	return &Error{Code: CodeUnauthorizedPrincipal, Kind: KindInvalid, Msg: "Must be an organization administrator"}
 }
 

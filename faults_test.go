@@ -197,6 +197,10 @@ func (t faultyTx) UserByAPIKeyHash(ctx context.Context, hash string) (*chatcore.
 	return faultStep(t.f, func() (*chatcore.User, error) { return t.tx.UserByAPIKeyHash(ctx, hash) })
 }
 
+func (t faultyTx) KeyHolder(ctx context.Context, hash string) (chatcore.KeyHolder, error) {
+	return faultStep(t.f, func() (chatcore.KeyHolder, error) { return t.tx.KeyHolder(ctx, hash) })
+}
+
 func (t faultyTx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
 	return faultStep(t.f, func() ([]chatcore.User, error) { return t.tx.Users(ctx, f) })
 }

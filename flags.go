@@ -105,18 +105,12 @@ func sendFlagRules(sender UserID, receivers func(UserID) bool, readBySender bool
 
 // flagsAtSend computes the flags of m, about to be created, for its
 // receivers (sorted), sets m.DefaultFlags and returns the rows to write.
-func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, st *Stream, receivers []UserID, dest Destination, r Rendered) (sendFlags, error) {
+// The topic's participants are those a topic wildcard mention reaches
+// (see wildcardParticipants).
+func (s *Service) flagsAtSend(ctx context.Context, tx Tx, m *Message, receivers []UserID, dest Destination, r Rendered, participants []UserID) (sendFlags, error) {
 	read := defaultReadBySender(m.Client)
 	if dest.ReadBySender != nil {
 		read = *dest.ReadBySender
-	}
-	var participants []UserID
-	if r.TopicWildcard && st != nil {
-		var err error
-		participants, err = tx.TopicParticipants(ctx, st.ID, TopicKey(m.Topic))
-		if err != nil {
-			return sendFlags{}, err
-		}
 	}
 	sorted := slices.IsSorted(receivers)
 	isReceiver := func(u UserID) bool {

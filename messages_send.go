@@ -312,7 +312,14 @@ func (s *Service) sendPrerendered(ctx context.Context, tx Tx, fx *Effects, sende
 		return nil, err
 	}
 	m.Has = m.Has&^(HasAttachment|HasImage) | attachmentsHas(claimed)
-	sf, err := s.flagsAtSend(ctx, tx, m, st, eventUsers, dest, r)
+	participants, err := wildcardParticipants(ctx, tx, m, st, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckWildcardMentions(ctx, tx, sender, st, len(eventUsers), len(participants), r); err != nil {
+		return nil, err
+	}
+	sf, err := s.flagsAtSend(ctx, tx, m, eventUsers, dest, r, participants)
 	if err != nil {
 		return nil, err
 	}

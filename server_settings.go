@@ -13,6 +13,9 @@ type ServerSettings struct {
 	// RealmIconPath is the path of its icon ([RealmIconPath]; the default
 	// icon's when there is no realm).
 	RealmIconPath string
+	// RealmDescription is its description rendered to HTML, as Zulip's
+	// get_realm_rendered_description ("" when it has none).
+	RealmDescription string
 }
 
 // ServerSettings returns the server settings of the realm with string id
@@ -23,23 +26,30 @@ type ServerSettings struct {
 func (s *Service) ServerSettings(ctx context.Context, realm string) (ServerSettings, error) {
 	out := ServerSettings{RealmIconPath: DefaultRealmIconPath}
 	err := s.View(ctx, func(tx Tx) error {
+		var r *Realm
 		if realm != "" {
-			r, err := tx.RealmByStringID(ctx, realm)
+			var err error
+			r, err = tx.RealmByStringID(ctx, realm)
 			if errors.Is(err, ErrNotFound) {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			out.RealmName, out.RealmIconPath = r.Name, RealmIconPath(r)
-			return nil
+		} else {
+			realms, err := tx.Realms(ctx)
+			if err != nil || len(realms) == 0 {
+				return err
+			}
+			r = &realms[0]
 		}
-		realms, err := tx.Realms(ctx)
-		if err != nil {
-			return err
-		}
-		if len(realms) > 0 {
-			out.RealmName, out.RealmIconPath = realms[0].Name, RealmIconPath(&realms[0])
+		out.RealmName, out.RealmIconPath = r.Name, RealmIconPath(r)
+		if r.Description != "" {
+			html, _, _, err := s.RenderMessage(ctx, tx, r.ID, r.Description)
+			if err != nil {
+				return err
+			}
+			out.RealmDescription = html
 		}
 		return nil
 	})

@@ -24,7 +24,21 @@ func TestServerSettings(t *testing.T) {
 		is.Equal(got.RealmName, tt.want) // the realm's name
 	}
 	is := is.New(t)
-	got, err := chatcore.New(memory.New()).ServerSettings(t.Context(), "")
+	got, err := svc.ServerSettings(t.Context(), "")
+	is.NoErr(err)
+	is.Equal(got.RealmDescription, "") // none written
+	is.NoErr(svc.Store().Update(t.Context(), func(tx chatcore.Tx) error {
+		r, err := tx.Realm(t.Context(), 1)
+		if err != nil {
+			return err
+		}
+		r.Description = "We make **anvils**."
+		return tx.UpdateRealm(t.Context(), r)
+	}))
+	got, err = svc.ServerSettings(t.Context(), "")
+	is.NoErr(err)
+	is.Equal(got.RealmDescription, "<p>We make <strong>anvils</strong>.</p>") // rendered
+	got, err = chatcore.New(memory.New()).ServerSettings(t.Context(), "")
 	is.NoErr(err)                                                                        // an empty store answers too
 	is.Equal(got, chatcore.ServerSettings{RealmIconPath: chatcore.DefaultRealmIconPath}) // with nothing to say but the default icon
 }

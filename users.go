@@ -18,8 +18,8 @@ import (
 
 // Authenticate checks the credentials of an API request (HTTP Basic auth:
 // e-mail and API key) and returns the user or bot they belong to. The key
-// is the user's own or one a password login issued (see
-// [LoginKey]); a key that is neither costs a second indexed read. Surrounding
+// is the user's own or one a password login issued (see [LoginKey]); the
+// user and their realm's state are one read ([KeyHolder]). Surrounding
 // whitespace is ignored. Every refusal is an [Unauthorized] error (code
 // UNAUTHORIZED, [KindUnauthenticated]) with Zulip's message:
 //   - "Malformed API key": the key is not 32 ASCII letters and digits;
@@ -29,7 +29,7 @@ import (
 //
 // A user of a deactivated realm gets [ErrRealmDeactivated] (401
 // REALM_DEACTIVATED), checked before the user's own deactivation as Zulip
-// does; the realm costs a second primary-key read.
+// does.
 //
 // Endpoint-specific refusals (incoming-webhook bots on normal endpoints,
 // human-only endpoints) are the caller's to make. Other errors are store
@@ -44,49 +44,29 @@ func (s *Service) Authenticate(ctx context.Context, email, apiKey string) (*User
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var u *User
-	// One indexed lookup: nothing worth interrupting, and a context that
-	// cannot be cancelled spares the store watching it. A single read needs
-	// no transaction around it.
+	var k KeyHolder
+	// One statement: nothing worth interrupting, and a context that cannot
+	// be cancelled spares the store watching it. A single read needs no
+	// transaction around it.
 	err := s.viewSingle(context.WithoutCancel(ctx), func(tx Tx) error {
 		var err error
-		u, err = tx.UserByAPIKeyHash(ctx, hash)
+		k, err = tx.KeyHolder(ctx, hash)
 		return err
 	})
-	login := false
-	if errors.Is(err, ErrNotFound) {
-		// Not the user's own key: perhaps one a password login issued.
-		login = true
-		err = s.View(context.WithoutCancel(ctx), func(tx Tx) error {
-			id, err := tx.LoginKeyUser(ctx, hash)
-			if err != nil {
-				return err
-			}
-			u, err = tx.User(ctx, id)
-			return err
-		})
-	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, Unauthorized("Invalid API key")
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !login && subtle.ConstantTimeCompare([]byte(u.APIKeyHash), []byte(hash)) != 1 {
+	u := k.User
+	if k.OwnKey && subtle.ConstantTimeCompare([]byte(u.APIKeyHash), []byte(hash)) != 1 {
 		return nil, Unauthorized("Invalid API key")
 	}
 	if FoldKey(email) != FoldKey(u.Email) {
 		return nil, Unauthorized("Invalid API key")
 	}
-	var realm *Realm
-	if err := s.viewSingle(context.WithoutCancel(ctx), func(tx Tx) error {
-		var err error
-		realm, err = tx.Realm(ctx, u.RealmID)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if realm.Deactivated {
+	if k.RealmDeactivated {
 		return nil, ErrRealmDeactivated()
 	}
 	if !u.IsActive {

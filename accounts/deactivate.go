@@ -224,7 +224,7 @@ func checkDeactivation(ctx context.Context, tx chatcore.Tx, a *chatcore.User, ta
 		return nil, chatcore.BadRequest("Insufficient permission")
 	}
 	if t.Role == chatcore.RoleOwner && a.Role != chatcore.RoleOwner {
-		return nil, &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization owner"}
+		return nil, chatcore.ErrMustBeOwner()
 	}
 	if t.Role == chatcore.RoleOwner {
 		owners, err := tx.Users(ctx, chatcore.UserFilter{

@@ -25,9 +25,18 @@ type UpdateRequest struct {
 	Description                *string
 	IsPrivate                  *bool
 	HistoryPublicToSubscribers *bool
+	// IsWebPublic asks to make the channel web-public, which chatcore's
+	// channels never are: "Web-public channels are not enabled."
+	IsWebPublic bool
 	// Settings are group-setting changes ({"new": ..., "old": ...}) of the
 	// channel's permission groups ([groups.ChannelSettings]).
 	Settings map[string]groups.Change
+}
+
+// errWebPublicDisabled is Zulip's refusal of a web-public channel on a
+// server whose web-public channels are off, as chatcore's always are.
+func errWebPublicDisabled() *chatcore.Error {
+	return chatcore.BadRequest("Web-public channels are not enabled.")
 }
 
 // errCannotAdminister refuses a channel change to those outside its
@@ -163,11 +172,16 @@ func quoted(s string) string {
 // "channel events". Errors: "Invalid channel ID"; "You do not have
 // permission to administer this channel."; the channel name errors;
 // "Channel '<name>' already exists"; "Channel description too long (limit:
-// 1024 characters)"; "Invalid <setting>"; the group-setting errors of
-// package groups; "Channel is archived." for an archived channel; "No
-// new data supplied" for an empty request.
+// 1024 characters)"; "Insufficient permission" when is_private is given
+// by someone outside the realm's can_create_private_channel_group (true)
+// or can_create_public_channel_group (false), or for a change of
+// can_delete_any_message_group or can_delete_own_message_group by someone
+// neither administrator nor in can_set_delete_message_policy_group;
+// "Web-public channels are not enabled."; "Invalid <setting>"; the
+// group-setting errors of package groups; "Channel is archived." for an
+// archived channel; "No new data supplied" for an empty request.
 func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id chatcore.StreamID, req UpdateRequest) error {
-	if req.NewName == nil && req.Description == nil && req.IsPrivate == nil && req.HistoryPublicToSubscribers == nil && len(req.Settings) == 0 {
+	if req.NewName == nil && req.Description == nil && req.IsPrivate == nil && req.HistoryPublicToSubscribers == nil && !req.IsWebPublic && len(req.Settings) == 0 {
 		return chatcore.BadRequest("No new data supplied")
 	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
@@ -227,11 +241,19 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 			}
 			history = *req.HistoryPublicToSubscribers
 		}
-		if inviteOnly && !st.InviteOnly && w.actor.Role != chatcore.RoleGuest {
-			def, _ := groupsRealmDef("can_create_private_channel_group")
-			if !w.actor.Role.IsAdmin() && !w.p.Allows(w.actor, chatcore.SettingOfRealm, int64(st.RealmID), def.Name, def.Default) {
-				return errCannotAdminister()
+		if req.IsPrivate != nil {
+			// Zulip asks, whether or not the privacy changes, for the
+			// permission to create a channel of the privacy asked for.
+			name := "can_create_public_channel_group"
+			if *req.IsPrivate {
+				name = "can_create_private_channel_group"
 			}
+			if !groups.RealmAllows(w.p, w.actor, name) {
+				return chatcore.BadRequest("Insufficient permission")
+			}
+		}
+		if req.IsWebPublic {
+			return errWebPublicDisabled()
 		}
 		if inviteOnly != st.InviteOnly || history != st.HistoryPublicToSubscribers {
 			notices = append(notices, fmt.Sprintf("%s changed the [access permissions](/help/channel-permissions) for this channel from **%s** to **%s**.",
@@ -263,16 +285,6 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 	})
 }
 
-// groupsRealmDef returns the definition of a realm group setting.
-func groupsRealmDef(name string) (groups.SettingDef, bool) {
-	for _, d := range groups.RealmSettings {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return groups.SettingDef{}, false
-}
-
 // applyChannelSettings validates and stores the channel's group-setting
 // changes, with a stream update event for each.
 func applyChannelSettings(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, w *adminWorld, changes map[string]groups.Change) error {
@@ -283,6 +295,9 @@ func applyChannelSettings(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effe
 		}
 		if c.New == nil {
 			return chatcore.BadRequestf("Invalid %s", d.Name)
+		}
+		if deletePolicySettings[d.Name] && !w.actor.Role.IsAdmin() && !groups.RealmAllows(w.p, w.actor, "can_set_delete_message_policy_group") {
+			return chatcore.BadRequest("Insufficient permission")
 		}
 		cur := w.p.Value(chatcore.SettingOfChannel, int64(w.st.ID), d.Name, d.Default)
 		if c.Old != nil && !groups.SameValue(c.Old.GroupSettingValue, cur) {
@@ -304,6 +319,10 @@ func applyChannelSettings(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effe
 	}
 	return nil
 }
+
+// deletePolicySettings are the channel settings only the realm's
+// administrators and can_set_delete_message_policy_group may change.
+var deletePolicySettings = map[string]bool{"can_delete_any_message_group": true, "can_delete_own_message_group": true}
 
 // settingDefOf returns the channel setting name.
 func settingDefOf(name string) (groups.SettingDef, bool) {
@@ -340,7 +359,7 @@ func Archive(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID
 		if err := tx.UpdateStream(ctx, &st); err != nil {
 			return err
 		}
-		view, err := channelView(ctx, svc, tx, &st, len(w.subs), nil)
+		view, err := channelView(ctx, svc, tx, &st, len(w.subs), w.p, nil)
 		if err != nil {
 			return err
 		}
@@ -386,13 +405,5 @@ func checkMayCreate(ctx context.Context, tx chatcore.Tx, u *chatcore.User, priva
 	if private {
 		name = "can_create_private_channel_group"
 	}
-	p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
-	if err != nil {
-		return err
-	}
-	def, _ := groupsRealmDef(name)
-	if !p.Allows(u, chatcore.SettingOfRealm, int64(u.RealmID), name, def.Default) {
-		return chatcore.BadRequest("Insufficient permission")
-	}
-	return nil
+	return groups.RequireRealmPermission(ctx, tx, u, name)
 }

@@ -59,7 +59,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, r
 		if err != nil {
 			return err
 		}
-		w, err := loadChannelWorld(ctx, tx, u)
+		w, err := loadChannelWorld(ctx, tx, u, nil)
 		if err != nil {
 			return err
 		}
@@ -104,8 +104,7 @@ func list(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcor
 			if !ok {
 				continue
 			}
-			v, err := channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
-			w.withStoredSettings(&v)
+			v, err := channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.p, w.admins)
 			if err != nil {
 				return err
 			}
@@ -136,15 +135,14 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, id
 		if err != nil {
 			return err
 		}
-		w, err := loadChannelWorld(ctx, tx, u)
+		w, err := loadChannelWorld(ctx, tx, u, nil)
 		if err != nil {
 			return err
 		}
 		if !w.canSeeMetadata(st) {
 			return errInvalidChannelID()
 		}
-		out, err = channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.admins)
-		w.withStoredSettings(&out)
+		out, err = channelView(ctx, svc, tx, st, len(w.subscribers[st.ID]), w.p, w.admins)
 		return err
 	})
 	return out, err

@@ -2,6 +2,7 @@ package channels
 
 import (
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/groups"
 )
 
 // Channel permission groups as the subscription and administration rules
@@ -38,10 +39,15 @@ func hasMetadataAccess(p *chatcore.Permissions, u *chatcore.User, st *chatcore.S
 	return u.Role != chatcore.RoleGuest && (u.Role.IsAdmin() || inChannelSetting(p, u, st, "can_administer_channel_group"))
 }
 
-// mayAddSubscribers reports whether u may subscribe others to st (one u
-// has content access to): realm administrators, the realm's
-// can_add_subscribers_group, and the channel's can_administer_channel_group
-// and can_add_subscribers_group.
+// MayAddSubscribers reports whether u may subscribe others to st (a channel
+// u has content access to) as Zulip decides: realm administrators, the
+// realm's can_add_subscribers_group, and the channel's
+// can_administer_channel_group and can_add_subscribers_group; never guests.
+func MayAddSubscribers(p *chatcore.Permissions, u *chatcore.User, st *chatcore.Stream) bool {
+	return mayAddSubscribers(p, u, st)
+}
+
+// mayAddSubscribers is MayAddSubscribers.
 func mayAddSubscribers(p *chatcore.Permissions, u *chatcore.User, st *chatcore.Stream) bool {
 	if u.Role == chatcore.RoleGuest {
 		return false
@@ -49,8 +55,7 @@ func mayAddSubscribers(p *chatcore.Permissions, u *chatcore.User, st *chatcore.S
 	if u.Role.IsAdmin() {
 		return true
 	}
-	def, _ := groupsRealmDef("can_add_subscribers_group")
-	if p.Allows(u, chatcore.SettingOfRealm, int64(st.RealmID), def.Name, def.Default) {
+	if groups.RealmAllows(p, u, "can_add_subscribers_group") {
 		return true
 	}
 	return inChannelSetting(p, u, st, "can_administer_channel_group") || inChannelSetting(p, u, st, "can_add_subscribers_group")

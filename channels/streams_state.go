@@ -17,9 +17,10 @@ import (
 //   - when subscriptions, the subscription section as [SubscriptionState]
 //     computes it, with subscribers when withSubscribers.
 //
-// A section not asked for is nil. Errors are the store's.
-func RegisterState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, streams, subscriptions, withSubscribers bool) ([]View, *State, error) {
-	w, err := loadChannelWorld(ctx, tx, viewer)
+// p, when not nil, holds the realm's permissions read in tx already. A
+// section not asked for is nil. Errors are the store's.
+func RegisterState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, streams, subscriptions, withSubscribers bool) ([]View, *State, error) {
+	w, err := loadChannelWorld(ctx, tx, viewer, p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -56,6 +56,9 @@ type SubscribeRequest struct {
 	// a channel is not accessible; false skips such channels and lists them
 	// in Unauthorized.
 	AuthorizationErrorsFatal *bool
+	// IsWebPublic asks for web-public channels, which chatcore does not
+	// have: creating one is "Web-public channels are not enabled."
+	IsWebPublic bool
 }
 
 // SubscribeResult is the answer of POST /users/me/subscriptions: channel
@@ -279,6 +282,9 @@ func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, f
 	if err := checkMayCreate(ctx, tx, u, req.InviteOnly); err != nil {
 		return nil, err
 	}
+	if req.IsWebPublic {
+		return nil, errWebPublicDisabled()
+	}
 	st := &chatcore.Stream{
 		RealmID: u.RealmID, Name: c.Name, InviteOnly: req.InviteOnly,
 		HistoryPublicToSubscribers: !req.InviteOnly, DateCreated: svc.Now(), CreatorID: u.ID,
@@ -314,7 +320,11 @@ func createChannel(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, f
 	if st.InviteOnly {
 		audience = admins
 	}
-	view, err := channelView(ctx, svc, tx, st, 0, admins)
+	p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	view, err := channelView(ctx, svc, tx, st, 0, p, admins)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +415,11 @@ func subscriptionAddEvents(ctx context.Context, svc *chatcore.Service, tx chatco
 	if err != nil {
 		return err
 	}
-	cv, err := channelView(ctx, svc, tx, st, len(subscribers), admins)
+	p, err := chatcore.LoadPermissions(ctx, tx, st.RealmID)
+	if err != nil {
+		return err
+	}
+	cv, err := channelView(ctx, svc, tx, st, len(subscribers), p, admins)
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func registerState(t *testing.T, w *chattest.World, id chatcore.UserID, withSubs
 		if err != nil {
 			return err
 		}
-		st, err = channels.SubscriptionState(t.Context(), w.Svc, tx, u, withSubscribers)
+		st, err = channels.SubscriptionState(t.Context(), w.Svc, tx, u, nil, withSubscribers)
 		return err
 	})
 	if err != nil {

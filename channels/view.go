@@ -6,29 +6,19 @@ import (
 	"slices"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/internal/slicex"
 )
 
-// AnonymousGroup is a group-setting value given by its members: the users in
-// DirectMembers and the members of the groups in DirectSubgroups. Both empty
-// is nobody.
-type AnonymousGroup struct {
-	DirectMembers   []chatcore.UserID  `json:"direct_members"`
-	DirectSubgroups []chatcore.GroupID `json:"direct_subgroups"`
-}
-
-// nobody is the empty group-setting value.
-func nobody() *AnonymousGroup {
-	return &AnonymousGroup{DirectMembers: []chatcore.UserID{}, DirectSubgroups: []chatcore.GroupID{}}
-}
-
 // View is a channel as GET /streams, GET /streams/{stream_id} and
-// stream events show it (Zulip's BasicChannel). chatcore has no system
-// groups, so the group settings are anonymous groups: nobody, the channel's
-// creator, or the realm's administrators. The settings whose value is
-// everyone (can_send_message_group, can_delete_own_message_group,
-// can_create_topic_group) cannot be written without a system group and are
-// left out. Settings chatcore does not model have Zulip's defaults.
+// stream events show it (Zulip's BasicChannel). Its group settings are
+// the stored values, else Zulip's defaults: the channel's creator for
+// can_administer_channel_group and can_add_subscribers_group (nobody for a
+// channel without one), a system group for the others, and everyone for
+// can_create_topic_group, which chatcore does not model. In a realm
+// without system groups the defaults are anonymous groups (nobody, the
+// realm's administrators) and those whose default is everyone are left
+// out. Settings chatcore does not model otherwise have Zulip's defaults.
 type View struct {
 	StreamID                   chatcore.StreamID   `json:"stream_id"`
 	Name                       string              `json:"name"`
@@ -47,14 +37,17 @@ type View struct {
 	FolderID                   *int64              `json:"folder_id"`
 	IsRecentlyActive           bool                `json:"is_recently_active"`
 	IsAnnouncementOnly         bool                `json:"is_announcement_only"`
-	CanAddSubscribersGroup     *AnonymousGroup     `json:"can_add_subscribers_group"`
-	CanRemoveSubscribersGroup  *AnonymousGroup     `json:"can_remove_subscribers_group"`
-	CanAdministerChannelGroup  *AnonymousGroup     `json:"can_administer_channel_group"`
-	CanDeleteAnyMessageGroup   *AnonymousGroup     `json:"can_delete_any_message_group"`
-	CanMoveMessagesOutGroup    *AnonymousGroup     `json:"can_move_messages_out_of_channel_group"`
-	CanMoveMessagesWithinGroup *AnonymousGroup     `json:"can_move_messages_within_channel_group"`
-	CanSubscribeGroup          *AnonymousGroup     `json:"can_subscribe_group"`
-	CanResolveTopicsGroup      *AnonymousGroup     `json:"can_resolve_topics_group"`
+	CanAddSubscribersGroup     *groups.Value       `json:"can_add_subscribers_group"`
+	CanRemoveSubscribersGroup  *groups.Value       `json:"can_remove_subscribers_group"`
+	CanAdministerChannelGroup  *groups.Value       `json:"can_administer_channel_group"`
+	CanDeleteAnyMessageGroup   *groups.Value       `json:"can_delete_any_message_group,omitempty"`
+	CanDeleteOwnMessageGroup   *groups.Value       `json:"can_delete_own_message_group,omitempty"`
+	CanMoveMessagesOutGroup    *groups.Value       `json:"can_move_messages_out_of_channel_group,omitempty"`
+	CanMoveMessagesWithinGroup *groups.Value       `json:"can_move_messages_within_channel_group,omitempty"`
+	CanSendMessageGroup        *groups.Value       `json:"can_send_message_group,omitempty"`
+	CanSubscribeGroup          *groups.Value       `json:"can_subscribe_group"`
+	CanResolveTopicsGroup      *groups.Value       `json:"can_resolve_topics_group,omitempty"`
+	CanCreateTopicGroup        *groups.Value       `json:"can_create_topic_group,omitempty"`
 	SubscriberCount            int                 `json:"subscriber_count"`
 	StreamWeeklyTraffic        *int                `json:"stream_weekly_traffic"`
 	// IsDefault is set by GET /streams with include_default only.
@@ -114,14 +107,15 @@ type channelWorld struct {
 	// mine are the viewer's subscriptions (active or not) by channel.
 	mine   map[chatcore.StreamID]chatcore.Subscription
 	admins []chatcore.UserID
-	// settings are the channels' stored group settings by channel and name.
-	settings map[chatcore.StreamID]map[string]chatcore.GroupSettingValue
+	// p holds the realm's groups and stored group settings.
+	p *chatcore.Permissions
 }
 
 // loadChannelWorld reads the channels of viewer's realm with their
-// subscribers in five queries.
-func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User) (*channelWorld, error) {
-	w := &channelWorld{viewer: viewer, subscribers: map[chatcore.StreamID][]chatcore.UserID{}, mine: map[chatcore.StreamID]chatcore.Subscription{}}
+// subscribers in five queries, and the realm's permissions (two more)
+// unless p holds them already.
+func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions) (*channelWorld, error) {
+	w := &channelWorld{viewer: viewer, subscribers: map[chatcore.StreamID][]chatcore.UserID{}, mine: map[chatcore.StreamID]chatcore.Subscription{}, p: p}
 	var err error
 	if w.streams, err = tx.Streams(ctx, viewer.RealmID); err != nil {
 		return nil, err
@@ -151,50 +145,78 @@ func loadChannelWorld(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User
 	for _, sub := range mine {
 		w.mine[sub.StreamID] = sub
 	}
-	settings, err := tx.GroupSettings(ctx, viewer.RealmID)
-	if err != nil {
-		return nil, err
-	}
-	for _, gs := range settings {
-		if gs.Kind != chatcore.SettingOfChannel {
-			continue
+	if w.p == nil {
+		if w.p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
+			return nil, err
 		}
-		id := chatcore.StreamID(gs.ObjectID)
-		if w.settings == nil {
-			w.settings = map[chatcore.StreamID]map[string]chatcore.GroupSettingValue{}
-		}
-		if w.settings[id] == nil {
-			w.settings[id] = map[string]chatcore.GroupSettingValue{}
-		}
-		w.settings[id][gs.Name] = gs.Value
 	}
 	return w, nil
 }
 
-// withStoredSettings sets the group settings of v that the channel has
-// stored (PATCH /streams/{stream_id}) in place of their defaults; a
-// named group is shown as the anonymous group of that one subgroup.
-func (w *channelWorld) withStoredSettings(v *View) {
-	stored := w.settings[v.StreamID]
-	if len(stored) == 0 {
-		return
+// creatorDefaults are the channel settings whose default is the channel's
+// creator (Zulip's "channel_creator"), as [chatcore.Permissions.InChannelSetting]
+// decides them.
+var creatorDefaults = map[string]bool{"can_administer_channel_group": true, "can_add_subscribers_group": true}
+
+// viewSettings are the group settings a View shows: chatcore's
+// ([groups.ChannelSettings]) and can_create_topic_group, everyone.
+var viewSettings = append(slices.Clone(groups.ChannelSettings),
+	groups.SettingDef{Name: "can_create_topic_group", Default: chatcore.GroupEveryone})
+
+// setting returns the field of v that shows setting name.
+func (v *View) setting(name string) **groups.Value {
+	switch name {
+	case "can_add_subscribers_group":
+		return &v.CanAddSubscribersGroup
+	case "can_remove_subscribers_group":
+		return &v.CanRemoveSubscribersGroup
+	case "can_administer_channel_group":
+		return &v.CanAdministerChannelGroup
+	case "can_delete_any_message_group":
+		return &v.CanDeleteAnyMessageGroup
+	case "can_delete_own_message_group":
+		return &v.CanDeleteOwnMessageGroup
+	case "can_move_messages_out_of_channel_group":
+		return &v.CanMoveMessagesOutGroup
+	case "can_move_messages_within_channel_group":
+		return &v.CanMoveMessagesWithinGroup
+	case "can_send_message_group":
+		return &v.CanSendMessageGroup
+	case "can_subscribe_group":
+		return &v.CanSubscribeGroup
+	case "can_resolve_topics_group":
+		return &v.CanResolveTopicsGroup
+	case "can_create_topic_group":
+		return &v.CanCreateTopicGroup
 	}
-	for name, dst := range map[string]**AnonymousGroup{
-		"can_add_subscribers_group": &v.CanAddSubscribersGroup, "can_remove_subscribers_group": &v.CanRemoveSubscribersGroup,
-		"can_administer_channel_group": &v.CanAdministerChannelGroup, "can_delete_any_message_group": &v.CanDeleteAnyMessageGroup,
-		"can_move_messages_out_of_channel_group": &v.CanMoveMessagesOutGroup, "can_move_messages_within_channel_group": &v.CanMoveMessagesWithinGroup,
-		"can_subscribe_group": &v.CanSubscribeGroup, "can_resolve_topics_group": &v.CanResolveTopicsGroup,
-	} {
-		gv, ok := stored[name]
-		if !ok {
-			continue
-		}
-		a := &AnonymousGroup{DirectMembers: slicex.OrEmpty(slices.Clone(gv.DirectMembers)), DirectSubgroups: slicex.OrEmpty(slices.Clone(gv.DirectSubgroups))}
-		if gv.GroupID != 0 {
-			a.DirectSubgroups = []chatcore.GroupID{gv.GroupID}
-		}
-		*dst = a
+	panic("channels: no view field for " + name)
+}
+
+// settingValue returns the value View shows for setting d of st, from p;
+// false when it is left out (a default of everyone in a realm without
+// system groups). admins are the realm's administrators, shown for a
+// default of role:administrators in such a realm.
+func settingValue(p *chatcore.Permissions, st *chatcore.Stream, d groups.SettingDef, admins []chatcore.UserID) (groups.Value, bool) {
+	if v, ok := p.Stored(chatcore.SettingOfChannel, int64(st.ID), d.Name); ok {
+		return groups.Value{GroupSettingValue: v}, true
 	}
+	def := d.Default
+	if creatorDefaults[d.Name] {
+		if st.CreatorID != 0 {
+			return groups.Value{GroupSettingValue: chatcore.GroupSettingValue{DirectMembers: []chatcore.UserID{st.CreatorID}}}, true
+		}
+		def = chatcore.GroupNobody
+	}
+	if id := p.SystemGroupID(def); id != 0 {
+		return groups.Value{GroupSettingValue: chatcore.GroupSettingValue{GroupID: id}}, true
+	}
+	switch def {
+	case chatcore.GroupNobody:
+		return groups.Value{}, true
+	case chatcore.GroupAdministrators:
+		return groups.Value{GroupSettingValue: chatcore.GroupSettingValue{DirectMembers: slices.Clone(admins)}}, true
+	}
+	return groups.Value{}, false
 }
 
 // subscribed reports whether the viewer is an active subscriber of st.
@@ -215,26 +237,26 @@ func canSeeChannel(viewer *chatcore.User, st *chatcore.Stream, subscribed bool) 
 	return subscribed || viewer.Role.IsAdmin() || !st.InviteOnly && viewer.Role != chatcore.RoleGuest
 }
 
-// view builds the view of st.
-func channelView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, st *chatcore.Stream, subscriberCount int, admins []chatcore.UserID) (View, error) {
+// channelView builds the view of st, its group settings from p (see
+// settingValue).
+func channelView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, st *chatcore.Stream, subscriberCount int, p *chatcore.Permissions, admins []chatcore.UserID) (View, error) {
 	v := View{
 		StreamID: st.ID, Name: st.Name, IsArchived: st.IsArchived, Description: st.Description,
 		RenderedDescription: st.RenderedDescription, DateCreated: st.DateCreated.Unix(),
 		InviteOnly: st.InviteOnly, StreamPostPolicy: 1, HistoryPublicToSubscribers: st.HistoryPublicToSubscribers,
 		TopicsPolicy: "inherit", IsRecentlyActive: true, SubscriberCount: subscriberCount,
-		CanRemoveSubscribersGroup: &AnonymousGroup{DirectMembers: slicex.OrEmpty(slices.Clone(admins)), DirectSubgroups: []chatcore.GroupID{}},
-		CanDeleteAnyMessageGroup:  nobody(), CanMoveMessagesOutGroup: nobody(), CanMoveMessagesWithinGroup: nobody(),
-		CanSubscribeGroup: nobody(), CanResolveTopicsGroup: nobody(),
+	}
+	for _, d := range viewSettings {
+		if val, ok := settingValue(p, st, d, admins); ok {
+			*v.setting(d.Name) = &val
+		}
 	}
 	if st.DateCreated.IsZero() {
 		v.DateCreated = 0
 	}
-	creator := nobody()
 	if st.CreatorID != 0 {
 		v.CreatorID = new(st.CreatorID)
-		creator.DirectMembers = []chatcore.UserID{st.CreatorID}
 	}
-	v.CanAddSubscribersGroup, v.CanAdministerChannelGroup = creator, &AnonymousGroup{DirectMembers: creator.DirectMembers, DirectSubgroups: []chatcore.GroupID{}}
 	if st.FirstMessageID != 0 {
 		v.FirstMessageID = new(st.FirstMessageID)
 	}
@@ -267,11 +289,10 @@ func personalView(sub chatcore.Subscription) *Personal {
 // the subscribers when withSubscribers.
 func subscriptionView(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, w *channelWorld, st *chatcore.Stream, personal bool, withSubscribers bool) (Subscription, error) {
 	subs := w.subscribers[st.ID]
-	cv, err := channelView(ctx, svc, tx, st, len(subs), w.admins)
+	cv, err := channelView(ctx, svc, tx, st, len(subs), w.p, w.admins)
 	if err != nil {
 		return Subscription{}, err
 	}
-	w.withStoredSettings(&cv)
 	v := Subscription{View: cv}
 	if personal {
 		v.Personal = personalView(w.mine[st.ID])
@@ -297,9 +318,10 @@ type State struct {
 // SubscriptionState computes the subscription section of POST /register for
 // the viewer in the caller's transaction tx (read through [chatcore.Service.View]
 // or [chatcore.Service.Update]), with each channel's subscribers when
-// withSubscribers and the viewer may see them. Errors are the store's.
-func SubscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, withSubscribers bool) (*State, error) {
-	w, err := loadChannelWorld(ctx, tx, viewer)
+// withSubscribers and the viewer may see them. p, when not nil, holds the
+// realm's permissions read in tx already. Errors are the store's.
+func SubscriptionState(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, withSubscribers bool) (*State, error) {
+	w, err := loadChannelWorld(ctx, tx, viewer, p)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +373,7 @@ func Subscriptions(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if err != nil {
 			return err
 		}
-		st, err := SubscriptionState(ctx, svc, tx, u, includeSubscribers)
+		st, err := SubscriptionState(ctx, svc, tx, u, nil, includeSubscribers)
 		if err != nil {
 			return err
 		}

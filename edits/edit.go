@@ -448,7 +448,8 @@ func applyEdit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, fx *c
 // topic's participants on a non-silent @**topic**, has_alert_word for the
 // users whose alert words the new content holds (one read of the realm's
 // alert words). m.DefaultFlags is updated too. subs are the subscriptions of
-// m's channel st (nil for a direct message).
+// m's channel st (nil for a direct message). Wildcard mentions of many users
+// are refused as at send ([chatcore.CheckWildcardMentions]).
 func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message, st *chatcore.Stream, subs []chatcore.Subscription, r chatcore.Rendered) error {
 	const bits = chatcore.MentionFlags | chatcore.FlagHasAlertWord
 	oldDefaults := m.DefaultFlags
@@ -460,6 +461,21 @@ func updateMentionFlags(ctx context.Context, tx chatcore.Tx, m *chatcore.Message
 	if r.TopicWildcard && st != nil {
 		var err error
 		if participants, err = tx.TopicParticipants(ctx, st.ID, chatcore.TopicKey(m.Topic)); err != nil {
+			return err
+		}
+	}
+	if st != nil && (r.StreamWildcard || r.TopicWildcard) {
+		sender, err := tx.User(ctx, m.SenderID)
+		if err != nil {
+			return err
+		}
+		active := 0
+		for _, sub := range subs {
+			if sub.Active {
+				active++
+			}
+		}
+		if err := chatcore.CheckWildcardMentions(ctx, tx, sender, st, active, len(participants), r); err != nil {
 			return err
 		}
 	}

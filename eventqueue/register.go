@@ -1,6 +1,7 @@
 package eventqueue
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -95,6 +96,7 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 		if err != nil {
 			return err
 		}
+		perms := &realmPermissions{tx: tx, realm: u.RealmID}
 		if req.AllPublicStreams && u.Role == chatcore.RoleGuest {
 			return chatcore.BadRequest("User not authorized for this query")
 		}
@@ -117,6 +119,8 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 			}
 			st.Realm = &RegisterRealm{
 				Name:                  realm.Name,
+				Description:           realm.Description,
+				DefaultLanguage:       cmp.Or(realm.DefaultLanguage, "en"),
 				EmptyTopicDisplayName: chatcore.DisplayedEmptyTopic(realm),
 				MaxReminderNoteLength: scheduled.MaxReminderNoteLength,
 				DateCreated:           realm.DateCreated,
@@ -128,9 +132,11 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				IconSource:            chatcore.RealmIconSource(realm),
 				IconPath:              chatcore.RealmIconPath(realm),
 			}
-			if st.Realm.GroupSettings, err = groups.RealmSettingValues(ctx, tx, realm); err != nil {
+			p, err := perms.get(ctx)
+			if err != nil {
 				return err
 			}
+			st.Realm.GroupSettings = groups.RealmSettingValues(p, realm)
 		}
 		if want("user_settings") {
 			settings := u.Settings
@@ -141,11 +147,15 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 				return err
 			}
 		}
-		if err := registerPeople(ctx, svc, tx, u, want, &st); err != nil {
+		if err := registerPeople(ctx, svc, tx, u, want, perms, &st); err != nil {
 			return err
 		}
 		if want("subscription") || want("stream") {
-			if st.Streams, st.Subscriptions, err = channels.RegisterState(ctx, svc, tx, u,
+			p, err := perms.get(ctx)
+			if err != nil {
+				return err
+			}
+			if st.Streams, st.Subscriptions, err = channels.RegisterState(ctx, svc, tx, u, p,
 				want("stream"), want("subscription"), req.IncludeSubscribers); err != nil {
 				return err
 			}
@@ -207,8 +217,28 @@ func registerState(ctx context.Context, svc *chatcore.Service, actorID chatcore.
 	return st, head, nil
 }
 
+// realmPermissions reads a realm's permissions in tx once, for every
+// section of a registration that needs them.
+type realmPermissions struct {
+	tx    chatcore.Tx
+	realm chatcore.RealmID
+	p     *chatcore.Permissions
+}
+
+// get returns the realm's permissions, read at the first call.
+func (r *realmPermissions) get(ctx context.Context) (*chatcore.Permissions, error) {
+	if r.p == nil {
+		p, err := chatcore.LoadPermissions(ctx, r.tx, r.realm)
+		if err != nil {
+			return nil, err
+		}
+		r.p = p
+	}
+	return r.p, nil
+}
+
 // registerPeople fills the realm_user and realm_user_groups sections.
-func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, st *State) error {
+func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, u *chatcore.User, want func(string) bool, perms *realmPermissions, st *State) error {
 	if !want("realm_user") && !want("realm_user_groups") {
 		return nil
 	}
@@ -217,8 +247,16 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		return err
 	}
 	if want("realm_user") {
+		p, err := perms.get(ctx)
+		if err != nil {
+			return err
+		}
 		ru := &RegisterUsers{Active: []chatcore.UserView{}, NonActive: []chatcore.UserView{}, CrossRealmBots: []chatcore.UserView{},
-			Me: svc.ViewUser(u, u, false), AvatarSource: u.AvatarSource, AvatarURLMedium: svc.AvatarMediumURL(u), CanCreateChannels: u.Role != chatcore.RoleGuest, CanSubscribeOthers: u.Role != chatcore.RoleGuest}
+			Me: svc.ViewUser(u, u, false), AvatarSource: u.AvatarSource, AvatarURLMedium: svc.AvatarMediumURL(u),
+			CanCreatePublicChannels:  groups.RealmAllows(p, u, "can_create_public_channel_group"),
+			CanCreatePrivateChannels: groups.RealmAllows(p, u, "can_create_private_channel_group"),
+			CanSubscribeOthers:       groups.RealmAllows(p, u, "can_add_subscribers_group"),
+			CanInviteOthers:          groups.RealmAllows(p, u, "can_invite_users_group")}
 		for i := range users {
 			v := svc.ViewUser(u, &users[i], true)
 			if users[i].IsActive {
@@ -231,7 +269,11 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 	}
 	if want("realm_user_groups") {
 		var err error
-		if st.Groups, err = groups.Views(ctx, tx, u, false); err != nil {
+		p, err := perms.get(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Groups, err = groups.Views(ctx, tx, u, p, false); err != nil {
 			return err
 		}
 	}

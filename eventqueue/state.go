@@ -123,6 +123,10 @@ type State struct {
 type RegisterRealm struct {
 	// Name is the organisation's name.
 	Name string
+	// Description is its description, Markdown as written
+	// (realm_description), and DefaultLanguage its language
+	// (realm_default_language).
+	Description, DefaultLanguage string
 	// EmptyTopicDisplayName is how the realm shows the empty topic:
 	// Zulip's "general chat" unless the realm names it otherwise.
 	EmptyTopicDisplayName string
@@ -166,12 +170,16 @@ type RegisterUsers struct {
 	AvatarSource string
 	// AvatarURLMedium is the actor's avatar_url_medium.
 	AvatarURLMedium string
-	// CanCreateChannels tells whether the actor may create public and
-	// private channels (every non-guest).
-	CanCreateChannels bool
-	// CanSubscribeOthers tells whether the actor may subscribe other users
-	// (every non-guest).
-	CanSubscribeOthers bool
+	// What the realm's permission groups let the actor do, as Zulip's
+	// can_create_public_streams, can_create_private_streams,
+	// can_subscribe_other_users and can_invite_others_to_realm: the
+	// actor is in can_create_public_channel_group,
+	// can_create_private_channel_group, can_add_subscribers_group and
+	// can_invite_users_group.
+	CanCreatePublicChannels  bool
+	CanCreatePrivateChannels bool
+	CanSubscribeOthers       bool
+	CanInviteOthers          bool
 }
 
 // GroupView is a user group as realm_user_groups shows it (see

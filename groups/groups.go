@@ -131,8 +131,7 @@ func (w *world) allows(g *chatcore.Group, name string) bool {
 // managesAll reports whether the actor is in the realm's
 // can_manage_all_groups.
 func (w *world) managesAll() bool {
-	def, _ := settingDef(RealmSettings, "can_manage_all_groups")
-	return w.p.Allows(w.actor, chatcore.SettingOfRealm, int64(w.actor.RealmID), def.Name, def.Default)
+	return RealmAllows(w.p, w.actor, "can_manage_all_groups")
 }
 
 // manages reports whether the actor may manage g: never a guest, and only
@@ -222,11 +221,14 @@ func (w *world) view(g *chatcore.Group) View {
 
 // Views returns the groups of viewer's realm as tx sees them, by id;
 // deactivated groups only with includeDeactivated. It is the
-// realm_user_groups section of POST /register.
-func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, includeDeactivated bool) ([]View, error) {
-	p, err := chatcore.LoadPermissions(ctx, tx, viewer.RealmID)
-	if err != nil {
-		return nil, err
+// realm_user_groups section of POST /register. p, when not nil, holds the
+// realm's permissions read in tx already.
+func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, includeDeactivated bool) ([]View, error) {
+	if p == nil {
+		var err error
+		if p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
+			return nil, err
+		}
 	}
 	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID})
 	if err != nil {
@@ -258,7 +260,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, i
 		if err != nil {
 			return err
 		}
-		out, err = Views(ctx, tx, u, includeDeactivated)
+		out, err = Views(ctx, tx, u, nil, includeDeactivated)
 		return err
 	})
 	return out, err
@@ -317,8 +319,7 @@ func Create(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 		if err != nil {
 			return err
 		}
-		def, _ := settingDef(RealmSettings, "can_create_groups")
-		if w.actor.Role == chatcore.RoleGuest || !w.p.Allows(w.actor, chatcore.SettingOfRealm, int64(w.actor.RealmID), def.Name, def.Default) {
+		if !RealmAllows(w.p, w.actor, "can_create_groups") {
 			return errInsufficient()
 		}
 		name, err := checkName(req.Name)

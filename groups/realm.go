@@ -1,7 +1,6 @@
 package groups
 
 import (
-	"context"
 	"slices"
 
 	"github.com/chatcore/chatcore"
@@ -19,15 +18,27 @@ func policyGroups(p chatcore.MessagePolicy) map[string]chatcore.SystemGroup {
 	}
 }
 
+// policySettings are the rules of the message permissions of
+// [policyGroups] (their defaults are there).
+var policySettings = []SettingDef{
+	{Name: "can_delete_any_message_group", NoEveryone: true},
+	{Name: "can_delete_own_message_group"},
+	{Name: "can_move_messages_between_channels_group", NoEveryone: true},
+	{Name: "can_move_messages_between_topics_group"},
+	{Name: "can_resolve_topics_group"},
+}
+
+// PolicySetting returns the rules of a message permission the realm keeps
+// in its MessagePolicy (can_delete_any_message_group and the like), for
+// [CheckValue].
+func PolicySetting(name string) (SettingDef, bool) { return settingDef(policySettings, name) }
+
 // RealmSettingValues returns the group-based settings of realm by wire
 // name (without the realm_ prefix), as POST /register sends them: the
-// stored value or the default system group's id. A realm without system
-// groups leaves out the settings whose value would be one.
-func RealmSettingValues(ctx context.Context, tx chatcore.Tx, realm *chatcore.Realm) (map[string]Value, error) {
-	p, err := chatcore.LoadPermissions(ctx, tx, realm.ID)
-	if err != nil {
-		return nil, err
-	}
+// stored value or the default system group's id, from p, the realm's
+// permissions. A realm without system groups leaves out the settings whose
+// value would be one.
+func RealmSettingValues(p *chatcore.Permissions, realm *chatcore.Realm) map[string]Value {
 	out := map[string]Value{}
 	for _, d := range RealmSettings {
 		if v, ok := p.Stored(chatcore.SettingOfRealm, int64(realm.ID), d.Name); ok {
@@ -41,7 +52,7 @@ func RealmSettingValues(ctx context.Context, tx chatcore.Tx, realm *chatcore.Rea
 			out[name] = Value{chatcore.GroupSettingValue{GroupID: id}}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // RealmGroupSettingNames are the names of the settings

@@ -83,6 +83,17 @@ type SettingDef struct {
 	Creator bool
 	// AllowInternet lets the setting be role:internet.
 	AllowInternet bool
+	// NoEveryone is Zulip's allow_everyone_group=False: the setting cannot
+	// be role:everyone, and guests are never in it whatever its value.
+	NoEveryone bool
+	// NoNobody is Zulip's allow_nobody_group=False: it cannot be
+	// role:nobody.
+	NoNobody bool
+	// SystemOnly is Zulip's require_system_group: its value is a system
+	// group, and one of Allowed when that is not empty
+	// (allowed_system_groups).
+	SystemOnly bool
+	Allowed    []chatcore.SystemGroup
 }
 
 // GroupSettings are the group-based settings of a user group.
@@ -98,22 +109,23 @@ var GroupSettings = []SettingDef{
 // RealmSettings are the realm's group-based settings chatcore keeps as
 // group-setting values, with Zulip's defaults.
 var RealmSettings = []SettingDef{
-	{Name: "can_add_custom_emoji_group", Default: chatcore.GroupMembers},
-	{Name: "can_add_subscribers_group", Default: chatcore.GroupMembers},
-	{Name: "can_create_bots_group", Default: chatcore.GroupMembers},
-	{Name: "can_create_groups", Default: chatcore.GroupMembers},
-	{Name: "can_create_private_channel_group", Default: chatcore.GroupMembers},
-	{Name: "can_create_public_channel_group", Default: chatcore.GroupMembers},
-	{Name: "can_create_web_public_channel_group", Default: chatcore.GroupOwners},
-	{Name: "can_create_write_only_bots_group", Default: chatcore.GroupMembers},
-	{Name: "can_invite_users_group", Default: chatcore.GroupMembers},
-	{Name: "can_manage_all_groups", Default: chatcore.GroupOwners},
-	{Name: "can_manage_billing_group", Default: chatcore.GroupAdministrators},
+	{Name: "can_add_custom_emoji_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_add_subscribers_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_create_bots_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_create_groups", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_create_private_channel_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_create_public_channel_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_create_web_public_channel_group", Default: chatcore.GroupOwners, NoEveryone: true, SystemOnly: true,
+		Allowed: []chatcore.SystemGroup{chatcore.GroupModerators, chatcore.GroupAdministrators, chatcore.GroupOwners, chatcore.GroupNobody}},
+	{Name: "can_create_write_only_bots_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_invite_users_group", Default: chatcore.GroupMembers, NoEveryone: true},
+	{Name: "can_manage_all_groups", Default: chatcore.GroupOwners, NoEveryone: true, NoNobody: true},
+	{Name: "can_manage_billing_group", Default: chatcore.GroupAdministrators, NoEveryone: true, NoNobody: true},
 	{Name: "can_mention_many_users_group", Default: chatcore.GroupAdministrators},
-	{Name: "can_set_delete_message_policy_group", Default: chatcore.GroupModerators},
+	{Name: "can_set_delete_message_policy_group", Default: chatcore.GroupModerators, NoEveryone: true},
 	{Name: "can_set_topics_policy_group", Default: chatcore.GroupMembers},
 	{Name: "can_summarize_topics_group", Default: chatcore.GroupEveryone},
-	{Name: "create_multiuse_invite_group", Default: chatcore.GroupAdministrators},
+	{Name: "create_multiuse_invite_group", Default: chatcore.GroupAdministrators, NoEveryone: true},
 	{Name: "direct_message_initiator_group", Default: chatcore.GroupEveryone},
 	{Name: "direct_message_permission_group", Default: chatcore.GroupEveryone},
 }
@@ -174,10 +186,44 @@ func checkValue(p *chatcore.Permissions, active map[chatcore.UserID]bool, def Se
 			return chatcore.BadRequestf("'%s' setting cannot be set to 'role:internet' group.", def.Name)
 		}
 	}
+	if v.GroupID == 0 {
+		if def.SystemOnly {
+			return errSystemGroupRequired(def.Name)
+		}
+	} else if err := checkNamedValue(def, p.Group(v.GroupID)); err != nil {
+		return err
+	}
 	for _, id := range v.DirectMembers {
 		if !active[id] {
 			return chatcore.BadRequestf("Invalid user ID: %d", id)
 		}
+	}
+	return nil
+}
+
+// errSystemGroupRequired is Zulip's SystemGroupRequiredError.
+func errSystemGroupRequired(name string) *chatcore.Error {
+	return chatcore.BadRequestf("'%s' must be a system user group.", name)
+}
+
+// checkNamedValue applies the rules of def on the named group g, its
+// value, as Zulip's check_setting_configuration_for_system_groups does
+// after the role:internet rule.
+func checkNamedValue(def SettingDef, g *chatcore.Group) error {
+	if def.SystemOnly && !g.IsSystemGroup {
+		return errSystemGroupRequired(def.Name)
+	}
+	if !g.IsSystemGroup {
+		return nil
+	}
+	name := chatcore.SystemGroup(g.Name)
+	switch {
+	case def.NoNobody && name == chatcore.GroupNobody:
+		return chatcore.BadRequestf("'%s' setting cannot be set to 'role:nobody' group.", def.Name)
+	case def.NoEveryone && name == chatcore.GroupEveryone:
+		return chatcore.BadRequestf("'%s' setting cannot be set to 'role:everyone' group.", def.Name)
+	case len(def.Allowed) > 0 && !slices.Contains(def.Allowed, name):
+		return chatcore.BadRequestf("'%s' setting cannot be set to '%s' group.", def.Name, g.Name)
 	}
 	return nil
 }

@@ -57,6 +57,19 @@ func channelAdminAuthzCases() []authzCase {
 			want: adminOr(always(ok200)),
 		},
 		{
+			route: "PATCH /api/v1/realm", name: "an owners' group setting", kinds: noKinds,
+			req: func(authzRole, string) request {
+				return request{method: "PATCH", path: "/realm", enc: urlEncoded,
+					params: params("can_invite_users_group", `{"new":{"direct_members":[],"direct_subgroups":[]}}`)}
+			},
+			want: adminOr(func(r authzRole, _ objKind, _ string) outcome {
+				if r.self == 11 || r.self == 21 {
+					return ok200
+				}
+				return mustBeOwner
+			}),
+		},
+		{
 			route: "PATCH /api/v1/realm/user_settings_defaults", kinds: noKinds,
 			req: func(authzRole, string) request {
 				return request{method: "PATCH", path: "/realm/user_settings_defaults", enc: urlEncoded, params: params("color_scheme", "2")}

@@ -55,6 +55,7 @@ func (h *handler) updateChannel(ctx context.Context, c *call) (map[string]any, e
 		Description *string `json:"description"`
 		IsPrivate   *bool   `json:"is_private"`
 		History     *bool   `json:"history_public_to_subscribers"`
+		IsWebPublic *bool   `json:"is_web_public"`
 		channelSettingParams
 	}
 	if err := c.decode(&req); err != nil {
@@ -66,7 +67,7 @@ func (h *handler) updateChannel(ctx context.Context, c *call) (map[string]any, e
 	}
 	return nil, channels.Update(ctx, h.svc, c.user.ID, pathID[chatcore.StreamID](c, "stream_id"), channels.UpdateRequest{
 		NewName: req.NewName, Description: req.Description, IsPrivate: req.IsPrivate, HistoryPublicToSubscribers: req.History,
-		Settings: changes})
+		IsWebPublic: req.IsWebPublic != nil && *req.IsWebPublic, Settings: changes})
 }
 
 // archiveChannel answers DELETE /streams/{stream_id}.

@@ -39,16 +39,7 @@ func TestHTTPRealmUserSettingsDefaults(t *testing.T) {
 		params: params("color_scheme", "3")})
 	wantSuccess(t, res) // no change is no error
 
-	res = e.do(t, request{method: "GET", path: "/events", auth: &member, enc: urlEncoded,
-		params: params("queue_id", queue, "last_event_id", "-1", "dont_block", "true")})
-	wantSuccess(t, res)
-	var got []map[string]any
-	for _, ev := range res.body["events"].([]any) {
-		m := ev.(map[string]any)
-		delete(m, "id")
-		got = append(got, m)
-	}
-	is.Equal(got, []map[string]any{ // one event per changed setting, table order
+	is.Equal(queuedEvents(t, e, member, queue), []map[string]any{ // one event per changed setting, table order
 		{"type": "realm_user_settings_defaults", "op": "update", "property": "color_scheme", "value": json.Number("3")},
 		{"type": "realm_user_settings_defaults", "op": "update", "property": "emojiset", "value": "text"},
 		{"type": "realm_user_settings_defaults", "op": "update", "property": "enter_sends", "value": true},

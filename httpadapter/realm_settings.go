@@ -33,6 +33,8 @@ func limitParam(name string, raw json.RawMessage) (*realms.Limit, error) {
 func (h *handler) updateRealm(ctx context.Context, c *call) (map[string]any, error) {
 	var req struct {
 		Name                 *string         `json:"name"`
+		Description          *string         `json:"description"`
+		DefaultLanguage      *string         `json:"default_language"`
 		NameChangesDisabled  *bool           `json:"name_changes_disabled"`
 		EmailChangesDisabled *bool           `json:"email_changes_disabled"`
 		RequireUniqueNames   *bool           `json:"require_unique_names"`
@@ -60,7 +62,7 @@ func (h *handler) updateRealm(ctx context.Context, c *call) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	u := realms.UpdateRequest{Name: req.Name, NameChangesDisabled: req.NameChangesDisabled,
+	u := realms.UpdateRequest{Name: req.Name, Description: req.Description, DefaultLanguage: req.DefaultLanguage, NameChangesDisabled: req.NameChangesDisabled,
 		EmailChangesDisabled: req.EmailChangesDisabled, RequireUniqueNames: req.RequireUniqueNames,
 		AllowMessageEditing: req.AllowMessageEditing, EnableReadReceipts: req.EnableReadReceipts, Settings: map[string]groups.Change{}}
 	for _, l := range []struct {

@@ -21,7 +21,7 @@ func TestHTTPRealmSettings(t *testing.T) {
 		return res.body
 	}
 	before := realm()
-	res := e.do(t, request{method: "PATCH", path: "/realm", auth: &admin, enc: urlEncoded, params: params(
+	res := e.do(t, request{method: "PATCH", path: "/realm", auth: &owner, enc: urlEncoded, params: params(
 		"name", "Acme Two", "message_content_edit_limit_seconds", `"unlimited"`, "allow_message_editing", "false",
 		"can_create_groups", `{"new":`+num2s(before["realm_can_manage_all_groups"])+`}`)})
 	wantSuccess(t, res)
@@ -44,7 +44,7 @@ func TestHTTPRealmSettings(t *testing.T) {
 	for _, tc := range []struct{ key, value, msg string }{
 		{"message_content_edit_limit_seconds", "0", "Bad value for 'message_content_edit_limit_seconds': 0"},
 		{"name", "This organization name is much longer than forty characters", "Organization name is too long."},
-		{"can_create_groups", `{"new":999999}`, "Invalid user group ID: 999999"},
+		{"can_add_custom_emoji_group", `{"new":999999}`, "Invalid user group ID: 999999"},
 		{"can_delete_any_message_group", `{"new":{"direct_members":[11],"direct_subgroups":[]}}`, "Invalid can_delete_any_message_group"},
 	} {
 		res := e.do(t, request{method: "PATCH", path: "/realm", auth: &admin, enc: urlEncoded, params: params(tc.key, tc.value)})

@@ -175,7 +175,7 @@ func (h *handler) serverSettings(ctx context.Context, c *call) (map[string]any, 
 		"realm_uri":                       h.opts.ExternalURL,
 		"realm_name":                      settings.RealmName,
 		"realm_icon":                      h.opts.ExternalURL + settings.RealmIconPath,
-		"realm_description":               "",
+		"realm_description":               settings.RealmDescription,
 		"realm_web_public_access_enabled": false,
 	}, nil
 }

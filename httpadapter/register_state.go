@@ -15,7 +15,6 @@ import (
 // the limits chatcore enforces that no option changes. The password policy,
 // which [chatcore.WithPasswordPolicy] sets, is added by addStateSections.
 var realmConstants = map[string]any{
-	"realm_description":                                "",
 	"realm_message_retention_days":                     -1,
 	"realm_topics_policy":                              "allow_empty_topic",
 	"realm_waiting_period_threshold":                   0,
@@ -23,10 +22,9 @@ var realmConstants = map[string]any{
 	"realm_inline_image_preview":                       true,
 	"realm_inline_url_embed_preview":                   false,
 	"realm_enable_read_receipts":                       true,
-	"realm_wildcard_mention_policy":                    1, // everyone: chatcore restricts no wildcard mention
+	"realm_wildcard_mention_policy":                    1, // Zulip's legacy field; realm_can_mention_many_users_group decides
 	"realm_default_external_accounts":                  defaultExternalAccounts,
 	"realm_enable_spectator_access":                    false,
-	"realm_default_language":                           "en",
 	"realm_push_notifications_enabled":                 false,
 	"realm_digest_emails_enabled":                      false,
 	"realm_email_auth_enabled":                         true,
@@ -99,10 +97,15 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["avatar_source"] = u.AvatarSource
 		state["avatar_url"] = me.AvatarURL
 		state["avatar_url_medium"] = u.AvatarURLMedium
-		state["can_create_public_streams"] = u.CanCreateChannels
-		state["can_create_private_streams"] = u.CanCreateChannels
+		state["can_create_public_streams"] = u.CanCreatePublicChannels
+		state["can_create_private_streams"] = u.CanCreatePrivateChannels
+		// chatcore's channels are never web-public (Zulip's
+		// can_create_web_public_streams is false when the server has
+		// web-public channels off).
 		state["can_create_web_public_streams"] = false
+		state["can_create_streams"] = u.CanCreatePublicChannels || u.CanCreatePrivateChannels
 		state["can_subscribe_other_users"] = u.CanSubscribeOthers
+		state["can_invite_others_to_realm"] = u.CanInviteOthers
 		state["realm_users"] = u.Active
 		state["realm_non_active_users"] = u.NonActive
 		state["cross_realm_bots"] = u.CrossRealmBots
@@ -116,6 +119,8 @@ func (h *handler) addStateSections(state map[string]any, st eventqueue.State) {
 		state["password_min_length"] = minLength
 		state["password_min_guesses"] = int64(math.Ceil(minGuesses))
 		state["realm_name"] = r.Name
+		state["realm_description"] = r.Description
+		state["realm_default_language"] = r.DefaultLanguage
 		state["realm_url"] = h.opts.ExternalURL
 		state["realm_empty_topic_display_name"] = r.EmptyTopicDisplayName
 		state["max_reminder_note_length"] = r.MaxReminderNoteLength

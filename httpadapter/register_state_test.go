@@ -16,7 +16,7 @@ import (
 func realmSectionKeys() []string {
 	keys := append(httpadapter.RealmConstantKeys(), "max_reminder_note_length", "realm_date_created",
 		"realm_email_changes_disabled", "realm_empty_topic_display_name", "realm_icon_url", "realm_icon_source", "realm_name",
-		"realm_name_changes_disabled", "realm_require_unique_names", "realm_url",
+		"realm_name_changes_disabled", "realm_require_unique_names", "realm_url", "realm_description", "realm_default_language",
 		"realm_allow_message_editing", "realm_message_content_edit_limit_seconds",
 		"realm_message_content_delete_limit_seconds", "realm_move_messages_within_stream_limit_seconds",
 		"realm_move_messages_between_streams_limit_seconds", "realm_message_edit_history_visibility_policy",

@@ -65,6 +65,7 @@ func (h *handler) subscribe(ctx context.Context, c *call) (map[string]any, error
 		InviteOnly:                 req.InviteOnly != nil && *req.InviteOnly,
 		HistoryPublicToSubscribers: req.HistoryPublicToSubscribers,
 		AuthorizationErrorsFatal:   req.AuthorizationErrorsFatal,
+		IsWebPublic:                req.IsWebPublic != nil && *req.IsWebPublic,
 	})
 	if err != nil {
 		return nil, err

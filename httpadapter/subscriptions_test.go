@@ -12,9 +12,9 @@ import (
 // channelFields are the fields of Zulip's BasicChannel that chatcore sends
 // (the everyone-valued group settings are left out: no system groups).
 var channelFields = []string{
-	"can_add_subscribers_group", "can_administer_channel_group", "can_delete_any_message_group",
-	"can_move_messages_out_of_channel_group", "can_move_messages_within_channel_group", "can_remove_subscribers_group",
-	"can_resolve_topics_group", "can_subscribe_group", "creator_id", "date_created", "description", "first_message_id",
+	"can_add_subscribers_group", "can_administer_channel_group", "can_create_topic_group", "can_delete_any_message_group",
+	"can_delete_own_message_group", "can_move_messages_out_of_channel_group", "can_move_messages_within_channel_group",
+	"can_remove_subscribers_group", "can_resolve_topics_group", "can_send_message_group", "can_subscribe_group", "creator_id", "date_created", "description", "first_message_id",
 	"folder_id", "history_public_to_subscribers", "invite_only", "is_announcement_only", "is_archived", "is_recently_active",
 	"is_web_public", "message_retention_days", "name", "rendered_description", "stream_id", "stream_post_policy",
 	"stream_weekly_traffic", "subscriber_count", "topics_policy",

@@ -16,10 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/channels"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/internal/emailaddr"
 	"github.com/chatcore/chatcore/people"
 )
@@ -87,14 +90,6 @@ func errInvitation(msg string, refused [][]any, sent, daily bool) *chatcore.Erro
 	}}
 }
 
-func errMustBeAdmin() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization administrator"}
-}
-
-func errMustBeOwner() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization owner"}
-}
-
 // requireMemberOrAdmin is Zulip's @require_member_or_admin.
 func requireMemberOrAdmin(u *chatcore.User) error {
 	if u.Role == chatcore.RoleGuest {
@@ -149,17 +144,19 @@ func (r *Request) expiresAt(now time.Time) time.Time {
 func checkRoleGrant(a *chatcore.User, role chatcore.Role) error {
 	switch {
 	case role == chatcore.RoleOwner && a.Role != chatcore.RoleOwner:
-		return errMustBeOwner()
+		return chatcore.ErrMustBeOwner()
 	case (role == chatcore.RoleAdministrator || role == chatcore.RoleModerator) && !a.Role.IsAdmin():
-		return errMustBeAdmin()
+		return chatcore.ErrMustBeAdmin()
 	}
 	return nil
 }
 
 // checkStreams resolves the invitation's channels: each must be one the
-// inviter can access ("Invalid channel ID N. No invites were sent.").
+// inviter can access ("Invalid channel ID N. No invites were sent.") and
+// may add subscribers to (see checkMaySubscribe).
 func checkStreams(ctx context.Context, tx chatcore.Tx, a *chatcore.User, ids []chatcore.StreamID) ([]chatcore.StreamID, error) {
 	var out []chatcore.StreamID
+	var chans []*chatcore.Stream
 	seen := map[chatcore.StreamID]bool{}
 	for _, id := range ids {
 		if seen[id] {
@@ -183,9 +180,37 @@ func checkStreams(ctx context.Context, tx chatcore.Tx, a *chatcore.User, ids []c
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		out, chans = append(out, id), append(chans, st)
+	}
+	if err := checkMaySubscribe(ctx, tx, a, chans); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// checkMaySubscribe refuses an invitation into channels whose subscribers
+// the inviter may not add, as Zulip's
+// get_streams_to_which_user_cannot_add_subscribers with default channels
+// allowed: "You do not have permission to subscribe other users to
+// channels."
+func checkMaySubscribe(ctx context.Context, tx chatcore.Tx, a *chatcore.User, chans []*chatcore.Stream) error {
+	if len(chans) == 0 || a.Role.IsAdmin() {
+		return nil
+	}
+	p, err := chatcore.LoadPermissions(ctx, tx, a.RealmID)
+	if err != nil {
+		return err
+	}
+	defaults, err := tx.DefaultStreams(ctx, a.RealmID)
+	if err != nil {
+		return err
+	}
+	for _, st := range chans {
+		if !slices.Contains(defaults, st.ID) && !channels.MayAddSubscribers(p, a, st) {
+			return chatcore.BadRequest("You do not have permission to subscribe other users to channels.")
+		}
+	}
+	return nil
 }
 
 // parseEmails is Zulip's get_invitee_emails_set: addresses separated by
@@ -289,11 +314,13 @@ func checkDailyLimit(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx,
 // Invite sends e-mail invitations, as POST /invites. Rules, in Zulip's
 // order (BAD_REQUEST unless said): "Not allowed for guest users" and "This
 // endpoint does not accept bot requests."; "Invalid invite_as",
-// "Invalid invite_expires_in_minutes"; UNAUTHORIZED_PRINCIPAL "Must be an
+// "Invalid invite_expires_in_minutes"; "Insufficient permission" for one
+// outside the realm's can_invite_users_group; UNAUTHORIZED_PRINCIPAL "Must be an
 // organization owner" / "Must be an organization administrator" for
 // invitations as owner / as administrator or moderator; "You must specify
 // at least one email address."; "You must specify at least one channel for
-// invitees to join."; "Invalid channel ID N. No invites were sent.";
+// invitees to join."; "Invalid channel ID N. No invites were sent."; "You
+// do not have permission to subscribe other users to channels.";
 // INVITATION_FAILED for the daily limit, for addresses that are not ones
 // ("Some emails did not validate, so we didn't send any invitations."), for
 // addresses that all have accounts ("We weren't able to invite anyone.")
@@ -319,6 +346,9 @@ func Invite(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 			return err
 		}
 		if err := requireMemberOrAdmin(a); err != nil {
+			return err
+		}
+		if err := groups.RequireRealmPermission(ctx, tx, a, "can_invite_users_group"); err != nil {
 			return err
 		}
 		role := req.role()
@@ -394,9 +424,10 @@ func Invite(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 }
 
 // CreateMultiUse creates a multi-use invitation link, as POST
-// /invites/multiuse, and returns its URL. Only administrators create them
-// (Zulip's default create_multiuse_invite_group): BAD_REQUEST
-// "Insufficient permission" for others after the guest and bot refusals;
+// /invites/multiuse, and returns its URL. The members of the realm's
+// create_multiuse_invite_group (its administrators by default) create them:
+// BAD_REQUEST "Insufficient permission" for others after the guest and bot
+// refusals;
 // the role and channel rules are Invite's.
 func CreateMultiUse(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req Request) (string, error) {
 	if err := req.check(); err != nil {
@@ -414,8 +445,8 @@ func CreateMultiUse(ctx context.Context, svc *chatcore.Service, actorID chatcore
 		if err := requireMemberOrAdmin(a); err != nil {
 			return err
 		}
-		if !a.Role.IsAdmin() {
-			return chatcore.BadRequest("Insufficient permission")
+		if err := groups.RequireRealmPermission(ctx, tx, a, "create_multiuse_invite_group"); err != nil {
+			return err
 		}
 		role := req.role()
 		if err := checkRoleGrant(a, role); err != nil {
@@ -518,10 +549,10 @@ func controlled(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, a *c
 	}
 	if inv.InviterID != a.ID {
 		if inv.InviteAs == chatcore.RoleOwner && a.Role != chatcore.RoleOwner {
-			return nil, errMustBeOwner()
+			return nil, chatcore.ErrMustBeOwner()
 		}
 		if !a.Role.IsAdmin() {
-			return nil, errMustBeAdmin()
+			return nil, chatcore.ErrMustBeAdmin()
 		}
 	}
 	if inv.Status == chatcore.InviteRevoked && multi {

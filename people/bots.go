@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/groups"
 )
 
 // Zulip's outgoing-webhook interface types, by their wire numbers.
@@ -65,6 +67,23 @@ func requireMemberOrAdmin(u *chatcore.User) error {
 	return chatcore.Authorize(u, chatcore.AccessHuman)
 }
 
+// allowedBotTypes is Zulip's allowed_bot_types: every type for the members
+// of the realm's can_create_bots_group, else incoming webhooks for those of
+// its can_create_write_only_bots_group, else none.
+func allowedBotTypes(ctx context.Context, tx chatcore.Tx, u *chatcore.User) ([]chatcore.BotType, error) {
+	p, err := chatcore.LoadPermissions(ctx, tx, u.RealmID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case groups.RealmAllows(p, u, "can_create_bots_group"):
+		return []chatcore.BotType{chatcore.BotTypeGeneric, chatcore.BotTypeIncomingWebhook, chatcore.BotTypeOutgoingWebhook}, nil
+	case groups.RealmAllows(p, u, "can_create_write_only_bots_group"):
+		return []chatcore.BotType{chatcore.BotTypeIncomingWebhook}, nil
+	}
+	return nil, nil
+}
+
 // CreateBotRequest holds the parameters of POST /bots.
 type CreateBotRequest struct {
 	FullName  *string `json:"full_name" wire:"required"`
@@ -97,7 +116,8 @@ type CreateBotResult struct {
 // Errors (BAD_REQUEST): "Not allowed for guest users", "This endpoint does
 // not accept bot requests." (Zulip's @require_member_or_admin); the name
 // refusals; "Bad name or username" for an empty short name or an address
-// that is not one; "Invalid bot type"; "Invalid interface type";
+// that is not one; "Invalid bot type" for a type the actor may not create
+// (see allowedBotTypes); "Invalid interface type";
 // "payload_url is not a URL"; "Name is already in use!"; "Username already
 // in use". Events: realm_user add to the realm, realm_bot add to the owner
 // and the administrators.
@@ -158,7 +178,11 @@ func CreateBot(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 			}
 			return err
 		}
-		if botType != chatcore.BotTypeGeneric && botType != chatcore.BotTypeIncomingWebhook && botType != chatcore.BotTypeOutgoingWebhook {
+		allowed, err := allowedBotTypes(ctx, tx, a)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(allowed, botType) {
 			return chatcore.BadRequest("Invalid bot type")
 		}
 		ifaceName, ok := interfaceName(iface)
@@ -421,10 +445,10 @@ func UpdateBot(ctx context.Context, svc *chatcore.Service, actorID, botID chatco
 		}
 		if req.Role != nil && *req.Role != bot.Role {
 			if (*req.Role == chatcore.RoleOwner || bot.Role == chatcore.RoleOwner) && a.Role != chatcore.RoleOwner {
-				return errMustBeOwner()
+				return chatcore.ErrMustBeOwner()
 			}
 			if !a.Role.IsAdmin() {
-				return errMustBeAdmin()
+				return chatcore.ErrMustBeAdmin()
 			}
 			bot.Role = *req.Role
 			userFields = append(userFields, map[string]any{"role": bot.Role})

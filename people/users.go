@@ -103,16 +103,6 @@ func validRole(r chatcore.Role) bool {
 	return false
 }
 
-// errMustBeOwner is Zulip's OrganizationOwnerRequiredError.
-func errMustBeOwner() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization owner"}
-}
-
-// errMustBeAdmin is Zulip's OrganizationAdministratorRequiredError.
-func errMustBeAdmin() *chatcore.Error {
-	return &chatcore.Error{Code: chatcore.CodeUnauthorizedPrincipal, Kind: chatcore.KindInvalid, Msg: "Must be an organization administrator"}
-}
-
 // targetForAdmin loads a user (or bot) of a's realm for an administrator's
 // change, as Zulip's access_user_by_id(for_admin=True): BAD_REQUEST "No
 // such user" for a missing one or one of another realm, "Insufficient
@@ -185,7 +175,7 @@ func UpdateUser(ctx context.Context, svc *chatcore.Service, actorID, targetID ch
 			return err
 		}
 		if !a.Role.IsAdmin() {
-			return errMustBeAdmin()
+			return chatcore.ErrMustBeAdmin()
 		}
 		t, err := targetForAdmin(ctx, tx, a, targetID, true)
 		if err != nil {
@@ -199,7 +189,7 @@ func UpdateUser(ctx context.Context, svc *chatcore.Service, actorID, targetID ch
 		var events []map[string]any
 		if req.Role != nil && *req.Role != t.Role {
 			if (*req.Role == chatcore.RoleOwner || t.Role == chatcore.RoleOwner) && a.Role != chatcore.RoleOwner {
-				return errMustBeOwner()
+				return chatcore.ErrMustBeOwner()
 			}
 			last, err := lastOwner(ctx, tx, t)
 			if err != nil {
@@ -261,7 +251,7 @@ func ReactivateUser(ctx context.Context, svc *chatcore.Service, actorID, targetI
 			return err
 		}
 		if !a.Role.IsAdmin() {
-			return errMustBeAdmin()
+			return chatcore.ErrMustBeAdmin()
 		}
 		t, err := targetForAdmin(ctx, tx, a, targetID, true)
 		if err != nil {

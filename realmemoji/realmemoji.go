@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/chatcore/chatcore"
+	"github.com/chatcore/chatcore/groups"
 	"github.com/chatcore/chatcore/uploads"
 )
 
@@ -104,8 +105,9 @@ func event(ctx context.Context, tx chatcore.Tx, fx *chatcore.Effects, realm chat
 }
 
 // Add adds the custom emoji name with the image body yields, as Zulip's
-// upload_emoji: a valid name not used by an active emoji, a member or
-// administrator (guests may not), a PNG, GIF, JPEG or WebP image of at
+// upload_emoji: a valid name not used by an active emoji, an uploader in
+// the realm's can_add_custom_emoji_group (role:members by default; never
+// guests nor bots), a PNG, GIF, JPEG or WebP image of at
 // most MaxFileSizeMiB whose header is readable and within
 // uploads.MaxImagePixels. The image is streamed to the storage; nothing is
 // kept when the emoji is refused. A realm_emoji event follows.
@@ -114,8 +116,15 @@ func Add(ctx context.Context, svc *chatcore.Service, user *chatcore.User, name s
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	if user.Role == chatcore.RoleGuest || user.IsBot {
+	if user.IsBot {
 		return chatcore.BadRequest("Insufficient permission")
+	}
+	// Asked before the image is stored, and again in the transaction that
+	// adds the emoji, where the realm's groups may have changed.
+	if err := svc.View(ctx, func(tx chatcore.Tx) error {
+		return groups.RequireRealmPermission(ctx, tx, user, "can_add_custom_emoji_group")
+	}); err != nil {
+		return err
 	}
 	fs := svc.FileStorage()
 	if fs == nil {
@@ -150,6 +159,9 @@ func Add(ctx context.Context, svc *chatcore.Service, user *chatcore.User, name s
 		return fmt.Errorf("realmemoji: store image: %w", err)
 	}
 	err = svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
+		if err := groups.RequireRealmPermission(ctx, tx, user, "can_add_custom_emoji_group"); err != nil {
+			return err
+		}
 		if old, err := chatcore.ActiveRealmEmoji(ctx, tx, user.RealmID, name); err != nil {
 			return err
 		} else if old != nil {

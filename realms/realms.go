@@ -1,6 +1,7 @@
 // Package realms serves Zulip's PATCH /realm: an organization's settings
-// that chatcore models (its name, the name, e-mail and unique-name
-// rules, message editing limits and the group-based permissions), as a Go
+// that chatcore models (its name, description and language, the name,
+// e-mail and unique-name rules, read receipts, message editing limits and
+// the group-based permissions), as a Go
 // API over a [chatcore.Service]. Each change is one transaction and
 // publishes realm update / update_dict events to the realm's active users.
 package realms
@@ -17,6 +18,17 @@ import (
 // MaxNameLength is Zulip's limit on the organization name.
 const MaxNameLength = 40
 
+// MaxDescriptionLength is Zulip's Realm.MAX_REALM_DESCRIPTION_LENGTH, in
+// characters.
+const MaxDescriptionLength = 1000
+
+// ownerSettings are the group settings only the realm's owners change, as
+// Zulip's update_realm has them.
+var ownerSettings = map[string]bool{
+	"create_multiuse_invite_group": true, "can_create_groups": true, "can_invite_users_group": true,
+	"can_manage_all_groups": true, "can_manage_billing_group": true,
+}
+
 // Limit is a time-limit setting on the wire: seconds, or unlimited.
 type Limit struct {
 	Seconds   int64
@@ -25,7 +37,13 @@ type Limit struct {
 
 // UpdateRequest is PATCH /realm: nil fields are left alone.
 type UpdateRequest struct {
-	Name                 *string
+	Name *string
+	// Description is the organization's description, Markdown (at most
+	// MaxDescriptionLength characters).
+	Description *string
+	// DefaultLanguage is the organization's language, one of the Service's
+	// languages ([chatcore.Service.SettingValueSets]).
+	DefaultLanguage      *string
 	NameChangesDisabled  *bool
 	EmailChangesDisabled *bool
 	RequireUniqueNames   *bool
@@ -72,7 +90,11 @@ func limitOf(name string, l *Limit) (chatcore.TimeLimit, error) {
 }
 
 // Update changes the settings of the actor's realm (PATCH /realm). Only
-// administrators may. Errors: "Must be an organization administrator";
+// administrators may. Errors: "description is too long (limit: 1000
+// characters)"; "Must be an organization administrator"; "Invalid language
+// '<code>'"; "Must be an organization owner" for an administrator changing
+// create_multiuse_invite_group, can_create_groups, can_invite_users_group,
+// can_manage_all_groups or can_manage_billing_group;
 // "Organization name is too long."; "Organization name can't be empty.";
 // "Bad value for '<setting>': N" for a time limit that is not
 // positive; "Invalid <setting>" for an unknown group setting or one of the
@@ -81,10 +103,23 @@ func limitOf(name string, l *Limit) (chatcore.TimeLimit, error) {
 // Publishes realm update events (one per changed property) and an
 // update_dict event with the changed editing limits and permissions.
 func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, req UpdateRequest) error {
+	if req.Description != nil && utf8.RuneCountInString(*req.Description) > MaxDescriptionLength {
+		return chatcore.BadRequestf("description is too long (limit: %d characters)", MaxDescriptionLength)
+	}
 	return svc.Update(ctx, func(tx chatcore.Tx, fx *chatcore.Effects) error {
 		u, err := chatcore.AuthorizedActor(ctx, tx, actorID, chatcore.AccessAdmin)
 		if err != nil {
 			return err
+		}
+		if req.DefaultLanguage != nil {
+			if _, ok := svc.SettingValueSets().Languages[*req.DefaultLanguage]; !ok {
+				return chatcore.BadRequestf("Invalid language '%s'", *req.DefaultLanguage)
+			}
+		}
+		for name := range req.Settings {
+			if ownerSettings[name] && u.Role != chatcore.RoleOwner {
+				return chatcore.ErrMustBeOwner()
+			}
 		}
 		realm, err := tx.Realm(ctx, u.RealmID)
 		if err != nil {
@@ -124,6 +159,14 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 			}
 			r.Name = *req.Name
 			props = append(props, prop{"name", r.Name})
+		}
+		if req.Description != nil && *req.Description != r.Description {
+			r.Description = *req.Description
+			props = append(props, prop{"description", r.Description})
+		}
+		if req.DefaultLanguage != nil && *req.DefaultLanguage != realmLanguage(&r) {
+			r.DefaultLanguage = *req.DefaultLanguage
+			props = append(props, prop{"default_language", r.DefaultLanguage})
 		}
 		for _, b := range []struct {
 			name string
@@ -188,11 +231,15 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 				if c.New.GroupID == 0 || g == nil || !g.IsSystemGroup {
 					return chatcore.BadRequestf("Invalid %s", name)
 				}
+				def, _ := groups.PolicySetting(name)
+				if err := groups.CheckValue(p, isActive, def, c.New.GroupSettingValue); err != nil {
+					return err
+				}
 				*f = chatcore.SystemGroup(g.Name)
 				dict[name] = *c.New
 				continue
 			}
-			def, ok := realmDef(name)
+			def, ok := groups.RealmSetting(name)
 			if !ok {
 				return chatcore.BadRequestf("Invalid %s", name)
 			}
@@ -225,12 +272,10 @@ func Update(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID,
 	})
 }
 
-// realmDef returns the definition of a realm group setting.
-func realmDef(name string) (groups.SettingDef, bool) {
-	for _, d := range groups.RealmSettings {
-		if d.Name == name {
-			return d, true
-		}
+// realmLanguage is the realm's language: Zulip's "en" when none is stored.
+func realmLanguage(r *chatcore.Realm) string {
+	if r.DefaultLanguage == "" {
+		return "en"
 	}
-	return groups.SettingDef{}, false
+	return r.DefaultLanguage
 }

@@ -140,6 +140,15 @@ type UserFilter struct {
 	FullNameKey string
 }
 
+// KeyHolder is what authenticating an API key reads: the user the key
+// belongs to, whether it is their own key (User.APIKeyHash) rather than a
+// login key ([LoginKey]), and whether their realm is deactivated.
+type KeyHolder struct {
+	User             *User
+	OwnKey           bool
+	RealmDeactivated bool
+}
+
 // UserStore persists users, bots and bot services.
 type UserStore interface {
 	// User returns the user or bot with the id, or ErrNotFound.
@@ -149,6 +158,10 @@ type UserStore interface {
 	UserByEmail(ctx context.Context, realm RealmID, email string) (*User, error)
 	// UserByAPIKeyHash returns the user whose APIKeyHash equals hash, or ErrNotFound.
 	UserByAPIKeyHash(ctx context.Context, hash string) (*User, error)
+	// KeyHolder returns, in one read, the user an API key hash belongs to
+	// (their own APIKeyHash first, else a login key's user) with the state
+	// of their realm that authentication checks, or ErrNotFound.
+	KeyHolder(ctx context.Context, hash string) (KeyHolder, error)
 	// Users returns the users matching f.
 	Users(ctx context.Context, f UserFilter) ([]User, error)
 	// CreateUser inserts u (settings included) and fills in u.ID when zero.

@@ -45,6 +45,30 @@ func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, er
 	return t.User(ctx, id)
 }
 
+// KeyHolder implements store.UserStore.
+func (t *tx) KeyHolder(ctx context.Context, hash string) (store.KeyHolder, error) {
+	if err := t.read(); err != nil {
+		return store.KeyHolder{}, err
+	}
+	id, own := t.d.userByAPIKey[hash]
+	if !own || hash == "" {
+		k, ok := t.d.loginKeys[hash]
+		if !ok {
+			return store.KeyHolder{}, fmt.Errorf("user by API key: %w", store.ErrNotFound)
+		}
+		id = k.UserID
+	}
+	u, err := t.User(ctx, id)
+	if err != nil {
+		return store.KeyHolder{}, err
+	}
+	r, ok := t.d.realms[u.RealmID]
+	if !ok {
+		return store.KeyHolder{}, fmt.Errorf("realm %d: %w", u.RealmID, store.ErrNotFound)
+	}
+	return store.KeyHolder{User: u, OwnKey: own && hash != "", RealmDeactivated: r.Deactivated}, nil
+}
+
 // Users implements store.UserStore.
 func (t *tx) Users(_ context.Context, f store.UserFilter) ([]store.User, error) {
 	if err := t.read(); err != nil {

@@ -22,6 +22,15 @@ func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, er
 	return t.noteUser(t.Tx.UserByAPIKeyHash(ctx, hash))
 }
 
+// KeyHolder implements [store.UserStore].
+func (t *tx) KeyHolder(ctx context.Context, hash string) (store.KeyHolder, error) {
+	k, err := t.Tx.KeyHolder(ctx, hash)
+	if err == nil {
+		noteRead(t, &t.users, k.User.ID)
+	}
+	return k, err
+}
+
 // noteUser notes u, a user read, in tx.users and returns u and err.
 func (t *tx) noteUser(u *store.User, err error) (*store.User, error) {
 	if err == nil {

@@ -659,3 +659,51 @@ func TestUsersByIDFromCache(t *testing.T) {
 	})
 	is.NoErr(err)
 }
+
+// TestKeyHolderFromCache checks that authentication's read (KeyHolder) is
+// answered from the row cache, without a connection, when it holds the
+// user and their realm, and that a realm's deactivation is seen by the
+// next read at once.
+func TestKeyHolderFromCache(t *testing.T) {
+	is := is.New(t)
+	s, _ := open(t)
+	u := cacheWorld(t, s)
+	ctx := context.Background()
+	holder := func() store.KeyHolder {
+		t.Helper()
+		var k store.KeyHolder
+		is.NoErr(s.View(ctx, func(tx store.Tx) error {
+			var err error
+			k, err = tx.KeyHolder(ctx, u.APIKeyHash)
+			return err
+		}))
+		return k
+	}
+	is.NoErr(s.View(ctx, func(tx store.Tx) error { _, err := tx.Realm(ctx, u.RealmID); return err })) // caches the realm
+	is.True(!holder().RealmDeactivated)                                                               // caches the user
+	_, readers := sqlite.DBs(s)
+	opened := readers.Stats().OpenConnections
+	readers.SetMaxOpenConns(1)
+	conn, err := readers.Conn(ctx) // the pool's only connection, held
+	is.NoErr(err)
+	done := make(chan store.KeyHolder)
+	go func() { done <- holder() }()
+	select {
+	case k := <-done:
+		is.Equal(k.User.ID, u.ID) // answered from the cache
+		is.True(k.OwnKey)         // the user's own key
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cached KeyHolder waited for a reader connection")
+	}
+	is.NoErr(conn.Close())
+	readers.SetMaxOpenConns(max(opened, 4))
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		r, err := tx.Realm(ctx, u.RealmID)
+		if err != nil {
+			return err
+		}
+		r.Deactivated = true
+		return tx.UpdateRealm(ctx, r)
+	})
+	is.True(holder().RealmDeactivated) // the deactivation seen by the next read
+}

@@ -60,6 +60,29 @@ func (t *tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, er
 	return u, err
 }
 
+// KeyHolder implements [store.UserStore]: a user the row cache holds by
+// their own key is answered with their realm read through the cache (both
+// entries follow every write of their tables, so a realm's deactivation is
+// seen at once), which leaves the cache holding the realm; any other key
+// costs the one statement, whose user is cached then.
+func (t *tx) KeyHolder(ctx context.Context, hash string) (store.KeyHolder, error) {
+	if hash == "" {
+		return store.KeyHolder{}, notFound("user by api key")
+	}
+	if u, ok := t.cachedUserByKey(hash); ok {
+		r, err := t.Realm(ctx, u.RealmID)
+		if err != nil {
+			return store.KeyHolder{}, err
+		}
+		return store.KeyHolder{User: u, OwnKey: true, RealmDeactivated: r.Deactivated}, nil
+	}
+	k, err := t.Tx.KeyHolder(ctx, hash)
+	if err == nil {
+		t.cacheUser(k.User)
+	}
+	return k, err
+}
+
 // UpdateUser implements [store.UserStore]: its statement writes u's row
 // alone, so the row cache forgets only u's entries (see execUserRow). It
 // sets u.FullNameKey.

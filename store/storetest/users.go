@@ -85,6 +85,58 @@ var userTests = []test{
 			is.True(errors.Is(err, store.ErrNotFound)) // unknown hash
 		})
 	}},
+	{"KeyHolder", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		acme, other := newRealm(t, st, "acme"), newRealm(t, st, "other")
+		ids := newUsers(t, st, human(acme, "a@x.test"), human(other, "b@x.test"))
+		ctx := context.Background()
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.AddLoginKey(ctx, &store.LoginKey{Hash: "login-hash", UserID: ids[1], Created: epoch})) // a login key of b
+		})
+		holder := func(hash string) (store.KeyHolder, error) {
+			var k store.KeyHolder
+			err := st.View(ctx, func(tx store.Tx) error {
+				var err error
+				k, err = tx.KeyHolder(ctx, hash)
+				return err
+			})
+			return k, err
+		}
+		k, err := holder(keyHash("a@x.test"))
+		is.NoErr(err)                // the user's own key
+		is.Equal(k.User.ID, ids[0])  // its user
+		is.True(k.OwnKey)            // read as their own key
+		is.True(!k.RealmDeactivated) // of an active realm
+		k, err = holder("login-hash")
+		is.NoErr(err)                      // a login key
+		is.Equal(k.User.ID, ids[1])        // its user
+		is.True(!k.OwnKey)                 // not their own key
+		is.Equal(k.User.Email, "b@x.test") // the whole user read
+		for _, h := range []string{"", keyHash("nobody")} {
+			_, err = holder(h)
+			is.True(errors.Is(err, store.ErrNotFound)) // no user holds the hash
+		}
+		view(t, st, func(ctx context.Context, tx store.Tx) {
+			_, err := tx.Realm(ctx, other) // a store that caches rows now holds the realm
+			is.NoErr(err)
+		})
+		_, err = holder(keyHash("b@x.test")) // and b by their key
+		is.NoErr(err)
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			r, err := tx.Realm(ctx, other)
+			is.NoErr(err)
+			r.Deactivated = true
+			is.NoErr(tx.UpdateRealm(ctx, r)) // the realm of b deactivated
+		})
+		for _, h := range []string{keyHash("b@x.test"), "login-hash"} {
+			k, err = holder(h)
+			is.NoErr(err)               // the key still found
+			is.True(k.RealmDeactivated) // its realm's deactivation seen at once
+		}
+		k, err = holder(keyHash("a@x.test"))
+		is.NoErr(err)
+		is.True(!k.RealmDeactivated) // another realm unaffected
+	}},
 	{"NotFound", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		realm := newRealm(t, st, "acme")

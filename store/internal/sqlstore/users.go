@@ -40,7 +40,11 @@ type userSQL struct {
 	sel string
 	// The one-user lookups: by id, by realm and e-mail key, by API key hash.
 	byID, byEmail, byAPIKey string
-	insert, update          string
+	// keyHolder reads the user of an API key hash $1 (their own key, else
+	// a login key) with whether it is their own and their realm's
+	// deactivation.
+	keyHolder      string
+	insert, update string
 }
 
 // userBaseCols are the user columns but id and the settings, in the order
@@ -61,6 +65,13 @@ func (d *Dialect) userStatements() *userSQL {
 		s.byID = s.sel + " WHERE id = $1"
 		s.byEmail = s.sel + " WHERE realm_id = $1 AND email_key = $2"
 		s.byAPIKey = s.sel + " WHERE api_key_hash = $1"
+		// Two index lookups in one statement; a hash is both a user's own
+		// key and a login key only by a collision of SHA-256, and the
+		// first branch answers first when both match.
+		userCols := strings.TrimSuffix(s.sel, " FROM users")
+		realm := ", (SELECT r.deactivated FROM realms r WHERE r.id = users.realm_id)"
+		s.keyHolder = userCols + realm + ", 1 FROM users WHERE api_key_hash = $1 UNION ALL " +
+			userCols + realm + ", 0 FROM users WHERE id = (SELECT user_id FROM login_keys WHERE hash = $1) LIMIT 1"
 		cols := append(append([]string{"id"}, userBaseCols...), settingQuoted...)
 		vals := []string{d.IDValue("users")}
 		for i := 2; i <= len(cols); i++ {
@@ -77,14 +88,18 @@ func (d *Dialect) userStatements() *userSQL {
 }
 
 // scanUser scans a row of the dialect's user select into u.
-func (d *Dialect) scanUser(r Row, u *store.User) error {
+func (d *Dialect) scanUser(r Row, u *store.User) error { return d.scanUserAnd(r, u) }
+
+// scanUserAnd scans a row of the dialect's user select into u, and the
+// columns after the user's into more.
+func (d *Dialect) scanUserAnd(r Row, u *store.User, more ...any) error {
 	dest := []any{Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
 		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
 		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers}
 	if d.SettingsDest != nil {
-		return r.Scan(append(dest, d.SettingsDest(u.Settings.Fields())...)...)
+		return r.Scan(append(append(dest, d.SettingsDest(u.Settings.Fields())...), more...)...)
 	}
-	return r.Scan(append(dest, u.Settings.Fields()...)...)
+	return r.Scan(append(append(dest, u.Settings.Fields()...), more...)...)
 }
 
 // SettingArgs returns the values of every setting in SettingNames order.
@@ -149,6 +164,20 @@ func (x *Tx) UserByAPIKeyHash(ctx context.Context, hash string) (*store.User, er
 		return nil, x.d.NotFound("user by api key")
 	}
 	return x.oneUser(ctx, func() string { return "user by api key" }, x.d.userStatements().byAPIKey, hash)
+}
+
+// KeyHolder implements [store.UserStore] with one statement.
+func (x *Tx) KeyHolder(ctx context.Context, hash string) (store.KeyHolder, error) {
+	if hash == "" {
+		return store.KeyHolder{}, x.d.NotFound("user by api key")
+	}
+	var u store.User
+	var deactivated bool
+	var own int64
+	if err := x.d.scanUserAnd(x.q.QueryRow(ctx, x.d.userStatements().keyHolder, hash), &u, &deactivated, &own); err != nil {
+		return store.KeyHolder{}, x.classify(err, "user by api key")
+	}
+	return store.KeyHolder{User: &u, OwnKey: own == 1, RealmDeactivated: deactivated}, nil
 }
 
 // Users implements [store.UserStore].
