@@ -76,11 +76,11 @@ func signUp(t *testing.T, e *env, link, email, name string) string {
 }
 
 // TestInvitationSignUpFlow is the end-to-end flow of issue 36: an owner
-// invites a person by e-mail, the link's page creates the account, the new
-// person logs in (with the API key the page shows: POST /fetch_api_key is
-// not on this branch) and posts in the invitation's channel; a multi-use
-// link is used twice, each time through the confirmation link it mails to
-// the address given; a revoked link is refused.
+// invites a person by e-mail, the link's page creates the account (and
+// shows an API key), the new person logs in with POST /fetch_api_key and
+// the password they chose and posts in the invitation's channel; a
+// multi-use link is used twice, each time through the confirmation link it
+// mails to the address given; a revoked link is refused.
 func TestInvitationSignUpFlow(t *testing.T) {
 	for _, k := range chattest.Stores {
 		t.Run(k.Name, func(t *testing.T) {
@@ -110,11 +110,16 @@ func invitationSignUpFlow(t *testing.T, e *env) {
 	is.Equal(status, 400)                                        // refused
 	is.True(strings.Contains(body, "The password is too weak.")) // with the policy's message
 	is.True(strings.Contains(body, `name="full_name"`))          // the form again
-	key := signUp(t, e, link, "", "Nina New")
+	is.True(signUp(t, e, link, "", "Nina New") != "") // the page shows a key
 
+	res = e.do(t, request{method: "POST", path: "/fetch_api_key", enc: urlEncoded,
+		params: params("username", "nina@example.test", "password", strongPassword)})
+	wantSuccess(t, res) // she logs in with the password she chose
+	is.Equal(res.body["email"], "nina@example.test")
+	key, _ := res.body["api_key"].(string)
 	nina := &cred{"nina@example.test", key}
 	res = e.do(t, request{method: "GET", path: "/users/me", auth: nina})
-	wantSuccess(t, res) // the shown key logs in
+	wantSuccess(t, res) // the fetched key works
 	id := num(t, res.body["user_id"])
 	is.Equal(res.body["full_name"], "Nina New")                    // the name from the page
 	is.Equal(num(t, res.body["role"]), int64(chatcore.RoleMember)) // the invitation's role
