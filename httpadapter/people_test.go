@@ -110,7 +110,7 @@ func invitationSignUpFlow(t *testing.T, e *env) {
 	is.Equal(status, 400)                                        // refused
 	is.True(strings.Contains(body, "The password is too weak.")) // with the policy's message
 	is.True(strings.Contains(body, `name="full_name"`))          // the form again
-	is.True(signUp(t, e, link, "", "Nina New") != "") // the page shows a key
+	is.True(signUp(t, e, link, "", "Nina New") != "")            // the page shows a key
 
 	res = e.do(t, request{method: "POST", path: "/fetch_api_key", enc: urlEncoded,
 		params: params("username", "nina@example.test", "password", strongPassword)})
