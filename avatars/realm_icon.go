@@ -20,6 +20,9 @@ const MaxIconFileSizeMiB = 5
 // IconTooLarge is Zulip's refusal of a realm icon over MaxIconFileSizeMiB.
 func IconTooLarge() error { return tooLarge(MaxIconFileSizeMiB) }
 
+// AvatarTooLarge is Zulip's refusal of an avatar over MaxFileSizeMiB.
+func AvatarTooLarge() error { return tooLarge(MaxFileSizeMiB) }
+
 // SetRealmIcon makes the image body yields the icon of the realm of the
 // administrator actor, as Zulip's upload_icon: at most
 // MaxIconFileSizeMiB, checked and squared as avatars are (see [Set]) to

@@ -23,7 +23,7 @@ func (h *handler) avatarRoutes() []route {
 // name), at most avatars.MaxFileSizeMiB.
 func (h *handler) setAvatar(w http.ResponseWriter, c *call) error {
 	var url string
-	err := oneFile{maxMiB: avatars.MaxFileSizeMiB, wrongCount: "You must upload exactly one avatar.", readError: avatarReadError,
+	err := oneFile{maxMiB: avatars.MaxFileSizeMiB, wrongCount: "You must upload exactly one avatar.", readError: imageReadError(avatars.AvatarTooLarge),
 		store: func(ctx context.Context, file io.Reader) (err error) {
 			url, err = avatars.Set(ctx, h.svc, c.user, file)
 			return err
@@ -41,14 +41,16 @@ func (h *handler) setAvatar(w http.ResponseWriter, c *call) error {
 	return nil
 }
 
-// avatarReadError is the answer to an avatar upload whose body could not
-// be read: one over the limit is Zulip's size refusal, others a bad
+// imageReadError returns the answer to a single-image upload whose body
+// could not be read: tooLarge's for one cut at the size bound, else a bad
 // multipart body.
-func avatarReadError(err error) error {
-	if errors.As(err, new(*http.MaxBytesError)) {
-		return chatcore.BadRequestf("Uploaded file is larger than the allowed limit of %d MiB", avatars.MaxFileSizeMiB)
+func imageReadError(tooLarge func() error) func(error) error {
+	return func(err error) error {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return tooLarge()
+		}
+		return chatcore.BadRequest("Invalid multipart upload")
 	}
-	return chatcore.BadRequest("Invalid multipart upload")
 }
 
 // deleteAvatar answers DELETE /users/me/avatar.
@@ -67,6 +69,13 @@ func (h *handler) deleteAvatar(ctx context.Context, c *call) (map[string]any, er
 // avatar's PNG square, with the headers of served uploads.
 func (h *handler) serveAvatar(w http.ResponseWriter, c *call) error {
 	f, err := avatars.Open(c.r.Context(), h.svc, pathID[chatcore.RealmID](c, "realm_id"), c.r.PathValue("file"))
+	return servePNG(w, c.r, f, err)
+}
+
+// servePNG serves the stored PNG image f, opened with error err, with the
+// headers of served uploads, cacheable for a day (its URL changes with its
+// version); a missing file is Zulip's "File not found.".
+func servePNG(w http.ResponseWriter, r *http.Request, f chatcore.StoredFile, err error) error {
 	if errors.Is(err, chatcore.ErrNotFound) {
 		return chatcore.NotFound("File not found.")
 	}
@@ -74,17 +83,11 @@ func (h *handler) serveAvatar(w http.ResponseWriter, c *call) error {
 		return err
 	}
 	defer f.Close()
-	servePNG(w, c.r, f)
-	return nil
-}
-
-// servePNG serves the stored PNG image f with the headers of served
-// uploads, cacheable for a day (its URL changes with its version).
-func servePNG(w http.ResponseWriter, r *http.Request, f chatcore.StoredFile) {
 	hd := w.Header()
 	hd.Set("Content-Type", "image/png")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", uploadCSP)
 	hd.Set("Cache-Control", "public, max-age=86400")
 	http.ServeContent(w, r, "", f.ModTime(), f)
+	return nil
 }

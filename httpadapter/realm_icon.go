@@ -3,7 +3,6 @@ package httpadapter
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
@@ -27,12 +26,7 @@ func (h *handler) realmIconRoutes() []route {
 func (h *handler) uploadRealmIcon(w http.ResponseWriter, c *call) error {
 	var data []byte
 	err := oneFile{maxMiB: avatars.MaxIconFileSizeMiB, wrongCount: "You must upload exactly one icon.",
-		readError: func(err error) error {
-			if errors.As(err, new(*http.MaxBytesError)) {
-				return avatars.IconTooLarge()
-			}
-			return chatcore.BadRequest("Invalid multipart upload")
-		},
+		readError: imageReadError(avatars.IconTooLarge),
 		store: func(_ context.Context, file io.Reader) (err error) {
 			data, err = io.ReadAll(io.LimitReader(file, avatars.MaxIconFileSizeMiB<<20+1))
 			return err
@@ -90,13 +84,5 @@ func (h *handler) realmIconRedirect(ctx context.Context, c *call, w http.Respons
 // uploads.
 func (h *handler) serveRealmIcon(w http.ResponseWriter, c *call) error {
 	f, err := avatars.OpenRealmIcon(c.r.Context(), h.svc, pathID[chatcore.RealmID](c, "realm_id"))
-	if errors.Is(err, chatcore.ErrNotFound) {
-		return chatcore.NotFound("File not found.")
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	servePNG(w, c.r, f)
-	return nil
+	return servePNG(w, c.r, f, err)
 }
