@@ -35,6 +35,7 @@ var dialect = sqlstore.Dialect{
 	OrderedArms:  true,
 	OrderedJoin:  "JOIN",
 	GenericPlans: true,
+	ProbeFence:   " OFFSET 0",
 	ByteOrder:    ` COLLATE "C"`,
 	// A queue's expiry: its expires_at column.
 	QueueExpiry:  "expires_at",

@@ -154,11 +154,6 @@ var (
 		// may sort them from a bitmap scan of the channel+topic index rather
 		// than read the index backwards; either way it reads one topic.
 		"DELETE topic": true,
-		// has:link over every channel: the rows arm (the viewer's rows
-		// joined to their messages) may be planned as a hash join of the
-		// channels' has-messages, then sorted; a known gap (PostgreSQL has
-		// no way to fix that join's order in one statement).
-		"GET /messages has:link": true,
 		// is:followed: PostgreSQL turns the followed-topic condition into a
 		// join driven by the viewer's followed topics, read through the
 		// channel+topic index, and sorts what it finds: the messages of the

@@ -292,30 +292,7 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		arms = append(arms, x.rangeArms(q, m, &p, user, common, view)...)
 	}
 	if rows {
-		where := append([]string{"f.user_id = " + user}, RowFlagConds("f.flags", q)...)
-		if q.RealmID != 0 {
-			where = append(where, "m.realm_id = "+p.Add(q.RealmID))
-		}
-		if q.TopicKey != nil {
-			where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
-		}
-		if q.Recipients != nil {
-			where = append(where, x.d.In("m.recipient_id", p.Add(List(x.d, q.Recipients)), "bigint"))
-		}
-		// The user's rows drive the join (they are few: what differs from
-		// their read marks), whatever the planner estimates for the
-		// message conditions; for a few named conversations or channels
-		// the planner may start from their messages instead.
-		join := x.d.OrderedJoin
-		if q.Recipients != nil && len(q.Recipients) <= fewRecipients {
-			join = "JOIN"
-		}
-		cols := "f.message_id AS id"
-		if view {
-			cols += viewCols + ", f.flags AS uf"
-		}
-		arms = append(arms, "SELECT "+cols+" FROM user_message_flags f "+join+" messages m ON m.id = f.message_id WHERE "+
-			strings.Join(append(where, common...), " AND "))
+		arms = append(arms, x.rowsArm(q, &p, user, common, view))
 	}
 	if len(arms) == 0 {
 		return "SELECT 0 AS id WHERE 1 = 0", nil
@@ -330,6 +307,47 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		arms[i] = "(" + a + order + ")"
 	}
 	return "SELECT * FROM (" + strings.Join(arms, " UNION ALL ") + ") u" + order, p.Args
+}
+
+// rowsArm returns the SELECT of the messages q selects that the user has a
+// flag row for. The user's rows drive it (they are few: what differs from
+// their read marks), each probing its message by primary key, whatever
+// the planner estimates for the message conditions; for a few named
+// conversations or channels the planner may start from their messages
+// instead. With ProbeFence the probe is a LATERAL subquery the fence keeps
+// apart: PostgreSQL's generic plan of a plain join, expecting a few
+// messages, may start from the messages of every channel named (a sender
+// narrow at 1M messages read 220k of them, 11 s).
+func (x *Tx) rowsArm(q store.MessageQuery, p *Params, user string, common []string, view bool) string {
+	rowConds := append([]string{"f.user_id = " + user}, RowFlagConds("f.flags", q)...)
+	var where []string
+	if q.RealmID != 0 {
+		where = append(where, "m.realm_id = "+p.Add(q.RealmID))
+	}
+	if q.TopicKey != nil {
+		where = append(where, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
+	}
+	if q.Recipients != nil {
+		where = append(where, x.d.In("m.recipient_id", p.Add(List(x.d, q.Recipients)), "bigint"))
+	}
+	where = append(where, common...)
+	cols := "f.message_id AS id"
+	if view {
+		cols += viewCols + ", f.flags AS uf"
+	}
+	few := q.Recipients != nil && len(q.Recipients) <= fewRecipients
+	if x.d.ProbeFence != "" && !few {
+		probe := "SELECT m.id" + viewCols + " FROM messages m WHERE " +
+			strings.Join(append([]string{"m.id = f.message_id"}, where...), " AND ") + x.d.ProbeFence
+		return "SELECT " + cols + " FROM user_message_flags f CROSS JOIN LATERAL (" + probe + ") m WHERE " +
+			strings.Join(rowConds, " AND ")
+	}
+	join := x.d.OrderedJoin
+	if few {
+		join = "JOIN"
+	}
+	return "SELECT " + cols + " FROM user_message_flags f " + join + " messages m ON m.id = f.message_id WHERE " +
+		strings.Join(append(rowConds, where...), " AND ")
 }
 
 // viewCols are the columns of UserMessageCols after id and before uf, of
@@ -432,17 +450,7 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 		where = append(where, flags+" & "+itoa(q.AnyFlags)+" <> 0")
 	}
 	where = append(where, common...)
-	// The probe for the user's row repeats the range's id bounds:
-	// PostgreSQL may answer NOT EXISTS with a merge anti join reading the
-	// user's rows in id order, which without them starts at the user's
-	// oldest row rather than at the range.
-	probe := "f.user_id = " + user + " AND f.message_id = m.id"
-	for _, c := range where {
-		if bound, ok := strings.CutPrefix(c, "m.id "); ok {
-			probe += " AND f.message_id " + bound
-		}
-	}
-	where = append(where, "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE "+probe+")")
+	where = append(where, x.d.NoFlagRow(user, "m.id"))
 	cols := "m.id AS id"
 	if view {
 		derived := "m.default_flags"
@@ -619,7 +627,7 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 		}
 		pinned, err := scanIDs[store.MessageID](ctx, x, "read marks", `SELECT m.id FROM messages m
 			WHERE m.recipient_id = $1 AND m.id > $2 AND m.id <= $3 AND m.sender_id <> $4
-			AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = $4 AND f.message_id = m.id)
+			AND `+x.d.NoFlagRow("$4", "m.id")+`
 			ORDER BY m.id LIMIT `+strconv.Itoa(maxPinned+1), m.recipient, base, t.high, user)
 		if err != nil {
 			return err
@@ -648,6 +656,17 @@ func (x *Tx) AdvanceReadMarks(ctx context.Context, user store.UserID, ids []stor
 	return nil
 }
 
+// NoFlagRow is the condition that user has no flag row for message msg
+// (both SQL expressions of the outer statement): a probe of the flag
+// table's primary key for each outer row, kept a probe by ProbeFence.
+// PostgreSQL otherwise plans it as an anti join, and a generic plan that
+// expects one outer row then reads every row of the user for each
+// message: on 1M messages, a sender narrow's arm of a channel read 3,220
+// rows a message (35 ms) where the probe reads none (0.2 ms).
+func (d *Dialect) NoFlagRow(user, msg string) string {
+	return "NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = " + user + " AND f.message_id = " + msg + d.ProbeFence + ")"
+}
+
 // MessageFlagRows implements [store.FlagStore]: the rows, the receivers
 // whose read mark covers the message without a row, and the sender when
 // they received it without a row (read, as their own message).
@@ -659,12 +678,12 @@ func (x *Tx) MessageFlagRows(ctx context.Context, msg store.MessageID) ([]store.
 	SELECT k.user_id, m.id, m.default_flags | 1 FROM messages m
 		JOIN read_marks k ON k.recipient_id = m.recipient_id AND k.through >= m.id
 	WHERE m.id = $1 AND m.default_flags & 1 = 0
-		AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = k.user_id AND f.message_id = m.id)
+		AND `+x.d.NoFlagRow("k.user_id", "m.id")+`
 		AND `+ReceivedCond("k.user_id")+`
 	UNION ALL
 	SELECT m.sender_id, m.id, m.default_flags | 1 FROM messages m
 	WHERE m.id = $1 AND m.default_flags & 1 = 0
-		AND NOT EXISTS (SELECT 1 FROM user_message_flags f WHERE f.user_id = m.sender_id AND f.message_id = m.id)
+		AND `+x.d.NoFlagRow("m.sender_id", "m.id")+`
 		AND NOT EXISTS (SELECT 1 FROM read_marks k WHERE k.user_id = m.sender_id AND k.recipient_id = m.recipient_id
 			AND k.through >= m.id)
 		AND `+ReceivedCond("m.sender_id")+`

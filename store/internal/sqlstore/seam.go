@@ -124,6 +124,12 @@ type Dialect struct {
 	// best plan depends on an argument writes it into its text instead.
 	// See DeleteSQL.
 	GenericPlans bool
+	// ProbeFence ends a correlated subquery that must stay a probe run
+	// once per outer row (see NoFlagRow): " OFFSET 0" on PostgreSQL, whose
+	// planner does not turn a subquery with an OFFSET into a join; "" on
+	// SQLite, which runs such a subquery as a probe anyway and allows no
+	// OFFSET without a LIMIT.
+	ProbeFence string
 
 	usersOnce sync.Once
 	users     userSQL
