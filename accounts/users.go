@@ -160,7 +160,7 @@ func ListUsers(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 			for id := range only {
 				ids = append(ids, id)
 			}
-			users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: a.RealmID, IDs: ids})
+			users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: a.RealmID, IDs: ids, Profile: true})
 			if err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ func ListUsers(ctx context.Context, svc *chatcore.Service, actorID chatcore.User
 			}
 			return nil
 		}
-		us, err := tx.Users(ctx, chatcore.UserFilter{RealmID: a.RealmID})
+		us, err := tx.Users(ctx, chatcore.UserFilter{RealmID: a.RealmID, Profile: true})
 		if err != nil {
 			return err
 		}

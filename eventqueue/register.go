@@ -242,7 +242,7 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 	if !want("realm_user") && !want("realm_user_groups") {
 		return nil
 	}
-	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID})
+	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID, Profile: true})
 	if err != nil {
 		return err
 	}

@@ -138,6 +138,11 @@ type UserFilter struct {
 	BotOwnerID UserID
 	// FullNameKey selects users whose FullNameKey equals it.
 	FullNameKey string
+	// Profile lets the store leave every setting but the two other users
+	// see (Settings.Timezone and Settings.EmailAddressVisibility) at its
+	// zero value: what a listing of a realm's people needs, read without
+	// the rest of each user's settings. The users selected are the same.
+	Profile bool
 }
 
 // KeyHolder is what authenticating an API key reads: the user the key

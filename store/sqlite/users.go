@@ -26,8 +26,12 @@ func (t *tx) User(ctx context.Context, id store.UserID) (*store.User, error) {
 // Users implements [store.UserStore]; a realm's whole user list (a filter
 // naming the realm alone, as /register reads it) comes from the row cache
 // when it holds it, and so do the users of a filter naming ids alone (the
-// senders a page of messages shows) that it holds.
+// senders a page of messages shows) that it holds. Profile is not needed
+// here: every user comes whole.
 func (t *tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error) {
+	// The row cache holds whole users (and SQLite reads a row's columns
+	// in-process), so a Profile listing is read and answered whole.
+	f.Profile = false
 	if idsOnly(f) && t.rows != nil {
 		return t.usersByID(ctx, f.RealmID, f.IDs)
 	}

@@ -249,6 +249,8 @@ var userTests = []test{
 		gone.IsActive = false
 		admin.FullName = "Same Name"
 		guest.FullName = "SAME NAME"
+		owner.Settings.Timezone, admin.Settings.EmailAddressVisibility = "Europe/Berlin", 3
+		owner.Settings.EnterSends = !owner.Settings.EnterSends // a setting a profile listing may leave out
 		b := bot(acme, "bot@x.test", 40)
 		b.ID = 50
 		b2 := bot(acme, "bot2@x.test", 10)
@@ -280,6 +282,20 @@ var userTests = []test{
 					users, err := tx.Users(ctx, tc.f)
 					is.NoErr(err)                              // users listed
 					is.Equal(userIDs(users), list(tc.want...)) // matching users ordered by id
+					// The same filter as a profile listing: the same users,
+					// equal but for the settings others do not see.
+					pf := tc.f
+					pf.Profile = true
+					profiles, err := tx.Users(ctx, pf)
+					is.NoErr(err) // profiles listed
+					is.Equal(len(profiles), len(users))
+					for i := range users {
+						want, got := users[i], profiles[i]
+						want.Settings, got.Settings = store.Settings{}, store.Settings{}
+						is.Equal(got, want) // every user column read
+						is.Equal(profiles[i].Settings.Timezone, users[i].Settings.Timezone)
+						is.Equal(profiles[i].Settings.EmailAddressVisibility, users[i].Settings.EmailAddressVisibility)
+					}
 				})
 			})
 		}

@@ -36,8 +36,9 @@ func QuoteIdent(s string) string {
 
 // userSQL are a dialect's user statements (see Dialect.userStatements).
 type userSQL struct {
-	// sel lists the columns scanUser reads, settings last.
-	sel string
+	// sel lists the columns scanUser reads, settings last; profile the
+	// columns scanProfile reads, the settings other users see last.
+	sel, profile string
 	// The one-user lookups: by id, by realm and e-mail key, by API key hash.
 	byID, byEmail, byAPIKey string
 	// keyHolder reads the user of an API key hash $1 (their own key, else
@@ -62,6 +63,7 @@ func (d *Dialect) userStatements() *userSQL {
 		}
 		s.sel = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
 			"bot_owner_id, api_key_hash, password_hash, avatar_source, avatar_version, date_joined, can_create_users, " + settings + " FROM users"
+		s.profile = strings.Replace(s.sel, settings, SettingColumns["timezone"]+", "+SettingColumns["email_address_visibility"], 1)
 		s.byID = s.sel + " WHERE id = $1"
 		s.byEmail = s.sel + " WHERE realm_id = $1 AND email_key = $2"
 		s.byAPIKey = s.sel + " WHERE api_key_hash = $1"
@@ -100,6 +102,15 @@ func (d *Dialect) scanUserAnd(r Row, u *store.User, more ...any) error {
 		return r.Scan(append(append(dest, d.SettingsDest(u.Settings.Fields())...), more...)...)
 	}
 	return r.Scan(append(append(dest, u.Settings.Fields()...), more...)...)
+}
+
+// scanProfile scans a row of the user statements' profile select into u:
+// the settings other users see, the rest left zero (UserFilter.Profile).
+func scanProfile(r Row, u *store.User) error {
+	return r.Scan(Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
+		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
+		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers,
+		&u.Settings.Timezone, Num(&u.Settings.EmailAddressVisibility))
 }
 
 // SettingArgs returns the values of every setting in SettingNames order.
@@ -222,11 +233,14 @@ func (x *Tx) Users(ctx context.Context, f store.UserFilter) ([]store.User, error
 	if f.FullNameKey != "" {
 		arg("full_name_key = ?", f.FullNameKey)
 	}
-	q := x.d.userStatements().sel
+	q, scan := x.d.userStatements().sel, x.d.scanUser
+	if f.Profile {
+		q, scan = x.d.userStatements().profile, scanProfile
+	}
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	return scanAll(ctx, x, "users", x.d.scanUser, q+" ORDER BY id", args...)
+	return scanAll(ctx, x, "users", scan, q+" ORDER BY id", args...)
 }
 
 // CreateUser implements [store.UserStore]. It sets u.FullNameKey.
