@@ -252,30 +252,17 @@ func (c *AccessCache) CanSee(ctx context.Context, tx Tx, viewer *User, m *Messag
 // InvalidMessageError is Zulip's error for a message the caller cannot see.
 func InvalidMessageError() *Error { return BadRequest("Invalid message(s)") }
 
-// MaxReadableMessageID returns the largest id of a message u may read, as
-// Zulip's max_message_id (the newest message in the user's history: the
-// newest message GET /messages gives with no narrow), 0 when there is none.
+// MaxReadableMessageID returns Zulip's max_message_id for u: the newest
+// message u received (see [UserMessage.Received]; Zulip's newest
+// UserMessage row of the user), 0 when there is none. It reads the ids of
+// the user's channels and conversations through their indexes, never a
+// message's content or the history.
 func MaxReadableMessageID(ctx context.Context, tx Tx, u *User) (MessageID, error) {
-	access, streams, err := StreamAccessMap(ctx, tx, u)
-	if err != nil {
+	ids, err := tx.MessageIDs(ctx, MessageQuery{RealmID: u.RealmID, FlagUser: u.ID, Newest: true, Limit: 1})
+	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	q := MessageQuery{RealmID: u.RealmID, Recipients: []RecipientID{}, FlagUser: u.ID, Newest: true, Limit: 1}
-	for _, st := range streams {
-		if access[st.ID].OK {
-			q.Recipients = append(q.Recipients, st.RecipientID)
-		}
-	}
-	dms, err := tx.DirectRecipients(ctx, u.ID)
-	if err != nil {
-		return 0, err
-	}
-	q.Recipients = append(q.Recipients, dms...)
-	got, err := FetchVisible(ctx, tx, q, 1, func(m *Message) bool { return Readable(u, access, m) })
-	if err != nil || len(got) == 0 {
-		return 0, err
-	}
-	return got[0].ID, nil
+	return ids[0], nil
 }
 
 // Readable reports whether viewer may read m, given viewer's channel access

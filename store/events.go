@@ -121,7 +121,8 @@ type EventStore interface {
 	// the highest id deleted in any realm.
 	EventsPrunedThrough(ctx context.Context, realm RealmID) (int64, error)
 
-	// CreateEventQueue inserts q; a queue id in use gives ErrConflict.
+	// CreateEventQueue inserts q; a queue id in use gives ErrConflict, from
+	// this call or from the commit of its transaction.
 	CreateEventQueue(ctx context.Context, q *EventQueue) error
 	// EventQueue returns the queue with the id, or ErrNotFound.
 	EventQueue(ctx context.Context, id string) (*EventQueue, error)

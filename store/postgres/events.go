@@ -307,16 +307,18 @@ func (t *tx) EventsPrunedThrough(ctx context.Context, realm store.RealmID) (int6
 // (see LastEventID), for an announced poll.
 var queueWithHeadSQL = "SELECT " + sqlstore.QueueCols + ", " + realmHead("q.realm_id") + " FROM event_queues q WHERE id = $1"
 
-// CreateEventQueue implements [store.EventStore].
+// CreateEventQueue implements [store.EventStore]. The insert is held back
+// to go with the transaction's next statement or its COMMIT (see
+// holdBack): a registration's last write saves its round trip, and a
+// queue id in use fails the Update there.
 func (t *tx) CreateEventQueue(ctx context.Context, q *store.EventQueue) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "INSERT INTO event_queues ("+sqlstore.QueueCols+`, expires_at)
+	return t.holdBack(fmt.Sprintf("create event queue %q", q.ID), "INSERT INTO event_queues ("+sqlstore.QueueCols+`, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10::timestamptz + $6::bigint * interval '1 second')`,
-		q.ID, q.RealmID, q.UserID, sqlstore.QueueParams(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
-		q.Created.Truncate(time.Second), q.LastPoll.Truncate(time.Second))
-	return classify(err, fmt.Sprintf("create event queue %q", q.ID))
+		[]any{q.ID, q.RealmID, q.UserID, sqlstore.QueueParams(q.Params), q.Public, int64(q.Lifespan.Seconds()), q.Position, q.Acked,
+			q.Created.Truncate(time.Second), q.LastPoll.Truncate(time.Second)}, nil)
 }
 
 // EventQueue implements [store.EventStore]: from the prefetched answers

@@ -483,3 +483,37 @@ func TestHeldBackEditFails(t *testing.T) {
 	})
 	is.True(errors.Is(err, store.ErrNotFound)) // a message it did not read, at once
 }
+
+// TestRegisterMessageRoundTrips: POST /register with event_types
+// ["message"], what every client and bot does first, takes ten round
+// trips: a read-only transaction for the state (BEGIN with the user, the
+// realm's log head, the user's channels and conversations, the newest id
+// of their messages through MessageIDs, ROLLBACK) and a write transaction
+// for the queue (BEGIN with the user, the realm's pruned mark, the user's
+// and the realm's queue counts, the queue's insert with the COMMIT). It
+// took fifteen when max_message_id read the channels, the subscriptions and
+// the newest message with its reactions, edit history and submessages.
+func TestRegisterMessageRoundTrips(t *testing.T) {
+	is := is.New(t)
+	_, trips, w := tracedWorld(t)
+	_, ann, general := annInGeneral(t, w, "registers")
+	id := w.Send(t, ann, general, "lunch", "noon")
+	hub := eventqueue.New(w.Svc, eventqueue.Options{})
+	t.Cleanup(hub.Close)
+	register := func() (eventqueue.State, int64) {
+		var st eventqueue.State
+		var err error
+		n := trips.during(func() {
+			st, err = hub.Register(t.Context(), ann.ID, eventqueue.RegisterRequest{Sections: []string{"message"},
+				Queue: &eventqueue.QueueOptions{EventTypes: []string{"message"}}})
+		})
+		is.NoErr(err)
+		return st, n
+	}
+	register() // warms the prepared statements
+	st, n := register()
+	is.True(st.MaxMessageID != nil)
+	is.Equal(store.MessageID(*st.MaxMessageID), id) // the newest message Ann received
+	is.True(st.QueueID != "")                       // the queue, inserted with the COMMIT
+	is.Equal(n, int64(10))
+}
