@@ -78,7 +78,17 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 	if err != nil {
 		return err
 	}
-	return t.createChildren(ctx, ms)
+	if err := t.createChildren(ctx, ms); err != nil {
+		return err
+	}
+	if len(ms) >= bulkIndexMin {
+		// An import's batch: indexed here, in one pass, rather than left
+		// as a tail the indexer works through while searches wait.
+		if _, err := t.indexTail(ctx, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createChildren writes the reactions, edit history and submessages of ms,

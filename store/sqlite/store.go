@@ -74,6 +74,9 @@ type Store struct {
 	logHead atomic.Int64
 	// lock is the Store's exclusive lock on its file (see lock).
 	lock *fileLock
+	// index is the full-text indexer (see indexer), nil when the Store
+	// runs none (a test's withoutIndexer).
+	index *indexer
 }
 
 type config struct {
@@ -81,6 +84,7 @@ type config struct {
 	readers     int
 	rowCache    int
 	trace       func(query string, args []any)
+	noIndexer   bool
 }
 
 // Option configures [Open].
@@ -131,6 +135,12 @@ func WithReaders(n int) Option {
 // concurrent use. For tests, which read the statements' query plans.
 func withTrace(fn func(query string, args []any)) Option {
 	return func(c *config) { c.trace = fn }
+}
+
+// withoutIndexer makes the Store run no full-text indexer: the index's
+// tail grows until IndexSearch. For tests of searches over the tail.
+func withoutIndexer() Option {
+	return func(c *config) { c.noIndexer = true }
 }
 
 // Open opens (creating it if needed) the SQLite database file at path, applies
@@ -210,6 +220,11 @@ func Open(ctx context.Context, path string, opts ...Option) (st *Store, err erro
 		return nil, fmt.Errorf("sqlite: open %q: event log head: %w", path, err)
 	}
 	st.logHead.Store(head)
+	if !cfg.noIndexer {
+		st.index = newIndexer()
+		st.writes.committed, st.writes.index = st.index.poke, st.index
+		st.startIndexer()
+	}
 	return st, nil
 }
 
@@ -301,7 +316,7 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := newTx(&tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead, trace: s.trace,
+	t := newTx(&tx{readOnly: true, index: s.index, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead, trace: s.trace,
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}})
@@ -342,10 +357,12 @@ func run(ctx context.Context, t *tx, fn func(tx store.Tx) error) error {
 	return ferr
 }
 
-// Close closes the cached statements, runs PRAGMA optimize, then closes the
-// reader pool and the writer, and releases the file's lock (see [Open]). It
-// must not be called while transactions are running.
+// Close stops the full-text indexer (a tail it leaves is indexed after
+// the next Open), closes the cached statements, runs PRAGMA optimize, then
+// closes the reader pool and the writer, and releases the file's lock (see
+// [Open]). It must not be called while transactions are running.
 func (s *Store) Close() error {
+	s.stopIndexer()
 	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
 	errR := s.readers.Close()
