@@ -147,6 +147,11 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	if err != nil {
 		return classify(err, "create message")
 	}
+	if m.ID != 0 {
+		if err := t.markExplicitIDs(ctx, []int64{rowID}); err != nil {
+			return err
+		}
+	}
 	id := store.MessageID(rowID)
 	m.ID = id
 	for i, r := range m.Reactions {

@@ -12,12 +12,12 @@ package sqlite
 // indexer has got.
 
 import (
-	"slices"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,10 +85,10 @@ func textArg(fn string, v driver.Value) (string, error) {
 const (
 	// indexBatch is how many messages one indexer transaction indexes at
 	// most (new ones, and as many stale ones besides).
-	indexBatch = 500
+	indexBatch = 1000
 	// indexDelay is how long the indexer waits after a commit woke it, so
 	// that the messages of many transactions share its transaction.
-	indexDelay = 20 * time.Millisecond
+	indexDelay = 100 * time.Millisecond
 	// maxSearchTail is the longest tail a search matches in Go: beyond it
 	// (the indexer is behind, as after a large import by many small
 	// transactions), a search fails with ErrSearchBehind rather than read
@@ -266,6 +266,18 @@ func (t *tx) indexTail(ctx context.Context, limit int) (int, error) {
 		return 0, classify(err, "search: indexed through")
 	}
 	return len(stale) + n, nil
+}
+
+// markExplicitIDs marks stale the messages of ids (inserted with ids
+// their callers chose) at or below indexed_through: the indexer reads only
+// above it. Ids the store gives are above every id used, so above it.
+func (t *tx) markExplicitIDs(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := t.exec(ctx, `INSERT OR IGNORE INTO search_stale (message_id)
+		SELECT value FROM json_each(?) WHERE value <= (SELECT indexed_through FROM search_state)`, idsJSON(ids))
+	return classify(err, "search: mark explicit ids")
 }
 
 // searchTail returns, for a q with a search term, the ids of the index's

@@ -124,7 +124,21 @@ func TestSearchBeforeIndexing(t *testing.T) {
 	is.Equal(len(searchIDs(t, s, realm, "releas")), 0)                  // the same once indexed
 	is.Equal(searchIDs(t, s, realm, "postpon"), []store.MessageID{old}) //
 	is.Equal(searchIDs(t, s, realm, "pizza"), []store.MessageID{fresh}) //
-	late := send("lunch", "pizza again")                                // left in the tail
+	update(t, s, func(ctx context.Context, tx store.Tx) error {         // an import's explicit id below indexed_through
+		m, err := tx.Message(ctx, old)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: realm, IDs: []store.MessageID{old}}, 1); err != nil {
+			return err
+		}
+		m.Content, m.RenderedContent, m.EditHistory = "tacos tonight", "<p>tacos tonight</p>", nil
+		return tx.CreateMessage(ctx, m)
+	})
+	is.Equal(searchIDs(t, s, realm, "taco"), []store.MessageID{old}) // found in the tail
+	is.NoErr(s.IndexSearch(ctx))
+	is.Equal(searchIDs(t, s, realm, "taco"), []store.MessageID{old}) // and once indexed
+	late := send("lunch", "pizza again")                             // left in the tail
 	is.NoErr(s.Close())
 
 	s, err = sqlite.Open(ctx, path) // with its indexer

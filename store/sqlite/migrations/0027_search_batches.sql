@@ -23,12 +23,9 @@ CREATE TABLE IF NOT EXISTS search_stale (message_id INTEGER PRIMARY KEY);
 -- The index was complete under the triggers: it reaches the newest message.
 INSERT OR REPLACE INTO search_state (one, indexed_through) VALUES (1, (SELECT coalesce(max(id), 0) FROM messages));
 
--- A message inserted at or below indexed_through (an explicit id) is stale:
--- the indexer, which reads only above indexed_through, would not see it.
-CREATE TRIGGER IF NOT EXISTS messages_search_insert AFTER INSERT ON messages
-	WHEN new.id <= (SELECT indexed_through FROM search_state) BEGIN
-	INSERT OR IGNORE INTO search_stale (message_id) VALUES (new.id);
-END;
+-- A message inserted at or below indexed_through (only an explicit id can
+-- be) is stale too: the store marks it (markExplicitIDs), with no trigger
+-- on every insert.
 
 -- A change of what the index holds of an indexed message makes it stale.
 CREATE TRIGGER IF NOT EXISTS messages_search_update AFTER UPDATE OF topic, rendered_content ON messages
