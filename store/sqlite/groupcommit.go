@@ -55,10 +55,8 @@ type writeGroup struct {
 	logHead *atomic.Int64
 	// trace is the Store's statement hook (see withTrace), or nil.
 	trace func(query string, args []any)
-	// committed, when set, is called after each commit (it wakes the
-	// full-text indexer) and must not block.
-	committed func()
-	// index is the Store's full-text indexer, or nil.
+	// index is the Store's full-text indexer, or nil; each commit wakes
+	// it.
 	index *indexer
 }
 
@@ -207,9 +205,7 @@ func (g *writeGroup) release(b *group) {
 	g.commits.Add(1)
 	g.ended(b)
 	close(b.done)
-	if g.committed != nil {
-		g.committed()
-	}
+	g.index.poke()
 	if len(b.misses) > 0 {
 		g.cache.add(context.Background(), b.misses) // the connection is free again
 	}

@@ -85,10 +85,10 @@ func textArg(fn string, v driver.Value) (string, error) {
 const (
 	// indexBatch is how many messages one indexer transaction indexes at
 	// most (new ones, and as many stale ones besides).
-	indexBatch = 1000
+	indexBatch = 500
 	// indexDelay is how long the indexer waits after a commit woke it, so
 	// that the messages of many transactions share its transaction.
-	indexDelay = 100 * time.Millisecond
+	indexDelay = 20 * time.Millisecond
 	// maxSearchTail is the longest tail a search matches in Go: beyond it
 	// (the indexer is behind, as after a large import by many small
 	// transactions), a search fails with ErrSearchBehind rather than read

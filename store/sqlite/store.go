@@ -25,6 +25,16 @@
 // at Open and recorded in PRAGMA user_version. Open refuses a database whose
 // version is newer than the code knows.
 //
+// # Full-text search
+//
+// The search index (an FTS5 table) is filled after commit, in batches, by
+// a goroutine each Store runs from Open to Close: a send or an edit does
+// not wait for it. Searches are exact all the same: the messages the index
+// does not hold yet are matched in Go, and while more than a few thousand
+// wait (the indexer is behind) a search fails with [ErrSearchBehind]
+// rather than read the history. CreateMessages of many messages (an
+// import) indexes them itself.
+//
 // Times are stored as INTEGER unix seconds: sub-second parts are dropped, and
 // times read back are in UTC (the zero time round-trips as the zero time).
 // Case-insensitive keys are stored folded in Go, because SQLite's lower() and
@@ -148,7 +158,9 @@ func withoutIndexer() Option {
 // would give every pooled connection its own database. Open fails when the
 // database's schema version is newer than this package knows, or when a
 // connection does not report the expected pragmas (WAL, foreign keys, busy
-// timeout). The caller must Close the Store.
+// timeout). It starts the Store's full-text indexer (see the package
+// documentation), which indexes first what a previous Store of the file
+// left unindexed. The caller must Close the Store.
 //
 // A Store holds an exclusive lock on its file for its life, through the lock
 // file path+".lock" beside it (which stays after Close and holds the pid of
@@ -222,7 +234,7 @@ func Open(ctx context.Context, path string, opts ...Option) (st *Store, err erro
 	st.logHead.Store(head)
 	if !cfg.noIndexer {
 		st.index = newIndexer()
-		st.writes.committed, st.writes.index = st.index.poke, st.index
+		st.writes.index = st.index
 		st.startIndexer()
 	}
 	return st, nil
