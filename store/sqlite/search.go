@@ -149,6 +149,8 @@ func (s *Store) stopIndexer() {
 	<-s.index.done
 }
 
+// runIndexer is the indexer goroutine: after each wake it waits
+// indexDelay, then indexes batches until the tail is empty, until stopped.
 func (s *Store) runIndexer() {
 	ix := s.index
 	defer close(ix.done)
