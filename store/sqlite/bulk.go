@@ -31,7 +31,10 @@ func messageRowArgs(m *store.Message) []any {
 // up to bulkRows rows per table and statement. Zero ids are given here, as
 // AUTOINCREMENT would give them one insert at a time: above the table's
 // sequence (every id ever used) and above every id before them in ms; the
-// explicit ids inserted raise the sequence themselves.
+// explicit ids inserted raise the sequence themselves. From bulkIndexMin
+// messages on (an import's batch), it also brings the full-text index up
+// to date before returning, in one pass, rather than leave the indexer a
+// tail that searches would match in Go meanwhile.
 func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -40,7 +43,11 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 		return nil
 	}
 	var hi int64
+	var explicit []int64
 	for _, m := range ms {
+		if m.ID != 0 {
+			explicit = append(explicit, int64(m.ID))
+		}
 		if m.ID == 0 {
 			if hi == 0 {
 				if err := t.queryRow(ctx, `SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'messages'), 0),
@@ -78,7 +85,20 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 	if err != nil {
 		return err
 	}
-	return t.createChildren(ctx, ms)
+	if err := t.createChildren(ctx, ms); err != nil {
+		return err
+	}
+	if err := t.markExplicitIDs(ctx, explicit); err != nil {
+		return err
+	}
+	if len(ms) >= bulkIndexMin {
+		// An import's batch: indexed here, in one pass, rather than left
+		// as a tail the indexer works through while searches wait.
+		if _, err := t.indexTail(ctx, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createChildren writes the reactions, edit history and submessages of ms,

@@ -12,32 +12,42 @@ import (
 // dialect is SQLite's for the statements the SQL stores share: times are
 // unix seconds, an INTEGER PRIMARY KEY takes the next id for NULL, lists
 // are JSON arrays, and errors are classified by their extended result code.
-var dialect = sqlstore.Dialect{
-	Name:         "sqlite",
-	SearchMatch:  sqlstore.SQLiteSearchMatch,
-	SearchDrives: true,
-	NoRows:       sql.ErrNoRows,
-	Kind: func(err error) error {
-		switch sqliteCode(err) {
-		case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return store.ErrConflict
-		case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return store.ErrNotFound
-		}
-		return nil
-	},
-	Time:         timeArg,
-	IDValue:      func(string) string { return "$1" },
-	JSONLists:    true,
-	OrderedJoin:  "CROSS JOIN",
-	PlannerHints: true,
-	// A queue's expiry: its last poll plus its lifespan, both seconds.
-	QueueExpiry:  "last_poll + lifespan_secs",
-	UserList:     listArg[store.UserID],
-	UserListDest: func(p *[]store.UserID) any { return listCol[store.UserID]{p} },
-	// User reads fetch the settings as one column (see settingsCol).
-	SettingsSelect: userSettingsField,
-	SettingsDest:   func(fields []any) []any { return []any{settingsCol{fields}} },
+var dialect = newDialect(true)
+
+// undriven is dialect without SearchDrives: its statements match a search
+// term with SearchMatch, which tests the index's tail in Go (see
+// tailQuery).
+var undriven = newDialect(false)
+
+// newDialect returns SQLite's dialect, with SearchDrives set to drives.
+func newDialect(drives bool) sqlstore.Dialect {
+	return sqlstore.Dialect{
+		Name:         "sqlite",
+		SearchMatch:  sqlstore.SQLiteSearchMatch,
+		SearchDrives: drives,
+		NoRows:       sql.ErrNoRows,
+		Kind: func(err error) error {
+			switch sqliteCode(err) {
+			case lib.SQLITE_CONSTRAINT_UNIQUE, lib.SQLITE_CONSTRAINT_PRIMARYKEY:
+				return store.ErrConflict
+			case lib.SQLITE_CONSTRAINT_FOREIGNKEY:
+				return store.ErrNotFound
+			}
+			return nil
+		},
+		Time:         timeArg,
+		IDValue:      func(string) string { return "$1" },
+		JSONLists:    true,
+		OrderedJoin:  "CROSS JOIN",
+		PlannerHints: true,
+		// A queue's expiry: its last poll plus its lifespan, both seconds.
+		QueueExpiry:  "last_poll + lifespan_secs",
+		UserList:     listArg[store.UserID],
+		UserListDest: func(p *[]store.UserID) any { return listCol[store.UserID]{p} },
+		// User reads fetch the settings as one column (see settingsCol).
+		SettingsSelect: userSettingsField,
+		SettingsDest:   func(fields []any) []any { return []any{settingsCol{fields}} },
+	}
 }
 
 // newTx returns t with its shared statements (sqlstore.Tx) bound to it.

@@ -86,3 +86,13 @@ func SetBulkRows(n int) (restore func()) {
 	bulkRows = n
 	return func() { bulkRows = old }
 }
+
+// WithoutIndexer makes a Store run no full-text indexer (see
+// withoutIndexer).
+func WithoutIndexer() Option { return withoutIndexer() }
+
+// SearchTail returns indexed_through and the number of stale messages of s.
+func SearchTail(s *Store) (through int64, stale int, err error) {
+	err = s.readers.QueryRow("SELECT indexed_through, (SELECT count(*) FROM search_stale) FROM search_state").Scan(&through, &stale)
+	return through, stale, err
+}

@@ -55,6 +55,9 @@ type writeGroup struct {
 	logHead *atomic.Int64
 	// trace is the Store's statement hook (see withTrace), or nil.
 	trace func(query string, args []any)
+	// index is the Store's full-text indexer, or nil; each commit wakes
+	// it.
+	index *indexer
 }
 
 // group is one SQLite transaction shared by Updates.
@@ -105,7 +108,7 @@ func (g *writeGroup) update(ctx context.Context, fn func(tx store.Tx) error) err
 // reports whether b keeps its changes; when not, it returns why. A panic of
 // fn undoes its changes, releases g.mu through release and is re-raised.
 func (g *writeGroup) runOne(ctx context.Context, b *group, first bool, fn func(tx store.Tx) error) (kept bool, err error) {
-	t := newTx(&tx{tx: b.tx, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
+	t := newTx(&tx{tx: b.tx, index: g.index, cache: g.cache, detach: true, rows: g.rows, gens: g.rows.now(), userWrites: g.rows.userWritesNow(),
 		logHead: g.logHead, group: b, trace: g.trace})
 	bg := context.WithoutCancel(ctx)
 	if !first {
@@ -202,6 +205,7 @@ func (g *writeGroup) release(b *group) {
 	g.commits.Add(1)
 	g.ended(b)
 	close(b.done)
+	g.index.poke()
 	if len(b.misses) > 0 {
 		g.cache.add(context.Background(), b.misses) // the connection is free again
 	}

@@ -28,22 +28,71 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 }
 
 // Messages implements [store.MessageStore]. Reactions, edit history and
-// submessages are loaded with one query each for the whole result.
+// submessages are loaded with one query each for the whole result. A
+// search whose term drives the read through the full-text index reads the
+// index's tail's matches with a second statement (see searchTail).
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok, err := t.MessagesSQL(ctx, q, dialect.PlainMessagesSQL)
-	if err != nil || !ok {
+	tail, err := t.searchTail(ctx, q)
+	if err != nil {
 		return nil, err
 	}
-	msgs, err := scanAll(ctx, t, "messages", func(r *sql.Rows, m *store.Message) error { return scanMessage(r, m) },
-		query, args...)
-	if err != nil || len(msgs) == 0 {
-		return msgs, err
+	msgs, err := t.messageRows(ctx, q, dialect.PlainMessagesSQL)
+	if err != nil {
+		return nil, err
+	}
+	if tq, ok := tailQuery(q, tail); ok {
+		more, err := t.messageRows(ctx, tq, undriven.PlainMessagesSQL)
+		if err != nil {
+			return nil, err
+		}
+		msgs = mergeByID(q, msgs, more, func(m *store.Message) store.MessageID { return m.ID })
+	}
+	if len(msgs) == 0 {
+		return msgs, nil
 	}
 	ptrs := make([]*store.Message, len(msgs))
 	for i := range msgs {
 		ptrs[i] = &msgs[i]
 	}
 	return msgs, t.attachChildren(ctx, ptrs)
+}
+
+// messageRows reads the rows of the messages q selects, with plain as
+// MessagesSQL's plain statement.
+func (t *tx) messageRows(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool)) ([]store.Message, error) {
+	query, args, ok, err := t.MessagesSQL(ctx, q, plain)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return scanAll(ctx, t, "messages", func(r *sql.Rows, m *store.Message) error { return scanMessage(r, m) },
+		query, args...)
+}
+
+// MessageIDs implements [store.MessageStore]; a search reads the index's
+// tail as Messages does.
+func (t *tx) MessageIDs(ctx context.Context, q store.MessageQuery) ([]store.MessageID, error) {
+	tail, err := t.searchTail(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := t.Tx.MessageIDs(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	tq, ok := tailQuery(q, tail)
+	if !ok {
+		return ids, nil
+	}
+	query, args, ok, err := t.MessagesSQL(ctx, tq, undriven.PlainMessagesSQL)
+	if err != nil || !ok {
+		return ids, err
+	}
+	more, err := scanAll(ctx, t, "message ids", func(r *sql.Rows, id *store.MessageID) error { return r.Scan(num(id)) },
+		"SELECT id FROM ("+query+") q"+sqlstore.OrderByID(q.Newest, 0), args...)
+	if err != nil {
+		return nil, err
+	}
+	return mergeByID(q, ids, more, func(id *store.MessageID) store.MessageID { return *id }), nil
 }
 
 // attachChildren loads the reactions, edit history and submessages of msgs.
@@ -97,6 +146,11 @@ func (t *tx) CreateMessage(ctx context.Context, m *store.Message) error {
 	}
 	if err != nil {
 		return classify(err, "create message")
+	}
+	if m.ID != 0 {
+		if err := t.markExplicitIDs(ctx, []int64{rowID}); err != nil {
+			return err
+		}
 	}
 	id := store.MessageID(rowID)
 	m.ID = id

@@ -25,6 +25,16 @@
 // at Open and recorded in PRAGMA user_version. Open refuses a database whose
 // version is newer than the code knows.
 //
+// # Full-text search
+//
+// The search index (an FTS5 table) is filled after commit, in batches, by
+// a goroutine each Store runs from Open to Close: a send or an edit does
+// not wait for it. Searches are exact all the same: the messages the index
+// does not hold yet are matched in Go, and while more than a few thousand
+// wait (the indexer is behind) a search fails with [ErrSearchBehind]
+// rather than read the history. CreateMessages of many messages (an
+// import) indexes them itself.
+//
 // Times are stored as INTEGER unix seconds: sub-second parts are dropped, and
 // times read back are in UTC (the zero time round-trips as the zero time).
 // Case-insensitive keys are stored folded in Go, because SQLite's lower() and
@@ -74,6 +84,9 @@ type Store struct {
 	logHead atomic.Int64
 	// lock is the Store's exclusive lock on its file (see lock).
 	lock *fileLock
+	// index is the full-text indexer (see indexer), nil when the Store
+	// runs none (a test's withoutIndexer).
+	index *indexer
 }
 
 type config struct {
@@ -81,6 +94,7 @@ type config struct {
 	readers     int
 	rowCache    int
 	trace       func(query string, args []any)
+	noIndexer   bool
 }
 
 // Option configures [Open].
@@ -133,12 +147,20 @@ func withTrace(fn func(query string, args []any)) Option {
 	return func(c *config) { c.trace = fn }
 }
 
+// withoutIndexer makes the Store run no full-text indexer: the index's
+// tail grows until IndexSearch. For tests of searches over the tail.
+func withoutIndexer() Option {
+	return func(c *config) { c.noIndexer = true }
+}
+
 // Open opens (creating it if needed) the SQLite database file at path, applies
 // any pending migrations and returns a Store. path must name a file: ":memory:"
 // would give every pooled connection its own database. Open fails when the
 // database's schema version is newer than this package knows, or when a
 // connection does not report the expected pragmas (WAL, foreign keys, busy
-// timeout). The caller must Close the Store.
+// timeout). It starts the Store's full-text indexer (see the package
+// documentation), which indexes first what a previous Store of the file
+// left unindexed. The caller must Close the Store.
 //
 // A Store holds an exclusive lock on its file for its life, through the lock
 // file path+".lock" beside it (which stays after Close and holds the pid of
@@ -210,6 +232,11 @@ func Open(ctx context.Context, path string, opts ...Option) (st *Store, err erro
 		return nil, fmt.Errorf("sqlite: open %q: event log head: %w", path, err)
 	}
 	st.logHead.Store(head)
+	if !cfg.noIndexer {
+		st.index = newIndexer()
+		st.writes.index = st.index
+		st.startIndexer()
+	}
 	return st, nil
 }
 
@@ -301,7 +328,7 @@ func (s *Store) View(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sqlite: begin view: %w", err)
 	}
-	t := newTx(&tx{readOnly: true, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead, trace: s.trace,
+	t := newTx(&tx{readOnly: true, index: s.index, cache: s.readerStmts, rows: s.rows, gens: s.rows.now(), userWrites: s.rows.userWritesNow(), logHead: &s.logHead, trace: s.trace,
 		begin: func(ctx context.Context) (*sql.Tx, error) {
 			return s.readers.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 		}})
@@ -342,10 +369,12 @@ func run(ctx context.Context, t *tx, fn func(tx store.Tx) error) error {
 	return ferr
 }
 
-// Close closes the cached statements, runs PRAGMA optimize, then closes the
-// reader pool and the writer, and releases the file's lock (see [Open]). It
-// must not be called while transactions are running.
+// Close stops the full-text indexer (a tail it leaves is indexed after
+// the next Open), closes the cached statements, runs PRAGMA optimize, then
+// closes the reader pool and the writer, and releases the file's lock (see
+// [Open]). It must not be called while transactions are running.
 func (s *Store) Close() error {
+	s.stopIndexer()
 	errS := errors.Join(s.readerStmts.close(), s.writerStmts.close())
 	_, errOpt := s.writer.ExecContext(context.Background(), "PRAGMA optimize")
 	errR := s.readers.Close()

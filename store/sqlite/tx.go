@@ -47,6 +47,8 @@ type tx struct {
 	logHead *atomic.Int64
 	// trace is the Store's statement hook (see withTrace), or nil.
 	trace func(query string, args []any)
+	// index is the Store's full-text indexer, or nil (see searchTail).
+	index *indexer
 	// bulk are the multi-row statements CreateMessages prepared in this
 	// transaction (see bulkStmt).
 	bulk map[bulkKey]*sql.Stmt

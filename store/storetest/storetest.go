@@ -86,6 +86,18 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	}
 }
 
+// RunSearch runs the suite's search cases alone (a part of Run), for a
+// store whose index has several states worth running them in; newStore
+// is as for Run.
+func RunSearch(t *testing.T, newStore func(t *testing.T) store.Store) {
+	for _, tc := range searchTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, newStore(t))
+		})
+	}
+}
+
 // epoch is a whole-second UTC time the suite builds its timestamps from.
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 

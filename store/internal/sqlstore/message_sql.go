@@ -92,11 +92,13 @@ func (d *Dialect) realmHint() string {
 
 // drivenSearchSQL is the statement of Messages for a query with a search
 // term driving on SQLite (the index is first in the join, read in id order
-// as far as the limit needs): the matches of term driving in messages_fts,
+// as far as the limit needs): the matches of term driving in messages_fts
+// among the messages it holds the current document of (SQLiteIndexed),
 // joined to their messages, which must meet where (every other condition
-// of q).
+// of q). The index's tail is the SQLite store's to add (it reads the tail's
+// matches with SearchDrives off).
 func drivenSearchSQL(q store.MessageQuery, p *Params, where []string, driving int) string {
-	conds := append([]string{"messages_fts MATCH " + p.Add(FTS5Query(q.Search[driving].Lexemes))}, where...)
+	conds := append([]string{"messages_fts MATCH " + p.Add(FTS5Query(q.Search[driving].Lexemes)), SQLiteIndexed("messages_fts.rowid")}, where...)
 	if q.AfterID != 0 {
 		conds = append(conds, "messages_fts.rowid > "+p.Add(q.AfterID))
 	}

@@ -10,10 +10,40 @@ import (
 	"github.com/chatcore/chatcore/store"
 )
 
-// SQLiteSearchMatch is SQLite's Dialect.SearchMatch: the messages whose
-// row of the FTS5 table messages_fts holds every lexeme.
+// SQLiteSearchMatch is SQLite's Dialect.SearchMatch: among the messages of
+// the index's tail (see SQLiteTail), those SQLiteSearchMatchFunc matches;
+// among the others, whose current document the FTS5 table messages_fts
+// holds, those whose row holds every lexeme. The tail is tested first, so
+// that a statement reading only tail messages never reads the index.
 func SQLiteSearchMatch(add func(any) string, t store.SearchTerm) string {
-	return "m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH " + add(FTS5Query(t.Lexemes)) + ")"
+	return "((" + SQLiteTail("m.id") + " AND " + sqliteTailMatch(add, t, "m") + ") OR (NOT " + SQLiteTail("m.id") +
+		" AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH " + add(FTS5Query(t.Lexemes)) + ")))"
+}
+
+// SQLiteSearchMatchFunc is the SQL function SQLite's store registers:
+// chatcore_search_match(lexemes, topic, rendered_content) is 1 when the
+// message with this topic and rendered content holds every one of lexemes
+// (separated by spaces), as the memory store's matcher decides it
+// (fulltext.Query.Matches).
+const SQLiteSearchMatchFunc = "chatcore_search_match"
+
+// sqliteTailMatch is the condition that message m of the index's tail
+// holds every lexeme of t.
+func sqliteTailMatch(add func(any) string, t store.SearchTerm, m string) string {
+	return SQLiteSearchMatchFunc + "(" + add(strings.Join(t.Lexemes, " ")) + ", " + m + ".topic, " + m + ".rendered_content)"
+}
+
+// SQLiteIndexed is the condition that the message with id id has its
+// current document in messages_fts: it is not in search_stale (and at or
+// below search_state's indexed_through: messages_fts holds no row above).
+func SQLiteIndexed(id string) string {
+	return id + " NOT IN (SELECT message_id FROM search_stale)"
+}
+
+// SQLiteTail is the condition that the message with id id is in the
+// index's tail: above indexed_through, or stale.
+func SQLiteTail(id string) string {
+	return "(" + id + " > (SELECT indexed_through FROM search_state) OR " + id + " IN (SELECT message_id FROM search_stale))"
 }
 
 // FTS5Query returns the FTS5 query matching rows holding every lexeme
