@@ -139,11 +139,19 @@ func makeThumbnails(src io.Reader, still ThumbnailFormat, stillDst, animDst io.W
 	if err != nil {
 		return false, err
 	}
+	// Scaled as stored, then turned upright (fewer pixels to turn).
 	b := img.Bounds()
-	w, hh := fit(b.Dx(), b.Dy(), still.MaxWidth, still.MaxHeight)
+	w, hh := b.Dx(), b.Dy()
+	if swapsSides(h.orientation) {
+		w, hh = hh, w
+	}
+	w, hh = fit(w, hh, still.MaxWidth, still.MaxHeight)
+	if swapsSides(h.orientation) {
+		w, hh = hh, w
+	}
 	out := image.NewRGBA(image.Rect(0, 0, w, hh))
 	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, b, draw.Src, nil)
-	return false, encodeStill(stillDst, out, still)
+	return false, encodeStill(stillDst, orient(out, h.orientation), still)
 }
 
 // encodeStill writes img in format f: JPEG or PNG.
@@ -156,13 +164,16 @@ func encodeStill(dst io.Writer, img image.Image, f ThumbnailFormat) error {
 
 // imageHeader is what readHeader found of an image.
 type imageHeader struct {
-	cfg    image.Config
-	format string // as image.DecodeConfig names it
-	shift  uint   // the JPEG reduction to decode at
+	cfg         image.Config // as stored (before orientation)
+	format      string       // as image.DecodeConfig names it
+	shift       uint         // the JPEG reduction to decode at
+	orientation int          // a JPEG's EXIF orientation (1: upright)
 }
 
 // readHeader reads the header of the image src holds and checks it (see
-// decodeLimited), returning a reader of the whole image.
+// decodeLimited), returning a reader of the whole image. need is given
+// the upright size of the image and returns the upright size it will be
+// scaled to.
 func readHeader(src io.Reader, need func(w, h int) (int, int)) (*bufio.Reader, imageHeader, error) {
 	br := bufio.NewReaderSize(src, sniffBytes)
 	head, err := br.Peek(sniffBytes)
@@ -177,11 +188,19 @@ func readHeader(src io.Reader, need func(w, h int) (int, int)) (*bufio.Reader, i
 		return nil, imageHeader{}, err
 	}
 	decoded := int64(cfg.Width) * int64(cfg.Height) * decodedBytesPerPixel(cfg.ColorModel)
-	h := imageHeader{cfg: cfg, format: format}
+	h := imageHeader{cfg: cfg, format: format, orientation: 1}
 	if format == "jpeg" {
+		h.orientation = jpegOrientation(head)
+		stored := need
+		if swapsSides(h.orientation) {
+			stored = func(w, h int) (int, int) {
+				nw, nh := need(h, w)
+				return nh, nw
+			}
+		}
 		// A JPEG's planes are decoded reduced, but a progressive one
 		// keeps every coefficient at full size: the header tells both.
-		h.shift = jpegShift(cfg.Width, cfg.Height, need)
+		h.shift = jpegShift(cfg.Width, cfg.Height, stored)
 		if decoded, err = jpegscale.DecodedBytes(bytes.NewReader(head), h.shift); err != nil {
 			return nil, imageHeader{}, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 		}
@@ -208,19 +227,21 @@ func (h imageHeader) decode(br *bufio.Reader) (image.Image, error) {
 }
 
 // decodeLimited decodes the image src holds (the first frame of an
-// animated one) after checking its header: one over MaxThumbnailPixels,
+// animated one), as stored, and returns it with its EXIF orientation (1
+// when upright; see [orient]), after checking its header: one over MaxThumbnailPixels,
 // one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
 // or one that is not PNG, JPEG, GIF or WebP, is refused with
 // ErrNotThumbnailed before any pixel is decoded. need gives, for the
 // image's size, the size it will be scaled to: a JPEG is decoded at the
 // smallest of 1/1, 1/2, 1/4 and 1/8 of its size still at least that large
 // (see [jpegscale.Decode]).
-func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, error) {
+func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, int, error) {
 	br, h, err := readHeader(src, need)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return h.decode(br)
+	img, err := h.decode(br)
+	return img, h.orientation, err
 }
 
 // checkThumbnailSize refuses, with ErrNotThumbnailed, an image of
