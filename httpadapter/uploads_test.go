@@ -23,6 +23,7 @@ import (
 	"github.com/chatcore/chatcore"
 	"github.com/chatcore/chatcore/httpadapter"
 	"github.com/chatcore/chatcore/store/filestore"
+	"github.com/chatcore/chatcore/uploads"
 	"github.com/matryer/is"
 )
 
@@ -414,6 +415,16 @@ func TestHTTPRegisterFileState(t *testing.T) {
 	wantSuccess(t, res)
 	is.Equal(num(t, res.body["max_file_upload_size_mib"]), int64(7))
 	formats := res.body["server_thumbnail_formats"].([]any)
-	is.Equal(len(formats), 2)
-	is.Equal(formats[0].(map[string]any)["name"], "840x560.jpg")
+	is.Equal(len(formats), len(uploads.ThumbnailFormats))
+	animated := 0
+	for i, f := range formats {
+		m := f.(map[string]any)
+		is.Equal(m["name"], uploads.ThumbnailFormats[i].Name)
+		is.Equal(m["animated"], uploads.ThumbnailFormats[i].Animated)
+		if m["animated"] == true {
+			animated++
+			is.True(strings.Contains(m["name"].(string), "-anim.")) // Zulip's name for animated formats
+		}
+	}
+	is.Equal(animated, 1) // a still and an animated format, as Zulip lists them
 }

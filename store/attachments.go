@@ -58,6 +58,10 @@ type AttachmentFilter struct {
 	Unreferenced bool
 	// CreatedBefore keeps attachments created before it, when non-zero.
 	CreatedBefore time.Time
+	// AwaitingThumbnail keeps image uploads whose thumbnail is neither
+	// made nor found impossible (ImageWidth above zero, Thumbnail empty),
+	// from an index of those alone.
+	AwaitingThumbnail bool
 	// AfterID keeps attachments with a larger id (paging).
 	AfterID AttachmentID
 	// Limit bounds the result; zero means no limit.

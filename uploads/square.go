@@ -15,14 +15,15 @@ import (
 // Zulip's resize_avatar (enlarged when the image is smaller). A large
 // image is first shrunk by a whole factor with a box filter (each output
 // pixel the mean of a k×k block, which keeps detail that point sampling
-// would alias away), then scaled to the exact size with Catmull-Rom.
+// would alias away), then scaled to the exact size with Catmull-Rom. A
+// JPEG is turned upright as its EXIF orientation says.
 func SquareImages(src io.Reader, sizes []int, dst []io.Writer) error {
 	largest := 0
 	for _, size := range sizes {
 		largest = max(largest, size)
 	}
 	// The centred square must keep at least the largest size's pixels.
-	img, err := decodeLimited(src, func(w, h int) (int, int) {
+	img, orientation, err := decodeLimited(src, func(w, h int) (int, int) {
 		side := min(w, h, largest)
 		return side * w / min(w, h), side * h / min(w, h)
 	})
@@ -43,7 +44,7 @@ func SquareImages(src io.Reader, sizes []int, dst []io.Writer) error {
 		}
 		out := image.NewRGBA(image.Rect(0, 0, size, size))
 		draw.CatmullRom.Scale(out, out.Bounds(), from, r, draw.Src, nil)
-		if err := enc.Encode(dst[i], out); err != nil {
+		if err := enc.Encode(dst[i], orient(out, orientation)); err != nil {
 			return err
 		}
 	}

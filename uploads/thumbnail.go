@@ -30,16 +30,19 @@ type ThumbnailFormat struct {
 }
 
 // ThumbnailFormats are the formats chatcore makes: server_thumbnail_formats
-// in /register. An animated image gets a still thumbnail of its first
-// frame (Zulip also makes animated ones; chatcore does not). Zulip's
-// formats are WebP, which no pure Go library encodes: libwebp compiled to
-// WebAssembly (github.com/gen2brain/webp) took 120 ms to encode one
-// 840×560 thumbnail at its fastest setting (JPEG: 14 ms), after 0.4 s
-// compiling the module, which would put a photograph's thumbnail back
-// near 300 ms.
+// in /register. An animated GIF gets two thumbnails, as Zulip makes them:
+// a still one of its first frame and an animated one (the one with
+// Animated set) of its first frames, which its previews show (see
+// [MaxAnimatedPixels]). The animated one is a GIF: no pure Go library
+// encodes animated WebP. Zulip's formats are WebP, which no pure Go
+// library encodes: libwebp compiled to WebAssembly
+// (github.com/gen2brain/webp) took 120 ms to encode one 840×560
+// thumbnail at its fastest setting (JPEG: 14 ms), after 0.4 s compiling
+// the module, which would put a photograph's thumbnail back near 300 ms.
 var ThumbnailFormats = []ThumbnailFormat{
 	{Name: "840x560.jpg", MaxWidth: 840, MaxHeight: 560, Format: "jpg", Animated: false},
 	{Name: "840x560.png", MaxWidth: 840, MaxHeight: 560, Format: "png", Animated: false},
+	{Name: "840x560-anim.gif", MaxWidth: 840, MaxHeight: 560, Format: "gif", Animated: true},
 }
 
 // ThumbnailKey is the storage key of an upload's thumbnail.
@@ -102,59 +105,118 @@ func decodedBytesPerPixel(m color.Model) int64 {
 // MaxThumbnailPixels, one whose decoded pixels would take more than
 // MaxThumbnailDecodedBytes, or one that is not PNG, JPEG, GIF or WebP, is
 // refused with ErrNotThumbnailed before any pixel is decoded; a truncated
-// image fails in decoding.
+// image fails in decoding. A still format shows an animated image's first
+// frame; an animated format (f.Animated) is made only of an animated GIF,
+// within the limits [MaxAnimatedPixels] says, and refused with
+// ErrNotThumbnailed otherwise.
 func MakeThumbnail(dst io.Writer, src io.Reader, f ThumbnailFormat) error {
-	img, err := decodeLimited(src, func(w, h int) (int, int) { return fit(w, h, f.MaxWidth, f.MaxHeight) })
-	if err != nil {
+	if !f.Animated {
+		_, err := makeThumbnails(src, f, dst, nil)
 		return err
 	}
-	b := img.Bounds()
-	w, h := fit(b.Dx(), b.Dy(), f.MaxWidth, f.MaxHeight)
-	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, b, draw.Src, nil)
-	if f.Format == "jpg" {
-		return jpeg.Encode(dst, out, &jpeg.Options{Quality: 85})
+	still, _ := thumbnailFormatFor("image/gif")
+	animated, err := makeThumbnails(src, still, io.Discard, dst)
+	if err == nil && !animated {
+		err = fmt.Errorf("%w: not an animated GIF within the limits", ErrNotThumbnailed)
 	}
-	return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(dst, out)
+	return err
 }
 
-// decodeLimited decodes the image src holds (the first frame of an
-// animated one) after checking its header: one over MaxThumbnailPixels,
-// one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
-// or one that is not PNG, JPEG, GIF or WebP, is refused with
-// ErrNotThumbnailed before any pixel is decoded. need gives, for the
-// image's size, the size it will be scaled to: a JPEG is decoded at the
-// smallest of 1/1, 1/2, 1/4 and 1/8 of its size still at least that large
-// (see [jpegscale.Decode]).
-func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, error) {
+// makeThumbnails writes the still thumbnail of the image src holds, in
+// format still, to stillDst (see MakeThumbnail) and, when animDst is not
+// nil and the image is an animated GIF, its animated thumbnail to animDst,
+// reporting whether it did.
+func makeThumbnails(src io.Reader, still ThumbnailFormat, stillDst, animDst io.Writer) (bool, error) {
+	need := func(w, h int) (int, int) { return fit(w, h, still.MaxWidth, still.MaxHeight) }
+	br, h, err := readHeader(src, need)
+	if err != nil {
+		return false, err
+	}
+	if h.format == "gif" {
+		return gifThumbnails(br, still, animatedFormat(), stillDst, animDst)
+	}
+	img, err := h.decode(br)
+	if err != nil {
+		return false, err
+	}
+	// Scaled as stored, then turned upright (fewer pixels to turn).
+	b := img.Bounds()
+	w, hh := b.Dx(), b.Dy()
+	if swapsSides(h.orientation) {
+		w, hh = hh, w
+	}
+	w, hh = fit(w, hh, still.MaxWidth, still.MaxHeight)
+	if swapsSides(h.orientation) {
+		w, hh = hh, w
+	}
+	out := image.NewRGBA(image.Rect(0, 0, w, hh))
+	draw.ApproxBiLinear.Scale(out, out.Bounds(), img, b, draw.Src, nil)
+	return false, encodeStill(stillDst, orient(out, h.orientation), still)
+}
+
+// encodeStill writes img in format f: JPEG or PNG.
+func encodeStill(dst io.Writer, img image.Image, f ThumbnailFormat) error {
+	if f.Format == "jpg" {
+		return jpeg.Encode(dst, img, &jpeg.Options{Quality: 85})
+	}
+	return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(dst, img)
+}
+
+// imageHeader is what readHeader found of an image.
+type imageHeader struct {
+	cfg         image.Config // as stored (before orientation)
+	format      string       // as image.DecodeConfig names it
+	shift       uint         // the JPEG reduction to decode at
+	orientation int          // a JPEG's EXIF orientation (1: upright)
+}
+
+// readHeader reads the header of the image src holds and checks it (see
+// decodeLimited), returning a reader of the whole image. need is given
+// the upright size of the image and returns the upright size it will be
+// scaled to.
+func readHeader(src io.Reader, need func(w, h int) (int, int)) (*bufio.Reader, imageHeader, error) {
 	br := bufio.NewReaderSize(src, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
+		return nil, imageHeader{}, err
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(head))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
+		return nil, imageHeader{}, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 	}
 	if err := checkThumbnailSize(cfg.Width, cfg.Height); err != nil {
-		return nil, err
+		return nil, imageHeader{}, err
 	}
 	decoded := int64(cfg.Width) * int64(cfg.Height) * decodedBytesPerPixel(cfg.ColorModel)
-	var shift uint
+	h := imageHeader{cfg: cfg, format: format, orientation: 1}
 	if format == "jpeg" {
+		h.orientation = jpegOrientation(head)
+		stored := need
+		if swapsSides(h.orientation) {
+			stored = func(w, h int) (int, int) {
+				nw, nh := need(h, w)
+				return nh, nw
+			}
+		}
 		// A JPEG's planes are decoded reduced, but a progressive one
 		// keeps every coefficient at full size: the header tells both.
-		shift = jpegShift(cfg.Width, cfg.Height, need)
-		if decoded, err = jpegscale.DecodedBytes(bytes.NewReader(head), shift); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
+		h.shift = jpegShift(cfg.Width, cfg.Height, stored)
+		if decoded, err = jpegscale.DecodedBytes(bytes.NewReader(head), h.shift); err != nil {
+			return nil, imageHeader{}, fmt.Errorf("%w: %v", ErrNotThumbnailed, err)
 		}
 	}
 	if decoded > MaxThumbnailDecodedBytes {
-		return nil, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
+		return nil, imageHeader{}, fmt.Errorf("%w: %d×%d pixels would take %d MiB decoded", ErrNotThumbnailed, cfg.Width, cfg.Height, decoded>>20)
 	}
+	return br, h, nil
+}
+
+// decode decodes the image br holds, whose header is h.
+func (h imageHeader) decode(br *bufio.Reader) (image.Image, error) {
 	var img image.Image
-	if format == "jpeg" {
-		img, err = jpegscale.Decode(br, shift)
+	var err error
+	if h.format == "jpeg" {
+		img, err = jpegscale.Decode(br, h.shift)
 	} else {
 		img, _, err = image.Decode(br)
 	}
@@ -162,6 +224,24 @@ func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, 
 		return nil, fmt.Errorf("uploads: decode image: %w", err)
 	}
 	return img, nil
+}
+
+// decodeLimited decodes the image src holds (the first frame of an
+// animated one), as stored, and returns it with its EXIF orientation (1
+// when upright; see [orient]), after checking its header: one over MaxThumbnailPixels,
+// one whose decoded pixels would take more than MaxThumbnailDecodedBytes,
+// or one that is not PNG, JPEG, GIF or WebP, is refused with
+// ErrNotThumbnailed before any pixel is decoded. need gives, for the
+// image's size, the size it will be scaled to: a JPEG is decoded at the
+// smallest of 1/1, 1/2, 1/4 and 1/8 of its size still at least that large
+// (see [jpegscale.Decode]).
+func decodeLimited(src io.Reader, need func(w, h int) (int, int)) (image.Image, int, error) {
+	br, h, err := readHeader(src, need)
+	if err != nil {
+		return nil, 0, err
+	}
+	img, err := h.decode(br)
+	return img, h.orientation, err
 }
 
 // checkThumbnailSize refuses, with ErrNotThumbnailed, an image of
@@ -197,15 +277,18 @@ func fit(w, h, mw, mh int) (int, int) {
 	return max(1, w*mh/h), mh
 }
 
-// Thumbnail makes and stores the thumbnail of upload a when it is an image
-// chatcore thumbnails; Upload runs it after the upload has committed, in
-// the background. Then, in one transaction, the upload records the
-// thumbnail's format, and the messages referencing it that show its
-// loading placeholder show the thumbnail instead, their receivers told by
-// an update_message event with rendering_only true (Zulip's thumbnail
-// worker). When the image cannot be thumbnailed (its pixels are refused
-// or do not decode), its previews are removed from those messages alike,
-// and the upload shows none from then on.
+// Thumbnail makes and stores the thumbnails of upload a when it is an
+// image chatcore thumbnails (a still one, and an animated one of an
+// animated GIF); Upload runs it after the upload has committed, in the
+// background. Then, in one transaction, the upload records the format
+// its previews show (the animated one when made), and the messages
+// referencing it that show its loading placeholder show the thumbnail
+// instead, their receivers told by an update_message event with
+// rendering_only true (Zulip's thumbnail worker). When the image cannot
+// be thumbnailed (its pixels are refused or do not decode), its previews
+// are removed from those messages alike, and the upload shows none from
+// then on. The encoded thumbnails are held in memory until stored (an
+// animated one at most about MaxThumbnailDecodedBytes).
 func Thumbnail(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) error {
 	f, ok := thumbnailFormatFor(a.ContentType)
 	fs := svc.FileStorage()
@@ -217,44 +300,34 @@ func Thumbnail(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment
 		return err
 	}
 	defer src.Close()
-	pr, pw := io.Pipe()
-	badImage := make(chan bool, 1)
-	go func() {
-		w := &writeWatch{w: pw}
-		err := MakeThumbnail(w, src, f)
-		pw.CloseWithError(err)
-		badImage <- err != nil && !w.failed
-	}()
-	_, err = fs.Put(ctx, ThumbnailKey(a.PathID, f.Name), pr)
-	_ = pr.CloseWithError(err) // ends MakeThumbnail should Put have stopped early
-	if bad := <-badImage; err != nil {
-		if bad { // the image, not the storage, failed
-			if derr := thumbnailDone(ctx, svc, a.ID, ""); derr != nil {
-				return errors.Join(err, derr)
-			}
+	var still, anim bytes.Buffer
+	var animDst io.Writer
+	if a.ContentType == "image/gif" {
+		animDst = &anim
+	}
+	animated, err := makeThumbnails(src, f, &still, animDst)
+	if err != nil { // the image, not the storage, failed
+		if derr := thumbnailDone(ctx, svc, a.ID, ""); derr != nil {
+			return errors.Join(err, derr)
 		}
 		return err
+	}
+	if _, err := fs.Put(ctx, ThumbnailKey(a.PathID, f.Name), &still); err != nil {
+		return err
+	}
+	if animated {
+		f = animatedFormat()
+		if _, err := fs.Put(ctx, ThumbnailKey(a.PathID, f.Name), &anim); err != nil {
+			return err
+		}
 	}
 	return thumbnailDone(ctx, svc, a.ID, f.Name)
 }
 
-// writeWatch passes writes on and remembers whether one failed.
-type writeWatch struct {
-	w      io.Writer
-	failed bool
-}
-
-func (w *writeWatch) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
-	if err != nil {
-		w.failed = true
-	}
-	return n, err
-}
-
 // OpenThumbnail opens the thumbnail format of upload pathID for viewer, who
 // must be able to read the upload (see [Open]). A thumbnail not made (yet)
-// is not found.
+// is not found, and so is the animated format of a GIF that is not
+// animated.
 func OpenThumbnail(ctx context.Context, svc *chatcore.Service, viewer *chatcore.User, pathID, format string) (*File, error) {
 	orig, err := Open(ctx, svc, viewer, pathID)
 	if err != nil {
@@ -262,6 +335,9 @@ func OpenThumbnail(ctx context.Context, svc *chatcore.Service, viewer *chatcore.
 	}
 	_ = orig.Content.Close()
 	tf, ok := thumbnailFormatFor(orig.Attachment.ContentType)
+	if ok && orig.Attachment.ContentType == "image/gif" && format == animatedFormat().Name {
+		tf = animatedFormat() // made when the GIF is animated
+	}
 	if !ok || tf.Name != format {
 		return nil, fileNotFound()
 	}

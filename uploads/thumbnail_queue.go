@@ -35,11 +35,7 @@ var (
 // the upload answered; it never blocks. A full backlog skips the thumbnail
 // and returns false.
 func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) bool {
-	startWorkers.Do(func() {
-		for range ThumbnailWorkers {
-			go thumbnailWorker()
-		}
-	})
+	startThumbnailWorkers()
 	select {
 	case thumbnailQueue <- thumbnailJob{ctx: ctx, svc: svc, a: a}:
 		return true
@@ -48,6 +44,65 @@ func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attac
 			"path_id", a.PathID, "backlog", ThumbnailBacklog)
 		return false
 	}
+}
+
+// resumeBatch is how many uploads awaiting a thumbnail ResumeThumbnails
+// reads in one transaction.
+const resumeBatch = ThumbnailBacklog
+
+// ResumeThumbnails queues the thumbnails of the image uploads created
+// before it was called whose thumbnail is neither made nor found
+// impossible: the jobs a previous process lost when it stopped, whose
+// messages would otherwise show their loading placeholder forever (Zulip
+// re-queues such uploads when it renders them). Call it once the Service
+// is made, in the background: it reads resumeBatch uploads per
+// transaction, by id from an index of those uploads alone, and waits for
+// room in the backlog rather than skipping any, until every one is queued
+// or ctx ends; it returns how many it queued. Several instances on one
+// store may each queue the same upload: making a thumbnail twice stores
+// the same files and rewrites no message twice.
+func ResumeThumbnails(ctx context.Context, svc *chatcore.Service) (int, error) {
+	if svc.FileStorage() == nil {
+		return 0, nil
+	}
+	start := svc.Now()
+	queued := 0
+	var after chatcore.AttachmentID
+	for {
+		var as []chatcore.Attachment
+		err := svc.View(ctx, func(tx chatcore.Tx) (err error) {
+			as, err = tx.Attachments(ctx, chatcore.AttachmentFilter{AwaitingThumbnail: true, CreatedBefore: start, AfterID: after, Limit: resumeBatch})
+			return err
+		})
+		if err != nil {
+			return queued, err
+		}
+		for _, a := range as {
+			after = a.ID
+			if _, ok := thumbnailFormatFor(a.ContentType); !ok {
+				continue
+			}
+			startThumbnailWorkers()
+			select {
+			case thumbnailQueue <- thumbnailJob{ctx: context.WithoutCancel(ctx), svc: svc, a: a}:
+				queued++
+			case <-ctx.Done():
+				return queued, ctx.Err()
+			}
+		}
+		if len(as) < resumeBatch {
+			return queued, nil
+		}
+	}
+}
+
+// startThumbnailWorkers starts the ThumbnailWorkers workers, on first use.
+func startThumbnailWorkers() {
+	startWorkers.Do(func() {
+		for range ThumbnailWorkers {
+			go thumbnailWorker()
+		}
+	})
 }
 
 // thumbnailWorker makes the queued thumbnails, one at a time.

@@ -3,6 +3,7 @@ package uploads_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"log/slog"
 	"path/filepath"
@@ -104,4 +105,46 @@ func TestThumbnailBacklogBounded(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// TestResumeThumbnails: an image upload whose thumbnail job was lost (the
+// state a stopped process leaves: uploaded, shown as a placeholder, no
+// thumbnail and no failure recorded) is thumbnailed once a thumbnailer
+// resumes, and its message rewritten; uploads whose thumbnail was made or
+// failed, or that are no image, are not queued again. Batches follow one
+// another until every lost job is queued.
+func TestResumeThumbnails(t *testing.T) {
+	is := is.New(t)
+	d, err := filestore.OpenDir(filepath.Join(t.TempDir(), "up"))
+	is.NoErr(err)
+	t.Cleanup(func() { _ = d.Close() })
+	w := chattest.New(t, chattest.OnStore(chattest.Memory(t)), chattest.With(chatcore.WithFileStorage(d)))
+	c := w.SeedCast(t)
+	img := pngOf(t, 30, 20)
+	lost := func(name string, width int, thumbnail string) chatcore.Attachment {
+		path := "1/lost/" + name
+		_, err := d.Put(t.Context(), path, bytes.NewReader(img))
+		is.NoErr(err)
+		a := chatcore.Attachment{RealmID: c.Member.RealmID, OwnerID: c.Member.ID, PathID: path, FileName: name,
+			ContentType: "image/png", Size: int64(len(img)), Created: w.Svc.Now().Add(-time.Hour),
+			ImageWidth: width, ImageHeight: width * 2 / 3, Thumbnail: thumbnail}
+		w.Write(t, func(ctx context.Context, tx chatcore.Tx) error { return tx.CreateAttachment(ctx, &a) })
+		return a
+	}
+	a := lost("a.png", 30, "")
+	lost("done.png", 30, uploads.ThumbnailFormats[1].Name) // made
+	lost("failed.png", 0, "")                              // failed: no preview
+	const more = 70                                        // over one batch
+	for i := range more {
+		lost(fmt.Sprintf("more%d.png", i), 30, "")
+	}
+	st := w.AddChannel(t, chattest.Channel{Name: "lost", Subscribers: []*chatcore.User{c.Member}})
+	id := w.Send(t, c.Member, st, "t", "[a](/user_uploads/"+a.PathID+")")
+	is.True(strings.Contains(w.Message(t, id).RenderedContent, "image-loading-placeholder")) // the job never ran
+
+	n, err := uploads.ResumeThumbnails(t.Context(), w.Svc)
+	is.NoErr(err)
+	is.Equal(n, 1+more) // the lost ones only, over several batches
+	html := waitRendered(t, w, id)
+	is.True(strings.Contains(html, `src="/user_uploads/`+uploads.ThumbnailKey(a.PathID, uploads.ThumbnailFormats[1].Name)+`"`))
 }

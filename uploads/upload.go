@@ -160,7 +160,8 @@ var imageTypes = map[string]string{"image/png": "png", "image/jpeg": "jpeg", "im
 // checkContent returns the media type the file is stored with: the
 // declared one (without parameters), else one guessed from the name, else
 // what the content looks like; and for a PNG, JPEG, GIF or WebP image its
-// size as its header gives it (zero otherwise). An image type the content
+// size as its header gives it, upright (a JPEG's EXIF orientation
+// applied; zero otherwise). An image type the content
 // does not bear out, an unreadable image header and an image over
 // MaxImagePixels are refused; so is content that looks like an image of
 // another type.
@@ -205,6 +206,10 @@ func checkContent(name, declared string, head []byte) (string, image.Point, erro
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels || cfg.Width <= 0 || cfg.Height <= 0 {
 		return "", image.Point{}, chatcore.BadRequest("Image size exceeds limit.")
+	}
+	if got == "jpeg" && swapsSides(jpegOrientation(head)) {
+		// The size shown is the upright one, as Zulip records it.
+		cfg.Width, cfg.Height = cfg.Height, cfg.Width
 	}
 	return ct, image.Point{X: cfg.Width, Y: cfg.Height}, nil
 }

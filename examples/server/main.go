@@ -206,6 +206,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) (err error) {
 	opts = append(opts, upOpts...)
 	svc := chatcore.New(svcStore, opts...)
 	go collectUploads(ctx, svc, logger)
+	go resumeThumbnails(ctx, svc, logger)
 
 	fixture, err := seed(ctx, svc, cfg)
 	if err != nil {

@@ -65,3 +65,15 @@ func collectUploads(ctx context.Context, svc *chatcore.Service, log *slog.Logger
 		}
 	}
 }
+
+// resumeThumbnails queues the thumbnails the last run of the server did
+// not make (see uploads.ResumeThumbnails).
+func resumeThumbnails(ctx context.Context, svc *chatcore.Service, log *slog.Logger) {
+	n, err := uploads.ResumeThumbnails(ctx, svc)
+	if err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "resuming thumbnails", "err", err)
+	}
+	if n > 0 {
+		log.InfoContext(ctx, "resumed thumbnails", "queued", n)
+	}
+}

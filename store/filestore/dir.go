@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -56,12 +57,20 @@ const writeBuffer = 32 << 10
 // and Put refuses this prefix).
 const tmpPrefix = ".tmp-upload-"
 
-// Put implements [store.FileStorage].
+// Put implements [store.FileStorage]. Once it returns, the file is on the
+// disk: the file, then its directory and those Put made, are synced.
 func (d *Dir) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
 	}
 	dir := filepath.Dir(filepath.FromSlash(key))
+	existing := dir // the deepest directory of the key there already
+	for existing != "." {
+		if _, err := d.root.Stat(existing); err == nil {
+			break
+		}
+		existing = filepath.Dir(existing)
+	}
 	if dir != "." {
 		if err := d.root.MkdirAll(dir, 0o750); err != nil {
 			return 0, fmt.Errorf("filestore: put %q: %w", key, err)
@@ -94,7 +103,33 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 		return n, fmt.Errorf("filestore: put %q: %w", key, err)
 	}
 	done = true
+	// The rename and the directories made are durable only once their
+	// directories are synced: without, a crash after Put returned could
+	// lose the file.
+	for q := dir; ; q = filepath.Dir(q) {
+		if err := syncDir(d.root, q); err != nil {
+			return n, fmt.Errorf("filestore: put %q: sync %q: %w", key, q, err)
+		}
+		if q == existing || q == "." {
+			break
+		}
+	}
 	return n, nil
+}
+
+// syncDir flushes directory name of root to the disk (a variable so that
+// tests see the directories synced). Windows syncs no directory (its
+// FlushFileBuffers refuses one, and NTFS journals the rename).
+var syncDir = func(root *os.Root, name string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	return errors.Join(err, f.Close())
 }
 
 // writeBuffers are the buffers of copyGathered, reused across writes.

@@ -76,7 +76,7 @@ func (t *tx) Attachments(_ context.Context, f store.AttachmentFilter) ([]store.A
 		if (f.RealmID != 0 && a.RealmID != f.RealmID) || (f.OwnerID != 0 && a.OwnerID != f.OwnerID) ||
 			(f.PathIDs != nil && !slices.Contains(f.PathIDs, a.PathID)) || a.ID <= f.AfterID ||
 			(!f.CreatedBefore.IsZero() && !a.Created.Before(f.CreatedBefore)) ||
-			(f.Unreferenced && t.referenced(a.ID)) {
+			(f.Unreferenced && t.referenced(a.ID)) || (f.AwaitingThumbnail && (a.ImageWidth <= 0 || a.Thumbnail != "")) {
 			continue
 		}
 		out = append(out, *a)

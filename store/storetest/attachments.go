@@ -116,18 +116,24 @@ var attachmentTests = []test{
 		is.Equal(got.ImageWidth, 640) // the size round-trips
 		is.Equal(got.ImageHeight, 480)
 		is.Equal(got.Thumbnail, "") // no thumbnail yet
+		awaiting := attachments(t, st, store.AttachmentFilter{AwaitingThumbnail: true, Limit: 10})
+		is.Equal(len(awaiting), 1)
+		is.Equal(awaiting[0].ID, a.ID)                                                                       // the image awaits its thumbnail; the text file none
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{AwaitingThumbnail: true, AfterID: a.ID})), 0) // paging
 		update(t, st, func(ctx context.Context, tx store.Tx) {
 			is.NoErr(tx.SetAttachmentImage(ctx, a.ID, 640, 480, "840x560.png")) // thumbnail made
 		})
 		got = attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID}})[0]
 		is.Equal(got.Thumbnail, "840x560.png")
 		is.Equal(got.ImageWidth, 640)
-		is.Equal(got.FileName, "photo.png") // the rest kept
+		is.Equal(got.FileName, "photo.png")                                                   // the rest kept
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{AwaitingThumbnail: true})), 0) // thumbnailed: awaits nothing
 		update(t, st, func(ctx context.Context, tx store.Tx) {
 			is.NoErr(tx.SetAttachmentImage(ctx, a.ID, 0, 0, "")) // thumbnail failed: no preview
 		})
 		got = attachments(t, st, store.AttachmentFilter{PathIDs: []string{a.PathID}})[0]
 		is.Equal(got.ImageWidth+got.ImageHeight, 0)
+		is.Equal(len(attachments(t, st, store.AttachmentFilter{AwaitingThumbnail: true})), 0) // failed: awaits nothing
 		other := attachments(t, st, store.AttachmentFilter{PathIDs: []string{b.PathID}})[0]
 		is.Equal(other.ImageWidth, 0) // another upload untouched
 		ctx := context.Background()

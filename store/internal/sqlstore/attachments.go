@@ -76,6 +76,9 @@ func (x *Tx) Attachments(ctx context.Context, f store.AttachmentFilter) ([]store
 	if !f.CreatedBefore.IsZero() {
 		query += " AND created < " + param(x.d.Time(f.CreatedBefore))
 	}
+	if f.AwaitingThumbnail { // the partial index attachments_awaiting_thumbnail
+		query += " AND image_width > 0 AND thumbnail = ''"
+	}
 	if f.AfterID != 0 {
 		query += " AND id > " + param(int64(f.AfterID))
 	}
