@@ -29,7 +29,8 @@ func (r UsersRequest) withProfileData() bool {
 
 // Me returns the acting user's own view, as GET /users/me shows it: with
 // profile_data (for a user, not a bot) and max_message_id, the newest message
-// the actor can read without a narrow (-1 when there is none). A missing or
+// the actor received (-1 when there is none; see
+// [chatcore.MaxReadableMessageID]). A missing or
 // deactivated actor gives an [chatcore.Unauthorized] error.
 func Me(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID) (chatcore.UserView, error) {
 	var v chatcore.UserView

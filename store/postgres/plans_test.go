@@ -159,6 +159,11 @@ var (
 		// channel+topic index, and sorts what it finds: the messages of the
 		// topics the viewer follows, the answer itself, not the history.
 		"GET /messages is:followed": true,
+		// is:starred: the rows arm reads the viewer's starred rows from
+		// their partial index, each probing its message, and may sort
+		// them (a bitmap of the index when few are expected): the
+		// viewer's starred messages, not the history.
+		"GET /messages is:starred": true,
 	}
 	knownBatchWalks = map[string]bool{}
 )

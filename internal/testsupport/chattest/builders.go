@@ -123,12 +123,13 @@ func (w *World) AddChannel(tb testing.TB, c Channel) *chatcore.Stream {
 }
 
 // Subscribe (re)subscribes u to st, seeing messages from firstVisible on (0:
-// all).
+// all) and receiving them from there, as a subscription that starts at
+// firstVisible does (Subscription.SinceMessageID).
 func (w *World) Subscribe(tb testing.TB, st *chatcore.Stream, u *chatcore.User, firstVisible chatcore.MessageID) {
 	tb.Helper()
 	w.Write(tb, func(ctx context.Context, tx chatcore.Tx) error {
 		return tx.PutSubscription(ctx, chatcore.Subscription{
-			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible,
+			StreamID: st.ID, UserID: u.ID, Active: true, FirstVisibleMessageID: firstVisible, SinceMessageID: firstVisible,
 		})
 	})
 }
