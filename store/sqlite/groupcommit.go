@@ -70,6 +70,10 @@ type group struct {
 	users   []store.UserID
 	// appended is the highest event log id its Updates appended.
 	appended int64
+	// cacheKiB, when not 0, is the writer's page cache setting (PRAGMA
+	// cache_size) before a bulk insert raised it (see tx.bulkCache), which
+	// ended restores.
+	cacheKiB int64
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -168,8 +172,14 @@ func (g *writeGroup) lose(b *group, err error) {
 
 // ended tells the row cache which cached tables (and which users' rows
 // alone) b, which has committed or rolled back, changed, before b's Updates
-// return (see rowCache).
+// return (see rowCache), and restores the writer's page cache a bulk insert
+// raised.
 func (g *writeGroup) ended(b *group) {
+	if b.cacheKiB != 0 {
+		// The transaction has ended, so the writer's one connection is
+		// free; a failure leaves a bigger cache, which costs memory only.
+		_, _ = g.db.ExecContext(context.Background(), fmt.Sprintf("PRAGMA cache_size = %d", b.cacheKiB))
+	}
 	if b.changed != 0 || len(b.users) > 0 {
 		g.rows.changed(b.changed, b.users)
 	}
