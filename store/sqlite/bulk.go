@@ -100,7 +100,7 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 // the shared transaction, the first time an Update of it writes a batch of
 // at least bulkRows messages (a send's single message leaves it alone).
 func (t *tx) bulkCache(ctx context.Context, n int) error {
-	if n < bulkRows || t.group == nil || t.group.cacheKiB != 0 {
+	if n < bulkRows || t.group == nil || t.group.bulkCache {
 		return nil
 	}
 	ctx, sqlTx, err := t.prepare(ctx, "PRAGMA cache_size", 0, nil)
@@ -114,7 +114,7 @@ func (t *tx) bulkCache(ctx context.Context, n int) error {
 	if _, err := sqlTx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", -bulkCacheKiB)); err != nil {
 		return classify(err, "create messages: cache size")
 	}
-	t.group.cacheKiB = prev
+	t.group.bulkCache, t.group.cacheSize = true, prev
 	return nil
 }
 

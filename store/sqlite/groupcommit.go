@@ -70,10 +70,11 @@ type group struct {
 	users   []store.UserID
 	// appended is the highest event log id its Updates appended.
 	appended int64
-	// cacheKiB, when not 0, is the writer's page cache setting (PRAGMA
-	// cache_size) before a bulk insert raised it (see tx.bulkCache), which
-	// ended restores.
-	cacheKiB int64
+	// bulkCache reports that a bulk insert raised the writer's page cache
+	// (see tx.bulkCache) from cacheSize (PRAGMA cache_size), which ended
+	// restores.
+	bulkCache bool
+	cacheSize int64
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -175,10 +176,10 @@ func (g *writeGroup) lose(b *group, err error) {
 // return (see rowCache), and restores the writer's page cache a bulk insert
 // raised.
 func (g *writeGroup) ended(b *group) {
-	if b.cacheKiB != 0 {
+	if b.bulkCache {
 		// The transaction has ended, so the writer's one connection is
 		// free; a failure leaves a bigger cache, which costs memory only.
-		_, _ = g.db.ExecContext(context.Background(), fmt.Sprintf("PRAGMA cache_size = %d", b.cacheKiB))
+		_, _ = g.db.ExecContext(context.Background(), fmt.Sprintf("PRAGMA cache_size = %d", b.cacheSize))
 	}
 	if b.changed != 0 || len(b.users) > 0 {
 		g.rows.changed(b.changed, b.users)
