@@ -19,6 +19,18 @@ import (
 // again (a longer text to parse and a bigger copy in the statement cache).
 var bulkRows = 64
 
+// bulkCacheKiB is the page cache, in KiB, of the writer connection while a
+// transaction that has bulk-inserted messages is open (SQLite's default is
+// 2,000 KiB, which the transaction's end restores; see writeGroup.ended).
+// An import writes every message's row into seven indexes and the search
+// index at scattered places: with the default cache, each insert evicts
+// dirty pages into the WAL and reads them back (cmd/importbench at 200k
+// messages: 33 s with the default cache, 21 s with this one). The cache is
+// SQLite's memory, outside the Go heap, and fills only as pages are used;
+// a transaction's dirty pages stay in it until the commit, so it bounds
+// what the import holds too.
+var bulkCacheKiB = 256 << 10
+
 // messageRowArgs are the values of a message row, in the order of
 // sqlstore.MessageCols (as CreateMessage binds them after its id).
 func messageRowArgs(m *store.Message) []any {
@@ -41,6 +53,9 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 	}
 	if len(ms) == 0 {
 		return nil
+	}
+	if err := t.bulkCache(ctx, len(ms)); err != nil {
+		return err
 	}
 	var hi int64
 	var explicit []int64
@@ -98,6 +113,28 @@ func (t *tx) CreateMessages(ctx context.Context, ms []*store.Message) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// bulkCache raises the writer's page cache to bulkCacheKiB for the rest of
+// the shared transaction, the first time an Update of it writes a batch of
+// at least bulkRows messages (a send's single message leaves it alone).
+func (t *tx) bulkCache(ctx context.Context, n int) error {
+	if n < bulkRows || t.group == nil || t.group.bulkCache {
+		return nil
+	}
+	ctx, sqlTx, err := t.prepare(ctx, "PRAGMA cache_size", 0, nil)
+	if err != nil {
+		return err
+	}
+	var prev int64
+	if err := sqlTx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&prev); err != nil {
+		return classify(err, "create messages: read cache size")
+	}
+	if _, err := sqlTx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", -bulkCacheKiB)); err != nil {
+		return classify(err, "create messages: cache size")
+	}
+	t.group.bulkCache, t.group.cacheSize = true, prev
 	return nil
 }
 

@@ -96,3 +96,15 @@ func SearchTail(s *Store) (through int64, stale int, err error) {
 	err = s.readers.QueryRow("SELECT indexed_through, (SELECT count(*) FROM search_stale) FROM search_state").Scan(&through, &stale)
 	return through, stale, err
 }
+
+// CacheSize returns the page cache setting (PRAGMA cache_size) of the
+// connection of tx, an Update's transaction.
+func CacheSize(stx store.Tx) (int64, error) {
+	var n int64
+	err := stx.(*tx).tx.QueryRow("PRAGMA cache_size").Scan(&n)
+	return n, err
+}
+
+// LocalStmts returns how many statements tx prepared for itself (see
+// tx.stmt).
+func LocalStmts(stx store.Tx) int { return len(stx.(*tx).local) }

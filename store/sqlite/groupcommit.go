@@ -73,6 +73,11 @@ type group struct {
 	users   []store.UserID
 	// appended is the highest event log id its Updates appended.
 	appended int64
+	// bulkCache reports that a bulk insert raised the writer's page cache
+	// (see tx.bulkCache) from cacheSize (PRAGMA cache_size), which ended
+	// restores.
+	bulkCache bool
+	cacheSize int64
 }
 
 // update runs fn as one Update; see writeGroup.
@@ -171,8 +176,14 @@ func (g *writeGroup) lose(b *group, err error) {
 
 // ended tells the row cache which cached tables (and which users' rows
 // alone) b, which has committed or rolled back, changed, before b's Updates
-// return (see rowCache).
+// return (see rowCache), and restores the writer's page cache a bulk insert
+// raised.
 func (g *writeGroup) ended(b *group) {
+	if b.bulkCache {
+		// The transaction has ended, so the writer's one connection is
+		// free; a failure leaves a bigger cache, which costs memory only.
+		_, _ = g.db.ExecContext(context.Background(), fmt.Sprintf("PRAGMA cache_size = %d", b.cacheSize))
+	}
 	if b.changed != 0 || len(b.users) > 0 {
 		g.rows.changed(b.changed, b.users)
 	}

@@ -52,6 +52,11 @@ type tx struct {
 	// bulk are the multi-row statements CreateMessages prepared in this
 	// transaction (see bulkStmt).
 	bulk map[bulkKey]*sql.Stmt
+	// local are the statements missing from the cache that this
+	// transaction ran often enough to prepare for itself, and seen how
+	// often it ran each missing one (see stmt).
+	local map[string]*sql.Stmt
+	seen  map[string]int
 	// Tx runs the statements written once for both SQL stores (see
 	// newTx).
 	sqlstore.Tx
@@ -93,6 +98,14 @@ func (t *tx) sqlTx(ctx context.Context) (*sql.Tx, error) {
 
 // stmt returns the cached prepared statement for query bound to the
 // transaction, or nil (recording the miss).
+//
+// The cache prepares what a transaction missed only once it has ended, so
+// a long transaction (an import writing a million messages, each direct
+// conversation with its own statements) would otherwise prepare a
+// statement anew at every run: a statement missed localAfter times is
+// prepared on the transaction itself and reused until it ends, for up to
+// maxLocal statements (a transaction's statements with varying text, such
+// as IN lists, are counted up to maxSeen).
 func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 	if t.cache == nil {
 		return nil
@@ -100,9 +113,40 @@ func (t *tx) stmt(ctx context.Context, sqlTx *sql.Tx, query string) *sql.Stmt {
 	if st := t.cache.get(query); st != nil {
 		return sqlTx.StmtContext(ctx, st)
 	}
+	if st := t.local[query]; st != nil {
+		return st
+	}
 	t.misses = append(t.misses, query)
-	return nil
+	if t.seen == nil {
+		t.seen = map[string]int{}
+	}
+	n, ok := t.seen[query]
+	if !ok && len(t.seen) >= maxSeen {
+		return nil
+	}
+	t.seen[query] = n + 1
+	if n+1 < localAfter || len(t.local) >= maxLocal {
+		return nil
+	}
+	st, err := sqlTx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // run unprepared, which reports the error
+	}
+	if t.local == nil {
+		t.local = map[string]*sql.Stmt{}
+	}
+	// database/sql closes a transaction's statements when it ends.
+	t.local[query] = st
+	return st
 }
+
+// localAfter, maxLocal and maxSeen bound the statements a transaction
+// prepares for itself (see tx.stmt).
+const (
+	localAfter = 3
+	maxLocal   = 64
+	maxSeen    = 1024
+)
 
 // prepare readies a statement run with args: it shows both to the trace
 // hook, begins a View's transaction, notes the cached tables a statement of
