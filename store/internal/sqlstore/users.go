@@ -61,9 +61,10 @@ func (d *Dialect) userStatements() *userSQL {
 		if d.SettingsSelect != nil {
 			settings = d.SettingsSelect(settingQuoted)
 		}
-		s.sel = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
-			"bot_owner_id, api_key_hash, password_hash, avatar_source, avatar_version, date_joined, can_create_users, " + settings + " FROM users"
-		s.profile = strings.Replace(s.sel, settings, SettingColumns["timezone"]+", "+SettingColumns["email_address_visibility"], 1)
+		const base = "SELECT id, realm_id, email, full_name, full_name_key, role, is_active, is_bot, bot_type, " +
+			"bot_owner_id, api_key_hash, password_hash, avatar_source, avatar_version, date_joined, can_create_users, "
+		s.sel = base + settings + " FROM users"
+		s.profile = base + SettingColumns["timezone"] + ", " + SettingColumns["email_address_visibility"] + " FROM users"
 		s.byID = s.sel + " WHERE id = $1"
 		s.byEmail = s.sel + " WHERE realm_id = $1 AND email_key = $2"
 		s.byAPIKey = s.sel + " WHERE api_key_hash = $1"
@@ -95,22 +96,25 @@ func (d *Dialect) scanUser(r Row, u *store.User) error { return d.scanUserAnd(r,
 // scanUserAnd scans a row of the dialect's user select into u, and the
 // columns after the user's into more.
 func (d *Dialect) scanUserAnd(r Row, u *store.User, more ...any) error {
-	dest := []any{Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
-		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
-		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers}
+	dest := userDest(u)
 	if d.SettingsDest != nil {
 		return r.Scan(append(append(dest, d.SettingsDest(u.Settings.Fields())...), more...)...)
 	}
 	return r.Scan(append(append(dest, u.Settings.Fields()...), more...)...)
 }
 
+// userDest returns the scan destinations of the user columns before the
+// settings, into u.
+func userDest(u *store.User) []any {
+	return []any{Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
+		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
+		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers}
+}
+
 // scanProfile scans a row of the user statements' profile select into u:
 // the settings other users see, the rest left zero (UserFilter.Profile).
 func scanProfile(r Row, u *store.User) error {
-	return r.Scan(Num(&u.ID), Num(&u.RealmID), &u.Email, &u.FullName, &u.FullNameKey, Num(&u.Role), &u.IsActive, &u.IsBot,
-		Num(&u.BotType), ID(&u.BotOwnerID), Str(&u.APIKeyHash), &u.PasswordHash,
-		&u.AvatarSource, Num(&u.AvatarVersion), Time(&u.DateJoined), &u.CanCreateUsers,
-		&u.Settings.Timezone, Num(&u.Settings.EmailAddressVisibility))
+	return r.Scan(append(userDest(u), &u.Settings.Timezone, Num(&u.Settings.EmailAddressVisibility))...)
 }
 
 // SettingArgs returns the values of every setting in SettingNames order.
