@@ -227,10 +227,14 @@ func (b *Bus) catchUp(ctx context.Context, conn *pgx.Conn) error {
 	from := b.from
 	b.from, b.recent = head, head
 	b.mu.Unlock()
-	rows, err := conn.Query(ctx, `SELECT e.realm_id, bool_or(e.public), max(e.id),
-			coalesce(array_agg(DISTINCT u.user_id) FILTER (WHERE u.user_id IS NOT NULL), '{}')
-		FROM event_log e LEFT JOIN LATERAL unnest(e.users) AS u(user_id) ON true
-		WHERE e.id > $1 GROUP BY e.realm_id`, from)
+	// The users of each realm's distinct audiences (many entries share one).
+	rows, err := conn.Query(ctx, `WITH x AS (
+			SELECT realm_id, bool_or(public) AS public, max(id) AS top, array_agg(DISTINCT audience_id) AS audiences
+			FROM event_log WHERE id > $1 GROUP BY realm_id
+		)
+		SELECT x.realm_id, x.public, x.top,
+			coalesce((SELECT array_agg(DISTINCT u.user_id) FROM event_audience_users u WHERE u.audience_id = ANY(x.audiences)), '{}')
+		FROM x`, from)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/chatcore/chatcore/internal/slicex"
@@ -20,34 +22,45 @@ const appendLockSeed = 0x65766e74 // "evnt"
 // follow commit order: a transaction that appends to a realm waits for the
 // one appending to it before to commit or roll back, and appends to other
 // realms do not wait), then takes one id per entry in the given order, sets
-// each entry's group_start (the group's first id), inserts the entries with
-// their addressees ($6 users, $7 the 1-based position of each one's entry)
-// and an event_users row per addressee (distinct pairs, so a plain INSERT:
-// ON CONFLICT would read the index, which under SERIALIZABLE makes
-// concurrent appends of any realms conflict), and returns the ids in order.
-// The lock keys live in the single-bigint space of advisory locks, apart
-// from the migration lock's two-integer key.
+// each entry's group_start (the group's first id), inserts the entries, and
+// returns the ids in order. Each entry names its audience ($6: 0 for none,
+// else the 1-based position of its hash in $7): an audience the log has is
+// found by its hash, one it lacks is added with its users ($8[$9:$10], the
+// audience's first and last in $8). Adding one writes a row per user once;
+// every later entry of the same users (the next message to the channel)
+// writes none. (The users are sliced by audience so that those of the
+// audiences found are never read, and an audience is looked up by a
+// subquery, through the hash's index whatever the plan.) An audience
+// another transaction adds meanwhile fails this one to serialise (ON
+// CONFLICT meets a row its snapshot does not see), and it runs again. The lock keys live in the single-bigint space of
+// advisory locks, apart from the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
 		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r
+	), known AS MATERIALIZED (
+		SELECT a.ord, a.hash, a.first, a.last, (SELECT x.id FROM event_audiences x WHERE x.hash = a.hash) AS id
+		FROM unnest($7::bytea[], $9::int[], $10::int[]) WITH ORDINALITY AS a(hash, first, last, ord)
+	), added AS (
+		INSERT INTO event_audiences (hash) SELECT hash FROM known WHERE id IS NULL ORDER BY ord
+		ON CONFLICT (hash) DO NOTHING RETURNING id, hash
+	), added_users AS (
+		INSERT INTO event_audience_users (user_id, audience_id)
+		SELECT u.user_id, n.id FROM added n JOIN known k ON k.hash = n.hash,
+			unnest(($8::bigint[])[k.first:k.last]) AS u(user_id)
 	), e AS MATERIALIZED (
-		SELECT nextval('event_log_id_seq') AS id, r.realm, r.public, r.grp, r.data, r.ord
-		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(realm, public, grp, data, ord)
+		SELECT nextval('event_log_id_seq') AS id, r.realm, r.public, r.grp, r.data, r.aud, r.ord
+		FROM l, unnest($2::bigint[], $3::boolean[], $4::bigint[], $5::text[], $6::bigint[]) WITH ORDINALITY AS r(realm, public, grp, data, aud, ord)
 	), g AS MATERIALIZED (
 		SELECT e.*, CASE WHEN grp = 0 THEN id ELSE min(id) OVER (PARTITION BY grp) END AS start FROM e
-	), a AS (
-		SELECT ord, array_agg(user_id ORDER BY user_id) AS users FROM unnest($6::bigint[], $7::bigint[]) AS u(user_id, ord) GROUP BY ord
 	), ins AS (
-		INSERT INTO event_log (id, realm_id, public, group_start, data, users)
-		SELECT g.id, g.realm, g.public, g.start, g.data::json, coalesce(a.users, '{}') FROM g LEFT JOIN a ON a.ord = g.ord
-		RETURNING id, users
-	), addressed AS (
-		INSERT INTO event_users (user_id, event_id) SELECT u.user_id, ins.id FROM ins, unnest(ins.users) AS u(user_id)
+		INSERT INTO event_log (id, realm_id, public, group_start, data, audience_id)
+		SELECT g.id, g.realm, g.public, g.start, g.data::json, CASE WHEN g.aud = 0 THEN 0 ELSE coalesce(k.id, n.id) END
+		FROM g LEFT JOIN known k ON k.ord = g.aud LEFT JOIN added n ON n.hash = k.hash
 	)
 	SELECT id FROM g ORDER BY ord`
 
 // AppendEvents implements [store.EventStore] with one statement for the
-// entries and their addressees (under the append locks of their realms, see
+// entries and their audiences (under the append locks of their realms, see
 // appendEventsSQL). The statement is not sent at once: it goes to the server
 // in one batch with the transaction's COMMIT, or before the transaction's
 // next statement when it has one (see lazyTx.enqueueKind), and the ids are
@@ -98,23 +111,39 @@ type pendingAppend struct {
 }
 
 // appendArgs returns the arguments of appendEventsSQL for the entries of
-// appends, in order.
+// appends, in order, with each distinct audience (set of users) once.
 func appendArgs(appends []*pendingAppend) []any {
 	var (
-		realms, groups, users, ords []int64
+		realms, groups, auds, users []int64
 		public                      []bool
 		data                        []string
+		hashes                      [][]byte
+		firsts, lasts               []int32
 	)
+	index := map[[sha256.Size]byte]int64{}
 	for _, a := range appends {
 		for _, e := range a.events {
-			realms, public, groups, data = append(realms, int64(e.RealmID)), append(public, e.Public),
-				append(groups, e.Group), append(data, string(e.Data))
-			for _, u := range slicex.SortedSet(e.UserIDs) {
-				users, ords = append(users, int64(u)), append(ords, int64(len(realms)))
+			var aud int64 // 0: no users
+			if len(e.UserIDs) > 0 {
+				set := slicex.SortedSet(e.UserIDs)
+				h := sqlstore.AudienceHash(set)
+				var ok bool
+				if aud, ok = index[h]; !ok {
+					hashes = append(hashes, h[:])
+					aud = int64(len(hashes))
+					index[h] = aud
+					firsts = append(firsts, int32(len(users)+1))
+					for _, u := range set {
+						users = append(users, int64(u))
+					}
+					lasts = append(lasts, int32(len(users)))
+				}
 			}
+			realms, public, groups, data, auds = append(realms, int64(e.RealmID)), append(public, e.Public),
+				append(groups, e.Group), append(data, string(e.Data)), append(auds, aud)
 		}
 	}
-	return []any{appendLockSeed, realms, public, groups, data, users, ords}
+	return []any{appendLockSeed, realms, public, groups, data, auds, hashes, users, firsts, lasts}
 }
 
 // mergedAppend returns the one statement that appends the entries of
@@ -216,17 +245,43 @@ func realmHead(realm string) string {
 		(SELECT coalesce(max(pruned_through), 0) FROM event_log_pruned WHERE realm_id = ` + realm + `))`
 }
 
-// eventsForSQL selects the entries of an EventLogQuery: the user's entries
-// through event_users, then (when the query asks for them) the realm's
-// public entries that no entry of their group addresses to the user.
-// Arguments: $1 user, $2 after, $3 realm, $4 public.
-const eventsForSQL = `
-SELECT e.id, e.realm_id, e.public, e.data::text FROM event_users u JOIN event_log e ON e.id = u.event_id
-WHERE u.user_id = $1 AND u.event_id > $2 AND e.realm_id = $3
+// eventsForSQL selects the entries of an EventLogQuery: the user's, then
+// (when the query asks for them) the realm's public entries that no entry
+// of their group addresses to the user. The user's entries are found one of
+// two ways, whichever plan the first part (h) picks: testing the audience
+// of every entry of the realm after the query's bound, cheapest when few
+// entries follow it (a queue that keeps up, the common poll), or walking
+// the user's audiences through event_log_audience, whose cost grows with
+// how many audiences the user is in (one per channel and conversation with
+// live entries), cheaper for a queue far behind. The scan is chosen while
+// the bound is at most scanGap ids behind the realm's last entry, or at
+// most scanPerAudience times the user's audiences (the walk then reads and
+// sorts about as many entries). The branch not picked does not run (its
+// condition is a one-time filter). Arguments: $1 user, $2 after, $3 realm,
+// $4 public.
+var eventsForSQL = `
+WITH h AS MATERIALIZED (
+	SELECT coalesce((SELECT max(id) FROM event_log WHERE realm_id = $3), 0) - $2 AS gap
+), p AS MATERIALIZED (
+	SELECT gap <= ` + strconv.Itoa(scanGap) + ` OR gap <= ` + strconv.Itoa(scanPerAudience) + ` * (SELECT count(*) FROM event_audience_users WHERE user_id = $1) AS scan FROM h
+)
+SELECT e.id, e.realm_id, e.public, e.data::text FROM event_log e
+WHERE (SELECT scan FROM p) AND e.realm_id = $3 AND e.id > $2
+  AND EXISTS (SELECT 1 FROM event_audience_users a WHERE a.user_id = $1 AND a.audience_id = e.audience_id)
+UNION ALL
+SELECT e.id, e.realm_id, e.public, e.data::text FROM event_audience_users a JOIN event_log e ON e.audience_id = a.audience_id
+WHERE NOT (SELECT scan FROM p) AND a.user_id = $1 AND e.id > $2 AND e.realm_id = $3
 UNION ALL
 SELECT e.id, e.realm_id, e.public, e.data::text FROM event_log e
 WHERE $4 AND e.public AND e.realm_id = $3 AND e.id > $2
-  AND NOT EXISTS (SELECT 1 FROM event_users g WHERE g.user_id = $1 AND g.event_id BETWEEN e.group_start AND e.id)`
+  AND NOT EXISTS (SELECT 1 FROM event_log g JOIN event_audience_users ga ON ga.audience_id = g.audience_id AND ga.user_id = $1
+    WHERE g.realm_id = $3 AND g.id BETWEEN e.group_start AND e.id)`
+
+// scanGap and scanPerAudience set the plan of eventsForSQL.
+const (
+	scanGap         = 256
+	scanPerAudience = 4
+)
 
 func eventsForArgs(q store.EventLogQuery) []any {
 	return []any{q.UserID, q.After, q.RealmID, q.Public}
@@ -259,9 +314,12 @@ func (t *tx) CountEventsFor(ctx context.Context, q store.EventLogQuery, max int)
 }
 
 // PruneEvents implements [store.EventStore] in one statement: it deletes
-// the entries, their event_users rows (found through the primary key from
-// the addressees each entry lists), and keeps each realm's highest deleted
-// id in event_log_pruned.
+// the entries and the audiences no entry left names (their users with
+// them), and keeps each realm's highest deleted id in event_log_pruned. An
+// entry appended meanwhile that names an audience this deletes cannot
+// commit with it: the append read the audience's row, which this deletes,
+// and this read the audience's entries through event_log_audience, where
+// the append inserts, so one of the two fails to serialise.
 func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, error) {
 	if err := t.logReadable(); err != nil {
 		return 0, err
@@ -273,7 +331,9 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 		return 0, fmt.Errorf("postgres: prune events: limit %d is not positive", limit)
 	}
 	// The batch's entries of a group that continues past the batch stay (see
-	// store.EventStore), found through event_log_group_continuations.
+	// store.EventStore), found through event_log_group_continuations. An
+	// audience's entries are walked from its first, the ones deleted here,
+	// to the first one left.
 	var n int
 	err := t.queryRow(ctx, `WITH b AS MATERIALIZED (
 			SELECT id, group_start FROM event_log WHERE id <= $1 ORDER BY id LIMIT $2
@@ -284,9 +344,14 @@ func (t *tx) PruneEvents(ctx context.Context, through int64, limit int) (int, er
 			WHERE l.group_start < l.id AND l.group_start BETWEEN r.first AND r.top AND l.id > r.top
 		), d AS (
 			DELETE FROM event_log WHERE id IN (SELECT id FROM b WHERE group_start NOT IN (SELECT group_start FROM keep))
-			RETURNING id, realm_id, users
-		), u AS (
-			DELETE FROM event_users e USING d WHERE e.event_id = d.id AND e.user_id = ANY(d.users)
+			RETURNING id, realm_id, audience_id
+		), gone AS MATERIALIZED (
+			SELECT x.audience_id AS id FROM (SELECT DISTINCT audience_id FROM d WHERE audience_id <> 0) x
+			WHERE NOT EXISTS (SELECT 1 FROM event_log l WHERE l.audience_id = x.audience_id AND l.id NOT IN (SELECT id FROM d))
+		), au AS (
+			DELETE FROM event_audience_users u USING gone WHERE u.audience_id = gone.id
+		), aa AS (
+			DELETE FROM event_audiences a USING gone WHERE a.id = gone.id
 		), s AS (
 			INSERT INTO event_log_pruned AS p (realm_id, pruned_through) SELECT realm_id, max(id) FROM d GROUP BY realm_id
 			ON CONFLICT (realm_id) DO UPDATE SET pruned_through = greatest(p.pruned_through, excluded.pruned_through)

@@ -54,7 +54,9 @@ func TestAppendLocksPerRealm(t *testing.T) {
 	// Another realm: not held up (a wait would run into the deadline).
 	short, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	others := []store.LoggedEvent{{RealmID: 2, UserIDs: []store.UserID{1}, Data: []byte(`{"type":"other"}`)}}
+	// (A user of the other realm: users belong to one realm. Two appends
+	// that add the same audience, a set of users, do wait for each other.)
+	others := []store.LoggedEvent{{RealmID: 2, UserIDs: []store.UserID{2}, Data: []byte(`{"type":"other"}`)}}
 	err := b.Update(short, func(tx store.Tx) error { return tx.AppendEvents(short, others) })
 	other := others[0].ID // filled in by the commit
 	is.NoErr(err)         // the other realm's append committed while the first is open
@@ -119,6 +121,62 @@ func TestAppendLocksPerRealm(t *testing.T) {
 		return nil
 	})
 	is.NoErr(err)
+}
+
+// TestPruneRacesAppendOfAudience: a prune that deletes the last entry of an
+// audience, and with it the audience, while another transaction appends an
+// entry naming that audience (found before the prune committed) loses
+// nothing: one of the two fails to serialise and runs again, and the new
+// entry reaches its users. Appends of one audience share its rows.
+func TestPruneRacesAppendOfAudience(t *testing.T) {
+	is := is.New(t)
+	a, b := instances(t)
+	ctx := context.Background()
+	users := []store.UserID{41, 42}
+	first := []store.LoggedEvent{{RealmID: 4, UserIDs: users, Data: []byte(`{"type":"first"}`)}}
+	is.NoErr(a.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, first) }))
+
+	appended, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	later := []store.LoggedEvent{{RealmID: 4, UserIDs: users, Data: []byte(`{"type":"later"}`)}}
+	go func() {
+		done <- a.Update(ctx, func(tx store.Tx) error {
+			if err := tx.AppendEvents(ctx, later); err != nil {
+				return err
+			}
+			if _, err := tx.LastEventID(ctx, 4); err != nil { // sends the append
+				return err
+			}
+			once.Do(func() { close(appended) })
+			<-release
+			return nil
+		})
+	}()
+	<-appended
+	is.NoErr(b.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.PruneEvents(ctx, first[0].ID, 10)
+		is.Equal(n, 1) // the first entry (the open one is not in its snapshot)
+		return err
+	}))
+	close(release)
+	is.NoErr(<-done) // the append committed, on a later attempt when it lost the race
+	for _, u := range users {
+		is.NoErr(b.View(ctx, func(tx store.Tx) error {
+			got, err := tx.EventsFor(ctx, store.EventLogQuery{RealmID: 4, UserID: u})
+			is.Equal(len(got), 1)                           // the later entry reaches its user
+			is.Equal(string(got[0].Data), `{"type":"later"}`) // (and the pruned one is gone)
+			return err
+		}))
+	}
+
+	more := []store.LoggedEvent{{RealmID: 4, UserIDs: []store.UserID{42, 41}, Data: []byte(`{"type":"more"}`)}}
+	is.NoErr(a.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, more) }))
+	var audiences, rows int
+	is.NoErr(a.Pool().QueryRow(ctx, `SELECT count(DISTINCT audience_id), count(*) FROM event_log WHERE realm_id = 4`).Scan(&audiences, &rows))
+	is.Equal([]int{audiences, rows}, []int{1, 2}) // both entries name one audience
+	var members int
+	is.NoErr(a.Pool().QueryRow(ctx, `SELECT count(*) FROM event_audience_users WHERE user_id = ANY($1)`, []int64{41, 42}).Scan(&members))
+	is.Equal(members, 2) // its users once
 }
 
 // roundTrips is a pgx tracer that counts the requests a pool's connections

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
 
 	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
@@ -76,55 +75,77 @@ func TestOpenErrors(t *testing.T) {
 	is.True(err != nil) // a cancelled context
 }
 
-// TestEventAddresseesMigration: migration 0005 gives each entry already in
-// the log the addressees of its event_users rows and drops the index by
-// event id; pruning afterwards deletes those rows with their entries.
-func TestEventAddresseesMigration(t *testing.T) {
+// TestEventAudiencesMigration: migration 0022 gives each entry already in
+// the log an audience of its event_users rows, so polls still find them;
+// a new entry for the same users gets an audience of its own (the migrated
+// ones are keyed by entry), later ones share it; pruning deletes the
+// audiences only pruned entries named, with their users.
+func TestEventAudiencesMigration(t *testing.T) {
 	is := is.New(t)
 	url, schema := pgtest.UnpooledSchema(t) // changed below: never reused
 	ctx := context.Background()
 	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
 	is.NoErr(err)
 	entries := []store.LoggedEvent{
-		{RealmID: 1, UserIDs: []store.UserID{7, 3, 5}, Data: []byte(`{"type":"a"}`)},
+		{RealmID: 1, UserIDs: []store.UserID{3, 5, 7}, Data: []byte(`{"type":"a"}`)},
 		{RealmID: 1, Public: true, Data: []byte(`{"type":"b"}`)},
 		{RealmID: 2, UserIDs: []store.UserID{3}, Data: []byte(`{"type":"c"}`)},
 	}
 	is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, entries) }))
-	addressees := func(st *postgres.Store) [][]int64 {
-		rows, err := st.Pool().Query(ctx, "SELECT users FROM event_log ORDER BY id")
-		is.NoErr(err)
-		users, err := pgx.CollectRows(rows, pgx.RowTo[[]int64])
-		is.NoErr(err)
-		return users
-	}
-	want := [][]int64{{3, 5, 7}, {}, {3}}
-	is.Equal(addressees(st), want) // appended with their addressees, sorted
 
-	// Back to the schema before 0005, with the log as it held the entries.
-	_, err = st.Pool().Exec(ctx, `ALTER TABLE event_log DROP COLUMN users;
-		CREATE INDEX event_users_event ON event_users (event_id);
-		UPDATE chatcore_schema SET version = 4`)
+	// Back to the schema before 0022, with the log as it held the entries.
+	_, err = st.Pool().Exec(ctx, `CREATE TABLE event_users (user_id bigint NOT NULL, event_id bigint NOT NULL, PRIMARY KEY (user_id, event_id));
+		ALTER TABLE event_log ADD COLUMN users bigint[] NOT NULL DEFAULT '{}';
+		UPDATE event_log e SET users = a.users
+		FROM (SELECT audience_id, array_agg(user_id ORDER BY user_id) AS users FROM event_audience_users GROUP BY audience_id) a
+		WHERE a.audience_id = e.audience_id;
+		INSERT INTO event_users (user_id, event_id) SELECT unnest(users), id FROM event_log;
+		DROP INDEX event_log_audience;
+		ALTER TABLE event_log DROP COLUMN audience_id;
+		DROP TABLE event_audience_users, event_audiences;
+		UPDATE chatcore_schema SET version = 21`)
 	is.NoErr(err)
 	st.Close()
 
 	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
 	is.NoErr(err)
 	t.Cleanup(func() { st.Close() })
-	is.Equal(addressees(st), want) // filled in from event_users
-	var index *string
-	is.NoErr(st.Pool().QueryRow(ctx, "SELECT to_regclass('event_users_event')::text").Scan(&index))
-	is.Equal(index, nil) // dropped
-
-	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
-		n, err := tx.PruneEvents(ctx, entries[1].ID, 10)
-		is.Equal(n, 2) // the first two entries
-		return err
-	}))
-	count := func(table string) (n int) {
-		is.NoErr(st.Pool().QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+	count := func(query string) (n int) {
+		is.NoErr(st.Pool().QueryRow(ctx, query).Scan(&n))
 		return n
 	}
-	is.Equal(count("event_log"), 1)   // the third entry stays
-	is.Equal(count("event_users"), 1) // with its one addressee; the first entry's three went with it
+	is.Equal(count("SELECT count(*) FROM event_audiences"), 2)      // one per addressed entry
+	is.Equal(count("SELECT count(*) FROM event_audience_users"), 4) // their users
+	is.Equal(count("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'event_users'"), 0)
+	polled := func(realm store.RealmID, user store.UserID, public bool) (data []string) {
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			got, err := tx.EventsFor(ctx, store.EventLogQuery{RealmID: realm, UserID: user, Public: public})
+			for _, e := range got {
+				data = append(data, string(e.Data))
+			}
+			return err
+		}))
+		return data
+	}
+	is.Equal(polled(1, 5, false), []string{`{"type":"a"}`})                // the migrated entry reaches its user
+	is.Equal(polled(1, 4, true), []string{`{"type":"b"}`})                 // the public one the others
+	is.Equal(polled(2, 3, false), []string{`{"type":"c"}`})                // another realm's
+	is.Equal(polled(1, 3, true), []string{`{"type":"a"}`, `{"type":"b"}`}) // no group: both
+
+	more := []store.LoggedEvent{
+		{RealmID: 1, UserIDs: []store.UserID{3, 5, 7}, Data: []byte(`{"type":"d"}`)},
+		{RealmID: 1, UserIDs: []store.UserID{7, 5, 3}, Data: []byte(`{"type":"e"}`)},
+	}
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, more) }))
+	is.Equal(count("SELECT count(*) FROM event_audiences"), 3) // the two new entries share a new one
+	is.Equal(polled(1, 7, false), []string{`{"type":"a"}`, `{"type":"d"}`, `{"type":"e"}`})
+
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		n, err := tx.PruneEvents(ctx, entries[2].ID, 10)
+		is.Equal(n, 3) // the migrated entries
+		return err
+	}))
+	is.Equal(count("SELECT count(*) FROM event_audiences"), 1)      // the new entries' only
+	is.Equal(count("SELECT count(*) FROM event_audience_users"), 3) // with its users
+	is.Equal(polled(1, 5, false), []string{`{"type":"d"}`, `{"type":"e"}`})
 }

@@ -241,6 +241,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		cfg.pool(pc)
 	}
 	pingFreshConns(pc)
+	useInt8Arrays(pc)
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)

@@ -92,10 +92,11 @@ func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream store.StreamID) ([]
 }
 
 // activeSubscribersOf is the SQL expression of the ascending ids of the
-// active subscribers of the stream whose id is the SQL expression stream.
+// active subscribers of the stream whose id is the SQL expression stream
+// (ARRAY of an ordered subquery, which reads them in the primary key's
+// order: array_agg(... ORDER BY) would sort them again).
 func activeSubscribersOf(stream string) string {
-	return `(SELECT coalesce(array_agg(user_id ORDER BY user_id), '{}') FROM subscriptions
-		WHERE stream_id = ` + stream + ` AND active)`
+	return `ARRAY(SELECT user_id FROM subscriptions WHERE stream_id = ` + stream + ` AND active ORDER BY user_id)`
 }
 
 // StreamAudience implements [store.StreamStore] with one statement.
@@ -119,11 +120,9 @@ func (t *tx) StreamAudience(ctx context.Context, stream store.StreamID, upTo sto
 // audienceSQL reads stream $1 with its active subscribers, ascending, and
 // the first message each may see (0: any): StreamAudience of any upTo, in
 // one statement whether announced or not.
-const audienceSQL = "SELECT " + sqlstore.StreamCols + `,
-	coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
-		WHERE stream_id = streams.id AND active), '{}'),
-	coalesce((SELECT array_agg(coalesce(first_visible_message_id, 0) ORDER BY user_id) FROM subscriptions
-		WHERE stream_id = streams.id AND active), '{}')` + sqlstore.StreamByID
+var audienceSQL = "SELECT " + sqlstore.StreamCols + ", " + activeSubscribersOf("streams.id") + `,
+	ARRAY(SELECT coalesce(first_visible_message_id, 0) FROM subscriptions WHERE stream_id = streams.id AND active ORDER BY user_id)` +
+	sqlstore.StreamByID
 
 // readAudience reads the row of audienceSQL for stream: nil when there is
 // no such stream.

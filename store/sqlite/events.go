@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -62,7 +61,7 @@ func (t *tx) audience(ctx context.Context, users []store.UserID, known map[[sha2
 		return 0, nil
 	}
 	users = slicex.SortedSet(users) // one set, one hash, whatever the order given
-	hash := audienceHash(users)
+	hash := sqlstore.AudienceHash(users)
 	if id, ok := known[hash]; ok {
 		return id, nil
 	}
@@ -93,16 +92,6 @@ func (t *tx) audience(ctx context.Context, users []store.UserID, known map[[sha2
 	}
 	known[hash] = id
 	return id, nil
-}
-
-// audienceHash identifies a set of users: the SHA-256 of their ids (sorted,
-// without duplicates) as 8-byte big-endian numbers.
-func audienceHash(users []store.UserID) [sha256.Size]byte {
-	b := make([]byte, 0, 8*len(users))
-	for _, u := range users {
-		b = binary.BigEndian.AppendUint64(b, uint64(u))
-	}
-	return sha256.Sum256(b)
 }
 
 // LastEventID implements [store.EventStore]: the AUTOINCREMENT counter,
