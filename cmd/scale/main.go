@@ -26,7 +26,7 @@
 // (scale_<messages>_<users>_<seed>). -gen only generates (replacing a
 // database of that name); -run only runs over databases generated before;
 // with neither, sizes whose database is missing are generated first. On
-// PostgreSQL the generator ends with ANALYZE of the tables it wrote, as
+// PostgreSQL the generator ends with VACUUM (ANALYZE) of the tables it wrote, as
 // autovacuum would soon after a load.
 //
 // The runner starts the HTTP adapter in-process on 127.0.0.1 port 0 and
@@ -285,7 +285,7 @@ func generateTarget(ctx context.Context, t target, m *model, stdout io.Writer) e
 		return err
 	}
 	el := time.Since(start)
-	if err := t.analyze(ctx); err != nil {
+	if err := t.vacuum(ctx); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
 	fmt.Fprintf(stdout, "generated in %.1fs (%.0f messages/s, peak live heap %.0f MiB): %s\n",

@@ -163,7 +163,7 @@ func TestPruneRacesAppendOfAudience(t *testing.T) {
 	for _, u := range users {
 		is.NoErr(b.View(ctx, func(tx store.Tx) error {
 			got, err := tx.EventsFor(ctx, store.EventLogQuery{RealmID: 4, UserID: u})
-			is.Equal(len(got), 1)                           // the later entry reaches its user
+			is.Equal(len(got), 1)                             // the later entry reaches its user
 			is.Equal(string(got[0].Data), `{"type":"later"}`) // (and the pruned one is gone)
 			return err
 		}))
