@@ -228,10 +228,11 @@ func (r *rawDB) pairs(ctx context.Context, q rawQuery) ([][2]int64, error) {
 	return collectPairs(rows)
 }
 
-// vacuum refreshes the planner's statistics and visibility map of a PostgreSQL target after
-// generation, as autovacuum would some minutes after a load: the runner
-// measures the plans a live database gets, not those of tables the planner
-// has never looked at. SQLite's store keeps no statistics; nothing to do.
+// vacuum refreshes the planner's statistics and the visibility map of a
+// PostgreSQL target after generation, as autovacuum would some minutes
+// after a load: the runner measures the plans a live database gets, not
+// those of tables the planner has never looked at. SQLite's store keeps no
+// statistics; nothing to do.
 func (t target) vacuum(ctx context.Context) error {
 	if !t.postgres {
 		return nil
