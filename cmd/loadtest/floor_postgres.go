@@ -86,8 +86,8 @@ func (f *postgresFloor) events(ctx context.Context, user int64, queue string, af
 	rows, err := f.pool.Query(ctx, `WITH q AS (SELECT position FROM event_queues WHERE id = $1 AND user_id = $2)
 		SELECT 0::bigint, NULL::text FROM q
 		UNION ALL
-		(SELECT e.id, e.data::text FROM q, event_users u JOIN event_log e ON e.id = u.event_id
-		WHERE u.user_id = $2 AND u.event_id > greatest($3, q.position) ORDER BY u.event_id LIMIT 100)`, queue, user, after)
+		(SELECT e.id, e.data::text FROM q, event_audience_users a JOIN event_log e ON e.audience_id = a.audience_id
+		WHERE a.user_id = $2 AND e.id > greatest($3, q.position) ORDER BY e.id LIMIT 100)`, queue, user, after)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +127,10 @@ const floorAppendLockSeed = 0x65766e74
 // appendFloorEventSQL appends event $2 of realm $1 for the active
 // subscribers of channel $3 as the PostgreSQL store appends an entry: under
 // the realm's append lock (held to the end of the transaction, so that the
-// realm's ids follow commit order), one log entry with its addressees and one
-// event_users row per addressee. appendUnorderedFloorEventSQL appends the
+// realm's ids follow commit order), one log entry naming the audience of
+// those users, found by the hash of their ids as the store keys it (the
+// SHA-256 of the sorted ids as 8-byte big-endian numbers), or added with
+// its users when the log has none. appendUnorderedFloorEventSQL appends the
 // same rows without the lock (see unorderedEventLog); it takes the same
 // arguments.
 const (
@@ -138,15 +140,21 @@ const (
 	floorAppendLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || $1::bigint, $4))`
 
 	appendFloorEventRowsSQL = `
+	), s AS MATERIALIZED (
+		SELECT ARRAY(SELECT user_id FROM subscriptions WHERE stream_id = $3 AND active ORDER BY user_id) AS users
+	), known AS MATERIALIZED (
+		SELECT s.users, h.hash, (SELECT id FROM event_audiences WHERE hash = h.hash) AS id
+		FROM s, LATERAL (SELECT sha256(coalesce((SELECT string_agg(int8send(u), ''::bytea ORDER BY o)
+			FROM unnest(s.users) WITH ORDINALITY AS x(u, o)), ''::bytea)) AS hash) h
+	), added AS (
+		INSERT INTO event_audiences (hash) SELECT hash FROM known WHERE id IS NULL ON CONFLICT (hash) DO NOTHING RETURNING id
+	), added_users AS (
+		INSERT INTO event_audience_users (user_id, audience_id) SELECT u, a.id FROM added a, known k, unnest(k.users) AS u
 	), e AS MATERIALIZED (
 		SELECT nextval('event_log_id_seq') AS id FROM l
-	), ins AS (
-		INSERT INTO event_log (id, realm_id, public, group_start, data, users)
-		SELECT e.id, $1, false, e.id, $2::json, coalesce((SELECT array_agg(user_id ORDER BY user_id) FROM subscriptions
-			WHERE stream_id = $3 AND active), '{}') FROM e
-		RETURNING id, users
 	)
-	INSERT INTO event_users (user_id, event_id) SELECT u.user_id, ins.id FROM ins, unnest(ins.users) AS u(user_id)`
+	INSERT INTO event_log (id, realm_id, public, group_start, data, audience_id)
+	SELECT e.id, $1, false, e.id, $2::json, coalesce((SELECT id FROM known), (SELECT id FROM added)) FROM e`
 )
 
 // insertMessage runs one autocommit INSERT; with m.log, the INSERT and

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -193,8 +195,8 @@ func TestFloorOnly(t *testing.T) {
 // TestPostgresFloorLogsEvent checks the floor's sends with their event
 // logged, in order and unordered (needs CHATCORE_TEST_POSTGRES): each stores
 // the message and one log entry for it, in the load channel's realm,
-// addressed to the channel's active subscribers with an event_users row
-// each; the plain send logs nothing.
+// addressed to the audience of the channel's active subscribers, which the
+// two share; the plain send logs nothing.
 func TestPostgresFloorLogsEvent(t *testing.T) {
 	is := is.New(t)
 	cfg := config{db: testenv.PostgresURL(t), clients: 2}
@@ -243,14 +245,23 @@ func TestPostgresFloorLogsEvent(t *testing.T) {
 			users        []int64
 			data         []byte
 		)
-		is.NoErr(pool.QueryRow(t.Context(), "SELECT id, realm_id, users, data FROM event_log WHERE id > (SELECT coalesce(max(id), 0) FROM event_log) - 1").
-			Scan(&entry, &realm, &users, &data)) // the newest entry
+		var hash []byte
+		is.NoErr(pool.QueryRow(t.Context(), `SELECT e.id, e.realm_id, e.data, a.hash,
+				ARRAY(SELECT user_id FROM event_audience_users WHERE audience_id = e.audience_id ORDER BY user_id)
+			FROM event_log e JOIN event_audiences a ON a.id = e.audience_id ORDER BY e.id DESC LIMIT 1`).
+			Scan(&entry, &realm, &data, &hash, &users)) // the newest entry
 		is.Equal(realm, int64(floorRealm))
 		var event floorMessageEvent
 		is.NoErr(json.Unmarshal(data, &event))
 		is.Equal(event.Type, "message")
-		is.Equal(event.Message.ID, id)                                                                   // the message's event
-		is.Equal(users, subscribers)                                                                     // addressed to the channel's subscribers
-		is.Equal(count("SELECT count(*) FROM event_users WHERE event_id = $1", entry), len(subscribers)) // a row each
+		is.Equal(event.Message.ID, id) // the message's event
+		is.Equal(users, subscribers)   // addressed to the channel's subscribers
+		ids := make([]byte, 0, 8*len(subscribers))
+		for _, u := range subscribers {
+			ids = binary.BigEndian.AppendUint64(ids, uint64(u))
+		}
+		want := sha256.Sum256(ids)
+		is.Equal(hash, want[:]) // under the hash the store keys the audience by
 	}
+	is.Equal(count("SELECT count(DISTINCT audience_id) FROM event_log WHERE audience_id <> 0"), 1) // both sends share it
 }
