@@ -32,8 +32,9 @@ const appendLockSeed = 0x65766e74 // "evnt"
 // audiences found are never read, and an audience is looked up by a
 // subquery, through the hash's index whatever the plan.) An audience
 // another transaction adds meanwhile fails this one to serialise (ON
-// CONFLICT meets a row its snapshot does not see), and it runs again. The lock keys live in the single-bigint space of
-// advisory locks, apart from the migration lock's two-integer key.
+// CONFLICT meets a row its snapshot does not see), and it runs again. The
+// lock keys live in the single-bigint space of advisory locks, apart from
+// the migration lock's two-integer key.
 const appendEventsSQL = `WITH l AS MATERIALIZED (
 		SELECT count(pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || realm, $1)))
 		FROM (SELECT DISTINCT realm FROM unnest($2::bigint[]) AS u(realm) ORDER BY realm) r
@@ -248,7 +249,7 @@ func realmHead(realm string) string {
 // eventsForSQL selects the entries of an EventLogQuery: the user's, then
 // (when the query asks for them) the realm's public entries that no entry
 // of their group addresses to the user. The user's entries are found one of
-// two ways, whichever plan the first part (h) picks: testing the audience
+// two ways, whichever the first parts (h, p) pick: testing the audience
 // of every entry of the realm after the query's bound, cheapest when few
 // entries follow it (a queue that keeps up, the common poll), or walking
 // the user's audiences through event_log_audience, whose cost grows with
