@@ -26,8 +26,8 @@
 // (scale_<messages>_<users>_<seed>). -gen only generates (replacing a
 // database of that name); -run only runs over databases generated before;
 // with neither, sizes whose database is missing are generated first. On
-// PostgreSQL the generator ends with VACUUM (ANALYZE) of the tables it wrote, as
-// autovacuum would soon after a load.
+// PostgreSQL the generator ends with VACUUM (ANALYZE) of the tables it
+// wrote, as autovacuum would soon after a load.
 //
 // The runner starts the HTTP adapter in-process on 127.0.0.1 port 0 and
 // makes each request -runs times in a row as the typical user (in the big
@@ -286,7 +286,7 @@ func generateTarget(ctx context.Context, t target, m *model, stdout io.Writer) e
 	}
 	el := time.Since(start)
 	if err := t.vacuum(ctx); err != nil {
-		return fmt.Errorf("analyze: %w", err)
+		return fmt.Errorf("vacuum: %w", err)
 	}
 	fmt.Fprintf(stdout, "generated in %.1fs (%.0f messages/s, peak live heap %.0f MiB): %s\n",
 		el.Seconds(), float64(counts.messages)/el.Seconds(), float64(peak)/(1<<20), counts)
