@@ -285,18 +285,20 @@ func TestFlagsRoundTrips(t *testing.T) {
 	is.Equal(flags()&store.FlagStarred, store.MessageFlags(0))
 }
 
-// TestHeldBackFlagsFail: a flag row that PostgreSQL refuses (here for a
-// message that does not exist, which no caller writes) fails the Update at
-// its commit, without a round trip at PutUserMessageFlags, and nothing of
-// the transaction is committed.
+// TestHeldBackFlagsFail: a flag row that PostgreSQL refuses (here one a
+// check constraint added by the test forbids) fails the Update at its
+// commit, without a round trip at PutUserMessageFlags, and nothing of the
+// transaction is committed.
 func TestHeldBackFlagsFail(t *testing.T) {
 	is := is.New(t)
 	st, trips, w := tracedWorld(t)
 	_, ann, general := annInGeneral(t, w, "heldflags")
 	id := w.Post(t, general, "t", ann, "hello")
 	ctx := t.Context()
+	_, err := st.Pool().Exec(ctx, fmt.Sprintf("ALTER TABLE user_message_flags ADD CONSTRAINT refused CHECK (message_id <> %d)", id+1000))
+	is.NoErr(err)
 	var trip int64
-	err := st.Update(ctx, func(tx store.Tx) error {
+	err = st.Update(ctx, func(tx store.Tx) error {
 		if _, err := tx.User(ctx, ann.ID); err != nil {
 			return err
 		}
