@@ -297,6 +297,11 @@ func TestHeldBackFlagsFail(t *testing.T) {
 	ctx := t.Context()
 	_, err := st.Pool().Exec(ctx, fmt.Sprintf("ALTER TABLE user_message_flags ADD CONSTRAINT refused CHECK (message_id <> %d)", id+1000))
 	is.NoErr(err)
+	t.Cleanup(func() { // before the schema is emptied for the next test
+		if _, err := st.Pool().Exec(context.Background(), "ALTER TABLE user_message_flags DROP CONSTRAINT refused"); err != nil {
+			t.Error(err)
+		}
+	})
 	var trip int64
 	err = st.Update(ctx, func(tx store.Tx) error {
 		if _, err := tx.User(ctx, ann.ID); err != nil {
