@@ -10,12 +10,16 @@
 -- serialize access ... pivot"). The store writes a flag row only for a
 -- message it has just created or read in the same transaction, so the
 -- check guarded nothing the store can get wrong; the cascade is kept, once
--- per deleting statement.
+-- per deleting statement. Its DELETE takes the deleted ids as one array,
+-- which PostgreSQL reads through user_message_flags_message whatever their
+-- number: a join with the transition table gets a plan cached for the
+-- number of rows of the first deletion in the session, and after a large
+-- one it read every flag row to delete one message's.
 ALTER TABLE user_message_flags DROP CONSTRAINT IF EXISTS user_message_flags_message_id_fkey;
 
 CREATE OR REPLACE FUNCTION messages_delete_flags() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM user_message_flags f USING deleted d WHERE f.message_id = d.id;
+    DELETE FROM user_message_flags WHERE message_id = ANY (ARRAY(SELECT id FROM deleted));
     RETURN NULL;
 END;
 $$;
