@@ -52,15 +52,19 @@ func Commits(s *Store) int64 { return s.writes.commits.Load() }
 
 // Generations returns the generations of s's row cache: users, realms,
 // streams, subscriptions, event_audiences, linkifiers.
-func Generations(s *Store) [6]uint64 { return s.rows.now() }
+func Generations(s *Store) [10]uint64 { return s.rows.now() }
 
 // UserWrites returns the count of single-user writes of s's row cache.
 func UserWrites(s *Store) uint64 { return s.rows.userWritesNow() }
 
+// CachedTables are the names of the row cache's tables, in its order.
+var CachedTables = []string{"users", "realms", "streams", "subscriptions", "event_audiences", "linkifiers",
+	"group_settings", "user_topics", "muted_users", "alert_words"}
+
 // ChangedTables returns the names of the cached tables query may change.
 func ChangedTables(query string) []string {
 	var names []string
-	for t, n := range []string{"users", "realms", "streams", "subscriptions", "event_audiences", "linkifiers"} {
+	for t, n := range CachedTables {
 		if changedTables(query).has(cachedTable(t)) {
 			names = append(names, n)
 		}

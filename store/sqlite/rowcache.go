@@ -12,9 +12,10 @@ import (
 )
 
 // DefaultRowCache is how many rows of each cached table (users, realms,
-// channels, and also channels' subscriber lists, realms' linkifier versions
-// and the event log's audiences) a Store keeps between transactions unless
-// [WithRowCache] says otherwise.
+// channels, and also channels' subscriber lists and group settings, users'
+// subscriptions and muters, topics' user policies, realms' alert words and
+// linkifier versions, and the event log's audiences) a Store keeps between
+// transactions unless [WithRowCache] says otherwise.
 const DefaultRowCache = 4096
 
 // cachedTable names a table whose rows a Store keeps between transactions.
@@ -29,12 +30,21 @@ const (
 	// linkifiersTable stands for the linkifier versions, which only the
 	// triggers of linkifiers write, in the statement changing a linkifier.
 	linkifiersTable
+	// The tables of what a channel message's send reads besides (the
+	// channel's group settings, the topic's policies, who muted the
+	// sender, the realm's alert words).
+	groupSettingsTable
+	userTopicsTable
+	mutedUsersTable
+	alertWordsTable
 	cachedTables
 )
 
 // tableWrites are texts of which every statement of this package that
 // changes a cached table contains one (no statement deletes rows of the
-// first four; event_audiences and linkifiers lose rows only to DELETE FROM).
+// first four, so neither do their foreign keys' cascades, which are the
+// only other way the last four could change; event_audiences and
+// linkifiers lose rows only to DELETE FROM).
 var tableWrites = [cachedTables][]string{
 	usersTable:         {"UPDATE users ", "INSERT INTO users "},
 	realmsTable:        {"UPDATE realms ", "INSERT INTO realms "},
@@ -42,10 +52,14 @@ var tableWrites = [cachedTables][]string{
 	subscriptionsTable: {"UPDATE subscriptions ", "INSERT INTO subscriptions "},
 	audiencesTable:     {"INSERT INTO event_audiences ", "DELETE FROM event_audiences "},
 	linkifiersTable:    {"INSERT INTO linkifiers ", "UPDATE linkifiers ", "DELETE FROM linkifiers "},
+	groupSettingsTable: {"INSERT INTO group_settings ", "UPDATE group_settings ", "DELETE FROM group_settings "},
+	userTopicsTable:    {"INSERT INTO user_topics ", "UPDATE user_topics ", "DELETE FROM user_topics "},
+	mutedUsersTable:    {"INSERT INTO muted_users ", "UPDATE muted_users ", "DELETE FROM muted_users "},
+	alertWordsTable:    {"INSERT INTO alert_words ", "UPDATE alert_words ", "DELETE FROM alert_words "},
 }
 
 // tableSet is a set of cached tables.
-type tableSet uint8
+type tableSet uint16
 
 func (s tableSet) has(t cachedTable) bool { return s&(1<<t) != 0 }
 
@@ -74,7 +88,10 @@ type generations [cachedTables]uint64
 // hash, channels by id and by realm and name key. It also keeps what a
 // channel message's write reads besides: the channel's active subscribers
 // (from subscriptions), the id of the log audience of a set of users (by
-// its hash, from event_audiences) and the realm's linkifiers version.
+// its hash, from event_audiences), the realm's linkifiers version, and the
+// lists of send_reads.go (the sender's subscriptions, the channel's group
+// settings, the topic's policies, the sender's muters, the realm's alert
+// words), each from its one table.
 //
 // It relies on the Store being the only writer of its file (see
 // [WithRowCache]): every committed change to a cached table then passes
@@ -115,6 +132,13 @@ type rowCache struct {
 	realmUsers *fifocache.Cache[store.RealmID, entry[[]store.User]]
 	audiences  *fifocache.Cache[[sha256.Size]byte, entry[int64]]
 	linkifiers *fifocache.Cache[store.RealmID, entry[int64]]
+	// userSubscriptions are users' whole subscription lists (from
+	// subscriptions).
+	userSubscriptions *fifocache.Cache[store.UserID, entry[[]store.Subscription]]
+	groupSettings     *fifocache.Cache[store.StreamID, entry[[]store.GroupSetting]]
+	topicUserTopics   *fifocache.Cache[streamTopic, entry[[]store.UserTopic]]
+	muters            *fifocache.Cache[store.UserID, entry[[]store.UserID]]
+	alertWords        *fifocache.Cache[store.RealmID, entry[[]store.AlertWord]]
 }
 
 // entry is a cached row (or a row's id under one of its keys) and the
@@ -149,6 +173,12 @@ func newRowCache(size int) *rowCache {
 		realmUsers:  fifocache.New[store.RealmID, entry[[]store.User]](realmUserLists),
 		audiences:   fifocache.New[[sha256.Size]byte, entry[int64]](size),
 		linkifiers:  fifocache.New[store.RealmID, entry[int64]](size),
+
+		userSubscriptions: fifocache.New[store.UserID, entry[[]store.Subscription]](size),
+		groupSettings:     fifocache.New[store.StreamID, entry[[]store.GroupSetting]](size),
+		topicUserTopics:   fifocache.New[streamTopic, entry[[]store.UserTopic]](size),
+		muters:            fifocache.New[store.UserID, entry[[]store.UserID]](size),
+		alertWords:        fifocache.New[store.RealmID, entry[[]store.AlertWord]](size),
 	}
 }
 

@@ -253,7 +253,7 @@ func TestUserCacheOff(t *testing.T) {
 		return tx.UpdateUserSettings(ctx, u.ID, []store.SettingValue{{Name: "color_scheme", Value: 2}})
 	})
 	is.Equal(readUser(t, s, u, false).Settings.ColorScheme, 2)
-	is.Equal(sqlite.Generations(s), [6]uint64{}) // no cache, no generation
+	is.Equal(sqlite.Generations(s), [10]uint64{}) // no cache, no generation
 }
 
 // TestEveryCachedTableWriteIsSeen checks the assumption the row cache rests
@@ -268,7 +268,7 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is.NoErr(err)
 	is.True(len(shared) > 0) // the shared statements are read too
 	files = append(files, shared...)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences|linkifiers)\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(` + strings.Join(sqlite.CachedTables, "|") + `)\b`)
 	found := map[string]int{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -298,6 +298,10 @@ func TestEveryCachedTableWriteIsSeen(t *testing.T) {
 	is.True(found["subscriptions"] >= 2)
 	is.True(found["event_audiences"] >= 2) // insert and prune
 	is.True(found["linkifiers"] >= 3)      // insert, update, delete
+	is.True(found["group_settings"] >= 1)  // the upsert
+	is.True(found["user_topics"] >= 2)     // upsert and delete
+	is.True(found["muted_users"] >= 2)     // insert and delete
+	is.True(found["alert_words"] >= 2)     // insert and delete
 }
 
 // TestRowCacheRealmsAndChannels checks that changed realms and channels are
@@ -389,7 +393,7 @@ func TestNoTriggerWritesCachedTables(t *testing.T) {
 	is.NoErr(err)
 	is.True(len(files) > 0)
 	trigger := regexp.MustCompile(`(?is)CREATE\s+TRIGGER\s+\w+\s+(?:BEFORE|AFTER)\s+\w+\s+ON\s+(\w+).*?\bEND\b`)
-	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(users|realms|streams|subscriptions|event_audiences|linkifiers)\b`)
+	write := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?(` + strings.Join(sqlite.CachedTables, "|") + `)\b`)
 	versions := regexp.MustCompile(`(?i)\b(update|insert(\s+or\s+\w+)?\s+into|replace\s+into|delete\s+from)\s+"?linkifier_versions\b`)
 	triggers := 0
 	for _, f := range files {
@@ -706,4 +710,131 @@ func TestKeyHolderFromCache(t *testing.T) {
 		return tx.UpdateRealm(ctx, r)
 	})
 	is.True(holder().RealmDeactivated) // the deactivation seen by the next read
+}
+
+// TestRowCacheSendReads checks the reads a channel send makes besides its
+// users and channel (the sender's subscriptions, the channel's group
+// settings, the topic's policies, who muted the sender, the realm's alert
+// words): each is answered from the cache the second time without a
+// statement, a caller's change to an answer does not reach the next reader,
+// and every write of one is seen by the next read, also by the writing
+// transaction itself.
+func TestRowCacheSendReads(t *testing.T) {
+	is := is.New(t)
+	var mu sync.Mutex
+	statements := 0
+	s, _ := open(t, sqlite.WithTrace(func(string, []any) { mu.Lock(); statements++; mu.Unlock() }))
+	ann := cacheWorld(t, s)
+	ctx := context.Background()
+	bob := human(ann.RealmID, "bob@example.com")
+	st := &store.Stream{RealmID: ann.RealmID, Name: "general", DateCreated: epoch}
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if err := tx.CreateUser(ctx, bob); err != nil {
+			return err
+		}
+		if err := tx.CreateStream(ctx, st); err != nil {
+			return err
+		}
+		return tx.PutSubscription(ctx, store.Subscription{StreamID: st.ID, UserID: ann.ID, Active: true,
+			SubscriptionProperties: store.SubscriptionProperties{PushNotifications: new(true)}})
+	})
+	// answers are what the five reads return, as one comparable text.
+	type answers struct {
+		subs     []store.Subscription
+		settings []store.GroupSetting
+		topics   []store.UserTopic
+		muters   []store.UserID
+		words    []store.AlertWord
+	}
+	readAll := func(tx store.Tx) (a answers, err error) {
+		if a.subs, err = tx.Subscriptions(ctx, 0, ann.ID); err != nil {
+			return a, err
+		}
+		if a.settings, err = tx.ChannelGroupSettings(ctx, st.ID); err != nil {
+			return a, err
+		}
+		if a.topics, err = tx.TopicUserTopics(ctx, st.ID, store.TopicKey("Lunch")); err != nil {
+			return a, err
+		}
+		if a.muters, err = tx.MutersOf(ctx, ann.ID); err != nil {
+			return a, err
+		}
+		a.words, err = tx.RealmAlertWords(ctx, ann.RealmID)
+		return a, err
+	}
+	view := func() (a answers, ran int) {
+		mu.Lock()
+		before := statements
+		mu.Unlock()
+		is.NoErr(s.View(ctx, func(tx store.Tx) (err error) {
+			a, err = readAll(tx)
+			return err
+		}))
+		mu.Lock()
+		defer mu.Unlock()
+		return a, statements - before
+	}
+	first, _ := view()
+	is.Equal(len(first.subs), 1)
+	is.True(*first.subs[0].PushNotifications)
+	*first.subs[0].PushNotifications = false // a caller's change
+	first.subs[0].IsMuted = true
+	again, ran := view()
+	is.Equal(ran, 0)                          // all five from the cache
+	is.True(*again.subs[0].PushNotifications) // not the caller's change
+	is.True(!again.subs[0].IsMuted)
+	is.Equal(len(again.settings)+len(again.topics)+len(again.muters)+len(again.words), 0)
+
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		sub := again.subs[0]
+		sub.IsMuted = true
+		if err := tx.PutSubscription(ctx, sub); err != nil {
+			return err
+		}
+		err := tx.PutGroupSetting(ctx, store.GroupSetting{RealmID: ann.RealmID, Kind: store.SettingOfChannel, ObjectID: int64(st.ID),
+			Name: "can_send_message_group", Value: store.GroupSettingValue{DirectMembers: []store.UserID{bob.ID}}})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.SetUserTopic(ctx, &store.UserTopic{UserID: bob.ID, StreamID: st.ID, Topic: "lunch",
+			Policy: store.PolicyFollowed, LastUpdated: epoch}); err != nil {
+			return err
+		}
+		if err := tx.AddMutedUser(ctx, store.MutedUser{UserID: bob.ID, MutedUserID: ann.ID, DateMuted: epoch}); err != nil {
+			return err
+		}
+		if err := tx.AddAlertWords(ctx, ann.RealmID, bob.ID, []string{"pizza"}); err != nil {
+			return err
+		}
+		mine, err := readAll(tx)
+		is.True(mine.subs[0].IsMuted) // the writing transaction sees each change
+		is.Equal(len(mine.settings), 1)
+		is.Equal(len(mine.topics), 1)
+		is.Equal(mine.muters, []store.UserID{bob.ID})
+		is.Equal(len(mine.words), 1)
+		return err
+	})
+	after, _ := view()
+	is.True(after.subs[0].IsMuted) // and so does the next one
+	is.Equal(after.settings[0].Value.DirectMembers, []store.UserID{bob.ID})
+	after.settings[0].Value.DirectMembers[0] = ann.ID // a caller's change
+	is.Equal(after.topics[0].Policy, store.PolicyFollowed)
+	is.Equal(after.muters, []store.UserID{bob.ID})
+	is.Equal(after.words, []store.AlertWord{{UserID: bob.ID, Word: "pizza"}})
+	cached, ran := view()
+	is.Equal(ran, 0) // from the cache again
+	is.Equal(cached.settings[0].Value.DirectMembers, []store.UserID{bob.ID})
+
+	update(t, s, func(ctx context.Context, tx store.Tx) error {
+		if _, err := tx.SetUserTopic(ctx, &store.UserTopic{UserID: bob.ID, StreamID: st.ID, Topic: "lunch",
+			Policy: store.PolicyInherit, LastUpdated: epoch}); err != nil {
+			return err
+		}
+		if err := tx.RemoveMutedUser(ctx, bob.ID, ann.ID); err != nil {
+			return err
+		}
+		return tx.RemoveAlertWords(ctx, bob.ID, []string{"pizza"})
+	})
+	removed, _ := view()
+	is.Equal(len(removed.topics)+len(removed.muters)+len(removed.words), 0) // deletions are seen
 }
