@@ -50,8 +50,8 @@ func Queued(s *Store) int64 { return s.writes.queued.Load() }
 // Commits returns how many write transactions s has committed.
 func Commits(s *Store) int64 { return s.writes.commits.Load() }
 
-// Generations returns the generations of s's row cache: users, realms,
-// streams, subscriptions, event_audiences, linkifiers.
+// Generations returns the generations of s's row cache, one for each of
+// CachedTables.
 func Generations(s *Store) [10]uint64 { return s.rows.now() }
 
 // UserWrites returns the count of single-user writes of s's row cache.

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -837,4 +838,32 @@ func TestRowCacheSendReads(t *testing.T) {
 	})
 	removed, _ := view()
 	is.Equal(len(removed.topics)+len(removed.muters)+len(removed.words), 0) // deletions are seen
+}
+
+// TestCachedSubscriptionsCopyEveryPointer: the optional settings of a
+// subscription are the only values a cached subscription shares with its
+// copies unless copied one by one; a new field that is a pointer, slice or
+// map must be copied too where the cache hands subscriptions out.
+func TestCachedSubscriptionsCopyEveryPointer(t *testing.T) {
+	is := is.New(t)
+	var shared []string
+	typ := reflect.TypeFor[store.Subscription]()
+	var walk func(reflect.Type, string)
+	walk = func(typ reflect.Type, prefix string) {
+		for f := range typ.Fields() {
+			switch f.Type.Kind() {
+			case reflect.Struct:
+				if f.Type != reflect.TypeFor[time.Time]() {
+					walk(f.Type, prefix+f.Name+".")
+				}
+			case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+				shared = append(shared, prefix+f.Name)
+			}
+		}
+	}
+	walk(typ, "")
+	is.Equal(shared, []string{ // the fields cloneSubscriptions copies
+		"SubscriptionProperties.DesktopNotifications", "SubscriptionProperties.AudibleNotifications",
+		"SubscriptionProperties.PushNotifications", "SubscriptionProperties.EmailNotifications",
+		"SubscriptionProperties.WildcardMentionsNotify"})
 }

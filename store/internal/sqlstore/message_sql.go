@@ -25,8 +25,8 @@ func (d *Dialect) anyOf(expr, param string) string {
 // recipient and the topic), which gives the id order without a sort and
 // reads only the topic's messages, not the channel's. With PlannerHints,
 // "+realm_id" keeps the planner from driving the query by realm, and one
-// recipient is an equality on the recipient index. With SearchDrives, a query
-// with a search term reads the term's index matches in id order (see
+// recipient is an equality on the recipient index. With SearchDrives, a
+// query with a search term reads the term's index matches in id order (see
 // drivenSearchSQL).
 func (d *Dialect) PlainMessagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	var p Params
