@@ -8,6 +8,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/chatcore/chatcore/internal/testsupport/chattest"
 	"github.com/chatcore/chatcore/internal/testsupport/pgtest"
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
@@ -148,4 +149,51 @@ func TestEventAudiencesMigration(t *testing.T) {
 	is.Equal(count("SELECT count(*) FROM event_audiences"), 1)      // the new entries' only
 	is.Equal(count("SELECT count(*) FROM event_audience_users"), 3) // with its users
 	is.Equal(polled(1, 5, false), []string{`{"type":"d"}`, `{"type":"e"}`})
+}
+
+// TestFlagsForeignKeyMigration: migration 0023 drops the flag rows' foreign
+// key to their message from a database that has it, and the trigger that
+// replaces its cascade deletes a deleted message's rows, leaving the
+// others'.
+func TestFlagsForeignKeyMigration(t *testing.T) {
+	is := is.New(t)
+	url, schema := pgtest.UnpooledSchema(t) // changed below: never reused
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	w := chattest.New(t, chattest.OnStore(st))
+	_, ann, general := annInGeneral(t, w, "fkmigration")
+	kept, gone := w.Post(t, general, "kept", ann, "one"), w.Post(t, general, "gone", ann, "two")
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		return tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
+			{UserID: ann.ID, MessageID: kept, Flags: store.FlagStarred}, {UserID: ann.ID, MessageID: gone, Flags: store.FlagStarred}})
+	}))
+
+	// Back to the schema before 0023.
+	_, err = st.Pool().Exec(ctx, `DROP TRIGGER messages_delete_flags ON messages;
+		DROP FUNCTION messages_delete_flags();
+		ALTER TABLE user_message_flags ADD CONSTRAINT user_message_flags_message_id_fkey
+			FOREIGN KEY (message_id) REFERENCES messages (id) ON DELETE CASCADE;
+		UPDATE chatcore_schema SET version = 22`)
+	is.NoErr(err)
+	st.Close()
+
+	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	t.Cleanup(func() { st.Close() })
+	var keys int
+	is.NoErr(st.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_constraint
+		WHERE conrelid = 'user_message_flags'::regclass AND contype = 'f'`).Scan(&keys))
+	is.Equal(keys, 0) // the foreign key is gone
+	key := store.TopicKey("gone")
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		deleted, err := tx.DeleteMessages(ctx, store.MessageFilter{RealmID: general.RealmID, StreamID: general.ID, TopicKey: &key}, 10)
+		is.Equal(len(deleted), 1) // the topic's message
+		return err
+	}))
+	is.NoErr(st.View(ctx, func(tx store.Tx) error {
+		starred, err := tx.FlaggedMessageIDs(ctx, ann.ID, store.FlagStarred)
+		is.Equal(starred, []store.MessageID{kept}) // the deleted message's row went with it
+		return err
+	}))
 }
