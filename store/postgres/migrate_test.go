@@ -83,19 +83,17 @@ func TestOpenErrors(t *testing.T) {
 // audiences only pruned entries named, with their users.
 func TestEventAudiencesMigration(t *testing.T) {
 	is := is.New(t)
-	url, schema := pgtest.UnpooledSchema(t) // changed below: never reused
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
-	is.NoErr(err)
 	entries := []store.LoggedEvent{
 		{RealmID: 1, UserIDs: []store.UserID{3, 5, 7}, Data: []byte(`{"type":"a"}`)},
 		{RealmID: 1, Public: true, Data: []byte(`{"type":"b"}`)},
 		{RealmID: 2, UserIDs: []store.UserID{3}, Data: []byte(`{"type":"c"}`)},
 	}
-	is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, entries) }))
-
-	// Back to the schema before 0022, with the log as it held the entries.
-	_, err = st.Pool().Exec(ctx, `CREATE TABLE event_users (user_id bigint NOT NULL, event_id bigint NOT NULL, PRIMARY KEY (user_id, event_id));
+	st := migratedFrom(t, func(st *postgres.Store) {
+		is.NoErr(st.Update(ctx, func(tx store.Tx) error { return tx.AppendEvents(ctx, entries) }))
+	},
+		// Back to the schema before 0022, with the log as it held the entries.
+		`CREATE TABLE event_users (user_id bigint NOT NULL, event_id bigint NOT NULL, PRIMARY KEY (user_id, event_id));
 		ALTER TABLE event_log ADD COLUMN users bigint[] NOT NULL DEFAULT '{}';
 		UPDATE event_log e SET users = a.users
 		FROM (SELECT audience_id, array_agg(user_id ORDER BY user_id) AS users FROM event_audience_users GROUP BY audience_id) a
@@ -105,12 +103,6 @@ func TestEventAudiencesMigration(t *testing.T) {
 		ALTER TABLE event_log DROP COLUMN audience_id;
 		DROP TABLE event_audience_users, event_audiences;
 		UPDATE chatcore_schema SET version = 21`)
-	is.NoErr(err)
-	st.Close()
-
-	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
-	is.NoErr(err)
-	t.Cleanup(func() { st.Close() })
 	count := func(query string) (n int) {
 		is.NoErr(st.Pool().QueryRow(ctx, query).Scan(&n))
 		return n
@@ -157,30 +149,26 @@ func TestEventAudiencesMigration(t *testing.T) {
 // others'.
 func TestFlagsForeignKeyMigration(t *testing.T) {
 	is := is.New(t)
-	url, schema := pgtest.UnpooledSchema(t) // changed below: never reused
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
-	is.NoErr(err)
-	w := chattest.New(t, chattest.OnStore(st))
-	_, ann, general := annInGeneral(t, w, "fkmigration")
-	kept, gone := w.Post(t, general, "kept", ann, "one"), w.Post(t, general, "gone", ann, "two")
-	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
-		return tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
-			{UserID: ann.ID, MessageID: kept, Flags: store.FlagStarred}, {UserID: ann.ID, MessageID: gone, Flags: store.FlagStarred}})
-	}))
-
-	// Back to the schema before 0023.
-	_, err = st.Pool().Exec(ctx, `DROP TRIGGER messages_delete_flags ON messages;
+	var ann *store.User
+	var general *store.Stream
+	var kept store.MessageID
+	st := migratedFrom(t, func(st *postgres.Store) {
+		w := chattest.New(t, chattest.OnStore(st))
+		_, ann, general = annInGeneral(t, w, "fkmigration")
+		var gone store.MessageID
+		kept, gone = w.Post(t, general, "kept", ann, "one"), w.Post(t, general, "gone", ann, "two")
+		is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+			return tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
+				{UserID: ann.ID, MessageID: kept, Flags: store.FlagStarred}, {UserID: ann.ID, MessageID: gone, Flags: store.FlagStarred}})
+		}))
+	},
+		// Back to the schema before 0023.
+		`DROP TRIGGER messages_delete_flags ON messages;
 		DROP FUNCTION messages_delete_flags();
 		ALTER TABLE user_message_flags ADD CONSTRAINT user_message_flags_message_id_fkey
 			FOREIGN KEY (message_id) REFERENCES messages (id) ON DELETE CASCADE;
 		UPDATE chatcore_schema SET version = 22`)
-	is.NoErr(err)
-	st.Close()
-
-	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
-	is.NoErr(err)
-	t.Cleanup(func() { st.Close() })
 	var keys int
 	is.NoErr(st.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_constraint
 		WHERE conrelid = 'user_message_flags'::regclass AND contype = 'f'`).Scan(&keys))
@@ -196,4 +184,25 @@ func TestFlagsForeignKeyMigration(t *testing.T) {
 		is.Equal(starred, []store.MessageID{kept}) // the deleted message's row went with it
 		return err
 	}))
+}
+
+// migratedFrom opens a store in a schema of its own (never reused), lets
+// fill write to it, turns the schema back to an older shape with undo (which
+// also sets chatcore_schema's version), and returns the store opened again,
+// which has migrated it to the current version.
+func migratedFrom(t *testing.T, fill func(st *postgres.Store), undo string) *postgres.Store {
+	t.Helper()
+	is := is.New(t)
+	url, schema := pgtest.UnpooledSchema(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	fill(st)
+	_, err = st.Pool().Exec(ctx, undo)
+	is.NoErr(err)
+	st.Close()
+	st, err = postgres.Open(ctx, url, postgres.WithSchema(schema), postgres.WithoutNotify())
+	is.NoErr(err)
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -60,18 +60,16 @@ func (t *tx) StreamAudience(ctx context.Context, stream store.StreamID, upTo sto
 // list as one JSON array, so a channel of 10,000 subscribers costs one row
 // step instead of 10,000.
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream store.StreamID) ([]store.UserID, error) {
-	if users, ok := lookup(t, subscriptionsTable, subscribersMap, stream); ok {
-		return slices.Clone(users), nil
-	}
-	var out []store.UserID
-	// The primary key (stream_id, user_id) already yields ascending user ids;
-	// an ORDER BY in the aggregate would build a sorter of every row.
-	err := t.queryRow(ctx, `SELECT coalesce(json_group_array(user_id), '[]')
+	return cachedRead(t, subscriptionsTable, subscribersMap, stream, slices.Clone, func() ([]store.UserID, error) {
+		var out []store.UserID
+		// The primary key (stream_id, user_id) already yields ascending user
+		// ids; an ORDER BY in the aggregate would build a sorter of every row.
+		err := t.queryRow(ctx, `SELECT coalesce(json_group_array(user_id), '[]')
 		FROM subscriptions WHERE stream_id = ? AND active = 1`, stream).Scan(listCol[store.UserID]{&out})
-	if err != nil {
-		return nil, classify(err, "subscribers")
-	}
-	slices.Sort(out) // a no-op pass when the plan kept the key order
-	remember(t, subscriptionsTable, subscribersMap, stream, slices.Clone(out))
-	return out, nil
+		if err != nil {
+			return nil, classify(err, "subscribers")
+		}
+		slices.Sort(out) // a no-op pass when the plan kept the key order
+		return out, nil
+	})
 }
