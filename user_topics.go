@@ -236,7 +236,7 @@ func (s *Service) followAtSend(ctx context.Context, tx Tx, fx *Effects, sender *
 	if !sender.IsBot && sender.RealmID == st.RealmID {
 		p, err := autoPolicy(sender, channelMutedFor(ctx, tx, st, sender.ID), cur(sender.ID), true, func() (bool, error) {
 			older, err := tx.MessageIDs(ctx, MessageQuery{RealmID: st.RealmID, Recipients: []RecipientID{st.RecipientID},
-				TopicKey: new(TopicKey(m.Topic)), BeforeID: m.ID, Limit: 1, FlagUser: historyReader(sender, st)})
+				StreamID: st.ID, TopicKey: new(TopicKey(m.Topic)), BeforeID: m.ID, Limit: 1, FlagUser: historyReader(sender, st)})
 			return len(older) == 0, err
 		})
 		if err != nil {

@@ -372,6 +372,11 @@ type MessageQuery struct {
 	Recipients []RecipientID
 	// TopicKey, when non-nil, keeps only channel messages with this TopicKey.
 	TopicKey *string
+	// StreamID, when non-zero, keeps only messages of this channel. With
+	// TopicKey, a SQL store reads the topic through its channel+topic index
+	// by this id (Recipients alone name the channel only through its
+	// recipient, which the planner cannot see through).
+	StreamID StreamID
 	// IDs, when non-nil, keeps only messages with one of these ids (order and
 	// repeats do not matter); an empty non-nil slice selects nothing.
 	IDs []MessageID

@@ -66,6 +66,7 @@ func (t *tx) MessageIDs(_ context.Context, q store.MessageQuery) ([]store.Messag
 		return m.RealmID == q.RealmID &&
 			(q.Recipients == nil || slices.Contains(q.Recipients, m.RecipientID)) &&
 			(q.TopicKey == nil || m.Type == store.MessageTypeStream && m.TopicKey == *q.TopicKey) &&
+			(q.StreamID == 0 || m.Type == store.MessageTypeStream && m.StreamID == q.StreamID) &&
 			(q.SenderID == 0 || m.SenderID == q.SenderID) && m.Has&q.Has == q.Has &&
 			(!q.HasReaction || len(m.Reactions) > 0) &&
 			(q.TopicPrefix == "" || m.Type == store.MessageTypeStream && strings.HasPrefix(m.Topic, q.TopicPrefix)) &&

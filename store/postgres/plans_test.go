@@ -154,12 +154,6 @@ var (
 		// may sort them from a bitmap scan of the channel+topic index rather
 		// than read the index backwards; either way it reads one topic.
 		"DELETE topic": true,
-		// A topic's newest messages: the channel's id comes from a
-		// subquery, so PostgreSQL estimates the topic's rows without it
-		// and, expecting few, may sort what the channel+topic index finds
-		// rather than read it backwards; either way it reads one topic,
-		// not the channel's history.
-		"GET /messages channel+topic": true,
 		// is:followed: PostgreSQL turns the followed-topic condition into a
 		// join driven by the viewer's followed topics, read through the
 		// channel+topic index, and sorts what it finds: the messages of the

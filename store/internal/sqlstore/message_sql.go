@@ -20,14 +20,16 @@ func (d *Dialect) anyOf(expr, param string) string {
 // PlainMessagesSQL builds the query of Messages that is not read through
 // ReceivedSubquery (see MessagesSQL); ok is false when q selects nothing.
 //
-// One channel's topic is looked up through the channel+topic index (the
-// channel's id is read from its recipient, since no index leads with the
-// recipient and the topic), which gives the id order without a sort and
-// reads only the topic's messages, not the channel's. With PlannerHints,
-// "+realm_id" keeps the planner from driving the query by realm, and one
-// recipient is an equality on the recipient index. With SearchDrives, a
-// query with a search term reads the term's index matches in id order (see
-// drivenSearchSQL).
+// A channel's topic with its StreamID is an equality on the channel+topic
+// index, which gives the id order without a sort and reads only the topic's
+// messages, not the channel's. With PlannerHints, "+realm_id" keeps the
+// planner from driving the query by realm, one recipient is an equality on
+// the recipient index, and one channel's topic without its StreamID is
+// looked up through the channel read from its recipient. (PostgreSQL does
+// not see through that subquery: it guesses the topic's size blind and may
+// sort a whole big topic, so there one recipient stays an equality on the
+// recipient index.) With SearchDrives, a query with a search term reads the
+// term's index matches in id order (see drivenSearchSQL).
 func (d *Dialect) PlainMessagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
 	var p Params
 	if q.FlagUser != 0 {
@@ -38,7 +40,7 @@ func (d *Dialect) PlainMessagesSQL(q store.MessageQuery) (query string, args []a
 	case q.Recipients == nil:
 	case len(q.Recipients) == 0:
 		return "", nil, false
-	case len(q.Recipients) == 1 && q.TopicKey != nil:
+	case len(q.Recipients) == 1 && q.TopicKey != nil && q.StreamID == 0 && d.PlannerHints:
 		rid := p.Add(q.Recipients[0])
 		where = append(where, "m.stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = "+rid+") AND m.recipient_id = "+rid)
 	case len(q.Recipients) == 1:

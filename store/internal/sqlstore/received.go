@@ -487,10 +487,13 @@ func RowFlagConds(col string, q store.MessageQuery) []string {
 }
 
 // MessageConds appends to where the conditions of q on the message m that
-// every store spells the same: sender, has, reaction, topic prefix and
+// every store spells the same: channel, sender, has, reaction, topic prefix and
 // topic filter (TopicConds).
 // add adds a statement argument and returns its placeholder.
 func MessageConds(where []string, add func(any) string, q store.MessageQuery) []string {
+	if q.StreamID != 0 {
+		where = append(where, "m.type = 'stream' AND m.stream_id = "+add(q.StreamID))
+	}
 	if q.SenderID != 0 {
 		where = append(where, "m.sender_id = "+add(q.SenderID))
 	}

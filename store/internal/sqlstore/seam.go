@@ -116,7 +116,8 @@ type Dialect struct {
 	QueueExpiry string
 	// PlannerHints says that message statements steer the planner with
 	// hints in their text (SQLite): a unary + keeps the realm index from
-	// driving them. See PlainMessagesSQL and DeleteSQL.
+	// driving them, and a topic of one channel is looked up through the
+	// channel. See PlainMessagesSQL and DeleteSQL.
 	PlannerHints bool
 	// GenericPlans says that prepared statements may run on a generic plan
 	// chosen once for any arguments (PostgreSQL), so a statement whose
