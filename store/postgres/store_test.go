@@ -219,3 +219,30 @@ func TestViewSingle(t *testing.T) {
 		return err
 	})) // the pool's connections are usable
 }
+
+// TestJITOffUnlessSet: the Store's connections run with JIT compilation
+// off, unless the connection string sets jit.
+func TestJITOffUnlessSet(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	jit := func(st *postgres.Store) string {
+		var v string
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			var err error
+			v, err = postgres.TxQueryString(ctx, tx, "SELECT current_setting('jit')")
+			return err
+		}))
+		return v
+	}
+	is.Equal(jit(pgtest.Open(t)), "off") // the Store's default
+
+	url, schema := pgtest.Schema(t)
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	st, err := postgres.Open(ctx, url+sep+"jit=on", postgres.WithSchema(schema))
+	is.NoErr(err)
+	defer st.Close()
+	is.Equal(jit(st), "on") // the connection string's choice
+}
