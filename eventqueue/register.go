@@ -273,7 +273,7 @@ func registerPeople(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, 
 		if err != nil {
 			return err
 		}
-		if st.Groups, err = groups.Views(ctx, tx, u, p, false); err != nil {
+		if st.Groups, err = groups.Views(ctx, tx, u, p, users, false); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package eventqueue_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/chatcore/chatcore"
@@ -66,4 +67,47 @@ func TestRegister(t *testing.T) {
 		_, err := eventqueue.Register(t.Context(), svc, 9999, eventqueue.RegisterRequest{})
 		chattest.WantError(t, err, chatcore.CodeUnauthorized, chatcore.KindUnauthenticated, "Invalid API key")
 	})
+}
+
+// usersCountingStore wraps a Store and records the realm-wide user
+// listings (Users without an id list) its read transactions make, as
+// whether each was a Profile read.
+type usersCountingStore struct {
+	chatcore.Store
+	listings []bool
+}
+
+func (s *usersCountingStore) View(ctx context.Context, fn func(tx chatcore.Tx) error) error {
+	return s.Store.View(ctx, func(tx chatcore.Tx) error { return fn(usersCountingTx{tx, s}) })
+}
+
+type usersCountingTx struct {
+	chatcore.Tx
+	s *usersCountingStore
+}
+
+func (t usersCountingTx) Users(ctx context.Context, f chatcore.UserFilter) ([]chatcore.User, error) {
+	if f.IDs == nil {
+		t.s.listings = append(t.s.listings, f.Profile)
+	}
+	return t.Tx.Users(ctx, f)
+}
+
+// TestRegisterListsTheRealmsUsersOnce: realm_user and realm_user_groups
+// share one listing of the realm's users, without their own settings
+// (each user's settings is most of a users row, and a realm has thousands).
+func TestRegisterListsTheRealmsUsersOnce(t *testing.T) {
+	is := is.New(t)
+	counting := &usersCountingStore{Store: memory.New()}
+	svc := chattest.LoadWorld(t, counting)
+	counting.listings = nil
+	st, err := eventqueue.Register(t.Context(), svc, chattest.WorldMember, eventqueue.RegisterRequest{Sections: []string{"realm_user", "realm_user_groups"}})
+	is.NoErr(err)
+	is.Equal(counting.listings, []bool{true}) // one listing, a Profile read
+	is.True(len(st.Users.Active) > 1)         // every active user
+	members := 0
+	for _, g := range st.Groups {
+		members += len(g.Members)
+	}
+	is.True(members > 0) // the groups' members, from the same listing
 }

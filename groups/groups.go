@@ -76,11 +76,23 @@ func load(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorID ch
 	if err != nil {
 		return nil, err
 	}
-	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: u.RealmID})
+	users, err := realmUsers(ctx, tx, u.RealmID)
 	if err != nil {
 		return nil, err
 	}
-	w := &world{actor: u, p: p, users: make(map[chatcore.UserID]*chatcore.User, len(users)), active: map[chatcore.UserID]bool{}}
+	return newWorld(u, p, users), nil
+}
+
+// realmUsers reads the realm's users as a world needs them: their ids,
+// roles and whether they are active, not their own settings.
+func realmUsers(ctx context.Context, tx chatcore.Tx, realm chatcore.RealmID) ([]chatcore.User, error) {
+	return tx.Users(ctx, chatcore.UserFilter{RealmID: realm, Profile: true})
+}
+
+// newWorld is the world of actor, whose realm has the permissions p and
+// the users users.
+func newWorld(actor *chatcore.User, p *chatcore.Permissions, users []chatcore.User) *world {
+	w := &world{actor: actor, p: p, users: make(map[chatcore.UserID]*chatcore.User, len(users)), active: map[chatcore.UserID]bool{}}
 	for i := range users {
 		w.users[users[i].ID] = &users[i]
 		w.order = append(w.order, users[i].ID)
@@ -88,7 +100,7 @@ func load(ctx context.Context, svc *chatcore.Service, tx chatcore.Tx, actorID ch
 			w.active[users[i].ID] = true
 		}
 	}
-	return w, nil
+	return w
 }
 
 // activeIDs returns the realm's active users, ascending.
@@ -222,24 +234,23 @@ func (w *world) view(g *chatcore.Group) View {
 // Views returns the groups of viewer's realm as tx sees them, by id;
 // deactivated groups only with includeDeactivated. It is the
 // realm_user_groups section of POST /register. p, when not nil, holds the
-// realm's permissions read in tx already.
-func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, includeDeactivated bool) ([]View, error) {
+// realm's permissions read in tx already, and users, when not nil, the
+// realm's users (every one, as tx.Users reads them; a Profile read is
+// enough).
+func Views(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, p *chatcore.Permissions, users []chatcore.User, includeDeactivated bool) ([]View, error) {
 	if p == nil {
 		var err error
 		if p, err = chatcore.LoadPermissions(ctx, tx, viewer.RealmID); err != nil {
 			return nil, err
 		}
 	}
-	users, err := tx.Users(ctx, chatcore.UserFilter{RealmID: viewer.RealmID})
-	if err != nil {
-		return nil, err
+	if users == nil {
+		var err error
+		if users, err = realmUsers(ctx, tx, viewer.RealmID); err != nil {
+			return nil, err
+		}
 	}
-	w := &world{actor: viewer, p: p, users: map[chatcore.UserID]*chatcore.User{}, active: map[chatcore.UserID]bool{}}
-	for i := range users {
-		w.users[users[i].ID] = &users[i]
-		w.order = append(w.order, users[i].ID)
-		w.active[users[i].ID] = users[i].IsActive
-	}
+	w := newWorld(viewer, p, users)
 	out := []View{}
 	for _, g := range p.Groups() {
 		if g.Deactivated && !includeDeactivated {
@@ -260,7 +271,7 @@ func List(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, i
 		if err != nil {
 			return err
 		}
-		out, err = Views(ctx, tx, u, nil, includeDeactivated)
+		out, err = Views(ctx, tx, u, nil, nil, includeDeactivated)
 		return err
 	})
 	return out, err
