@@ -47,8 +47,9 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 			query, args...)
 	}
 	var msgs []store.Message
-	if sqlstore.SearchSubqueryFits(q) {
-		// Planned for its words every time (see onCustomPlan).
+	if sqlstore.SearchSubqueryFits(q) || largeReceivedRead(q) {
+		// Planned for its words, or its recipients, every time (see
+		// onCustomPlan, largeReceivedRead).
 		msgs, err = onCustomPlan(t, read)
 	} else {
 		msgs, err = read()
@@ -68,6 +69,44 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	}
 	ch.Attach(ptrs)
 	return msgs, nil
+}
+
+// MessageIDs implements [store.MessageStore] as sqlstore.Tx does, on a
+// custom plan for a large read (see largeReceivedRead).
+func (t *tx) MessageIDs(ctx context.Context, q store.MessageQuery) ([]store.MessageID, error) {
+	if !largeReceivedRead(q) {
+		return t.Tx.MessageIDs(ctx, q)
+	}
+	return onCustomPlan(t, func() ([]store.MessageID, error) { return t.Tx.MessageIDs(ctx, q) })
+}
+
+// UnreadMessages implements [store.FlagStore] as sqlstore.Tx does, on a
+// custom plan when limit makes it a large read (see largeReceivedRead):
+// POST /register reads up to 50,000.
+func (t *tx) UnreadMessages(ctx context.Context, user store.UserID, limit int) ([]store.UserMessage, error) {
+	if !largeReceivedRead(store.MessageQuery{FlagUser: user, Limit: limit}) {
+		return t.Tx.UnreadMessages(ctx, user, limit)
+	}
+	return onCustomPlan(t, func() ([]store.UserMessage, error) { return t.Tx.UnreadMessages(ctx, user, limit) })
+}
+
+// largeReceivedLimit is the limit above which a read of a user's messages
+// is a large read (see largeReceivedRead).
+const largeReceivedLimit = 1000
+
+// largeReceivedRead reports whether q is a read of a user's messages
+// (through their channels' and conversations' ranges, see
+// sqlstore.ReceivedSubquery) whose limit is above largeReceivedLimit. Each
+// range is the newest (or oldest) limit messages of one recipient, which
+// an index scan of messages_recipient reads in order and stops at the
+// limit. A generic plan assumes every recipient holds the table's average
+// number of messages, a thousand or so; above that, it sorts each
+// recipient's messages instead, the whole history of a big channel for
+// every execution (measured at a million messages: 750-870 ms for a
+// user's 50,000 unread messages on the generic plan against 135-220 ms on
+// a custom plan, whose planning takes about 2 ms).
+func largeReceivedRead(q store.MessageQuery) bool {
+	return q.FlagUser != 0 && q.IDs == nil && q.Limit > largeReceivedLimit
 }
 
 // queueChildren queues the reads of the children of the messages ids, one

@@ -100,6 +100,69 @@ func TestGenericPlans(t *testing.T) {
 	is.Equal(seen, 6) // the user messages read, the flag update, the deletion, the audience, the append, the unread messages
 }
 
+// TestLargeReceivedReadsOnCustomPlans: a read of a user's messages with a
+// limit above a thousand (POST /register's 50,000 unread messages, a
+// GET /messages of 5,000) is planned for its recipients at every
+// execution, never on the generic plan that sorts whole recipients; a read
+// of 100 is planned as PostgreSQL chooses.
+func TestLargeReceivedReadsOnCustomPlans(t *testing.T) {
+	is := is.New(t)
+	ctx := context.Background()
+	st, _ := tracedStore(t, postgres.WithMaxConns(1), postgres.WithoutNotify()) // one session: its prepared statements
+	w := chattest.New(t, chattest.OnStore(st))
+	realm := w.AddRealm(t, "large")
+	ann := w.AddUser(t, realm, "Ann", store.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", store.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann, bob}})
+	for i := range 3 {
+		w.Send(t, bob, ch, "lunch", fmt.Sprint(i))
+	}
+	const runs = 8 // PostgreSQL makes custom plans for the first five executions at least
+	for range runs {
+		is.NoErr(st.View(ctx, func(tx store.Tx) error {
+			unread, err := tx.UnreadMessages(ctx, ann.ID, 50000)
+			is.Equal(len(unread), 3) // every message
+			if err != nil {
+				return err
+			}
+			q := store.MessageQuery{RealmID: realm.ID, FlagUser: ann.ID, Newest: true, Limit: 5000}
+			ids, err := tx.MessageIDs(ctx, q)
+			is.Equal(len(ids), 3)
+			if err != nil {
+				return err
+			}
+			ms, err := tx.Messages(ctx, q)
+			is.Equal(len(ms), 3)
+			if err != nil {
+				return err
+			}
+			q.Limit = 100
+			_, err = tx.Messages(ctx, q)
+			return err
+		}))
+	}
+	rows, err := st.Pool().Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%LIMIT %'")
+	is.NoErr(err)
+	defer rows.Close()
+	large, small := 0, 0
+	for rows.Next() {
+		var stmt string
+		var generic, custom int64
+		is.NoErr(rows.Scan(&stmt, &generic, &custom))
+		switch {
+		case strings.Contains(stmt, "LIMIT 50000") || strings.Contains(stmt, "LIMIT 5000"):
+			is.Equal(generic, int64(0)) // never the generic plan
+			is.True(custom >= runs)     // a custom plan every time
+			large++
+		case strings.Contains(stmt, "LIMIT 100"):
+			small++
+		}
+	}
+	is.NoErr(rows.Err())
+	is.Equal(large, 3) // the unread messages, the ids and the messages of 5,000
+	is.Equal(small, 1) // the messages of 100, as PostgreSQL chooses
+}
+
 // statementLog shows the statements a pool's connections send (see
 // roundTrips) to rec, each with the plan mode of its connection then: a SET
 // LOCAL plan_cache_mode changes it until the transaction ends.
