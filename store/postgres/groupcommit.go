@@ -85,6 +85,7 @@ func notOwnConflict(err error) bool {
 type writeGroups struct {
 	pool   *pgxpool.Pool
 	notify *notifier
+	subs   *subscriberCache // the Store's (see tx.subs)
 	slots  []writeSlot
 	next   atomic.Uint64
 	// commits counts the groups committed (for tests).
@@ -118,8 +119,8 @@ type writeGroup struct {
 }
 
 // newWriteGroups returns the write groups of a store with slots slots.
-func newWriteGroups(pool *pgxpool.Pool, notify *notifier, slots int) *writeGroups {
-	return &writeGroups{pool: pool, notify: notify, slots: make([]writeSlot, slots)}
+func newWriteGroups(pool *pgxpool.Pool, notify *notifier, subs *subscriberCache, slots int) *writeGroups {
+	return &writeGroups{pool: pool, notify: notify, subs: subs, slots: make([]writeSlot, slots)}
 }
 
 // update runs fn as one Update in a write group and reports whether it is
@@ -196,7 +197,7 @@ func (w *writeGroups) runOne(ctx context.Context, slot *writeSlot, g *writeGroup
 	if !first {
 		savepoint(lt, "SAVEPOINT op")
 	}
-	t := newTx(&tx{tx: lt, notify: w.notify})
+	t := newTx(&tx{tx: lt, notify: w.notify, subs: w.subs})
 	undo := func(cause error) {
 		lt.memberDone(false)
 		switch {

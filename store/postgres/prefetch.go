@@ -43,13 +43,15 @@ func (t *tx) Prefetch(p store.Prefetch) {
 			return err
 		})
 	}
-	cols := "SELECT " + sqlstore.StreamCols
-	if p.Subscribers {
-		cols += ", " + activeSubscribersOf("streams.id")
-	}
 	for _, id := range p.Streams {
-		t.tx.enqueuePrefetch(cols+sqlstore.StreamByID, []any{id}, func(br pgx.BatchResults) error {
-			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %d", id))
+		query, args := "SELECT "+sqlstore.StreamCols+sqlstore.StreamByID, []any{id}
+		var sent *subscriberList
+		if p.Subscribers {
+			sent = new(t.subs.held(id))
+			query, args = "SELECT "+sqlstore.StreamCols+", "+subscribersCols("$2")+sqlstore.StreamByID, append(args, sent.version)
+		}
+		t.tx.enqueuePrefetch(query, args, func(br pgx.BatchResults) error {
+			s, err := f.readStream(br, t.subs, sent, streamKey{}, fmt.Sprintf("stream %d", id))
 			if err == nil {
 				setEntry(&f.streams, id, s)
 			}
@@ -145,8 +147,14 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, store.FoldKey(n.Name)}
-		t.tx.enqueuePrefetch(cols+sqlstore.StreamByName, []any{k.realm, k.name}, func(br pgx.BatchResults) error {
-			s, err := f.readStream(br, p.Subscribers, fmt.Sprintf("stream %q", n.Name))
+		query, args := "SELECT "+sqlstore.StreamCols+sqlstore.StreamByName, []any{k.realm, k.name}
+		var sent *subscriberList
+		if p.Subscribers {
+			sent = new(t.subs.heldByName(k))
+			query, args = "SELECT "+sqlstore.StreamCols+", "+subscribersCols("$3")+sqlstore.StreamByName, append(args, sent.version)
+		}
+		t.tx.enqueuePrefetch(query, args, func(br pgx.BatchResults) error {
+			s, err := f.readStream(br, t.subs, sent, k, fmt.Sprintf("stream %q", n.Name))
 			if err == nil {
 				setEntry(&f.names, k, s)
 			}
@@ -186,20 +194,24 @@ func (t *tx) reservedMessageID() (id store.MessageID, ok bool) {
 }
 
 // readStream reads the answer of a prefetching stream statement: the
-// stream, nil when there is none, and with subscribers its active
+// stream, nil when there is none, and, when it read the stream's
+// subscribers (sent: the list of subs it sent the version of, see
+// subscribersCols; k: the stream's name when read by name), its active
 // subscribers, which it keeps for ActiveSubscriberIDs.
-func (f *fetched) readStream(br pgx.BatchResults, subscribers bool, what string) (*store.Stream, error) {
+func (f *fetched) readStream(br pgx.BatchResults, subs *subscriberCache, sent *subscriberList, k streamKey, what string) (*store.Stream, error) {
 	var ids []store.UserID
+	var version int64
 	s, err := readOne(br.QueryRow(), what, func(row pgx.Row, s *store.Stream) error {
-		if subscribers {
-			return sqlstore.ScanStream(row, s, &ids)
+		if sent != nil {
+			return sqlstore.ScanStream(row, s, &version, &ids)
 		}
 		return sqlstore.ScanStream(row, s)
 	})
 	if s == nil || err != nil {
 		return nil, err
 	}
-	if subscribers {
+	if sent != nil {
+		ids = subs.answer(s.ID, k, *sent, version, ids)
 		if len(ids) == 0 {
 			ids = nil // as ActiveSubscriberIDs answers
 		}

@@ -143,6 +143,8 @@ type Store struct {
 	notify *notifier
 	// groups run the first attempt of every Update (nil: WithWriteGroups(0)).
 	groups *writeGroups
+	// subs are the big channels' subscribers, shared by the transactions.
+	subs *subscriberCache
 }
 
 type config struct {
@@ -262,7 +264,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	s := &Store{pool: pool, maxAttempts: cfg.maxAttempts, schema: cfg.schema}
+	s := &Store{pool: pool, maxAttempts: cfg.maxAttempts, schema: cfg.schema, subs: newSubscriberCache()}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
@@ -271,7 +273,7 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 		s.notify = startNotifier(pool, channelName(cfg.schema), s.logf)
 	}
 	if cfg.writeGroups > 0 {
-		s.groups = newWriteGroups(pool, s.notify, cfg.writeGroups)
+		s.groups = newWriteGroups(pool, s.notify, s.subs, cfg.writeGroups)
 		s.groups.observe = cfg.groupObserver
 	}
 	return s, nil
@@ -325,7 +327,7 @@ func (s *Store) view(ctx context.Context, fn func(tx store.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("postgres: begin view: %w", err)
 	}
-	t := newTx(&tx{tx: lt, readOnly: true})
+	t := newTx(&tx{tx: lt, readOnly: true, subs: s.subs})
 	ferr := sqlstore.Call(t, fn, func() { _ = lt.rollback(ctx) })
 	if ferr == nil && connLost(t.failed) {
 		// fn let a read on a lost connection pass: its answer is
@@ -368,7 +370,7 @@ func (s *Store) viewSingle(ctx context.Context, fn func(tx store.Tx) error) erro
 	}
 	lt.single = true
 	defer func() { _ = lt.rollback(ctx) }() // returns the connection, also when fn panics
-	t := newTx(&tx{tx: lt, readOnly: true})
+	t := newTx(&tx{tx: lt, readOnly: true, subs: s.subs})
 	ferr := fn(t)
 	if ferr != nil && connLost(t.failed) && !connLost(ferr) {
 		return fmt.Errorf("%w (%w)", t.failed, ferr)
@@ -483,7 +485,7 @@ func (s *Store) attempt(ctx context.Context, fn func(tx store.Tx) error, alone b
 	if err != nil {
 		return false, fmt.Errorf("postgres: begin update: %w", err)
 	}
-	t := newTx(&tx{tx: lt, notify: s.notify})
+	t := newTx(&tx{tx: lt, notify: s.notify, subs: s.subs})
 	ferr := sqlstore.Call(t, fn, func() { _ = lt.rollback(ctx) })
 	rollback := func() { _ = lt.rollback(ctx) }
 	switch {

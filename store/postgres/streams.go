@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/chatcore/chatcore/store"
@@ -75,16 +76,24 @@ func (t *tx) Subscriptions(ctx context.Context, stream store.StreamID, user stor
 }
 
 // ActiveSubscriberIDs implements [store.StreamStore]: the whole list comes
-// back as one array value, in the order of the primary key.
+// back as one array value, in the order of the primary key, unless the
+// Store holds the stream's list at the version the transaction sees (see
+// subscriberCache).
 func (t *tx) ActiveSubscriberIDs(ctx context.Context, stream store.StreamID) ([]store.UserID, error) {
 	if ids, ok := take(t.answers().subscribers, stream); ok {
 		return ids, nil
 	}
+	sent := t.subs.held(stream)
 	var out []store.UserID
-	err := t.queryRow(ctx, "SELECT "+activeSubscribersOf("$1"), stream).Scan(&out)
+	var version int64
+	err := t.queryRow(ctx, "SELECT "+subscribersCols("$2")+" FROM streams WHERE id = $1", stream, sent.version).Scan(&version, &out)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil // no such stream: no subscribers
+	}
 	if err != nil {
 		return nil, classify(err, "subscribers")
 	}
+	out = t.subs.answer(stream, streamKey{}, sent, version, out)
 	if len(out) == 0 {
 		return nil, nil
 	}

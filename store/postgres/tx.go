@@ -43,6 +43,8 @@ type tx struct {
 	// userMessages is the announced UserMessages read (see Prefetch),
 	// which every write of messages or flags forgets too.
 	userMessages *fetchedUserMessages
+	// subs are the Store's channels' subscribers (see subscriberCache).
+	subs *subscriberCache
 	// streams are the streams Stream read, as this transaction sees them:
 	// a later read of one answers from here, without a round trip, until
 	// a write that may change streams (see writable) forgets them.
