@@ -70,14 +70,8 @@ func TestGenericPlans(t *testing.T) {
 		})
 		is.NoErr(err)
 	}
-	rows, err := st.Pool().Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
-	is.NoErr(err)
-	defer rows.Close() // also when an assertion below fails: the store's Close waits for the connection
 	seen := 0
-	for rows.Next() {
-		var stmt string
-		var generic, custom int64
-		is.NoErr(rows.Scan(&stmt, &generic, &custom))
+	preparedPlans(t, st, func(stmt string, generic, custom int64) {
 		switch {
 		case strings.Contains(stmt, "WHERE m.id = ANY($2)") || strings.HasPrefix(stmt, "DELETE FROM messages"):
 			is.Equal(custom, int64(0))     // never a custom plan
@@ -95,8 +89,7 @@ func TestGenericPlans(t *testing.T) {
 			is.True(custom >= 5) // the unread messages: the setting was back to its default
 			seen++
 		}
-	}
-	is.NoErr(rows.Err())
+	})
 	is.Equal(seen, 6) // the user messages read, the flag update, the deletion, the audience, the append, the unread messages
 }
 
@@ -141,14 +134,8 @@ func TestLargeReceivedReadsOnCustomPlans(t *testing.T) {
 			return err
 		}))
 	}
-	rows, err := st.Pool().Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%LIMIT %'")
-	is.NoErr(err)
-	defer rows.Close()
 	large, small := 0, 0
-	for rows.Next() {
-		var stmt string
-		var generic, custom int64
-		is.NoErr(rows.Scan(&stmt, &generic, &custom))
+	preparedPlans(t, st, func(stmt string, generic, custom int64) {
 		switch {
 		case strings.Contains(stmt, "LIMIT 50000") || strings.Contains(stmt, "LIMIT 5000"):
 			is.Equal(generic, int64(0)) // never the generic plan
@@ -157,10 +144,27 @@ func TestLargeReceivedReadsOnCustomPlans(t *testing.T) {
 		case strings.Contains(stmt, "LIMIT 100"):
 			small++
 		}
-	}
-	is.NoErr(rows.Err())
+	})
 	is.Equal(large, 3) // the unread messages, the ids and the messages of 5,000
 	is.Equal(small, 1) // the messages of 100, as PostgreSQL chooses
+}
+
+// preparedPlans calls fn with each statement the session of st (a Store of
+// one connection) has prepared, and how many times it ran on a generic and
+// on a custom plan.
+func preparedPlans(t *testing.T, st *postgres.Store, fn func(stmt string, generic, custom int64)) {
+	t.Helper()
+	is := is.New(t)
+	rows, err := st.Pool().Query(context.Background(), "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements")
+	is.NoErr(err)
+	defer rows.Close() // also when an assertion of fn fails: the store's Close waits for the connection
+	for rows.Next() {
+		var stmt string
+		var generic, custom int64
+		is.NoErr(rows.Scan(&stmt, &generic, &custom))
+		fn(stmt, generic, custom)
+	}
+	is.NoErr(rows.Err())
 }
 
 // statementLog shows the statements a pool's connections send (see
