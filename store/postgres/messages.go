@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -38,7 +39,20 @@ func (t *tx) Message(ctx context.Context, id store.MessageID) (*store.Message, e
 // submessages, in one batch. A search of a user's messages runs on a
 // custom plan.
 func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Message, error) {
-	query, args, ok, err := t.MessagesSQL(ctx, q, dialect.PlainMessagesSQL)
+	plain, rare := dialect.PlainMessagesSQL, false
+	switch {
+	case sqlstore.SearchSubqueryFits(q):
+		t.queueRareWords(q, &rare) // answered with the read of the user's memberships
+	case sqlstore.DrivingSearch(q) >= 0 && t.queueRareWords(q, &rare):
+		// The plain statement is built before any other statement runs.
+		if err := t.flush(ctx); err != nil {
+			return nil, err
+		}
+		if rare {
+			plain = dialect.PlainMessagesByMatchesSQL
+		}
+	}
+	query, args, ok, err := t.MessagesSQLFor(ctx, q, plain, func() bool { return rare })
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -69,6 +83,35 @@ func (t *tx) Messages(ctx context.Context, q store.MessageQuery) ([]store.Messag
 	}
 	ch.Attach(ptrs)
 	return msgs, nil
+}
+
+// rareWordsSQL reports whether a lexeme of the text $1, as the english
+// configuration parses it (as plainto_tsquery does), is missing from the
+// most common elements PostgreSQL's statistics keep of the messages'
+// search documents: a word the planner can only guess at (see
+// sqlstore.Tx.MessagesSQLFor). Without statistics every word is.
+const rareWordsSQL = `SELECT EXISTS (SELECT 1 FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, $1::text))) AS l(lexeme)
+	WHERE NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = 'messages'
+		AND s.attname = 'search_tsv' AND l.lexeme = ANY (s.most_common_elems::text::text[])))`
+
+// queueRareWords queues the read of whether the words of q's search terms
+// are rare (see rareWordsSQL) to go with the transaction's next statement
+// and reports whether it did (not in a ViewSingle, which runs one
+// statement); rare is set once it is back.
+func (t *tx) queueRareWords(q store.MessageQuery, rare *bool) bool {
+	if t.tx.single || t.failed != nil {
+		return false
+	}
+	var texts []string
+	for _, term := range q.Search {
+		if !term.Negated && len(term.Lexemes) > 0 {
+			texts = append(texts, term.Text)
+		}
+	}
+	t.tx.enqueuePrefetch(rareWordsSQL, []any{strings.Join(texts, " ")}, func(br pgx.BatchResults) error {
+		return classify(br.QueryRow().Scan(rare), "search words")
+	})
+	return true
 }
 
 // MessageIDs implements [store.MessageStore] as sqlstore.Tx does, on a

@@ -31,6 +31,19 @@ func (d *Dialect) anyOf(expr, param string) string {
 // recipient index.) With SearchDrives, a query with a search term reads the
 // term's index matches in id order (see drivenSearchSQL).
 func (d *Dialect) PlainMessagesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
+	return d.plainMessagesSQL(q, false)
+}
+
+// PlainMessagesByMatchesSQL is PlainMessagesSQL for a query whose search
+// words are rarer than the planner's statistics can tell (see
+// Tx.MessagesSQLFor): its messages are ordered by an expression no index
+// gives, so that the planner reads the search index's matches and sorts
+// them rather than walk the newest messages until the limit.
+func (d *Dialect) PlainMessagesByMatchesSQL(q store.MessageQuery) (query string, args []any, ok bool) {
+	return d.plainMessagesSQL(q, true)
+}
+
+func (d *Dialect) plainMessagesSQL(q store.MessageQuery, byMatches bool) (query string, args []any, ok bool) {
 	var p Params
 	if q.FlagUser != 0 {
 		p.Add(q.FlagUser) // $1 of EffFlagsSQL
@@ -81,7 +94,11 @@ func (d *Dialect) PlainMessagesSQL(q store.MessageQuery) (query string, args []a
 		}
 		where = []string{FlagCondition(q)}
 	}
-	query = "SELECT " + MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + OrderByID(q.Newest, q.Limit)
+	order := OrderByID(q.Newest, q.Limit)
+	if byMatches {
+		order = " ORDER BY id + 0" + orderDir(q.Newest) + limitClause(q.Limit)
+	}
+	query = "SELECT " + MessageCols + " FROM " + from + " WHERE " + strings.Join(where, " AND ") + order
 	return query, p.Args, true
 }
 

@@ -168,6 +168,15 @@ func (x *Tx) ReceivedSubquery(ctx context.Context, q store.MessageQuery) (sub st
 // reads the messages ReceivedSubquery selects; any other is plain's (each
 // store's own, spelled for its planner).
 func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool)) (query string, args []any, ok bool, err error) {
+	return x.MessagesSQLFor(ctx, q, plain, nil)
+}
+
+// MessagesSQLFor is MessagesSQL where rare, when not nil, reports whether
+// the words of a search that SearchSubqueryFits are rarer than the
+// planner's statistics can tell (see receivedSearchSubquery). It is asked
+// once the user's memberships are read, so that its answer can travel in
+// their round trip.
+func (x *Tx) MessagesSQLFor(ctx context.Context, q store.MessageQuery, plain func(store.MessageQuery) (string, []any, bool), rare func() bool) (query string, args []any, ok bool, err error) {
 	if q.FlagUser == 0 || q.IDs != nil || x.d.SearchDrives && DrivingSearch(q) >= 0 {
 		// A search reads the matches of its index in id order, each
 		// checked for the user's receipt: the plain statement.
@@ -176,7 +185,7 @@ func (x *Tx) MessagesSQL(ctx context.Context, q store.MessageQuery, plain func(s
 	}
 	var sub string
 	if SearchSubqueryFits(q) {
-		sub, args, ok, err = x.receivedSearchSubquery(ctx, q)
+		sub, args, ok, err = x.receivedSearchSubquery(ctx, q, rare)
 	} else {
 		sub, args, ok, err = x.ReceivedSubquery(ctx, q)
 	}
@@ -199,8 +208,16 @@ func SearchSubqueryFits(q store.MessageQuery) bool {
 // word: a bitmap of few rows, sorted) and the messages in id order, tested
 // until the limit is reached (a common word), rather than in every range.
 // Which suits depends on how common the search's words are: the statement
-// needs a plan made for its parameters (PostgreSQL: a custom plan).
-func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery) (sub string, args []any, ok bool, err error) {
+// needs a plan made for its parameters (PostgreSQL: a custom plan). A
+// planner estimates a word its statistics do not list (a rare word: they
+// list the most common) at a fixed share of the messages, half a percent
+// on PostgreSQL, and at a million messages that makes walking the newest
+// messages until the limit look cheaper than sorting the matches, though a
+// word found once walks the whole history (400 ms). When rare (nil: never)
+// reports so, the messages' range orders by an expression no index gives,
+// so that the planner reads the index's matches and sorts them: as many as
+// the rare word has.
+func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery, rare func() bool) (sub string, args []any, ok bool, err error) {
 	if q.Recipients != nil && len(q.Recipients) == 0 {
 		return "", nil, false, nil
 	}
@@ -215,6 +232,10 @@ func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery) (
 		common = append(common, "m.type = 'stream' AND m.topic_key = "+p.Add(*q.TopicKey))
 	}
 	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
+	rangeOrder := order
+	if rare != nil && rare() {
+		rangeOrder = " ORDER BY m.id + 0" + orderDir(q.Newest) + limitClause(q.Limit)
+	}
 	// The user's flag rows: messages received whatever their memberships
 	// are now.
 	where := []string{"f.user_id = " + user}
@@ -244,7 +265,7 @@ func (x *Tx) receivedSearchSubquery(ctx context.Context, q store.MessageQuery) (
 		if len(common) > 0 {
 			ranges += " AND " + strings.Join(common, " AND ")
 		}
-		sub = "(" + ranges + order + ") UNION " + sub
+		sub = "(" + ranges + rangeOrder + ") UNION " + sub
 	}
 	return "SELECT id FROM (" + sub + ") u" + order, p.Args, true, nil
 }
