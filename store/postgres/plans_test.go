@@ -174,12 +174,28 @@ type statementLog struct {
 	mu      sync.Mutex
 	rec     *plantest.Recorder
 	generic map[*pgx.Conn]bool
+	// keep makes it keep texts: the statements sent since the last call
+	// of take.
+	keep  bool
+	texts []string
+}
+
+// take returns the text of every statement sent since its last call.
+func (l *statementLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.texts
+	l.texts = nil
+	return t
 }
 
 // sent notes that c sends query with args.
 func (l *statementLog) sent(c *pgx.Conn, query string, args []any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.keep {
+		l.texts = append(l.texts, query)
+	}
 	switch {
 	case strings.HasPrefix(query, "SET LOCAL plan_cache_mode"):
 		if l.generic == nil {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/matryer/is"
 
@@ -16,41 +14,6 @@ import (
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/postgres"
 )
-
-// sqlLog is a pgx tracer that keeps the text of every statement sent.
-type sqlLog struct {
-	mu   sync.Mutex
-	sent []string
-}
-
-func (l *sqlLog) add(sql string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.sent = append(l.sent, sql)
-}
-
-// take returns the statements sent since the last call.
-func (l *sqlLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.sent
-	l.sent = nil
-	return s
-}
-
-func (l *sqlLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	l.add(d.SQL)
-	return ctx
-}
-func (l *sqlLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (l *sqlLog) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	for _, q := range d.Batch.QueuedQueries {
-		l.add(q.SQL)
-	}
-	return ctx
-}
-func (l *sqlLog) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (l *sqlLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // TestRareSearchWordsReadByMatches: a search whose words PostgreSQL's
 // statistics of the messages' search documents do not list (a rare word,
@@ -64,11 +27,12 @@ func (l *sqlLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData
 func TestRareSearchWordsReadByMatches(t *testing.T) {
 	is := is.New(t)
 	ctx := context.Background()
-	log := &sqlLog{}
+	trips := &roundTrips{stmts: statementLog{keep: true}}
 	st := pgtest.OpenUnpooled(t, postgres.WithoutNotify(), postgres.WithPoolConfig(func(c *pgxpool.Config) { // a schema never analysed
 		pgtest.Fast(c)
-		c.ConnConfig.Tracer = log
+		c.ConnConfig.Tracer = trips
 	}))
+	log := &trips.stmts
 	w := chattest.New(t, chattest.OnStore(st))
 	realm := w.AddRealm(t, "rare")
 	ann := w.AddUser(t, realm, "Ann", store.RoleMember)
