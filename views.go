@@ -187,11 +187,18 @@ func (c *ViewCache) Realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error
 	return r, nil
 }
 
-func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, id RealmID) ([]compiledLinkifier, error) {
+// realmLinkifiers returns the realm's compiled linkifiers as tx sees them:
+// those of links (the Service's cache) when they are of the version tx
+// gives, which a store may answer from the realm's read, else read in tx.
+func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, links *linkifierCache, id RealmID) ([]compiledLinkifier, error) {
 	if l, ok := c.linkifiers[id]; ok {
 		return l, nil
 	}
-	l, err := loadLinkifiers(ctx, tx, id)
+	version, err := tx.LinkifiersVersion(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := links.at(ctx, tx, id, version)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +289,7 @@ func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *
 		}
 		v.DisplayRecipient = st.Name
 		v.StreamID = st.ID
-		links, err := c.realmLinkifiers(ctx, tx, m.RealmID)
+		links, err := c.realmLinkifiers(ctx, tx, s.links, m.RealmID)
 		if err != nil {
 			return MessageView{}, err
 		}

@@ -203,6 +203,12 @@ func Get(ctx context.Context, svc *chatcore.Service, actorID chatcore.UserID, re
 		if err != nil {
 			return err
 		}
+		// The viewer's flags (attachFlags) go with the senders' read.
+		ids := make([]chatcore.MessageID, len(rows))
+		for i := range rows {
+			ids[i] = rows[i].ID
+		}
+		store.Announce(tx, chatcore.Prefetch{UserMessages: chatcore.UserMessagesRead{User: viewer.ID, IDs: ids}})
 		if err := c.LoadUsers(ctx, tx, rows); err != nil {
 			return err
 		}

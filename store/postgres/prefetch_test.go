@@ -383,15 +383,17 @@ func TestReactionRoundTrips(t *testing.T) {
 	}
 }
 
-// TestMessagesFetchRoundTrips: GET /messages without a narrow takes nine
+// TestMessagesFetchRoundTrips: GET /messages without a narrow takes seven
 // round trips: the viewer; the realm with what the viewer may read (the
 // realm's channels, the viewer's subscriptions and direct conversations,
 // announced); the channels and conversations the viewer's messages are
 // read from, with their read marks; the messages (one statement merging
-// them); their reactions, edit history and submessages;
-// their senders, in one read; the realm's linkifiers; the viewer's flags;
-// the ROLLBACK. It reads no message's channel (it has the realm's), so its
-// round trips do not grow with the number of senders and channels.
+// them); their reactions, edit history and submessages; their senders, in
+// one read, with the viewer's flags announced along; the ROLLBACK. The
+// realm's linkifiers come from the Service's cache at the version the
+// realm's read gives (see TestGetMessagesSeesItsFlagsAndLinkifiers). It
+// reads no message's channel (it has the realm's), so its round trips do
+// not grow with the number of senders and channels.
 func TestMessagesFetchRoundTrips(t *testing.T) {
 	is := is.New(t)
 	_, trips, w := tracedWorld(t)
@@ -422,7 +424,7 @@ func TestMessagesFetchRoundTrips(t *testing.T) {
 	w.PostN(t, general, "one sender", ann, 10)
 	fetch() // the prepared statements
 	one := fetch()
-	is.Equal(one, int64(9))
+	is.Equal(one, int64(7))
 	for i := range 10 {
 		w.Post(t, channels[i%len(channels)], "many", senders[i%len(senders)], "hello")
 	}
@@ -523,4 +525,44 @@ func TestRegisterMessageRoundTrips(t *testing.T) {
 	is.Equal(store.MessageID(*st.MaxMessageID), id) // the newest message Ann received
 	is.True(st.QueueID != "")                       // the queue, inserted with the COMMIT
 	is.Equal(n, int64(10))
+}
+
+// TestGetMessagesSeesItsFlagsAndLinkifiers: the flags GET /messages
+// announces along the senders' read are the viewer's, and the linkifiers
+// it takes from the Service's cache follow a change of them at once (the
+// realm's read gives their new version).
+func TestGetMessagesSeesItsFlagsAndLinkifiers(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	st, _, w := tracedWorld(t)
+	realm := w.AddRealm(t, "gettrips")
+	ann := w.AddUser(t, realm, "Ann", store.RoleMember)
+	bob := w.AddUser(t, realm, "Bob", store.RoleMember)
+	ch := w.AddChannel(t, chattest.Channel{Name: "general", Subscribers: []*store.User{ann, bob}})
+	var last store.MessageID
+	for range 5 {
+		last = w.Send(t, bob, ch, "ticket #12", "hello")
+	}
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.UpdateUserMessageFlags(ctx, ann.ID, []store.MessageID{last}, store.FlagStarred, true)
+		return err
+	}))
+	get := func() messages.Result {
+		res, err := messages.Get(ctx, w.Svc, ann.ID, messages.Request{Anchor: new("newest"), NumBefore: new(100), NumAfter: new(0)})
+		is.NoErr(err)
+		return res
+	}
+	get() // fills the Service's linkifier cache
+	res := get()
+	is.Equal(len(res.Messages), 5)
+	is.Equal(res.Messages[4].ID, last)
+	is.Equal(res.Messages[4].Flags, []string{"starred"}) // the viewer's flags
+	is.Equal(len(res.Messages[4].TopicLinks), 0)         // no linkifier yet
+
+	is.NoErr(st.Update(ctx, func(tx store.Tx) error {
+		return tx.CreateLinkifier(ctx, &store.Linkifier{RealmID: realm.ID, Pattern: `#(?P<id>[0-9]+)`, URLTemplate: "https://trac.example.com/{id}"})
+	}))
+	res = get()
+	is.Equal(len(res.Messages[4].TopicLinks), 1) // the new linkifier, at its new version
+	is.Equal(res.Messages[4].TopicLinks[0].URL, "https://trac.example.com/12")
 }
