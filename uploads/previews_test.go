@@ -44,6 +44,7 @@ func previewWorld(t *testing.T) (*chattest.World, *chattest.Cast, *originalsGate
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
+	t.Cleanup(func() { uploads.WaitThumbnailsIdle(t) }) // before the directory closes
 	g := &originalsGate{FileStorage: d, gate: make(chan struct{})}
 	t.Cleanup(g.release)
 	w := chattest.New(t, chattest.OnStore(chattest.Memory(t)), chattest.With(chatcore.WithFileStorage(g)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chatcore/chatcore"
 )
@@ -29,6 +30,10 @@ var (
 	thumbnailQueue = make(chan thumbnailJob, ThumbnailBacklog)
 	// startWorkers starts the ThumbnailWorkers workers, on first use.
 	startWorkers sync.Once
+	// thumbnailsPending counts the jobs queued or running: raised before a
+	// job is queued (and lowered again when it is not), lowered when a
+	// worker has finished it.
+	thumbnailsPending atomic.Int64
 )
 
 // thumbnailLater queues a's thumbnail to be made in the background, after
@@ -36,10 +41,12 @@ var (
 // and returns false.
 func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attachment) bool {
 	startThumbnailWorkers()
+	thumbnailsPending.Add(1)
 	select {
 	case thumbnailQueue <- thumbnailJob{ctx: ctx, svc: svc, a: a}:
 		return true
 	default:
+		thumbnailsPending.Add(-1)
 		svc.Logger().WarnContext(ctx, "uploads: thumbnail backlog full; no thumbnail made",
 			"path_id", a.PathID, "backlog", ThumbnailBacklog)
 		return false
@@ -83,10 +90,12 @@ func ResumeThumbnails(ctx context.Context, svc *chatcore.Service) (int, error) {
 				continue
 			}
 			startThumbnailWorkers()
+			thumbnailsPending.Add(1)
 			select {
 			case thumbnailQueue <- thumbnailJob{ctx: context.WithoutCancel(ctx), svc: svc, a: a}:
 				queued++
 			case <-ctx.Done():
+				thumbnailsPending.Add(-1)
 				return queued, ctx.Err()
 			}
 		}
@@ -111,5 +120,6 @@ func thumbnailWorker() {
 		if err := Thumbnail(j.ctx, j.svc, j.a); err != nil && !errors.Is(err, ErrNotThumbnailed) {
 			j.svc.Logger().WarnContext(j.ctx, "uploads: thumbnail failed", "path_id", j.a.PathID, "err", err)
 		}
+		thumbnailsPending.Add(-1)
 	}
 }

@@ -58,6 +58,7 @@ func TestThumbnailBacklogBounded(t *testing.T) {
 	d, err := filestore.OpenDir(filepath.Join(t.TempDir(), "up"))
 	is.NoErr(err)
 	t.Cleanup(func() { _ = d.Close() })
+	t.Cleanup(func() { uploads.WaitThumbnailsIdle(t) }) // before the directory closes
 	fs := &gatedFiles{FileStorage: d, gate: make(chan struct{})}
 	var once sync.Once
 	release := func() { once.Do(func() { close(fs.gate) }) }
@@ -118,6 +119,7 @@ func TestResumeThumbnails(t *testing.T) {
 	d, err := filestore.OpenDir(filepath.Join(t.TempDir(), "up"))
 	is.NoErr(err)
 	t.Cleanup(func() { _ = d.Close() })
+	t.Cleanup(func() { uploads.WaitThumbnailsIdle(t) }) // before the directory closes
 	w := chattest.New(t, chattest.OnStore(chattest.Memory(t)), chattest.With(chatcore.WithFileStorage(d)))
 	c := w.SeedCast(t)
 	img := pngOf(t, 30, 20)

@@ -26,6 +26,7 @@ func world(t *testing.T, open chattest.Open, opts ...chatcore.Option) (*chattest
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
+	t.Cleanup(func() { uploads.WaitThumbnailsIdle(t) }) // before the directory closes
 	w := open(t, chattest.With(append([]chatcore.Option{chatcore.WithFileStorage(d)}, opts...)...))
 	return w, w.SeedCast(t)
 }
