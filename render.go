@@ -239,15 +239,23 @@ func loadLinkifiers(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkif
 // while the realm's linkifiers version in tx is the cached one. Errors come
 // from the store.
 func (s *Service) TopicLinksIn(ctx context.Context, tx Tx, realm RealmID, topic string) ([]TopicLink, error) {
-	version, err := tx.LinkifiersVersion(ctx, realm)
-	if err != nil {
-		return nil, err
-	}
-	links, err := s.links.at(ctx, tx, realm, version)
+	links, err := s.linkifiersIn(ctx, tx, realm)
 	if err != nil {
 		return nil, err
 	}
 	return topicLinks(links, topic), nil
+}
+
+// linkifiersIn returns the realm's compiled linkifiers as tx sees them:
+// the Service's cached ones while the realm's linkifiers version in tx is
+// the cached one (a store may answer the version from the realm's read),
+// else the ones tx reads.
+func (s *Service) linkifiersIn(ctx context.Context, tx Tx, realm RealmID) ([]compiledLinkifier, error) {
+	version, err := tx.LinkifiersVersion(ctx, realm)
+	if err != nil {
+		return nil, err
+	}
+	return s.links.at(ctx, tx, realm, version)
 }
 
 // topicLinks returns the topic_links of a topic with the realm's compiled

@@ -187,18 +187,13 @@ func (c *ViewCache) Realm(ctx context.Context, tx Tx, id RealmID) (*Realm, error
 	return r, nil
 }
 
-// realmLinkifiers returns the realm's compiled linkifiers as tx sees them:
-// those of links (the Service's cache) when they are of the version tx
-// gives, which a store may answer from the realm's read, else read in tx.
-func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, links *linkifierCache, id RealmID) ([]compiledLinkifier, error) {
+// realmLinkifiers returns the realm's compiled linkifiers as tx sees them
+// (see Service.linkifiersIn), read once per ViewCache.
+func (c *ViewCache) realmLinkifiers(ctx context.Context, tx Tx, s *Service, id RealmID) ([]compiledLinkifier, error) {
 	if l, ok := c.linkifiers[id]; ok {
 		return l, nil
 	}
-	version, err := tx.LinkifiersVersion(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	l, err := links.at(ctx, tx, id, version)
+	l, err := s.linkifiersIn(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +284,7 @@ func (s *Service) BuildMessageView(ctx context.Context, tx Tx, c *ViewCache, m *
 		}
 		v.DisplayRecipient = st.Name
 		v.StreamID = st.ID
-		links, err := c.realmLinkifiers(ctx, tx, s.links, m.RealmID)
+		links, err := c.realmLinkifiers(ctx, tx, s, m.RealmID)
 		if err != nil {
 			return MessageView{}, err
 		}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/chatcore/chatcore/store"
 	"github.com/chatcore/chatcore/store/internal/sqlstore"
@@ -44,12 +45,11 @@ func (t *tx) Prefetch(p store.Prefetch) {
 		})
 	}
 	for _, id := range p.Streams {
-		query, args := "SELECT "+sqlstore.StreamCols+sqlstore.StreamByID, []any{id}
 		var sent *subscriberList
 		if p.Subscribers {
 			sent = new(t.subs.held(id))
-			query, args = "SELECT "+sqlstore.StreamCols+", "+subscribersCols("$2")+sqlstore.StreamByID, append(args, sent.version)
 		}
+		query, args := streamSelect(sqlstore.StreamByID, []any{id}, sent)
 		t.tx.enqueuePrefetch(query, args, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, t.subs, sent, streamKey{}, fmt.Sprintf("stream %d", id))
 			if err == nil {
@@ -147,12 +147,11 @@ func (t *tx) Prefetch(p store.Prefetch) {
 	}
 	for _, n := range p.StreamNames {
 		k := streamKey{n.RealmID, store.FoldKey(n.Name)}
-		query, args := "SELECT "+sqlstore.StreamCols+sqlstore.StreamByName, []any{k.realm, k.name}
 		var sent *subscriberList
 		if p.Subscribers {
 			sent = new(t.subs.heldByName(k))
-			query, args = "SELECT "+sqlstore.StreamCols+", "+subscribersCols("$3")+sqlstore.StreamByName, append(args, sent.version)
 		}
+		query, args := streamSelect(sqlstore.StreamByName, []any{k.realm, k.name}, sent)
 		t.tx.enqueuePrefetch(query, args, func(br pgx.BatchResults) error {
 			s, err := f.readStream(br, t.subs, sent, k, fmt.Sprintf("stream %q", n.Name))
 			if err == nil {
@@ -191,6 +190,19 @@ func (t *tx) reservedMessageID() (id store.MessageID, ok bool) {
 	}
 	id, t.messageIDs = t.messageIDs[0], t.messageIDs[1:]
 	return id, true
+}
+
+// streamSelect is the statement of a stream read whose conditions are
+// where (sqlstore.StreamByID or StreamByName) with their arguments args,
+// and, when sent is not nil, the stream's active subscribers unless the
+// stream's version of them is sent's (see subscribersCols), which becomes
+// the statement's last argument.
+func streamSelect(where string, args []any, sent *subscriberList) (string, []any) {
+	if sent == nil {
+		return "SELECT " + sqlstore.StreamCols + where, args
+	}
+	args = append(args, sent.version)
+	return "SELECT " + sqlstore.StreamCols + ", " + subscribersCols("$"+strconv.Itoa(len(args))) + where, args
 }
 
 // readStream reads the answer of a prefetching stream statement: the
