@@ -112,7 +112,7 @@ func smoke(t *testing.T, db string) {
 	if len(rep.results) < 15 {
 		t.Errorf("%d requests measured", len(rep.results))
 	}
-	raws := 0
+	raws, stores := 0, 0
 	for i, r := range rep.results {
 		if r.err != nil || r.timeout {
 			t.Errorf("%s: %v (timeout %v)", rep.names[i], r.err, r.timeout)
@@ -120,9 +120,18 @@ func smoke(t *testing.T, db string) {
 		if r.hasRaw {
 			raws++
 		}
+		if r.hasStore {
+			stores++
+			if !r.hasRaw || r.store <= 0 {
+				t.Errorf("%s: store part %v, raw sibling %v", rep.names[i], r.store, r.hasRaw)
+			}
+		}
 	}
 	if raws < 12 {
 		t.Errorf("%d requests with a raw sibling, want every read's", raws)
+	}
+	if stores != 10 {
+		t.Errorf("%d requests with a store part, want the 10 GET /messages reads", stores)
 	}
 	if !strings.Contains(out.String(), "mixed load") {
 		t.Errorf("no mixed load report in %q", out.String())

@@ -170,9 +170,13 @@ type request struct {
 // result is what the runner measured of one request.
 type result struct {
 	p50, p90, raw time.Duration
-	timeout       bool
-	hasRaw        bool
-	err           error
+	// store is the p50 of the store's part of a GET /messages read (see
+	// captureQueries), when hasStore.
+	store    time.Duration
+	timeout  bool
+	hasRaw   bool
+	hasStore bool
+	err      error
 }
 
 // messageIDs reads the ids of a GET /messages answer, sorted.
@@ -373,8 +377,9 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
-// measure times r runs times (sequentially) and its raw sibling, and checks
-// that the raw ids equal the answer's.
+// measure times r runs times (sequentially), its store part when it has
+// one (see captureQueries) and its raw sibling, and checks that the raw ids
+// equal the answer's.
 func measure(ctx context.Context, srv *server, m *model, rdb *rawDB, r request, runs int, timeout time.Duration) result {
 	c := newClient(srv.base, m, r.user, timeout)
 	var res result
@@ -435,7 +440,19 @@ func measure(ctx context.Context, srv *server, m *model, rdb *rawDB, r request, 
 		slices.Sort(rawIDs)
 		if got := r.ids(first); !slices.Equal(got, rawIDs) {
 			res.err = fmt.Errorf("ids differ from the raw sibling's: API %s, raw %s", summary(got), summary(rawIDs))
+			return res
 		}
+	}
+	if r.hasStoreRead() {
+		qs, err := captureQueries(ctx, srv.st, m, r, timeout)
+		if err == nil {
+			res.store, err = timeReplay(ctx, srv.st, qs, runs)
+		}
+		if err != nil {
+			res.err = fmt.Errorf("store part: %w", err)
+			return res
+		}
+		res.hasStore = true
 	}
 	return res
 }
