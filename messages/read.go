@@ -385,6 +385,11 @@ func narrowQuery(ctx context.Context, tx chatcore.Tx, viewer *chatcore.User, c *
 	case spec.stream != nil:
 		if access[spec.stream.ID].OK {
 			q.Recipients = append(q.Recipients, spec.stream.RecipientID)
+			if spec.topicKey != nil {
+				// The channel's id lets a SQL store read the topic
+				// through its channel+topic index (see MessageQuery).
+				q.StreamID = spec.stream.ID
+			}
 		}
 	default:
 		for _, st := range streams {

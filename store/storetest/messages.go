@@ -201,6 +201,8 @@ var messageTests = []test{
 			{"topic by channel id and recipient", store.MessageQuery{RealmID: w.realm, Recipients: []store.RecipientID{w.general.RecipientID},
 				StreamID: w.general.ID, TopicKey: &strasse, BeforeID: m[3], Limit: 1}, []store.MessageID{m[0]}},
 			{"channel id and another recipient", store.MessageQuery{RealmID: w.realm, Recipients: []store.RecipientID{dmRcpt}, StreamID: w.general.ID}, nil},
+			{"topic by channel id and another channel's recipient", store.MessageQuery{RealmID: w.realm, Recipients: []store.RecipientID{w.secret.RecipientID},
+				StreamID: w.general.ID, TopicKey: &strasse}, nil},
 			{"unicode case", store.MessageQuery{RealmID: w.realm, TopicKey: ptr(store.FoldKey("Ä"))}, []store.MessageID{m[4], m[5]}},
 			{"empty topic", store.MessageQuery{RealmID: w.realm, TopicKey: ptr("")}, []store.MessageID{m[6]}},
 			{"topic skips direct messages", store.MessageQuery{RealmID: w.realm, Recipients: []store.RecipientID{dmRcpt}, TopicKey: ptr("")}, nil},

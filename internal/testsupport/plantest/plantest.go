@@ -401,7 +401,8 @@ func Explainable(query string) bool {
 }
 
 // Findings are the big tables a statement's plan reads badly: Scans from
-// end to end (a sequential scan), Sorts whole (every row matching an index
+// end to end (a sequential scan, or a walk of the primary key index with no
+// bound, filtering every row it meets), Sorts whole (every row matching an index
 // search sorted before a LIMIT keeps a few, where an index in the wanted
 // order would stop at the LIMIT).
 type Findings struct {
@@ -409,7 +410,8 @@ type Findings struct {
 }
 
 // PostgresPlan returns the findings of a plan of EXPLAIN (FORMAT JSON): a
-// Seq Scan of a big table, and a Sort under a Limit whose input reads a big
+// Seq Scan of a big table or an index scan of its primary key without an
+// Index Cond, and a Sort under a Limit whose input reads a big
 // table other than through its primary key (a list of ids) without a Limit
 // of its own in between.
 func PostgresPlan(plan []byte) (Findings, error) {
@@ -435,7 +437,7 @@ func PostgresPlan(plan []byte) (Findings, error) {
 	}
 	var walk func(n *planNode, limited bool)
 	walk = func(n *planNode, limited bool) {
-		if n.NodeType == "Seq Scan" && slices.Contains(BigTables, n.Relation) {
+		if slices.Contains(BigTables, n.Relation) && (n.NodeType == "Seq Scan" || n.walksPrimaryKey()) {
 			scans[n.Relation] = true
 		}
 		if n.NodeType == "Sort" && limited {
@@ -459,7 +461,16 @@ type planNode struct {
 	NodeType string     `json:"Node Type"`
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
+	Cond     string     `json:"Index Cond"`
 	Plans    []planNode `json:"Plans"`
+}
+
+// walksPrimaryKey reports whether n reads its table through its primary key
+// index with no bound on it: the table in id order, each row filtered, as
+// far as a Limit above needs, which for a selective filter is the whole
+// history.
+func (n *planNode) walksPrimaryKey() bool {
+	return (n.NodeType == "Index Scan" || n.NodeType == "Index Only Scan") && strings.HasSuffix(n.Index, "_pkey") && n.Cond == ""
 }
 
 // byPrimaryKey reports whether n reads its table through its primary key

@@ -57,6 +57,14 @@ func TestPostgresPlan(t *testing.T) {
 	if !slices.Equal(got.Scans, []string{"user_message_flags"}) || got.Sorts != nil { // a nested Seq Scan of a big table, not of a small one
 		t.Errorf("PostgresPlan = %q", got)
 	}
+	// The newest messages of a topic found by walking every message from
+	// the newest, each filtered (the bound is on another index).
+	walk := `[{"Plan": {"Node Type": "Limit", "Plans": [
+		{"Node Type": "Index Scan", "Scan Direction": "Backward", "Relation Name": "messages", "Index Name": "messages_pkey",
+			"Filter": "((recipient_id = 1) AND (topic_key = 'a'::text))"}]}}]`
+	if got, err := PostgresPlan([]byte(walk)); err != nil || !slices.Equal(got.Scans, []string{"messages"}) {
+		t.Errorf("PostgresPlan(a walk of messages_pkey) = %q, %v", got, err)
+	}
 	if _, err := PostgresPlan([]byte("Seq Scan on messages")); err == nil {
 		t.Error("a text plan was taken for JSON")
 	}
@@ -71,7 +79,7 @@ func TestPostgresPlan(t *testing.T) {
 			{"Node Type": "Bitmap Heap Scan", "Relation Name": "reactions", "Plans": [
 				{"Node Type": "Bitmap Index Scan", "Index Name": "reactions_user_emoji"}]}]}]}]}`, []string{"reactions"}}, // through a Result, by a bitmap
 		{`{"Node Type": "Limit", "Plans": [{"Node Type": "Sort", "Plans": [
-			{"Node Type": "Index Scan", "Relation Name": "messages", "Index Name": "messages_pkey"}]}]}`, nil}, // ids looked up, then sorted
+			{"Node Type": "Index Scan", "Relation Name": "messages", "Index Name": "messages_pkey", "Index Cond": "(id = ANY ($1))"}]}]}`, nil}, // ids looked up, then sorted
 		{`{"Node Type": "Limit", "Plans": [{"Node Type": "Sort", "Plans": [
 			{"Node Type": "Bitmap Heap Scan", "Relation Name": "messages", "Plans": [
 				{"Node Type": "Bitmap Index Scan", "Index Name": "messages_pkey"}]}]}]}`, nil}, // the same, by a bitmap

@@ -22,7 +22,7 @@ func (d *Dialect) anyOf(expr, param string) string {
 //
 // A channel's topic with its StreamID is an equality on the channel+topic
 // index, which gives the id order without a sort and reads only the topic's
-// messages, not the channel's. With PlannerHints, "+realm_id" keeps the
+// messages, not the channel's; a recipient named beside it is only checked. With PlannerHints, "+realm_id" keeps the
 // planner from driving the query by realm, one recipient is an equality on
 // the recipient index, and one channel's topic without its StreamID is
 // looked up through the channel read from its recipient. (PostgreSQL does
@@ -53,7 +53,14 @@ func (d *Dialect) plainMessagesSQL(q store.MessageQuery, byMatches bool) (query 
 	case q.Recipients == nil:
 	case len(q.Recipients) == 0:
 		return "", nil, false
-	case len(q.Recipients) == 1 && q.TopicKey != nil && q.StreamID == 0 && d.PlannerHints:
+	case len(q.Recipients) == 1 && q.TopicKey != nil && q.StreamID != 0:
+		// The channel+topic index drives (MessageConds). A channel's
+		// messages all have its recipient, so the recipient is checked
+		// once, on the channel: as a condition on m, a planner would
+		// intersect its index with the topic's or estimate the topic at a
+		// handful of rows, and either way read and sort the whole topic.
+		where = append(where, "EXISTS (SELECT 1 FROM streams s WHERE s.id = "+p.Add(q.StreamID)+" AND s.recipient_id = "+p.Add(q.Recipients[0])+")")
+	case len(q.Recipients) == 1 && q.TopicKey != nil && d.PlannerHints:
 		rid := p.Add(q.Recipients[0])
 		where = append(where, "m.stream_id = (SELECT s.id FROM streams s WHERE s.recipient_id = "+rid+") AND m.recipient_id = "+rid)
 	case len(q.Recipients) == 1:
