@@ -217,15 +217,7 @@ func (l *statementLog) sent(c *pgx.Conn, query string, args []any) {
 // is logged (plans at this size can change with the sampled statistics),
 // and goes once it keeps passing.
 var (
-	knownSeqScans = map[string]bool{
-		// A common word's search walks the newest messages, each tested
-		// against the full-text index's condition, until the limit: a word
-		// in a quarter of the messages reads four times the limit, not
-		// the history. A rare word is read from the index's matches
-		// instead (see TestRareSearchWordsReadByMatches).
-		"GET /messages search common word": true,
-		"GET /messages channel search":     true,
-	}
+	knownSeqScans  = map[string]bool{}
 	knownFullSorts = map[string]bool{
 		// The unread messages (up to MaxUnreadMessages, 50,000): each
 		// channel's range above the viewer's read mark is sorted whole, but

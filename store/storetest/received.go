@@ -70,6 +70,19 @@ var receivedTests = []test{
 		is.Equal(query(t, st, store.MessageQuery{RealmID: w.other, FlagUser: w.bob}), []store.MessageID(nil)) // another realm's
 		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.carol, Newest: true}
 		is.Equal(query(t, st, q), list(w.m3, w.m2, w.m1)) // carol: general from the start
+		// Rows for messages bob also receives through his memberships:
+		// each message still comes once, and a limit counts messages.
+		update(t, st, func(ctx context.Context, tx store.Tx) {
+			is.NoErr(tx.PutUserMessageFlags(ctx, []store.UserMessageFlags{
+				{UserID: w.bob, MessageID: w.m2, Flags: store.FlagRead}, {UserID: w.bob, MessageID: w.m3, Flags: store.FlagRead},
+				{UserID: w.bob, MessageID: w.d, Flags: store.FlagRead | store.FlagStarred}}))
+		})
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob}
+		is.Equal(query(t, st, q), list(w.m2, w.m3, w.d, w.s)) // every message once
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, Newest: true, Limit: 3}
+		is.Equal(query(t, st, q), list(w.s, w.d, w.m3)) // the three newest
+		q.AllFlags = store.FlagRead
+		is.Equal(query(t, st, q), list(w.d, w.m3, w.m2)) // the rows' flags decide
 	}},
 	{"flag narrows over received messages", func(t *testing.T, st store.Store) {
 		is := is.New(t)
@@ -246,5 +259,14 @@ var receivedTests = []test{
 		got = query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, Newest: true, Limit: 3})
 		is.Equal(got, list(want[n-1], want[n-2], want[n-3])) // the newest three
 		is.Equal(len(unreadIDs(t, st, w.bob, 1000)), n)      // all unread
+		// Rows in the ranges of every statement: each message still once.
+		rows := make([]store.UserMessageFlags, n)
+		for i, id := range want {
+			rows[i] = store.UserMessageFlags{UserID: w.bob, MessageID: id, Flags: store.FlagStarred}
+		}
+		update(t, st, func(ctx context.Context, tx store.Tx) { is.NoErr(tx.PutUserMessageFlags(ctx, rows)) })
+		is.Equal(query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.bob}), want) // every channel's message, once
+		got = query(t, st, store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, Newest: true, Limit: 2})
+		is.Equal(got, list(want[n-1], want[n-2])) // the newest two
 	}},
 }

@@ -402,7 +402,7 @@ func Explainable(query string) bool {
 
 // Findings are the big tables a statement's plan reads badly: Scans from
 // end to end (a sequential scan, or a walk of the primary key index with no
-// bound, filtering every row it meets), Sorts whole (every row matching an index
+// bound, filtering out most rows it meets), Sorts whole (every row matching an index
 // search sorted before a LIMIT keeps a few, where an index in the wanted
 // order would stop at the LIMIT).
 type Findings struct {
@@ -462,15 +462,25 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
 	Cond     string     `json:"Index Cond"`
+	Cost     float64    `json:"Total Cost"`
+	Rows     float64    `json:"Plan Rows"`
 	Plans    []planNode `json:"Plans"`
 }
 
+// sparseWalk is the planner's cost per row returned above which a walk of
+// a primary key index (see walksPrimaryKey) filters out more rows than it
+// keeps: a walk's cost is about 0.2 per row it visits (a heap fetch and
+// its filter), so 1 is about five rows visited per row kept. A walk for a
+// condition most rows meet costs less (the big channel's messages: 0.2).
+const sparseWalk = 1.0
+
 // walksPrimaryKey reports whether n reads its table through its primary key
-// index with no bound on it: the table in id order, each row filtered, as
-// far as a Limit above needs, which for a selective filter is the whole
-// history.
+// index with no bound on it, expecting to filter out most of the rows it
+// visits: the table in id order, as far as a Limit above needs, which for a
+// selective filter is the whole history.
 func (n *planNode) walksPrimaryKey() bool {
-	return (n.NodeType == "Index Scan" || n.NodeType == "Index Only Scan") && strings.HasSuffix(n.Index, "_pkey") && n.Cond == ""
+	return (n.NodeType == "Index Scan" || n.NodeType == "Index Only Scan") && strings.HasSuffix(n.Index, "_pkey") && n.Cond == "" &&
+		n.Cost > sparseWalk*max(n.Rows, 1)
 }
 
 // byPrimaryKey reports whether n reads its table through its primary key

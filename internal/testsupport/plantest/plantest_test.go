@@ -2,6 +2,7 @@ package plantest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -61,9 +62,15 @@ func TestPostgresPlan(t *testing.T) {
 	// the newest, each filtered (the bound is on another index).
 	walk := `[{"Plan": {"Node Type": "Limit", "Plans": [
 		{"Node Type": "Index Scan", "Scan Direction": "Backward", "Relation Name": "messages", "Index Name": "messages_pkey",
-			"Filter": "((recipient_id = 1) AND (topic_key = 'a'::text))"}]}}]`
+			"Total Cost": 78334.34, "Plan Rows": 2255, "Filter": "((recipient_id = 1) AND (topic_key = 'a'::text))"}]}}]`
 	if got, err := PostgresPlan([]byte(walk)); err != nil || !slices.Equal(got.Scans, []string{"messages"}) {
 		t.Errorf("PostgresPlan(a walk of messages_pkey) = %q, %v", got, err)
+	}
+	// The same walk for a condition most messages meet (the big channel's)
+	// stops after a few rows more than the Limit.
+	dense := strings.Replace(strings.Replace(walk, "78334.34", "6586.29", 1), `"Plan Rows": 2255`, `"Plan Rows": 30793`, 1)
+	if got, err := PostgresPlan([]byte(dense)); err != nil || got.Scans != nil {
+		t.Errorf("PostgresPlan(a dense walk of messages_pkey) = %q, %v", got, err)
 	}
 	if _, err := PostgresPlan([]byte("Seq Scan on messages")); err == nil {
 		t.Error("a text plan was taken for JSON")
