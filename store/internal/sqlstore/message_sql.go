@@ -22,10 +22,11 @@ func (d *Dialect) anyOf(expr, param string) string {
 //
 // A channel's topic with its StreamID is an equality on the channel+topic
 // index, which gives the id order without a sort and reads only the topic's
-// messages, not the channel's; a recipient named beside it is only checked. With PlannerHints, "+realm_id" keeps the
-// planner from driving the query by realm, one recipient is an equality on
-// the recipient index, and one channel's topic without its StreamID is
-// looked up through the channel read from its recipient. (PostgreSQL does
+// messages, not the channel's; a recipient named beside it is only checked.
+// With PlannerHints, "+realm_id" keeps the planner from driving the query
+// by realm, one recipient is an equality on the recipient index, and one
+// channel's topic without its StreamID is looked up through the channel
+// read from its recipient. (PostgreSQL does
 // not see through that subquery: it guesses the topic's size blind and may
 // sort a whole big topic, so there one recipient stays an equality on the
 // recipient index.) With SearchDrives, a query with a search term reads the
