@@ -83,6 +83,11 @@ var receivedTests = []test{
 		is.Equal(query(t, st, q), list(w.s, w.d, w.m3)) // the three newest
 		q.AllFlags = store.FlagRead
 		is.Equal(query(t, st, q), list(w.d, w.m3, w.m2)) // the rows' flags decide
+		dm := directRecipient(t, st, w.realm, w.alice, w.bob)
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, Recipients: list(dm)}
+		is.Equal(query(t, st, q), list(w.d)) // the conversation's message, once
+		q.Recipients = list(dm, w.secret.RecipientID)
+		is.Equal(query(t, st, q), list(w.d, w.s)) // and the historical one of a channel he is not in
 	}},
 	{"flag narrows over received messages", func(t *testing.T, st store.Store) {
 		is := is.New(t)

@@ -411,10 +411,12 @@ type Findings struct {
 
 // PostgresPlan returns the findings of a plan of EXPLAIN (FORMAT JSON): a
 // Seq Scan of a big table or an index scan of its primary key without an
-// Index Cond, and a Sort under a Limit whose input reads a big
+// Index Cond expected to keep few of the rows it visits (tableRows gives
+// the big tables' sizes, pg_class.reltuples; a table it lacks is not
+// judged so), and a Sort under a Limit whose input reads a big
 // table other than through its primary key (a list of ids) without a Limit
 // of its own in between.
-func PostgresPlan(plan []byte) (Findings, error) {
+func PostgresPlan(plan []byte, tableRows map[string]float64) (Findings, error) {
 	var doc []struct {
 		Plan planNode `json:"Plan"`
 	}
@@ -437,7 +439,7 @@ func PostgresPlan(plan []byte) (Findings, error) {
 	}
 	var walk func(n *planNode, limited bool)
 	walk = func(n *planNode, limited bool) {
-		if slices.Contains(BigTables, n.Relation) && (n.NodeType == "Seq Scan" || n.walksPrimaryKey()) {
+		if slices.Contains(BigTables, n.Relation) && (n.NodeType == "Seq Scan" || n.walksPrimaryKey(tableRows[n.Relation])) {
 			scans[n.Relation] = true
 		}
 		if n.NodeType == "Sort" && limited {
@@ -462,25 +464,24 @@ type planNode struct {
 	Relation string     `json:"Relation Name"`
 	Index    string     `json:"Index Name"`
 	Cond     string     `json:"Index Cond"`
-	Cost     float64    `json:"Total Cost"`
 	Rows     float64    `json:"Plan Rows"`
 	Plans    []planNode `json:"Plans"`
 }
 
-// sparseWalk is the planner's cost per row returned above which a walk of
-// a primary key index (see walksPrimaryKey) filters out more rows than it
-// keeps: a walk's cost is about 0.2 per row it visits (a heap fetch and
-// its filter), so 1 is about five rows visited per row kept. A walk for a
-// condition most rows meet costs less (the big channel's messages: 0.2).
-const sparseWalk = 1.0
+// sparseWalk is how many rows of its table a walk of a primary key index
+// (see walksPrimaryKey) may visit per row it is expected to keep: a walk
+// for a condition most rows meet (the big channel's messages, a common
+// word) stops a few rows past its Limit; one for a topic of a few hundred
+// messages visits the table to find each.
+const sparseWalk = 20
 
-// walksPrimaryKey reports whether n reads its table through its primary key
-// index with no bound on it, expecting to filter out most of the rows it
-// visits: the table in id order, as far as a Limit above needs, which for a
-// selective filter is the whole history.
-func (n *planNode) walksPrimaryKey() bool {
+// walksPrimaryKey reports whether n reads its table, of tableRows rows,
+// through its primary key index with no bound on it, expecting to keep
+// fewer than one row in sparseWalk: the table in id order, as far as a
+// Limit above needs, which for a selective filter is the whole history.
+func (n *planNode) walksPrimaryKey(tableRows float64) bool {
 	return (n.NodeType == "Index Scan" || n.NodeType == "Index Only Scan") && strings.HasSuffix(n.Index, "_pkey") && n.Cond == "" &&
-		n.Cost > sparseWalk*max(n.Rows, 1)
+		tableRows > sparseWalk*max(n.Rows, 1)
 }
 
 // byPrimaryKey reports whether n reads its table through its primary key

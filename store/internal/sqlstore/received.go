@@ -310,8 +310,10 @@ func (x *Tx) commonConds(q store.MessageQuery, p *Params) []string {
 // is the message id, or with view the user's view of it (UserMessageCols).
 func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool) (string, []any) {
 	var p Params
+	overlap := overlapsRows(q, view)
+	rows = rows && !(overlap && wholeMembers(q.Recipients, ms))
 	var user string
-	if rows || !overlapsRows(q, view) {
+	if rows || !overlap {
 		// Only the rows arm and the row tests name the user (PostgreSQL
 		// refuses a parameter it cannot type from a use).
 		user = p.Add(q.FlagUser)
@@ -328,7 +330,6 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 		return "SELECT 0 AS id WHERE 1 = 0", nil
 	}
 	order := " ORDER BY id" + orderDir(q.Newest) + limitClause(q.Limit)
-	overlap := overlapsRows(q, view)
 	if !x.d.OrderedArms {
 		// SQLite merges a compound SELECT's ordered members lazily when
 		// the ORDER BY is the compound's own, UNION dropping repeats as
@@ -360,6 +361,25 @@ func (x *Tx) receivedSQL(q store.MessageQuery, ms []membership, rows, view bool)
 // after marking 5,000 messages read in the feed's biggest channel.
 func overlapsRows(q store.MessageQuery, view bool) bool {
 	return !view && q.AllFlags|q.NoFlags|q.AnyFlags == 0
+}
+
+// wholeMembers reports whether recipients (nil: every recipient) are all
+// recipients of memberships among ms that start at their first message (a
+// direct conversation always does), so that when the ranges overlap the
+// rows (overlapsRows) the rows arm has nothing to add: every message of
+// theirs the user has a row for is in a range. A one-conversation read
+// then reads no flag rows, where the planner would otherwise walk the
+// user's rows, newest first, for the conversation's.
+func wholeMembers(recipients []store.RecipientID, ms []membership) bool {
+	if recipients == nil {
+		return false
+	}
+	for _, r := range recipients {
+		if !slices.ContainsFunc(ms, func(m membership) bool { return m.recipient == r && m.since <= 1 }) {
+			return false
+		}
+	}
+	return true
 }
 
 // rowsArm returns the SELECT of the messages q selects that the user has a
