@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
@@ -42,7 +43,15 @@ func uploadEnvOn(t testing.TB, st chatcore.Store, svcOpts ...chatcore.Option) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = fs.Close() })
+	t.Cleanup(func() {
+		// Before the directory goes: no thumbnail worker writes to it.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := uploads.WaitThumbnails(ctx); err != nil {
+			t.Error(err)
+		}
+		_ = fs.Close()
+	})
 	w, logs, logger := newWorld(t, st, "testdata/fixture.json", append([]chatcore.Option{chatcore.WithFileStorage(fs)}, svcOpts...)...)
 	return startAdapter(t, w, logs, logger, httpadapter.Options{}), dir
 }

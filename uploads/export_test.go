@@ -1,6 +1,9 @@
 package uploads
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // ThumbnailBacklogLen is how many uploads wait for a thumbnail worker.
 func ThumbnailBacklogLen() int { return len(thumbnailQueue) }
@@ -8,12 +11,10 @@ func ThumbnailBacklogLen() int { return len(thumbnailQueue) }
 // WaitThumbnailsIdle waits, up to ten seconds, until no thumbnail job is
 // queued or running: a test's files are then no longer written to.
 func WaitThumbnailsIdle(tb interface{ Fatalf(string, ...any) }) {
-	deadline := time.Now().Add(10 * time.Second)
-	for thumbnailsPending.Load() > 0 {
-		if time.Now().After(deadline) {
-			tb.Fatalf("%d thumbnail jobs still pending", thumbnailsPending.Load())
-		}
-		time.Sleep(2 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := WaitThumbnails(ctx); err != nil {
+		tb.Fatalf("%v", err)
 	}
 }
 

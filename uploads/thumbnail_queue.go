@@ -3,8 +3,10 @@ package uploads
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chatcore/chatcore"
 )
@@ -51,6 +53,24 @@ func thumbnailLater(ctx context.Context, svc *chatcore.Service, a chatcore.Attac
 			"path_id", a.PathID, "backlog", ThumbnailBacklog)
 		return false
 	}
+}
+
+// WaitThumbnails waits until no thumbnail job of the process is queued or
+// running (every Service's), so that no worker writes to the file storage
+// any more, or until ctx is done, returning its error. A test that removes
+// its storage's directory, or a program closing its storage, calls it
+// first; a job queued meanwhile is waited for too.
+func WaitThumbnails(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for thumbnailsPending.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("uploads: %d thumbnail jobs pending: %w", thumbnailsPending.Load(), ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 // resumeBatch is how many uploads awaiting a thumbnail ResumeThumbnails
