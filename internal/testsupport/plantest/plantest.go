@@ -402,9 +402,9 @@ func Explainable(query string) bool {
 
 // Findings are the big tables a statement's plan reads badly: Scans from
 // end to end (a sequential scan, or a walk of the primary key index with no
-// bound, filtering out most rows it meets), Sorts whole (every row matching an index
-// search sorted before a LIMIT keeps a few, where an index in the wanted
-// order would stop at the LIMIT).
+// bound, filtering out most rows it meets), Sorts whole (every row matching
+// an index search sorted before a LIMIT keeps a few, where an index in the
+// wanted order would stop at the LIMIT).
 type Findings struct {
 	Scans, Sorts []string
 }
@@ -413,9 +413,9 @@ type Findings struct {
 // Seq Scan of a big table or an index scan of its primary key without an
 // Index Cond expected to keep few of the rows it visits (tableRows gives
 // the big tables' sizes, pg_class.reltuples; a table it lacks is not
-// judged so), and a Sort under a Limit whose input reads a big
-// table other than through its primary key (a list of ids) without a Limit
-// of its own in between.
+// judged so), and a Sort under a Limit whose input reads a big table other
+// than through its primary key (a list of ids) without a Limit of its own
+// in between.
 func PostgresPlan(plan []byte, tableRows map[string]float64) (Findings, error) {
 	var doc []struct {
 		Plan planNode `json:"Plan"`
