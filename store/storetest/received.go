@@ -114,6 +114,27 @@ var receivedTests = []test{
 		})
 		is.Equal(flagged, list(w.m3)) // derived wildcard mention
 	}},
+	{"flag narrows over default flags beyond mentions", func(t *testing.T, st store.Store) {
+		is := is.New(t)
+		w := newFlagWorld(t, st)
+		// Default flags may hold any bit: a message starred for everyone
+		// who received it, one collapsed and wildcard-mentioned.
+		starred := channelMessage(w.general, w.alice, "t")
+		starred.DefaultFlags = store.FlagStarred
+		collapsed := channelMessage(w.general, w.alice, "t")
+		collapsed.DefaultFlags = store.FlagCollapsed | store.FlagStreamWildcardMentioned
+		ids := send(t, st, starred, collapsed)
+		q := store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AllFlags: store.FlagStarred}
+		is.Equal(query(t, st, q), list(ids[0])) // is:starred: the default star, not m3's mention
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AllFlags: store.FlagCollapsed | store.FlagStreamWildcardMentioned}
+		is.Equal(query(t, st, q), list(ids[1])) // both bits by default
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AnyFlags: store.FlagStarred | store.FlagCollapsed, NoFlags: store.FlagRead}
+		is.Equal(query(t, st, q), list(ids[0], ids[1])) // either, unread
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AnyFlags: store.FlagRead, NoFlags: store.FlagRead}
+		is.Equal(query(t, st, q), []store.MessageID(nil)) // read, yet unread
+		q = store.MessageQuery{RealmID: w.realm, FlagUser: w.bob, AnyFlags: store.FlagStarred | store.FlagStreamWildcardMentioned}
+		is.Equal(query(t, st, q), list(w.m3, ids[0], ids[1])) // a mention bit among them: every default flag
+	}},
 	{"read marks", func(t *testing.T, st store.Store) {
 		is := is.New(t)
 		w := newFlagWorld(t, st)

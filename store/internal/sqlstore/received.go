@@ -463,7 +463,7 @@ func (x *Tx) rangeArms(q store.MessageQuery, m membership, p *Params, user strin
 // for read messages; ok is false when none can.
 func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string, common []string, view bool, part readPart) (string, bool) {
 	read, unread := q.AllFlags&store.FlagRead != 0, q.NoFlags&store.FlagRead != 0
-	if read && unread {
+	if read && unread || unread && q.AnyFlags == store.FlagRead {
 		return "", false // no message is both
 	}
 	var where []string
@@ -508,7 +508,21 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 		flags = "(m.default_flags | CASE WHEN " + readCond() + " THEN 1 ELSE 0 END)"
 	}
 	all, none := q.AllFlags&^store.FlagRead, q.NoFlags&^store.FlagRead
-	if all != 0 || q.AnyFlags != 0 && (q.AnyFlags&store.FlagRead == 0 || unread) {
+	anyDefault := q.AnyFlags // the bits of AnyFlags only default flags can give
+	switch {
+	case unread:
+		anyDefault &^= store.FlagRead
+	case anyDefault&store.FlagRead != 0:
+		anyDefault = 0 // the read mark can give read
+	}
+	switch {
+	case all&^store.MentionFlags != 0 || anyDefault != 0 && anyDefault&store.MentionFlags == 0:
+		// Only a message whose default flags hold a bit no mention gives
+		// can match: the partial index of those (all but empty, the rules
+		// default only mention bits) serves the range, rather than every
+		// message with a default flag (each @**all** of the history).
+		where = append(where, personalDefaults)
+	case all != 0 || anyDefault != 0:
 		// Only a message with default flags can match: the partial index
 		// of those serves the range.
 		where = append(where, "m.default_flags <> 0")
@@ -539,6 +553,11 @@ func (x *Tx) rangeArm(q store.MessageQuery, m membership, p *Params, user string
 	}
 	return "SELECT " + cols + " FROM messages m WHERE " + strings.Join(where, " AND "), true
 }
+
+// personalDefaults is the predicate of the partial index of messages whose
+// default flags hold a bit other than MentionFlags (56), spelled as the
+// index states it.
+const personalDefaults = "(m.default_flags | 56) <> 56"
 
 // RowFlagConds returns the conditions of q's flags on a flag row's flags
 // column col, written as the partial indexes of flag rows are (read bit
